@@ -1,0 +1,220 @@
+"""Rule metadata, findings, configuration and the runner.
+
+A rule is a small class with one :class:`RuleMeta` and a ``check`` generator over an
+:class:`~shardwise.rules.model.Inventory`. The registry (:mod:`shardwise.rules.registry`) lists
+them explicitly; nothing registers itself by being imported.
+
+The runner applies, in this order: enforcement overrides from the config (``disabled`` drops the
+rule), the rule itself (an :class:`~shardwise.rules.model.Undecidable` becomes a "cannot decide"
+finding, any other exception a mandatory diagnostic naming the rule and the object), then
+suppressions (an annotation or config entry with a reason marks a finding suppressed; it is still
+reported). A suppression without a reason is itself a finding (SW001).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal
+
+from .model import (
+    Inventory,
+    Location,
+    ServingGroup,
+    Suppression,
+    Undecidable,
+)
+
+Level = Literal["advisory", "mandatory", "disabled"]
+Severity = Literal["low", "medium", "high", "critical"]
+LEVEL_ORDER = {"disabled": 0, "advisory": 1, "mandatory": 2}
+
+
+@dataclass(frozen=True)
+class RuleMeta:
+    """Everything published about one rule; docs, SARIF and CrossGuard policies are made from it."""
+
+    code: str  # SWnnn, stable, never reused
+    name: str  # kebab-case name of the bad pattern
+    enforcement: Literal["advisory", "mandatory"]
+    severity: Severity
+    summary: str  # one line
+    why: str  # why it matters
+    bad_example: str
+    good_example: str
+    remediation: str  # full sentences, ending in a period
+    references: tuple[str, ...] = ()
+    scope: Literal["resource", "stack"] = "stack"
+    safe_to_skip_unknown: bool = False  # an unknown input may be skipped with an advisory note
+
+    @property
+    def doc_url(self) -> str:
+        return f"https://github.com/shardwise/shardwise/blob/main/rules/docs/{self.code}.md"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    level: Literal["advisory", "mandatory"]
+    severity: Severity
+    message: str
+    location: Location
+    subject: str  # the object the finding is about, e.g. "Deployment default/llama"
+    suppressed: bool = False
+    suppression_reason: str | None = None
+    undecided: bool = False  # the rule could not decide because an input was unknown
+
+    @property
+    def blocking(self) -> bool:
+        return self.level == "mandatory" and not self.suppressed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "level": self.level,
+            "severity": self.severity,
+            "message": self.message,
+            "subject": self.subject,
+            "file": self.location.file,
+            "line": self.location.line,
+            "urn": self.location.urn,
+            "suppressed": self.suppressed,
+            "suppression_reason": self.suppression_reason,
+            "undecided": self.undecided,
+        }
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a rule yields: a message about one object."""
+
+    subject: str
+    message: str
+    location: Location
+    suppressions: tuple[Suppression, ...] = ()
+    undecided: bool = False
+
+
+@dataclass
+class SuppressionEntry:
+    """A config-file suppression: a rule code, a glob over finding subjects, and the reason."""
+
+    code: str
+    reason: str
+    subject: str = "*"
+
+
+@dataclass
+class LintConfig:
+    """Settings for one run (from ``shardwise.toml``/``.shardwise.yaml``, CLI flags or policy config)."""
+
+    enforcement: dict[str, Level] = field(default_factory=dict)
+    suppressions: list[SuppressionEntry] = field(default_factory=list)
+    kv_reserve: float = 1.4
+    usable_fraction: float = 0.90
+    p95_context_tokens: int | None = None
+    unknown_is_failure: bool = True
+    production: bool | None = None
+
+
+class Rule:
+    """Base class: subclasses set ``meta`` and implement ``check``."""
+
+    meta: ClassVar[RuleMeta]
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def group_subject(g: ServingGroup) -> str:
+    return f"{g.kind} {g.namespace}/{g.name}" if g.namespace else f"{g.kind} {g.name}"
+
+
+def hit(g: ServingGroup, message: str, location: Location | None = None) -> Hit:
+    """A hit on a serving group, carrying the group's suppressions."""
+    return Hit(group_subject(g), message, location or g.location, tuple(g.suppressions))
+
+
+def _level_for(meta: RuleMeta, config: LintConfig) -> Level:
+    return config.enforcement.get(meta.code, meta.enforcement)
+
+
+def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
+    for s in h.suppressions:
+        if s.code == f.code and s.reason:
+            return replace(f, suppressed=True, suppression_reason=s.reason)
+    for e in config.suppressions:
+        if e.code == f.code and e.reason and fnmatch.fnmatchcase(f.subject, e.subject):
+            return replace(f, suppressed=True, suppression_reason=e.reason)
+    return f
+
+
+def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding]:
+    """Run one rule with its enforcement level, unknown handling, crash containment and suppressions."""
+    meta = rule.meta
+    level = _level_for(meta, config)
+    if level == "disabled":
+        return
+    try:
+        hits = list(rule.check(inv, config))
+    except Undecidable as u:
+        undecided_level: Literal["advisory", "mandatory"] = level
+        if meta.safe_to_skip_unknown or not config.unknown_is_failure:
+            undecided_level = "advisory"
+        yield Finding(
+            meta.code, meta.name, undecided_level, meta.severity,
+            f"{meta.code}: cannot decide: {u.prop} is unknown (a computed value); "
+            "the rule is re-checked when the value is known",
+            Location(), "(inventory)", undecided=True,
+        )
+        return
+    except Exception as exc:  # noqa: BLE001 - a crash in one rule must not hide the others
+        yield Finding(
+            meta.code, meta.name, "mandatory", "high",
+            f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}",
+            Location(), "(inventory)",
+        )
+        return
+    for h in hits:
+        lvl: Literal["advisory", "mandatory"] = level
+        if h.undecided and (meta.safe_to_skip_unknown or not config.unknown_is_failure):
+            lvl = "advisory"
+        f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
+                    undecided=h.undecided)
+        yield _apply_suppression(f, h, config)
+
+
+def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None = None) -> list[Finding]:
+    config = config or LintConfig()
+    out: list[Finding] = []
+    for rule in rules:
+        out.extend(run_rule(rule, inv, config))
+    out.sort(key=lambda f: (f.location.file or "", f.location.line or 0, f.code, f.subject))
+    return out
+
+
+class GroupRule(Rule):
+    """A rule that looks at one serving group at a time.
+
+    An unknown value makes *this group* undecided (not the whole inventory): the finding names the
+    group and the unknown property.
+    """
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for g in inv.groups:
+            try:
+                yield from self.check_group(g, inv, config)
+            except Undecidable as u:
+                yield Hit(
+                    group_subject(g),
+                    f"{self.meta.code}: cannot decide: {u.prop} is unknown (a computed value)",
+                    g.location,
+                    tuple(g.suppressions),
+                    undecided=True,
+                )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        raise NotImplementedError  # pragma: no cover

@@ -1,0 +1,400 @@
+"""The one domain model every input is turned into and every rule reads.
+
+Adapters (stack config, Kubernetes YAML, Pulumi preview/state JSON, policy-pack resources) build an
+:class:`Inventory`; rules never see raw YAML or raw Pulumi properties. Every object keeps the
+:class:`Location` it came from so a finding can point at a file and line, or at a resource URN.
+
+A value that is not known yet (a computed output at ``pulumi preview``) is :data:`UNKNOWN`; a rule
+that needs it calls :func:`known`, which raises :class:`Undecidable` naming the property, and the
+engine turns that into an explicit "cannot decide" finding instead of a silent pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from .catalog.types import GpuInfo, Interconnect, ModelShape
+
+T = TypeVar("T")
+
+
+class _Unknown:
+    """Sentinel for a value the engine does not know yet (a computed output at preview)."""
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+    def __bool__(self) -> bool:
+        raise TypeError("an unknown value has no truth value; use known() first")
+
+
+UNKNOWN: Any = _Unknown()
+
+
+def is_unknown(value: object) -> bool:
+    return value is UNKNOWN
+
+
+class Undecidable(Exception):
+    """A rule needed a property whose value is unknown."""
+
+    def __init__(self, prop: str) -> None:
+        self.prop = prop
+        super().__init__(prop)
+
+
+def known(value: T, prop: str) -> T:
+    """Return ``value``, or raise :class:`Undecidable` naming ``prop`` when it is unknown."""
+    if value is UNKNOWN:
+        raise Undecidable(prop)
+    return value
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an object came from: a file and line, or a Pulumi URN."""
+
+    file: str | None = None
+    line: int | None = None
+    urn: str | None = None
+
+    def __str__(self) -> str:
+        if self.file:
+            return f"{self.file}:{self.line}" if self.line else self.file
+        return self.urn or "<unknown location>"
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """An explicit, reasoned exception for one rule on one object."""
+
+    code: str
+    reason: str
+    location: Location = Location()
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str | None
+    effect: str
+
+
+@dataclass(frozen=True)
+class Toleration:
+    key: str | None
+    operator: str = "Equal"  # Equal | Exists
+    value: str | None = None
+    effect: str | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key is None:  # empty key with Exists tolerates everything
+            return self.operator == "Exists"
+        if self.key != taint.key:
+            return False
+        return self.operator == "Exists" or (self.value or "") == (taint.value or "")
+
+
+@dataclass(frozen=True)
+class MatchExpression:
+    """One node-affinity requirement (``key In [..]``, ``Exists``, ...)."""
+
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        have = labels.get(self.key)
+        op = self.operator
+        if op == "In":
+            return have is not None and have in self.values
+        if op == "NotIn":
+            return have is None or have not in self.values
+        if op == "Exists":
+            return have is not None
+        if op == "DoesNotExist":
+            return have is None
+        if op in ("Gt", "Lt") and have is not None and self.values:
+            try:
+                a, b = int(have), int(self.values[0])
+            except ValueError:
+                return False
+            return a > b if op == "Gt" else a < b
+        return False
+
+
+@dataclass
+class NodePool:
+    """A set of identical GPU nodes the scheduler can place pods on."""
+
+    name: str
+    location: Location = Location()
+    kind: str = "labels"  # eks-nodegroup | karpenter | stack | labels
+    gpu: GpuInfo | None = None
+    gpus_per_node: Any = None  # int | UNKNOWN | None
+    gpu_memory_gib: Any = None  # float | UNKNOWN | None
+    interconnect: Interconnect | None = None
+    nvlink_domain_size: int | None = None  # GPUs sharing one NVLink domain (> gpus_per_node: multi-node NVLink)
+    clique: str | None = None  # nvidia.com/gpu.clique
+    efa: Any = None  # bool | UNKNOWN | None
+    instance_type: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: list[Taint] = field(default_factory=list)
+    security_groups: list[str] = field(default_factory=list)
+    subnets: list[str] = field(default_factory=list)
+    launch_template: str | None = None
+    placement_group: str | None = None
+    capacity_type: str | None = None
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class Probe:
+    kind: Literal["startup", "liveness", "readiness"]
+    path: str | None = None
+    port: Any = None
+    initial_delay_seconds: int = 0
+    period_seconds: int = 10
+    failure_threshold: int = 3
+    timeout_seconds: int = 1
+
+    @property
+    def budget_seconds(self) -> int:
+        """Longest time the probe tolerates before the kubelet acts."""
+        return self.initial_delay_seconds + self.period_seconds * self.failure_threshold
+
+
+@dataclass
+class Volume:
+    name: str
+    kind: str  # emptyDir | persistentVolumeClaim | secret | hostPath | configMap | other
+    medium: str | None = None  # "Memory" for a memory-backed emptyDir
+    size_limit: str | None = None
+
+
+@dataclass
+class Container:
+    name: str
+    image: str | None = None
+    command: list[str] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    env: dict[str, Any] = field(default_factory=dict)
+    ports: list[int] = field(default_factory=list)
+    gpus: Any = None  # nvidia.com/gpu limit (int | UNKNOWN | None)
+    efa: int = 0  # vpc.amazonaws.com/efa
+    probes: dict[str, Probe] = field(default_factory=dict)
+    volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
+    location: Location = Location()
+
+
+@dataclass
+class EngineArgs:
+    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments)."""
+
+    model: str | None = None
+    tensor_parallel_size: Any = 1
+    pipeline_parallel_size: Any = 1
+    data_parallel_size: Any = 1
+    enable_expert_parallel: bool = False
+    gpu_memory_utilization: Any = 0.9
+    max_model_len: Any = None  # None: the model's max_position_embeddings
+    max_num_seqs: Any = None  # None: vLLM's default (256)
+    max_num_batched_tokens: Any = None
+    dtype: str = "auto"
+    quantization: str | None = None
+    kv_cache_dtype: str = "auto"
+    block_size: int = 16
+    enforce_eager: bool = False
+    distributed_executor_backend: str | None = None
+    nnodes: Any = None
+    port: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    locations: dict[str, Location] = field(default_factory=dict)  # flag -> where it was set
+
+
+@dataclass
+class ServingGroup:
+    """One vLLM workload: N replicas (or LWS groups), each TP × PP GPUs."""
+
+    name: str
+    kind: str  # Deployment | StatefulSet | Pod | Job | LeaderWorkerSet | VllmService | VllmMultiNode | plan
+    location: Location = Location()
+    namespace: str = "default"
+    engine: EngineArgs = field(default_factory=EngineArgs)
+    model: ModelShape | None = None
+    model_error: str | None = None
+    replicas: Any = 1
+    pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
+    gpus_per_pod: Any = None
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
+    tolerations: list[Toleration] = field(default_factory=list)
+    pool: NodePool | None = None
+    gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line
+    gpu_memory_gib_override: float | None = None
+    p95_context: int | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    pod_labels: dict[str, str] = field(default_factory=dict)
+    containers: list[Container] = field(default_factory=list)
+    vllm_container: str | None = None
+    volumes: list[Volume] = field(default_factory=list)
+    restart_policy: str | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
+    exclusive_topology: str | None = None
+    production: Any = None  # bool | None: the environment is production
+    placement_known: bool = True  # False for `plan` (no node pool to check)
+    suppressions: list[Suppression] = field(default_factory=list)
+
+    @property
+    def gpus_per_replica(self) -> int:
+        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size)
+
+    @property
+    def main_container(self) -> Container | None:
+        for c in self.containers:
+            if c.name == self.vllm_container:
+                return c
+        return self.containers[0] if self.containers else None
+
+
+@dataclass
+class SgRule:
+    direction: Literal["ingress", "egress"]
+    protocol: str  # "-1" (all), "tcp", "udp", "icmp"
+    from_port: Any = 0
+    to_port: Any = 0
+    cidrs: list[str] = field(default_factory=list)
+    ipv6_cidrs: list[str] = field(default_factory=list)
+    source_security_group: str | None = None
+    self_ref: bool = False
+    location: Location = Location()
+
+    def covers(self, port: int) -> bool:
+        if self.protocol in ("-1", "all"):
+            return True
+        lo, hi = self.from_port, self.to_port
+        if lo is UNKNOWN or hi is UNKNOWN:
+            return True
+        return int(lo) <= port <= int(hi)
+
+
+@dataclass
+class SecurityGroup:
+    name: str
+    id: str | None = None
+    location: Location = Location()
+    rules: list[SgRule] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class Subnet:
+    name: str
+    id: str | None = None
+    map_public_ip_on_launch: Any = False
+    availability_zone: str | None = None
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class LaunchTemplate:
+    name: str
+    id: str | None = None
+    http_tokens: Any = None  # "required" | "optional" | None (default: optional)
+    http_put_response_hop_limit: Any = None
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class Service:
+    name: str
+    namespace: str = "default"
+    type: str = "ClusterIP"
+    ports: list[int] = field(default_factory=list)
+    target_ports: list[Any] = field(default_factory=list)
+    selector: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class Ingress:
+    name: str
+    namespace: str = "default"
+    kind: str = "Ingress"  # Ingress | HTTPRoute
+    annotations: dict[str, str] = field(default_factory=dict)
+    services: list[str] = field(default_factory=list)
+    ports: list[Any] = field(default_factory=list)
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class NetworkPolicy:
+    name: str
+    namespace: str = "default"
+    pod_selector: dict[str, str] = field(default_factory=dict)  # empty: every pod
+    policy_types: list[str] = field(default_factory=list)
+    ingress_rules: int = 0
+    egress_rules: int = 0
+    location: Location = Location()
+
+    @property
+    def default_deny_ingress(self) -> bool:
+        return not self.pod_selector and "Ingress" in self.policy_types and self.ingress_rules == 0
+
+
+@dataclass
+class Autoscaler:
+    name: str
+    namespace: str = "default"
+    kind: str = "HorizontalPodAutoscaler"  # | ScaledObject
+    target_kind: str | None = None
+    target_name: str | None = None
+    metrics: list[str] = field(default_factory=list)  # cpu, memory, gpu-utilization, or a metric name
+    min_replicas: Any = None
+    max_replicas: Any = None
+    scale_down_window_seconds: Any = None
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class Inventory:
+    """Everything the rules look at, from one or many inputs."""
+
+    groups: list[ServingGroup] = field(default_factory=list)
+    pools: list[NodePool] = field(default_factory=list)
+    security_groups: list[SecurityGroup] = field(default_factory=list)
+    subnets: list[Subnet] = field(default_factory=list)
+    launch_templates: list[LaunchTemplate] = field(default_factory=list)
+    services: list[Service] = field(default_factory=list)
+    ingresses: list[Ingress] = field(default_factory=list)
+    network_policies: list[NetworkPolicy] = field(default_factory=list)
+    autoscalers: list[Autoscaler] = field(default_factory=list)
+    production: bool | None = None
+    skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
+    sources: list[str] = field(default_factory=list)
+
+    def extend(self, other: Inventory) -> None:
+        for name in (
+            "groups", "pools", "security_groups", "subnets", "launch_templates",
+            "services", "ingresses", "network_policies", "autoscalers", "sources",
+        ):
+            getattr(self, name).extend(getattr(other, name))
+        self.skipped.update(other.skipped)
+        if other.production is not None:
+            self.production = bool(self.production) or other.production

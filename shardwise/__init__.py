@@ -1,0 +1,3 @@
+"""shardwise: capacity-aware checks and Pulumi components for serving LLMs with vLLM."""
+
+__version__ = "0.1.0"

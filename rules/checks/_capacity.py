@@ -1,0 +1,105 @@
+"""Shared helpers for the capacity and topology rules: the sizing of one serving group."""
+
+from __future__ import annotations
+
+from ..catalog.types import GpuInfo
+from ..engine import LintConfig
+from ..model import ServingGroup, Undecidable, known
+from ..sizing import ReplicaSizing, size_replica
+
+
+def gpu_of(g: ServingGroup) -> GpuInfo | None:
+    if g.gpu_override is not None:
+        return g.gpu_override
+    if g.pool is not None:
+        return g.pool.gpu
+    return None
+
+
+def gpu_name(g: ServingGroup) -> str:
+    gpu = gpu_of(g)
+    if gpu is not None:
+        return gpu.name
+    return "custom GPU" if g.gpu_memory_gib_override else "unknown GPU"
+
+
+def gpu_memory_gib(g: ServingGroup) -> float | None:
+    """Memory per GPU as CUDA reports it, from the plan override, the pool, or its GPU."""
+    if g.gpu_memory_gib_override:
+        return g.gpu_memory_gib_override
+    if g.pool is not None:
+        mem = known(g.pool.gpu_memory_gib, f"GPU memory of node pool `{g.pool.name}`")
+        if mem:
+            return float(mem)
+        if g.pool.gpu is not None:
+            return g.pool.gpu.memory_gib
+    if g.gpu_override is not None:
+        return g.gpu_override.memory_gib
+    return None
+
+
+def gpu_memory_gb(g: ServingGroup) -> float | None:
+    """Nominal decimal GB per GPU (the seeds' ``gpu_gb``)."""
+    gpu = gpu_of(g)
+    if gpu is not None:
+        return gpu.memory_gb
+    mem = gpu_memory_gib(g)
+    return mem * 1024**3 / 1e9 if mem else None
+
+
+def require_model(g: ServingGroup):
+    if g.model is None:
+        raise Undecidable(g.model_error or f"the model of {g.name}")
+    return g.model
+
+
+def tp_pp(g: ServingGroup) -> tuple[int, int]:
+    tp = int(known(g.engine.tensor_parallel_size, "tensor_parallel_size"))
+    pp = int(known(g.engine.pipeline_parallel_size, "pipeline_parallel_size"))
+    return tp, pp
+
+
+def expected_context(g: ServingGroup, config: LintConfig) -> int | None:
+    return g.p95_context or config.p95_context_tokens
+
+
+_CACHE_ATTR = "_shardwise_sizing"
+
+
+def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
+    """The group's replica sizing, or None when there is no GPU to size against.
+
+    Cached on the group (several rules read it); raises Undecidable for unknown inputs.
+    """
+    key = (config.p95_context_tokens,)
+    cached = g.__dict__.get(_CACHE_ATTR)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    model = require_model(g)
+    mem = gpu_memory_gib(g)
+    result = None
+    if mem:
+        tp, pp = tp_pp(g)
+        e = g.engine
+        result = size_replica(
+            model,
+            mem,
+            tp=tp,
+            pp=pp,
+            gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
+            max_model_len=known(e.max_model_len, "max_model_len"),
+            max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
+            max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
+            expected_context=expected_context(g, config),
+            dtype=e.dtype,
+            quantization=e.quantization,
+            kv_cache_dtype=e.kv_cache_dtype,
+            block_size=e.block_size,
+            enforce_eager=e.enforce_eager,
+        )
+    g.__dict__[_CACHE_ATTR] = (key, result)
+    return result
+
+
+def fmt_gib(x: float) -> str:
+    return f"{x:.1f} GiB"

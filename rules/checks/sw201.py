@@ -1,0 +1,51 @@
+"""SW201: a tensor-parallel group larger than one node's GPUs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..model import Inventory, ServingGroup, known
+from ._capacity import tp_pp
+
+
+class TensorParallelLargerThanNode(GroupRule):
+    meta = RuleMeta(
+        code="SW201",
+        name="tensor-parallel-larger-than-node",
+        enforcement="mandatory",
+        severity="critical",
+        summary="tensor_parallel_size is larger than the GPUs of one node in the selected pool.",
+        why=(
+            "Tensor parallelism all-reduces twice per layer on every token. Inside a node that runs over "
+            "NVLink/NVSwitch (~900 GB/s); split across nodes it crosses the network at a few tens of "
+            "GB/s at best and time per output token grows 5–20×. Keep TP inside one NVLink domain and span "
+            "nodes with pipeline parallelism."
+        ),
+        bad_example="--tensor-parallel-size 16   # on p5.48xlarge nodes with 8 H100 each",
+        good_example="--tensor-parallel-size 8 --pipeline-parallel-size 2   # TP in the node, PP across two",
+        remediation=(
+            "Set --tensor-parallel-size to at most the GPUs of one node and use --pipeline-parallel-size "
+            "for the rest, or choose a pool whose nodes share a multi-node NVLink domain."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+        ),
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if not g.placement_known or g.pool is None:
+            return
+        tp, _ = tp_pp(g)
+        per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
+        if not per_node or tp <= int(per_node):
+            return
+        domain = g.pool.nvlink_domain_size or 0
+        if g.pool.clique and domain >= tp:
+            return
+        yield hit(
+            g,
+            f"SW201: pool `{g.pool.name}` has {int(per_node)} GPUs per node but tensor_parallel_size is {tp}; "
+            f"the TP group would span {-(-tp // int(per_node))} nodes without a shared NVLink domain",
+        )

@@ -1,0 +1,36 @@
+"""SW207: expert parallelism on a dense model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..model import Inventory, ServingGroup
+from ._capacity import require_model
+
+
+class ExpertParallelOnDenseModel(GroupRule):
+    meta = RuleMeta(
+        code="SW207",
+        name="expert-parallel-on-dense-model",
+        enforcement="mandatory",
+        severity="medium",
+        summary="Expert parallelism is enabled for a model that has no experts.",
+        why=(
+            "Expert parallelism places whole experts of a Mixture-of-Experts model on different ranks. A "
+            "dense transformer has no experts to place, so the flag changes nothing but signals a layout "
+            "nobody checked."
+        ),
+        bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --enable-expert-parallel",
+        good_example="vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 2 --enable-expert-parallel",
+        remediation="Remove --enable-expert-parallel, or serve a Mixture-of-Experts model.",
+        references=("https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment.html",),
+        scope="resource",
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if not g.engine.enable_expert_parallel:
+            return
+        model = require_model(g)
+        if model.moe is None:
+            yield hit(g, f"SW207: --enable-expert-parallel is set but {model.id} is a dense model with no experts")

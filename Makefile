@@ -1,0 +1,42 @@
+# One command each: setup, demo, test, lint, typecheck, docs, bench.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup demo test lint typecheck docs docs-check bench clean
+
+$(BIN)/shardwise: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+setup: $(BIN)/shardwise
+
+# Set up, then lint the example stacks and manifests and size a model.
+demo: setup
+	$(BIN)/shardwise lint stacks/ examples/ --fail-on mandatory
+	$(BIN)/shardwise plan --model meta-llama/Llama-3.1-70B-Instruct --gpu H100 --max-model-len 8192 --max-num-seqs 64
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/shardwise docs --check
+	$(BIN)/shardwise docs --readme README.md --check
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+
+typecheck: setup
+	$(BIN)/mypy rules components
+
+docs: setup
+	$(BIN)/shardwise docs
+	$(BIN)/shardwise docs --readme README.md
+
+bench: setup
+	$(BIN)/python benchmarks/bench_lint.py
+	$(BIN)/python benchmarks/bench_pack.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

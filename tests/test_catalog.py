@@ -1,0 +1,821 @@
+"""The shipped catalogs (GPUs, AWS instance types, model shapes) and their lookups."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shardwise.rules.catalog as catalog
+from shardwise.rules.catalog import (
+    CatalogError,
+    MlaShape,
+    ModelShape,
+    MoeShape,
+    derive_params,
+    find_gpu,
+    find_instance,
+    find_model,
+    gpus,
+    instance_types,
+    instances_for_gpu,
+    load_local_model,
+    models,
+    resolve_precision_from_name,
+)
+
+# --------------------------------------------------------------------------------------------
+# Published config.json files (trimmed to the keys that matter, values as published)
+# --------------------------------------------------------------------------------------------
+
+LLAMA_31_8B: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"],
+    "attention_bias": False,
+    "bos_token_id": 128000,
+    "eos_token_id": [128001, 128008, 128009],
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 131072,
+    "mlp_bias": False,
+    "model_type": "llama",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05,
+    "rope_scaling": {
+        "factor": 8.0,
+        "high_freq_factor": 4.0,
+        "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+    "rope_theta": 500000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 128256,
+}
+LLAMA_31_70B = {
+    **LLAMA_31_8B,
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 80,
+}
+QWEN25_7B: dict[str, Any] = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "hidden_act": "silu",
+    "hidden_size": 3584,
+    "intermediate_size": 18944,
+    "max_position_embeddings": 32768,
+    "max_window_layers": 28,
+    "model_type": "qwen2",
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 4,
+    "rope_theta": 1000000.0,
+    "sliding_window": 131072,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "use_sliding_window": False,
+    "vocab_size": 152064,
+}
+MISTRAL_7B_V03: dict[str, Any] = {
+    "architectures": ["MistralForCausalLM"],
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 32768,
+    "model_type": "mistral",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "rope_theta": 1000000.0,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 32768,
+}
+MIXTRAL_8X7B: dict[str, Any] = {
+    "architectures": ["MixtralForCausalLM"],
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 32768,
+    "model_type": "mixtral",
+    "num_attention_heads": 32,
+    "num_experts_per_tok": 2,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "num_local_experts": 8,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 32000,
+}
+DEEPSEEK_V3: dict[str, Any] = {
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "first_k_dense_replace": 3,
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "kv_lora_rank": 512,
+    "max_position_embeddings": 163840,
+    "model_type": "deepseek_v3",
+    "moe_intermediate_size": 2048,
+    "moe_layer_freq": 1,
+    "n_group": 8,
+    "n_routed_experts": 256,
+    "n_shared_experts": 1,
+    "num_attention_heads": 128,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 61,
+    "num_key_value_heads": 128,
+    "num_nextn_predict_layers": 1,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "quantization_config": {
+        "activation_scheme": "dynamic",
+        "fmt": "e4m3",
+        "quant_method": "fp8",
+        "weight_block_size": [128, 128],
+    },
+    "tie_word_embeddings": False,
+    "topk_method": "noaux_tc",
+    "torch_dtype": "bfloat16",
+    "v_head_dim": 128,
+    "vocab_size": 129280,
+}
+QWEN25_7B_AWQ: dict[str, Any] = {
+    **QWEN25_7B,
+    "torch_dtype": "float16",
+    "quantization_config": {
+        "bits": 4,
+        "group_size": 128,
+        "modules_to_not_convert": None,
+        "quant_method": "awq",
+        "version": "gemm",
+        "zero_point": True,
+    },
+}
+# google/gemma-3-4b-it: the text_config leaves heads, head_dim and vocab to the class defaults.
+GEMMA3_4B: dict[str, Any] = {
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "model_type": "gemma3",
+    "text_config": {
+        "hidden_size": 2560,
+        "intermediate_size": 10240,
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 34,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        "sliding_window": 1024,
+    },
+    "torch_dtype": "bfloat16",
+    "vision_config": {"hidden_size": 1152, "model_type": "siglip_vision_model"},
+}
+
+
+def write_model(
+    tmp_path: Path, config: dict[str, Any], index: dict[str, Any] | None = None, name: str = "model"
+) -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps(config))
+    if index is not None:
+        (directory / "model.safetensors.index.json").write_text(json.dumps(index))
+    return directory
+
+
+def config_from_shape(shape: ModelShape) -> dict[str, Any]:
+    """Rebuild the config.json keys derive_params reads from a catalog entry."""
+    cfg: dict[str, Any] = {
+        "model_type": shape.extra["model_type"],
+        "hidden_size": shape.hidden_size,
+        "num_hidden_layers": shape.num_hidden_layers,
+        "num_attention_heads": shape.num_attention_heads,
+        "num_key_value_heads": shape.num_key_value_heads,
+        "head_dim": shape.head_dim,
+        "intermediate_size": shape.intermediate_size,
+        "vocab_size": shape.vocab_size,
+        "tie_word_embeddings": shape.tie_word_embeddings,
+    }
+    if shape.moe is not None:
+        cfg.update(
+            num_experts=shape.moe.num_experts,
+            num_experts_per_tok=shape.moe.experts_per_token,
+            n_shared_experts=shape.moe.shared_experts,
+            moe_intermediate_size=shape.moe.moe_intermediate_size,
+        )
+    if shape.mla is not None:
+        cfg.update(kv_lora_rank=shape.mla.kv_lora_rank, qk_rope_head_dim=shape.mla.qk_rope_head_dim)
+        for key in ("q_lora_rank", "qk_nope_head_dim", "v_head_dim", "first_k_dense_replace", "topk_method"):
+            cfg[key] = shape.extra[key]
+    return cfg
+
+
+# --------------------------------------------------------------------------------------------
+# Data integrity
+# --------------------------------------------------------------------------------------------
+
+
+def test_every_entry_names_an_https_source() -> None:
+    records = [*gpus().values(), *instance_types().values(), *models().values()]
+    assert len(records) == 19 + 42 + 68
+    for record in records:
+        assert record.source.startswith("https://"), record
+
+
+def test_every_instance_carries_a_catalog_gpu_and_consistent_efa() -> None:
+    known = gpus()
+    for inst in instance_types().values():
+        assert inst.gpu in known, inst.name
+        assert inst.gpus >= 1 and inst.vcpus > 0 and inst.memory_gib > 0 and inst.network_gbps > 0
+        assert inst.efa == (inst.efa_interfaces > 0), inst.name
+        if inst.gpus == 1:
+            assert inst.interconnect == "pcie", inst.name
+
+
+def test_fp8_follows_architecture() -> None:
+    for gpu in gpus().values():
+        assert gpu.fp8 == (gpu.architecture in {"ada", "hopper", "blackwell"}), gpu.name
+        assert 0.8 * gpu.memory_gb < gpu.memory_gib < 1.0 * gpu.memory_gb, gpu.name
+
+
+def test_catalog_shapes_reproduce_their_parameter_counts() -> None:
+    """derive_params on each entry's shape gives its params (or the documented text-only count)."""
+    for shape in models().values():
+        expected = shape.extra.get("derived_params", shape.params)
+        assert derive_params(config_from_shape(shape)) == expected, shape.id
+        assert shape.num_attention_heads % shape.num_key_value_heads == 0, shape.id
+        assert shape.extra["params_source"] in {"safetensors", "derived"}, shape.id
+
+
+def test_lookups_return_copies() -> None:
+    gpus().clear()
+    models().clear()
+    instance_types().clear()
+    assert "H200-141GB" in gpus()
+    assert "Qwen/Qwen3-8B" in models()
+    assert "p5en.48xlarge" in instance_types()
+
+
+# --------------------------------------------------------------------------------------------
+# GPUs
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("H100", "H100-SXM-80GB"),
+        ("H100-80GB", "H100-SXM-80GB"),
+        ("H100-SXM", "H100-SXM-80GB"),
+        ("h100 sxm", "H100-SXM-80GB"),
+        ("H100_SXM", "H100-SXM-80GB"),
+        ("NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
+        ("NVIDIA-H100-80GB-HBM3-SHARED", "H100-SXM-80GB"),
+        ("h100", "H100-SXM-80GB"),
+        ("NVIDIA H100 PCIe", "H100-PCIe-80GB"),
+        ("NVIDIA-H100-NVL", "H100-NVL-94GB"),
+        ("a100-40gb", "A100-40GB"),
+        ("A100-80GB", "A100-80GB"),
+        ("A100", "A100-40GB"),
+        ("NVIDIA-A100-SXM4-40GB", "A100-40GB"),
+        ("NVIDIA-A100-SXM4-80GB", "A100-80GB"),
+        ("NVIDIA-A100-80GB-PCIe", "A100-PCIe-80GB"),
+        ("L40S", "L40S"),
+        ("NVIDIA-L40S", "L40S"),
+        ("l40s", "L40S"),
+        ("NVIDIA-L4", "L4"),
+        ("NVIDIA-A10G", "A10G"),
+        ("a10g", "A10G"),
+        ("NVIDIA-H200", "H200-141GB"),
+        ("h200", "H200-141GB"),
+        ("NVIDIA-B200", "B200"),
+        ("b200", "B200"),
+        ("Tesla-T4", "T4"),
+        ("t4", "T4"),
+        ("Tesla-V100-SXM2-16GB", "V100-16GB"),
+        ("Tesla-V100-SXM2-32GB", "V100-32GB"),
+        ("v100", "V100-16GB"),
+        ("RTX-4090", "RTX-4090"),
+        ("4090", "RTX-4090"),
+        ("NVIDIA-GeForce-RTX-4090", "RTX-4090"),
+        ("NVIDIA GeForce RTX 3090", "RTX-3090"),
+        ("rtx 5090", "RTX-5090"),
+        ("NVIDIA-RTX-6000-Ada-Generation", "RTX-6000-Ada"),
+    ],
+)
+def test_gpu_spellings_resolve_to_canonical_names(spelling: str, canonical: str) -> None:
+    assert find_gpu(spelling).name == canonical
+
+
+@pytest.mark.parametrize(
+    ("karpenter_name", "memory_mib", "canonical"),
+    [
+        ("a100", 40960, "A100-40GB"),
+        ("a100", 81920, "A100-80GB"),
+        ("v100", 16384, "V100-16GB"),
+        ("v100", 32768, "V100-32GB"),
+        ("h100", 81559, "H100-SXM-80GB"),
+        ("h100", 95830, "H100-NVL-94GB"),
+        ("l4", 23034, "L4"),
+    ],
+)
+def test_memory_label_picks_the_size_within_a_family(karpenter_name: str, memory_mib: int, canonical: str) -> None:
+    assert find_gpu(karpenter_name, memory_mib=memory_mib).name == canonical
+
+
+def test_memory_label_never_overrides_a_specific_name() -> None:
+    assert find_gpu("A100-80GB", memory_mib=40960).name == "A100-80GB"
+    assert find_gpu("NVIDIA-H100-NVL", memory_mib=81559).name == "H100-NVL-94GB"
+
+
+def test_gpu_records_hold_the_published_figures() -> None:
+    h100 = find_gpu("H100")
+    assert (h100.memory_gb, h100.memory_gib, h100.architecture, h100.fp8, h100.interconnect) == (
+        80,
+        79.19,
+        "hopper",
+        True,
+        "nvswitch",
+    )
+    a10g = find_gpu("A10G")
+    assert (a10g.memory_gb, a10g.memory_gib, a10g.fp8, a10g.interconnect) == (24, 22.06, False, "pcie")
+    assert find_gpu("A100-80GB").memory_gib == 79.15
+    assert find_gpu("H200").memory_gib == 139.81
+    assert find_gpu("V100-32GB").interconnect == "nvlink"
+
+
+def test_unknown_gpu_suggests_close_names() -> None:
+    with pytest.raises(CatalogError) as err:
+        find_gpu("H100-SMX")
+    assert str(err.value) == "unknown GPU 'H100-SMX'; did you mean: H100-SXM-80GB?"
+    with pytest.raises(CatalogError) as err:
+        find_gpu("RTX-4080")
+    assert str(err.value).startswith("unknown GPU 'RTX-4080'; did you mean: RTX-4090")
+    with pytest.raises(CatalogError) as err:
+        find_gpu("MI300X")
+    assert str(err.value).startswith("unknown GPU 'MI300X'; known: A100-40GB, A100-80GB,")
+
+
+def test_blank_gpu_name_is_an_error_not_a_match() -> None:
+    with pytest.raises(CatalogError, match="expected a GPU name"):
+        find_gpu("  ")
+
+
+# --------------------------------------------------------------------------------------------
+# Instances
+# --------------------------------------------------------------------------------------------
+
+
+def test_p5_48xlarge() -> None:
+    p5 = find_instance("p5.48xlarge")
+    assert (p5.gpu, p5.gpus, p5.interconnect, p5.efa, p5.efa_interfaces) == ("H100-SXM-80GB", 8, "nvswitch", True, 32)
+    assert (p5.vcpus, p5.memory_gib, p5.network_gbps, p5.price_per_hour_usd) == (192, 2048.0, 3200.0, 55.04)
+
+
+def test_g5_12xlarge_is_four_a10g_on_pcie() -> None:
+    g5 = find_instance("g5.12xlarge")
+    assert (g5.gpu, g5.gpus, g5.interconnect, g5.vcpus, g5.memory_gib, g5.network_gbps) == (
+        "A10G",
+        4,
+        "pcie",
+        48,
+        192.0,
+        40.0,
+    )
+    # AWS lists EFA for g5.8xlarge and larger (one interface), g5.12xlarge included.
+    assert (g5.efa, g5.efa_interfaces) == (True, 1)
+    assert find_instance("g5.2xlarge").efa is False
+
+
+def test_p4_family() -> None:
+    p4d = find_instance("p4d.24xlarge")
+    assert (p4d.gpu, p4d.gpus, p4d.interconnect, p4d.efa_interfaces) == ("A100-40GB", 8, "nvswitch", 4)
+    assert find_instance("p4de.24xlarge").gpu == "A100-80GB"
+    assert find_instance("p3.16xlarge").interconnect == "nvlink"
+    assert find_instance("p3dn.24xlarge").gpu == "V100-32GB"
+    assert find_instance("p5e.48xlarge").price_per_hour_usd is None
+
+
+def test_instance_lookup_ignores_case_and_suggests() -> None:
+    assert find_instance(" P5EN.48XLARGE ").gpu == "H200-141GB"
+    with pytest.raises(CatalogError) as err:
+        find_instance("p5.48xlarg")
+    assert str(err.value).startswith("unknown instance type 'p5.48xlarg'; did you mean: p5.48xlarge")
+
+
+def test_instances_for_gpu_accepts_any_spelling() -> None:
+    assert [i.name for i in instances_for_gpu("NVIDIA-H100-80GB-HBM3")] == ["p5.4xlarge", "p5.48xlarge"]
+    assert [i.name for i in instances_for_gpu("h200")] == ["p5e.48xlarge", "p5en.48xlarge"]
+    assert [i.name for i in instances_for_gpu("L40S")] == [
+        "g6e.xlarge",
+        "g6e.2xlarge",
+        "g6e.4xlarge",
+        "g6e.8xlarge",
+        "g6e.16xlarge",
+        "g6e.12xlarge",
+        "g6e.24xlarge",
+        "g6e.48xlarge",
+    ]
+    assert instances_for_gpu("RTX-4090") == []
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+
+
+def test_llama_31_8b_shape_matches_config_json() -> None:
+    m = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    assert (
+        m.params,
+        m.num_hidden_layers,
+        m.hidden_size,
+        m.num_attention_heads,
+        m.num_key_value_heads,
+        m.head_dim,
+        m.intermediate_size,
+        m.vocab_size,
+        m.max_position_embeddings,
+    ) == (8_030_261_248, 32, 4096, 32, 8, 128, 14336, 128256, 131072)
+    assert (m.precision, m.quantization, m.tie_word_embeddings, m.moe, m.mla) == ("bf16", None, False, None, None)
+    assert m.source == "https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/blob/main/config.json"
+
+
+def test_moe_and_mla_shapes() -> None:
+    ds = find_model("deepseek-ai/DeepSeek-R1")
+    assert (ds.num_hidden_layers, ds.params, ds.precision, ds.quantization) == (61, 671_026_419_200, "fp8", "fp8")
+    assert ds.mla == MlaShape(kv_lora_rank=512, qk_rope_head_dim=64)
+    assert ds.moe == MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048)
+    q3 = find_model("Qwen/Qwen3-30B-A3B")
+    assert q3.moe == MoeShape(num_experts=128, experts_per_token=8, shared_experts=0, moe_intermediate_size=768)
+    assert (q3.params, q3.num_key_value_heads, q3.head_dim) == (30_532_122_624, 4, 128)
+    mixtral = find_model("mistralai/Mixtral-8x22B-Instruct-v0.1")
+    assert (mixtral.vocab_size, mixtral.params, mixtral.moe.num_experts if mixtral.moe else 0) == (
+        32768,
+        140_630_071_296,
+        8,
+    )
+    assert find_model("mistralai/Mixtral-8x22B-v0.1").vocab_size == 32000
+
+
+def test_gemma3_records_the_multimodal_total_and_text_count() -> None:
+    g = find_model("google/gemma-3-27b-it")
+    assert (g.params, g.extra["derived_params"], g.head_dim, g.num_key_value_heads) == (
+        27_432_406_640,
+        27_009_346_304,
+        128,
+        16,
+    )
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("meta-llama/Meta-Llama-3.1-70B", "meta-llama/Llama-3.1-70B"),
+        ("QWEN/qwen2.5-7b-instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("  microsoft/phi-4 ", "microsoft/phi-4"),
+    ],
+)
+def test_model_aliases_and_case(spelling: str, canonical: str) -> None:
+    m = find_model(spelling)
+    assert (m.id, m.base_model) == (canonical, None)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "base", "precision", "quantization"),
+    [
+        ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B-Instruct", "int4", "awq"),
+        ("hugging-quants/Meta-Llama-3.1-8B-Instruct-GPTQ-INT4", "meta-llama/Llama-3.1-8B-Instruct", "int4", "gptq"),
+        ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-3.1-70B-Instruct", "fp8", "fp8"),
+        ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "meta-llama/Llama-3.3-70B-Instruct", "fp8", "fp8"),
+        (
+            "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "int8",
+            "compressed-tensors",
+        ),
+        ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", "meta-llama/Llama-3.1-8B-Instruct", "int4", "gptq"),
+        ("Qwen/Qwen2.5-72B-Instruct-AWQ", "Qwen/Qwen2.5-72B-Instruct", "int4", "awq"),
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "Qwen/Qwen2.5-7B-Instruct", "int4", "gptq"),
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-7B-Instruct", "int8", "gptq"),
+        ("Qwen/Qwen3-30B-A3B-FP8", "Qwen/Qwen3-30B-A3B", "fp8", "fp8"),
+        ("TheBloke/Llama-2-70B-Chat-AWQ", "meta-llama/Llama-2-70b-chat-hf", "int4", "awq"),
+        ("TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ", "mistralai/Mixtral-8x7B-Instruct-v0.1", "int4", "awq"),
+        ("unsloth/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-1B-Instruct", "bf16", None),
+    ],
+)
+def test_quantised_reuploads_resolve_to_the_base_shape(
+    model_id: str, base: str, precision: str, quantization: str | None
+) -> None:
+    resolved = find_model(model_id)
+    catalog_base = find_model(base)
+    assert (resolved.id, resolved.base_model, resolved.precision, resolved.quantization) == (
+        model_id,
+        base,
+        precision,
+        quantization,
+    )
+    assert (resolved.params, resolved.num_hidden_layers, resolved.num_key_value_heads, resolved.head_dim) == (
+        catalog_base.params,
+        catalog_base.num_hidden_layers,
+        catalog_base.num_key_value_heads,
+        catalog_base.head_dim,
+    )
+    assert catalog_base.precision != precision or quantization is None
+
+
+def test_base_model_overrides_name_matching() -> None:
+    m = find_model("acme/support-bot-v7-AWQ", base_model="meta-llama/Llama-3.1-8B-Instruct")
+    assert (m.id, m.base_model, m.precision, m.quantization, m.params) == (
+        "acme/support-bot-v7-AWQ",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "int4",
+        "awq",
+        8_030_261_248,
+    )
+    plain = find_model("acme/support-bot-v7", base_model="Qwen/Qwen3-8B")
+    assert (plain.precision, plain.quantization, plain.base_model) == ("bf16", None, "Qwen/Qwen3-8B")
+
+
+def test_unknown_model_suggests_close_names() -> None:
+    with pytest.raises(CatalogError) as err:
+        find_model("meta-llama/Llama-3.1-8B-Instrukt")
+    assert str(err.value) == (
+        "unknown model 'meta-llama/Llama-3.1-8B-Instrukt'; did you mean: meta-llama/Llama-3.1-8B-Instruct, "
+        "meta-llama/Llama-3.2-1B-Instruct, meta-llama/Meta-Llama-3-8B-Instruct?"
+    )
+    with pytest.raises(CatalogError) as err:
+        find_model("acme/Qwen2.5-7B-Instrukt-AWQ")
+    assert str(err.value).startswith(
+        "unknown model 'acme/Qwen2.5-7B-Instrukt-AWQ'; did you mean: Qwen/Qwen2.5-7B-Instruct,"
+    )
+    with pytest.raises(CatalogError) as err:
+        find_model("acme/zzz")
+    assert str(err.value) == (
+        "unknown model 'acme/zzz'; it is not in the catalog: pass base_model (a catalog id) "
+        "or read its config.json with load_local_model"
+    )
+
+
+@pytest.mark.parametrize(
+    ("model_id", "expected"),
+    [
+        ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", ("int4", "awq")),
+        ("TheBloke/Llama-2-7B-Chat-AWQ", ("int4", "awq")),
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", ("int4", "gptq")),
+        ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", ("fp8", "fp8")),
+        ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", ("int8", "compressed-tensors")),
+        ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", ("int4", "gptq")),
+        ("nvidia/Llama-3.3-70B-Instruct-NVFP4", ("nvfp4", "modelopt")),
+        ("unsloth/Llama-3.2-3B-Instruct-bnb-4bit", ("int4", "bitsandbytes")),
+        ("meta-llama/Llama-3.1-8B-Instruct", None),
+        ("FP8", None),
+    ],
+)
+def test_resolve_precision_from_name(model_id: str, expected: tuple[str, str] | None) -> None:
+    assert resolve_precision_from_name(model_id) == expected
+
+
+# --------------------------------------------------------------------------------------------
+# derive_params
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "params"),
+    [
+        (LLAMA_31_8B, 8_030_261_248),
+        (LLAMA_31_70B, 70_553_706_496),
+        (QWEN25_7B, 7_615_616_512),
+        (MISTRAL_7B_V03, 7_248_023_552),
+        (MIXTRAL_8X7B, 46_702_792_704),
+        (DEEPSEEK_V3, 671_026_419_200),
+        (GEMMA3_4B, 3_880_263_168),
+    ],
+)
+def test_derive_params_matches_published_counts(config: dict[str, Any], params: int) -> None:
+    assert derive_params(config) == params
+
+
+def test_derive_params_counts_tied_embeddings_once() -> None:
+    untied = derive_params(LLAMA_31_8B)
+    tied = derive_params({**LLAMA_31_8B, "tie_word_embeddings": True})
+    assert untied - tied == 128256 * 4096
+
+
+def test_derive_params_rejects_incomplete_configs() -> None:
+    with pytest.raises(CatalogError, match="missing required key\\(s\\) in model config: hidden_size"):
+        derive_params({k: v for k, v in LLAMA_31_8B.items() if k != "hidden_size"})
+    with pytest.raises(CatalogError, match="hidden_size must be an integer"):
+        derive_params({**LLAMA_31_8B, "hidden_size": "4096"})
+
+
+# --------------------------------------------------------------------------------------------
+# load_local_model
+# --------------------------------------------------------------------------------------------
+
+
+def test_local_llama_config_without_index_derives_params(tmp_path: Path) -> None:
+    m = load_local_model(write_model(tmp_path, LLAMA_31_8B, name="llama"))
+    assert (m.id, m.params, m.num_hidden_layers, m.num_key_value_heads, m.head_dim, m.max_position_embeddings) == (
+        "llama",
+        8_030_261_248,
+        32,
+        8,
+        128,
+        131072,
+    )
+    assert (m.precision, m.quantization, m.moe, m.mla, m.extra["params_source"]) == (
+        "bf16",
+        None,
+        None,
+        None,
+        "derived",
+    )
+
+
+def test_local_config_file_path_and_index_total_parameters(tmp_path: Path) -> None:
+    index = {"metadata": {"total_parameters": 8_030_261_249, "total_size": 16_060_522_496}, "weight_map": {}}
+    directory = write_model(tmp_path, LLAMA_31_8B, index=index)
+    m = load_local_model(directory / "config.json")
+    assert (m.params, m.extra["params_source"]) == (8_030_261_249, "safetensors index: total_parameters")
+
+
+def test_local_index_total_size_is_divided_by_dtype_bytes(tmp_path: Path) -> None:
+    index = {"metadata": {"total_size": 16_060_522_496}, "weight_map": {}}
+    m = load_local_model(write_model(tmp_path, LLAMA_31_8B, index=index))
+    assert (m.params, m.extra["params_source"]) == (8_030_261_248, "safetensors index: total_size / 2 bytes")
+
+
+def test_local_moe_config(tmp_path: Path) -> None:
+    m = load_local_model(write_model(tmp_path, MIXTRAL_8X7B))
+    assert m.moe == MoeShape(num_experts=8, experts_per_token=2, shared_experts=0, moe_intermediate_size=14336)
+    assert (m.params, m.is_moe) == (46_702_792_704, True)
+
+
+def test_local_deepseek_mla_config(tmp_path: Path) -> None:
+    m = load_local_model(write_model(tmp_path, DEEPSEEK_V3))
+    assert m.mla == MlaShape(kv_lora_rank=512, qk_rope_head_dim=64)
+    assert m.moe == MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048)
+    assert (m.params, m.precision, m.quantization, m.head_dim, m.torch_dtype) == (
+        671_026_419_200,
+        "fp8",
+        "fp8",
+        192,
+        "bfloat16",
+    )
+
+
+def test_local_awq_config_ignores_packed_byte_size(tmp_path: Path) -> None:
+    index = {"metadata": {"total_size": 5_547_061_248}, "weight_map": {}}
+    m = load_local_model(write_model(tmp_path, QWEN25_7B_AWQ, index=index))
+    assert (m.precision, m.quantization, m.params, m.extra["params_source"], m.extra["quant_method"]) == (
+        "int4",
+        "awq",
+        7_615_616_512,
+        "derived",
+        "awq",
+    )
+
+
+@pytest.mark.parametrize(
+    ("weights", "precision"),
+    [
+        ({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}, "int4"),
+        ({"num_bits": 8, "type": "int", "strategy": "channel"}, "int8"),
+        ({"num_bits": 8, "type": "float", "strategy": "channel"}, "fp8"),
+    ],
+)
+def test_local_compressed_tensors_config(tmp_path: Path, weights: dict[str, Any], precision: str) -> None:
+    quant = {
+        "quant_method": "compressed-tensors",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}},
+    }
+    m = load_local_model(write_model(tmp_path, {**LLAMA_31_8B, "quantization_config": quant}))
+    assert (m.precision, m.quantization) == (precision, "compressed-tensors")
+
+
+def test_local_gemma3_nested_text_config_uses_class_defaults(tmp_path: Path) -> None:
+    m = load_local_model(write_model(tmp_path, GEMMA3_4B))
+    assert (
+        m.num_hidden_layers,
+        m.hidden_size,
+        m.num_attention_heads,
+        m.num_key_value_heads,
+        m.head_dim,
+        m.vocab_size,
+        m.max_position_embeddings,
+        m.tie_word_embeddings,
+        m.params,
+    ) == (34, 2560, 8, 4, 256, 262208, 131072, True, 3_880_263_168)
+    assert m.extra["model_type"] == "gemma3_text"
+
+
+def test_local_broken_json_names_the_file_and_line(tmp_path: Path) -> None:
+    directory = tmp_path / "broken"
+    directory.mkdir()
+    (directory / "config.json").write_text('{\n  "hidden_size": 4096,\n  "num_hidden_layers": ,\n}\n')
+    with pytest.raises(CatalogError) as err:
+        load_local_model(directory)
+    assert err.value.file == str(directory / "config.json")
+    assert err.value.line == 3
+    assert str(err.value).startswith(f"{directory / 'config.json'}:3: invalid JSON: ")
+
+
+def test_local_missing_keys_and_files_are_catalog_errors(tmp_path: Path) -> None:
+    incomplete = {k: v for k, v in LLAMA_31_8B.items() if k not in ("num_attention_heads", "vocab_size")}
+    directory = write_model(tmp_path, incomplete)
+    with pytest.raises(CatalogError) as err:
+        load_local_model(directory)
+    assert str(err.value) == (
+        f"{directory / 'config.json'}: missing required key(s) in model config: num_attention_heads, vocab_size"
+    )
+    with pytest.raises(CatalogError) as err:
+        load_local_model(
+            write_model(
+                tmp_path, {k: v for k, v in LLAMA_31_8B.items() if k != "max_position_embeddings"}, name="nopos"
+            )
+        )
+    assert str(err.value).endswith("missing required key(s) in model config: max_position_embeddings")
+    with pytest.raises(CatalogError) as err:
+        load_local_model(tmp_path / "empty-dir-that-does-not-exist")
+    assert err.value.file == str(tmp_path / "empty-dir-that-does-not-exist")
+    with pytest.raises(CatalogError, match="must be a JSON object"):
+        load_local_model(write_model(tmp_path, [1, 2], name="list"))  # type: ignore[arg-type]
+
+
+def test_local_broken_index_names_the_index(tmp_path: Path) -> None:
+    directory = write_model(tmp_path, LLAMA_31_8B)
+    (directory / "model.safetensors.index.json").write_text("{oops")
+    with pytest.raises(CatalogError) as err:
+        load_local_model(directory)
+    assert err.value.file == str(directory / "model.safetensors.index.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Loader strictness and import cost
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Point the loader at a scratch data folder (caches cleared before and after)."""
+    shipped = Path(catalog._DATA_DIR)
+    for name in ("gpus.json", "instances.json", "models.json"):
+        (tmp_path / name).write_text((shipped / name).read_text())
+    monkeypatch.setattr(catalog, "_DATA_DIR", str(tmp_path))
+    caches = (catalog._gpu_index, catalog._instance_index, catalog._model_index)
+    for cache in caches:
+        cache.cache_clear()
+    yield tmp_path
+    for cache in caches:
+        cache.cache_clear()
+
+
+def test_loader_rejects_unknown_keys_and_missing_sources(data_dir: Path) -> None:
+    entries = json.loads((data_dir / "gpus.json").read_text())
+    entries[0]["memory_gbb"] = 16
+    (data_dir / "gpus.json").write_text(json.dumps(entries))
+    with pytest.raises(CatalogError, match="entry 'T4' has unknown key\\(s\\): memory_gbb"):
+        gpus()
+    catalog._gpu_index.cache_clear()
+    del entries[0]["memory_gbb"]
+    entries[0]["source"] = "http://example.com"
+    (data_dir / "gpus.json").write_text(json.dumps(entries))
+    with pytest.raises(CatalogError, match="entry 'T4' needs an https source URL"):
+        gpus()
+
+
+def test_loader_rejects_instances_with_unknown_gpus(data_dir: Path) -> None:
+    entries = json.loads((data_dir / "instances.json").read_text())
+    entries[0]["gpu"] = "T5"
+    (data_dir / "instances.json").write_text(json.dumps(entries))
+    with pytest.raises(CatalogError, match="instance 'g4dn.xlarge' names unknown GPU 'T5'"):
+        instance_types()
+
+
+def test_loader_rejects_a_spelling_shared_by_two_gpus(data_dir: Path) -> None:
+    entries = json.loads((data_dir / "gpus.json").read_text())
+    entries[0]["aliases"].append("nvidia a10g")
+    (data_dir / "gpus.json").write_text(json.dumps(entries))
+    with pytest.raises(CatalogError, match="names both"):
+        gpus()
+
+
+def test_import_is_lazy_and_never_imports_pulumi() -> None:
+    code = (
+        "import sys, shardwise.rules.catalog as c\n"
+        "assert c._gpu_index.cache_info().currsize == 0\n"
+        "assert c._model_index.cache_info().currsize == 0\n"
+        "assert not [m for m in sys.modules if m.startswith(('pulumi', 'pydantic', 'difflib'))]\n"
+        "c.find_model('hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4')\n"
+        "assert not [m for m in sys.modules if m.startswith('pulumi')]\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr

@@ -166,7 +166,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
             undecided_level = "advisory"
         yield Finding(
             meta.code, meta.name, undecided_level, meta.severity,
-            f"{meta.code}: cannot decide: {u.prop} is unknown (a computed value); "
+            f"{meta.code}: cannot decide: {u.prop} is not known (a computed value or an unresolved reference); "
             "the rule is re-checked when the value is known",
             Location(), "(inventory)", undecided=True,
         )
@@ -210,7 +210,7 @@ class GroupRule(Rule):
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
-                    f"{self.meta.code}: cannot decide: {u.prop} is unknown (a computed value)",
+                    f"{self.meta.code}: cannot decide: {u.prop} is not known (a computed value or an unresolved reference)",
                     g.location,
                     tuple(g.suppressions),
                     undecided=True,

@@ -1,0 +1,84 @@
+"""Adapters: every input turned into one :class:`~shardwise.rules.model.Inventory`.
+
+:func:`load_inputs` takes files, directories (recursively) and ``-`` (stdin) and picks the adapter
+per file by its content: a Pulumi stack config (``config:`` with ``<project>:environment``), a
+``pulumi preview --json`` / ``pulumi stack export`` file, or Kubernetes manifests. Adapters are
+imported only when a file needs them, so linting manifests never imports pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+
+from ..errors import InputError
+from ..model import Inventory
+from ..yamlsrc import read_text
+
+INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".terraform"}
+_STACK_RE = re.compile(r"^config:\s*$(?:\n(?:[ \t].*|\s*#.*|\s*))*?\n[ \t]+[\w.-]+:environment:", re.MULTILINE)
+
+
+def iter_files(paths: Iterable[str]) -> Iterator[str]:
+    """Expand directories recursively (sorted, skipping VCS and virtualenv folders)."""
+    for p in paths:
+        if p == "-":
+            yield p
+        elif os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                for f in sorted(files):
+                    if f.endswith(INPUT_SUFFIXES):
+                        yield os.path.join(root, f)
+        elif os.path.exists(p):
+            yield p
+        else:
+            raise InputError("no such file or directory", p)
+
+
+def looks_like_stack(text: str) -> bool:
+    return "config:" in text and ":environment:" in text and _STACK_RE.search(text) is not None
+
+
+def load_text(text: str, file: str) -> Inventory:
+    """One file's inventory, by content."""
+    stripped = text.lstrip()
+    if not stripped:
+        inv = Inventory()
+        inv.sources.append(file)
+        return inv
+    if file.endswith(".json") or stripped[:1] in "{[":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            if file.endswith(".json"):
+                raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
+        else:
+            from .pulumi import inventory_from_pulumi_json, is_pulumi_json
+
+            if is_pulumi_json(data):
+                return inventory_from_pulumi_json(data, file)
+            from .kubernetes import load_kubernetes_text
+
+            return load_kubernetes_text(text, file)
+    if looks_like_stack(text):
+        from .stack import load_stack_text
+
+        return load_stack_text(text, file)
+    from .kubernetes import load_kubernetes_text
+
+    return load_kubernetes_text(text, file)
+
+
+def load_inputs(paths: Iterable[str]) -> Inventory:
+    """Read every input into one inventory and match workloads to the pools declared anywhere."""
+    inv = Inventory()
+    for f in iter_files(paths):
+        inv.extend(load_text(read_text(f), "<stdin>" if f == "-" else f))
+    from .kubernetes import resolve_pools
+
+    resolve_pools(inv)
+    return inv

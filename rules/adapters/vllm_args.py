@@ -1,0 +1,506 @@
+"""A container's command line -> :class:`~shardwise.rules.model.EngineArgs` (``vllm serve`` flags).
+
+Recognised launch forms:
+
+- ``vllm serve MODEL [flags]`` (also after wrappers such as ``exec``, ``env``, ``tini --``);
+- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]``;
+- shell forms, ``sh -c "..."`` / ``bash -lc "..."``: the script is split into simple commands
+  (``;``, ``&&``, ``||``, ``|``, newlines) and the first vLLM invocation is used;
+- the command/args split either way (``command: [vllm, serve]`` + ``args: [MODEL, ...]``);
+- an image whose name contains ``vllm-openai`` with only ``args``: they are ``vllm serve`` args.
+
+Kubernetes ``$(VAR)`` references are expanded from the container's env in command and args
+(``$$`` escapes); ``$VAR``, ``${VAR}`` and ``${VAR:-default}`` are expanded inside shell scripts,
+with simple ``VAR=value`` / ``export VAR=value`` assignments in the script taken into account.
+A reference that cannot be resolved (a variable from a Secret or the downward API) leaves a
+typed field :data:`~shardwise.rules.model.UNKNOWN`; the model keeps the literal reference so the
+caller can say which variable was missing.
+
+Flags: ``--flag value`` and ``--flag=value``, underscore spellings (``--max_model_len``), boolean
+flags with their ``--no-`` forms, the short spellings ``-tp``, ``-pp``, ``-dp``, ``-q`` and the
+rest of vLLM's short aliases. Unknown flags land in :attr:`EngineArgs.extra` under their
+snake_case name; :attr:`EngineArgs.locations` is keyed the same way (the field name for known
+flags, e.g. ``"tensor_parallel_size"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..model import UNKNOWN, EngineArgs, Location
+
+# ---------------------------------------------------------------------------------------------
+# Flag table
+# ---------------------------------------------------------------------------------------------
+
+# dashed flag name -> (EngineArgs field or extra key, kind). Kinds: int, posint, float, str, bool,
+# hint (human-readable int: 32k, 1M), names (one or more values).
+_FLAGS: dict[str, tuple[str, str]] = {
+    "model": ("model", "str"),
+    "tensor-parallel-size": ("tensor_parallel_size", "posint"),
+    "pipeline-parallel-size": ("pipeline_parallel_size", "posint"),
+    "data-parallel-size": ("data_parallel_size", "posint"),
+    "enable-expert-parallel": ("enable_expert_parallel", "bool"),
+    "gpu-memory-utilization": ("gpu_memory_utilization", "float"),
+    "max-model-len": ("max_model_len", "hint"),
+    "max-num-seqs": ("max_num_seqs", "posint"),
+    "max-num-batched-tokens": ("max_num_batched_tokens", "hint"),
+    "dtype": ("dtype", "str"),
+    "quantization": ("quantization", "str"),
+    "kv-cache-dtype": ("kv_cache_dtype", "str"),
+    "block-size": ("block_size", "posint"),
+    "enforce-eager": ("enforce_eager", "bool"),
+    "distributed-executor-backend": ("distributed_executor_backend", "str"),
+    "nnodes": ("nnodes", "posint"),
+    "port": ("port", "int"),
+    # typed extras
+    "node-rank": ("node_rank", "int"),
+    "master-addr": ("master_addr", "str"),
+    "master-port": ("master_port", "int"),
+    "api-key": ("api_key", "secret"),
+    "host": ("host", "str"),
+    "served-model-name": ("served_model_name", "names"),
+    "data-parallel-size-local": ("data_parallel_size_local", "int"),
+    "data-parallel-rank": ("data_parallel_rank", "int"),
+    "data-parallel-start-rank": ("data_parallel_start_rank", "int"),
+    "data-parallel-address": ("data_parallel_address", "str"),
+    "data-parallel-rpc-port": ("data_parallel_rpc_port", "int"),
+    "data-parallel-backend": ("data_parallel_backend", "str"),
+    "decode-context-parallel-size": ("decode_context_parallel_size", "posint"),
+    "prefill-context-parallel-size": ("prefill_context_parallel_size", "posint"),
+    "swap-space": ("swap_space", "float"),
+    "cpu-offload-gb": ("cpu_offload_gb", "float"),
+    "compilation-config": ("compilation_config", "str"),
+    "config": ("config", "str"),
+}
+
+_SHORT: dict[str, str] = {
+    "tp": "tensor-parallel-size",
+    "pp": "pipeline-parallel-size",
+    "dp": "data-parallel-size",
+    "dpl": "data-parallel-size-local",
+    "dpn": "data-parallel-rank",
+    "dpr": "data-parallel-start-rank",
+    "dpa": "data-parallel-address",
+    "dpp": "data-parallel-rpc-port",
+    "dpb": "data-parallel-backend",
+    "dcp": "decode-context-parallel-size",
+    "pcp": "prefill-context-parallel-size",
+    "ep": "enable-expert-parallel",
+    "q": "quantization",
+    "n": "nnodes",
+    "r": "node-rank",
+    "O": "compilation-config",
+}
+
+# Boolean vLLM flags that take no value (so the next token is not consumed as one).
+_BOOL_FLAGS = frozenset({
+    "enable-expert-parallel", "enforce-eager", "trust-remote-code", "enable-prefix-caching",
+    "enable-chunked-prefill", "disable-log-requests", "enable-log-requests", "disable-log-stats",
+    "enable-lora", "disable-custom-all-reduce", "enable-auto-tool-choice", "headless",
+    "disable-frontend-multiprocessing", "enable-sleep-mode", "disable-sliding-window",
+    "skip-tokenizer-init", "enable-eplb", "enable-dbo", "async-scheduling", "disable-fastapi-docs",
+    "enable-prompt-tokens-details", "enable-server-load-tracking", "enable-force-include-usage",
+    "enable-request-id-headers", "disable-uvicorn-access-log", "enable-ssl-refresh",
+    "return-tokens-as-token-ids", "disable-async-output-proc", "calculate-kv-scales",
+    "enable-log-outputs", "enable-tokenizer-info-endpoint", "disable-cascade-attn",
+    "enable-multimodal-encoder-data-parallel", "use-tqdm-on-load", "enable-return-routed-experts",
+    "disable-mm-preprocessor-cache", "ray-workers-use-nsight", "enable-lora-bias",
+    "fully-sharded-loras", "enable-mfu-metrics", "kv-sharing-fast-prefill",
+})
+
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+
+# vLLM's human_readable_int: lower-case suffixes are decimal (k = 1e3), upper-case binary (K = 2**10).
+_HUMAN = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
+_HUMAN_MULT = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
+               "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+_UNRESOLVED = re.compile(r"\$(?:\(|\{|[A-Za-z_])")
+
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
+_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"})
+_CLI_MODULES = frozenset({"vllm.entrypoints.cli.main", "vllm"})
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+_K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
+_SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+Locate = Callable[[str], "Location | None"]
+
+
+def is_unresolved(value: str) -> bool:
+    """Whether ``value`` still holds a ``$(VAR)``, ``${VAR}`` or ``$VAR`` reference."""
+    return bool(_UNRESOLVED.search(value))
+
+
+def expand_k8s(text: str, env: Mapping[str, str]) -> str:
+    """Expand Kubernetes ``$(VAR)`` references; ``$$`` is a literal ``$``; unknown refs stay."""
+    if "$" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        value = env.get(m.group(1))
+        return value if isinstance(value, str) else m.group(0)
+
+    return _K8S_REF.sub(sub, text)
+
+
+def _expand_shell(token: str, env: Mapping[str, str]) -> str:
+    if "$" not in token:
+        return token
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(4)
+        value = env.get(name)
+        op, default = m.group(2), m.group(3)
+        if op is not None:
+            if value is None or (op.startswith(":") and value == ""):
+                return _expand_shell(default or "", env)
+            return value
+        return value if isinstance(value, str) else m.group(0)
+
+    return _SHELL_REF.sub(sub, token)
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding the vLLM invocation
+# ---------------------------------------------------------------------------------------------
+
+
+def _base(token: str) -> str:
+    return os.path.basename(token)
+
+
+def _find_in_argv(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(form, argument list after the program) for the first vLLM invocation in ``argv``."""
+    n = len(argv)
+    for i, tok in enumerate(argv):
+        base = _base(tok)
+        if base == "vllm" and i + 1 < n and argv[i + 1] == "serve":
+            return "serve", list(argv[i + 2:])
+        if _PYTHON.match(base):
+            j = i + 1
+            while j < n and argv[j].startswith("-") and argv[j] != "-m":
+                j += 1
+            if j + 1 < n and argv[j] == "-m":
+                module = argv[j + 1]
+                if module in _API_SERVER_MODULES:
+                    return "api_server", list(argv[j + 2:])
+                if module in _CLI_MODULES and j + 2 < n and argv[j + 2] == "serve":
+                    return "serve", list(argv[j + 3:])
+    return None
+
+
+def _shell_script(argv: Sequence[str]) -> str | None:
+    """The script of ``sh -c SCRIPT`` (any shell, flags like ``-lc``/``-ec``), else None."""
+    if not argv or _base(argv[0]) not in _SHELLS:
+        return None
+    i = 1
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "-o" or tok == "+o":
+            i += 2
+            continue
+        if tok.startswith("-") and not tok.startswith("--") and "c" in tok[1:]:
+            return argv[i + 1] if i + 1 < len(argv) else None
+        if tok.startswith(("-", "+")):
+            i += 1
+            continue
+        return None  # `sh script.sh`: a script file we cannot read
+    return None
+
+
+def _split_script(script: str) -> list[list[str]]:
+    """Split a shell script into simple commands (lists of words, unexpanded)."""
+    text = script.replace("\\\r\n", " ").replace("\\\n", " ")
+    text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
+    try:
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+        lex.whitespace_split = True
+        words = list(lex)
+    except ValueError:
+        words = text.split()
+    commands: list[list[str]] = []
+    current: list[str] = []
+    skip_next = False
+    for w in words:
+        if skip_next:
+            skip_next = False
+            continue
+        if w in _SEPARATORS:
+            if current:
+                commands.append(current)
+            current = []
+            continue
+        if w and set(w) <= set("<>&|"):  # a redirection: drop it and its target
+            if current and current[-1].isdigit():
+                current.pop()
+            skip_next = True
+            continue
+        current.append(w)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def _find_in_script(script: str, env: Mapping[str, str]) -> tuple[str, list[str]] | None:
+    if "vllm" not in script and not any("vllm" in v for v in env.values() if isinstance(v, str)):
+        return None  # cheap exit for the many containers that run some other script
+    local = dict(env)
+    for words in _split_script(script):
+        # assignments: `A=b` and `export A=b` persist; `A=b cmd` only sets cmd's environment
+        prefix = 1 if words and words[0] in ("export", "declare", "local", "readonly") else 0
+        rest = words[prefix:]
+        assigns: list[re.Match[str]] = []
+        while rest and (m := _ASSIGN.match(rest[0])) is not None:
+            assigns.append(m)
+            rest = rest[1:]
+        if not rest or prefix:
+            for m in assigns:
+                local[m.group(1)] = _expand_shell(m.group(2), local)
+        if not rest:
+            continue
+        expanded: list[str] = []
+        for w in rest:
+            value = _expand_shell(w, local)
+            whole = _SHELL_REF.fullmatch(w)
+            if whole and value != w and any(c.isspace() for c in value):
+                try:
+                    expanded.extend(shlex.split(value))  # unquoted $EXTRA_ARGS word-splits
+                except ValueError:
+                    expanded.extend(value.split())
+            else:
+                expanded.append(value)
+        inner = _shell_script(expanded)
+        if inner is not None:
+            found = _find_in_script(inner, local)
+        else:
+            found = _find_in_argv(expanded)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_vllm_openai_image(image: str | None) -> bool:
+    if not image:
+        return False
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    repo = name if ":" not in last else name[: len(name) - len(last)] + last.split(":", 1)[0]
+    return "vllm-openai" in repo
+
+
+def find_vllm_invocation(
+    command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None
+) -> tuple[str, list[str]] | None:
+    """(form, vLLM's own arguments) for the container, or None when it does not run vLLM."""
+    argv = [expand_k8s(str(t), env) for t in (*command, *args)]
+    script = _shell_script(argv)
+    if script is not None:
+        found = _find_in_script(script, env)
+    else:
+        found = _find_in_argv(argv)
+    if found is None and not command and _is_vllm_openai_image(image):
+        found = ("serve", argv)  # the image's ENTRYPOINT is `vllm serve` (older: the api_server)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Flag parsing
+# ---------------------------------------------------------------------------------------------
+
+
+def _err(flag: str, value: str, what: str, location: Location | None) -> InputError:
+    loc = location or Location()
+    return InputError(f"{flag}: {value!r} is not {what}", loc.file, loc.line)
+
+
+def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any:
+    if is_unresolved(value):
+        return UNKNOWN
+    v = value.strip()
+    if kind in ("int", "posint"):
+        try:
+            n = int(v)
+        except ValueError:
+            raise _err(flag, value, "an integer", location) from None
+        if kind == "posint" and n < 1:
+            raise _err(flag, value, "a positive integer", location)
+        return n
+    if kind == "hint":
+        if v.lower() == "auto" or v == "-1":
+            return "auto"
+        m = _HUMAN.match(v)
+        try:
+            n = int(float(m.group(1)) * _HUMAN_MULT[m.group(2)]) if m else int(v)
+        except ValueError:
+            raise _err(flag, value, "an integer (e.g. 8192 or 32k)", location) from None
+        if n < 1:
+            raise _err(flag, value, "a positive integer", location)
+        return n
+    if kind == "float":
+        try:
+            return float(v)
+        except ValueError:
+            raise _err(flag, value, "a number", location) from None
+    if kind == "bool":
+        low = v.lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise _err(flag, value, "true or false", location)
+    if kind == "secret":
+        return "<redacted>"
+    return value
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(EngineArgs)) - {"extra", "locations"}
+
+
+def _set(engine: EngineArgs, key: str, value: Any) -> None:
+    if key in _FIELDS:
+        if key == "max_model_len" and value == "auto":
+            engine.extra["max_model_len"] = "auto"
+            value = None
+        setattr(engine, key, value)
+    else:
+        engine.extra[key] = value
+
+
+def _normalise(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def parse_serve_args(
+    tokens: Sequence[str],
+    form: str = "serve",
+    location: Location | None = None,
+    locate: Locate | None = None,
+) -> EngineArgs:
+    """Parse vLLM's own arguments (everything after ``vllm serve`` / the api_server module)."""
+    engine = EngineArgs()
+    positionals: list[str] = []
+    positional_model: str | None = None
+    n = len(tokens)
+    i = 0
+
+    def where(token: str) -> Location | None:
+        found = locate(token) if locate is not None else None
+        return found or location
+
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        if tok == "--":
+            positionals.extend(tokens[i:])
+            break
+        if tok.startswith("-") and len(tok) > 1 and not _looks_negative_number(tok):
+            spelled, eq, inline = tok.partition("=")
+            if tok.startswith("--"):
+                name = _normalise(spelled[2:])
+            else:
+                short = spelled[1:]
+                if short not in _SHORT and short[:1] == "O" and len(short) > 1:  # -O3
+                    name, eq, inline = "compilation-config", "=", short[1:]
+                else:
+                    name = _SHORT.get(short, _normalise(short))
+            negated = False
+            if name.startswith("no-") and (name[3:] in _BOOL_FLAGS or _FLAGS.get(name[3:], ("", ""))[1] == "bool"):
+                name, negated = name[3:], True
+            key, kind = _FLAGS.get(name, (name.replace("-", "_"), ""))
+            if not kind:
+                kind = "bool" if name in _BOOL_FLAGS else "raw"
+            loc = where(spelled)
+            if kind == "bool":
+                if eq:
+                    value: Any = _convert("bool", spelled, inline, loc)
+                elif i < n and tokens[i].strip().lower() in _TRUE | _FALSE:
+                    value = _convert("bool", spelled, tokens[i], loc)
+                    i += 1
+                else:
+                    value = True
+                if negated and value is not UNKNOWN:
+                    value = not value
+            elif kind == "names":
+                values = [inline] if eq else []
+                while i < n and not tokens[i].startswith("-"):
+                    values.append(tokens[i])
+                    i += 1
+                value = values
+            else:
+                if eq:
+                    raw = inline
+                elif i < n and (not tokens[i].startswith("-") or _looks_negative_number(tokens[i])):
+                    raw = tokens[i]
+                    i += 1
+                elif kind == "raw":
+                    raw = None  # an unknown flag with no value: a switch
+                else:
+                    loc = loc or Location()
+                    raise InputError(f"{spelled}: expects a value", loc.file, loc.line)
+                if raw is None:
+                    value = True
+                elif kind == "raw" or (is_unresolved(raw) and (key == "model" or key not in _FIELDS)):
+                    value = raw  # extras and the model keep an unresolved reference as written
+                else:
+                    value = _convert(kind, spelled, raw, loc)
+            _set(engine, key, value)
+            if loc is not None:
+                engine.locations[key] = loc
+        else:
+            if form == "serve" and positional_model is None:
+                positional_model = tok
+            else:
+                positionals.append(tok)
+
+    if positional_model is not None:  # vLLM: the positional model_tag wins over --model
+        engine.model = positional_model
+        loc = where(positional_model)
+        if loc is not None:
+            engine.locations["model"] = loc
+    if positionals:
+        engine.extra["positional"] = positionals
+    return engine
+
+
+def _looks_negative_number(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_vllm_command(
+    command: Sequence[str],
+    args: Sequence[str],
+    env: Mapping[str, str],
+    image: str | None = None,
+    location: Location | None = None,
+    locate: Locate | None = None,
+) -> EngineArgs | None:
+    """The vLLM engine settings of a container, or None when it does not run a vLLM server.
+
+    ``env`` holds the container's literal environment (variables from Secrets, ConfigMaps or the
+    downward API left out: references to them stay unresolved). ``location`` is recorded for every
+    flag that was set; ``locate``, when given, maps a flag as written (``"--max_model_len"``,
+    ``"-tp"``) or the positional model to a more precise location. A value that does not parse
+    raises :class:`~shardwise.rules.errors.InputError` naming the flag.
+    """
+    found = find_vllm_invocation(command, args, env, image)
+    if found is None:
+        return None
+    form, tokens = found
+    return parse_serve_args(tokens, form, location, locate)

@@ -1,0 +1,147 @@
+"""Capacity and topology rules: each fixture, through the real adapters, fires exactly these findings."""
+
+import pathlib
+
+import pytest
+
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.engine import run_rules
+from shardwise.rules.registry import ALL_RULES
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
+
+# (line, subject, message, suppression reason) of the rule's own findings, per fixture
+EXPECTED = {
+    ('SW001', 'fail'): [
+        (8, 'Deployment serving/llama8b-tp2-unexplained', 'SW001: suppression of SW104 on llama8b-tp2-unexplained gives no reason; write it as "SW104: <reason>"', None),
+    ],
+    ('SW001', 'pass'): [
+    ],
+    ('SW101', 'fail'): [
+        (2, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB', None),
+    ],
+    ('SW101', 'pass'): [
+    ],
+    ('SW102', 'fail'): [
+        (2, 'Deployment serving/llama8b-l4-default-len', 'SW102: the KV cache of meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 holds 25,584 tokens (3.1 GiB per GPU) but max_model_len is 131,072; vLLM will refuse to start', None),
+    ],
+    ('SW102', 'pass'): [
+    ],
+    ('SW103', 'fail'): [
+        (2, 'Deployment serving/llama70b-wide-batch', 'SW103: max_num_seqs 256 × 8,192 tokens (max_model_len) needs 2,097,152 tokens of KV cache per replica, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB holds 474,816 (36.2 GiB per GPU); at most 57 sequences fit', None),
+    ],
+    ('SW103', 'pass'): [
+    ],
+    ('SW104', 'fail'): [
+        (2, 'Deployment serving/llama8b-tp2', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', None),
+        (23, 'StatefulSet serving/llama70b-tp4-pp2', 'SW104: meta-llama/Llama-3.1-70B-Instruct (141.1 GB of bf16 weights) is sharded over 8 GPUs (TP4×PP2) but needs 4 H100-SXM-80GB GPUs with the 1.4 KV reserve (197.6 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP4 on the same 8 GPUs', None),
+    ],
+    ('SW104', 'pass'): [
+        (23, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
+    ],
+    ('SW105', 'fail'): [
+        (2, 'Deployment serving/llama8b-util-high', 'SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers and fragmentation', None),
+        (21, 'Deployment serving/llama8b-util-low', "SW105: gpu_memory_utilization is 0.3, below 0.5: most of each GPU's memory is left unused by the KV cache", None),
+    ],
+    ('SW105', 'pass'): [
+    ],
+    ('SW106', 'fail'): [
+        (2, 'Deployment serving/llama70b-bf16-tp4', 'SW106: meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would fit one H100-SXM-80GB with the 1.4 KV reserve', None),
+    ],
+    ('SW106', 'pass'): [
+    ],
+    ('SW201', 'fail'): [
+        (2, 'Deployment serving/llama405b-tp16', 'SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain', None),
+    ],
+    ('SW201', 'pass'): [
+    ],
+    ('SW202', 'fail'): [
+        (2, 'Deployment serving/llama8b-a10g-tp2', 'SW202: tensor_parallel_size is 2 but pool `instance-type=g5.12xlarge` (A10G) joins its GPUs only by PCIe; TP needs NVLink or NVSwitch', None),
+    ],
+    ('SW202', 'pass'): [
+    ],
+    ('SW203', 'fail'): [
+        (2, 'Deployment serving/qwen7b-tp8', 'SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 8', None),
+    ],
+    ('SW203', 'pass'): [
+    ],
+    ('SW204', 'fail'): [
+        (2, 'Deployment serving/llama70b-gpu8', 'SW204: the pod requests 8 nvidia.com/gpu but tensor_parallel_size 4 GPUs are needed', None),
+        (21, 'Deployment serving/llama70b-no-gpu', 'SW204: the vLLM container requests no nvidia.com/gpu but the layout needs 4 GPUs per pod (TP4×PP1)', None),
+    ],
+    ('SW204', 'pass'): [
+    ],
+    ('SW205', 'fail'): [
+        (2, 'LeaderWorkerSet serving/llama70b-p3-pp2', 'SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand; inter-node traffic would run over TCP', None),
+        (25, 'LeaderWorkerSet serving/llama405b-p5-no-efa', 'SW205: the group spans 2 nodes of EFA pool `instance-type=p5.48xlarge` but its pods request no vpc.amazonaws.com/efa devices', None),
+    ],
+    ('SW205', 'pass'): [
+    ],
+    ('SW206', 'fail'): [
+        (2, 'Deployment serving/llama8b-anywhere', 'SW206: the vLLM workload has no nodeSelector or node affinity; its GPU type, count and interconnect are unknown', None),
+        (19, 'Deployment serving/llama8b-nowhere', 'SW206: the selector (shardwise.dev/pool=does-not-exist) matches no GPU pool (pools: none declared) and names no GPU type', None),
+    ],
+    ('SW206', 'pass'): [
+    ],
+    ('SW207', 'fail'): [
+        (2, 'Deployment serving/llama8b-ep', 'SW207: --enable-expert-parallel is set but meta-llama/Llama-3.1-8B-Instruct is a dense model with no experts', None),
+    ],
+    ('SW207', 'pass'): [
+    ],
+}
+
+
+@pytest.mark.parametrize("code,kind", sorted(EXPECTED))
+def test_fixture_fires_exactly(code, kind):
+    inv = load_inputs([str(FIXTURES / code / f"{kind}.yaml")])
+    got = [
+        (f.location.line, f.subject, f.message, f.suppression_reason)
+        for f in run_rules(ALL_RULES, inv)
+        if f.code == code
+    ]
+    assert got == EXPECTED[(code, kind)]
+
+
+@pytest.mark.parametrize("code,kind", sorted(EXPECTED))
+def test_pass_fixtures_have_no_blocking_finding_of_their_rule(code, kind):
+    inv = load_inputs([str(FIXTURES / code / f"{kind}.yaml")])
+    blocking = [f for f in run_rules(ALL_RULES, inv) if f.code == code and not f.suppressed]
+    assert (len(blocking) > 0) == (kind == "fail")
+
+
+def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
+    inv = load_inputs([str(FIXTURES / "unknown" / "tp-from-configmap.yaml")])
+    undecided = {(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.undecided and f.code < "SW3"}
+    assert undecided == {
+        ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW103", "mandatory"), ("SW104", "mandatory"),
+        ("SW106", "advisory"), ("SW201", "mandatory"), ("SW202", "mandatory"), ("SW203", "mandatory"),
+        ("SW204", "mandatory"),
+    }
+    msg = next(f.message for f in run_rules(ALL_RULES, inv) if f.code == "SW104")
+    assert msg == (
+        "SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    )
+
+
+def test_unknown_is_advisory_when_configured_to_warn():
+    from shardwise.rules.engine import LintConfig
+
+    inv = load_inputs([str(FIXTURES / "unknown" / "tp-from-configmap.yaml")])
+    levels = {f.level for f in run_rules(ALL_RULES, inv, LintConfig(unknown_is_failure=False)) if f.undecided}
+    assert levels == {"advisory"}
+
+
+def test_a_crashing_rule_becomes_a_mandatory_diagnostic():
+    from shardwise.rules.engine import Rule
+
+    class Broken(Rule):
+        meta = ALL_RULES[1].meta
+
+        def check(self, inv, config):
+            raise ZeroDivisionError("boom")
+
+    inv = load_inputs([str(FIXTURES / "SW101" / "fail.yaml")])
+    [f] = run_rules([Broken()], inv)
+    assert (f.code, f.level, f.message) == (
+        "SW101", "mandatory", "SW101: internal error in rule weights-exceed-gpu-memory: ZeroDivisionError: boom"
+    )

@@ -210,7 +210,8 @@ class GroupRule(Rule):
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
-                    f"{self.meta.code}: cannot decide: {u.prop} is not known (a computed value or an unresolved reference)",
+                    f"{self.meta.code}: cannot decide: {u.prop} is not known "
+                    "(a computed value or an unresolved reference)",
                     g.location,
                     tuple(g.suppressions),
                     undecided=True,

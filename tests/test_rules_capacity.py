@@ -3,7 +3,6 @@
 import pathlib
 
 import pytest
-
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.engine import run_rules
 from shardwise.rules.registry import ALL_RULES

@@ -5,7 +5,6 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from shardwise.rules import sizing
 from shardwise.rules.catalog.types import MlaShape, ModelShape, MoeShape
 

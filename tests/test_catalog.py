@@ -558,8 +558,9 @@ def test_unknown_model_suggests_close_names() -> None:
     with pytest.raises(CatalogError) as err:
         find_model("acme/zzz")
     assert str(err.value) == (
-        "unknown model 'acme/zzz'; it is not in the catalog: pass base_model (a catalog id) "
-        "or read its config.json with load_local_model"
+        "unknown model 'acme/zzz'; it is not in the catalog: name the catalog model it is a copy of "
+        "(annotation shardwise.dev/base-model, base_model in a stack, --base-model for plan) "
+        "or give the path of its config.json"
     )
 
 

@@ -396,14 +396,15 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
         return _as_variant(by_id[candidates[0]], model_id, quant)
     if len(candidates) > 1:
         raise CatalogError(
-            f"model {model_id!r} is ambiguous; it could be: {', '.join(sorted(candidates))}; pass base_model to choose"
+            f"model {model_id!r} is ambiguous; it could be: {', '.join(sorted(candidates))}; name one as the base model"
         )
     spellings = {_norm_model_name(k): v for k, v in lower.items()}
     err = _unknown("model", model_id, _norm_model_name(name), spellings, cutoff=0.6)
     if "did you mean" not in err.message:
         err = CatalogError(
-            f"unknown model {model_id!r}; it is not in the catalog: pass base_model (a catalog id) "
-            "or read its config.json with load_local_model"
+            f"unknown model {model_id!r}; it is not in the catalog: name the catalog model it is a copy of "
+            "(annotation shardwise.dev/base-model, base_model in a stack, --base-model for plan) "
+            "or give the path of its config.json"
         )
     raise err
 

@@ -1,0 +1,253 @@
+"""The linter's configuration file: ``shardwise.toml`` or ``.shardwise.yaml``.
+
+Precedence, lowest to highest, one explicit tuple (:data:`PRECEDENCE`): built-in defaults, the
+config file, command-line flags. A file is found in the current directory when ``--config`` is not
+given; when both names exist the run stops, because silently preferring one hides the other.
+
+TOML::
+
+    fail_on = "mandatory"          # or "advisory"
+    unknown = "fail"               # or "warn": a rule that cannot decide is advisory
+    kv_reserve = 1.4               # weights × this must fit (the seeds' kv_overhead)
+    p95_context_tokens = 8192      # declared p95 prompt+output length
+
+    [enforcement]
+    SW106 = "disabled"             # disabled | advisory | mandatory
+
+    [[suppress]]
+    code = "SW104"
+    subject = "Deployment serving/*"   # glob over finding subjects; default "*"
+    reason = "benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1"
+
+The YAML file has the same keys (``suppress`` is a list of mappings). Unknown keys, wrong types
+and suppressions without a reason are input errors naming the file, the line (when known) and the
+key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import LintConfig, SuppressionEntry
+from .errors import InputError
+
+CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
+PRECEDENCE = ("defaults", "config file", "command line")
+LEVELS = ("disabled", "advisory", "mandatory")
+FAIL_ON = ("advisory", "mandatory")
+_CODE = re.compile(r"^SW\d{3}$")
+_TOP_KEYS = (
+    "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
+    "usable_fraction", "production",
+)
+_SUPPRESS_KEYS = ("code", "subject", "reason")
+
+
+@dataclass
+class Settings:
+    """One run's settings: the engine's :class:`LintConfig` plus the CLI's failure threshold."""
+
+    lint: LintConfig = field(default_factory=LintConfig)
+    fail_on: str = "mandatory"
+    source: str | None = None  # the config file read, if any
+
+
+class _Where:
+    """Finds the line of a key in the config file (YAML keeps lines; TOML lines are searched)."""
+
+    def __init__(self, path: str, text: str, data: Any) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+        self.data = data
+
+    def line(self, key: str, section: str | None = None, mapping: Any = None) -> int | None:
+        line_of = getattr(mapping, "line_of", None)
+        if line_of is not None:
+            return line_of(key)
+        if self.path.endswith((".yaml", ".yml")):
+            return None
+        in_section = section is None
+        pat = re.compile(rf"^\s*(\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=")
+        for i, raw in enumerate(self.lines, 1):
+            s = raw.strip()
+            if s.startswith("["):
+                name = s.strip("[] \t")
+                in_section = section is not None and name == section
+                if section is None and name == key:
+                    return i
+                continue
+            if in_section and pat.match(raw):
+                return i
+        return None
+
+    def table_line(self, section: str, index: int) -> int | None:
+        """Line of the ``index``-th (1-based) ``[[section]]`` header of a TOML file."""
+        n = 0
+        for i, raw in enumerate(self.lines, 1):
+            if raw.strip().replace(" ", "") == f"[[{section}]]":
+                n += 1
+                if n == index:
+                    return i
+        return None
+
+    def error(self, message: str, key: str | None = None, section: str | None = None,
+              mapping: Any = None) -> InputError:
+        line = self.line(key, section, mapping) if key else None
+        return InputError(message, self.path, line)
+
+
+def discover(cwd: str = ".") -> str | None:
+    """The config file in ``cwd``, or None. Both names present is an error."""
+    found = [n for n in CONFIG_NAMES if os.path.isfile(os.path.join(cwd, n))]
+    if len(found) > 1:
+        raise InputError(
+            f"both {found[0]} and {found[1]} exist in {os.path.abspath(cwd)}; keep one or pass --config"
+        )
+    if not found:
+        return None
+    return found[0] if cwd in ("", ".") else os.path.join(cwd, found[0])
+
+
+def _parse(path: str, text: str) -> Any:
+    if path.endswith((".yaml", ".yml")):
+        from .yamlsrc import load_all
+
+        docs = list(load_all(text, path))
+        if len(docs) > 1:
+            raise InputError("a config file holds one YAML document", path)
+        return docs[0] if docs else {}
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else None
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        raise InputError(f"cannot parse TOML: {msg}", path, line) from None
+
+
+def _number(w: _Where, data: Any, key: str, lo: float, hi: float, integer: bool) -> float | int:
+    v = data[key]
+    kind = "an integer" if integer else "a number"
+    ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+    if isinstance(v, bool) or not ok:
+        raise w.error(f"{key} must be {kind}, got {type(v).__name__} {v!r}", key, mapping=data)
+    if not lo <= v <= hi:
+        raise w.error(f"{key} must be between {lo:g} and {hi:g}, got {v!r}", key, mapping=data)
+    return int(v) if integer else float(v)
+
+
+def _choice(w: _Where, mapping: Any, key: str, choices: tuple[str, ...], name: str,
+            section: str | None = None) -> str:
+    v = mapping[key]
+    if not isinstance(v, str) or v not in choices:
+        raise w.error(
+            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {v!r}",
+            key, section, mapping,
+        )
+    return v
+
+
+def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> Settings:
+    """Validate a config file's text into :class:`Settings` (defaults for what it leaves out)."""
+    data = _parse(path, text)
+    w = _Where(path, text, data)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(f"a config file is a mapping of settings, got {type(data).__name__}", path)
+    settings = Settings(source=path)
+    cfg = settings.lint
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise w.error(
+                f"unknown key '{key}' (expected one of: {', '.join(_TOP_KEYS)})", str(key), mapping=data
+            )
+    if "fail_on" in data:
+        settings.fail_on = _choice(w, data, "fail_on", FAIL_ON, "fail_on")
+    if "unknown" in data:
+        cfg.unknown_is_failure = _choice(w, data, "unknown", ("fail", "warn"), "unknown") == "fail"
+    if "kv_reserve" in data:
+        cfg.kv_reserve = float(_number(w, data, "kv_reserve", 1.0, 10.0, integer=False))
+    if "usable_fraction" in data:
+        cfg.usable_fraction = float(_number(w, data, "usable_fraction", 0.05, 1.0, integer=False))
+    if "p95_context_tokens" in data:
+        cfg.p95_context_tokens = int(_number(w, data, "p95_context_tokens", 1, 10_000_000, integer=True))
+    if "production" in data:
+        if not isinstance(data["production"], bool):
+            raise w.error(f"production must be true or false, got {data['production']!r}", "production",
+                          mapping=data)
+        cfg.production = data["production"]
+    if "enforcement" in data:
+        enf = data["enforcement"]
+        if not isinstance(enf, dict):
+            raise w.error("enforcement must be a table of rule code = level", "enforcement", mapping=data)
+        for code, _level in enf.items():
+            _check_code(w, str(code), known_codes, "enforcement", enf)
+            cfg.enforcement[str(code)] = _choice(  # type: ignore[assignment]
+                w, enf, code, LEVELS, f"enforcement.{code}", "enforcement"
+            )
+    if "suppress" in data:
+        entries = data["suppress"]
+        if isinstance(entries, dict):
+            entries = [entries]
+        if not isinstance(entries, list):
+            raise w.error("suppress must be a list of {code, subject, reason} entries", "suppress",
+                          mapping=data)
+        for i, e in enumerate(entries, 1):
+            cfg.suppressions.append(_suppression(w, e, i, known_codes))
+    return settings
+
+
+def _check_code(w: _Where, code: str, known_codes: set[str] | None, section: str, mapping: Any) -> None:
+    if not _CODE.match(code):
+        raise w.error(f"'{code}' in {section} is not a rule code (SWnnn)", code, section, mapping)
+    if known_codes is not None and code not in known_codes:
+        raise w.error(f"{section} names rule {code}, which does not exist", code, section, mapping)
+
+
+def _suppression(w: _Where, e: Any, i: int, known_codes: set[str] | None) -> SuppressionEntry:
+    where = f"suppress entry {i}"
+    line = getattr(e, "line", None) or w.table_line("suppress", i)
+    if not isinstance(e, dict):
+        raise InputError(f"{where} must be a mapping with code, subject and reason", w.path, line)
+    for key in e:
+        if key not in _SUPPRESS_KEYS:
+            raise w.error(f"unknown key '{key}' in {where} (expected one of: code, subject, reason)",
+                          str(key), "suppress", e)
+    code = e.get("code")
+    if not isinstance(code, str) or not code:
+        raise InputError(f"{where} needs a rule code (code = \"SWnnn\")", w.path, line)
+    _check_code(w, code, known_codes, where, e)
+    subject = e.get("subject", "*")
+    if not isinstance(subject, str) or not subject:
+        raise w.error(f"{where}: subject must be a non-empty glob string", "subject", "suppress", e)
+    reason = e.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise InputError(
+            f"{where} suppresses {code} without a reason; write down why the rule does not apply "
+            "(reason = \"...\")",
+            w.path, line,
+        )
+    return SuppressionEntry(code=code, reason=reason.strip(), subject=subject)
+
+
+def load_config(path: str | None = None, cwd: str = ".", known_codes: set[str] | None = None) -> Settings:
+    """Read ``path`` (``--config``), or the file discovered in ``cwd``; defaults when there is none."""
+    if path is None:
+        path = discover(cwd)
+        if path is None:
+            return Settings()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        raise InputError(f"cannot read config file: {e.strerror or e}", path) from None
+    except UnicodeDecodeError:
+        raise InputError("config file is not UTF-8 text", path) from None
+    return parse_config(path, text, known_codes)

@@ -1,0 +1,255 @@
+"""Reports of one lint run: text, JSON, SARIF 2.1.0, GitHub annotations and a Markdown comment.
+
+A :class:`Report` holds the findings, the inventory they came from and the settings of the run;
+each format is a module with ``render(report, color=False) -> str`` and is imported only when used
+(jinja2 only for Markdown), so the linter starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..config import Settings
+from ..engine import LEVEL_ORDER, Finding, RuleMeta
+from ..model import Inventory, ServingGroup, is_unknown
+
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+_MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe value: unknowns (computed at preview) become None."""
+    if is_unknown(value):
+        return None
+    return value
+
+
+def _int(value: Any) -> int | None:
+    if value is None or is_unknown(value) or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def group_subject(g: ServingGroup) -> str:
+    from ..engine import group_subject as subject
+
+    return subject(g)
+
+
+def _gpu(g: ServingGroup) -> tuple[str | None, float | None, str | None]:
+    """(GPU name, memory GiB per GPU, why unknown) of a group, from the plan override or its pool."""
+    gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
+    name = gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None)
+    if g.gpu_memory_gib_override:
+        return name, float(g.gpu_memory_gib_override), None
+    if g.pool is not None:
+        mem = g.pool.gpu_memory_gib
+        if is_unknown(mem):
+            return name, None, f"GPU memory of pool {g.pool.name} is unknown"
+        if mem:
+            return name, float(mem), None
+        if g.pool.gpu is not None:
+            return name, g.pool.gpu.memory_gib, None
+        return name, None, f"pool {g.pool.name} has no known GPU"
+    if g.gpu_override is not None:
+        return name, g.gpu_override.memory_gib, None
+    return name, None, "no GPU pool matches the workload"
+
+
+def workload_summary(g: ServingGroup, p95_default: int | None = None) -> dict[str, Any]:
+    """Per-group sizing summary: GPUs = replicas × TP × PP and one replica's memory per GPU.
+
+    The replica is sized with :func:`shardwise.rules.sizing.size_replica` when the group has a
+    model and a GPU; otherwise ``note`` says what is missing and the sizing fields are None.
+    """
+    e = g.engine
+    tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
+    gpu_name, mem, why = _gpu(g)
+    p95 = g.p95_context or p95_default
+    out: dict[str, Any] = {
+        "subject": group_subject(g),
+        "name": g.name,
+        "kind": g.kind,
+        "namespace": g.namespace,
+        "file": g.location.file,
+        "line": g.location.line,
+        "urn": g.location.urn,
+        "model": g.model.id if g.model is not None else e.model,
+        "gpu": gpu_name,
+        "gpu_memory_gib": mem,
+        "replicas": replicas,
+        "tensor_parallel_size": tp,
+        "pipeline_parallel_size": pp,
+        "gpus_per_replica": tp * pp if tp and pp else None,
+        "gpus_total": replicas * tp * pp if tp and pp and replicas is not None else None,
+        "max_model_len": _int(e.max_model_len),
+        "max_num_seqs": _int(e.max_num_seqs),
+        "p95_context": p95,
+        "weights_gib_per_gpu": None,
+        "kv_cache_gib_per_gpu": None,
+        "headroom_gib_per_gpu": None,
+        "kv_cache_tokens": None,
+        "max_concurrency": None,
+        "concurrency_at_p95": None,
+        "starts": None,
+        "note": None,
+    }
+    if g.model is None:
+        out["note"] = g.model_error or "model unknown"
+        return out
+    if mem is None:
+        out["note"] = why
+        return out
+    numbers = {
+        "tensor_parallel_size": tp, "pipeline_parallel_size": pp,
+        "gpu_memory_utilization": e.gpu_memory_utilization,
+    }
+    unknown = [k for k, v in numbers.items() if v is None or is_unknown(v)]
+    unknown += [k for k in ("max_model_len", "max_num_seqs", "max_num_batched_tokens")
+                if is_unknown(getattr(e, k))]
+    if unknown:
+        out["note"] = f"unknown: {', '.join(unknown)}"
+        return out
+    from ..sizing import size_replica
+
+    try:
+        s = size_replica(
+            g.model, mem, tp=tp or 1, pp=pp or 1,
+            gpu_memory_utilization=float(e.gpu_memory_utilization),
+            max_model_len=_int(e.max_model_len), max_num_seqs=_int(e.max_num_seqs),
+            max_num_batched_tokens=_int(e.max_num_batched_tokens), expected_context=p95,
+            dtype=e.dtype, quantization=e.quantization, kv_cache_dtype=e.kv_cache_dtype,
+            block_size=e.block_size, enforce_eager=e.enforce_eager,
+        )
+    except (ValueError, TypeError, ZeroDivisionError, KeyError) as exc:
+        out["note"] = f"cannot size: {exc}"
+        return out
+    out.update(
+        max_model_len=s.max_model_len,
+        max_num_seqs=s.max_num_seqs,
+        weights_gib_per_gpu=round(s.weights_gib_per_gpu, 2),
+        kv_cache_gib_per_gpu=round(s.kv_cache_gib_per_gpu, 2),
+        headroom_gib_per_gpu=round(s.headroom_gib_per_gpu, 2),
+        kv_cache_tokens=s.kv_cache_tokens,
+        max_concurrency=s.max_concurrency,
+        concurrency_at_p95=s.concurrency_at_expected_context if p95 else None,
+        starts=s.starts,
+    )
+    return out
+
+
+@dataclass
+class Report:
+    """One lint run: what was read, what was found, with which settings."""
+
+    findings: list[Finding]
+    inventory: Inventory
+    settings: Settings = field(default_factory=Settings)
+    metas: dict[str, RuleMeta] = field(default_factory=dict)  # code -> metadata, registry order
+    inputs: list[str] = field(default_factory=list)  # paths given on the command line
+
+    @property
+    def fail_on(self) -> str:
+        return self.settings.fail_on
+
+    def is_blocking(self, f: Finding) -> bool:
+        return not f.suppressed and LEVEL_ORDER[f.level] >= LEVEL_ORDER[self.fail_on]
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if self.is_blocking(f)]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.blocking else 0
+
+    def ordered(self) -> list[Finding]:
+        """Blocking first, then the other unsuppressed findings, then suppressed ones."""
+        return (
+            self.blocking
+            + [f for f in self.findings if not f.suppressed and not self.is_blocking(f)]
+            + [f for f in self.findings if f.suppressed]
+        )
+
+    @property
+    def files(self) -> list[str]:
+        return list(dict.fromkeys(self.inventory.sources or self.inputs))
+
+    @cached_property
+    def workloads(self) -> list[dict[str, Any]]:
+        p95 = self.settings.lint.p95_context_tokens
+        return [workload_summary(g, p95) for g in self.inventory.groups]
+
+    def meta_for(self, code: str) -> RuleMeta | None:
+        return self.metas.get(code)
+
+    def summary(self) -> dict[str, Any]:
+        active = [f for f in self.findings if not f.suppressed]
+        return {
+            "files": len(self.files),
+            "workloads": len(self.inventory.groups),
+            "findings": {
+                "mandatory": sum(1 for f in active if f.level == "mandatory"),
+                "advisory": sum(1 for f in active if f.level == "advisory"),
+            },
+            "suppressed": sum(1 for f in self.findings if f.suppressed),
+            "blocking": len(self.blocking),
+            "fail_on": self.fail_on,
+            "passed": not self.blocking,
+            "skipped": dict(sorted(self.inventory.skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
+        }
+
+    def summary_line(self) -> str:
+        s = self.summary()
+        parts = [
+            _count(s["files"], "file") + " read",
+            _count(s["workloads"], "workload"),
+            f"{s['findings']['mandatory']} mandatory, {s['findings']['advisory']} advisory "
+            f"finding{'' if s['findings']['mandatory'] + s['findings']['advisory'] == 1 else 's'}",
+            f"{s['suppressed']} suppressed",
+        ]
+        line = "shardwise: " + ", ".join(parts)
+        if s["skipped"]:
+            n = sum(s["skipped"].values())
+            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped"].items())
+            line += f"; skipped {_count(n, 'object')} of unknown kinds: {kinds}"
+        verdict = (
+            f"failed: {_count(s['blocking'], 'blocking finding')} at or above {self.fail_on}"
+            if s["blocking"] else "passed"
+        )
+        return f"{line} — {verdict}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def pascal_case(name: str) -> str:
+    """``tp-across-nodes`` → ``TpAcrossNodes`` (SARIF rule names)."""
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("_", "-").split("-") if part)
+
+
+def render(report: Report, fmt: str, color: bool = False) -> str:
+    """Render ``report`` in one of :data:`FORMATS`."""
+    if fmt not in _MODULES:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    module = importlib.import_module(f"{__name__}.{_MODULES[fmt]}")
+    return module.render(report, color=color)
+
+
+def metas_of(rules: Iterable[Any]) -> dict[str, RuleMeta]:
+    return {r.meta.code: r.meta for r in rules}
+
+
+def fmt_num(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}f}"

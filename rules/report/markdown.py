@@ -1,0 +1,84 @@
+"""A pull-request comment in Markdown, rendered from ``templates/report.md.j2`` and its partials.
+
+Per workload a table row: GPUs = replicas × TP × PP, GPU type, weights / KV cache / headroom GiB
+per GPU, KV tokens, and the concurrency ceiling at max_model_len and at the p95 context. Then the
+findings: blocking first, then the rest, then suppressed ones with their reasons. Autoescape is off
+(this is Markdown, not HTML); table cells escape ``|``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import Report
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def cell(value: Any) -> str:
+    """A Markdown table cell: ``|`` escaped, newlines as ``<br>``, None as an en dash."""
+    if value is None or value == "":
+        return "–"
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+
+
+def num(value: Any, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def int_or_dash(value: Any) -> str:
+    return "–" if value is None else f"{value:,}"
+
+
+def at(value: Any, context: Any) -> str:
+    if value is None or context is None:
+        return "–"
+    return f"{value:,} @ {context:,}"
+
+
+def gpus(w: dict[str, Any]) -> str:
+    r, tp, pp, total = w["replicas"], w["tensor_parallel_size"], w["pipeline_parallel_size"], w["gpus_total"]
+    if total is None:
+        return cell(" × ".join("?" if x is None else str(x) for x in (r, tp, pp)))
+    return f"{total} = {r} × {tp} × {pp}"
+
+
+def environment(loader_dir: Path = TEMPLATES) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(loader_dir)),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus)
+    return env
+
+
+def render(report: Report, color: bool = False) -> str:
+    env = environment()
+
+    def rule_link(code: str) -> str:
+        meta = report.meta_for(code)
+        return f"[{code}]({meta.doc_url})" if meta else f"**{code}**"
+
+    env.filters["rule_link"] = rule_link
+    ordered = report.ordered()
+    blocking = [f for f in ordered if report.is_blocking(f)]
+    advisory = [f for f in ordered if not f.suppressed and not report.is_blocking(f)]
+    suppressed = [f for f in ordered if f.suppressed]
+    text = env.get_template("report.md.j2").render(
+        summary=report.summary(),
+        workloads=report.workloads,
+        findings=report.findings,
+        blocking=blocking,
+        advisory=advisory,
+        suppressed=suppressed,
+    )
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.rstrip("\n") + "\n"

@@ -1,0 +1,128 @@
+"""SARIF 2.1.0 for code scanning (GitHub ``upload-sarif`` and other SARIF consumers).
+
+Every rule of the registry is a ``reportingDescriptor`` (id = code) so a result's ``ruleIndex``
+points at its metadata; mandatory maps to ``error``, advisory to ``warning``. File locations are
+relative to ``%SRCROOT%`` (the working directory); a finding known only by its Pulumi URN carries a
+``logicalLocation``; a suppressed finding is reported with its justification.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..engine import Finding, RuleMeta
+from . import Report, pascal_case
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/shardwise/shardwise"
+LEVEL = {"mandatory": "error", "advisory": "warning"}
+_CATEGORY = {"0": "meta", "1": "capacity", "2": "topology", "3": "security", "4": "reliability"}
+_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
+
+
+def category(code: str) -> str:
+    return _CATEGORY.get(code[2:3], "other")
+
+
+def artifact_uri(path: str, root: str | None = None) -> str:
+    """``path`` as a URI reference relative to ``root`` (default: the working directory)."""
+    root = os.path.abspath(root or os.getcwd())
+    p = os.path.abspath(path) if os.path.isabs(path) else os.path.normpath(os.path.join(root, path))
+    rel = os.path.relpath(p, root) if os.path.splitdrive(p)[0] == os.path.splitdrive(root)[0] else p
+    return quote(Path(rel).as_posix(), safe="/-._~")
+
+
+def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:
+    tags = [category(meta.code), meta.severity, "vllm", "kubernetes"]  # category "security" for SW3xx
+    props: dict[str, Any] = {"tags": tags, "precision": "high", "problem.severity": LEVEL[meta.enforcement]}
+    if category(meta.code) == "security":
+        props["security-severity"] = _SECURITY_SEVERITY[meta.severity]
+    help_md = f"{meta.remediation}\n\n**Why:** {meta.why}\n\n[Rule documentation]({meta.doc_url})"
+    return {
+        "id": meta.code,
+        "name": pascal_case(meta.name),
+        "shortDescription": {"text": meta.summary},
+        "fullDescription": {"text": meta.why},
+        "help": {"text": meta.remediation, "markdown": help_md},
+        "helpUri": meta.doc_url,
+        "defaultConfiguration": {"level": LEVEL[meta.enforcement]},
+        "properties": props,
+    }
+
+
+def _fallback_descriptor(f: Finding) -> dict[str, Any]:
+    return {
+        "id": f.code,
+        "name": pascal_case(f.name),
+        "shortDescription": {"text": f.name.replace("-", " ")},
+        "defaultConfiguration": {"level": LEVEL[f.level]},
+        "properties": {"tags": [category(f.code)]},
+    }
+
+
+def _locations(f: Finding, report: Report) -> list[dict[str, Any]]:
+    loc = f.location
+    out: dict[str, Any] = {}
+    file = loc.file
+    if not file and not loc.urn and report.files:
+        file = report.files[0]  # a finding about the whole input: point at the first file read
+    if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
+        phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file), "uriBaseId": "%SRCROOT%"}}
+        if loc.file and loc.line and loc.line >= 1:
+            phys["region"] = {"startLine": int(loc.line)}
+        out["physicalLocation"] = phys
+    if loc.urn:
+        out["logicalLocations"] = [{"fullyQualifiedName": loc.urn, "kind": "resource"}]
+    return [out] if out else []
+
+
+def as_object(report: Report) -> dict[str, Any]:
+    from shardwise import __version__
+
+    rules: list[dict[str, Any]] = [rule_descriptor(m) for m in report.metas.values()]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results = []
+    for f in report.findings:
+        if f.code not in index:
+            index[f.code] = len(rules)
+            rules.append(_fallback_descriptor(f))
+        result: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": LEVEL[f.level],
+            "message": {"text": f"{f.message} ({f.subject})"},
+            "locations": _locations(f, report),
+            "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
+        }
+        if f.suppressed:
+            result["suppressions"] = [{"kind": "inSource", "justification": f.suppression_reason or ""}]
+        results.append(result)
+    root = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "shardwise",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
+                "invocations": [{"executionSuccessful": True}],
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(report: Report, color: bool = False) -> str:
+    return json.dumps(as_object(report), indent=2, ensure_ascii=False) + "\n"

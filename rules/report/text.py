@@ -1,0 +1,29 @@
+"""Plain text: one line per finding, ``file:line: SW104 [mandatory] message (subject)``, then the summary."""
+
+from __future__ import annotations
+
+from ..engine import Finding
+from . import Report
+
+_RESET = "\033[0m"
+_STYLE = {"mandatory": "\033[1;31m", "advisory": "\033[33m", "suppressed": "\033[2m", "where": "\033[1m"}
+
+
+def finding_line(f: Finding, color: bool = False) -> str:
+    where = str(f.location)
+    level = f"[{f.level}]"
+    tail = f" (suppressed: {f.suppression_reason})" if f.suppressed else ""
+    if not color:
+        return f"{where}: {f.code} {level} {f.message} ({f.subject}){tail}"
+    if f.suppressed:
+        return f"{_STYLE['suppressed']}{where}: {f.code} {level} {f.message} ({f.subject}){tail}{_RESET}"
+    style = _STYLE[f.level]
+    return (
+        f"{_STYLE['where']}{where}{_RESET}: {style}{f.code} {level}{_RESET} {f.message} ({f.subject})"
+    )
+
+
+def render(report: Report, color: bool = False) -> str:
+    lines = [finding_line(f, color) for f in report.findings]
+    lines.append(report.summary_line())
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,673 @@
+"""The ``shardwise`` command: lint exit codes and messages, plan numbers, rules/explain, docs."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+from shardwise.rules.catalog import find_gpu
+from shardwise.rules.cli import main
+from shardwise.rules.registry import ALL_RULES
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
+GIB = 2**30
+
+
+def deployment(name: str, args: str, gpus: int, extra_meta: str = "", replicas: int = 2) -> str:
+    """A Deployment in the shape the examples use: a vLLM container on a p5.48xlarge (8 × H100) with
+    /dev/shm in memory, and a default-deny NetworkPolicy for its namespace (so only capacity rules fire)."""
+    return textwrap.dedent(
+        f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {name}
+          namespace: serving{extra_meta}
+        spec:
+          replicas: {replicas}
+          selector: {{matchLabels: {{app: {name}}}}}
+          template:
+            metadata: {{labels: {{app: {name}}}}}
+            spec:
+              nodeSelector:
+                node.kubernetes.io/instance-type: p5.48xlarge
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [{args}]
+                  resources:
+                    limits: {{nvidia.com/gpu: {gpus}}}
+                  volumeMounts:
+                    - {{name: shm, mountPath: /dev/shm}}
+              volumes:
+                - name: shm
+                  emptyDir: {{medium: Memory, sizeLimit: 16Gi}}
+        ---
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {{name: default-deny-{name}, namespace: serving}}
+        spec: {{podSelector: {{}}, policyTypes: [Ingress]}}
+        """
+    )
+
+
+TP2_8B = deployment(
+    "llama8b-tp2", 'meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "2", --max-model-len, "8192", '
+    '--max-num-seqs, "64"', 2,
+)
+TP4_70B = deployment(
+    "llama70b-tp4", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", '
+    '--max-num-seqs, "32"', 4,
+)
+TP1_8B = deployment(
+    "llama8b", 'meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "32"', 1,
+)
+
+SW104_TP2 = (
+    "SW104 [mandatory] SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs "
+    "(TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); "
+    "replicate instead: 2 replicas × TP1 on the same 2 GPUs (Deployment serving/llama8b-tp2)"
+)
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """An empty working directory (no config file is discovered from the repository)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(textwrap.dedent(text))
+    return path.name
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def codes(text: str) -> list[tuple[str, str]]:
+    """(code, level) of each finding line of the text format."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split(" ")
+        if len(parts) > 2 and parts[1].startswith("SW") and parts[2].startswith("["):
+            out.append((parts[1], parts[2].strip("[]")))
+    return out
+
+
+# ------------------------------------------------------------------------------------ lint: exit codes
+
+
+def test_lint_blocking_finding_exits_1(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, err = run(capsys, "lint", f)
+    assert rc == 1
+    assert out.splitlines()[0] == f"tp2.yaml:1: {SW104_TP2}"
+    assert codes(out) == [("SW104", "mandatory"), ("SW106", "advisory")]
+    assert out.splitlines()[-1] == (
+        "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 blocking "
+        "finding at or above mandatory"
+    )
+    assert err == ""
+
+
+def test_lint_clean_exits_0(work, capsys):
+    f = write(work / "ok.yaml", TP1_8B)
+    rc, out, err = run(capsys, "lint", f)
+    assert (rc, codes(out)) == (0, [])
+    assert out == (
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed — passed\n"
+    )
+
+
+def test_fail_on_advisory(work, capsys):
+    f = write(work / "tp4.yaml", TP4_70B)
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "advisory")
+    assert rc == 1
+    assert out.splitlines()[-1].endswith("— failed: 1 blocking finding at or above advisory")
+
+
+def test_precedence_flag_over_config_over_default(work, capsys):
+    f = write(work / "tp4.yaml", TP4_70B)
+    write(work / "shardwise.toml", 'fail_on = "advisory"\nkv_reserve = 1.0\n')
+    # config: fail on advisory, and with a KV reserve of 1.0 the 70B needs 2 GPUs, so TP4 is SW104
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, codes(out)) == (1, [("SW104", "mandatory"), ("SW106", "advisory")])
+    # flags win over the file
+    rc, out, _ = run(capsys, "lint", f, "--kv-reserve", "1.4", "--fail-on", "mandatory")
+    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+
+
+def test_config_enforcement_and_suppression(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    write(work / ".shardwise.yaml", """\
+        enforcement:
+          SW106: disabled
+        suppress:
+          - code: SW104
+            subject: "Deployment serving/llama8b-*"
+            reason: "benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1"
+        """)
+    rc, out, _ = run(capsys, "lint", f)
+    assert rc == 0
+    assert out.splitlines() == [
+        f"tp2.yaml:1: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 1 suppressed — passed",
+    ]
+
+
+def test_explicit_config_flag(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    write(work / "ci.toml", '[enforcement]\nSW104 = "advisory"\n')
+    rc, out, _ = run(capsys, "lint", f, "--config", "ci.toml")
+    assert (rc, codes(out)) == (0, [("SW104", "advisory"), ("SW106", "advisory")])
+
+
+def test_p95_context_flag_decides_the_load_rule(work, capsys):
+    f = write(work / "wide.yaml", deployment(
+        "llama70b-wide", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192"',
+        4))
+    rc, out, _ = run(capsys, "lint", f)  # 256 seqs × 8192 tokens do not fit the KV cache
+    assert (rc, codes(out)) == (1, [("SW103", "mandatory"), ("SW106", "advisory")])
+    rc, out, _ = run(capsys, "lint", f, "--p95-context", "1024")  # 256 × 1024 do
+    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+
+
+# ------------------------------------------------------------------------------ lint: input errors (2)
+
+
+def test_config_suppression_without_reason_exits_2(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    write(work / "shardwise.toml", '[[suppress]]\ncode = "SW104"\n')
+    rc, out, err = run(capsys, "lint", f)
+    assert (rc, out) == (2, "")
+    assert err == (
+        "shardwise: error: shardwise.toml:1: suppress entry 1 suppresses SW104 without a reason; write down why "
+        'the rule does not apply (reason = "...")\n'
+    )
+
+
+def test_config_unknown_key_and_unknown_rule_exit_2(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    write(work / "shardwise.toml", "kv_reserve = 1.4\nfailon = 'advisory'\n")
+    rc, _, err = run(capsys, "lint", f)
+    assert rc == 2
+    assert err.startswith("shardwise: error: shardwise.toml:2: unknown key 'failon' (expected one of: ")
+    write(work / "shardwise.toml", '[enforcement]\nSW998 = "disabled"\n')
+    rc, _, err = run(capsys, "lint", f)
+    assert (rc, err) == (2, "shardwise: error: shardwise.toml:2: enforcement names rule SW998, which does not exist\n")
+
+
+def test_yaml_error_exits_2_with_file_and_line(work, capsys):
+    f = write(work / "bad.yaml", "a: [\nb: 1\n")
+    rc, out, err = run(capsys, "lint", f)
+    assert (rc, out) == (2, "")
+    assert err == "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
+
+
+def test_missing_file_exits_2(work, capsys):
+    assert run(capsys, "lint", "nope.yaml") == (2, "", "shardwise: error: nope.yaml: no such file or directory\n")
+
+
+def test_nothing_recognised_exits_2(work, capsys):
+    f = write(work / "cm.yaml", """\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: a}
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: b}
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: c}
+        """)
+    assert run(capsys, "lint", f) == (2, "", (
+        "shardwise: error: no vLLM workload found in the inputs (1 file read; skipped 3 objects of unknown "
+        "kinds: ConfigMap×2, Secret×1)\n"
+    ))
+
+
+def test_empty_input_exits_2(work, capsys):
+    f = write(work / "empty.yaml", "")
+    assert run(capsys, "lint", f) == (2, "", "shardwise: error: no vLLM workload found in the inputs (1 file read)\n")
+
+
+def test_unknown_model_exits_2_naming_the_line(work, capsys):
+    f = write(work / "unk.yaml", deployment("mystery", 'acme/secret-model-13b, --max-model-len, "8192"', 1))
+    rc, out, err = run(capsys, "lint", f)
+    assert (rc, out) == (2, "")
+    assert err.startswith("shardwise: error: unk.yaml:17: unknown model 'acme/secret-model-13b'")
+    assert err.count("\n") == 1
+
+
+def test_bad_flag_value_exits_2(work, capsys):
+    rc, _, err = run(capsys, "lint", "x.yaml", "--kv-reserve", "0.5")
+    assert rc == 2
+    assert err.splitlines()[-1] == (
+        "shardwise lint: error: argument --kv-reserve: must be a number from 1 to 10, got 0.5")
+
+
+def test_stdin(work, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(TP2_8B))
+    rc, out, _ = run(capsys, "lint", "-")
+    assert rc == 1
+    assert out.splitlines()[0] == f"<stdin>:1: {SW104_TP2}"
+
+
+def test_unwritable_output_exits_2(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    assert run(capsys, "lint", f, "--format", "sarif", "--output", "no/such/dir/x.sarif") == (
+        2, "", "shardwise: error: no/such/dir/x.sarif: No such file or directory\n")
+
+
+def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
+    import shardwise.rules.adapters as adapters
+
+    def boom(paths):
+        raise RuntimeError("adapter bug")
+
+    monkeypatch.setattr(adapters, "load_inputs", boom)
+    monkeypatch.delenv("SHARDWISE_DEBUG", raising=False)
+    assert run(capsys, "lint", "x.yaml") == (2, "", (
+        "shardwise: error: internal error: RuntimeError: adapter bug (set SHARDWISE_DEBUG=1 for the traceback; "
+        "please report it)\n"))
+
+
+def test_skipped_kinds_in_summary(work, capsys):
+    f = write(work / "mixed.yaml", TP1_8B + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    rc, out, _ = run(capsys, "lint", f)
+    assert rc == 0
+    assert out.splitlines()[-1] == (
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 object of "
+        "unknown kinds: ConfigMap×1 — passed"
+    )
+
+
+# ------------------------------------------------------------------------------------- lint: formats
+
+
+def test_sarif_output_file(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, err = run(capsys, "lint", f, "--format", "sarif", "--output", "out.sarif")
+    assert (rc, out) == (1, "")
+    assert err.startswith("shardwise: 1 file read, 1 workload, 1 mandatory")
+    doc = json.loads((work / "out.sarif").read_text())
+    jsonschema.validate(doc, SCHEMA)
+    run0 = doc["runs"][0]
+    assert [r["id"] for r in run0["tool"]["driver"]["rules"]] == [r.meta.code for r in ALL_RULES]
+    res = run0["results"][0]
+    assert (res["ruleId"], res["level"], run0["tool"]["driver"]["rules"][res["ruleIndex"]]["id"]) == (
+        "SW104", "error", "SW104")
+    assert res["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "tp2.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
+
+
+def test_json_format(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, err = run(capsys, "lint", f, "--format", "json")
+    doc = json.loads(out)
+    assert rc == 1
+    assert [(x["code"], x["level"], x["line"]) for x in doc["findings"]] == [
+        ("SW104", "mandatory", 1), ("SW106", "advisory", 1)]
+    w = doc["workloads"][0]
+    assert (w["subject"], w["gpus_total"], w["gpu"], w["weights_gib_per_gpu"]) == (
+        "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB", round(8_030_261_248 * 2 / 2 / GIB, 2))
+    assert doc["summary"]["findings"] == {"mandatory": 1, "advisory": 1}
+    assert err.startswith("shardwise: 1 file read")
+
+
+def test_github_format(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, _ = run(capsys, "lint", f, "--format", "github")
+    assert rc == 1
+    lines = out.splitlines()
+    assert lines[0].startswith(
+        "::error file=tp2.yaml,line=1,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
+    assert lines[1].startswith("::warning file=tp2.yaml,line=1,title=SW106 sharding-avoidable-by-quantization::")
+
+
+def test_markdown_format_has_the_workload_row(work, capsys):
+    f = write(work / "tp4.yaml", TP4_70B)
+    rc, out, _ = run(capsys, "lint", f, "--format", "markdown", "--p95-context", "2048")
+    assert rc == 0
+    row = next(line for line in out.splitlines() if line.startswith("| Deployment serving/llama70b-tp4 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:5] == ["Deployment serving/llama70b-tp4", "meta-llama/Llama-3.1-70B-Instruct", "8 = 2 × 4 × 1",
+                         "H100-SXM-80GB", "32.9"]
+    tokens = int(cells[7].replace(",", ""))
+    assert cells[8] == f"{tokens // 8192:,} @ 8,192"
+    assert cells[9] == f"{tokens // 2048:,} @ 2,048"
+
+
+def test_no_colour_when_not_a_tty(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    _, out, _ = run(capsys, "lint", f)
+    assert "\033[" not in out
+
+
+# -------------------------------------------------------------------------------------- rules/explain
+
+
+def test_rules_lists_every_rule(capsys):
+    rc, out, _ = run(capsys, "rules")
+    assert rc == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == [r.meta.code for r in ALL_RULES]
+    sw104 = next(line for line in lines if line.startswith("SW104"))
+    assert sw104.split(None, 3) == ["SW104", "sharded-model-that-fits", "mandatory",
+                                    ALL_RULES[[r.meta.code for r in ALL_RULES].index("SW104")].meta.summary]
+
+
+def test_rules_json_and_markdown(capsys):
+    rc, out, _ = run(capsys, "rules", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 0
+    assert [d["code"] for d in doc] == [r.meta.code for r in ALL_RULES]
+    assert doc[0]["doc_url"].endswith(f"/rules/docs/{doc[0]['code']}.md")
+    rc, out, _ = run(capsys, "rules", "--format", "markdown")
+    assert out.splitlines()[0] == "| Code | Name | Enforcement | Severity | Summary |"
+
+
+def test_explain(capsys):
+    rc, out, _ = run(capsys, "explain", "sw104")
+    meta = next(r.meta for r in ALL_RULES if r.meta.code == "SW104")
+    assert rc == 0
+    assert out.splitlines()[0] == "SW104 sharded-model-that-fits (mandatory, severity high, scope resource)"
+    flat = " ".join(out.split())
+    for text in (meta.summary, meta.why, meta.remediation, *meta.references):
+        assert " ".join(text.split()) in flat
+    assert "    " + meta.bad_example.splitlines()[0] in out.splitlines()
+    assert out.splitlines()[-1] == f"Docs: {meta.doc_url}"
+    rc2, out2, _ = run(capsys, "explain", "sharded-model-that-fits")
+    assert (rc2, out2) == (0, out)
+
+
+def test_explain_unknown_code(capsys):
+    assert run(capsys, "explain", "SW10") == (
+        2, "", "shardwise: error: unknown rule 'SW10'; did you mean SW101, SW102, SW103, SW104, SW105?\n")
+    assert run(capsys, "explain", "shardd-model-that-fits") == (
+        2, "", "shardwise: error: unknown rule 'shardd-model-that-fits'; did you mean sharded-model-that-fits, "
+        "sharding-avoidable-by-quantization?\n")
+
+
+# ------------------------------------------------------------------------------------------------ plan
+
+# Llama-3.1-70B-Instruct's published config.json and safetensors index
+P70, LAYERS, KV_HEADS, HEAD_DIM, HIDDEN, INTER, VOCAB, MAX_POS = (
+    70_553_706_496, 80, 8, 128, 8192, 28672, 128256, 131072)
+
+
+def test_plan_70b_tp4_numbers_from_first_principles(capsys):
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100", "--tp", "4",
+                       "--json")
+    d = json.loads(out)
+    mem = find_gpu("H100").memory_gib  # memory as CUDA reports it, from the catalog
+    tp = 4
+    weights = P70 * 2 / tp / GIB  # bf16: 2 bytes per parameter, split over TP
+    kv_per_token = 2 * LAYERS * max(1, KV_HEADS // tp) * HEAD_DIM * 2  # K and V, 2 KV heads per GPU
+    activation = (8192 * (4 * HIDDEN + 2 * INTER / tp) * 2 + 256 * VOCAB * 4) / GIB  # 8192 batched, 256 seqs
+    non_torch = 0.4 + 0.15 * (tp - 1) + 0.5  # base + per-peer NCCL + CUDA graphs
+    usable = mem * 0.9
+    kv = usable - weights - activation - non_torch
+    tokens = math.floor(kv * GIB / (16 * kv_per_token)) * 16
+    assert kv_per_token == 81_920
+    assert {k: d[k] for k in (
+        "model", "gpu", "tensor_parallel_size", "pipeline_parallel_size", "gpus", "weight_precision",
+        "weights_gb_total", "weights_gib_per_gpu", "activation_gib_per_gpu", "non_torch_gib_per_gpu",
+        "usable_gib_per_gpu", "kv_cache_gib_per_gpu", "kv_bytes_per_token_per_gpu", "kv_cache_tokens",
+        "max_model_len", "max_num_seqs", "max_concurrency", "load_tokens", "starts", "weights_fit",
+    )} == {
+        "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB", "tensor_parallel_size": 4,
+        "pipeline_parallel_size": 1, "gpus": 4, "weight_precision": "bf16",
+        "weights_gb_total": round(P70 * 2 / 1e9, 3), "weights_gib_per_gpu": round(weights, 3),
+        "activation_gib_per_gpu": round(activation, 3), "non_torch_gib_per_gpu": round(non_torch, 3),
+        "usable_gib_per_gpu": round(usable, 3), "kv_cache_gib_per_gpu": round(kv, 3),
+        "kv_bytes_per_token_per_gpu": kv_per_token, "kv_cache_tokens": tokens, "max_model_len": MAX_POS,
+        "max_num_seqs": 256, "max_concurrency": tokens // MAX_POS, "load_tokens": 256 * MAX_POS,
+        "starts": tokens >= MAX_POS, "weights_fit": True,
+    }
+    assert d["weights_gib_per_gpu"] == 32.854
+    # the seeds' gpus_needed: 141.1 GB × 1.4 on 80 GB × 0.9
+    assert d["gpus_needed"] == {"need_gb": 197.6, "per_gpu_gb": 72.0, "raw_gpus": 3, "tensor_parallel_size": 4}
+    # 256 sequences × 131,072 tokens cannot fit: the load rule blocks, quantisation is advised
+    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "mandatory"), ("SW106", "advisory")]
+    assert f"holds {tokens:,}" in d["findings"][0]["message"]
+    assert d["recommended"] is None and "candidates" not in d
+    assert rc == 1 and err == ""
+
+
+def test_plan_without_tp_recommends_tp1_for_8b(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--max-num-seqs", "32")
+    assert rc == 0
+    assert "recommended: TP1 × 8 replicas per 8-GPU node" in out.splitlines()
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--json",
+                     "--max-model-len", "8192", "--max-num-seqs", "32")
+    d = json.loads(out)
+    assert d["recommended"] == {
+        "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "replicas_per_node": 8, "gpus_per_node": 8,
+        "max_num_seqs": 32, "max_num_seqs_lowered": False,
+        "text": "recommended: TP1 × 8 replicas per 8-GPU node",
+    }
+    assert (d["tensor_parallel_size"], d["findings"]) == (1, [])
+    assert [(c["tensor_parallel_size"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, []), (2, ["SW104"]), (4, ["SW104"]), (8, ["SW104"])]
+
+
+def test_plan_without_tp_defaults_lowers_batch_width(capsys):
+    """With vLLM's defaults (256 seqs × 131,072 tokens) no layout holds the load as asked; the batch
+    width is lowered to what TP1's KV cache holds instead of sharding a model that fits."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--json")
+    d = json.loads(out)
+    fits = d["kv_cache_tokens"] // 131072
+    assert rc == 0
+    assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["max_num_seqs_lowered"]) == (1, True)
+    assert d["max_num_seqs"] == d["recommended"]["max_num_seqs"] >= 1
+    assert fits >= d["max_num_seqs"]
+    assert d["findings"] == []
+
+
+def test_plan_lowers_an_asked_batch_width_rather_than_shard(capsys):
+    """A 4-bit 70B fits one H100; 16 × 16,384 tokens do not fit its KV cache, and TP2 would shard a
+    model that fits (SW104), so the plan keeps TP1 and lowers max_num_seqs to what fits."""
+    rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
+                     "H100", "--max-model-len", "16384", "--max-num-seqs", "16", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, 6, []), (2, 16, ["SW104"]), (4, 16, ["SW104"]), (8, 16, ["SW104"])]
+    assert d["recommended"]["text"] == (
+        "recommended: TP1 × 8 replicas per 8-GPU node, --max-num-seqs 6 (the KV cache holds 6 sequences of "
+        "16,384 tokens; --max-num-seqs 16 does not fit: add replicas for the rest of the load)")
+    assert (d["weight_precision"], d["max_num_seqs"], d["findings"]) == ("int4", 6, [])
+
+
+def test_plan_prefers_the_layout_holding_most_sequences_per_gpu(capsys):
+    """README example: 64 × 8,192 tokens fit no layout as asked. TP2 could start with 2 sequences, TP4
+    holds 58: the plan recommends TP4 (14.5 sequences per GPU, not 1)."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--max-num-seqs", "64", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, 64, ["SW101"]), (2, 2, []), (4, 58, []), (8, 64, ["SW104"])]
+    assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["replicas_per_node"], d["max_num_seqs"]) == (
+        4, 2, 58)
+
+
+def test_plan_70b_recommends_tp4_two_replicas(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--max-num-seqs", "32")
+    assert rc == 0
+    assert "recommended: TP4 × 2 replicas per 8-GPU node" in out.splitlines()
+    table = out.splitlines()[:5]
+    assert table[0].split()[:3] == ["TP", "PP", "GPUs"]
+    assert [row.split()[0] for row in table[1:]] == ["1", "2", "4", "8"]
+    assert table[1].split()[-1] == "SW101"  # 131 GiB of weights on one GPU
+
+
+def test_plan_custom_gpu_memory(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-gib", "44.5",
+                     "--tp", "1", "--max-model-len", "8192", "--max-num-seqs", "16", "--json")
+    d = json.loads(out)
+    assert (rc, d["gpu"], d["gpu_memory_gib"], d["usable_gib_per_gpu"]) == (0, "custom", 44.5, round(44.5 * 0.9, 3))
+    assert d["gpus_needed"]["per_gpu_gb"] == round(44.5 * GIB / 1e9 * 0.9, 1)
+
+
+def test_plan_local_config(tmp_path, capsys):
+    cfg = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+        "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 16,
+        "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16",
+        "tie_word_embeddings": True, "head_dim": 64,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    rc, out, err = run(capsys, "plan", "--model", str(tmp_path), "--gpu", "L4", "--tp", "1", "--max-num-seqs", "32",
+                       "--json")
+    d = json.loads(out)
+    assert (rc, err) == (0, "")
+    assert d["kv_bytes_per_token_per_gpu"] == 2 * 16 * 8 * 64 * 2
+    assert d["max_model_len"] == 8192
+
+
+def test_plan_weights_override(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                     "--weights-gib", "20", "--max-model-len", "8192", "--max-num-seqs", "16", "--json")
+    d = json.loads(out)
+    assert (d["weights_gib_per_gpu"], d["notes"]) == (20.0, ["weights given as 20.0 GiB for the whole model"])
+    assert d["gpus_needed"]["need_gb"] == round(20 * GIB / 1e9 * 1.4, 1)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--gpu", "H1000"], "shardwise: error: unknown GPU 'H1000'; did you mean: H100-SXM-80GB"),
+    ([], "shardwise: error: plan needs --gpu NAME (e.g. H100) or --gpu-memory-gib GIB (memory of one GPU as CUDA "
+         "reports it)"),
+    (["--gpu", "H100", "--quantization", "int3"], "shardwise: error: unknown --quantization 'int3'; expected one "
+                                                  "of: awq, awq_marlin, bitsandbytes"),
+])
+def test_plan_input_errors(capsys, argv, message):
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", *argv)
+    assert (rc, out) == (2, "")
+    assert err.startswith(message)
+    assert err.count("\n") == 1
+
+
+def test_plan_unknown_model(capsys):
+    rc, out, err = run(capsys, "plan", "--model", "acme/nonexistent-13b", "--gpu", "H100")
+    assert (rc, out) == (2, "")
+    assert err.startswith("shardwise: error: unknown model 'acme/nonexistent-13b'")
+    rc, _, err = run(capsys, "plan", "--model", "./missing/config.json", "--gpu", "H100")
+    assert (rc, err) == (2, "shardwise: error: ./missing/config.json: no such file or directory\n")
+
+
+@pytest.mark.parametrize(("flag", "value", "message"), [
+    ("--tp", "0", "argument --tp: must be an integer from 1 to 64, got 0"),
+    ("--gpu-memory-utilization", "1.5", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "
+                                        "got 1.5"),
+    ("--gpu-memory-utilization", "nan", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "
+                                        "got nan"),
+    ("--max-model-len", "0", "argument --max-model-len: must be an integer from 16 to 1e+07, got 0"),
+    ("--gpu-memory-gib", "-80", "argument --gpu-memory-gib: must be a number greater than 0 up to 4096, got -80"),
+    ("--max-num-seqs", "many", "argument --max-num-seqs: must be an integer from 1 to 65536, got 'many'"),
+])
+def test_plan_absurd_numbers(capsys, flag, value, message):
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", flag, value)
+    assert (rc, out) == (2, "")
+    assert err.splitlines()[-1] == f"shardwise plan: error: {message}"
+
+
+# ------------------------------------------------------------------------------------------------ docs
+
+
+def test_docs_write_and_check(tmp_path, capsys):
+    out = tmp_path / "docs"
+    rc, stdout, _ = run(capsys, "docs", "--out", str(out))
+    assert rc == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{r.meta.code}.md" for r in ALL_RULES] + ["README.md"])
+    page = (out / "SW104.md").read_text()
+    for heading in ("# SW104: sharded-model-that-fits", "## What it does", "## Why is this bad?", "## Example",
+                    "## Use instead", "## Remediation", "## References", "## Enforcement and suppression"):
+        assert heading in page.splitlines()
+    assert run(capsys, "docs", "--out", str(out), "--check")[0] == 0
+    (out / "SW104.md").write_text(page.replace("## Remediation", "## Fix"))
+    (out / "SW990.md").write_text("old rule\n")
+    rc, _, err = run(capsys, "docs", "--out", str(out), "--check")
+    assert rc == 1
+    assert err.splitlines() == [f"stale: {out / 'SW104.md'}", f"stale: {out / 'SW990.md'}",
+                                f"2 rule page(s) out of date; run `shardwise docs --out {out}`"]
+    run(capsys, "docs", "--out", str(out))
+    assert not (out / "SW990.md").exists()
+    assert run(capsys, "docs", "--out", str(out), "--check")[0] == 0
+
+
+def test_shipped_rule_docs_are_fresh(capsys):
+    rc, _, err = run(capsys, "docs", "--check")
+    assert (rc, err) == (0, "")
+
+
+def test_readme_block(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- rules:start -->\nOLD-TABLE\n<!-- rules:end -->\n\nafter\n")
+    assert run(capsys, "docs", "--readme", str(readme), "--check")[0] == 1
+    assert run(capsys, "docs", "--readme", str(readme))[:2] == (0, f"updated {readme}\n")
+    text = readme.read_text()
+    assert "| [SW104](rules/docs/SW104.md) | `sharded-model-that-fits` | mandatory | high |" in text
+    assert text.endswith("<!-- rules:end -->\n\nafter\n") and "OLD-TABLE" not in text
+    assert run(capsys, "docs", "--readme", str(readme), "--check") == (0, "", "")
+    readme.write_text("no markers\n")
+    assert run(capsys, "docs", "--readme", str(readme)) == (
+        2, "", f"shardwise: error: {readme}: no '<!-- rules:start -->' … '<!-- rules:end -->' block to update\n")
+
+
+# ------------------------------------------------------------------------------- the installed command
+
+
+def _script() -> str:
+    exe = Path(sys.executable).parent / "shardwise"
+    if not exe.exists():
+        pytest.fail(f"console script missing at {exe}; run `pip install -e . --no-deps`")
+    return str(exe)
+
+
+@pytest.mark.slow
+def test_console_script_input_error_has_no_traceback(tmp_path):
+    (tmp_path / "bad.yaml").write_text("kind: Deployment\nspec: [\n")
+    p = subprocess.run([_script(), "lint", "bad.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith("shardwise: error: bad.yaml:3: cannot parse YAML:")
+    assert p.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_lint_imports_stay_light(tmp_path):
+    """`shardwise lint` on manifests never imports jinja2, pydantic or pulumi (start-up time)."""
+    (tmp_path / "ok.yaml").write_text(TP1_8B)
+    code = (
+        "import sys\n"
+        "from shardwise.rules.cli import main\n"
+        "rc = main(['lint', 'ok.yaml'])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'pydantic', 'pulumi', 'jsonschema'})\n"
+        "print(rc, heavy)\n"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       env=env)
+    assert p.stdout.splitlines()[-1] == "0 []", p.stderr

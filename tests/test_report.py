@@ -1,0 +1,380 @@
+"""Report formats: text, JSON, SARIF 2.1.0, GitHub annotations, Markdown — from hand-built findings."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+from shardwise.rules.catalog import find_gpu, find_model
+from shardwise.rules.config import Settings
+from shardwise.rules.engine import Finding, LintConfig, RuleMeta
+from shardwise.rules.model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
+from shardwise.rules.report import Report, pascal_case, render, workload_summary
+from shardwise.rules.report.github import annotation, escape_data, escape_property
+from shardwise.rules.report.markdown import cell
+from shardwise.rules.report.sarif import artifact_uri
+from shardwise.rules.sizing import size_replica
+
+from shardwise import __version__
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
+
+
+def meta(code: str, name: str, enforcement: str = "mandatory") -> RuleMeta:
+    return RuleMeta(
+        code=code, name=name, enforcement=enforcement, severity="high",  # type: ignore[arg-type]
+        summary=f"{name} summary.", why=f"{name} why.", bad_example="bad: 1", good_example="good: 1",
+        remediation=f"Fix {name}.", references=("https://docs.vllm.ai/",),
+    )
+
+
+METAS = {
+    "SW103": meta("SW103", "kv-budget-below-load"),
+    "SW104": meta("SW104", "sharded-model-that-fits"),
+    "SW106": meta("SW106", "sharding-avoidable-by-quantization", "advisory"),
+}
+
+LLAMA = Location("deploy/llama.yaml", 12)
+F_BLOCK = Finding(
+    "SW104", "sharded-model-that-fits", "mandatory", "high",
+    "SW104: 100% sharded | over 4 GPUs, needs 1: replicate\ninstead", LLAMA, "Deployment serving/llama70b",
+)
+F_ADVISORY = Finding(
+    "SW106", "sharding-avoidable-by-quantization", "advisory", "high",
+    "SW106: an AWQ variant would fit one GPU", LLAMA, "Deployment serving/llama70b",
+)
+F_SUPPRESSED = Finding(
+    "SW103", "kv-budget-below-load", "mandatory", "high", "SW103: 32 × 8,192 tokens needs more KV",
+    Location("deploy/other.yaml", 3), "Deployment serving/other", suppressed=True,
+    suppression_reason="load measured at 12 concurrent",
+)
+URN = "urn:pulumi:prod::shardwise::shardwise:serving:VllmService::llama"
+F_URN = Finding(
+    "SW106", "sharding-avoidable-by-quantization", "advisory", "high", "SW106: urn only",
+    Location(urn=URN), "VllmService llama",
+)
+
+
+def llama_group() -> ServingGroup:
+    pool = NodePool("p5", kind="labels", gpu=find_gpu("H100"), gpus_per_node=8)
+    return ServingGroup(
+        name="llama70b", kind="Deployment", namespace="serving", location=LLAMA,
+        engine=EngineArgs(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4,
+                          max_model_len=32768, max_num_seqs=32),
+        model=find_model("meta-llama/Llama-3.1-70B-Instruct"), replicas=2, pool=pool,
+    )
+
+
+def other_group() -> ServingGroup:
+    return ServingGroup(
+        name="other", kind="Deployment", namespace="serving", location=Location("deploy/other.yaml", 3),
+        engine=EngineArgs(model="meta-llama/Llama-3.1-8B-Instruct"),
+        model=find_model("meta-llama/Llama-3.1-8B-Instruct"), replicas=1,
+    )
+
+
+@pytest.fixture
+def report() -> Report:
+    inv = Inventory(groups=[llama_group(), other_group()],
+                    skipped=Counter({"ConfigMap": 2, "Secret": 1}),
+                    sources=["deploy/llama.yaml", "deploy/other.yaml"])
+    settings = Settings(lint=LintConfig(p95_context_tokens=8192), fail_on="mandatory")
+    return Report([F_BLOCK, F_ADVISORY, F_SUPPRESSED, F_URN], inv, settings, METAS, ["deploy"])
+
+
+# ---------------------------------------------------------------------------------------- summary
+
+
+def test_summary_and_exit_code(report):
+    assert report.summary() == {
+        "files": 2, "workloads": 2, "findings": {"mandatory": 1, "advisory": 2}, "suppressed": 1,
+        "blocking": 1, "fail_on": "mandatory", "passed": False, "skipped": {"ConfigMap": 2, "Secret": 1},
+    }
+    assert report.exit_code == 1
+    assert report.summary_line() == (
+        "shardwise: 2 files read, 2 workloads, 1 mandatory, 2 advisory findings, 1 suppressed; "
+        "skipped 3 objects of unknown kinds: ConfigMap×2, Secret×1 — failed: 1 blocking finding at or "
+        "above mandatory"
+    )
+
+
+def test_fail_on_advisory_blocks_advisory_findings(report):
+    report.settings.fail_on = "advisory"
+    assert report.blocking == [F_BLOCK, F_ADVISORY, F_URN]
+    assert report.exit_code == 1
+
+
+def test_only_suppressed_and_advisory_passes():
+    inv = Inventory(sources=["a.yaml"])
+    r = Report([F_ADVISORY, F_SUPPRESSED], inv)
+    assert r.exit_code == 0
+    assert r.summary_line() == (
+        "shardwise: 1 file read, 0 workloads, 0 mandatory, 1 advisory finding, 1 suppressed — passed"
+    )
+
+
+def test_ordered_blocking_then_advisory_then_suppressed(report):
+    assert report.ordered() == [F_BLOCK, F_ADVISORY, F_URN, F_SUPPRESSED]
+
+
+# --------------------------------------------------------------------------------------- workloads
+
+
+def test_workload_summary_numbers_come_from_size_replica(report):
+    w = report.workloads[0]
+    s = size_replica(find_model("meta-llama/Llama-3.1-70B-Instruct"), find_gpu("H100").memory_gib, tp=4,
+                     max_model_len=32768, max_num_seqs=32, expected_context=8192)
+    assert w == {
+        "subject": "Deployment serving/llama70b", "name": "llama70b", "kind": "Deployment",
+        "namespace": "serving", "file": "deploy/llama.yaml", "line": 12, "urn": None,
+        "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB",
+        "gpu_memory_gib": find_gpu("H100").memory_gib, "replicas": 2, "tensor_parallel_size": 4,
+        "pipeline_parallel_size": 1, "gpus_per_replica": 4, "gpus_total": 8, "max_model_len": 32768,
+        "max_num_seqs": 32, "p95_context": 8192,
+        "weights_gib_per_gpu": round(s.weights_gib_per_gpu, 2),
+        "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 2),
+        "headroom_gib_per_gpu": round(s.headroom_gib_per_gpu, 2),
+        "kv_cache_tokens": s.kv_cache_tokens, "max_concurrency": s.max_concurrency,
+        "concurrency_at_p95": s.concurrency_at_expected_context, "starts": True, "note": None,
+    }
+    # the numbers themselves, from the documented formulas: 70.55B params × 2 B ÷ 4 GPUs
+    assert w["weights_gib_per_gpu"] == round(70_553_706_496 * 2 / 4 / 2**30, 2) == 32.85
+    assert s.kv_bytes_per_token_per_gpu == 2 * 80 * (8 // 4) * 128 * 2
+    assert w["max_concurrency"] == s.kv_cache_tokens // 32768
+    assert w["concurrency_at_p95"] == s.kv_cache_tokens // 8192
+
+
+def test_workload_without_pool_is_not_sized(report):
+    w = report.workloads[1]
+    assert (w["gpu"], w["gpus_total"], w["kv_cache_tokens"], w["note"]) == (
+        None, 1, None, "no GPU pool matches the workload"
+    )
+
+
+def test_workload_with_unknown_values_says_which():
+    g = llama_group()
+    g.engine.max_num_seqs = UNKNOWN
+    g.replicas = UNKNOWN
+    w = workload_summary(g)
+    assert (w["replicas"], w["gpus_total"], w["max_num_seqs"], w["note"]) == (
+        None, None, None, "unknown: max_num_seqs"
+    )
+    json.dumps(w)  # JSON-safe
+
+
+def test_pool_memory_label_wins_over_catalog():
+    g = llama_group()
+    g.pool.gpu_memory_gib = 80.0  # type: ignore[union-attr]
+    assert workload_summary(g)["gpu_memory_gib"] == 80.0
+
+
+# -------------------------------------------------------------------------------------------- text
+
+
+def test_text_lines(report):
+    assert render(report, "text").splitlines() == [
+        "deploy/llama.yaml:12: SW104 [mandatory] SW104: 100% sharded | over 4 GPUs, needs 1: replicate",
+        "instead (Deployment serving/llama70b)",
+        "deploy/llama.yaml:12: SW106 [advisory] SW106: an AWQ variant would fit one GPU "
+        "(Deployment serving/llama70b)",
+        "deploy/other.yaml:3: SW103 [mandatory] SW103: 32 × 8,192 tokens needs more KV "
+        "(Deployment serving/other) (suppressed: load measured at 12 concurrent)",
+        f"{URN}: SW106 [advisory] SW106: urn only (VllmService llama)",
+        report.summary_line(),
+    ]
+
+
+def test_text_colour_only_when_asked(report):
+    plain = render(report, "text")
+    coloured = render(report, "text", color=True)
+    assert "\033[" not in plain
+    assert "\033[1;31mSW104 [mandatory]\033[0m" in coloured
+    assert "\033[2mdeploy/other.yaml:3: SW103" in coloured
+
+
+# -------------------------------------------------------------------------------------------- json
+
+
+def test_json_document(report):
+    doc = json.loads(render(report, "json"))
+    assert list(doc) == ["version", "findings", "workloads", "summary"]
+    assert doc["version"] == __version__
+    assert doc["findings"] == [f.as_dict() for f in report.findings]
+    assert doc["findings"][2]["suppression_reason"] == "load measured at 12 concurrent"
+    assert doc["workloads"] == report.workloads
+    assert doc["summary"] == report.summary()
+
+
+# ------------------------------------------------------------------------------------------- sarif
+
+
+def test_sarif_validates_against_trimmed_schema(report):
+    doc = json.loads(render(report, "sarif"))
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert doc["version"] == "2.1.0"
+
+
+def test_sarif_driver_and_rules(report):
+    run = json.loads(render(report, "sarif"))["runs"][0]
+    driver = run["tool"]["driver"]
+    assert (driver["name"], driver["version"], driver["informationUri"]) == (
+        "shardwise", __version__, "https://github.com/shardwise/shardwise"
+    )
+    assert [r["id"] for r in driver["rules"]] == ["SW103", "SW104", "SW106"]
+    assert driver["rules"][1] == {
+        "id": "SW104",
+        "name": "ShardedModelThatFits",
+        "shortDescription": {"text": "sharded-model-that-fits summary."},
+        "fullDescription": {"text": "sharded-model-that-fits why."},
+        "help": {
+            "text": "Fix sharded-model-that-fits.",
+            "markdown": "Fix sharded-model-that-fits.\n\n**Why:** sharded-model-that-fits why.\n\n"
+            "[Rule documentation](https://github.com/shardwise/shardwise/blob/main/rules/docs/SW104.md)",
+        },
+        "helpUri": "https://github.com/shardwise/shardwise/blob/main/rules/docs/SW104.md",
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["capacity", "high", "vllm", "kubernetes"], "precision": "high",
+                       "problem.severity": "error"},
+    }
+    assert driver["rules"][2]["defaultConfiguration"] == {"level": "warning"}
+
+
+def test_sarif_results(report):
+    run = json.loads(render(report, "sarif"))["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    results = run["results"]
+    assert [(r["ruleId"], rules[r["ruleIndex"]]["id"], r["level"]) for r in results] == [
+        ("SW104", "SW104", "error"), ("SW106", "SW106", "warning"), ("SW103", "SW103", "error"),
+        ("SW106", "SW106", "warning"),
+    ]
+    assert results[0]["message"] == {
+        "text": "SW104: 100% sharded | over 4 GPUs, needs 1: replicate\ninstead (Deployment serving/llama70b)"
+    }
+    assert results[0]["locations"] == [{"physicalLocation": {
+        "artifactLocation": {"uri": "deploy/llama.yaml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 12},
+    }}]
+    assert "suppressions" not in results[0]
+    assert results[2]["suppressions"] == [{"kind": "inSource", "justification": "load measured at 12 concurrent"}]
+    assert results[3]["locations"] == [{"logicalLocations": [{"fullyQualifiedName": URN, "kind": "resource"}]}]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == Path(os.getcwd()).resolve().as_uri() + "/"
+
+
+def test_sarif_finding_without_any_location_points_at_first_file():
+    f = Finding("SW104", "sharded-model-that-fits", "mandatory", "high", "m", Location(), "(inventory)")
+    r = Report([f], Inventory(sources=["stacks/Pulumi.prod.yaml"]), metas=METAS)
+    res = json.loads(render(r, "sarif"))["runs"][0]["results"][0]
+    assert res["locations"] == [{"physicalLocation": {
+        "artifactLocation": {"uri": "stacks/Pulumi.prod.yaml", "uriBaseId": "%SRCROOT%"}}}]
+
+
+def test_sarif_rule_missing_from_registry_gets_a_descriptor():
+    f = Finding("SW999", "made-up", "advisory", "low", "m", Location("a.yaml", 1), "x")
+    r = Report([f], Inventory(sources=["a.yaml"]), metas=METAS)
+    doc = json.loads(render(r, "sarif"))
+    jsonschema.validate(doc, SCHEMA)
+    run = doc["runs"][0]
+    assert run["results"][0]["ruleIndex"] == 3
+    assert run["tool"]["driver"]["rules"][3]["id"] == "SW999"
+
+
+def test_artifact_uri_is_relative_and_encoded(tmp_path):
+    assert artifact_uri("./deploy/../deploy/a b.yaml", str(tmp_path)) == "deploy/a%20b.yaml"
+    assert artifact_uri(str(tmp_path / "x" / "y.yaml"), str(tmp_path)) == "x/y.yaml"
+
+
+def test_security_rules_carry_security_severity():
+    from shardwise.rules.report.sarif import rule_descriptor
+
+    d = rule_descriptor(meta("SW301", "runtime-port-exposed"))
+    assert d["properties"]["tags"] == ["security", "high", "vllm", "kubernetes"]
+    assert d["properties"]["security-severity"] == "8.0"
+    assert "security-severity" not in rule_descriptor(meta("SW104", "x"))["properties"]
+    jsonschema.validate({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "s", "rules": [d]}}}]}, SCHEMA)
+
+
+# ------------------------------------------------------------------------------------------ github
+
+
+def test_github_escaping():
+    assert escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
+    assert escape_property("a,b:c%\n") == "a%2Cb%3Ac%25%0A"
+
+
+def test_github_annotations(report):
+    assert render(report, "github").splitlines() == [
+        "::error file=deploy/llama.yaml,line=12,title=SW104 sharded-model-that-fits::SW104: 100%25 "
+        "sharded | over 4 GPUs, needs 1: replicate%0Ainstead (Deployment serving/llama70b)",
+        "::warning file=deploy/llama.yaml,line=12,title=SW106 sharding-avoidable-by-quantization::SW106: "
+        "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
+        "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
+    ]
+
+
+def test_github_file_with_comma_and_colon_is_escaped():
+    f = Finding("SW104", "x", "mandatory", "high", "m", Location("a,b:c.yaml", 7), "s")
+    assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::m (s)"
+
+
+# ---------------------------------------------------------------------------------------- markdown
+
+
+def test_markdown_cell_escapes_pipes():
+    assert cell("a|b\nc") == "a\\|b<br>c"
+    assert cell(None) == "–"
+
+
+def test_markdown_report(report):
+    md = render(report, "markdown")
+    w = report.workloads[0]
+    row = (
+        f"| Deployment serving/llama70b | meta-llama/Llama-3.1-70B-Instruct | 8 = 2 × 4 × 1 | H100-SXM-80GB "
+        f"| {w['weights_gib_per_gpu']:.1f} | {w['kv_cache_gib_per_gpu']:.1f} | {w['headroom_gib_per_gpu']:.1f} "
+        f"| {w['kv_cache_tokens']:,} | {w['max_concurrency']:,} @ 32,768 | {w['concurrency_at_p95']:,} @ 8,192 |"
+    )
+    assert row in md.splitlines()
+    assert "| Deployment serving/other | meta-llama/Llama-3.1-8B-Instruct | 1 = 1 × 1 × 1 | – | – | – | – | – " \
+           "| – | – |" in md.splitlines()
+    assert "- Deployment serving/other: not sized — no GPU pool matches the workload" in md
+    assert md.startswith("<!-- shardwise-report -->\n## shardwise report\n\n**❌ Failed** — 1 blocking finding "
+                         "at or above `mandatory`.\n")
+    assert "skipped objects of unknown kinds: ConfigMap×2, Secret×1" in md
+    blocking, advisory, suppressed = (md.index("#### Blocking (1)"), md.index("#### Advisory (2)"),
+                                      md.index("#### Suppressed (1)"))
+    assert blocking < advisory < suppressed
+    assert (
+        "- [SW103](https://github.com/shardwise/shardwise/blob/main/rules/docs/SW103.md) `kv-budget-below-load` "
+        "**mandatory** — SW103: 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
+        "serving/other) — suppressed: load measured at 12 concurrent"
+    ) in md
+    assert "\n\n\n" not in md
+
+
+def test_markdown_passed_and_empty():
+    r = Report([], Inventory(sources=["a.yaml"]))
+    md = render(r, "markdown")
+    assert "**✅ Passed** — no finding at or above `mandatory`.\n" in md
+    assert "No vLLM workloads in the inputs." in md
+    assert "No findings." in md
+
+
+def test_markdown_escapes_pipe_in_table_cells():
+    g = llama_group()
+    g.name = "a|b"
+    md = render(Report([], Inventory(groups=[g], sources=["a.yaml"])), "markdown")
+    assert "| Deployment serving/a\\|b |" in md
+
+
+def test_pascal_case():
+    assert pascal_case("tp-across-nodes") == "TpAcrossNodes"
+    assert pascal_case("kv_budget-below-load") == "KvBudgetBelowLoad"
+
+
+def test_unknown_format(report):
+    with pytest.raises(ValueError, match="unknown format 'xml'"):
+        render(report, "xml")

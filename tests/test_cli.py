@@ -72,7 +72,7 @@ TP1_8B = deployment(
 )
 
 SW104_TP2 = (
-    "SW104 [mandatory] SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs "
+    "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs "
     "(TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); "
     "replicate instead: 2 replicas × TP1 on the same 2 GPUs (Deployment serving/llama8b-tp2)"
 )

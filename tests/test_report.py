@@ -177,13 +177,13 @@ def test_pool_memory_label_wins_over_catalog():
 
 def test_text_lines(report):
     assert render(report, "text").splitlines() == [
-        "deploy/llama.yaml:12: SW104 [mandatory] SW104: 100% sharded | over 4 GPUs, needs 1: replicate",
+        "deploy/llama.yaml:12: SW104 [mandatory] 100% sharded | over 4 GPUs, needs 1: replicate",
         "instead (Deployment serving/llama70b)",
-        "deploy/llama.yaml:12: SW106 [advisory] SW106: an AWQ variant would fit one GPU "
+        "deploy/llama.yaml:12: SW106 [advisory] an AWQ variant would fit one GPU "
         "(Deployment serving/llama70b)",
-        "deploy/other.yaml:3: SW103 [mandatory] SW103: 32 × 8,192 tokens needs more KV "
+        "deploy/other.yaml:3: SW103 [mandatory] 32 × 8,192 tokens needs more KV "
         "(Deployment serving/other) (suppressed: load measured at 12 concurrent)",
-        f"{URN}: SW106 [advisory] SW106: urn only (VllmService llama)",
+        f"{URN}: SW106 [advisory] urn only (VllmService llama)",
         report.summary_line(),
     ]
 

@@ -9,18 +9,23 @@ _RESET = "\033[0m"
 _STYLE = {"mandatory": "\033[1;31m", "advisory": "\033[33m", "suppressed": "\033[2m", "where": "\033[1m"}
 
 
+def _text(f: Finding) -> str:
+    """The message without its leading code (the line already starts with the code)."""
+    prefix = f"{f.code}: "
+    return f.message[len(prefix):] if f.message.startswith(prefix) else f.message
+
+
 def finding_line(f: Finding, color: bool = False) -> str:
     where = str(f.location)
     level = f"[{f.level}]"
+    msg = _text(f)
     tail = f" (suppressed: {f.suppression_reason})" if f.suppressed else ""
     if not color:
-        return f"{where}: {f.code} {level} {f.message} ({f.subject}){tail}"
+        return f"{where}: {f.code} {level} {msg} ({f.subject}){tail}"
     if f.suppressed:
-        return f"{_STYLE['suppressed']}{where}: {f.code} {level} {f.message} ({f.subject}){tail}{_RESET}"
+        return f"{_STYLE['suppressed']}{where}: {f.code} {level} {msg} ({f.subject}){tail}{_RESET}"
     style = _STYLE[f.level]
-    return (
-        f"{_STYLE['where']}{where}{_RESET}: {style}{f.code} {level}{_RESET} {f.message} ({f.subject})"
-    )
+    return f"{_STYLE['where']}{where}{_RESET}: {style}{f.code} {level}{_RESET} {msg} ({f.subject})"
 
 
 def render(report: Report, color: bool = False) -> str:

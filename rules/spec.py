@@ -101,6 +101,14 @@ class NodePoolSpec(_Spec):
     )
     efa: bool | None = Field(None, description="EFA interfaces; default: multi_node on an EFA instance.")
     disk_size_gib: int = Field(500, ge=50, le=16_384, description="Root volume for images and weights.")
+    capacity_reservation_id: str | None = Field(
+        None, pattern=r"^cr-[0-9a-f]{8,17}$",
+        description="EC2 Capacity Block reservation the nodes launch into (capacity_type capacity-block).",
+    )
+    ami_alias: str = Field(
+        "al2023@latest", min_length=1,
+        description="Karpenter EC2NodeClass AMI alias; pin a version (al2023@v20250505) for production.",
+    )
     suppress: tuple[SuppressionSpec, ...] = ()
 
     @model_validator(mode="after")
@@ -110,6 +118,8 @@ class NodePoolSpec(_Spec):
                 f"need min_size <= desired_size <= max_size, got {self.min_size}, "
                 f"{self.desired_size}, {self.max_size}"
             )
+        if self.capacity_type == "capacity-block" and not self.capacity_reservation_id:
+            raise ValueError("capacity_type capacity-block needs capacity_reservation_id")
         return self
 
 
@@ -163,6 +173,11 @@ class VllmMultiNodeSpec(_Spec):
     hf_token_secret: str | None = "hf-token"
     model_cache_gib: int = Field(1000, ge=1, le=16_384)
     network_interface: str = Field("eth0", description="NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME.")
+    exclusive_topology: str | None = Field(
+        "topology.k8s.aws/network-node-layer-3", min_length=1,
+        description="Node label whose domain holds one whole group and no other "
+        "(LWS exclusive-topology); null to place groups freely.",
+    )
     suppress: tuple[SuppressionSpec, ...] = ()
 
 
@@ -174,6 +189,22 @@ class RouterSpec(_Spec):
     kind: Literal["alb-ingress", "gateway-api"] = "alb-ingress"
     services: tuple[str, ...] = Field(min_length=1, description="Names of the services to route to.")
     internal: bool = True
+    domain: str | None = Field(
+        None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+        description="DNS suffix; with several services each is routed by host <service>.<domain>.",
+    )
+    gateway: str = Field(
+        "inference-gateway", pattern=_DNS_LABEL,
+        description="Gateway (in the router's namespace) a gateway-api route attaches to.",
+    )
+
+    @model_validator(mode="after")
+    def _hosts(self) -> RouterSpec:
+        if len(self.services) > 1 and not self.domain:
+            raise ValueError("a router with several services needs `domain` to route by host")
+        if len(set(self.services)) != len(self.services):
+            raise ValueError("a router lists each service once")
+        return self
 
 
 class NetworkSpec(_Spec):
@@ -184,6 +215,24 @@ class NetworkSpec(_Spec):
     availability_zones: tuple[str, ...] = Field(("us-east-1a", "us-east-1b"), min_length=1)
     private_subnet_ids: tuple[str, ...] = Field((), description="Existing private subnets (existing-VPC mode).")
     gateway_namespace: str = Field("gateway", pattern=_DNS_LABEL)
+    monitoring_namespace: str | None = Field(
+        "monitoring", pattern=_DNS_LABEL,
+        description="Namespace whose Prometheus may scrape /metrics on the API port; null for none.",
+    )
+    nat_gateway: bool = Field(
+        True, description="One NAT gateway for HTTPS egress (model hub downloads) from the private subnets."
+    )
+    endpoints: bool = Field(
+        True, description="Create the S3 gateway and ECR interface endpoints (images and weights stay private)."
+    )
+
+    @model_validator(mode="after")
+    def _existing_vpc(self) -> NetworkSpec:
+        if self.vpc_id and not self.private_subnet_ids:
+            raise ValueError("an existing VPC (vpc_id) needs its private_subnet_ids")
+        if self.private_subnet_ids and not self.vpc_id:
+            raise ValueError("private_subnet_ids need the vpc_id they belong to")
+        return self
 
 
 class EnvironmentSpec(_Spec):
@@ -193,7 +242,14 @@ class EnvironmentSpec(_Spec):
     production: bool = False
     region: str = "us-east-1"
     cluster_name: str = Field(description="Existing EKS cluster to add node pools to.")
-    node_role_arn: str | None = Field(None, description="IAM role for managed node groups.")
+    node_role_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="IAM role of the GPU nodes."
+    )
+    cluster_security_group_id: str | None = Field(
+        None, pattern=r"^sg-[0-9a-f]{8,17}$",
+        description="The EKS cluster security group the nodes also join; looked up from the cluster when null.",
+    )
+    create_namespaces: bool = Field(True, description="Create the serving and gateway namespaces.")
     network: NetworkSpec = NetworkSpec()
     pools: tuple[NodePoolSpec, ...] = Field(min_length=1)
     services: tuple[VllmServiceSpec, ...] = ()

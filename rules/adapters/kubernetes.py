@@ -9,7 +9,7 @@ What becomes what:
   KEDA ScaledObject -> their domain objects;
 - Node and Karpenter NodePool -> :class:`NodePool` (through :mod:`.labels`); Karpenter
   EC2NodeClass -> :class:`LaunchTemplate` (its instance-metadata options);
-- Namespace is known and needs no object; every other kind is counted in ``Inventory.skipped``.
+- Namespace and PodDisruptionBudget are known and need no object; every other kind is counted in ``Inventory.skipped``.
 
 Annotations read on workloads (object metadata merged with the pod template's, the pod template
 winning): ``shardwise.dev/p95-context-tokens``, ``shardwise.dev/base-model``,
@@ -70,7 +70,7 @@ _SIMPLE_WORKLOADS = frozenset({
     "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job",
     "CronJob", "Pod", "Rollout", "LeaderWorkerSet",
 })
-_NO_OBJECT_KINDS = frozenset({"Namespace"})
+_NO_OBJECT_KINDS = frozenset({"Namespace", "PodDisruptionBudget"})  # recognised; no rule needs their content
 _CODE = re.compile(r"^SW\d{3}$")
 _VLLM_METRIC = re.compile(r"vllm:[A-Za-z_][A-Za-z0-9_:]*")
 _GPU_UTIL = re.compile(r"DCGM_FI_DEV_GPU_UTIL|gpu_util", re.IGNORECASE)

@@ -1,0 +1,347 @@
+"""Pulumi stack files (``stacks/Pulumi.<env>.yaml``) -> :class:`~shardwise.rules.model.Inventory`.
+
+A stack file holds one :class:`~shardwise.rules.spec.EnvironmentSpec` under ``config:``, key
+``shardwise:environment`` (any ``<project>:environment`` is accepted). The spec is validated with
+pydantic; a validation error becomes an :class:`~shardwise.rules.errors.InputError` naming the file
+and the line of the offending key.
+
+The inventory is built from exactly what the components would declare: the Kubernetes objects come
+from :mod:`shardwise.rules.render` and go through the Kubernetes adapter like any manifest; node
+pools, security groups, subnets and launch templates come from render's AWS plans. Locations point
+at the spec entry each object comes from (``services[1]`` → the line of that list item).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import render
+from ..errors import CatalogError, InputError
+from ..model import (
+    Inventory,
+    LaunchTemplate,
+    Location,
+    NodePool,
+    SecurityGroup,
+    SgRule,
+    Subnet,
+    Suppression,
+    Taint,
+)
+from ..spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..yamlsrc import LineDict, load_all, read_text
+
+CONFIG_KEY = "shardwise:environment"
+
+
+def _environment_key(config: Mapping[str, Any]) -> str | None:
+    if CONFIG_KEY in config:
+        return CONFIG_KEY
+    for key in config:
+        if isinstance(key, str) and key.endswith(":environment") and key.count(":") == 1:
+            return key
+    return None
+
+
+def is_stack_file(data: Any) -> bool:
+    """Whether a loaded YAML document is a Pulumi stack file with a shardwise environment."""
+    if not isinstance(data, Mapping):
+        return False
+    config = data.get("config")
+    return isinstance(config, Mapping) and _environment_key(config) is not None
+
+
+# --- locations --------------------------------------------------------------------------------
+
+
+def _walk(root: Any, path: tuple[Any, ...], default: int | None) -> int | None:
+    """Line of the deepest element of ``path`` that exists under ``root``."""
+    line = getattr(root, "line", None) or default
+    node = root
+    for part in path:
+        if isinstance(node, LineDict) and isinstance(part, str) and part in node:
+            line = node.key_lines.get(part, line)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            line = getattr(node, "line", None) or line
+        else:
+            break
+    return line
+
+
+def _parse_spec_path(path: str) -> tuple[Any, ...]:
+    """``services[1].engine`` → ``("services", 1, "engine")``."""
+    out: list[Any] = []
+    for part in path.split("."):
+        if not part:
+            continue
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        while rest:
+            idx, _, rest = rest.partition("]")
+            out.append(int(idx))
+            rest = rest.lstrip("[")
+    return tuple(out)
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+    return text or "environment"
+
+
+class _Locator:
+    def __init__(self, file: str, lines: Any, default_line: int | None = None) -> None:
+        self.file = file
+        self.lines = lines
+        self.default_line = default_line
+
+    def __call__(self, spec_path: str) -> Location:
+        line = _walk(self.lines, _parse_spec_path(spec_path), self.default_line) if self.lines is not None \
+            else self.default_line
+        return Location(file=self.file, line=line)
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+_CROSS_REFERENCES = (
+    (re.compile(r"service '([^']+)' uses pool"), ("services", "multi_node"), "pool"),
+    (re.compile(r"router '([^']+)' routes to"), ("routers",), "services"),
+)
+
+
+def _pinpoint(value: Any, loc: tuple[Any, ...], msg: str) -> tuple[Any, ...]:
+    """For an environment-wide check (empty ``loc``), the entry the message names."""
+    if loc or not isinstance(value, Mapping):
+        return loc
+    for pattern, lists, key in _CROSS_REFERENCES:
+        m = pattern.search(msg)
+        if not m:
+            continue
+        for list_key in lists:
+            items = value.get(list_key)
+            for i, item in enumerate(items if isinstance(items, list) else []):
+                if isinstance(item, Mapping) and item.get("name") == m.group(1):
+                    return (list_key, i, key)
+    return loc
+
+
+def spec_from_value(value: Any, file: str, lines: Any = None, line: int | None = None) -> EnvironmentSpec:
+    """Validate an environment value; a pydantic error becomes an InputError at the offending line."""
+    try:
+        return EnvironmentSpec.model_validate(value)
+    except ValidationError as e:
+        errors = e.errors()
+        first = errors[0]
+        msg = first.get("msg", "invalid value").removeprefix("Value error, ")
+        loc = _pinpoint(value, tuple(first.get("loc", ())), msg)
+        at = _walk(lines if lines is not None else value, loc, line)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InputError(f"{_dotted(loc)}: {msg}{more}", file, at) from None
+
+
+def load_stack_spec(path: str) -> tuple[EnvironmentSpec, Any]:
+    """Read a stack file and return its environment spec and the YAML value it was read from."""
+    return stack_spec_from_text(read_text(path), path)
+
+
+def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
+    """The environment spec of a stack file's text (``path`` names it in errors)."""
+    docs = [d for d in load_all(text, path) if d is not None]
+    if not docs or not is_stack_file(docs[0]):
+        raise InputError(f"not a Pulumi stack file with `{CONFIG_KEY}` under `config:`", path, 1)
+    doc = docs[0]
+    config = doc["config"]
+    key = _environment_key(config)
+    assert key is not None
+    value = config[key]
+    key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
+    if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{key}: not a mapping nor JSON: {e.msg}", path, key_line) from None
+    if not isinstance(value, Mapping):
+        raise InputError(f"{key}: expected a mapping, got {type(value).__name__}", path, key_line)
+    return spec_from_value(value, path, value, key_line), value
+
+
+def load_stack_file(path: str) -> Inventory:
+    """Read a stack file into the domain model (see the module docstring)."""
+    spec, value = load_stack_spec(path)
+    return inventory_from_spec(spec, path, value)
+
+
+def load_stack_text(text: str, file: str) -> Inventory:
+    """A stack file's text into the domain model (``file`` names it in locations and errors)."""
+    spec, value = stack_spec_from_text(text, file)
+    return inventory_from_spec(spec, file, value)
+
+
+# --- building the inventory -------------------------------------------------------------------
+
+
+def _suppressions(pool: NodePoolSpec, loc: Location) -> list[Suppression]:
+    return [Suppression(s.code, s.reason, loc) for s in pool.suppress]
+
+
+def _sg(name: str, plans: list[render.SgRulePlan], loc: Location) -> SecurityGroup:
+    rules = [
+        SgRule(
+            direction=p.direction,  # type: ignore[arg-type]
+            protocol=p.protocol,
+            from_port=p.from_port if p.from_port is not None else 0,
+            to_port=p.to_port if p.to_port is not None else 0,
+            cidrs=[p.cidr] if p.cidr else [],
+            source_security_group=name if p.self_ref else None,
+            self_ref=p.self_ref,
+            location=loc,
+        )
+        for p in plans
+    ]
+    return SecurityGroup(name=name, location=loc, rules=rules)
+
+
+def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[str, list[str]]:
+    """Security groups and subnets; returns the GPU-node SG name and the node subnets."""
+    net = spec.network
+    loc = where("network")
+    sg_name = f"{spec.name}-gpu-nodes"
+    inv.security_groups.append(_sg(sg_name, render.gpu_node_sg_rules(), loc))
+    if net.endpoints:
+        inv.security_groups.append(_sg(f"{spec.name}-endpoints", render.endpoint_sg_rules(net.cidr), loc))
+    if net.vpc_id:
+        return sg_name, list(net.private_subnet_ids)
+    private: list[str] = []
+    for plan in render.subnet_plan(net, spec.name):
+        inv.subnets.append(Subnet(
+            name=plan.name,
+            map_public_ip_on_launch=plan.map_public_ip_on_launch,
+            availability_zone=plan.availability_zone,
+            location=loc,
+        ))
+        if not plan.public:
+            private.append(plan.name)
+    return sg_name, private
+
+
+def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
+    """The stack pool of a managed node group; a Karpenter pool already came from its rendered
+    NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
+    from .labels import INSTANCE_TYPE, pool_from_labels
+
+    if p.provisioner == "karpenter":
+        pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)
+        if pool is not None:
+            pool.location = loc
+            pool.instance_type = p.instance_type
+            pool.efa = render.pool_efa(p)
+            pool.security_groups = [sg]
+            pool.subnets = list(subnets)
+            pool.suppressions = _suppressions(p, loc)
+        for lt in inv.launch_templates:
+            if lt.name == p.name:
+                lt.location = loc
+        return None
+    labels = {**render.node_labels(p), INSTANCE_TYPE: p.instance_type}
+    taints = [Taint(t["key"], t["value"], t["effect"]) for t in render.node_taints()]
+    pool = pool_from_labels(p.name, labels, loc, taints, kind="stack")
+    pool.instance_type = p.instance_type
+    pool.efa = render.pool_efa(p)
+    pool.security_groups = [sg]
+    pool.subnets = subnets[:1] if p.multi_node else list(subnets)
+    pool.capacity_type = p.capacity_type
+    pool.suppressions = _suppressions(p, loc)
+    plan = render.launch_template_plan(p)
+    pool.launch_template = f"{p.name}-launch-template"
+    inv.launch_templates.append(LaunchTemplate(
+        name=pool.launch_template,
+        http_tokens=plan.http_tokens,
+        http_put_response_hop_limit=plan.http_put_response_hop_limit,
+        location=loc,
+        suppressions=_suppressions(p, loc),
+    ))
+    if plan.placement_group:
+        pool.placement_group = f"{p.name}-placement"
+    return pool
+
+
+def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", lines: Any = None,
+                        line: int | None = None) -> Inventory:
+    """The domain model of everything ``spec`` declares.
+
+    ``lines`` is the YAML value the spec was read from (a :class:`~shardwise.rules.yamlsrc.LineDict`),
+    used to point each object at its entry; without it every location is ``file`` (and ``line``).
+    """
+    from .kubernetes import inventory_from_objects, resolve_pools
+
+    where = _Locator(file, lines, line)
+    try:
+        objs = [(obj, where(path)) for path, obj in render.render_environment_objects(spec)]
+    except CatalogError as e:
+        raise InputError(e.message, file, line) from None
+    inv = inventory_from_objects(objs)
+    sg, subnets = _network(spec, inv, where)
+    for i, p in enumerate(spec.pools):
+        loc = where(f"pools[{i}]")
+        try:
+            pool = _pool(p, loc, sg, subnets, inv)
+        except CatalogError as e:
+            raise InputError(f"pools[{i}].instance_type: {e.message}", file,
+                             where(f"pools[{i}].instance_type").line) from None
+        if pool is not None:
+            inv.pools.append(pool)
+    resolve_pools(inv)
+    inv.production = spec.production
+    for g in inv.groups:  # stays true to this file when inventories of several stacks are merged
+        g.production = spec.production
+    if file not in inv.sources:
+        inv.sources.append(file)
+    return inv
+
+
+# --- sizing summary ---------------------------------------------------------------------------
+
+SUMMARY_FIELDS = (
+    "gpus", "weight_precision", "weights_gib_per_gpu", "kv_cache_gib_per_gpu", "kv_cache_tokens",
+    "max_model_len", "max_num_seqs", "max_concurrency", "expected_context",
+    "concurrency_at_expected_context", "headroom_gib_per_gpu", "starts",
+)
+
+
+def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
+    """Per service: weights and KV cache per GPU, KV tokens and concurrency (see :mod:`..sizing`)."""
+    from .. import catalog
+    from ..sizing import size_replica
+
+    pools = {p.name: p for p in spec.pools}
+    out: dict[str, dict[str, Any]] = {}
+    served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*spec.services, *spec.multi_node]
+    for s in served:
+        e = s.engine
+        inst = catalog.find_instance(pools[s.pool].instance_type)
+        gpu = catalog.find_gpu(inst.gpu)
+        model = catalog.find_model(e.model, s.base_model)
+        r = size_replica(
+            model, gpu.memory_gib,
+            tp=e.tensor_parallel_size, pp=e.pipeline_parallel_size,
+            gpu_memory_utilization=e.gpu_memory_utilization,
+            max_model_len=e.max_model_len, max_num_seqs=e.max_num_seqs,
+            max_num_batched_tokens=e.max_num_batched_tokens,
+            expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
+            kv_cache_dtype=e.kv_cache_dtype, block_size=e.block_size, enforce_eager=e.enforce_eager,
+        ).as_dict()
+        out[s.name] = {"model": model.id, "gpu": gpu.name, **{k: r[k] for k in SUMMARY_FIELDS}}
+    return out

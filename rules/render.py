@@ -1,0 +1,870 @@
+"""Pure rendering of what the components declare: Kubernetes manifests and AWS plans.
+
+Nothing here imports Pulumi. The components (:mod:`shardwise.components`) turn these plain
+dictionaries and plans into resources, and the stack adapter (:mod:`shardwise.rules.adapters.stack`)
+turns the very same output into the domain model the rules read, so ``shardwise lint stacks/``
+checks exactly what ``pulumi up`` would create.
+
+Kubernetes objects are returned as dictionaries exactly as they would be written in a manifest.
+Conventions and the numbers behind them:
+
+* **Labels.** ``app.kubernetes.io/name: <name>`` and ``shardwise.dev/serving-group: <name>`` on
+  every object and pod; pods select their node pool with ``shardwise.dev/pool: <pool>`` and
+  tolerate the ``nvidia.com/gpu`` NoSchedule taint every GPU pool carries.
+* **Annotations.** ``shardwise.dev/p95-context-tokens`` (the declared p95 prompt+output length),
+  ``shardwise.dev/base-model`` and ``shardwise.dev/ignore`` (``"SW106: reason; SW104: reason"``,
+  from the spec's ``suppress`` entries).
+* **Container.** ``command: [vllm, serve]``; ``args`` are :meth:`EngineArgsSpec.to_args` plus
+  ``--host 0.0.0.0`` (never typed by hand). ``nvidia.com/gpu`` request = limit = tensor_parallel_size.
+* **/dev/shm.** vLLM's Docker guide asks for ``--ipc=host`` or a larger ``--shm-size`` because
+  PyTorch and NCCL exchange tensors between the TP worker processes through shared memory; a pod has
+  neither, so a memory-backed ``emptyDir`` is mounted at ``/dev/shm``. Size:
+  :func:`shm_size_gib` = max(4 GiB, 2 GiB × GPUs of the pod) (the LeaderWorkerSet vLLM example gives
+  an 8-GPU pod 15 GiB). It counts against the node's memory, not the GPU's.
+* **Probes.** ``startupProbe`` on ``/health`` every 10 s with ``failureThreshold`` =
+  ceil(model_load_seconds ÷ 10), so failureThreshold × periodSeconds ≥ the longest model load;
+  readiness and liveness on ``/health`` start only after the startup probe succeeds.
+* **Model cache.** An ``emptyDir`` of ``model_cache_gib`` at ``/root/.cache/huggingface`` (the
+  Hugging Face cache vLLM downloads into); ``HF_TOKEN`` from the Secret ``hf_token_secret``, key
+  ``HF_TOKEN``, marked optional so public models start without it.
+* **Images** are used as given; :func:`unpinned_image_reason` says why an image is not pinned (tag
+  ``latest`` or no tag and no digest) and the components refuse such images.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .spec import (
+    AutoscalingSpec,
+    EnvironmentSpec,
+    NetworkSpec,
+    NodePoolSpec,
+    RouterSpec,
+    SuppressionSpec,
+    VllmMultiNodeSpec,
+    VllmServiceSpec,
+)
+
+# --- names every rendering shares -------------------------------------------------------------
+
+LABEL_NAME = "app.kubernetes.io/name"
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+LABEL_GROUP = "shardwise.dev/serving-group"
+LABEL_POOL = "shardwise.dev/pool"
+LABEL_GPU_PRODUCT = "shardwise.dev/gpu-product"
+LABEL_GPU_COUNT = "shardwise.dev/gpu-count"
+LABEL_GPU_MEMORY_GIB = "shardwise.dev/gpu-memory-gib"
+LABEL_NVLINK = "shardwise.dev/nvlink"
+LABEL_NVLINK_DOMAIN_SIZE = "shardwise.dev/nvlink-domain-size"
+LABEL_EFA = "shardwise.dev/efa"
+LABEL_ROLE = "role"
+ANN_P95 = "shardwise.dev/p95-context-tokens"
+ANN_IGNORE = "shardwise.dev/ignore"
+ANN_BASE_MODEL = "shardwise.dev/base-model"
+ANN_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+
+GPU_RESOURCE = "nvidia.com/gpu"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+HF_CACHE = "/root/.cache/huggingface"
+HEALTH_PATH = "/health"
+PROBE_PERIOD_SECONDS = 10
+RAY_PORT = 6379
+
+#: EC2 instance-topology label EKS puts on nodes: the bottom network node, shared by the closest
+#: instances. A LeaderWorkerSet group is kept inside one such domain and other groups are kept out.
+#: ``kubernetes.io/hostname`` would be wrong (a group spans several nodes by design, so no
+#: placement could satisfy it) and ``topology.kubernetes.io/zone`` too coarse (one group per AZ).
+DEFAULT_EXCLUSIVE_TOPOLOGY = "topology.k8s.aws/network-node-layer-3"
+
+ALB_ANNOTATIONS = {
+    "alb.ingress.kubernetes.io/target-type": "ip",
+    "alb.ingress.kubernetes.io/target-group-attributes": "load_balancing.algorithm.type=least_outstanding_requests",
+    "alb.ingress.kubernetes.io/healthcheck-path": HEALTH_PATH,
+    "alb.ingress.kubernetes.io/backend-protocol": "HTTP",
+    # Streaming completions of long outputs outlive the 60 s default idle timeout.
+    "alb.ingress.kubernetes.io/load-balancer-attributes": "idle_timeout.timeout_seconds=600",
+}
+
+_LABEL_VALUE_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def label_value(value: object) -> str:
+    """A string usable as a Kubernetes label value (63 characters of [A-Za-z0-9._-])."""
+    text = _LABEL_VALUE_BAD.sub("-", str(value)).strip("-._")
+    return text[:63].rstrip("-._")
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _gi(n: int) -> str:
+    return f"{n}Gi"
+
+
+# --- images -----------------------------------------------------------------------------------
+
+
+def unpinned_image_reason(image: str) -> str | None:
+    """Why ``image`` is not pinned to one build, or None when it has a digest or a non-latest tag."""
+    if "@sha256:" in image:
+        return None
+    last = image.rsplit("/", 1)[-1]
+    if ":" not in last:
+        return f"image `{image}` has no tag: it means `latest` and changes under a running deployment"
+    tag = last.rsplit(":", 1)[1]
+    if tag == "latest" or not tag:
+        return f"image `{image}` uses the tag `latest`, which changes under a running deployment"
+    return None
+
+
+# --- shared pieces ----------------------------------------------------------------------------
+
+
+def shm_size_gib(gpus: int) -> int:
+    """Memory-backed /dev/shm for a pod with ``gpus`` GPUs: max(4, 2 × gpus) GiB (see module doc)."""
+    return max(4, 2 * max(1, gpus))
+
+
+def startup_failure_threshold(model_load_seconds: int, period: int = PROBE_PERIOD_SECONDS) -> int:
+    """Probes the kubelet tolerates so that threshold × period ≥ the longest model load."""
+    return max(1, math.ceil(model_load_seconds / period))
+
+
+def ignore_annotation(suppress: Iterable[SuppressionSpec]) -> str | None:
+    entries = [f"{s.code}: {s.reason.replace(';', ',').strip()}" for s in suppress]
+    return "; ".join(entries) or None
+
+
+def group_labels(name: str) -> dict[str, str]:
+    return {LABEL_NAME: name, LABEL_GROUP: name, LABEL_MANAGED_BY: "shardwise"}
+
+
+def selector_labels(name: str) -> dict[str, str]:
+    return {LABEL_NAME: name, LABEL_GROUP: name}
+
+
+def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str, str]:
+    ann: dict[str, str] = {}
+    if spec.p95_context_tokens:
+        ann[ANN_P95] = str(spec.p95_context_tokens)
+    if spec.base_model:
+        ann[ANN_BASE_MODEL] = spec.base_model
+    ignore = ignore_annotation(spec.suppress)
+    if ignore:
+        ann[ANN_IGNORE] = ignore
+    return ann
+
+
+def _meta(name: str, namespace: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": namespace, "labels": group_labels(name)}
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return meta
+
+
+def vllm_args(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[str]:
+    """``vllm serve`` arguments: the engine spec's flags, then ``--host 0.0.0.0``."""
+    return [*spec.engine.to_args(), "--host", "0.0.0.0"]
+
+
+def _http_probe(port: str, period: int, failure: int, timeout: int = 5) -> dict[str, Any]:
+    return {
+        "httpGet": {"path": HEALTH_PATH, "port": port},
+        "periodSeconds": period,
+        "failureThreshold": failure,
+        "timeoutSeconds": timeout,
+    }
+
+
+def _probes(model_load_seconds: int) -> dict[str, Any]:
+    return {
+        "startupProbe": _http_probe(
+            "http", PROBE_PERIOD_SECONDS, startup_failure_threshold(model_load_seconds)
+        ),
+        "readinessProbe": _http_probe("http", 5, 3),
+        "livenessProbe": _http_probe("http", 15, 4, timeout=10),
+    }
+
+
+def _env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = []
+    if spec.hf_token_secret:
+        env.append({
+            "name": "HF_TOKEN",
+            "valueFrom": {"secretKeyRef": {"name": spec.hf_token_secret, "key": "HF_TOKEN", "optional": True}},
+        })
+    return env
+
+
+def _volumes(gpus: int, cache_gib: int) -> list[dict[str, Any]]:
+    return [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _gi(shm_size_gib(gpus))}},
+        {"name": "model-cache", "emptyDir": {"sizeLimit": _gi(cache_gib)}},
+    ]
+
+
+_MOUNTS = [
+    {"name": "dshm", "mountPath": "/dev/shm"},
+    {"name": "model-cache", "mountPath": HF_CACHE},
+]
+
+
+def _resources(gpus: int, efa: int = 0) -> dict[str, Any]:
+    res: dict[str, Any] = {GPU_RESOURCE: gpus}
+    if efa:
+        res[EFA_RESOURCE] = efa
+    return {"requests": dict(res), "limits": dict(res)}
+
+
+def _pod_spec(pool: str, containers: list[dict[str, Any]], gpus: int, cache_gib: int) -> dict[str, Any]:
+    return {
+        "nodeSelector": {LABEL_POOL: pool},
+        "tolerations": [dict(GPU_TOLERATION)],
+        "terminationGracePeriodSeconds": 60,
+        "containers": containers,
+        "volumes": _volumes(gpus, cache_gib),
+    }
+
+
+# --- VllmService ------------------------------------------------------------------------------
+
+
+def render_deployment(spec: VllmServiceSpec) -> dict[str, Any]:
+    tp = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+    container = {
+        "name": "vllm",
+        "image": spec.image,
+        "command": ["vllm", "serve"],
+        "args": vllm_args(spec),
+        "ports": [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}],
+        "env": _env(spec),
+        "resources": _resources(tp),
+        "volumeMounts": [dict(m) for m in _MOUNTS],
+        **_probes(spec.model_load_seconds),
+    }
+    pod = _pod_spec(spec.pool, [container], tp, spec.model_cache_gib)
+    pod["topologySpreadConstraints"] = [{
+        "maxSkew": 1,
+        "topologyKey": "kubernetes.io/hostname",
+        "whenUnsatisfiable": "ScheduleAnyway",
+        "labelSelector": {"matchLabels": selector_labels(spec.name)},
+    }]
+    replicas = spec.replicas
+    if spec.autoscaling is not None:
+        replicas = max(spec.replicas, spec.autoscaling.min_replicas)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(spec.name, spec.namespace, workload_annotations(spec)),
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": selector_labels(spec.name)},
+            # GPUs are scarce: replace one replica at a time instead of asking for a spare node.
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
+            "template": {"metadata": {"labels": group_labels(spec.name)}, "spec": pod},
+        },
+    }
+
+
+def render_service(name: str, namespace: str, port: int, selector: dict[str, str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(name, namespace),
+        "spec": {
+            "type": "ClusterIP",
+            "selector": selector,
+            "ports": [{"name": "http", "port": port, "targetPort": "http", "protocol": "TCP"}],
+        },
+    }
+
+
+def render_pdb(spec: VllmServiceSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": _meta(spec.name, spec.namespace),
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": selector_labels(spec.name)}},
+    }
+
+
+def _prometheus_query(metric: str, spec: VllmServiceSpec) -> str:
+    pods = f'{spec.name}-[a-z0-9]+-[a-z0-9]+'
+    if metric == "gpu":
+        return f'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{spec.namespace}",pod=~"{pods}"}})'
+    return f'sum({metric}{{namespace="{spec.namespace}",pod=~"{pods}"}})'
+
+
+def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
+    """A KEDA ScaledObject or an autoscaling/v2 HPA on the spec's metric; None without autoscaling."""
+    a: AutoscalingSpec | None = spec.autoscaling
+    if a is None:
+        return None
+    behavior = {"scaleDown": {"stabilizationWindowSeconds": a.scale_down_window_seconds}}
+    if a.kind == "keda":
+        if a.metric == "cpu":
+            trigger: dict[str, Any] = {
+                "type": "cpu", "metricType": "Utilization", "metadata": {"value": _num(a.threshold)},
+            }
+        else:
+            trigger = {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": a.prometheus_address,
+                    "query": _prometheus_query(a.metric, spec),
+                    "threshold": _num(a.threshold),
+                },
+            }
+        return {
+            "apiVersion": "keda.sh/v1alpha1",
+            "kind": "ScaledObject",
+            "metadata": _meta(spec.name, spec.namespace),
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
+                "minReplicaCount": a.min_replicas,
+                "maxReplicaCount": a.max_replicas,
+                "pollingInterval": 15,
+                "advanced": {"horizontalPodAutoscalerConfig": {"behavior": behavior}},
+                "triggers": [trigger],
+            },
+        }
+    if a.metric == "cpu":
+        metric: dict[str, Any] = {
+            "type": "Resource",
+            "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": int(a.threshold)}},
+        }
+    else:
+        name = "DCGM_FI_DEV_GPU_UTIL" if a.metric == "gpu" else a.metric
+        metric = {
+            "type": "Pods",
+            "pods": {"metric": {"name": name}, "target": {"type": "AverageValue", "averageValue": _num(a.threshold)}},
+        }
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": _meta(spec.name, spec.namespace),
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
+            "minReplicas": max(1, a.min_replicas),
+            "maxReplicas": a.max_replicas,
+            "metrics": [metric],
+            "behavior": behavior,
+        },
+    }
+
+
+def render_vllm_service(spec: VllmServiceSpec) -> list[dict[str, Any]]:
+    """Deployment, ClusterIP Service, PodDisruptionBudget and (when set) the autoscaler."""
+    objs = [
+        render_deployment(spec),
+        render_service(spec.name, spec.namespace, spec.engine.port, selector_labels(spec.name)),
+        render_pdb(spec),
+    ]
+    scaler = render_autoscaler(spec)
+    if scaler is not None:
+        objs.append(scaler)
+    return objs
+
+
+# --- VllmMultiNode ----------------------------------------------------------------------------
+
+
+def _multinode_env(spec: VllmMultiNodeSpec, efa: int) -> list[dict[str, Any]]:
+    env = _env(spec) + [
+        {"name": "NCCL_SOCKET_IFNAME", "value": spec.network_interface},
+        {"name": "GLOO_SOCKET_IFNAME", "value": spec.network_interface},
+        {"name": "VLLM_HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+    ]
+    if efa:
+        env.append({"name": "FI_PROVIDER", "value": "efa"})
+    return env
+
+
+_NATIVE = ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
+           "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+
+
+def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
+    gpus = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+    wait = (
+        "import ray; ray.init(address='auto', logging_level='ERROR'); "
+        "print(int(ray.cluster_resources().get('GPU', 0)))"
+    )
+    serve = shlex.join(["vllm", "serve", *vllm_args(spec), "--distributed-executor-backend", "ray"])
+    return (
+        f'ray start --head --port={RAY_PORT} --node-ip-address="$VLLM_HOST_IP" && '
+        f'until [ "$(python3 -c {shlex.quote(wait)} 2>/dev/null || echo 0)" -ge {gpus} ]; do sleep 5; done && '
+        f"exec {serve}"
+    )
+
+
+def _ray_worker_script() -> str:
+    return f'ray start --address="$LWS_LEADER_ADDRESS:{RAY_PORT}" --node-ip-address="$VLLM_HOST_IP" --block'
+
+
+def render_leaderworkerset(spec: VllmMultiNodeSpec, efa_devices: int = 0,
+                           exclusive_topology: str | None = DEFAULT_EXCLUSIVE_TOPOLOGY) -> dict[str, Any]:
+    """One LeaderWorkerSet: groups × (PP pods of TP GPUs); the API runs on the leader only."""
+    tp = spec.engine.tensor_parallel_size
+    pp = spec.engine.pipeline_parallel_size
+    env = _multinode_env(spec, efa_devices)
+    base = {"image": spec.image, "env": env, "resources": _resources(tp, efa_devices),
+            "volumeMounts": [dict(m) for m in _MOUNTS]}
+    if spec.launcher == "native":
+        leader = {"name": "vllm-leader", "command": ["vllm", "serve"], "args": vllm_args(spec) + _NATIVE, **base}
+        worker = {"name": "vllm-worker", "command": ["vllm", "serve"],
+                  "args": vllm_args(spec) + _NATIVE + ["--headless"], **base}
+    else:
+        leader = {"name": "vllm-leader", "command": ["/bin/sh", "-c"], "args": [_ray_leader_script(spec)], **base}
+        worker = {"name": "vllm-worker", "command": ["/bin/sh", "-c"], "args": [_ray_worker_script()], **base}
+    leader["ports"] = [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}]
+    leader.update(_probes(spec.model_load_seconds))
+    leader_labels = {**group_labels(spec.name), LABEL_ROLE: "leader"}
+    worker_labels = {**group_labels(spec.name), LABEL_ROLE: "worker"}
+    annotations = workload_annotations(spec)
+    if exclusive_topology:
+        annotations[ANN_EXCLUSIVE_TOPOLOGY] = exclusive_topology
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": _meta(spec.name, spec.namespace, annotations),
+        "spec": {
+            "replicas": spec.groups,
+            "startupPolicy": "LeaderCreated",
+            "rolloutStrategy": {
+                "type": "RollingUpdate",
+                "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
+            },
+            "leaderWorkerTemplate": {
+                "size": pp,
+                "restartPolicy": "RecreateGroupOnPodRestart",
+                "leaderTemplate": {
+                    "metadata": {"labels": leader_labels},
+                    "spec": _pod_spec(spec.pool, [leader], tp, spec.model_cache_gib),
+                },
+                "workerTemplate": {
+                    "metadata": {"labels": worker_labels},
+                    "spec": _pod_spec(spec.pool, [worker], tp, spec.model_cache_gib),
+                },
+            },
+        },
+    }
+
+
+def render_vllm_multinode(spec: VllmMultiNodeSpec, efa_devices: int = 0,
+                          exclusive_topology: str | None = DEFAULT_EXCLUSIVE_TOPOLOGY) -> list[dict[str, Any]]:
+    """The LeaderWorkerSet and a ClusterIP Service that selects the leaders only."""
+    selector = {**selector_labels(spec.name), LABEL_ROLE: "leader"}
+    return [
+        render_leaderworkerset(spec, efa_devices, exclusive_topology),
+        render_service(spec.name, spec.namespace, spec.engine.port, selector),
+    ]
+
+
+# --- NetworkPolicies --------------------------------------------------------------------------
+
+
+def _policy(name: str, namespace: str, selector: dict[str, str], types: list[str],
+            ingress: list[dict[str, Any]] | None = None,
+            egress: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"podSelector": {"matchLabels": selector} if selector else {}, "policyTypes": types}
+    if ingress is not None:
+        spec["ingress"] = ingress
+    if egress is not None:
+        spec["egress"] = egress
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": namespace, "labels": {LABEL_MANAGED_BY: "shardwise"}},
+        "spec": spec,
+    }
+
+
+def _ns_peer(namespace: str) -> dict[str, Any]:
+    return {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}
+
+
+def render_network_policies(
+    network: NetworkSpec,
+    services: Sequence[VllmServiceSpec] = (),
+    multi_node: Sequence[VllmMultiNodeSpec] = (),
+    routers: Sequence[RouterSpec] = (),
+) -> list[dict[str, Any]]:
+    """NetworkPolicies for every serving namespace.
+
+    Per namespace: deny all ingress and egress by default; allow DNS to kube-system (UDP and TCP
+    53); allow HTTPS egress (Hugging Face Hub downloads, the Kubernetes API). Per serving group:
+    allow all traffic between the group's own pods (NCCL, Gloo, Ray, torch.distributed use
+    ephemeral ports that cannot be listed); allow the API port only from the gateway namespace and
+    the monitoring namespace (Prometheus scrapes ``/metrics`` on the API port for the queue-depth
+    autoscaler); and, for groups behind an ALB Ingress (target type ``ip``: the load balancer
+    connects to pod IPs from inside the VPC), from the VPC CIDR.
+    """
+    groups: list[VllmServiceSpec | VllmMultiNodeSpec] = [*services, *multi_node]
+    alb_routed = {s for r in routers if r.kind == "alb-ingress" for s in r.services}
+    out: list[dict[str, Any]] = []
+    for ns in sorted({g.namespace for g in groups}):
+        out.append(_policy("default-deny", ns, {}, ["Ingress", "Egress"]))
+        dns_peer = {**_ns_peer("kube-system"), "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
+        out.append(_policy("allow-dns", ns, {}, ["Egress"], egress=[{
+            "to": [dns_peer],
+            "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+        }]))
+        out.append(_policy("allow-https-egress", ns, {}, ["Egress"], egress=[{
+            "to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+            "ports": [{"protocol": "TCP", "port": 443}],
+        }]))
+    for g in groups:
+        sel = {LABEL_GROUP: g.name}
+        peer = {"podSelector": {"matchLabels": sel}}
+        out.append(_policy(f"{g.name}-intra-group", g.namespace, sel, ["Ingress", "Egress"],
+                           ingress=[{"from": [peer]}], egress=[{"to": [peer]}]))
+        sources = [_ns_peer(network.gateway_namespace)]
+        if network.monitoring_namespace:
+            sources.append(_ns_peer(network.monitoring_namespace))
+        if g.name in alb_routed:
+            sources.append({"ipBlock": {"cidr": network.cidr}})
+        out.append(_policy(f"{g.name}-api", g.namespace, sel, ["Ingress"], ingress=[{
+            "from": sources,
+            "ports": [{"protocol": "TCP", "port": g.engine.port}],
+        }]))
+    return out
+
+
+# --- InferenceRouter --------------------------------------------------------------------------
+
+
+def _backend_host(router: RouterSpec, service: str) -> str | None:
+    if len(router.services) == 1:
+        return None
+    return f"{service}.{router.domain}"
+
+
+def render_router(router: RouterSpec,
+                  backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec]) -> list[dict[str, Any]]:
+    """An internal ALB Ingress with least-outstanding-requests routing, or Gateway API routes.
+
+    One service is the default backend; several are told apart by host (``<service>.<domain>``).
+    An Ingress routes only to Services of its own namespace (checked by the components).
+    """
+    by_name = {b.name: b for b in backends}
+    chosen = [by_name[s] for s in router.services]
+    if router.kind == "alb-ingress":
+        ann = {"alb.ingress.kubernetes.io/scheme": "internal" if router.internal else "internet-facing",
+               **ALB_ANNOTATIONS}
+        rules = []
+        for b in chosen:
+            rule: dict[str, Any] = {"http": {"paths": [{
+                "path": "/", "pathType": "Prefix",
+                "backend": {"service": {"name": b.name, "port": {"number": b.engine.port}}},
+            }]}}
+            host = _backend_host(router, b.name)
+            if host:
+                rule["host"] = host
+            rules.append(rule)
+        spec: dict[str, Any] = {"ingressClassName": "alb", "rules": rules}
+        if len(chosen) == 1:
+            spec["defaultBackend"] = {"service": {"name": chosen[0].name,
+                                                  "port": {"number": chosen[0].engine.port}}}
+        return [{
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "Ingress",
+            "metadata": {"name": router.name, "namespace": router.namespace,
+                         "labels": {LABEL_NAME: router.name, LABEL_MANAGED_BY: "shardwise"},
+                         "annotations": ann},
+            "spec": spec,
+        }]
+    out: list[dict[str, Any]] = []
+    for b in chosen:
+        route: dict[str, Any] = {
+            "parentRefs": [{"name": router.gateway, "namespace": router.namespace}],
+            "rules": [{
+                "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+                "backendRefs": [{"name": b.name, "namespace": b.namespace, "port": b.engine.port}],
+            }],
+        }
+        host = _backend_host(router, b.name)
+        if host:
+            route["hostnames"] = [host]
+        name = router.name if len(chosen) == 1 else f"{router.name}-{b.name}"
+        out.append({
+            "apiVersion": "gateway.networking.k8s.io/v1",
+            "kind": "HTTPRoute",
+            "metadata": {"name": name, "namespace": router.namespace,
+                         "labels": {LABEL_NAME: router.name, LABEL_MANAGED_BY: "shardwise"}},
+            "spec": route,
+        })
+    for ns in sorted({b.namespace for b in chosen if b.namespace != router.namespace}):
+        out.append({
+            "apiVersion": "gateway.networking.k8s.io/v1beta1",
+            "kind": "ReferenceGrant",
+            "metadata": {"name": f"{router.name}-from-{router.namespace}", "namespace": ns},
+            "spec": {
+                "from": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute",
+                          "namespace": router.namespace}],
+                "to": [{"group": "", "kind": "Service"}],
+            },
+        })
+    return out
+
+
+# --- GPU node pools: labels, taints, EFA ------------------------------------------------------
+
+
+def _instance(pool: NodePoolSpec):
+    from . import catalog
+
+    return catalog.find_instance(pool.instance_type)
+
+
+def pool_efa(pool: NodePoolSpec) -> bool:
+    """EFA interfaces on this pool: as set, else on for multi-node pools of EFA-capable instances."""
+    if pool.efa is not None:
+        return pool.efa
+    return pool.multi_node and _instance(pool).efa
+
+
+def efa_interface_count(pool: NodePoolSpec) -> int:
+    """EFA devices a node of this pool offers (``vpc.amazonaws.com/efa``); 0 without EFA."""
+    if not pool_efa(pool):
+        return 0
+    return max(1, _instance(pool).efa_interfaces)
+
+
+def node_labels(pool: NodePoolSpec) -> dict[str, str]:
+    """The labels every node of ``pool`` carries (read back by :func:`adapters.labels.pool_from_labels`)."""
+    from . import catalog
+
+    inst = _instance(pool)
+    gpu = catalog.find_gpu(inst.gpu)
+    if inst.interconnect == "pcie":
+        domain = 1
+    else:
+        domain = inst.gpus
+    return {
+        LABEL_POOL: pool.name,
+        LABEL_GPU_PRODUCT: label_value(gpu.name),
+        LABEL_GPU_COUNT: str(inst.gpus),
+        LABEL_GPU_MEMORY_GIB: _num(gpu.memory_gib),
+        LABEL_NVLINK: inst.interconnect,
+        LABEL_NVLINK_DOMAIN_SIZE: str(domain),
+        LABEL_EFA: "true" if pool_efa(pool) else "false",
+    }
+
+
+def node_taints() -> list[dict[str, str]]:
+    """Kubernetes taints of every GPU node: ``nvidia.com/gpu=true:NoSchedule``."""
+    return [dict(GPU_TAINT)]
+
+
+def eks_taints() -> list[dict[str, str]]:
+    """The same taint in the EKS node group API's spelling."""
+    return [{"key": t["key"], "value": t["value"], "effect": "NO_SCHEDULE"} for t in node_taints()]
+
+
+EKS_CAPACITY_TYPE = {"on-demand": "ON_DEMAND", "spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
+KARPENTER_CAPACITY_TYPE = {"on-demand": "on-demand", "spot": "spot", "capacity-block": "reserved"}
+EKS_AMI_TYPE = "AL2023_x86_64_NVIDIA"
+
+
+def node_role_name(role_arn: str) -> str:
+    """``arn:aws:iam::1:role/path/name`` → ``name`` (Karpenter's EC2NodeClass wants the name)."""
+    return role_arn.rsplit("/", 1)[-1]
+
+
+def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
+                     security_group_ids: Sequence[Any]) -> list[dict[str, Any]]:
+    """A Karpenter NodePool and EC2NodeClass with the managed node group's labels, taint and IMDS."""
+    inst = _instance(pool)
+    labels = node_labels(pool)
+    nodeclass = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": pool.name, "labels": {LABEL_MANAGED_BY: "shardwise"}},
+        "spec": {
+            "role": role,
+            "amiSelectorTerms": [{"alias": pool.ami_alias}],
+            "subnetSelectorTerms": [{"id": s} for s in subnet_ids],
+            "securityGroupSelectorTerms": [{"id": s} for s in security_group_ids],
+            "associatePublicIPAddress": False,
+            "metadataOptions": {
+                "httpEndpoint": "enabled",
+                "httpProtocolIPv6": "disabled",
+                "httpPutResponseHopLimit": 1,
+                "httpTokens": "required",
+            },
+            "blockDeviceMappings": [{
+                "deviceName": "/dev/xvda",
+                "ebs": {"volumeSize": _gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
+                        "deleteOnTermination": True},
+            }],
+            "tags": {"shardwise.dev/pool": pool.name},
+        },
+    }
+    nodepool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": pool.name, "labels": {LABEL_MANAGED_BY: "shardwise"}},
+        "spec": {
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": pool.name},
+                    "taints": node_taints(),
+                    "requirements": [
+                        {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                         "values": [pool.instance_type]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In",
+                         "values": [KARPENTER_CAPACITY_TYPE[pool.capacity_type]]},
+                    ],
+                    "expireAfter": "720h",
+                },
+            },
+            # Model servers take minutes to load: only reclaim empty nodes.
+            "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
+            "limits": {GPU_RESOURCE: str(pool.max_size * inst.gpus)},
+        },
+    }
+    return [nodeclass, nodepool]
+
+
+# --- AWS network plans ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubnetPlan:
+    name: str
+    cidr: str
+    availability_zone: str
+    public: bool = False  # routes to an internet gateway (only the NAT gateway's subnet)
+    map_public_ip_on_launch: bool = False
+
+
+@dataclass(frozen=True)
+class SgRulePlan:
+    direction: str  # ingress | egress
+    protocol: str  # "-1" | "tcp" | "udp"
+    from_port: int | None = None
+    to_port: int | None = None
+    cidr: str | None = None
+    self_ref: bool = False
+    description: str = ""
+
+
+def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
+    """Private subnets, one per AZ, carved from the VPC CIDR (/16 → /19 each), plus with a NAT
+    gateway one small subnet for it in the first AZ. No subnet maps public IPs at launch."""
+    if network.vpc_id is not None:
+        return []
+    vpc = ipaddress.IPv4Network(network.cidr)
+    new_prefix = min(vpc.prefixlen + 3, 28)
+    blocks = list(vpc.subnets(new_prefix=new_prefix))
+    plans = [SubnetPlan(f"{prefix}-private-{az}", str(blocks[i]), az)
+             for i, az in enumerate(network.availability_zones)]
+    if network.nat_gateway:
+        last = blocks[-1]
+        nat_block = next(last.subnets(new_prefix=min(last.prefixlen + 3, 28)))
+        plans.append(SubnetPlan(f"{prefix}-nat-{network.availability_zones[0]}", str(nat_block),
+                                network.availability_zones[0], public=True))
+    return plans
+
+
+def gpu_node_sg_rules() -> list[SgRulePlan]:
+    """Rules of the GPU-node security group.
+
+    All traffic to and from the group itself (NCCL, EFA, Ray, torch.distributed; EFA requires the
+    self-reference in both directions), and HTTPS out (Hugging Face Hub, ECR and S3 through the
+    endpoints, the EKS API). No runtime port is open to anything but the group; kubelet and
+    control-plane traffic use the cluster security group the launch template also attaches.
+    """
+    return [
+        SgRulePlan("ingress", "-1", self_ref=True, description="all traffic from the GPU nodes themselves"),
+        SgRulePlan("egress", "-1", self_ref=True, description="all traffic to the GPU nodes themselves"),
+        SgRulePlan("egress", "tcp", 443, 443, cidr="0.0.0.0/0", description="HTTPS: model hub, ECR, S3, EKS API"),
+    ]
+
+
+def endpoint_sg_rules(vpc_cidr: str) -> list[SgRulePlan]:
+    """Interface endpoints accept HTTPS from inside the VPC only."""
+    return [SgRulePlan("ingress", "tcp", 443, 443, cidr=vpc_cidr, description="HTTPS from the VPC")]
+
+
+def interface_endpoint_services(region: str) -> list[str]:
+    return [f"com.amazonaws.{region}.ecr.api", f"com.amazonaws.{region}.ecr.dkr"]
+
+
+def gateway_endpoint_services(region: str) -> list[str]:
+    return [f"com.amazonaws.{region}.s3"]
+
+
+@dataclass(frozen=True)
+class LaunchTemplatePlan:
+    """What the launch template of a managed node group sets."""
+
+    http_tokens: str = "required"
+    http_put_response_hop_limit: int = 1
+    http_endpoint: str = "enabled"
+    volume_size_gib: int = 500
+    # (device_index, network_card_index, interface_type) per network interface
+    network_interfaces: tuple[tuple[int, int, str], ...] = ((0, 0, "interface"),)
+    placement_group: bool = False
+    market_type: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
+    """IMDSv2 required with hop limit 1 (pods cannot reach the node's credentials), an encrypted gp3
+    root volume, no public IP, and for EFA pools one EFA interface per network card: the primary
+    ``efa`` and the others ``efa-only`` (no IP address, which spares the subnet)."""
+    n = efa_interface_count(pool)
+    if n:
+        nics = ((0, 0, "efa"),) + tuple((1, i, "efa-only") for i in range(1, n))
+    else:
+        nics = ((0, 0, "interface"),)
+    return LaunchTemplatePlan(
+        volume_size_gib=pool.disk_size_gib,
+        network_interfaces=nics,
+        placement_group=pool.multi_node,
+        market_type="capacity-block" if pool.capacity_type == "capacity-block" else None,
+        tags={"shardwise.dev/pool": pool.name},
+    )
+
+
+# --- everything of one environment ------------------------------------------------------------
+
+
+def render_environment_objects(env: EnvironmentSpec) -> list[tuple[str, dict[str, Any]]]:
+    """Every Kubernetes object the environment declares, with the spec path it comes from.
+
+    Karpenter objects carry placeholder subnet and security-group ids: their real values exist
+    only once the network is created.
+    """
+    pools = {p.name: p for p in env.pools}
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, p in enumerate(env.pools):
+        if p.provisioner == "karpenter":
+            role = node_role_name(env.node_role_arn or "")
+            for obj in render_karpenter(p, role, ["<subnet>"], ["<security-group>"]):
+                out.append((f"pools[{i}]", obj))
+    for i, s in enumerate(env.services):
+        out.extend((f"services[{i}]", o) for o in render_vllm_service(s))
+    for i, m in enumerate(env.multi_node):
+        efa = efa_interface_count(pools[m.pool])
+        out.extend((f"multi_node[{i}]", o) for o in render_vllm_multinode(m, efa, m.exclusive_topology))
+    for o in render_network_policies(env.network, env.services, env.multi_node, env.routers):
+        out.append(("network", o))
+    backends: list[VllmServiceSpec | VllmMultiNodeSpec] = [*env.services, *env.multi_node]
+    for i, r in enumerate(env.routers):
+        out.extend((f"routers[{i}]", o) for o in render_router(r, backends))
+    return out

@@ -1,0 +1,447 @@
+"""rules/render.py: the Kubernetes objects and AWS plans the components declare, exactly.
+
+Rendered objects are also validated against the Kubernetes JSON schemas shipped with the
+``kubernetes-validate`` package (offline, strict: unknown fields fail). Custom resources
+(LeaderWorkerSet, KEDA ScaledObject, Karpenter NodePool/EC2NodeClass, Gateway API routes) have no
+schema there and are skipped by design; the LeaderWorkerSet's leader and worker pod templates are
+validated as Pods instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import pathlib
+
+import kubernetes_validate
+import pytest
+from kubernetes_validate.utils import SchemaNotFoundError
+from shardwise.rules import render
+from shardwise.rules.adapters.stack import load_stack_spec
+from shardwise.rules.spec import (
+    AutoscalingSpec,
+    EngineArgsSpec,
+    NetworkSpec,
+    NodePoolSpec,
+    RouterSpec,
+    SuppressionSpec,
+    VllmMultiNodeSpec,
+    VllmServiceSpec,
+)
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+K8S_VERSION = "1.33"
+
+
+def service(**kw) -> VllmServiceSpec:
+    base = dict(
+        name="llama-70b",
+        pool="h100",
+        engine=EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4,
+                              max_model_len=32768, max_num_seqs=64),
+        replicas=2,
+        p95_context_tokens=6144,
+        model_load_seconds=1200,
+        model_cache_gib=200,
+    )
+    base.update(kw)
+    return VllmServiceSpec(**base)
+
+
+def multinode(**kw) -> VllmMultiNodeSpec:
+    base = dict(
+        name="llama-405b",
+        pool="h100-efa",
+        engine=EngineArgsSpec(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=8,
+                              pipeline_parallel_size=2, max_model_len=32768, max_num_seqs=32),
+        image="vllm/vllm-openai:v0.13.0",
+        model_load_seconds=2700,
+        model_cache_gib=900,
+    )
+    base.update(kw)
+    return VllmMultiNodeSpec(**base)
+
+
+P5_EFA = NodePoolSpec(name="h100-efa", instance_type="p5.48xlarge", multi_node=True, min_size=2,
+                      desired_size=2, max_size=2)
+
+
+# --- VllmService ------------------------------------------------------------------------------
+
+
+def test_deployment_container_is_rendered_from_the_engine_spec():
+    spec = service(suppress=(SuppressionSpec(code="SW106", reason="bf16 baseline; AWQ in staging"),),
+                   base_model="meta-llama/Llama-3.1-70B-Instruct")
+    dep = render.render_deployment(spec)
+    assert dep["metadata"] == {
+        "name": "llama-70b",
+        "namespace": "serving",
+        "labels": {"app.kubernetes.io/name": "llama-70b", "shardwise.dev/serving-group": "llama-70b",
+                   "app.kubernetes.io/managed-by": "shardwise"},
+        "annotations": {"shardwise.dev/p95-context-tokens": "6144",
+                        "shardwise.dev/base-model": "meta-llama/Llama-3.1-70B-Instruct",
+                        "shardwise.dev/ignore": "SW106: bf16 baseline, AWQ in staging"},
+    }
+    pod = dep["spec"]["template"]["spec"]
+    (c,) = pod["containers"]
+    assert c["command"] == ["vllm", "serve"]
+    assert c["args"] == spec.engine.to_args() + ["--host", "0.0.0.0"]
+    assert c["args"] == ["meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4",
+                         "--max-model-len", "32768", "--max-num-seqs", "64", "--host", "0.0.0.0"]
+    assert c["image"] == "vllm/vllm-openai:v0.11.0"
+    assert c["resources"] == {"requests": {"nvidia.com/gpu": 4}, "limits": {"nvidia.com/gpu": 4}}
+    assert c["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+    assert c["env"] == [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
+        "name": "hf-token", "key": "HF_TOKEN", "optional": True}}}]
+    assert pod["nodeSelector"] == {"shardwise.dev/pool": "h100"}
+    assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert pod["volumes"] == [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}},
+        {"name": "model-cache", "emptyDir": {"sizeLimit": "200Gi"}},
+    ]
+    assert c["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"},
+                                 {"name": "model-cache", "mountPath": "/root/.cache/huggingface"}]
+    assert c["startupProbe"] == {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 10,
+                                 "failureThreshold": 120, "timeoutSeconds": 5}
+    assert c["readinessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
+    assert c["livenessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
+    assert dep["spec"]["replicas"] == 2
+    assert dep["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "llama-70b",
+                                                       "shardwise.dev/serving-group": "llama-70b"}}
+
+
+def test_no_hf_token_secret_means_no_env():
+    dep = render.render_deployment(service(hf_token_secret=None))
+    assert dep["spec"]["template"]["spec"]["containers"][0]["env"] == []
+
+
+@pytest.mark.parametrize("gpus,gib", [(1, 4), (2, 4), (4, 8), (8, 16)])
+def test_shm_size_rule(gpus, gib):
+    assert render.shm_size_gib(gpus) == gib
+
+
+@pytest.mark.parametrize("load", [30, 61, 600, 900, 1201, 2700, 7200])
+def test_startup_probe_covers_the_model_load_and_no_more_than_one_period(load):
+    t = render.startup_failure_threshold(load)
+    assert t * render.PROBE_PERIOD_SECONDS >= load
+    assert (t - 1) * render.PROBE_PERIOD_SECONDS < load
+
+
+@pytest.mark.parametrize("image,pinned", [
+    ("vllm/vllm-openai:v0.11.0", True),
+    ("vllm/vllm-openai@sha256:" + "a" * 64, True),
+    ("registry.example.com:5000/vllm:v1", True),
+    ("vllm/vllm-openai", False),
+    ("vllm/vllm-openai:latest", False),
+    ("registry.example.com:5000/vllm", False),
+])
+def test_unpinned_images(image, pinned):
+    reason = render.unpinned_image_reason(image)
+    assert (reason is None) == pinned
+    if not pinned:
+        assert image in reason
+
+
+def test_keda_scaled_object_on_queue_depth():
+    so = render.render_autoscaler(service(autoscaling=AutoscalingSpec(min_replicas=2, max_replicas=6)))
+    assert so == {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": render._meta("llama-70b", "serving"),
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama-70b"},
+            "minReplicaCount": 2,
+            "maxReplicaCount": 6,
+            "pollingInterval": 15,
+            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
+                "scaleDown": {"stabilizationWindowSeconds": 300}}}},
+            "triggers": [{"type": "prometheus", "metadata": {
+                "serverAddress": "http://prometheus-operated.monitoring.svc:9090",
+                "query": 'sum(vllm:num_requests_waiting{namespace="serving",pod=~"llama-70b-[a-z0-9]+-[a-z0-9]+"})',
+                "threshold": "5",
+            }}],
+        },
+    }
+    # the Deployment starts with at least the warm minimum
+    assert render.render_deployment(service(replicas=1, autoscaling=AutoscalingSpec(min_replicas=2)))[
+        "spec"]["replicas"] == 2
+
+
+def test_hpa_variants():
+    hpa = render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", threshold=3)))
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["metrics"] == [{"type": "Pods", "pods": {
+        "metric": {"name": "vllm:num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "3"}}}]
+    assert hpa["spec"]["behavior"] == {"scaleDown": {"stabilizationWindowSeconds": 300}}
+    cpu = render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=70)))
+    assert cpu["spec"]["metrics"] == [{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]
+    assert render.render_autoscaler(service(autoscaling=None)) is None
+    kinds = [o["kind"] for o in render.render_vllm_service(service(autoscaling=None))]
+    assert kinds == ["Deployment", "Service", "PodDisruptionBudget"]
+
+
+def test_service_and_pdb():
+    svc, pdb = render.render_vllm_service(service())[1:3]
+    assert svc["spec"] == {"type": "ClusterIP",
+                           "selector": {"app.kubernetes.io/name": "llama-70b",
+                                        "shardwise.dev/serving-group": "llama-70b"},
+                           "ports": [{"name": "http", "port": 8000, "targetPort": "http", "protocol": "TCP"}]}
+    assert pdb["spec"] == {"maxUnavailable": 1, "selector": {"matchLabels": {
+        "app.kubernetes.io/name": "llama-70b", "shardwise.dev/serving-group": "llama-70b"}}}
+
+
+# --- VllmMultiNode ----------------------------------------------------------------------------
+
+
+def test_leaderworkerset_native_launch():
+    spec = multinode()
+    lws, svc = render.render_vllm_multinode(spec, render.efa_interface_count(P5_EFA))
+    assert lws["apiVersion"] == "leaderworkerset.x-k8s.io/v1"
+    assert lws["metadata"]["annotations"] == {
+        "leaderworkerset.sigs.k8s.io/exclusive-topology": "topology.k8s.aws/network-node-layer-3"}
+    tpl = lws["spec"]["leaderWorkerTemplate"]
+    assert tpl["size"] == 2
+    assert tpl["restartPolicy"] == "RecreateGroupOnPodRestart"
+    assert lws["spec"]["replicas"] == 1
+    leader = tpl["leaderTemplate"]["spec"]["containers"][0]
+    worker = tpl["workerTemplate"]["spec"]["containers"][0]
+    engine = spec.engine.to_args() + ["--host", "0.0.0.0"]
+    native = ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
+              "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+    assert leader["command"] == worker["command"] == ["vllm", "serve"]
+    assert leader["args"] == engine + native
+    assert worker["args"] == engine + native + ["--headless"]
+    for c in (leader, worker):
+        assert c["resources"] == {"requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32},
+                                  "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32}}
+        assert c["env"][1:] == [
+            {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
+            {"name": "GLOO_SOCKET_IFNAME", "value": "eth0"},
+            {"name": "VLLM_HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+            {"name": "FI_PROVIDER", "value": "efa"},
+        ]
+    assert "ports" in leader and "ports" not in worker
+    assert leader["startupProbe"]["failureThreshold"] * leader["startupProbe"]["periodSeconds"] >= 2700
+    assert "livenessProbe" not in worker
+    assert tpl["leaderTemplate"]["metadata"]["labels"]["role"] == "leader"
+    assert tpl["leaderTemplate"]["spec"]["volumes"][0] == {
+        "name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}
+    assert svc["spec"]["selector"] == {"app.kubernetes.io/name": "llama-405b",
+                                       "shardwise.dev/serving-group": "llama-405b", "role": "leader"}
+
+
+def test_leaderworkerset_without_efa_or_exclusive_topology():
+    lws = render.render_leaderworkerset(multinode(), efa_devices=0, exclusive_topology=None)
+    c = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]
+    assert c["resources"]["limits"] == {"nvidia.com/gpu": 8}
+    assert "FI_PROVIDER" not in [e["name"] for e in c["env"]]
+    assert "annotations" not in lws["metadata"]
+
+
+def test_leaderworkerset_ray_launch():
+    lws = render.render_leaderworkerset(multinode(launcher="ray"), efa_devices=32)
+    tpl = lws["spec"]["leaderWorkerTemplate"]
+    leader = tpl["leaderTemplate"]["spec"]["containers"][0]
+    worker = tpl["workerTemplate"]["spec"]["containers"][0]
+    assert leader["command"] == worker["command"] == ["/bin/sh", "-c"]
+    (script,) = leader["args"]
+    assert script.startswith('ray start --head --port=6379 --node-ip-address="$VLLM_HOST_IP" && ')
+    assert "-ge 16 ]" in script  # waits for all TP x PP GPUs to join
+    assert script.endswith(
+        "exec vllm serve meta-llama/Llama-3.1-405B-Instruct --tensor-parallel-size 8 "
+        "--pipeline-parallel-size 2 --max-model-len 32768 --max-num-seqs 32 --host 0.0.0.0 "
+        "--distributed-executor-backend ray")
+    assert worker["args"] == [
+        'ray start --address="$LWS_LEADER_ADDRESS:6379" --node-ip-address="$VLLM_HOST_IP" --block']
+
+
+# --- NetworkPolicies and routers --------------------------------------------------------------
+
+
+def test_network_policies():
+    net = NetworkSpec(cidr="10.42.0.0/16")
+    router = RouterSpec(name="llm", namespace="serving", services=("llama-70b",))
+    pols = render.render_network_policies(net, [service()], [multinode()], [router])
+    assert [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pols] == [
+        ("serving", "default-deny"), ("serving", "allow-dns"), ("serving", "allow-https-egress"),
+        ("serving", "llama-70b-intra-group"), ("serving", "llama-70b-api"),
+        ("serving", "llama-405b-intra-group"), ("serving", "llama-405b-api"),
+    ]
+    by_name = {p["metadata"]["name"]: p["spec"] for p in pols}
+    assert by_name["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    assert by_name["allow-dns"]["egress"] == [{
+        "to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
+        "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+    }]
+    group = {"podSelector": {"matchLabels": {"shardwise.dev/serving-group": "llama-405b"}}}
+    assert by_name["llama-405b-intra-group"] == {
+        "podSelector": {"matchLabels": {"shardwise.dev/serving-group": "llama-405b"}},
+        "policyTypes": ["Ingress", "Egress"], "ingress": [{"from": [group]}], "egress": [{"to": [group]}]}
+    gateway = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gateway"}}}
+    monitoring = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
+    assert by_name["llama-70b-api"]["ingress"] == [{
+        "from": [gateway, monitoring, {"ipBlock": {"cidr": "10.42.0.0/16"}}],
+        "ports": [{"protocol": "TCP", "port": 8000}]}]
+    assert by_name["llama-405b-api"]["ingress"] == [{"from": [gateway, monitoring],
+                                                     "ports": [{"protocol": "TCP", "port": 8000}]}]
+
+
+def test_alb_router():
+    (ing,) = render.render_router(RouterSpec(name="llm", namespace="serving", services=("llama-70b",)),
+                                  [service()])
+    assert ing["metadata"]["annotations"] == {
+        "alb.ingress.kubernetes.io/scheme": "internal",
+        "alb.ingress.kubernetes.io/target-type": "ip",
+        "alb.ingress.kubernetes.io/target-group-attributes":
+            "load_balancing.algorithm.type=least_outstanding_requests",
+        "alb.ingress.kubernetes.io/healthcheck-path": "/health",
+        "alb.ingress.kubernetes.io/backend-protocol": "HTTP",
+        "alb.ingress.kubernetes.io/load-balancer-attributes": "idle_timeout.timeout_seconds=600",
+    }
+    backend = {"service": {"name": "llama-70b", "port": {"number": 8000}}}
+    assert ing["spec"] == {"ingressClassName": "alb", "defaultBackend": backend, "rules": [
+        {"http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": backend}]}}]}
+    two = RouterSpec(name="llm", namespace="serving", services=("llama-70b", "llama-405b"), domain="llm.example.com")
+    (ing2,) = render.render_router(two, [service(), multinode()])
+    assert [r["host"] for r in ing2["spec"]["rules"]] == ["llama-70b.llm.example.com", "llama-405b.llm.example.com"]
+    assert "defaultBackend" not in ing2["spec"]
+
+
+def test_gateway_api_router_grants_cross_namespace_access():
+    r = RouterSpec(name="llm", kind="gateway-api", services=("llama-70b",))
+    route, grant = render.render_router(r, [service()])
+    assert route["kind"] == "HTTPRoute" and route["metadata"]["namespace"] == "gateway"
+    assert route["spec"]["parentRefs"] == [{"name": "inference-gateway", "namespace": "gateway"}]
+    assert route["spec"]["rules"][0]["backendRefs"] == [{"name": "llama-70b", "namespace": "serving", "port": 8000}]
+    assert grant["kind"] == "ReferenceGrant" and grant["metadata"]["namespace"] == "serving"
+    assert grant["spec"]["from"] == [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute",
+                                      "namespace": "gateway"}]
+
+
+# --- node pools and AWS plans -----------------------------------------------------------------
+
+
+def test_node_labels_and_taints():
+    assert render.node_labels(P5_EFA) == {
+        "shardwise.dev/pool": "h100-efa",
+        "shardwise.dev/gpu-product": "H100-SXM-80GB",
+        "shardwise.dev/gpu-count": "8",
+        "shardwise.dev/gpu-memory-gib": "79.19",
+        "shardwise.dev/nvlink": "nvswitch",
+        "shardwise.dev/nvlink-domain-size": "8",
+        "shardwise.dev/efa": "true",
+    }
+    l40s = NodePoolSpec(name="l40s", instance_type="g6e.12xlarge")
+    labels = render.node_labels(l40s)
+    assert (labels["shardwise.dev/nvlink"], labels["shardwise.dev/nvlink-domain-size"],
+            labels["shardwise.dev/efa"], labels["shardwise.dev/gpu-count"]) == ("pcie", "1", "false", "4")
+    assert render.node_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert render.eks_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
+
+
+def test_launch_template_plans():
+    efa = render.launch_template_plan(P5_EFA)
+    assert (efa.http_tokens, efa.http_put_response_hop_limit, efa.placement_group) == ("required", 1, True)
+    assert efa.network_interfaces[0] == (0, 0, "efa")
+    assert efa.network_interfaces[1:] == tuple((1, i, "efa-only") for i in range(1, 32))
+    single = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge"))
+    assert single.network_interfaces == ((0, 0, "interface"),)
+    assert (single.http_tokens, single.http_put_response_hop_limit, single.placement_group) == ("required", 1, False)
+
+
+def test_security_group_rules_open_no_runtime_port_to_the_world():
+    rules = render.gpu_node_sg_rules()
+    assert [(r.direction, r.protocol, r.self_ref, r.cidr) for r in rules] == [
+        ("ingress", "-1", True, None), ("egress", "-1", True, None), ("egress", "tcp", False, "0.0.0.0/0")]
+    assert [(r.from_port, r.to_port) for r in rules if r.cidr] == [(443, 443)]
+    assert all(r.direction == "egress" for r in rules if r.cidr)
+
+
+def test_subnet_plan_is_private_and_inside_the_vpc():
+    net = NetworkSpec(cidr="10.42.0.0/16", availability_zones=("us-east-1a", "us-east-1b", "us-east-1c"))
+    plans = render.subnet_plan(net, "prod")
+    vpc = ipaddress.ip_network(net.cidr)
+    nets = [ipaddress.ip_network(p.cidr) for p in plans]
+    assert all(n.subnet_of(vpc) for n in nets)
+    assert not any(a.overlaps(b) for i, a in enumerate(nets) for b in nets[i + 1:])
+    assert [p.name for p in plans] == ["prod-private-us-east-1a", "prod-private-us-east-1b",
+                                       "prod-private-us-east-1c", "prod-nat-us-east-1a"]
+    assert [p.map_public_ip_on_launch for p in plans] == [False] * 4
+    assert render.subnet_plan(NetworkSpec(vpc_id="vpc-1", private_subnet_ids=("subnet-1",)), "x") == []
+
+
+def test_karpenter_objects():
+    pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge", provisioner="karpenter", capacity_type="spot",
+                        max_size=3)
+    nodeclass, nodepool = render.render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
+    assert nodeclass["spec"]["metadataOptions"] == {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
+                                                    "httpPutResponseHopLimit": 1, "httpTokens": "required"}
+    assert nodeclass["spec"]["role"] == "gpu-node"
+    assert nodeclass["spec"]["associatePublicIPAddress"] is False
+    tpl = nodepool["spec"]["template"]
+    assert tpl["metadata"]["labels"] == render.node_labels(pool)
+    assert tpl["spec"]["taints"] == render.node_taints()
+    assert tpl["spec"]["requirements"] == [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.xlarge"]},
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+    ]
+    assert nodepool["spec"]["limits"] == {"nvidia.com/gpu": "3"}
+    assert render.node_role_name("arn:aws:iam::123456789012:role/path/gpu-node") == "gpu-node"
+
+
+# --- schema validation ------------------------------------------------------------------------
+
+CRD_KINDS = {"LeaderWorkerSet", "ScaledObject", "NodePool", "EC2NodeClass", "HTTPRoute", "ReferenceGrant"}
+
+
+def _validate(obj: dict) -> bool:
+    """Validate one object strictly; False when it is a custom resource without a shipped schema."""
+    try:
+        kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
+    except SchemaNotFoundError:
+        assert obj["kind"] in CRD_KINDS
+        return False
+    return True
+
+
+def _pods_of_lws(lws: dict) -> list[dict]:
+    tpl = lws["spec"]["leaderWorkerTemplate"]
+    return [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{lws['metadata']['name']}-{role}",
+                                                             **tpl[key]["metadata"]},
+             "spec": tpl[key]["spec"]}
+            for role, key in (("leader", "leaderTemplate"), ("worker", "workerTemplate"))]
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_stack_objects_validate_against_kubernetes_schemas(env):
+    spec, _ = load_stack_spec(str(ROOT / "stacks" / f"Pulumi.{env}.yaml"))
+    skipped = set()
+    for _, obj in render.render_environment_objects(spec):
+        if not _validate(obj):
+            skipped.add(obj["kind"])
+        if obj["kind"] == "LeaderWorkerSet":
+            for pod in _pods_of_lws(obj):
+                assert _validate(pod)
+    assert skipped == {"dev": {"NodePool", "EC2NodeClass", "ScaledObject"},
+                       "staging": {"ScaledObject"},
+                       "prod": {"ScaledObject", "LeaderWorkerSet"}}[env]
+
+
+def test_variants_validate_against_kubernetes_schemas():
+    objs = [
+        render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa"))),
+        render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=80))),
+        render.render_deployment(service(hf_token_secret=None, autoscaling=None)),
+        *render.render_router(RouterSpec(name="r", namespace="serving", services=("a", "b"), domain="x.example"),
+                              [service(name="a"), service(name="b")]),
+        *_pods_of_lws(render.render_leaderworkerset(multinode(launcher="ray"), 32)),
+    ]
+    assert all(_validate(o) for o in objs)
+
+
+def test_a_broken_object_fails_validation():
+    dep = render.render_deployment(service())
+    dep["spec"]["template"]["spec"]["containers"][0]["startupprobe"] = {}  # misspelt field
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(dep, K8S_VERSION, strict=True)

@@ -17,10 +17,24 @@ from .checks import (
     sw205,
     sw206,
     sw207,
+    sw301,
+    sw302,
+    sw303,
+    sw304,
+    sw305,
+    sw306,
+    sw307,
+    sw401,
+    sw402,
+    sw403,
+    sw404,
+    sw405,
+    sw406,
 )
 from .engine import Rule
 
 # --- SW3xx / SW4xx (network, security, reliability): imports below this line ---
+# (ruff's isort keeps them in the sorted `from .checks import (...)` list above: sw301 … sw406)
 # --- end SW3xx / SW4xx imports ---
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -39,6 +53,19 @@ ALL_RULES: tuple[Rule, ...] = (
     sw206.WorkloadWithoutGpuPool(),
     sw207.ExpertParallelOnDenseModel(),
     # --- SW3xx / SW4xx entries below this line ---
+    sw301.RuntimePortExposed(),
+    sw302.EfaWithoutSelfReference(),
+    sw303.GpuNodesInPublicSubnet(),
+    sw304.ImdsV2NotRequired(),
+    sw305.NamespaceWithoutDefaultDeny(),
+    sw306.VllmExposedWithoutGateway(),
+    sw307.ImageUnpinned(),
+    sw401.ParallelWithoutShm(),
+    sw402.LivenessWithoutStartupProbe(),
+    sw403.AutoscalingOnUtilization(),
+    sw404.SingleReplicaInProduction(),
+    sw405.LwsWithoutGroupRestart(),
+    sw406.RoundRobinInFrontOfVllm(),
     # --- end SW3xx / SW4xx entries ---
 )
 

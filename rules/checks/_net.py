@@ -1,0 +1,201 @@
+"""Shared helpers for the network, security and reliability rules (SW3xx, SW4xx).
+
+Lookups across the inventory (which security groups, subnets and launch template a node pool uses;
+which serving groups a Service selects) and the facts the rules compare against: the distributed
+runtime ports, the Linux ephemeral port range NCCL draws from, what counts as "the whole internet".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..engine import Hit, RuleMeta
+from ..model import (
+    UNKNOWN,
+    Ingress,
+    Inventory,
+    LaunchTemplate,
+    Location,
+    NodePool,
+    SecurityGroup,
+    Service,
+    ServingGroup,
+    SgRule,
+    Subnet,
+    Suppression,
+    Undecidable,
+    known,
+)
+
+#: Ports of the distributed runtimes that vLLM, PyTorch and Ray document as unauthenticated.
+RUNTIME_PORTS: dict[int, str] = {
+    6379: "Ray GCS",
+    8265: "Ray dashboard",
+    10001: "Ray client",
+    29500: "torch.distributed / vLLM data-parallel master",
+    14579: "vLLM KV transfer",
+}
+#: Linux's default ``net.ipv4.ip_local_port_range``: where NCCL's bootstrap and socket ports come from.
+EPHEMERAL_PORTS = (32768, 60999)
+#: A rule opening at least this many ports is treated as covering NCCL's unpinnable ports.
+WIDE_RANGE = 1000
+WORLD = ("0.0.0.0/0", "::/0")
+#: Service types that make a port reachable from outside the cluster.
+EXTERNAL_SERVICE_TYPES = ("LoadBalancer", "NodePort")
+
+
+def undecided(meta: RuleMeta, subject: str, prop: str, location: Location,
+              suppressions: Iterable[Suppression] = ()) -> Hit:
+    """A "cannot decide" hit about one object (the engine decides its level)."""
+    return Hit(subject, f"{meta.code}: cannot decide: {prop} is not known (a computed value or an unresolved "
+               "reference)", location, tuple(suppressions), undecided=True)
+
+
+def decide(meta: RuleMeta, subject: str, location: Location, suppressions: Iterable[Suppression],
+           hits: Iterable[Hit]) -> Iterator[Hit]:
+    """Yield ``hits``; an unknown value met while producing them becomes one undecided hit."""
+    try:
+        yield from list(hits)
+    except Undecidable as u:
+        yield undecided(meta, subject, u.prop, location, suppressions)
+
+
+# --- lookups ---------------------------------------------------------------------------------
+
+def _matches(obj: Any, ref: Any) -> bool:
+    if not isinstance(ref, str) or not ref:
+        return False
+    return ref in (obj.id, obj.name, obj.location.urn)
+
+
+def find_security_group(inv: Inventory, ref: Any) -> SecurityGroup | None:
+    for sg in inv.security_groups:
+        if _matches(sg, ref):
+            return sg
+    return None
+
+
+def find_subnet(inv: Inventory, ref: Any) -> Subnet | None:
+    for s in inv.subnets:
+        if _matches(s, ref):
+            return s
+    return None
+
+
+def find_launch_template(inv: Inventory, ref: Any) -> LaunchTemplate | None:
+    for lt in inv.launch_templates:
+        if _matches(lt, ref):
+            return lt
+    return None
+
+
+def pool_security_groups(inv: Inventory, pool: NodePool) -> tuple[list[SecurityGroup], list[str]]:
+    """The pool's security groups found in the inventory, and the references that were not.
+
+    Raises :class:`Undecidable` when the references themselves are unknown (a computed output).
+    """
+    refs = known(pool.security_groups, f"the security-group list of node pool `{pool.name}`")
+    found: list[SecurityGroup] = []
+    missing: list[str] = []
+    for ref in refs:
+        ref = known(ref, f"a security group of node pool `{pool.name}`")
+        sg = find_security_group(inv, ref)
+        if sg is None:
+            missing.append(str(ref))
+        elif sg not in found:
+            found.append(sg)
+    return found, missing
+
+
+def pool_subject(pool: NodePool) -> str:
+    return f"NodePool {pool.name}"
+
+
+def sg_subject(sg: SecurityGroup) -> str:
+    return f"SecurityGroup {sg.name}"
+
+
+def is_self_source(sg: SecurityGroup, rule: SgRule) -> bool:
+    if rule.self_ref:
+        return True
+    src = rule.source_security_group
+    return isinstance(src, str) and bool(src) and src in (sg.id, sg.name, sg.location.urn)
+
+
+def is_all_traffic(rule: SgRule) -> bool:
+    """Protocol "-1" (all). "tcp 0-65535" is not all traffic: EFA's SRD is neither TCP nor UDP."""
+    return known(rule.protocol, "protocol of a security group rule") in ("-1", "all")
+
+
+def runtime_ports_covered(rule: SgRule) -> list[str]:
+    """The runtime ports (and NCCL's ephemeral range) that an ingress rule opens, as phrases."""
+    proto = known(rule.protocol, "protocol of a security group rule")
+    if proto not in ("-1", "all", "tcp", "6"):
+        return []
+    if proto in ("-1", "all"):
+        lo, hi = 0, 65535
+    else:
+        lo = int(known(rule.from_port, "from_port of a security group rule"))
+        hi = int(known(rule.to_port, "to_port of a security group rule"))
+    out = [f"{name} {port}" for port, name in sorted(RUNTIME_PORTS.items()) if lo <= port <= hi]
+    if hi - lo + 1 >= WIDE_RANGE and lo <= EPHEMERAL_PORTS[1] and hi >= EPHEMERAL_PORTS[0]:
+        out.append("NCCL's ephemeral ports")
+    return out
+
+
+def describe_rule_ports(rule: SgRule) -> str:
+    if rule.protocol in ("-1", "all"):
+        return "all traffic"
+    lo, hi = rule.from_port, rule.to_port
+    port = f"{lo}" if lo == hi else f"{lo}-{hi}"
+    return f"{rule.protocol} {port}"
+
+
+def rule_sources(sg: SecurityGroup, rule: SgRule) -> list[str]:
+    """Every source of an ingress rule other than the group itself, as phrases ("0.0.0.0/0")."""
+    cidrs = known(rule.cidrs, "cidr_blocks of a security group rule")
+    v6 = known(rule.ipv6_cidrs, "ipv6_cidr_blocks of a security group rule")
+    out = [str(known(c, "a CIDR block of a security group rule")) for c in [*cidrs, *v6]]
+    src = rule.source_security_group
+    if src is UNKNOWN:
+        if not rule.self_ref:
+            raise Undecidable(f"source security group of an ingress rule of `{sg.name}`")
+    elif src and not is_self_source(sg, rule):
+        out.append(f"security group `{src}`")
+    return out
+
+
+# --- workloads -------------------------------------------------------------------------------
+
+def selects(service: Service, g: ServingGroup) -> bool:
+    """Whether a Service's selector matches the pods of a serving group (same namespace)."""
+    if not service.selector or service.namespace != g.namespace:
+        return False
+    labels = g.pod_labels
+    return all(labels.get(k) == v for k, v in service.selector.items())
+
+
+def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
+    return [s for s in inv.services if selects(s, g)]
+
+
+def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGroup]]:
+    """The (Service, serving group) pairs an Ingress routes to."""
+    out = []
+    for name in ing.services:
+        for s in inv.services:
+            if s.name == name and s.namespace == ing.namespace:
+                out.extend((s, g) for g in inv.groups if selects(s, g))
+    return out
+
+
+def is_multi_node(g: ServingGroup) -> bool:
+    pods = g.pods_per_group
+    if pods is UNKNOWN:
+        return g.kind in ("LeaderWorkerSet", "VllmMultiNode")
+    return (isinstance(pods, int) and pods > 1) or g.kind in ("LeaderWorkerSet", "VllmMultiNode")
+
+
+def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"

@@ -1,0 +1,120 @@
+"""SW302: an EFA node pool whose security group lacks all-traffic self-referencing rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..model import UNKNOWN, Inventory, NodePool, SecurityGroup
+from ._net import decide, is_all_traffic, is_self_source, pool_security_groups, pool_subject
+
+#: Pools whose ``efa`` says EFA interfaces are attached (a launch template or a stack entry).
+CONFIGURED_KINDS = ("eks-nodegroup", "stack")
+
+
+def _self_rules(sg: SecurityGroup) -> tuple[bool, bool]:
+    """Whether ``sg`` allows all traffic from itself (ingress) and to itself (egress)."""
+    ingress = egress = False
+    for r in sg.rules:
+        if is_all_traffic(r) and is_self_source(sg, r):
+            if r.direction == "ingress":
+                ingress = True
+            else:
+                egress = True
+    return ingress, egress
+
+
+class EfaWithoutSelfReference(Rule):
+    meta = RuleMeta(
+        code="SW302",
+        name="efa-without-self-referencing-security-group",
+        enforcement="mandatory",
+        severity="high",
+        summary=(
+            "A node pool with EFA interfaces has no security group that allows all traffic to and from "
+            "itself, in both directions."
+        ),
+        why=(
+            "EFA's OS-bypass (SRD) traffic is only delivered between interfaces whose security group allows "
+            "all inbound and all outbound traffic from and to that same security group. With a CIDR rule, a "
+            "port range or a missing egress rule, libfabric cannot reach its peers: NCCL falls back to TCP "
+            "sockets or hangs at start-up, and multi-node groups run many times slower."
+        ),
+        bad_example=(
+            "resources:\n"
+            "  efa:\n"
+            "    type: aws:ec2:SecurityGroup\n"
+            "    properties:\n"
+            "      ingress:\n"
+            "        - {protocol: '-1', fromPort: 0, toPort: 0, self: true}\n"
+            "      egress:\n"
+            "        - {protocol: '-1', fromPort: 0, toPort: 0, cidrBlocks: [0.0.0.0/0]}"
+        ),
+        good_example=(
+            "resources:\n"
+            "  efa:\n"
+            "    type: aws:ec2:SecurityGroup\n"
+            "    properties:\n"
+            "      ingress:\n"
+            "        - {protocol: '-1', fromPort: 0, toPort: 0, self: true}\n"
+            "      egress:\n"
+            "        - {protocol: '-1', fromPort: 0, toPort: 0, self: true}\n"
+            "        - {protocol: '-1', fromPort: 0, toPort: 0, cidrBlocks: [0.0.0.0/0]}"
+        ),
+        remediation=(
+            "Add an ingress rule and an egress rule with protocol -1 (all traffic) whose source and "
+            "destination is the security group itself, and attach that group to every EFA interface of "
+            "the launch template."
+        ),
+        references=(
+            "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html",
+            "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=False,
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for pool in inv.pools:
+            yield from decide(self.meta, pool_subject(pool), pool.location, pool.suppressions,
+                              self._pool(inv, pool))
+
+    def _pool(self, inv: Inventory, pool: NodePool) -> Iterator[Hit]:
+        if pool.kind not in CONFIGURED_KINDS:
+            return  # from node labels, `efa` says the instance type supports EFA, not that it is attached
+        if pool.efa is UNKNOWN:
+            yield Hit(pool_subject(pool), f"SW302: cannot decide: whether node pool `{pool.name}` has EFA "
+                      "interfaces is not known (a computed value or an unresolved reference)", pool.location,
+                      tuple(pool.suppressions), undecided=True)
+            return
+        if not pool.efa:
+            return
+        sgs, missing = pool_security_groups(inv, pool)
+        if not sgs and missing:
+            yield Hit(pool_subject(pool), f"SW302: cannot decide: node pool `{pool.name}` uses security group "
+                      f"`{missing[0]}`, which is not in the inputs", pool.location, tuple(pool.suppressions),
+                      undecided=True)
+            return
+        if not sgs:
+            yield Hit(pool_subject(pool), f"SW302: node pool `{pool.name}` has EFA interfaces but no security "
+                      "group in the inputs; EFA needs a security group that allows all traffic to and from "
+                      "itself", pool.location, tuple(pool.suppressions))
+            return
+        lacking = []
+        for sg in sgs:
+            ingress, egress = _self_rules(sg)
+            if ingress and egress:
+                return
+            gaps = [d for d, ok in (("ingress", ingress), ("egress", egress)) if not ok]
+            lacking.append((sg, gaps))
+        sg, gaps = lacking[0]
+        missing_text = " and ".join(f"no all-traffic self-referencing {d} rule" for d in gaps)
+        others = "" if len(lacking) == 1 else f" (nor do its other {len(lacking) - 1} security groups)"
+        yield Hit(
+            pool_subject(pool),
+            f"SW302: node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
+            f"{missing_text}{others}; EFA needs all traffic allowed from and to the group itself, "
+            "inbound and outbound",
+            sg.location if (sg.location.urn or sg.location.file) else pool.location,
+            (*pool.suppressions, *sg.suppressions),
+        )

@@ -1,0 +1,81 @@
+"""SW303: GPU nodes launched into subnets that map public IP addresses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..model import Inventory, NodePool, known
+from ._net import decide, find_subnet, pool_subject
+
+
+class GpuNodesInPublicSubnet(Rule):
+    meta = RuleMeta(
+        code="SW303",
+        name="gpu-nodes-in-public-subnet",
+        enforcement="mandatory",
+        severity="high",
+        summary="A GPU node pool launches nodes into a subnet that maps public IP addresses on launch.",
+        why=(
+            "A node with a public IP is one security-group mistake away from exposing the kubelet, NodePorts "
+            "and the unauthenticated distributed-runtime ports (Ray, torch.distributed, NCCL) to the "
+            "internet. GPU nodes need no inbound internet path: model weights and images come through NAT "
+            "or VPC endpoints."
+        ),
+        bad_example=(
+            "resources:\n"
+            "  public-a:\n"
+            "    type: aws:ec2:Subnet\n"
+            "    properties:\n"
+            "      mapPublicIpOnLaunch: true\n"
+            "  h100:\n"
+            "    type: aws:eks:NodeGroup\n"
+            "    properties:\n"
+            "      subnetIds: ['${public-a.id}']"
+        ),
+        good_example=(
+            "resources:\n"
+            "  private-a:\n"
+            "    type: aws:ec2:Subnet\n"
+            "    properties:\n"
+            "      mapPublicIpOnLaunch: false\n"
+            "  h100:\n"
+            "    type: aws:eks:NodeGroup\n"
+            "    properties:\n"
+            "      subnetIds: ['${private-a.id}']"
+        ),
+        remediation=(
+            "Launch GPU node groups only into private subnets (map_public_ip_on_launch false) that reach "
+            "the internet through a NAT gateway or VPC endpoints."
+        ),
+        references=(
+            "https://docs.aws.amazon.com/eks/latest/userguide/network-reqs.html",
+            "https://docs.aws.amazon.com/eks/latest/best-practices/subnets.html",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=False,
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for pool in inv.pools:
+            yield from decide(self.meta, pool_subject(pool), pool.location, pool.suppressions,
+                              self._pool(inv, pool))
+
+    def _pool(self, inv: Inventory, pool: NodePool) -> Iterator[Hit]:
+        refs = known(pool.subnets, f"the subnet list of node pool `{pool.name}`")
+        for ref in refs:
+            ref = known(ref, f"a subnet of node pool `{pool.name}`")
+            subnet = find_subnet(inv, ref)
+            if subnet is None:
+                continue  # a subnet managed elsewhere: not in the inputs
+            public = known(subnet.map_public_ip_on_launch,
+                           f"map_public_ip_on_launch of subnet `{subnet.name}`")
+            if public:
+                yield Hit(
+                    pool_subject(pool),
+                    f"SW303: node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
+                    "maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in "
+                    "private subnets",
+                    pool.location,
+                    (*pool.suppressions, *subnet.suppressions),
+                )

@@ -1,0 +1,128 @@
+"""SW304: IMDSv2 not required, or a metadata hop limit above 1, on GPU nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
+from ._net import find_launch_template, pool_subject
+
+#: The hop limit that keeps the metadata service's answers from reaching pod network namespaces.
+MAX_HOP_LIMIT = 1
+
+
+class ImdsV2NotRequired(Rule):
+    meta = RuleMeta(
+        code="SW304",
+        name="imdsv2-not-required",
+        enforcement="mandatory",
+        severity="high",
+        summary=(
+            "GPU nodes allow IMDSv1 (http_tokens not required) or let metadata responses travel more than "
+            "one hop, so pods can read the node's IAM credentials."
+        ),
+        why=(
+            "Every pod on a node can reach the instance metadata service. With IMDSv1, or with a PUT "
+            "response hop limit above 1, a pod (or an SSRF in any HTTP-fetching code it runs, model "
+            "downloaders included) can take the node role's credentials: pulling from every ECR "
+            "repository, describing the VPC, and whatever else the node role allows. Pods that need AWS "
+            "access should get their own role through EKS Pod Identity or IRSA."
+        ),
+        bad_example=(
+            "resources:\n"
+            "  gpu-lt:\n"
+            "    type: aws:ec2:LaunchTemplate\n"
+            "    properties:\n"
+            "      metadataOptions:\n"
+            "        httpTokens: optional\n"
+            "        httpPutResponseHopLimit: 2"
+        ),
+        good_example=(
+            "resources:\n"
+            "  gpu-lt:\n"
+            "    type: aws:ec2:LaunchTemplate\n"
+            "    properties:\n"
+            "      metadataOptions:\n"
+            "        httpEndpoint: enabled\n"
+            "        httpTokens: required\n"
+            "        httpPutResponseHopLimit: 1"
+        ),
+        remediation=(
+            "Give every GPU node group a launch template whose metadata options set http_tokens to "
+            "required and http_put_response_hop_limit to 1. Give pods that need AWS APIs their own IAM "
+            "role with EKS Pod Identity or IRSA instead of the node's."
+        ),
+        references=(
+            "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-options.html",
+            "https://docs.aws.amazon.com/eks/latest/best-practices/identity-and-access-management.html",
+            "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=False,
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        by_template: dict[int, tuple[LaunchTemplate, list[NodePool]]] = {}
+        for pool in inv.pools:
+            if pool.kind not in ("eks-nodegroup", "karpenter", "stack"):
+                continue  # pools known only from node labels or a stack file carry no launch settings
+            ref = pool.launch_template
+            if ref is UNKNOWN:
+                yield self._undecided(pool, f"the launch template of node pool `{pool.name}` is not known "
+                                            "(a computed value or an unresolved reference)")
+                continue
+            if ref is None:
+                if pool.kind == "eks-nodegroup":
+                    yield Hit(
+                        pool_subject(pool),
+                        f"SW304: node pool `{pool.name}` has no launch template, so its instance metadata "
+                        "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); "
+                        "required: a launch template with http_tokens = required and "
+                        f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
+                        pool.location,
+                        tuple(pool.suppressions),
+                    )
+                continue  # Karpenter's EC2NodeClass defaults are required / hop limit 1
+            lt = find_launch_template(inv, ref)
+            if lt is None:
+                yield self._undecided(pool, f"node pool `{pool.name}` uses launch template `{ref}`, which "
+                                            "is not in the inputs")
+                continue
+            by_template.setdefault(id(lt), (lt, []))[1].append(pool)
+        for lt, pools in by_template.values():
+            yield from self._template(lt, pools)
+
+    def _undecided(self, pool: NodePool, why: str) -> Hit:
+        return Hit(pool_subject(pool), f"SW304: cannot decide: {why}", pool.location,
+                   tuple(pool.suppressions), undecided=True)
+
+    def _template(self, lt: LaunchTemplate, pools: list[NodePool]) -> Iterator[Hit]:
+        names = ", ".join(f"`{p.name}`" for p in pools)
+        subject = f"LaunchTemplate {lt.name}"
+        suppressions = (*lt.suppressions, *(s for p in pools for s in p.suppressions))
+        tokens = lt.http_tokens
+        hops = lt.http_put_response_hop_limit
+        unknown = [prop for prop, v in (("http_tokens", tokens), ("http_put_response_hop_limit", hops))
+                   if v is UNKNOWN]
+        if unknown:
+            yield Hit(subject, f"SW304: cannot decide: {' and '.join(unknown)} of launch template "
+                      f"`{lt.name}` is not known (a computed value or an unresolved reference)", lt.location,
+                      suppressions, undecided=True)
+            return
+        problems = []
+        if tokens != "required":
+            problems.append(f"http_tokens = {tokens or 'unset'} (IMDSv1 allowed)")
+        hop = int(known(hops, "http_put_response_hop_limit")) if hops is not None else None
+        if hop is not None and hop > MAX_HOP_LIMIT:
+            problems.append(f"http_put_response_hop_limit = {hop}")
+        if not problems:
+            return
+        yield Hit(
+            subject,
+            f"SW304: launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
+            f"required: http_tokens = required and http_put_response_hop_limit = {MAX_HOP_LIMIT}, so pods "
+            "cannot take the node's IAM credentials",
+            lt.location,
+            suppressions,
+        )

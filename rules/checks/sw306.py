@@ -1,0 +1,103 @@
+"""SW306: vLLM exposed without a gateway (LoadBalancer/NodePort Service, or dev mode on)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
+from ._net import EXTERNAL_SERVICE_TYPES, decide, object_subject, selects
+
+DEV_MODE = "VLLM_SERVER_DEV_MODE"
+_OFF = ("", "0", "false", "no", "off")
+
+
+class VllmExposedWithoutGateway(Rule):
+    meta = RuleMeta(
+        code="SW306",
+        name="vllm-exposed-without-gateway",
+        enforcement="mandatory",
+        severity="high",
+        summary=(
+            "A LoadBalancer or NodePort Service exposes vLLM pods directly, or a vLLM container sets "
+            "VLLM_SERVER_DEV_MODE."
+        ),
+        why=(
+            "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
+            "routes, and metrics, health, tokenizer and (with VLLM_SERVER_DEV_MODE) development endpoints "
+            "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
+            "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
+            "load."
+        ),
+        bad_example=(
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            "metadata: {name: llama, namespace: serving}\n"
+            "spec:\n"
+            "  type: LoadBalancer\n"
+            "  selector: {app: llama}\n"
+            "  ports: [{port: 80, targetPort: 8000}]"
+        ),
+        good_example=(
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            "metadata: {name: llama, namespace: serving}\n"
+            "spec:\n"
+            "  type: ClusterIP\n"
+            "  selector: {app: llama}\n"
+            "  ports: [{port: 8000, targetPort: 8000}]"
+        ),
+        remediation=(
+            "Give vLLM a ClusterIP Service and publish it only through a gateway or ingress that "
+            "authenticates clients. Remove VLLM_SERVER_DEV_MODE from production containers."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/usage/security.html",
+            "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
+            "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=False,
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for svc in inv.services:
+            subject = object_subject("Service", svc.name, svc.namespace)
+            yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(inv, svc))
+        for g in inv.groups:
+            yield from decide(self.meta, group_subject(g), g.location, g.suppressions, self._dev_mode(g))
+
+    def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
+        kind = known(svc.type, f"type of Service `{svc.name}`")
+        if kind not in EXTERNAL_SERVICE_TYPES:
+            return
+        groups = [g for g in inv.groups if g.kind != "plan" and selects(svc, g)]
+        if not groups:
+            return
+        ports = ", ".join(str(p) for p in svc.ports) or "its ports"
+        yield Hit(
+            object_subject("Service", svc.name, svc.namespace),
+            f"SW306: Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
+            f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
+            "ClusterIP behind a gateway that authenticates clients",
+            svc.location,
+            tuple(svc.suppressions),
+        )
+
+    def _dev_mode(self, g: ServingGroup) -> Iterator[Hit]:
+        for c in g.containers:
+            if DEV_MODE not in c.env:
+                continue
+            value = c.env[DEV_MODE]
+            if value is UNKNOWN or not isinstance(value, str | int | float | bool):
+                raise Undecidable(f"{DEV_MODE} of container `{c.name}`")
+            if str(value).strip().lower() in _OFF:
+                continue
+            yield Hit(
+                group_subject(g),
+                f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}, which serves "
+                "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
+                f"required: {DEV_MODE} unset or 0",
+                c.location if (c.location.file or c.location.urn) else g.location,
+                tuple(g.suppressions),
+            )

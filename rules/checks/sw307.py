@@ -1,0 +1,62 @@
+"""SW307: a container image without a pinned version (``:latest`` or no tag)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
+from ..model import Inventory, ServingGroup, known
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference, None when it has none; digests are handled by the caller."""
+    last = image.rsplit("/", 1)[-1]
+    if ":" not in last:
+        return None
+    return last.rsplit(":", 1)[1]
+
+
+class ImageUnpinned(GroupRule):
+    meta = RuleMeta(
+        code="SW307",
+        name="image-unpinned",
+        enforcement="advisory",
+        severity="medium",
+        summary="A serving container's image has no version: the tag is latest or missing, and no digest.",
+        why=(
+            "vLLM changes engine defaults, CLI flags and memory use between releases. With :latest every "
+            "node can pull a different build, a rollback cannot return to what ran before, and a capacity "
+            "plan checked against one version silently runs on another."
+        ),
+        bad_example="containers:\n  - name: vllm\n    image: vllm/vllm-openai:latest",
+        good_example=(
+            "containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.11.0\n"
+            "    # or pin the digest: vllm/vllm-openai@sha256:<digest>"
+        ),
+        remediation="Pin every serving image to a release tag or, better, to its digest.",
+        references=(
+            "https://kubernetes.io/docs/concepts/containers/images/#image-names",
+            "https://kubernetes.io/docs/concepts/configuration/overview/#container-images",
+        ),
+        scope="resource",
+        safe_to_skip_unknown=True,
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for c in g.containers:
+            if c.image is None:
+                continue
+            image = str(known(c.image, f"image of container `{c.name}`"))
+            if "@" in image:
+                continue
+            tag = image_tag(image)
+            if tag is not None and tag != "latest":
+                continue
+            found = "no tag, so :latest" if tag is None else "tag latest"
+            yield Hit(
+                group_subject(g),
+                f"SW307: container `{c.name}` of {group_subject(g)} uses image `{image}` ({found}); "
+                "required: a release tag or a digest",
+                c.location if (c.location.file or c.location.urn) else g.location,
+                tuple(g.suppressions),
+            )

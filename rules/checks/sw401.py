@@ -1,0 +1,93 @@
+"""SW401: tensor or pipeline parallelism without a memory-backed ``/dev/shm``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..model import UNKNOWN, Inventory, ServingGroup, known
+from ._net import is_multi_node
+
+SHM = "/dev/shm"
+
+
+class ParallelWithoutShm(GroupRule):
+    meta = RuleMeta(
+        code="SW401",
+        name="parallel-without-shm",
+        enforcement="mandatory",
+        severity="high",
+        summary=(
+            "A vLLM pod with tensor_parallel_size > 1 or a multi-node group does not mount a memory-backed "
+            "volume at /dev/shm."
+        ),
+        why=(
+            "vLLM's workers exchange tensors and control messages through shared memory, and NCCL puts its "
+            "intra-node buffers there. A container's /dev/shm is 64 MiB by default: NCCL fails with "
+            "'unhandled system error' or the workers crash with bus errors once the buffers outgrow it. An "
+            "emptyDir without medium: Memory is node disk, not shared memory."
+        ),
+        bad_example=(
+            "containers:\n"
+            "  - name: vllm\n"
+            "    args: [serve, meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '4']\n"
+            "    # no volumeMounts at /dev/shm"
+        ),
+        good_example=(
+            "containers:\n"
+            "  - name: vllm\n"
+            "    args: [serve, meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '4']\n"
+            "    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+            "volumes:\n"
+            "  - name: dshm\n"
+            "    emptyDir: {medium: Memory, sizeLimit: 16Gi}"
+        ),
+        remediation=(
+            "Mount an emptyDir volume with medium: Memory at /dev/shm in every vLLM container that runs "
+            "more than one GPU worker; give it a sizeLimit (16Gi is plenty for eight GPUs) so it cannot "
+            "take the node's memory."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/deployment/k8s.html",
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#docker",
+            "https://kubernetes.io/docs/concepts/storage/volumes/#emptydir",
+        ),
+        scope="resource",
+        safe_to_skip_unknown=True,
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        c = g.main_container
+        if c is None:
+            return  # a plan or a stack entry: the component mounts /dev/shm itself
+        tp = int(known(g.engine.tensor_parallel_size, "tensor_parallel_size"))
+        pp = int(known(g.engine.pipeline_parallel_size, "pipeline_parallel_size"))
+        multi = is_multi_node(g)
+        if tp <= 1 and pp <= 1 and not multi:
+            return
+        if multi and g.pods_per_group is not UNKNOWN and isinstance(g.pods_per_group, int):
+            layout = f"a multi-node group of {g.pods_per_group} pods (TP{tp}×PP{pp})"
+        elif pp > 1:
+            layout = f"tensor_parallel_size {tp} × pipeline_parallel_size {pp}"
+        else:
+            layout = f"tensor_parallel_size {tp}"
+        mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
+        if not mounted:
+            yield hit(g, f"SW401: container `{c.name}` of {group_subject(g)} runs {layout} but mounts nothing "
+                         f"at {SHM} (the container runtime's default is 64 MiB); required: an emptyDir with "
+                         "medium: Memory mounted there")
+            return
+        name = mounted[0]
+        volume = next((v for v in g.volumes if v.name == name), None)
+        if volume is None:
+            found = f"volume `{name}`, which the pod does not define"
+        elif volume.kind == "emptyDir" and str(volume.medium or "") == "Memory":
+            return
+        elif volume.kind == "hostPath":
+            return  # the node's own /dev/shm: memory-backed
+        elif volume.kind == "emptyDir":
+            found = f"emptyDir `{name}` without medium: Memory (node disk)"
+        else:
+            found = f"{volume.kind} volume `{name}`"
+        yield hit(g, f"SW401: container `{c.name}` of {group_subject(g)} runs {layout} with {found} at "
+                     f"{SHM}; required: an emptyDir with medium: Memory")

@@ -1,0 +1,99 @@
+"""SW403: autoscaling vLLM on CPU or GPU utilisation instead of queue depth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..model import Autoscaler, Inventory, known
+from ._net import decide, object_subject
+
+_QUEUE = ("num_requests_waiting", "num_requests_running", "requests_waiting", "requests_running",
+          "in_flight", "inflight", "queue", "pending_requests", "concurrency")
+_UTILISATION = ("gpu_util", "gpu-util", "gpu.util", "utilization", "utilisation", "duty_cycle")
+
+
+def metric_kind(metric: str) -> str:
+    """``queue`` (load-aware), ``utilization`` (CPU, memory, GPU busy) or ``other``."""
+    m = metric.strip().lower()
+    if any(k in m for k in _QUEUE):
+        return "queue"
+    if m in ("cpu", "memory", "gpu") or any(k in m for k in _UTILISATION):
+        return "utilization"
+    return "other"
+
+
+def targets(inv: Inventory, a: Autoscaler) -> list:
+    """The serving groups an autoscaler scales (by target name and namespace)."""
+    return [g for g in inv.groups if g.kind != "plan" and g.name == a.target_name
+            and g.namespace == a.namespace]
+
+
+class AutoscalingOnUtilization(Rule):
+    meta = RuleMeta(
+        code="SW403",
+        name="autoscaling-on-utilization",
+        enforcement="advisory",
+        severity="medium",
+        summary="vLLM replicas are autoscaled on CPU, memory or GPU utilisation instead of queue depth.",
+        why=(
+            "A vLLM server keeps one CPU core busy polling and reports its GPU as ~100% utilised whenever "
+            "any request runs, and its memory is pre-allocated for the KV cache at start-up. None of these "
+            "rises with load, so a utilisation target either never scales out or pins the replica count at "
+            "the maximum. Requests waiting in vLLM's queue (vllm:num_requests_waiting) measure exactly the "
+            "demand a new replica would absorb."
+        ),
+        bad_example=(
+            "apiVersion: autoscaling/v2\n"
+            "kind: HorizontalPodAutoscaler\n"
+            "spec:\n"
+            "  metrics:\n"
+            "    - type: Resource\n"
+            "      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}"
+        ),
+        good_example=(
+            "apiVersion: keda.sh/v1alpha1\n"
+            "kind: ScaledObject\n"
+            "spec:\n"
+            "  triggers:\n"
+            "    - type: prometheus\n"
+            "      metadata:\n"
+            "        query: sum(vllm:num_requests_waiting{model_name=\"llama\"})\n"
+            "        threshold: '5'"
+        ),
+        remediation=(
+            "Scale on vllm:num_requests_waiting (a KEDA Prometheus trigger or an HPA external metric, a "
+            "threshold around 5 per replica) or on in-flight requests, and add a scale-down stabilisation "
+            "window of a few minutes so replicas still loading weights do not cause flapping."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/design/metrics.html",
+            "https://keda.sh/docs/latest/scalers/prometheus/",
+            "https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=True,
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for a in inv.autoscalers:
+            subject = object_subject(a.kind, a.name, a.namespace)
+            yield from decide(self.meta, subject, a.location, a.suppressions, self._autoscaler(inv, a))
+
+    def _autoscaler(self, inv: Inventory, a: Autoscaler) -> Iterator[Hit]:
+        groups = targets(inv, a)
+        if not groups:
+            return
+        metrics = [str(known(m, f"a metric of {a.kind} `{a.name}`"))
+                   for m in known(a.metrics, f"metrics of {a.kind} `{a.name}`")]
+        used = [m for m in metrics if metric_kind(m) == "utilization"]
+        if not used:
+            return
+        yield Hit(
+            object_subject(a.kind, a.name, a.namespace),
+            f"SW403: {a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
+            f"{', '.join(used)}; required: queue depth (vllm:num_requests_waiting) or in-flight requests "
+            "(vllm:num_requests_running)",
+            a.location,
+            tuple(a.suppressions),
+        )

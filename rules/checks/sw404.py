@@ -1,0 +1,82 @@
+"""SW404: one warm replica in a production stack."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..model import UNKNOWN, Inventory, ServingGroup, known
+from .sw403 import targets
+
+#: Warm replicas a production model needs so that one failure or rollout leaves one serving.
+MIN_WARM_REPLICAS = 2
+
+
+def is_production(g: ServingGroup, inv: Inventory, config: LintConfig) -> bool:
+    for flag in (config.production, g.production, inv.production):
+        if flag is not None and flag is not UNKNOWN:
+            return bool(flag)
+    return False
+
+
+class SingleReplicaInProduction(GroupRule):
+    meta = RuleMeta(
+        code="SW404",
+        name="single-replica-in-production",
+        enforcement="advisory",
+        severity="medium",
+        summary="A production stack serves a model with one warm replica and no headroom.",
+        why=(
+            "A replacement vLLM replica needs a GPU node and minutes to load its weights. With one replica, "
+            "a node failure, a spot interruption, a drain for an AMI update or a bad rollout takes the "
+            "model offline for that whole time, and autoscaling from one cannot absorb a burst until the "
+            "new replica is warm."
+        ),
+        bad_example=(
+            "apiVersion: apps/v1\n"
+            "kind: Deployment\n"
+            "metadata: {name: llama, namespace: serving}\n"
+            "spec:\n"
+            "  replicas: 1"
+        ),
+        good_example=(
+            "apiVersion: keda.sh/v1alpha1\n"
+            "kind: ScaledObject\n"
+            "spec:\n"
+            "  scaleTargetRef: {name: llama}\n"
+            "  minReplicaCount: 2\n"
+            "  maxReplicaCount: 8"
+        ),
+        remediation=(
+            "Keep at least two warm replicas in production (replicas, or the autoscaler's minimum), spread "
+            "over nodes, with a PodDisruptionBudget of maxUnavailable 1."
+        ),
+        references=(
+            "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/",
+            "https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
+            "https://keda.sh/docs/latest/reference/scaledobject-spec/",
+        ),
+        scope="stack",
+        safe_to_skip_unknown=True,
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if g.kind == "plan" or not is_production(g, inv, config):
+            return
+        scalers = [a for a in inv.autoscalers if any(t is g for t in targets(inv, a))]
+        if scalers:
+            lows = []
+            for a in scalers:
+                low = known(a.min_replicas, f"minimum replicas of {a.kind} `{a.name}`")
+                if low is None:
+                    low = 0 if a.kind == "ScaledObject" else 1
+                lows.append((int(low), a))
+            warm, a = max(lows, key=lambda t: t[0])
+            found = f"{a.kind} `{a.name}` keeps a minimum of {warm}"
+        else:
+            warm = int(known(g.replicas, "replicas"))
+            found = f"replicas is {warm}"
+        if warm >= MIN_WARM_REPLICAS:
+            return
+        yield hit(g, f"SW404: {group_subject(g)} runs in a production stack with {warm} warm "
+                     f"replica{'s' if warm != 1 else ''} ({found}); required: at least {MIN_WARM_REPLICAS}")

@@ -182,7 +182,7 @@ def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
 
 def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGroup]]:
     """The (Service, serving group) pairs an Ingress routes to."""
-    out = []
+    out: list[tuple[Service, ServingGroup]] = []
     for name in ing.services:
         for s in inv.services:
             if s.name == name and s.namespace == ing.namespace:

@@ -1,0 +1,139 @@
+"""Benchmark the CrossGuard policy pack over gRPC on a large stack.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_pack.py [--resources 1000] [--runs 5] [--stock]
+
+What it does:
+
+1. records what the real ``__main__.py`` registers for ``stacks/Pulumi.prod.yaml`` under Pulumi's
+   mocks (a preview: computed outputs unknown; see ``tests/pulumi_mocks.py``) and copies those
+   resources, renamed, until the stack has ``--resources`` of them (each copy keeps its own
+   parents and property dependencies, and its Kubernetes objects their own names);
+2. starts the pack as the language host does (``python -m pulumi.policy <engine> rules``, see
+   ``tests/grpc_harness.py``) and calls ConfigureStack, GetAnalyzerInfo, then ``Analyze`` once per
+   resource (the per-resource latency, goal: median < 2 ms) and ``AnalyzeStack`` with all of them
+   ``--runs`` times (goal: < 1 s);
+3. prints the figures (and writes them to ``bench-out/bench_pack.json``).
+
+``--stock`` runs the pack with the SDK's own servicer (``SHARDWISE_STOCK_SERVICER=1``), which
+deserializes every resource once per policy, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from grpc_harness import PackProcess, Resource  # noqa: E402
+from pulumi_mocks import engine_config, load_stack_config, record  # noqa: E402
+
+GOAL_STACK_S = 1.0
+GOAL_RESOURCE_MS = 2.0
+
+
+def _rename_k8s(props: dict, suffix: str) -> dict:
+    meta = props.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+        meta["name"] = f"{meta['name']}{suffix}"
+    return props
+
+
+def big_stack(n: int) -> tuple[dict, list[Resource]]:
+    stack_file = ROOT / "stacks" / "Pulumi.prod.yaml"
+    config = load_stack_config(stack_file)
+    base = record(stack_file)
+    out: list[Resource] = []
+    copy_no = 0
+    while len(out) < n:
+        suffix = f"-c{copy_no}" if copy_no else ""
+
+        def u(urn: str, suffix: str = suffix) -> str:
+            return f"{urn}{suffix}" if urn else urn
+
+        for r in base:
+            if len(out) >= n:
+                break
+            props = copy.deepcopy(r.props)
+            if r.type.startswith("kubernetes:") and suffix:
+                props = _rename_k8s(props, suffix)
+            out.append(Resource(r.type, r.name + suffix, u(r.urn), props, u(r.parent),
+                                tuple(u(d) for d in r.dependencies),
+                                {k: [u(x) for x in v] for k, v in r.property_dependencies.items()}))
+        copy_no += 1
+    return config, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--resources", type=int, default=1000)
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--stock", action="store_true", help="use the SDK's own servicer")
+    a = p.parse_args(argv)
+
+    t0 = time.perf_counter()
+    config, resources = big_stack(a.resources)
+    record_s = time.perf_counter() - t0
+    env = {"SHARDWISE_STOCK_SERVICER": "1"} if a.stock else None
+    with PackProcess(stack="prod", config=engine_config(config), extra_env=env) as pack:
+        start_s = pack.start_seconds
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+        pack.analyze(resources[0])  # warm-up: the first request loads the catalogs
+        per_resource: list[float] = []
+        diagnostics = 0
+        for r in resources:
+            t = time.perf_counter()
+            diagnostics += len(pack.analyze(r))
+            per_resource.append((time.perf_counter() - t) * 1000)
+        stack_runs: list[float] = []
+        stack_diagnostics = 0
+        for _ in range(a.runs):
+            t = time.perf_counter()
+            stack_diagnostics = len(pack.analyze_stack(resources))
+            stack_runs.append(time.perf_counter() - t)
+
+    per_resource.sort()
+    figures = {
+        "resources": len(resources),
+        "policies": len(info.policies),
+        "servicer": "stock" if a.stock else "shared deserialization",
+        "record_s": round(record_s, 2),
+        "pack_start_s": round(start_s, 3),
+        "analyze_median_ms": round(statistics.median(per_resource), 3),
+        "analyze_p95_ms": round(per_resource[int(0.95 * (len(per_resource) - 1))], 3),
+        "analyze_max_ms": round(per_resource[-1], 3),
+        "analyze_total_s": round(sum(per_resource) / 1000, 3),
+        "analyze_diagnostics": diagnostics,
+        "analyze_stack_best_s": round(min(stack_runs), 3),
+        "analyze_stack_median_s": round(statistics.median(stack_runs), 3),
+        "analyze_stack_diagnostics": stack_diagnostics,
+    }
+    print(f"AnalyzeStack over {figures['resources']} resources, {figures['policies']} policies "
+          f"({figures['servicer']} servicer):")
+    print(f"  best {figures['analyze_stack_best_s']:.3f} s, median {figures['analyze_stack_median_s']:.3f} s "
+          f"of {a.runs} (goal < {GOAL_STACK_S:.0f} s: "
+          f"{'met' if figures['analyze_stack_median_s'] < GOAL_STACK_S else 'NOT met'})")
+    print(f"Analyze per resource: median {figures['analyze_median_ms']:.2f} ms, "
+          f"p95 {figures['analyze_p95_ms']:.2f} ms, max {figures['analyze_max_ms']:.2f} ms "
+          f"(goal median < {GOAL_RESOURCE_MS:.0f} ms: "
+          f"{'met' if figures['analyze_median_ms'] < GOAL_RESOURCE_MS else 'NOT met'})")
+    print(f"pack start-up {figures['pack_start_s']:.2f} s; recording the program {figures['record_s']:.1f} s; "
+          f"diagnostics: {figures['analyze_diagnostics']} per-resource, {figures['analyze_stack_diagnostics']} stack")
+    out = ROOT / "bench-out"
+    out.mkdir(exist_ok=True)
+    (out / "bench_pack.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,308 @@
+"""The CrossGuard policy pack's logic, without ``pulumi_policy`` (``rules/__main__.py`` wires it up).
+
+Every rule of the registry is one policy: name = the rule's name, description = ``"SWnnn: "`` +
+its summary (the SDK puts the description first in every violation message, so each message
+starts with the code), enforcement level and severity from its metadata, remediation steps, and
+the rule page as URL. Rules whose metadata says ``scope="resource"`` are resource policies (run in
+``Analyze`` on one resource), the others stack policies (run in ``AnalyzeStack`` on every resource).
+
+A resource policy sees one resource. So that a workload can still be matched to its GPU pool, the
+pools the stack's ``shardwise:environment`` config declares (the engine hands the stack config to
+the pack in ``PULUMI_CONFIG``) are added to that one-resource inventory as context.
+
+CrossGuard gives every diagnostic of a policy that policy's enforcement level, so findings whose
+level differs from their rule's are reported by four extra policies, after all the rule policies:
+
+- ``shardwise-resource-notes`` / ``shardwise-stack-notes`` (advisory): suppressed findings
+  (``"SW304 suppressed: <reason> (finding: …)"``) and "cannot decide" findings of rules whose
+  metadata allows skipping unknown values; nothing is dropped;
+- ``shardwise-resource-internal-error`` / ``shardwise-stack-internal-error`` (mandatory): a rule
+  that crashed (naming the rule and the resource) and a resource the adapter could not read.
+
+Per-policy configuration (``pulumi preview --policy-pack-config``): the standard
+``enforcementLevel``, plus :data:`CONFIG_SCHEMA` (``kv_reserve``, ``p95_context_tokens``,
+``usable_fraction``, ``production``, ``unknown_is_failure`` and ``suppressions``).
+
+The servicer calls the policies of one request one after another, in list order, on one thread.
+:class:`RequestCache` uses that to build the inventory once per request and run each rule once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from .engine import Finding, LintConfig, Rule, SuppressionEntry, run_rule
+from .errors import ShardwiseError
+from .model import Inventory, NodePool
+
+PACK_NAME = "shardwise"
+PACK_DESCRIPTION = (
+    "shardwise: capacity, topology, network, security and reliability rules for vLLM on Kubernetes "
+    "(EKS), from the same registry as `shardwise lint`."
+)
+RESOURCE_NOTES = "shardwise-resource-notes"
+STACK_NOTES = "shardwise-stack-notes"
+RESOURCE_ERRORS = "shardwise-resource-internal-error"
+STACK_ERRORS = "shardwise-stack-internal-error"
+ENVIRONMENT_KEY = "shardwise:environment"
+
+Scope = Literal["resource", "stack"]
+
+#: The policy configuration every rule policy accepts (JSON schema properties).
+CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
+    "kv_reserve": {
+        "type": "number", "minimum": 1.0, "maximum": 10.0,
+        "description": "Weights × this must fit the GPUs (room for KV cache and activations); default 1.4.",
+    },
+    "p95_context_tokens": {
+        "type": "integer", "minimum": 1,
+        "description": "p95 prompt+output tokens for workloads that do not declare one.",
+    },
+    "usable_fraction": {
+        "type": "number", "exclusiveMinimum": 0, "maximum": 1,
+        "description": "Fraction of a GPU's memory the capacity rules count as usable; default 0.9.",
+    },
+    "production": {
+        "type": "boolean",
+        "description": "Treat the stack as production (default: shardwise:environment.production).",
+    },
+    "unknown_is_failure": {
+        "type": "boolean",
+        "description": "A mandatory rule that cannot decide (an unknown value) blocks; default true.",
+    },
+    "suppressions": {
+        "type": "array",
+        "description": "Findings of this policy to suppress: a glob over subjects and the reason.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "subject": {"type": "string", "description": "Glob over finding subjects; default *."},
+                "reason": {"type": "string", "minLength": 1},
+            },
+            "required": ["reason"],
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """One CrossGuard policy, described without the SDK."""
+
+    name: str
+    description: str
+    scope: Scope
+    enforcement: Literal["advisory", "mandatory"]
+    severity: str | None = None
+    remediation: str | None = None
+    url: str | None = None
+    code: str | None = None  # None for the notes and internal-error policies
+    config_schema: Mapping[str, Mapping[str, Any]] | None = None
+    tags: tuple[str, ...] = ()
+
+
+def _category(code: str) -> str:
+    return {"SW0": "meta", "SW1": "capacity", "SW2": "topology", "SW3": "network-security",
+            "SW4": "reliability"}.get(code[:3], "other")
+
+
+def policy_specs(rules: Sequence[Rule]) -> list[PolicySpec]:
+    """Every rule's policy in registry order, then the notes and internal-error policies."""
+    out = []
+    for rule in rules:
+        m = rule.meta
+        out.append(PolicySpec(
+            name=m.name, description=f"{m.code}: {m.summary}", scope=m.scope, enforcement=m.enforcement,
+            severity=m.severity, remediation=m.remediation, url=m.doc_url, code=m.code,
+            config_schema=CONFIG_SCHEMA, tags=("shardwise", m.code, _category(m.code)),
+        ))
+    out += [
+        PolicySpec(RESOURCE_NOTES, "shardwise: suppressed findings, and rules that could not decide and may "
+                   "skip unknown values, on one resource.", "resource", "advisory", "low", tags=("shardwise",)),
+        PolicySpec(STACK_NOTES, "shardwise: suppressed findings, and rules that could not decide and may skip "
+                   "unknown values, across the stack.", "stack", "advisory", "low", tags=("shardwise",)),
+        PolicySpec(RESOURCE_ERRORS, "shardwise: a rule crashed or a resource could not be read; nothing was "
+                   "checked there.", "resource", "mandatory", "high", tags=("shardwise",)),
+        PolicySpec(STACK_ERRORS, "shardwise: a rule crashed or a resource could not be read while checking "
+                   "the stack.", "stack", "mandatory", "high", tags=("shardwise",)),
+    ]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StackContext:
+    """What the stack's own config says: production, and the node pools its environment declares."""
+
+    production: bool | None = None
+    pools: tuple[NodePool, ...] = ()
+    error: str | None = None
+
+
+def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
+    """Read ``shardwise:environment`` (or any ``<project>:environment``) from ``PULUMI_CONFIG``."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get("PULUMI_CONFIG")
+    if not raw:
+        return StackContext()
+    try:
+        config = json.loads(raw)
+    except ValueError:
+        return StackContext(error="PULUMI_CONFIG is not JSON")
+    if not isinstance(config, Mapping):
+        return StackContext()
+    key = ENVIRONMENT_KEY if ENVIRONMENT_KEY in config else next(
+        (k for k in config if isinstance(k, str) and k.endswith(":environment") and k.count(":") == 1), None)
+    if key is None:
+        return StackContext()
+    value = config[key]
+    try:
+        if isinstance(value, str):
+            value = json.loads(value)
+        from .adapters.stack import inventory_from_spec, spec_from_value
+
+        spec = spec_from_value(value, key)
+        inv = inventory_from_spec(spec, key)
+    except (ValueError, ShardwiseError) as e:
+        return StackContext(error=f"{key}: {e}")
+    pools = tuple(replace(p, suppressions=[]) for p in inv.pools)  # context only: never reported
+    return StackContext(production=spec.production, pools=pools)
+
+
+def lint_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:
+    """A policy's configuration properties -> the engine's settings."""
+    props = props or {}
+    cfg = LintConfig()
+    if props.get("kv_reserve") is not None:
+        cfg.kv_reserve = float(props["kv_reserve"])
+    if props.get("usable_fraction") is not None:
+        cfg.usable_fraction = float(props["usable_fraction"])
+    if props.get("p95_context_tokens") is not None:
+        cfg.p95_context_tokens = int(props["p95_context_tokens"])
+    if props.get("unknown_is_failure") is not None:
+        cfg.unknown_is_failure = bool(props["unknown_is_failure"])
+    production = props.get("production")
+    cfg.production = bool(production) if production is not None else context.production
+    for entry in props.get("suppressions") or ():
+        if isinstance(entry, Mapping) and code and str(entry.get("reason") or "").strip():
+            cfg.suppressions.append(SuppressionEntry(code, str(entry["reason"]), str(entry.get("subject") or "*")))
+    return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Report:
+    """One violation for one policy: the message (starts with the code) and the resource's URN."""
+
+    policy: str
+    message: str
+    urn: str | None = None
+
+
+@dataclass
+class Analysis:
+    """One request's inventory, and the findings diverted to the notes and internal-error policies."""
+
+    inventory: Inventory
+    scope: Scope
+    where: str  # "Deployment serving/llama (urn:…)" or "the stack"
+    notes: list[Report] = field(default_factory=list)
+    internal: list[Report] = field(default_factory=list)
+
+    @property
+    def notes_policy(self) -> str:
+        return RESOURCE_NOTES if self.scope == "resource" else STACK_NOTES
+
+    @property
+    def errors_policy(self) -> str:
+        return RESOURCE_ERRORS if self.scope == "resource" else STACK_ERRORS
+
+    def run(self, rule: Rule, config: LintConfig) -> list[Report]:
+        """Run one rule; return its policy's violations and divert the rest (see the module doc)."""
+        out: list[Report] = []
+        for f in run_rule(rule, self.inventory, config):
+            urn = f.location.urn
+            if _crashed(f):
+                self.internal.append(Report(self.errors_policy, f"{f.message} (while checking {self.where})", urn))
+            elif f.suppressed:
+                self.notes.append(Report(self.notes_policy, f"{f.code} suppressed: {f.suppression_reason} "
+                                                            f"(finding: {f.message})", urn))
+            elif f.level != config.enforcement.get(f.code, rule.meta.enforcement):
+                self.notes.append(Report(self.notes_policy, f.message, urn))
+            else:
+                out.append(Report(rule.meta.name, f.message, urn))
+        return out
+
+
+def _crashed(f: Finding) -> bool:
+    return f.subject == "(inventory)" and not f.undecided and ": internal error in rule " in f.message
+
+
+def resource_analysis(res: Any, context: StackContext) -> Analysis:
+    """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
+    from .adapters.kubernetes import resolve_pools
+    from .adapters.pulumi import inventory_from_resources
+
+    errors: list[tuple[Any, str]] = []
+    inv = inventory_from_resources([res], errors=errors, resolve=False)
+    own = list(inv.pools)
+    if inv.groups:
+        inv.pools.extend(context.pools)
+        resolve_pools(inv)
+        inv.pools = own
+    if inv.production is None:
+        inv.production = context.production
+    analysis = Analysis(inv, "resource", f"{res.type} {res.name}")
+    for bad, msg in errors:
+        analysis.internal.append(Report(RESOURCE_ERRORS, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "
+                                                         "no rule checked it", bad.urn))
+    return analysis
+
+
+def stack_analysis(resources: Iterable[Any], context: StackContext) -> Analysis:
+    from .adapters.pulumi import inventory_from_resources
+
+    errors: list[tuple[Any, str]] = []
+    inv = inventory_from_resources(resources, errors=errors, resolve=True)
+    if inv.production is None:
+        inv.production = context.production
+    analysis = Analysis(inv, "stack", "the stack")
+    for bad, msg in errors:
+        analysis.internal.append(Report(STACK_ERRORS, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "
+                                                      "no rule checked it", bad.urn))
+    if context.error:
+        analysis.notes.append(Report(STACK_NOTES, f"shardwise: the stack config could not be read ({context.error})"))
+    return analysis
+
+
+class RequestCache:
+    """Builds an :class:`Analysis` once per request.
+
+    The servicer runs the policies of one request in list order on one thread, so a policy whose
+    position is not after the cached one's (or a different key) starts a new request.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def get(self, key: Any, position: int, build: Callable[[], Analysis]) -> Analysis:
+        state = getattr(self._local, "state", None)
+        if state is None or state[0] != key or state[1] >= position:
+            state = (key, position, build())
+        else:
+            state = (key, position, state[2])
+        self._local.state = state
+        return state[2]

@@ -1,0 +1,240 @@
+"""Drive the policy pack the way the Pulumi engine drives an analyzer plugin.
+
+:class:`PackProcess` starts the pack as its own process exactly as the Python language host does
+(``python -m pulumi.policy <engine-address> rules`` from the repository root, with
+``PULUMI_PROJECT``, ``PULUMI_STACK``, ``PULUMI_DRY_RUN`` and ``PULUMI_CONFIG`` set), serves a fake
+``Engine`` gRPC service at the engine address (recording ``Log`` calls), reads the pack's port from
+the first line of its stdout and talks to it with the analyzer stubs of ``pulumi.runtime.proto``.
+
+:meth:`PackProcess.run` calls the analyzer in the engine's order: ``Handshake`` (tolerating
+UNIMPLEMENTED, as the engine does), ``ConfigureStack``, ``GetAnalyzerInfo``, ``Configure`` (only
+when policy config is given: every policy's enforcement level, with the given overrides, as the
+engine sends it), ``Analyze`` once per resource, then ``AnalyzeStack`` with all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import empty_pb2, struct_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2_grpc, plugin_pb2
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
+LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
+          analyzer_pb2.DISABLED: "disabled", analyzer_pb2.REMEDIATE: "remediate"}
+LEVEL_VALUES = {v: k for k, v in LEVELS.items()}
+_CODE = re.compile(r"^(SW\d{3})\b")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    policy: str
+    level: str
+    code: str | None  # the code the violation's own message starts with
+    urn: str
+    message: str  # the violation message (without the policy description the SDK prepends)
+    description: str
+
+
+@dataclass
+class Resource:
+    """One resource as the engine sends it to an analyzer."""
+
+    type: str
+    name: str
+    urn: str
+    props: Mapping[str, Any]
+    parent: str = ""
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: Mapping[str, Iterable[str]] | None = None
+
+
+def struct(props: Mapping[str, Any]) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(dict(props))
+    return s
+
+
+class FakeEngine(engine_pb2_grpc.EngineServicer):
+    """The engine's side: records what the plugin logs."""
+
+    def __init__(self) -> None:
+        self.logs: list[tuple[int, str]] = []
+        self.root = ""
+
+    def Log(self, request, context):  # noqa: N802 - gRPC names
+        self.logs.append((request.severity, request.message))
+        return empty_pb2.Empty()
+
+    def GetRootResource(self, request, context):  # noqa: N802
+        from pulumi.runtime.proto import engine_pb2
+
+        return engine_pb2.GetRootResourceResponse(urn=self.root)
+
+    def SetRootResource(self, request, context):  # noqa: N802
+        from pulumi.runtime.proto import engine_pb2
+
+        self.root = request.urn
+        return engine_pb2.SetRootResourceResponse()
+
+
+def _diagnostics(resp: analyzer_pb2.AnalyzeResponse, default_urn: str) -> list[Diagnostic]:
+    out = []
+    for d in resp.diagnostics:
+        # pulumi_policy writes "<policy description>\n<violation message>"
+        message = d.message[len(d.description) + 1:] if d.message.startswith(d.description + "\n") else d.message
+        m = _CODE.match(message)
+        out.append(Diagnostic(d.policyName, LEVELS[d.enforcementLevel], m.group(1) if m else None,
+                              d.urn or default_urn, message, d.description))
+    return out
+
+
+class PackProcess:
+    """The pack as a child process, plus the fake engine it was told about."""
+
+    def __init__(self, *, stack: str = "dev", project: str = "shardwise", dry_run: bool = True,
+                 config: Mapping[str, str] | None = None, argv: list[str] | None = None,
+                 extra_env: Mapping[str, str] | None = None, start_timeout: float = 60) -> None:
+        self.engine = FakeEngine()
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        engine_pb2_grpc.add_EngineServicer_to_server(self.engine, self.server)
+        engine_port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+        self.engine_address = f"127.0.0.1:{engine_port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
+        env.update({"PULUMI_PROJECT": project, "PULUMI_STACK": stack,
+                    "PULUMI_DRY_RUN": "true" if dry_run else "false"})
+        if config is not None:
+            import json
+
+            env["PULUMI_CONFIG"] = json.dumps(dict(config))
+        env.pop("PYTHONUNBUFFERED", None)  # the pack must print its port without it
+        env.update(extra_env or {})
+        cmd = argv or [PYTHON, "-m", "pulumi.policy", self.engine_address, "rules"]
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.port = self._read_port(start_timeout)
+        self.start_seconds = time.perf_counter() - self.started
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}", options=[
+            ("grpc.max_receive_message_length", 400 * 1024 * 1024),
+            ("grpc.max_send_message_length", 400 * 1024 * 1024),
+        ])
+        self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
+        self.stack, self.project, self.dry_run = stack, project, dry_run
+        self.config = dict(config or {})
+
+    def _read_port(self, timeout: float) -> int:
+        box: list[bytes] = []
+        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if not box or not box[0].strip():
+            self.close()
+            err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+            raise RuntimeError(f"the pack printed no port within {timeout} s; stderr:\n{err}")
+        return int(box[0].strip())
+
+    # --- the analyzer protocol ---------------------------------------------------------------
+
+    def handshake(self) -> None:
+        try:
+            self.stub.Handshake(analyzer_pb2.AnalyzerHandshakeRequest(
+                engine_address=self.engine_address, root_directory=str(ROOT / "rules"),
+                program_directory=str(ROOT / "rules")))
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+
+    def configure_stack(self, tags: Mapping[str, str] | None = None) -> None:
+        try:
+            self.stub.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
+                stack=self.stack, project=self.project, organization="organization", dry_run=self.dry_run,
+                config=self.config, tags=dict(tags or {})))
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+
+    def info(self) -> analyzer_pb2.AnalyzerInfo:
+        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+
+    def plugin_info(self) -> plugin_pb2.PluginInfo:
+        return self.stub.GetPluginInfo(empty_pb2.Empty())
+
+    def configure(self, info: analyzer_pb2.AnalyzerInfo, overrides: Mapping[str, Mapping[str, Any]]) -> None:
+        """Send every policy's config as the engine does: its level (default or overridden) and
+        properties; ``overrides`` maps a policy name to ``{"enforcementLevel": ..., prop: value}``."""
+        req = analyzer_pb2.ConfigureAnalyzerRequest()
+        for p in info.policies:
+            o = dict(overrides.get(p.name, {}))
+            level = o.pop("enforcementLevel", None)
+            cfg = analyzer_pb2.PolicyConfig(
+                enforcementLevel=LEVEL_VALUES[level] if level else p.enforcementLevel)
+            if o:
+                cfg.properties.update(o)
+            req.policyConfig[p.name].CopyFrom(cfg)
+        self.stub.Configure(req)
+
+    def analyze(self, r: Resource) -> list[Diagnostic]:
+        req = analyzer_pb2.AnalyzeRequest(
+            type=r.type, name=r.name, urn=r.urn, properties=struct(r.props),
+            options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent))
+        return _diagnostics(self.stub.Analyze(req), r.urn)
+
+    def analyze_stack(self, resources: Iterable[Resource]) -> list[Diagnostic]:
+        req = analyzer_pb2.AnalyzeStackRequest()
+        for r in resources:
+            ar = req.resources.add()
+            ar.type, ar.name, ar.urn, ar.parent = r.type, r.name, r.urn, r.parent
+            ar.properties.CopyFrom(struct(r.props))
+            ar.options.CopyFrom(analyzer_pb2.AnalyzerResourceOptions(parent=r.parent))
+            ar.dependencies.extend(r.dependencies)
+            for k, urns in (r.property_dependencies or {}).items():
+                ar.propertyDependencies[k].urns.extend(urns)
+        return _diagnostics(self.stub.AnalyzeStack(req), "")
+
+    def run(self, resources: list[Resource], policy_config: Mapping[str, Mapping[str, Any]] | None = None
+            ) -> list[Diagnostic]:
+        """The engine's order; returns every diagnostic, per-resource ones first."""
+        self.handshake()
+        self.configure_stack()
+        info = self.info()
+        if policy_config:
+            self.configure(info, policy_config)
+        out: list[Diagnostic] = []
+        for r in resources:
+            out.extend(self.analyze(r))
+        out.extend(self.analyze_stack(resources))
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        if hasattr(self, "channel"):
+            self.channel.close()
+        self.server.stop(0)
+
+    def __enter__(self) -> PackProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

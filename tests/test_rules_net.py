@@ -1,0 +1,317 @@
+"""Network, security and reliability rules (SW3xx, SW4xx): every fixture, in its real input format
+(Kubernetes YAML, ``pulumi stack export`` and ``pulumi preview --json`` files), through the real
+adapters (``load_inputs``), fires exactly these findings of its rule: line, subject, level, message
+and suppression reason. ``unknown.*`` fixtures hold values that are unknown at preview (or come
+from a ConfigMap); ``malformed.*`` ones are input errors.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks._net import runtime_ports_covered
+from shardwise.rules.checks.sw307 import image_tag
+from shardwise.rules.checks.sw402 import required_startup_seconds
+from shardwise.rules.checks.sw403 import metric_kind
+from shardwise.rules.checks.sw406 import routing
+from shardwise.rules.engine import LintConfig, run_rules
+from shardwise.rules.errors import InputError
+from shardwise.rules.model import Ingress, SgRule
+from shardwise.rules.registry import ALL_RULES, rule_by_code
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
+CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307",
+         "SW401", "SW402", "SW403", "SW404", "SW405", "SW406")
+
+# (line, subject, level, message, suppression reason) of the rule's own findings, per fixture
+EXPECTED = {
+    ('SW301', 'fail.json'): [
+        (7, 'SecurityGroup gpu-nodes', 'mandatory', "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0; runtime ports must be reachable only from the group's own security group", None),
+        (21, 'SecurityGroup gpu-nodes', 'mandatory', "SW301: security group `gpu-nodes` allows tcp 1024-65535 (Ray GCS 6379, Ray dashboard 8265, Ray client 10001, vLLM KV transfer 14579, torch.distributed / vLLM data-parallel master 29500 and NCCL's ephemeral ports) from 10.0.0.0/8; runtime ports must be reachable only from the group's own security group", None),
+    ],
+    ('SW301', 'fail.yaml'): [
+        (3, 'Service serving/ray-head', 'mandatory', "SW301: Service `serving/ray-head` of type LoadBalancer exposes port 6379 (Ray GCS) outside the cluster; runtime ports must stay inside the serving group's private network", None),
+        (25, 'Ingress serving/ray-dashboard', 'mandatory', "SW301: Ingress `serving/ray-dashboard` routes outside traffic to port 8265 (Ray dashboard); runtime ports must stay inside the serving group's private network", None),
+    ],
+    ('SW301', 'pass.json'): [
+    ],
+    ('SW301', 'pass.yaml'): [
+    ],
+    ('SW301', 'unknown.json'): [
+        (6, 'SecurityGroup gpu-nodes', 'mandatory', 'SW301: cannot decide: source security group of an ingress rule of `gpu-nodes` is not known (a computed value or an unresolved reference)', None),
+        (37, 'NodePool h100', 'mandatory', 'SW301: cannot decide: the security-group list of node pool `h100` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW302', 'fail.json'): [
+        (6, 'NodePool h100-efa', 'mandatory', 'SW302: node pool `h100-efa` has EFA interfaces but security group `efa` has no all-traffic self-referencing egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound', None),
+        (17, 'NodePool a100-efa', 'mandatory', 'SW302: node pool `a100-efa` has EFA interfaces but security group `efa-ports` has no all-traffic self-referencing ingress rule and no all-traffic self-referencing egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound', None),
+    ],
+    ('SW302', 'pass.json'): [
+    ],
+    ('SW302', 'unknown.json'): [
+        (21, 'NodePool h100-efa', 'mandatory', 'SW302: cannot decide: a security group of node pool `h100-efa` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW303', 'fail.json'): [
+        (30, 'NodePool l40s', 'mandatory', 'SW303: node pool `l40s` launches GPU nodes into subnet `public-a`, which maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in private subnets', None),
+    ],
+    ('SW303', 'pass.json'): [
+    ],
+    ('SW303', 'unknown.json'): [
+        (30, 'NodePool l40s', 'mandatory', 'SW303: cannot decide: map_public_ip_on_launch of subnet `public-a` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW304', 'fail.json'): [
+        (6, 'LaunchTemplate gpu-lt', 'mandatory', "SW304: launch template `gpu-lt` of node pool `h100` sets http_tokens = optional (IMDSv1 allowed) and http_put_response_hop_limit = 2; required: http_tokens = required and http_put_response_hop_limit = 1, so pods cannot take the node's IAM credentials", None),
+        (26, 'NodePool l4', 'mandatory', "SW304: node pool `l4` has no launch template, so its instance metadata settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); required: a launch template with http_tokens = required and http_put_response_hop_limit = 1", None),
+        (39, 'LaunchTemplate a10g-lt', 'mandatory', "SW304: launch template `a10g-lt` of node pool `a10g` sets http_put_response_hop_limit = 2; required: http_tokens = required and http_put_response_hop_limit = 1, so pods cannot take the node's IAM credentials", 'the node-local DCGM exporter reads IMDS from a pod; ticket GPU-412 moves it to Pod Identity'),
+    ],
+    ('SW304', 'fail.yaml'): [
+        (2, 'LaunchTemplate gpu', 'mandatory', "SW304: launch template `gpu` of node pool `l40s` sets http_tokens = optional (IMDSv1 allowed) and http_put_response_hop_limit = 2; required: http_tokens = required and http_put_response_hop_limit = 1, so pods cannot take the node's IAM credentials", None),
+    ],
+    ('SW304', 'pass.json'): [
+    ],
+    ('SW304', 'pass.yaml'): [
+    ],
+    ('SW304', 'unknown.json'): [
+        (5, 'LaunchTemplate gpu-lt', 'mandatory', 'SW304: cannot decide: http_tokens of launch template `gpu-lt` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW305', 'fail.yaml'): [
+        (3, 'Deployment serving/llama-8b', 'advisory', 'SW305: namespace `serving` of Deployment serving/llama-8b has no default-deny ingress NetworkPolicy (there is no NetworkPolicy in it); every pod in the cluster can reach vLLM without the gateway', None),
+        (31, 'LeaderWorkerSet llm/llama-405b', 'advisory', "SW305: namespace `llm` of LeaderWorkerSet llm/llama-405b has no default-deny ingress NetworkPolicy (none of its 1 NetworkPolicies selects every pod with no ingress rule); its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod", None),
+    ],
+    ('SW305', 'pass.yaml'): [
+    ],
+    ('SW305', 'unknown.json'): [
+        (5, 'Deployment <unknown>/llama-8b', 'advisory', 'SW305: cannot decide: the namespace is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW306', 'fail.yaml'): [
+        (14, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
+        (21, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (33, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
+    ],
+    ('SW306', 'pass.yaml'): [
+    ],
+    ('SW306', 'unknown.yaml'): [
+        (2, 'Deployment serving/llama-8b', 'mandatory', 'SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW307', 'fail.yaml'): [
+        (14, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `vllm` of Deployment serving/llama-8b uses image `vllm/vllm-openai:latest` (tag latest); required: a release tag or a digest', None),
+        (18, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `metrics-proxy` of Deployment serving/llama-8b uses image `registry.example.com:5000/platform/metrics-proxy` (no tag, so :latest); required: a release tag or a digest', None),
+    ],
+    ('SW307', 'pass.yaml'): [
+    ],
+    ('SW307', 'unknown.json'): [
+        (5, 'Deployment serving/llama-8b', 'advisory', 'SW307: cannot decide: image of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW401', 'fail.yaml'): [
+        (2, 'Deployment serving/llama-70b', 'mandatory', "SW401: container `vllm` of Deployment serving/llama-70b runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted there", None),
+        (20, 'Deployment serving/qwen-32b', 'mandatory', 'SW401: container `vllm` of Deployment serving/qwen-32b runs tensor_parallel_size 2 with emptyDir `shm` without medium: Memory (node disk) at /dev/shm; required: an emptyDir with medium: Memory', None),
+    ],
+    ('SW401', 'pass.yaml'): [
+    ],
+    ('SW401', 'unknown.yaml'): [
+        (2, 'Deployment serving/llama-70b', 'advisory', 'SW401: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW402', 'fail.yaml'): [
+        (3, 'Deployment serving/llama-70b', 'mandatory', 'SW402: container `vllm` of Deployment serving/llama-70b has a liveness probe that acts after 90 s (initialDelaySeconds 60 + periodSeconds 10 × failureThreshold 3) and no startup probe; loading the model needs about 562 s, so required: a startup probe allowing at least 562 s', None),
+        (29, 'Deployment serving/llama-70b-canary', 'mandatory', 'SW402: the startup probe of container `vllm` of Deployment serving/llama-70b-canary allows 300 s (initialDelaySeconds 0 + periodSeconds 10 × failureThreshold 30); loading the model needs about 562 s, so required: at least 562 s', None),
+    ],
+    ('SW402', 'pass.yaml'): [
+    ],
+    ('SW402', 'unknown.json'): [
+        (5, 'Deployment serving/llama-8b', 'advisory', 'SW402: cannot decide: startup probe failure_threshold of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW403', 'fail.yaml'): [
+        (20, 'HorizontalPodAutoscaler serving/llama-8b', 'advisory', 'SW403: HorizontalPodAutoscaler `serving/llama-8b` scales Deployment serving/llama-8b on cpu; required: queue depth (vllm:num_requests_waiting) or in-flight requests (vllm:num_requests_running)', None),
+        (33, 'ScaledObject serving/llama-8b-gpu', 'advisory', 'SW403: ScaledObject `serving/llama-8b-gpu` scales Deployment serving/llama-8b on gpu-utilization; required: queue depth (vllm:num_requests_waiting) or in-flight requests (vllm:num_requests_running)', None),
+    ],
+    # ('SW403', 'malformed.yaml'): InputError tests/fixtures/rules/SW403/malformed.yaml:27: spec.minReplicas: expected an integer, got 'two'
+    ('SW403', 'pass.yaml'): [
+    ],
+    ('SW404', 'fail.yaml'): [
+        (3, 'Deployment serving/llama-8b', 'advisory', 'SW404: Deployment serving/llama-8b runs in a production stack with 1 warm replica (replicas is 1); required: at least 2', None),
+        (22, 'Deployment serving/qwen-7b', 'advisory', 'SW404: Deployment serving/qwen-7b runs in a production stack with 1 warm replica (ScaledObject `qwen-7b` keeps a minimum of 1); required: at least 2', None),
+    ],
+    ('SW404', 'pass.yaml'): [
+    ],
+    ('SW404', 'unknown.json'): [
+        (5, 'Deployment serving/llama-8b', 'advisory', 'SW404: cannot decide: replicas is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW405', 'fail.yaml'): [
+        (2, 'LeaderWorkerSet serving/llama-405b', 'advisory', "SW405: LeaderWorkerSet serving/llama-405b sets restartPolicy None, so a failed pod restarts alone and cannot rejoin its group's NCCL world; required: RecreateGroupOnPodRestart", None),
+    ],
+    ('SW405', 'pass.yaml'): [
+    ],
+    ('SW405', 'unknown.json'): [
+        (5, 'LeaderWorkerSet serving/llama-405b', 'advisory', 'SW405: cannot decide: leaderWorkerTemplate.restartPolicy is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW406', 'autoscaled.yaml'): [
+        (29, 'Ingress serving/llm', 'advisory', 'SW406: Ingress `serving/llm` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (alb.ingress.kubernetes.io/target-group-attributes: load_balancing.algorithm.type=least_outstanding_requests)', None),
+    ],
+    ('SW406', 'fail.yaml'): [
+        (30, 'Ingress serving/llm', 'advisory', 'SW406: Ingress `serving/llm` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (alb.ingress.kubernetes.io/target-group-attributes: load_balancing.algorithm.type=least_outstanding_requests)', None),
+        (48, 'Ingress serving/llm-nginx', 'advisory', 'SW406: Ingress `serving/llm-nginx` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (nginx.ingress.kubernetes.io/load-balance: ewma)', None),
+    ],
+    ('SW406', 'pass.yaml'): [
+    ],
+    ('SW406', 'unknown.json'): [
+        (88, 'Ingress serving/llm', 'advisory', 'SW406: Ingress `serving/llm` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (alb.ingress.kubernetes.io/target-group-attributes: load_balancing.algorithm.type=least_outstanding_requests)', None),
+    ],
+}
+
+
+def findings(code: str, name: str, config: LintConfig | None = None):
+    inv = load_inputs([str(FIXTURES / code / name)])
+    return [f for f in run_rules(ALL_RULES, inv, config) if f.code == code]
+
+
+@pytest.mark.parametrize("code,name", sorted(EXPECTED))
+def test_fixture_fires_exactly(code, name):
+    got = [(f.location.line, f.subject, f.level, f.message, f.suppression_reason) for f in findings(code, name)]
+    assert got == EXPECTED[(code, name)]
+
+
+def test_every_rule_has_a_failing_a_passing_and_an_unknown_or_malformed_fixture():
+    for code in CODES:
+        names = {n.split(".")[0] for c, n in EXPECTED if c == code} | {
+            p.stem for p in (FIXTURES / code).glob("malformed.*")}
+        assert {"fail", "pass"} <= names, code
+        assert names & {"unknown", "malformed"}, code
+        assert {p.name for p in (FIXTURES / code).iterdir()} <= {n for c, n in EXPECTED if c == code} | {
+            "malformed.yaml", "malformed.json"}, code
+
+
+@pytest.mark.parametrize("code,name", sorted(k for k in EXPECTED if k[1].startswith("unknown")))
+def test_unknown_fixtures_say_cannot_decide(code, name):
+    got = findings(code, name)
+    undecided = [f for f in got if f.undecided]
+    if code == "SW406":  # an unknown replica count is read as "several": the finding stands
+        assert [f.undecided for f in got] == [False]
+        return
+    assert undecided and all(f.message.startswith(f"{code}: cannot decide: ") for f in undecided)
+    level = "advisory" if rule_by_code(code).meta.safe_to_skip_unknown else "mandatory"
+    assert {f.level for f in undecided} == {level}
+
+
+def test_unknown_is_advisory_when_configured_to_warn():
+    [f] = [f for f in findings("SW304", "unknown.json", LintConfig(unknown_is_failure=False)) if f.undecided]
+    assert f.level == "advisory"
+
+
+def test_a_suppressed_finding_is_reported_not_dropped():
+    [f] = [f for f in findings("SW304", "fail.json") if f.suppressed]
+    assert (f.subject, f.blocking, f.suppression_reason) == (
+        "LaunchTemplate a10g-lt", False,
+        "the node-local DCGM exporter reads IMDS from a pod; ticket GPU-412 moves it to Pod Identity")
+
+
+def test_config_suppression_needs_the_subject_and_keeps_the_finding():
+    from shardwise.rules.engine import SuppressionEntry
+
+    cfg = LintConfig(suppressions=[SuppressionEntry("SW306", "internal NLB, mTLS at the mesh", "Service serving/*")])
+    got = [(f.subject, f.suppressed) for f in findings("SW306", "fail.yaml", cfg)]
+    assert got == [("Deployment serving/llama-8b", False), ("Service serving/llama-8b-public", True),
+                   ("Service serving/llama-8b-nodeport", True)]
+
+
+def test_production_from_config_turns_sw404_on():
+    assert findings("SW404", "pass.yaml", LintConfig(production=False)) == []
+    got = [(f.subject, f.message) for f in findings("SW404", "pass.yaml", LintConfig(production=True))]
+    assert got == [("Deployment dev/llama-8b-dev", "SW404: Deployment dev/llama-8b-dev runs in a production stack "
+                                                  "with 1 warm replica (replicas is 1); required: at least 2")]
+
+
+def test_malformed_kubernetes_input_is_an_input_error_with_file_and_line():
+    with pytest.raises(InputError) as e:
+        load_inputs([str(FIXTURES / "SW403" / "malformed.yaml")])
+    assert str(e.value) == (
+        f"{FIXTURES / 'SW403' / 'malformed.yaml'}:27: spec.minReplicas: expected an integer, got 'two'")
+
+
+def test_malformed_pulumi_input_is_an_input_error_naming_the_resource(tmp_path):
+    text = (FIXTURES / "SW301" / "fail.json").read_text().replace('"fromPort": 1024', '"fromPort": "1024-ish"')
+    path = tmp_path / "export.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_inputs([str(path)])
+    assert str(e.value) == (
+        f"{path}:21: aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule "
+        "urn:pulumi:dev::gpu::aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule::gpu-nodes-from-vpc: "
+        "expected a whole number, got '1024-ish'")
+
+
+# --- the facts the rules compare against ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule,covered", [
+    (SgRule("ingress", "tcp", 6379, 6379), ["Ray GCS 6379"]),
+    (SgRule("ingress", "tcp", 8000, 8000), []),
+    (SgRule("ingress", "udp", 6379, 6379), []),
+    (SgRule("ingress", "tcp", 29000, 30000), ["torch.distributed / vLLM data-parallel master 29500"]),
+    (SgRule("ingress", "tcp", 40000, 42000), ["NCCL's ephemeral ports"]),
+    (SgRule("ingress", "-1", 0, 0), ["Ray GCS 6379", "Ray dashboard 8265", "Ray client 10001",
+                                     "vLLM KV transfer 14579", "torch.distributed / vLLM data-parallel master 29500",
+                                     "NCCL's ephemeral ports"]),
+])
+def test_runtime_ports_covered(rule, covered):
+    assert runtime_ports_covered(rule) == covered
+
+
+@pytest.mark.parametrize("image,tag", [
+    ("vllm/vllm-openai", None), ("vllm/vllm-openai:latest", "latest"), ("vllm/vllm-openai:v0.11.0", "v0.11.0"),
+    ("registry.example.com:5000/team/vllm", None), ("registry.example.com:5000/team/vllm:v1", "v1"),
+])
+def test_image_tag(image, tag):
+    assert image_tag(image) == tag
+
+
+@pytest.mark.parametrize("metric,kind", [
+    ("cpu", "utilization"), ("memory", "utilization"), ("gpu-utilization", "utilization"),
+    ("DCGM_FI_DEV_GPU_UTIL", "utilization"), ("vllm:num_requests_waiting", "queue"),
+    ("vllm:num_requests_running", "queue"), ("http_requests_total", "other"),
+])
+def test_metric_kind(metric, kind):
+    assert metric_kind(metric) == kind
+
+
+@pytest.mark.parametrize("annotations,route", [
+    ({}, None),
+    ({"kubernetes.io/ingress.class": "alb"}, ("alb", "round_robin")),
+    ({"alb.ingress.kubernetes.io/target-group-attributes":
+      "stickiness.enabled=false,load_balancing.algorithm.type=least_outstanding_requests"},
+     ("alb", "least_outstanding_requests")),
+    ({"alb.ingress.kubernetes.io/target-group-attributes": "load_balancing.algorithm.type=weighted_random"},
+     ("alb", "weighted_random")),
+    ({"nginx.ingress.kubernetes.io/upstream-hash-by": "$http_x_session"}, ("nginx", "consistent hash")),
+    ({"kubernetes.io/ingress.class": "nginx"}, ("nginx", "round_robin")),
+])
+def test_routing(annotations, route):
+    assert routing(Ingress("x", annotations=annotations)) == route
+
+
+def test_required_startup_grows_with_the_weights_a_pod_loads():
+    inv = load_inputs([str(FIXTURES / "SW402" / "fail.yaml")])
+    g = inv.groups[0]
+    assert required_startup_seconds(g) == 562  # 300 s + 2 s × 131.4 GiB of bf16 weights
+    g.model = None
+    assert required_startup_seconds(g) == 300
+
+
+# --- metadata -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_metadata_is_complete(code):
+    m = rule_by_code(code).meta
+    assert m.code == code
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", m.name)
+    assert m.summary and m.why and m.bad_example and m.good_example
+    assert m.remediation.rstrip().endswith(".")
+    assert m.references and all(r.startswith("https://") for r in m.references)
+    assert m.scope in ("resource", "stack")
+    expected_level = "mandatory" if code in ("SW301", "SW302", "SW303", "SW304", "SW306", "SW401", "SW402") \
+        else "advisory"
+    assert m.enforcement == expected_level
+    # security rules fail closed on unknown values; the others may skip them with a note
+    assert m.safe_to_skip_unknown == (code[:3] != "SW3" or code in ("SW305", "SW307"))

@@ -6,9 +6,9 @@ starts with the code), enforcement level and severity from its metadata, remedia
 the rule page as URL. Rules whose metadata says ``scope="resource"`` are resource policies (run in
 ``Analyze`` on one resource), the others stack policies (run in ``AnalyzeStack`` on every resource).
 
-A resource policy sees one resource. So that a workload can still be matched to its GPU pool, the
-pools the stack's ``shardwise:environment`` config declares (the engine hands the stack config to
-the pack in ``PULUMI_CONFIG``) are added to that one-resource inventory as context.
+A resource policy sees one resource, so every rule that needs the node pool a workload lands on
+(the capacity and placement rules) is a stack policy. The stack config the engine hands the pack
+in ``PULUMI_CONFIG`` supplies only whether the stack is production.
 
 CrossGuard gives every diagnostic of a policy that policy's enforcement level, so findings whose
 level differs from their rule's are reported by four extra policies, after all the rule policies:
@@ -33,12 +33,12 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .engine import Finding, LintConfig, Rule, SuppressionEntry, run_rule
 from .errors import ShardwiseError
-from .model import Inventory, NodePool
+from .model import Inventory
 
 PACK_NAME = "shardwise"
 PACK_DESCRIPTION = (
@@ -141,10 +141,9 @@ def policy_specs(rules: Sequence[Rule]) -> list[PolicySpec]:
 
 @dataclass(frozen=True)
 class StackContext:
-    """What the stack's own config says: production, and the node pools its environment declares."""
+    """What the stack's own config says: whether it is production."""
 
     production: bool | None = None
-    pools: tuple[NodePool, ...] = ()
     error: str | None = None
 
 
@@ -168,14 +167,12 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
     try:
         if isinstance(value, str):
             value = json.loads(value)
-        from .adapters.stack import inventory_from_spec, spec_from_value
+        from .adapters.stack import spec_from_value
 
         spec = spec_from_value(value, key)
-        inv = inventory_from_spec(spec, key)
     except (ValueError, ShardwiseError) as e:
         return StackContext(error=f"{key}: {e}")
-    pools = tuple(replace(p, suppressions=[]) for p in inv.pools)  # context only: never reported
-    return StackContext(production=spec.production, pools=pools)
+    return StackContext(production=spec.production)
 
 
 def lint_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:
@@ -253,16 +250,10 @@ def _crashed(f: Finding) -> bool:
 
 def resource_analysis(res: Any, context: StackContext) -> Analysis:
     """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
-    from .adapters.kubernetes import resolve_pools
     from .adapters.pulumi import inventory_from_resources
 
     errors: list[tuple[Any, str]] = []
     inv = inventory_from_resources([res], errors=errors, resolve=False)
-    own = list(inv.pools)
-    if inv.groups:
-        inv.pools.extend(context.pools)
-        resolve_pools(inv)
-        inv.pools = own
     if inv.production is None:
         inv.production = context.production
     analysis = Analysis(inv, "resource", f"{res.type} {res.name}")

@@ -388,7 +388,7 @@ def test_explain(capsys):
     rc, out, _ = run(capsys, "explain", "sw104")
     meta = next(r.meta for r in ALL_RULES if r.meta.code == "SW104")
     assert rc == 0
-    assert out.splitlines()[0] == "SW104 sharded-model-that-fits (mandatory, severity high, scope resource)"
+    assert out.splitlines()[0] == "SW104 sharded-model-that-fits (mandatory, severity high, scope stack)"
     flat = " ".join(out.split())
     for text in (meta.summary, meta.why, meta.remediation, *meta.references):
         assert " ".join(text.split()) in flat

@@ -31,7 +31,7 @@ class WeightsDoNotFit(GroupRule):
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
             "https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",
         ),
-        scope="resource",
+        scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:

@@ -28,7 +28,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "--gpu-memory-utilization, or shard over more GPUs."
         ),
         references=("https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",),
-        scope="resource",
+        scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:

@@ -38,7 +38,7 @@ class KvBudgetBelowLoad(GroupRule):
             "https://docs.vllm.ai/en/latest/configuration/optimization.html",
             "https://arxiv.org/abs/2309.06180",
         ),
-        scope="resource",
+        scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:

@@ -37,7 +37,7 @@ class ShardedModelThatFits(GroupRule):
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
             "https://github.com/shardwise/shardwise/blob/main/docs/capacity-model.md",
         ),
-        scope="resource",
+        scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:

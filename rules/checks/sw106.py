@@ -32,7 +32,7 @@ class ShardingAvoidableByQuantization(GroupRule):
             "with one GPU per replica, otherwise suppress the rule with the evaluation as the reason."
         ),
         references=("https://docs.vllm.ai/en/latest/features/quantization/index.html",),
-        scope="resource",
+        scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:

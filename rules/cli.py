@@ -306,7 +306,7 @@ def explain_text(meta: Any, width: int = 100) -> str:
     def block(title: str, body: str) -> list[str]:
         return [f"{title}:", *("    " + line for line in body.strip().splitlines()), ""]
 
-    out = [f"{meta.code} {meta.name} ({meta.enforcement}, severity {meta.severity}, scope {meta.scope})", ""]
+    out = [f"{meta.code} {meta.name} ({meta.enforcement_text}, severity {meta.severity}, scope {meta.scope})", ""]
     out += para("Summary", meta.summary)
     out += para("Why", meta.why)
     out += block("Bad", meta.bad_example)

@@ -10,8 +10,10 @@ A resource policy sees one resource, so every rule that needs the node pool a wo
 (the capacity and placement rules) is a stack policy. The stack config the engine hands the pack
 in ``PULUMI_CONFIG`` supplies only whether the stack is production.
 
-CrossGuard gives every diagnostic of a policy that policy's enforcement level, so findings whose
-level differs from their rule's are reported by four extra policies, after all the rule policies:
+CrossGuard gives every diagnostic of a policy that policy's enforcement level. A rule whose hits
+can be mandatory in some cases (``RuleMeta.mandatory_when``, e.g. SW305 for multi-node groups) is a
+mandatory policy, and its advisory hits go to the notes policy. Findings whose level differs from
+their policy's are reported by four extra policies, after all the rule policies:
 
 - ``shardwise-resource-notes`` / ``shardwise-stack-notes`` (advisory): suppressed findings
   (``"SW304 suppressed: <reason> (finding: …)"``) and "cannot decide" findings of rules whose
@@ -117,7 +119,7 @@ def policy_specs(rules: Sequence[Rule]) -> list[PolicySpec]:
     for rule in rules:
         m = rule.meta
         out.append(PolicySpec(
-            name=m.name, description=f"{m.code}: {m.summary}", scope=m.scope, enforcement=m.enforcement,
+            name=m.name, description=f"{m.code}: {m.summary}", scope=m.scope, enforcement=m.highest_enforcement,
             severity=m.severity, remediation=m.remediation, url=m.doc_url, code=m.code,
             config_schema=CONFIG_SCHEMA, tags=("shardwise", m.code, _category(m.code)),
         ))
@@ -237,7 +239,7 @@ class Analysis:
             elif f.suppressed:
                 self.notes.append(Report(self.notes_policy, f"{f.code} suppressed: {f.suppression_reason} "
                                                             f"(finding: {f.message})", urn))
-            elif f.level != config.enforcement.get(f.code, rule.meta.enforcement):
+            elif f.level != config.enforcement.get(f.code, rule.meta.highest_enforcement):
                 self.notes.append(Report(self.notes_policy, f.message, urn))
             else:
                 out.append(Report(rule.meta.name, f.message, urn))

@@ -66,7 +66,7 @@ def rules_table_markdown(metas: Iterable[RuleMeta] | None = None, link_prefix: s
     rows = ["| Code | Name | Enforcement | Severity | Summary |", "|---|---|---|---|---|"]
     for m in metas:
         rows.append(
-            f"| [{m.code}]({link_prefix}{m.code}.md) | `{m.name}` | {m.enforcement} | {m.severity} "
+            f"| [{m.code}]({link_prefix}{m.code}.md) | `{m.name}` | {m.enforcement_text} | {m.severity} "
             f"| {_cell(m.summary)} |"
         )
     return "\n".join(rows) + "\n"

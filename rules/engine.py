@@ -47,6 +47,16 @@ class RuleMeta:
     references: tuple[str, ...] = ()
     scope: Literal["resource", "stack"] = "stack"
     safe_to_skip_unknown: bool = False  # an unknown input may be skipped with an advisory note
+    mandatory_when: str | None = None  # an advisory rule whose hits are mandatory in this case
+
+    @property
+    def enforcement_text(self) -> str:
+        """The default enforcement as people read it, e.g. "advisory (mandatory for multi-node groups)"."""
+        return f"{self.enforcement} (mandatory {self.mandatory_when})" if self.mandatory_when else self.enforcement
+
+    @property
+    def highest_enforcement(self) -> Literal["advisory", "mandatory"]:
+        return "mandatory" if self.mandatory_when else self.enforcement
 
     @property
     def doc_url(self) -> str:
@@ -96,6 +106,7 @@ class Hit:
     location: Location
     suppressions: tuple[Suppression, ...] = ()
     undecided: bool = False
+    level: Literal["advisory", "mandatory"] | None = None  # escalation (RuleMeta.mandatory_when)
 
 
 @dataclass
@@ -133,9 +144,14 @@ def group_subject(g: ServingGroup) -> str:
     return f"{g.kind} {g.namespace}/{g.name}" if g.namespace else f"{g.kind} {g.name}"
 
 
-def hit(g: ServingGroup, message: str, location: Location | None = None) -> Hit:
+def hit(
+    g: ServingGroup,
+    message: str,
+    location: Location | None = None,
+    level: Literal["advisory", "mandatory"] | None = None,
+) -> Hit:
     """A hit on a serving group, carrying the group's suppressions."""
-    return Hit(group_subject(g), message, location or g.location, tuple(g.suppressions))
+    return Hit(group_subject(g), message, location or g.location, tuple(g.suppressions), level=level)
 
 
 def _level_for(meta: RuleMeta, config: LintConfig) -> Level:
@@ -180,6 +196,8 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         return
     for h in hits:
         lvl: Literal["advisory", "mandatory"] = level
+        if h.level and meta.code not in config.enforcement:  # a configured level wins over escalation
+            lvl = h.level
         if h.undecided and (meta.safe_to_skip_unknown or not config.unknown_is_failure):
             lvl = "advisory"
         f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,

@@ -53,7 +53,7 @@ def test_one_policy_per_rule_then_the_notes_and_error_policies():
     for rule, spec in zip(ALL_RULES, specs, strict=False):
         m = rule.meta
         assert (spec.code, spec.scope, spec.enforcement, spec.severity, spec.remediation, spec.url) == (
-            m.code, m.scope, m.enforcement, m.severity, m.remediation, m.doc_url)
+            m.code, m.scope, m.highest_enforcement, m.severity, m.remediation, m.doc_url)
         assert spec.description == f"{m.code}: {m.summary}"
         assert spec.config_schema is crossguard.CONFIG_SCHEMA
 
@@ -227,10 +227,10 @@ def test_analyzer_info_describes_every_policy():
     for rule, p in zip(ALL_RULES, info.policies, strict=False):
         m = rule.meta
         assert (p.name, p.description, p.enforcementLevel, p.severity, p.policy_type, p.remediation_steps, p.url) == (
-            m.name, f"{m.code}: {m.summary}", levels[m.enforcement], severities[m.severity], types[m.scope],
+            m.name, f"{m.code}: {m.summary}", levels[m.highest_enforcement], severities[m.severity], types[m.scope],
             m.remediation, m.doc_url)
         assert set(p.configSchema.properties) == set(crossguard.CONFIG_SCHEMA)
-        assert info.initialConfig[p.name].enforcementLevel == levels[m.enforcement]
+        assert info.initialConfig[p.name].enforcementLevel == levels[m.highest_enforcement]
     assert [p.name for p in info.policies[len(ALL_RULES):]] == [
         "shardwise-resource-notes", "shardwise-stack-notes", "shardwise-resource-internal-error",
         "shardwise-stack-internal-error"]

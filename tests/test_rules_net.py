@@ -78,7 +78,7 @@ EXPECTED = {
     ],
     ('SW305', 'fail.yaml'): [
         (3, 'Deployment serving/llama-8b', 'advisory', 'SW305: namespace `serving` of Deployment serving/llama-8b has no default-deny ingress NetworkPolicy (there is no NetworkPolicy in it); every pod in the cluster can reach vLLM without the gateway', None),
-        (31, 'LeaderWorkerSet llm/llama-405b', 'advisory', "SW305: namespace `llm` of LeaderWorkerSet llm/llama-405b has no default-deny ingress NetworkPolicy (none of its 1 NetworkPolicies selects every pod with no ingress rule); its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod", None),
+        (31, 'LeaderWorkerSet llm/llama-405b', 'mandatory', "SW305: namespace `llm` of LeaderWorkerSet llm/llama-405b has no default-deny ingress NetworkPolicy (none of its 1 NetworkPolicies selects every pod with no ingress rule); its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod", None),
     ],
     ('SW305', 'pass.yaml'): [
     ],
@@ -315,3 +315,23 @@ def test_metadata_is_complete(code):
     assert m.enforcement == expected_level
     # security rules fail closed on unknown values; the others may skip them with a note
     assert m.safe_to_skip_unknown == (code[:3] != "SW3" or code in ("SW305", "SW307"))
+
+
+def test_sw305_is_a_mandatory_policy_whose_single_node_hits_stay_advisory():
+    from shardwise.rules.registry import rule_by_code
+
+    meta = rule_by_code("SW305").meta
+    assert (meta.enforcement, meta.highest_enforcement, meta.enforcement_text) == (
+        "advisory", "mandatory", "advisory (mandatory for multi-node groups)")
+
+
+def test_a_configured_level_wins_over_escalation():
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.engine import LintConfig, run_rules
+    from shardwise.rules.registry import rule_by_code
+
+    inv = load_inputs([str(FIXTURES / "SW305" / "fail.yaml")])
+    levels = [f.level for f in run_rules([rule_by_code("SW305")], inv)]
+    assert levels == ["advisory", "mandatory"]
+    cfg = LintConfig(enforcement={"SW305": "advisory"})
+    assert [f.level for f in run_rules([rule_by_code("SW305")], inv, cfg)] == ["advisory", "advisory"]

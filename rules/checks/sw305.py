@@ -54,6 +54,7 @@ class NamespaceWithoutDefaultDeny(GroupRule):
         ),
         scope="stack",
         safe_to_skip_unknown=True,
+        mandatory_when="for multi-node groups",
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
@@ -69,12 +70,14 @@ class NamespaceWithoutDefaultDeny(GroupRule):
             "there is no NetworkPolicy in it" if not policies
             else f"none of its {len(policies)} NetworkPolicies selects every pod with no ingress rule"
         )
+        multi = is_multi_node(g)
         why = (
             "its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod"
-            if is_multi_node(g) else "every pod in the cluster can reach vLLM without the gateway"
+            if multi else "every pod in the cluster can reach vLLM without the gateway"
         )
         yield hit(
             g,
             f"SW305: namespace `{ns}` of {group_subject(g)} has no default-deny ingress NetworkPolicy "
             f"({found}); {why}",
+            level="mandatory" if multi else None,
         )

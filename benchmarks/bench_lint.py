@@ -1,0 +1,590 @@
+"""Benchmark ``shardwise lint`` against Checkov on generated vLLM manifests.
+
+Run from the repository root (``make bench`` does)::
+
+    .venv/bin/python benchmarks/bench_lint.py [--n 2000] [--skip-checkov] [--profile]
+
+What it does, in one run:
+
+1. writes ``--n`` manifests into ``bench-out/manifests`` (see ``gen_manifests.py``);
+2. times ``shardwise lint bench-out/manifests --format json --output /dev/null`` as a subprocess
+   (best of ``--runs``), and the same lint in-process through ``shardwise.rules.cli.main`` (so the
+   interpreter's start-up and the imports are separated from the linting itself);
+3. installs Checkov into ``bench-out/checkov-venv`` (once; skipped with ``--skip-checkov``) and times
+   ``checkov -d bench-out/manifests --framework kubernetes --quiet --compact -o json`` once;
+4. prints the throughput ratio against the goal (shardwise >= 20x Checkov's files/s);
+5. measures cold start: ``shardwise lint <one manifest>`` as a fresh process ``--cold-runs`` times
+   (goal: median < 0.35 s), and lists the slowest imports of that path (``python -X importtime``);
+6. prints a Markdown table for the README.
+
+Figures go to stdout and to ``bench-out/bench_lint.json``. Only the standard library is used
+(plus the project, and PyYAML through the generator). Nothing here fails because Checkov cannot be
+installed or run: the shardwise figures are still printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import gen_manifests  # noqa: E402  (a sibling script, not a package)
+
+GOAL_RATIO = 20.0
+GOAL_COLD_S = 0.35
+CHECKOV_INSTALL_TIMEOUT_S = 1800
+CHECKOV_RUN_TIMEOUT_S = 3600
+LINT_TIMEOUT_S = 900
+
+
+def _rel(path: str) -> str:
+    return os.path.relpath(path, ROOT)
+
+
+def _say(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def _shardwise_cmd() -> list[str]:
+    """The ``shardwise`` console script next to this interpreter, else the one on PATH, else ``-c``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "shardwise")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return [beside]
+    found = shutil.which("shardwise")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "import sys; from shardwise.rules.cli import main; sys.exit(main())"]
+
+
+_LAST_CPU_S = 0.0  # user + system CPU seconds of the last command _run ran (with its children)
+
+
+def _children_cpu() -> float:
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return 0.0
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _run(cmd: list[str], timeout: float, stdout: Any = subprocess.DEVNULL) -> tuple[float, int, str]:
+    """Run ``cmd`` from the repository root; return (wall seconds, exit code, stderr tail)."""
+    global _LAST_CPU_S
+    c0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout, check=False)
+    dt = time.perf_counter() - t0
+    _LAST_CPU_S = _children_cpu() - c0
+    return dt, proc.returncode, proc.stderr.decode("utf-8", "replace")[-2000:]
+
+
+def _machine() -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_gib = None
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    mem_gib = round(int(line.split()[1]) / 1024 / 1024, 1)
+                    break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "cpu": cpu,
+        "cores": cores,
+        "memory_gib": mem_gib,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+    }
+
+
+def _fps(files: int, seconds: float | None) -> float | None:
+    return round(files / seconds, 1) if seconds else None
+
+
+# ------------------------------------------------------------------------------------- shardwise
+
+
+def _report_summary(path: str) -> dict[str, Any]:
+    """Counts from a shardwise JSON report (findings by code and level); tolerant of its exact shape."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as e:
+        return {"error": f"cannot read the report: {e}"}
+    findings = data.get("findings") if isinstance(data, dict) else data
+    if not isinstance(findings, list):
+        return {"keys": sorted(data)[:20] if isinstance(data, dict) else type(data).__name__}
+    by_code = Counter(str(f.get("code")) for f in findings if isinstance(f, dict))
+    by_level = Counter(
+        ("suppressed" if f.get("suppressed") else str(f.get("level"))) for f in findings if isinstance(f, dict)
+    )
+    out: dict[str, Any] = {"findings": len(findings), "by_code": dict(sorted(by_code.items())),
+                           "by_level": dict(sorted(by_level.items()))}
+    if isinstance(data, dict):
+        for key in ("summary", "stats", "inputs_summary"):
+            if isinstance(data.get(key), dict):
+                out[key] = data[key]
+    return out
+
+
+def bench_shardwise_subprocess(manifests: str, n: int, runs: int, out_dir: str) -> dict[str, Any]:
+    cmd = [*_shardwise_cmd(), "lint", manifests, "--format", "json", "--output", os.devnull]
+    _say(f"$ {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)}   (best of {runs})")
+    times, cpus = [], []
+    rc = None
+    err = ""
+    for i in range(runs):
+        dt, rc, err = _run(cmd, LINT_TIMEOUT_S)
+        times.append(dt)
+        cpus.append(_LAST_CPU_S)
+        _say(f"  run {i + 1}: {dt:.3f} s wall, {_LAST_CPU_S:.3f} s CPU  exit {rc}")
+    res: dict[str, Any] = {"command": " ".join(cmd), "runs_s": [round(t, 4) for t in times],
+                           "runs_cpu_s": [round(c, 4) for c in cpus],
+                           "best_s": round(min(times), 4), "files": n, "exit_code": rc,
+                           "files_per_s": _fps(n, min(times))}
+    if rc not in (0, 1):
+        res["error"] = f"shardwise exited {rc}: {err.strip()[-600:]}"
+        _say(f"  ! {res['error']}")
+    elif err.strip():
+        res["stderr_tail"] = err.strip().splitlines()[-1][:300]
+        _say(f"  stderr: {res['stderr_tail']}")
+    # One more (untimed) run that keeps the report, to show the files were really linted.
+    report = os.path.join(out_dir, "shardwise-report.json")
+    _run([*_shardwise_cmd(), "lint", manifests, "--format", "json", "--output", report], LINT_TIMEOUT_S)
+    res["report"] = _rel(report)
+    res["report_summary"] = _report_summary(report)
+    return res
+
+
+def bench_shardwise_inprocess(manifests: str, n: int, runs: int) -> dict[str, Any]:
+    """Lint in this process: import time, first (cold-cache) call and best warm call."""
+    t0 = time.perf_counter()
+    try:
+        from shardwise.rules.cli import main  # type: ignore[import-not-found]
+    except Exception as e:  # noqa: BLE001 - report, do not crash
+        return {"error": f"cannot import shardwise.rules.cli: {type(e).__name__}: {e}"}
+    import_s = time.perf_counter() - t0
+    argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
+    times = []
+    rc = None
+    for _ in range(runs):
+        sink = io.StringIO()
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            try:
+                rc = main(argv)
+            except SystemExit as e:
+                rc = e.code
+        times.append(time.perf_counter() - t0)
+    _say(f"  in-process: import {import_s * 1000:.0f} ms; main() runs "
+         + ", ".join(f"{t:.3f}" for t in times) + f" s; exit {rc}")
+    return {
+        "import_s": round(import_s, 4),
+        "runs_s": [round(t, 4) for t in times],
+        "first_s": round(times[0], 4),
+        "best_s": round(min(times), 4),
+        "files_per_s_first": _fps(n, times[0]),
+        "files_per_s_best": _fps(n, min(times)),
+        "exit_code": rc,
+    }
+
+
+def profile_inprocess(manifests: str, top: int = 25) -> str:
+    """cProfile of one in-process lint (after a warm-up call), sorted by own time and by cumulative."""
+    import cProfile
+    import pstats
+
+    from shardwise.rules.cli import main  # type: ignore[import-not-found]
+
+    argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        main(argv)
+    prof = cProfile.Profile()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        prof.enable()
+        main(argv)
+        prof.disable()
+    buf = io.StringIO()
+    st = pstats.Stats(prof, stream=buf)
+    st.strip_dirs().sort_stats("tottime").print_stats(top)
+    st.sort_stats("cumulative").print_stats(top)
+    return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------------------- cold start
+
+
+def _cached_env(pycache: str) -> dict[str, str]:
+    """The environment with bytecode caching on, into ``pycache`` (so no __pycache__ lands in the tree)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+def _cold_series(cmd: list[str], runs: int, env: dict[str, str] | None) -> tuple[list[float], set[int]]:
+    times, codes = [], set()
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                              timeout=120, check=False)
+        times.append(time.perf_counter() - t0)
+        codes.add(proc.returncode)
+    return times, codes
+
+
+def bench_cold(one_file: str, runs: int, out_dir: str) -> dict[str, Any]:
+    """Fresh-process ``shardwise lint <file>``: as the environment is, and with cached bytecode.
+
+    An environment with ``PYTHONDONTWRITEBYTECODE=1`` and no ``__pycache__`` for the project compiles
+    every shardwise module on every start; an installed wheel (or any normal environment) has the
+    bytecode cached. Both are measured; the second uses ``PYTHONPYCACHEPREFIX`` under ``bench-out/``.
+    """
+    cmd = [*_shardwise_cmd(), "lint", one_file]
+    _say(f"$ {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)}   (x{runs}, fresh process each)")
+    times, codes = _cold_series(cmd, runs, None)
+    env = _cached_env(os.path.join(out_dir, "pycache"))
+    _cold_series(cmd, 2, env)  # warm-up: writes the bytecode cache
+    ctimes, _ = _cold_series(cmd, runs, env)
+
+    def floor(args: list[str], e: dict[str, str] | None = None) -> float:
+        return min(_cold_series([sys.executable, *args], 5, e)[0])
+
+    bare = floor(["-c", "pass"])
+    bare_s = floor(["-S", "-c", "pass"])
+    imp = floor(["-c", "import shardwise.rules.cli"], env)
+    dontwrite = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
+    res = {
+        "command": " ".join(cmd),
+        "runs_s": [round(t, 4) for t in times],
+        "median_s": round(statistics.median(times), 4),
+        "min_s": round(min(times), 4),
+        "exit_codes": sorted(codes),
+        "env_PYTHONDONTWRITEBYTECODE": dontwrite,
+        "cached_bytecode_runs_s": [round(t, 4) for t in ctimes],
+        "cached_bytecode_median_s": round(statistics.median(ctimes), 4),
+        "cached_bytecode_min_s": round(min(ctimes), 4),
+        "python_pass_s": round(bare, 4),
+        "python_S_pass_s": round(bare_s, 4),
+        "python_import_cli_s": round(imp, 4),
+        "goal_s": GOAL_COLD_S,
+        "goal_met": statistics.median(times) < GOAL_COLD_S,
+    }
+    _say(f"  as this environment is (PYTHONDONTWRITEBYTECODE={dontwrite or 'unset'}): "
+         f"median {res['median_s']:.3f} s, min {res['min_s']:.3f} s "
+         f"(goal < {GOAL_COLD_S} s: {'met' if res['goal_met'] else 'NOT met'}); exit codes {res['exit_codes']}")
+    _say(f"  with cached bytecode: median {res['cached_bytecode_median_s']:.3f} s, "
+         f"min {res['cached_bytecode_min_s']:.3f} s")
+    _say(f"  floor: `python -c pass` {bare:.3f} s, `python -S -c pass` {bare_s:.3f} s, "
+         f"`python -c 'import shardwise.rules.cli'` {imp:.3f} s (cached bytecode)")
+    return res
+
+
+def import_times(one_file: str, out_dir: str, top: int = 10) -> dict[str, Any]:
+    """``python -X importtime`` of a full ``shardwise lint <file>`` (cached bytecode): slowest imports."""
+    code = f"import sys; from shardwise.rules.cli import main; sys.exit(main(['lint', {one_file!r}]))"
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=ROOT,
+                          env=_cached_env(os.path.join(out_dir, "pycache")),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120, check=False)
+    rows = []
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if not line.startswith("import time:") or "[us]" in line:
+            continue
+        try:
+            _, rest = line.split(":", 1)
+            self_us, cum_us, name = rest.split("|", 2)
+            rows.append((int(self_us), int(cum_us), name.rstrip()))
+        except ValueError:
+            continue
+    total_us = sum(r[0] for r in rows)
+    by_self = sorted(rows, key=lambda r: -r[0])[:top]
+    by_cum = sorted(rows, key=lambda r: -r[1])[:top]
+    return {
+        "modules": len(rows),
+        "total_self_ms": round(total_us / 1000, 1),
+        "top_self": [{"module": n.strip(), "self_ms": round(s / 1000, 1), "cumulative_ms": round(c / 1000, 1)}
+                     for s, c, n in by_self],
+        "top_cumulative": [{"module": n.strip(), "self_ms": round(s / 1000, 1), "cumulative_ms": round(c / 1000, 1)}
+                           for s, c, n in by_cum],
+    }
+
+
+# -------------------------------------------------------------------------------------------- checkov
+
+
+def _venv_bin(venv: str, name: str) -> str:
+    return os.path.join(venv, "Scripts" if os.name == "nt" else "bin", name)
+
+
+def ensure_checkov(venv: str) -> tuple[str | None, str]:
+    """Return (path to the checkov executable, version or the reason it is unavailable)."""
+    exe = _venv_bin(venv, "checkov")
+    if not os.path.isfile(exe):
+        _say(f"installing Checkov into {_rel(venv)} (once; a few minutes) ...")
+        t0 = time.perf_counter()
+        try:
+            if not os.path.isfile(_venv_bin(venv, "python")):
+                subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=300,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                [_venv_bin(venv, "python"), "-m", "pip", "install", "--disable-pip-version-check",
+                 "--progress-bar", "off", "checkov"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            )
+            tail: list[str] = []
+            collected = 0
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                line = line.rstrip()
+                tail = (tail + [line])[-15:]
+                if line.startswith("Collecting"):
+                    collected += 1
+                    if collected % 10 == 1:
+                        _say(f"  pip: {line[:100]}  ({collected} packages so far, "
+                             f"{time.perf_counter() - t0:.0f} s)")
+                elif line.startswith(("Installing", "Successfully", "ERROR", "error")):
+                    _say(f"  pip: {line[:160]}")
+                if time.perf_counter() - t0 > CHECKOV_INSTALL_TIMEOUT_S:
+                    proc.kill()
+                    return None, f"pip install checkov took over {CHECKOV_INSTALL_TIMEOUT_S} s"
+            rc = proc.wait()
+            if rc != 0 or not os.path.isfile(exe):
+                return None, f"pip install checkov failed (exit {rc}): " + " / ".join(tail[-4:])
+            _say(f"  installed in {time.perf_counter() - t0:.0f} s")
+        except (OSError, subprocess.SubprocessError) as e:
+            return None, f"cannot create the Checkov venv: {type(e).__name__}: {e}"
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=300, check=False)
+        version = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"checkov does not start: {e}"
+    return exe, version
+
+
+def bench_checkov(exe: str, manifests: str, n: int, out_dir: str) -> dict[str, Any]:
+    report = os.path.join(out_dir, "checkov-report.json")
+    cmd = [exe, "-d", manifests, "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"]
+    _say(f"$ {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)} > {_rel(report)}   (once)")
+    try:
+        with open(report, "wb") as fh:
+            dt, rc, err = _run(cmd, CHECKOV_RUN_TIMEOUT_S, stdout=fh)
+    except subprocess.TimeoutExpired:
+        return {"error": f"checkov ran over {CHECKOV_RUN_TIMEOUT_S} s"}
+    except OSError as e:
+        return {"error": f"cannot run checkov: {e}"}
+    cpu = _LAST_CPU_S
+    _say(f"  {dt:.2f} s wall, {cpu:.2f} s CPU (all its processes)  exit {rc} (1 = it found failed checks, expected)")
+    res: dict[str, Any] = {"command": " ".join(cmd), "seconds": round(dt, 3), "cpu_s": round(cpu, 3),
+                           "exit_code": rc, "files": n,
+                           "files_per_s": _fps(n, dt), "report": _rel(report)}
+    if rc not in (0, 1):
+        res["error"] = f"checkov exited {rc}: {err.strip()[-600:]}"
+        _say(f"  ! {res['error']}")
+    try:
+        with open(report, encoding="utf-8") as fh:
+            data = json.load(fh)
+        summaries = [d.get("summary", {}) for d in (data if isinstance(data, list) else [data])]
+        res["summary"] = {k: sum(int(s.get(k, 0) or 0) for s in summaries)
+                          for k in ("passed", "failed", "skipped", "parsing_errors", "resource_count")}
+    except (OSError, ValueError, AttributeError, TypeError) as e:
+        res["summary_error"] = str(e)[:200]
+    return res
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+
+def _previous_checkov(out_dir: str, n: int, seed: int) -> dict[str, Any] | None:
+    """Checkov's figure from an earlier run on the same corpus (bench-out/bench_lint.json), if any."""
+    try:
+        with open(os.path.join(out_dir, "bench_lint.json"), encoding="utf-8") as fh:
+            prev = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    ck = prev.get("checkov") or {}
+    if prev.get("files") != n or prev.get("seed") != seed or not ck.get("files_per_s") or ck.get("error"):
+        return None
+    return {**ck, "measured": ck.get("measured") or prev.get("date"), "reused": True}
+
+
+def markdown(results: dict[str, Any]) -> str:
+    n = results["files"]
+    rows = ["| tool | files | seconds | files/s |", "|---|---:|---:|---:|"]
+    sw = results.get("shardwise", {})
+    if sw.get("best_s"):
+        rows.append(f"| shardwise lint (new process, best of {len(sw['runs_s'])}) | {n} | {sw['best_s']:.2f} | "
+                    f"{sw['files_per_s']:,.0f} |")
+    ip = results.get("shardwise_inprocess", {})
+    if ip.get("best_s"):
+        rows.append(f"| shardwise lint (in-process `main()`, warm) | {n} | {ip['best_s']:.2f} | "
+                    f"{ip['files_per_s_best']:,.0f} |")
+    ck = results.get("checkov", {})
+    if ck.get("seconds") and not ck.get("error"):
+        reused = f" (measured {ck['measured']})" if ck.get("reused") else ""
+        rows.append(f"| checkov {ck.get('version', '')} `--framework kubernetes`{reused} | {n} | {ck['seconds']:.2f} | "
+                    f"{ck['files_per_s']:,.1f} |")
+    lines = rows + [""]
+    if results.get("ratio"):
+        lines.append(f"Throughput ratio shardwise / Checkov: **{results['ratio']:.1f}x** "
+                     f"(goal >= {GOAL_RATIO:.0f}x: {'met' if results['ratio_goal_met'] else 'not met'}).")
+    cold = results.get("cold_start", {})
+    if cold.get("median_s"):
+        lines.append(f"Cold start, `shardwise lint <one manifest>`: median **{cold['median_s']:.3f} s**, "
+                     f"min {cold['min_s']:.3f} s over {len(cold['runs_s'])} runs "
+                     f"(goal < {GOAL_COLD_S} s: {'met' if cold['goal_met'] else 'not met'}; "
+                     f"with cached bytecode {cold['cached_bytecode_median_s']:.3f} s; "
+                     f"`python -c pass` alone: {cold['python_pass_s']:.3f} s).")
+    m = results["machine"]
+    lines.append(f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, {m['os']}, "
+                 f"{m['implementation']} {m['python']}.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Benchmark shardwise lint against Checkov.")
+    ap.add_argument("--n", type=int, default=2000, help="manifest files to generate (default 2000)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--runs", type=int, default=3, help="timed shardwise runs, best kept (default 3)")
+    ap.add_argument("--cold-runs", type=int, default=10, help="cold-start runs (default 10)")
+    ap.add_argument("--skip-checkov", action="store_true", help="do not install or run Checkov")
+    ap.add_argument("--profile", action="store_true", help="also print a cProfile of one in-process lint")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"), help="output folder (default bench-out/)")
+    args = ap.parse_args(argv)
+
+    out_dir = os.path.abspath(args.out)
+    manifests = os.path.join(out_dir, "manifests")
+    os.makedirs(out_dir, exist_ok=True)
+    results: dict[str, Any] = {"files": args.n, "seed": args.seed, "machine": _machine(),
+                               "date": time.strftime("%Y-%m-%d %H:%M:%S %z")}
+    m = results["machine"]
+    _say(f"machine: {m['cores']} cores, {m['cpu']}, {m['memory_gib']} GiB, {m['implementation']} {m['python']}")
+
+    t0 = time.perf_counter()
+    paths = gen_manifests.generate(manifests, args.n, args.seed)
+    size = sum(os.path.getsize(p) for p in paths)
+    results["generate"] = {"seconds": round(time.perf_counter() - t0, 3), "bytes": size, "dir": _rel(manifests),
+                           **gen_manifests.summary(args.n, args.seed)}
+    _say(f"generated {len(paths)} manifests ({size / 1e6:.1f} MB) in {_rel(manifests)} "
+         f"in {results['generate']['seconds']:.1f} s")
+    if not paths:
+        _say("nothing to lint")
+        return 1
+    rel_manifests = _rel(manifests)
+
+    _say("\n== shardwise (throughput) ==")
+    results["shardwise"] = bench_shardwise_subprocess(rel_manifests, args.n, args.runs, out_dir)
+    _say(f"  -> {results['shardwise']['files_per_s']} files/s (best {results['shardwise']['best_s']:.3f} s)")
+    rs = results["shardwise"].get("report_summary", {})
+    if "findings" in rs:
+        _say(f"  report: {rs['findings']} findings; by level {rs.get('by_level')}; by code {rs.get('by_code')}")
+    results["shardwise_inprocess"] = bench_shardwise_inprocess(rel_manifests, args.n, args.runs)
+    ip = results["shardwise_inprocess"]
+    if "error" in ip:
+        _say(f"  ! {ip['error']}")
+    else:
+        overhead = results["shardwise"]["best_s"] - ip["best_s"]
+        results["process_overhead_s"] = round(overhead, 4)
+        _say(f"  -> in-process {ip['files_per_s_best']} files/s warm, {ip['files_per_s_first']} files/s first call; "
+             f"process start-up + imports ~ {overhead:.3f} s of the subprocess time")
+
+    if args.skip_checkov:
+        prev = _previous_checkov(out_dir, args.n, args.seed)
+        if prev:
+            results["checkov"] = prev
+            _say(f"\n== checkov ==\n  skipped (--skip-checkov); reusing the figure measured {prev['measured']}: "
+                 f"{prev['files_per_s']} files/s")
+        else:
+            results["checkov"] = {"skipped": "--skip-checkov"}
+    else:
+        _say("\n== checkov ==")
+        try:
+            exe, version = ensure_checkov(os.path.join(out_dir, "checkov-venv"))
+            if exe is None:
+                _say(f"  ! Checkov unavailable: {version}; continuing with shardwise figures only")
+                results["checkov"] = {"error": version}
+            else:
+                _say(f"  checkov {version}")
+                results["checkov"] = bench_checkov(exe, rel_manifests, args.n, out_dir)
+                results["checkov"]["version"] = version
+                results["checkov"]["measured"] = results["date"]
+                if "summary" in results["checkov"]:
+                    _say(f"  report: {results['checkov']['summary']}")
+                _say(f"  -> {results['checkov'].get('files_per_s')} files/s")
+        except Exception as e:  # noqa: BLE001 - the Checkov half must never sink the benchmark
+            results["checkov"] = {"error": f"{type(e).__name__}: {e}"}
+            _say(f"  ! Checkov failed: {results['checkov']['error']}; continuing")
+
+    sw_fps = results["shardwise"].get("files_per_s")
+    ck_fps = results["checkov"].get("files_per_s")
+    if sw_fps and ck_fps and not results["checkov"].get("error") and not results["shardwise"].get("error"):
+        ratio = sw_fps / ck_fps
+        results["ratio"] = round(ratio, 2)
+        results["ratio_goal"] = GOAL_RATIO
+        results["ratio_goal_met"] = ratio >= GOAL_RATIO
+        _say(f"\n== ratio ==\n  shardwise {sw_fps} files/s / checkov {ck_fps} files/s = {ratio:.1f}x "
+             f"(goal >= {GOAL_RATIO:.0f}x: {'MET' if ratio >= GOAL_RATIO else 'NOT MET'})")
+
+    _say("\n== cold start ==")
+    one = _rel(paths[0])
+    results["cold_start"] = bench_cold(one, args.cold_runs, out_dir)
+    results["import_time"] = imports = import_times(one, out_dir)
+    _say(f"  python -X importtime (cached bytecode): {imports['modules']} modules, {imports['total_self_ms']} ms "
+         "in all (importtime inflates this); slowest by own time:")
+    for r in imports["top_self"]:
+        _say(f"    {r['self_ms']:7.1f} ms self {r['cumulative_ms']:8.1f} ms cumulative  {r['module']}")
+    _say("  slowest by cumulative time:")
+    for r in imports["top_cumulative"]:
+        _say(f"    {r['cumulative_ms']:7.1f} ms cumulative {r['self_ms']:7.1f} ms self  {r['module']}")
+
+    if args.profile:
+        _say("\n== cProfile of one in-process lint (warm) ==")
+        try:
+            text = profile_inprocess(rel_manifests)
+            results["profile"] = os.path.join(_rel(out_dir), "profile.txt")
+            with open(os.path.join(out_dir, "profile.txt"), "w", encoding="utf-8") as fh:
+                fh.write(text)
+            _say(text)
+        except Exception as e:  # noqa: BLE001
+            _say(f"  ! cannot profile: {type(e).__name__}: {e}")
+
+    md = markdown(results)
+    results["markdown"] = md
+    _say("\n== README snippet ==\n")
+    _say(md)
+    out_json = os.path.join(out_dir, "bench_lint.json")
+    with open(out_json, "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2)
+        fh.write("\n")
+    _say(f"\nfigures written to {_rel(out_json)}")
+    return 0 if not results["shardwise"].get("error") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

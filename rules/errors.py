@@ -16,6 +16,9 @@ class InputError(ShardwiseError):
         self.line = line
         super().__init__(self.__str__())
 
+    def __reduce__(self):  # type: ignore[override]  # survives a trip to and from a worker process
+        return (type(self), (self.message, self.file, self.line))
+
     def __str__(self) -> str:
         where = ""
         if self.file:

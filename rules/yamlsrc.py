@@ -56,9 +56,126 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def load_all(text: str, file: str) -> Iterator[Any]:
-    """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error."""
+class _Fallback(Exception):
+    """The text uses a feature the event loader leaves to PyYAML's constructor (anchors, tags, merges)."""
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAGS = (None, "tag:yaml.org,2002:map")
+_SEQ_TAGS = (None, "tag:yaml.org,2002:seq")
+_resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+_scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
+
+
+def _load_events(text: str) -> list[Any]:
+    """Build the documents straight from libyaml's events: the same values and lines as
+    :class:`_LineLoader`, without PyYAML's node graph. Raises :class:`_Fallback` for anchors,
+    aliases, explicit tags, ``<<`` merge keys and duplicate or unhashable keys."""
+    from yaml.events import (
+        AliasEvent,
+        DocumentEndEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+        StreamEndEvent,
+    )
+
+    loader = _Base(text)
+    get, resolve = loader.get_event, loader.resolve
+    constructors = yaml.SafeLoader.yaml_constructors
+    nokey = _Fallback  # a sentinel no YAML value can be
+    docs: list[Any] = []
+    stack: list[tuple[Any, Any, int | None]] = []
+    cur: Any = None
+    key: Any = nokey
+    key_line: int | None = None
+    root: Any = None
     try:
+        while True:
+            ev = get()
+            cls = ev.__class__
+            if cls is ScalarEvent:
+                if ev.anchor is not None:
+                    raise _Fallback
+                tag = ev.tag
+                if tag is None or tag == "!":
+                    if ev.implicit[0]:
+                        k = (ev.value, ev.implicit)
+                        tag = _resolved.get(k)
+                        if tag is None:
+                            tag = _resolved[k] = resolve(yaml.ScalarNode, ev.value, ev.implicit)
+                    else:
+                        tag = _STR_TAG
+                if tag == _STR_TAG:
+                    val = ev.value
+                else:
+                    ctor = constructors.get(tag)
+                    if ctor is None:
+                        raise _Fallback
+                    val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style))
+                line: int | None = ev.start_mark.line + 1
+            elif cls is MappingStartEvent:
+                if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
+                    raise _Fallback
+                d = LineDict()
+                d.line = ev.start_mark.line + 1
+                stack.append((cur, key, key_line))
+                cur, key = d, nokey
+                continue
+            elif cls is SequenceStartEvent:
+                if ev.anchor is not None or (ev.tag not in _SEQ_TAGS and not ev.implicit):
+                    raise _Fallback
+                stack.append((cur, key, key_line))
+                cur, key = [], nokey
+                continue
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                val, line = cur, None
+                cur, key, key_line = stack.pop()
+            elif cls is DocumentStartEvent:
+                cur, key, stack = None, nokey, []
+                continue
+            elif cls is DocumentEndEvent:
+                docs.append(root)
+                root = None
+                continue
+            elif cls is StreamEndEvent:
+                return docs
+            elif cls is AliasEvent:
+                raise _Fallback
+            else:  # StreamStartEvent
+                continue
+            if cur is None:
+                root = val
+            elif cur.__class__ is list:
+                cur.append(val)
+            elif key is nokey:
+                if val == "<<" or val.__class__ in (list, LineDict) or val in cur:
+                    raise _Fallback
+                key, key_line = val, line
+            else:
+                cur[key] = val
+                if key.__class__ is str:
+                    cur.key_lines[key] = key_line
+                key = nokey
+    finally:
+        loader.dispose()
+
+
+def load_all(text: str, file: str) -> Iterator[Any]:
+    """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error.
+
+    Plain documents are built from libyaml's events (fast); a text with anchors, aliases, tags or
+    merge keys goes through PyYAML's constructor with the same result.
+    """
+    try:
+        try:
+            yield from _load_events(text)
+            return
+        except _Fallback:
+            pass
         yield from yaml.load_all(text, Loader=_LineLoader)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark

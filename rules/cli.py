@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="p95 prompt+output tokens, for workloads that do not declare one",
     )
     lint.add_argument("--no-color", action="store_true", help="never colour the text output")
+    lint.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
+                      help="processes reading files when there are many (default: the CPUs available)")
     lint.set_defaults(func=cmd_lint)
 
     plan = sub.add_parser(
@@ -208,7 +210,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     from .adapters import load_inputs
 
-    inv = load_inputs(list(args.paths))
+    inv = load_inputs(list(args.paths), jobs=args.jobs)
     bad = [g for g in inv.groups if g.model_error]
     if bad:
         for g in bad:
@@ -632,7 +634,7 @@ def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, result
     lines.append("")
     if shown["findings"]:
         lines.append("findings:")
-        lines.extend(f"  {f['code']} [{f['level']}] {f['message']}" for f in shown["findings"])
+        lines.extend(f"  {f['code']} [{f['level']}] {f['message'].removeprefix(f['code'] + ': ')}" for f in shown["findings"])
     else:
         lines.append("findings: none")
     return "\n".join(lines) + "\n"

@@ -279,7 +279,7 @@ def test_unwritable_output_exits_2(work, capsys):
 def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
     import shardwise.rules.adapters as adapters
 
-    def boom(paths):
+    def boom(paths, jobs=None):
         raise RuntimeError("adapter bug")
 
     monkeypatch.setattr(adapters, "load_inputs", boom)
@@ -671,3 +671,8 @@ def test_lint_imports_stay_light(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
                        env=env)
     assert p.stdout.splitlines()[-1] == "0 []", p.stderr
+
+
+def test_lint_jobs_must_be_positive(capsys):
+    assert main(["lint", "--jobs", "0", "examples"]) == 2
+    assert "argument --jobs/-j: must be an integer from 1 to 256, got 0" in capsys.readouterr().err

@@ -634,7 +634,8 @@ def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, result
     lines.append("")
     if shown["findings"]:
         lines.append("findings:")
-        lines.extend(f"  {f['code']} [{f['level']}] {f['message'].removeprefix(f['code'] + ': ')}" for f in shown["findings"])
+        for f in shown["findings"]:
+            lines.append(f"  {f['code']} [{f['level']}] {f['message'].removeprefix(f['code'] + ': ')}")
     else:
         lines.append("findings: none")
     return "\n".join(lines) + "\n"

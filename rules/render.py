@@ -41,6 +41,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .adapters.labels import (
+    ANN_BASE_MODEL,
+    ANN_IGNORE,
+    ANN_P95,
+    EFA_RESOURCE,
+    GPU_RESOURCE,
+    LABEL_EFA,
+    LABEL_GPU_COUNT,
+    LABEL_GPU_MEMORY_GIB,
+    LABEL_GPU_PRODUCT,
+    LABEL_NVLINK,
+    LABEL_NVLINK_DOMAIN_SIZE,
+    LABEL_POOL,
+)
 from .spec import (
     AutoscalingSpec,
     EnvironmentSpec,
@@ -57,22 +71,10 @@ from .spec import (
 LABEL_NAME = "app.kubernetes.io/name"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_GROUP = "shardwise.dev/serving-group"
-LABEL_POOL = "shardwise.dev/pool"
-LABEL_GPU_PRODUCT = "shardwise.dev/gpu-product"
-LABEL_GPU_COUNT = "shardwise.dev/gpu-count"
-LABEL_GPU_MEMORY_GIB = "shardwise.dev/gpu-memory-gib"
-LABEL_NVLINK = "shardwise.dev/nvlink"
-LABEL_NVLINK_DOMAIN_SIZE = "shardwise.dev/nvlink-domain-size"
-LABEL_EFA = "shardwise.dev/efa"
 LABEL_ROLE = "role"
-ANN_P95 = "shardwise.dev/p95-context-tokens"
-ANN_IGNORE = "shardwise.dev/ignore"
-ANN_BASE_MODEL = "shardwise.dev/base-model"
 ANN_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 
-GPU_RESOURCE = "nvidia.com/gpu"
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 HF_CACHE = "/root/.cache/huggingface"

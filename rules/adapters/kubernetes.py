@@ -56,12 +56,9 @@ from ..model import (
 )
 from ..yamlsrc import LineDict, load_all, read_text
 from . import labels as L
+from .labels import ANN_BASE_MODEL, ANN_IGNORE, ANN_P95, ANN_PRODUCTION
 from .vllm_args import is_unresolved, parse_vllm_command
 
-ANN_P95 = "shardwise.dev/p95-context-tokens"
-ANN_BASE_MODEL = "shardwise.dev/base-model"
-ANN_PRODUCTION = "shardwise.dev/production"
-ANN_IGNORE = "shardwise.dev/ignore"
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector

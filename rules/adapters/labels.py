@@ -35,6 +35,11 @@ LABEL_NVLINK = "shardwise.dev/nvlink"
 LABEL_NVLINK_DOMAIN_SIZE = "shardwise.dev/nvlink-domain-size"
 LABEL_EFA = "shardwise.dev/efa"
 LABEL_POOL = "shardwise.dev/pool"
+# our annotations
+ANN_P95 = "shardwise.dev/p95-context-tokens"
+ANN_BASE_MODEL = "shardwise.dev/base-model"
+ANN_PRODUCTION = "shardwise.dev/production"
+ANN_IGNORE = "shardwise.dev/ignore"
 # NVIDIA GPU Feature Discovery
 GFD_PRODUCT = "nvidia.com/gpu.product"
 GFD_COUNT = "nvidia.com/gpu.count"

@@ -214,9 +214,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
     bad = [g for g in inv.groups if g.model_error]
     if bad:
         for g in bad:
-            where = str(g.location)
             msg = g.model_error or ""
-            _err(msg if msg.startswith(where) else f"{where}: {msg}")
+            located = g.location.file is not None and msg.startswith(g.location.file)
+            _err(msg if located else f"{g.location}: {msg}")
         return 2
     if not _recognised(inv):
         files = len(dict.fromkeys(inv.sources)) or len(args.paths)

@@ -676,3 +676,14 @@ def test_lint_imports_stay_light(tmp_path):
 def test_lint_jobs_must_be_positive(capsys):
     assert main(["lint", "--jobs", "0", "examples"]) == 2
     assert "argument --jobs/-j: must be an integer from 1 to 256, got 0" in capsys.readouterr().err
+
+
+def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
+    fixture = Path(__file__).parent / "fixtures" / "rules" / "SW104" / "fail.yaml"
+    text = fixture.read_text(encoding="utf-8").replace("Llama-3.1-8B-Instruct", "Llama-3.1-8B-Instrukt")
+    (work / "typo.yaml").write_text(text)
+    assert main(["lint", "typo.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        "shardwise: error: typo.yaml:18: unknown model 'meta-llama/Llama-3.1-8B-Instrukt'; did you mean: "
+        "meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, meta-llama/Meta-Llama-3-8B-Instruct?\n"
+    )

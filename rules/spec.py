@@ -264,7 +264,8 @@ class EnvironmentSpec(_Spec):
         names = [s.name for s in self.services] + [m.name for m in self.multi_node]
         if len(set(names)) != len(names):
             raise ValueError("service names must be unique")
-        for s in (*self.services, *self.multi_node):
+        served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*self.services, *self.multi_node]
+        for s in served:
             if s.pool not in pools:
                 raise ValueError(f"service '{s.name}' uses pool '{s.pool}', which is not defined")
         for r in self.routers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import Inventory
@@ -40,8 +41,8 @@ class SuppressionWithoutReason(Rule):
                         f"write it as \"{s.code}: <reason>\"",
                         s.location if s.location.file or s.location.urn else g.location,
                     )
-        others = [*inv.pools, *inv.security_groups, *inv.subnets, *inv.launch_templates,
-                  *inv.services, *inv.ingresses, *inv.autoscalers]
+        others: list[Any] = [*inv.pools, *inv.security_groups, *inv.subnets, *inv.launch_templates,
+                             *inv.services, *inv.ingresses, *inv.autoscalers]
         for obj in others:
             for s in getattr(obj, "suppressions", ()):
                 if not s.reason.strip():

@@ -20,6 +20,7 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy rules components __main__.py tests benchmarks
 	$(BIN)/shardwise docs --check
 	$(BIN)/shardwise docs --readme README.md --check
 	$(BIN)/pytest -q

@@ -381,8 +381,8 @@ def ensure_checkov(venv: str) -> tuple[str | None, str]:
         except (OSError, subprocess.SubprocessError) as e:
             return None, f"cannot create the Checkov venv: {type(e).__name__}: {e}"
     try:
-        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=300, check=False)
-        version = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
+        ran = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=300, check=False)
+        version = ran.stdout.strip().splitlines()[-1] if ran.stdout.strip() else "?"
     except (OSError, subprocess.SubprocessError) as e:
         return None, f"checkov does not start: {e}"
     return exe, version

@@ -115,6 +115,7 @@ def _plan(rng: random.Random, index: int) -> Plan:
         kind = "LeaderWorkerSet"
 
     pp = 1
+    instance: str | None  # None: a manifest with no GPU node selector (the "no-gpu-selector" defect)
     if kind == "LeaderWorkerSet":
         # Multi-node: a big model, TP 8 within a node and PP across 2 nodes.
         model = rng.choice(["meta-llama/Llama-3.1-70B-Instruct", "Qwen/Qwen2.5-72B-Instruct",

@@ -55,7 +55,7 @@ class Resource:
     type: str
     name: str
     urn: str
-    props: Mapping[str, Any]
+    props: dict[str, Any]  # tests edit it in place to break a resource
     parent: str = ""
     dependencies: tuple[str, ...] = ()
     property_dependencies: Mapping[str, Iterable[str]] | None = None
@@ -137,7 +137,9 @@ class PackProcess:
 
     def _read_port(self, timeout: float) -> int:
         box: list[bytes] = []
-        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
+        stdout = self.proc.stdout
+        assert stdout is not None  # Popen(stdout=PIPE)
+        reader = threading.Thread(target=lambda: box.append(stdout.readline()), daemon=True)
         reader.start()
         reader.join(timeout)
         if not box or not box[0].strip():

@@ -152,7 +152,11 @@ def _child(config_path: str, out_path: str, stack: str, skip_validation: bool) -
 
         environment.validate_environment = lambda spec: None
     program = str(ROOT / "__main__.py")
-    mocks._sync_await(run_pulumi_func(lambda: runpy.run_path(program, run_name="__main__")))
+
+    def run_program() -> None:
+        runpy.run_path(program, run_name="__main__")
+
+    mocks._sync_await(run_pulumi_func(run_program))
     with open(out_path, "w", encoding="utf-8") as fh:
         json.dump(records, fh)
 

@@ -425,8 +425,8 @@ def stack_export(resources: list[Resource]) -> dict[str, Any]:
         for r in resources]}}
 
 
-def pack_findings(diagnostics: list[Diagnostic]) -> set[tuple[str, str, str, bool]]:
-    out = set()
+def pack_findings(diagnostics: list[Diagnostic]) -> set[tuple[str | None, str, str, bool]]:
+    out: set[tuple[str | None, str, str, bool]] = set()
     for d in diagnostics:
         if d.message.startswith(f"{d.code} suppressed: "):
             finding = d.message[d.message.index("(finding: ") + len("(finding: "):-1]

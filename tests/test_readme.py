@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from shardwise.rules.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -1,11 +1,16 @@
-"""Capacity and topology rules: each fixture, through the real adapters, fires exactly these findings."""
+"""Capacity and topology rules (SW001, SW1xx, SW2xx): each fixture, through the real adapters, fires exactly
+these findings. ``unknown.yaml`` fixtures hold a value the rule needs that the manifest does not state (from a
+ConfigMap or the downward API): the rule says it cannot decide. ``malformed.yaml`` ones are input errors that
+name the file and line.
+"""
 
 import pathlib
 
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.engine import run_rules
-from shardwise.rules.registry import ALL_RULES
+from shardwise.rules.errors import InputError
+from shardwise.rules.registry import ALL_RULES, rule_by_code
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
 
@@ -108,8 +113,68 @@ def test_pass_fixtures_have_no_blocking_finding_of_their_rule(code, kind):
     assert (len(blocking) > 0) == (kind == "fail")
 
 
+# (line, subject, level, message) of the rule's own findings on its unknown.yaml: one undecided finding,
+# mandatory unless the rule is advisory or may skip an unknown input (meta.safe_to_skip_unknown)
+UNDECIDED = {
+    'SW101': (3, 'Deployment serving/llama70b-tp1-util-from-configmap', 'mandatory', 'SW101: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
+    'SW102': (3, 'Deployment serving/llama8b-l4-len-from-configmap', 'mandatory', 'SW102: cannot decide: max_model_len is not known (a computed value or an unresolved reference)'),
+    'SW103': (2, 'Deployment serving/llama70b-batch-from-configmap', 'mandatory', 'SW103: cannot decide: max_num_seqs is not known (a computed value or an unresolved reference)'),
+    'SW104': (3, 'Deployment serving/llama70b-tp-unknown', 'mandatory', 'SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW105': (2, 'Deployment serving/llama8b-util-from-configmap', 'advisory', 'SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
+    'SW106': (2, 'Deployment serving/llama70b-bf16-pp-from-configmap', 'advisory', 'SW106: cannot decide: pipeline_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW201': (3, 'Deployment serving/llama405b-tp-from-annotation', 'mandatory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW202': (3, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'mandatory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW205': (3, 'LeaderWorkerSet serving/llama70b-p3-tp-from-configmap', 'mandatory', 'SW205: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+}
+
+# (line, message) of the InputError each malformed.yaml raises; its file is the fixture
+INPUT_ERRORS = {
+    'SW001': (9, "shardwise.dev/ignore: 'SW1O4: benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1' does not start with a rule code (SWnnn)"),
+    'SW203': (21, "--tensor-parallel-size: 'auto' is not an integer"),
+    'SW204': (24, "resources.limits.nvidia.com/gpu: expected a whole number, got '$(TP)'"),
+    'SW205': (11, "spec.leaderWorkerTemplate.size: expected an integer, got 'two'"),
+    'SW206': (21, "services[0].pool: service 'llama-8b' uses pool 'h100', which is not defined"),
+    'SW207': (20, "--enable-expert-parallel: 'yes-please' is not true or false"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(UNDECIDED))
+def test_unknown_fixture_makes_its_rule_say_it_cannot_decide(code):
+    inv = load_inputs([str(FIXTURES / code / "unknown.yaml")])
+    got = [
+        (f.location.line, f.subject, f.level, f.message, f.undecided, f.suppressed)
+        for f in run_rules(ALL_RULES, inv)
+        if f.code == code
+    ]
+    assert got == [(*UNDECIDED[code], True, False)]
+
+
+@pytest.mark.parametrize("code", sorted(UNDECIDED))
+def test_undecided_level_follows_the_rule_metadata(code):
+    meta = rule_by_code(code).meta
+    skip = meta.enforcement == "advisory" or meta.safe_to_skip_unknown
+    assert UNDECIDED[code][2] == ("advisory" if skip else "mandatory")
+
+
+@pytest.mark.parametrize("code", sorted(INPUT_ERRORS))
+def test_malformed_fixture_is_an_input_error_with_file_and_line(code):
+    path = str(FIXTURES / code / "malformed.yaml")
+    with pytest.raises(InputError) as e:
+        load_inputs([path])
+    line, message = INPUT_ERRORS[code]
+    assert (e.value.file, e.value.line, e.value.message, str(e.value)) == (path, line, message, f"{path}:{line}: {message}")
+
+
+def test_every_fixture_of_these_rules_is_asserted_here():
+    codes = {c for c, _ in EXPECTED} | set(UNDECIDED) | set(INPUT_ERRORS)
+    on_disk = {(p.parent.name, p.name) for c in codes for p in (FIXTURES / c).iterdir()}
+    asserted = ({(c, f"{kind}.yaml") for c, kind in EXPECTED} | {(c, "unknown.yaml") for c in UNDECIDED}
+                | {(c, "malformed.yaml") for c in INPUT_ERRORS})
+    assert on_disk == asserted
+
+
 def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
-    inv = load_inputs([str(FIXTURES / "unknown" / "tp-from-configmap.yaml")])
+    inv = load_inputs([str(FIXTURES / "SW104" / "unknown.yaml")])
     undecided = {(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.undecided and f.code < "SW3"}
     assert undecided == {
         ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW103", "mandatory"), ("SW104", "mandatory"),
@@ -125,7 +190,7 @@ def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
 def test_unknown_is_advisory_when_configured_to_warn():
     from shardwise.rules.engine import LintConfig
 
-    inv = load_inputs([str(FIXTURES / "unknown" / "tp-from-configmap.yaml")])
+    inv = load_inputs([str(FIXTURES / "SW104" / "unknown.yaml")])
     levels = {f.level for f in run_rules(ALL_RULES, inv, LintConfig(unknown_is_failure=False)) if f.undecided}
     assert levels == {"advisory"}
 

@@ -1,0 +1,126 @@
+"""Meta-tests over every rule of the registry (kube-linter style): its metadata, its default
+enforcement level, its fixtures and its generated doc page.
+
+The per-rule behaviour on the fixtures is asserted exactly in test_rules_capacity.py (SW0xx-SW2xx)
+and test_rules_net.py (SW3xx-SW4xx); the freshness of the doc pages by ``shardwise docs --check``.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+from shardwise.rules.registry import ALL_RULES, codes, rule_by_code
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+DOCS = ROOT / "rules" / "docs"
+CODES = [r.meta.code for r in ALL_RULES]
+
+# The default level of every rule and whether it may skip an unknown input with an advisory note,
+# written out: changing either is a decision about what blocks a deployment, not a side effect.
+LEVELS = {
+    "SW001": ("mandatory", False),
+    "SW101": ("mandatory", False),
+    "SW102": ("mandatory", False),
+    "SW103": ("mandatory", False),
+    "SW104": ("mandatory", False),
+    "SW105": ("advisory", True),
+    "SW106": ("advisory", False),
+    "SW201": ("mandatory", False),
+    "SW202": ("mandatory", False),
+    "SW203": ("mandatory", False),
+    "SW204": ("mandatory", False),
+    "SW205": ("mandatory", False),
+    "SW206": ("mandatory", False),
+    "SW207": ("mandatory", False),
+    # security rules fail closed on unknown values; SW305 and SW307 may skip them with a note
+    "SW301": ("mandatory", False),
+    "SW302": ("mandatory", False),
+    "SW303": ("mandatory", False),
+    "SW304": ("mandatory", False),
+    "SW305": ("advisory", True),  # mandatory for multi-node groups (test_rules_net)
+    "SW306": ("mandatory", False),
+    "SW307": ("advisory", True),
+    "SW401": ("mandatory", True),
+    "SW402": ("mandatory", True),
+    "SW403": ("advisory", True),
+    "SW404": ("advisory", True),
+    "SW405": ("advisory", True),
+    "SW406": ("advisory", True),
+}
+
+FIXTURE_KINDS = ("fail", "pass", "unknown", "malformed")
+FIXTURE_SUFFIXES = (".yaml", ".json")
+# Fixtures beyond the four kinds, each asserted exactly by its rule's test module.
+EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # test_rules_net: an autoscaled target counts its maximum
+
+
+def test_codes_are_unique_well_formed_and_in_ascending_order():
+    assert len(set(CODES)) == len(CODES)
+    assert all(re.fullmatch(r"SW\d{3}", c) for c in CODES), CODES
+    assert CODES == sorted(CODES)
+    assert codes() == CODES
+
+
+def test_names_are_unique():
+    names = [r.meta.name for r in ALL_RULES]
+    assert len(set(names)) == len(names)
+
+
+def test_rule_by_code_finds_every_rule():
+    assert [rule_by_code(c.lower()) for c in CODES] == list(ALL_RULES)
+    with pytest.raises(KeyError):
+        rule_by_code("SW999")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_metadata_is_complete(code):
+    m = rule_by_code(code).meta
+    assert m.code == code
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", m.name), m.name
+    assert m.summary.strip() and m.why.strip() and m.bad_example.strip() and m.good_example.strip()
+    assert m.remediation.rstrip().endswith("."), m.remediation
+    assert m.references and all(r.startswith("https://") for r in m.references), m.references
+    assert m.scope in ("resource", "stack")
+
+
+def test_the_level_table_covers_exactly_the_registry():
+    assert sorted(LEVELS) == CODES
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_default_enforcement_and_unknown_handling(code):
+    m = rule_by_code(code).meta
+    assert (m.enforcement, m.safe_to_skip_unknown) == LEVELS[code]
+
+
+def test_every_fixture_folder_belongs_to_a_rule():
+    folders = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+    assert folders == CODES
+    assert [p.name for p in FIXTURES.iterdir() if not p.is_dir()] == []
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_rule_has_a_failing_a_passing_and_an_unknown_or_malformed_fixture(code):
+    files = {p.name for p in (FIXTURES / code).iterdir()}
+    extra = EXTRA_FIXTURES.get(code, set())
+    assert extra <= files, f"{code}: {sorted(extra - files)} listed in EXTRA_FIXTURES but missing"
+    kinds = {f.rsplit(".", 1)[0] for f in files - extra}
+    others = sorted(f for f in files - extra
+                    if f.rsplit(".", 1)[0] not in FIXTURE_KINDS or not f.endswith(FIXTURE_SUFFIXES))
+    assert others == [], f"{code}: unexpected fixture files {others}"
+    assert {"fail", "pass"} <= kinds, f"{code}: has {sorted(files)}"
+    assert kinds & {"unknown", "malformed"}, f"{code}: no unknown or malformed fixture in {sorted(files)}"
+
+
+def test_every_rule_has_a_doc_page_and_no_page_lacks_a_rule():
+    pages = sorted(p.stem for p in DOCS.glob("*.md") if p.name != "README.md")
+    assert pages == CODES
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_doc_page_is_the_rules(code):
+    lines = (DOCS / f"{code}.md").read_text(encoding="utf-8").splitlines()
+    assert f"# {code}: {rule_by_code(code).meta.name}" in lines

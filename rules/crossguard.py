@@ -247,7 +247,7 @@ class Analysis:
 
 
 def _crashed(f: Finding) -> bool:
-    return f.subject == "(inventory)" and not f.undecided and ": internal error in rule " in f.message
+    return f.internal
 
 
 def resource_analysis(res: Any, context: StackContext) -> Analysis:

@@ -75,6 +75,7 @@ class Finding:
     suppressed: bool = False
     suppression_reason: str | None = None
     undecided: bool = False  # the rule could not decide because an input was unknown
+    internal: bool = False  # the rule crashed: always mandatory, never suppressed
 
     @property
     def blocking(self) -> bool:
@@ -94,6 +95,7 @@ class Finding:
             "suppressed": self.suppressed,
             "suppression_reason": self.suppression_reason,
             "undecided": self.undecided,
+            "internal": self.internal,
         }
 
 
@@ -107,6 +109,7 @@ class Hit:
     suppressions: tuple[Suppression, ...] = ()
     undecided: bool = False
     level: Literal["advisory", "mandatory"] | None = None  # escalation (RuleMeta.mandatory_when)
+    internal: bool = False  # the rule crashed on this object
 
 
 @dataclass
@@ -182,19 +185,21 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
             undecided_level = "advisory"
         yield Finding(
             meta.code, meta.name, undecided_level, meta.severity,
-            f"{meta.code}: cannot decide: {u.prop} is not known (a computed value or an unresolved reference); "
+            f"{meta.code}: cannot decide: {u.text}; "
             "the rule is re-checked when the value is known",
             Location(), "(inventory)", undecided=True,
         )
         return
     except Exception as exc:  # noqa: BLE001 - a crash in one rule must not hide the others
         yield Finding(
-            meta.code, meta.name, "mandatory", "high",
-            f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}",
-            Location(), "(inventory)",
+            meta.code, meta.name, "mandatory", "high", internal_error(meta, exc), Location(), "(inventory)",
+            internal=True,
         )
         return
     for h in hits:
+        if h.internal:
+            yield Finding(meta.code, meta.name, "mandatory", "high", h.message, h.location, h.subject, internal=True)
+            continue
         lvl: Literal["advisory", "mandatory"] = level
         if h.level and meta.code not in config.enforcement:  # a configured level wins over escalation
             lvl = h.level
@@ -203,6 +208,10 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
+
+
+def internal_error(meta: RuleMeta, exc: Exception) -> str:
+    return f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
 
 
 def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None = None) -> list[Finding]:
@@ -218,22 +227,24 @@ class GroupRule(Rule):
     """A rule that looks at one serving group at a time.
 
     An unknown value makes *this group* undecided (not the whole inventory): the finding names the
-    group and the unknown property.
+    group and the unknown property. A crash on one group is a mandatory internal-error finding on
+    that group; the rule still checks the others.
     """
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         for g in inv.groups:
             try:
-                yield from self.check_group(g, inv, config)
+                yield from list(self.check_group(g, inv, config))
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
-                    f"{self.meta.code}: cannot decide: {u.prop} is not known "
-                    "(a computed value or an unresolved reference)",
+                    f"{self.meta.code}: cannot decide: {u.text}",
                     g.location,
                     tuple(g.suppressions),
                     undecided=True,
                 )
+            except Exception as exc:  # noqa: BLE001 - one bad group must not hide the others
+                yield Hit(group_subject(g), internal_error(self.meta, exc), g.location, internal=True)
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover

@@ -40,16 +40,27 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
+#: How an unknown value is written inside a command line (args are text): the vLLM flag parser reads
+#: it as an unresolved reference, so the field becomes UNKNOWN.
+UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
+
+
 def is_unknown(value: object) -> bool:
     return value is UNKNOWN
 
 
 class Undecidable(Exception):
-    """A rule needed a property whose value is unknown."""
+    """A rule needed a property whose value is unknown; ``reason`` says why it is unknown."""
 
-    def __init__(self, prop: str) -> None:
+    def __init__(self, prop: str, reason: str = "a computed value or an unresolved reference") -> None:
         self.prop = prop
+        self.reason = reason
         super().__init__(prop)
+
+    @property
+    def text(self) -> str:
+        """``"tensor_parallel_size is not known (a computed value or an unresolved reference)"``."""
+        return f"{self.prop} is not known ({self.reason})"
 
 
 def known(value: T, prop: str) -> T:
@@ -233,11 +244,12 @@ class ServingGroup:
     namespace: str = "default"
     engine: EngineArgs = field(default_factory=EngineArgs)
     model: ModelShape | None = None
-    model_error: str | None = None
+    model_error: str | None = None  # "file:line: unknown model …": an input error
+    model_unknown: str | None = None  # why the model cannot be known from the input (rules: undecided)
     replicas: Any = 1
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
-    node_selector: dict[str, str] = field(default_factory=dict)
+    node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN
     affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
     tolerations: list[Toleration] = field(default_factory=list)
     pool: NodePool | None = None

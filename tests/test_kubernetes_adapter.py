@@ -390,7 +390,7 @@ def test_base_model_annotation_resolves_a_reupload():
         None, "meta-llama/Llama-3.1-70B-Instruct", "int4")
 
 
-def test_model_from_unset_env_var_is_a_model_error():
+def test_model_from_unset_env_var_is_unknown_with_the_reason():
     inv = load_kubernetes_text(text("""
         apiVersion: apps/v1
         kind: Deployment
@@ -407,10 +407,10 @@ def test_model_from_unset_env_var_is_a_model_error():
                   args: ["--model", "$(MODEL_ID)"]
     """), "e.yaml")
     [g] = inv.groups
-    assert g.model is None
-    assert g.model_error == (
-        "e.yaml:13: the model is $(MODEL_ID), an environment variable the manifest does not set literally "
-        "(from a Secret, ConfigMap or the downward API); set it in the container's env")
+    assert (g.model, g.model_error, g.engine.model) == (None, None, UNKNOWN)
+    assert g.model_unknown == (
+        "it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API; name the model in the "
+        "container's env or args, or its catalog model in the annotation shardwise.dev/base-model")
 
 
 def test_local_model_path_loads_config_json(tmp_path):
@@ -644,7 +644,7 @@ def test_hpa_v2_without_metrics_scales_on_cpu():
     assert inv.autoscalers[0].metrics == ["cpu"]
 
 
-def test_model_in_a_config_file_is_a_model_error():
+def test_model_in_a_config_file_is_unknown_with_the_reason():
     inv = load_kubernetes_text(text("""
         apiVersion: apps/v1
         kind: Deployment
@@ -658,9 +658,9 @@ def test_model_in_a_config_file_is_a_model_error():
                   command: [vllm, serve, --config, /etc/vllm/config.yaml]
     """), "c.yaml")
     [g] = inv.groups
-    assert (g.model, g.engine.extra) == (None, {"config": "/etc/vllm/config.yaml"})
-    assert g.model_error == ("c.yaml:8: the model is set in the --config file '/etc/vllm/config.yaml', which "
-                             "shardwise cannot read; pass the model on the command line")
+    assert (g.model, g.model_error, g.engine.extra) == (None, None, {"config": "/etc/vllm/config.yaml"})
+    assert g.model_unknown == ("it is set in the --config file '/etc/vllm/config.yaml', which shardwise cannot "
+                               "read; pass the model on the command line")
 
 
 def test_model_on_a_volume_path_resolves_by_its_directory_name():
@@ -738,3 +738,64 @@ def test_computed_values_from_a_preview_stay_unknown():
         UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, 8192)
     assert (g.model, g.model_error) == (None, None)
     assert (g.main_container.image, g.main_container.env) == (UNKNOWN, {"A": UNKNOWN})
+
+
+def test_model_from_env_var_with_a_base_model_annotation_is_that_model():
+    inv = load_kubernetes_text(text("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: secret-model
+          annotations: {shardwise.dev/base-model: meta-llama/Llama-3.1-8B-Instruct}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai
+                  env:
+                    - name: MODEL_ID
+                      valueFrom: {secretKeyRef: {name: cfg, key: model}}
+                  args: ["--model", "$(MODEL_ID)"]
+    """), "e.yaml")
+    [g] = inv.groups
+    assert (g.model.id, g.model.params, g.model_error, g.model_unknown) == (
+        "meta-llama/Llama-3.1-8B-Instruct", 8_030_261_248, None, None)
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("nodeSelector", "[p5.48xlarge]", "nodeSelector: expected a mapping of node labels, got list"),
+])
+def test_a_node_selector_that_is_not_a_mapping_is_an_input_error(field, value, message):
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text(f"""
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {{name: x}}
+            spec:
+              template:
+                spec:
+                  {field}: {value}
+                  containers:
+                    - {{name: vllm, image: vllm/vllm-openai:v0.11.0, args: [meta-llama/Llama-3.1-8B-Instruct]}}
+        """), "n.yaml")
+    assert (err.value.file, err.value.line, err.value.message) == ("n.yaml", 7, message)
+
+
+@pytest.mark.parametrize("size", ["0", "-2"])
+def test_a_leaderworkerset_of_fewer_than_one_pod_is_an_input_error(size):
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text(f"""
+            apiVersion: leaderworkerset.x-k8s.io/v1
+            kind: LeaderWorkerSet
+            metadata: {{name: x}}
+            spec:
+              leaderWorkerTemplate:
+                size: {size}
+                workerTemplate:
+                  spec:
+                    containers:
+                      - {{name: vllm, image: vllm/vllm-openai:v0.11.0, args: [meta-llama/Llama-3.1-8B-Instruct]}}
+        """), "l.yaml")
+    assert (err.value.file, err.value.line, err.value.message) == (
+        "l.yaml", 6, f"spec.leaderWorkerTemplate.size: expected an integer of at least 1, got {int(size)}")

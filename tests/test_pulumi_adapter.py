@@ -388,7 +388,37 @@ def test_what_the_program_registers_for_prod_reads_back_whole(prod_resources):
         True, "prod-h100-efa-placement", 1)
     assert (pools["h100"].efa, len(pools["h100"].subnets)) == (False, 3)
     [gpu_sg] = [s for s in inv.security_groups if s.location.urn == sg]
-    assert [(r.direction, r.protocol, r.self_ref) for r in gpu_sg.rules] == [
-        ("ingress", "-1", True), ("egress", "-1", True), ("egress", "tcp", False)]
+    # rule resources register concurrently under the mocks, so their order is not fixed
+    assert sorted((r.direction, r.protocol, r.self_ref) for r in gpu_sg.rules) == [
+        ("egress", "-1", True), ("egress", "tcp", False), ("ingress", "-1", True)]
     assert {(g.kind, g.name, g.pool.name) for g in inv.groups} == {
         ("Deployment", "llama-70b", "h100"), ("LeaderWorkerSet", "llama-405b", "h100-efa")}
+
+
+def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding():
+    from shardwise.rules.engine import run_rules
+    from shardwise.rules.registry import rule_by_code
+
+    spec = json.loads(json.dumps(DEPLOYMENT))
+    spec["spec"]["template"]["spec"]["nodeSelector"] = {"shardwise.dev/pool": U}
+    inv = inventory_from_resources([res("kubernetes:apps/v1:Deployment", "llama", spec), *network()])
+    [g] = inv.groups
+    assert (g.node_selector, g.pool) == (UNKNOWN, None)
+    [f] = run_rules([rule_by_code("SW206")], inv)
+    assert (f.level, f.undecided, f.message) == (
+        "mandatory", True, "SW206: cannot decide: the nodeSelector is not known "
+        "(a computed value or an unresolved reference)")
+
+
+def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
+    from shardwise.rules.engine import run_rules
+    from shardwise.rules.registry import rule_by_code
+
+    spec = json.loads(json.dumps(DEPLOYMENT))
+    spec["spec"]["template"]["spec"]["containers"][0]["args"][0] = U
+    inv = inventory_from_resources([res("kubernetes:apps/v1:Deployment", "llama", spec), *network()])
+    [g] = inv.groups
+    assert (g.engine.model, g.model, g.model_error) == (UNKNOWN, None, None)
+    [f] = run_rules([rule_by_code("SW104")], inv)
+    assert (f.level, f.undecided, f.message) == (
+        "mandatory", True, "SW104: cannot decide: the model is not known (a computed value or an unresolved reference)")

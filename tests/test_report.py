@@ -159,7 +159,7 @@ def test_workload_with_unknown_values_says_which():
     g = llama_group()
     g.engine.max_num_seqs = UNKNOWN
     g.replicas = UNKNOWN
-    w = workload_summary(g)
+    w = workload_summary(g, LintConfig())
     assert (w["replicas"], w["gpus_total"], w["max_num_seqs"], w["note"]) == (
         None, None, None, "unknown: max_num_seqs"
     )
@@ -169,7 +169,7 @@ def test_workload_with_unknown_values_says_which():
 def test_pool_memory_label_wins_over_catalog():
     g = llama_group()
     g.pool.gpu_memory_gib = 80.0  # type: ignore[union-attr]
-    assert workload_summary(g)["gpu_memory_gib"] == 80.0
+    assert workload_summary(g, LintConfig())["gpu_memory_gib"] == 80.0
 
 
 # -------------------------------------------------------------------------------------------- text

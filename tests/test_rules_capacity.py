@@ -125,6 +125,7 @@ UNDECIDED = {
     'SW201': (3, 'Deployment serving/llama405b-tp-from-annotation', 'mandatory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
     'SW202': (3, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'mandatory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
     'SW205': (3, 'LeaderWorkerSet serving/llama70b-p3-tp-from-configmap', 'mandatory', 'SW205: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW207': (2, 'Deployment serving/llama8b-ep-from-configmap', 'mandatory', 'SW207: cannot decide: enable_expert_parallel is not known (a computed value or an unresolved reference)'),
 }
 
 # (line, message) of the InputError each malformed.yaml raises; its file is the fixture
@@ -209,3 +210,37 @@ def test_a_crashing_rule_becomes_a_mandatory_diagnostic():
     assert (f.code, f.level, f.message) == (
         "SW101", "mandatory", "SW101: internal error in rule weights-exceed-gpu-memory: ZeroDivisionError: boom"
     )
+
+
+def test_unknown_dtype_or_quantization_is_undecided_not_a_crash():
+    from shardwise.rules.model import UNKNOWN
+
+    for field in ("dtype", "quantization", "kv_cache_dtype", "block_size", "enforce_eager"):
+        inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+        setattr(inv.groups[0].engine, field, UNKNOWN)
+        found = {f.code: f for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment serving/llama8b-tp2"}
+        assert not any(f.internal for f in found.values()), field
+        assert found["SW101"].message == (
+            f"SW101: cannot decide: {field} is not known (a computed value or an unresolved reference)"
+        )
+        assert (found["SW101"].level, found["SW101"].undecided) == ("mandatory", True)
+
+
+def test_a_rule_crashing_on_one_group_still_checks_the_others():
+    from shardwise.rules.engine import GroupRule, hit
+
+    class CrashesOnTp2(GroupRule):
+        meta = ALL_RULES[1].meta
+
+        def check_group(self, g, inv, config):
+            if g.name == "llama8b-tp2":
+                raise KeyError("boom")
+            yield hit(g, f"SW101: checked {g.name}")
+
+    inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+    got = [(f.subject, f.level, f.internal, f.message) for f in run_rules([CrashesOnTp2()], inv)]
+    assert got == [
+        ("Deployment serving/llama8b-tp2", "mandatory", True,
+         "SW101: internal error in rule weights-exceed-gpu-memory: KeyError: 'boom'"),
+        ("StatefulSet serving/llama70b-tp4-pp2", "mandatory", False, "SW101: checked llama70b-tp4-pp2"),
+    ]

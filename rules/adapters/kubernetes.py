@@ -36,6 +36,7 @@ from typing import Any
 from ..errors import CatalogError, InputError
 from ..model import (
     UNKNOWN,
+    UNKNOWN_TOKEN,
     Autoscaler,
     Container,
     EngineArgs,
@@ -152,7 +153,18 @@ def _str_map(value: Any) -> dict[str, str]:
     return {str(k): "" if v is None else str(v) for k, v in _map(value).items()}
 
 
-def _int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str) -> Any:
+def _node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
+    """The pod's nodeSelector; UNKNOWN when it (or a value in it) is not known yet."""
+    value = spec.get("nodeSelector")
+    if value is UNKNOWN or (isinstance(value, Mapping) and any(v is UNKNOWN for v in value.values())):
+        return UNKNOWN
+    if value is not None and not isinstance(value, Mapping):
+        raise InputError(f"nodeSelector: expected a mapping of node labels, got {type(value).__name__}",
+                         loc.file, _line(spec, "nodeSelector") or loc.line)
+    return _str_map(value)
+
+
+def _int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str, minimum: int = 0) -> Any:
     value = d.get(key)
     if value is None:
         return default
@@ -161,12 +173,17 @@ def _int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what
     if isinstance(value, bool):
         raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, _line(d, key) or loc.line)
     if isinstance(value, int):
-        return value
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise InputError(f"{what}: expected an integer, got {value!r}", loc.file,
-                         _line(d, key) or loc.line) from None
+        number = value
+    else:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise InputError(f"{what}: expected an integer, got {value!r}", loc.file,
+                             _line(d, key) or loc.line) from None
+    if number < minimum:
+        raise InputError(f"{what}: expected an integer of at least {minimum}, got {value!r}", loc.file,
+                         _line(d, key) or loc.line)
+    return number
 
 
 def _annotations(*metas: Any) -> tuple[dict[str, str], dict[str, int | None]]:
@@ -333,11 +350,10 @@ def _make_locate(lines: Sequence[str] | None, start: int | None, end: int | None
     return locate
 
 
-_UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"  # a computed (preview) value in a command line
 
 
 def _token(value: Any) -> str:
-    return _UNKNOWN_TOKEN if value is UNKNOWN else str(value)
+    return UNKNOWN_TOKEN if value is UNKNOWN else str(value)
 
 
 class _Pod:
@@ -521,13 +537,21 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
     loc = group.engine.locations.get("model", group.location)
     if not isinstance(model, str) or not model:
         return
-    if _UNKNOWN_TOKEN in model:
+    if UNKNOWN_TOKEN in model:
         group.engine.model = UNKNOWN  # a computed value: rules that need the model say they cannot decide
         return
     if is_unresolved(model):
-        group.model_error = (
-            f"{loc}: the model is {model}, an environment variable the manifest does not set literally "
-            "(from a Secret, ConfigMap or the downward API); set it in the container's env"
+        named = group.annotations.get(ANN_BASE_MODEL)
+        if named:  # the annotation says which catalog model the reference holds
+            try:
+                group.model = _find_model(named, None)
+            except CatalogError as err:
+                group.model_error = f"{loc}: {ANN_BASE_MODEL}: {err.message}"
+            return
+        group.engine.model = UNKNOWN
+        group.model_unknown = (
+            f"it is {model}, set from a Secret, ConfigMap or the downward API; name the model in the "
+            "container's env or args, or its catalog model in the annotation shardwise.dev/base-model"
         )
         return
     base = group.annotations.get(ANN_BASE_MODEL) or None
@@ -576,7 +600,7 @@ def _group(kind: str, obj: Mapping[str, Any], loc: Location, pod: _Pod, replicas
         engine=engine,
         replicas=replicas,
         gpus_per_pod=pod.gpus,
-        node_selector=_str_map(pod.spec.get("nodeSelector")),
+        node_selector=_node_selector(pod.spec, loc),
         affinity=_affinity(pod.spec),
         tolerations=_tolerations(pod.spec),
         annotations=ann,
@@ -593,8 +617,9 @@ def _group(kind: str, obj: Mapping[str, Any], loc: Location, pod: _Pod, replicas
     if engine.model is None:
         where = pod.vllm.location if pod.vllm.location.line else loc
         if "config" in engine.extra:
-            g.model_error = (f"{where}: the model is set in the --config file {engine.extra['config']!r}, "
-                             "which shardwise cannot read; pass the model on the command line")
+            g.engine.model = UNKNOWN
+            g.model_unknown = (f"it is set in the --config file {engine.extra['config']!r}, which shardwise "
+                               "cannot read; pass the model on the command line")
         else:
             raise InputError(
                 f"container {pod.vllm.name!r} runs vLLM but names no model "
@@ -665,7 +690,7 @@ def _lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: Sequ
     file = loc.file
     spec = _map(obj.get("spec"))
     lwt = _map(spec.get("leaderWorkerTemplate"))
-    size = _int_field(lwt, "size", 1, loc, "spec.leaderWorkerTemplate.size")
+    size = _int_field(lwt, "size", 1, loc, "spec.leaderWorkerTemplate.size", minimum=1)
     injected = {"LWS_GROUP_SIZE": str(size)}
     leader_raw = _map(lwt.get("leaderTemplate"))
     worker_raw = _map(lwt.get("workerTemplate"))
@@ -1052,6 +1077,9 @@ def resolve_pools(inv: Inventory) -> None:
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:
         if g.pool is not None and g.pool.kind != SELECTOR_POOL_KIND:
+            continue
+        if g.node_selector is UNKNOWN:  # not known yet: no pool can be matched (SW206 says so)
+            g.pool = None
             continue
         if declared:
             matching = [p for p in declared if _pool_admits(p, g)]

@@ -60,6 +60,7 @@ from typing import Any
 from ..errors import InputError
 from ..model import (
     UNKNOWN,
+    UNKNOWN_TOKEN,
     Inventory,
     LaunchTemplate,
     Location,
@@ -101,7 +102,6 @@ PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 
 _SG_TYPES = (SECURITY_GROUP,)
 _K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
-_ARGS_UNKNOWN = "$(PULUMI_UNKNOWN_AT_PREVIEW)"
 _TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute",
                   "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 _PROTOCOLS = {"-1": "-1", "all": "-1", "tcp": "tcp", "6": "tcp", "udp": "udp", "17": "udp",
@@ -585,7 +585,7 @@ def _prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[tu
                 y = walk(x, (*path, i))
                 if y is _DROP:
                     if path and path[-1] in ("args", "command"):
-                        items.append(_ARGS_UNKNOWN)
+                        items.append(UNKNOWN_TOKEN)
                     continue
                 items.append(y)
             return items
@@ -617,6 +617,9 @@ def _restore_unknowns(inv: Inventory, manifest: Mapping[str, Any], unknown: list
         elif path in (("spec", "maxReplicas"), ("spec", "maxReplicaCount")):
             for a in inv.autoscalers:
                 a.max_replicas = UNKNOWN
+        elif "nodeSelector" in path:
+            for g in inv.groups:
+                g.node_selector, g.pool = UNKNOWN, None
         elif path == ("metadata", "namespace"):
             namespaced: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies,
                                      *inv.autoscalers]

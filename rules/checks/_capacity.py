@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from ..catalog.types import GpuInfo
+import re
+
+from ..catalog.types import GpuInfo, ModelShape, Precision
 from ..engine import LintConfig
 from ..model import ServingGroup, Undecidable, known
-from ..sizing import ReplicaSizing, size_replica
+from ..sizing import ReplicaSizing, size_replica, weight_precision
+
+_LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
 
 def gpu_of(g: ServingGroup) -> GpuInfo | None:
@@ -49,8 +53,17 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
 
 def require_model(g: ServingGroup):
     if g.model is None:
-        raise Undecidable(g.model_error or f"the model of {g.name}")
+        if g.model_unknown:
+            raise Undecidable("the model", g.model_unknown)
+        if g.model_error:  # "file:line: why" -> why
+            raise Undecidable("the model", _LOCATION_PREFIX.sub("", g.model_error, count=1))
+        raise Undecidable("the model")
     return g.model
+
+
+def precision(g: ServingGroup, model: ModelShape) -> Precision:
+    """Precision of the weights vLLM will load for this group."""
+    return weight_precision(model, known(g.engine.dtype, "dtype"), known(g.engine.quantization, "quantization"))
 
 
 def tp_pp(g: ServingGroup) -> tuple[int, int]:
@@ -91,11 +104,11 @@ def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
             max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
             max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
             expected_context=expected_context(g, config),
-            dtype=e.dtype,
-            quantization=e.quantization,
-            kv_cache_dtype=e.kv_cache_dtype,
-            block_size=e.block_size,
-            enforce_eager=e.enforce_eager,
+            dtype=known(e.dtype, "dtype"),
+            quantization=known(e.quantization, "quantization"),
+            kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
+            block_size=int(known(e.block_size, "block_size")),
+            enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         )
     g.__dict__[_CACHE_ATTR] = (key, result)
     return result

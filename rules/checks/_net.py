@@ -45,11 +45,10 @@ WORLD = ("0.0.0.0/0", "::/0")
 EXTERNAL_SERVICE_TYPES = ("LoadBalancer", "NodePort")
 
 
-def undecided(meta: RuleMeta, subject: str, prop: str, location: Location,
+def undecided(meta: RuleMeta, subject: str, u: Undecidable, location: Location,
               suppressions: Iterable[Suppression] = ()) -> Hit:
     """A "cannot decide" hit about one object (the engine decides its level)."""
-    return Hit(subject, f"{meta.code}: cannot decide: {prop} is not known (a computed value or an unresolved "
-               "reference)", location, tuple(suppressions), undecided=True)
+    return Hit(subject, f"{meta.code}: cannot decide: {u.text}", location, tuple(suppressions), undecided=True)
 
 
 def decide(meta: RuleMeta, subject: str, location: Location, suppressions: Iterable[Suppression],
@@ -58,7 +57,7 @@ def decide(meta: RuleMeta, subject: str, location: Location, suppressions: Itera
     try:
         yield from list(hits)
     except Undecidable as u:
-        yield undecided(meta, subject, u.prop, location, suppressions)
+        yield undecided(meta, subject, u, location, suppressions)
 
 
 # --- lookups ---------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ..sizing import min_gpus, weight_precision
-from ._capacity import gpu_memory_gb, gpu_name, require_model, tp_pp
+from ..sizing import min_gpus
+from ._capacity import gpu_memory_gb, gpu_name, precision, require_model, tp_pp
 
 
 class ShardedModelThatFits(GroupRule):
@@ -49,15 +49,15 @@ class ShardedModelThatFits(GroupRule):
         used = tp * pp
         if used <= 1:
             return
-        precision = weight_precision(model, g.engine.dtype, g.engine.quantization)
-        need = min_gpus(model, gb, precision, config.kv_reserve, config.usable_fraction)
+        weights_at = precision(g, model)
+        need = min_gpus(model, gb, weights_at, config.kv_reserve, config.usable_fraction)
         per_replica = need["tensor_parallel_size"]
         if used <= per_replica:
             return
         replicas = used // per_replica
         yield hit(
             g,
-            f"SW104: {model.id} ({need['need_gb'] / config.kv_reserve:.1f} GB of {precision} weights) is "
+            f"SW104: {model.id} ({need['need_gb'] / config.kv_reserve:.1f} GB of {weights_at} weights) is "
             f"sharded over {used} GPUs (TP{tp}×PP{pp}) but needs {per_replica} {gpu_name(g)} "
             f"GPU{'s' if per_replica > 1 else ''} with the {config.kv_reserve:g} KV reserve "
             f"({need['need_gb']:.1f} GB needed, {need['per_gpu_gb']:.1f} GB usable per GPU); replicate "

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from ..catalog.types import Precision
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ..sizing import BYTES_PER_PARAM, min_gpus, weight_precision, weights_gb
-from ._capacity import gpu_memory_gb, gpu_name, gpu_of, require_model, tp_pp
+from ..sizing import BYTES_PER_PARAM, min_gpus, weights_gb
+from ._capacity import gpu_memory_gb, gpu_name, gpu_of, precision, require_model, tp_pp
 
 _LABEL = {"fp8": "FP8", "int4": "4-bit AWQ/GPTQ"}
 
@@ -43,7 +43,7 @@ class ShardingAvoidableByQuantization(GroupRule):
         tp, pp = tp_pp(g)
         if tp * pp <= 1:
             return
-        current = weight_precision(model, g.engine.dtype, g.engine.quantization)
+        current = precision(g, model)
         gpu = gpu_of(g)
         candidates: list[Precision] = ["int4"]
         if gpu is None or gpu.fp8:

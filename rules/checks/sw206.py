@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, known
 
 
 class WorkloadWithoutGpuPool(GroupRule):
@@ -35,7 +35,7 @@ class WorkloadWithoutGpuPool(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is not None:
             return
-        if not g.node_selector and not g.affinity:
+        if not known(g.node_selector, "the nodeSelector") and not g.affinity:
             yield hit(g, "SW206: the vLLM workload has no nodeSelector or node affinity; its GPU type, count "
                          "and interconnect are unknown")
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, known
 from ._capacity import require_model
 
 
@@ -29,7 +29,7 @@ class ExpertParallelOnDenseModel(GroupRule):
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.engine.enable_expert_parallel:
+        if not known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
             return
         model = require_model(g)
         if model.moe is None:

@@ -82,7 +82,7 @@ class RuntimePortExposed(Rule):
             try:
                 found, _ = pool_security_groups(inv, pool)
             except Undecidable as u:
-                yield undecided(self.meta, pool_subject(pool), u.prop, pool.location, pool.suppressions)
+                yield undecided(self.meta, pool_subject(pool), u, pool.location, pool.suppressions)
                 continue
             attached.update(id(sg) for sg in found)
         for sg in inv.security_groups:

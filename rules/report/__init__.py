@@ -15,8 +15,8 @@ from functools import cached_property
 from typing import Any
 
 from ..config import Settings
-from ..engine import LEVEL_ORDER, Finding, RuleMeta
-from ..model import Inventory, ServingGroup, is_unknown
+from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
+from ..model import Inventory, ServingGroup, Undecidable, is_unknown
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 _MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
@@ -44,36 +44,19 @@ def group_subject(g: ServingGroup) -> str:
     return subject(g)
 
 
-def _gpu(g: ServingGroup) -> tuple[str | None, float | None, str | None]:
-    """(GPU name, memory GiB per GPU, why unknown) of a group, from the plan override or its pool."""
-    gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
-    name = gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None)
-    if g.gpu_memory_gib_override:
-        return name, float(g.gpu_memory_gib_override), None
-    if g.pool is not None:
-        mem = g.pool.gpu_memory_gib
-        if is_unknown(mem):
-            return name, None, f"GPU memory of pool {g.pool.name} is unknown"
-        if mem:
-            return name, float(mem), None
-        if g.pool.gpu is not None:
-            return name, g.pool.gpu.memory_gib, None
-        return name, None, f"pool {g.pool.name} has no known GPU"
-    if g.gpu_override is not None:
-        return name, g.gpu_override.memory_gib, None
-    return name, None, "no GPU pool matches the workload"
-
-
-def workload_summary(g: ServingGroup, p95_default: int | None = None) -> dict[str, Any]:
+def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     """Per-group sizing summary: GPUs = replicas × TP × PP and one replica's memory per GPU.
 
-    The replica is sized with :func:`shardwise.rules.sizing.size_replica` when the group has a
-    model and a GPU; otherwise ``note`` says what is missing and the sizing fields are None.
+    The numbers are the capacity rules' own sizing of the group (computed once and cached on the
+    group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
+    and the sizing fields are None.
     """
+    from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
+
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
-    gpu_name, mem, why = _gpu(g)
-    p95 = g.p95_context or p95_default
+    gpu = gpu_of(g)
+    p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {
         "subject": group_subject(g),
         "name": g.name,
@@ -82,9 +65,9 @@ def workload_summary(g: ServingGroup, p95_default: int | None = None) -> dict[st
         "file": g.location.file,
         "line": g.location.line,
         "urn": g.location.urn,
-        "model": g.model.id if g.model is not None else e.model,
-        "gpu": gpu_name,
-        "gpu_memory_gib": mem,
+        "model": g.model.id if g.model is not None else (None if is_unknown(e.model) else e.model),
+        "gpu": gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None),
+        "gpu_memory_gib": None,
         "replicas": replicas,
         "tensor_parallel_size": tp,
         "pipeline_parallel_size": pp,
@@ -105,34 +88,18 @@ def workload_summary(g: ServingGroup, p95_default: int | None = None) -> dict[st
     if g.model is None:
         out["note"] = g.model_error or "model unknown"
         return out
-    if mem is None:
-        out["note"] = why
-        return out
-    numbers = {
-        "tensor_parallel_size": tp, "pipeline_parallel_size": pp,
-        "gpu_memory_utilization": e.gpu_memory_utilization,
-    }
-    unknown = [k for k, v in numbers.items() if v is None or is_unknown(v)]
-    unknown += [k for k in ("max_model_len", "max_num_seqs", "max_num_batched_tokens")
-                if is_unknown(getattr(e, k))]
-    if unknown:
-        out["note"] = f"unknown: {', '.join(unknown)}"
-        return out
-    from ..sizing import size_replica
-
     try:
-        s = size_replica(
-            g.model, mem, tp=tp or 1, pp=pp or 1,
-            gpu_memory_utilization=float(e.gpu_memory_utilization),
-            max_model_len=_int(e.max_model_len), max_num_seqs=_int(e.max_num_seqs),
-            max_num_batched_tokens=_int(e.max_num_batched_tokens), expected_context=p95,
-            dtype=e.dtype, quantization=e.quantization, kv_cache_dtype=e.kv_cache_dtype,
-            block_size=e.block_size, enforce_eager=e.enforce_eager,
-        )
-    except (ValueError, TypeError, ZeroDivisionError, KeyError) as exc:
-        out["note"] = f"cannot size: {exc}"
+        s = sizing(g, config)
+        mem = gpu_memory_gib(g)
+    except Undecidable as u:
+        out["note"] = f"unknown: {u.prop}"
+        return out
+    if s is None:
+        out["note"] = "no GPU pool matches the workload" if g.pool is None else (
+            f"pool {g.pool.name} has no known GPU")
         return out
     out.update(
+        gpu_memory_gib=mem,
         max_model_len=s.max_model_len,
         max_num_seqs=s.max_num_seqs,
         weights_gib_per_gpu=round(s.weights_gib_per_gpu, 2),
@@ -185,8 +152,7 @@ class Report:
 
     @cached_property
     def workloads(self) -> list[dict[str, Any]]:
-        p95 = self.settings.lint.p95_context_tokens
-        return [workload_summary(g, p95) for g in self.inventory.groups]
+        return [workload_summary(g, self.settings.lint) for g in self.inventory.groups]
 
     def meta_for(self, code: str) -> RuleMeta | None:
         return self.metas.get(code)

@@ -15,10 +15,11 @@ class VllmMultiNode(pulumi.ComponentResource):
 
     From :func:`shardwise.rules.render.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP,
     ``restartPolicy: RecreateGroupOnPodRestart`` (one lost rank breaks the whole group), the
-    exclusive-topology annotation, ``vpc.amazonaws.com/efa`` devices and ``FI_PROVIDER=efa`` on EFA
-    pools, ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/``VLLM_HOST_IP``, and vLLM's multi-node
-    launch (``--nnodes $(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX) --master-addr
-    $(LWS_LEADER_ADDRESS)``, workers ``--headless``; or a Ray cluster with ``launcher: ray``).
+    exclusive-topology annotation, ``vpc.amazonaws.com/efa`` devices, ``hugepages-2Mi`` and
+    ``FI_PROVIDER=efa`` on EFA pools, ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/``VLLM_HOST_IP``,
+    and vLLM's multi-node launch (``--distributed-executor-backend mp --nnodes $(LWS_GROUP_SIZE)
+    --node-rank $(LWS_WORKER_INDEX) --master-addr $(LWS_LEADER_ADDRESS)``, workers ``--headless``;
+    or a Ray cluster with ``launcher: ray``).
     The API is served by the leader only.
     """
 

@@ -38,7 +38,9 @@ class GpuNodePool(pulumi.ComponentResource):
     Managed node group: the ``AL2023_x86_64_NVIDIA`` AMI, the taint ``nvidia.com/gpu=true:NoSchedule``,
     the labels of :func:`shardwise.rules.render.node_labels`, a launch template with IMDSv2 required
     and hop limit 1, an encrypted root volume, no public IP, the GPU-node and cluster security groups,
-    and for multi-node pools EFA interfaces, a cluster placement group and a single subnet.
+    and for multi-node pools EFA interfaces, a cluster placement group and a single subnet. A
+    Capacity Block pool's launch template targets the reservation and names the instance type (EKS
+    requires it there for ``CAPACITY_BLOCK`` node groups, and the node group then names none).
 
     Karpenter (``provisioner: karpenter``): an EC2NodeClass and a NodePool with the same labels,
     taint and metadata options, applied through the Kubernetes provider given in ``opts``.
@@ -116,6 +118,7 @@ class GpuNodePool(pulumi.ComponentResource):
             block_device_mappings=[root_volume],
             network_interfaces=_network_interfaces(plan, security_group_ids),
             placement=placement,
+            instance_type=plan.instance_type,
             instance_market_options=market,
             capacity_reservation_specification=reservation,
             tag_specifications=[instance_tags],
@@ -128,7 +131,8 @@ class GpuNodePool(pulumi.ComponentResource):
             cluster_name=cluster_name,
             node_role_arn=role_arn,
             subnet_ids=list(subnet_ids[:1]) if pool.multi_node else list(subnet_ids),
-            instance_types=[pool.instance_type],
+            # EKS: an instance type goes in the launch template or the node group, never both
+            instance_types=None if plan.instance_type else [pool.instance_type],
             ami_type=render.EKS_AMI_TYPE,
             capacity_type=render.EKS_CAPACITY_TYPE[pool.capacity_type],
             scaling_config={"min_size": pool.min_size, "desired_size": pool.desired_size,

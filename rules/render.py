@@ -16,6 +16,8 @@ Conventions and the numbers behind them:
   from the spec's ``suppress`` entries).
 * **Container.** ``command: [vllm, serve]``; ``args`` are :meth:`EngineArgsSpec.to_args` plus
   ``--host 0.0.0.0`` (never typed by hand). ``nvidia.com/gpu`` request = limit = tensor_parallel_size.
+  Pods on EFA pools also request every ``vpc.amazonaws.com/efa`` device of the node, 5120Mi of
+  ``hugepages-2Mi`` and 32000Mi of memory (no memory limit), as the AWS EKS EFA guide's pods do.
 * **/dev/shm.** vLLM's Docker guide asks for ``--ipc=host`` or a larger ``--shm-size`` because
   PyTorch and NCCL exchange tensors between the TP worker processes through shared memory; a pod has
   neither, so a memory-backed ``emptyDir`` is mounted at ``/dev/shm``. Size:
@@ -77,6 +79,14 @@ LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+#: Huge pages an EFA pod asks for. The EFA driver on the node pre-allocates 5128 pages of 2 MiB and
+#: libfabric's EFA provider maps its buffers from them; a container whose request does not include
+#: them has a zero hugetlb limit. Amount as in the AWS EKS EFA guide's example pod (5120Mi).
+EFA_HUGEPAGES = ("hugepages-2Mi", "5120Mi")
+#: Kubernetes accepts a huge-page request only beside a cpu or memory request ("HugePages require
+#: cpu or memory"); EFA pods request this much memory (the AWS EKS EFA guide's example) and set no
+#: memory limit, so the memory-backed /dev/shm and weight loading are never OOM-killed by it.
+EFA_MEMORY_REQUEST = "32000Mi"
 HF_CACHE = "/root/.cache/huggingface"
 HEALTH_PATH = "/health"
 PROBE_PERIOD_SECONDS = 10
@@ -223,10 +233,13 @@ _MOUNTS = [
 
 
 def _resources(gpus: int, efa: int = 0) -> dict[str, Any]:
+    """GPUs (and EFA devices) as request = limit; EFA pods also get huge pages and a memory request."""
     res: dict[str, Any] = {GPU_RESOURCE: gpus}
-    if efa:
-        res[EFA_RESOURCE] = efa
-    return {"requests": dict(res), "limits": dict(res)}
+    if not efa:
+        return {"requests": dict(res), "limits": dict(res)}
+    res[EFA_RESOURCE] = efa
+    res[EFA_HUGEPAGES[0]] = EFA_HUGEPAGES[1]  # huge-page requests must equal their limits
+    return {"requests": {**res, "memory": EFA_MEMORY_REQUEST}, "limits": dict(res)}
 
 
 def _pod_spec(pool: str, containers: list[dict[str, Any]], gpus: int, cache_gib: int) -> dict[str, Any]:
@@ -393,8 +406,11 @@ def _multinode_env(spec: VllmMultiNodeSpec, efa: int) -> list[dict[str, Any]]:
     return env
 
 
-_NATIVE = ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
-           "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+#: vLLM's multi-node launch without Ray: every pod runs ``vllm serve`` with the group's size, its
+#: rank and the leader's address; workers add ``--headless``. The executor is named explicitly
+#: (vLLM: "to use mp you must also set nnodes"; releases before the nnodes>1 default fell back to Ray).
+_NATIVE = ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE)",
+           "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
 
 
 def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
@@ -690,7 +706,7 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
     """A Karpenter NodePool and EC2NodeClass with the managed node group's labels, taint and IMDS."""
     inst = _instance(pool)
     labels = node_labels(pool)
-    nodeclass = {
+    nodeclass: dict[str, Any] = {
         "apiVersion": "karpenter.k8s.aws/v1",
         "kind": "EC2NodeClass",
         "metadata": {"name": pool.name, "labels": {LABEL_MANAGED_BY: "shardwise"}},
@@ -714,6 +730,10 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
             "tags": {"shardwise.dev/pool": pool.name},
         },
     }
+    if pool.capacity_type == "capacity-block":
+        # Karpenter launches capacity-type `reserved` only into reservations the node class selects
+        # (Capacity Blocks are modelled as capacity reservations; Karpenter >= 1.6, ReservedCapacity).
+        nodeclass["spec"]["capacityReservationSelectorTerms"] = [{"id": pool.capacity_reservation_id}]
     nodepool = {
         "apiVersion": "karpenter.sh/v1",
         "kind": "NodePool",
@@ -822,13 +842,18 @@ class LaunchTemplatePlan:
     network_interfaces: tuple[tuple[int, int, str], ...] = ((0, 0, "interface"),)
     placement_group: bool = False
     market_type: str | None = None
+    # set only for Capacity Blocks, which EKS requires in the launch template; the node group then
+    # names no instance types (EKS rejects an instance type in both places)
+    instance_type: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
 
 
 def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
     """IMDSv2 required with hop limit 1 (pods cannot reach the node's credentials), an encrypted gp3
     root volume, no public IP, and for EFA pools one EFA interface per network card: the primary
-    ``efa`` and the others ``efa-only`` (no IP address, which spares the subnet)."""
+    ``efa`` and the others ``efa-only`` (no IP address, which spares the subnet). A Capacity Block
+    pool's template targets the reservation with market type ``capacity-block`` and names the
+    instance type, as EKS requires for node groups of capacity type ``CAPACITY_BLOCK``."""
     n = efa_interface_count(pool)
     if n:
         nics = ((0, 0, "efa"),) + tuple((1, i, "efa-only") for i in range(1, n))
@@ -839,6 +864,7 @@ def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
         network_interfaces=nics,
         placement_group=pool.multi_node,
         market_type="capacity-block" if pool.capacity_type == "capacity-block" else None,
+        instance_type=pool.instance_type if pool.capacity_type == "capacity-block" else None,
         tags={"shardwise.dev/pool": pool.name},
     )
 

@@ -211,7 +211,11 @@ class NetworkSpec(_Spec):
     """VPC pieces for the GPU nodes."""
 
     vpc_id: str | None = Field(None, description="Use an existing VPC instead of creating one.")
-    cidr: str = Field("10.40.0.0/16")
+    cidr: str = Field(
+        "10.40.0.0/16",
+        description="CIDR of the new VPC; with vpc_id, set it to that VPC's CIDR (the endpoint security group "
+        "and the ALB-to-pod NetworkPolicy allow it).",
+    )
     availability_zones: tuple[str, ...] = Field(("us-east-1a", "us-east-1b"), min_length=1)
     private_subnet_ids: tuple[str, ...] = Field((), description="Existing private subnets (existing-VPC mode).")
     gateway_namespace: str = Field("gateway", pattern=_DNS_LABEL)

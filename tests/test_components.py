@@ -264,6 +264,7 @@ def test_staging_managed_node_group():
     assert lt["blockDeviceMappings"] == [{"deviceName": "/dev/xvda", "ebs": {
         "volumeSize": 300, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"}}]
     assert "placement" not in lt
+    assert "instanceType" not in lt  # named by the node group (EKS: one place only)
     ng = run.one("aws:eks/nodeGroup:NodeGroup", "staging-h100-single-node-group").inputs
     assert ng["amiType"] == "AL2023_x86_64_NVIDIA"
     assert ng["capacityType"] == "ON_DEMAND"
@@ -302,14 +303,18 @@ def test_prod_replicas_multinode_and_efa():
         "topology.k8s.aws/network-node-layer-3")
     leader, worker = container(lws, "leaderTemplate"), container(lws, "workerTemplate")
     for ct in (leader, worker):
-        assert ct["resources"]["limits"] == {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32}
+        assert ct["resources"] == {
+            "requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi",
+                         "memory": "32000Mi"},
+            "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi"},
+        }
         env = {e["name"]: e.get("value", e.get("valueFrom")) for e in ct["env"]}
         assert env["FI_PROVIDER"] == "efa"
         assert env["NCCL_SOCKET_IFNAME"] == env["GLOO_SOCKET_IFNAME"] == "eth0"
         assert env["VLLM_HOST_IP"] == {"fieldRef": {"fieldPath": "status.podIP"}}
         assert ct["image"] == "vllm/vllm-openai:v0.13.0"
-    assert leader["args"][-6:] == ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
-                                   "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+    assert leader["args"][-8:] == ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE)",
+                                   "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
     assert worker["args"][-1] == "--headless"
     svc = run.one("kubernetes:core/v1:Service", "prod-llama-405b-service").inputs
     assert svc["spec"]["selector"]["role"] == "leader"
@@ -507,6 +512,9 @@ def test_component_variants(tmp_path):
         "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
     ng = run.one("aws:eks/nodeGroup:NodeGroup", "efa-node-group").inputs
     assert (ng["capacityType"], ng["subnetIds"]) == ("CAPACITY_BLOCK", ["subnet-a"])
+    # EKS requires the instance type in a Capacity Block template, and then none in the node group
+    assert lt["instanceType"] == "p5.48xlarge"
+    assert "instanceTypes" not in ng
     # HPA on queue depth
     hpa = run.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llama-horizontalpodautoscaler").inputs
     assert hpa["spec"]["metrics"][0]["pods"]["metric"] == {"name": "vllm:num_requests_waiting"}

@@ -206,14 +206,19 @@ def test_leaderworkerset_native_launch():
     leader = tpl["leaderTemplate"]["spec"]["containers"][0]
     worker = tpl["workerTemplate"]["spec"]["containers"][0]
     engine = spec.engine.to_args() + ["--host", "0.0.0.0"]
-    native = ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
-              "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+    native = ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE)",
+              "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
     assert leader["command"] == worker["command"] == ["vllm", "serve"]
     assert leader["args"] == engine + native
     assert worker["args"] == engine + native + ["--headless"]
     for c in (leader, worker):
-        assert c["resources"] == {"requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32},
-                                  "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32}}
+        # the AWS EKS EFA guide's pod: every EFA device, 5120Mi of 2 MiB huge pages (request = limit)
+        # and a memory request, without which Kubernetes refuses a huge-page request
+        assert c["resources"] == {
+            "requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi",
+                         "memory": "32000Mi"},
+            "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi"},
+        }
         assert c["env"][1:] == [
             {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
             {"name": "GLOO_SOCKET_IFNAME", "value": "eth0"},
@@ -233,7 +238,7 @@ def test_leaderworkerset_native_launch():
 def test_leaderworkerset_without_efa_or_exclusive_topology():
     lws = render.render_leaderworkerset(multinode(), efa_devices=0, exclusive_topology=None)
     c = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]
-    assert c["resources"]["limits"] == {"nvidia.com/gpu": 8}
+    assert c["resources"] == {"requests": {"nvidia.com/gpu": 8}, "limits": {"nvidia.com/gpu": 8}}
     assert "FI_PROVIDER" not in [e["name"] for e in c["env"]]
     assert "annotations" not in lws["metadata"]
 
@@ -345,9 +350,15 @@ def test_launch_template_plans():
     assert (efa.http_tokens, efa.http_put_response_hop_limit, efa.placement_group) == ("required", 1, True)
     assert efa.network_interfaces[0] == (0, 0, "efa")
     assert efa.network_interfaces[1:] == tuple((1, i, "efa-only") for i in range(1, 32))
+    assert (efa.market_type, efa.instance_type) == (None, None)
     single = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge"))
     assert single.network_interfaces == ((0, 0, "interface"),)
     assert (single.http_tokens, single.http_put_response_hop_limit, single.placement_group) == ("required", 1, False)
+    # Capacity Blocks: EKS requires the market type, the reservation and the instance type in the template
+    block = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge",
+                                                     capacity_type="capacity-block",
+                                                     capacity_reservation_id="cr-0123456789abcdef0"))
+    assert (block.market_type, block.instance_type) == ("capacity-block", "p5.48xlarge")
 
 
 def test_security_group_rules_open_no_runtime_port_to_the_world():
@@ -387,7 +398,17 @@ def test_karpenter_objects():
         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
     ]
     assert nodepool["spec"]["limits"] == {"nvidia.com/gpu": "3"}
+    assert "capacityReservationSelectorTerms" not in nodeclass["spec"]
     assert render.node_role_name("arn:aws:iam::123456789012:role/path/gpu-node") == "gpu-node"
+
+
+def test_karpenter_capacity_block_selects_its_reservation():
+    pool = NodePoolSpec(name="h100", instance_type="p5.48xlarge", provisioner="karpenter",
+                        capacity_type="capacity-block", capacity_reservation_id="cr-0123456789abcdef0")
+    nodeclass, nodepool = render.render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
+    assert nodeclass["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
+    assert nodepool["spec"]["template"]["spec"]["requirements"][1] == {
+        "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
 
 
 # --- schema validation ------------------------------------------------------------------------

@@ -31,8 +31,21 @@ class LineDict(dict):
         return self.key_lines.get(key, self.line)
 
 
+def _bad_scalar(tag: str, value: str, implicit: bool, err: Exception, mark: Any) -> yaml.MarkedYAMLError:
+    """A scalar PyYAML's constructor rejects (``2024-13-45``, ``!!float abc``) as a YAML error at its line."""
+    kind = tag.rsplit(":", 1)[-1]
+    hint = "; quote it to keep it as text" if implicit else ""
+    return yaml.constructor.ConstructorError(None, None, f"{value!r} is not a valid {kind} ({err}){hint}", mark)
+
+
 class _LineLoader(_Base):  # type: ignore[misc, valid-type]
-    pass
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as e:  # a scalar constructor's own error, not a YAMLError
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            raise _bad_scalar(node.tag, node.value, False, e, node.start_mark) from None
 
 
 def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
@@ -44,8 +57,9 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
         try:
             hash(key)
         except TypeError:
-            raise InputError(
-                f"unhashable mapping key at line {key_node.start_mark.line + 1}"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"unhashable mapping key at line {key_node.start_mark.line + 1} "
+                "(a key must be text or a number)", key_node.start_mark,
             ) from None
         d[key] = loader.construct_object(value_node, deep=True)
         if isinstance(key, str):
@@ -115,7 +129,11 @@ def _load_events(text: str) -> list[Any]:
                     ctor = constructors.get(tag)
                     if ctor is None:
                         raise _Fallback
-                    val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style))
+                    try:
+                        val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark,
+                                                                 ev.style))
+                    except (ValueError, OverflowError) as e:  # 2024-13-45 resolves as a timestamp
+                        raise _bad_scalar(tag, ev.value, ev.tag is None, e, ev.start_mark) from None
                 line: int | None = ev.start_mark.line + 1
             elif cls is MappingStartEvent:
                 if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
@@ -164,6 +182,39 @@ def _load_events(text: str) -> list[Any]:
         loader.dispose()
 
 
+#: A document whose aliases make it larger than this is refused (a "billion laughs": a few lines of
+#: anchors that expand to billions of values, which every reader of the document would then walk).
+MAX_EXPANDED_VALUES = 1_000_000
+
+
+def _expanded_size(root: Any, limit: int) -> int:
+    """How many values ``root`` holds with every alias expanded (shared lists and mappings counted each
+    time they appear), a number above ``limit`` as soon as it passes it, or -1 when a list holds itself.
+    Linear in the distinct values."""
+    if not isinstance(root, dict | list):
+        return 1
+    sizes: dict[int, int] = {}
+    pending: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        items = node.values() if isinstance(node, dict) else node
+        if children_done:
+            total = 1 + sum(sizes.get(id(c), 1) for c in items)
+            if total > limit:
+                return total
+            sizes[key] = total
+            pending.discard(key)
+        elif key in pending:
+            return -1  # it contains itself
+        elif key not in sizes:
+            pending.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in items if isinstance(c, dict | list) and id(c) not in sizes)
+    return sizes[id(root)]
+
+
 def load_all(text: str, file: str) -> Iterator[Any]:
     """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error.
 
@@ -176,7 +227,19 @@ def load_all(text: str, file: str) -> Iterator[Any]:
             return
         except _Fallback:
             pass
-        yield from yaml.load_all(text, Loader=_LineLoader)
+        loader = _LineLoader(text)  # yaml.load_all, with each document's line
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                doc = loader.construct_document(node)
+                size = _expanded_size(doc, MAX_EXPANDED_VALUES)
+                if size < 0 or size > MAX_EXPANDED_VALUES:
+                    what = "make a list that contains itself" if size < 0 else \
+                        f"expand to more than {MAX_EXPANDED_VALUES:,} values"
+                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1)
+                yield doc
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -192,10 +255,15 @@ def read_text(path: str) -> str:
     """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`."""
     try:
         if path == "-":
-            return sys.stdin.read()
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is not None:  # not sys.stdin's own decoding: it may be surrogateescape
+                return buffer.read().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+            text = sys.stdin.read()
+            text.encode("utf-8")  # a replaced stdin may still hold lone surrogates
+            return text
         with open(path, encoding="utf-8") as fh:
             return fh.read()
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file", path) from None
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        raise InputError("not a UTF-8 text file", "<stdin>" if path == "-" else path) from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..errors import InputError
 from ..model import Inventory
@@ -45,6 +46,35 @@ def looks_like_stack(text: str) -> bool:
     return "config:" in text and ":environment:" in text and _STACK_RE.search(text) is not None
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"  # a high half with no low half after it
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a low half with no high half before it
+)
+
+
+def parse_json(text: str, file: str) -> Any:
+    """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
+    its line), nesting too deep for the parser, and a string escape that is half a surrogate pair
+    (``"\\ud800"``: JSON allows it, but it is no character and no report could write it)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
+    except RecursionError:
+        raise InputError("cannot parse JSON: nesting too deep", file) from None
+    if _SURROGATE_ESCAPE.search(text) is not None:  # rare: check properly only then
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            m = _LONE_SURROGATE.search(text)
+            line = text.count("\n", 0, m.start()) + 1 if m else None
+            escape = f" {m.group(0)}" if m else ""
+            raise InputError(f"cannot parse JSON: the escape{escape} is half of a UTF-16 surrogate pair, "
+                             "not a character", file, line) from None
+    return data
+
+
 def load_text(text: str, file: str) -> Inventory:
     """One file's inventory, by content."""
     stripped = text.lstrip()
@@ -54,10 +84,10 @@ def load_text(text: str, file: str) -> Inventory:
         return inv
     if file.endswith(".json") or stripped[:1] in "{[":
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
+            data = parse_json(text, file)
+        except InputError:
             if file.endswith(".json"):
-                raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
+                raise
         else:
             from .pulumi import inventory_from_pulumi_json, is_pulumi_json
 

@@ -96,6 +96,21 @@ def _doc_line(text: str, index: int) -> int | None:
     return None
 
 
+def _yaml_type(value: Any) -> str:
+    """How YAML names the type of ``value``: a mapping, a list, a string, a number, a boolean, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
 def parse_manifests(text: str, file: str) -> list[tuple[LineDict, Location]]:
     """Every Kubernetes object in ``text`` with its location; ``kind: List`` items are flattened.
 
@@ -108,7 +123,7 @@ def parse_manifests(text: str, file: str) -> list[tuple[LineDict, Location]]:
             continue
         if not isinstance(doc, LineDict):
             raise InputError(
-                f"expected a Kubernetes object (a mapping), found a {type(doc).__name__}",
+                f"expected a Kubernetes object (a mapping), found {_yaml_type(doc)}",
                 file, _doc_line(text, index),
             )
         _collect(doc, file, out)
@@ -121,7 +136,11 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
         if not isinstance(value, str) or not value:
             raise InputError(f"object has no {key}", file, obj.line)
     if obj["kind"] == "List" or (obj["kind"].endswith("List") and isinstance(obj.get("items"), list)):
-        for item in obj.get("items") or ():
+        items = obj.get("items")
+        if items is not None and not isinstance(items, list):
+            raise InputError(f"items: expected a list of Kubernetes objects, found {_yaml_type(items)}", file,
+                             obj.line_of("items"))
+        for item in items or ():
             if not isinstance(item, LineDict):
                 raise InputError("List item is not a Kubernetes object (a mapping)", file, obj.line_of("items"))
             _collect(item, file, out)
@@ -282,7 +301,7 @@ def _probe(kind: str, raw: Any) -> Probe | None:
         v = p.get(key)
         try:
             return int(v) if v is not None else default
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: .inf
             return default
 
     return Probe(
@@ -356,6 +375,18 @@ def _token(value: Any) -> str:
     return UNKNOWN_TOKEN if value is UNKNOWN else str(value)
 
 
+def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, line: int | None) -> list[str]:
+    """A container's ``command`` or ``args``: words; a number or boolean reads as its text, a list or
+    mapping (a nested list, or an alias to one) is an :class:`InputError`."""
+    words = []
+    for i, t in enumerate(_list(c.get(key))):
+        if isinstance(t, dict | list):
+            raise InputError(f"container {container!r}: {key}[{i}]: expected a string, found {_yaml_type(t)}",
+                             file, _line(c, key) or line)
+        words.append(_token(t))
+    return words
+
+
 class _Pod:
     """What one pod template contributes to a serving group."""
 
@@ -386,8 +417,8 @@ def _read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequen
         image = str(raw_image) if raw_image is not None and raw_image is not UNKNOWN else None
         if image and "vllm" in image.lower():
             pod.image_vllm = True
-        command = [_token(t) for t in _list(c.get("command"))]
-        args = [_token(t) for t in _list(c.get("args"))]
+        command = _tokens(c, "command", name, file, cline)
+        args = _tokens(c, "args", name, file, cline)
         env, literal = _env(c, injected)
         resources = _map(c.get("resources"))
         container = Container(
@@ -592,6 +623,9 @@ def _group(kind: str, obj: Mapping[str, Any], loc: Location, pod: _Pod, replicas
     ann, ann_lines = _annotations(meta, pod.meta if pod.meta is not meta else {})
     engine = pod.engine
     assert engine is not None and pod.vllm is not None
+    if loc.line is not None:  # objects without lines (rendered from a stack spec) point at their object
+        engine.locations = {k: v if v.line is not None or v.file != loc.file else loc
+                            for k, v in engine.locations.items()}
     g = ServingGroup(
         name=name,
         kind=kind,

@@ -21,6 +21,7 @@ facts about a cluster, not something the user can fix in the file being linted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -69,20 +70,24 @@ GPU_LABELS: tuple[str, ...] = (
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
 
-def _int(value: Any) -> int | None:
+#: Memory labels above this are no figure (64 TiB per GPU; 1e300 would overflow the sizing arithmetic).
+MAX_GPU_MEMORY_GIB = 65536.0
+
+
+def _int(value: Any, top: float = math.inf) -> int | None:
     try:
         n = int(str(value).strip())
     except (TypeError, ValueError):
         return None
-    return n if n >= 0 else None
+    return n if 0 <= n <= top else None
 
 
-def _float(value: Any) -> float | None:
+def _float(value: Any, top: float = math.inf) -> float | None:
     try:
         x = float(str(value).strip())
     except (TypeError, ValueError):
         return None
-    return x if x > 0 else None
+    return x if 0 < x <= top else None  # nan and inf are no figure either
 
 
 def _bool(value: Any) -> bool | None:
@@ -125,8 +130,8 @@ def pool_from_labels(
     # used only when the GPU is not in the catalog: GFD's is NVML's total (what nvidia-smi shows,
     # more than CUDA lets vLLM see) and Karpenter's is EC2's nominal size, while the catalog's
     # memory_gib is the total CUDA reports, which gpu_memory_utilization is a fraction of.
-    gfd_mib = _int(labels.get(GFD_MEMORY_MIB))
-    karpenter_mib = _int(labels.get(KARPENTER_GPU_MEMORY_MIB))
+    gfd_mib = _int(labels.get(GFD_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
+    karpenter_mib = _int(labels.get(KARPENTER_GPU_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
     memory_mib = gfd_mib or karpenter_mib
 
     product = labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or labels.get(KARPENTER_GPU_NAME)
@@ -149,7 +154,7 @@ def pool_from_labels(
         count = gpus_per_node
     pool.gpus_per_node = count
 
-    mem_gib = _float(labels.get(LABEL_GPU_MEMORY_GIB)) if LABEL_GPU_MEMORY_GIB in labels else None
+    mem_gib = _float(labels.get(LABEL_GPU_MEMORY_GIB), MAX_GPU_MEMORY_GIB) if LABEL_GPU_MEMORY_GIB in labels else None
     if mem_gib is None and pool.gpu is not None:
         mem_gib = pool.gpu.memory_gib
     if mem_gib is None and memory_mib:

@@ -268,8 +268,10 @@ class _Index:
             return deps[0]
         return UNKNOWN if value is UNKNOWN or deps else None
 
-    def resolve_list(self, res: PulumiResource, prop: str, values: Any, types: Sequence[str]) -> Any:
-        """A list of references; unknown entries are matched to the property's dependencies."""
+    def resolve_list(self, res: PulumiResource, prop: str, values: Any, types: Sequence[str],
+                     what: str | None = None) -> Any:
+        """A list of references; unknown entries are matched to the property's dependencies.
+        ``what`` names the list in errors (default: ``prop``)."""
         if values is UNKNOWN:
             deps = self.deps(res, prop, types)
             return list(deps) if deps else UNKNOWN
@@ -278,8 +280,10 @@ class _Index:
         for v in values:
             if v is UNKNOWN:
                 unknown += 1
-            elif v is not None:
+            elif isinstance(v, str):
                 out.append(self.lookup(types, v) or v)
+            elif v is not None:
+                raise InputError(f"{what or prop}: expected ids (strings), found {_json_type(v)}")
         if unknown:
             # The engine lists the property's dependencies, not which entry each one fills: the
             # unknown entries are taken to be the property's dependencies of the referenced type.
@@ -349,7 +353,8 @@ def _security_group(res: PulumiResource, props: Mapping[str, Any], index: _Index
             elif self_ref:
                 sg.rules.append(SgRule(direction, proto, lo, hi, source_security_group=res.urn, self_ref=True,
                                        location=loc))
-            sources = index.resolve_list(res, direction, _list(entry.get("securityGroups")), _SG_TYPES)
+            sources = index.resolve_list(res, direction, _list(entry.get("securityGroups")), _SG_TYPES,
+                                         f"{direction}[].securityGroups")
             if sources is UNKNOWN:
                 sources = [UNKNOWN]
             for src in sources:
@@ -431,7 +436,7 @@ def _launch_template(res: PulumiResource, props: Mapping[str, Any], index: _Inde
             else:
                 nic_groups.extend(_list(sgs))
     refs = [*index.resolve_list(res, "vpcSecurityGroupIds", groups, _SG_TYPES),
-            *index.resolve_list(res, "networkInterfaces", nic_groups, _SG_TYPES)]
+            *index.resolve_list(res, "networkInterfaces", nic_groups, _SG_TYPES, "networkInterfaces[].securityGroups")]
     extras.security_groups = UNKNOWN if groups_unknown else list(dict.fromkeys(refs))
     placement = props.get("placement")
     if placement is UNKNOWN:
@@ -487,6 +492,9 @@ def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
                                 _TAINT_EFFECTS.get(str(effect), str(effect))))
     types = props.get("instanceTypes")
     instance_types: list[Any] = [UNKNOWN] if types is UNKNOWN else [t for t in _list(types) if t is not None]
+    for t in instance_types:
+        if t is not UNKNOWN and not isinstance(t, str):
+            raise InputError(f"instanceTypes: expected instance type names (strings), found {_json_type(t)}")
     variants: list[tuple[str, Any]] = [(name, t) for t in instance_types[:1]] or [(name, None)]
     if len({str(t) for t in instance_types}) > 1:  # one pool per instance type the group may launch
         variants = [(f"{name}/{t}", t) for t in dict.fromkeys(instance_types)]
@@ -720,7 +728,12 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
     inv = Inventory()
 
     def fail(res: PulumiResource, exc: Exception) -> None:
-        msg = exc.message if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, InputError):
+            msg = exc.message
+        elif isinstance(exc, RecursionError):
+            msg = "properties nested too deeply"
+        else:
+            msg = f"{type(exc).__name__}: {exc}"
         if errors is None:
             raise InputError(f"{res.type} {res.urn}: {msg}", res.file, res.line) from exc
         errors.append((res, msg))
@@ -827,27 +840,49 @@ def _urn_lines(text: str | None) -> dict[str, int]:
     return out
 
 
-def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int]) -> PulumiResource | None:
+def _json_type(value: Any) -> str:
+    """How JSON names the type of ``value``: an object, an array, a string, a number, a boolean, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int], where: str,
+                    line: int | None = None) -> PulumiResource | None:
     urn = state.get("urn")
     rtype = state.get("type")
     if not isinstance(urn, str) or not isinstance(rtype, str):
-        raise InputError("a resource without urn or type", file)
+        missing = "urn" if not isinstance(urn, str) else "type"
+        raise InputError(f"{where}: a resource without a {missing} (a string)", file,
+                         lines.get(urn) if isinstance(urn, str) else line)
+    line = lines.get(urn, line)
     if rtype == "pulumi:pulumi:Stack" or rtype.startswith("pulumi:providers:") or state.get("delete"):
         return None
     inputs = state.get("inputs") or {}
     outputs = state.get("outputs") or {}
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
-        raise InputError(f"{urn}: inputs and outputs must be objects", file, lines.get(urn))
+        raise InputError(f"{urn}: inputs and outputs must be objects", file, line)
     deps = state.get("propertyDependencies") or {}
+    if not isinstance(deps, Mapping):
+        raise InputError(f"{urn}: propertyDependencies must be an object, got {_json_type(deps)}", file, line)
+    dependencies = state.get("dependencies") or []
+    if not isinstance(dependencies, list):
+        raise InputError(f"{urn}: dependencies must be an array, got {_json_type(dependencies)}", file, line)
     rid = state.get("id")
     return PulumiResource(
         type=rtype, name=name_from_urn(urn), urn=urn, props={**outputs, **inputs},
         id=rid if isinstance(rid, str) and rid and rid not in UNKNOWN_SENTINELS else None,
         parent=state.get("parent") if isinstance(state.get("parent"), str) else None,
-        dependencies=tuple(d for d in state.get("dependencies") or () if isinstance(d, str)),
-        property_dependencies={str(k): tuple(v) for k, v in deps.items() if isinstance(v, list)}
-        if isinstance(deps, Mapping) else {},
-        file=file, line=lines.get(urn),
+        dependencies=tuple(d for d in dependencies if isinstance(d, str)),
+        property_dependencies={str(k): tuple(u for u in v if isinstance(u, str))
+                               for k, v in deps.items() if isinstance(v, list)},
+        file=file, line=line,
     )
 
 
@@ -857,22 +892,35 @@ def resources_from_json(data: Any, file: str, text: str | None = None) -> list[P
         raise InputError("not a `pulumi preview --json` or `pulumi stack export` document", file)
     lines = _urn_lines(text)
     out: list[PulumiResource] = []
-    if "steps" in data and "deployment" not in data:
-        for step in data["steps"]:
-            if not isinstance(step, Mapping) or step.get("op") in _SKIP_OPS:
+    dep = data.get("deployment")
+    export = isinstance(dep, Mapping) and isinstance(dep.get("resources"), list)
+    if not export and isinstance(data.get("steps"), list):
+        for i, step in enumerate(data["steps"]):
+            if not isinstance(step, Mapping):
                 continue
-            state = step.get("newState") or step.get("resource") or step.get("new")
+            step_urn = step.get("urn")
+            step_line = lines.get(step_urn) if isinstance(step_urn, str) else None
+            op = step.get("op")
+            if op is not None and not isinstance(op, str):
+                raise InputError(f"steps[{i}].op: expected a string such as \"create\", got {_json_type(op)}",
+                                 file, step_line)
+            if op in _SKIP_OPS:
+                continue
+            key = next((k for k in ("newState", "resource", "new") if step.get(k)), "newState")
+            state = step.get(key)
             if not isinstance(state, Mapping):
                 continue
-            res = _state_resource(state, file, lines)
+            res = _state_resource(state, file, lines, f"steps[{i}].{key}", step_line)
             if res is not None:
                 out.append(res)
         return out
-    dep = data.get("deployment", data)
-    for state in dep["resources"]:
+    if not export:  # a bare resource list
+        dep = data
+    for i, state in enumerate(dep["resources"]):
+        where = f"{'deployment.' if export else ''}resources[{i}]"
         if not isinstance(state, Mapping):
-            raise InputError("a resource entry is not an object", file)
-        res = _state_resource(state, file, lines)
+            raise InputError(f"{where}: a resource entry is not an object", file)
+        res = _state_resource(state, file, lines, where)
         if res is not None:
             out.append(res)
     return out
@@ -897,10 +945,8 @@ def load_pulumi_json(path: str) -> Inventory:
 
     text = read_text(path)
     file = "<stdin>" if path == "-" else path
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
-    inv = inventory_from_pulumi_json(data, file, text)
+    from . import parse_json
+
+    inv = inventory_from_pulumi_json(parse_json(text, file), file, text)
     resolve_pools(inv)
     return inv

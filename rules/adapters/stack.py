@@ -13,6 +13,7 @@ at the spec entry each object comes from (``services[1]`` → the line of that l
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections.abc import Mapping
@@ -173,6 +174,8 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
             value = json.loads(value)
         except json.JSONDecodeError as e:
             raise InputError(f"{key}: not a mapping nor JSON: {e.msg}", path, key_line) from None
+        except RecursionError:
+            raise InputError(f"{key}: JSON nested too deeply", path, key_line) from None
     if not isinstance(value, Mapping):
         raise InputError(f"{key}: expected a mapping, got {type(value).__name__}", path, key_line)
     return spec_from_value(value, path, value, key_line), value
@@ -212,6 +215,47 @@ def _sg(name: str, plans: list[render.SgRulePlan], loc: Location) -> SecurityGro
         for p in plans
     ]
     return SecurityGroup(name=name, location=loc, rules=rules)
+
+
+#: Each private subnet is the VPC CIDR's prefix + 3 bits, at most a /28 (:func:`render.subnet_plan`).
+_SUBNET_BITS, _SMALLEST_SUBNET = 3, 28
+
+
+def _check_network(spec: EnvironmentSpec, where: _Locator) -> None:
+    """The VPC CIDR of a new VPC must be an IPv4 block with room for a subnet per availability zone."""
+    net = spec.network
+    if net.vpc_id is not None:
+        return
+    try:
+        vpc = ipaddress.IPv4Network(net.cidr)
+    except ValueError as e:  # AddressValueError, NetmaskValueError, "has host bits set"
+        loc = where("network.cidr")
+        raise InputError(f"network.cidr: {net.cidr!r} is not an IPv4 CIDR block such as 10.40.0.0/16 ({e})",
+                         loc.file, loc.line) from None
+    new_prefix = min(vpc.prefixlen + _SUBNET_BITS, _SMALLEST_SUBNET)
+    blocks = 2 ** (new_prefix - vpc.prefixlen) if new_prefix >= vpc.prefixlen else 0
+    zones = len(net.availability_zones)
+    if zones <= blocks:
+        return
+    if blocks == 2**_SUBNET_BITS:  # the block is large enough; there are just more zones than subnets
+        loc = where("network.availability_zones")
+        raise InputError(f"network.availability_zones: at most {blocks} zones (one /{new_prefix} of {vpc} "
+                         f"each), got {zones}", loc.file, loc.line)
+    loc = where("network.cidr")
+    raise InputError(f"network.cidr: {vpc} is too small for {zones} availability zones (a private subnet of at "
+                     f"least /{_SMALLEST_SUBNET} each); use a larger block such as 10.40.0.0/16", loc.file, loc.line)
+
+
+def _check_instance_types(spec: EnvironmentSpec, where: _Locator) -> None:
+    """Every pool's instance type is in the catalog (rendering a Karpenter pool needs it)."""
+    from .. import catalog
+
+    for i, p in enumerate(spec.pools):
+        try:
+            catalog.find_instance(p.instance_type)
+        except CatalogError as e:
+            loc = where(f"pools[{i}].instance_type")
+            raise InputError(f"pools[{i}].instance_type: {e.message}", loc.file, loc.line) from None
 
 
 def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[str, list[str]]:
@@ -288,10 +332,12 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
     from .kubernetes import inventory_from_objects, resolve_pools
 
     where = _Locator(file, lines, line)
+    _check_network(spec, where)
+    _check_instance_types(spec, where)
     try:
         objs = [(obj, where(path)) for path, obj in render.render_environment_objects(spec)]
     except CatalogError as e:
-        raise InputError(e.message, file, line) from None
+        raise InputError(e.message, file, where("").line) from None
     inv = inventory_from_objects(objs)
     sg, subnets = _network(spec, inv, where)
     for i, p in enumerate(spec.pools):

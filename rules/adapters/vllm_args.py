@@ -26,6 +26,7 @@ flags, e.g. ``"tensor_parallel_size"``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import shlex
@@ -40,15 +41,16 @@ from ..model import UNKNOWN, EngineArgs, Location
 # ---------------------------------------------------------------------------------------------
 
 # dashed flag name -> (EngineArgs field or extra key, kind). Kinds: int, posint, float, str, bool,
-# hint (human-readable int: 32k, 1M), names (one or more values).
+# hint (human-readable int: 32k, 1M), hint_auto (the same, or auto / -1), fraction (a number in (0, 1]),
+# names (one or more values).
 _FLAGS: dict[str, tuple[str, str]] = {
     "model": ("model", "str"),
     "tensor-parallel-size": ("tensor_parallel_size", "posint"),
     "pipeline-parallel-size": ("pipeline_parallel_size", "posint"),
     "data-parallel-size": ("data_parallel_size", "posint"),
     "enable-expert-parallel": ("enable_expert_parallel", "bool"),
-    "gpu-memory-utilization": ("gpu_memory_utilization", "float"),
-    "max-model-len": ("max_model_len", "hint"),
+    "gpu-memory-utilization": ("gpu_memory_utilization", "fraction"),
+    "max-model-len": ("max_model_len", "hint_auto"),
     "max-num-seqs": ("max_num_seqs", "posint"),
     "max-num-batched-tokens": ("max_num_batched_tokens", "hint"),
     "dtype": ("dtype", "str"),
@@ -122,6 +124,10 @@ _FALSE = frozenset({"false", "0", "no", "off"})
 _HUMAN = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 _HUMAN_MULT = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
                "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+#: vLLM hands its integer settings to PyTorch and CUDA as 64-bit integers; anything larger is no setting
+#: (and would overflow the float arithmetic of the capacity model).
+_INT64 = 2**63
 
 _UNRESOLVED = re.compile(r"\$(?:\(|\{|[A-Za-z_])")
 
@@ -337,23 +343,32 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
             raise _err(flag, value, "an integer", location) from None
         if kind == "posint" and n < 1:
             raise _err(flag, value, "a positive integer", location)
+        if not -_INT64 <= n < _INT64:
+            raise _err(flag, value, "a 64-bit integer", location)
         return n
-    if kind == "hint":
-        if v.lower() == "auto" or v == "-1":
+    if kind in ("hint", "hint_auto"):
+        if kind == "hint_auto" and (v.lower() == "auto" or v == "-1"):  # vLLM: fit the KV cache
             return "auto"
         m = _HUMAN.match(v)
         try:
             n = int(float(m.group(1)) * _HUMAN_MULT[m.group(2)]) if m else int(v)
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: 1e400k is an infinite float
             raise _err(flag, value, "an integer (e.g. 8192 or 32k)", location) from None
         if n < 1:
             raise _err(flag, value, "a positive integer", location)
+        if n >= _INT64:
+            raise _err(flag, value, "a 64-bit integer", location)
         return n
-    if kind == "float":
+    if kind in ("float", "fraction"):
         try:
-            return float(v)
+            x = float(v)
         except ValueError:
             raise _err(flag, value, "a number", location) from None
+        if not math.isfinite(x):
+            raise _err(flag, value, "a finite number", location)
+        if kind == "fraction" and not 0 < x <= 1:  # vLLM refuses to start outside (0, 1]
+            raise _err(flag, value, "a fraction greater than 0 and at most 1", location)
+        return x
     if kind == "bool":
         low = v.lower()
         if low in _TRUE:

@@ -422,3 +422,12 @@ def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
     [f] = run_rules([rule_by_code("SW104")], inv)
     assert (f.level, f.undecided, f.message) == (
         "mandatory", True, "SW104: cannot decide: the model is not known (a computed value or an unresolved reference)")
+
+
+def test_a_capacity_block_node_group_takes_its_instance_type_from_the_launch_template():
+    lt = {"instanceType": "p5.48xlarge", "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1}}
+    ng = {"capacityType": "CAPACITY_BLOCK", "launchTemplate": {"name": "gpu-lt"},
+          "labels": {"shardwise.dev/pool": "h100"}}
+    [pool] = inventory_from_resources(network(lt_props=lt, ng_props=ng)).pools
+    assert (pool.instance_type, pool.gpu.name, pool.gpus_per_node, pool.capacity_type) == (
+        "p5.48xlarge", "H100-SXM-80GB", 8, "capacity-block")

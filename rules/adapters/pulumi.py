@@ -305,6 +305,7 @@ class _LaunchExtras:
     security_groups: Any = field(default_factory=list)
     efa: Any = False
     placement_group: Any = None
+    instance_type: Any = None  # set in the template when the node group cannot (Capacity Blocks)
 
 
 def _protocol(value: Any) -> Any:
@@ -412,6 +413,8 @@ def _launch_template(res: PulumiResource, props: Mapping[str, Any], index: _Inde
     lt = LaunchTemplate(name=res.name, id=res.id or _str(props.get("id")), http_tokens=tokens,
                         http_put_response_hop_limit=hops, location=loc, suppressions=_suppressions(props, loc))
     extras = _LaunchExtras()
+    itype = props.get("instanceType")
+    extras.instance_type = itype if itype is UNKNOWN or isinstance(itype, str) else None
     groups: list[Any] = []
     top = props.get("vpcSecurityGroupIds")
     groups_unknown = top is UNKNOWN
@@ -490,15 +493,6 @@ def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
             effect = _str(t.get("effect")) or "NO_SCHEDULE"
             taints.append(Taint(t["key"], _str(t.get("value")) if isinstance(t.get("value"), str) else None,
                                 _TAINT_EFFECTS.get(str(effect), str(effect))))
-    types = props.get("instanceTypes")
-    instance_types: list[Any] = [UNKNOWN] if types is UNKNOWN else [t for t in _list(types) if t is not None]
-    for t in instance_types:
-        if t is not UNKNOWN and not isinstance(t, str):
-            raise InputError(f"instanceTypes: expected instance type names (strings), found {_json_type(t)}")
-    variants: list[tuple[str, Any]] = [(name, t) for t in instance_types[:1]] or [(name, None)]
-    if len({str(t) for t in instance_types}) > 1:  # one pool per instance type the group may launch
-        variants = [(f"{name}/{t}", t) for t in dict.fromkeys(instance_types)]
-
     subnets = index.resolve_list(res, "subnetIds", _list(props.get("subnetIds"))
                                  if props.get("subnetIds") is not UNKNOWN else UNKNOWN, (SUBNET,))
     lt_ref: Any = None
@@ -520,6 +514,17 @@ def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
         extras = templates[lt_ref][1]
     elif lt_ref is not None:
         extras = _LaunchExtras(security_groups=[], efa=None, placement_group=None)
+
+    types = props.get("instanceTypes")
+    instance_types: list[Any] = [UNKNOWN] if types is UNKNOWN else [t for t in _list(types) if t is not None]
+    for t in instance_types:
+        if t is not UNKNOWN and not isinstance(t, str):
+            raise InputError(f"instanceTypes: expected instance type names (strings), found {_json_type(t)}")
+    if not instance_types and extras.instance_type is not None:  # e.g. a Capacity Block node group
+        instance_types = [extras.instance_type]
+    variants: list[tuple[str, Any]] = [(name, t) for t in instance_types[:1]] or [(name, None)]
+    if len({str(t) for t in instance_types}) > 1:  # one pool per instance type the group may launch
+        variants = [(f"{name}/{t}", t) for t in dict.fromkeys(instance_types)]
 
     pools = []
     suppressions = _suppressions(props, loc)

@@ -45,6 +45,10 @@ UNKNOWN: Any = _Unknown()
 UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
 
 
+#: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
+UNKNOWN_NAMESPACE = repr(UNKNOWN)
+
+
 def is_unknown(value: object) -> bool:
     return value is UNKNOWN
 

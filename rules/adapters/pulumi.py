@@ -60,6 +60,7 @@ from typing import Any
 from ..errors import InputError
 from ..model import (
     UNKNOWN,
+    UNKNOWN_NAMESPACE,
     UNKNOWN_TOKEN,
     Inventory,
     LaunchTemplate,
@@ -106,8 +107,6 @@ _TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute",
                   "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 _PROTOCOLS = {"-1": "-1", "all": "-1", "tcp": "tcp", "6": "tcp", "udp": "udp", "17": "udp",
               "icmp": "icmp", "1": "icmp", "icmpv6": "icmpv6", "58": "icmpv6"}
-#: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
-UNKNOWN_NAMESPACE = repr(UNKNOWN)
 _URN_RE = re.compile(r'"urn"\s*:\s*"(urn:pulumi:[^"]+)"')
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..adapters.pulumi import UNKNOWN_NAMESPACE
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
-from ..model import Inventory, ServingGroup, Undecidable
+from ..model import UNKNOWN_NAMESPACE, Inventory, ServingGroup, Undecidable
 from ._net import is_multi_node
 
 

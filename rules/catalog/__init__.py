@@ -237,6 +237,7 @@ def _model_from_raw(raw: dict[str, Any], path: str) -> ModelShape:
             fields["mla"] = MlaShape(**mla)
         fields["aliases"] = tuple(fields.get("aliases", ()))
         fields["extra"] = dict(fields.get("extra", {}))
+        fields["hf_config"] = dict(fields.get("hf_config", {}))
         return ModelShape(**fields)
     except TypeError as exc:
         raise CatalogError(f"bad model entry {raw.get('id')!r}: {exc}", file=path) from None
@@ -261,8 +262,9 @@ def _model_index() -> tuple[dict[str, ModelShape], dict[str, str], dict[str, lis
                 )
             merged = {k: v for k, v in raws[parent_id].items() if k not in ("aliases", "source")}
             merged["extra"] = {**raws[parent_id].get("extra", {}), **entry.get("extra", {})}
-            merged.update({k: v for k, v in entry.items() if k not in ("inherits", "extra")})
+            merged.update({k: v for k, v in entry.items() if k not in ("inherits", "extra", "hf_config")})
             merged["extra"]["inherits"] = parent_id
+            merged["hf_config"] = {**raws[parent_id].get("hf_config", {}), **entry.get("hf_config", {})}
             raw = merged
         else:
             raw = dict(entry)
@@ -441,6 +443,15 @@ _DTYPE_PRECISION: dict[str, Precision] = {
     "float8_e4m3fn": "fp8",
 }
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "float8_e4m3fn": 1}
+
+
+#: config.json keys kept verbatim on :attr:`ModelShape.hf_config` (plus every ``linear_*`` key).
+HF_CONFIG_KEYS = frozenset({
+    "model_type", "architectures", "sliding_window", "layer_types", "sliding_window_pattern",
+    "attention_chunk_size", "no_rope_layers", "use_sliding_window", "max_window_layers",
+    "full_attention_interval", "rope_scaling", "rope_theta", "max_position_embeddings", "vision_config",
+    "quantization_config", "interleaved_sliding_window", "attention_type", "mamba_d_state",
+})
 
 
 def _text_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -696,6 +707,7 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
         mla=mla,
         source=config_path,
         extra=extra,
+        hf_config={k: v for k, v in cfg.items() if k in HF_CONFIG_KEYS or k.startswith("linear_")},
     )
 
 

@@ -91,6 +91,13 @@ class ModelShape:
     base_model: str | None = None  # for quantised re-uploads: the id whose shape this is
     source: str = ""
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+    #: The config.json keys vLLM reads beyond the fields above, verbatim (``text_config`` merged over
+    #: the top level for multimodal checkpoints): attention layout (``sliding_window``,
+    #: ``layer_types``, ``sliding_window_pattern``, ``attention_chunk_size``, ``no_rope_layers``,
+    #: ``use_sliding_window``, ``max_window_layers``, ``full_attention_interval``, ``linear_*``),
+    #: context (``rope_scaling``, ``max_position_embeddings``), ``vision_config`` and
+    #: ``quantization_config``. The capacity model derives vLLM's behaviour from these the way vLLM does.
+    hf_config: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def is_moe(self) -> bool:

@@ -43,7 +43,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .adapters.labels import (
+from .spec import (
+    AutoscalingSpec,
+    EnvironmentSpec,
+    NetworkSpec,
+    NodePoolSpec,
+    RouterSpec,
+    SuppressionSpec,
+    VllmMultiNodeSpec,
+    VllmServiceSpec,
+)
+from .vocab import (
     ANN_BASE_MODEL,
     ANN_IGNORE,
     ANN_P95,
@@ -56,16 +66,6 @@ from .adapters.labels import (
     LABEL_NVLINK,
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
-)
-from .spec import (
-    AutoscalingSpec,
-    EnvironmentSpec,
-    NetworkSpec,
-    NodePoolSpec,
-    RouterSpec,
-    SuppressionSpec,
-    VllmMultiNodeSpec,
-    VllmServiceSpec,
 )
 
 # --- names every rendering shares -------------------------------------------------------------
@@ -661,7 +661,7 @@ def efa_interface_count(pool: NodePoolSpec) -> int:
 
 
 def node_labels(pool: NodePoolSpec) -> dict[str, str]:
-    """The labels every node of ``pool`` carries (read back by :func:`adapters.labels.pool_from_labels`)."""
+    """The labels every node of ``pool`` carries (read back by :func:`adapters.k8s.pools.pool_from_labels`)."""
     from . import catalog
 
     inst = _instance(pool)

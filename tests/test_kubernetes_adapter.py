@@ -6,14 +6,14 @@ import os
 import textwrap
 
 import pytest
-from shardwise.rules.adapters.kubernetes import (
+from shardwise.rules.adapters.k8s import (
     load_kubernetes_file,
     load_kubernetes_text,
     parse_ignore,
     parse_manifests,
     resolve_pools,
 )
-from shardwise.rules.adapters.labels import pool_from_labels
+from shardwise.rules.adapters.k8s.pools import pool_from_labels
 from shardwise.rules.errors import InputError
 from shardwise.rules.model import (
     UNKNOWN,
@@ -720,7 +720,7 @@ def test_karpenter_v1beta1_single_instance_type_and_other_nodepool_kinds():
 
 
 def test_computed_values_from_a_preview_stay_unknown():
-    from shardwise.rules.adapters.kubernetes import inventory_from_objects
+    from shardwise.rules.adapters.k8s import inventory_from_objects
 
     obj = {
         "apiVersion": "apps/v1", "kind": "Deployment",

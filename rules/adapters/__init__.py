@@ -93,14 +93,14 @@ def load_text(text: str, file: str) -> Inventory:
 
             if is_pulumi_json(data):
                 return inventory_from_pulumi_json(data, file)
-            from .kubernetes import load_kubernetes_text
+            from .k8s import load_kubernetes_text
 
             return load_kubernetes_text(text, file)
     if looks_like_stack(text):
         from .stack import load_stack_text
 
         return load_stack_text(text, file)
-    from .kubernetes import load_kubernetes_text
+    from .k8s import load_kubernetes_text
 
     return load_kubernetes_text(text, file)
 
@@ -160,7 +160,7 @@ def load_inputs(paths: Iterable[str], jobs: int | None = None) -> Inventory:
     finally:
         if enabled:
             gc.enable()
-    from .kubernetes import resolve_pools
+    from .k8s import resolve_pools
 
     resolve_pools(inv)
     return inv

@@ -27,7 +27,7 @@ What becomes what:
   the pool's placement group;
 - every ``kubernetes:<group>/<version>:<Kind>`` resource is a manifest (its properties are
   ``apiVersion``/``kind``/``metadata``/``spec``) handed to
-  :func:`~shardwise.rules.adapters.kubernetes.inventory_from_objects`; ``metadata.name`` defaults
+  :func:`~shardwise.rules.adapters.k8s.inventory_from_objects`; ``metadata.name`` defaults
   to the resource name. Unknown values inside a manifest: an unknown image, env value, replica
   count, probe timing, Service type, LeaderWorkerSet size or restart policy, or autoscaler bound
   stays UNKNOWN in the model; an unknown namespace reads as ``<unknown>``
@@ -217,7 +217,7 @@ def _map(value: Any) -> Mapping[str, Any]:
 
 
 def _suppressions(props: Mapping[str, Any], loc: Location) -> list[Suppression]:
-    from .kubernetes import parse_ignore
+    from .k8s import parse_ignore
 
     tags = _map(props.get("tags"))
     value = tags.get(IGNORE_TAG)
@@ -475,12 +475,13 @@ def _capacity(value: Any) -> Any:
 
 def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
                 templates: Mapping[str, tuple[LaunchTemplate, _LaunchExtras]]) -> list[NodePool]:
-    from . import labels as L
+    from ..vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
+    from .k8s.pools import pool_from_labels
 
     loc = res.location
     labels = {str(k): str(v) for k, v in _map(props.get("labels")).items() if isinstance(v, str | int | float)}
     ng_name = props.get("nodeGroupName")
-    name = labels.get(L.LABEL_POOL) or (ng_name if isinstance(ng_name, str) and ng_name else res.name)
+    name = labels.get(LABEL_POOL) or (ng_name if isinstance(ng_name, str) and ng_name else res.name)
     labels.setdefault("eks.amazonaws.com/nodegroup", name)
     cap = props.get("capacityType")
     if isinstance(cap, str):
@@ -530,8 +531,8 @@ def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
     for pool_name, itype in variants:
         pool_labels = dict(labels)
         if isinstance(itype, str):
-            pool_labels.setdefault(L.INSTANCE_TYPE, itype)
-        pool = L.pool_from_labels(pool_name, pool_labels, loc, taints, kind="eks-nodegroup")
+            pool_labels.setdefault(INSTANCE_TYPE, itype)
+        pool = pool_from_labels(pool_name, pool_labels, loc, taints, kind="eks-nodegroup")
         if itype is UNKNOWN:
             pool.instance_type = UNKNOWN
             if pool.gpu is None and pool.gpus_per_node is None:
@@ -543,8 +544,8 @@ def _node_group(res: PulumiResource, props: Mapping[str, Any], index: _Index,
         pool.security_groups = extras.security_groups
         # EFA interfaces come from the launch template (the instance type only says they are possible)
         pool.efa = extras.efa
-        if extras.efa is None and L.LABEL_EFA in pool_labels:
-            pool.efa = pool_labels[L.LABEL_EFA].strip().lower() == "true"
+        if extras.efa is None and LABEL_EFA in pool_labels:
+            pool.efa = pool_labels[LABEL_EFA].strip().lower() == "true"
         pool.placement_group = extras.placement_group
         pool.suppressions = list(suppressions)
         pools.append(pool)
@@ -697,7 +698,7 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
 
 
 def _kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
-    from .kubernetes import inventory_from_objects
+    from .k8s import inventory_from_objects
 
     manifest, unknown = _prepare_manifest(props)
     manifest.setdefault("apiVersion", api[0])
@@ -726,7 +727,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
 
     A resource that cannot be read raises :class:`InputError` naming its URN, or, when ``errors``
     is given, is recorded there as (resource, message) and left out. ``resolve`` matches
-    workloads to node pools (:func:`~shardwise.rules.adapters.kubernetes.resolve_pools`).
+    workloads to node pools (:func:`~shardwise.rules.adapters.k8s.resolve_pools`).
     """
     cleaned: list[tuple[PulumiResource, Mapping[str, Any]]] = []
     inv = Inventory()
@@ -802,7 +803,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
         except Exception as exc:  # noqa: BLE001
             fail(res, exc)
     if resolve:
-        from .kubernetes import resolve_pools
+        from .k8s import resolve_pools
 
         resolve_pools(inv)
     return inv
@@ -945,7 +946,7 @@ def inventory_from_pulumi_json(data: Any, file: str, text: str | None = None) ->
 
 def load_pulumi_json(path: str) -> Inventory:
     """Read a ``pulumi preview --json`` or ``pulumi stack export`` file (``-`` for stdin)."""
-    from .kubernetes import resolve_pools
+    from .k8s import resolve_pools
 
     text = read_text(path)
     file = "<stdin>" if path == "-" else path

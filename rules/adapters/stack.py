@@ -284,7 +284,8 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
-    from .labels import INSTANCE_TYPE, pool_from_labels
+    from ..vocab import INSTANCE_TYPE
+    from .k8s.pools import pool_from_labels
 
     if p.provisioner == "karpenter":
         pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)
@@ -329,7 +330,7 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
     ``lines`` is the YAML value the spec was read from (a :class:`~shardwise.rules.yamlsrc.LineDict`),
     used to point each object at its entry; without it every location is ``file`` (and ``line``).
     """
-    from .kubernetes import inventory_from_objects, resolve_pools
+    from .k8s import inventory_from_objects, resolve_pools
 
     where = _Locator(file, lines, line)
     _check_network(spec, where)

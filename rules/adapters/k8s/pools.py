@@ -1,5 +1,7 @@
 """Node labels -> :class:`~shardwise.rules.model.NodePool`: what GPUs a set of nodes carries.
 
+The label names are in :mod:`shardwise.rules.vocab`.
+
 Three label families describe GPU nodes, and a fourth names the instance type:
 
 - ours (set by :class:`~shardwise.components.GpuNodePool`): ``shardwise.dev/gpu-product``,
@@ -25,46 +27,24 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import CatalogError
-from ..model import Location, NodePool, Taint
-
-# ours
-LABEL_GPU_PRODUCT = "shardwise.dev/gpu-product"
-LABEL_GPU_COUNT = "shardwise.dev/gpu-count"
-LABEL_GPU_MEMORY_GIB = "shardwise.dev/gpu-memory-gib"
-LABEL_NVLINK = "shardwise.dev/nvlink"
-LABEL_NVLINK_DOMAIN_SIZE = "shardwise.dev/nvlink-domain-size"
-LABEL_EFA = "shardwise.dev/efa"
-LABEL_POOL = "shardwise.dev/pool"
-# our annotations
-ANN_P95 = "shardwise.dev/p95-context-tokens"
-ANN_BASE_MODEL = "shardwise.dev/base-model"
-ANN_PRODUCTION = "shardwise.dev/production"
-ANN_IGNORE = "shardwise.dev/ignore"
-# NVIDIA GPU Feature Discovery
-GFD_PRODUCT = "nvidia.com/gpu.product"
-GFD_COUNT = "nvidia.com/gpu.count"
-GFD_MEMORY_MIB = "nvidia.com/gpu.memory"
-GFD_CLIQUE = "nvidia.com/gpu.clique"
-# Karpenter (AWS provider)
-KARPENTER_GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
-KARPENTER_GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
-KARPENTER_GPU_MEMORY_MIB = "karpenter.k8s.aws/instance-gpu-memory"
-KARPENTER_NODEPOOL = "karpenter.sh/nodepool"
-# well-known
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-INSTANCE_TYPE_BETA = "beta.kubernetes.io/instance-type"
-
-GPU_TAINT_KEY = "nvidia.com/gpu"
-GPU_RESOURCE = "nvidia.com/gpu"
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
-
-#: Labels that, on their own, can say which GPU (or how many) a node has.
-GPU_LABELS: tuple[str, ...] = (
-    LABEL_GPU_PRODUCT, LABEL_GPU_COUNT, LABEL_GPU_MEMORY_GIB,
-    GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB,
-    KARPENTER_GPU_NAME, KARPENTER_GPU_COUNT, KARPENTER_GPU_MEMORY_MIB,
-    INSTANCE_TYPE, INSTANCE_TYPE_BETA,
+from ...errors import CatalogError
+from ...model import Location, NodePool, Taint
+from ...vocab import (
+    GFD_CLIQUE,
+    GFD_COUNT,
+    GFD_MEMORY_MIB,
+    GFD_PRODUCT,
+    INSTANCE_TYPE,
+    INSTANCE_TYPE_BETA,
+    KARPENTER_GPU_COUNT,
+    KARPENTER_GPU_MEMORY_MIB,
+    KARPENTER_GPU_NAME,
+    LABEL_EFA,
+    LABEL_GPU_COUNT,
+    LABEL_GPU_MEMORY_GIB,
+    LABEL_GPU_PRODUCT,
+    LABEL_NVLINK,
+    LABEL_NVLINK_DOMAIN_SIZE,
 )
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
@@ -113,7 +93,7 @@ def pool_from_labels(
     ``gpus_per_node`` is a fallback for the GPU count when no label gives it (a Node's
     ``status.capacity``); labels and the instance type win over it.
     """
-    from .. import catalog  # deferred: the catalog data loads only when a pool is built
+    from ... import catalog  # deferred: the catalog data loads only when a pool is built
 
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 

@@ -1,0 +1,111 @@
+"""Kubernetes manifests (plain, Helm-rendered, multi-document, ``kind: List``) -> :class:`Inventory`.
+
+One extractor per family of objects, and this module is the one place that picks the extractor by
+``apiVersion`` group and ``kind`` (:data:`EXTRACTORS`):
+
+- :mod:`.workloads`: any object with a pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet,
+  Job, CronJob, Pod, Argo Rollout, LeaderWorkerSet, and unknown custom resources with
+  ``spec.template``) whose containers run a vLLM server -> :class:`ServingGroup` (pod templates are
+  read by :mod:`.pods`);
+- :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
+- :mod:`.autoscaling`: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject;
+- :mod:`.nodes`: Node and Karpenter NodePool -> :class:`NodePool` (through :mod:`.pools`), Karpenter
+  EC2NodeClass -> :class:`LaunchTemplate`, and :func:`resolve_pools`;
+- Namespace and PodDisruptionBudget are known and need no object; every other kind is counted in
+  ``Inventory.skipped``.
+
+``shardwise.dev/ignore`` (``"SW104: reason; SW106: reason"``) is read on workloads, Services,
+Ingresses, autoscalers and node pools. Every object keeps its file and line. Engine flags point at
+the line where the flag is written when the manifest text is available (:func:`load_kubernetes_text`),
+else at the container's ``args``/``command`` key.
+
+After building, :func:`resolve_pools` matches each serving group to a node pool. Call it again
+after merging inventories from several inputs: it re-resolves groups whose pool was only
+synthesised from their own selector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ...model import Inventory, Location
+from ...yamlsrc import LineDict, read_text
+from .autoscaling import add_hpa, add_scaled_object
+from .fields import as_list, parse_ignore
+from .network import add_http_route, add_ingress, add_network_policy, add_service
+from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
+from .parse import Lines, parse_manifests
+from .workloads import SIMPLE_WORKLOADS, add_workload
+
+__all__ = [
+    "SELECTOR_POOL_KIND", "inventory_from_objects", "load_kubernetes_file", "load_kubernetes_text",
+    "parse_ignore", "parse_manifests", "resolve_pools",
+]
+
+#: An extractor adds what one object says to the inventory; False when it found nothing to add.
+Extractor = Callable[[str, Mapping[str, Any], Location, Inventory, "Lines | None"], "bool | None"]
+
+
+def _plain(add: Callable[[Mapping[str, Any], Location, Inventory], None]) -> Extractor:
+    return lambda kind, obj, loc, inv, lines: add(obj, loc, inv)
+
+
+#: (apiVersion group, kind) -> extractor; group ``None`` accepts any group.
+EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
+    **{(None, kind): add_workload for kind in SIMPLE_WORKLOADS},
+    (None, "Service"): _plain(add_service),
+    (None, "Ingress"): _plain(add_ingress),
+    (None, "HTTPRoute"): _plain(add_http_route),
+    ("", "NetworkPolicy"): _plain(add_network_policy),
+    ("networking.k8s.io", "NetworkPolicy"): _plain(add_network_policy),
+    (None, "HorizontalPodAutoscaler"): _plain(add_hpa),
+    ("keda.sh", "ScaledObject"): _plain(add_scaled_object),
+    (None, "Node"): _plain(add_node),
+    ("karpenter.sh", "NodePool"): _plain(add_karpenter_pool),
+    ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),
+    (None, "Namespace"): lambda kind, obj, loc, inv, lines: None,  # recognised; no rule needs their content
+    (None, "PodDisruptionBudget"): lambda kind, obj, loc, inv, lines: None,
+}
+
+
+def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> None:
+    kind = str(obj.get("kind", ""))
+    api = str(obj.get("apiVersion", ""))
+    group = api.split("/", 1)[0] if "/" in api else ""
+    if kind == "List" or (kind.endswith("List") and isinstance(obj.get("items"), list)):
+        for item in as_list(obj.get("items")):
+            if isinstance(item, dict):
+                _add(item, Location(loc.file, item.line if isinstance(item, LineDict) else loc.line), inv, lines)
+        return
+    extract = EXTRACTORS.get((group, kind)) or EXTRACTORS.get((None, kind))
+    if extract is not None:
+        extract(kind, obj, loc, inv, lines)
+    elif not add_workload(kind, obj, loc, inv, lines):  # a custom resource with a pod template
+        inv.skipped[kind or "(no kind)"] += 1
+
+
+def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
+                           lines: Lines | None = None) -> Inventory:
+    """Turn Kubernetes objects into an inventory (pools are not resolved: see :func:`resolve_pools`).
+
+    ``lines`` (file -> its text's lines) lets engine flags point at the line they are written on.
+    """
+    inv = Inventory()
+    for obj, loc in objs:
+        _add(obj, loc, inv, lines)
+    return inv
+
+
+def load_kubernetes_text(text: str, file: str) -> Inventory:
+    """Parse manifests from ``text`` (named ``file`` in messages) into a pool-resolved inventory."""
+    objs = parse_manifests(text, file)
+    inv = inventory_from_objects(objs, {file: text.splitlines()})
+    inv.sources.append(file)
+    resolve_pools(inv)
+    return inv
+
+
+def load_kubernetes_file(path: str) -> Inventory:
+    """Read a manifest file (``-`` for stdin) into a pool-resolved inventory."""
+    return load_kubernetes_text(read_text(path), path)

@@ -1,0 +1,124 @@
+"""Small readers of object fields: maps, lists, lines, integers, annotations, suppressions.
+
+Every extractor reads through these, so a wrong-typed field reads as absent in one place (or is an
+:class:`InputError` with file and line where a rule needs the value).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ...errors import InputError
+from ...model import UNKNOWN, Location, Suppression
+from ...vocab import ANN_IGNORE
+from ...yamlsrc import LineDict
+
+_CODE = re.compile(r"^SW\d{3}$")
+_CODES_THEN_REASON = re.compile(r"^((?:SW\d{3}\b[\s,]*)+)(.*)$", re.IGNORECASE | re.DOTALL)
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def as_map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else _EMPTY  # dict, not Mapping: the ABC check is slow
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def line_of(d: Any, key: str) -> int | None:
+    return d.line_of(key) if isinstance(d, LineDict) else None
+
+
+def str_map(value: Any) -> dict[str, str]:
+    return {str(k): "" if v is None else str(v) for k, v in as_map(value).items()}
+
+
+
+def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str, minimum: int = 0) -> Any:
+    value = d.get(key)
+    if value is None:
+        return default
+    if value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, bool):
+        raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, line_of(d, key) or loc.line)
+    if isinstance(value, int):
+        number = value
+    else:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise InputError(f"{what}: expected an integer, got {value!r}", loc.file,
+                             line_of(d, key) or loc.line) from None
+    if number < minimum:
+        raise InputError(f"{what}: expected an integer of at least {minimum}, got {value!r}", loc.file,
+                         line_of(d, key) or loc.line)
+    return number
+
+
+def read_annotations(*metas: Any) -> tuple[dict[str, str], dict[str, int | None]]:
+    """Merged annotations (later metadata wins) and the line of each."""
+    values: dict[str, str] = {}
+    lines: dict[str, int | None] = {}
+    for meta in metas:
+        ann = as_map(as_map(meta).get("annotations"))
+        for k, v in ann.items():
+            values[str(k)] = "" if v is None else str(v)
+            lines[str(k)] = line_of(ann, k)
+    return values, lines
+
+
+def parse_ignore(value: str, location: Location) -> list[Suppression]:
+    """``"SW104: reason; SW106: reason"`` -> suppressions (``;`` or newlines between entries).
+
+    An entry without a reason (``"SW104"`` or ``"SW104:"``) is kept with ``reason=""`` so the
+    engine reports it. Several codes may share a reason (``"SW104, SW106: reason"``); without a
+    colon, the words after the codes are the reason. A piece that does not start with a rule code
+    continues the previous entry's reason (a reason may contain ``;``); anywhere else it is an
+    :class:`InputError`.
+    """
+    out: list[Suppression] = []
+    last: list[int] = []  # indices of the previous entry's suppressions
+    for raw in re.split(r"[;\n]", value):
+        entry = raw.strip()
+        if not entry:
+            continue
+        head, colon, tail = entry.partition(":")
+        codes: list[str] = []
+        reason = ""
+        if colon:
+            words = [w for w in re.split(r"[,\s]+", head) if w]
+            if words and all(_CODE.match(w.upper()) for w in words):
+                codes, reason = [w.upper() for w in words], tail.strip()
+        else:
+            m = _CODES_THEN_REASON.match(entry)
+            if m:
+                codes = [c.upper() for c in re.findall(r"SW\d{3}", m.group(1), re.IGNORECASE)]
+                reason = m.group(2).strip()
+        if not codes:
+            if last and out[last[0]].reason:
+                joined = f"{out[last[0]].reason}; {entry}"
+                for i in last:
+                    out[i] = Suppression(out[i].code, joined, out[i].location)
+                continue
+            raise InputError(
+                f"{ANN_IGNORE}: {entry!r} does not start with a rule code (SWnnn)", location.file, location.line
+            )
+        last = []
+        for code in codes:
+            last.append(len(out))
+            out.append(Suppression(code, reason, location))
+    return out
+
+
+def suppressions_from(ann: Mapping[str, str], lines: Mapping[str, int | None], file: str | None,
+                  default_line: int | None) -> list[Suppression]:
+    if ANN_IGNORE not in ann:
+        return []
+    return parse_ignore(ann[ANN_IGNORE], Location(file, lines.get(ANN_IGNORE) or default_line))
+

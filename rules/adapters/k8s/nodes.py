@@ -1,0 +1,166 @@
+"""Nodes and node pools: Node, Karpenter NodePool and EC2NodeClass, and matching workloads to pools.
+
+Node and NodePool labels become :class:`NodePool` through :func:`.pools.pool_from_labels`; an
+EC2NodeClass becomes a :class:`LaunchTemplate` (its instance-metadata options).
+:func:`resolve_pools` matches each serving group to a pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
+from ...vocab import (
+    GFD_CLIQUE,
+    GPU_LABELS,
+    GPU_RESOURCE,
+    INSTANCE_TYPE,
+    KARPENTER_GPU_NAME,
+    KARPENTER_NODEPOOL,
+    LABEL_EFA,
+    LABEL_NVLINK,
+)
+from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
+from .pools import pool_from_labels
+
+SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
+
+
+def read_taints(raw: Any) -> list[Taint]:
+    return [
+        Taint(str(t.get("key")), str(t["value"]) if t.get("value") is not None else None,
+              str(t.get("effect", "NoSchedule")))
+        for t in as_list(raw) if isinstance(t, dict) and t.get("key")
+    ]
+
+
+def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    ann, lines = read_annotations(meta)
+    capacity = as_map(as_map(obj.get("status")).get("capacity"))
+    try:
+        count = int(str(capacity[GPU_RESOURCE])) if GPU_RESOURCE in capacity else None
+    except ValueError:
+        count = None
+    pool = pool_from_labels(str(meta.get("name") or "unnamed"), str_map(meta.get("labels")), loc,
+                              read_taints(spec.get("taints")), kind="node", gpus_per_node=count)
+    pool.suppressions = suppressions_from(ann, lines, loc.file, loc.line)
+    inv.pools.append(pool)
+
+
+_EXPANDABLE = (INSTANCE_TYPE, KARPENTER_GPU_NAME)
+
+
+def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    ann, lines = read_annotations(meta)
+    name = str(meta.get("name") or "unnamed")
+    template = as_map(spec.get("template"))
+    tspec = as_map(template.get("spec"))
+    labels = str_map(as_map(template.get("metadata")).get("labels"))
+    labels[KARPENTER_NODEPOOL] = name
+    capacity_type = None
+    multi: tuple[str, list[str]] | None = None
+    for req in as_list(tspec.get("requirements")):
+        req = as_map(req)
+        key, op = str(req.get("key", "")), str(req.get("operator", ""))
+        values = [str(v) for v in as_list(req.get("values"))]
+        if op != "In" or not values:
+            continue
+        if key == "karpenter.sh/capacity-type":
+            capacity_type = ",".join(values)
+        if len(values) == 1:
+            labels[key] = values[0]
+        elif key in _EXPANDABLE and multi is None:
+            multi = (key, values)
+    taints = read_taints(tspec.get("taints"))
+    variants = [(name, labels)]
+    if multi is not None:  # one pool per instance type (or GPU name) the NodePool may launch
+        variants = [(f"{name}/{v}", {**labels, multi[0]: v}) for v in multi[1]]
+    node_class = as_map(tspec.get("nodeClassRef")).get("name")
+    suppressions = suppressions_from(ann, lines, loc.file, loc.line)
+    for pool_name, pool_labels in variants:
+        pool = pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
+        pool.capacity_type = capacity_type
+        pool.launch_template = str(node_class) if node_class else None
+        pool.suppressions = list(suppressions)
+        inv.pools.append(pool)
+
+
+def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    ann, lines = read_annotations(meta)
+    md = as_map(spec.get("metadataOptions"))
+    # Karpenter's defaults when metadataOptions is absent: httpTokens required, hop limit 1.
+    inv.launch_templates.append(LaunchTemplate(
+        name=str(meta.get("name") or "unnamed"),
+        http_tokens=str(md.get("httpTokens") or "required"),
+        http_put_response_hop_limit=int_field(md, "httpPutResponseHopLimit", 1, loc,
+                                               "spec.metadataOptions.httpPutResponseHopLimit"),
+        location=loc,
+        suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+    ))
+
+
+
+def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
+    labels = pool.labels
+    for k, v in g.node_selector.items():
+        if labels.get(k) != v:
+            return False
+    if g.affinity and not any(all(e.matches(labels) for e in term) for term in g.affinity):
+        return False
+    for taint in pool.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in g.tolerations):
+            return False
+    return True
+
+
+def _selector_labels(g: ServingGroup) -> dict[str, str]:
+    labels = dict(g.node_selector)
+    for term in g.affinity[:1]:  # the first term: a pod needs only one to match
+        for e in term:
+            if e.operator == "In" and len(e.values) == 1 and e.key not in labels:
+                labels[e.key] = e.values[0]
+    return labels
+
+
+def pool_from_selector(g: ServingGroup) -> NodePool | None:
+    """A node pool synthesised from a group's own selector, when its labels identify a GPU."""
+    labels = _selector_labels(g)
+    used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE)]
+    if not any(k in GPU_LABELS for k in used):
+        return None
+    name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)
+    pool = pool_from_labels(name, labels, g.location, kind=SELECTOR_POOL_KIND)
+    if pool.gpu is None and pool.gpus_per_node is None:
+        return None
+    return pool
+
+
+def resolve_pools(inv: Inventory) -> None:
+    """Set ``group.pool`` for every group that has none (or only one synthesised from its selector).
+
+    With declared pools (Nodes, Karpenter NodePools, stack pools): the first pool whose labels
+    satisfy the nodeSelector and one required node-affinity term, and whose NoSchedule/NoExecute
+    taints the group tolerates (a pool that says which GPU it has is preferred when the group
+    requests GPUs). Without declared pools: a pool synthesised from the selector's GPU labels, or
+    None.
+    """
+    declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
+    for g in inv.groups:
+        if g.pool is not None and g.pool.kind != SELECTOR_POOL_KIND:
+            continue
+        if g.node_selector is UNKNOWN:  # not known yet: no pool can be matched (SW206 says so)
+            g.pool = None
+            continue
+        if declared:
+            matching = [p for p in declared if _pool_admits(p, g)]
+            with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node]
+            wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
+            pick = (with_gpus or matching) if wants_gpus else matching
+            g.pool = pick[0] if pick else None
+        else:
+            g.pool = pool_from_selector(g)
+

@@ -1,0 +1,106 @@
+"""Manifest text -> Kubernetes objects with their lines, and finding a word's line in that text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...errors import InputError
+from ...model import Location
+from ...yamlsrc import LineDict, load_all
+
+#: file -> the lines of its text, for pointing at the line a word is written on.
+Lines = Mapping[str, Sequence[str]]
+
+
+def _doc_line(text: str, index: int) -> int | None:
+    """The line where document ``index`` starts (only used on the error path)."""
+    import yaml
+
+    try:
+        for i, node in enumerate(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))):
+            if i == index:
+                return node.start_mark.line + 1 if node is not None else None
+    except yaml.YAMLError:
+        return None
+    return None
+
+
+def yaml_type(value: Any) -> str:
+    """How YAML names the type of ``value``: a mapping, a list, a string, a number, a boolean, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
+def parse_manifests(text: str, file: str) -> list[tuple[LineDict, Location]]:
+    """Every Kubernetes object in ``text`` with its location; ``kind: List`` items are flattened.
+
+    Empty documents (a Helm ``# Source:`` comment alone) are skipped. A document that is not a
+    mapping, or lacks ``apiVersion`` or ``kind``, is an :class:`InputError` with file and line.
+    """
+    out: list[tuple[LineDict, Location]] = []
+    for index, doc in enumerate(load_all(text, file)):
+        if doc is None:
+            continue
+        if not isinstance(doc, LineDict):
+            raise InputError(
+                f"expected a Kubernetes object (a mapping), found {yaml_type(doc)}",
+                file, _doc_line(text, index),
+            )
+        _collect(doc, file, out)
+    return out
+
+
+def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> None:
+    for key in ("apiVersion", "kind"):
+        value = obj.get(key)
+        if not isinstance(value, str) or not value:
+            raise InputError(f"object has no {key}", file, obj.line)
+    if obj["kind"] == "List" or (obj["kind"].endswith("List") and isinstance(obj.get("items"), list)):
+        items = obj.get("items")
+        if items is not None and not isinstance(items, list):
+            raise InputError(f"items: expected a list of Kubernetes objects, found {yaml_type(items)}", file,
+                             obj.line_of("items"))
+        for item in items or ():
+            if not isinstance(item, LineDict):
+                raise InputError("List item is not a Kubernetes object (a mapping)", file, obj.line_of("items"))
+            _collect(item, file, out)
+        return
+    out.append((obj, Location(file, obj.line)))
+
+
+def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
+                file: str | None) -> Callable[[str], Location | None] | None:
+    """A finder of the first line in ``start..end`` where a word is written (None without the text)."""
+    if not lines or start is None:
+        return None
+    lo = max(start - 1, 0)
+    hi = min(end if end is not None else lo + 400, len(lines))
+
+    def locate(token: str) -> Location | None:
+        if not token:
+            return None
+        n = len(token)
+        for idx in range(lo, hi):
+            text = lines[idx]
+            pos = text.find(token)
+            while pos >= 0:
+                before = text[pos - 1] if pos > 0 else " "
+                after = text[pos + n] if pos + n < len(text) else " "
+                if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
+                    return Location(file, idx + 1)
+                pos = text.find(token, pos + 1)
+        return None
+
+    return locate
+
+

@@ -1,0 +1,194 @@
+"""Workloads with a pod template -> :class:`ServingGroup`: Deployment, StatefulSet, DaemonSet,
+ReplicaSet, ReplicationController, Job, CronJob, Pod, Argo Rollout, LeaderWorkerSet, and unknown
+custom resources with ``spec.template``.
+
+Annotations read on workloads (object metadata merged with the pod template's, the pod template
+winning): ``shardwise.dev/p95-context-tokens``, ``shardwise.dev/base-model``,
+``shardwise.dev/production`` and ``shardwise.dev/ignore``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...catalog.resolve import resolve_model
+from ...errors import InputError
+from ...model import UNKNOWN, Inventory, Location, ServingGroup
+from ...vocab import ANN_P95, ANN_PRODUCTION, LWS_EXCLUSIVE
+from .fields import as_map, int_field, read_annotations, str_map, suppressions_from
+from .parse import Lines
+from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
+
+SIMPLE_WORKLOADS = frozenset({
+    "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job",
+    "CronJob", "Pod", "Rollout", "LeaderWorkerSet",
+})
+_HUMAN_INT = re.compile(r"^(\d+)([kK])$")
+
+
+def _production(value: str, file: str | None, line: int | None) -> bool:
+    v = value.strip().lower()
+    if v in ("true", "yes", "1"):
+        return True
+    if v in ("false", "no", "0"):
+        return False
+    raise InputError(f"{ANN_PRODUCTION}: expected \"true\" or \"false\", got {value!r}", file, line)
+
+
+def _p95(value: str, file: str | None, line: int | None) -> int:
+    v = value.strip().replace("_", "")
+    m = _HUMAN_INT.match(v)
+    try:
+        n = int(m.group(1)) * (1000 if m.group(2) == "k" else 1024) if m else int(v)
+    except ValueError:
+        raise InputError(f"{ANN_P95}: expected a whole number of tokens, got {value!r}", file, line) from None
+    if n <= 0:
+        raise InputError(f"{ANN_P95}: expected a positive number of tokens, got {value!r}", file, line)
+    return n
+
+
+
+def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
+           file: str | None) -> ServingGroup:
+    meta = as_map(obj.get("metadata"))
+    name = str(meta.get("name") or meta.get("generateName") or "unnamed")
+    ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+    engine = pod.engine
+    assert engine is not None and pod.vllm is not None
+    if loc.line is not None:  # objects without lines (rendered from a stack spec) point at their object
+        engine.locations = {k: v if v.line is not None or v.file != loc.file else loc
+                            for k, v in engine.locations.items()}
+    g = ServingGroup(
+        name=name,
+        kind=kind,
+        location=loc,
+        namespace=str(meta.get("namespace") or "default"),
+        engine=engine,
+        replicas=replicas,
+        gpus_per_pod=pod.gpus,
+        node_selector=read_node_selector(pod.spec, loc),
+        affinity=read_affinity(pod.spec),
+        tolerations=read_tolerations(pod.spec),
+        annotations=ann,
+        pod_labels=str_map(pod.meta.get("labels")),
+        containers=pod.containers,
+        vllm_container=pod.vllm.name,
+        volumes=pod.volumes,
+    )
+    if ANN_P95 in ann:
+        g.p95_context = _p95(ann[ANN_P95], file, ann_lines.get(ANN_P95) or loc.line)
+    if ANN_PRODUCTION in ann:
+        g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
+    g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)
+    if engine.model is None:
+        where = pod.vllm.location if pod.vllm.location.line else loc
+        if "config" in engine.extra:
+            g.engine.model = UNKNOWN
+            g.model_unknown = (f"it is set in the --config file {engine.extra['config']!r}, which shardwise "
+                               "cannot read; pass the model on the command line")
+        else:
+            raise InputError(
+                f"container {pod.vllm.name!r} runs vLLM but names no model "
+                "(give it as `vllm serve MODEL` or `--model MODEL`)",
+                where.file, where.line,
+            )
+    else:
+        resolve_model(g, os.path.dirname(file) if file else None)
+    return g
+
+
+def _template_of(kind: str, spec: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """(template metadata, pod spec) for a workload, or None when it has no pod template."""
+    if kind == "Pod":
+        return None
+    if kind == "CronJob":
+        template = as_map(as_map(as_map(spec.get("jobTemplate")).get("spec")).get("template"))
+    else:
+        template = as_map(spec.get("template"))
+    if not template:
+        return None
+    return template.get("metadata"), template.get("spec")
+
+
+def _replicas(kind: str, obj: Mapping[str, Any], loc: Location) -> Any:
+    spec = as_map(obj.get("spec"))
+    if kind == "DaemonSet":
+        return UNKNOWN  # one per matching node
+    if kind == "Pod":
+        return 1
+    if kind == "Job":
+        return int_field(spec, "parallelism", 1, loc, "spec.parallelism")
+    if kind == "CronJob":
+        job = as_map(as_map(spec.get("jobTemplate")).get("spec"))
+        return int_field(job, "parallelism", 1, loc, "spec.jobTemplate.spec.parallelism")
+    return int_field(spec, "replicas", 1, loc, "spec.replicas")
+
+
+def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    """Add a serving group for a workload that runs vLLM; True when one was added."""
+    file = loc.file
+    file_lines = lines.get(file) if lines is not None and file is not None else None
+    spec = as_map(obj.get("spec"))
+    if kind == "LeaderWorkerSet":
+        return add_lws(obj, loc, inv, file_lines)
+    if kind == "Pod":
+        meta, pod_spec = obj.get("metadata"), spec
+    else:
+        tpl = _template_of(kind, spec)
+        if tpl is None:
+            return False
+        meta, pod_spec = tpl
+        if not isinstance(as_map(pod_spec).get("containers"), list):
+            return False
+    pod = read_pod(meta, pod_spec, file, file_lines, {})
+    if pod.engine is None:
+        if pod.image_vllm and kind in SIMPLE_WORKLOADS:
+            inv.skipped[f"{kind} (vLLM image, command not recognised)"] += 1
+        return False
+    group = make_group(kind, obj, loc, pod, _replicas(kind, obj, loc), file)
+    if kind == "Pod":  # a bare pod's annotations and labels are its own
+        group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
+    inv.groups.append(group)
+    return True
+
+
+def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: Sequence[str] | None) -> bool:
+    file = loc.file
+    spec = as_map(obj.get("spec"))
+    lwt = as_map(spec.get("leaderWorkerTemplate"))
+    size = int_field(lwt, "size", 1, loc, "spec.leaderWorkerTemplate.size", minimum=1)
+    injected = {"LWS_GROUP_SIZE": str(size)}
+    leader_raw = as_map(lwt.get("leaderTemplate"))
+    worker_raw = as_map(lwt.get("workerTemplate"))
+    leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,
+                       {**injected, "LWS_WORKER_INDEX": "0"}) if leader_raw else None
+    worker = read_pod(worker_raw.get("metadata"), worker_raw.get("spec"), file, file_lines,
+                       injected if leader_raw else {**injected, "LWS_WORKER_INDEX": "0"})
+    chosen = leader if leader is not None and leader.engine is not None else worker
+    other = worker if chosen is leader else leader
+    if chosen.engine is None:
+        if (leader is not None and leader.image_vllm) or worker.image_vllm:
+            inv.skipped["LeaderWorkerSet (vLLM image, command not recognised)"] += 1
+        return False
+    if other is not None:  # placement usually lives in both templates; fill gaps from the other one
+        if not chosen.spec.get("nodeSelector") and other.spec.get("nodeSelector"):
+            chosen.spec = {**chosen.spec, "nodeSelector": other.spec["nodeSelector"]}
+        if not read_affinity(chosen.spec) and read_affinity(other.spec):
+            chosen.spec = {**chosen.spec, "affinity": other.spec.get("affinity")}
+        if not chosen.spec.get("tolerations") and other.spec.get("tolerations"):
+            chosen.spec = {**chosen.spec, "tolerations": other.spec["tolerations"]}
+        if chosen.gpus is None and other.containers:
+            chosen.gpus = other.containers[0].gpus
+    group = make_group("LeaderWorkerSet", obj, loc, chosen, int_field(spec, "replicas", 1, loc, "spec.replicas"),
+                   file)
+    group.pods_per_group = size
+    rp = lwt.get("restartPolicy")
+    group.restart_policy = str(rp) if rp is not None else None
+    meta_ann = str_map(as_map(obj.get("metadata")).get("annotations"))
+    group.exclusive_topology = meta_ann.get(LWS_EXCLUSIVE) or group.annotations.get(LWS_EXCLUSIVE) or None
+    inv.groups.append(group)
+    return True
+

@@ -222,7 +222,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 19 + 42 + 68
+    assert len(records) == 35 + 59 + 68
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -239,8 +239,25 @@ def test_every_instance_carries_a_catalog_gpu_and_consistent_efa() -> None:
 
 def test_fp8_follows_architecture() -> None:
     for gpu in gpus().values():
-        assert gpu.fp8 == (gpu.architecture in {"ada", "hopper", "blackwell"}), gpu.name
-        assert 0.8 * gpu.memory_gb < gpu.memory_gib < 1.0 * gpu.memory_gb, gpu.name
+        if gpu.vendor == "nvidia":
+            assert gpu.fp8 == (gpu.architecture in {"ada", "hopper", "blackwell"}), gpu.name
+            assert 0.8 * gpu.memory_gb < gpu.memory_gib < 1.0 * gpu.memory_gb, gpu.name
+        else:  # their nominal "GB" are binary: the runtimes report (almost) that many GiB
+            assert 0.95 * gpu.memory_gb < gpu.memory_gib <= 1.01 * gpu.memory_gb, gpu.name
+
+
+def test_vendor_resource_and_link_domain_are_consistent() -> None:
+    resources = {
+        "nvidia": "nvidia.com/gpu",
+        "amd": "amd.com/gpu",
+        "intel": "habana.ai/gaudi",
+        "google": "google.com/tpu",
+        "aws": "aws.amazon.com/neuron",
+    }
+    for gpu in gpus().values():
+        assert gpu.k8s_resource == resources[gpu.vendor], gpu.name
+        assert (gpu.interconnect == "fabric") == (gpu.vendor != "nvidia"), gpu.name
+        assert (gpu.nvlink_domain_size == 1) == (gpu.interconnect == "pcie"), gpu.name
 
 
 def test_catalog_shapes_reproduce_their_parameter_counts() -> None:
@@ -306,6 +323,34 @@ def test_lookups_return_copies() -> None:
         ("NVIDIA GeForce RTX 3090", "RTX-3090"),
         ("rtx 5090", "RTX-5090"),
         ("NVIDIA-RTX-6000-Ada-Generation", "RTX-6000-Ada"),
+        # GKE cloud.google.com/gke-accelerator values
+        ("nvidia-tesla-t4", "T4"),
+        ("nvidia-tesla-a100", "A100-40GB"),
+        ("nvidia-a100-80gb", "A100-80GB"),
+        ("nvidia-h100-80gb", "H100-SXM-80GB"),
+        ("nvidia-h100-mega-80gb", "H100-SXM-80GB"),
+        ("nvidia-h200-141gb", "H200-141GB"),
+        ("nvidia-b200", "B200"),
+        ("nvidia-gb200", "GB200"),
+        ("nvidia-rtx-pro-6000", "RTX-PRO-6000-Blackwell"),
+        ("nvidia-l4", "L4"),
+        # Karpenter instance-gpu-name values of the newer families
+        ("b300", "B300"),
+        ("rtx-pro-server-6000", "RTX-PRO-6000-Blackwell"),
+        # beyond NVIDIA: AMD GPU labeller product names, GKE TPU accelerators, Gaudi, Neuron
+        ("AMD_Instinct_MI300X_OAM", "MI300X"),
+        ("AMD Instinct MI325X", "MI325X"),
+        ("mi300x", "MI300X"),
+        ("AMD Instinct MI250X / MI250", "MI250X-GCD"),
+        ("Intel Gaudi 2", "Gaudi2"),
+        ("HL-225", "Gaudi2"),
+        ("gaudi3", "Gaudi3"),
+        ("tpu-v5-lite-podslice", "TPU-v5e"),
+        ("tpu-v5p-slice", "TPU-v5p"),
+        ("tpu-v6e-slice", "TPU-v6e"),
+        ("trainium", "Trainium"),
+        ("trainium2", "Trainium2"),
+        ("inferentia2", "Inferentia2"),
     ],
 )
 def test_gpu_spellings_resolve_to_canonical_names(spelling: str, canonical: str) -> None:
@@ -349,6 +394,55 @@ def test_gpu_records_hold_the_published_figures() -> None:
     assert find_gpu("V100-32GB").interconnect == "nvlink"
 
 
+def test_totals_as_the_runtime_reports_them() -> None:
+    """The issue-8 corrections: CUDA's totals, not nvidia-smi's (B200, RTX 5090, RTX 6000 Ada)."""
+    assert {name: find_gpu(name).memory_gib for name in ("B200", "RTX-5090", "RTX-6000-Ada", "B300", "GB200")} == {
+        "B200": 178.35,
+        "RTX-5090": 31.37,
+        "RTX-6000-Ada": 47.5,
+        "B300": 267.88,
+        "GB200": 184.32,
+    }
+
+
+def test_h100_nvl_is_joined_in_pairs_only() -> None:
+    nvl = find_gpu("NVIDIA-H100-NVL")
+    assert (nvl.interconnect, nvl.nvlink_domain_size) == ("nvlink", 2)
+    assert (find_gpu("H100").nvlink_domain_size, find_gpu("GB200").nvlink_domain_size) == (8, 72)
+    assert find_gpu("L40S").nvlink_domain_size == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("MI300X", ("amd", "amd.com/gpu", "cdna3", 192, 191.98, True, "fabric", 8)),
+        ("MI325X", ("amd", "amd.com/gpu", "cdna3", 256, 255.98, True, "fabric", 8)),
+        ("MI250X", ("amd", "amd.com/gpu", "cdna2", 64, 63.98, False, "fabric", 8)),
+        ("Gaudi2", ("intel", "habana.ai/gaudi", "gaudi2", 96, 96.0, True, "fabric", 8)),
+        ("Gaudi3", ("intel", "habana.ai/gaudi", "gaudi3", 128, 128.0, True, "fabric", 8)),
+        ("TPU-v5e", ("google", "google.com/tpu", "tpu-v5e", 16, 15.75, False, "fabric", 8)),
+        ("TPU-v5p", ("google", "google.com/tpu", "tpu-v5p", 95, 95.74, False, "fabric", 4)),
+        ("TPU-v6e", ("google", "google.com/tpu", "tpu-v6e", 32, 31.25, False, "fabric", 8)),
+        ("Trainium", ("aws", "aws.amazon.com/neuron", "trainium1", 32, 32.0, False, "fabric", 16)),
+        ("Trainium2", ("aws", "aws.amazon.com/neuron", "trainium2", 96, 96.0, True, "fabric", 16)),
+        ("Inferentia2", ("aws", "aws.amazon.com/neuron", "inferentia2", 32, 32.0, False, "fabric", 12)),
+    ],
+)
+def test_accelerators_beyond_nvidia(name: str, expected: tuple[object, ...]) -> None:
+    g = find_gpu(name)
+    assert (
+        g.vendor,
+        g.k8s_resource,
+        g.architecture,
+        g.memory_gb,
+        g.memory_gib,
+        g.fp8,
+        g.interconnect,
+        g.nvlink_domain_size,
+    ) == expected
+    assert g.source.startswith("https://")
+
+
 def test_unknown_gpu_suggests_close_names() -> None:
     with pytest.raises(CatalogError) as err:
         find_gpu("H100-SMX")
@@ -357,8 +451,8 @@ def test_unknown_gpu_suggests_close_names() -> None:
         find_gpu("RTX-4080")
     assert str(err.value).startswith("unknown GPU 'RTX-4080'; did you mean: RTX-4090")
     with pytest.raises(CatalogError) as err:
-        find_gpu("MI300X")
-    assert str(err.value).startswith("unknown GPU 'MI300X'; known: A100-40GB, A100-80GB,")
+        find_gpu("Radeon-VII")
+    assert str(err.value).startswith("unknown GPU 'Radeon-VII'; known: A100-40GB, A100-80GB,")
 
 
 def test_blank_gpu_name_is_an_error_not_a_match() -> None:
@@ -399,6 +493,56 @@ def test_p4_family() -> None:
     assert find_instance("p3.16xlarge").interconnect == "nvlink"
     assert find_instance("p3dn.24xlarge").gpu == "V100-32GB"
     assert find_instance("p5e.48xlarge").price_per_hour_usd is None
+
+
+def test_newer_instance_types() -> None:
+    b300 = find_instance("p6-b300.48xlarge")
+    assert (b300.gpu, b300.gpus, b300.interconnect, b300.nvlink_domain_size, b300.efa_interfaces) == (
+        "B300",
+        8,
+        "nvswitch",
+        8,
+        16,
+    )
+    assert (b300.vcpus, b300.memory_gib, b300.network_gbps, b300.price_per_hour_usd) == (192, 4096.0, 6400.0, 142.416)
+    gb200 = find_instance("p6e-gb200.36xlarge")
+    assert (gb200.gpu, gb200.gpus, gb200.nvlink_domain_size, gb200.price_per_hour_usd) == ("GB200", 4, 72, None)
+    g7e = find_instance("g7e.48xlarge")
+    assert (g7e.gpu, g7e.gpus, g7e.interconnect, g7e.nvlink_domain_size, g7e.efa_interfaces, g7e.price_per_hour_usd) == (
+        "RTX-PRO-6000-Blackwell",
+        8,
+        "pcie",
+        1,
+        4,
+        33.14432,
+    )
+    assert [i.name for i in instances_for_gpu("rtx-pro-server-6000")] == [
+        "g7e.2xlarge",
+        "g7e.4xlarge",
+        "g7e.8xlarge",
+        "g7e.12xlarge",
+        "g7e.24xlarge",
+        "g7e.48xlarge",
+    ]
+
+
+def test_neuron_and_gaudi_instances() -> None:
+    trn2 = find_instance("trn2.48xlarge")
+    assert (trn2.gpu, trn2.gpus, trn2.interconnect, trn2.nvlink_domain_size, trn2.price_per_hour_usd) == (
+        "Trainium2",
+        16,
+        "fabric",
+        16,
+        None,
+    )
+    assert [(i.name, i.gpus, i.interconnect) for i in instances_for_gpu("inferentia2")] == [
+        ("inf2.xlarge", 1, "pcie"),
+        ("inf2.8xlarge", 1, "pcie"),
+        ("inf2.24xlarge", 6, "fabric"),
+        ("inf2.48xlarge", 12, "fabric"),
+    ]
+    dl1 = find_instance("dl1.24xlarge")
+    assert (dl1.gpu, dl1.gpus, dl1.efa_interfaces, dl1.price_per_hour_usd) == ("Gaudi", 8, 4, 13.10904)
 
 
 def test_instance_lookup_ignores_case_and_suggests() -> None:

@@ -30,7 +30,17 @@ import re
 from typing import Any
 
 from ..errors import CatalogError
-from .types import GpuInfo, InstanceType, Interconnect, MlaShape, ModelShape, MoeShape, Precision
+from .types import (
+    VENDOR_RESOURCE,
+    GpuInfo,
+    InstanceType,
+    Interconnect,
+    MlaShape,
+    ModelShape,
+    MoeShape,
+    Precision,
+    Vendor,
+)
 
 __all__ = [
     "CatalogError",
@@ -41,6 +51,7 @@ __all__ = [
     "ModelShape",
     "MoeShape",
     "Precision",
+    "Vendor",
     "derive_params",
     "find_gpu",
     "find_instance",
@@ -94,12 +105,23 @@ def _check_entry(entry: dict[str, Any], cls: type, path: str, extra_ok: frozense
         raise CatalogError(f"entry {name!r} needs an https source URL", file=path)
 
 
+_VENDOR_WORDS = ("nvidia", "geforce", "tesla", "amd", "instinct", "intel", "habana", "google", "aws")
+
+#: An entry without ``nvlink_domain_size`` gets the usual domain of its interconnect: an HGX board
+#: (or another vendor's 8-way platform) joins 8, a PCIe-only card is alone.
+_GPU_DOMAIN_BY_LINK = {"nvswitch": 8, "nvlink": 8, "fabric": 8, "pcie": 1}
+
+
 def _norm_gpu(name: str) -> str:
     """Fold a GPU spelling to a lookup key: case, separators and vendor words do not matter."""
     key = re.sub(r"[\s_\-./()]+", "", name.strip().lower())
-    for prefix in ("nvidia", "geforce", "tesla"):
-        if key.startswith(prefix) and len(key) > len(prefix):
-            key = key[len(prefix) :]
+    stripped = True
+    while stripped:  # "nvidia-tesla-t4" (GKE), "AMD Instinct MI300X", "Intel Gaudi 2"
+        stripped = False
+        for prefix in _VENDOR_WORDS:
+            if key.startswith(prefix) and len(key) > len(prefix):
+                key = key[len(prefix) :]
+                stripped = True
     # GPU Feature Discovery appends "-SHARED" to the product label under time-slicing.
     if key.endswith("shared") and len(key) > len("shared"):
         key = key[: -len("shared")]
@@ -116,6 +138,8 @@ def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
         _check_entry(raw, GpuInfo, path, _NOTE_KEYS)
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
         fields["aliases"] = tuple(fields.get("aliases", ()))
+        fields.setdefault("nvlink_domain_size", _GPU_DOMAIN_BY_LINK.get(str(fields.get("interconnect", "pcie")), 1))
+        fields.setdefault("k8s_resource", VENDOR_RESOURCE.get(str(fields.get("vendor", "nvidia")), "nvidia.com/gpu"))
         try:
             gpu = GpuInfo(**fields)
         except TypeError as exc:
@@ -187,6 +211,8 @@ def _instance_index() -> dict[str, InstanceType]:
     for raw in _read_data("instances.json"):
         _check_entry(raw, InstanceType, path, _NOTE_KEYS)
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
+        if not fields.get("nvlink_domain_size"):  # the node's own GPUs, unless they share no link
+            fields["nvlink_domain_size"] = 1 if fields.get("interconnect") == "pcie" else fields.get("gpus", 1)
         try:
             inst = InstanceType(**fields)
         except TypeError as exc:

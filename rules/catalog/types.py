@@ -9,34 +9,57 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Interconnect = Literal["nvswitch", "nvlink", "pcie"]
-"""How the GPUs of one node talk: an NVSwitch all-to-all fabric, NVLink bridges/mesh, or PCIe only."""
+Interconnect = Literal["nvswitch", "nvlink", "pcie", "fabric"]
+"""How the accelerators of one node talk: an NVSwitch all-to-all fabric, NVLink bridges/mesh, PCIe
+only, or another vendor's own chip-to-chip fabric (AMD Infinity Fabric, Intel Gaudi's on-chip RoCE,
+Google's ICI, AWS NeuronLink)."""
+
+Vendor = Literal["nvidia", "amd", "intel", "google", "aws"]
+
+#: The Kubernetes extended resource each vendor's device plugin advertises.
+VENDOR_RESOURCE: dict[str, str] = {
+    "nvidia": "nvidia.com/gpu",
+    "amd": "amd.com/gpu",
+    "intel": "habana.ai/gaudi",
+    "google": "google.com/tpu",
+    "aws": "aws.amazon.com/neuron",
+}
+
+Cloud = Literal["aws", "azure", "gcp"]
 
 Precision = Literal["bf16", "fp16", "fp32", "fp8", "int8", "int4", "mxfp4", "nvfp4"]
 
 
 @dataclass(frozen=True)
 class GpuInfo:
-    """One GPU model.
+    """One accelerator model (an NVIDIA or AMD GPU, an Intel Gaudi, a Google TPU chip, an AWS Neuron device).
 
-    ``memory_gib`` is the total device memory as CUDA reports it (``torch.cuda.mem_get_info``),
-    which is what ``gpu_memory_utilization`` is a fraction of; ``memory_gb`` is the nominal
-    marketing figure in decimal GB (used by the seeds' ``gpus_needed``).
+    ``memory_gib`` is the total device memory as the serving runtime reports it (CUDA's
+    ``torch.cuda.mem_get_info`` total, HIP's on ROCm, JAX's ``bytes_limit`` on TPU), which is what
+    ``gpu_memory_utilization`` is a fraction of; ``memory_gb`` is the nominal marketing figure in
+    decimal GB (used by the seeds' ``gpus_needed``). One record is one schedulable device: one
+    ``amd.com/gpu`` of an MI250X is one of its two GCDs, one ``aws.amazon.com/neuron`` is one chip.
     """
 
     name: str  # canonical, e.g. "H100-SXM-80GB"
     memory_gb: float  # nominal, decimal GB
-    memory_gib: float  # as CUDA reports it
-    architecture: str  # "ampere", "ada", "hopper", "blackwell", "turing", "volta"
-    fp8: bool  # native FP8 tensor cores (Ada, Hopper, Blackwell)
-    aliases: tuple[str, ...] = ()  # other spellings, GFD product labels, Karpenter gpu names
+    memory_gib: float  # as the runtime reports it
+    architecture: str  # "ampere", "ada", "hopper", "blackwell", "turing", "volta", "cdna3", "gaudi2", "tpu-v5e", ...
+    fp8: bool  # native FP8 matrix units that vLLM uses for FP8 weights
+    aliases: tuple[str, ...] = ()  # other spellings, GFD product labels, Karpenter and GKE names
     interconnect: Interconnect = "pcie"  # what multi-GPU servers of this part usually have
+    #: Most devices one fast link joins all-to-all on servers of this part: 8 on HGX boards, 72 on
+    #: GB200 NVL72, 2 for H100 NVL (NVLink bridges join cards in pairs only), 1 for PCIe-only cards.
+    #: For other vendors, their own fabric (AMD Infinity Fabric, TPU ICI, NeuronLink).
+    nvlink_domain_size: int = 1
+    vendor: Vendor = "nvidia"
+    k8s_resource: str = "nvidia.com/gpu"  # the extended resource its device plugin advertises
     source: str = ""
 
 
 @dataclass(frozen=True)
 class InstanceType:
-    """One AWS EC2 GPU instance type."""
+    """One cloud instance type with accelerators (AWS EC2 unless ``cloud`` says otherwise)."""
 
     name: str  # "p5.48xlarge"
     gpu: str  # canonical GpuInfo.name
@@ -48,6 +71,11 @@ class InstanceType:
     memory_gib: float = 0.0  # host memory
     network_gbps: float = 0.0
     price_per_hour_usd: float | None = None  # us-east-1 on-demand Linux, where public
+    #: Accelerators one NVLink (or other scale-up) domain joins: the node's own count on HGX
+    #: boards, 1 on PCIe-only nodes, more than ``gpus`` where the domain spans nodes (72 for a
+    #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog._instance_index``.
+    nvlink_domain_size: int = 0
+    cloud: Cloud = "aws"
     source: str = ""
 
 
@@ -98,6 +126,9 @@ class ModelShape:
     #: context (``rope_scaling``, ``max_position_embeddings``), ``vision_config`` and
     #: ``quantization_config``. The capacity model derives vLLM's behaviour from these the way vLLM does.
     hf_config: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+    #: Parameters of the vision (or audio) encoder and its projector, included in ``params``:
+    #: vLLM loads them with the decoder, and profiles the encoder at start-up. 0 for text-only models.
+    vision_params: int = 0
 
     @property
     def is_moe(self) -> bool:

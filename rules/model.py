@@ -171,6 +171,9 @@ class NodePool:
     launch_template: str | None = None
     placement_group: str | None = None
     capacity_type: str | None = None
+    #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron); None: unknown.
+    accelerator: str | None = None
+    fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
     suppressions: list[Suppression] = field(default_factory=list)
 
 
@@ -206,7 +209,8 @@ class Container:
     args: list[str] = field(default_factory=list)
     env: dict[str, Any] = field(default_factory=dict)
     ports: list[int] = field(default_factory=list)
-    gpus: Any = None  # nvidia.com/gpu limit (int | UNKNOWN | None)
+    gpus: Any = None  # accelerators requested (nvidia.com/gpu, amd.com/gpu, ...): int | UNKNOWN | None
+    accelerator_resource: str | None = None  # the resource ``gpus`` counts, e.g. "nvidia.com/gpu"
     efa: int = 0  # vpc.amazonaws.com/efa
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
@@ -270,6 +274,29 @@ class ServingGroup:
     production: Any = None  # bool | None: the environment is production
     placement_known: bool = True  # False for `plan` (no node pool to check)
     suppressions: list[Suppression] = field(default_factory=list)
+    accelerator_resource: str | None = None  # the resource gpus_per_pod counts ("nvidia.com/gpu", "google.com/tpu")
+    #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
+    #: "tolerations", "replicas", "volumes", "probe:startup|liveness|readiness", "annotation:<key>".
+    #: Engine flags are in ``engine.locations``.
+    locations: dict[str, Location] = field(default_factory=dict)
+
+    def at(self, *keys: str) -> Location:
+        """The location of the first of ``keys`` that was written (engine flags included), else the object's."""
+        for key in keys:
+            loc = self.locations.get(key) or self.engine.locations.get(key)
+            if loc is not None and (loc.line is not None or loc.urn is not None):
+                return loc
+        return self.location
+
+    @property
+    def accelerator(self) -> str | None:
+        """Who makes the accelerators the pods request ("nvidia", "amd", "google", "intel", "aws"), or
+        the pool's when the pods request none; None when neither says."""
+        from .vocab import ACCELERATOR_RESOURCES
+
+        if self.accelerator_resource:
+            return ACCELERATOR_RESOURCES.get(self.accelerator_resource)
+        return self.pool.accelerator if self.pool is not None else None
 
     @property
     def gpus_per_replica(self) -> int:
@@ -389,6 +416,19 @@ class Autoscaler:
 
 
 @dataclass
+class LaunchIssue:
+    """A workload that looks like vLLM (its image or flags say so) but whose command shardwise cannot
+    read, or one that reads as a command vLLM would refuse (``crash`` says so): no rule can judge it."""
+
+    subject: str  # "Deployment llm/qwen"
+    container: str
+    reason: str  # what was seen, and what would make it readable
+    location: Location = Location()
+    crash: bool = False  # the command as written makes vLLM exit at start-up
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
 class Inventory:
     """Everything the rules look at, from one or many inputs."""
 
@@ -404,11 +444,12 @@ class Inventory:
     production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
+    launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
 
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "sources",
+            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .checks import (
     sw001,
+    sw002,
+    sw003,
     sw101,
     sw102,
     sw103,
@@ -39,6 +41,8 @@ from .engine import Rule
 
 ALL_RULES: tuple[Rule, ...] = (
     sw001.SuppressionWithoutReason(),
+    sw002.VllmCommandNotUnderstood(),
+    sw003.VllmCommandCrashes(),
     sw101.WeightsDoNotFit(),
     sw102.KvCapacityBelowMaxModelLen(),
     sw103.KvBudgetBelowLoad(),

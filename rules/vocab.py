@@ -48,3 +48,43 @@ GPU_LABELS: tuple[str, ...] = (
 
 # LeaderWorkerSet
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+
+#: Extended resources that request accelerators, and who makes them. vLLM's tensor parallelism counts
+#: GPUs, TPU chips, Gaudi HPUs and NeuronCores; ``aws.amazon.com/neuron`` and ``.../neurondevice``
+#: count Neuron devices, each of several NeuronCores.
+ACCELERATOR_RESOURCES: dict[str, str] = {
+    GPU_RESOURCE: "nvidia",
+    "amd.com/gpu": "amd",
+    "google.com/tpu": "google",
+    "habana.ai/gaudi": "intel",
+    "aws.amazon.com/neuroncore": "aws",
+    "aws.amazon.com/neuron": "aws",
+    "aws.amazon.com/neurondevice": "aws",
+}
+#: Neuron resources that count devices, not the NeuronCores tensor parallelism is sized in.
+NEURON_DEVICE_RESOURCES = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neurondevice"})
+
+# GKE
+GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+GKE_ACCELERATOR_COUNT = "cloud.google.com/gke-accelerator-count"
+GKE_TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
+GKE_TPU_TOPOLOGY = "cloud.google.com/gke-tpu-topology"
+GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
+# Karpenter and EKS Auto Mode describe the instance with the same suffixes under two prefixes.
+KARPENTER_AWS_PREFIX = "karpenter.k8s.aws/"
+EKS_PREFIX = "eks.amazonaws.com/"
+INSTANCE_FAMILY_SUFFIX = "instance-family"
+INSTANCE_CATEGORY_SUFFIX = "instance-category"
+INSTANCE_GENERATION_SUFFIX = "instance-generation"
+INSTANCE_GPU_NAME_SUFFIX = "instance-gpu-name"
+INSTANCE_GPU_COUNT_SUFFIX = "instance-gpu-count"
+INSTANCE_GPU_MEMORY_SUFFIX = "instance-gpu-memory"
+INSTANCE_GPU_MANUFACTURER_SUFFIX = "instance-gpu-manufacturer"
+# NVIDIA GPU Feature Discovery, beyond the product/count/memory/clique above
+GFD_FAMILY = "nvidia.com/gpu.family"
+# AMD GPU operator's node labeller
+AMD_PRODUCT = "amd.com/gpu.product-name"
+AMD_COUNT = "amd.com/gpu.count"
+AMD_VRAM = "amd.com/gpu.vram"
+# A pod pinned to one node by name: the node is real, what it carries is not in the manifest.
+HOSTNAME = "kubernetes.io/hostname"

@@ -247,7 +247,7 @@ def test_nginx_deployment_is_not_a_group_and_not_skipped():
     assert (inv.groups, dict(inv.skipped)) == ([], {})
 
 
-def test_vllm_image_with_unreadable_command_is_counted():
+def test_vllm_image_with_unreadable_command_is_a_launch_issue():
     inv = load_kubernetes_text(text("""
         apiVersion: apps/v1
         kind: Deployment
@@ -260,8 +260,14 @@ def test_vllm_image_with_unreadable_command_is_counted():
                   image: vllm/vllm-openai:v0.10.1
                   command: ["/bin/sh", "/scripts/start.sh"]
     """), "s.yaml")
-    assert inv.groups == []
-    assert dict(inv.skipped) == {"Deployment (vLLM image, command not recognised)": 1}
+    assert (inv.groups, dict(inv.skipped)) == ([], {})
+    [issue] = inv.launch_issues
+    assert (issue.subject, issue.container, issue.location, issue.crash) == (
+        "Deployment default/scripted", "vllm", Location("s.yaml", 10), False)
+    assert issue.reason == (
+        "container 'vllm' runs the vLLM image vllm/vllm-openai:v0.10.1 but its command (/bin/sh /scripts/start.sh) "
+        "does not start a vLLM server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m "
+        "vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script")
 
 
 # --- multi-doc, List, skipped kinds, errors -----------------------------------------------------------

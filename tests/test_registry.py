@@ -22,6 +22,8 @@ CODES = [r.meta.code for r in ALL_RULES]
 # written out: changing either is a decision about what blocks a deployment, not a side effect.
 LEVELS = {
     "SW001": ("mandatory", False),
+    "SW002": ("advisory", False),
+    "SW003": ("mandatory", False),
     "SW101": ("mandatory", False),
     "SW102": ("mandatory", False),
     "SW103": ("mandatory", False),

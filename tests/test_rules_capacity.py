@@ -1,4 +1,4 @@
-"""Capacity and topology rules (SW001, SW1xx, SW2xx): each fixture, through the real adapters, fires exactly
+"""Launch, capacity and topology rules (SW0xx, SW1xx, SW2xx): each fixture, through the real adapters, fires exactly
 these findings. ``unknown.yaml`` fixtures hold a value the rule needs that the manifest does not state (from a
 ConfigMap or the downward API): the rule says it cannot decide. ``malformed.yaml`` ones are input errors that
 name the file and line.
@@ -20,6 +20,17 @@ EXPECTED = {
         (8, 'Deployment serving/llama8b-tp2-unexplained', 'SW001: suppression of SW104 on llama8b-tp2-unexplained gives no reason; write it as "SW104: <reason>"', None),
     ],
     ('SW001', 'pass'): [
+    ],
+    ('SW002', 'fail'): [
+        (17, 'Deployment serving/qwen-scripted', "SW002: cannot check this workload: container 'vllm' runs the vLLM image vllm/vllm-openai:v0.11.0 but its command (/bin/bash /opt/launch/start-vllm.sh) does not start a vLLM server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script", None),
+    ],
+    ('SW002', 'pass'): [
+        (40, 'Deployment serving/qwen-vendor-launcher', "SW002: cannot check this workload: container 'vllm' runs the vLLM image registry.example.com/ml/vllm-openai:v0.11.0-patched but its command (/usr/local/bin/launcher) does not start a vLLM server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script", 'the vendor launcher is checked by its own CI'),
+    ],
+    ('SW003', 'fail'): [
+        (18, 'Deployment serving/llama8b-serve-serve', "SW003: container 'vllm': the command reads as `vllm serve serve meta-llama/Llama-3.1-8B-Instruct`: the image's entrypoint already runs `vllm serve`, so vLLM takes `serve` as the model name and exits; remove `serve` from args", None),
+    ],
+    ('SW003', 'pass'): [
     ],
     ('SW101', 'fail'): [
         (2, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB', None),
@@ -131,6 +142,8 @@ UNDECIDED = {
 # (line, message) of the InputError each malformed.yaml raises; its file is the fixture
 INPUT_ERRORS = {
     'SW001': (9, "shardwise.dev/ignore: 'SW1O4: benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1' does not start with a rule code (SWnnn)"),
+    'SW002': (15, "container 'vllm': command[1]: expected a string, found a mapping"),
+    'SW003': (18, "--max-model-len: 'eight-k' is not an integer (e.g. 8192 or 32k)"),
     'SW203': (21, "--tensor-parallel-size: 'auto' is not an integer"),
     'SW204': (24, "resources.limits.nvidia.com/gpu: expected a whole number, got '$(TP)'"),
     'SW205': (11, "spec.leaderWorkerTemplate.size: expected an integer, got 'two'"),
@@ -200,7 +213,7 @@ def test_a_crashing_rule_becomes_a_mandatory_diagnostic():
     from shardwise.rules.engine import Rule
 
     class Broken(Rule):
-        meta = ALL_RULES[1].meta
+        meta = rule_by_code("SW101").meta
 
         def check(self, inv, config):
             raise ZeroDivisionError("boom")
@@ -230,7 +243,7 @@ def test_a_rule_crashing_on_one_group_still_checks_the_others():
     from shardwise.rules.engine import GroupRule, hit
 
     class CrashesOnTp2(GroupRule):
-        meta = ALL_RULES[1].meta
+        meta = rule_by_code("SW101").meta
 
         def check_group(self, g, inv, config):
             if g.name == "llama8b-tp2":

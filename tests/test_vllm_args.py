@@ -103,6 +103,57 @@ def test_args_only_on_other_image_is_not_a_server():
     assert parse([], ["--model", "org/m"], image="ghcr.io/example/tgi:2") is None
 
 
+@pytest.mark.parametrize("image", [
+    "opea/vllm-gaudi:1.2",
+    "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521",
+    "rocm/vllm-dev:nightly",
+    "docker.io/lmcache/vllm-openai:v0.3.1",
+    "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-inference-vllm-neuronx:0.9.1-neuronx-py310-sdk2.24.0",
+    "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer-2.6.0:latest",
+    "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:latest",
+])
+def test_args_only_on_derived_vllm_images(image):
+    e = parse([], ["--model", "org/m", "--tensor-parallel-size", "2"], image=image)
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 2)
+
+
+@pytest.mark.parametrize("image", [
+    "vllm.example.com/team/server:1",  # "vllm" only in the registry host
+    "ghcr.io/example/vllmish-server:2",  # not a word of its own
+    "ghcr.io/huggingface/text-generation-inference:3.0",
+])
+def test_args_only_on_images_that_are_not_vllm(image):
+    assert parse([], ["--model", "org/m", "--num-shard", "2"], image=image) is None
+
+
+def test_args_only_with_a_flag_only_vllm_takes_are_vllm_args_on_any_image():
+    e = parse([], ["--model", "org/m", "--gpu-memory-utilization=0.85", "--max_model_len", "8192"],
+              image="registry.example.com/ml/llm-server:2024.11")
+    assert (e.model, e.gpu_memory_utilization, e.max_model_len) == ("org/m", 0.85, 8192)
+
+
+def test_args_only_with_shared_flags_on_an_unknown_image_are_not_vllm():
+    # SGLang and TGI take --tensor-parallel-size / --served-model-name too: not enough to say vLLM
+    assert parse([], ["--model", "org/m", "--tensor-parallel-size", "2", "--served-model-name", "m"],
+                 image="lmsysorg/sglang:v0.4.6") is None
+
+
+def test_vllm_image_without_args_starts_nothing_shardwise_can_read():
+    assert parse([], [], image="vllm/vllm-openai:v0.10.1") is None
+
+
+def test_dynamo_vllm_worker_module():
+    e = parse(["python3", "-m", "dynamo.vllm"], ["--model", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"])
+    assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-8B", 2)
+    e = parse(["/bin/sh", "-c"], ["python3 -m dynamo.vllm --model Qwen/Qwen3-8B --is-prefill-worker"])
+    assert (e.model, e.extra) == ("Qwen/Qwen3-8B", {"is_prefill_worker": True})
+
+
+def test_doubled_serve_reads_serve_as_the_model():
+    e = parse([], ["serve", "org/m", "--max-model-len", "4096"], image="vllm/vllm-openai:v0.10.1")
+    assert (e.model, e.extra, e.max_model_len) == ("serve", {"positional": ["org/m"]}, 4096)
+
+
 def test_command_given_on_vllm_image_replaces_entrypoint():
     assert parse(["sleep", "infinity"], [], image="vllm/vllm-openai:latest") is None
 

@@ -3,11 +3,14 @@
 Recognised launch forms:
 
 - ``vllm serve MODEL [flags]`` (also after wrappers such as ``exec``, ``env``, ``tini --``);
-- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]``;
+- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]`` (also NVIDIA Dynamo's
+  ``python3 -m dynamo.vllm --model MODEL [flags]``);
 - shell forms, ``sh -c "..."`` / ``bash -lc "..."``: the script is split into simple commands
   (``;``, ``&&``, ``||``, ``|``, newlines) and the first vLLM invocation is used;
 - the command/args split either way (``command: [vllm, serve]`` + ``args: [MODEL, ...]``);
-- an image whose name contains ``vllm-openai`` with only ``args``: they are ``vllm serve`` args.
+- only ``args`` on a vLLM image (``vllm`` a word of the repository: ``vllm/vllm-openai``, ``rocm/vllm``,
+  ``opea/vllm-gaudi``, ``lmcache/vllm-openai``, ...) or with a flag only vLLM takes
+  (``--gpu-memory-utilization``, ``--max-model-len``, ...): they are ``vllm serve`` args.
 
 Kubernetes ``$(VAR)`` references are expanded from the container's env in command and args
 (``$$`` escapes); ``$VAR``, ``${VAR}`` and ``${VAR:-default}`` are expanded inside shell scripts,
@@ -133,7 +136,9 @@ _UNRESOLVED = re.compile(r"\$(?:\(|\{|[A-Za-z_])")
 
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
-_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"})
+# Modules that take vLLM's engine flags with the model as ``--model``: vLLM's own API servers, and
+# NVIDIA Dynamo's vLLM worker (``python -m dynamo.vllm --model ...``).
+_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "dynamo.vllm"})
 _CLI_MODULES = frozenset({"vllm.entrypoints.cli.main", "vllm"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
@@ -298,27 +303,60 @@ def _find_in_script(script: str, env: Mapping[str, str]) -> tuple[str, list[str]
     return None
 
 
-def _is_vllm_openai_image(image: str | None) -> bool:
-    if not image:
-        return False
-    name = image.split("@", 1)[0]
-    last = name.rsplit("/", 1)[-1]
-    repo = name if ":" not in last else name[: len(name) - len(last)] + last.split(":", 1)[0]
-    return "vllm-openai" in repo
+def _repository(image: str) -> str:
+    """The repository path of an image reference, lower-cased, without registry host, tag or digest."""
+    name = image.split("@", 1)[0].lower()
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # a registry host
+    if ":" in parts[-1]:
+        parts[-1] = parts[-1].split(":", 1)[0]
+    return "/".join(parts)
+
+
+_VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:[/_.-]|$)")
+
+
+def is_vllm_image(image: str | None) -> bool:
+    """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
+    ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ... (``vllm`` as a word of the
+    repository path; the registry host does not count)."""
+    return bool(image) and _VLLM_WORD.search(_repository(str(image))) is not None
+
+
+#: Flags that only vLLM's server takes (TGI, SGLang and llama.cpp spell theirs otherwise). Args that
+#: carry one of them are vLLM's own arguments, whatever the image is called.
+_VLLM_ONLY_FLAGS = frozenset({
+    "gpu-memory-utilization", "max-model-len", "max-num-seqs", "enforce-eager", "swap-space",
+    "max-num-batched-tokens", "distributed-executor-backend", "enable-prefix-caching",
+})
+
+
+def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
+    for tok in tokens:
+        if tok.startswith("--") and _normalise(tok[2:].partition("=")[0]) in _VLLM_ONLY_FLAGS:
+            return True
+    return False
 
 
 def find_vllm_invocation(
     command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None
 ) -> tuple[str, list[str]] | None:
-    """(form, vLLM's own arguments) for the container, or None when it does not run vLLM."""
+    """(form, vLLM's own arguments) for the container, or None when it does not run vLLM.
+
+    A container that gives only ``args`` runs its image's entrypoint: on a vLLM image
+    (:func:`is_vllm_image`), or when the args carry a flag only vLLM takes, they are ``vllm serve``
+    arguments (the entrypoint of ``vllm/vllm-openai``; the API-server module of older and derived
+    images takes the same flags).
+    """
     argv = [expand_k8s(str(t), env) for t in (*command, *args)]
     script = _shell_script(argv)
     if script is not None:
         found = _find_in_script(script, env)
     else:
         found = _find_in_argv(argv)
-    if found is None and not command and _is_vllm_openai_image(image):
-        found = ("serve", argv)  # the image's ENTRYPOINT is `vllm serve` (older: the api_server)
+    if found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv)):
+        found = ("serve", argv)
     return found
 
 

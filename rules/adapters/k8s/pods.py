@@ -22,9 +22,9 @@ from ...model import (
     Toleration,
     Volume,
 )
-from ...vocab import EFA_RESOURCE, GPU_RESOURCE
+from ...vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
 from ...yamlsrc import LineDict
-from ..vllm_args import expand_k8s, parse_vllm_command
+from ..vllm_args import expand_k8s, is_vllm_image, parse_vllm_command
 from .fields import as_list, as_map, line_of, str_map
 from .parse import make_locate, yaml_type
 
@@ -132,7 +132,8 @@ def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, li
 class Pod:
     """What one pod template contributes to a serving group."""
 
-    __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "spec", "meta", "volumes", "image_vllm")
+    __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
+                 "volumes", "image_vllm", "unread", "crash", "locations")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -140,14 +141,33 @@ class Pod:
         self.vllm: Container | None = None
         self.vllm_raw: Mapping[str, Any] = {}
         self.gpus: Any = None
+        self.accelerator_resource: str | None = None
         self.spec: Mapping[str, Any] = {}
         self.meta: Mapping[str, Any] = {}
         self.volumes: list[Volume] = []
         self.image_vllm = False
+        self.unread: Container | None = None  # the first container that looks like vLLM but did not parse
+        self.crash: str | None = None  # why vLLM would exit at start-up with the command as written
+        self.locations: dict[str, Location] = {}  # see ServingGroup.locations
+
+
+def _accelerators(resources: Mapping[str, Any], file: str | None, line: int | None) -> tuple[Any, str | None]:
+    """(count, resource) of the first accelerator resource the container requests, else (None, None)."""
+    for resource in ACCELERATOR_RESOURCES:
+        count = _quantity_int(resources, resource, file, line)
+        if count is not None:
+            return count, resource
+    return None, None
+
+
+def _key_location(d: Any, key: str, file: str | None) -> Location | None:
+    return Location(file, d.line_of(key)) if isinstance(d, LineDict) and key in d else None
 
 
 def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequence[str] | None,
-              injected: Mapping[str, str]) -> Pod:
+             injected: Mapping[str, str], entrypoint: tuple[str | None, Sequence[str]] | None = None) -> Pod:
+    """Read one pod spec. ``entrypoint`` is ``(container name, command)``: the command the serving
+    runtime's image runs when that container (None: the first) gives only ``args``."""
     pod = Pod()
     pod.meta = as_map(template_meta)
     pod.spec = spec = as_map(pod_spec)
@@ -157,12 +177,13 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         cline = c.line if isinstance(c, LineDict) else None
         raw_image = c.get("image")
         image = str(raw_image) if raw_image is not None and raw_image is not UNKNOWN else None
-        if image and "vllm" in image.lower():
-            pod.image_vllm = True
+        looks_vllm = bool(image and is_vllm_image(image))
+        pod.image_vllm = pod.image_vllm or looks_vllm
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
         env, literal = _env(c, injected)
         resources = as_map(c.get("resources"))
+        gpus, accelerator = _accelerators(resources, file, cline)
         container = Container(
             name=name,
             image=UNKNOWN if raw_image is UNKNOWN else image,
@@ -171,7 +192,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             env=env,
             ports=[int(p["containerPort"]) for p in as_list(c.get("ports"))
                    if isinstance(p, dict) and isinstance(p.get("containerPort"), int)],
-            gpus=_quantity_int(resources, GPU_RESOURCE, file, cline),
+            gpus=gpus,
+            accelerator_resource=accelerator,
             efa=_quantity_int(resources, EFA_RESOURCE, file, cline) or 0,
             volume_mounts={str(m["name"]): str(m.get("mountPath", "")) for m in as_list(c.get("volumeMounts"))
                            if isinstance(m, dict) and "name" in m},
@@ -183,20 +205,35 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             if probe is not None:
                 container.probes[kind] = probe
         pod.containers.append(container)
-        if pod.engine is None and (command or args or image):
+        run = command
+        if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0
+                                                       else entrypoint[0] == name):
+            run = list(entrypoint[1])
+        if pod.engine is None and (run or args or image):
             key_lines = [x for x in (line_of(c, "command") if "command" in c else None,
                                      line_of(c, "args") if "args" in c else None) if x is not None]
             start = min(key_lines) if key_lines else cline
             nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
             end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
             flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
-            engine = parse_vllm_command(command, args, literal, image, flag_loc,
-                                        make_locate(lines, start, end, file))
+            locate = make_locate(lines, start, end, file)
+            engine = parse_vllm_command(run, args, literal, image, flag_loc, locate)
             if engine is not None:
                 pod.engine = engine
                 pod.vllm = container
                 pod.vllm_raw = c
                 pod.gpus = container.gpus
+                pod.accelerator_resource = accelerator
+                _container_locations(pod.locations, c, file)
+                _doubled_serve(pod, engine, locate, flag_loc)
+            elif looks_vllm and pod.unread is None:
+                pod.unread = container
+                pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
+                                           or container.location)
+    for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
+        where = _key_location(spec, key, file)
+        if where is not None:
+            pod.locations[key] = where
     for v in as_list(spec.get("volumes")):
         if not isinstance(v, dict) or "name" not in v:
             continue
@@ -211,6 +248,36 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
     return pod
+
+
+def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> None:
+    """The lines of the vLLM container's fields a finding may point at."""
+    for key, name in (("resources", "resources"), ("startupProbe", "probe:startup"),
+                      ("livenessProbe", "probe:liveness"), ("readinessProbe", "probe:readiness"),
+                      ("volumeMounts", "volumeMounts"), ("env", "env"), ("image", "image")):
+        where = _key_location(c, key, file)
+        if where is not None:
+            out[name] = where
+
+
+def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location) -> None:
+    """``vllm serve serve MODEL``: vLLM reads the second ``serve`` as the model and exits. Record the crash
+    (at the ``serve`` word) and read the rest as what was meant, ``vllm serve MODEL``."""
+    if engine.model != "serve":
+        return
+    rest = list(engine.extra.pop("positional", None) or [])
+    meant = rest.pop(0) if rest else None
+    if rest:
+        engine.extra["positional"] = rest
+    pod.crash = (f"the command reads as `vllm serve serve{' ' + meant if meant else ''}`: the image's entrypoint "
+                 "already runs `vllm serve`, so vLLM takes `serve` as the model name and exits; remove `serve` "
+                 "from args")
+    pod.locations["crash"] = engine.locations.get("model", flag_loc)
+    engine.model = meant
+    if meant is not None:
+        engine.locations["model"] = (locate(meant) if locate is not None else None) or flag_loc
+    else:
+        engine.locations.pop("model", None)
 
 
 def read_affinity(spec: Mapping[str, Any]) -> list[list[MatchExpression]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...catalog.resolve import resolve_model
 from ...errors import InputError
-from ...model import UNKNOWN, Inventory, Location, ServingGroup
+from ...model import UNKNOWN, Container, Inventory, LaunchIssue, Location, ServingGroup, Suppression
 from ...vocab import ANN_P95, ANN_PRODUCTION, LWS_EXCLUSIVE
 from .fields import as_map, int_field, read_annotations, str_map, suppressions_from
 from .parse import Lines
@@ -52,9 +52,10 @@ def _p95(value: str, file: str | None, line: int | None) -> int:
 
 
 def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
-           file: str | None) -> ServingGroup:
+               file: str | None, name: str | None = None) -> ServingGroup:
+    """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name)."""
     meta = as_map(obj.get("metadata"))
-    name = str(meta.get("name") or meta.get("generateName") or "unnamed")
+    name = name or str(meta.get("name") or meta.get("generateName") or "unnamed")
     ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
     engine = pod.engine
     assert engine is not None and pod.vllm is not None
@@ -69,6 +70,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         engine=engine,
         replicas=replicas,
         gpus_per_pod=pod.gpus,
+        accelerator_resource=pod.accelerator_resource,
         node_selector=read_node_selector(pod.spec, loc),
         affinity=read_affinity(pod.spec),
         tolerations=read_tolerations(pod.spec),
@@ -78,6 +80,11 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         vllm_container=pod.vllm.name,
         volumes=pod.volumes,
     )
+    g.locations.update(pod.locations)
+    if loc.line is not None:
+        for key, line in ann_lines.items():
+            if line is not None:
+                g.locations[f"annotation:{key}"] = Location(file, line)
     if ANN_P95 in ann:
         g.p95_context = _p95(ann[ANN_P95], file, ann_lines.get(ANN_P95) or loc.line)
     if ANN_PRODUCTION in ann:
@@ -98,6 +105,30 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     else:
         resolve_model(g, os.path.dirname(file) if file else None)
     return g
+
+
+def launch_issue(inv: Inventory, subject: str, container: Container, reason: str, where: Location,
+                 suppressions: list[Suppression], crash: bool = False) -> None:
+    inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions)))
+
+
+def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod,
+                group: ServingGroup | None, name: str | None = None) -> None:
+    """Record a pod whose vLLM command would crash, or that looks like vLLM but could not be read."""
+    meta = as_map(obj.get("metadata"))
+    subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
+    if group is not None and pod.crash is not None and pod.vllm is not None:
+        launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
+                     group.at("crash"), group.suppressions, crash=True)
+    elif group is None and pod.unread is not None:
+        ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+        c = pod.unread
+        launch_issue(inv, subject, c, (
+            f"container {c.name!r} runs the vLLM image {c.image} but its command "
+            f"({' '.join([*c.command, *c.args]) or 'the image entrypoint, no args'}) does not start a vLLM "
+            "server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m "
+            "vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script"),
+            pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
 
 
 def _template_of(kind: str, spec: Mapping[str, Any]) -> tuple[Any, Any] | None:
@@ -145,13 +176,13 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
             return False
     pod = read_pod(meta, pod_spec, file, file_lines, {})
     if pod.engine is None:
-        if pod.image_vllm and kind in SIMPLE_WORKLOADS:
-            inv.skipped[f"{kind} (vLLM image, command not recognised)"] += 1
-        return False
+        note_launch(inv, kind, obj, loc, pod, None)
+        return pod.unread is not None
     group = make_group(kind, obj, loc, pod, _replicas(kind, obj, loc), file)
     if kind == "Pod":  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     inv.groups.append(group)
+    note_launch(inv, kind, obj, loc, pod, group)
     return True
 
 
@@ -170,18 +201,11 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     chosen = leader if leader is not None and leader.engine is not None else worker
     other = worker if chosen is leader else leader
     if chosen.engine is None:
-        if (leader is not None and leader.image_vllm) or worker.image_vllm:
-            inv.skipped["LeaderWorkerSet (vLLM image, command not recognised)"] += 1
-        return False
-    if other is not None:  # placement usually lives in both templates; fill gaps from the other one
-        if not chosen.spec.get("nodeSelector") and other.spec.get("nodeSelector"):
-            chosen.spec = {**chosen.spec, "nodeSelector": other.spec["nodeSelector"]}
-        if not read_affinity(chosen.spec) and read_affinity(other.spec):
-            chosen.spec = {**chosen.spec, "affinity": other.spec.get("affinity")}
-        if not chosen.spec.get("tolerations") and other.spec.get("tolerations"):
-            chosen.spec = {**chosen.spec, "tolerations": other.spec["tolerations"]}
-        if chosen.gpus is None and other.containers:
-            chosen.gpus = other.containers[0].gpus
+        unread = leader if leader is not None and leader.unread is not None else worker
+        note_launch(inv, "LeaderWorkerSet", obj, loc, unread, None)
+        return unread.unread is not None
+    if other is not None:
+        fill_placement(chosen, other)
     group = make_group("LeaderWorkerSet", obj, loc, chosen, int_field(spec, "replicas", 1, loc, "spec.replicas"),
                    file)
     group.pods_per_group = size
@@ -190,5 +214,28 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     meta_ann = str_map(as_map(obj.get("metadata")).get("annotations"))
     group.exclusive_topology = meta_ann.get(LWS_EXCLUSIVE) or group.annotations.get(LWS_EXCLUSIVE) or None
     inv.groups.append(group)
+    note_launch(inv, "LeaderWorkerSet", obj, loc, chosen, group)
     return True
+
+
+def fill_placement(chosen: Pod, other: Pod) -> None:
+    """Placement usually lives in both pod templates of a group (leader and workers, head and
+    workers); fill what the vLLM pod leaves out from the other one."""
+    if not chosen.spec.get("nodeSelector") and other.spec.get("nodeSelector"):
+        chosen.spec = {**chosen.spec, "nodeSelector": other.spec["nodeSelector"]}
+        _take_location(chosen, other, "nodeSelector")
+    if not read_affinity(chosen.spec) and read_affinity(other.spec):
+        chosen.spec = {**chosen.spec, "affinity": other.spec.get("affinity")}
+        _take_location(chosen, other, "affinity")
+    if not chosen.spec.get("tolerations") and other.spec.get("tolerations"):
+        chosen.spec = {**chosen.spec, "tolerations": other.spec["tolerations"]}
+        _take_location(chosen, other, "tolerations")
+    if chosen.gpus is None and other.containers:
+        chosen.gpus = other.containers[0].gpus
+        chosen.accelerator_resource = other.containers[0].accelerator_resource
+
+
+def _take_location(chosen: Pod, other: Pod, key: str) -> None:
+    if key in other.locations:
+        chosen.locations[key] = other.locations[key]
 

@@ -1,0 +1,49 @@
+"""SW003: a vLLM command line that makes vLLM exit at start-up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..model import Inventory
+
+
+class VllmCommandCrashes(Rule):
+    meta = RuleMeta(
+        code="SW003",
+        name="vllm-command-that-crashes",
+        enforcement="mandatory",
+        severity="high",
+        summary="The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`).",
+        why=(
+            "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
+            "again make the command `vllm serve serve MODEL`: vLLM reads `serve` as the model to load and the "
+            "real model as a stray argument, and the pod crash-loops without serving a request."
+        ),
+        bad_example=(
+            "containers:\n"
+            "  - name: vllm\n"
+            "    image: vllm/vllm-openai:v0.10.1\n"
+            "    args: [serve, meta-llama/Llama-3.1-8B-Instruct]"
+        ),
+        good_example=(
+            "containers:\n"
+            "  - name: vllm\n"
+            "    image: vllm/vllm-openai:v0.10.1\n"
+            "    args: [meta-llama/Llama-3.1-8B-Instruct]"
+        ),
+        remediation=(
+            "Remove `serve` from args when the image's entrypoint is `vllm serve`, or give the whole "
+            "command as `command: [vllm, serve]` with the model first in args."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/deployment/docker.html",
+            "https://docs.vllm.ai/en/latest/cli/serve.html",
+        ),
+        scope="resource",
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for issue in inv.launch_issues:
+            if issue.crash:
+                yield Hit(issue.subject, f"SW003: {issue.reason}", issue.location, tuple(issue.suppressions))

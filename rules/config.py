@@ -10,6 +10,7 @@ TOML::
     unknown = "fail"               # or "warn": a rule that cannot decide is advisory
     kv_reserve = 1.4               # weights × this must fit (the seeds' kv_overhead)
     p95_context_tokens = 8192      # declared p95 prompt+output length
+    default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
 
     [enforcement]
     SW106 = "disabled"             # disabled | advisory | mandatory
@@ -41,7 +42,7 @@ FAIL_ON = ("advisory", "mandatory")
 _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
-    "usable_fraction", "production",
+    "usable_fraction", "production", "default_deny_namespaces",
 )
 _SUPPRESS_KEYS = ("code", "subject", "reason")
 
@@ -183,6 +184,8 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
             raise w.error(f"production must be true or false, got {data['production']!r}", "production",
                           mapping=data)
         cfg.production = data["production"]
+    if "default_deny_namespaces" in data:
+        cfg.default_deny_namespaces = _namespaces(w, data, "default_deny_namespaces")
     if "enforcement" in data:
         enf = data["enforcement"]
         if not isinstance(enf, dict):
@@ -202,6 +205,13 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
         for i, e in enumerate(entries, 1):
             cfg.suppressions.append(_suppression(w, e, i, known_codes))
     return settings
+
+
+def _namespaces(w: _Where, data: Any, key: str) -> tuple[str, ...]:
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise w.error(f"{key} must be a list of namespace names or globs, got {value!r}", key, mapping=data)
+    return tuple(v.strip() for v in value)
 
 
 def _check_code(w: _Where, code: str, known_codes: set[str] | None, section: str, mapping: Any) -> None:

@@ -23,7 +23,8 @@ their policy's are reported by four extra policies, after all the rule policies:
 
 Per-policy configuration (``pulumi preview --policy-pack-config``): the standard
 ``enforcementLevel``, plus :data:`CONFIG_SCHEMA` (``kv_reserve``, ``p95_context_tokens``,
-``usable_fraction``, ``production``, ``unknown_is_failure`` and ``suppressions``).
+``usable_fraction``, ``production``, ``unknown_is_failure``, ``default_deny_namespaces`` and
+``suppressions``).
 
 The servicer calls the policies of one request one after another, in list order, on one thread.
 :class:`RequestCache` uses that to build the inventory once per request and run each rule once.
@@ -76,6 +77,10 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     "unknown_is_failure": {
         "type": "boolean",
         "description": "A mandatory rule that cannot decide (an unknown value) blocks; default true.",
+    },
+    "default_deny_namespaces": {
+        "type": "array", "items": {"type": "string", "minLength": 1},
+        "description": "Namespaces (globs) whose default-deny ingress policy is managed outside this stack (SW305).",
     },
     "suppressions": {
         "type": "array",
@@ -189,6 +194,9 @@ def lint_config(props: Mapping[str, Any] | None, code: str | None, context: Stac
         cfg.p95_context_tokens = int(props["p95_context_tokens"])
     if props.get("unknown_is_failure") is not None:
         cfg.unknown_is_failure = bool(props["unknown_is_failure"])
+    namespaces = props.get("default_deny_namespaces")
+    if isinstance(namespaces, list | tuple):
+        cfg.default_deny_namespaces = tuple(str(n) for n in namespaces if isinstance(n, str) and n)
     production = props.get("production")
     cfg.production = bool(production) if production is not None else context.production
     for entry in props.get("suppressions") or ():

@@ -132,6 +132,8 @@ class LintConfig:
     p95_context_tokens: int | None = None
     unknown_is_failure: bool = True
     production: bool | None = None
+    #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
+    default_deny_namespaces: tuple[str, ...] = ()
 
 
 class Rule:

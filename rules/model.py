@@ -387,6 +387,15 @@ class Ingress:
 
 @dataclass
 class NetworkPolicy:
+    """A policy that can isolate pods for ingress: a Kubernetes NetworkPolicy, or a CNI's own kind
+    (Cilium, Calico) or an AdminNetworkPolicy / BaselineAdminNetworkPolicy.
+
+    For the Kubernetes kind the rules read the selector, types and rule counts. For the others the
+    adapter decides ``denies_all_ingress`` itself (whether the policy leaves every pod it selects in a
+    default-deny state for ingress) and, for cluster-scoped kinds, ``namespaces`` (the namespaces whose
+    every pod it selects; ``("*",)`` for all of them).
+    """
+
     name: str
     namespace: str = "default"
     pod_selector: dict[str, str] = field(default_factory=dict)  # empty: every pod
@@ -394,10 +403,22 @@ class NetworkPolicy:
     ingress_rules: int = 0
     egress_rules: int = 0
     location: Location = Location()
+    kind: str = "NetworkPolicy"
+    api_group: str = "networking.k8s.io"
+    denies_all_ingress: bool | None = None  # None: judge from selector, types and rules (Kubernetes kind)
+    namespaces: tuple[str, ...] | None = None  # cluster-scoped kinds: the namespaces covered, "*" for all
 
     @property
     def default_deny_ingress(self) -> bool:
+        if self.denies_all_ingress is not None:
+            return self.denies_all_ingress
         return not self.pod_selector and "Ingress" in self.policy_types and self.ingress_rules == 0
+
+    def covers(self, namespace: str) -> bool:
+        """Whether the policy applies to (every pod of) ``namespace``."""
+        if self.namespaces is not None:
+            return "*" in self.namespaces or namespace in self.namespaces
+        return self.namespace == namespace
 
 
 @dataclass

@@ -19,6 +19,7 @@ from .checks import (
     sw205,
     sw206,
     sw207,
+    sw208,
     sw301,
     sw302,
     sw303,
@@ -56,6 +57,7 @@ ALL_RULES: tuple[Rule, ...] = (
     sw205.MultiNodeWithoutFastFabric(),
     sw206.WorkloadWithoutGpuPool(),
     sw207.ExpertParallelOnDenseModel(),
+    sw208.GpusRequestedButUnused(),
     # --- SW3xx / SW4xx entries below this line ---
     sw301.RuntimePortExposed(),
     sw302.EfaWithoutSelfReference(),

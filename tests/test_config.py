@@ -17,6 +17,7 @@ FULL_TOML = textwrap.dedent(
     p95_context_tokens = 8192
     usable_fraction = 0.85
     production = true
+    default_deny_namespaces = ["serving", "team-*"]
 
     [enforcement]
     SW106 = "disabled"
@@ -41,6 +42,7 @@ FULL_YAML = textwrap.dedent(
     p95_context_tokens: 8192
     usable_fraction: 0.85
     production: true
+    default_deny_namespaces: [serving, team-*]
     enforcement:
       SW106: disabled
       SW105: mandatory
@@ -64,6 +66,7 @@ EXPECTED = LintConfig(
     p95_context_tokens=8192,
     unknown_is_failure=False,
     production=True,
+    default_deny_namespaces=("serving", "team-*"),
 )
 
 
@@ -109,7 +112,7 @@ def err(path: str, text: str, known: set[str] | None = None) -> str:
 def test_unknown_top_level_key_names_key_and_line():
     assert err("shardwise.toml", 'fail_on = "mandatory"\nkv_reserv = 1.2\n') == (
         "shardwise.toml:2: unknown key 'kv_reserv' (expected one of: enforcement, suppress, kv_reserve, "
-        "p95_context_tokens, unknown, fail_on, usable_fraction, production)"
+        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces)"
     )
     assert err(".shardwise.yaml", "fail_on: mandatory\nfail-on: advisory\n").startswith(
         ".shardwise.yaml:2: unknown key 'fail-on' (expected one of:"
@@ -143,6 +146,12 @@ def test_wrong_types_and_ranges():
     )
     assert err("shardwise.toml", 'production = "yes"\n') == (
         "shardwise.toml:1: production must be true or false, got 'yes'"
+    )
+    assert err("shardwise.toml", 'default_deny_namespaces = "serving"\n') == (
+        "shardwise.toml:1: default_deny_namespaces must be a list of namespace names or globs, got 'serving'"
+    )
+    assert err(".shardwise.yaml", "default_deny_namespaces: [serving, '']\n") == (
+        ".shardwise.yaml:1: default_deny_namespaces must be a list of namespace names or globs, got ['serving', '']"
     )
 
 

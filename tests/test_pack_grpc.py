@@ -365,7 +365,6 @@ def test_unresolvable_references_fail_closed(recordings):
     got = {(d.policy, d.code, short(d.urn)) for d in diagnostics
            if d.level == "mandatory" and "cannot decide" in d.message}
     assert got == mandatory(diagnostics) == {
-        ("multi-node-without-fast-fabric", "SW205", "prod-llama-405b-leaderworkerset"),
         ("runtime-port-exposed", "SW301", "prod-h100-node-group"),
         ("runtime-port-exposed", "SW301", "prod-h100-efa-node-group"),
         ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes-ingress-self"),

@@ -34,15 +34,16 @@ LEVELS = {
     "SW202": ("mandatory", False),
     "SW203": ("mandatory", False),
     "SW204": ("mandatory", False),
-    "SW205": ("mandatory", False),
-    "SW206": ("mandatory", False),
+    "SW205": ("advisory", False),  # mandatory when TP or expert traffic crosses nodes (test_rules_topology)
+    "SW206": ("advisory", False),  # mandatory for multi-node groups (test_rules_topology)
     "SW207": ("mandatory", False),
+    "SW208": ("advisory", False),
     # security rules fail closed on unknown values; SW305 and SW307 may skip them with a note
     "SW301": ("mandatory", False),
     "SW302": ("mandatory", False),
     "SW303": ("mandatory", False),
     "SW304": ("mandatory", False),
-    "SW305": ("advisory", True),  # mandatory for multi-node groups (test_rules_net)
+    "SW305": ("advisory", False),  # mandatory for multi-node groups, unknown namespaces included (test_rules_net)
     "SW306": ("mandatory", False),
     "SW307": ("advisory", True),
     "SW401": ("mandatory", True),

@@ -12,6 +12,7 @@ import pathlib
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks._net import runtime_ports_covered
+from shardwise.rules.checks.sw306 import dev_mode_on
 from shardwise.rules.checks.sw307 import image_tag
 from shardwise.rules.checks.sw402 import required_startup_seconds
 from shardwise.rules.checks.sw403 import metric_kind
@@ -76,18 +77,20 @@ EXPECTED = {
         (5, 'LaunchTemplate gpu-lt', 'mandatory', 'SW304: cannot decide: http_tokens of launch template `gpu-lt` is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW305', 'fail.yaml'): [
-        (3, 'Deployment serving/llama-8b', 'advisory', 'SW305: namespace `serving` of Deployment serving/llama-8b has no default-deny ingress NetworkPolicy (there is no NetworkPolicy in it); every pod in the cluster can reach vLLM without the gateway', None),
-        (31, 'LeaderWorkerSet llm/llama-405b', 'mandatory', "SW305: namespace `llm` of LeaderWorkerSet llm/llama-405b has no default-deny ingress NetworkPolicy (none of its 1 NetworkPolicies selects every pod with no ingress rule); its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod", None),
+        (3, 'Namespace serving', 'advisory', 'SW305: namespace `serving` (Deployment serving/llama-8b) has no default-deny ingress policy (no network policy at all); every pod in the cluster can reach vLLM without the gateway; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
+        (31, 'Namespace llm', 'mandatory', 'SW305: namespace `llm` (LeaderWorkerSet llm/llama-405b) has no default-deny ingress policy (NetworkPolicy `allow-gateway` selects only some pods or allows ingress); the runtime ports (Ray, torch.distributed, NCCL) of multi-node llama-405b are open to every pod in the cluster; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
     ],
     ('SW305', 'pass.yaml'): [
     ],
     ('SW305', 'unknown.json'): [
         (5, 'Deployment <unknown>/llama-8b', 'advisory', 'SW305: cannot decide: the namespace is not known (a computed value or an unresolved reference)', None),
+        (60, 'LeaderWorkerSet <unknown>/llama-405b', 'mandatory', 'SW305: cannot decide: the namespace is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW306', 'fail.yaml'): [
-        (14, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
-        (21, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
-        (33, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (15, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
+        (22, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (34, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (57, 'Deployment serving/qwen-7b', 'advisory', "SW306: container `vllm` of Deployment serving/qwen-7b sets VLLM_SERVER_DEV_MODE='true', which is not an integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); required: VLLM_SERVER_DEV_MODE unset or 0", None),
     ],
     ('SW306', 'pass.yaml'): [
     ],
@@ -150,7 +153,7 @@ EXPECTED = {
     ],
     ('SW406', 'fail.yaml'): [
         (30, 'Ingress serving/llm', 'advisory', 'SW406: Ingress `serving/llm` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (alb.ingress.kubernetes.io/target-group-attributes: load_balancing.algorithm.type=least_outstanding_requests)', None),
-        (48, 'Ingress serving/llm-nginx', 'advisory', 'SW406: Ingress `serving/llm-nginx` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (nginx.ingress.kubernetes.io/load-balance: ewma)', None),
+        (48, 'Ingress serving/llm-nginx', 'advisory', 'SW406: Ingress `serving/llm-nginx` balances Deployment serving/llama-8b with round_robin; required: a gateway that balances by load; ingress-nginx is retired (no fixes after March 2026), so move this route to a maintained Gateway API implementation, such as one running the Gateway API Inference Extension', None),
     ],
     ('SW406', 'pass.yaml'): [
     ],
@@ -186,7 +189,11 @@ def test_unknown_fixtures_say_cannot_decide(code, name):
         assert [f.undecided for f in got] == [False]
         return
     assert undecided and all(f.message.startswith(f"{code}: cannot decide: ") for f in undecided)
-    level = "advisory" if rule_by_code(code).meta.safe_to_skip_unknown else "mandatory"
+    meta = rule_by_code(code).meta
+    if meta.mandatory_when:  # per-hit levels (SW305: mandatory for multi-node groups), asserted in EXPECTED
+        assert {f.level for f in undecided} == {"advisory", "mandatory"}
+        return
+    level = "advisory" if meta.safe_to_skip_unknown else "mandatory"
     assert {f.level for f in undecided} == {level}
 
 
@@ -208,7 +215,7 @@ def test_config_suppression_needs_the_subject_and_keeps_the_finding():
     cfg = LintConfig(suppressions=[SuppressionEntry("SW306", "internal NLB, mTLS at the mesh", "Service serving/*")])
     got = [(f.subject, f.suppressed) for f in findings("SW306", "fail.yaml", cfg)]
     assert got == [("Deployment serving/llama-8b", False), ("Service serving/llama-8b-public", True),
-                   ("Service serving/llama-8b-nodeport", True)]
+                   ("Service serving/llama-8b-nodeport", True), ("Deployment serving/qwen-7b", False)]
 
 
 def test_production_from_config_turns_sw404_on():
@@ -284,6 +291,16 @@ def test_metric_kind(metric, kind):
 ])
 def test_routing(annotations, route):
     assert routing(Ingress("x", annotations=annotations)) == route
+
+
+@pytest.mark.parametrize("value,on", [
+    ("0", False), ("00", False), (" 0 ", False), ("-0", False), ("+0", False), ("0_0", False),
+    ("1", True), ("01", True), ("2", True), ("-1", True),
+    ("true", None), ("false", None), ("", None), ("0.0", None), ("on", None),
+])
+def test_dev_mode_follows_vllms_int_parsing(value, on):
+    # vllm/envs.py: "VLLM_SERVER_DEV_MODE": lambda: bool(int(os.getenv("VLLM_SERVER_DEV_MODE", "0")))
+    assert dev_mode_on(value) is on
 
 
 def test_required_startup_grows_with_the_weights_a_pod_loads():

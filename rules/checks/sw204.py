@@ -1,4 +1,4 @@
-"""SW204: GPUs requested per pod do not match the parallel layout."""
+"""SW204: a pod requests fewer GPUs than its parallel layout starts workers on."""
 
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import tp_pp
+from ._layout import layout
+
+
+def gpu_request(g: ServingGroup) -> tuple[int | None, str]:
+    """(GPUs the vLLM container requests, the resource they come from); None when it requests none."""
+    gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
+    c = g.main_container
+    resource = (c.accelerator_resource if c is not None else None) or "nvidia.com/gpu"
+    return (None if gpus is None else int(gpus)), resource
 
 
 class GpuRequestNotTp(GroupRule):
@@ -15,20 +23,25 @@ class GpuRequestNotTp(GroupRule):
         name="gpu-request-not-tp",
         enforcement="mandatory",
         severity="high",
-        summary="GPUs requested per pod differ from tensor_parallel_size (or group size from PP nodes).",
+        summary="A pod requests fewer GPUs than its layout (TP × PP × local DP ranks) starts vLLM workers on.",
         why=(
-            "vLLM starts one worker per GPU of the replica. Requesting fewer GPUs than TP × PP in one pod "
-            "makes the server fail to start; requesting more leaves paid GPUs idle and lets nothing else "
-            "use them. In a multi-node group each pod is one pipeline stage with TP GPUs."
+            "vLLM starts one worker per GPU of its layout: tensor_parallel_size × pipeline_parallel_size × "
+            "the data-parallel ranks the pod runs (--data-parallel-size-local, else every rank of "
+            "--data-parallel-size). The device plugin shows a container only the GPUs it requests, so with "
+            "fewer the server cannot start; with none the container sees no GPU, or (with "
+            "NVIDIA_VISIBLE_DEVICES=all in the image) every GPU of the node without the scheduler knowing. In "
+            "a multi-node group the pods together must hold the whole layout. Requesting more than the layout "
+            "uses is SW208."
         ),
-        bad_example="resources:\n  limits:\n    nvidia.com/gpu: 8\nargs: [..., --tensor-parallel-size, '4']",
+        bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
         remediation=(
-            "Request exactly tensor_parallel_size GPUs per pod (× pipeline_parallel_size for a single-pod "
-            "pipeline) and make a LeaderWorkerSet's size equal pipeline_parallel_size."
+            "Request tensor_parallel_size × pipeline_parallel_size × the pod's data-parallel ranks GPUs in the "
+            "vLLM container, and in a LeaderWorkerSet make size × GPUs per pod equal the whole layout."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/k8s.html",
+            "https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html",
             "https://lws.sigs.k8s.io/docs/",
         ),
         scope="resource",
@@ -37,21 +50,19 @@ class GpuRequestNotTp(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan":
             return
-        tp, pp = tp_pp(g)
-        pods = int(known(g.pods_per_group, "group size (leaderWorkerTemplate.size)"))
-        gpus = known(g.gpus_per_pod, "nvidia.com/gpu limit")
+        lay = layout(g)
+        gpus, resource = gpu_request(g)
+        per_pod = lay.per_pod
         if gpus is None:
-            yield hit(g, f"SW204: the vLLM container requests no nvidia.com/gpu but the layout needs "
-                         f"{tp if pods > 1 else tp * pp} GPUs per pod (TP{tp}×PP{pp})")
+            need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
+            yield hit(g, f"SW204: the vLLM container requests no GPUs ({resource} or another accelerator) but "
+                         f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
+                         "it requests")
             return
-        gpus = int(gpus)
-        if pods > 1:
-            if pods * gpus != tp * pp:
-                yield hit(g, f"SW204: {pods} pods × {gpus} GPUs = {pods * gpus} GPUs per group, but "
-                             f"TP{tp}×PP{pp} needs {tp * pp}")
-            elif pods != pp and gpus != tp:
-                yield hit(g, f"SW204: group size is {pods} but pipeline_parallel_size is {pp}; each pod "
-                             f"should be one stage of {tp} GPUs")
-        elif gpus != tp * pp:
-            want = f"tensor_parallel_size {tp}" if pp == 1 else f"TP{tp}×PP{pp} = {tp * pp}"
-            yield hit(g, f"SW204: the pod requests {gpus} nvidia.com/gpu but {want} GPUs are needed")
+        if per_pod is not None and gpus < per_pod:
+            pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
+            yield hit(g, f"SW204: the pod requests {gpus} {resource} but {lay.text()} starts {per_pod} "
+                         f"workers{pods}; vLLM cannot start with fewer GPUs than workers")
+        elif per_pod is None and lay.pods * gpus < lay.world:
+            yield hit(g, f"SW204: {lay.pods} pods × {gpus} {resource} = {lay.pods * gpus} GPUs per group, but "
+                         f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers")

@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import tp_pp
+from ._capacity import require_model
+from ._layout import gpus_per_node, layout
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -15,27 +16,42 @@ class MultiNodeWithoutFastFabric(GroupRule):
     meta = RuleMeta(
         code="SW205",
         name="multi-node-without-fast-fabric",
-        enforcement="mandatory",
+        enforcement="advisory",
         severity="high",
-        summary="A group spans nodes but its pool has no fast fabric (EFA/InfiniBand) or its pods do not use it.",
-        why=(
-            "Pipeline stages on different nodes exchange activations on every step, and NCCL falls back "
-            "to TCP sockets without EFA or InfiniBand. On AWS the pods must also request "
-            "vpc.amazonaws.com/efa devices, or the traffic never reaches the fabric."
+        summary=(
+            "A group spans nodes but its pool has no fast fabric (EFA/InfiniBand) or its pods do not use it "
+            "(mandatory when tensor-parallel or expert traffic crosses the node boundary)."
         ),
-        bad_example="kind: LeaderWorkerSet   # size 2 on g5.48xlarge (no EFA)",
+        why=(
+            "NCCL falls back to TCP sockets between nodes without EFA or InfiniBand; on AWS the pods must "
+            "also request vpc.amazonaws.com/efa devices, or the traffic never reaches the fabric. When the "
+            "tensor-parallel group (or a Mixture-of-Experts layer's expert group) crosses the node boundary, "
+            "every layer of every step waits for an all-reduce or all-to-all over TCP, which makes the "
+            "replica many times slower than one node. When only pipeline stages cross nodes (TP inside a "
+            "node, PP across), one activation tensor per stage and step crosses: slower, but it works."
+        ),
+        bad_example=(
+            "kind: LeaderWorkerSet   # size 2 on g5.48xlarge (no EFA), 8 GPUs per pod\n"
+            "args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '16']"
+        ),
         good_example=(
             "kind: LeaderWorkerSet   # size 2 on p5.48xlarge\n"
+            "args: [meta-llama/Llama-3.1-405B-Instruct, --tensor-parallel-size, '8', "
+            "--pipeline-parallel-size, '2']\n"
             "resources:\n  limits:\n    vpc.amazonaws.com/efa: 32"
         ),
         remediation=(
             "Run multi-node groups on an EFA-capable pool (p4d, p5, p5e, p5en, p6) with EFA interfaces, a "
-            "cluster placement group and one subnet, and request vpc.amazonaws.com/efa in every pod."
+            "cluster placement group and one subnet, and request vpc.amazonaws.com/efa in every pod. Keep "
+            "the tensor-parallel group inside one node (TP at most the GPUs per node) and span nodes with "
+            "pipeline parallelism."
         ),
         references=(
             "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
             "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html",
+            "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
         ),
+        mandatory_when="when the tensor-parallel or expert group crosses the node boundary",
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
@@ -48,14 +64,41 @@ class MultiNodeWithoutFastFabric(GroupRule):
         fabric = (pool.labels.get("shardwise.dev/fabric") or "").lower()
         if fabric == "infiniband":
             return
-        tp, pp = tp_pp(g)
-        if pool.clique and (pool.nvlink_domain_size or 0) >= tp * pp:
+        lay = layout(g)
+        if pool.clique and (pool.nvlink_domain_size or 0) >= lay.world:
             return
         efa = known(pool.efa, f"EFA of pool `{pool.name}`")
-        if not efa:
-            yield hit(g, f"SW205: the group spans {pods} nodes of pool `{pool.name}`, which has no EFA or "
-                         "InfiniBand; inter-node traffic would run over TCP")
+        sure = efa is not None
+        if efa is None:
+            lacking = (f"pool `{pool.name}`, which does not say whether it has EFA (an instance type or the "
+                       "label shardwise.dev/efa would)")
+        elif not efa:
+            lacking = f"pool `{pool.name}`, which has no EFA or InfiniBand"
+        elif not any(c.efa > 0 for c in g.containers):
+            lacking = f"EFA pool `{pool.name}`, but its pods request no vpc.amazonaws.com/efa devices"
+        else:
             return
-        if not any(c.efa > 0 for c in g.containers):
-            yield hit(g, f"SW205: the group spans {pods} nodes of EFA pool `{pool.name}` but its pods request "
-                         "no vpc.amazonaws.com/efa devices")
+        start = f"SW205: the group spans {pods} nodes of {lacking}"
+        tcp = "over TCP" if sure else "over TCP unless the nodes have EFA or InfiniBand"
+        per_node = gpus_per_node(g)
+        if per_node is None:
+            yield hit(g, f"{start}; whether its tensor-parallel group (TP{lay.tp}) crosses the node boundary is "
+                         "not known (no nvidia.com/gpu request and no GPU count for the pool); request the GPUs "
+                         "per pod to decide")
+            return
+        if lay.tp > per_node:
+            yield hit(g, f"{start}, and its tensor-parallel group (TP{lay.tp}) crosses the node boundary "
+                         f"({per_node} GPUs per node): every layer's all-reduce would run {tcp}",
+                      level="mandatory" if sure else None)
+            return
+        if lay.tp * lay.pp > per_node:
+            yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of {per_node} "
+                         f"GPUs, PP{lay.pp} across), so activations between stages go {tcp}: it works, "
+                         "with more latency per step")
+            return
+        if lay.dp > 1:
+            model = require_model(g)
+            if model.moe is not None:
+                yield hit(g, f"{start}, and the expert layers of {model.id} span the {lay.text()} data-parallel "
+                             f"group across nodes ({per_node} GPUs per node): every MoE layer's all-to-all "
+                             f"would run {tcp}", level="mandatory" if sure else None)

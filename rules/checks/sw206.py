@@ -1,49 +1,125 @@
-"""SW206: a vLLM workload that no GPU pool can take."""
+"""SW206: a vLLM workload whose GPU is not known, so no capacity rule can size it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, known
+from .. import catalog
+from ..adapters import labels as L
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..errors import CatalogError
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ..sizing import size_replica
+from ._capacity import gpu_memory_gib, require_model
+from ._layout import layout
+from ._net import is_multi_node
+
+#: Selector labels that name a GPU product.
+_PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
+
+_CANNOT_SIZE = (
+    "the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select "
+    "the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool"
+)
+
+
+def fits_every_gpu(g: ServingGroup) -> bool:
+    """Whether the group's weights per GPU fit the smallest GPU in the catalog (then any GPU will do).
+
+    False when that cannot be shown (the model or a setting is not known).
+    """
+    try:
+        model = require_model(g)
+        lay = layout(g)
+        e = g.engine
+        smallest = min(catalog.gpus().values(), key=lambda gpu: gpu.memory_gib)
+        s = size_replica(
+            model, smallest.memory_gib, tp=lay.tp, pp=lay.pp,
+            gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
+            dtype=known(e.dtype, "dtype"), quantization=known(e.quantization, "quantization"),
+        )
+    except (Undecidable, ValueError, TypeError):
+        return False
+    return s.weights_fit
+
+
+def _unknown_product(labels: dict[str, str]) -> tuple[str, str] | None:
+    """(label, GPU name) when a product label names a GPU the catalog does not know."""
+    for key in _PRODUCT_LABELS:
+        value = labels.get(key)
+        if value:
+            try:
+                catalog.find_gpu(str(value))
+            except CatalogError:
+                return key, str(value)
+    return None
 
 
 class WorkloadWithoutGpuPool(GroupRule):
     meta = RuleMeta(
         code="SW206",
         name="workload-without-gpu-pool",
-        enforcement="mandatory",
+        enforcement="advisory",
         severity="high",
-        summary="A vLLM workload's node selectors match no GPU pool, or it has no selector at all.",
+        summary=(
+            "A vLLM workload's GPU is not known: no selector, a selector that matches no GPU pool, or a pool or "
+            "GPU product shardwise does not know, so the capacity rules cannot size it."
+        ),
         why=(
             "Without a selector the scheduler may put the pod on any node that has free GPUs — a PCIe "
             "card when the layout assumed NVSwitch, a 24 GB GPU when the sizing assumed 80 GB — and no "
-            "check can tell what memory or interconnect the replica will get."
+            "check can tell what memory or interconnect the replica will get. A model whose weights fit the "
+            "smallest GPU in the catalog is not reported: it starts on any of them. A multi-node group is "
+            "reported as mandatory, because its fabric and NVLink layout decide whether it works at all."
         ),
         bad_example="spec:\n  containers: [...]   # no nodeSelector, no affinity",
         good_example="spec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: p5.48xlarge",
         remediation=(
             "Select the GPU pool with a nodeSelector or required node affinity on its labels (shardwise.dev/pool, "
-            "node.kubernetes.io/instance-type, nvidia.com/gpu.product) and tolerate its GPU taint."
+            "node.kubernetes.io/instance-type, nvidia.com/gpu.product) and tolerate its GPU taint. For a GPU the "
+            "catalog does not know, label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count."
         ),
         references=(
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/",
             "https://github.com/NVIDIA/k8s-device-plugin#gpu-feature-discovery",
         ),
+        mandatory_when="for multi-node groups",
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known or g.pool is not None:
+        if not g.placement_known:
             return
-        if not known(g.node_selector, "the nodeSelector") and not g.affinity:
-            yield hit(g, "SW206: the vLLM workload has no nodeSelector or node affinity; its GPU type, count "
-                         "and interconnect are unknown")
+        multi = is_multi_node(g)
+        level: Literal["mandatory"] | None = "mandatory" if multi else None
+        if g.pool is None and g.node_selector is UNKNOWN:
+            u = Undecidable("the nodeSelector")
+            yield Hit(group_subject(g), f"SW206: cannot decide: {u.text}", g.location, tuple(g.suppressions),
+                      undecided=True, level=level)
             return
-        wanted = ", ".join(f"{k}={v}" for k, v in g.node_selector.items())
-        for term in g.affinity:
-            wanted += ("; " if wanted else "") + " and ".join(
-                f"{e.key} {e.operator} {list(e.values)}" if e.values else f"{e.key} {e.operator}" for e in term
-            )
-        known_pools = ", ".join(f"`{p.name}`" for p in inv.pools) or "none declared"
-        yield hit(g, f"SW206: the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names "
-                     "no GPU type")
+        if g.pool is not None:
+            if gpu_memory_gib(g) is not None:
+                return
+            observed = _unknown_product(g.pool.labels)
+            what = (f"pool `{g.pool.name}` names GPU `{observed[1]}` ({observed[0]}), which is not in shardwise's "
+                    "catalog" if observed
+                    else f"pool `{g.pool.name}` does not say which GPU its nodes have")
+        else:
+            selector = known(g.node_selector, "the nodeSelector")
+            if not selector and not g.affinity:
+                what = "the vLLM workload has no nodeSelector or node affinity"
+            else:
+                observed = _unknown_product(dict(selector))
+                wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
+                for term in g.affinity:
+                    wanted += ("; " if wanted else "") + " and ".join(
+                        f"{e.key} {e.operator} {list(e.values)}" if e.values else f"{e.key} {e.operator}"
+                        for e in term
+                    )
+                known_pools = ", ".join(f"`{p.name}`" for p in inv.pools) or "none declared"
+                what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
+                        if observed else
+                        f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
+        if fits_every_gpu(g):
+            return
+        yield hit(g, f"SW206: {what}; {_CANNOT_SIZE}", level=level)

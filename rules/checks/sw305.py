@@ -1,30 +1,47 @@
-"""SW305: a serving namespace without a default-deny NetworkPolicy."""
+"""SW305: a serving namespace without a default-deny ingress policy."""
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
+from typing import Literal
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
-from ..model import UNKNOWN_NAMESPACE, Inventory, ServingGroup, Undecidable
+from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
 from ._net import is_multi_node
 
+#: How a policy of each kind is named in messages.
+_KIND_TEXT = {
+    ("NetworkPolicy", "networking.k8s.io"): "NetworkPolicy",
+    ("NetworkPolicy", "projectcalico.org"): "Calico NetworkPolicy",
+}
 
-class NamespaceWithoutDefaultDeny(GroupRule):
+
+def policy_text(p: NetworkPolicy) -> str:
+    return _KIND_TEXT.get((p.kind, p.api_group), p.kind)
+
+
+class NamespaceWithoutDefaultDeny(Rule):
     meta = RuleMeta(
         code="SW305",
         name="namespace-without-default-deny",
         enforcement="advisory",
         severity="medium",
         summary=(
-            "A namespace that runs vLLM has no default-deny ingress NetworkPolicy (it matters most for "
-            "multi-node groups, whose pods talk over unauthenticated runtime ports)."
+            "A namespace that runs vLLM has no default-deny ingress policy (it matters most for multi-node "
+            "groups, whose pods talk over unauthenticated runtime ports). One finding per namespace."
         ),
         why=(
-            "Without a NetworkPolicy every pod in the cluster can open connections to every serving pod: "
-            "to the OpenAI API without passing the gateway, and for multi-node groups to Ray, "
+            "Without a policy that isolates its pods every pod in the cluster can open connections to every "
+            "serving pod: to the OpenAI API without passing the gateway, and for multi-node groups to Ray, "
             "torch.distributed and NCCL ports that accept commands without authentication. A default-deny "
-            "policy plus explicit allows (inside one serving group, and the API port from the gateway) "
-            "keeps that traffic where it belongs."
+            "policy plus explicit allows (inside one serving group, and the API port from the gateway) keeps "
+            "that traffic where it belongs. Kubernetes NetworkPolicies count, and so do Cilium "
+            "(CiliumNetworkPolicy, CiliumClusterwideNetworkPolicy), Calico (projectcalico.org/v3 "
+            "NetworkPolicy, GlobalNetworkPolicy) and AdminNetworkPolicy/BaselineAdminNetworkPolicy objects "
+            "that deny all ingress to every pod of the namespace. A namespace whose policies are managed "
+            "elsewhere is listed in the config key default_deny_namespaces. When the namespace of a "
+            "multi-node group is not known the rule cannot decide, and blocks (it is mandatory for those)."
         ),
         bad_example=(
             "apiVersion: apps/v1\n"
@@ -42,41 +59,75 @@ class NamespaceWithoutDefaultDeny(GroupRule):
         ),
         remediation=(
             "Add a NetworkPolicy with an empty podSelector, policyTypes [Ingress] and no ingress rules to "
-            "every serving namespace, then allow traffic inside each serving group and the API port from "
-            "the gateway's namespace. Run a CNI that enforces NetworkPolicies (the VPC CNI with network "
-            "policy enabled, Calico or Cilium)."
+            "every serving namespace (or the Cilium, Calico or BaselineAdminNetworkPolicy equivalent), then "
+            "allow traffic inside each serving group and the API port from the gateway's namespace. Run a CNI "
+            "that enforces these policies (the VPC CNI with network policy enabled, Calico or Cilium). When "
+            "the policy is managed in another repository, list the namespace in default_deny_namespaces."
         ),
         references=(
             "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-deny-all-ingress-traffic",
             "https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy.html",
+            "https://docs.cilium.io/en/stable/security/policy/language/",
+            "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-default-deny",
+            "https://network-policy-api.sigs.k8s.io/api-overview/",
             "https://docs.vllm.ai/en/latest/usage/security.html",
         ),
         scope="stack",
-        safe_to_skip_unknown=True,
         mandatory_when="for multi-node groups",
     )
 
-    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
-        ns = g.namespace
-        if ns == UNKNOWN_NAMESPACE:
-            raise Undecidable("the namespace")
-        policies = [p for p in inv.network_policies if p.namespace == ns]
-        if any(p.default_deny_ingress for p in policies):
-            return
-        found = (
-            "there is no NetworkPolicy in it" if not policies
-            else f"none of its {len(policies)} NetworkPolicies selects every pod with no ingress rule"
-        )
-        multi = is_multi_node(g)
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        by_ns: dict[str, list[ServingGroup]] = {}
+        for g in inv.groups:
+            if g.kind == "plan":
+                continue
+            if g.namespace == UNKNOWN_NAMESPACE:
+                u = Undecidable("the namespace")
+                yield Hit(group_subject(g), f"SW305: cannot decide: {u.text}", g.location, tuple(g.suppressions),
+                          undecided=True, level=self._level([g]))
+                continue
+            by_ns.setdefault(g.namespace, []).append(g)
+        unknown_deny = [p for p in inv.network_policies
+                        if p.namespaces is None and p.namespace == UNKNOWN_NAMESPACE and p.default_deny_ingress]
+        for ns in sorted(by_ns):
+            groups = sorted(by_ns[ns], key=lambda g: (g.location.file or "", g.location.line or 0))
+            if any(fnmatch.fnmatchcase(ns, pattern) for pattern in config.default_deny_namespaces):
+                continue
+            policies = [p for p in inv.network_policies if p.covers(ns)]
+            if any(p.default_deny_ingress for p in policies):
+                continue
+            first = groups[0]
+            subject = f"Namespace {ns}"
+            suppressions = tuple(s for g in groups for s in g.suppressions)
+            if unknown_deny:
+                u = Undecidable(f"the namespace of default-deny {policy_text(unknown_deny[0])} "
+                                f"`{unknown_deny[0].name}`")
+                yield Hit(subject, f"SW305: cannot decide: {u.text}", first.location, suppressions,
+                          undecided=True, level=self._level(groups))
+                continue
+            yield Hit(subject, self._message(ns, groups, policies), first.location, suppressions,
+                      level=self._level(groups))
+
+    @staticmethod
+    def _level(groups: list[ServingGroup]) -> Literal["mandatory"] | None:
+        return "mandatory" if any(is_multi_node(g) for g in groups) else None
+
+    @staticmethod
+    def _message(ns: str, groups: list[ServingGroup], policies: list[NetworkPolicy]) -> str:
+        names = ", ".join(group_subject(g) for g in groups)
+        if not policies:
+            found = "no network policy at all"
+        else:
+            shown = ", ".join(f"{policy_text(p)} `{p.name}`" for p in policies[:3])
+            more = f" and {len(policies) - 3} more" if len(policies) > 3 else ""
+            verbs = "selects only some pods or allows ingress" if len(policies) == 1 else (
+                "select only some pods or allow ingress")
+            found = f"{shown}{more} {verbs}"
+        multi = [g.name for g in groups if is_multi_node(g)]
         why = (
-            "its multi-node group's runtime ports (Ray, torch.distributed, NCCL) are open to every pod"
-            if multi else "every pod in the cluster can reach vLLM without the gateway"
+            f"the runtime ports (Ray, torch.distributed, NCCL) of multi-node {', '.join(multi)} are open to every "
+            "pod in the cluster" if multi else "every pod in the cluster can reach vLLM without the gateway"
         )
-        yield hit(
-            g,
-            f"SW305: namespace `{ns}` of {group_subject(g)} has no default-deny ingress NetworkPolicy "
-            f"({found}); {why}",
-            level="mandatory" if multi else None,
-        )
+        return (f"SW305: namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
+                "required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when "
+                "its policy is managed elsewhere")

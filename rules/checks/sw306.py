@@ -9,7 +9,6 @@ from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, know
 from ._net import EXTERNAL_SERVICE_TYPES, decide, object_subject, selects
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
-_OFF = ("", "0", "false", "no", "off")
 
 
 class VllmExposedWithoutGateway(Rule):
@@ -91,13 +90,37 @@ class VllmExposedWithoutGateway(Rule):
             value = c.env[DEV_MODE]
             if value is UNKNOWN or not isinstance(value, str | int | float | bool):
                 raise Undecidable(f"{DEV_MODE} of container `{c.name}`")
-            if str(value).strip().lower() in _OFF:
+            where = c.location if (c.location.file or c.location.urn) else g.location
+            on = dev_mode_on(str(value))
+            if on is False:
+                continue
+            if on is None:
+                yield Hit(
+                    group_subject(g),
+                    f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}, which is not an "
+                    "integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); "
+                    f"required: {DEV_MODE} unset or 0",
+                    where, tuple(g.suppressions), level="advisory",
+                )
                 continue
             yield Hit(
                 group_subject(g),
                 f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}, which serves "
                 "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
                 f"required: {DEV_MODE} unset or 0",
-                c.location if (c.location.file or c.location.urn) else g.location,
+                where,
                 tuple(g.suppressions),
             )
+
+
+def dev_mode_on(value: str) -> bool | None:
+    """Whether vLLM turns dev mode on for this value; None when vLLM cannot read it.
+
+    vLLM reads the variable as ``bool(int(os.getenv("VLLM_SERVER_DEV_MODE", "0")))`` (vllm/envs.py), so
+    ``"00"``, ``" 0 "`` and ``"-0"`` are off, any other integer is on, and a word such as ``"true"`` or
+    an empty value makes ``int()`` raise when the API server reads it at start-up.
+    """
+    try:
+        return int(value) != 0
+    except ValueError:
+        return None

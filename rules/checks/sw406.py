@@ -20,7 +20,7 @@ INGRESS_CLASS = "kubernetes.io/ingress.class"
 def routing(ing: Ingress) -> tuple[str, str] | None:
     """(controller, algorithm) for an Ingress whose controller we know, else None.
 
-    The AWS Load Balancer Controller defaults to round_robin; ingress-nginx to round_robin too.
+    The AWS Load Balancer Controller defaults to round_robin; ingress-nginx (retired) to round_robin too.
     """
     ann = ing.annotations
     cls = str(ann.get(INGRESS_CLASS, "")).lower()
@@ -79,14 +79,16 @@ class RoundRobinInFrontOfVllm(Rule):
         ),
         remediation=(
             "On the AWS Load Balancer Controller set alb.ingress.kubernetes.io/target-group-attributes to "
-            "load_balancing.algorithm.type=least_outstanding_requests; on ingress-nginx set "
-            "nginx.ingress.kubernetes.io/load-balance to ewma; or route through a gateway that balances "
-            "on vLLM's queue metrics."
+            "load_balancing.algorithm.type=least_outstanding_requests, or route through a gateway that balances "
+            "on vLLM's own load (the Gateway API Inference Extension picks an endpoint from each replica's queue "
+            "and KV-cache metrics). ingress-nginx is retired (no releases or security fixes after March 2026): "
+            "move those Ingresses to a maintained Gateway API implementation instead of tuning its annotations."
         ),
         references=(
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/#target-group-attributes",
             "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/edit-target-group-attributes.html#modify-routing-algorithm",
-            "https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/#custom-nginx-load-balancing",
+            "https://gateway-api-inference-extension.sigs.k8s.io/",
+            "https://kubernetes.io/blog/2025/11/11/ingress-nginx-retirement/",
         ),
         scope="stack",
         safe_to_skip_unknown=True,
@@ -110,13 +112,16 @@ class RoundRobinInFrontOfVllm(Rule):
                 groups.append(g)
         if not groups:
             return
-        want = (f"{ALB_ATTRS}: {ALB_ALGORITHM}={LEAST_OUTSTANDING}" if controller == "alb"
-                else f"{NGINX_BALANCE}: ewma")
+        if controller == "alb":
+            want = f"a load-aware algorithm ({ALB_ATTRS}: {ALB_ALGORITHM}={LEAST_OUTSTANDING})"
+        else:
+            want = ("a gateway that balances by load; ingress-nginx is retired (no fixes after March 2026), so "
+                    "move this route to a maintained Gateway API implementation, such as one running the "
+                    "Gateway API Inference Extension")
         yield Hit(
             object_subject(ing.kind, ing.name, ing.namespace),
             f"SW406: {ing.kind} `{ing.namespace}/{ing.name}` balances "
-            f"{', '.join(group_subject(g) for g in groups)} with {algorithm}; required: a load-aware "
-            f"algorithm ({want})",
+            f"{', '.join(group_subject(g) for g in groups)} with {algorithm}; required: {want}",
             ing.location,
             tuple(ing.suppressions),
         )

@@ -1,0 +1,81 @@
+"""The parallel layout of one serving group: how many GPUs vLLM starts workers on, per pod and per group.
+
+vLLM places its ranks data-parallel outermost, then pipeline, then tensor parallel innermost:
+a group of ``TP × PP × DP`` GPUs. ``--data-parallel-size-local`` says how many DP ranks one
+vLLM process (one pod) runs; without it every DP rank is local, unless the group spans several
+pods, in which case the ranks are spread over them. On a multi-pod group (a LeaderWorkerSet) each
+pod is one node and holds ``world ÷ pods`` GPUs; the tensor-parallel group stays inside a node
+exactly when ``TP ≤`` GPUs per node.
+
+Every reader goes through :func:`~shardwise.rules.model.known`, so an unknown flag makes the rule
+that needs it say it cannot decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import UNKNOWN, ServingGroup, Undecidable, known
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int
+    pp: int
+    dp: int
+    dp_local: int | None  # --data-parallel-size-local, when given
+    pods: int  # pods per group (1 for a single-pod replica)
+
+    @property
+    def world(self) -> int:
+        """GPUs the whole group runs vLLM workers on."""
+        return self.tp * self.pp * self.dp
+
+    @property
+    def per_pod(self) -> int | None:
+        """GPUs one pod must hold, when the layout fixes it (None: the ranks are spread over the pods)."""
+        if self.dp_local is not None:
+            return self.tp * self.pp * self.dp_local
+        if self.pods == 1:
+            return self.world
+        return None
+
+    def text(self) -> str:
+        """``"TP4×PP2"``, ``"TP1×PP1×DP8"`` (DP only when it is above 1)."""
+        base = f"TP{self.tp}×PP{self.pp}"
+        return f"{base}×DP{self.dp}" if self.dp > 1 else base
+
+
+def _int_flag(value: object, prop: str) -> int:
+    value = known(value, prop)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise Undecidable(prop, f"{value!r} is not a whole number")
+    try:
+        return int(value)
+    except ValueError:
+        raise Undecidable(prop) from None  # an unresolved reference kept as written
+
+
+def layout(g: ServingGroup) -> Layout:
+    """The group's layout; raises :class:`Undecidable` naming the first unknown setting."""
+    e = g.engine
+    tp = _int_flag(e.tensor_parallel_size, "tensor_parallel_size")
+    pp = _int_flag(e.pipeline_parallel_size, "pipeline_parallel_size")
+    dp = _int_flag(e.data_parallel_size, "data_parallel_size")
+    raw_local = e.extra.get("data_parallel_size_local")
+    dp_local = None if raw_local is None else _int_flag(raw_local, "data_parallel_size_local")
+    pods = g.pods_per_group
+    pods = 1 if pods is None else _int_flag(pods, "group size (leaderWorkerTemplate.size)")
+    return Layout(tp, pp, dp, dp_local, max(pods, 1))
+
+
+def gpus_per_node(g: ServingGroup) -> int | None:
+    """GPUs one pod of the group holds: its nvidia.com/gpu request, else the pool's GPUs per node."""
+    gpus = g.gpus_per_pod
+    if isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0:
+        return gpus
+    if g.pool is not None:
+        per_node = g.pool.gpus_per_node
+        if per_node is not UNKNOWN and isinstance(per_node, int) and per_node > 0:
+            return per_node
+    return None

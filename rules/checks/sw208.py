@@ -1,0 +1,55 @@
+"""SW208: a pod requests more GPUs than its parallel layout uses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..model import Inventory, ServingGroup
+from ._layout import layout
+from .sw204 import gpu_request
+
+
+class GpusRequestedButUnused(GroupRule):
+    meta = RuleMeta(
+        code="SW208",
+        name="gpus-requested-but-unused",
+        enforcement="advisory",
+        severity="medium",
+        summary="A pod requests more GPUs than its layout (TP × PP × local DP ranks) starts vLLM workers on.",
+        why=(
+            "vLLM uses exactly tensor_parallel_size × pipeline_parallel_size × the pod's data-parallel ranks "
+            "GPUs. The rest of the request is reserved for the pod, so it stays idle, is paid for, and no "
+            "other pod can be scheduled on it. Requesting a whole node on purpose (to keep neighbours off its "
+            "NVLink or PCIe switches) is a choice worth writing down as a suppression."
+        ),
+        bad_example="resources:\n  limits:\n    nvidia.com/gpu: 8\nargs: [..., --tensor-parallel-size, '4']",
+        good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
+        remediation=(
+            "Request exactly the GPUs the layout uses, or raise the layout to use them: a larger "
+            "--tensor-parallel-size, or --data-parallel-size for more ranks in the same pod."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
+            "https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html",
+            "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
+        ),
+        scope="resource",
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if g.kind == "plan":
+            return
+        lay = layout(g)
+        gpus, resource = gpu_request(g)
+        if gpus is None:
+            return
+        per_pod = lay.per_pod
+        if per_pod is not None and gpus > per_pod:
+            each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
+            yield hit(g, f"SW208: the pod requests {gpus} {resource} but {lay.text()} uses {per_pod}{each}; "
+                         f"{gpus - per_pod} GPUs per pod stay reserved and idle")
+        elif per_pod is None and lay.pods * gpus > lay.world:
+            idle = lay.pods * gpus - lay.world
+            yield hit(g, f"SW208: {lay.pods} pods × {gpus} {resource} = {lay.pods * gpus} GPUs per group, but "
+                         f"{lay.text()} uses {lay.world}; {idle} GPUs per group stay reserved and idle")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
+from ..vocab import GPU_RESOURCE, NEURON_DEVICE_RESOURCES
 from ._layout import layout
 
 
@@ -13,7 +14,11 @@ def gpu_request(g: ServingGroup) -> tuple[int | None, str]:
     """(GPUs the vLLM container requests, the resource they come from); None when it requests none."""
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     c = g.main_container
-    resource = (c.accelerator_resource if c is not None else None) or "nvidia.com/gpu"
+    resource = (c.accelerator_resource if c is not None else None) or GPU_RESOURCE
+    if gpus is not None and resource in NEURON_DEVICE_RESOURCES:
+        raise Undecidable(f"the NeuronCores behind {resource}: {gpus}",
+                          "it counts Neuron devices of several NeuronCores each; request "
+                          "aws.amazon.com/neuroncore to compare with the layout")
     return (None if gpus is None else int(gpus)), resource
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .. import catalog
-from ..adapters import labels as L
+from .. import vocab as L
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..errors import CatalogError
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known

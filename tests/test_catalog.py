@@ -16,6 +16,7 @@ from shardwise.rules.catalog import (
     ModelShape,
     MoeShape,
     derive_params,
+    derive_vision_params,
     find_gpu,
     find_instance,
     find_model,
@@ -25,6 +26,7 @@ from shardwise.rules.catalog import (
     load_local_model,
     models,
     resolve_precision_from_name,
+    weight_bytes_per_param,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -163,6 +165,7 @@ QWEN25_7B_AWQ: dict[str, Any] = {
 # google/gemma-3-4b-it: the text_config leaves heads, head_dim and vocab to the class defaults.
 GEMMA3_4B: dict[str, Any] = {
     "architectures": ["Gemma3ForConditionalGeneration"],
+    "mm_tokens_per_image": 256,
     "model_type": "gemma3",
     "text_config": {
         "hidden_size": 2560,
@@ -173,7 +176,32 @@ GEMMA3_4B: dict[str, Any] = {
         "sliding_window": 1024,
     },
     "torch_dtype": "bfloat16",
-    "vision_config": {"hidden_size": 1152, "model_type": "siglip_vision_model"},
+    "vision_config": {
+        "hidden_size": 1152,
+        "image_size": 896,
+        "intermediate_size": 4304,
+        "model_type": "siglip_vision_model",
+        "num_attention_heads": 16,
+        "num_hidden_layers": 27,
+        "patch_size": 14,
+        "vision_use_head": False,
+    },
+}
+# microsoft/phi-1_5 (transformers' native Phi config): a GELU MLP of two matrices, LayerNorms, biases.
+PHI_1_5: dict[str, Any] = {
+    "architectures": ["PhiForCausalLM"],
+    "hidden_act": "gelu_new",
+    "hidden_size": 2048,
+    "intermediate_size": 8192,
+    "max_position_embeddings": 2048,
+    "model_type": "phi",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 24,
+    "num_key_value_heads": 32,
+    "partial_rotary_factor": 0.5,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+    "vocab_size": 51200,
 }
 
 
@@ -189,8 +217,10 @@ def write_model(
 
 
 def config_from_shape(shape: ModelShape) -> dict[str, Any]:
-    """Rebuild the config.json keys derive_params reads from a catalog entry."""
+    """Rebuild a config.json from a catalog entry: its fields, its hf_config and extra["config"]."""
     cfg: dict[str, Any] = {
+        **shape.hf_config,
+        **dict(shape.extra.get("config", {})),  # type: ignore[call-overload]
         "model_type": shape.extra["model_type"],
         "hidden_size": shape.hidden_size,
         "num_hidden_layers": shape.num_hidden_layers,
@@ -210,8 +240,8 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
         )
     if shape.mla is not None:
         cfg.update(kv_lora_rank=shape.mla.kv_lora_rank, qk_rope_head_dim=shape.mla.qk_rope_head_dim)
-        for key in ("q_lora_rank", "qk_nope_head_dim", "v_head_dim", "first_k_dense_replace", "topk_method"):
-            cfg[key] = shape.extra[key]
+    if shape.extra["model_type"] == "falcon":  # Falcon's KV heads come from multi_query / num_kv_heads
+        cfg["num_kv_heads"] = shape.num_key_value_heads
     return cfg
 
 
@@ -222,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 35 + 59 + 68
+    assert len(records) == 35 + 59 + 147
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -261,12 +291,14 @@ def test_vendor_resource_and_link_domain_are_consistent() -> None:
 
 
 def test_catalog_shapes_reproduce_their_parameter_counts() -> None:
-    """derive_params on each entry's shape gives its params (or the documented text-only count)."""
+    """derive_params on each entry's shape gives its params (or the documented derived count)."""
     for shape in models().values():
         expected = shape.extra.get("derived_params", shape.params)
         assert derive_params(config_from_shape(shape)) == expected, shape.id
         assert shape.num_attention_heads % shape.num_key_value_heads == 0, shape.id
         assert shape.extra["params_source"] in {"safetensors", "derived"}, shape.id
+        vision = shape.hf_config.get("vision_config")
+        assert (shape.vision_params > 0) == isinstance(vision, dict), shape.id
 
 
 def test_lookups_return_copies() -> None:
@@ -607,14 +639,173 @@ def test_moe_and_mla_shapes() -> None:
     assert find_model("mistralai/Mixtral-8x22B-v0.1").vocab_size == 32000
 
 
-def test_gemma3_records_the_multimodal_total_and_text_count() -> None:
+def test_gemma3_counts_its_vision_tower() -> None:
     g = find_model("google/gemma-3-27b-it")
-    assert (g.params, g.extra["derived_params"], g.head_dim, g.num_key_value_heads) == (
-        27_432_406_640,
-        27_009_346_304,
+    assert (g.params, g.vision_params, g.head_dim, g.num_key_value_heads) == (27_432_406_640, 423_060_336, 128, 16)
+    assert g.params - g.vision_params == 27_009_346_304  # the text decoder
+
+
+@pytest.mark.parametrize(
+    ("model_id", "expected"),
+    [
+        ("openai/gpt-oss-20b", (20_914_757_184, 24, 8, 64, "mxfp4", 131_072)),
+        ("openai/gpt-oss-120b", (116_829_156_672, 36, 8, 64, "mxfp4", 131_072)),
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", (108_641_793_536, 48, 8, 128, "bf16", 10_485_760)),
+        ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", (401_583_781_376, 48, 8, 128, "bf16", 1_048_576)),
+        ("deepseek-ai/DeepSeek-V3.1", (671_026_419_200, 61, 128, 192, "fp8", 163_840)),
+        ("deepseek-ai/DeepSeek-V3.2", (671_877_944_064, 61, 128, 192, "fp8", 163_840)),
+        ("moonshotai/Kimi-K2-Instruct", (1_026_408_232_448, 61, 64, 192, "fp8", 131_072)),
+        ("zai-org/GLM-4.5", (352_797_829_024, 92, 8, 128, "bf16", 131_072)),
+        ("zai-org/GLM-4.5-Air", (106_852_251_264, 46, 8, 128, "bf16", 131_072)),
+        ("zai-org/GLM-4.6", (352_797_829_024, 92, 8, 128, "bf16", 202_752)),
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", (79_674_391_296, 48, 2, 256, "bf16", 262_144)),
+        ("Qwen/Qwen3-Coder-480B-A35B-Instruct", (480_154_875_392, 62, 8, 128, "bf16", 262_144)),
+        ("Qwen/Qwen2.5-VL-3B-Instruct", (3_754_622_976, 36, 2, 128, "bf16", 128_000)),
+        ("Qwen/Qwen2.5-VL-7B-Instruct", (8_292_166_656, 28, 4, 128, "bf16", 128_000)),
+        ("Qwen/Qwen2.5-VL-32B-Instruct", (33_448_292_352, 64, 8, 128, "bf16", 128_000)),
+        ("Qwen/Qwen2.5-VL-72B-Instruct", (73_406_351_360, 80, 8, 128, "bf16", 128_000)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", (1_777_088_000, 28, 2, 128, "bf16", 131_072)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", (7_615_616_512, 28, 4, 128, "bf16", 131_072)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", (14_770_033_664, 48, 8, 128, "bf16", 131_072)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", (32_763_876_352, 64, 8, 128, "bf16", 131_072)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", (8_030_261_248, 32, 8, 128, "bf16", 131_072)),
+        ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", (70_553_706_496, 80, 8, 128, "bf16", 131_072)),
+        ("google/gemma-7b-it", (8_537_680_896, 28, 16, 256, "bf16", 8_192)),
+        ("google/gemma-2b-it", (2_506_172_416, 18, 1, 256, "bf16", 8_192)),
+        ("mistralai/Mistral-7B-v0.1", (7_241_732_096, 32, 8, 128, "bf16", 32_768)),
+        ("mistralai/Mistral-7B-Instruct-v0.2", (7_241_732_096, 32, 8, 128, "bf16", 32_768)),
+        ("mistralai/Mistral-Nemo-Instruct-2407", (12_247_782_400, 40, 8, 128, "bf16", 1_024_000)),
+        ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", (24_011_361_280, 40, 8, 128, "bf16", 131_072)),
+        ("microsoft/phi-1_5", (1_418_270_720, 24, 32, 64, "fp16", 2_048)),
+        ("microsoft/phi-2", (2_779_683_840, 32, 32, 80, "fp16", 2_048)),
+        ("microsoft/Phi-4-mini-instruct", (3_836_021_760, 32, 8, 128, "bf16", 131_072)),
+        ("facebook/opt-125m", (125_239_296, 12, 12, 64, "fp16", 2_048)),
+        ("tiiuae/falcon-7b", (6_921_720_704, 32, 1, 64, "bf16", 2_048)),
+        ("tiiuae/falcon-40b", (41_303_293_952, 60, 8, 64, "bf16", 2_048)),
+        ("tiiuae/Falcon3-7B-Instruct", (7_455_550_464, 28, 4, 256, "bf16", 32_768)),
+        ("tiiuae/Falcon3-10B-Instruct", (10_305_653_760, 40, 4, 256, "bf16", 32_768)),
+        ("ibm-granite/granite-3.3-8b-instruct", (8_170_864_640, 40, 8, 128, "bf16", 131_072)),
+        ("ibm-granite/granite-3.3-2b-instruct", (2_533_539_840, 40, 8, 64, "bf16", 131_072)),
+        ("ibm-granite/granite-3.1-8b-instruct", (8_170_848_256, 40, 8, 128, "bf16", 131_072)),
+        ("ibm-granite/granite-3.1-2b-instruct", (2_533_531_648, 40, 8, 64, "bf16", 131_072)),
+        ("meta-llama/Llama-4-Scout-17B-16E", (108_641_793_536, 48, 8, 128, "bf16", 10_485_760)),
+        ("meta-llama/Llama-4-Maverick-17B-128E", (401_583_781_376, 48, 8, 128, "bf16", 1_048_576)),
+        ("deepseek-ai/DeepSeek-V3.1-Base", (671_026_419_200, 61, 128, 192, "fp8", 163_840)),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", (671_026_419_200, 61, 128, 192, "fp8", 163_840)),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", (671_877_944_064, 61, 128, 192, "fp8", 163_840)),
+        ("moonshotai/Kimi-K2-Base", (1_026_408_232_448, 61, 64, 192, "fp8", 131_072)),
+        ("moonshotai/Kimi-K2-Instruct-0905", (1_026_408_232_448, 61, 64, 192, "fp8", 262_144)),
+        ("Qwen/Qwen3-Next-80B-A3B-Thinking", (79_674_391_296, 48, 2, 256, "bf16", 262_144)),
+        ("Qwen/Qwen3-4B-Instruct-2507", (4_022_468_096, 36, 8, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-4B-Thinking-2507", (4_022_468_096, 36, 8, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-30B-A3B-Instruct-2507", (30_532_122_624, 48, 4, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-30B-A3B-Thinking-2507", (30_532_122_624, 48, 4, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", (30_532_122_624, 48, 4, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-235B-A22B-Instruct-2507", (235_093_634_560, 94, 4, 128, "bf16", 262_144)),
+        ("Qwen/Qwen3-235B-A22B-Thinking-2507", (235_093_634_560, 94, 4, 128, "bf16", 262_144)),
+        ("Qwen/Qwen2.5-Coder-0.5B-Instruct", (494_032_768, 24, 2, 64, "bf16", 32_768)),
+        ("Qwen/Qwen2.5-Coder-1.5B-Instruct", (1_543_714_304, 28, 2, 128, "bf16", 32_768)),
+        ("Qwen/Qwen2.5-Coder-3B-Instruct", (3_085_938_688, 36, 2, 128, "bf16", 32_768)),
+        ("Qwen/Qwen2.5-Coder-7B-Instruct", (7_615_616_512, 28, 4, 128, "bf16", 32_768)),
+        ("Qwen/Qwen2.5-Coder-14B-Instruct", (14_770_033_664, 48, 8, 128, "bf16", 32_768)),
+        ("Qwen/Qwen2.5-Coder-32B-Instruct", (32_763_876_352, 64, 8, 128, "bf16", 32_768)),
+        ("Qwen/QwQ-32B", (32_763_876_352, 64, 8, 128, "bf16", 40_960)),
+        ("google/gemma-7b", (8_537_680_896, 28, 16, 256, "bf16", 8_192)),
+        ("google/gemma-2b", (2_506_172_416, 18, 1, 256, "bf16", 8_192)),
+        ("google/gemma-2-2b", (2_614_341_888, 26, 4, 256, "bf16", 8_192)),
+        ("google/gemma-2-9b", (9_241_705_984, 42, 8, 256, "bf16", 8_192)),
+        ("google/gemma-2-27b", (27_227_128_320, 46, 16, 128, "bf16", 8_192)),
+        ("google/gemma-3-4b-pt", (4_300_079_472, 34, 4, 256, "bf16", 131_072)),
+        ("google/gemma-3-12b-pt", (12_187_325_040, 48, 8, 256, "bf16", 131_072)),
+        ("google/gemma-3-27b-pt", (27_432_406_640, 62, 16, 128, "bf16", 131_072)),
+        ("mistralai/Mistral-7B-Instruct-v0.1", (7_241_732_096, 32, 8, 128, "bf16", 32_768)),
+        ("mistralai/Mistral-Nemo-Base-2407", (12_247_782_400, 40, 8, 128, "bf16", 1_024_000)),
+        ("mistralai/Mistral-Small-3.1-24B-Base-2503", (24_011_361_280, 40, 8, 128, "bf16", 131_072)),
+        ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", (24_011_361_280, 40, 8, 128, "bf16", 131_072)),
+        ("microsoft/Phi-4-reasoning", (14_659_507_200, 40, 10, 128, "bf16", 32_768)),
+        ("microsoft/Phi-4-reasoning-plus", (14_659_507_200, 40, 10, 128, "bf16", 32_768)),
+        ("tiiuae/falcon-7b-instruct", (6_921_720_704, 32, 1, 64, "bf16", 2_048)),
+        ("tiiuae/falcon-40b-instruct", (41_303_293_952, 60, 8, 64, "bf16", 2_048)),
+        ("moonshotai/Kimi-K2-Thinking", (1_026_408_232_448, 61, 64, 192, "int4", 262_144)),
+    ],
+)
+def test_new_catalog_entries(model_id: str, expected: tuple[object, ...]) -> None:
+    """Key figures of each 2025-26 entry: params, layers, KV heads, head_dim, precision, context."""
+    m = find_model(model_id)
+    assert (
+        m.params,
+        m.num_hidden_layers,
+        m.num_key_value_heads,
+        m.head_dim,
+        m.precision,
+        m.max_position_embeddings,
+    ) == expected
+    assert m.source == f"https://huggingface.co/{model_id}/blob/main/config.json"
+    assert (m.id, m.base_model) == (model_id, None)
+
+
+def test_qwen3_small_models_count_their_tied_head_once() -> None:
+    small = {name: find_model(name) for name in ("Qwen/Qwen3-0.6B", "Qwen/Qwen3-1.7B")}
+    assert {n: (m.params, m.tie_word_embeddings) for n, m in small.items()} == {
+        "Qwen/Qwen3-0.6B": (596_049_920, True),
+        "Qwen/Qwen3-1.7B": (1_720_574_976, True),
+    }
+    assert "751,632,384" in str(small["Qwen/Qwen3-0.6B"].extra["params_note"])
+
+
+@pytest.mark.parametrize(
+    ("model_id", "vision", "text"),
+    [
+        ("Qwen/Qwen2.5-VL-7B-Instruct", 676_550_144, 7_615_616_512),
+        ("Qwen/Qwen2.5-VL-3B-Instruct", 668_684_288, 3_085_938_688),
+        ("google/gemma-3-4b-it", 419_816_304, 3_880_263_168),
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", 871_932_416, 107_769_861_120),
+        ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", 438_958_080, 23_572_403_200),
+    ],
+)
+def test_vision_towers_are_counted_in_params(model_id: str, vision: int, text: int) -> None:
+    m = find_model(model_id)
+    assert (m.vision_params, m.params - m.vision_params) == (vision, text)
+    assert isinstance(m.hf_config["vision_config"], dict)
+
+
+def test_hf_config_keeps_what_vllm_reads_for_attention_layout() -> None:
+    oss = find_model("openai/gpt-oss-20b")
+    assert (oss.hf_config["sliding_window"], oss.hf_config["layer_types"][:2], len(oss.hf_config["layer_types"])) == (
         128,
-        16,
+        ["sliding_attention", "full_attention"],
+        24,
     )
+    assert oss.hf_config["quantization_config"]["quant_method"] == "mxfp4"  # type: ignore[index]
+    scout = find_model("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    assert (scout.hf_config["attention_chunk_size"], scout.hf_config["model_type"]) == (8192, "llama4_text")
+    gemma = find_model("google/gemma-3-27b-it")
+    assert (gemma.hf_config["sliding_window"], gemma.hf_config["sliding_window_pattern"]) == (1024, 6)
+    nxt = find_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert (nxt.hf_config["full_attention_interval"], nxt.hf_config["linear_num_value_heads"]) == (4, 32)
+    assert find_model("mistralai/Mistral-7B-Instruct-v0.1").hf_config["sliding_window"] == 4096
+    assert find_model("mistralai/Mistral-7B-Instruct-v0.3").hf_config["sliding_window"] is None
+    assert find_model("Qwen/Qwen2.5-7B-Instruct").hf_config["use_sliding_window"] is False
+    assert find_model("meta-llama/Llama-3.1-8B-Instruct").hf_config["rope_scaling"] == {
+        "factor": 8.0,
+        "high_freq_factor": 4.0,
+        "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    }
+    # an inheriting entry overrides what differs and keeps the rest
+    q = find_model("Qwen/Qwen3-30B-A3B-Instruct-2507")
+    assert (q.hf_config["max_position_embeddings"], q.hf_config["rope_theta"], q.hf_config["model_type"]) == (
+        262144,
+        10000000,
+        "qwen3_moe",
+    )
+
+
+def test_every_base_entry_has_an_hf_config() -> None:
+    for shape in models().values():
+        assert shape.hf_config["max_position_embeddings"] == shape.max_position_embeddings, shape.id
+        assert shape.hf_config["model_type"], shape.id
 
 
 @pytest.mark.parametrize(
@@ -652,6 +843,18 @@ def test_model_aliases_and_case(spelling: str, canonical: str) -> None:
         ("TheBloke/Llama-2-70B-Chat-AWQ", "meta-llama/Llama-2-70b-chat-hf", "int4", "awq"),
         ("TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ", "mistralai/Mixtral-8x7B-Instruct-v0.1", "int4", "awq"),
         ("unsloth/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-1B-Instruct", "bf16", None),
+        ("unsloth/Llama-3.2-1B-Instruct-unsloth-bnb-4bit", "meta-llama/Llama-3.2-1B-Instruct", "int4", "bitsandbytes"),
+        ("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "fp8", "fp8"),
+        ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "fp8", "fp8"),
+        ("RedHatAI/Qwen3-32B-NVFP4", "Qwen/Qwen3-32B", "nvfp4", "modelopt"),
+        ("nvidia/DeepSeek-R1-FP4", "deepseek-ai/DeepSeek-R1", "nvfp4", "modelopt"),
+        ("Qwen/Qwen2.5-VL-7B-Instruct-AWQ", "Qwen/Qwen2.5-VL-7B-Instruct", "int4", "awq"),
+        ("Qwen/Qwen3-8B-FP8", "Qwen/Qwen3-8B", "fp8", "fp8"),
+        ("zai-org/GLM-4.5-Air-FP8", "zai-org/GLM-4.5-Air", "fp8", "fp8"),
+        ("RedHatAI/gpt-oss-120b-FP8-dynamic", "openai/gpt-oss-120b", "fp8", "fp8"),
+        ("unsloth/gpt-oss-20b-BF16", "openai/gpt-oss-20b", "bf16", None),
+        ("Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-Coder-32B-Instruct", "int8", "gptq"),
+        ("neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic", "deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "fp8", "fp8"),
     ],
 )
 def test_quantised_reuploads_resolve_to_the_base_shape(
@@ -672,6 +875,53 @@ def test_quantised_reuploads_resolve_to_the_base_shape(
         catalog_base.head_dim,
     )
     assert catalog_base.precision != precision or quantization is None
+
+
+def test_gpt_oss_is_natively_mxfp4() -> None:
+    m = find_model("openai/gpt-oss-120b")
+    assert (m.precision, m.quantization, m.base_model) == ("mxfp4", "mxfp4", None)
+    bf16 = find_model("unsloth/gpt-oss-120b-BF16")
+    assert (bf16.precision, bf16.quantization, "quantization_config" in bf16.hf_config) == ("bf16", None, False)
+
+
+def test_quantised_reuploads_carry_the_quantisers_default_config() -> None:
+    int8 = find_model("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8")
+    assert int8.hf_config["quantization_config"] == {
+        "quant_method": "gptq",
+        "bits": 8,
+        "group_size": 128,
+        "desc_act": False,
+        "sym": True,
+    }
+    assert (int8.extra["quantization_config_assumed"], int8.hf_config["model_type"]) == (True, "qwen2")
+    assert weight_bytes_per_param(int8.precision, int8.hf_config["quantization_config"]) == 1 + 3 / 128
+
+
+@pytest.mark.parametrize(
+    ("precision", "config", "expected"),
+    [
+        ("int4", {"quant_method": "gptq", "bits": 4, "group_size": 128}, 0.5 + 2.5 / 128),
+        ("int8", {"quant_method": "gptq", "bits": 8, "group_size": 128}, 1 + 3 / 128),
+        ("int8", {"quant_method": "gptq", "bits": 8, "group_size": 32}, 1 + 3 / 32),
+        ("int4", {"quant_method": "awq", "bits": 4, "group_size": 64}, 0.5 + 2.5 / 64),
+        ("int4", None, 0.5 + 2.5 / 128),
+        ("nvfp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, 0.5625),
+        ("mxfp4", {"quant_method": "mxfp4"}, 0.53125),
+        ("fp8", {"quant_method": "fp8", "weight_block_size": [128, 128]}, 1.0),
+        ("int4", {"quant_method": "bitsandbytes", "load_in_4bit": True}, 0.5 + 1 / 64 + 4 / (64 * 256)),
+        (
+            "int4",
+            {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"g": {"weights": {"num_bits": 4, "strategy": "group", "group_size": 32}}},
+            },
+            0.5 + 2 / 32,
+        ),
+        ("bf16", None, 2.0),
+    ],
+)
+def test_weight_bytes_per_param_counts_scales(precision: Any, config: Any, expected: float) -> None:
+    assert weight_bytes_per_param(precision, config) == expected
 
 
 def test_base_model_overrides_name_matching() -> None:
@@ -720,6 +970,8 @@ def test_unknown_model_suggests_close_names() -> None:
         ("nvidia/Llama-3.3-70B-Instruct-NVFP4", ("nvfp4", "modelopt")),
         ("unsloth/Llama-3.2-3B-Instruct-bnb-4bit", ("int4", "bitsandbytes")),
         ("meta-llama/Llama-3.1-8B-Instruct", None),
+        ("nvidia/Llama-3.3-70B-Instruct-FP4", ("nvfp4", "modelopt")),
+        ("unsloth/gpt-oss-20b-BF16", ("bf16", None)),
         ("FP8", None),
     ],
 )
@@ -741,11 +993,24 @@ def test_resolve_precision_from_name(model_id: str, expected: tuple[str, str] | 
         (MISTRAL_7B_V03, 7_248_023_552),
         (MIXTRAL_8X7B, 46_702_792_704),
         (DEEPSEEK_V3, 671_026_419_200),
-        (GEMMA3_4B, 3_880_263_168),
+        (GEMMA3_4B, 4_300_079_472),
+        (PHI_1_5, 1_418_270_720),
     ],
 )
 def test_derive_params_matches_published_counts(config: dict[str, Any], params: int) -> None:
     assert derive_params(config) == params
+
+
+def test_phi_mlp_is_two_matrices_not_three() -> None:
+    """The phi-1.5 correction: counted as a Llama (gated MLP, RMSNorm, no biases) it was 402M too many."""
+    assert derive_params(PHI_1_5) == 1_418_270_720
+    assert derive_params({**PHI_1_5, "model_type": "llama"}) == 1_820_428_288
+
+
+def test_derive_vision_params() -> None:
+    assert derive_vision_params(GEMMA3_4B) == 419_816_304
+    assert derive_vision_params(LLAMA_31_8B) == 0
+    assert derive_vision_params({**LLAMA_31_8B, "vision_config": {"model_type": "clip_vision_model"}}) is None
 
 
 def test_derive_params_counts_tied_embeddings_once() -> None:
@@ -858,8 +1123,10 @@ def test_local_gemma3_nested_text_config_uses_class_defaults(tmp_path: Path) -> 
         m.max_position_embeddings,
         m.tie_word_embeddings,
         m.params,
-    ) == (34, 2560, 8, 4, 256, 262208, 131072, True, 3_880_263_168)
-    assert m.extra["model_type"] == "gemma3_text"
+    ) == (34, 2560, 8, 4, 256, 262208, 131072, True, 4_300_079_472)
+    assert (m.extra["model_type"], m.vision_params) == ("gemma3_text", 419_816_304)
+    assert (m.hf_config["sliding_window"], m.hf_config["mm_tokens_per_image"]) == (1024, 256)
+    assert m.hf_config["vision_config"] == GEMMA3_4B["vision_config"]
 
 
 def test_local_broken_json_names_the_file_and_line(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ Lookups are forgiving about spelling and strict about meaning:
 - :func:`find_model` accepts Hugging Face ids, old names and quantised re-uploads
   (``hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4``), which resolve to the base model's
   shape with the precision the name states.
-- :func:`load_local_model` reads a Hugging Face ``config.json`` given by path.
+- :func:`load_local_model` reads a Hugging Face ``config.json`` given by path (see
+  :mod:`~shardwise.rules.catalog.hfconfig` for the parameter count and quantisation rules).
 
 Every failure is a :class:`~shardwise.rules.errors.CatalogError` that names what was asked for
 and, where possible, the closest known names.
@@ -30,6 +31,14 @@ import re
 from typing import Any
 
 from ..errors import CatalogError
+from .hfconfig import (
+    HF_CONFIG_KEYS,
+    derive_params,
+    derive_vision_params,
+    load_local_model,
+    shape_from_config,
+    weight_bytes_per_param,
+)
 from .types import (
     VENDOR_RESOURCE,
     GpuInfo,
@@ -52,7 +61,9 @@ __all__ = [
     "MoeShape",
     "Precision",
     "Vendor",
+    "HF_CONFIG_KEYS",
     "derive_params",
+    "derive_vision_params",
     "find_gpu",
     "find_instance",
     "find_model",
@@ -62,6 +73,8 @@ __all__ = [
     "load_local_model",
     "models",
     "resolve_precision_from_name",
+    "shape_from_config",
+    "weight_bytes_per_param",
 ]
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -324,7 +337,7 @@ def _norm_model_name(model_id: str) -> str:
 
 
 # (pattern on the end of the bare name, precision, quantization method), tried in this order.
-_QUANT_SUFFIXES: tuple[tuple[str, Precision, str], ...] = (
+_QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     (r"[-_.]quantized[-_.]w4a16", "int4", "gptq"),
     (r"[-_.]quantized[-_.]w8a16", "int8", "gptq"),
     (r"[-_.]quantized[-_.]w8a8", "int8", "compressed-tensors"),
@@ -343,26 +356,39 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str], ...] = (
     (r"[-_.]fp8[-_.]block", "fp8", "fp8"),
     (r"[-_.]fp8", "fp8", "fp8"),
     (r"[-_.]nvfp4", "nvfp4", "modelopt"),
+    (r"[-_.]fp4", "nvfp4", "modelopt"),  # nvidia/DeepSeek-R1-FP4, nvidia/Llama-3.3-70B-Instruct-FP4
     (r"[-_.]mxfp4", "mxfp4", "mxfp4"),
     (r"[-_.]bnb[-_.]4bit", "int4", "bitsandbytes"),
     (r"[-_.]bnb[-_.]8bit", "int8", "bitsandbytes"),
     (r"[-_.]int4", "int4", "gptq"),
     (r"[-_.]int8", "int8", "gptq"),
+    (r"[-_.]bf16", "bf16", None),  # an unquantised re-upload (unsloth/gpt-oss-20b-BF16)
+    (r"[-_.]fp16", "fp16", None),
 )
+#: Decorations re-uploaders add after the precision that state nothing about it.
+_DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf)$", re.IGNORECASE)
 
 
 @functools.cache
-def _quant_patterns() -> tuple[tuple[re.Pattern[str], Precision, str], ...]:
+def _quant_patterns() -> tuple[tuple[re.Pattern[str], Precision, str | None], ...]:
     return tuple((re.compile(p + "$", re.IGNORECASE), prec, method) for p, prec, method in _QUANT_SUFFIXES)
 
 
-def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str] | None]:
-    """Split ``org/Name-AWQ-INT4`` into (``Name``, (precision, method)); the first suffix found wins."""
+def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str | None] | None]:
+    """Split ``org/Name-AWQ-INT4`` into (``Name``, (precision, method)); the first suffix found wins.
+
+    ``method`` is None for an unquantised re-upload that names its dtype (``-BF16``).
+    """
     name = model_id.strip().rsplit("/", 1)[-1]
-    found: tuple[Precision, str] | None = None
+    found: tuple[Precision, str | None] | None = None
     changed = True
     while changed:
         changed = False
+        decoration = _DECORATIONS.search(name)
+        if decoration and decoration.start() > 0 and found is not None:
+            name = name[: decoration.start()]
+            changed = True
+            continue
         for pattern, precision, method in _quant_patterns():
             m = pattern.search(name)
             if m and m.start() > 0:
@@ -374,7 +400,7 @@ def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str] | Non
     return name, found
 
 
-def resolve_precision_from_name(model_id: str) -> tuple[Precision, str] | None:
+def resolve_precision_from_name(model_id: str) -> tuple[Precision, str | None] | None:
     """The (precision, quantization method) a repository name states, or None if it states none.
 
     ``...-AWQ`` / ``...-AWQ-INT4`` -> (int4, awq); ``...-GPTQ-Int4`` -> (int4, gptq);
@@ -384,8 +410,42 @@ def resolve_precision_from_name(model_id: str) -> tuple[Precision, str] | None:
     return _split_quant_suffix(model_id)[1]
 
 
-def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str] | None) -> ModelShape:
+#: The ``quantization_config`` a re-upload whose name states only its method most often carries
+#: (the quantisers' defaults: GPTQ/AWQ group 128, RedHat's W4A16 group 128, W8A8 per channel).
+_ASSUMED_QUANT_CONFIG: dict[tuple[str, str], dict[str, object]] = {
+    ("int4", "awq"): {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    ("int4", "gptq"): {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    ("int8", "gptq"): {"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": False, "sym": True},
+    ("int8", "compressed-tensors"): {
+        "quant_method": "compressed-tensors",
+        "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}},
+    },
+    ("int4", "compressed-tensors"): {
+        "quant_method": "compressed-tensors",
+        "config_groups": {
+            "group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}
+        },
+    },
+    ("fp8", "fp8"): {"quant_method": "fp8", "activation_scheme": "dynamic"},
+    ("nvfp4", "modelopt"): {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16},
+    ("mxfp4", "mxfp4"): {"quant_method": "mxfp4"},
+    ("int4", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+    ("int8", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_8bit": True},
+}
+
+
+def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | None] | None) -> ModelShape:
+    """``base``'s shape under ``model_id``, at the precision the name states (its own when none)."""
     precision, method = quant if quant is not None else (base.precision, base.quantization)
+    hf_config = dict(base.hf_config)
+    extra: dict[str, object] = {**base.extra, "resolved_from": base.id}
+    if quant is not None and (precision, method) != (base.precision, base.quantization):
+        assumed = _ASSUMED_QUANT_CONFIG.get((precision, str(method)))
+        if assumed is not None:
+            hf_config["quantization_config"] = assumed
+            extra["quantization_config_assumed"] = True
+        else:
+            hf_config.pop("quantization_config", None)
     return dataclasses.replace(
         base,
         id=model_id,
@@ -393,7 +453,8 @@ def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str] | 
         quantization=method,
         aliases=(),
         base_model=base.id,
-        extra={**base.extra, "resolved_from": base.id},
+        extra=extra,
+        hf_config=hf_config,
     )
 
 
@@ -435,329 +496,3 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
             "or give the path of its config.json"
         )
     raise err
-
-
-# --------------------------------------------------------------------------------------------
-# Hugging Face config.json
-# --------------------------------------------------------------------------------------------
-
-# Defaults for keys a model family's config.json may leave out (the transformers config class
-# defaults). Gemma 3 multimodal checkpoints omit most of their text_config.
-_FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {
-        "vocab_size": 262_208,
-        "hidden_size": 2304,
-        "intermediate_size": 9216,
-        "num_hidden_layers": 26,
-        "num_attention_heads": 8,
-        "num_key_value_heads": 4,
-        "head_dim": 256,
-        "max_position_embeddings": 131_072,
-        "tie_word_embeddings": True,
-    },
-    "gemma3": {"tie_word_embeddings": True},
-    "gemma2": {"tie_word_embeddings": True, "head_dim": 256},
-    "gemma": {"tie_word_embeddings": True, "head_dim": 256},
-}
-
-_DTYPE_PRECISION: dict[str, Precision] = {
-    "bfloat16": "bf16",
-    "float16": "fp16",
-    "half": "fp16",
-    "float32": "fp32",
-    "float": "fp32",
-    "float8_e4m3fn": "fp8",
-}
-_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "float8_e4m3fn": 1}
-
-
-#: config.json keys kept verbatim on :attr:`ModelShape.hf_config` (plus every ``linear_*`` key).
-HF_CONFIG_KEYS = frozenset({
-    "model_type", "architectures", "sliding_window", "layer_types", "sliding_window_pattern",
-    "attention_chunk_size", "no_rope_layers", "use_sliding_window", "max_window_layers",
-    "full_attention_interval", "rope_scaling", "rope_theta", "max_position_embeddings", "vision_config",
-    "quantization_config", "interleaved_sliding_window", "attention_type", "mamba_d_state",
-})
-
-
-def _text_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints)."""
-    merged = dict(config)
-    text = config.get("text_config")
-    if isinstance(text, dict):
-        merged.update(text)
-        merged.pop("text_config", None)
-    model_type = str(merged.get("model_type", ""))
-    for key, value in _FAMILY_DEFAULTS.get(model_type, {}).items():
-        merged.setdefault(key, value)
-    if "tie_word_embeddings" not in merged:
-        merged["tie_word_embeddings"] = model_type.startswith("gemma")
-    return merged
-
-
-def _int(cfg: dict[str, Any], *keys: str) -> int | None:
-    for key in keys:
-        value = cfg.get(key)
-        if value is not None and not isinstance(value, bool):
-            if isinstance(value, int):
-                return value
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise ValueError(f"{key} must be an integer, got {value!r}")
-    return None
-
-
-def _moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
-    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
-    if not experts or experts <= 1:
-        return None
-    per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k") or 1
-    shared = _int(cfg, "n_shared_experts") or 0
-    if not shared and _int(cfg, "shared_expert_intermediate_size"):
-        shared = 1
-    size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
-    return MoeShape(num_experts=experts, experts_per_token=per_token, shared_experts=shared, moe_intermediate_size=size)
-
-
-def _required(cfg: dict[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    missing = []
-    for key in ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"):
-        value = _int(cfg, key)
-        if value is None or value <= 0:
-            missing.append(key)
-        else:
-            out[key] = value
-    if missing:
-        raise KeyError(", ".join(missing))
-    return out
-
-
-def derive_params(config: dict[str, Any]) -> int:
-    """Total parameters implied by a Hugging Face ``config.json`` (all experts counted).
-
-    embeddings = vocab x hidden, twice when the LM head is not tied; per layer: attention
-    q = hidden x heads x head_dim, k and v = hidden x kv_heads x head_dim each, o = heads x
-    head_dim x hidden (plus q/k/v biases for Qwen2 and ``attention_bias`` models, per-head q/k
-    RMSNorm for Qwen3 and Gemma 3, the latent projections for MLA models); MLP = 3 x hidden x
-    intermediate (gate, up, down), or for MoE layers experts x 3 x hidden x moe_intermediate +
-    shared experts + router (hidden x experts); RMSNorm weights 2 x hidden per layer (4 for
-    Gemma 2/3) + the final hidden. Rotary buffers, vision towers and multi-token-prediction
-    heads are not counted.
-    """
-    if not isinstance(config, dict):
-        raise CatalogError("model config must be a JSON object")
-    try:
-        return _derive(_text_config(config))
-    except KeyError as exc:
-        raise CatalogError(f"missing required key(s) in model config: {exc.args[0]}") from None
-    except (TypeError, ValueError) as exc:
-        raise CatalogError(f"bad value in model config: {exc}") from None
-
-
-def _derive(cfg: dict[str, Any]) -> int:
-    req = _required(cfg)
-    h, layers = req["hidden_size"], req["num_hidden_layers"]
-    heads, vocab = req["num_attention_heads"], req["vocab_size"]
-    kv_heads = _int(cfg, "num_key_value_heads") or heads
-    head_dim = _int(cfg, "head_dim") or h // heads
-    model_type = str(cfg.get("model_type", ""))
-    tied = bool(cfg.get("tie_word_embeddings"))
-    total = vocab * h * (1 if tied else 2)
-
-    kv_lora = _int(cfg, "kv_lora_rank")
-    if kv_lora:
-        rope = _int(cfg, "qk_rope_head_dim") or 0
-        nope = _int(cfg, "qk_nope_head_dim") or 0
-        v_dim = _int(cfg, "v_head_dim") or nope
-        q_lora = _int(cfg, "q_lora_rank")
-        qk = nope + rope
-        attn = (h * q_lora + q_lora + q_lora * heads * qk) if q_lora else h * heads * qk
-        attn += h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim) + heads * v_dim * h
-    else:
-        q_out, kv_out = heads * head_dim, kv_heads * head_dim
-        attn = h * q_out + 2 * h * kv_out + q_out * h
-        if model_type.startswith("qwen2"):
-            attn += q_out + 2 * kv_out
-        elif cfg.get("attention_bias"):
-            attn += q_out + 2 * kv_out + h
-        if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
-            attn += 2 * head_dim
-
-    intermediate = _int(cfg, "intermediate_size") or 0
-    dense_mlp = 3 * h * intermediate
-    if cfg.get("mlp_bias"):
-        dense_mlp += 2 * intermediate + h
-    moe = _moe_from_config(cfg)
-    if moe is None:
-        mlp = layers * dense_mlp
-    else:
-        moe_layer = moe.num_experts * 3 * h * moe.moe_intermediate_size + h * moe.num_experts
-        shared_size = _int(cfg, "shared_expert_intermediate_size")
-        if shared_size:
-            moe_layer += 3 * h * shared_size + h  # Qwen2-MoE shared expert and its gate
-        elif moe.shared_experts:
-            moe_layer += moe.shared_experts * 3 * h * moe.moe_intermediate_size
-        if cfg.get("topk_method") == "noaux_tc":
-            moe_layer += moe.num_experts  # e_score_correction_bias
-        dense_layers = _int(cfg, "first_k_dense_replace") or len(cfg.get("mlp_only_layers") or ())
-        dense_layers = min(dense_layers, layers)
-        mlp = dense_layers * dense_mlp + (layers - dense_layers) * moe_layer
-
-    norms_per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2
-    return total + layers * attn + mlp + layers * norms_per_layer * h + h
-
-
-def _quant_from_config(q: Any) -> tuple[Precision, str] | None:
-    if not isinstance(q, dict):
-        return None
-    method = str(q.get("quant_method", "")).lower()
-    if method in ("awq", "gptq", "awq_marlin", "gptq_marlin"):
-        bits = q.get("bits", q.get("w_bit", 4))
-        return ("int8" if bits == 8 else "int4"), method.replace("_marlin", "")
-    if method in ("fp8", "fbgemm_fp8"):
-        return "fp8", method
-    if method == "mxfp4":
-        return "mxfp4", method
-    if method == "bitsandbytes":
-        return ("int8" if q.get("load_in_8bit") else "int4"), method
-    if method == "modelopt":
-        algo = str(q.get("quant_algo", "")).upper()
-        return ("nvfp4" if "FP4" in algo else "fp8"), method
-    if method == "compressed-tensors":
-        groups = q.get("config_groups") or {}
-        for group in groups.values() if isinstance(groups, dict) else ():
-            weights = group.get("weights") if isinstance(group, dict) else None
-            if isinstance(weights, dict):
-                bits = weights.get("num_bits")
-                kind = str(weights.get("type", "int")).lower()
-                if kind == "float":
-                    return ("nvfp4" if bits == 4 else "fp8"), method
-                return ("int8" if bits == 8 else "int4"), method
-        return "fp8", method
-    return None
-
-
-def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
-    """Read a Hugging Face ``config.json`` (or a directory holding one) into a :class:`ModelShape`.
-
-    Parameters come from ``model.safetensors.index.json`` beside it when present
-    (``metadata.total_parameters``, or ``metadata.total_size`` bytes / bytes per parameter of the
-    unquantised ``torch_dtype``), otherwise from :func:`derive_params`.
-    """
-    import json
-
-    target = os.fspath(path)
-    config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
-    try:
-        with open(config_path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-    except FileNotFoundError:
-        raise CatalogError("config.json not found", file=config_path) from None
-    except OSError as exc:
-        raise CatalogError(f"cannot read model config: {exc.strerror}", file=config_path) from None
-    except UnicodeDecodeError:
-        raise CatalogError("model config is not UTF-8 text", file=config_path) from None
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"invalid JSON: {exc.msg}", file=config_path, line=exc.lineno) from None
-    if not isinstance(raw, dict):
-        raise CatalogError("model config must be a JSON object", file=config_path)
-
-    cfg = _text_config(raw)
-    try:
-        req = _required(cfg)
-        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length")
-        heads = req["num_attention_heads"]
-        kv_heads = _int(cfg, "num_key_value_heads") or heads
-        moe = _moe_from_config(cfg)
-        intermediate = _int(cfg, "intermediate_size")
-        mla = None
-        kv_lora = _int(cfg, "kv_lora_rank")
-        if kv_lora:
-            mla = MlaShape(kv_lora_rank=kv_lora, qk_rope_head_dim=_int(cfg, "qk_rope_head_dim") or 0)
-            head_dim = (_int(cfg, "qk_nope_head_dim") or 0) + mla.qk_rope_head_dim
-        else:
-            head_dim = _int(cfg, "head_dim") or req["hidden_size"] // heads
-    except KeyError as exc:
-        raise CatalogError(f"missing required key(s) in model config: {exc.args[0]}", file=config_path) from None
-    except ValueError as exc:
-        raise CatalogError(str(exc), file=config_path) from None
-    missing = [k for k, v in (("max_position_embeddings", max_pos),) if v is None]
-    if intermediate is None and (moe is None or not moe.moe_intermediate_size):
-        missing.append("intermediate_size")
-    if missing:
-        raise CatalogError(f"missing required key(s) in model config: {', '.join(missing)}", file=config_path)
-
-    dtype = str(raw.get("torch_dtype") or raw.get("dtype") or cfg.get("torch_dtype") or cfg.get("dtype") or "")
-    if dtype not in _DTYPE_PRECISION:
-        dtype = "bfloat16"  # absent or unusual: assume the common case and say so
-        extra_dtype_note = True
-    else:
-        extra_dtype_note = False
-    quant = _quant_from_config(raw.get("quantization_config") or cfg.get("quantization_config"))
-    precision: Precision = quant[0] if quant else _DTYPE_PRECISION.get(dtype, "bf16")
-    extra: dict[str, object] = {"model_type": cfg.get("model_type"), "config_path": config_path}
-    if extra_dtype_note:
-        extra["torch_dtype_assumed"] = True
-
-    quant_cfg = raw.get("quantization_config") or cfg.get("quantization_config")
-    if isinstance(quant_cfg, dict) and quant_cfg.get("quant_method"):
-        extra["quant_method"] = quant_cfg.get("quant_method")
-    params, params_source = _params_from_index(os.path.dirname(config_path), dtype, quant is not None)
-    if params is None:
-        try:
-            params, params_source = derive_params(raw), "derived"
-        except CatalogError as exc:
-            raise CatalogError(exc.message, file=config_path) from None
-    extra["params_source"] = params_source
-
-    name_or_path = raw.get("_name_or_path")
-    if isinstance(name_or_path, str) and name_or_path:
-        extra["name_or_path"] = name_or_path
-    return ModelShape(
-        id=os.path.basename(os.path.dirname(os.path.abspath(config_path))) or config_path,
-        params=params,
-        num_hidden_layers=req["num_hidden_layers"],
-        hidden_size=req["hidden_size"],
-        num_attention_heads=heads,
-        num_key_value_heads=kv_heads,
-        head_dim=head_dim,
-        intermediate_size=intermediate or 0,
-        vocab_size=req["vocab_size"],
-        max_position_embeddings=max_pos or 0,
-        torch_dtype=dtype,
-        tie_word_embeddings=bool(cfg.get("tie_word_embeddings")),
-        precision=precision,
-        quantization=quant[1] if quant else None,
-        moe=moe,
-        mla=mla,
-        source=config_path,
-        extra=extra,
-        hf_config={k: v for k, v in cfg.items() if k in HF_CONFIG_KEYS or k.startswith("linear_")},
-    )
-
-
-def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str]:
-    import json
-
-    index_path = os.path.join(directory, "model.safetensors.index.json")
-    if not os.path.exists(index_path):
-        return None, "derived"
-    try:
-        with open(index_path, encoding="utf-8") as fh:
-            index = json.load(fh)
-    except (OSError, UnicodeDecodeError):
-        raise CatalogError("cannot read safetensors index", file=index_path) from None
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"invalid JSON: {exc.msg}", file=index_path, line=exc.lineno) from None
-    meta = index.get("metadata") if isinstance(index, dict) else None
-    if not isinstance(meta, dict):
-        return None, "derived"
-    total_params = meta.get("total_parameters")
-    if isinstance(total_params, int) and not isinstance(total_params, bool) and total_params > 0:
-        return total_params, "safetensors index: total_parameters"
-    total_size = meta.get("total_size")
-    per = _DTYPE_BYTES.get(dtype)
-    if not quantized and per and isinstance(total_size, int) and total_size > 0:
-        return total_size // per, f"safetensors index: total_size / {per} bytes"
-    return None, "derived"

@@ -1,0 +1,626 @@
+"""Hugging Face ``config.json`` files: shapes, parameter counts and weight precision.
+
+:func:`load_local_model` turns a ``config.json`` (and the ``model.safetensors.index.json`` beside
+it) into a :class:`~shardwise.rules.catalog.types.ModelShape`; :func:`derive_params` counts the
+parameters a config implies, vision tower included; :func:`weight_bytes_per_param` gives the bytes
+a quantised checkpoint stores per weight, its scales and zero points included. Standard library
+only: this module is on the lint path.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import CatalogError
+from .types import MlaShape, ModelShape, MoeShape, Precision
+
+# Defaults for keys a model family's config.json may leave out (the transformers config class
+# defaults). Gemma 3 multimodal checkpoints omit most of their text_config.
+_FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {
+        "vocab_size": 262_208,
+        "hidden_size": 2304,
+        "intermediate_size": 9216,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "max_position_embeddings": 131_072,
+        "tie_word_embeddings": True,
+    },
+    "gemma3": {"tie_word_embeddings": True},
+    "gemma2": {"tie_word_embeddings": True, "head_dim": 256},
+    "gemma": {"tie_word_embeddings": True, "head_dim": 256},
+    "falcon": {"tie_word_embeddings": True, "max_position_embeddings": 2048},
+    "opt": {"tie_word_embeddings": True},
+}
+
+# Vision encoders' config defaults (transformers' SiglipVisionConfig, Qwen2_5_VLVisionConfig, ...).
+_VISION_DEFAULTS: dict[str, dict[str, Any]] = {
+    "siglip_vision_model": {
+        "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "num_channels": 3,
+        "image_size": 224, "patch_size": 16,
+    },
+    "qwen2_5_vl": {
+        "depth": 32, "hidden_size": 3584, "intermediate_size": 3420, "in_channels": 3, "patch_size": 14,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584,
+    },
+    "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "num_channels": 3,
+                "patch_size": 16},
+    "llama4_vision_model": {
+        "hidden_size": 768, "intermediate_size": 5632, "num_hidden_layers": 34, "num_channels": 3,
+        "image_size": 448, "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096,
+        "pixel_shuffle_ratio": 0.5, "vision_output_dim": 7680,
+    },
+}
+
+# Families whose MLP is two matrices (up, down) with a GELU/ReLU between, not a gated three.
+_UNGATED_MLP = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
+# Families whose norms are LayerNorm (weight and bias) instead of RMSNorm (weight only).
+_LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
+# Families with a learned weight per head dimension on q and k (QK-norm).
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"})
+
+DTYPE_PRECISION: dict[str, Precision] = {
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+    "float8_e4m3fn": "fp8",
+}
+_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "float8_e4m3fn": 1}
+
+
+#: config.json keys kept verbatim on :attr:`ModelShape.hf_config` (plus every ``linear_*`` key).
+HF_CONFIG_KEYS = frozenset({
+    "model_type", "architectures", "sliding_window", "layer_types", "sliding_window_pattern",
+    "attention_chunk_size", "no_rope_layers", "use_sliding_window", "max_window_layers",
+    "full_attention_interval", "rope_scaling", "rope_theta", "max_position_embeddings", "vision_config",
+    "quantization_config", "interleaved_sliding_window", "attention_type", "mamba_d_state",
+    "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
+})
+
+
+def hf_config_of(config: dict[str, Any]) -> dict[str, Any]:
+    """The keys of a config.json (``text_config`` merged over the top level) vLLM reads verbatim."""
+    cfg = text_config(config)
+    kept = {k: v for k, v in cfg.items() if k in HF_CONFIG_KEYS or k.startswith("linear_")}
+    if isinstance(kept.get("vision_config"), dict):
+        kept["vision_config"] = _vision_sizing_keys(kept["vision_config"])
+    return kept
+
+
+_VISION_SIZING_KEYS = frozenset({
+    "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "depth", "num_attention_heads",
+    "num_heads", "image_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "out_hidden_size",
+    "window_size", "fullatt_block_indexes", "projector_input_dim", "projector_output_dim",
+    "pixel_shuffle_ratio", "vision_output_dim", "num_channels", "in_channels", "in_chans", "head_dim",
+    "mm_tokens_per_image", "vision_use_head",
+})
+
+
+def _vision_sizing_keys(vision: dict[str, Any]) -> dict[str, Any]:
+    """The vision_config keys that size the encoder (its weights and the tokens an image becomes)."""
+    return {k: v for k, v in vision.items() if k in _VISION_SIZING_KEYS}
+
+
+def text_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints)."""
+    merged = dict(config)
+    text = config.get("text_config")
+    if isinstance(text, dict):
+        merged.update(text)
+        merged.pop("text_config", None)
+    model_type = str(merged.get("model_type", ""))
+    for key, value in _FAMILY_DEFAULTS.get(model_type, {}).items():
+        merged.setdefault(key, value)
+    if "tie_word_embeddings" not in merged:
+        merged["tie_word_embeddings"] = model_type.startswith("gemma")
+    return merged
+
+
+def _int(cfg: dict[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, bool):
+            if isinstance(value, int):
+                return value
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ValueError(f"{key} must be an integer, got {value!r}")
+    return None
+
+
+def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
+    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
+    if not experts or experts <= 1:
+        return None
+    per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k") or 1
+    shared = _int(cfg, "n_shared_experts") or 0
+    if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
+        shared = 1
+    size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
+    return MoeShape(num_experts=experts, experts_per_token=per_token, shared_experts=shared, moe_intermediate_size=size)
+
+
+def required(cfg: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    missing = []
+    aliases = {
+        "hidden_size": ("hidden_size", "n_embd", "d_model"),
+        "num_hidden_layers": ("num_hidden_layers", "n_layer"),
+        "num_attention_heads": ("num_attention_heads", "n_head"),
+        "vocab_size": ("vocab_size",),
+    }
+    for key, names in aliases.items():
+        value = _int(cfg, *names)
+        if value is None or value <= 0:
+            missing.append(key)
+        else:
+            out[key] = value
+    if missing:
+        raise KeyError(", ".join(missing))
+    return out
+
+
+def kv_heads_of(cfg: dict[str, Any], heads: int) -> int:
+    """KV heads: ``num_key_value_heads``, Falcon's multi-query / ``num_kv_heads``, else one per head."""
+    if cfg.get("model_type") == "falcon":
+        if cfg.get("new_decoder_architecture"):
+            return _int(cfg, "num_kv_heads") or heads
+        return 1 if cfg.get("multi_query", True) else heads
+    return _int(cfg, "num_key_value_heads") or heads
+
+
+def derive_params(config: dict[str, Any]) -> int:
+    """Total parameters implied by a Hugging Face ``config.json`` (all experts, vision tower included).
+
+    embeddings = vocab x hidden, twice when the LM head is not tied (OPT adds its learned
+    positions, Phi its LM-head bias); per layer: attention q = hidden x heads x head_dim (twice
+    for Qwen3-Next's gated attention), k and v = hidden x kv_heads x head_dim each, o = heads x
+    head_dim x hidden, plus the biases a family has (Qwen2 q/k/v; ``attention_bias`` q/k/v/o,
+    but q/k/v only for GLM-4.5; always for Phi and OPT), per-head q/k RMSNorm (Qwen3, Gemma 3,
+    Qwen3-Next), gpt-oss's attention sinks, the latent projections for MLA models and
+    DeepSeek-V3.2's indexer; Qwen3-Next's linear-attention layers (every layer that is not a
+    ``full_attention_interval``-th one) are Gated DeltaNet projections, convolution and gates;
+    MLP = 3 x hidden x intermediate (gate, up, down), or 2 x for the ungated GELU MLPs of Phi, OPT
+    and Falcon (with biases where the family has them); MoE layers = experts x 3 x hidden x
+    moe_intermediate (+ gpt-oss's expert biases) + shared experts + router (hidden x experts,
+    + a bias for gpt-oss, + the score-correction bias for ``noaux_tc`` routers and GLM-4.5);
+    dense layers are the first ``first_k_dense_replace`` ones, ``mlp_only_layers``, or those
+    Llama 4's ``interleave_moe_layer_step`` skips (width ``intermediate_size_mlp``); norms =
+    2 x hidden per layer (4 for Gemma 2/3; LayerNorm weight and bias for Phi, OPT and Falcon) +
+    the final one. The vision tower and projector of Gemma 3 (SigLIP), Qwen2.5-VL, Mistral 3
+    (Pixtral) and Llama 4 are added (:func:`derive_vision_params`). Rotary buffers and
+    multi-token-prediction heads are not counted.
+    """
+    if not isinstance(config, dict):
+        raise CatalogError("model config must be a JSON object")
+    try:
+        return _derive(text_config(config)) + (derive_vision_params(config) or 0)
+    except KeyError as exc:
+        raise CatalogError(f"missing required key(s) in model config: {exc.args[0]}") from None
+    except (TypeError, ValueError) as exc:
+        raise CatalogError(f"bad value in model config: {exc}") from None
+
+
+def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim: int, model_type: str) -> int:
+    kv_lora = _int(cfg, "kv_lora_rank")
+    if kv_lora:
+        rope = _int(cfg, "qk_rope_head_dim") or 0
+        nope = _int(cfg, "qk_nope_head_dim") or 0
+        v_dim = _int(cfg, "v_head_dim") or nope
+        q_lora = _int(cfg, "q_lora_rank")
+        qk = nope + rope
+        attn = (h * q_lora + q_lora + q_lora * heads * qk) if q_lora else h * heads * qk
+        attn += h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim) + heads * v_dim * h
+        index_heads, index_dim = _int(cfg, "index_n_heads"), _int(cfg, "index_head_dim")
+        if index_heads and index_dim:  # DeepSeek-V3.2 sparse-attention indexer
+            attn += (q_lora or h) * index_heads * index_dim + h * index_dim + 2 * index_dim + h * index_heads
+        return attn
+    q_out, kv_out = heads * head_dim, kv_heads * head_dim
+    if model_type == "falcon":  # fused query_key_value
+        attn = h * (q_out + 2 * kv_out) + q_out * h
+        return attn + ((q_out + 2 * kv_out + h) if cfg.get("bias") else 0)
+    gated_q = 2 if model_type == "qwen3_next" else 1
+    attn = h * q_out * gated_q + 2 * h * kv_out + q_out * h
+    if model_type.startswith("qwen2"):
+        attn += q_out + 2 * kv_out
+    elif model_type in ("phi", "opt"):
+        attn += q_out + 2 * kv_out + h
+    elif cfg.get("attention_bias"):
+        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" else h)
+    if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
+        attn += 2 * head_dim
+    if model_type == "gpt_oss":
+        attn += heads  # attention sinks
+    return attn
+
+
+def _linear_attention(cfg: dict[str, Any], h: int) -> int:
+    """One Gated DeltaNet layer of Qwen3-Next: qkvz and ba projections, conv, dt/A, gated norm, out."""
+    nk, dk = _int(cfg, "linear_num_key_heads") or 0, _int(cfg, "linear_key_head_dim") or 0
+    nv, dv = _int(cfg, "linear_num_value_heads") or 0, _int(cfg, "linear_value_head_dim") or 0
+    kernel = _int(cfg, "linear_conv_kernel_dim") or 4
+    key_dim, value_dim = nk * dk, nv * dv
+    return (h * (2 * key_dim + 2 * value_dim) + h * 2 * nv + (2 * key_dim + value_dim) * kernel + 2 * nv + dv
+            + value_dim * h)
+
+
+def _full_attention_layers(cfg: dict[str, Any], layers: int) -> int:
+    """Layers with full attention (the rest are linear attention); all of them for most models."""
+    types = cfg.get("layer_types")
+    if cfg.get("model_type") == "qwen3_next":
+        if isinstance(types, list) and len(types) == layers:
+            return sum(1 for t in types if t == "full_attention")
+        interval = _int(cfg, "full_attention_interval") or 4
+        return layers // interval
+    return layers
+
+
+def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
+    if model_type == "falcon":
+        intermediate = _int(cfg, "ffn_hidden_size") or 4 * h
+    elif model_type == "opt":
+        intermediate = _int(cfg, "ffn_dim") or 4 * h
+    else:
+        intermediate = _int(cfg, "intermediate_size", "n_inner") or 4 * h
+    if model_type in _UNGATED_MLP:
+        dense_mlp = 2 * h * intermediate
+        if model_type in ("phi", "opt") or cfg.get("bias"):
+            dense_mlp += intermediate + h
+    else:
+        dense_mlp = 3 * h * intermediate
+        if cfg.get("mlp_bias"):
+            dense_mlp += 2 * intermediate + h
+    moe = moe_from_config(cfg)
+    if moe is None:
+        return layers * dense_mlp
+    width = moe.moe_intermediate_size
+    moe_layer = moe.num_experts * 3 * h * width + h * moe.num_experts
+    if model_type == "gpt_oss":  # expert biases (gate_up and down) and the router's bias
+        moe_layer += moe.num_experts * (2 * width + h) + moe.num_experts
+    shared_size = _int(cfg, "shared_expert_intermediate_size")
+    if shared_size:
+        moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
+    elif moe.shared_experts:
+        moe_layer += moe.shared_experts * 3 * h * width
+    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe":
+        moe_layer += moe.num_experts  # e_score_correction_bias
+    step = _int(cfg, "interleave_moe_layer_step")
+    if model_type == "llama4_text" and step and step > 1:
+        moe_layers = layers // step
+        dense_mlp = 3 * h * (_int(cfg, "intermediate_size_mlp") or width)
+        return (layers - moe_layers) * dense_mlp + moe_layers * moe_layer
+    dense_layers = _int(cfg, "first_k_dense_replace") or len(cfg.get("mlp_only_layers") or ())
+    dense_layers = min(dense_layers, layers)
+    return dense_layers * dense_mlp + (layers - dense_layers) * moe_layer
+
+
+def _derive(cfg: dict[str, Any]) -> int:
+    req = required(cfg)
+    h, layers = req["hidden_size"], req["num_hidden_layers"]
+    heads, vocab = req["num_attention_heads"], req["vocab_size"]
+    kv_heads = kv_heads_of(cfg, heads)
+    head_dim = _int(cfg, "head_dim") or h // heads
+    model_type = str(cfg.get("model_type", ""))
+    tied = bool(cfg.get("tie_word_embeddings"))
+    total = vocab * h * (1 if tied else 2)
+    if model_type == "phi":
+        total += vocab  # lm_head bias
+    if model_type == "opt":
+        total += ((_int(cfg, "max_position_embeddings") or 2048) + 2) * h  # learned positions (offset 2)
+
+    full = _full_attention_layers(cfg, layers)
+    attn = full * _attention(cfg, h, heads, kv_heads, head_dim, model_type)
+    attn += (layers - full) * _linear_attention(cfg, h)
+    mlp = _mlp(cfg, h, layers, model_type)
+
+    if model_type in _LAYERNORM:
+        one_norm = model_type == "phi" or (model_type == "falcon" and not cfg.get("new_decoder_architecture"))
+        norms_per_layer = 2 if one_norm else 4  # LayerNorm: weight and bias
+        final_norm = 2 * h
+    else:
+        norms_per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2
+        final_norm = h
+    return total + attn + mlp + layers * norms_per_layer * h + final_norm
+
+
+def derive_vision_params(config: dict[str, Any]) -> int | None:
+    """Parameters of the vision encoder and its projector a multimodal ``config.json`` implies.
+
+    0 for a text-only config, None when the config has a vision tower of a kind not counted here
+    (its parameters are then missing from :func:`derive_params`).
+
+    * SigLIP (Gemma 3): patch conv (3 x p^2 x H + H) + positions ((image/p)^2 x H) + layers x
+      (two LayerNorms 4H + q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases 2HI + I + H) +
+      post-LayerNorm 2H; projector H x text_hidden + an RMSNorm H.
+    * Qwen2.5-VL ViT: patch conv 3 x t x p^2 x H + depth x (2 RMSNorms 2H + fused qkv 3H^2 + 3H +
+      proj H^2 + H + gated MLP 3HI + 2I + H); merger RMSNorm H + (4H)^2 + 4H + 4H x out + out.
+    * Pixtral (Mistral 3): patch conv 3 x p^2 x H + RMSNorm H + layers x (2 RMSNorms 2H + q/k/v/o
+      4H^2 + gated MLP 3HI); projector RMSNorm H + patch merger (s^2 H) x H + H x text_hidden +
+      text_hidden^2 (biases when ``multimodal_projector_bias``).
+    * Llama 4: patch linear 3p^2 x H + class embedding H + positions ((image/p)^2 + 1) x H + two
+      LayerNorms 4H + layers x (q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases + two
+      LayerNorms 4H) + pixel-shuffle MLP (I x projector_in + projector_out^2) + projector
+      vision_output x text_hidden.
+    """
+    if not isinstance(config, dict):
+        return 0
+    vision = config.get("vision_config")
+    if not isinstance(vision, dict):
+        return 0
+    top_type = str(config.get("model_type", ""))
+    kind = str(vision.get("model_type") or "")
+    if top_type in ("qwen2_5_vl", "qwen2_vl") or kind in ("qwen2_5_vl", "qwen2_vl"):
+        kind = "qwen2_5_vl"
+    if top_type == "llama4":
+        kind = "llama4_vision_model"
+    if top_type == "mistral3" and not kind:
+        kind = "pixtral"
+    defaults = _VISION_DEFAULTS.get(kind)
+    if defaults is None:
+        return None
+    v = {**defaults, **vision}
+    text = text_config(config)
+    text_h = _int(text, "hidden_size") or 0
+    try:
+        if kind == "siglip_vision_model":
+            return _siglip(v, text_h)
+        if kind == "qwen2_5_vl":
+            return _qwen_vit(v)
+        if kind == "pixtral":
+            return _pixtral(v, config, text_h)
+        return _llama4_vision(v, text_h)
+    except (TypeError, ValueError):
+        return None
+
+
+def _siglip(v: dict[str, Any], text_h: int) -> int:
+    H, inter, layers = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["num_hidden_layers"])
+    p, image, ch = int(v["patch_size"]), int(v["image_size"]), int(v["num_channels"])
+    embed = ch * p * p * H + H + (image // p) ** 2 * H
+    layer = 4 * H + 4 * (H * H + H) + (H * inter + inter) + (inter * H + H)
+    return embed + layers * layer + 2 * H + H * text_h + H
+
+
+def _qwen_vit(v: dict[str, Any]) -> int:
+    H, inter, depth = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["depth"])
+    p, t, ch = int(v["patch_size"]), int(v["temporal_patch_size"]), int(v.get("in_channels", v.get("in_chans", 3)))
+    merge, out = int(v["spatial_merge_size"]), int(v["out_hidden_size"])
+    block = 2 * H + (3 * H * H + 3 * H) + (H * H + H) + (3 * H * inter + 2 * inter + H)
+    merged = H * merge * merge
+    merger = H + merged * merged + merged + merged * out + out
+    return ch * t * p * p * H + depth * block + merger
+
+
+def _pixtral(v: dict[str, Any], config: dict[str, Any], text_h: int) -> int:
+    H, inter, layers = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["num_hidden_layers"])
+    p, ch = int(v["patch_size"]), int(v["num_channels"])
+    merge = _int(config, "spatial_merge_size") or 2
+    bias = bool(config.get("multimodal_projector_bias"))
+    encoder = ch * p * p * H + H + layers * (2 * H + 4 * H * H + 3 * H * inter)
+    projector = H + merge * merge * H * H + H * text_h + text_h * text_h + ((2 * text_h) if bias else 0)
+    return encoder + projector
+
+
+def _llama4_vision(v: dict[str, Any], text_h: int) -> int:
+    H, inter, layers = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["num_hidden_layers"])
+    p, image, ch = int(v["patch_size"]), int(v["image_size"]), int(v["num_channels"])
+    proj_in, proj_out = int(v["projector_input_dim"]), int(v["projector_output_dim"])
+    embed = ch * p * p * H + H + ((image // p) ** 2 + 1) * H + 4 * H
+    layer = 4 * (H * H + H) + (H * inter + inter) + (inter * H + H) + 4 * H
+    adapter = inter * proj_in + proj_out * proj_out
+    return embed + layers * layer + adapter + int(v["vision_output_dim"]) * text_h
+
+
+def quant_from_config(q: Any) -> tuple[Precision, str] | None:
+    """(precision, method) of a ``quantization_config``, or None when it states none known."""
+    if not isinstance(q, dict):
+        return None
+    method = str(q.get("quant_method", "")).lower()
+    if method in ("awq", "gptq", "awq_marlin", "gptq_marlin"):
+        bits = q.get("bits", q.get("w_bit", 4))
+        return ("int8" if bits == 8 else "int4"), method.replace("_marlin", "")
+    if method in ("fp8", "fbgemm_fp8"):
+        return "fp8", method
+    if method == "mxfp4":
+        return "mxfp4", method
+    if method == "bitsandbytes":
+        return ("int8" if q.get("load_in_8bit") else "int4"), method
+    if method == "modelopt":
+        algo = str(q.get("quant_algo", "")).upper()
+        return ("nvfp4" if "FP4" in algo else "fp8"), method
+    if method == "compressed-tensors":
+        if "nvfp4" in str(q.get("format", "")).lower():
+            return "nvfp4", method
+        groups = q.get("config_groups") or {}
+        for group in groups.values() if isinstance(groups, dict) else ():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if isinstance(weights, dict):
+                bits = weights.get("num_bits")
+                kind = str(weights.get("type", "int")).lower()
+                if kind == "float":
+                    return ("nvfp4" if bits == 4 else "fp8"), method
+                return ("int8" if bits == 8 else "int4"), method
+        return "fp8", method
+    return None
+
+
+#: Bytes of one weight of each precision, before any per-group scales.
+_ELEMENT_BYTES: dict[str, float] = {
+    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "mxfp4": 0.5, "nvfp4": 0.5,
+}
+
+
+def weight_bytes_per_param(precision: Precision, quantization_config: Any = None) -> float:
+    """Bytes a checkpoint stores per quantised weight, scales and zero points included.
+
+    GPTQ/AWQ with ``bits`` b and ``group_size`` g (default 128): b/8 + (2 + b/8) / g (an fp16
+    scale and a b-bit zero point per group of g weights along the input: Int4 0.5195, Int8
+    1.0234); compressed-tensors integer weights: b/8 + 2/g for group strategies, + 2/in_features
+    (taken as 0) per channel; FP8: 1 (one scale per tensor, channel or 128x128 block is
+    negligible); MXFP4: 0.5 + 1/32 (an e8m0 scale per 32); NVFP4: 0.5 + 1/16 (an fp8 scale per 16);
+    bitsandbytes 4-bit: 0.5 + 4/64 (an fp32 absmax per 64, 8-bit double-quantised: 1/64 + tiny);
+    unquantised precisions: their element size.
+    """
+    base = _ELEMENT_BYTES[precision]
+    q = quantization_config if isinstance(quantization_config, dict) else {}
+    method = str(q.get("quant_method", "")).lower()
+    if precision == "mxfp4":
+        return base + 1 / 32
+    if precision == "nvfp4":
+        return base + 1 / 16
+    if method in ("gptq", "awq", "gptq_marlin", "awq_marlin") or (not method and precision in ("int4", "int8")):
+        group = q.get("group_size", q.get("q_group_size", 128))
+        group = group if isinstance(group, int) and group > 0 else 128
+        return base + (2 + base) / group
+    if method == "bitsandbytes" and precision == "int4":
+        double = q.get("bnb_4bit_use_double_quant", True)
+        return base + (1 / 64 + 4 / (64 * 256) if double else 4 / 64)
+    if method == "compressed-tensors" and precision in ("int4", "int8"):
+        for group in (q.get("config_groups") or {}).values():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if isinstance(weights, dict) and weights.get("strategy") == "group":
+                size = weights.get("group_size")
+                size = size if isinstance(size, int) and size > 0 else 128
+                return base + 2 / size
+        return base
+    return base
+
+
+def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
+    """Read a Hugging Face ``config.json`` (or a directory holding one) into a :class:`ModelShape`.
+
+    Parameters come from ``model.safetensors.index.json`` beside it when present
+    (``metadata.total_parameters``, or ``metadata.total_size`` bytes / bytes per parameter of the
+    unquantised ``torch_dtype``), otherwise from :func:`derive_params`.
+    """
+    import json
+
+    target = os.fspath(path)
+    config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
+    try:
+        with open(config_path, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except FileNotFoundError:
+        raise CatalogError("config.json not found", file=config_path) from None
+    except OSError as exc:
+        raise CatalogError(f"cannot read model config: {exc.strerror}", file=config_path) from None
+    except UnicodeDecodeError:
+        raise CatalogError("model config is not UTF-8 text", file=config_path) from None
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"invalid JSON: {exc.msg}", file=config_path, line=exc.lineno) from None
+    if not isinstance(raw, dict):
+        raise CatalogError("model config must be a JSON object", file=config_path)
+    model_id = os.path.basename(os.path.dirname(os.path.abspath(config_path))) or config_path
+    shape = shape_from_config(raw, model_id=model_id, source=config_path, directory=os.path.dirname(config_path))
+    return shape
+
+
+def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, directory: str | None = None) -> ModelShape:
+    """A :class:`ModelShape` from a parsed ``config.json`` (errors name ``source``)."""
+    cfg = text_config(raw)
+    try:
+        req = required(cfg)
+        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
+        heads = req["num_attention_heads"]
+        kv_heads = kv_heads_of(cfg, heads)
+        moe = moe_from_config(cfg)
+        intermediate = _int(cfg, "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner")
+        if intermediate is None and cfg.get("model_type") in ("falcon", "phi", "gpt2"):
+            intermediate = 4 * req["hidden_size"]
+        mla = None
+        kv_lora = _int(cfg, "kv_lora_rank")
+        if kv_lora:
+            mla = MlaShape(kv_lora_rank=kv_lora, qk_rope_head_dim=_int(cfg, "qk_rope_head_dim") or 0)
+            head_dim = (_int(cfg, "qk_nope_head_dim") or 0) + mla.qk_rope_head_dim
+        else:
+            head_dim = _int(cfg, "head_dim") or req["hidden_size"] // heads
+    except KeyError as exc:
+        raise CatalogError(f"missing required key(s) in model config: {exc.args[0]}", file=source) from None
+    except ValueError as exc:
+        raise CatalogError(str(exc), file=source) from None
+    missing = [k for k, v in (("max_position_embeddings", max_pos),) if v is None]
+    if intermediate is None and (moe is None or not moe.moe_intermediate_size):
+        missing.append("intermediate_size")
+    if missing:
+        raise CatalogError(f"missing required key(s) in model config: {', '.join(missing)}", file=source)
+
+    dtype = str(raw.get("torch_dtype") or raw.get("dtype") or cfg.get("torch_dtype") or cfg.get("dtype") or "")
+    extra: dict[str, object] = {"model_type": cfg.get("model_type"), "config_path": source}
+    if dtype not in DTYPE_PRECISION:
+        dtype = "bfloat16"  # absent or unusual: assume the common case and say so
+        extra["torch_dtype_assumed"] = True
+    quant_cfg = raw.get("quantization_config") or cfg.get("quantization_config")
+    quant = quant_from_config(quant_cfg)
+    precision: Precision = quant[0] if quant else DTYPE_PRECISION.get(dtype, "bf16")
+    if isinstance(quant_cfg, dict) and quant_cfg.get("quant_method"):
+        extra["quant_method"] = quant_cfg.get("quant_method")
+
+    vision = derive_vision_params(raw)
+    if vision is None:
+        extra["vision_params_note"] = "the vision encoder of this config is of a kind not counted; params lack it"
+    params, params_source = (None, "derived")
+    if directory is not None:
+        params, params_source = _params_from_index(directory, dtype, quant is not None)
+    if params is None:
+        try:
+            params, params_source = derive_params(raw), "derived"
+        except CatalogError as exc:
+            raise CatalogError(exc.message, file=source) from None
+    extra["params_source"] = params_source
+
+    name_or_path = raw.get("_name_or_path")
+    if isinstance(name_or_path, str) and name_or_path:
+        extra["name_or_path"] = name_or_path
+    return ModelShape(
+        id=model_id,
+        params=params,
+        num_hidden_layers=req["num_hidden_layers"],
+        hidden_size=req["hidden_size"],
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=intermediate or 0,
+        vocab_size=req["vocab_size"],
+        max_position_embeddings=max_pos or 0,
+        torch_dtype=dtype,
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings")),
+        precision=precision,
+        quantization=quant[1] if quant else None,
+        moe=moe,
+        mla=mla,
+        source=source,
+        extra=extra,
+        hf_config=hf_config_of(raw),
+        vision_params=vision or 0,
+    )
+
+
+def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str]:
+    import json
+
+    index_path = os.path.join(directory, "model.safetensors.index.json")
+    if not os.path.exists(index_path):
+        return None, "derived"
+    try:
+        with open(index_path, encoding="utf-8") as fh:
+            index = json.load(fh)
+    except (OSError, UnicodeDecodeError):
+        raise CatalogError("cannot read safetensors index", file=index_path) from None
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"invalid JSON: {exc.msg}", file=index_path, line=exc.lineno) from None
+    meta = index.get("metadata") if isinstance(index, dict) else None
+    if not isinstance(meta, dict):
+        return None, "derived"
+    total_params = meta.get("total_parameters")
+    if isinstance(total_params, int) and not isinstance(total_params, bool) and total_params > 0:
+        return total_params, "safetensors index: total_parameters"
+    total_size = meta.get("total_size")
+    per = _DTYPE_BYTES.get(dtype)
+    if not quantized and per and isinstance(total_size, int) and total_size > 0:
+        return total_size // per, f"safetensors index: total_size / {per} bytes"
+    return None, "derived"

@@ -16,6 +16,7 @@ import importlib.util
 import io
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -99,6 +100,7 @@ class _Pack:
         self.resources = crossguard.RequestCache()
         self.stacks = crossguard.RequestCache()
         self._context: crossguard.StackContext | None = None
+        self._local = threading.local()  # crashes of this thread's request, by scope
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -130,23 +132,41 @@ class _Pack:
     def _validator(self, spec: crossguard.PolicySpec, position: int):
         rule = _RULES.get(spec.code) if spec.code else None
         resource = spec.scope == "resource"
+        errors_policy = spec.name in (crossguard.RESOURCE_ERRORS, crossguard.STACK_ERRORS)
 
         def validate(args: Any, report_violation: ReportViolation) -> None:
-            if resource:
-                analysis = self._resource_analysis(args, position)
-            else:
-                analysis = self._stack_analysis(args, position)
-            if rule is not None:
-                config = crossguard.lint_config(args.get_config(), spec.code, self.context)
-                reports = analysis.run(rule, config)
-            elif spec.name in (crossguard.RESOURCE_NOTES, crossguard.STACK_NOTES):
-                reports = analysis.notes
-            else:
-                reports = analysis.internal
-            for r in reports:
-                report_violation(r.message, None if resource else r.urn)
+            try:
+                if resource:
+                    analysis = self._resource_analysis(args, position)
+                else:
+                    analysis = self._stack_analysis(args, position)
+                if rule is not None:
+                    reports = analysis.check(rule, args.get_config(), self.context)
+                elif spec.name in (crossguard.RESOURCE_NOTES, crossguard.STACK_NOTES):
+                    reports = analysis.notes
+                else:
+                    reports = [*analysis.internal, *self._take_crashes(spec.scope)]
+                for r in reports:
+                    report_violation(r.message, None if resource else r.urn)
+            except Exception as exc:  # noqa: BLE001 - no RPC fails because of what it was sent
+                message = f"shardwise: internal error in policy {spec.name}: {type(exc).__name__}: {exc}"
+                if errors_policy:
+                    report_violation(message, None)
+                else:  # reported by this request's (mandatory) internal-error policy, which runs last
+                    self._crashes(spec.scope).append(crossguard.Report(spec.name, message))
 
         return validate
+
+    def _crashes(self, scope: str) -> list[crossguard.Report]:
+        if not hasattr(self._local, scope):
+            setattr(self._local, scope, [])
+        crashes: list[crossguard.Report] = getattr(self._local, scope)
+        return crashes
+
+    def _take_crashes(self, scope: str) -> list[crossguard.Report]:
+        crashes = list(self._crashes(scope))
+        self._crashes(scope).clear()
+        return crashes
 
     def policies(self) -> list[Policy]:
         out: list[Policy] = []
@@ -195,6 +215,15 @@ def _shared_deserialization_servicer() -> type | None:
     base = getattr(sdk, "_PolicyAnalyzerServicer", None)
     if os.environ.get("SHARDWISE_STOCK_SERVICER") or base is None or not VERSION.startswith("1.21."):
         return None
+    def _properties(struct: Any) -> Any:
+        """The SDK's reading of a resource's properties; where the SDK cannot read them (a value
+        signature it does not know), the raw ones, which the adapter reports as unreadable."""
+        raw_props = json_format.MessageToDict(struct)
+        try:
+            return unknown_checking_proxy(deserialize_properties(raw_props))
+        except Exception:  # noqa: BLE001 - never fail the RPC over a resource's values
+            return unknown_checking_proxy(raw_props)
+
     needed = ("_PolicyAnalyzerServicer__policies", "_PolicyAnalyzerServicer__stack_tags",
               "_PolicyAnalyzerServicer__policy_pack_name", "_PolicyAnalyzerServicer__policy_pack_version")
 
@@ -243,10 +272,9 @@ def _shared_deserialization_servicer() -> type | None:
                         policy_name=policy.name, reason="Policy does not implement validate"))
                     continue
                 if props is None:
-                    props = unknown_checking_proxy(deserialize_properties(
-                        json_format.MessageToDict(request.properties)))
+                    props = _properties(request.properties)
                     opts = self._get_resource_options(request)
-                    provider = self._get_provider_resource(request)
+                    provider = self._provider(request)
                 args = sdk.ResourceValidationArgs(request.type, props, request.urn, request.name, opts, provider,
                                                   self._get_policy_config(policy.name),
                                                   self._PolicyAnalyzerServicer__stack_tags)
@@ -267,13 +295,18 @@ def _shared_deserialization_servicer() -> type | None:
                 self._run(policy, report, args, response)
             return response
 
+        def _provider(self, request) -> Any:
+            try:
+                return self._get_provider_resource(request)
+            except Exception:  # noqa: BLE001 - provider properties the SDK cannot read: no provider
+                return None
+
         def _resources(self, request) -> list:
             by_urn: dict[str, Any] = {}
             pending = []
             for r in request.resources:
-                props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
-                res = sdk.PolicyResource(r.type, props, r.urn, r.name, self._get_resource_options(r),
-                                         self._get_provider_resource(r), None, [], {})
+                res = sdk.PolicyResource(r.type, _properties(r.properties), r.urn, r.name,
+                                         self._get_resource_options(r), self._provider(r), None, [], {})
                 by_urn[r.urn] = res
                 pending.append((res, r.parent, list(r.dependencies),
                                 {k: list(v.urns) for k, v in r.propertyDependencies.items()}))

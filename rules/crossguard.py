@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .engine import Finding, LintConfig, Rule, SuppressionEntry, run_rule
+from .engine import Finding, LintConfig, Rule, SuppressionEntry, internal_error, run_rule
 from .errors import ShardwiseError
 from .model import Inventory
 
@@ -237,6 +237,16 @@ class Analysis:
     def errors_policy(self) -> str:
         return RESOURCE_ERRORS if self.scope == "resource" else STACK_ERRORS
 
+    def check(self, rule: Rule, props: Mapping[str, Any] | None, context: StackContext) -> list[Report]:
+        """:meth:`run` with the policy's configuration; never raises: a crash (in reading the
+        configuration, the rule or the runner) becomes an internal-error report."""
+        try:
+            return self.run(rule, lint_config(props, rule.meta.code, context))
+        except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
+            self.internal.append(Report(self.errors_policy,
+                                        f"{internal_error(rule.meta, exc)} (while checking {self.where})"))
+            return []
+
     def run(self, rule: Rule, config: LintConfig) -> list[Report]:
         """Run one rule; return its policy's violations and divert the rest (see the module doc)."""
         out: list[Report] = []
@@ -258,32 +268,36 @@ def _crashed(f: Finding) -> bool:
     return f.internal
 
 
-def resource_analysis(res: Any, context: StackContext) -> Analysis:
-    """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
+def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: str) -> Analysis:
+    """The inventory of ``resources`` (:class:`~.adapters.pulumi.PulumiResource`); never raises: a
+    resource that cannot be read, or a crash while reading them, becomes an internal-error report."""
     from .adapters.pulumi import inventory_from_resources
 
+    policy = RESOURCE_ERRORS if scope == "resource" else STACK_ERRORS
     errors: list[tuple[Any, str]] = []
-    inv = inventory_from_resources([res], errors=errors, resolve=False)
+    try:
+        inv = inventory_from_resources(resources, errors=errors, resolve=scope == "stack")
+    except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
+        analysis = Analysis(Inventory(), scope, where)
+        analysis.internal.append(Report(policy, f"shardwise: internal error while reading {where}: "
+                                                f"{type(exc).__name__}: {exc}; no rule checked it"))
+        return analysis
     if inv.production is None:
         inv.production = context.production
-    analysis = Analysis(inv, "resource", f"{res.type} {res.name}")
+    analysis = Analysis(inv, scope, where)
     for bad, msg in errors:
-        analysis.internal.append(Report(RESOURCE_ERRORS, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "
-                                                         "no rule checked it", bad.urn))
+        analysis.internal.append(Report(policy, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "
+                                                "no rule checked it", bad.urn))
     return analysis
 
 
-def stack_analysis(resources: Iterable[Any], context: StackContext) -> Analysis:
-    from .adapters.pulumi import inventory_from_resources
+def resource_analysis(res: Any, context: StackContext) -> Analysis:
+    """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
+    return _analysis([res], context, "resource", f"{res.type} {res.name}")
 
-    errors: list[tuple[Any, str]] = []
-    inv = inventory_from_resources(resources, errors=errors, resolve=True)
-    if inv.production is None:
-        inv.production = context.production
-    analysis = Analysis(inv, "stack", "the stack")
-    for bad, msg in errors:
-        analysis.internal.append(Report(STACK_ERRORS, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "
-                                                      "no rule checked it", bad.urn))
+
+def stack_analysis(resources: Iterable[Any], context: StackContext) -> Analysis:
+    analysis = _analysis(list(resources), context, "stack", "the stack")
     if context.error:
         analysis.notes.append(Report(STACK_NOTES, f"shardwise: the stack config could not be read ({context.error})"))
     return analysis

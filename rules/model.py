@@ -99,9 +99,9 @@ class Suppression:
 
 @dataclass(frozen=True)
 class Taint:
-    key: str
-    value: str | None
-    effect: str
+    key: Any  # str | UNKNOWN
+    value: Any  # str | None | UNKNOWN
+    effect: Any  # NoSchedule | NoExecute | PreferNoSchedule | UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -112,13 +112,17 @@ class Toleration:
     effect: str | None = None
 
     def tolerates(self, taint: Taint) -> bool:
+        """Whether this toleration surely tolerates ``taint`` (a taint field that is not known yet
+        matches only a toleration that accepts any value of it)."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key is None:  # empty key with Exists tolerates everything
             return self.operator == "Exists"
         if self.key != taint.key:
             return False
-        return self.operator == "Exists" or (self.value or "") == (taint.value or "")
+        if self.operator == "Exists":
+            return True
+        return taint.value is not UNKNOWN and (self.value or "") == (taint.value or "")
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,7 @@ class NodePool:
     instance_type: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     taints: list[Taint] = field(default_factory=list)
+    unknown_labels: Any = frozenset()  # label keys whose values are not known yet; UNKNOWN: the whole map
     security_groups: list[str] = field(default_factory=list)
     subnets: list[str] = field(default_factory=list)
     launch_template: str | None = None
@@ -312,12 +317,13 @@ class ServingGroup:
 
 @dataclass
 class SgRule:
-    direction: Literal["ingress", "egress"]
+    direction: Any  # "ingress" | "egress" | UNKNOWN
     protocol: str  # "-1" (all), "tcp", "udp", "icmp"
     from_port: Any = 0
     to_port: Any = 0
     cidrs: list[str] = field(default_factory=list)
     ipv6_cidrs: list[str] = field(default_factory=list)
+    prefix_lists: Any = field(default_factory=list)  # managed prefix list ids: sources of unknown extent
     source_security_group: str | None = None
     self_ref: bool = False
     location: Location = Location()

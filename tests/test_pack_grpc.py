@@ -105,7 +105,7 @@ def test_an_unreadable_resource_is_a_mandatory_internal_error():
     a = crossguard.stack_analysis([bad], crossguard.StackContext())
     assert a.internal == [crossguard.Report(
         "shardwise-stack-internal-error",
-        "shardwise: cannot read aws:ec2/subnet:Subnet `weird`: expected true or false, got 'perhaps'; "
+        "shardwise: cannot read aws:ec2/subnet:Subnet `weird`: mapPublicIpOnLaunch: expected true or false, found 'perhaps'; "
         "no rule checked it", "urn:s")]
 
 
@@ -390,7 +390,7 @@ def test_an_unreadable_resource_is_a_mandatory_diagnostic_naming_it(recordings):
     for d in diagnostics:
         if d.level == "mandatory":
             assert d.message == ("shardwise: cannot read aws:ec2/subnet:Subnet `prod-network-private-us-east-1a`: "
-                                 "expected true or false, got 'perhaps'; no rule checked it")
+                                 "mapPublicIpOnLaunch: expected true or false, found 'perhaps'; no rule checked it")
 
 
 @pytest.mark.slow
@@ -474,3 +474,92 @@ def test_concurrent_requests_keep_their_diagnostics_apart(recordings):
     assert mandatory([d for ds in concurrent for d in ds]) == {
         ("parallel-without-shm", "SW401", "prod-llama-70b-deployment")}
     assert mandatory(stacks[0]) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")}
+
+
+# --- no RPC fails because of what it is sent (issue 9 #3) ------------------------------------------------
+
+
+def test_a_crash_in_a_rule_or_its_config_is_an_internal_error_report():
+    a = crossguard.Analysis(Inventory(), "stack", "the stack")
+    assert a.check(_Crash(), None, crossguard.StackContext()) == []
+    assert a.check(ALL_RULES[0], {"kv_reserve": "lots"}, crossguard.StackContext()) == []
+    assert a.internal == [
+        crossguard.Report("shardwise-stack-internal-error",
+                          "SW999: internal error in rule always-crashes: KeyError: 'boom' (while checking the stack)"),
+        crossguard.Report("shardwise-stack-internal-error",
+                          f"{ALL_RULES[0].meta.code}: internal error in rule {ALL_RULES[0].meta.name}: ValueError: "
+                          "could not convert string to float: 'lots' (while checking the stack)"),
+    ]
+
+
+def test_a_crash_while_reading_the_resources_is_an_internal_error_report(monkeypatch):
+    from shardwise.rules.adapters import pulumi as adapter
+
+    def crash(*args, **kwargs):
+        raise TypeError("an unknown value has no truth value; use known() first")
+
+    monkeypatch.setattr(adapter, "inventory_from_resources", crash)
+    res = PulumiResource("aws:ec2/subnet:Subnet", "a", "urn:s", {})
+    assert crossguard.stack_analysis([res], crossguard.StackContext()).internal == [crossguard.Report(
+        "shardwise-stack-internal-error", "shardwise: internal error while reading the stack: TypeError: an unknown "
+        "value has no truth value; use known() first; no rule checked it")]
+    assert crossguard.resource_analysis(res, crossguard.StackContext()).internal == [crossguard.Report(
+        "shardwise-resource-internal-error", "shardwise: internal error while reading aws:ec2/subnet:Subnet a: "
+        "TypeError: an unknown value has no truth value; use known() first; no rule checked it")]
+
+
+UNDECIDED = "is not known (a computed value or an unresolved reference)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("servicer", ["shared", "stock"])
+def test_unknown_instance_types_with_gpu_workloads_are_undecided_not_a_failed_rpc(recordings, servicer):
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    group = find(resources, "prod-h100-node-group").props  # as a hand-written program declares it:
+    group["instanceTypes"] = UNKNOWN  # from another resource's output
+    group["labels"] = {"shardwise.dev/pool": "h100"}  # and no labels that say which GPU
+    env = {"SHARDWISE_STOCK_SERVICER": "1"} if servicer == "stock" else None
+    diagnostics = analyze("prod", cfg, resources, env=env)
+    assert [d for d in diagnostics if "internal-error" in d.policy] == []
+    undecided = {(d.policy, d.code, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"}
+    memory = f"GPU memory of node pool `h100` {UNDECIDED}"
+    assert undecided == {
+        ("weights-exceed-gpu-memory", "SW101", "prod-llama-70b-deployment", f"SW101: cannot decide: {memory}"),
+        ("kv-capacity-below-max-model-len", "SW102", "prod-llama-70b-deployment", f"SW102: cannot decide: {memory}"),
+        ("kv-budget-below-load", "SW103", "prod-llama-70b-deployment", f"SW103: cannot decide: {memory}"),
+        ("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment", f"SW104: cannot decide: {memory}"),
+        ("tensor-parallel-larger-than-node", "SW201", "prod-llama-70b-deployment",
+         f"SW201: cannot decide: GPUs per node of pool `h100` {UNDECIDED}"),
+    }
+
+
+SIG = "4dabf18193072939515e22adb298388d"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("servicer", ["shared", "stock"])
+def test_a_value_the_sdk_cannot_read_is_a_diagnostic_not_a_failed_rpc(recordings, servicer):
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    find(resources, "prod-network-private-us-east-1a").props["tags"] = {"x": {SIG: "not-a-signature"}}
+    env = {"SHARDWISE_STOCK_SERVICER": "1"} if servicer == "stock" else None
+    if servicer == "stock":  # the SDK's own reading fails the RPC: only the pack's servicer protects it
+        import grpc
+
+        with pytest.raises(grpc.RpcError) as e:
+            analyze("prod", cfg, resources, env=env)
+        assert e.value.code() == grpc.StatusCode.UNKNOWN
+        return
+    diagnostics = analyze("prod", cfg, resources, env=env)
+    unreadable = ("shardwise: cannot read aws:ec2/subnet:Subnet `prod-network-private-us-east-1a`: unrecognised "
+                  "Pulumi value signature 'not-a-signature'; no rule checked it")
+    assert {(d.policy, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"} == {
+        ("shardwise-resource-internal-error", "prod-network-private-us-east-1a", unreadable),
+        ("shardwise-stack-internal-error", "prod-network-private-us-east-1a", unreadable),
+        # the node groups in that subnet: it is not among the inputs that could be read
+        ("gpu-nodes-in-public-subnet", "prod-h100-efa-node-group",
+         f"SW303: cannot decide: a subnet of node pool `h100-efa` {UNDECIDED}"),
+        ("gpu-nodes-in-public-subnet", "prod-h100-node-group",
+         f"SW303: cannot decide: a subnet of node pool `h100` {UNDECIDED}"),
+    }

@@ -153,6 +153,19 @@ def test_references_unknown_at_preview_resolve_through_property_dependencies():
     assert (pool.efa, pool.placement_group) == (True, "h100-cluster")
 
 
+def test_an_unknown_reference_to_a_resource_outside_the_inputs_stays_unknown():
+    # subnetIds depends on three subnets; one of them is not in the inputs (or could not be read)
+    subnets = [urn(SUB_T, f"private-{z}") for z in "abc"]
+    ng = {"instanceTypes": ["p5.48xlarge"], "subnetIds": [U, U, U]}
+    resources = [res(SUB_T, f"private-{z}", {"mapPublicIpOnLaunch": False}) for z in "ab"]
+    [pool] = inventory_from_resources([*resources, res(NG_T, "ng", ng, property_dependencies={
+        "subnetIds": subnets})]).pools
+    assert pool.subnets == [subnets[0], subnets[1], UNKNOWN]
+    [pool] = inventory_from_resources([*resources, res(NG_T, "ng", {**ng, "subnetIds": U}, property_dependencies={
+        "subnetIds": subnets})]).pools
+    assert pool.subnets is UNKNOWN
+
+
 def test_references_without_dependencies_stay_unknown():
     ng = {"instanceTypes": [U], "subnetIds": [U], "launchTemplate": {"id": U, "version": "1"}}
     [pool] = inventory_from_resources([res(NG_T, "gpu", ng)]).pools
@@ -167,7 +180,9 @@ def test_launch_template_by_name_and_a_template_outside_the_inputs():
     assert inventory_from_resources(named).pools[0].launch_template == urn(LT_T, "gpu-lt")
     outside = [res(NG_T, "ng", {"instanceTypes": ["p5.48xlarge"], "launchTemplate": {"id": "lt-elsewhere"}})]
     [pool] = inventory_from_resources(outside).pools
-    assert (pool.launch_template, pool.security_groups, pool.efa) == ("lt-elsewhere", [], None)
+    # nothing of a template outside the inputs is known: not its security groups (issue 9 #15), EFA or placement
+    assert pool.launch_template == "lt-elsewhere"
+    assert pool.security_groups is UNKNOWN and pool.efa is UNKNOWN and pool.placement_group is UNKNOWN
     bare = [res(NG_T, "ng", {"instanceTypes": ["p5.48xlarge"]})]
     [pool] = inventory_from_resources(bare).pools
     assert (pool.launch_template, pool.security_groups, pool.efa) == (None, [], False)
@@ -295,10 +310,10 @@ def test_other_types_are_counted_and_bad_resources_are_reported_or_collected():
     bad = res(SUB_T, "weird", {"mapPublicIpOnLaunch": "perhaps"})
     with pytest.raises(InputError) as e:
         inventory_from_resources([ok, bad])
-    assert str(e.value) == f"{SUB_T} {bad.urn}: expected true or false, got 'perhaps'"
+    assert str(e.value) == f"{SUB_T} {bad.urn}: mapPublicIpOnLaunch: expected true or false, found 'perhaps'"
     errors: list = []
     inv = inventory_from_resources([ok, bad], errors=errors)
-    assert errors == [(bad, "expected true or false, got 'perhaps'")]
+    assert errors == [(bad, "mapPublicIpOnLaunch: expected true or false, found 'perhaps'")]
     assert dict(inv.skipped) == {"aws:ec2/vpc:Vpc": 1}
 
 

@@ -591,7 +591,7 @@ def test_resource_without_urn_says_which(tmp_path):
     data = json.loads((ROOT / "tests/fixtures/rules/SW301/fail.json").read_text(encoding="utf-8"))
     del data["deployment"]["resources"][1]["urn"]
     assert error_of(tmp_path, "e.json", json.dumps(data, indent=2)) == (
-        "shardwise: error: e.json: deployment.resources[1]: a resource without a urn (a string)\n"
+        "shardwise: error: e.json:39: deployment.resources[1]: a resource without a urn (a string)\n"
     )
 
 
@@ -669,7 +669,7 @@ def test_pulumi_security_group_id_that_is_not_a_string(tmp_path):
     urn = "urn:pulumi:prod::gpu::aws:ec2/launchTemplate:LaunchTemplate::p5-efa"
     assert error_of(tmp_path, "p.json", text) == (
         f"shardwise: error: p.json:32: aws:ec2/launchTemplate:LaunchTemplate {urn}: "
-        "networkInterfaces[].securityGroups: expected ids (strings), found an array\n"
+        "networkInterfaces[0].securityGroups[0]: expected a string, found an array\n"
     )
 
 
@@ -680,7 +680,7 @@ def test_pulumi_instance_type_that_is_not_a_string(tmp_path):
     urn = "urn:pulumi:prod::gpu::aws:eks/nodeGroup:NodeGroup::h100-efa"
     assert error_of(tmp_path, "p.json", text) == (
         f"shardwise: error: p.json:45: aws:eks/nodeGroup:NodeGroup {urn}: "
-        "instanceTypes: expected instance type names (strings), found an object\n"
+        "instanceTypes[1]: expected a string, found an object\n"
     )
 
 

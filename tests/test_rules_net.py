@@ -241,7 +241,7 @@ def test_malformed_pulumi_input_is_an_input_error_naming_the_resource(tmp_path):
     assert str(e.value) == (
         f"{path}:21: aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule "
         "urn:pulumi:dev::gpu::aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule::gpu-nodes-from-vpc: "
-        "expected a whole number, got '1024-ish'")
+        "fromPort: expected a whole number, found '1024-ish'")
 
 
 # --- the facts the rules compare against ---------------------------------------------------------

@@ -156,6 +156,8 @@ def rule_sources(sg: SecurityGroup, rule: SgRule) -> list[str]:
     cidrs = known(rule.cidrs, "cidr_blocks of a security group rule")
     v6 = known(rule.ipv6_cidrs, "ipv6_cidr_blocks of a security group rule")
     out = [str(known(c, "a CIDR block of a security group rule")) for c in [*cidrs, *v6]]
+    prefix_lists = known(rule.prefix_lists, "prefix_list_ids of a security group rule")
+    out += [f"prefix list `{known(p, 'a prefix list of a security group rule')}`" for p in prefix_lists]
     src = rule.source_security_group
     if src is UNKNOWN:
         if not rule.self_ref:

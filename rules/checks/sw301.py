@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import Ingress, Inventory, SecurityGroup, Service, Undecidable, known
+from ..model import UNKNOWN, Ingress, Inventory, SecurityGroup, Service, Undecidable, known
 from ._net import (
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
@@ -97,7 +97,7 @@ class RuntimePortExposed(Rule):
 
     def _security_group(self, sg: SecurityGroup, attached: bool) -> Iterator[Hit]:
         for rule in sg.rules:
-            if rule.direction != "ingress":
+            if rule.direction is not UNKNOWN and rule.direction != "ingress":
                 continue
             ports = runtime_ports_covered(rule)
             if not ports:
@@ -106,6 +106,8 @@ class RuntimePortExposed(Rule):
             bad = sources if attached else [s for s in sources if s in WORLD]
             if not bad:
                 continue
+            if rule.direction is UNKNOWN:  # as an ingress rule it would be a finding
+                raise Undecidable(f"type (ingress or egress) of a rule of security group `{sg.name}`")
             what = describe_rule_ports(rule)
             if len(ports) == 1 and rule.from_port == rule.to_port:
                 names = ports[0].rsplit(" ", 1)[0]

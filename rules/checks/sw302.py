@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import UNKNOWN, Inventory, NodePool, SecurityGroup
+from ..model import UNKNOWN, Inventory, NodePool, SecurityGroup, Undecidable
 from ._net import decide, is_all_traffic, is_self_source, pool_security_groups, pool_subject
 
 #: Pools whose ``efa`` says EFA interfaces are attached (a launch template or a stack entry).
@@ -14,13 +14,17 @@ CONFIGURED_KINDS = ("eks-nodegroup", "stack")
 
 def _self_rules(sg: SecurityGroup) -> tuple[bool, bool]:
     """Whether ``sg`` allows all traffic from itself (ingress) and to itself (egress)."""
-    ingress = egress = False
+    ingress = egress = either = False
     for r in sg.rules:
         if is_all_traffic(r) and is_self_source(sg, r):
-            if r.direction == "ingress":
+            if r.direction is UNKNOWN:
+                either = True
+            elif r.direction == "ingress":
                 ingress = True
             else:
                 egress = True
+    if either and not (ingress and egress):  # the rule of unknown direction may be the missing one
+        raise Undecidable(f"type (ingress or egress) of a self-referencing rule of security group `{sg.name}`")
     return ingress, egress
 
 

@@ -112,7 +112,8 @@ def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     if g.affinity and not any(all(e.matches(labels) for e in term) for term in g.affinity):
         return False
     for taint in pool.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in g.tolerations):
+        blocking = taint.effect is UNKNOWN or taint.effect in ("NoSchedule", "NoExecute")
+        if blocking and not any(t.tolerates(taint) for t in g.tolerations):
             return False
     return True
 
@@ -157,7 +158,7 @@ def resolve_pools(inv: Inventory) -> None:
             continue
         if declared:
             matching = [p for p in declared if _pool_admits(p, g)]
-            with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node]
+            with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
             g.pool = pick[0] if pick else None

@@ -2,10 +2,17 @@
 
 Mappings load as :class:`LineDict`, a ``dict`` that also knows the line of itself and of each key,
 so adapters can point findings and input errors at ``file:line``. Lines are 1-based.
+
+What YAML allows but a deployment must not rely on is an input error with its line: a key written
+twice in one mapping (YAML requires unique keys; PyYAML would keep the last), a scalar its tag
+cannot construct (``!!bool maybe``, an unquoted ``2024-13-45``), a control character, a byte that is
+not UTF-8. :func:`load_documents` parses a multi-document file document by document when one of
+them is broken, so the others are still read.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -31,39 +38,93 @@ class LineDict(dict):
         return self.key_lines.get(key, self.line)
 
 
-def _bad_scalar(tag: str, value: str, implicit: bool, err: Exception, mark: Any) -> yaml.MarkedYAMLError:
-    """A scalar PyYAML's constructor rejects (``2024-13-45``, ``!!float abc``) as a YAML error at its line."""
+_WHAT = {
+    "bool": "a boolean (true or false)",
+    "int": "an integer",
+    "float": "a number",
+    "timestamp": "a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z)",
+    "binary": "base64 data",
+}
+
+
+def _short(value: str, limit: int = 60) -> str:
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedYAMLError:
+    """A scalar its tag cannot construct (``!!bool maybe``, an unquoted ``2024-13-45``, ``!!float abc``)
+    as a YAML error at its line, in our words (never the constructor's exception text)."""
     kind = tag.rsplit(":", 1)[-1]
-    hint = "; quote it to keep it as text" if implicit else ""
-    return yaml.constructor.ConstructorError(None, None, f"{value!r} is not a valid {kind} ({err}){hint}", mark)
+    what = _WHAT.get(kind, f"a valid {kind}")
+    if implicit:  # no tag written: the value only looks like a date or a number
+        problem = f"{_short(value)} is not {what}; quote it to keep it as text"
+    else:
+        problem = f"{_short(value)} tagged !!{kind} is not {what}"
+    return yaml.constructor.ConstructorError(None, None, problem, mark)
+
+
+def _mark(line: int) -> Any:
+    """A mark at the start of 0-based ``line`` (for errors found after the parser's own marks are gone)."""
+    return yaml.Mark("<text>", 0, line, 0, None, None)
+
+
+def _duplicate_key(key: Any, first: int | None, line: int) -> yaml.MarkedYAMLError:
+    """A key written twice in one mapping, reported at the second (``line`` is 1-based)."""
+    also = f" (first written on line {first})" if first else ""
+    return yaml.constructor.ConstructorError(
+        None, None, f"duplicate key {_short(str(key))}{also}: a mapping's keys must be unique, keep one",
+        _mark(line - 1))
 
 
 class _LineLoader(_Base):  # type: ignore[misc, valid-type]
+    """PyYAML's constructor (anchors, aliases, tags, merge keys) building :class:`LineDict` mappings.
+    ``line_base`` is added to every line: the document's offset in its file when parsed alone."""
+
+    line_base = 0
+
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep=deep)
-        except (ValueError, OverflowError) as e:  # a scalar constructor's own error, not a YAMLError
-            if not isinstance(node, yaml.ScalarNode):
-                raise
-            raise _bad_scalar(node.tag, node.value, False, e, node.start_mark) from None
+        except (yaml.YAMLError, RecursionError):
+            raise
+        except Exception:  # noqa: BLE001 - a constructor's own error (KeyError for !!bool maybe, ValueError, ...)
+            if isinstance(node, yaml.ScalarNode):
+                implicit = not node.style and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+                raise _bad_scalar(node.tag, node.value, implicit, node.start_mark) from None
+            kind = str(node.tag).rsplit(":", 1)[-1]
+            raise yaml.constructor.ConstructorError(
+                None, None, f"this value cannot be read as !!{kind}", node.start_mark) from None
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    d = LineDict()
-    d.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
+    base = loader.line_base
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:  # the keys written in this mapping (merged ones may be overridden)
+        if key_node.tag == _MERGE_TAG:
+            continue
         key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1 + base
         try:
-            hash(key)
+            first = seen.get(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
-                None, None, f"unhashable mapping key at line {key_node.start_mark.line + 1} "
+                None, None, f"unhashable mapping key at line {line} "
                 "(a key must be text or a number)", key_node.start_mark,
             ) from None
+        if first is not None:
+            raise _duplicate_key(key, first, key_node.start_mark.line + 1)
+        seen[key] = line
+    loader.flatten_mapping(node)
+    d = LineDict()
+    d.line = node.start_mark.line + 1 + base
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
         d[key] = loader.construct_object(value_node, deep=True)
         if isinstance(key, str):
-            d.key_lines[key] = key_node.start_mark.line + 1
+            d.key_lines[key] = key_node.start_mark.line + 1 + base
     return d
 
 
@@ -81,10 +142,12 @@ _resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
 _scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
 
 
-def _load_events(text: str) -> list[Any]:
+def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> list[Any]:
     """Build the documents straight from libyaml's events: the same values and lines as
-    :class:`_LineLoader`, without PyYAML's node graph. Raises :class:`_Fallback` for anchors,
-    aliases, explicit tags, ``<<`` merge keys and duplicate or unhashable keys."""
+    :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). Raises
+    :class:`_Fallback` for anchors, aliases, tags it has no constructor for, ``<<`` merge keys and
+    unhashable keys; a duplicate key is a YAML error at its line. ``starts`` receives each document's
+    first line."""
     from yaml.events import (
         AliasEvent,
         DocumentEndEvent,
@@ -99,6 +162,7 @@ def _load_events(text: str) -> list[Any]:
 
     loader = _Base(text)
     get, resolve = loader.get_event, loader.resolve
+    roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
     constructors = yaml.SafeLoader.yaml_constructors
     nokey = _Fallback  # a sentinel no YAML value can be
     docs: list[Any] = []
@@ -111,6 +175,8 @@ def _load_events(text: str) -> list[Any]:
         while True:
             ev = get()
             cls = ev.__class__
+            if cur is None and starts is not None and cls in roots:  # a document's value begins
+                starts.append(ev.start_mark.line + 1 + base)
             if cls is ScalarEvent:
                 if ev.anchor is not None:
                     raise _Fallback
@@ -132,14 +198,14 @@ def _load_events(text: str) -> list[Any]:
                     try:
                         val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark,
                                                                  ev.style))
-                    except (ValueError, OverflowError) as e:  # 2024-13-45 resolves as a timestamp
-                        raise _bad_scalar(tag, ev.value, ev.tag is None, e, ev.start_mark) from None
-                line: int | None = ev.start_mark.line + 1
+                    except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
+                        raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
+                line: int | None = ev.start_mark.line + 1 + base
             elif cls is MappingStartEvent:
                 if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
                     raise _Fallback
                 d = LineDict()
-                d.line = ev.start_mark.line + 1
+                d.line = ev.start_mark.line + 1 + base
                 stack.append((cur, key, key_line))
                 cur, key = d, nokey
                 continue
@@ -170,8 +236,13 @@ def _load_events(text: str) -> list[Any]:
             elif cur.__class__ is list:
                 cur.append(val)
             elif key is nokey:
-                if val == "<<" or val.__class__ in (list, LineDict) or val in cur:
+                if val == "<<" or val.__class__ in (list, LineDict):
                     raise _Fallback
+                try:
+                    if val in cur:
+                        raise _duplicate_key(val, cur.key_lines.get(val), line - base if line else 0)
+                except TypeError:  # an unhashable scalar key (a !!set): the constructor says so
+                    raise _Fallback from None
                 key, key_line = val, line
             else:
                 cur[key] = val
@@ -215,55 +286,190 @@ def _expanded_size(root: Any, limit: int) -> int:
     return sizes[id(root)]
 
 
-def load_all(text: str, file: str) -> Iterator[Any]:
-    """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error.
-
-    Plain documents are built from libyaml's events (fast); a text with anchors, aliases, tags or
-    merge keys goes through PyYAML's constructor with the same result.
-    """
+def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None) -> list[Any]:
+    """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
+    ``starts`` receives the first line of each document."""
     try:
         try:
-            yield from _load_events(text)
-            return
+            return _load_events(text, base, starts)
         except _Fallback:
-            pass
+            if starts is not None:
+                del starts[:]
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
+        loader.line_base = base
+        docs = []
         try:
             while loader.check_node():
                 node = loader.get_node()
+                if starts is not None:
+                    starts.append(node.start_mark.line + 1 + base)
                 doc = loader.construct_document(node)
                 size = _expanded_size(doc, MAX_EXPANDED_VALUES)
                 if size < 0 or size > MAX_EXPANDED_VALUES:
                     what = "make a list that contains itself" if size < 0 else \
                         f"expand to more than {MAX_EXPANDED_VALUES:,} values"
-                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1)
-                yield doc
+                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
+                docs.append(doc)
         finally:
             loader.dispose()
+        return docs
+    except yaml.reader.ReaderError:
+        raise _bad_character(text, file, base) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = e.problem or e.context or "invalid YAML"
+        line = mark.line + 1 + base if mark is not None else None
+        problem = _template_problem(text, line, base) or e.problem or e.context or "invalid YAML"
         raise InputError(f"cannot parse YAML: {problem}", file, line) from None
-    except yaml.YAMLError as e:
-        raise InputError(f"cannot parse YAML: {e}", file) from None
+    except yaml.YAMLError:
+        raise InputError("cannot parse YAML", file) from None
     except RecursionError:
         raise InputError("cannot parse YAML: nesting too deep", file) from None
 
 
+def load_all(text: str, file: str) -> Iterator[Any]:
+    """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error
+    (before the first document: a file is read whole or not at all; see :func:`load_documents`).
+
+    Plain documents are built from libyaml's events (fast); a text with anchors, aliases, tags or
+    merge keys goes through PyYAML's constructor with the same result.
+    """
+    yield from _parse(text, file)
+
+
+#: A line that starts or ends a YAML document: ``---`` or ``...`` at the start of a line, followed by
+#: a space, a tab or the end of the line. YAML forbids both in any content at column 0 (block scalars
+#: and quoted text included), so they split a stream exactly where the parser would.
+_DOC_MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t]|$)", re.MULTILINE)
+
+
+def split_documents(text: str) -> list[tuple[int, str]]:
+    """The documents of a YAML stream as ``(line offset, text)``: the text of each from its ``---``
+    (or its directives, ``%YAML``/``%TAG``) up to the next document, its ``...`` included."""
+    starts = [0]
+    for m in _DOC_MARKER.finditer(text):
+        if m.group(1) == "...":
+            end = text.find("\n", m.end())
+            cut = len(text) if end < 0 else end + 1
+        else:
+            cut = m.start()
+            back = cut
+            while back > 0:  # directives right before the marker belong to its document
+                prev = text.rfind("\n", 0, back - 1) + 1
+                line = text[prev:back]
+                if line.startswith("%"):
+                    cut = prev
+                elif line.strip() and not line.lstrip().startswith("#"):
+                    break
+                back = prev
+        if cut > starts[-1]:
+            starts.append(cut)
+    starts.append(len(text))
+    out: list[tuple[int, str]] = []
+    line = 0
+    for a, b in zip(starts, starts[1:], strict=False):
+        if b > a:
+            out.append((line, text[a:b]))
+            line += text.count("\n", a, b)
+    return out
+
+
+def load_documents(text: str, file: str) -> list[tuple[int | None, Any]]:
+    """``(first line, value)`` of each document of ``text``, an :class:`InputError` as the value of each
+    document that cannot be parsed: one broken document (a Helm placeholder left in a Secret) does not
+    hide the others.
+
+    The whole text is parsed at once; only when that fails is it split at its document markers and
+    each document parsed alone (anchors never cross documents, so the values are the same).
+    """
+    starts: list[int] = []
+    try:
+        docs = _parse(text, file, 0, starts)
+        return list(zip(starts, docs, strict=True))
+    except InputError as whole:
+        parts = split_documents(text)
+        if len(parts) <= 1:
+            return [(whole.line, whole)]
+    out: list[tuple[int | None, Any]] = []
+    for base, part in parts:
+        starts = []
+        try:
+            out.extend(zip(starts, _parse(part, file, base, starts), strict=True))
+        except InputError as e:
+            last = base + part.count("\n") + (0 if part.endswith("\n") else 1)
+            if e.line is not None and e.line > last:  # "found the next document's ---": the end of this one
+                e = InputError(e.message, e.file, last)
+            out.append((base + 1, e))
+    return out
+
+
+#: What YAML accepts as text: tab, line breaks and printable Unicode (YAML 1.1, section 5.1).
+_NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _bad_character(text: str, file: str, base: int) -> InputError:
+    """The first character YAML does not accept (a control character, U+FFFE), with its line and column."""
+    m = _NOT_PRINTABLE.search(text)
+    if m is None:  # not expected: the reader rejected something this pattern accepts
+        return InputError("cannot parse YAML: it holds a character YAML does not accept", file)
+    pos = m.start()
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    code = ord(m.group())
+    what = "control character" if code < 0x20 or 0x7F <= code <= 0x9F else "character"
+    return InputError(
+        f"cannot parse YAML: {what} U+{code:04X} at column {column} is not allowed in YAML text; remove it, "
+        f"or write it as the escape \"\\u{code:04x}\" inside a double-quoted string", file, line + base)
+
+
+def _template_problem(text: str, line: int | None, base: int) -> str | None:
+    """What is wrong when the line holds a Helm/Go template action (``{{ .Values.x }}``): the parser's
+    own complaint (an unhashable key, a flow mapping not closed) would only mislead."""
+    if line is None:
+        return None
+    lines = text.split("\n", line - base)
+    where = lines[line - base - 1] if 0 < line - base <= len(lines) else ""
+    if "{{" not in where:
+        return None
+    return "a template placeholder {{ … }} is not YAML; render the template first (helm template …)"
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Bytes of a file as text: UTF-8 (a leading byte order mark dropped), line breaks as ``\\n``; an
+    :class:`InputError` naming the line of the first byte that is not UTF-8."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("not UTF-8 text: it starts with a UTF-16 byte order mark; save it as UTF-8 "
+                         "(iconv -f UTF-16 -t UTF-8)", name, 1)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(f"not UTF-8 text: byte 0x{data[e.start]:02X} at column {column} is not UTF-8; save the "
+                         "file as UTF-8", name, line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
 def read_text(path: str) -> str:
     """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`."""
+    name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
             buffer = getattr(sys.stdin, "buffer", None)
-            if buffer is not None:  # not sys.stdin's own decoding: it may be surrogateescape
-                return buffer.read().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-            text = sys.stdin.read()
-            text.encode("utf-8")  # a replaced stdin may still hold lone surrogates
-            return text
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        raise InputError("not a UTF-8 text file", "<stdin>" if path == "-" else path) from None
+            if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates
+                text = sys.stdin.read()
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as e:
+                    raise InputError("not UTF-8 text", name, text.count("\n", 0, e.start) + 1) from None
+                return text
+            data = buffer.read()  # not sys.stdin's own decoding: it may be surrogateescape
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
     except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", path) from None
+        raise InputError(f"cannot read: {e.strerror or e}", name) from None
+    return decode_text(data, name)

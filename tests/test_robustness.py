@@ -511,18 +511,22 @@ def test_impossible_date_is_a_yaml_error(tmp_path):
     # was: "internal error: ValueError: month must be in 1..12" (an unquoted 2024-13-45 is a timestamp)
     text = "apiVersion: v1\nkind: Service\nmetadata: {name: s, creationTimestamp: 2024-13-45}\n"
     assert error_of(tmp_path, "s.yaml", text) == (
-        "shardwise: error: s.yaml:3: cannot parse YAML: '2024-13-45' is not a valid timestamp "
-        "(month must be in 1..12); quote it to keep it as text\n"
+        "shardwise: error: s.yaml:3: cannot parse YAML: '2024-13-45' is not a date or a timestamp "
+        "(2024-01-31, 2024-01-31T12:00:00Z); quote it to keep it as text\n"
     )
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("a: !!float abc\n", "'abc' is not a valid float (could not convert string to float: 'abc')"),
-    ("a: !!int abc\n", "'abc' is not a valid int (invalid literal for int() with base 10: 'abc')"),
-    ("a: &x 2024-02-30\nb: *x\n", "'2024-02-30' is not a valid timestamp (day is out of range for month)"),
+    ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
+    ("a: !!int abc\n", "'abc' tagged !!int is not an integer"),
+    ("a: &x 2024-02-30\nb: *x\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
+                                  "quote it to keep it as text"),
+    ("type: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # issue 9 item 1
+    ("type: &t !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
 ])
 def test_tagged_scalar_that_does_not_construct(tmp_path, text, message):
-    # was: "internal error: ValueError: ..." (both loaders: events, and PyYAML's for anchors)
+    # was: "internal error: ValueError: ..." (both loaders: events, and PyYAML's for anchors); !!bool maybe was
+    # "internal error: KeyError: 'maybe'"; then the constructor's own exception text in the message
     assert error_of(tmp_path, "t.yaml", text) == f"shardwise: error: t.yaml:1: cannot parse YAML: {message}\n"
 
 
@@ -642,7 +646,8 @@ def test_stdin_that_is_not_utf8(monkeypatch, capsys):
     raw = io.BytesIO(b"apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n")
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape"))
     assert main(["lint", "-"]) == 2
-    assert capsys.readouterr().err == "shardwise: error: <stdin>: not a UTF-8 text file\n"
+    assert capsys.readouterr().err == (
+        "shardwise: error: <stdin>:3: not UTF-8 text: byte 0xFF at column 18 is not UTF-8; save the file as UTF-8\n")
 
 
 # --- found by the fuzzer after the first fixes ---------------------------------------------------------

@@ -58,7 +58,6 @@ def test_event_path_matches_the_constructor_on_plain_yaml():
 @pytest.mark.parametrize("text,falls_back", [
     ("base: &b {x: 1}\nuse: *b\n", True),                  # anchor and alias
     ("base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n", True),   # merge key
-    ("a: 1\na: 2\n", True),                                # duplicate key: the last one wins, as in PyYAML
     ("n: !!str 12\nm: !!int '7'\n", False),                # explicit standard tags: built from events
     ("t: !custom 1\n", True),                               # an unknown tag: the constructor's error
 ])
@@ -94,6 +93,129 @@ def test_yaml_errors_name_the_file_and_line():
         list(yamlsrc.load_all("a: 1\nb: [unclosed\nc: 3\n", "bad.yaml"))
     assert (err.value.file, err.value.line) == ("bad.yaml", 3)
     assert str(err.value).startswith("bad.yaml:3: cannot parse YAML: ")
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("a: 1\nb: 2\na: 3\n", 3, "duplicate key 'a' (first written on line 1)"),          # the event path
+    ("x: &v 1\nm:\n  k: *v\n  k: 2\n", 4, "duplicate key 'k' (first written on line 3)"),  # the constructor
+    ("m: {k: 1, k: 2}\n", 1, "duplicate key 'k' (first written on line 1)"),             # flow style
+    ("---\na: 1\n---\nb: 1\nb: 2\n", 5, "duplicate key 'b' (first written on line 4)"),  # second document
+    ("1: a\n1: b\n", 2, "duplicate key '1'"),                                         # not text: no first line
+])
+def test_duplicate_keys_are_an_error_at_the_second(text, line, message):
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "d.yaml"))
+    assert (err.value.file, err.value.line) == ("d.yaml", line)
+    assert err.value.message == f"cannot parse YAML: {message}: a mapping's keys must be unique, keep one"
+
+
+def test_a_merge_key_may_be_overridden_but_not_written_twice():
+    base = "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  x: 3\n"
+    [doc] = yamlsrc.load_all(base, "m.yaml")
+    assert doc["use"] == {"x": 3, "y": 2}
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(base + "  x: 4\n", "m.yaml"))
+    assert err.value.line == 5
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
+    ("a: !!int 1.5\n", "'1.5' tagged !!int is not an integer"),
+    ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
+    ("a: !!timestamp 2024-02-30\n", "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
+                                    "(2024-01-31, 2024-01-31T12:00:00Z)"),
+    ("a: 2024-02-30\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
+                        "quote it to keep it as text"),
+    ("a: &x !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # the constructor path
+    ("a: !!bool\n  - x\n", "expected a scalar node, but found sequence"),
+])
+def test_a_scalar_its_tag_cannot_construct_is_a_yaml_error(text, message):
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "t.yaml"))
+    assert (err.value.line, err.value.message) == (1, f"cannot parse YAML: {message}")
+
+
+@pytest.mark.parametrize("char,what", [("\x01", "control character U+0001"), ("\x1b", "control character U+001B"),
+                                       ("\x7f", "control character U+007F"), ("\ufffe", "character U+FFFE"),
+                                       ("\x00", "control character U+0000")])
+def test_a_control_character_is_named_with_its_line_and_column(char, what):
+    text = f"a: 1\nb: 'x{char}'\n"
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "c.yaml"))
+    code = ord(char)
+    assert (err.value.line, err.value.message) == (2, (
+        f"cannot parse YAML: {what} at column 6 is not allowed in YAML text; remove it, or write it as the "
+        f'escape "\\u{code:04x}" inside a double-quoted string'))
+
+
+@pytest.mark.parametrize("data,line,message", [
+    (b"a: 1\nb: \xff\n", 2, "not UTF-8 text: byte 0xFF at column 4 is not UTF-8; save the file as UTF-8"),
+    (b"a: caf\xe9\n", 1, "not UTF-8 text: byte 0xE9 at column 7 is not UTF-8; save the file as UTF-8"),
+    (b"\xff\xfea\x00", 1, "not UTF-8 text: it starts with a UTF-16 byte order mark; save it as UTF-8 "
+                         "(iconv -f UTF-16 -t UTF-8)"),
+])
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path, data, line, message):
+    (tmp_path / "e.yaml").write_bytes(data)
+    with pytest.raises(InputError) as err:
+        yamlsrc.read_text(str(tmp_path / "e.yaml"))
+    assert (err.value.line, err.value.message) == (line, message)
+
+
+def test_a_byte_order_mark_and_crlf_line_breaks_are_read(tmp_path):
+    (tmp_path / "w.yaml").write_bytes(b"\xef\xbb\xbfa: 1\r\nb: 2\r\n")
+    assert yamlsrc.read_text(str(tmp_path / "w.yaml")) == "a: 1\nb: 2\n"
+
+
+HELM = """\
+# Source: chart/templates/secret.yaml
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData:
+  token: {{ .Values.token }}
+---
+# Source: chart/templates/svc.yaml
+apiVersion: v1
+kind: Service
+metadata: {name: vllm}
+...
+%YAML 1.1
+---
+broken: [1,
+---
+last: {k: 1, k: 2}
+--- |
+  a block
+---
+"""
+
+
+def test_documents_are_parsed_one_by_one_when_one_is_broken():
+    docs = yamlsrc.load_documents(HELM, "h.yaml")
+    assert [(line, str(d) if isinstance(d, InputError) else d) for line, d in docs] == [
+        (1, "h.yaml:6: cannot parse YAML: a template placeholder {{ … }} is not YAML; render the template first "
+            "(helm template …)"),
+        (9, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "vllm"}}),
+        (13, "h.yaml:15: cannot parse YAML: did not find expected node content"),  # the end of its document
+        (16, "h.yaml:17: cannot parse YAML: duplicate key 'k' (first written on line 17): a mapping's keys must be "
+             "unique, keep one"),
+        (18, "a block\n"),
+        (21, None),
+    ]
+    service = docs[1][1]
+    assert (service.line, service.key_lines["kind"], service["metadata"].line) == (9, 10, 11)
+
+
+def test_split_documents_keeps_directives_with_their_document():
+    assert [(b, t.splitlines()[0]) for b, t in yamlsrc.split_documents(HELM)] == [
+        (0, "# Source: chart/templates/secret.yaml"), (6, "---"), (12, "%YAML 1.1"), (15, "---"), (17, "--- |"),
+        (19, "---"),
+    ]
+
+
+def test_a_stream_that_parses_is_not_split():
+    assert yamlsrc.load_documents("a: 1\n---\n- x\n", "f.yaml") == [(1, {"a": 1}), (3, ["x"])]
+    assert yamlsrc.load_documents("", "f.yaml") == []
 
 
 def test_unhashable_key_is_an_input_error():

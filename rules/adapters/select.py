@@ -1,0 +1,286 @@
+"""Which files a lint run reads: directories searched, paths excluded, files that are not inputs.
+
+- Directories are searched recursively for ``*.yaml``, ``*.yml`` and ``*.json`` in sorted order;
+  hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
+  and ``.terraform`` are not searched.
+- :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
+  and a ``.shardwiseignore`` file in the current directory. A path the patterns exclude is not read
+  (a directory: nothing under it), also when it is named on the command line; each is counted.
+- A file whose name says what it is, and that is never a Kubernetes manifest, a Pulumi preview or
+  state file or a shardwise stack (``Chart.yaml``, ``kustomization.yaml``, ``Pulumi.yaml``,
+  ``package.json``, CI workflows, a Helm chart's ``templates/`` ...), is skipped without being read
+  and counted with the reason. Files known only by their content are sorted out by
+  :mod:`.kinds` after parsing.
+- A path that does not exist or a directory that cannot be listed is an input error; the other
+  paths are still read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+
+INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+IGNORE_FILE = ".shardwiseignore"
+SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__"})  # and every hidden directory
+
+#: What a file is, by its name alone, when that name is never a Kubernetes manifest, a Pulumi
+#: preview/state file or a shardwise stack.
+_NAMED = {
+    "Chart.yaml": "Helm chart metadata", "Chart.yml": "Helm chart metadata", "Chart.lock": "Helm chart metadata",
+    "requirements.yaml": "Helm chart metadata",
+    "kustomization.yaml": "Kustomize file", "kustomization.yml": "Kustomize file", "Kustomization": "Kustomize file",
+    "Pulumi.yaml": "Pulumi project file", "Pulumi.yml": "Pulumi project file",
+    "PulumiPolicy.yaml": "Pulumi policy pack project", "PulumiPolicy.yml": "Pulumi policy pack project",
+    "package.json": "Node.js project file", "package-lock.json": "Node.js project file",
+    "pnpm-lock.yaml": "Node.js project file", "composer.json": "PHP project file",
+    ".gitlab-ci.yml": "CI configuration", ".gitlab-ci.yaml": "CI configuration", ".travis.yml": "CI configuration",
+    "azure-pipelines.yml": "CI configuration", "bitbucket-pipelines.yml": "CI configuration",
+    "cloudbuild.yaml": "CI configuration", "buildspec.yml": "CI configuration", "action.yml": "CI configuration",
+    "action.yaml": "CI configuration", "dependabot.yml": "CI configuration", "renovate.json": "CI configuration",
+    ".pre-commit-config.yaml": "pre-commit configuration", ".pre-commit-hooks.yaml": "pre-commit configuration",
+    "compose.yaml": "Docker Compose file", "compose.yml": "Docker Compose file",
+    "devcontainer.json": "dev container configuration", ".devcontainer.json": "dev container configuration",
+    "mkdocs.yml": "tool configuration", ".readthedocs.yaml": "tool configuration",
+    ".readthedocs.yml": "tool configuration", "codecov.yml": "tool configuration",
+    ".golangci.yml": "tool configuration", ".golangci.yaml": "tool configuration",
+    ".yamllint.yaml": "tool configuration", ".yamllint.yml": "tool configuration",
+    ".shardwise.yaml": "shardwise configuration",
+}
+_NAMED_PATTERNS = (
+    (re.compile(r"^(docker-)?compose[.-].*\.ya?ml$|^docker-compose\.ya?ml$"), "Docker Compose file"),
+    (re.compile(r"^tsconfig.*\.json$"), "Node.js project file"),
+)
+_CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gitlab": "CI configuration",
+            ".vscode": "tool configuration", ".devcontainer": "dev container configuration"}
+CHART_TEMPLATE = "Helm chart template (render the chart: helm template … | shardwise lint -)"
+HELM_VALUES = "Helm values"
+
+
+def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
+    hit = cache.get(directory)
+    if hit is None:
+        hit = cache[directory] = os.path.isfile(os.path.join(directory, "Chart.yaml"))
+    return hit
+
+
+def skipped_by_name(path: str, charts: dict[str, bool] | None = None) -> str | None:
+    """Why ``path`` is not an input, from its name and place alone (None: read it and see)."""
+    charts = {} if charts is None else charts
+    name = os.path.basename(path)
+    reason = _NAMED.get(name)
+    if reason is not None:
+        return reason
+    for pattern, why in _NAMED_PATTERNS:
+        if pattern.match(name):
+            return why
+    directory = os.path.dirname(os.path.abspath(path))
+    if re.match(r"^values([.-].*)?\.ya?ml$", name) and _is_chart(directory, charts):
+        return HELM_VALUES
+    parts = os.path.normpath(path).replace("\\", "/").split("/")
+    for part in parts[:-1]:
+        if part in _CI_DIRS:
+            return _CI_DIRS[part]
+    # under a chart's templates/: Go templates, not YAML until rendered
+    d = directory
+    while True:
+        parent = os.path.dirname(d)
+        if os.path.basename(d) == "templates" and _is_chart(parent, charts):
+            return CHART_TEMPLATE
+        if parent == d:
+            return None
+        d = parent
+
+
+# --------------------------------------------------------------------------------------- excludes
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One gitignore-like pattern: ``text`` as written, compiled."""
+
+    text: str
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+
+
+def _glob_regex(glob: str) -> str:
+    out, i, n = [], 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == n:
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = glob.find("]", i + 2 if glob.startswith("[!", i) or glob.startswith("[]", i) else i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = glob[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+def compile_pattern(line: str) -> Pattern | None:
+    """A ``.shardwiseignore`` line or an ``--exclude`` value as a :class:`Pattern` (None: blank or a
+    comment). Semantics as in ``.gitignore``: ``!`` re-includes, a trailing ``/`` matches only
+    directories, a pattern with a ``/`` elsewhere is relative to the current directory and one
+    without matches a name at any depth, ``*`` and ``?`` stay within a path segment, ``**`` spans
+    segments."""
+    text = line.rstrip("\n").rstrip()
+    if not text or text.startswith("#"):
+        return None
+    negate = text.startswith("!")
+    glob = text[1:] if negate else text
+    if glob.startswith(("\\#", "\\!")):
+        glob = glob[1:]
+    dir_only = glob.endswith("/")
+    glob = glob.rstrip("/")
+    if glob.startswith("./"):
+        glob = glob[2:]
+    if not glob:
+        return None
+    anchored = "/" in glob
+    glob = glob.lstrip("/")
+    regex = ("" if anchored else "(?:.*/)?") + _glob_regex(glob)
+    return Pattern(text, re.compile(regex + r"\Z", re.DOTALL), negate, dir_only)
+
+
+@dataclass
+class Excludes:
+    """Exclusion patterns, matched against paths relative to ``root`` (the last matching one decides)."""
+
+    patterns: list[Pattern] = field(default_factory=list)
+    root: str = "."
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], root: str = ".") -> Excludes:
+        return cls([p for p in map(compile_pattern, lines) if p is not None], root)
+
+    def extend(self, lines: Iterable[str]) -> None:
+        self.patterns.extend(p for p in map(compile_pattern, lines) if p is not None)
+
+    def _relative(self, path: str) -> str:
+        absolute = os.path.abspath(path)
+        rel = os.path.relpath(absolute, os.path.abspath(self.root))
+        if rel == ".." or rel.startswith(".." + os.sep):
+            rel = absolute.lstrip(os.sep)  # outside the root: only patterns without a "/" can match
+        return rel.replace(os.sep, "/")
+
+    def _matches(self, rel: str, is_dir: bool) -> bool:
+        hit = False
+        for p in self.patterns:
+            if (is_dir or not p.dir_only) and p.regex.match(rel):
+                hit = not p.negate
+        return hit
+
+    def excluded(self, path: str, is_dir: bool) -> bool:
+        """Whether ``path`` or one of the directories above it (below the root) is excluded."""
+        if not self.patterns or path == "-":
+            return False
+        rel = self._relative(path)
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if self._matches("/".join(parts[:i]), True):
+                return True
+        return self._matches(rel, is_dir)
+
+
+def read_ignore_file(cwd: str = ".") -> list[str]:
+    """The lines of ``.shardwiseignore`` in ``cwd`` (none when there is no such file)."""
+    path = os.path.join(cwd, IGNORE_FILE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().splitlines()
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise InputError(f"cannot read the ignore file: {why}", IGNORE_FILE) from None
+
+
+# ------------------------------------------------------------------------------------------ walking
+
+
+@dataclass
+class Selection:
+    """The outcome of expanding the paths of a run."""
+
+    files: list[str] = field(default_factory=list)  # to read, in order
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it is not an input)
+    excluded: list[str] = field(default_factory=list)  # paths excluded (a directory ends with "/")
+    errors: list[InputError] = field(default_factory=list)
+
+
+def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Selection:
+    """Expand ``paths`` (files, directories searched recursively, ``-`` for stdin) into the files to read."""
+    excludes = excludes or Excludes()
+    sel = Selection()
+    charts: dict[str, bool] = {}
+
+    def consider(path: str) -> None:
+        if excludes.excluded(path, False):
+            sel.excluded.append(path)
+            return
+        reason = skipped_by_name(path, charts)
+        if reason is not None:
+            sel.skipped.append((path, reason))
+        else:
+            sel.files.append(path)
+
+    for p in paths:
+        if p == "-":
+            sel.files.append(p)
+        elif os.path.isdir(p):
+            if excludes.excluded(p, True):
+                sel.excluded.append(p.rstrip("/") + "/")
+                continue
+
+            def unreadable(e: OSError) -> None:
+                sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", e.filename or p))
+
+            for root, dirs, files in os.walk(p, onerror=unreadable):
+                keep = []
+                for d in sorted(dirs):
+                    if d in SKIP_DIRS or d.startswith("."):
+                        continue
+                    if excludes.excluded(os.path.join(root, d), True):
+                        sel.excluded.append(os.path.join(root, d) + "/")
+                    else:
+                        keep.append(d)
+                dirs[:] = keep
+                for f in sorted(files):
+                    if f.endswith(INPUT_SUFFIXES):
+                        consider(os.path.join(root, f))
+        elif os.path.exists(p):
+            consider(p)
+        else:
+            sel.errors.append(InputError("no such file or directory", p))
+    return sel

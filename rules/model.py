@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .catalog.types import GpuInfo, Interconnect, ModelShape
+from .errors import InputError
 
 T = TypeVar("T")
 
@@ -472,11 +473,16 @@ class Inventory:
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
     launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
+    # What a lint run could not read, and what it did not read (see adapters.load_inputs):
+    errors: list[InputError] = field(default_factory=list)  # input errors: file, line, message
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not an input)
+    excluded: list[str] = field(default_factory=list)  # paths excluded by pattern ("dir/" for a directory)
 
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues",
+            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
+            "skipped_files", "excluded",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

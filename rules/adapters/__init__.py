@@ -1,9 +1,14 @@
 """Adapters: every input turned into one :class:`~shardwise.rules.model.Inventory`.
 
-:func:`load_inputs` takes files, directories (recursively) and ``-`` (stdin) and picks the adapter
-per file by its content: a Pulumi stack config (``config:`` with ``<project>:environment``), a
-``pulumi preview --json`` / ``pulumi stack export`` file, or Kubernetes manifests. Adapters are
-imported only when a file needs them, so linting manifests never imports pydantic.
+:func:`read_inputs` takes files, directories (recursively) and ``-`` (stdin), leaves out what the
+exclusion patterns name and what is not an input (:mod:`.select`), and picks the adapter per file by
+its parsed content (:mod:`.kinds`): a Pulumi stack config (``config:`` with
+``<project>:environment``), a ``pulumi preview --json`` / ``pulumi stack export`` file, or
+Kubernetes manifests. Nothing that cannot be read stops the run: a file, a document of a
+multi-document file or an object that is an input error lands in ``Inventory.errors`` with its file
+and line, and everything else is still read. :func:`load_inputs` is the strict form (the first
+input error is raised). Adapters are imported only when a file needs them, so linting manifests
+never imports pydantic.
 """
 
 from __future__ import annotations
@@ -13,38 +18,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
 from ..model import Inventory
-from ..yamlsrc import read_text
-
-INPUT_SUFFIXES = (".yaml", ".yml", ".json")
-_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".terraform"}
-_STACK_RE = re.compile(r"^config:\s*$(?:\n(?:[ \t].*|\s*#.*|\s*))*?\n[ \t]+[\w.-]+:environment:", re.MULTILINE)
-
-
-def iter_files(paths: Iterable[str]) -> Iterator[str]:
-    """Expand directories recursively (sorted, skipping VCS and virtualenv folders)."""
-    for p in paths:
-        if p == "-":
-            yield p
-        elif os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                for f in sorted(files):
-                    if f.endswith(INPUT_SUFFIXES):
-                        yield os.path.join(root, f)
-        elif os.path.exists(p):
-            yield p
-        else:
-            raise InputError("no such file or directory", p)
-
-
-def looks_like_stack(text: str) -> bool:
-    return "config:" in text and ":environment:" in text and _STACK_RE.search(text) is not None
-
+from ..yamlsrc import load_documents, read_text
+from .select import Excludes, select_inputs
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile(
@@ -158,10 +138,23 @@ def parse_json(text: str, file: str) -> Any:
 
 
 def load_text(text: str, file: str) -> Inventory:
-    """One file's inventory, by content."""
+    """One file's inventory, by its parsed content; its input errors are in ``errors``, and a file that
+    is not an input is in ``skipped_files``."""
+    inv = Inventory()
+    try:
+        return _load_text(text, file, inv)
+    except InputError as e:  # an error about the whole file
+        inv.errors.append(e)
+        if file not in inv.sources:
+            inv.sources.append(file)
+        return inv
+
+
+def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
+    from . import kinds
+
     stripped = text.lstrip()
-    if not stripped:
-        inv = Inventory()
+    if not stripped:  # read, and nothing in it
         inv.sources.append(file)
         return inv
     if file.endswith(".json") or stripped[:1] in "{[":
@@ -171,20 +164,26 @@ def load_text(text: str, file: str) -> Inventory:
             if file.endswith(".json"):
                 raise
         else:
-            from .pulumi import inventory_from_pulumi_json, is_pulumi_json
+            kind = kinds.json_kind(data, file)
+            if kind == kinds.PULUMI:
+                from .pulumi import inventory_from_pulumi_json
 
-            if is_pulumi_json(data):
-                return inventory_from_pulumi_json(data, file)
-            from .k8s import load_kubernetes_text
-
-            return load_kubernetes_text(text, file)
-    if looks_like_stack(text):
+                return inventory_from_pulumi_json(data, file, text)
+            if kind != kinds.KUBERNETES:
+                inv.skipped_files.append((file, kind))
+                return inv
+    docs = load_documents(text, file)
+    kind = kinds.yaml_kind(docs, file)
+    if kind == kinds.STACK:
         from .stack import load_stack_text
 
         return load_stack_text(text, file)
-    from .k8s import load_kubernetes_text
+    if kind != kinds.KUBERNETES:
+        inv.skipped_files.append((file, kind))
+        return inv
+    from .k8s import inventory_from_documents
 
-    return load_kubernetes_text(text, file)
+    return inventory_from_documents(docs, text, file)
 
 
 #: Below this many files one process reads them all; above it they are split over the CPUs.
@@ -192,7 +191,15 @@ PARALLEL_MIN_FILES = 200
 
 
 def load_file(path: str) -> Inventory:
-    return load_text(read_text(path), "<stdin>" if path == "-" else path)
+    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = read_text(path)
+    except InputError as e:
+        inv = Inventory(sources=[name])
+        inv.errors.append(e)
+        return inv
+    return load_text(text, name)
 
 
 def _load_chunk(files: list[str]) -> Inventory:
@@ -224,13 +231,16 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def load_inputs(paths: Iterable[str], jobs: int | None = None) -> Inventory:
+def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None) -> Inventory:
     """Read every input into one inventory and match workloads to the pools declared anywhere.
 
-    Many files are read by ``jobs`` processes (default: the CPUs this process may use), on
-    platforms that can fork; the result is the same as reading them one by one.
+    What could not be read is in ``errors`` (input errors with file and line, in input order), what is
+    not an input in ``skipped_files``, and what ``excludes`` left out in ``excluded``. Many files are
+    read by ``jobs`` processes (default: the CPUs this process may use), on platforms that can fork;
+    the result is the same as reading them one by one.
     """
-    files = list(iter_files(paths))
+    sel = select_inputs(list(paths), excludes)
+    files = sel.files
     jobs = default_jobs() if jobs is None else jobs
     enabled = gc.isenabled()
     gc.disable()
@@ -242,7 +252,18 @@ def load_inputs(paths: Iterable[str], jobs: int | None = None) -> Inventory:
     finally:
         if enabled:
             gc.enable()
+    inv.errors[:0] = sel.errors
+    inv.skipped_files[:0] = sel.skipped
+    inv.excluded.extend(sel.excluded)
     from .k8s import resolve_pools
 
     resolve_pools(inv)
+    return inv
+
+
+def load_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None) -> Inventory:
+    """:func:`read_inputs`, raising the first input error (for callers that need all inputs or none)."""
+    inv = read_inputs(paths, jobs, excludes)
+    if inv.errors:
+        raise inv.errors[0]
     return inv

@@ -263,8 +263,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
                 sel.excluded.append(p.rstrip("/") + "/")
                 continue
 
-            def unreadable(e: OSError) -> None:
-                sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", e.filename or p))
+            def unreadable(e: OSError, top: str = p) -> None:
+                sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", e.filename or top))
 
             for root, dirs, files in os.walk(p, onerror=unreadable):
                 keep = []

@@ -29,17 +29,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ...errors import InputError
 from ...model import Inventory, Location
-from ...yamlsrc import LineDict, read_text
+from ...yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .fields import as_list, parse_ignore
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
-from .parse import Lines, parse_manifests
+from .parse import Lines, objects_from_documents, parse_manifests
 from .workloads import SIMPLE_WORKLOADS, add_workload
 
 __all__ = [
-    "SELECTOR_POOL_KIND", "inventory_from_objects", "load_kubernetes_file", "load_kubernetes_text",
+    "SELECTOR_POOL_KIND", "inventory_from_documents", "inventory_from_objects", "load_kubernetes_file",
+    "load_kubernetes_text",
     "parse_ignore", "parse_manifests", "resolve_pools",
 ]
 
@@ -86,23 +88,47 @@ def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | N
 
 
 def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
-                           lines: Lines | None = None) -> Inventory:
+                           lines: Lines | None = None, errors: list[InputError] | None = None) -> Inventory:
     """Turn Kubernetes objects into an inventory (pools are not resolved: see :func:`resolve_pools`).
 
     ``lines`` (file -> its text's lines) lets engine flags point at the line they are written on.
+    With ``errors``, an object that is an input error adds the error there and nothing else (the other
+    objects are still read); without, the error is raised.
     """
     inv = Inventory()
     for obj, loc in objs:
-        _add(obj, loc, inv, lines)
+        if errors is None:
+            _add(obj, loc, inv, lines)
+            continue
+        part = Inventory()
+        try:
+            _add(obj, loc, part, lines)
+        except InputError as e:
+            errors.append(e)
+        else:
+            inv.extend(part)
+    return inv
+
+
+def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:
+    """The documents of one manifest file (:func:`~shardwise.rules.yamlsrc.load_documents`) as a
+    pool-resolved inventory; each document or object that is an input error is in ``errors`` (by
+    line) and the others are read."""
+    errors: list[InputError] = []
+    objs = objects_from_documents(docs, file, errors)
+    inv = inventory_from_objects(objs, {file: text.splitlines()}, errors)
+    inv.errors.extend(sorted(errors, key=lambda e: e.line or 0))
+    inv.sources.append(file)
+    resolve_pools(inv)
     return inv
 
 
 def load_kubernetes_text(text: str, file: str) -> Inventory:
-    """Parse manifests from ``text`` (named ``file`` in messages) into a pool-resolved inventory."""
-    objs = parse_manifests(text, file)
-    inv = inventory_from_objects(objs, {file: text.splitlines()})
-    inv.sources.append(file)
-    resolve_pools(inv)
+    """Parse manifests from ``text`` (named ``file`` in messages) into a pool-resolved inventory; the
+    first input error is raised."""
+    inv = inventory_from_documents(load_documents(text, file), text, file)
+    if inv.errors:
+        raise inv.errors[0]
     return inv
 
 

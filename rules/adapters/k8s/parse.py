@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...errors import InputError
 from ...model import Location
-from ...yamlsrc import LineDict, load_all
+from ...yamlsrc import LineDict, load_documents
 
 #: file -> the lines of its text, for pointing at the line a word is written on.
 Lines = Mapping[str, Sequence[str]]
-
-
-def _doc_line(text: str, index: int) -> int | None:
-    """The line where document ``index`` starts (only used on the error path)."""
-    import yaml
-
-    try:
-        for i, node in enumerate(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))):
-            if i == index:
-                return node.start_mark.line + 1 if node is not None else None
-    except yaml.YAMLError:
-        return None
-    return None
 
 
 def yaml_type(value: Any) -> str:
@@ -41,23 +28,37 @@ def yaml_type(value: Any) -> str:
     return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
 
 
-def parse_manifests(text: str, file: str) -> list[tuple[LineDict, Location]]:
-    """Every Kubernetes object in ``text`` with its location; ``kind: List`` items are flattened.
-
-    Empty documents (a Helm ``# Source:`` comment alone) are skipped. A document that is not a
-    mapping, or lacks ``apiVersion`` or ``kind``, is an :class:`InputError` with file and line.
+def objects_from_documents(docs: Iterable[tuple[int | None, Any]], file: str,
+                           errors: list[InputError]) -> list[tuple[LineDict, Location]]:
+    """Every Kubernetes object in ``docs`` (:func:`~shardwise.rules.yamlsrc.load_documents`) with its
+    location; ``kind: List`` items are flattened. Empty documents (a Helm ``# Source:`` comment alone)
+    are skipped. A document that did not parse, is not a mapping, or lacks ``apiVersion`` or ``kind``
+    is an :class:`InputError` with file and line, added to ``errors``; the other documents are read.
     """
     out: list[tuple[LineDict, Location]] = []
-    for index, doc in enumerate(load_all(text, file)):
+    for line, doc in docs:
         if doc is None:
             continue
-        if not isinstance(doc, LineDict):
-            raise InputError(
-                f"expected a Kubernetes object (a mapping), found {yaml_type(doc)}",
-                file, _doc_line(text, index),
-            )
-        _collect(doc, file, out)
+        if isinstance(doc, InputError):
+            errors.append(doc)
+        elif not isinstance(doc, LineDict):
+            errors.append(InputError(f"expected a Kubernetes object (a mapping), found {yaml_type(doc)}", file, line))
+        else:
+            try:
+                _collect(doc, file, out)
+            except InputError as e:
+                errors.append(e)
     return out
+
+
+def parse_manifests(text: str, file: str) -> list[tuple[LineDict, Location]]:
+    """Every Kubernetes object in ``text`` with its location (see :func:`objects_from_documents`);
+    the first input error is raised."""
+    errors: list[InputError] = []
+    objs = objects_from_documents(load_documents(text, file), file, errors)
+    if errors:
+        raise errors[0]
+    return objs
 
 
 def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> None:

@@ -1,0 +1,127 @@
+"""What a parsed file is: Kubernetes manifests, a shardwise stack, Pulumi JSON, or not an input.
+
+Decided from the parsed documents (never a pattern over the text: a stack file in YAML flow style
+is a stack file), with the file's name only as a hint for the reason given. A file is skipped (not
+an input, counted in the summary) only when nothing in it could be a Kubernetes object: a document
+with ``apiVersion`` or ``kind``, or with both ``metadata`` and ``spec``, makes the file manifests,
+and what is wrong with them is then an input error. A document that is text or a number is an input
+error too (a manifest the shell or a template mangled), never a reason to skip.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InputError
+from .select import HELM_VALUES
+
+KUBERNETES = "kubernetes"
+STACK = "stack"
+PULUMI = "pulumi"
+
+_KUSTOMIZE_GROUP = "kustomize.config.k8s.io/"
+
+
+def _k8s_like(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return "apiVersion" in value or "kind" in value or ("metadata" in value and "spec" in value)
+    if isinstance(value, list):
+        return any(isinstance(v, Mapping) and _k8s_like(v) for v in value)
+    return False
+
+
+def is_shardwise_stack(doc: Any) -> bool:
+    """A Pulumi stack file for shardwise: ``config`` holds ``shardwise:…`` keys, or a
+    ``<project>:environment`` whose value is a mapping (or JSON text of one). Another project's
+    ``<project>:environment: production`` is not one."""
+    config = doc.get("config") if isinstance(doc, Mapping) else None
+    if not isinstance(config, Mapping):
+        return False
+    for key, value in config.items():
+        if not isinstance(key, str):
+            continue
+        if key.startswith("shardwise:"):
+            return True
+        if key.endswith(":environment") and key.count(":") == 1 and (
+                isinstance(value, Mapping) or (isinstance(value, str) and value.lstrip().startswith("{"))):
+            return True
+    return False
+
+
+def _helm_chart(doc: Mapping[str, Any]) -> bool:
+    return doc.get("apiVersion") in ("v1", "v2") and "kind" not in doc and "name" in doc and "version" in doc
+
+
+def _kustomize(doc: Mapping[str, Any]) -> bool:
+    return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
+        "Kustomization", "Component")
+
+
+def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
+    """Why a mapping that is no Kubernetes object is not an input, in the words its users know."""
+    if _helm_chart(doc):
+        return "Helm chart metadata"
+    if isinstance(doc.get("config"), Mapping) or "encryptionsalt" in doc or "secretsprovider" in doc:
+        return "Pulumi stack configuration of another project"
+    if "runtime" in doc and "name" in doc:
+        return "Pulumi project file"
+    if "jobs" in doc and ("on" in doc or True in doc):  # YAML 1.1 reads `on:` as true
+        return "CI configuration"
+    if "stages" in doc or any(isinstance(v, Mapping) and "script" in v for v in doc.values()):
+        return "CI configuration"
+    services = doc.get("services")
+    if isinstance(services, Mapping) and any(isinstance(v, Mapping) and ("image" in v or "build" in v)
+                                             for v in services.values()):
+        return "Docker Compose file"
+    base = os.path.basename(name)
+    if base.startswith("values") or base.endswith(("values.yaml", "values.yml")):
+        return HELM_VALUES
+    return "YAML that is not a Kubernetes object"
+
+
+def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
+    """:data:`KUBERNETES`, :data:`STACK`, or the reason the file is not an input."""
+    values = [d for _, d in docs if d is not None]
+    if not values or any(isinstance(v, InputError) for v in values):
+        return KUBERNETES  # empty, or broken: the manifest reader reports each document
+    first = values[0]
+    if is_shardwise_stack(first):
+        return STACK
+    if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v) for v in values):
+        return KUBERNETES
+    if any(not isinstance(v, Mapping | list) for v in values):
+        return KUBERNETES  # text or a number where an object should be: an input error, not a skip
+    if any(_k8s_like(v) for v in values if isinstance(v, list)):
+        return KUBERNETES  # a list of objects: an input error (a manifest is a mapping)
+    mappings = [v for v in values if isinstance(v, Mapping)]
+    if mappings and all(_kustomize(v) for v in mappings):
+        return "Kustomize file"
+    if mappings:
+        return _what_yaml(mappings[0], name)
+    return "YAML that is not a Kubernetes object"
+
+
+def _pulumi_like(data: Any) -> bool:
+    if not isinstance(data, Mapping):
+        return False
+    if "deployment" in data or "steps" in data or "changeSummary" in data:
+        return True
+    res = data.get("resources")
+    return isinstance(res, list) and any(isinstance(r, Mapping) and "urn" in r for r in res)
+
+
+def json_kind(data: Any, name: str) -> str:
+    """:data:`PULUMI`, :data:`KUBERNETES`, or the reason a JSON file is not an input."""
+    from .pulumi import is_pulumi_json
+
+    if is_pulumi_json(data):
+        return PULUMI
+    if _pulumi_like(data):
+        raise InputError("looks like a Pulumi preview or state file (deployment, steps or resources) but has "
+                         "no list of resources with urn and type; expected `pulumi preview --json` or "
+                         "`pulumi stack export` output", name, 1)
+    if _k8s_like(data):
+        return KUBERNETES
+    return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"

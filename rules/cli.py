@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 PROG = "shardwise"
-FORMATS = ("text", "json", "sarif", "github", "markdown")
+FORMATS = ("text", "json", "sarif", "github", "markdown")  # as rules.report.FORMATS (not imported: start-up)
 TP_CANDIDATES = (1, 2, 4, 8)
 
 
@@ -44,6 +44,15 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
     return parse
 
 
+def _format(spec: str) -> tuple[str, str | None]:
+    from .report import parse_format
+
+    try:
+        return parse_format(spec)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _version() -> str:
     from shardwise import __version__
 
@@ -66,8 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
         "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
     )
     lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
-    lint.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    lint.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    lint.add_argument(
+        "--format", action="append", type=_format, metavar="FMT[=FILE]", dest="formats",
+        help=f"a report: {', '.join(FORMATS)} (default text), to FILE or stdout; repeat it for several reports "
+        "from one run: --format sarif=shardwise.sarif --format github",
+    )
+    lint.add_argument("--output", "-o", metavar="FILE",
+                      help="write the report (the one --format without =FILE) to FILE instead of stdout")
+    lint.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="do not read paths matching GLOB (gitignore-like; repeatable; added to .shardwiseignore and the "
+        "config file's exclude)",
+    )
     lint.add_argument(
         "--fail-on", choices=("advisory", "mandatory"), default=None,
         help="lowest level that fails the run (default: mandatory, or fail_on in the config file)",
@@ -182,24 +201,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --------------------------------------------------------------------------------------------- lint
 
 
-def _recognised(inv: Any) -> bool:
-    return any(
-        getattr(inv, name)
-        for name in ("groups", "pools", "security_groups", "subnets", "launch_templates", "services",
-                     "ingresses", "network_policies", "autoscalers")
-    )
-
-
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
-    if args.no_color or args.output or os.environ.get("NO_COLOR"):
+    if args.no_color or os.environ.get("NO_COLOR"):
         return False
-    return args.format == "text" and hasattr(stream, "isatty") and stream.isatty()
+    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
     from .config import load_config
     from .registry import ALL_RULES
+    from .report import destinations
 
+    try:
+        outputs = destinations(args.formats, args.output)
+    except ValueError as e:
+        raise _Usage(str(e)) from None
     settings = load_config(args.config, known_codes={r.meta.code for r in ALL_RULES})
     if args.fail_on:
         settings.fail_on = args.fail_on
@@ -208,9 +224,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if args.p95_context is not None:
         settings.lint.p95_context_tokens = args.p95_context
 
-    from .adapters import load_inputs
+    from .adapters import read_inputs
+    from .adapters.select import Excludes, read_ignore_file
 
-    inv = load_inputs(list(args.paths), jobs=args.jobs)
+    excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *args.exclude])
+    inv = read_inputs(list(args.paths), jobs=args.jobs, excludes=excludes)
     bad = [g for g in inv.groups if g.model_error]
     if bad:
         for g in bad:
@@ -218,31 +236,33 @@ def cmd_lint(args: argparse.Namespace) -> int:
             located = g.location.file is not None and msg.startswith(g.location.file)
             _err(msg if located else f"{g.location}: {msg}")
         return 2
-    if not _recognised(inv):
-        files = len(dict.fromkeys(inv.sources)) or len(args.paths)
-        detail = f"{files} file{'s' if files != 1 else ''} read"
-        if inv.skipped:
-            n = sum(inv.skipped.values())
-            kinds = ", ".join(f"{k}×{v}" for k, v in sorted(inv.skipped.items(), key=lambda kv: (-kv[1], kv[0])))
-            detail += f"; skipped {n} object{'s' if n != 1 else ''} of unknown kinds: {kinds}"
-        _err(f"no vLLM workload found in the inputs ({detail})")
-        return 2
 
     from .engine import run_rules
     from .report import Report, metas_of, render
 
     findings = run_rules(ALL_RULES, inv, settings.lint)
     report = Report(findings, inv, settings, metas_of(ALL_RULES), list(args.paths))
-    text = render(report, args.format, color=_use_color(args, sys.stdout))
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    failed: list[str] = []
+    text_on_stdout = False
+    for fmt, path in outputs:
+        if path is None:
+            text_on_stdout = fmt == "text"
+            sys.stdout.write(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)))
+            sys.stdout.flush()
+            continue
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(render(report, fmt))
+        except OSError as e:
+            failed.append(f"{path}: {e.strerror or e}")
+    for message in failed:
+        _err(message)
+    if failed:
+        return 2
+    if not text_on_stdout:  # no report on the terminal: the input errors and the verdict go to stderr
+        for error in report.errors:
+            _err(str(error))
         print(report.summary_line(), file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        if args.format != "text":
-            print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 
 

@@ -11,6 +11,7 @@ TOML::
     kv_reserve = 1.4               # weights × this must fit (the seeds' kv_overhead)
     p95_context_tokens = 8192      # declared p95 prompt+output length
     default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
+    exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)
 
     [enforcement]
     SW106 = "disabled"             # disabled | advisory | mandatory
@@ -42,7 +43,7 @@ FAIL_ON = ("advisory", "mandatory")
 _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
-    "usable_fraction", "production", "default_deny_namespaces",
+    "usable_fraction", "production", "default_deny_namespaces", "exclude",
 )
 _SUPPRESS_KEYS = ("code", "subject", "reason")
 
@@ -54,6 +55,7 @@ class Settings:
     lint: LintConfig = field(default_factory=LintConfig)
     fail_on: str = "mandatory"
     source: str | None = None  # the config file read, if any
+    exclude: list[str] = field(default_factory=list)  # gitignore-like patterns of paths lint does not read
 
 
 class _Where:
@@ -179,6 +181,14 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
         cfg.usable_fraction = float(_number(w, data, "usable_fraction", 0.05, 1.0, integer=False))
     if "p95_context_tokens" in data:
         cfg.p95_context_tokens = int(_number(w, data, "p95_context_tokens", 1, 10_000_000, integer=True))
+    if "exclude" in data:
+        patterns = data["exclude"]
+        if isinstance(patterns, str):
+            patterns = [patterns]
+        if not isinstance(patterns, list) or not all(isinstance(p, str) and p.strip() for p in patterns):
+            raise w.error("exclude must be a list of path patterns (gitignore-like, e.g. \"charts/**/templates/\")",
+                          "exclude", mapping=data)
+        settings.exclude = list(patterns)
     if "production" in data:
         if not isinstance(data["production"], bool):
             raise w.error(f"production must be true or false, got {data['production']!r}", "production",

@@ -355,10 +355,10 @@ def split_documents(text: str) -> list[tuple[int, str]]:
             back = cut
             while back > 0:  # directives right before the marker belong to its document
                 prev = text.rfind("\n", 0, back - 1) + 1
-                line = text[prev:back]
-                if line.startswith("%"):
+                before = text[prev:back]
+                if before.startswith("%"):
                     cut = prev
-                elif line.strip() and not line.lstrip().startswith("#"):
+                elif before.strip() and not before.lstrip().startswith("#"):
                     break
                 back = prev
         if cut > starts[-1]:

@@ -215,15 +215,40 @@ def test_config_unknown_key_and_unknown_rule_exit_2(work, capsys):
 def test_yaml_error_exits_2_with_file_and_line(work, capsys):
     f = write(work / "bad.yaml", "a: [\nb: 1\n")
     rc, out, err = run(capsys, "lint", f)
-    assert (rc, out) == (2, "")
-    assert err == "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
+    assert (rc, err) == (2, "")  # the text report on stdout carries the error
+    assert out == (
+        "bad.yaml:3: error: cannot parse YAML: did not find expected ',' or ']'\n"
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed — failed: 1 input error\n"
+    )
 
 
-def test_missing_file_exits_2(work, capsys):
-    assert run(capsys, "lint", "nope.yaml") == (2, "", "shardwise: error: nope.yaml: no such file or directory\n")
+def test_yaml_error_goes_to_stderr_when_the_report_does_not(work, capsys):
+    f = write(work / "bad.yaml", "a: [\nb: 1\n")
+    rc, out, err = run(capsys, "lint", f, "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [
+        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected ',' or ']'"}])
+    assert err == (
+        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed — failed: 1 input error\n"
+    )
 
 
-def test_nothing_recognised_exits_2(work, capsys):
+def test_missing_file_exits_2_after_linting_the_others(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, err = run(capsys, "lint", "nope.yaml", f)
+    assert (rc, err) == (2, "")
+    lines = out.splitlines()
+    assert lines[0] == "nope.yaml: error: no such file or directory"
+    assert lines[1] == f"tp2.yaml:1: {SW104_TP2}"
+    assert lines[-1] == (
+        "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 input "
+        "error, 1 blocking finding at or above mandatory"
+    )
+
+
+def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
     f = write(work / "cm.yaml", """\
         apiVersion: v1
         kind: ConfigMap
@@ -237,15 +262,21 @@ def test_nothing_recognised_exits_2(work, capsys):
         kind: ConfigMap
         metadata: {name: c}
         """)
-    assert run(capsys, "lint", f) == (2, "", (
-        "shardwise: error: no vLLM workload found in the inputs (1 file read; skipped 3 objects of unknown "
-        "kinds: ConfigMap×2, Secret×1)\n"
-    ))
+    assert run(capsys, "lint", f) == (0, (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; skipped 3 objects of unknown kinds: ConfigMap×2, Secret×1 — passed\n"
+    ), "")
 
 
-def test_empty_input_exits_2(work, capsys):
+def test_empty_file_and_empty_directory_count_exactly(work, capsys):
     f = write(work / "empty.yaml", "")
-    assert run(capsys, "lint", f) == (2, "", "shardwise: error: no vLLM workload found in the inputs (1 file read)\n")
+    (work / "nothing").mkdir()
+    assert run(capsys, "lint", f) == (0, (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed — passed\n"), "")
+    assert run(capsys, "lint", "nothing") == (0, (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed — passed\n"), "")
 
 
 def test_unknown_model_exits_2_naming_the_line(work, capsys):
@@ -274,15 +305,18 @@ def test_unwritable_output_exits_2(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     assert run(capsys, "lint", f, "--format", "sarif", "--output", "no/such/dir/x.sarif") == (
         2, "", "shardwise: error: no/such/dir/x.sarif: No such file or directory\n")
+    rc, out, err = run(capsys, "lint", f, "--format", "sarif=no/such/dir/x.sarif", "--format", "json=r.json")
+    assert (rc, out, err) == (2, "", "shardwise: error: no/such/dir/x.sarif: No such file or directory\n")
+    assert json.loads((work / "r.json").read_text())["summary"]["blocking"] == 1  # the other report is written
 
 
 def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
     import shardwise.rules.adapters as adapters
 
-    def boom(paths, jobs=None):
+    def boom(paths, jobs=None, excludes=None):
         raise RuntimeError("adapter bug")
 
-    monkeypatch.setattr(adapters, "load_inputs", boom)
+    monkeypatch.setattr(adapters, "read_inputs", boom)
     monkeypatch.delenv("SHARDWISE_DEBUG", raising=False)
     assert run(capsys, "lint", "x.yaml") == (2, "", (
         "shardwise: error: internal error: RuntimeError: adapter bug (set SHARDWISE_DEBUG=1 for the traceback; "
@@ -648,12 +682,17 @@ def _script() -> str:
 @pytest.mark.slow
 def test_console_script_input_error_has_no_traceback(tmp_path):
     (tmp_path / "bad.yaml").write_text("kind: Deployment\nspec: [\n")
-    p = subprocess.run([_script(), "lint", "bad.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([_script(), "lint", "bad.yaml", "--format", "json"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
     assert p.returncode == 2
-    assert p.stdout == ""
+    assert json.loads(p.stdout)["input_errors"] == [
+        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected node content"}]
     assert "Traceback" not in p.stderr
-    assert p.stderr.startswith("shardwise: error: bad.yaml:3: cannot parse YAML:")
-    assert p.stderr.count("\n") == 1
+    assert p.stderr.splitlines() == [
+        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected node content",
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed — failed: 1 input error",
+    ]
 
 
 @pytest.mark.slow

@@ -112,7 +112,7 @@ def err(path: str, text: str, known: set[str] | None = None) -> str:
 def test_unknown_top_level_key_names_key_and_line():
     assert err("shardwise.toml", 'fail_on = "mandatory"\nkv_reserv = 1.2\n') == (
         "shardwise.toml:2: unknown key 'kv_reserv' (expected one of: enforcement, suppress, kv_reserve, "
-        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces)"
+        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude)"
     )
     assert err(".shardwise.yaml", "fail_on: mandatory\nfail-on: advisory\n").startswith(
         ".shardwise.yaml:2: unknown key 'fail-on' (expected one of:"

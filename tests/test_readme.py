@@ -34,22 +34,28 @@ COMMANDS = _quick_start()
 def test_the_quick_start_has_the_commands_it_promises():
     assert [c.split()[0:2] for c, _ in COMMANDS] == [
         ["shardwise", "plan"], ["shardwise", "lint"], ["shardwise", "lint"], ["shardwise", "lint"],
-        ["shardwise", "lint"], ["cat", "examples/llama-3.1-70b-tp4.yaml"], ["shardwise", "rules"],
-        ["shardwise", "explain"],
+        ["shardwise", "lint"], ["shardwise", "lint"], ["cat", "examples/llama-3.1-70b-tp4.yaml"],
+        ["shardwise", "rules"], ["shardwise", "explain"],
     ]
-    assert [e for _, e in COMMANDS] == [0, 0, 1, 0, 0, 0, 0, 0]
+    assert [e for _, e in COMMANDS] == [0, 0, 1, 0, 0, 2, 0, 0, 0]
 
 
 @pytest.mark.parametrize("command,expected", [c for c in COMMANDS if "|" not in c[0]])
 def test_quick_start_command(command, expected, tmp_path, monkeypatch, capsys):
     argv = shlex.split(command)[1:]
-    if "--output" in argv:  # write reports to a temporary folder, not into the checkout
-        i = argv.index("--output") + 1
-        argv[i] = str(tmp_path / argv[i])
+    written = []
+    for i, arg in enumerate(argv):  # write reports to a temporary folder, not into the checkout
+        if argv[i - 1] == "--output":
+            argv[i] = str(tmp_path / arg)
+            written.append(argv[i])
+        elif argv[i - 1] == "--format" and "=" in arg:
+            fmt, name = arg.split("=", 1)
+            argv[i] = f"{fmt}={tmp_path / name}"
+            written.append(str(tmp_path / name))
     monkeypatch.chdir(ROOT)
     assert main(argv) == expected
-    if "--output" in argv:
-        assert pathlib.Path(argv[argv.index("--output") + 1]).stat().st_size > 0
+    for path in written:
+        assert pathlib.Path(path).stat().st_size > 0
 
 
 def test_quick_start_stdin_pipe():

@@ -12,6 +12,7 @@ import pytest
 from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.config import Settings
 from shardwise.rules.engine import Finding, LintConfig, RuleMeta
+from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
 from shardwise.rules.report import Report, pascal_case, render, workload_summary
 from shardwise.rules.report.github import annotation, escape_data, escape_property
@@ -93,6 +94,7 @@ def test_summary_and_exit_code(report):
     assert report.summary() == {
         "files": 2, "workloads": 2, "findings": {"mandatory": 1, "advisory": 2}, "suppressed": 1,
         "blocking": 1, "fail_on": "mandatory", "passed": False, "skipped": {"ConfigMap": 2, "Secret": 1},
+        "skipped_files": {}, "excluded": 0, "input_errors": 0, "note": None,
     }
     assert report.exit_code == 1
     assert report.summary_line() == (
@@ -113,7 +115,8 @@ def test_only_suppressed_and_advisory_passes():
     r = Report([F_ADVISORY, F_SUPPRESSED], inv)
     assert r.exit_code == 0
     assert r.summary_line() == (
-        "shardwise: 1 file read, 0 workloads, 0 mandatory, 1 advisory finding, 1 suppressed — passed"
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 1 advisory "
+        "finding, 1 suppressed — passed"
     )
 
 
@@ -201,7 +204,8 @@ def test_text_colour_only_when_asked(report):
 
 def test_json_document(report):
     doc = json.loads(render(report, "json"))
-    assert list(doc) == ["version", "findings", "workloads", "summary"]
+    assert list(doc) == ["version", "findings", "input_errors", "workloads", "skipped_files", "excluded", "summary"]
+    assert (doc["input_errors"], doc["skipped_files"], doc["excluded"]) == ([], [], [])
     assert doc["version"] == __version__
     assert doc["findings"] == [f.as_dict() for f in report.findings]
     assert doc["findings"][2]["suppression_reason"] == "load measured at 12 concurrent"
@@ -319,6 +323,135 @@ def test_github_annotations(report):
 def test_github_file_with_comma_and_colon_is_escaped():
     f = Finding("SW104", "x", "mandatory", "high", "m", Location("a,b:c.yaml", 7), "s")
     assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::m (s)"
+
+
+# ------------------------------------------------------------------------------------ input errors
+
+ERRORS = [
+    InputError("cannot parse YAML: a template placeholder {{ … }} is not YAML; render the template first "
+               "(helm template …)", "deploy/secret.yaml", 6),
+    InputError("cannot read directory: Permission denied", "deploy/private"),
+    InputError("not UTF-8 text: byte 0xFF at column 3 is not UTF-8; save the file as UTF-8", "<stdin>", 2),
+]
+
+
+@pytest.fixture
+def broken(report) -> Report:
+    """The report fixture's run, with input errors, files that are not inputs and excluded paths."""
+    report.inventory.errors.extend(ERRORS)
+    report.inventory.skipped_files.extend([("chart/Chart.yaml", "Helm chart metadata"),
+                                           ("chart/values.yaml", "Helm values"),
+                                           ("deploy/kustomization.yaml", "Kustomize file"),
+                                           ("chart/values-prod.yaml", "Helm values")])
+    report.inventory.excluded.extend(["vendor/", "deploy/old.yaml"])
+    return report
+
+
+def test_input_errors_fail_the_run_with_exit_2(broken):
+    assert broken.exit_code == 2
+    s = broken.summary()
+    assert (s["passed"], s["input_errors"], s["blocking"], s["excluded"]) == (False, 3, 1, 2)
+    assert s["skipped_files"] == {"Helm values": 2, "Helm chart metadata": 1, "Kustomize file": 1}
+    assert broken.summary_line() == (
+        "shardwise: 2 files read, 2 workloads, 1 mandatory, 2 advisory findings, 1 suppressed; skipped 3 objects of "
+        "unknown kinds: ConfigMap×2, Secret×1; skipped 4 files that are not inputs: Helm values×2, Helm chart "
+        "metadata×1, Kustomize file×1; excluded 2 paths — failed: 3 input errors, 1 blocking finding at or above "
+        "mandatory"
+    )
+
+
+def test_input_errors_without_findings_still_exit_2():
+    r = Report([F_ADVISORY], Inventory(sources=["a.yaml"], errors=[ERRORS[0]]))
+    assert (r.exit_code, r.verdict()) == (2, "failed: 1 input error")
+
+
+def test_text_lists_input_errors_first(broken):
+    lines = render(broken, "text").splitlines()
+    assert lines[:3] == [
+        "deploy/secret.yaml:6: error: cannot parse YAML: a template placeholder {{ … }} is not YAML; render the "
+        "template first (helm template …)",
+        "deploy/private: error: cannot read directory: Permission denied",
+        "<stdin>:2: error: not UTF-8 text: byte 0xFF at column 3 is not UTF-8; save the file as UTF-8",
+    ]
+    assert lines[3].startswith("deploy/llama.yaml:12: SW104 [mandatory]")
+    assert lines[-1] == broken.summary_line()
+    assert render(broken, "text", color=True).splitlines()[1] == (
+        "\033[1mdeploy/private\033[0m: \033[1;31merror:\033[0m cannot read directory: Permission denied")
+
+
+def test_json_carries_input_errors_skipped_files_and_exclusions(broken):
+    doc = json.loads(render(broken, "json"))
+    assert doc["input_errors"] == [
+        {"file": "deploy/secret.yaml", "line": 6, "message": ERRORS[0].message},
+        {"file": "deploy/private", "line": None, "message": "cannot read directory: Permission denied"},
+        {"file": "<stdin>", "line": 2, "message": ERRORS[2].message},
+    ]
+    assert doc["skipped_files"][0] == {"file": "chart/Chart.yaml", "reason": "Helm chart metadata"}
+    assert doc["excluded"] == ["vendor/", "deploy/old.yaml"]
+    assert doc["summary"]["input_errors"] == 3
+
+
+def test_sarif_input_errors_are_tool_execution_notifications(broken):
+    doc = json.loads(render(broken, "sarif"))
+    jsonschema.validate(doc, SCHEMA)
+    run = doc["runs"][0]
+    assert run["tool"]["driver"]["notifications"] == [{
+        "id": "input-error", "name": "InputError",
+        "shortDescription": {"text": "A file, document or object shardwise could not read; the rest was linted."},
+        "defaultConfiguration": {"level": "error"},
+    }]
+    [invocation] = run["invocations"]
+    assert (invocation["executionSuccessful"], invocation["exitCode"]) == (False, 2)
+    assert invocation["toolExecutionNotifications"] == [
+        {"level": "error", "message": {"text": ERRORS[0].message}, "descriptor": {"id": "input-error", "index": 0},
+         "locations": [{"physicalLocation": {
+             "artifactLocation": {"uri": "deploy/secret.yaml", "uriBaseId": "%SRCROOT%"},
+             "region": {"startLine": 6}}}]},
+        {"level": "error", "message": {"text": "cannot read directory: Permission denied"},
+         "descriptor": {"id": "input-error", "index": 0},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "deploy/private",
+                                                                  "uriBaseId": "%SRCROOT%"}}}]},
+        {"level": "error", "message": {"text": f"<stdin>:2: {ERRORS[2].message}"},
+         "descriptor": {"id": "input-error", "index": 0}},
+    ]
+    assert len(run["results"]) == 4  # the findings of the inputs that were read are all there
+
+
+def test_sarif_run_without_input_errors_succeeded(report):
+    assert json.loads(render(report, "sarif"))["runs"][0]["invocations"] == [{"executionSuccessful": True}]
+
+
+def test_github_annotates_input_errors(broken):
+    lines = render(broken, "github").splitlines()
+    assert lines[:3] == [
+        "::error file=deploy/secret.yaml,line=6,title=shardwise input error::cannot parse YAML: a template "
+        "placeholder {{ … }} is not YAML; render the template first (helm template …)",
+        "::error file=deploy/private,title=shardwise input error::cannot read directory: Permission denied",
+        "::error title=shardwise input error::<stdin>:2: not UTF-8 text: byte 0xFF at column 3 is not UTF-8; save "
+        "the file as UTF-8",
+    ]
+    assert len(lines) == 6
+
+
+def test_markdown_input_errors_and_skipped_files(broken):
+    md = render(broken, "markdown")
+    assert md.startswith("<!-- shardwise-report -->\n## shardwise report\n\n**❌ Failed** — 3 input errors "
+                         "(everything else was read and linted), 1 blocking finding at or above `mandatory`.\n")
+    assert "· skipped files that are not inputs: Helm values×2, Helm chart metadata×1, Kustomize file×1\n" in md
+    assert "· excluded: 2 paths\n" in md
+    assert (
+        "### Input errors\n\n"
+        "- `deploy/secret.yaml:6` — cannot parse YAML: a template placeholder {{ … }} is not YAML; render the "
+        "template first (helm template …)\n"
+        "- `deploy/private` — cannot read directory: Permission denied\n"
+        "- `<stdin>:2` — not UTF-8 text: byte 0xFF at column 3 is not UTF-8; save the file as UTF-8\n"
+    ) in md
+    assert md.index("### Input errors") < md.index("### Workloads")
+
+
+def test_markdown_input_errors_alone():
+    md = render(Report([], Inventory(sources=["a.yaml"], errors=[ERRORS[1]])), "markdown")
+    assert "**❌ Failed** — 1 input error (everything else was read and linted).\n" in md
 
 
 # ---------------------------------------------------------------------------------------- markdown

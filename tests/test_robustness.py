@@ -307,24 +307,31 @@ def assert_promise(path: str) -> None:
     note(f"exit {code}; stderr: {err!r}")
     assert code in (0, 1, 2)
     assert "Traceback" not in err and "internal error" not in err
-    if code == 2:
-        # One line per error (several workloads may each name an unknown model), each naming the file;
-        # "no vLLM workload found" is about all the inputs together.
-        lines = err.splitlines()
-        assert lines, "exit 2 without a message"
-        for line in lines:
-            assert line.startswith("shardwise: error: "), err
-            assert not re.search(r"\b\w+(Error|Exception): ", line), f"a Python exception, not a clear message: {err}"
-            if "no vLLM workload found in the inputs" in line:
-                continue
-            assert line.startswith(f"shardwise: error: {path}"), err
+    lines = err.splitlines()
+    if report:  # written whatever the outcome; stderr: the input errors, then the summary line
+        doc = json.loads(report)
+        assert lines and lines[-1].startswith("shardwise: ") and " — " in lines[-1], err
+        errors = [line for line in lines[:-1]]
+        assert len(errors) == len(doc["input_errors"]), err
+        assert (code == 2) == bool(doc["input_errors"]), (code, doc["input_errors"])
+        for e in doc["input_errors"]:
+            assert e["file"] == path, e
+            assert not re.search(r"\b\w+(Error|Exception)\b", e["message"]), f"a Python exception: {e}"
             if path.endswith(".yaml"):  # YAML keeps lines; JSON only has them for resources with a URN
-                assert re.match(rf"shardwise: error: {re.escape(path)}:\d+: ", line), f"no line: {err}"
-        assert len(lines) == 1 or all("unknown model" in line for line in lines), err
-    else:
-        findings = json.loads(report)["findings"]
-        internal = [f for f in findings if f["internal"]]
+                assert isinstance(e["line"], int) and e["line"] >= 1, f"no line: {e}"
+        for line in errors:
+            assert line.startswith(f"shardwise: error: {path}"), err
+        internal = [f for f in doc["findings"] if f["internal"]]
         assert not internal, internal
+        return
+    # no report: the run stopped before linting (a workload naming an unknown model): one line per workload
+    assert code == 2 and lines, "no report and no message"
+    for line in lines:
+        assert line.startswith(f"shardwise: error: {path}"), err
+        assert not re.search(r"\b\w+(Error|Exception): ", line), f"a Python exception, not a clear message: {err}"
+        if path.endswith(".yaml"):
+            assert re.match(rf"shardwise: error: {re.escape(path)}:\d+: ", line), f"no line: {err}"
+    assert len(lines) == 1 or all("unknown model" in line for line in lines), err
 
 
 def assert_rules_never_crash(path: str) -> None:
@@ -416,9 +423,10 @@ def lint_text(tmp_path: Path, name: str, text: str) -> tuple[int, str, list[dict
 
 
 def error_of(tmp_path: Path, name: str, text: str) -> str:
+    """The input error lines on stderr of a run that exits 2 (the summary line left out)."""
     code, err, _ = lint_text(tmp_path, name, text)
     assert code == 2, err
-    return err
+    return "".join(line + "\n" for line in err.splitlines() if line.startswith("shardwise: error: "))
 
 
 # --- engine flags (vllm_args) ----------------------------------------------------------------------
@@ -646,8 +654,8 @@ def test_stdin_that_is_not_utf8(monkeypatch, capsys):
     raw = io.BytesIO(b"apiVersion: v1\nkind: Service\nmetadata: {name: \xff}\n")
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape"))
     assert main(["lint", "-"]) == 2
-    assert capsys.readouterr().err == (
-        "shardwise: error: <stdin>:3: not UTF-8 text: byte 0xFF at column 18 is not UTF-8; save the file as UTF-8\n")
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "<stdin>:3: error: not UTF-8 text: byte 0xFF at column 18 is not UTF-8; save the file as UTF-8")
 
 
 # --- found by the fuzzer after the first fixes ---------------------------------------------------------

@@ -63,7 +63,8 @@ _WS = " \t\n\r"
 
 def _duplicate_key_at(text: str, key: str) -> int | None:
     """Where the second ``key`` of one object starts (the slow pure-Python scanner, on the error path)."""
-    decoder = json.JSONDecoder()
+    decoder: Any = json.JSONDecoder()
+    jd: Any = json.decoder
     found: list[int] = []
 
     def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[dict, int]:
@@ -75,7 +76,7 @@ def _duplicate_key_at(text: str, key: str) -> int | None:
             if pos >= len(s) or s[pos] != '"':
                 break
             start = pos
-            k, pos = json.decoder.scanstring(s, pos + 1)
+            k, pos = jd.scanstring(s, pos + 1)
             if k in seen and k == key:
                 found.append(start)
                 break
@@ -89,10 +90,10 @@ def _duplicate_key_at(text: str, key: str) -> int | None:
             if pos >= len(s) or s[pos] != ",":
                 break
             pos += 1
-        return json.decoder.JSONObject(s_and_end, *args)
+        return jd.JSONObject(s_and_end, *args)
 
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    scan = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    decoder.parse_object = parse_object
+    scan = jd.scanner.py_make_scanner(decoder)
     decoder.scan_once = scan
     try:
         decoder.decode(text)
@@ -252,8 +253,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     finally:
         if enabled:
             gc.enable()
-    inv.errors[:0] = sel.errors
-    inv.skipped_files[:0] = sel.skipped
+    inv.errors = sorted([*sel.errors, *inv.errors], key=lambda e: sel.place(e.file))  # stable: lines stay in order
+    inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
     from .k8s import resolve_pools
 

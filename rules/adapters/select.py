@@ -57,7 +57,7 @@ _NAMED_PATTERNS = (
 )
 _CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gitlab": "CI configuration",
             ".vscode": "tool configuration", ".devcontainer": "dev container configuration"}
-CHART_TEMPLATE = "Helm chart template (render the chart: helm template … | shardwise lint -)"
+CHART_TEMPLATE = "Helm chart template (not rendered)"
 HELM_VALUES = "Helm values"
 
 
@@ -237,6 +237,11 @@ class Selection:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it is not an input)
     excluded: list[str] = field(default_factory=list)  # paths excluded (a directory ends with "/")
     errors: list[InputError] = field(default_factory=list)
+    order: dict[str, int] = field(default_factory=dict)  # every path met -> its place in the walk
+
+    def place(self, path: str | None) -> int:
+        """Where ``path`` came in the walk (for putting what is reported about it in input order)."""
+        return self.order.get(path or "", len(self.order))
 
 
 def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Selection:
@@ -246,6 +251,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
     charts: dict[str, bool] = {}
 
     def consider(path: str) -> None:
+        sel.order.setdefault(path, len(sel.order))
         if excludes.excluded(path, False):
             sel.excluded.append(path)
             return
@@ -257,6 +263,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
 
     for p in paths:
         if p == "-":
+            sel.order.setdefault("<stdin>", len(sel.order))
             sel.files.append(p)
         elif os.path.isdir(p):
             if excludes.excluded(p, True):
@@ -264,7 +271,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
                 continue
 
             def unreadable(e: OSError, top: str = p) -> None:
-                sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", e.filename or top))
+                where = e.filename or top
+                sel.order.setdefault(where, len(sel.order))
+                sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", where))
 
             for root, dirs, files in os.walk(p, onerror=unreadable):
                 keep = []
@@ -282,5 +291,6 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
         elif os.path.exists(p):
             consider(p)
         else:
+            sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))
     return sel

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..config import Settings
 from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
+from ..errors import InputError
 from ..model import Inventory, ServingGroup, Undecidable, is_unknown
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
@@ -135,8 +137,29 @@ class Report:
         return [f for f in self.findings if self.is_blocking(f)]
 
     @property
+    def errors(self) -> list[InputError]:
+        """Input errors: what could not be read (everything else was)."""
+        return self.inventory.errors
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.blocking else 0
+        """2 when an input could not be read, else 1 when a finding blocks, else 0."""
+        return 2 if self.errors else 1 if self.blocking else 0
+
+    def input_errors(self) -> list[dict[str, Any]]:
+        return [{"file": e.file, "line": e.line, "message": e.message} for e in self.errors]
+
+    def skipped_files(self) -> dict[str, int]:
+        """Files that are not inputs, by reason, most first."""
+        counts: dict[str, int] = {}
+        for _, reason in self.inventory.skipped_files:
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def note(self) -> str | None:
+        """What a reader needs to know when the run found nothing to size."""
+        return None if self.inventory.groups else "no vLLM workload found in the inputs"
 
     def ordered(self) -> list[Finding]:
         """Blocking first, then the other unsuppressed findings, then suppressed ones."""
@@ -148,7 +171,8 @@ class Report:
 
     @property
     def files(self) -> list[str]:
-        return list(dict.fromkeys(self.inventory.sources or self.inputs))
+        """The files read (once each, in order): not those skipped or excluded."""
+        return list(dict.fromkeys(self.inventory.sources))
 
     @cached_property
     def workloads(self) -> list[dict[str, Any]]:
@@ -169,15 +193,32 @@ class Report:
             "suppressed": sum(1 for f in self.findings if f.suppressed),
             "blocking": len(self.blocking),
             "fail_on": self.fail_on,
-            "passed": not self.blocking,
+            "passed": not self.blocking and not self.errors,
             "skipped": dict(sorted(self.inventory.skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "skipped_files": self.skipped_files(),
+            "excluded": len(self.inventory.excluded),
+            "input_errors": len(self.errors),
+            "note": self.note,
         }
+
+    def verdict(self) -> str:
+        """``passed``, or ``failed: …`` with the input errors and the blocking findings."""
+        s = self.summary()
+        why = []
+        if s["input_errors"]:
+            why.append(_count(s["input_errors"], "input error"))
+        if s["blocking"]:
+            why.append(f"{_count(s['blocking'], 'blocking finding')} at or above {self.fail_on}")
+        return f"failed: {', '.join(why)}" if why else "passed"
 
     def summary_line(self) -> str:
         s = self.summary()
+        workloads = _count(s["workloads"], "workload")
+        if s["note"]:
+            workloads += f" ({s['note']})"
         parts = [
             _count(s["files"], "file") + " read",
-            _count(s["workloads"], "workload"),
+            workloads,
             f"{s['findings']['mandatory']} mandatory, {s['findings']['advisory']} advisory "
             f"finding{'' if s['findings']['mandatory'] + s['findings']['advisory'] == 1 else 's'}",
             f"{s['suppressed']} suppressed",
@@ -187,11 +228,13 @@ class Report:
             n = sum(s["skipped"].values())
             kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped"].items())
             line += f"; skipped {_count(n, 'object')} of unknown kinds: {kinds}"
-        verdict = (
-            f"failed: {_count(s['blocking'], 'blocking finding')} at or above {self.fail_on}"
-            if s["blocking"] else "passed"
-        )
-        return f"{line} — {verdict}"
+        if s["skipped_files"]:
+            n = sum(s["skipped_files"].values())
+            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
+            line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
+        if s["excluded"]:
+            line += f"; excluded {_count(s['excluded'], 'path')}"
+        return f"{line} — {self.verdict()}"
 
 
 def _count(n: int, noun: str) -> str:
@@ -209,6 +252,46 @@ def render(report: Report, fmt: str, color: bool = False) -> str:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     module = importlib.import_module(f"{__name__}.{_MODULES[fmt]}")
     return module.render(report, color=color)
+
+
+def parse_format(spec: str) -> tuple[str, str | None]:
+    """``sarif=shardwise.sarif`` -> ``("sarif", "shardwise.sarif")``; ``github`` -> ``("github", None)``
+    (standard output; so is ``=-``). ValueError for a format not in :data:`FORMATS`."""
+    fmt, sep, path = spec.partition("=")
+    fmt = fmt.strip()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}, optionally =FILE")
+    if sep and not path:
+        raise ValueError(f"{spec!r} names no file; write {fmt}=FILE, or {fmt} for standard output")
+    return fmt, (None if not sep or path == "-" else path)
+
+
+def destinations(formats: list[tuple[str, str | None]] | None, output: str | None) -> list[tuple[str, str | None]]:
+    """Where each report of a run goes: ``(format, file)``, None for standard output.
+
+    ``output`` (``--output``) is the file of the one format given without its own; text is the
+    format when none is given. ValueError when two reports would go to one place."""
+    outs = list(formats or [("text", None)])
+    bare = [fmt for fmt, path in outs if path is None]
+    if output is not None:
+        if not bare:
+            raise ValueError("--output FILE is the file of the format given without =FILE, and every --format "
+                             "names its own file")
+        if len(bare) > 1:
+            raise ValueError(f"--output FILE takes one report, but {' and '.join(bare)} have no file of their "
+                             "own; write --format FMT=FILE")
+        outs = [(fmt, output if path is None else path) for fmt, path in outs]
+    elif len(bare) > 1:
+        raise ValueError(f"only one report can go to standard output, not {' and '.join(bare)}; write the "
+                         "others to files: --format FMT=FILE")
+    seen: dict[str, str] = {}
+    for fmt, path in outs:
+        if path is not None:
+            key = os.path.abspath(path)
+            if key in seen:
+                raise ValueError(f"the {seen[key]} and {fmt} reports would both be written to {path}")
+            seen[key] = fmt
+    return outs
 
 
 def metas_of(rules: Iterable[Any]) -> dict[str, RuleMeta]:

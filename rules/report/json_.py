@@ -1,4 +1,5 @@
-"""JSON: ``{"version", "findings", "workloads", "summary"}`` for scripts and dashboards."""
+"""JSON: ``{"version", "findings", "input_errors", "workloads", "skipped_files", "excluded", "summary"}``
+for scripts and dashboards."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ def as_object(report: Report) -> dict:
     return {
         "version": __version__,
         "findings": [f.as_dict() for f in report.findings],
+        "input_errors": report.input_errors(),
         "workloads": report.workloads,
+        "skipped_files": [{"file": f, "reason": why} for f, why in report.inventory.skipped_files],
+        "excluded": list(report.inventory.excluded),
         "summary": report.summary(),
     }
 

@@ -44,6 +44,11 @@ def gpus(w: dict[str, Any]) -> str:
     return f"{total} = {r} × {tp} × {pp}"
 
 
+def counts(by: dict[str, int]) -> str:
+    """``{"ConfigMap": 2, "Secret": 1}`` as ``ConfigMap×2, Secret×1``."""
+    return ", ".join(f"{k}×{n}" for k, n in by.items())
+
+
 def environment(loader_dir: Path = TEMPLATES) -> Any:
     import jinja2
 
@@ -55,7 +60,7 @@ def environment(loader_dir: Path = TEMPLATES) -> Any:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus)
+    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus, counts=counts)
     return env
 
 
@@ -73,6 +78,7 @@ def render(report: Report, color: bool = False) -> str:
     suppressed = [f for f in ordered if f.suppressed]
     text = env.get_template("report.md.j2").render(
         summary=report.summary(),
+        input_errors=report.input_errors(),
         workloads=report.workloads,
         findings=report.findings,
         blocking=blocking,

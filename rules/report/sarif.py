@@ -3,7 +3,9 @@
 Every rule of the registry is a ``reportingDescriptor`` (id = code) so a result's ``ruleIndex``
 points at its metadata; mandatory maps to ``error``, advisory to ``warning``. File locations are
 relative to ``%SRCROOT%`` (the working directory); a finding known only by its Pulumi URN carries a
-``logicalLocation``; a suppressed finding is reported with its justification.
+``logicalLocation``; a suppressed finding is reported with its justification. Each input error is a
+``toolExecutionNotification`` of the invocation (level ``error``, descriptor ``input-error``) with
+the file and line; an invocation with input errors did not succeed and carries the exit code 2.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..engine import Finding, RuleMeta
+from ..errors import InputError
 from . import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,16 +67,51 @@ def _fallback_descriptor(f: Finding) -> dict[str, Any]:
     }
 
 
+INPUT_ERROR = {
+    "id": "input-error",
+    "name": "InputError",
+    "shortDescription": {"text": "A file, document or object shardwise could not read; the rest was linted."},
+    "defaultConfiguration": {"level": "error"},
+}
+
+
+def _physical(file: str | None, line: int | None) -> dict[str, Any] | None:
+    if not file or file == "-" or file.startswith("<"):  # not "<stdin>"
+        return None
+    phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file), "uriBaseId": "%SRCROOT%"}}
+    if line and line >= 1:
+        phys["region"] = {"startLine": int(line)}
+    return phys
+
+
+def notification(e: InputError) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "level": "error",
+        "message": {"text": e.message if _physical(e.file, e.line) else str(e)},
+        "descriptor": {"id": INPUT_ERROR["id"], "index": 0},
+    }
+    phys = _physical(e.file, e.line)
+    if phys is not None:
+        out["locations"] = [{"physicalLocation": phys}]
+    return out
+
+
+def invocation(report: Report) -> dict[str, Any]:
+    inv: dict[str, Any] = {"executionSuccessful": not report.errors}
+    if report.errors:
+        inv["exitCode"] = report.exit_code
+        inv["toolExecutionNotifications"] = [notification(e) for e in report.errors]
+    return inv
+
+
 def _locations(f: Finding, report: Report) -> list[dict[str, Any]]:
     loc = f.location
     out: dict[str, Any] = {}
     file = loc.file
     if not file and not loc.urn and report.files:
         file = report.files[0]  # a finding about the whole input: point at the first file read
-    if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
-        phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file), "uriBaseId": "%SRCROOT%"}}
-        if loc.file and loc.line and loc.line >= 1:
-            phys["region"] = {"startLine": int(loc.line)}
+    phys = _physical(file, loc.line if loc.file else None)
+    if phys is not None:
         out["physicalLocation"] = phys
     if loc.urn:
         out["logicalLocations"] = [{"fullyQualifiedName": loc.urn, "kind": "resource"}]
@@ -114,10 +152,11 @@ def as_object(report: Report) -> dict[str, Any]:
                         "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
                         "rules": rules,
+                        "notifications": [INPUT_ERROR],
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
-                "invocations": [{"executionSuccessful": True}],
+                "invocations": [invocation(report)],
                 "results": results,
             }
         ],

@@ -1,8 +1,10 @@
-"""Plain text: one line per finding, ``file:line: SW104 [mandatory] message (subject)``, then the summary."""
+"""Plain text: one line per input error, ``file:line: error: message``, one per finding,
+``file:line: SW104 [mandatory] message (subject)``, then the summary."""
 
 from __future__ import annotations
 
 from ..engine import Finding
+from ..errors import InputError
 from . import Report
 
 _RESET = "\033[0m"
@@ -28,7 +30,15 @@ def finding_line(f: Finding, color: bool = False) -> str:
     return f"{_STYLE['where']}{where}{_RESET}: {style}{f.code} {level}{_RESET} {msg} ({f.subject})"
 
 
+def error_line(e: InputError, color: bool = False) -> str:
+    where = f"{e.file}:{e.line}" if e.file and e.line else (e.file or "(input)")
+    if not color:
+        return f"{where}: error: {e.message}"
+    return f"{_STYLE['where']}{where}{_RESET}: {_STYLE['mandatory']}error:{_RESET} {e.message}"
+
+
 def render(report: Report, color: bool = False) -> str:
-    lines = [finding_line(f, color) for f in report.findings]
+    lines = [error_line(e, color) for e in report.errors]
+    lines += [finding_line(f, color) for f in report.findings]
     lines.append(report.summary_line())
     return "\n".join(lines) + "\n"

@@ -136,6 +136,8 @@ class _Fallback(Exception):
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+#: Tags whose constructor turns a scalar into a value (the others build collections, lazily).
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
 _MAP_TAGS = (None, "tag:yaml.org,2002:map")
 _SEQ_TAGS = (None, "tag:yaml.org,2002:seq")
 _resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
@@ -192,8 +194,8 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                 if tag == _STR_TAG:
                     val = ev.value
                 else:
-                    ctor = constructors.get(tag)
-                    if ctor is None:
+                    ctor = constructors.get(tag) if tag in _SCALAR_TAGS else None
+                    if ctor is None:  # a collection tag on a scalar (!!set x), an unknown tag: the constructor's error
                         raise _Fallback
                     try:
                         val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark,

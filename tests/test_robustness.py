@@ -385,6 +385,219 @@ def test_unmutated_fixtures_keep_the_promise(path: Path) -> None:
     _check(path, path.read_text(encoding="utf-8"))
 
 
+# --- source-level fuzzing: tags, duplicate keys, bytes, characters ------------------------------------
+#
+# The mutations above rewrite parsed documents; these edit the text itself, the way a hand edit, a
+# template or a copy from a web page does, and each knows the exact error (file, line, message) it
+# must produce: never a pass, never a Python exception, never a lost line.
+
+_SOURCE = settings(_FUZZ, max_examples=max(10, _FUZZ.max_examples // 10))
+
+
+def _clean(path: Path) -> bool:
+    """A fixture with no input error of its own (the edits below must be the only one)."""
+    from shardwise.rules.adapters import read_inputs
+
+    return not read_inputs([str(path)], jobs=1).errors
+
+
+CLEAN = [p for p in MUTABLE if _clean(p)]
+YAML_TEXTS = {p: p.read_text(encoding="utf-8") for p in CLEAN if p.suffix == ".yaml"}
+JSON_TEXTS = {p: p.read_text(encoding="utf-8") for p in CLEAN if p.suffix == ".json"}
+
+
+def _run_source(data: st.DataObject, suffix: str, raw: bytes) -> tuple[int, dict[str, Any] | None, str, str]:
+    """Lint ``raw`` as ``input<suffix>``: (exit code, JSON report or None, stderr, path); the promise holds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target = os.path.join(tmp, "input" + suffix)
+        with open(target, "wb") as fh:
+            fh.write(raw)
+        assert_promise(target)
+        code, report, err = _lint(target)
+        return code, (json.loads(report) if report else None), err.replace(target, "input" + suffix), target
+
+
+def _only_error(doc: dict[str, Any] | None, line: int) -> str:
+    """The message of the report's one input error, which must be at ``line``."""
+    assert doc is not None
+    [e] = doc["input_errors"]
+    assert e["line"] == line, e
+    return e["message"]
+
+
+def _key_lines(text: str) -> list[tuple[int, str]]:
+    """(line, key) of every mapping key whose scalar value is written on the key's own line."""
+    from shardwise.rules.yamlsrc import LineDict, load_all
+
+    lines = text.splitlines()
+    out: list[tuple[int, str]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, LineDict):
+            for key, value in node.items():
+                line = node.key_lines.get(key) if isinstance(key, str) else None
+                if line and not isinstance(value, dict | list):
+                    src = lines[line - 1]
+                    nxt = lines[line] if line < len(lines) else ""
+                    indent = len(src) - len(src.lstrip())
+                    if (re.match(rf"^\s*{re.escape(key)}:\s+\S", src) and not src.lstrip().startswith("- ")
+                            and (not nxt.strip() or len(nxt) - len(nxt.lstrip()) <= indent)):
+                        out.append((line, key))
+                walk(value)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+
+    for doc in load_all(text, "x"):
+        walk(doc)
+    return out
+
+
+TAGS = ["!!bool", "!!int", "!!float", "!!timestamp", "!!binary", "!!null", "!!str", "!!set", "!!map", "!!seq",
+        "!!omap", "!!pairs", "!Ref", "!!python/object:os.system", "!"]
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_explicit_tags(data: st.DataObject) -> None:
+    """An explicit tag on any scalar: read as that type, or an input error at that line."""
+    path = data.draw(st.sampled_from(sorted(YAML_TEXTS)), label="fixture")
+    text = YAML_TEXTS[path]
+    keys = _key_lines(text)
+    if not keys:
+        return
+    line, key = data.draw(st.sampled_from(keys), label="key")
+    tag = data.draw(st.sampled_from(TAGS), label="tag")
+    lines = text.splitlines(keepends=True)
+    lines[line - 1] = re.sub(rf"^(\s*{re.escape(key)}:\s+)", rf"\g<1>{tag} ", lines[line - 1], count=1)
+    code, doc, err, _ = _run_source(data, ".yaml", "".join(lines).encode())
+    if code == 2 and doc is not None and doc["input_errors"]:
+        assert any(e["line"] == line for e in doc["input_errors"]) or tag in ("!!str", "!!null", "!"), (line, err)
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_duplicate_yaml_keys(data: st.DataObject) -> None:
+    """A key written twice in one mapping is an input error at the second, whatever the key."""
+    path = data.draw(st.sampled_from(sorted(YAML_TEXTS)), label="fixture")
+    text = YAML_TEXTS[path]
+    keys = _key_lines(text)
+    if not keys:
+        return
+    line, key = data.draw(st.sampled_from(keys), label="key")
+    lines = text.splitlines(keepends=True)
+    copy_of = lines[line - 1] if lines[line - 1].endswith("\n") else lines[line - 1] + "\n"
+    lines.insert(line, copy_of)
+    code, doc, err, _ = _run_source(data, ".yaml", "".join(lines).encode())
+    assert code == 2, err
+    assert _only_error(doc, line + 1).startswith(f"cannot parse YAML: duplicate key {key!r} (first written on "
+                                                 f"line {line})"), err
+
+
+def _json_with_duplicate(value: Any, target: int, counter: list[int]) -> str:
+    """``value`` as JSON, one key per line, with the first key of the ``target``-th non-empty object
+    written twice."""
+    if isinstance(value, dict):
+        items = [f"{json.dumps(k)}: {_json_with_duplicate(v, target, counter)}" for k, v in value.items()]
+        if value:
+            counter[0] += 1
+            if counter[0] == target:
+                first = next(iter(value))
+                items.append(f"{json.dumps(first)}: {json.dumps(value[first])}")
+        return "{\n" + ",\n".join(items) + "\n}"
+    if isinstance(value, list):
+        return "[\n" + ",\n".join(_json_with_duplicate(v, target, counter) for v in value) + "\n]"
+    return json.dumps(value)
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_duplicate_json_keys(data: st.DataObject) -> None:
+    """A key written twice in one JSON object is an input error at the second (not: the last one wins)."""
+    path = data.draw(st.sampled_from(sorted(JSON_TEXTS)), label="fixture")
+    value = json.loads(JSON_TEXTS[path])
+    counter = [0]
+    _json_with_duplicate(value, 0, counter)
+    target = data.draw(st.integers(1, counter[0]), label="object")
+    text = _json_with_duplicate(value, target, [0])
+    code, doc, err, _ = _run_source(data, ".json", text.encode())
+    assert code == 2, err
+    assert doc is not None
+    [e] = doc["input_errors"]
+    assert e["message"].startswith("cannot parse JSON: duplicate key "), e
+    duplicate = text.splitlines()[e["line"] - 1]
+    assert duplicate.startswith(e["message"].split("duplicate key ", 1)[1].split(":", 1)[0] + ":"), (e, duplicate)
+
+
+BAD_BYTES = [b"\xff", b"\xfe", b"\xc3", b"\xe9", b"\x80", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"]
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_bytes_that_are_not_utf8(data: st.DataObject) -> None:
+    """A byte that is not UTF-8 anywhere in a file: an input error naming its line and column."""
+    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    line = data.draw(st.integers(1, len(lines)), label="line")
+    column = data.draw(st.integers(0, len(lines[line - 1])), label="column")
+    while column and (lines[line - 1][column - 1] & 0xC0) == 0x80 or (
+            column < len(lines[line - 1]) and (lines[line - 1][column] & 0xC0) == 0x80):
+        column -= 1  # not inside a character of several bytes
+    bad = data.draw(st.sampled_from(BAD_BYTES), label="bytes")
+    lines[line - 1] = lines[line - 1][:column] + bad + lines[line - 1][column:]
+    code, doc, err, _ = _run_source(data, path.suffix, b"\n".join(lines))
+    assert code == 2, err
+    assert _only_error(doc, line) == (f"not UTF-8 text: byte 0x{bad[0]:02X} at column {column + 1} is not UTF-8; "
+                                      "save the file as UTF-8"), err
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_byte_order_mark_and_crlf_change_nothing(data: st.DataObject) -> None:
+    """A UTF-8 byte order mark and Windows line breaks: the same report as the file without them."""
+    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    raw = path.read_bytes()
+    variant = (b"\xef\xbb\xbf" if data.draw(st.booleans(), label="bom") else b"") + raw.replace(b"\n", b"\r\n")
+    code, doc, _, _ = _run_source(data, path.suffix, raw)
+    code2, doc2, _, _ = _run_source(data, path.suffix, variant)
+    assert code2 == code
+
+    def seen(d: dict[str, Any] | None) -> list[tuple[Any, ...]]:
+        return [(f["code"], f["line"], f["message"], f["level"]) for f in (d or {}).get("findings", [])]
+
+    assert seen(doc2) == seen(doc)
+
+
+YAML_CONTROLS = [*(chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)), "\x7f", "\x80", "\x9f", "\ufffe",
+                 "\uffff"]
+JSON_CONTROLS = [chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)]
+
+
+@_SOURCE
+@given(data=st.data())
+def test_fuzz_control_characters(data: st.DataObject) -> None:
+    """A control character anywhere: an input error at its line, in our words for YAML."""
+    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    line = data.draw(st.integers(1, len(lines)), label="line")
+    column = data.draw(st.integers(0, len(lines[line - 1])), label="column")
+    char = data.draw(st.sampled_from(YAML_CONTROLS if path.suffix == ".yaml" else JSON_CONTROLS), label="char")
+    lines[line - 1] = lines[line - 1][:column] + char + lines[line - 1][column:]
+    code, doc, err, _ = _run_source(data, path.suffix, "\n".join(lines).encode())
+    assert code == 2, err
+    message = _only_error(doc, line)
+    if path.suffix == ".yaml":
+        what = "control character" if ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F else "character"
+        assert message.startswith(f"cannot parse YAML: {what} U+{ord(char):04X} at column {column + 1} "), message
+    else:
+        assert message.startswith("cannot parse JSON: "), message
+
+
 # --- regressions ---------------------------------------------------------------------------------
 
 LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"

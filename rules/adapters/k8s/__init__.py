@@ -96,18 +96,25 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     objects are still read); without, the error is raised.
     """
     inv = Inventory()
-    for obj, loc in objs:
-        if errors is None:
+    if errors is None:
+        for obj, loc in objs:
             _add(obj, loc, inv, lines)
-            continue
-        part = Inventory()
+        return inv
+    lists = [getattr(inv, name) for name in _LISTS]
+    for obj, loc in objs:
+        marks = [len(x) for x in lists]
         try:
-            _add(obj, loc, part, lines)
+            _add(obj, loc, inv, lines)
         except InputError as e:
             errors.append(e)
-        else:
-            inv.extend(part)
+            for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays
+                del x[mark:]
     return inv
+
+
+#: The inventory's lists an object's extractor may add to.
+_LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
+          "network_policies", "autoscalers", "launch_issues")
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:

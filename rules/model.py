@@ -207,6 +207,26 @@ class Volume:
     size_limit: str | None = None
 
 
+@dataclass(frozen=True)
+class EnvSource:
+    """One ``envFrom`` entry: every key of a ConfigMap or Secret becomes a variable (after ``prefix``)."""
+
+    kind: Literal["configMap", "secret"]
+    name: Any  # str | UNKNOWN
+    prefix: str = ""
+    location: Location = Location()
+
+
+@dataclass
+class SecurityContext:
+    """What a container may do on its node (the container's securityContext over the pod's)."""
+
+    privileged: Any = False  # bool | UNKNOWN
+    capabilities_add: list[str] = field(default_factory=list)
+    seccomp: Any = None  # "RuntimeDefault" | "Unconfined" | "Localhost" | None (not set) | UNKNOWN
+    location: Location = Location()
+
+
 @dataclass
 class Container:
     name: str
@@ -221,6 +241,44 @@ class Container:
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
     location: Location = Location()
+    env_from: list[EnvSource] = field(default_factory=list)
+    env_locations: dict[str, Location] = field(default_factory=dict)  # variable -> where it is set
+    port_names: dict[str, int] = field(default_factory=dict)  # named containerPorts
+    security: SecurityContext = field(default_factory=SecurityContext)
+    runs_vllm: bool = False  # the container's command starts a vLLM server
+
+
+@dataclass
+class HostAccess:
+    """The node namespaces a pod shares (``hostNetwork``, ``hostIPC``, ``hostPID``): bool | UNKNOWN."""
+
+    network: Any = False
+    ipc: Any = False
+    pid: Any = False
+    locations: dict[str, Location] = field(default_factory=dict)  # "network" | "ipc" | "pid" -> line
+
+
+@dataclass
+class ConfigMap:
+    """A ConfigMap of the inputs: its literal data, each key with its line."""
+
+    name: str
+    namespace: str = "default"
+    data: dict[str, str] = field(default_factory=dict)
+    key_locations: dict[str, Location] = field(default_factory=dict)
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class PodPorts:
+    """The named container ports of one workload's pods (any workload, vLLM or not), for resolving a
+    Service's named ``targetPort``."""
+
+    subject: str  # "Deployment serving/ray-head"
+    namespace: str
+    labels: Any  # dict[str, str] | UNKNOWN
+    named: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -280,6 +338,7 @@ class ServingGroup:
     production: Any = None  # bool | None: the environment is production
     placement_known: bool = True  # False for `plan` (no node pool to check)
     suppressions: list[Suppression] = field(default_factory=list)
+    host: HostAccess = field(default_factory=HostAccess)
     accelerator_resource: str | None = None  # the resource gpus_per_pod counts ("nvidia.com/gpu", "google.com/tpu")
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "volumes", "probe:startup|liveness|readiness", "annotation:<key>".
@@ -378,6 +437,7 @@ class Service:
     annotations: dict[str, str] = field(default_factory=dict)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort
 
 
 @dataclass
@@ -414,6 +474,14 @@ class NetworkPolicy:
     api_group: str = "networking.k8s.io"
     denies_all_ingress: bool | None = None  # None: judge from selector, types and rules (Kubernetes kind)
     namespaces: tuple[str, ...] | None = None  # cluster-scoped kinds: the namespaces covered, "*" for all
+    open_ingress: bool = False  # an ingress rule admits every source (no `from`, all namespaces, 0.0.0.0/0)
+
+    def isolates(self, namespace: str, labels: dict[str, str]) -> bool:
+        """Whether the policy puts pods with these labels in ``namespace`` into default deny for ingress
+        and admits only the sources its rules name (not everyone)."""
+        if self.namespaces is not None or self.namespace != namespace or "Ingress" not in self.policy_types:
+            return False
+        return not self.open_ingress and all(labels.get(k) == v for k, v in self.pod_selector.items())
 
     @property
     def default_deny_ingress(self) -> bool:
@@ -477,12 +545,14 @@ class Inventory:
     errors: list[InputError] = field(default_factory=list)  # input errors: file, line, message
     skipped_files: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not an input)
     excluded: list[str] = field(default_factory=list)  # paths excluded by pattern ("dir/" for a directory)
+    config_maps: list[ConfigMap] = field(default_factory=list)
+    pod_ports: list[PodPorts] = field(default_factory=list)
 
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
             "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
-            "skipped_files", "excluded",
+            "skipped_files", "excluded", "config_maps", "pod_ports",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

@@ -27,12 +27,17 @@ from .checks import (
     sw305,
     sw306,
     sw307,
+    sw308,
+    sw309,
+    sw310,
     sw401,
     sw402,
     sw403,
     sw404,
     sw405,
     sw406,
+    sw407,
+    sw408,
 )
 from .engine import Rule
 
@@ -66,12 +71,17 @@ ALL_RULES: tuple[Rule, ...] = (
     sw305.NamespaceWithoutDefaultDeny(),
     sw306.VllmExposedWithoutGateway(),
     sw307.ImageUnpinned(),
+    sw308.LiteralSecretInManifest(),
+    sw309.VllmPodWithHostAccess(),
+    sw310.GpuVisibilitySetByHand(),
     sw401.ParallelWithoutShm(),
     sw402.LivenessWithoutStartupProbe(),
     sw403.AutoscalingOnUtilization(),
     sw404.SingleReplicaInProduction(),
     sw405.LwsWithoutGroupRestart(),
     sw406.RoundRobinInFrontOfVllm(),
+    sw407.VllmServiceWithoutReadinessProbe(),
+    sw408.DebugSwitchInServing(),
     # --- end SW3xx / SW4xx entries ---
 )
 

@@ -121,7 +121,7 @@ def test_service_and_keda_scaledobject_beside_the_deployment():
     inv = load("llama-70b-p5.yaml")
     f = "llama-70b-p5.yaml"
     assert inv.services == [Service("llama-70b", "llm", "ClusterIP", [80], ["http"], {"app": "llama-70b"}, {},
-                                    at(f, 96))]
+                                    at(f, 96), port_names={"http": "http"})]
     assert inv.autoscalers == [Autoscaler(
         "llama-70b", "llm", "ScaledObject", "Deployment", "llama-70b", ["vllm:num_requests_waiting"],
         2, 8, 300, at(f, 109))]
@@ -281,7 +281,9 @@ def test_list_multidoc_empty_docs_and_skipped_kinds():
         "Deployment", "gemma-9b", at(f, 7), "google/gemma-2-9b-it", 8192, 1)
     assert inv.services == [Service("gemma-9b", "default", "LoadBalancer", [8000], [8000], {"app": "gemma-9b"},
                                     {}, at(f, 25))]
-    assert dict(inv.skipped) == {"ConfigMap": 1, "ModelServer": 1}
+    assert dict(inv.skipped) == {"ModelServer": 1}
+    assert [(cm.name, cm.data, cm.location) for cm in inv.config_maps] == [
+        ("prompts", {"system": "You are helpful."}, at(f, 36))]
 
 
 def test_parse_manifests_locations():
@@ -594,7 +596,8 @@ def test_networking_objects():
         "vllm-public", "llm", "LoadBalancer", [443, 9090], [8000, 9090], {"app": "llama-70b"},
         {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing",
          "shardwise.dev/ignore": "SW306: demo endpoint behind an API gateway"},
-        at(f, 2), [Suppression("SW306", "demo endpoint behind an API gateway", at(f, 9))])]
+        at(f, 2), [Suppression("SW306", "demo endpoint behind an API gateway", at(f, 9))],
+        port_names={"http": 8000, "metrics": 9090})]
     assert inv.ingresses == [
         Ingress("llm", "llm", "Ingress",
                 {"alb.ingress.kubernetes.io/target-group-attributes":

@@ -69,6 +69,8 @@ def test_lint_config_from_policy_config_and_stack():
     assert [(e.code, e.subject, e.reason) for e in cfg.suppressions] == [("SW104", "Deployment serving/*", "benchmarked")]
     assert crossguard.lint_config({"production": False}, "SW404", ctx).production is False
     assert crossguard.lint_config(None, "SW404", crossguard.StackContext()).production is None
+    assert crossguard.lint_config({"default_deny_namespaces": ["serving", "team-*", 3]}, "SW305",
+                                  ctx).default_deny_namespaces == ("serving", "team-*")
 
 
 def test_stack_context_reads_the_environment_from_pulumi_config():

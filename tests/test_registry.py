@@ -46,12 +46,17 @@ LEVELS = {
     "SW305": ("advisory", False),  # mandatory for multi-node groups, unknown namespaces included (test_rules_net)
     "SW306": ("mandatory", False),
     "SW307": ("advisory", True),
+    "SW308": ("mandatory", False),  # generic credential-like names are advisory hits
+    "SW309": ("advisory", False),  # mandatory for hostNetwork, hostPID, privileged, node capabilities
+    "SW310": ("advisory", False),  # mandatory for NVIDIA_VISIBLE_DEVICES
     "SW401": ("mandatory", True),
     "SW402": ("mandatory", True),
     "SW403": ("advisory", True),
     "SW404": ("advisory", True),
     "SW405": ("advisory", True),
     "SW406": ("advisory", True),
+    "SW407": ("advisory", True),
+    "SW408": ("advisory", True),
 }
 
 FIXTURE_KINDS = ("fail", "pass", "unknown", "malformed")

@@ -948,3 +948,105 @@ def test_list_that_contains_itself(tmp_path):
     assert error_of(tmp_path, "r.yaml", "&x [*x]\n") == (
         "shardwise: error: r.yaml:1: cannot parse YAML: its aliases make a list that contains itself\n"
     )
+
+
+# --- flag carriers and wrong types (issue 9 items 16 and 20) --------------------------------------------
+
+#: Words a container can hand vLLM that may hold any flag: a Kubernetes reference to a variable from a
+#: ConfigMap, a shell variable (with or without a default) from it, "$@", and the preview's unknown value.
+CARRIERS = ["$(EXTRA_ARGS)", "$EXTRA_ARGS", "${EXTRA_ARGS}", "${EXTRA_ARGS:-}", '"$@"',
+            "$(SHARDWISE_UNKNOWN_VALUE)"]
+#: Rules whose verdict rests on engine flags: with a carrier after the flags, they may only say they
+#: cannot decide (or report something the carrier cannot change).
+FLAG_RULES = ("SW101", "SW102", "SW103", "SW104", "SW106", "SW201", "SW202", "SW203", "SW204", "SW207", "SW208")
+FLAG_FIXTURES = sorted(p for code in FLAG_RULES for p in (ROOT / "tests/fixtures/rules" / code).glob("fail.yaml"))
+
+
+def _with_carrier(docs: list[Any], carrier: str) -> int:
+    """Append ``carrier`` to every vLLM container's args (inside the script for ``sh -c``); how many."""
+    touched = 0
+    for slot_parent, key in _slots(docs, []):
+        if key != "containers" or not isinstance(slot_parent[key], list):
+            continue
+        for c in slot_parent[key]:
+            if not isinstance(c, dict) or not isinstance(c.get("args"), list) or not c["args"]:
+                continue
+            env = c.setdefault("env", [])
+            if isinstance(env, list):
+                env.append({"name": "EXTRA_ARGS", "valueFrom": {"configMapKeyRef": {"name": "flags", "key": "x"}}})
+            if c.get("command") in (["sh", "-c"], ["bash", "-c"], ["/bin/sh", "-c"]):
+                c["args"][-1] = f"{c['args'][-1]} {carrier}"
+            elif carrier.startswith("$(") or carrier == "$(SHARDWISE_UNKNOWN_VALUE)":
+                c["args"].append(carrier)
+            else:
+                c["command"], c["args"] = ["sh", "-c"], [" ".join(["vllm", "serve", *map(str, c["args"]), carrier])]
+            touched += 1
+    return touched
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_flag_carrier_leaves_no_definite_verdict_on_the_flags_it_could_set(data: st.DataObject) -> None:
+    path = data.draw(st.sampled_from(FLAG_FIXTURES), label="fixture")
+    carrier = data.draw(st.sampled_from(CARRIERS), label="carrier")
+    docs = copy.deepcopy(_PARSED[path])
+    assert docs is not None
+    assert _with_carrier(docs, carrier) > 0
+    with tempfile.TemporaryDirectory() as tmp:
+        target = os.path.join(tmp, "input.yaml")
+        Path(target).write_text(_dump(docs, ".yaml"), encoding="utf-8")
+        inv = load_inputs([target], jobs=1)
+        for g in inv.groups:
+            assert g.engine.extra.get("flag_carriers"), (g.name, g.engine.extra)
+        definite = [(f.code, f.message) for f in run_rules(ALL_RULES, inv)
+                    if f.code in FLAG_RULES and not f.undecided and not f.suppressed]
+        assert definite == [], definite
+
+
+#: (where in a Deployment, the key) of fields the adapters read; each gets a value of a type Kubernetes
+#: rejects there, and the run must stop with an input error at that key's line, never pass without it.
+TYPED_PATHS = [
+    (("spec",), "template"), (("spec", "template"), "spec"), (("spec", "template"), "metadata"),
+    (("spec", "template", "spec"), "containers"), (("spec", "template", "spec"), "volumes"),
+    (("spec", "template", "spec"), "hostNetwork"), (("spec", "template", "spec"), "hostIPC"),
+    (("spec", "template", "spec"), "securityContext"),
+    (("spec", "template", "spec", "containers", 0), "env"), (("spec", "template", "spec", "containers", 0), "envFrom"),
+    (("spec", "template", "spec", "containers", 0), "ports"),
+    (("spec", "template", "spec", "containers", 0), "resources"),
+    (("spec", "template", "spec", "containers", 0), "args"), (("spec", "template", "spec", "containers", 0), "command"),
+    (("spec", "template", "spec", "containers", 0), "volumeMounts"),
+    (("spec", "template", "spec", "containers", 0), "securityContext"),
+]
+_EXPECTED_TYPE = {"template": dict, "spec": dict, "metadata": dict, "containers": list, "volumes": list,
+                  "hostNetwork": bool, "hostIPC": bool, "securityContext": dict, "env": list, "envFrom": list,
+                  "ports": list, "resources": dict, "args": list, "command": list, "volumeMounts": list}
+_WRONG = {dict: [[1], "x", 5], list: [{"a": 1}, "x", 5], bool: ["true", 1, [True]]}
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_field_of_the_wrong_type_is_an_input_error_at_its_line(data: st.DataObject) -> None:
+    parent_path, key = data.draw(st.sampled_from(TYPED_PATHS), label="field")
+    wrong = data.draw(st.sampled_from(_WRONG[_EXPECTED_TYPE[key]]), label="value")
+    doc = yaml.safe_load(deployment(f"[{LLAMA_8B}, --max-model-len, '8192']"))
+    parent = doc
+    for step in parent_path:
+        parent = parent[step]
+    parent[key] = wrong
+    text = yaml.safe_dump(doc, sort_keys=False)
+    from shardwise.rules.yamlsrc import load_all
+
+    [read] = list(load_all(text, "w.yaml"))
+    for step in parent_path:
+        read = read[step]
+    line = read.line_of(key)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = os.path.join(tmp, "w.yaml")
+        Path(target).write_text(text, encoding="utf-8")
+        code, _, err = _lint(target)
+    note(text)
+    assert code == 2, err
+    assert err.startswith(f"shardwise: error: {target}:{line}: "), err
+    assert key in err and "expected" in err, err

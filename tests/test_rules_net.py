@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 from shardwise.rules.adapters import load_inputs
-from shardwise.rules.checks._net import runtime_ports_covered
+from shardwise.rules.checks._net import runtime_ports_covered, world_families
 from shardwise.rules.checks.sw306 import dev_mode_on
 from shardwise.rules.checks.sw307 import image_tag
 from shardwise.rules.checks.sw402 import required_startup_seconds
@@ -23,18 +23,23 @@ from shardwise.rules.model import Ingress, SgRule
 from shardwise.rules.registry import ALL_RULES, rule_by_code
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
-CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307",
-         "SW401", "SW402", "SW403", "SW404", "SW405", "SW406")
+CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310",
+         "SW401", "SW402", "SW403", "SW404", "SW405", "SW406", "SW407", "SW408")
 
 # (line, subject, level, message, suppression reason) of the rule's own findings, per fixture
 EXPECTED = {
     ('SW301', 'fail.json'): [
         (7, 'SecurityGroup gpu-nodes', 'mandatory', "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0; runtime ports must be reachable only from the group's own security group", None),
-        (21, 'SecurityGroup gpu-nodes', 'mandatory', "SW301: security group `gpu-nodes` allows tcp 1024-65535 (Ray GCS 6379, Ray dashboard 8265, Ray client 10001, vLLM KV transfer 14579, torch.distributed / vLLM data-parallel master 29500 and NCCL's ephemeral ports) from 10.0.0.0/8; runtime ports must be reachable only from the group's own security group", None),
+        (21, 'SecurityGroup gpu-nodes', 'mandatory', "SW301: security group `gpu-nodes` allows tcp 1024-65535 (vLLM NIXL side channel 5600, Ray GCS 6379, Ray dashboard 8265, vLLM Mooncake bootstrap 8998, Ray client 10001, vLLM KV transfer 14579, torch.distributed / vLLM data-parallel master 29500, vLLM multi-node master (--master-port) 29501, vLLM data-parallel RPC 29550, Ray dashboard agent 52365 and NCCL's ephemeral ports) from 10.0.0.0/8; runtime ports must be reachable only from the group's own security group", None),
+        (61, 'SecurityGroup debug-access', 'mandatory', "SW301: security group `debug-access` allows tcp 8265 (Ray dashboard) from 0:0:0:0:0:0:0:0/0; runtime ports must be reachable only from the group's own security group", None),
+        (61, 'SecurityGroup debug-access', 'mandatory', "SW301: security group `debug-access` allows tcp 29501 (vLLM multi-node master (--master-port)) from 0.0.0.0/1 (with 128.0.0.0/1 of the group's other rules), which together cover every IPv4 address; runtime ports must be reachable only from the group's own security group", None),
+        (61, 'SecurityGroup debug-access', 'mandatory', "SW301: security group `debug-access` allows tcp 29500-29501 (torch.distributed / vLLM data-parallel master 29500 and vLLM multi-node master (--master-port) 29501) from 128.0.0.0/1 (with 0.0.0.0/1 of the group's other rules), which together cover every IPv4 address; runtime ports must be reachable only from the group's own security group", None),
     ],
     ('SW301', 'fail.yaml'): [
-        (3, 'Service serving/ray-head', 'mandatory', "SW301: Service `serving/ray-head` of type LoadBalancer exposes port 6379 (Ray GCS) outside the cluster; runtime ports must stay inside the serving group's private network", None),
-        (25, 'Ingress serving/ray-dashboard', 'mandatory', "SW301: Ingress `serving/ray-dashboard` routes outside traffic to port 8265 (Ray dashboard); runtime ports must stay inside the serving group's private network", None),
+        (4, 'Service serving/ray-head', 'mandatory', "SW301: Service `serving/ray-head` of type LoadBalancer exposes port 6379 (Ray GCS) outside the cluster; runtime ports must stay inside the serving group's private network", None),
+        (26, 'Ingress serving/ray-dashboard', 'mandatory', "SW301: Ingress `serving/ray-dashboard` routes outside traffic to port 8265 (Ray dashboard); runtime ports must stay inside the serving group's private network", None),
+        (59, 'Service serving/ray-head-public', 'mandatory', "SW301: Service `serving/ray-head-public` of type LoadBalancer exposes port 6379 (Ray GCS, targetPort `gcs`) outside the cluster; runtime ports must stay inside the serving group's private network", None),
+        (70, 'Service serving/llama-405b-master', 'mandatory', "SW301: Service `serving/llama-405b-master` of type NodePort exposes port 29501 (vLLM multi-node master (--master-port)) outside the cluster; runtime ports must stay inside the serving group's private network", None),
     ],
     ('SW301', 'pass.json'): [
     ],
@@ -43,6 +48,9 @@ EXPECTED = {
     ('SW301', 'unknown.json'): [
         (6, 'SecurityGroup gpu-nodes', 'mandatory', 'SW301: cannot decide: source security group of an ingress rule of `gpu-nodes` is not known (a computed value or an unresolved reference)', None),
         (37, 'NodePool h100', 'mandatory', 'SW301: cannot decide: the security-group list of node pool `h100` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW301', 'unknown.yaml'): [
+        (3, 'Service serving/ray-head-public', 'mandatory', 'SW301: cannot decide: the port behind targetPort `gcs` of Service `ray-head-public` is not known (no workload in the inputs has the pods it selects; lint it together with them, or give the targetPort as a number)', None),
     ],
     ('SW302', 'fail.json'): [
         (6, 'NodePool h100-efa', 'mandatory', 'SW302: node pool `h100-efa` has EFA interfaces but security group `efa` has no all-traffic self-referencing egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound', None),
@@ -77,8 +85,9 @@ EXPECTED = {
         (5, 'LaunchTemplate gpu-lt', 'mandatory', 'SW304: cannot decide: http_tokens of launch template `gpu-lt` is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW305', 'fail.yaml'): [
-        (3, 'Namespace serving', 'advisory', 'SW305: namespace `serving` (Deployment serving/llama-8b) has no default-deny ingress policy (no network policy at all); every pod in the cluster can reach vLLM without the gateway; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
-        (31, 'Namespace llm', 'mandatory', 'SW305: namespace `llm` (LeaderWorkerSet llm/llama-405b) has no default-deny ingress policy (NetworkPolicy `allow-gateway` selects only some pods or allows ingress); the runtime ports (Ray, torch.distributed, NCCL) of multi-node llama-405b are open to every pod in the cluster; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
+        (5, 'Namespace serving', 'advisory', 'SW305: namespace `serving` (Deployment serving/llama-8b, Deployment serving/qwen-7b) has no default-deny ingress policy (no network policy at all); every pod in the cluster can reach vLLM without the gateway; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
+        (33, 'Namespace llm', 'mandatory', 'SW305: namespace `llm` (LeaderWorkerSet llm/llama-405b) has no default-deny ingress policy (NetworkPolicy `allow-gateway` selects only some pods or allows ingress); the runtime ports (Ray, torch.distributed, NCCL) of multi-node llama-405b are open to every pod in the cluster; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
+        (83, 'Namespace cilium-ns', 'advisory', 'SW305: namespace `cilium-ns` (Deployment cilium-ns/mistral-7b) has no default-deny ingress policy (CiliumNetworkPolicy `allow-gateway` selects only some pods or allows ingress); its vLLM pods are isolated by the policies that select them, but every other pod there is not; required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when its policy is managed elsewhere', None),
     ],
     ('SW305', 'pass.yaml'): [
     ],
@@ -87,15 +96,17 @@ EXPECTED = {
         (60, 'LeaderWorkerSet <unknown>/llama-405b', 'mandatory', 'SW305: cannot decide: the namespace is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW306', 'fail.yaml'): [
-        (15, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
-        (22, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
-        (34, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
-        (57, 'Deployment serving/qwen-7b', 'advisory', "SW306: container `vllm` of Deployment serving/qwen-7b sets VLLM_SERVER_DEV_MODE='true', which is not an integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); required: VLLM_SERVER_DEV_MODE unset or 0", None),
+        (20, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
+        (23, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (35, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (62, 'Deployment serving/qwen-7b', 'advisory', "SW306: container `vllm` of Deployment serving/qwen-7b sets VLLM_SERVER_DEV_MODE='true', which is not an integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); required: VLLM_SERVER_DEV_MODE unset or 0", None),
+        (72, 'Deployment serving/mistral-7b', 'mandatory', 'SW306: container `vllm` of Deployment serving/mistral-7b sets VLLM_SERVER_DEV_MODE=1 (from envFrom ConfigMap `vllm-env`), which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
     ],
     ('SW306', 'pass.yaml'): [
     ],
     ('SW306', 'unknown.yaml'): [
-        (2, 'Deployment serving/llama-8b', 'mandatory', 'SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` is not known (a computed value or an unresolved reference)', None),
+        (3, 'Deployment serving/llama-8b', 'mandatory', 'SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` is not known (a computed value or an unresolved reference)', None),
+        (23, 'Deployment serving/qwen-7b', 'mandatory', 'SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` is not known (it may be set by envFrom Secret `vllm-secrets`, which shardwise does not read; set VLLM_SERVER_DEV_MODE in env (env wins over envFrom))', None),
     ],
     ('SW307', 'fail.yaml'): [
         (14, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `vllm` of Deployment serving/llama-8b uses image `vllm/vllm-openai:latest` (tag latest); required: a release tag or a digest', None),
@@ -105,6 +116,35 @@ EXPECTED = {
     ],
     ('SW307', 'unknown.json'): [
         (5, 'Deployment serving/llama-8b', 'advisory', 'SW307: cannot decide: image of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW308', 'fail.yaml'): [
+        (21, 'Deployment serving/llama-8b', 'mandatory', 'SW308: container `vllm` of Deployment serving/llama-8b passes --api-key a literal value (26 characters); required: the key from a Secret (VLLM_API_KEY from valueFrom.secretKeyRef for --api-key, HF_TOKEN for --hf-token)', None),
+        (24, 'Deployment serving/llama-8b', 'mandatory', 'SW308: container `vllm` of Deployment serving/llama-8b sets HF_TOKEN to a Hugging Face token written in the manifest (hf_…, 39 characters); required: a valueFrom.secretKeyRef to a Secret', None),
+        (35, 'ConfigMap serving/model-download', 'mandatory', 'SW308: ConfigMap `serving/model-download` holds a Hugging Face token under HUGGING_FACE_HUB_TOKEN (hf_…, 39 characters); ConfigMaps are not for credentials; required: a Secret', None),
+        (36, 'ConfigMap serving/model-download', 'advisory', 'SW308: ConfigMap `serving/model-download` holds what looks like a credential under REGISTRY_PASSWORD (15 characters); ConfigMaps are not for credentials; required: a Secret', None),
+    ],
+    ('SW308', 'pass.yaml'): [
+    ],
+    ('SW309', 'fail.yaml'): [
+        (16, 'LeaderWorkerSet serving/llama-405b', 'mandatory', "SW309: LeaderWorkerSet serving/llama-405b sets hostNetwork: true, so its API and runtime ports listen on the node's addresses, outside every NetworkPolicy; required: hostNetwork unset", None),
+        (23, 'LeaderWorkerSet serving/llama-405b', 'mandatory', 'SW309: container `vllm` of LeaderWorkerSet serving/llama-405b is privileged: it has every device and capability of the node; required: privileged unset (GPUs and EFA come from their device plugins)', None),
+        (39, 'Deployment serving/llama-70b', 'advisory', "SW309: Deployment serving/llama-70b sets hostIPC: true, so it shares the node's shared memory (usually a /dev/shm workaround: mount a memory-backed emptyDir there instead); required: hostIPC unset", None),
+        (45, 'Deployment serving/llama-70b', 'mandatory', 'SW309: container `vllm` of Deployment serving/llama-70b adds SYS_ADMIN, which controls the node or its other pods; required: no capabilities beyond IPC_LOCK (for RDMA)', None),
+        (45, 'Deployment serving/llama-70b', 'advisory', 'SW309: container `vllm` of Deployment serving/llama-70b adds NET_RAW, which vLLM does not need; required: no capabilities beyond IPC_LOCK (for RDMA)', None),
+        (45, 'Deployment serving/llama-70b', 'advisory', "SW309: container `vllm` of Deployment serving/llama-70b runs with seccomp Unconfined, without the runtime's system-call filter; required: RuntimeDefault (or a Localhost profile)", None),
+    ],
+    ('SW309', 'pass.yaml'): [
+    ],
+    ('SW310', 'fail.yaml'): [
+        (21, 'Deployment serving/llama-70b', 'mandatory', "SW310: container `vllm` of Deployment serving/llama-70b sets NVIDIA_VISIBLE_DEVICES to 'all', which overrides the GPUs the device plugin allocated (it can reach other pods' GPUs); required: the variable unset, GPUs requested with nvidia.com/gpu", None),
+        (22, 'Deployment serving/llama-70b', 'advisory', "SW310: container `vllm` of Deployment serving/llama-70b sets CUDA_VISIBLE_DEVICES='4,5,6,7'; the container's 4 GPUs are numbered 0-3 inside it; the device plugin already chose the GPUs; required: the variable unset", None),
+        (28, 'Deployment serving/llama-70b:vllm-draft', 'advisory', "SW310: container `vllm-draft` of Deployment serving/llama-70b:vllm-draft sets NVIDIA_VISIBLE_DEVICES='void', which hides every GPU from the vLLM server; required: the variable unset (request GPUs with nvidia.com/gpu)", None),
+    ],
+    ('SW310', 'pass.yaml'): [
+    ],
+    ('SW310', 'unknown.yaml'): [
+        (16, 'Deployment serving/llama-70b', 'advisory', 'SW310: cannot decide: NVIDIA_VISIBLE_DEVICES of container `vllm` is not known (it may be set by envFrom ConfigMap `gpu-settings`, which is not in the inputs; lint it together with the workload, or set NVIDIA_VISIBLE_DEVICES in env (env wins over envFrom))', None),
+        (16, 'Deployment serving/llama-70b', 'advisory', 'SW310: cannot decide: CUDA_VISIBLE_DEVICES of container `vllm` is not known (it may be set by envFrom ConfigMap `gpu-settings`, which is not in the inputs; lint it together with the workload, or set CUDA_VISIBLE_DEVICES in env (env wins over envFrom))', None),
     ],
     ('SW401', 'fail.yaml'): [
         (2, 'Deployment serving/llama-70b', 'mandatory', "SW401: container `vllm` of Deployment serving/llama-70b runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted there", None),
@@ -160,6 +200,30 @@ EXPECTED = {
     ('SW406', 'unknown.json'): [
         (88, 'Ingress serving/llm', 'advisory', 'SW406: Ingress `serving/llm` balances Deployment serving/llama-8b with round_robin; required: a load-aware algorithm (alb.ingress.kubernetes.io/target-group-attributes: load_balancing.algorithm.type=least_outstanding_requests)', None),
     ],
+    ('SW407', 'fail.yaml'): [
+        (15, 'Deployment serving/llama-8b', 'advisory', 'SW407: Service `serving/llama-8b` sends traffic to container `vllm` of Deployment serving/llama-8b, which has no readiness probe, so requests reach it while the model is still loading; required: a readinessProbe on GET /health', None),
+    ],
+    ('SW407', 'pass.yaml'): [
+    ],
+    ('SW408', 'fail.yaml'): [
+        (19, 'Deployment serving/llama-8b', 'advisory', 'SW408: container `vllm` of Deployment serving/llama-8b sets CUDA_LAUNCH_BLOCKING=1, which makes every CUDA kernel launch wait until the kernel finishes (the CPU and the GPU stop overlapping), costing a large part of the throughput; required: CUDA_LAUNCH_BLOCKING unset or 0', None),
+        (30, 'Deployment serving/llama-8b', 'advisory', 'SW408: container `vllm` of Deployment serving/llama-8b sets VLLM_TRACE_FUNCTION=1 (from envFrom ConfigMap `vllm-debug`), which makes vLLM log every Python function call, slowing each step by orders of magnitude; required: VLLM_TRACE_FUNCTION unset or 0', None),
+    ],
+    ('SW408', 'pass.yaml'): [
+    ],
+    ('SW408', 'unknown.yaml'): [
+        (18, 'Deployment serving/llama-8b', 'advisory', 'SW408: cannot decide: CUDA_LAUNCH_BLOCKING of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+}
+
+
+# (line, message) of the InputError each malformed fixture raises; its file is the fixture. A field of the
+# wrong type that a rule reads is an input error, never read as absent.
+INPUT_ERRORS = {
+    ('SW308', 'malformed.yaml'): (18, "spec.template.spec.containers[0].env: expected a list, found a mapping"),
+    ('SW309', 'malformed.yaml'): (14, "spec.template.spec.hostNetwork: expected true or false, found a string"),
+    ('SW403', 'malformed.yaml'): (27, "spec.minReplicas: expected an integer, got 'two'"),
+    ('SW407', 'malformed.yaml'): (10, "spec.ports: expected a list, found a mapping"),
 }
 
 
@@ -177,8 +241,16 @@ def test_fixture_fires_exactly(code, name):
 def test_every_fixture_of_these_rules_is_asserted_here():
     # which fixtures each rule must have is checked for every rule in test_registry.py
     for code in CODES:
-        assert {p.name for p in (FIXTURES / code).iterdir()} <= {n for c, n in EXPECTED if c == code} | {
-            "malformed.yaml", "malformed.json"}, code
+        assert {p.name for p in (FIXTURES / code).iterdir()} == {n for c, n in [*EXPECTED, *INPUT_ERRORS]
+                                                                   if c == code}, code
+
+
+@pytest.mark.parametrize("code,name", sorted(INPUT_ERRORS))
+def test_malformed_fixture_is_an_input_error_with_file_and_line(code, name):
+    path = str(FIXTURES / code / name)
+    with pytest.raises(InputError) as e:
+        load_inputs([path])
+    assert (e.value.file, e.value.line, e.value.message) == (path, *INPUT_ERRORS[(code, name)])
 
 
 @pytest.mark.parametrize("code,name", sorted(k for k in EXPECTED if k[1].startswith("unknown")))
@@ -190,8 +262,11 @@ def test_unknown_fixtures_say_cannot_decide(code, name):
         return
     assert undecided and all(f.message.startswith(f"{code}: cannot decide: ") for f in undecided)
     meta = rule_by_code(code).meta
-    if meta.mandatory_when:  # per-hit levels (SW305: mandatory for multi-node groups), asserted in EXPECTED
-        assert {f.level for f in undecided} == {"advisory", "mandatory"}
+    if meta.mandatory_when:  # per-hit levels, asserted in EXPECTED
+        assert {f.level for f in undecided} == {
+            "SW305": {"advisory", "mandatory"},  # mandatory for the multi-node group
+            "SW310": {"advisory"},  # an unreadable envFrom: SW306 blocks it already
+        }[code]
         return
     level = "advisory" if meta.safe_to_skip_unknown else "mandatory"
     assert {f.level for f in undecided} == {level}
@@ -215,7 +290,8 @@ def test_config_suppression_needs_the_subject_and_keeps_the_finding():
     cfg = LintConfig(suppressions=[SuppressionEntry("SW306", "internal NLB, mTLS at the mesh", "Service serving/*")])
     got = [(f.subject, f.suppressed) for f in findings("SW306", "fail.yaml", cfg)]
     assert got == [("Deployment serving/llama-8b", False), ("Service serving/llama-8b-public", True),
-                   ("Service serving/llama-8b-nodeport", True), ("Deployment serving/qwen-7b", False)]
+                   ("Service serving/llama-8b-nodeport", True), ("Deployment serving/qwen-7b", False),
+                   ("Deployment serving/mistral-7b", False)]
 
 
 def test_production_from_config_turns_sw404_on():
@@ -251,14 +327,30 @@ def test_malformed_pulumi_input_is_an_input_error_naming_the_resource(tmp_path):
     (SgRule("ingress", "tcp", 6379, 6379), ["Ray GCS 6379"]),
     (SgRule("ingress", "tcp", 8000, 8000), []),
     (SgRule("ingress", "udp", 6379, 6379), []),
-    (SgRule("ingress", "tcp", 29000, 30000), ["torch.distributed / vLLM data-parallel master 29500"]),
+    (SgRule("ingress", "tcp", 29000, 30000), ["torch.distributed / vLLM data-parallel master 29500",
+                                              "vLLM multi-node master (--master-port) 29501",
+                                              "vLLM data-parallel RPC 29550"]),
+    (SgRule("ingress", "tcp", 29501, 29501), ["vLLM multi-node master (--master-port) 29501"]),
     (SgRule("ingress", "tcp", 40000, 42000), ["NCCL's ephemeral ports"]),
-    (SgRule("ingress", "-1", 0, 0), ["Ray GCS 6379", "Ray dashboard 8265", "Ray client 10001",
-                                     "vLLM KV transfer 14579", "torch.distributed / vLLM data-parallel master 29500",
-                                     "NCCL's ephemeral ports"]),
+    (SgRule("ingress", "-1", 0, 0), ["vLLM NIXL side channel 5600", "Ray GCS 6379", "Ray dashboard 8265",
+                                     "vLLM Mooncake bootstrap 8998", "Ray client 10001", "vLLM KV transfer 14579",
+                                     "torch.distributed / vLLM data-parallel master 29500",
+                                     "vLLM multi-node master (--master-port) 29501", "vLLM data-parallel RPC 29550",
+                                     "Ray dashboard agent 52365", "NCCL's ephemeral ports"]),
 ])
 def test_runtime_ports_covered(rule, covered):
     assert runtime_ports_covered(rule) == covered
+
+
+@pytest.mark.parametrize("cidrs,families", [
+    (["0.0.0.0/0"], ["IPv4"]), (["::/0"], ["IPv6"]), (["0::0/0"], ["IPv6"]), (["0:0:0:0:0:0:0:0/0"], ["IPv6"]),
+    ([" 0.0.0.0/0 "], ["IPv4"]), (["10.0.0.0/0"], ["IPv4"]),  # host bits set: still the whole internet
+    (["0.0.0.0/1", "128.0.0.0/1"], ["IPv4"]), (["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/2"], ["IPv4"]),
+    (["0.0.0.0/1"], []), (["10.0.0.0/8", "0.0.0.0/1"], []), (["::/1", "8000::/1", "0.0.0.0/0"], ["IPv4", "IPv6"]),
+    (["not-a-cidr"], []), ([], []),
+])
+def test_the_whole_internet_is_compared_as_networks(cidrs, families):
+    assert world_families(cidrs) == families
 
 
 @pytest.mark.parametrize("image,tag", [
@@ -329,6 +421,12 @@ def test_a_configured_level_wins_over_escalation():
 
     inv = load_inputs([str(FIXTURES / "SW305" / "fail.yaml")])
     levels = [f.level for f in run_rules([rule_by_code("SW305")], inv)]
-    assert levels == ["advisory", "mandatory"]
+    assert levels == ["advisory", "mandatory", "advisory"]
     cfg = LintConfig(enforcement={"SW305": "advisory"})
-    assert [f.level for f in run_rules([rule_by_code("SW305")], inv, cfg)] == ["advisory", "advisory"]
+    assert [f.level for f in run_rules([rule_by_code("SW305")], inv, cfg)] == ["advisory", "advisory", "advisory"]
+
+
+def test_namespaces_whose_default_deny_lives_elsewhere_are_listed_in_the_config():
+    cfg = LintConfig(default_deny_namespaces=("serving", "cilium-*"))
+    got = [(f.subject, f.level) for f in findings("SW305", "fail.yaml", cfg)]
+    assert got == [("Namespace llm", "mandatory")]

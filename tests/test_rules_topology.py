@@ -21,10 +21,10 @@ CODES = ("SW204", "SW205", "SW206", "SW208")
 # (line, subject, level, message, suppression reason) of the rule's own findings, per fixture
 EXPECTED = {
     ('SW204', 'fail.yaml'): [
-        (3, 'Deployment serving/llama70b-gpu2', 'mandatory', 'SW204: the pod requests 2 nvidia.com/gpu but TP4×PP1 starts 4 workers; vLLM cannot start with fewer GPUs than workers', None),
+        (19, 'Deployment serving/llama70b-gpu2', 'mandatory', 'SW204: the pod requests 2 nvidia.com/gpu but TP4×PP1 starts 4 workers; vLLM cannot start with fewer GPUs than workers', None),
         (22, 'Deployment serving/llama70b-no-gpu', 'mandatory', 'SW204: the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP4×PP1 needs 4 GPUs per pod; the device plugin gives a container only the GPUs it requests', None),
-        (39, 'LeaderWorkerSet serving/llama405b-half-gpus', 'mandatory', 'SW204: 2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP8×PP2 needs 16; vLLM cannot place all its workers', None),
-        (63, 'Deployment serving/qwen32b-tp2-dp4', 'mandatory', 'SW204: the pod requests 4 nvidia.com/gpu but TP2×PP1×DP4 starts 8 workers; vLLM cannot start with fewer GPUs than workers', None),
+        (58, 'LeaderWorkerSet serving/llama405b-half-gpus', 'mandatory', 'SW204: 2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP8×PP2 needs 16; vLLM cannot place all its workers', None),
+        (79, 'Deployment serving/qwen32b-tp2-dp4', 'mandatory', 'SW204: the pod requests 4 nvidia.com/gpu but TP2×PP1×DP4 starts 8 workers; vLLM cannot start with fewer GPUs than workers', None),
     ],
     ('SW204', 'pass.yaml'): [
     ],
@@ -45,19 +45,19 @@ EXPECTED = {
     ],
     ('SW206', 'fail.yaml'): [
         (3, 'Deployment serving/llama8b-anywhere', 'advisory', 'SW206: the vLLM workload has no nodeSelector or node affinity; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool', None),
-        (20, 'Deployment serving/llama8b-nowhere', 'advisory', 'SW206: the selector (shardwise.dev/pool=does-not-exist) matches no GPU pool (pools: `gpu-node-1`) and names no GPU type; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool', None),
-        (41, 'Deployment serving/llama70b-gpu9000', 'advisory', "SW206: the selector (nvidia.com/gpu.product=gpu-9000) names GPU `gpu-9000`, which is not in shardwise's catalog; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool", None),
+        (30, 'Deployment serving/llama8b-nowhere', 'advisory', 'SW206: the selector (shardwise.dev/pool=does-not-exist) matches no GPU pool (pools: `gpu-node-1`) and names no GPU type; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool', None),
+        (51, 'Deployment serving/llama70b-gpu9000', 'advisory', "SW206: the selector (nvidia.com/gpu.product=gpu-9000) names GPU `gpu-9000`, which is not in shardwise's catalog; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool", None),
         (61, 'LeaderWorkerSet serving/llama405b-anywhere', 'mandatory', 'SW206: the vLLM workload has no nodeSelector or node affinity; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool', None),
-        (98, 'Deployment serving/qwen32b-lab', 'advisory', "SW206: pool `gpu-node-1` names GPU `Acme-X1` (nvidia.com/gpu.product), which is not in shardwise's catalog; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool", None),
+        (108, 'Deployment serving/qwen32b-lab', 'advisory', "SW206: pool `gpu-node-1` names GPU `Acme-X1` (nvidia.com/gpu.product), which is not in shardwise's catalog; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool", None),
     ],
     ('SW206', 'pass.yaml'): [
     ],
     ('SW208', 'fail.yaml'): [
-        (2, 'Deployment serving/llama70b-gpu8', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs per pod stay reserved and idle', None),
-        (21, 'LeaderWorkerSet serving/llama70b-two-nodes-tp8', 'advisory', 'SW208: 2 pods × 8 nvidia.com/gpu = 16 GPUs per group, but TP8×PP1 uses 8; 8 GPUs per group stay reserved and idle', None),
+        (18, 'Deployment serving/llama70b-gpu8', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', None),
+        (43, 'LeaderWorkerSet serving/llama70b-two-nodes-tp8', 'advisory', 'SW208: 2 pods × 8 nvidia.com/gpu = 16 GPUs per group, but TP8×PP1 uses 8; 8 GPUs stay reserved and idle per group', None),
     ],
     ('SW208', 'pass.yaml'): [
-        (22, 'Deployment serving/llama70b-whole-node', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs per pod stay reserved and idle', 'the node is reserved whole so no neighbour shares its NVSwitch; ticket GPU-77'),
+        (40, 'Deployment serving/llama70b-whole-node', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', 'the node is reserved whole so no neighbour shares its NVSwitch; ticket GPU-77'),
     ],
     ('SW208', 'unknown.yaml'): [
         (3, 'Deployment serving/llama70b-tp-from-configmap', 'advisory', 'SW208: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),

@@ -33,7 +33,7 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ..errors import InputError
@@ -143,6 +143,7 @@ _CLI_MODULES = frozenset({"vllm.entrypoints.cli.main", "vllm"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
+_K8S_REF_LEFT = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 _SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 Locate = Callable[[str], "Location | None"]
@@ -167,7 +168,10 @@ def expand_k8s(text: str, env: Mapping[str, str]) -> str:
     return _K8S_REF.sub(sub, text)
 
 
-def _expand_shell(token: str, env: Mapping[str, str]) -> str:
+def _expand_shell(token: str, env: Mapping[str, str], unknown: Collection[str] = ()) -> str:
+    """Expand ``$VAR``, ``${VAR}`` and ``${VAR:-default}`` from ``env``. A variable named in ``unknown``
+    (set from a Secret, a ConfigMap or the downward API; ``"*"``: any variable, when ``envFrom`` may set
+    it) keeps its reference, default or not: its value is not known, and it is not absent."""
     if "$" not in token:
         return token
 
@@ -175,9 +179,11 @@ def _expand_shell(token: str, env: Mapping[str, str]) -> str:
         name = m.group(1) or m.group(4)
         value = env.get(name)
         op, default = m.group(2), m.group(3)
+        if value is None and (name in unknown or "*" in unknown):
+            return m.group(0)
         if op is not None:
             if value is None or (op.startswith(":") and value == ""):
-                return _expand_shell(default or "", env)
+                return _expand_shell(default or "", env, unknown)
             return value
         return value if isinstance(value, str) else m.group(0)
 
@@ -265,7 +271,8 @@ def _split_script(script: str) -> list[list[str]]:
     return commands
 
 
-def _find_in_script(script: str, env: Mapping[str, str]) -> tuple[str, list[str]] | None:
+def _find_in_script(script: str, env: Mapping[str, str],
+                    unknown: Collection[str] = ()) -> tuple[str, list[str]] | None:
     if "vllm" not in script and not any("vllm" in v for v in env.values() if isinstance(v, str)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
@@ -279,12 +286,12 @@ def _find_in_script(script: str, env: Mapping[str, str]) -> tuple[str, list[str]
             rest = rest[1:]
         if not rest or prefix:
             for m in assigns:
-                local[m.group(1)] = _expand_shell(m.group(2), local)
+                local[m.group(1)] = _expand_shell(m.group(2), local, unknown)
         if not rest:
             continue
         expanded: list[str] = []
         for w in rest:
-            value = _expand_shell(w, local)
+            value = _expand_shell(w, local, unknown)
             whole = _SHELL_REF.fullmatch(w)
             if whole and value != w and any(c.isspace() for c in value):
                 try:
@@ -295,7 +302,7 @@ def _find_in_script(script: str, env: Mapping[str, str]) -> tuple[str, list[str]
                 expanded.append(value)
         inner = _shell_script(expanded)
         if inner is not None:
-            found = _find_in_script(inner, local)
+            found = _find_in_script(inner, local, unknown)
         else:
             found = _find_in_argv(expanded)
         if found is not None:
@@ -340,7 +347,8 @@ def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
 
 
 def find_vllm_invocation(
-    command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None
+    command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None,
+    unknown_env: Collection[str] = (),
 ) -> tuple[str, list[str]] | None:
     """(form, vLLM's own arguments) for the container, or None when it does not run vLLM.
 
@@ -352,7 +360,15 @@ def find_vllm_invocation(
     argv = [expand_k8s(str(t), env) for t in (*command, *args)]
     script = _shell_script(argv)
     if script is not None:
-        found = _find_in_script(script, env)
+        # A $(NAME) left after Kubernetes' expansion is a variable shardwise cannot read (Kubernetes puts its
+        # value into the script before the shell runs) or a command substitution: an unknown word either way.
+        unknown = set(unknown_env)
+
+        def unresolved(m: re.Match[str]) -> str:
+            unknown.add(m.group(1))
+            return "${" + m.group(1) + "}"
+
+        found = _find_in_script(_K8S_REF_LEFT.sub(unresolved, script), env, unknown)
     else:
         found = _find_in_argv(argv)
     if found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv)):
@@ -446,6 +462,9 @@ def parse_serve_args(
     engine = EngineArgs()
     positionals: list[str] = []
     positional_model: str | None = None
+    carriers: list[str] = []  # unresolved words where a flag could stand (see _undecide_carried)
+    set_at: dict[str, int] = {}  # key -> index of the token that set it last
+    last_carrier = -1
     n = len(tokens)
     i = 0
 
@@ -510,13 +529,17 @@ def parse_serve_args(
                 else:
                     value = _convert(kind, spelled, raw, loc)
             _set(engine, key, value)
+            set_at[key] = i
             if loc is not None:
                 engine.locations[key] = loc
         else:
-            if form == "serve" and positional_model is None:
+            if form == "serve" and positional_model is None and not _carries_words(tok):
                 positional_model = tok
             else:
                 positionals.append(tok)
+                if is_unresolved(tok) or _carries_words(tok):
+                    carriers.append(tok)
+                    last_carrier = i
 
     if positional_model is not None:  # vLLM: the positional model_tag wins over --model
         engine.model = positional_model
@@ -525,7 +548,38 @@ def parse_serve_args(
             engine.locations["model"] = loc
     if positionals:
         engine.extra["positional"] = positionals
+    if carriers:
+        _undecide_carried(engine, carriers, set_at, last_carrier, positional_model is not None)
     return engine
+
+
+#: Extras the rules read, which a flag carrier could set as well as the typed fields.
+_CARRIED_EXTRAS = ("data_parallel_size_local", "master_port", "data_parallel_rpc_port", "node_rank", "api_key",
+                   "hf_token", "host")
+
+
+def _carries_words(tok: str) -> bool:
+    """``"$@"`` / ``$*``: every argument the script was given."""
+    return tok in ("$@", "$*", "${@}", "${*}")
+
+
+def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[str, int], last: int,
+                      positional_model: bool) -> None:
+    """A word vLLM receives that shardwise cannot resolve (``$(EXTRA_ARGS)`` from a ConfigMap, ``$EXTRA_ARGS``
+    in a shell script, ``"$@"``, an unknown value at preview) can carry any flag, e.g.
+    ``--tensor-parallel-size=8``; vLLM's last occurrence of a flag wins. Every setting not written after
+    the last such word is therefore unknown, not its default: the rules that read it say they cannot
+    decide."""
+    engine.extra["flag_carriers"] = list(carriers)
+    for key in sorted(_FIELDS - {"model"}):
+        if set_at.get(key, -1) < last:
+            setattr(engine, key, UNKNOWN)
+            engine.locations.pop(key, None)
+    if not positional_model and set_at.get("model", -1) < last:
+        engine.model = UNKNOWN
+    for key in _CARRIED_EXTRAS:
+        if set_at.get(key, -1) < last and engine.extra.get(key) != "<redacted>":
+            engine.extra[key] = UNKNOWN
 
 
 def _looks_negative_number(tok: str) -> bool:
@@ -543,6 +597,7 @@ def parse_vllm_command(
     image: str | None = None,
     location: Location | None = None,
     locate: Locate | None = None,
+    unknown_env: Collection[str] = (),
 ) -> EngineArgs | None:
     """The vLLM engine settings of a container, or None when it does not run a vLLM server.
 
@@ -550,9 +605,11 @@ def parse_vllm_command(
     downward API left out: references to them stay unresolved). ``location`` is recorded for every
     flag that was set; ``locate``, when given, maps a flag as written (``"--max_model_len"``,
     ``"-tp"``) or the positional model to a more precise location. A value that does not parse
-    raises :class:`~shardwise.rules.errors.InputError` naming the flag.
+    raises :class:`~shardwise.rules.errors.InputError` naming the flag. ``unknown_env`` names the variables
+    whose values are not known (``"*"``: any, when ``envFrom`` may set them); a reference to one that
+    could carry flags makes the settings it could override unknown (:func:`_undecide_carried`).
     """
-    found = find_vllm_invocation(command, args, env, image)
+    found = find_vllm_invocation(command, args, env, image, unknown_env)
     if found is None:
         return None
     form, tokens = found

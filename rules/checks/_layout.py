@@ -62,7 +62,9 @@ def layout(g: ServingGroup) -> Layout:
     tp = _int_flag(e.tensor_parallel_size, "tensor_parallel_size")
     pp = _int_flag(e.pipeline_parallel_size, "pipeline_parallel_size")
     dp = _int_flag(e.data_parallel_size, "data_parallel_size")
-    raw_local = e.extra.get("data_parallel_size_local")
+    raw_local = getattr(e, "data_parallel_size_local", None)  # a field once the engine model has one
+    if raw_local is None:
+        raw_local = e.extra.get("data_parallel_size_local")
     dp_local = None if raw_local is None else _int_flag(raw_local, "data_parallel_size_local")
     pods = g.pods_per_group
     pods = 1 if pods is None else _int_flag(pods, "group size (leaderWorkerTemplate.size)")

@@ -8,7 +8,7 @@ runtime ports, the Linux ephemeral port range NCCL draws from, what counts as "t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Hit, RuleMeta
 from ..model import (
@@ -28,13 +28,28 @@ from ..model import (
     known,
 )
 
-#: Ports of the distributed runtimes that vLLM, PyTorch and Ray document as unauthenticated.
+if TYPE_CHECKING:
+    import ipaddress
+
+#: Ports of the distributed runtimes that vLLM, PyTorch and Ray document as unauthenticated, at their
+#: defaults: Ray's GCS (``ray start --port``), dashboard, client server and dashboard agent
+#: (docs.ray.io, "Configuring Ray" and "Port Service Discovery"); torch.distributed's store and vLLM's
+#: data-parallel master (``data_parallel_master_port``), vLLM's native multi-node launcher
+#: (``--master-port``, ParallelConfig.master_port) and data-parallel RPC port (``data_parallel_rpc_port``)
+#: (vllm/config/parallel.py); the KV-transfer port (KVTransferConfig.kv_port) and the NIXL and Mooncake
+#: handshake ports (VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT in vllm/envs.py). Ray's
+#: node and object managers, its workers and NCCL take random ports from the ephemeral range.
 RUNTIME_PORTS: dict[int, str] = {
+    5600: "vLLM NIXL side channel",
     6379: "Ray GCS",
     8265: "Ray dashboard",
+    8998: "vLLM Mooncake bootstrap",
     10001: "Ray client",
-    29500: "torch.distributed / vLLM data-parallel master",
     14579: "vLLM KV transfer",
+    29500: "torch.distributed / vLLM data-parallel master",
+    29501: "vLLM multi-node master (--master-port)",
+    29550: "vLLM data-parallel RPC",
+    52365: "Ray dashboard agent",
 }
 #: Linux's default ``net.ipv4.ip_local_port_range``: where NCCL's bootstrap and socket ports come from.
 EPHEMERAL_PORTS = (32768, 60999)
@@ -141,6 +156,53 @@ def runtime_ports_covered(rule: SgRule) -> list[str]:
     if hi - lo + 1 >= WIDE_RANGE and lo <= EPHEMERAL_PORTS[1] and hi >= EPHEMERAL_PORTS[0]:
         out.append("NCCL's ephemeral ports")
     return out
+
+
+def networks(cidrs: Iterable[Any]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks of CIDR strings, however spelled (``0::0/0``, ``10.0.0.1/8``); unparsable ones are left
+    out (the adapters reject them as input errors)."""
+    import ipaddress  # only when a security group is checked: not on the manifest start-up path
+
+    out: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for c in cidrs:
+        if isinstance(c, str):
+            try:
+                out.append(ipaddress.ip_network(c.strip(), strict=False))
+            except ValueError:
+                continue
+    return out
+
+
+def world_families(cidrs: Iterable[Any]) -> list[str]:
+    """``["IPv4"]``, ``["IPv6"]`` or both when the union of ``cidrs`` covers every address of that family
+    (``0.0.0.0/0``, ``0::0/0``, or ranges such as ``0.0.0.0/1`` + ``128.0.0.0/1``)."""
+    import ipaddress
+
+    nets = networks(cidrs)
+    out = []
+    for version, name, everything in ((4, "IPv4", ipaddress.ip_network("0.0.0.0/0")),
+                                      (6, "IPv6", ipaddress.ip_network("::/0"))):
+        family = [n for n in nets if n.version == version]
+        if family and list(ipaddress.collapse_addresses(family)) == [everything]:  # type: ignore[type-var]
+            out.append(name)
+    return out
+
+
+def is_world(cidr: Any) -> bool:
+    """Whether one CIDR is the whole internet, however spelled."""
+    return bool(world_families([cidr]))
+
+
+def opens_port(rule: SgRule, port: int) -> bool:
+    """Whether an ingress rule opens TCP ``port`` (protocol tcp or all traffic)."""
+    proto = known(rule.protocol, "protocol of a security group rule")
+    if proto in ("-1", "all"):
+        return True
+    if proto not in ("tcp", "6"):
+        return False
+    lo = int(known(rule.from_port, "from_port of a security group rule"))
+    hi = int(known(rule.to_port, "to_port of a security group rule"))
+    return lo <= port <= hi
 
 
 def describe_rule_ports(rule: SgRule) -> str:

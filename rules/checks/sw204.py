@@ -62,12 +62,13 @@ class GpuRequestNotTp(GroupRule):
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
             yield hit(g, f"SW204: the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
-                         "it requests")
+                         "it requests", location=g.at("resources"))
             return
         if per_pod is not None and gpus < per_pod:
             pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"SW204: the pod requests {gpus} {resource} but {lay.text()} starts {per_pod} "
-                         f"workers{pods}; vLLM cannot start with fewer GPUs than workers")
+                         f"workers{pods}; vLLM cannot start with fewer GPUs than workers", location=g.at("resources"))
         elif per_pod is None and lay.pods * gpus < lay.world:
             yield hit(g, f"SW204: {lay.pods} pods × {gpus} {resource} = {lay.pods * gpus} GPUs per group, but "
-                         f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers")
+                         f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers",
+                      location=g.at("resources"))

@@ -7,7 +7,7 @@ from typing import Literal
 
 from .. import catalog
 from .. import vocab as L
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..errors import CatalogError
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..sizing import size_replica
@@ -122,4 +122,5 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
         if fits_every_gpu(g):
             return
-        yield hit(g, f"SW206: {what}; {_CANNOT_SIZE}", level=level)
+        yield Hit(group_subject(g), f"SW206: {what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity"),
+                  tuple(g.suppressions), undecided=True, level=level)  # the capacity verdict is undecided

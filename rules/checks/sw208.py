@@ -48,8 +48,12 @@ class GpusRequestedButUnused(GroupRule):
         if per_pod is not None and gpus > per_pod:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"SW208: the pod requests {gpus} {resource} but {lay.text()} uses {per_pod}{each}; "
-                         f"{gpus - per_pod} GPUs per pod stay reserved and idle")
+                         f"{_idle(gpus - per_pod)} per pod", location=g.at("resources"))
         elif per_pod is None and lay.pods * gpus > lay.world:
             idle = lay.pods * gpus - lay.world
             yield hit(g, f"SW208: {lay.pods} pods × {gpus} {resource} = {lay.pods * gpus} GPUs per group, but "
-                         f"{lay.text()} uses {lay.world}; {idle} GPUs per group stay reserved and idle")
+                         f"{lay.text()} uses {lay.world}; {_idle(idle)} per group", location=g.at("resources"))
+
+
+def _idle(n: int) -> str:
+    return "1 GPU stays reserved and idle" if n == 1 else f"{n} GPUs stay reserved and idle"

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import UNKNOWN, Ingress, Inventory, SecurityGroup, Service, Undecidable, known
+from ..model import UNKNOWN, Ingress, Inventory, SecurityGroup, Service, SgRule, Undecidable, known
 from ._net import (
+    EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
-    WORLD,
     decide,
     describe_rule_ports,
+    is_world,
     object_subject,
+    opens_port,
     pool_security_groups,
     pool_subject,
     rule_sources,
     runtime_ports_covered,
+    selects,
     sg_subject,
     undecided,
+    world_families,
 )
 
 
@@ -90,20 +95,25 @@ class RuntimePortExposed(Rule):
                               self._security_group(sg, id(sg) in attached))
         for svc in inv.services:
             subject = object_subject("Service", svc.name, svc.namespace)
-            yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(svc))
+            yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(inv, svc))
         for ing in inv.ingresses:
             subject = object_subject(ing.kind, ing.name, ing.namespace)
             yield from decide(self.meta, subject, ing.location, ing.suppressions, self._ingress(inv, ing))
 
     def _security_group(self, sg: SecurityGroup, attached: bool) -> Iterator[Hit]:
-        for rule in sg.rules:
-            if rule.direction is not UNKNOWN and rule.direction != "ingress":
-                continue
+        ingress = [r for r in sg.rules if r.direction is UNKNOWN or r.direction == "ingress"]
+        for rule in ingress:
             ports = runtime_ports_covered(rule)
             if not ports:
                 continue
             sources = rule_sources(sg, rule)
-            bad = sources if attached else [s for s in sources if s in WORLD]
+            together = ""
+            if attached:
+                bad = sources
+            else:
+                bad = [s for s in sources if is_world(s)]
+                if not bad:
+                    bad, together = self._world_by_union(sg, rule, ingress)
             if not bad:
                 continue
             if rule.direction is UNKNOWN:  # as an ingress rule it would be a finding
@@ -116,22 +126,57 @@ class RuntimePortExposed(Rule):
             where = rule.location if (rule.location.file or rule.location.urn) else sg.location
             yield Hit(
                 sg_subject(sg),
-                f"SW301: security group `{sg.name}` allows {what} ({names}) from {_join(bad)}; runtime "
+                f"SW301: security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
                 "ports must be reachable only from the group's own security group",
                 where,
                 tuple(sg.suppressions),
             )
 
-    def _service(self, svc: Service) -> Iterator[Hit]:
+    @staticmethod
+    def _world_by_union(sg: SecurityGroup, rule: SgRule, ingress: list[SgRule]) -> tuple[list[str], str]:
+        """The rule's CIDRs when, with other ingress rules' CIDRs opening the same runtime port, they cover
+        every address of IPv4 or IPv6 (``0.0.0.0/1`` + ``128.0.0.0/1``), and a phrase saying so."""
+        mine = [str(c) for c in [*known(rule.cidrs, "cidr_blocks of a security group rule"),
+                                 *known(rule.ipv6_cidrs, "ipv6_cidr_blocks of a security group rule")]]
+        if not mine:
+            return [], ""
+        for port in [*RUNTIME_PORTS, EPHEMERAL_PORTS[0]]:
+            if not opens_port(rule, port):
+                continue
+            union = list(mine)
+            others: list[str] = []
+            for other in ingress:
+                if other is rule or not opens_port(other, port):
+                    continue
+                cidrs = [str(c) for c in [*known(other.cidrs, "cidr_blocks of a security group rule"),
+                                          *known(other.ipv6_cidrs, "ipv6_cidr_blocks of a security group rule")]]
+                union += cidrs
+                others += [c for c in cidrs if c not in others]
+            families = world_families(union)
+            if families:
+                whole = " and ".join(f"every {f} address" for f in families)
+                also = f" (with {_join(others)} of the group's other rules)" if others else ""
+                return mine, f"{also}, which together cover {whole}"
+        return [], ""
+
+    def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
         kind = known(svc.type, f"type of Service `{svc.name}`")
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
-        exposed = sorted({p for p in [*svc.ports, *svc.target_ports] if isinstance(p, int) and p in RUNTIME_PORTS})
-        for port in exposed:
+        exposed: dict[int, str] = {}
+        for p in svc.ports:
+            if isinstance(p, int) and p in RUNTIME_PORTS:
+                exposed.setdefault(p, "")
+        for target in svc.target_ports:
+            port, named = resolve_target_port(inv, svc, target)
+            if port is not None and port in RUNTIME_PORTS:
+                exposed[port] = exposed.get(port) or named
+        for port in sorted(exposed):
+            via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             yield Hit(
                 object_subject("Service", svc.name, svc.namespace),
                 f"SW301: Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({RUNTIME_PORTS[port]}) outside the cluster; runtime ports must stay inside the serving "
+                f"({RUNTIME_PORTS[port]}{via}) outside the cluster; runtime ports must stay inside the serving "
                 "group's private network",
                 svc.location,
                 tuple(svc.suppressions),
@@ -143,11 +188,17 @@ class RuntimePortExposed(Rule):
             for svc in inv.services:
                 if svc.name != name or svc.namespace != ing.namespace:
                     continue
+                targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
-                    for port, target in zip(svc.ports, svc.target_ports, strict=True):
-                        routed = not ing.ports or port in ing.ports
-                        if routed and isinstance(target, int) and target in RUNTIME_PORTS:
-                            exposed.add(target)
+                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)
+                                if not ing.ports or p in ing.ports]
+                else:
+                    targets += svc.target_ports
+                targets += [t for n, t in svc.port_names.items() if n in ing.ports]
+                for target in targets:
+                    port, _ = resolve_target_port(inv, svc, target)
+                    if port is not None and port in RUNTIME_PORTS:
+                        exposed.add(port)
         for port in sorted(exposed):
             yield Hit(
                 object_subject(ing.kind, ing.name, ing.namespace),
@@ -156,6 +207,49 @@ class RuntimePortExposed(Rule):
                 ing.location,
                 tuple(ing.suppressions),
             )
+
+
+def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int | None, str]:
+    """(the container port a Service's ``targetPort`` sends to, the port's name when it was named).
+
+    A name is looked up in the containers of the pods the Service selects (Kubernetes sends nothing to
+    a pod without that port name). It is unknown, and the rule cannot decide, when no workload of the
+    inputs has pods the Service selects, or when the target itself is not known yet.
+    """
+    if target is UNKNOWN:
+        raise Undecidable(f"a targetPort of Service `{svc.name}`")
+    if isinstance(target, bool) or target is None:
+        return None, ""
+    if isinstance(target, int):
+        return target, ""
+    name = str(target).strip()
+    if name.isdigit():
+        return int(name), ""
+    selector = svc.selector
+    if selector is UNKNOWN:
+        raise Undecidable(f"the selector of Service `{svc.name}`")
+    matched = False
+    found: set[int] = set()
+    for pods in inv.pod_ports:
+        if pods.namespace != svc.namespace or pods.labels is UNKNOWN or not selector:
+            continue
+        if all(pods.labels.get(k) == v for k, v in selector.items()):
+            matched = True
+            if name in pods.named:
+                found.add(pods.named[name])
+    for g in inv.groups:
+        if selects(svc, g):
+            matched = True
+            found.update(c.port_names[name] for c in g.containers if name in c.port_names)
+    if not matched:
+        raise Undecidable(
+            f"the port behind targetPort `{name}` of Service `{svc.name}`",
+            "no workload in the inputs has the pods it selects; lint it together with them, or give the "
+            "targetPort as a number")
+    runtime = sorted(p for p in found if p in RUNTIME_PORTS)
+    if runtime:
+        return runtime[0], name
+    return (min(found) if found else None), name
 
 
 def _join(items: list[str]) -> str:

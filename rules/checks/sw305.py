@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
-from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
+from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
 from ._net import is_multi_node
 
 #: How a policy of each kind is named in messages.
@@ -96,6 +96,8 @@ class NamespaceWithoutDefaultDeny(Rule):
             policies = [p for p in inv.network_policies if p.covers(ns)]
             if any(p.default_deny_ingress for p in policies):
                 continue
+            exposed = [g for g in groups
+                       if g.pod_labels is UNKNOWN or not any(p.isolates(ns, g.pod_labels) for p in policies)]
             first = groups[0]
             subject = f"Namespace {ns}"
             suppressions = tuple(s for g in groups for s in g.suppressions)
@@ -105,15 +107,16 @@ class NamespaceWithoutDefaultDeny(Rule):
                 yield Hit(subject, f"SW305: cannot decide: {u.text}", first.location, suppressions,
                           undecided=True, level=self._level(groups))
                 continue
-            yield Hit(subject, self._message(ns, groups, policies), first.location, suppressions,
-                      level=self._level(groups))
+            yield Hit(subject, self._message(ns, groups, exposed, policies), first.location, suppressions,
+                      level=self._level(exposed))
 
     @staticmethod
     def _level(groups: list[ServingGroup]) -> Literal["mandatory"] | None:
         return "mandatory" if any(is_multi_node(g) for g in groups) else None
 
     @staticmethod
-    def _message(ns: str, groups: list[ServingGroup], policies: list[NetworkPolicy]) -> str:
+    def _message(ns: str, groups: list[ServingGroup], exposed: list[ServingGroup],
+                 policies: list[NetworkPolicy]) -> str:
         names = ", ".join(group_subject(g) for g in groups)
         if not policies:
             found = "no network policy at all"
@@ -123,11 +126,14 @@ class NamespaceWithoutDefaultDeny(Rule):
             verbs = "selects only some pods or allows ingress" if len(policies) == 1 else (
                 "select only some pods or allow ingress")
             found = f"{shown}{more} {verbs}"
-        multi = [g.name for g in groups if is_multi_node(g)]
-        why = (
-            f"the runtime ports (Ray, torch.distributed, NCCL) of multi-node {', '.join(multi)} are open to every "
-            "pod in the cluster" if multi else "every pod in the cluster can reach vLLM without the gateway"
-        )
+        multi = [g.name for g in exposed if is_multi_node(g)]
+        if multi:
+            why = (f"the runtime ports (Ray, torch.distributed, NCCL) of multi-node {', '.join(multi)} are open to "
+                   "every pod in the cluster")
+        elif exposed:
+            why = "every pod in the cluster can reach vLLM without the gateway"
+        else:
+            why = "its vLLM pods are isolated by the policies that select them, but every other pod there is not"
         return (f"SW305: namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
                 "required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when "
                 "its policy is managed elsewhere")

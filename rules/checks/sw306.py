@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
+from ._env import env_from_value
 from ._net import EXTERNAL_SERVICE_TYPES, decide, object_subject, selects
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
@@ -26,7 +27,8 @@ class VllmExposedWithoutGateway(Rule):
             "routes, and metrics, health, tokenizer and (with VLLM_SERVER_DEV_MODE) development endpoints "
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
-            "load."
+            "load. A VLLM_SERVER_DEV_MODE the linter cannot read (from a Secret, or an envFrom ConfigMap or "
+            "Secret that is not in the inputs) blocks until it is known."
         ),
         bad_example=(
             "apiVersion: v1\n"
@@ -64,7 +66,7 @@ class VllmExposedWithoutGateway(Rule):
             subject = object_subject("Service", svc.name, svc.namespace)
             yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(inv, svc))
         for g in inv.groups:
-            yield from decide(self.meta, group_subject(g), g.location, g.suppressions, self._dev_mode(g))
+            yield from decide(self.meta, group_subject(g), g.location, g.suppressions, self._dev_mode(inv, g))
 
     def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
         kind = known(svc.type, f"type of Service `{svc.name}`")
@@ -83,21 +85,30 @@ class VllmExposedWithoutGateway(Rule):
             tuple(svc.suppressions),
         )
 
-    def _dev_mode(self, g: ServingGroup) -> Iterator[Hit]:
+    def _dev_mode(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         for c in g.containers:
-            if DEV_MODE not in c.env:
+            source, where = "", c.location if (c.location.file or c.location.urn) else g.location
+            if DEV_MODE in c.env:
+                value = c.env[DEV_MODE]
+                where = c.env_locations.get(DEV_MODE, where)
+            elif c.runs_vllm and c.env_from:
+                found = env_from_value(inv, g.namespace, c, DEV_MODE)
+                if found is None:
+                    continue
+                value, via, where = found
+                source = f" (from {via})"
+            else:
                 continue
-            value = c.env[DEV_MODE]
             if value is UNKNOWN or not isinstance(value, str | int | float | bool):
                 raise Undecidable(f"{DEV_MODE} of container `{c.name}`")
-            where = c.location if (c.location.file or c.location.urn) else g.location
             on = dev_mode_on(str(value))
             if on is False:
                 continue
             if on is None:
                 yield Hit(
                     group_subject(g),
-                    f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}, which is not an "
+                    f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
+                    "not an "
                     "integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); "
                     f"required: {DEV_MODE} unset or 0",
                     where, tuple(g.suppressions), level="advisory",
@@ -105,7 +116,7 @@ class VllmExposedWithoutGateway(Rule):
                 continue
             yield Hit(
                 group_subject(g),
-                f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}, which serves "
+                f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
                 "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
                 f"required: {DEV_MODE} unset or 0",
                 where,

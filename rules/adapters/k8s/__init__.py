@@ -8,6 +8,8 @@ One extractor per family of objects, and this module is the one place that picks
   ``spec.template``) whose containers run a vLLM server -> :class:`ServingGroup` (pod templates are
   read by :mod:`.pods`);
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
+- :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
+- :mod:`.configmaps`: ConfigMap (its literal data);
 - :mod:`.autoscaling`: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject;
 - :mod:`.nodes`: Node and Karpenter NodePool -> :class:`NodePool` (through :mod:`.pools`), Karpenter
   EC2NodeClass -> :class:`LaunchTemplate`, and :func:`resolve_pools`;
@@ -33,10 +35,19 @@ from ...errors import InputError
 from ...model import Inventory, Location
 from ...yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
+from .configmaps import add_config_map
 from .fields import as_list, parse_ignore
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
 from .parse import Lines, objects_from_documents, parse_manifests
+from .policies import (
+    add_admin_policy,
+    add_baseline_admin_policy,
+    add_calico_global_policy,
+    add_calico_policy,
+    add_cilium_clusterwide_policy,
+    add_cilium_policy,
+)
 from .workloads import SIMPLE_WORKLOADS, add_workload
 
 __all__ = [
@@ -61,6 +72,15 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     (None, "HTTPRoute"): _plain(add_http_route),
     ("", "NetworkPolicy"): _plain(add_network_policy),
     ("networking.k8s.io", "NetworkPolicy"): _plain(add_network_policy),
+    ("cilium.io", "CiliumNetworkPolicy"): _plain(add_cilium_policy),
+    ("cilium.io", "CiliumClusterwideNetworkPolicy"): _plain(add_cilium_clusterwide_policy),
+    ("projectcalico.org", "NetworkPolicy"): _plain(add_calico_policy),
+    ("crd.projectcalico.org", "NetworkPolicy"): _plain(add_calico_policy),
+    ("projectcalico.org", "GlobalNetworkPolicy"): _plain(add_calico_global_policy),
+    ("crd.projectcalico.org", "GlobalNetworkPolicy"): _plain(add_calico_global_policy),
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(add_admin_policy),
+    ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"): _plain(add_baseline_admin_policy),
+    ("", "ConfigMap"): _plain(add_config_map),
     (None, "HorizontalPodAutoscaler"): _plain(add_hpa),
     ("keda.sh", "ScaledObject"): _plain(add_scaled_object),
     (None, "Node"): _plain(add_node),
@@ -114,7 +134,7 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
 
 #: The inventory's lists an object's extractor may add to.
 _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
-          "network_policies", "autoscalers", "launch_issues")
+          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports")
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:

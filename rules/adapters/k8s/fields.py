@@ -34,6 +34,44 @@ def line_of(d: Any, key: str) -> int | None:
     return d.line_of(key) if isinstance(d, LineDict) else None
 
 
+def typed_map(d: Any, key: str, what: str, loc: Location) -> Mapping[str, Any]:
+    """``d[key]`` as a mapping. Absent, null or not known yet (a computed value) reads as empty; any other
+    type is an :class:`InputError` naming ``what`` (the field's path) at the key's line: Kubernetes
+    rejects such an object, so it must not vanish from the run."""
+    value = d.get(key) if isinstance(d, dict) else None
+    if value is None or value is UNKNOWN or isinstance(value, dict):
+        return value if isinstance(value, dict) else _EMPTY
+    raise InputError(f"{what}: expected a mapping, found {_yaml_type(value)}", loc.file, line_of(d, key) or loc.line)
+
+
+def typed_list(d: Any, key: str, what: str, loc: Location) -> list[Any]:
+    """``d[key]`` as a list, read like :func:`typed_map`."""
+    value = d.get(key) if isinstance(d, dict) else None
+    if value is None or value is UNKNOWN or isinstance(value, list):
+        return value if isinstance(value, list) else []
+    raise InputError(f"{what}: expected a list, found {_yaml_type(value)}", loc.file, line_of(d, key) or loc.line)
+
+
+def typed_items(d: Any, key: str, what: str, loc: Location) -> list[Mapping[str, Any]]:
+    """The entries of the list ``d[key]``, each a mapping (an entry of another type is an InputError at
+    its list's line)."""
+    out: list[Mapping[str, Any]] = []
+    for i, item in enumerate(typed_list(d, key, what, loc)):
+        if item is UNKNOWN:
+            continue
+        if not isinstance(item, dict):
+            raise InputError(f"{what}[{i}]: expected a mapping, found {_yaml_type(item)}", loc.file,
+                             line_of(d, key) or loc.line)
+        out.append(item)
+    return out
+
+
+def _yaml_type(value: Any) -> str:
+    from .parse import yaml_type
+
+    return yaml_type(value)
+
+
 def str_map(value: Any) -> dict[str, str]:
     return {str(k): "" if v is None else str(v) for k, v in as_map(value).items()}
 

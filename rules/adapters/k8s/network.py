@@ -2,33 +2,59 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import Ingress, Inventory, Location, NetworkPolicy, Service
-from .fields import as_list, as_map, read_annotations, str_map, suppressions_from
+from ...errors import InputError
+from ...model import UNKNOWN, Ingress, Inventory, Location, NetworkPolicy, Service
+from .fields import as_list, as_map, line_of, read_annotations, str_map, suppressions_from, typed_items, typed_map
+
+#: The Service types Kubernetes accepts, spelled exactly so: the API server rejects any other spelling
+#: ("loadbalancer", "Loadbalancer", "LoadBalancer " with a space, full-width letters).
+SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+
+
+def _service_type(spec: Mapping[str, Any], loc: Location) -> Any:
+    value = spec.get("type")
+    if value is None or value is UNKNOWN:
+        return "ClusterIP" if value is None else UNKNOWN
+    if value in SERVICE_TYPES:
+        return value
+    close = next((t for t in SERVICE_TYPES
+                  if isinstance(value, str) and unicodedata.normalize("NFKC", value).strip().lower() == t.lower()),
+                 None)
+    hint = f"; did you mean {close}?" if close else ""
+    raise InputError(f"spec.type: {value!r} is not a Service type Kubernetes accepts "
+                     f"({', '.join(SERVICE_TYPES)}, spelled exactly){hint}",
+                     loc.file, line_of(spec, "type") or loc.line)
 
 
 def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
-    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    meta = as_map(obj.get("metadata"))
+    spec = typed_map(obj, "spec", "spec", loc)
     ann, lines = read_annotations(meta)
     ports, targets = [], []
-    for p in as_list(spec.get("ports")):
-        p = as_map(p)
+    names: dict[str, Any] = {}
+    for p in typed_items(spec, "ports", "spec.ports", loc):
         port = p.get("port")
         if isinstance(port, int):
             ports.append(port)
-        targets.append(p.get("targetPort", port))
+        target = p.get("targetPort", port)
+        targets.append(target)
+        if isinstance(p.get("name"), str):
+            names[p["name"]] = target
     inv.services.append(Service(
         name=str(meta.get("name") or "unnamed"),
         namespace=str(meta.get("namespace") or "default"),
-        type=str(spec.get("type") or "ClusterIP"),
+        type=_service_type(spec, loc),
         ports=ports,
         target_ports=targets,
         selector=str_map(spec.get("selector")),
         annotations=ann,
         location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+        port_names=names,
     ))
 
 
@@ -98,6 +124,23 @@ def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     inv.network_policies.append(NetworkPolicy(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
         pod_selector=pod_selector, policy_types=types, ingress_rules=len(ingress), egress_rules=len(egress),
-        location=loc,
+        location=loc, open_ingress=any(_admits_everyone(r) for r in ingress),
     ))
+
+
+def _admits_everyone(rule: Any) -> bool:
+    """An ingress rule of a NetworkPolicy that admits every source: no ``from`` at all, a peer of every
+    namespace (``namespaceSelector: {}`` with no narrower podSelector) or an ipBlock of the whole internet."""
+    peers = as_map(rule).get("from")
+    if not peers:
+        return True
+    for peer in as_list(peers):
+        peer = as_map(peer)
+        ns_sel, pod_sel = peer.get("namespaceSelector"), peer.get("podSelector")
+        if ns_sel is not None and not as_map(ns_sel) and not as_map(pod_sel):
+            return True
+        block = as_map(peer.get("ipBlock"))
+        if str(block.get("cidr", "")).strip() in ("0.0.0.0/0", "::/0") and not block.get("except"):
+            return True
+    return False
 

@@ -16,16 +16,19 @@ from ...model import (
     UNKNOWN_TOKEN,
     Container,
     EngineArgs,
+    EnvSource,
+    HostAccess,
     Location,
     MatchExpression,
     Probe,
+    SecurityContext,
     Toleration,
     Volume,
 )
 from ...vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
 from ...yamlsrc import LineDict
 from ..vllm_args import expand_k8s, is_vllm_image, parse_vllm_command
-from .fields import as_list, as_map, line_of, str_map
+from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 
 
@@ -43,7 +46,7 @@ def read_node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
 
 def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, line: int | None) -> Any:
     for part in ("limits", "requests"):
-        section = as_map(resources.get(part))
+        section = typed_map(resources, part, f"resources.{part}", Location(file, line))
         if name in section:
             value = section[name]
             if value is UNKNOWN:
@@ -84,15 +87,18 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     )
 
 
-def _env(c: Mapping[str, Any], injected: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """(Container.env with UNKNOWN for valueFrom, literal env for expansion)."""
+def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str,
+         where: Location) -> tuple[dict[str, Any], dict[str, str], dict[str, Location]]:
+    """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable)."""
     env: dict[str, Any] = {}
     literal: dict[str, str] = dict(injected)
-    for item in as_list(c.get("env")):
-        item = as_map(item)
+    lines: dict[str, Location] = {}
+    for item in typed_items(c, "env", f"{what}.env", where):
         name = item.get("name")
         if not isinstance(name, str):
             continue
+        if isinstance(item, LineDict):
+            lines[name] = Location(where.file, item.line)
         if "value" in item and item["value"] is UNKNOWN:
             env[name] = UNKNOWN
             literal.pop(name, None)
@@ -109,8 +115,63 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str]) -> tuple[dict[str, A
             literal[name] = ""
     for k, v in injected.items():
         env.setdefault(k, v)
-    return env, literal
+    return env, literal, lines
 
+
+def _env_from(c: Mapping[str, Any], what: str, where: Location) -> list[EnvSource]:
+    out: list[EnvSource] = []
+    for i, item in enumerate(typed_items(c, "envFrom", f"{what}.envFrom", where)):
+        at = Location(where.file, item.line if isinstance(item, LineDict) else where.line)
+        prefix = item.get("prefix")
+        for key, kind in (("configMapRef", "configMap"), ("secretRef", "secret")):
+            if key in item:
+                ref = typed_map(item, key, f"{what}.envFrom[{i}].{key}", at)
+                name = item[key] if item[key] is UNKNOWN else ref.get("name")
+                out.append(EnvSource(kind, name if name is UNKNOWN else str(name or ""),  # type: ignore[arg-type]
+                                     prefix if prefix is UNKNOWN else str(prefix or ""), at))
+    return out
+
+
+def _security(pod_sc: Mapping[str, Any], c: Mapping[str, Any], what: str, where: Location) -> SecurityContext:
+    """The container's securityContext over the pod's (seccomp may be set on either)."""
+    sc = typed_map(c, "securityContext", f"{what}.securityContext", where)
+    out = SecurityContext(location=Location(where.file, line_of(c, "securityContext") or where.line))
+    privileged = sc.get("privileged")
+    if privileged is UNKNOWN or isinstance(privileged, bool):
+        out.privileged = privileged
+    elif privileged is not None:
+        raise InputError(f"{what}.securityContext.privileged: expected true or false, found {yaml_type(privileged)}",
+                         where.file, line_of(sc, "privileged") or where.line)
+    caps = typed_map(sc, "capabilities", f"{what}.securityContext.capabilities", where)
+    out.capabilities_add = [str(x).upper() for x in typed_list(caps, "add", f"{what}.securityContext.capabilities.add",
+                                                               where) if x is not UNKNOWN]
+    if any(x is UNKNOWN for x in as_list(caps.get("add"))):
+        out.capabilities_add.append("<unknown>")
+    for holder in (sc, pod_sc):
+        profile = holder.get("seccompProfile")
+        if profile is UNKNOWN:
+            out.seccomp = UNKNOWN
+            break
+        kind = as_map(profile).get("type")
+        if kind is not None:
+            out.seccomp = kind if kind is UNKNOWN else str(kind)
+            break
+    return out
+
+
+def read_host_access(spec: Mapping[str, Any], what: str, where: Location) -> HostAccess:
+    """``hostNetwork``, ``hostIPC``, ``hostPID`` of a pod spec (a value that is not a boolean is an InputError)."""
+    host = HostAccess()
+    for key, attr in (("hostNetwork", "network"), ("hostIPC", "ipc"), ("hostPID", "pid")):
+        value = spec.get(key)
+        if value is None:
+            continue
+        if value is not UNKNOWN and not isinstance(value, bool):
+            raise InputError(f"{what}.{key}: expected true or false, found {yaml_type(value)}", where.file,
+                             line_of(spec, key) or where.line)
+        setattr(host, attr, value)
+        host.locations[attr] = Location(where.file, line_of(spec, key) or where.line)
+    return host
 
 
 def _token(value: Any) -> str:
@@ -121,7 +182,7 @@ def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, li
     """A container's ``command`` or ``args``: words; a number or boolean reads as its text, a list or
     mapping (a nested list, or an alias to one) is an :class:`InputError`."""
     words = []
-    for i, t in enumerate(as_list(c.get(key))):
+    for i, t in enumerate(typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
         if isinstance(t, dict | list):
             raise InputError(f"container {container!r}: {key}[{i}]: expected a string, found {yaml_type(t)}",
                              file, line_of(c, key) or line)
@@ -133,7 +194,7 @@ class Pod:
     """What one pod template contributes to a serving group."""
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
-                 "volumes", "image_vllm", "unread", "crash", "locations")
+                 "volumes", "image_vllm", "unread", "crash", "locations", "host", "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -149,6 +210,19 @@ class Pod:
         self.unread: Container | None = None  # the first container that looks like vLLM but did not parse
         self.crash: str | None = None  # why vLLM would exit at start-up with the command as written
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
+        self.host = HostAccess()
+        self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
+
+    def for_container(self, c: Container, engine: EngineArgs, raw: Mapping[str, Any]) -> Pod:
+        """This pod as the serving group of another vLLM container in it (its own engine and GPUs)."""
+        other = Pod()
+        for slot in ("containers", "spec", "meta", "volumes", "image_vllm", "host"):
+            setattr(other, slot, getattr(self, slot))
+        other.locations = {k: v for k, v in self.locations.items()
+                           if k in ("nodeSelector", "affinity", "tolerations", "volumes")}
+        other.engine, other.vllm, other.vllm_raw = engine, c, raw
+        other.gpus, other.accelerator_resource = c.gpus, c.accelerator_resource
+        return other
 
 
 def _accelerators(resources: Mapping[str, Any], file: str | None, line: int | None) -> tuple[Any, str | None]:
@@ -165,39 +239,56 @@ def _key_location(d: Any, key: str, file: str | None) -> Location | None:
 
 
 def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequence[str] | None,
-             injected: Mapping[str, str], entrypoint: tuple[str | None, Sequence[str]] | None = None) -> Pod:
+             injected: Mapping[str, str], entrypoint: tuple[str | None, Sequence[str]] | None = None,
+             where: Location | None = None, path: str = "spec") -> Pod:
     """Read one pod spec. ``entrypoint`` is ``(container name, command)``: the command the serving
-    runtime's image runs when that container (None: the first) gives only ``args``."""
+    runtime's image runs when that container (None: the first) gives only ``args``. ``where`` and
+    ``path`` (``"spec.template.spec"``) name the pod spec in input errors: a field of the wrong type is
+    an :class:`InputError` at its line, never read as absent.
+
+    Every container that runs a vLLM server is read: the first becomes the pod's engine, each further
+    one a :meth:`Pod.for_container` view in ``Pod.more``."""
     pod = Pod()
+    where = where or Location(file, None)
     pod.meta = as_map(template_meta)
     pod.spec = spec = as_map(pod_spec)
-    raw_containers = [c for c in as_list(spec.get("containers")) if isinstance(c, dict)]
+    pod.host = read_host_access(spec, path, where)
+    pod_sc = typed_map(spec, "securityContext", f"{path}.securityContext", where)
+    raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
     for idx, c in enumerate(raw_containers):
         name = str(c.get("name") or f"container-{idx}")
-        cline = c.line if isinstance(c, LineDict) else None
+        cline = c.line if isinstance(c, LineDict) else where.line
+        cloc = Location(file, cline)
+        what = f"{path}.containers[{idx}]"
         raw_image = c.get("image")
         image = str(raw_image) if raw_image is not None and raw_image is not UNKNOWN else None
         looks_vllm = bool(image and is_vllm_image(image))
         pod.image_vllm = pod.image_vllm or looks_vllm
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
-        env, literal = _env(c, injected)
-        resources = as_map(c.get("resources"))
+        env, literal, env_lines = _env(c, injected, what, cloc)
+        env_from = _env_from(c, what, cloc)
+        resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
+        ports = typed_items(c, "ports", f"{what}.ports", cloc)
         container = Container(
             name=name,
             image=UNKNOWN if raw_image is UNKNOWN else image,
             command=command,
             args=args,
             env=env,
-            ports=[int(p["containerPort"]) for p in as_list(c.get("ports"))
-                   if isinstance(p, dict) and isinstance(p.get("containerPort"), int)],
+            ports=[int(p["containerPort"]) for p in ports if isinstance(p.get("containerPort"), int)],
             gpus=gpus,
             accelerator_resource=accelerator,
             efa=_quantity_int(resources, EFA_RESOURCE, file, cline) or 0,
-            volume_mounts={str(m["name"]): str(m.get("mountPath", "")) for m in as_list(c.get("volumeMounts"))
-                           if isinstance(m, dict) and "name" in m},
-            location=Location(file, cline),
+            volume_mounts={str(m["name"]): str(m.get("mountPath", ""))
+                           for m in typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc) if "name" in m},
+            location=cloc,
+            env_from=env_from,
+            env_locations=env_lines,
+            port_names={str(p["name"]): int(p["containerPort"]) for p in ports
+                        if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int)},
+            security=_security(pod_sc, c, what, cloc),
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):
@@ -209,16 +300,20 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0
                                                        else entrypoint[0] == name):
             run = list(entrypoint[1])
-        if pod.engine is None and (run or args or image):
-            key_lines = [x for x in (line_of(c, "command") if "command" in c else None,
-                                     line_of(c, "args") if "args" in c else None) if x is not None]
-            start = min(key_lines) if key_lines else cline
-            nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
-            end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
-            flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
-            locate = make_locate(lines, start, end, file)
-            engine = parse_vllm_command(run, args, literal, image, flag_loc, locate)
-            if engine is not None:
+        if not (run or args or image):
+            continue
+        key_lines = [x for x in (line_of(c, "command") if "command" in c else None,
+                                 line_of(c, "args") if "args" in c else None) if x is not None]
+        start = min(key_lines) if key_lines else cline
+        nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
+        end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
+        flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
+        locate = make_locate(lines, start, end, file)
+        unknown_env = {k for k, v in env.items() if v is UNKNOWN} | ({"*"} if env_from else set())
+        engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
+        if engine is not None:
+            container.runs_vllm = True
+            if pod.engine is None:
                 pod.engine = engine
                 pod.vllm = container
                 pod.vllm_raw = c
@@ -226,16 +321,23 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 pod.accelerator_resource = accelerator
                 _container_locations(pod.locations, c, file)
                 _doubled_serve(pod, engine, locate, flag_loc)
-            elif looks_vllm and pod.unread is None:
-                pod.unread = container
-                pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
-                                           or container.location)
+            else:
+                other = pod.for_container(container, engine, c)
+                _container_locations(other.locations, c, file)
+                _doubled_serve(other, engine, locate, flag_loc)
+                pod.more.append(other)
+        elif looks_vllm and pod.unread is None:
+            pod.unread = container
+            pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
+                                       or container.location)
     for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
-        where = _key_location(spec, key, file)
-        if where is not None:
-            pod.locations[key] = where
-    for v in as_list(spec.get("volumes")):
-        if not isinstance(v, dict) or "name" not in v:
+        found = _key_location(spec, key, file)
+        if found is not None:
+            pod.locations[key] = found
+            for other in pod.more:
+                other.locations[key] = found
+    for v in typed_items(spec, "volumes", f"{path}.volumes", where):
+        if "name" not in v:
             continue
         vol = Volume(name=str(v["name"]), kind="other")
         for kind in ("emptyDir", "persistentVolumeClaim", "secret", "hostPath", "configMap"):

@@ -16,9 +16,19 @@ from typing import Any
 
 from ...catalog.resolve import resolve_model
 from ...errors import InputError
-from ...model import UNKNOWN, Container, Inventory, LaunchIssue, Location, ServingGroup, Suppression
+from ...model import (
+    UNKNOWN,
+    Container,
+    HostAccess,
+    Inventory,
+    LaunchIssue,
+    Location,
+    PodPorts,
+    ServingGroup,
+    Suppression,
+)
 from ...vocab import ANN_P95, ANN_PRODUCTION, LWS_EXCLUSIVE
-from .fields import as_map, int_field, read_annotations, str_map, suppressions_from
+from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
 
@@ -79,6 +89,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         containers=pod.containers,
         vllm_container=pod.vllm.name,
         volumes=pod.volumes,
+        host=pod.host,
     )
     g.locations.update(pod.locations)
     if loc.line is not None:
@@ -131,17 +142,63 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
 
 
-def _template_of(kind: str, spec: Mapping[str, Any]) -> tuple[Any, Any] | None:
-    """(template metadata, pod spec) for a workload, or None when it has no pod template."""
+def _template_of(kind: str, spec: Mapping[str, Any], loc: Location) -> tuple[Any, Any, str] | None:
+    """(template metadata, pod spec, the pod spec's path) for a workload, or None when it has no pod
+    template. For the workload kinds Kubernetes defines, a template or pod spec of the wrong type is an
+    InputError at its line (Kubernetes rejects the object; it must not vanish from the run)."""
     if kind == "Pod":
         return None
+    strict = kind in SIMPLE_WORKLOADS
     if kind == "CronJob":
-        template = as_map(as_map(as_map(spec.get("jobTemplate")).get("spec")).get("template"))
+        job = typed_map(typed_map(spec, "jobTemplate", "spec.jobTemplate", loc), "spec", "spec.jobTemplate.spec", loc)
+        template, path = typed_map(job, "template", "spec.jobTemplate.spec.template", loc), "spec.jobTemplate.spec"
+    elif strict:
+        template, path = typed_map(spec, "template", "spec.template", loc), "spec"
     else:
-        template = as_map(spec.get("template"))
+        template, path = as_map(spec.get("template")), "spec"
     if not template:
         return None
-    return template.get("metadata"), template.get("spec")
+    if strict:
+        typed_map(template, "metadata", f"{path}.template.metadata", loc)
+        typed_map(template, "spec", f"{path}.template.spec", loc)
+    elif not isinstance(template.get("spec"), dict):
+        return None
+    return template.get("metadata"), template.get("spec"), f"{path}.template.spec"
+
+
+def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
+    """The named container ports of a pod template (any workload), or None when it names none."""
+    named: dict[str, int] = {}
+    for c in as_list(as_map(pod_spec).get("containers")):
+        for p in as_list(as_map(c).get("ports")):
+            p = as_map(p)
+            if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int):
+                named.setdefault(p["name"], p["containerPort"])
+    if not named:
+        return None
+    labels = as_map(meta).get("labels")
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
+
+
+def _add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
+                     inv: Inventory, first: ServingGroup) -> None:
+    """A serving group for each further vLLM container of the pod, named ``<name>:<container>``.
+
+    Each container is checked once: a further group holds only its own container, the first group the
+    others; what belongs to the pod (host namespaces) stays on the first group."""
+    others = [o.vllm for o in pod.more if o.vllm is not None]
+    if others:
+        first.containers = [c for c in first.containers if c not in others]
+    for other in pod.more:
+        assert other.vllm is not None
+        g = make_group(kind, obj, loc, other, replicas, file, name=f"{first.name}:{other.vllm.name}")
+        g.containers = [other.vllm]
+        g.host = HostAccess()
+        g.pod_labels = first.pod_labels
+        g.pods_per_group = first.pods_per_group
+        g.restart_policy, g.exclusive_topology = first.restart_policy, first.exclusive_topology
+        inv.groups.append(g)
+        note_launch(inv, kind, obj, loc, other, g, name=g.name)
 
 
 def _replicas(kind: str, obj: Mapping[str, Any], loc: Location) -> Any:
@@ -162,42 +219,64 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     """Add a serving group for a workload that runs vLLM; True when one was added."""
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
-    spec = as_map(obj.get("spec"))
+    strict = kind in SIMPLE_WORKLOADS
+    spec = typed_map(obj, "spec", "spec", loc) if strict else as_map(obj.get("spec"))
     if kind == "LeaderWorkerSet":
         return add_lws(obj, loc, inv, file_lines)
     if kind == "Pod":
-        meta, pod_spec = obj.get("metadata"), spec
+        meta, pod_spec, path = obj.get("metadata"), spec, "spec"
     else:
-        tpl = _template_of(kind, spec)
+        tpl = _template_of(kind, spec, loc)
         if tpl is None:
             return False
-        meta, pod_spec = tpl
-        if not isinstance(as_map(pod_spec).get("containers"), list):
+        meta, pod_spec, path = tpl
+        if not strict and not isinstance(as_map(pod_spec).get("containers"), list):
             return False
-    pod = read_pod(meta, pod_spec, file, file_lines, {})
+    obj_meta = as_map(obj.get("metadata"))
+    namespace = str(obj_meta.get("namespace") or "default")
+    ports = pod_ports(f"{kind} {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
+                      obj_meta if kind == "Pod" else meta, pod_spec)
+    if ports is not None:
+        inv.pod_ports.append(ports)
+    pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
     if pod.engine is None:
         note_launch(inv, kind, obj, loc, pod, None)
         return pod.unread is not None
-    group = make_group(kind, obj, loc, pod, _replicas(kind, obj, loc), file)
+    replicas = _replicas(kind, obj, loc)
+    group = make_group(kind, obj, loc, pod, replicas, file)
     if kind == "Pod":  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group)
+    _add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
     return True
 
 
 def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: Sequence[str] | None) -> bool:
     file = loc.file
-    spec = as_map(obj.get("spec"))
-    lwt = as_map(spec.get("leaderWorkerTemplate"))
+    spec = typed_map(obj, "spec", "spec", loc)
+    lwt = typed_map(spec, "leaderWorkerTemplate", "spec.leaderWorkerTemplate", loc)
     size = int_field(lwt, "size", 1, loc, "spec.leaderWorkerTemplate.size", minimum=1)
     injected = {"LWS_GROUP_SIZE": str(size)}
-    leader_raw = as_map(lwt.get("leaderTemplate"))
-    worker_raw = as_map(lwt.get("workerTemplate"))
+    base = "spec.leaderWorkerTemplate"
+    leader_raw = typed_map(lwt, "leaderTemplate", f"{base}.leaderTemplate", loc)
+    worker_raw = typed_map(lwt, "workerTemplate", f"{base}.workerTemplate", loc)
+    for raw, name in ((leader_raw, "leaderTemplate"), (worker_raw, "workerTemplate")):
+        typed_map(raw, "metadata", f"{base}.{name}.metadata", loc)
+        typed_map(raw, "spec", f"{base}.{name}.spec", loc)
+    obj_meta = as_map(obj.get("metadata"))
+    namespace = str(obj_meta.get("namespace") or "default")
+    for raw in (leader_raw, worker_raw):
+        ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
+                          raw.get("metadata"), raw.get("spec"))
+        if ports is not None:
+            inv.pod_ports.append(ports)
     leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,
-                       {**injected, "LWS_WORKER_INDEX": "0"}) if leader_raw else None
+                      {**injected, "LWS_WORKER_INDEX": "0"}, where=loc,
+                      path=f"{base}.leaderTemplate.spec") if leader_raw else None
     worker = read_pod(worker_raw.get("metadata"), worker_raw.get("spec"), file, file_lines,
-                       injected if leader_raw else {**injected, "LWS_WORKER_INDEX": "0"})
+                      injected if leader_raw else {**injected, "LWS_WORKER_INDEX": "0"}, where=loc,
+                      path=f"{base}.workerTemplate.spec")
     chosen = leader if leader is not None and leader.engine is not None else worker
     other = worker if chosen is leader else leader
     if chosen.engine is None:
@@ -215,6 +294,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     group.exclusive_topology = meta_ann.get(LWS_EXCLUSIVE) or group.annotations.get(LWS_EXCLUSIVE) or None
     inv.groups.append(group)
     note_launch(inv, "LeaderWorkerSet", obj, loc, chosen, group)
+    _add_more_groups("LeaderWorkerSet", obj, loc, chosen, group.replicas, file, inv, group)
     return True
 
 

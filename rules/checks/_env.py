@@ -1,0 +1,55 @@
+"""Shared helpers for the rules that read a container's environment (SW306, SW308, SW310, SW408)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+
+
+def vllm_containers(g: ServingGroup) -> list[Container]:
+    """The containers of the group's pods that run a vLLM server (the main one when none is marked)."""
+    marked = [c for c in g.containers if c.runs_vllm]
+    if marked:
+        return marked
+    main = g.main_container
+    return [main] if main is not None else []
+
+
+def env_location(g: ServingGroup, c: Container, name: str) -> Location:
+    """Where variable ``name`` is set in container ``c`` (the container, or the object, when not known)."""
+    where = c.env_locations.get(name)
+    if where is not None:
+        return where
+    return c.location if (c.location.file or c.location.urn) else g.location
+
+
+def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> tuple[Any, str, Location] | None:
+    """(value, "envFrom ConfigMap `x`", where) for variable ``name`` that ``envFrom`` gives container ``c``;
+    None when no source sets it.
+
+    A ConfigMap in the inputs is read; a Secret, a ConfigMap that is not in the inputs or a source whose
+    name is not known could set any variable, so the value is unknown: :class:`Undecidable`, naming the
+    source. Later sources win over earlier ones, and ``env`` over both, as in Kubernetes.
+    """
+    found: tuple[Any, str, Location] | None = None
+    for src in c.env_from:
+        if src.prefix is UNKNOWN or src.name is UNKNOWN:
+            raise Undecidable(f"{name} of container `{c.name}`", "it may come from an envFrom source whose name "
+                              "or prefix is not known")
+        if not name.startswith(src.prefix):
+            continue
+        key = name[len(src.prefix):]
+        cm = next((m for m in inv.config_maps if m.name == src.name and m.namespace == namespace), None)
+        if src.kind == "configMap" and cm is not None:
+            if key in cm.data:
+                found = (cm.data[key], f"envFrom ConfigMap `{cm.name}`", cm.key_locations.get(key, cm.location))
+            continue
+        if src.kind == "secret":
+            why = (f"it may be set by envFrom Secret `{src.name}`, which shardwise does not read; set {name} in env "
+                   "(env wins over envFrom)")
+        else:
+            why = (f"it may be set by envFrom ConfigMap `{src.name}`, which is not in the inputs; lint it together "
+                   f"with the workload, or set {name} in env (env wins over envFrom)")
+        raise Undecidable(f"{name} of container `{c.name}`", why)
+    return found

@@ -1,0 +1,139 @@
+"""SW309: a vLLM pod with access to its node (host namespaces, privileged, added capabilities, no seccomp)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
+from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+
+#: Capabilities that hand a container control of its node or of other pods' traffic and processes.
+NODE_CAPABILITIES = frozenset({
+    "ALL", "SYS_ADMIN", "SYS_MODULE", "SYS_RAWIO", "SYS_PTRACE", "SYS_BOOT", "NET_ADMIN", "DAC_READ_SEARCH",
+    "BPF", "PERFMON", "MKNOD", "SYS_TIME",
+})
+#: Capabilities GPU and RDMA serving legitimately asks for: IPC_LOCK pins memory for InfiniBand/EFA
+#: verbs, NET_BIND_SERVICE binds a port below 1024, SYS_NICE raises thread priorities.
+HARMLESS_CAPABILITIES = frozenset({"IPC_LOCK", "NET_BIND_SERVICE", "SYS_NICE", "CHOWN", "SETUID", "SETGID"})
+
+Level = Literal["advisory", "mandatory"]
+
+
+class VllmPodWithHostAccess(GroupRule):
+    meta = RuleMeta(
+        code="SW309",
+        name="vllm-pod-with-host-access",
+        enforcement="advisory",
+        severity="high",
+        summary=(
+            "A vLLM pod shares its node's network or process namespace, runs a privileged container or adds "
+            "capabilities that control the node (mandatory), or shares the node's IPC namespace or runs "
+            "without seccomp (advisory)."
+        ),
+        why=(
+            "vLLM needs none of these: the NVIDIA and EFA device plugins hand a pod its GPUs and EFA devices, "
+            "and a memory-backed emptyDir gives it /dev/shm. With hostNetwork the API and the unauthenticated "
+            "runtime ports (Ray, torch.distributed, NCCL) listen on the node's own addresses, outside every "
+            "NetworkPolicy; hostPID lets the pod see and signal every process on the node; a privileged "
+            "container or capabilities such as SYS_ADMIN, NET_ADMIN or SYS_PTRACE let code that reaches the "
+            "server (a malicious model file, a prompt-injected tool) take the node and the other tenants' "
+            "GPUs. hostIPC is mostly a workaround for a small /dev/shm; it shares the node's shared memory "
+            "with the pod (advisory: mount a memory-backed emptyDir instead). seccomp Unconfined removes the "
+            "kernel filter the runtime's default profile applies (advisory). IPC_LOCK, which RDMA over "
+            "InfiniBand or EFA needs to pin memory, is not reported."
+        ),
+        bad_example=(
+            "spec:\n"
+            "  hostNetwork: true\n"
+            "  hostIPC: true\n"
+            "  containers:\n"
+            "    - name: vllm\n"
+            "      securityContext:\n"
+            "        privileged: true"
+        ),
+        good_example=(
+            "spec:\n"
+            "  containers:\n"
+            "    - name: vllm\n"
+            "      securityContext:\n"
+            "        capabilities: {add: [IPC_LOCK]}   # RDMA only\n"
+            "      volumeMounts: [{name: shm, mountPath: /dev/shm}]\n"
+            "  volumes:\n"
+            "    - {name: shm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}"
+        ),
+        remediation=(
+            "Remove hostNetwork, hostPID, hostIPC and privileged from serving pods; request GPUs and EFA devices "
+            "through their device plugins; mount a memory-backed emptyDir at /dev/shm; add only the capabilities "
+            "RDMA needs (IPC_LOCK) and keep the runtime's default seccomp profile (RuntimeDefault)."
+        ),
+        references=(
+            "https://kubernetes.io/docs/concepts/security/pod-security-standards/",
+            "https://kubernetes.io/docs/tutorials/security/seccomp/",
+            "https://docs.vllm.ai/en/latest/usage/security.html",
+            "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+        ),
+        scope="resource",
+        mandatory_when="for hostNetwork, hostPID, privileged containers and capabilities that control the node",
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if g.kind == "plan":
+            return
+        subject = group_subject(g)
+        host = g.host
+        checks: tuple[tuple[str, str, Level, str], ...] = (
+            ("network", "hostNetwork", "mandatory",
+             "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy"),
+            ("pid", "hostPID", "mandatory", "it can see and signal every process on the node"),
+            ("ipc", "hostIPC", "advisory",
+             "it shares the node's shared memory (usually a /dev/shm workaround: mount a memory-backed emptyDir "
+             "there instead)"),
+        )
+        for attr, key, level, consequence in checks:
+            value = getattr(host, attr)
+            where = host.locations.get(attr, g.location)
+            if value is UNKNOWN:
+                yield self._undecided(g, f"{key} of {subject}", where, level)
+            elif value is True:
+                yield Hit(subject, f"SW309: {subject} sets {key}: true, so {consequence}; required: {key} unset",
+                          where, tuple(g.suppressions), level=level)
+        for c in g.containers:
+            yield from self._container(g, c)
+
+    def _container(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
+        subject = group_subject(g)
+        sc = c.security
+        where = sc.location if (sc.location.file or sc.location.urn) else c.location
+        if sc.privileged is UNKNOWN:
+            yield self._undecided(g, f"securityContext.privileged of container `{c.name}`", where, "mandatory")
+        elif sc.privileged is True:
+            yield Hit(subject, f"SW309: container `{c.name}` of {subject} is privileged: it has every device and "
+                               "capability of the node; required: privileged unset (GPUs and EFA come from their "
+                               "device plugins)", where, tuple(g.suppressions), level="mandatory")
+        added = [cap.removeprefix("CAP_") for cap in sc.capabilities_add]
+        if "<unknown>" in added:
+            yield self._undecided(g, f"the capabilities container `{c.name}` adds", where, "mandatory")
+        node = sorted(cap for cap in added if cap in NODE_CAPABILITIES)
+        other = sorted(cap for cap in added if cap not in NODE_CAPABILITIES and cap not in HARMLESS_CAPABILITIES
+                       and cap != "<unknown>")
+        if node:
+            yield Hit(subject, f"SW309: container `{c.name}` of {subject} adds {', '.join(node)}, which "
+                               f"control{'s' if len(node) == 1 else ''} the node or its other pods; required: no "
+                               "capabilities beyond IPC_LOCK (for RDMA)", where, tuple(g.suppressions),
+                      level="mandatory")
+        if other:
+            yield Hit(subject, f"SW309: container `{c.name}` of {subject} adds {', '.join(other)}, which vLLM does "
+                               "not need; required: no capabilities beyond IPC_LOCK (for RDMA)", where,
+                      tuple(g.suppressions), level="advisory")
+        if sc.seccomp is UNKNOWN:
+            yield self._undecided(g, f"the seccomp profile of container `{c.name}`", where, "advisory")
+        elif isinstance(sc.seccomp, str) and sc.seccomp.lower() == "unconfined":
+            yield Hit(subject, f"SW309: container `{c.name}` of {subject} runs with seccomp Unconfined, without "
+                               "the runtime's system-call filter; required: RuntimeDefault (or a Localhost "
+                               "profile)", where, tuple(g.suppressions), level="advisory")
+
+    def _undecided(self, g: ServingGroup, prop: str, where: Location, level: Level) -> Hit:
+        u = Undecidable(prop)
+        return Hit(group_subject(g), f"SW309: cannot decide: {u.text}", where, tuple(g.suppressions),
+                   undecided=True, level=level)

@@ -1,0 +1,84 @@
+"""SW408: a debugging switch left on in a serving container."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
+from ._env import env_from_value, env_location, vllm_containers
+
+
+def _int_on(value: str) -> bool:
+    """How CUDA and vLLM read these switches: an integer other than 0 turns them on."""
+    try:
+        return int(value) != 0
+    except ValueError:
+        return False
+
+
+#: variable -> (what it does, whether a value turns it on)
+SWITCHES = {
+    "CUDA_LAUNCH_BLOCKING": (
+        "makes every CUDA kernel launch wait until the kernel finishes (the CPU and the GPU stop "
+        "overlapping), costing a large part of the throughput",
+        _int_on),
+    "VLLM_TRACE_FUNCTION": (
+        "makes vLLM log every Python function call, slowing each step by orders of magnitude",
+        _int_on),
+}
+
+
+class DebugSwitchInServing(GroupRule):
+    meta = RuleMeta(
+        code="SW408",
+        name="debug-switch-in-serving",
+        enforcement="advisory",
+        severity="medium",
+        summary="A vLLM container serves with a debugging switch on (CUDA_LAUNCH_BLOCKING=1, VLLM_TRACE_FUNCTION=1).",
+        why=(
+            "vLLM's troubleshooting guide suggests CUDA_LAUNCH_BLOCKING=1 to find the kernel behind a CUDA "
+            "error and VLLM_TRACE_FUNCTION=1 to find where a process hangs. Both are for a debugging run: "
+            "left in a serving manifest, every kernel launch blocks the CPU until the GPU finishes (no "
+            "overlap, no CUDA-graph speed-up), or every function call is written to a log, and the replica "
+            "serves a fraction of its throughput."
+        ),
+        bad_example="env:\n  - {name: CUDA_LAUNCH_BLOCKING, value: '1'}",
+        good_example="env:\n  - {name: VLLM_LOGGING_LEVEL, value: INFO}   # no debugging switches",
+        remediation="Remove CUDA_LAUNCH_BLOCKING and VLLM_TRACE_FUNCTION from serving containers (or set them to 0).",
+        references=(
+            "https://docs.vllm.ai/en/latest/usage/troubleshooting.html",
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars",
+        ),
+        scope="resource",
+        safe_to_skip_unknown=True,
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if g.kind == "plan":
+            return
+        for c in vllm_containers(g):
+            for name, (effect, on) in SWITCHES.items():
+                where, via = env_location(g, c, name), ""
+                if name in c.env:
+                    value = c.env[name]
+                elif c.env_from:
+                    try:
+                        found = env_from_value(inv, g.namespace, c, name)
+                    except Undecidable:
+                        continue  # an unreadable envFrom source: SW306 already reports it (and blocks)
+                    if found is None:
+                        continue
+                    value, source, where = found
+                    via = f" (from {source})"
+                else:
+                    continue
+                if value is UNKNOWN:
+                    u = Undecidable(f"{name} of container `{c.name}`")
+                    yield Hit(group_subject(g), f"SW408: cannot decide: {u.text}", where, tuple(g.suppressions),
+                              undecided=True)
+                    continue
+                if on(str(value)):
+                    yield Hit(group_subject(g),
+                              f"SW408: container `{c.name}` of {group_subject(g)} sets {name}={value}{via}, which "
+                              f"{effect}; required: {name} unset or 0", where, tuple(g.suppressions))

@@ -101,6 +101,7 @@ class _Pack:
         self.stacks = crossguard.RequestCache()
         self._context: crossguard.StackContext | None = None
         self._local = threading.local()  # crashes of this thread's request, by scope
+        self.inputs = crossguard.AnalyzedInputs()
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -110,7 +111,9 @@ class _Pack:
 
     def _resource_analysis(self, args: ResourceValidationArgs, position: int) -> crossguard.Analysis:
         def build() -> crossguard.Analysis:
-            res = PulumiResource(type=args.resource_type, name=args.name, urn=args.urn, props=raw(args.props),
+            props = raw(args.props)
+            self.inputs.remember(args.urn, props)
+            res = PulumiResource(type=args.resource_type, name=args.name, urn=args.urn, props=props,
                                  parent=args.opts.parent if args.opts is not None else None)
             return crossguard.resource_analysis(res, self.context)
         return self.resources.get((args.urn, args.resource_type), position, build)
@@ -119,7 +122,7 @@ class _Pack:
         def build() -> crossguard.Analysis:
             resources = [
                 PulumiResource(
-                    type=r.resource_type, name=r.name, urn=r.urn, props=raw(r.props),
+                    type=r.resource_type, name=r.name, urn=r.urn, props=self.inputs.merged(r.urn, raw(r.props)),
                     parent=r.parent.urn if r.parent is not None else None,
                     dependencies=tuple(d.urn for d in r.dependencies),
                     property_dependencies={k: tuple(d.urn for d in v) for k, v in r.property_dependencies.items()},

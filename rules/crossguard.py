@@ -26,6 +26,9 @@ Per-policy configuration (``pulumi preview --policy-pack-config``): the standard
 ``usable_fraction``, ``production``, ``unknown_is_failure``, ``default_deny_namespaces`` and
 ``suppressions``).
 
+``AnalyzeStack`` reads each resource's outputs together with the inputs ``Analyze`` saw for it
+(:class:`AnalyzedInputs`): at preview a provider reports the attributes it computes as unknown.
+
 The servicer calls the policies of one request one after another, in list order, on one thread.
 :class:`RequestCache` uses that to build the inventory once per request and run each rule once.
 """
@@ -301,6 +304,34 @@ def stack_analysis(resources: Iterable[Any], context: StackContext) -> Analysis:
     if context.error:
         analysis.notes.append(Report(STACK_NOTES, f"shardwise: the stack config could not be read ({context.error})"))
     return analysis
+
+
+class AnalyzedInputs:
+    """The inputs each resource was analyzed with (``Analyze``), by URN, for ``AnalyzeStack``.
+
+    The engine sends ``AnalyzeStack`` each resource's outputs. At preview those are the inputs plus
+    every attribute the provider computes, unknown, including optional ones the program left unset
+    (a security group's ``ingress`` when its rules are separate resources). The same process saw the
+    resource's inputs in ``Analyze`` earlier in the preview; with them, the stack policies read the
+    properties as :func:`~.adapters.pulumi.merge_state` does for a ``pulumi preview --json`` file. A
+    resource not analyzed before (or a process that got only ``AnalyzeStack``) keeps its outputs, in
+    which an unknown stays unknown.
+    """
+
+    def __init__(self) -> None:
+        self._by_urn: dict[str, Mapping[str, Any]] = {}
+
+    def remember(self, urn: str, props: Mapping[str, Any]) -> None:
+        if isinstance(props, Mapping):
+            self._by_urn[urn] = props
+
+    def merged(self, urn: str, outputs: Any) -> Any:
+        inputs = self._by_urn.get(urn)
+        if inputs is None or not isinstance(outputs, Mapping):
+            return outputs
+        from .adapters.pulumi import merge_state
+
+        return merge_state(inputs, outputs)
 
 
 class RequestCache:

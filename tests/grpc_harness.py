@@ -10,6 +10,21 @@ the first line of its stdout and talks to it with the analyzer stubs of ``pulumi
 UNIMPLEMENTED, as the engine does), ``ConfigureStack``, ``GetAnalyzerInfo``, ``Configure`` (only
 when policy config is given: every policy's enforcement level, with the given overrides, as the
 engine sends it), ``Analyze`` once per resource, then ``AnalyzeStack`` with all of them.
+
+What it sends is what the engine sends (``pkg/resource/deploy/step_generator.go`` and
+``sdk/go/common/resource/plugin/analyzer_plugin.go`` in pulumi/pulumi, read for this):
+
+- ``Analyze`` gets a resource's (checked) inputs, ``AnalyzeStack`` every registered resource's
+  *outputs*, including the root ``pulumi:pulumi:Stack`` and the default providers the engine
+  registers itself (:func:`engine_extras`);
+- properties are marshalled with ``KeepUnknowns``, ``KeepSecrets`` and ``SkipInternalKeys``: an
+  unknown is the typed sentinel string of its kind (``04da6b54-…`` for the strings the Python SDK
+  sends), a secret stays ``{sig: secret, value: …}``, keys starting with ``__`` are dropped at every
+  level, resource references become their id (or URN), output values collapse to their value (or
+  the unknown sentinel), numbers are floats;
+- property dependencies with no URNs are not sent;
+- at preview, a created resource's outputs are its inputs plus, unknown, every attribute its
+  provider computes (:func:`preview_outputs`; Kubernetes objects' outputs are their inputs).
 """
 
 from __future__ import annotations
@@ -55,15 +70,77 @@ class Resource:
     type: str
     name: str
     urn: str
-    props: dict[str, Any]  # tests edit it in place to break a resource
+    props: dict[str, Any]  # its inputs; tests edit them in place to break a resource
     parent: str = ""
     dependencies: tuple[str, ...] = ()
     property_dependencies: Mapping[str, Iterable[str]] | None = None
+    outputs: dict[str, Any] | None = None  # what AnalyzeStack gets; None: the preview's (preview_outputs)
+
+
+UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+_RULE_COMPUTED = ("id", "arn", "securityGroupRuleId", "tagsAll")
+#: Attributes the AWS provider computes, per resource type (from the Terraform AWS provider's schemas):
+#: those a program cannot set (ids, ARNs, owners, merged tags, versions) and the optional ones it fills
+#: in when the program leaves them unset. At preview, a resource being created reports them unknown.
+PREVIEW_COMPUTED: dict[str, tuple[str, ...]] = {
+    "aws:ec2/securityGroup:SecurityGroup": ("id", "arn", "ownerId", "tagsAll", "ingress", "egress", "vpcId"),
+    "aws:ec2/securityGroupRule:SecurityGroupRule": ("id", "securityGroupRuleId", "sourceSecurityGroupId"),
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": _RULE_COMPUTED,
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": _RULE_COMPUTED,
+    "aws:ec2/launchTemplate:LaunchTemplate": ("id", "arn", "latestVersion", "defaultVersion", "tagsAll",
+                                              "metadataOptions"),
+    "aws:eks/nodeGroup:NodeGroup": ("id", "arn", "status", "resources", "tagsAll", "releaseVersion", "version",
+                                    "amiType", "diskSize", "capacityType", "instanceTypes"),
+    "aws:ec2/subnet:Subnet": ("id", "arn", "ownerId", "tagsAll", "availabilityZone", "availabilityZoneId"),
+    "aws:ec2/placementGroup:PlacementGroup": ("id", "arn", "placementGroupId", "tagsAll", "partitionCount",
+                                              "spreadLevel"),
+}
+#: Optional attributes inside a block the program sets, computed when left unset.
+PREVIEW_COMPUTED_NESTED: dict[str, dict[str, tuple[str, ...]]] = {
+    "aws:ec2/launchTemplate:LaunchTemplate": {"metadataOptions": (
+        "httpEndpoint", "httpProtocolIpv6", "httpPutResponseHopLimit", "httpTokens", "instanceMetadataTags")},
+    "aws:eks/nodeGroup:NodeGroup": {"launchTemplate": ("id", "name")},
+}
+
+
+def preview_outputs(type_: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A created resource's outputs at preview: its inputs and, unknown, what its provider computes."""
+    out = dict(inputs)
+    for key in PREVIEW_COMPUTED.get(type_, ()):
+        out.setdefault(key, UNKNOWN_STRING)
+    for key, children in PREVIEW_COMPUTED_NESTED.get(type_, {}).items():
+        block = out.get(key)
+        if isinstance(block, dict):
+            out[key] = {**{c: UNKNOWN_STRING for c in children}, **block}
+    return out
+
+
+def engine_extras(resources: Iterable[Resource], stack: str, project: str) -> list[Resource]:
+    """The resources the engine registers itself: the root stack, and the default AWS provider when a
+    resource uses AWS (the program registers its Kubernetes provider explicitly)."""
+    root = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
+    out = [Resource("pulumi:pulumi:Stack", f"{project}-{stack}", root, {}, outputs={})]
+    if any(r.type.startswith("aws:") for r in resources):
+        props = {"region": "us-east-1", "skipCredentialsValidation": "false", "version": "7.51.1"}
+        out.append(Resource("pulumi:providers:aws", "default_7_51_1",
+                            f"urn:pulumi:{stack}::{project}::pulumi:providers:aws::default_7_51_1", props,
+                            outputs=dict(props)))
+    return out
+
+
+def _marshal(value: Any) -> Any:
+    """What ``MarshalProperties(..., SkipInternalKeys)`` leaves: no ``__`` keys at any level."""
+    if isinstance(value, Mapping):
+        return {k: _marshal(v) for k, v in value.items() if not str(k).startswith("__")}
+    if isinstance(value, list | tuple):
+        return [_marshal(v) for v in value]
+    return value
 
 
 def struct(props: Mapping[str, Any]) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
-    s.update(dict(props))
+    s.update(_marshal(dict(props)))
     return s
 
 
@@ -195,29 +272,35 @@ class PackProcess:
         return _diagnostics(self.stub.Analyze(req), r.urn)
 
     def analyze_stack(self, resources: Iterable[Resource]) -> list[Diagnostic]:
+        """``AnalyzeStack`` with each resource's outputs (at preview, :func:`preview_outputs`)."""
         req = analyzer_pb2.AnalyzeStackRequest()
         for r in resources:
             ar = req.resources.add()
             ar.type, ar.name, ar.urn, ar.parent = r.type, r.name, r.urn, r.parent
-            ar.properties.CopyFrom(struct(r.props))
+            outputs = r.outputs if r.outputs is not None else (
+                preview_outputs(r.type, r.props) if self.dry_run else r.props)
+            ar.properties.CopyFrom(struct(outputs))
             ar.options.CopyFrom(analyzer_pb2.AnalyzerResourceOptions(parent=r.parent))
             ar.dependencies.extend(r.dependencies)
             for k, urns in (r.property_dependencies or {}).items():
-                ar.propertyDependencies[k].urns.extend(urns)
+                if list(urns):  # the engine skips properties without dependencies
+                    ar.propertyDependencies[k].urns.extend(urns)
         return _diagnostics(self.stub.AnalyzeStack(req), "")
 
     def run(self, resources: list[Resource], policy_config: Mapping[str, Mapping[str, Any]] | None = None
             ) -> list[Diagnostic]:
-        """The engine's order; returns every diagnostic, per-resource ones first."""
+        """The engine's order, with the resources the engine registers itself
+        (:func:`engine_extras`); returns every diagnostic, per-resource ones first."""
         self.handshake()
         self.configure_stack()
         info = self.info()
         if policy_config:
             self.configure(info, policy_config)
+        everything = [*engine_extras(resources, self.stack, self.project), *resources]
         out: list[Diagnostic] = []
-        for r in resources:
+        for r in everything:
             out.extend(self.analyze(r))
-        out.extend(self.analyze_stack(resources))
+        out.extend(self.analyze_stack(everything))
         return out
 
     def close(self) -> None:

@@ -426,6 +426,19 @@ def stack_export(resources: list[Resource]) -> dict[str, Any]:
         for r in resources]}}
 
 
+def preview_json(resources: list[Resource]) -> dict[str, Any]:
+    """``pulumi preview --json`` of a first deployment: one create step per resource, its outputs the
+    provider's preview (unknowns included)."""
+    from grpc_harness import preview_outputs
+
+    return {"steps": [
+        {"op": "create", "urn": r.urn, "provider": "", "newState": {
+            "urn": r.urn, "custom": True, "type": r.type, "inputs": r.props,
+            "outputs": preview_outputs(r.type, r.props), "parent": r.parent, "dependencies": list(r.dependencies),
+            "propertyDependencies": {k: list(v) for k, v in (r.property_dependencies or {}).items() if list(v)}}}
+        for r in resources], "changeSummary": {"create": len(resources)}}
+
+
 def pack_findings(diagnostics: list[Diagnostic]) -> set[tuple[str | None, str, str, bool]]:
     out: set[tuple[str | None, str, str, bool]] = set()
     for d in diagnostics:
@@ -438,8 +451,9 @@ def pack_findings(diagnostics: list[Diagnostic]) -> set[tuple[str | None, str, s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["prod", "8b-at-tp2", "broken-resources"])
-def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, variant):
+@pytest.mark.parametrize(("variant", "document"), [("prod", "export"), ("8b-at-tp2", "export"),
+                                                   ("broken-resources", "export"), ("broken-resources", "preview")])
+def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, variant, document):
     if variant == "broken-resources":
         cfg, recorded = recordings["prod"]
         resources = _load_balancer(_imds_v1(_no_shm(_open_ray_port(resources_of(recorded)))))
@@ -448,7 +462,7 @@ def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, 
         resources = resources_of(recorded)
     diagnostics = analyze("prod", cfg, resources)
     path = tmp_path / "state.json"
-    path.write_text(json.dumps(stack_export(resources), indent=2))
+    path.write_text(json.dumps(stack_export(resources) if document == "export" else preview_json(resources), indent=2))
     (tmp_path / "shardwise.toml").write_text("production = true\n")
     proc = subprocess.run([str(ROOT / ".venv" / "bin" / "shardwise"), "lint", str(path), "--format", "json",
                            "--config", str(tmp_path / "shardwise.toml")],
@@ -564,4 +578,44 @@ def test_a_value_the_sdk_cannot_read_is_a_diagnostic_not_a_failed_rpc(recordings
          f"SW303: cannot decide: a subnet of node pool `h100-efa` {UNDECIDED}"),
         ("gpu-nodes-in-public-subnet", "prod-h100-node-group",
          f"SW303: cannot decide: a subnet of node pool `h100` {UNDECIDED}"),
+    }
+
+
+# --- AnalyzeStack gets outputs: what a provider computes is unknown at preview (issue 11) ----------------
+
+
+def test_stack_policies_read_outputs_with_the_inputs_analyze_saw():
+    urn = "urn:pulumi:prod::shardwise::aws:ec2/securityGroup:SecurityGroup::gpu"
+    inputs = {"description": "GPU nodes", "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}]}
+    outputs = {**inputs, "id": UNKNOWN, "arn": UNKNOWN, "egress": UNKNOWN, "ownerId": "123456789012"}
+    memory = crossguard.AnalyzedInputs()
+    assert memory.merged(urn, outputs) == outputs  # not analyzed: the outputs as they are
+    memory.remember(urn, inputs)
+    # unknown outputs the program did not set are the provider's to compute; known ones are kept
+    assert memory.merged(urn, outputs) == {**inputs, "ownerId": "123456789012"}
+    assert memory.merged(urn, {**outputs, "ingress": UNKNOWN}) == {**inputs, "ownerId": "123456789012"}
+
+
+def _sg_verdicts(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str, str]]:
+    return {(d.policy, d.code, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"}
+
+
+@pytest.mark.slow
+def test_stack_policies_without_analyze_fail_closed_on_computed_outputs(recordings):
+    from grpc_harness import engine_extras
+
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:  # AnalyzeStack only
+        pack.handshake()
+        pack.configure_stack()
+        pack.info()
+        diagnostics = pack.analyze_stack([*engine_extras(resources, "prod", "shardwise"), *resources])
+    # the security groups' rules are separate resources; their `ingress`/`egress` outputs are the
+    # provider's read-back, unknown at preview: without the inputs, nothing says they are not set
+    protocol = f"cannot decide: protocol of a security group rule {UNDECIDED}"
+    assert _sg_verdicts(diagnostics) == {
+        ("runtime-port-exposed", "SW301", "prod-network-endpoints", f"SW301: {protocol}"),
+        ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes", f"SW301: {protocol}"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-h100-efa-node-group", f"SW302: {protocol}"),
     }

@@ -63,7 +63,7 @@ from ..model import (
 )
 from ..yamlsrc import read_text
 from . import pulumi_aws as aws
-from .pulumi_values import UNKNOWN_SENTINELS, clean, json_type
+from .pulumi_values import UNKNOWN_SENTINELS, clean, is_unknown_value, json_type
 
 IGNORE_TAG = aws.IGNORE_TAG
 NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLATE, aws.SECURITY_GROUP
@@ -96,6 +96,21 @@ class PulumiResource:
 
 def name_from_urn(urn: str) -> str:
     return urn.rsplit("::", 1)[-1] if "::" in urn else urn
+
+
+def merge_state(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str, Any]:
+    """One resource's properties from its inputs and outputs: the inputs win; an output that is not
+    among the inputs is kept, unless it is unknown.
+
+    At preview a provider reports every attribute it computes as unknown: the id and ARN, and the
+    optional attributes the program left unset, which it fills in after the update (a security
+    group's ``ingress`` read back from AWS, a node group's default ``instanceTypes``, the launch
+    template's ``metadataOptions`` defaults). The program did not set them, so they read as absent,
+    as they do in the inputs; an unknown the program set is among the inputs and stays unknown.
+    """
+    merged = {k: v for k, v in outputs.items() if k in inputs or not is_unknown_value(v)}
+    merged.update(inputs)
+    return merged
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,7 +469,7 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
         raise InputError(f"{urn}: dependencies must be an array, got {json_type(dependencies)}", file, line)
     rid = state.get("id")
     return PulumiResource(
-        type=rtype, name=name_from_urn(urn), urn=urn, props={**outputs, **inputs},
+        type=rtype, name=name_from_urn(urn), urn=urn, props=merge_state(inputs, outputs),
         id=rid if isinstance(rid, str) and rid and rid not in UNKNOWN_SENTINELS else None,
         parent=state.get("parent") if isinstance(state.get("parent"), str) else None,
         dependencies=tuple(d for d in dependencies if isinstance(d, str)),

@@ -78,6 +78,13 @@ def _special(sig: Any, value: Mapping[str, Any]) -> Any:
     raise InputError(f"unrecognised Pulumi value signature {sig!r}")
 
 
+def is_unknown_value(value: Any) -> bool:
+    """Whether a raw engine value is wholly unknown (a sentinel, or an output value without one)."""
+    if isinstance(value, str):
+        return value in UNKNOWN_SENTINELS
+    return isinstance(value, Mapping) and value.get(SIG_KEY) == OUTPUT_SIG and "value" not in value
+
+
 def json_type(value: Any) -> str:
     """How JSON names the type of ``value``: an object, an array, a string, a number, a boolean, null."""
     if value is None:

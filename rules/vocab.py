@@ -38,14 +38,6 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_RESOURCE = "nvidia.com/gpu"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 
-#: Labels that, on their own, can say which GPU (or how many) a node has.
-GPU_LABELS: tuple[str, ...] = (
-    LABEL_GPU_PRODUCT, LABEL_GPU_COUNT, LABEL_GPU_MEMORY_GIB,
-    GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB,
-    KARPENTER_GPU_NAME, KARPENTER_GPU_COUNT, KARPENTER_GPU_MEMORY_MIB,
-    INSTANCE_TYPE, INSTANCE_TYPE_BETA,
-)
-
 # LeaderWorkerSet
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 
@@ -60,6 +52,14 @@ ACCELERATOR_RESOURCES: dict[str, str] = {
     "aws.amazon.com/neuroncore": "aws",
     "aws.amazon.com/neuron": "aws",
     "aws.amazon.com/neurondevice": "aws",
+}
+#: The resource each vendor's accelerators are requested by, when a resource field names only a count.
+VENDOR_RESOURCES: dict[str, str] = {
+    "nvidia": GPU_RESOURCE,
+    "amd": "amd.com/gpu",
+    "google": "google.com/tpu",
+    "intel": "habana.ai/gaudi",
+    "aws": "aws.amazon.com/neuroncore",
 }
 #: Neuron resources that count devices, not the NeuronCores tensor parallelism is sized in.
 NEURON_DEVICE_RESOURCES = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neurondevice"})
@@ -88,3 +88,14 @@ AMD_COUNT = "amd.com/gpu.count"
 AMD_VRAM = "amd.com/gpu.vram"
 # A pod pinned to one node by name: the node is real, what it carries is not in the manifest.
 HOSTNAME = "kubernetes.io/hostname"
+
+#: Labels that, on their own, can say which accelerator (or how many) a node has.
+GPU_LABELS: tuple[str, ...] = (
+    LABEL_GPU_PRODUCT, LABEL_GPU_COUNT, LABEL_GPU_MEMORY_GIB,
+    GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB,
+    *(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (
+        INSTANCE_GPU_NAME_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_FAMILY_SUFFIX,
+        INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX)),
+    GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, AMD_PRODUCT,
+    INSTANCE_TYPE, INSTANCE_TYPE_BETA,
+)

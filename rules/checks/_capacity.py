@@ -12,6 +12,16 @@ from ..sizing import ReplicaSizing, size_replica, weight_precision
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
 
+#: Accelerators whose devices are not joined by NVLink and whose collectives do not run NCCL over EFA or
+#: InfiniBand: Google TPUs (ICI), Intel Gaudi (on-chip RoCE), AWS Trainium/Inferentia (NeuronLink).
+NOT_NCCL_VENDORS = frozenset({"google", "intel", "aws"})
+
+
+def nccl_rules_apply(g: ServingGroup) -> bool:
+    """Whether the NVIDIA fabric rules (NVLink, EFA, /dev/shm for NCCL) speak about this group's devices."""
+    return g.accelerator not in NOT_NCCL_VENDORS
+
+
 def gpu_of(g: ServingGroup) -> GpuInfo | None:
     if g.gpu_override is not None:
         return g.gpu_override
@@ -31,6 +41,9 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
     """Memory per GPU as CUDA reports it, from the plan override, the pool, or its GPU."""
     if g.gpu_memory_gib_override:
         return g.gpu_memory_gib_override
+    if g.accelerator == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
+        raise Undecidable("memory per NeuronCore", "the catalog gives memory per Neuron device, which its "
+                          "NeuronCores share in a proportion set by the logical core size")
     if g.pool is not None:
         mem = known(g.pool.gpu_memory_gib, f"GPU memory of node pool `{g.pool.name}`")
         if mem:
@@ -44,6 +57,8 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
 
 def gpu_memory_gb(g: ServingGroup) -> float | None:
     """Nominal decimal GB per GPU (the seeds' ``gpu_gb``)."""
+    if g.accelerator == "aws":
+        gpu_memory_gib(g)  # raises: the memory per NeuronCore is not known
     gpu = gpu_of(g)
     if gpu is not None:
         return gpu.memory_gb

@@ -35,9 +35,11 @@ class TensorParallelLargerThanNode(GroupRule):
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known or g.pool is None:
-            return
+        if not g.placement_known or g.pool is None or g.accelerator == "google":
+            return  # a TPU slice joins the chips of several hosts by ICI: TP may span them
         tp, _ = tp_pp(g)
+        if tp <= 1:
+            return
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
             return

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import tp_pp
+from ._capacity import nccl_rules_apply, tp_pp
 
 
 class TensorParallelOverPcie(GroupRule):
@@ -31,7 +31,7 @@ class TensorParallelOverPcie(GroupRule):
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known or g.pool is None:
+        if not g.placement_known or g.pool is None or not nccl_rules_apply(g):
             return
         tp, _ = tp_pp(g)
         if tp <= 1 or g.pool.interconnect != "pcie":

@@ -14,7 +14,7 @@ def gpu_request(g: ServingGroup) -> tuple[int | None, str]:
     """(GPUs the vLLM container requests, the resource they come from); None when it requests none."""
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     c = g.main_container
-    resource = (c.accelerator_resource if c is not None else None) or GPU_RESOURCE
+    resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None) or GPU_RESOURCE
     if gpus is not None and resource in NEURON_DEVICE_RESOURCES:
         raise Undecidable(f"the NeuronCores behind {resource}: {gpus}",
                           "it counts Neuron devices of several NeuronCores each; request "

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, known
+from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
 
 SHM = "/dev/shm"
@@ -60,6 +61,8 @@ class ParallelWithoutShm(GroupRule):
         c = g.main_container
         if c is None:
             return  # a plan or a stack entry: the component mounts /dev/shm itself
+        if not nccl_rules_apply(g):
+            return  # TPU, Gaudi and Neuron collectives do not exchange buffers through /dev/shm
         tp = int(known(g.engine.tensor_parallel_size, "tensor_parallel_size"))
         pp = int(known(g.engine.pipeline_parallel_size, "pipeline_parallel_size"))
         multi = is_multi_node(g)

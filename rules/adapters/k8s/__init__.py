@@ -7,6 +7,10 @@ One extractor per family of objects, and this module is the one place that picks
   Job, CronJob, Pod, Argo Rollout, LeaderWorkerSet, and unknown custom resources with
   ``spec.template``) whose containers run a vLLM server -> :class:`ServingGroup` (pod templates are
   read by :mod:`.pods`);
+- serving operators' resources that start vLLM (:mod:`.serving` holds what they share):
+  :mod:`.kserve` (InferenceService, ServingRuntime, ClusterServingRuntime, LLMInferenceService),
+  :mod:`.ray` (RayCluster, RayService with Ray Serve LLM's ``serveConfigV2``, AIBrix RayClusterFleet),
+  :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService);
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
 - :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
 - :mod:`.configmaps`: ConfigMap (its literal data);
@@ -28,7 +32,7 @@ synthesised from their own selector.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...errors import InputError
@@ -37,8 +41,10 @@ from ...yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .configmaps import add_config_map
 from .fields import as_list, parse_ignore
+from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
+from .operators import add_dynamo_graph, add_kubeai_model, add_model_service, add_storm_service
 from .parse import Lines, objects_from_documents, parse_manifests
 from .policies import (
     add_admin_policy,
@@ -48,6 +54,7 @@ from .policies import (
     add_cilium_clusterwide_policy,
     add_cilium_policy,
 )
+from .ray import add_ray_cluster_object
 from .workloads import SIMPLE_WORKLOADS, add_workload
 
 __all__ = [
@@ -56,17 +63,52 @@ __all__ = [
     "parse_ignore", "parse_manifests", "resolve_pools",
 ]
 
-#: An extractor adds what one object says to the inventory; False when it found nothing to add.
-Extractor = Callable[[str, Mapping[str, Any], Location, Inventory, "Lines | None"], "bool | None"]
+class Context:
+    """What the extractors of one input share: its text's lines and the objects others refer to."""
+
+    __slots__ = ("lines", "runtimes")
+
+    def __init__(self, lines: Lines | None, runtimes: list[Mapping[str, Any]]) -> None:
+        self.lines = lines
+        self.runtimes = runtimes  # KServe ServingRuntimes / ClusterServingRuntimes of the input
 
 
-def _plain(add: Callable[[Mapping[str, Any], Location, Inventory], None]) -> Extractor:
-    return lambda kind, obj, loc, inv, lines: add(obj, loc, inv)
+#: An extractor adds what one object says to the inventory.
+Extractor = Callable[[str, Mapping[str, Any], Location, Inventory, Context], Any]
+
+
+def _plain(add: Callable[[Mapping[str, Any], Location, Inventory], Any]) -> Extractor:
+    return lambda kind, obj, loc, inv, ctx: add(obj, loc, inv)
+
+
+def _with_lines(add: Callable[[Mapping[str, Any], Location, Inventory, Lines | None], Any]) -> Extractor:
+    return lambda kind, obj, loc, inv, ctx: add(obj, loc, inv, ctx.lines)
+
+
+def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> Any:
+    return add_ray_cluster_object(kind, obj, loc, inv, ctx.lines)
+
+
+def _none(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
+    """Recognised; no rule needs the object's content (or another object reads it)."""
 
 
 #: (apiVersion group, kind) -> extractor; group ``None`` accepts any group.
 EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
-    **{(None, kind): add_workload for kind in SIMPLE_WORKLOADS},
+    **{(None, kind): (lambda kind, obj, loc, inv, ctx: add_workload(kind, obj, loc, inv, ctx.lines))
+       for kind in SIMPLE_WORKLOADS},
+    ("serving.kserve.io", "InferenceService"):
+        lambda kind, obj, loc, inv, ctx: add_inference_service(obj, loc, inv, ctx.lines, ctx.runtimes),
+    **{("serving.kserve.io", kind): _none for kind in RUNTIME_KINDS},
+    ("serving.kserve.io", "LLMInferenceService"): _with_lines(add_llm_inference_service),
+    ("serving.kserve.io", "LLMInferenceServiceConfig"): _none,
+    ("kubeai.org", "Model"): _with_lines(add_kubeai_model),
+    ("ray.io", "RayCluster"): _ray,
+    ("ray.io", "RayService"): _ray,
+    ("orchestration.aibrix.ai", "RayClusterFleet"): _ray,
+    ("orchestration.aibrix.ai", "StormService"): _with_lines(add_storm_service),
+    ("nvidia.com", "DynamoGraphDeployment"): _with_lines(add_dynamo_graph),
+    ("llm-d.ai", "ModelService"): _with_lines(add_model_service),
     (None, "Service"): _plain(add_service),
     (None, "Ingress"): _plain(add_ingress),
     (None, "HTTPRoute"): _plain(add_http_route),
@@ -86,24 +128,24 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     (None, "Node"): _plain(add_node),
     ("karpenter.sh", "NodePool"): _plain(add_karpenter_pool),
     ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),
-    (None, "Namespace"): lambda kind, obj, loc, inv, lines: None,  # recognised; no rule needs their content
-    (None, "PodDisruptionBudget"): lambda kind, obj, loc, inv, lines: None,
+    (None, "Namespace"): _none,
+    (None, "PodDisruptionBudget"): _none,
 }
 
 
-def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> None:
+def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
     kind = str(obj.get("kind", ""))
     api = str(obj.get("apiVersion", ""))
     group = api.split("/", 1)[0] if "/" in api else ""
     if kind == "List" or (kind.endswith("List") and isinstance(obj.get("items"), list)):
         for item in as_list(obj.get("items")):
             if isinstance(item, dict):
-                _add(item, Location(loc.file, item.line if isinstance(item, LineDict) else loc.line), inv, lines)
+                _add(item, Location(loc.file, item.line if isinstance(item, LineDict) else loc.line), inv, ctx)
         return
     extract = EXTRACTORS.get((group, kind)) or EXTRACTORS.get((None, kind))
     if extract is not None:
-        extract(kind, obj, loc, inv, lines)
-    elif not add_workload(kind, obj, loc, inv, lines):  # a custom resource with a pod template
+        extract(kind, obj, loc, inv, ctx)
+    elif not add_workload(kind, obj, loc, inv, ctx.lines):  # a custom resource with a pod template
         inv.skipped[kind or "(no kind)"] += 1
 
 
@@ -115,21 +157,48 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     With ``errors``, an object that is an input error adds the error there and nothing else (the other
     objects are still read); without, the error is raised.
     """
+    objs = list(objs)
+    runtimes = [obj for obj, _ in objs if obj.get("kind") in RUNTIME_KINDS
+                and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
+    ctx = Context(lines, runtimes)
     inv = Inventory()
-    if errors is None:
-        for obj, loc in objs:
-            _add(obj, loc, inv, lines)
-        return inv
     lists = [getattr(inv, name) for name in _LISTS]
-    for obj, loc in objs:
+    for i, (obj, loc) in enumerate(objs):
+        file = loc.file
+        if lines is not None and file is not None and file in lines:  # words are looked up in their object only
+            nxt = objs[i + 1][1] if i + 1 < len(objs) else None
+            end = nxt.line - 1 if nxt is not None and nxt.file == file and nxt.line else None
+            ctx.lines = {file: _Upto(lines[file], end)} if end is not None else lines
+        if errors is None:
+            _add(obj, loc, inv, ctx)
+            continue
         marks = [len(x) for x in lists]
         try:
-            _add(obj, loc, inv, lines)
+            _add(obj, loc, inv, ctx)
         except InputError as e:
             errors.append(e)
             for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays
                 del x[mark:]
     return inv
+
+
+class _Upto(Sequence[str]):
+    """The first ``end`` lines of a file's lines, without copying them."""
+
+    __slots__ = ("_lines", "_end")
+
+    def __init__(self, lines: Sequence[str], end: int) -> None:
+        self._lines, self._end = lines, min(end, len(lines))
+
+    def __len__(self) -> int:
+        return self._end
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._lines[j] for j in range(*i.indices(self._end))]
+        if not -self._end <= i < self._end:
+            raise IndexError(i)
+        return self._lines[i % self._end]
 
 
 #: The inventory's lists an object's extractor may add to.

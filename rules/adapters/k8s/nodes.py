@@ -12,10 +12,13 @@ from typing import Any
 
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
 from ...vocab import (
+    ACCELERATOR_RESOURCES,
     GFD_CLIQUE,
     GPU_LABELS,
-    GPU_RESOURCE,
+    HOSTNAME,
+    INSTANCE_FAMILY_SUFFIX,
     INSTANCE_TYPE,
+    KARPENTER_AWS_PREFIX,
     KARPENTER_GPU_NAME,
     KARPENTER_NODEPOOL,
     LABEL_EFA,
@@ -39,17 +42,23 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
     capacity = as_map(as_map(obj.get("status")).get("capacity"))
-    try:
-        count = int(str(capacity[GPU_RESOURCE])) if GPU_RESOURCE in capacity else None
-    except ValueError:
-        count = None
+    count, vendor = None, None
+    for resource, maker in ACCELERATOR_RESOURCES.items():  # the first accelerator the node advertises
+        if resource in capacity:
+            try:
+                count, vendor = int(str(capacity[resource])), maker
+            except ValueError:
+                count = None
+            break
     pool = pool_from_labels(str(meta.get("name") or "unnamed"), str_map(meta.get("labels")), loc,
-                              read_taints(spec.get("taints")), kind="node", gpus_per_node=count)
+                            read_taints(spec.get("taints")), kind="node", gpus_per_node=count)
+    pool.accelerator = pool.accelerator or vendor
     pool.suppressions = suppressions_from(ann, lines, loc.file, loc.line)
     inv.pools.append(pool)
 
 
-_EXPANDABLE = (INSTANCE_TYPE, KARPENTER_GPU_NAME)
+#: Karpenter requirement keys with several values that become one pool per value.
+_EXPANDABLE = (INSTANCE_TYPE, KARPENTER_GPU_NAME, KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX)
 
 
 def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -128,14 +137,23 @@ def _selector_labels(g: ServingGroup) -> dict[str, str]:
 
 
 def pool_from_selector(g: ServingGroup) -> NodePool | None:
-    """A node pool synthesised from a group's own selector, when its labels identify a GPU."""
+    """A node pool synthesised from a group's own selector, when its labels identify a GPU.
+
+    A selector that pins one node by ``kubernetes.io/hostname`` names a real node whose accelerators
+    the manifest does not describe: its pool has an unknown GPU, count and fabric, so the rules that
+    need them say they cannot decide instead of reporting a workload without a pool.
+    """
     labels = _selector_labels(g)
     used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE)]
     if not any(k in GPU_LABELS for k in used):
+        if HOSTNAME in labels:
+            pool = NodePool(name=f"hostname={labels[HOSTNAME]}", location=g.location, kind=SELECTOR_POOL_KIND,
+                            labels=labels, gpus_per_node=UNKNOWN, gpu_memory_gib=UNKNOWN, efa=UNKNOWN)
+            return pool
         return None
     name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)
     pool = pool_from_labels(name, labels, g.location, kind=SELECTOR_POOL_KIND)
-    if pool.gpu is None and pool.gpus_per_node is None:
+    if pool.gpu is None and pool.gpus_per_node is None and pool.gpu_memory_gib is None:
         return None
     return pool
 

@@ -1,8 +1,6 @@
-"""Node labels -> :class:`~shardwise.rules.model.NodePool`: what GPUs a set of nodes carries.
+"""Node labels -> :class:`~shardwise.rules.model.NodePool`: what accelerators a set of nodes carries.
 
-The label names are in :mod:`shardwise.rules.vocab`.
-
-Three label families describe GPU nodes, and a fourth names the instance type:
+The label names are in :mod:`shardwise.rules.vocab`. The families read, most explicit first:
 
 - ours (set by :class:`~shardwise.components.GpuNodePool`): ``shardwise.dev/gpu-product``,
   ``-gpu-count``, ``-gpu-memory-gib``, ``-nvlink`` (``nvswitch`` | ``nvlink`` | ``pcie``),
@@ -10,15 +8,22 @@ Three label families describe GPU nodes, and a fourth names the instance type:
 - NVIDIA GPU Feature Discovery: ``nvidia.com/gpu.product`` (``NVIDIA-H100-80GB-HBM3``),
   ``nvidia.com/gpu.count``, ``nvidia.com/gpu.memory`` (MiB, as NVML reports it) and
   ``nvidia.com/gpu.clique`` (a multi-node NVLink domain);
-- Karpenter on AWS: ``karpenter.k8s.aws/instance-gpu-name`` (``h100``), ``-gpu-count`` and
-  ``-gpu-memory`` (MiB, the nominal size EC2 publishes);
+- Karpenter on AWS (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``), the same
+  suffixes: ``instance-gpu-name`` (``h100``), ``-gpu-count``, ``-gpu-memory`` (MiB, the nominal size
+  EC2 publishes), ``-gpu-manufacturer``, and ``instance-family`` (``p5``) or ``instance-category`` +
+  ``instance-generation`` (``p`` + ``5``), looked up in the instance catalog;
+- GKE: ``cloud.google.com/gke-accelerator`` (``nvidia-l4``, ``nvidia-h100-80gb``) with
+  ``cloud.google.com/gke-accelerator-count``, and TPU nodes' ``cloud.google.com/gke-tpu-accelerator``
+  (``tpu-v5-lite-podslice``) with ``cloud.google.com/gke-tpu-topology`` (``2x4``);
+- the AMD GPU operator's ``amd.com/gpu.product-name``;
 - the well-known ``node.kubernetes.io/instance-type`` (and the deprecated
-  ``beta.kubernetes.io/instance-type``), looked up in the instance catalog for the GPU, its count,
-  the interconnect and EFA support.
+  ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog, or one of the
+  common Azure GPU sizes (``Standard_ND96isr_H100_v5``) from a small table here.
 
-Explicit labels win over what the instance type implies. Values that do not parse, and GPU or
-instance names the catalog does not know, are left unset rather than guessed: a node's labels are
-facts about a cluster, not something the user can fix in the file being linted.
+Explicit labels win over what an instance type or family implies. Values that do not parse are left
+unset rather than guessed; a label that names an accelerator the catalog does not know leaves the
+pool's GPU memory unknown (the capacity rules say they cannot decide) instead of unset (which would
+read as "no GPU").
 """
 
 from __future__ import annotations
@@ -28,17 +33,29 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...errors import CatalogError
-from ...model import Location, NodePool, Taint
+from ...model import UNKNOWN, Location, NodePool, Taint
 from ...vocab import (
+    AMD_PRODUCT,
+    EKS_PREFIX,
     GFD_CLIQUE,
     GFD_COUNT,
+    GFD_FAMILY,
     GFD_MEMORY_MIB,
     GFD_PRODUCT,
+    GKE_ACCELERATOR,
+    GKE_ACCELERATOR_COUNT,
+    GKE_TPU_ACCELERATOR,
+    GKE_TPU_TOPOLOGY,
+    INSTANCE_CATEGORY_SUFFIX,
+    INSTANCE_FAMILY_SUFFIX,
+    INSTANCE_GENERATION_SUFFIX,
+    INSTANCE_GPU_COUNT_SUFFIX,
+    INSTANCE_GPU_MANUFACTURER_SUFFIX,
+    INSTANCE_GPU_MEMORY_SUFFIX,
+    INSTANCE_GPU_NAME_SUFFIX,
     INSTANCE_TYPE,
     INSTANCE_TYPE_BETA,
-    KARPENTER_GPU_COUNT,
-    KARPENTER_GPU_MEMORY_MIB,
-    KARPENTER_GPU_NAME,
+    KARPENTER_AWS_PREFIX,
     LABEL_EFA,
     LABEL_GPU_COUNT,
     LABEL_GPU_MEMORY_GIB,
@@ -79,6 +96,97 @@ def _bool(value: Any) -> bool | None:
     return None
 
 
+#: Common Azure GPU VM sizes (AKS node.kubernetes.io/instance-type): GPU, GPUs per VM, how they are
+#: joined, and whether the VM has InfiniBand. From the Azure VM size pages (NCasT4_v3, NCv3, NDv2,
+#: NC A100 v4, ND A100 v4, NDm A100 v4, NCads H100 v5, ND H100 v5, ND H200 v5, ND MI300X v5).
+_AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
+    "standard_nc4as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc8as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc16as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc64as_t4_v3": ("T4", 4, "pcie", False),
+    "standard_nc6s_v3": ("V100-16GB", 1, "pcie", False),
+    "standard_nc12s_v3": ("V100-16GB", 2, "pcie", False),
+    "standard_nc24s_v3": ("V100-16GB", 4, "pcie", False),
+    "standard_nc24rs_v3": ("V100-16GB", 4, "pcie", True),
+    "standard_nd40rs_v2": ("V100-32GB", 8, "nvlink", True),
+    "standard_nc24ads_a100_v4": ("A100-PCIe-80GB", 1, "pcie", False),
+    "standard_nc48ads_a100_v4": ("A100-PCIe-80GB", 2, "pcie", False),
+    "standard_nc96ads_a100_v4": ("A100-PCIe-80GB", 4, "pcie", False),
+    "standard_nd96asr_v4": ("A100-40GB", 8, "nvswitch", True),
+    "standard_nd96amsr_a100_v4": ("A100-80GB", 8, "nvswitch", True),
+    "standard_nc40ads_h100_v5": ("H100-NVL-94GB", 1, "pcie", False),
+    "standard_nc80adis_h100_v5": ("H100-NVL-94GB", 2, "nvlink", False),
+    "standard_nd96isr_h100_v5": ("H100-SXM-80GB", 8, "nvswitch", True),
+    "standard_nd96isr_h200_v5": ("H200-141GB", 8, "nvswitch", True),
+    "standard_nd96isr_mi300x_v5": ("MI300X", 8, "fabric", True),
+}
+
+#: Karpenter's instance-gpu-manufacturer values -> the vendor names the catalog uses.
+_MANUFACTURERS = {"nvidia": "nvidia", "amd": "amd", "aws": "aws", "habana": "intel", "intel": "intel",
+                  "google": "google"}
+
+
+def _label(labels: Mapping[str, str], suffix: str) -> str | None:
+    """A Karpenter (``karpenter.k8s.aws/``) or EKS Auto Mode (``eks.amazonaws.com/``) instance label."""
+    return labels.get(KARPENTER_AWS_PREFIX + suffix) or labels.get(EKS_PREFIX + suffix)
+
+
+def _families() -> dict[str, list[Any]]:
+    """Instance family (``p5``, ``g6e``, ``p6-b200``) -> its instance types in the catalog."""
+    from ... import catalog
+
+    out: dict[str, list[Any]] = {}
+    for inst in catalog.instance_types().values():
+        if inst.cloud == "aws":
+            out.setdefault(inst.name.split(".", 1)[0], []).append(inst)
+    return out
+
+
+def _family_gpu(labels: Mapping[str, str]) -> tuple[str | None, int | None, bool]:
+    """(GPU, GPUs per node, named) an instance family (or category + generation) implies: the GPU when
+    every instance type of the family carries the same one, the count when they also carry as many.
+    ``named`` is True when the labels name a family the catalog has but whose GPU is not one (``p4``:
+    A100 40 GB on p4d, 80 GB on p4de)."""
+    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
+    families = _families()
+    if family:
+        members = families.get(family.strip().lower(), [])
+    else:
+        category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
+        if not category or not generation:
+            return None, None, False
+        prefix = f"{category.strip().lower()}{generation.strip()}"
+        members = [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
+                   for i in insts]
+    gpus = {i.gpu for i in members}
+    counts = {i.gpus for i in members}
+    count = next(iter(counts)) if len(counts) == 1 else None
+    if len(gpus) != 1:
+        return None, count, bool(members)
+    return next(iter(gpus)), count, False
+
+
+def _tpu_chips(topology: str | None) -> int | None:
+    """Chips on one host of a GKE TPU slice: a slice of at most 4 chips is one host (every TPU
+    generation has 4 or 8 chips per host); larger slices are spread over hosts GKE chooses."""
+    if not topology:
+        return None
+    try:
+        chips = math.prod(int(d) for d in topology.lower().split("x"))
+    except ValueError:
+        return None
+    return chips if 0 < chips <= 4 else None
+
+
+def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
+    from ... import catalog
+
+    try:
+        return catalog.find_gpu(name, memory_mib=memory_mib)
+    except CatalogError:
+        return None
+
+
 def pool_from_labels(
     name: str,
     labels: Mapping[str, str],
@@ -98,38 +206,52 @@ def pool_from_labels(
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 
     instance = None
+    azure: tuple[str, int, str, bool] | None = None
     itype = labels.get(INSTANCE_TYPE) or labels.get(INSTANCE_TYPE_BETA)
     if itype:
         pool.instance_type = str(itype)
         try:
             instance = catalog.find_instance(str(itype))
         except CatalogError:
-            instance = None
+            azure = _AZURE_SIZES.get(str(itype).strip().lower())
 
     # Memory labels in MiB pick the GPU's size (A100 40 vs 80 GB). As the memory figure they are
     # used only when the GPU is not in the catalog: GFD's is NVML's total (what nvidia-smi shows,
     # more than CUDA lets vLLM see) and Karpenter's is EC2's nominal size, while the catalog's
     # memory_gib is the total CUDA reports, which gpu_memory_utilization is a fraction of.
     gfd_mib = _int(labels.get(GFD_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
-    karpenter_mib = _int(labels.get(KARPENTER_GPU_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
+    karpenter_mib = _int(_label(labels, INSTANCE_GPU_MEMORY_SUFFIX), MAX_GPU_MEMORY_GIB * 1024)
     memory_mib = gfd_mib or karpenter_mib
 
-    product = labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or labels.get(KARPENTER_GPU_NAME)
+    product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
+               or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT))
+    family_gpu, family_count, ambiguous = (_family_gpu(labels) if product is None and instance is None
+                                           else (None, None, False))
+    named_unknown = ambiguous
     if product:
-        try:
-            pool.gpu = catalog.find_gpu(str(product), memory_mib=memory_mib)
-        except CatalogError:
-            pool.gpu = None
+        pool.gpu = _find_gpu(str(product), memory_mib)
+        named_unknown = pool.gpu is None
     elif instance is not None:
-        pool.gpu = catalog.find_gpu(instance.gpu)
+        pool.gpu = _find_gpu(instance.gpu)
+    elif azure is not None:
+        pool.gpu = _find_gpu(azure[0])
+    elif family_gpu is not None:
+        pool.gpu = _find_gpu(family_gpu)
 
     count = None
-    for key in (LABEL_GPU_COUNT, GFD_COUNT, KARPENTER_GPU_COUNT):
+    for key in (LABEL_GPU_COUNT, GFD_COUNT, KARPENTER_AWS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX,
+                EKS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX, GKE_ACCELERATOR_COUNT):
         count = _int(labels.get(key)) if key in labels else None
         if count is not None:
             break
     if count is None and instance is not None:
         count = instance.gpus
+    if count is None and azure is not None:
+        count = azure[1]
+    if count is None and GKE_TPU_ACCELERATOR in labels:
+        count = _tpu_chips(labels.get(GKE_TPU_TOPOLOGY))
+    if count is None:
+        count = family_count
     if count is None:
         count = gpus_per_node
     pool.gpus_per_node = count
@@ -139,18 +261,26 @@ def pool_from_labels(
         mem_gib = pool.gpu.memory_gib
     if mem_gib is None and memory_mib:
         mem_gib = round(memory_mib / 1024, 2)
-    pool.gpu_memory_gib = mem_gib
+    pool.gpu_memory_gib = UNKNOWN if mem_gib is None and named_unknown else mem_gib
 
     link = _INTERCONNECTS.get(str(labels.get(LABEL_NVLINK, "")).strip().lower())
     if link is None and instance is not None:
         link = instance.interconnect
+    if link is None and azure is not None:
+        link = azure[2]
     if link is None and pool.gpu is not None and isinstance(count, int) and count > 1:
         link = pool.gpu.interconnect  # what multi-GPU servers of this part usually have
     pool.interconnect = link  # type: ignore[assignment]
 
     domain = _int(labels.get(LABEL_NVLINK_DOMAIN_SIZE)) if LABEL_NVLINK_DOMAIN_SIZE in labels else None
+    if domain is None and instance is not None and instance.nvlink_domain_size:
+        domain = instance.nvlink_domain_size  # the catalog's (72 on a p6e-gb200 UltraServer)
+    if domain is None and labels.get(GFD_CLIQUE) and pool.gpu is not None:
+        domain = pool.gpu.nvlink_domain_size  # a clique is a multi-node NVLink domain
     if domain is None and link == "nvswitch" and isinstance(count, int) and count > 0:
         domain = count
+    if domain is None and azure is not None and link == "nvlink":
+        domain = azure[1]
     pool.nvlink_domain_size = domain
 
     clique = labels.get(GFD_CLIQUE)
@@ -160,5 +290,26 @@ def pool_from_labels(
     if efa is None and instance is not None:
         efa = instance.efa
     pool.efa = efa
+    if efa:
+        pool.fabric = "efa"
+    elif azure is not None and azure[3]:
+        pool.fabric = "infiniband"
+    pool.accelerator = _vendor(labels, pool)
     return pool
 
+
+def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
+    """Who makes the pool's accelerators: the catalog's GPU says, else the label family does."""
+    if pool.gpu is not None:
+        return str(pool.gpu.vendor)
+    manufacturer = _label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX)
+    if manufacturer:
+        return _MANUFACTURERS.get(manufacturer.strip().lower())
+    if GKE_TPU_ACCELERATOR in labels:
+        return "google"
+    if AMD_PRODUCT in labels:
+        return "amd"
+    if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY)):
+        return "nvidia"
+    accel = labels.get(GKE_ACCELERATOR, "")
+    return "nvidia" if accel.lower().startswith("nvidia") else None

@@ -1,0 +1,214 @@
+"""KServe: InferenceService, ServingRuntime / ClusterServingRuntime and LLMInferenceService.
+
+- ``InferenceService`` (``serving.kserve.io/v1beta1``): a predictor with custom ``containers`` is read
+  as a pod spec; a predictor ``model`` (``modelFormat``, ``runtime``, ``args``, ``env``, ``resources``,
+  ``storageUri``) runs on a serving runtime: one defined in the same file (by ``runtime`` name, or the
+  runtime whose ``supportedModelFormats`` auto-selects the format), else KServe's Hugging Face runtime
+  for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise) and the vLLM runtime for
+  ``vLLM``. The model is ``--model_id`` or the ``storageUri`` (``hf://org/name``); ``workerSpec``
+  (``tensorParallelSize``, ``pipelineParallelSize``) is a multi-node group, one pod per pipeline stage.
+  Replicas: ``minReplicas`` (KServe's default 1).
+- ``ServingRuntime`` / ``ClusterServingRuntime`` alone deploy nothing: they are recognised, and used by
+  the InferenceServices of the same file.
+- ``LLMInferenceService`` (``serving.kserve.io/v1alpha1``): ``model.uri``, ``replicas``,
+  ``parallelism`` (``tensor``, ``pipeline``, ``data``, ``dataLocal``, ``expert``), the ``template`` pod
+  spec (its ``main`` container runs ``vllm serve`` unless it says otherwise) and ``worker`` for
+  multi-node; ``prefill`` is a second group (``NAME/prefill``) of the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import UNKNOWN, Inventory, Location
+from ...yamlsrc import LineDict
+from .fields import as_list, as_map, int_field, line_of
+from .parse import Lines, make_locate
+from .serving import (
+    API_SERVER,
+    VLLM_SERVE,
+    Implied,
+    crd_group,
+    first_container,
+    key_location,
+    model_from_uri,
+    positive_int,
+    synthetic_container,
+    with_containers,
+)
+
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+
+#: KServe's Hugging Face server: its own flags beside vLLM's (which it passes through to the engine).
+_HF_SERVER_FLAGS = ("--model_name", "--model-name", "--model_dir", "--model-dir", "--model_id", "--model-id",
+                    "--backend", "--task", "--return_probabilities", "--disable_lower_case", "--http_port",
+                    "--grpc_port")
+
+
+def add_runtime(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> None:
+    """A serving runtime deploys nothing by itself; the InferenceServices of its file use it."""
+
+
+def _runtime_for(model: Mapping[str, Any], runtimes: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    name = model.get("runtime")
+    fmt = str(as_map(model.get("modelFormat")).get("name") or "").lower()
+    for rt in runtimes:
+        if name and as_map(rt.get("metadata")).get("name") == name:
+            return rt
+    if name:
+        return None
+    for rt in runtimes:
+        for f in as_list(as_map(rt.get("spec")).get("supportedModelFormats")):
+            f = as_map(f)
+            if str(f.get("name") or "").lower() == fmt and f.get("autoSelect"):
+                return rt
+    return None
+
+
+def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None] | None:
+    """KServe Hugging Face server args -> (vLLM API-server args, (model, the flag that named it)); None when
+    ``--backend`` picks the Hugging Face backend, which is not vLLM."""
+    out: list[Any] = []
+    named: dict[str, tuple[str, str]] = {}
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        name, eq, value = str(tok).partition("=")
+        takes = name in _HF_SERVER_FLAGS
+        if takes and not eq and i + 1 < len(args):
+            value = str(args[i + 1])
+            i += 1
+        i += 1
+        if not takes:
+            out.append(tok)
+        elif name == "--backend" and value.strip().lower() not in ("vllm", "auto", ""):
+            return None
+        elif name in ("--model_id", "--model-id", "--model_dir", "--model-dir"):
+            named[name.replace("-", "_").lstrip("_")] = (value, name)
+    return out, named.get("model_id") or named.get("model_dir")
+
+
+def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
+                          runtimes: list[Mapping[str, Any]]) -> bool:
+    """The serving group of an InferenceService whose predictor runs vLLM."""
+    spec = as_map(obj.get("spec"))
+    predictor = as_map(spec.get("predictor"))
+    file = loc.file
+    replicas = int_field(predictor, "minReplicas", 1, loc, "spec.predictor.minReplicas")
+    implied = Implied()
+    model = as_map(predictor.get("model"))
+    storage = model.get("storageUri") or predictor.get("storageUri")
+    uri_model = model_from_uri(storage)
+    if uri_model is not None:
+        holder = model if model.get("storageUri") else predictor
+        implied.model = (uri_model, key_location(holder, "storageUri", file, loc))
+    pod_spec: Any = predictor
+    if model and not as_list(predictor.get("containers")):
+        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file)
+        if pod_spec is None:
+            return True  # a KServe model server that is not vLLM (Hugging Face backend, sklearn, ...)
+    worker = as_map(predictor.get("workerSpec"))
+    pods = 1
+    if worker:
+        for key, flag in (("tensorParallelSize", "--tensor-parallel-size"),
+                          ("pipelineParallelSize", "--pipeline-parallel-size")):
+            value = positive_int(worker, key, None, loc, f"spec.predictor.workerSpec.{key}")
+            if value is not None:
+                implied.flags.append((flag, value, key_location(worker, key, file, loc)))
+                if key == "pipelineParallelSize":
+                    pods = value
+    crd_group(inv, "InferenceService", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec,
+              replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
+    return True
+
+
+def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes: list[Mapping[str, Any]],
+               implied: Implied, lines: Lines | None, file: str | None) -> LineDict | None:
+    """The pod spec a predictor ``model`` runs as: the runtime's container with the model's args, env and
+    resources (KServe appends the InferenceService's args to the runtime's)."""
+    fmt = str(as_map(model.get("modelFormat")).get("name") or "").lower()
+    runtime = _runtime_for(model, runtimes)
+    args = list(as_list(model.get("args")))
+    base: Mapping[str, Any] = {}
+    if runtime is not None:
+        base = first_container(as_map(runtime.get("spec")), "kserve-container")
+        args = [*as_list(base.get("args")), *args]
+    hf = fmt == "huggingface" and (runtime is None or "huggingfaceserver" in str(base.get("image", "")))
+    if hf:
+        converted = _hf_server_args(args)
+        if converted is None:
+            return None
+        args, named = converted
+        if named is not None:  # --model_id (or --model_dir): it wins over storageUri, as in KServe
+            args_at = key_location(model, "args", file, Location(file, None))
+            locate = make_locate(lines.get(file) if lines is not None and file else None, args_at.line, None, file)
+            implied.model = (named[0], (locate(named[1]) if locate is not None else None) or args_at)
+        implied.entrypoint = (None, API_SERVER)
+    elif runtime is None:
+        if fmt != "vllm":
+            return None
+        implied.entrypoint = (None, API_SERVER)
+        if not any(str(a).split("=", 1)[0] == "--model" for a in args):
+            args = ["--model", "/mnt/models", *args]
+    container = synthetic_container(
+        "kserve-container", model, None,
+        image=model.get("image") or base.get("image"),
+        command=base.get("command"),
+        args=args,
+        env=[*as_list(base.get("env")), *as_list(model.get("env"))] or None,
+        resources=model.get("resources") or base.get("resources"),
+    )
+    for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
+        if key in base or key in model:
+            container[key] = model.get(key, base.get(key))
+    if isinstance(model, LineDict) and "args" in model.key_lines:
+        container.key_lines["args"] = model.key_lines["args"]
+    return with_containers(predictor, [container])
+
+
+def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
+                              lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    file = loc.file
+    model = as_map(spec.get("model"))
+    uri = model_from_uri(model.get("uri"))
+    for part, workload, name in (("spec", spec, None), ("spec.prefill", as_map(spec.get("prefill")), "prefill")):
+        if part == "spec.prefill" and not workload:
+            continue
+        implied = Implied(entrypoint=("main", VLLM_SERVE))
+        if uri is not None:
+            implied.model = (uri, key_location(model, "uri", file, loc))
+        par = as_map(workload.get("parallelism"))
+        values: dict[str, Any] = {}
+        for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"),
+                          ("data", "--data-parallel-size"), ("dataLocal", "--data-parallel-size-local")):
+            values[key] = positive_int(par, key, None, loc, f"{part}.parallelism.{key}")
+            if values[key] is not None:
+                implied.flags.append((flag, values[key], key_location(par, key, file, loc)))
+        if par.get("expert") is True:
+            implied.flags.append(("--enable-expert-parallel", True, key_location(par, "expert", file, loc)))
+        template = as_map(workload.get("template"))
+        worker = as_map(workload.get("worker"))
+        if not as_list(template.get("containers")):
+            template = with_containers(template, [synthetic_container("main", workload, None)])
+            if spec.get("baseRefs"):  # the GPU request comes from a config this file does not hold
+                implied.gpus = (UNKNOWN, key_location(spec, "baseRefs", file, loc))
+        pods: Any = 1
+        if worker:
+            data, local = values.get("data"), values.get("dataLocal")
+            if isinstance(data, int) and isinstance(local, int):
+                pods = max(1, data // local)
+            elif isinstance(values.get("pipeline"), int):
+                pods = values["pipeline"]
+            elif UNKNOWN in (data, local, values.get("pipeline")):
+                pods = UNKNOWN
+        replicas = int_field(workload, "replicas", 1, loc, f"{part}.replicas")
+        full = f"{as_map(obj.get('metadata')).get('name') or 'unnamed'}/{name}" if name else None
+        where = key_location(spec, "prefill", file, loc) if name else loc
+        group = crd_group(inv, "LLMInferenceService", obj, where, lines, pod_meta=None, pod_spec=template,
+                          replicas=replicas, implied=implied, name=full, others=[worker] if worker else [],
+                          pods_per_group=pods)
+        if group is not None and workload.get("replicas") is not None:
+            group.locations["replicas"] = Location(file, line_of(workload, "replicas"))
+    return True

@@ -1,0 +1,209 @@
+"""Serving operators whose resources hold vLLM settings or pod specs: KubeAI, NVIDIA Dynamo, AIBrix, llm-d.
+
+- KubeAI ``Model`` (``kubeai.org/v1``) with ``engine: VLLM``: the model is ``url`` (``hf://org/name``),
+  the flags ``args``, the environment ``env`` (a mapping), the GPUs ``resourceProfile``
+  (``nvidia-gpu-l4:2``: 2 × the GPU the profile is named after; the profile's node selector lives in
+  KubeAI's Helm values, so the pool is the profile's GPU). Replicas: ``replicas``, else ``minReplicas``
+  (0 scales to zero; the group is sized as one replica).
+- Dynamo ``DynamoGraphDeployment`` (``nvidia.com/v1alpha1``): each of ``spec.services`` whose
+  ``extraPodSpec.mainContainer`` runs vLLM (``python3 -m dynamo.vllm``, ``vllm serve``) is a group
+  ``NAME/<service>``; GPUs from ``resources.limits.gpu`` (or ``requests.gpu``), pods per group from
+  ``multinode.nodeCount``, placement from ``extraPodSpec``. A main container with only ``args`` runs
+  them through ``sh -c``, as the operator does.
+- AIBrix ``StormService`` (``orchestration.aibrix.ai``): each role of ``spec.template.spec.roles``
+  whose pod template runs vLLM is a group ``NAME/<role>`` with ``spec.replicas`` × the role's replicas.
+- llm-d ``ModelService`` (``llm-d.ai``): ``decode`` and ``prefill`` each hold ``containers`` (the
+  ``vllm`` container's args are ``vllm serve`` args), ``replicas`` and ``parallelism``
+  (``tensor``, ``data``); the model is ``modelArtifacts.uri``; ``acceleratorTypes`` (``labelKey``,
+  ``labelValues``) is a node-affinity requirement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import CatalogError
+from ...model import UNKNOWN, Inventory, Location, NodePool
+from ...vocab import VENDOR_RESOURCES
+from ...yamlsrc import LineDict
+from .fields import as_list, as_map, int_field
+from .parse import Lines
+from .serving import (
+    API_SERVER,
+    VLLM_SERVE,
+    Implied,
+    crd_group,
+    gpu_count,
+    key_location,
+    model_from_uri,
+    positive_int,
+    synthetic_container,
+    with_containers,
+)
+
+# ---------------------------------------------------------------------------------------------
+# KubeAI
+# ---------------------------------------------------------------------------------------------
+
+#: KubeAI resource-profile name prefixes, and who makes the accelerator they name.
+_PROFILE_PREFIXES = (("nvidia-gpu-", "nvidia"), ("amd-gpu-", "amd"), ("google-tpu-", "google"),
+                     ("intel-gaudi-", "intel"), ("aws-neuron-", "aws"))
+
+
+def _profile_pool(profile: str, where: Location) -> NodePool | None:
+    """The pool a KubeAI resource profile names: ``nvidia-gpu-h100`` -> H100, ``amd-gpu-mi300x`` -> MI300X."""
+    from ... import catalog
+
+    found = next(((p, v) for p, v in _PROFILE_PREFIXES if profile.startswith(p)), None)
+    if found is None:
+        return None  # "cpu" or a profile named otherwise
+    prefix, vendor = found
+    part = profile[len(prefix):]
+    pool = NodePool(name=f"resourceProfile {profile}", location=where, kind="resource-profile", accelerator=vendor)
+    candidates = [part, part.rsplit("-", 1)[0]] if vendor == "google" else [part]
+    for name in candidates:  # google-tpu-v5e-2x2: the chip is v5e, 2x2 its topology
+        try:
+            pool.gpu = catalog.find_gpu(("tpu-" + name) if vendor == "google" else name)
+            break
+        except CatalogError:
+            continue
+    if pool.gpu is None:
+        pool.gpu_memory_gib = UNKNOWN  # a profile named for a GPU the catalog does not know
+    else:
+        pool.gpu_memory_gib = pool.gpu.memory_gib
+    return pool  # gpus_per_node unset: the profile says what a pod gets (on one node), not what a node has
+
+
+def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    if str(spec.get("engine") or "").upper() != "VLLM":
+        return True  # OLlama, FasterWhisper, Infinity: recognised, not vLLM
+    file = loc.file
+    implied = Implied(entrypoint=(None, API_SERVER))
+    url = model_from_uri(spec.get("url"))
+    if url is not None:
+        implied.model = (url, key_location(spec, "url", file, loc))
+    profile = spec.get("resourceProfile")
+    if isinstance(profile, str) and profile.strip():
+        where = key_location(spec, "resourceProfile", file, loc)
+        name, _, count = profile.strip().partition(":")
+        implied.gpus = (gpu_count(count or "1", file, where.line, "spec.resourceProfile count"), where)
+        implied.pool = _profile_pool(name, where)
+        if implied.pool is not None:
+            implied.resource = VENDOR_RESOURCES[implied.pool.accelerator or "nvidia"]
+    env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]
+    container = synthetic_container("server", spec, file, image=spec.get("image"), args=spec.get("args") or [],
+                                    env=env or None)
+    if "replicas" in spec:
+        replicas = int_field(spec, "replicas", 1, loc, "spec.replicas")
+    else:
+        replicas = max(1, int_field(spec, "minReplicas", 1, loc, "spec.minReplicas"))
+    crd_group(inv, "Model", obj, loc, lines, pod_meta=obj.get("metadata"),
+              pod_spec=with_containers(LineDict(), [container]), replicas=replicas, implied=implied)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# NVIDIA Dynamo
+# ---------------------------------------------------------------------------------------------
+
+
+def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    file = loc.file
+    name = as_map(obj.get("metadata")).get("name") or "unnamed"
+    services = as_map(spec.get("services"))
+    for service, raw in services.items():
+        svc = as_map(raw)
+        if str(svc.get("componentType") or "worker").lower() not in ("worker", "prefill", "decode"):
+            continue  # the frontend, planner and router run no engine
+        extra = as_map(svc.get("extraPodSpec"))
+        main = extra.get("mainContainer")
+        if not isinstance(main, dict):
+            continue
+        where = key_location(services, str(service), file, loc)
+        container = LineDict(main)
+        if isinstance(main, LineDict):
+            container.line, container.key_lines = main.line, dict(main.key_lines)
+        container.setdefault("name", "main")
+        implied = Implied(entrypoint=(None, ("/bin/sh", "-c")))
+        resources = as_map(svc.get("resources"))
+        for part in ("limits", "requests"):
+            section = as_map(resources.get(part))
+            if "gpu" in section:
+                implied.gpus = (gpu_count(section["gpu"], file, key_location(section, "gpu", file, where).line,
+                                          f"spec.services.{service}.resources.{part}.gpu"),
+                                key_location(resources, part, file, where))
+                break
+        multinode = as_map(svc.get("multinode"))
+        pods = positive_int(multinode, "nodeCount", 1, where, f"spec.services.{service}.multinode.nodeCount")
+        replicas = int_field(svc, "replicas", 1, where, f"spec.services.{service}.replicas")
+        crd_group(inv, "DynamoGraphDeployment", obj, where, lines, pod_meta=None,
+                  pod_spec=with_containers(extra, [container]), replicas=replicas, implied=implied,
+                  name=f"{name}/{service}", pods_per_group=pods)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# AIBrix StormService
+# ---------------------------------------------------------------------------------------------
+
+
+def add_storm_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    file = loc.file
+    name = as_map(obj.get("metadata")).get("name") or "unnamed"
+    replicas = int_field(spec, "replicas", 1, loc, "spec.replicas")
+    for role in as_list(as_map(as_map(spec.get("template")).get("spec")).get("roles")):
+        role = as_map(role)
+        template = as_map(role.get("template"))
+        if not template:
+            continue
+        where = Location(file, role.line) if isinstance(role, LineDict) else loc
+        role_replicas = int_field(role, "replicas", 1, where, "roles[].replicas")
+        total = replicas * role_replicas if isinstance(replicas, int) and isinstance(role_replicas, int) else UNKNOWN
+        pods = positive_int(role, "podGroupSize", 1, where, "roles[].podGroupSize")
+        crd_group(inv, "StormService", obj, where, lines, pod_meta=template.get("metadata"),
+                  pod_spec=template.get("spec"), replicas=total, name=f"{name}/{role.get('name') or 'role'}",
+                  pods_per_group=pods)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# llm-d ModelService
+# ---------------------------------------------------------------------------------------------
+
+
+def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    file = loc.file
+    name = as_map(obj.get("metadata")).get("name") or "unnamed"
+    artifacts = as_map(spec.get("modelArtifacts"))
+    uri = model_from_uri(artifacts.get("uri"))
+    for role in ("decode", "prefill"):
+        part = as_map(spec.get(role))
+        if not part:
+            continue
+        where = key_location(spec, role, file, loc)
+        implied = Implied(entrypoint=("vllm", VLLM_SERVE))
+        if uri is not None:
+            implied.model = (uri, key_location(artifacts, "uri", file, loc))
+        par = as_map(part.get("parallelism"))
+        for key, flag in (("tensor", "--tensor-parallel-size"), ("data", "--data-parallel-size")):
+            value = positive_int(par, key, None, where, f"spec.{role}.parallelism.{key}")
+            if value is not None:
+                implied.flags.append((flag, value, key_location(par, key, file, where)))
+        pod_spec = with_containers(part, list(as_list(part.get("containers"))))
+        accel = as_map(part.get("acceleratorTypes"))
+        if accel.get("labelKey") and as_list(accel.get("labelValues")):
+            term = {"matchExpressions": [{"key": str(accel["labelKey"]), "operator": "In",
+                                          "values": [str(v) for v in as_list(accel["labelValues"])]}]}
+            pod_spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [term]}}}
+            pod_spec.key_lines["affinity"] = key_location(part, "acceleratorTypes", file, where).line or 0
+        replicas = int_field(part, "replicas", 1, where, f"spec.{role}.replicas")
+        crd_group(inv, "ModelService", obj, where, lines, pod_meta=None, pod_spec=pod_spec, replicas=replicas,
+                  implied=implied, name=f"{name}/{role}")
+    return True
+

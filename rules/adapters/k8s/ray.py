@@ -1,0 +1,233 @@
+"""KubeRay and Ray Serve LLM: RayCluster, RayService, and AIBrix's RayClusterFleet.
+
+- A Ray cluster (``spec.headGroupSpec.template``, ``spec.workerGroupSpecs[].template``) whose head or
+  worker container runs ``vllm serve`` is a serving group. With the Ray executor vLLM places its
+  TP × PP workers on the cluster's GPU pods: when the vLLM pod's own GPUs are fewer than TP × PP, the
+  group spans the head (if it has GPUs) and every worker replica. Placement the vLLM pod leaves out
+  is taken from the other pods.
+- ``RayService``: its ``rayClusterConfig`` as above, and each Ray Serve LLM application of
+  ``serveConfigV2`` (``import_path: ray.serve.llm:build_openai_app``, ``args.llm_configs``): one group
+  per ``llm_config`` (``NAME/<model_id>``) with the model from ``model_loading_config.model_source``,
+  the vLLM settings from ``engine_kwargs``, TP × PP GPUs per replica, replicas from
+  ``deployment_config`` (``num_replicas`` or ``autoscaling_config.min_replicas``), and the GPU from
+  ``accelerator_type`` (else the worker pods' placement). Lines inside a ``|`` block point into it.
+- ``RayClusterFleet`` (``orchestration.aibrix.ai``): ``spec.template.spec`` is a Ray cluster,
+  ``spec.replicas`` of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import CatalogError, InputError
+from ...model import UNKNOWN, Inventory, Location, NodePool
+from ...yamlsrc import LineDict, load_all
+from .fields import as_list, as_map, int_field, line_of
+from .parse import Lines
+from .pods import read_pod
+from .serving import Implied, crd_group, first_container, key_location, model_from_uri, with_containers
+from .workloads import fill_placement, make_group, note_launch
+
+
+def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any]]]:
+    """(head template, [(worker template, replicas)])."""
+    head = as_map(as_map(cluster.get("headGroupSpec")).get("template"))
+    workers = []
+    for wg in as_list(cluster.get("workerGroupSpecs")):
+        wg = as_map(wg)
+        replicas = wg.get("replicas", wg.get("minReplicas", 1))
+        workers.append((as_map(wg.get("template")), replicas))
+    return head, workers
+
+
+def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
+                    inv: Inventory, lines: Lines | None, replicas: Any = 1) -> bool:
+    """The serving group of a Ray cluster whose head or a worker runs ``vllm serve``."""
+    file = loc.file
+    file_lines = lines.get(file) if lines is not None and file is not None else None
+    head, workers = _cluster_pods(cluster)
+    templates = [(head, 1, True)] + [(t, r, False) for t, r in workers]
+    pods = [(read_pod(t.get("metadata"), t.get("spec"), file, file_lines, {}), r, is_head)
+            for t, r, is_head in templates if t]
+    serving = next((p for p in pods if p[0].engine is not None), None)
+    if serving is None:
+        unread = next((p for p, _, _ in pods if p.unread is not None), None)
+        if unread is not None:
+            note_launch(inv, kind, obj, loc, unread, None)
+        return bool(pods)
+    pod = serving[0]
+    for other, _, _ in pods:
+        if other is not pod:
+            fill_placement(pod, other)
+    engine = pod.engine
+    assert engine is not None
+    group = make_group(kind, obj, loc, pod, replicas, file)
+    tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
+    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp:
+        counted = [(p, r) for p, r, _ in pods if any(c.gpus for c in p.containers)]
+        if any(not isinstance(r, int) for _, r in counted):
+            group.pods_per_group = UNKNOWN
+        else:
+            group.pods_per_group = sum(r for _, r in counted) or 1
+    inv.groups.append(group)
+    note_launch(inv, kind, obj, loc, pod, group)
+    return True
+
+
+def add_ray_cluster_object(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
+                           lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    if kind == "RayClusterFleet":
+        template = as_map(spec.get("template"))
+        replicas = int_field(spec, "replicas", 1, loc, "spec.replicas")
+        return add_ray_cluster(kind, obj, as_map(template.get("spec")), loc, inv, lines, replicas)
+    if kind == "RayService":
+        cluster = as_map(spec.get("rayClusterConfig"))
+        added = add_ray_cluster(kind, obj, cluster, loc, inv, lines)
+        return _serve_llm(obj, spec, cluster, loc, inv, lines) or added
+    return add_ray_cluster(kind, obj, spec, loc, inv, lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ray Serve LLM (serveConfigV2)
+# ---------------------------------------------------------------------------------------------
+
+
+def _serve_config(spec: Mapping[str, Any], file: str | None) -> tuple[Any, int]:
+    """The parsed serveConfigV2 and the line offset of its text in the file."""
+    text = spec.get("serveConfigV2")
+    if not isinstance(text, str) or not text.strip():
+        return None, 0
+    offset = line_of(spec, "serveConfigV2") or 0  # a `|` block starts on the line after its key
+    try:
+        docs = list(load_all(text, file or "<serveConfigV2>"))
+    except InputError as e:
+        raise InputError(f"serveConfigV2: {e.message}", file,
+                         offset + e.line if e.line is not None else line_of(spec, "serveConfigV2")) from None
+    return (docs[0] if docs else None), offset
+
+
+def _shift(d: Any, offset: int) -> Any:
+    """Move the lines of a mapping parsed from an embedded YAML text to the file's lines."""
+    if isinstance(d, LineDict):
+        if d.line is not None:
+            d.line += offset
+        d.key_lines = {k: v + offset for k, v in d.key_lines.items()}
+        for v in d.values():
+            _shift(v, offset)
+    elif isinstance(d, list):
+        for v in d:
+            _shift(v, offset)
+    return d
+
+
+def _engine_flags(kwargs: Mapping[str, Any], file: str | None, loc: Location) -> list[tuple[str, Any, Location]]:
+    flags: list[tuple[str, Any, Location]] = []
+    for key, value in kwargs.items():
+        if value is None or isinstance(value, dict | list):
+            continue
+        flag = "--" + str(key).replace("_", "-")
+        if value is False:
+            flag, value = "--no-" + flag[2:], True
+        flags.append((flag, value, key_location(kwargs, key, file, loc)))
+    return flags
+
+
+def _accelerator_pool(accelerator: Any, where: Location) -> NodePool | None:
+    """A pool for Ray's ``accelerator_type`` ("A10G", "L4", "H100", "A100-80G", "AMD-Instinct-MI300X-OAM")."""
+    if not isinstance(accelerator, str) or not accelerator.strip():
+        return None
+    from ... import catalog
+
+    name = accelerator.strip()
+    # Ray Serve LLM packs a replica's TP bundles onto one node (STRICT_PACK), so the node size does not
+    # bound the layout the way a pod's request does; gpus_per_node stays unset.
+    pool = NodePool(name=f"accelerator_type={name}", location=where, kind="ray-accelerator")
+    try:
+        gpu = catalog.find_gpu(name[:-1] + "GB" if name.upper().endswith(("-40G", "-80G")) else name)
+    except CatalogError:
+        pool.gpu_memory_gib = UNKNOWN  # named, but not a GPU the catalog knows: capacity is undecided
+        return pool
+    pool.gpu = gpu
+    pool.gpu_memory_gib = gpu.memory_gib
+    pool.accelerator = gpu.vendor
+    return pool
+
+
+def _serve_llm(obj: Mapping[str, Any], spec: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
+               inv: Inventory, lines: Lines | None) -> bool:
+    file = loc.file
+    config, offset = _serve_config(spec, file)
+    if not isinstance(config, dict):
+        return False
+    _shift(config, offset)
+    head, workers = _cluster_pods(cluster)
+    placement = as_map(next((t.get("spec") for t, _ in workers if t), head.get("spec")))
+    added = False
+    for app in as_list(config.get("applications")):
+        app = as_map(app)
+        args = as_map(app.get("args"))
+        if "ray.serve.llm" not in str(app.get("import_path", "")) and "llm_configs" not in args:
+            continue
+        for cfg in as_list(args.get("llm_configs")):
+            where = Location(file, cfg.line) if isinstance(cfg, LineDict) else key_location(args, "llm_configs",
+                                                                                             file, loc)
+            if not isinstance(cfg, dict):  # a path to a config file in the image
+                inv.launch_issues.append(_unread_config(obj, cfg, where))
+                continue
+            added = _llm_config(obj, cfg, placement, where, loc, inv, lines) or added
+    return added
+
+
+def _unread_config(obj: Mapping[str, Any], cfg: Any, where: Location) -> Any:
+    from ...model import LaunchIssue
+
+    meta = as_map(obj.get("metadata"))
+    return LaunchIssue(
+        f"RayService {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}", "serveConfigV2",
+        f"llm_configs entry {cfg!r} is a file inside the image, which shardwise cannot read; write the LLMConfig "
+        "inline in serveConfigV2", where)
+
+
+def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, where: Location, loc: Location,
+                inv: Inventory, lines: Lines | None) -> bool:
+    file = loc.file
+    loading = as_map(cfg.get("model_loading_config"))
+    source = loading.get("model_source") or loading.get("model_id")
+    model = model_from_uri(source) if isinstance(source, str) else None
+    model_id = str(loading.get("model_id") or model or "model")
+    kwargs = as_map(cfg.get("engine_kwargs"))
+    implied = Implied(entrypoint=(None, ("vllm", "serve")), flags=_engine_flags(kwargs, file, where))
+    if model is not None:
+        key = "model_source" if loading.get("model_source") else "model_id"
+        implied.model = (model, key_location(loading, key, file, where))
+    deployment = as_map(cfg.get("deployment_config"))
+    autoscaling = as_map(deployment.get("autoscaling_config"))
+    if "num_replicas" in deployment:
+        replicas = int_field(deployment, "num_replicas", 1, where, "deployment_config.num_replicas")
+    else:
+        replicas = int_field(autoscaling, "min_replicas", 1, where, "autoscaling_config.min_replicas")
+    implied.pool = _accelerator_pool(cfg.get("accelerator_type"), key_location(cfg, "accelerator_type", file, where))
+    # vLLM runs in the Ray worker pods: their container (mounts, probes, image) without Ray's own command
+    worker = first_container(placement)
+    container = LineDict({k: v for k, v in worker.items() if k not in ("command", "args")})
+    if isinstance(worker, LineDict):
+        container.line = worker.line
+        container.key_lines = {k: v for k, v in worker.key_lines.items() if k not in ("command", "args")}
+    else:
+        container.line = where.line
+    container.setdefault("name", "llm-server")
+    pod_spec = with_containers(placement, [container])
+    name = f"{as_map(obj.get('metadata')).get('name') or 'unnamed'}/{model_id}"
+    group = crd_group(inv, "RayService", obj, where, lines, pod_meta=None, pod_spec=pod_spec, replicas=replicas,
+                      implied=implied, name=name)
+    if group is None:
+        return False
+    tp, pp = group.engine.tensor_parallel_size, group.engine.pipeline_parallel_size
+    # Ray places TP × PP bundles of one GPU each for every replica
+    group.gpus_per_pod = tp * pp if isinstance(tp, int) and isinstance(pp, int) else UNKNOWN
+    group.accelerator_resource = group.accelerator_resource or (
+        "google.com/tpu" if implied.pool is not None and implied.pool.accelerator == "google" else "nvidia.com/gpu")
+    group.locations["resources"] = group.at("tensor_parallel_size", "model")
+    return True

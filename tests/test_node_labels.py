@@ -90,10 +90,10 @@ def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
 def test_unknown_accelerators_make_rules_undecided_never_silent():
     got = findings_by_group(FAMILIES)
     capacity = [("SW101", "mandatory", True), ("SW102", "mandatory", True), ("SW103", "mandatory", True),
-                ("SW104", "mandatory", True), ("SW106", "advisory", True)]
+                ("SW104", "mandatory", True), ("SW106", "advisory", True), ("SW206", "advisory", False)]
     assert got["gpu-unknown"] == capacity
     assert got["karpenter-gen"] == [*capacity, ("SW401", "mandatory", False)]
-    # hostname-pinned: undecided, and no "matches no GPU pool" (SW206); TP1 needs no node size
+    # hostname-pinned: undecided ("cannot size"), never blocking on the pool; TP1 needs no node size
     assert got["pinned"] == capacity
 
 
@@ -189,18 +189,17 @@ def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_famil
 def test_neuron_devices_are_not_compared_with_tensor_parallel_size():
     inv = load_inputs([FAMILIES])
     g = next(g for g in inv.groups if g.name == "trn1-neuron")
-    g.accelerator_resource = "aws.amazon.com/neuron"
+    g.accelerator_resource = g.main_container.accelerator_resource = "aws.amazon.com/neuron"
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204" and f.subject.endswith("trn1-neuron")]
     assert (f.level, f.undecided, f.message) == (
         "mandatory", True,
-        "SW204: cannot decide: NeuronCores per aws.amazon.com/neuron device is not known (tensor_parallel_size "
-        "counts NeuronCores and each Neuron device has several; request aws.amazon.com/neuroncore to make the "
-        "count comparable)")
+        "SW204: cannot decide: the NeuronCores behind aws.amazon.com/neuron: 8 is not known (it counts Neuron "
+        "devices of several NeuronCores each; request aws.amazon.com/neuroncore to compare with the layout)")
 
 
 def test_gpu_request_message_names_the_resource():
     inv = load_inputs([FAMILIES])
     g = next(g for g in inv.groups if g.name == "amd-mi300x")
-    g.gpus_per_pod = 4
+    g.gpus_per_pod = 1
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
-    assert f.message == "SW204: the pod requests 4 amd.com/gpu but tensor_parallel_size 2 GPUs are needed"
+    assert f.message == "SW204: the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"

@@ -98,8 +98,11 @@ class WorkloadWithoutGpuPool(GroupRule):
                       undecided=True, level=level)
             return
         if g.pool is not None:
-            if gpu_memory_gib(g) is not None:
-                return
+            try:
+                if gpu_memory_gib(g) is not None:
+                    return
+            except Undecidable:
+                pass  # a GPU the pool names but the catalog lacks: said below
             observed = _unknown_product(g.pool.labels)
             what = (f"pool `{g.pool.name}` names GPU `{observed[1]}` ({observed[0]}), which is not in shardwise's "
                     "catalog" if observed

@@ -82,7 +82,7 @@ def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
     # Neuron: tensor parallelism counts NeuronCores, the catalog gives memory per device: undecided
     assert got["trn1-neuron"] == [(c, lvl, True) for c, lvl in (
         ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW103", "mandatory"), ("SW104", "mandatory"),
-        ("SW106", "advisory"))]
+        ("SW106", "advisory"), ("SW206", "advisory"))]
     # the same TP2 on L4s behind GKE labels gets the PCIe and /dev/shm rules
     assert [c for c, _, _ in got["gke-l4"]] == ["SW103", "SW106", "SW202", "SW401"]
 
@@ -90,11 +90,12 @@ def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
 def test_unknown_accelerators_make_rules_undecided_never_silent():
     got = findings_by_group(FAMILIES)
     capacity = [("SW101", "mandatory", True), ("SW102", "mandatory", True), ("SW103", "mandatory", True),
-                ("SW104", "mandatory", True), ("SW106", "advisory", True), ("SW206", "advisory", False)]
-    assert got["gpu-unknown"] == capacity
-    assert got["karpenter-gen"] == [*capacity, ("SW401", "mandatory", False)]
-    # hostname-pinned: undecided ("cannot size"), never blocking on the pool; TP1 needs no node size
-    assert got["pinned"] == capacity
+                ("SW104", "mandatory", True), ("SW106", "advisory", True)]
+    # a product the catalog lacks: SW206 names it
+    assert got["gpu-unknown"] == [*capacity, ("SW206", "advisory", False)]
+    assert got["karpenter-gen"] == [*capacity, ("SW206", "advisory", True), ("SW401", "mandatory", False)]
+    # hostname-pinned: undecided, never blocking on the pool; TP1 needs no node size
+    assert got["pinned"] == [*capacity, ("SW206", "advisory", True)]
 
 
 def test_undecided_message_names_the_pool():

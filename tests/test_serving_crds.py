@@ -179,7 +179,7 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
     assert got == [
         (code, f"{code}: cannot decide: GPU memory of node pool `resourceProfile nvidia-gpu-a16` is not known "
                "(a computed value or an unresolved reference)")
-        for code in ("SW101", "SW102", "SW103", "SW104", "SW106")
+        for code in ("SW101", "SW102", "SW103", "SW104", "SW106", "SW206")
     ]
 
 

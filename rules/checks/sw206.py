@@ -102,7 +102,9 @@ class WorkloadWithoutGpuPool(GroupRule):
                 if gpu_memory_gib(g) is not None:
                     return
             except Undecidable:
-                pass  # a GPU the pool names but the catalog lacks: said below
+                if not _unknown_product(g.pool.labels):
+                    raise
+                # a GPU the pool names but the catalog lacks: said below
             observed = _unknown_product(g.pool.labels)
             what = (f"pool `{g.pool.name}` names GPU `{observed[1]}` ({observed[0]}), which is not in shardwise's "
                     "catalog" if observed

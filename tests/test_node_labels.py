@@ -92,7 +92,7 @@ def test_unknown_accelerators_make_rules_undecided_never_silent():
     capacity = [("SW101", "mandatory", True), ("SW102", "mandatory", True), ("SW103", "mandatory", True),
                 ("SW104", "mandatory", True), ("SW106", "advisory", True)]
     # a product the catalog lacks: SW206 names it
-    assert got["gpu-unknown"] == [*capacity, ("SW206", "advisory", False)]
+    assert got["gpu-unknown"] == [*capacity, ("SW206", "advisory", True)]
     assert got["karpenter-gen"] == [*capacity, ("SW206", "advisory", True), ("SW401", "mandatory", False)]
     # hostname-pinned: undecided, never blocking on the pool; TP1 needs no node size
     assert got["pinned"] == [*capacity, ("SW206", "advisory", True)]

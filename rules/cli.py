@@ -106,6 +106,16 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--no-color", action="store_true", help="never colour the text output")
     lint.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
                       help="processes reading files when there are many (default: the CPUs available)")
+    lint.add_argument(
+        "--model-dir", action="append", default=[], metavar="DIR",
+        help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "
+        "model_dirs in the config file)",
+    )
+    lint.add_argument(
+        "--fetch-configs", action="store_true",
+        help="download the config.json of models shardwise does not know into the Hugging Face cache "
+        "(needs huggingface_hub and network access; HF_TOKEN for gated models)",
+    )
     lint.set_defaults(func=cmd_lint)
 
     plan = sub.add_parser(
@@ -226,16 +236,21 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     from .adapters import read_inputs
     from .adapters.select import Excludes, read_ignore_file
+    from .catalog import resolve
 
+    model_dirs = [*settings.model_dirs, *(os.path.abspath(d) for d in args.model_dir)]
+    for d in args.model_dir:
+        if not os.path.isdir(d):
+            _err(f"--model-dir {d}: not a directory")
+            return 2
+    resolve.configure(model_dirs=model_dirs)
     excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *args.exclude])
     inv = read_inputs(list(args.paths), jobs=args.jobs, excludes=excludes)
-    bad = [g for g in inv.groups if g.model_error]
-    if bad:
-        for g in bad:
-            msg = g.model_error or ""
-            located = g.location.file is not None and msg.startswith(g.location.file)
-            _err(msg if located else f"{g.location}: {msg}")
-        return 2
+    if args.fetch_configs:
+        fetched = resolve.fetch_unknown(inv.groups)
+        for model_id, outcome in fetched.items():
+            print(f"{PROG}: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)
+    inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
 
     from .engine import run_rules
     from .report import Report, metas_of, render

@@ -12,6 +12,7 @@ TOML::
     p95_context_tokens = 8192      # declared p95 prompt+output length
     default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
     exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)
+    model_dirs = ["models"]        # <dir>/<org>/<name>/config.json for models the catalog lacks
 
     [enforcement]
     SW106 = "disabled"             # disabled | advisory | mandatory
@@ -43,7 +44,7 @@ FAIL_ON = ("advisory", "mandatory")
 _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
-    "usable_fraction", "production", "default_deny_namespaces", "exclude",
+    "usable_fraction", "production", "default_deny_namespaces", "exclude", "model_dirs",
 )
 _SUPPRESS_KEYS = ("code", "subject", "reason")
 
@@ -56,6 +57,9 @@ class Settings:
     fail_on: str = "mandatory"
     source: str | None = None  # the config file read, if any
     exclude: list[str] = field(default_factory=list)  # gitignore-like patterns of paths lint does not read
+    #: Directories of ``<org>/<name>/config.json`` for models the catalog lacks (relative paths are
+    #: relative to the config file's directory).
+    model_dirs: tuple[str, ...] = ()
 
 
 class _Where:
@@ -175,6 +179,7 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
         settings.fail_on = _choice(w, data, "fail_on", FAIL_ON, "fail_on")
     if "unknown" in data:
         cfg.unknown_is_failure = _choice(w, data, "unknown", ("fail", "warn"), "unknown") == "fail"
+        cfg.unknown_configured = True
     if "kv_reserve" in data:
         cfg.kv_reserve = float(_number(w, data, "kv_reserve", 1.0, 10.0, integer=False))
     if "usable_fraction" in data:
@@ -196,6 +201,8 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
         cfg.production = data["production"]
     if "default_deny_namespaces" in data:
         cfg.default_deny_namespaces = _namespaces(w, data, "default_deny_namespaces")
+    if "model_dirs" in data:
+        settings.model_dirs = _model_dirs(w, data, path)
     if "enforcement" in data:
         enf = data["enforcement"]
         if not isinstance(enf, dict):
@@ -222,6 +229,18 @@ def _namespaces(w: _Where, data: Any, key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise w.error(f"{key} must be a list of namespace names or globs, got {value!r}", key, mapping=data)
     return tuple(v.strip() for v in value)
+
+
+def _model_dirs(w: _Where, data: Any, path: str) -> tuple[str, ...]:
+    value = data["model_dirs"]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise w.error(f"model_dirs must be a list of directory paths, got {value!r}", "model_dirs", mapping=data)
+    base = os.path.dirname(os.path.abspath(path))
+    dirs = tuple(os.path.normpath(os.path.join(base, os.path.expanduser(v.strip()))) for v in value)
+    for given, full in zip(value, dirs, strict=True):
+        if not os.path.isdir(full):
+            raise w.error(f"model_dirs: {given.strip()!r} is not a directory ({full})", "model_dirs", mapping=data)
+    return dirs
 
 
 def _check_code(w: _Where, code: str, known_codes: set[str] | None, section: str, mapping: Any) -> None:

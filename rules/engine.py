@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 from .model import (
     Inventory,
     Location,
+    ModelNotKnown,
     ServingGroup,
     Suppression,
     Undecidable,
@@ -131,6 +132,8 @@ class LintConfig:
     usable_fraction: float = 0.90
     p95_context_tokens: int | None = None
     unknown_is_failure: bool = True
+    #: The configuration file set ``unknown`` itself (SW004 is mandatory only with ``unknown = "fail"``).
+    unknown_configured: bool = False
     production: bool | None = None
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
     default_deny_namespaces: tuple[str, ...] = ()
@@ -237,6 +240,8 @@ class GroupRule(Rule):
         for g in inv.groups:
             try:
                 yield from list(self.check_group(g, inv, config))
+            except ModelNotKnown:
+                continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),

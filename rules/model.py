@@ -68,6 +68,14 @@ class Undecidable(Exception):
         return f"{self.prop} is not known ({self.reason})"
 
 
+class ModelNotKnown(Undecidable):
+    """The group's model is not known: SW004 reports it once for the workload, so the rules that need
+    the model's shape say nothing on it (instead of each reporting "cannot decide")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("the model", reason)
+
+
 def known(value: T, prop: str) -> T:
     """Return ``value``, or raise :class:`Undecidable` naming ``prop`` when it is unknown."""
     if value is UNKNOWN:
@@ -317,7 +325,10 @@ class ServingGroup:
     engine: EngineArgs = field(default_factory=EngineArgs)
     model: ModelShape | None = None
     model_error: str | None = None  # "file:line: unknown model …": an input error
-    model_unknown: str | None = None  # why the model cannot be known from the input (rules: undecided)
+    model_unknown: str | None = None  # why the model cannot be known from the input (SW004; rules silent)
+    #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
+    #: the rules size it as that entry and SW004 says which one was assumed.
+    model_assumed: str | None = None
     replicas: Any = 1
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None

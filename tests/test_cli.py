@@ -21,6 +21,13 @@ SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.js
 GIB = 2**30
 
 
+TEACH = (
+    "teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a"
+    " copy of or the repository path of its config.json; a models directory (config key model_dirs, <dir>"
+    "/<org>/<name>/config.json); or its config.json in the local Hugging Face cache (HF_HOME; `shardwise lint --fetch-configs` downloads it)"
+)
+
+
 def deployment(name: str, args: str, gpus: int, extra_meta: str = "", replicas: int = 2) -> str:
     """A Deployment in the shape the examples use: a vLLM container on a p5.48xlarge (8 × H100) with
     /dev/shm in memory, and a default-deny NetworkPolicy for its namespace (so only capacity rules fire)."""
@@ -279,12 +286,28 @@ def test_empty_file_and_empty_directory_count_exactly(work, capsys):
         "findings, 0 suppressed — passed\n"), "")
 
 
-def test_unknown_model_exits_2_naming_the_line(work, capsys):
+def test_unknown_model_is_one_advisory_finding_naming_the_line(work, capsys):
+    # was: exit 2 ("unk.yaml:17: unknown model 'acme/secret-model-13b'") and nothing else linted
     f = write(work / "unk.yaml", deployment("mystery", 'acme/secret-model-13b, --max-model-len, "8192"', 1))
     rc, out, err = run(capsys, "lint", f)
-    assert (rc, out) == (2, "")
-    assert err.startswith("shardwise: error: unk.yaml:17: unknown model 'acme/secret-model-13b'")
-    assert err.count("\n") == 1
+    assert (rc, err) == (0, "")
+    assert out == (
+        "unk.yaml:17: SW004 [advisory] shardwise does not know the model: 'acme/secret-model-13b' is not in the "
+        "catalog. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; "
+        f"{TEACH} (Deployment serving/mystery)\n"
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — passed\n"
+    )
+
+
+def test_unknown_model_blocks_with_unknown_fail_in_the_config(work, capsys):
+    f = write(work / "unk.yaml", deployment("mystery", 'acme/secret-model-13b, --max-model-len, "8192"', 1))
+    write(work / "shardwise.toml", 'unknown = "fail"\n')
+    rc, out, _ = run(capsys, "lint", f)
+    assert rc == 1
+    assert out.splitlines()[0].startswith("unk.yaml:17: SW004 [mandatory] shardwise does not know the model: ")
+    write(work / "shardwise.toml", 'unknown = "warn"\n')
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0][:30]) == (0, "unk.yaml:17: SW004 [advisory] ")
 
 
 def test_bad_flag_value_exits_2(work, capsys):
@@ -718,11 +741,20 @@ def test_lint_jobs_must_be_positive(capsys):
 
 
 def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
+    # was: exit 2 with the same message as an input error; now one SW004 finding, every other rule still runs
     fixture = Path(__file__).parent / "fixtures" / "rules" / "SW104" / "fail.yaml"
     text = fixture.read_text(encoding="utf-8").replace("Llama-3.1-8B-Instruct", "Llama-3.1-8B-Instrukt")
     (work / "typo.yaml").write_text(text)
-    assert main(["lint", "typo.yaml"]) == 2
-    assert capsys.readouterr().err == (
-        "shardwise: error: typo.yaml:18: unknown model 'meta-llama/Llama-3.1-8B-Instrukt'; did you mean: "
-        "meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, meta-llama/Meta-Llama-3-8B-Instruct?\n"
+    assert main(["lint", "typo.yaml", "--format", "json"]) == 1  # the file's other workload is still linted
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    [sw004] = [f for f in findings if f["code"] == "SW004"]
+    assert (sw004["file"], sw004["line"], sw004["level"]) == ("typo.yaml", 18, "advisory")
+    assert sw004["message"] == (
+        "SW004: shardwise does not know the model: 'meta-llama/Llama-3.1-8B-Instrukt' is not in the catalog; "
+        "did you mean: meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, "
+        "meta-llama/Meta-Llama-3-8B-Instruct?. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; "
+        f"{TEACH}"
     )
+    mine = [f["code"] for f in findings if f["subject"] == sw004["subject"]]
+    assert not {"SW101", "SW102", "SW103", "SW104", "SW106", "SW203"} & set(mine), mine
+    assert {f["subject"] for f in findings if f["code"] == "SW104"} == {"StatefulSet serving/llama70b-tp4-pp2"}

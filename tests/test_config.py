@@ -65,6 +65,7 @@ EXPECTED = LintConfig(
     usable_fraction=0.85,
     p95_context_tokens=8192,
     unknown_is_failure=False,
+    unknown_configured=True,
     production=True,
     default_deny_namespaces=("serving", "team-*"),
 )
@@ -109,10 +110,25 @@ def err(path: str, text: str, known: set[str] | None = None) -> str:
     return str(e.value)
 
 
+def test_model_dirs_are_relative_to_the_config_file(tmp_path):
+    (tmp_path / "models" / "acme").mkdir(parents=True)
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "shardwise.toml").write_text('model_dirs = ["../models"]\n')
+    s = load_config(str(tmp_path / "ci" / "shardwise.toml"))
+    assert s.model_dirs == (str(tmp_path / "models"),)
+    assert err("shardwise.toml", 'model_dirs = "models"\n') == (
+        "shardwise.toml:1: model_dirs must be a list of directory paths, got 'models'"
+    )
+    missing = tmp_path / "nope"
+    assert err(str(tmp_path / "shardwise.toml"), 'model_dirs = ["nope"]\n') == (
+        f"{tmp_path / 'shardwise.toml'}:1: model_dirs: 'nope' is not a directory ({missing})"
+    )
+
+
 def test_unknown_top_level_key_names_key_and_line():
     assert err("shardwise.toml", 'fail_on = "mandatory"\nkv_reserv = 1.2\n') == (
         "shardwise.toml:2: unknown key 'kv_reserv' (expected one of: enforcement, suppress, kv_reserve, "
-        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude)"
+        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude, model_dirs)"
     )
     assert err(".shardwise.yaml", "fail_on: mandatory\nfail-on: advisory\n").startswith(
         ".shardwise.yaml:2: unknown key 'fail-on' (expected one of:"

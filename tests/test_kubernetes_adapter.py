@@ -371,9 +371,9 @@ def test_bad_replicas():
 def test_unknown_model_is_recorded_not_raised():
     inv = load("unknown-model.yaml")
     [g] = inv.groups
-    assert g.model is None
-    assert g.model_error == (
-        f"{fixture('unknown-model.yaml')}:12: unknown model 'meta-llama/Llama-3.1-70B-Instruc'; did you mean: "
+    assert (g.model, g.model_error) == (None, None)  # was an input error (exit 2); now SW004 reports it
+    assert g.model_unknown == (
+        "'meta-llama/Llama-3.1-70B-Instruc' is not in the catalog; did you mean: "
         "meta-llama/Llama-3.1-70B-Instruct, meta-llama/Llama-3.3-70B-Instruct, meta-llama/Meta-Llama-3-70B-Instruct?")
 
 
@@ -417,8 +417,7 @@ def test_model_from_unset_env_var_is_unknown_with_the_reason():
     [g] = inv.groups
     assert (g.model, g.model_error, g.engine.model) == (None, None, UNKNOWN)
     assert g.model_unknown == (
-        "it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API; name the model in the "
-        "container's env or args, or its catalog model in the annotation shardwise.dev/base-model")
+        "it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API, so shardwise cannot see which model it is")
 
 
 def test_local_model_path_loads_config_json(tmp_path):

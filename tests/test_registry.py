@@ -24,6 +24,7 @@ LEVELS = {
     "SW001": ("mandatory", False),
     "SW002": ("advisory", False),
     "SW003": ("mandatory", False),
+    "SW004": ("advisory", False),  # mandatory with unknown = "fail" in the config (test_cli)
     "SW101": ("mandatory", False),
     "SW102": ("mandatory", False),
     "SW103": ("mandatory", False),

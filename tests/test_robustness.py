@@ -910,11 +910,14 @@ def test_pulumi_instance_type_that_is_not_a_string(tmp_path):
     )
 
 
-def test_stack_unknown_model_names_the_line_of_its_service(tmp_path):
-    # was: "shardwise: error: Pulumi.s.yaml: unknown model 'acme/x'; …" (the file, no line)
+def test_stack_unknown_model_is_one_finding_on_the_line_of_its_service(tmp_path):
+    # was: "shardwise: error: Pulumi.s.yaml: unknown model 'acme/x'; …" (the file, no line), then an input error
+    # (exit 2) on line 26; now the model is undecided on that workload only and everything else is still linted
     text = _staging("model: hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "model: acme/x")
-    err = error_of(tmp_path, "Pulumi.s.yaml", text)
-    assert err.startswith("shardwise: error: Pulumi.s.yaml:26: unknown model 'acme/x'; it is not in the catalog"), err
+    code, err, findings = lint_text(tmp_path, "Pulumi.s.yaml", text)
+    [sw004] = [f for f in findings if f["code"] == "SW004"]
+    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 26, "advisory", True)
+    assert sw004["message"].startswith("SW004: shardwise does not know the model: 'acme/x' is not in the catalog. ")
 
 
 def test_stack_karpenter_pool_with_unknown_instance_type(tmp_path):

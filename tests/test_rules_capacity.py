@@ -32,6 +32,12 @@ EXPECTED = {
     ],
     ('SW003', 'pass'): [
     ],
+    ('SW004', 'fail'): [
+        (18, 'Deployment serving/support-bot', "SW004: shardwise does not know the model: 'acme/support-bot-v7' is not in the catalog. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a copy of or the repository path of its config.json; a models directory (config key model_dirs, <dir>/<org>/<name>/config.json); or its config.json in the local Hugging Face cache (HF_HOME; `shardwise lint --fetch-configs` downloads it)", None),
+        (38, 'Deployment serving/qwen-from-volume', "SW004: the model '/models/Qwen2.5-7B-Instruct' is a path; shardwise sized it as the catalog model Qwen/Qwen2.5-7B-Instruct, which its name matches. Confirm it with the annotation shardwise.dev/base-model: Qwen/Qwen2.5-7B-Instruct (or the path of its config.json)", None),
+    ],
+    ('SW004', 'pass'): [
+    ],
     ('SW101', 'fail'): [
         (2, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB', None),
     ],
@@ -109,6 +115,7 @@ def test_pass_fixtures_have_no_blocking_finding_of_their_rule(code, kind):
 # (line, subject, level, message) of the rule's own findings on its unknown.yaml: one undecided finding,
 # mandatory unless the rule is advisory or may skip an unknown input (meta.safe_to_skip_unknown)
 UNDECIDED = {
+    'SW004': (21, 'Deployment serving/model-from-configmap', 'advisory', 'SW004: shardwise does not know the model: it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API, so shardwise cannot see which model it is. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a copy of or the repository path of its config.json; a models directory (config key model_dirs, <dir>/<org>/<name>/config.json); or its config.json in the local Hugging Face cache (HF_HOME; `shardwise lint --fetch-configs` downloads it)'),
     'SW101': (3, 'Deployment serving/llama70b-tp1-util-from-configmap', 'mandatory', 'SW101: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
     'SW102': (3, 'Deployment serving/llama8b-l4-len-from-configmap', 'mandatory', 'SW102: cannot decide: max_model_len is not known (a computed value or an unresolved reference)'),
     'SW103': (2, 'Deployment serving/llama70b-batch-from-configmap', 'mandatory', 'SW103: cannot decide: max_num_seqs is not known (a computed value or an unresolved reference)'),

@@ -67,6 +67,7 @@ __all__ = [
     "find_gpu",
     "find_instance",
     "find_model",
+    "find_model_exact",
     "gpus",
     "instance_types",
     "instances_for_gpu",
@@ -456,6 +457,15 @@ def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | N
         extra=extra,
         hf_config=hf_config,
     )
+
+
+def find_model_exact(model_id: str) -> ModelShape | None:
+    """The catalog entry whose id or alias is ``model_id`` (case does not matter), or None: no guessing."""
+    if not isinstance(model_id, str):
+        return None
+    by_id, lower, _ = _model_index()
+    hit = by_id.get(model_id.strip()) or by_id.get(lower.get(model_id.strip().lower(), ""))
+    return hit
 
 
 def find_model(model_id: str, base_model: str | None = None) -> ModelShape:

@@ -1,23 +1,102 @@
 """A serving group's model -> its :class:`~shardwise.rules.catalog.types.ModelShape`.
 
-:func:`resolve_model` looks the model a vLLM server names up in the catalog (or reads a local
-``config.json`` given by path), honouring the ``shardwise.dev/base-model`` annotation, and records
-either the shape or why it could not be found on the group.
+:func:`resolve_model` finds the shape of the model a vLLM server names, in this order:
+
+1. the annotation ``shardwise.dev/base-model`` on the workload: a catalog id (the served model is
+   a copy of it; a quantisation its name states is kept) or the path of a ``config.json``
+   (relative to the repository root, i.e. the directory shardwise runs in, or to the manifest);
+2. a local path the model argument names that holds a ``config.json``;
+3. the catalog, by id or alias, or as a quantised re-upload of a catalog model
+   (``RedHatAI/…-FP8-dynamic``);
+4. the ``models`` directories of the configuration (``model_dirs``): ``<dir>/<org>/<name>/config.json``
+   with an optional ``model.safetensors.index.json`` beside it;
+5. the local Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
+   ``~/.cache/huggingface/hub``): ``models--<org>--<name>/snapshots/<rev>/config.json``, read offline;
+6. for a path (``/models/llama-3.1-8b-instruct``, ``s3://bucket/llama-3.1-8b-instruct``), a catalog
+   entry whose name matches the last path component. This is a guess: the group records which
+   entry it assumed (``model_assumed``) and SW004 says so.
+
+When nothing matches, the group records why (``model_unknown``, with the closest catalog names):
+SW004 reports it once per workload with the three ways to teach the model, and the rules that need
+the model's shape stay silent on that workload instead of each reporting "cannot decide". A
+``config.json`` that cannot be read is an input error (``model_error``) with its file and line.
+
+:func:`fetch_configs` (``shardwise lint --fetch-configs``) downloads missing ``config.json`` files
+into the Hugging Face cache with ``huggingface_hub``, imported only then.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ..adapters.vllm_args import is_unresolved
-from ..errors import CatalogError
+from ..errors import CatalogError, InputError
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..vocab import ANN_BASE_MODEL
 
+#: The three ways to teach shardwise a model, as findings and errors state them.
+TEACH_HINT = (
+    "teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a "
+    "copy of or the repository path of its config.json; a models directory (config key model_dirs, "
+    "<dir>/<org>/<name>/config.json); or its config.json in the local Hugging Face cache "
+    "(HF_HOME; `shardwise lint --fetch-configs` downloads it)"
+)
+
+_REMOTE_PREFIXES = ("s3://", "gs://", "gcs://", "az://", "abfs://", "hf://", "pvc://", "oci://", "file://")
+
+
+@dataclass(frozen=True)
+class ModelSources:
+    """Where models the catalog lacks are looked up (set once per run by :func:`configure`)."""
+
+    model_dirs: tuple[str, ...] = ()
+    hf_cache: str | None = None  # None: from the environment (HF_HUB_CACHE, HF_HOME)
+    repo_root: str | None = None  # None: the current directory
+
+
+_SOURCES = ModelSources()
+
+
+def configure(model_dirs: Iterable[str] = (), hf_cache: str | None = None, repo_root: str | None = None) -> None:
+    """Set the run's model sources (the CLI calls this before reading inputs; forked readers inherit it)."""
+    global _SOURCES
+    _SOURCES = ModelSources(tuple(model_dirs), hf_cache, repo_root)
+    _MODEL_CACHE.clear()
+
+
+def sources() -> ModelSources:
+    return _SOURCES
+
+
+def hf_cache_dir(environ: dict[str, str] | None = None) -> str:
+    """The Hugging Face hub cache directory, as ``huggingface_hub`` resolves it."""
+    env = os.environ if environ is None else environ
+    if env.get("HF_HUB_CACHE"):
+        return env["HF_HUB_CACHE"]
+    if env.get("HF_HOME"):
+        return os.path.join(env["HF_HOME"], "hub")
+    xdg = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "huggingface", "hub")
+
 
 def _looks_like_path(model: str) -> bool:
-    return model.startswith(("/", "./", "../", "~")) or model.endswith(".json")
+    return model.startswith(("/", "./", "../", "~")) or model.endswith(".json") or _is_remote(model)
+
+
+def _is_remote(model: str) -> bool:
+    return model.lower().startswith(_REMOTE_PREFIXES)
+
+
+def _repo_id(model: str) -> str | None:
+    """``org/name`` when ``model`` has the shape of a Hugging Face repository id."""
+    parts = model.strip().split("/")
+    if len(parts) == 2 and all(parts) and not _looks_like_path(model):
+        return model.strip()
+    return None
 
 
 _MODEL_CACHE: dict[tuple[str, str | None], Any] = {}  # (id, base) -> ModelShape | CatalogError
@@ -28,10 +107,10 @@ def _find_model(model: str, base: str | None) -> Any:
     key = (model, base)
     found = _MODEL_CACHE.get(key)
     if found is None:
-        from .. import catalog
+        from . import find_model
 
         try:
-            found = catalog.find_model(model, base)
+            found = find_model(model, base)
         except CatalogError as err:
             found = err
         if len(_MODEL_CACHE) < 4096:
@@ -41,49 +120,53 @@ def _find_model(model: str, base: str | None) -> Any:
     return found
 
 
-def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
-    """Set ``group.model`` from the catalog (or a local ``config.json``), or ``group.model_error``."""
-    from .. import catalog
+def _not_in_catalog(name: str, err: CatalogError) -> str:
+    """``'acme/x' is not in the catalog`` with the catalog's suggestions, if it has any."""
+    _, _, rest = err.message.partition("; did you mean: ")
+    return f"{name!r} is not in the catalog" + (f"; did you mean: {rest}" if rest else "")
 
-    model = group.engine.model
-    loc = group.engine.locations.get("model", group.location)
-    if not isinstance(model, str) or not model:
-        return
-    if UNKNOWN_TOKEN in model:
-        group.engine.model = UNKNOWN  # a computed value: rules that need the model say they cannot decide
-        return
-    if is_unresolved(model):
-        named = group.annotations.get(ANN_BASE_MODEL)
-        if named:  # the annotation says which catalog model the reference holds
-            try:
-                group.model = _find_model(named, None)
-            except CatalogError as err:
-                group.model_error = f"{loc}: {ANN_BASE_MODEL}: {err.message}"
-            return
-        group.engine.model = UNKNOWN
-        group.model_unknown = (
-            f"it is {model}, set from a Secret, ConfigMap or the downward API; name the model in the "
-            "container's env or args, or its catalog model in the annotation shardwise.dev/base-model"
-        )
-        return
-    base = group.annotations.get(ANN_BASE_MODEL) or None
-    local = _local_model_path(model, base_dir) if _looks_like_path(model) else None
+
+def _load_config(path: str, model_id: str, how: str) -> Any:
+    """A shape from a config.json (or its directory), named ``model_id``, saying how it was found."""
+    import dataclasses
+
+    from . import load_local_model
+
+    shape = load_local_model(path)
+    return dataclasses.replace(shape, id=model_id, extra={**shape.extra, "taught_by": how})
+
+
+def find_in_model_dirs(model_id: str, dirs: Iterable[str]) -> str | None:
+    """``<dir>/<org>/<name>/config.json`` for the first configured directory that has it."""
+    repo = _repo_id(model_id)
+    if repo is None:
+        return None
+    org, name = repo.split("/")
+    for directory in dirs:
+        candidate = os.path.join(directory, org, name, "config.json")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def find_in_hf_cache(model_id: str, cache: str | None = None) -> str | None:
+    """The cached ``config.json`` of ``org/name``: the snapshot ``refs/main`` names, else the newest."""
+    repo = _repo_id(model_id)
+    if repo is None:
+        return None
+    root = os.path.join(cache or hf_cache_dir(), "models--" + repo.replace("/", "--"))
+    if not os.path.isdir(root):
+        return None
     try:
-        if local is not None:
-            group.model = catalog.load_local_model(local)
-        else:
-            group.model = _find_model(model, base)
-        return
-    except CatalogError as err:
-        first = err
-    if _looks_like_path(model) and base is None:
-        try:  # /models/Llama-3.1-8B-Instruct: the directory is often named after the repository
-            group.model = _find_model(os.path.basename(model.rstrip("/")), None)
-            return
-        except CatalogError:
-            pass
-    where = f"{first.file}:{first.line}: " if first.file and first.file != loc.file and first.line else ""
-    group.model_error = f"{loc}: {where}{first.message}"
+        with open(os.path.join(root, "refs", "main"), encoding="utf-8") as fh:
+            revision = fh.read().strip()
+        preferred = os.path.join(root, "snapshots", revision, "config.json")
+        if revision and os.path.isfile(preferred):
+            return preferred
+    except OSError:
+        pass
+    found = glob.glob(os.path.join(glob.escape(root), "snapshots", "*", "config.json"))
+    return max(found, key=os.path.getmtime) if found else None
 
 
 def _local_model_path(model: str, base_dir: str | None) -> str | None:
@@ -96,3 +179,178 @@ def _local_model_path(model: str, base_dir: str | None) -> str | None:
             return path
     return None
 
+
+def _annotation_config(value: str, base_dir: str | None) -> str | None:
+    """The config.json an annotation value names, relative to the repository root or the manifest."""
+    if not (value.endswith(".json") or value.startswith(("/", "./", "../", "~"))):
+        return None
+    expanded = os.path.expanduser(value)
+    roots = [] if os.path.isabs(expanded) else [_SOURCES.repo_root or os.getcwd(), base_dir or "."]
+    for candidate in [os.path.join(r, expanded) for r in roots] or [expanded]:
+        if os.path.isfile(candidate):
+            return candidate
+        if os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "config.json")):
+            return os.path.join(candidate, "config.json")
+    return os.path.join(roots[0], expanded) if roots else expanded
+
+
+def _taught(model_id: str) -> tuple[str, str] | None:
+    """(config.json path, how) from the run's model directories or the Hugging Face cache."""
+    path = find_in_model_dirs(model_id, _SOURCES.model_dirs)
+    if path is not None:
+        return path, "model_dirs"
+    path = find_in_hf_cache(model_id, _SOURCES.hf_cache)
+    if path is not None:
+        return path, "Hugging Face cache"
+    return None
+
+
+def _name_guess(model: str) -> Any:
+    """The catalog entry a path's last component names (``/models/Llama-3.1-8B-Instruct``), or None."""
+    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    if not tail or tail in (".", ".."):
+        return None
+    try:
+        return _find_model(tail, None)
+    except CatalogError:
+        return None
+
+
+def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
+    """Set ``group.model`` (and ``model_assumed`` for a name guess), or ``model_unknown`` / ``model_error``."""
+    model = group.engine.model
+    loc = group.engine.locations.get("model", group.location)
+    if not isinstance(model, str) or not model:
+        return
+    if UNKNOWN_TOKEN in model:
+        group.engine.model = UNKNOWN  # a computed value: rules that need the model say they cannot decide
+        return
+    named = (group.annotations.get(ANN_BASE_MODEL) or "").strip() or None
+    try:
+        if named is not None:
+            _resolve_annotated(group, model, named, base_dir)
+        elif is_unresolved(model):
+            group.engine.model = UNKNOWN
+            group.model_unknown = (
+                f"it is {model}, set from a Secret, ConfigMap or the downward API, so shardwise cannot see which "
+                "model it is"
+            )
+        else:
+            _resolve_named(group, model, base_dir)
+    except CatalogError as err:  # a config.json that cannot be read: an input error with its file and line
+        where = f"{err.file}:{err.line}: " if err.file and err.line else (f"{err.file}: " if err.file else "")
+        group.model_error = f"{loc}: {where}{err.message}"
+
+
+def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: str | None) -> None:
+    config = _annotation_config(named, base_dir)
+    shown = model if not is_unresolved(model) else named
+    if config is not None:
+        if not os.path.exists(config):
+            group.model_unknown = f"the annotation {ANN_BASE_MODEL} names {named!r}, and there is no such file"
+            return
+        group.model = _load_config(config, shown, f"annotation {ANN_BASE_MODEL}")
+        return
+    try:
+        group.model = _find_model(shown if not is_unresolved(model) else named, named)
+    except CatalogError as err:
+        group.model_unknown = f"the annotation {ANN_BASE_MODEL} names {_not_in_catalog(named, err)}"
+
+
+def _resolve_named(group: ServingGroup, model: str, base_dir: str | None) -> None:
+    local = _local_model_path(model, base_dir) if _looks_like_path(model) and not _is_remote(model) else None
+    if local is not None:
+        group.model = _load_config(local, os.path.basename(os.path.abspath(local).rstrip("/")) or model, "local path")
+        return
+    if not _looks_like_path(model):
+        from . import find_model_exact
+
+        exact = find_model_exact(model)
+        if exact is not None:
+            group.model = exact
+            return
+        taught = _taught(model)  # a team's fine-tune wins over a catalog model of the same name
+        if taught is not None:
+            group.model = _load_config(taught[0], model, taught[1])
+            return
+        try:
+            group.model = _find_model(model, None)  # a quantised re-upload of a catalog model
+        except CatalogError as err:
+            group.model_unknown = _not_in_catalog(model, err)
+        return
+    guess = _name_guess(model)
+    if guess is not None:
+        group.model = guess
+        group.model_assumed = guess.base_model or guess.id
+        return
+    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    group.model_unknown = (
+        f"{model!r} is a path whose config.json shardwise cannot read here, and its name {tail!r} matches no "
+        "catalog model"
+    )
+
+
+def model_input_errors(groups: Iterable[ServingGroup]) -> list[InputError]:
+    """The input errors of groups whose model's ``config.json`` could not be read (file and line)."""
+    out = []
+    for g in groups:
+        if g.model_error:
+            loc = g.engine.locations.get("model", g.location)
+            prefix = f"{loc}: "
+            message = g.model_error[len(prefix):] if g.model_error.startswith(prefix) else g.model_error
+            out.append(InputError(message, loc.file, loc.line))
+    return out
+
+
+def fetch_configs(model_ids: Iterable[str], cache: str | None = None, token: str | None = None) -> dict[str, str]:
+    """Download the ``config.json`` (and safetensors index) of each repository id into the HF cache.
+
+    Returns id -> what happened ("downloaded", or why not). Needs ``huggingface_hub`` (``pip install
+    huggingface_hub``) and network access; a gated repository needs a token (``HF_TOKEN``).
+    """
+    try:
+        from huggingface_hub import hf_hub_download  # deferred: not a dependency of the linter
+    except ImportError:
+        raise CatalogError("--fetch-configs needs huggingface_hub: pip install huggingface_hub") from None
+    results: dict[str, str] = {}
+    for model_id in dict.fromkeys(model_ids):
+        if _repo_id(model_id) is None:
+            results[model_id] = "not a Hugging Face repository id"
+            continue
+        try:
+            hf_hub_download(model_id, "config.json", cache_dir=cache or _SOURCES.hf_cache, token=token)
+        except Exception as exc:  # noqa: BLE001 - report every failure (gated, missing, offline) and go on
+            results[model_id] = f"not downloaded: {type(exc).__name__}: {exc}".splitlines()[0]
+            continue
+        try:
+            hf_hub_download(model_id, "model.safetensors.index.json", cache_dir=cache or _SOURCES.hf_cache,
+                            token=token)
+        except Exception:  # noqa: BLE001,S110 - single-file checkpoints have no index
+            pass
+        results[model_id] = "downloaded"
+    return results
+
+
+def fetch_unknown(groups: list[ServingGroup]) -> dict[str, str]:
+    """``--fetch-configs``: download the configs of the groups' unknown models, then resolve them again."""
+    wanted = unknown_repo_ids(groups)
+    if not wanted:
+        return {}
+    try:
+        results = fetch_configs(wanted)
+    except CatalogError as err:
+        return {model_id: err.message for model_id in wanted}
+    for g in groups:
+        if g.model is None and g.model_unknown and results.get(str(g.engine.model)) == "downloaded":
+            g.model_unknown = None
+            resolve_model(g, os.path.dirname(g.location.file) if g.location.file else None)
+    return results
+
+
+def unknown_repo_ids(groups: Iterable[ServingGroup]) -> list[str]:
+    """Repository ids of groups whose model is unknown (what ``--fetch-configs`` should download)."""
+    out = []
+    for g in groups:
+        if g.model is None and g.model_unknown and isinstance(g.engine.model, str) and _repo_id(g.engine.model):
+            out.append(g.engine.model)
+    return list(dict.fromkeys(out))

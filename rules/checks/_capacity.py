@@ -6,7 +6,7 @@ import re
 
 from ..catalog.types import GpuInfo, ModelShape, Precision
 from ..engine import LintConfig
-from ..model import ServingGroup, Undecidable, known
+from ..model import ModelNotKnown, ServingGroup, Undecidable, known
 from ..sizing import ReplicaSizing, size_replica, weight_precision
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
@@ -68,10 +68,10 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
 
 def require_model(g: ServingGroup):
     if g.model is None:
-        if g.model_unknown:
-            raise Undecidable("the model", g.model_unknown)
-        if g.model_error:  # "file:line: why" -> why
-            raise Undecidable("the model", _LOCATION_PREFIX.sub("", g.model_error, count=1))
+        if g.model_unknown:  # SW004 reports it once for the workload
+            raise ModelNotKnown(g.model_unknown)
+        if g.model_error:  # its config.json cannot be read: an input error the run reports (exit 2)
+            raise ModelNotKnown(_LOCATION_PREFIX.sub("", g.model_error, count=1))
         raise Undecidable("the model")
     return g.model
 

@@ -88,7 +88,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "note": None,
     }
     if g.model is None:
-        out["note"] = g.model_error or "model unknown"
+        out["note"] = g.model_error or g.model_unknown or "model unknown"
         return out
     try:
         s = sizing(g, config)

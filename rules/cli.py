@@ -53,6 +53,13 @@ def _format(spec: str) -> tuple[str, str | None]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _max_model_len(text: str) -> Any:
+    """An argparse type: a token count from 16 up to 10,000,000, or ``auto`` (``-1``)."""
+    if text.strip().lower() in ("auto", "-1"):
+        return "auto"
+    return _ranged(int, 16, 10_000_000)(text)
+
+
 def _version() -> str:
     from shardwise import __version__
 
@@ -138,12 +145,20 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--pp", type=_ranged(int, 1, 64), default=1, metavar="N", help="pipeline_parallel_size")
     plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=0.9,
                       metavar="U", help="fraction of GPU memory vLLM may use (default 0.9)")
-    plan.add_argument("--max-model-len", type=_ranged(int, 16, 10_000_000), metavar="L",
-                      help="longest prompt+output (default: the model's max_position_embeddings)")
+    plan.add_argument("--vllm-version", metavar="X.Y.Z",
+                      help="the vLLM release to size for (default: the current release, said in the output)")
+    plan.add_argument("--max-model-len", type=_max_model_len, metavar="L",
+                      help="longest prompt+output, or auto (vLLM 0.14+ fits it to the KV cache; default: the "
+                      "model's context limit)")
     plan.add_argument("--max-num-seqs", type=_ranged(int, 1, 65_536), metavar="S",
-                      help="sequences batched at once (default 256)")
+                      help="sequences batched at once: the concurrency you declare (default: vLLM's, 256 or "
+                      "1024 by GPU and release)")
     plan.add_argument("--max-num-batched-tokens", type=_ranged(int, 16, 10_000_000), metavar="T",
-                      help="token budget per scheduler step (default 8192)")
+                      help="token budget per scheduler step (default: vLLM's for the release and GPU)")
+    plan.add_argument("--dp", type=_ranged(int, 1, 256), default=1, metavar="N",
+                      help="data_parallel_size: engines per replica group (expert parallelism spreads experts)")
+    plan.add_argument("--enable-expert-parallel", action="store_true",
+                      help="spread a mixture-of-experts model's experts over TP × DP ranks")
     plan.add_argument("--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
                       help="p95 prompt+output tokens of the real traffic")
     plan.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto")
@@ -443,26 +458,32 @@ def _plan_one(args: argparse.Namespace, model: Any, rules_model: Any, gpu: Any, 
     from .model import EngineArgs, Inventory, ServingGroup
     from .registry import ALL_RULES
     from .sizing import size_replica
+    from .vllm_versions import resolve
 
     pp = args.pp
     sizing = size_replica(
-        model, mem, tp=tp, pp=pp,
+        model, mem, tp=tp, pp=pp, dp=args.dp, expert_parallel=args.enable_expert_parallel,
         gpu_memory_utilization=args.gpu_memory_utilization,
         max_model_len=args.max_model_len, max_num_seqs=max_num_seqs,
         max_num_batched_tokens=args.max_num_batched_tokens, expected_context=args.p95_context,
         dtype=args.dtype, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-        weights_gib=args.weights_gib,
+        weights_gib=args.weights_gib, gpu=gpu,
+        vllm_version=resolve(args.vllm_version, None, missing="--vllm-version not given"),
     )
     engine = EngineArgs(
-        model=model.id, tensor_parallel_size=tp, pipeline_parallel_size=pp,
-        gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=args.max_model_len,
+        model=model.id, tensor_parallel_size=tp, pipeline_parallel_size=pp, data_parallel_size=args.dp,
+        enable_expert_parallel=args.enable_expert_parallel,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        max_model_len=None if args.max_model_len == "auto" else args.max_model_len,
         max_num_seqs=max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
         dtype=args.dtype, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
+        extra={"max_model_len": "auto"} if args.max_model_len == "auto" else {},
     )
     group = ServingGroup(
         name=model.id, kind="plan", namespace="", engine=engine, model=rules_model, replicas=1,
-        gpus_per_pod=tp * pp, placement_known=False, gpu_override=gpu,
+        gpus_per_pod=tp * pp * args.dp, placement_known=False, gpu_override=gpu,
         gpu_memory_gib_override=mem if args.gpu_memory_gib else None, p95_context=args.p95_context,
+        vllm_version=args.vllm_version,
     )
     config = LintConfig(kv_reserve=args.kv_reserve, p95_context_tokens=args.p95_context)
     findings = run_rules(ALL_RULES, Inventory(groups=[group]), config)
@@ -471,8 +492,12 @@ def _plan_one(args: argparse.Namespace, model: Any, rules_model: Any, gpu: Any, 
         "findings": [{"code": f.code, "name": f.name, "level": f.level, "message": f.message}
                      for f in findings if not f.suppressed],
         "blocked": any(f.blocking for f in findings),
+        # a layout plan recommends: nothing blocks, vLLM starts beyond the error band, the batch width fits
+        "sound": (not any(f.blocking for f in findings) and sizing.verdict == "starts"
+                  and sizing.concurrency_at_expected_context >= sizing.max_num_seqs),
         "tp": tp,
         "adjusted_max_num_seqs": False,
+        "requested_max_num_seqs": sizing.max_num_seqs,
     }
 
 
@@ -483,9 +508,10 @@ def _lowered(args: argparse.Namespace, model: Any, rules_model: Any, gpu: Any, m
     if not 1 <= fits < r["sizing"].max_num_seqs:
         return None
     lowered = _plan_one(args, model, rules_model, gpu, mem, r["tp"], fits)
-    if lowered["blocked"]:
+    if not lowered["sound"]:
         return None
     lowered["adjusted_max_num_seqs"] = True
+    lowered["requested_max_num_seqs"] = r["requested_max_num_seqs"]
     lowered["requested_findings"] = r["findings"]
     return lowered
 
@@ -500,6 +526,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.quantization and args.quantization.lower() not in QUANTIZATION_PRECISION:
         raise _Usage(f"unknown --quantization '{args.quantization}'; expected one of: "
                      f"{', '.join(sorted(QUANTIZATION_PRECISION))}")
+    if args.vllm_version is not None:
+        from .vllm_versions import parse_version
+
+        if parse_version(args.vllm_version) is None:
+            raise _Usage(f"--vllm-version '{args.vllm_version}' is not a vLLM release number (e.g. 0.11.0)")
     if args.tp is not None and args.tp * args.pp > 1024:
         raise _Usage(f"--tp {args.tp} × --pp {args.pp} = {args.tp * args.pp} GPUs per replica is absurd")
     model = _load_model(args.model, args.base_model)
@@ -521,7 +552,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     searching = args.tp is None
     tps = [args.tp] if not searching else [t for t in TP_CANDIDATES if t <= args.gpus_per_node] or [1]
     results = [_plan_one(args, model, rules_model, gpu, mem, tp, args.max_num_seqs) for tp in tps]
-    chosen = next((r for r in results if not r["blocked"]), None)
+    chosen = next((r for r in results if r["sound"]), None)
+    if chosen is None and not searching and not results[0]["blocked"]:
+        chosen = results[0]  # the layout asked for: shown with its findings, not replaced
     if chosen is None and searching:
         # No layout holds the batch width as asked. The layout is what is being chosen and the batch
         # width is a setting of it: lower max_num_seqs to what each KV cache holds (more replicas carry
@@ -543,7 +576,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         s = chosen["sizing"]
         text = f"recommended: {layout_text}"
         if chosen["adjusted_max_num_seqs"]:
-            asked = f"--max-num-seqs {args.max_num_seqs}" if args.max_num_seqs else "the default 256"
+            asked = (f"--max-num-seqs {args.max_num_seqs}" if args.max_num_seqs else
+                     f"vLLM's default of {results[0]['requested_max_num_seqs']}")
             text += (f", --max-num-seqs {s.max_num_seqs} (the KV cache holds {s.max_num_seqs} sequences of "
                      f"{s.expected_context:,} tokens; {asked} does not fit: add replicas for the rest of the load)")
         recommended = {
@@ -595,8 +629,9 @@ def _candidate(r: dict) -> dict:
         "weights_gib_per_gpu": round(s.weights_gib_per_gpu, 3),
         "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 3),
         "kv_cache_tokens": s.kv_cache_tokens,
-        "max_concurrency": s.max_concurrency,
+        "max_concurrency": round(s.max_concurrency, 3),
         "starts": s.starts,
+        "verdict": s.verdict,
         "max_num_seqs": s.max_num_seqs,
         "max_num_seqs_lowered": r["adjusted_max_num_seqs"],
         "mandatory": [f["code"] for f in r["findings"] if f["level"] == "mandatory"],
@@ -607,6 +642,15 @@ def _candidate(r: dict) -> dict:
 def _table(rows: list[tuple[str, str]]) -> list[str]:
     w = max(len(k) for k, _ in rows)
     return [f"  {k:<{w}}  {v}" for k, v in rows]
+
+
+def _starts_text(s: Any) -> str:
+    if s.verdict == "starts":
+        return "yes"
+    if s.verdict == "may-refuse":
+        return ("maybe: within the estimate's error band" +
+                (f" ({s.refusal})" if s.refusal else ""))
+    return f"no: {s.refusal}" if s.refusal else "no"
 
 
 def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, results: list[dict] | None,
@@ -622,7 +666,7 @@ def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, result
             body.append((
                 str(c.tensor_parallel_size), str(c.pipeline_parallel_size), str(c.gpus),
                 f"{c.weights_gib_per_gpu:.2f}", f"{c.kv_cache_gib_per_gpu:.2f}", f"{c.kv_cache_tokens:,}",
-                f"{c.max_concurrency:,}", "yes" if c.starts else "no",
+                f"{c.max_concurrency:,.2f}", {"starts": "yes", "may-refuse": "maybe"}.get(c.verdict, "no"),
                 f"{c.max_num_seqs}{'*' if r['adjusted_max_num_seqs'] else ''}",
                 ", ".join(f["code"] for f in r["findings"] if f["level"] == "mandatory") or "–",
             ))
@@ -631,35 +675,47 @@ def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, result
         lines.append(fmt.format(*header).rstrip())
         lines.extend(fmt.format(*row).rstrip() for row in body)
         if any(r["adjusted_max_num_seqs"] for r in results):
-            asked = args.max_num_seqs or 256
+            asked = args.max_num_seqs or results[0]["requested_max_num_seqs"]
             lines.append(f"* max_num_seqs lowered from {asked} to what the KV cache holds at "
                          f"{results[0]['sizing'].expected_context:,} tokens per sequence")
         lines.append("")
         lines.append(recommended["text"] if recommended else "recommended: none of these layouts (see findings)")
         lines.append("")
+    dp = f" × DP{s.data_parallel_size}" if s.data_parallel_size > 1 else ""
+    ep = " with expert parallelism" if s.expert_parallel else ""
     lines.append(f"{model.id} on {gpu.name if gpu else 'a custom GPU'} ({mem:.1f} GiB), TP{s.tensor_parallel_size} × "
-                 f"PP{s.pipeline_parallel_size} = {s.gpus} GPU{'s' if s.gpus != 1 else ''} per replica")
+                 f"PP{s.pipeline_parallel_size}{dp} = {s.gpus} GPU{'s' if s.gpus != 1 else ''} per engine{ep}; "
+                 f"{s.vllm_version_note} ({s.engine.upper()} engine)")
+    graphs = ("taken from the KV budget" if s.cudagraphs_in_budget else
+              "captured after the KV cache is sized: not in the budget" if s.cudagraph_gib_per_gpu else "none")
     rows = [
         ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "
                     f"{s.weights_gib_per_gpu:.2f} GiB per GPU"),
         ("usable per GPU", f"{s.usable_gib_per_gpu:.2f} GiB ({s.gpu_memory_utilization:g} × {mem:.2f})"),
-        ("activation peak per GPU", f"{s.activation_gib_per_gpu:.2f} GiB (estimate)"),
-        ("non-torch per GPU", f"{s.non_torch_gib_per_gpu:.2f} GiB (estimate, CUDA graphs included)"),
-        ("KV cache per GPU", f"{s.kv_cache_gib_per_gpu:.2f} GiB"),
-        ("KV bytes per token per GPU", f"{s.kv_bytes_per_token_per_gpu:,}"),
-        ("KV cache tokens", f"{s.kv_cache_tokens:,}"),
-        ("max_model_len", f"{s.max_model_len:,}"),
-        ("max concurrency", f"{s.max_concurrency:,} at {s.max_model_len:,} tokens"),
+        ("activation peak per GPU", f"{s.activation_gib_per_gpu:.2f} GiB (estimate: {s.max_num_batched_tokens:,} "
+                                    f"batched tokens; sampler {s.sampler_gib_per_gpu:.2f}"
+                                    + (f", vision encoder {s.encoder_gib_per_gpu:.2f}" if s.encoder_gib_per_gpu else "")
+                                    + ")"),
+        ("non-torch per GPU", f"{s.non_torch_gib_per_gpu:.2f} GiB (estimate)"),
+        ("CUDA graphs per GPU", f"{s.cudagraph_gib_per_gpu:.2f} GiB (estimate, {graphs})"),
+        ("KV cache per GPU", f"{s.available_kv_gib:.2f} GiB ± {s.error_band_gib:.2f} "
+                             "(vLLM logs it as 'Available KV cache memory')"),
+        ("KV bytes per token per GPU", f"{s.kv_bytes_per_token_per_gpu:,}"
+                                       + (" (hybrid layers: the KV cache groups hold less)" if s.hybrid_kv else "")),
+        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size')"),
+        ("max_model_len", f"{s.max_model_len:,} (the model allows {s.model_max_len:,})"),
+        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens"),
     ]
     if args.p95_context:
         rows.append(("", f"{s.concurrency_at_expected_context:,} at the p95 context of {s.expected_context:,}"))
+    seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
     rows += [
-        ("declared load", f"{s.max_num_seqs} seqs × {s.expected_context:,} tokens = {s.load_tokens:,} tokens"),
-        ("headroom after load", f"{s.headroom_gib_per_gpu:.2f} GiB per GPU"),
-        ("starts", "yes" if s.starts else "no (KV cache holds fewer tokens than max_model_len)"
-         if s.weights_fit else "no (the weights do not fit)"),
-        ("seeds' gpus_needed", f"TP{need['tensor_parallel_size']} (need {need['need_gb']} GB, "
-                               f"{need['per_gpu_gb']} GB usable per GPU, raw {need['raw_gpus']})"),
+        ("load", f"{s.max_num_seqs} seqs ({seqs_how}) × {s.expected_context:,} tokens = {s.load_tokens:,} tokens"),
+        ("KV left after that load", f"{s.headroom_gib_per_gpu:.2f} GiB per GPU" if s.headroom_gib_per_gpu >= 0 else
+         f"none: {-s.headroom_gib_per_gpu:.2f} GiB per GPU short"),
+        ("starts", _starts_text(s)),
+        ("GPUs for weights × 1.4", f"TP{need['tensor_parallel_size']} (weights × {args.kv_reserve:g} = "
+                                   f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU)"),
     ]
     if results is None:
         rows.append(("layout", layout_text))

@@ -339,6 +339,8 @@ class ServingGroup:
     gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line
     gpu_memory_gib_override: float | None = None
     p95_context: int | None = None
+    target_concurrency: int | None = None  # declared concurrent sequences per replica (annotation)
+    vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
     annotations: dict[str, str] = field(default_factory=dict)
     pod_labels: dict[str, str] = field(default_factory=dict)
     containers: list[Container] = field(default_factory=list)

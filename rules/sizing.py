@@ -1,32 +1,37 @@
-"""The capacity model: weights, KV cache and headroom per GPU for one vLLM replica.
+"""The capacity model: what vLLM does with each GPU's memory at start-up, for the release being deployed.
 
 Every figure is per GPU unless its name says otherwise. GiB = 2**30 bytes, GB = 10**9 bytes.
 
-Formulas (see DESIGN.md, "The capacity model"):
+vLLM sizes its KV cache once, at start-up (``determine_available_memory`` in V1,
+``determine_num_available_blocks`` in V0)::
 
-* weights per GPU = (embedding params × 2 B + other params × bytes per param) ÷ (TP × PP).
-  Embeddings and the LM head stay in 16-bit when the linear layers are quantised; 4-bit AWQ/GPTQ
-  carries a 16-bit scale and a 4-bit zero point per group of 128 weights (+2.5 B / 128 weights).
-* KV bytes per token per GPU = 2 × ceil(layers ÷ PP) × max(1, ceil(kv_heads ÷ TP)) × head_dim ×
-  KV-dtype bytes. Multi-head latent attention (DeepSeek-V2/V3/R1) stores one latent of
-  ``kv_lora_rank + qk_rope_head_dim`` per layer and token, which TP does not split.
-* KV budget per GPU = GPU memory × gpu_memory_utilization − weights − activation peak − non-torch
-  memory − CUDA graphs.
-* KV capacity in tokens = floor(budget ÷ (block_size × bytes per token)) × block_size.
-* max concurrency at full context = capacity ÷ max_model_len; vLLM refuses to start when capacity
-  is below max_model_len.
+    available KV memory = total × gpu_memory_utilization − weights − activation peak
+                          − non-torch memory [− CUDA graphs, V1 0.20+]
 
-The activation peak and non-torch memory are *estimates* (vLLM measures them by profiling one
-forward pass at start-up); their coefficients live in :class:`Assumptions` and are documented
-there. The seed documents' functions are re-exported here unchanged.
+It measures the last three by running one dummy forward pass of ``max_num_batched_tokens`` tokens
+(plus the multimodal encoder and a dummy sampler run); shardwise estimates them with the documented
+coefficients of :class:`Estimates`, and the sum of those estimates' error is the **error band** a
+blocking finding must clear. Which terms a release measures, its defaults (``max_num_seqs``,
+``max_num_batched_tokens``, chunked prefill) and how it lays out and reports the KV cache come from
+the table in :mod:`.vllm_versions`; the layout (full, sliding-window, chunked, state layers, MLA)
+from :mod:`.kv_layout`.
+
+Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
+per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
+spread over TP × DP ranks instead of split by TP.
+
+The one function the rules, ``plan`` and the report call is :func:`size_deployment`; the seed
+documents' functions are re-exported here unchanged.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from typing import Literal
 
-from .catalog.types import ModelShape, Precision
+from . import kv_layout
+from .catalog.types import GpuInfo, ModelShape, Precision
 from .seeds import (  # noqa: F401  (public API: the seed functions)
     autoscale,
     concurrency,
@@ -42,16 +47,15 @@ from .seeds import (  # noqa: F401  (public API: the seed functions)
     validate,
     validate_per_gpu,
 )
+from .vllm_versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 
 GIB = 1024**3
 GB = 10**9
 
-#: vLLM's default for ``--max-num-seqs`` on GPUs.
-DEFAULT_MAX_NUM_SEQS = 256
-#: vLLM's default token budget per scheduler step with chunked prefill on data-centre GPUs.
-DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 DEFAULT_BLOCK_SIZE = 16
+#: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
+DEFAULT_MAX_NUM_SEQS = 256
 
 #: Bytes per parameter of the (quantised) linear layers.
 BYTES_PER_PARAM: dict[str, float] = {
@@ -91,29 +95,74 @@ DTYPE_PRECISION: dict[str, Precision] = {
     "fp32": "fp32",
 }
 
+Vendor = Literal["nvidia", "amd"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Estimates of what vLLM measures
+# --------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
-class Assumptions:
-    """Documented estimates for what vLLM measures at start-up.
+class Estimates:
+    """Coefficients for the terms vLLM measures at start-up, and how far each may be off.
 
-    * ``activation_*``: peak activation of one profiling forward pass ≈ batched tokens ×
-      (4 × hidden + 2 × MLP width per rank) × 2 bytes, plus fp32 logits for ``max_num_seqs`` × vocab.
-    * ``non_torch_*``: memory outside PyTorch's allocator (CUDA context, cuBLAS workspaces, NCCL
-      and custom all-reduce buffers). It grows with the number of ranks the GPU talks to.
-    * ``cuda_graph_gib``: captured CUDA graphs (0 with ``enforce_eager``).
+    * forward pass of ``T`` = ``max_num_batched_tokens`` tokens: ``T × (mlp × MLP width per rank +
+      hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
+      ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
+      32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
+    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
+      only in V0; FlashInfer about 16 bytes per element (fp32 logits and probabilities; 0.59 GiB
+      measured for Qwen2.5-0.5B × 256 rows, kvcached#448), PyTorch's sort path about 28 (sorted
+      values, int64 indices, probabilities, masks).
+    * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
+      (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
+      language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
+    * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
+      what the release counts (:data:`.vllm_versions.NonTorch`); ROCm adds ``rocm_extra_gib``.
+    * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
+
+    Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
+    error band of the KV budget.
     """
 
-    non_torch_base_gib: float = 0.4
-    non_torch_per_peer_gib: float = 0.15
-    non_torch_pipeline_gib: float = 0.25
-    cuda_graph_gib: float = 0.5
-    activation_hidden_factor: int = 4
-    activation_mlp_factor: int = 2
-    activation_bytes: int = 2
-    logits_bytes: int = 4
+    mlp: float = 3.0
+    hidden: float = 3.0
+    moe_chunk_tokens: int = 32768
+    sampler_bytes: tuple[tuple[str, float], ...] = (("logits", 2.0), ("flashinfer", 16.0), ("sort", 28.0))
+    vit_hidden: float = 12.0
+    nontorch_gib: tuple[tuple[str, float, float], ...] = (
+        # scope: (one GPU, extra when the replica spans several GPUs)
+        ("increase", 0.25, 0.15),
+        ("absolute", 0.70, 0.20),
+        ("after-distributed", 0.12, 0.10),
+    )
+    rocm_extra_gib: float = 1.0
+    cudagraph_gib: float = 0.4
+    weights_error: float = 0.02
+    activation_error: float = 0.35
+    activation_floor_gib: float = 0.15
+    encoder_error: float = 0.5
+    nontorch_error_gib: float = 0.3
+    rocm_error_gib: float = 1.5
+    cudagraph_error_gib: float = 0.35
+
+    def sampler(self, kind: str) -> float:
+        return dict(self.sampler_bytes)[kind]
+
+    def nontorch(self, scope: str) -> tuple[float, float]:
+        for s, one, extra in self.nontorch_gib:
+            if s == scope:
+                return one, extra
+        raise KeyError(scope)
 
 
-DEFAULT_ASSUMPTIONS = Assumptions()
+DEFAULT_ESTIMATES = Estimates()
+
+
+# --------------------------------------------------------------------------------------------------
+# Precision, weights, KV bytes
+# --------------------------------------------------------------------------------------------------
 
 
 def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str | None = None) -> Precision:
@@ -138,9 +187,20 @@ def activation_dtype_bytes(model: ModelShape, dtype: str = "auto") -> int:
     return 4 if model.torch_dtype == "float32" else 2
 
 
+def bytes_per_param(model: ModelShape, precision: Precision) -> float:
+    """Bytes per weight of the linear layers at ``precision``: the checkpoint's own group size and bits
+    when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
+    qcfg = model.hf_config.get("quantization_config")
+    if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
+        from .catalog.hfconfig import weight_bytes_per_param
+
+        return weight_bytes_per_param(precision, qcfg)
+    return BYTES_PER_PARAM[precision]
+
+
 def weights_bytes(model: ModelShape, precision: Precision) -> float:
     """Bytes of all weights of the model at ``precision``."""
-    bpp = BYTES_PER_PARAM[precision]
+    bpp = bytes_per_param(model, precision)
     if bpp >= 2.0:
         return model.params * bpp
     embed = min(model.embedding_params, model.params)
@@ -153,7 +213,7 @@ def weights_gb(model: ModelShape, precision: Precision) -> float:
 
 
 def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
-    """KV-cache bytes one token occupies on one GPU of a TP × PP replica."""
+    """KV-cache bytes one token occupies on one GPU of a TP × PP replica, every layer full attention."""
     layers = math.ceil(model.num_hidden_layers / pp)
     if model.mla is not None:
         return layers * (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
@@ -168,65 +228,172 @@ def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str =
     return activation_dtype_bytes(model, dtype)
 
 
-def activation_peak_gib(
-    model: ModelShape,
-    tp: int,
-    max_num_batched_tokens: int,
-    max_num_seqs: int,
-    a: Assumptions = DEFAULT_ASSUMPTIONS,
-) -> float:
-    """Estimated activation peak of vLLM's profiling pass, per GPU."""
-    if model.moe is not None:
-        mlp = model.moe.experts_per_token * model.moe.moe_intermediate_size
-        mlp += model.moe.shared_experts * model.moe.moe_intermediate_size
-        mlp = mlp or model.intermediate_size
-    else:
-        mlp = model.intermediate_size
-    per_token = a.activation_hidden_factor * model.hidden_size + a.activation_mlp_factor * mlp / tp
-    acts = max_num_batched_tokens * per_token * a.activation_bytes
-    logits = max_num_seqs * model.vocab_size * a.logits_bytes
-    return (acts + logits) / GIB
+def _cfg_int(model: ModelShape, key: str) -> int | None:
+    v = model.hf_config.get(key)
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)) and float(v).is_integer():
+        return int(v)
+    return None
 
 
-def non_torch_gib(tp: int, pp: int, enforce_eager: bool = False, a: Assumptions = DEFAULT_ASSUMPTIONS) -> float:
-    """Estimated memory outside PyTorch per GPU, CUDA graphs included."""
-    gib = a.non_torch_base_gib + a.non_torch_per_peer_gib * (tp - 1)
-    if pp > 1:
-        gib += a.non_torch_pipeline_gib
-    if not enforce_eager:
-        gib += a.cuda_graph_gib
-    return gib
+def moe_layers(model: ModelShape) -> int:
+    """Layers whose MLP is a mixture of experts (DeepSeek's first dense layers, Llama 4's interleaving)."""
+    if model.moe is None:
+        return 0
+    n = model.num_hidden_layers
+    dense = _cfg_int(model, "first_k_dense_replace") or 0
+    step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
+    only = model.hf_config.get("mlp_only_layers")
+    count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
+    if isinstance(only, list):
+        count -= len([i for i in only if isinstance(i, int) and i >= dense])
+    return max(0, min(n, count))
+
+
+def expert_params(model: ModelShape) -> int:
+    """Parameters of the routed experts (what expert parallelism spreads over ranks)."""
+    if model.moe is None:
+        return 0
+    per_layer = model.moe.num_experts * 3 * model.hidden_size * model.moe.moe_intermediate_size
+    counted = per_layer * moe_layers(model)
+    if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
+        return min(counted, model.params)
+    # Without the config's dense-layer keys every layer counts as MoE: keep attention and norms outside.
+    return int(min(0.97 * (model.params - model.embedding_params), counted))
+
+
+_MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers")
+
+
+def derived_max_model_len(model: ModelShape) -> int:
+    """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
+
+    ``max_position_embeddings`` scaled by ``rope_scaling.factor`` unless the RoPE type is ``su``,
+    ``longrope`` or ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN
+    scales ``original_max_position_embeddings``.
+    """
+    limit = model.max_position_embeddings
+    rope = model.hf_config.get("rope_scaling")
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    if isinstance(rope, dict) and "gemma3" not in model_type:
+        kind = str(rope.get("rope_type") or rope.get("type") or "")
+        factor = rope.get("factor")
+        if kind not in ("su", "longrope", "llama3", "mrope", "default") and isinstance(factor, (int, float)):
+            if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
+                limit = int(rope["original_max_position_embeddings"])
+            limit = int(limit * factor)
+    return limit
+
+
+# --------------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Device:
+    """One GPU as the runtime reports it."""
+
+    name: str
+    memory_gib: float  # total, as torch.cuda.mem_get_info reports it
+    vendor: Vendor = "nvidia"
+    architecture: str = ""  # "turing"/"volta": compute capability below 8.0
+
+    @classmethod
+    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None) -> Device:
+        if gpu is None:
+            if not memory_gib:
+                raise ValueError("a GPU or its memory is needed")
+            return cls("custom GPU", float(memory_gib))
+        vendor = str(getattr(gpu, "vendor", "") or "").lower()
+        if vendor not in ("nvidia", "amd"):
+            vendor = "amd" if gpu.name.upper().startswith(("MI", "AMD")) else "nvidia"
+        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The vLLM engine arguments the capacity model reads; None means vLLM's default."""
+
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    expert_parallel: bool = False
+    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
+    max_model_len: int | str | None = None  # "auto": vLLM fits it to the KV cache (0.14+)
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    enable_chunked_prefill: bool | None = None
+    dtype: str = "auto"
+    quantization: str | None = None
+    kv_cache_dtype: str = "auto"
+    block_size: int | None = None
+    enforce_eager: bool = False
+    allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
+
+
+# --------------------------------------------------------------------------------------------------
+# The result
+# --------------------------------------------------------------------------------------------------
+
+Verdict = Literal["starts", "may-refuse", "refuses"]
 
 
 @dataclass(frozen=True)
 class ReplicaSizing:
-    """The sizing of one replica (TP × PP GPUs) of one model on one GPU type."""
+    """One vLLM engine (TP × PP GPUs of one type) of one model: what vLLM will do at start-up."""
 
     model_id: str
+    vllm_version: str
+    vllm_version_note: str
+    engine: str  # "v0" | "v1"
     tensor_parallel_size: int
     pipeline_parallel_size: int
-    gpus: int
+    data_parallel_size: int
+    expert_parallel: bool
+    gpus: int  # per engine (TP × PP)
     gpu_memory_gib: float
     gpu_memory_utilization: float
     weight_precision: str
     kv_cache_dtype_bytes: int
     weights_gb_total: float
     weights_gib_per_gpu: float
-    activation_gib_per_gpu: float
+    activation_gib_per_gpu: float  # the torch peak increase vLLM measures (forward, encoder, sampler)
+    sampler_gib_per_gpu: float
+    encoder_gib_per_gpu: float
     non_torch_gib_per_gpu: float
-    usable_gib_per_gpu: float
-    kv_cache_gib_per_gpu: float
-    kv_bytes_per_token_per_gpu: int
+    cudagraph_gib_per_gpu: float
+    cudagraphs_in_budget: bool
+    usable_gib_per_gpu: float  # total × gpu_memory_utilization
+    available_kv_gib: float  # vLLM's "Available KV cache memory" (negative: nothing left)
+    kv_cache_gib_per_gpu: float  # max(available, 0)
+    error_band_gib: float
+    kv_bytes_per_token_per_gpu: int  # every layer as full attention (for comparisons)
     block_size: int
-    kv_cache_tokens: int
+    kv_cache_tokens: int  # vLLM's "GPU KV cache size: N tokens"
+    max_concurrency: float  # vLLM's "Maximum concurrency for max_model_len tokens per request: X"
+    hybrid_kv: bool
+    model_max_len: int  # what vLLM derives from config.json
     max_model_len: int
+    max_model_len_fit: int  # the longest max_model_len one request fits (central estimate)
     max_num_seqs: int
+    max_num_seqs_default: bool
+    max_num_batched_tokens: int
     expected_context: int
-    max_concurrency: int  # at full max_model_len
     concurrency_at_expected_context: int
+    context_kv_gib: float  # KV cache one sequence of the expected context occupies
     load_tokens: int  # max_num_seqs × expected context, block-rounded
-    weights_fit: bool
-    starts: bool
+    needed_kv_gib: float  # one max_model_len request, as vLLM checks it
+    max_model_len_fit_sure: int  # ... with the error band taken off the KV budget
+    weights_fit: bool  # central estimate
+    weights_error_gib: float
+    weights_fit_band: Verdict
+    starts: bool  # central estimate
+    verdict: Verdict  # with the error band
+    refusal: str  # vLLM's reason when it refuses (central estimate or a certain error), else ""
+    certain: bool  # the refusal does not depend on an estimate (a configuration vLLM rejects)
     headroom_gib_per_gpu: float  # KV budget left after the declared load
     notes: tuple[str, ...] = field(default=())
 
@@ -243,87 +410,372 @@ def _blocks(tokens: int, block: int) -> int:
     return -(-tokens // block)
 
 
+# --------------------------------------------------------------------------------------------------
+# Terms
+# --------------------------------------------------------------------------------------------------
+
+
+def rotary_cache_bytes(model: ModelShape) -> int:
+    """vLLM's rotary cos/sin cache, a buffer every GPU holds: context limit × rotary dim × 2 bytes per RoPE
+    (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights."""
+    if model.mla is not None:
+        return derived_max_model_len(model) * model.mla.qk_rope_head_dim * 2
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    ropes = 2 if ("rope_local_base_freq" in model.hf_config or model_type.startswith("gemma3")) else 1
+    return derived_max_model_len(model) * model.head_dim * 2 * ropes
+
+
+def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
+                   stage: int, buffers: bool = True) -> float:
+    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included)."""
+    tp, pp = s.tp, s.pp
+    embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
+                                                        BYTES_PER_PARAM[precision])
+    embed_total = embed_one * (1 if model.tie_word_embeddings else 2)
+    embed_total = min(embed_total, total_bytes)
+    body = total_bytes - embed_total
+    experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
+    experts = min(experts, body)
+    ep_ranks = tp * (s.dp if s.expert_parallel else 1)
+    layers = model.num_hidden_layers
+    share = len(kv_layout._stage_slice(layers, pp, stage)) / layers if layers else 1.0
+    per_gpu = ((body - experts) / tp + experts / ep_ranks) * share
+    if buffers:
+        per_gpu += rotary_cache_bytes(model)
+    if pp == 1:
+        per_gpu += embed_total / tp
+    else:
+        if stage == 0:
+            per_gpu += embed_one / tp
+        if stage == pp - 1:
+            per_gpu += (embed_total - embed_one if not model.tie_word_embeddings else embed_one) / tp
+    return per_gpu
+
+
+def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
+    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU."""
+    tp = s.tp
+    h = model.hidden_size
+    dense = tokens * (e.mlp * model.intermediate_size / tp + e.hidden * h) * act
+    if model.moe is None or moe_layers(model) == 0:
+        return dense
+    moe = model.moe
+    width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp)
+    routed_tokens = min(tokens * (s.dp if s.expert_parallel else 1), e.moe_chunk_tokens)
+    moe_peak = routed_tokens * moe.experts_per_token * (e.mlp * width + h) * act
+    shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
+    has_dense = moe_layers(model) < model.num_hidden_layers
+    return max(moe_peak + tokens * h * act * 2, shared, dense if has_dense else 0.0)
+
+
+_QWEN_VL_MAX_PIXELS = 12_845_056  # Qwen2-VL / Qwen2.5-VL preprocessor default (16,384 tokens per image)
+
+
+def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act: int,
+             e: Estimates) -> tuple[float, float, str]:
+    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes."""
+    vc = model.hf_config.get("vision_config")
+    if not isinstance(vc, dict):
+        return 0.0, 0.0, ""
+
+    def num(key: str, default: float = 0.0) -> float:
+        v = vc.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
+
+    vh = num("hidden_size") or num("embed_dim") or num("width")
+    if not vh:
+        return 0.0, 0.0, ""
+    vi = num("intermediate_size", 4 * vh)
+    patch = num("patch_size", 14) or 14
+    merge = num("spatial_merge_size", 1) or 1
+    model_type = str(model.hf_config.get("model_type", "") or "")
+    if model_type.startswith(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_omni")) or num("window_size"):
+        patches = _QWEN_VL_MAX_PIXELS / (patch * patch)
+        tokens = patches / (merge * merge)
+    else:
+        size = num("image_size", 336)
+        patches = (size / patch) ** 2
+        per_image = model.hf_config.get("mm_tokens_per_image")
+        tokens = float(per_image) if isinstance(per_image, (int, float)) else patches / (merge * merge)
+    budget = max(batched, tokens)
+    # V1: as many items of the largest size as the encoder budget holds; V0: batched tokens // item tokens
+    # sequences, one item each (worker/model_runner.py profile_run)
+    items = max(1, min(seqs, int(budget // max(tokens, 1))))
+    gated = str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith("qwen2_5_vl")
+    peak = items * patches * (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
+    cache = budget * model.hidden_size * act
+    note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "
+            f"({int(patches):,} patches each)")
+    return peak, cache, note
+
+
+def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
+    scope = "increase" if engine == "v0" else b.nontorch
+    one, extra = e.nontorch(scope)
+    gib = one + (extra if gpus > 1 else 0.0)
+    if vendor == "amd":
+        gib += e.rocm_extra_gib
+    return gib
+
+
+# --------------------------------------------------------------------------------------------------
+# The sizing
+# --------------------------------------------------------------------------------------------------
+
+
+def size_deployment(
+    model: ModelShape,
+    device: Device,
+    settings: EngineSettings = EngineSettings(),
+    version: ResolvedVersion | str | None = None,
+    *,
+    expected_context: int | None = None,
+    weights_gib: float | None = None,
+    estimates: Estimates = DEFAULT_ESTIMATES,
+) -> ReplicaSizing:
+    """What vLLM ``version`` does at start-up with ``model`` on ``device`` and ``settings``.
+
+    ``weights_gib`` overrides the computed weights of the whole model (``plan --weights-gib``).
+    """
+    s = settings
+    if s.tp < 1 or s.pp < 1 or s.dp < 1:
+        raise ValueError("tensor, pipeline and data parallel sizes must be at least 1")
+    rv = version if isinstance(version, ResolvedVersion) else resolve(version, missing="no release given")
+    b = rv.behaviour
+    e = estimates
+    notes: list[str] = []
+    engine = b.engine
+    if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
+        engine = "v0"
+        notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")
+
+    precision = weight_precision(model, s.dtype, s.quantization)
+    act = activation_dtype_bytes(model, s.dtype)
+    kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
+    if weights_gib is not None:
+        total_bytes = weights_gib * GIB
+        notes.append(f"weights given as {weights_gib} GiB for the whole model")
+    else:
+        total_bytes = weights_bytes(model, precision)
+
+    # ---- context limit and the request length vLLM checks --------------------------------------
+    model_limit = derived_max_model_len(model)
+    refusal, certain = "", False
+    auto = s.max_model_len == "auto"
+    if auto and not b.max_model_len_auto:
+        refusal, certain = f"vLLM {rv.version} has no --max-model-len auto (added in 0.14)", True
+    mml = model_limit if (s.max_model_len is None or auto) else int(s.max_model_len)
+    if not auto and s.max_model_len is not None and mml > model_limit and not s.allow_long_max_model_len:
+        refusal, certain = (
+            f"max_model_len {mml:,} is above the {model_limit:,} tokens {model.id} allows "
+            "(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", True)
+
+    # ---- batch defaults ------------------------------------------------------------------------
+    multimodal = isinstance(model.hf_config.get("vision_config"), dict)
+    layout0 = kv_layout.layout(model, s.tp, s.pp, kvb, 0, b.mla_cache)
+    if engine == "v1":
+        tier = batch_defaults(b, device.memory_gib, device.name)
+        seqs = s.max_num_seqs or (tier.llm_max_num_seqs if s.offline else tier.max_num_seqs)
+        default_batched = tier.llm_max_num_batched_tokens if s.offline else tier.max_num_batched_tokens
+        batched = s.max_num_batched_tokens or min(default_batched, seqs * mml)
+    else:
+        seqs = s.max_num_seqs or b.default_max_num_seqs_v0
+        chunked = s.enable_chunked_prefill
+        if chunked is None:
+            sliding = any(t.kind == "sliding" for t in layout0.types)
+            chunked = mml > 32768 and device.vendor == "nvidia" and not sliding and not multimodal
+        batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
+        if multimodal and not s.max_num_batched_tokens:
+            batched = max(batched, 5120)
+    block = 64 if (layout0.mla and engine == "v1") else (s.block_size or DEFAULT_BLOCK_SIZE)
+
+    # ---- memory terms per pipeline stage (first and last) -----------------------------------------
+    total = device.memory_gib
+    usable = total * s.gpu_memory_utilization
+    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
+    cg_in_budget = engine == "v1" and not s.enforce_eager and (
+        b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
+    cudagraph = 0.0 if s.enforce_eager else e.cudagraph_gib
+    enc_peak, enc_cache, enc_note = _encoder(model, s, batched, seqs, act, e)
+    if enc_note:
+        notes.append(enc_note)
+    sampler_rows = min(seqs, batched) if engine == "v1" else seqs
+    sampler_kind = "logits" if engine == "v0" else b.sampler
+    sampler = sampler_rows * model.vocab_size * e.sampler(sampler_kind)
+    stages = sorted({0, s.pp - 1})
+    worst: dict[str, float] | None = None
+    for stage in stages:
+        w = _stage_weights(model, total_bytes, precision, s, stage, buffers=weights_gib is None)
+        fwd = _forward_bytes(model, s, batched, act, e)
+        last = stage == s.pp - 1
+        samp = sampler + batched * model.hidden_size * act if last else 0.0
+        enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
+        peak = max(enc, samp)
+        avail = usable - w / GIB - peak / GIB - nontorch - (cudagraph if cg_in_budget else 0.0)
+        row = {"stage": stage, "weights": w / GIB, "act": peak / GIB, "sampler": samp / GIB if last else 0.0,
+               "encoder": enc_peak / GIB if stage == 0 else 0.0, "avail": avail}
+        if worst is None or avail < worst["avail"]:
+            worst = row
+    assert worst is not None
+    stage = int(worst["stage"])
+    lay = kv_layout.layout(model, s.tp, s.pp, kvb, stage, b.mla_cache)
+    available = worst["avail"]
+
+    # ---- error band ------------------------------------------------------------------------------
+    act_err = max(worst["act"] - worst["encoder"], 0.0) * e.activation_error + e.activation_floor_gib
+    band = (worst["weights"] * e.weights_error + act_err + worst["encoder"] * e.encoder_error
+            + (e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib)
+            + (e.cudagraph_error_gib if cg_in_budget else 0.0))
+    band = max(band, 0.6, 0.04 * usable)
+
+    # ---- KV cache --------------------------------------------------------------------------------
+    avail_bytes = available * GIB
+    if auto and b.max_model_len_auto:
+        fit = kv_layout.longest_fitting(lay, b, engine, avail_bytes, batched, model_limit, block)
+        if fit:
+            mml = min(fit, model_limit)
+            if mml < model_limit:
+                notes.append(f"--max-model-len auto: vLLM lowers max_model_len to about {mml:,} tokens")
+    plan = kv_layout.plan_kv_cache(lay, b, engine, avail_bytes, mml, batched, block)
+    needed = kv_layout.bytes_needed(lay, b, engine, mml, batched, block)
+    fit_len = kv_layout.longest_fitting(lay, b, engine, avail_bytes, batched, max(model_limit, mml), block)
+    fit_sure = kv_layout.longest_fitting(lay, b, engine, avail_bytes - band * GIB, batched,
+                                         max(model_limit, mml), block)
+    if plan.note:
+        notes.append(plan.note)
+    if lay.note:
+        notes.append(lay.note)
+    if not refusal:
+        if available <= 0:
+            refusal = "no memory is left for the KV cache (vLLM: No available memory for the cache blocks)"
+        elif engine == "v0" and plan.tokens < mml:
+            refusal = (f"the KV cache holds {plan.tokens:,} tokens, fewer than max_model_len {mml:,} "
+                       f"(vLLM: The model's max seq len is larger than the maximum number of tokens that can "
+                       f"be stored in KV cache)")
+        elif engine == "v1" and needed > avail_bytes:
+            refusal = (f"one request of max_model_len {mml:,} tokens needs {needed / GIB:.2f} GiB of KV cache, "
+                       f"more than the {available:.2f} GiB available")
+
+    weights_gib_gpu = worst["weights"]
+    w_band = weights_gib_gpu * e.weights_error + 0.3
+    weights_fit = weights_gib_gpu < usable
+    weights_verdict: Verdict = ("starts" if weights_gib_gpu + w_band < usable else
+                                "refuses" if weights_gib_gpu - w_band > usable else "may-refuse")
+    starts = not refusal
+    if certain:
+        verdict: Verdict = "refuses"
+    elif engine == "v0":
+        per_token = plan.page_bytes / plan.block_size * plan.group_layers if plan.block_size else 0
+        margin = band * GIB / per_token if per_token else 0
+        low_tokens, high_tokens = plan.tokens - margin, plan.tokens + margin
+        verdict = ("refuses" if high_tokens < mml or available + band <= 0 else
+                   "starts" if low_tokens >= mml and available - band > 0 else "may-refuse")
+    else:
+        verdict = ("refuses" if needed > avail_bytes + band * GIB or available + band <= 0 else
+                   "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
+
+    ctx = min(expected_context or mml, mml)
+    per_ctx = _blocks(ctx, plan.block_size) * plan.block_size
+    conc_ctx = kv_layout.concurrency_at(plan, ctx, batched)
+    load_tokens = seqs * per_ctx
+    context_kv = needed_for(lay, b, engine, ctx, batched, plan.block_size) / GIB
+    load_gib = seqs * context_kv
+    headroom = max(available, 0.0) - load_gib
+    if model.mla is None and model.num_key_value_heads < s.tp:
+        notes.append(f"{model.num_key_value_heads} KV heads < TP {s.tp}: each rank keeps a replica of one KV head")
+    return ReplicaSizing(
+        model_id=model.id,
+        vllm_version=str(rv.version),
+        vllm_version_note=rv.note,
+        engine=engine,
+        tensor_parallel_size=s.tp,
+        pipeline_parallel_size=s.pp,
+        data_parallel_size=s.dp,
+        expert_parallel=s.expert_parallel,
+        gpus=s.tp * s.pp,
+        gpu_memory_gib=total,
+        gpu_memory_utilization=s.gpu_memory_utilization,
+        weight_precision=precision,
+        kv_cache_dtype_bytes=kvb,
+        weights_gb_total=total_bytes / GB,
+        weights_gib_per_gpu=weights_gib_gpu,
+        activation_gib_per_gpu=worst["act"],
+        sampler_gib_per_gpu=worst["sampler"],
+        encoder_gib_per_gpu=worst["encoder"],
+        non_torch_gib_per_gpu=nontorch,
+        cudagraph_gib_per_gpu=cudagraph,
+        cudagraphs_in_budget=cg_in_budget,
+        usable_gib_per_gpu=usable,
+        available_kv_gib=available,
+        kv_cache_gib_per_gpu=max(available, 0.0),
+        error_band_gib=band,
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, kvb),
+        block_size=plan.block_size,
+        kv_cache_tokens=plan.tokens,
+        max_concurrency=plan.max_concurrency,
+        hybrid_kv=plan.hybrid_manager,
+        model_max_len=model_limit,
+        max_model_len=mml,
+        max_model_len_fit=fit_len,
+        max_model_len_fit_sure=fit_sure,
+        max_num_seqs=seqs,
+        max_num_seqs_default=s.max_num_seqs is None,
+        max_num_batched_tokens=batched,
+        expected_context=ctx,
+        concurrency_at_expected_context=int(conc_ctx),
+        context_kv_gib=context_kv,
+        load_tokens=load_tokens,
+        needed_kv_gib=needed / GIB,
+        weights_fit=weights_fit,
+        weights_error_gib=w_band,
+        weights_fit_band=weights_verdict,
+        starts=starts,
+        verdict=verdict,
+        refusal=refusal,
+        certain=certain,
+        headroom_gib_per_gpu=headroom,
+        notes=tuple(notes),
+    )
+
+
+def needed_for(lay: kv_layout.Layout, b: Behaviour, engine: str, length: int, batched: int, block: int) -> int:
+    """KV bytes one request of ``length`` tokens occupies (block-rounded, per GPU)."""
+    return kv_layout.bytes_needed(lay, b, engine, length, batched, block)
+
+
 def size_replica(
     model: ModelShape,
     gpu_memory_gib: float,
     *,
     tp: int = 1,
     pp: int = 1,
+    dp: int = 1,
+    expert_parallel: bool = False,
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION,
-    max_model_len: int | None = None,
+    max_model_len: int | str | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     expected_context: int | None = None,
     dtype: str = "auto",
     quantization: str | None = None,
     kv_cache_dtype: str = "auto",
-    block_size: int = DEFAULT_BLOCK_SIZE,
+    block_size: int | None = None,
     enforce_eager: bool = False,
     weights_gib: float | None = None,
-    assumptions: Assumptions = DEFAULT_ASSUMPTIONS,
+    gpu: GpuInfo | None = None,
+    vllm_version: ResolvedVersion | str | None = None,
+    estimates: Estimates = DEFAULT_ESTIMATES,
 ) -> ReplicaSizing:
-    """Size one replica. ``weights_gib`` overrides the computed weights of the whole model."""
-    if tp < 1 or pp < 1:
-        raise ValueError("tensor and pipeline parallel sizes must be at least 1")
-    seqs = max_num_seqs or DEFAULT_MAX_NUM_SEQS
-    mml = max_model_len or model.max_position_embeddings
-    ctx = min(expected_context or mml, mml)
-    batched = max_num_batched_tokens or max(DEFAULT_MAX_NUM_BATCHED_TOKENS, 0)
-    precision = weight_precision(model, dtype, quantization)
-    notes: list[str] = []
-    if weights_gib is not None:
-        total_bytes = weights_gib * GIB
-        notes.append(f"weights given as {weights_gib} GiB for the whole model")
-    else:
-        total_bytes = weights_bytes(model, precision)
-    w = total_bytes / (tp * pp) / GIB
-    kvb = kv_dtype_bytes(model, kv_cache_dtype, dtype)
-    per_tok = kv_bytes_per_token_per_gpu(model, tp, pp, kvb)
-    act = activation_peak_gib(model, tp, batched, seqs, assumptions)
-    nt = non_torch_gib(tp, pp, enforce_eager, assumptions)
-    usable = gpu_memory_gib * gpu_memory_utilization
-    kv_gib = usable - w - act - nt
-    if kv_gib > 0:
-        tokens = int((kv_gib * GIB) // (block_size * per_tok)) * block_size
-    else:
-        tokens = 0
-    load_tokens = seqs * _blocks(ctx, block_size) * block_size
-    per_seq_full = _blocks(mml, block_size) * block_size
-    per_seq_ctx = _blocks(ctx, block_size) * block_size
-    headroom = kv_gib - load_tokens * per_tok / GIB
-    if model.mla is None and model.num_key_value_heads < tp:
-        notes.append(
-            f"{model.num_key_value_heads} KV heads < TP {tp}: each rank keeps a replica of one KV head"
-        )
-    return ReplicaSizing(
-        model_id=model.id,
-        tensor_parallel_size=tp,
-        pipeline_parallel_size=pp,
-        gpus=tp * pp,
-        gpu_memory_gib=gpu_memory_gib,
-        gpu_memory_utilization=gpu_memory_utilization,
-        weight_precision=precision,
-        kv_cache_dtype_bytes=kvb,
-        weights_gb_total=total_bytes / GB,
-        weights_gib_per_gpu=w,
-        activation_gib_per_gpu=act,
-        non_torch_gib_per_gpu=nt,
-        usable_gib_per_gpu=usable,
-        kv_cache_gib_per_gpu=max(kv_gib, 0.0),
-        kv_bytes_per_token_per_gpu=per_tok,
-        block_size=block_size,
-        kv_cache_tokens=tokens,
-        max_model_len=mml,
-        max_num_seqs=seqs,
-        expected_context=ctx,
-        max_concurrency=tokens // per_seq_full if per_seq_full else 0,
-        concurrency_at_expected_context=tokens // per_seq_ctx if per_seq_ctx else 0,
-        load_tokens=load_tokens,
-        weights_fit=w < usable,
-        starts=w < usable and tokens >= mml,
-        headroom_gib_per_gpu=headroom,
-        notes=tuple(notes),
+    """:func:`size_deployment` with keyword arguments (the GPU by its memory, or ``gpu`` from the catalog)."""
+    device = Device.of(gpu, gpu_memory_gib)
+    settings = EngineSettings(
+        tp=tp, pp=pp, dp=dp, expert_parallel=expert_parallel, gpu_memory_utilization=gpu_memory_utilization,
+        max_model_len=max_model_len, max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+        dtype=dtype, quantization=quantization, kv_cache_dtype=kv_cache_dtype, block_size=block_size,
+        enforce_eager=enforce_eager,
     )
+    return size_deployment(model, device, settings, vllm_version, expected_context=expected_context,
+                           weights_gib=weights_gib, estimates=estimates)
 
 
 def min_gpus(
@@ -334,6 +786,6 @@ def min_gpus(
     usable: float = 0.90,
     weights_gib: float | None = None,
 ) -> dict:
-    """The seeds' ``gpus_needed`` for this model's weights at ``precision`` on this GPU."""
+    """``gpus_needed`` for this model's weights at ``precision`` on this GPU."""
     model_gb = weights_gib * GIB / GB if weights_gib is not None else weights_gb(model, precision)
     return gpus_needed(model_gb=model_gb, gpu_gb=gpu_memory_gb, kv_overhead=kv_reserve, usable=usable)

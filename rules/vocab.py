@@ -17,6 +17,7 @@ LABEL_EFA = "shardwise.dev/efa"
 LABEL_POOL = "shardwise.dev/pool"
 # our annotations
 ANN_P95 = "shardwise.dev/p95-context-tokens"
+ANN_TARGET_CONCURRENCY = "shardwise.dev/target-concurrency"
 ANN_BASE_MODEL = "shardwise.dev/base-model"
 ANN_PRODUCTION = "shardwise.dev/production"
 ANN_IGNORE = "shardwise.dev/ignore"

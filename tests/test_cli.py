@@ -16,6 +16,7 @@ import pytest
 from shardwise.rules.catalog import find_gpu
 from shardwise.rules.cli import main
 from shardwise.rules.registry import ALL_RULES
+from shardwise.rules.vllm_versions import CURRENT_RELEASE
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
 GIB = 2**30
@@ -186,9 +187,11 @@ def test_explicit_config_flag(work, capsys):
 
 def test_p95_context_flag_decides_the_load_rule(work, capsys):
     f = write(work / "wide.yaml", deployment(
-        "llama70b-wide", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192"',
-        4))
-    rc, out, _ = run(capsys, "lint", f)  # 256 seqs × 8192 tokens do not fit the KV cache
+        "llama70b-wide", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", '
+        '--max-num-seqs, "256"', 4))
+    rc, out, _ = run(capsys, "lint", f)  # 256 seqs × max_model_len do not fit, but no context is declared
+    assert (rc, codes(out)) == (0, [("SW103", "advisory"), ("SW106", "advisory")])
+    rc, out, _ = run(capsys, "lint", f, "--p95-context", "8192")  # declared: 256 × 8192 do not fit
     assert (rc, codes(out)) == (1, [("SW103", "mandatory"), ("SW106", "advisory")])
     rc, out, _ = run(capsys, "lint", f, "--p95-context", "1024")  # 256 × 1024 do
     assert (rc, codes(out)) == (0, [("SW106", "advisory")])
@@ -384,7 +387,8 @@ def test_json_format(work, capsys):
         ("SW104", "mandatory", 1), ("SW106", "advisory", 1)]
     w = doc["workloads"][0]
     assert (w["subject"], w["gpus_total"], w["gpu"], w["weights_gib_per_gpu"]) == (
-        "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB", round(8_030_261_248 * 2 / 2 / GIB, 2))
+        "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB",
+        round((8_030_261_248 * 2 / 2 + 131072 * 128 * 2) / GIB, 2))  # + the rotary cache every GPU keeps
     assert doc["summary"]["findings"] == {"mandatory": 1, "advisory": 1}
     assert err.startswith("shardwise: 1 file read")
 
@@ -472,41 +476,62 @@ P70, LAYERS, KV_HEADS, HEAD_DIM, HIDDEN, INTER, VOCAB, MAX_POS = (
 
 def test_plan_70b_tp4_numbers_from_first_principles(capsys):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100", "--tp", "4",
-                       "--json")
+                       "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     mem = find_gpu("H100").memory_gib  # memory as CUDA reports it, from the catalog
     tp = 4
-    weights = P70 * 2 / tp / GIB  # bf16: 2 bytes per parameter, split over TP
+    weights = (P70 * 2 / tp + MAX_POS * HEAD_DIM * 2) / GIB  # bf16 split over TP, + the rotary cache
     kv_per_token = 2 * LAYERS * max(1, KV_HEADS // tp) * HEAD_DIM * 2  # K and V, 2 KV heads per GPU
-    activation = (8192 * (4 * HIDDEN + 2 * INTER / tp) * 2 + 256 * VOCAB * 4) / GIB  # 8192 batched, 256 seqs
-    non_torch = 0.4 + 0.15 * (tp - 1) + 0.5  # base + per-peer NCCL + CUDA graphs
+    # vLLM 0.11 `vllm serve` on an H100 (>= 70 GiB, not an A100): 8,192 batched tokens, 1,024 sequences;
+    # the profile's peak is the larger of the forward pass and the FlashInfer sampler run (1,024 rows × vocab)
+    forward = 8192 * (3 * INTER / tp + 3 * HIDDEN) * 2
+    sampler = 1024 * VOCAB * 16 + 8192 * HIDDEN * 2
+    activation = max(forward, sampler) / GIB
+    non_torch = 0.12 + 0.10  # measured after NCCL is set up (0.11+): cuBLAS workspaces and the like
     usable = mem * 0.9
-    kv = usable - weights - activation - non_torch
+    kv = usable - weights - activation - non_torch  # CUDA graphs come from the margin before 0.20
     tokens = math.floor(kv * GIB / (16 * kv_per_token)) * 16
     assert kv_per_token == 81_920
     assert {k: d[k] for k in (
-        "model", "gpu", "tensor_parallel_size", "pipeline_parallel_size", "gpus", "weight_precision",
-        "weights_gb_total", "weights_gib_per_gpu", "activation_gib_per_gpu", "non_torch_gib_per_gpu",
-        "usable_gib_per_gpu", "kv_cache_gib_per_gpu", "kv_bytes_per_token_per_gpu", "kv_cache_tokens",
-        "max_model_len", "max_num_seqs", "max_concurrency", "load_tokens", "starts", "weights_fit",
+        "model", "gpu", "vllm_version", "engine", "tensor_parallel_size", "pipeline_parallel_size", "gpus",
+        "weight_precision", "weights_gb_total", "weights_gib_per_gpu", "activation_gib_per_gpu",
+        "non_torch_gib_per_gpu", "cudagraphs_in_budget", "usable_gib_per_gpu", "kv_cache_gib_per_gpu",
+        "kv_bytes_per_token_per_gpu", "kv_cache_tokens", "max_model_len", "max_num_seqs", "max_num_seqs_default",
+        "max_num_batched_tokens", "max_concurrency", "load_tokens", "starts", "verdict", "weights_fit",
     )} == {
-        "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB", "tensor_parallel_size": 4,
-        "pipeline_parallel_size": 1, "gpus": 4, "weight_precision": "bf16",
+        "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB", "vllm_version": "0.11.0",
+        "engine": "v1", "tensor_parallel_size": 4, "pipeline_parallel_size": 1, "gpus": 4, "weight_precision": "bf16",
         "weights_gb_total": round(P70 * 2 / 1e9, 3), "weights_gib_per_gpu": round(weights, 3),
         "activation_gib_per_gpu": round(activation, 3), "non_torch_gib_per_gpu": round(non_torch, 3),
-        "usable_gib_per_gpu": round(usable, 3), "kv_cache_gib_per_gpu": round(kv, 3),
+        "cudagraphs_in_budget": False, "usable_gib_per_gpu": round(usable, 3), "kv_cache_gib_per_gpu": round(kv, 3),
         "kv_bytes_per_token_per_gpu": kv_per_token, "kv_cache_tokens": tokens, "max_model_len": MAX_POS,
-        "max_num_seqs": 256, "max_concurrency": tokens // MAX_POS, "load_tokens": 256 * MAX_POS,
-        "starts": tokens >= MAX_POS, "weights_fit": True,
+        "max_num_seqs": 1024, "max_num_seqs_default": True, "max_num_batched_tokens": 8192,
+        "max_concurrency": round(tokens / MAX_POS, 3), "load_tokens": 1024 * MAX_POS,
+        "starts": True, "verdict": "starts", "weights_fit": True,
     }
-    assert d["weights_gib_per_gpu"] == 32.854
-    # the seeds' gpus_needed: 141.1 GB × 1.4 on 80 GB × 0.9
+    assert d["weights_gib_per_gpu"] == 32.885
+    # GPUs for the weights with a 1.4 KV reserve: 141.1 GB × 1.4 on 80 GB × 0.9
     assert d["gpus_needed"] == {"need_gb": 197.6, "per_gpu_gb": 72.0, "raw_gpus": 3, "tensor_parallel_size": 4}
-    # 256 sequences × 131,072 tokens cannot fit: the load rule blocks, quantisation is advised
-    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "mandatory"), ("SW106", "advisory")]
-    assert f"holds {tokens:,}" in d["findings"][0]["message"]
+    # vLLM's default 1,024 sequences × 131,072 tokens do not fit, but nobody declared that load: advisory
+    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "advisory"), ("SW106", "advisory")]
+    assert "1,024 sequences (vLLM default)" in d["findings"][0]["message"]
     assert d["recommended"] is None and "candidates" not in d
-    assert rc == 1 and err == ""
+    assert rc == 0 and err == ""
+
+
+def test_plan_says_which_vllm_release_it_sized_for(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                     "--max-model-len", "8192", "--max-num-seqs", "32")
+    assert rc == 0
+    assert out.splitlines()[0] == (
+        "meta-llama/Llama-3.1-8B-Instruct on H100-SXM-80GB (79.2 GiB), TP1 × PP1 = 1 GPU per engine; "
+        f"vLLM {CURRENT_RELEASE}, assumed: --vllm-version not given (V1 engine)")
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                     "--max-model-len", "8192", "--max-num-seqs", "32", "--vllm-version", "0.6.6")
+    assert out.splitlines()[0].endswith("; vLLM 0.6.6 (V0 engine)")
+    rc, _, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                     "--vllm-version", "latest")
+    assert (rc, err) == (2, "shardwise: error: --vllm-version 'latest' is not a vLLM release number (e.g. 0.11.0)\n")
 
 
 def test_plan_without_tp_recommends_tp1_for_8b(capsys):
@@ -528,15 +553,15 @@ def test_plan_without_tp_recommends_tp1_for_8b(capsys):
 
 
 def test_plan_without_tp_defaults_lowers_batch_width(capsys):
-    """With vLLM's defaults (256 seqs × 131,072 tokens) no layout holds the load as asked; the batch
+    """With vLLM's defaults (1,024 seqs × 131,072 tokens on an H100) no layout holds that batch; the batch
     width is lowered to what TP1's KV cache holds instead of sharding a model that fits."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--json")
     d = json.loads(out)
     fits = d["kv_cache_tokens"] // 131072
     assert rc == 0
     assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["max_num_seqs_lowered"]) == (1, True)
-    assert d["max_num_seqs"] == d["recommended"]["max_num_seqs"] >= 1
-    assert fits >= d["max_num_seqs"]
+    assert d["max_num_seqs"] == d["recommended"]["max_num_seqs"] == fits >= 1
+    assert "vLLM's default of 1024 does not fit" in d["recommended"]["text"]
     assert d["findings"] == []
 
 
@@ -544,7 +569,7 @@ def test_plan_lowers_an_asked_batch_width_rather_than_shard(capsys):
     """A 4-bit 70B fits one H100; 16 × 16,384 tokens do not fit its KV cache, and TP2 would shard a
     model that fits (SW104), so the plan keeps TP1 and lowers max_num_seqs to what fits."""
     rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
-                     "H100", "--max-model-len", "16384", "--max-num-seqs", "16", "--json")
+                     "H100", "--max-model-len", "16384", "--max-num-seqs", "16", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     assert rc == 0
     assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
@@ -556,16 +581,16 @@ def test_plan_lowers_an_asked_batch_width_rather_than_shard(capsys):
 
 
 def test_plan_prefers_the_layout_holding_most_sequences_per_gpu(capsys):
-    """README example: 64 × 8,192 tokens fit no layout as asked. TP2 could start with 2 sequences, TP4
-    holds 58: the plan recommends TP4 (14.5 sequences per GPU, not 1)."""
+    """README example: 64 × 8,192 tokens fit no layout as asked. TP2 holds 3 (1.5 per GPU), TP4 holds 59
+    (14.75 per GPU): the plan recommends TP4 with 59 sequences, not TP8 (SW104)."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
-                     "--max-model-len", "8192", "--max-num-seqs", "64", "--json")
+                     "--max-model-len", "8192", "--max-num-seqs", "64", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     assert rc == 0
-    assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 64, ["SW101"]), (2, 2, []), (4, 58, []), (8, 64, ["SW104"])]
+    assert [(c["tensor_parallel_size"], c["verdict"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, "refuses", 64, ["SW101"]), (2, "starts", 3, []), (4, "starts", 59, []), (8, "starts", 64, ["SW104"])]
     assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["replicas_per_node"], d["max_num_seqs"]) == (
-        4, 2, 58)
+        4, 2, 59)
 
 
 def test_plan_70b_recommends_tp4_two_replicas(capsys):
@@ -577,6 +602,16 @@ def test_plan_70b_recommends_tp4_two_replicas(capsys):
     assert table[0].split()[:3] == ["TP", "PP", "GPUs"]
     assert [row.split()[0] for row in table[1:]] == ["1", "2", "4", "8"]
     assert table[1].split()[-1] == "SW101"  # 131 GiB of weights on one GPU
+
+
+def test_plan_deepseek_r1_dp8_expert_parallel_on_h200(capsys):
+    """Eight data-parallel ranks with expert parallelism: each H200 holds 1/8 of the routed experts."""
+    rc, out, _ = run(capsys, "plan", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H200", "--tp", "1", "--dp", "8",
+                     "--enable-expert-parallel", "--max-model-len", "32768", "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert (rc, d["data_parallel_size"], d["expert_parallel"], d["verdict"]) == (0, 8, True, "starts")
+    assert 85 < d["weights_gib_per_gpu"] < 100  # not 671B / 1 GPU
+    assert [f["code"] for f in d["findings"] if f["level"] == "mandatory"] == []
 
 
 def test_plan_custom_gpu_memory(capsys):

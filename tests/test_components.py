@@ -249,7 +249,7 @@ def test_dev_karpenter_pool_and_service():
         "load_balancing.algorithm.type=least_outstanding_requests")
     assert ingress["metadata"]["annotations"]["alb.ingress.kubernetes.io/scheme"] == "internal"
     assert run.exports["endpoints"]["llama-8b"] == "http://llama-8b.serving.svc.cluster.local:8000"
-    assert run.exports["sizing"]["llama-8b"]["kv_cache_tokens"] == 191024
+    assert run.exports["sizing"]["llama-8b"]["kv_cache_tokens"] == 201184
 
 
 def test_staging_managed_node_group():

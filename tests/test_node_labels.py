@@ -75,13 +75,13 @@ def findings_by_group(path):
 def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
     got = findings_by_group(FAMILIES)
     # TPU v6e TP8: no TP-over-node (ICI spans hosts), NVLink, EFA or /dev/shm rule; capacity runs
-    assert got["gke-tpu-v6e"] == [("SW103", "mandatory", False)]
+    assert got["gke-tpu-v6e"] == [("SW103", "advisory", False)]  # vLLM's default load: advisory
     # Gaudi TP2 on dl1: capacity runs with the Gaudi's memory, nothing about NVLink or /dev/shm
-    assert got["gaudi-dl1"] == [("SW103", "mandatory", False), ("SW104", "mandatory", False),
+    assert got["gaudi-dl1"] == [("SW103", "advisory", False), ("SW104", "mandatory", False),
                                 ("SW106", "advisory", False)]
     # Neuron: tensor parallelism counts NeuronCores, the catalog gives memory per device: undecided
     assert got["trn1-neuron"] == [(c, lvl, True) for c, lvl in (
-        ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW103", "mandatory"), ("SW104", "mandatory"),
+        ("SW101", "advisory"), ("SW102", "advisory"), ("SW103", "advisory"), ("SW104", "mandatory"),
         ("SW106", "advisory"), ("SW206", "advisory"))]
     # the same TP2 on L4s behind GKE labels gets the PCIe and /dev/shm rules
     assert [c for c, _, _ in got["gke-l4"]] == ["SW103", "SW106", "SW202", "SW401"]
@@ -89,7 +89,7 @@ def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
 
 def test_unknown_accelerators_make_rules_undecided_never_silent():
     got = findings_by_group(FAMILIES)
-    capacity = [("SW101", "mandatory", True), ("SW102", "mandatory", True), ("SW103", "mandatory", True),
+    capacity = [("SW101", "advisory", True), ("SW102", "advisory", True), ("SW103", "advisory", True),
                 ("SW104", "mandatory", True), ("SW106", "advisory", True)]
     # a product the catalog lacks: SW206 names it
     assert got["gpu-unknown"] == [*capacity, ("SW206", "advisory", True)]

@@ -129,8 +129,9 @@ def test_ordered_blocking_then_advisory_then_suppressed(report):
 
 def test_workload_summary_numbers_come_from_size_replica(report):
     w = report.workloads[0]
+    # the workload has no container image: the current release is assumed, as for `latest`
     s = size_replica(find_model("meta-llama/Llama-3.1-70B-Instruct"), find_gpu("H100").memory_gib, tp=4,
-                     max_model_len=32768, max_num_seqs=32, expected_context=8192)
+                     max_model_len=32768, max_num_seqs=32, expected_context=8192, gpu=find_gpu("H100"))
     assert w == {
         "subject": "Deployment serving/llama70b", "name": "llama70b", "kind": "Deployment",
         "namespace": "serving", "file": "deploy/llama.yaml", "line": 12, "urn": None,
@@ -141,11 +142,11 @@ def test_workload_summary_numbers_come_from_size_replica(report):
         "weights_gib_per_gpu": round(s.weights_gib_per_gpu, 2),
         "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 2),
         "headroom_gib_per_gpu": round(s.headroom_gib_per_gpu, 2),
-        "kv_cache_tokens": s.kv_cache_tokens, "max_concurrency": s.max_concurrency,
+        "kv_cache_tokens": s.kv_cache_tokens, "max_concurrency": int(s.max_concurrency),
         "concurrency_at_p95": s.concurrency_at_expected_context, "starts": True, "note": None,
     }
     # the numbers themselves, from the documented formulas: 70.55B params × 2 B ÷ 4 GPUs
-    assert w["weights_gib_per_gpu"] == round(70_553_706_496 * 2 / 4 / 2**30, 2) == 32.85
+    assert w["weights_gib_per_gpu"] == round((70_553_706_496 * 2 / 4 + 131072 * 128 * 2) / 2**30, 2) == 32.89
     assert s.kv_bytes_per_token_per_gpu == 2 * 80 * (8 // 4) * 128 * 2
     assert w["max_concurrency"] == s.kv_cache_tokens // 32768
     assert w["concurrency_at_p95"] == s.kv_cache_tokens // 8192

@@ -1,5 +1,6 @@
 """The general capacity model: formulas checked term by term, plus properties (hypothesis)."""
 
+import dataclasses
 import math
 
 import pytest
@@ -50,35 +51,134 @@ def test_kv_per_token_mla_is_not_split_by_tp():
     assert sizing.kv_bytes_per_token_per_gpu(DEEPSEEK, tp=8, pp=2) == 31 * (512 + 64) * 2
 
 
-def test_size_replica_llama70_tp4_on_h100_term_by_term():
-    s = sizing.size_replica(LLAMA70, H100_GIB, tp=4, max_model_len=8192, max_num_seqs=64)
-    w = 70_553_706_496 * 2 / 4 / GIB
-    act = (8192 * (4 * 8192 + 2 * 28672 / 4) * 2 + 64 * 128256 * 4) / GIB
-    nt = 0.4 + 0.15 * 3 + 0.5
-    kv = H100_GIB * 0.9 - w - act - nt
-    tokens = int(kv * GIB // (16 * 81920)) * 16
+def _llama70_tp4(release: str, **kw) -> sizing.ReplicaSizing:
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+    return sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4, max_model_len=8192, **kw), release)
+
+
+ROTARY = 131072 * 128 * 2  # vLLM's rotary cos/sin cache: a bf16 buffer of context limit × head dim, per GPU
+
+
+def test_size_llama70_tp4_on_h100_v1_0_11_term_by_term():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    w = (70_553_706_496 * 2 / 4 + ROTARY) / GIB
+    # profile: 8,192 batched tokens (serve default >= 70 GiB); sampler over min(64, 8192) rows × vocab (FlashInfer)
+    forward = 8192 * (3 * 28672 / 4 + 3 * 8192) * 2
+    sampler = 64 * 128256 * 16 + 8192 * 8192 * 2
+    act = max(forward, sampler) / GIB
+    nt = 0.12 + 0.10  # 0.11+: measured after NCCL is set up; one GPU + a multi-GPU extra
+    kv = H100_GIB * 0.9 - w - act - nt  # CUDA graphs come from the margin before 0.20
+    num_blocks = int(kv * GIB) // (16 * 2 * 2 * 128 * 2) // 80
     assert s.weights_gib_per_gpu == pytest.approx(w)
     assert s.activation_gib_per_gpu == pytest.approx(act)
-    assert s.non_torch_gib_per_gpu == pytest.approx(nt)
-    assert s.kv_cache_gib_per_gpu == pytest.approx(kv)
-    assert s.kv_cache_tokens == tokens
-    assert s.max_concurrency == tokens // 8192
+    assert (s.non_torch_gib_per_gpu, s.cudagraphs_in_budget) == (pytest.approx(nt), False)
+    assert s.available_kv_gib == pytest.approx(kv)
+    assert s.kv_cache_tokens == num_blocks * 16
+    assert s.max_concurrency == num_blocks / 512  # blocks per 8,192-token request
     assert s.load_tokens == 64 * 8192
-    assert s.starts and s.weights_fit
-    assert (round(w, 2), tokens, s.max_concurrency) == (32.85, 475_984, 58)
+    assert (s.engine, s.max_num_batched_tokens, s.max_num_seqs, s.max_num_seqs_default) == ("v1", 8192, 64, False)
+    assert (s.starts, s.verdict, s.weights_fit) == (True, "starts", True)
+    assert (round(w, 2), s.kv_cache_tokens, int(s.max_concurrency)) == (32.89, 490992, 59)
+
+
+def test_cuda_graphs_join_the_budget_from_0_20():
+    before, after = _llama70_tp4("0.19.1", max_num_seqs=64), _llama70_tp4("0.20.0", max_num_seqs=64)
+    assert (before.cudagraphs_in_budget, after.cudagraphs_in_budget) == (False, True)
+    assert before.available_kv_gib - after.available_kv_gib == pytest.approx(0.4)
+    eager = _llama70_tp4("0.20.0", max_num_seqs=64, enforce_eager=True)
+    assert (eager.cudagraph_gib_per_gpu, eager.available_kv_gib) == (0.0, pytest.approx(before.available_kv_gib))
+
+
+def test_the_sampler_profile_follows_the_release_and_the_batch_width():
+    # 0.12-0.20 sort the logits (about 28 bytes per element); FlashInfer before and after (about 16)
+    sort, flash = _llama70_tp4("0.13.0"), _llama70_tp4("0.11.0")
+    assert (sort.max_num_seqs, sort.sampler_gib_per_gpu) == (1024, pytest.approx((1024 * 128256 * 28 + 8192 * 8192 * 2) / GIB))
+    assert flash.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+    # V0 profiles the logits of max_num_seqs sequences only
+    v0 = _llama70_tp4("0.6.6")
+    assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
+        "v0", 256, pytest.approx((256 * 128256 * 2 + 8192 * 8192 * 2) / GIB))
+
+
+def test_v0_profiles_max_model_len_tokens_without_chunked_prefill():
+    v0 = _llama70_tp4("0.6.6")  # 8,192 <= 32,768: no chunked prefill, max(max_model_len, 2048) tokens
+    assert v0.max_num_batched_tokens == 8192
+    long_ctx = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB), sizing.EngineSettings(tp=4), "0.6.6")
+    assert long_ctx.max_num_batched_tokens == 2048  # > 32,768 tokens: chunked prefill, 2,048 (512 before 0.6.5)
+    old = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB), sizing.EngineSettings(tp=4), "0.6.3")
+    assert old.max_num_batched_tokens == 512
 
 
 def test_size_replica_refuses_to_start_at_full_context_on_one_gpu():
-    s = sizing.size_replica(LLAMA70, H100_GIB, tp=1)
+    s = sizing.size_replica(LLAMA70, H100_GIB, tp=1, vllm_version="0.11.0")
     assert not s.weights_fit and not s.starts and s.kv_cache_tokens == 0
-    assert s.max_model_len == 131072 and s.max_num_seqs == 256
+    assert (s.weights_fit_band, s.verdict) == ("refuses", "refuses")
+    assert s.refusal == "no memory is left for the KV cache (vLLM: No available memory for the cache blocks)"
+    assert s.max_model_len == 131072 and s.max_num_seqs == 1024  # vLLM's default for >= 70 GiB GPUs
+
+
+def test_max_model_len_above_the_models_limit_is_a_certain_refusal():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    assert s.model_max_len == 131072
+    above = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB),
+                                   sizing.EngineSettings(tp=4, max_model_len=200_000), "0.11.0")
+    assert (above.starts, above.verdict, above.certain) == (False, "refuses", True)
+    assert above.refusal.startswith("max_model_len 200,000 is above the 131,072 tokens")
+    allowed = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB),
+                                     sizing.EngineSettings(tp=4, max_model_len=200_000,
+                                                           allow_long_max_model_len=True), "0.11.0")
+    assert not allowed.certain
+
+
+def test_rope_scaling_sets_the_context_limit():
+    yarn = dataclasses.replace(LLAMA70, max_position_embeddings=32768, hf_config={
+        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})
+    assert sizing.derived_max_model_len(yarn) == 131072
+    llama3 = dataclasses.replace(LLAMA70, hf_config={"rope_scaling": {"rope_type": "llama3", "factor": 8.0}})
+    assert sizing.derived_max_model_len(llama3) == 131072  # already the long limit
+    linear = dataclasses.replace(LLAMA70, max_position_embeddings=4096,
+                                 hf_config={"rope_scaling": {"type": "linear", "factor": 2.0}})
+    assert sizing.derived_max_model_len(linear) == 8192
+
+
+def test_max_model_len_auto_fits_the_kv_cache_from_0_14():
+    h100 = sizing.Device("H100", H100_GIB)
+    auto = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=2, max_model_len="auto"), "0.14.1")
+    assert auto.starts and auto.max_model_len < 131072 and auto.max_model_len == auto.max_model_len_fit
+    old = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=2, max_model_len="auto"), "0.13.0")
+    assert (old.certain, old.refusal) == (True, "vLLM 0.13.0 has no --max-model-len auto (added in 0.14)")
+
+
+def test_expert_parallel_spreads_only_the_experts():
+    moe = dataclasses.replace(DEEPSEEK, hf_config={"first_k_dense_replace": 3})
+    assert sizing.moe_layers(moe) == 58
+    experts = 58 * 256 * 3 * 7168 * 2048
+    assert sizing.expert_params(moe) == experts
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    ep = sizing.size_deployment(moe, h200, sizing.EngineSettings(dp=8, expert_parallel=True), "0.11.0")
+    tp = sizing.size_deployment(moe, h200, sizing.EngineSettings(tp=8), "0.11.0")
+    embed = 2 * 129280 * 7168 * 2  # 16-bit embeddings and LM head
+    rest = (671_026_419_200 - 2 * 129280 * 7168 - experts) * 1.0  # fp8 attention, dense and shared layers
+    rotary = 163840 * 64 * 2
+    assert ep.weights_gib_per_gpu == pytest.approx((embed + rest + experts / 8 + rotary) / GIB)
+    assert tp.weights_gib_per_gpu == pytest.approx(((embed + rest + experts) / 8 + rotary) / GIB)
+    assert ep.verdict == "starts" and ep.block_size == 64  # FlashMLA forces 64-token blocks
+
+
+def test_the_error_band_is_never_below_the_calibration_tolerance():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    assert s.error_band_gib == pytest.approx(max(0.6, 0.04 * H100_GIB * 0.9,
+                                                 s.weights_gib_per_gpu * 0.02 + s.activation_gib_per_gpu * 0.35
+                                                 + 0.15 + 0.3))
 
 
 def test_expected_context_and_block_rounding():
-    s = sizing.size_replica(LLAMA70, H100_GIB, tp=4, max_model_len=8192, max_num_seqs=10, expected_context=1000)
+    s = sizing.size_replica(LLAMA70, H100_GIB, tp=4, max_model_len=8192, max_num_seqs=10, expected_context=1000,
+                            vllm_version="0.11.0")
     assert s.expected_context == 1000
     assert s.load_tokens == 10 * 1008  # 63 blocks of 16
     assert s.concurrency_at_expected_context == s.kv_cache_tokens // 1008
+    assert s.context_kv_gib == pytest.approx(1008 * 81920 / GIB)
 
 
 def test_weights_override_and_fp8_kv():
@@ -106,17 +206,18 @@ def test_bad_parallel_sizes_raise():
 
 @given(tp=st.sampled_from([1, 2, 4, 8]), seqs=st.integers(1, 512), mml=st.integers(256, 131072))
 def test_more_memory_never_lowers_capacity(tp, seqs, mml):
-    a = sizing.size_replica(LLAMA70, 79.19, tp=tp, max_model_len=mml, max_num_seqs=seqs)
-    b = sizing.size_replica(LLAMA70, 139.8, tp=tp, max_model_len=mml, max_num_seqs=seqs)
+    a = sizing.size_replica(LLAMA70, 79.19, tp=tp, max_model_len=mml, max_num_seqs=seqs, vllm_version="0.11.0")
+    b = sizing.size_replica(LLAMA70, 139.8, tp=tp, max_model_len=mml, max_num_seqs=seqs, vllm_version="0.11.0")
     assert b.kv_cache_tokens >= a.kv_cache_tokens
-    assert a.kv_cache_tokens % 16 == 0
+    assert a.kv_cache_tokens % 16 == 0  # whole blocks up to 0.19
 
 
 @given(tp=st.sampled_from([1, 2, 4]), util=st.floats(0.5, 0.95))
 def test_more_tp_means_fewer_weights_per_gpu(tp, util):
     a = sizing.size_replica(LLAMA70, 79.19, tp=tp, gpu_memory_utilization=util, max_model_len=4096)
     b = sizing.size_replica(LLAMA70, 79.19, tp=tp * 2, gpu_memory_utilization=util, max_model_len=4096)
-    assert b.weights_gib_per_gpu == pytest.approx(a.weights_gib_per_gpu / 2)
+    rotary = sizing.rotary_cache_bytes(LLAMA70) / GIB  # every GPU keeps the whole rotary cache
+    assert b.weights_gib_per_gpu - rotary == pytest.approx((a.weights_gib_per_gpu - rotary) / 2)
     assert b.kv_cache_tokens >= a.kv_cache_tokens
 
 
@@ -125,3 +226,17 @@ def test_units_kv_gb_vs_gib(seq):
     gb = sizing.per_request_kv_gb(80, 8, 128, seq)
     gib = sizing.kv_per_req_gib(80, 8, 128, seq)
     assert math.isclose(gb * 1e9, gib * GIB)
+
+
+def test_the_docs_example_is_what_plan_prints():
+    import pathlib
+
+    doc = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "capacity-model.md").read_text(encoding="utf-8")
+    h100 = sizing.Device("H100-SXM-80GB", 79.19, "nvidia", "hopper")  # the catalog's H100, as plan uses it
+    s = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4, max_model_len=8192, max_num_seqs=64),
+                               "0.11.0")
+    example = " ".join(doc.split("## An example, as `plan` prints it", 1)[1].split("##", 1)[0].split())
+    for figure in (f"{s.weights_gib_per_gpu:.2f} GiB of weights", f"{s.activation_gib_per_gpu:.2f} GiB of activations",
+                   f"{s.non_torch_gib_per_gpu:.2f} GiB of non-torch", f"**{s.available_kv_gib:.2f} GiB** of KV",
+                   f"± {s.error_band_gib:.2f}", f"**{s.kv_cache_tokens:,} tokens**", f"{s.max_concurrency:.2f} requests"):
+        assert figure in example, figure

@@ -124,12 +124,12 @@ def test_sizing_summary():
     assert list(s) == ["llama-70b", "llama-405b"]
     assert {k: s["llama-70b"][k] for k in ("gpus", "weights_gib_per_gpu", "kv_cache_tokens", "max_concurrency",
                                            "concurrency_at_expected_context", "starts")} == {
-        "gpus": 4, "weights_gib_per_gpu": 32.854, "kv_cache_tokens": 476016, "max_concurrency": 14,
-        "concurrency_at_expected_context": 77, "starts": True}
+        "gpus": 4, "weights_gib_per_gpu": 32.885, "kv_cache_tokens": 491024, "max_concurrency": 14.985,
+        "concurrency_at_expected_context": 79, "starts": True}
     assert {k: s["llama-405b"][k] for k in ("gpus", "weights_gib_per_gpu", "kv_cache_tokens", "max_concurrency")} == {
-        "gpus": 16, "weights_gib_per_gpu": 47.248, "kv_cache_tokens": 738624, "max_concurrency": 22}
+        "gpus": 16, "weights_gib_per_gpu": 47.279, "kv_cache_tokens": 808944, "max_concurrency": 24.687}
     dev, _ = load_stack_spec(stack("dev"))
-    assert sizing_summary(dev)["llama-8b"]["kv_cache_tokens"] == 191024
+    assert sizing_summary(dev)["llama-8b"]["kv_cache_tokens"] == 201184
     staging, _ = load_stack_spec(stack("staging"))
     assert sizing_summary(staging)["llama-70b-awq"]["weight_precision"] == "int4"
 

@@ -372,6 +372,7 @@ def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
     """Per service: weights and KV cache per GPU, KV tokens and concurrency (see :mod:`..sizing`)."""
     from .. import catalog
     from ..sizing import size_replica
+    from ..vllm_versions import resolve
 
     pools = {p.name: p for p in spec.pools}
     out: dict[str, dict[str, Any]] = {}
@@ -388,7 +389,9 @@ def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
             max_model_len=e.max_model_len, max_num_seqs=e.max_num_seqs,
             max_num_batched_tokens=e.max_num_batched_tokens,
             expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
-            kv_cache_dtype=e.kv_cache_dtype, block_size=e.block_size, enforce_eager=e.enforce_eager,
+            kv_cache_dtype=e.kv_cache_dtype, block_size=None if e.block_size == 16 else e.block_size,
+            enforce_eager=e.enforce_eager, gpu=gpu, vllm_version=resolve(None, s.image),
+            dp=e.data_parallel_size, expert_parallel=e.enable_expert_parallel,
         ).as_dict()
         out[s.name] = {"model": model.id, "gpu": gpu.name, **{k: r[k] for k in SUMMARY_FIELDS}}
     return out

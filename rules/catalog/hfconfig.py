@@ -80,6 +80,8 @@ HF_CONFIG_KEYS = frozenset({
     "full_attention_interval", "rope_scaling", "rope_theta", "max_position_embeddings", "vision_config",
     "quantization_config", "interleaved_sliding_window", "attention_type", "mamba_d_state",
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
+    # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
+    "first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
 })
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..catalog.types import GpuInfo, ModelShape, Precision
 from ..engine import LintConfig
-from ..model import ModelNotKnown, ServingGroup, Undecidable, known
-from ..sizing import ReplicaSizing, size_replica, weight_precision
+from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
+from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
+from ..vllm_versions import ResolvedVersion, resolve
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
@@ -94,8 +96,52 @@ def expected_context(g: ServingGroup, config: LintConfig) -> int | None:
 _CACHE_ATTR = "_shardwise_sizing"
 
 
+def vllm_version(g: ServingGroup) -> ResolvedVersion:
+    """The vLLM release the group runs: ``plan --vllm-version``, the image tag, or the current release."""
+    if g.vllm_version:
+        return resolve(g.vllm_version)
+    if g.kind == "plan":
+        return resolve(None, None, missing="--vllm-version not given")
+    c = g.main_container
+    if c is not None and is_unknown(c.image):
+        return resolve(None, None, missing="the image is not known yet")
+    return resolve(None, c.image if c is not None else None)
+
+
+def _env_true(g: ServingGroup, name: str) -> bool:
+    c = g.main_container
+    value = c.env.get(name) if c is not None else None
+    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes")
+
+
+def engine_settings(g: ServingGroup) -> EngineSettings:
+    """The group's vLLM engine arguments as the capacity model reads them (unknown values: Undecidable)."""
+    e = g.engine
+    tp, pp = tp_pp(g)
+    mml = known(e.max_model_len, "max_model_len")
+    if mml is None and e.extra.get("max_model_len") == "auto":
+        mml = "auto"
+    chunked = known(e.extra.get("enable_chunked_prefill"), "enable_chunked_prefill")
+    return EngineSettings(
+        tp=tp, pp=pp,
+        dp=int(known(e.data_parallel_size, "data_parallel_size")),
+        expert_parallel=bool(known(e.enable_expert_parallel, "enable_expert_parallel")),
+        gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
+        max_model_len=mml if mml == "auto" or mml is None else int(mml),
+        max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
+        max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
+        enable_chunked_prefill=None if chunked is None else bool(chunked),
+        dtype=known(e.dtype, "dtype"),
+        quantization=known(e.quantization, "quantization"),
+        kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
+        block_size=int(known(e.block_size, "block_size")) if e.block_size not in (None, 16) else None,
+        enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
+        allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+    )
+
+
 def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
-    """The group's replica sizing, or None when there is no GPU to size against.
+    """The group's sizing (one engine, one data-parallel rank), or None when there is no GPU to size against.
 
     Cached on the group (several rules read it); raises Undecidable for unknown inputs.
     """
@@ -107,23 +153,9 @@ def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
     mem = gpu_memory_gib(g)
     result = None
     if mem:
-        tp, pp = tp_pp(g)
-        e = g.engine
-        result = size_replica(
-            model,
-            mem,
-            tp=tp,
-            pp=pp,
-            gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
-            max_model_len=known(e.max_model_len, "max_model_len"),
-            max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
-            max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
+        result = size_deployment(
+            model, Device.of(gpu_of(g), mem), engine_settings(g), vllm_version(g),
             expected_context=expected_context(g, config),
-            dtype=known(e.dtype, "dtype"),
-            quantization=known(e.quantization, "quantization"),
-            kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
-            block_size=int(known(e.block_size, "block_size")),
-            enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         )
     g.__dict__[_CACHE_ATTR] = (key, result)
     return result
@@ -131,3 +163,47 @@ def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
 
 def fmt_gib(x: float) -> str:
     return f"{x:.1f} GiB"
+
+
+def layout_text(s: ReplicaSizing) -> str:
+    """``TP4×PP1``, with ``×DP8 EP`` when data-parallel ranks (and expert parallelism) are in play."""
+    text = f"TP{s.tensor_parallel_size}×PP{s.pipeline_parallel_size}"
+    if s.data_parallel_size > 1:
+        text += f"×DP{s.data_parallel_size}"
+    if s.expert_parallel:
+        text += " EP"
+    return text
+
+
+def _round_len(n: int) -> int:
+    """A --max-model-len people would write: down to a multiple of 1,024 (of 16 below that)."""
+    return n // 1024 * 1024 if n >= 1024 else max(16, n // 16 * 16)
+
+
+def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
+    """What makes one max_model_len request fit: the max_model_len that does, and the cheapest change that
+    keeps max_model_len (a higher utilization, an fp8 KV cache, twice the tensor parallelism)."""
+    parts: list[str] = []
+    fit = _round_len(s.max_model_len_fit_sure)
+    if 16 <= fit < s.max_model_len:
+        parts.append(f"--max-model-len {fit} fits")
+    base = engine_settings(g)
+    model = require_model(g)
+    device = Device.of(gpu_of(g), s.gpu_memory_gib)
+    version = vllm_version(g)
+    candidates: list[tuple[str, EngineSettings]] = []
+    for util in (0.92, 0.95):
+        if util > base.gpu_memory_utilization:
+            candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
+    if not base.kv_cache_dtype.lower().startswith("fp8") and model.mla is None:
+        candidates.append(("--kv-cache-dtype fp8", replace(base, kv_cache_dtype="fp8")))
+    per_node = g.pool.gpus_per_node if g.pool is not None else None
+    room = per_node if isinstance(per_node, int) else 8
+    if base.tp * 2 * base.pp <= room and model.num_attention_heads % (base.tp * 2) == 0:
+        candidates.append((f"--tensor-parallel-size {base.tp * 2}", replace(base, tp=base.tp * 2)))
+    for text, settings in candidates:
+        r = size_deployment(model, device, settings, version, expected_context=expected_context(g, config))
+        if r.verdict == "starts":
+            parts.append(f"cheapest change keeping max_model_len {s.max_model_len:,}: {text}")
+            break
+    return "; ".join(parts)

@@ -1,4 +1,4 @@
-"""SW102: the KV cache cannot hold one max_model_len sequence, so vLLM refuses to start."""
+"""SW102: one max_model_len request does not fit the KV cache, so vLLM refuses to start."""
 
 from __future__ import annotations
 
@@ -6,38 +6,58 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import gpu_name, sizing
+from ._capacity import fits_instead, gpu_name, layout_text, sizing
 
 
 class KvCapacityBelowMaxModelLen(GroupRule):
     meta = RuleMeta(
         code="SW102",
         name="kv-capacity-below-max-model-len",
-        enforcement="mandatory",
+        enforcement="advisory",
+        mandatory_when="when the shortfall is larger than the estimate's error band, or vLLM rejects the setting",
         severity="critical",
-        summary="The KV cache holds fewer tokens than max_model_len: vLLM will refuse to start.",
+        summary="The KV cache cannot hold one request of max_model_len tokens: vLLM will refuse to start.",
         why=(
-            "At start-up vLLM measures the memory left after weights and activations and refuses to "
-            "start when it cannot hold even one sequence of max_model_len tokens. Leaving "
-            "max_model_len at the model's maximum (often 128k tokens) is the usual cause."
+            "At start-up vLLM profiles one forward pass, takes the weights, the activation peak and "
+            "the memory outside PyTorch from gpu_memory_utilization × the GPU's memory, and refuses to "
+            "start when what is left cannot hold one request of max_model_len tokens (or nothing is left). "
+            "It also refuses a max_model_len above the model's own limit. Leaving max_model_len at the "
+            "model's maximum (often 128k tokens) is the usual cause. shardwise estimates what vLLM "
+            "measures, so the finding blocks only when the shortfall exceeds the estimate's error band; "
+            "inside the band it says the server may refuse."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-8B-Instruct   # max_model_len defaults to 131072 on a 24 GB L4",
         good_example="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
         remediation=(
-            "Set --max-model-len to the longest context you serve, use an fp8 KV cache, raise "
-            "--gpu-memory-utilization, or shard over more GPUs."
+            "Set --max-model-len to the longest context you serve (the message gives one that fits), use "
+            "an fp8 KV cache, raise --gpu-memory-utilization, or shard over more GPUs."
         ),
-        references=("https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",),
+        references=(
+            "https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",
+            "https://github.com/shardwise/shardwise/blob/main/docs/capacity-model.md",
+        ),
         scope="stack",  # needs the node pool the workload lands on
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)
-        if s is None or not s.weights_fit or s.kv_cache_tokens >= s.max_model_len:
+        if s is None or s.weights_fit_band != "starts":
+            return  # SW101 speaks for a model whose weights do not fit
+        where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        if s.certain:
+            yield hit(g, f"SW102: {where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
             return
-        yield hit(
-            g,
-            f"SW102: the KV cache of {s.model_id} at TP{s.tensor_parallel_size}×PP{s.pipeline_parallel_size} "
-            f"on {gpu_name(g)} holds {s.kv_cache_tokens:,} tokens ({s.kv_cache_gib_per_gpu:.1f} GiB per GPU) "
-            f"but max_model_len is {s.max_model_len:,}; vLLM will refuse to start",
+        if s.verdict == "starts":
+            return
+        fix = fits_instead(g, s, config)
+        fix = f"; {fix}" if fix else ""
+        measured = (
+            f"one request of {s.max_model_len:,} tokens needs {s.needed_kv_gib:.2f} GiB of KV cache per GPU; "
+            f"about {s.available_kv_gib:.2f} GiB (±{s.error_band_gib:.1f}) is left after "
+            f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
         )
+        if s.verdict == "refuses":
+            yield hit(g, f"SW102: {where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
+        else:
+            yield hit(g, f"SW102: {where}: {measured}; within the estimate's error, so vLLM may refuse to "
+                         f"start{fix}")

@@ -1,4 +1,4 @@
-"""SW103: the KV cache cannot hold the declared load (max_num_seqs × expected context)."""
+"""SW103: the KV cache cannot hold the declared load (concurrent sequences × their p95 context)."""
 
 from __future__ import annotations
 
@@ -6,33 +6,41 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import gpu_name, sizing
+from ..vocab import ANN_P95, ANN_TARGET_CONCURRENCY
+from ._capacity import gpu_name, layout_text, sizing
 
 
 class KvBudgetBelowLoad(GroupRule):
     meta = RuleMeta(
         code="SW103",
         name="kv-budget-below-load",
-        enforcement="mandatory",
+        enforcement="advisory",
+        mandatory_when=(
+            "when the team declared both the context and the concurrency and that load does not fit beyond "
+            "the estimate's error band"
+        ),
         severity="high",
-        summary="The KV cache per replica is smaller than max_num_seqs × the expected context length.",
+        summary="The KV cache per replica is smaller than the declared concurrency × the p95 context length.",
         why=(
-            "Every running sequence keeps its keys and values for its whole context. When the batch vLLM "
-            "is allowed to admit (max_num_seqs) at the real p95 context does not fit the KV cache, the "
-            "scheduler preempts and recomputes sequences: latency spikes under exactly the load the "
-            "settings promise to handle."
+            "Every running sequence keeps its keys and values for its whole context. When the concurrency "
+            "a replica must sustain, at the real p95 context, does not fit the KV cache, vLLM's scheduler "
+            "queues and preempts sequences: latency spikes under exactly the load the deployment was sized "
+            "for. vLLM's own defaults (max_num_seqs 256 or 1,024, every request at max_model_len) are not a "
+            "load anybody declared, so they only make the finding advisory."
         ),
         bad_example=(
+            "annotations: {shardwise.dev/p95-context-tokens: '8192'}\n"
             "args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '4', --max-num-seqs, '256']\n"
-            "# p95 context 8192 tokens: 2.1M tokens of KV needed, 0.47M available"
+            "# 256 × 8,192 tokens need 2.1M tokens of KV cache, 0.47M available"
         ),
         good_example=(
+            "annotations: {shardwise.dev/p95-context-tokens: '8192'}\n"
             "args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '4', --max-num-seqs, '48']"
         ),
         remediation=(
-            "Lower --max-num-seqs to what the KV cache holds at the p95 context, declare the real p95 "
-            "context with the annotation shardwise.dev/p95-context-tokens, use an fp8 KV cache, or add "
-            "replicas instead of batch width."
+            "Declare the load (annotations shardwise.dev/p95-context-tokens and "
+            "shardwise.dev/target-concurrency, or --max-num-seqs), then lower --max-num-seqs to what the KV "
+            "cache holds at that context, use an fp8 KV cache, or add replicas instead of batch width."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/optimization.html",
@@ -43,14 +51,37 @@ class KvBudgetBelowLoad(GroupRule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)
-        if s is None or not s.starts or s.load_tokens <= s.kv_cache_tokens:
+        if s is None or s.verdict != "starts":
+            return  # SW101/SW102 speak for a server that may not start
+        if g.target_concurrency is not None:
+            seqs, seqs_how, seqs_declared = g.target_concurrency, f"{ANN_TARGET_CONCURRENCY}", True
+        elif not s.max_num_seqs_default:
+            seqs, seqs_how, seqs_declared = s.max_num_seqs, "--max-num-seqs", True
+        else:
+            seqs, seqs_how, seqs_declared = s.max_num_seqs, "vLLM default", False
+        ctx_declared = bool(g.p95_context or config.p95_context_tokens)
+        ctx_how = "p95 context" if ctx_declared else "max_model_len; no p95 context declared"
+        fits = s.concurrency_at_expected_context
+        if seqs <= fits:
             return
-        basis = "p95 context" if s.expected_context < s.max_model_len or g.p95_context else "max_model_len"
-        yield hit(
-            g,
-            f"SW103: max_num_seqs {s.max_num_seqs} × {s.expected_context:,} tokens ({basis}) needs "
-            f"{s.load_tokens:,} tokens of KV cache per replica, but {s.model_id} at "
-            f"TP{s.tensor_parallel_size}×PP{s.pipeline_parallel_size} on {gpu_name(g)} holds "
-            f"{s.kv_cache_tokens:,} ({s.kv_cache_gib_per_gpu:.1f} GiB per GPU); at most "
-            f"{s.concurrency_at_expected_context} sequences fit",
+        need_gib = seqs * s.context_kv_gib
+        where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        msg = (
+            f"SW103: {seqs:,} sequences ({seqs_how}) × {s.expected_context:,} tokens ({ctx_how}) need "
+            f"{need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
+            f"(±{s.error_band_gib:.1f}): {fits:,} such sequences; vLLM queues and preempts beyond that"
         )
+        if seqs_declared and ctx_declared:
+            if need_gib > s.kv_cache_gib_per_gpu + s.error_band_gib:
+                yield hit(g, msg, level="mandatory")
+            else:
+                yield hit(g, f"{msg} (within the estimate's error band)")
+            return
+        plan = g.kind == "plan"
+        missing = []
+        if not ctx_declared:
+            missing.append("the p95 context (--p95-context)" if plan else f"the p95 context (annotation {ANN_P95})")
+        if not seqs_declared:
+            missing.append("the concurrency (--max-num-seqs)" if plan else
+                           f"the concurrency (annotation {ANN_TARGET_CONCURRENCY} or --max-num-seqs)")
+        yield hit(g, f"{msg}; declare {' and '.join(missing)} to make this finding sure")

@@ -108,7 +108,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         kv_cache_gib_per_gpu=round(s.kv_cache_gib_per_gpu, 2),
         headroom_gib_per_gpu=round(s.headroom_gib_per_gpu, 2),
         kv_cache_tokens=s.kv_cache_tokens,
-        max_concurrency=s.max_concurrency,
+        max_concurrency=int(s.max_concurrency),  # whole sequences of max_model_len
         concurrency_at_p95=s.concurrency_at_expected_context if p95 else None,
         starts=s.starts,
     )

@@ -27,7 +27,7 @@ from ...model import (
     ServingGroup,
     Suppression,
 )
-from ...vocab import ANN_P95, ANN_PRODUCTION, LWS_EXCLUSIVE
+from ...vocab import ANN_P95, ANN_PRODUCTION, ANN_TARGET_CONCURRENCY, LWS_EXCLUSIVE
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
@@ -48,16 +48,20 @@ def _production(value: str, file: str | None, line: int | None) -> bool:
     raise InputError(f"{ANN_PRODUCTION}: expected \"true\" or \"false\", got {value!r}", file, line)
 
 
-def _p95(value: str, file: str | None, line: int | None) -> int:
+def _positive(key: str, what: str, value: str, file: str | None, line: int | None) -> int:
     v = value.strip().replace("_", "")
     m = _HUMAN_INT.match(v)
     try:
         n = int(m.group(1)) * (1000 if m.group(2) == "k" else 1024) if m else int(v)
     except ValueError:
-        raise InputError(f"{ANN_P95}: expected a whole number of tokens, got {value!r}", file, line) from None
+        raise InputError(f"{key}: expected a whole number of {what}, got {value!r}", file, line) from None
     if n <= 0:
-        raise InputError(f"{ANN_P95}: expected a positive number of tokens, got {value!r}", file, line)
+        raise InputError(f"{key}: expected a positive number of {what}, got {value!r}", file, line)
     return n
+
+
+def _p95(value: str, file: str | None, line: int | None) -> int:
+    return _positive(ANN_P95, "tokens", value, file, line)
 
 
 
@@ -98,6 +102,9 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
                 g.locations[f"annotation:{key}"] = Location(file, line)
     if ANN_P95 in ann:
         g.p95_context = _p95(ann[ANN_P95], file, ann_lines.get(ANN_P95) or loc.line)
+    if ANN_TARGET_CONCURRENCY in ann:
+        g.target_concurrency = _positive(ANN_TARGET_CONCURRENCY, "sequences", ann[ANN_TARGET_CONCURRENCY], file,
+                                         ann_lines.get(ANN_TARGET_CONCURRENCY) or loc.line)
     if ANN_PRODUCTION in ann:
         g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
     g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)

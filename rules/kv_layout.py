@@ -1,0 +1,320 @@
+"""The KV cache the way vLLM lays it out: attention layer types, pages, groups, tokens and concurrency.
+
+A model's layers are read from :attr:`ModelShape.hf_config` (config.json keys kept verbatim) the way
+vLLM's model implementations read them:
+
+* full attention: every layer by default;
+* sliding window: ``layer_types`` entries ``sliding_attention`` (gpt-oss, Gemma 3 with ``layer_types``),
+  Gemma 3's ``sliding_window_pattern`` (every n-th layer is global), Gemma 2 (even layers slide),
+  or ``sliding_window`` on every layer (Mistral-7B-v0.1, Qwen2 with ``use_sliding_window``);
+* chunked local attention: Llama 4's ``attention_chunk_size`` on the layers whose
+  ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
+* linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
+  ``linear_attention``, ``full_attention_interval``): a constant state per request;
+* multi-head latent attention (DeepSeek-V2/V3/R1): one latent of ``kv_lora_rank + qk_rope_head_dim``
+  per layer and token, not split by TP.
+
+:func:`plan_kv_cache` then follows ``vllm/v1/core/kv_cache_utils.py`` (0.9-0.19): with the hybrid KV
+cache manager, layers are grouped by type into groups of equal size (the smallest type count), every
+group shares one page size, ``num_blocks = available // page // group_size``; a request at
+``max_model_len`` needs ``cdiv(len, block)`` blocks in a full-attention group, ``cdiv(min(window - 1 +
+max_num_batched_tokens, len), block) + 1`` in a sliding group, ``cdiv(min(chunk +
+max_num_batched_tokens, len), block)`` in a chunked group and one block in a state group.
+Without the hybrid manager (V0, V1 before 0.9, or when vLLM turns it off) every attention layer
+holds the full context.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from .catalog.types import ModelShape
+from .vllm_versions import Behaviour
+
+LayerKind = Literal["full", "sliding", "chunked", "state"]
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class LayerType:
+    """Layers of one KV cache type on one GPU (one pipeline stage)."""
+
+    kind: LayerKind
+    layers: int
+    bytes_per_token: int  # per layer on one GPU (attention); 0 for state layers
+    span: int | None = None  # sliding window or attention chunk, tokens
+    state_bytes: int = 0  # per layer and request on one GPU (state layers)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The attention layout of one model on one GPU, before vLLM groups it."""
+
+    types: tuple[LayerType, ...]
+    mla: bool = False
+    note: str = ""
+
+    @property
+    def attention_layers(self) -> int:
+        return sum(t.layers for t in self.types if t.kind != "state")
+
+    @property
+    def hybrid(self) -> bool:
+        return len({t.kind for t in self.types}) > 1 or any(t.kind != "full" for t in self.types)
+
+
+def _int(cfg: dict[str, object], key: str) -> int | None:
+    v = cfg.get(key)
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def _layer_kinds(model: ModelShape) -> tuple[list[str], int | None, int | None]:
+    """One kind per layer ('full', 'sliding', 'chunked', 'state'), the sliding window, the chunk size."""
+    cfg = model.hf_config
+    n = model.num_hidden_layers
+    window = _int(cfg, "sliding_window")
+    chunk = _int(cfg, "attention_chunk_size")
+    model_type = str(cfg.get("model_type", model.extra.get("model_type", "")) or "")
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and len(types) == n:
+        kinds = []
+        for t in types:
+            t = str(t)
+            if t in ("sliding_attention", "sliding", "local", "local_attention"):
+                kinds.append("sliding")
+            elif t in ("linear_attention", "mamba", "linear", "mamba2", "gated_deltanet", "deltanet"):
+                kinds.append("state")
+            elif t in ("chunked_attention", "chunked_local_attention"):
+                kinds.append("chunked")
+            else:
+                kinds.append("full")
+        if "sliding" in kinds and not window:
+            kinds = ["full" if k == "sliding" else k for k in kinds]
+        return kinds, window, chunk
+    interval = _int(cfg, "full_attention_interval")
+    if interval and interval > 1 and any(k.startswith("linear_") for k in cfg):
+        return ["full" if (i + 1) % interval == 0 else "state" for i in range(n)], None, None
+    if chunk:
+        nope = cfg.get("no_rope_layers")
+        if isinstance(nope, list) and len(nope) == n:
+            return ["chunked" if x else "full" for x in nope], None, chunk
+        step = _int(cfg, "nope_layer_interval") or 4  # Llama 4: every 4th layer has no RoPE
+        return ["full" if (i + 1) % step == 0 else "chunked" for i in range(n)], None, chunk
+    if not window or window >= model.max_position_embeddings:
+        return ["full"] * n, None, None
+    if model_type.startswith("gemma3"):
+        pattern = _int(cfg, "sliding_window_pattern") or 6
+        return ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(n)], window, None
+    if model_type.startswith("gemma2") or (model_type.startswith("gemma") and cfg.get("interleaved_sliding_window")):
+        return ["sliding" if i % 2 == 0 else "full" for i in range(n)], window, None
+    if cfg.get("use_sliding_window") is False:
+        return ["full"] * n, None, None
+    max_window_layers = _int(cfg, "max_window_layers")
+    if cfg.get("use_sliding_window") and max_window_layers is not None:
+        return ["sliding" if i >= max_window_layers else "full" for i in range(n)], window, None
+    return ["sliding"] * n, window, None
+
+
+def _stage_slice(n: int, pp: int, stage: int) -> range:
+    """Layers of one pipeline stage, as vLLM's ``get_pp_indices`` splits them (remainder to the last)."""
+    per = n // pp
+    extra = n - per * pp
+    start = stage * per
+    end = start + per + (extra if stage == pp - 1 else 0)
+    return range(start, end)
+
+
+def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
+    """Per layer and request: Gated DeltaNet conv + recurrent state on one GPU."""
+    cfg = model.hf_config
+    kh = _int(cfg, "linear_num_key_heads") or 0
+    vh = _int(cfg, "linear_num_value_heads") or kh
+    kd = _int(cfg, "linear_key_head_dim") or 0
+    vd = _int(cfg, "linear_value_head_dim") or kd
+    kernel = _int(cfg, "linear_conv_kernel_dim") or 4
+    if kh and kd:
+        conv = (2 * kh * kd + vh * vd) // tp * (kernel - 1)
+        ssm = (vh // max(1, min(tp, vh))) * kd * vd if vh >= tp else kd * vd
+        return (conv + ssm) * dtype_bytes
+    d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
+    inner = 2 * model.hidden_size
+    return (inner // tp) * (d_state + 3) * dtype_bytes
+
+
+def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True) -> Layout:
+    """The KV layout of pipeline stage ``stage`` of the model on one GPU.
+
+    Without ``mla_cache`` (vLLM before 0.7) an MLA model caches every attention head at the head
+    size padded to 256, as ordinary attention.
+    """
+    kinds, window, chunk = _layer_kinds(model)
+    kinds = [kinds[i] for i in _stage_slice(len(kinds), pp, stage)]
+    if model.mla is not None and mla_cache:
+        per = (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        return Layout((LayerType("full", len(kinds), per),), mla=True)
+    if model.mla is not None:
+        heads = max(1, math.ceil(model.num_attention_heads / tp))
+        return Layout((LayerType("full", len(kinds), 2 * heads * 256 * kv_bytes),), note="MLA cached as full heads")
+    heads = max(1, math.ceil(model.num_key_value_heads / tp))
+    per = 2 * heads * model.head_dim * kv_bytes
+    counts: dict[str, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    types: list[LayerType] = []
+    for kind in ("full", "sliding", "chunked", "state"):
+        c = counts.get(kind, 0)
+        if not c:
+            continue
+        if kind == "state":
+            types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2)))
+        else:
+            span = window if kind == "sliding" else chunk if kind == "chunked" else None
+            types.append(LayerType(kind, c, per, span))  # type: ignore[arg-type]
+    return Layout(tuple(types))
+
+
+@dataclass(frozen=True)
+class KvPlan:
+    """The KV cache vLLM builds from ``available`` bytes on one GPU, and what it reports."""
+
+    block_size: int
+    page_bytes: int  # one block of one layer
+    group_layers: int  # layers per group
+    groups: tuple[LayerType, ...]  # one entry per group (its type)
+    num_blocks: int
+    tokens: int  # "GPU KV cache size: N tokens"
+    max_concurrency: float  # "Maximum concurrency for L tokens per request: X"
+    hybrid_manager: bool
+    note: str = ""
+
+
+def _blocks_per_request(t: LayerType, length: int, block: int, batched: int) -> int:
+    if t.kind == "state":
+        return 1
+    if t.kind == "sliding" and t.span:
+        return cdiv(min(t.span - 1 + batched, length), block) + 1
+    if t.kind == "chunked" and t.span:
+        return cdiv(min(t.span + batched, length), block)
+    return cdiv(length, block)
+
+
+def effective_types(lay: Layout, b: Behaviour, engine: str) -> tuple[tuple[LayerType, ...], bool]:
+    """The layer types vLLM allocates for, and whether the hybrid KV cache manager is on.
+
+    V0 and V1 before 0.9 give every attention layer the full context; so does V1 when it turns the
+    hybrid manager off (Llama 4's chunked local attention before 0.14).
+    """
+    kinds = {t.kind for t in lay.types}
+    hybrid_on = engine == "v1" and b.hybrid_kv == "groups"
+    if "chunked" in kinds and not b.chunked_local_hybrid:
+        hybrid_on = False
+    if kinds <= {"full"} or (hybrid_on and len(lay.types) >= 1):
+        return lay.types, hybrid_on and len(lay.types) > 1
+    merged = sum(t.layers for t in lay.types if t.kind != "state")
+    per = max((t.bytes_per_token for t in lay.types if t.kind != "state"), default=0)
+    out = [LayerType("full", merged, per)] if merged else []
+    out += [t for t in lay.types if t.kind == "state" and engine == "v1"]
+    return tuple(out), False
+
+
+def _aligned_block(types: tuple[LayerType, ...], block: int) -> tuple[int, int]:
+    """(block size, page bytes): with state layers the attention block grows until its page holds a state."""
+    attn = [t for t in types if t.kind != "state"]
+    states = [t for t in types if t.kind == "state"]
+    per = max((t.bytes_per_token for t in attn), default=0)
+    if not states or not per:
+        return block, per * block
+    state = max(t.state_bytes for t in states)
+    if per * block >= state:
+        return block, per * block
+    aligned = 16 * cdiv(state, 16 * per)
+    return aligned, per * aligned
+
+
+def plan_kv_cache(
+    lay: Layout, b: Behaviour, engine: str, available: float, max_model_len: int, batched: int, block: int = 16,
+) -> KvPlan:
+    """How vLLM splits ``available`` bytes into blocks, and the tokens and concurrency it logs."""
+    types, hybrid = effective_types(lay, b, engine)
+    block, page = _aligned_block(types, block)
+    avail = max(int(available), 0)
+    if not types or page <= 0:
+        return KvPlan(block, page, 0, (), 0, 0, 0.0, hybrid)
+    if not hybrid or len(types) == 1:
+        layers = sum(t.layers for t in types)
+        num_blocks = avail // page // layers if layers else 0
+        t0 = types[0]
+        per_req = _blocks_per_request(t0, max_model_len, block, batched)
+        if engine == "v0" or b.concurrency_from_tokens:
+            tokens = num_blocks * block
+            conc = tokens / max_model_len if max_model_len else 0.0
+        else:
+            conc = num_blocks / per_req if per_req else 0.0
+            tokens = num_blocks * block if b.tokens_report == "blocks" else int(conc * max_model_len)
+        return KvPlan(block, page, layers, (t0,), num_blocks, tokens, conc, False)
+    group_size = min(t.layers for t in types)
+    groups: list[LayerType] = []
+    for t in types:
+        groups += [t] * cdiv(t.layers, group_size)
+    num_blocks = avail // page // group_size
+    per_req = sum(_blocks_per_request(g, max_model_len, block, batched) for g in groups)
+    conc = num_blocks / per_req if per_req else 0.0
+    if b.tokens_report == "blocks":
+        tokens = num_blocks // len(groups) * block
+    else:
+        tokens = int(conc * max_model_len)
+    padding = sum(cdiv(t.layers, group_size) * group_size - t.layers for t in types)
+    note = f"{padding} padding layer{'s' if padding != 1 else ''} in the KV cache groups" if padding else ""
+    return KvPlan(block, page, group_size, tuple(groups), num_blocks, tokens, conc, True, note)
+
+
+def bytes_needed(lay: Layout, b: Behaviour, engine: str, length: int, batched: int, block: int = 16) -> int:
+    """KV bytes one request of ``length`` tokens needs (vLLM's check before it refuses to start)."""
+    types, hybrid = effective_types(lay, b, engine)
+    block, page = _aligned_block(types, block)
+    total = 0
+    for t in types:
+        if t.kind == "state":
+            total += t.layers * page
+        elif hybrid:
+            total += t.layers * _blocks_per_request(t, length, block, batched) * page
+        else:
+            total += t.layers * cdiv(length, block) * page
+    return total
+
+
+def longest_fitting(lay: Layout, b: Behaviour, engine: str, available: float, batched: int, upper: int,
+                    block: int = 16) -> int:
+    """The longest ``max_model_len`` whose one request fits ``available`` bytes (vLLM's binary search)."""
+    lo, hi, best = 1, max(upper, 1), 0
+    if bytes_needed(lay, b, engine, 1, batched, block) > available:
+        return 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if bytes_needed(lay, b, engine, mid, batched, block) <= available:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def concurrency_at(plan: KvPlan, length: int, batched: int) -> float:
+    """How many requests of ``length`` tokens the cache holds at once."""
+    if not plan.groups or length <= 0:
+        return 0.0
+    if len(plan.groups) == 1:
+        per = _blocks_per_request(plan.groups[0], length, plan.block_size, batched)
+    else:
+        per = sum(_blocks_per_request(g, length, plan.block_size, batched) for g in plan.groups)
+    return plan.num_blocks / per if per else 0.0

@@ -1,0 +1,342 @@
+"""What a vLLM release does at start-up, as a table: version range -> defaults and memory accounting.
+
+Every version-dependent behaviour of vLLM the capacity model needs lives in :data:`RANGES`, one row
+per range of releases where that behaviour is constant, each field with the vLLM source file and
+release it was read from (``SOURCES``). Nothing else in shardwise compares version numbers: the
+sizing code asks :func:`behaviour` for the row of the release being deployed and reads its fields.
+
+The release comes from ``plan --vllm-version`` or from the container image tag
+(:func:`version_from_image`); ``latest``, digests and tags that name no release fall back to
+:data:`CURRENT_RELEASE`, and the finding says which release it assumed.
+
+What the fields mean (all per GPU, one engine per data-parallel rank):
+
+* ``engine``: ``v0`` (``vllm/worker/worker.py``) or ``v1`` (``vllm/v1/worker/gpu_worker.py``).
+  Releases 0.8-0.10 run V1 but fall back to V0 on GPUs with compute capability below 8.0
+  (``v0_below_cc80``).
+* ``nontorch``: which memory outside PyTorch's allocator vLLM charges against the KV cache:
+  ``increase`` (V0 and V1 0.9-0.10: everything allocated outside torch after the first snapshot,
+  NCCL buffers included), ``absolute`` (V1 0.7-0.8: all device memory in use that torch did not
+  allocate, the CUDA context included), ``after-distributed`` (V1 0.11+: the snapshot is taken after
+  NCCL is set up, so its buffers come out of the ``1 - gpu_memory_utilization`` margin instead).
+* ``cudagraphs_in_budget``: CUDA graphs are estimated during profiling and taken from the KV budget
+  (V1 0.20+ on CUDA, 0.27+ on ROCm too). Before that graphs are captured after the KV cache is sized
+  and come out of the margin.
+* ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
+  rows × vocabulary): ``flashinfer`` (no sort) or ``sort`` (PyTorch top-k/top-p, about twice the
+  memory); V0 profiles only the logits.
+* ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
+  memory (V1), first tier that matches wins.
+* ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
+  by default for ``max_model_len`` > 32,768 on CUDA); off, V0 profiles ``max(max_model_len, 2048)``.
+* ``hybrid_kv``: how layers that are not full attention are given KV cache: ``as-full`` (every layer
+  holds the full context), ``groups`` (the hybrid KV cache manager: layers grouped by type, sliding
+  windows and chunks hold only their span).
+* ``chunked_local_hybrid``: Llama 4's chunked local attention uses the hybrid manager by default.
+* ``tokens_report``: how "GPU KV cache size: N tokens" is computed: ``blocks`` (blocks × block size,
+  or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
+  ``max_model_len``).
+* ``max_model_len_auto``: ``--max-model-len auto`` / ``-1`` (fit the KV cache) exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+Engine = Literal["v0", "v1"]
+NonTorch = Literal["increase", "absolute", "after-distributed"]
+Sampler = Literal["logits", "flashinfer", "sort"]
+HybridKv = Literal["as-full", "groups"]
+TokensReport = Literal["blocks", "concurrency"]
+
+#: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
+#: when this table was last checked, whose source it was read from).
+CURRENT_RELEASE = "0.33.0"
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """A vLLM release number: ``0.10.1.1``, ``0.8.5.post1``, ``0.11.0rc2`` (suffixes ignored)."""
+
+    parts: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return ".".join(str(p) for p in self.parts)
+
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.+\-]?(?:post|rc|dev|a|b)\d*.*)?$", re.I)
+
+
+def parse_version(text: str) -> Version | None:
+    """``"v0.11.0"`` -> Version((0, 11, 0)); None when the text names no release."""
+    m = _VERSION.match(text.strip())
+    if not m:
+        return None
+    nums = tuple(int(g) for g in m.groups() if g is not None)
+    while len(nums) < 3:
+        nums = (*nums, 0)
+    return Version(nums)
+
+
+@dataclass(frozen=True)
+class BatchTier:
+    """One row of vLLM's batch defaults: GPUs with at least ``min_gib`` (and not named ``exclude``).
+
+    ``max_num_batched_tokens`` / ``max_num_seqs`` are ``vllm serve``'s (the OpenAI server usage context),
+    ``llm_*`` the offline ``LLM`` class's.
+    """
+
+    min_gib: float
+    max_num_batched_tokens: int
+    max_num_seqs: int
+    llm_max_num_batched_tokens: int
+    llm_max_num_seqs: int
+    exclude: tuple[str, ...] = ()  # lower-case substrings of the device name that skip this tier
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What one range of vLLM releases does at start-up (see the module docstring)."""
+
+    since: str
+    engine: Engine
+    nontorch: NonTorch
+    sampler: Sampler
+    batch_tiers: tuple[BatchTier, ...]
+    cudagraphs_in_budget: bool = False
+    cudagraphs_in_budget_rocm: bool = False
+    v0_below_cc80: bool = False
+    v0_chunked_tokens: int = 2048
+    hybrid_kv: HybridKv = "groups"
+    chunked_local_hybrid: bool = False
+    tokens_report: TokensReport = "blocks"
+    max_model_len_auto: bool = False
+    concurrency_from_tokens: bool = False  # "Maximum concurrency" = tokens / max_model_len (before 0.9)
+    mla_cache: bool = True  # MLA models cache one latent per token (0.7 and later); before, full heads
+    default_max_num_seqs_v0: int = 256
+
+    @property
+    def version(self) -> Version:
+        v = parse_version(self.since)
+        assert v is not None
+        return v
+
+
+# (H100-class: >= 70 GiB and not an A100 (vLLM PR #17885); everything else.)
+_TIERS_V1 = (
+    BatchTier(70.0, 8192, 1024, 16384, 1024, exclude=("a100",)),
+    BatchTier(0.0, 2048, 256, 8192, 256),
+)
+_TIERS_V1_080 = (BatchTier(70.0, 8192, 1024, 16384, 1024), BatchTier(0.0, 2048, 256, 8192, 256))
+_TIERS_V1_028 = (BatchTier(160.0, 16384, 1024, 16384, 1024), *_TIERS_V1)
+_TIERS_V0 = (BatchTier(0.0, 2048, 256, 2048, 256),)
+
+_V0 = Behaviour(
+    since="0.4.0", engine="v0", nontorch="increase", sampler="logits", batch_tiers=_TIERS_V0,
+    v0_chunked_tokens=512, hybrid_kv="as-full", concurrency_from_tokens=True, mla_cache=False,
+)
+
+#: One row per range of releases, oldest first; a row holds from ``since`` up to the next row.
+RANGES: tuple[Behaviour, ...] = (
+    _V0,
+    replace(_V0, since="0.6.5", v0_chunked_tokens=2048),
+    replace(_V0, since="0.7.0", v0_chunked_tokens=2048, mla_cache=True),
+    Behaviour(
+        since="0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
+        v0_below_cc80=True, hybrid_kv="as-full", concurrency_from_tokens=True,
+    ),
+    Behaviour(
+        since="0.9.0", engine="v1", nontorch="increase", sampler="flashinfer", batch_tiers=_TIERS_V1,
+        v0_below_cc80=True,
+    ),
+    Behaviour(since="0.11.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1),
+    Behaviour(since="0.12.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1),
+    Behaviour(
+        since="0.14.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
+        chunked_local_hybrid=True, max_model_len_auto=True,
+    ),
+    Behaviour(
+        since="0.20.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
+        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
+        tokens_report="concurrency",
+    ),
+    Behaviour(
+        since="0.21.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
+        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
+        tokens_report="concurrency",
+    ),
+    Behaviour(
+        since="0.27.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
+        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
+        cudagraphs_in_budget_rocm=True, tokens_report="concurrency",
+    ),
+    Behaviour(
+        since="0.28.0", engine="v1", nontorch="after-distributed", sampler="flashinfer",
+        batch_tiers=_TIERS_V1_028, chunked_local_hybrid=True, max_model_len_auto=True,
+        cudagraphs_in_budget=True, cudagraphs_in_budget_rocm=True, tokens_report="concurrency",
+    ),
+)
+
+#: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
+SOURCES: dict[str, str] = {
+    "engine": "envs.py VLLM_USE_V1 (default 1 from 0.8.0); engine/arg_utils.py _is_v1_supported_oracle "
+              "falls back to V0 for 'Compute Capability < 8.0' in 0.8.5.post1, 0.9.2 and 0.10.1.1; "
+              "worker/worker.py is gone in 0.11.0",
+    "nontorch": "worker/worker.py determine_num_available_blocks (0.5.5: init free - free after profiling; "
+                "0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase); v1/worker/gpu_worker.py "
+                "(0.7.3, 0.8.5.post1: peak allocated + all non-torch memory; 0.9.2, 0.10.1.1: MemorySnapshot "
+                "before init_worker_distributed_environment; 0.11.0 and later: after it)",
+    "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases); "
+               "v1/sample/ops/topk_topp_sampler.py: FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 in "
+               "0.8.5.post1-0.11.0, opt-in only in 0.12.0-0.20.2, default again in 0.22.1 (0.21 not checked)",
+    "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
+                   "1024 seqs for serve (0.8.5.post1; 'a100' excluded from 0.9.2); >= 160 GiB 16384 tokens "
+                   "from 0.28.0; else 2048 / 256",
+    "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
+                         "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
+                         "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "cudagraphs_in_budget": "v1/worker/gpu_worker.py determine_available_memory subtracts "
+                            "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (envs.py "
+                            "default '0' in 0.18.1/0.19.1, '1' from 0.20.0); ROCm skipped until 0.24.0, "
+                            "included in 0.27.1",
+    "hybrid_kv": "v1/core/kv_cache_utils.py: 0.8.5.post1 unify_hybrid_kv_cache_specs turns sliding windows "
+                 "into full attention; _get_kv_cache_config_uniform_page_size groups from 0.9.2",
+    "chunked_local_hybrid": "envs.py VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default '0' in "
+                            "0.10.1.1-0.13.0, '1' from 0.14.1; config/vllm.py disables the hybrid manager "
+                            "otherwise",
+    "tokens_report": "v1/core/kv_cache_utils.py: num_blocks // len(groups) * block_size up to 0.19.1; "
+                     "int(max_concurrency * max_model_len) from 0.20.0",
+    "concurrency_from_tokens": "v1/core/kv_cache_utils.py 0.8.5.post1 logs num_tokens / max_model_len; "
+                               "get_max_concurrency_for_kv_cache_config (blocks per request) from 0.9.2",
+    "mla_cache": "config.py ModelConfig.use_mla in 0.7.3 (absent in 0.6.6.post1, which pads DeepSeek's "
+                 "head size to 256 and caches every KV head)",
+    "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
+                          "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
+}
+
+
+def behaviour(version: Version | str) -> Behaviour:
+    """The row of :data:`RANGES` that holds for ``version``."""
+    v = parse_version(version) if isinstance(version, str) else version
+    if v is None:
+        raise ValueError(f"{version!r} is not a vLLM release number")
+    row = RANGES[0]
+    for r in RANGES:
+        if r.version <= v:
+            row = r
+    return row
+
+
+def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> BatchTier:
+    """vLLM's ``vllm serve`` default token budget and batch width for a GPU of this size and name."""
+    name = gpu_name.lower()
+    for tier in b.batch_tiers:
+        if gpu_total_gib >= tier.min_gib and not any(x in name for x in tier.exclude):
+            return tier
+    return b.batch_tiers[-1]
+
+
+# --------------------------------------------------------------------------------------------------
+# The release from a container image
+# --------------------------------------------------------------------------------------------------
+
+VersionSource = Literal["given", "image-tag", "assumed"]
+
+
+@dataclass(frozen=True)
+class ResolvedVersion:
+    """The release the capacity model sizes for, and how it was chosen."""
+
+    version: Version
+    source: VersionSource
+    detail: str = ""  # the image, or why the current release was assumed
+    behaviour: Behaviour = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "behaviour", behaviour(self.version))
+
+    @property
+    def note(self) -> str:
+        """Words for a finding: ``"vLLM 0.11.0 from the image tag"``, ``"vLLM 0.33.0, assumed: tag latest
+        names no vLLM release"``."""
+        if self.source == "assumed":
+            return f"vLLM {self.version}, assumed: {self.detail}"
+        if self.source == "image-tag":
+            return f"vLLM {self.version} from the image tag"
+        return f"vLLM {self.version}"
+
+
+_TAG_VERSION = re.compile(r"(?:^|[^0-9.])v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?=$|[^0-9])")
+
+
+def resolve(version: str | None = None, image: str | None = None, missing: str = "no image") -> ResolvedVersion:
+    """The release to size for: ``version`` when given, else the image tag's, else :data:`CURRENT_RELEASE`.
+
+    Image tags that carry a release: ``vllm/vllm-openai:v0.11.0``, ``vllm/vllm-openai:0.10.1.1``,
+    ``rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812``, ``.../vllm:0.10.2-gpu-py312-cu128``.
+    """
+    if version is not None:
+        v = parse_version(version)
+        if v is None:
+            raise ValueError(f"--vllm-version {version!r} is not a vLLM release number (e.g. 0.11.0)")
+        return ResolvedVersion(v, "given")
+    current = parse_version(CURRENT_RELEASE)
+    assert current is not None
+    if not image:
+        return ResolvedVersion(current, "assumed", missing)
+    found = version_from_image(image)
+    if found is None:
+        return ResolvedVersion(current, "assumed", _why_no_version(image))
+    return ResolvedVersion(found, "image-tag", image)
+
+
+def _split_image(image: str) -> tuple[str, str | None, bool]:
+    """(repository, tag or None, pinned by digest)."""
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        repo_last, tag = last.split(":", 1)
+        return name[: len(name) - len(last)] + repo_last, tag, bool(digest)
+    return name, None, bool(digest)
+
+
+def _why_no_version(image: str) -> str:
+    _, tag, digest = _split_image(image)
+    if tag is None:
+        return "image pinned by digest only" if digest else "image without a tag"
+    return f"tag {tag} names no vLLM release"
+
+
+#: Repository names (last path segment) whose tag is the vLLM release itself.
+_RELEASE_TAGGED = frozenset({"vllm-openai", "vllm", "vllm-openai-rocm", "vllm-rocm", "vllm-cpu", "vllm-tpu"})
+#: Owners whose ``vllm-openai`` images are tagged with their own version (LMCache releases).
+_OWN_VERSION_OWNERS = frozenset({"lmcache"})
+
+
+def version_from_image(image: str) -> Version | None:
+    """The vLLM release an image's tag names, or None (``latest``, ``nightly``, a digest, a custom tag).
+
+    A tag that says ``vllm`` followed by a number names that release, in any image (ROCm builds,
+    LMCache, AWS DLCs). Otherwise only the repositories vLLM publishes under (``vllm-openai``,
+    ``vllm``, ...) are tagged with the release; LMCache's ``vllm-openai`` images carry LMCache's
+    version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x).
+    """
+    repo, tag, _ = _split_image(image)
+    if not tag:
+        return None
+    low = tag.lower()
+    after = re.search(r"vllm[-_]?v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)", low)
+    if after:
+        return parse_version(after.group(1))
+    segments = repo.lower().split("/")
+    if segments[-1] not in _RELEASE_TAGGED or any(s in _OWN_VERSION_OWNERS for s in segments[:-1]):
+        return None
+    m = _TAG_VERSION.search(low)
+    if not m:
+        return None
+    v = parse_version(m.group(1))
+    if v is None or v.parts[0] != 0:
+        return None
+    return v

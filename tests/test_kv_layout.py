@@ -1,0 +1,136 @@
+"""The KV cache as vLLM lays it out for attention that is not plain full attention.
+
+Layer layouts are read from config.json keys (``ModelShape.hf_config``); the grouping, blocks, tokens and
+concurrency follow ``vllm/v1/core/kv_cache_utils.py`` and ``vllm/v1/kv_cache_interface.py`` of the
+release (0.8.5.post1: sliding windows become full attention; 0.9.2-0.19.1: groups of equal size,
+``num_blocks // groups × block_size`` tokens; 0.20.0+: tokens = concurrency × max_model_len).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from shardwise.rules import kv_layout
+from shardwise.rules.catalog.types import MlaShape, ModelShape, MoeShape
+from shardwise.rules.vllm_versions import behaviour
+
+GIB = 1024**3
+
+
+def shape(**kw) -> ModelShape:
+    base = dict(id="test/model", params=1_000_000_000, num_hidden_layers=32, hidden_size=4096,
+                num_attention_heads=32, num_key_value_heads=8, head_dim=128, intermediate_size=14336,
+                vocab_size=128256, max_position_embeddings=131072)
+    base.update(kw)
+    return ModelShape(**base)  # type: ignore[arg-type]
+
+
+GEMMA3_27B = shape(id="google/gemma-3-27b-it", num_hidden_layers=62, hidden_size=5376, num_attention_heads=32,
+                   num_key_value_heads=16, head_dim=128, vocab_size=262208,
+                   hf_config={"model_type": "gemma3_text", "sliding_window": 1024, "sliding_window_pattern": 6})
+GPT_OSS = shape(id="openai/gpt-oss-120b", num_hidden_layers=36, num_key_value_heads=8, head_dim=64,
+                hf_config={"model_type": "gpt_oss", "sliding_window": 128,
+                           "layer_types": ["sliding_attention", "full_attention"] * 18})
+LLAMA4 = shape(id="meta-llama/Llama-4-Scout-17B-16E-Instruct", num_hidden_layers=48, num_key_value_heads=8,
+               head_dim=128, max_position_embeddings=10_485_760,
+               hf_config={"model_type": "llama4_text", "attention_chunk_size": 8192,
+                          "no_rope_layers": [0 if (i + 1) % 4 == 0 else 1 for i in range(48)]})
+QWEN3_NEXT = shape(id="Qwen/Qwen3-Next-80B-A3B-Instruct", num_hidden_layers=48, num_key_value_heads=2, head_dim=256,
+                   hf_config={"model_type": "qwen3_next", "full_attention_interval": 4, "linear_num_key_heads": 16,
+                              "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+                              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4})
+DEEPSEEK = shape(id="deepseek-ai/DeepSeek-V3", num_hidden_layers=61, num_attention_heads=128,
+                 num_key_value_heads=128, head_dim=192, mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+                 moe=MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048))
+MISTRAL_V01 = shape(id="mistralai/Mistral-7B-v0.1", num_hidden_layers=32, max_position_embeddings=32768,
+                    hf_config={"model_type": "mistral", "sliding_window": 4096})
+
+
+def test_layer_kinds_from_config():
+    kinds = {t.kind: t.layers for t in kv_layout.layout(GEMMA3_27B, 1, 1, 2).types}
+    assert kinds == {"full": 10, "sliding": 52}  # every 6th layer is global
+    assert {t.kind: t.layers for t in kv_layout.layout(GPT_OSS, 1, 1, 2).types} == {"full": 18, "sliding": 18}
+    assert {t.kind: t.layers for t in kv_layout.layout(LLAMA4, 1, 1, 2).types} == {"full": 12, "chunked": 36}
+    assert {t.kind: t.layers for t in kv_layout.layout(QWEN3_NEXT, 1, 1, 2).types} == {"full": 12, "state": 36}
+    assert {t.kind: t.layers for t in kv_layout.layout(MISTRAL_V01, 1, 1, 2).types} == {"sliding": 32}
+    plain = kv_layout.layout(shape(), 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in plain.types] == [("full", 32, 2 * 8 * 128 * 2)]
+
+
+def test_mla_caches_one_latent_not_split_by_tp_and_full_heads_before_0_7():
+    lay = kv_layout.layout(DEEPSEEK, 8, 1, 2)
+    assert lay.mla and [(t.layers, t.bytes_per_token) for t in lay.types] == [(61, (512 + 64) * 2)]
+    old = kv_layout.layout(DEEPSEEK, 8, 1, 2, mla_cache=False)  # 0.6.x: 128 heads / TP8, head size padded to 256
+    assert [(t.layers, t.bytes_per_token) for t in old.types] == [(61, 2 * 16 * 256 * 2)]
+
+
+def test_gemma3_groups_and_tokens_as_vllm_0_11_reports_them():
+    b = behaviour("0.11.0")
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    avail = 40 * GIB
+    plan = kv_layout.plan_kv_cache(lay, b, "v1", avail, 131072, 8192)
+    page = 16 * 2 * 16 * 128 * 2  # one block of one layer
+    # group size = the smaller type count (10 full layers): 6 sliding groups (8 padding layers) + 1 full
+    assert (plan.hybrid_manager, plan.group_layers, len(plan.groups), plan.page_bytes) == (True, 10, 7, page)
+    num_blocks = avail // page // 10
+    assert plan.num_blocks == num_blocks
+    assert plan.tokens == num_blocks // 7 * 16
+    # a 131,072-token request: 8,192 blocks in the full group, cdiv(1023 + 8192, 16) + 1 in each sliding group
+    assert plan.max_concurrency == num_blocks / (8192 + 6 * (576 + 1))
+    assert plan.note == "8 padding layers in the KV cache groups"
+
+
+def test_gemma3_without_the_hybrid_manager_holds_full_context_everywhere():
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    avail = 40 * GIB
+    old = kv_layout.plan_kv_cache(lay, behaviour("0.8.5"), "v1", avail, 131072, 8192)
+    assert (old.hybrid_manager, old.group_layers) == (False, 62)
+    assert old.tokens == avail // old.page_bytes // 62 * 16
+    new = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", avail, 131072, 8192)
+    assert new.max_concurrency > 4 * old.max_concurrency  # windows of 1,024 tokens instead of 131,072
+
+
+def test_tokens_reported_as_concurrency_times_length_from_0_20():
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.20.0"), "v1", 40 * GIB, 131072, 8192)
+    assert plan.tokens == int(plan.max_concurrency * 131072)
+
+
+def test_llama4_chunked_attention_uses_the_hybrid_manager_only_from_0_14():
+    lay = kv_layout.layout(LLAMA4, 8, 1, 2)
+    before = kv_layout.plan_kv_cache(lay, behaviour("0.13.0"), "v1", 20 * GIB, 1_048_576, 8192)
+    after = kv_layout.plan_kv_cache(lay, behaviour("0.14.1"), "v1", 20 * GIB, 1_048_576, 8192)
+    assert (before.hybrid_manager, after.hybrid_manager) == (False, True)
+    # chunked layers hold chunk + batched tokens: cdiv(8192 + 8192, 16) blocks per request
+    chunked = [g for g in after.groups if g.kind == "chunked"]
+    assert len(chunked) == 3 and all(g.span == 8192 for g in chunked)
+    assert after.max_concurrency == after.num_blocks / (65536 + 3 * 1024)
+
+
+def test_state_layers_align_the_attention_block_to_the_state_page():
+    lay = kv_layout.layout(QWEN3_NEXT, 1, 1, 2)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.13.0"), "v1", 30 * GIB, 262144, 8192)
+    state = next(t for t in lay.types if t.kind == "state").state_bytes
+    per_token = 2 * 2 * 256 * 2
+    assert state == ((2 * 16 * 128 + 32 * 128) * 3 + 32 * 128 * 128) * 2  # conv + recurrent state, bf16
+    assert plan.block_size % 16 == 0 and plan.page_bytes == plan.block_size * per_token >= state
+    # one request: cdiv(len, block) blocks in the full group, one block in each of the 3 state groups
+    assert plan.max_concurrency == plan.num_blocks / (-(-262144 // plan.block_size) + 3)
+
+
+def test_one_request_check_and_longest_fitting_length():
+    b = behaviour("0.11.0")
+    lay = kv_layout.layout(shape(), 1, 1, 2)
+    per_token = 32 * 2 * 8 * 128 * 2
+    assert kv_layout.bytes_needed(lay, b, "v1", 8192, 8192) == 8192 * per_token
+    assert kv_layout.bytes_needed(lay, b, "v1", 8193, 8192) == 8208 * per_token  # whole blocks
+    assert kv_layout.longest_fitting(lay, b, "v1", 8192 * per_token, 8192, 131072) == 8192
+    sw = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    # sliding layers need only their window: far less than 62 full layers
+    assert kv_layout.bytes_needed(sw, b, "v1", 131072, 8192) < 62 * 131072 * 2 * 16 * 128 * 2 / 4
+
+
+def test_pipeline_stage_slices_layers_like_vllm():
+    assert [len(kv_layout._stage_slice(61, 2, s)) for s in (0, 1)] == [30, 31]
+    lay = kv_layout.layout(dataclasses.replace(GEMMA3_27B), 1, 2, 2, stage=1)
+    assert sum(t.layers for t in lay.types) == 31

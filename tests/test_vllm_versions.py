@@ -1,0 +1,165 @@
+"""The vLLM release table: each range's defaults and accounting, pinned with the vLLM source they were read
+from (the wheel on PyPI; the file inside ``vllm/``), and the release read from image tags.
+
+The numbers are vLLM's; when a future release changes one, a new row goes into RANGES and a new case here.
+"""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules import vllm_versions as vv
+from shardwise.rules.vllm_versions import CURRENT_RELEASE, batch_defaults, behaviour, parse_version, resolve
+
+
+def test_release_numbers_parse_and_order():
+    assert parse_version("v0.11.0") == parse_version("0.11") == vv.Version((0, 11, 0))
+    assert parse_version("0.10.1.1") == vv.Version((0, 10, 1, 1))
+    assert parse_version("0.8.5.post1") == vv.Version((0, 8, 5))
+    assert parse_version("0.11.0rc2") == vv.Version((0, 11, 0))
+    assert parse_version("latest") is None and parse_version("nightly-abc") is None
+    assert parse_version("0.9.2") < parse_version("0.10.0") < parse_version("0.10.1.1") < parse_version("0.11.0")
+
+
+def test_rows_are_in_release_order_and_cover_everything_from_0_4():
+    versions = [r.version for r in vv.RANGES]
+    assert versions == sorted(versions) and len(set(versions)) == len(versions)
+    assert behaviour("0.4.0") is vv.RANGES[0]
+    assert behaviour("99.0.0") is vv.RANGES[-1]
+
+
+# (release, engine, what non-torch memory vLLM counts, sampler profile, CUDA graphs in the KV budget on CUDA)
+ACCOUNTING = [
+    # worker/worker.py 0.5.5: peak = init free - free after profiling (NCCL included); CUDA graphs later
+    ("0.5.5", "v0", "increase", "logits", False),
+    # worker/worker.py 0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase
+    ("0.6.6", "v0", "increase", "logits", False),
+    ("0.7.3", "v0", "increase", "logits", False),
+    # v1/worker/gpu_worker.py 0.8.5.post1: allocated peak + every byte torch did not allocate (CUDA context too)
+    ("0.8.5", "v1", "absolute", "flashinfer", False),
+    # 0.9.2 / 0.10.1.1: MemorySnapshot() before init_worker_distributed_environment (NCCL buffers counted)
+    ("0.9.2", "v1", "increase", "flashinfer", False),
+    ("0.10.1.1", "v1", "increase", "flashinfer", False),
+    # 0.11.0: the snapshot moves after the distributed init; FlashInfer sampler still the default
+    ("0.11.0", "v1", "after-distributed", "flashinfer", False),
+    # 0.12.0-0.20.2: topk_topp_sampler.py uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1
+    ("0.13.0", "v1", "after-distributed", "sort", False),
+    ("0.19.1", "v1", "after-distributed", "sort", False),
+    # envs.py 0.20.0: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to "1" (was "0" in 0.18.1/0.19.1)
+    ("0.20.0", "v1", "after-distributed", "sort", True),
+    # envs.py 0.22.1: VLLM_USE_FLASHINFER_SAMPLER defaults to True
+    ("0.22.1", "v1", "after-distributed", "flashinfer", True),
+    ("0.33.0", "v1", "after-distributed", "flashinfer", True),
+]
+
+
+@pytest.mark.parametrize(("release", "engine", "nontorch", "sampler", "graphs"), ACCOUNTING)
+def test_what_each_release_measures(release, engine, nontorch, sampler, graphs):
+    b = behaviour(release)
+    assert (b.engine, b.nontorch, b.sampler, b.cudagraphs_in_budget) == (engine, nontorch, sampler, graphs)
+
+
+def test_rocm_graphs_join_the_budget_later_than_cuda():
+    # gpu_worker.py 0.24.0 skips the estimate on ROCm ("Skip on ROCm/HIP/XPU"); 0.27.1 includes it (#44825)
+    assert (behaviour("0.24.0").cudagraphs_in_budget, behaviour("0.24.0").cudagraphs_in_budget_rocm) == (True, False)
+    assert behaviour("0.27.1").cudagraphs_in_budget_rocm is True
+
+
+# (release, GPU memory GiB, device name, serve default max_num_batched_tokens, max_num_seqs)
+BATCH_DEFAULTS = [
+    # arg_utils.py 0.8.5.post1: >= 70 GiB -> 8192 / 1024 for the OpenAI server, any name
+    ("0.8.5", 79.2, "NVIDIA A100-SXM4-80GB", 8192, 1024),
+    ("0.8.5", 44.3, "NVIDIA L40S", 2048, 256),
+    # 0.9.2 onwards: A100s keep 2048 / 256 (PR #17885)
+    ("0.9.2", 79.2, "NVIDIA A100-SXM4-80GB", 2048, 256),
+    ("0.11.0", 79.2, "NVIDIA H100 80GB HBM3", 8192, 1024),
+    ("0.11.0", 23.6, "NVIDIA GeForce RTX 4090", 2048, 256),
+    # 0.28.0: >= 160 GiB -> 16384 (MI300X at 191.98 GiB included, vllm#53961)
+    ("0.27.1", 178.4, "NVIDIA B200", 8192, 1024),
+    ("0.28.0", 178.4, "NVIDIA B200", 16384, 1024),
+    ("0.28.0", 191.98, "AMD Instinct MI300X", 16384, 1024),
+    ("0.33.0", 139.8, "NVIDIA H200", 8192, 1024),
+]
+
+
+@pytest.mark.parametrize(("release", "gib", "name", "tokens", "seqs"), BATCH_DEFAULTS)
+def test_serve_batch_defaults_by_gpu(release, gib, name, tokens, seqs):
+    tier = batch_defaults(behaviour(release), gib, name)
+    assert (tier.max_num_batched_tokens, tier.max_num_seqs) == (tokens, seqs)
+
+
+def test_v0_chunked_prefill_budget():
+    # config.py SchedulerConfig: 512 with chunked prefill in 0.5.5/0.6.3.post1, 2048 in 0.6.6.post1
+    assert behaviour("0.5.5").v0_chunked_tokens == 512
+    assert behaviour("0.6.6").v0_chunked_tokens == 2048
+    assert behaviour("0.6.6").default_max_num_seqs_v0 == 256
+
+
+def test_kv_cache_manager_and_reporting_by_release():
+    # kv_cache_utils.py 0.8.5.post1 turns sliding windows into full attention; groups from 0.9.2
+    assert (behaviour("0.8.5").hybrid_kv, behaviour("0.9.2").hybrid_kv) == ("as-full", "groups")
+    # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: "0" up to 0.13.0, "1" from 0.14.1
+    assert (behaviour("0.13.0").chunked_local_hybrid, behaviour("0.14.1").chunked_local_hybrid) == (False, True)
+    # "GPU KV cache size": blocks up to 0.19.1, max_concurrency × max_model_len from 0.20.0
+    assert (behaviour("0.19.1").tokens_report, behaviour("0.20.0").tokens_report) == ("blocks", "concurrency")
+    # --max-model-len auto: arg_utils.py 0.14.1 (absent in 0.13.0)
+    assert (behaviour("0.13.0").max_model_len_auto, behaviour("0.14.1").max_model_len_auto) == (False, True)
+    # MLA's compressed cache: config.py use_mla in 0.7.3, absent in 0.6.6.post1
+    assert (behaviour("0.6.6").mla_cache, behaviour("0.7.3").mla_cache) == (False, True)
+    # V1 falls back to V0 below compute capability 8.0 in 0.8-0.10 (arg_utils.py _is_v1_supported_oracle)
+    assert [behaviour(v).v0_below_cc80 for v in ("0.8.5", "0.10.1.1", "0.11.0")] == [True, True, False]
+
+
+def test_every_field_names_its_source():
+    fields = {"engine", "nontorch", "sampler", "batch_tiers", "v0_chunked_tokens", "cudagraphs_in_budget",
+              "hybrid_kv", "chunked_local_hybrid", "tokens_report", "max_model_len_auto", "concurrency_from_tokens",
+              "mla_cache"}
+    assert fields <= set(vv.SOURCES)
+    assert all(text.strip() for text in vv.SOURCES.values())
+
+
+# ------------------------------------------------------------------------------------------- images
+
+IMAGES = [
+    ("vllm/vllm-openai:v0.11.0", "0.11.0"),
+    ("vllm/vllm-openai:0.10.1.1", "0.10.1.1"),
+    ("docker.io/vllm/vllm-openai:v0.9.2-cu128", "0.9.2"),
+    ("vllm/vllm-openai:v0.8.5.post1", "0.8.5"),
+    ("rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812", "0.10.0"),
+    ("763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.10.2-gpu-py312-cu128-ubuntu22.04-ec2", "0.10.2"),
+    ("registry.example.com/ml/vllm-openai:v0.13.0@sha256:" + "a" * 64, "0.13.0"),
+    ("lmcache/vllm-openai:v0.3.3", None),  # LMCache's own version, not vLLM's
+    ("lmcache/vllm-openai:v0.3.3-vllm0.10.1", "0.10.1"),
+    ("nvcr.io/nvidia/vllm:25.09-py3", None),  # NGC's YY.MM
+    ("vllm/vllm-openai:latest", None),
+    ("vllm/vllm-openai:nightly", None),
+    ("vllm/vllm-openai@sha256:" + "b" * 64, None),
+    ("vllm/vllm-openai", None),
+    ("myorg/llm-server:1.2.3", None),
+]
+
+
+@pytest.mark.parametrize(("image", "release"), IMAGES)
+def test_release_from_image_tag(image, release):
+    v = vv.version_from_image(image)
+    assert (str(v) if v else None) == release
+
+
+def test_resolve_says_what_it_assumed():
+    assert resolve("0.11.0").note == "vLLM 0.11.0"
+    assert resolve(None, "vllm/vllm-openai:v0.10.1.1").note == "vLLM 0.10.1.1 from the image tag"
+    assert resolve(None, "vllm/vllm-openai:latest").note == (
+        f"vLLM {CURRENT_RELEASE}, assumed: tag latest names no vLLM release")
+    assert resolve(None, "vllm/vllm-openai@sha256:" + "c" * 64).note == (
+        f"vLLM {CURRENT_RELEASE}, assumed: image pinned by digest only")
+    assert resolve(None, None, missing="--vllm-version not given").note == (
+        f"vLLM {CURRENT_RELEASE}, assumed: --vllm-version not given")
+    with pytest.raises(ValueError, match="not a vLLM release number"):
+        resolve("latest")
+
+
+def test_offline_llm_class_defaults_differ_from_serve():
+    # arg_utils.py: UsageContext.LLM_CLASS gets 16384 tokens on H100-class GPUs, 8192 below (serve: 8192 / 2048)
+    h100 = batch_defaults(behaviour("0.11.0"), 79.2, "NVIDIA H100 80GB HBM3")
+    l40s = batch_defaults(behaviour("0.11.0"), 44.3, "NVIDIA L40S")
+    assert (h100.llm_max_num_batched_tokens, h100.llm_max_num_seqs) == (16384, 1024)
+    assert (l40s.llm_max_num_batched_tokens, l40s.llm_max_num_seqs) == (8192, 256)

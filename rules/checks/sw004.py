@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..catalog.resolve import TEACH_HINT
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ModelNotKnown, ServingGroup
 from ..vocab import ANN_BASE_MODEL
@@ -82,6 +81,8 @@ class ModelNotKnownToShardwise(GroupRule):
         annotated = g.annotations.get(ANN_BASE_MODEL)
         where = g.at(f"annotation:{ANN_BASE_MODEL}") if annotated else g.at("model")
         if g.model is None and g.model_unknown:
+            from ..catalog.resolve import TEACH_HINT  # deferred: keeps the adapters out of the registry's imports
+
             codes = rules_needing_the_model(g, inv, config)
             skipped = (f"{', '.join(codes)} could not run on it" if codes
                        else "no rule needed it on this workload")

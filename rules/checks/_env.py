@@ -53,3 +53,20 @@ def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> t
                    f"with the workload, or set {name} in env (env wins over envFrom)")
         raise Undecidable(f"{name} of container `{c.name}`", why)
     return found
+
+
+def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
+              read_env_from: bool) -> tuple[Any, str, Location] | None:
+    """(value, ``" (from envFrom ConfigMap `x`)"`` or ``""``, where it is set) of variable ``name`` in
+    container ``c``: its ``env`` entry, else (when ``read_env_from``) what its ``envFrom`` sources give it;
+    None when neither sets it. Raises :class:`Undecidable` when an envFrom source that may set it cannot
+    be read (see :func:`env_from_value`)."""
+    if name in c.env:
+        return c.env[name], "", env_location(g, c, name)
+    if not (read_env_from and c.env_from):
+        return None
+    found = env_from_value(inv, g.namespace, c, name)
+    if found is None:
+        return None
+    value, source, where = found
+    return value, f" (from {source})", where

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
-from ._env import env_from_value
+from ._env import env_value
 from ._net import EXTERNAL_SERVICE_TYPES, decide, object_subject, selects
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
@@ -87,18 +87,10 @@ class VllmExposedWithoutGateway(Rule):
 
     def _dev_mode(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         for c in g.containers:
-            source, where = "", c.location if (c.location.file or c.location.urn) else g.location
-            if DEV_MODE in c.env:
-                value = c.env[DEV_MODE]
-                where = c.env_locations.get(DEV_MODE, where)
-            elif c.runs_vllm and c.env_from:
-                found = env_from_value(inv, g.namespace, c, DEV_MODE)
-                if found is None:
-                    continue
-                value, via, where = found
-                source = f" (from {via})"
-            else:
+            found = env_value(inv, g, c, DEV_MODE, read_env_from=c.runs_vllm)
+            if found is None:
                 continue
+            value, source, where = found
             if value is UNKNOWN or not isinstance(value, str | int | float | bool):
                 raise Undecidable(f"{DEV_MODE} of container `{c.name}`")
             on = dev_mode_on(str(value))

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, ServingGroup, Undecidable
-from ._env import env_from_value, env_location, vllm_containers
+from ._env import env_location, env_value, vllm_containers
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
@@ -65,23 +65,15 @@ class GpuVisibilitySetByHand(GroupRule):
     def _container(self, inv: Inventory, g: ServingGroup, c: Container, runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
         for name in (NVIDIA, CUDA):
-            where = env_location(g, c, name)
-            via = ""
-            if name in c.env:
-                value = c.env[name]
-            elif runs_vllm and c.env_from:
-                try:
-                    found = env_from_value(inv, g.namespace, c, name)
-                except Undecidable as u:
-                    yield Hit(subject, f"SW310: cannot decide: {u.text}", where, tuple(g.suppressions),
-                              undecided=True, level="advisory")
-                    continue
-                if found is None:
-                    continue
-                value, source, where = found
-                via = f" (from {source})"
-            else:
+            try:
+                found = env_value(inv, g, c, name, read_env_from=runs_vllm)
+            except Undecidable as u:
+                yield Hit(subject, f"SW310: cannot decide: {u.text}", env_location(g, c, name),
+                          tuple(g.suppressions), undecided=True, level="advisory")
                 continue
+            if found is None:
+                continue
+            value, via, where = found
             if name == NVIDIA:
                 shown = "a value from a Secret, ConfigMap or the downward API" if value is UNKNOWN else repr(value)
                 if value is not UNKNOWN and str(value).strip().lower() in _NO_GPU:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
-from ._env import env_from_value, env_location, vllm_containers
+from ._env import env_value, vllm_containers
 
 
 def _int_on(value: str) -> bool:
@@ -59,20 +59,13 @@ class DebugSwitchInServing(GroupRule):
             return
         for c in vllm_containers(g):
             for name, (effect, on) in SWITCHES.items():
-                where, via = env_location(g, c, name), ""
-                if name in c.env:
-                    value = c.env[name]
-                elif c.env_from:
-                    try:
-                        found = env_from_value(inv, g.namespace, c, name)
-                    except Undecidable:
-                        continue  # an unreadable envFrom source: SW306 already reports it (and blocks)
-                    if found is None:
-                        continue
-                    value, source, where = found
-                    via = f" (from {source})"
-                else:
+                try:
+                    found = env_value(inv, g, c, name, read_env_from=True)
+                except Undecidable:
+                    continue  # an unreadable envFrom source: SW306 already reports it (and blocks)
+                if found is None:
                     continue
+                value, via, where = found
                 if value is UNKNOWN:
                     u = Undecidable(f"{name} of container `{c.name}`")
                     yield Hit(group_subject(g), f"SW408: cannot decide: {u.text}", where, tuple(g.suppressions),

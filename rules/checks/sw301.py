@@ -38,10 +38,16 @@ class RuntimePortExposed(Rule):
             "outside the serving group's security group, or exposed by a Service or Ingress."
         ),
         why=(
-            "Ray's GCS, dashboard and client ports, the torch.distributed store, vLLM's KV-transfer port and "
-            "NCCL's sockets carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they "
-            "must stay on an isolated network. Anyone who reaches them can run code on the GPU nodes or read "
-            "and corrupt tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports."
+            "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
+            "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
+            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
+            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
+            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
+            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
+            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
+            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
+            "selects (unknown, and blocking, when they are not in the inputs)."
         ),
         bad_example=(
             "resources:\n"

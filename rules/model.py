@@ -254,6 +254,7 @@ class Container:
     port_names: dict[str, int] = field(default_factory=dict)  # named containerPorts
     security: SecurityContext = field(default_factory=SecurityContext)
     runs_vllm: bool = False  # the container's command starts a vLLM server
+    resource_claims: list[str] = field(default_factory=list)  # resources.claims (dynamic resource allocation)
 
 
 @dataclass

@@ -179,3 +179,18 @@ def test_a_default_of_a_variable_from_a_secret_is_not_taken_as_its_value(tmp_pat
         "            - name: TP\n", "")
     _, inv = lint(tmp_path, resolved.replace("          env:\n", ""))
     assert inv.groups[0].engine.tensor_parallel_size == 8
+
+
+def test_gpus_from_a_resource_claim_leave_the_request_rules_undecided(tmp_path):
+    text = DEPLOYMENT.replace("          resources: {limits: {nvidia.com/gpu: 8}}\n",
+                              "          resources: {claims: [{name: gpus}]}\n").replace(
+        "      nodeSelector:", "      resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-h100}]\n"
+                              "      nodeSelector:").replace(" $EXTRA_ARGS", " --tensor-parallel-size 8")
+    _, inv = lint(tmp_path, text)
+    assert inv.groups[0].containers[0].resource_claims == ["gpus"]
+    found = [(f.code, f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv)
+             if f.code in ("SW204", "SW208")]
+    reason = ("the GPU count of container `vllm` is not known (they come from the resource claim gpus (dynamic resource "
+              "allocation), whose device count shardwise does not read)")
+    assert found == [("SW204", "mandatory", True, f"SW204: cannot decide: {reason}"),
+                     ("SW208", "advisory", True, f"SW208: cannot decide: {reason}")]

@@ -15,6 +15,10 @@ def gpu_request(g: ServingGroup) -> tuple[int | None, str]:
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     c = g.main_container
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None) or GPU_RESOURCE
+    if gpus is None and c is not None and c.resource_claims:
+        raise Undecidable(f"the GPU count of container `{c.name}`",
+                          f"they come from the resource claim {', '.join(c.resource_claims)} (dynamic resource "
+                          "allocation), whose device count shardwise does not read")
     if gpus is not None and resource in NEURON_DEVICE_RESOURCES:
         raise Undecidable(f"the NeuronCores behind {resource}: {gpus}",
                           "it counts Neuron devices of several NeuronCores each; request "

@@ -289,6 +289,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             port_names={str(p["name"]): int(p["containerPort"]) for p in ports
                         if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int)},
             security=_security(pod_sc, c, what, cloc),
+            resource_claims=[str(x.get("name")) for x in typed_items(resources, "claims", f"{what}.resources.claims",
+                                                                     cloc) if x.get("name")],
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):

@@ -53,8 +53,9 @@ EXPECTED = {
     ('SW206', 'pass.yaml'): [
     ],
     ('SW208', 'fail.yaml'): [
-        (18, 'Deployment serving/llama70b-gpu8', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', None),
-        (43, 'LeaderWorkerSet serving/llama70b-two-nodes-tp8', 'advisory', 'SW208: 2 pods × 8 nvidia.com/gpu = 16 GPUs per group, but TP8×PP1 uses 8; 8 GPUs stay reserved and idle per group', None),
+        (19, 'Deployment serving/llama70b-gpu8', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', None),
+        (44, 'LeaderWorkerSet serving/llama70b-two-nodes-tp8', 'advisory', 'SW208: 2 pods × 8 nvidia.com/gpu = 16 GPUs per group, but TP8×PP1 uses 8; 8 GPUs stay reserved and idle per group', None),
+        (80, 'InferenceService serving/llama70b-kserve', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', None),
     ],
     ('SW208', 'pass.yaml'): [
         (40, 'Deployment serving/llama70b-whole-node', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', 'the node is reserved whole so no neighbour shares its NVSwitch; ticket GPU-77'),

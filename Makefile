@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint typecheck docs docs-check bench clean
+.PHONY: setup demo test test-engine engine lint typecheck docs docs-check bench bench-engine clean
 
 $(BIN)/shardwise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,14 @@ test: setup
 	$(BIN)/shardwise docs --readme README.md --check
 	$(BIN)/pytest -q
 
+# The real Pulumi CLI from its Go modules (cached under ~/.cache/shardwise-pulumi), then the tests
+# that run it; `make test` skips those when the CLI is not built.
+engine:
+	bash scripts/build-pulumi.sh
+
+test-engine: setup engine
+	SHARDWISE_REQUIRE_ENGINE=1 $(BIN)/pytest -q -m engine
+
 lint: setup
 	$(BIN)/ruff check .
 
@@ -38,6 +46,9 @@ docs: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_lint.py
 	$(BIN)/python benchmarks/bench_pack.py
+
+bench-engine: setup engine
+	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,112 @@
+"""Wall time of ``pulumi preview`` of a ~1,000-resource stack, without and with ``--policy-pack rules``.
+
+Run from the repository root, after ``scripts/build-pulumi.sh``::
+
+    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3]
+
+What it does:
+
+1. writes a stack config from ``stacks/Pulumi.dev.yaml`` with ``--services`` copies of its vLLM
+   service (each one an 8B model on one L40S: Deployment, Service, PodDisruptionBudget,
+   ScaledObject and NetworkPolicies; one router over all of them): 138 copies make the real
+   ``__main__.py`` declare 1,001 resources;
+2. sets up a throw-away project on a ``file://`` backend with the real CLI, as the engine tests do
+   (``tests/engine_support.py``: the program served by the Python SDK's language runtime through
+   ``--client``, the AWS and Kubernetes providers stood in for by ``tests/standin_provider.py``);
+3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
+   the pack and with ``--policy-pack rules``, timing the whole command (program, engine, provider
+   stand-ins, and with the pack its start and every Analyze and the AnalyzeStack call);
+4. prints the medians, the pack's overhead (difference of the medians) and every run, and writes
+   them to ``bench-out/bench_engine.json``.
+
+The program's language runtime is started before each timed command and is not part of its time;
+the stand-in providers answer at once, so real providers would add their own API latency to both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from engine_support import HOW, Project, engine_bin, load_stack_config  # noqa: E402
+
+
+def bench_config(services: int) -> dict[str, Any]:
+    """The dev stack with ``services`` copies of its service, the pool and router sized for them."""
+    cfg = load_stack_config("dev")
+    env = cfg["shardwise:environment"]
+    base = env["services"][0]
+    env["pools"][0]["max_size"] = services * base["autoscaling"]["max_replicas"] + 1
+    env["services"] = []
+    for i in range(services):
+        s = copy.deepcopy(base)
+        s["name"] = f"llama-8b-{i:03d}"
+        s["engine"]["served_model_name"] = f"llama-3.1-8b-{i:03d}"
+        env["services"].append(s)
+    for router in env.get("routers") or []:
+        router["services"] = [s["name"] for s in env["services"]]
+        router["domain"] = "llm.dev.example.com"
+    return cfg
+
+
+def timed_preview(project: Project, *flags: str) -> tuple[float, str]:
+    with project.program() as address:
+        t0 = time.perf_counter()
+        proc = project.run("preview", "--stack", project.stack, "--client", address, *flags)
+        seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"pulumi preview {' '.join(flags)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return seconds, proc.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--services", type=int, default=138)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "bench-out"))
+    args = ap.parse_args(argv)
+    bin_dir = engine_bin()
+    if bin_dir is None:
+        print(f"bench_engine: the Pulumi CLI is not built: {HOW}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Project(Path(tmp), bin_dir, "bench", bench_config(args.services))
+        version = project.run("version", check=True).stdout.strip()
+        _, out = timed_preview(project)
+        m = re.search(r"(\d[\d,]*) to create", out)
+        resources = int(m.group(1).replace(",", "")) if m else -1
+        print(f"pulumi {version}: preview of {resources} resources to create "
+              f"({args.services} services), {args.runs} runs each")
+        without: list[float] = []
+        with_pack: list[float] = []
+        for i in range(args.runs):
+            without.append(timed_preview(project)[0])
+            with_pack.append(timed_preview(project, "--policy-pack", "rules")[0])
+            print(f"  run {i + 1}: without the pack {without[-1]:.2f} s, "
+                  f"with --policy-pack rules {with_pack[-1]:.2f} s")
+    a, b = statistics.median(without), statistics.median(with_pack)
+    print(f"pulumi preview, {resources} resources: {a:.2f} s without the pack, {b:.2f} s with it "
+          f"(median of {args.runs}); the pack adds {b - a:.2f} s ({(b - a) / a * 100:.0f}%)")
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "bench_engine.json").write_text(json.dumps({
+        "pulumi": version, "resources": resources, "services": args.services,
+        "without_pack_s": without, "with_pack_s": with_pack,
+        "median_without_s": a, "median_with_s": b, "overhead_s": b - a,
+    }, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

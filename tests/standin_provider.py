@@ -1,0 +1,149 @@
+"""A stand-in for the AWS and Kubernetes provider plugins in the engine tests.
+
+The real ``pulumi-resource-aws`` and ``pulumi-resource-kubernetes`` cannot be built or downloaded
+here, so the engine tests put ``tests/engine_bin`` first on ``PATH``: its ``pulumi-resource-aws``
+and ``pulumi-resource-kubernetes`` run this module, a provider written with Pulumi's Python
+provider SDK (``pulumi.provider.experimental``). It talks to the real engine over the real provider
+protocol and touches nothing outside the test:
+
+* ``Check`` accepts the inputs as they are; ``Diff`` reports no change.
+* ``Create`` during a preview answers the inputs plus computed outputs that are unknown, as a real
+  provider does (``id`` and ``arn`` for AWS, whose bridged provider lists the id among the
+  outputs, ``status`` for Kubernetes; the engine makes the resource's id unknown itself); outside
+  a preview it answers the id ``<name>-id`` and the same outputs, known.
+* ``Invoke`` answers ``aws:eks/getCluster:getCluster`` and ``aws:ec2/getRouteTable:getRouteTable``
+  with a fixed cluster and route table.
+* Every ``Create``, ``Update`` and ``Delete`` is appended, one JSON object a line, to the file named
+  by ``SHARDWISE_STANDIN_LOG``: ``{"call", "package", "type", "name", "preview"}``; so a test can
+  prove that nothing was created when the pack blocked the update.
+
+Usage (what the shims run): ``python tests/standin_provider.py PACKAGE ENGINE_ADDRESS``; the plugin
+reports the version of the installed ``pulumi_PACKAGE`` SDK, the one the program asks for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi.provider.experimental import provider as p
+from pulumi.provider.experimental.property_value import Computed, PropertyValue
+from pulumi.provider.experimental.server import main as serve
+from pulumi.runtime.rpc import UNKNOWN
+
+# The SDK's PropertyValue cannot marshal Computed (pulumi 3.272), so unknowns go back as the wire
+# format's unknown sentinel string, which is what marshalling an unknown produces.
+UNKNOWN_VALUE = PropertyValue(UNKNOWN)
+
+COMPUTED = {"aws": ("id", "arn"), "kubernetes": ("status",)}
+
+CLUSTER = {
+    "arn": "arn:aws:eks:us-east-1:123456789012:cluster/{name}",
+    "endpoint": "https://{name}.example.eks.amazonaws.com",
+    "certificateAuthorities": [{"data": "Y2VydA=="}],
+    "vpcConfig": {"clusterSecurityGroupId": "sg-0cafe0cafe0cafe00", "vpcId": "vpc-0123", "subnetIds": [],
+                  "securityGroupIds": []},
+    "version": "1.31",
+    "status": "ACTIVE",
+}
+
+
+def to_value(x: Any) -> PropertyValue:
+    """A plain JSON-like value -> the SDK's PropertyValue (numbers are floats on the wire)."""
+    if isinstance(x, PropertyValue):
+        return x
+    if isinstance(x, Mapping):
+        return PropertyValue({k: to_value(v) for k, v in x.items()})
+    if isinstance(x, list | tuple):
+        return PropertyValue([to_value(v) for v in x])
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return PropertyValue(x)
+    if isinstance(x, int | float):
+        return PropertyValue(float(x))
+    raise TypeError(f"cannot send {type(x).__name__}")
+
+
+def wire(v: PropertyValue) -> PropertyValue:
+    """The value with every unknown replaced by the sentinel (secrecy and dependencies kept)."""
+    value = v.value
+    if isinstance(value, Computed):
+        out = UNKNOWN_VALUE
+    elif isinstance(value, Mapping):
+        out = PropertyValue({k: wire(x) for k, x in value.items()})
+    elif isinstance(value, tuple):
+        out = PropertyValue([wire(x) for x in value])
+    else:
+        return v
+    return PropertyValue(out.value, is_secret=v.is_secret, dependencies=v.dependencies)
+
+
+def plain(v: PropertyValue) -> Any:
+    """PropertyValue -> a plain value (unknowns become None)."""
+    value = v.value
+    if isinstance(value, Computed):
+        return None
+    if isinstance(value, Mapping):
+        return {k: plain(x) for k, x in value.items()}
+    if isinstance(value, tuple):
+        return [plain(x) for x in value]
+    return value
+
+
+class StandIn(p.Provider):
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.log = os.environ.get("SHARDWISE_STANDIN_LOG", "")
+
+    def _record(self, call: str, urn: str, preview: bool) -> None:
+        if not self.log:
+            return
+        line = json.dumps({"call": call, "package": self.package, "type": urn.split("::")[-2],
+                           "name": urn.split("::")[-1], "preview": preview})
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
+        return p.ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=True,
+                                   accept_outputs=True)
+
+    async def create(self, request: p.CreateRequest) -> p.CreateResponse:
+        self._record("create", request.urn, request.preview)
+        out = {k: wire(v) for k, v in request.properties.items()}
+        known = {"id": f"{request.name}-id"}
+        for key in COMPUTED.get(self.package, ()):
+            if request.preview:
+                out[key] = UNKNOWN_VALUE
+            else:
+                out[key] = PropertyValue(known.get(key, f"{self.package}:{request.name}:{key}"))
+        return p.CreateResponse(resource_id=None if request.preview else known["id"], properties=out)
+
+    async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
+        self._record("update", request.urn, request.preview)
+        return p.UpdateResponse(properties={k: wire(v) for k, v in request.news.items()})
+
+    async def delete(self, request: p.DeleteRequest) -> None:
+        self._record("delete", request.urn, False)
+
+    async def invoke(self, request: p.InvokeRequest) -> p.InvokeResponse:
+        args = {k: plain(v) for k, v in request.args.items()}
+        if request.tok == "aws:eks/getCluster:getCluster":
+            name = str(args.get("name") or "cluster")
+            result = json.loads(json.dumps(CLUSTER).replace("{name}", name))
+            result.update(name=name, id=name)
+            return p.InvokeResponse(return_value={k: to_value(v) for k, v in result.items()})
+        if request.tok == "aws:ec2/getRouteTable:getRouteTable":
+            subnet = str(args.get("subnetId") or "")
+            return p.InvokeResponse(return_value={"routeTableId": to_value(f"rtb-{subnet or 'main'}"),
+                                                  "id": to_value("rtb")})
+        return p.InvokeResponse(failures=[p.CheckFailure("", f"the stand-in provider has no {request.tok}")])
+
+
+if __name__ == "__main__":
+    from importlib.metadata import version
+
+    package = sys.argv[1]
+    del sys.argv[1]  # the SDK's main reads the engine address from sys.argv
+    serve(sys.argv[1:], version(f"pulumi_{package}"), StandIn(package))

@@ -100,7 +100,7 @@ class StandIn(p.Provider):
     def _record(self, call: str, urn: str, preview: bool) -> None:
         if not self.log:
             return
-        line = json.dumps({"call": call, "package": self.package, "type": urn.split("::")[-2],
+        line = json.dumps({"call": call, "package": self.package, "type": urn.split("::")[-2].split("$")[-1],
                            "name": urn.split("::")[-1], "preview": preview})
         with open(self.log, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,22 @@ def test_the_built_cli_is_the_pinned_release():
 def test_policy_analyze_passes_the_good_export(analyzer, exports):
     proc = analyze(analyzer, exports["good"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "mandatory" not in proc.stdout
+    assert shown(proc.stdout) == set()
+    # production is a stack setting: a state file alone does not say it, so SW404 is not in force
+    assert shown(proc.stdout, "advisory") == {("shardwise-stack-notes", "prod-llama-70b-deployment")}
+
+
+VIOLATION = re.compile(r"^\s*- \[(mandatory|advisory)\] (?:\[severity: \w+\]\s+)?(\S+)\s+\(.*: (\S+)\)$")
+
+
+def shown(stdout: str, level: str = "mandatory") -> set[tuple[str, str]]:
+    """(policy, resource) of each violation the CLI prints at ``level``."""
+    out = set()
+    for line in stdout.splitlines():
+        m = VIOLATION.match(line)
+        if m and m.group(1) == level:
+            out.add((m.group(2), m.group(3)))
+    return out
 
 
 @pytest.mark.parametrize("variant", sorted(set(EXPECTED_MANDATORY) - {"good"}))
@@ -173,10 +189,11 @@ def test_policy_analyze_blocks_each_broken_export(analyzer, exports, variant):
     proc = analyze(analyzer, exports[variant])
     assert proc.returncode != 0
     assert "one or more mandatory policy violations were found" in proc.stdout + proc.stderr
-    for policy, code, resource in EXPECTED_MANDATORY[variant]:
-        lines = [line for line in proc.stdout.splitlines() if f"[mandatory]  {policy}" in line]
-        assert lines, proc.stdout
-        assert any(f"{code}:" in line or resource in line for line in proc.stdout.splitlines()), proc.stdout
+    assert shown(proc.stdout) == {(policy, resource) for policy, _, resource in EXPECTED_MANDATORY[variant]}, \
+        proc.stdout
+    for policy, code, _ in EXPECTED_MANDATORY[variant]:
+        i = next(i for i, line in enumerate(proc.stdout.splitlines()) if f"]  {policy}  (" in line)
+        assert proc.stdout.splitlines()[i + 1].strip().startswith(f"{code}: "), proc.stdout
 
 
 def policy_events(stdout: str) -> list[dict[str, Any]]:
@@ -188,9 +205,10 @@ def pack_findings(events: list[dict[str, Any]]) -> set[tuple[str, str, str, bool
     """(code, urn, message, suppressed) of each policy event, the shape of ``shardwise lint --format json``."""
     out = set()
     for e in events:
-        message = e["message"]
-        description, _, message = message.partition("\n")
-        code = description.split(":", 1)[0]
+        _, _, message = e["message"].partition("\n")  # the engine prefixes the policy's description
+        m = re.match(r"(SW\d{3})\b", message)
+        assert m, e
+        code = m.group(1)
         if message.startswith(f"{code} suppressed: "):
             finding = message[message.index("(finding: ") + len("(finding: "):-1]
             out.add((code, e.get("resourceUrn", ""), finding, True))
@@ -243,10 +261,99 @@ def test_a_bad_stack_is_blocked_before_anything_is_created(tmp_path):
     project = Project(tmp_path, require_engine(), "prod", config)
     preview = project.operation("preview", "--policy-pack", "rules", skip_component_check=True)
     assert preview.returncode != 0
-    assert "[mandatory]  sharded-model-that-fits" in preview.stdout, preview.stdout
+    assert shown(preview.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}, preview.stdout
     up = project.operation("up", "--policy-pack", "rules", "--yes", skip_component_check=True)
     assert up.returncode != 0
-    assert "[mandatory]  sharded-model-that-fits" in up.stdout, up.stdout
+    assert shown(up.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}, up.stdout
     assert created(project) == set()
     assert [c for c in project.provider_calls() if c["call"] != "create" or not c["preview"]] == []
     assert project.export()["deployment"].get("resources", []) == []
+
+
+# =================================================================================================
+# What the real engine sends the pack during a preview, against what tests/grpc_harness.py sends
+# =================================================================================================
+
+
+def key(urn: str) -> tuple[str, str]:
+    """(type, name) of a URN: the engine's URNs carry the whole parent chain, the mocks' only the parent."""
+    head, name = urn.rsplit("::", 1)
+    return head.rsplit("::", 1)[-1].split("$")[-1], name
+
+
+def unknown_paths(value: Any, path: tuple[Any, ...] = ()) -> set[tuple[Any, ...]]:
+    if value == UNKNOWN:
+        return {path}
+    if isinstance(value, dict):
+        return set().union(*(unknown_paths(v, (*path, k)) for k, v in value.items()))
+    if isinstance(value, list):
+        return set().union(*(unknown_paths(v, (*path, i)) for i, v in enumerate(value)))
+    return set()
+
+
+def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
+    """The pack's requests under ``pulumi preview --policy-pack rules`` of the prod stack, recorded by
+    tests/pack_recorder.py, against the resources tests/pulumi_mocks.py records for tests/grpc_harness.py."""
+    from importlib.metadata import version
+
+    project = Project(tmp_path, require_engine(), "prod", load_stack_config("prod"))
+    proc = project.operation("preview", "--policy-pack", "rules", record_pack=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert shown(proc.stdout, "advisory") == {("shardwise-stack-notes", "prod-llama-70b-deployment"),
+                                              ("shardwise-stack-notes", "prod-llama-405b-leaderworkerset")}
+    requests = project.pack_requests()
+    harness = {key(r.urn): r for r in record(ROOT / "stacks" / "Pulumi.prod.yaml")}
+
+    # the pack is started once configured: PULUMI_CONFIG holds the stack config, as the harness sets it
+    start = requests[0]
+    assert start["method"] == "start"
+    env = start["env"]
+    assert (env["PULUMI_PROJECT"], env["PULUMI_STACK"], env["PULUMI_DRY_RUN"]) == ("shardwise", "prod", "true")
+    config = {k: json.loads(v) if k == "shardwise:environment" else v
+              for k, v in json.loads(env["PULUMI_CONFIG"]).items()}
+    assert config == load_stack_config("prod")
+
+    # the engine's order: Configure always (every policy's level), Remediate before each Analyze;
+    # its Handshake is answered by the language host's proxy and never reaches the pack
+    methods = [r["method"] for r in requests]
+    n = methods.count("Analyze")
+    assert methods == ["start", "ConfigureStack", "GetAnalyzerInfo", "Configure", *["Remediate", "Analyze"] * n,
+                       "AnalyzeStack"]
+
+    analyzed = {key(r["request"]["urn"]): r["request"] for r in requests if r["method"] == "Analyze"}
+    default_aws = ("pulumi:providers:aws", "default_" + version("pulumi_aws").replace(".", "_"))
+    assert set(analyzed) - set(harness) == {("pulumi:pulumi:Stack", "shardwise-prod"), default_aws}
+    assert set(harness) - set(analyzed) == set()
+    for k, r in harness.items():
+        props = analyzed[k].get("properties", {})
+        if k == ("pulumi:providers:kubernetes", "prod-eks"):  # the engine adds the plugin version
+            assert props == {**r.props, "version": version("pulumi_kubernetes")}
+        else:
+            assert props == r.props, k
+    # the same unknowns in the same places: references to resources not created yet
+    unknowns = {(k, p) for k, r in harness.items() for p in unknown_paths(r.props)}
+    assert {(k, p) for k, req in analyzed.items() for p in unknown_paths(req.get("properties", {}))} == unknowns
+    assert (("aws:eks/nodeGroup:NodeGroup", "prod-h100-node-group"), ("launchTemplate", "id")) in unknowns
+    assert (("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "prod-network-gpu-nodes-ingress-self"),
+            ("securityGroupId",)) in unknowns
+
+    # AnalyzeStack: custom resources carry their preview outputs (the inputs plus computed outputs,
+    # unknown), components their registered outputs; dependencies as the harness has them
+    [stack] = [r["request"]["resources"] for r in requests if r["method"] == "AnalyzeStack"]
+    stacked = {key(r["urn"]): r for r in stack}
+    assert set(stacked) - set(harness) == {("pulumi:pulumi:Stack", "shardwise-prod"), default_aws}
+    for k, r in harness.items():
+        got = stacked[k]
+        props = got.get("properties", {})
+        if k[0].startswith("aws:"):
+            assert props == {**r.props, "id": UNKNOWN, "arn": UNKNOWN}, k
+        elif k[0].startswith("kubernetes:"):
+            assert props == {**r.props, "status": UNKNOWN}, k
+        elif k == ("pulumi:providers:kubernetes", "prod-eks"):
+            assert props == {**r.props, "version": version("pulumi_kubernetes")}
+        else:
+            assert not r.custom and r.props == {} and props != {}, k  # the harness sends no component outputs
+        assert {key(u) for u in got.get("dependencies", [])} == {key(u) for u in r.dependencies}, k
+        deps = {p: {key(u) for u in v.get("urns", [])} for p, v in got.get("propertyDependencies", {}).items()}
+        assert {p: v for p, v in deps.items() if v} == {
+            p: {key(u) for u in v} for p, v in r.property_dependencies.items() if v}, k

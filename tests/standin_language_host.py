@@ -126,7 +126,12 @@ class Host(language_pb2_grpc.LanguageRuntimeServicer):
         env.update(e.split("=", 1) for e in request.env if "=" in e)
         proc = subprocess.Popen(pack_command(request), cwd=request.info.program_directory or None, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        context.add_callback(lambda: proc.poll() is None and proc.kill())
+        def stop() -> None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()  # reaped here, so its CPU time is accounted to this host and up the tree
+
+        context.add_callback(stop)
         out: queue.Queue[tuple[str, bytes]] = queue.Queue()
         assert proc.stdout is not None and proc.stderr is not None
         first = proc.stdout.readline()

@@ -357,3 +357,17 @@ def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
         deps = {p: {key(u) for u in v.get("urns", [])} for p, v in got.get("propertyDependencies", {}).items()}
         assert {p: v for p, v in deps.items() if v} == {
             p: {key(u) for u in v} for p, v in r.property_dependencies.items() if v}, k
+
+
+def test_up_with_skip_preview_creates_before_the_stack_policies_run(tmp_path):
+    """Stack policies run at the end of an operation: only `up`'s own preview stops a bad stack
+    before anything is created (README, "Note for pulumi up")."""
+    config = broken_config(CONFIG_VARIANTS["8b-sharded-over-two-gpus"])
+    project = Project(tmp_path, require_engine(), "prod", config)
+    up = project.operation("up", "--policy-pack", "rules", "--yes", "--skip-preview", skip_component_check=True)
+    assert up.returncode != 0
+    assert shown(up.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}
+    program = {(r.type, r.name) for r in record(ROOT / "stacks" / "Pulumi.prod.yaml", config=config,
+                                                skip_validation=True)
+               if r.custom and not r.type.startswith("pulumi:providers:")}
+    assert created(project) == program

@@ -19,14 +19,10 @@ from __future__ import annotations
 
 import os
 import runpy
-import sys
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 from pulumi.automation._server import LanguageServer
-from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
-from pulumi.runtime.proto import language_pb2_grpc
+from standin_language_host import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,18 +35,5 @@ def program() -> None:
     runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
 
 
-def main() -> None:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=_GRPC_CHANNEL_OPTIONS)
-    language_pb2_grpc.add_LanguageRuntimeServicer_to_server(LanguageServer(program), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    sys.stdout.write(f"{port}\n")
-    sys.stdout.flush()
-    try:
-        server.wait_for_termination()
-    except KeyboardInterrupt:
-        server.stop(0)
-
-
 if __name__ == "__main__":
-    main()
+    serve(LanguageServer(program), 4)

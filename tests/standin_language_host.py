@@ -163,9 +163,10 @@ class Host(language_pb2_grpc.LanguageRuntimeServicer):
         yield language_pb2.RunPluginResponse(exitcode=proc.wait())
 
 
-def main() -> None:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=_GRPC_CHANNEL_OPTIONS)
-    language_pb2_grpc.add_LanguageRuntimeServicer_to_server(Host(), server)
+def serve(servicer: Any, workers: int) -> None:
+    """Serve a ``LanguageRuntime`` on a local port, print the port, run until the engine stops it."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=_GRPC_CHANNEL_OPTIONS)
+    language_pb2_grpc.add_LanguageRuntimeServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     sys.stdout.write(f"{port}\n")
@@ -177,4 +178,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    serve(Host(), 8)

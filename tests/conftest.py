@@ -9,6 +9,13 @@ from __future__ import annotations
 import pytest
 from engine_support import HOW, require_engine
 
+_engine_tests: set[str] = set()
+_skipped: set[str] = set()
+
+
+def pytest_collection_modifyitems(session, config, items):  # noqa: ARG001 - pytest's hook signature
+    _engine_tests.update(item.nodeid for item in items if item.get_closest_marker("engine") is not None)
+
 
 @pytest.fixture(autouse=True)
 def _engine_available(request: pytest.FixtureRequest) -> None:
@@ -16,7 +23,11 @@ def _engine_available(request: pytest.FixtureRequest) -> None:
         require_engine()
 
 
+def pytest_runtest_logreport(report):
+    if report.skipped and report.nodeid in _engine_tests:
+        _skipped.add(report.nodeid)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 - pytest's hook signature
-    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "engine" in getattr(r, "keywords", {})]
-    if skipped:
-        terminalreporter.write_line(f"shardwise: {len(skipped)} engine tests were skipped (no Pulumi CLI): {HOW}.")
+    if _skipped:
+        terminalreporter.write_line(f"shardwise: {len(_skipped)} engine tests were skipped (no Pulumi CLI): {HOW}.")

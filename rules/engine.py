@@ -234,24 +234,34 @@ class GroupRule(Rule):
     An unknown value makes *this group* undecided (not the whole inventory): the finding names the
     group and the unknown property. A crash on one group is a mandatory internal-error finding on
     that group; the rule still checks the others.
+
+    ``fields`` names the fields a finding of the rule asks to change (engine flags such as
+    ``"tensor_parallel_size"``, or ``ServingGroup.locations`` keys such as ``"resources"``): a hit
+    at the group's own location points at the first of them that is written (an undecided one at the
+    unknown property first), so the finding's line is the line to change.
     """
+
+    fields: ClassVar[tuple[str, ...]] = ()
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         for g in inv.groups:
             try:
-                yield from list(self.check_group(g, inv, config))
+                hits = list(self.check_group(g, inv, config))
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
                     f"{self.meta.code}: cannot decide: {u.text}",
-                    g.location,
+                    g.at(u.prop, *self.fields),
                     tuple(g.suppressions),
                     undecided=True,
                 )
             except Exception as exc:  # noqa: BLE001 - one bad group must not hide the others
                 yield Hit(group_subject(g), internal_error(self.meta, exc), g.location, internal=True)
+            else:
+                for h in hits:
+                    yield replace(h, location=g.at(*self.fields)) if self.fields and h.location == g.location else h
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover

@@ -355,7 +355,8 @@ class ServingGroup:
     host: HostAccess = field(default_factory=HostAccess)
     accelerator_resource: str | None = None  # the resource gpus_per_pod counts ("nvidia.com/gpu", "google.com/tpu")
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
-    #: "tolerations", "replicas", "volumes", "probe:startup|liveness|readiness", "annotation:<key>".
+    #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
+    #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".
     #: Engine flags are in ``engine.locations``.
     locations: dict[str, Location] = field(default_factory=dict)
 

@@ -122,7 +122,7 @@ def test_lint_blocking_finding_exits_1(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     rc, out, err = run(capsys, "lint", f)
     assert rc == 1
-    assert out.splitlines()[0] == f"tp2.yaml:1: {SW104_TP2}"
+    assert out.splitlines()[0] == f"tp2.yaml:17: {SW104_TP2}"
     assert codes(out) == [("SW104", "mandatory"), ("SW106", "advisory")]
     assert out.splitlines()[-1] == (
         "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 blocking "
@@ -173,7 +173,7 @@ def test_config_enforcement_and_suppression(work, capsys):
     rc, out, _ = run(capsys, "lint", f)
     assert rc == 0
     assert out.splitlines() == [
-        f"tp2.yaml:1: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
+        f"tp2.yaml:17: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
         "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 1 suppressed — passed",
     ]
 
@@ -251,7 +251,7 @@ def test_missing_file_exits_2_after_linting_the_others(work, capsys):
     assert (rc, err) == (2, "")
     lines = out.splitlines()
     assert lines[0] == "nope.yaml: error: no such file or directory"
-    assert lines[1] == f"tp2.yaml:1: {SW104_TP2}"
+    assert lines[1] == f"tp2.yaml:17: {SW104_TP2}"
     assert lines[-1] == (
         "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 input "
         "error, 1 blocking finding at or above mandatory"
@@ -324,7 +324,7 @@ def test_stdin(work, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(TP2_8B))
     rc, out, _ = run(capsys, "lint", "-")
     assert rc == 1
-    assert out.splitlines()[0] == f"<stdin>:1: {SW104_TP2}"
+    assert out.splitlines()[0] == f"<stdin>:17: {SW104_TP2}"
 
 
 def test_unwritable_output_exits_2(work, capsys):
@@ -375,7 +375,7 @@ def test_sarif_output_file(work, capsys):
     assert (res["ruleId"], res["level"], run0["tool"]["driver"]["rules"][res["ruleIndex"]]["id"]) == (
         "SW104", "error", "SW104")
     assert res["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "tp2.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
+        "artifactLocation": {"uri": "tp2.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 17}}
 
 
 def test_json_format(work, capsys):
@@ -384,7 +384,7 @@ def test_json_format(work, capsys):
     doc = json.loads(out)
     assert rc == 1
     assert [(x["code"], x["level"], x["line"]) for x in doc["findings"]] == [
-        ("SW104", "mandatory", 1), ("SW106", "advisory", 1)]
+        ("SW104", "mandatory", 17), ("SW106", "advisory", 17)]
     w = doc["workloads"][0]
     assert (w["subject"], w["gpus_total"], w["gpu"], w["weights_gib_per_gpu"]) == (
         "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB",
@@ -399,8 +399,8 @@ def test_github_format(work, capsys):
     assert rc == 1
     lines = out.splitlines()
     assert lines[0].startswith(
-        "::error file=tp2.yaml,line=1,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
-    assert lines[1].startswith("::warning file=tp2.yaml,line=1,title=SW106 sharding-avoidable-by-quantization::")
+        "::error file=tp2.yaml,line=17,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
+    assert lines[1].startswith("::warning file=tp2.yaml,line=17,title=SW106 sharding-avoidable-by-quantization::")
 
 
 def test_markdown_format_has_the_workload_row(work, capsys):

@@ -69,7 +69,7 @@ def findings_by_group(path):
     for f in run_rules(ALL_RULES, load_inputs([path])):
         if f.code != "SW305":
             out.setdefault(f.subject.split("/", 1)[1], []).append((f.code, f.level, f.undecided))
-    return out
+    return {k: sorted(v) for k, v in out.items()}
 
 
 def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():

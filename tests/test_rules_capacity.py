@@ -39,66 +39,66 @@ EXPECTED = {
     ('SW004', 'pass'): [
     ],
     ('SW101', 'advisory'): [
-        (3, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM 0.11.0 from the image tag may fail at start-up; the weights vLLM logs at start-up ('Model loading took') settle it", None),
+        (18, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM 0.11.0 from the image tag may fail at start-up; the weights vLLM logs at start-up ('Model loading took') settle it", None),
     ],
     ('SW101', 'fail'): [
-        (2, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM 0.11.0 from the image tag will fail at start-up', None),
+        (17, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM 0.11.0 from the image tag will fail at start-up', None),
     ],
     ('SW101', 'pass'): [
     ],
     ('SW102', 'advisory'): [
-        (3, 'Deployment serving/llama8b-l4-32k', "SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 32,768 tokens needs 4.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; within the estimate's error, so vLLM may refuse to start; --max-model-len 26624 fits; cheapest change keeping max_model_len 32,768: --gpu-memory-utilization 0.95", None),
+        (18, 'Deployment serving/llama8b-l4-32k', "SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 32,768 tokens needs 4.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; within the estimate's error, so vLLM may refuse to start; --max-model-len 26624 fits; cheapest change keeping max_model_len 32,768: --gpu-memory-utilization 0.95", None),
     ],
     ('SW102', 'fail'): [
-        (2, 'Deployment serving/llama8b-l4-default-len', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will refuse to start; --max-model-len 26624 fits', None),
-        (23, 'Deployment serving/llama8b-len-above-model', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag): max_model_len 200,000 is above the 131,072 tokens meta-llama/Llama-3.1-8B-Instruct allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); vLLM will refuse to start', None),
+        (17, 'Deployment serving/llama8b-l4-default-len', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will refuse to start; --max-model-len 26624 fits', None),
+        (38, 'Deployment serving/llama8b-len-above-model', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag): max_model_len 200,000 is above the 131,072 tokens meta-llama/Llama-3.1-8B-Instruct allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); vLLM will refuse to start', None),
     ],
     ('SW102', 'pass'): [
     ],
     ('SW103', 'advisory'): [
-        (3, 'Deployment serving/llama70b-defaults', 'SW103: 1,024 sequences (vLLM default) × 8,192 tokens (max_model_len; no p95 context declared) need 640.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 36.1 GiB (±2.9): 57 such sequences; vLLM queues and preempts beyond that; declare the p95 context (annotation shardwise.dev/p95-context-tokens) and the concurrency (annotation shardwise.dev/target-concurrency or --max-num-seqs) to make this finding sure', None),
-        (24, 'Deployment serving/llama70b-target-only', 'SW103: 96 sequences (shardwise.dev/target-concurrency) × 8,192 tokens (max_model_len; no p95 context declared) need 60.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 36.1 GiB (±2.9): 57 such sequences; vLLM queues and preempts beyond that; declare the p95 context (annotation shardwise.dev/p95-context-tokens) to make this finding sure', None),
+        (18, 'Deployment serving/llama70b-defaults', 'SW103: 1,024 sequences (vLLM default) × 8,192 tokens (max_model_len; no p95 context declared) need 640.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 36.1 GiB (±2.9): 57 such sequences; vLLM queues and preempts beyond that; declare the p95 context (annotation shardwise.dev/p95-context-tokens) and the concurrency (annotation shardwise.dev/target-concurrency or --max-num-seqs) to make this finding sure', None),
+        (41, 'Deployment serving/llama70b-target-only', 'SW103: 96 sequences (shardwise.dev/target-concurrency) × 8,192 tokens (max_model_len; no p95 context declared) need 60.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 36.1 GiB (±2.9): 57 such sequences; vLLM queues and preempts beyond that; declare the p95 context (annotation shardwise.dev/p95-context-tokens) to make this finding sure', None),
     ],
     ('SW103', 'fail'): [
-        (3, 'Deployment serving/llama70b-wide-batch', 'SW103: 256 sequences (--max-num-seqs) × 8,192 tokens (p95 context) need 160.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 37.5 GiB (±2.9): 59 such sequences; vLLM queues and preempts beyond that', None),
+        (20, 'Deployment serving/llama70b-wide-batch', 'SW103: 256 sequences (--max-num-seqs) × 8,192 tokens (p95 context) need 160.0 GiB of KV cache per GPU, but meta-llama/Llama-3.1-70B-Instruct at TP4×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about 37.5 GiB (±2.9): 59 such sequences; vLLM queues and preempts beyond that', None),
     ],
     ('SW103', 'pass'): [
     ],
     ('SW104', 'fail'): [
-        (2, 'Deployment serving/llama8b-tp2', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', None),
-        (23, 'StatefulSet serving/llama70b-tp4-pp2', 'SW104: meta-llama/Llama-3.1-70B-Instruct (141.1 GB of bf16 weights) is sharded over 8 GPUs (TP4×PP2) but needs 4 H100-SXM-80GB GPUs with the 1.4 KV reserve (197.6 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP4 on the same 8 GPUs', None),
+        (18, 'Deployment serving/llama8b-tp2', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', None),
+        (40, 'StatefulSet serving/llama70b-tp4-pp2', 'SW104: meta-llama/Llama-3.1-70B-Instruct (141.1 GB of bf16 weights) is sharded over 8 GPUs (TP4×PP2) but needs 4 H100-SXM-80GB GPUs with the 1.4 KV reserve (197.6 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP4 on the same 8 GPUs', None),
     ],
     ('SW104', 'pass'): [
-        (23, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
+        (40, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
     ],
     ('SW105', 'fail'): [
-        (2, 'Deployment serving/llama8b-util-high', 'SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers and fragmentation', None),
-        (21, 'Deployment serving/llama8b-util-low', "SW105: gpu_memory_utilization is 0.3, below 0.5: most of each GPU's memory is left unused by the KV cache", None),
+        (17, 'Deployment serving/llama8b-util-high', 'SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers and fragmentation', None),
+        (36, 'Deployment serving/llama8b-util-low', "SW105: gpu_memory_utilization is 0.3, below 0.5: most of each GPU's memory is left unused by the KV cache", None),
     ],
     ('SW105', 'pass'): [
     ],
     ('SW106', 'fail'): [
-        (2, 'Deployment serving/llama70b-bf16-tp4', 'SW106: meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would fit one H100-SXM-80GB with the 1.4 KV reserve', None),
+        (17, 'Deployment serving/llama70b-bf16-tp4', 'SW106: meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would fit one H100-SXM-80GB with the 1.4 KV reserve', None),
     ],
     ('SW106', 'pass'): [
     ],
     ('SW201', 'fail'): [
-        (2, 'Deployment serving/llama405b-tp16', 'SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain', None),
+        (17, 'Deployment serving/llama405b-tp16', 'SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain', None),
     ],
     ('SW201', 'pass'): [
     ],
     ('SW202', 'fail'): [
-        (2, 'Deployment serving/llama8b-a10g-tp2', 'SW202: tensor_parallel_size is 2 but pool `instance-type=g5.12xlarge` (A10G) joins its GPUs only by PCIe; TP needs NVLink or NVSwitch', None),
+        (17, 'Deployment serving/llama8b-a10g-tp2', 'SW202: tensor_parallel_size is 2 but pool `instance-type=g5.12xlarge` (A10G) joins its GPUs only by PCIe; TP needs NVLink or NVSwitch', None),
     ],
     ('SW202', 'pass'): [
     ],
     ('SW203', 'fail'): [
-        (2, 'Deployment serving/qwen7b-tp8', 'SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 8', None),
+        (17, 'Deployment serving/qwen7b-tp8', 'SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 8', None),
     ],
     ('SW203', 'pass'): [
     ],
     ('SW207', 'fail'): [
-        (2, 'Deployment serving/llama8b-ep', 'SW207: --enable-expert-parallel is set but meta-llama/Llama-3.1-8B-Instruct is a dense model with no experts', None),
+        (17, 'Deployment serving/llama8b-ep', 'SW207: --enable-expert-parallel is set but meta-llama/Llama-3.1-8B-Instruct is a dense model with no experts', None),
     ],
     ('SW207', 'pass'): [
     ],
@@ -130,15 +130,15 @@ def test_pass_fixtures_have_no_blocking_finding_of_their_rule(code, kind):
 # mandatory unless the rule is advisory or may skip an unknown input (meta.safe_to_skip_unknown)
 UNDECIDED = {
     'SW004': (21, 'Deployment serving/model-from-configmap', 'advisory', 'SW004: shardwise does not know the model: it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API, so shardwise cannot see which model it is. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a copy of or the repository path of its config.json; a models directory (config key model_dirs, <dir>/<org>/<name>/config.json); or its config.json in the local Hugging Face cache (HF_HOME; `shardwise lint --fetch-configs` downloads it)'),
-    'SW101': (3, 'Deployment serving/llama70b-tp1-util-from-configmap', 'advisory', 'SW101: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
-    'SW102': (3, 'Deployment serving/llama8b-l4-len-from-configmap', 'advisory', 'SW102: cannot decide: max_model_len is not known (a computed value or an unresolved reference)'),
-    'SW103': (2, 'Deployment serving/llama70b-batch-from-configmap', 'advisory', 'SW103: cannot decide: max_num_seqs is not known (a computed value or an unresolved reference)'),
-    'SW104': (3, 'Deployment serving/llama70b-tp-unknown', 'mandatory', 'SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW105': (2, 'Deployment serving/llama8b-util-from-configmap', 'advisory', 'SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
-    'SW106': (2, 'Deployment serving/llama70b-bf16-pp-from-configmap', 'advisory', 'SW106: cannot decide: pipeline_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW201': (3, 'Deployment serving/llama405b-tp-from-annotation', 'mandatory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW202': (3, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'mandatory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW207': (2, 'Deployment serving/llama8b-ep-from-configmap', 'mandatory', 'SW207: cannot decide: enable_expert_parallel is not known (a computed value or an unresolved reference)'),
+    'SW101': (18, 'Deployment serving/llama70b-tp1-util-from-configmap', 'advisory', 'SW101: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
+    'SW102': (18, 'Deployment serving/llama8b-l4-len-from-configmap', 'advisory', 'SW102: cannot decide: max_model_len is not known (a computed value or an unresolved reference)'),
+    'SW103': (17, 'Deployment serving/llama70b-batch-from-configmap', 'advisory', 'SW103: cannot decide: max_num_seqs is not known (a computed value or an unresolved reference)'),
+    'SW104': (18, 'Deployment serving/llama70b-tp-unknown', 'mandatory', 'SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW105': (17, 'Deployment serving/llama8b-util-from-configmap', 'advisory', 'SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
+    'SW106': (17, 'Deployment serving/llama70b-bf16-pp-from-configmap', 'advisory', 'SW106: cannot decide: pipeline_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW201': (20, 'Deployment serving/llama405b-tp-from-annotation', 'mandatory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW202': (18, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'mandatory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW207': (20, 'Deployment serving/llama8b-ep-from-configmap', 'mandatory', 'SW207: cannot decide: enable_expert_parallel is not known (a computed value or an unresolved reference)'),
 }
 
 # (line, message) of the InputError each malformed.yaml raises; its file is the fixture

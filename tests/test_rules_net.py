@@ -147,17 +147,17 @@ EXPECTED = {
         (16, 'Deployment serving/llama-70b', 'advisory', 'SW310: cannot decide: CUDA_VISIBLE_DEVICES of container `vllm` is not known (it may be set by envFrom ConfigMap `gpu-settings`, which is not in the inputs; lint it together with the workload, or set CUDA_VISIBLE_DEVICES in env (env wins over envFrom))', None),
     ],
     ('SW401', 'fail.yaml'): [
-        (2, 'Deployment serving/llama-70b', 'mandatory', "SW401: container `vllm` of Deployment serving/llama-70b runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted there", None),
-        (20, 'Deployment serving/qwen-32b', 'mandatory', 'SW401: container `vllm` of Deployment serving/qwen-32b runs tensor_parallel_size 2 with emptyDir `shm` without medium: Memory (node disk) at /dev/shm; required: an emptyDir with medium: Memory', None),
+        (15, 'Deployment serving/llama-70b', 'mandatory', "SW401: container `vllm` of Deployment serving/llama-70b runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted there", None),
+        (37, 'Deployment serving/qwen-32b', 'mandatory', 'SW401: container `vllm` of Deployment serving/qwen-32b runs tensor_parallel_size 2 with emptyDir `shm` without medium: Memory (node disk) at /dev/shm; required: an emptyDir with medium: Memory', None),
     ],
     ('SW401', 'pass.yaml'): [
     ],
     ('SW401', 'unknown.yaml'): [
-        (2, 'Deployment serving/llama-70b', 'advisory', 'SW401: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
+        (20, 'Deployment serving/llama-70b', 'advisory', 'SW401: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW402', 'fail.yaml'): [
-        (3, 'Deployment serving/llama-70b', 'mandatory', 'SW402: container `vllm` of Deployment serving/llama-70b has a liveness probe that acts after 90 s (initialDelaySeconds 60 + periodSeconds 10 × failureThreshold 3) and no startup probe; loading the model needs about 562 s, so required: a startup probe allowing at least 562 s', None),
-        (29, 'Deployment serving/llama-70b-canary', 'mandatory', 'SW402: the startup probe of container `vllm` of Deployment serving/llama-70b-canary allows 300 s (initialDelaySeconds 0 + periodSeconds 10 × failureThreshold 30); loading the model needs about 562 s, so required: at least 562 s', None),
+        (21, 'Deployment serving/llama-70b', 'mandatory', 'SW402: container `vllm` of Deployment serving/llama-70b has a liveness probe that acts after 90 s (initialDelaySeconds 60 + periodSeconds 10 × failureThreshold 3) and no startup probe; loading the model needs about 562 s, so required: a startup probe allowing at least 562 s', None),
+        (47, 'Deployment serving/llama-70b-canary', 'mandatory', 'SW402: the startup probe of container `vllm` of Deployment serving/llama-70b-canary allows 300 s (initialDelaySeconds 0 + periodSeconds 10 × failureThreshold 30); loading the model needs about 562 s, so required: at least 562 s', None),
     ],
     ('SW402', 'pass.yaml'): [
     ],
@@ -172,8 +172,8 @@ EXPECTED = {
     ('SW403', 'pass.yaml'): [
     ],
     ('SW404', 'fail.yaml'): [
-        (3, 'Deployment serving/llama-8b', 'advisory', 'SW404: Deployment serving/llama-8b runs in a production stack with 1 warm replica (replicas is 1); required: at least 2', None),
-        (22, 'Deployment serving/qwen-7b', 'advisory', 'SW404: Deployment serving/qwen-7b runs in a production stack with 1 warm replica (ScaledObject `qwen-7b` keeps a minimum of 1); required: at least 2', None),
+        (10, 'Deployment serving/llama-8b', 'advisory', 'SW404: Deployment serving/llama-8b runs in a production stack with 1 warm replica (replicas is 1); required: at least 2', None),
+        (29, 'Deployment serving/qwen-7b', 'advisory', 'SW404: Deployment serving/qwen-7b runs in a production stack with 1 warm replica (ScaledObject `qwen-7b` keeps a minimum of 1); required: at least 2', None),
     ],
     ('SW404', 'pass.yaml'): [
     ],
@@ -181,7 +181,7 @@ EXPECTED = {
         (5, 'Deployment serving/llama-8b', 'advisory', 'SW404: cannot decide: replicas is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW405', 'fail.yaml'): [
-        (2, 'LeaderWorkerSet serving/llama-405b', 'advisory', "SW405: LeaderWorkerSet serving/llama-405b sets restartPolicy None, so a failed pod restarts alone and cannot rejoin its group's NCCL world; required: RecreateGroupOnPodRestart", None),
+        (11, 'LeaderWorkerSet serving/llama-405b', 'advisory', "SW405: LeaderWorkerSet serving/llama-405b sets restartPolicy None, so a failed pod restarts alone and cannot rejoin its group's NCCL world; required: RecreateGroupOnPodRestart", None),
     ],
     ('SW405', 'pass.yaml'): [
     ],

@@ -29,19 +29,19 @@ EXPECTED = {
     ('SW204', 'pass.yaml'): [
     ],
     ('SW204', 'unknown.yaml'): [
-        (3, 'Deployment serving/qwen32b-dp-from-configmap', 'mandatory', 'SW204: cannot decide: data_parallel_size is not known (a computed value or an unresolved reference)', None),
+        (18, 'Deployment serving/qwen32b-dp-from-configmap', 'mandatory', 'SW204: cannot decide: data_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW205', 'fail.yaml'): [
-        (5, 'LeaderWorkerSet serving/llama70b-p3-pp2', 'advisory', 'SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand; only pipeline stages cross nodes (TP8 inside a node of 8 GPUs, PP2 across), so activations between stages go over TCP: it works, with more latency per step', None),
-        (28, 'LeaderWorkerSet serving/llama405b-p5-no-efa', 'advisory', 'SW205: the group spans 2 nodes of EFA pool `instance-type=p5.48xlarge`, but its pods request no vpc.amazonaws.com/efa devices; only pipeline stages cross nodes (TP8 inside a node of 8 GPUs, PP2 across), so activations between stages go over TCP: it works, with more latency per step', None),
-        (51, 'LeaderWorkerSet serving/llama70b-p3-tp16', 'mandatory', "SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand, and its tensor-parallel group (TP16) crosses the node boundary (8 GPUs per node): every layer's all-reduce would run over TCP", None),
-        (74, 'LeaderWorkerSet serving/qwen3-30b-dp16-no-efa', 'mandatory', "SW205: the group spans 2 nodes of EFA pool `instance-type=p5.48xlarge`, but its pods request no vpc.amazonaws.com/efa devices, and the expert layers of Qwen/Qwen3-30B-A3B span the TP1×PP1×DP16 data-parallel group across nodes (8 GPUs per node): every MoE layer's all-to-all would run over TCP", None),
-        (97, 'LeaderWorkerSet serving/llama70b-gfd-tp16', 'advisory', "SW205: the group spans 2 nodes of pool `gpu.product=NVIDIA-A100-SXM4-80GB`, which does not say whether it has EFA (an instance type or the label shardwise.dev/efa would), and its tensor-parallel group (TP16) crosses the node boundary (8 GPUs per node): every layer's all-reduce would run over TCP unless the nodes have EFA or InfiniBand", None),
+        (17, 'LeaderWorkerSet serving/llama70b-p3-pp2', 'advisory', 'SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand; only pipeline stages cross nodes (TP8 inside a node of 8 GPUs, PP2 across), so activations between stages go over TCP: it works, with more latency per step', None),
+        (47, 'LeaderWorkerSet serving/llama405b-p5-no-efa', 'advisory', 'SW205: the group spans 2 nodes of EFA pool `instance-type=p5.48xlarge`, but its pods request no vpc.amazonaws.com/efa devices; only pipeline stages cross nodes (TP8 inside a node of 8 GPUs, PP2 across), so activations between stages go over TCP: it works, with more latency per step', None),
+        (63, 'LeaderWorkerSet serving/llama70b-p3-tp16', 'mandatory', "SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand, and its tensor-parallel group (TP16) crosses the node boundary (8 GPUs per node): every layer's all-reduce would run over TCP", None),
+        (93, 'LeaderWorkerSet serving/qwen3-30b-dp16-no-efa', 'mandatory', "SW205: the group spans 2 nodes of EFA pool `instance-type=p5.48xlarge`, but its pods request no vpc.amazonaws.com/efa devices, and the expert layers of Qwen/Qwen3-30B-A3B span the TP1×PP1×DP16 data-parallel group across nodes (8 GPUs per node): every MoE layer's all-to-all would run over TCP", None),
+        (109, 'LeaderWorkerSet serving/llama70b-gfd-tp16', 'advisory', "SW205: the group spans 2 nodes of pool `gpu.product=NVIDIA-A100-SXM4-80GB`, which does not say whether it has EFA (an instance type or the label shardwise.dev/efa would), and its tensor-parallel group (TP16) crosses the node boundary (8 GPUs per node): every layer's all-reduce would run over TCP unless the nodes have EFA or InfiniBand", None),
     ],
     ('SW205', 'pass.yaml'): [
     ],
     ('SW205', 'unknown.yaml'): [
-        (3, 'LeaderWorkerSet serving/llama70b-p3-tp-from-configmap', 'advisory', 'SW205: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
+        (21, 'LeaderWorkerSet serving/llama70b-p3-tp-from-configmap', 'advisory', 'SW205: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW206', 'fail.yaml'): [
         (3, 'Deployment serving/llama8b-anywhere', 'advisory', 'SW206: the vLLM workload has no nodeSelector or node affinity; the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool', None),
@@ -61,7 +61,7 @@ EXPECTED = {
         (40, 'Deployment serving/llama70b-whole-node', 'advisory', 'SW208: the pod requests 8 nvidia.com/gpu but TP4×PP1 uses 4; 4 GPUs stay reserved and idle per pod', 'the node is reserved whole so no neighbour shares its NVSwitch; ticket GPU-77'),
     ],
     ('SW208', 'unknown.yaml'): [
-        (3, 'Deployment serving/llama70b-tp-from-configmap', 'advisory', 'SW208: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
+        (18, 'Deployment serving/llama70b-tp-from-configmap', 'advisory', 'SW208: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
 }
 

@@ -45,8 +45,8 @@ def groups(inv: Inventory) -> list[tuple]:
 
 def lines(inv: Inventory) -> list[tuple[dict, dict]]:
     """Per group: the line of each engine flag, and of each other field a finding may point at."""
-    return [({k: v.line for k, v in g.engine.locations.items()}, {k: v.line for k, v in g.locations.items()})
-            for g in inv.groups]
+    return [({k: v.line for k, v in g.engine.locations.items()},
+             {k: v.line for k, v in g.locations.items() if k != "container"}) for g in inv.groups]
 
 
 # --- KServe -------------------------------------------------------------------------------------------
@@ -78,12 +78,14 @@ def test_kserve_inference_services():
         ({"model": 39, "max_model_len": 40}, {"resources": 41}),
         # the runtime's own args are in another object: they point at the InferenceService's args
         ({"port": 81, "model": 80, "served_model_name": 81, "max_model_len": 81, "gpu_memory_utilization": 81},
-         {"resources": 82, "image": 78}),
+         {"resources": 82}),
         ({"model": 98, "tensor_parallel_size": 99, "port": 101}, {"resources": 103, "image": 96, "nodeSelector": 92}),
         ({"model": 115, "max_model_len": 116, "tensor_parallel_size": 120, "pipeline_parallel_size": 121},
          {"resources": 117}),
     ]
     assert (inv.groups[2].engine.port, inv.groups[2].engine.gpu_memory_utilization) == (8080, 0.92)
+    # the vLLM container's own line (a finding about the container as a whole points there)
+    assert [g.at("container").line for g in inv.groups] == [15, 37, 77, 95, 113]
     assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
 
 
@@ -275,3 +277,39 @@ def test_every_serving_fixture_lints_without_input_errors():
     inv = load_inputs([FIX])
     assert len(inv.groups) == 20
     assert not [g.name for g in inv.groups if g.model is None]
+
+
+# --- findings point at the field to change ----------------------------------------------------------------
+
+
+def test_findings_on_serving_resources_point_at_the_field_to_change():
+    inv = load_inputs([os.path.join(FIX, "llminferenceservice.yaml"), os.path.join(FIX, "kubeai.yaml")])
+    got = sorted((f.location.file.rsplit("/", 1)[1], f.location.line, f.code, f.subject)
+                 for f in run_rules(ALL_RULES, inv) if f.code in ("SW102", "SW104", "SW401") and not f.undecided)
+    assert got == [
+        # KubeAI: --max-model-len=32768 (args line 12) does not fit the L4's KV cache
+        ("kubeai.yaml", 12, "SW102", "Model kubeai/llama-3.1-8b-instruct-l4"),
+        # no /dev/shm: the Model's spec is its server container (line 28); TP8 from args (line 31)
+        ("kubeai.yaml", 28, "SW401", "Model kubeai/llama-3.3-70b-mi300x"),
+        ("kubeai.yaml", 31, "SW104", "Model kubeai/llama-3.3-70b-mi300x"),
+        # parallelism.tensor: 2 (line 13); the main container (line 22) mounts no /dev/shm
+        ("llminferenceservice.yaml", 13, "SW104", "LLMInferenceService llm/qwen3-8b"),
+        ("llminferenceservice.yaml", 22, "SW401", "LLMInferenceService llm/qwen3-8b"),
+        ("llminferenceservice.yaml", 55, "SW401", "LLMInferenceService llm/deepseek-r1"),
+    ]
+
+
+def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
+    from shardwise.rules.cli import main
+
+    path = os.path.join(FIX, "llminferenceservice.yaml")
+    assert main(["lint", path, "--format", "github"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(f"::error file={path},line=13,title=SW104 ") for line in out)
+    sarif = tmp_path / "r.sarif"
+    assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
+    import json
+
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    [sw104] = [r for r in results if r["ruleId"] == "SW104"]
+    assert sw104["locations"][0]["physicalLocation"]["region"] == {"startLine": 13}

@@ -38,6 +38,7 @@ class WeightsDoNotFit(GroupRule):
         ),
         scope="stack",  # needs the node pool the workload lands on
     )
+    fields = ("tensor_parallel_size", "quantization", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)

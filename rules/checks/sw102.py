@@ -38,6 +38,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         ),
         scope="stack",  # needs the node pool the workload lands on
     )
+    fields = ("max_model_len", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)

@@ -48,6 +48,7 @@ class KvBudgetBelowLoad(GroupRule):
         ),
         scope="stack",  # needs the node pool the workload lands on
     )
+    fields = ("max_num_seqs", "max_model_len", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)

@@ -39,6 +39,7 @@ class ShardedModelThatFits(GroupRule):
         ),
         scope="stack",  # needs the node pool the workload lands on
     )
+    fields = ("tensor_parallel_size", "pipeline_parallel_size")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         model = require_model(g)

@@ -29,6 +29,7 @@ class MemoryUtilizationOutOfRange(GroupRule):
         scope="resource",
         safe_to_skip_unknown=True,
     )
+    fields = ("gpu_memory_utilization",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         u = float(known(g.engine.gpu_memory_utilization, "gpu_memory_utilization"))

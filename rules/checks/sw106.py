@@ -34,6 +34,7 @@ class ShardingAvoidableByQuantization(GroupRule):
         references=("https://docs.vllm.ai/en/latest/features/quantization/index.html",),
         scope="stack",  # needs the node pool the workload lands on
     )
+    fields = ("tensor_parallel_size", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         model = require_model(g)

@@ -33,6 +33,7 @@ class TensorParallelLargerThanNode(GroupRule):
             "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
         ),
     )
+    fields = ("tensor_parallel_size",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or g.accelerator == "google":

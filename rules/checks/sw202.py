@@ -29,6 +29,7 @@ class TensorParallelOverPcie(GroupRule):
         ),
         references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",),
     )
+    fields = ("tensor_parallel_size",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):

@@ -27,6 +27,7 @@ class HeadsNotDivisibleByTp(GroupRule):
         references=("https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",),
         scope="resource",
     )
+    fields = ("tensor_parallel_size", "pipeline_parallel_size")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         model = require_model(g)

@@ -55,6 +55,7 @@ class GpuRequestNotTp(GroupRule):
         ),
         scope="resource",
     )
+    fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan":

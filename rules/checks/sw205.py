@@ -53,6 +53,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
         ),
         mandatory_when="when the tensor-parallel or expert group crosses the node boundary",
     )
+    fields = ("nodeSelector", "affinity")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):
@@ -78,27 +79,29 @@ class MultiNodeWithoutFastFabric(GroupRule):
             lacking = f"EFA pool `{pool.name}`, but its pods request no vpc.amazonaws.com/efa devices"
         else:
             return
+        # the line to change: the pods' EFA request, or the selector that picked a pool without EFA
+        where = g.at("resources") if efa else g.at("nodeSelector", "affinity")
         start = f"SW205: the group spans {pods} nodes of {lacking}"
         tcp = "over TCP" if sure else "over TCP unless the nodes have EFA or InfiniBand"
         per_node = gpus_per_node(g)
         if per_node is None:
             yield hit(g, f"{start}; whether its tensor-parallel group (TP{lay.tp}) crosses the node boundary is "
                          "not known (no nvidia.com/gpu request and no GPU count for the pool); request the GPUs "
-                         "per pod to decide")
+                         "per pod to decide", where)
             return
         if lay.tp > per_node:
             yield hit(g, f"{start}, and its tensor-parallel group (TP{lay.tp}) crosses the node boundary "
-                         f"({per_node} GPUs per node): every layer's all-reduce would run {tcp}",
+                         f"({per_node} GPUs per node): every layer's all-reduce would run {tcp}", where,
                       level="mandatory" if sure else None)
             return
         if lay.tp * lay.pp > per_node:
             yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of {per_node} "
                          f"GPUs, PP{lay.pp} across), so activations between stages go {tcp}: it works, "
-                         "with more latency per step")
+                         "with more latency per step", where)
             return
         if lay.dp > 1:
             model = require_model(g)
             if model.moe is not None:
                 yield hit(g, f"{start}, and the expert layers of {model.id} span the {lay.text()} data-parallel "
                              f"group across nodes ({per_node} GPUs per node): every MoE layer's all-to-all "
-                             f"would run {tcp}", level="mandatory" if sure else None)
+                             f"would run {tcp}", where, level="mandatory" if sure else None)

@@ -86,6 +86,7 @@ class WorkloadWithoutGpuPool(GroupRule):
         ),
         mandatory_when="for multi-node groups",
     )
+    fields = ("nodeSelector", "affinity")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known:

@@ -27,6 +27,7 @@ class ExpertParallelOnDenseModel(GroupRule):
         references=("https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment.html",),
         scope="resource",
     )
+    fields = ("enable_expert_parallel",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not known(g.engine.enable_expert_parallel, "enable_expert_parallel"):

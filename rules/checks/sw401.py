@@ -56,6 +56,7 @@ class ParallelWithoutShm(GroupRule):
         scope="resource",
         safe_to_skip_unknown=True,
     )
+    fields = ("volumeMounts", "container")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

@@ -81,6 +81,7 @@ class LivenessWithoutStartupProbe(GroupRule):
         scope="resource",
         safe_to_skip_unknown=True,
     )
+    fields = ("probe:liveness", "probe:startup")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
@@ -103,4 +104,4 @@ class LivenessWithoutStartupProbe(GroupRule):
         elif startup.budget_seconds < need:
             yield hit(g, f"SW402: the startup probe of container `{c.name}` of {group_subject(g)} allows "
                          f"{_budget(startup)}; loading the model needs about {need} s, so required: at "
-                         f"least {need} s")
+                         f"least {need} s", location=g.at("probe:startup"))

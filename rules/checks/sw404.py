@@ -59,6 +59,7 @@ class SingleReplicaInProduction(GroupRule):
         scope="stack",
         safe_to_skip_unknown=True,
     )
+    fields = ("replicas",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan" or not is_production(g, inv, config):

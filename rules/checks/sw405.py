@@ -47,6 +47,7 @@ class LwsWithoutGroupRestart(GroupRule):
         scope="resource",
         safe_to_skip_unknown=True,
     )
+    fields = ("restartPolicy",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind != "LeaderWorkerSet":

@@ -164,6 +164,8 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
             container[key] = model.get(key, base.get(key))
     if isinstance(model, LineDict) and "args" in model.key_lines:
         container.key_lines["args"] = model.key_lines["args"]
+    if isinstance(predictor, LineDict) and "model" in predictor.key_lines:
+        container.line = predictor.key_lines["model"]  # the predictor's model is its container
     return with_containers(predictor, [container])
 
 

@@ -235,7 +235,7 @@ def _accelerators(resources: Mapping[str, Any], file: str | None, line: int | No
 
 
 def _key_location(d: Any, key: str, file: str | None) -> Location | None:
-    return Location(file, d.line_of(key)) if isinstance(d, LineDict) and key in d else None
+    return Location(file, d.key_lines[key]) if isinstance(d, LineDict) and key in d.key_lines else None
 
 
 def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequence[str] | None,
@@ -362,6 +362,8 @@ def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> 
         where = _key_location(c, key, file)
         if where is not None:
             out[name] = where
+    if isinstance(c, LineDict) and c.line is not None:
+        out["container"] = Location(file, c.line)
 
 
 def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location) -> None:

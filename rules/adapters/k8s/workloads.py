@@ -28,6 +28,7 @@ from ...model import (
     Suppression,
 )
 from ...vocab import ANN_P95, ANN_PRODUCTION, ANN_TARGET_CONCURRENCY, LWS_EXCLUSIVE
+from ...yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
@@ -96,6 +97,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         host=pod.host,
     )
     g.locations.update(pod.locations)
+    _object_locations(g, obj, file)
     if loc.line is not None:
         for key, line in ann_lines.items():
             if line is not None:
@@ -123,6 +125,17 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     else:
         resolve_model(g, os.path.dirname(file) if file else None)
     return g
+
+
+def _object_locations(g: ServingGroup, obj: Mapping[str, Any], file: str | None) -> None:
+    """The lines of the workload's own fields a finding may point at (replicas, an LWS's size and
+    restartPolicy)."""
+    spec = as_map(obj.get("spec"))
+    lwt = as_map(spec.get("leaderWorkerTemplate"))
+    for holder, key, name in ((spec, "replicas", "replicas"), (spec, "parallelism", "replicas"),
+                              (lwt, "size", "size"), (lwt, "restartPolicy", "restartPolicy")):
+        if isinstance(holder, LineDict) and key in holder.key_lines and name not in g.locations:
+            g.locations[name] = Location(file, holder.key_lines[key])
 
 
 def launch_issue(inv: Inventory, subject: str, container: Container, reason: str, where: Location,

@@ -76,7 +76,7 @@ def _run(cmd: list[str], cwd: pathlib.Path, timeout: int) -> str:
 @pytest.mark.slow
 def test_wheel_installs_and_serves_a_component(tmp_path):
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(dist)], tmp_path, 120)
+    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(dist)], tmp_path, 600)
     (wheel,) = dist.glob("shardwise-*.whl")
 
     constraints = tmp_path / "constraints.txt"
@@ -84,7 +84,7 @@ def test_wheel_installs_and_serves_a_component(tmp_path):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path, 60)
     python = venv / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints), f"{wheel}[pulumi]"], tmp_path, 150)
+    _run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints), f"{wheel}[pulumi]"], tmp_path, 900)
 
     work = tmp_path / "program"
     work.mkdir()

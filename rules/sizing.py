@@ -123,7 +123,9 @@ class Estimates:
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
-    error band of the KV budget.
+    error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
+    engine spans several GPUs, non-torch memory may be off by ``nccl_error_gib`` (NVSwitch systems
+    allocate large NCCL buffers).
     """
 
     mlp: float = 3.0
@@ -144,6 +146,7 @@ class Estimates:
     activation_floor_gib: float = 0.15
     encoder_error: float = 0.5
     nontorch_error_gib: float = 0.3
+    nccl_error_gib: float = 1.0
     rocm_error_gib: float = 1.5
     cudagraph_error_gib: float = 0.35
 
@@ -623,9 +626,11 @@ def size_deployment(
 
     # ---- error band ------------------------------------------------------------------------------
     act_err = max(worst["act"] - worst["encoder"], 0.0) * e.activation_error + e.activation_floor_gib
+    nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
+    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed"):
+        nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     band = (worst["weights"] * e.weights_error + act_err + worst["encoder"] * e.encoder_error
-            + (e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib)
-            + (e.cudagraph_error_gib if cg_in_budget else 0.0))
+            + nontorch_err + (e.cudagraph_error_gib if cg_in_budget else 0.0))
     band = max(band, 0.6, 0.04 * usable)
 
     # ---- KV cache --------------------------------------------------------------------------------

@@ -42,14 +42,14 @@ class KvCapacityBelowMaxModelLen(GroupRule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)
-        if s is None or s.weights_fit_band != "starts":
-            return  # SW101 speaks for a model whose weights do not fit
+        if s is None:
+            return
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
-        if s.certain:
+        if s.certain:  # a setting vLLM rejects, whatever the memory
             yield hit(g, f"SW102: {where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
             return
-        if s.verdict == "starts":
-            return
+        if s.weights_fit_band != "starts" or s.verdict == "starts":
+            return  # SW101 speaks for a model whose weights may not fit
         fix = fits_instead(g, s, config)
         fix = f"; {fix}" if fix else ""
         measured = (

@@ -123,6 +123,8 @@ class Toleration:
     def tolerates(self, taint: Taint) -> bool:
         """Whether this toleration surely tolerates ``taint`` (a taint field that is not known yet
         matches only a toleration that accepts any value of it)."""
+        if UNKNOWN in (self.key, self.operator, self.effect) or (self.operator == "Equal" and self.value is UNKNOWN):
+            return False  # not surely
         if self.effect and self.effect != taint.effect:
             return False
         if self.key is None:  # empty key with Exists tolerates everything
@@ -233,6 +235,20 @@ class SecurityContext:
     capabilities_add: list[str] = field(default_factory=list)
     seccomp: Any = None  # "RuntimeDefault" | "Unconfined" | "Localhost" | None (not set) | UNKNOWN
     location: Location = Location()
+
+
+class UnknownEnv(dict[str, Any]):
+    """Variables of which some are not known yet (a container's ``env`` list or an entry of it, a
+    ConfigMap's ``data``): the known ones keep their values, any other name reads as :data:`UNKNOWN`."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __missing__(self, key: str) -> Any:
+        return UNKNOWN
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[key]
 
 
 @dataclass

@@ -9,7 +9,6 @@ import json
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.pulumi import (
-    UNKNOWN_NAMESPACE,
     PulumiResource,
     clean,
     inventory_from_resources,
@@ -19,7 +18,7 @@ from shardwise.rules.adapters.pulumi import (
     resources_from_json,
 )
 from shardwise.rules.errors import InputError
-from shardwise.rules.model import UNKNOWN, Location, SgRule, Suppression, Taint
+from shardwise.rules.model import UNKNOWN, UNKNOWN_NAMESPACE, Location, SgRule, Suppression, Taint
 
 U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string
 SIG = "4dabf18193072939515e22adb298388d"

@@ -22,15 +22,8 @@ What becomes what:
   (sources: CIDR blocks, managed prefix lists, security groups);
 - ``aws:ec2/subnet:Subnet`` -> :class:`Subnet`; ``aws:ec2/placementGroup:PlacementGroup`` names
   the pool's placement group;
-- every ``kubernetes:<group>/<version>:<Kind>`` resource is a manifest (its properties are
-  ``apiVersion``/``kind``/``metadata``/``spec``) handed to
-  :func:`~shardwise.rules.adapters.k8s.inventory_from_objects`; ``metadata.name`` defaults
-  to the resource name. Unknown values inside a manifest: an unknown image, env value, replica
-  count, probe timing, Service type, LeaderWorkerSet size or restart policy, or autoscaler bound
-  stays UNKNOWN in the model; an unknown namespace reads as ``<unknown>``
-  (:data:`UNKNOWN_NAMESPACE`); a NetworkPolicy with an unknown field is never read as selecting
-  every pod; an unknown ``command``/``args`` token reads as an unresolved ``$(VAR)``; any other
-  unknown field is read as absent.
+- every ``kubernetes:<group>/<version>:<Kind>`` resource is a manifest read by the Kubernetes
+  adapter (:mod:`~shardwise.rules.adapters.pulumi_k8s` says how its unknown values are kept unknown);
 - everything else is counted in ``Inventory.skipped``.
 
 The AWS resources are read by :mod:`~shardwise.rules.adapters.pulumi_aws` (references between
@@ -43,7 +36,6 @@ the same name on Kubernetes objects.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,17 +44,14 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import (
-    UNKNOWN,
-    UNKNOWN_NAMESPACE,
-    UNKNOWN_TOKEN,
     Inventory,
     LaunchTemplate,
     Location,
     SecurityGroup,
-    Suppression,
 )
 from ..yamlsrc import read_text
 from . import pulumi_aws as aws
+from .pulumi_k8s import kubernetes, kubernetes_api
 from .pulumi_values import UNKNOWN_SENTINELS, clean, is_unknown_value, json_type
 
 IGNORE_TAG = aws.IGNORE_TAG
@@ -70,7 +59,6 @@ NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLAT
 SG_RULE, SG_INGRESS, SG_EGRESS = aws.SG_RULE, aws.SG_INGRESS, aws.SG_EGRESS
 SUBNET, PLACEMENT_GROUP = aws.SUBNET, aws.PLACEMENT_GROUP
 
-_K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
 _URN_RE = re.compile(r'"urn"\s*:\s*"(urn:pulumi:[^"]+)"')
 
 
@@ -111,169 +99,6 @@ def merge_state(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[s
     merged = {k: v for k, v in outputs.items() if k in inputs or not is_unknown_value(v)}
     merged.update(inputs)
     return merged
-
-
-# ---------------------------------------------------------------------------------------------
-# Kubernetes
-# ---------------------------------------------------------------------------------------------
-
-
-def kubernetes_api(type_token: str) -> tuple[str, str] | None:
-    """``kubernetes:apps/v1:Deployment`` -> (``apps/v1``, ``Deployment``); None for non-objects."""
-    parts = type_token.split(":")
-    if len(parts) != 3 or parts[0] != "kubernetes":
-        return None
-    module, kind = parts[1], parts[2]
-    if module in _K8S_SKIP_MODULES or module.startswith(("yaml", "helm.sh", "kustomize")):
-        return None
-    if kind.endswith(("Patch", "List")) or "/" not in module:
-        return None
-    api_version = module[len("core/"):] if module.startswith("core/") else module
-    return api_version, kind
-
-
-_DROP = object()
-
-
-def _prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
-    """Replace UNKNOWN inside a manifest (see the module docstring); return the unknown paths."""
-    unknown: list[tuple[Any, ...]] = []
-
-    def walk(v: Any, path: tuple[Any, ...]) -> Any:
-        if v is UNKNOWN:
-            unknown.append(path)
-            return _DROP
-        if isinstance(v, dict):
-            out: dict[str, Any] = {}
-            for k, x in v.items():
-                y = walk(x, (*path, k))
-                if y is _DROP:
-                    if k == "value" and len(path) >= 2 and path[-2] == "env":
-                        out["valueFrom"] = {}  # reads as a value the manifest does not set literally
-                    continue
-                out[k] = y
-            return out
-        if isinstance(v, list):
-            items = []
-            for i, x in enumerate(v):
-                y = walk(x, (*path, i))
-                if y is _DROP:
-                    if path and path[-1] in ("args", "command"):
-                        items.append(UNKNOWN_TOKEN)
-                    continue
-                items.append(y)
-            return items
-        return v
-
-    manifest = walk({k: v for k, v in props.items() if not str(k).startswith("__")}, ())
-    return manifest, unknown
-
-
-def _restore_unknowns(inv: Inventory, manifest: Mapping[str, Any], unknown: list[tuple[Any, ...]]) -> None:
-    """Put UNKNOWN back on the model fields the rules read (the adapter saw them as absent)."""
-    for path in unknown:
-        tail = path[-3:]
-        if path == ("spec", "replicas"):
-            for g in inv.groups:
-                g.replicas = UNKNOWN
-        elif path == ("spec", "type"):
-            for s in inv.services:
-                s.type = UNKNOWN
-        elif path == ("spec", "leaderWorkerTemplate", "restartPolicy"):
-            for g in inv.groups:
-                g.restart_policy = UNKNOWN
-        elif path == ("spec", "leaderWorkerTemplate", "size"):
-            for g in inv.groups:
-                g.pods_per_group = UNKNOWN
-        elif path in (("spec", "minReplicas"), ("spec", "minReplicaCount")):
-            for a in inv.autoscalers:
-                a.min_replicas = UNKNOWN
-        elif path in (("spec", "maxReplicas"), ("spec", "maxReplicaCount")):
-            for a in inv.autoscalers:
-                a.max_replicas = UNKNOWN
-        elif "nodeSelector" in path:
-            for g in inv.groups:
-                g.node_selector, g.pool = UNKNOWN, None
-        elif path == ("metadata", "namespace"):
-            namespaced: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies,
-                                     *inv.autoscalers]
-            for obj in namespaced:
-                obj.namespace = UNKNOWN_NAMESPACE
-        elif path[:1] == ("spec",) and manifest.get("kind") == "NetworkPolicy":
-            for np in inv.network_policies:  # never mistaken for a policy that selects every pod
-                np.pod_selector = {**np.pod_selector, UNKNOWN_NAMESPACE: UNKNOWN_NAMESPACE}
-        elif len(path) >= 3 and tail[0] == "containers" and tail[2] == "image":
-            for c in _containers_named(inv, manifest, path[:-1]):
-                c.image = UNKNOWN
-        elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_FIELDS:
-            for c in _containers_named(inv, manifest, path[:-2]):
-                probe = c.probes.get(_PROBES[path[-2]])
-                if probe is not None:
-                    setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
-
-
-_PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
-_PROBE_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds": "period_seconds",
-                 "failureThreshold": "failure_threshold", "timeoutSeconds": "timeout_seconds"}
-
-
-def _containers_named(inv: Inventory, manifest: Mapping[str, Any], path: tuple[Any, ...]) -> list[Any]:
-    raw = _container_at(manifest, path)
-    if raw is None:
-        return []
-    return [c for g in inv.groups for c in g.containers if c.name == raw.get("name")]
-
-
-def _container_at(manifest: Mapping[str, Any], path: tuple[Any, ...]) -> Mapping[str, Any] | None:
-    node: Any = manifest
-    for key in path:
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return node if isinstance(node, Mapping) else None
-
-
-def _fill_locations(inv: Inventory, loc: Location) -> None:
-    """Give every location the object's URN (and its file/line where the adapter had none)."""
-    def fix(x: Location) -> Location:
-        if x.urn == loc.urn and (x.file or not loc.file):
-            return x
-        return Location(x.file or loc.file, x.line or loc.line, loc.urn)
-
-    def fix_supp(items: list[Suppression]) -> list[Suppression]:
-        return [dataclasses.replace(s, location=fix(s.location)) for s in items]
-
-    for g in inv.groups:
-        g.location = fix(g.location)
-        g.suppressions = fix_supp(g.suppressions)
-        g.engine.locations = {k: fix(v) for k, v in g.engine.locations.items()}
-        for c in g.containers:
-            c.location = fix(c.location)
-    located: list[Any] = [*inv.services, *inv.ingresses, *inv.autoscalers, *inv.pools, *inv.launch_templates,
-                          *inv.network_policies]
-    for obj in located:
-        obj.location = fix(obj.location)
-        if hasattr(obj, "suppressions"):
-            obj.suppressions = fix_supp(obj.suppressions)
-
-
-def _kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
-    from .k8s import inventory_from_objects
-
-    manifest, unknown = _prepare_manifest(props)
-    manifest.setdefault("apiVersion", api[0])
-    manifest.setdefault("kind", api[1])
-    meta = manifest.get("metadata")
-    if not isinstance(meta, dict):
-        meta = manifest["metadata"] = {}
-    if not meta.get("name"):
-        meta["name"] = res.name
-    loc = res.location
-    inv = inventory_from_objects([(manifest, loc)])
-    _restore_unknowns(inv, manifest, unknown)
-    _fill_locations(inv, loc)
-    return inv
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,7 +161,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             elif res.type == PLACEMENT_GROUP:
                 pass  # read through the launch templates that name it
             elif (api := kubernetes_api(res.type)) is not None:
-                inv.extend(_kubernetes(res, props, api))
+                inv.extend(kubernetes(res, props, api))
             else:
                 inv.skipped[res.type] += 1
         except Exception as exc:  # noqa: BLE001

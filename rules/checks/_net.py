@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import Hit, RuleMeta
 from ..model import (
     UNKNOWN,
+    UNKNOWN_NAMESPACE,
     Ingress,
     Inventory,
     LaunchTemplate,
@@ -232,11 +233,27 @@ def rule_sources(sg: SecurityGroup, rule: SgRule) -> list[str]:
 # --- workloads -------------------------------------------------------------------------------
 
 def selects(service: Service, g: ServingGroup) -> bool:
-    """Whether a Service's selector matches the pods of a serving group (same namespace)."""
-    if not service.selector or service.namespace != g.namespace:
+    """Whether a Service's selector matches the pods of a serving group (same namespace).
+
+    Raises :class:`Undecidable` when the answer depends on a value not known yet (at preview): the
+    selector, the pods' labels, or the namespace of either.
+    """
+    namespaces = (service.namespace, g.namespace)
+    if service.namespace != g.namespace and UNKNOWN_NAMESPACE not in namespaces:
+        return False
+    selector = service.selector
+    if selector is UNKNOWN:
+        raise Undecidable(f"the selector of Service `{service.name}`")
+    if not selector:
         return False
     labels = g.pod_labels
-    return all(labels.get(k) == v for k, v in service.selector.items())
+    if labels is UNKNOWN:
+        raise Undecidable(f"the label set of the pods of {g.kind} `{g.name}`")
+    if not all(labels.get(k) == v for k, v in selector.items()):
+        return False
+    if service.namespace != g.namespace:
+        raise Undecidable(f"the namespace of Service `{service.name}` or of {g.kind} `{g.name}`")
+    return True
 
 
 def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:

@@ -171,6 +171,8 @@ class RuntimePortExposed(Rule):
             return
         exposed: dict[int, str] = {}
         for p in svc.ports:
+            if p is UNKNOWN:
+                raise Undecidable(f"a port of Service `{svc.name}`")
             if isinstance(p, int) and p in RUNTIME_PORTS:
                 exposed.setdefault(p, "")
         for target in svc.target_ports:

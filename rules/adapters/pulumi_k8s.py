@@ -1,0 +1,334 @@
+"""Kubernetes resources of a Pulumi program (``kubernetes:<group>/<version>:<Kind>``) -> the model.
+
+Part of the Pulumi adapter (:mod:`shardwise.rules.adapters.pulumi`). A resource's properties are
+its manifest (``apiVersion``/``kind``/``metadata``/``spec``), read by the Kubernetes adapter
+(:func:`~shardwise.rules.adapters.k8s.inventory_from_objects`); ``metadata.name`` defaults to the
+resource name.
+
+At preview a manifest may hold unknown values. An unknown never reads as absent for a field a rule
+reads:
+
+- the fields the Kubernetes readers take as unknown are handed to them as such: a container's
+  ``image``, an env ``value``, a ``command``/``args`` word (an unresolved ``$(VAR)``), the pod's
+  ``nodeSelector``, resource quantities, ``envFrom`` sources, ``securityContext.privileged``, a
+  Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
+- every other unknown is left out for the readers, and the model field it would have filled is set
+  to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
+  policy, autoscaler bounds, probe timings, the namespace (read as ``<unknown>``), a Service's
+  selector and ports, the pods' labels, a container's whole ``env`` (every variable unknown), a
+  NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
+  containers or one container is unknown is reported as a workload that cannot be checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..model import (
+    UNKNOWN,
+    UNKNOWN_NAMESPACE,
+    UNKNOWN_TOKEN,
+    EnvSource,
+    Inventory,
+    LaunchIssue,
+    Location,
+    Suppression,
+    UnknownEnv,
+)
+
+if TYPE_CHECKING:
+    from .pulumi import PulumiResource
+
+_K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
+_PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
+_PROBE_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds": "period_seconds",
+                 "failureThreshold": "failure_threshold", "timeoutSeconds": "timeout_seconds"}
+#: Keys under which a pod template sits (Deployment and friends, LeaderWorkerSet, Job in CronJob).
+_TEMPLATES = ("template", "leaderTemplate", "workerTemplate", "jobTemplate")
+
+
+def kubernetes_api(type_token: str) -> tuple[str, str] | None:
+    """``kubernetes:apps/v1:Deployment`` -> (``apps/v1``, ``Deployment``); None for non-objects."""
+    parts = type_token.split(":")
+    if len(parts) != 3 or parts[0] != "kubernetes":
+        return None
+    module, kind = parts[1], parts[2]
+    if module in _K8S_SKIP_MODULES or module.startswith(("yaml", "helm.sh", "kustomize")):
+        return None
+    if kind.endswith(("Patch", "List")) or "/" not in module:
+        return None
+    api_version = module[len("core/"):] if module.startswith("core/") else module
+    return api_version, kind
+
+
+# ---------------------------------------------------------------------------------------------
+# Unknown values
+# ---------------------------------------------------------------------------------------------
+
+Path = tuple[Any, ...]
+
+
+def _read_as_unknown(path: Path) -> bool:
+    """Whether the Kubernetes readers take an unknown at ``path`` as unknown (see the module doc)."""
+    n = len(path)
+    if n >= 3 and path[-3] == "containers" and path[-1] == "image":
+        return True
+    if n >= 3 and path[-3] == "env" and path[-1] == "value":
+        return True
+    if "nodeSelector" in path and path.index("nodeSelector") >= n - 2:
+        return True
+    if n >= 3 and path[-3] == "resources" and path[-2] in ("limits", "requests") \
+            and path[-1] != "vpc.amazonaws.com/efa":
+        return True
+    if n >= 3 and path[-3] == "envFrom" and path[-1] in ("configMapRef", "secretRef", "prefix"):
+        return True
+    if n >= 2 and path[-2] in ("configMapRef", "secretRef") and path[-1] == "name":
+        return True
+    if n >= 2 and path[-2:] == ("securityContext", "privileged"):
+        return True
+    if n >= 2 and path[-2] == "spec" and path[-1] in ("hostNetwork", "hostIPC", "hostPID"):
+        return True
+    if path == ("spec", "type"):
+        return True
+    if n == 4 and path[:2] == ("spec", "ports") and path[3] == "targetPort":
+        return True
+    return n == 2 and path[0] in ("data", "stringData")
+
+
+_DROP = object()
+
+
+def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Path]]:
+    """The manifest for the Kubernetes readers (see the module doc) and the paths of its unknowns."""
+    unknown: list[Path] = []
+
+    def walk(v: Any, path: Path) -> Any:
+        if v is UNKNOWN:
+            unknown.append(path)
+            return UNKNOWN if _read_as_unknown(path) else _DROP
+        if isinstance(v, dict):
+            out: dict[str, Any] = {}
+            for k, x in v.items():
+                y = walk(x, (*path, k))
+                if y is _DROP and k in ("args", "command") and len(path) >= 2 and path[-2] == "containers":
+                    y = [UNKNOWN_TOKEN]  # a whole command line not known: a word that may carry anything
+                if y is not _DROP:
+                    out[k] = y
+            return out
+        if isinstance(v, list):
+            items = []
+            for i, x in enumerate(v):
+                y = walk(x, (*path, i))
+                if y is _DROP:
+                    if path and path[-1] in ("args", "command"):
+                        items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
+                    continue
+                items.append(y)
+            return items
+        return v
+
+    manifest = walk({k: v for k, v in props.items() if not str(k).startswith("__")}, ())
+    return manifest, unknown
+
+
+def _at(props: Mapping[str, Any], path: Path) -> Any:
+    node: Any = props
+    for key in path:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
+
+
+def _pod_template(path: Path, kind: Any) -> Path | None:
+    """The path of the pod template ``path`` lies in (``()`` for a Pod), or None."""
+    for i in range(len(path) - 1, -1, -1):
+        if path[i] in _TEMPLATES:
+            return path[:i + 1]
+    return () if kind == "Pod" else None
+
+
+def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unknown: list[Path],
+                      subject: Callable[[], str], loc: Location) -> None:
+    """Put UNKNOWN on the model fields of the unknowns the readers did not see (see the module doc)."""
+    for path in unknown:
+        if _read_as_unknown(path):
+            continue
+        tail = path[-3:]
+        template = _pod_template(path, kind)
+        rel = path[len(template):] if template is not None else ()
+        if path == ("spec", "replicas"):
+            for g in inv.groups:
+                g.replicas = UNKNOWN
+        elif path == ("spec", "leaderWorkerTemplate", "restartPolicy"):
+            for g in inv.groups:
+                g.restart_policy = UNKNOWN
+        elif path == ("spec", "leaderWorkerTemplate", "size"):
+            for g in inv.groups:
+                g.pods_per_group = UNKNOWN
+        elif path in (("spec", "minReplicas"), ("spec", "minReplicaCount")):
+            for a in inv.autoscalers:
+                a.min_replicas = UNKNOWN
+        elif path in (("spec", "maxReplicas"), ("spec", "maxReplicaCount")):
+            for a in inv.autoscalers:
+                a.max_replicas = UNKNOWN
+        elif path in (("metadata",), ("metadata", "namespace")):
+            namespaced: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies,
+                                     *inv.autoscalers, *inv.config_maps, *inv.pod_ports]
+            for obj in namespaced:
+                obj.namespace = UNKNOWN_NAMESPACE
+            if kind == "Pod" and path == ("metadata",):
+                _unknown_labels(inv)
+        elif kind == "NetworkPolicy" and path[:1] == ("spec",):
+            for np in inv.network_policies:  # never mistaken for a policy that selects every pod
+                np.pod_selector = {**np.pod_selector, UNKNOWN_NAMESPACE: UNKNOWN_NAMESPACE}
+        elif kind == "Service" and path[:2] == ("spec", "selector"):
+            for s in inv.services:
+                s.selector = UNKNOWN
+        elif kind == "Service" and len(path) == 4 and path[:2] == ("spec", "ports") and path[3] == "port":
+            entry = _at(props, path[:3])
+            for s in inv.services:  # the reader left the port out (and took no targetPort from it)
+                s.ports.append(UNKNOWN)
+                if not isinstance(entry, Mapping) or "targetPort" not in entry:
+                    s.target_ports.append(UNKNOWN)
+        elif kind == "Service" and path[:2] == ("spec", "ports"):  # the whole list, or one entry
+            for s in inv.services:
+                s.ports.append(UNKNOWN)
+                s.target_ports.append(UNKNOWN)
+        elif kind == "Service" and path == ("spec",):
+            for s in inv.services:
+                s.type, s.selector = UNKNOWN, UNKNOWN
+                s.target_ports.append(UNKNOWN)
+        elif template is not None and (rel[:2] == ("metadata", "labels") or (template and rel == ("metadata",))):
+            _unknown_labels(inv)
+        elif template and rel == ():  # the whole pod template
+            _unknown_labels(inv)
+            _cannot_read(inv, subject(), f"its pod template ({_dotted(path)})", loc)
+        elif template is not None and (rel in (("spec",), ("spec", "containers"))
+                                       or (len(rel) == 3 and rel[:2] == ("spec", "containers"))):
+            what = "one of its containers" if len(rel) == 3 else "its container list" if rel[-1] == "containers" \
+                else "its pod spec"
+            _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc)
+        elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
+            _cannot_read(inv, subject(), "its spec", loc)
+        elif template is not None and len(rel) == 4 and rel[:2] == ("spec", "tolerations") and isinstance(rel[2], int):
+            for g in inv.groups:  # the reader kept the entry without the field: make the field unknown
+                if rel[2] < len(g.tolerations) and rel[3] in ("key", "operator", "value", "effect"):
+                    g.tolerations[rel[2]] = dataclasses.replace(g.tolerations[rel[2]], **{rel[3]: UNKNOWN})
+        elif template is not None and rel[:2] == ("spec", "affinity"):
+            for g in inv.groups:  # which pools the pods may land on is not known
+                g.node_selector, g.pool = UNKNOWN, None
+        elif template is not None and (rel == ("spec", "securityContext")
+                                       or (len(rel) >= 4 and rel[1] == "containers" and rel[3] == "securityContext")):
+            containers = ([c for g in inv.groups for c in g.containers] if len(rel) == 2
+                          else _containers_at(inv, props, path[:path.index("securityContext")]))
+            for c in containers:  # every setting the rules read is unknown
+                sc = c.security
+                if len(rel) > 2:
+                    sc.privileged = UNKNOWN
+                    if len(rel) == 4 or rel[4] == "capabilities":
+                        sc.capabilities_add.append("<unknown>")
+                sc.seccomp = UNKNOWN
+        elif len(path) >= 3 and (path[-1] == "envFrom" or path[-2] == "envFrom"):
+            at = path[:-1] if path[-1] == "envFrom" else path[:-2]
+            for c in _containers_at(inv, props, at):  # sources not known: any variable may come from them
+                c.env_from.append(EnvSource("configMap", UNKNOWN, "", c.location))
+        elif kind == "ConfigMap" and path in (("data",), ("stringData",)):
+            for cm in inv.config_maps:
+                cm.data = UnknownEnv(cm.data)
+        elif len(path) >= 3 and path[-3] == "containers" and path[-1] == "name":
+            _cannot_read(inv, subject(), f"the name of a container ({_dotted(path)})", loc)
+        elif len(path) >= 2 and (path[-1] == "env" or path[-2] == "env" or tail[0] == "env"):
+            env_path = path[:path.index("env", len(path) - 3) + 1] if "env" in tail else path
+            for c in _containers_at(inv, props, env_path[:-1]):
+                c.env = UnknownEnv(c.env)
+        elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_FIELDS:
+            for c in _containers_at(inv, props, path[:-2]):
+                probe = c.probes.get(_PROBES[path[-2]])
+                if probe is not None:
+                    setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
+
+
+def _unknown_labels(inv: Inventory) -> None:
+    for g in inv.groups:
+        g.pod_labels = UNKNOWN
+    for p in inv.pod_ports:
+        p.labels = UNKNOWN
+
+
+def _dotted(path: Path) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location) -> None:
+    reason = (f"{what} is not known until the preview's unknown values are (a computed value); lint the "
+              "`pulumi up` state, or pass the value as a literal")
+    if not any(i.subject == subject and i.reason == reason for i in inv.launch_issues):
+        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc))
+
+
+def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
+    """The model containers of the container the (original) ``path`` points at."""
+    raw = _at(props, path)
+    if not isinstance(raw, Mapping):
+        return []
+    return [c for g in inv.groups for c in g.containers if c.name == raw.get("name")]
+
+
+def _fill_locations(inv: Inventory, loc: Location) -> None:
+    """Give every location the object's URN (and its file/line where the adapter had none)."""
+    def fix(x: Location) -> Location:
+        if x.urn == loc.urn and (x.file or not loc.file):
+            return x
+        return Location(x.file or loc.file, x.line or loc.line, loc.urn)
+
+    def fix_supp(items: list[Suppression]) -> list[Suppression]:
+        return [dataclasses.replace(s, location=fix(s.location)) for s in items]
+
+    for g in inv.groups:
+        g.location = fix(g.location)
+        g.suppressions = fix_supp(g.suppressions)
+        g.engine.locations = {k: fix(v) for k, v in g.engine.locations.items()}
+        g.locations = {k: fix(v) for k, v in g.locations.items()}
+        for c in g.containers:
+            c.location = fix(c.location)
+    located: list[Any] = [*inv.services, *inv.ingresses, *inv.autoscalers, *inv.pools, *inv.launch_templates,
+                          *inv.network_policies, *inv.launch_issues, *inv.config_maps]
+    for obj in located:
+        obj.location = fix(obj.location)
+        if hasattr(obj, "suppressions"):
+            obj.suppressions = fix_supp(obj.suppressions)
+
+
+def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
+    """One Kubernetes resource -> its inventory (see the module docstring)."""
+    from .k8s import inventory_from_objects
+
+    manifest, unknown = prepare_manifest(props)
+    manifest.setdefault("apiVersion", api[0])
+    manifest.setdefault("kind", api[1])
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict):
+        meta = manifest["metadata"] = {}
+    if ("metadata",) in unknown or ("metadata", "name") in unknown:
+        meta["name"] = UNKNOWN_NAMESPACE  # "<unknown>": matches no reference by name
+    elif not meta.get("name"):
+        meta["name"] = res.name
+    loc = res.location
+    inv = inventory_from_objects([(manifest, loc)])
+
+    def subject() -> str:
+        ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        if ("metadata", "namespace") in unknown:
+            ns = UNKNOWN_NAMESPACE
+        return f"{api[1]} {ns or 'default'}/{meta['name']}"
+
+    _restore_unknowns(inv, props, api[1], unknown, subject, loc)
+    _fill_locations(inv, loc)
+    return inv

@@ -335,6 +335,7 @@ class EngineSettings:
     enforce_eager: bool = False
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
+    kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.11+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -623,6 +624,10 @@ def size_deployment(
     stage = int(worst["stage"])
     lay = kv_layout.layout(model, s.tp, s.pp, kvb, stage, b.mla_cache)
     available = worst["avail"]
+    if engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None:
+        available = s.kv_cache_memory_bytes / GIB
+        notes.append(f"--kv-cache-memory-bytes: vLLM takes {available:.2f} GiB for the KV cache as given, "
+                     "without gpu_memory_utilization's budget")
 
     # ---- error band ------------------------------------------------------------------------------
     act_err = max(worst["act"] - worst["encoder"], 0.0) * e.activation_error + e.activation_floor_gib
@@ -632,6 +637,8 @@ def size_deployment(
     band = (worst["weights"] * e.weights_error + act_err + worst["encoder"] * e.encoder_error
             + nontorch_err + (e.cudagraph_error_gib if cg_in_budget else 0.0))
     band = max(band, 0.6, 0.04 * usable)
+    if engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None:
+        band = 0.0  # vLLM uses the figure given; nothing is estimated
 
     # ---- KV cache --------------------------------------------------------------------------------
     avail_bytes = available * GIB

@@ -115,6 +115,7 @@ class Behaviour:
     max_model_len_auto: bool = False
     concurrency_from_tokens: bool = False  # "Maximum concurrency" = tokens / max_model_len (before 0.9)
     mla_cache: bool = True  # MLA models cache one latent per token (0.7 and later); before, full heads
+    kv_cache_memory_flag: bool = False  # --kv-cache-memory-bytes sets the KV cache and skips the budget
     default_max_num_seqs_v0: int = 256
 
     @property
@@ -151,31 +152,34 @@ RANGES: tuple[Behaviour, ...] = (
         since="0.9.0", engine="v1", nontorch="increase", sampler="flashinfer", batch_tiers=_TIERS_V1,
         v0_below_cc80=True,
     ),
-    Behaviour(since="0.11.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1),
-    Behaviour(since="0.12.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1),
+    Behaviour(since="0.11.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
+              kv_cache_memory_flag=True),
+    Behaviour(since="0.12.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
+              kv_cache_memory_flag=True),
     Behaviour(
         since="0.14.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
-        chunked_local_hybrid=True, max_model_len_auto=True,
+        chunked_local_hybrid=True, max_model_len_auto=True, kv_cache_memory_flag=True,
     ),
     Behaviour(
         since="0.20.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
         chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        tokens_report="concurrency",
+        tokens_report="concurrency", kv_cache_memory_flag=True,
     ),
     Behaviour(
         since="0.21.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
         chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        tokens_report="concurrency",
+        tokens_report="concurrency", kv_cache_memory_flag=True,
     ),
     Behaviour(
         since="0.27.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
         chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        cudagraphs_in_budget_rocm=True, tokens_report="concurrency",
+        cudagraphs_in_budget_rocm=True, tokens_report="concurrency", kv_cache_memory_flag=True,
     ),
     Behaviour(
         since="0.28.0", engine="v1", nontorch="after-distributed", sampler="flashinfer",
         batch_tiers=_TIERS_V1_028, chunked_local_hybrid=True, max_model_len_auto=True,
         cudagraphs_in_budget=True, cudagraphs_in_budget_rocm=True, tokens_report="concurrency",
+        kv_cache_memory_flag=True,
     ),
 )
 
@@ -212,6 +216,9 @@ SOURCES: dict[str, str] = {
                                "get_max_concurrency_for_kv_cache_config (blocks per request) from 0.9.2",
     "mla_cache": "config.py ModelConfig.use_mla in 0.7.3 (absent in 0.6.6.post1, which pads DeepSeek's "
                  "head size to 256 and caches every KV head)",
+    "kv_cache_memory_flag": "engine/arg_utils.py --kv-cache-memory-bytes and v1/worker/gpu_worker.py "
+                            "determine_available_memory returning it without the budget in 0.11.0 (absent in "
+                            "0.10.1.1)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
 }

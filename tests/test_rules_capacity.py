@@ -52,6 +52,7 @@ EXPECTED = {
     ('SW102', 'fail'): [
         (17, 'Deployment serving/llama8b-l4-default-len', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will refuse to start; --max-model-len 26624 fits', None),
         (38, 'Deployment serving/llama8b-len-above-model', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag): max_model_len 200,000 is above the 131,072 tokens meta-llama/Llama-3.1-8B-Instruct allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); vLLM will refuse to start', None),
+        (59, 'Deployment serving/llama8b-l4-fixed-kv', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 32,768 tokens needs 4.00 GiB of KV cache per GPU; --kv-cache-memory-bytes gives it 2.00 GiB; vLLM will refuse to start; --max-model-len 16384 fits; cheapest change keeping max_model_len 32,768: --kv-cache-dtype fp8', None),
     ],
     ('SW102', 'pass'): [
     ],

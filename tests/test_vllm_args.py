@@ -343,3 +343,8 @@ def test_find_invocation_reports_form():
         "api_server", ["--model", "m"])
     assert find_vllm_invocation(["python3", "-m", "vllm.entrypoints.cli.main", "serve", "m"], [], {}) == (
         "serve", ["m"])
+
+
+def test_kv_cache_memory_bytes_is_a_human_readable_int():
+    e = parse(["vllm", "serve", "m/x", "--kv-cache-memory-bytes", "20G"])
+    assert e.extra == {"kv_cache_memory_bytes": 20 * 2**30}

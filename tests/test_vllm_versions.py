@@ -103,6 +103,8 @@ def test_kv_cache_manager_and_reporting_by_release():
     assert (behaviour("0.19.1").tokens_report, behaviour("0.20.0").tokens_report) == ("blocks", "concurrency")
     # --max-model-len auto: arg_utils.py 0.14.1 (absent in 0.13.0)
     assert (behaviour("0.13.0").max_model_len_auto, behaviour("0.14.1").max_model_len_auto) == (False, True)
+    # --kv-cache-memory-bytes: arg_utils.py 0.11.0, absent in 0.10.1.1
+    assert (behaviour("0.10.1.1").kv_cache_memory_flag, behaviour("0.11.0").kv_cache_memory_flag) == (False, True)
     # MLA's compressed cache: config.py use_mla in 0.7.3, absent in 0.6.6.post1
     assert (behaviour("0.6.6").mla_cache, behaviour("0.7.3").mla_cache) == (False, True)
     # V1 falls back to V0 below compute capability 8.0 in 0.8-0.10 (arg_utils.py _is_v1_supported_oracle)
@@ -112,7 +114,7 @@ def test_kv_cache_manager_and_reporting_by_release():
 def test_every_field_names_its_source():
     fields = {"engine", "nontorch", "sampler", "batch_tiers", "v0_chunked_tokens", "cudagraphs_in_budget",
               "hybrid_kv", "chunked_local_hybrid", "tokens_report", "max_model_len_auto", "concurrency_from_tokens",
-              "mla_cache"}
+              "mla_cache", "kv_cache_memory_flag"}
     assert fields <= set(vv.SOURCES)
     assert all(text.strip() for text in vv.SOURCES.values())
 

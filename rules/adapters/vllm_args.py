@@ -72,6 +72,7 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "host": ("host", "str"),
     "served-model-name": ("served_model_name", "names"),
     "data-parallel-size-local": ("data_parallel_size_local", "int"),
+    "kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
     "data-parallel-rank": ("data_parallel_rank", "int"),
     "data-parallel-start-rank": ("data_parallel_start_rank", "int"),
     "data-parallel-address": ("data_parallel_address", "str"),

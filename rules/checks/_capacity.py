@@ -137,6 +137,7 @@ def engine_settings(g: ServingGroup) -> EngineSettings:
         block_size=int(known(e.block_size, "block_size")) if e.block_size not in (None, 16) else None,
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+        kv_cache_memory_bytes=known(e.extra.get("kv_cache_memory_bytes"), "kv_cache_memory_bytes"),
     )
 
 

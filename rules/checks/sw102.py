@@ -52,11 +52,14 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             return  # SW101 speaks for a model whose weights may not fit
         fix = fits_instead(g, s, config)
         fix = f"; {fix}" if fix else ""
-        measured = (
-            f"one request of {s.max_model_len:,} tokens needs {s.needed_kv_gib:.2f} GiB of KV cache per GPU; "
-            f"about {s.available_kv_gib:.2f} GiB (±{s.error_band_gib:.1f}) is left after "
-            f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
-        )
+        need = f"one request of {s.max_model_len:,} tokens needs {s.needed_kv_gib:.2f} GiB of KV cache per GPU"
+        if s.error_band_gib == 0:  # --kv-cache-memory-bytes: vLLM takes the figure as given
+            measured = f"{need}; --kv-cache-memory-bytes gives it {s.available_kv_gib:.2f} GiB"
+        else:
+            measured = (
+                f"{need}; about {s.available_kv_gib:.2f} GiB (±{s.error_band_gib:.1f}) is left after "
+                f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
+            )
         if s.verdict == "refuses":
             yield hit(g, f"SW102: {where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
         else:

@@ -313,3 +313,14 @@ def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     [sw104] = [r for r in results if r["ruleId"] == "SW104"]
     assert sw104["locations"][0]["physicalLocation"]["region"] == {"startLine": 13}
+
+
+def test_a_parallelism_field_that_is_no_number_is_an_input_error_at_its_line():
+    text = ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n"
+            "  predictor:\n    model:\n      modelFormat: {name: huggingface}\n"
+            "      storageUri: hf://meta-llama/Llama-3.1-405B-Instruct\n"
+            "    workerSpec:\n      tensorParallelSize: 8\n      pipelineParallelSize: two\n")
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(text, "isvc.yaml")
+    assert (e.value.line, e.value.message) == (
+        11, "spec.predictor.workerSpec.pipelineParallelSize: expected an integer, got 'two'")

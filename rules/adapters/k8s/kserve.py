@@ -33,7 +33,7 @@ from .serving import (
     first_container,
     key_location,
     model_from_uri,
-    positive_int,
+    parallelism,
     synthetic_container,
     with_containers,
 )
@@ -111,13 +111,10 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     worker = as_map(predictor.get("workerSpec"))
     pods = 1
     if worker:
-        for key, flag in (("tensorParallelSize", "--tensor-parallel-size"),
-                          ("pipelineParallelSize", "--pipeline-parallel-size")):
-            value = positive_int(worker, key, None, loc, f"spec.predictor.workerSpec.{key}")
-            if value is not None:
-                implied.flags.append((flag, value, key_location(worker, key, file, loc)))
-                if key == "pipelineParallelSize":
-                    pods = value
+        values = parallelism(implied, worker, ("tensorParallelSize", "pipelineParallelSize"),
+                             "spec.predictor.workerSpec", loc, file)
+        stages = values["pipelineParallelSize"]
+        pods = 1 if stages is None else stages  # one pod per pipeline stage
     crd_group(inv, "InferenceService", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec,
               replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
     return True
@@ -182,12 +179,8 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
         if uri is not None:
             implied.model = (uri, key_location(model, "uri", file, loc))
         par = as_map(workload.get("parallelism"))
-        values: dict[str, Any] = {}
-        for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size"),
-                          ("data", "--data-parallel-size"), ("dataLocal", "--data-parallel-size-local")):
-            values[key] = positive_int(par, key, None, loc, f"{part}.parallelism.{key}")
-            if values[key] is not None:
-                implied.flags.append((flag, values[key], key_location(par, key, file, loc)))
+        values = parallelism(implied, par, ("tensor", "pipeline", "data", "dataLocal"), f"{part}.parallelism",
+                             loc, file)
         if par.get("expert") is True:
             implied.flags.append(("--enable-expert-parallel", True, key_location(par, "expert", file, loc)))
         template = as_map(workload.get("template"))

@@ -37,6 +37,7 @@ from .serving import (
     gpu_count,
     key_location,
     model_from_uri,
+    parallelism,
     positive_int,
     synthetic_container,
     with_containers,
@@ -189,11 +190,8 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         implied = Implied(entrypoint=("vllm", VLLM_SERVE))
         if uri is not None:
             implied.model = (uri, key_location(artifacts, "uri", file, loc))
-        par = as_map(part.get("parallelism"))
-        for key, flag in (("tensor", "--tensor-parallel-size"), ("data", "--data-parallel-size")):
-            value = positive_int(par, key, None, where, f"spec.{role}.parallelism.{key}")
-            if value is not None:
-                implied.flags.append((flag, value, key_location(par, key, file, where)))
+        parallelism(implied, as_map(part.get("parallelism")), ("tensor", "data"), f"spec.{role}.parallelism",
+                    where, file)
         pod_spec = with_containers(part, list(as_list(part.get("containers"))))
         accel = as_map(part.get("acceleratorTypes"))
         if accel.get("labelKey") and as_list(accel.get("labelValues")):

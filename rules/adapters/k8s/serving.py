@@ -57,6 +57,26 @@ def model_from_uri(uri: Any) -> str | None:
     return uri
 
 
+#: Resource fields that set vLLM's parallel layout, and the flags they stand for.
+PARALLELISM_FLAGS = {
+    "tensor": "--tensor-parallel-size", "pipeline": "--pipeline-parallel-size", "data": "--data-parallel-size",
+    "dataLocal": "--data-parallel-size-local", "tensorParallelSize": "--tensor-parallel-size",
+    "pipelineParallelSize": "--pipeline-parallel-size",
+}
+
+
+def parallelism(implied: Implied, d: Mapping[str, Any], keys: Sequence[str], path: str, loc: Location,
+                file: str | None) -> dict[str, Any]:
+    """Read ``keys`` of a parallelism mapping (``parallelism.tensor``, ``workerSpec.tensorParallelSize``)
+    into ``implied.flags``, each at its line; returns the values read (None where absent)."""
+    values: dict[str, Any] = {}
+    for key in keys:
+        values[key] = positive_int(d, key, None, loc, f"{path}.{key}")
+        if values[key] is not None:
+            implied.flags.append((PARALLELISM_FLAGS[key], values[key], key_location(d, key, file, loc)))
+    return values
+
+
 def key_location(d: Any, key: str, file: str | None, default: Location) -> Location:
     if isinstance(d, LineDict) and key in d:
         return Location(file, d.line_of(key))

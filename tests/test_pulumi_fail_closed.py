@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pulumi_preview import DEP_T, IN_T, LT_T, NG_T, NP_T, RULE_T, SG_T, U, urn
+from pulumi_preview import step as _step
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources
 from shardwise.rules.cli import main
@@ -25,27 +27,7 @@ from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN
 from shardwise.rules.registry import ALL_RULES
 
-U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string
-PREFIX = "urn:pulumi:dev::llm::"
-SG_T = "aws:ec2/securityGroup:SecurityGroup"
-RULE_T = "aws:ec2/securityGroupRule:SecurityGroupRule"
-IN_T = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
-LT_T = "aws:ec2/launchTemplate:LaunchTemplate"
-NG_T = "aws:eks/nodeGroup:NodeGroup"
-DEP_T = "kubernetes:apps/v1:Deployment"
-NP_T = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 UNDECIDED = "is not known (a computed value or an unresolved reference)"
-
-
-def urn(type_: str, name: str) -> str:
-    return f"{PREFIX}{type_}::{name}"
-
-
-def _step(type_: str, name: str, inputs: dict[str, Any], deps: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    state: dict[str, Any] = {"urn": urn(type_, name), "type": type_, "inputs": inputs, "outputs": {}}
-    if deps:
-        state["propertyDependencies"] = deps
-    return {"op": "create", "urn": urn(type_, name), "newState": state}
 
 
 def preview() -> dict[str, Any]:

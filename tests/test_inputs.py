@@ -461,3 +461,38 @@ def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch
         "{{ … }} is not YAML; render the template first (helm template …)")
     assert lines[-1].startswith("shardwise: 1 file read, 1 workload, 0 mandatory, ")
     assert lines[-1].endswith(" — failed: 1 input error")
+
+
+def test_a_bug_on_one_file_is_reported_on_that_file_and_the_others_are_linted(work, capsys, monkeypatch):
+    import shardwise.rules.adapters.k8s as k8s
+
+    real = k8s.inventory_from_documents
+
+    def flaky(docs, text, file):
+        if file.endswith("b.yaml"):
+            raise KeyError("spec")
+        return real(docs, text, file)
+
+    monkeypatch.setattr(k8s, "inventory_from_documents", flaky)
+    monkeypatch.delenv("SHARDWISE_DEBUG", raising=False)
+    put(work, "d/a.yaml", vllm_deployment("a"))
+    put(work, "d/b.yaml", vllm_deployment("b"))
+    rc, out, _ = lint(capsys, "d", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 2
+    assert doc["input_errors"] == [{"file": "d/b.yaml", "line": None, "message": (
+        "internal error while reading this file: KeyError: 'spec' (set SHARDWISE_DEBUG=1 for the traceback; please "
+        "report it)")}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/a"]
+    monkeypatch.setenv("SHARDWISE_DEBUG", "1")
+    with pytest.raises(KeyError):
+        read_inputs(["d"], jobs=1)
+
+
+def test_a_stack_environment_written_as_json_text_is_checked_as_json(work, capsys):
+    put(work, "Pulumi.dev.yaml", 'config:\n  shardwise:environment: \'{"name": "dev", "name": "prod"}\'\n')
+    rc, out, _ = lint(capsys, "Pulumi.dev.yaml", "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [{
+        "file": "Pulumi.dev.yaml", "line": 2,
+        "message": 'shardwise:environment: not a mapping nor JSON: duplicate key "name": an object\'s keys must be '
+                   "unique, keep one"}])

@@ -146,9 +146,17 @@ def load_text(text: str, file: str) -> Inventory:
         return _load_text(text, file, inv)
     except InputError as e:  # an error about the whole file
         inv.errors.append(e)
-        if file not in inv.sources:
-            inv.sources.append(file)
-        return inv
+    except RecursionError:
+        inv.errors.append(InputError("nested too deeply to read", file))
+    except Exception as e:  # noqa: BLE001 - a bug on one file must not hide the others; it fails the run
+        if os.environ.get("SHARDWISE_DEBUG"):
+            raise
+        inv = Inventory(errors=[InputError(
+            f"internal error while reading this file: {type(e).__name__}: {e} (set SHARDWISE_DEBUG=1 for the "
+            "traceback; please report it)", file)])
+    if file not in inv.sources:
+        inv.sources.append(file)
+    return inv
 
 
 def _load_text(text: str, file: str, inv: Inventory) -> Inventory:

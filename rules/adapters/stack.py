@@ -14,7 +14,6 @@ at the spec entry each object comes from (``services[1]`` → the line of that l
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -170,12 +169,13 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
     value = config[key]
     key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
     if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
+        from . import parse_json  # NaN, duplicate keys and bad escapes are errors here too
+
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{key}: not a mapping nor JSON: {e.msg}", path, key_line) from None
-        except RecursionError:
-            raise InputError(f"{key}: JSON nested too deeply", path, key_line) from None
+            value = parse_json(value, path)
+        except InputError as e:
+            raise InputError(f"{key}: not a mapping nor JSON: {e.message.removeprefix('cannot parse JSON: ')}",
+                             path, key_line) from None
     if not isinstance(value, Mapping):
         raise InputError(f"{key}: expected a mapping, got {type(value).__name__}", path, key_line)
     return spec_from_value(value, path, value, key_line), value

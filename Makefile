@@ -46,6 +46,7 @@ docs: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_lint.py
 	$(BIN)/python benchmarks/bench_pack.py
+	$(BIN)/python benchmarks/bench_corpus.py
 
 bench-engine: setup engine
 	$(BIN)/python benchmarks/bench_engine.py

@@ -1,0 +1,179 @@
+"""How much of a corpus in the real shapes ``shardwise lint`` recognises, lints and reports.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_corpus.py [--repos 60] [--seed 0] [--out bench-out]
+
+It writes the corpus of ``gen_corpus.py`` (repositories mixing plain workloads with GKE, EKS,
+Karpenter and GPU Feature Discovery placement, serving custom resources, Helm output with one broken
+document, and files that are no input), then lints it two ways, in-process through
+``shardwise.rules.cli.main``:
+
+1. **each file alone**, ``shardwise lint FILE --format json --output R``, as a user trying the tool
+   on one manifest would: a run *produced a report* when ``R`` was written and is a JSON report,
+   whatever the exit status (2 for an input error is right for a broken file, as long as the report
+   is there);
+2. **the whole corpus at once**, as CI would: one run, one report, its exit status and its time.
+
+For every shape and in total it prints, against the generator's ground truth (``corpus.json``):
+
+- *files*, *workloads*: files of the shape and vLLM workloads they hold;
+- *recognised*: workloads the report lists (per file at most as many as the file holds; more is
+  counted apart as *extra*);
+- *sized*: recognised workloads the capacity model sized (a KV-cache figure in the report's workload
+  row: model, GPU and layout all known);
+- *undecided*: recognised workloads with at least one finding that says it cannot decide;
+- *input errors*: reported against the broken documents the generator wrote (*expected*);
+- *skipped*: files that are no input and were skipped as such (not read, not an error);
+- *reports*: per-file runs that produced a report.
+
+Figures go to stdout and to ``OUT/bench_corpus.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import gen_corpus  # noqa: E402  (a sibling script, not a package)
+
+COLUMNS = ("files", "workloads", "recognised", "extra", "sized", "undecided", "errors", "expected errors",
+           "skipped", "reports")
+
+
+def lint_json(paths: list[str], report: str) -> tuple[int, dict[str, Any] | None, str]:
+    """(exit status, the JSON report or None when none was written, stderr) of one in-process lint."""
+    from shardwise.rules.cli import main
+
+    if os.path.exists(report):
+        os.remove(report)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["lint", *paths, "--format", "json", "--output", report, "--jobs", "1"])
+    try:
+        with open(report, encoding="utf-8") as fh:
+            return code, json.load(fh), err.getvalue()
+    except (OSError, ValueError):
+        return code, None, err.getvalue()
+
+
+def tally(entry: dict[str, Any], doc: dict[str, Any] | None, path: str) -> dict[str, int]:
+    """One file's figures (see the module docstring) from its own report."""
+    row = dict.fromkeys(COLUMNS, 0)
+    row["files"] = 1
+    row["workloads"] = entry["workloads"]
+    row["expected errors"] = entry["broken"]
+    if doc is None:
+        return row
+    row["reports"] = 1
+    workloads = [w for w in doc["workloads"] if w["file"] == path]
+    found = len(workloads)
+    row["recognised"] = min(found, entry["workloads"])
+    row["extra"] = max(0, found - entry["workloads"])
+    row["sized"] = min(row["recognised"], sum(1 for w in workloads if w["kv_cache_tokens"] is not None))
+    undecided = {f["subject"] for f in doc["findings"] if f["undecided"] and not f["suppressed"]}
+    row["undecided"] = min(row["recognised"], sum(1 for w in workloads if w["subject"] in undecided))
+    row["errors"] = len(doc["input_errors"])
+    row["skipped"] = int(any(s["file"] == path for s in doc["skipped_files"]))
+    return row
+
+
+def table(rows: dict[str, dict[str, int]]) -> str:
+    head = ["shape", *COLUMNS]
+    body = [[shape, *(str(r[c]) for c in COLUMNS)] for shape, r in rows.items()]
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join(fmt.format(*x) for x in [head, *body])
+
+
+def markdown(rows: dict[str, dict[str, int]]) -> str:
+    lines = ["| shape | " + " | ".join(COLUMNS) + " |", "|---|" + "---:|" * len(COLUMNS)]
+    lines += [f"| {shape} | " + " | ".join(str(r[c]) for c in COLUMNS) + " |" for shape, r in rows.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repos", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"))
+    args = ap.parse_args(argv)
+
+    out = os.path.join(args.out, "corpus")
+    entries = [e.__dict__ for e in gen_corpus.generate(out, args.repos, args.seed)]
+    repos = os.path.join(out, "repos")
+    report = os.path.join(args.out, "corpus-report.json")
+    print(f"corpus: {len(entries)} files, {sum(e['workloads'] for e in entries)} vLLM workloads, "
+          f"{sum(e['broken'] for e in entries)} broken documents, {sum(not e['input'] for e in entries)} files "
+          f"that are no input, in {args.repos} repositories under {os.path.relpath(repos, ROOT)}")
+
+    # 1. each file alone
+    rows: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COLUMNS, 0))
+    exits: Counter[int] = Counter()
+    no_report: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    for e in entries:
+        path = os.path.join(repos, e["file"])
+        code, doc, err = lint_json([path], report)
+        exits[code] += 1
+        if doc is None:
+            no_report[err.splitlines()[0].split(": ", 3)[-1][:90] if err else "(no message)"] += 1
+        for k, v in tally(e, doc, path).items():
+            rows[e["shape"]][k] += v
+    per_file_s = time.perf_counter() - t0
+    total = {c: sum(r[c] for r in rows.values()) for c in COLUMNS}
+    rows = dict(sorted(rows.items()))
+    rows["total"] = total
+    print()
+    print("== each file alone ==")
+    print(table(rows))
+    print(f"exit statuses: {dict(sorted(exits.items()))}; {total['reports']} of {total['files']} runs produced a "
+          f"report ({per_file_s:.1f} s for {len(entries)} runs)")
+    for why, n in no_report.most_common():
+        print(f"  no report ×{n}: {why}")
+
+    # 2. the whole corpus at once
+    t0 = time.perf_counter()
+    code, doc, err = lint_json([repos], report)
+    whole_s = time.perf_counter() - t0
+    print()
+    print("== the whole corpus in one run ==")
+    if doc is None:
+        first = err.splitlines()[0] if err else "(no message)"
+        print(f"exit {code}, NO report ({whole_s:.2f} s); stderr: {len(err.splitlines())} lines, first: {first}")
+        whole = {"exit": code, "report": False, "seconds": round(whole_s, 3)}
+    else:
+        s = doc["summary"]
+        undecided = {f["subject"] for f in doc["findings"] if f["undecided"] and not f["suppressed"]}
+        whole = {"exit": code, "report": True, "seconds": round(whole_s, 3), "files_read": s["files"],
+                 "workloads": s["workloads"], "sized": sum(1 for w in doc["workloads"] if w["kv_cache_tokens"]),
+                 "undecided": sum(1 for w in doc["workloads"] if w["subject"] in undecided),
+                 "input_errors": s["input_errors"], "skipped_files": sum(s["skipped_files"].values()),
+                 "findings": s["findings"]}
+        print(f"exit {code}, report written ({whole_s:.2f} s): {s['files']} files read, {s['workloads']} workloads "
+              f"({whole['sized']} sized, {whole['undecided']} undecided), {s['input_errors']} input errors, "
+              f"{whole['skipped_files']} files skipped, {s['findings']['mandatory']} mandatory and "
+              f"{s['findings']['advisory']} advisory findings")
+
+    print()
+    print(markdown(rows))
+    with open(os.path.join(args.out, "bench_corpus.json"), "w", encoding="utf-8") as fh:
+        json.dump({"per_file": rows, "exits": dict(exits), "no_report": dict(no_report), "whole": whole,
+                   "repos": args.repos, "seed": args.seed}, fh, indent=1)
+    print(f"\nfigures written to {os.path.relpath(os.path.join(args.out, 'bench_corpus.json'), ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

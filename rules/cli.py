@@ -1,8 +1,11 @@
 """The ``shardwise`` command: ``lint``, ``plan``, ``rules``, ``explain`` and ``docs``.
 
 Exit codes: 0 clean, 1 blocking findings (or ``docs --check`` found stale pages, or ``plan`` found
-no layout without a mandatory finding), 2 usage or input error. An input error is one line on
-stderr, ``shardwise: error: file:line: message``, never a traceback.
+no layout without a mandatory finding), 2 usage or input error. ``lint`` never stops at an input
+error: it reads and lints everything else, writes every report asked for with the input errors in
+it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message``
+when no text report is on the terminal), then exits 2. A usage error (a bad flag, a config file
+that cannot be read) stops before linting. Never a traceback.
 
 Imports are lazy: this module loads only :mod:`argparse` at import time, and each command imports
 what it needs (jinja2 only for Markdown, pydantic only when an adapter reads a stack file), so

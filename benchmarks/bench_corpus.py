@@ -13,7 +13,10 @@ document, and files that are no input), then lints it two ways, in-process throu
    on one manifest would: a run *produced a report* when ``R`` was written and is a JSON report,
    whatever the exit status (2 for an input error is right for a broken file, as long as the report
    is there);
-2. **the whole corpus at once**, as CI would: one run, one report, its exit status and its time.
+2. **each repository in one run**, as CI would: the same figures, with the files of a repository
+   seen together (node pools declared in one file place the workloads of another);
+3. **the whole corpus at once**, every repository in one run: one report, its exit status and its
+   time (a stress run: unrelated repositories share their node pools here).
 
 For every shape and in total it prints, against the generator's ground truth (``corpus.json``):
 
@@ -143,7 +146,34 @@ def main(argv: list[str] | None = None) -> int:
     for why, n in no_report.most_common():
         print(f"  no report ×{n}: {why}")
 
-    # 2. the whole corpus at once
+    # 2. each repository in one run
+    repo_rows: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COLUMNS, 0))
+    repo_exits: Counter[int] = Counter()
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for e in entries:
+        by_repo[e["file"].split("/", 1)[0]].append(e)
+    t0 = time.perf_counter()
+    for name, files in sorted(by_repo.items()):
+        code, doc, _ = lint_json([os.path.join(repos, name)], report)
+        repo_exits[code] += 1
+        for e in files:
+            row = tally(e, doc, os.path.join(repos, e["file"]))
+            row["errors"] = sum(1 for x in (doc or {}).get("input_errors", ())
+                                if x["file"] == os.path.join(repos, e["file"]))
+            row["reports"] = int(doc is not None)
+            for k, v in row.items():
+                repo_rows[e["shape"]][k] += v
+    per_repo_s = time.perf_counter() - t0
+    repo_total = {c: sum(r[c] for r in repo_rows.values()) for c in COLUMNS}
+    repo_rows = dict(sorted(repo_rows.items()))
+    repo_rows["total"] = repo_total
+    print()
+    print("== each repository in one run ==")
+    print(table(repo_rows))
+    print(f"exit statuses: {dict(sorted(repo_exits.items()))}; {sum(repo_exits.values())} runs, "
+          f"{per_repo_s:.1f} s; files whose repository's run produced a report: {repo_total['reports']}")
+
+    # 3. the whole corpus at once
     t0 = time.perf_counter()
     code, doc, err = lint_json([repos], report)
     whole_s = time.perf_counter() - t0
@@ -169,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(markdown(rows))
     with open(os.path.join(args.out, "bench_corpus.json"), "w", encoding="utf-8") as fh:
-        json.dump({"per_file": rows, "exits": dict(exits), "no_report": dict(no_report), "whole": whole,
+        json.dump({"per_file": rows, "exits": dict(exits), "no_report": dict(no_report),
+                   "per_repo": repo_rows,
+                   "repo_exits": dict(repo_exits), "whole": whole,
                    "repos": args.repos, "seed": args.seed}, fh, indent=1)
     print(f"\nfigures written to {os.path.relpath(os.path.join(args.out, 'bench_corpus.json'), ROOT)}")
     return 0

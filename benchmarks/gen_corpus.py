@@ -6,8 +6,9 @@ sit next to them, and the generator records, per file, how many vLLM workloads i
 is deliberately broken and whether it is no input at all, so a script can count what the linter
 recognised. The shapes (written for this project, in the forms the public docs describe):
 
-- plain workloads selecting GPUs by EKS instance type, GKE accelerator (GPU and TPU), Karpenter
-  instance family or GPU name, NVIDIA GPU Feature Discovery product, or a pinned hostname; a
+- one platform per repository (EKS with managed node groups, EKS with Karpenter NodePools, GKE, an
+  on-premises cluster), its workloads selecting GPUs by EKS instance type, Karpenter pool, GPU name or
+  family, GKE accelerator (GPU and TPU), NVIDIA GPU Feature Discovery product, or a pinned hostname; a
   StatefulSet launching ``python3 -m vllm.entrypoints.openai.api_server``; a LeaderWorkerSet over
   two nodes started with ``sh -c``; args-only containers on ROCm and Gaudi images; ``vllm serve
   serve MODEL`` (the image's entrypoint already says ``vllm serve``);
@@ -160,19 +161,31 @@ def gke_tpu(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
     return dump(deployment(name, ns, pod(c, sel, name, toleration="google.com/tpu"), replicas=1)), 1, 0
 
 
+def karpenter_pools(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """The repository's Karpenter NodePools, one per GPU family, and their EC2NodeClass."""
+    pools = [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": f"gpu-{gpu}"},
+              "spec": {"template": {
+                  "metadata": {"labels": {"karpenter.k8s.aws/instance-gpu-name": gpu}},
+                  "spec": {
+                      "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                      "requirements": [
+                          {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": [family]},
+                          {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
+                      "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}}}}
+             for gpu, family in KARPENTER_GPUS.items()]
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+                  "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
+                           "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1}}}
+    return dump(*pools, node_class), 0, 0
+
+
 def karpenter(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """A workload that one of the repository's NodePools places (by pool name, GPU name or family)."""
     gpu = rng.choice(list(KARPENTER_GPUS))
-    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": f"gpu-{gpu}"},
-            "spec": {"template": {"spec": {
-                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
-                "requirements": [
-                    {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": [KARPENTER_GPUS[gpu]]},
-                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
-                "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}}}}
     c = container(rng.choice(SMALL), 1, 1, rng)
     sel = rng.choice([{"karpenter.sh/nodepool": f"gpu-{gpu}"}, {"karpenter.k8s.aws/instance-gpu-name": gpu},
                       {"karpenter.k8s.aws/instance-family": KARPENTER_GPUS[gpu]}])
-    return dump(pool, deployment(name, ns, pod(c, sel, name))), 1, 0
+    return dump(deployment(name, ns, pod(c, sel, name))), 1, 0
 
 
 def gfd(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
@@ -390,12 +403,25 @@ def helm_duplicate_key(rng: random.Random, name: str, ns: str) -> tuple[str, int
 
 SHAPES: dict[str, Callable[[random.Random, str, str], tuple[str, int, int]]] = {
     "eks-instance-type": eks, "gke-accelerator": gke, "gke-tpu": gke_tpu, "karpenter": karpenter,
+    "karpenter-nodepools": karpenter_pools,
     "gpu-feature-discovery": gfd, "statefulset-api-server": statefulset, "leaderworkerset": lws,
     "rocm-args-only": rocm, "gaudi-args-only": gaudi, "vllm-serve-serve": serve_serve, "hostname-pinned": hostname,
     "local-model-path": local_model, "not-vllm": not_vllm, "kserve-huggingface": kserve_hf,
     "kserve-servingruntime": kserve_runtime, "kubeai-model": kubeai, "rayservice-serve-llm": rayservice,
     "raycluster-vllm-serve": raycluster, "dynamo-graph": dynamo, "helm-output": helm,
     "helm-output-broken-secret": helm_broken_secret, "helm-output-duplicate-key": helm_duplicate_key,
+}
+
+#: A repository deploys to one kind of platform; these are the shapes each holds (Helm output, a model
+#: by path and an application everywhere; a broken Helm output in some).
+COMMON = ["helm-output", "local-model-path", "not-vllm"]
+BROKEN = ["helm-output-broken-secret", "helm-output-duplicate-key"]
+PLATFORMS: dict[str, list[str]] = {
+    "eks": ["eks-instance-type", "statefulset-api-server", "leaderworkerset", "vllm-serve-serve", *COMMON],
+    "eks-karpenter": ["karpenter", "karpenter", "karpenter", *COMMON],
+    "gke": ["gke-accelerator", "gke-tpu", "rayservice-serve-llm", "kubeai-model", *COMMON],
+    "on-prem": ["gpu-feature-discovery", "hostname-pinned", "rocm-args-only", "gaudi-args-only", "dynamo-graph",
+                "kserve-huggingface", "kserve-servingruntime", "raycluster-vllm-serve", *COMMON],
 }
 
 # Files that are no input, as a repository holds them (path -> text).
@@ -424,12 +450,15 @@ def generate(out_dir: str, repos: int = 60, seed: int = 0) -> list[Entry]:
     if os.path.isdir(root):
         shutil.rmtree(root)
     entries: list[Entry] = []
-    shapes = list(SHAPES)
+    platforms = list(PLATFORMS)
     for r in range(repos):
-        repo = f"repo-{r:03d}"
-        half = len(shapes) // 2
-        picks = [shapes[(r * half + i) % len(shapes)] for i in range(half)]  # every shape, in turns
-        picks += rng.sample(shapes, 3)
+        platform = platforms[r % len(platforms)]
+        repo = f"repo-{r:03d}-{platform}"
+        picks = [*PLATFORMS[platform], *rng.sample(PLATFORMS[platform], 2)]
+        if platform == "eks-karpenter":
+            picks.insert(0, "karpenter-nodepools")
+        if rng.random() < 0.4:
+            picks.append(rng.choice(BROKEN))
         for i, shape in enumerate(picks):
             name = f"{shape.split('-')[0]}-{r:03d}-{i:02d}"
             text, workloads, broken = SHAPES[shape](rng, name, rng.choice(NAMESPACES))

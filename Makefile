@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-engine engine lint typecheck docs docs-check bench bench-engine clean
+.PHONY: setup demo test test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
 
 $(BIN)/shardwise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: setup
 # that run it; `make test` skips those when the CLI is not built.
 engine:
 	bash scripts/build-pulumi.sh
+
+# helm, kustomize, actionlint (tests) and kube-linter (benchmark) from their Go modules (~/.cache/shardwise-tools)
+tools:
+	bash scripts/build-tools.sh
 
 test-engine: setup engine
 	SHARDWISE_REQUIRE_ENGINE=1 $(BIN)/pytest -q -m engine

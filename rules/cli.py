@@ -69,6 +69,53 @@ def _version() -> str:
     return __version__
 
 
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """The options of one lint run, shared by ``lint`` and ``diff``."""
+    p.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="do not read paths matching GLOB (gitignore-like; repeatable; added to .shardwiseignore and the "
+        "config file's exclude)",
+    )
+    p.add_argument(
+        "--fail-on", choices=("advisory", "mandatory"), default=None,
+        help="lowest level that fails the run (default: mandatory, or fail_on in the config file)",
+    )
+    p.add_argument(
+        "--config", metavar="FILE",
+        help="config file (default: shardwise.toml or .shardwise.yaml in the current directory)",
+    )
+    p.add_argument(
+        "--kv-reserve", type=_ranged(float, 1.0, 10.0), metavar="X",
+        help="weights × X must fit the GPUs (room for KV cache and activations; default 1.4)",
+    )
+    p.add_argument(
+        "--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
+        help="p95 prompt+output tokens, for workloads that do not declare one",
+    )
+    p.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
+                   help="processes reading files when there are many (default: the CPUs available)")
+    p.add_argument(
+        "--model-dir", action="append", default=[], metavar="DIR",
+        help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "
+        "model_dirs in the config file)",
+    )
+    p.add_argument(
+        "--values", "-f", action="append", default=[], metavar="FILE",
+        help="a Helm values file for the chart directories given as PATH (repeatable, as helm template takes them)",
+    )
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="a Helm value for the chart directories given as PATH (repeatable, as helm template --set)",
+    )
+
+
+def _diff_format(spec: str) -> tuple[str, str | None]:
+    fmt, path = _format(spec)
+    if fmt not in ("markdown", "json"):
+        raise argparse.ArgumentTypeError(f"diff writes markdown or json, not {fmt!r}")
+    return fmt, path
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -92,41 +139,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("--output", "-o", metavar="FILE",
                       help="write the report (the one --format without =FILE) to FILE instead of stdout")
-    lint.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB",
-        help="do not read paths matching GLOB (gitignore-like; repeatable; added to .shardwiseignore and the "
-        "config file's exclude)",
-    )
-    lint.add_argument(
-        "--fail-on", choices=("advisory", "mandatory"), default=None,
-        help="lowest level that fails the run (default: mandatory, or fail_on in the config file)",
-    )
-    lint.add_argument(
-        "--config", metavar="FILE",
-        help="config file (default: shardwise.toml or .shardwise.yaml in the current directory)",
-    )
-    lint.add_argument(
-        "--kv-reserve", type=_ranged(float, 1.0, 10.0), metavar="X",
-        help="weights × X must fit the GPUs (room for KV cache and activations; default 1.4)",
-    )
-    lint.add_argument(
-        "--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
-        help="p95 prompt+output tokens, for workloads that do not declare one",
-    )
+    _add_run_options(lint)
     lint.add_argument("--no-color", action="store_true", help="never colour the text output")
-    lint.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
-                      help="processes reading files when there are many (default: the CPUs available)")
-    lint.add_argument(
-        "--model-dir", action="append", default=[], metavar="DIR",
-        help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "
-        "model_dirs in the config file)",
-    )
     lint.add_argument(
         "--fetch-configs", action="store_true",
         help="download the config.json of models shardwise does not know into the Hugging Face cache "
         "(needs huggingface_hub and network access; HF_TOKEN for gated models)",
     )
     lint.set_defaults(func=cmd_lint)
+
+    diff = sub.add_parser(
+        "diff",
+        help="what a change does to GPUs, nodes, KV cache, cost and findings, against a git ref",
+        description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
+        "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
+        "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
+        "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
+        "2 when the ref cannot be read or an input of the working tree cannot be read.",
+    )
+    diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
+    diff.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                      help="files or directories, relative to the current directory (default: .)")
+    diff.add_argument(
+        "--format", action="append", type=_diff_format, metavar="FMT[=FILE]", dest="formats",
+        help="markdown (default) or json, to FILE or stdout; repeatable: --format markdown=diff.md --format "
+        "json=diff.json",
+    )
+    diff.add_argument("--output", "-o", metavar="FILE",
+                      help="write the report (the one --format without =FILE) to FILE instead of stdout")
+    _add_run_options(diff)
+    diff.set_defaults(func=cmd_diff)
 
     plan = sub.add_parser(
         "plan",
@@ -235,46 +277,25 @@ def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _lint_options(args: argparse.Namespace) -> Any:
+    from .run import LintOptions
+
+    return LintOptions(
+        config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
+        exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
+        fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
+    )
+
+
 def cmd_lint(args: argparse.Namespace) -> int:
-    from .config import load_config
-    from .registry import ALL_RULES
-    from .report import destinations
+    from .report import destinations, render
+    from .run import lint_report
 
     try:
         outputs = destinations(args.formats, args.output)
     except ValueError as e:
         raise _Usage(str(e)) from None
-    settings = load_config(args.config, known_codes={r.meta.code for r in ALL_RULES})
-    if args.fail_on:
-        settings.fail_on = args.fail_on
-    if args.kv_reserve is not None:
-        settings.lint.kv_reserve = args.kv_reserve
-    if args.p95_context is not None:
-        settings.lint.p95_context_tokens = args.p95_context
-
-    from .adapters import read_inputs
-    from .adapters.select import Excludes, read_ignore_file
-    from .catalog import resolve
-
-    model_dirs = [*settings.model_dirs, *(os.path.abspath(d) for d in args.model_dir)]
-    for d in args.model_dir:
-        if not os.path.isdir(d):
-            _err(f"--model-dir {d}: not a directory")
-            return 2
-    resolve.configure(model_dirs=model_dirs)
-    excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *args.exclude])
-    inv = read_inputs(list(args.paths), jobs=args.jobs, excludes=excludes)
-    if args.fetch_configs:
-        fetched = resolve.fetch_unknown(inv.groups)
-        for model_id, outcome in fetched.items():
-            print(f"{PROG}: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)
-    inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
-
-    from .engine import run_rules
-    from .report import Report, metas_of, render
-
-    findings = run_rules(ALL_RULES, inv, settings.lint)
-    report = Report(findings, inv, settings, metas_of(ALL_RULES), list(args.paths))
+    report = lint_report(args.paths, _lint_options(args))
     failed: list[str] = []
     text_on_stdout = False
     for fmt, path in outputs:
@@ -297,6 +318,29 @@ def cmd_lint(args: argparse.Namespace) -> int:
             _err(str(error))
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import diff_refs, render_diff
+    from .report import destinations
+
+    try:
+        outputs = destinations(args.formats or [("markdown", None)], args.output)
+    except ValueError as e:
+        raise _Usage(str(e)) from None
+    result = diff_refs(args.base, args.paths, _lint_options(args))
+    for fmt, path in outputs:
+        text = render_diff(result, fmt)
+        if path is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    for error in result.head_errors:
+        _err(str(error))
+    print(result.summary_line(), file=sys.stderr)
+    return 2 if result.head_errors else 0
 
 
 # -------------------------------------------------------------------------------------- rules/explain

@@ -357,6 +357,7 @@ class ServingGroup:
     gpu_memory_gib_override: float | None = None
     p95_context: int | None = None
     target_concurrency: int | None = None  # declared concurrent sequences per replica (annotation)
+    output_tokens_per_second: float | None = None  # declared throughput of one replica (annotation)
     vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
     annotations: dict[str, str] = field(default_factory=dict)
     pod_labels: dict[str, str] = field(default_factory=dict)

@@ -56,6 +56,7 @@ from .spec import (
 from .vocab import (
     ANN_BASE_MODEL,
     ANN_IGNORE,
+    ANN_OUTPUT_TPS,
     ANN_P95,
     EFA_RESOURCE,
     GPU_RESOURCE,
@@ -172,6 +173,8 @@ def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str,
         ann[ANN_P95] = str(spec.p95_context_tokens)
     if spec.base_model:
         ann[ANN_BASE_MODEL] = spec.base_model
+    if spec.output_tokens_per_second:
+        ann[ANN_OUTPUT_TPS] = f"{spec.output_tokens_per_second:g}"
     ignore = ignore_annotation(spec.suppress)
     if ignore:
         ann[ANN_IGNORE] = ignore

@@ -149,6 +149,10 @@ class VllmServiceSpec(_Spec):
     replicas: int = Field(1, ge=0, le=1000, description="Replicas when autoscaling is off; else the start.")
     image: str = Field("vllm/vllm-openai:v0.11.0", description="Container image pinned by tag or digest.")
     p95_context_tokens: int | None = Field(None, ge=1, description="Declared p95 prompt+output length.")
+    output_tokens_per_second: float | None = Field(
+        None, gt=0, allow_inf_nan=False,
+        description="Output tokens per second one replica generates at the declared load (measured); "
+        "gives the cost per million output tokens.")
     base_model: str | None = Field(None, description="Catalog model whose shape an unknown model id has.")
     model_load_seconds: int = Field(900, ge=30, le=7200, description="Longest expected model load.")
     hf_token_secret: str | None = Field("hf-token", description="Secret with key HF_TOKEN; null for none.")
@@ -168,6 +172,8 @@ class VllmMultiNodeSpec(_Spec):
     image: str = "vllm/vllm-openai:v0.11.0"
     launcher: Literal["native", "ray"] = Field("native", description="vLLM's --nnodes launch or a Ray cluster.")
     p95_context_tokens: int | None = Field(None, ge=1)
+    output_tokens_per_second: float | None = Field(
+        None, gt=0, allow_inf_nan=False, description="Output tokens per second one group generates (measured).")
     base_model: str | None = None
     model_load_seconds: int = Field(1800, ge=30, le=7200)
     hf_token_secret: str | None = "hf-token"

@@ -1,20 +1,26 @@
 """The ``engine`` marker: tests that run the real Pulumi CLI built by ``scripts/build-pulumi.sh``.
 
 Without the built CLI they are skipped and the run says so and how to run them; with
-``SHARDWISE_REQUIRE_ENGINE=1`` (what ``.ci/run`` sets) a missing CLI fails them instead.
+``SHARDWISE_REQUIRE_ENGINE=1`` (what ``.ci/run`` sets) a missing CLI fails them instead. The ``tools``
+marker does the same for helm, kustomize and actionlint (``scripts/build-tools.sh``,
+``SHARDWISE_REQUIRE_TOOLS=1``).
 """
 
 from __future__ import annotations
 
 import pytest
 from engine_support import HOW, require_engine
+from tools_support import HOW as TOOLS_HOW
 
 _engine_tests: set[str] = set()
 _skipped: set[str] = set()
+_tool_tests: set[str] = set()
+_tools_skipped: set[str] = set()
 
 
 def pytest_collection_modifyitems(session, config, items):  # noqa: ARG001 - pytest's hook signature
     _engine_tests.update(item.nodeid for item in items if item.get_closest_marker("engine") is not None)
+    _tool_tests.update(item.nodeid for item in items if item.get_closest_marker("tools") is not None)
 
 
 @pytest.fixture(autouse=True)
@@ -26,8 +32,13 @@ def _engine_available(request: pytest.FixtureRequest) -> None:
 def pytest_runtest_logreport(report):
     if report.skipped and report.nodeid in _engine_tests:
         _skipped.add(report.nodeid)
+    if report.skipped and report.nodeid in _tool_tests:
+        _tools_skipped.add(report.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 - pytest's hook signature
     if _skipped:
         terminalreporter.write_line(f"shardwise: {len(_skipped)} engine tests were skipped (no Pulumi CLI): {HOW}.")
+    if _tools_skipped:
+        terminalreporter.write_line(f"shardwise: {len(_tools_skipped)} tests of helm, kustomize and actionlint were "
+                                    f"skipped (not built): {TOOLS_HOW}.")

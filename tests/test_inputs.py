@@ -378,13 +378,13 @@ def test_an_unreadable_directory_for_real(work, capsys):
 
 def test_selection_counts(work):
     put(work, "x/a.yaml", "")
-    put(work, "x/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")
+    put(work, "x/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")  # met while searching: skipped
     put(work, "x/notes.txt", "not an input suffix: not met at all\n")
     put(work, "x/.hidden/b.yaml", "")
     put(work, "x/node_modules/c.yaml", "")
     sel = select_inputs(["x", "missing"], Excludes.from_lines(["a.yaml"]))
     assert (sel.files, sel.skipped, sel.excluded, [str(e) for e in sel.errors]) == (
-        [], [("x/Chart.yaml", "Helm chart metadata")], ["x/a.yaml"], ["missing: no such file or directory"])
+        [], [("x/c/Chart.yaml", "Helm chart metadata")], ["x/a.yaml"], ["missing: no such file or directory"])
 
 
 # ------------------------------------------------------------------------------ several reports

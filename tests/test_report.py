@@ -127,6 +127,9 @@ def test_ordered_blocking_then_advisory_then_suppressed(report):
 # --------------------------------------------------------------------------------------- workloads
 
 
+KARPENTER_PRICES = "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/zz_generated.pricing_aws.go"
+
+
 def test_workload_summary_numbers_come_from_size_replica(report):
     w = report.workloads[0]
     # the workload has no container image: the current release is assumed, as for `latest`
@@ -144,6 +147,15 @@ def test_workload_summary_numbers_come_from_size_replica(report):
         "headroom_gib_per_gpu": round(s.headroom_gib_per_gpu, 2),
         "kv_cache_tokens": s.kv_cache_tokens, "max_concurrency": int(s.max_concurrency),
         "concurrency_at_p95": s.concurrency_at_expected_context, "starts": True, "note": None,
+        "data_parallel_size": 1,
+        # the pool names the H100 and 8 GPUs per node but no instance type: the catalog's 8-GPU H100 instance
+        # is assumed; 2 replicas × 4 GPUs share one node
+        "cost": {
+            "gpus": 8, "nodes": 1, "gpus_per_node": 8, "instance_type": "p5.48xlarge", "instance_assumed": True,
+            "price_per_hour_usd": 55.04, "price_source": KARPENTER_PRICES, "price_date": "2026-07-20",
+            "hourly_usd": 55.04, "monthly_usd": 40179.2, "output_tokens_per_second": None,
+            "usd_per_million_output_tokens": None, "note": None,
+        },
     }
     # the numbers themselves, from the documented formulas: 70.55B params × 2 B ÷ 4 GPUs
     assert w["weights_gib_per_gpu"] == round((70_553_706_496 * 2 / 4 + 131072 * 128 * 2) / 2**30, 2) == 32.89
@@ -469,11 +481,33 @@ def test_markdown_report(report):
     row = (
         f"| Deployment serving/llama70b | meta-llama/Llama-3.1-70B-Instruct | 8 = 2 × 4 × 1 | H100-SXM-80GB "
         f"| {w['weights_gib_per_gpu']:.1f} | {w['kv_cache_gib_per_gpu']:.1f} | {w['headroom_gib_per_gpu']:.1f} "
-        f"| {w['kv_cache_tokens']:,} | {w['max_concurrency']:,} @ 32,768 | {w['concurrency_at_p95']:,} @ 8,192 |"
+        f"| {w['kv_cache_tokens']:,} | {w['max_concurrency']:,} @ 32,768 | {w['concurrency_at_p95']:,} @ 8,192 "
+        "| 1 × p5.48xlarge* | $55.04 | $40,179.20 |"
     )
     assert row in md.splitlines()
     assert "| Deployment serving/other | meta-llama/Llama-3.1-8B-Instruct | 1 = 1 × 1 × 1 | – | – | – | – | – " \
-           "| – | – |" in md.splitlines()
+           "| – | – | – | – | – |" in md.splitlines()
+    # per-GPU memory of the sized workload, stacked: weights, KV in use, KV headroom, the rest of the GPU
+    weights, kv, headroom, total = (w["weights_gib_per_gpu"], w["kv_cache_gib_per_gpu"], w["headroom_gib_per_gpu"],
+                                    w["gpu_memory_gib"])
+    assert (weights, total) == (32.89, 79.19)
+    assert 0 < headroom < kv
+    assert (
+        "```mermaid\nxychart-beta\n"
+        '    title "Per-GPU memory (GiB)"\n'
+        '    x-axis ["llama70b"]\n'
+        '    y-axis "GiB per GPU" 0 --> 80\n'
+        f"    bar [{total:.1f}]\n"
+        f"    bar [{weights + kv:.1f}]\n"
+        f"    bar [{weights + kv - headroom:.1f}]\n"
+        "    bar [32.9]\n"
+        "```\n\n"
+        "Bars from the bottom: weights · KV cache the declared load uses · KV headroom (KV cache left after that "
+        "load) · the rest of the GPU's memory (activations, CUDA graphs, reserve). GiB per GPU, one replica.\n\n"
+        "Prices: on-demand Linux, us-east-1, per node-hour, a month of 730 hours; p5.48xlarge $55.04 "
+        f"({KARPENTER_PRICES}, published 2026-07-20); * instance type assumed from the GPU (the node pool names "
+        "none).\n"
+    ) in md
     assert "- Deployment serving/other: not sized — no GPU pool matches the workload" in md
     assert md.startswith("<!-- shardwise-report -->\n## shardwise report\n\n**❌ Failed** — 1 blocking finding "
                          "at or above `mandatory`.\n")

@@ -19,12 +19,15 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..model import Inventory
 from ..yamlsrc import load_documents, read_text
 from .select import Excludes, select_inputs
+
+if TYPE_CHECKING:
+    from .charts import Renderer
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile(
@@ -240,13 +243,15 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None) -> Inventory:
+def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None,
+                render: Renderer | None = None) -> Inventory:
     """Read every input into one inventory and match workloads to the pools declared anywhere.
 
     What could not be read is in ``errors`` (input errors with file and line, in input order), what is
     not an input in ``skipped_files``, and what ``excludes`` left out in ``excluded``. Many files are
     read by ``jobs`` processes (default: the CPUs this process may use), on platforms that can fork;
-    the result is the same as reading them one by one.
+    the result is the same as reading them one by one. Chart and kustomization directories among
+    ``paths`` are rendered by ``render`` (default: helm/kustomize from PATH, no values; :mod:`.charts`).
     """
     sel = select_inputs(list(paths), excludes)
     files = sel.files
@@ -261,6 +266,12 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     finally:
         if enabled:
             gc.enable()
+    if sel.renders:
+        from .charts import Renderer
+
+        renderer = render or Renderer()
+        for directory in sel.renders:
+            inv.extend(renderer.render(directory))
     inv.errors = sorted([*sel.errors, *inv.errors], key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)

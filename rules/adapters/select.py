@@ -13,6 +13,10 @@
   :mod:`.kinds` after parsing.
 - A path that does not exist or a directory that cannot be listed is an input error; the other
   paths are still read.
+- A Helm chart or Kustomize directory named on the command line (the directory, other than the
+  current one, or its ``Chart.yaml`` / ``kustomization.yaml``) is rendered (:mod:`.charts`), not
+  searched. Charts and kustomizations met while searching a tree, and ``.``, are searched: their files
+  are skipped by name as above, so a run over a repository reads the same files whatever it holds.
 """
 
 from __future__ import annotations
@@ -237,6 +241,7 @@ class Selection:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it is not an input)
     excluded: list[str] = field(default_factory=list)  # paths excluded (a directory ends with "/")
     errors: list[InputError] = field(default_factory=list)
+    renders: list[str] = field(default_factory=list)  # chart and kustomization directories named, to render
     order: dict[str, int] = field(default_factory=dict)  # every path met -> its place in the walk
 
     def place(self, path: str | None) -> int:
@@ -269,6 +274,12 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
             if excludes.excluded(p, True):
                 sel.excluded.append(p.rstrip("/") + "/")
                 continue
+            from .charts import to_render
+
+            if to_render(p) is not None:  # a chart or kustomization named: rendered, not searched
+                sel.order.setdefault(p, len(sel.order))
+                sel.renders.append(p)
+                continue
 
             def unreadable(e: OSError, top: str = p) -> None:
                 where = e.filename or top
@@ -289,7 +300,14 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
                     if f.endswith(INPUT_SUFFIXES):
                         consider(os.path.join(root, f))
         elif os.path.exists(p):
-            consider(p)
+            from .charts import to_render
+
+            target = to_render(p)
+            if target is not None:  # Chart.yaml or kustomization.yaml named: its directory is rendered
+                sel.order.setdefault(p, len(sel.order))
+                sel.renders.append(target)
+            else:
+                consider(p)
         else:
             sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))

@@ -71,6 +71,8 @@ class InstanceType:
     memory_gib: float = 0.0  # host memory
     network_gbps: float = 0.0
     price_per_hour_usd: float | None = None  # us-east-1 on-demand Linux, where public
+    price_source: str = ""  # where the price was read
+    price_date: str = ""  # when that source published it (ISO date)
     #: Accelerators one NVLink (or other scale-up) domain joins: the node's own count on HGX
     #: boards, 1 on PCIe-only nodes, more than ``gpus`` where the domain spans nodes (72 for a
     #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog._instance_index``.

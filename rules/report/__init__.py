@@ -51,12 +51,15 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
 
     The numbers are the capacity rules' own sizing of the group (computed once and cached on the
     group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
-    and the sizing fields are None.
+    and the sizing fields are None. ``cost`` is :func:`shardwise.rules.cost.workload_cost`: nodes,
+    instance type and on-demand price.
     """
     from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
+    from ..cost import workload_cost
 
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
+    dp = _int(e.data_parallel_size)
     gpu = gpu_of(g)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {
@@ -73,6 +76,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "replicas": replicas,
         "tensor_parallel_size": tp,
         "pipeline_parallel_size": pp,
+        "data_parallel_size": dp,
         "gpus_per_replica": tp * pp if tp and pp else None,
         "gpus_total": replicas * tp * pp if tp and pp and replicas is not None else None,
         "max_model_len": _int(e.max_model_len),
@@ -86,6 +90,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "concurrency_at_p95": None,
         "starts": None,
         "note": None,
+        "cost": workload_cost(g).as_dict(),
     }
     if g.model is None:
         out["note"] = g.model_error or g.model_unknown or "model unknown"

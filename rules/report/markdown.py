@@ -1,7 +1,9 @@
 """A pull-request comment in Markdown, rendered from ``templates/report.md.j2`` and its partials.
 
 Per workload a table row: GPUs = replicas × TP × PP, GPU type, weights / KV cache / headroom GiB
-per GPU, KV tokens, and the concurrency ceiling at max_model_len and at the p95 context. Then the
+per GPU, KV tokens, the concurrency ceiling at max_model_len and at the p95 context, nodes and the
+on-demand cost per hour and month (:mod:`shardwise.rules.cost`); then the per-GPU memory as a Mermaid
+chart (:mod:`.charts`) and the prices used, with their source and date. Then the
 findings: blocking first, then the rest, then suppressed ones with their reasons. Autoescape is off
 (this is Markdown, not HTML); table cells escape ``|``.
 """
@@ -44,6 +46,17 @@ def gpus(w: dict[str, Any]) -> str:
     return f"{total} = {r} × {tp} × {pp}"
 
 
+def money(value: Any) -> str:
+    return "–" if value is None else f"${value:,.2f}"
+
+
+def nodes(cost: dict[str, Any]) -> str:
+    """``2 × p5.48xlarge`` (``*`` when the instance type is assumed from the GPU)."""
+    if cost.get("nodes") is None:
+        return "–"
+    return f"{cost['nodes']} × {cost['instance_type']}{'*' if cost.get('instance_assumed') else ''}"
+
+
 def counts(by: dict[str, int]) -> str:
     """``{"ConfigMap": 2, "Secret": 1}`` as ``ConfigMap×2, Secret×1``."""
     return ", ".join(f"{k}×{n}" for k, n in by.items())
@@ -60,7 +73,8 @@ def environment(loader_dir: Path = TEMPLATES) -> Any:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus, counts=counts)
+    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus, counts=counts, money=money,
+                       nodes=nodes)
     return env
 
 
@@ -76,7 +90,16 @@ def render(report: Report, color: bool = False) -> str:
     blocking = [f for f in ordered if report.is_blocking(f)]
     advisory = [f for f in ordered if not f.suppressed and not report.is_blocking(f)]
     suppressed = [f for f in ordered if f.suppressed]
+    from .charts import memory_chart
+
+    priced = {w["cost"]["instance_type"]: w["cost"] for w in report.workloads
+              if w["cost"]["instance_type"] and w["cost"]["price_per_hour_usd"] is not None}
+    prices = [{"instance_type": k, "price_per_hour_usd": c["price_per_hour_usd"], "source": c["price_source"],
+               "date": c["price_date"]} for k, c in sorted(priced.items())]
     text = env.get_template("report.md.j2").render(
+        chart=memory_chart(report.workloads).rstrip("\n"),
+        prices=prices,
+        assumed=any(w["cost"]["instance_assumed"] for w in report.workloads),
         summary=report.summary(),
         input_errors=report.input_errors(),
         workloads=report.workloads,

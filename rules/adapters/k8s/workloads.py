@@ -27,7 +27,7 @@ from ...model import (
     ServingGroup,
     Suppression,
 )
-from ...vocab import ANN_P95, ANN_PRODUCTION, ANN_TARGET_CONCURRENCY, LWS_EXCLUSIVE
+from ...vocab import ANN_OUTPUT_TPS, ANN_P95, ANN_PRODUCTION, ANN_TARGET_CONCURRENCY, LWS_EXCLUSIVE
 from ...yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
@@ -63,6 +63,17 @@ def _positive(key: str, what: str, value: str, file: str | None, line: int | Non
 
 def _p95(value: str, file: str | None, line: int | None) -> int:
     return _positive(ANN_P95, "tokens", value, file, line)
+
+
+def _rate(key: str, value: str, file: str | None, line: int | None) -> float:
+    """A positive, finite number (``"1850"``, ``"2.4e3"``)."""
+    try:
+        rate = float(value.strip().replace("_", ""))
+    except ValueError:
+        raise InputError(f"{key}: expected a number of tokens per second, got {value!r}", file, line) from None
+    if not 0 < rate < float("inf"):
+        raise InputError(f"{key}: expected a positive number of tokens per second, got {value!r}", file, line)
+    return rate
 
 
 
@@ -107,6 +118,9 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     if ANN_TARGET_CONCURRENCY in ann:
         g.target_concurrency = _positive(ANN_TARGET_CONCURRENCY, "sequences", ann[ANN_TARGET_CONCURRENCY], file,
                                          ann_lines.get(ANN_TARGET_CONCURRENCY) or loc.line)
+    if ANN_OUTPUT_TPS in ann:
+        g.output_tokens_per_second = _rate(ANN_OUTPUT_TPS, ann[ANN_OUTPUT_TPS], file,
+                                           ann_lines.get(ANN_OUTPUT_TPS) or loc.line)
     if ANN_PRODUCTION in ann:
         g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
     g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)

@@ -1,0 +1,271 @@
+"""Helm charts and Kustomize directories: rendered by the real tools, then linted as manifests.
+
+A directory named on the command line (other than the current directory; or its ``Chart.yaml`` or
+kustomization file) that holds a ``Chart.yaml`` is rendered with
+``helm template RELEASE DIR [--values FILE]… [--set K=V]…`` (RELEASE is the directory's name), one that
+holds a ``kustomization.yaml`` (or ``.yml``, or ``Kustomization``) with ``kustomize build DIR``, else
+``kubectl kustomize DIR`` — whichever is on ``PATH``, as checkov does. Without the tool, the directory
+is an input error that says how to install it and how to render by hand. Directories met while
+searching a tree, and ``.``, are not rendered: their files are skipped as chart metadata, values and
+unrendered templates, so a run over a repository reads the same files whatever it holds and whatever
+tools are installed; name the chart or kustomization directory to render it.
+
+Where findings point. Helm writes ``# Source: CHART/templates/FILE`` above each document it renders;
+each document is read as if it were that template file (``DIR/templates/FILE``), and each rendered line
+is mapped to the template line it came from: the next template line, in order, whose literal text (the
+part before the first ``{{``) starts the rendered line. Lines a template produces through ``include``,
+``toYaml`` or ``tpl`` have no literal twin and point at the last matched line above them — the line
+that includes them (``resources:`` above ``{{- toYaml .Values.resources | nindent 12 }}``). Kustomize
+writes no sources: its documents point at the line of ``kustomize build`` output, in a file named
+``DIR/kustomization.yaml (kustomize build)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..model import Inventory, Location
+
+HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
+KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
+                     "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_SOURCE = re.compile(r"^# Source: (.+?)\s*$")
+_TIMEOUT_S = 120
+
+
+def to_render(path: str) -> str | None:
+    """The directory to render when ``path`` is named on the command line: a chart or kustomization
+    directory other than the current one, or the ``Chart.yaml`` or kustomization file of one; else None."""
+    if os.path.isdir(path):
+        if os.path.abspath(path) == os.getcwd():
+            return None
+        return path if render_kind(path) is not None else None
+    name = os.path.basename(path)
+    if name == "Chart.yaml" or name in KUSTOMIZATION_FILES:
+        return os.path.dirname(path) or "."
+    return None
+
+
+def render_kind(directory: str) -> str | None:
+    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None."""
+    if os.path.isfile(os.path.join(directory, "Chart.yaml")):
+        return "helm"
+    if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
+        return "kustomize"
+    return None
+
+
+@dataclass
+class Renderer:
+    """How charts are rendered in this run: ``--values`` files and ``--set`` values (Helm only)."""
+
+    values: list[str] = field(default_factory=list)
+    set_values: list[str] = field(default_factory=list)
+    which: Callable[[str], str | None] = shutil.which
+
+    def render(self, directory: str) -> Inventory:
+        """The inventory of one chart or kustomization directory; what fails is an input error of it."""
+        kind = render_kind(directory)
+        try:
+            if kind == "helm":
+                return self._helm(directory)
+            if kind == "kustomize":
+                return self._kustomize(directory)
+            raise InputError("neither a Helm chart (Chart.yaml) nor a Kustomize directory (kustomization.yaml)",
+                             directory)
+        except InputError as e:
+            inv = Inventory(sources=[directory])
+            inv.errors.append(e)
+            return inv
+
+    # ------------------------------------------------------------------------------------------ helm
+
+    def _helm(self, directory: str) -> Inventory:
+        helm = self.which("helm")
+        if helm is None:
+            raise InputError(
+                "this Helm chart cannot be rendered: the helm binary is not on PATH; install it from "
+                f"{HELM_INSTALL}, or render it yourself: helm template NAME {directory} | shardwise lint -",
+                os.path.join(directory, "Chart.yaml"))
+        release = os.path.basename(os.path.abspath(directory)).lower() or "release"
+        release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
+        cmd = [helm, "template", release, directory]
+        for v in self.values:
+            cmd += ["--values", v]
+        for s in self.set_values:
+            cmd += ["--set", s]
+        out = _run(cmd, os.path.join(directory, "Chart.yaml"), "helm template")
+        return helm_inventory(out, directory)
+
+    # ------------------------------------------------------------------------------------- kustomize
+
+    def _kustomize(self, directory: str) -> Inventory:
+        kustomize, kubectl = self.which("kustomize"), self.which("kubectl")
+        name = next(f for f in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(directory, f)))
+        where = os.path.join(directory, name)
+        if kustomize is not None:
+            cmd, what = [kustomize, "build", directory], "kustomize build"
+        elif kubectl is not None:
+            cmd, what = [kubectl, "kustomize", directory], "kubectl kustomize"
+        else:
+            raise InputError(
+                "this Kustomize directory cannot be built: neither kustomize nor kubectl is on PATH; "
+                f"install one from {KUSTOMIZE_INSTALL}, or build it yourself: kustomize build {directory} | "
+                "shardwise lint -", where)
+        if self.values or self.set_values:
+            raise InputError("--values and --set are Helm chart values; a Kustomize directory takes none", where)
+        out = _run(cmd, where, what)
+        from . import load_text
+
+        inv = load_text(out, f"{where} (kustomize build)")
+        return inv
+
+
+def _run(cmd: list[str], where: str, what: str) -> str:
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where) from None
+    except OSError as e:
+        raise InputError(f"cannot run {what}: {e.strerror or e}", where) from None
+    if proc.returncode != 0:
+        lines = [ln.strip() for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
+        raise InputError(f"{what} failed: {detail}", where)
+    return proc.stdout
+
+
+# ------------------------------------------------------------------------------------ source mapping
+
+
+def split_sources(rendered: str) -> list[tuple[str | None, str]]:
+    """``helm template`` output as ``(source, text)`` pieces, one per rendered document, in order; the
+    text starts on the line after the ``# Source:`` comment. Text before the first comment (or output
+    without any) has source None."""
+    pieces: list[tuple[str | None, list[str]]] = [(None, [])]
+    for line in rendered.splitlines(keepends=True):
+        m = _SOURCE.match(line.rstrip("\n"))
+        if m:
+            pieces.append((m.group(1), []))
+            continue
+        if line.rstrip() == "---":
+            continue  # the separator before the next "# Source:" belongs to no document
+        pieces[-1][1].append(line)
+    return [(src, "".join(lines)) for src, lines in pieces if src is not None or "".join(lines).strip()]
+
+
+def _literal(line: str) -> str:
+    """The part of a template line before its first action, stripped (``"image: "`` of
+    ``image: "{{ .Values.image }}"``)."""
+    return line.split("{{", 1)[0].strip()
+
+
+def line_map(rendered: str, template: str) -> list[int]:
+    """For each line of ``rendered`` (index 0 = line 1), the template line (1-based) it came from (see
+    the module docstring); 1 before the first match."""
+    literals = [_literal(t) for t in template.splitlines()]
+    out: list[int] = []
+    last = 0  # index of the last matched template line (-1 based: 0 means none yet)
+    for line in rendered.splitlines():
+        text = line.strip()
+        hit = None
+        if text and not text.startswith("#"):
+            for j in range(last, len(literals)):
+                lit = literals[j]
+                if lit and len(lit) >= 2 and not lit.startswith("#") and text.startswith(lit):
+                    hit = j + 1
+                    break
+        if hit is not None:
+            last = hit
+        out.append(last or 1)
+    return out
+
+
+def _chart_path(directory: str, source: str) -> str:
+    """``mychart/templates/x.yaml`` (as Helm names it) → ``DIR/templates/x.yaml``."""
+    parts = source.replace("\\", "/").split("/", 1)
+    return os.path.join(directory, parts[1]) if len(parts) == 2 else os.path.join(directory, source)
+
+
+def helm_inventory(rendered: str, directory: str) -> Inventory:
+    """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
+    pointing at its template file and line."""
+    from . import load_text
+
+    inv = Inventory()
+    for source, text in split_sources(rendered):
+        if source is None:
+            part = load_text(text, f"{directory} (helm template)")
+            inv.extend(part)
+            continue
+        path = _chart_path(directory, source)
+        virtual = f"{path} (rendered)"
+        part = load_text(text, virtual)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                template = fh.read()
+        except (OSError, UnicodeDecodeError):
+            template = None  # a subchart from a .tgz: point at the rendered document's own lines
+        if template is not None:
+            _relocate(part, virtual, path, _lookup(line_map(text, template)))
+        inv.extend(part)
+    if not inv.sources:
+        inv.sources.append(directory)
+    return inv
+
+
+def _lookup(mapping: list[int]) -> Callable[[int], int]:
+    return lambda n: mapping[n - 1] if 0 < n <= len(mapping) else n
+
+
+def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int]) -> None:
+    """Replace every location in ``obj`` (an inventory and what it holds) that names ``old``: file ``new``,
+    line mapped through ``line``."""
+    model_module = Location.__module__
+    seen: set[int] = set()
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, Location):
+            if value.file == old:
+                return Location(new, line(value.line) if value.line else value.line, value.urn)
+            return value
+        if isinstance(value, InputError):
+            if value.file == old:
+                value.file = new
+                if value.line:
+                    value.line = line(value.line)
+                value.args = (str(value),)
+            return value
+        if isinstance(value, str) or id(value) in seen:
+            return value
+        if isinstance(value, list):
+            seen.add(id(value))
+            value[:] = [fix(v) for v in value]
+        elif isinstance(value, dict):
+            seen.add(id(value))
+            for k in list(value):
+                value[k] = fix(value[k])
+        elif isinstance(value, tuple):
+            return type(value)(*map(fix, value)) if hasattr(value, "_fields") else tuple(fix(v) for v in value)
+        elif dataclasses.is_dataclass(value) and type(value).__module__ == model_module:
+            seen.add(id(value))
+            for f in dataclasses.fields(value):
+                current = getattr(value, f.name)
+                updated = fix(current)
+                if updated is not current:
+                    object.__setattr__(value, f.name, updated)
+        return value
+
+    fix(obj)
+    if isinstance(obj, Inventory):
+        obj.sources[:] = [new if s == old else s for s in obj.sources]
+        obj.skipped_files[:] = [(new if f == old else f, why) for f, why in obj.skipped_files]

@@ -1,0 +1,313 @@
+"""What a change does to capacity and cost: the tree at a base git ref against the working tree.
+
+:func:`diff_refs` extracts the base commit with ``git archive`` into a temporary directory, lints the
+same paths there (from the same place in the repository, so each tree's own config and ignore files
+apply) and in the working tree, and :func:`compare` puts the two reports side by side. Every figure
+comes from the lint reports (``Report.workloads``: the capacity rules' own sizing, and
+:mod:`shardwise.rules.cost`), nothing is sized twice.
+
+Per workload (matched by subject, ``Deployment serving/llama``): GPUs and their type, nodes and the
+instance type, replicas, TP/PP/DP, the KV cache tokens and the concurrency at the p95 context of one
+replica, on-demand cost per hour and month, cost per million output tokens where a throughput is
+declared. In total: GPUs by type, nodes, replicas, cost, findings (mandatory and advisory, not
+suppressed) and which findings the change adds and fixes — a finding is the same finding when its
+code and subject are (its message may change with the numbers).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError, ShardwiseError
+from .report import Report
+from .run import LintOptions, lint_report
+
+WORKING_TREE = "working tree"
+_FIELDS = ("gpu", "gpus", "nodes", "instance_type", "replicas", "layout", "kv_cache_tokens", "concurrency_at_p95",
+           "p95_context", "hourly_usd", "monthly_usd", "usd_per_million_output_tokens")
+
+
+class GitError(ShardwiseError):
+    """A git command failed (not a repository, an unknown ref)."""
+
+
+def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> Any:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=300)
+    except FileNotFoundError:
+        raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}")
+    return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
+
+
+def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
+    """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id."""
+    try:
+        commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
+    except GitError:
+        raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref})") from None
+    data = _git(["archive", "--format=tar", commit], cwd, binary=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    return commit
+
+
+# ------------------------------------------------------------------------------------------ compare
+
+
+def workload_row(w: dict[str, Any]) -> dict[str, Any]:
+    """The figures of one workload (``Report.workloads`` entry) the diff compares."""
+    cost = w.get("cost") or {}
+    tp, pp, dp = w.get("tensor_parallel_size"), w.get("pipeline_parallel_size"), w.get("data_parallel_size")
+    layout = None
+    if tp and pp:
+        layout = f"TP{tp}×PP{pp}×DP{dp or 1}"
+    return {
+        "gpu": w.get("gpu"),
+        "gpus": cost.get("gpus"),
+        "nodes": cost.get("nodes"),
+        "instance_type": cost.get("instance_type"),
+        "instance_assumed": bool(cost.get("instance_assumed")),
+        "replicas": w.get("replicas"),
+        "layout": layout,
+        "tensor_parallel_size": tp,
+        "pipeline_parallel_size": pp,
+        "data_parallel_size": dp,
+        "kv_cache_tokens": w.get("kv_cache_tokens"),
+        "concurrency_at_p95": w.get("concurrency_at_p95"),
+        "p95_context": w.get("p95_context"),
+        "hourly_usd": cost.get("hourly_usd"),
+        "monthly_usd": cost.get("monthly_usd"),
+        "output_tokens_per_second": cost.get("output_tokens_per_second"),
+        "usd_per_million_output_tokens": cost.get("usd_per_million_output_tokens"),
+        "weights_gib_per_gpu": w.get("weights_gib_per_gpu"),
+        "kv_cache_gib_per_gpu": w.get("kv_cache_gib_per_gpu"),
+        "headroom_gib_per_gpu": w.get("headroom_gib_per_gpu"),
+        "gpu_memory_gib": w.get("gpu_memory_gib"),
+        "note": w.get("note") or cost.get("note"),
+    }
+
+
+def _keyed(workloads: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for w in workloads:
+        key, n = w["subject"], 2
+        while key in out:  # two workloads of one subject (two files): keep both
+            key, n = f"{w['subject']} #{n}", n + 1
+        out[key] = w
+    return out
+
+
+def totals(report: Report) -> dict[str, Any]:
+    """GPUs by type, nodes, replicas, cost and findings of one side."""
+    gpus: Counter[str] = Counter()
+    nodes = replicas = 0
+    hourly = 0.0
+    not_priced: list[str] = []
+    for w in report.workloads:
+        row = workload_row(w)
+        if row["gpus"] is not None:
+            gpus[row["gpu"] or "unknown GPU"] += row["gpus"]
+        nodes += row["nodes"] or 0
+        replicas += row["replicas"] or 0
+        if row["hourly_usd"] is None:
+            not_priced.append(w["subject"])
+        else:
+            hourly += row["hourly_usd"]
+    active = [f for f in report.findings if not f.suppressed]
+    return {
+        "gpus": dict(sorted(gpus.items())),
+        "gpus_total": sum(gpus.values()),
+        "nodes": nodes,
+        "replicas": replicas,
+        "hourly_usd": round(hourly, 4),
+        "monthly_usd": round(hourly * _hours_per_month(), 4),
+        "not_priced": not_priced,
+        "workloads": len(report.workloads),
+        "mandatory": sum(1 for f in active if f.level == "mandatory"),
+        "advisory": sum(1 for f in active if f.level == "advisory"),
+        "input_errors": len(report.errors),
+    }
+
+
+def _hours_per_month() -> int:
+    from .cost import HOURS_PER_MONTH
+
+    return HOURS_PER_MONTH
+
+
+def _finding_dict(f: Any) -> dict[str, Any]:
+    return {"code": f.code, "name": f.name, "level": f.level, "subject": f.subject, "message": f.message,
+            "file": f.location.file, "line": f.location.line}
+
+
+def finding_changes(base: Report, head: Report) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Findings the change adds (in head, not in base) and fixes (in base, not in head), by code and
+    subject, counting repeats; suppressed findings are left out."""
+    def active(r: Report) -> list[Any]:
+        return [f for f in r.ordered() if not f.suppressed]
+
+    before = Counter((f.code, f.subject) for f in active(base))
+    after = Counter((f.code, f.subject) for f in active(head))
+    added, fixed = [], []
+    seen: Counter[tuple[str, str]] = Counter()
+    for f in active(head):
+        key = (f.code, f.subject)
+        seen[key] += 1
+        if seen[key] > before[key]:
+            added.append(_finding_dict(f))
+    seen.clear()
+    for f in active(base):
+        key = (f.code, f.subject)
+        seen[key] += 1
+        if seen[key] > after[key]:
+            fixed.append(_finding_dict(f))
+    return added, fixed
+
+
+@dataclass
+class DiffResult:
+    """Two lint reports side by side."""
+
+    base_ref: str
+    base_commit: str | None
+    head_ref: str
+    base: Report
+    head: Report
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def head_errors(self) -> list[InputError]:
+        return self.head.errors
+
+    def workloads(self) -> list[dict[str, Any]]:
+        """One entry per workload of either side: subject, status (added, removed, changed, unchanged),
+        base and head figures (None on the side it is missing from)."""
+        b, h = _keyed(self.base.workloads), _keyed(self.head.workloads)
+        out = []
+        for key in [*h, *(k for k in b if k not in h)]:
+            before = workload_row(b[key]) if key in b else None
+            after = workload_row(h[key]) if key in h else None
+            if before is None:
+                status = "added"
+            elif after is None:
+                status = "removed"
+            else:
+                status = "changed" if any(before[k] != after[k] for k in _FIELDS) else "unchanged"
+            name = (h.get(key) or b[key])["name"]
+            out.append({"subject": key, "name": name, "status": status, "base": before, "head": after})
+        return out
+
+    def prices(self) -> list[dict[str, Any]]:
+        """The instance prices the figures use, with their source and date."""
+        seen: dict[str, dict[str, Any]] = {}
+        for report in (self.base, self.head):
+            for w in report.workloads:
+                c = w.get("cost") or {}
+                if c.get("instance_type") and c.get("price_per_hour_usd") is not None:
+                    seen.setdefault(c["instance_type"], {
+                        "instance_type": c["instance_type"], "price_per_hour_usd": c["price_per_hour_usd"],
+                        "source": c.get("price_source"), "date": c.get("price_date")})
+        return sorted(seen.values(), key=lambda p: p["instance_type"])
+
+    def as_object(self) -> dict[str, Any]:
+        from shardwise import __version__
+
+        added, fixed = finding_changes(self.base, self.head)
+        tb, th = totals(self.base), totals(self.head)
+        return {
+            "version": __version__,
+            "base": {"ref": self.base_ref, "commit": self.base_commit},
+            "head": {"ref": self.head_ref},
+            "paths": self.paths,
+            "totals": {"base": tb, "head": th, "change": _change(tb, th)},
+            "workloads": self.workloads(),
+            "findings": {"added": added, "fixed": fixed},
+            "base_input_errors": self.base.input_errors(),
+            "head_input_errors": self.head.input_errors(),
+            "prices": self.prices(),
+            "hours_per_month": _hours_per_month(),
+        }
+
+    def summary_line(self) -> str:
+        t = self.as_object()
+        c = t["totals"]["change"]
+        return (f"shardwise diff {self.base_ref}..{self.head_ref}: {c['gpus_total']:+d} GPUs, {c['nodes']:+d} nodes, "
+                f"{_money_delta(c['hourly_usd'])}/hour, {len(t['findings']['added'])} findings added, "
+                f"{len(t['findings']['fixed'])} fixed")
+
+
+def _change(tb: dict[str, Any], th: dict[str, Any]) -> dict[str, Any]:
+    gpus = {k: th["gpus"].get(k, 0) - tb["gpus"].get(k, 0) for k in sorted({*tb["gpus"], *th["gpus"]})}
+    return {
+        "gpus": {k: v for k, v in gpus.items() if v},
+        "gpus_total": th["gpus_total"] - tb["gpus_total"],
+        "nodes": th["nodes"] - tb["nodes"],
+        "replicas": th["replicas"] - tb["replicas"],
+        "hourly_usd": round(th["hourly_usd"] - tb["hourly_usd"], 4),
+        "monthly_usd": round(th["monthly_usd"] - tb["monthly_usd"], 4),
+        "mandatory": th["mandatory"] - tb["mandatory"],
+        "advisory": th["advisory"] - tb["advisory"],
+    }
+
+
+def _money_delta(x: float) -> str:
+    return f"{'+' if x >= 0 else '−'}${abs(x):,.2f}"
+
+
+def compare(base: Report, head: Report, base_ref: str, base_commit: str | None = None,
+            head_ref: str = WORKING_TREE, paths: Sequence[str] = ()) -> DiffResult:
+    return DiffResult(base_ref, base_commit, head_ref, base, head, list(paths))
+
+
+def _drop_missing(report: Report, paths: Sequence[str]) -> None:
+    """A path that does not exist at the base is new in the change, not an error of the base."""
+    missing = {p for p in paths}
+    report.inventory.errors[:] = [e for e in report.inventory.errors
+                                  if not (e.file in missing and e.message == "no such file or directory")]
+
+
+def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_ref: str = WORKING_TREE) -> DiffResult:
+    """Lint ``paths`` at ``base_ref`` and in the working tree (paths relative to the current directory,
+    which must be inside a git repository) and compare them."""
+    paths = list(paths) or ["."]
+    try:
+        prefix = _git(["rev-parse", "--show-prefix"])
+    except GitError as e:
+        raise GitError(f"shardwise diff runs inside a git repository: {e}") from None
+    with tempfile.TemporaryDirectory(prefix="shardwise-diff-") as tmp:
+        commit = snapshot(base_ref, tmp)
+        here = os.getcwd()
+        where = os.path.join(tmp, prefix)
+        os.makedirs(where, exist_ok=True)
+        os.chdir(where)
+        try:
+            base = lint_report(paths, options)
+        finally:
+            os.chdir(here)
+    _drop_missing(base, paths)
+    head = lint_report(paths, options)
+    return compare(base, head, base_ref, commit, head_ref, paths)
+
+
+def render_diff(result: DiffResult, fmt: str) -> str:
+    """The diff as ``markdown`` (a pull-request comment) or ``json``."""
+    if fmt == "json":
+        import json
+
+        return json.dumps(result.as_object(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        from .report.diff_markdown import render
+
+        return render(result)
+    raise ValueError(f"diff writes markdown or json, not {fmt!r}")

@@ -1,0 +1,74 @@
+"""One lint run as a function: settings from the config file and the command line, the inputs read,
+the rules run, a :class:`~shardwise.rules.report.Report` returned. ``shardwise lint`` prints it;
+``shardwise diff`` makes two (the base tree and the working tree) and compares them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .adapters.charts import Renderer
+    from .report import Report
+
+
+@dataclass
+class LintOptions:
+    """What the command line says about a run (None: the config file's value, else the default)."""
+
+    config: str | None = None
+    fail_on: str | None = None
+    kv_reserve: float | None = None
+    p95_context: int | None = None
+    exclude: list[str] = field(default_factory=list)
+    model_dirs: list[str] = field(default_factory=list)
+    jobs: int | None = None
+    fetch_configs: bool = False
+    #: helm/kustomize settings for chart and kustomization directories given as paths
+    values: list[str] = field(default_factory=list)
+    set_values: list[str] = field(default_factory=list)
+
+
+def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
+    """Lint ``paths`` (relative to the current directory, where the config and ignore files are looked
+    for) and return the report. Raises :class:`~shardwise.rules.errors.ShardwiseError` for a usage
+    problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
+    from .adapters import read_inputs
+    from .adapters.select import Excludes, read_ignore_file
+    from .catalog import resolve
+    from .config import load_config
+    from .engine import run_rules
+    from .errors import ShardwiseError
+    from .registry import ALL_RULES
+    from .report import Report, metas_of
+
+    settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
+    if options.fail_on:
+        settings.fail_on = options.fail_on
+    if options.kv_reserve is not None:
+        settings.lint.kv_reserve = options.kv_reserve
+    if options.p95_context is not None:
+        settings.lint.p95_context_tokens = options.p95_context
+    for d in options.model_dirs:
+        if not os.path.isdir(d):
+            raise ShardwiseError(f"--model-dir {d}: not a directory")
+    resolve.configure(model_dirs=[*settings.model_dirs, *(os.path.abspath(d) for d in options.model_dirs)])
+    excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *options.exclude])
+    inv = read_inputs(list(paths), jobs=options.jobs, excludes=excludes,
+                      render=_renderer(options))
+    if options.fetch_configs:
+        for model_id, outcome in resolve.fetch_unknown(inv.groups).items():
+            print(f"shardwise: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)
+    inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
+    findings = run_rules(ALL_RULES, inv, settings.lint)
+    return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths))
+
+
+def _renderer(options: LintOptions) -> Renderer:
+    from .adapters.charts import Renderer
+
+    return Renderer(values=list(options.values), set_values=list(options.set_values))

@@ -46,6 +46,7 @@ typecheck: setup
 docs: setup
 	$(BIN)/shardwise docs
 	$(BIN)/shardwise docs --readme README.md
+	$(BIN)/python -m shardwise.components._docs > docs/components.md
 
 bench: setup
 	$(BIN)/python benchmarks/bench_lint.py

@@ -1,16 +1,28 @@
-"""Declare a rendered Kubernetes object (a manifest dictionary) as a Pulumi resource."""
+"""Declare rendered Kubernetes objects (manifest dictionaries) as Pulumi resources."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+PROVIDER_DOC = "Kubernetes provider of the children (default: the one in `opts`)."
+KUBECONFIG_DOC = "A kubeconfig (an Output of a cluster built in the program) to make the provider from."
+
+
+def doc(text: str) -> dict[str, str]:
+    """``dataclasses.field`` metadata: the field's documentation (docs/components.md is made from it)."""
+    return {"doc": text}
+
+
 _TYPED: dict[tuple[str, str], Any] = {
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("v1", "Service"): k8s.core.v1.Service,
     ("v1", "Namespace"): k8s.core.v1.Namespace,
+    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
+    ("v1", "PersistentVolumeClaim"): k8s.core.v1.PersistentVolumeClaim,
     ("policy/v1", "PodDisruptionBudget"): k8s.policy.v1.PodDisruptionBudget,
     ("autoscaling/v2", "HorizontalPodAutoscaler"): k8s.autoscaling.v2.HorizontalPodAutoscaler,
     ("networking.k8s.io/v1", "NetworkPolicy"): k8s.networking.v1.NetworkPolicy,
@@ -21,15 +33,11 @@ _TYPED: dict[tuple[str, str], Any] = {
 def declare(resource_name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """The typed resource for built-in kinds; a ``CustomResource`` for CRDs (LWS, KEDA, Karpenter...)."""
     cls = _TYPED.get((obj["apiVersion"], obj["kind"]))
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
     if cls is not None:
-        return cls(resource_name, metadata=obj["metadata"], spec=obj.get("spec"), opts=opts)
+        return cls(resource_name, metadata=obj["metadata"], opts=opts, **body)
     return k8s.apiextensions.CustomResource(
-        resource_name,
-        api_version=obj["apiVersion"],
-        kind=obj["kind"],
-        metadata=obj["metadata"],
-        spec=obj.get("spec"),
-        opts=opts,
+        resource_name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=obj["metadata"], opts=opts, **body,
     )
 
 
@@ -39,6 +47,21 @@ def depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
     if isinstance(deps, pulumi.Resource):
         return [deps]
     return [d for d in deps if isinstance(d, pulumi.Resource)] if isinstance(deps, list) else []
+
+
+def child_opts(parent: pulumi.Resource, provider: pulumi.ProviderResource | None,
+               deps: Sequence[pulumi.Resource] = (), **more: Any) -> pulumi.ResourceOptions:
+    """Options of a Kubernetes child: the parent, the Kubernetes provider when one was given, dependencies."""
+    return pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(deps) or None, **more)
+
+
+def provider_for(name: str, parent: pulumi.Resource, provider: pulumi.ProviderResource | None,
+                 kubeconfig: pulumi.Input[str] | None) -> pulumi.ProviderResource | None:
+    """The provider given, else one made from ``kubeconfig``, else None (children inherit the parent's)."""
+    if provider is not None or kubeconfig is None:
+        return provider
+    return k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig, enable_server_side_apply=True,
+                        opts=pulumi.ResourceOptions(parent=parent))
 
 
 def metadata_name(resource: pulumi.CustomResource) -> pulumi.Output[str]:

@@ -2,96 +2,200 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+from pydantic import ValidationError
+from shardwise.rules import render
 from shardwise.rules.adapters.stack import sizing_summary
-from shardwise.rules.render import LABEL_MANAGED_BY
-from shardwise.rules.spec import EnvironmentSpec
+from shardwise.rules.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
 
-from ._k8s import declare
-from .multinode import VllmMultiNode
-from .network import RuntimeNetwork
-from .nodepool import GpuNodePool
-from .router import InferenceRouter
-from .validation import validate_environment
-from .vllm import VllmService
+from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
+from ._workload import pydantic_findings
+from .cluster import EksCluster, EksClusterArgs
+from .errors import ArgumentsError
+from .inputs import Unknowns, is_output
+from .multinode import VllmMultiNode, VllmMultiNodeArgs
+from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies
+from .nodepool import GpuNodePool, GpuNodePoolArgs
+from .router import InferenceRouter, InferenceRouterArgs
+from .validation import DEFAULT, VALIDATE_DOC, Validation, as_validation, environment_findings
+from .vllm import VllmService, VllmServiceArgs
+
+
+@dataclass(kw_only=True)
+class ServingEnvironmentArgs:
+    """Arguments of :class:`ServingEnvironment`: the environment spec (a stack config's
+    ``shardwise:environment``) and the values a program may give as Outputs instead."""
+
+    spec: EnvironmentSpec | Mapping[str, Any] = field(metadata=doc(
+        "The environment: an EnvironmentSpec (a stack config's shardwise:environment) or a mapping of its fields."))
+    node_role_arn: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "Overrides spec.node_role_arn (e.g. an `aws.iam.Role(...).arn`)."))
+    cluster_security_group_id: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "Overrides spec.cluster_security_group_id."))
+    vpc_id: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "Existing-VPC mode with a VPC of the program (with private_subnet_ids)."))
+    private_subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]] | None = field(default=None, metadata=doc(
+        "That VPC's private subnets."))
+    images: Mapping[str, pulumi.Input[str]] = field(default_factory=dict, metadata=doc(
+        "Per workload name, its image (e.g. an ECR repository URL with a tag)."))
+    k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
+    kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+    validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
+
+
+def validate_environment(spec: EnvironmentSpec, validation: Validation = DEFAULT) -> list[str]:
+    """Raise :class:`ArgumentsError` with every problem of ``spec``; return the notes of suppressed findings."""
+    found, notes = environment_findings(spec, validation)
+    if found:
+        raise ArgumentsError("ServingEnvironment", found)
+    return notes
+
+
+def _with_tokens(spec: EnvironmentSpec, args: ServingEnvironmentArgs, unknowns: Unknowns) -> EnvironmentSpec:
+    """The spec with the program's overrides in it (Outputs as stand-ins), for validation."""
+    data = spec.model_dump()
+    if args.node_role_arn is not None:
+        data["node_role_arn"] = unknowns.replace(args.node_role_arn, "node_role_arn")
+    if args.cluster_security_group_id is not None:
+        data["cluster_security_group_id"] = unknowns.replace(args.cluster_security_group_id,
+                                                             "cluster_security_group_id")
+    if args.vpc_id is not None:
+        data["network"]["vpc_id"] = unknowns.replace(args.vpc_id, "vpc_id")
+        ids = args.private_subnet_ids
+        data["network"]["private_subnet_ids"] = [unknowns.replace(ids, "private_subnet_ids")] if is_output(ids) \
+            else unknowns.replace(list(ids or []), "private_subnet_ids")
+    for kind in ("services", "multi_node"):
+        for item in data[kind]:
+            if item["name"] in args.images:
+                item["image"] = unknowns.replace(args.images[item["name"]], f"images.{item['name']}")
+    try:
+        return EnvironmentSpec.model_validate(data)
+    except ValidationError as e:
+        raise ArgumentsError("ServingEnvironment", pydantic_findings(e, unknowns)) from None
 
 
 class ServingEnvironment(pulumi.ComponentResource):
-    """Network, GPU node pools, vLLM services, multi-node groups and routers of one environment.
+    """Network, cluster (when ``cluster.create``), GPU node pools, vLLM services, multi-node groups and
+    routers of one environment.
 
-    The whole spec is validated with the shardwise rules first (``pulumi.InputPropertyError`` with
-    paths such as ``services[0].engine.tensor_parallel_size``); the child components then skip their
-    own validation. Kubernetes resources use the provider passed in ``opts``
-    (``pulumi.ResourceOptions(providers=[k8s_provider])``), AWS resources the default AWS provider.
+    The whole spec is validated with the shardwise rules first (one ``ArgumentsError`` with every
+    problem, paths such as ``services[0].engine.tensor_parallel_size``); the children then skip their own
+    rule checks. An existing cluster needs existing-VPC mode (``network.vpc_id``): nodes in a VPC of
+    their own never join it; its VPC is compared with ``network.vpc_id`` when the cluster is looked up.
+    Kubernetes resources use ``k8s_provider`` (or ``kubeconfig``, or the provider in ``opts``); a created
+    cluster brings its own.
+
+    Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
+    ``namespaces`` (resources); ``endpoints``, ``pool_names``, ``sizing``, ``validation``.
     """
 
-    network: RuntimeNetwork
-    pools: dict[str, GpuNodePool]
-    services: dict[str, VllmService]
-    multi_node: dict[str, VllmMultiNode]
-    routers: dict[str, InferenceRouter]
-    endpoints: dict[str, Any]
-    pool_names: list[str]
-    sizing: dict[str, dict[str, Any]]
-
-    def __init__(self, name: str, spec: EnvironmentSpec, opts: pulumi.ResourceOptions | None = None) -> None:
-        validate_environment(spec)
+    def __init__(self, name: str, args: ServingEnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        unknowns = Unknowns()
+        try:
+            spec = args.spec if isinstance(args.spec, EnvironmentSpec) else EnvironmentSpec.model_validate(args.spec)
+        except ValidationError as e:
+            raise ArgumentsError("ServingEnvironment", pydantic_findings(e, unknowns)) from None
+        checked = _with_tokens(spec, args, unknowns)
+        validation = as_validation(args.validate)
+        notes = validate_environment(checked, validation) if validation.enabled else []
         super().__init__("shardwise:environment:ServingEnvironment", name, None, opts)
+        for note in notes:
+            pulumi.log.warn(note, resource=self)
+        self.spec = spec
         child = pulumi.ResourceOptions(parent=self)
+        existing_vpc = args.vpc_id if args.vpc_id is not None else spec.network.vpc_id
+        self.network = RuntimeNetwork(f"{name}-network", RuntimeNetworkArgs(
+            network=spec.network, region=spec.region, cluster_name=spec.cluster_name, vpc_id=args.vpc_id,
+            private_subnet_ids=args.private_subnet_ids, network_policies=False, k8s_provider=args.k8s_provider,
+            kubeconfig=args.kubeconfig), opts=child)
 
-        namespaces: list[pulumi.Resource] = []
+        self.cluster: EksCluster | None = None
+        node_role: pulumi.Input[str] | None = args.node_role_arn or spec.node_role_arn
+        cluster_name: pulumi.Input[str] = spec.cluster_name
+        if spec.cluster.create:
+            self.cluster = EksCluster(f"{name}-cluster", EksClusterArgs(
+                name=spec.cluster_name, region=spec.region, subnet_ids=self.network.private_subnet_ids,
+                cluster=spec.cluster, node_role_arn=node_role,
+                efa=any(render.pool_efa(p) for p in spec.pools), leader_worker_set=bool(spec.multi_node),
+                keda=any(s.autoscaling is not None and s.autoscaling.kind == "keda" for s in spec.services),
+                prometheus=any(w.metrics.monitor != "none" and w.metrics.monitor != "external"
+                               for w in (*spec.services, *spec.multi_node)),
+                monitoring_namespace=spec.network.monitoring_namespace or "monitoring",
+                karpenter_nodes=any(p.provisioner == "karpenter" for p in spec.pools)), opts=child)
+            provider: pulumi.ProviderResource | None = self.cluster.provider
+            node_role = self.cluster.node_role_arn
+            cluster_name = self.cluster.name
+            cluster_sg: pulumi.Input[str] = args.cluster_security_group_id or self.cluster.cluster_security_group_id
+        else:
+            provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
+            cluster_sg = self._existing_cluster_sg(spec, args, existing_vpc)
+
+        self.namespaces = []
         if spec.create_namespaces:
-            wanted = {s.namespace for s in (*spec.services, *spec.multi_node)} | {r.namespace for r in spec.routers}
-            for ns in sorted(wanted):
-                obj = {"apiVersion": "v1", "kind": "Namespace",
-                       "metadata": {"name": ns, "labels": {LABEL_MANAGED_BY: "shardwise"}}}
-                namespaces.append(declare(f"{name}-namespace-{ns}", obj, child))
-        in_namespaces = pulumi.ResourceOptions(parent=self, depends_on=namespaces)
+            self.namespaces = [declare(f"{name}-namespace-{obj['metadata']['name']}", obj,
+                                       child_opts(self, provider))
+                               for obj in render.environment_namespaces(spec)]
+        in_namespaces = child_opts(self, provider, self.namespaces)
+        self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
+            pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,
+            subnet_ids=self.network.private_subnet_ids, k8s_provider=provider,
+            security_group_ids=[self.network.security_group_id, cluster_sg]), opts=child) for p in spec.pools}
+        common = {"production": spec.production, "validate": False, "k8s_provider": provider,
+                  "cluster_name": cluster_name}
+        self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
+            **_fields(s, args), pool=self.pools[s.pool], **common), opts=in_namespaces) for s in spec.services}
+        self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
+            **_fields(m, args), pool=self.pools[m.pool], **common), opts=in_namespaces) for m in spec.multi_node}
+        backends: dict[str, Any] = {**self.services, **self.multi_node}
+        self.routers = {r.name: InferenceRouter(f"{name}-{r.name}", InferenceRouterArgs(
+            name=r.name, namespace=r.namespace, kind=r.kind, services=r.services, internal=r.internal,
+            domain=r.domain, gateway=r.gateway, backends=[backends[s] for s in r.services], validate=False,
+            k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
+        self.network_policies = declare_network_policies(
+            f"{name}-network", self.network, spec.network, list(backends.values()), list(self.routers.values()),
+            provider, self.namespaces)
 
-        self.network = RuntimeNetwork(
-            f"{name}-network", spec.network, region=spec.region, cluster_name=spec.cluster_name,
-            services=spec.services, multi_node=spec.multi_node, routers=spec.routers, opts=in_namespaces,
-        )
-        cluster_sg: pulumi.Input[str] = spec.cluster_security_group_id or aws.eks.get_cluster_output(
-            name=spec.cluster_name).vpc_config.cluster_security_group_id
-        self.pools = {
-            p.name: GpuNodePool(
-                f"{name}-{p.name}", p, cluster_name=spec.cluster_name, node_role_arn=spec.node_role_arn,
-                subnet_ids=self.network.private_subnet_ids,
-                security_group_ids=[self.network.security_group_id, cluster_sg],
-                validate=False, opts=child,
-            )
-            for p in spec.pools
-        }
-        pools = {p.name: p for p in spec.pools}
-        self.services = {
-            s.name: VllmService(f"{name}-{s.name}", s, pools[s.pool], production=spec.production,
-                                validate=False, opts=in_namespaces)
-            for s in spec.services
-        }
-        self.multi_node = {
-            m.name: VllmMultiNode(f"{name}-{m.name}", m, pools[m.pool], production=spec.production,
-                                  validate=False, opts=in_namespaces)
-            for m in spec.multi_node
-        }
-        backends = [*spec.services, *spec.multi_node]
-        self.routers = {
-            r.name: InferenceRouter(f"{name}-{r.name}", r, backends, validate=False, opts=in_namespaces)
-            for r in spec.routers
-        }
-
-        self.endpoints = {s: c.endpoint for s, c in self.services.items()}
-        self.endpoints.update({m: c.endpoint for m, c in self.multi_node.items()})
+        self.endpoints: dict[str, Any] = {s: c.endpoint for s, c in backends.items()}
         self.endpoints.update({f"router/{r}": c.hostname for r, c in self.routers.items()})
         self.pool_names = [p.name for p in spec.pools]
         self.sizing = sizing_summary(spec)
+        self.validation = {"suppressed": notes, "checked_when_resolved": unknowns.deferred,
+                           "left_to_policy_pack": ["public IP mapping of existing subnets (SW303)"]
+                           if existing_vpc is not None else []}
         self.register_outputs({
-            "endpoints": self.endpoints,
-            "pool_names": self.pool_names,
-            "sizing": self.sizing,
-            "vpc_id": self.network.vpc_id,
+            "network": self.network, "cluster": self.cluster, "pools": self.pools, "services": self.services,
+            "multi_node": self.multi_node, "routers": self.routers, "namespaces": self.namespaces,
+            "endpoints": self.endpoints, "pool_names": self.pool_names, "sizing": self.sizing,
+            "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id,
         })
+
+    def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,
+                             vpc_id: pulumi.Input[str] | None) -> pulumi.Input[str]:
+        """The existing cluster's security group; the cluster's VPC must be the environment's."""
+        cluster = aws.eks.get_cluster_output(name=spec.cluster_name)
+        given = args.cluster_security_group_id or spec.cluster_security_group_id
+
+        def check(values: list[Any]) -> Any:
+            sg, cluster_vpc, vpc = values
+            if vpc and cluster_vpc and cluster_vpc != vpc:
+                raise ArgumentsError("ServingEnvironment", [(
+                    "network.vpc_id", f"cluster `{spec.cluster_name}` is in {cluster_vpc}, not in {vpc}: its "
+                    f"nodes would never join it")], when="when the cluster was looked up")
+            return given or sg
+
+        return pulumi.Output.all(cluster.vpc_config.cluster_security_group_id, cluster.vpc_config.vpc_id,
+                                 vpc_id).apply(check)
+
+
+def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs) -> dict[str, Any]:
+    """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one."""
+    values = {f: getattr(workload, f) for f in type(workload).model_fields if f != "pool"}
+    if workload.name in args.images:
+        values["image"] = args.images[workload.name]
+    return values

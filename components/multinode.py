@@ -2,65 +2,104 @@
 
 from __future__ import annotations
 
-import pulumi
-from shardwise.rules import render
-from shardwise.rules.spec import NodePoolSpec, VllmMultiNodeSpec
+import math
+from dataclasses import dataclass
+from typing import Any
 
-from ._k8s import declare, depends_on, metadata_name
-from .validation import validate_multinode
+import pulumi
+from shardwise.rules import cache, images, render
+from shardwise.rules.spec import VllmMultiNodeSpec
+
+from ._k8s import depends_on, metadata_name, provider_for
+from ._workload import WorkloadArgs, build_spec, declare_all, endpoint, identity_children, log_notes, safe_sizing
+from .validation import multinode_findings
+
+
+@dataclass(kw_only=True)
+class VllmMultiNodeArgs(WorkloadArgs):
+    """Arguments of :class:`VllmMultiNode` (the fields of :class:`~shardwise.rules.spec.VllmMultiNodeSpec`)."""
+
+    groups: int = 1
+    launcher: str = "auto"
+    image_efa: bool | None = None
+    model_cache_gib: int = 1000
+    network_interface: str = "eth0"
+    exclusive_topology: str | None = None
 
 
 class VllmMultiNode(pulumi.ComponentResource):
-    """A LeaderWorkerSet of ``groups`` groups, each PP pods of TP GPUs, and a leader-only Service.
+    """A LeaderWorkerSet of ``groups`` groups, each PP pods of TP GPUs, a leader-only Service and a monitor.
 
     From :func:`shardwise.rules.render.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP,
-    ``restartPolicy: RecreateGroupOnPodRestart`` (one lost rank breaks the whole group), the
-    exclusive-topology annotation, ``vpc.amazonaws.com/efa`` devices, ``hugepages-2Mi`` and
-    ``FI_PROVIDER=efa`` on EFA pools, ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/``VLLM_HOST_IP``,
-    and vLLM's multi-node launch (``--distributed-executor-backend mp --nnodes $(LWS_GROUP_SIZE)
-    --node-rank $(LWS_WORKER_INDEX) --master-addr $(LWS_LEADER_ADDRESS)``, workers ``--headless``;
-    or a Ray cluster with ``launcher: ray``).
-    The API is served by the leader only.
+    ``restartPolicy: RecreateGroupOnPodRestart`` (one lost rank breaks the whole group), on EFA pools
+    every ``vpc.amazonaws.com/efa`` device, ``hugepages-2Mi`` and ``FI_PROVIDER=efa`` (the image must carry
+    libfabric and aws-ofi-nccl: an AWS DLC vLLM image), ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/
+    ``VLLM_HOST_IP``; the launch (``launcher``): vLLM's own ``--nnodes/--node-rank/--master-addr`` when the
+    image's vLLM has it (>= 0.11.1), else a Ray cluster per group. The LWS exclusive-topology annotation
+    only with ``exclusive_topology``. A group restarts as a whole, so the model cache must outlive a pod
+    (pvc, node-nvme or s3). The API is served by the leader only.
+
+    Outputs: ``leader_worker_set``, ``service``, ``monitor``, ``service_account``,
+    ``pod_identity_association``, ``cache_claim``; ``leaderworkerset_name``, ``service_name``,
+    ``namespace``, ``endpoint``; ``group_size``, ``gpus_per_group``, ``launcher``, ``sizing``,
+    ``startup_budget``, ``validation``.
     """
 
+    spec: VllmMultiNodeSpec
+    leader_worker_set: pulumi.CustomResource
+    service: pulumi.CustomResource
+    monitor: pulumi.CustomResource | None
+    service_account: pulumi.CustomResource | None
+    cache_claim: pulumi.CustomResource | None
+    pod_identity_association: pulumi.CustomResource | None
     leaderworkerset_name: pulumi.Output[str]
     service_name: pulumi.Output[str]
-    namespace: str
-    endpoint: str
+    namespace: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
     group_size: int
     gpus_per_group: int
+    launcher: dict[str, str]
+    sizing: dict[str, Any]
+    startup_budget: dict[str, Any]
+    validation: dict[str, Any]
 
-    def __init__(
-        self,
-        name: str,
-        spec: VllmMultiNodeSpec,
-        pool: NodePoolSpec,
-        *,
-        production: bool = False,
-        validate: bool = True,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if validate:
-            validate_multinode(spec, pool, production)
+    def __init__(self, name: str, args: VllmMultiNodeArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec, pool, unknowns, notes = build_spec("VllmMultiNode", args, VllmMultiNodeSpec, multinode_findings)
         super().__init__("shardwise:multinode:VllmMultiNode", name, None, opts)
-        deps = depends_on(opts)
-        efa = render.efa_interface_count(pool)
-        lws, svc = render.render_vllm_multinode(spec, efa, spec.exclusive_topology)
-        child = pulumi.ResourceOptions(parent=self, depends_on=deps)
-        lws_res = declare(f"{name}-leaderworkerset", lws, child)
-        svc_res = declare(f"{name}-service", svc, child)
+        log_notes(self, notes)
+        assert isinstance(spec, VllmMultiNodeSpec)
+        self.spec, self.unknowns = spec, unknowns
+        provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
+        rollout = f"{math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10}m"
 
-        self.leaderworkerset_name = metadata_name(lws_res)
-        self.service_name = metadata_name(svc_res)
-        self.namespace = spec.namespace
-        self.endpoint = f"http://{spec.name}.{spec.namespace}.svc.cluster.local:{spec.engine.port}"
+        def options(obj: dict[str, Any]) -> dict[str, Any]:
+            if obj["kind"] != "LeaderWorkerSet":
+                return {}
+            return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout)}
+
+        made = declare_all(name, self, render.render_vllm_multinode(spec, pool), unknowns, provider,
+                           depends_on(opts), options)
+        self.pod_identity_association = identity_children(name, self, spec, unknowns, args.cluster_name)
+        self.leader_worker_set, self.service = made["LeaderWorkerSet"], made["Service"]
+        self.monitor = made.get("PodMonitor") or made.get("ServiceMonitor")
+        self.service_account, self.cache_claim = made.get("ServiceAccount"), made.get("PersistentVolumeClaim")
+        self.leaderworkerset_name = metadata_name(self.leader_worker_set)
+        self.service_name = metadata_name(self.service)
+        self.namespace = pulumi.Output.from_input(unknowns.substitute(spec.namespace))
+        self.endpoint = endpoint(spec, unknowns)
         self.group_size = spec.engine.pipeline_parallel_size
         self.gpus_per_group = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+        chosen, why = images.choose_launcher(spec.launcher, spec.image, spec.vllm_version)
+        self.launcher = {"launcher": chosen, "why": why}
+        self.sizing = safe_sizing(spec, pool)
+        self.startup_budget = cache.startup_budget(spec, pool).as_dict()
+        self.validation = {"checked_when_resolved": unknowns.deferred, "suppressed": notes}
         self.register_outputs({
-            "leaderworkerset_name": self.leaderworkerset_name,
-            "service_name": self.service_name,
-            "namespace": self.namespace,
-            "endpoint": self.endpoint,
-            "group_size": self.group_size,
-            "gpus_per_group": self.gpus_per_group,
+            "leader_worker_set": self.leader_worker_set, "service": self.service, "monitor": self.monitor,
+            "service_account": self.service_account, "cache_claim": self.cache_claim,
+            "pod_identity_association": self.pod_identity_association,
+            "leaderworkerset_name": self.leaderworkerset_name, "service_name": self.service_name,
+            "namespace": self.namespace, "endpoint": self.endpoint, "group_size": self.group_size,
+            "gpus_per_group": self.gpus_per_group, "launcher": self.launcher, "sizing": self.sizing,
+            "startup_budget": self.startup_budget, "validation": self.validation,
         })

@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+from pydantic import ValidationError
 from shardwise.rules import render
 from shardwise.rules.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
-from ._k8s import declare, depends_on
+from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
+from ._workload import pydantic_findings
+from .errors import ArgumentsError
+from .inputs import Unknowns, is_output
+
+
+@dataclass(kw_only=True)
+class RuntimeNetworkArgs:
+    """Arguments of :class:`RuntimeNetwork`.
+
+    ``network`` is the :class:`~shardwise.rules.spec.NetworkSpec` (a stack config's ``network``);
+    ``vpc_id`` and ``private_subnet_ids``, when given, select existing-VPC mode with values that may be
+    Outputs (a VPC built in the same program, a StackReference). ``workloads`` and ``routers`` (the
+    components or their specs) decide the NetworkPolicies.
+    """
+
+    region: str = field(metadata=doc("AWS region (the VPC endpoints' service names)."))
+    cluster_name: pulumi.Input[str] = field(metadata=doc("EKS cluster the subnets are tagged for."))
+    network: NetworkSpec | Mapping[str, Any] = field(default=NetworkSpec(), metadata=doc(
+        "The network spec: a NetworkSpec or a mapping of its fields."))
+    vpc_id: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "Existing-VPC mode with a VPC of the program (overrides network.vpc_id)."))
+    private_subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]] | None = field(default=None, metadata=doc(
+        "The existing VPC's private subnets (with vpc_id)."))
+    workloads: Sequence[Any] = field(default=(), metadata=doc(
+        "VllmService / VllmMultiNode components or specs whose NetworkPolicies to declare."))
+    routers: Sequence[Any] = field(default=(), metadata=doc(
+        "InferenceRouter components or RouterSpecs in front of them."))
+    network_policies: bool = field(default=True, metadata=doc(
+        "Declare the NetworkPolicies of `workloads` now (else later with `declare_policies`)."))
+    k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
+    kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
 def _rule_name(rule: render.SgRulePlan) -> str:
@@ -19,11 +53,7 @@ def _rule_name(rule: render.SgRulePlan) -> str:
 
 def _sg_rule(name: str, sg: aws.ec2.SecurityGroup, rule: render.SgRulePlan,
              opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
-    args: dict = {
-        "security_group_id": sg.id,
-        "ip_protocol": rule.protocol,
-        "description": rule.description,
-    }
+    args: dict[str, Any] = {"security_group_id": sg.id, "ip_protocol": rule.protocol, "description": rule.description}
     if rule.protocol != "-1":
         args["from_port"] = rule.from_port
         args["to_port"] = rule.to_port
@@ -35,113 +65,141 @@ def _sg_rule(name: str, sg: aws.ec2.SecurityGroup, rule: render.SgRulePlan,
     return cls(f"{name}-{_rule_name(rule)}", opts=opts, **args)
 
 
+def _spec_of(item: Any) -> Any:
+    return getattr(item, "spec", item)
+
+
 class RuntimeNetwork(pulumi.ComponentResource):
     """VPC pieces for GPU nodes and the Kubernetes NetworkPolicies of the serving namespaces.
 
-    * New-VPC mode (``vpc_id`` unset): a VPC, one private subnet per AZ (no public IP mapping,
-      tagged for internal load balancers), and with ``nat_gateway`` a NAT gateway in a small subnet
-      of its own for HTTPS egress. Existing-VPC mode: the given private subnets.
-    * A GPU-node security group from :func:`shardwise.rules.render.gpu_node_sg_rules`: all traffic
-      to and from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and
-      HTTPS out; no runtime port is reachable from anywhere else.
-    * With ``endpoints``: an S3 gateway endpoint and ECR ``api``/``dkr`` interface endpoints with
-      private DNS, so images and weights are pulled without public egress.
+    * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ (no public IP mapping, tagged for
+      internal load balancers and the cluster), and with ``nat_gateway`` a NAT gateway in a small subnet of
+      its own for HTTPS egress. Existing-VPC mode: the given private subnets.
+    * A GPU-node security group from :func:`shardwise.rules.render.gpu_node_sg_rules`: all traffic to and
+      from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and HTTPS out.
+    * With ``endpoints``: an S3 gateway endpoint and ECR ``api``/``dkr`` interface endpoints with private
+      DNS, so images and weights are pulled without public egress.
     * NetworkPolicies from :func:`shardwise.rules.render.render_network_policies`.
+
+    Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``security_group``,
+    ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
+    ``private_subnet_ids`` (a list of ids, or the Output list given), ``security_group_id``,
+    ``endpoint_ids``. Whether existing subnets map public IPs is not visible here: the policy pack checks
+    it (SW303).
     """
 
+    vpc: aws.ec2.Vpc | None
+    subnets: list[aws.ec2.Subnet]
+    security_group: aws.ec2.SecurityGroup
+    endpoint_security_group: aws.ec2.SecurityGroup | None
+    endpoints: list[aws.ec2.VpcEndpoint]
+    network_policies: list[pulumi.CustomResource]
     vpc_id: pulumi.Output[str]
-    private_subnet_ids: list[pulumi.Output[str]]
+    private_subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     security_group_id: pulumi.Output[str]
     endpoint_ids: list[pulumi.Output[str]]
-    network_policies: list[str]
 
-    def __init__(
-        self,
-        name: str,
-        network: NetworkSpec,
-        *,
-        region: str,
-        cluster_name: str,
-        services: Sequence[VllmServiceSpec] = (),
-        multi_node: Sequence[VllmMultiNodeSpec] = (),
-        routers: Sequence[RouterSpec] = (),
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
+    def __init__(self, name: str, args: RuntimeNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        unknowns = Unknowns()
+        try:
+            network = args.network if isinstance(args.network, NetworkSpec) else NetworkSpec.model_validate(
+                args.network)
+        except ValidationError as e:
+            raise ArgumentsError("RuntimeNetwork", pydantic_findings(e, unknowns, "network.")) from None
+        if (args.vpc_id is None) != (args.private_subnet_ids is None):
+            raise ArgumentsError("RuntimeNetwork", [("vpc_id" if args.vpc_id is None else "private_subnet_ids",
+                                                     "vpc_id and private_subnet_ids go together")])
         super().__init__("shardwise:network:RuntimeNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {"shardwise.dev/network": name}
-        route_table_ids: pulumi.Input[list[str]]
-        if network.vpc_id is None:
-            vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=network.cidr, enable_dns_hostnames=True,
-                              enable_dns_support=True, tags={**tags, "Name": name}, opts=child)
-            vpc_id: pulumi.Input[str] = vpc.id
-            private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=vpc.id, tags=tags, opts=child)
-            subnet_ids: list[pulumi.Output[str]] = []
-            for plan in render.subnet_plan(network, name):
-                subnet_tags = {**tags, "Name": plan.name, f"kubernetes.io/cluster/{cluster_name}": "shared"}
-                if not plan.public:
-                    subnet_tags["kubernetes.io/role/internal-elb"] = "1"
-                subnet = aws.ec2.Subnet(plan.name, vpc_id=vpc.id, cidr_block=plan.cidr,
-                                        availability_zone=plan.availability_zone,
-                                        map_public_ip_on_launch=plan.map_public_ip_on_launch,
-                                        tags=subnet_tags, opts=child)
-                if plan.public:
-                    self._nat(name, vpc, subnet, private_rt, tags, child)
-                else:
-                    aws.ec2.RouteTableAssociation(f"{plan.name}-rt", subnet_id=subnet.id,
-                                                  route_table_id=private_rt.id, opts=child)
-                    subnet_ids.append(subnet.id)
-            route_table_ids = pulumi.Output.all(private_rt.id).apply(list)
+        self.vpc, self.subnets, self.endpoints = None, [], []
+        self.endpoint_security_group = None
+        vpc_id: pulumi.Input[str] | None = args.vpc_id if args.vpc_id is not None else network.vpc_id
+        subnet_ids: Any
+        if vpc_id is None:
+            subnet_ids, route_table_ids, vpc_id = self._new_vpc(name, network, args.cluster_name, tags, child)
         else:
-            vpc_id = network.vpc_id
-            subnet_ids = [pulumi.Output.from_input(s) for s in network.private_subnet_ids]
-            tables = [aws.ec2.get_route_table_output(subnet_id=s).route_table_id
-                      for s in network.private_subnet_ids]
-            route_table_ids = pulumi.Output.all(*tables).apply(lambda ids: sorted(set(ids)))
+            subnet_ids = args.private_subnet_ids if args.private_subnet_ids is not None else \
+                list(network.private_subnet_ids)
+            route_table_ids = pulumi.Output.from_input(subnet_ids).apply(_route_tables)
 
-        sg = aws.ec2.SecurityGroup(f"{name}-gpu-nodes", vpc_id=vpc_id,
-                                   description="GPU nodes: distributed runtime traffic only from this group",
-                                   tags={**tags, "Name": f"{name}-gpu-nodes"}, opts=child)
+        self.security_group = aws.ec2.SecurityGroup(
+            f"{name}-gpu-nodes", vpc_id=vpc_id,
+            description="GPU nodes: distributed runtime traffic only from this group",
+            tags={**tags, "Name": f"{name}-gpu-nodes"}, opts=child)
         for rule in render.gpu_node_sg_rules():
-            _sg_rule(f"{name}-gpu-nodes", sg, rule, child)
-
-        self.endpoint_ids = []
+            _sg_rule(f"{name}-gpu-nodes", self.security_group, rule, child)
         if network.endpoints:
-            ep_sg = aws.ec2.SecurityGroup(f"{name}-endpoints", vpc_id=vpc_id,
-                                          description="VPC interface endpoints: HTTPS from the VPC",
-                                          tags={**tags, "Name": f"{name}-endpoints"}, opts=child)
-            for rule in render.endpoint_sg_rules(network.cidr):
-                _sg_rule(f"{name}-endpoints", ep_sg, rule, child)
-            for svc in render.gateway_endpoint_services(region):
-                ep = aws.ec2.VpcEndpoint(f"{name}-{svc.rsplit('.', 1)[-1]}", vpc_id=vpc_id, service_name=svc,
-                                         vpc_endpoint_type="Gateway", route_table_ids=route_table_ids,
-                                         tags=tags, opts=child)
-                self.endpoint_ids.append(ep.id)
-            for svc in render.interface_endpoint_services(region):
-                short = "-".join(svc.split(".")[-2:])
-                ep = aws.ec2.VpcEndpoint(f"{name}-{short}", vpc_id=vpc_id, service_name=svc,
-                                         vpc_endpoint_type="Interface", private_dns_enabled=True,
-                                         subnet_ids=subnet_ids, security_group_ids=[ep_sg.id],
-                                         tags=tags, opts=child)
-                self.endpoint_ids.append(ep.id)
+            self._endpoints(name, network, args.region, vpc_id, subnet_ids, route_table_ids, tags, child)
 
-        k8s_child = pulumi.ResourceOptions(parent=self, depends_on=depends_on(opts))
+        self._name, self._network = name, network
+        self._provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
         self.network_policies = []
-        for obj in render.render_network_policies(network, services, multi_node, routers):
-            meta = obj["metadata"]
-            declare(f"{name}-{meta['namespace']}-{meta['name']}", obj, k8s_child)
-            self.network_policies.append(f"{meta['namespace']}/{meta['name']}")
+        if args.network_policies:
+            self.declare_policies(args.workloads, args.routers, depends_on(opts))
 
         self.vpc_id = pulumi.Output.from_input(vpc_id)
-        self.private_subnet_ids = subnet_ids
-        self.security_group_id = sg.id
+        # a list of ids (each an Output or a value) when known to be a list, so the subnets a multi-node pool
+        # takes are chosen here; an Output list only when one was given
+        self.private_subnet_ids = list(subnet_ids) if isinstance(subnet_ids, (list, tuple)) else subnet_ids
+        self.security_group_id = self.security_group.id
+        self.endpoint_ids = [e.id for e in self.endpoints]
         self.register_outputs({
-            "vpc_id": self.vpc_id,
-            "private_subnet_ids": self.private_subnet_ids,
-            "security_group_id": self.security_group_id,
+            "vpc": self.vpc, "subnets": self.subnets, "security_group": self.security_group,
+            "endpoint_security_group": self.endpoint_security_group, "endpoints": self.endpoints,
+            "network_policies": self.network_policies, "vpc_id": self.vpc_id,
+            "private_subnet_ids": self.private_subnet_ids, "security_group_id": self.security_group_id,
             "endpoint_ids": self.endpoint_ids,
-            "network_policies": self.network_policies,
         })
+
+    def declare_policies(self, workloads: Sequence[Any], routers: Sequence[Any] = (),
+                         deps: Sequence[pulumi.Resource] = ()) -> list[pulumi.CustomResource]:
+        """Declare the NetworkPolicies of ``workloads`` (components or specs) behind ``routers``, as children
+        of this network: for programs that build the workloads after the network their nodes need."""
+        made = declare_network_policies(self._name, self, self._network, workloads, routers, self._provider, deps)
+        self.network_policies.extend(made)
+        return made
+
+    def _new_vpc(self, name: str, network: NetworkSpec, cluster_name: pulumi.Input[str], tags: dict[str, str],
+                 child: pulumi.ResourceOptions) -> tuple[list[pulumi.Output[str]], Any, pulumi.Output[str]]:
+        self.vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=network.cidr, enable_dns_hostnames=True,
+                               enable_dns_support=True, tags={**tags, "Name": name}, opts=child)
+        private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=self.vpc.id, tags=tags, opts=child)
+        subnet_ids: list[pulumi.Output[str]] = []
+        for plan in render.subnet_plan(network, name):
+            extra = {"Name": plan.name} if plan.public else {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"}
+            subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(
+                lambda c, extra=extra: {**tags, **extra, f"kubernetes.io/cluster/{c}": "shared"}) \
+                if is_output(cluster_name) else {**tags, **extra, f"kubernetes.io/cluster/{cluster_name}": "shared"}
+            subnet = aws.ec2.Subnet(plan.name, vpc_id=self.vpc.id, cidr_block=plan.cidr,
+                                    availability_zone=plan.availability_zone,
+                                    map_public_ip_on_launch=plan.map_public_ip_on_launch, tags=subnet_tags, opts=child)
+            if plan.public:
+                self._nat(name, self.vpc, subnet, private_rt, tags, child)
+            else:
+                self.subnets.append(subnet)
+                aws.ec2.RouteTableAssociation(f"{plan.name}-rt", subnet_id=subnet.id,
+                                              route_table_id=private_rt.id, opts=child)
+                subnet_ids.append(subnet.id)
+        return subnet_ids, pulumi.Output.all(private_rt.id).apply(list), self.vpc.id
+
+    def _endpoints(self, name: str, network: NetworkSpec, region: str, vpc_id: pulumi.Input[str], subnet_ids: Any,
+                   route_table_ids: Any, tags: dict[str, str], child: pulumi.ResourceOptions) -> None:
+        self.endpoint_security_group = aws.ec2.SecurityGroup(
+            f"{name}-endpoints", vpc_id=vpc_id, description="VPC interface endpoints: HTTPS from the VPC",
+            tags={**tags, "Name": f"{name}-endpoints"}, opts=child)
+        for rule in render.endpoint_sg_rules(network.cidr):
+            _sg_rule(f"{name}-endpoints", self.endpoint_security_group, rule, child)
+        for svc in render.gateway_endpoint_services(region):
+            self.endpoints.append(aws.ec2.VpcEndpoint(
+                f"{name}-{svc.rsplit('.', 1)[-1]}", vpc_id=vpc_id, service_name=svc, vpc_endpoint_type="Gateway",
+                route_table_ids=route_table_ids, tags=tags, opts=child))
+        for svc in render.interface_endpoint_services(region):
+            short = "-".join(svc.split(".")[-2:])
+            self.endpoints.append(aws.ec2.VpcEndpoint(
+                f"{name}-{short}", vpc_id=vpc_id, service_name=svc, vpc_endpoint_type="Interface",
+                private_dns_enabled=True, subnet_ids=subnet_ids, security_group_ids=[self.endpoint_security_group.id],
+                tags=tags, opts=child))
 
     def _nat(self, name: str, vpc: aws.ec2.Vpc, subnet: aws.ec2.Subnet, private_rt: aws.ec2.RouteTable,
              tags: dict[str, str], child: pulumi.ResourceOptions) -> None:
@@ -150,10 +208,43 @@ class RuntimeNetwork(pulumi.ComponentResource):
         public_rt = aws.ec2.RouteTable(f"{name}-nat", vpc_id=vpc.id, tags=tags, opts=child)
         aws.ec2.Route(f"{name}-nat-default", route_table_id=public_rt.id, destination_cidr_block="0.0.0.0/0",
                       gateway_id=igw.id, opts=child)
-        aws.ec2.RouteTableAssociation(f"{name}-nat-rt", subnet_id=subnet.id, route_table_id=public_rt.id,
-                                      opts=child)
+        aws.ec2.RouteTableAssociation(f"{name}-nat-rt", subnet_id=subnet.id, route_table_id=public_rt.id, opts=child)
         eip = aws.ec2.Eip(f"{name}-nat-ip", domain="vpc", tags=tags, opts=child)
         nat = aws.ec2.NatGateway(f"{name}-nat", subnet_id=subnet.id, allocation_id=eip.id, tags=tags,
                                  opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]))
-        aws.ec2.Route(f"{name}-private-default", route_table_id=private_rt.id,
-                      destination_cidr_block="0.0.0.0/0", nat_gateway_id=nat.id, opts=child)
+        aws.ec2.Route(f"{name}-private-default", route_table_id=private_rt.id, destination_cidr_block="0.0.0.0/0",
+                      nat_gateway_id=nat.id, opts=child)
+
+
+def _route_tables(subnet_ids: Sequence[str]) -> pulumi.Output[list[str]]:
+    """The route tables of existing subnets (for the S3 gateway endpoint), looked up when the ids are known."""
+    tables = [aws.ec2.get_route_table_output(subnet_id=s).route_table_id for s in subnet_ids]
+    return pulumi.Output.all(*tables).apply(lambda ids: sorted(set(ids)))
+
+
+def declare_network_policies(name: str, parent: pulumi.Resource, network: NetworkSpec, workloads: Sequence[Any],
+                             routers: Sequence[Any], provider: pulumi.ProviderResource | None,
+                             deps: Sequence[pulumi.Resource]) -> list[pulumi.CustomResource]:
+    """The NetworkPolicies of the workloads' namespaces (:func:`shardwise.rules.render.render_network_policies`).
+
+    ``workloads`` and ``routers`` are components or specs; Outputs in the components' arguments are put
+    back into the policies."""
+    unknowns = Unknowns()
+    for item in (*workloads, *routers):
+        if hasattr(item, "unknowns"):
+            unknowns.merge(item.unknowns)
+    specs = [_spec_of(w) for w in workloads]
+    services = [w for w in specs if isinstance(w, VllmServiceSpec)]
+    groups = [w for w in specs if isinstance(w, VllmMultiNodeSpec)]
+    router_specs: list[RouterSpec] = [_spec_of(r) for r in routers]
+    out: list[pulumi.CustomResource] = []
+    labels: dict[str, str] = {}  # a namespace given as an Output is named by its order in resource names
+    for obj in render.render_network_policies(network, services, groups, router_specs):
+        meta = obj["metadata"]
+        ns = meta["namespace"]
+        label = ns if not unknowns.is_token(ns) else labels.setdefault(ns, f"namespace{len(labels) + 1}")
+        policy = meta["name"]
+        for token in unknowns.tokens_in(policy):
+            policy = policy.replace(token, labels.setdefault(token, f"workload{len(labels) + 1}"))
+        out.append(declare(f"{name}-{label}-{policy}", unknowns.substitute(obj), child_opts(parent, provider, deps)))
+    return out

@@ -2,28 +2,52 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import base64
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-from shardwise.rules import render
-from shardwise.rules.spec import NodePoolSpec
+from pydantic import ValidationError
+from shardwise.rules import catalog, render
+from shardwise.rules.spec import EnvironmentSpec, NodePoolSpec
 
-from ._k8s import declare, depends_on
-from .validation import validate_pool
+from ._k8s import KUBECONFIG_DOC, child_opts, declare, depends_on, doc, provider_for
+from ._workload import log_notes, pydantic_findings
+from .errors import ArgumentsError
+from .inputs import Unknowns, is_output
+from .validation import VALIDATE_DOC, Validation, as_validation, pool_findings
 
 
-def _network_interfaces(plan: render.LaunchTemplatePlan,
-                        security_group_ids: Sequence[pulumi.Input[str]]) -> list[Any]:
+@dataclass(kw_only=True)
+class GpuNodePoolArgs:
+    """Arguments of :class:`GpuNodePool`.
+
+    ``pool`` is the :class:`~shardwise.rules.spec.NodePoolSpec` (or a mapping of its fields) — the
+    schema of a stack config's ``pools`` entry; the rest are the AWS things the nodes attach to, each a
+    ``pulumi.Input`` (a cluster, role and network built in the same program, or a StackReference).
+    """
+
+    pool: NodePoolSpec | Mapping[str, Any] = field(metadata=doc("The pool: a NodePoolSpec or a mapping of its fields."))
+    cluster_name: pulumi.Input[str] = field(metadata=doc("EKS cluster the nodes join."))
+    node_role_arn: pulumi.Input[str] = field(metadata=doc("IAM role of the nodes (Karpenter: its name is used)."))
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]] = field(metadata=doc(
+        "Private subnets (a multi-node pool takes the first: one placement group, one AZ)."))
+    security_group_ids: pulumi.Input[Sequence[pulumi.Input[str]]] = field(metadata=doc(
+        "Security groups of every network interface: the GPU-node group and the cluster's."))
+    validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
+    k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(
+        "Karpenter pools: the provider their NodePool and EC2NodeClass go through."))
+    kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+
+
+def _nics(plan: render.LaunchTemplatePlan, security_group_ids: Any) -> list[Any]:
     nics: list[Any] = []
     for device, card, kind in plan.network_interfaces:
-        nic: dict[str, Any] = {
-            "device_index": device,
-            "network_card_index": card,
-            "security_groups": list(security_group_ids),
-            "delete_on_termination": "true",
-        }
+        nic: dict[str, Any] = {"device_index": device, "network_card_index": card,
+                               "security_groups": security_group_ids, "delete_on_termination": "true"}
         if kind != "interface":
             nic["interface_type"] = kind
         if device == 0 and card == 0:
@@ -32,61 +56,95 @@ def _network_interfaces(plan: render.LaunchTemplatePlan,
     return nics
 
 
+def _first(ids: Any, n: int | None) -> Any:
+    """The first ``n`` of a list or of an Output list (all for None)."""
+    if is_output(ids):
+        return ids.apply(lambda v: list(v)[:n] if n else list(v))
+    return list(ids)[:n] if n else list(ids)
+
+
+#: The pattern the stack config's ``node_role_arn`` has.
+ROLE_ARN: str = next(m.pattern for m in EnvironmentSpec.model_fields["node_role_arn"].metadata
+                     if getattr(m, "pattern", None))
+
+
 class GpuNodePool(pulumi.ComponentResource):
     """GPU nodes of one instance type, labelled with their GPU and NVLink topology and tainted.
 
     Managed node group: the ``AL2023_x86_64_NVIDIA`` AMI, the taint ``nvidia.com/gpu=true:NoSchedule``,
-    the labels of :func:`shardwise.rules.render.node_labels`, a launch template with IMDSv2 required
-    and hop limit 1, an encrypted root volume, no public IP, the GPU-node and cluster security groups,
-    and for multi-node pools EFA interfaces, a cluster placement group and a single subnet. A
-    Capacity Block pool's launch template targets the reservation and names the instance type (EKS
-    requires it there for ``CAPACITY_BLOCK`` node groups, and the node group then names none).
+    the labels of :func:`shardwise.rules.render.node_labels`, a launch template with IMDSv2 required and
+    hop limit 1, an encrypted gp3 root volume at the pool's throughput, no public IP, the given security
+    groups, the instance store as RAID-0 when asked, and for multi-node pools EFA interfaces in AWS's
+    current layout (:func:`shardwise.rules.render.efa_interfaces`), a cluster placement group and a single
+    subnet. A Capacity Block pool's launch template targets the reservation and names the instance type.
 
-    Karpenter (``provisioner: karpenter``): an EC2NodeClass and a NodePool with the same labels,
-    taint and metadata options, applied through the Kubernetes provider given in ``opts``.
+    Karpenter (``provisioner: karpenter``): an EC2NodeClass and a NodePool with the same labels, taint,
+    metadata options and instance-store policy.
+
+    Outputs: ``node_group``, ``launch_template``, ``placement_group`` (managed), ``node_pool``,
+    ``node_class`` (Karpenter) — resources or None; ``node_group_name``, ``launch_template_id``,
+    ``placement_group_name``; ``labels``, ``taints``, ``gpus_per_node``, ``efa_interfaces``, ``spec``.
     """
 
+    spec: NodePoolSpec
+    node_group: aws.eks.NodeGroup | None
+    launch_template: aws.ec2.LaunchTemplate | None
+    placement_group: aws.ec2.PlacementGroup | None
+    node_pool: pulumi.CustomResource | None
+    node_class: pulumi.CustomResource | None
     pool_name: str
     labels: dict[str, str]
     taints: list[dict[str, str]]
+    gpus_per_node: int
+    efa_interfaces: int
     node_group_name: pulumi.Output[str] | None
     launch_template_id: pulumi.Output[str] | None
     placement_group_name: pulumi.Output[str] | None
 
-    def __init__(
-        self,
-        name: str,
-        pool: NodePoolSpec,
-        *,
-        cluster_name: str,
-        node_role_arn: str | None,
-        subnet_ids: Sequence[pulumi.Input[str]],
-        security_group_ids: Sequence[pulumi.Input[str]],
-        validate: bool = True,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if validate:
-            validate_pool(pool, node_role_arn)
+    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        unknowns = Unknowns()
+        try:
+            pool = args.pool if isinstance(args.pool, NodePoolSpec) else NodePoolSpec.model_validate(args.pool)
+        except ValidationError as e:
+            raise ArgumentsError("GpuNodePool", pydantic_findings(e, unknowns, "pool.")) from None
+        role = unknowns.replace(args.node_role_arn, "node_role_arn")
+        problems: list[tuple[str, str]] = []
+        if not is_output(args.node_role_arn) and not re.match(ROLE_ARN, str(role)):
+            problems.append(("node_role_arn", f"`{role}` is not an IAM role ARN"))
+        validation = as_validation(args.validate)
+        notes: list[str] = []
+        if validation.enabled:
+            found, notes = pool_findings(pool, validation)
+            problems += [(f"pool.{p}" if p else "pool", m) for p, m in found]
+        if problems:
+            raise ArgumentsError("GpuNodePool", problems)
+        unknowns.field_check("node_role_arn", EnvironmentSpec, "node_role_arn")
+        unknowns.finish("GpuNodePool")
         super().__init__("shardwise:nodepool:GpuNodePool", name, None, opts)
+        log_notes(self, notes)
+        self.spec = pool
         self.pool_name = pool.name
         self.labels = render.node_labels(pool)
         self.taints = render.node_taints()
+        self.gpus_per_node = catalog.find_instance(pool.instance_type).gpus
+        self.efa_interfaces = render.efa_interface_count(pool)
+        self.node_group = self.launch_template = self.placement_group = None
+        self.node_pool = self.node_class = None
         self.node_group_name = self.launch_template_id = self.placement_group_name = None
         if pool.provisioner == "karpenter":
-            self._karpenter(name, pool, node_role_arn or "", subnet_ids, security_group_ids, opts)
+            self._karpenter(name, pool, unknowns.output(role), args, opts)
         else:
-            self._managed(name, pool, cluster_name, node_role_arn or "", subnet_ids, security_group_ids)
+            self._managed(name, pool, args)
         self.register_outputs({
-            "pool_name": self.pool_name,
-            "labels": self.labels,
-            "taints": self.taints,
-            "node_group_name": self.node_group_name,
-            "launch_template_id": self.launch_template_id,
+            "node_group": self.node_group, "launch_template": self.launch_template,
+            "placement_group": self.placement_group, "node_pool": self.node_pool, "node_class": self.node_class,
+            "pool_name": self.pool_name, "labels": self.labels, "taints": self.taints,
+            "gpus_per_node": self.gpus_per_node, "efa_interfaces": self.efa_interfaces,
+            "node_group_name": self.node_group_name, "launch_template_id": self.launch_template_id,
             "placement_group_name": self.placement_group_name,
         })
 
-    def _managed(self, name: str, pool: NodePoolSpec, cluster_name: str, role_arn: str,
-                 subnet_ids: Sequence[pulumi.Input[str]], security_group_ids: Sequence[pulumi.Input[str]]) -> None:
+    def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs) -> None:
         child = pulumi.ResourceOptions(parent=self)
         plan = render.launch_template_plan(pool)
         tags = {"shardwise.dev/pool": pool.name}
@@ -94,43 +152,43 @@ class GpuNodePool(pulumi.ComponentResource):
         market: Any = None
         reservation: Any = None
         if plan.placement_group:
-            pg = aws.ec2.PlacementGroup(f"{name}-placement", strategy="cluster", tags=tags, opts=child)
-            placement = {"group_name": pg.name}
-            self.placement_group_name = pg.name
+            self.placement_group = aws.ec2.PlacementGroup(f"{name}-placement", strategy="cluster", tags=tags,
+                                                          opts=child)
+            placement = {"group_name": self.placement_group.name}
+            self.placement_group_name = self.placement_group.name
         if plan.market_type:
             market = {"market_type": plan.market_type}
             reservation = {"capacity_reservation_target": {"capacity_reservation_id": pool.capacity_reservation_id}}
         root_volume: Any = {
             "device_name": "/dev/xvda",
             "ebs": {"volume_size": plan.volume_size_gib, "volume_type": "gp3", "encrypted": "true",
+                    "throughput": plan.volume_throughput_mib_s, "iops": plan.volume_iops,
                     "delete_on_termination": "true"},
         }
-        instance_tags: Any = {"resource_type": "instance", "tags": {**tags, **plan.tags}}
-        metadata: Any = {
-            "http_endpoint": plan.http_endpoint,
-            "http_tokens": plan.http_tokens,
-            "http_put_response_hop_limit": plan.http_put_response_hop_limit,
-        }
-        lt = aws.ec2.LaunchTemplate(
+        metadata: Any = {"http_endpoint": plan.http_endpoint, "http_tokens": plan.http_tokens,
+                         "http_put_response_hop_limit": plan.http_put_response_hop_limit}
+        user_data = base64.b64encode(plan.user_data.encode()).decode() if plan.user_data else None
+        self.launch_template = aws.ec2.LaunchTemplate(
             f"{name}-launch-template",
             description=f"shardwise GPU pool {pool.name} ({pool.instance_type})",
             metadata_options=metadata,
             block_device_mappings=[root_volume],
-            network_interfaces=_network_interfaces(plan, security_group_ids),
+            network_interfaces=_nics(plan, args.security_group_ids),
             placement=placement,
             instance_type=plan.instance_type,
             instance_market_options=market,
             capacity_reservation_specification=reservation,
-            tag_specifications=[instance_tags],
+            user_data=user_data,
+            tag_specifications=[{"resource_type": "instance", "tags": {**tags, **plan.tags}}],
             update_default_version=True,
             tags=tags,
             opts=child,
         )
-        ng = aws.eks.NodeGroup(
+        self.node_group = aws.eks.NodeGroup(
             f"{name}-node-group",
-            cluster_name=cluster_name,
-            node_role_arn=role_arn,
-            subnet_ids=list(subnet_ids[:1]) if pool.multi_node else list(subnet_ids),
+            cluster_name=args.cluster_name,
+            node_role_arn=args.node_role_arn,
+            subnet_ids=_first(args.subnet_ids, 1 if pool.multi_node else None),
             # EKS: an instance type goes in the launch template or the node group, never both
             instance_types=None if plan.instance_type else [pool.instance_type],
             ami_type=render.EKS_AMI_TYPE,
@@ -139,17 +197,31 @@ class GpuNodePool(pulumi.ComponentResource):
                             "max_size": pool.max_size},
             labels=self.labels,
             taints=render.eks_taints(),
-            launch_template={"id": lt.id, "version": lt.latest_version.apply(str)},
+            launch_template={"id": self.launch_template.id,
+                             "version": self.launch_template.latest_version.apply(str)},
             update_config={"max_unavailable": 1},
             tags=tags,
             opts=child,
         )
-        self.node_group_name = ng.node_group_name
-        self.launch_template_id = lt.id
+        self.node_group_name = self.node_group.node_group_name
+        self.launch_template_id = self.launch_template.id
 
-    def _karpenter(self, name: str, pool: NodePoolSpec, role_arn: str, subnet_ids: Sequence[pulumi.Input[str]],
-                   security_group_ids: Sequence[pulumi.Input[str]], opts: pulumi.ResourceOptions | None) -> None:
-        child = pulumi.ResourceOptions(parent=self, depends_on=depends_on(opts))
-        objs = render.render_karpenter(pool, render.node_role_name(role_arn), subnet_ids, security_group_ids)
-        for obj in objs:
-            declare(f"{name}-{obj['kind'].lower()}", obj, child)
+    def _karpenter(self, name: str, pool: NodePoolSpec, role_arn: pulumi.Input[str], args: GpuNodePoolArgs,
+                   opts: pulumi.ResourceOptions | None) -> None:
+        provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
+        nodeclass, nodepool = render.render_karpenter(pool, "<role>", ["<subnet>"], ["<security-group>"])
+        spec = nodeclass["spec"]
+        spec["role"] = pulumi.Output.from_input(role_arn).apply(render.node_role_name)
+        spec["subnetSelectorTerms"] = _terms(args.subnet_ids)
+        spec["securityGroupSelectorTerms"] = _terms(args.security_group_ids)
+        child = child_opts(self, provider, depends_on(opts))
+        self.node_class = declare(f"{name}-ec2nodeclass", nodeclass, child)
+        self.node_pool = declare(f"{name}-nodepool", nodepool, child_opts(self, provider,
+                                                                          [*depends_on(opts), self.node_class]))
+
+
+def _terms(ids: Any) -> Any:
+    """Karpenter selector terms ``[{"id": …}]`` of a list or an Output list of ids."""
+    if is_output(ids):
+        return ids.apply(lambda v: [{"id": i} for i in v])
+    return [{"id": i} for i in ids]

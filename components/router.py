@@ -3,14 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
+from pydantic import ValidationError
 from shardwise.rules import render
 from shardwise.rules.spec import RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
-from ._k8s import declare, depends_on
-from .validation import validate_router
+from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
+from ._workload import pydantic_findings
+from .errors import ArgumentsError
+from .inputs import Unknowns
+from .validation import router_findings
+
+
+@dataclass(kw_only=True)
+class InferenceRouterArgs:
+    """Arguments of :class:`InferenceRouter`: the fields of :class:`~shardwise.rules.spec.RouterSpec`
+    (``name`` and ``namespace`` accept Outputs) and the ``backends`` (VllmService / VllmMultiNode
+    components or their specs); ``services`` defaults to every backend."""
+
+    name: pulumi.Input[str]
+    backends: Sequence[Any] = field(metadata=doc("VllmService / VllmMultiNode components (or their specs)."))
+    namespace: pulumi.Input[str] = "gateway"
+    kind: str = "alb-ingress"
+    services: Sequence[str] | None = field(default=None, metadata=doc(
+        "Names of the backends to route to (default: every backend)."))
+    internal: bool = True
+    domain: str | None = None
+    gateway: str = "inference-gateway"
+    validate: bool = field(default=True, metadata=doc("False skips the checks (an Ingress across namespaces)."))
+    k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
+    kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
 def _hostname(status: Any) -> str | None:
@@ -25,36 +50,64 @@ def _hostname(status: Any) -> str | None:
 class InferenceRouter(pulumi.ComponentResource):
     """An internal AWS Load Balancer Controller Ingress, or Gateway API HTTPRoutes, for the backends.
 
-    The ALB variant sets ``load_balancing.algorithm.type=least_outstanding_requests``: a request
-    to vLLM can take seconds to minutes, so round-robin piles work onto the slowest replica. Target
-    type ``ip`` sends traffic straight to pod IPs, health-checked on ``/health``. One backend is the
-    default route; several are routed by host ``<service>.<domain>``.
+    The ALB variant sets ``load_balancing.algorithm.type=least_outstanding_requests`` (a request to vLLM
+    can take seconds to minutes; round-robin piles work onto the slowest replica) and a deregistration
+    delay equal to the backends' ``drain_seconds``; target type ``ip`` sends traffic straight to pod IPs,
+    health-checked on ``/health``. Label the backends' namespace ``elbv2.k8s.aws/pod-readiness-gate-inject:
+    enabled`` (ServingEnvironment does) so a pod counts as ready only once its ALB target is healthy. One
+    backend is the default route; several are routed by host ``<service>.<domain>``.
+
+    Outputs: ``ingress`` (or ``routes`` and ``reference_grants`` for the Gateway API) resources;
+    ``hostname`` (the load balancer's DNS name once the controller sets it), ``route_names``.
     """
 
+    spec: RouterSpec
+    ingress: pulumi.CustomResource | None
+    routes: list[pulumi.CustomResource]
+    reference_grants: list[pulumi.CustomResource]
     hostname: pulumi.Output[str | None]
-    routes: list[str]
+    route_names: list[str]
 
-    def __init__(
-        self,
-        name: str,
-        spec: RouterSpec,
-        backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec],
-        *,
-        validate: bool = True,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        if validate:
-            validate_router(spec, backends)
+    def __init__(self, name: str, args: InferenceRouterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        unknowns = Unknowns()
+        backends: list[VllmServiceSpec | VllmMultiNodeSpec] = [getattr(b, "spec", b) for b in args.backends]
+        for b in args.backends:
+            if hasattr(b, "unknowns"):
+                unknowns.merge(b.unknowns)
+        services = list(args.services) if args.services is not None else [b.name for b in backends]
+        values = unknowns.replace({"name": args.name, "namespace": args.namespace, "kind": args.kind,
+                                   "services": services, "internal": args.internal, "domain": args.domain,
+                                   "gateway": args.gateway})
+        try:
+            spec = RouterSpec.model_validate(values)
+        except ValidationError as e:
+            raise ArgumentsError("InferenceRouter", pydantic_findings(e, unknowns)) from None
+        if args.validate:
+            found = router_findings(spec, backends)
+            if found:
+                raise ArgumentsError("InferenceRouter", found)
+        for path in unknowns.deferred:
+            unknowns.field_check(path, RouterSpec, path)
+        unknowns.finish("InferenceRouter")
         super().__init__("shardwise:router:InferenceRouter", name, None, opts)
-        deps = depends_on(opts)
-        child = pulumi.ResourceOptions(parent=self, depends_on=deps)
+        self.spec, self.unknowns = spec, unknowns
+        provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
+        child = child_opts(self, provider, depends_on(opts))
+        self.ingress, self.routes, self.reference_grants, self.route_names = None, [], [], []
         hostname: pulumi.Output[str | None] = pulumi.Output.from_input(None)
-        self.routes = []
         for obj in render.render_router(spec, backends):
-            res = declare(f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}", obj, child)
+            res = declare(f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}", unknowns.substitute(obj), child)
             if obj["kind"] == "Ingress":
+                self.ingress = res
                 hostname = res.status.apply(_hostname)  # type: ignore[attr-defined]
+            elif obj["kind"] == "HTTPRoute":
+                self.routes.append(res)
+            else:
+                self.reference_grants.append(res)
             if obj["kind"] in ("Ingress", "HTTPRoute"):
-                self.routes.append(obj["metadata"]["name"])
+                self.route_names.append(obj["metadata"]["name"])
         self.hostname = hostname
-        self.register_outputs({"hostname": self.hostname, "routes": self.routes})
+        self.register_outputs({"ingress": self.ingress, "routes": self.routes,
+                               "reference_grants": self.reference_grants, "hostname": self.hostname,
+                               "route_names": self.route_names})
+

@@ -1,21 +1,29 @@
 """Validation the components run before declaring any child resource.
 
 The typed spec is turned into the same domain model ``shardwise lint`` reads
-(:func:`shardwise.rules.adapters.stack.inventory_from_spec`) and every registry rule runs on it. The
-first mandatory finding becomes ``pulumi.InputPropertyError(property_path, "SWnnn: message")``, so a
-bad configuration fails at ``pulumi preview`` even without the policy pack. A few checks the rules
-cannot make (an Ingress across namespaces, a Karpenter pool for multi-node groups, a missing node
-role, a model or instance type the catalog does not know) come first, with the property they name.
+(:func:`shardwise.rules.adapters.stack.inventory_from_spec`) and every registry rule runs on it.
+Every mandatory finding becomes one entry of an :class:`~.errors.ArgumentsError` (a
+``pulumi.InputPropertyError``) with the property path it is about and ``"SWnnn: message"``, so a bad
+configuration fails at ``pulumi preview`` even without the policy pack, with all its problems at
+once. Checks the rules cannot make come first, with the property they name: the catalog (a model
+or instance type it does not know), the structure (an Ingress across namespaces, a Karpenter pool
+for multi-node groups, a missing node role, a new VPC for an existing cluster), the model cache,
+the escape hatches (:mod:`shardwise.rules.pod`) and the image (pinned; for multi-node groups on
+EFA, libfabric and aws-ofi-nccl inside; a launcher its vLLM version has).
+
+:class:`Validation` disables named rules with a reason — the linter's suppression model: a
+suppressed finding does not block, and the component logs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-import pulumi
-from shardwise.rules import catalog, render
+from shardwise.rules import cache, catalog, images, render
 from shardwise.rules.errors import CatalogError, InputError
+from shardwise.rules.pod import extra_args_problems, pod_problems
 from shardwise.rules.spec import (
     EnvironmentSpec,
     NodePoolSpec,
@@ -24,6 +32,8 @@ from shardwise.rules.spec import (
     VllmServiceSpec,
 )
 from shardwise.rules.yamlsrc import LineDict
+
+Finding = tuple[str, str]
 
 #: The spec field a rule's finding is about, when the finding names a service or pool.
 FIELD_FOR_CODE: dict[str, str] = {
@@ -43,8 +53,33 @@ FIELD_FOR_CODE: dict[str, str] = {
 }
 
 
-def _error(path: str, reason: str) -> pulumi.InputPropertyError:
-    return pulumi.InputPropertyError(path, reason)
+@dataclass(frozen=True)
+class Validation:
+    """How a component validates its arguments.
+
+    ``disable`` maps rule codes to the reason they do not apply (``{"SW104": "benchmarked: TP2 TPOT p95
+    18 ms vs 31 ms at TP1"}``); a finding of a disabled rule is logged instead of blocking.
+    ``enabled=False`` skips the rules and checks entirely (``ServingEnvironment`` validates the whole
+    environment once and builds its children that way).
+    """
+
+    enabled: bool = True
+    disable: Mapping[str, str] = field(default_factory=dict)
+
+
+#: Validate with every rule.
+DEFAULT = Validation()
+VALIDATE_DOC = ("True, False, or the rules to disable with their reasons (`{\"SW104\": \"benchmarked: ...\"}`, "
+                "or a `Validation`).")
+
+
+def as_validation(value: bool | Validation | Mapping[str, str]) -> Validation:
+    """``True``/``False``, a :class:`Validation`, or a plain ``{code: reason}`` mapping of rules to disable."""
+    if isinstance(value, Validation):
+        return value
+    if isinstance(value, Mapping):
+        return Validation(disable=dict(value))
+    return Validation(enabled=bool(value))
 
 
 # --- synthetic line numbers: every spec path gets its own "line" -------------------------------
@@ -89,48 +124,59 @@ def _path_for(finding_line: int | None, code: str, paths: dict[int, str]) -> str
 # --- checks the rules cannot make --------------------------------------------------------------
 
 
-def _check_catalog(spec: EnvironmentSpec) -> None:
+def _catalog(spec: EnvironmentSpec) -> list[Finding]:
+    out: list[Finding] = []
     for i, p in enumerate(spec.pools):
         try:
             catalog.find_instance(p.instance_type)
         except CatalogError as e:
-            raise _error(f"pools[{i}].instance_type", e.message) from None
+            out.append((f"pools[{i}].instance_type", e.message))
     for kind, items in (("services", spec.services), ("multi_node", spec.multi_node)):
         for i, s in enumerate(items):
             try:
                 catalog.find_model(s.engine.model, s.base_model)
             except CatalogError as e:
-                raise _error(f"{kind}[{i}].engine.model",
-                             f"{e.message}; set base_model to the catalog model whose shape it has") from None
+                out.append((f"{kind}[{i}].engine.model",
+                            f"{e.message}; set base_model to the catalog model whose shape it has"))
+    return out
 
 
-def _check_structure(spec: EnvironmentSpec) -> None:
+def _structure(spec: EnvironmentSpec) -> list[Finding]:
+    out: list[Finding] = []
+    if not spec.node_role_arn and not spec.cluster.create:
+        out.append(("node_role_arn", f"the GPU nodes of cluster `{spec.cluster_name}` need the IAM role they "
+                    "run with (or set cluster.create, which creates it)"))
+    if spec.network.vpc_id is None and not spec.cluster.create:
+        out.append(("network.vpc_id",
+                    f"the existing cluster `{spec.cluster_name}` cannot be in the VPC this environment creates: "
+                    "nodes in another VPC never join it; set network.vpc_id and private_subnet_ids to the "
+                    "cluster's VPC, or cluster.create to create the cluster in the new VPC"))
+    if spec.cluster.create and len(spec.network.availability_zones) < 2 and spec.network.vpc_id is None:
+        out.append(("network.availability_zones", "EKS needs subnets in at least two availability zones"))
     for i, p in enumerate(spec.pools):
-        if not spec.node_role_arn:
-            raise _error("node_role_arn", f"pool `{p.name}` needs the IAM role its GPU nodes run with")
         if p.multi_node and p.provisioner == "karpenter":
-            raise _error(f"pools[{i}].provisioner",
-                         f"pool `{p.name}` serves multi-node groups, which need a cluster placement group "
-                         "and one subnet; use provisioner managed-nodegroup")
+            out.append((f"pools[{i}].provisioner",
+                        f"pool `{p.name}` serves multi-node groups, which need a cluster placement group "
+                        "and one subnet; use provisioner managed-nodegroup"))
     pools = {p.name: p for p in spec.pools}
     for i, m in enumerate(spec.multi_node):
         if not pools[m.pool].multi_node:
-            raise _error(f"multi_node[{i}].pool",
-                         f"`{m.name}` spans nodes but pool `{m.pool}` is not a multi_node pool "
-                         "(EFA, a cluster placement group and one subnet)")
+            out.append((f"multi_node[{i}].pool",
+                        f"`{m.name}` spans nodes but pool `{m.pool}` is not a multi_node pool "
+                        "(EFA, a cluster placement group and one subnet)"))
     backends = {s.name: s for s in (*spec.services, *spec.multi_node)}
     for i, r in enumerate(spec.routers):
-        _check_router(r, [backends[n] for n in r.services], f"routers[{i}]")
+        out += _router(r, [backends[n] for n in r.services], f"routers[{i}]")
+    return out
 
 
-def _check_router(r: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec], path: str) -> None:
+def _router(r: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec], path: str) -> list[Finding]:
     if r.kind != "alb-ingress":
-        return
-    for b in backends:
-        if b.namespace != r.namespace:
-            raise _error(f"{path}.namespace" if path else "namespace",
-                         f"an Ingress routes only to Services in its own namespace: router `{r.name}` is in "
-                         f"`{r.namespace}` but `{b.name}` is in `{b.namespace}`; put the router in `{b.namespace}`")
+        return []
+    return [(f"{path}.namespace" if path else "namespace",
+             f"an Ingress routes only to Services in its own namespace: router `{r.name}` is in "
+             f"`{r.namespace}` but `{b.name}` is in `{b.namespace}`; put the router in `{b.namespace}`")
+            for b in backends if b.namespace != r.namespace]
 
 
 def _image_code() -> str:
@@ -142,45 +188,107 @@ def _image_code() -> str:
     return "image"
 
 
-def _check_images(spec: EnvironmentSpec) -> None:
-    for kind, items in (("services", spec.services), ("multi_node", spec.multi_node)):
-        for i, s in enumerate(items):
-            reason = render.unpinned_image_reason(s.image)
-            if reason:
-                raise _error(f"{kind}[{i}].image", f"{_image_code()}: {reason}; pin a version tag or a digest")
+def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec | None, path: str,
+                   image: str | None = None) -> list[Finding]:
+    """The image is pinned, has what the pool's fabric needs, and a vLLM that has the asked launch."""
+    image = image if image is not None else spec.image
+    out: list[Finding] = []
+    reason = render.unpinned_image_reason(image)
+    if reason:
+        out.append((f"{path}image", f"{_image_code()}: {reason}; pin a version tag or a digest"))
+    version = images.vllm_version(image, spec.vllm_version)
+    if spec.cache.kind == "s3" and version is not None and version < images.RUNAI_STREAMER_SINCE:
+        out.append((f"{path}cache.kind", f"vLLM {images.version_text(version)} cannot stream from S3 "
+                    f"(runai_streamer is in {images.version_text(images.RUNAI_STREAMER_SINCE)} and later)"))
+    if not isinstance(spec, VllmMultiNodeSpec):
+        return out
+    since = images.version_text(images.NATIVE_MULTINODE_SINCE)
+    if spec.launcher == "native" and version is not None and version < images.NATIVE_MULTINODE_SINCE:
+        out.append((f"{path}launcher", f"vLLM {images.version_text(version)} in `{image}` has no --nnodes/"
+                    f"--node-rank/--master-addr (they came in {since}); use launcher ray or a newer image"))
+    if pool is not None and render.pool_efa(pool) and not images.image_has_efa(image, spec.image_efa):
+        known = images.image_has_efa(image, spec.image_efa) is False
+        out.append((f"{path}image", (f"`{image}` has no libfabric or aws-ofi-nccl" if known else
+                                     f"whether `{image}` has libfabric and aws-ofi-nccl is not known") +
+                    f": NCCL would not use pool `{pool.name}`'s EFA; use {images.DEFAULT_EFA_IMAGE} "
+                    "(or another AWS DLC vLLM image), or declare image_efa: true for an image that has them"))
+    if spec.exclusive_topology == "kubernetes.io/hostname" and spec.engine.pipeline_parallel_size > 1:
+        out.append((f"{path}exclusive_topology", f"a group of {spec.engine.pipeline_parallel_size} pods on as "
+                    "many nodes never fits one hostname: it would stay Pending; use a network-node-layer label"))
+    return out
+
+
+def _workload(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec, path: str) -> list[Finding]:
+    multi = isinstance(spec, VllmMultiNodeSpec)
+    max_replicas = 1
+    if isinstance(spec, VllmServiceSpec):
+        max_replicas = max(spec.replicas, spec.autoscaling.max_replicas if spec.autoscaling else 0)
+        a = spec.autoscaling
+        if a is not None and a.metric != "cpu" and spec.metrics.monitor == "none":
+            out_metric = [(f"{path}metrics.monitor",
+                           f"the autoscaler reads {a.metric} from Prometheus, and nothing scrapes it "
+                           "(metrics.monitor: none); use pod-monitor, or external when something else scrapes")]
+        else:
+            out_metric = []
+    else:
+        out_metric = []
+    out = [(f"{path}{p}", m) for p, m in cache.cache_problems(spec, pool, multi, max_replicas)]
+    out += [(f"{path}{p}", m) for p, m in pod_problems(spec)]
+    out += [(f"{path}{p}", m) for p, m in extra_args_problems(spec.engine)]
+    return out + out_metric + image_findings(spec, pool, path)
 
 
 # --- entry points ------------------------------------------------------------------------------
 
 
-def validate_environment(spec: EnvironmentSpec) -> None:
-    """Raise ``pulumi.InputPropertyError`` for the first problem in ``spec`` (see the module doc)."""
+def environment_findings(spec: EnvironmentSpec, validation: Validation = DEFAULT) -> tuple[
+        list[Finding], list[str]]:
+    """(blocking findings, notes of suppressed ones) for an environment; rules run when the catalog knows
+    every model and instance type."""
     from shardwise.rules.adapters.stack import inventory_from_spec
-    from shardwise.rules.engine import LintConfig, run_rules
+    from shardwise.rules.engine import LintConfig, SuppressionEntry, run_rules
     from shardwise.rules.registry import ALL_RULES
 
-    _check_catalog(spec)
-    _check_structure(spec)
+    findings: list[Finding] = [(f"validate.disable.{code}", "a disabled rule needs the reason it does not apply")
+                               for code, reason in validation.disable.items() if not str(reason).strip()]
+    known = {r.meta.code for r in ALL_RULES}
+    findings += [(f"validate.disable.{code}", f"`{code}` is not a rule code (shardwise rules)")
+                 for code in validation.disable if code not in known]
+    catalog_findings = _catalog(spec)
+    findings += catalog_findings + _structure(spec)
+    if catalog_findings:
+        return findings, []
+    pools = {p.name: p for p in spec.pools}
+    for kind, items in (("services", spec.services), ("multi_node", spec.multi_node)):
+        for i, s in enumerate(items):
+            findings += _workload(s, pools[s.pool], f"{kind}[{i}].")
     lines, paths = _index_lines(spec.model_dump(mode="json"))
     try:
         inv = inventory_from_spec(spec, f"<environment {spec.name}>", lines)
     except InputError as e:
-        raise _error("environment", e.message) from None
-    for f in run_rules(ALL_RULES, inv, LintConfig(production=spec.production)):
+        return [*findings, ("environment", e.message)], []
+    config = LintConfig(production=spec.production, suppressions=[
+        SuppressionEntry(code=c, reason=str(r)) for c, r in validation.disable.items() if str(r).strip()])
+    notes: list[str] = []
+    for f in run_rules(ALL_RULES, inv, config):
+        message = f.message if f.message.startswith(f.code) else f"{f.code}: {f.message}"
         if f.blocking:
-            message = f.message if f.message.startswith(f.code) else f"{f.code}: {f.message}"
-            raise _error(_path_for(f.location.line, f.code, paths), message)
-    _check_images(spec)
+            findings.append((_path_for(f.location.line, f.code, paths), message))
+        elif f.suppressed and f.level == "mandatory":
+            notes.append(f"{message} (suppressed: {f.suppression_reason})")
+    return findings, notes
 
 
-def _relative(err: pulumi.InputPropertyError, renames: dict[str, str]) -> pulumi.InputPropertyError:
-    path = err.property_path
-    for prefix, new in renames.items():
-        if path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "["):
-            rest = path[len(prefix):].lstrip(".")
-            path = f"{new}.{rest}".strip(".") if new else rest
-            break
-    return pulumi.InputPropertyError(path or "spec", err.reason)
+def _relative(findings: list[Finding], renames: dict[str, str]) -> list[Finding]:
+    out: list[Finding] = []
+    for path, reason in findings:
+        for prefix, new in renames.items():
+            if path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "["):
+                rest = path[len(prefix):].lstrip(".")
+                path = f"{new}.{rest}".strip(".") if new else rest
+                break
+        out.append((path or "spec", reason))
+    return out
 
 
 def _standalone_env(name: str, pools: Sequence[NodePoolSpec], node_role_arn: str | None,
@@ -189,43 +297,35 @@ def _standalone_env(name: str, pools: Sequence[NodePoolSpec], node_role_arn: str
     return EnvironmentSpec(
         name=name, cluster_name="standalone", production=production,
         node_role_arn=node_role_arn or "arn:aws:iam::000000000000:role/standalone",
+        network={"vpc_id": "vpc-0000000000000000a", "private_subnet_ids": ("subnet-0000000000000000a",)},
         pools=tuple(pools), services=tuple(services), multi_node=tuple(multi_node),
     )
 
 
-def validate_service(spec: VllmServiceSpec, pool: NodePoolSpec, production: bool = False) -> None:
-    """Validate one VllmService against the pool it runs on; paths are relative to its arguments."""
-    if spec.pool != pool.name:
-        raise _error("pool", f"`{spec.name}` asks for pool `{spec.pool}` but runs on pool `{pool.name}`")
-    try:
-        validate_environment(_standalone_env(spec.name, [pool], None, services=[spec], production=production))
-    except pulumi.InputPropertyError as e:
-        raise _relative(e, {"services[0]": "", "pools[0]": "pool"}) from None
+def service_findings(spec: VllmServiceSpec, pool: NodePoolSpec, production: bool = False,
+                     validation: Validation = DEFAULT) -> tuple[list[Finding], list[str]]:
+    """A VllmService against the pool it runs on; paths relative to its arguments."""
+    env = _standalone_env(spec.name, [pool], None, services=[spec], production=production)
+    found, notes = environment_findings(env, validation)
+    return _relative(found, {"services[0]": "", "pools[0]": "pool"}), notes
 
 
-def validate_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec, production: bool = False) -> None:
-    """Validate one VllmMultiNode against its pool; paths are relative to its arguments."""
-    if spec.pool != pool.name:
-        raise _error("pool", f"`{spec.name}` asks for pool `{spec.pool}` but runs on pool `{pool.name}`")
-    try:
-        validate_environment(_standalone_env(spec.name, [pool], None, multi_node=[spec], production=production))
-    except pulumi.InputPropertyError as e:
-        raise _relative(e, {"multi_node[0]": "", "pools[0]": "pool"}) from None
+def multinode_findings(spec: VllmMultiNodeSpec, pool: NodePoolSpec, production: bool = False,
+                       validation: Validation = DEFAULT) -> tuple[list[Finding], list[str]]:
+    """A VllmMultiNode against its pool; paths relative to its arguments."""
+    env = _standalone_env(spec.name, [pool], None, multi_node=[spec], production=production)
+    found, notes = environment_findings(env, validation)
+    return _relative(found, {"multi_node[0]": "", "pools[0]": "pool"}), notes
 
 
-def validate_pool(pool: NodePoolSpec, node_role_arn: str | None) -> None:
-    """Validate one GPU node pool; paths are relative to its arguments."""
-    if not node_role_arn:
-        raise _error("node_role_arn", f"pool `{pool.name}` needs the IAM role its GPU nodes run with")
-    try:
-        validate_environment(_standalone_env(pool.name, [pool], node_role_arn))
-    except pulumi.InputPropertyError as e:
-        raise _relative(e, {"pools[0]": ""}) from None
+def pool_findings(pool: NodePoolSpec, validation: Validation = DEFAULT) -> tuple[list[Finding], list[str]]:
+    """One GPU node pool; paths relative to its arguments."""
+    found, notes = environment_findings(_standalone_env(pool.name, [pool], None), validation)
+    return _relative(found, {"pools[0]": ""}), notes
 
 
-def validate_router(spec: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec]) -> None:
+def router_findings(spec: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec]) -> list[Finding]:
     names = {b.name for b in backends}
-    for i, s in enumerate(spec.services):
-        if s not in names:
-            raise _error(f"services[{i}]", f"router `{spec.name}` routes to `{s}`, which is not among its backends")
-    _check_router(spec, [b for b in backends if b.name in spec.services], "")
+    out = [(f"services[{i}]", f"router `{spec.name}` routes to `{s}`, which is not among its backends")
+           for i, s in enumerate(spec.services) if s not in names]
+    return out + _router(spec, [b for b in backends if b.name in spec.services], "")

@@ -226,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", metavar="CODE", help="rule code (SW104) or name (sharded-model-that-fits)")
     explain.set_defaults(func=cmd_explain)
 
+    pack = sub.add_parser(
+        "policy-pack-dir", help="print the directory of the installed CrossGuard policy pack",
+        description="Print the directory of the installed policy pack, for `pulumi preview --policy-pack "
+                    "\"$(shardwise policy-pack-dir)\"`. Pulumi runs it with the Python on PATH (or "
+                    "PULUMI_PYTHON_CMD): the environment shardwise[pulumi] is installed in.")
+    pack.set_defaults(func=cmd_policy_pack_dir)
     docs = sub.add_parser("docs", help="generate or check the rule documentation",
                           description="Write one Markdown page per rule and an index; --check only compares.")
     docs.add_argument("--check", action="store_true", help="exit 1 if a page is missing or stale")
@@ -266,6 +272,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _err(f"internal error: {type(e).__name__}: {e} (set SHARDWISE_DEBUG=1 for the traceback; please report it)")
         return 2
+
+
+def cmd_policy_pack_dir(args: argparse.Namespace) -> int:
+    from .crossguard import pack_dir
+
+    print(pack_dir())
+    return 0
 
 
 # --------------------------------------------------------------------------------------------- lint

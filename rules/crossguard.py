@@ -100,6 +100,14 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
 }
 
 
+def pack_dir() -> str:
+    """The directory of the installed policy pack (``PulumiPolicy.yaml`` and ``__main__.py``)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.isfile(os.path.join(here, "PulumiPolicy.yaml")):
+        raise ShardwiseError(f"{here} holds no PulumiPolicy.yaml: reinstall shardwise")
+    return here
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """One CrossGuard policy, described without the SDK."""

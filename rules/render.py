@@ -23,12 +23,20 @@ Conventions and the numbers behind them:
   neither, so a memory-backed ``emptyDir`` is mounted at ``/dev/shm``. Size:
   :func:`shm_size_gib` = max(4 GiB, 2 GiB × GPUs of the pod) (the LeaderWorkerSet vLLM example gives
   an 8-GPU pod 15 GiB). It counts against the node's memory, not the GPU's.
-* **Probes.** ``startupProbe`` on ``/health`` every 10 s with ``failureThreshold`` =
-  ceil(model_load_seconds ÷ 10), so failureThreshold × periodSeconds ≥ the longest model load;
-  readiness and liveness on ``/health`` start only after the startup probe succeeds.
-* **Model cache.** An ``emptyDir`` of ``model_cache_gib`` at ``/root/.cache/huggingface`` (the
-  Hugging Face cache vLLM downloads into); ``HF_TOKEN`` from the Secret ``hf_token_secret``, key
-  ``HF_TOKEN``, marked optional so public models start without it.
+* **Model cache and probes.** The weights are kept where the spec's ``cache`` says
+  (:mod:`shardwise.rules.cache`: an init container fills a local cache once, ``HF_HOME`` points at it,
+  or vLLM streams from S3). ``startupProbe`` on ``/health`` every 10 s with ``failureThreshold`` =
+  ceil(budget ÷ 10), the budget coming from the weights per pod and the cache's throughput;
+  readiness and liveness on ``/health`` start only after the startup probe succeeds. ``HF_TOKEN``
+  comes from the Secret ``hf_token_secret``, key ``HF_TOKEN``, marked optional.
+* **Draining.** A preStop hook keeps a terminating pod serving until vLLM reports no running or
+  waiting request (at most ``drain_seconds``); the grace period is ``drain_seconds`` + 30 s.
+* **Escape hatches** from the spec's ``pod`` and ``engine.extra_args`` are merged in by
+  :mod:`shardwise.rules.pod`, which refuses what the rules read.
+* **Multi-node groups** launch natively (``--nnodes``/``--node-rank``/``--master-addr``) when the
+  image's vLLM has it (:mod:`shardwise.rules.images`), else with Ray; EFA pods get
+  ``FI_PROVIDER=efa`` (and ``FI_EFA_USE_DEVICE_RDMA=1`` on p4d/p5/p6). The LWS exclusive-topology
+  annotation is set only when the spec names a topology label.
 * **Images** are used as given; :func:`unpinned_image_reason` says why an image is not pinned (tag
   ``latest`` or no tag and no digest) and the components refuse such images.
 """
@@ -43,6 +51,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import cache
+from . import pod as pod_extras
+from .images import choose_launcher
 from .spec import (
     AutoscalingSpec,
     EnvironmentSpec,
@@ -99,9 +110,14 @@ RAY_PORT = 6379
 #: placement could satisfy it) and ``topology.kubernetes.io/zone`` too coarse (one group per AZ).
 DEFAULT_EXCLUSIVE_TOPOLOGY = "topology.k8s.aws/network-node-layer-3"
 
+ALB_TG_ATTRIBUTES = "alb.ingress.kubernetes.io/target-group-attributes"
+#: Namespace label that makes the AWS Load Balancer Controller inject pod readiness gates: a pod
+#: counts as ready only once its ALB target is healthy, so a rolling update never removes the last
+#: registered replica (AWS Load Balancer Controller docs, "Pod readiness gate").
+ALB_READINESS_GATE_LABEL = "elbv2.k8s.aws/pod-readiness-gate-inject"
 ALB_ANNOTATIONS = {
     "alb.ingress.kubernetes.io/target-type": "ip",
-    "alb.ingress.kubernetes.io/target-group-attributes": "load_balancing.algorithm.type=least_outstanding_requests",
+    ALB_TG_ATTRIBUTES: "load_balancing.algorithm.type=least_outstanding_requests",
     "alb.ingress.kubernetes.io/healthcheck-path": HEALTH_PATH,
     "alb.ingress.kubernetes.io/backend-protocol": "HTTP",
     # Streaming completions of long outputs outlive the 60 s default idle timeout.
@@ -173,6 +189,8 @@ def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str,
         ann[ANN_P95] = str(spec.p95_context_tokens)
     if spec.base_model:
         ann[ANN_BASE_MODEL] = spec.base_model
+    elif spec.cache.kind == "s3":  # the container loads s3://…; the rules read the model's shape from here
+        ann[ANN_BASE_MODEL] = spec.engine.model
     if spec.output_tokens_per_second:
         ann[ANN_OUTPUT_TPS] = f"{spec.output_tokens_per_second:g}"
     ignore = ignore_annotation(spec.suppress)
@@ -189,8 +207,10 @@ def _meta(name: str, namespace: str, annotations: dict[str, str] | None = None) 
 
 
 def vllm_args(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[str]:
-    """``vllm serve`` arguments: the engine spec's flags, then ``--host 0.0.0.0``."""
-    return [*spec.engine.to_args(), "--host", "0.0.0.0"]
+    """``vllm serve`` arguments: the model (or the S3 prefix it streams from), the engine spec's flags,
+    the cache's load flags, then ``--host 0.0.0.0``."""
+    engine = spec.engine.to_args()
+    return [cache.serve_model(spec), *engine[1:], *cache.load_flags(spec), "--host", "0.0.0.0"]
 
 
 def _http_probe(port: str, period: int, failure: int, timeout: int = 5) -> dict[str, Any]:
@@ -202,37 +222,37 @@ def _http_probe(port: str, period: int, failure: int, timeout: int = 5) -> dict[
     }
 
 
-def _probes(model_load_seconds: int) -> dict[str, Any]:
+def _probes(budget_seconds: int) -> dict[str, Any]:
     return {
-        "startupProbe": _http_probe(
-            "http", PROBE_PERIOD_SECONDS, startup_failure_threshold(model_load_seconds)
-        ),
+        "startupProbe": _http_probe("http", PROBE_PERIOD_SECONDS, startup_failure_threshold(budget_seconds)),
         "readinessProbe": _http_probe("http", 5, 3),
         "livenessProbe": _http_probe("http", 15, 4, timeout=10),
     }
 
 
+def _token_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    if not spec.hf_token_secret:
+        return []
+    return [{
+        "name": "HF_TOKEN",
+        "valueFrom": {"secretKeyRef": {"name": spec.hf_token_secret, "key": "HF_TOKEN", "optional": True}},
+    }]
+
+
 def _env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
-    env: list[dict[str, Any]] = []
-    if spec.hf_token_secret:
-        env.append({
-            "name": "HF_TOKEN",
-            "valueFrom": {"secretKeyRef": {"name": spec.hf_token_secret, "key": "HF_TOKEN", "optional": True}},
-        })
-    return env
+    return _token_env(spec) + cache.cache_env(spec)
 
 
-def _volumes(gpus: int, cache_gib: int) -> list[dict[str, Any]]:
-    return [
-        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _gi(shm_size_gib(gpus))}},
-        {"name": "model-cache", "emptyDir": {"sizeLimit": _gi(cache_gib)}},
-    ]
+def _volumes(gpus: int, spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _gi(shm_size_gib(gpus))}}]
+    model_cache = cache.cache_volume(spec)
+    if model_cache is not None:
+        volumes.append(model_cache)
+    return volumes
 
 
-_MOUNTS = [
-    {"name": "dshm", "mountPath": "/dev/shm"},
-    {"name": "model-cache", "mountPath": HF_CACHE},
-]
+def _mounts(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    return [{"name": "dshm", "mountPath": "/dev/shm"}, *cache.cache_mounts(spec)]
 
 
 def _resources(gpus: int, efa: int = 0) -> dict[str, Any]:
@@ -245,34 +265,82 @@ def _resources(gpus: int, efa: int = 0) -> dict[str, Any]:
     return {"requests": {**res, "memory": EFA_MEMORY_REQUEST}, "limits": dict(res)}
 
 
-def _pod_spec(pool: str, containers: list[dict[str, Any]], gpus: int, cache_gib: int) -> dict[str, Any]:
-    return {
-        "nodeSelector": {LABEL_POOL: pool},
+#: preStop drain: wait for the endpoint removal to reach kube-proxy and the load balancer, then until
+#: vLLM reports no running or waiting request (its /metrics) or the drain time is up. SIGTERM follows.
+_DRAIN = """import sys, time, urllib.request
+port, deadline = sys.argv[1], time.time() + float(sys.argv[2])
+time.sleep(5)
+while time.time() < deadline:
+    try:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+    except Exception:
+        break
+    busy = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(("vllm:num_requests_running", "vllm:num_requests_waiting")))
+    if busy == 0:
+        break
+    time.sleep(2)
+"""
+#: Seconds the kubelet allows after the drain for vLLM to shut down on SIGTERM.
+SHUTDOWN_SECONDS = 30
+
+
+def prestop(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str, Any]:
+    """The serving container's preStop hook that drains in-flight requests (``drain_seconds``)."""
+    return {"preStop": {"exec": {"command": ["python3", "-c", _DRAIN, str(spec.engine.port),
+                                             str(spec.drain_seconds)]}}}
+
+
+def _pod_spec(spec: VllmServiceSpec | VllmMultiNodeSpec, containers: list[dict[str, Any]], gpus: int,
+              image: str) -> dict[str, Any]:
+    pod: dict[str, Any] = {
+        "nodeSelector": {LABEL_POOL: spec.pool},
         "tolerations": [dict(GPU_TOLERATION)],
-        "terminationGracePeriodSeconds": 60,
-        "containers": containers,
-        "volumes": _volumes(gpus, cache_gib),
+        "terminationGracePeriodSeconds": spec.drain_seconds + SHUTDOWN_SECONDS,
+    }
+    init = cache.download_container(spec, image, _token_env(spec))
+    if init is not None:
+        pod["initContainers"] = [init]
+    pod["containers"] = containers
+    pod["volumes"] = _volumes(gpus, spec)
+    return pod
+
+
+def _template(spec: VllmServiceSpec | VllmMultiNodeSpec, labels: dict[str, str],
+              containers: list[dict[str, Any]], gpus: int) -> dict[str, Any]:
+    """A pod template with the escape hatches of ``spec.pod`` merged in."""
+    template = {"metadata": {"labels": labels}, "spec": _pod_spec(spec, containers, gpus, spec.image)}
+    pod_extras.apply_extras(template, containers, spec)
+    return template
+
+
+def _serving_container(spec: VllmServiceSpec | VllmMultiNodeSpec, name: str, command: list[str],
+                       args: list[str], env: list[dict[str, Any]], resources: dict[str, Any],
+                       budget_seconds: int) -> dict[str, Any]:
+    return {
+        "name": name,
+        "image": spec.image,
+        "command": command,
+        "args": args,
+        "ports": [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}],
+        "env": env,
+        "resources": resources,
+        "volumeMounts": _mounts(spec),
+        **_probes(budget_seconds),
+        "lifecycle": prestop(spec),
     }
 
 
 # --- VllmService ------------------------------------------------------------------------------
 
 
-def render_deployment(spec: VllmServiceSpec) -> dict[str, Any]:
+def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     tp = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
-    container = {
-        "name": "vllm",
-        "image": spec.image,
-        "command": ["vllm", "serve"],
-        "args": vllm_args(spec),
-        "ports": [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}],
-        "env": _env(spec),
-        "resources": _resources(tp),
-        "volumeMounts": [dict(m) for m in _MOUNTS],
-        **_probes(spec.model_load_seconds),
-    }
-    pod = _pod_spec(spec.pool, [container], tp, spec.model_cache_gib)
-    pod["topologySpreadConstraints"] = [{
+    budget = cache.startup_budget(spec, pool).budget_seconds
+    container = _serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), _env(spec),
+                                   _resources(tp), budget)
+    template = _template(spec, group_labels(spec.name), [container], tp)
+    template["spec"]["topologySpreadConstraints"] = [{
         "maxSkew": 1,
         "topologyKey": "kubernetes.io/hostname",
         "whenUnsatisfiable": "ScheduleAnyway",
@@ -290,7 +358,7 @@ def render_deployment(spec: VllmServiceSpec) -> dict[str, Any]:
             "selector": {"matchLabels": selector_labels(spec.name)},
             # GPUs are scarce: replace one replica at a time instead of asking for a spare node.
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
-            "template": {"metadata": {"labels": group_labels(spec.name)}, "spec": pod},
+            "template": template,
         },
     }
 
@@ -382,23 +450,55 @@ def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
     }
 
 
-def render_vllm_service(spec: VllmServiceSpec) -> list[dict[str, Any]]:
-    """Deployment, ClusterIP Service, PodDisruptionBudget and (when set) the autoscaler."""
+def render_monitor(spec: VllmServiceSpec | VllmMultiNodeSpec, leaders_only: bool = False) -> dict[str, Any] | None:
+    """A Prometheus Operator PodMonitor or ServiceMonitor for vLLM's /metrics (None: monitor external/none)."""
+    m = spec.metrics
+    if m.monitor not in ("pod-monitor", "service-monitor"):
+        return None
+    meta = _meta(spec.name, spec.namespace)
+    meta["labels"] = {**m.labels, **meta["labels"]}
+    endpoint = {"port": "http", "path": "/metrics", "interval": f"{m.interval_seconds}s"}
+    selector = {**selector_labels(spec.name), **({LABEL_ROLE: "leader"} if leaders_only else {})}
+    if m.monitor == "pod-monitor":
+        body = {"selector": {"matchLabels": selector}, "podMetricsEndpoints": [endpoint]}
+        kind = "PodMonitor"
+    else:
+        body = {"selector": {"matchLabels": selector_labels(spec.name)}, "endpoints": [endpoint]}
+        kind = "ServiceMonitor"
+    return {"apiVersion": "monitoring.coreos.com/v1", "kind": kind, "metadata": meta, "spec": body}
+
+
+def _extras(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    """Objects the workload needs before its pods: a ServiceAccount and a PersistentVolumeClaim."""
+    labels = group_labels(spec.name)
+    return [o for o in (pod_extras.render_service_account(spec, labels), cache.render_claim(spec, labels))
+            if o is not None]
+
+
+def render_vllm_service(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount and claim (when asked), Deployment, ClusterIP Service, PodDisruptionBudget, the
+    autoscaler and the Prometheus monitor (when set)."""
     objs = [
-        render_deployment(spec),
+        *_extras(spec),
+        render_deployment(spec, pool),
         render_service(spec.name, spec.namespace, spec.engine.port, selector_labels(spec.name)),
         render_pdb(spec),
     ]
-    scaler = render_autoscaler(spec)
-    if scaler is not None:
-        objs.append(scaler)
+    for extra in (render_autoscaler(spec), render_monitor(spec)):
+        if extra is not None:
+            objs.append(extra)
     return objs
 
 
 # --- VllmMultiNode ----------------------------------------------------------------------------
 
 
-def _multinode_env(spec: VllmMultiNodeSpec, efa: int) -> list[dict[str, Any]]:
+def efa_rdma(instance_type: str) -> bool:
+    """EFA with GPUDirect RDMA reads (``FI_EFA_USE_DEVICE_RDMA=1``): the p4d/p4de, p5 family and p6 instances."""
+    return instance_type.startswith(("p4d", "p4de", "p5", "p6"))
+
+
+def _multinode_env(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None, efa: int) -> list[dict[str, Any]]:
     env = _env(spec) + [
         {"name": "NCCL_SOCKET_IFNAME", "value": spec.network_interface},
         {"name": "GLOO_SOCKET_IFNAME", "value": spec.network_interface},
@@ -406,6 +506,8 @@ def _multinode_env(spec: VllmMultiNodeSpec, efa: int) -> list[dict[str, Any]]:
     ]
     if efa:
         env.append({"name": "FI_PROVIDER", "value": "efa"})
+        if pool is not None and efa_rdma(pool.instance_type):
+            env.append({"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"})
     return env
 
 
@@ -434,28 +536,35 @@ def _ray_worker_script() -> str:
     return f'ray start --address="$LWS_LEADER_ADDRESS:{RAY_PORT}" --node-ip-address="$VLLM_HOST_IP" --block'
 
 
-def render_leaderworkerset(spec: VllmMultiNodeSpec, efa_devices: int = 0,
-                           exclusive_topology: str | None = DEFAULT_EXCLUSIVE_TOPOLOGY) -> dict[str, Any]:
+def launcher(spec: VllmMultiNodeSpec) -> str:
+    """``native`` or ``ray``: as set, or (``auto``) native when the image's vLLM has it."""
+    return choose_launcher(spec.launcher, spec.image, spec.vllm_version)[0]
+
+
+def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     """One LeaderWorkerSet: groups × (PP pods of TP GPUs); the API runs on the leader only."""
     tp = spec.engine.tensor_parallel_size
     pp = spec.engine.pipeline_parallel_size
-    env = _multinode_env(spec, efa_devices)
-    base = {"image": spec.image, "env": env, "resources": _resources(tp, efa_devices),
-            "volumeMounts": [dict(m) for m in _MOUNTS]}
-    if spec.launcher == "native":
-        leader = {"name": "vllm-leader", "command": ["vllm", "serve"], "args": vllm_args(spec) + _NATIVE, **base}
-        worker = {"name": "vllm-worker", "command": ["vllm", "serve"],
-                  "args": vllm_args(spec) + _NATIVE + ["--headless"], **base}
+    efa = efa_interface_count(pool) if pool is not None else 0
+    env = _multinode_env(spec, pool, efa)
+    resources = _resources(tp, efa)
+    budget = cache.startup_budget(spec, pool).budget_seconds
+    if launcher(spec) == "native":
+        leader = _serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
+                                    resources, budget)
+        worker = {"name": "vllm-worker", "image": spec.image, "command": ["vllm", "serve"],
+                  "args": vllm_args(spec) + _NATIVE + ["--headless"]}
     else:
-        leader = {"name": "vllm-leader", "command": ["/bin/sh", "-c"], "args": [_ray_leader_script(spec)], **base}
-        worker = {"name": "vllm-worker", "command": ["/bin/sh", "-c"], "args": [_ray_worker_script()], **base}
-    leader["ports"] = [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}]
-    leader.update(_probes(spec.model_load_seconds))
+        leader = _serving_container(spec, "vllm-leader", ["/bin/sh", "-c"], [_ray_leader_script(spec)], env,
+                                    resources, budget)
+        worker = {"name": "vllm-worker", "image": spec.image, "command": ["/bin/sh", "-c"],
+                  "args": [_ray_worker_script()]}
+    worker.update({"env": [dict(e) for e in env], "resources": _resources(tp, efa), "volumeMounts": _mounts(spec)})
     leader_labels = {**group_labels(spec.name), LABEL_ROLE: "leader"}
     worker_labels = {**group_labels(spec.name), LABEL_ROLE: "worker"}
     annotations = workload_annotations(spec)
-    if exclusive_topology:
-        annotations[ANN_EXCLUSIVE_TOPOLOGY] = exclusive_topology
+    if spec.exclusive_topology:
+        annotations[ANN_EXCLUSIVE_TOPOLOGY] = spec.exclusive_topology
     return {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
         "kind": "LeaderWorkerSet",
@@ -470,27 +579,26 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, efa_devices: int = 0,
             "leaderWorkerTemplate": {
                 "size": pp,
                 "restartPolicy": "RecreateGroupOnPodRestart",
-                "leaderTemplate": {
-                    "metadata": {"labels": leader_labels},
-                    "spec": _pod_spec(spec.pool, [leader], tp, spec.model_cache_gib),
-                },
-                "workerTemplate": {
-                    "metadata": {"labels": worker_labels},
-                    "spec": _pod_spec(spec.pool, [worker], tp, spec.model_cache_gib),
-                },
+                "leaderTemplate": _template(spec, leader_labels, [leader], tp),
+                "workerTemplate": _template(spec, worker_labels, [worker], tp),
             },
         },
     }
 
 
-def render_vllm_multinode(spec: VllmMultiNodeSpec, efa_devices: int = 0,
-                          exclusive_topology: str | None = DEFAULT_EXCLUSIVE_TOPOLOGY) -> list[dict[str, Any]]:
-    """The LeaderWorkerSet and a ClusterIP Service that selects the leaders only."""
+def render_vllm_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount and claim (when asked), the LeaderWorkerSet, a ClusterIP Service that selects the
+    leaders only, and the Prometheus monitor (leaders: the workers serve no HTTP)."""
     selector = {**selector_labels(spec.name), LABEL_ROLE: "leader"}
-    return [
-        render_leaderworkerset(spec, efa_devices, exclusive_topology),
+    objs = [
+        *_extras(spec),
+        render_leaderworkerset(spec, pool),
         render_service(spec.name, spec.namespace, spec.engine.port, selector),
     ]
+    monitor = render_monitor(spec, leaders_only=True)
+    if monitor is not None:
+        objs.append(monitor)
+    return objs
 
 
 # --- NetworkPolicies --------------------------------------------------------------------------
@@ -584,6 +692,9 @@ def render_router(router: RouterSpec,
     if router.kind == "alb-ingress":
         ann = {"alb.ingress.kubernetes.io/scheme": "internal" if router.internal else "internet-facing",
                **ALB_ANNOTATIONS}
+        # the load balancer lets in-flight requests of a deregistered pod finish while it drains
+        drain = max(b.drain_seconds for b in chosen)
+        ann[ALB_TG_ATTRIBUTES] = f"{ann[ALB_TG_ATTRIBUTES]},deregistration_delay.timeout_seconds={drain}"
         rules = []
         for b in chosen:
             rule: dict[str, Any] = {"http": {"paths": [{
@@ -728,11 +839,14 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
             "blockDeviceMappings": [{
                 "deviceName": "/dev/xvda",
                 "ebs": {"volumeSize": _gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
-                        "deleteOnTermination": True},
+                        "deleteOnTermination": True, "throughput": pool.disk_throughput_mib_s,
+                        "iops": max(3000, math.ceil(pool.disk_throughput_mib_s * 4))},
             }],
             "tags": {"shardwise.dev/pool": pool.name},
         },
     }
+    if pool.instance_store == "raid0":
+        nodeclass["spec"]["instanceStorePolicy"] = "RAID0"  # Karpenter: the same RAID-0 at /mnt/k8s-disks/0
     if pool.capacity_type == "capacity-block":
         # Karpenter launches capacity-type `reserved` only into reservations the node class selects
         # (Capacity Blocks are modelled as capacity reservations; Karpenter >= 1.6, ReservedCapacity).
@@ -841,6 +955,8 @@ class LaunchTemplatePlan:
     http_put_response_hop_limit: int = 1
     http_endpoint: str = "enabled"
     volume_size_gib: int = 500
+    volume_throughput_mib_s: int = 125
+    volume_iops: int = 3000
     # (device_index, network_card_index, interface_type) per network interface
     network_interfaces: tuple[tuple[int, int, str], ...] = ((0, 0, "interface"),)
     placement_group: bool = False
@@ -848,28 +964,83 @@ class LaunchTemplatePlan:
     # set only for Capacity Blocks, which EKS requires in the launch template; the node group then
     # names no instance types (EKS rejects an instance type in both places)
     instance_type: str | None = None
+    user_data: str | None = None  # MIME multi-part nodeadm configuration (not base64-encoded)
     tags: dict[str, str] = field(default_factory=dict)
+
+
+#: nodeadm configuration that makes the instance-store NVMe disks one RAID-0 array at
+#: /mnt/k8s-disks/0, with the kubelet and containerd directories on it (NodeConfig
+#: ``spec.instance.localStorage.strategy``, amazon-eks-ami ``setup-local-disks raid0``). EKS merges it
+#: with the cluster settings it adds to a managed node group's user data.
+RAID0_USER_DATA = """\
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="SHARDWISE"
+
+--SHARDWISE
+Content-Type: application/node.eks.aws
+
+---
+apiVersion: node.eks.aws/v1alpha1
+kind: NodeConfig
+spec:
+  instance:
+    localStorage:
+      strategy: RAID0
+
+--SHARDWISE--
+"""
+
+
+def efa_interfaces(n: int) -> tuple[tuple[int, int, str], ...]:
+    """(device index, network card index, type) of the network interfaces of a node with ``n`` EFA cards.
+
+    The EC2 user guide's current layout ("Maximize network bandwidth on Amazon EC2 instances with
+    multiple network cards"): the primary interface (card 0, device 0) is an ENA ``interface`` (an
+    EFA-only interface cannot be primary); card 0 also gets an ``efa-only`` interface at device 1;
+    every other card an ``efa-only`` interface at device 0. EFA-only interfaces take no IP address.
+    Checked against that guide's text, not on hardware; it assumes card 0 supports EFA, which the
+    guide's P5 examples show and which is not checked per instance type here.
+    """
+    if n <= 0:
+        return ((0, 0, "interface"),)
+    return ((0, 0, "interface"), (1, 0, "efa-only"), *((0, card, "efa-only") for card in range(1, n)))
 
 
 def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
     """IMDSv2 required with hop limit 1 (pods cannot reach the node's credentials), an encrypted gp3
-    root volume, no public IP, and for EFA pools one EFA interface per network card: the primary
-    ``efa`` and the others ``efa-only`` (no IP address, which spares the subnet). A Capacity Block
-    pool's template targets the reservation with market type ``capacity-block`` and names the
-    instance type, as EKS requires for node groups of capacity type ``CAPACITY_BLOCK``."""
-    n = efa_interface_count(pool)
-    if n:
-        nics = ((0, 0, "efa"),) + tuple((1, i, "efa-only") for i in range(1, n))
-    else:
-        nics = ((0, 0, "interface"),)
+    root volume at the pool's throughput, no public IP, EFA interfaces per :func:`efa_interfaces`,
+    the instance store as RAID-0 when asked. A Capacity Block pool's template targets the
+    reservation with market type ``capacity-block`` and names the instance type, as EKS requires for
+    node groups of capacity type ``CAPACITY_BLOCK``."""
+    throughput = pool.disk_throughput_mib_s
     return LaunchTemplatePlan(
         volume_size_gib=pool.disk_size_gib,
-        network_interfaces=nics,
+        volume_throughput_mib_s=throughput,
+        # gp3 allows at most 0.25 MiB/s per provisioned IOPS; 3000 IOPS are included
+        volume_iops=max(3000, math.ceil(throughput * 4)),
+        network_interfaces=efa_interfaces(efa_interface_count(pool)),
         placement_group=pool.multi_node,
         market_type="capacity-block" if pool.capacity_type == "capacity-block" else None,
         instance_type=pool.instance_type if pool.capacity_type == "capacity-block" else None,
+        user_data=RAID0_USER_DATA if pool.instance_store == "raid0" else None,
         tags={"shardwise.dev/pool": pool.name},
     )
+
+
+def render_namespace(name: str, alb_readiness_gates: bool = False) -> dict[str, Any]:
+    """A namespace shardwise creates; with an ALB in front of its pods, labelled for readiness gates."""
+    labels = {LABEL_MANAGED_BY: "shardwise"}
+    if alb_readiness_gates:
+        labels[ALB_READINESS_GATE_LABEL] = "enabled"
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def environment_namespaces(env: EnvironmentSpec) -> list[dict[str, Any]]:
+    """The namespaces of an environment's workloads and routers (readiness gates where an ALB routes)."""
+    wanted = {s.namespace for s in (*env.services, *env.multi_node)} | {r.namespace for r in env.routers}
+    backends = {b.name: b for b in (*env.services, *env.multi_node)}
+    gated = {backends[s].namespace for r in env.routers if r.kind == "alb-ingress" for s in r.services}
+    return [render_namespace(ns, ns in gated) for ns in sorted(wanted)]
 
 
 # --- everything of one environment ------------------------------------------------------------
@@ -889,10 +1060,9 @@ def render_environment_objects(env: EnvironmentSpec) -> list[tuple[str, dict[str
             for obj in render_karpenter(p, role, ["<subnet>"], ["<security-group>"]):
                 out.append((f"pools[{i}]", obj))
     for i, s in enumerate(env.services):
-        out.extend((f"services[{i}]", o) for o in render_vllm_service(s))
+        out.extend((f"services[{i}]", o) for o in render_vllm_service(s, pools.get(s.pool)))
     for i, m in enumerate(env.multi_node):
-        efa = efa_interface_count(pools[m.pool])
-        out.extend((f"multi_node[{i}]", o) for o in render_vllm_multinode(m, efa, m.exclusive_topology))
+        out.extend((f"multi_node[{i}]", o) for o in render_vllm_multinode(m, pools.get(m.pool)))
     for o in render_network_policies(env.network, env.services, env.multi_node, env.routers):
         out.append(("network", o))
     backends: list[VllmServiceSpec | VllmMultiNodeSpec] = [*env.services, *env.multi_node]

@@ -9,7 +9,7 @@ file (``stacks/Pulumi.<env>.yaml``) holds one :class:`EnvironmentSpec` under the
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -66,12 +66,21 @@ class EngineArgsSpec(_Spec):
     enforce_eager: bool = Field(False, description="Disable CUDA graphs.")
     enable_prefix_caching: bool | None = Field(None, description="Reuse KV blocks of shared prefixes.")
     port: int = Field(8000, ge=1, le=65_535, description="HTTP port of the OpenAI-compatible API.")
+    revision: str | None = Field(
+        None, min_length=1, description="Model revision (branch, tag or commit) to download and serve."
+    )
+    extra_args: tuple[str, ...] = Field(
+        (), description="Further `vllm serve` flags passed through as written (`--trust-remote-code`, "
+        "`--tool-call-parser hermes`, `--chat-template ...`, `--lora-modules ...`, `--speculative-config ...`). "
+        "Flags the rules read (parallelism, lengths, dtype, memory, port, load format, multi-node launch) "
+        "are refused here: set their typed field.",
+    )
 
     def to_args(self) -> list[str]:
-        """The ``vllm serve`` arguments for this spec: the model, then one flag per set field."""
+        """The ``vllm serve`` arguments for this spec: the model, one flag per set field, then ``extra_args``."""
         args = [self.model]
         for name, field in type(self).model_fields.items():
-            if name == "model":
+            if name in ("model", "extra_args"):
                 continue
             value = getattr(self, name)
             if value is None or value == field.default:
@@ -81,7 +90,7 @@ class EngineArgsSpec(_Spec):
                 args.append(flag if value else "--no-" + name.replace("_", "-"))
             else:
                 args.extend([flag, str(value)])
-        return args
+        return [*args, *self.extra_args]
 
 
 class NodePoolSpec(_Spec):
@@ -92,10 +101,12 @@ class NodePoolSpec(_Spec):
     provisioner: Literal["managed-nodegroup", "karpenter"] = Field(
         "managed-nodegroup", description="EKS managed node group or a Karpenter NodePool."
     )
-    capacity_type: Literal["on-demand", "spot", "capacity-block"] = "on-demand"
-    min_size: int = Field(0, ge=0, le=1000)
-    desired_size: int = Field(1, ge=0, le=1000)
-    max_size: int = Field(1, ge=1, le=1000)
+    capacity_type: Literal["on-demand", "spot", "capacity-block"] = Field(
+        "on-demand", description="How the nodes are bought (capacity-block: an EC2 Capacity Block)."
+    )
+    min_size: int = Field(0, ge=0, le=1000, description="Fewest nodes.")
+    desired_size: int = Field(1, ge=0, le=1000, description="Nodes to start with (managed node groups).")
+    max_size: int = Field(1, ge=1, le=1000, description="Most nodes.")
     multi_node: bool = Field(
         False, description="Nodes serve multi-node groups: EFA, a cluster placement group, one subnet."
     )
@@ -109,7 +120,16 @@ class NodePoolSpec(_Spec):
         "al2023@latest", min_length=1,
         description="Karpenter EC2NodeClass AMI alias; pin a version (al2023@v20250505) for production.",
     )
-    suppress: tuple[SuppressionSpec, ...] = ()
+    disk_throughput_mib_s: int = Field(
+        125, ge=125, le=2000,
+        description="gp3 root-volume throughput (MiB/s); an `empty-dir` model cache loads at this rate.",
+    )
+    instance_store: Literal["none", "raid0"] = Field(
+        "none",
+        description="`raid0`: the node's NVMe instance-store disks as one RAID-0 array at /mnt/k8s-disks/0 "
+        "(nodeadm localStorage / Karpenter instanceStorePolicy); needed by a `node-nvme` model cache.",
+    )
+    suppress: tuple[SuppressionSpec, ...] = Field((), description="Rules skipped for this pool, with reasons.")
 
     @model_validator(mode="after")
     def _sizes(self) -> NodePoolSpec:
@@ -132,69 +152,282 @@ class AutoscalingSpec(_Spec):
     )
     threshold: float = Field(5, gt=0, description="Target value of the metric per replica.")
     min_replicas: int = Field(1, ge=0, le=1000, description="Warm replicas kept at all times.")
-    max_replicas: int = Field(4, ge=1, le=1000)
+    max_replicas: int = Field(4, ge=1, le=1000, description="Most replicas the autoscaler may run.")
     scale_down_window_seconds: int = Field(300, ge=0, le=3600, description="HPA scale-down stabilisation.")
     prometheus_address: str = Field(
         "http://prometheus-operated.monitoring.svc:9090", description="Prometheus for KEDA's trigger."
     )
 
 
-class VllmServiceSpec(_Spec):
-    """One model served by independent replicas, each TP GPUs of one node."""
+_C_IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_ENV_NAME = r"^[-._a-zA-Z][-._a-zA-Z0-9]*$"
+_QUALIFIED = r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
 
-    name: str = Field(pattern=_DNS_LABEL)
-    namespace: str = Field("serving", pattern=_DNS_LABEL)
+
+class ModelCacheSpec(_Spec):
+    """Where the weights live between restarts, and how fast a pod reads them from there.
+
+    ``empty-dir`` lives as long as the pod (a recreated pod downloads again); ``pvc`` keeps them on a
+    volume (FSx for Lustre ``ReadWriteMany`` shared by every replica, or EBS ``ReadWriteOnce``);
+    ``node-nvme`` keeps them on the node's instance-store RAID-0 (a pod restarted on the same node
+    finds them); ``s3`` streams safetensors from S3 with vLLM's ``--load-format runai_streamer``.
+    """
+
+    kind: Literal["empty-dir", "pvc", "node-nvme", "s3"] = Field("empty-dir", description="Cache kind.")
+    storage_class: str | None = Field(
+        None, pattern=_DNS_LABEL, description="pvc: StorageClass of the claim the component creates."
+    )
+    claim_name: str | None = Field(None, pattern=_DNS_LABEL, description="pvc: an existing claim to mount instead.")
+    access_mode: Literal["ReadWriteMany", "ReadWriteOnce"] = Field(
+        "ReadWriteMany", description="pvc: ReadWriteMany (FSx for Lustre, EFS) or ReadWriteOnce (EBS)."
+    )
+    throughput_mib_s: float | None = Field(
+        None, gt=0, le=200_000,
+        description="Read throughput one pod gets from the cache (MiB/s); sets the startup-probe budget. "
+        "Required for pvc, node-nvme and s3; an empty-dir reads at the pool's disk_throughput_mib_s.",
+    )
+    host_path: str = Field(
+        "/mnt/k8s-disks/0/shardwise-model-cache", pattern=r"^/[^\s]*$",
+        description="node-nvme: directory on the instance-store RAID-0 that holds the cache.",
+    )
+    s3_uri: str | None = Field(
+        None, pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$",
+        description="s3: the s3://bucket/prefix holding the model's safetensors, config and tokenizer.",
+    )
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> ModelCacheSpec:
+        if self.kind == "pvc" and not (self.storage_class or self.claim_name):
+            raise ValueError("a pvc cache needs storage_class (a new claim) or claim_name (an existing one)")
+        if self.kind == "s3" and not self.s3_uri:
+            raise ValueError("an s3 cache needs s3_uri")
+        if self.kind != "s3" and self.s3_uri:
+            raise ValueError("s3_uri is for kind s3")
+        if self.kind != "pvc" and (self.storage_class or self.claim_name):
+            raise ValueError("storage_class and claim_name are for kind pvc")
+        return self
+
+
+class SecretKeySpec(_Spec):
+    name: str = Field(pattern=_DNS_LABEL.replace("{0,61}", "{0,251}"), description="Secret or ConfigMap name.")
+    key: str = Field(min_length=1, description="Key inside it.")
+    optional: bool = Field(False, description="The pod starts without it.")
+
+
+class EnvVarSpec(_Spec):
+    """One environment variable: a value, or a reference (exactly one)."""
+
+    name: str = Field(pattern=_ENV_NAME, description="Variable name.")
+    value: str | None = Field(None, description="A literal value.")
+    secret_key_ref: SecretKeySpec | None = Field(None, description="A key of a Secret.")
+    config_map_key_ref: SecretKeySpec | None = Field(None, description="A key of a ConfigMap.")
+    field_path: str | None = Field(None, description="Downward API field, e.g. status.podIP.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EnvVarSpec:
+        sources = [self.value, self.secret_key_ref, self.config_map_key_ref, self.field_path]
+        if sum(s is not None for s in sources) != 1:
+            raise ValueError(f"env `{self.name}` needs exactly one of value, secret_key_ref, config_map_key_ref, "
+                             "field_path")
+        return self
+
+
+class EnvFromSpec(_Spec):
+    """Every key of a Secret or ConfigMap as environment variables."""
+
+    secret: str | None = Field(None, pattern=_DNS_LABEL, description="A Secret whose keys become variables.")
+    config_map: str | None = Field(None, pattern=_DNS_LABEL, description="A ConfigMap whose keys become variables.")
+    prefix: str | None = Field(None, pattern=_C_IDENT, description="Prefix added to each variable name.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EnvFromSpec:
+        if (self.secret is None) == (self.config_map is None):
+            raise ValueError("env_from needs exactly one of secret, config_map")
+        return self
+
+
+class VolumeSpec(_Spec):
+    """An extra pod volume (exactly one source)."""
+
+    name: str = Field(pattern=_DNS_LABEL, description="Volume name (volume_mounts refer to it).")
+    secret: str | None = Field(None, pattern=_DNS_LABEL, description="A Secret's keys as files.")
+    config_map: str | None = Field(None, pattern=_DNS_LABEL, description="A ConfigMap's keys as files.")
+    claim_name: str | None = Field(None, pattern=_DNS_LABEL, description="An existing PersistentVolumeClaim.")
+    empty_dir_gib: int | None = Field(None, ge=1, le=16_384, description="A scratch emptyDir of this size.")
+    host_path: str | None = Field(None, pattern=r"^/", description="A directory of the node.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> VolumeSpec:
+        sources = [self.secret, self.config_map, self.claim_name, self.empty_dir_gib, self.host_path]
+        if sum(s is not None for s in sources) != 1:
+            raise ValueError(f"volume `{self.name}` needs exactly one of secret, config_map, claim_name, "
+                             "empty_dir_gib, host_path")
+        return self
+
+
+class VolumeMountSpec(_Spec):
+    name: str = Field(pattern=_DNS_LABEL, description="A volume of `volumes`.")
+    mount_path: str = Field(pattern=r"^/", description="Where the volume appears in the vLLM container.")
+    read_only: bool = Field(False, description="Mount read-only.")
+    sub_path: str | None = Field(None, description="A path inside the volume to mount instead of its root.")
+
+
+class TolerationSpec(_Spec):
+    key: str | None = Field(None, description="Taint key (none: every key, with Exists).")
+    operator: Literal["Equal", "Exists"] = Field("Equal", description="Equal (key and value) or Exists (key).")
+    value: str | None = Field(None, description="Taint value (Equal).")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = Field(
+        None, description="Taint effect (none: every effect)."
+    )
+
+
+class ServiceAccountSpec(_Spec):
+    """The pods' service account, and the IAM role it gets (weights in S3, private ECR)."""
+
+    name: str = Field(pattern=_DNS_LABEL, description="ServiceAccount name.")
+    create: bool = Field(True, description="Create it (else it must exist).")
+    role_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="IAM role for the pods."
+    )
+    mode: Literal["pod-identity", "irsa"] = Field(
+        "pod-identity",
+        description="pod-identity: an EKS Pod Identity association (needs the eks-pod-identity-agent add-on); "
+        "irsa: the eks.amazonaws.com/role-arn annotation (needs the cluster's OIDC provider).",
+    )
+
+
+class PodSpec(_Spec):
+    """Escape hatches onto the pod template. Keys and fields the rules read are refused here."""
+
+    labels: dict[str, str] = Field({}, description="Extra pod labels.")
+    annotations: dict[str, str] = Field({}, description="Extra pod annotations.")
+    env: tuple[EnvVarSpec, ...] = Field((), description="Extra environment variables of the vLLM container.")
+    env_from: tuple[EnvFromSpec, ...] = Field((), description="Secrets and ConfigMaps as environment variables.")
+    volumes: tuple[VolumeSpec, ...] = Field((), description="Extra pod volumes.")
+    volume_mounts: tuple[VolumeMountSpec, ...] = Field((), description="Mounts of `volumes` in the vLLM container.")
+    requests: dict[str, str] = Field({}, description="Resource requests beyond GPUs and EFA (cpu, memory, ...).")
+    limits: dict[str, str] = Field({}, description="Resource limits beyond GPUs and EFA.")
+    service_account: ServiceAccountSpec | None = Field(None, description="The pods' service account and IAM role.")
+    node_selector: dict[str, str] = Field({}, description="Added to the pool's node selector.")
+    node_affinity: tuple[dict[str, Any], ...] = Field(
+        (), description="Extra requiredDuringScheduling node selector terms' matchExpressions "
+        "(each a {key, operator, values} mapping), ANDed with the pool selector.",
+    )
+    tolerations: tuple[TolerationSpec, ...] = Field((), description="Added to the GPU toleration.")
+    priority_class_name: str | None = Field(
+        None, pattern=_DNS_LABEL.replace("{0,61}", "{0,251}"), description="PriorityClass of the pods."
+    )
+    image_pull_secrets: tuple[str, ...] = Field((), description="Secrets for private registries.")
+
+    @field_validator("labels", "annotations", "node_selector")
+    @classmethod
+    def _keys(cls, v: dict[str, str]) -> dict[str, str]:
+        for k in v:
+            if not re.match(_QUALIFIED, k):
+                raise ValueError(f"`{k}` is not a valid label or annotation key")
+        return v
+
+
+class MetricsSpec(_Spec):
+    """How Prometheus finds vLLM's /metrics (KEDA's queue-depth query reads it)."""
+
+    monitor: Literal["pod-monitor", "service-monitor", "external", "none"] = Field(
+        "pod-monitor",
+        description="pod-monitor / service-monitor: a Prometheus Operator object the component creates; "
+        "external: scraped by something else (say so); none: not scraped (refused with a Prometheus autoscaler).",
+    )
+    labels: dict[str, str] = Field(
+        {}, description="Labels the Prometheus selects monitors by (kube-prometheus-stack: release: <name>)."
+    )
+    interval_seconds: int = Field(15, ge=1, le=3600, description="Scrape interval.")
+
+
+_VERSION = r"^\d+\.\d+(\.\d+)?([.+-][0-9A-Za-z.+-]*)?$"
+
+
+class _WorkloadSpec(_Spec):
+    """Fields every vLLM workload has (a replicated service or a multi-node group)."""
+
+    name: str = Field(pattern=_DNS_LABEL, description="Name of the Kubernetes objects and the serving group.")
+    namespace: str = Field("serving", pattern=_DNS_LABEL, description="Namespace of the objects.")
     pool: str = Field(description="Name of the node pool to run on.")
-    engine: EngineArgsSpec
-    replicas: int = Field(1, ge=0, le=1000, description="Replicas when autoscaling is off; else the start.")
+    engine: EngineArgsSpec = Field(description="vLLM engine arguments.")
     image: str = Field("vllm/vllm-openai:v0.11.0", description="Container image pinned by tag or digest.")
+    vllm_version: str | None = Field(
+        None, pattern=_VERSION,
+        description="vLLM version inside `image`; read from the tag of vllm/vllm-openai and AWS DLC vLLM images.",
+    )
     p95_context_tokens: int | None = Field(None, ge=1, description="Declared p95 prompt+output length.")
     output_tokens_per_second: float | None = Field(
         None, gt=0, allow_inf_nan=False,
         description="Output tokens per second one replica generates at the declared load (measured); "
         "gives the cost per million output tokens.")
     base_model: str | None = Field(None, description="Catalog model whose shape an unknown model id has.")
-    model_load_seconds: int = Field(900, ge=30, le=7200, description="Longest expected model load.")
+    weights_gib: float | None = Field(
+        None, gt=0, le=100_000,
+        description="Size of the checkpoint's weights (GiB); default: the capacity model's estimate.",
+    )
+    model_load_seconds: int | None = Field(
+        None, ge=30, le=7200,
+        description="Longest model load you have measured (s); the startup probe allows at least this, and at "
+        "least what the weights take at the cache's throughput.",
+    )
     hf_token_secret: str | None = Field("hf-token", description="Secret with key HF_TOKEN; null for none.")
-    model_cache_gib: int = Field(200, ge=1, le=16_384)
-    autoscaling: AutoscalingSpec | None = AutoscalingSpec()
-    suppress: tuple[SuppressionSpec, ...] = ()
+    model_cache_gib: int = Field(200, ge=1, le=16_384, description="Size of the model cache volume (GiB).")
+    cache: ModelCacheSpec = Field(ModelCacheSpec(), description="Where the weights are kept between restarts.")
+    drain_seconds: int = Field(
+        30, ge=0, le=3600,
+        description="preStop: how long a terminating pod keeps serving its in-flight requests after it "
+        "leaves the endpoints (the grace period adds 30 s).",
+    )
+    pod: PodSpec = Field(PodSpec(), description="Escape hatches onto the pod template.")
+    metrics: MetricsSpec = Field(MetricsSpec(), description="How Prometheus scrapes /metrics.")
+    suppress: tuple[SuppressionSpec, ...] = Field((), description="Rules skipped for this workload, with reasons.")
 
 
-class VllmMultiNodeSpec(_Spec):
+class VllmServiceSpec(_WorkloadSpec):
+    """One model served by independent replicas, each TP GPUs of one node."""
+
+    replicas: int = Field(1, ge=0, le=1000, description="Replicas when autoscaling is off; else the start.")
+    autoscaling: AutoscalingSpec | None = Field(
+        AutoscalingSpec(), description="Queue-depth autoscaling; null for none."
+    )
+
+
+class VllmMultiNodeSpec(_WorkloadSpec):
     """One model over several nodes as a LeaderWorkerSet: TP inside a node, PP across nodes."""
 
-    name: str = Field(pattern=_DNS_LABEL)
-    namespace: str = Field("serving", pattern=_DNS_LABEL)
-    pool: str
-    engine: EngineArgsSpec
     groups: int = Field(1, ge=1, le=100, description="Independent LeaderWorkerSet replicas.")
-    image: str = "vllm/vllm-openai:v0.11.0"
-    launcher: Literal["native", "ray"] = Field("native", description="vLLM's --nnodes launch or a Ray cluster.")
-    p95_context_tokens: int | None = Field(None, ge=1)
-    output_tokens_per_second: float | None = Field(
-        None, gt=0, allow_inf_nan=False, description="Output tokens per second one group generates (measured).")
-    base_model: str | None = None
-    model_load_seconds: int = Field(1800, ge=30, le=7200)
-    hf_token_secret: str | None = "hf-token"
-    model_cache_gib: int = Field(1000, ge=1, le=16_384)
+    launcher: Literal["auto", "native", "ray"] = Field(
+        "auto",
+        description="native: vLLM's --nnodes/--node-rank/--master-addr launch (vLLM >= 0.11.1); ray: a Ray "
+        "cluster per group; auto: native when the image's vLLM has it, else ray.",
+    )
+    image_efa: bool | None = Field(
+        None,
+        description="The image carries libfabric and the aws-ofi-nccl plugin; known for AWS DLC vLLM images "
+        "(true) and vllm/vllm-openai (false), to be declared for others on EFA pools.",
+    )
+    model_cache_gib: int = Field(1000, ge=1, le=16_384, description="Size of the model cache volume (GiB).")
     network_interface: str = Field("eth0", description="NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME.")
     exclusive_topology: str | None = Field(
-        "topology.k8s.aws/network-node-layer-3", min_length=1,
-        description="Node label whose domain holds one whole group and no other "
-        "(LWS exclusive-topology); null to place groups freely.",
+        None, min_length=1,
+        description="Opt-in: a node label whose domain holds one whole group and no other (LWS "
+        "exclusive-topology), e.g. topology.k8s.aws/network-node-layer-3; the pool's nodes must carry it, or "
+        "groups stay Pending.",
     )
-    suppress: tuple[SuppressionSpec, ...] = ()
 
 
 class RouterSpec(_Spec):
     """Least-outstanding-requests routing in front of the replicas."""
 
-    name: str = Field(pattern=_DNS_LABEL)
-    namespace: str = Field("gateway", pattern=_DNS_LABEL)
-    kind: Literal["alb-ingress", "gateway-api"] = "alb-ingress"
+    name: str = Field(pattern=_DNS_LABEL, description="Name of the Ingress or HTTPRoute.")
+    namespace: str = Field("gateway", pattern=_DNS_LABEL, description="Namespace of the router.")
+    kind: Literal["alb-ingress", "gateway-api"] = Field(
+        "alb-ingress", description="AWS Load Balancer Controller Ingress, or Gateway API HTTPRoutes."
+    )
     services: tuple[str, ...] = Field(min_length=1, description="Names of the services to route to.")
-    internal: bool = True
+    internal: bool = Field(True, description="An internal load balancer (not internet-facing).")
     domain: str | None = Field(
         None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
         description="DNS suffix; with several services each is routed by host <service>.<domain>.",
@@ -222,9 +455,13 @@ class NetworkSpec(_Spec):
         description="CIDR of the new VPC; with vpc_id, set it to that VPC's CIDR (the endpoint security group "
         "and the ALB-to-pod NetworkPolicy allow it).",
     )
-    availability_zones: tuple[str, ...] = Field(("us-east-1a", "us-east-1b"), min_length=1)
+    availability_zones: tuple[str, ...] = Field(
+        ("us-east-1a", "us-east-1b"), min_length=1, description="Zones of the new VPC's private subnets."
+    )
     private_subnet_ids: tuple[str, ...] = Field((), description="Existing private subnets (existing-VPC mode).")
-    gateway_namespace: str = Field("gateway", pattern=_DNS_LABEL)
+    gateway_namespace: str = Field(
+        "gateway", pattern=_DNS_LABEL, description="Namespace whose pods may call the API port (gateways, routers)."
+    )
     monitoring_namespace: str | None = Field(
         "monitoring", pattern=_DNS_LABEL,
         description="Namespace whose Prometheus may scrape /metrics on the API port; null for none.",
@@ -245,13 +482,45 @@ class NetworkSpec(_Spec):
         return self
 
 
+class ClusterSpec(_Spec):
+    """The EKS cluster, when the environment creates it (else `cluster_name` names an existing one)."""
+
+    create: bool = Field(False, description="Create the EKS cluster in this environment's VPC.")
+    version: str = Field("1.33", pattern=r"^1\.\d{2}$", description="Kubernetes version of a created cluster.")
+    admin_principal_arns: tuple[str, ...] = Field(
+        (), description="IAM roles or users given cluster-admin through EKS access entries.",
+    )
+    endpoint_public_access: bool = Field(
+        True, description="The API endpoint is reachable from outside the VPC (from `public_access_cidrs`)."
+    )
+    public_access_cidrs: tuple[str, ...] = Field(("0.0.0.0/0",), description="Who may reach a public endpoint.")
+    addons: tuple[str, ...] = Field(
+        ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"),
+        description="EKS managed add-ons (a pvc model cache also needs its CSI driver's add-on and IAM role).",
+    )
+    system_instance_type: str = Field(
+        "m6i.large", min_length=1, description="Instance type of the CPU node group for cluster services.",
+    )
+    system_nodes: int = Field(2, ge=1, le=20, description="Nodes of that group (CoreDNS, controllers, Prometheus).")
+    helm_charts: bool = Field(
+        True,
+        description="Install with Helm what the environment needs: the NVIDIA device plugin, the EFA device "
+        "plugin (EFA pools), the LeaderWorkerSet controller (multi-node groups), KEDA (KEDA autoscalers) and "
+        "kube-prometheus-stack (Prometheus monitors).",
+    )
+    chart_versions: dict[str, str] = Field(
+        {}, description="Override the pinned chart versions, by chart name (see docs/components.md).",
+    )
+
+
 class EnvironmentSpec(_Spec):
     """Everything one environment (stack) serves."""
 
-    name: str = Field(pattern=_DNS_LABEL)
-    production: bool = False
-    region: str = "us-east-1"
-    cluster_name: str = Field(description="Existing EKS cluster to add node pools to.")
+    name: str = Field(pattern=_DNS_LABEL, description="Environment name; prefixes the Pulumi resource names.")
+    production: bool = Field(False, description="Production stack: the rules expect headroom (SW404).")
+    region: str = Field("us-east-1", description="AWS region (must equal aws:region).")
+    cluster_name: str = Field(pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$",
+                              description="EKS cluster to add node pools to (created when cluster.create).")
     node_role_arn: str | None = Field(
         None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="IAM role of the GPU nodes."
     )
@@ -259,12 +528,13 @@ class EnvironmentSpec(_Spec):
         None, pattern=r"^sg-[0-9a-f]{8,17}$",
         description="The EKS cluster security group the nodes also join; looked up from the cluster when null.",
     )
+    cluster: ClusterSpec = Field(ClusterSpec(), description="Create the EKS cluster too (default: it exists).")
     create_namespaces: bool = Field(True, description="Create the serving and gateway namespaces.")
-    network: NetworkSpec = NetworkSpec()
-    pools: tuple[NodePoolSpec, ...] = Field(min_length=1)
-    services: tuple[VllmServiceSpec, ...] = ()
-    multi_node: tuple[VllmMultiNodeSpec, ...] = ()
-    routers: tuple[RouterSpec, ...] = ()
+    network: NetworkSpec = Field(NetworkSpec(), description="VPC and NetworkPolicy settings.")
+    pools: tuple[NodePoolSpec, ...] = Field(min_length=1, description="GPU node pools.")
+    services: tuple[VllmServiceSpec, ...] = Field((), description="Replicated vLLM services.")
+    multi_node: tuple[VllmMultiNodeSpec, ...] = Field((), description="Multi-node vLLM groups.")
+    routers: tuple[RouterSpec, ...] = Field((), description="Routers in front of the services.")
 
     @model_validator(mode="after")
     def _references(self) -> EnvironmentSpec:

@@ -1,115 +1,28 @@
 """The components under Pulumi mocks, through the real ``__main__.py`` of each stack.
 
-The program runs the way the engine runs it: the stack's config is set as the engine passes it
-(every value a string, objects as JSON), ``__main__.py`` is executed with ``runpy``, and every
-resource registration is recorded by the mocks. Assertions name the resources and their inputs.
-Broken specs must raise ``pulumi.InputPropertyError`` naming the rule before any child resource is
-declared.
+The program runs the way the engine runs it (tests/component_mocks.py): the stack's config is set as
+the engine passes it, ``__main__.py`` is executed with ``runpy``, and every resource registration is
+recorded. Assertions name the resources and their inputs. Broken specs must raise one
+``pulumi.InputPropertyError`` listing every problem before any child resource is declared.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
-import pathlib
-import runpy
-from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 import pytest
 import yaml
-from pulumi.runtime.settings import ROOT as ROOT_RESOURCE
-from pulumi.runtime.settings import SETTINGS
-from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from component_mocks import ROOT, Run, failing_program, run_program
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-MAIN = ROOT / "__main__.py"
-
-
-@dataclass
-class Registered:
-    type: str
-    name: str
-    inputs: dict[str, Any]
-    custom: bool
-
-
-@dataclass
-class Run:
-    resources: list[Registered] = field(default_factory=list)
-    calls: list[tuple[str, dict]] = field(default_factory=list)
-    exports: dict[str, Any] = field(default_factory=dict)
-
-    def of_type(self, type_: str) -> list[Registered]:
-        return [r for r in self.resources if r.type == type_]
-
-    def one(self, type_: str, name: str) -> Registered:
-        found = [r for r in self.resources if r.type == type_ and r.name == name]
-        assert len(found) == 1, f"{type_} {name}: {[(r.type, r.name) for r in self.resources]}"
-        return found[0]
-
-    def names(self, type_: str) -> list[str]:
-        return sorted(r.name for r in self.of_type(type_))
-
-
-class RecordingMocks(pulumi.runtime.Mocks):
-    """Records every registration; answers the two data sources the program reads."""
-
-    def __init__(self, run: Run) -> None:
-        self.run = run
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
-        self.run.resources.append(Registered(args.typ, args.name, dict(args.inputs), bool(args.custom)))
-        state = dict(args.inputs)
-        if args.typ.startswith("aws:"):
-            state.setdefault("name", args.name)  # what auto-naming computes, without its random suffix
-        return f"{args.name}-id", state
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
-        self.run.calls.append((args.token, dict(args.args)))
-        if args.token == "aws:eks/getCluster:getCluster":
-            return {
-                "name": args.args["name"],
-                "endpoint": "https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com",
-                "certificateAuthorities": [{"data": "LS0tLS1CRUdJTg=="}],
-                "vpcConfig": {"clusterSecurityGroupId": "sg-0feedface0000000"},
-            }, []
-        if args.token == "aws:ec2/getRouteTable:getRouteTable":
-            return {"routeTableId": f"rtb-{args.args['subnetId']}"}, []
-        return {}, []
-
-
-def engine_config(config: dict[str, Any]) -> dict[str, str]:
-    """Config as the engine hands it to a program: each value a string, objects as JSON."""
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+STACKS = ("dev", "staging", "prod")
 
 
 def stack_config(env: str) -> dict[str, Any]:
     return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
-
-
-def execute(program: pathlib.Path = MAIN) -> None:
-    """Run a Pulumi program file the way the Python language host does, and wait for its resources."""
-    def main() -> None:
-        runpy.run_path(str(program), run_name="__main__")
-
-    _sync_await(run_pulumi_func(main))
-
-
-def run_program(config: dict[str, Any], stack: str = "test", program: pathlib.Path = MAIN) -> Run:
-    """Run ``program`` under mocks with ``config``; return what it registered and exported."""
-    run = Run()
-    ROOT_RESOURCE.set(None)
-    SETTINGS.rpc_manager.clear()
-    SETTINGS.outputs.clear()
-    pulumi.runtime.set_mocks(RecordingMocks(run), project="shardwise", stack=stack, preview=False)
-    pulumi.runtime.set_all_config(engine_config(config))
-    execute(program)
-    root: Any = pulumi.runtime.get_root_resource()
-    run.exports = _sync_await(pulumi.Output.from_input(root.outputs).future())  # type: ignore[arg-type]
-    return run
 
 
 _RUNS: dict[str, Run] = {}
@@ -128,6 +41,15 @@ def container(obj_inputs: dict[str, Any], template: str | None = None) -> dict[s
     return c
 
 
+def pod(obj_inputs: dict[str, Any], template: str | None = None) -> dict[str, Any]:
+    spec = obj_inputs["spec"]
+    return (spec["leaderWorkerTemplate"][template] if template else spec["template"])["spec"]
+
+
+def env_of(c: dict[str, Any]) -> dict[str, Any]:
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in c["env"]}
+
+
 # --- every stack ------------------------------------------------------------------------------
 
 COMPONENT_TYPES = {
@@ -139,67 +61,116 @@ COMPONENT_TYPES = {
 }
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("env", STACKS)
 def test_every_stack_builds_its_environment(env):
     run = stack_run(env)
-    types = {r.type for r in run.resources}
-    assert COMPONENT_TYPES <= types
+    assert COMPONENT_TYPES <= {r.type for r in run.resources}
     (provider,) = run.of_type("pulumi:providers:kubernetes")
-    kubeconfig = json.loads(provider.inputs["kubeconfig"])
-    assert kubeconfig["users"][0]["user"]["exec"]["args"][:4] == ["eks", "get-token", "--cluster-name",
-                                                                  f"llm-{env}"]
-    assert run.names("kubernetes:core/v1:Namespace") == [f"{env}-namespace-serving"]
+    raw = provider.inputs["kubeconfig"]
+    kubeconfig = json.loads(raw["value"] if isinstance(raw, dict) else raw)  # a created cluster's is a secret
+    assert kubeconfig["users"][0]["user"]["exec"]["args"][:4] == ["eks", "get-token", "--cluster-name", f"llm-{env}"]
+    # created cluster (prod): the provider is the cluster's own; existing ones: the program's
+    assert provider.name == ("prod-cluster-k8s" if env == "prod" else f"{env}-eks")
+    # the ALB routes to the serving namespace: its pods get readiness gates
+    (ns,) = run.of_type("kubernetes:core/v1:Namespace")
+    assert (ns.name, ns.inputs["metadata"]) == (f"{env}-namespace-serving", {"name": "serving", "labels": {
+        "app.kubernetes.io/managed-by": "shardwise", "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}})
     # the GPU-node security group: all traffic to and from itself, HTTPS out, nothing else
     sg = f"{env}-network-gpu-nodes"
-    assert run.one("aws:ec2/securityGroup:SecurityGroup", sg).inputs["vpcId"] == f"{env}-network-vpc-id"
+    vpc = {"dev": "vpc-0d1e2f3a4b5c6d7e8", "staging": "vpc-0a1b2c3d4e5f60718", "prod": "prod-network-vpc-id"}[env]
+    assert run.one("aws:ec2/securityGroup:SecurityGroup", sg).inputs["vpcId"] == vpc
     ingress = run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
     egress = run.of_type("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule")
     assert {r.name: {k: v for k, v in r.inputs.items() if k != "description"} for r in ingress + egress} == {
-        f"{sg}-ingress-self": {"securityGroupId": f"{sg}-id", "ipProtocol": "-1",
-                               "referencedSecurityGroupId": f"{sg}-id"},
-        f"{sg}-egress-self": {"securityGroupId": f"{sg}-id", "ipProtocol": "-1",
-                              "referencedSecurityGroupId": f"{sg}-id"},
-        f"{sg}-egress-tcp443": {"securityGroupId": f"{sg}-id", "ipProtocol": "tcp", "fromPort": 443,
-                                "toPort": 443, "cidrIpv4": "0.0.0.0/0"},
+        f"{sg}-ingress-self": {"securityGroupId": f"{sg}-id", "ipProtocol": "-1", "referencedSecurityGroupId": f"{sg}-id"},
+        f"{sg}-egress-self": {"securityGroupId": f"{sg}-id", "ipProtocol": "-1", "referencedSecurityGroupId": f"{sg}-id"},
+        f"{sg}-egress-tcp443": {"securityGroupId": f"{sg}-id", "ipProtocol": "tcp", "fromPort": 443, "toPort": 443,
+                                "cidrIpv4": "0.0.0.0/0"},
         f"{env}-network-endpoints-ingress-tcp443": {
-            "securityGroupId": f"{env}-network-endpoints-id", "ipProtocol": "tcp", "fromPort": 443,
-            "toPort": 443, "cidrIpv4": stack_config(env)["shardwise:environment"]["network"]["cidr"]},
+            "securityGroupId": f"{env}-network-endpoints-id", "ipProtocol": "tcp", "fromPort": 443, "toPort": 443,
+            "cidrIpv4": stack_config(env)["shardwise:environment"]["network"]["cidr"]},
     }
-    # no subnet maps public IPs; private ones are tagged for internal load balancers
-    subnets = run.of_type("aws:ec2/subnet:Subnet")
-    assert subnets and all(s.inputs["mapPublicIpOnLaunch"] is False for s in subnets)
-    private = [s for s in subnets if "-private-" in s.name]
-    assert all(s.inputs["tags"]["kubernetes.io/role/internal-elb"] == "1" for s in private)
     endpoints = {r.name: r.inputs for r in run.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")}
     assert {n: (e["serviceName"], e["vpcEndpointType"], e.get("privateDnsEnabled")) for n, e in endpoints.items()} == {
         f"{env}-network-s3": ("com.amazonaws.us-east-1.s3", "Gateway", None),
         f"{env}-network-ecr-api": ("com.amazonaws.us-east-1.ecr.api", "Interface", True),
         f"{env}-network-ecr-dkr": ("com.amazonaws.us-east-1.ecr.dkr", "Interface", True),
     }
-    # exports
     assert set(run.exports) == {"endpoints", "pools", "sizing"}
     assert run.exports["pools"] == [p["name"] for p in stack_config(env)["shardwise:environment"]["pools"]]
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("env", ["dev", "staging"])
+def test_existing_vpc_mode_uses_the_clusters_subnets(env):
+    run = stack_run(env)
+    net = stack_config(env)["shardwise:environment"]["network"]
+    assert run.of_type("aws:ec2/vpc:Vpc") == [] and run.of_type("aws:ec2/subnet:Subnet") == []
+    s3 = run.one("aws:ec2/vpcEndpoint:VpcEndpoint", f"{env}-network-s3").inputs
+    assert (s3["vpcId"], s3["routeTableIds"]) == (net["vpc_id"], [f"rtb-{s}" for s in net["private_subnet_ids"]])
+    assert ("aws:eks/getCluster:getCluster", {"name": f"llm-{env}"}) in run.calls
+
+
+def test_prod_creates_the_cluster_in_its_new_vpc():
+    run = stack_run("prod")
+    subnets = ["prod-network-private-us-east-1a-id", "prod-network-private-us-east-1b-id",
+               "prod-network-private-us-east-1c-id"]
+    assert all(s.inputs["mapPublicIpOnLaunch"] is False for s in run.of_type("aws:ec2/subnet:Subnet"))
+    cluster = run.one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
+    assert cluster["name"] == "llm-prod" and cluster["version"] == "1.33"
+    assert cluster["roleArn"] == "arn:aws:iam::123456789012:role/prod-cluster-cluster"
+    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
+    assert cluster["vpcConfig"] == {"subnetIds": subnets, "endpointPrivateAccess": True, "endpointPublicAccess": True,
+                                    "publicAccessCidrs": ["203.0.113.0/24"]}
+    entry = run.one("aws:eks/accessEntry:AccessEntry", "prod-cluster-admin-0").inputs
+    assert entry == {"clusterName": "llm-prod", "principalArn": "arn:aws:iam::123456789012:role/platform-admin",
+                     "type": "STANDARD"}
+    policy = run.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "prod-cluster-admin-0").inputs
+    assert policy["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert sorted(a.inputs["addonName"] for a in run.of_type("aws:eks/addon:Addon")) == [
+        "coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+    system = run.one("aws:eks/nodeGroup:NodeGroup", "prod-cluster-system").inputs
+    assert (system["instanceTypes"], system["amiType"], system["scalingConfig"]) == (
+        ["m6i.large"], "AL2023_x86_64_STANDARD", {"minSize": 2, "desiredSize": 2, "maxSize": 3})
+    assert run.one("aws:ec2/launchTemplate:LaunchTemplate", "prod-cluster-system").inputs["metadataOptions"] == {
+        "httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+    node_policies = sorted(a.inputs["policyArn"].rsplit("/", 1)[1]
+                           for a in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment"))
+    assert node_policies == ["AmazonEC2ContainerRegistryReadOnly", "AmazonEKSClusterPolicy", "AmazonEKSWorkerNodePolicy",
+                             "AmazonEKS_CNI_Policy"]
+    releases = {r.inputs["name"]: (r.inputs["chart"], r.inputs["version"], r.inputs["namespace"])
+                for r in run.of_type("kubernetes:helm.sh/v3:Release")}
+    assert releases == {
+        "nvidia-device-plugin": ("nvidia-device-plugin", "0.17.1", "kube-system"),
+        "aws-efa-k8s-device-plugin": ("aws-efa-k8s-device-plugin", "0.5.10", "kube-system"),
+        "lws": ("oci://registry.k8s.io/lws/charts/lws", "0.7.0", "lws-system"),
+        "keda": ("keda", "2.18.3", "keda"),
+        "kube-prometheus-stack": ("kube-prometheus-stack", "78.3.0", "monitoring"),
+    }
+    # the GPU node groups join the created cluster with the role it created, in its security group
+    for ng in ("prod-h100-node-group", "prod-h100-efa-node-group"):
+        inputs = run.one("aws:eks/nodeGroup:NodeGroup", ng).inputs
+        assert (inputs["clusterName"], inputs["nodeRoleArn"]) == ("llm-prod", "arn:aws:iam::123456789012:role/prod-cluster-nodes")
+    nics = run.one("aws:ec2/launchTemplate:LaunchTemplate", "prod-h100-launch-template").inputs["networkInterfaces"]
+    assert nics[0]["securityGroups"] == ["prod-network-gpu-nodes-id", "sg-0c1a55e0c1a55e0c1"]
+
+
+@pytest.mark.parametrize("env", STACKS)
 def test_network_policies(env):
     run = stack_run(env)
-    pols = {r.inputs["metadata"]["name"]: r.inputs["spec"]
-            for r in run.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
-    services = [s["name"] for s in stack_config(env)["shardwise:environment"].get("services", [])]
-    services += [s["name"] for s in stack_config(env)["shardwise:environment"].get("multi_node", [])]
+    pols = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in run.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    cfg = stack_config(env)["shardwise:environment"]
+    workloads = [s["name"] for s in cfg.get("services", [])] + [s["name"] for s in cfg.get("multi_node", [])]
     assert sorted(pols) == sorted(["default-deny", "allow-dns", "allow-https-egress"]
-                                  + [f"{s}-{k}" for s in services for k in ("intra-group", "api")])
+                                  + [f"{s}-{k}" for s in workloads for k in ("intra-group", "api")])
     assert pols["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
-    for s in services:
+    for s in workloads:
         api = pols[f"{s}-api"]
         assert api["policyTypes"] == ["Ingress"]
         assert api["ingress"][0]["ports"] == [{"protocol": "TCP", "port": 8000}]
-        assert api["ingress"][0]["from"][0] == {
-            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gateway"}}}
+        assert api["ingress"][0]["from"][0] == {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gateway"}}}
 
 
-def test_dev_karpenter_pool_and_service():
+def test_dev_karpenter_pool_and_node_local_cache():
     run = stack_run("dev")
     labels = {
         "shardwise.dev/pool": "l40s", "shardwise.dev/gpu-product": "L40S", "shardwise.dev/gpu-count": "1",
@@ -208,18 +179,16 @@ def test_dev_karpenter_pool_and_service():
     }
     nodepool = run.one("kubernetes:karpenter.sh/v1:NodePool", "dev-l40s-nodepool").inputs["spec"]
     assert nodepool["template"]["metadata"]["labels"] == labels
-    assert nodepool["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
-                                                       "effect": "NoSchedule"}]
-    assert nodepool["template"]["spec"]["requirements"][1] == {
-        "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}
+    assert nodepool["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert nodepool["template"]["spec"]["requirements"][1] == {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                                               "values": ["spot"]}
     nodeclass = run.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "dev-l40s-ec2nodeclass").inputs["spec"]
     assert nodeclass["metadataOptions"] == {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                                             "httpPutResponseHopLimit": 1, "httpTokens": "required"}
     assert nodeclass["role"] == "llm-dev-gpu-node"
-    assert nodeclass["subnetSelectorTerms"] == [{"id": "dev-network-private-us-east-1a-id"},
-                                                {"id": "dev-network-private-us-east-1b-id"}]
-    assert nodeclass["securityGroupSelectorTerms"] == [{"id": "dev-network-gpu-nodes-id"},
-                                                       {"id": "sg-0d1e2f3a4b5c6d7e8"}]
+    assert nodeclass["instanceStorePolicy"] == "RAID0"
+    assert nodeclass["subnetSelectorTerms"] == [{"id": "subnet-0d1e2f3a4b5c60001"}, {"id": "subnet-0d1e2f3a4b5c60002"}]
+    assert nodeclass["securityGroupSelectorTerms"] == [{"id": "dev-network-gpu-nodes-id"}, {"id": "sg-0d1e2f3a4b5c6d7e8"}]
     assert run.of_type("aws:eks/nodeGroup:NodeGroup") == []
 
     dep = run.one("kubernetes:apps/v1:Deployment", "dev-llama-8b-deployment").inputs
@@ -229,59 +198,66 @@ def test_dev_karpenter_pool_and_service():
                          "--max-model-len", "16384", "--max-num-seqs", "32", "--enable-prefix-caching",
                          "--host", "0.0.0.0"]
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 1}}
-    pod = dep["spec"]["template"]["spec"]
-    assert pod["nodeSelector"] == {"shardwise.dev/pool": "l40s"}
-    assert pod["volumes"][0] == {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "4Gi"}}
-    assert c["startupProbe"]["periodSeconds"] * c["startupProbe"]["failureThreshold"] >= 600
+    spec = pod(dep)
+    assert spec["nodeSelector"] == {"shardwise.dev/pool": "l40s"}
+    # the weights stay on the node's NVMe RAID-0: a restarted pod finds them; the probe allows their load
+    assert spec["volumes"] == [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "4Gi"}},
+        {"name": "model-cache", "hostPath": {"path": "/mnt/k8s-disks/0/shardwise-model-cache", "type": "DirectoryOrCreate"}},
+    ]
+    (init,) = spec["initContainers"]
+    assert (init["name"], init["args"], init["volumeMounts"]) == (
+        "model-download", ["meta-llama/Llama-3.1-8B-Instruct", ""],
+        [{"name": "model-cache", "mountPath": "/root/.cache/huggingface"}])
+    assert env_of(c)["HF_HUB_OFFLINE"] == "1" and env_of(c)["HF_HOME"] == "/root/.cache/huggingface"
+    assert (c["startupProbe"]["periodSeconds"], c["startupProbe"]["failureThreshold"]) == (10, 34)
+    assert c["lifecycle"]["preStop"]["exec"]["command"][3:] == ["8000", "30"]
+    assert spec["terminationGracePeriodSeconds"] == 60
     assert dep["metadata"]["annotations"] == {"shardwise.dev/p95-context-tokens": "4096"}
 
     so = run.one("kubernetes:keda.sh/v1alpha1:ScaledObject", "dev-llama-8b-scaledobject").inputs["spec"]
     (trigger,) = so["triggers"]
-    assert trigger["type"] == "prometheus"
-    assert trigger["metadata"]["query"].startswith("sum(vllm:num_requests_waiting{")
+    assert trigger["metadata"]["query"] == 'sum(vllm:num_requests_waiting{namespace="serving",pod=~"llama-8b-[a-z0-9]+-[a-z0-9]+"})'
     assert (trigger["metadata"]["threshold"], so["minReplicaCount"], so["maxReplicaCount"]) == ("5", 1, 2)
-    assert so["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"] == {
-        "stabilizationWindowSeconds": 300}
-    assert run.one("kubernetes:policy/v1:PodDisruptionBudget",
-                   "dev-llama-8b-poddisruptionbudget").inputs["spec"]["maxUnavailable"] == 1
+    monitor = run.one("kubernetes:monitoring.coreos.com/v1:PodMonitor", "dev-llama-8b-podmonitor").inputs
+    assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert monitor["spec"] == {"selector": {"matchLabels": {"app.kubernetes.io/name": "llama-8b",
+                                                            "shardwise.dev/serving-group": "llama-8b"}},
+                               "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}]}
     ingress = run.one("kubernetes:networking.k8s.io/v1:Ingress", "dev-llm-ingress-llm").inputs
     assert ingress["metadata"]["annotations"]["alb.ingress.kubernetes.io/target-group-attributes"] == (
-        "load_balancing.algorithm.type=least_outstanding_requests")
-    assert ingress["metadata"]["annotations"]["alb.ingress.kubernetes.io/scheme"] == "internal"
+        "load_balancing.algorithm.type=least_outstanding_requests,deregistration_delay.timeout_seconds=30")
     assert run.exports["endpoints"]["llama-8b"] == "http://llama-8b.serving.svc.cluster.local:8000"
     assert run.exports["sizing"]["llama-8b"]["kv_cache_tokens"] == 201184
+    assert run.exports["sizing"]["llama-8b"]["startup_budget_seconds"] == 332
 
 
-def test_staging_managed_node_group():
+def test_staging_managed_node_group_and_shared_cache():
     run = stack_run("staging")
     lt = run.one("aws:ec2/launchTemplate:LaunchTemplate", "staging-h100-single-launch-template").inputs
-    assert lt["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required",
-                                     "httpPutResponseHopLimit": 1}
+    assert lt["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
     assert lt["networkInterfaces"] == [{
-        "deviceIndex": 0, "networkCardIndex": 0, "associatePublicIpAddress": "false",
-        "deleteOnTermination": "true", "securityGroups": ["staging-network-gpu-nodes-id", "sg-0a1b2c3d4e5f60718"],
-    }]
+        "deviceIndex": 0, "networkCardIndex": 0, "associatePublicIpAddress": "false", "deleteOnTermination": "true",
+        "securityGroups": ["staging-network-gpu-nodes-id", "sg-0a1b2c3d4e5f60718"]}]
     assert lt["blockDeviceMappings"] == [{"deviceName": "/dev/xvda", "ebs": {
-        "volumeSize": 300, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"}}]
-    assert "placement" not in lt
-    assert "instanceType" not in lt  # named by the node group (EKS: one place only)
+        "volumeSize": 300, "volumeType": "gp3", "encrypted": "true", "throughput": 125, "iops": 3000,
+        "deleteOnTermination": "true"}}]
+    assert "placement" not in lt and "instanceType" not in lt and "userData" not in lt
     ng = run.one("aws:eks/nodeGroup:NodeGroup", "staging-h100-single-node-group").inputs
-    assert ng["amiType"] == "AL2023_x86_64_NVIDIA"
-    assert ng["capacityType"] == "ON_DEMAND"
-    assert ng["instanceTypes"] == ["p5.4xlarge"]
+    assert (ng["amiType"], ng["capacityType"], ng["instanceTypes"]) == ("AL2023_x86_64_NVIDIA", "ON_DEMAND", ["p5.4xlarge"])
     assert ng["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
-    assert ng["labels"] == {
-        "shardwise.dev/pool": "h100-single", "shardwise.dev/gpu-product": "H100-SXM-80GB",
-        "shardwise.dev/gpu-count": "1", "shardwise.dev/gpu-memory-gib": "79.19", "shardwise.dev/nvlink": "pcie",
-        "shardwise.dev/nvlink-domain-size": "1", "shardwise.dev/efa": "false",
-    }
-    assert ng["scalingConfig"] == {"minSize": 1, "desiredSize": 1, "maxSize": 2}
-    assert ng["subnetIds"] == ["staging-network-private-us-east-1a-id", "staging-network-private-us-east-1b-id"]
+    assert ng["subnetIds"] == ["subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"]
     assert ng["nodeRoleArn"] == "arn:aws:iam::123456789012:role/llm-staging-gpu-node"
-    assert ng["launchTemplate"]["id"] == "staging-h100-single-launch-template-id"
-    c = container(run.one("kubernetes:apps/v1:Deployment", "staging-llama-70b-awq-deployment").inputs)
-    assert c["args"][0] == "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"
-    assert c["resources"]["limits"] == {"nvidia.com/gpu": 1}
+    claim = run.one("kubernetes:core/v1:PersistentVolumeClaim", "staging-llama-70b-awq-persistentvolumeclaim").inputs
+    assert (claim["metadata"]["name"], claim["spec"]) == ("llama-70b-awq-model-cache", {
+        "accessModes": ["ReadWriteMany"], "storageClassName": "fsx-lustre", "resources": {"requests": {"storage": "80Gi"}}})
+    dep = run.one("kubernetes:apps/v1:Deployment", "staging-llama-70b-awq-deployment").inputs
+    c = container(dep)
+    assert pod(dep)["volumes"][1] == {"name": "model-cache", "persistentVolumeClaim": {"claimName": "llama-70b-awq-model-cache"}}
+    assert c["args"][-5:] == ["--enable-auto-tool-choice", "--tool-call-parser", "llama3_json", "--host", "0.0.0.0"]
+    assert env_of(c)["VLLM_LOGGING_LEVEL"] == "INFO"
+    assert pod(dep)["priorityClassName"] == "inference-high"
+    assert c["startupProbe"]["failureThreshold"] == 38  # 374 s: SW402's floor over 300 + 2 x 34 s at 1144 MiB/s
     assert run.exports["sizing"]["llama-70b-awq"]["weight_precision"] == "int4"
 
 
@@ -291,48 +267,50 @@ def test_prod_replicas_multinode_and_efa():
     c = container(dep)
     assert dep["spec"]["replicas"] == 4
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 4}, "limits": {"nvidia.com/gpu": 4}}
-    assert "--tensor-parallel-size" in c["args"] and c["args"][c["args"].index("--tensor-parallel-size") + 1] == "4"
-    assert dep["spec"]["template"]["spec"]["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "8Gi"}
-    assert c["startupProbe"]["failureThreshold"] == 120
+    assert c["args"][c["args"].index("--tensor-parallel-size") + 1] == "4"
+    assert pod(dep)["volumes"][0]["emptyDir"] == {"medium": "Memory", "sizeLimit": "8Gi"}
+    assert c["startupProbe"]["failureThreshold"] == 57  # 562 s
     assert dep["metadata"]["annotations"]["shardwise.dev/ignore"].startswith("SW106: bf16 is the evaluated")
 
     lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
     tpl = lws["spec"]["leaderWorkerTemplate"]
     assert (tpl["size"], tpl["restartPolicy"], lws["spec"]["replicas"]) == (2, "RecreateGroupOnPodRestart", 1)
-    assert lws["metadata"]["annotations"]["leaderworkerset.sigs.k8s.io/exclusive-topology"] == (
-        "topology.k8s.aws/network-node-layer-3")
+    # exclusive topology is opt-in: a pool without the topology label would leave the group Pending
+    assert "leaderworkerset.sigs.k8s.io/exclusive-topology" not in lws["metadata"]["annotations"]
     leader, worker = container(lws, "leaderTemplate"), container(lws, "workerTemplate")
     for ct in (leader, worker):
         assert ct["resources"] == {
-            "requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi",
-                         "memory": "32000Mi"},
+            "requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi", "memory": "32000Mi"},
             "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi"},
         }
-        env = {e["name"]: e.get("value", e.get("valueFrom")) for e in ct["env"]}
-        assert env["FI_PROVIDER"] == "efa"
+        env = env_of(ct)
+        assert (env["FI_PROVIDER"], env["FI_EFA_USE_DEVICE_RDMA"]) == ("efa", "1")
         assert env["NCCL_SOCKET_IFNAME"] == env["GLOO_SOCKET_IFNAME"] == "eth0"
         assert env["VLLM_HOST_IP"] == {"fieldRef": {"fieldPath": "status.podIP"}}
-        assert ct["image"] == "vllm/vllm-openai:v0.13.0"
+        # libfabric and aws-ofi-nccl are in the AWS DLC image; vLLM 0.13.0 has the native launch
+        assert ct["image"] == "public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
     assert leader["args"][-8:] == ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE)",
                                    "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
     assert worker["args"][-1] == "--headless"
-    svc = run.one("kubernetes:core/v1:Service", "prod-llama-405b-service").inputs
-    assert svc["spec"]["selector"]["role"] == "leader"
+    # the 405B weights (~760 GB) stay on the nodes: a group restart reads them from NVMe, not the Hub
+    for template in ("leaderTemplate", "workerTemplate"):
+        assert pod(lws, template)["volumes"][1] == {
+            "name": "model-cache", "hostPath": {"path": "/mnt/k8s-disks/0/shardwise-model-cache", "type": "DirectoryOrCreate"}}
+    assert leader["startupProbe"]["failureThreshold"] == 106  # 1055 s
+    assert run.one("kubernetes:core/v1:Service", "prod-llama-405b-service").inputs["spec"]["selector"]["role"] == "leader"
 
-    pg = run.one("aws:ec2/placementGroup:PlacementGroup", "prod-h100-efa-placement").inputs
-    assert pg["strategy"] == "cluster"
+    assert run.one("aws:ec2/placementGroup:PlacementGroup", "prod-h100-efa-placement").inputs["strategy"] == "cluster"
     lt = run.one("aws:ec2/launchTemplate:LaunchTemplate", "prod-h100-efa-launch-template").inputs
     nics = lt["networkInterfaces"]
-    assert len(nics) == 32
-    assert (nics[0]["interfaceType"], nics[0]["deviceIndex"], nics[0]["networkCardIndex"]) == ("efa", 0, 0)
-    assert {(n["interfaceType"], n["deviceIndex"]) for n in nics[1:]} == {("efa-only", 1)}
-    assert [n["networkCardIndex"] for n in nics] == list(range(32))
+    # AWS's current layout: ENA primary, EFA-only on card 0 (device 1) and on every other card (device 0)
+    assert [(n["networkCardIndex"], n["deviceIndex"], n.get("interfaceType", "interface")) for n in nics] == (
+        [(0, 0, "interface"), (0, 1, "efa-only")] + [(card, 0, "efa-only") for card in range(1, 32)])
     assert lt["placement"] == {"groupName": "prod-h100-efa-placement"}
-    assert lt["metadataOptions"]["httpTokens"] == "required"
+    user_data = base64.b64decode(lt["userData"]).decode()
+    assert "kind: NodeConfig" in user_data and "strategy: RAID0" in user_data
     ng = run.one("aws:eks/nodeGroup:NodeGroup", "prod-h100-efa-node-group").inputs
     assert ng["subnetIds"] == ["prod-network-private-us-east-1a-id"]
-    assert ng["labels"]["shardwise.dev/efa"] == "true"
-    assert ng["labels"]["shardwise.dev/nvlink"] == "nvswitch"
+    assert (ng["labels"]["shardwise.dev/efa"], ng["labels"]["shardwise.dev/nvlink"]) == ("true", "nvswitch")
     assert len(run.one("aws:eks/nodeGroup:NodeGroup", "prod-h100-node-group").inputs["subnetIds"]) == 3
     ingress = run.one("kubernetes:networking.k8s.io/v1:Ingress", "prod-llm-ingress-llm").inputs
     assert [r["host"] for r in ingress["spec"]["rules"]] == ["llama-70b.llm.internal.example.com",
@@ -350,21 +328,16 @@ def broken(env: str, edit) -> dict[str, Any]:
 
 
 def refused(config: dict[str, Any]) -> tuple[pulumi.InputPropertyError, Run]:
-    run = Run()
-    ROOT_RESOURCE.set(None)
-    pulumi.runtime.set_mocks(RecordingMocks(run), project="shardwise", stack="broken", preview=True)
-    pulumi.runtime.set_all_config(engine_config(config))
-    with pytest.raises(pulumi.InputPropertyError) as e:
-        execute()
-    # only the program's Kubernetes provider exists: no component, no child resource
-    assert [r.type for r in run.resources] == ["pulumi:providers:kubernetes"]
-    return e.value, run
+    err, run = failing_program(config)
+    # at most the program's Kubernetes provider exists: no component, no child resource
+    assert [r.type for r in run.resources] in ([], ["pulumi:providers:kubernetes"])
+    assert isinstance(err, pulumi.InputPropertyError)
+    return err, run
 
 
 def _tp16_on_8_gpu_pool(env):
-    env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=16,
-                                        max_num_seqs=16)
-    env["services"][0].update(suppress=[], model_load_seconds=2400)
+    env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=16, max_num_seqs=16)
+    env["services"][0].update(suppress=[], model_cache_gib=1000)
 
 
 def _tp2_on_pcie_pool(env):
@@ -394,13 +367,33 @@ def test_broken_specs_raise_input_property_error_naming_the_rule(env, edit, path
     assert err.reason.startswith(f"{code}: ")
 
 
-def test_an_unpinned_image_is_refused():
+def test_every_problem_is_reported_at_once():
     def edit(env):
         env["services"][0]["image"] = "vllm/vllm-openai:latest"
+        env["services"][0]["cache"] = {"kind": "pvc", "storage_class": "gp3", "access_mode": "ReadWriteOnce"}
+        env["services"][0]["metrics"] = {"monitor": "none"}
+        env["services"][0]["engine"]["extra_args"] = ["--max-model-len", "8192", "--trust-remote-code"]
+        env["services"][0]["pod"] = {"node_selector": {"shardwise.dev/pool": "other"}}
 
     err, _ = refused(broken("dev", edit))
-    assert err.property_path == "services[0].image"
-    assert err.reason.startswith("SW307: image `vllm/vllm-openai:latest` uses the tag `latest`")
+    assert str(err) == (
+        "ServingEnvironment: 6 invalid arguments (at construction)\n"
+        "  services[0].cache.throughput_mib_s: a pvc cache needs its read throughput to size the startup probe "
+        "(MiB/s one pod reads; e.g. FSx for Lustre 1000 MB/s/TiB × 4.8 TiB ≈ 4500, an EBS gp3 claim its "
+        "`throughput` parameter, an NVMe RAID-0 its measured sequential read)\n"
+        "  services[0].cache.access_mode: a ReadWriteOnce claim attaches to one node, but up to 2 replicas mount it; "
+        "use ReadWriteMany (FSx for Lustre) or node-nvme\n"
+        "  services[0].pod.node_selector: `shardwise.dev/pool` selects the GPU pool: set `pool`\n"
+        "  services[0].engine.extra_args: --max-model-len is read by the rules: set engine.max_model_len\n"
+        "  services[0].metrics.monitor: the autoscaler reads vllm:num_requests_waiting from Prometheus, and nothing "
+        "scrapes it (metrics.monitor: none); use pod-monitor, or external when something else scrapes\n"
+        "  services[0].image: SW307: image `vllm/vllm-openai:latest` uses the tag `latest`, which changes under a "
+        "running deployment; pin a version tag or a digest")
+    # the engine sees the first problem as the InputPropertyError's own path and reason
+    assert (err.property_path, err.reason) == (err.errors[0]["property_path"], err.errors[0]["reason"])
+    assert [e["property_path"] for e in err.errors] == [
+        "services[0].cache.throughput_mib_s", "services[0].cache.access_mode", "services[0].pod.node_selector",
+        "services[0].engine.extra_args", "services[0].metrics.monitor", "services[0].image"]
 
 
 def test_structural_problems_name_their_property():
@@ -415,115 +408,54 @@ def test_structural_problems_name_their_property():
 
     err, _ = refused(broken("dev", router_in_other_namespace))
     assert err.property_path == "routers[0].namespace"
-    assert "an Ingress routes only to Services in its own namespace" in err.reason
+    assert err.reason.startswith("an Ingress routes only to Services in its own namespace")
+
+
+def test_a_new_vpc_for_an_existing_cluster_is_refused():
+    def new_vpc(env):
+        del env["network"]["vpc_id"], env["network"]["private_subnet_ids"]
+
+    err, _ = refused(broken("dev", new_vpc))
+    assert (err.property_path, err.reason) == (
+        "network.vpc_id", "the existing cluster `llm-dev` cannot be in the VPC this environment creates: nodes in "
+        "another VPC never join it; set network.vpc_id and private_subnet_ids to the cluster's VPC, or "
+        "cluster.create to create the cluster in the new VPC")
+
+
+def test_an_existing_cluster_in_another_vpc_fails_when_it_is_looked_up():
+    def other_vpc(env):
+        env["network"]["vpc_id"] = "vpc-0bad0bad0bad0bad0"
+
+    err, _ = failing_program(broken("staging", other_vpc), preview=False)
+    assert str(err) == ("ServingEnvironment: 1 invalid argument (when the cluster was looked up)\n"
+                        "  network.vpc_id: cluster `llm-staging` is in vpc-0a1b2c3d4e5f60718, not in "
+                        "vpc-0bad0bad0bad0bad0: its nodes would never join it")
+
+
+def test_the_multinode_group_needs_a_cache_that_outlives_its_pods_and_an_efa_image():
+    def edit(env):
+        env["multi_node"][0]["cache"] = {"kind": "empty-dir"}
+        env["multi_node"][0]["image"] = "vllm/vllm-openai:v0.11.0"
+        env["multi_node"][0]["launcher"] = "native"
+
+    err, _ = refused(broken("prod", edit))
+    assert err.errors == [
+        {"property_path": "multi_node[0].cache.kind", "reason": (
+            "`llama-405b` restarts as a whole group (RecreateGroupOnPodRestart), and an empty-dir cache dies with "
+            "its pod: every restart would download the checkpoint again; use pvc (ReadWriteMany), node-nvme or s3")},
+        {"property_path": "multi_node[0].launcher", "reason": (
+            "vLLM 0.11.0 in `vllm/vllm-openai:v0.11.0` has no --nnodes/--node-rank/--master-addr (they came in "
+            "0.11.1); use launcher ray or a newer image")},
+        {"property_path": "multi_node[0].image", "reason": (
+            "`vllm/vllm-openai:v0.11.0` has no libfabric or aws-ofi-nccl: NCCL would not use pool `h100-efa`'s EFA; "
+            "use public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2 (or another AWS DLC vLLM image), "
+            "or declare image_efa: true for an image that has them")},
+    ]
 
 
 def test_bad_stack_config_is_a_run_error():
     def edit(env):
         env["services"][0]["engine"]["tensor_parallel_size"] = 0
 
-    ROOT_RESOURCE.set(None)
-    pulumi.runtime.set_mocks(RecordingMocks(Run()), project="shardwise", stack="broken", preview=True)
-    pulumi.runtime.set_all_config(engine_config(broken("dev", edit)))
-    with pytest.raises(pulumi.RunError, match=r"services\[0\]\.engine\.tensor_parallel_size"):
-        execute()
-
-
-# --- components used on their own --------------------------------------------------------------
-
-STANDALONE = '''
-import pulumi
-from shardwise.components import VllmService, GpuNodePool
-from shardwise.rules.spec import EngineArgsSpec, NodePoolSpec, VllmServiceSpec
-
-cfg = pulumi.Config("test")
-pool = NodePoolSpec(name="h100", instance_type="p5.48xlarge")
-spec = VllmServiceSpec(name="llama", pool="h100", autoscaling=None, replicas=2,
-                       engine=EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct",
-                                             tensor_parallel_size=cfg.get_int("tp") or 1, max_model_len=8192,
-                                             max_num_seqs=32))
-GpuNodePool("gpu", pool, cluster_name="c", node_role_arn="arn:aws:iam::123456789012:role/gpu",
-            subnet_ids=["subnet-1"], security_group_ids=["sg-1"])
-VllmService("llama", spec, pool)
-'''
-
-
-def test_standalone_components(tmp_path):
-    program = tmp_path / "standalone.py"
-    program.write_text(STANDALONE)
-    run = run_program({}, program=program)
-    assert run.names("shardwise:vllm:VllmService") == ["llama"]
-    dep = run.one("kubernetes:apps/v1:Deployment", "llama-deployment").inputs
-    assert dep["spec"]["replicas"] == 2
-    assert run.of_type("kubernetes:keda.sh/v1alpha1:ScaledObject") == []
-    assert run.one("aws:eks/nodeGroup:NodeGroup", "gpu-node-group").inputs["subnetIds"] == ["subnet-1"]
-
-    # validation paths are relative to the component's own arguments
-    ROOT_RESOURCE.set(None)
-    rec = Run()
-    pulumi.runtime.set_mocks(RecordingMocks(rec), project="shardwise", stack="t", preview=True)
-    pulumi.runtime.set_all_config({"test:tp": "2"})
-    with pytest.raises(pulumi.InputPropertyError) as e:
-        execute(program)
-    assert e.value.property_path == "engine.tensor_parallel_size"
-    assert e.value.reason.startswith("SW104: ")
-    assert "shardwise:vllm:VllmService" not in {r.type for r in rec.resources}
-
-
-VARIANTS = '''
-from shardwise.components import GpuNodePool, InferenceRouter, RuntimeNetwork, VllmMultiNode, VllmService
-from shardwise.rules.spec import (AutoscalingSpec, EngineArgsSpec, NetworkSpec, NodePoolSpec, RouterSpec,
-                                  VllmMultiNodeSpec, VllmServiceSpec)
-
-ROLE = "arn:aws:iam::123456789012:role/gpu"
-efa = NodePoolSpec(name="h100-efa", instance_type="p5.48xlarge", multi_node=True, capacity_type="capacity-block",
-                   capacity_reservation_id="cr-0123456789abcdef0", min_size=2, desired_size=2, max_size=2)
-single = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
-svc = VllmServiceSpec(name="llama", pool="l40s", autoscaling=AutoscalingSpec(kind="hpa"), p95_context_tokens=2048,
-                      engine=EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", max_model_len=8192,
-                                            max_num_seqs=32))
-big = VllmMultiNodeSpec(name="llama-405b", pool="h100-efa", launcher="ray", image="vllm/vllm-openai:v0.13.0",
-                        engine=EngineArgsSpec(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=8,
-                                              pipeline_parallel_size=2, max_model_len=16384, max_num_seqs=16))
-net = NetworkSpec(vpc_id="vpc-0abc", private_subnet_ids=("subnet-a", "subnet-b"))
-network = RuntimeNetwork("net", net, region="us-west-2", cluster_name="c", services=[svc], multi_node=[big])
-GpuNodePool("efa", efa, cluster_name="c", node_role_arn=ROLE, subnet_ids=network.private_subnet_ids,
-            security_group_ids=[network.security_group_id])
-VllmService("llama", svc, single)
-VllmMultiNode("llama-405b", big, efa)
-InferenceRouter("gw", RouterSpec(name="gw", kind="gateway-api", services=("llama",)), [svc])
-'''
-
-
-def test_component_variants(tmp_path):
-    program = tmp_path / "variants.py"
-    program.write_text(VARIANTS)
-    run = run_program({}, program=program)
-    # existing-VPC mode: no VPC or subnets, the S3 endpoint uses the subnets' route tables
-    assert run.of_type("aws:ec2/vpc:Vpc") == [] and run.of_type("aws:ec2/subnet:Subnet") == []
-    s3 = run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs
-    assert (s3["vpcId"], s3["serviceName"], s3["routeTableIds"]) == (
-        "vpc-0abc", "com.amazonaws.us-west-2.s3", ["rtb-subnet-a", "rtb-subnet-b"])
-    assert run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-ecr-api").inputs["subnetIds"] == ["subnet-a", "subnet-b"]
-    # capacity block: the launch template targets the reservation; one subnet for the multi-node pool
-    lt = run.one("aws:ec2/launchTemplate:LaunchTemplate", "efa-launch-template").inputs
-    assert lt["instanceMarketOptions"] == {"marketType": "capacity-block"}
-    assert lt["capacityReservationSpecification"] == {
-        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
-    ng = run.one("aws:eks/nodeGroup:NodeGroup", "efa-node-group").inputs
-    assert (ng["capacityType"], ng["subnetIds"]) == ("CAPACITY_BLOCK", ["subnet-a"])
-    # EKS requires the instance type in a Capacity Block template, and then none in the node group
-    assert lt["instanceType"] == "p5.48xlarge"
-    assert "instanceTypes" not in ng
-    # HPA on queue depth
-    hpa = run.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llama-horizontalpodautoscaler").inputs
-    assert hpa["spec"]["metrics"][0]["pods"]["metric"] == {"name": "vllm:num_requests_waiting"}
-    # Ray launcher
-    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llama-405b-leaderworkerset").inputs
-    assert container(lws, "leaderTemplate")["command"] == ["/bin/sh", "-c"]
-    assert "--distributed-executor-backend ray" in container(lws, "leaderTemplate")["args"][0]
-    # Gateway API: a route in the gateway namespace and a grant in the serving namespace
-    route = run.one("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", "gw-httproute-gw").inputs
-    assert route["spec"]["rules"][0]["backendRefs"] == [{"name": "llama", "namespace": "serving", "port": 8000}]
-    grant = run.one("kubernetes:gateway.networking.k8s.io/v1beta1:ReferenceGrant", "gw-referencegrant-gw-from-gateway")
-    assert grant.inputs["metadata"]["namespace"] == "serving"
+    err, _ = failing_program(broken("dev", edit), error=pulumi.RunError)
+    assert "services[0].engine.tensor_parallel_size" in str(err)

@@ -391,12 +391,14 @@ def prod_resources():
 def test_what_the_program_registers_for_prod_reads_back_whole(prod_resources):
     inv = inventory_from_resources([r.as_pulumi_resource() for r in prod_resources])
     pools = {p.name: p for p in inv.pools}
-    assert sorted(pools) == ["h100", "h100-efa"]
+    # prod creates its cluster: its CPU system node group is a pool too, without GPUs
+    assert sorted(pools) == ["h100", "h100-efa", "prod-cluster-system"]
+    assert (pools.pop("prod-cluster-system").gpus_per_node, len(pools)) == (None, 2)
     # (the mocks put only the parent's type in a URN, the engine the whole chain)
     sg = "urn:pulumi:prod::shardwise::shardwise:network:RuntimeNetwork$aws:ec2/securityGroup:SecurityGroup::" \
          "prod-network-gpu-nodes"
     for p in pools.values():
-        assert p.security_groups == ["sg-0123456789abcdef0", sg]  # the cluster SG is an id from config
+        assert p.security_groups == [sg]  # the created cluster's security group is not known at preview
         assert p.launch_template.endswith(f"aws:ec2/launchTemplate:LaunchTemplate::prod-{p.name}-launch-template")
     assert (pools["h100-efa"].efa, pools["h100-efa"].placement_group, len(pools["h100-efa"].subnets)) == (
         True, "prod-h100-efa-placement", 1)

@@ -833,7 +833,9 @@ def test_deployment_that_is_not_an_object_next_to_a_resource_list(tmp_path):
 
 
 def _staging(old: str, new: str) -> str:
+    """The staging stack in new-VPC mode (its vpc_id and subnet lines blanked, so line numbers stay), edited."""
     text = (ROOT / "stacks/Pulumi.staging.yaml").read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^(\s+)(vpc_id|private_subnet_ids): .*$", r"\1# \2 (new-VPC mode)", text)
     assert old in text
     return text.replace(old, new, 1)
 
@@ -848,14 +850,14 @@ def _staging(old: str, new: str) -> str:
 def test_stack_vpc_cidr_that_cannot_be_split(tmp_path, cidr, message):
     # was: "internal error: AddressValueError: ..." / "ValueError: ..." / "IndexError" (render.subnet_plan)
     text = _staging("cidr: 10.41.0.0/16", f"cidr: {cidr}")
-    assert error_of(tmp_path, "Pulumi.s.yaml", text) == f"shardwise: error: Pulumi.s.yaml:14: network.cidr: {message}\n"
+    assert error_of(tmp_path, "Pulumi.s.yaml", text) == f"shardwise: error: Pulumi.s.yaml:20: network.cidr: {message}\n"
 
 
 def test_stack_more_zones_than_subnets(tmp_path):
     # was: "internal error: IndexError: list index out of range"
     text = _staging("availability_zones: [us-east-1a, us-east-1b]", "availability_zones: [a, b, c, d, e, f, g, h, i]")
     assert error_of(tmp_path, "Pulumi.s.yaml", text) == (
-        "shardwise: error: Pulumi.s.yaml:15: network.availability_zones: at most 8 zones (one /19 of "
+        "shardwise: error: Pulumi.s.yaml:21: network.availability_zones: at most 8 zones (one /19 of "
         "10.41.0.0/16 each), got 9\n"
     )
 
@@ -913,11 +915,12 @@ def test_pulumi_instance_type_that_is_not_a_string(tmp_path):
 
 def test_stack_unknown_model_is_one_finding_on_the_line_of_its_service(tmp_path):
     # was: "shardwise: error: Pulumi.s.yaml: unknown model 'acme/x'; …" (the file, no line), then an input error
-    # (exit 2) on line 26; now the model is undecided on that workload only and everything else is still linted
+    # (exit 2) on the service's line; now the model is undecided on that workload only and everything else is
+    # still linted
     text = _staging("model: hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "model: acme/x")
     code, err, findings = lint_text(tmp_path, "Pulumi.s.yaml", text)
     [sw004] = [f for f in findings if f["code"] == "SW004"]
-    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 26, "advisory", True)
+    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 32, "advisory", True)
     assert sw004["message"].startswith("SW004: shardwise does not know the model: 'acme/x' is not in the catalog. ")
 
 
@@ -926,7 +929,7 @@ def test_stack_karpenter_pool_with_unknown_instance_type(tmp_path):
     text = (ROOT / "stacks/Pulumi.dev.yaml").read_text(encoding="utf-8").replace("instance_type: g6e.xlarge",
                                                                                   "instance_type: m5.large", 1)
     err = error_of(tmp_path, "Pulumi.s.yaml", text)
-    assert err.startswith("shardwise: error: Pulumi.s.yaml:20: pools[0].instance_type: unknown instance type "
+    assert err.startswith("shardwise: error: Pulumi.s.yaml:26: pools[0].instance_type: unknown instance type "
                           "'m5.large'; did you mean: "), err
 
 

@@ -69,8 +69,8 @@ def test_prod_inventory():
     assert g70.p95_context == 6144
     assert [(s.code, s.location.line) for s in g70.suppressions] == [("SW106", g70.location.line)]
     assert (g405.kind, g405.pool.name, g405.pods_per_group, g405.gpus_per_pod) == ("LeaderWorkerSet", "h100-efa", 2, 8)
-    assert (g405.restart_policy, g405.exclusive_topology) == (
-        "RecreateGroupOnPodRestart", "topology.k8s.aws/network-node-layer-3")
+    # exclusive topology is opt-in (a default the pool's nodes may not carry would leave the group Pending)
+    assert (g405.restart_policy, g405.exclusive_topology) == ("RecreateGroupOnPodRestart", None)
     assert g405.location.line == line_of(path, "- name: llama-405b")
 
     pools = {p.name: p for p in inv.pools}
@@ -109,7 +109,8 @@ def test_dev_karpenter_pool_gets_the_network():
     assert (pool.name, pool.kind, pool.capacity_type, pool.launch_template) == ("l40s", "karpenter", "spot", "l40s")
     assert (pool.gpus_per_node, pool.interconnect, pool.efa, pool.gpu.name) == (1, "pcie", False, "L40S")
     assert pool.security_groups == ["dev-gpu-nodes"]
-    assert pool.subnets == ["dev-private-us-east-1a", "dev-private-us-east-1b"]
+    assert pool.subnets == ["subnet-0d1e2f3a4b5c60001", "subnet-0d1e2f3a4b5c60002"]  # the existing VPC's
+    assert inv.subnets == []  # existing subnets: what they map at launch is for the policy pack (SW303)
     assert pool.location.line == line_of(path, "- name: l40s")
     (lt,) = inv.launch_templates  # the EC2NodeClass
     assert (lt.name, lt.http_tokens, lt.http_put_response_hop_limit, lt.location.line) == (
@@ -132,6 +133,10 @@ def test_sizing_summary():
     assert sizing_summary(dev)["llama-8b"]["kv_cache_tokens"] == 201184
     staging, _ = load_stack_spec(stack("staging"))
     assert sizing_summary(staging)["llama-70b-awq"]["weight_precision"] == "int4"
+    # the startup budget from the weights and the cache's throughput (never below SW402's floor)
+    assert {k: (v["startup_budget_seconds"], v["cache_throughput_mib_s"]) for k, v in s.items()} == {
+        "llama-70b": (562, 2000.0), "llama-405b": (1055, 2000.0)}
+    assert sizing_summary(staging)["llama-70b-awq"]["startup_budget_seconds"] == 374
 
 
 def test_the_input_dispatcher_reads_the_stacks_directory():

@@ -42,13 +42,13 @@ PROGRAM = textwrap.dedent('''
 
 
     def program(tp):
-        from shardwise.components import VllmService
-        from shardwise.rules.spec import EngineArgsSpec, NodePoolSpec, VllmServiceSpec
+        from shardwise.components import VllmService, VllmServiceArgs
+        from shardwise.rules.spec import EngineArgsSpec, NodePoolSpec
 
         pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
         engine = EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=tp,
                                 max_model_len=8192, max_num_seqs=16)
-        VllmService("llama", VllmServiceSpec(name="llama", pool="l40s", engine=engine), pool)
+        VllmService("llama", VllmServiceArgs(name="llama", pool=pool, engine=engine))
 
 
     _sync_await(run_pulumi_func(lambda: program(1)))
@@ -103,3 +103,19 @@ def test_wheel_installs_and_serves_a_component(tmp_path):
     # the rules and the catalog data ship in the wheel: an 8B model at TP2 is refused
     assert result["refused"][0] == "engine.tensor_parallel_size"
     assert result["refused"][1].startswith("SW104: ")
+
+    # the policy pack is usable from the installed package: its directory, without a virtualenv of this checkout
+    pack = pathlib.Path(_run([str(venv / "bin" / "shardwise"), "policy-pack-dir"], work, 60).strip())
+    assert str(pack).startswith(site) and (pack / "__main__.py").is_file()
+    assert "virtualenv" not in (pack / "PulumiPolicy.yaml").read_text()
+
+    # without the [pulumi] extra, importing the components says how to get them
+    bare = tmp_path / "bare"
+    _run([sys.executable, "-m", "venv", str(bare)], tmp_path, 60)
+    _run([str(bare / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(constraints), str(wheel)], tmp_path, 150)
+    out = subprocess.run([str(bare / "bin" / "python"), "-c", "import shardwise.components"], cwd=work,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == (
+        "ImportError: shardwise.components needs the Pulumi SDKs (pulumi is not installed): "
+        "pip install 'shardwise[pulumi]'")

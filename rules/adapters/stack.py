@@ -368,30 +368,35 @@ SUMMARY_FIELDS = (
 )
 
 
-def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
-    """Per service: weights and KV cache per GPU, KV tokens and concurrency (see :mod:`..sizing`)."""
-    from .. import catalog
+def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) -> dict[str, Any]:
+    """One workload's sizing: weights and KV cache per GPU, KV tokens, concurrency (see :mod:`..sizing`),
+    and its startup budget (:func:`..cache.startup_budget`)."""
+    from .. import cache, catalog
     from ..sizing import size_replica
     from ..vllm_versions import resolve
 
+    e = s.engine
+    inst = catalog.find_instance(pool.instance_type)
+    gpu = catalog.find_gpu(inst.gpu)
+    model = catalog.find_model(e.model, s.base_model)
+    r = size_replica(
+        model, gpu.memory_gib,
+        tp=e.tensor_parallel_size, pp=e.pipeline_parallel_size,
+        gpu_memory_utilization=e.gpu_memory_utilization,
+        max_model_len=e.max_model_len, max_num_seqs=e.max_num_seqs,
+        max_num_batched_tokens=e.max_num_batched_tokens,
+        expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
+        kv_cache_dtype=e.kv_cache_dtype, block_size=None if e.block_size == 16 else e.block_size,
+        enforce_eager=e.enforce_eager, gpu=gpu, vllm_version=resolve(s.vllm_version, s.image),
+        dp=e.data_parallel_size, expert_parallel=e.enable_expert_parallel,
+    ).as_dict()
+    budget = cache.startup_budget(s, pool)
+    return {"model": model.id, "gpu": gpu.name, **{k: r[k] for k in SUMMARY_FIELDS},
+            "startup_budget_seconds": budget.budget_seconds, "cache_throughput_mib_s": budget.throughput_mib_s}
+
+
+def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
+    """Per workload: :func:`workload_sizing`."""
     pools = {p.name: p for p in spec.pools}
-    out: dict[str, dict[str, Any]] = {}
     served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*spec.services, *spec.multi_node]
-    for s in served:
-        e = s.engine
-        inst = catalog.find_instance(pools[s.pool].instance_type)
-        gpu = catalog.find_gpu(inst.gpu)
-        model = catalog.find_model(e.model, s.base_model)
-        r = size_replica(
-            model, gpu.memory_gib,
-            tp=e.tensor_parallel_size, pp=e.pipeline_parallel_size,
-            gpu_memory_utilization=e.gpu_memory_utilization,
-            max_model_len=e.max_model_len, max_num_seqs=e.max_num_seqs,
-            max_num_batched_tokens=e.max_num_batched_tokens,
-            expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
-            kv_cache_dtype=e.kv_cache_dtype, block_size=None if e.block_size == 16 else e.block_size,
-            enforce_eager=e.enforce_eager, gpu=gpu, vllm_version=resolve(None, s.image),
-            dp=e.data_parallel_size, expert_parallel=e.enable_expert_parallel,
-        ).as_dict()
-        out[s.name] = {"model": model.id, "gpu": gpu.name, **{k: r[k] for k in SUMMARY_FIELDS}}
-    return out
+    return {s.name: workload_sizing(s, pools[s.pool]) for s in served}

@@ -1,0 +1,235 @@
+"""docs/components.md, made from the ``…Args`` dataclasses and the specs of :mod:`shardwise.rules.spec`.
+
+Regenerate with ``python -m shardwise.components._docs > docs/components.md`` (``make docs`` does);
+tests/test_component_docs.py fails when the file is stale. Every field of every Args class and spec
+model is listed with its type, default and description; the prose around the tables is kept here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import re
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+from shardwise.rules import spec as specs
+
+from .cluster import CHARTS, EksClusterArgs
+from .environment import ServingEnvironmentArgs
+from .multinode import VllmMultiNodeArgs
+from .network import RuntimeNetworkArgs
+from .nodepool import GpuNodePoolArgs
+from .router import InferenceRouterArgs
+from .vllm import VllmServiceArgs
+
+#: (component, Args class, the spec its fields map onto, what it outputs)
+COMPONENTS: list[tuple[str, type, type[BaseModel] | None, str]] = [
+    ("VllmService", VllmServiceArgs, specs.VllmServiceSpec,
+     "`deployment`, `service`, `pod_disruption_budget`, `autoscaler`, `monitor`, `service_account`, "
+     "`pod_identity_association`, `cache_claim` (resources or None); `deployment_name`, `service_name`, "
+     "`namespace`, `endpoint` (Outputs); `gpus_per_replica`, `sizing`, `startup_budget`, `validation`."),
+    ("VllmMultiNode", VllmMultiNodeArgs, specs.VllmMultiNodeSpec,
+     "`leader_worker_set`, `service`, `monitor`, `service_account`, `pod_identity_association`, `cache_claim`; "
+     "`leaderworkerset_name`, `service_name`, `namespace`, `endpoint`; `group_size`, `gpus_per_group`, "
+     "`launcher` (`{launcher, why}`), `sizing`, `startup_budget`, `validation`."),
+    ("GpuNodePool", GpuNodePoolArgs, None,
+     "`node_group`, `launch_template`, `placement_group` (managed node group), `node_pool`, `node_class` "
+     "(Karpenter) — resources or None; `node_group_name`, `launch_template_id`, `placement_group_name`; `labels`, "
+     "`taints`, `gpus_per_node`, `efa_interfaces`, `spec`."),
+    ("RuntimeNetwork", RuntimeNetworkArgs, None,
+     "`vpc` (None in existing-VPC mode), `subnets`, `security_group`, `endpoint_security_group`, `endpoints`, "
+     "`network_policies`; `vpc_id`, `private_subnet_ids`, `security_group_id`, `endpoint_ids`. Method "
+     "`declare_policies(workloads, routers)` declares NetworkPolicies for workloads built after the network."),
+    ("InferenceRouter", InferenceRouterArgs, specs.RouterSpec,
+     "`ingress` (or `routes` and `reference_grants` for the Gateway API); `hostname` (the load balancer's DNS name "
+     "once the controller sets it), `route_names`."),
+    ("ServingEnvironment", ServingEnvironmentArgs, None,
+     "`network`, `cluster` (EksCluster or None), `pools`, `services`, `multi_node`, `routers` (components by name), "
+     "`namespaces`, `network_policies`; `endpoints`, `pool_names`, `sizing`, `validation`."),
+    ("EksCluster", EksClusterArgs, None,
+     "`cluster`, `role`, `node_role`, `system_node_group`, `system_launch_template`, `addons`, `access_entries`, "
+     "`releases`, `provider` (resources); `name`, `endpoint`, `cluster_security_group_id`, `node_role_arn`, "
+     "`oidc_issuer`, `kubeconfig` (secret); `prerequisites`."),
+]
+
+#: Spec models documented in full, in this order.
+MODELS: list[type[BaseModel]] = [
+    specs.EnvironmentSpec, specs.ClusterSpec, specs.NetworkSpec, specs.NodePoolSpec, specs.VllmServiceSpec,
+    specs.VllmMultiNodeSpec, specs.EngineArgsSpec, specs.ModelCacheSpec, specs.AutoscalingSpec, specs.MetricsSpec,
+    specs.PodSpec, specs.EnvVarSpec, specs.SecretKeySpec, specs.EnvFromSpec, specs.VolumeSpec, specs.VolumeMountSpec,
+    specs.TolerationSpec, specs.ServiceAccountSpec, specs.RouterSpec, specs.SuppressionSpec,
+]
+
+INTRO = """\
+# Components
+
+`shardwise.components` (install `shardwise[pulumi]`) has seven Pulumi components. Each takes a typed
+`…Args` dataclass; a workload's or router's Args fields are the fields of its spec in
+`shardwise.rules.spec` — the same pydantic models a stack config (`shardwise:environment`) and
+`shardwise lint` read — plus a few of the component's own (the Kubernetes provider, `validate`,
+`production`). Pools, networks, environments and clusters take their spec as one field.
+
+**Outputs as inputs.** Names, namespaces, images, ARNs and subnet, security-group and VPC ids accept
+`pulumi.Input` values: an `aws.iam.Role(...).arn`, an ECR repository URL with a tag, a namespace
+created in the same program, a `StackReference` output, a cluster built in the program. Anywhere in
+`pod` (a service account's `role_arn`, a secret's name) an Output may stand too. Values that decide
+the sizing (parallelism, lengths, replicas) must be known when the component is created.
+
+**Validation.** Before declaring any child, a component validates its arguments with the shardwise
+rules (the same registry as `shardwise lint` and the policy pack) and its own checks (model cache,
+escape hatches, image). Every problem is reported at once in one `ArgumentsError`, a
+`pulumi.InputPropertyError` whose `property_path`/`reason` are the first problem's, whose `errors`
+lists all of them, and whose text names each argument path:
+
+```
+VllmService: 2 invalid arguments (at construction)
+  cache.throughput_mib_s: a pvc cache needs its read throughput to size the startup probe (...)
+  engine.extra_args: --max-model-len is read by the rules: set engine.max_model_len
+```
+
+An Output is checked again when it resolves (during `pulumi preview` when the value is known then,
+else during `pulumi up`): the field's constraint and the checks that read it (an image that resolves
+to `:latest` fails then, `(when `image` resolved to '...')`). A component's `validation` output lists
+the arguments checked when they resolve; what only the AWS resources show (whether existing subnets
+map public IPs) is left to the policy pack (`shardwise policy-pack-dir`). `validate=False` skips the
+checks; `validate={"SW104": "benchmarked: TP2 TPOT p95 18 ms vs 31 ms"}` disables named rules with
+the reason, as the linter's suppressions do (a disabled rule's findings are logged, not raised).
+
+**Escape hatches.** `engine.extra_args` passes further `vllm serve` flags; `pod` adds env, env-from,
+volumes and mounts, resources beyond GPUs, a service account (EKS Pod Identity or IRSA), labels,
+annotations, node selector and affinity terms, tolerations, a priority class and image pull
+secrets. What the rules read or shardwise sets is refused there with the typed field to use
+(`--tensor-parallel-size` in `extra_args`, a node selector on `shardwise.dev/pool`, an
+`nvidia.com/gpu` request, a mount at `/dev/shm`).
+"""
+
+FACTS = """\
+## What the components do, and how sure we are
+
+**Model cache** (`cache`). `empty-dir` lives with the pod: a container restart keeps it, a
+recreated pod downloads again, and a multi-node group (which restarts as a whole) refuses it. `pvc`:
+a claim on a storage class (FSx for Lustre `ReadWriteMany` shared by every replica; an EBS
+`ReadWriteOnce` claim only for one replica). `node-nvme`: a `hostPath` under `/mnt/k8s-disks/0`, the
+RAID-0 of the node's instance-store disks that nodeadm (`localStorage.strategy: RAID0`, pool
+`instance_store: raid0`) or Karpenter (`instanceStorePolicy: RAID0`) sets up (checked against
+awslabs/amazon-eks-ami `setup-local-disks`); a restarted pod on the same node finds its weights. `s3`:
+vLLM streams the safetensors with `--load-format runai_streamer` (in vLLM 0.11.0 and later; the
+vllm-openai images install `runai-model-streamer[s3]`), with AWS credentials from the pods' service
+account. For local caches an init container downloads the checkpoint once (files already there are
+skipped) and vLLM starts with `HF_HUB_OFFLINE=1`.
+
+**Startup budget** = 300 s + 2 × (weights per pod ÷ the cache's throughput), never less than
+`model_load_seconds` nor SW402's floor (300 s + 2 s per GiB). Weights per pod are the checkpoint ÷
+pipeline stages, from `weights_gib` or the capacity model. Both constants are estimates.
+
+**EFA.** Launch templates follow the EC2 user guide's current layout for instances with several
+network cards: an ENA primary interface (card 0, device 0), an EFA-only interface on card 0
+(device 1) and one on every other card (device 0); 32 EFA devices on a p5.48xlarge. Verified against
+the guide's text only — not launched on hardware here, and that card 0 supports EFA is assumed for
+every catalog instance type. EFA pods get `FI_PROVIDER=efa` (plus `FI_EFA_USE_DEVICE_RDMA=1` on
+p4d/p5/p6, which have GPUDirect RDMA), every EFA device, 2 MiB huge pages and a memory request. The
+image must carry libfabric and aws-ofi-nccl: AWS Deep Learning Container vLLM images do (built from
+vllm-openai plus the EFA installer; `public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2`
+carries EFA installer 1.46.0), vllm/vllm-openai does not; others declare `image_efa`.
+
+**Multi-node launch.** `launcher: auto` uses vLLM's `--nnodes/--node-rank/--master-addr` (executor
+`mp`, workers `--headless`) when the image's vLLM is 0.11.1 or later — the flags are in v0.11.1's
+`vllm/engine/arg_utils.py` and not in v0.11.0's — and a Ray cluster otherwise or when the version is
+unknown. The LeaderWorkerSet exclusive-topology annotation is set only with `exclusive_topology`.
+
+**Draining and routing.** A preStop hook keeps a terminating pod serving until vLLM reports no
+running or waiting request (at most `drain_seconds`); the ALB's deregistration delay matches. A
+namespace behind an ALB is labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled`. A PodMonitor
+(or ServiceMonitor) lets KEDA's Prometheus query see `vllm:num_requests_waiting`; `monitor: none`
+with a Prometheus autoscaler is refused.
+
+**EksCluster.** API authentication mode with access entries, a CPU system node group (IMDSv2, hop
+limit 1), EKS add-ons, and with Helm the charts the environment needs, pinned to versions seen in
+public install scripts (not installed here): {charts}. Not installed: the AWS Load Balancer
+Controller (for ALB routers) and a pvc cache's CSI driver.
+"""
+
+
+def _type(annotation: Any) -> str:
+    if isinstance(annotation, str):
+        text = annotation
+    elif typing.get_origin(annotation) is typing.Literal:
+        return " \\| ".join(f"`{a}`" for a in typing.get_args(annotation))
+    elif isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return " \\| ".join(_type(a) for a in typing.get_args(annotation))
+    elif typing.get_origin(annotation) is not None:
+        args = ", ".join(_type(a) for a in typing.get_args(annotation))
+        return f"{getattr(typing.get_origin(annotation), '__name__', 'tuple')}[{args}]"
+    elif annotation is type(None):
+        return "None"
+    else:
+        text = getattr(annotation, "__name__", str(annotation))
+    return text.replace("|", "\\|")
+
+
+def _default(value: Any) -> str:
+    if value is PydanticUndefined or value is dataclasses.MISSING:
+        return "required"
+    if isinstance(value, BaseModel):
+        return f"`{type(value).__name__}()`" if value == type(value)() else f"`{value.model_dump()}`"
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if value in ((), {}, []):
+        return "empty"
+    return f"`{value!r}`".replace("|", "\\|")
+
+
+def _prose(text: str) -> str:
+    """A docstring as Markdown: Sphinx roles become code spans."""
+    return re.sub(r":\w+:`~?(?:[\w.]+\.)?([^`]+)`", r"`\1`", inspect.cleandoc(text)).replace("``", "`")
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(c.replace("\n", " ") for c in cells) + " |"
+
+
+def args_table(args_cls: type, spec_cls: type[BaseModel] | None) -> list[str]:
+    lines = [_row("field", "type", "default", "Output?", "meaning"), "|---|---|---|---|---|"]
+    for f in dataclasses.fields(args_cls):
+        spec_field = spec_cls.model_fields.get(f.name) if spec_cls is not None else None
+        meaning = f.metadata.get("doc") or (spec_field.description if spec_field is not None else "") or ""
+        if f.default_factory is not dataclasses.MISSING:
+            default = _default(f.default_factory())
+        else:
+            default = _default(f.default)
+        output = "yes" if "pulumi.Input" in str(f.type) else ""
+        lines.append(_row(f"`{f.name}`", _type(str(f.type)), default, output, meaning))
+    return lines
+
+
+def model_table(model: type[BaseModel]) -> list[str]:
+    doc = _prose(model.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+    lines = [f"### `{model.__name__}`", "", doc, "", _row("field", "type", "default", "meaning"),
+             "|---|---|---|---|"]
+    for name, info in model.model_fields.items():
+        default = info.get_default(call_default_factory=True) if not info.is_required() else PydanticUndefined
+        lines.append(_row(f"`{name}`", _type(info.annotation), _default(default), info.description or ""))
+    return lines
+
+
+def render() -> str:
+    out = [INTRO]
+    for name, args_cls, spec_cls, outputs in COMPONENTS:
+        cls_doc = _prose(args_cls.__doc__ or "").replace("\n", " ")
+        out += [f"## {name}", "", f"`{name}(name, {args_cls.__name__}(...), opts=None)`. {cls_doc}", "",
+                *args_table(args_cls, spec_cls), "", f"Outputs: {outputs}", ""]
+    out += ["## Specs", "", "The schema of stack configs (`shardwise:environment`) and of the fields above.", ""]
+    for model in MODELS:
+        out += [*model_table(model), ""]
+    charts = ", ".join(f"{name} {version}" for name, (_, _, version) in CHARTS.items())
+    out.append(FACTS.replace("{charts}", charts))
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

@@ -1,0 +1,201 @@
+"""What VllmService and VllmMultiNode share: their ``…Args`` fields, turning them into a validated spec,
+and the children every vLLM workload may have (service account, Pod Identity association, cache claim,
+Prometheus monitor)."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import BaseModel, ValidationError
+from shardwise.rules.spec import (
+    EngineArgsSpec,
+    MetricsSpec,
+    ModelCacheSpec,
+    NodePoolSpec,
+    PodSpec,
+    SuppressionSpec,
+    VllmMultiNodeSpec,
+    VllmServiceSpec,
+)
+
+from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc
+from .errors import ArgumentsError
+from .inputs import Unknowns
+from .validation import VALIDATE_DOC, Finding, Validation, as_validation, image_findings
+
+Workload = VllmServiceSpec | VllmMultiNodeSpec
+
+
+@dataclass(kw_only=True)
+class WorkloadArgs:
+    """Fields every vLLM workload takes. Each maps onto the field of the same name of the spec
+    (:class:`~shardwise.rules.spec.VllmServiceSpec` / ``VllmMultiNodeSpec``, the stack config's schema);
+    ``name``, ``namespace``, ``image``, ``hf_token_secret`` and any name or ARN inside ``pod`` accept a
+    ``pulumi.Output``."""
+
+    name: pulumi.Input[str]
+    pool: Any = field(metadata=doc("The pool it runs on: a NodePoolSpec, a mapping of its fields, or a GpuNodePool."))
+    engine: EngineArgsSpec | Mapping[str, Any]
+    namespace: pulumi.Input[str] = "serving"
+    image: pulumi.Input[str] = "vllm/vllm-openai:v0.11.0"
+    vllm_version: str | None = None
+    p95_context_tokens: int | None = None
+    base_model: str | None = None
+    weights_gib: float | None = None
+    model_load_seconds: int | None = None
+    hf_token_secret: pulumi.Input[str] | None = "hf-token"
+    model_cache_gib: int = 200
+    cache: ModelCacheSpec | Mapping[str, Any] = field(default_factory=ModelCacheSpec)
+    drain_seconds: int = 30
+    pod: PodSpec | Mapping[str, Any] = field(default_factory=PodSpec)
+    metrics: MetricsSpec | Mapping[str, Any] = field(default_factory=MetricsSpec)
+    suppress: Sequence[SuppressionSpec | Mapping[str, Any]] = ()
+    # --- the component's own ---------------------------------------------------------------------
+    production: bool = field(default=False, metadata=doc("Production stack: the rules expect headroom (SW404)."))
+    validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
+    cluster_name: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "EKS cluster, for the Pod Identity association of `pod.service_account` (mode pod-identity)."))
+    k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
+    kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+
+
+COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"})
+
+
+def pool_spec(pool: Any) -> NodePoolSpec:
+    """The NodePoolSpec of ``pool``: a spec, a mapping of its fields, or a GpuNodePool component."""
+    spec = getattr(pool, "spec", pool)
+    return spec if isinstance(spec, NodePoolSpec) else NodePoolSpec.model_validate(spec)
+
+
+def _field_model(model: type[BaseModel], parts: Sequence[str]) -> tuple[type[BaseModel], str] | None:
+    """(model, field) that ``parts`` (a spec path split on dots, list indexes dropped) ends at."""
+    for i, part in enumerate(parts):
+        name = part.split("[", 1)[0]
+        if name not in model.model_fields:
+            return None
+        if i == len(parts) - 1:
+            return model, name
+        nested = _models_in(model.model_fields[name].annotation)
+        if not nested:
+            return None
+        model = nested[0]
+    return None
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is not None:
+        return [m for a in typing.get_args(annotation) for m in _models_in(a)]
+    return []
+
+
+def pydantic_findings(e: ValidationError, unknowns: Unknowns, prefix: str = "") -> list[Finding]:
+    out: list[Finding] = []
+    for err in e.errors():
+        path = (prefix + "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+                                 for i, p in enumerate(err.get("loc", ())))).rstrip(".")
+        if unknowns.is_token(err.get("input")):
+            out.append((path or "spec", "must be known when the component is created (a pulumi.Output was given)"))
+        else:
+            out.append((path or "spec", str(err.get("msg", "invalid value")).removeprefix("Value error, ")))
+    return out
+
+
+def build_spec(component: str, args: WorkloadArgs, spec_cls: type[Workload],
+               findings: Callable[[Workload, NodePoolSpec, bool, Validation], tuple[list[Finding], list[str]]],
+               ) -> tuple[Workload, NodePoolSpec, Unknowns, list[str]]:
+    """Validate ``args`` (every finding at once) and arm the checks of values that resolve later."""
+    unknowns = Unknowns()
+    try:
+        pool = pool_spec(args.pool)
+    except ValidationError as e:
+        raise ArgumentsError(component, pydantic_findings(e, unknowns, "pool.")) from None
+    values = {f: getattr(args, f) for f in spec_cls.model_fields if f != "pool" and hasattr(args, f)}
+    values = unknowns.replace(values)
+    values["pool"] = pool.name
+    try:
+        spec = spec_cls.model_validate(values)
+    except ValidationError as e:
+        raise ArgumentsError(component, pydantic_findings(e, unknowns)) from None
+    validation = as_validation(args.validate)
+    notes: list[str] = []
+    problems: list[Finding] = []
+    sa = spec.pod.service_account
+    if sa is not None and sa.role_arn and sa.mode == "pod-identity" and args.cluster_name is None:
+        problems.append(("cluster_name", "a Pod Identity association for pod.service_account needs the EKS cluster "
+                         "name (or use mode irsa)"))
+    if validation.enabled:
+        found, notes = findings(spec, pool, args.production, validation)
+        problems += found
+    if problems:
+        raise ArgumentsError(component, problems)
+    for path in unknowns.deferred:
+        located = _field_model(spec_cls, path.split("."))
+        if located is not None:
+            unknowns.field_check(path, *located)
+    unknowns.check_when_resolved("image", lambda image: image_findings(spec, pool, "", image=str(image)))
+    unknowns.finish(component)
+    return spec, pool, unknowns, notes
+
+
+def log_notes(resource: pulumi.Resource, notes: Sequence[str]) -> None:
+    for note in notes:
+        pulumi.log.warn(note, resource=resource)
+
+
+def identity_children(name: str, parent: pulumi.Resource, spec: Workload, unknowns: Unknowns,
+                      cluster_name: pulumi.Input[str] | None) -> aws.eks.PodIdentityAssociation | None:
+    """An EKS Pod Identity association for the pods' service account (mode pod-identity)."""
+    sa = spec.pod.service_account
+    if sa is None or not sa.role_arn or sa.mode != "pod-identity" or cluster_name is None:
+        return None
+    return aws.eks.PodIdentityAssociation(
+        f"{name}-pod-identity", cluster_name=cluster_name,
+        namespace=unknowns.substitute(spec.namespace), service_account=unknowns.substitute(sa.name),
+        role_arn=unknowns.substitute(sa.role_arn), opts=pulumi.ResourceOptions(parent=parent))
+
+
+def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any]], unknowns: Unknowns,
+                provider: pulumi.ProviderResource | None, deps: Sequence[pulumi.Resource],
+                options: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                ) -> dict[str, pulumi.CustomResource]:
+    """Declare the rendered objects (Outputs put back in); objects the pods need come first and the
+    workload waits for them. Keyed by kind."""
+    out: dict[str, pulumi.CustomResource] = {}
+    first = [o for o in objs if o["kind"] in ("ServiceAccount", "PersistentVolumeClaim")]
+    for obj in first:
+        out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
+                                   child_opts(parent, provider, deps))
+    for obj in objs:
+        if obj in first:
+            continue
+        extra = options(obj) if options is not None else {}
+        wait = [*deps, *out.values()] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else deps
+        out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
+                                   child_opts(parent, provider, wait, **extra))
+    return out
+
+
+def endpoint(spec: Workload, unknowns: Unknowns) -> pulumi.Output[str]:
+    """The in-cluster URL of the workload's Service."""
+    url = unknowns.substitute(f"http://{spec.name}.{spec.namespace}.svc.cluster.local:{spec.engine.port}")
+    return pulumi.Output.from_input(url)
+
+
+def safe_sizing(spec: Workload, pool: NodePoolSpec) -> dict[str, Any]:
+    """The workload's sizing; a model or instance type the catalog does not know (validation off) says so."""
+    from shardwise.rules.adapters.stack import workload_sizing
+    from shardwise.rules.errors import CatalogError
+
+    try:
+        return workload_sizing(spec, pool)
+    except CatalogError as e:
+        return {"error": e.message}

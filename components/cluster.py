@@ -1,0 +1,210 @@
+"""EksCluster: an EKS cluster for an environment that creates its own (``cluster.create``).
+
+What a serving environment needs from a new cluster, and nothing it does not: the cluster (API
+authentication mode, so access is granted by EKS access entries), its IAM role, the GPU nodes' IAM
+role, a small CPU node group for cluster services (GPU nodes carry a NoSchedule taint, so CoreDNS and
+the controllers could not run anywhere else), access entries for the admins, EKS managed add-ons, and
+with Helm the charts the environment's workloads need (:data:`CHARTS`).
+
+Not installed, and listed in ``prerequisites``: the AWS Load Balancer Controller (an ALB router needs
+it, with an IAM policy of its own) and the CSI driver of a pvc model cache (its add-on and IAM role).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from shardwise.rules.spec import ClusterSpec
+
+from ._k8s import doc
+
+#: Charts the cluster may need: name → (repository, chart, pinned version). Versions were checked
+#: against public install scripts that pin them, not by installing them here.
+CHARTS: dict[str, tuple[str, str, str]] = {
+    "nvidia-device-plugin": ("https://nvidia.github.io/k8s-device-plugin", "nvidia-device-plugin", "0.17.1"),
+    "aws-efa-k8s-device-plugin": ("https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin", "0.5.10"),
+    "lws": ("", "oci://registry.k8s.io/lws/charts/lws", "0.7.0"),
+    "keda": ("https://kedacore.github.io/charts", "keda", "2.18.3"),
+    "kube-prometheus-stack": ("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack",
+                              "78.3.0"),
+}
+ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnly", "AmazonEKS_CNI_Policy")
+_GPU_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "shardwise.dev/gpu-count", "operator": "Exists"}]}]}}}
+_TOLERATE_ALL = [{"operator": "Exists"}]
+
+
+def kubeconfig(cluster_name: str, region: str, endpoint: str, ca_data: str) -> str:
+    """A kubeconfig for an EKS cluster that gets its token from the AWS CLI (``aws eks get-token``)."""
+    user = {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "command": "aws",
+        "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region, "--output", "json"],
+    }}
+    return json.dumps({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
+        "users": [{"name": cluster_name, "user": user}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "current-context": cluster_name,
+    })
+
+
+def _assume(service: str) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": service}, "Action": ["sts:AssumeRole", "sts:TagSession"]}]})
+
+
+@dataclass(kw_only=True)
+class EksClusterArgs:
+    """Arguments of :class:`EksCluster`: the cluster settings of the stack config
+    (:class:`~shardwise.rules.spec.ClusterSpec`), its name and network, and what the workloads need."""
+
+    name: pulumi.Input[str] = field(metadata=doc("The cluster's name."))
+    region: str = field(metadata=doc("AWS region (the kubeconfig's `aws eks get-token`)."))
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]] = field(metadata=doc(
+        "Private subnets in at least two zones (control-plane interfaces and system nodes)."))
+    cluster: ClusterSpec | Mapping[str, Any] = field(default_factory=lambda: ClusterSpec(create=True), metadata=doc(
+        "Cluster settings: a ClusterSpec (a stack config's cluster) or a mapping of its fields."))
+    role_arn: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "IAM role of the control plane; created when None."))
+    node_role_arn: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "IAM role of the nodes; created when None."))
+    efa: bool = field(default=False, metadata=doc("Install the EFA device plugin (EFA pools)."))
+    leader_worker_set: bool = field(default=False, metadata=doc("Install the LeaderWorkerSet controller."))
+    keda: bool = field(default=False, metadata=doc("Install KEDA (KEDA autoscalers)."))
+    prometheus: bool = field(default=False, metadata=doc(
+        "Install kube-prometheus-stack, selecting every PodMonitor and ServiceMonitor."))
+    monitoring_namespace: str = field(default="monitoring", metadata=doc("Namespace of kube-prometheus-stack."))
+    karpenter_nodes: bool = field(default=False, metadata=doc(
+        "An EC2_LINUX access entry for the node role (Karpenter's nodes join with it)."))
+
+
+class EksCluster(pulumi.ComponentResource):
+    """An EKS cluster with the pieces a serving environment needs (see the module doc).
+
+    Outputs: ``cluster``, ``role``, ``node_role``, ``system_node_group``, ``addons``, ``access_entries``,
+    ``releases``, ``provider`` (resources); ``name``, ``endpoint``, ``cluster_security_group_id``,
+    ``node_role_arn``, ``oidc_issuer``, ``kubeconfig`` (secret); ``prerequisites`` (what is not installed).
+    """
+
+    def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.cluster if isinstance(args.cluster, ClusterSpec) else ClusterSpec.model_validate(args.cluster)
+        super().__init__("shardwise:cluster:EksCluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.role: aws.iam.Role | None = None
+        role_arn = args.role_arn
+        if role_arn is None:
+            self.role = aws.iam.Role(f"{name}-cluster", assume_role_policy=_assume("eks.amazonaws.com"), opts=child)
+            aws.iam.RolePolicyAttachment(f"{name}-cluster-policy", role=self.role.name,
+                                         policy_arn="arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", opts=child)
+            role_arn = self.role.arn
+        self.node_role: aws.iam.Role | None = None
+        node_role_arn = args.node_role_arn
+        if node_role_arn is None:
+            self.node_role = aws.iam.Role(f"{name}-nodes", assume_role_policy=_assume("ec2.amazonaws.com"), opts=child)
+            for policy in NODE_POLICIES:
+                aws.iam.RolePolicyAttachment(f"{name}-nodes-{policy}", role=self.node_role.name,
+                                             policy_arn=f"arn:aws:iam::aws:policy/{policy}", opts=child)
+            node_role_arn = self.node_role.arn
+        self.cluster = aws.eks.Cluster(
+            f"{name}-cluster", name=args.name, role_arn=role_arn, version=spec.version,
+            vpc_config={"subnet_ids": args.subnet_ids, "endpoint_private_access": True,
+                        "endpoint_public_access": spec.endpoint_public_access,
+                        "public_access_cidrs": list(spec.public_access_cidrs) if spec.endpoint_public_access else None},
+            access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+            opts=child)
+        self.name = self.cluster.name
+        self.endpoint = self.cluster.endpoint
+        self.cluster_security_group_id = self.cluster.vpc_config.apply(
+            lambda vpc: vpc.cluster_security_group_id if vpc is not None else None)
+        self.node_role_arn = pulumi.Output.from_input(node_role_arn)
+        self.oidc_issuer = self.cluster.identities.apply(
+            lambda ids: ids[0].oidcs[0].issuer if ids and ids[0].oidcs else None)
+        self.access_entries: list[pulumi.CustomResource] = []
+        for i, principal in enumerate(spec.admin_principal_arns):
+            entry = aws.eks.AccessEntry(f"{name}-admin-{i}", cluster_name=self.cluster.name, principal_arn=principal,
+                                        type="STANDARD", opts=child)
+            self.access_entries.append(entry)
+            aws.eks.AccessPolicyAssociation(f"{name}-admin-{i}", cluster_name=self.cluster.name,
+                                            principal_arn=principal, policy_arn=ADMIN_POLICY,
+                                            access_scope={"type": "cluster"},
+                                            opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]))
+        if args.karpenter_nodes:
+            self.access_entries.append(aws.eks.AccessEntry(
+                f"{name}-karpenter-nodes", cluster_name=self.cluster.name, principal_arn=node_role_arn,
+                type="EC2_LINUX", opts=child))
+        # IMDSv2 with hop limit 1 here too: pods on these nodes must not reach the node role's credentials
+        self.system_launch_template = aws.ec2.LaunchTemplate(
+            f"{name}-system", description="shardwise system nodes",
+            metadata_options={"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
+            block_device_mappings=[{"device_name": "/dev/xvda", "ebs": {
+                "volume_size": 50, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"}}],
+            update_default_version=True, opts=child)
+        self.system_node_group = aws.eks.NodeGroup(
+            f"{name}-system", cluster_name=self.cluster.name, node_role_arn=node_role_arn, subnet_ids=args.subnet_ids,
+            instance_types=[spec.system_instance_type], ami_type="AL2023_x86_64_STANDARD",
+            scaling_config={"min_size": spec.system_nodes, "desired_size": spec.system_nodes,
+                            "max_size": spec.system_nodes + 1},
+            launch_template={"id": self.system_launch_template.id,
+                             "version": self.system_launch_template.latest_version.apply(str)},
+            labels={"shardwise.dev/role": "system"}, opts=child)
+        after_nodes = pulumi.ResourceOptions(parent=self, depends_on=[self.system_node_group])
+        self.addons = {a: aws.eks.Addon(f"{name}-{a}", cluster_name=self.cluster.name, addon_name=a,
+                                        resolve_conflicts_on_create="OVERWRITE",
+                                        opts=after_nodes if a == "coredns" else child)
+                       for a in spec.addons}
+        ca_data = self.cluster.certificate_authority.apply(lambda ca: ca.data if ca is not None else "")
+        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
+            self.cluster.name, self.cluster.endpoint, ca_data).apply(
+            lambda v: kubeconfig(v[0], args.region, v[1], v[2])))
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,
+                                     opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.addons.values())))
+        self.releases = self._charts(name, spec, args) if spec.helm_charts else {}
+        self.prerequisites = ["AWS Load Balancer Controller (for alb-ingress routers)",
+                              "the CSI driver of a pvc model cache (add-on and IAM role)"]
+        self.register_outputs({
+            "cluster": self.cluster, "role": self.role, "node_role": self.node_role,
+            "system_node_group": self.system_node_group, "system_launch_template": self.system_launch_template,
+            "addons": self.addons,
+            "access_entries": self.access_entries, "releases": self.releases, "name": self.name,
+            "endpoint": self.endpoint, "cluster_security_group_id": self.cluster_security_group_id,
+            "node_role_arn": self.node_role_arn, "oidc_issuer": self.oidc_issuer, "kubeconfig": self.kubeconfig,
+            "prerequisites": self.prerequisites,
+        })
+
+    def _charts(self, name: str, spec: ClusterSpec, args: EksClusterArgs) -> dict[str, k8s.helm.v3.Release]:
+        wanted: dict[str, tuple[str, dict[str, Any]]] = {
+            "nvidia-device-plugin": ("kube-system", {"affinity": _GPU_NODES, "tolerations": _TOLERATE_ALL}),
+        }
+        if args.efa:
+            wanted["aws-efa-k8s-device-plugin"] = ("kube-system", {
+                "nodeSelector": {"shardwise.dev/efa": "true"}, "tolerations": _TOLERATE_ALL})
+        if args.leader_worker_set:
+            wanted["lws"] = ("lws-system", {})
+        if args.keda:
+            wanted["keda"] = ("keda", {})
+        if args.prometheus:
+            wanted["kube-prometheus-stack"] = (args.monitoring_namespace, {
+                "grafana": {"enabled": False},
+                # select every PodMonitor/ServiceMonitor, not only the chart's own
+                "prometheus": {"prometheusSpec": {"podMonitorSelectorNilUsesHelmValues": False,
+                                                  "serviceMonitorSelectorNilUsesHelmValues": False}}})
+        opts = pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=[self.system_node_group])
+        releases: dict[str, k8s.helm.v3.Release] = {}
+        for chart_name, (namespace, values) in wanted.items():
+            repo, chart, version = CHARTS[chart_name]
+            releases[chart_name] = k8s.helm.v3.Release(
+                f"{name}-{chart_name}", name=chart_name, chart=chart,
+                version=spec.chart_versions.get(chart_name, version),
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo) if repo else None,
+                namespace=namespace, create_namespace=True, values=values, opts=opts)
+        return releases

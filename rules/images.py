@@ -1,0 +1,101 @@
+"""What shardwise knows about a serving image: its vLLM version and whether it can use EFA.
+
+Facts, with where they come from (checked against the sources named, not by running the images):
+
+* ``vllm/vllm-openai:vX.Y.Z`` carries vLLM X.Y.Z; it has no libfabric and no aws-ofi-nccl plugin, so
+  NCCL between nodes falls back to TCP sockets even on an EFA pool.
+* AWS Deep Learning Containers for vLLM (``public.ecr.aws/deep-learning-containers/vllm:X.Y.Z-gpu-…``
+  and ``763104351884.dkr.ecr.<region>.amazonaws.com/vllm:X.Y.Z-gpu-…``) are built ``FROM
+  vllm/vllm-openai`` plus the EFA installer (libfabric under ``/opt/amazon/efa``, aws-ofi-nccl under
+  ``/opt/amazon/ofi-nccl``, both on ``LD_LIBRARY_PATH``): aws/deep-learning-containers
+  ``vllm/x86_64/gpu/Dockerfile`` and ``vllm/CHANGELOG.md`` (0.13.0: EFA installer 1.46.0).
+* vLLM's own multi-node launch (``--nnodes``, ``--node-rank``, ``--master-addr``, workers
+  ``--headless``, executor ``mp``) first shipped in v0.11.1: ``vllm/engine/arg_utils.py`` of the
+  v0.11.1 source distribution defines the flags, v0.11.0's does not (PR vllm-project/vllm#23691).
+  Older images need a Ray cluster (``--distributed-executor-backend ray``); Ray is in the image.
+* ``--load-format runai_streamer`` (safetensors streamed from ``s3://``) is in vLLM v0.11.0 and
+  later, and both v0.11.0 and v0.11.1 images install ``runai-model-streamer[s3]`` (their
+  ``docker/Dockerfile``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
+DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
+DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
+
+#: The first vLLM release with the native multi-node launch.
+NATIVE_MULTINODE_SINCE = (0, 11, 1)
+#: The first vLLM release whose image streams weights from S3 (runai_streamer).
+RUNAI_STREAMER_SINCE = (0, 11, 0)
+#: A pinned image with vLLM, libfabric and aws-ofi-nccl, for EFA pools (AWS DLC, vLLM 0.13.0).
+DEFAULT_EFA_IMAGE = "public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What the image reference says about the image."""
+
+    repository: str
+    tag: str | None
+    digest: str | None
+    family: str  # "vllm-openai" | "aws-dlc" | "other"
+    vllm_version: tuple[int, int, int] | None
+    efa: bool | None  # libfabric + aws-ofi-nccl inside; None: not known
+
+
+def parse_version(text: str | None) -> tuple[int, int, int] | None:
+    """``v0.11.1`` / ``0.13.0-gpu-py312-ec2`` / ``0.11`` → ``(0, 11, 1)`` / ``(0, 13, 0)`` / ``(0, 11, 0)``."""
+    if not text:
+        return None
+    m = _VERSION.match(text)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def version_text(v: tuple[int, int, int]) -> str:
+    return ".".join(str(x) for x in v)
+
+
+def image_info(image: str) -> ImageInfo:
+    """Split an image reference and read the vLLM version and EFA support where the family is known."""
+    ref, _, digest = image.partition("@")
+    last = ref.rsplit("/", 1)[-1]
+    tag: str | None = None
+    repository = ref
+    if ":" in last:
+        repository, tag = ref.rsplit(":", 1)
+    if repository in VLLM_OPENAI:
+        return ImageInfo(repository, tag, digest or None, "vllm-openai", parse_version(tag), False)
+    if repository == DLC_PUBLIC or DLC_PRIVATE.match(repository):
+        return ImageInfo(repository, tag, digest or None, "aws-dlc", parse_version(tag), True)
+    return ImageInfo(repository, tag, digest or None, "other", None, None)
+
+
+def vllm_version(image: str, declared: str | None) -> tuple[int, int, int] | None:
+    """The vLLM version of a workload: as declared, else read from the image's tag."""
+    return parse_version(declared) if declared else image_info(image).vllm_version
+
+
+def choose_launcher(launcher: str, image: str, declared_version: str | None) -> tuple[str, str]:
+    """(``native`` | ``ray``, why) for a multi-node group; ``auto`` picks native only when the image has it."""
+    version = vllm_version(image, declared_version)
+    since = version_text(NATIVE_MULTINODE_SINCE)
+    if launcher != "auto":
+        return launcher, f"launcher: {launcher}"
+    if version is None:
+        return "ray", f"the vLLM version of `{image}` is not known (set vllm_version); Ray works with every version"
+    if version >= NATIVE_MULTINODE_SINCE:
+        return "native", f"vLLM {version_text(version)} has the native multi-node launch (>= {since})"
+    return "ray", f"vLLM {version_text(version)} predates the native multi-node launch (>= {since})"
+
+
+def image_has_efa(image: str, declared: bool | None) -> bool | None:
+    """Whether the image carries libfabric and aws-ofi-nccl: as declared, else by image family."""
+    return declared if declared is not None else image_info(image).efa

@@ -1,0 +1,144 @@
+"""Run a Pulumi program under Pulumi's mocks in this process, recording every registration.
+
+The program runs the way the engine runs it: the stack's config is set as the engine passes it (every
+value a string, objects as JSON), the program file is executed with ``runpy``, and every resource
+registration is recorded. The mocks answer like the AWS provider would for the outputs programs read
+(an IAM role's ARN, an ECR repository's URL, an EKS cluster's endpoint, certificate and security
+group) and for the two data sources the program reads (``aws.eks.getCluster``, ``aws.ec2.getRouteTable``).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import runpy
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime.settings import ROOT as ROOT_RESOURCE
+from pulumi.runtime.settings import SETTINGS
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+from pulumi_mocks import CLUSTER_VPCS
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MAIN = ROOT / "__main__.py"
+ACCOUNT = "123456789012"
+
+
+@dataclass
+class Registered:
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    custom: bool
+
+
+@dataclass
+class Run:
+    resources: list[Registered] = field(default_factory=list)
+    calls: list[tuple[str, dict]] = field(default_factory=list)
+    exports: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, type_: str) -> list[Registered]:
+        return [r for r in self.resources if r.type == type_]
+
+    def one(self, type_: str, name: str) -> Registered:
+        found = [r for r in self.resources if r.type == type_ and r.name == name]
+        assert len(found) == 1, f"{type_} {name}: {[(r.type, r.name) for r in self.resources]}"
+        return found[0]
+
+    def names(self, type_: str) -> list[str]:
+        return sorted(r.name for r in self.of_type(type_))
+
+
+def _computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Outputs the AWS provider computes that programs read."""
+    if typ == "aws:iam/role:Role":
+        return {"arn": f"arn:aws:iam::{ACCOUNT}:role/{name}", "name": name}
+    if typ == "aws:ecr/repository:Repository":
+        return {"repositoryUrl": f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com/{name}"}
+    if typ == "aws:eks/cluster:Cluster":
+        cluster = inputs.get("name", name)
+        return {"name": cluster, "endpoint": f"https://{cluster}.gr7.us-east-1.eks.amazonaws.com",
+                "certificateAuthority": {"data": "LS0tLS1CRUdJTg=="},
+                "vpcConfig": {**inputs.get("vpcConfig", {}), "clusterSecurityGroupId": "sg-0c1a55e0c1a55e0c1"},
+                "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.us-east-1.amazonaws.com/id/{cluster}"}]}]}
+    if typ.startswith("aws:"):
+        return {"name": name}  # what auto-naming computes, without its random suffix
+    return {}
+
+
+class RecordingMocks(pulumi.runtime.Mocks):
+    """Records every registration; answers like the providers for the outputs programs read."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
+        self.run.resources.append(Registered(args.typ, args.name, dict(args.inputs), bool(args.custom)))
+        state = dict(args.inputs)
+        computed = _computed(args.typ, args.name, state)
+        name = computed.pop("name", None)
+        state.update(computed)
+        if name is not None:
+            state.setdefault("name", name)
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+        self.run.calls.append((args.token, dict(args.args)))
+        if args.token == "aws:eks/getCluster:getCluster":
+            name = args.args["name"]
+            return {
+                "name": name,
+                "endpoint": "https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com",
+                "certificateAuthorities": [{"data": "LS0tLS1CRUdJTg=="}],
+                "vpcConfig": {"clusterSecurityGroupId": "sg-0feedface0000000", "vpcId": CLUSTER_VPCS.get(name, "")},
+            }, []
+        if args.token == "aws:ec2/getRouteTable:getRouteTable":
+            return {"routeTableId": f"rtb-{args.args['subnetId']}"}, []
+        return {}, []
+
+
+def engine_config(config: dict[str, Any]) -> dict[str, str]:
+    """Config as the engine hands it to a program: each value a string, objects as JSON."""
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+
+
+def execute(program: pathlib.Path = MAIN) -> None:
+    """Run a Pulumi program file the way the Python language host does, and wait for its resources."""
+    def main() -> None:
+        runpy.run_path(str(program), run_name="__main__")
+
+    _sync_await(run_pulumi_func(main))
+
+
+def start(run: Run, config: dict[str, Any], stack: str = "test", preview: bool = False) -> None:
+    ROOT_RESOURCE.set(None)
+    SETTINGS.rpc_manager.clear()
+    SETTINGS.outputs.clear()
+    pulumi.runtime.set_mocks(RecordingMocks(run), project="shardwise", stack=stack, preview=preview)
+    pulumi.runtime.set_all_config(engine_config(config))
+
+
+def run_program(config: dict[str, Any], stack: str = "test", program: pathlib.Path = MAIN) -> Run:
+    """Run ``program`` under mocks with ``config``; return what it registered and exported."""
+    run = Run()
+    start(run, config, stack)
+    execute(program)
+    root: Any = pulumi.runtime.get_root_resource()
+    run.exports = _sync_await(pulumi.Output.from_input(root.outputs).future())  # type: ignore[arg-type]
+    return run
+
+
+def failing_program(config: dict[str, Any], program: pathlib.Path = MAIN, preview: bool = True,
+                    error: type[BaseException] = pulumi.InputPropertyError) -> tuple[BaseException, Run]:
+    """Run ``program`` expecting ``error``; return it and what was registered before it."""
+    run = Run()
+    start(run, config, "broken", preview=preview)
+    try:
+        execute(program)
+    except error as e:
+        return e, run
+    raise AssertionError(f"{program.name} did not raise {error.__name__}")

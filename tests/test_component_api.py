@@ -1,0 +1,377 @@
+"""The component API as another Pulumi program uses it: typed ``…Args``, ``pulumi.Input`` values from
+other resources, children and outputs, every problem at once, checks when values resolve.
+
+``tests/programs/composed.py`` builds IAM roles, an ECR repository, a VPC, an EKS cluster and a
+namespace of its own and wires their outputs into every component; it runs under Pulumi's mocks
+(tests/component_mocks.py), which answer like the AWS provider for the outputs programs read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import textwrap
+
+import pulumi
+import pytest
+from component_mocks import ROOT, Run, failing_program, run_program
+from shardwise.components import (
+    ArgumentsError,
+    GpuNodePoolArgs,
+    InferenceRouterArgs,
+    RuntimeNetworkArgs,
+    VllmMultiNodeArgs,
+    VllmServiceArgs,
+)
+from shardwise.rules.spec import NodePoolSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+
+COMPOSED = ROOT / "tests" / "programs" / "composed.py"
+ECR = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm"
+ROLE = "arn:aws:iam::123456789012:role"
+_RUN: list[Run] = []
+
+
+def composed() -> Run:
+    if not _RUN:
+        _RUN.append(run_program({}, program=COMPOSED))
+    return _RUN[0]
+
+
+def container(inputs, template=None):
+    spec = inputs["spec"]
+    tpl = spec["leaderWorkerTemplate"][template] if template else spec["template"]
+    return tpl["spec"]["containers"][0], tpl["spec"]
+
+
+def urn(parent: str, typ: str, name: str) -> str:
+    return f"urn:pulumi:test::shardwise::{parent}${typ}::{name}"
+
+
+def test_gpu_node_pool_takes_the_programs_cluster_role_and_network():
+    run = composed()
+    out = run.exports["pool"]
+    pool = "shardwise:nodepool:GpuNodePool"
+    assert out["children"] == {
+        "node_group": urn(pool, "aws:eks/nodeGroup:NodeGroup", "h100-node-group"),
+        "launch_template": urn(pool, "aws:ec2/launchTemplate:LaunchTemplate", "h100-launch-template"),
+        "placement_group": None,
+    }
+    assert out["efa_children"] == {"placement_group": urn(pool, "aws:ec2/placementGroup:PlacementGroup", "h100-efa-placement")}
+    assert (out["gpus_per_node"], out["efa_interfaces"], out["labels"]["shardwise.dev/gpu-product"]) == (8, 32, "H100-SXM-80GB")
+    ng = run.one("aws:eks/nodeGroup:NodeGroup", "h100-node-group").inputs
+    assert (ng["clusterName"], ng["nodeRoleArn"], ng["subnetIds"]) == ("composed", f"{ROLE}/gpu-nodes",
+                                                                       ["private-a-id", "private-b-id"])
+    assert run.one("aws:eks/nodeGroup:NodeGroup", "h100-efa-node-group").inputs["subnetIds"] == ["private-a-id"]
+    lt = run.one("aws:ec2/launchTemplate:LaunchTemplate", "h100-launch-template").inputs
+    assert lt["networkInterfaces"][0]["securityGroups"] == ["net-gpu-nodes-id", "sg-0c1a55e0c1a55e0c1"]
+    assert "userData" in lt  # instance_store raid0
+
+
+def test_runtime_network_in_the_programs_vpc():
+    run = composed()
+    out = run.exports["network"]
+    net = "shardwise:network:RuntimeNetwork"
+    assert out["children"] == {
+        "security_group": urn(net, "aws:ec2/securityGroup:SecurityGroup", "net-gpu-nodes"),
+        "endpoint_security_group": urn(net, "aws:ec2/securityGroup:SecurityGroup", "net-endpoints"),
+    }
+    assert (out["vpc_id"], out["private_subnet_ids"], out["security_group_id"]) == (
+        "vpc-id", ["private-a-id", "private-b-id"], "net-gpu-nodes-id")
+    assert run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs["routeTableIds"] == ["rtb-private-a-id",
+                                                                                             "rtb-private-b-id"]
+    # the namespace is an Output of the program's Namespace: resource names number it, objects carry its value
+    assert [u.rsplit("::", 1)[1] for u in out["policies"]] == [
+        "net-namespace1-default-deny", "net-namespace1-allow-dns", "net-namespace1-allow-https-egress",
+        "net-namespace1-llama-70b-intra-group", "net-namespace1-llama-70b-api", "net-namespace1-llama-405b-intra-group",
+        "net-namespace1-llama-405b-api"]
+    policy = run.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "net-namespace1-llama-70b-api").inputs
+    assert policy["metadata"]["namespace"] == "inference"
+    assert policy["spec"]["ingress"][0]["from"][2] == {"ipBlock": {"cidr": "10.50.0.0/16"}}  # the ALB's targets
+
+
+def test_vllm_service_children_outputs_and_escape_hatches():
+    run = composed()
+    out = run.exports["service"]
+    svc = "shardwise:vllm:VllmService"
+    assert out["children"] == {
+        "deployment": urn(svc, "kubernetes:apps/v1:Deployment", "llama-70b-deployment"),
+        "service": urn(svc, "kubernetes:core/v1:Service", "llama-70b-service"),
+        "pdb": urn(svc, "kubernetes:policy/v1:PodDisruptionBudget", "llama-70b-poddisruptionbudget"),
+        "autoscaler": urn(svc, "kubernetes:keda.sh/v1alpha1:ScaledObject", "llama-70b-scaledobject"),
+        "monitor": urn(svc, "kubernetes:monitoring.coreos.com/v1:PodMonitor", "llama-70b-podmonitor"),
+        "service_account": urn(svc, "kubernetes:core/v1:ServiceAccount", "llama-70b-serviceaccount"),
+        "pod_identity": urn(svc, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "llama-70b-pod-identity"),
+        "claim": None,
+    }
+    assert (out["endpoint"], out["namespace"], out["deployment_name"], out["gpus_per_replica"]) == (
+        "http://llama-70b.inference.svc.cluster.local:8000", "inference", "llama-70b", 4)
+    assert out["startup_budget"] == {"weights_gib_per_pod": 131.42, "throughput_mib_s": 2000.0, "load_seconds": 68,
+                                     "budget_seconds": 562, "floor_seconds": 562}
+    assert (out["sizing"]["kv_cache_tokens"], out["sizing"]["startup_budget_seconds"]) == (476016, 562)
+    assert out["validation"] == {"checked_when_resolved": ["image", "namespace", "pod.service_account.role_arn"],
+                                 "suppressed": []}
+    dep = run.one("kubernetes:apps/v1:Deployment", "llama-70b-deployment").inputs
+    c, pod = container(dep)
+    assert (dep["metadata"]["namespace"], c["image"]) == ("inference", f"{ECR}:v0.13.0")
+    assert c["args"][-5:] == ["--enable-auto-tool-choice", "--tool-call-parser", "llama3_json", "--host", "0.0.0.0"]
+    assert c["env"][-1] == {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}}
+    assert c["resources"] == {"requests": {"nvidia.com/gpu": 4, "cpu": "16"}, "limits": {"nvidia.com/gpu": 4}}
+    assert (pod["serviceAccountName"], pod["priorityClassName"], pod["imagePullSecrets"]) == (
+        "model-reader", "inference-high", [{"name": "ecr-pull"}])
+    sa = run.one("kubernetes:core/v1:ServiceAccount", "llama-70b-serviceaccount").inputs
+    assert sa["metadata"]["name"] == "model-reader" and "annotations" not in sa["metadata"]  # pod identity, not IRSA
+    assoc = run.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "llama-70b-pod-identity").inputs
+    assert assoc == {"clusterName": "composed", "namespace": "inference", "serviceAccount": "model-reader",
+                     "roleArn": f"{ROLE}/model-reader"}
+    monitor = run.one("kubernetes:monitoring.coreos.com/v1:PodMonitor", "llama-70b-podmonitor").inputs
+    assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    query = run.one("kubernetes:keda.sh/v1alpha1:ScaledObject", "llama-70b-scaledobject").inputs["spec"]["triggers"][0]
+    assert query["metadata"]["query"] == 'sum(vllm:num_requests_waiting{namespace="inference",pod=~"llama-70b-[a-z0-9]+-[a-z0-9]+"})'
+
+
+def test_vllm_multinode_children_outputs_and_shared_cache():
+    run = composed()
+    out = run.exports["group"]
+    mn = "shardwise:multinode:VllmMultiNode"
+    assert out["children"] == {
+        "leader_worker_set": urn(mn, "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llama-405b-leaderworkerset"),
+        "service": urn(mn, "kubernetes:core/v1:Service", "llama-405b-service"),
+        "monitor": urn(mn, "kubernetes:monitoring.coreos.com/v1:PodMonitor", "llama-405b-podmonitor"),
+        "claim": urn(mn, "kubernetes:core/v1:PersistentVolumeClaim", "llama-405b-persistentvolumeclaim"),
+    }
+    assert out["launcher"] == {"launcher": "native", "why": "vLLM 0.13.0 has the native multi-node launch (>= 0.11.1)"}
+    assert (out["group_size"], out["gpus_per_group"], out["endpoint"]) == (
+        2, 16, "http://llama-405b.inference.svc.cluster.local:8000")
+    # 378 GiB per pod at 4500 MiB/s is 87 s; SW402's floor (300 s + 2 s/GiB) is the larger
+    assert out["startup_budget"] == {"weights_gib_per_pod": 377.98, "throughput_mib_s": 4500.0, "load_seconds": 87,
+                                     "budget_seconds": 1055, "floor_seconds": 1055}
+    claim = run.one("kubernetes:core/v1:PersistentVolumeClaim", "llama-405b-persistentvolumeclaim").inputs
+    assert claim["metadata"]["namespace"] == "inference" and claim["spec"]["storageClassName"] == "fsx-lustre"
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llama-405b-leaderworkerset").inputs
+    for template in ("leaderTemplate", "workerTemplate"):
+        c, pod = container(lws, template)
+        assert c["image"] == f"{ECR}:v0.13.0"
+        assert pod["volumes"][1] == {"name": "model-cache", "persistentVolumeClaim": {"claimName": "llama-405b-model-cache"}}
+    # a Kubernetes provider made from the kubeconfig the program built
+    assert "llama-405b-k8s" in run.names("pulumi:providers:kubernetes")
+
+
+def test_inference_router_over_the_components():
+    run = composed()
+    assert run.exports["router"] == {"children": {"ingress": urn("shardwise:router:InferenceRouter",
+                                                                 "kubernetes:networking.k8s.io/v1:Ingress", "llm-ingress-llm")},
+                                     "route_names": ["llm"]}
+    ingress = run.one("kubernetes:networking.k8s.io/v1:Ingress", "llm-ingress-llm").inputs
+    assert ingress["metadata"]["namespace"] == "inference"
+    assert [(r["host"], r["http"]["paths"][0]["backend"]["service"]["name"]) for r in ingress["spec"]["rules"]] == [
+        ("llama-70b.llm.example.com", "llama-70b"), ("llama-405b.llm.example.com", "llama-405b")]
+
+
+def test_eks_cluster_component():
+    run = composed()
+    out = run.exports["cluster"]
+    assert out["addons"] == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+    assert out["releases"] == ["aws-efa-k8s-device-plugin", "lws", "nvidia-device-plugin"]
+    assert (out["endpoint"], out["security_group"]) == ("https://made.gr7.us-east-1.eks.amazonaws.com", "sg-0c1a55e0c1a55e0c1")
+    assert out["prerequisites"] == ["AWS Load Balancer Controller (for alb-ingress routers)",
+                                    "the CSI driver of a pvc model cache (add-on and IAM role)"]
+    cluster = run.one("aws:eks/cluster:Cluster", "made-cluster").inputs
+    assert cluster["roleArn"] == f"{ROLE}/control-plane"  # given: no role created
+    assert not [r for r in run.of_type("aws:iam/role:Role") if r.name.startswith("made-")]
+    assert run.one("aws:eks/nodeGroup:NodeGroup", "made-system").inputs["nodeRoleArn"] == f"{ROLE}/gpu-nodes"
+
+
+def test_serving_environment_with_outputs_from_the_program():
+    run = composed()
+    assert run.exports["environment"]["endpoints"] == {"llama-8b": "http://llama-8b.serving.svc.cluster.local:8000",
+                                                       }
+    c, _ = container(run.one("kubernetes:apps/v1:Deployment", "env-llama-8b-deployment").inputs)
+    assert c["image"] == f"{ECR}:v0.13.0"
+    nodeclass = run.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "env-l40s-ec2nodeclass").inputs["spec"]
+    # the EC2NodeClass wants the role's name: taken from the Role's ARN when it resolves
+    assert nodeclass["role"] == "gpu-nodes"
+    assert nodeclass["subnetSelectorTerms"] == [{"id": "private-a-id"}, {"id": "private-b-id"}]
+    assert nodeclass["securityGroupSelectorTerms"] == [{"id": "env-network-gpu-nodes-id"}, {"id": "sg-0c1a55e0c1a55e0c1"}]
+    assert run.exports["environment"]["validation"] == {
+        "suppressed": [], "checked_when_resolved": ["cluster_security_group_id", "images.llama-8b", "node_role_arn",
+                                                    "private_subnet_ids[0]", "private_subnet_ids[1]", "vpc_id"],
+        "left_to_policy_pack": ["public IP mapping of existing subnets (SW303)"]}
+
+
+# --- problems: all at once, relative to the component's arguments, or when a value resolves ----------
+
+PROGRAM = '''
+import pulumi
+import pulumi_aws as aws
+from shardwise.components import GpuNodePool, GpuNodePoolArgs, VllmService, VllmServiceArgs
+
+repo = aws.ecr.Repository("vllm")
+tag = pulumi.Config("t").get("tag") or "v0.13.0"
+pool = {{"name": "l40s", "instance_type": "g6e.xlarge"}}
+{body}
+'''
+
+
+def program(tmp_path: pathlib.Path, body: str) -> pathlib.Path:
+    path = tmp_path / "program.py"
+    path.write_text(PROGRAM.format(body=textwrap.dedent(body)))
+    return path
+
+
+def test_standalone_problems_are_relative_to_the_arguments(tmp_path):
+    path = program(tmp_path, '''
+        VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192,
+                                             "max_num_seqs": 16, "extra_args": ["--load-format", "dummy", "--api-key", "x"]},
+            cache={"kind": "node-nvme", "throughput_mib_s": 900},
+            pod={"labels": {"app.kubernetes.io/name": "other"}, "requests": {"nvidia.com/gpu": "2"},
+                 "volume_mounts": [{"name": "scratch", "mount_path": "/dev/shm/x"}]}))
+    ''')
+    err, run = failing_program({}, program=path)
+    assert isinstance(err, ArgumentsError)
+    assert str(err) == (
+        "VllmService: 7 invalid arguments (at construction)\n"
+        "  cache.kind: a node-nvme cache needs pool `l40s` to set instance_store: raid0 (its 250 GB of NVMe mounted "
+        "at /mnt/k8s-disks/0)\n"
+        "  pod.labels: `app.kubernetes.io/name` is set by shardwise (suppressions: `suppress`)\n"
+        "  pod.requests: `nvidia.com/gpu` comes from engine.tensor_parallel_size\n"
+        "  pod.volume_mounts[0].name: no volume `scratch` in pod.volumes\n"
+        "  pod.volume_mounts[0].mount_path: /dev/shm/x is shardwise's (/dev/shm, the model cache)\n"
+        "  engine.extra_args: --load-format is set by `cache` (kind s3 streams with runai_streamer)\n"
+        "  engine.extra_args: --api-key would show the key in the pod spec: set VLLM_API_KEY from a Secret in pod.env")
+    assert [r.type for r in run.resources] == ["aws:ecr/repository:Repository"]  # nothing of the component
+
+
+def test_pool_problems_name_the_pool_argument(tmp_path):
+    path = program(tmp_path, '''
+        GpuNodePool("gpu", GpuNodePoolArgs(pool={"name": "h100", "instance_type": "p9.huge", "min_size": 3,
+                                                "max_size": 2},
+                                          cluster_name="c", node_role_arn="role", subnet_ids=["subnet-1"],
+                                          security_group_ids=["sg-1"]))
+    ''')
+    err, _ = failing_program({}, program=path)
+    assert err.errors == [{"property_path": "pool", "reason": "need min_size <= desired_size <= max_size, got 3, 1, 2"}]
+    path = program(tmp_path, '''
+        GpuNodePool("gpu", GpuNodePoolArgs(pool={"name": "h100", "instance_type": "p9.huge"}, cluster_name="c",
+                                          node_role_arn="role", subnet_ids=["subnet-1"], security_group_ids=["sg-1"]))
+    ''')
+    err, _ = failing_program({}, program=path)
+    assert [e["property_path"] for e in err.errors] == ["node_role_arn", "pool.instance_type"]
+    assert err.errors[0]["reason"] == "`role` is not an IAM role ARN"
+    assert err.errors[1]["reason"].startswith("unknown instance type 'p9.huge'")
+
+
+def test_an_image_that_resolves_to_latest_fails_then(tmp_path):
+    path = program(tmp_path, '''
+        VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, image=repo.repository_url.apply(lambda u: f"{u}:{tag}"),
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
+    ''')
+    assert run_program({"t:tag": "v0.13.0"}, program=path).of_type("kubernetes:apps/v1:Deployment")
+    err, _ = failing_program({"t:tag": "latest"}, program=path, preview=False)
+    assert str(err) == (
+        f"VllmService: 1 invalid argument (when `image` resolved to '{ECR}:latest')\n"
+        f"  image: SW307: image `{ECR}:latest` uses the tag `latest`, which changes under a running deployment; pin a "
+        "version tag or a digest")
+
+
+def test_a_value_that_must_be_known_cannot_be_an_output(tmp_path):
+    path = program(tmp_path, '''
+        VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, replicas=repo.name.apply(len),
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
+    ''')
+    err, _ = failing_program({}, program=path)
+    assert err.errors == [{"property_path": "replicas",
+                           "reason": "must be known when the component is created (a pulumi.Output was given)"}]
+
+
+def test_validate_disables_a_rule_with_its_reason(tmp_path):
+    body = '''
+        svc = VllmService("llama", VllmServiceArgs(
+            name="llama", pool={{"name": "h100", "instance_type": "p5.48xlarge"}}, autoscaling=None,
+            engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": 2, "max_model_len": 8192,
+                    "max_num_seqs": 16}}, validate={validate}))
+        pulumi.export("validation", svc.validation)
+    '''
+    run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
+    (note,) = run.exports["validation"]["suppressed"]
+    assert note.startswith("SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs")
+    assert note.endswith("(suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)")
+    err, _ = failing_program({}, program=program(tmp_path, body.format(validate='{"SW104": " ", "SW999": "x"}')))
+    assert [(e["property_path"], e["reason"][:40]) for e in err.errors] == [
+        ("validate.disable.SW104", "a disabled rule needs the reason it does"),
+        ("validate.disable.SW999", "`SW999` is not a rule code (shardwise ru"),
+        ("engine.tensor_parallel_size", "SW104: meta-llama/Llama-3.1-8B-Instruct "),
+    ]
+
+
+# --- the Args are the specs' fields ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args_cls,spec_cls,own", [
+    (VllmServiceArgs, VllmServiceSpec, {"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"}),
+    (VllmMultiNodeArgs, VllmMultiNodeSpec, {"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"}),
+    (InferenceRouterArgs, RouterSpec, {"backends", "validate", "k8s_provider", "kubeconfig"}),
+])
+def test_args_map_onto_the_spec_fields_with_the_same_defaults(args_cls, spec_cls, own):
+    fields = {f.name: f for f in dataclasses.fields(args_cls)}
+    assert set(fields) - own == set(spec_cls.model_fields)
+    for name, info in spec_cls.model_fields.items():
+        if info.is_required():
+            continue
+        f = fields[name]
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if name == "services":  # a router routes to all its backends by default
+            assert default is None
+            continue
+        assert default == info.default, name
+
+
+def test_pool_and_network_args_take_the_specs():
+    assert {f.name for f in dataclasses.fields(GpuNodePoolArgs)} >= {"pool", "cluster_name", "node_role_arn"}
+    assert dataclasses.fields(GpuNodePoolArgs)[0].type == "NodePoolSpec | Mapping[str, Any]"
+    assert {f.name for f in dataclasses.fields(RuntimeNetworkArgs)} >= {"network", "vpc_id", "private_subnet_ids"}
+    assert NodePoolSpec.model_fields["instance_store"].default == "none"
+
+
+def test_the_error_is_an_input_property_error():
+    err = ArgumentsError("VllmService", [("image", "a"), ("engine.model", "b"), ("image", "a")])
+    assert isinstance(err, pulumi.InputPropertyError)
+    assert (err.property_path, err.reason, len(err.errors)) == ("image", "a", 2)
+    assert str(err) == "VllmService: 2 invalid arguments (at construction)\n  image: a\n  engine.model: b"
+
+
+# --- the README's examples ---------------------------------------------------------------------------
+
+
+def _readme_block(section: str, lang: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split(f"## {section}\n", 1)[1].split(f"```{lang}\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_component_example_runs(tmp_path):
+    path = tmp_path / "readme_example.py"
+    path.write_text(_readme_block("Components", "python"))
+    run = run_program({}, program=path)
+    assert run.exports == {"endpoint": "http://llama-70b.serving.svc.cluster.local:8000",
+                           "startup_budget_seconds": 562}
+    dep = run.one("kubernetes:apps/v1:Deployment", "llama-70b-deployment").inputs
+    c, pod = container(dep)
+    assert c["image"] == f"{ECR}:v0.13.0"
+    assert pod["volumes"][1]["hostPath"]["path"] == "/mnt/k8s-disks/0/shardwise-model-cache"
+    assert run.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "llama-70b-pod-identity").inputs[
+        "roleArn"] == f"{ROLE}/model-reader"
+
+
+def test_the_readme_policy_config_names_real_policies_and_properties():
+    import json
+
+    from shardwise.rules.crossguard import CONFIG_SCHEMA
+    from shardwise.rules.registry import ALL_RULES
+
+    config = json.loads(_readme_block("Policy pack", "json"))
+    names = {r.meta.name for r in ALL_RULES}
+    assert set(config) <= names
+    for props in config.values():
+        assert set(props) <= set(CONFIG_SCHEMA) | {"enforcementLevel"}

@@ -112,7 +112,7 @@ def test_wheel_installs_and_serves_a_component(tmp_path):
     # without the [pulumi] extra, importing the components says how to get them
     bare = tmp_path / "bare"
     _run([sys.executable, "-m", "venv", str(bare)], tmp_path, 60)
-    _run([str(bare / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(constraints), str(wheel)], tmp_path, 150)
+    _run([str(bare / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(constraints), str(wheel)], tmp_path, 900)
     out = subprocess.run([str(bare / "bin" / "python"), "-c", "import shardwise.components"], cwd=work,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1

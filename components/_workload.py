@@ -8,7 +8,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import pulumi
 import pulumi_aws as aws
@@ -29,7 +29,7 @@ from .errors import ArgumentsError
 from .inputs import Unknowns
 from .validation import VALIDATE_DOC, Finding, Validation, as_validation, image_findings
 
-Workload = VllmServiceSpec | VllmMultiNodeSpec
+Workload: TypeAlias = VllmServiceSpec | VllmMultiNodeSpec
 
 
 @dataclass(kw_only=True)
@@ -199,3 +199,47 @@ def safe_sizing(spec: Workload, pool: NodePoolSpec) -> dict[str, Any]:
         return workload_sizing(spec, pool)
     except CatalogError as e:
         return {"error": e.message}
+
+
+def declare_workload(component: pulumi.ComponentResource, name: str, args: WorkloadArgs, spec: Workload,
+                     pool: NodePoolSpec, unknowns: Unknowns, notes: Sequence[str], objs: Sequence[dict[str, Any]],
+                     workload_kind: str, opts: pulumi.ResourceOptions | None,
+                     **workload_options: Any) -> dict[str, pulumi.CustomResource]:
+    """Declare a workload's objects as children of ``component`` and set the outputs every workload has
+    (service, monitor, service account, Pod Identity association, cache claim, names, endpoint, sizing,
+    startup budget, validation). The workload (Deployment or LeaderWorkerSet) gets a rollout timeout that
+    covers a first download and the load, and ``workload_options``."""
+    import math
+
+    from shardwise.rules import cache
+
+    from ._k8s import depends_on, metadata_name, provider_for
+
+    log_notes(component, notes)
+    provider = provider_for(name, component, args.k8s_provider, args.kubeconfig)
+    rollout = f"{math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10}m"
+
+    def options(obj: dict[str, Any]) -> dict[str, Any]:
+        if obj["kind"] != workload_kind:
+            return {}
+        return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout), **workload_options}
+
+    made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options)
+    c: Any = component
+    c.spec, c.unknowns = spec, unknowns
+    c.pod_identity_association = identity_children(name, component, spec, unknowns, args.cluster_name)
+    c.service = made["Service"]
+    c.monitor = made.get("PodMonitor") or made.get("ServiceMonitor")
+    c.service_account, c.cache_claim = made.get("ServiceAccount"), made.get("PersistentVolumeClaim")
+    c.service_name = metadata_name(c.service)
+    c.namespace = pulumi.Output.from_input(unknowns.substitute(spec.namespace))
+    c.endpoint = endpoint(spec, unknowns)
+    c.sizing = safe_sizing(spec, pool)
+    c.startup_budget = cache.startup_budget(spec, pool).as_dict()
+    c.validation = {"checked_when_resolved": unknowns.deferred, "suppressed": list(notes)}
+    return made
+
+
+#: The outputs :func:`declare_workload` sets, registered by both workload components.
+COMMON_OUTPUTS = ("service", "monitor", "service_account", "cache_claim", "pod_identity_association",
+                  "service_name", "namespace", "endpoint", "sizing", "startup_budget", "validation")

@@ -163,7 +163,7 @@ class EksCluster(pulumi.ComponentResource):
                                         opts=after_nodes if a == "coredns" else child)
                        for a in spec.addons}
         ca_data = self.cluster.certificate_authority.apply(lambda ca: ca.data if ca is not None else "")
-        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(pulumi.Output.all(  # type: ignore[arg-type]
             self.cluster.name, self.cluster.endpoint, ca_data).apply(
             lambda v: kubeconfig(v[0], args.region, v[1], v[2])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,

@@ -68,7 +68,11 @@ def _with_tokens(spec: EnvironmentSpec, args: ServingEnvironmentArgs, unknowns: 
         data["network"]["vpc_id"] = unknowns.replace(args.vpc_id, "vpc_id")
         ids = args.private_subnet_ids
         data["network"]["private_subnet_ids"] = [unknowns.replace(ids, "private_subnet_ids")] if is_output(ids) \
-            else unknowns.replace(list(ids or []), "private_subnet_ids")
+            else unknowns.replace(list(ids or []), "private_subnet_ids")  # type: ignore[arg-type]
+    names = {item["name"] for kind in ("services", "multi_node") for item in data[kind]}
+    unknown = [(f"images.{n}", f"no service or multi-node group is named `{n}`") for n in args.images if n not in names]
+    if unknown:
+        raise ArgumentsError("ServingEnvironment", unknown)
     for kind in ("services", "multi_node"):
         for item in data[kind]:
             if item["name"] in args.images:
@@ -130,7 +134,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             provider: pulumi.ProviderResource | None = self.cluster.provider
             node_role = self.cluster.node_role_arn
             cluster_name = self.cluster.name
-            cluster_sg: pulumi.Input[str] = args.cluster_security_group_id or self.cluster.cluster_security_group_id
+            cluster_sg: Any = args.cluster_security_group_id or self.cluster.cluster_security_group_id
         else:
             provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
             cluster_sg = self._existing_cluster_sg(spec, args, existing_vpc)

@@ -133,7 +133,7 @@ class Unknowns:
     def field_check(self, path: str, model: type[BaseModel], field: str) -> None:
         """Re-validate the resolved value with the constraint of ``model.field``."""
         info = model.model_fields[field]
-        adapter: TypeAdapter[Any] = TypeAdapter(info.annotation)
+        adapter: TypeAdapter[Any] = TypeAdapter(info.annotation if info.annotation is not None else Any)
         pattern = next((getattr(m, "pattern", None) for m in info.metadata if getattr(m, "pattern", None)), None)
 
         def check(value: Any) -> list[tuple[str, str]]:

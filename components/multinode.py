@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from shardwise.rules import cache, images, render
+from shardwise.rules import images, render
 from shardwise.rules.spec import VllmMultiNodeSpec
 
-from ._k8s import depends_on, metadata_name, provider_for
-from ._workload import WorkloadArgs, build_spec, declare_all, endpoint, identity_children, log_notes, safe_sizing
+from ._k8s import metadata_name
+from ._workload import COMMON_OUTPUTS, WorkloadArgs, build_spec, declare_workload
 from .validation import multinode_findings
 
 
@@ -66,40 +65,17 @@ class VllmMultiNode(pulumi.ComponentResource):
     def __init__(self, name: str, args: VllmMultiNodeArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec, pool, unknowns, notes = build_spec("VllmMultiNode", args, VllmMultiNodeSpec, multinode_findings)
         super().__init__("shardwise:multinode:VllmMultiNode", name, None, opts)
-        log_notes(self, notes)
         assert isinstance(spec, VllmMultiNodeSpec)
-        self.spec, self.unknowns = spec, unknowns
-        provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
-        rollout = f"{math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10}m"
-
-        def options(obj: dict[str, Any]) -> dict[str, Any]:
-            if obj["kind"] != "LeaderWorkerSet":
-                return {}
-            return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout)}
-
-        made = declare_all(name, self, render.render_vllm_multinode(spec, pool), unknowns, provider,
-                           depends_on(opts), options)
-        self.pod_identity_association = identity_children(name, self, spec, unknowns, args.cluster_name)
-        self.leader_worker_set, self.service = made["LeaderWorkerSet"], made["Service"]
-        self.monitor = made.get("PodMonitor") or made.get("ServiceMonitor")
-        self.service_account, self.cache_claim = made.get("ServiceAccount"), made.get("PersistentVolumeClaim")
+        made = declare_workload(self, name, args, spec, pool, unknowns, notes,
+                                render.render_vllm_multinode(spec, pool), "LeaderWorkerSet", opts)
+        self.leader_worker_set = made["LeaderWorkerSet"]
         self.leaderworkerset_name = metadata_name(self.leader_worker_set)
-        self.service_name = metadata_name(self.service)
-        self.namespace = pulumi.Output.from_input(unknowns.substitute(spec.namespace))
-        self.endpoint = endpoint(spec, unknowns)
         self.group_size = spec.engine.pipeline_parallel_size
         self.gpus_per_group = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
         chosen, why = images.choose_launcher(spec.launcher, spec.image, spec.vllm_version)
         self.launcher = {"launcher": chosen, "why": why}
-        self.sizing = safe_sizing(spec, pool)
-        self.startup_budget = cache.startup_budget(spec, pool).as_dict()
-        self.validation = {"checked_when_resolved": unknowns.deferred, "suppressed": notes}
         self.register_outputs({
-            "leader_worker_set": self.leader_worker_set, "service": self.service, "monitor": self.monitor,
-            "service_account": self.service_account, "cache_claim": self.cache_claim,
-            "pod_identity_association": self.pod_identity_association,
-            "leaderworkerset_name": self.leaderworkerset_name, "service_name": self.service_name,
-            "namespace": self.namespace, "endpoint": self.endpoint, "group_size": self.group_size,
-            "gpus_per_group": self.gpus_per_group, "launcher": self.launcher, "sizing": self.sizing,
-            "startup_budget": self.startup_budget, "validation": self.validation,
+            "leader_worker_set": self.leader_worker_set, "leaderworkerset_name": self.leaderworkerset_name,
+            "group_size": self.group_size, "gpus_per_group": self.gpus_per_group, "launcher": self.launcher,
+            **{k: getattr(self, k) for k in COMMON_OUTPUTS},
         })

@@ -15,7 +15,7 @@ from shardwise.rules.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, Vll
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import pydantic_findings
 from .errors import ArgumentsError
-from .inputs import Unknowns, is_output
+from .inputs import Unknowns
 
 
 @dataclass(kw_only=True)
@@ -168,9 +168,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
         subnet_ids: list[pulumi.Output[str]] = []
         for plan in render.subnet_plan(network, name):
             extra = {"Name": plan.name} if plan.public else {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"}
-            subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(
-                lambda c, extra=extra: {**tags, **extra, f"kubernetes.io/cluster/{c}": "shared"}) \
-                if is_output(cluster_name) else {**tags, **extra, f"kubernetes.io/cluster/{cluster_name}": "shared"}
+            subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(_cluster_tags(tags, extra))
             subnet = aws.ec2.Subnet(plan.name, vpc_id=self.vpc.id, cidr_block=plan.cidr,
                                     availability_zone=plan.availability_zone,
                                     map_public_ip_on_launch=plan.map_public_ip_on_launch, tags=subnet_tags, opts=child)
@@ -214,6 +212,14 @@ class RuntimeNetwork(pulumi.ComponentResource):
                                  opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]))
         aws.ec2.Route(f"{name}-private-default", route_table_id=private_rt.id, destination_cidr_block="0.0.0.0/0",
                       nat_gateway_id=nat.id, opts=child)
+
+
+def _cluster_tags(tags: dict[str, str], extra: dict[str, str]) -> Any:
+    """A subnet's tags once the cluster's name is known (``kubernetes.io/cluster/<name>: shared``)."""
+    def tag(cluster: str) -> dict[str, str]:
+        return {**tags, **extra, f"kubernetes.io/cluster/{cluster}": "shared"}
+
+    return tag
 
 
 def _route_tables(subnet_ids: Sequence[str]) -> pulumi.Output[list[str]]:

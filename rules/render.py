@@ -549,6 +549,7 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
     env = _multinode_env(spec, pool, efa)
     resources = _resources(tp, efa)
     budget = cache.startup_budget(spec, pool).budget_seconds
+    worker: dict[str, Any]
     if launcher(spec) == "native":
         leader = _serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
                                     resources, budget)

@@ -375,3 +375,18 @@ def test_the_readme_policy_config_names_real_policies_and_properties():
     assert set(config) <= names
     for props in config.values():
         assert set(props) <= set(CONFIG_SCHEMA) | {"enforcementLevel"}
+
+
+def test_an_image_for_a_workload_the_environment_has_not(tmp_path):
+    path = program(tmp_path, '''
+        from shardwise.components import ServingEnvironment, ServingEnvironmentArgs
+
+        ServingEnvironment("env", ServingEnvironmentArgs(
+            spec={"name": "env", "cluster_name": "c", "node_role_arn": "arn:aws:iam::123456789012:role/n",
+                  "network": {"vpc_id": "vpc-0123456789abcdef0", "private_subnet_ids": ["subnet-0123456789abcdef0"]},
+                  "pools": [pool]},
+            images={"llama": repo.repository_url}))
+    ''')
+    err, _ = failing_program({}, program=path)
+    assert str(err) == ("ServingEnvironment: 1 invalid argument (at construction)\n"
+                        "  images.llama: no service or multi-node group is named `llama`")

@@ -322,7 +322,8 @@ RESOURCE_VARIANTS = {
         ("efa-without-self-referencing-security-group", "SW302", "prod-network-gpu-nodes")}),
     "gpu-nodes-in-public-subnet": (_public_subnet, {
         ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-node-group"),
-        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-efa-node-group")}),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-efa-node-group"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-cluster-system")}),  # the created cluster's system nodes
     "vllm-behind-load-balancer": (_load_balancer, {
         ("vllm-exposed-without-gateway", "SW306", "prod-llama-70b-service")}),
 }
@@ -376,6 +377,11 @@ def test_unresolvable_references_fail_closed(recordings):
         ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-efa-node-group"),
         ("imdsv2-not-required", "SW304", "prod-h100-node-group"),
         ("imdsv2-not-required", "SW304", "prod-h100-efa-node-group"),
+        # prod creates its cluster: the CPU system node group is judged like the GPU ones
+        ("runtime-port-exposed", "SW301", "prod-cluster-system"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-cluster-system"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-cluster-system"),
+        ("imdsv2-not-required", "SW304", "prod-cluster-system"),
     }
 
 

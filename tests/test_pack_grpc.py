@@ -586,6 +586,9 @@ def test_a_value_the_sdk_cannot_read_is_a_diagnostic_not_a_failed_rpc(recordings
          f"SW303: cannot decide: a subnet of node pool `h100-efa` {UNDECIDED}"),
         ("gpu-nodes-in-public-subnet", "prod-h100-node-group",
          f"SW303: cannot decide: a subnet of node pool `h100` {UNDECIDED}"),
+        # prod creates its cluster: its system node group is in that subnet too
+        ("gpu-nodes-in-public-subnet", "prod-cluster-system",
+         f"SW303: cannot decide: a subnet of node pool `prod-cluster-system` {UNDECIDED}"),
     }
 
 

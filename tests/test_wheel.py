@@ -16,6 +16,7 @@ import sys
 import textwrap
 
 import pytest
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -107,7 +108,8 @@ def test_wheel_installs_and_serves_a_component(tmp_path):
     # the policy pack is usable from the installed package: its directory, without a virtualenv of this checkout
     pack = pathlib.Path(_run([str(venv / "bin" / "shardwise"), "policy-pack-dir"], work, 60).strip())
     assert str(pack).startswith(site) and (pack / "__main__.py").is_file()
-    assert "virtualenv" not in (pack / "PulumiPolicy.yaml").read_text()
+    runtime = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())["runtime"]
+    assert runtime == {"name": "python", "options": {"toolchain": "pip"}}  # no virtualenv of this checkout
 
     # without the [pulumi] extra, importing the components says how to get them
     bare = tmp_path / "bare"

@@ -9,6 +9,8 @@ group) and for the two data sources the program reads (``aws.eks.getCluster``, `
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import pathlib
 import runpy
@@ -111,7 +113,25 @@ def execute(program: pathlib.Path = MAIN) -> None:
     def main() -> None:
         runpy.run_path(str(program), run_name="__main__")
 
-    _sync_await(run_pulumi_func(main))
+    try:
+        _sync_await(run_pulumi_func(main))
+    finally:
+        _settle()
+
+
+def _settle() -> None:
+    """Finish what a failed program left pending, now rather than in a later test.
+
+    A program that fails leaves tasks and coroutines behind; finalised later by the garbage collector in
+    the middle of an unrelated ``ast.parse``, they trip CPython 3.11's "AST constructor recursion depth
+    mismatch" SystemError. Cancel and await them, and collect, here."""
+    loop = asyncio.get_event_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    gc.collect()
 
 
 def start(run: Run, config: dict[str, Any], stack: str = "test", preview: bool = False) -> None:

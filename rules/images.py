@@ -9,6 +9,7 @@ Facts, with where they come from (checked against the sources named, not by runn
   vllm/vllm-openai`` plus the EFA installer (libfabric under ``/opt/amazon/efa``, aws-ofi-nccl under
   ``/opt/amazon/ofi-nccl``, both on ``LD_LIBRARY_PATH``): aws/deep-learning-containers
   ``vllm/x86_64/gpu/Dockerfile`` and ``vllm/CHANGELOG.md`` (0.13.0: EFA installer 1.46.0).
+* The version in a tag is read by :mod:`shardwise.rules.vllm_versions` (``version_from_image``).
 * vLLM's own multi-node launch (``--nnodes``, ``--node-rank``, ``--master-addr``, workers
   ``--headless``, executor ``mp``) first shipped in v0.11.1: ``vllm/engine/arg_utils.py`` of the
   v0.11.1 source distribution defines the flags, v0.11.0's does not (PR vllm-project/vllm#23691).
@@ -34,9 +35,6 @@ RUNAI_STREAMER_SINCE = (0, 11, 0)
 #: A pinned image with vLLM, libfabric and aws-ofi-nccl, for EFA pools (AWS DLC, vLLM 0.13.0).
 DEFAULT_EFA_IMAGE = "public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
 
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
-
-
 @dataclass(frozen=True)
 class ImageInfo:
     """What the image reference says about the image."""
@@ -50,13 +48,12 @@ class ImageInfo:
 
 
 def parse_version(text: str | None) -> tuple[int, int, int] | None:
-    """``v0.11.1`` / ``0.13.0-gpu-py312-ec2`` / ``0.11`` → ``(0, 11, 1)`` / ``(0, 13, 0)`` / ``(0, 11, 0)``."""
-    if not text:
-        return None
-    m = _VERSION.match(text)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    """``v0.11.1`` / ``0.13.0`` → ``(0, 11, 1)`` / ``(0, 13, 0)``, read by
+    :func:`shardwise.rules.vllm_versions.parse_version`."""
+    from .vllm_versions import parse_version as parse
+
+    v = parse(text) if text else None
+    return (v.parts[0], v.parts[1], v.parts[2]) if v is not None else None
 
 
 def version_text(v: tuple[int, int, int]) -> str:
@@ -71,11 +68,15 @@ def image_info(image: str) -> ImageInfo:
     repository = ref
     if ":" in last:
         repository, tag = ref.rsplit(":", 1)
+    from .vllm_versions import version_from_image
+
+    found = version_from_image(image)
+    version = (found.parts[0], found.parts[1], found.parts[2]) if found is not None else None
     if repository in VLLM_OPENAI:
-        return ImageInfo(repository, tag, digest or None, "vllm-openai", parse_version(tag), False)
+        return ImageInfo(repository, tag, digest or None, "vllm-openai", version, False)
     if repository == DLC_PUBLIC or DLC_PRIVATE.match(repository):
-        return ImageInfo(repository, tag, digest or None, "aws-dlc", parse_version(tag), True)
-    return ImageInfo(repository, tag, digest or None, "other", None, None)
+        return ImageInfo(repository, tag, digest or None, "aws-dlc", version, True)
+    return ImageInfo(repository, tag, digest or None, "other", version, None)
 
 
 def vllm_version(image: str, declared: str | None) -> tuple[int, int, int] | None:

@@ -78,7 +78,7 @@ ESCAPES = {
     "requests": {"cpu": "8", "memory": "64Gi"}, "limits": {"memory": "96Gi"},
     "service_account": {"name": "model-reader", "role_arn": "arn:aws:iam::123456789012:role/reader", "mode": "irsa"},
     "node_selector": {"topology.kubernetes.io/zone": "us-east-1a"},
-    "node_affinity": [{"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["4"]}],
+    "node_affinity": [{"key": "topology.k8s.aws/network-node-layer-3", "operator": "In", "values": ["nn-0a1"]}],
     "tolerations": [{"key": "dedicated", "value": "inference", "effect": "NoSchedule"}],
     "priority_class_name": "inference-high", "image_pull_secrets": ["ecr-pull"],
 }
@@ -246,7 +246,7 @@ def test_escape_hatches_are_merged_into_the_pod():
                               "limits": {"nvidia.com/gpu": 4, "memory": "96Gi"}}
     assert pod["nodeSelector"] == {"topology.kubernetes.io/zone": "us-east-1a", "shardwise.dev/pool": "h100"}
     assert pod["affinity"] == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["4"]}]}]}}}
+        {"matchExpressions": [{"key": "topology.k8s.aws/network-node-layer-3", "operator": "In", "values": ["nn-0a1"]}]}]}}}
     assert pod["tolerations"][1:] == [{"key": "dedicated", "operator": "Equal", "value": "inference",
                                        "effect": "NoSchedule"}]
     assert (pod["serviceAccountName"], pod["priorityClassName"], pod["imagePullSecrets"]) == (

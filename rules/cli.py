@@ -227,10 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.set_defaults(func=cmd_explain)
 
     pack = sub.add_parser(
-        "policy-pack-dir", help="print the directory of the installed CrossGuard policy pack",
-        description="Print the directory of the installed policy pack, for `pulumi preview --policy-pack "
-                    "\"$(shardwise policy-pack-dir)\"`. Pulumi runs it with the Python on PATH (or "
-                    "PULUMI_PYTHON_CMD): the environment shardwise[pulumi] is installed in.")
+        "policy-pack-dir", help="write a policy pack directory for this installation and print it",
+        description="Write a CrossGuard policy pack directory that runs the shardwise installed in this Python "
+                    "environment and print it, for `pulumi preview --policy-pack \"$(shardwise policy-pack-dir)\"` "
+                    "from any project. The environment needs shardwise[pulumi].")
+    pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
     pack.set_defaults(func=cmd_policy_pack_dir)
     docs = sub.add_parser("docs", help="generate or check the rule documentation",
                           description="Write one Markdown page per rule and an index; --check only compares.")
@@ -277,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_policy_pack_dir(args: argparse.Namespace) -> int:
     from .crossguard import pack_dir
 
-    print(pack_dir())
+    print(pack_dir(args.out))
     return 0
 
 

@@ -421,6 +421,18 @@ def test_started_as_a_script_too(recordings):
         assert mandatory(pack.run(resources_of(recorded))) == set()
 
 
+@pytest.mark.slow
+def test_the_pack_directory_for_an_installation_serves_the_same_policies(recordings, tmp_path):
+    from shardwise.rules.crossguard import pack_dir
+
+    pack = pack_dir(str(tmp_path / "pack"))
+    cfg, recorded = recordings["dev"]
+    with PackProcess(stack="dev", config=engine_config(cfg),
+                     argv=[PYTHON, "-m", "pulumi.policy", "127.0.0.1:1", pack]) as server:
+        assert server.port > 0
+        assert mandatory(server.run(resources_of(recorded))) == set()
+
+
 # --- parity with `shardwise lint` on the same resources as a `pulumi stack export` -----------------
 
 

@@ -105,11 +105,21 @@ def test_wheel_installs_and_serves_a_component(tmp_path):
     assert result["refused"][0] == "engine.tensor_parallel_size"
     assert result["refused"][1].startswith("SW104: ")
 
-    # the policy pack is usable from the installed package: its directory, without a virtualenv of this checkout
-    pack = pathlib.Path(_run([str(venv / "bin" / "shardwise"), "policy-pack-dir"], work, 60).strip())
-    assert str(pack).startswith(site) and (pack / "__main__.py").is_file()
+    # the policy pack from the installed package: a pack directory bound to this environment, not to the
+    # checkout's ../.venv; the language host's way of starting it serves the analyzer protocol
+    pack = pathlib.Path(_run([str(venv / "bin" / "shardwise"), "policy-pack-dir", "--out", str(work / "pack")],
+                             work, 60).strip())
+    assert pack == work / "pack"
     runtime = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())["runtime"]
-    assert runtime == {"name": "python", "options": {"toolchain": "pip"}}  # no virtualenv of this checkout
+    assert runtime == {"name": "python", "options": {"toolchain": "pip", "virtualenv": str(venv)}}
+    server = subprocess.Popen([str(python), "-m", "pulumi.policy", "127.0.0.1:1", str(pack)], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = server.stdout.readline().strip() if server.stdout else ""
+        assert port.isdigit() and int(port) > 0, server.stderr.read() if server.stderr else port
+    finally:
+        server.kill()
+        server.communicate(timeout=30)  # reaps it and closes both pipes
 
     # without the [pulumi] extra, importing the components says how to get them
     bare = tmp_path / "bare"

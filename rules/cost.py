@@ -83,7 +83,7 @@ def _instance(g: ServingGroup, per_pod: int | None) -> tuple[Any, bool, str | No
     from .catalog import CatalogError, find_instance, instances_for_gpu
 
     pool = g.pool
-    if pool is not None and pool.instance_type and not is_unknown(pool.instance_type):
+    if pool is not None and not is_unknown(pool.instance_type) and pool.instance_type:
         try:
             return find_instance(str(pool.instance_type)), False, None
         except CatalogError:

@@ -31,7 +31,7 @@ def program() -> None:
     if os.environ.get("SHARDWISE_SKIP_COMPONENT_CHECK"):
         import shardwise.components.environment as environment
 
-        environment.validate_environment = lambda spec: None
+        environment.validate_environment = lambda spec, validation=None: []
     runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
 
 

@@ -51,6 +51,16 @@ CLUSTER = {
 }
 
 
+def _arn(urn: str, name: str) -> str:
+    """An ARN in AWS's shape for the resource type of ``urn`` (``aws:iam/role:Role`` ->
+    ``arn:aws:iam::123456789012:role/<name>``), so that components validating ARNs accept it."""
+    token = urn.split("::")[2].split("$")[-1] if urn.count("::") >= 3 else ""
+    module = token.split(":")[1] if token.count(":") == 2 else "x/x"
+    service, _, kind = module.partition("/")
+    region = "" if service == "iam" else "us-east-1"
+    return f"arn:aws:{service}:{region}:123456789012:{kind.lower() or 'resource'}/{name}"
+
+
 def to_value(x: Any) -> PropertyValue:
     """A plain JSON-like value -> the SDK's PropertyValue (numbers are floats on the wire)."""
     if isinstance(x, PropertyValue):
@@ -112,7 +122,7 @@ class StandIn(p.Provider):
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         self._record("create", request.urn, request.preview)
         out = {k: wire(v) for k, v in request.properties.items()}
-        known = {"id": f"{request.name}-id"}
+        known = {"id": f"{request.name}-id", "arn": _arn(request.urn, request.name)}
         for key in COMPUTED.get(self.package, ()):
             if request.preview:
                 out[key] = UNKNOWN_VALUE

@@ -326,7 +326,7 @@ def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
     assert set(harness) - set(analyzed) == set()
     for k, r in harness.items():
         props = analyzed[k].get("properties", {})
-        if k == ("pulumi:providers:kubernetes", "prod-eks"):  # the engine adds the plugin version
+        if k[0] == "pulumi:providers:kubernetes":  # the engine adds the plugin version
             assert props == {**r.props, "version": version("pulumi_kubernetes")}
         else:
             assert props == r.props, k
@@ -348,8 +348,10 @@ def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
         if k[0].startswith("aws:"):
             assert props == {**r.props, "id": UNKNOWN, "arn": UNKNOWN}, k
         elif k[0].startswith("kubernetes:"):
-            assert props == {**r.props, "status": UNKNOWN}, k
-        elif k == ("pulumi:providers:kubernetes", "prod-eks"):
+            # prod creates its cluster: the Kubernetes provider's kubeconfig is unknown at preview, so the
+            # engine creates nothing through it and AnalyzeStack carries no outputs (Analyze had the inputs)
+            assert props == {}, k
+        elif k[0] == "pulumi:providers:kubernetes":
             assert props == {**r.props, "version": version("pulumi_kubernetes")}
         else:
             assert not r.custom and r.props == {} and props != {}, k  # the harness sends no component outputs

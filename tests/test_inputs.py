@@ -445,10 +445,16 @@ def test_unknown_format_names_the_choices(work, capsys):
 
 
 def test_the_workflow_lints_once():
+    """The workflow runs the action (action.yml) once; the action's one lint writes all three reports."""
     workflow = (ROOT / ".github" / "workflows" / "shardwise.yml").read_text(encoding="utf-8")
-    runs = [line.strip() for line in workflow.splitlines() if "shardwise lint" in line]
-    assert runs == ["run: shardwise lint stacks/ examples/ --format sarif=shardwise.sarif "
-                    "--format markdown=shardwise-report.md --format github"]
+    steps = [line.strip() for line in workflow.splitlines() if not line.lstrip().startswith("#")]
+    assert [line for line in steps if "shardwise lint" in line or "uses: ./" in line] == [
+        "uses: ./"]
+    action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
+    [i] = [i for i, line in enumerate(action) if line.strip().startswith("shardwise lint")]
+    assert [line.strip() for line in action[i:i + 2]] == [
+        'shardwise lint $INPUT_PATHS "${args[@]}" --format "sarif=$INPUT_SARIF_FILE" --format "markdown=$report" \\',
+        "--format github || rc=$?"]
 
 
 def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch):

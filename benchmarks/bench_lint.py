@@ -12,14 +12,19 @@ What it does, in one run:
    interpreter's start-up and the imports are separated from the linting itself);
 3. installs Checkov into ``bench-out/checkov-venv`` (once; skipped with ``--skip-checkov``) and times
    ``checkov -d bench-out/manifests --framework kubernetes --quiet --compact -o json`` once;
-4. prints the throughput ratio against the goal (shardwise >= 20x Checkov's files/s);
-5. measures cold start: ``shardwise lint <one manifest>`` as a fresh process ``--cold-runs`` times
+4. times ``kube-linter lint --add-all-built-in --format json bench-out/manifests`` (best of ``--runs``;
+   skipped with ``--skip-kube-linter``) with the binary ``scripts/build-tools.sh`` builds into
+   ``~/.cache/shardwise-tools/bin`` (or one on PATH); without it, prints
+   ``kube-linter: not available (<the reason>)`` and no figure;
+5. prints the throughput ratios against the goals (shardwise >= 20x Checkov's files/s, faster than
+   kube-linter);
+6. measures cold start: ``shardwise lint <one manifest>`` as a fresh process ``--cold-runs`` times
    (goal: median < 0.35 s), and lists the slowest imports of that path (``python -X importtime``);
-6. prints a Markdown table for the README.
+7. prints a Markdown table for the README.
 
 Figures go to stdout and to ``bench-out/bench_lint.json``. Only the standard library is used
 (plus the project, and PyYAML through the generator). Nothing here fails because Checkov cannot be
-installed or run: the shardwise figures are still printed.
+installed or run, nor because kube-linter is not built: the shardwise figures are still printed.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ GOAL_COLD_S = 0.35
 CHECKOV_INSTALL_TIMEOUT_S = 1800
 CHECKOV_RUN_TIMEOUT_S = 3600
 LINT_TIMEOUT_S = 900
+KUBE_LINTER_VERSION = "v0.8.3"  # scripts/build-tools.sh builds this release
+KUBE_LINTER_RUN_TIMEOUT_S = 900
 
 
 def _rel(path: str) -> str:
@@ -418,6 +425,71 @@ def bench_checkov(exe: str, manifests: str, n: int, out_dir: str) -> dict[str, A
     return res
 
 
+# ---------------------------------------------------------------------------------------- kube-linter
+
+
+def kube_linter_missing_reason(cache_bin: str) -> str:
+    """Why there is no kube-linter binary, in words a reader can act on."""
+    return (f"no kube-linter in {cache_bin} or on PATH; `bash scripts/build-tools.sh` builds {KUBE_LINTER_VERSION} "
+            "from the github.com/stackrox/kube-linter module zip (`go install "
+            f"golang.stackrox.io/kube-linter/cmd/kube-linter@{KUBE_LINTER_VERSION}` fails here: the Go module "
+            "proxy answers 403 Forbidden for golang.stackrox.io/kube-linter)")
+
+
+def find_kube_linter() -> tuple[str | None, str]:
+    """Return (path to kube-linter, its version) or (None, the reason it is not available)."""
+    cache = os.environ.get("SHARDWISE_TOOLS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                                    "shardwise-tools")
+    cache_bin = os.path.join(cache, "bin")
+    built = os.path.join(cache_bin, "kube-linter")
+    exe = built if os.access(built, os.X_OK) else shutil.which("kube-linter")
+    if exe is None:
+        return None, kube_linter_missing_reason(cache_bin)
+    try:
+        ran = subprocess.run([exe, "version"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"{exe} does not start: {type(e).__name__}: {e}"
+    if ran.returncode != 0:
+        return None, f"`{exe} version` exited {ran.returncode}: {ran.stderr.strip()[-300:]}"
+    return exe, ran.stdout.strip() or "?"
+
+
+def bench_kube_linter(exe: str, manifests: str, n: int, runs: int, out_dir: str) -> dict[str, Any]:
+    """``kube-linter lint`` with every built-in check on (best of ``runs``), then its report by check."""
+    report = os.path.join(out_dir, "kube-linter-report.json")
+    cmd = [exe, "lint", "--add-all-built-in", "--format", "json", manifests]
+    _say(f"$ {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)} > {_rel(report)}   (best of {runs})")
+    times, cpus = [], []
+    rc, err = None, ""
+    for i in range(runs):
+        try:
+            with open(report, "wb") as fh:
+                dt, rc, err = _run(cmd, KUBE_LINTER_RUN_TIMEOUT_S, stdout=fh)
+        except subprocess.TimeoutExpired:
+            return {"error": f"kube-linter ran over {KUBE_LINTER_RUN_TIMEOUT_S} s"}
+        times.append(dt)
+        cpus.append(_LAST_CPU_S)
+        _say(f"  run {i + 1}: {dt:.3f} s wall, {_LAST_CPU_S:.3f} s CPU  exit {rc} (1 = it reported lint errors)")
+    res: dict[str, Any] = {"command": " ".join(cmd), "runs_s": [round(t, 4) for t in times],
+                           "runs_cpu_s": [round(c, 4) for c in cpus], "best_s": round(min(times), 4),
+                           "exit_code": rc, "files": n, "files_per_s": _fps(n, min(times)), "report": _rel(report)}
+    if rc not in (0, 1):
+        res["error"] = f"kube-linter exited {rc}: {err.strip()[-600:]}"
+        _say(f"  ! {res['error']}")
+        return res
+    try:
+        with open(report, encoding="utf-8") as fh:
+            data = json.load(fh)
+        reports = data.get("Reports") or []
+        res["reports"] = len(reports)
+        res["by_check"] = dict(sorted(Counter(str(r.get("Check")) for r in reports).most_common(12)))
+        res["objects"] = len({(r.get("Object", {}).get("Metadata", {}).get("FilePath"),
+                               r.get("Object", {}).get("K8sObject", {}).get("Name")) for r in reports})
+    except (OSError, ValueError, AttributeError, TypeError) as e:
+        res["summary_error"] = str(e)[:200]
+    return res
+
+
 # ---------------------------------------------------------------------------------------------- main
 
 
@@ -450,7 +522,16 @@ def markdown(results: dict[str, Any]) -> str:
         reused = f" (measured {ck['measured']})" if ck.get("reused") else ""
         rows.append(f"| checkov {ck.get('version', '')} `--framework kubernetes`{reused} | {n} | {ck['seconds']:.2f} | "
                     f"{ck['files_per_s']:,.1f} |")
+    kl = results.get("kube_linter", {})
+    if kl.get("best_s") and not kl.get("error"):
+        rows.append(f"| kube-linter {kl.get('version', '')} `lint --add-all-built-in` (best of {len(kl['runs_s'])}) "
+                    f"| {n} | {kl['best_s']:.2f} | {kl['files_per_s']:,.0f} |")
+    elif kl.get("unavailable"):
+        rows.append(f"| kube-linter: not available ({kl['unavailable']}) | {n} | – | – |")
     lines = rows + [""]
+    if results.get("ratio_kube_linter"):
+        lines.append(f"Throughput ratio shardwise / kube-linter: **{results['ratio_kube_linter']:.2f}x** "
+                     f"(goal > 1x: {'met' if results['ratio_kube_linter'] > 1 else 'not met'}).")
     if results.get("ratio"):
         lines.append(f"Throughput ratio shardwise / Checkov: **{results['ratio']:.1f}x** "
                      f"(goal >= {GOAL_RATIO:.0f}x: {'met' if results['ratio_goal_met'] else 'not met'}).")
@@ -468,12 +549,13 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Benchmark shardwise lint against Checkov.")
+    ap = argparse.ArgumentParser(description="Benchmark shardwise lint against Checkov and kube-linter.")
     ap.add_argument("--n", type=int, default=2000, help="manifest files to generate (default 2000)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runs", type=int, default=3, help="timed shardwise runs, best kept (default 3)")
     ap.add_argument("--cold-runs", type=int, default=10, help="cold-start runs (default 10)")
     ap.add_argument("--skip-checkov", action="store_true", help="do not install or run Checkov")
+    ap.add_argument("--skip-kube-linter", action="store_true", help="do not run kube-linter")
     ap.add_argument("--profile", action="store_true", help="also print a cProfile of one in-process lint")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"), help="output folder (default bench-out/)")
     args = ap.parse_args(argv)
@@ -550,6 +632,30 @@ def main(argv: list[str] | None = None) -> int:
         results["ratio_goal_met"] = ratio >= GOAL_RATIO
         _say(f"\n== ratio ==\n  shardwise {sw_fps} files/s / checkov {ck_fps} files/s = {ratio:.1f}x "
              f"(goal >= {GOAL_RATIO:.0f}x: {'MET' if ratio >= GOAL_RATIO else 'NOT MET'})")
+
+    _say("\n== kube-linter ==")
+    if args.skip_kube_linter:
+        results["kube_linter"] = {"skipped": "--skip-kube-linter"}
+        _say("  skipped (--skip-kube-linter)")
+    else:
+        exe, version = find_kube_linter()
+        if exe is None:
+            results["kube_linter"] = {"unavailable": version}
+            _say(f"kube-linter: not available ({version})")
+        else:
+            _say(f"  kube-linter {version} ({exe})")
+            results["kube_linter"] = bench_kube_linter(exe, rel_manifests, args.n, args.runs, out_dir)
+            results["kube_linter"]["version"] = version
+            kl = results["kube_linter"]
+            if "reports" in kl:
+                _say(f"  report: {kl['reports']} reports on {kl['objects']} objects; "
+                     f"most common checks {kl['by_check']}")
+            kl_fps = kl.get("files_per_s")
+            if sw_fps and kl_fps and not kl.get("error") and not results["shardwise"].get("error"):
+                results["ratio_kube_linter"] = round(sw_fps / kl_fps, 2)
+                _say(f"  -> {kl_fps} files/s (best {kl['best_s']:.3f} s)\n\n== ratio ==\n  shardwise {sw_fps} files/s "
+                     f"/ kube-linter {kl_fps} files/s = {sw_fps / kl_fps:.2f}x "
+                     f"(goal > 1x: {'MET' if sw_fps > kl_fps else 'NOT MET'})")
 
     _say("\n== cold start ==")
     one = _rel(paths[0])

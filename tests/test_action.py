@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 import yaml
-from test_diff import FIXTURES, git, readme_sample
+from test_diff import diff_repo, readme_sample
 from tools_support import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,13 +250,7 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[
 @pytest.fixture()
 def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """tests/test_diff.py's repository: `main` holds the base, the working tree the head (the README sample)."""
-    r = tmp_path / "repo"
-    (r / "deploy").mkdir(parents=True)
-    git(r, "init", "-q", "-b", "main")
-    shutil.copy(FIXTURES / "base" / "serving.yaml", r / "deploy" / "serving.yaml")
-    git(r, "add", ".")
-    git(r, "commit", "-q", "-m", "base")
-    shutil.copy(FIXTURES / "head" / "serving.yaml", r / "deploy" / "serving.yaml")
+    r = diff_repo(tmp_path)
     gh = tmp_path / "bin" / "gh"
     gh.parent.mkdir()
     gh.write_text(FAKE_GH, encoding="utf-8")

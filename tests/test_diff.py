@@ -32,8 +32,7 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
-@pytest.fixture()
-def repo(tmp_path, monkeypatch):
+def diff_repo(tmp_path: Path) -> Path:
     """A repository whose commit on `main` is the base; the working tree holds the head."""
     r = tmp_path / "repo"
     (r / "deploy").mkdir(parents=True)
@@ -42,6 +41,12 @@ def repo(tmp_path, monkeypatch):
     git(r, "add", ".")
     git(r, "commit", "-q", "-m", "base")
     shutil.copy(FIXTURES / "head" / "serving.yaml", r / "deploy" / "serving.yaml")
+    return r
+
+
+@pytest.fixture()
+def repo(tmp_path, monkeypatch):
+    r = diff_repo(tmp_path)
     monkeypatch.chdir(r)
     return r
 

@@ -200,6 +200,14 @@ def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec
     if spec.cache.kind == "s3" and version is not None and version < images.RUNAI_STREAMER_SINCE:
         out.append((f"{path}cache.kind", f"vLLM {images.version_text(version)} cannot stream from S3 "
                     f"(runai_streamer is in {images.version_text(images.RUNAI_STREAMER_SINCE)} and later)"))
+    if spec.engine.kv_cache_memory_bytes is not None and version is not None:
+        from shardwise.rules.vllm_versions import RANGES
+
+        first = next(r.since for r in RANGES if r.kv_cache_memory_flag)
+        if version < images.parse_version(first):  # type: ignore[operator]
+            out.append((f"{path}engine.kv_cache_memory_bytes", f"vLLM {images.version_text(version)} has no "
+                        f"--kv-cache-memory-bytes (it came in {first}) and would not start; use "
+                        "gpu_memory_utilization or a newer image"))
     if not isinstance(spec, VllmMultiNodeSpec):
         return out
     since = images.version_text(images.NATIVE_MULTINODE_SINCE)

@@ -59,6 +59,7 @@ OWNED_FLAGS: dict[str, str] = {
     "load_format": "is set by `cache` (kind s3 streams with runai_streamer)",
     "download_dir": "is set by `cache`",
     "api_key": "would show the key in the pod spec: set VLLM_API_KEY from a Secret in pod.env",
+    "config": "would hide the flags in its file from the rules: set them in engine's fields or extra_args",
 }
 
 
@@ -66,29 +67,23 @@ def extra_args_problems(engine: EngineArgsSpec, prefix: str = "engine.extra_args
     """Every ``extra_args`` entry that a typed field owns, or that cannot be parsed."""
     from .adapters.vllm_args import parse_serve_args
     from .errors import InputError
+    from .model import Location
 
     if not engine.extra_args:
         return []
     try:
-        parsed = parse_serve_args(list(engine.extra_args), form="api")
+        # with a location, every flag given is recorded, even one whose value is vLLM's default
+        parsed = parse_serve_args(list(engine.extra_args), form="api", location=Location())
     except InputError as e:
         return [(prefix, e.message)]
     out: list[tuple[str, str]] = []
-    keys = [k for k, v in vars(parsed).items() if k not in ("extra", "locations") and _set(parsed, k, v)]
-    keys += [k for k in parsed.extra if k != "positional"]
-    for key in keys:
+    for key in parsed.locations:
         why = OWNED_FLAGS.get(key)
         if why:
             out.append((prefix, f"--{key.replace('_', '-')} {why}"))
     for token in parsed.extra.get("positional", []):
         out.append((prefix, f"`{token}` is not a flag (a positional argument would be taken as the model)"))
     return out
-
-
-def _set(parsed: Any, key: str, value: Any) -> bool:
-    from .model import EngineArgs
-
-    return value != getattr(EngineArgs(), key)
 
 
 def _owned_key(key: str) -> bool:

@@ -773,6 +773,8 @@ def size_replica(
     kv_cache_dtype: str = "auto",
     block_size: int | None = None,
     enforce_eager: bool = False,
+    enable_chunked_prefill: bool | None = None,
+    kv_cache_memory_bytes: int | None = None,
     weights_gib: float | None = None,
     gpu: GpuInfo | None = None,
     vllm_version: ResolvedVersion | str | None = None,
@@ -784,7 +786,8 @@ def size_replica(
         tp=tp, pp=pp, dp=dp, expert_parallel=expert_parallel, gpu_memory_utilization=gpu_memory_utilization,
         max_model_len=max_model_len, max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
         dtype=dtype, quantization=quantization, kv_cache_dtype=kv_cache_dtype, block_size=block_size,
-        enforce_eager=enforce_eager,
+        enforce_eager=enforce_eager, enable_chunked_prefill=enable_chunked_prefill,
+        kv_cache_memory_bytes=kv_cache_memory_bytes,
     )
     return size_deployment(model, device, settings, vllm_version, expected_context=expected_context,
                            weights_gib=weights_gib, estimates=estimates)

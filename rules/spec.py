@@ -65,6 +65,12 @@ class EngineArgsSpec(_Spec):
     block_size: Literal[8, 16, 32, 64, 128] = Field(16, description="Tokens per KV-cache block.")
     enforce_eager: bool = Field(False, description="Disable CUDA graphs.")
     enable_prefix_caching: bool | None = Field(None, description="Reuse KV blocks of shared prefixes.")
+    enable_chunked_prefill: bool | None = Field(
+        None, description="Split long prefills into max_num_batched_tokens chunks (None: vLLM's default)."
+    )
+    kv_cache_memory_bytes: int | None = Field(
+        None, ge=1, description="KV cache per GPU in bytes; vLLM (0.11+) then ignores gpu_memory_utilization's budget."
+    )
     port: int = Field(8000, ge=1, le=65_535, description="HTTP port of the OpenAI-compatible API.")
     revision: str | None = Field(
         None, min_length=1, description="Model revision (branch, tag or commit) to download and serve."
@@ -73,7 +79,7 @@ class EngineArgsSpec(_Spec):
         (), description="Further `vllm serve` flags passed through as written (`--trust-remote-code`, "
         "`--tool-call-parser hermes`, `--chat-template ...`, `--lora-modules ...`, `--speculative-config ...`). "
         "Flags the rules read (parallelism, lengths, dtype, memory, port, load format, multi-node launch) "
-        "are refused here: set their typed field.",
+        "are refused here: set their typed field; so is `--config` (a file would hide its flags from the rules).",
     )
 
     def to_args(self) -> list[str]:

@@ -294,16 +294,63 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
                     "max_num_seqs": 16}}, validate={validate}))
         pulumi.export("validation", svc.validation)
     '''
+    sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) "
+             "but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); "
+             "replicate instead: 2 replicas × TP1 on the same 2 GPUs")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
-    (note,) = run.exports["validation"]["suppressed"]
-    assert note.startswith("SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs")
-    assert note.endswith("(suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)")
+    assert run.exports["validation"] == {
+        "checked_when_resolved": [], "suppressed": [f"{sw104} (suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)"]}
+    # only the named rule is off: the same service without the entry is refused by SW104
+    err, _ = failing_program({}, program=program(tmp_path, body.format(validate="True")))
+    assert err.errors == [{"property_path": "engine.tensor_parallel_size", "reason": sw104}]
     err, _ = failing_program({}, program=program(tmp_path, body.format(validate='{"SW104": " ", "SW999": "x"}')))
-    assert [(e["property_path"], e["reason"][:40]) for e in err.errors] == [
-        ("validate.disable.SW104", "a disabled rule needs the reason it does"),
-        ("validate.disable.SW999", "`SW999` is not a rule code (shardwise ru"),
-        ("engine.tensor_parallel_size", "SW104: meta-llama/Llama-3.1-8B-Instruct "),
-    ]
+    assert str(err) == (
+        "VllmService: 3 invalid arguments (at construction)\n"
+        "  validate.disable.SW104: a disabled rule needs the reason it does not apply\n"
+        "  validate.disable.SW999: `SW999` is not a rule code (shardwise rules)\n"
+        f"  engine.tensor_parallel_size: {sw104}")
+
+
+def test_extra_args_refuses_the_flags_the_rules_read_naming_the_typed_field(tmp_path):
+    path = program(tmp_path, '''
+        VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, autoscaling=None,
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16,
+                    "extra_args": ["--trust-remote-code", "--tokenizer-mode", "mistral", "--enable-lora", "--lora-modules",
+                                   "sql=/loras/sql", "chat=/loras/chat", "--enable-chunked-prefill",
+                                   "--kv-cache-memory-bytes", "8G", "-tp", "1", "--config", "serve.yaml"]}))
+    ''')
+    err, _ = failing_program({}, program=path)
+    # --trust-remote-code, --tokenizer-mode and LoRA modules (nargs +) pass through; the rest would change what the rules size (-tp 1 too:
+    # after the typed --tensor-parallel-size it would win), in the order written
+    assert str(err) == (
+        "VllmService: 4 invalid arguments (at construction)\n"
+        "  engine.extra_args: --enable-chunked-prefill is read by the rules: set engine.enable_chunked_prefill\n"
+        "  engine.extra_args: --kv-cache-memory-bytes is read by the rules: set engine.kv_cache_memory_bytes\n"
+        "  engine.extra_args: --tensor-parallel-size is read by the rules: set engine.tensor_parallel_size\n"
+        "  engine.extra_args: --config would hide the flags in its file from the rules: set them in engine's "
+        "fields or extra_args")
+
+
+def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
+    body = '''
+        svc = VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, autoscaling=None, image="vllm/vllm-openai:{tag}",
+            engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16,
+                    "enable_chunked_prefill": False, "kv_cache_memory_bytes": 16 * 2**30}}))
+        pulumi.export("sizing", svc.sizing)
+    '''
+    run = run_program({}, program=program(tmp_path, body.format(tag="v0.13.0")))
+    c, _ = container(run.one("kubernetes:apps/v1:Deployment", "llama-deployment").inputs)
+    assert c["args"] == ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--max-num-seqs", "16",
+                         "--no-enable-chunked-prefill", "--kv-cache-memory-bytes", "17179869184", "--host", "0.0.0.0"]
+    # 16 GiB ÷ 128 KiB per token (32 layers × 8 KV heads × 128 × 2 × bf16) = 131072 tokens = 16 × 8192
+    sizing = run.exports["sizing"]
+    assert (sizing["kv_cache_gib_per_gpu"], sizing["kv_cache_tokens"], sizing["max_concurrency"]) == (16.0, 131072, 16.0)
+    err, _ = failing_program({}, program=program(tmp_path, body.format(tag="v0.10.2")))
+    assert err.errors == [{"property_path": "engine.kv_cache_memory_bytes", "reason": (
+        "vLLM 0.10.2 has no --kv-cache-memory-bytes (it came in 0.11.0) and would not start; use "
+        "gpu_memory_utilization or a newer image")}]
 
 
 # --- the Args are the specs' fields ----------------------------------------------------------------

@@ -387,7 +387,8 @@ def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) 
         max_num_batched_tokens=e.max_num_batched_tokens,
         expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
         kv_cache_dtype=e.kv_cache_dtype, block_size=None if e.block_size == 16 else e.block_size,
-        enforce_eager=e.enforce_eager, gpu=gpu, vllm_version=resolve(s.vllm_version, s.image),
+        enforce_eager=e.enforce_eager, enable_chunked_prefill=e.enable_chunked_prefill,
+        kv_cache_memory_bytes=e.kv_cache_memory_bytes, gpu=gpu, vllm_version=resolve(s.vllm_version, s.image),
         dp=e.data_parallel_size, expert_parallel=e.enable_expert_parallel,
     ).as_dict()
     budget = cache.startup_budget(s, pool)

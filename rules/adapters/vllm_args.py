@@ -71,6 +71,7 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "api-key": ("api_key", "secret"),
     "host": ("host", "str"),
     "served-model-name": ("served_model_name", "names"),
+    "lora-modules": ("lora_modules", "names"),  # nargs="+": name=path or JSON, one or more
     "data-parallel-size-local": ("data_parallel_size_local", "int"),
     "kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
     "data-parallel-rank": ("data_parallel_rank", "int"),

@@ -282,10 +282,10 @@ def test_escape_hatches_refuse_what_the_rules_or_shardwise_own():
                                                    "--gpu-memory-utilization", "0.5", "--enforce-eager", "x.jinja"))
     assert extra_args_problems(engine) == [
         ("engine.extra_args", "--tensor-parallel-size is read by the rules: set engine.tensor_parallel_size"),
-        ("engine.extra_args", "--gpu-memory-utilization is read by the rules: set engine.gpu_memory_utilization"),
-        ("engine.extra_args", "--enforce-eager is read by the rules: set engine.enforce_eager"),
         ("engine.extra_args", "--nnodes is set by the multi-node launcher (`launcher`)"),
         ("engine.extra_args", "--host is set by shardwise (it serves on 0.0.0.0 behind the Service)"),
+        ("engine.extra_args", "--gpu-memory-utilization is read by the rules: set engine.gpu_memory_utilization"),
+        ("engine.extra_args", "--enforce-eager is read by the rules: set engine.enforce_eager"),
         ("engine.extra_args", "`x.jinja` is not a flag (a positional argument would be taken as the model)"),
     ]
 

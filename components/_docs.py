@@ -19,43 +19,39 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 from shardwise.rules import spec as specs
 
-from .cluster import CHARTS, EksClusterArgs
-from .environment import ServingEnvironmentArgs
-from .multinode import VllmMultiNodeArgs
-from .network import RuntimeNetworkArgs
-from .nodepool import GpuNodePoolArgs
-from .router import InferenceRouterArgs
-from .vllm import VllmServiceArgs
+from .cluster import CHARTS, EksCluster, EksClusterArgs
+from .environment import ServingEnvironment, ServingEnvironmentArgs
+from .multinode import VllmMultiNode, VllmMultiNodeArgs
+from .network import RuntimeNetwork, RuntimeNetworkArgs
+from .nodepool import GpuNodePool, GpuNodePoolArgs
+from .router import InferenceRouter, InferenceRouterArgs
+from .vllm import VllmService, VllmServiceArgs
 
-#: (component, Args class, the spec its fields map onto, what it outputs)
-COMPONENTS: list[tuple[str, type, type[BaseModel] | None, str]] = [
-    ("VllmService", VllmServiceArgs, specs.VllmServiceSpec,
-     "`deployment`, `service`, `pod_disruption_budget`, `autoscaler`, `monitor`, `service_account`, "
-     "`pod_identity_association`, `cache_claim` (resources or None); `deployment_name`, `service_name`, "
-     "`namespace`, `endpoint` (Outputs); `gpus_per_replica`, `sizing`, `startup_budget`, `validation`."),
-    ("VllmMultiNode", VllmMultiNodeArgs, specs.VllmMultiNodeSpec,
-     "`leader_worker_set`, `service`, `monitor`, `service_account`, `pod_identity_association`, `cache_claim`; "
-     "`leaderworkerset_name`, `service_name`, `namespace`, `endpoint`; `group_size`, `gpus_per_group`, "
-     "`launcher` (`{launcher, why}`), `sizing`, `startup_budget`, `validation`."),
-    ("GpuNodePool", GpuNodePoolArgs, None,
-     "`node_group`, `launch_template`, `placement_group` (managed node group), `node_pool`, `node_class` "
-     "(Karpenter) — resources or None; `node_group_name`, `launch_template_id`, `placement_group_name`; `labels`, "
-     "`taints`, `gpus_per_node`, `efa_interfaces`, `spec`."),
-    ("RuntimeNetwork", RuntimeNetworkArgs, None,
-     "`vpc` (None in existing-VPC mode), `subnets`, `security_group`, `endpoint_security_group`, `endpoints`, "
-     "`network_policies`; `vpc_id`, `private_subnet_ids`, `security_group_id`, `endpoint_ids`. Method "
-     "`declare_policies(workloads, routers)` declares NetworkPolicies for workloads built after the network."),
-    ("InferenceRouter", InferenceRouterArgs, specs.RouterSpec,
-     "`ingress` (or `routes` and `reference_grants` for the Gateway API); `hostname` (the load balancer's DNS name "
-     "once the controller sets it), `route_names`."),
-    ("ServingEnvironment", ServingEnvironmentArgs, None,
-     "`network`, `cluster` (EksCluster or None), `pools`, `services`, `multi_node`, `routers` (components by name), "
-     "`namespaces`, `network_policies`; `endpoints`, `pool_names`, `sizing`, `validation`."),
-    ("EksCluster", EksClusterArgs, None,
-     "`cluster`, `role`, `node_role`, `system_node_group`, `system_launch_template`, `addons`, `access_entries`, "
-     "`releases`, `provider` (resources); `name`, `endpoint`, `cluster_security_group_id`, `node_role_arn`, "
-     "`oidc_issuer`, `kubeconfig` (secret); `prerequisites`."),
+#: (component, Args class, the spec its fields map onto, the component class: its docstring's
+#: ``Outputs:`` paragraph says what it outputs)
+COMPONENTS: list[tuple[str, type, type[BaseModel] | None, type]] = [
+    ("VllmService", VllmServiceArgs, specs.VllmServiceSpec, VllmService),
+    ("VllmMultiNode", VllmMultiNodeArgs, specs.VllmMultiNodeSpec, VllmMultiNode),
+    ("GpuNodePool", GpuNodePoolArgs, None, GpuNodePool),
+    ("RuntimeNetwork", RuntimeNetworkArgs, None, RuntimeNetwork),
+    ("InferenceRouter", InferenceRouterArgs, specs.RouterSpec, InferenceRouter),
+    ("ServingEnvironment", ServingEnvironmentArgs, None, ServingEnvironment),
+    ("EksCluster", EksClusterArgs, None, EksCluster),
 ]
+
+
+def outputs_paragraph(component: type) -> str:
+    """The ``Outputs:`` paragraph of a component's docstring, without the word."""
+    for para in inspect.cleandoc(component.__doc__ or "").split("\n\n"):
+        if para.startswith("Outputs:"):
+            return para[len("Outputs:"):].strip()
+    raise ValueError(f"{component.__name__} documents no outputs")
+
+
+def output_names(component: type) -> list[str]:
+    """The outputs a component documents (the ``name`` spans of its ``Outputs:`` paragraph), in order."""
+    return re.findall(r"``([a-z_]+)``", outputs_paragraph(component))
+
 
 #: Spec models documented in full, in this order.
 MODELS: list[type[BaseModel]] = [
@@ -219,8 +215,9 @@ def model_table(model: type[BaseModel]) -> list[str]:
 
 def render() -> str:
     out = [INTRO]
-    for name, args_cls, spec_cls, outputs in COMPONENTS:
+    for name, args_cls, spec_cls, component in COMPONENTS:
         cls_doc = _prose(args_cls.__doc__ or "").replace("\n", " ")
+        outputs = _prose(outputs_paragraph(component)).replace("\n", " ")
         out += [f"## {name}", "", f"`{name}(name, {args_cls.__name__}(...), opts=None)`. {cls_doc}", "",
                 *args_table(args_cls, spec_cls), "", f"Outputs: {outputs}", ""]
     out += ["## Specs", "", "The schema of stack configs (`shardwise:environment`) and of the fields above.", ""]

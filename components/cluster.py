@@ -91,9 +91,10 @@ class EksClusterArgs:
 class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with the pieces a serving environment needs (see the module doc).
 
-    Outputs: ``cluster``, ``role``, ``node_role``, ``system_node_group``, ``addons``, ``access_entries``,
-    ``releases``, ``provider`` (resources); ``name``, ``endpoint``, ``cluster_security_group_id``,
-    ``node_role_arn``, ``oidc_issuer``, ``kubeconfig`` (secret); ``prerequisites`` (what is not installed).
+    Outputs: ``cluster``, ``role``, ``node_role``, ``system_node_group``, ``system_launch_template``,
+    ``addons``, ``access_entries``, ``releases``, ``provider`` (resources); ``name``, ``endpoint``,
+    ``cluster_security_group_id``, ``node_role_arn``, ``oidc_issuer``, ``kubeconfig`` (secret);
+    ``prerequisites`` (what is not installed).
     """
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -178,7 +179,7 @@ class EksCluster(pulumi.ComponentResource):
             "access_entries": self.access_entries, "releases": self.releases, "name": self.name,
             "endpoint": self.endpoint, "cluster_security_group_id": self.cluster_security_group_id,
             "node_role_arn": self.node_role_arn, "oidc_issuer": self.oidc_issuer, "kubeconfig": self.kubeconfig,
-            "prerequisites": self.prerequisites,
+            "prerequisites": self.prerequisites, "provider": self.provider,
         })
 
     def _charts(self, name: str, spec: ClusterSpec, args: EksClusterArgs) -> dict[str, k8s.helm.v3.Release]:

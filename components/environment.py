@@ -95,7 +95,8 @@ class ServingEnvironment(pulumi.ComponentResource):
     cluster brings its own.
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
-    ``namespaces`` (resources); ``endpoints``, ``pool_names``, ``sizing``, ``validation``.
+    ``namespaces``, ``network_policies`` (resources); ``endpoints``, ``pool_names``, ``sizing``, ``validation``,
+    ``vpc_id``, ``security_group_id``.
     """
 
     def __init__(self, name: str, args: ServingEnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -176,7 +177,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "multi_node": self.multi_node, "routers": self.routers, "namespaces": self.namespaces,
             "endpoints": self.endpoints, "pool_names": self.pool_names, "sizing": self.sizing,
             "validation": self.validation, "vpc_id": self.network.vpc_id,
-            "security_group_id": self.network.security_group_id,
+            "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,

@@ -40,7 +40,7 @@ class VllmMultiNode(pulumi.ComponentResource):
 
     Outputs: ``leader_worker_set``, ``service``, ``monitor``, ``service_account``,
     ``pod_identity_association``, ``cache_claim``; ``leaderworkerset_name``, ``service_name``,
-    ``namespace``, ``endpoint``; ``group_size``, ``gpus_per_group``, ``launcher``, ``sizing``,
+    ``namespace``, ``endpoint``; ``group_size``, ``gpus_per_group``, ``launcher`` (``{launcher, why}``), ``sizing``,
     ``startup_budget``, ``validation``.
     """
 

@@ -85,7 +85,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
     ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
     ``private_subnet_ids`` (a list of ids, or the Output list given), ``security_group_id``,
     ``endpoint_ids``. Whether existing subnets map public IPs is not visible here: the policy pack checks
-    it (SW303).
+    it (SW303). Method ``declare_policies(workloads, routers)`` declares NetworkPolicies for workloads
+    built after the network.
     """
 
     vpc: aws.ec2.Vpc | None

@@ -83,7 +83,8 @@ class GpuNodePool(pulumi.ComponentResource):
 
     Outputs: ``node_group``, ``launch_template``, ``placement_group`` (managed), ``node_pool``,
     ``node_class`` (Karpenter) — resources or None; ``node_group_name``, ``launch_template_id``,
-    ``placement_group_name``; ``labels``, ``taints``, ``gpus_per_node``, ``efa_interfaces``, ``spec``.
+    ``placement_group_name``; ``pool_name``, ``labels``, ``taints``, ``gpus_per_node``, ``efa_interfaces``.
+    The validated spec is in ``.spec``.
     """
 
     spec: NodePoolSpec

@@ -67,6 +67,8 @@ def _computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
                 "certificateAuthority": {"data": "LS0tLS1CRUdJTg=="},
                 "vpcConfig": {**inputs.get("vpcConfig", {}), "clusterSecurityGroupId": "sg-0c1a55e0c1a55e0c1"},
                 "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.us-east-1.amazonaws.com/id/{cluster}"}]}]}
+    if typ == "aws:eks/nodeGroup:NodeGroup":  # auto-named from the resource name (without the random suffix)
+        return {"name": name, "nodeGroupName": inputs.get("nodeGroupName", name)}
     if typ.startswith("aws:"):
         return {"name": name}  # what auto-naming computes, without its random suffix
     return {}

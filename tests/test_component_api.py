@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import textwrap
+from typing import Any
 
 import pulumi
 import pytest
@@ -22,6 +23,7 @@ from shardwise.components import (
     RuntimeNetworkArgs,
     VllmMultiNodeArgs,
     VllmServiceArgs,
+    _docs,
 )
 from shardwise.rules.spec import NodePoolSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
@@ -31,9 +33,23 @@ ROLE = "arn:aws:iam::123456789012:role"
 _RUN: list[Run] = []
 
 
+#: component class name -> the output names each of its instances registered (register_outputs)
+REGISTERED_OUTPUTS: dict[str, list[list[str]]] = {}
+
+
 def composed() -> Run:
     if not _RUN:
-        _RUN.append(run_program({}, program=COMPOSED))
+        original = pulumi.ComponentResource.register_outputs
+
+        def record(self: pulumi.ComponentResource, outputs: Any) -> None:
+            REGISTERED_OUTPUTS.setdefault(type(self).__name__, []).append(sorted(outputs))
+            original(self, outputs)
+
+        pulumi.ComponentResource.register_outputs = record  # type: ignore[method-assign]
+        try:
+            _RUN.append(run_program({}, program=COMPOSED))
+        finally:
+            pulumi.ComponentResource.register_outputs = original  # type: ignore[method-assign]
     return _RUN[0]
 
 
@@ -57,7 +73,11 @@ def test_gpu_node_pool_takes_the_programs_cluster_role_and_network():
         "placement_group": None,
     }
     assert out["efa_children"] == {"placement_group": urn(pool, "aws:ec2/placementGroup:PlacementGroup", "h100-efa-placement")}
-    assert (out["gpus_per_node"], out["efa_interfaces"], out["labels"]["shardwise.dev/gpu-product"]) == (8, 32, "H100-SXM-80GB")
+    assert (out["gpus_per_node"], out["efa_interfaces"], out["node_group_name"]) == (8, 32, "h100-node-group")
+    assert out["labels"] == {
+        "shardwise.dev/pool": "h100", "shardwise.dev/gpu-product": "H100-SXM-80GB", "shardwise.dev/gpu-count": "8",
+        "shardwise.dev/gpu-memory-gib": "79.19", "shardwise.dev/nvlink": "nvswitch",
+        "shardwise.dev/nvlink-domain-size": "8", "shardwise.dev/efa": "false"}
     ng = run.one("aws:eks/nodeGroup:NodeGroup", "h100-node-group").inputs
     assert (ng["clusterName"], ng["nodeRoleArn"], ng["subnetIds"]) == ("composed", f"{ROLE}/gpu-nodes",
                                                                        ["private-a-id", "private-b-id"])
@@ -113,6 +133,10 @@ def test_vllm_service_children_outputs_and_escape_hatches():
     dep = run.one("kubernetes:apps/v1:Deployment", "llama-70b-deployment").inputs
     c, pod = container(dep)
     assert (dep["metadata"]["namespace"], c["image"]) == ("inference", f"{ECR}:v0.13.0")
+    # a restarted pod finds the weights on the node's NVMe; the probe allows the 562 s budget
+    assert pod["volumes"][1] == {"name": "model-cache", "hostPath": {
+        "path": "/mnt/k8s-disks/0/shardwise-model-cache", "type": "DirectoryOrCreate"}}
+    assert (c["startupProbe"]["periodSeconds"], c["startupProbe"]["failureThreshold"]) == (10, 57)
     assert c["args"][-5:] == ["--enable-auto-tool-choice", "--tool-call-parser", "llama3_json", "--host", "0.0.0.0"]
     assert c["env"][-1] == {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}}
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 4, "cpu": "16"}, "limits": {"nvidia.com/gpu": 4}}
@@ -152,15 +176,27 @@ def test_vllm_multinode_children_outputs_and_shared_cache():
         c, pod = container(lws, template)
         assert c["image"] == f"{ECR}:v0.13.0"
         assert pod["volumes"][1] == {"name": "model-cache", "persistentVolumeClaim": {"claimName": "llama-405b-model-cache"}}
+    # the leader serves the API: its probe allows the 1055 s budget
+    leader, _ = container(lws, "leaderTemplate")
+    assert (leader["startupProbe"]["periodSeconds"], leader["startupProbe"]["failureThreshold"]) == (10, 106)
     # a Kubernetes provider made from the kubeconfig the program built
     assert "llama-405b-k8s" in run.names("pulumi:providers:kubernetes")
 
 
+@pytest.mark.parametrize("component", [c for _, _, _, c in _docs.COMPONENTS], ids=lambda c: c.__name__)
+def test_every_instance_registers_exactly_the_outputs_its_class_documents(component):
+    composed()
+    documented = sorted(_docs.output_names(component))
+    built = REGISTERED_OUTPUTS[component.__name__]
+    assert built and built == [documented] * len(built)  # at least one instance; each registers them all
+
+
 def test_inference_router_over_the_components():
     run = composed()
+    # hostname: the ALB's DNS name, which the load balancer controller writes into the status (none under mocks)
     assert run.exports["router"] == {"children": {"ingress": urn("shardwise:router:InferenceRouter",
                                                                  "kubernetes:networking.k8s.io/v1:Ingress", "llm-ingress-llm")},
-                                     "route_names": ["llm"]}
+                                     "route_names": ["llm"], "hostname": None}
     ingress = run.one("kubernetes:networking.k8s.io/v1:Ingress", "llm-ingress-llm").inputs
     assert ingress["metadata"]["namespace"] == "inference"
     assert [(r["host"], r["http"]["paths"][0]["backend"]["service"]["name"]) for r in ingress["spec"]["rules"]] == [
@@ -175,6 +211,9 @@ def test_eks_cluster_component():
     assert (out["endpoint"], out["security_group"]) == ("https://made.gr7.us-east-1.eks.amazonaws.com", "sg-0c1a55e0c1a55e0c1")
     assert out["prerequisites"] == ["AWS Load Balancer Controller (for alb-ingress routers)",
                                     "the CSI driver of a pvc model cache (add-on and IAM role)"]
+    # the program's node role (no role created) and a Kubernetes provider for the new cluster
+    assert (out["name"], out["node_role_arn"], out["provider"]) == (
+        "made", f"{ROLE}/gpu-nodes", urn("shardwise:cluster:EksCluster", "pulumi:providers:kubernetes", "made-k8s"))
     cluster = run.one("aws:eks/cluster:Cluster", "made-cluster").inputs
     assert cluster["roleArn"] == f"{ROLE}/control-plane"  # given: no role created
     assert not [r for r in run.of_type("aws:iam/role:Role") if r.name.startswith("made-")]
@@ -183,8 +222,17 @@ def test_eks_cluster_component():
 
 def test_serving_environment_with_outputs_from_the_program():
     run = composed()
-    assert run.exports["environment"]["endpoints"] == {"llama-8b": "http://llama-8b.serving.svc.cluster.local:8000",
-                                                       }
+    out = run.exports["environment"]
+    env = "shardwise:environment:ServingEnvironment"
+    assert out["children"] == {
+        "network": urn(env, "shardwise:network:RuntimeNetwork", "env-network"),
+        "pool": urn(env, "shardwise:nodepool:GpuNodePool", "env-l40s"),
+        "service": urn(env, "shardwise:vllm:VllmService", "env-llama-8b"),
+        "namespace": urn(env, "kubernetes:core/v1:Namespace", "env-namespace-serving"),
+    }
+    # an existing cluster: the program's VPC, no EksCluster
+    assert (out["endpoints"], out["vpc_id"], out["cluster"]) == (
+        {"llama-8b": "http://llama-8b.serving.svc.cluster.local:8000"}, "vpc-id", None)
     c, _ = container(run.one("kubernetes:apps/v1:Deployment", "env-llama-8b-deployment").inputs)
     assert c["image"] == f"{ECR}:v0.13.0"
     nodeclass = run.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "env-l40s-ec2nodeclass").inputs["spec"]
@@ -351,6 +399,46 @@ def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
     assert err.errors == [{"property_path": "engine.kv_cache_memory_bytes", "reason": (
         "vLLM 0.10.2 has no --kv-cache-memory-bytes (it came in 0.11.0) and would not start; use "
         "gpu_memory_utilization or a newer image")}]
+
+
+def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches_throughput(tmp_path):
+    body = '''
+        svc = VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, replicas=1, autoscaling=None, image="vllm/vllm-openai:v0.13.0",
+            engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}},
+            model_cache_gib=40, cache={{"kind": "pvc", "storage_class": "gp3", "access_mode": "ReadWriteOnce",
+                                       "throughput_mib_s": {throughput}}}))
+        pulumi.export("startup_budget", svc.startup_budget)
+    '''
+    budgets = {}
+    for throughput in (250, 1000):
+        run = run_program({}, program=program(tmp_path, body.format(throughput=throughput)))
+        budgets[throughput] = run.exports["startup_budget"]
+        dep = run.one("kubernetes:apps/v1:Deployment", "llama-deployment").inputs
+        c, pod = container(dep)
+        # the weights live on a claim, not in the pod: a recreated pod mounts the same files, the download
+        # init container skips what is complete, and vLLM reads them offline
+        assert pod["volumes"][1] == {"name": "model-cache", "persistentVolumeClaim": {"claimName": "llama-model-cache"}}
+        claim = run.one("kubernetes:core/v1:PersistentVolumeClaim", "llama-persistentvolumeclaim").inputs
+        assert (claim["metadata"]["name"], claim["spec"]) == ("llama-model-cache", {
+            "accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "resources": {"requests": {"storage": "40Gi"}}})
+        (init,) = pod["initContainers"]
+        assert (init["name"], init["volumeMounts"]) == (
+            "model-download", [{"name": "model-cache", "mountPath": "/root/.cache/huggingface"}])
+        assert {"name": "HF_HUB_OFFLINE", "value": "1"} in c["env"]
+        # one node attaches a ReadWriteOnce volume: the old pod goes before the new one starts
+        assert dep["spec"]["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+        probe = c["startupProbe"]
+        assert probe["periodSeconds"] * probe["failureThreshold"] >= budgets[throughput]["budget_seconds"]
+        budgets[throughput]["failureThreshold"] = probe["failureThreshold"]
+    # 14.96 GiB at 250 MiB/s: 62 s to read, 300 + 2 × 62 = 424 s, above SW402's floor (300 + 2 × 14.96 = 329 s);
+    # at 1000 MiB/s: 16 s, 332 s
+    assert budgets == {
+        250: {"weights_gib_per_pod": 14.96, "throughput_mib_s": 250.0, "load_seconds": 62, "budget_seconds": 424,
+              "floor_seconds": 329, "failureThreshold": 43},
+        1000: {"weights_gib_per_pod": 14.96, "throughput_mib_s": 1000.0, "load_seconds": 16, "budget_seconds": 332,
+               "floor_seconds": 329, "failureThreshold": 34},
+    }
 
 
 # --- the Args are the specs' fields ----------------------------------------------------------------

@@ -318,6 +318,27 @@ def test_prod_replicas_multinode_and_efa():
     assert run.exports["sizing"]["llama-405b"]["gpus"] == 16
 
 
+def test_the_stacks_lint_clean(monkeypatch, capsys):
+    from shardwise.rules.cli import main
+
+    monkeypatch.chdir(ROOT)
+    rc = main(["lint", "stacks/"])
+    lines = capsys.readouterr().out.splitlines()
+    prod = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text().splitlines()
+
+    def line(text: str) -> int:
+        return next(i for i, t in enumerate(prod, 1) if t.strip() == text)
+
+    # the only findings are prod's two suppressions, each with its reason; nothing blocks
+    assert rc == 0
+    assert [(t.split(" (suppressed: ")[0].split(" ")[:3], "(suppressed: " in t) for t in lines[:-1]] == [
+        ([f"stacks/Pulumi.prod.yaml:{line('- name: llama-70b')}:", "SW106", "[advisory]"], True),
+        ([f"stacks/Pulumi.prod.yaml:{line('- name: llama-405b')}:", "SW404", "[advisory]"], True),
+    ]
+    assert lines[-1] == ("shardwise: 3 files read, 4 workloads, 0 mandatory, 0 advisory findings, 2 suppressed; "
+                         "skipped 5 objects of unknown kinds: PodMonitor×4, PersistentVolumeClaim×1 — passed")
+
+
 # --- broken specs are refused before anything is declared -------------------------------------
 
 

@@ -129,10 +129,16 @@ pulumi.export("group", {"children": urns(
     leader_worker_set=group.leader_worker_set, service=group.service, monitor=group.monitor, claim=group.cache_claim),
     "endpoint": group.endpoint, "launcher": group.launcher, "group_size": group.group_size,
     "gpus_per_group": group.gpus_per_group, "startup_budget": group.startup_budget})
-pulumi.export("router", {"children": urns(ingress=router.ingress), "route_names": router.route_names})
+pulumi.export("router", {"children": urns(ingress=router.ingress), "route_names": router.route_names,
+                         "hostname": router.hostname})
 pulumi.export("cluster", {"children": urns(cluster=made.cluster, system_node_group=made.system_node_group),
                           "addons": sorted(made.addons), "releases": sorted(made.releases),
                           "endpoint": made.endpoint, "security_group": made.cluster_security_group_id,
-                          "prerequisites": made.prerequisites})
+                          "prerequisites": made.prerequisites, "provider": made.provider.urn,
+                          "node_role_arn": made.node_role_arn, "name": made.name})
 pulumi.export("environment", {"endpoints": environment.endpoints, "pools": environment.pool_names,
-                              "validation": environment.validation})
+                              "validation": environment.validation, "vpc_id": environment.network.vpc_id,
+                              "children": urns(network=environment.network, pool=environment.pools["l40s"],
+                                               service=environment.services["llama-8b"],
+                                               namespace=environment.namespaces[0] if environment.namespaces else None),
+                              "cluster": environment.cluster})

@@ -72,15 +72,32 @@ def repo(tmp_path: Path) -> Path:
     return r
 
 
+def hooks_repo(tmp_path: Path) -> Path:
+    """This checkout's hooks and package committed to a new git repository, as a user's `rev` pins them.
+
+    (The checkout itself may not be a git repository, and pre-commit would leave its untracked files out.)
+    """
+    r = tmp_path / "shardwise"
+    for folder in ("shardwise", "rules", "components"):
+        shutil.copytree(ROOT / folder, r / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, r / name)
+    _git(r, "init", "-q", "-b", "main")
+    _git(r, "add", ".")
+    _git(r, "commit", "-q", "-m", "shardwise")
+    return r
+
+
 def try_repo(repo: Path, tmp_path: Path, hook: str, file: str, path: str) -> tuple[int, str]:
     """`pre-commit try-repo <this repository> HOOK --files FILE` in ``repo``; (exit code, the hook's output)."""
+    hooks = tmp_path / "shardwise" if (tmp_path / "shardwise").is_dir() else hooks_repo(tmp_path)
     constraints = tmp_path / "constraints.txt"
     constraints.write_text(subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"],
                                           check=True, capture_output=True, text=True).stdout, encoding="utf-8")
     env = {**os.environ, **GIT_ENV, "PATH": path, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
            "PIP_CONSTRAINT": str(constraints), "PIP_DISABLE_PIP_VERSION_CHECK": "1", "NO_COLOR": "1"}
     env.pop("VIRTUAL_ENV", None)
-    done = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--files", file,
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hooks), hook, "--files", file,
                            "--color", "never"], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
     out = done.stdout + done.stderr
     # the hook's own block: from its status line to the end (try-repo first prints the config it made)

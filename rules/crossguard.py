@@ -79,7 +79,9 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     },
     "unknown_is_failure": {
         "type": "boolean",
-        "description": "A mandatory rule that cannot decide (an unknown value) blocks; default true.",
+        "description": "true: every mandatory rule that cannot decide (an unknown value) blocks; false: all such "
+                       "findings are advisory. Unset: undecided capacity and topology findings are advisory, "
+                       "undecided security findings block.",
     },
     "default_deny_namespaces": {
         "type": "array", "items": {"type": "string", "minLength": 1},
@@ -241,6 +243,7 @@ def lint_config(props: Mapping[str, Any] | None, code: str | None, context: Stac
         cfg.p95_context_tokens = int(props["p95_context_tokens"])
     if props.get("unknown_is_failure") is not None:
         cfg.unknown_is_failure = bool(props["unknown_is_failure"])
+        cfg.unknown_configured = True
     namespaces = props.get("default_deny_namespaces")
     if isinstance(namespaces, list | tuple):
         cfg.default_deny_namespaces = tuple(str(n) for n in namespaces if isinstance(n, str) and n)

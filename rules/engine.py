@@ -60,6 +60,13 @@ class RuleMeta:
         return "mandatory" if self.mandatory_when else self.enforcement
 
     @property
+    def decides_capacity_or_topology(self) -> bool:
+        """SW1xx (capacity) and SW2xx (topology and placement): an undecided finding is advisory by
+        default, because blocking a sound layout on a value the tool could not read gets the gate
+        removed; security and other rules fail closed."""
+        return self.code.startswith(("SW1", "SW2"))
+
+    @property
     def doc_url(self) -> str:
         return f"https://github.com/shardwise/shardwise/blob/main/rules/docs/{self.code}.md"
 
@@ -132,7 +139,9 @@ class LintConfig:
     usable_fraction: float = 0.90
     p95_context_tokens: int | None = None
     unknown_is_failure: bool = True
-    #: The configuration file set ``unknown`` itself (SW004 is mandatory only with ``unknown = "fail"``).
+    #: The configuration set ``unknown`` itself. Unset, an undecided capacity or topology finding
+    #: (SW1xx, SW2xx) is advisory and an undecided security finding keeps its rule's level (fail
+    #: closed); ``unknown = "fail"`` keeps every rule's level, ``unknown = "warn"`` makes all advisory.
     unknown_configured: bool = False
     production: bool | None = None
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
@@ -176,6 +185,26 @@ def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
     return f
 
 
+def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],
+                     hit_level: Literal["advisory", "mandatory"] | None = None) -> Literal["advisory", "mandatory"]:
+    """The level of a "cannot decide" finding of ``meta`` whose rule runs at ``level``.
+
+    ``unknown = "warn"`` makes it advisory, ``unknown = "fail"`` the highest level the rule can give
+    (unless the configuration set the rule's level). Unset: capacity and topology rules are advisory
+    unless the rule itself escalated the hit (``hit_level``, e.g. SW206 for a multi-node group);
+    other rules keep their level (security fails closed).
+    """
+    if meta.safe_to_skip_unknown:
+        return "advisory"
+    if config.unknown_configured or not config.unknown_is_failure:
+        if not config.unknown_is_failure:
+            return "advisory"
+        return level if meta.code in config.enforcement else meta.highest_enforcement
+    if meta.decides_capacity_or_topology:
+        return hit_level or "advisory"
+    return hit_level or level
+
+
 def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding]:
     """Run one rule with its enforcement level, unknown handling, crash containment and suppressions."""
     meta = rule.meta
@@ -185,11 +214,8 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
     try:
         hits = list(rule.check(inv, config))
     except Undecidable as u:
-        undecided_level: Literal["advisory", "mandatory"] = level
-        if meta.safe_to_skip_unknown or not config.unknown_is_failure:
-            undecided_level = "advisory"
         yield Finding(
-            meta.code, meta.name, undecided_level, meta.severity,
+            meta.code, meta.name, _undecided_level(meta, config, level), meta.severity,
             f"{meta.code}: cannot decide: {u.text}; "
             "the rule is re-checked when the value is known",
             Location(), "(inventory)", undecided=True,
@@ -208,8 +234,8 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         lvl: Literal["advisory", "mandatory"] = level
         if h.level and meta.code not in config.enforcement:  # a configured level wins over escalation
             lvl = h.level
-        if h.undecided and (meta.safe_to_skip_unknown or not config.unknown_is_failure):
-            lvl = "advisory"
+        if h.undecided:
+            lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
         f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from shardwise.rules.adapters import load_inputs
-from shardwise.rules.engine import run_rules
+from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN
 from shardwise.rules.registry import ALL_RULES
@@ -151,15 +151,13 @@ def test_an_unresolvable_word_makes_the_flags_it_could_carry_unknown(tmp_path, a
     assert e.model == "meta-llama/Llama-3.1-70B-Instruct" and e.max_model_len is UNKNOWN  # set before the word
     found = {f.code: (f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv)
              if f.code in ("SW101", "SW204", "SW208")}
-    assert found == {
-        # the capacity rules block only beyond their error band: undecided, they are advisory
-        "SW101": ("advisory", True, "SW101: cannot decide: tensor_parallel_size is not known (a computed value "
-                                    "or an unresolved reference)"),
-        "SW204": ("mandatory", True, "SW204: cannot decide: tensor_parallel_size is not known (a computed value "
-                                     "or an unresolved reference)"),
-        "SW208": ("advisory", True, "SW208: cannot decide: tensor_parallel_size is not known (a computed value "
-                                    "or an unresolved reference)"),
-    }
+    unknown_tp = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    # undecided capacity and topology findings are advisory by default: reported, never a silent pass
+    assert found == {code: ("advisory", True, f"{code}: {unknown_tp}") for code in ("SW101", "SW204", "SW208")}
+    # unknown = "fail" in the configuration keeps the mandatory rules' level
+    strict = LintConfig(unknown_is_failure=True, unknown_configured=True)
+    assert {f.code: f.level for f in run_rules(ALL_RULES, inv, strict) if f.code in ("SW101", "SW204", "SW208")} == {
+        "SW101": "mandatory", "SW204": "mandatory", "SW208": "advisory"}
 
 
 def test_a_kubernetes_reference_argument_is_a_flag_carrier_but_flags_after_it_stand(tmp_path):
@@ -192,5 +190,5 @@ def test_gpus_from_a_resource_claim_leave_the_request_rules_undecided(tmp_path):
              if f.code in ("SW204", "SW208")]
     reason = ("the GPU count of container `vllm` is not known (they come from the resource claim gpus (dynamic resource "
               "allocation), whose device count shardwise does not read)")
-    assert found == [("SW204", "mandatory", True, f"SW204: cannot decide: {reason}"),
+    assert found == [("SW204", "advisory", True, f"SW204: cannot decide: {reason}"),
                      ("SW208", "advisory", True, f"SW208: cannot decide: {reason}")]

@@ -437,7 +437,7 @@ def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
     assert (g.engine.model, g.model, g.model_error) == (UNKNOWN, None, None)
     [f] = run_rules([rule_by_code("SW104")], inv)
     assert (f.level, f.undecided, f.message) == (
-        "mandatory", True, "SW104: cannot decide: the model is not known (a computed value or an unresolved reference)")
+        "advisory", True, "SW104: cannot decide: the model is not known (a computed value or an unresolved reference)")
 
 
 def test_a_capacity_block_node_group_takes_its_instance_type_from_the_launch_template():

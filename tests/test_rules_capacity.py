@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 from shardwise.rules.adapters import load_inputs
-from shardwise.rules.engine import run_rules
+from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.errors import InputError
 from shardwise.rules.registry import ALL_RULES, rule_by_code
 
@@ -134,12 +134,12 @@ UNDECIDED = {
     'SW101': (18, 'Deployment serving/llama70b-tp1-util-from-configmap', 'advisory', 'SW101: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
     'SW102': (18, 'Deployment serving/llama8b-l4-len-from-configmap', 'advisory', 'SW102: cannot decide: max_model_len is not known (a computed value or an unresolved reference)'),
     'SW103': (17, 'Deployment serving/llama70b-batch-from-configmap', 'advisory', 'SW103: cannot decide: max_num_seqs is not known (a computed value or an unresolved reference)'),
-    'SW104': (18, 'Deployment serving/llama70b-tp-unknown', 'mandatory', 'SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW104': (18, 'Deployment serving/llama70b-tp-unknown', 'advisory', 'SW104: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
     'SW105': (17, 'Deployment serving/llama8b-util-from-configmap', 'advisory', 'SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an unresolved reference)'),
     'SW106': (17, 'Deployment serving/llama70b-bf16-pp-from-configmap', 'advisory', 'SW106: cannot decide: pipeline_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW201': (20, 'Deployment serving/llama405b-tp-from-annotation', 'mandatory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW202': (18, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'mandatory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
-    'SW207': (20, 'Deployment serving/llama8b-ep-from-configmap', 'mandatory', 'SW207: cannot decide: enable_expert_parallel is not known (a computed value or an unresolved reference)'),
+    'SW201': (20, 'Deployment serving/llama405b-tp-from-annotation', 'advisory', 'SW201: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW202': (18, 'Deployment serving/llama8b-a10g-tp-from-configmap', 'advisory', 'SW202: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)'),
+    'SW207': (20, 'Deployment serving/llama8b-ep-from-configmap', 'advisory', 'SW207: cannot decide: enable_expert_parallel is not known (a computed value or an unresolved reference)'),
 }
 
 # (line, message) of the InputError each malformed.yaml raises; its file is the fixture
@@ -166,7 +166,8 @@ def test_unknown_fixture_makes_its_rule_say_it_cannot_decide(code):
 @pytest.mark.parametrize("code", sorted(UNDECIDED))
 def test_undecided_level_follows_the_rule_metadata(code):
     meta = rule_by_code(code).meta
-    skip = meta.enforcement == "advisory" or meta.safe_to_skip_unknown
+    # capacity and topology rules that cannot decide are advisory unless the config says unknown = "fail"
+    skip = meta.enforcement == "advisory" or meta.safe_to_skip_unknown or meta.decides_capacity_or_topology
     assert UNDECIDED[code][2] == ("advisory" if skip else "mandatory")
 
 
@@ -190,8 +191,13 @@ def test_every_fixture_of_these_rules_is_asserted_here():
 def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
     inv = load_inputs([str(FIXTURES / "SW104" / "unknown.yaml")])
     undecided = {(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.undecided and f.code < "SW3"}
-    assert undecided == {
-        ("SW101", "advisory"), ("SW102", "advisory"), ("SW103", "advisory"), ("SW104", "mandatory"),
+    # by default an undecided capacity or topology finding is advisory (it says which value is missing)
+    assert undecided == {(code, "advisory") for code in (
+        "SW101", "SW102", "SW103", "SW104", "SW106", "SW201", "SW202", "SW203", "SW204", "SW208")}
+    # unknown = "fail" in the configuration keeps each rule's own level
+    strict = LintConfig(unknown_is_failure=True, unknown_configured=True)
+    assert {(f.code, f.level) for f in run_rules(ALL_RULES, inv, strict) if f.undecided and f.code < "SW3"} == {
+        ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW103", "mandatory"), ("SW104", "mandatory"),
         ("SW106", "advisory"), ("SW201", "mandatory"), ("SW202", "mandatory"), ("SW203", "mandatory"),
         ("SW204", "mandatory"), ("SW208", "advisory"),
     }

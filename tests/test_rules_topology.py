@@ -29,7 +29,7 @@ EXPECTED = {
     ('SW204', 'pass.yaml'): [
     ],
     ('SW204', 'unknown.yaml'): [
-        (18, 'Deployment serving/qwen32b-dp-from-configmap', 'mandatory', 'SW204: cannot decide: data_parallel_size is not known (a computed value or an unresolved reference)', None),
+        (18, 'Deployment serving/qwen32b-dp-from-configmap', 'advisory', 'SW204: cannot decide: data_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
     ('SW205', 'fail.yaml'): [
         (17, 'LeaderWorkerSet serving/llama70b-p3-pp2', 'advisory', 'SW205: the group spans 2 nodes of pool `instance-type=p3.16xlarge`, which has no EFA or InfiniBand; only pipeline stages cross nodes (TP8 inside a node of 8 GPUs, PP2 across), so activations between stages go over TCP: it works, with more latency per step', None),

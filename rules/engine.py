@@ -26,6 +26,7 @@ from .model import (
     Suppression,
     Undecidable,
 )
+from .vocab import ANN_BASE_MODEL
 
 Level = Literal["advisory", "mandatory", "disabled"]
 Severity = Literal["low", "medium", "high", "critical"]
@@ -271,8 +272,11 @@ class GroupRule(Rule):
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         for g in inv.groups:
+            reads = g.model_reads
             try:
                 hits = list(self.check_group(g, inv, config))
+                if g.model_assumed and g.model_reads > reads:
+                    hits = [self._on_assumed_model(h, g, config) for h in hits]
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
@@ -291,3 +295,13 @@ class GroupRule(Rule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover
+
+    def _on_assumed_model(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit that rests on a model matched only by the name of its path is advisory: the
+        directory may hold another model (SW004 names the entry). A level set in the configuration wins."""
+        code = self.meta.code
+        if code in config.enforcement or (h.level or _level_for(self.meta, config)) != "mandatory":
+            return h
+        return replace(h, level="advisory", message=(
+            f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path; "
+            f"the annotation {ANN_BASE_MODEL}: {g.model_assumed} makes this finding blocking)"))

@@ -346,6 +346,9 @@ class ServingGroup:
     #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
     #: the rules size it as that entry and SW004 says which one was assumed.
     model_assumed: str | None = None
+    #: How many times a rule asked for the model's shape (``checks._capacity.require_model``): the engine
+    #: tells from it which findings rest on an assumed model.
+    model_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None

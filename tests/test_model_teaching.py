@@ -330,3 +330,36 @@ def test_sw004_is_mandatory_only_with_unknown_fail_configured(tmp_path: Path):
     assert sw004(deploy) == [(17, "advisory", True)]
     assert sw004(deploy, LintConfig(unknown_is_failure=True, unknown_configured=True)) == [(17, "mandatory", True)]
     assert sw004(deploy, LintConfig(unknown_is_failure=False, unknown_configured=True)) == [(17, "advisory", True)]
+
+
+def _capacity_findings(path: Path) -> list[tuple[str, str, str]]:
+    return [(f.code, f.level, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)]))
+            if f.code.startswith("SW1")]
+
+
+def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_path: Path):
+    # a 70B model on one 48 GB L40S: blocking when the annotation says which model it is ...
+    sure = tmp_path / "sure.yaml"
+    sure.write_text(manifest("/models/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B-Instruct"))
+    weights = ("in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
+               "44.3 GiB (L40S) allows 39.9 GiB; vLLM 0.11.0 from the image tag will fail at start-up")
+    assert [f for f in _capacity_findings(sure) if f[0] == "SW101"] == [
+        ("SW101", "mandatory", f"SW101: /models/llama-3.1-70b-instruct {weights}")]
+    # ... advisory, saying why and what makes it blocking, when only the path's name matched the catalog
+    guessed = tmp_path / "guessed.yaml"
+    guessed.write_text(manifest("/models/llama-3.1-70b-instruct"))
+    assert [f for f in _capacity_findings(guessed) if f[0] == "SW101"] == [(
+        "SW101", "advisory",
+        f"SW101: llama-3.1-70b-instruct {weights} (advisory: the model was matched to meta-llama/Llama-3.1-70B-Instruct by the name of its "
+        "path; the annotation shardwise.dev/base-model: meta-llama/Llama-3.1-70B-Instruct makes this finding "
+        "blocking)")]
+    # no finding of the guessed workload blocks
+    assert [f for f in _capacity_findings(guessed) if f[1] == "mandatory"] == []
+
+
+def test_a_configured_level_wins_over_the_assumed_model(tmp_path: Path):
+    guessed = tmp_path / "guessed.yaml"
+    guessed.write_text(manifest("/models/llama-3.1-70b-instruct"))
+    cfg = LintConfig(enforcement={"SW101": "mandatory"})
+    [f] = [f for f in run_rules(ALL_RULES, load_inputs([str(guessed)]), cfg) if f.code == "SW101"]
+    assert f.level == "mandatory" and "(advisory:" not in f.message

@@ -75,6 +75,7 @@ def require_model(g: ServingGroup):
         if g.model_error:  # its config.json cannot be read: an input error the run reports (exit 2)
             raise ModelNotKnown(_LOCATION_PREFIX.sub("", g.model_error, count=1))
         raise Undecidable("the model")
+    g.model_reads += 1
     return g.model
 
 

@@ -22,7 +22,6 @@ from typing import Any, TextIO
 
 PROG = "shardwise"
 FORMATS = ("text", "json", "sarif", "github", "markdown")  # as rules.report.FORMATS (not imported: start-up)
-TP_CANDIDATES = (1, 2, 4, 8)
 
 
 class _Usage(Exception):
@@ -172,22 +171,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser(
         "plan",
-        help="size one replica of a model on a GPU and recommend a tensor-parallel size",
-        description="Size one vLLM replica (weights, KV cache, concurrency) and run the capacity rules on "
-        "it. Without --tp, tries TP 1, 2, 4 and 8 and recommends the smallest without a mandatory finding; when "
-        "none holds the batch width asked, lowers max_num_seqs to what each KV cache holds and recommends the "
-        "layout that holds the most sequences per GPU. Exit 1 when the plan has a mandatory finding.",
+        help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
+        description="Size one vLLM replica (weights, KV cache, concurrency) and run every rule on it, as lint "
+        "would on a manifest of it. Without --tp, tries tensor parallelism inside the NVLink domain and "
+        "pipeline parallelism beyond it (and data parallelism with the experts spread, for a mixture-of-experts "
+        "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
+        "fewest GPUs that starts, holds the batch width asked and has no mandatory finding; when none holds "
+        "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
+        "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
     )
     plan.add_argument("--model", required=True, metavar="M",
                       help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
     plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
     plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog)")
+    plan.add_argument("--instance-type", metavar="T",
+                      help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
+                      "and NVLink (default: the largest instance type with --gpu in the catalog)")
     plan.add_argument("--gpu-memory-gib", type=_ranged(float, 0, 4096, lo_open=True), metavar="X",
                       help="memory of one GPU as CUDA reports it; without --gpu, a custom GPU")
-    plan.add_argument("--gpus-per-node", type=_ranged(int, 1, 64), default=8, metavar="N",
-                      help="GPUs per node, for the replica count (default 8)")
+    plan.add_argument("--gpus-per-node", type=_ranged(int, 1, 64), metavar="N",
+                      help="GPUs per node (default: the instance type's)")
     plan.add_argument("--tp", type=_ranged(int, 1, 64), metavar="N", help="tensor_parallel_size")
-    plan.add_argument("--pp", type=_ranged(int, 1, 64), default=1, metavar="N", help="pipeline_parallel_size")
+    plan.add_argument("--pp", type=_ranged(int, 1, 64), metavar="N",
+                      help="pipeline_parallel_size (default: searched; 1 with --tp)")
     plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=0.9,
                       metavar="U", help="fraction of GPU memory vLLM may use (default 0.9)")
     plan.add_argument("--vllm-version", metavar="X.Y.Z",
@@ -213,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
                       help="weights of the whole model in GiB, instead of params × bytes per param")
     plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
-                      help="KV reserve of the seeds' gpus_needed (default 1.4)")
+                      help="the rule of thumb that the weights × X must fit the GPUs' usable memory (room for a "
+                      "KV cache), used where no concurrency is declared (default 1.4)")
     plan.add_argument("--json", action="store_true", help="print JSON")
     plan.set_defaults(func=cmd_plan)
 
@@ -470,327 +477,28 @@ def cmd_docs(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------ plan
 
 
-def _load_model(spec: str, base_model: str | None) -> Any:
-    from .catalog import find_model, load_local_model
-    from .errors import InputError
-
-    if os.path.exists(spec):
-        return load_local_model(spec)
-    if spec.startswith(("/", "./", "../", "~")) or spec.endswith(".json"):
-        raise InputError("no such file or directory", spec)
-    return find_model(spec, base_model)
-
-
-def _with_weights(model: Any, weights_gib: float, precision: str) -> Any:
-    """A copy of ``model`` whose parameter count gives ``weights_gib`` at ``precision``.
-
-    The rules size a replica from the model's parameters; this keeps their findings consistent with
-    ``--weights-gib`` (embeddings stay 16-bit when the linear layers are quantised).
-    """
-    from dataclasses import replace
-
-    from .sizing import BYTES_PER_PARAM, GIB
-
-    total = weights_gib * GIB
-    bpp = BYTES_PER_PARAM[precision]
-    if bpp >= 2.0:
-        params = total / bpp
-    else:
-        embed = model.embedding_params
-        params = (total - 2.0 * embed) / bpp + embed
-        if params < embed:
-            params = total / 2.0
-    return replace(model, params=max(1, round(params)))
-
-
-def _layout(tp: int, pp: int, per_node: int) -> tuple[int | None, str]:
-    gpus = tp * pp
-    if gpus <= per_node:
-        n = per_node // gpus
-        layout = f"TP{tp}" + (f" × PP{pp}" if pp > 1 else "")
-        return n, f"{layout} × {n} replica{'s' if n != 1 else ''} per {per_node}-GPU node"
-    nodes = -(-gpus // per_node)
-    return None, f"TP{tp} × PP{pp} = {gpus} GPUs: one replica spans {nodes} {per_node}-GPU nodes"
-
-
-def _plan_one(args: argparse.Namespace, model: Any, rules_model: Any, gpu: Any, mem: float, tp: int,
-              max_num_seqs: int | None) -> dict:
-    from .engine import LintConfig, run_rules
-    from .model import EngineArgs, Inventory, ServingGroup
-    from .registry import ALL_RULES
-    from .sizing import size_replica
-    from .vllm_versions import resolve
-
-    pp = args.pp
-    sizing = size_replica(
-        model, mem, tp=tp, pp=pp, dp=args.dp, expert_parallel=args.enable_expert_parallel,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        max_model_len=args.max_model_len, max_num_seqs=max_num_seqs,
-        max_num_batched_tokens=args.max_num_batched_tokens, expected_context=args.p95_context,
-        dtype=args.dtype, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-        weights_gib=args.weights_gib, gpu=gpu,
-        vllm_version=resolve(args.vllm_version, None, missing="--vllm-version not given"),
-    )
-    engine = EngineArgs(
-        model=model.id, tensor_parallel_size=tp, pipeline_parallel_size=pp, data_parallel_size=args.dp,
-        enable_expert_parallel=args.enable_expert_parallel,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        max_model_len=None if args.max_model_len == "auto" else args.max_model_len,
-        max_num_seqs=max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
-        dtype=args.dtype, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-        extra={"max_model_len": "auto"} if args.max_model_len == "auto" else {},
-    )
-    group = ServingGroup(
-        name=model.id, kind="plan", namespace="", engine=engine, model=rules_model, replicas=1,
-        gpus_per_pod=tp * pp * args.dp, placement_known=False, gpu_override=gpu,
-        gpu_memory_gib_override=mem if args.gpu_memory_gib else None, p95_context=args.p95_context,
-        vllm_version=args.vllm_version,
-    )
-    config = LintConfig(kv_reserve=args.kv_reserve, p95_context_tokens=args.p95_context)
-    findings = run_rules(ALL_RULES, Inventory(groups=[group]), config)
-    return {
-        "sizing": sizing,
-        "findings": [{"code": f.code, "name": f.name, "level": f.level, "message": f.message}
-                     for f in findings if not f.suppressed],
-        "blocked": any(f.blocking for f in findings),
-        # a layout plan recommends: nothing blocks, vLLM starts beyond the error band, the batch width fits
-        "sound": (not any(f.blocking for f in findings) and sizing.verdict == "starts"
-                  and sizing.concurrency_at_expected_context >= sizing.max_num_seqs),
-        "tp": tp,
-        "adjusted_max_num_seqs": False,
-        "requested_max_num_seqs": sizing.max_num_seqs,
-    }
-
-
-def _lowered(args: argparse.Namespace, model: Any, rules_model: Any, gpu: Any, mem: float, r: dict) -> dict | None:
-    """The candidate ``r`` with max_num_seqs lowered to what its KV cache holds at the expected context,
-    when that clears every mandatory finding; else None."""
-    fits = r["sizing"].concurrency_at_expected_context
-    if not 1 <= fits < r["sizing"].max_num_seqs:
-        return None
-    lowered = _plan_one(args, model, rules_model, gpu, mem, r["tp"], fits)
-    if not lowered["sound"]:
-        return None
-    lowered["adjusted_max_num_seqs"] = True
-    lowered["requested_max_num_seqs"] = r["requested_max_num_seqs"]
-    lowered["requested_findings"] = r["findings"]
-    return lowered
-
-
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .errors import InputError
-    from .sizing import BYTES_PER_PARAM, GB, GIB, QUANTIZATION_PRECISION, min_gpus, weight_precision
+    import json
 
-    if args.gpu is None and args.gpu_memory_gib is None:
-        raise _Usage("plan needs --gpu NAME (e.g. H100) or --gpu-memory-gib GIB (memory of one GPU as CUDA "
-                     "reports it)")
-    if args.quantization and args.quantization.lower() not in QUANTIZATION_PRECISION:
-        raise _Usage(f"unknown --quantization '{args.quantization}'; expected one of: "
-                     f"{', '.join(sorted(QUANTIZATION_PRECISION))}")
-    if args.vllm_version is not None:
-        from .vllm_versions import parse_version
+    from .plan import PlanRequest, make_plan, plan_json, plan_text
 
-        if parse_version(args.vllm_version) is None:
-            raise _Usage(f"--vllm-version '{args.vllm_version}' is not a vLLM release number (e.g. 0.11.0)")
-    if args.tp is not None and args.tp * args.pp > 1024:
-        raise _Usage(f"--tp {args.tp} × --pp {args.pp} = {args.tp * args.pp} GPUs per replica is absurd")
-    model = _load_model(args.model, args.base_model)
-    gpu: Any = None  # None: a custom GPU; the rules size against gpu_memory_gib_override alone
-    if args.gpu:
-        from .catalog import find_gpu
-
-        gpu = find_gpu(args.gpu)
-        gpu_gb = gpu.memory_gb
-        mem = float(args.gpu_memory_gib or gpu.memory_gib)
-    else:
-        gpu_gb = args.gpu_memory_gib * GIB / GB
-        mem = float(args.gpu_memory_gib)
-    precision = weight_precision(model, args.dtype, args.quantization)
-    if precision not in BYTES_PER_PARAM:
-        raise InputError(f"no bytes-per-parameter figure for precision {precision}", args.model)
-    rules_model = _with_weights(model, args.weights_gib, precision) if args.weights_gib else model
-
-    searching = args.tp is None
-    tps = [args.tp] if not searching else [t for t in TP_CANDIDATES if t <= args.gpus_per_node] or [1]
-    results = [_plan_one(args, model, rules_model, gpu, mem, tp, args.max_num_seqs) for tp in tps]
-    chosen = next((r for r in results if r["sound"]), None)
-    if chosen is None and not searching and not results[0]["blocked"]:
-        chosen = results[0]  # the layout asked for: shown with its findings, not replaced
-    if chosen is None and searching:
-        # No layout holds the batch width as asked. The layout is what is being chosen and the batch
-        # width is a setting of it: lower max_num_seqs to what each KV cache holds (more replicas carry
-        # the rest of the load) and pick the layout that holds the most sequences per GPU (the smaller
-        # TP on a tie), rather than shard a model that fits or keep a replica that holds almost nothing.
-        best = None
-        for i, r in enumerate(results):
-            lowered = _lowered(args, model, rules_model, gpu, mem, r)
-            if lowered is not None:
-                results[i] = lowered
-                per_gpu = lowered["sizing"].max_num_seqs / lowered["sizing"].gpus
-                if best is None or per_gpu > best[0]:
-                    best = (per_gpu, lowered)
-        chosen = best[1] if best else None
-    shown = chosen or results[-1]
-    replicas, layout_text = _layout(shown["tp"], args.pp, args.gpus_per_node)
-    recommended = None
-    if chosen is not None and searching:
-        s = chosen["sizing"]
-        text = f"recommended: {layout_text}"
-        if chosen["adjusted_max_num_seqs"]:
-            asked = (f"--max-num-seqs {args.max_num_seqs}" if args.max_num_seqs else
-                     f"vLLM's default of {results[0]['requested_max_num_seqs']}")
-            text += (f", --max-num-seqs {s.max_num_seqs} (the KV cache holds {s.max_num_seqs} sequences of "
-                     f"{s.expected_context:,} tokens; {asked} does not fit: add replicas for the rest of the load)")
-        recommended = {
-            "tensor_parallel_size": chosen["tp"],
-            "pipeline_parallel_size": args.pp,
-            "replicas_per_node": replicas,
-            "gpus_per_node": args.gpus_per_node,
-            "max_num_seqs": s.max_num_seqs,
-            "max_num_seqs_lowered": chosen["adjusted_max_num_seqs"],
-            "text": text,
-        }
-    need = min_gpus(model, gpu_gb, precision, args.kv_reserve, 0.90, weights_gib=args.weights_gib)
-
+    plan = make_plan(PlanRequest(
+        model=args.model, base_model=args.base_model, gpu=args.gpu, gpu_memory_gib=args.gpu_memory_gib,
+        instance_type=args.instance_type, gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp, dp=args.dp,
+        enable_expert_parallel=args.enable_expert_parallel, gpu_memory_utilization=args.gpu_memory_utilization,
+        vllm_version=args.vllm_version, max_model_len=args.max_model_len, max_num_seqs=args.max_num_seqs,
+        max_num_batched_tokens=args.max_num_batched_tokens, p95_context=args.p95_context, dtype=args.dtype,
+        quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
+        kv_reserve=args.kv_reserve,
+    ))
     if args.json:
-        import json
-
-        out: dict[str, Any] = {
-            "model": model.id,
-            "base_model": model.base_model,
-            "params": rules_model.params,
-            "gpu": gpu.name if gpu else "custom",
-            "gpus_per_node": args.gpus_per_node,
-        }
-        out.update(shown["sizing"].as_dict())
-        out["findings"] = shown["findings"]
-        out["gpus_needed"] = need
-        out["recommended"] = recommended
-        if searching:
-            out["candidates"] = [_candidate(r) for r in results]
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(_plan_text(model, gpu, mem, shown, need, results if searching else None,
-                                    recommended, layout_text, args))
-    if chosen is None:
-        if searching:
-            print(f"{PROG}: no tensor-parallel size in {', '.join(map(str, tps))} (× PP{args.pp}) is free of "
-                  "mandatory findings; try --pp, a GPU with more memory, --quantization or a shorter "
-                  "--max-model-len", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _candidate(r: dict) -> dict:
-    s = r["sizing"]
-    return {
-        "tensor_parallel_size": s.tensor_parallel_size,
-        "pipeline_parallel_size": s.pipeline_parallel_size,
-        "gpus": s.gpus,
-        "weights_gib_per_gpu": round(s.weights_gib_per_gpu, 3),
-        "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 3),
-        "kv_cache_tokens": s.kv_cache_tokens,
-        "max_concurrency": round(s.max_concurrency, 3),
-        "starts": s.starts,
-        "verdict": s.verdict,
-        "max_num_seqs": s.max_num_seqs,
-        "max_num_seqs_lowered": r["adjusted_max_num_seqs"],
-        "mandatory": [f["code"] for f in r["findings"] if f["level"] == "mandatory"],
-        "findings": r["findings"],
-    }
-
-
-def _table(rows: list[tuple[str, str]]) -> list[str]:
-    w = max(len(k) for k, _ in rows)
-    return [f"  {k:<{w}}  {v}" for k, v in rows]
-
-
-def _starts_text(s: Any) -> str:
-    if s.verdict == "starts":
-        return "yes"
-    if s.verdict == "may-refuse":
-        return ("maybe: within the estimate's error band" +
-                (f" ({s.refusal})" if s.refusal else ""))
-    return f"no: {s.refusal}" if s.refusal else "no"
-
-
-def _plan_text(model: Any, gpu: Any, mem: float, shown: dict, need: dict, results: list[dict] | None,
-               recommended: dict | None, layout_text: str, args: argparse.Namespace) -> str:
-    s = shown["sizing"]
-    lines: list[str] = []
-    if results is not None:
-        header = ("TP", "PP", "GPUs", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "max conc", "starts",
-                  "max_num_seqs", "mandatory findings")
-        body = []
-        for r in results:
-            c = r["sizing"]
-            body.append((
-                str(c.tensor_parallel_size), str(c.pipeline_parallel_size), str(c.gpus),
-                f"{c.weights_gib_per_gpu:.2f}", f"{c.kv_cache_gib_per_gpu:.2f}", f"{c.kv_cache_tokens:,}",
-                f"{c.max_concurrency:,.2f}", {"starts": "yes", "may-refuse": "maybe"}.get(c.verdict, "no"),
-                f"{c.max_num_seqs}{'*' if r['adjusted_max_num_seqs'] else ''}",
-                ", ".join(f["code"] for f in r["findings"] if f["level"] == "mandatory") or "–",
-            ))
-        widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
-        fmt = "  ".join(f"{{:>{w}}}" if i < 9 else f"{{:<{w}}}" for i, w in enumerate(widths))
-        lines.append(fmt.format(*header).rstrip())
-        lines.extend(fmt.format(*row).rstrip() for row in body)
-        if any(r["adjusted_max_num_seqs"] for r in results):
-            asked = args.max_num_seqs or results[0]["requested_max_num_seqs"]
-            lines.append(f"* max_num_seqs lowered from {asked} to what the KV cache holds at "
-                         f"{results[0]['sizing'].expected_context:,} tokens per sequence")
-        lines.append("")
-        lines.append(recommended["text"] if recommended else "recommended: none of these layouts (see findings)")
-        lines.append("")
-    dp = f" × DP{s.data_parallel_size}" if s.data_parallel_size > 1 else ""
-    ep = " with expert parallelism" if s.expert_parallel else ""
-    lines.append(f"{model.id} on {gpu.name if gpu else 'a custom GPU'} ({mem:.1f} GiB), TP{s.tensor_parallel_size} × "
-                 f"PP{s.pipeline_parallel_size}{dp} = {s.gpus} GPU{'s' if s.gpus != 1 else ''} per engine{ep}; "
-                 f"{s.vllm_version_note} ({s.engine.upper()} engine)")
-    graphs = ("taken from the KV budget" if s.cudagraphs_in_budget else
-              "captured after the KV cache is sized: not in the budget" if s.cudagraph_gib_per_gpu else "none")
-    rows = [
-        ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "
-                    f"{s.weights_gib_per_gpu:.2f} GiB per GPU"),
-        ("usable per GPU", f"{s.usable_gib_per_gpu:.2f} GiB ({s.gpu_memory_utilization:g} × {mem:.2f})"),
-        ("activation peak per GPU", f"{s.activation_gib_per_gpu:.2f} GiB (estimate: {s.max_num_batched_tokens:,} "
-                                    f"batched tokens; sampler {s.sampler_gib_per_gpu:.2f}"
-                                    + (f", vision encoder {s.encoder_gib_per_gpu:.2f}" if s.encoder_gib_per_gpu else "")
-                                    + ")"),
-        ("non-torch per GPU", f"{s.non_torch_gib_per_gpu:.2f} GiB (estimate)"),
-        ("CUDA graphs per GPU", f"{s.cudagraph_gib_per_gpu:.2f} GiB (estimate, {graphs})"),
-        ("KV cache per GPU", f"{s.available_kv_gib:.2f} GiB ± {s.error_band_gib:.2f} "
-                             "(vLLM logs it as 'Available KV cache memory')"),
-        ("KV bytes per token per GPU", f"{s.kv_bytes_per_token_per_gpu:,}"
-                                       + (" (hybrid layers: the KV cache groups hold less)" if s.hybrid_kv else "")),
-        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size')"),
-        ("max_model_len", f"{s.max_model_len:,} (the model allows {s.model_max_len:,})"),
-        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens"),
-    ]
-    if args.p95_context:
-        rows.append(("", f"{s.concurrency_at_expected_context:,} at the p95 context of {s.expected_context:,}"))
-    seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
-    rows += [
-        ("load", f"{s.max_num_seqs} seqs ({seqs_how}) × {s.expected_context:,} tokens = {s.load_tokens:,} tokens"),
-        ("KV left after that load", f"{s.headroom_gib_per_gpu:.2f} GiB per GPU" if s.headroom_gib_per_gpu >= 0 else
-         f"none: {-s.headroom_gib_per_gpu:.2f} GiB per GPU short"),
-        ("starts", _starts_text(s)),
-        ("GPUs for weights × 1.4", f"TP{need['tensor_parallel_size']} (weights × {args.kv_reserve:g} = "
-                                   f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU)"),
-    ]
-    if results is None:
-        rows.append(("layout", layout_text))
-    lines.extend(_table(rows))
-    for note in s.notes:
-        lines.append(f"  note: {note}")
-    lines.append("")
-    if shown["findings"]:
-        lines.append("findings:")
-        for f in shown["findings"]:
-            lines.append(f"  {f['code']} [{f['level']}] {f['message'].removeprefix(f['code'] + ': ')}")
-    else:
-        lines.append("findings: none")
-    return "\n".join(lines) + "\n"
+        sys.stdout.write(plan_text(plan))
+    failure = plan.failure()
+    if failure:
+        print(f"{PROG}: {failure}", file=sys.stderr)
+    return 0 if plan.ok else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

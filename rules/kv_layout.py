@@ -127,12 +127,13 @@ def _layer_kinds(model: ModelShape) -> tuple[list[str], int | None, int | None]:
 
 
 def _stage_slice(n: int, pp: int, stage: int) -> range:
-    """Layers of one pipeline stage, as vLLM's ``get_pp_indices`` splits them (remainder to the last)."""
-    per = n // pp
-    extra = n - per * pp
-    start = stage * per
-    end = start + per + (extra if stage == pp - 1 else 0)
-    return range(start, end)
+    """Layers of one pipeline stage, as vLLM's ``get_pp_indices`` (vllm/distributed/utils.py) splits them:
+    ``n // pp`` each, and the ``n % pp`` left over one each to the stages before the last, from the
+    second-to-last backwards (the first and last stages also hold the embedding and the LM head)."""
+    per, extra = divmod(n, pp)
+    sizes = [per + (1 if pp - 1 - extra <= i < pp - 1 else 0) for i in range(pp)]
+    start = sum(sizes[:stage])
+    return range(start, start + sizes[stage])
 
 
 def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:

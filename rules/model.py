@@ -361,6 +361,7 @@ class ServingGroup:
     p95_context: int | None = None
     target_concurrency: int | None = None  # declared concurrent sequences per replica (annotation)
     output_tokens_per_second: float | None = None  # declared throughput of one replica (annotation)
+    tpot_target_ms: float | None = None  # declared per-output-token latency target (annotation)
     vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
     annotations: dict[str, str] = field(default_factory=dict)
     pod_labels: dict[str, str] = field(default_factory=dict)

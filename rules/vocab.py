@@ -20,6 +20,8 @@ ANN_P95 = "shardwise.dev/p95-context-tokens"
 ANN_TARGET_CONCURRENCY = "shardwise.dev/target-concurrency"
 #: Output tokens per second one replica generates at the declared load (measured): the cost per million tokens
 ANN_OUTPUT_TPS = "shardwise.dev/output-tokens-per-second"
+#: A per-output-token latency target in milliseconds: tensor parallelism may be there to meet it (SW104).
+ANN_TPOT_TARGET = "shardwise.dev/tpot-target-ms"
 ANN_BASE_MODEL = "shardwise.dev/base-model"
 ANN_PRODUCTION = "shardwise.dev/production"
 ANN_IGNORE = "shardwise.dev/ignore"

@@ -79,10 +79,16 @@ TP1_8B = deployment(
     "llama8b", 'meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "32"', 1,
 )
 
+TP2_32B_DEFAULT_BATCH = deployment(
+    "qwen32b-tp2", 'Qwen/Qwen2.5-32B-Instruct, --tensor-parallel-size, "2", --max-model-len, "8192"', 2,
+)
+
 SW104_TP2 = (
-    "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs "
-    "(TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); "
-    "replicate instead: 2 replicas × TP1 on the same 2 GPUs (Deployment serving/llama8b-tp2)"
+    "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
+    "H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for "
+    "55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by "
+    "--max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from "
+    "the image tag) (Deployment serving/llama8b-tp2)"
 )
 
 
@@ -123,9 +129,9 @@ def test_lint_blocking_finding_exits_1(work, capsys):
     rc, out, err = run(capsys, "lint", f)
     assert rc == 1
     assert out.splitlines()[0] == f"tp2.yaml:17: {SW104_TP2}"
-    assert codes(out) == [("SW104", "mandatory"), ("SW106", "advisory")]
+    assert codes(out) == [("SW104", "mandatory")]  # no SW106: one GPU holds it at the precision served
     assert out.splitlines()[-1] == (
-        "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 blocking "
+        "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 blocking "
         "finding at or above mandatory"
     )
     assert err == ""
@@ -150,14 +156,15 @@ def test_fail_on_advisory(work, capsys):
 
 
 def test_precedence_flag_over_config_over_default(work, capsys):
-    f = write(work / "tp4.yaml", TP4_70B)
+    f = write(work / "tp2.yaml", TP2_32B_DEFAULT_BATCH)
     write(work / "shardwise.toml", 'fail_on = "advisory"\nkv_reserve = 1.0\n')
-    # config: fail on advisory, and with a KV reserve of 1.0 the 70B needs 2 GPUs, so TP4 is SW104
+    # config: fail on advisory, and with a KV reserve of 1.0 the rule of thumb for an undeclared concurrency lets
+    # one H100 carry the 32B (61.0 GiB of weights, 71.3 usable), so TP2 is SW104 (advisory: no load declared)
     rc, out, _ = run(capsys, "lint", f)
-    assert (rc, codes(out)) == (1, [("SW104", "mandatory"), ("SW106", "advisory")])
-    # flags win over the file
+    assert (rc, codes(out)) == (1, [("SW103", "advisory"), ("SW104", "advisory")])  # SW106 defers to SW104
+    # flags win over the file: × 1.4 the weights leave too little room for a KV cache on one GPU
     rc, out, _ = run(capsys, "lint", f, "--kv-reserve", "1.4", "--fail-on", "mandatory")
-    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+    assert (rc, codes(out)) == (0, [("SW103", "advisory"), ("SW106", "advisory")])
 
 
 def test_config_enforcement_and_suppression(work, capsys):
@@ -182,7 +189,7 @@ def test_explicit_config_flag(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     write(work / "ci.toml", '[enforcement]\nSW104 = "advisory"\n')
     rc, out, _ = run(capsys, "lint", f, "--config", "ci.toml")
-    assert (rc, codes(out)) == (0, [("SW104", "advisory"), ("SW106", "advisory")])
+    assert (rc, codes(out)) == (0, [("SW104", "advisory")])
 
 
 def test_p95_context_flag_decides_the_load_rule(work, capsys):
@@ -190,10 +197,10 @@ def test_p95_context_flag_decides_the_load_rule(work, capsys):
         "llama70b-wide", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", '
         '--max-num-seqs, "256"', 4))
     rc, out, _ = run(capsys, "lint", f)  # 256 seqs × max_model_len do not fit, but no context is declared
-    assert (rc, codes(out)) == (0, [("SW103", "advisory"), ("SW106", "advisory")])
+    assert (rc, codes(out)) == (0, [("SW103", "advisory")])
     rc, out, _ = run(capsys, "lint", f, "--p95-context", "8192")  # declared: 256 × 8192 do not fit
-    assert (rc, codes(out)) == (1, [("SW103", "mandatory"), ("SW106", "advisory")])
-    rc, out, _ = run(capsys, "lint", f, "--p95-context", "1024")  # 256 × 1024 do
+    assert (rc, codes(out)) == (1, [("SW103", "mandatory")])
+    rc, out, _ = run(capsys, "lint", f, "--p95-context", "1024")  # 256 × 1024 do; a 4-bit TP1 holds 64 of them
     assert (rc, codes(out)) == (0, [("SW106", "advisory")])
 
 
@@ -253,7 +260,7 @@ def test_missing_file_exits_2_after_linting_the_others(work, capsys):
     assert lines[0] == "nope.yaml: error: no such file or directory"
     assert lines[1] == f"tp2.yaml:17: {SW104_TP2}"
     assert lines[-1] == (
-        "shardwise: 1 file read, 1 workload, 1 mandatory, 1 advisory findings, 0 suppressed — failed: 1 input "
+        "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 input "
         "error, 1 blocking finding at or above mandatory"
     )
 
@@ -384,12 +391,12 @@ def test_json_format(work, capsys):
     doc = json.loads(out)
     assert rc == 1
     assert [(x["code"], x["level"], x["line"]) for x in doc["findings"]] == [
-        ("SW104", "mandatory", 17), ("SW106", "advisory", 17)]
+        ("SW104", "mandatory", 17)]
     w = doc["workloads"][0]
     assert (w["subject"], w["gpus_total"], w["gpu"], w["weights_gib_per_gpu"]) == (
         "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB",
         round((8_030_261_248 * 2 / 2 + 131072 * 128 * 2) / GIB, 2))  # + the rotary cache every GPU keeps
-    assert doc["summary"]["findings"] == {"mandatory": 1, "advisory": 1}
+    assert doc["summary"]["findings"] == {"mandatory": 1, "advisory": 0}
     assert err.startswith("shardwise: 1 file read")
 
 
@@ -400,7 +407,7 @@ def test_github_format(work, capsys):
     lines = out.splitlines()
     assert lines[0].startswith(
         "::error file=tp2.yaml,line=17,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
-    assert lines[1].startswith("::warning file=tp2.yaml,line=17,title=SW106 sharding-avoidable-by-quantization::")
+    assert lines[1:] == []
 
 
 def test_markdown_format_has_the_workload_row(work, capsys):
@@ -431,7 +438,7 @@ def test_rules_lists_every_rule(capsys):
     lines = out.splitlines()
     assert [line.split()[0] for line in lines] == [r.meta.code for r in ALL_RULES]
     sw104 = next(line for line in lines if line.startswith("SW104"))
-    assert sw104.split(None, 3) == ["SW104", "sharded-model-that-fits", "mandatory",
+    assert sw104.split(None, 3) == ["SW104", "sharded-model-that-fits", "advisory",
                                     ALL_RULES[[r.meta.code for r in ALL_RULES].index("SW104")].meta.summary]
 
 
@@ -449,7 +456,10 @@ def test_explain(capsys):
     rc, out, _ = run(capsys, "explain", "sw104")
     meta = next(r.meta for r in ALL_RULES if r.meta.code == "SW104")
     assert rc == 0
-    assert out.splitlines()[0] == "SW104 sharded-model-that-fits (mandatory, severity high, scope stack)"
+    assert out.splitlines()[0] == (
+        "SW104 sharded-model-that-fits (advisory (mandatory when replicas on fewer GPUs start and hold the declared "
+        "concurrency beyond the estimate's error band, and no per-token latency target is declared), severity high, "
+        "scope stack)")
     flat = " ".join(out.split())
     for text in (meta.summary, meta.why, meta.remediation, *meta.references):
         assert " ".join(text.split()) in flat
@@ -513,7 +523,8 @@ def test_plan_70b_tp4_numbers_from_first_principles(capsys):
     # GPUs for the weights with a 1.4 KV reserve: 141.1 GB × 1.4 on 80 GB × 0.9
     assert d["gpus_needed"] == {"need_gb": 197.6, "per_gpu_gb": 72.0, "raw_gpus": 3, "tensor_parallel_size": 4}
     # vLLM's default 1,024 sequences × 131,072 tokens do not fit, but nobody declared that load: advisory
-    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "advisory"), ("SW106", "advisory")]
+    # no SW106: a 4-bit 70B on one H100 leaves 32 GiB of KV cache, less than one 131,072-token request needs
+    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "advisory")]
     assert "1,024 sequences (vLLM default)" in d["findings"][0]["message"]
     assert d["recommended"] is None and "candidates" not in d
     assert rc == 0 and err == ""
@@ -543,7 +554,8 @@ def test_plan_without_tp_recommends_tp1_for_8b(capsys):
                      "--max-model-len", "8192", "--max-num-seqs", "32")
     d = json.loads(out)
     assert d["recommended"] == {
-        "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "replicas_per_node": 8, "gpus_per_node": 8,
+        "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
+        "enable_expert_parallel": False, "replicas_per_node": 8, "nodes_per_replica": 1, "gpus_per_node": 8,
         "max_num_seqs": 32, "max_num_seqs_lowered": False,
         "text": "recommended: TP1 × 8 replicas per 8-GPU node",
     }
@@ -565,30 +577,33 @@ def test_plan_without_tp_defaults_lowers_batch_width(capsys):
     assert d["findings"] == []
 
 
-def test_plan_lowers_an_asked_batch_width_rather_than_shard(capsys):
-    """A 4-bit 70B fits one H100; 16 × 16,384 tokens do not fit its KV cache, and TP2 would shard a
-    model that fits (SW104), so the plan keeps TP1 and lowers max_num_seqs to what fits."""
+def test_plan_shards_when_replicas_cannot_hold_the_declared_load(capsys):
+    """A 4-bit 70B fits one H100, but its KV cache holds 6 of the 16 sequences of 16,384 tokens asked, and two
+    TP1 replicas on the same GPUs would hold 12: TP2 holds all 16, so the plan recommends TP2 (and SW104 agrees:
+    it fires on TP4 and TP8, whose replicas at TP2 would hold their share)."""
     rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
                      "H100", "--max-model-len", "16384", "--max-num-seqs", "16", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     assert rc == 0
     assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 6, []), (2, 16, ["SW104"]), (4, 16, ["SW104"]), (8, 16, ["SW104"])]
-    assert d["recommended"]["text"] == (
-        "recommended: TP1 × 8 replicas per 8-GPU node, --max-num-seqs 6 (the KV cache holds 6 sequences of "
-        "16,384 tokens; --max-num-seqs 16 does not fit: add replicas for the rest of the load)")
-    assert (d["weight_precision"], d["max_num_seqs"], d["findings"]) == ("int4", 6, [])
+        (1, 16, []), (2, 16, []), (4, 16, ["SW104"]), (8, 16, ["SW104"])]
+    assert d["candidates"][0]["kv_cache_tokens"] // 16384 == 6
+    assert d["recommended"]["text"] == "recommended: TP2 × 4 replicas per 8-GPU node"
+    assert (d["weight_precision"], d["tensor_parallel_size"], d["max_num_seqs"], d["findings"]) == ("int4", 2, 16, [])
 
 
-def test_plan_prefers_the_layout_holding_most_sequences_per_gpu(capsys):
-    """README example: 64 × 8,192 tokens fit no layout as asked. TP2 holds 3 (1.5 per GPU), TP4 holds 59
-    (14.75 per GPU): the plan recommends TP4 with 59 sequences, not TP8 (SW104)."""
+def test_plan_lowers_the_batch_width_on_the_fewest_gpus_with_room_for_a_kv_cache(capsys):
+    """README example: 64 × 8,192 tokens fit no layout as asked without a mandatory finding (TP8 and more: SW104,
+    two TP4 replicas hold 32 each). Lowered to what each holds, TP2 keeps 3 sequences, its weights × 1.4 exceeding
+    the usable memory; TP4 keeps 59: the plan recommends TP4 with 59 sequences."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "64", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     assert rc == 0
-    assert [(c["tensor_parallel_size"], c["verdict"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, "refuses", 64, ["SW101"]), (2, "starts", 3, []), (4, "starts", 59, []), (8, "starts", 64, ["SW104"])]
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["max_num_seqs"], c["mandatory"])
+            for c in d["candidates"]] == [
+        (1, 1, "refuses", 64, ["SW101"]), (2, 1, "starts", 3, []), (4, 1, "starts", 59, []),
+        (8, 1, "starts", 64, ["SW104"]), (8, 2, "starts", 64, ["SW104"]), (8, 4, "starts", 64, ["SW104"])]
     assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["replicas_per_node"], d["max_num_seqs"]) == (
         4, 2, 59)
 
@@ -599,7 +614,7 @@ def test_plan_70b_recommends_tp4_two_replicas(capsys):
     assert rc == 0
     assert "recommended: TP4 × 2 replicas per 8-GPU node" in out.splitlines()
     table = out.splitlines()[:5]
-    assert table[0].split()[:3] == ["TP", "PP", "GPUs"]
+    assert table[0].split()[:4] == ["TP", "PP", "DP", "GPUs"]
     assert [row.split()[0] for row in table[1:]] == ["1", "2", "4", "8"]
     assert table[1].split()[-1] == "SW101"  # 131 GiB of weights on one GPU
 
@@ -648,8 +663,8 @@ def test_plan_weights_override(capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--gpu", "H1000"], "shardwise: error: unknown GPU 'H1000'; did you mean: H100-SXM-80GB"),
-    ([], "shardwise: error: plan needs --gpu NAME (e.g. H100) or --gpu-memory-gib GIB (memory of one GPU as CUDA "
-         "reports it)"),
+    ([], "shardwise: error: plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "
+         "--gpu-memory-gib GIB (memory of one GPU as CUDA reports it)"),
     (["--gpu", "H100", "--quantization", "int3"], "shardwise: error: unknown --quantization 'int3'; expected one "
                                                   "of: awq, awq_marlin, bitsandbytes"),
 ])
@@ -719,7 +734,7 @@ def test_readme_block(tmp_path, capsys):
     assert run(capsys, "docs", "--readme", str(readme), "--check")[0] == 1
     assert run(capsys, "docs", "--readme", str(readme))[:2] == (0, f"updated {readme}\n")
     text = readme.read_text()
-    assert "| [SW104](rules/docs/SW104.md) | `sharded-model-that-fits` | mandatory | high |" in text
+    assert "| [SW104](rules/docs/SW104.md) | `sharded-model-that-fits` | advisory (mandatory when replicas on fewer GPUs start and hold the declared concurrency beyond the estimate's error band, and no per-token latency target is declared) | high |" in text
     assert text.endswith("<!-- rules:end -->\n\nafter\n") and "OLD-TABLE" not in text
     assert run(capsys, "docs", "--readme", str(readme), "--check") == (0, "", "")
     readme.write_text("no markers\n")
@@ -783,7 +798,7 @@ def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
     assert main(["lint", "typo.yaml", "--format", "json"]) == 1  # the file's other workload is still linted
     findings = json.loads(capsys.readouterr().out)["findings"]
     [sw004] = [f for f in findings if f["code"] == "SW004"]
-    assert (sw004["file"], sw004["line"], sw004["level"]) == ("typo.yaml", 18, "advisory")
+    assert (sw004["file"], sw004["line"], sw004["level"]) == ("typo.yaml", 19, "advisory")
     assert sw004["message"] == (
         "SW004: shardwise does not know the model: 'meta-llama/Llama-3.1-8B-Instrukt' is not in the catalog; "
         "did you mean: meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, "

@@ -342,9 +342,11 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
                     "max_num_seqs": 16}}, validate={validate}))
         pulumi.export("validation", svc.validation)
     '''
-    sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) "
-             "but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); "
-             "replicate instead: 2 replicas × TP1 on the same 2 GPUs")
+    sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, "
+             "but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 "
+             "sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 8 "
+             "(16 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs "
+             "(vLLM 0.11.0 from the image tag)")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
     assert run.exports["validation"] == {
         "checked_when_resolved": [], "suppressed": [f"{sw104} (suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)"]}

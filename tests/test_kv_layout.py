@@ -131,6 +131,10 @@ def test_one_request_check_and_longest_fitting_length():
 
 
 def test_pipeline_stage_slices_layers_like_vllm():
-    assert [len(kv_layout._stage_slice(61, 2, s)) for s in (0, 1)] == [30, 31]
+    # vllm/distributed/utils.py get_pp_indices: the layers left over go one each to the stages before the
+    # last, from the second-to-last backwards (vLLM's docs: 61 layers at PP2 [31, 30], at PP4 [15, 15, 16, 15])
+    assert [len(kv_layout._stage_slice(61, 2, s)) for s in (0, 1)] == [31, 30]
+    assert [len(kv_layout._stage_slice(61, 4, s)) for s in range(4)] == [15, 15, 16, 15]
+    assert [kv_layout._stage_slice(126, 32, s) for s in (0, 1, 31)] == [range(0, 3), range(3, 7), range(123, 126)]
     lay = kv_layout.layout(dataclasses.replace(GEMMA3_27B), 1, 2, 2, stage=1)
     assert sum(t.layers for t in lay.types) == 31

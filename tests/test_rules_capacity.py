@@ -65,12 +65,17 @@ EXPECTED = {
     ],
     ('SW103', 'pass'): [
     ],
+    ('SW104', 'advisory'): [
+        (19, 'Deployment serving/llama8b-tp2-default-batch', "SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 54.1 GiB (±2.9) of KV cache per GPU: 2 replicas hold 108 sequences of 8,192 tokens (max_model_len; no p95 context declared) where TP2×PP1 holds 123; the concurrency is vLLM's default, so declare it (annotation shardwise.dev/target-concurrency or --max-num-seqs) to make this finding sure; replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag)", None),
+        (41, 'Deployment serving/llama8b-tp2-tpot', 'SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag); shardwise.dev/tpot-target-ms declares a per-token latency target of 15 ms, which the sharding may be there to meet: benchmark the replicas against it', None),
+        (61, 'Deployment serving/llama8b-tp2-tight', "SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for about 55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 54 (108 by --max-num-seqs over 2 replicas): within the estimate's error band, so the KV cache vLLM logs at start-up settles it; replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag)", None),
+    ],
     ('SW104', 'fail'): [
-        (18, 'Deployment serving/llama8b-tp2', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', None),
-        (40, 'StatefulSet serving/llama70b-tp4-pp2', 'SW104: meta-llama/Llama-3.1-70B-Instruct (141.1 GB of bf16 weights) is sharded over 8 GPUs (TP4×PP2) but needs 4 H100-SXM-80GB GPUs with the 1.4 KV reserve (197.6 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP4 on the same 8 GPUs', None),
+        (19, 'Deployment serving/llama8b-tp2', 'SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag)', None),
+        (42, 'StatefulSet serving/llama70b-tp4-pp2', 'SW104: meta-llama/Llama-3.1-70B-Instruct is sharded over 8 GPUs per replica (TP4×PP2) on H100-SXM-80GB, but TP4×PP1 starts with 32.9 GiB of weights and 37.5 GiB (±2.9) of KV cache per GPU, room for 59 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP4×PP1 on the same 8 GPUs (vLLM 0.11.0 from the image tag)', None),
     ],
     ('SW104', 'pass'): [
-        (40, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct (16.1 GB of bf16 weights) is sharded over 2 GPUs (TP2×PP1) but needs 1 H100-SXM-80GB GPU with the 1.4 KV reserve (22.5 GB needed, 72.0 GB usable per GPU); replicate instead: 2 replicas × TP1 on the same 2 GPUs', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
+        (41, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag)', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
     ],
     ('SW105', 'fail'): [
         (17, 'Deployment serving/llama8b-util-high', 'SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers and fragmentation', None),
@@ -79,7 +84,7 @@ EXPECTED = {
     ('SW105', 'pass'): [
     ],
     ('SW106', 'fail'): [
-        (17, 'Deployment serving/llama70b-bf16-tp4', 'SW106: meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would fit one H100-SXM-80GB with the 1.4 KV reserve', None),
+        (18, 'Deployment serving/llama70b-bf16-tp4', 'SW106: meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would run on one H100-SXM-80GB: it starts with 37.1 GiB of weights and 32.4 GiB (±2.9) of KV cache, room for 12 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 4 replicas needs 8 (32 by --max-num-seqs over 4 replicas) (vLLM 0.11.0 from the image tag)', None),
     ],
     ('SW106', 'pass'): [
     ],
@@ -88,8 +93,13 @@ EXPECTED = {
     ],
     ('SW201', 'pass'): [
     ],
+    ('SW202', 'advisory'): [
+        (19, 'Deployment serving/llama8b-a10g-tp2-wide', "SW202: tensor_parallel_size 2 on pool `instance-type=g5.12xlarge` (A10G, joined only by PCIe) runs every layer's all-reduce over PCIe, which carries a fraction of NVLink's bandwidth. The sharding is not avoidable on this pool: at TP1×PP1 meta-llama/Llama-3.1-8B-Instruct in bf16 holds about 4 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 8; alternatives: pipeline parallelism (--tensor-parallel-size 1 --pipeline-parallel-size 2), which sends only activations over PCIe; a pool whose GPUs share NVLink or NVSwitch; a 4-bit AWQ/GPTQ checkpoint, which runs at TP1×PP1 here (vLLM 0.11.0 from the image tag)", None),
+        (40, 'Deployment serving/llama70b-l40s-tp4', "SW202: tensor_parallel_size 4 on pool `instance-type=g6e.12xlarge` (L40S, joined only by PCIe) runs every layer's all-reduce over PCIe, which carries a fraction of NVLink's bandwidth. The sharding is not avoidable on this pool: at TP1×PP1 meta-llama/Llama-3.1-70B-Instruct in bf16 would not start: no memory is left for the KV cache (vLLM: No available memory for the cache blocks); alternatives: pipeline parallelism (--tensor-parallel-size 1 --pipeline-parallel-size 4), which sends only activations over PCIe; a pool whose GPUs share NVLink or NVSwitch (vLLM 0.11.0 from the image tag)", None),
+    ],
     ('SW202', 'fail'): [
-        (17, 'Deployment serving/llama8b-a10g-tp2', 'SW202: tensor_parallel_size is 2 but pool `instance-type=g5.12xlarge` (A10G) joins its GPUs only by PCIe; TP needs NVLink or NVSwitch', None),
+        (18, 'Deployment serving/llama8b-a10g-tp2', "SW202: tensor_parallel_size 2 on pool `instance-type=g5.12xlarge` (A10G, joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: TP1×PP1 starts with 15.0 GiB of weights and 4.5 GiB (±0.8) of KV cache per GPU, room for 4 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 2 (4 by --max-num-seqs over 2 replicas); run 2 replicas × TP1×PP1 instead (vLLM 0.11.0 from the image tag)", None),
+        (40, 'Deployment serving/llama70b-h100nvl-tp4', "SW202: tensor_parallel_size 4 on pool `gpu.product=NVIDIA-H100-NVL,gpu.count=4` (H100-NVL-94GB, NVLink joins them in groups of 2 only, PCIe between the groups) runs every layer's all-reduce over PCIe, and the sharding is avoidable: TP2×PP1 starts with 65.7 GiB of weights and 17.2 GiB (±3.4) of KV cache per GPU, room for 13 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 8 (16 by --max-num-seqs over 2 replicas); run 2 replicas × TP2×PP1 instead (vLLM 0.11.0 from the image tag)", None),
     ],
     ('SW202', 'pass'): [
     ],
@@ -276,7 +286,7 @@ def test_an_image_not_known_yet_sizes_for_the_current_release_and_says_so():
     assert f"(vLLM {CURRENT_RELEASE}, assumed: the image is not known yet)" in f.message
 
 
-@pytest.mark.parametrize("code", ["SW101", "SW102", "SW103"])
+@pytest.mark.parametrize("code", ["SW101", "SW102", "SW103", "SW104", "SW202"])
 def test_capacity_fail_fixtures_block_and_advisory_ones_do_not(code):
     levels = {kind: [f.level for f in run_rules(ALL_RULES, load_inputs([str(FIXTURES / code / f"{kind}.yaml")]))
                      if f.code == code]

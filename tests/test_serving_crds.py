@@ -181,7 +181,7 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
     assert got == [
         (code, f"{code}: cannot decide: GPU memory of node pool `resourceProfile nvidia-gpu-a16` is not known "
                "(a computed value or an unresolved reference)")
-        for code in ("SW101", "SW102", "SW103", "SW104", "SW106", "SW206")
+        for code in ("SW101", "SW102", "SW103", "SW206")  # one GPU: no sharding for SW104/SW106 to judge
     ]
 
 
@@ -305,7 +305,8 @@ def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
     path = os.path.join(FIX, "llminferenceservice.yaml")
     assert main(["lint", path, "--format", "github"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert any(line.startswith(f"::error file={path},line=13,title=SW104 ") for line in out)
+    # SW104 is advisory here (vLLM's default concurrency, not a declared load): a warning at the TP line
+    assert any(line.startswith(f"::warning file={path},line=13,title=SW104 ") for line in out)
     sarif = tmp_path / "r.sarif"
     assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
     import json

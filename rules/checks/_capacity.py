@@ -7,9 +7,11 @@ from dataclasses import replace
 
 from ..catalog.types import GpuInfo, ModelShape, Precision
 from ..engine import LintConfig
+from ..layout import Parallel, Sizer
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..vllm_versions import ResolvedVersion, resolve
+from ..vocab import ANN_TARGET_CONCURRENCY
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
@@ -161,6 +163,42 @@ def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
         )
     g.__dict__[_CACHE_ATTR] = (key, result)
     return result
+
+
+def sizer(g: ServingGroup, config: LintConfig) -> Sizer | None:
+    """The group's model, GPU, settings and release, to size other layouts of it (None: no GPU to size on)."""
+    model = require_model(g)
+    mem = gpu_memory_gib(g)
+    if not mem:
+        return None
+    return Sizer(model, Device.of(gpu_of(g), mem), engine_settings(g), vllm_version(g), expected_context(g, config))
+
+
+def parallel(g: ServingGroup) -> Parallel:
+    """The group's layout as the layout search sees it (raises :class:`Undecidable` on an unknown flag)."""
+    from ._layout import layout
+
+    lay = layout(g)
+    if lay.world == 1:
+        return Parallel(1)  # expert parallelism changes nothing on one GPU
+    return Parallel(lay.tp, lay.pp, lay.dp, bool(known(g.engine.enable_expert_parallel, "enable_expert_parallel")))
+
+
+def declared_seqs(g: ServingGroup) -> tuple[int | None, str]:
+    """The concurrency one replica must hold, as declared, and how: the annotation, else an explicit
+    --max-num-seqs; (None, "vLLM default") when neither is declared."""
+    if g.target_concurrency is not None:
+        return g.target_concurrency, f"annotation {ANN_TARGET_CONCURRENCY}"
+    seqs = known(g.engine.max_num_seqs, "max_num_seqs")
+    if seqs is not None:
+        return int(seqs), "--max-num-seqs"
+    return None, "vLLM default"
+
+
+def context_text(g: ServingGroup, config: LintConfig, s: ReplicaSizing) -> str:
+    """``8,192 tokens (p95 context)`` or ``8,192 tokens (max_model_len; no p95 context declared)``."""
+    how = "p95 context" if expected_context(g, config) else "max_model_len; no p95 context declared"
+    return f"{s.expected_context:,} tokens ({how})"
 
 
 def fmt_gib(x: float) -> str:

@@ -1,45 +1,145 @@
-"""SW202: tensor parallelism over GPUs joined only by PCIe."""
+"""SW202: tensor parallelism across GPUs that only PCIe joins."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
-from ._capacity import nccl_rules_apply, tp_pp
+from ..layout import VARIANTS, Fit, Node, Parallel, alternative, layouts_for, plural, precision_variant, smaller
+from ..model import Inventory, NodePool, ServingGroup
+from ._capacity import context_text, declared_seqs, gpu_of, nccl_rules_apply, parallel, require_model, sizer, sizing
+from ._layout import layout
+from .sw104 import replicas_text
 
 
 class TensorParallelOverPcie(GroupRule):
     meta = RuleMeta(
         code="SW202",
         name="tensor-parallel-over-pcie",
-        enforcement="mandatory",
+        enforcement="advisory",
+        mandatory_when=(
+            "when replicas whose TP stays inside the NVLink domain start and hold the declared concurrency at "
+            "the precision served, beyond the estimate's error band (the sharding over PCIe was avoidable)"
+        ),
         severity="high",
-        summary="tensor_parallel_size > 1 on GPUs joined only by PCIe.",
+        summary="The tensor-parallel group spans GPUs that only PCIe joins.",
         why=(
-            "Without NVLink the per-layer all-reduce of tensor parallelism runs over PCIe at a small "
-            "fraction of NVLink's bandwidth and competes with host traffic; the group is slower than "
-            "independent replicas on the same GPUs."
+            "Every layer of a tensor-parallel group ends in an all-reduce across its GPUs, on every token. "
+            "Where no NVLink joins them it runs over PCIe (through the CPU between sockets), at a fraction of "
+            "NVLink's bandwidth, and the group serves fewer requests per GPU than replicas would. H100 NVL "
+            "cards are joined by NVLink bridges in pairs only: TP2 stays on the bridge, TP4 crosses PCIe.\n\n"
+            "Tensor parallelism over PCIe works, and when the model needs that many GPUs of the pool it may be "
+            "the way to serve it there, so the finding blocks only when the sharding was avoidable: replicas "
+            "whose TP stays inside the NVLink domain start and hold the declared concurrency at the precision "
+            "served, sized like any layout (weights, activations and KV cache per GPU for the vLLM release), "
+            "beyond the estimate's error band. Otherwise it is advisory and names the alternatives: pipeline "
+            "parallelism (only activations cross PCIe, as vLLM's parallelism guide advises for GPUs without "
+            "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs. A "
+            "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
+            "(SW106)."
         ),
-        bad_example="--tensor-parallel-size 4   # g5.12xlarge: 4 A10G on PCIe",
-        good_example="--tensor-parallel-size 4   # p4d/p5: 8 GPUs on NVSwitch",
+        bad_example="--tensor-parallel-size 2 --max-num-seqs 4   # Llama-3.1-8B on g5.12xlarge: one A10G holds it",
+        good_example=(
+            "--tensor-parallel-size 1 --pipeline-parallel-size 2   # a model that needs two A10Gs\n"
+            "--tensor-parallel-size 4   # p4d/p5: 8 GPUs on NVSwitch"
+        ),
         remediation=(
-            "Run one replica per GPU with a model that fits (quantise it if needed), or move the workload "
-            "to a pool with NVLink/NVSwitch."
+            "Run the replicas the message names when the sharding was avoidable; otherwise use pipeline "
+            "parallelism across the PCIe link, move the workload to a pool with NVLink or NVSwitch, or serve a "
+            "checkpoint small enough for the NVLink domain, and suppress the rule with the reason when tensor "
+            "parallelism over PCIe is what you measured to be best."
         ),
-        references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",),
+        references=(
+            "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+        ),
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):
             return
-        tp, _ = tp_pp(g)
-        if tp <= 1 or g.pool.interconnect != "pcie":
+        pool = g.pool
+        domain = nvlink_domain(pool)
+        lay = layout(g)
+        if lay.tp <= 1 or domain is None or lay.tp <= domain:
             return
-        gpu = g.pool.gpu.name if g.pool.gpu else "GPUs"
-        yield hit(
-            g,
-            f"SW202: tensor_parallel_size is {tp} but pool `{g.pool.name}` ({gpu}) joins its GPUs only by "
-            "PCIe; TP needs NVLink or NVSwitch",
-        )
+        model = require_model(g)
+        current = parallel(g)
+        gpu = pool.gpu.name if pool.gpu else "GPUs"
+        link = ("joined only by PCIe" if domain == 1 else
+                f"NVLink joins them in groups of {domain} only, PCIe between the groups")
+        head = (f"SW202: tensor_parallel_size {lay.tp} on pool `{pool.name}` ({gpu}, {link}) runs every layer's "
+                "all-reduce over PCIe")
+        sz = sizer(g, config)
+        s = sizing(g, config)
+        if sz is None or s is None:
+            yield hit(g, f"{head}; shardwise cannot size the model on this pool (its GPU memory is not known), so it "
+                         "cannot tell whether fewer GPUs would do")
+            return
+        seqs, how = declared_seqs(g)
+        inside = [p for p in smaller(model, current, max_tp=domain) if p.pp == current.pp]
+        alt = alternative(sz, current, inside, seqs, config.kv_reserve)
+        if alt is not None:
+            text, sure = replicas_text(alt, current, s, seqs, how, context_text(g, config, alt.fit.sizing))
+            run = f"{alt.replicas} replicas × {alt.fit.parallel.text()} instead"
+            if sure:
+                yield hit(g, f"{head}, and the sharding is avoidable: {text}; run {run} ({s.vllm_version_note})",
+                          level="mandatory")
+            else:
+                yield hit(g, f"{head}, and the sharding may be avoidable: {text}; consider {run} "
+                             f"({s.vllm_version_note})")
+            return
+        others = _alternatives(g, config, current, domain, seqs, inside)
+        why = _why_not(sz.fit(inside[-1], None if seqs is None else -(-seqs // (current.gpus // inside[-1].gpus))),
+                       current, seqs, config.kv_reserve, context_text(g, config, s)) if inside else (
+            f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
+        yield hit(g, f"{head}, which carries a fraction of NVLink's bandwidth. The sharding is not avoidable on this "
+                     f"pool: {why}; alternatives: {others} ({s.vllm_version_note})")
+
+
+def nvlink_domain(pool: NodePool) -> int | None:
+    """GPUs of one node that NVLink joins all-to-all: 1 on PCIe-only pools, the pool's NVLink domain where
+    NVLink joins only some of them (H100 NVL pairs); None when every GPU of the node shares it or the
+    interconnect is not known."""
+    if pool.interconnect == "pcie":
+        return 1
+    if pool.interconnect == "nvlink" and pool.nvlink_domain_size:
+        return int(pool.nvlink_domain_size)
+    return None
+
+
+def _why_not(fit: Fit, current: Parallel, seqs: int | None, kv_reserve: float, context: str) -> str:
+    """Why the largest layout inside the NVLink domain is no replacement, in the terms the rules use."""
+    s = fit.sizing
+    at = f"at {fit.parallel.text()} {s.model_id} in {s.weight_precision}"
+    if fit.starts == "refuses":
+        return f"{at} would not start: {s.refusal or 'its weights exceed the memory vLLM may use'}"
+    if fit.starts == "may-refuse":
+        return f"{at} may not start (within the estimate's error band)"
+    if seqs is not None:
+        k = current.gpus // fit.parallel.gpus
+        return (f"{at} holds about {plural(fit.holds, 'sequence')} of {context} where each of {k} replicas needs "
+                f"{fit.seqs:,}")
+    return (f"{at} leaves too little room for a KV cache: {s.weights_gib_per_gpu:.1f} GiB of weights × the "
+            f"{kv_reserve:g} KV reserve is more than the {s.usable_gib_per_gpu:.1f} GiB vLLM may use, and the "
+            "concurrency is vLLM's default (declare it to have the load sized)")
+
+
+def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain: int, seqs: int | None,
+                  inside: list[Parallel]) -> str:
+    model = require_model(g)
+    sz = sizer(g, config)
+    assert sz is not None
+    out = []
+    piped = layouts_for(model, current.gpus, Node(current.gpus, domain))
+    if piped and piped[0].tp < current.tp:
+        p = piped[0]
+        out.append(f"pipeline parallelism (--tensor-parallel-size {p.tp} --pipeline-parallel-size {p.pp}), which "
+                   "sends only activations over PCIe")
+    out.append("a pool whose GPUs share NVLink or NVSwitch")
+    variant = precision_variant(sz, current, gpu_of(g), seqs, config.kv_reserve, inside)
+    if variant is not None:
+        out.append(f"{'an' if variant.precision == 'fp8' else 'a'} {VARIANTS[variant.precision][1]} checkpoint, "
+                   f"which runs at {variant.fit.parallel.text()} here")
+    return "; ".join(out)

@@ -281,6 +281,11 @@ def pool_from_labels(
         domain = count
     if domain is None and azure is not None and link == "nvlink":
         domain = azure[1]
+    if domain is None and link == "nvlink" and pool.gpu is not None:
+        # NVLink bridges join only as many cards as the part allows (H100 NVL: pairs), never more than the node has
+        domain = pool.gpu.nvlink_domain_size
+        if isinstance(count, int) and count > 0:
+            domain = min(domain, count)
     pool.nvlink_domain_size = domain
 
     clique = labels.get(GFD_CLIQUE)

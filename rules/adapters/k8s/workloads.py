@@ -27,7 +27,14 @@ from ...model import (
     ServingGroup,
     Suppression,
 )
-from ...vocab import ANN_OUTPUT_TPS, ANN_P95, ANN_PRODUCTION, ANN_TARGET_CONCURRENCY, LWS_EXCLUSIVE
+from ...vocab import (
+    ANN_OUTPUT_TPS,
+    ANN_P95,
+    ANN_PRODUCTION,
+    ANN_TARGET_CONCURRENCY,
+    ANN_TPOT_TARGET,
+    LWS_EXCLUSIVE,
+)
 from ...yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
@@ -59,6 +66,18 @@ def _positive(key: str, what: str, value: str, file: str | None, line: int | Non
     if n <= 0:
         raise InputError(f"{key}: expected a positive number of {what}, got {value!r}", file, line)
     return n
+
+
+def _milliseconds(key: str, value: str, file: str | None, line: int | None) -> float:
+    """A positive duration in milliseconds: ``20``, ``17.5`` or ``20ms``."""
+    v = value.strip().lower().removesuffix("ms").strip()
+    try:
+        ms = float(v)
+    except ValueError:
+        raise InputError(f"{key}: expected a number of milliseconds, got {value!r}", file, line) from None
+    if not 0 < ms < 3_600_000:  # nan fails both
+        raise InputError(f"{key}: expected a positive number of milliseconds, got {value!r}", file, line)
+    return ms
 
 
 def _p95(value: str, file: str | None, line: int | None) -> int:
@@ -121,6 +140,9 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     if ANN_OUTPUT_TPS in ann:
         g.output_tokens_per_second = _rate(ANN_OUTPUT_TPS, ann[ANN_OUTPUT_TPS], file,
                                            ann_lines.get(ANN_OUTPUT_TPS) or loc.line)
+    if ANN_TPOT_TARGET in ann:
+        g.tpot_target_ms = _milliseconds(ANN_TPOT_TARGET, ann[ANN_TPOT_TARGET], file,
+                                         ann_lines.get(ANN_TPOT_TARGET) or loc.line)
     if ANN_PRODUCTION in ann:
         g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
     g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)

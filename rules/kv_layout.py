@@ -27,6 +27,7 @@ holds the full context.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -282,28 +283,38 @@ def plan_kv_cache(
 
 def bytes_needed(lay: Layout, b: Behaviour, engine: str, length: int, batched: int, block: int = 16) -> int:
     """KV bytes one request of ``length`` tokens needs (vLLM's check before it refuses to start)."""
+    return _request_bytes(lay, b, engine, batched, block)(length)
+
+
+def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: int) -> Callable[[int], int]:
+    """``length -> bytes`` of one request, with the layout's types and block size resolved once."""
     types, hybrid = effective_types(lay, b, engine)
     block, page = _aligned_block(types, block)
-    total = 0
-    for t in types:
-        if t.kind == "state":
-            total += t.layers * page
-        elif hybrid:
-            total += t.layers * _blocks_per_request(t, length, block, batched) * page
-        else:
-            total += t.layers * cdiv(length, block) * page
-    return total
+
+    def needed(length: int) -> int:
+        total = 0
+        for t in types:
+            if t.kind == "state":
+                total += t.layers * page
+            elif hybrid:
+                total += t.layers * _blocks_per_request(t, length, block, batched) * page
+            else:
+                total += t.layers * cdiv(length, block) * page
+        return total
+
+    return needed
 
 
 def longest_fitting(lay: Layout, b: Behaviour, engine: str, available: float, batched: int, upper: int,
                     block: int = 16) -> int:
     """The longest ``max_model_len`` whose one request fits ``available`` bytes (vLLM's binary search)."""
+    needed = _request_bytes(lay, b, engine, batched, block)
     lo, hi, best = 1, max(upper, 1), 0
-    if bytes_needed(lay, b, engine, 1, batched, block) > available:
+    if needed(1) > available:
         return 0
     while lo <= hi:
         mid = (lo + hi) // 2
-        if bytes_needed(lay, b, engine, mid, batched, block) <= available:
+        if needed(mid) <= available:
             best, lo = mid, mid + 1
         else:
             hi = mid - 1

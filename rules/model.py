@@ -583,6 +583,8 @@ class Inventory:
     excluded: list[str] = field(default_factory=list)  # paths excluded by pattern ("dir/" for a directory)
     config_maps: list[ConfigMap] = field(default_factory=list)
     pod_ports: list[PodPorts] = field(default_factory=list)
+    #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
+    index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def extend(self, other: Inventory) -> None:
         for name in (

@@ -41,6 +41,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -69,6 +70,7 @@ class Version:
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.+\-]?(?:post|rc|dev|a|b)\d*.*)?$", re.I)
 
 
+@functools.lru_cache(maxsize=512)
 def parse_version(text: str) -> Version | None:
     """``"v0.11.0"`` -> Version((0, 11, 0)); None when the text names no release."""
     m = _VERSION.match(text.strip())

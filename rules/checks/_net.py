@@ -256,6 +256,19 @@ def selects(service: Service, g: ServingGroup) -> bool:
     return True
 
 
+def services_in(inv: Inventory, namespace: object) -> list[Service]:
+    """The Services of ``inv`` whose namespace is ``namespace``, in input order (an index built once per
+    inventory and rebuilt when Services were added: a rule asking this per workload stays linear)."""
+    index = inv.index.get("services")
+    if index is None or index[0] != len(inv.services):
+        by_ns: dict[object, list[Service]] = {}
+        for s in inv.services:
+            by_ns.setdefault(s.namespace, []).append(s)
+        index = (len(inv.services), by_ns)
+        inv.index["services"] = index
+    return index[1].get(namespace, [])
+
+
 def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
     return [s for s in inv.services if selects(s, g)]
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._env import vllm_containers
-from ._net import selects
+from ._net import selects, services_in
 
 
 class VllmServiceWithoutReadinessProbe(GroupRule):
@@ -53,10 +53,11 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan":
             return
+        unready = [c for c in vllm_containers(g) if "readiness" not in c.probes]
+        if not unready:
+            return
         services = []
-        for svc in inv.services:
-            if svc.namespace != g.namespace:
-                continue
+        for svc in services_in(inv, g.namespace):
             if svc.selector is UNKNOWN or g.pod_labels is UNKNOWN:
                 raise Undecidable(f"the selector of Service `{svc.name}` or the pod labels of {group_subject(g)}")
             if selects(svc, g):
@@ -64,9 +65,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         if not services:
             return
         names = ", ".join(f"`{s.namespace}/{s.name}`" for s in services)
-        for c in vllm_containers(g):
-            if "readiness" in c.probes:
-                continue
+        for c in unready:
             yield Hit(
                 group_subject(g),
                 f"SW407: Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "

@@ -154,12 +154,28 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     return (inner // tp) * (d_state + 3) * dtype_bytes
 
 
+#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache); a Layout is immutable.
+_LAYOUTS: dict[tuple[int, int, int, int, int, bool], tuple[ModelShape, Layout]] = {}
+
+
 def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True) -> Layout:
     """The KV layout of pipeline stage ``stage`` of the model on one GPU.
 
     Without ``mla_cache`` (vLLM before 0.7) an MLA model caches every attention head at the head
     size padded to 256, as ordinary attention.
     """
+    key = (id(model), tp, pp, kv_bytes, stage, mla_cache)
+    hit = _LAYOUTS.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache)
+    if len(_LAYOUTS) >= 4096:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (model, lay)
+    return lay
+
+
+def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool) -> Layout:
     kinds, window, chunk = _layer_kinds(model)
     kinds = [kinds[i] for i in _stage_slice(len(kinds), pp, stage)]
     if model.mla is not None and mla_cache:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from . import kv_layout
 from .catalog.types import GpuInfo, ModelShape, Precision
@@ -527,6 +527,11 @@ def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimate
 # --------------------------------------------------------------------------------------------------
 
 
+#: size_deployment's answers by their arguments (the model by identity: its config dict is not hashable).
+#: A lint sizes the same layout for several rules (SW101-SW104, SW106, SW202); a ReplicaSizing is immutable.
+_SIZED: dict[tuple[Any, ...], tuple[ModelShape, ReplicaSizing]] = {}
+
+
 def size_deployment(
     model: ModelShape,
     device: Device,
@@ -541,6 +546,32 @@ def size_deployment(
 
     ``weights_gib`` overrides the computed weights of the whole model (``plan --weights-gib``).
     """
+    key = (id(model), device, settings, version, expected_context, weights_gib, estimates)
+    try:
+        hit = _SIZED.get(key)
+    except TypeError:  # an argument that cannot be hashed: size it without the memo
+        return _size_deployment(model, device, settings, version, expected_context=expected_context,
+                                weights_gib=weights_gib, estimates=estimates)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
+                             weights_gib=weights_gib, estimates=estimates)
+    if len(_SIZED) >= 4096:
+        _SIZED.clear()
+    _SIZED[key] = (model, sized)
+    return sized
+
+
+def _size_deployment(
+    model: ModelShape,
+    device: Device,
+    settings: EngineSettings,
+    version: ResolvedVersion | str | None,
+    *,
+    expected_context: int | None,
+    weights_gib: float | None,
+    estimates: Estimates,
+) -> ReplicaSizing:
     s = settings
     if s.tp < 1 or s.pp < 1 or s.dp < 1:
         raise ValueError("tensor, pipeline and data parallel sizes must be at least 1")

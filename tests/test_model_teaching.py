@@ -342,7 +342,7 @@ def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_pat
     sure = tmp_path / "sure.yaml"
     sure.write_text(manifest("/models/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B-Instruct"))
     weights = ("in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
-               "44.3 GiB (L40S) allows 39.9 GiB; vLLM 0.11.0 from the image tag will fail at start-up")
+               "44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)")
     assert [f for f in _capacity_findings(sure) if f[0] == "SW101"] == [
         ("SW101", "mandatory", f"SW101: /models/llama-3.1-70b-instruct {weights}")]
     # ... advisory, saying why and what makes it blocking, when only the path's name matched the catalog

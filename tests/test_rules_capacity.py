@@ -39,10 +39,10 @@ EXPECTED = {
     ('SW004', 'pass'): [
     ],
     ('SW101', 'advisory'): [
-        (18, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM 0.11.0 from the image tag may fail at start-up; the weights vLLM logs at start-up ('Model loading took') settle it", None),
+        (18, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM may fail at start-up (vLLM 0.11.0 from the image tag); the weights vLLM logs at start-up ('Model loading took') settle it", None),
     ],
     ('SW101', 'fail'): [
-        (17, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM 0.11.0 from the image tag will fail at start-up', None),
+        (17, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)', None),
     ],
     ('SW101', 'pass'): [
     ],

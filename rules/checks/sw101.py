@@ -52,7 +52,7 @@ class WeightsDoNotFit(GroupRule):
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
-            yield hit(g, f"{head}; {s.vllm_version_note} will fail at start-up", level="mandatory")
+            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
         else:
-            yield hit(g, f"{head}: within the estimate's error, so {s.vllm_version_note} may fail at start-up; "
+            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note}); "
                          "the weights vLLM logs at start-up ('Model loading took') settle it")

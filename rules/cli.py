@@ -15,6 +15,7 @@ what it needs (jinja2 only for Markdown, pydantic only when an adapter reads a s
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -309,6 +310,19 @@ def _lint_options(args: argparse.Namespace) -> Any:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    """Lint with the cyclic garbage collector paused: a run builds millions of objects that live until
+    it ends and makes almost no cycles, so every collection rescans them for nothing (about 15 % of a
+    2,000-file lint). Reference counting still frees everything else; the collector is restored after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint(args: argparse.Namespace) -> int:
     from .report import destinations, render
     from .run import lint_report
 

@@ -138,6 +138,7 @@ class _Fallback(Exception):
 _STR_TAG = "tag:yaml.org,2002:str"
 #: Tags whose constructor turns a scalar into a value (the others build collections, lazily).
 _SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
+_INT_TAG = "tag:yaml.org,2002:int"
 _MAP_TAGS = (None, "tag:yaml.org,2002:map")
 _SEQ_TAGS = (None, "tag:yaml.org,2002:seq")
 _resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
@@ -193,6 +194,9 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                         tag = _STR_TAG
                 if tag == _STR_TAG:
                     val = ev.value
+                elif tag == _INT_TAG and ev.value.isascii() and ev.value.isdigit() and (
+                        len(ev.value) == 1 or ev.value[0] != "0"):  # plain decimal (a leading 0 is octal)
+                    val = int(ev.value)
                 else:
                     ctor = constructors.get(tag) if tag in _SCALAR_TAGS else None
                     if ctor is None:  # a collection tag on a scalar (!!set x), an unknown tag: the constructor's error

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .model import ServingGroup, is_unknown
+from .model import int_or_none as _int
 
 HOURS_PER_MONTH = 730
 
@@ -54,15 +55,6 @@ class WorkloadCost:
             if d[k] is not None:
                 d[k] = round(d[k], 4)
         return d
-
-
-def _int(value: Any) -> int | None:
-    if value is None or is_unknown(value) or isinstance(value, bool):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _gpus_per_pod(g: ServingGroup) -> int | None:

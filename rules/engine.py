@@ -195,11 +195,9 @@ def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisor
     unless the rule itself escalated the hit (``hit_level``, e.g. SW206 for a multi-node group);
     other rules keep their level (security fails closed).
     """
-    if meta.safe_to_skip_unknown:
+    if meta.safe_to_skip_unknown or not config.unknown_is_failure:
         return "advisory"
-    if config.unknown_configured or not config.unknown_is_failure:
-        if not config.unknown_is_failure:
-            return "advisory"
+    if config.unknown_configured:
         return level if meta.code in config.enforcement else meta.highest_enforcement
     if meta.decides_capacity_or_topology:
         return hit_level or "advisory"

@@ -54,6 +54,16 @@ def is_unknown(value: object) -> bool:
     return value is UNKNOWN
 
 
+def int_or_none(value: object) -> int | None:
+    """``value`` as an int for a summary or a cost, or None when it is absent, unknown or not a number."""
+    if value is None or value is UNKNOWN or isinstance(value, bool):
+        return None
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+
+
 class Undecidable(Exception):
     """A rule needed a property whose value is unknown; ``reason`` says why it is unknown."""
 

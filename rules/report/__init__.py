@@ -19,6 +19,7 @@ from ..config import Settings
 from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
 from ..errors import InputError
 from ..model import Inventory, ServingGroup, Undecidable, is_unknown
+from ..model import int_or_none as _int
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 _MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
@@ -29,15 +30,6 @@ def _plain(value: Any) -> Any:
     if is_unknown(value):
         return None
     return value
-
-
-def _int(value: Any) -> int | None:
-    if value is None or is_unknown(value) or isinstance(value, bool):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def group_subject(g: ServingGroup) -> str:

@@ -9,6 +9,9 @@ $(BIN)/shardwise: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	@# bytecode, as pip writes it when it installs a wheel (an editable install writes none, and with
+	@# PYTHONDONTWRITEBYTECODE set every run would compile the linter again: ~0.1 s a start)
+	$(BIN)/python -m compileall -q rules components shardwise
 	@touch $@
 
 setup: $(BIN)/shardwise

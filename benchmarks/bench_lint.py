@@ -6,7 +6,8 @@ Run from the repository root (``make bench`` does)::
 
 What it does, in one run:
 
-1. writes ``--n`` manifests into ``bench-out/manifests`` (see ``gen_manifests.py``);
+1. writes ``--n`` manifests into ``bench-out/manifests`` (see ``gen_manifests.py``) and compiles the
+   linter's bytecode where it is stale (as pip does when it installs a wheel; ``make setup`` too);
 2. times ``shardwise lint bench-out/manifests --format json --output /dev/null`` as a subprocess
    (best of ``--runs``), and the same lint in-process through ``shardwise.rules.cli.main`` (so the
    interpreter's start-up and the imports are separated from the linting itself);
@@ -585,6 +586,15 @@ def main(argv: list[str] | None = None) -> int:
         _say("nothing to lint")
         return 1
     rel_manifests = _rel(manifests)
+
+    # The linter as an installed package has it: with its bytecode (pip compiles a wheel's modules when
+    # it installs them; an editable install does not, and `make setup` compiles them the same way).
+    import compileall
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        compiled = all(compileall.compile_dir(os.path.join(ROOT, d), quiet=1)
+                       for d in ("rules", "components", "shardwise"))
+    _say(f"bytecode of rules/, components/, shardwise/: {'up to date' if compiled else 'NOT compiled'}")
 
     _say("\n== shardwise (throughput) ==")
     results["shardwise"] = bench_shardwise_subprocess(rel_manifests, args.n, args.runs, out_dir)

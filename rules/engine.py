@@ -14,9 +14,9 @@ reported). A suppression without a reason is itself a finding (SW001).
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from .model import (
     Inventory,
@@ -28,6 +28,7 @@ from .model import (
 )
 from .vocab import ANN_BASE_MODEL
 
+T = TypeVar("T")
 Level = Literal["advisory", "mandatory", "disabled"]
 Severity = Literal["low", "medium", "high", "critical"]
 LEVEL_ORDER = {"disabled": 0, "advisory": 1, "mandatory": 2}
@@ -147,6 +148,9 @@ class LintConfig:
     production: bool | None = None
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
     default_deny_namespaces: tuple[str, ...] = ()
+    #: One share of a run split over processes (:func:`run_rules_split`): group rules check only
+    #: ``inv.groups[start:stop]``, and the other rules run only in the share that starts at 0.
+    share: tuple[int, int] | None = None
 
 
 class Rule:
@@ -244,13 +248,51 @@ def internal_error(meta: RuleMeta, exc: Exception) -> str:
     return f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
 
 
+def _finding_order(f: Finding) -> tuple[str, int, str, str]:
+    return (f.location.file or "", f.location.line or 0, f.code, f.subject)
+
+
 def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None = None) -> list[Finding]:
     config = config or LintConfig()
     out: list[Finding] = []
     for rule in rules:
+        if config.share is not None and config.share[0] > 0 and not isinstance(rule, GroupRule):
+            continue
         out.extend(run_rule(rule, inv, config))
-    out.sort(key=lambda f: (f.location.file or "", f.location.line or 0, f.code, f.subject))
+    out.sort(key=_finding_order)
     return out
+
+
+#: Below this many serving groups the rules run in this process only.
+SPLIT_MIN_GROUPS = 200
+
+
+def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, jobs: int,
+                    per_group: Callable[[ServingGroup], T]) -> tuple[list[Finding], list[T] | None]:
+    """:func:`run_rules` with the serving groups shared out over ``jobs`` processes (this one and forked
+    ones, :mod:`.forked`), and ``per_group`` of every group, made where the group's rules ran (the
+    report's summaries read the sizings the rules cached there). The findings are the same, in the
+    same order, as one process finds them. With one job or few groups everything runs here and
+    ``per_group`` is not called (None): the caller makes what it needs when it needs it."""
+    from .forked import map_parts, spans
+
+    groups = inv.groups
+    if jobs <= 1 or len(groups) < SPLIT_MIN_GROUPS:
+        return run_rules(rules, inv, config), None
+    shares = spans([1] * len(groups), jobs)
+
+    def share(i: int) -> tuple[list[Finding], list[T]]:
+        start, stop = shares[i]
+        found = run_rules(rules, inv, replace(config, share=(start, stop)))
+        return found, [per_group(g) for g in groups[start:stop]]
+
+    findings: list[Finding] = []
+    done: list[T] = []
+    for found, results in map_parts(share, len(shares)):
+        findings.extend(found)
+        done.extend(results)
+    findings.sort(key=_finding_order)  # stable: ties keep the order of one process (shares are contiguous)
+    return findings, done
 
 
 class GroupRule(Rule):
@@ -269,7 +311,8 @@ class GroupRule(Rule):
     fields: ClassVar[tuple[str, ...]] = ()
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for g in inv.groups:
+        groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
+        for g in groups:
             reads = g.model_reads
             try:
                 hits = list(self.check_group(g, inv, config))

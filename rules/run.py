@@ -37,14 +37,14 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     """Lint ``paths`` (relative to the current directory, where the config and ignore files are looked
     for) and return the report. Raises :class:`~shardwise.rules.errors.ShardwiseError` for a usage
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
-    from .adapters import read_inputs
+    from .adapters import default_jobs, read_inputs
     from .adapters.select import Excludes, read_ignore_file
     from .catalog import resolve
     from .config import load_config
-    from .engine import run_rules
+    from .engine import run_rules_split
     from .errors import ShardwiseError
     from .registry import ALL_RULES
-    from .report import Report, metas_of
+    from .report import Report, metas_of, workload_summary
 
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
     if options.fail_on:
@@ -64,8 +64,10 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         for model_id, outcome in resolve.fetch_unknown(inv.groups).items():
             print(f"shardwise: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)
     inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
-    findings = run_rules(ALL_RULES, inv, settings.lint)
-    return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths))
+    lint = settings.lint
+    jobs = default_jobs() if options.jobs is None else options.jobs
+    findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
+    return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
 
 
 def _renderer(options: LintOptions) -> Renderer:

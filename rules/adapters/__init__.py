@@ -223,15 +223,19 @@ def _load_chunk(files: list[str]) -> Inventory:
 
 
 def _load_parallel(files: list[str], jobs: int) -> Inventory:
-    """Read contiguous chunks of ``files`` in ``jobs`` forked processes; merge them in input order."""
-    import multiprocessing
+    """Read ``files`` as ``jobs`` contiguous shares of about equal size, this process reading the first
+    and a forked process each other one (:mod:`..forked`); merged in input order."""
+    from ..forked import map_parts, spans
 
-    size = -(-len(files) // (jobs * 4))
-    chunks = [files[i:i + size] for i in range(0, len(files), size)]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        parts = pool.map(_load_chunk, chunks, chunksize=1)
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(os.stat(f).st_size + 1024)  # a file costs something however short it is
+        except OSError:
+            sizes.append(1024)
+    shares = spans(sizes, jobs)
     inv = Inventory()
-    for part in parts:
+    for part in map_parts(lambda i: _load_chunk(files[shares[i][0]:shares[i][1]]), len(shares)):
         inv.extend(part)
     return inv
 

@@ -121,6 +121,8 @@ class Report:
     settings: Settings = field(default_factory=Settings)
     metas: dict[str, RuleMeta] = field(default_factory=dict)  # code -> metadata, registry order
     inputs: list[str] = field(default_factory=list)  # paths given on the command line
+    #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
+    workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)
 
     @property
     def fail_on(self) -> str:
@@ -173,6 +175,8 @@ class Report:
 
     @cached_property
     def workloads(self) -> list[dict[str, Any]]:
+        if self.workloads_made is not None:
+            return self.workloads_made
         return [workload_summary(g, self.settings.lint) for g in self.inventory.groups]
 
     def meta_for(self, code: str) -> RuleMeta | None:

@@ -4,6 +4,7 @@ for scripts and dashboards."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from . import Report
 
@@ -22,5 +23,29 @@ def as_object(report: Report) -> dict:
     }
 
 
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False)  # no indent: the C encoder
+
+
+def layout(obj: dict[str, Any]) -> str:
+    """``obj`` as JSON with one top-level key per line, each item of a list (a finding, a workload) on
+    a line of its own, and small objects (the summary) indented: readable and diffable, and written by
+    the C encoder (``indent=2`` on every level takes the pure-Python one: 3x slower on 2,000 workloads)."""
+    lines = ["{"]
+    last = len(obj) - 1
+    for i, (key, value) in enumerate(obj.items()):
+        comma = "," if i < last else ""
+        name = _ONE_LINE.encode(key)
+        if isinstance(value, list) and value:
+            items = ",\n    ".join(_ONE_LINE.encode(v) for v in value)
+            lines.append(f"  {name}: [\n    {items}\n  ]{comma}")
+        elif isinstance(value, dict) and value:
+            inner = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            lines.append(f"  {name}: {inner}{comma}")
+        else:
+            lines.append(f"  {name}: {_ONE_LINE.encode(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def render(report: Report, color: bool = False) -> str:
-    return json.dumps(as_object(report), indent=2, ensure_ascii=False) + "\n"
+    return layout(as_object(report))

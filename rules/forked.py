@@ -3,10 +3,11 @@
 A lint of thousands of files spends its time in Python code that one interpreter runs on one core.
 :func:`map_parts` runs ``fn(0)`` here and ``fn(1)`` … ``fn(n-1)`` each in a process forked from
 this one, so the children see everything this process has built (the inventory, the catalog, the
-memos) without it being copied to them; only their results come back, pickled through a pipe.
+memos) without it being copied to them; only their results come back, pickled into an unnamed
+temporary file (:func:`map_pieces` sends a share in pieces, each as soon as it is made).
 
-A child that fails in any way (an exception, a signal, a result that cannot be pickled) is not an
-error: its share is computed again here, where an exception takes the caller's usual path. On
+A child that fails in any way (an exception, a signal, a result that cannot be pickled, a full
+disk) is not an error: its share is computed again here, where an exception takes the caller's usual path. On
 platforms without ``fork`` every share is computed here, one after the other.
 """
 
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
-from collections.abc import Callable
-from typing import TypeVar
+import tempfile
+from collections.abc import Callable, Iterable
+from typing import IO, TypeVar
 
 T = TypeVar("T")
 
@@ -25,89 +28,111 @@ def can_fork() -> bool:
     return sys.platform == "linux" and hasattr(os, "fork")
 
 
-def _child(fn: Callable[[int], object], index: int, fd: int) -> None:
-    """In the child: compute share ``index``, write it to ``fd`` pickled, and leave without running the
+_DONE = "shardwise.forked: complete"  # the last record of a child's file: everything before it arrived
+
+
+def _child(fn: Callable[[int], Iterable[object]], index: int, out: IO[bytes]) -> None:
+    """In the child: write each piece of share ``index`` to ``out`` pickled as soon as it is made (the
+    parent reads the file when the child is gone), then the end record; leave without running the
     parent's exit handlers or flushing its buffers (they belong to the parent)."""
     try:
-        try:
-            data = pickle.dumps(fn(index), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:  # noqa: BLE001 - the parent computes this share again and sees the error itself
-            data = b""
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        for piece in fn(index):
+            pickler.dump(piece)  # one memo for the whole stream: what two pieces share is written once
+        pickler.dump(_DONE)
+        out.flush()
+    except BaseException:  # noqa: BLE001 - no end record: the parent computes this share again itself
+        pass
     finally:
         os._exit(0)
 
 
-def _collect(pid: int, fd: int) -> tuple[bool, object]:
-    """Read a child's result and wait for it: ``(True, result)``, or ``(False, None)`` when it has none."""
-    chunks = []
+def _collect(pid: int, out: IO[bytes]) -> list[object] | None:
+    """Wait for a child and read its pieces; None when it did not finish (no end record)."""
     try:
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
         os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    if not data:
-        return False, None
-    try:
-        return True, pickle.loads(data)
-    except Exception:  # noqa: BLE001 - a truncated result: computed again by the caller
-        return False, None
+        out.seek(0)
+        pieces: list[object] = []
+        unpickler = pickle.Unpickler(out)
+        while True:
+            try:
+                piece = unpickler.load()
+            except Exception:  # noqa: BLE001 - EOF or a torn record: the child did not finish
+                return None
+            if isinstance(piece, str) and piece == _DONE:
+                return pieces
+            pieces.append(piece)
+    finally:
+        out.close()
 
 
 def map_parts(fn: Callable[[int], T], parts: int) -> list[T]:
     """``[fn(0), …, fn(parts - 1)]``, the shares from 1 on computed in forked processes."""
+    return [pieces[0] for pieces in map_pieces(lambda i: (fn(i),), parts)]
+
+
+def map_pieces(fn: Callable[[int], Iterable[T]], parts: int) -> list[list[T]]:
+    """``[list(fn(0)), …, list(fn(parts - 1))]``, the shares from 1 on computed in forked processes that
+    send each piece back as soon as it is made: a share of many pieces costs the parent only the time
+    to read them, since the child pickled them while the parent was busy with its own share."""
     if parts <= 1 or not can_fork():
-        return [fn(i) for i in range(parts)]
+        return [list(fn(i)) for i in range(parts)]
     for stream in (sys.stdout, sys.stderr):  # nothing buffered may be written twice
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    children: list[tuple[int, int, int]] = []
+    children: list[tuple[int, int, IO[bytes]]] = []
+    here: list[int] = []  # shares no process could be started for (no temporary file, no fork)
     try:
         for i in range(1, parts):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                _child(fn, i, w)  # never returns
-            os.close(w)
-            children.append((i, pid, r))
-        results: list[T] = [fn(0)]
-    except BaseException:
-        for _, pid, r in children:  # leave no child behind
-            os.close(r)
             try:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
+                out: IO[bytes] = tempfile.TemporaryFile()
             except OSError:
-                pass
+                here.append(i)
+                continue
+            try:
+                pid = os.fork()
+            except OSError:
+                out.close()
+                here.append(i)
+                continue
+            if pid == 0:
+                _child(fn, i, out)  # never returns
+            children.append((i, pid, out))
+        results: dict[int, list[T]] = {0: list(fn(0))}
+        for i in here:
+            results[i] = list(fn(i))
+    except BaseException:
+        _abandon(children)
         raise
     pending = list(children)
     while pending:
-        i, pid, r = pending.pop(0)
+        i, pid, result = pending.pop(0)
         try:
-            ok, value = _collect(pid, r)
+            got = _collect(pid, result)
         except BaseException:
-            for _, other, fd in pending:
-                os.close(fd)
-                try:
-                    os.kill(other, 9)
-                    os.waitpid(other, 0)
-                except OSError:
-                    pass
+            _abandon(pending)
             raise
-        results.append(value if ok else fn(i))  # type: ignore[arg-type]
-    return results
+        results[i] = list(fn(i)) if got is None else got  # type: ignore[assignment]
+    return [results[i] for i in range(parts)]
 
 
-def spans(weights: list[int], parts: int) -> list[tuple[int, int]]:
-    """``parts`` contiguous ``(start, stop)`` ranges over ``weights`` with about equal sums (none empty
-    unless there are fewer items than parts); together they cover every index once, in order."""
+def _abandon(children: list[tuple[int, int, IO[bytes]]]) -> None:
+    """Stop and reap children whose work is no longer wanted."""
+    for _, pid, out in children:
+        out.close()
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+
+def spans(weights: list[int], parts: int, first: float = 1.0) -> list[tuple[int, int]]:
+    """``parts`` contiguous ``(start, stop)`` ranges over ``weights`` with about equal sums, the first
+    ``first`` times as heavy as each other one (none empty unless there are fewer items than parts);
+    together they cover every index once, in order."""
     n = len(weights)
     parts = max(1, min(parts, n))
     if not any(weights):  # nothing weighs anything: count the items instead
@@ -117,7 +142,7 @@ def spans(weights: list[int], parts: int) -> list[tuple[int, int]]:
     acc = 0
     i = 0
     for k in range(1, parts):
-        target = total * k / parts
+        target = total * (first + k - 1) / (first + parts - 1)
         while i < n - (parts - k) and (acc + weights[i] <= target or i < bounds[-1] + 1):
             acc += weights[i]
             i += 1

@@ -321,11 +321,36 @@ def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: 
     return needed
 
 
+def _linear_request_bytes(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[int, int, int] | None:
+    """``(constant, per_block, block)`` when one request of ``length`` tokens needs ``constant + per_block ×
+    ⌈length / block⌉`` bytes (no sliding window or attention chunk bounds a layer's blocks), else None."""
+    types, hybrid = effective_types(lay, b, engine)
+    block, page = _aligned_block(types, block)
+    constant = per_block = 0
+    for t in types:
+        if t.kind == "state":
+            constant += t.layers * page
+        elif not hybrid or not (t.kind in ("sliding", "chunked") and t.span):
+            per_block += t.layers * page
+        else:
+            return None
+    return constant, per_block, block
+
+
 def longest_fitting(lay: Layout, b: Behaviour, engine: str, available: float, batched: int, upper: int,
                     block: int = 16) -> int:
-    """The longest ``max_model_len`` whose one request fits ``available`` bytes (vLLM's binary search)."""
+    """The longest ``max_model_len`` whose one request fits ``available`` bytes (vLLM's binary search;
+    worked out directly when the bytes grow by the same amount with each block of tokens)."""
+    hi = max(upper, 1)
+    linear = _linear_request_bytes(lay, b, engine, block)
+    if linear is not None and math.isfinite(available):
+        constant, per_block, size = linear
+        room = math.floor(available) - constant  # needed(length) is whole bytes
+        if room < per_block:
+            return 0  # not even one block
+        return hi if per_block == 0 else min(hi, room // per_block * size)
     needed = _request_bytes(lay, b, engine, batched, block)
-    lo, hi, best = 1, max(upper, 1), 0
+    lo, best = 1, 0
     if needed(1) > available:
         return 0
     while lo <= hi:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from shardwise.rules import forked
-from shardwise.rules.forked import map_parts, spans
+from shardwise.rules.forked import map_parts, map_pieces, spans
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +26,8 @@ def test_spans_cover_every_index_once_in_order_with_about_equal_weight():
     assert spans([0, 0, 0], 2) == [(0, 1), (1, 3)]  # zero weights (empty files) still split
     assert spans([], 2) == [(0, 0)]
     assert spans([3, 4, 5], 1) == [(0, 3)]
+    assert spans([1] * 21, 2, first=1.1) == [(0, 11), (11, 21)]  # the first share 1.1 times the other
+    assert spans([1] * 20, 3, first=0.5) == [(0, 4), (4, 12), (12, 20)]
 
 
 @needs_fork
@@ -34,6 +36,26 @@ def test_map_parts_returns_each_share_in_order_and_children_run_elsewhere():
     got = map_parts(lambda i: (i, i * i, os.getpid() == parent), 3)
     assert [(i, sq) for i, sq, _ in got] == [(0, 0), (1, 1), (2, 4)]
     assert [here for _, _, here in got] == [True, False, False]
+
+
+@needs_fork
+def test_pieces_arrive_in_order_and_what_they_share_stays_shared():
+    from shardwise.rules.model import Location
+
+    shared = Location("deploy/a.yaml", 3)
+
+    def share(i: int):
+        for k in range(3):
+            yield {"share": i, "piece": k, "where": shared, "names": [f"w{i}-{k}", "common"], "pid": os.getpid()}
+
+    got = map_pieces(share, 2)
+    assert got[1][0]["pid"] != os.getpid()  # the child's pieces, not a share computed again here
+    assert [[(p["share"], p["piece"]) for p in pieces] for pieces in got] == [
+        [(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (1, 2)]]
+    assert all(p["where"] == shared for pieces in got for p in pieces)
+    child = got[1]
+    assert child[0]["where"] is child[2]["where"]  # one object on the way back, as it was one object there
+    assert [p["names"][0] for p in child] == ["w1-0", "w1-1", "w1-2"]
 
 
 @needs_fork
@@ -143,3 +165,23 @@ def test_the_json_report_has_one_finding_per_line(tmp_path, monkeypatch):
         assert json.loads(lines[start + 1 + i].rstrip(",")) == finding
     assert lines[start + 1 + len(data["findings"])] == "  ],"
     assert '  "summary": {' in lines and '    "blocking": 4,' in lines
+
+
+@needs_fork
+def test_no_temporary_file_or_no_fork_means_the_share_is_computed_here(monkeypatch):
+    import tempfile
+
+    parent = os.getpid()
+
+    def no_file():
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_file)
+    assert map_parts(lambda i: (i, os.getpid() == parent), 3) == [(0, True), (1, True), (2, True)]
+    monkeypatch.undo()
+
+    def no_fork():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert map_parts(lambda i: (i, os.getpid() == parent), 2) == [(0, True), (1, True)]

@@ -138,3 +138,42 @@ def test_pipeline_stage_slices_layers_like_vllm():
     assert [kv_layout._stage_slice(126, 32, s) for s in (0, 1, 31)] == [range(0, 3), range(3, 7), range(123, 126)]
     lay = kv_layout.layout(dataclasses.replace(GEMMA3_27B), 1, 2, 2, stage=1)
     assert sum(t.layers for t in lay.types) == 31
+
+
+def _bisected(lay, b, engine, available, batched, upper, block=16) -> int:
+    """vLLM's binary search for the longest length whose one request fits, as a reference."""
+    lo, hi, best = 1, max(upper, 1), 0
+    if kv_layout.bytes_needed(lay, b, engine, 1, batched, block) > available:
+        return 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if kv_layout.bytes_needed(lay, b, engine, mid, batched, block) <= available:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def test_longest_fitting_length_worked_out_directly_equals_the_binary_search():
+    """Uniform layouts (every layer's blocks grow with the length) are worked out without a search:
+    the answer must be the search's on every model kind, release, engine and budget, including the
+    edges (exactly one block, one byte short of it, a budget past the upper bound)."""
+    models = (shape(), GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01)
+    checked = direct = 0
+    for model in models:
+        for version in ("0.6.0", "0.9.2", "0.11.0", "0.14.0"):
+            b = behaviour(version)
+            for engine in ("v0", "v1"):
+                for tp, kvb, block in ((1, 2, 16), (4, 1, 16), (2, 2, 64)):
+                    lay = kv_layout.layout(model, tp, 1, kvb)
+                    one = kv_layout.bytes_needed(lay, b, engine, 1, 8192, block)
+                    direct += kv_layout._linear_request_bytes(lay, b, engine, block) is not None
+                    budgets = (0, one - 1, one, one + 1, 3.5 * one, 2 * GIB + 0.75, 40 * GIB, 10**15, -5.0)
+                    for available in budgets:
+                        for upper in (1, 4096, 131072):
+                            got = kv_layout.longest_fitting(lay, b, engine, available, 8192, upper, block)
+                            assert got == _bisected(lay, b, engine, available, 8192, upper, block), (
+                                model.id, version, engine, tp, kvb, block, available, upper)
+                            checked += 1
+    assert checked == 7 * 4 * 2 * 3 * 9 * 3
+    assert 0 < direct < 7 * 4 * 2 * 3  # both ways were taken

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
+
+import hypothesis.strategies as st
 import pytest
-from shardwise.rules.adapters.vllm_args import expand_k8s, find_vllm_invocation, parse_vllm_command
+from hypothesis import given, settings
+from shardwise.rules.adapters.vllm_args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
 from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN, EngineArgs, Location
 
@@ -348,3 +352,23 @@ def test_find_invocation_reports_form():
 def test_kv_cache_memory_bytes_is_a_human_readable_int():
     e = parse(["vllm", "serve", "m/x", "--kv-cache-memory-bytes", "20G"])
     assert e.extra == {"kv_cache_memory_bytes": 20 * 2**30}
+
+
+_SCRIPT_CHARS = "ab -=/.:$_{}0\t\n;&|()<>~*?,@%+!"
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.text(alphabet=_SCRIPT_CHARS, max_size=60))
+def test_scripts_without_quotes_split_as_shlex_splits_them(text):
+    """The plain split (no quotes, backslashes or comments) gives shlex's words, operators included."""
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+    lex.whitespace_split = True
+    assert script_words(text) == list(lex)
+
+
+def test_script_words_of_a_launcher_and_of_quoted_text():
+    assert script_words("pip install x&&vllm serve m --port=8000 2>&1|tee log;exec  a") == [
+        "pip", "install", "x", "&&", "vllm", "serve", "m", "--port=8000", "2", ">&", "1", "|", "tee", "log", ";",
+        "exec", "a"]
+    assert script_words("vllm serve 'my model' --x \"a b\" # comment") == ["vllm", "serve", "my model", "--x", "a b"]
+    assert script_words("echo 'unterminated") == ["echo", "'unterminated"]  # shlex refuses it: split on blanks

@@ -240,16 +240,28 @@ def _shell_script(argv: Sequence[str]) -> str | None:
     return None
 
 
+_NEEDS_SHLEX = re.compile(r"[\"'\\#]")
+_SHELL_WORD = re.compile(r"[;&|()<>]+|[^ \t\r\n;&|()<>]+")
+
+
+def script_words(text: str) -> list[str]:
+    """The words and operators of a shell script as ``shlex`` splits them (POSIX rules, ``;&|()<>``
+    runs as operators); without quotes, backslashes or comments that is a plain split, done by a regex."""
+    if _NEEDS_SHLEX.search(text) is None:
+        return _SHELL_WORD.findall(text)
+    try:
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+        lex.whitespace_split = True
+        return list(lex)
+    except ValueError:
+        return text.split()
+
+
 def _split_script(script: str) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded)."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
-    try:
-        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
-        lex.whitespace_split = True
-        words = list(lex)
-    except ValueError:
-        words = text.split()
+    words = script_words(text)
     commands: list[list[str]] = []
     current: list[str] = []
     skip_next = False

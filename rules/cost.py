@@ -22,7 +22,7 @@ and the price of a million output tokens where the team declared a throughput.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .model import ServingGroup, is_unknown
@@ -50,11 +50,14 @@ class WorkloadCost:
     note: str | None
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in _COST_FIELDS}  # every field is a plain value
         for k in ("hourly_usd", "monthly_usd", "usd_per_million_output_tokens"):
             if d[k] is not None:
                 d[k] = round(d[k], 4)
         return d
+
+
+_COST_FIELDS = tuple(f.name for f in fields(WorkloadCost))
 
 
 def _gpus_per_pod(g: ServingGroup) -> int | None:

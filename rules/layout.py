@@ -128,12 +128,13 @@ class Sizer:
 
     def size(self, parallel: Parallel, *, quantization: str | None = None,
              max_num_seqs: int | None = None) -> ReplicaSizing:
-        settings = replace(self.settings, tp=parallel.tp, pp=parallel.pp, dp=parallel.dp,
-                           expert_parallel=parallel.expert_parallel)
+        changes: dict[str, object] = {"tp": parallel.tp, "pp": parallel.pp, "dp": parallel.dp,
+                                      "expert_parallel": parallel.expert_parallel}
         if quantization is not None:
-            settings = replace(settings, quantization=quantization)
+            changes["quantization"] = quantization
         if max_num_seqs is not None:
-            settings = replace(settings, max_num_seqs=max_num_seqs)
+            changes["max_num_seqs"] = max_num_seqs
+        settings = replace(self.settings, **changes)  # type: ignore[arg-type]
         return size_deployment(self.model, self.device, settings, self.version,
                                expected_context=self.expected_context, weights_gib=self.weights_gib)
 

@@ -530,6 +530,9 @@ def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimate
 #: size_deployment's answers by their arguments (the model by identity: its config dict is not hashable).
 #: A lint sizes the same layout for several rules (SW101-SW104, SW106, SW202); a ReplicaSizing is immutable.
 _SIZED: dict[tuple[Any, ...], tuple[ModelShape, ReplicaSizing]] = {}
+#: Entries the memo keeps before it starts again (a 2,000-workload lint asks for about 5,700 distinct
+#: sizings; a sizing is about 2 KB).
+_SIZED_MAX = 32768
 
 
 def size_deployment(
@@ -556,7 +559,7 @@ def size_deployment(
         return hit[1]
     sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
                              weights_gib=weights_gib, estimates=estimates)
-    if len(_SIZED) >= 4096:
+    if len(_SIZED) >= _SIZED_MAX:
         _SIZED.clear()
     _SIZED[key] = (model, sized)
     return sized

@@ -284,8 +284,20 @@ def resolve(version: str | None = None, image: str | None = None, missing: str =
     """The release to size for: ``version`` when given, else the image tag's, else :data:`CURRENT_RELEASE`.
 
     Image tags that carry a release: ``vllm/vllm-openai:v0.11.0``, ``vllm/vllm-openai:0.10.1.1``,
-    ``rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812``, ``.../vllm:0.10.2-gpu-py312-cu128``.
+    ``rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812``, ``.../vllm:0.10.2-gpu-py312-cu128``. The answer for
+    the same arguments is the same (immutable) object: a lint asks once per rule and workload.
     """
+    if isinstance(version, str | None) and isinstance(image, str | None) and isinstance(missing, str):
+        return _resolve_cached(version, image, missing)
+    return _resolve(version, image, missing)
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve_cached(version: str | None, image: str | None, missing: str) -> ResolvedVersion:
+    return _resolve(version, image, missing)
+
+
+def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVersion:
     if version is not None:
         v = parse_version(version)
         if v is None:

@@ -141,7 +141,8 @@ _SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int
 _INT_TAG = "tag:yaml.org,2002:int"
 _MAP_TAGS = (None, "tag:yaml.org,2002:map")
 _SEQ_TAGS = (None, "tag:yaml.org,2002:seq")
-_resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+#: The tag of each plain scalar seen (a plain scalar's tag depends on its text only), bounded.
+_resolved: dict[str, str] = {}
 _scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
 
 
@@ -169,10 +170,10 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
     constructors = yaml.SafeLoader.yaml_constructors
     nokey = _Fallback  # a sentinel no YAML value can be
     docs: list[Any] = []
-    stack: list[tuple[Any, Any, int | None]] = []
+    stack: list[tuple[Any, Any, int]] = []
     cur: Any = None
     key: Any = nokey
-    key_line: int | None = None
+    key_line: int = 0
     root: Any = None
     try:
         while True:
@@ -183,20 +184,22 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
             if cls is ScalarEvent:
                 if ev.anchor is not None:
                     raise _Fallback
+                val = ev.value
                 tag = ev.tag
                 if tag is None or tag == "!":
-                    if ev.implicit[0]:
-                        k = (ev.value, ev.implicit)
-                        tag = _resolved.get(k)
+                    if ev.implicit[0]:  # plain: the tag follows from the text alone
+                        tag = _resolved.get(val)
                         if tag is None:
-                            tag = _resolved[k] = resolve(yaml.ScalarNode, ev.value, ev.implicit)
+                            if len(_resolved) >= 65536:
+                                _resolved.clear()
+                            tag = _resolved[val] = resolve(yaml.ScalarNode, val, ev.implicit)
                     else:
                         tag = _STR_TAG
                 if tag == _STR_TAG:
-                    val = ev.value
-                elif tag == _INT_TAG and ev.value.isascii() and ev.value.isdigit() and (
-                        len(ev.value) == 1 or ev.value[0] != "0"):  # plain decimal (a leading 0 is octal)
-                    val = int(ev.value)
+                    pass
+                elif tag == _INT_TAG and val.isascii() and val.isdigit() and (
+                        len(val) == 1 or val[0] != "0"):  # plain decimal (a leading 0 is octal)
+                    val = int(val)
                 else:
                     ctor = constructors.get(tag) if tag in _SCALAR_TAGS else None
                     if ctor is None:  # a collection tag on a scalar (!!set x), an unknown tag: the constructor's error
@@ -206,7 +209,6 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                                                                  ev.style))
                     except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
                         raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
-                line: int | None = ev.start_mark.line + 1 + base
             elif cls is MappingStartEvent:
                 if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
                     raise _Fallback
@@ -222,7 +224,7 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                 cur, key = [], nokey
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                val, line = cur, None
+                val = cur
                 cur, key, key_line = stack.pop()
             elif cls is DocumentStartEvent:
                 cur, key, stack = None, nokey, []
@@ -241,15 +243,16 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                 root = val
             elif cur.__class__ is list:
                 cur.append(val)
-            elif key is nokey:
+            elif key is nokey:  # a key: always a scalar here (a collection key falls back)
                 if val == "<<" or val.__class__ in (list, LineDict):
                     raise _Fallback
+                line = ev.start_mark.line + 1
                 try:
                     if val in cur:
-                        raise _duplicate_key(val, cur.key_lines.get(val), line - base if line else 0)
+                        raise _duplicate_key(val, cur.key_lines.get(val), line)
                 except TypeError:  # an unhashable scalar key (a !!set): the constructor says so
                     raise _Fallback from None
-                key, key_line = val, line
+                key, key_line = val, line + base
             else:
                 cur[key] = val
                 if key.__class__ is str:

@@ -192,3 +192,46 @@ def test_gpus_from_a_resource_claim_leave_the_request_rules_undecided(tmp_path):
               "allocation), whose device count shardwise does not read)")
     assert found == [("SW204", "advisory", True, f"SW204: cannot decide: {reason}"),
                      ("SW208", "advisory", True, f"SW208: cannot decide: {reason}")]
+
+
+def test_locate_finds_the_first_line_that_writes_a_whole_word_inside_its_range():
+    from shardwise.rules.adapters.k8s.parse import make_locate
+    from shardwise.rules.model import Location
+
+    lines = [
+        "spec:",  # 1
+        "  args:",  # 2
+        "    - --tensor-parallel-size-x=2",  # 3: not the flag (a longer word)
+        "    - --max-model-len=8192",  # 4
+        "    - --tensor-parallel-size",  # 5
+        "    - '4'",  # 6
+        "  image: vllm/vllm-openai:v0.11.0",  # 7
+        "  other: --tensor-parallel-size",  # 8: past the range below
+    ]
+    locate = make_locate(lines, 2, 7, "d.yaml")
+    assert locate is not None
+    assert locate("--tensor-parallel-size") == Location("d.yaml", 5)
+    assert locate("--max-model-len") == Location("d.yaml", 4)  # `=` ends a word
+    assert locate("4") == Location("d.yaml", 6)  # quotes end a word too
+    assert locate("vllm") == Location("d.yaml", 7)  # `/` ends a word
+    assert locate("spec") is None  # before the range
+    assert locate("other") is None  # after it
+    assert locate("size") is None  # only inside longer words (`-` joins them)
+    assert locate("") is None and locate("args:\n    -") is None  # nothing, or a word of two lines
+    assert make_locate(lines, 8, None, "d.yaml")("--tensor-parallel-size") == Location("d.yaml", 8)  # type: ignore[misc]
+    assert make_locate(None, 1, None, "d.yaml") is None and make_locate(lines, None, None, "d.yaml") is None
+    empty = make_locate(lines, 20, None, "d.yaml")  # a start past the end: an empty range
+    assert empty is not None and empty("spec") is None
+
+
+def test_a_files_first_lines_slice_like_a_list_of_them():
+    from shardwise.rules.adapters.k8s import _Upto
+
+    lines = list("abcdefgh")
+    first = _Upto(lines, 5)
+    for s in (slice(1, 3), slice(3, 10), slice(None, None, -1), slice(-2, None), slice(None, None, 2),
+              slice(4, 1, -2), slice(7, 9)):
+        assert first[s] == lines[:5][s], s
+    assert len(first) == 5 and first[-1] == "e" and first[0] == "a"
+    with pytest.raises(IndexError):
+        first[5]

@@ -12,6 +12,7 @@ from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..vllm_versions import ResolvedVersion, resolve
 from ..vocab import ANN_TARGET_CONCURRENCY
+from ._layout import per_group
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
@@ -101,6 +102,10 @@ _CACHE_ATTR = "_shardwise_sizing"
 
 def vllm_version(g: ServingGroup) -> ResolvedVersion:
     """The vLLM release the group runs: ``plan --vllm-version``, the image tag, or the current release."""
+    return per_group(g, "vllm_version", _vllm_version)
+
+
+def _vllm_version(g: ServingGroup) -> ResolvedVersion:
     if g.vllm_version:
         return resolve(g.vllm_version)
     if g.kind == "plan":
@@ -119,6 +124,10 @@ def _env_true(g: ServingGroup, name: str) -> bool:
 
 def engine_settings(g: ServingGroup) -> EngineSettings:
     """The group's vLLM engine arguments as the capacity model reads them (unknown values: Undecidable)."""
+    return per_group(g, "engine_settings", _engine_settings)
+
+
+def _engine_settings(g: ServingGroup) -> EngineSettings:
     e = g.engine
     tp, pp = tp_pp(g)
     mml = known(e.max_model_len, "max_model_len")

@@ -13,9 +13,25 @@ that needs it say it cannot decide.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..model import UNKNOWN, ServingGroup, Undecidable, known
+
+T = TypeVar("T")
+
+
+def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> T:
+    """``make(g)``, made once per group and kept on it: a group does not change while the rules run,
+    and several rules ask for the same thing (an Undecidable is raised again on each call)."""
+    d = g.__dict__
+    key = "_shardwise_" + name
+    if key in d:
+        return d[key]  # type: ignore[no-any-return]
+    value = make(g)
+    d[key] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,10 @@ def _int_flag(value: object, prop: str) -> int:
 
 def layout(g: ServingGroup) -> Layout:
     """The group's layout; raises :class:`Undecidable` naming the first unknown setting."""
+    return per_group(g, "layout", _layout)
+
+
+def _layout(g: ServingGroup) -> Layout:
     e = g.engine
     tp = _int_flag(e.tensor_parallel_size, "tensor_parallel_size")
     pp = _int_flag(e.pipeline_parallel_size, "pipeline_parallel_size")

@@ -195,7 +195,10 @@ class _Upto(Sequence[str]):
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
-            return [self._lines[j] for j in range(*i.indices(self._end))]
+            start, stop, step = i.indices(self._end)
+            if step > 0:  # the common case, sliced in C
+                return list(self._lines[start:stop:step])
+            return [self._lines[j] for j in range(start, stop, step)]
         if not -self._end <= i < self._end:
             raise IndexError(i)
         return self._lines[i % self._end]

@@ -180,6 +180,6 @@ def resolve_pools(inv: Inventory) -> None:
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
             g.pool = pick[0] if pick else None
-        else:
+        elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -86,20 +87,32 @@ def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
         return None
     lo = max(start - 1, 0)
     hi = min(end if end is not None else lo + 400, len(lines))
+    block = ""
+    offsets: list[int] = []  # where each line of the block starts in it
 
     def locate(token: str) -> Location | None:
+        nonlocal block
         if not token:
             return None
+        if "\n" in token:  # a word of several lines is never found on one
+            return None
+        if not offsets:  # the lines joined once: one search in C per word instead of a loop over lines
+            chunk = lines[lo:hi]
+            block = "\n".join(chunk)
+            at = 0
+            for text in chunk:
+                offsets.append(at)
+                at += len(text) + 1
+            if not offsets:
+                offsets.append(0)
         n = len(token)
-        for idx in range(lo, hi):
-            text = lines[idx]
-            pos = text.find(token)
-            while pos >= 0:
-                before = text[pos - 1] if pos > 0 else " "
-                after = text[pos + n] if pos + n < len(text) else " "
-                if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
-                    return Location(file, idx + 1)
-                pos = text.find(token, pos + 1)
+        pos = block.find(token)
+        while pos >= 0:  # a line's start or end (a newline here) bounds a word as a blank does
+            before = block[pos - 1] if pos > 0 else " "
+            after = block[pos + n] if pos + n < len(block) else " "
+            if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
+                return Location(file, lo + bisect.bisect_right(offsets, pos))
+            pos = block.find(token, pos + 1)
         return None
 
     return locate

@@ -14,7 +14,9 @@ $(BIN)/shardwise: pyproject.toml
 	$(BIN)/python -m compileall -q rules components shardwise
 	@touch $@
 
+# the optional compiled YAML reader (native/, Rust); without cargo setup goes on with the Python reader
 setup: $(BIN)/shardwise
+	@bash scripts/build-native.sh $(BIN)/python
 
 # Set up, then lint the example stacks and manifests and size a model.
 demo: setup
@@ -60,4 +62,4 @@ bench-engine: setup engine
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info native/target rules/_yamlfast.abi3.so

@@ -93,7 +93,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="p95 prompt+output tokens, for workloads that do not declare one",
     )
     p.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
-                   help="processes reading files when there are many (default: the CPUs available)")
+                   help="processes reading the files and running the rules when there are many "
+                        "(default: the CPUs available)")
     p.add_argument(
         "--model-dir", action="append", default=[], metavar="DIR",
         help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "

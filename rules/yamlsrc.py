@@ -146,12 +146,68 @@ _resolved: dict[str, str] = {}
 _scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
 
 
+def _plain_value(value: str) -> Any:
+    """A plain scalar as :func:`_load_events` builds it, or :data:`_NOT_HERE` when only the Python
+    reader can say (a merge key, a tag without a constructor, a value its tag cannot construct)."""
+    tag = _resolved.get(value)
+    if tag is None:
+        if len(_resolved) >= 65536:
+            _resolved.clear()
+        tag = _resolved[value] = _scalar_ctor.resolve(yaml.ScalarNode, value, (True, False))
+    if tag == _STR_TAG:
+        return value
+    if tag == _INT_TAG and value.isascii() and value.isdigit() and (len(value) == 1 or value[0] != "0"):
+        return int(value)
+    ctor = constructors_of_scalars.get(tag)
+    if ctor is None:
+        return _NOT_HERE
+    try:
+        return ctor(_scalar_ctor, yaml.ScalarNode(tag, value, None, None, None))
+    except Exception:  # noqa: BLE001 - the Python reader reports it with its line
+        return _NOT_HERE
+
+
+_NOT_HERE = object()
+constructors_of_scalars = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
+
+
+def _fast_module() -> Any:
+    """The compiled reader (``native/``, built by ``make setup`` where cargo is installed), or None:
+    not built, or ``SHARDWISE_PURE_YAML=1``."""
+    import os
+
+    if os.environ.get("SHARDWISE_PURE_YAML"):
+        return None
+    try:
+        from . import _yamlfast  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _yamlfast
+
+
+_fast = _fast_module()
+
+
 def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> list[Any]:
     """Build the documents straight from libyaml's events: the same values and lines as
     :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). Raises
     :class:`_Fallback` for anchors, aliases, tags it has no constructor for, ``<<`` merge keys and
     unhashable keys; a duplicate key is a YAML error at its line. ``starts`` receives each document's
-    first line."""
+    first line.
+
+    The compiled reader (:func:`_fast_module`) builds the same documents from the same parser's
+    events in Rust when the text takes only the common path; anything else, and every error, is left
+    to the Python code below."""
+    if _fast is not None:
+        try:
+            got = _fast.load(text, base, LineDict, _plain_value, _NOT_HERE)
+        except Exception:  # noqa: BLE001 - text it cannot take (a lone surrogate): the Python reader's
+            got = None
+        if got is not None:
+            built, first_lines = got
+            if starts is not None:
+                starts.extend(first_lines)
+            return built  # type: ignore[no-any-return]
     from yaml.events import (
         AliasEvent,
         DocumentEndEvent,

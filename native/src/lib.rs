@@ -1,0 +1,278 @@
+//! shardwise's optional fast YAML reader.
+//!
+//! `load(text, base, linedict, plain, fallback)` parses `text` with libyaml's parser (the
+//! `unsafe-libyaml` crate: libyaml translated to Rust, the same events PyYAML's C extension gets
+//! from libyaml) and builds the documents the way `shardwise.rules.yamlsrc._load_events` does:
+//! mappings as `linedict` instances with `line` and `key_lines`, sequences as lists, quoted
+//! scalars and plain scalars that cannot be anything but text as `str`, and every other plain
+//! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python).
+//!
+//! It only takes the common path. Anything else (a parse error, an anchor, an alias, an explicit
+//! tag, a `<<` merge key, a collection or duplicate key, a scalar `plain` cannot construct,
+//! collections nested more than 500 deep) makes it
+//! return `None`, and the caller reads the text with its Python reader, which gives the same values
+//! and reports errors in its own words. On success it returns `(documents, first_lines)`.
+
+use std::mem::MaybeUninit;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use unsafe_libyaml as y;
+
+const MAP_TAG: &[u8] = b"tag:yaml.org,2002:map";
+const SEQ_TAG: &[u8] = b"tag:yaml.org,2002:seq";
+const STR_TAG: &[u8] = b"tag:yaml.org,2002:str";
+/// Collections nested deeper than this are left to the Python reader: PyYAML's libyaml (0.2.6) stops
+/// at 1,000 levels with an error, the parser here (libyaml 0.2.5) has no limit.
+const MAX_DEPTH: usize = 500;
+
+/// First characters of a plain scalar that one of PyYAML's implicit resolvers (bool, float, int,
+/// merge, null, timestamp, value) may claim; any other plain scalar is text.
+fn may_resolve(first: Option<&u8>) -> bool {
+    match first {
+        None => true, // the empty scalar is null
+        Some(c) => b"yYnNtTfFoO-+0123456789.<~=".contains(c),
+    }
+}
+
+/// A plain decimal integer without a leading zero (a leading 0 is octal in YAML 1.1).
+fn is_decimal(value: &[u8]) -> bool {
+    !value.is_empty() && value.iter().all(u8::is_ascii_digit) && (value.len() == 1 || value[0] != b'0')
+}
+
+enum Frame<'py> {
+    Map { dict: Bound<'py, PyDict>, key_lines: Bound<'py, PyDict> },
+    Seq(Bound<'py, PyList>),
+}
+
+/// What one event asks of the builder.
+enum Step<'py> {
+    Skip,
+    Value(Bound<'py, PyAny>, bool), // the value, and whether it is a collection
+    Open(Frame<'py>),
+    Close,
+    DocStart,
+    DocEnd,
+    End,
+    Fallback,
+}
+
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if ptr.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+unsafe fn c_bytes<'a>(ptr: *const u8) -> Option<&'a [u8]> {
+    if ptr.is_null() {
+        return None;
+    }
+    let mut n = 0;
+    while *ptr.add(n) != 0 {
+        n += 1;
+    }
+    Some(std::slice::from_raw_parts(ptr, n))
+}
+
+struct Parser {
+    raw: Box<MaybeUninit<y::yaml_parser_t>>,
+}
+
+impl Parser {
+    /// A parser over `input` (which must outlive it).
+    unsafe fn new(input: &[u8]) -> Option<Parser> {
+        let mut raw: Box<MaybeUninit<y::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
+        if y::yaml_parser_initialize(raw.as_mut_ptr()).fail {
+            return None;
+        }
+        y::yaml_parser_set_encoding(raw.as_mut_ptr(), y::YAML_UTF8_ENCODING);
+        y::yaml_parser_set_input_string(raw.as_mut_ptr(), input.as_ptr(), input.len() as _);
+        Some(Parser { raw })
+    }
+}
+
+impl Drop for Parser {
+    fn drop(&mut self) {
+        unsafe { y::yaml_parser_delete(self.raw.as_mut_ptr()) }
+    }
+}
+
+#[pyfunction]
+fn load<'py>(
+    py: Python<'py>,
+    text: &str,
+    base: i64,
+    linedict: &Bound<'py, PyAny>,
+    plain: &Bound<'py, PyAny>,
+    fallback: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let input = text.as_bytes();
+    let new_linedict = linedict.getattr("__new__")?;
+    let mut parser = match unsafe { Parser::new(input) } {
+        Some(p) => p,
+        None => return Ok(None),
+    };
+    let line_attr = PyString::new(py, "line");
+    let key_lines_attr = PyString::new(py, "key_lines");
+    let merge = PyString::new(py, "<<");
+
+    let docs = PyList::empty(py);
+    let starts = PyList::empty(py);
+    let mut stack: Vec<(Option<Frame>, Option<Bound<PyAny>>, i64)> = Vec::new();
+    let mut cur: Option<Frame> = None;
+    let mut key: Option<Bound<PyAny>> = None;
+    let mut key_line: i64 = 0;
+    let mut root: Option<Bound<PyAny>> = None;
+
+    loop {
+        let mut event: MaybeUninit<y::yaml_event_t> = MaybeUninit::uninit();
+        if unsafe { y::yaml_parser_parse(parser.raw.as_mut_ptr(), event.as_mut_ptr()) }.fail {
+            return Ok(None);
+        }
+        let ev = unsafe { event.assume_init_mut() };
+        let line = ev.start_mark.line as i64 + 1 + base;
+        let step: PyResult<Step> = (|| unsafe {
+            match ev.type_ {
+                y::YAML_STREAM_START_EVENT => Ok(Step::Skip),
+                y::YAML_DOCUMENT_START_EVENT => Ok(Step::DocStart),
+                y::YAML_DOCUMENT_END_EVENT => Ok(Step::DocEnd),
+                y::YAML_STREAM_END_EVENT => Ok(Step::End),
+                y::YAML_ALIAS_EVENT => Ok(Step::Fallback),
+                y::YAML_SCALAR_EVENT => {
+                    let s = ev.data.scalar;
+                    if !s.anchor.is_null() {
+                        return Ok(Step::Fallback);
+                    }
+                    let value = bytes(s.value, s.length as usize);
+                    let text = match std::str::from_utf8(value) {
+                        Ok(t) => t,
+                        Err(_) => return Ok(Step::Fallback),
+                    };
+                    match c_bytes(s.tag) {
+                        Some(tag) if tag != STR_TAG => return Ok(Step::Fallback),
+                        Some(_) => return Ok(Step::Value(PyString::new(py, text).into_any(), false)),
+                        None => {}
+                    }
+                    if s.plain_implicit && is_decimal(value) {
+                        // PyYAML resolves it as an int (no float, bool or timestamp form is all digits)
+                        if let Ok(n) = text.parse::<i64>() {
+                            return Ok(Step::Value(n.into_pyobject(py)?.into_any(), false));
+                        }
+                    }
+                    if s.plain_implicit && may_resolve(value.first()) {
+                        let got = plain.call1((text,))?;
+                        if got.is(fallback) {
+                            return Ok(Step::Fallback);
+                        }
+                        return Ok(Step::Value(got, false));
+                    }
+                    Ok(Step::Value(PyString::new(py, text).into_any(), false))
+                }
+                y::YAML_MAPPING_START_EVENT => {
+                    let m = ev.data.mapping_start;
+                    if !m.anchor.is_null() || c_bytes(m.tag).is_some_and(|t| t != MAP_TAG) {
+                        return Ok(Step::Fallback);
+                    }
+                    let obj = new_linedict.call1((linedict,))?;
+                    obj.setattr(&line_attr, line)?;
+                    let key_lines = PyDict::new(py);
+                    obj.setattr(&key_lines_attr, &key_lines)?;
+                    let dict = obj.downcast_into::<PyDict>()?;
+                    Ok(Step::Open(Frame::Map { dict, key_lines }))
+                }
+                y::YAML_SEQUENCE_START_EVENT => {
+                    let q = ev.data.sequence_start;
+                    if !q.anchor.is_null() || c_bytes(q.tag).is_some_and(|t| t != SEQ_TAG) {
+                        return Ok(Step::Fallback);
+                    }
+                    Ok(Step::Open(Frame::Seq(PyList::empty(py))))
+                }
+                y::YAML_MAPPING_END_EVENT | y::YAML_SEQUENCE_END_EVENT => Ok(Step::Close),
+                _ => Ok(Step::Skip),
+            }
+        })();
+        let is_root_value = cur.is_none()
+            && matches!(
+                ev.type_,
+                y::YAML_SCALAR_EVENT | y::YAML_MAPPING_START_EVENT | y::YAML_SEQUENCE_START_EVENT | y::YAML_ALIAS_EVENT
+            );
+        unsafe { y::yaml_event_delete(ev) };
+        let step = step?;
+        if is_root_value {
+            starts.append(line)?;
+        }
+        let (val, collection) = match step {
+            Step::Skip => continue,
+            Step::Fallback => return Ok(None),
+            Step::DocStart => {
+                cur = None;
+                key = None;
+                stack.clear();
+                continue;
+            }
+            Step::DocEnd => {
+                match root.take() {
+                    Some(r) => docs.append(r)?,
+                    None => docs.append(py.None())?,
+                }
+                continue;
+            }
+            Step::End => {
+                drop(parser);
+                return Ok(Some(PyTuple::new(py, [docs.into_any(), starts.into_any()])?));
+            }
+            Step::Open(frame) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Ok(None); // the Python reader's libyaml refuses nesting past 1,000 levels
+                }
+                stack.push((cur.take(), key.take(), key_line));
+                cur = Some(frame);
+                continue;
+            }
+            Step::Close => {
+                let done = match cur.take() {
+                    Some(Frame::Map { dict, .. }) => dict.into_any(),
+                    Some(Frame::Seq(list)) => list.into_any(),
+                    None => return Ok(None),
+                };
+                let (c, k, kl) = match stack.pop() {
+                    Some(top) => top,
+                    None => return Ok(None),
+                };
+                cur = c;
+                key = k;
+                key_line = kl;
+                (done, true)
+            }
+            Step::Value(v, c) => (v, c),
+        };
+        match &cur {
+            None => root = Some(val),
+            Some(Frame::Seq(list)) => list.append(val)?,
+            Some(Frame::Map { dict, key_lines }) => match key.take() {
+                None => {
+                    // a key: only a scalar that is not `<<` and not written before in this mapping
+                    if collection || val.eq(&merge).unwrap_or(true) || dict.contains(&val).unwrap_or(true) {
+                        return Ok(None);
+                    }
+                    key = Some(val);
+                    key_line = line;
+                }
+                Some(k) => {
+                    dict.set_item(&k, val)?;
+                    if k.is_exact_instance_of::<PyString>() {
+                        key_lines.set_item(&k, key_line)?;
+                    }
+                }
+            },
+        }
+    }
+}
+
+#[pymodule]
+fn _yamlfast(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    Ok(())
+}

@@ -35,7 +35,14 @@ if ! PYO3_PYTHON="$python" nice -n 10 cargo build --quiet --release --locked --m
     rm -f "$out"
     give_up "cargo build failed"
 fi
-cp native/target/release/lib_yamlfast.so "$out.tmp"
+built=""
+for candidate in native/target/release/lib_yamlfast.so native/target/release/lib_yamlfast.dylib; do
+    if [ -f "$candidate" ]; then built="$candidate"; break; fi
+done
+if [ -z "$built" ]; then
+    give_up "cargo built no library this script knows (looked for lib_yamlfast.so and .dylib)"
+fi
+cp "$built" "$out.tmp"
 mv "$out.tmp" "$out"
 if ! "$python" -c "import shardwise.rules._yamlfast" 2>/dev/null; then
     rm -f "$out"

@@ -430,3 +430,65 @@ def test_namespaces_whose_default_deny_lives_elsewhere_are_listed_in_the_config(
     cfg = LintConfig(default_deny_namespaces=("serving", "cilium-*"))
     got = [(f.subject, f.level) for f in findings("SW305", "fail.yaml", cfg)]
     assert got == [("Namespace llm", "mandatory")]
+
+
+def _samples_folder(tmp_path: pathlib.Path) -> pathlib.Path:
+    """Eight sample files in one folder, as repositories of examples have them: each a Deployment with the
+    same pod labels and a Service written under the same name, plus one Service of its own."""
+    for i in range(8):
+        (tmp_path / f"sample-{i}.yaml").write_text(
+            "apiVersion: apps/v1\n"
+            "kind: Deployment\n"
+            f"metadata: {{name: gemma-{i}}}\n"
+            "spec:\n"
+            "  selector: {matchLabels: {app: gemma-server}}\n"
+            "  template:\n"
+            "    metadata: {labels: {app: gemma-server}}\n"
+            "    spec:\n"
+            "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+            "      containers:\n"
+            "        - name: vllm\n"
+            "          image: vllm/vllm-openai:v0.10.0\n"
+            "          args: [--model, google/gemma-2-2b-it, --max-model-len, '4096']\n"
+            "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+            "---\n"
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            "metadata: {name: llm-service}\n"
+            "spec: {selector: {app: gemma-server}, ports: [{port: 8000}]}\n"
+            "---\n"
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            f"metadata: {{name: extra-{i}}}\n"
+            "spec: {selector: {app: gemma-server}, ports: [{port: 8000}]}\n",
+            encoding="utf-8")
+    return tmp_path
+
+
+def test_lists_in_messages_name_each_once_and_count_the_rest(tmp_path):
+    inv = load_inputs([str(_samples_folder(tmp_path))], jobs=1)
+    found = run_rules([rule_by_code("SW407"), rule_by_code("SW305")], inv)
+    sw407 = [f for f in found if f.code == "SW407"]
+    assert len(sw407) == 8
+    assert sw407[0].message == (
+        "SW407: Service `default/llm-service`, `default/extra-0`, `default/extra-1`, `default/extra-2`, "
+        "`default/extra-3`, `default/extra-4` and 3 more sends traffic to container `vllm` of Deployment "
+        "default/gemma-0, which has no readiness probe, so requests reach it while the model is still loading; "
+        "required: a readinessProbe on GET /health")
+    [sw305] = [f for f in found if f.code == "SW305"]
+    assert sw305.message == (
+        "SW305: namespace `default` (Deployment default/gemma-0, Deployment default/gemma-1, Deployment "
+        "default/gemma-2, Deployment default/gemma-3, Deployment default/gemma-4, Deployment default/gemma-5 and "
+        "2 more) has no default-deny ingress policy (no network policy at all); every pod in the cluster can "
+        "reach vLLM without the gateway; required: a default-deny ingress policy there, or the namespace in "
+        "default_deny_namespaces when its policy is managed elsewhere")
+
+
+def test_listed_keeps_the_first_of_each_name_in_order():
+    from shardwise.rules.checks._words import listed
+
+    assert listed([]) == ""
+    assert listed(["a", "b", "a", "c"]) == "a, b, c"
+    assert listed(["x"] * 40) == "x"
+    assert listed([f"n{i}" for i in range(8)], shown=3) == "n0, n1, n2 and 5 more"
+    assert listed([f"n{i}" for i in range(6)]) == "n0, n1, n2, n3, n4, n5"

@@ -14,6 +14,7 @@ from ..sizing import size_replica
 from ._capacity import gpu_memory_gib, require_model
 from ._layout import layout
 from ._net import is_multi_node
+from ._words import listed
 
 #: Selector labels that name a GPU product.
 _PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
@@ -122,7 +123,7 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"{e.key} {e.operator} {list(e.values)}" if e.values else f"{e.key} {e.operator}"
                         for e in term
                     )
-                known_pools = ", ".join(f"`{p.name}`" for p in inv.pools) or "none declared"
+                known_pools = listed(f"`{p.name}`" for p in inv.pools) or "none declared"
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")

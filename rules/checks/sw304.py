@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, Rule, RuleMeta
 from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
 from ._net import find_launch_template, pool_subject
+from ._words import listed
 
 #: The hop limit that keeps the metadata service's answers from reaching pod network namespaces.
 MAX_HOP_LIMIT = 1
@@ -98,7 +99,7 @@ class ImdsV2NotRequired(Rule):
                    tuple(pool.suppressions), undecided=True)
 
     def _template(self, lt: LaunchTemplate, pools: list[NodePool]) -> Iterator[Hit]:
-        names = ", ".join(f"`{p.name}`" for p in pools)
+        names = listed(f"`{p.name}`" for p in pools)
         subject = f"LaunchTemplate {lt.name}"
         suppressions = (*lt.suppressions, *(s for p in pools for s in p.suppressions))
         tokens = lt.http_tokens

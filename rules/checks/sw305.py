@@ -9,6 +9,7 @@ from typing import Literal
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
 from ._net import is_multi_node
+from ._words import listed
 
 #: How a policy of each kind is named in messages.
 _KIND_TEXT = {
@@ -117,7 +118,7 @@ class NamespaceWithoutDefaultDeny(Rule):
     @staticmethod
     def _message(ns: str, groups: list[ServingGroup], exposed: list[ServingGroup],
                  policies: list[NetworkPolicy]) -> str:
-        names = ", ".join(group_subject(g) for g in groups)
+        names = listed(group_subject(g) for g in groups)
         if not policies:
             found = "no network policy at all"
         else:
@@ -128,7 +129,7 @@ class NamespaceWithoutDefaultDeny(Rule):
             found = f"{shown}{more} {verbs}"
         multi = [g.name for g in exposed if is_multi_node(g)]
         if multi:
-            why = (f"the runtime ports (Ray, torch.distributed, NCCL) of multi-node {', '.join(multi)} are open to "
+            why = (f"the runtime ports (Ray, torch.distributed, NCCL) of multi-node {listed(multi)} are open to "
                    "every pod in the cluster")
         elif exposed:
             why = "every pod in the cluster can reach vLLM without the gateway"

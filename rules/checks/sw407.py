@@ -8,6 +8,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._env import vllm_containers
 from ._net import selects, services_in
+from ._words import listed
 
 
 class VllmServiceWithoutReadinessProbe(GroupRule):
@@ -64,7 +65,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
                 services.append(svc)
         if not services:
             return
-        names = ", ".join(f"`{s.namespace}/{s.name}`" for s in services)
+        names = listed(f"`{s.namespace}/{s.name}`" for s in services)
         for c in unready:
             yield Hit(
                 group_subject(g),

@@ -197,7 +197,8 @@ class NodePool:
     launch_template: str | None = None
     placement_group: str | None = None
     capacity_type: str | None = None
-    #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron); None: unknown.
+    #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
+    #: (Ascend); None: unknown.
     accelerator: str | None = None
     fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
     suppressions: list[Suppression] = field(default_factory=list)
@@ -385,6 +386,9 @@ class ServingGroup:
     suppressions: list[Suppression] = field(default_factory=list)
     host: HostAccess = field(default_factory=HostAccess)
     accelerator_resource: str | None = None  # the resource gpus_per_pod counts ("nvidia.com/gpu", "google.com/tpu")
+    #: A resource field puts the group on vLLM's CPU backend (KubeAI ``resourceProfile: cpu:N``); the image,
+    #: environment and flags can say so too (:func:`shardwise.rules.checks._layout.runs_on_cpu`).
+    cpu_backend: bool = False
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".
@@ -401,7 +405,7 @@ class ServingGroup:
 
     @property
     def accelerator(self) -> str | None:
-        """Who makes the accelerators the pods request ("nvidia", "amd", "google", "intel", "aws"), or
+        """Who makes the accelerators the pods request ("nvidia", "amd", "google", "intel", "aws", "huawei"), or
         the pool's when the pods request none; None when neither says."""
         from .vocab import ACCELERATOR_RESOURCES
 

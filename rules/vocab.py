@@ -47,7 +47,7 @@ EFA_RESOURCE = "vpc.amazonaws.com/efa"
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 
 #: Extended resources that request accelerators, and who makes them. vLLM's tensor parallelism counts
-#: GPUs, TPU chips, Gaudi HPUs and NeuronCores; ``aws.amazon.com/neuron`` and ``.../neurondevice``
+#: GPUs, TPU chips, Gaudi HPUs, Ascend NPUs and NeuronCores; ``aws.amazon.com/neuron`` and ``.../neurondevice``
 #: count Neuron devices, each of several NeuronCores.
 ACCELERATOR_RESOURCES: dict[str, str] = {
     GPU_RESOURCE: "nvidia",
@@ -57,6 +57,10 @@ ACCELERATOR_RESOURCES: dict[str, str] = {
     "aws.amazon.com/neuroncore": "aws",
     "aws.amazon.com/neuron": "aws",
     "aws.amazon.com/neurondevice": "aws",
+    # Huawei Ascend NPUs (vllm-ascend), one vLLM worker per device the Ascend device plugin hands out
+    "huawei.com/Ascend910": "huawei",
+    "huawei.com/Ascend310P": "huawei",
+    "huawei.com/Ascend310": "huawei",
 }
 #: The resource each vendor's accelerators are requested by, when a resource field names only a count.
 VENDOR_RESOURCES: dict[str, str] = {
@@ -65,6 +69,7 @@ VENDOR_RESOURCES: dict[str, str] = {
     "google": "google.com/tpu",
     "intel": "habana.ai/gaudi",
     "aws": "aws.amazon.com/neuroncore",
+    "huawei": "huawei.com/Ascend910",
 }
 #: Neuron resources that count devices, not the NeuronCores tensor parallelism is sized in.
 NEURON_DEVICE_RESOURCES = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neurondevice"})

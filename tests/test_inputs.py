@@ -175,6 +175,8 @@ REPO = {
     "charts/llm/values.yaml": "replicaCount: 2\nmodel: meta-llama/Llama-3.1-8B-Instruct\n",
     "charts/llm/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
                                             "  name: {{ include \"llm.fullname\" . }}\n",
+    "charts/llm/files/runtime.yaml": "apiVersion: serving.kserve.io/v1alpha1\nkind: ClusterServingRuntime\n"
+                                     "metadata:\n  name: {{ .Values.runtime.name }}\n",
     "ci/pipeline.yml": "on:\n  pull_request:\njobs:\n  lint: {runs-on: ubuntu-latest}\n",
     "ci/compose.dev.yaml": "services:\n  web: {build: .}\n",
     "meta/chart-copy.yaml": "apiVersion: v2\nname: llm\nversion: 0.3.1\n",
@@ -192,9 +194,10 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
     rc, out, err = lint(capsys, ".", "--format", "json")
     doc = json.loads(out)
     assert (rc, err.splitlines()[0]) == (0, (
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed; skipped 17 files that "
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed; skipped 18 files that "
         "are not inputs: CI configuration×2, Docker Compose file×2, Helm chart metadata×2, Kustomize file×2, "
-        "Pulumi stack configuration of another project×2, Helm chart template (not rendered)×1, Helm values×1, "
+        "Pulumi stack configuration of another project×2, Helm chart file (not rendered)×1, "
+        "Helm chart template (not rendered)×1, Helm values×1, "
         "JSON that is not a Kubernetes object nor a Pulumi preview or state file×1, Node.js project file×1, "
         "Pulumi policy pack project×1, Pulumi project file×1, YAML that is not a Kubernetes object×1 — passed"))
     assert doc["skipped_files"] == [
@@ -207,6 +210,7 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
         {"file": "./package.json", "reason": "Node.js project file"},
         {"file": "./charts/llm/Chart.yaml", "reason": "Helm chart metadata"},
         {"file": "./charts/llm/values.yaml", "reason": "Helm values"},
+        {"file": "./charts/llm/files/runtime.yaml", "reason": "Helm chart file (not rendered)"},
         {"file": "./charts/llm/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},
         {"file": "./ci/compose.dev.yaml", "reason": "Docker Compose file"},
         {"file": "./ci/pipeline.yml", "reason": "CI configuration"},

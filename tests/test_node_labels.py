@@ -204,3 +204,40 @@ def test_gpu_request_message_names_the_resource():
     g.gpus_per_pod = 1
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
     assert f.message == "SW204: the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"
+
+
+def _ascend(npus: int) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: qwen-ascend, namespace: npu}}
+        spec:
+          selector: {{matchLabels: {{app: qwen-ascend}}}}
+          template:
+            metadata: {{labels: {{app: qwen-ascend}}}}
+            spec:
+              containers:
+                - name: vllm
+                  image: quay.io/ascend/vllm-ascend:v0.11.0rc1
+                  args: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, "2"]
+                  resources:
+                    limits: {{huawei.com/Ascend910: "{npus}"}}
+        """)
+
+
+@pytest.mark.parametrize("npus,messages", [
+    (1, ["SW204: the pod requests 1 huawei.com/Ascend910 but TP2×PP1 starts 2 workers; vLLM cannot start with "
+         "fewer GPUs than workers"]),
+    (2, []),
+])
+def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):
+    """vllm-ascend on Huawei Ascend NPUs: huawei.com/Ascend910 is the request SW204 compares with the
+    layout, and the NVIDIA-only rules (NCCL's /dev/shm, NVLink, EFA) stay silent."""
+    path = tmp_path / "ascend.yaml"
+    path.write_text(_ascend(npus), encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    assert (g.accelerator, g.accelerator_resource, g.gpus_per_pod) == ("huawei", "huawei.com/Ascend910", npus)
+    found = run_rules(ALL_RULES, inv)
+    assert [f.message for f in found if f.code == "SW204"] == messages
+    assert [f.code for f in found if f.code in ("SW201", "SW202", "SW203", "SW205", "SW401")] == []

@@ -25,6 +25,7 @@ EXPECTED = {
         (22, 'Deployment serving/llama70b-no-gpu', 'mandatory', 'SW204: the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP4×PP1 needs 4 GPUs per pod; the device plugin gives a container only the GPUs it requests', None),
         (58, 'LeaderWorkerSet serving/llama405b-half-gpus', 'mandatory', 'SW204: 2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP8×PP2 needs 16; vLLM cannot place all its workers', None),
         (79, 'Deployment serving/qwen32b-tp2-dp4', 'mandatory', 'SW204: the pod requests 4 nvidia.com/gpu but TP2×PP1×DP4 starts 8 workers; vLLM cannot start with fewer GPUs than workers', None),
+        (84, 'Deployment serving/llama8b-cpuset-image', 'mandatory', 'SW204: the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP1×PP1 needs 1 GPUs per pod; the device plugin gives a container only the GPUs it requests', None),
     ],
     ('SW204', 'pass.yaml'): [
     ],
@@ -101,3 +102,18 @@ def test_malformed_fixture_is_an_input_error_with_file_and_line(code):
 def test_every_fixture_of_these_rules_is_asserted_here():
     on_disk = {(c, p.name) for c in CODES for p in (FIXTURES / c).iterdir()}
     assert on_disk == set(EXPECTED) | {(c, "malformed.yaml") for c in INPUT_ERRORS}
+
+
+def test_the_cpu_backend_needs_no_gpu_and_no_gpu_pool():
+    """vLLM's CPU backend (a CPU image, VLLM_TARGET_DEVICE=cpu, CPU-only settings, KubeAI's cpu profile):
+    no GPU request is missing (SW204), no GPU pool is wanted (SW206), and cpu:6 is no GPU count (SW208)."""
+    from shardwise.rules.checks._layout import runs_on_cpu
+
+    inv = load_inputs([str(FIXTURES / "SW204" / "pass.yaml")])
+    cpu = {g.name for g in inv.groups if runs_on_cpu(g)}
+    assert cpu == {"opt-125m-cpu", "qwen-cpu-target", "qwen-cpu-release-image", "llama-3.1-8b-instruct-cpu"}
+    kubeai = next(g for g in inv.groups if g.name == "llama-3.1-8b-instruct-cpu")
+    assert (kubeai.gpus_per_pod, kubeai.cpu_backend, kubeai.pool) == (None, True, None)
+    found = [(f.code, f.subject) for f in run_rules(ALL_RULES, inv) if f.code in ("SW204", "SW206", "SW208")
+             and any(f.subject.endswith("/" + name) for name in cpu)]
+    assert found == []

@@ -289,13 +289,10 @@ def test_findings_on_serving_resources_point_at_the_field_to_change():
     assert got == [
         # KubeAI: --max-model-len=32768 (args line 12) does not fit the L4's KV cache
         ("kubeai.yaml", 12, "SW102", "Model kubeai/llama-3.1-8b-instruct-l4"),
-        # no /dev/shm: the Model's spec is its server container (line 28); TP8 from args (line 31)
-        ("kubeai.yaml", 28, "SW401", "Model kubeai/llama-3.3-70b-mi300x"),
+        # TP8 from args (line 31); no SW401: KubeAI's controller mounts a memory /dev/shm in the server
         ("kubeai.yaml", 31, "SW104", "Model kubeai/llama-3.3-70b-mi300x"),
-        # parallelism.tensor: 2 (line 13); the main container (line 22) mounts no /dev/shm
+        # parallelism.tensor: 2 (line 13); no SW401: KServe's controller mounts a memory /dev/shm in `main`
         ("llminferenceservice.yaml", 13, "SW104", "LLMInferenceService llm/qwen3-8b"),
-        ("llminferenceservice.yaml", 22, "SW401", "LLMInferenceService llm/qwen3-8b"),
-        ("llminferenceservice.yaml", 55, "SW401", "LLMInferenceService llm/deepseek-r1"),
     ]
 
 
@@ -325,3 +322,132 @@ def test_a_parallelism_field_that_is_no_number_is_an_input_error_at_its_line():
         load_kubernetes_text(text, "isvc.yaml")
     assert (e.value.line, e.value.message) == (
         11, "spec.predictor.workerSpec.pipelineParallelSize: expected an integer, got 'two'")
+
+
+_LLMISVC = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: llama-8b
+  namespace: llm
+spec:
+  model:
+    uri: hf://meta-llama/Llama-3.1-8B-Instruct
+  replicas: 1
+  parallelism:
+    tensor: 2
+  template:
+    nodeSelector:
+      nvidia.com/gpu.product: NVIDIA-L40S
+    containers:
+      - name: main
+        args: [--max-model-len, "8192"]
+        resources:
+          limits: {nvidia.com/gpu: "2"}
+"""
+
+
+def test_kserve_controller_gives_main_its_shm_and_probes(tmp_path):
+    """KServe merges an LLMInferenceService's template over its base config: `main` gets a memory-backed
+    /dev/shm and startup (60 × 10 s), liveness and readiness probes on /health, so SW401, SW402 and SW407
+    have nothing to say about a template that writes none of them."""
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(_LLMISVC, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    main = g.main_container
+    assert main is not None
+    assert {k: (p.initial_delay_seconds, p.period_seconds, p.failure_threshold) for k, p in main.probes.items()} == {
+        "startup": (0, 10, 60), "liveness": (0, 10, 10), "readiness": (0, 1, 2)}
+    assert [(v.name, v.kind, v.medium) for v in g.volumes if v.name == "dshm"] == [("dshm", "emptyDir", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402", "SW407")] == []
+
+
+def test_a_probe_or_shm_the_template_writes_wins_field_by_field(tmp_path):
+    text = _LLMISVC.replace(
+        "        resources:\n",
+        "        livenessProbe:\n"
+        "          httpGet: {path: /health, port: 8000}\n"
+        "          initialDelaySeconds: 120\n"
+        "          periodSeconds: 30\n"
+        "        volumeMounts: [{name: scratch, mountPath: /dev/shm}]\n"
+        "        resources:\n",
+    ).replace("  template:\n", "  template:\n    volumes: [{name: scratch, emptyDir: {}}]\n")
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    liveness = g.main_container.probes["liveness"]  # type: ignore[union-attr]
+    # its own delay and period, the base config's failureThreshold; the base startup probe stays
+    assert (liveness.initial_delay_seconds, liveness.period_seconds, liveness.failure_threshold) == (120, 30, 10)
+    assert g.main_container.probes["startup"].budget_seconds == 600  # type: ignore[union-attr]
+    found = [(f.code, f.message) for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402")]
+    assert found == [("SW401", "SW401: container `main` of LLMInferenceService llm/llama-8b runs tensor_parallel_size 2 "
+                                "with emptyDir `scratch` without medium: Memory (node disk) at /dev/shm; required: an "
+                                "emptyDir with medium: Memory")]
+
+
+def test_kubeai_gives_its_vllm_server_probes_and_shm():
+    """KubeAI's model controller starts vLLM with a three-hour startup probe, readiness and liveness on
+    /health and a memory-backed /dev/shm; a Model cannot set them, so they are read as the pod has them."""
+    inv = load("kubeai.yaml")
+    g = next(g for g in inv.groups if g.name == "llama-3.3-70b-mi300x")
+    main = g.main_container
+    assert main is not None
+    assert {k: p.budget_seconds for k, p in main.probes.items()} == {
+        "startup": 10800, "readiness": 30, "liveness": 90}
+    assert [(v.name, v.medium) for v in g.volumes] == [("dshm", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402", "SW407")] == []
+
+
+def test_kuberay_mounts_the_object_store_shm_unless_told_otherwise(tmp_path):
+    """KubeRay mounts a memory-backed /dev/shm in each Ray pod's first container, except when
+    rayStartParams names a plasma-directory: then a TP8 × PP2 group has the runtime's 64 MiB."""
+    with open(os.path.join(FIX, "ray.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    inv = load_inputs([os.path.join(FIX, "ray.yaml")])
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code == "SW401"] == []
+    cluster = next(g for g in inv.groups if g.name == "llama-405b-ray")
+    assert [(v.name, v.medium) for v in cluster.volumes if v.name == "shared-mem"] == [("shared-mem", "Memory")]
+    plasma = text.replace("  headGroupSpec:\n    rayStartParams: {}\n",
+                          "  headGroupSpec:\n    rayStartParams: {plasma-directory: /tmp/plasma}\n")
+    assert plasma != text
+    path = tmp_path / "ray.yaml"
+    path.write_text(plasma, encoding="utf-8")
+    found = [(f.location.line, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"]
+    assert found == [(66, "SW401: container `ray-head` of RayCluster ray/llama-405b-ray runs a multi-node group of 2 "
+                          "pods (TP8×PP2) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
+                          "required: an emptyDir with medium: Memory mounted there")]
+
+
+def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
+    """The Dynamo operator gives every worker an 8Gi memory /dev/shm (unless sharedMemory.disabled) and a
+    startup probe of 720 × 10 s; a TP4 worker without them in the file is not SW401 or SW402."""
+    text = (
+        "apiVersion: nvidia.com/v1alpha1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: qwen, namespace: dynamo}\n"
+        "spec:\n"
+        "  services:\n"
+        "    VllmDecodeWorker:\n"
+        "      componentType: worker\n"
+        "      replicas: 1\n"
+        "      resources: {limits: {gpu: '4'}}\n"
+        "      extraPodSpec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        mainContainer:\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0\n"
+        "          command: [/bin/sh, -c]\n"
+        "          args: ['python3 -m dynamo.vllm --model Qwen/Qwen3-32B --tensor-parallel-size 4']\n"
+        "          livenessProbe: {httpGet: {path: /live, port: 9090}, periodSeconds: 5, failureThreshold: 1}\n"
+    )
+    path = tmp_path / "dgd.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    assert g.main_container.probes["startup"].budget_seconds == 7200  # type: ignore[union-attr]
+    assert [(v.name, v.medium) for v in g.volumes] == [("shared-memory", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402")] == []
+    path.write_text(text.replace("      replicas: 1\n", "      replicas: 1\n      sharedMemory: {disabled: true}\n"),
+                    encoding="utf-8")
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]

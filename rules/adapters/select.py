@@ -8,7 +8,7 @@
   (a directory: nothing under it), also when it is named on the command line; each is counted.
 - A file whose name says what it is, and that is never a Kubernetes manifest, a Pulumi preview or
   state file or a shardwise stack (``Chart.yaml``, ``kustomization.yaml``, ``Pulumi.yaml``,
-  ``package.json``, CI workflows, a Helm chart's ``templates/`` ...), is skipped without being read
+  ``package.json``, CI workflows, a Helm chart's ``templates/`` and ``files/`` ...), is skipped without being read
   and counted with the reason. Files known only by their content are sorted out by
   :mod:`.kinds` after parsing.
 - A path that does not exist or a directory that cannot be listed is an input error; the other
@@ -62,6 +62,7 @@ _NAMED_PATTERNS = (
 _CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gitlab": "CI configuration",
             ".vscode": "tool configuration", ".devcontainer": "dev container configuration"}
 CHART_TEMPLATE = "Helm chart template (not rendered)"
+CHART_FILE = "Helm chart file (not rendered)"
 HELM_VALUES = "Helm values"
 
 
@@ -89,12 +90,14 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None) -> str | N
     for part in parts[:-1]:
         if part in _CI_DIRS:
             return _CI_DIRS[part]
-    # under a chart's templates/: Go templates, not YAML until rendered
+    # under a chart's templates/: Go templates, not YAML until rendered; under its files/: what the
+    # templates read (.Files.Get, often through tpl), deployed only as the chart renders it
     d = directory
     while True:
         parent = os.path.dirname(d)
-        if os.path.basename(d) == "templates" and _is_chart(parent, charts):
-            return CHART_TEMPLATE
+        base = os.path.basename(d)
+        if base in ("templates", "files") and _is_chart(parent, charts):
+            return CHART_TEMPLATE if base == "templates" else CHART_FILE
         if parent == d:
             return None
         d = parent

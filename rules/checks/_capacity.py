@@ -19,7 +19,7 @@ _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
 #: Accelerators whose devices are not joined by NVLink and whose collectives do not run NCCL over EFA or
 #: InfiniBand: Google TPUs (ICI), Intel Gaudi (on-chip RoCE), AWS Trainium/Inferentia (NeuronLink).
-NOT_NCCL_VENDORS = frozenset({"google", "intel", "aws"})
+NOT_NCCL_VENDORS = frozenset({"google", "intel", "aws", "huawei"})
 
 
 def nccl_rules_apply(g: ServingGroup) -> bool:

@@ -13,6 +13,7 @@ that needs it say it cannot decide.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -89,6 +90,35 @@ def _layout(g: ServingGroup) -> Layout:
     pods = g.pods_per_group
     pods = 1 if pods is None else _int_flag(pods, "group size (leaderWorkerTemplate.size)")
     return Layout(tp, pp, dp, dp_local, max(pods, 1))
+
+
+#: A CPU build of vLLM's image: vllm/vllm-openai-cpu, vllm-cpu-release-repo, a tag ending in -cpu.
+_CPU_IMAGE = re.compile(r"(?<![a-z0-9])cpu(?![a-z0-9])")
+#: Settings only vLLM's CPU backend reads.
+_CPU_ENV = ("VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM_OF_RESERVED_CPU")
+
+
+def runs_on_cpu(g: ServingGroup) -> bool:
+    """Whether the group runs vLLM's CPU backend and requests no accelerator: a resource field says so
+    (``cpu_backend``), or the vLLM container's image is a CPU build, its environment sets
+    VLLM_TARGET_DEVICE=cpu or a setting only the CPU backend reads, or it passes ``--device cpu``."""
+    gpus = g.gpus_per_pod
+    if (isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0) or g.accelerator_resource:
+        return False
+    if g.cpu_backend:
+        return True
+    c = g.main_container
+    if c is None:
+        return False
+    if isinstance(c.image, str) and _CPU_IMAGE.search(c.image.lower()):
+        return True
+    target = c.env.get("VLLM_TARGET_DEVICE")
+    if isinstance(target, str) and target.strip().lower() == "cpu":
+        return True
+    if any(name in c.env for name in _CPU_ENV):
+        return True
+    device = g.engine.extra.get("device")
+    return isinstance(device, str) and device.strip().lower() == "cpu"
 
 
 def gpus_per_node(g: ServingGroup) -> int | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
 from ..vocab import GPU_RESOURCE, NEURON_DEVICE_RESOURCES
-from ._layout import layout
+from ._layout import layout, runs_on_cpu
 
 
 def gpu_request(g: ServingGroup) -> tuple[int | None, str]:
@@ -58,7 +58,7 @@ class GpuRequestNotTp(GroupRule):
     fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
+        if g.kind == "plan" or runs_on_cpu(g):  # vLLM's CPU backend needs no accelerator
             return
         lay = layout(g)
         gpus, resource = gpu_request(g)

@@ -12,7 +12,7 @@ from ..errors import CatalogError
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..sizing import size_replica
 from ._capacity import gpu_memory_gib, require_model
-from ._layout import layout
+from ._layout import layout, runs_on_cpu
 from ._net import is_multi_node
 from ._words import listed
 
@@ -90,7 +90,7 @@ class WorkloadWithoutGpuPool(GroupRule):
     fields = ("nodeSelector", "affinity")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known:
+        if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size
             return
         multi = is_multi_node(g)
         level: Literal["mandatory"] | None = "mandatory" if multi else None

@@ -45,13 +45,15 @@ class LivenessWithoutStartupProbe(GroupRule):
         enforcement="mandatory",
         severity="high",
         summary=(
-            "A vLLM container has a liveness probe but no startup probe long enough for the model to load."
+            "A vLLM container's probes can kill it before the model has loaded: a liveness probe that gives up "
+            "sooner, with no startup probe, or a startup probe that gives up sooner."
         ),
         why=(
             "vLLM answers /health only after it has loaded the weights, profiled memory and captured CUDA "
-            "graphs: minutes for large models. A liveness probe that starts counting before that kills the "
-            "container mid-load, and the pod restarts forever (CrashLoopBackOff) without serving once. A "
-            "startup probe holds the liveness probe back until the first success."
+            "graphs: minutes for large models. A liveness probe whose failures add up before that "
+            "(initialDelaySeconds + periodSeconds × failureThreshold) kills the container mid-load, and the pod "
+            "restarts forever (CrashLoopBackOff) without serving once. A startup probe holds the liveness probe "
+            "back until the first success; without one, the liveness probe itself must wait long enough."
         ),
         bad_example=(
             "livenessProbe:\n"
@@ -96,7 +98,7 @@ class LivenessWithoutStartupProbe(GroupRule):
         if startup is not None:
             startup = _checked(startup, c.name)
         if startup is None:
-            if liveness.initial_delay_seconds >= need:
+            if liveness.budget_seconds >= need:  # the first kill comes after the model has loaded
                 return
             yield hit(g, f"SW402: container `{c.name}` of {group_subject(g)} has a liveness probe that acts "
                          f"after {_budget(liveness)} and no startup probe; loading the model needs about "

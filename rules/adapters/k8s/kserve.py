@@ -13,7 +13,10 @@
 - ``LLMInferenceService`` (``serving.kserve.io/v1alpha1``): ``model.uri``, ``replicas``,
   ``parallelism`` (``tensor``, ``pipeline``, ``data``, ``dataLocal``, ``expert``), the ``template`` pod
   spec (its ``main`` container runs ``vllm serve`` unless it says otherwise) and ``worker`` for
-  multi-node; ``prefill`` is a second group (``NAME/prefill``) of the same shape.
+  multi-node; ``prefill`` is a second group (``NAME/prefill``) of the same shape. The controller
+  merges the template over its own base config (strategic merge: containers by name, a probe field by
+  field), which gives the ``main`` container a memory-backed ``/dev/shm`` and startup, liveness and
+  readiness probes on ``/health``; those are read as if written (:func:`with_controller_defaults`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .serving import (
     key_location,
     model_from_uri,
     parallelism,
+    placed,
     synthetic_container,
     with_containers,
 )
@@ -166,6 +170,59 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     return with_containers(predictor, [container])
 
 
+#: Probes KServe's LLMInferenceService controller gives the ``main`` container in its base config
+#: (config/llmisvcconfig/config-llm-template.yaml, KServe of 2026; its first release, of October 2025,
+#: had a 150 s liveness probe and no startup probe).
+_LLMISVC_PROBES: dict[str, dict[str, Any]] = {
+    "startupProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": 60},
+    "livenessProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "timeoutSeconds": 1,
+                      "failureThreshold": 10},
+    "readinessProbe": {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 1, "timeoutSeconds": 1,
+                       "failureThreshold": 2},
+}
+#: The memory-backed /dev/shm of the same base config (every release has it).
+_LLMISVC_SHM_VOLUME = {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}}
+_LLMISVC_SHM_MOUNT = {"name": "dshm", "mountPath": "/dev/shm"}
+
+
+def with_controller_defaults(template: Mapping[str, Any]) -> LineDict:
+    """The pod spec KServe's controller runs for ``template``: its ``main`` container gets the base
+    config's probes (a probe the template writes keeps its fields and takes the others from the base)
+    and the memory-backed /dev/shm, unless something is already mounted there."""
+    out = LineDict(template)
+    if isinstance(template, LineDict):
+        out.line, out.key_lines = template.line, dict(template.key_lines)
+    containers = []
+    shm = False
+    for c in as_list(template.get("containers")):
+        if not isinstance(c, Mapping) or c.get("name") != "main":
+            containers.append(c)
+            continue
+        main = LineDict(c)
+        if isinstance(c, LineDict):
+            main.line, main.key_lines = c.line, dict(c.key_lines)
+        for key, base in _LLMISVC_PROBES.items():
+            own = c.get(key)
+            if own is None:
+                main[key] = placed(base, c)
+            elif isinstance(own, Mapping):
+                merged = placed(base, own)
+                merged.update(own)
+                if isinstance(own, LineDict):
+                    merged.line, merged.key_lines = own.line, dict(own.key_lines)
+                main[key] = merged
+        mounts = as_list(c.get("volumeMounts"))
+        if not any(isinstance(m, Mapping) and m.get("mountPath") == "/dev/shm" for m in mounts):
+            main["volumeMounts"] = [*mounts, placed(_LLMISVC_SHM_MOUNT, c)]
+            shm = True
+        containers.append(main)
+    out["containers"] = containers
+    volumes = as_list(template.get("volumes"))
+    if shm and not any(isinstance(v, Mapping) and v.get("name") == "dshm" for v in volumes):
+        out["volumes"] = [*volumes, placed(_LLMISVC_SHM_VOLUME, template)]
+    return out
+
+
 def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                               lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
@@ -189,6 +246,7 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
             template = with_containers(template, [synthetic_container("main", workload, None)])
             if spec.get("baseRefs"):  # the GPU request comes from a config this file does not hold
                 implied.gpus = (UNKNOWN, key_location(spec, "baseRefs", file, loc))
+        template = with_controller_defaults(template)
         pods: Any = 1
         if worker:
             data, local = values.get("data"), values.get("dataLocal")

@@ -36,9 +36,13 @@ from .serving import (
     crd_group,
     gpu_count,
     key_location,
+    memory_shm,
     model_from_uri,
+    mounts_shm,
     parallelism,
+    placed,
     positive_int,
+    replaced,
     synthetic_container,
     with_containers,
 )
@@ -76,6 +80,18 @@ def _profile_pool(profile: str, where: Location) -> NodePool | None:
     return pool  # gpus_per_node unset: the profile says what a pod gets (on one node), not what a node has
 
 
+#: The probes KubeAI's model controller gives a vLLM server (internal/modelcontroller/engine_vllm.go): three
+#: hours to start, then readiness and liveness on /health; with a memory-backed /dev/shm.
+_KUBEAI_VLLM_PROBES: dict[str, dict[str, Any]] = {
+    "startupProbe": {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2, "timeoutSeconds": 2,
+                     "failureThreshold": 5400},
+    "readinessProbe": {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 10, "timeoutSeconds": 2,
+                       "failureThreshold": 3},
+    "livenessProbe": {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 30, "timeoutSeconds": 3,
+                      "failureThreshold": 3},
+}
+
+
 def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     if str(spec.get("engine") or "").upper() != "VLLM":
@@ -89,25 +105,39 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
     if isinstance(profile, str) and profile.strip():
         where = key_location(spec, "resourceProfile", file, loc)
         name, _, count = profile.strip().partition(":")
-        implied.gpus = (gpu_count(count or "1", file, where.line, "spec.resourceProfile count"), where)
+        amount = gpu_count(count or "1", file, where.line, "spec.resourceProfile count")
         implied.pool = _profile_pool(name, where)
         if implied.pool is not None:
+            implied.gpus = (amount, where)
             implied.resource = VENDOR_RESOURCES[implied.pool.accelerator or "nvidia"]
+        elif name == "cpu":  # cpu:6 is six times the CPU profile's cores and memory: no accelerator
+            implied.cpu = True
     env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]
     container = synthetic_container("server", spec, file, image=spec.get("image"), args=spec.get("args") or [],
                                     env=env or None)
+    volume, mount = memory_shm("dshm", container)  # what KubeAI's model controller gives every vLLM pod
+    container = replaced(container, volumeMounts=[mount], **{
+        key: placed(probe, container) for key, probe in _KUBEAI_VLLM_PROBES.items()})
     if "replicas" in spec:
         replicas = int_field(spec, "replicas", 1, loc, "spec.replicas")
     else:
         replicas = max(1, int_field(spec, "minReplicas", 1, loc, "spec.minReplicas"))
-    crd_group(inv, "Model", obj, loc, lines, pod_meta=obj.get("metadata"),
-              pod_spec=with_containers(LineDict(), [container]), replicas=replicas, implied=implied)
+    pod_spec = with_containers(LineDict(), [container])
+    pod_spec["volumes"] = [volume]
+    crd_group(inv, "Model", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec, replicas=replicas,
+              implied=implied)
     return True
 
 
 # ---------------------------------------------------------------------------------------------
 # NVIDIA Dynamo
 # ---------------------------------------------------------------------------------------------
+
+
+#: What the Dynamo operator gives a worker's main container unless the service says otherwise (its
+#: "Operator Default Values Injection" documentation): a startup probe of 720 × 10 s, and an 8Gi memory
+#: emptyDir at /dev/shm (``sharedMemory.disabled: true`` turns that off).
+_DYNAMO_WORKER_STARTUP: dict[str, Any] = {"periodSeconds": 10, "failureThreshold": 720}  # its timing only
 
 
 def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
@@ -128,6 +158,13 @@ def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
         if isinstance(main, LineDict):
             container.line, container.key_lines = main.line, dict(main.key_lines)
         container.setdefault("name", "main")
+        pod_spec = with_containers(extra, [container])
+        if "startupProbe" not in container:  # the operator's for workers: two hours to load
+            container["startupProbe"] = placed(_DYNAMO_WORKER_STARTUP, container)
+        if as_map(svc.get("sharedMemory")).get("disabled") is not True and not mounts_shm(container):
+            volume, mount = memory_shm("shared-memory", container)  # the operator's default: 8Gi of memory
+            container["volumeMounts"] = [*as_list(container.get("volumeMounts")), mount]
+            pod_spec["volumes"] = [*as_list(pod_spec.get("volumes")), volume]
         implied = Implied(entrypoint=(None, ("/bin/sh", "-c")))
         resources = as_map(svc.get("resources"))
         for part in ("limits", "requests"):
@@ -140,9 +177,8 @@ def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
         multinode = as_map(svc.get("multinode"))
         pods = positive_int(multinode, "nodeCount", 1, where, f"spec.services.{service}.multinode.nodeCount")
         replicas = int_field(svc, "replicas", 1, where, f"spec.services.{service}.replicas")
-        crd_group(inv, "DynamoGraphDeployment", obj, where, lines, pod_meta=None,
-                  pod_spec=with_containers(extra, [container]), replicas=replicas, implied=implied,
-                  name=f"{name}/{service}", pods_per_group=pods)
+        crd_group(inv, "DynamoGraphDeployment", obj, where, lines, pod_meta=None, pod_spec=pod_spec,
+                  replicas=replicas, implied=implied, name=f"{name}/{service}", pods_per_group=pods)
     return True
 
 

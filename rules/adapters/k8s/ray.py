@@ -26,19 +26,50 @@ from ...yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of
 from .parse import Lines
 from .pods import read_pod
-from .serving import Implied, crd_group, first_container, key_location, model_from_uri, with_containers
+from .serving import (
+    Implied,
+    crd_group,
+    first_container,
+    key_location,
+    memory_shm,
+    model_from_uri,
+    mounts_shm,
+    replaced,
+    with_containers,
+)
 from .workloads import fill_placement, make_group, note_launch
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any]]]:
-    """(head template, [(worker template, replicas)])."""
-    head = as_map(as_map(cluster.get("headGroupSpec")).get("template"))
+    """(head template, [(worker template, replicas)]), each as KubeRay creates the pod (:func:`_object_store`)."""
+    head_group = as_map(cluster.get("headGroupSpec"))
+    head = _object_store(as_map(head_group.get("template")), head_group.get("rayStartParams"))
     workers = []
     for wg in as_list(cluster.get("workerGroupSpecs")):
         wg = as_map(wg)
         replicas = wg.get("replicas", wg.get("minReplicas", 1))
-        workers.append((as_map(wg.get("template")), replicas))
+        workers.append((_object_store(as_map(wg.get("template")), wg.get("rayStartParams")), replicas))
     return head, workers
+
+
+def _object_store(template: Mapping[str, Any], params: Any) -> Mapping[str, Any]:
+    """``template`` with the memory-backed /dev/shm KubeRay mounts in a Ray pod's first container for the
+    object store, unless ``rayStartParams`` names a plasma-directory or something is mounted there already
+    (ray-operator/controllers/ray/common/pod.go, addEmptyDir)."""
+    spec = as_map(template.get("spec"))
+    containers = as_list(spec.get("containers"))
+    if not containers or not isinstance(containers[0], Mapping) or mounts_shm(containers[0]):
+        return template
+    if "plasma-directory" in as_map(params):
+        return template
+    first = containers[0]
+    volume, mount = memory_shm("shared-mem", first)
+    volumes = as_list(spec.get("volumes"))
+    if not any(isinstance(v, Mapping) and v.get("name") == "shared-mem" for v in volumes):
+        volumes = [*volumes, volume]  # a volume of that name already there is the one mounted
+    first = replaced(first, volumeMounts=[*as_list(first.get("volumeMounts")), mount])
+    spec = replaced(spec, containers=[first, *containers[1:]], volumes=volumes)
+    return replaced(template, spec=spec)
 
 
 def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,

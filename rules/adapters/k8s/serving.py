@@ -44,6 +44,7 @@ class Implied:
     gpus: tuple[Any, Location] | None = None  # accelerators per pod from a resource field
     resource: str = GPU_RESOURCE  # the extended resource ``gpus`` counts
     pool: NodePool | None = None  # the pool a resource field names (KubeAI resourceProfile, Ray accelerator_type)
+    cpu: bool = False  # a resource field names vLLM's CPU backend (KubeAI resourceProfile cpu:N)
 
 
 def model_from_uri(uri: Any) -> str | None:
@@ -142,6 +143,7 @@ def crd_group(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, 
     group.pods_per_group = pods_per_group
     if implied.pool is not None:
         group.pool = implied.pool
+    group.cpu_backend = implied.cpu
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group, name)
     return group
@@ -159,6 +161,35 @@ def first_container(spec: Mapping[str, Any], *names: str) -> Mapping[str, Any]:
             if c.get("name") == n:
                 return c
     return containers[0] if containers else {}
+
+
+def replaced(d: Any, **fields: Any) -> LineDict:
+    """A copy of mapping ``d`` (keeping its lines) with ``fields`` set: what an operator adds to a pod spec
+    or a container before the pod is created."""
+    out = LineDict(as_map(d))
+    if isinstance(d, LineDict):
+        out.line, out.key_lines = d.line, dict(d.key_lines)
+    out.update(fields)
+    return out
+
+
+def placed(value: Mapping[str, Any], where: Any) -> LineDict:
+    """``value`` (nested mappings too) as LineDicts placed on ``where``'s line: what an operator adds to a
+    pod was written nowhere, so a finding about it points at the object it went into."""
+    out = LineDict({k: (placed(v, where) if isinstance(v, Mapping) else v) for k, v in value.items()})
+    out.line = where.line if isinstance(where, LineDict) else None
+    return out
+
+
+def memory_shm(volume: str, where: Any) -> tuple[LineDict, LineDict]:
+    """(volume, mount) of a memory-backed emptyDir at /dev/shm named ``volume``, placed on ``where``'s line."""
+    return (placed({"name": volume, "emptyDir": {"medium": "Memory"}}, where),
+            placed({"name": volume, "mountPath": "/dev/shm"}, where))
+
+
+def mounts_shm(container: Any) -> bool:
+    return any(isinstance(m, Mapping) and m.get("mountPath") == "/dev/shm"
+               for m in as_list(as_map(container).get("volumeMounts")))
 
 
 def with_containers(spec: Any, containers: list[Any]) -> LineDict:

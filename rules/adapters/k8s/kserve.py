@@ -36,8 +36,10 @@ from .serving import (
     first_container,
     key_location,
     model_from_uri,
+    mounts_shm,
     parallelism,
     placed,
+    replaced,
     synthetic_container,
     with_containers,
 )
@@ -189,34 +191,24 @@ def with_controller_defaults(template: Mapping[str, Any]) -> LineDict:
     """The pod spec KServe's controller runs for ``template``: its ``main`` container gets the base
     config's probes (a probe the template writes keeps its fields and takes the others from the base)
     and the memory-backed /dev/shm, unless something is already mounted there."""
-    out = LineDict(template)
-    if isinstance(template, LineDict):
-        out.line, out.key_lines = template.line, dict(template.key_lines)
     containers = []
     shm = False
     for c in as_list(template.get("containers")):
         if not isinstance(c, Mapping) or c.get("name") != "main":
             containers.append(c)
             continue
-        main = LineDict(c)
-        if isinstance(c, LineDict):
-            main.line, main.key_lines = c.line, dict(c.key_lines)
+        main = replaced(c)
         for key, base in _LLMISVC_PROBES.items():
             own = c.get(key)
             if own is None:
                 main[key] = placed(base, c)
-            elif isinstance(own, Mapping):
-                merged = placed(base, own)
-                merged.update(own)
-                if isinstance(own, LineDict):
-                    merged.line, merged.key_lines = own.line, dict(own.key_lines)
-                main[key] = merged
-        mounts = as_list(c.get("volumeMounts"))
-        if not any(isinstance(m, Mapping) and m.get("mountPath") == "/dev/shm" for m in mounts):
-            main["volumeMounts"] = [*mounts, placed(_LLMISVC_SHM_MOUNT, c)]
+            elif isinstance(own, Mapping):  # the template's fields over the base's
+                main[key] = replaced(own, **{k: v for k, v in placed(base, own).items() if k not in own})
+        if not mounts_shm(c):
+            main["volumeMounts"] = [*as_list(c.get("volumeMounts")), placed(_LLMISVC_SHM_MOUNT, c)]
             shm = True
         containers.append(main)
-    out["containers"] = containers
+    out = replaced(template, containers=containers)
     volumes = as_list(template.get("volumes"))
     if shm and not any(isinstance(v, Mapping) and v.get("name") == "dshm" for v in volumes):
         out["volumes"] = [*volumes, placed(_LLMISVC_SHM_VOLUME, template)]

@@ -146,29 +146,42 @@ _resolved: dict[str, str] = {}
 _scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
 
 
-def _plain_value(value: str) -> Any:
-    """A plain scalar as :func:`_load_events` builds it, or :data:`_NOT_HERE` when only the Python
-    reader can say (a merge key, a tag without a constructor, a value its tag cannot construct)."""
+def _plain_tag(value: str) -> str:
+    """The tag PyYAML's resolvers give a plain (untagged, unquoted) scalar: it follows from the text alone."""
     tag = _resolved.get(value)
     if tag is None:
         if len(_resolved) >= 65536:
             _resolved.clear()
         tag = _resolved[value] = _scalar_ctor.resolve(yaml.ScalarNode, value, (True, False))
+    return tag
+
+
+def _scalar(tag: str, value: str) -> Any:
+    """The value of a non-text scalar with ``tag``: a plain decimal int directly, else the tag's
+    constructor's. Raises :class:`_Fallback` for a tag with no scalar constructor (``!!set x``, an
+    unknown tag) and the constructor's own exception for a text it cannot construct (``!!bool maybe``)."""
+    if tag == _INT_TAG and value.isascii() and value.isdigit() and (len(value) == 1 or value[0] != "0"):
+        return int(value)  # plain decimal (a leading 0 is octal)
+    ctor = _SCALAR_CONSTRUCTORS.get(tag)
+    if ctor is None:
+        raise _Fallback
+    return ctor(_scalar_ctor, yaml.ScalarNode(tag, value, None, None, None))  # marks only serve errors
+
+
+def _plain_value(value: str) -> Any:
+    """A plain scalar as :func:`_load_events` builds it, or :data:`_NOT_HERE` when only the Python
+    reader can say (a merge key, a tag without a constructor, a value its tag cannot construct)."""
+    tag = _plain_tag(value)
     if tag == _STR_TAG:
         return value
-    if tag == _INT_TAG and value.isascii() and value.isdigit() and (len(value) == 1 or value[0] != "0"):
-        return int(value)
-    ctor = constructors_of_scalars.get(tag)
-    if ctor is None:
-        return _NOT_HERE
     try:
-        return ctor(_scalar_ctor, yaml.ScalarNode(tag, value, None, None, None))
-    except Exception:  # noqa: BLE001 - the Python reader reports it with its line
+        return _scalar(tag, value)
+    except Exception:  # noqa: BLE001 - _Fallback or the constructor's error: the Python reader reports it
         return _NOT_HERE
 
 
 _NOT_HERE = object()
-constructors_of_scalars = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
+_SCALAR_CONSTRUCTORS = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
 
 
 def _fast_module() -> Any:
@@ -221,9 +234,8 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
     )
 
     loader = _Base(text)
-    get, resolve = loader.get_event, loader.resolve
+    get = loader.get_event
     roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
-    constructors = yaml.SafeLoader.yaml_constructors
     nokey = _Fallback  # a sentinel no YAML value can be
     docs: list[Any] = []
     stack: list[tuple[Any, Any, int]] = []
@@ -243,26 +255,12 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                 val = ev.value
                 tag = ev.tag
                 if tag is None or tag == "!":
-                    if ev.implicit[0]:  # plain: the tag follows from the text alone
-                        tag = _resolved.get(val)
-                        if tag is None:
-                            if len(_resolved) >= 65536:
-                                _resolved.clear()
-                            tag = _resolved[val] = resolve(yaml.ScalarNode, val, ev.implicit)
-                    else:
-                        tag = _STR_TAG
-                if tag == _STR_TAG:
-                    pass
-                elif tag == _INT_TAG and val.isascii() and val.isdigit() and (
-                        len(val) == 1 or val[0] != "0"):  # plain decimal (a leading 0 is octal)
-                    val = int(val)
-                else:
-                    ctor = constructors.get(tag) if tag in _SCALAR_TAGS else None
-                    if ctor is None:  # a collection tag on a scalar (!!set x), an unknown tag: the constructor's error
-                        raise _Fallback
+                    tag = _plain_tag(val) if ev.implicit[0] else _STR_TAG
+                if tag != _STR_TAG:
                     try:
-                        val = ctor(_scalar_ctor, yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark,
-                                                                 ev.style))
+                        val = _scalar(tag, val)
+                    except _Fallback:  # a collection tag on a scalar, an unknown tag: the constructor's error
+                        raise
                     except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
                         raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
             elif cls is MappingStartEvent:

@@ -71,6 +71,8 @@ VENDOR_RESOURCES: dict[str, str] = {
     "aws": "aws.amazon.com/neuroncore",
     "huawei": "huawei.com/Ascend910",
 }
+#: Huawei's Ascend 910 resource: NPUs on Atlas A2 servers, chips of two NPU dies on Atlas A3 ones.
+ASCEND_CHIPS = "huawei.com/Ascend910"
 #: Neuron resources that count devices, not the NeuronCores tensor parallelism is sized in.
 NEURON_DEVICE_RESOURCES = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neurondevice"})
 

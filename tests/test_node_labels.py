@@ -226,18 +226,20 @@ def _ascend(npus: int) -> str:
 
 
 @pytest.mark.parametrize("npus,messages", [
-    (1, ["SW204: the pod requests 1 huawei.com/Ascend910 but TP2×PP1 starts 2 workers; vLLM cannot start with "
-         "fewer GPUs than workers"]),
+    (1, [("advisory", "SW204: cannot decide: the NPUs behind huawei.com/Ascend910: 1 is not known (an Atlas A3 "
+                      "chip holds two NPU dies, each a vLLM worker, and whether the device plugin counts chips "
+                      "or dies depends on the server)")]),
     (2, []),
 ])
 def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):
-    """vllm-ascend on Huawei Ascend NPUs: huawei.com/Ascend910 is the request SW204 compares with the
-    layout, and the NVIDIA-only rules (NCCL's /dev/shm, NVLink, EFA) stay silent."""
+    """vllm-ascend on Huawei Ascend NPUs: huawei.com/Ascend910 is an accelerator request; fewer than the
+    layout's workers cannot be judged (chips or dies), enough passes; the NVIDIA-only rules (NCCL's
+    /dev/shm, NVLink, EFA) stay silent."""
     path = tmp_path / "ascend.yaml"
     path.write_text(_ascend(npus), encoding="utf-8")
     inv = load_inputs([str(path)])
     [g] = inv.groups
     assert (g.accelerator, g.accelerator_resource, g.gpus_per_pod) == ("huawei", "huawei.com/Ascend910", npus)
     found = run_rules(ALL_RULES, inv)
-    assert [f.message for f in found if f.code == "SW204"] == messages
+    assert [(f.level, f.message) for f in found if f.code == "SW204"] == messages
     assert [f.code for f in found if f.code in ("SW201", "SW202", "SW203", "SW205", "SW401")] == []

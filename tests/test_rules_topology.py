@@ -26,6 +26,7 @@ EXPECTED = {
         (58, 'LeaderWorkerSet serving/llama405b-half-gpus', 'mandatory', 'SW204: 2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP8×PP2 needs 16; vLLM cannot place all its workers', None),
         (79, 'Deployment serving/qwen32b-tp2-dp4', 'mandatory', 'SW204: the pod requests 4 nvidia.com/gpu but TP2×PP1×DP4 starts 8 workers; vLLM cannot start with fewer GPUs than workers', None),
         (84, 'Deployment serving/llama8b-cpuset-image', 'mandatory', 'SW204: the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP1×PP1 needs 1 GPUs per pod; the device plugin gives a container only the GPUs it requests', None),
+        (101, 'Deployment serving/llama8b-cpu-team-registry', 'mandatory', 'SW204: the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP1×PP1 needs 1 GPUs per pod; the device plugin gives a container only the GPUs it requests', None),
     ],
     ('SW204', 'pass.yaml'): [
     ],

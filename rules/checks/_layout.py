@@ -110,8 +110,8 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     c = g.main_container
     if c is None:
         return False
-    if isinstance(c.image, str) and _CPU_IMAGE.search(c.image.lower()):
-        return True
+    if isinstance(c.image, str) and _CPU_IMAGE.search(c.image.rsplit("/", 1)[-1].lower()):
+        return True  # the repository's own name or its tag, not a registry path like cpu-team/vllm-openai
     target = c.env.get("VLLM_TARGET_DEVICE")
     if isinstance(target, str) and target.strip().lower() == "cpu":
         return True

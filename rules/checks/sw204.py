@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
-from ..vocab import GPU_RESOURCE, NEURON_DEVICE_RESOURCES
+from ..vocab import ASCEND_CHIPS, GPU_RESOURCE, NEURON_DEVICE_RESOURCES
 from ._layout import layout, runs_on_cpu
 
 
@@ -69,6 +69,11 @@ class GpuRequestNotTp(GroupRule):
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
                          "it requests", location=g.at("resources"))
             return
+        short = gpus < per_pod if per_pod is not None else lay.pods * gpus < lay.world
+        if short and resource == ASCEND_CHIPS:
+            raise Undecidable(f"the NPUs behind {resource}: {gpus}",
+                              "an Atlas A3 chip holds two NPU dies, each a vLLM worker, and whether the device "
+                              "plugin counts chips or dies depends on the server")
         if per_pod is not None and gpus < per_pod:
             pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"SW204: the pod requests {gpus} {resource} but {lay.text()} starts {per_pod} "

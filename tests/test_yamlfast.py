@@ -75,22 +75,22 @@ def agree(text: str, base: int = 0) -> bool:
 
 
 def test_every_yaml_file_of_the_repository_reads_the_same():
+    """Each file the Python reader reads, the compiled reader builds the same (it may leave a file to the
+    Python reader only for an anchor, alias, tag or merge key); each file the Python reader refuses, it
+    leaves alone."""
     files = sorted({*ROOT.glob("tests/**/*.yaml"), *ROOT.glob("tests/**/*.yml"), *ROOT.glob("examples/**/*.yaml"),
                     *ROOT.glob("stacks/**/*.yaml"), *ROOT.glob(".github/**/*.yml"), *ROOT.glob("rules/*.yaml")})
-    built = fell_back = 0
+    refused = 0
     for f in files:
         text = f.read_text(encoding="utf-8", errors="surrogateescape")
         try:
             python(text)
         except Exception:  # noqa: BLE001 - broken on purpose (fixtures of input errors): never built
             assert fast(text) is None, f
-            fell_back += 1
+            refused += 1
             continue
-        if agree(text, base=3):
-            built += 1
-        else:
-            fell_back += 1
-    assert built > 100 and fell_back >= 1, (built, fell_back)
+        assert agree(text, base=3) or any(mark in text for mark in ("&", "*", "!", "<<")), f
+    assert len(files) > 100 and refused >= 1  # the glob found the fixtures, the broken ones among them
 
 
 def test_values_lines_and_documents():

@@ -1,7 +1,7 @@
 """The shardwise Pulumi program: one ServingEnvironment per stack.
 
 The stack config ``shardwise:environment`` (see ``stacks/Pulumi.<env>.yaml``) is loaded into the
-typed :class:`~shardwise.rules.spec.EnvironmentSpec` — the same model ``shardwise lint stacks/``
+typed :class:`~shardwise.rules.model.spec.EnvironmentSpec` — the same model ``shardwise lint stacks/``
 reads — and handed to :class:`~shardwise.components.ServingEnvironment`, which validates it with the
 shardwise rules before declaring anything. An environment with ``cluster.create`` creates its EKS
 cluster and talks to it through the cluster's own provider; otherwise Kubernetes resources go to the
@@ -20,7 +20,7 @@ import pulumi_kubernetes as k8s
 from shardwise.components import ServingEnvironment, ServingEnvironmentArgs
 from shardwise.components.cluster import kubeconfig
 from shardwise.rules.adapters.stack import spec_from_value
-from shardwise.rules.errors import InputError
+from shardwise.rules.model.errors import InputError
 
 config = pulumi.Config("shardwise")
 try:

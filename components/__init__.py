@@ -1,7 +1,7 @@
 """Pulumi components for serving LLMs with vLLM on EKS.
 
 Each component takes a typed ``…Args`` dataclass whose fields map onto the specs of
-:mod:`shardwise.rules.spec` (the schema ``shardwise lint`` reads stack configs with); names, ARNs,
+:mod:`shardwise.rules.model.spec` (the schema ``shardwise lint`` reads stack configs with); names, ARNs,
 images, ids and namespaces accept ``pulumi.Input`` values. The arguments are validated with the
 shardwise rules before any child resource is declared (one :class:`ArgumentsError` — a
 ``pulumi.InputPropertyError`` — lists every problem with its property path), and the Kubernetes

@@ -1,4 +1,4 @@
-"""docs/components.md, made from the ``…Args`` dataclasses and the specs of :mod:`shardwise.rules.spec`.
+"""docs/components.md, made from the ``…Args`` dataclasses and the specs of :mod:`shardwise.rules.model.spec`.
 
 Regenerate with ``python -m shardwise.components._docs > docs/components.md`` (``make docs`` does);
 tests/test_component_docs.py fails when the file is stale. Every field of every Args class and spec
@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
-from shardwise.rules import spec as specs
+from shardwise.rules.model import spec as specs
 
 from .cluster import CHARTS, EksCluster, EksClusterArgs
 from .environment import ServingEnvironment, ServingEnvironmentArgs
@@ -66,7 +66,7 @@ INTRO = """\
 
 `shardwise.components` (install `shardwise[pulumi]`) has seven Pulumi components. Each takes a typed
 `…Args` dataclass; a workload's or router's Args fields are the fields of its spec in
-`shardwise.rules.spec` — the same pydantic models a stack config (`shardwise:environment`) and
+`shardwise.rules.model.spec` — the same pydantic models a stack config (`shardwise:environment`) and
 `shardwise lint` read — plus a few of the component's own (the Kubernetes provider, `validate`,
 `production`). Pools, networks, environments and clusters take their spec as one field.
 

@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ValidationError
-from shardwise.rules.spec import (
+from shardwise.rules.model.spec import (
     EngineArgsSpec,
     MetricsSpec,
     ModelCacheSpec,
@@ -35,7 +35,7 @@ Workload: TypeAlias = VllmServiceSpec | VllmMultiNodeSpec
 @dataclass(kw_only=True)
 class WorkloadArgs:
     """Fields every vLLM workload takes. Each maps onto the field of the same name of the spec
-    (:class:`~shardwise.rules.spec.VllmServiceSpec` / ``VllmMultiNodeSpec``, the stack config's schema);
+    (:class:`~shardwise.rules.model.spec.VllmServiceSpec` / ``VllmMultiNodeSpec``, the stack config's schema);
     ``name``, ``namespace``, ``image``, ``hf_token_secret`` and any name or ARN inside ``pod`` accept a
     ``pulumi.Output``."""
 
@@ -194,7 +194,7 @@ def endpoint(spec: Workload, unknowns: Unknowns) -> pulumi.Output[str]:
 def safe_sizing(spec: Workload, pool: NodePoolSpec) -> dict[str, Any]:
     """The workload's sizing; a model or instance type the catalog does not know (validation off) says so."""
     from shardwise.rules.adapters.stack import workload_sizing
-    from shardwise.rules.errors import CatalogError
+    from shardwise.rules.model.errors import CatalogError
 
     try:
         return workload_sizing(spec, pool)

@@ -20,7 +20,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from shardwise.rules.spec import ClusterSpec
+from shardwise.rules.model.spec import ClusterSpec
 
 from ._k8s import doc
 
@@ -66,7 +66,7 @@ def _assume(service: str) -> str:
 @dataclass(kw_only=True)
 class EksClusterArgs:
     """Arguments of :class:`EksCluster`: the cluster settings of the stack config
-    (:class:`~shardwise.rules.spec.ClusterSpec`), its name and network, and what the workloads need."""
+    (:class:`~shardwise.rules.model.spec.ClusterSpec`), its name and network, and what the workloads need."""
 
     name: pulumi.Input[str] = field(metadata=doc("The cluster's name."))
     region: str = field(metadata=doc("AWS region (the kubeconfig's `aws eks get-token`)."))

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 from pydantic import ValidationError
 from shardwise.rules import render
 from shardwise.rules.adapters.stack import sizing_summary
-from shardwise.rules.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
 from ._workload import pydantic_findings

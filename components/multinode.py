@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi
 from shardwise.rules import images, render
-from shardwise.rules.spec import VllmMultiNodeSpec
+from shardwise.rules.model.spec import VllmMultiNodeSpec
 
 from ._k8s import metadata_name
 from ._workload import COMMON_OUTPUTS, WorkloadArgs, build_spec, declare_workload
@@ -16,7 +16,7 @@ from .validation import multinode_findings
 
 @dataclass(kw_only=True)
 class VllmMultiNodeArgs(WorkloadArgs):
-    """Arguments of :class:`VllmMultiNode` (the fields of :class:`~shardwise.rules.spec.VllmMultiNodeSpec`)."""
+    """Arguments of :class:`VllmMultiNode` (the fields of :class:`~shardwise.rules.model.spec.VllmMultiNodeSpec`)."""
 
     groups: int = 1
     launcher: str = "auto"

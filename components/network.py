@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
 from shardwise.rules import render
-from shardwise.rules.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import pydantic_findings
@@ -22,7 +22,7 @@ from .inputs import Unknowns
 class RuntimeNetworkArgs:
     """Arguments of :class:`RuntimeNetwork`.
 
-    ``network`` is the :class:`~shardwise.rules.spec.NetworkSpec` (a stack config's ``network``);
+    ``network`` is the :class:`~shardwise.rules.model.spec.NetworkSpec` (a stack config's ``network``);
     ``vpc_id`` and ``private_subnet_ids``, when given, select existing-VPC mode with values that may be
     Outputs (a VPC built in the same program, a StackReference). ``workloads`` and ``routers`` (the
     components or their specs) decide the NetworkPolicies.

@@ -12,7 +12,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
 from shardwise.rules import catalog, render
-from shardwise.rules.spec import EnvironmentSpec, NodePoolSpec
+from shardwise.rules.model.spec import EnvironmentSpec, NodePoolSpec
 
 from ._k8s import KUBECONFIG_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import log_notes, pydantic_findings
@@ -25,7 +25,7 @@ from .validation import VALIDATE_DOC, Validation, as_validation, pool_findings
 class GpuNodePoolArgs:
     """Arguments of :class:`GpuNodePool`.
 
-    ``pool`` is the :class:`~shardwise.rules.spec.NodePoolSpec` (or a mapping of its fields) — the
+    ``pool`` is the :class:`~shardwise.rules.model.spec.NodePoolSpec` (or a mapping of its fields) — the
     schema of a stack config's ``pools`` entry; the rest are the AWS things the nodes attach to, each a
     ``pulumi.Input`` (a cluster, role and network built in the same program, or a StackReference).
     """

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 from shardwise.rules import render
-from shardwise.rules.spec import RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import pydantic_findings
@@ -20,7 +20,7 @@ from .validation import router_findings
 
 @dataclass(kw_only=True)
 class InferenceRouterArgs:
-    """Arguments of :class:`InferenceRouter`: the fields of :class:`~shardwise.rules.spec.RouterSpec`
+    """Arguments of :class:`InferenceRouter`: the fields of :class:`~shardwise.rules.model.spec.RouterSpec`
     (``name`` and ``namespace`` accept Outputs) and the ``backends`` (VllmService / VllmMultiNode
     components or their specs); ``services`` defaults to every backend."""
 

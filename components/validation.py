@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shardwise.rules import cache, catalog, images, render
-from shardwise.rules.errors import CatalogError, InputError
-from shardwise.rules.pod import extra_args_problems, pod_problems
-from shardwise.rules.spec import (
+from shardwise.rules.model.errors import CatalogError, InputError
+from shardwise.rules.model.spec import (
     EnvironmentSpec,
     NodePoolSpec,
     RouterSpec,
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
+from shardwise.rules.pod import extra_args_problems, pod_problems
 from shardwise.rules.yamlsrc import LineDict
 
 Finding = tuple[str, str]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi
 from shardwise.rules import render
-from shardwise.rules.spec import AutoscalingSpec, VllmServiceSpec
+from shardwise.rules.model.spec import AutoscalingSpec, VllmServiceSpec
 
 from ._k8s import metadata_name
 from ._workload import COMMON_OUTPUTS, WorkloadArgs, build_spec, declare_workload
@@ -16,7 +16,7 @@ from .validation import service_findings
 
 @dataclass(kw_only=True)
 class VllmServiceArgs(WorkloadArgs):
-    """Arguments of :class:`VllmService` (the fields of :class:`~shardwise.rules.spec.VllmServiceSpec`)."""
+    """Arguments of :class:`VllmService` (the fields of :class:`~shardwise.rules.model.spec.VllmServiceSpec`)."""
 
     replicas: int = 1
     autoscaling: AutoscalingSpec | dict[str, Any] | None = AutoscalingSpec()

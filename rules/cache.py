@@ -3,7 +3,7 @@
 A pod that restarts must not download the checkpoint again, and its startup probe must allow the
 time the weights really take to load from wherever they are kept. This module renders the cache's
 pieces of the pod (volume, download init container, vLLM load flags, a PersistentVolumeClaim) from
-:class:`~shardwise.rules.spec.ModelCacheSpec` and computes the startup budget.
+:class:`~shardwise.rules.model.spec.ModelCacheSpec` and computes the startup budget.
 
 **Kinds.** ``empty-dir``: lives as long as the pod (container restarts keep it, a recreated pod
 downloads again). ``pvc``: a PersistentVolumeClaim (FSx for Lustre ``ReadWriteMany``, shared by all
@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from .model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 Workload = VllmServiceSpec | VllmMultiNodeSpec
 
@@ -199,7 +199,7 @@ def checkpoint_gib(spec: Workload) -> float | None:
     if spec.weights_gib is not None:
         return spec.weights_gib
     from . import catalog
-    from .errors import CatalogError
+    from .model.errors import CatalogError
     from .sizing import weight_precision, weights_bytes
 
     try:

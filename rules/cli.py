@@ -262,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version, usage errors
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-    from .errors import ShardwiseError
+    from .model.errors import ShardwiseError
 
     try:
         return int(args.func(args))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import LintConfig, SuppressionEntry
-from .errors import InputError
+from .model.errors import InputError
 
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")

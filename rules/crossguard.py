@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .engine import Finding, LintConfig, Rule, SuppressionEntry, internal_error, run_rule
-from .errors import ShardwiseError
 from .model import Inventory
+from .model.errors import ShardwiseError
 
 PACK_NAME = "shardwise"
 PACK_DESCRIPTION = (

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InputError, ShardwiseError
+from .model.errors import InputError, ShardwiseError
 from .report import Report
 from .run import LintOptions, lint_report
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import RuleMeta
-from .errors import InputError
+from .model.errors import InputError
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "docs"
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"

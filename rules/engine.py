@@ -26,7 +26,7 @@ from .model import (
     Suppression,
     Undecidable,
 )
-from .vocab import ANN_BASE_MODEL
+from .model.vocab import ANN_BASE_MODEL
 
 T = TypeVar("T")
 Level = Literal["advisory", "mandatory", "disabled"]

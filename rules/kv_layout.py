@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .catalog.types import ModelShape
+from .model.shapes import ModelShape
 from .vllm_versions import Behaviour
 
 LayerKind = Literal["full", "sliding", "chunked", "state"]

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .catalog.types import GpuInfo, ModelShape, Precision
+from .model.shapes import GpuInfo, ModelShape, Precision
 from .sizing import (
     BYTES_PER_PARAM,
     Device,

@@ -16,10 +16,10 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .catalog.types import GpuInfo, ModelShape
-from .errors import InputError, ShardwiseError
 from .layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
 from .model import NodePool, ServingGroup
+from .model.errors import InputError, ShardwiseError
+from .model.shapes import GpuInfo, ModelShape
 from .sizing import ReplicaSizing
 
 
@@ -222,7 +222,7 @@ def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
     from . import catalog
     from .adapters.k8s.pools import pool_from_labels
     from .model import Location
-    from .vocab import INSTANCE_TYPE, LABEL_GPU_COUNT, LABEL_GPU_PRODUCT
+    from .model.vocab import INSTANCE_TYPE, LABEL_GPU_COUNT, LABEL_GPU_PRODUCT
 
     gpu = catalog.find_gpu(req.gpu) if req.gpu else None
     where = Location("plan")

@@ -1,4 +1,4 @@
-"""Escape hatches onto a vLLM pod (:class:`~shardwise.rules.spec.PodSpec`, ``engine.extra_args``).
+"""Escape hatches onto a vLLM pod (:class:`~shardwise.rules.model.spec.PodSpec`, ``engine.extra_args``).
 
 What a real service needs beyond the typed fields — extra vLLM flags, env and env-from, volumes and
 mounts, resources beyond GPUs, a service account for IAM, labels, annotations, node selector and
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import EngineArgsSpec, PodSpec, VllmMultiNodeSpec, VllmServiceSpec
-from .vocab import (
+from .model.spec import EngineArgsSpec, PodSpec, VllmMultiNodeSpec, VllmServiceSpec
+from .model.vocab import (
     EFA_RESOURCE,
     GPU_LABELS,
     GPU_RESOURCE,
@@ -66,8 +66,8 @@ OWNED_FLAGS: dict[str, str] = {
 def extra_args_problems(engine: EngineArgsSpec, prefix: str = "engine.extra_args") -> list[tuple[str, str]]:
     """Every ``extra_args`` entry that a typed field owns, or that cannot be parsed."""
     from .adapters.vllm_args import parse_serve_args
-    from .errors import InputError
     from .model import Location
+    from .model.errors import InputError
 
     if not engine.extra_args:
         return []

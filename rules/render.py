@@ -54,7 +54,7 @@ from typing import Any
 from . import cache
 from . import pod as pod_extras
 from .images import choose_launcher
-from .spec import (
+from .model.spec import (
     AutoscalingSpec,
     EnvironmentSpec,
     NetworkSpec,
@@ -64,7 +64,7 @@ from .spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
-from .vocab import (
+from .model.vocab import (
     ANN_BASE_MODEL,
     ANN_IGNORE,
     ANN_OUTPUT_TPS,

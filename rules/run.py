@@ -35,14 +35,14 @@ class LintOptions:
 
 def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     """Lint ``paths`` (relative to the current directory, where the config and ignore files are looked
-    for) and return the report. Raises :class:`~shardwise.rules.errors.ShardwiseError` for a usage
+    for) and return the report. Raises :class:`~shardwise.rules.model.errors.ShardwiseError` for a usage
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
     from .adapters import default_jobs, read_inputs
     from .adapters.select import Excludes, read_ignore_file
     from .catalog import resolve
     from .config import load_config
     from .engine import run_rules_split
-    from .errors import ShardwiseError
+    from .model.errors import ShardwiseError
     from .registry import ALL_RULES
     from .report import Report, metas_of, workload_summary
 

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from . import kv_layout
-from .catalog.types import GpuInfo, ModelShape, Precision
+from .model.shapes import GpuInfo, ModelShape, Precision
 from .seeds import (  # noqa: F401  (public API: the seed functions)
     autoscale,
     concurrency,

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError
+from .model.errors import InputError
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

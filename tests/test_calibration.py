@@ -22,7 +22,7 @@ import dataclasses
 import pytest
 from shardwise.rules import sizing
 from shardwise.rules.catalog import find_model
-from shardwise.rules.catalog.types import ModelShape
+from shardwise.rules.model.shapes import ModelShape
 
 GIB = 1024**3
 

@@ -25,7 +25,7 @@ from shardwise.components import (
     VllmServiceArgs,
     _docs,
 )
-from shardwise.rules.spec import NodePoolSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import NodePoolSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 COMPOSED = ROOT / "tests" / "programs" / "composed.py"
 ECR = "123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm"

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 from shardwise.rules.config import PRECEDENCE, Settings, discover, load_config, parse_config
 from shardwise.rules.engine import LintConfig, SuppressionEntry
-from shardwise.rules.errors import InputError
+from shardwise.rules.model.errors import InputError
 
 FULL_TOML = textwrap.dedent(
     """\

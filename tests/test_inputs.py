@@ -19,7 +19,7 @@ import yaml
 from shardwise.rules.adapters import load_inputs, read_inputs
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.cli import main
-from shardwise.rules.errors import InputError
+from shardwise.rules.model.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())

@@ -10,8 +10,8 @@ import textwrap
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN
+from shardwise.rules.model.errors import InputError
 from shardwise.rules.registry import ALL_RULES
 
 DEPLOYMENT = """\

@@ -14,7 +14,6 @@ from shardwise.rules.adapters.k8s import (
     resolve_pools,
 )
 from shardwise.rules.adapters.k8s.pools import pool_from_labels
-from shardwise.rules.errors import InputError
 from shardwise.rules.model import (
     UNKNOWN,
     Autoscaler,
@@ -31,6 +30,7 @@ from shardwise.rules.model import (
     Toleration,
     Volume,
 )
+from shardwise.rules.model.errors import InputError
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s")
 

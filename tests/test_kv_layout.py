@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from shardwise.rules import kv_layout
-from shardwise.rules.catalog.types import MlaShape, ModelShape, MoeShape
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
 from shardwise.rules.vllm_versions import behaviour
 
 GIB = 1024**3

@@ -17,8 +17,8 @@ from shardwise.rules.adapters.pulumi import (
     load_pulumi_json,
     resources_from_json,
 )
-from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN, UNKNOWN_NAMESPACE, Location, SgRule, Suppression, Taint
+from shardwise.rules.model.errors import InputError
 
 U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string
 SIG = "4dabf18193072939515e22adb298388d"

@@ -18,8 +18,7 @@ import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 from shardwise.rules import cache, images, render
 from shardwise.rules.adapters.stack import load_stack_spec
-from shardwise.rules.pod import extra_args_problems, pod_problems
-from shardwise.rules.spec import (
+from shardwise.rules.model.spec import (
     AutoscalingSpec,
     EngineArgsSpec,
     NetworkSpec,
@@ -29,6 +28,7 @@ from shardwise.rules.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
+from shardwise.rules.pod import extra_args_problems, pod_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 K8S_VERSION = "1.33"

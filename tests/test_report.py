@@ -12,8 +12,8 @@ import pytest
 from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.config import Settings
 from shardwise.rules.engine import Finding, LintConfig, RuleMeta
-from shardwise.rules.errors import InputError
 from shardwise.rules.model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
+from shardwise.rules.model.errors import InputError
 from shardwise.rules.report import Report, pascal_case, render, workload_summary
 from shardwise.rules.report.github import annotation, escape_data, escape_property
 from shardwise.rules.report.markdown import cell

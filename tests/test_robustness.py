@@ -37,7 +37,7 @@ from hypothesis.errors import InvalidArgument
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.errors import InputError
+from shardwise.rules.model.errors import InputError
 from shardwise.rules.registry import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent

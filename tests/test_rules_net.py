@@ -18,8 +18,8 @@ from shardwise.rules.checks.sw402 import required_startup_seconds
 from shardwise.rules.checks.sw403 import metric_kind
 from shardwise.rules.checks.sw406 import routing
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.errors import InputError
 from shardwise.rules.model import Ingress, SgRule
+from shardwise.rules.model.errors import InputError
 from shardwise.rules.registry import ALL_RULES, rule_by_code
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"

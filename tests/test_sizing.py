@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from shardwise.rules import sizing
-from shardwise.rules.catalog.types import MlaShape, ModelShape, MoeShape
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
 
 GIB = 1024**3
 H100_GIB = 79.1875  # 85,029,158,912 bytes as torch reports an H100 80GB HBM3

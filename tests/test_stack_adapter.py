@@ -14,7 +14,7 @@ from shardwise.rules.adapters.stack import (
     sizing_summary,
 )
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.errors import InputError
+from shardwise.rules.model.errors import InputError
 from shardwise.rules.registry import ALL_RULES
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -44,7 +44,7 @@ PROGRAM = textwrap.dedent('''
 
     def program(tp):
         from shardwise.components import VllmService, VllmServiceArgs
-        from shardwise.rules.spec import EngineArgsSpec, NodePoolSpec
+        from shardwise.rules.model.spec import EngineArgsSpec, NodePoolSpec
 
         pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
         engine = EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=tp,

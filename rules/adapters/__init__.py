@@ -21,8 +21,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
 from ..model import Inventory
+from ..model.errors import InputError
 from ..yamlsrc import load_documents, read_text
 from .select import Excludes, select_inputs
 

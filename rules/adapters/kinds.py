@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InputError
+from ..model.errors import InputError
 from .select import HELM_VALUES
 
 KUBERNETES = "kubernetes"

@@ -42,13 +42,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
 from ..model import (
     Inventory,
     LaunchTemplate,
     Location,
     SecurityGroup,
 )
+from ..model.errors import InputError
 from ..yamlsrc import read_text
 from . import pulumi_aws as aws
 from .pulumi_k8s import kubernetes, kubernetes_api

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
 from ..model import UNKNOWN, LaunchTemplate, Location, NodePool, SecurityGroup, SgRule, Subnet, Suppression, Taint
+from ..model.errors import InputError
 from .pulumi_values import flag, obj, objs, text, texts, whole, wrong
 
 if TYPE_CHECKING:
@@ -384,7 +384,7 @@ def _taints(props: Mapping[str, Any]) -> list[Taint]:
 
 def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                templates: Mapping[str, tuple[LaunchTemplate, LaunchExtras]]) -> list[NodePool]:
-    from ..vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
+    from ..model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
     from .k8s.pools import pool_from_labels
 
     loc = res.location

@@ -11,7 +11,7 @@
 The typed reads (:func:`obj`, :func:`objs`, :func:`text`, :func:`texts`, :func:`whole`,
 :func:`flag`) are how the adapters read one property: absent gives the property's empty value, an
 unknown value stays UNKNOWN (never "absent"), and a value of the wrong type raises
-:class:`~shardwise.rules.errors.InputError` naming the property path (``ingress[0].cidrBlocks:
+:class:`~shardwise.rules.model.errors.InputError` naming the property path (``ingress[0].cidrBlocks:
 expected an array of strings, found a string``) — never read as absent.
 """
 
@@ -22,8 +22,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InputError
 from ..model import UNKNOWN
+from ..model.errors import InputError
 
 UNKNOWN_SENTINELS = frozenset({
     "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",  # boolean

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..model.errors import InputError
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"

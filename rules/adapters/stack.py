@@ -1,8 +1,8 @@
 """Pulumi stack files (``stacks/Pulumi.<env>.yaml``) -> :class:`~shardwise.rules.model.Inventory`.
 
-A stack file holds one :class:`~shardwise.rules.spec.EnvironmentSpec` under ``config:``, key
+A stack file holds one :class:`~shardwise.rules.model.spec.EnvironmentSpec` under ``config:``, key
 ``shardwise:environment`` (any ``<project>:environment`` is accepted). The spec is validated with
-pydantic; a validation error becomes an :class:`~shardwise.rules.errors.InputError` naming the file
+pydantic; a validation error becomes an :class:`~shardwise.rules.model.errors.InputError` naming the file
 and the line of the offending key.
 
 The inventory is built from exactly what the components would declare: the Kubernetes objects come
@@ -21,7 +21,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import render
-from ..errors import CatalogError, InputError
 from ..model import (
     Inventory,
     LaunchTemplate,
@@ -33,7 +32,8 @@ from ..model import (
     Suppression,
     Taint,
 )
-from ..spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..model.errors import CatalogError, InputError
+from ..model.spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 from ..yamlsrc import LineDict, load_all, read_text
 
 CONFIG_KEY = "shardwise:environment"
@@ -284,7 +284,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
-    from ..vocab import INSTANCE_TYPE
+    from ..model.vocab import INSTANCE_TYPE
     from .k8s.pools import pool_from_labels
 
     if p.provisioner == "karpenter":

@@ -36,8 +36,8 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from ..errors import InputError
 from ..model import UNKNOWN, EngineArgs, Location
+from ..model.errors import InputError
 
 # ---------------------------------------------------------------------------------------------
 # Flag table
@@ -619,7 +619,7 @@ def parse_vllm_command(
     downward API left out: references to them stay unresolved). ``location`` is recorded for every
     flag that was set; ``locate``, when given, maps a flag as written (``"--max_model_len"``,
     ``"-tp"``) or the positional model to a more precise location. A value that does not parse
-    raises :class:`~shardwise.rules.errors.InputError` naming the flag. ``unknown_env`` names the variables
+    raises :class:`~shardwise.rules.model.errors.InputError` naming the flag. ``unknown_env`` names the variables
     whose values are not known (``"*"``: any, when ``envFrom`` may set them); a reference to one that
     could carry flags makes the settings it could override unknown (:func:`_undecide_carried`).
     """

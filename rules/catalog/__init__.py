@@ -18,7 +18,7 @@ Lookups are forgiving about spelling and strict about meaning:
 - :func:`load_local_model` reads a Hugging Face ``config.json`` given by path (see
   :mod:`~shardwise.rules.catalog.hfconfig` for the parameter count and quantisation rules).
 
-Every failure is a :class:`~shardwise.rules.errors.CatalogError` that names what was asked for
+Every failure is a :class:`~shardwise.rules.model.errors.CatalogError` that names what was asked for
 and, where possible, the closest known names.
 """
 
@@ -30,16 +30,8 @@ import os
 import re
 from typing import Any
 
-from ..errors import CatalogError
-from .hfconfig import (
-    HF_CONFIG_KEYS,
-    derive_params,
-    derive_vision_params,
-    load_local_model,
-    shape_from_config,
-    weight_bytes_per_param,
-)
-from .types import (
+from ..model.errors import CatalogError
+from ..model.shapes import (
     VENDOR_RESOURCE,
     GpuInfo,
     InstanceType,
@@ -49,6 +41,14 @@ from .types import (
     MoeShape,
     Precision,
     Vendor,
+)
+from .hfconfig import (
+    HF_CONFIG_KEYS,
+    derive_params,
+    derive_vision_params,
+    load_local_model,
+    shape_from_config,
+    weight_bytes_per_param,
 )
 
 __all__ = [

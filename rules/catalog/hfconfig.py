@@ -1,7 +1,7 @@
 """Hugging Face ``config.json`` files: shapes, parameter counts and weight precision.
 
 :func:`load_local_model` turns a ``config.json`` (and the ``model.safetensors.index.json`` beside
-it) into a :class:`~shardwise.rules.catalog.types.ModelShape`; :func:`derive_params` counts the
+it) into a :class:`~shardwise.rules.model.shapes.ModelShape`; :func:`derive_params` counts the
 parameters a config implies, vision tower included; :func:`weight_bytes_per_param` gives the bytes
 a quantised checkpoint stores per weight, its scales and zero points included. Standard library
 only: this module is on the lint path.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import CatalogError
-from .types import MlaShape, ModelShape, MoeShape, Precision
+from ..model.errors import CatalogError
+from ..model.shapes import MlaShape, ModelShape, MoeShape, Precision
 
 # Defaults for keys a model family's config.json may leave out (the transformers config class
 # defaults). Gemma 3 multimodal checkpoints omit most of their text_config.

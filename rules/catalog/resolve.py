@@ -1,4 +1,4 @@
-"""A serving group's model -> its :class:`~shardwise.rules.catalog.types.ModelShape`.
+"""A serving group's model -> its :class:`~shardwise.rules.model.shapes.ModelShape`.
 
 :func:`resolve_model` finds the shape of the model a vLLM server names, in this order:
 
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..adapters.vllm_args import is_unresolved
-from ..errors import CatalogError, InputError
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
-from ..vocab import ANN_BASE_MODEL
+from ..model.errors import CatalogError, InputError
+from ..model.vocab import ANN_BASE_MODEL
 
 #: The three ways to teach shardwise a model, as findings and errors state them.
 TEACH_HINT = (

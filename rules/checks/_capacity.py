@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..catalog.types import GpuInfo, ModelShape, Precision
 from ..engine import LintConfig
 from ..layout import Parallel, Sizer
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
+from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..model.vocab import ANN_TARGET_CONCURRENCY
 from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..vllm_versions import ResolvedVersion, resolve
-from ..vocab import ANN_TARGET_CONCURRENCY
 from ._layout import per_group
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ModelNotKnown, ServingGroup
-from ..vocab import ANN_BASE_MODEL
+from ..model.vocab import ANN_BASE_MODEL
 
 
 def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig) -> list[str]:

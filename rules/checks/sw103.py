@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ..vocab import ANN_P95, ANN_TARGET_CONCURRENCY
+from ..model.vocab import ANN_P95, ANN_TARGET_CONCURRENCY
 from ._capacity import gpu_name, layout_text, sizing
 
 

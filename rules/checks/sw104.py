@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..layout import Alternative, Parallel, alternative, judge, plural, smaller
 from ..model import Inventory, ServingGroup
+from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 from ..sizing import ReplicaSizing
-from ..vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 from ._capacity import context_text, declared_seqs, gpu_name, parallel, require_model, sizer, sizing
 
 

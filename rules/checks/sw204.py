@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
-from ..vocab import ASCEND_CHIPS, GPU_RESOURCE, NEURON_DEVICE_RESOURCES
+from ..model.vocab import ASCEND_CHIPS, GPU_RESOURCE, NEURON_DEVICE_RESOURCES
 from ._layout import layout, runs_on_cpu
 
 

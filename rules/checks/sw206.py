@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .. import catalog
-from .. import vocab as L
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..errors import CatalogError
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ..model import vocab as L
+from ..model.errors import CatalogError
 from ..sizing import size_replica
 from ._capacity import gpu_memory_gib, require_model
 from ._layout import layout, runs_on_cpu

@@ -17,9 +17,9 @@ from typing import Any
 
 from ..config import Settings
 from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
-from ..errors import InputError
 from ..model import Inventory, ServingGroup, Undecidable, is_unknown
 from ..model import int_or_none as _int
+from ..model.errors import InputError
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 _MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}

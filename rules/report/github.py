@@ -9,7 +9,7 @@ suppressed findings are not annotated (they are in the other reports with their 
 from __future__ import annotations
 
 from ..engine import Finding
-from ..errors import InputError
+from ..model.errors import InputError
 from . import Report
 
 

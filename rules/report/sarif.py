@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..engine import Finding, RuleMeta
-from ..errors import InputError
+from ..model.errors import InputError
 from . import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..engine import Finding
-from ..errors import InputError
+from ..model.errors import InputError
 from . import Report
 
 _RESET = "\033[0m"

@@ -29,7 +29,7 @@ from shardwise.components import (
     VllmServiceArgs,
 )
 from shardwise.components.cluster import kubeconfig
-from shardwise.rules.spec import EngineArgsSpec, NodePoolSpec
+from shardwise.rules.model.spec import EngineArgsSpec, NodePoolSpec
 
 tag = pulumi.Config("composed").get("image_tag") or "v0.13.0"
 

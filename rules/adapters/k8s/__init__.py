@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...errors import InputError
 from ...model import Inventory, Location
+from ...model.errors import InputError
 from ...yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .configmaps import add_config_map

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ...errors import InputError
 from ...model import UNKNOWN, Location, Suppression
-from ...vocab import ANN_IGNORE
+from ...model.errors import InputError
+from ...model.vocab import ANN_IGNORE
 from ...yamlsrc import LineDict
 
 _CODE = re.compile(r"^SW\d{3}$")

@@ -6,8 +6,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import InputError
 from ...model import UNKNOWN, Ingress, Inventory, Location, NetworkPolicy, Service
+from ...model.errors import InputError
 from .fields import as_list, as_map, line_of, read_annotations, str_map, suppressions_from, typed_items, typed_map
 
 #: The Service types Kubernetes accepts, spelled exactly so: the API server rejects any other spelling

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
-from ...vocab import (
+from ...model.vocab import (
     ACCELERATOR_RESOURCES,
     GFD_CLIQUE,
     GPU_LABELS,

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import CatalogError
 from ...model import UNKNOWN, Inventory, Location, NodePool
-from ...vocab import VENDOR_RESOURCES
+from ...model.errors import CatalogError
+from ...model.vocab import VENDOR_RESOURCES
 from ...yamlsrc import LineDict
 from .fields import as_list, as_map, int_field
 from .parse import Lines

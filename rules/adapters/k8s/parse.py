@@ -6,8 +6,8 @@ import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...errors import InputError
 from ...model import Location
+from ...model.errors import InputError
 from ...yamlsrc import LineDict, load_documents
 
 #: file -> the lines of its text, for pointing at the line a word is written on.

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...errors import InputError
 from ...model import (
     UNKNOWN,
     UNKNOWN_TOKEN,
@@ -25,7 +24,8 @@ from ...model import (
     Toleration,
     Volume,
 )
-from ...vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
+from ...model.errors import InputError
+from ...model.vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
 from ...yamlsrc import LineDict
 from ..vllm_args import expand_k8s, is_vllm_image, parse_vllm_command
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map

@@ -1,6 +1,6 @@
 """Node labels -> :class:`~shardwise.rules.model.NodePool`: what accelerators a set of nodes carries.
 
-The label names are in :mod:`shardwise.rules.vocab`. The families read, most explicit first:
+The label names are in :mod:`shardwise.rules.model.vocab`. The families read, most explicit first:
 
 - ours (set by :class:`~shardwise.components.GpuNodePool`): ``shardwise.dev/gpu-product``,
   ``-gpu-count``, ``-gpu-memory-gib``, ``-nvlink`` (``nvswitch`` | ``nvlink`` | ``pcie``),
@@ -32,9 +32,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...errors import CatalogError
 from ...model import UNKNOWN, Location, NodePool, Taint
-from ...vocab import (
+from ...model.errors import CatalogError
+from ...model.vocab import (
     AMD_PRODUCT,
     EKS_PREFIX,
     GFD_CLIQUE,

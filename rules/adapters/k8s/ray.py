@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import CatalogError, InputError
 from ...model import UNKNOWN, Inventory, Location, NodePool
+from ...model.errors import CatalogError, InputError
 from ...yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of
 from .parse import Lines

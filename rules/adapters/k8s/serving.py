@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import InputError
 from ...model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
-from ...vocab import GPU_RESOURCE
+from ...model.errors import InputError
+from ...model.vocab import GPU_RESOURCE
 from ...yamlsrc import LineDict
 from ..vllm_args import parse_serve_args
 from .fields import as_list, as_map

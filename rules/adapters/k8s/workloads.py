@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...catalog.resolve import resolve_model
-from ...errors import InputError
 from ...model import (
     UNKNOWN,
     Container,
@@ -27,7 +26,8 @@ from ...model import (
     ServingGroup,
     Suppression,
 )
-from ...vocab import (
+from ...model.errors import InputError
+from ...model.vocab import (
     ANN_OUTPUT_TPS,
     ANN_P95,
     ANN_PRODUCTION,

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from .catalog.types import GpuInfo, Interconnect, ModelShape
 from .errors import InputError
+from .shapes import GpuInfo, Interconnect, ModelShape
 
 T = TypeVar("T")
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from shardwise.rules import images, render
+from shardwise.rules import render
 from shardwise.rules.model.spec import VllmMultiNodeSpec
+from shardwise.rules.vllm import images
 
 from ._k8s import metadata_name
 from ._workload import COMMON_OUTPUTS, WorkloadArgs, build_spec, declare_workload

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shardwise.rules import cache, catalog, images, render
+from shardwise.rules import cache, catalog, render
 from shardwise.rules.model.errors import CatalogError, InputError
 from shardwise.rules.model.spec import (
     EnvironmentSpec,
@@ -31,6 +31,7 @@ from shardwise.rules.model.spec import (
     VllmServiceSpec,
 )
 from shardwise.rules.pod import extra_args_problems, pod_problems
+from shardwise.rules.vllm import images
 from shardwise.rules.yamlsrc import LineDict
 
 Finding = tuple[str, str]
@@ -201,7 +202,7 @@ def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec
         out.append((f"{path}cache.kind", f"vLLM {images.version_text(version)} cannot stream from S3 "
                     f"(runai_streamer is in {images.version_text(images.RUNAI_STREAMER_SINCE)} and later)"))
     if spec.engine.kv_cache_memory_bytes is not None and version is not None:
-        from shardwise.rules.vllm_versions import RANGES
+        from shardwise.rules.vllm.versions import RANGES
 
         first = next(r.since for r in RANGES if r.kv_cache_memory_flag)
         if version < images.parse_version(first):  # type: ignore[operator]

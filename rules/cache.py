@@ -11,7 +11,7 @@ replicas; EBS ``ReadWriteOnce``, one pod). ``node-nvme``: a ``hostPath`` directo
 instance-store RAID-0 (nodeadm ``localStorage.strategy: RAID0`` mounts it at ``/mnt/k8s-disks/0``,
 ``awslabs/amazon-eks-ami`` ``setup-local-disks``), so a pod restarted on the same node finds its
 weights. ``s3``: no local copy; vLLM streams the safetensors from S3 with ``--load-format
-runai_streamer`` (:mod:`shardwise.rules.images`).
+runai_streamer`` (:mod:`shardwise.rules.vllm.images`).
 
 **Download.** For the local kinds an init container (``model-download``) fills the cache with
 ``huggingface_hub.snapshot_download`` (safetensors, or ``.bin`` when the repository has none; never

@@ -37,7 +37,7 @@ from .sizing import (
     size_deployment,
     weight_precision,
 )
-from .vllm_versions import ResolvedVersion
+from .vllm.versions import ResolvedVersion
 
 LoadVerdict = Literal["holds", "may-not-hold", "does-not-hold"]
 

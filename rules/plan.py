@@ -292,7 +292,7 @@ def make_plan(req: PlanRequest) -> Plan:
         min_gpus,
         weight_precision,
     )
-    from .vllm_versions import parse_version, resolve
+    from .vllm.versions import parse_version, resolve
 
     if req.gpu is None and req.gpu_memory_gib is None and req.instance_type is None:
         raise PlanError("plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "

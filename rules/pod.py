@@ -45,7 +45,7 @@ OWNED_ENV = frozenset({"HF_TOKEN", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", 
 OWNED_VOLUMES = frozenset({"dshm", "model-cache"})
 OWNED_PATHS = ("/dev/shm", "/root/.cache/huggingface")
 
-#: ``extra_args`` flags (snake_case, as :func:`~shardwise.rules.adapters.vllm_args.parse_serve_args`
+#: ``extra_args`` flags (snake_case, as :func:`~shardwise.rules.vllm.args.parse_serve_args`
 #: names them) and why each is refused there.
 _LAUNCH = "is set by the multi-node launcher (`launcher`)"
 OWNED_FLAGS: dict[str, str] = {
@@ -65,9 +65,9 @@ OWNED_FLAGS: dict[str, str] = {
 
 def extra_args_problems(engine: EngineArgsSpec, prefix: str = "engine.extra_args") -> list[tuple[str, str]]:
     """Every ``extra_args`` entry that a typed field owns, or that cannot be parsed."""
-    from .adapters.vllm_args import parse_serve_args
     from .model import Location
     from .model.errors import InputError
+    from .vllm.args import parse_serve_args
 
     if not engine.extra_args:
         return []

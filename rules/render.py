@@ -34,7 +34,7 @@ Conventions and the numbers behind them:
 * **Escape hatches** from the spec's ``pod`` and ``engine.extra_args`` are merged in by
   :mod:`shardwise.rules.pod`, which refuses what the rules read.
 * **Multi-node groups** launch natively (``--nnodes``/``--node-rank``/``--master-addr``) when the
-  image's vLLM has it (:mod:`shardwise.rules.images`), else with Ray; EFA pods get
+  image's vLLM has it (:mod:`shardwise.rules.vllm.images`), else with Ray; EFA pods get
   ``FI_PROVIDER=efa`` (and ``FI_EFA_USE_DEVICE_RDMA=1`` on p4d/p5/p6). The LWS exclusive-topology
   annotation is set only when the spec names a topology label.
 * **Images** are used as given; :func:`unpinned_image_reason` says why an image is not pinned (tag
@@ -53,7 +53,6 @@ from typing import Any
 
 from . import cache
 from . import pod as pod_extras
-from .images import choose_launcher
 from .model.spec import (
     AutoscalingSpec,
     EnvironmentSpec,
@@ -79,6 +78,7 @@ from .model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
+from .vllm.images import choose_launcher
 
 # --- names every rendering shares -------------------------------------------------------------
 

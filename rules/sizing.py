@@ -30,7 +30,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from . import kv_layout
 from .model.shapes import GpuInfo, ModelShape, Precision
 from .seeds import (  # noqa: F401  (public API: the seed functions)
     autoscale,
@@ -47,7 +46,8 @@ from .seeds import (  # noqa: F401  (public API: the seed functions)
     validate,
     validate_per_gpu,
 )
-from .vllm_versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from .vllm import kv_layout
+from .vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 
 GIB = 1024**3
 GB = 10**9

@@ -16,7 +16,7 @@ import pytest
 from shardwise.rules.catalog import find_gpu
 from shardwise.rules.cli import main
 from shardwise.rules.registry import ALL_RULES
-from shardwise.rules.vllm_versions import CURRENT_RELEASE
+from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
 GIB = 2**30

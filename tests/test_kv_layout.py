@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from shardwise.rules import kv_layout
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
-from shardwise.rules.vllm_versions import behaviour
+from shardwise.rules.vllm import kv_layout
+from shardwise.rules.vllm.versions import behaviour
 
 GIB = 1024**3
 

@@ -16,7 +16,7 @@ import pathlib
 import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
-from shardwise.rules import cache, images, render
+from shardwise.rules import cache, render
 from shardwise.rules.adapters.stack import load_stack_spec
 from shardwise.rules.model.spec import (
     AutoscalingSpec,
@@ -29,6 +29,7 @@ from shardwise.rules.model.spec import (
     VllmServiceSpec,
 )
 from shardwise.rules.pod import extra_args_problems, pod_problems
+from shardwise.rules.vllm import images
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 K8S_VERSION = "1.33"

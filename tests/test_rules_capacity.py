@@ -277,7 +277,7 @@ def test_a_rule_crashing_on_one_group_still_checks_the_others():
 
 def test_an_image_not_known_yet_sizes_for_the_current_release_and_says_so():
     from shardwise.rules.model import UNKNOWN
-    from shardwise.rules.vllm_versions import CURRENT_RELEASE
+    from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
     inv = load_inputs([str(FIXTURES / "SW102" / "fail.yaml")])
     inv.groups[0].containers[0].image = UNKNOWN  # a computed image at `pulumi preview`

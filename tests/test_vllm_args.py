@@ -7,9 +7,9 @@ import shlex
 import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
-from shardwise.rules.adapters.vllm_args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
 from shardwise.rules.model import UNKNOWN, EngineArgs, Location
 from shardwise.rules.model.errors import InputError
+from shardwise.rules.vllm.args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
 
 LOC = Location("deploy.yaml", 12)
 

@@ -7,8 +7,8 @@ The numbers are vLLM's; when a future release changes one, a new row goes into R
 from __future__ import annotations
 
 import pytest
-from shardwise.rules import vllm_versions as vv
-from shardwise.rules.vllm_versions import CURRENT_RELEASE, batch_defaults, behaviour, parse_version, resolve
+from shardwise.rules.vllm import versions as vv
+from shardwise.rules.vllm.versions import CURRENT_RELEASE, batch_defaults, behaviour, parse_version, resolve
 
 
 def test_release_numbers_parse_and_order():

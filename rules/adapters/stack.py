@@ -373,7 +373,7 @@ def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) 
     and its startup budget (:func:`..cache.startup_budget`)."""
     from .. import cache, catalog
     from ..sizing import size_replica
-    from ..vllm_versions import resolve
+    from ..vllm.versions import resolve
 
     e = s.engine
     inst = catalog.find_instance(pool.instance_type)

@@ -33,10 +33,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..adapters.vllm_args import is_unresolved
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..model.errors import CatalogError, InputError
 from ..model.vocab import ANN_BASE_MODEL
+from ..vllm.args import is_unresolved
 
 #: The three ways to teach shardwise a model, as findings and errors state them.
 TEACH_HINT = (

@@ -11,7 +11,7 @@ from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.vocab import ANN_TARGET_CONCURRENCY
 from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
-from ..vllm_versions import ResolvedVersion, resolve
+from ..vllm.versions import ResolvedVersion, resolve
 from ._layout import per_group
 
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")

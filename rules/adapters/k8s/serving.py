@@ -19,8 +19,8 @@ from typing import Any
 from ...model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
 from ...model.errors import InputError
 from ...model.vocab import GPU_RESOURCE
+from ...vllm.args import parse_serve_args
 from ...yamlsrc import LineDict
-from ..vllm_args import parse_serve_args
 from .fields import as_list, as_map
 from .parse import Lines
 from .pods import read_pod

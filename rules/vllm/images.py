@@ -9,7 +9,7 @@ Facts, with where they come from (checked against the sources named, not by runn
   vllm/vllm-openai`` plus the EFA installer (libfabric under ``/opt/amazon/efa``, aws-ofi-nccl under
   ``/opt/amazon/ofi-nccl``, both on ``LD_LIBRARY_PATH``): aws/deep-learning-containers
   ``vllm/x86_64/gpu/Dockerfile`` and ``vllm/CHANGELOG.md`` (0.13.0: EFA installer 1.46.0).
-* The version in a tag is read by :mod:`shardwise.rules.vllm_versions` (``version_from_image``).
+* The version in a tag is read by :mod:`shardwise.rules.vllm.versions` (``version_from_image``).
 * vLLM's own multi-node launch (``--nnodes``, ``--node-rank``, ``--master-addr``, workers
   ``--headless``, executor ``mp``) first shipped in v0.11.1: ``vllm/engine/arg_utils.py`` of the
   v0.11.1 source distribution defines the flags, v0.11.0's does not (PR vllm-project/vllm#23691).
@@ -49,8 +49,8 @@ class ImageInfo:
 
 def parse_version(text: str | None) -> tuple[int, int, int] | None:
     """``v0.11.1`` / ``0.13.0`` → ``(0, 11, 1)`` / ``(0, 13, 0)``, read by
-    :func:`shardwise.rules.vllm_versions.parse_version`."""
-    from .vllm_versions import parse_version as parse
+    :func:`shardwise.rules.vllm.versions.parse_version`."""
+    from .versions import parse_version as parse
 
     v = parse(text) if text else None
     return (v.parts[0], v.parts[1], v.parts[2]) if v is not None else None
@@ -68,7 +68,7 @@ def image_info(image: str) -> ImageInfo:
     repository = ref
     if ":" in last:
         repository, tag = ref.rsplit(":", 1)
-    from .vllm_versions import version_from_image
+    from .versions import version_from_image
 
     found = version_from_image(image)
     version = (found.parts[0], found.parts[1], found.parts[2]) if found is not None else None

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .model.shapes import ModelShape
-from .vllm_versions import Behaviour
+from ..model.shapes import ModelShape
+from .versions import Behaviour
 
 LayerKind = Literal["full", "sliding", "chunked", "state"]
 

@@ -212,7 +212,7 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     covers a first download and the load, and ``workload_options``."""
     import math
 
-    from shardwise.rules import cache
+    from shardwise.rules.capacity import cache
 
     from ._k8s import depends_on, metadata_name, provider_for
 

@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shardwise.rules import cache, catalog, render
+from shardwise.rules import catalog, render
+from shardwise.rules.capacity import cache
 from shardwise.rules.model.errors import CatalogError, InputError
 from shardwise.rules.model.spec import (
     EnvironmentSpec,

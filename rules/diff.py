@@ -4,7 +4,7 @@
 same paths there (from the same place in the repository, so each tree's own config and ignore files
 apply) and in the working tree, and :func:`compare` puts the two reports side by side. Every figure
 comes from the lint reports (``Report.workloads``: the capacity rules' own sizing, and
-:mod:`shardwise.rules.cost`), nothing is sized twice.
+:mod:`shardwise.rules.capacity.cost`), nothing is sized twice.
 
 Per workload (matched by subject, ``Deployment serving/llama``): GPUs and their type, nodes and the
 instance type, replicas, TP/PP/DP, the KV cache tokens and the concurrency at the p95 context of one
@@ -141,7 +141,7 @@ def totals(report: Report) -> dict[str, Any]:
 
 
 def _hours_per_month() -> int:
-    from .cost import HOURS_PER_MONTH
+    from .capacity.cost import HOURS_PER_MONTH
 
     return HOURS_PER_MONTH
 

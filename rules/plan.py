@@ -16,11 +16,11 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
+from .capacity.layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
+from .capacity.sizing import ReplicaSizing
 from .model import NodePool, ServingGroup
 from .model.errors import InputError, ShardwiseError
 from .model.shapes import GpuInfo, ModelShape
-from .sizing import ReplicaSizing
 
 
 class PlanError(ShardwiseError):
@@ -203,7 +203,7 @@ def with_weights(model: ModelShape, weights_gib: float, precision: str) -> Model
     """A copy of ``model`` whose parameter count gives ``weights_gib`` at ``precision``, so that the rules,
     which size a layout from the parameters, agree with ``--weights-gib`` (embeddings stay 16-bit when the
     linear layers are quantised)."""
-    from .sizing import BYTES_PER_PARAM, GIB
+    from .capacity.sizing import BYTES_PER_PARAM, GIB
 
     total = weights_gib * GIB
     bpp = BYTES_PER_PARAM[precision]
@@ -282,7 +282,7 @@ class _Context:
 
 def make_plan(req: PlanRequest) -> Plan:
     """Size the layouts, run the rules on each and pick the one to recommend."""
-    from .sizing import (
+    from .capacity.sizing import (
         BYTES_PER_PARAM,
         GB,
         GIB,

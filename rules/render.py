@@ -24,7 +24,7 @@ Conventions and the numbers behind them:
   :func:`shm_size_gib` = max(4 GiB, 2 GiB × GPUs of the pod) (the LeaderWorkerSet vLLM example gives
   an 8-GPU pod 15 GiB). It counts against the node's memory, not the GPU's.
 * **Model cache and probes.** The weights are kept where the spec's ``cache`` says
-  (:mod:`shardwise.rules.cache`: an init container fills a local cache once, ``HF_HOME`` points at it,
+  (:mod:`shardwise.rules.capacity.cache`: an init container fills a local cache once, ``HF_HOME`` points at it,
   or vLLM streams from S3). ``startupProbe`` on ``/health`` every 10 s with ``failureThreshold`` =
   ceil(budget ÷ 10), the budget coming from the weights per pod and the cache's throughput;
   readiness and liveness on ``/health`` start only after the startup probe succeeds. ``HF_TOKEN``
@@ -51,8 +51,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cache
 from . import pod as pod_extras
+from .capacity import cache
 from .model.spec import (
     AutoscalingSpec,
     EnvironmentSpec,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from shardwise.rules import sizing
+from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import find_model
 from shardwise.rules.model.shapes import ModelShape
 

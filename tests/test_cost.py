@@ -1,4 +1,4 @@
-"""Nodes and on-demand cost of a serving group (rules/cost.py), read through the real adapters."""
+"""Nodes and on-demand cost of a serving group (rules/capacity/cost.py), read through the real adapters."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from shardwise.rules.adapters import read_inputs
-from shardwise.rules.cost import HOURS_PER_MONTH, workload_cost
+from shardwise.rules.capacity.cost import HOURS_PER_MONTH, workload_cost
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""rules/layout.py: the layout search that `shardwise plan`, SW104, SW106 and SW202 share, and the promise it
+"""rules/capacity/layout.py: the layout search that `shardwise plan`, SW104, SW106 and SW202 share, and the promise it
 keeps: a layout plan recommends is one `shardwise lint` does not block, and a layout plan marks with a mandatory
 finding is one lint blocks with the same code."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from shardwise.rules.capacity.layout import Node, Parallel, gpu_counts, layouts_for, plural, smaller
 from shardwise.rules.catalog import find_model
 from shardwise.rules.cli import main
-from shardwise.rules.layout import Node, Parallel, gpu_counts, layouts_for, plural, smaller
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
 DEEPSEEK_R1 = find_model("deepseek-ai/DeepSeek-R1", None)

@@ -16,8 +16,9 @@ import pathlib
 import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
-from shardwise.rules import cache, render
+from shardwise.rules import render
 from shardwise.rules.adapters.stack import load_stack_spec
+from shardwise.rules.capacity import cache
 from shardwise.rules.model.spec import (
     AutoscalingSpec,
     EngineArgsSpec,

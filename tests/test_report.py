@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from shardwise.rules.capacity.sizing import size_replica
 from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.config import Settings
 from shardwise.rules.engine import Finding, LintConfig, RuleMeta
@@ -18,7 +19,6 @@ from shardwise.rules.report import Report, pascal_case, render, workload_summary
 from shardwise.rules.report.github import annotation, escape_data, escape_property
 from shardwise.rules.report.markdown import cell
 from shardwise.rules.report.sarif import artifact_uri
-from shardwise.rules.sizing import size_replica
 
 from shardwise import __version__
 

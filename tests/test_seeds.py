@@ -1,6 +1,6 @@
 """The seed documents' printed outputs, reproduced exactly (shared/seeds)."""
 
-from shardwise.rules import sizing
+from shardwise.rules.capacity import sizing
 
 
 def test_gpus_needed_prints_the_seed_dicts():

@@ -6,7 +6,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from shardwise.rules import sizing
+from shardwise.rules.capacity import sizing
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
 
 GIB = 1024**3

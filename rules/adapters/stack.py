@@ -371,8 +371,9 @@ SUMMARY_FIELDS = (
 def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) -> dict[str, Any]:
     """One workload's sizing: weights and KV cache per GPU, KV tokens, concurrency (see :mod:`..sizing`),
     and its startup budget (:func:`..cache.startup_budget`)."""
-    from .. import cache, catalog
-    from ..sizing import size_replica
+    from .. import catalog
+    from ..capacity import cache
+    from ..capacity.sizing import size_replica
     from ..vllm.versions import resolve
 
     e = s.engine

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..capacity.layout import Parallel, Sizer
+from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..engine import LintConfig
-from ..layout import Parallel, Sizer
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.vocab import ANN_TARGET_CONCURRENCY
-from ..sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..vllm.versions import ResolvedVersion, resolve
 from ._layout import per_group
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.layout import Alternative, Parallel, alternative, judge, plural, smaller
+from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..layout import Alternative, Parallel, alternative, judge, plural, smaller
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
-from ..sizing import ReplicaSizing
 from ._capacity import context_text, declared_seqs, gpu_name, parallel, require_model, sizer, sizing
 
 

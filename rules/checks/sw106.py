@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.layout import VARIANTS, Parallel, alternative, plural, precision_variant
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..layout import VARIANTS, Parallel, alternative, plural, precision_variant
 from ..model import Inventory, ServingGroup
 from ._capacity import context_text, declared_seqs, gpu_name, gpu_of, parallel, require_model, sizer, sizing
 

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.layout import (
+    VARIANTS,
+    Fit,
+    Node,
+    Parallel,
+    alternative,
+    layouts_for,
+    plural,
+    precision_variant,
+    smaller,
+)
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..layout import VARIANTS, Fit, Node, Parallel, alternative, layouts_for, plural, precision_variant, smaller
 from ..model import Inventory, NodePool, ServingGroup
 from ._capacity import context_text, declared_seqs, gpu_of, nccl_rules_apply, parallel, require_model, sizer, sizing
 from ._layout import layout

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .. import catalog
+from ..capacity.sizing import size_replica
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
-from ..sizing import size_replica
 from ._capacity import gpu_memory_gib, require_model
 from ._layout import layout, runs_on_cpu
 from ._net import is_multi_node

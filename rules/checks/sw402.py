@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.sizing import weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..model import Inventory, Probe, ServingGroup, known
-from ..sizing import weight_precision, weights_bytes
 
 #: vLLM's own start-up (CUDA init, memory profiling, CUDA-graph capture) before any weights.
 BASE_STARTUP_SECONDS = 300

@@ -43,11 +43,11 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
 
     The numbers are the capacity rules' own sizing of the group (computed once and cached on the
     group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
-    and the sizing fields are None. ``cost`` is :func:`shardwise.rules.cost.workload_cost`: nodes,
+    and the sizing fields are None. ``cost`` is :func:`shardwise.rules.capacity.cost.workload_cost`: nodes,
     instance type and on-demand price.
     """
+    from ..capacity.cost import workload_cost
     from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
-    from ..cost import workload_cost
 
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)

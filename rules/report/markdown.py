@@ -2,7 +2,7 @@
 
 Per workload a table row: GPUs = replicas × TP × PP, GPU type, weights / KV cache / headroom GiB
 per GPU, KV tokens, the concurrency ceiling at max_model_len and at the p95 context, nodes and the
-on-demand cost per hour and month (:mod:`shardwise.rules.cost`); then the per-GPU memory as a Mermaid
+on-demand cost per hour and month (:mod:`shardwise.rules.capacity.cost`); then the per-GPU memory as a Mermaid
 chart (:mod:`.charts`) and the prices used, with their source and date. Then the
 findings: blocking first, then the rest, then suppressed ones with their reasons. Autoescape is off
 (this is Markdown, not HTML); table cells escape ``|``.

@@ -2,7 +2,7 @@
 
 These are the formulas the project was created from (``shared/seeds``). They stay as written so
 that their printed figures come out exactly; the rules use the general per-GPU model in
-:mod:`shardwise.rules.sizing` instead. Where a seed function compares the KV cache of the *whole*
+:mod:`shardwise.rules.capacity.sizing` instead. Where a seed function compares the KV cache of the *whole*
 model with *one* GPU's budget (``validate``, ``concurrency``, ``topology``), the rules make the
 per-GPU comparison: with tensor parallelism each GPU holds only ``kv_heads / TP`` of the heads, so
 the seeds overstate the KV need per GPU by a factor of TP. :func:`validate_per_gpu` is the corrected

@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 
 Workload = VllmServiceSpec | VllmMultiNodeSpec
 
@@ -198,8 +198,8 @@ def checkpoint_gib(spec: Workload) -> float | None:
     """The checkpoint's weights: declared, else parameters × bytes per parameter from the catalog."""
     if spec.weights_gib is not None:
         return spec.weights_gib
-    from . import catalog
-    from .model.errors import CatalogError
+    from .. import catalog
+    from ..model.errors import CatalogError
     from .sizing import weight_precision, weights_bytes
 
     try:
@@ -221,7 +221,7 @@ def cache_throughput(spec: Workload, pool: NodePoolSpec | None) -> float | None:
 
 def startup_budget(spec: Workload, pool: NodePoolSpec | None = None) -> StartupBudget:
     """The startup probe's budget (see the module doc)."""
-    from .checks.sw402 import BASE_STARTUP_SECONDS, SECONDS_PER_WEIGHT_GIB
+    from ..checks.sw402 import BASE_STARTUP_SECONDS, SECONDS_PER_WEIGHT_GIB
 
     pp = spec.engine.pipeline_parallel_size
     total = checkpoint_gib(spec)

@@ -30,7 +30,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from .model.shapes import GpuInfo, ModelShape, Precision
+from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm import kv_layout
+from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 from .seeds import (  # noqa: F401  (public API: the seed functions)
     autoscale,
     concurrency,
@@ -46,8 +48,6 @@ from .seeds import (  # noqa: F401  (public API: the seed functions)
     validate,
     validate_per_gpu,
 )
-from .vllm import kv_layout
-from .vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 
 GIB = 1024**3
 GB = 10**9
@@ -195,7 +195,7 @@ def bytes_per_param(model: ModelShape, precision: Precision) -> float:
     when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
     qcfg = model.hf_config.get("quantization_config")
     if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
-        from .catalog.hfconfig import weight_bytes_per_param
+        from ..catalog.hfconfig import weight_bytes_per_param
 
         return weight_bytes_per_param(precision, qcfg)
     return BYTES_PER_PARAM[precision]

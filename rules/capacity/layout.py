@@ -27,7 +27,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .model.shapes import GpuInfo, ModelShape, Precision
+from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.versions import ResolvedVersion
 from .sizing import (
     BYTES_PER_PARAM,
     Device,
@@ -37,7 +38,6 @@ from .sizing import (
     size_deployment,
     weight_precision,
 )
-from .vllm.versions import ResolvedVersion
 
 LoadVerdict = Literal["holds", "may-not-hold", "does-not-hold"]
 

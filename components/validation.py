@@ -8,7 +8,7 @@ configuration fails at ``pulumi preview`` even without the policy pack, with all
 once. Checks the rules cannot make come first, with the property they name: the catalog (a model
 or instance type it does not know), the structure (an Ingress across namespaces, a Karpenter pool
 for multi-node groups, a missing node role, a new VPC for an existing cluster), the model cache,
-the escape hatches (:mod:`shardwise.rules.pod`) and the image (pinned; for multi-node groups on
+the escape hatches (:mod:`shardwise.rules.render.pod`) and the image (pinned; for multi-node groups on
 EFA, libfabric and aws-ofi-nccl inside; a launcher its vLLM version has).
 
 :class:`Validation` disables named rules with a reason — the linter's suppression model: a
@@ -31,7 +31,7 @@ from shardwise.rules.model.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
-from shardwise.rules.pod import extra_args_problems, pod_problems
+from shardwise.rules.render.pod import extra_args_problems, pod_problems
 from shardwise.rules.vllm import images
 from shardwise.rules.yamlsrc import LineDict
 

@@ -1,4 +1,4 @@
-"""rules/render.py: the Kubernetes objects and AWS plans the components declare, exactly.
+"""rules/render/__init__.py: the Kubernetes objects and AWS plans the components declare, exactly.
 
 Rendered objects are also validated against the Kubernetes JSON schemas shipped with the
 ``kubernetes-validate`` package (offline, strict: unknown fields fail). Custom resources
@@ -29,7 +29,7 @@ from shardwise.rules.model.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
-from shardwise.rules.pod import extra_args_problems, pod_problems
+from shardwise.rules.render.pod import extra_args_problems, pod_problems
 from shardwise.rules.vllm import images
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

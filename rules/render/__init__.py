@@ -32,7 +32,7 @@ Conventions and the numbers behind them:
 * **Draining.** A preStop hook keeps a terminating pod serving until vLLM reports no running or
   waiting request (at most ``drain_seconds``); the grace period is ``drain_seconds`` + 30 s.
 * **Escape hatches** from the spec's ``pod`` and ``engine.extra_args`` are merged in by
-  :mod:`shardwise.rules.pod`, which refuses what the rules read.
+  :mod:`shardwise.rules.render.pod`, which refuses what the rules read.
 * **Multi-node groups** launch natively (``--nnodes``/``--node-rank``/``--master-addr``) when the
   image's vLLM has it (:mod:`shardwise.rules.vllm.images`), else with Ray; EFA pods get
   ``FI_PROVIDER=efa`` (and ``FI_EFA_USE_DEVICE_RDMA=1`` on p4d/p5/p6). The LWS exclusive-topology
@@ -51,9 +51,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import pod as pod_extras
-from .capacity import cache
-from .model.spec import (
+from ..capacity import cache
+from ..model.spec import (
     AutoscalingSpec,
     EnvironmentSpec,
     NetworkSpec,
@@ -63,7 +62,7 @@ from .model.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
-from .model.vocab import (
+from ..model.vocab import (
     ANN_BASE_MODEL,
     ANN_IGNORE,
     ANN_OUTPUT_TPS,
@@ -78,7 +77,8 @@ from .model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
-from .vllm.images import choose_launcher
+from ..vllm.images import choose_launcher
+from . import pod as pod_extras
 
 # --- names every rendering shares -------------------------------------------------------------
 
@@ -756,7 +756,7 @@ def render_router(router: RouterSpec,
 
 
 def _instance(pool: NodePoolSpec):
-    from . import catalog
+    from .. import catalog
 
     return catalog.find_instance(pool.instance_type)
 
@@ -777,7 +777,7 @@ def efa_interface_count(pool: NodePoolSpec) -> int:
 
 def node_labels(pool: NodePoolSpec) -> dict[str, str]:
     """The labels every node of ``pool`` carries (read back by :func:`adapters.k8s.pools.pool_from_labels`)."""
-    from . import catalog
+    from .. import catalog
 
     inst = _instance(pool)
     gpu = catalog.find_gpu(inst.gpu)

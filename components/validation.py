@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shardwise.rules import catalog, render
+from shardwise.rules.adapters.yamlsrc import LineDict
 from shardwise.rules.capacity import cache
 from shardwise.rules.model.errors import CatalogError, InputError
 from shardwise.rules.model.spec import (
@@ -33,7 +34,6 @@ from shardwise.rules.model.spec import (
 )
 from shardwise.rules.render.pod import extra_args_problems, pod_problems
 from shardwise.rules.vllm import images
-from shardwise.rules.yamlsrc import LineDict
 
 Finding = tuple[str, str]
 

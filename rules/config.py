@@ -120,7 +120,7 @@ def discover(cwd: str = ".") -> str | None:
 
 def _parse(path: str, text: str) -> Any:
     if path.endswith((".yaml", ".yml")):
-        from .yamlsrc import load_all
+        from .adapters.yamlsrc import load_all
 
         docs = list(load_all(text, path))
         if len(docs) > 1:

@@ -49,7 +49,8 @@ from pulumi_preview import (
 )
 from shardwise.rules import crossguard
 from shardwise.rules.adapters import pulumi as adapter
-from shardwise.rules.adapters import pulumi_aws, pulumi_k8s
+from shardwise.rules.adapters.pulumi import aws as pulumi_aws
+from shardwise.rules.adapters.pulumi import k8s as pulumi_k8s
 from shardwise.rules.adapters.pulumi import resources_from_json
 from shardwise.rules.registry import ALL_RULES
 

@@ -427,7 +427,7 @@ def _only_error(doc: dict[str, Any] | None, line: int) -> str:
 
 def _key_lines(text: str) -> list[tuple[int, str]]:
     """(line, key) of every mapping key whose scalar value is written on the key's own line."""
-    from shardwise.rules.yamlsrc import LineDict, load_all
+    from shardwise.rules.adapters.yamlsrc import LineDict, load_all
 
     lines = text.splitlines()
     out: list[tuple[int, str]] = []
@@ -1047,7 +1047,7 @@ def test_a_field_of_the_wrong_type_is_an_input_error_at_its_line(data: st.DataOb
         parent = parent[step]
     parent[key] = wrong
     text = yaml.safe_dump(doc, sort_keys=False)
-    from shardwise.rules.yamlsrc import load_all
+    from shardwise.rules.adapters.yamlsrc import load_all
 
     [read] = list(load_all(text, "w.yaml"))
     for step in parent_path:

@@ -14,8 +14,8 @@ from typing import Any
 import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, given, settings
-from shardwise.rules import yamlsrc
-from shardwise.rules.yamlsrc import LineDict
+from shardwise.rules.adapters import yamlsrc
+from shardwise.rules.adapters.yamlsrc import LineDict
 
 ROOT = Path(__file__).resolve().parents[1]
 HOW = "build it with `make setup` (needs cargo) or `bash scripts/build-native.sh .venv/bin/python`"

@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 import yaml
-from shardwise.rules import yamlsrc
+from shardwise.rules.adapters import yamlsrc
 from shardwise.rules.model.errors import InputError
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

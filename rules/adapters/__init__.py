@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory
 from ..model.errors import InputError
-from ..yamlsrc import load_documents, read_text
 from .select import Excludes, select_inputs
+from .yamlsrc import load_documents, read_text
 
 if TYPE_CHECKING:
     from .charts import Renderer

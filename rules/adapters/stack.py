@@ -34,7 +34,7 @@ from ..model import (
 )
 from ..model.errors import CatalogError, InputError
 from ..model.spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
-from ..yamlsrc import LineDict, load_all, read_text
+from .yamlsrc import LineDict, load_all, read_text
 
 CONFIG_KEY = "shardwise:environment"
 
@@ -327,7 +327,7 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
                         line: int | None = None) -> Inventory:
     """The domain model of everything ``spec`` declares.
 
-    ``lines`` is the YAML value the spec was read from (a :class:`~shardwise.rules.yamlsrc.LineDict`),
+    ``lines`` is the YAML value the spec was read from (a :class:`~shardwise.rules.adapters.yamlsrc.LineDict`),
     used to point each object at its entry; without it every location is ``file`` (and ``line``).
     """
     from .k8s import inventory_from_objects, resolve_pools

@@ -37,7 +37,7 @@ from typing import Any
 
 from ...model import Inventory, Location
 from ...model.errors import InputError
-from ...yamlsrc import LineDict, load_documents, read_text
+from ..yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .configmaps import add_config_map
 from .fields import as_list, parse_ignore
@@ -210,7 +210,7 @@ _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:
-    """The documents of one manifest file (:func:`~shardwise.rules.yamlsrc.load_documents`) as a
+    """The documents of one manifest file (:func:`~shardwise.rules.adapters.yamlsrc.load_documents`) as a
     pool-resolved inventory; each document or object that is an input error is in ``errors`` (by
     line) and the others are read."""
     errors: list[InputError] = []

@@ -14,7 +14,7 @@ from typing import Any
 from ...model import UNKNOWN, Location, Suppression
 from ...model.errors import InputError
 from ...model.vocab import ANN_IGNORE
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 
 _CODE = re.compile(r"^SW\d{3}$")
 _CODES_THEN_REASON = re.compile(r"^((?:SW\d{3}\b[\s,]*)+)(.*)$", re.IGNORECASE | re.DOTALL)

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of
 from .parse import Lines, make_locate
 from .serving import (

@@ -26,7 +26,7 @@ from typing import Any
 from ...model import UNKNOWN, Inventory, Location, NodePool
 from ...model.errors import CatalogError
 from ...model.vocab import VENDOR_RESOURCES
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field
 from .parse import Lines
 from .serving import (

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...model import Location
 from ...model.errors import InputError
-from ...yamlsrc import LineDict, load_documents
+from ..yamlsrc import LineDict, load_documents
 
 #: file -> the lines of its text, for pointing at the line a word is written on.
 Lines = Mapping[str, Sequence[str]]
@@ -31,7 +31,7 @@ def yaml_type(value: Any) -> str:
 
 def objects_from_documents(docs: Iterable[tuple[int | None, Any]], file: str,
                            errors: list[InputError]) -> list[tuple[LineDict, Location]]:
-    """Every Kubernetes object in ``docs`` (:func:`~shardwise.rules.yamlsrc.load_documents`) with its
+    """Every Kubernetes object in ``docs`` (:func:`~shardwise.rules.adapters.yamlsrc.load_documents`) with its
     location; ``kind: List`` items are flattened. Empty documents (a Helm ``# Source:`` comment alone)
     are skipped. A document that did not parse, is not a mapping, or lacks ``apiVersion`` or ``kind``
     is an :class:`InputError` with file and line, added to ``errors``; the other documents are read.

@@ -27,7 +27,7 @@ from ...model import (
 from ...model.errors import InputError
 from ...model.vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
 from ...vllm.args import expand_k8s, is_vllm_image, parse_vllm_command
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location, NodePool
 from ...model.errors import CatalogError, InputError
-from ...yamlsrc import LineDict, load_all
+from ..yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of
 from .parse import Lines
 from .pods import read_pod

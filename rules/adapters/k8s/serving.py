@@ -20,7 +20,7 @@ from ...model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, Serving
 from ...model.errors import InputError
 from ...model.vocab import GPU_RESOURCE
 from ...vllm.args import parse_serve_args
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 from .fields import as_list, as_map
 from .parse import Lines
 from .pods import read_pod

@@ -35,7 +35,7 @@ from ...model.vocab import (
     ANN_TPOT_TARGET,
     LWS_EXCLUSIVE,
 )
-from ...yamlsrc import LineDict
+from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations

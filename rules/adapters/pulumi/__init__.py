@@ -4,7 +4,7 @@
 A resource is its type token, name, URN and properties in the engine's camelCase, with the
 parent, dependencies and per-property dependencies when known (:class:`PulumiResource`).
 
-Values are read by :mod:`~shardwise.rules.adapters.pulumi_values`: the engine's unknown sentinels
+Values are read by :mod:`~shardwise.rules.adapters.pulumi.values`: the engine's unknown sentinels
 become :data:`~shardwise.rules.model.UNKNOWN` (never "absent"), secrets are unwrapped, whole floats
 become ``int``, and a property of the wrong type is an input error naming its path.
 
@@ -23,10 +23,10 @@ What becomes what:
 - ``aws:ec2/subnet:Subnet`` -> :class:`Subnet`; ``aws:ec2/placementGroup:PlacementGroup`` names
   the pool's placement group;
 - every ``kubernetes:<group>/<version>:<Kind>`` resource is a manifest read by the Kubernetes
-  adapter (:mod:`~shardwise.rules.adapters.pulumi_k8s` says how its unknown values are kept unknown);
+  adapter (:mod:`~shardwise.rules.adapters.pulumi.k8s` says how its unknown values are kept unknown);
 - everything else is counted in ``Inventory.skipped``.
 
-The AWS resources are read by :mod:`~shardwise.rules.adapters.pulumi_aws` (references between
+The AWS resources are read by :mod:`~shardwise.rules.adapters.pulumi.aws` (references between
 them are resolved there: by id, URN or name, else through the property's dependencies, else UNKNOWN).
 
 Suppressions: the AWS tag ``shardwise.dev/ignore`` (``"SW304: reason; SW301: reason"``) on node
@@ -42,17 +42,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import (
+from ...model import (
     Inventory,
     LaunchTemplate,
     Location,
     SecurityGroup,
 )
-from ..model.errors import InputError
+from ...model.errors import InputError
 from ..yamlsrc import read_text
-from . import pulumi_aws as aws
-from .pulumi_k8s import kubernetes, kubernetes_api
-from .pulumi_values import UNKNOWN_SENTINELS, clean, is_unknown_value, json_type
+from . import aws
+from .k8s import kubernetes, kubernetes_api
+from .values import UNKNOWN_SENTINELS, clean, is_unknown_value, json_type
 
 IGNORE_TAG = aws.IGNORE_TAG
 NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLATE, aws.SECURITY_GROUP
@@ -189,7 +189,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
         except Exception as exc:  # noqa: BLE001
             fail(res, exc)
     if resolve:
-        from .k8s import resolve_pools
+        from ..k8s import resolve_pools
 
         resolve_pools(inv)
     return inv
@@ -369,11 +369,11 @@ def inventory_from_pulumi_json(data: Any, file: str, text: str | None = None) ->
 
 def load_pulumi_json(path: str) -> Inventory:
     """Read a ``pulumi preview --json`` or ``pulumi stack export`` file (``-`` for stdin)."""
-    from .k8s import resolve_pools
+    from ..k8s import resolve_pools
 
     text = read_text(path)
     file = "<stdin>" if path == "-" else path
-    from . import parse_json
+    from .. import parse_json
 
     inv = inventory_from_pulumi_json(parse_json(text, file), file, text)
     resolve_pools(inv)

@@ -22,8 +22,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import UNKNOWN
-from ..model.errors import InputError
+from ...model import UNKNOWN
+from ...model.errors import InputError
 
 UNKNOWN_SENTINELS = frozenset({
     "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",  # boolean

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from .model.errors import InputError
+from ..model.errors import InputError
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -192,7 +192,7 @@ def _fast_module() -> Any:
     if os.environ.get("SHARDWISE_PURE_YAML"):
         return None
     try:
-        from . import _yamlfast  # type: ignore[attr-defined]
+        from .. import _yamlfast  # type: ignore[attr-defined]
     except ImportError:
         return None
     return _yamlfast

@@ -2,7 +2,7 @@
 
 Part of the Pulumi adapter (:mod:`shardwise.rules.adapters.pulumi`, whose docstring says what
 becomes what). Every property is read with the typed reads of
-:mod:`~shardwise.rules.adapters.pulumi_values`: an unknown value stays UNKNOWN in the model (a rule
+:mod:`~shardwise.rules.adapters.pulumi.values`: an unknown value stays UNKNOWN in the model (a rule
 that needs it cannot decide), a value of the wrong type is an input error naming the property path.
 
 References (a node group's launch template and subnets, a rule's security group) are outputs of
@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..model import UNKNOWN, LaunchTemplate, Location, NodePool, SecurityGroup, SgRule, Subnet, Suppression, Taint
-from ..model.errors import InputError
-from .pulumi_values import flag, obj, objs, text, texts, whole, wrong
+from ...model import UNKNOWN, LaunchTemplate, Location, NodePool, SecurityGroup, SgRule, Subnet, Suppression, Taint
+from ...model.errors import InputError
+from .values import flag, obj, objs, text, texts, whole, wrong
 
 if TYPE_CHECKING:
-    from .pulumi import PulumiResource
+    from . import PulumiResource
 
 IGNORE_TAG = "shardwise.dev/ignore"
 
@@ -48,7 +48,7 @@ HOP_LIMIT_RANGE = (1, 64)
 def suppressions(props: Mapping[str, Any], loc: Location) -> list[Suppression]:
     """The ``shardwise.dev/ignore`` tag (``"SW304: reason; SW301: reason"``); an unknown tag
     suppresses nothing."""
-    from .k8s import parse_ignore
+    from ..k8s import parse_ignore
 
     tags = obj(props.get("tags"), "tags")
     value = tags.get(IGNORE_TAG) if tags is not UNKNOWN else None
@@ -384,8 +384,8 @@ def _taints(props: Mapping[str, Any]) -> list[Taint]:
 
 def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                templates: Mapping[str, tuple[LaunchTemplate, LaunchExtras]]) -> list[NodePool]:
-    from ..model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
-    from .k8s.pools import pool_from_labels
+    from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
+    from ..k8s.pools import pool_from_labels
 
     loc = res.location
     labels, unknown_labels = _labels(props)

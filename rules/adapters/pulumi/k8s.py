@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..model import (
+from ...model import (
     UNKNOWN,
     UNKNOWN_NAMESPACE,
     UNKNOWN_TOKEN,
@@ -39,7 +39,7 @@ from ..model import (
 )
 
 if TYPE_CHECKING:
-    from .pulumi import PulumiResource
+    from . import PulumiResource
 
 _K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
 _PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
@@ -308,7 +308,7 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
 
 def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
     """One Kubernetes resource -> its inventory (see the module docstring)."""
-    from .k8s import inventory_from_objects
+    from ..k8s import inventory_from_objects
 
     manifest, unknown = prepare_manifest(props)
     manifest.setdefault("apiVersion", api[0])

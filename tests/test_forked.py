@@ -1,4 +1,4 @@
-"""Work shared out over forked processes (rules/forked.py) and the lint steps that use it: the same
+"""Work shared out over forked processes (rules/engine/forked.py) and the lint steps that use it: the same
 answers, in the same order, as one process gives."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from shardwise.rules import forked
-from shardwise.rules.forked import map_parts, map_pieces, spans
+from shardwise.rules.engine import forked
+from shardwise.rules.engine.forked import map_parts, map_pieces, spans
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -225,7 +225,7 @@ def _load_chunk(files: list[str]) -> Inventory:
 def _load_parallel(files: list[str], jobs: int) -> Inventory:
     """Read ``files`` as ``jobs`` contiguous shares of about equal size, this process reading the first
     and a forked process each other one (:mod:`..forked`); merged in input order."""
-    from ..forked import map_pieces, spans
+    from ..engine.forked import map_pieces, spans
 
     sizes = []
     for f in files:

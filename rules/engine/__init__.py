@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, TypeVar
 
-from .model import (
+from ..model import (
     Inventory,
     Location,
     ModelNotKnown,
@@ -26,7 +26,7 @@ from .model import (
     Suppression,
     Undecidable,
 )
-from .model.vocab import ANN_BASE_MODEL
+from ..model.vocab import ANN_BASE_MODEL
 
 T = TypeVar("T")
 Level = Literal["advisory", "mandatory", "disabled"]

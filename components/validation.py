@@ -182,7 +182,7 @@ def _router(r: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpe
 
 
 def _image_code() -> str:
-    from shardwise.rules.registry import ALL_RULES
+    from shardwise.rules.checks.registry import ALL_RULES
 
     for rule in ALL_RULES:
         if "image" in rule.meta.name and ("unpinned" in rule.meta.name or "latest" in rule.meta.name):
@@ -256,8 +256,8 @@ def environment_findings(spec: EnvironmentSpec, validation: Validation = DEFAULT
     """(blocking findings, notes of suppressed ones) for an environment; rules run when the catalog knows
     every model and instance type."""
     from shardwise.rules.adapters.stack import inventory_from_spec
+    from shardwise.rules.checks.registry import ALL_RULES
     from shardwise.rules.engine import LintConfig, SuppressionEntry, run_rules
-    from shardwise.rules.registry import ALL_RULES
 
     findings: list[Finding] = [(f"validate.disable.{code}", "a disabled rule needs the reason it does not apply")
                                for code, reason in validation.disable.items() if not str(reason).strip()]

@@ -72,7 +72,7 @@ from pulumi_policy import (  # noqa: E402
 from pulumi_policy.proxy import _DictProxy, _ListProxy  # noqa: E402
 from shardwise.rules import crossguard  # noqa: E402
 from shardwise.rules.adapters.pulumi import PulumiResource  # noqa: E402
-from shardwise.rules.registry import ALL_RULES  # noqa: E402
+from shardwise.rules.checks.registry import ALL_RULES  # noqa: E402
 
 _LEVELS = {"advisory": EnforcementLevel.ADVISORY, "mandatory": EnforcementLevel.MANDATORY}
 _SEVERITIES = {s.value: s for s in Severity}

@@ -392,7 +392,7 @@ def _meta_dict(meta: Any) -> dict[str, Any]:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .registry import ALL_RULES
+    from .checks.registry import ALL_RULES
 
     metas = [r.meta for r in ALL_RULES]
     if args.format == "json":
@@ -411,7 +411,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _find_meta(code: str) -> Any:
-    from .registry import ALL_RULES
+    from .checks.registry import ALL_RULES
 
     metas = [r.meta for r in ALL_RULES]
     key = code.strip()

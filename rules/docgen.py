@@ -24,7 +24,7 @@ _PAGE = re.compile(r"^SW\d{3}\.md$")
 
 
 def all_metas() -> list[RuleMeta]:
-    from .registry import ALL_RULES
+    from .checks.registry import ALL_RULES
 
     return [r.meta for r in ALL_RULES]
 

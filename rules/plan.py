@@ -398,9 +398,9 @@ def _group(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> ServingGroup
 
 
 def _evaluate(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> Candidate:
+    from .checks.registry import ALL_RULES
     from .engine import LintConfig, run_rules
     from .model import Inventory
-    from .registry import ALL_RULES
 
     s = ctx.sizer.size(p, max_num_seqs=max_num_seqs)
     config = LintConfig(kv_reserve=ctx.req.kv_reserve, p95_context_tokens=ctx.req.p95_context)

@@ -40,10 +40,10 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from .adapters import default_jobs, read_inputs
     from .adapters.select import Excludes, read_ignore_file
     from .catalog import resolve
+    from .checks.registry import ALL_RULES
     from .engine import run_rules_split
     from .engine.config import load_config
     from .model.errors import ShardwiseError
-    from .registry import ALL_RULES
     from .report import Report, metas_of, workload_summary
 
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})

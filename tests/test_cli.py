@@ -14,8 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 from shardwise.rules.catalog import find_gpu
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.cli import main
-from shardwise.rules.registry import ALL_RULES
 from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

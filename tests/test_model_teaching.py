@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.catalog import resolve
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import ServingGroup
-from shardwise.rules.registry import ALL_RULES
 
 # A fine-tune of Llama 3.1 8B with a shorter context and a smaller vocabulary, so its shape is its own.
 FINE_TUNE: dict[str, Any] = {

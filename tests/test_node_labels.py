@@ -12,9 +12,9 @@ import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.adapters.k8s.pools import pool_from_labels
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Location
-from shardwise.rules.registry import ALL_RULES
 
 FAMILIES = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "labels", "families.yaml")
 

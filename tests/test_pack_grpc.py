@@ -28,9 +28,9 @@ from grpc_harness import PYTHON, ROOT, Diagnostic, PackProcess, Resource
 from pulumi_mocks import Recorded, engine_config, load_stack_config, record
 from shardwise.rules import crossguard
 from shardwise.rules.adapters.pulumi import PulumiResource
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, Rule, RuleMeta
 from shardwise.rules.model import Inventory
-from shardwise.rules.registry import ALL_RULES
 
 STACKS = ("dev", "staging", "prod")
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"

@@ -412,8 +412,8 @@ def test_what_the_program_registers_for_prod_reads_back_whole(prod_resources):
 
 
 def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding():
+    from shardwise.rules.checks.registry import rule_by_code
     from shardwise.rules.engine import run_rules
-    from shardwise.rules.registry import rule_by_code
 
     spec = json.loads(json.dumps(DEPLOYMENT))
     spec["spec"]["template"]["spec"]["nodeSelector"] = {"shardwise.dev/pool": U}
@@ -427,8 +427,8 @@ def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding()
 
 
 def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
+    from shardwise.rules.checks.registry import rule_by_code
     from shardwise.rules.engine import run_rules
-    from shardwise.rules.registry import rule_by_code
 
     spec = json.loads(json.dumps(DEPLOYMENT))
     spec["spec"]["template"]["spec"]["containers"][0]["args"][0] = U

@@ -52,7 +52,7 @@ from shardwise.rules.adapters import pulumi as adapter
 from shardwise.rules.adapters.pulumi import aws as pulumi_aws
 from shardwise.rules.adapters.pulumi import k8s as pulumi_k8s
 from shardwise.rules.adapters.pulumi import resources_from_json
-from shardwise.rules.registry import ALL_RULES
+from shardwise.rules.checks.registry import ALL_RULES
 
 SG, RULE, API, OUT, SUBNET, PG, LT, NG, DEP, CM, SVC, NP = range(12)
 TYPES = [SG_T, RULE_T, IN_T, OUT_T, SUB_T, PG_T, LT_T, NG_T, DEP_T, CM_T, SVC_T, NP_T]

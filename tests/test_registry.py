@@ -11,7 +11,7 @@ import pathlib
 import re
 
 import pytest
-from shardwise.rules.registry import ALL_RULES, codes, rule_by_code
+from shardwise.rules.checks.registry import ALL_RULES, codes, rule_by_code
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"

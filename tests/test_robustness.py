@@ -35,10 +35,10 @@ from hypothesis import note as _hypothesis_note
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"

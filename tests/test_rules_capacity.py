@@ -8,9 +8,9 @@ import pathlib
 
 import pytest
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES, rule_by_code
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
 

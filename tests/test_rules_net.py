@@ -12,6 +12,7 @@ import pathlib
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks._net import runtime_ports_covered, world_families
+from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
 from shardwise.rules.checks.sw306 import dev_mode_on
 from shardwise.rules.checks.sw307 import image_tag
 from shardwise.rules.checks.sw402 import required_startup_seconds
@@ -20,7 +21,6 @@ from shardwise.rules.checks.sw406 import routing
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import Ingress, SgRule
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES, rule_by_code
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
 CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310",
@@ -407,7 +407,7 @@ def test_required_startup_grows_with_the_weights_a_pod_loads():
 
 
 def test_sw305_is_a_mandatory_policy_whose_single_node_hits_stay_advisory():
-    from shardwise.rules.registry import rule_by_code
+    from shardwise.rules.checks.registry import rule_by_code
 
     meta = rule_by_code("SW305").meta
     assert (meta.enforcement, meta.highest_enforcement, meta.enforcement_text) == (
@@ -416,8 +416,8 @@ def test_sw305_is_a_mandatory_policy_whose_single_node_hits_stay_advisory():
 
 def test_a_configured_level_wins_over_escalation():
     from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import rule_by_code
     from shardwise.rules.engine import LintConfig, run_rules
-    from shardwise.rules.registry import rule_by_code
 
     inv = load_inputs([str(FIXTURES / "SW305" / "fail.yaml")])
     levels = [f.level for f in run_rules([rule_by_code("SW305")], inv)]

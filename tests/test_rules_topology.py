@@ -11,9 +11,9 @@ import pathlib
 
 import pytest
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
 CODES = ("SW204", "SW205", "SW206", "SW208")

@@ -14,10 +14,10 @@ import os
 import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Inventory
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "serving")
 

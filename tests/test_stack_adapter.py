@@ -13,9 +13,9 @@ from shardwise.rules.adapters.stack import (
     load_stack_spec,
     sizing_summary,
 )
+from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.registry import ALL_RULES
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 STACKS = ROOT / "stacks"

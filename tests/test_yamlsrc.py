@@ -226,8 +226,8 @@ def test_unhashable_key_is_an_input_error():
 
 def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
     from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
     from shardwise.rules.engine import run_rules
-    from shardwise.rules.registry import ALL_RULES
 
     sources = sorted((ROOT / "tests" / "fixtures" / "rules").glob("SW1*/*.yaml"))
     for i in range(PARALLEL_MIN_FILES):

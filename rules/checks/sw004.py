@@ -15,7 +15,7 @@ def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig)
     Each group rule is asked about this group alone; the ones that stop on the unknown model are the
     ones that could not run. Their hits are not kept (they report themselves in the run).
     """
-    from ..registry import ALL_RULES  # deferred: the registry imports this module
+    from .registry import ALL_RULES  # deferred: the registry imports this module
 
     codes = []
     for rule in ALL_RULES:

@@ -1,7 +1,7 @@
 """Rule metadata, findings, configuration and the runner.
 
 A rule is a small class with one :class:`RuleMeta` and a ``check`` generator over an
-:class:`~shardwise.rules.model.Inventory`. The registry (:mod:`shardwise.rules.registry`) lists
+:class:`~shardwise.rules.model.Inventory`. The registry (:mod:`shardwise.rules.checks.registry`) lists
 them explicitly; nothing registers itself by being imported.
 
 The runner applies, in this order: enforcement overrides from the config (``disabled`` drops the

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .checks import (
+from ..engine import Rule
+from . import (
     sw001,
     sw002,
     sw003,
@@ -40,7 +41,6 @@ from .checks import (
     sw407,
     sw408,
 )
-from .engine import Rule
 
 # --- SW3xx / SW4xx (network, security, reliability): imports below this line ---
 # (ruff's isort keeps them in the sorted `from .checks import (...)` list above: sw301 … sw406)

@@ -400,7 +400,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
         print(json.dumps([_meta_dict(m) for m in metas], indent=2, ensure_ascii=False))
     elif args.format == "markdown":
-        from .docgen import rules_table_markdown
+        from .report.docgen import rules_table_markdown
 
         sys.stdout.write(rules_table_markdown(metas))
     else:
@@ -462,7 +462,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from . import docgen
+    from .report import docgen
 
     if args.readme:
         readme_stale = docgen.update_readme(args.readme, check=args.check)

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import Report
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def cell(value: Any) -> str:

@@ -15,16 +15,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .engine import RuleMeta
-from .model.errors import InputError
+from ..engine import RuleMeta
+from ..model.errors import InputError
 
-DEFAULT_OUT = Path(__file__).resolve().parent / "docs"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs"
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 _PAGE = re.compile(r"^SW\d{3}\.md$")
 
 
 def all_metas() -> list[RuleMeta]:
-    from .checks.registry import ALL_RULES
+    from ..checks.registry import ALL_RULES
 
     return [r.meta for r in ALL_RULES]
 

@@ -7,7 +7,7 @@ Run from the repository root::
 It writes the corpus of ``gen_corpus.py`` (repositories mixing plain workloads with GKE, EKS,
 Karpenter and GPU Feature Discovery placement, serving custom resources, Helm output with one broken
 document, and files that are no input), then lints it two ways, in-process through
-``shardwise.rules.cli.main``:
+``shardwise.rules.app.cli.main``:
 
 1. **each file alone**, ``shardwise lint FILE --format json --output R``, as a user trying the tool
    on one manifest would: a run *produced a report* when ``R`` was written and is a JSON report,
@@ -57,7 +57,7 @@ COLUMNS = ("files", "workloads", "recognised", "extra", "sized", "undecided", "e
 
 def lint_json(paths: list[str], report: str) -> tuple[int, dict[str, Any] | None, str]:
     """(exit status, the JSON report or None when none was written, stderr) of one in-process lint."""
-    from shardwise.rules.cli import main
+    from shardwise.rules.app.cli import main
 
     if os.path.exists(report):
         os.remove(report)

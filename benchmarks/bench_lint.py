@@ -9,7 +9,7 @@ What it does, in one run:
 1. writes ``--n`` manifests into ``bench-out/manifests`` (see ``gen_manifests.py``) and compiles the
    linter's bytecode where it is stale (as pip does when it installs a wheel; ``make setup`` too);
 2. times ``shardwise lint bench-out/manifests --format json --output /dev/null`` as a subprocess
-   (best of ``--runs``), and the same lint in-process through ``shardwise.rules.cli.main`` (so the
+   (best of ``--runs``), and the same lint in-process through ``shardwise.rules.app.cli.main`` (so the
    interpreter's start-up and the imports are separated from the linting itself);
 3. installs Checkov into ``bench-out/checkov-venv`` (once; skipped with ``--skip-checkov``) and times
    ``checkov -d bench-out/manifests --framework kubernetes --quiet --compact -o json`` once;
@@ -79,7 +79,7 @@ def _shardwise_cmd() -> list[str]:
     found = shutil.which("shardwise")
     if found:
         return [found]
-    return [sys.executable, "-c", "import sys; from shardwise.rules.cli import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from shardwise.rules.app.cli import main; sys.exit(main())"]
 
 
 _LAST_CPU_S = 0.0  # user + system CPU seconds of the last command _run ran (with its children)
@@ -198,9 +198,9 @@ def bench_shardwise_inprocess(manifests: str, n: int, runs: int) -> dict[str, An
     """Lint in this process: import time, first (cold-cache) call and best warm call."""
     t0 = time.perf_counter()
     try:
-        from shardwise.rules.cli import main  # type: ignore[import-not-found]
+        from shardwise.rules.app.cli import main  # type: ignore[import-not-found]
     except Exception as e:  # noqa: BLE001 - report, do not crash
-        return {"error": f"cannot import shardwise.rules.cli: {type(e).__name__}: {e}"}
+        return {"error": f"cannot import shardwise.rules.app.cli: {type(e).__name__}: {e}"}
     import_s = time.perf_counter() - t0
     argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
     times = []
@@ -232,7 +232,7 @@ def profile_inprocess(manifests: str, top: int = 25) -> str:
     import cProfile
     import pstats
 
-    from shardwise.rules.cli import main  # type: ignore[import-not-found]
+    from shardwise.rules.app.cli import main  # type: ignore[import-not-found]
 
     argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
     sink = io.StringIO()
@@ -291,7 +291,7 @@ def bench_cold(one_file: str, runs: int, out_dir: str) -> dict[str, Any]:
 
     bare = floor(["-c", "pass"])
     bare_s = floor(["-S", "-c", "pass"])
-    imp = floor(["-c", "import shardwise.rules.cli"], env)
+    imp = floor(["-c", "import shardwise.rules.app.cli"], env)
     dontwrite = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
     res = {
         "command": " ".join(cmd),
@@ -315,13 +315,13 @@ def bench_cold(one_file: str, runs: int, out_dir: str) -> dict[str, Any]:
     _say(f"  with cached bytecode: median {res['cached_bytecode_median_s']:.3f} s, "
          f"min {res['cached_bytecode_min_s']:.3f} s")
     _say(f"  floor: `python -c pass` {bare:.3f} s, `python -S -c pass` {bare_s:.3f} s, "
-         f"`python -c 'import shardwise.rules.cli'` {imp:.3f} s (cached bytecode)")
+         f"`python -c 'import shardwise.rules.app.cli'` {imp:.3f} s (cached bytecode)")
     return res
 
 
 def import_times(one_file: str, out_dir: str, top: int = 10) -> dict[str, Any]:
     """``python -X importtime`` of a full ``shardwise lint <file>`` (cached bytecode): slowest imports."""
-    code = f"import sys; from shardwise.rules.cli import main; sys.exit(main(['lint', {one_file!r}]))"
+    code = f"import sys; from shardwise.rules.app.cli import main; sys.exit(main(['lint', {one_file!r}]))"
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=ROOT,
                           env=_cached_env(os.path.join(out_dir, "pycache")),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120, check=False)

@@ -7,7 +7,7 @@ and prints its port on the first line of stdout.
 
 This is the only module of ``rules/`` that imports ``pulumi_policy``; what it does is wiring. The
 policies, their configuration, the per-request inventory and where each finding is reported live
-in :mod:`shardwise.rules.crossguard` (pure Python, tested without the SDK).
+in :mod:`shardwise.rules.app.crossguard` (pure Python, tested without the SDK).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _bootstrap() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     try:
-        import shardwise.rules.crossguard  # noqa: F401
+        import shardwise.rules.app.crossguard  # noqa: F401
         return
     except ImportError:
         pass
@@ -70,8 +70,8 @@ from pulumi_policy import (  # noqa: E402
     StackValidationPolicy,
 )
 from pulumi_policy.proxy import _DictProxy, _ListProxy  # noqa: E402
-from shardwise.rules import crossguard  # noqa: E402
 from shardwise.rules.adapters.pulumi import PulumiResource  # noqa: E402
+from shardwise.rules.app import crossguard  # noqa: E402
 from shardwise.rules.checks.registry import ALL_RULES  # noqa: E402
 
 _LEVELS = {"advisory": EnforcementLevel.ADVISORY, "mandatory": EnforcementLevel.MANDATORY}

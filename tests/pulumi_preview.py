@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shardwise.rules.cli import main
+from shardwise.rules.app.cli import main
 
 U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string
 PREFIX = "urn:pulumi:dev::llm::"

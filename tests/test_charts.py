@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from shardwise.rules.adapters.charts import line_map, split_sources
-from shardwise.rules.cli import main
+from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from shardwise.rules.app.cli import main
 from shardwise.rules.catalog import find_gpu
 from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.cli import main
 from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
@@ -774,7 +774,7 @@ def test_lint_imports_stay_light(tmp_path):
     (tmp_path / "ok.yaml").write_text(TP1_8B)
     code = (
         "import sys\n"
-        "from shardwise.rules.cli import main\n"
+        "from shardwise.rules.app.cli import main\n"
         "rc = main(['lint', 'ok.yaml'])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'pydantic', 'pulumi', 'jsonschema'})\n"
         "print(rc, heavy)\n"

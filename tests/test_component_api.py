@@ -504,8 +504,8 @@ def test_the_readme_component_example_runs(tmp_path):
 def test_the_readme_policy_config_names_real_policies_and_properties():
     import json
 
+    from shardwise.rules.app.crossguard import CONFIG_SCHEMA
     from shardwise.rules.checks.registry import ALL_RULES
-    from shardwise.rules.crossguard import CONFIG_SCHEMA
 
     config = json.loads(_readme_block("Policy pack", "json"))
     names = {r.meta.name for r in ALL_RULES}

@@ -319,7 +319,7 @@ def test_prod_replicas_multinode_and_efa():
 
 
 def test_the_stacks_lint_clean(monkeypatch, capsys):
-    from shardwise.rules.cli import main
+    from shardwise.rules.app.cli import main
 
     monkeypatch.chdir(ROOT)
     rc = main(["lint", "stacks/"])

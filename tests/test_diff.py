@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shardwise.rules.cli import main
+from shardwise.rules.app.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "diff"

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from shardwise.rules.adapters import load_inputs, read_inputs
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
-from shardwise.rules.cli import main
+from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,7 +39,7 @@ def test_importing_every_rules_module_loads_no_pulumi():
 def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
     code = (
         "import sys\n"
-        "from shardwise.rules.cli import main\n"
+        "from shardwise.rules.app.cli import main\n"
         "rc = main(['lint', 'examples/llama-3.1-70b-tp4.yaml', '--format', 'json', '--output', '/dev/null'])\n"
         "print(rc, sorted(m for m in sys.modules if m in ('shardwise.rules.adapters.pulumi',"
         " 'shardwise.rules.adapters.stack', 'pydantic', 'jinja2')))\n"

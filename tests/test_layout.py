@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from shardwise.rules.app.cli import main
 from shardwise.rules.capacity.layout import Node, Parallel, gpu_counts, layouts_for, plural, smaller
 from shardwise.rules.catalog import find_model
-from shardwise.rules.cli import main
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
 DEEPSEEK_R1 = find_model("deepseek-ai/DeepSeek-R1", None)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.app.cli import main
 from shardwise.rules.catalog import resolve
 from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import ServingGroup
 
@@ -253,7 +253,7 @@ def test_fetch_configs_without_huggingface_hub_says_how_to_get_it(tmp_path: Path
 def test_the_linter_start_up_does_not_import_huggingface_hub():
     import subprocess
 
-    code = ("import sys\nfrom shardwise.rules.cli import main\n"
+    code = ("import sys\nfrom shardwise.rules.app.cli import main\n"
             "main(['lint', 'examples/k8s'])\n"
             "assert 'huggingface_hub' not in sys.modules\n")
     root = Path(__file__).resolve().parent.parent

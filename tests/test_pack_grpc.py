@@ -11,7 +11,7 @@ the program would declare if it did not refuse), or from editing one recorded re
 hand-written program would declare it. Each gets exactly the expected mandatory diagnostics:
 (policy name, code its message starts with, resource).
 
-The pure half of the pack (:mod:`shardwise.rules.crossguard`) is tested first, without the SDK.
+The pure half of the pack (:mod:`shardwise.rules.app.crossguard`) is tested first, without the SDK.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from grpc_harness import PYTHON, ROOT, Diagnostic, PackProcess, Resource
 from pulumi_mocks import Recorded, engine_config, load_stack_config, record
-from shardwise.rules import crossguard
 from shardwise.rules.adapters.pulumi import PulumiResource
+from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, Rule, RuleMeta
 from shardwise.rules.model import Inventory
@@ -426,7 +426,7 @@ def test_started_as_a_script_too(recordings):
 
 @pytest.mark.slow
 def test_the_pack_directory_for_an_installation_serves_the_same_policies(recordings, tmp_path):
-    from shardwise.rules.crossguard import pack_dir
+    from shardwise.rules.app.crossguard import pack_dir
 
     pack = pack_dir(str(tmp_path / "pack"))
     cfg, recorded = recordings["dev"]

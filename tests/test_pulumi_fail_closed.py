@@ -22,8 +22,8 @@ from pulumi_preview import DEP_T, IN_T, LT_T, NG_T, NP_T, RULE_T, SG_T, U, urn
 from pulumi_preview import step as _step
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources
+from shardwise.rules.app.cli import main
 from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN
 

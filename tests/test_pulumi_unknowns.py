@@ -47,11 +47,11 @@ from pulumi_preview import (
     stack_preview,
     urn,
 )
-from shardwise.rules import crossguard
 from shardwise.rules.adapters import pulumi as adapter
 from shardwise.rules.adapters.pulumi import aws as pulumi_aws
 from shardwise.rules.adapters.pulumi import k8s as pulumi_k8s
 from shardwise.rules.adapters.pulumi import resources_from_json
+from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
 
 SG, RULE, API, OUT, SUBNET, PG, LT, NG, DEP, CM, SVC, NP = range(12)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from shardwise.rules.cli import main
+from shardwise.rules.app.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_quick_start_stdin_pipe():
     [(command, expected)] = [c for c in COMMANDS if "|" in c[0]]
     source = shlex.split(command.split("|")[0])[1]
     text = (ROOT / source).read_text(encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "shardwise.rules.cli", "lint", "-"], input=text, text=True,
+    done = subprocess.run([sys.executable, "-m", "shardwise.rules.app.cli", "lint", "-"], input=text, text=True,
                           capture_output=True, cwd=ROOT)
     assert (done.returncode, done.stderr) == (expected, "")
     assert done.stdout.splitlines()[-1].startswith("shardwise: 1 file read, 1 workload, 0 mandatory")

@@ -35,8 +35,8 @@ from hypothesis import note as _hypothesis_note
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.app.cli import main
 from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.cli import main
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
 

@@ -297,7 +297,7 @@ def test_findings_on_serving_resources_point_at_the_field_to_change():
 
 
 def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
-    from shardwise.rules.cli import main
+    from shardwise.rules.app.cli import main
 
     path = os.path.join(FIX, "llminferenceservice.yaml")
     assert main(["lint", path, "--format", "github"]) == 1

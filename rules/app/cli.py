@@ -48,7 +48,7 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
 
 
 def _format(spec: str) -> tuple[str, str | None]:
-    from .report import parse_format
+    from ..report import parse_format
 
     try:
         return parse_format(spec)
@@ -262,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version, usage errors
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-    from .model.errors import ShardwiseError
+    from ..model.errors import ShardwiseError
 
     try:
         return int(args.func(args))
@@ -324,7 +324,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from .report import destinations, render
+    from ..report import destinations, render
     from .run import lint_report
 
     try:
@@ -357,8 +357,8 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from ..report import destinations
     from .diff import diff_refs, render_diff
-    from .report import destinations
 
     try:
         outputs = destinations(args.formats or [("markdown", None)], args.output)
@@ -392,7 +392,7 @@ def _meta_dict(meta: Any) -> dict[str, Any]:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .checks.registry import ALL_RULES
+    from ..checks.registry import ALL_RULES
 
     metas = [r.meta for r in ALL_RULES]
     if args.format == "json":
@@ -400,7 +400,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
         print(json.dumps([_meta_dict(m) for m in metas], indent=2, ensure_ascii=False))
     elif args.format == "markdown":
-        from .report.docgen import rules_table_markdown
+        from ..report.docgen import rules_table_markdown
 
         sys.stdout.write(rules_table_markdown(metas))
     else:
@@ -411,7 +411,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _find_meta(code: str) -> Any:
-    from .checks.registry import ALL_RULES
+    from ..checks.registry import ALL_RULES
 
     metas = [r.meta for r in ALL_RULES]
     key = code.strip()
@@ -462,7 +462,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .report import docgen
+    from ..report import docgen
 
     if args.readme:
         readme_stale = docgen.update_readme(args.readme, check=args.check)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .adapters.charts import Renderer
-    from .report import Report
+    from ..adapters.charts import Renderer
+    from ..report import Report
 
 
 @dataclass
@@ -37,14 +37,14 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     """Lint ``paths`` (relative to the current directory, where the config and ignore files are looked
     for) and return the report. Raises :class:`~shardwise.rules.model.errors.ShardwiseError` for a usage
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
-    from .adapters import default_jobs, read_inputs
-    from .adapters.select import Excludes, read_ignore_file
-    from .catalog import resolve
-    from .checks.registry import ALL_RULES
-    from .engine import run_rules_split
-    from .engine.config import load_config
-    from .model.errors import ShardwiseError
-    from .report import Report, metas_of, workload_summary
+    from ..adapters import default_jobs, read_inputs
+    from ..adapters.select import Excludes, read_ignore_file
+    from ..catalog import resolve
+    from ..checks.registry import ALL_RULES
+    from ..engine import run_rules_split
+    from ..engine.config import load_config
+    from ..model.errors import ShardwiseError
+    from ..report import Report, metas_of, workload_summary
 
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
     if options.fail_on:
@@ -71,6 +71,6 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
 
 
 def _renderer(options: LintOptions) -> Renderer:
-    from .adapters.charts import Renderer
+    from ..adapters.charts import Renderer
 
     return Renderer(values=list(options.values), set_values=list(options.set_values))

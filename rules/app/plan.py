@@ -16,11 +16,11 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .capacity.layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
-from .capacity.sizing import ReplicaSizing
-from .model import NodePool, ServingGroup
-from .model.errors import InputError, ShardwiseError
-from .model.shapes import GpuInfo, ModelShape
+from ..capacity.layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
+from ..capacity.sizing import ReplicaSizing
+from ..model import NodePool, ServingGroup
+from ..model.errors import InputError, ShardwiseError
+from ..model.shapes import GpuInfo, ModelShape
 
 
 class PlanError(ShardwiseError):
@@ -190,7 +190,7 @@ def layout_text(p: Parallel, node: Node) -> str:
 
 
 def load_model(spec: str, base_model: str | None) -> ModelShape:
-    from .catalog import find_model, load_local_model
+    from ..catalog import find_model, load_local_model
 
     if os.path.exists(spec):
         return load_local_model(spec)
@@ -203,7 +203,7 @@ def with_weights(model: ModelShape, weights_gib: float, precision: str) -> Model
     """A copy of ``model`` whose parameter count gives ``weights_gib`` at ``precision``, so that the rules,
     which size a layout from the parameters, agree with ``--weights-gib`` (embeddings stay 16-bit when the
     linear layers are quantised)."""
-    from .capacity.sizing import BYTES_PER_PARAM, GIB
+    from ..capacity.sizing import BYTES_PER_PARAM, GIB
 
     total = weights_gib * GIB
     bpp = BYTES_PER_PARAM[precision]
@@ -219,10 +219,10 @@ def with_weights(model: ModelShape, weights_gib: float, precision: str) -> Model
 
 def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
     """The GPU and the node, from ``--instance-type``, ``--gpu`` and ``--gpus-per-node``."""
-    from . import catalog
-    from .adapters.k8s.pools import pool_from_labels
-    from .model import Location
-    from .model.vocab import INSTANCE_TYPE, LABEL_GPU_COUNT, LABEL_GPU_PRODUCT
+    from .. import catalog
+    from ..adapters.k8s.pools import pool_from_labels
+    from ..model import Location
+    from ..model.vocab import INSTANCE_TYPE, LABEL_GPU_COUNT, LABEL_GPU_PRODUCT
 
     gpu = catalog.find_gpu(req.gpu) if req.gpu else None
     where = Location("plan")
@@ -282,7 +282,7 @@ class _Context:
 
 def make_plan(req: PlanRequest) -> Plan:
     """Size the layouts, run the rules on each and pick the one to recommend."""
-    from .capacity.sizing import (
+    from ..capacity.sizing import (
         BYTES_PER_PARAM,
         GB,
         GIB,
@@ -292,7 +292,7 @@ def make_plan(req: PlanRequest) -> Plan:
         min_gpus,
         weight_precision,
     )
-    from .vllm.versions import parse_version, resolve
+    from ..vllm.versions import parse_version, resolve
 
     if req.gpu is None and req.gpu_memory_gib is None and req.instance_type is None:
         raise PlanError("plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "
@@ -375,7 +375,7 @@ def _pick(sound: list[Candidate]) -> Candidate | None:
 
 def _group(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> ServingGroup:
     """The serving group a manifest of layout ``p`` on the plan's node would be."""
-    from .model import EngineArgs
+    from ..model import EngineArgs
 
     req = ctx.req
     engine = EngineArgs(
@@ -398,9 +398,9 @@ def _group(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> ServingGroup
 
 
 def _evaluate(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> Candidate:
-    from .checks.registry import ALL_RULES
-    from .engine import LintConfig, run_rules
-    from .model import Inventory
+    from ..checks.registry import ALL_RULES
+    from ..engine import LintConfig, run_rules
+    from ..model import Inventory
 
     s = ctx.sizer.size(p, max_num_seqs=max_num_seqs)
     config = LintConfig(kv_reserve=ctx.req.kv_reserve, p95_context_tokens=ctx.req.p95_context)

@@ -42,9 +42,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .engine import Finding, LintConfig, Rule, SuppressionEntry, internal_error, run_rule
-from .model import Inventory
-from .model.errors import ShardwiseError
+from ..engine import Finding, LintConfig, Rule, SuppressionEntry, internal_error, run_rule
+from ..model import Inventory
+from ..model.errors import ShardwiseError
 
 PACK_NAME = "shardwise"
 PACK_DESCRIPTION = (
@@ -125,7 +125,7 @@ def pack_dir(out: str | None = None) -> str:
 
     from shardwise import __version__
 
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # rules/: the pack's folder
     try:
         with open(os.path.join(here, "PulumiPolicy.yaml"), encoding="utf-8") as fh:
             template = fh.read()
@@ -223,7 +223,7 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
     try:
         if isinstance(value, str):
             value = json.loads(value)
-        from .adapters.stack import spec_from_value
+        from ..adapters.stack import spec_from_value
 
         spec = spec_from_value(value, key)
     except (ValueError, ShardwiseError) as e:
@@ -321,7 +321,7 @@ def _crashed(f: Finding) -> bool:
 def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: str) -> Analysis:
     """The inventory of ``resources`` (:class:`~.adapters.pulumi.PulumiResource`); never raises: a
     resource that cannot be read, or a crash while reading them, becomes an internal-error report."""
-    from .adapters.pulumi import inventory_from_resources
+    from ..adapters.pulumi import inventory_from_resources
 
     policy = RESOURCE_ERRORS if scope == "resource" else STACK_ERRORS
     errors: list[tuple[Any, str]] = []
@@ -376,7 +376,7 @@ class AnalyzedInputs:
         inputs = self._by_urn.get(urn)
         if inputs is None or not isinstance(outputs, Mapping):
             return outputs
-        from .adapters.pulumi import merge_state
+        from ..adapters.pulumi import merge_state
 
         return merge_state(inputs, outputs)
 

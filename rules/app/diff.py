@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model.errors import InputError, ShardwiseError
-from .report import Report
+from ..model.errors import InputError, ShardwiseError
+from ..report import Report
 from .run import LintOptions, lint_report
 
 WORKING_TREE = "working tree"
@@ -141,7 +141,7 @@ def totals(report: Report) -> dict[str, Any]:
 
 
 def _hours_per_month() -> int:
-    from .capacity.cost import HOURS_PER_MONTH
+    from ..capacity.cost import HOURS_PER_MONTH
 
     return HOURS_PER_MONTH
 
@@ -307,7 +307,7 @@ def render_diff(result: DiffResult, fmt: str) -> str:
 
         return json.dumps(result.as_object(), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from .report.diff_markdown import render
+        from ..report.diff_markdown import render
 
         return render(result)
     raise ValueError(f"diff writes markdown or json, not {fmt!r}")

@@ -1,0 +1,1 @@
+"""Front ends: the CLI, one lint run, plan, diff and the CrossGuard pack's logic."""

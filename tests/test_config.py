@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from shardwise.rules.adapters.config import PRECEDENCE, Settings, discover, load_config, parse_config
 from shardwise.rules.engine import LintConfig, SuppressionEntry
-from shardwise.rules.engine.config import PRECEDENCE, Settings, discover, load_config, parse_config
 from shardwise.rules.model.errors import InputError
 
 FULL_TOML = textwrap.dedent(

@@ -38,11 +38,11 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     for) and return the report. Raises :class:`~shardwise.rules.model.errors.ShardwiseError` for a usage
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
     from ..adapters import default_jobs, read_inputs
+    from ..adapters.config import load_config
     from ..adapters.select import Excludes, read_ignore_file
     from ..catalog import resolve
     from ..checks.registry import ALL_RULES
     from ..engine import run_rules_split
-    from ..engine.config import load_config
     from ..model.errors import ShardwiseError
     from ..report import Report, metas_of, workload_summary
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..adapters.config import Settings
 from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
-from ..engine.config import Settings
 from ..model import Inventory, ServingGroup, Undecidable, is_unknown
 from ..model import int_or_none as _int
 from ..model.errors import InputError

@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine import LintConfig, SuppressionEntry
 from ..model.errors import InputError
-from . import LintConfig, SuppressionEntry
 
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")
@@ -120,7 +120,7 @@ def discover(cwd: str = ".") -> str | None:
 
 def _parse(path: str, text: str) -> Any:
     if path.endswith((".yaml", ".yml")):
-        from ..adapters.yamlsrc import load_all
+        from .yamlsrc import load_all
 
         docs = list(load_all(text, path))
         if len(docs) > 1:

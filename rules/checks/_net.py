@@ -14,6 +14,7 @@ from ..engine import Hit, RuleMeta
 from ..model import (
     UNKNOWN,
     UNKNOWN_NAMESPACE,
+    Autoscaler,
     Ingress,
     Inventory,
     LaunchTemplate,
@@ -292,3 +293,9 @@ def is_multi_node(g: ServingGroup) -> bool:
 
 def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def targets(inv: Inventory, a: Autoscaler) -> list:
+    """The serving groups an autoscaler scales (by target name and namespace)."""
+    return [g for g in inv.groups if g.kind != "plan" and g.name == a.target_name
+            and g.namespace == a.namespace]

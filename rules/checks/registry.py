@@ -50,7 +50,7 @@ ALL_RULES: tuple[Rule, ...] = (
     sw001.SuppressionWithoutReason(),
     sw002.VllmCommandNotUnderstood(),
     sw003.VllmCommandCrashes(),
-    sw004.ModelNotKnownToShardwise(),
+    sw004.ModelNotKnownToShardwise(lambda: ALL_RULES),
     sw101.WeightsDoNotFit(),
     sw102.KvCapacityBelowMaxModelLen(),
     sw103.KvBudgetBelowLoad(),

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..engine import GroupRule, Hit, LintConfig, Rule, RuleMeta, hit
 from ..model import Inventory, ModelNotKnown, ServingGroup
 from ..model.vocab import ANN_BASE_MODEL
 
 
-def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig) -> list[str]:
+def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig,
+                            rules: Iterable[Rule]) -> list[str]:
     """Codes of the rules that stayed silent on ``g`` because its model is not known.
 
     Each group rule is asked about this group alone; the ones that stop on the unknown model are the
     ones that could not run. Their hits are not kept (they report themselves in the run).
     """
-    from .registry import ALL_RULES  # deferred: the registry imports this module
-
     codes = []
-    for rule in ALL_RULES:
+    for rule in rules:
         if not isinstance(rule, GroupRule) or rule.meta.code == "SW004":
             continue
         try:
@@ -77,13 +76,18 @@ class ModelNotKnownToShardwise(GroupRule):
         mandatory_when='with `unknown = "fail"` in the configuration',
     )
 
+    def __init__(self, peers: Callable[[], Iterable[Rule]] = tuple) -> None:
+        #: The rules of the run, asked which of them the unknown model held back (the registry passes its
+        #: own list, which holds this rule too: a rule never imports the registry).
+        self.peers = peers
+
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         annotated = g.annotations.get(ANN_BASE_MODEL)
         where = g.at(f"annotation:{ANN_BASE_MODEL}") if annotated else g.at("model")
         if g.model is None and g.model_unknown:
             from ..catalog.resolve import TEACH_HINT  # deferred: keeps the adapters out of the registry's imports
 
-            codes = rules_needing_the_model(g, inv, config)
+            codes = rules_needing_the_model(g, inv, config, self.peers())
             skipped = (f"{', '.join(codes)} could not run on it" if codes
                        else "no rule needed it on this workload")
             h = hit(g, f"SW004: shardwise does not know the model: {g.model_unknown}. {skipped}; {TEACH_HINT}",

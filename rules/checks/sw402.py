@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.cache import BASE_STARTUP_SECONDS, SECONDS_PER_WEIGHT_GIB
 from ..capacity.sizing import weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..model import Inventory, Probe, ServingGroup, known
-
-#: vLLM's own start-up (CUDA init, memory profiling, CUDA-graph capture) before any weights.
-BASE_STARTUP_SECONDS = 300
-#: Seconds per GiB of weights one pod reads (about 0.5 GiB/s: a fast EBS volume or an S3 mount).
-SECONDS_PER_WEIGHT_GIB = 2.0
 
 
 def required_startup_seconds(g: ServingGroup) -> int:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import Autoscaler, Inventory, known
-from ._net import decide, object_subject
+from ._net import decide, object_subject, targets
 
 _QUEUE = ("num_requests_waiting", "num_requests_running", "requests_waiting", "requests_running",
           "in_flight", "inflight", "queue", "pending_requests", "concurrency")
@@ -21,12 +21,6 @@ def metric_kind(metric: str) -> str:
     if m in ("cpu", "memory", "gpu") or any(k in m for k in _UTILISATION):
         return "utilization"
     return "other"
-
-
-def targets(inv: Inventory, a: Autoscaler) -> list:
-    """The serving groups an autoscaler scales (by target name and namespace)."""
-    return [g for g in inv.groups if g.kind != "plan" and g.name == a.target_name
-            and g.namespace == a.namespace]
 
 
 class AutoscalingOnUtilization(Rule):

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, known
-from .sw403 import targets
+from ._net import targets
 
 #: Warm replicas a production model needs so that one failure or rollout leaves one serving.
 MIN_WARM_REPLICAS = 2

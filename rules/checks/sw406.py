@@ -6,8 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN, Ingress, Inventory, ServingGroup
-from ._net import decide, groups_behind, object_subject
-from .sw403 import targets
+from ._net import decide, groups_behind, object_subject, targets
 
 ALB_ATTRS = "alb.ingress.kubernetes.io/target-group-attributes"
 ALB_ALGORITHM = "load_balancing.algorithm.type"

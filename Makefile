@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
+.PHONY: setup demo test test-fast test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
 
 $(BIN)/shardwise: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: setup
 	$(BIN)/shardwise docs --check
 	$(BIN)/shardwise docs --readme README.md --check
 	$(BIN)/pytest -q
+
+# The edit loop: the tests that start no process and build nothing, stopping at the first failure.
+test-fast: setup
+	$(BIN)/pytest -q -x -m "not slow and not engine and not tools"
 
 # The real Pulumi CLI from its Go modules (cached under ~/.cache/shardwise-pulumi), then the tests
 # that run it; `make test` skips those when the CLI is not built.

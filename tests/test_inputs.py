@@ -250,7 +250,7 @@ def test_a_shardwise_stack_of_the_project_is_never_skipped(work, capsys):
 
 
 def test_a_stack_in_flow_style_is_a_stack(work, capsys):
-    # issue 9 item 24: detected from the parsed document, not a pattern over the text
+    # detected from the parsed document, not a pattern over the text
     block = (ROOT / "stacks" / "Pulumi.staging.yaml").read_text(encoding="utf-8")
     flow = yaml.safe_dump(yaml.safe_load(block), default_flow_style=True, width=10_000, sort_keys=False)
     assert flow.startswith("{config: {")

@@ -1,5 +1,5 @@
-"""Kubernetes object reading that used to let rules pass silently (issue 9 items 16, 17, 20, 22, and
-the fields the security rules read): exact input errors with file and line, every vLLM container of a
+"""Kubernetes object reading that used to let rules pass silently (flag carriers, wrong types, every
+container of a pod, and the fields the security rules read): exact input errors with file and line, every vLLM container of a
 pod, and flag carriers that make the flag-reading rules undecided.
 """
 

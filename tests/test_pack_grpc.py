@@ -513,7 +513,7 @@ def test_concurrent_requests_keep_their_diagnostics_apart(recordings):
     assert mandatory(stacks[0]) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")}
 
 
-# --- no RPC fails because of what it is sent (issue 9 #3) ------------------------------------------------
+# --- no RPC fails because of what it is sent ---------------------------------------------------------
 
 
 def test_a_crash_in_a_rule_or_its_config_is_an_internal_error_report():
@@ -606,7 +606,7 @@ def test_a_value_the_sdk_cannot_read_is_a_diagnostic_not_a_failed_rpc(recordings
     }
 
 
-# --- AnalyzeStack gets outputs: what a provider computes is unknown at preview (issue 11) ----------------
+# --- AnalyzeStack gets outputs: what a provider computes is unknown at preview --------------------------
 
 
 def test_stack_policies_read_outputs_with_the_inputs_analyze_saw():

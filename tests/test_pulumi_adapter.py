@@ -179,7 +179,7 @@ def test_launch_template_by_name_and_a_template_outside_the_inputs():
     assert inventory_from_resources(named).pools[0].launch_template == urn(LT_T, "gpu-lt")
     outside = [res(NG_T, "ng", {"instanceTypes": ["p5.48xlarge"], "launchTemplate": {"id": "lt-elsewhere"}})]
     [pool] = inventory_from_resources(outside).pools
-    # nothing of a template outside the inputs is known: not its security groups (issue 9 #15), EFA or placement
+    # nothing of a template outside the inputs is known: not its security groups, EFA or placement
     assert pool.launch_template == "lt-elsewhere"
     assert pool.security_groups is UNKNOWN and pool.efa is UNKNOWN and pool.placement_group is UNKNOWN
     bare = [res(NG_T, "ng", {"instanceTypes": ["p5.48xlarge"]})]
@@ -421,7 +421,7 @@ def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding()
     [g] = inv.groups
     assert (g.node_selector, g.pool) == (UNKNOWN, None)
     [f] = run_rules([rule_by_code("SW206")], inv)
-    assert (f.level, f.undecided, f.message) == (  # advisory for a single-node workload (issue 8)
+    assert (f.level, f.undecided, f.message) == (  # advisory for a single-node workload
         "advisory", True, "SW206: cannot decide: the nodeSelector is not known "
         "(a computed value or an unresolved reference)")
 

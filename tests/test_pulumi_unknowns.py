@@ -1,4 +1,4 @@
-"""Unknown and wrongly typed values at every property the Pulumi adapter reads (issue 9).
+"""Unknown and wrongly typed values at every property the Pulumi adapter reads.
 
 The stack of :mod:`pulumi_preview` passes. For each property the adapter reads (found by recording
 the reads, not by listing them: :func:`census`), a :class:`Case` says what makes it decisive: an
@@ -576,7 +576,7 @@ def test_no_pack_rpc_fails_on_an_unknown_or_a_wrong_type() -> None:
         assert pack.proc.poll() is None
 
 
-# --- issue 9 #10: what an unknown inside a Kubernetes object reads as, exactly -------------------------------
+# --- what an unknown inside a Kubernetes object reads as, exactly -------------------------------
 
 UNDECIDED = "is not known (a computed value or an unresolved reference)"
 NOT_CHECKED = ("is not known until the preview's unknown values are (a computed value); lint the `pulumi up` "

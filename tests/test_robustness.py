@@ -743,7 +743,7 @@ def test_impossible_date_is_a_yaml_error(tmp_path):
     ("a: !!int abc\n", "'abc' tagged !!int is not an integer"),
     ("a: &x 2024-02-30\nb: *x\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
                                   "quote it to keep it as text"),
-    ("type: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # issue 9 item 1
+    ("type: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # a tag that does not fit its value
     ("type: &t !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
 ])
 def test_tagged_scalar_that_does_not_construct(tmp_path, text, message):
@@ -957,7 +957,7 @@ def test_list_that_contains_itself(tmp_path):
     )
 
 
-# --- flag carriers and wrong types (issue 9 items 16 and 20) --------------------------------------------
+# --- flag carriers and wrong types ------------------------------------------------------------------------
 
 #: Words a container can hand vLLM that may hold any flag: a Kubernetes reference to a variable from a
 #: ConfigMap, a shell variable (with or without a default) from it, "$@", and the preview's unknown value.

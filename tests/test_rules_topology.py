@@ -1,7 +1,7 @@
 """Topology rules that judge the parallel layout against the pods and the fabric (SW204, SW205, SW206,
 SW208): each fixture, through the real adapters, fires exactly these findings — line, subject, level,
-message and suppression reason. Their levels follow issue 8's rule: mandatory only when the tool is
-sure (fewer GPUs than workers; tensor-parallel or expert traffic over TCP; a multi-node group whose GPU
+message and suppression reason. Their levels follow the blocking rule of DESIGN.md: mandatory only
+when the tool is sure (fewer GPUs than workers; tensor-parallel or expert traffic over TCP; a multi-node group whose GPU
 is unknown), advisory otherwise, saying what would make it sure.
 """
 

@@ -199,21 +199,21 @@ def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec
     if reason:
         out.append((f"{path}image", f"{_image_code()}: {reason}; pin a version tag or a digest"))
     version = images.vllm_version(image, spec.vllm_version)
-    if spec.cache.kind == "s3" and version is not None and version < images.RUNAI_STREAMER_SINCE:
+    if spec.cache.kind == "s3" and version is not None and not images.has(version, "runai_streamer"):
         out.append((f"{path}cache.kind", f"vLLM {images.version_text(version)} cannot stream from S3 "
                     f"(runai_streamer is in {images.version_text(images.RUNAI_STREAMER_SINCE)} and later)"))
     if spec.engine.kv_cache_memory_bytes is not None and version is not None:
-        from shardwise.rules.vllm.versions import RANGES
+        from shardwise.rules.vllm.versions import first_release
 
-        first = next(r.since for r in RANGES if r.kv_cache_memory_flag)
-        if version < images.parse_version(first):  # type: ignore[operator]
+        first = first_release("kv_cache_memory_flag")
+        if not images.has(version, "kv_cache_memory_flag"):
             out.append((f"{path}engine.kv_cache_memory_bytes", f"vLLM {images.version_text(version)} has no "
                         f"--kv-cache-memory-bytes (it came in {first}) and would not start; use "
                         "gpu_memory_utilization or a newer image"))
     if not isinstance(spec, VllmMultiNodeSpec):
         return out
     since = images.version_text(images.NATIVE_MULTINODE_SINCE)
-    if spec.launcher == "native" and version is not None and version < images.NATIVE_MULTINODE_SINCE:
+    if spec.launcher == "native" and version is not None and not images.has(version, "native_multinode"):
         out.append((f"{path}launcher", f"vLLM {images.version_text(version)} in `{image}` has no --nnodes/"
                     f"--node-rank/--master-addr (they came in {since}); use launcher ray or a newer image"))
     if pool is not None and render.pool_efa(pool) and not images.image_has_efa(image, spec.image_efa):

@@ -58,6 +58,7 @@ class Log:
     tokens: int | None = None
     arch: str = "ampere"
     name: str = ""
+    central: bool = True  # False: the failure is inside the error band; only the banded verdict is held to it
 
 
 LLAMA_8B = find_model("meta-llama/Llama-3.1-8B-Instruct")
@@ -94,6 +95,12 @@ LOGS = [
     Log("https://github.com/vllm-project/vllm/pull/21489", "0.10.0", GEMMA3_4B, 178.36,
         sizing.EngineSettings(offline=True), True, 8.58, 178.36 * 0.9 - 8.58 - 9.96 - 0.07, arch="blackwell",
         name="B200"),
+    # 2 × H100 at 0.95 (llm-d nightly, vLLM 0.11.0): graphs captured, "KV cache allocated: 41.87 GiB per
+    # worker", then "CUDA out of memory occurred when warming up sampler with 1024 dummy requests". The
+    # margin (3.96 GiB) against context + NCCL + graphs + 1,024 × 151,936 × 16 B: 3.72 GiB, inside the band.
+    Log("https://github.com/llm-d/llm-d/issues/787", "0.11.0", find_model("Qwen/Qwen3-32B"), 79.19,
+        sizing.EngineSettings(tp=2, gpu_memory_utilization=0.95), False, kv_gib=41.87, arch="hopper", name="H100",
+        central=False),
 ]
 
 
@@ -111,7 +118,8 @@ def _size(log: Log) -> sizing.ReplicaSizing:
 def test_the_model_reproduces_what_vllm_logged(log):
     s = _size(log)
     tolerance = max(0.6, 0.04 * s.usable_gib_per_gpu)
-    assert s.starts == log.started, (s.refusal, s.available_kv_gib)
+    if log.central:
+        assert s.starts == log.started, (s.refusal, s.available_kv_gib)
     assert s.verdict != ("refuses" if log.started else "starts")
     if log.weights_gib is not None:
         assert abs(s.weights_gib_per_gpu - log.weights_gib) <= 0.02 * log.weights_gib + 0.3

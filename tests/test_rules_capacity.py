@@ -40,14 +40,16 @@ EXPECTED = {
     ],
     ('SW101', 'advisory'): [
         (18, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM may fail at start-up (vLLM 0.11.0 from the image tag); the weights vLLM logs at start-up ('Model loading took') settle it", None),
+        (38, 'Deployment serving/gpt-oss-20b-util-095-v011', "SW101: openai/gpt-oss-20b at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag): after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context (0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × 201,088 tokens (3.07 GiB): 3.97 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests); within the estimate's error, so vLLM may fail at start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room", None),
     ],
     ('SW101', 'fail'): [
         (17, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)', None),
+        (38, 'Deployment serving/gpt-oss-20b-util-095', 'SW101: openai/gpt-oss-20b at TP1×PP1 on H100-SXM-80GB (vLLM 0.14.1 from the image tag): after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context (0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × 201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests); vLLM will fail at start-up', None),
     ],
     ('SW101', 'pass'): [
     ],
     ('SW102', 'advisory'): [
-        (18, 'Deployment serving/llama8b-l4-32k', "SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 32,768 tokens needs 4.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; within the estimate's error, so vLLM may refuse to start; --max-model-len 26624 fits; cheapest change keeping max_model_len 32,768: --gpu-memory-utilization 0.95", None),
+        (18, 'Deployment serving/llama8b-l4-32k', "SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 32,768 tokens needs 4.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; within the estimate's error, so vLLM may refuse to start; --max-model-len 26624 fits; cheapest change keeping max_model_len 32,768: --kv-cache-dtype fp8", None),
     ],
     ('SW102', 'fail'): [
         (17, 'Deployment serving/llama8b-l4-default-len', 'SW102: meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on L4 (vLLM 0.11.0 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will refuse to start; --max-model-len 26624 fits', None),
@@ -78,8 +80,9 @@ EXPECTED = {
         (41, 'Deployment serving/llama8b-tp2-benchmarked', 'SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag)', 'benchmarked TP2 TPOT p95 18 ms vs 31 ms at TP1'),
     ],
     ('SW105', 'fail'): [
-        (17, 'Deployment serving/llama8b-util-high', 'SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers and fragmentation', None),
-        (36, 'Deployment serving/llama8b-util-low', "SW105: gpu_memory_utilization is 0.3, below 0.5: most of each GPU's memory is left unused by the KV cache", None),
+        (17, 'Deployment serving/llama8b-util-high', "SW105: gpu_memory_utilization is 0.98, above 0.95: no headroom for the CUDA context, NCCL buffers, CUDA graphs, the sampler warm-up and fragmentation (vLLM 0.11.0's default is 0.9)", None),
+        (36, 'Deployment serving/llama8b-util-low', "SW105: gpu_memory_utilization is 0.3, below 0.5: most of each GPU's memory is left unused by the KV cache (vLLM 0.11.0's default is 0.9)", None),
+        (56, 'Deployment serving/llama8b-util-high-020', "SW105: gpu_memory_utilization is 0.97, above 0.95: no headroom for the CUDA context, NCCL buffers, the sampler warm-up and fragmentation (vLLM 0.20.0's default is 0.92)", None),
     ],
     ('SW105', 'pass'): [
     ],

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import find_model
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
 
 GIB = 1024**3
@@ -82,18 +83,27 @@ def test_size_llama70_tp4_on_h100_v1_0_11_term_by_term():
 
 
 def test_cuda_graphs_join_the_budget_from_0_20():
-    before, after = _llama70_tp4("0.19.1", max_num_seqs=64), _llama70_tp4("0.20.0", max_num_seqs=64)
+    # utilization pinned: 0.20.0 also raises its default to 0.92
+    before = _llama70_tp4("0.19.1", max_num_seqs=64, gpu_memory_utilization=0.9)
+    after = _llama70_tp4("0.20.0", max_num_seqs=64, gpu_memory_utilization=0.9)
     assert (before.cudagraphs_in_budget, after.cudagraphs_in_budget) == (False, True)
     assert before.available_kv_gib - after.available_kv_gib == pytest.approx(0.4)
-    eager = _llama70_tp4("0.20.0", max_num_seqs=64, enforce_eager=True)
+    eager = _llama70_tp4("0.20.0", max_num_seqs=64, enforce_eager=True, gpu_memory_utilization=0.9)
     assert (eager.cudagraph_gib_per_gpu, eager.available_kv_gib) == (0.0, pytest.approx(before.available_kv_gib))
 
 
 def test_the_sampler_profile_follows_the_release_and_the_batch_width():
-    # 0.12-0.20 sort the logits (about 28 bytes per element); FlashInfer before and after (about 16)
+    # 0.12-0.16 sort the logits (39 bytes per element), 0.17-0.20 mask them in place with Triton (15.5);
+    # FlashInfer before and after (16)
     sort, flash = _llama70_tp4("0.13.0"), _llama70_tp4("0.11.0")
-    assert (sort.max_num_seqs, sort.sampler_gib_per_gpu) == (1024, pytest.approx((1024 * 128256 * 28 + 8192 * 8192 * 2) / GIB))
+    assert (sort.max_num_seqs, sort.sampler_gib_per_gpu) == (1024, pytest.approx((1024 * 128256 * 39 + 8192 * 8192 * 2) / GIB))
     assert flash.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+    triton, later = _llama70_tp4("0.17.0"), _llama70_tp4("0.22.1")
+    assert triton.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 15.5 + 8192 * 8192 * 2) / GIB)
+    assert later.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+    # below 8 rows the Triton kernel is skipped and PyTorch sorts
+    few = _llama70_tp4("0.19.1", max_num_seqs=4)
+    assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 39 + 8192 * 8192 * 2) / GIB)
     # V0 profiles the logits of max_num_seqs sequences only
     v0 = _llama70_tp4("0.6.6")
     assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
@@ -253,3 +263,79 @@ def test_kv_cache_memory_bytes_replaces_the_budget_from_0_11():
     assert sizing.size_deployment(LLAMA70, h100, too_small, "0.11.0").verdict == "refuses"
     # 0.10 has no such flag (behaviour table): the budget is estimated as usual
     assert sizing.size_deployment(LLAMA70, h100, given, "0.10.1.1").available_kv_gib != 20.0
+
+
+# --------------------------------------------------------------------------------------------------
+# Start-up as each release behaves (defaults, batch clamps, the margin outside the budget)
+# --------------------------------------------------------------------------------------------------
+
+def _h100(model_id: str, release: str, **kw) -> sizing.ReplicaSizing:
+    from shardwise.rules.catalog import find_gpu
+
+    return sizing.size_replica(find_model(model_id), 0, gpu=find_gpu("H100"), vllm_version=release, **kw)
+
+
+def test_the_default_utilization_follows_the_release():
+    assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", max_model_len=8192).gpu_memory_utilization == 0.9
+    s = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", max_model_len=8192)
+    assert (s.gpu_memory_utilization, s.usable_gib_per_gpu) == (0.92, pytest.approx(79.19 * 0.92))
+
+
+def test_v1_batch_defaults_by_release():
+    # chunked prefill off: V1 ignores it before 0.12, from 0.12 profiles max(max_model_len, 8192) tokens
+    off = {v: _h100("meta-llama/Llama-3.1-8B-Instruct", v, max_model_len=32768, enable_chunked_prefill=False)
+           for v in ("0.11.0", "0.14.1")}
+    assert [(s.max_num_batched_tokens, s.max_num_seqs) for s in off.values()] == [(8192, 1024), (32768, 1024)]
+    # an explicit token budget below the default batch: 0.9.2 keeps 1,024 sequences and refuses; 0.10+ clamps
+    old = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.9.2", max_model_len=8192, max_num_batched_tokens=512)
+    assert (old.max_num_seqs, old.certain, old.verdict, old.refusal) == (
+        1024, True, "refuses", "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024) "
+                               "(vLLM's scheduler configuration)")
+    new = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", max_model_len=8192, max_num_batched_tokens=512)
+    assert (new.max_num_seqs, new.certain) == (512, False)
+
+
+def test_communication_buffers_count_at_tp2_from_0_19():
+    before = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.17.0", tp=2, max_model_len=8192)
+    after = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", tp=2, max_model_len=8192)
+    one = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", max_model_len=8192)
+    assert (before.non_torch_gib_per_gpu, after.non_torch_gib_per_gpu, one.non_torch_gib_per_gpu) == (
+        pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
+
+
+def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
+    # 1,024 rows × 201,088 tokens: 39 B each with 0.14's sort (7.48 GiB), 16 B with 0.11's FlashInfer (3.07)
+    sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
+    assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
+    assert sure.refusal == (
+        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
+        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
+    close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
+    assert (close.starts, close.verdict, round(close.margin_need_gib, 2)) == (False, "may-refuse", 3.97)
+    # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
+    later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
+    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)
+    assert _h100("openai/gpt-oss-20b", "0.11.0").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
+
+
+def test_too_little_free_memory_at_the_first_snapshot_is_refused():
+    # 4 × H100 at 0.998: the CUDA context (0.50) and NCCL's communicators (0.25) leave 78.44 GiB free
+    s = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", tp=4, gpu_memory_utilization=0.998, max_model_len=8192,
+              enforce_eager=True, max_num_seqs=8)
+    assert (s.starts, s.verdict, s.kv_verdict) == (False, "refuses", "starts")
+    assert s.refusal == (
+        "about 78.44 of 79.19 GiB is free when vLLM takes its first snapshot (after the CUDA context and NCCL: "
+        "0.75 GiB), less than gpu_memory_utilization 0.998 × 79.19 = 79.03 GiB (vLLM: Free memory on device ... on "
+        "startup is less than desired GPU memory utilization)")
+    # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
+    late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
+    assert late.refusal == (
+        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
+        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
+    # V0 has neither check
+    assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
+                 max_model_len=8192).margin_verdict == "starts"

@@ -41,11 +41,14 @@ ACCOUNTING = [
     ("0.10.1.1", "v1", "increase", "flashinfer", False),
     # 0.11.0: the snapshot moves after the distributed init; FlashInfer sampler still the default
     ("0.11.0", "v1", "after-distributed", "flashinfer", False),
-    # 0.12.0-0.20.2: topk_topp_sampler.py uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1
+    # 0.12.0-0.20.2: topk_topp_sampler.py uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1, so
+    # apply_top_k_top_p runs: logits.sort up to 0.16.0, the in-place Triton kernel from 0.17.0
     ("0.13.0", "v1", "after-distributed", "sort", False),
-    ("0.19.1", "v1", "after-distributed", "sort", False),
+    ("0.16.0", "v1", "after-distributed", "sort", False),
+    ("0.17.0", "v1", "after-distributed", "triton", False),
+    ("0.19.1", "v1", "after-distributed", "triton", False),
     # envs.py 0.20.0: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to "1" (was "0" in 0.18.1/0.19.1)
-    ("0.20.0", "v1", "after-distributed", "sort", True),
+    ("0.20.0", "v1", "after-distributed", "triton", True),
     # envs.py 0.22.1: VLLM_USE_FLASHINFER_SAMPLER defaults to True
     ("0.22.1", "v1", "after-distributed", "flashinfer", True),
     ("0.33.0", "v1", "after-distributed", "flashinfer", True),
@@ -165,3 +168,63 @@ def test_offline_llm_class_defaults_differ_from_serve():
     l40s = batch_defaults(behaviour("0.11.0"), 44.3, "NVIDIA L40S")
     assert (h100.llm_max_num_batched_tokens, h100.llm_max_num_seqs) == (16384, 1024)
     assert (l40s.llm_max_num_batched_tokens, l40s.llm_max_num_seqs) == (8192, 256)
+
+
+# (release, default gpu_memory_utilization, V1 honours --no-enable-chunked-prefill, default max_num_seqs
+#  clamped to max_num_batched_tokens, default tokens capped at seqs × max_model_len, the start-up free-memory
+#  check, the sampler warm-up after sizing, TP buffers counted as non-torch memory)
+STARTUP = [
+    # config.py 0.9.2: 0.9; arg_utils.py forces chunked prefill on and takes the default max_num_seqs as is
+    ("0.9.2", 0.9, False, False, False, True, True, False),
+    # arg_utils.py 0.10.1.1 / 0.11.0: max_num_seqs = min(default, max_num_batched_tokens)
+    ("0.10.1.1", 0.9, False, True, False, True, True, False),
+    ("0.11.0", 0.9, False, True, False, True, True, False),
+    # 0.12.0: _set_default_chunked_prefill_and_prefix_caching_args keeps a user's False; min(seqs × len)
+    ("0.12.0", 0.9, True, True, True, True, True, False),
+    ("0.16.0", 0.9, True, True, True, True, True, False),
+    ("0.19.1", 0.9, True, True, True, True, True, True),
+    # config/cache.py 0.20.0: Field(default=0.92)
+    ("0.20.0", 0.92, True, True, True, True, True, True),
+    ("0.22.1", 0.92, True, True, True, True, True, True),
+    # V0 and V1 0.8: no free-memory check and (V0) no sampler warm-up
+    ("0.7.3", 0.9, False, False, False, False, False, False),
+    ("0.8.5", 0.9, False, False, False, False, True, False),
+]
+
+
+@pytest.mark.parametrize(("release", "util", "chunked_off", "clamped", "capped", "free_check", "warmup", "tp"),
+                         STARTUP)
+def test_start_up_defaults_of_each_release(release, util, chunked_off, clamped, capped, free_check, warmup, tp):
+    b = behaviour(release)
+    assert (b.gpu_memory_utilization, b.chunked_prefill_optional, b.max_num_seqs_clamped, b.batched_capped_by_seqs,
+            b.startup_free_check, b.sampler_warmup, b.tp_buffers_in_budget) == (
+        util, chunked_off, clamped, capped, free_check, warmup, tp)
+
+
+def test_rows_are_written_as_what_changed():
+    """Each row differs from the one before it in at least one field, and only in fields it names."""
+    import dataclasses
+
+    for prev, row in zip(vv.RANGES, vv.RANGES[1:], strict=False):
+        changed = [f.name for f in dataclasses.fields(row)
+                   if f.name != "since" and getattr(prev, f.name) != getattr(row, f.name)]
+        assert changed, row.since
+    assert [f for f in vv.SOURCES if not hasattr(vv.RANGES[0], f)] == []
+
+
+@pytest.mark.parametrize(("release", "excluded"), [("0.8.5", ()), ("0.9.2", ("a100",)), ("0.20.0", ("a100",)),
+                                                   ("0.28.0", ("a100",))])
+def test_which_devices_get_the_large_batch_defaults(release, excluded):
+    b = behaviour(release)
+    a100_80 = batch_defaults(b, 79.15, "NVIDIA A100-SXM4-80GB")
+    h100 = batch_defaults(b, 79.19, "NVIDIA H100 80GB HBM3")
+    assert (h100.max_num_batched_tokens, h100.max_num_seqs) == (8192, 1024)
+    assert (a100_80.max_num_batched_tokens, a100_80.max_num_seqs) == ((2048, 256) if excluded else (8192, 1024))
+
+
+def test_image_capabilities_are_fields_of_the_release():
+    # engine/arg_utils.py: --nnodes first in 0.11.1's sdist; runai_streamer installed from 0.11.0
+    assert [(r, behaviour(r).native_multinode, behaviour(r).runai_streamer) for r in ("0.10.2", "0.11.0", "0.11.1")] == [
+        ("0.10.2", False, False), ("0.11.0", False, True), ("0.11.1", True, True)]
+    assert (vv.first_release("native_multinode"), vv.first_release("runai_streamer"),
+            vv.first_release("kv_cache_memory_flag")) == ("0.11.1", "0.11.0", "0.11.0")

@@ -196,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--tp", type=_ranged(int, 1, 64), metavar="N", help="tensor_parallel_size")
     plan.add_argument("--pp", type=_ranged(int, 1, 64), metavar="N",
                       help="pipeline_parallel_size (default: searched; 1 with --tp)")
-    plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=0.9,
-                      metavar="U", help="fraction of GPU memory vLLM may use (default 0.9)")
+    plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=None,
+                      metavar="U", help="fraction of GPU memory vLLM may use (default: the release's, "
+                                        "0.9; 0.92 from vLLM 0.20)")
     plan.add_argument("--vllm-version", metavar="X.Y.Z",
                       help="the vLLM release to size for (default: the current release, said in the output)")
     plan.add_argument("--max-model-len", type=_max_model_len, metavar="L",

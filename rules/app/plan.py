@@ -41,7 +41,7 @@ class PlanRequest:
     pp: int | None = None  # None: search (1 with --tp)
     dp: int = 1
     enable_expert_parallel: bool = False
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: float | None = None  # None: the release's default
     vllm_version: str | None = None
     max_model_len: int | str | None = None
     max_num_seqs: int | None = None

@@ -16,6 +16,11 @@ blocking finding must clear. Which terms a release measures, its defaults (``max
 the table in :mod:`.vllm_versions`; the layout (full, sliding-window, chunked, state layers, MLA)
 from :mod:`.kv_layout`.
 
+What vLLM does not charge to the budget has to fit the rest, ``total × (1 − gpu_memory_utilization)``
+(:func:`_margin`): the CUDA context and NCCL's communicators (V1 refuses when they leave less free than
+the budget), and after sizing the CUDA graphs (before 0.20) and the sampler warm-up (V1 runs out of
+memory). An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
+
 Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
 spread over TP × DP ranks instead of split by TP.
@@ -52,6 +57,7 @@ from .seeds import (  # noqa: F401  (public API: the seed functions)
 GIB = 1024**3
 GB = 10**9
 
+#: vLLM's default before 0.20.0 (0.92 from then: ``Behaviour.gpu_memory_utilization``).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 DEFAULT_BLOCK_SIZE = 16
 #: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
@@ -112,15 +118,25 @@ class Estimates:
       ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
       32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
     * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
-      only in V0; FlashInfer about 16 bytes per element (fp32 logits and probabilities; 0.59 GiB
-      measured for Qwen2.5-0.5B × 256 rows, kvcached#448), PyTorch's sort path about 28 (sorted
-      values, int64 indices, probabilities, masks).
+      only in V0. Per (row × vocabulary entry): the bf16 logits (2) and their float32 copy (4) stay
+      alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for Qwen2.5-0.5B × 256
+      rows, kvcached#448: 16); PyTorch's sort (0.12-0.16) adds the sorted values (4), the int64 indices
+      (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
+      Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
+      exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
       language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
-      what the release counts (:data:`.vllm_versions.NonTorch`); ROCm adds ``rocm_extra_gib``.
+      what the release counts (:data:`.vllm_versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
+      0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
+      forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
+    * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
+      budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
+      (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
+      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
+      sampler warm-up.
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
     error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
@@ -131,7 +147,8 @@ class Estimates:
     mlp: float = 3.0
     hidden: float = 3.0
     moe_chunk_tokens: int = 32768
-    sampler_bytes: tuple[tuple[str, float], ...] = (("logits", 2.0), ("flashinfer", 16.0), ("sort", 28.0))
+    sampler_bytes: tuple[tuple[str, float], ...] = (
+        ("logits", 2.0), ("flashinfer", 16.0), ("sort", 39.0), ("triton", 15.5))
     vit_hidden: float = 12.0
     nontorch_gib: tuple[tuple[str, float, float], ...] = (
         # scope: (one GPU, extra when the replica spans several GPUs)
@@ -140,6 +157,10 @@ class Estimates:
         ("after-distributed", 0.12, 0.10),
     )
     rocm_extra_gib: float = 1.0
+    tp_buffers_gib: float = 2.0
+    cuda_context_gib: float = 0.5
+    nccl_init_gib: float = 0.25
+    nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
     weights_error: float = 0.02
     activation_error: float = 0.35
@@ -149,6 +170,8 @@ class Estimates:
     nccl_error_gib: float = 1.0
     rocm_error_gib: float = 1.5
     cudagraph_error_gib: float = 0.35
+    context_error_gib: float = 0.15
+    warmup_error: float = 0.2
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]
@@ -323,7 +346,7 @@ class EngineSettings:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
-    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
+    gpu_memory_utilization: float | None = None  # None: the release's default (0.9; 0.92 from 0.20)
     max_model_len: int | str | None = None  # "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
@@ -395,7 +418,12 @@ class ReplicaSizing:
     weights_error_gib: float
     weights_fit_band: Verdict
     starts: bool  # central estimate
-    verdict: Verdict  # with the error band
+    verdict: Verdict  # with the error band: the KV cache and the margin outside the budget together
+    kv_verdict: Verdict  # one max_model_len request in the KV budget, with the error band (SW102)
+    margin_gib: float  # total × (1 − gpu_memory_utilization): what the budget leaves outside
+    margin_need_gib: float  # what has to fit there: context, NCCL, graphs and sampler warm-up after sizing
+    margin_verdict: Verdict  # whether it fits, with its own error band (SW101)
+    margin_failure: str  # how vLLM fails when it does not ("" when it fits)
     refusal: str  # vLLM's reason when it refuses (central estimate or a certain error), else ""
     certain: bool  # the refusal does not depend on an estimate (a configuration vLLM rejects)
     headroom_gib_per_gpu: float  # KV budget left after the declared load
@@ -519,7 +547,81 @@ def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimate
     gib = one + (extra if gpus > 1 else 0.0)
     if vendor == "amd":
         gib += e.rocm_extra_gib
+    if gpus > 1 and engine == "v1" and b.tp_buffers_in_budget:
+        gib += e.tp_buffers_gib
     return gib
+
+
+@dataclass(frozen=True)
+class Margin:
+    """What must fit outside the KV budget, the ``1 − gpu_memory_utilization`` share of the GPU."""
+
+    margin: float  # GiB
+    need: float  # GiB: central estimate of the largest of the two checks
+    band: float  # GiB
+    verdict: Verdict
+    fails: bool  # central estimate
+    failure: str  # vLLM's failure, in words, when the central estimate fails (else the closest one)
+
+
+def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
+            cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
+            e: Estimates) -> Margin:
+    """The two start-up failures that happen outside the KV budget (V1).
+
+    * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
+      ``utilization × total``: what was allocated before it (the CUDA context where the release does
+      not count it, and from 0.11 NCCL's communicators on several GPUs) must fit the margin.
+    * After the KV cache has taken the budget, vLLM captures the CUDA graphs (where they were not
+      estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
+      max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
+      memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+    """
+    total = device.memory_gib
+    margin = total * (1.0 - util)
+    gpus = s.tp * s.pp
+    if engine != "v1":
+        return Margin(margin, 0.0, 0.0, "starts", False, "")
+    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
+    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
+    before = context + nccl
+    before_band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
+    graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
+    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
+    after = before + graphs + warm
+    after_band = before_band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
+    if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
+        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
+    checks: list[tuple[float, float, str]] = []
+    if b.startup_free_check:
+        free = total - before
+        checks.append((before, before_band,
+                       f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
+                       f"(after the CUDA context{' and NCCL' if nccl else ''}: {before:.2f} GiB), less than "
+                       f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
+                       f"memory on device ... on startup is less than desired GPU memory utilization)"))
+    if warm or graphs:
+        parts = [f"the CUDA context{' and NCCL' if nccl else ''} ({before:.2f} GiB)"]
+        if graphs:
+            parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+        if warm:
+            parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+        oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
+               f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
+        checks.append((after, after_band,
+                       f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
+                       f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
+                       f": {after:.2f} GiB ({oom})"))
+    if not checks:
+        return Margin(margin, before, before_band, "starts", False, "")
+    # the check closest to failing decides
+    need, band, text = max(checks, key=lambda c: c[0] - margin + c[1])
+    fails = any(n > margin for n, _, _ in checks)
+    if fails:
+        need, band, text = next(c for c in checks if c[0] > margin)
+    verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
+                        "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
+    return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -614,8 +716,18 @@ def _size_deployment(
     if engine == "v1":
         tier = batch_defaults(b, device.memory_gib, device.name)
         seqs = s.max_num_seqs or (tier.llm_max_num_seqs if s.offline else tier.max_num_seqs)
-        default_batched = tier.llm_max_num_batched_tokens if s.offline else tier.max_num_batched_tokens
-        batched = s.max_num_batched_tokens or min(default_batched, seqs * mml)
+        batched = s.max_num_batched_tokens or (tier.llm_max_num_batched_tokens if s.offline
+                                               else tier.max_num_batched_tokens)
+        if s.max_num_batched_tokens is None:
+            if b.chunked_prefill_optional and s.enable_chunked_prefill is False:
+                batched = max(mml, batched)  # one prompt of max_model_len in one step
+            if b.batched_capped_by_seqs:
+                batched = min(seqs * mml, batched)
+        if s.max_num_seqs is None and b.max_num_seqs_clamped:
+            seqs = min(seqs, batched)
+        if seqs > batched and not refusal:
+            refusal, certain = (f"max_num_batched_tokens ({batched}) must be greater than or equal to "
+                                f"max_num_seqs ({seqs}) (vLLM's scheduler configuration)", True)
     else:
         seqs = s.max_num_seqs or b.default_max_num_seqs_v0
         chunked = s.enable_chunked_prefill
@@ -629,7 +741,8 @@ def _size_deployment(
 
     # ---- memory terms per pipeline stage (first and last) -----------------------------------------
     total = device.memory_gib
-    usable = total * s.gpu_memory_utilization
+    util = b.gpu_memory_utilization if s.gpu_memory_utilization is None else s.gpu_memory_utilization
+    usable = total * util
     nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
     cg_in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
@@ -639,7 +752,10 @@ def _size_deployment(
         notes.append(enc_note)
     sampler_rows = min(seqs, batched) if engine == "v1" else seqs
     sampler_kind = "logits" if engine == "v0" else b.sampler
-    sampler = sampler_rows * model.vocab_size * e.sampler(sampler_kind)
+    sampler_per_elem = e.sampler(sampler_kind)
+    if sampler_kind == "triton" and sampler_rows < 8:
+        sampler_per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
+    sampler = sampler_rows * model.vocab_size * sampler_per_elem
     stages = sorted({0, s.pp - 1})
     worst: dict[str, float] | None = None
     for stage in stages:
@@ -666,7 +782,7 @@ def _size_deployment(
     # ---- error band ------------------------------------------------------------------------------
     act_err = max(worst["act"] - worst["encoder"], 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
-    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed"):
+    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or b.tp_buffers_in_budget):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     band = (worst["weights"] * e.weights_error + act_err + worst["encoder"] * e.encoder_error
             + nontorch_err + (e.cudagraph_error_gib if cg_in_budget else 0.0))
@@ -720,6 +836,15 @@ def _size_deployment(
         verdict = ("refuses" if needed > avail_bytes + band * GIB or available + band <= 0 else
                    "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
 
+    kv_verdict = verdict
+    outside = _margin(b, engine, device, s, util, cg_in_budget, cudagraph, sampler_rows, model.vocab_size,
+                      sampler_per_elem, True, e)  # the last stage's GPUs warm the sampler up
+    if not certain and outside.verdict != "starts":
+        if outside.verdict == "refuses" or verdict == "starts":
+            verdict = outside.verdict
+        if outside.fails and not refusal:
+            refusal = outside.failure
+            starts = False
     ctx = min(expected_context or mml, mml)
     per_ctx = _blocks(ctx, plan.block_size) * plan.block_size
     conc_ctx = kv_layout.concurrency_at(plan, ctx, batched)
@@ -740,7 +865,7 @@ def _size_deployment(
         expert_parallel=s.expert_parallel,
         gpus=s.tp * s.pp,
         gpu_memory_gib=total,
-        gpu_memory_utilization=s.gpu_memory_utilization,
+        gpu_memory_utilization=util,
         weight_precision=precision,
         kv_cache_dtype_bytes=kvb,
         weights_gb_total=total_bytes / GB,
@@ -777,6 +902,11 @@ def _size_deployment(
         weights_fit_band=weights_verdict,
         starts=starts,
         verdict=verdict,
+        kv_verdict=kv_verdict,
+        margin_gib=outside.margin,
+        margin_need_gib=outside.need,
+        margin_verdict=outside.verdict,
+        margin_failure=outside.failure,
         refusal=refusal,
         certain=certain,
         headroom_gib_per_gpu=headroom,
@@ -797,7 +927,7 @@ def size_replica(
     pp: int = 1,
     dp: int = 1,
     expert_parallel: bool = False,
-    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION,
+    gpu_memory_utilization: float | None = None,
     max_model_len: int | str | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from ..capacity.layout import Parallel, Sizer
 from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
@@ -138,7 +139,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         tp=tp, pp=pp,
         dp=int(known(e.data_parallel_size, "data_parallel_size")),
         expert_parallel=bool(known(e.enable_expert_parallel, "enable_expert_parallel")),
-        gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
+        gpu_memory_utilization=utilization(e.gpu_memory_utilization),
         max_model_len=mml if mml == "auto" or mml is None else int(mml),
         max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
         max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
@@ -151,6 +152,12 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.extra.get("kv_cache_memory_bytes"), "kv_cache_memory_bytes"),
     )
+
+
+def utilization(value: Any) -> float | None:
+    """The declared gpu_memory_utilization, or None for vLLM's default (the release decides it)."""
+    v = known(value, "gpu_memory_utilization")
+    return None if v is None else float(v)
 
 
 def sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
@@ -241,8 +248,9 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     device = Device.of(gpu_of(g), s.gpu_memory_gib)
     version = vllm_version(g)
     candidates: list[tuple[str, EngineSettings]] = []
+    current = s.gpu_memory_utilization  # as sized: the release's default when none is set
     for util in (0.92, 0.95):
-        if util > base.gpu_memory_utilization:
+        if util > current:
             candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
     if not base.kv_cache_dtype.lower().startswith("fp8") and model.mla is None:
         candidates.append(("--kv-cache-dtype fp8", replace(base, kv_cache_dtype="fp8")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import gpu_name, layout_text, sizing
@@ -16,21 +17,28 @@ class WeightsDoNotFit(GroupRule):
         enforcement="advisory",
         mandatory_when="when the weights exceed that memory by more than the estimate's error",
         severity="critical",
-        summary="The model's weights per GPU exceed gpu_memory_utilization × the GPU's memory.",
+        summary=("The model's weights per GPU exceed gpu_memory_utilization × the GPU's memory, or what vLLM "
+                 "needs outside that budget at start-up does not fit the rest."),
         why=(
             "vLLM loads the weights first. When one GPU's share of them is larger than the memory vLLM "
             "is allowed to use, nothing is left for activations and the KV cache: the server fails at "
             "start-up (out of memory, or 'No available memory for the cache blocks') and Kubernetes "
             "restarts it forever. Weights per GPU are the checkpoint's parameters at the precision served "
             "÷ TP (÷ PP per stage); with --enable-expert-parallel the routed experts are spread over "
-            "TP × DP ranks instead."
+            "TP × DP ranks instead. The 1 − gpu_memory_utilization left outside the budget must hold what "
+            "vLLM does not charge to it: the CUDA context and NCCL's communicators (allocated before its first "
+            "snapshot: too little free memory then and vLLM refuses, 'Free memory on device ... is less than "
+            "desired GPU memory utilization'), and, after the KV cache has taken the budget, the CUDA graphs "
+            "(releases before 0.20) and the sampler warm-up over max_num_seqs sequences × the vocabulary "
+            "('CUDA out of memory occurred when warming up sampler')."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
         remediation=(
             "Shard the model over more GPUs of one node with --tensor-parallel-size (or spread a "
             "mixture-of-experts model's experts with --data-parallel-size and --enable-expert-parallel), "
-            "use a quantised checkpoint, or pick a GPU with more memory."
+            "use a quantised checkpoint, or pick a GPU with more memory. For the margin: lower "
+            "--gpu-memory-utilization or --max-num-seqs (the sampler warm-up grows with it)."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
@@ -42,7 +50,10 @@ class WeightsDoNotFit(GroupRule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         s = sizing(g, config)
-        if s is None or s.weights_fit_band == "starts":
+        if s is None:
+            return
+        if s.weights_fit_band == "starts":
+            yield from self._margin(g, s)
             return
         sure = s.weights_fit_band == "refuses"
         head = (
@@ -56,3 +67,14 @@ class WeightsDoNotFit(GroupRule):
         else:
             yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note}); "
                          "the weights vLLM logs at start-up ('Model loading took') settle it")
+
+    def _margin(self, g: ServingGroup, s: ReplicaSizing) -> Iterable[Hit]:
+        """The start-up failures outside the KV budget (vLLM's V1 engine)."""
+        if s.margin_verdict == "starts" or not s.margin_failure or s.certain:
+            return
+        where = f"SW101: {s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        if s.margin_verdict == "refuses":
+            yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
+        else:
+            yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
+                         "start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room")

@@ -48,7 +48,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         if s.certain:  # a setting vLLM rejects, whatever the memory
             yield hit(g, f"SW102: {where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
             return
-        if s.weights_fit_band != "starts" or s.verdict == "starts":
+        if s.weights_fit_band != "starts" or s.kv_verdict == "starts":
             return  # SW101 speaks for a model whose weights may not fit
         fix = fits_instead(g, s, config)
         fix = f"; {fix}" if fix else ""
@@ -60,7 +60,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
                 f"{need}; about {s.available_kv_gib:.2f} GiB (±{s.error_band_gib:.1f}) is left after "
                 f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
             )
-        if s.verdict == "refuses":
+        if s.kv_verdict == "refuses":
             yield hit(g, f"SW102: {where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
         else:
             yield hit(g, f"SW102: {where}: {measured}; within the estimate's error, so vLLM may refuse to "

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
+from ._capacity import vllm_version
 
 LOW, HIGH = 0.5, 0.95
 
@@ -18,13 +19,16 @@ class MemoryUtilizationOutOfRange(GroupRule):
         severity="medium",
         summary=f"gpu_memory_utilization is above {HIGH} or below {LOW}.",
         why=(
-            "Above 0.95 there is no room left for the CUDA context, NCCL buffers and fragmentation, and "
-            "the server dies with out-of-memory under load. Below 0.5 half of an expensive GPU sits idle "
-            "while the KV cache, the real capacity ceiling, is starved."
+            "vLLM charges the weights, activations and KV cache to gpu_memory_utilization × the GPU's memory; "
+            "the rest must hold what it does not charge: the CUDA context, NCCL buffers, the sampler warm-up "
+            "and, before vLLM 0.20, the CUDA graphs. Above 0.95 that is too little and the server fails at "
+            "start-up or under load. Below 0.5 half of an expensive GPU sits idle while the KV cache, the "
+            "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20."
         ),
         bad_example="--gpu-memory-utilization 0.99",
         good_example="--gpu-memory-utilization 0.90",
-        remediation=f"Keep --gpu-memory-utilization between {LOW} and {HIGH}; 0.90 is vLLM's default.",
+        remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
+                     "release's default (0.9; 0.92 from vLLM 0.20)."),
         references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
         scope="resource",
         safe_to_skip_unknown=True,
@@ -32,10 +36,20 @@ class MemoryUtilizationOutOfRange(GroupRule):
     fields = ("gpu_memory_utilization",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        u = float(known(g.engine.gpu_memory_utilization, "gpu_memory_utilization"))
+        value = known(g.engine.gpu_memory_utilization, "gpu_memory_utilization")
+        if value is None:
+            return  # vLLM's default, inside the range in every release
+        u = float(value)
+        if not (u > HIGH or u < LOW):
+            return
+        rv = vllm_version(g)
+        b = rv.behaviour
+        default = f"vLLM {rv.version}'s default is {b.gpu_memory_utilization:g}"
         if u > HIGH:
-            yield hit(g, f"SW105: gpu_memory_utilization is {u:g}, above {HIGH}: no headroom for "
-                         "the CUDA context, NCCL buffers and fragmentation")
-        elif u < LOW:
+            outside = "the CUDA context, NCCL buffers, " + ("" if b.cudagraphs_in_budget else "CUDA graphs, ")
+            outside += "the sampler warm-up and fragmentation"
+            yield hit(g, f"SW105: gpu_memory_utilization is {u:g}, above {HIGH}: no headroom for {outside} "
+                         f"({default})")
+        else:
             yield hit(g, f"SW105: gpu_memory_utilization is {u:g}, below {LOW}: most of each GPU's "
-                         "memory is left unused by the KV cache")
+                         f"memory is left unused by the KV cache ({default})")

@@ -11,7 +11,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
-from ._capacity import gpu_memory_gib, require_model
+from ._capacity import gpu_memory_gib, require_model, utilization
 from ._layout import layout, runs_on_cpu
 from ._net import is_multi_node
 from ._words import listed
@@ -37,7 +37,7 @@ def fits_every_gpu(g: ServingGroup) -> bool:
         smallest = min(catalog.gpus().values(), key=lambda gpu: gpu.memory_gib)
         s = size_replica(
             model, smallest.memory_gib, tp=lay.tp, pp=lay.pp,
-            gpu_memory_utilization=float(known(e.gpu_memory_utilization, "gpu_memory_utilization")),
+            gpu_memory_utilization=utilization(e.gpu_memory_utilization),
             dtype=known(e.dtype, "dtype"), quantization=known(e.quantization, "quantization"),
         )
     except (Undecidable, ValueError, TypeError):

@@ -28,10 +28,14 @@ VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.i
 DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
 DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
 
-#: The first vLLM release with the native multi-node launch.
-NATIVE_MULTINODE_SINCE = (0, 11, 1)
-#: The first vLLM release whose image streams weights from S3 (runai_streamer).
-RUNAI_STREAMER_SINCE = (0, 11, 0)
+def _since(flag: str) -> tuple[int, int, int]:
+    from .versions import first_release
+
+    v = parse_version(first_release(flag))
+    assert v is not None
+    return v
+
+
 #: A pinned image with vLLM, libfabric and aws-ofi-nccl, for EFA pools (AWS DLC, vLLM 0.13.0).
 DEFAULT_EFA_IMAGE = "public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
 
@@ -58,6 +62,19 @@ def parse_version(text: str | None) -> tuple[int, int, int] | None:
 
 def version_text(v: tuple[int, int, int]) -> str:
     return ".".join(str(x) for x in v)
+
+
+def has(version: tuple[int, int, int], flag: str) -> bool:
+    """Whether the release ``version`` has the behaviour ``flag`` of :class:`.vllm_versions.Behaviour`."""
+    from .versions import behaviour
+
+    return bool(getattr(behaviour(version_text(version)), flag))
+
+
+#: The first vLLM release with the native multi-node launch (the release table's ``native_multinode``).
+NATIVE_MULTINODE_SINCE = _since("native_multinode")
+#: The first vLLM release whose image streams weights from S3 (``runai_streamer``).
+RUNAI_STREAMER_SINCE = _since("runai_streamer")
 
 
 def image_info(image: str) -> ImageInfo:
@@ -92,7 +109,7 @@ def choose_launcher(launcher: str, image: str, declared_version: str | None) -> 
         return launcher, f"launcher: {launcher}"
     if version is None:
         return "ray", f"the vLLM version of `{image}` is not known (set vllm_version); Ray works with every version"
-    if version >= NATIVE_MULTINODE_SINCE:
+    if has(version, "native_multinode"):
         return "native", f"vLLM {version_text(version)} has the native multi-node launch (>= {since})"
     return "ray", f"vLLM {version_text(version)} predates the native multi-node launch (>= {since})"
 

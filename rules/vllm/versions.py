@@ -23,8 +23,25 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (V1 0.20+ on CUDA, 0.27+ on ROCm too). Before that graphs are captured after the KV cache is sized
   and come out of the margin.
 * ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
-  rows × vocabulary): ``flashinfer`` (no sort) or ``sort`` (PyTorch top-k/top-p, about twice the
-  memory); V0 profiles only the logits.
+  rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
+  ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
+  0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
+  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
+  profiles only the logits.
+* ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
+* ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
+  chunked prefill on for every generative model); off, the default ``max_num_batched_tokens`` becomes
+  ``max(max_model_len, default)``.
+* ``max_num_seqs_clamped``: a default ``max_num_seqs`` is lowered to ``max_num_batched_tokens``.
+* ``batched_capped_by_seqs``: a default ``max_num_batched_tokens`` is capped at ``max_num_seqs ×
+  max_model_len``.
+* ``startup_free_check``: V1 refuses to start when the free memory at its first snapshot is below
+  ``gpu_memory_utilization × total`` ("Free memory on device ... is less than desired GPU memory
+  utilization").
+* ``sampler_warmup``: after the KV cache is sized and the CUDA graphs captured, V1 runs the dummy
+  sampler again (``compile_or_warm_up_model``): its buffers come out of what the budget left outside.
+* ``tp_buffers_in_budget``: on several GPUs the communication buffers that are set up during the first
+  forward pass are counted as non-torch memory (about 2 GiB per GPU in 0.19 logs).
 * ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
   memory (V1), first tier that matches wins.
 * ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
@@ -48,7 +65,7 @@ from typing import Literal
 
 Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
-Sampler = Literal["logits", "flashinfer", "sort"]
+Sampler = Literal["logits", "flashinfer", "sort", "triton"]
 HybridKv = Literal["as-full", "groups"]
 TokensReport = Literal["blocks", "concurrency"]
 
@@ -119,6 +136,15 @@ class Behaviour:
     mla_cache: bool = True  # MLA models cache one latent per token (0.7 and later); before, full heads
     kv_cache_memory_flag: bool = False  # --kv-cache-memory-bytes sets the KV cache and skips the budget
     default_max_num_seqs_v0: int = 256
+    gpu_memory_utilization: float = 0.9  # vLLM's default (CacheConfig)
+    chunked_prefill_optional: bool = False  # V1 honours --no-enable-chunked-prefill (0.12+)
+    max_num_seqs_clamped: bool = False  # a default max_num_seqs is lowered to max_num_batched_tokens
+    batched_capped_by_seqs: bool = False  # a default max_num_batched_tokens is capped at seqs × max_model_len
+    startup_free_check: bool = False  # V1 refuses when free memory at start is below utilization × total
+    sampler_warmup: bool = False  # V1 warms the sampler up again after sizing, after the CUDA graphs
+    tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
+    runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
+    native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
 
     @property
     def version(self) -> Version:
@@ -141,48 +167,38 @@ _V0 = Behaviour(
     v0_chunked_tokens=512, hybrid_kv="as-full", concurrency_from_tokens=True, mla_cache=False,
 )
 
-#: One row per range of releases, oldest first; a row holds from ``since`` up to the next row.
+def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
+    """The release ``since`` as what changed from the row before it."""
+    return replace(prev, since=since, **changed)  # type: ignore[arg-type]
+
+
+_R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
+_R070 = _row(_R065, "0.7.0", mla_cache=True)
+_R080 = _row(
+    _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
+    v0_below_cc80=True, sampler_warmup=True,
+)
+_R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
+             concurrency_from_tokens=False, startup_free_check=True)
+_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True)
+_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
+              kv_cache_memory_flag=True, runai_streamer=True)
+_R0111 = _row(_R0110, "0.11.1", native_multinode=True)
+_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True)
+_R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
+_R0170 = _row(_R0140, "0.17.0", sampler="triton")
+_R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
+_R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
+              tokens_report="concurrency")
+_R0210 = _row(_R0200, "0.21.0", sampler="flashinfer")
+_R0270 = _row(_R0210, "0.27.0", cudagraphs_in_budget_rocm=True)
+_R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
+
+#: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
+#: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0,
-    replace(_V0, since="0.6.5", v0_chunked_tokens=2048),
-    replace(_V0, since="0.7.0", v0_chunked_tokens=2048, mla_cache=True),
-    Behaviour(
-        since="0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
-        v0_below_cc80=True, hybrid_kv="as-full", concurrency_from_tokens=True,
-    ),
-    Behaviour(
-        since="0.9.0", engine="v1", nontorch="increase", sampler="flashinfer", batch_tiers=_TIERS_V1,
-        v0_below_cc80=True,
-    ),
-    Behaviour(since="0.11.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
-              kv_cache_memory_flag=True),
-    Behaviour(since="0.12.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
-              kv_cache_memory_flag=True),
-    Behaviour(
-        since="0.14.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
-        chunked_local_hybrid=True, max_model_len_auto=True, kv_cache_memory_flag=True,
-    ),
-    Behaviour(
-        since="0.20.0", engine="v1", nontorch="after-distributed", sampler="sort", batch_tiers=_TIERS_V1,
-        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        tokens_report="concurrency", kv_cache_memory_flag=True,
-    ),
-    Behaviour(
-        since="0.21.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
-        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        tokens_report="concurrency", kv_cache_memory_flag=True,
-    ),
-    Behaviour(
-        since="0.27.0", engine="v1", nontorch="after-distributed", sampler="flashinfer", batch_tiers=_TIERS_V1,
-        chunked_local_hybrid=True, max_model_len_auto=True, cudagraphs_in_budget=True,
-        cudagraphs_in_budget_rocm=True, tokens_report="concurrency", kv_cache_memory_flag=True,
-    ),
-    Behaviour(
-        since="0.28.0", engine="v1", nontorch="after-distributed", sampler="flashinfer",
-        batch_tiers=_TIERS_V1_028, chunked_local_hybrid=True, max_model_len_auto=True,
-        cudagraphs_in_budget=True, cudagraphs_in_budget_rocm=True, tokens_report="concurrency",
-        kv_cache_memory_flag=True,
-    ),
+    _V0, _R065, _R070, _R080, _R090, _R0100, _R0110, _R0111, _R0120, _R0140, _R0170, _R0190, _R0200, _R0210,
+    _R0270, _R0280,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -194,19 +210,51 @@ SOURCES: dict[str, str] = {
                 "0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase); v1/worker/gpu_worker.py "
                 "(0.7.3, 0.8.5.post1: peak allocated + all non-torch memory; 0.9.2, 0.10.1.1: MemorySnapshot "
                 "before init_worker_distributed_environment; 0.11.0 and later: after it)",
-    "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases); "
+    "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases; the logits come out of "
+               "compute_logits in the model dtype and v1/sample/sampler.py converts them to float32); "
                "v1/sample/ops/topk_topp_sampler.py: FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 in "
-               "0.8.5.post1-0.11.0, opt-in only in 0.12.0-0.20.2, default again in 0.22.1 (0.21 not checked)",
+               "0.8.5.post1-0.11.0; opt-in only from 0.12.0, so forward_native runs apply_top_k_top_p: "
+               "logits.sort (0.12.0-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
+               "0.17.0 (v1/sample/ops/topk_topp_triton.py, unchanged in kind to 0.20.0); envs.py "
+               "VLLM_USE_FLASHINFER_SAMPLER default True from 0.21.0 (read in 0.21.0 and 0.22.1)",
+    "gpu_memory_utilization": "config/cache.py CacheConfig.gpu_memory_utilization: 0.9 in 0.9.2 (config.py) and "
+                              "0.11.0-0.19.1, Field(default=0.92) in 0.20.0, 0.21.0 and 0.22.1",
+    "chunked_prefill_optional": "engine/arg_utils.py: _set_default_args_v1 sets enable_chunked_prefill = True "
+                                "for every non-pooling model in 0.9.2, 0.10.1.1 and 0.11.0; from 0.12.0 "
+                                "_set_default_chunked_prefill_and_prefix_caching_args keeps the user's False and "
+                                "_set_default_max_num_seqs_and_batched_tokens_args takes max(max_model_len, "
+                                "default) tokens",
+    "max_num_seqs_clamped": "engine/arg_utils.py: max_num_seqs = min(default, max_num_batched_tokens) in "
+                            "0.10.1.1, 0.11.0 and 0.12.0-0.22.1 (0.9.2 takes the default as is)",
+    "batched_capped_by_seqs": "engine/arg_utils.py: max_num_batched_tokens = min(max_num_seqs × max_model_len, "
+                              "default) from 0.12.0 (absent in 0.11.0)",
+    "startup_free_check": "v1/worker/gpu_worker.py init_device (0.9.2-0.13.0) and v1/worker/utils.py "
+                          "request_memory (0.14.1-0.22.1): ValueError 'Free memory on device ... on startup is "
+                          "less than desired GPU memory utilization' when the snapshot's free memory is below "
+                          "ceil(total × gpu_memory_utilization)",
+    "sampler_warmup": "v1/worker/gpu_worker.py compile_or_warm_up_model: capture_model, then _dummy_run("
+                      "min(max_num_seqs, max_num_batched_tokens)) and _dummy_sampler_run on the last PP rank "
+                      "('CUDA out of memory occurred when warming up sampler with N dummy requests'), read in "
+                      "0.11.0-0.22.1",
+    "runai_streamer": "engine/arg_utils.py --load-format runai_streamer and docker/Dockerfile installing "
+                      "runai-model-streamer[s3] in 0.11.0 and 0.11.1",
+    "native_multinode": "engine/arg_utils.py --nnodes/--node-rank/--master-addr/--headless in the 0.11.1 source "
+                        "distribution, absent in 0.11.0 (vllm-project/vllm#23691)",
+    "tp_buffers_in_budget": "calibrated, not read: the issue's public 0.19 logs (about 2.1 GiB of non-torch memory "
+                            "per GPU at TP2/TP4, against 0.1-0.3 GiB at TP1); the snapshot is taken after "
+                            "init_worker_distributed_environment in 0.11.0-0.22.1, so what is counted is set up "
+                            "later (first collective, all-reduce workspaces)",
     "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
-                   "1024 seqs for serve (0.8.5.post1; 'a100' excluded from 0.9.2); >= 160 GiB 16384 tokens "
-                   "from 0.28.0; else 2048 / 256",
+                   "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
+                   "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "
+                   "0.28.0; else 2048 / 256 (TPU and CPU have their own, not modelled)",
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
     "cudagraphs_in_budget": "v1/worker/gpu_worker.py determine_available_memory subtracts "
-                            "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (envs.py "
-                            "default '0' in 0.18.1/0.19.1, '1' from 0.20.0); ROCm skipped until 0.24.0, "
-                            "included in 0.27.1",
+                            "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (absent in "
+                            "0.17.0; envs.py default '0' in 0.18.1/0.19.1, '1' in 0.20.0-0.22.1); ROCm skipped "
+                            "(not current_platform.is_rocm()) until 0.24.0, included in 0.27.1",
     "hybrid_kv": "v1/core/kv_cache_utils.py: 0.8.5.post1 unify_hybrid_kv_cache_specs turns sliding windows "
                  "into full attention; _get_kv_cache_config_uniform_page_size groups from 0.9.2",
     "chunked_local_hybrid": "envs.py VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default '0' in "
@@ -236,6 +284,14 @@ def behaviour(version: Version | str) -> Behaviour:
         if r.version <= v:
             row = r
     return row
+
+
+def first_release(flag: str) -> str:
+    """The first release whose row turns the boolean field ``flag`` on (``"native_multinode"`` -> ``"0.11.1"``)."""
+    for r in RANGES:
+        if getattr(r, flag) is True:
+            return r.since
+    raise KeyError(flag)
 
 
 def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> BatchTier:

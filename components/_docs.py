@@ -124,10 +124,13 @@ skipped) and vLLM starts with `HF_HUB_OFFLINE=1`.
 pipeline stages, from `weights_gib` or the capacity model. Both constants are estimates.
 
 **EFA.** Launch templates follow the EC2 user guide's current layout for instances with several
-network cards: an ENA primary interface (card 0, device 0), an EFA-only interface on card 0
-(device 1) and one on every other card (device 0); 32 EFA devices on a p5.48xlarge. Verified against
-the guide's text only — not launched on hardware here, and that card 0 supports EFA is assumed for
-every catalog instance type. EFA pods get `FI_PROVIDER=efa` (plus `FI_EFA_USE_DEVICE_RDMA=1` on
+network cards ("Maximize network bandwidth on Amazon EC2 instances with multiple network cards",
+https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html, with its P5/P5e section):
+an ENA primary interface (card 0, device 0), an EFA-only interface on card 0 (device 1) and one on
+every other card (device 0); 32 EFA devices on a p5.48xlarge or p5e.48xlarge, the catalog's 16 on a
+p5en.48xlarge. The guide's earlier layout (an `efa` interface with an IP address at device 1 of cards
+1–31) is superseded. Verified against the guide's text only — not launched on hardware here.
+EFA pods get `FI_PROVIDER=efa` (plus `FI_EFA_USE_DEVICE_RDMA=1` on
 p4d/p5/p6, which have GPUDirect RDMA), every EFA device, 2 MiB huge pages and a memory request. The
 image must carry libfabric and aws-ofi-nccl: AWS Deep Learning Container vLLM images do (built from
 vllm-openai plus the EFA installer; `public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2`
@@ -145,9 +148,85 @@ namespace behind an ALB is labelled `elbv2.k8s.aws/pod-readiness-gate-inject: en
 with a Prometheus autoscaler is refused.
 
 **EksCluster.** API authentication mode with access entries, a CPU system node group (IMDSv2, hop
-limit 1), EKS add-ons, and with Helm the charts the environment needs, pinned to versions seen in
-public install scripts (not installed here): {charts}. Not installed: the AWS Load Balancer
-Controller (for ALB routers) and a pvc cache's CSI driver.
+limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the NetworkPolicies are enforced), and
+with Helm the charts the environment needs, pinned to versions seen in public install scripts (not
+installed here): {charts}. The AWS Load Balancer Controller and the Cluster Autoscaler get IAM roles
+through EKS Pod Identity; the controller's policy is the one given in
+`cluster.load_balancer_controller_policy_arn` (shardwise does not write that policy), the autoscaler's
+is written here (read Auto Scaling groups, launch templates, instance types and node groups; resize
+only the groups EKS tagged as the cluster's). Not installed: a pvc cache's CSI driver.
+
+## A first `pulumi up`
+
+**Order.** Custom resources wait for what installs their CRDs: a ScaledObject for the KEDA release,
+PodMonitors and ServiceMonitors for kube-prometheus-stack, a LeaderWorkerSet for the LWS release, the
+ALB Ingress for the AWS Load Balancer Controller (`installs` on the workload and router Args; a
+ServingEnvironment fills it from the cluster it creates). The cluster waits for its role's policy
+attachment and every node group for the node role's; a Deployment or LeaderWorkerSet waits for its
+ServiceAccount, cache claim and Pod Identity association.
+
+**Waits.** A workload and its Service (which waits for ready endpoints) get create/update timeouts of
+ceil(first-start budget ÷ 60) + 10 minutes (the first start downloads the weights); the Ingress the
+slowest backend's and 10 more (the ALB). The model-cache claim is declared with
+`pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
+uses it. Measured under the mocks: prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
+dev llama-8b 19 min, its Ingress 29 min.
+
+**Growing.** Managed GPU node groups ignore `scalingConfig.desiredSize` drift (`ignoreChanges`): the
+Cluster Autoscaler (installed on a created cluster when a managed pool's `max_size` exceeds its
+`min_size`; a prerequisite otherwise) grows them when KEDA's extra replicas are Pending; Karpenter pools
+are NodePools.
+
+**Network.** Where a workload's service account uses Pod Identity, the namespace's default-deny egress
+lets pods reach the EKS Pod Identity agent (169.254.170.23, TCP 80). In existing-VPC mode the S3/ECR
+endpoints are opt-in (`network.endpoints: true`): the VPC usually has them, and a second S3 gateway or
+an ECR endpoint with private DNS conflicts; the S3 gateway takes each subnet's route table, or the VPC's
+main table for a subnet without an explicit association. Lookups (`aws.eks.getCluster`,
+`aws.ec2.getRouteTable(s)`) go through the AWS provider given to the component (`opts.provider` /
+`providers`), so the right account and region.
+
+### Prerequisites per mode
+
+{prerequisites}
+
+Checked at `pulumi preview`, before anything is declared: each prerequisite the environment needs and
+does not have is an error at the spec path that needs it (services[0]: "needs keda on cluster
+`llm-dev` (...): not listed in cluster.installed; ..."), and so is a PriorityClass a pod names that
+`cluster.priority_classes` does not list. Whether the cluster really runs what it declares is not
+looked up (the Kubernetes provider reads no CRDs at preview); a pvc cache's storage class and CSI driver
+are not checked.
+
+### What each component creates
+
+* **RuntimeNetwork**: a VPC, private subnets, a NAT gateway (new-VPC mode), the GPU-node security group
+  and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
+* **EksCluster**: the cluster and its IAM role, the node role, access entries, the system node group
+  and launch template, the add-ons, the Kubernetes provider, the Helm releases, the controllers' IAM
+  roles and Pod Identity associations.
+* **GpuNodePool**: a managed node group, its launch template and placement group; or a Karpenter
+  NodePool and EC2NodeClass.
+* **VllmService** / **VllmMultiNode**: a Deployment (or LeaderWorkerSet), Service, PodDisruptionBudget,
+  autoscaler, monitor, and when asked a ServiceAccount, Pod Identity association and cache claim.
+* **InferenceRouter**: an ALB Ingress, or Gateway API HTTPRoutes and ReferenceGrants.
+* **ServingEnvironment**: all of the above for one stack config, and the workloads' namespaces.
+
+### Stand-ins that remain
+
+The AWS provider (`pulumi-resource-aws`) cannot be built or downloaded here: the tests run the AWS side
+under Pulumi's mocks (tests/component_mocks.py answers like the provider for the outputs programs read)
+and the engine tests under a stand-in provider (tests/standin_provider.py) that accepts every input. So
+IAM policy contents, EKS add-on configuration, launch templates and node groups are checked as the
+inputs shardwise sends, not as AWS accepts them; the Helm releases are never installed.
+
+### Toward `pulumi package add`
+
+A multi-language package (a schema other languages generate SDKs from) is blocked today by the Args
+types: unions of a spec model and a mapping (`pool`, `engine`, `cache`, `pod`, `metrics`, `network`,
+`cluster`, `spec`), pydantic models as field types (a schema knows objects, not pydantic validators and
+patterns), `Any` (`pool`, `workloads`, `routers`, `backends`: a component or a spec), `validate` as
+bool-or-mapping, and the `installs` map of resources by name. A schema-friendly Args would take each
+spec as one object type generated from the pydantic model, components by reference, and `validate` as
+a map of strings. New Args fields here are plain (`bool`, `str`, `Input[str]`) except `installs`.
 """
 
 
@@ -213,6 +292,24 @@ def model_table(model: type[BaseModel]) -> list[str]:
     return lines
 
 
+def prerequisites() -> str:
+    """The prerequisites table: each, what needs it, and who provides it per mode."""
+    from shardwise.rules.render import PREREQUISITES
+
+    from .validation import CREATED_CLUSTER_INSTALLS
+
+    lines = [_row("prerequisite", "what needs it", "new cluster (`cluster.create`)", "existing cluster"),
+             "|---|---|---|---|"]
+    for name, what in PREREQUISITES.items():
+        created = "installed (Helm)" if name in CREATED_CLUSTER_INSTALLS else "yours: list it in `cluster.installed`"
+        if name == "aws-load-balancer-controller":
+            created = "installed, with `cluster.load_balancer_controller_policy_arn`"
+        lines.append(_row(f"`{name}`", what, created, "yours: list it in `cluster.installed`"))
+    lines.append(_row("PriorityClasses", "`pod.priority_class_name`", "yours: list them in `cluster.priority_classes`",
+                      "yours: list them in `cluster.priority_classes`"))
+    return "\n".join(lines)
+
+
 def render() -> str:
     out = [INTRO]
     for name, args_cls, spec_cls, component in COMPONENTS:
@@ -224,7 +321,7 @@ def render() -> str:
     for model in MODELS:
         out += [*model_table(model), ""]
     charts = ", ".join(f"{name} {version}" for name, (_, _, version) in CHARTS.items())
-    out.append(FACTS.replace("{charts}", charts))
+    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()))
     return "\n".join(out).rstrip() + "\n"
 
 

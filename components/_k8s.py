@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -10,6 +10,8 @@ import pulumi_kubernetes as k8s
 
 PROVIDER_DOC = "Kubernetes provider of the children (default: the one in `opts`)."
 KUBECONFIG_DOC = "A kubeconfig (an Output of a cluster built in the program) to make the provider from."
+INSTALLS_DOC = ("Per prerequisite (keda, prometheus-operator, lws, aws-load-balancer-controller), the resource that "
+                "installs it (a Helm release): the custom resources of its CRDs wait for it.")
 
 
 def doc(text: str) -> dict[str, str]:
@@ -47,6 +49,15 @@ def depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
     if isinstance(deps, pulumi.Resource):
         return [deps]
     return [d for d in deps if isinstance(d, pulumi.Resource)] if isinstance(deps, list) else []
+
+
+def installed_by(kind: str, installs: Mapping[str, pulumi.Resource]) -> list[pulumi.Resource]:
+    """What an object of ``kind`` waits for: the resource that installs its CRD (or, for an Ingress, the
+    controller that serves it), when ``installs`` has it."""
+    from shardwise.rules.render import PREREQUISITE_OF_KIND
+
+    found = installs.get(PREREQUISITE_OF_KIND.get(kind, ""))
+    return [found] if found is not None else []
 
 
 def child_opts(parent: pulumi.Resource, provider: pulumi.ProviderResource | None,

@@ -24,7 +24,7 @@ from shardwise.rules.model.spec import (
     VllmServiceSpec,
 )
 
-from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc
+from ._k8s import INSTALLS_DOC, KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, installed_by
 from .errors import ArgumentsError
 from .inputs import Unknowns
 from .validation import VALIDATE_DOC, Finding, Validation, as_validation, image_findings
@@ -62,11 +62,12 @@ class WorkloadArgs:
     validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
     cluster_name: pulumi.Input[str] | None = field(default=None, metadata=doc(
         "EKS cluster, for the Pod Identity association of `pod.service_account` (mode pod-identity)."))
+    installs: Mapping[str, pulumi.Resource] = field(default_factory=dict, metadata=doc(INSTALLS_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
-COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"})
+COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig"})
 
 
 def pool_spec(pool: Any) -> NodePoolSpec:
@@ -164,22 +165,34 @@ def identity_children(name: str, parent: pulumi.Resource, spec: Workload, unknow
         role_arn=unknowns.substitute(sa.role_arn), opts=pulumi.ResourceOptions(parent=parent))
 
 
+#: Pulumi's annotation that declares an object without waiting for it to become ready.
+SKIP_AWAIT = "pulumi.com/skipAwait"
+
+
 def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any]], unknowns: Unknowns,
                 provider: pulumi.ProviderResource | None, deps: Sequence[pulumi.Resource],
                 options: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                ) -> dict[str, pulumi.CustomResource]:
+                installs: Mapping[str, pulumi.Resource] | None = None,
+                pod_deps: Sequence[pulumi.Resource] = ()) -> dict[str, pulumi.CustomResource]:
     """Declare the rendered objects (Outputs put back in); objects the pods need come first and the
-    workload waits for them. Keyed by kind."""
+    workload waits for them; a custom resource waits for what installs its CRD (``installs``). Keyed by kind.
+
+    The model-cache claim is declared with ``pulumi.com/skipAwait``: with a ``WaitForFirstConsumer``
+    storage class it binds only once a pod uses it, and the pods come after it."""
     out: dict[str, pulumi.CustomResource] = {}
     first = [o for o in objs if o["kind"] in ("ServiceAccount", "PersistentVolumeClaim")]
     for obj in first:
+        if obj["kind"] == "PersistentVolumeClaim":
+            meta = obj["metadata"]
+            obj = {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), SKIP_AWAIT: "true"}}}
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, deps))
     for obj in objs:
-        if obj in first:
+        if obj["kind"] in out:
             continue
         extra = options(obj) if options is not None else {}
-        wait = [*deps, *out.values()] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else deps
+        wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
+        wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, wait, **extra))
     return out
@@ -209,26 +222,31 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     """Declare a workload's objects as children of ``component`` and set the outputs every workload has
     (service, monitor, service account, Pod Identity association, cache claim, names, endpoint, sizing,
     startup budget, validation). The workload (Deployment or LeaderWorkerSet) gets a rollout timeout that
-    covers a first download and the load, and ``workload_options``."""
-    import math
-
+    covers a first download and the load, and ``workload_options``; so does its Service (it waits for
+    ready endpoints). The workload waits for its Pod Identity association (new pods get the credentials)."""
     from shardwise.rules.capacity import cache
 
     from ._k8s import depends_on, metadata_name, provider_for
 
     log_notes(component, notes)
     provider = provider_for(name, component, args.k8s_provider, args.kubeconfig)
-    rollout = f"{math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10}m"
+    minutes = rollout_minutes(spec, pool)
+    rollout = f"{minutes}m"
 
     def options(obj: dict[str, Any]) -> dict[str, Any]:
+        # the Service waits for ready endpoints: as long as the pods' first download and load may take
+        if obj["kind"] == "Service":
+            return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout)}
         if obj["kind"] != workload_kind:
             return {}
         return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout), **workload_options}
 
-    made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options)
     c: Any = component
-    c.spec, c.unknowns = spec, unknowns
     c.pod_identity_association = identity_children(name, component, spec, unknowns, args.cluster_name)
+    made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options, args.installs,
+                       [c.pod_identity_association] if c.pod_identity_association is not None else [])
+    c.rollout_minutes = minutes
+    c.spec, c.unknowns = spec, unknowns
     c.service = made["Service"]
     c.monitor = made.get("PodMonitor") or made.get("ServiceMonitor")
     c.service_account, c.cache_claim = made.get("ServiceAccount"), made.get("PersistentVolumeClaim")
@@ -239,6 +257,16 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     c.startup_budget = cache.startup_budget(spec, pool).as_dict()
     c.validation = {"checked_when_resolved": unknowns.deferred, "suppressed": list(notes)}
     return made
+
+
+def rollout_minutes(spec: Workload, pool: NodePoolSpec) -> int:
+    """Minutes a first rollout may take: the startup budget of a first start (download and load,
+    :func:`shardwise.rules.capacity.cache.rollout_seconds`) and 10 minutes for node launch and image pull."""
+    import math
+
+    from shardwise.rules.capacity import cache
+
+    return math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10
 
 
 #: The outputs :func:`declare_workload` sets, registered by both workload components.

@@ -6,8 +6,13 @@ role, a small CPU node group for cluster services (GPU nodes carry a NoSchedule 
 the controllers could not run anywhere else), access entries for the admins, EKS managed add-ons, and
 with Helm the charts the environment's workloads need (:data:`CHARTS`).
 
-Not installed, and listed in ``prerequisites``: the AWS Load Balancer Controller (an ALB router needs
-it, with an IAM policy of its own) and the CSI driver of a pvc model cache (its add-on and IAM role).
+With ``load_balancer_controller`` the AWS Load Balancer Controller (an ALB router needs it) with an IAM
+role that gets the given policy through EKS Pod Identity, and with ``cluster_autoscaler`` the Cluster
+Autoscaler with an IAM role of its own (managed GPU node groups grow when KEDA asks for replicas). The
+``vpc-cni`` add-on enforces NetworkPolicies (``enableNetworkPolicy``). The cluster waits for its role's
+policy attachment and the node groups for theirs (a race on create, a hang on destroy otherwise).
+
+Not installed, and listed in ``prerequisites``: the CSI driver of a pvc model cache (its add-on and IAM role).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pulumi_kubernetes as k8s
 from shardwise.rules.model.spec import ClusterSpec
 
 from ._k8s import doc
+from .errors import ArgumentsError
 
 #: Charts the cluster may need: name → (repository, chart, pinned version). Versions were checked
 #: against public install scripts that pin them, not by installing them here.
@@ -33,7 +39,14 @@ CHARTS: dict[str, tuple[str, str, str]] = {
     "keda": ("https://kedacore.github.io/charts", "keda", "2.18.3"),
     "kube-prometheus-stack": ("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack",
                               "78.3.0"),
+    # not checked against an install: the controller's 2.13 line and the autoscaler's 1.32 line
+    "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.13.4"),
+    "cluster-autoscaler": ("https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
 }
+#: The prerequisite (:data:`shardwise.rules.render.PREREQUISITES`) each chart installs.
+PREREQUISITE_OF_CHART = {"kube-prometheus-stack": "prometheus-operator"}
+_SYSTEM_NODES = {"shardwise.dev/role": "system"}
+POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
 ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnly", "AmazonEKS_CNI_Policy")
 _GPU_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -86,35 +99,50 @@ class EksClusterArgs:
     monitoring_namespace: str = field(default="monitoring", metadata=doc("Namespace of kube-prometheus-stack."))
     karpenter_nodes: bool = field(default=False, metadata=doc(
         "An EC2_LINUX access entry for the node role (Karpenter's nodes join with it)."))
+    load_balancer_controller: bool = field(default=False, metadata=doc(
+        "Install the AWS Load Balancer Controller (alb-ingress routers); needs "
+        "cluster.load_balancer_controller_policy_arn."))
+    cluster_autoscaler: bool = field(default=False, metadata=doc(
+        "Install the Cluster Autoscaler (managed node groups that grow past min_size)."))
+    vpc_id: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "The cluster's VPC (the load-balancer controller's `vpcId`)."))
 
 
 class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with the pieces a serving environment needs (see the module doc).
 
     Outputs: ``cluster``, ``role``, ``node_role``, ``system_node_group``, ``system_launch_template``,
-    ``addons``, ``access_entries``, ``releases``, ``provider`` (resources); ``name``, ``endpoint``,
+    ``addons``, ``access_entries``, ``releases``, ``node_policy_attachments``, ``controller_roles``,
+    ``provider`` (resources); ``name``, ``endpoint``,
     ``cluster_security_group_id``, ``node_role_arn``, ``oidc_issuer``, ``kubeconfig`` (secret);
     ``prerequisites`` (what is not installed).
     """
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.cluster if isinstance(args.cluster, ClusterSpec) else ClusterSpec.model_validate(args.cluster)
+        if args.load_balancer_controller and spec.load_balancer_controller_policy_arn is None:
+            raise ArgumentsError("EksCluster", [("cluster.load_balancer_controller_policy_arn", (
+                "the AWS Load Balancer Controller needs an IAM policy shardwise does not write: set this to the "
+                "policy made from the iam_policy.json of the controller's release"))])
         super().__init__("shardwise:cluster:EksCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.role: aws.iam.Role | None = None
         role_arn = args.role_arn
+        cluster_deps: list[pulumi.Resource] = []
         if role_arn is None:
             self.role = aws.iam.Role(f"{name}-cluster", assume_role_policy=_assume("eks.amazonaws.com"), opts=child)
-            aws.iam.RolePolicyAttachment(f"{name}-cluster-policy", role=self.role.name,
-                                         policy_arn="arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", opts=child)
+            cluster_deps.append(aws.iam.RolePolicyAttachment(
+                f"{name}-cluster-policy", role=self.role.name,
+                policy_arn="arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", opts=child))
             role_arn = self.role.arn
         self.node_role: aws.iam.Role | None = None
+        self.node_policy_attachments: list[pulumi.Resource] = []
         node_role_arn = args.node_role_arn
         if node_role_arn is None:
             self.node_role = aws.iam.Role(f"{name}-nodes", assume_role_policy=_assume("ec2.amazonaws.com"), opts=child)
-            for policy in NODE_POLICIES:
-                aws.iam.RolePolicyAttachment(f"{name}-nodes-{policy}", role=self.node_role.name,
-                                             policy_arn=f"arn:aws:iam::aws:policy/{policy}", opts=child)
+            self.node_policy_attachments = [aws.iam.RolePolicyAttachment(
+                f"{name}-nodes-{policy}", role=self.node_role.name, policy_arn=f"arn:aws:iam::aws:policy/{policy}",
+                opts=child) for policy in NODE_POLICIES]
             node_role_arn = self.node_role.arn
         self.cluster = aws.eks.Cluster(
             f"{name}-cluster", name=args.name, role_arn=role_arn, version=spec.version,
@@ -122,7 +150,7 @@ class EksCluster(pulumi.ComponentResource):
                         "endpoint_public_access": spec.endpoint_public_access,
                         "public_access_cidrs": list(spec.public_access_cidrs) if spec.endpoint_public_access else None},
             access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
-            opts=child)
+            opts=pulumi.ResourceOptions(parent=self, depends_on=cluster_deps or None))
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
         self.cluster_security_group_id = self.cluster.vpc_config.apply(
@@ -157,10 +185,14 @@ class EksCluster(pulumi.ComponentResource):
                             "max_size": spec.system_nodes + 1},
             launch_template={"id": self.system_launch_template.id,
                              "version": self.system_launch_template.latest_version.apply(str)},
-            labels={"shardwise.dev/role": "system"}, opts=child)
+            labels=_SYSTEM_NODES, opts=pulumi.ResourceOptions(
+                parent=self, depends_on=self.node_policy_attachments or None,
+                ignore_changes=["scalingConfig.desiredSize"] if args.cluster_autoscaler else None))
         after_nodes = pulumi.ResourceOptions(parent=self, depends_on=[self.system_node_group])
+        # enableNetworkPolicy: the VPC CNI's network policy agent enforces the NetworkPolicies shardwise declares
         self.addons = {a: aws.eks.Addon(f"{name}-{a}", cluster_name=self.cluster.name, addon_name=a,
                                         resolve_conflicts_on_create="OVERWRITE",
+                                        configuration_values=ADDON_CONFIGURATION.get(a),
                                         opts=after_nodes if a == "coredns" else child)
                        for a in spec.addons}
         ca_data = self.cluster.certificate_authority.apply(lambda ca: ca.data if ca is not None else "")
@@ -169,9 +201,10 @@ class EksCluster(pulumi.ComponentResource):
             lambda v: kubeconfig(v[0], args.region, v[1], v[2])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,
                                      opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.addons.values())))
+        self.controller_roles: dict[str, aws.iam.Role] = {}
+        self._associations: dict[str, aws.eks.PodIdentityAssociation] = {}
         self.releases = self._charts(name, spec, args) if spec.helm_charts else {}
-        self.prerequisites = ["AWS Load Balancer Controller (for alb-ingress routers)",
-                              "the CSI driver of a pvc model cache (add-on and IAM role)"]
+        self.prerequisites = ["the CSI driver of a pvc model cache (add-on and IAM role)"]
         self.register_outputs({
             "cluster": self.cluster, "role": self.role, "node_role": self.node_role,
             "system_node_group": self.system_node_group, "system_launch_template": self.system_launch_template,
@@ -180,10 +213,11 @@ class EksCluster(pulumi.ComponentResource):
             "endpoint": self.endpoint, "cluster_security_group_id": self.cluster_security_group_id,
             "node_role_arn": self.node_role_arn, "oidc_issuer": self.oidc_issuer, "kubeconfig": self.kubeconfig,
             "prerequisites": self.prerequisites, "provider": self.provider,
+            "node_policy_attachments": self.node_policy_attachments, "controller_roles": self.controller_roles,
         })
 
     def _charts(self, name: str, spec: ClusterSpec, args: EksClusterArgs) -> dict[str, k8s.helm.v3.Release]:
-        wanted: dict[str, tuple[str, dict[str, Any]]] = {
+        wanted: dict[str, tuple[str, Any]] = {
             "nvidia-device-plugin": ("kube-system", {"affinity": _GPU_NODES, "tolerations": _TOLERATE_ALL}),
         }
         if args.efa:
@@ -199,13 +233,75 @@ class EksCluster(pulumi.ComponentResource):
                 # select every PodMonitor/ServiceMonitor, not only the chart's own
                 "prometheus": {"prometheusSpec": {"podMonitorSelectorNilUsesHelmValues": False,
                                                   "serviceMonitorSelectorNilUsesHelmValues": False}}})
-        opts = pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=[self.system_node_group])
+        if args.load_balancer_controller:
+            role = self._controller_role(name, "aws-load-balancer-controller",
+                                         spec.load_balancer_controller_policy_arn or "")
+            wanted["aws-load-balancer-controller"] = ("kube-system", pulumi.Output.all(
+                self.cluster.name, args.vpc_id).apply(lambda v: {
+                    # region and VPC given: the controller would read them from IMDS, which hop limit 1 keeps
+                    # from pods
+                    "clusterName": v[0], "region": args.region, **({"vpcId": v[1]} if v[1] else {}),
+                    "nodeSelector": _SYSTEM_NODES, "serviceAccount": {"name": "aws-load-balancer-controller"}}))
+        if args.cluster_autoscaler:
+            role = self._controller_role(name, "cluster-autoscaler", None)
+            aws.iam.RolePolicy(f"{name}-cluster-autoscaler", role=role.name,
+                               policy=self.cluster.name.apply(autoscaler_policy),
+                               opts=pulumi.ResourceOptions(parent=self))
+            wanted["cluster-autoscaler"] = ("kube-system", self.cluster.name.apply(lambda cluster: {
+                "cloudProvider": "aws", "awsRegion": args.region, "nodeSelector": _SYSTEM_NODES,
+                # finds the managed node groups' Auto Scaling groups by the tags EKS puts on them
+                "autoDiscovery": {"clusterName": cluster},
+                "rbac": {"serviceAccount": {"name": "cluster-autoscaler"}},
+                "extraArgs": {"balance-similar-node-groups": True}}))
         releases: dict[str, k8s.helm.v3.Release] = {}
         for chart_name, (namespace, values) in wanted.items():
             repo, chart, version = CHARTS[chart_name]
+            deps: list[pulumi.Resource] = [self.system_node_group]
+            if chart_name in self.controller_roles:  # its pods get their credentials at start
+                deps.append(self._associations[chart_name])
             releases[chart_name] = k8s.helm.v3.Release(
                 f"{name}-{chart_name}", name=chart_name, chart=chart,
                 version=spec.chart_versions.get(chart_name, version),
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo) if repo else None,
-                namespace=namespace, create_namespace=True, values=values, opts=opts)
+                namespace=namespace, create_namespace=True, values=values,
+                opts=pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=deps))
         return releases
+
+    def _controller_role(self, name: str, controller: str, policy_arn: str | None) -> aws.iam.Role:
+        """An IAM role for a controller in kube-system, given to its service account by EKS Pod Identity."""
+        child = pulumi.ResourceOptions(parent=self)
+        role = aws.iam.Role(f"{name}-{controller}", assume_role_policy=_assume(POD_IDENTITY_PRINCIPAL), opts=child)
+        if policy_arn:
+            aws.iam.RolePolicyAttachment(f"{name}-{controller}", role=role.name, policy_arn=policy_arn, opts=child)
+        self.controller_roles[controller] = role
+        self._associations[controller] = aws.eks.PodIdentityAssociation(
+            f"{name}-{controller}", cluster_name=self.cluster.name, namespace="kube-system",
+            service_account=controller, role_arn=role.arn,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons[a] for a in self.addons
+                                                                 if a == "eks-pod-identity-agent"] or None))
+        return role
+
+    def installs(self) -> dict[str, k8s.helm.v3.Release]:
+        """The releases by the prerequisite each installs (:data:`shardwise.rules.render.PREREQUISITES`)."""
+        return {PREREQUISITE_OF_CHART.get(c, c): r for c, r in self.releases.items()}
+
+
+#: Add-on configuration (``configurationValues``) by add-on name.
+ADDON_CONFIGURATION = {"vpc-cni": json.dumps({"enableNetworkPolicy": "true"})}
+
+
+def autoscaler_policy(cluster: str) -> str:
+    """The Cluster Autoscaler's IAM policy: read Auto Scaling groups, launch templates, instance types and
+    managed node groups (their labels and taints, to scale a group up from zero); change the size of, and
+    terminate instances in, only the Auto Scaling groups EKS tagged as this cluster's."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Resource": "*", "Action": [
+            "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
+            "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
+            "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
+            "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements",
+            "eks:DescribeNodegroup"]},
+        {"Effect": "Allow", "Resource": "*",
+         "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+         "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster}": "owned"}}},
+    ]})

@@ -22,7 +22,14 @@ from .multinode import VllmMultiNode, VllmMultiNodeArgs
 from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies
 from .nodepool import GpuNodePool, GpuNodePoolArgs
 from .router import InferenceRouter, InferenceRouterArgs
-from .validation import DEFAULT, VALIDATE_DOC, Validation, as_validation, environment_findings
+from .validation import (
+    DEFAULT,
+    VALIDATE_DOC,
+    Validation,
+    as_validation,
+    environment_findings,
+    prerequisite_findings,
+)
 from .vllm import VllmService, VllmServiceArgs
 
 
@@ -51,6 +58,7 @@ class ServingEnvironmentArgs:
 def validate_environment(spec: EnvironmentSpec, validation: Validation = DEFAULT) -> list[str]:
     """Raise :class:`ArgumentsError` with every problem of ``spec``; return the notes of suppressed findings."""
     found, notes = environment_findings(spec, validation)
+    found += prerequisite_findings(spec)
     if found:
         raise ArgumentsError("ServingEnvironment", found)
     return notes
@@ -131,12 +139,20 @@ class ServingEnvironment(pulumi.ComponentResource):
                 prometheus=any(w.metrics.monitor != "none" and w.metrics.monitor != "external"
                                for w in (*spec.services, *spec.multi_node)),
                 monitoring_namespace=spec.network.monitoring_namespace or "monitoring",
-                karpenter_nodes=any(p.provisioner == "karpenter" for p in spec.pools)), opts=child)
+                karpenter_nodes=any(p.provisioner == "karpenter" for p in spec.pools),
+                load_balancer_controller=any(r.kind == "alb-ingress" for r in spec.routers) and
+                "aws-load-balancer-controller" not in spec.cluster.installed,
+                cluster_autoscaler=any(p.provisioner == "managed-nodegroup" and p.max_size > p.min_size
+                                       for p in spec.pools) and "cluster-autoscaler" not in spec.cluster.installed,
+                vpc_id=self.network.vpc_id), opts=child)
             provider: pulumi.ProviderResource | None = self.cluster.provider
             node_role = self.cluster.node_role_arn
             cluster_name = self.cluster.name
             cluster_sg: Any = args.cluster_security_group_id or self.cluster.cluster_security_group_id
+            installs: dict[str, Any] = dict(self.cluster.installs())
+            node_deps: list[pulumi.Resource] = self.cluster.node_policy_attachments
         else:
+            installs, node_deps = {}, []
             provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
             cluster_sg = self._existing_cluster_sg(spec, args, existing_vpc)
 
@@ -149,9 +165,10 @@ class ServingEnvironment(pulumi.ComponentResource):
         self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
             pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,
             subnet_ids=self.network.private_subnet_ids, k8s_provider=provider,
-            security_group_ids=[self.network.security_group_id, cluster_sg]), opts=child) for p in spec.pools}
+            security_group_ids=[self.network.security_group_id, cluster_sg]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=node_deps or None)) for p in spec.pools}
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
-                  "cluster_name": cluster_name}
+                  "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
             **_fields(s, args), pool=self.pools[s.pool], **common), opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
@@ -160,7 +177,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         self.routers = {r.name: InferenceRouter(f"{name}-{r.name}", InferenceRouterArgs(
             name=r.name, namespace=r.namespace, kind=r.kind, services=r.services, internal=r.internal,
             domain=r.domain, gateway=r.gateway, backends=[backends[s] for s in r.services], validate=False,
-            k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
+            installs=installs, k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
         self.network_policies = declare_network_policies(
             f"{name}-network", self.network, spec.network, list(backends.values()), list(self.routers.values()),
             provider, self.namespaces)
@@ -183,7 +200,8 @@ class ServingEnvironment(pulumi.ComponentResource):
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,
                              vpc_id: pulumi.Input[str] | None) -> pulumi.Input[str]:
         """The existing cluster's security group; the cluster's VPC must be the environment's."""
-        cluster = aws.eks.get_cluster_output(name=spec.cluster_name)
+        # through the AWS provider of this component (opts.provider / providers): the right account and region
+        cluster = aws.eks.get_cluster_output(name=spec.cluster_name, opts=pulumi.InvokeOptions(parent=self))
         given = args.cluster_security_group_id or spec.cluster_security_group_id
 
         def check(values: list[Any]) -> Any:

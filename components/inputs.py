@@ -33,8 +33,9 @@ from .errors import ArgumentsError
 
 TOKEN_PREFIX = "shardwise-unknown-"
 _COUNTER = itertools.count(1)
-#: id(Output) -> (the Output, its token, the stand-ins it brings): one token per Output in a program.
-_BY_OUTPUT: dict[int, tuple[pulumi.Output[Any], str, dict[str, pulumi.Output[Any]]]] = {}
+#: (id(Output), kind of stand-in) -> (the Output, its token, the stand-ins it brings): one token per Output and
+#: kind in a program (the same Output as a role ARN and as a name needs a stand-in each field accepts).
+_BY_OUTPUT: dict[tuple[int, str], tuple[pulumi.Output[Any], str, dict[str, pulumi.Output[Any]]]] = {}
 _ROLE = "arn:aws:iam::000000000000:role/"
 
 Check = Callable[[Any], list[tuple[str, str]]]
@@ -48,7 +49,7 @@ def _kind(path: str) -> str:
     leaf = path.rsplit(".", 1)[-1].split("[", 1)[0]
     if leaf.endswith("_arn") or leaf.endswith("_arns"):
         return "role"
-    if leaf == "image":
+    if leaf == "image" or path.startswith("images."):  # ServingEnvironmentArgs.images: per workload, an image
         return "image"
     if leaf.endswith(("_id", "_ids")):
         for part, kind in (("security_group", "sg"), ("subnet", "subnet"), ("vpc", "vpc"),
@@ -69,13 +70,13 @@ class Unknowns:
     # --- replacing -----------------------------------------------------------------------------
 
     def token(self, path: str, value: pulumi.Output[Any]) -> str:
-        known = _BY_OUTPUT.get(id(value))
+        kind = _kind(path)
+        known = _BY_OUTPUT.get((id(value), kind))
         if known is not None and known[0] is value:  # the same Output in several arguments: the same token
             self._outputs.update(known[2])
             self.paths[path] = known[1]
             return known[1]
         n = next(_COUNTER)
-        kind = _kind(path)
         if kind == "role":
             token = f"{_ROLE}{TOKEN_PREFIX}{n:08d}"
             self._outputs[f"{TOKEN_PREFIX}{n:08d}"] = value.apply(lambda arn: str(arn).rsplit("/", 1)[-1])
@@ -87,7 +88,7 @@ class Unknowns:
             token = f"{TOKEN_PREFIX}{n:08d}"
         self._outputs[token] = value
         self.paths[path] = token
-        _BY_OUTPUT[id(value)] = (value, token, {t: o for t, o in self._outputs.items() if t in token})
+        _BY_OUTPUT[(id(value), kind)] = (value, token, {t: o for t, o in self._outputs.items() if t in token})
         return token
 
     def replace(self, value: Any, path: str = "") -> Any:
@@ -149,12 +150,14 @@ class Unknowns:
 
     def finish(self, component: str) -> None:
         """Attach the resolution checks: each Output becomes one that fails with the findings."""
-        by_token = {token: path for path, token in self.paths.items()}
+        by_token: dict[str, list[str]] = {}
+        for path, token in self.paths.items():  # one Output in several arguments: every one's checks
+            by_token.setdefault(token, []).append(path)
         for token, out in list(self._outputs.items()):
-            path = by_token.get(token)
-            checks = self._checks.get(path or "", [])
+            paths = by_token.get(token, [])
+            checks = [c for p in paths for c in self._checks.get(p, [])]
             if checks:
-                self._outputs[token] = out.apply(_checked(component, path or "", checks))
+                self._outputs[token] = out.apply(_checked(component, paths[0], checks))
 
     # --- substituting ----------------------------------------------------------------------------
 

@@ -77,8 +77,9 @@ class RuntimeNetwork(pulumi.ComponentResource):
       its own for HTTPS egress. Existing-VPC mode: the given private subnets.
     * A GPU-node security group from :func:`shardwise.rules.render.gpu_node_sg_rules`: all traffic to and
       from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and HTTPS out.
-    * With ``endpoints``: an S3 gateway endpoint and ECR ``api``/``dkr`` interface endpoints with private
-      DNS, so images and weights are pulled without public egress.
+    * With ``endpoints`` (default: in a new VPC only): an S3 gateway endpoint on the subnets' route tables
+      (an existing subnet without an explicit association uses the VPC's main table) and ECR ``api``/``dkr``
+      interface endpoints with private DNS, so images and weights are pulled without public egress.
     * NetworkPolicies from :func:`shardwise.rules.render.render_network_policies`.
 
     Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``security_group``,
@@ -122,7 +123,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
         else:
             subnet_ids = args.private_subnet_ids if args.private_subnet_ids is not None else \
                 list(network.private_subnet_ids)
-            route_table_ids = pulumi.Output.from_input(subnet_ids).apply(_route_tables)
+            route_table_ids = None  # looked up only for an S3 gateway endpoint
 
         self.security_group = aws.ec2.SecurityGroup(
             f"{name}-gpu-nodes", vpc_id=vpc_id,
@@ -130,7 +131,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
             tags={**tags, "Name": f"{name}-gpu-nodes"}, opts=child)
         for rule in render.gpu_node_sg_rules():
             _sg_rule(f"{name}-gpu-nodes", self.security_group, rule, child)
-        if network.endpoints:
+        if render.wants_endpoints(network, existing_vpc=self.vpc is None):
             self._endpoints(name, network, args.region, vpc_id, subnet_ids, route_table_ids, tags, child)
 
         self._name, self._network = name, network
@@ -189,6 +190,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
             tags={**tags, "Name": f"{name}-endpoints"}, opts=child)
         for rule in render.endpoint_sg_rules(network.cidr):
             _sg_rule(f"{name}-endpoints", self.endpoint_security_group, rule, child)
+        if route_table_ids is None:
+            route_table_ids = _route_tables(self, vpc_id, subnet_ids)
         for svc in render.gateway_endpoint_services(region):
             self.endpoints.append(aws.ec2.VpcEndpoint(
                 f"{name}-{svc.rsplit('.', 1)[-1]}", vpc_id=vpc_id, service_name=svc, vpc_endpoint_type="Gateway",
@@ -223,10 +226,22 @@ def _cluster_tags(tags: dict[str, str], extra: dict[str, str]) -> Any:
     return tag
 
 
-def _route_tables(subnet_ids: Sequence[str]) -> pulumi.Output[list[str]]:
-    """The route tables of existing subnets (for the S3 gateway endpoint), looked up when the ids are known."""
-    tables = [aws.ec2.get_route_table_output(subnet_id=s).route_table_id for s in subnet_ids]
-    return pulumi.Output.all(*tables).apply(lambda ids: sorted(set(ids)))
+def _route_tables(parent: pulumi.Resource, vpc_id: pulumi.Input[str], subnet_ids: Any) -> pulumi.Output[list[str]]:
+    """The route tables of existing subnets (for the S3 gateway endpoint): each subnet's explicitly associated
+    table, else the VPC's main table (a subnet without an association uses it, and a lookup by subnet finds
+    nothing). The lookups go through the component's AWS provider (``parent``)."""
+    invoke = pulumi.InvokeOptions(parent=parent)
+    main = aws.ec2.get_route_table_output(vpc_id=vpc_id, filters=[{"name": "association.main", "values": ["true"]}],
+                                          opts=invoke).route_table_id
+
+    def lookup(ids: Sequence[str]) -> pulumi.Output[list[str]]:
+        explicit = [aws.ec2.get_route_tables_output(
+            vpc_id=vpc_id, filters=[{"name": "association.subnet-id", "values": [s]}], opts=invoke).ids
+            for s in ids]
+        return pulumi.Output.all(main, *explicit).apply(
+            lambda found: sorted({tables[0] if tables else found[0] for tables in found[1:]}))
+
+    return pulumi.Output.from_input(subnet_ids).apply(lookup)
 
 
 def declare_network_policies(name: str, parent: pulumi.Resource, network: NetworkSpec, workloads: Sequence[Any],

@@ -77,6 +77,9 @@ class GpuNodePool(pulumi.ComponentResource):
     groups, the instance store as RAID-0 when asked, and for multi-node pools EFA interfaces in AWS's
     current layout (:func:`shardwise.rules.render.efa_interfaces`), a cluster placement group and a single
     subnet. A Capacity Block pool's launch template targets the reservation and names the instance type.
+    ``scalingConfig.desiredSize`` is left to the Cluster Autoscaler (``ignoreChanges``): it grows the group up
+    to ``max_size`` when replicas are Pending. The node group waits for ``opts.depends_on`` (the node role's
+    policy attachments).
 
     Karpenter (``provisioner: karpenter``): an EC2NodeClass and a NodePool with the same labels, taint,
     metadata options and instance-store policy.
@@ -135,7 +138,7 @@ class GpuNodePool(pulumi.ComponentResource):
         if pool.provisioner == "karpenter":
             self._karpenter(name, pool, unknowns.output(role), args, opts)
         else:
-            self._managed(name, pool, args)
+            self._managed(name, pool, args, depends_on(opts))
         self.register_outputs({
             "node_group": self.node_group, "launch_template": self.launch_template,
             "placement_group": self.placement_group, "node_pool": self.node_pool, "node_class": self.node_class,
@@ -145,7 +148,7 @@ class GpuNodePool(pulumi.ComponentResource):
             "placement_group_name": self.placement_group_name,
         })
 
-    def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs) -> None:
+    def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs, deps: list[pulumi.Resource]) -> None:
         child = pulumi.ResourceOptions(parent=self)
         plan = render.launch_template_plan(pool)
         tags = {"shardwise.dev/pool": pool.name}
@@ -202,7 +205,10 @@ class GpuNodePool(pulumi.ComponentResource):
                              "version": self.launch_template.latest_version.apply(str)},
             update_config={"max_unavailable": 1},
             tags=tags,
-            opts=child,
+            # the autoscaler owns the size between min and max; the node group waits for what it was told to
+            # (the node role's policy attachments)
+            opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None,
+                                        ignore_changes=["scalingConfig.desiredSize"]),
         )
         self.node_group_name = self.node_group.node_group_name
         self.launch_template_id = self.launch_template.id

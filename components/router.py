@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +11,17 @@ from pydantic import ValidationError
 from shardwise.rules import render
 from shardwise.rules.model.spec import RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 
-from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
+from ._k8s import (
+    INSTALLS_DOC,
+    KUBECONFIG_DOC,
+    PROVIDER_DOC,
+    child_opts,
+    declare,
+    depends_on,
+    doc,
+    installed_by,
+    provider_for,
+)
 from ._workload import pydantic_findings
 from .errors import ArgumentsError
 from .inputs import Unknowns
@@ -34,6 +44,7 @@ class InferenceRouterArgs:
     domain: str | None = None
     gateway: str = "inference-gateway"
     validate: bool = field(default=True, metadata=doc("False skips the checks (an Ingress across namespaces)."))
+    installs: Mapping[str, pulumi.Resource] = field(default_factory=dict, metadata=doc(INSTALLS_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
@@ -92,10 +103,15 @@ class InferenceRouter(pulumi.ComponentResource):
         super().__init__("shardwise:router:InferenceRouter", name, None, opts)
         self.spec, self.unknowns = spec, unknowns
         provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
-        child = child_opts(self, provider, depends_on(opts))
         self.ingress, self.routes, self.reference_grants, self.route_names = None, [], [], []
         hostname: pulumi.Output[str | None] = pulumi.Output.from_input(None)
+        # the Ingress waits for its load balancer's address, which the controller sets once the backends'
+        # targets exist: as long as the slowest backend's first rollout, and 10 minutes for the ALB
+        timeout = f"{max((getattr(b, 'rollout_minutes', 10) for b in args.backends), default=10) + 10}m"
         for obj in render.render_router(spec, backends):
+            extra = {"custom_timeouts": pulumi.CustomTimeouts(create=timeout, update=timeout)} \
+                if obj["kind"] == "Ingress" else {}
+            child = child_opts(self, provider, [*depends_on(opts), *installed_by(obj["kind"], args.installs)], **extra)
             res = declare(f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}", unknowns.substitute(obj), child)
             if obj["kind"] == "Ingress":
                 self.ingress = res

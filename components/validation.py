@@ -289,6 +289,54 @@ def environment_findings(spec: EnvironmentSpec, validation: Validation = DEFAULT
     return findings, notes
 
 
+#: What a cluster shardwise creates installs with Helm (``cluster.helm_charts``); the load-balancer
+#: controller only with its IAM policy (``cluster.load_balancer_controller_policy_arn``).
+CREATED_CLUSTER_INSTALLS = ("nvidia-device-plugin", "aws-efa-k8s-device-plugin", "lws", "keda",
+                            "prometheus-operator", "cluster-autoscaler", "aws-load-balancer-controller")
+
+
+def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
+    """What the environment's objects need the cluster to run (:func:`shardwise.rules.render.environment_prerequisites`)
+    and the PriorityClasses its pods name, each missing one at the spec path that needs it: an existing
+    cluster declares what it has in ``cluster.installed`` and ``cluster.priority_classes``; a created one
+    has what its charts install."""
+    cluster = spec.cluster
+    known = ", ".join(render.PREREQUISITES)
+    unknown = [(f"cluster.installed[{i}]", f"`{n}` is not a prerequisite shardwise knows ({known})")
+               for i, n in enumerate(cluster.installed) if n not in render.PREREQUISITES]
+    have = set(cluster.installed)
+    out: list[Finding] = []
+    policy_missing = False
+    if cluster.create and cluster.helm_charts:
+        have.update(CREATED_CLUSTER_INSTALLS)
+        alb = next((i for i, r in enumerate(spec.routers) if r.kind == "alb-ingress"), None)
+        if alb is not None and cluster.load_balancer_controller_policy_arn is None and \
+                "aws-load-balancer-controller" not in cluster.installed:
+            out.append(("cluster.load_balancer_controller_policy_arn", (
+                f"routers[{alb}] is an ALB Ingress: the AWS Load Balancer Controller that serves it needs an IAM "
+                "policy shardwise does not write; set this to the policy made from the iam_policy.json of the "
+                "controller's release (or install the controller and list aws-load-balancer-controller in "
+                "cluster.installed)")))
+            have.discard("aws-load-balancer-controller")
+            policy_missing = True
+    where = "its charts do not install it" if cluster.create and cluster.helm_charts else \
+        "not listed in cluster.installed"
+    try:
+        needed = render.environment_prerequisites(spec)
+    except CatalogError:  # an instance type the catalog does not know: reported by the catalog check
+        needed = {}
+    for name, path in needed.items():
+        if name not in have and not (name == "aws-load-balancer-controller" and policy_missing):
+            out.append((path, f"needs {name} on cluster `{spec.cluster_name}` ({render.PREREQUISITES[name]}): "
+                        f"{where}; install it and list it in cluster.installed"))
+    for name, path in render.priority_classes(spec).items():
+        if name not in cluster.priority_classes:
+            out.append((path, f"PriorityClass `{name}` is not listed in cluster.priority_classes: the API server "
+                        f"refuses pods that name a PriorityClass cluster `{spec.cluster_name}` lacks; create it "
+                        "and list it there"))
+    return unknown + out
+
+
 def _relative(findings: list[Finding], renames: dict[str, str]) -> list[Finding]:
     out: list[Finding] = []
     for path, reason in findings:

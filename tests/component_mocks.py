@@ -4,7 +4,9 @@ The program runs the way the engine runs it: the stack's config is set as the en
 value a string, objects as JSON), the program file is executed with ``runpy``, and every resource
 registration is recorded. The mocks answer like the AWS provider would for the outputs programs read
 (an IAM role's ARN, an ECR repository's URL, an EKS cluster's endpoint, certificate and security
-group) and for the two data sources the program reads (``aws.eks.getCluster``, ``aws.ec2.getRouteTable``).
+group) and for the data sources the program reads (``aws.eks.getCluster``; ``aws.ec2.getRouteTables`` by
+subnet and ``aws.ec2.getRouteTable`` for a VPC's main table, which the subnets in
+:data:`MAIN_TABLE_SUBNETS` use).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
+from pulumi.runtime import mocks
 from pulumi.runtime.settings import ROOT as ROOT_RESOURCE
 from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import run_pulumi_func
@@ -27,6 +30,8 @@ from pulumi_mocks import CLUSTER_VPCS
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MAIN = ROOT / "__main__.py"
 ACCOUNT = "123456789012"
+#: Subnets without an explicit route table association (they use their VPC's main table).
+MAIN_TABLE_SUBNETS = {"private-b-id", "subnet-0d1e2f3a4b5c60002"}
 
 
 @dataclass
@@ -35,12 +40,18 @@ class Registered:
     name: str
     inputs: dict[str, Any]
     custom: bool
+    #: what the engine is told besides the inputs (set by :class:`RecordingMonitor`)
+    urn: str = ""
+    dependencies: list[str] = field(default_factory=list)  # URNs of depends_on
+    custom_timeouts: dict[str, str] = field(default_factory=dict)  # create/update/delete that are set
+    ignore_changes: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Run:
     resources: list[Registered] = field(default_factory=list)
     calls: list[tuple[str, dict]] = field(default_factory=list)
+    call_providers: list[str] = field(default_factory=list)  # the provider reference of each call
     exports: dict[str, Any] = field(default_factory=dict)
 
     def of_type(self, type_: str) -> list[Registered]:
@@ -53,6 +64,11 @@ class Run:
 
     def names(self, type_: str) -> list[str]:
         return sorted(r.name for r in self.of_type(type_))
+
+    def depends_on(self, type_: str, name: str) -> list[str]:
+        """The resource names (``type::name``) that a resource's depends_on names, sorted."""
+        by_urn = {r.urn: f"{r.type}::{r.name}" for r in self.resources}
+        return sorted(by_urn.get(u, u) for u in self.one(type_, name).dependencies)
 
 
 def _computed(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -92,6 +108,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
         self.run.calls.append((args.token, dict(args.args)))
+        self.run.call_providers.append(args.provider)
         if args.token == "aws:eks/getCluster:getCluster":
             name = args.args["name"]
             return {
@@ -100,9 +117,35 @@ class RecordingMocks(pulumi.runtime.Mocks):
                 "certificateAuthorities": [{"data": "LS0tLS1CRUdJTg=="}],
                 "vpcConfig": {"clusterSecurityGroupId": "sg-0feedface0000000", "vpcId": CLUSTER_VPCS.get(name, "")},
             }, []
-        if args.token == "aws:ec2/getRouteTable:getRouteTable":
-            return {"routeTableId": f"rtb-{args.args['subnetId']}"}, []
+        if args.token == "aws:ec2/getRouteTable:getRouteTable":  # the VPC's main table
+            assert args.args["filters"] == [{"name": "association.main", "values": ["true"]}], args.args
+            return {"routeTableId": f"rtb-main-{args.args['vpcId']}"}, []
+        if args.token == "aws:ec2/getRouteTables:getRouteTables":  # a subnet's explicitly associated table
+            (subnet,) = args.args["filters"][0]["values"]
+            return {"ids": [] if subnet in MAIN_TABLE_SUBNETS else [f"rtb-{subnet}"]}, []
         return {}, []
+
+
+class RecordingMonitor(mocks.MockMonitor):
+    """Adds what a registration tells the engine besides the inputs to the :class:`Registered` the mocks
+    recorded: its URN, dependencies, custom timeouts and ignored changes."""
+
+    def __init__(self, m: RecordingMocks) -> None:
+        super().__init__(m)
+        self.run = m.run
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC name
+        resp = super().RegisterResource(request)
+        # registrations run on several threads: find this one's record by its type and name
+        mine = [r for r in self.run.resources if (r.type, r.name, r.urn) == (request.type, request.name, "")]
+        if mine:
+            r = mine[0]
+            r.urn, r.dependencies = resp.urn, list(request.dependencies)
+            timeouts = request.customTimeouts
+            r.custom_timeouts = {k: getattr(timeouts, k) for k in ("create", "update", "delete")
+                                 if getattr(timeouts, k)}
+            r.ignore_changes = list(request.ignoreChanges)
+        return resp
 
 
 def engine_config(config: dict[str, Any]) -> dict[str, str]:
@@ -140,7 +183,8 @@ def start(run: Run, config: dict[str, Any], stack: str = "test", preview: bool =
     ROOT_RESOURCE.set(None)
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
-    pulumi.runtime.set_mocks(RecordingMocks(run), project="shardwise", stack=stack, preview=preview)
+    m = RecordingMocks(run)
+    pulumi.runtime.set_mocks(m, project="shardwise", stack=stack, preview=preview, monitor=RecordingMonitor(m))
     pulumi.runtime.set_all_config(engine_config(config))
 
 

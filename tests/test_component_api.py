@@ -97,11 +97,13 @@ def test_runtime_network_in_the_programs_vpc():
     }
     assert (out["vpc_id"], out["private_subnet_ids"], out["security_group_id"]) == (
         "vpc-id", ["private-a-id", "private-b-id"], "net-gpu-nodes-id")
-    assert run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs["routeTableIds"] == ["rtb-private-a-id",
-                                                                                             "rtb-private-b-id"]
+    # endpoints opted in; private-b has no explicit association (the mocks): the VPC's main table routes it
+    assert run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs["routeTableIds"] == ["rtb-main-vpc-id",
+                                                                                             "rtb-private-a-id"]
     # the namespace is an Output of the program's Namespace: resource names number it, objects carry its value
     assert [u.rsplit("::", 1)[1] for u in out["policies"]] == [
         "net-namespace1-default-deny", "net-namespace1-allow-dns", "net-namespace1-allow-https-egress",
+        "net-namespace1-allow-pod-identity-agent",  # the service account of llama-70b uses Pod Identity
         "net-namespace1-llama-70b-intra-group", "net-namespace1-llama-70b-api", "net-namespace1-llama-405b-intra-group",
         "net-namespace1-llama-405b-api"]
     policy = run.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "net-namespace1-llama-70b-api").inputs
@@ -209,8 +211,8 @@ def test_eks_cluster_component():
     assert out["addons"] == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
     assert out["releases"] == ["aws-efa-k8s-device-plugin", "lws", "nvidia-device-plugin"]
     assert (out["endpoint"], out["security_group"]) == ("https://made.gr7.us-east-1.eks.amazonaws.com", "sg-0c1a55e0c1a55e0c1")
-    assert out["prerequisites"] == ["AWS Load Balancer Controller (for alb-ingress routers)",
-                                    "the CSI driver of a pvc model cache (add-on and IAM role)"]
+    # the load-balancer controller is installed when an ALB router asks for it (EksClusterArgs), not listed
+    assert out["prerequisites"] == ["the CSI driver of a pvc model cache (add-on and IAM role)"]
     # the program's node role (no role created) and a Kubernetes provider for the new cluster
     assert (out["name"], out["node_role_arn"], out["provider"]) == (
         "made", f"{ROLE}/gpu-nodes", urn("shardwise:cluster:EksCluster", "pulumi:providers:kubernetes", "made-k8s"))
@@ -447,9 +449,11 @@ def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches
 
 
 @pytest.mark.parametrize("args_cls,spec_cls,own", [
-    (VllmServiceArgs, VllmServiceSpec, {"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"}),
-    (VllmMultiNodeArgs, VllmMultiNodeSpec, {"production", "validate", "cluster_name", "k8s_provider", "kubeconfig"}),
-    (InferenceRouterArgs, RouterSpec, {"backends", "validate", "k8s_provider", "kubeconfig"}),
+    (VllmServiceArgs, VllmServiceSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
+                                        "kubeconfig"}),
+    (VllmMultiNodeArgs, VllmMultiNodeSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
+                                            "kubeconfig"}),
+    (InferenceRouterArgs, RouterSpec, {"backends", "validate", "installs", "k8s_provider", "kubeconfig"}),
 ])
 def test_args_map_onto_the_spec_fields_with_the_same_defaults(args_cls, spec_cls, own):
     fields = {f.name: f for f in dataclasses.fields(args_cls)}
@@ -527,3 +531,45 @@ def test_an_image_for_a_workload_the_environment_has_not(tmp_path):
     err, _ = failing_program({}, program=path)
     assert str(err) == ("ServingEnvironment: 1 invalid argument (at construction)\n"
                         "  images.llama: no service or multi-node group is named `llama`")
+
+
+def test_one_output_in_fields_of_two_kinds_gets_a_stand_in_each_accepts():
+    from shardwise.components.inputs import TOKEN_PREFIX, Unknowns
+
+    value = pulumi.Output.from_input("llama")
+    u = Unknowns()
+    first = u.replace({"name": value, "image": value, "namespace": value})
+    # the name and the namespace share a DNS-label stand-in; the image gets an image reference (a name's
+    # stand-in there read as an unpinned image: SW307 printed the placeholder)
+    assert first["name"] == first["namespace"] != first["image"]
+    assert first["name"].startswith(TOKEN_PREFIX) and ":" not in first["name"]
+    assert first["image"].startswith(TOKEN_PREFIX) and first["image"].endswith(":unknown")
+    # another component's arguments with the same Output get the same stand-ins
+    assert Unknowns().replace({"image": value, "name": value}) == {"image": first["image"], "name": first["name"]}
+
+
+def test_the_declared_vllm_version_sizes_a_workload_whose_image_is_an_output():
+    from shardwise.components.validation import _standalone_env
+    from shardwise.rules.adapters.stack import inventory_from_spec
+    from shardwise.rules.checks._capacity import vllm_version
+
+    pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
+    spec = VllmServiceSpec(name="x", pool="l40s", image="shardwise-unknown-00000099:unknown", vllm_version="0.6.0",
+                           engine={"model": "meta-llama/Llama-3.1-8B-Instruct"}, autoscaling=None)
+    (group,) = inventory_from_spec(_standalone_env("x", [pool], None, services=[spec]), "<x>").groups
+    # the checks at construction size for 0.6.0, as the component's own sizing output does, not the newest release
+    assert (str(vllm_version(group).version), vllm_version(group).source) == ("0.6.0", "given")
+
+
+def test_one_output_in_two_arguments_is_checked_against_both(tmp_path):
+    # `models.cache` is a valid Secret name (a DNS subdomain) but not a namespace (a DNS label): the
+    # namespace's check must run although the same Output also fills hf_token_secret
+    path = program(tmp_path, '''
+        name = pulumi.Output.from_input("models").apply(lambda n: f"{n}.cache")
+        VllmService("llama", VllmServiceArgs(
+            name="llama", pool=pool, namespace=name, hf_token_secret=name,
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
+    ''')
+    err, _ = failing_program({}, program=path, preview=False)
+    assert [e["property_path"] for e in err.errors] == ["namespace"]
+    assert str(err).startswith("VllmService: 1 invalid argument (when `namespace` resolved to 'models.cache')")

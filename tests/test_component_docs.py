@@ -31,5 +31,14 @@ def test_every_field_has_a_row_with_a_meaning():
 
 def test_the_doc_names_what_is_verified_and_what_is_not():
     text = _docs.render()
-    assert "Verified against\nthe guide's text only — not launched on hardware here" in text
+    assert "is superseded. Verified against the guide's text only — not launched on hardware here." in text
+    assert "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html" in text
+    # the stand-ins that remain and what is not looked up
+    assert "The AWS provider (`pulumi-resource-aws`) cannot be built or downloaded here" in text
+    assert "Whether the cluster really runs what it declares is not\nlooked up" in text
+    # every prerequisite is a row of the per-mode table
+    from shardwise.rules.render import PREREQUISITES
+
+    table = text.split("### Prerequisites per mode", 1)[1].split("\n\n", 2)[1].splitlines()
+    assert [r.split(" | ")[0].strip("| `") for r in table[2:]] == [*PREREQUISITES, "PriorityClasses"]
     assert "nvidia-device-plugin 0.17.1, aws-efa-k8s-device-plugin 0.5.10, lws 0.7.0, keda 2.18.3" in text

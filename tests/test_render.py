@@ -587,6 +587,17 @@ def test_node_labels_and_taints():
     assert render.eks_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
 
 
+@pytest.mark.parametrize("instance_type,cards", [("p5.48xlarge", 32), ("p5e.48xlarge", 32), ("p5en.48xlarge", 16)])
+def test_efa_layout_of_the_p5_family_follows_the_ec2_guide(instance_type, cards):
+    # efa-acc-inst-types.html: ENA primary at card 0 device 0, EFA-only at card 0 device 1, EFA-only at
+    # device 0 of every other card; (device index, network card index, type)
+    plan = render.launch_template_plan(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True))
+    assert plan.network_interfaces == ((0, 0, "interface"), (1, 0, "efa-only"),
+                                       *((0, card, "efa-only") for card in range(1, cards)))
+    # every EFA device the node offers is one the pods may request
+    assert render.efa_interface_count(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True)) == cards
+
+
 def test_launch_template_plans():
     efa = render.launch_template_plan(P5_EFA)
     assert (efa.http_tokens, efa.http_put_response_hop_limit, efa.placement_group) == ("required", 1, True)
@@ -724,3 +735,20 @@ def test_a_broken_object_fails_validation():
     dep["spec"]["template"]["spec"]["containers"][0]["startupprobe"] = {}  # misspelt field
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(dep, K8S_VERSION, strict=True)
+
+
+def test_what_each_stack_needs_the_cluster_to_run():
+    import yaml
+    from shardwise.rules.adapters.stack import spec_from_value
+
+    def needs(env: str) -> tuple[dict[str, str], dict[str, str]]:
+        cfg = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
+        spec = spec_from_value(cfg["shardwise:environment"], env)
+        return render.environment_prerequisites(spec), render.priority_classes(spec)
+
+    common = {"keda": "services[0]", "prometheus-operator": "services[0]", "aws-load-balancer-controller": "routers[0]"}
+    assert needs("dev") == ({"nvidia-device-plugin": "pools[0]", **common, "karpenter": "pools[0].provisioner"}, {})
+    assert needs("staging") == ({"nvidia-device-plugin": "pools[0]", **common, "cluster-autoscaler": "pools[0].max_size"},
+                                {"inference-high": "services[0].pod.priority_class_name"})
+    assert needs("prod") == ({"nvidia-device-plugin": "pools[0]", "aws-efa-k8s-device-plugin": "pools[1]",
+                              "lws": "multi_node[0]", **common, "cluster-autoscaler": "pools[0].max_size"}, {})

@@ -264,7 +264,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
     loc = where("network")
     sg_name = f"{spec.name}-gpu-nodes"
     inv.security_groups.append(_sg(sg_name, render.gpu_node_sg_rules(), loc))
-    if net.endpoints:
+    if render.wants_endpoints(net, bool(net.vpc_id)):
         inv.security_groups.append(_sg(f"{spec.name}-endpoints", render.endpoint_sg_rules(net.cidr), loc))
     if net.vpc_id:
         return sg_name, list(net.private_subnet_ids)
@@ -352,8 +352,11 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
             inv.pools.append(pool)
     resolve_pools(inv)
     inv.production = spec.production
+    # the declared vLLM version over the image's tag (an image that is a stand-in for an Output says none)
+    declared = {w.name: w.vllm_version for w in (*spec.services, *spec.multi_node) if w.vllm_version}
     for g in inv.groups:  # stays true to this file when inventories of several stacks are merged
         g.production = spec.production
+        g.vllm_version = declared.get(g.name, g.vllm_version)
     if file not in inv.sources:
         inv.sources.append(file)
     return inv

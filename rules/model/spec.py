@@ -475,8 +475,9 @@ class NetworkSpec(_Spec):
     nat_gateway: bool = Field(
         True, description="One NAT gateway for HTTPS egress (model hub downloads) from the private subnets."
     )
-    endpoints: bool = Field(
-        True, description="Create the S3 gateway and ECR interface endpoints (images and weights stay private)."
+    endpoints: bool | None = Field(
+        None, description="Create the S3 gateway and ECR interface endpoints (images and weights stay private); "
+        "null: yes in a new VPC, no in an existing one (which usually has them: a second one conflicts).",
     )
 
     @model_validator(mode="after")
@@ -516,6 +517,20 @@ class ClusterSpec(_Spec):
     )
     chart_versions: dict[str, str] = Field(
         {}, description="Override the pinned chart versions, by chart name (see docs/components.md).",
+    )
+    load_balancer_controller_policy_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:iam::(aws|\d{12}):policy/.+$",
+        description="A created cluster with an alb-ingress router: the IAM policy of the AWS Load Balancer "
+        "Controller (made from the iam_policy.json of the controller's release); its role gets it through Pod "
+        "Identity.",
+    )
+    installed: tuple[str, ...] = Field(
+        (), description="An existing cluster: what it already runs, from the prerequisites in "
+        "docs/components.md (nvidia-device-plugin, aws-efa-k8s-device-plugin, lws, keda, prometheus-operator, "
+        "aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api); checked at preview.",
+    )
+    priority_classes: tuple[str, ...] = Field(
+        (), description="An existing cluster: the PriorityClasses it has (pods that name another fail at preview).",
     )
 
 

@@ -625,6 +625,16 @@ def _ns_peer(namespace: str) -> dict[str, Any]:
     return {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}
 
 
+#: The EKS Pod Identity agent: the SDKs of pods whose service account has a Pod Identity association get
+#: their credentials from it (``AWS_CONTAINER_CREDENTIALS_FULL_URI``), on the node's link-local address.
+POD_IDENTITY_AGENT = ("169.254.170.23/32", 80)
+
+
+def uses_pod_identity(spec: VllmServiceSpec | VllmMultiNodeSpec) -> bool:
+    sa = spec.pod.service_account
+    return sa is not None and bool(sa.role_arn) and sa.mode == "pod-identity"
+
+
 def render_network_policies(
     network: NetworkSpec,
     services: Sequence[VllmServiceSpec] = (),
@@ -634,7 +644,9 @@ def render_network_policies(
     """NetworkPolicies for every serving namespace.
 
     Per namespace: deny all ingress and egress by default; allow DNS to kube-system (UDP and TCP
-    53); allow HTTPS egress (Hugging Face Hub downloads, the Kubernetes API). Per serving group:
+    53); allow HTTPS egress (Hugging Face Hub downloads, the Kubernetes API); where a workload's service
+    account uses Pod Identity, allow the EKS Pod Identity agent (:data:`POD_IDENTITY_AGENT`, TCP 80: the
+    default deny would block the pods' AWS credentials). Per serving group:
     allow all traffic between the group's own pods (NCCL, Gloo, Ray, torch.distributed use
     ephemeral ports that cannot be listed); allow the API port only from the gateway namespace and
     the monitoring namespace (Prometheus scrapes ``/metrics`` on the API port for the queue-depth
@@ -655,6 +667,11 @@ def render_network_policies(
             "to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
             "ports": [{"protocol": "TCP", "port": 443}],
         }]))
+        if any(uses_pod_identity(g) for g in groups if g.namespace == ns):
+            cidr, port = POD_IDENTITY_AGENT
+            out.append(_policy("allow-pod-identity-agent", ns, {}, ["Egress"], egress=[{
+                "to": [{"ipBlock": {"cidr": cidr}}], "ports": [{"protocol": "TCP", "port": port}],
+            }]))
     for g in groups:
         sel = {LABEL_GROUP: g.name}
         peer = {"podSelector": {"matchLabels": sel}}
@@ -948,6 +965,12 @@ def gateway_endpoint_services(region: str) -> list[str]:
     return [f"com.amazonaws.{region}.s3"]
 
 
+def wants_endpoints(network: NetworkSpec, existing_vpc: bool) -> bool:
+    """Whether to create the S3/ECR endpoints: as set, else only in a VPC shardwise creates (an existing
+    VPC usually has them, and a second S3 gateway or an ECR endpoint with private DNS conflicts)."""
+    return network.endpoints if network.endpoints is not None else not existing_vpc
+
+
 @dataclass(frozen=True)
 class LaunchTemplatePlan:
     """What the launch template of a managed node group sets."""
@@ -996,11 +1019,15 @@ def efa_interfaces(n: int) -> tuple[tuple[int, int, str], ...]:
     """(device index, network card index, type) of the network interfaces of a node with ``n`` EFA cards.
 
     The EC2 user guide's current layout ("Maximize network bandwidth on Amazon EC2 instances with
-    multiple network cards"): the primary interface (card 0, device 0) is an ENA ``interface`` (an
-    EFA-only interface cannot be primary); card 0 also gets an ``efa-only`` interface at device 1;
-    every other card an ``efa-only`` interface at device 0. EFA-only interfaces take no IP address.
-    Checked against that guide's text, not on hardware; it assumes card 0 supports EFA, which the
-    guide's P5 examples show and which is not checked per instance type here.
+    multiple network cards", https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html,
+    which also holds its "EFA configuration for P5 and P5e instances"): the primary interface (card 0,
+    device 0) is an ENA ``interface`` (an EFA-only interface cannot be primary); card 0 also gets an
+    ``efa-only`` interface at device 1 where card 0 supports EFA (as on p5, p5e and p5en); every other card
+    an ``efa-only`` interface at device 0 (device 1 is left for an optional ENA interface). EFA-only
+    interfaces take no IP address. The guide's earlier text (EFA-with-ENA ``efa`` interfaces, device 1
+    on cards 1-31, primary ``efa``) is superseded: it spent an IP address per card. A p5/p5e node gets 32
+    EFA devices on 32 cards, a p5en node the catalog's 16. Checked against that guide's text, not on
+    hardware.
     """
     if n <= 0:
         return ((0, 0, "interface"),)
@@ -1069,4 +1096,57 @@ def render_environment_objects(env: EnvironmentSpec) -> list[tuple[str, dict[str
     backends: list[VllmServiceSpec | VllmMultiNodeSpec] = [*env.services, *env.multi_node]
     for i, r in enumerate(env.routers):
         out.extend((f"routers[{i}]", o) for o in render_router(r, backends))
+    return out
+
+
+#: What an environment's objects need the cluster to run, by prerequisite name (the names of
+#: ``cluster.installed``); each is installed by the chart of the same name when shardwise creates the
+#: cluster (``prometheus-operator``: kube-prometheus-stack), else declared present by the stack.
+PREREQUISITES: dict[str, str] = {
+    "nvidia-device-plugin": "the NVIDIA device plugin (nvidia.com/gpu resources on the GPU nodes)",
+    "aws-efa-k8s-device-plugin": "the EFA device plugin (vpc.amazonaws.com/efa resources on EFA pools)",
+    "lws": "the LeaderWorkerSet controller and CRD (multi-node groups)",
+    "keda": "KEDA and its ScaledObject CRD (KEDA autoscalers)",
+    "prometheus-operator": "the Prometheus operator and its PodMonitor/ServiceMonitor CRDs, and a Prometheus that "
+                           "selects the monitors (kube-prometheus-stack)",
+    "aws-load-balancer-controller": "the AWS Load Balancer Controller with its IAM role (alb-ingress routers)",
+    "cluster-autoscaler": "the Cluster Autoscaler for the managed node groups (pools that grow past min_size)",
+    "karpenter": "Karpenter with its NodePool/EC2NodeClass CRDs (karpenter pools)",
+    "gateway-api": "the Gateway API CRDs and a Gateway (gateway-api routers)",
+}
+
+#: The prerequisite that installs the CRD of a kind (or serves it, for the ALB Ingress).
+PREREQUISITE_OF_KIND: dict[str, str] = {
+    "ScaledObject": "keda", "PodMonitor": "prometheus-operator", "ServiceMonitor": "prometheus-operator",
+    "LeaderWorkerSet": "lws", "Ingress": "aws-load-balancer-controller", "NodePool": "karpenter",
+    "EC2NodeClass": "karpenter", "HTTPRoute": "gateway-api", "ReferenceGrant": "gateway-api",
+}
+
+
+def environment_prerequisites(env: EnvironmentSpec) -> dict[str, str]:
+    """The prerequisites (:data:`PREREQUISITES`) the environment's objects need → the first spec path that
+    needs each, in the order of :data:`PREREQUISITES`."""
+    needed: dict[str, str] = {}
+    for i, p in enumerate(env.pools):
+        needed.setdefault("nvidia-device-plugin", f"pools[{i}]")
+        if pool_efa(p):
+            needed.setdefault("aws-efa-k8s-device-plugin", f"pools[{i}]")
+        if p.provisioner == "karpenter":
+            needed.setdefault("karpenter", f"pools[{i}].provisioner")
+        elif p.max_size > p.min_size:
+            needed.setdefault("cluster-autoscaler", f"pools[{i}].max_size")
+    for path, obj in render_environment_objects(env):
+        name = PREREQUISITE_OF_KIND.get(obj["kind"])
+        if name is not None:
+            needed.setdefault(name, path)
+    return {n: needed[n] for n in PREREQUISITES if n in needed}
+
+
+def priority_classes(env: EnvironmentSpec) -> dict[str, str]:
+    """The PriorityClass names the environment's pods use → the spec path of the first that names each."""
+    out: dict[str, str] = {}
+    for kind in ("services", "multi_node"):
+        for i, w in enumerate(getattr(env, kind)):
+            if w.pod.priority_class_name:
+                out.setdefault(w.pod.priority_class_name, f"{kind}[{i}].pod.priority_class_name")
     return out

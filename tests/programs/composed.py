@@ -58,7 +58,7 @@ namespace_name = namespace.metadata.name
 
 # --- every component, fed with those outputs -----------------------------------------------------------
 network = RuntimeNetwork("net", RuntimeNetworkArgs(
-    region="us-east-1", cluster_name=cluster.name, network={"cidr": "10.50.0.0/16"}, vpc_id=vpc.id,
+    region="us-east-1", cluster_name=cluster.name, network={"cidr": "10.50.0.0/16", "endpoints": True}, vpc_id=vpc.id,
     private_subnet_ids=subnet_ids, network_policies=False, k8s_provider=provider))
 node_sgs = [network.security_group_id, cluster.vpc_config.cluster_security_group_id]
 h100 = GpuNodePool("h100", GpuNodePoolArgs(
@@ -95,6 +95,7 @@ made = EksCluster("made", EksClusterArgs(
     efa=True, leader_worker_set=True))
 environment = ServingEnvironment("env", ServingEnvironmentArgs(
     spec={"name": "env", "cluster_name": "composed", "network": {"cidr": "10.50.0.0/16"},
+          "cluster": {"installed": ["nvidia-device-plugin", "karpenter", "keda", "prometheus-operator"]},
           "pools": [{"name": "l40s", "instance_type": "g6e.xlarge", "provisioner": "karpenter"}],
           "services": [{"name": "llama-8b", "pool": "l40s", "vllm_version": "0.13.0",
                         "engine": {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192,

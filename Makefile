@@ -34,10 +34,12 @@ test: setup
 test-fast: setup
 	$(BIN)/pytest -q -x -m "not slow and not engine and not tools"
 
-# The real Pulumi CLI from its Go modules (cached under ~/.cache/shardwise-pulumi), then the tests
-# that run it; `make test` skips those when the CLI is not built.
+# The real Pulumi CLI, Python language host and Kubernetes provider from their Go modules (cached
+# under ~/.cache/shardwise-pulumi), then the tests that run them; `make test` skips those when they
+# are not built.
 engine:
 	bash scripts/build-pulumi.sh
+	bash scripts/build-k8s-provider.sh
 
 # helm, kustomize, actionlint (tests) and kube-linter (benchmark) from their Go modules (~/.cache/shardwise-tools)
 tools:

@@ -8,6 +8,14 @@ cluster and talks to it through the cluster's own provider; otherwise Kubernetes
 existing cluster the spec names, through a provider whose kubeconfig authenticates with
 ``aws eks get-token``.
 
+``shardwise:validate`` (optional, default true) is the components' ``validate``: ``false`` turns their
+own rule check off (the policy pack, ``pulumi preview --policy-pack``, still checks the resources), or
+``{"SW104": "reason"}`` disables named rules.
+
+With ``kubernetes:renderYamlToDirectory`` set, every Kubernetes provider of the program (the explicit
+ones too, which Pulumi's own setting does not reach) writes the manifests it would apply to that
+directory instead of talking to a cluster: its kubeconfig is dropped, which that mode refuses.
+
 Exports: ``endpoints`` (in-cluster service URLs and router hostnames), ``pools`` (node pool names)
 and ``sizing`` (per workload: weights and KV cache per GPU, KV tokens, concurrency, startup budget).
 """
@@ -32,6 +40,16 @@ aws_region = pulumi.Config("aws").get("region")
 if aws_region and aws_region != spec.region:
     raise pulumi.RunError(f"aws:region is {aws_region} but shardwise:environment.region is {spec.region}")
 
+render_dir = pulumi.Config("kubernetes").get("renderYamlToDirectory")
+if render_dir:
+    def _render(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if args.type_ != "pulumi:providers:kubernetes":
+            return None
+        props = {k: v for k, v in args.props.items() if k not in ("kubeconfig", "context", "cluster")}
+        return pulumi.ResourceTransformResult({**props, "renderYamlToDirectory": render_dir}, args.opts)
+
+    pulumi.runtime.register_resource_transform(_render)
+
 provider = None
 if not spec.cluster.create:
     cluster = aws.eks.get_cluster_output(name=spec.cluster_name)
@@ -42,7 +60,9 @@ if not spec.cluster.create:
         ),
         enable_server_side_apply=True,
     )
-env = ServingEnvironment(spec.name, ServingEnvironmentArgs(spec=spec, k8s_provider=provider))
+validate = config.get_object("validate")
+env = ServingEnvironment(spec.name, ServingEnvironmentArgs(spec=spec, k8s_provider=provider,
+                                                           validate=True if validate is None else validate))
 
 pulumi.export("endpoints", env.endpoints)
 pulumi.export("pools", env.pool_names)

@@ -10,19 +10,22 @@ What it does:
    service (each one an 8B model on one L40S: Deployment, Service, PodDisruptionBudget,
    ScaledObject and NetworkPolicies; one router over all of them): 138 copies make the real
    ``__main__.py`` declare 1,001 resources;
-2. sets up a throw-away project on a ``file://`` backend with the real CLI, as the engine tests do
-   (``tests/engine_support.py``: the program served by the Python SDK's language runtime through
-   ``--client``, the AWS and Kubernetes providers stood in for by ``tests/standin_provider.py``);
+2. sets up a throw-away project on a ``file://`` backend with the real CLI and Python language
+   host, as the engine tests do (``tests/engine_support.py``): the real Kubernetes provider where
+   ``scripts/build-k8s-provider.sh`` built it (else the stand-in), the AWS provider stood in for by
+   ``tests/standin_provider.py`` (it cannot be built here);
 3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
-   the pack and with ``--policy-pack rules``, timing the whole command (program, engine, provider
-   stand-ins, and with the pack its start and every Analyze and the AnalyzeStack call);
+   the pack and with it (``--policy-pack DIR/pack``, ``engine_support.pack_dir``), timing the whole
+   command (host, program, engine, providers, and with the pack its start and every Analyze and
+   the AnalyzeStack call);
 4. prints every run and the medians of wall time and of CPU time (all the processes involved:
-   the CLI, the plugins, the pack and the program's runtime; steadier than wall time on a shared
+   the CLI, the host, the plugins, the pack and the program; steadier than wall time on a shared
    machine), the pack's overhead (difference of the medians), and writes them to
    ``bench-out/bench_engine.json``.
 
-The program's language runtime is started before each timed command and is not part of its time;
-the stand-in providers answer at once, so real providers would add their own API latency to both.
+The dev stack talks to an existing cluster through a kubeconfig from ``aws.eks.get_cluster``
+(answered by the AWS stand-in), which no cluster serves: the Kubernetes provider previews without
+a cluster, as it does for a stack whose cluster does not exist yet.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from engine_support import HOW, Project, engine_bin, load_stack_config  # noqa: E402
+from engine_support import HOW, Project, engine_bin, k8s_provider_bin, load_stack_config  # noqa: E402
 
 
 def bench_config(services: int) -> dict[str, Any]:
@@ -68,16 +71,15 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def timed_preview(project: Project, *flags: str) -> tuple[float, float, str]:
-    """Wall seconds of the command, CPU seconds of everything it ran (and the program's runtime), output."""
+def timed_preview(project: Project, *, pack: bool) -> tuple[float, float, str]:
+    """Wall seconds of the command, CPU seconds of everything it ran (CLI, host, program, plugins), output."""
     cpu0 = _children_cpu()
-    with project.program() as address:
-        t0 = time.perf_counter()
-        proc = project.run("preview", "--stack", project.stack, "--client", address, *flags)
-        seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = project.operation("preview", pack=pack)
+    seconds = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if proc.returncode != 0:
-        raise SystemExit(f"pulumi preview {' '.join(flags)} failed:\n{proc.stdout}\n{proc.stderr}")
+        raise SystemExit(f"pulumi preview (pack: {pack}) failed:\n{proc.stdout}\n{proc.stderr}")
     return seconds, cpu, proc.stdout
 
 
@@ -92,20 +94,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_engine: the Pulumi CLI is not built: {HOW}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        project = Project(Path(tmp), bin_dir, "bench", bench_config(args.services))
+        project = Project(Path(tmp), bin_dir, "bench", bench_config(args.services), k8s_bin=k8s_provider_bin())
         version = project.run("version", check=True).stdout.strip()
-        _, _, out = timed_preview(project)
+        _, _, out = timed_preview(project, pack=False)
         m = re.search(r"(\d[\d,]*) to create", out)
         resources = int(m.group(1).replace(",", "")) if m else -1
         print(f"pulumi {version}: preview of {resources} resources to create "
               f"({args.services} services), {args.runs} runs each")
         runs: dict[str, list[tuple[float, float]]] = {"without": [], "with": []}
         for i in range(args.runs):
-            runs["without"].append(timed_preview(project)[:2])
-            runs["with"].append(timed_preview(project, "--policy-pack", "rules")[:2])
+            runs["without"].append(timed_preview(project, pack=False)[:2])
+            runs["with"].append(timed_preview(project, pack=True)[:2])
             (w0, c0), (w1, c1) = runs["without"][-1], runs["with"][-1]
             print(f"  run {i + 1}: without the pack {w0:.2f} s wall ({c0:.2f} s CPU), "
-                  f"with --policy-pack rules {w1:.2f} s wall ({c1:.2f} s CPU)")
+                  f"with the pack {w1:.2f} s wall ({c1:.2f} s CPU)")
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     (a, ca), (b, cb) = med["without"], med["with"]
     print(f"pulumi preview, {resources} resources, median of {args.runs}: without the pack {a:.2f} s wall "

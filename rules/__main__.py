@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import os
 import sys
 import threading
@@ -108,6 +109,15 @@ class _Pack:
         if self._context is None:
             self._context = crossguard.stack_context()
         return self._context
+
+    def configure_stack(self, config: Mapping[str, str]) -> None:
+        """The stack config from the engine's ``ConfigureStack``, where ``PULUMI_CONFIG`` did not carry it.
+
+        A language host sets ``PULUMI_CONFIG`` before it starts a pack; a pack started as an
+        executable path (``--policy-pack DIR/launcher``) gets the config only in this request.
+        """
+        if not os.environ.get("PULUMI_CONFIG") and config:
+            self._context = crossguard.stack_context({"PULUMI_CONFIG": json.dumps(dict(config))})
 
     def _resource_analysis(self, args: ResourceValidationArgs, position: int) -> crossguard.Analysis:
         def build() -> crossguard.Analysis:
@@ -324,14 +334,28 @@ def _shared_deserialization_servicer() -> type | None:
     return Servicer
 
 
+def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
+    """Hand the ``ConfigureStack`` request's config to the pack before the SDK's own handling."""
+    original = getattr(servicer, "ConfigureStack", None) if servicer is not None else None
+    if original is None:
+        return
+
+    def configure_stack(self: Any, request: Any, context: Any) -> Any:
+        pack.configure_stack(dict(request.config))
+        return original(self, request, context)
+
+    setattr(servicer, "ConfigureStack", configure_stack)  # noqa: B010
+
+
 def main() -> None:
     pack = _Pack()
     _ = pack.context  # read the stack config before serving, not during the first request
+    from pulumi_policy import policy as sdk
+
     servicer = _shared_deserialization_servicer()
     if servicer is not None:
-        from pulumi_policy import policy as sdk
-
         setattr(sdk, "_PolicyAnalyzerServicer", servicer)  # noqa: B010 - a private name of the SDK
+    _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     _unbuffered_stdout()
     PolicyPack(
         name=crossguard.PACK_NAME,

@@ -10,8 +10,8 @@
 #   SHARDWISE_PULUMI_CACHE  cache root (default ~/.cache/shardwise-pulumi)
 #   PULUMI_VERSION          release of github.com/pulumi/pulumi/{pkg,sdk}/v3 (default below: the
 #                           newest the Go module proxy served that builds with Go 1.26)
-#   PULUMI_COMMIT           commit of that release, for the language host's pseudo-version (the
-#                           proxy's .info carries no origin, so it cannot be derived here)
+#   PULUMI_LANGUAGE_PYTHON_VERSION  release of sdk/v3 whose pulumi-language-python is built
+#                           (default v3.79.0, the last one that holds it; see below)
 #
 # Exit status: 0 the CLI is built or reused; 1 a build step failed (the go command's error is printed).
 set -euo pipefail
@@ -60,35 +60,29 @@ else
 fi
 
 # --- the Python language host -----------------------------------------------------------------------
-# An untagged nested module: required by the pseudo-version of the release's commit
-# (v3.0.0-<commit time>-<12 hex digits>), with pkg/v3 and sdk/v3 pinned to the release. The module
-# proxy this project reaches does not serve it (403 "This module version is not available" for its
-# version list and for the pseudo-versions of released commits), and its .info files carry no
-# commit, so this step runs only when PULUMI_COMMIT names the release's commit; otherwise it says
-# why it is skipped. The engine tests do not need it (README: "The real engine").
-HOST_MOD="github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3"
+# From v3.80.0 the host is its own module (sdk/python/cmd/pulumi-language-python/v3), which the module
+# proxy refuses (403); up to v3.79.0 it is a main package of sdk/v3 itself, which the proxy serves.
+# `go install` refuses that module's replace directive (golang.org/x/text => v0.3.6), so a wrapper
+# module states the same replace and builds the package; the host finds its `-exec` script (a plain
+# file of the module) beside itself. It predates the CLI passing Pulumi.yaml's runtime options to
+# it, so it does not read `virtualenv`: run it with PULUMI_PYTHON_CMD set to the venv's python.
+HOST_VERSION="${PULUMI_LANGUAGE_PYTHON_VERSION:-v3.79.0}"
+HOST_PKG="github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python"
+HOST_LDFLAGS="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${HOST_VERSION}"
 if [[ -x "$BIN/pulumi-language-python" && -f "$BIN/pulumi-language-python-exec" ]]; then
-  say "pulumi-language-python: cached ($BIN/pulumi-language-python)"
-elif [[ -z "${PULUMI_COMMIT:-}" ]]; then
-  probe="$(go list -m -versions "$HOST_MOD" 2>&1 | tail -n 2 | tr '\n' ' ' || true)"
-  say "pulumi-language-python: not built (set PULUMI_COMMIT to the commit of ${PULUMI_VERSION} to try); the module proxy says: ${probe}"
+  say "pulumi-language-python ${HOST_VERSION}: cached ($BIN/pulumi-language-python)"
 else
   t0=$(date +%s)
-  stamp="$(go list -m -json "github.com/pulumi/pulumi/sdk/v3@${PULUMI_VERSION}" |
-    python3 -c 'import json,sys,datetime as d; t=json.load(sys.stdin)["Time"]; print(d.datetime.fromisoformat(t.replace("Z","+00:00")).strftime("%Y%m%d%H%M%S"))')"
-  HOST_VERSION="v3.0.0-${stamp}-${PULUMI_COMMIT:0:12}"
-  W="$ROOT/host-wrapper"
+  W="$ROOT/host-wrapper-${HOST_VERSION}"
   rm -rf "$W" && mkdir -p "$W"
   (
     cd "$W"
     go mod init shardwise.invalid/pulumi-language-python >/dev/null 2>&1
-    go mod edit -replace "github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e"
-    "${GO[@]}" get -tool "${HOST_MOD}@${HOST_VERSION}"
-    "${GO[@]}" get "github.com/pulumi/pulumi/pkg/v3@${PULUMI_VERSION}" "github.com/pulumi/pulumi/sdk/v3@${PULUMI_VERSION}"
-    "${GO[@]}" build -ldflags "$LDFLAGS" -o "$BIN/pulumi-language-python.tmp" "$HOST_MOD"
+    go mod edit -replace "golang.org/x/text=golang.org/x/text@v0.3.6"
+    "${GO[@]}" get -tool "${HOST_PKG}@${HOST_VERSION}"
+    "${GO[@]}" build -ldflags "$HOST_LDFLAGS" -o "$BIN/pulumi-language-python.tmp" "$HOST_PKG"
   )
-  # The exec shim is a plain file of the sdk/v3 module: <module dir>/python/cmd/pulumi-language-python-exec.
-  SDK_DIR="$(go mod download -json "github.com/pulumi/pulumi/sdk/v3@${PULUMI_VERSION}" |
+  SDK_DIR="$(go mod download -json "github.com/pulumi/pulumi/sdk/v3@${HOST_VERSION}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
   install -m 0755 "$SDK_DIR/python/cmd/pulumi-language-python-exec" "$BIN/pulumi-language-python-exec"
   mv "$BIN/pulumi-language-python.tmp" "$BIN/pulumi-language-python"

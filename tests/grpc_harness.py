@@ -183,7 +183,10 @@ class PackProcess:
 
     def __init__(self, *, stack: str = "dev", project: str = "shardwise", dry_run: bool = True,
                  config: Mapping[str, str] | None = None, argv: list[str] | None = None,
-                 extra_env: Mapping[str, str] | None = None, start_timeout: float = 60) -> None:
+                 extra_env: Mapping[str, str] | None = None, start_timeout: float = 60,
+                 config_in_env: bool = True) -> None:
+        """``config_in_env=False``: the config only in ``ConfigureStack``, as the engine sends it to a pack
+        it starts as an executable path (no language host sets ``PULUMI_*`` then)."""
         self.engine = FakeEngine()
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
         engine_pb2_grpc.add_EngineServicer_to_server(self.engine, self.server)
@@ -191,9 +194,10 @@ class PackProcess:
         self.server.start()
         self.engine_address = f"127.0.0.1:{engine_port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
-        env.update({"PULUMI_PROJECT": project, "PULUMI_STACK": stack,
-                    "PULUMI_DRY_RUN": "true" if dry_run else "false"})
-        if config is not None:
+        if config_in_env:
+            env.update({"PULUMI_PROJECT": project, "PULUMI_STACK": stack,
+                        "PULUMI_DRY_RUN": "true" if dry_run else "false"})
+        if config is not None and config_in_env:
             import json
 
             env["PULUMI_CONFIG"] = json.dumps(dict(config))

@@ -394,6 +394,20 @@ def test_broken_specs_raise_input_property_error_naming_the_rule(env, edit, path
     assert [e["property_path"] for e in err.errors if e["reason"].startswith(f"{code}: ")] == [path]
 
 
+def test_the_stack_config_validate_turns_the_components_check_off_or_disables_named_rules():
+    """``shardwise:validate`` is the program's switch for the components' own check: ``false`` declares a
+    broken spec's resources (for the policy pack to stop), a ``{code: reason}`` disables that rule only."""
+    config = broken("dev", _small_model_sharded)
+    deployments = [r.name for r in run_program({**config, "shardwise:validate": "false"}).resources
+                   if r.type == "kubernetes:apps/v1:Deployment"]
+    assert deployments == ["dev-llama-8b-deployment"]
+    off = run_program({**config, "shardwise:validate": json.dumps({"SW104": "benchmarked"})})
+    assert [r.name for r in off.resources if r.type == "kubernetes:apps/v1:Deployment"] == deployments
+    err, _ = refused({**config, "shardwise:validate": json.dumps({"SW202": "not the one that fires"})})
+    assert [e["property_path"] for e in err.errors if e["reason"].startswith("SW104: ")] == [
+        "services[0].engine.tensor_parallel_size"]
+
+
 def test_every_problem_is_reported_at_once():
     def edit(env):
         env["services"][0]["image"] = "vllm/vllm-openai:latest"

@@ -1,18 +1,17 @@
 """The policy pack and the program under the real Pulumi engine (``pytest -m engine``).
 
-The CLI is the real ``pulumi`` built from its Go modules by ``scripts/build-pulumi.sh``; the
-backend is a local ``file://`` one with a passphrase secrets provider; the program is the real
-``__main__.py`` with the real components; the pack is ``--policy-pack rules``.
+The CLI is the real ``pulumi`` and the program is run by the real ``pulumi-language-python`` (both
+built from their Go modules by ``scripts/build-pulumi.sh``; ``PULUMI_PYTHON_CMD`` names the venv's
+python, which that host needs); the backend is a local ``file://`` one with a passphrase secrets
+provider; the program is the real ``__main__.py`` with the real components; the pack is started as
+an executable pack path (``engine_support.pack_dir``), the form CLI 3.276 starts itself.
 
-Two things stand in, and only these (see ``tests/engine_support.py`` and the README):
+What stands in (see ``tests/engine_support.py`` and the README): the AWS provider plugin, which
+cannot be built here (``tests/standin_provider.py``, written with Pulumi's Python provider SDK,
+records every create call), and the Kubernetes provider where a cluster would be needed; the
+rendering tests at the end use the real Kubernetes provider (``scripts/build-k8s-provider.sh``).
 
-* the AWS and Kubernetes provider plugins cannot be built here: ``tests/standin_provider.py``,
-  written with Pulumi's Python provider SDK, stands in for both and records every create call;
-* ``pulumi-language-python`` is not served by the Go module proxy: the program is served by the
-  Python SDK's own language runtime (the Automation API's, reached with ``--client``), and the pack
-  is started by ``tests/engine_bin/pulumi-analyzer-policy-python`` with the language host's command.
-
-Without the built CLI these tests are skipped (``make test`` says so); ``.ci/run`` requires them.
+Without the built binaries these tests are skipped (``make test`` says so); ``.ci/run`` requires them.
 """
 
 from __future__ import annotations
@@ -26,12 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import ROOT, Project, engine_version, load_stack_config, require_engine
+import yaml
+from engine_support import ROOT, Project, engine_version, load_stack_config, require_engine, require_k8s_provider
 from pulumi_mocks import record
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+NO_CHECK = {"shardwise:validate": "false"}  # the components' own rule check off: the pack has to stop it
 SHARDWISE = str(ROOT / ".venv" / "bin" / "shardwise")
 
 
@@ -135,7 +136,7 @@ def exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     jobs.update({name: (broken_config(edit), True) for name, edit in CONFIG_VARIANTS.items()})
     for name, (config, skip) in jobs.items():
         project = Project(tmp_path_factory.mktemp(name), bin_dir, "prod", config)
-        proc = project.operation("up", "--yes", "--skip-preview", skip_component_check=skip)
+        proc = project.operation("up", "--yes", "--skip-preview", pack=False, config=NO_CHECK if skip else None)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         data[name] = project.export()
     for name, edit in EXPORT_EDITS.items():
@@ -155,7 +156,7 @@ def analyzer(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 def analyze(project: Project, export: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return project.run("policy", "analyze", "--file", str(export), "--policy-pack", "rules", *flags)
+    return project.run("policy", "analyze", "--file", str(export), "--policy-pack", str(project.pack), *flags)
 
 
 def test_the_built_cli_is_the_pinned_release():
@@ -243,10 +244,10 @@ def created(project: Project) -> set[tuple[str, str]]:
 
 def test_a_good_stack_previews_and_every_resource_is_created(tmp_path):
     project = Project(tmp_path, require_engine(), "prod", load_stack_config("prod"))
-    preview = project.operation("preview", "--policy-pack", "rules")
+    preview = project.operation("preview")
     assert preview.returncode == 0, preview.stdout + preview.stderr
     assert created(project) == set()
-    up = project.operation("up", "--policy-pack", "rules", "--yes")
+    up = project.operation("up", "--yes")
     assert up.returncode == 0, up.stdout + up.stderr
     program = {(r.type, r.name) for r in record(ROOT / "stacks" / "Pulumi.prod.yaml")
                if r.custom and not r.type.startswith("pulumi:providers:")}
@@ -259,10 +260,10 @@ def test_a_good_stack_previews_and_every_resource_is_created(tmp_path):
 def test_a_bad_stack_is_blocked_before_anything_is_created(tmp_path):
     config = broken_config(CONFIG_VARIANTS["8b-sharded-over-two-gpus"])
     project = Project(tmp_path, require_engine(), "prod", config)
-    preview = project.operation("preview", "--policy-pack", "rules", skip_component_check=True)
+    preview = project.operation("preview", config=NO_CHECK)
     assert preview.returncode != 0
     assert shown(preview.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}, preview.stdout
-    up = project.operation("up", "--policy-pack", "rules", "--yes", skip_component_check=True)
+    up = project.operation("up", "--yes", config=NO_CHECK)
     assert up.returncode != 0
     assert shown(up.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}, up.stdout
     assert created(project) == set()
@@ -297,28 +298,29 @@ def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
     from importlib.metadata import version
 
     project = Project(tmp_path, require_engine(), "prod", load_stack_config("prod"))
-    proc = project.operation("preview", "--policy-pack", "rules", record_pack=True)
+    proc = project.operation("preview", record_pack=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert shown(proc.stdout, "advisory") == {("shardwise-stack-notes", "prod-llama-70b-deployment"),
                                               ("shardwise-stack-notes", "prod-llama-405b-leaderworkerset")}
     requests = project.pack_requests()
     harness = {key(r.urn): r for r in record(ROOT / "stacks" / "Pulumi.prod.yaml")}
 
-    # the pack is started once configured: PULUMI_CONFIG holds the stack config, as the harness sets it
+    # an executable pack path is started by the CLI itself: no language host puts the stack config in
+    # PULUMI_CONFIG; the engine's ConfigureStack carries it (the harness sets both)
     start = requests[0]
     assert start["method"] == "start"
-    env = start["env"]
-    assert (env["PULUMI_PROJECT"], env["PULUMI_STACK"], env["PULUMI_DRY_RUN"]) == ("shardwise", "prod", "true")
-    config = {k: json.loads(v) if k == "shardwise:environment" else v
-              for k, v in json.loads(env["PULUMI_CONFIG"]).items()}
+    assert "PULUMI_CONFIG" not in start["env"]
+    [configure] = [r["request"] for r in requests if r["method"] == "ConfigureStack"]
+    assert (configure["project"], configure["stack"], configure["dryRun"]) == ("shardwise", "prod", True)
+    config = {k: json.loads(v) if k == "shardwise:environment" else v for k, v in configure["config"].items()}
     assert config == load_stack_config("prod")
 
-    # the engine's order: Configure always (every policy's level), Remediate before each Analyze;
-    # its Handshake is answered by the language host's proxy and never reaches the pack
+    # the engine's order: Handshake (the SDK answers UNIMPLEMENTED), Configure always (every policy's
+    # level), Remediate before each Analyze
     methods = [r["method"] for r in requests]
     n = methods.count("Analyze")
-    assert methods == ["start", "ConfigureStack", "GetAnalyzerInfo", "Configure", *["Remediate", "Analyze"] * n,
-                       "AnalyzeStack"]
+    assert methods == ["start", "Handshake", "ConfigureStack", "GetAnalyzerInfo", "Configure",
+                       *["Remediate", "Analyze"] * n, "AnalyzeStack"]
 
     analyzed = {key(r["request"]["urn"]): r["request"] for r in requests if r["method"] == "Analyze"}
     default_aws = ("pulumi:providers:aws", "default_" + version("pulumi_aws").replace(".", "_"))
@@ -366,10 +368,57 @@ def test_up_with_skip_preview_creates_before_the_stack_policies_run(tmp_path):
     before anything is created (README, "Note for pulumi up")."""
     config = broken_config(CONFIG_VARIANTS["8b-sharded-over-two-gpus"])
     project = Project(tmp_path, require_engine(), "prod", config)
-    up = project.operation("up", "--policy-pack", "rules", "--yes", "--skip-preview", skip_component_check=True)
+    up = project.operation("up", "--yes", "--skip-preview", config=NO_CHECK)
     assert up.returncode != 0
     assert shown(up.stdout) == {("sharded-model-that-fits", "prod-llama-70b-deployment")}
     program = {(r.type, r.name) for r in record(ROOT / "stacks" / "Pulumi.prod.yaml", config=config,
                                                 skip_validation=True)
                if r.custom and not r.type.startswith("pulumi:providers:")}
     assert created(project) == program
+
+
+# =================================================================================================
+# The real Kubernetes provider: `up` with renderYamlToDirectory writes what the program would apply
+# =================================================================================================
+
+# stack (or broken variant) -> the mandatory codes both the pack and lint must give. Not prod: it
+# creates its cluster, and its Helm releases need one (the provider refuses them in rendering mode).
+RENDERED = {
+    "dev": set(),
+    "staging": set(),
+    "staging-kv-cache-under-budget": {"SW103"},
+}
+
+
+def _render_config(name: str) -> tuple[str, dict[str, Any], dict[str, str]]:
+    stack = name.split("-", 1)[0]
+    config = load_stack_config(stack)
+    if name == "staging-kv-cache-under-budget":
+        config["shardwise:environment"]["services"][0]["engine"]["max_num_seqs"] = 1024
+        return stack, config, NO_CHECK
+    return stack, config, {}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERED))
+def test_the_rendered_manifests_and_the_pack_agree(tmp_path, name):
+    """``pulumi up`` through the real Kubernetes provider in its YAML rendering mode (no cluster,
+    ``KUBECONFIG`` unset) writes the manifests the program would apply; ``shardwise lint`` of those
+    files and the pack's preview of the same stack give the same mandatory verdict."""
+    stack, config, extra = _render_config(name)
+    project = Project(tmp_path, require_engine(), stack, config, k8s_bin=require_k8s_provider())
+    rendered = tmp_path / "rendered"
+    preview = project.operation("preview", "--json", config=extra)
+    pack = {e["message"].partition("\n")[2][:5] for e in policy_events(preview.stdout)
+            if e["enforcementLevel"] == "mandatory"}
+    up = project.operation("up", "--yes", pack=False, config={**extra, "kubernetes:renderYamlToDirectory":
+                                                               str(rendered)})
+    assert up.returncode == 0, up.stdout + up.stderr
+    kinds = {yaml.safe_load(f.read_text())["kind"] for f in rendered.rglob("*.yaml")}
+    assert {"Deployment", "Service"} <= kinds, kinds
+    lint = subprocess.run([SHARDWISE, "lint", str(rendered), "--format", "json"], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1"}, cwd=tmp_path)
+    assert lint.returncode in (0, 1), lint.stderr
+    linted = {f["code"] for f in json.loads(lint.stdout)["findings"]
+              if f["level"] == "mandatory" and not f["suppressed"]}
+    assert (pack, linted) == (RENDERED[name], RENDERED[name]), preview.stdout
+    assert (preview.returncode != 0) == (lint.returncode == 1) == bool(RENDERED[name])

@@ -416,6 +416,20 @@ def test_the_stock_sdk_servicer_gives_the_same_diagnostics(recordings):
 
 
 @pytest.mark.slow
+def test_the_stack_config_of_configure_stack_when_no_language_host_set_it(recordings):
+    """Started as an executable pack path, the pack gets no PULUMI_CONFIG: the engine's ConfigureStack
+    carries the config, and prod's production setting puts SW404 in force as it does from the env."""
+    cfg, recorded = recordings["prod"]
+    expected = {("shardwise-stack-notes", "SW106", "prod-llama-70b-deployment"),
+                ("shardwise-stack-notes", "SW404", "prod-llama-405b-leaderworkerset")}
+    with PackProcess(stack="prod", config=engine_config(cfg), config_in_env=False) as pack:
+        assert advisory(pack.run(resources_of(recorded))) == expected
+    with PackProcess(stack="prod", config=None, config_in_env=False) as pack:  # no config at all: not in force
+        assert advisory(pack.run(resources_of(recorded))) == {
+            ("shardwise-stack-notes", "SW106", "prod-llama-70b-deployment")}
+
+
+@pytest.mark.slow
 def test_started_as_a_script_too(recordings):
     cfg, recorded = recordings["dev"]
     with PackProcess(stack="dev", config=engine_config(cfg),

@@ -26,6 +26,8 @@ For every shape and in total it prints, against the generator's ground truth (``
 - *sized*: recognised workloads the capacity model sized (a KV-cache figure in the report's workload
   row: model, GPU and layout all known);
 - *undecided*: recognised workloads with at least one finding that says it cannot decide;
+- *not read*: SW005 findings (an object that mentions vLLM but gave no workload), against the
+  workloads no command in their file describes (*expected not read*);
 - *input errors*: reported against the broken documents the generator wrote (*expected*);
 - *skipped*: files that are no input and were skipped as such (not read, not an error);
 - *reports*: per-file runs that produced a report.
@@ -51,8 +53,8 @@ sys.path.insert(0, HERE)
 
 import gen_corpus  # noqa: E402  (a sibling script, not a package)
 
-COLUMNS = ("files", "workloads", "recognised", "extra", "sized", "undecided", "errors", "expected errors",
-           "skipped", "reports")
+COLUMNS = ("files", "workloads", "recognised", "extra", "sized", "undecided", "not read", "expected not read",
+           "errors", "expected errors", "skipped", "reports")
 
 
 def lint_json(paths: list[str], report: str) -> tuple[int, dict[str, Any] | None, str]:
@@ -77,6 +79,7 @@ def tally(entry: dict[str, Any], doc: dict[str, Any] | None, path: str) -> dict[
     row["files"] = 1
     row["workloads"] = entry["workloads"]
     row["expected errors"] = entry["broken"]
+    row["expected not read"] = entry.get("unread", 0)
     if doc is None:
         return row
     row["reports"] = 1
@@ -87,6 +90,7 @@ def tally(entry: dict[str, Any], doc: dict[str, Any] | None, path: str) -> dict[
     row["sized"] = min(row["recognised"], sum(1 for w in workloads if w["kv_cache_tokens"] is not None))
     undecided = {f["subject"] for f in doc["findings"] if f["undecided"] and not f["suppressed"]}
     row["undecided"] = min(row["recognised"], sum(1 for w in workloads if w["subject"] in undecided))
+    row["not read"] = sum(1 for f in doc["findings"] if f["code"] == "SW005" and f["file"] == path)
     row["errors"] = len(doc["input_errors"])
     row["skipped"] = int(any(s["file"] == path for s in doc["skipped_files"]))
     return row

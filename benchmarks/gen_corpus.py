@@ -15,6 +15,9 @@ recognised. The shapes (written for this project, in the forms the public docs d
 - serving custom resources: KServe InferenceService (the Hugging Face runtime, and a vLLM
   ServingRuntime of the same file), KubeAI Model, KubeRay RayService (Ray Serve LLM
   ``llm_configs``) and RayCluster (``vllm serve`` on the head), Dynamo DynamoGraphDeployment;
+- operators no adapter knows, read by the generic reader (OME ClusterServingRuntime with its
+  ``runner``, kthena ModelServing's entry and worker pods, a RoleBasedGroup's roles) or, where the
+  operator writes the command itself, named by SW005 (llmaz Playground, Kaito Workspace preset);
 - ``helm template`` output with ``# Source:`` comments (ServiceAccount, ConfigMap, Service,
   Deployment, HorizontalPodAutoscaler), once with a Secret whose placeholder was never rendered and
   once with a ConfigMap that writes a key twice: one broken document each, the rest valid;
@@ -27,8 +30,8 @@ recognised. The shapes (written for this project, in the forms the public docs d
 
 The output is deterministic for a seed. The repositories go to ``OUT_DIR/repos``;
 ``OUT_DIR/corpus.json`` lists every file (relative to ``repos``) with ``shape``, ``workloads`` (vLLM
-workloads it holds), ``broken`` (documents that are input errors) and ``input`` (False for files
-that are no input).
+workloads it holds), ``broken`` (documents that are input errors), ``input`` (False for files
+that are no input) and ``unread`` (workloads no command in the file describes, which SW005 names).
 
 Usage::
 
@@ -74,6 +77,7 @@ class Entry:
     workloads: int  # vLLM workloads it holds
     broken: int = 0  # documents that are input errors
     input: bool = True  # False: not a Kubernetes manifest, Pulumi JSON or shardwise stack
+    unread: int = 0  # of the workloads, those no command of which is in the file (SW005 names each)
 
 
 def dump(*docs: dict[str, Any], sources: list[str] | None = None) -> str:
@@ -362,6 +366,81 @@ def dynamo(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
     return dump(obj), 1, 0
 
 
+def ome_runtime(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """OME: a ClusterServingRuntime whose engine is one ``runner`` container (a ``bash -lc --`` script)."""
+    model, tp = _fit(rng, 1)
+    script = (f"python3 -m vllm.entrypoints.openai.api_server --port=8080 --model={model} "
+              f"--tensor-parallel-size={tp} --max-model-len=16384")
+    obj = {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "metadata": {"name": name},
+           "spec": {"supportedModelFormats": [{"modelFormat": {"name": "safetensors"}, "autoSelect": True}],
+                    "engineConfig": {
+                        "nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+                        "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
+                        "runner": {"name": "ome-container", "image": IMAGE, "command": ["/bin/bash", "-lc", "--"],
+                                   "args": [script], "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+                                   "resources": {"limits": {"nvidia.com/gpu": tp}}}}}}
+    return dump(obj), 1, 0
+
+
+def kthena(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """kthena ModelServing: a role's entry pod runs the server (Ray head), its worker pods join it."""
+    model, tp = _fit(rng, 8)
+    entry = {"name": "leader", "image": IMAGE, "command": ["sh", "-c", f"ray start --head; vllm serve {model} "
+                                                                      f"--tensor-parallel-size {tp} --port 8080"],
+             "resources": {"limits": {"nvidia.com/gpu": tp}}}
+    worker = {"name": "worker", "image": IMAGE, "command": ["sh", "-c", "ray start --address=$(ENTRY_ADDRESS) --block"],
+              "resources": {"limits": {"nvidia.com/gpu": tp}}}
+    selector = {"node.kubernetes.io/instance-type": "p5.48xlarge"}
+    obj = {"apiVersion": "workload.serving.volcano.sh/v1alpha1", "kind": "ModelServing",
+           "metadata": {"name": name, "namespace": ns},
+           "spec": {"replicas": 1, "template": {"roles": [{
+               "name": "decode", "replicas": 1,
+               "entryTemplate": {"spec": {"nodeSelector": selector, "containers": [entry]}},
+               "workerReplicas": 1, "workerTemplate": {"spec": {"nodeSelector": selector, "containers": [worker]}}}]}}}
+    return dump(obj), 1, 0
+
+
+def rolebasedgroup(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """A RoleBasedGroup with a router role and prefill and decode roles that run vLLM."""
+    model, tp = _fit(rng, 4)
+    roles: list[dict[str, Any]] = [{"name": "router", "replicas": 1, "template": {"spec": {"containers": [
+        {"name": "router", "image": "ghcr.io/example/router:1.2.0"}]}}}]
+    for role in ("prefill", "decode"):
+        roles.append({"name": role, "replicas": rng.choice([1, 2]),
+                      "template": pod(container(model, tp, tp, rng), {"node.kubernetes.io/instance-type":
+                                                                      "g6e.12xlarge"}, name)})
+    obj = {"apiVersion": "workloads.x-k8s.io/v1alpha1", "kind": "RoleBasedGroup",
+           "metadata": {"name": name, "namespace": ns}, "spec": {"roles": roles}}
+    return dump(obj), 2, 0
+
+
+def llmaz(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """llmaz OpenModel and Playground: the controller builds the pod; the Playground passes vLLM flags."""
+    model = rng.choice(SMALL[:5])
+    docs = [{"apiVersion": "llmaz.io/v1alpha1", "kind": "OpenModel", "metadata": {"name": name},
+             "spec": {"familyName": "llm", "source": {"modelHub": {"modelID": model}},
+                      "inferenceConfig": {"flavors": [{"name": "l4", "limits": {"nvidia.com/gpu": 1}}]}}},
+            {"apiVersion": "inference.llmaz.io/v1alpha1", "kind": "Playground", "metadata": {"name": name,
+                                                                                           "namespace": ns},
+             "spec": {"replicas": 1, "modelClaim": {"modelName": name},
+                      "backendRuntimeConfig": {"backendName": "vllm",
+                                               "args": ["--tensor-parallel-size", "1", "--max-model-len", "8192"]}}}]
+    return dump(*docs), 1, 0
+
+
+def kaito(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """A Kaito Workspace with a preset: the operator writes the vLLM command."""
+    obj = {"apiVersion": "kaito.sh/v1beta1", "kind": "Workspace", "metadata": {"name": name, "namespace": ns},
+           "resource": {"instanceType": rng.choice(["Standard_NC24ads_A100_v4", "Standard_NC96ads_A100_v4"]),
+                        "labelSelector": {"matchLabels": {"apps": name}}},
+           "inference": {"preset": {"name": rng.choice(["phi-4-mini-instruct", "llama-3.1-8b-instruct"])}}}
+    return dump(obj), 1, 0
+
+
+#: Shapes whose workloads no command in the file describes: SW005 names each (Entry.unread).
+UNREAD = frozenset({"llmaz-playground", "kaito-workspace"})
+
+
 def _helm_docs(rng: random.Random, name: str, ns: str) -> tuple[list[dict[str, Any]], list[str]]:
     chart = "llm-serving"
     model, tp = _fit(rng, 4)
@@ -410,6 +489,8 @@ SHAPES: dict[str, Callable[[random.Random, str, str], tuple[str, int, int]]] = {
     "kserve-servingruntime": kserve_runtime, "kubeai-model": kubeai, "rayservice-serve-llm": rayservice,
     "raycluster-vllm-serve": raycluster, "dynamo-graph": dynamo, "helm-output": helm,
     "helm-output-broken-secret": helm_broken_secret, "helm-output-duplicate-key": helm_duplicate_key,
+    "ome-runtime": ome_runtime, "kthena-modelserving": kthena, "rolebasedgroup": rolebasedgroup,
+    "llmaz-playground": llmaz, "kaito-workspace": kaito,
 }
 
 #: A repository deploys to one kind of platform; these are the shapes each holds (Helm output, a model
@@ -422,6 +503,9 @@ PLATFORMS: dict[str, list[str]] = {
     "gke": ["gke-accelerator", "gke-tpu", "rayservice-serve-llm", "kubeai-model", *COMMON],
     "on-prem": ["gpu-feature-discovery", "hostname-pinned", "rocm-args-only", "gaudi-args-only", "dynamo-graph",
                 "kserve-huggingface", "kserve-servingruntime", "raycluster-vllm-serve", *COMMON],
+    # operators beyond the adapters' list: read by the generic reader, or named by SW005
+    "operators": ["ome-runtime", "kthena-modelserving", "rolebasedgroup", "llmaz-playground", "kaito-workspace",
+                  *COMMON],
 }
 
 # Files that are no input, as a repository holds them (path -> text).
@@ -464,7 +548,7 @@ def generate(out_dir: str, repos: int = 60, seed: int = 0) -> list[Entry]:
             text, workloads, broken = SHAPES[shape](rng, name, rng.choice(NAMESPACES))
             rel = f"{repo}/deploy/{i:02d}-{shape}.yaml"
             _write(root, rel, text)
-            entries.append(Entry(rel, shape, workloads, broken))
+            entries.append(Entry(rel, shape, workloads, broken, unread=workloads if shape in UNREAD else 0))
         has_chart = rng.random() < 0.7  # a chart comes whole: Chart.yaml, values.yaml, templates/
         for rel, text in NOT_INPUTS.items():
             if rel.startswith("charts/") and has_chart or not rel.startswith("charts/") and rng.random() < 0.7:

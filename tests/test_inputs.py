@@ -154,7 +154,9 @@ def test_the_parallel_reader_keeps_every_error_and_its_line(tmp_path):
     (tmp_path / "0100.yaml").write_text("kind: [broken\n")
     (tmp_path / "0150.yaml").write_text(good + "---\na: 1\na: 2\n")
     one, two = read_inputs([str(tmp_path)], jobs=1), read_inputs([str(tmp_path)], jobs=2)
-    expected = [(str(tmp_path / "0100.yaml"), 2), (str(tmp_path / "0150.yaml"), len(good.splitlines()) + 3)]
+    # 0150.yaml's last document is read despite its duplicate key: it is no Kubernetes object either
+    expected = [(str(tmp_path / "0100.yaml"), 2), (str(tmp_path / "0150.yaml"), len(good.splitlines()) + 2),
+                (str(tmp_path / "0150.yaml"), len(good.splitlines()) + 3)]
     assert [(e.file, e.line) for e in one.errors] == [(e.file, e.line) for e in two.errors] == expected
     per_file = [g.name for g in load_inputs([str(ROOT / "tests/fixtures/rules/SW104/pass.yaml")]).groups]
     assert [g.name for g in one.groups] == [g.name for g in two.groups] == per_file * 219  # all but 0100.yaml
@@ -506,3 +508,37 @@ def test_a_stack_environment_written_as_json_text_is_checked_as_json(work, capsy
         "file": "Pulumi.dev.yaml", "line": 2,
         "message": 'shardwise:environment: not a mapping nor JSON: duplicate key "name": an object\'s keys must be '
                    "unique, keep one"}])
+
+
+_DUPLICATE_ENV = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: llm}
+spec:
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+          env:
+            - {name: A, value: "1"}
+          env:
+            - {name: HF_TOKEN, value: hf_abcdefghijklmnopqrstuvwxyz123456}
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_duplicate_key_is_an_input_error_and_the_document_is_still_linted(work):
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = put(work, "dup.yaml", _DUPLICATE_ENV)
+    inv = read_inputs([path])
+    assert [(e.line, e.message) for e in inv.errors] == [
+        (14, "duplicate key 'env' (first written on line 12): a mapping's keys must be unique, keep one (the rest "
+             "of the document is still checked, with the last value)")]
+    [g] = inv.groups
+    assert (g.name, sorted(g.containers[0].env)) == ("qwen", ["HF_TOKEN"])  # the last env, as lenient readers keep
+    secret = [(f.code, f.location.line) for f in run_rules(ALL_RULES, inv) if f.code == "SW308"]
+    assert secret == [("SW308", 15)]

@@ -25,6 +25,7 @@ LEVELS = {
     "SW002": ("advisory", False),
     "SW003": ("mandatory", False),
     "SW004": ("advisory", False),  # mandatory with unknown = "fail" in the config (test_cli)
+    "SW005": ("advisory", False),  # an object that mentions vLLM gave no workload (test_generic_reader)
     # capacity: mandatory only beyond the estimate's error band (test_rules_capacity)
     "SW101": ("advisory", False),
     "SW102": ("advisory", False),

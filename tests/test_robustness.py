@@ -493,8 +493,11 @@ def test_fuzz_duplicate_yaml_keys(data: st.DataObject) -> None:
     lines.insert(line, copy_of)
     code, doc, err, _ = _run_source(data, ".yaml", "".join(lines).encode())
     assert code == 2, err
-    assert _only_error(doc, line + 1).startswith(f"cannot parse YAML: duplicate key {key!r} (first written on "
-                                                 f"line {line})"), err
+    # a manifest is still read with the last value (as lenient readers do): the duplicate is its one error
+    # ("cannot parse YAML: duplicate key …" in a stack file, which is read strictly)
+    message = _only_error(doc, line + 1)
+    assert message.removeprefix("cannot parse YAML: ").startswith(
+        f"duplicate key {key!r} (first written on line {line})"), err
 
 
 def _json_with_duplicate(value: Any, target: int, counter: list[int]) -> str:

@@ -97,8 +97,8 @@ EXPECTED = {
     ],
     ('SW306', 'fail.yaml'): [
         (20, 'Deployment serving/llama-8b', 'mandatory', 'SW306: container `vllm` of Deployment serving/llama-8b sets VLLM_SERVER_DEV_MODE=1, which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
-        (23, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
-        (35, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (31, 'Service serving/llama-8b-public', 'mandatory', 'SW306: Service `serving/llama-8b-public` of type LoadBalancer exposes Deployment serving/llama-8b directly on port 80; required: type ClusterIP behind a gateway that authenticates clients', None),
+        (41, 'Service serving/llama-8b-nodeport', 'mandatory', 'SW306: Service `serving/llama-8b-nodeport` of type NodePort exposes Deployment serving/llama-8b directly on port 8000; required: type ClusterIP behind a gateway that authenticates clients', None),
         (62, 'Deployment serving/qwen-7b', 'advisory', "SW306: container `vllm` of Deployment serving/qwen-7b sets VLLM_SERVER_DEV_MODE='true', which is not an integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); required: VLLM_SERVER_DEV_MODE unset or 0", None),
         (72, 'Deployment serving/mistral-7b', 'mandatory', 'SW306: container `vllm` of Deployment serving/mistral-7b sets VLLM_SERVER_DEV_MODE=1 (from envFrom ConfigMap `vllm-env`), which serves unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); required: VLLM_SERVER_DEV_MODE unset or 0', None),
     ],
@@ -109,8 +109,8 @@ EXPECTED = {
         (23, 'Deployment serving/qwen-7b', 'mandatory', 'SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` is not known (it may be set by envFrom Secret `vllm-secrets`, which shardwise does not read; set VLLM_SERVER_DEV_MODE in env (env wins over envFrom))', None),
     ],
     ('SW307', 'fail.yaml'): [
-        (14, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `vllm` of Deployment serving/llama-8b uses image `vllm/vllm-openai:latest` (tag latest); required: a release tag or a digest', None),
-        (18, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `metrics-proxy` of Deployment serving/llama-8b uses image `registry.example.com:5000/platform/metrics-proxy` (no tag, so :latest); required: a release tag or a digest', None),
+        (15, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `vllm` of Deployment serving/llama-8b uses image `vllm/vllm-openai:latest` (tag latest); required: a release tag or a digest', None),
+        (19, 'Deployment serving/llama-8b', 'advisory', 'SW307: container `metrics-proxy` of Deployment serving/llama-8b uses image `registry.example.com:5000/platform/metrics-proxy` (no tag, so :latest); required: a release tag or a digest', None),
     ],
     ('SW307', 'pass.yaml'): [
     ],

@@ -46,7 +46,7 @@ def groups(inv: Inventory) -> list[tuple]:
 def lines(inv: Inventory) -> list[tuple[dict, dict]]:
     """Per group: the line of each engine flag, and of each other field a finding may point at."""
     return [({k: v.line for k, v in g.engine.locations.items()},
-             {k: v.line for k, v in g.locations.items() if k != "container"}) for g in inv.groups]
+             {k: v.line for k, v in g.locations.items() if k not in ("container", "podSpec")}) for g in inv.groups]
 
 
 # --- KServe -------------------------------------------------------------------------------------------
@@ -89,11 +89,17 @@ def test_kserve_inference_services():
     assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
 
 
-def test_kserve_runtime_alone_deploys_nothing_and_is_recognised():
+def test_kserve_runtime_alone_deploys_nothing_and_is_not_silent():
+    """A runtime whose container gives no launch (its services give the args) is no workload by itself;
+    it mentions vLLM, so SW005 says why it was not read, at its image."""
     inv = load_kubernetes_text(
         "apiVersion: serving.kserve.io/v1alpha1\nkind: ClusterServingRuntime\nmetadata: {name: vllm}\n"
         "spec:\n  containers:\n    - name: kserve-container\n      image: vllm/vllm-openai:v0.10.1\n", "rt.yaml")
-    assert (inv.groups, dict(inv.skipped), inv.launch_issues) == ([], {}, [])
+    assert (inv.groups, dict(inv.skipped)) == ([], {})
+    assert [(i.subject, i.reason, i.location.line, i.mentioned) for i in inv.launch_issues] == [
+        ("ClusterServingRuntime default/vllm", "it mentions vLLM (the vLLM image vllm/vllm-openai:v0.10.1) but it is "
+         "a template its services merge, and none in the inputs uses it: lint it together with the services that "
+         "run on it", 7, True)]
 
 
 def test_kserve_vllm_format_on_a_runtime_outside_the_file_reads_the_model_args():

@@ -109,6 +109,25 @@ def test_duplicate_keys_are_an_error_at_the_second(text, line, message):
     assert err.value.message == f"cannot parse YAML: {message}: a mapping's keys must be unique, keep one"
 
 
+@pytest.mark.parametrize("text,line,first,value", [
+    ("a: 1\nb: 2\na: 3\n", 3, 1, {"a": 3, "b": 2}),                     # the event path
+    ("x: &v 1\nm:\n  k: *v\n  k: 2\n", 4, 3, {"x": 1, "m": {"k": 2}}),   # the constructor
+    ("m: {k: 1, k: 2}\n", 1, 1, {"m": {"k": 2}}),                         # flow style
+])
+def test_documents_with_a_duplicate_key_are_read_with_the_last_value(text, line, first, value):
+    docs = yamlsrc.load_documents(text, "d.yaml")
+    assert [(ln, type(d).__name__, d if isinstance(d, dict) else (d.file, d.line, d.message)) for ln, d in docs] == [
+        (1, "LineDict", value),
+        (line, "DuplicateKey", ("d.yaml", line, f"duplicate key {'k' if 'k' in text else 'a'!r} (first written on "
+                                f"line {first}): a mapping's keys must be unique, keep one (the rest of the document "
+                                "is still checked, with the last value)")),
+    ]
+    # the key's line is the last one written: a finding about the value points at it
+    doc = docs[0][1]
+    holder = doc["m"] if "m" in doc else doc
+    assert holder.key_lines["k" if "k" in holder else "a"] == line
+
+
 def test_a_merge_key_may_be_overridden_but_not_written_twice():
     base = "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  x: 3\n"
     [doc] = yamlsrc.load_all(base, "m.yaml")
@@ -197,8 +216,10 @@ def test_documents_are_parsed_one_by_one_when_one_is_broken():
             "(helm template …)"),
         (9, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "vllm"}}),
         (13, "h.yaml:15: cannot parse YAML: did not find expected node content"),  # the end of its document
-        (16, "h.yaml:17: cannot parse YAML: duplicate key 'k' (first written on line 17): a mapping's keys must be "
-             "unique, keep one"),
+        # a duplicate key: the document is read with the last value, and the key is an error at its line
+        (17, {"last": {"k": 2}}),
+        (17, "h.yaml:17: duplicate key 'k' (first written on line 17): a mapping's keys must be unique, keep one "
+             "(the rest of the document is still checked, with the last value)"),
         (18, "a block\n"),
         (21, None),
     ]

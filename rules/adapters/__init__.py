@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..model import Inventory
 from ..model.errors import InputError
 from .select import Excludes, select_inputs
-from .yamlsrc import load_documents, read_text
+from .yamlsrc import DuplicateKey, load_documents, read_text
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -191,6 +191,11 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
 
         return load_stack_text(text, file)
     if kind != kinds.KUBERNETES:
+        duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
+        if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
+            inv.errors.extend(duplicates)
+            inv.sources.append(file)
+            return inv
         inv.skipped_files.append((file, kind))
         return inv
     from .k8s import inventory_from_documents

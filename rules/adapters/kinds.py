@@ -16,6 +16,7 @@ from typing import Any
 
 from ..model.errors import InputError
 from .select import HELM_VALUES
+from .yamlsrc import DuplicateKey
 
 KUBERNETES = "kubernetes"
 STACK = "stack"
@@ -83,7 +84,7 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
 
 def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     """:data:`KUBERNETES`, :data:`STACK`, or the reason the file is not an input."""
-    values = [d for _, d in docs if d is not None]
+    values = [d for _, d in docs if d is not None and not isinstance(d, DuplicateKey)]  # read all the same
     if not values or any(isinstance(v, InputError) for v in values):
         return KUBERNETES  # empty, or broken: the manifest reader reports each document
     first = values[0]

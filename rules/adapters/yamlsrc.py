@@ -76,11 +76,32 @@ def _duplicate_key(key: Any, first: int | None, line: int) -> yaml.MarkedYAMLErr
         _mark(line - 1))
 
 
+class DuplicateKey(InputError):
+    """A key written twice in one mapping of a document that was still read, with the last value (the
+    one lenient YAML readers keep): an input error at the second key, beside the document's value."""
+
+
+    def unread(self) -> InputError:
+        """The error as it reads where the document is not read after all (a file that is not an input)."""
+        return InputError("cannot parse YAML: " + self.message.removesuffix(_STILL_READ), self.file, self.line)
+
+
+_STILL_READ = " (the rest of the document is still checked, with the last value)"
+
+
+def _duplicate_error(key: Any, first: int | None, line: int, file: str) -> DuplicateKey:
+    also = f" (first written on line {first})" if first else ""
+    return DuplicateKey(f"duplicate key {_short(str(key))}{also}: a mapping's keys must be unique, keep one"
+                        + _STILL_READ, file, line)
+
+
 class _LineLoader(_Base):  # type: ignore[misc, valid-type]
     """PyYAML's constructor (anchors, aliases, tags, merge keys) building :class:`LineDict` mappings.
-    ``line_base`` is added to every line: the document's offset in its file when parsed alone."""
+    ``line_base`` is added to every line: the document's offset in its file when parsed alone. With a
+    ``dups`` list, a duplicate key is recorded there as ``(key, first line, line)`` and the last value kept."""
 
     line_base = 0
+    dups: list[tuple[Any, int | None, int]] | None = None
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         try:
@@ -115,7 +136,9 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
                 "(a key must be text or a number)", key_node.start_mark,
             ) from None
         if first is not None:
-            raise _duplicate_key(key, first, key_node.start_mark.line + 1)
+            if loader.dups is None:
+                raise _duplicate_key(key, first, key_node.start_mark.line + 1)
+            loader.dups.append((key, first if isinstance(key, str) else None, line))
         seen[key] = line
     loader.flatten_mapping(node)
     d = LineDict()
@@ -201,12 +224,13 @@ def _fast_module() -> Any:
 _fast = _fast_module()
 
 
-def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> list[Any]:
+def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
+                 dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Build the documents straight from libyaml's events: the same values and lines as
     :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). Raises
     :class:`_Fallback` for anchors, aliases, tags it has no constructor for, ``<<`` merge keys and
-    unhashable keys; a duplicate key is a YAML error at its line. ``starts`` receives each document's
-    first line.
+    unhashable keys; a duplicate key is a YAML error at its line, or with ``dups`` recorded there (the
+    last value kept). ``starts`` receives each document's first line.
 
     The compiled reader (:func:`_fast_module`) builds the same documents from the same parser's
     events in Rust when the text takes only the common path; anything else, and every error, is left
@@ -303,7 +327,9 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None) -> l
                 line = ev.start_mark.line + 1
                 try:
                     if val in cur:
-                        raise _duplicate_key(val, cur.key_lines.get(val), line)
+                        if dups is None:
+                            raise _duplicate_key(val, cur.key_lines.get(val), line)
+                        dups.append((val, cur.key_lines.get(val), line + base))
                 except TypeError:  # an unhashable scalar key (a !!set): the constructor says so
                     raise _Fallback from None
                 key, key_line = val, line + base
@@ -349,17 +375,22 @@ def _expanded_size(root: Any, limit: int) -> int:
     return sizes[id(root)]
 
 
-def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None) -> list[Any]:
+def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
+           dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
-    ``starts`` receives the first line of each document."""
+    ``starts`` receives the first line of each document; ``dups``, when given, the duplicate keys, which
+    are then no error (the last value is kept)."""
     try:
         try:
-            return _load_events(text, base, starts)
+            return _load_events(text, base, starts, dups)
         except _Fallback:
             if starts is not None:
                 del starts[:]
+            if dups is not None:
+                del dups[:]
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
         loader.line_base = base
+        loader.dups = dups
         docs = []
         try:
             while loader.check_node():
@@ -441,13 +472,18 @@ def load_documents(text: str, file: str) -> list[tuple[int | None, Any]]:
     document that cannot be parsed: one broken document (a Helm placeholder left in a Secret) does not
     hide the others.
 
+    A key written twice in one mapping is a :class:`DuplicateKey` error (with its line, after the
+    documents) and its document is still read with the last value, so one repeated key does not hide
+    the document's other findings.
+
     The whole text is parsed at once; only when that fails is it split at its document markers and
     each document parsed alone (anchors never cross documents, so the values are the same).
     """
     starts: list[int] = []
+    dups: list[tuple[Any, int | None, int]] = []
     try:
-        docs = _parse(text, file, 0, starts)
-        return list(zip(starts, docs, strict=True))
+        docs = _parse(text, file, 0, starts, dups)
+        return [*zip(starts, docs, strict=True), *_duplicates(dups, file)]
     except InputError as whole:
         parts = split_documents(text)
         if len(parts) <= 1:
@@ -455,14 +491,20 @@ def load_documents(text: str, file: str) -> list[tuple[int | None, Any]]:
     out: list[tuple[int | None, Any]] = []
     for base, part in parts:
         starts = []
+        dups = []
         try:
-            out.extend(zip(starts, _parse(part, file, base, starts), strict=True))
+            out.extend(zip(starts, _parse(part, file, base, starts, dups), strict=True))
+            out.extend(_duplicates(dups, file))
         except InputError as e:
             last = base + part.count("\n") + (0 if part.endswith("\n") else 1)
             if e.line is not None and e.line > last:  # "found the next document's ---": the end of this one
                 e = InputError(e.message, e.file, last)
             out.append((base + 1, e))
     return out
+
+
+def _duplicates(dups: list[tuple[Any, int | None, int]], file: str) -> list[tuple[int | None, Any]]:
+    return [(line, _duplicate_error(key, first, line, file)) for key, first, line in dups]
 
 
 #: What YAML accepts as text: tab, line breaks and printable Unicode (YAML 1.1, section 5.1).

@@ -42,7 +42,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from ..adapters.select import Excludes, read_ignore_file
     from ..catalog import resolve
     from ..checks.registry import ALL_RULES
-    from ..engine import run_rules_split
+    from ..engine import merge_undecided, run_rules_split
     from ..model.errors import ShardwiseError
     from ..report import Report, metas_of, workload_summary
 
@@ -67,6 +67,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     lint = settings.lint
     jobs = default_jobs() if options.jobs is None else options.jobs
     findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
+    findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
     return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
 
 

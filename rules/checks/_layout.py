@@ -22,6 +22,9 @@ from ..model import UNKNOWN, ServingGroup, Undecidable, known
 
 T = TypeVar("T")
 
+#: What an unknown number of pods per group is called in an undecided finding.
+PODS_PER_GROUP = "pods per group (leaderWorkerTemplate.size, or the workers an operator adds)"
+
 
 def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> T:
     """``make(g)``, made once per group and kept on it: a group does not change while the rules run,
@@ -88,7 +91,7 @@ def _layout(g: ServingGroup) -> Layout:
         raw_local = e.extra.get("data_parallel_size_local")
     dp_local = None if raw_local is None else _int_flag(raw_local, "data_parallel_size_local")
     pods = g.pods_per_group
-    pods = 1 if pods is None else _int_flag(pods, "group size (leaderWorkerTemplate.size)")
+    pods = 1 if pods is None else _int_flag(pods, PODS_PER_GROUP)
     return Layout(tp, pp, dp, dp_local, max(pods, 1))
 
 

@@ -47,6 +47,6 @@ class VllmCommandNotUnderstood(Rule):
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         for issue in inv.launch_issues:
-            if not issue.crash:
+            if not issue.crash and not issue.mentioned:
                 yield Hit(issue.subject, f"SW002: cannot check this workload: {issue.reason}", issue.location,
                           tuple(issue.suppressions), undecided=True)

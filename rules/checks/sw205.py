@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply, require_model
-from ._layout import gpus_per_node, layout
+from ._layout import PODS_PER_GROUP, gpus_per_node, layout
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -58,7 +58,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):
             return
-        pods = int(known(g.pods_per_group, "group size (leaderWorkerTemplate.size)"))
+        pods = int(known(g.pods_per_group, PODS_PER_GROUP))
         if pods <= 1:
             return
         pool = g.pool

@@ -87,7 +87,7 @@ class WorkloadWithoutGpuPool(GroupRule):
         ),
         mandatory_when="for multi-node groups",
     )
-    fields = ("nodeSelector", "affinity")  # the line a finding points at
+    fields = ("nodeSelector", "affinity", "podSpec")  # the line a finding points at (a selector goes in the pod spec)
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size
@@ -96,7 +96,8 @@ class WorkloadWithoutGpuPool(GroupRule):
         level: Literal["mandatory"] | None = "mandatory" if multi else None
         if g.pool is None and g.node_selector is UNKNOWN:
             u = Undecidable("the nodeSelector")
-            yield Hit(group_subject(g), f"SW206: cannot decide: {u.text}", g.location, tuple(g.suppressions),
+            yield Hit(group_subject(g), f"SW206: cannot decide: {u.text}", g.at("nodeSelector", "podSpec"),
+                      tuple(g.suppressions),
                       undecided=True, level=level)
             return
         if g.pool is not None:
@@ -129,5 +130,5 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
         if fits_every_gpu(g):
             return
-        yield Hit(group_subject(g), f"SW206: {what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity"),
+        yield Hit(group_subject(g), f"SW206: {what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
                   tuple(g.suppressions), undecided=True, level=level)  # the capacity verdict is undecided

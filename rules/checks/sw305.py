@@ -80,7 +80,7 @@ class NamespaceWithoutDefaultDeny(Rule):
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         by_ns: dict[str, list[ServingGroup]] = {}
         for g in inv.groups:
-            if g.kind == "plan":
+            if g.kind == "plan" or g.template:  # a runtime template's pods run in its services' namespaces
                 continue
             if g.namespace == UNKNOWN_NAMESPACE:
                 u = Undecidable("the namespace")

@@ -81,7 +81,7 @@ class VllmExposedWithoutGateway(Rule):
             f"SW306: Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
             f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
             "ClusterIP behind a gateway that authenticates clients",
-            svc.location,
+            svc.type_location or svc.location,
             tuple(svc.suppressions),
         )
 

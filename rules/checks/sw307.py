@@ -57,6 +57,6 @@ class ImageUnpinned(GroupRule):
                 group_subject(g),
                 f"SW307: container `{c.name}` of {group_subject(g)} uses image `{image}` ({found}); "
                 "required: a release tag or a digest",
-                c.location if (c.location.file or c.location.urn) else g.location,
+                c.image_location or (c.location if (c.location.file or c.location.urn) else g.location),
                 tuple(g.suppressions),
             )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, TypeVar
 
 from ..model import (
+    UNKNOWN_AT,
     Inventory,
     Location,
     ModelNotKnown,
@@ -263,6 +264,42 @@ def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None =
     return out
 
 
+_CANNOT = ": cannot decide: "
+
+
+def merge_undecided(findings: list[Finding]) -> list[Finding]:
+    """One "cannot decide" finding per workload and unknown value, not one per rule it holds back.
+
+    The unsuppressed advisory undecided findings of one subject that name the same unknown
+    (``tensor_parallel_size is not known …``) become one: the lowest code's, naming the codes of all
+    and what would make them decidable, at its location (the unknown value's line where it is written).
+    Suppressed ones stay as they are (each names its reason), and so do blocking ones (a rule that fails
+    closed on the unknown is addressed, configured and suppressed by its own code). The lint report
+    shows these; each rule (CrossGuard's policies, :func:`run_rules`) still yields its own."""
+    keyed: dict[tuple[str, str], list[Finding]] = {}
+    out: list[Finding] = []
+    for f in findings:
+        prefix = f.code + _CANNOT
+        if (f.undecided and f.level == "advisory" and not f.suppressed and not f.internal
+                and f.message.startswith(prefix)):
+            keyed.setdefault((f.subject, f.message[len(prefix):]), []).append(f)
+        else:
+            out.append(f)
+    for (_, text), same in keyed.items():
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        first = min(same, key=lambda f: f.code)
+        codes = ", ".join(sorted({f.code for f in same}))
+        reason = text.removesuffix("; the rule is re-checked when the value is known")
+        out.append(replace(first, message=(
+            f"{first.code}: cannot decide: {reason}; this holds back {codes}, which are checked once the value "
+            "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
+            "computed output)")))
+    out.sort(key=_finding_order)
+    return out
+
+
 #: Below this many serving groups the rules run in this process only.
 SPLIT_MIN_GROUPS = 200
 #: This process checks fewer groups than each forked one: it also runs the rules that look at the
@@ -298,6 +335,15 @@ def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, j
     return findings, done
 
 
+#: Rules about what an operator may add to the pod it builds (the GPU request, /dev/shm, probes): on a group
+#: the generic reader read (``ServingGroup.unknown_operator``) their blocking findings are advisory.
+OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
+
+
+#: The rules that run on a serving runtime read alone (``ServingGroup.template``): those about its own container.
+TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401", "SW402", "SW407", "SW408"})
+
+
 class GroupRule(Rule):
     """A rule that looks at one serving group at a time.
 
@@ -316,18 +362,22 @@ class GroupRule(Rule):
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
         for g in groups:
+            if g.template and self.meta.code not in TEMPLATE_CHECKS:
+                continue  # the services that run on the template set what this rule reads
             reads = g.model_reads
             try:
                 hits = list(self.check_group(g, inv, config))
                 if g.model_assumed and g.model_reads > reads:
                     hits = [self._on_assumed_model(h, g, config) for h in hits]
+                if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
+                    hits = [self._on_unknown_operator(h, g, config) for h in hits]
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
                     f"{self.meta.code}: cannot decide: {u.text}",
-                    g.at(u.prop, *self.fields),
+                    g.at(u.prop, UNKNOWN_AT, *self.fields),
                     tuple(g.suppressions),
                     undecided=True,
                 )
@@ -339,6 +389,15 @@ class GroupRule(Rule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover
+
+    def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the
+        configuration wins): the object is not the whole pod."""
+        if self.meta.code in config.enforcement or (h.level or _level_for(self.meta, config)) != "mandatory":
+            return h
+        return replace(h, level="advisory", message=(
+            f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
+            "renders to make this finding blocking)"))
 
     def _on_assumed_model(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit that rests on a model matched only by the name of its path is advisory: the

@@ -44,6 +44,9 @@ UNKNOWN: Any = _Unknown()
 #: How an unknown value is written inside a command line (args are text): the vLLM flag parser reads
 #: it as an unresolved reference, so the field becomes UNKNOWN.
 UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
+#: The key of ``EngineArgs.locations`` that holds where an unresolved word (``$(EXTRA_ARGS)``, an unknown
+#: value) made the settings it could carry unknown: an undecided finding about one of them points there.
+UNKNOWN_AT = "unknown-at"
 
 
 #: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
@@ -278,6 +281,7 @@ class Container:
     location: Location = Location()
     env_from: list[EnvSource] = field(default_factory=list)
     env_locations: dict[str, Location] = field(default_factory=dict)  # variable -> where it is set
+    image_location: Location | None = field(default=None, compare=False)  # where `image:` is written
     port_names: dict[str, int] = field(default_factory=dict)  # named containerPorts
     security: SecurityContext = field(default_factory=SecurityContext)
     runs_vllm: bool = False  # the container's command starts a vLLM server
@@ -389,6 +393,13 @@ class ServingGroup:
     #: A resource field puts the group on vLLM's CPU backend (KubeAI ``resourceProfile: cpu:N``); the image,
     #: environment and flags can say so too (:func:`shardwise.rules.checks._layout.runs_on_cpu`).
     cpu_backend: bool = False
+    #: Read by the generic reader: an operator shardwise does not know builds the pod from this object and
+    #: may add resources, /dev/shm or probes (the rules about those are advisory on it: engine.OPERATOR_ADDS).
+    unknown_operator: bool = False
+    #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
+    #: run on it set the model, resources, placement and namespace, so only the checks of its own container
+    #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
+    template: bool = False
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".
@@ -488,6 +499,7 @@ class Service:
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
     port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort
+    type_location: Location | None = field(default=None, compare=False)  # where spec.type is written
 
 
 @dataclass
@@ -572,6 +584,8 @@ class LaunchIssue:
     location: Location = Location()
     crash: bool = False  # the command as written makes vLLM exit at start-up
     suppressions: list[Suppression] = field(default_factory=list)
+    #: No workload was read from the object at all, though it mentions vLLM (SW005): ``reason`` says why
+    mentioned: bool = False
 
 
 @dataclass

@@ -158,7 +158,13 @@ class Report:
     @property
     def note(self) -> str | None:
         """What a reader needs to know when the run found nothing to size."""
-        return None if self.inventory.groups else "no vLLM workload found in the inputs"
+        if self.inventory.groups:
+            return None
+        unread = sum(1 for i in self.inventory.launch_issues if i.mentioned)
+        if unread:
+            return (f"no vLLM workload could be read, though {unread} "
+                    f"{'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
+        return "no vLLM workload found in the inputs"
 
     def ordered(self) -> list[Finding]:
         """Blocking first, then the other unsuppressed findings, then suppressed ones."""

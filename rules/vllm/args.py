@@ -36,7 +36,7 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from ..model import UNKNOWN, EngineArgs, Location
+from ..model import UNKNOWN, UNKNOWN_AT, EngineArgs, Location
 from ..model.errors import InputError
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +232,10 @@ def _shell_script(argv: Sequence[str]) -> str | None:
             i += 2
             continue
         if tok.startswith("-") and not tok.startswith("--") and "c" in tok[1:]:
-            return argv[i + 1] if i + 1 < len(argv) else None
+            i += 1
+            if i < len(argv) and argv[i] == "--":  # `bash -lc -- SCRIPT`: the end of the options
+                i += 1
+            return argv[i] if i < len(argv) else None
         if tok.startswith(("-", "+")):
             i += 1
             continue
@@ -564,6 +567,9 @@ def parse_serve_args(
         engine.extra["positional"] = positionals
     if carriers:
         _undecide_carried(engine, carriers, set_at, last_carrier, positional_model is not None)
+        at = where(tokens[last_carrier - 1])
+        if at is not None:
+            engine.locations[UNKNOWN_AT] = at  # where the settings it may carry became unknown
     return engine
 
 

@@ -35,16 +35,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...model import Inventory, Location
+from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
 from ..yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .configmaps import add_config_map
-from .fields import as_list, parse_ignore
-from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service
+from .fields import as_list, as_map, parse_ignore, read_annotations, suppressions_from
+from .generic import add_generic, find_pods, vllm_mentions
+from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service, runtimes_used
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
-from .operators import add_dynamo_graph, add_kubeai_model, add_model_service, add_storm_service
+from .operators import (
+    add_dynamo_graph,
+    add_kaito_workspace,
+    add_kubeai_model,
+    add_model_booster,
+    add_model_service,
+    add_storm_service,
+)
 from .parse import Lines, objects_from_documents, parse_manifests
 from .policies import (
     add_admin_policy,
@@ -66,11 +74,12 @@ __all__ = [
 class Context:
     """What the extractors of one input share: its text's lines and the objects others refer to."""
 
-    __slots__ = ("lines", "runtimes")
+    __slots__ = ("lines", "runtimes", "used_runtimes")
 
     def __init__(self, lines: Lines | None, runtimes: list[Mapping[str, Any]]) -> None:
         self.lines = lines
         self.runtimes = runtimes  # KServe ServingRuntimes / ClusterServingRuntimes of the input
+        self.used_runtimes: set[int] = set()  # ids of those an InferenceService of the input runs on
 
 
 #: An extractor adds what one object says to the inventory.
@@ -109,6 +118,8 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     ("orchestration.aibrix.ai", "StormService"): _with_lines(add_storm_service),
     ("nvidia.com", "DynamoGraphDeployment"): _with_lines(add_dynamo_graph),
     ("llm-d.ai", "ModelService"): _with_lines(add_model_service),
+    ("kaito.sh", "Workspace"): _with_lines(add_kaito_workspace),
+    ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(add_model_booster),
     (None, "Service"): _plain(add_service),
     (None, "Ingress"): _plain(add_ingress),
     (None, "HTTPRoute"): _plain(add_http_route),
@@ -133,6 +144,29 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
 }
 
 
+#: Kinds whose objects hold no pod an operator runs: no generic reading, and a mention of vLLM in them
+#: (a routing rule naming the engine, a CRD's schema) is no workload that went unread.
+NOT_WORKLOADS = frozenset({
+    "Service", "Ingress", "HTTPRoute", "GRPCRoute", "Gateway", "GatewayClass", "NetworkPolicy",
+    "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "AdminNetworkPolicy",
+    "BaselineAdminNetworkPolicy", "HorizontalPodAutoscaler", "ScaledObject", "Node", "NodePool", "EC2NodeClass",
+    "Namespace", "PodDisruptionBudget", "CustomResourceDefinition", "ServiceAccount", "Role", "ClusterRole",
+    "RoleBinding", "ClusterRoleBinding", "PersistentVolumeClaim", "PersistentVolume", "StorageClass",
+    "ServiceMonitor", "PodMonitor", "PrometheusRule", "InferencePool", "InferenceModel", "InferenceObjective",
+    "ModelRoute", "ModelServer", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+    "Event", "EndpointSlice", "Endpoints",
+})
+#: Kinds that hold data a workload reads (a launch script): a vLLM launch in them is unread only when
+#: nothing else in their file was read.
+DATA_KINDS = frozenset({"ConfigMap", "Secret"})
+#: Serving resources a specific adapter reads; when it reads no workload from one, the generic reader
+#: still looks (a shape the adapter does not know). LLMInferenceServiceConfig is a preset its services
+#: merge, not a workload.
+_FALLBACK = frozenset({"InferenceService", "LLMInferenceService", "Model", "RayCluster", "RayService",
+                       "RayClusterFleet", "StormService", "DynamoGraphDeployment", "ModelService", "Workspace",
+                       "ModelBooster", *RUNTIME_KINDS})
+
+
 def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
     kind = str(obj.get("kind", ""))
     api = str(obj.get("apiVersion", ""))
@@ -144,9 +178,60 @@ def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) ->
         return
     extract = EXTRACTORS.get((group, kind)) or EXTRACTORS.get((None, kind))
     if extract is not None:
+        marks = len(inv.groups), len(inv.launch_issues)
         extract(kind, obj, loc, inv, ctx)
-    elif not add_workload(kind, obj, loc, inv, ctx.lines):  # a custom resource with a pod template
+        if (kind in _FALLBACK and marks == (len(inv.groups), len(inv.launch_issues))
+                and id(obj) not in ctx.used_runtimes):  # a runtime an InferenceService here runs is read there
+            add_generic(kind, obj, loc, inv, ctx.lines)
+            if kind in RUNTIME_KINDS and len(inv.groups) == marks[0]:
+                del inv.launch_issues[marks[1]:]  # a template's missing args come from its services: SW005 says so
+    elif kind in NOT_WORKLOADS or kind in DATA_KINDS:
+        inv.skipped[kind] += 1
+    elif not (add_workload(kind, obj, loc, inv, ctx.lines)  # a custom resource with spec.template
+              or add_generic(kind, obj, loc, inv, ctx.lines)):  # or a pod spec anywhere
         inv.skipped[kind or "(no kind)"] += 1
+
+
+def _note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
+                 errors: list[InputError] | None) -> bool:
+    """SW005's record: an object that mentions vLLM but gave no workload; True when one was added (or its
+    suppression annotation is an input error, added to ``errors`` when given)."""
+    mention = vllm_mentions(obj)
+    if mention is None:
+        return False
+    try:
+        suppressions = _object_suppressions(obj, loc)
+    except InputError as e:
+        if errors is None:
+            raise
+        errors.append(e)
+        return True
+    what, at = mention
+    meta = as_map(obj.get("metadata"))
+    subject = f"{kind or '(no kind)'} {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
+    if kind in DATA_KINDS:
+        why = ("it holds data a workload reads, and no workload in this file was read: lint it together with "
+               "the workload that mounts it")
+    elif kind == "LLMInferenceServiceConfig" or kind in RUNTIME_KINDS:
+        why = ("it is a template its services merge, and none in the inputs uses it: lint it together with "
+               "the services that run on it")
+    elif find_pods(obj):
+        why = ("none of its pod specs starts a vLLM server shardwise can read: the server is started "
+               "elsewhere (a script, a job's entrypoint, the operator's own command)")
+    else:
+        why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
+               "`containers` list or container with image and command at any depth); the operator builds "
+               "the pod from fields shardwise does not know")
+    where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
+    inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
+                                         mentioned=True, suppressions=suppressions))
+    return True
+
+
+def _object_suppressions(obj: Mapping[str, Any], loc: Location) -> list[Suppression]:
+    meta = as_map(obj.get("metadata"))
+    ann, ann_lines = read_annotations(meta, {})
+    return suppressions_from(ann, ann_lines, loc.file, loc.line)
 
 
 def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
@@ -161,24 +246,43 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     runtimes = [obj for obj, _ in objs if obj.get("kind") in RUNTIME_KINDS
                 and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
     ctx = Context(lines, runtimes)
+    if runtimes:
+        ctx.used_runtimes = runtimes_used([obj for obj, _ in objs if obj.get("kind") == "InferenceService"
+                                           and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")],
+                                          runtimes)
     inv = Inventory()
     lists = [getattr(inv, name) for name in _LISTS]
+    data: list[tuple[Mapping[str, Any], Location]] = []  # ConfigMaps and Secrets
+    read_files: set[str | None] = set()  # files of which a workload (or an unread vLLM pod) was recorded
     for i, (obj, loc) in enumerate(objs):
         file = loc.file
         if lines is not None and file is not None and file in lines:  # words are looked up in their object only
             nxt = objs[i + 1][1] if i + 1 < len(objs) else None
             end = nxt.line - 1 if nxt is not None and nxt.file == file and nxt.line else None
             ctx.lines = {file: _Upto(lines[file], end)} if end is not None else lines
+        marks = [len(x) for x in lists]
         if errors is None:
             _add(obj, loc, inv, ctx)
+        else:
+            try:
+                _add(obj, loc, inv, ctx)
+            except InputError as e:
+                errors.append(e)
+                for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays
+                    del x[mark:]
+                read_files.add(loc.file)  # reported: not silent
+                continue
+        if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
+            read_files.add(loc.file)
             continue
-        marks = [len(x) for x in lists]
-        try:
-            _add(obj, loc, inv, ctx)
-        except InputError as e:
-            errors.append(e)
-            for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays
-                del x[mark:]
+        kind = str(obj.get("kind", ""))
+        if kind in DATA_KINDS:
+            data.append((obj, loc))
+        elif kind not in NOT_WORKLOADS and _note_unread(kind, obj, loc, inv, errors):
+            read_files.add(loc.file)
+    for obj, loc in data:
+        if loc.file not in read_files:
+            _note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
     return inv
 
 
@@ -207,6 +311,7 @@ class _Upto(Sequence[str]):
 #: The inventory's lists an object's extractor may add to.
 _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
           "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports")
+_ISSUES = _LISTS.index("launch_issues")
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:

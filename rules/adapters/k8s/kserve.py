@@ -72,6 +72,18 @@ def _runtime_for(model: Mapping[str, Any], runtimes: list[Mapping[str, Any]]) ->
     return None
 
 
+def runtimes_used(services: list[Mapping[str, Any]], runtimes: list[Mapping[str, Any]]) -> set[int]:
+    """The ids of the ``runtimes`` that the InferenceServices ``services`` run their predictor model on."""
+    used: set[int] = set()
+    for isvc in services:
+        model = as_map(as_map(as_map(isvc.get("spec")).get("predictor")).get("model"))
+        if model:
+            rt = _runtime_for(model, runtimes)
+            if rt is not None:
+                used.add(id(rt))
+    return used
+
+
 def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None] | None:
     """KServe Hugging Face server args -> (vLLM API-server args, (model, the flag that named it)); None when
     ``--backend`` picks the Hugging Face backend, which is not vLLM."""

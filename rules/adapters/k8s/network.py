@@ -55,6 +55,7 @@ def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
         location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
         port_names=names,
+        type_location=Location(loc.file, line_of(spec, "type")) if "type" in spec and line_of(spec, "type") else None,
     ))
 
 

@@ -241,3 +241,87 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
                   implied=implied, name=f"{name}/{role}")
     return True
 
+
+
+def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    """Kaito ``Workspace`` (``kaito.sh``) with an inference preset: the operator writes the vLLM command from
+    the preset and the instance type, so no command is in the object. What is known (the preset, the
+    instance type, the node count) is recorded for SW005, which says why the workload was not sized; a
+    workspace with its own pod template (``inference.template``) is read by the generic reader instead."""
+    from ...model import LaunchIssue
+    from .fields import read_annotations, suppressions_from
+
+    inference = as_map(obj.get("inference"))
+    preset = as_map(inference.get("preset"))
+    if not preset.get("name"):
+        return False
+    meta = as_map(obj.get("metadata"))
+    ann, ann_lines = read_annotations(meta, {})
+    runtime = str(ann.get("kaito.sh/runtime") or "vllm").lower()
+    if runtime != "vllm":
+        return True  # the Hugging Face transformers runtime: not vLLM
+    resource = as_map(obj.get("resource"))
+    count = resource.get("count", 1)
+    instance = resource.get("instanceType")
+    on = (f"{count} × {instance}" if instance else "the nodes its labelSelector matches (no instanceType)")
+    subject = f"Workspace {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
+    where = key_location(preset, "name", loc.file, loc)
+    inv.launch_issues.append(LaunchIssue(subject, "", (
+        f"Kaito runs the preset {preset['name']!r} with vLLM on {on} and writes the vLLM command (model, "
+        "tensor parallel size from the instance type's GPUs, max model length) itself, so no command is in "
+        "the object; lint the pod it renders (kubectl get pod -o yaml) to check the layout"), where,
+        mentioned=True, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line)))
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# kthena ModelBooster
+# ---------------------------------------------------------------------------------------------
+
+
+def add_model_booster(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    """kthena ``ModelBooster`` (``workload.serving.volcano.sh``): its ``backend`` (``backends[]`` in early
+    releases) of ``type: vLLM`` or ``vLLMDisaggregated`` names the model (``modelURI``) and its
+    ``workers[]``, each an image with ``config`` (vLLM's flags by name: ``max-model-len: 32768``; an empty
+    value is a switch), ``resources``, ``replicas`` and ``pods``. The controller starts vLLM with those
+    flags: each worker is a group ``NAME/<backend>/<type>`` with the backend's ``minReplicas`` × the
+    worker's ``replicas`` and ``pods`` pods (an entry pod and its Ray workers). For ``vLLM`` it mounts a
+    memory-backed ``/dev/shm`` in the engine container (kthena's convert/model_serving.go), for the
+    disaggregated type it mounts none. A backend of another type (SGLang) is not vLLM."""
+    spec = as_map(obj.get("spec"))
+    file = loc.file
+    name = as_map(obj.get("metadata")).get("name") or "unnamed"
+    backends = [spec["backend"]] if isinstance(spec.get("backend"), dict) else as_list(spec.get("backends"))
+    for backend in backends:
+        backend = as_map(backend)
+        kind = str(backend.get("type") or "").lower()
+        if kind not in ("vllm", "vllmdisaggregated"):
+            continue
+        where = Location(file, backend.line) if isinstance(backend, LineDict) else loc
+        uri = model_from_uri(backend.get("modelURI"))
+        copies = int_field(backend, "minReplicas", 1, where, "spec.backends[].minReplicas")
+        for worker in as_list(backend.get("workers")):
+            worker = as_map(worker)
+            at = Location(file, worker.line) if isinstance(worker, LineDict) else where
+            implied = Implied(entrypoint=(None, VLLM_SERVE))
+            config = as_map(worker.get("config"))
+            for key, value in config.items():  # each flag at its own line
+                flag = True if value in ("", None) else (str(value).lower() if isinstance(value, bool) else value)
+                implied.flags.append((f"--{key}", flag, key_location(config, str(key), file, at)))
+            container = synthetic_container(str(worker.get("type") or "server"), worker, file,
+                                            image=worker.get("image"), env=backend.get("env"),
+                                            resources=worker.get("resources"))
+            pod_spec = with_containers(LineDict(), [container])
+            if kind == "vllm":
+                volume, mount = memory_shm("dshm", worker)
+                container["volumeMounts"], pod_spec["volumes"] = [mount], [volume]
+            if uri is not None:
+                implied.model = (uri, key_location(backend, "modelURI", file, where))
+            per = int_field(worker, "replicas", 1, at, "spec.backends[].workers[].replicas")
+            total = copies * per if isinstance(copies, int) and isinstance(per, int) else UNKNOWN
+            pods = positive_int(worker, "pods", 1, at, "spec.backends[].workers[].pods")
+            crd_group(inv, "ModelBooster", obj, at, lines, pod_meta=None,
+                      pod_spec=pod_spec, replicas=total, implied=implied,
+                      name=f"{name}/{backend.get('name') or 'backend'}/{worker.get('type') or 'server'}",
+                      pods_per_group=pods)
+    return True

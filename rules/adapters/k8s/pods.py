@@ -181,6 +181,8 @@ def _token(value: Any) -> str:
 def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, line: int | None) -> list[str]:
     """A container's ``command`` or ``args``: words; a number or boolean reads as its text, a list or
     mapping (a nested list, or an alias to one) is an :class:`InputError`."""
+    if c.get(key) is UNKNOWN:  # the whole list is not known yet: a word that may carry any flag, not none
+        return [UNKNOWN_TOKEN]
     words = []
     for i, t in enumerate(typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
         if isinstance(t, dict | list):
@@ -219,7 +221,7 @@ class Pod:
         for slot in ("containers", "spec", "meta", "volumes", "image_vllm", "host"):
             setattr(other, slot, getattr(self, slot))
         other.locations = {k: v for k, v in self.locations.items()
-                           if k in ("nodeSelector", "affinity", "tolerations", "volumes")}
+                           if k in ("nodeSelector", "affinity", "tolerations", "volumes", "podSpec")}
         other.engine, other.vllm, other.vllm_raw = engine, c, raw
         other.gpus, other.accelerator_resource = c.gpus, c.accelerator_resource
         return other
@@ -286,6 +288,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             location=cloc,
             env_from=env_from,
             env_locations=env_lines,
+            image_location=_key_location(c, "image", file),
             port_names={str(p["name"]): int(p["containerPort"]) for p in ports
                         if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int)},
             security=_security(pod_sc, c, what, cloc),
@@ -332,6 +335,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.unread = container
             pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
                                        or container.location)
+    if isinstance(spec, LineDict) and spec.line is not None:  # where a selector or affinity would go
+        pod.locations["podSpec"] = Location(file, spec.line)
     for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
         found = _key_location(spec, key, file)
         if found is not None:

@@ -1,0 +1,62 @@
+"""SW005: an object that mentions vLLM but from which no workload could be read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..model import Inventory
+
+
+class VllmMentionedNotRead(Rule):
+    meta = RuleMeta(
+        code="SW005",
+        name="vllm-mentioned-not-read",
+        enforcement="advisory",
+        severity="medium",
+        summary="An object mentions vLLM (an image, a launch, a parallel-size flag) but shardwise read no "
+                "workload from it.",
+        why=(
+            "A file whose objects shardwise cannot read as workloads would otherwise end \"no vLLM workload "
+            "found\" and pass, though it deploys vLLM: an operator's resource that builds the pod from its "
+            "own fields, a runtime template no service in the inputs uses, or a launch script kept in a "
+            "ConfigMap. None of the capacity, topology or security checks looked at it; the finding names the "
+            "object, what said it runs vLLM, and why it was not read."
+        ),
+        bad_example=(
+            "apiVersion: example.com/v1\n"
+            "kind: LLMServer            # an operator shardwise does not know\n"
+            "metadata: {name: chat}\n"
+            "spec:\n"
+            "  engineImage: vllm/vllm-openai:v0.10.1\n"
+            "  engineFlags: \"--tensor-parallel-size 2\""
+        ),
+        good_example=(
+            "# lint what the operator deploys: the pod spec it renders (kubectl get pod -o yaml, or the\n"
+            "# operator's dry-run output), or a Deployment written as the operator would write it\n"
+            "apiVersion: apps/v1\n"
+            "kind: Deployment\n"
+            "spec:\n"
+            "  template:\n"
+            "    spec:\n"
+            "      containers:\n"
+            "        - name: vllm\n"
+            "          image: vllm/vllm-openai:v0.10.1\n"
+            "          args: [meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, '2']"
+        ),
+        remediation=(
+            "Lint the object together with what makes it a workload (the services that use a runtime "
+            "template, the workload that mounts a script), or lint the pod the operator renders from it; or "
+            "suppress SW005 on the object with the reason it deploys no vLLM server."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/deployment/k8s.html",
+        ),
+        scope="resource",
+    )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for issue in inv.launch_issues:
+            if issue.mentioned:
+                yield Hit(issue.subject, f"SW005: not read: {issue.reason}", issue.location,
+                          tuple(issue.suppressions), undecided=True)

@@ -12,6 +12,9 @@ recognised. The shapes (written for this project, in the forms the public docs d
   StatefulSet launching ``python3 -m vllm.entrypoints.openai.api_server``; a LeaderWorkerSet over
   two nodes started with ``sh -c``; args-only containers on ROCm and Gaudi images; ``vllm serve
   serve MODEL`` (the image's entrypoint already says ``vllm serve``);
+- accelerators beyond NVIDIA, AMD and Gaudi (a platform of their own): Intel GPUs (gpu.intel.com/i915,
+  xe), TPU7x (four chips, eight devices), AWS Neuron cores, Huawei Ascend, Rebellions ATOM, FuriosaAI
+  RNGD, and a dynamic-resource-allocation ResourceClaimTemplate with the pod that names it;
 - serving custom resources: KServe InferenceService (the Hugging Face runtime, and a vLLM
   ServingRuntime of the same file), KubeAI Model, KubeRay RayService (Ray Serve LLM
   ``llm_configs``) and RayCluster (``vllm serve`` on the head), Dynamo DynamoGraphDeployment;
@@ -507,6 +510,75 @@ PLATFORMS: dict[str, list[str]] = {
     "operators": ["ome-runtime", "kthena-modelserving", "rolebasedgroup", "llmaz-playground", "kaito-workspace",
                   *COMMON],
 }
+
+# ------------------------------------------------------------- accelerators beyond NVIDIA, AMD and Gaudi
+# One repository platform of its own: each shape requests another family of the vendor table
+# (rules/catalog/data/accelerators.json) in the shape its device plugin or DRA driver publishes.
+
+
+def _accel(rng: random.Random, name: str, ns: str, resource: str, image: str, selector: dict[str, str],
+           tp: int, units: int, model: str | None = None) -> dict[str, Any]:
+    c = container(model or rng.choice(SMALL[:4]), tp, units, rng, resource=resource, image=image)
+    return deployment(name, ns, pod(c, selector, name, toleration=resource), replicas=1)
+
+
+def intel_xpu(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    res = rng.choice(["gpu.intel.com/i915", "gpu.intel.com/xe"])
+    return dump(_accel(rng, name, ns, res, "intel/vllm:0.10.2-xpu", {"intel.feature.node.kubernetes.io/gpu": "true"},
+                       1, 1)), 1, 0
+
+
+def tpu_v7x(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """An Ironwood host: four chips, eight devices (TP 8 on google.com/tpu: 4)."""
+    sel = {"cloud.google.com/gke-tpu-accelerator": "tpu7x", "cloud.google.com/gke-tpu-topology": "2x2x1"}
+    return dump(_accel(rng, name, ns, "google.com/tpu", "vllm/vllm-tpu:nightly", sel, 8, 4,
+                       model="meta-llama/Llama-3.1-70B-Instruct")), 1, 0
+
+
+def neuron(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    return dump(_accel(rng, name, ns, "aws.amazon.com/neuroncore",
+                       "public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:0.9.1",
+                       {"node.kubernetes.io/instance-type": "inf2.8xlarge"}, 2, 2)), 1, 0
+
+
+def ascend(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    return dump(_accel(rng, name, ns, "huawei.com/Ascend910", "quay.io/ascend/vllm-ascend:v0.10.0rc1",
+                       {"accelerator": "huawei-Ascend910"}, 2, 2)), 1, 0
+
+
+def rebellions(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """vllm-rbln: the compiler splits the model over the ATOMs, TP stays 1."""
+    d = _accel(rng, name, ns, "rebellions.ai/ATOM", "rebellions/vllm-rbln:v0.9.2", {"rebellions.ai/npu": "atom"},
+               1, 4)
+    d["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "VLLM_RBLN_TP_SIZE", "value": "4"})
+    return dump(d), 1, 0
+
+
+def furiosa(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    return dump(_accel(rng, name, ns, "furiosa.ai/rngd", "furiosaai/furiosa-llm:2025.3.0",
+                       {"furiosa.ai/npu.family": "rngd"}, 1, 1)), 1, 0
+
+
+def dra_claim(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """Dynamic resource allocation: a ResourceClaimTemplate of two GPUs and the pod that names it."""
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": f"{name}-gpus", "namespace": ns},
+                "spec": {"spec": {"devices": {"requests": [
+                    {"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}}]}}}}
+    c = container(rng.choice(SMALL[:4]), 2, 2, rng)
+    c["resources"] = {"claims": [{"name": "gpus"}], "limits": {"memory": "48Gi"}}
+    p = pod(c, {"node.kubernetes.io/instance-type": "g6e.12xlarge"}, name)
+    p["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": f"{name}-gpus"}]
+    return dump(template, deployment(name, ns, p, replicas=1)), 1, 0
+
+
+ACCELERATOR_SHAPES: dict[str, Callable[[random.Random, str, str], tuple[str, int, int]]] = {
+    "intel-xpu": intel_xpu, "tpu-v7x": tpu_v7x, "aws-neuron": neuron, "huawei-ascend": ascend,
+    "rebellions-atom": rebellions, "furiosa-rngd": furiosa, "dra-resource-claim": dra_claim,
+}
+SHAPES.update(ACCELERATOR_SHAPES)
+PLATFORMS["accelerators"] = [*ACCELERATOR_SHAPES, *COMMON]
+
 
 # Files that are no input, as a repository holds them (path -> text).
 NOT_INPUTS = {

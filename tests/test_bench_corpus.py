@@ -29,13 +29,13 @@ def _digest(root: Path) -> str:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> tuple[Path, list[dict]]:
     out = tmp_path_factory.mktemp("corpus")
-    gen_corpus.generate(str(out), repos=8, seed=2)  # every shape at least once
+    gen_corpus.generate(str(out), repos=12, seed=2)  # every shape at least once (6 platforms, twice)
     return out, json.loads((out / "corpus.json").read_text())
 
 
 def test_the_corpus_is_deterministic(corpus, tmp_path):
     out, entries = corpus
-    gen_corpus.generate(str(tmp_path), repos=8, seed=2)
+    gen_corpus.generate(str(tmp_path), repos=12, seed=2)
     assert _digest(tmp_path / "repos") == _digest(out / "repos")
     assert {e["shape"] for e in entries} == {*gen_corpus.SHAPES, "not-an-input"}
 

@@ -179,7 +179,7 @@ def test_a_default_of_a_variable_from_a_secret_is_not_taken_as_its_value(tmp_pat
     assert inv.groups[0].engine.tensor_parallel_size == 8
 
 
-def test_gpus_from_a_resource_claim_leave_the_request_rules_undecided(tmp_path):
+def test_gpus_from_a_resource_claim_outside_the_inputs_leave_the_request_undecided(tmp_path):
     text = DEPLOYMENT.replace("          resources: {limits: {nvidia.com/gpu: 8}}\n",
                               "          resources: {claims: [{name: gpus}]}\n").replace(
         "      nodeSelector:", "      resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-h100}]\n"
@@ -188,10 +188,10 @@ def test_gpus_from_a_resource_claim_leave_the_request_rules_undecided(tmp_path):
     assert inv.groups[0].containers[0].resource_claims == ["gpus"]
     found = [(f.code, f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv)
              if f.code in ("SW204", "SW208")]
-    reason = ("the GPU count of container `vllm` is not known (they come from the resource claim gpus (dynamic resource "
-              "allocation), whose device count shardwise does not read)")
-    assert found == [("SW204", "advisory", True, f"SW204: cannot decide: {reason}"),
-                     ("SW208", "advisory", True, f"SW208: cannot decide: {reason}")]
+    reason = ("the device count of container `vllm` is not known (they come from the resource claim `gpus` (dynamic "
+              "resource allocation), and ResourceClaimTemplate `eight-h100` is not in the inputs; lint it together "
+              "with the workload)")
+    assert found == [("SW204", "advisory", True, f"SW204: cannot decide: {reason}")]  # SW208 leaves it to SW204
 
 
 def test_locate_finds_the_first_line_that_writes_a_whole_word_inside_its_range():

@@ -187,15 +187,24 @@ def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_famil
         ("gpu/g6e", "L40S", "nvidia"), ("gpu/p5", "H100-SXM-80GB", "nvidia")]
 
 
-def test_neuron_devices_are_not_compared_with_tensor_parallel_size():
+@pytest.mark.parametrize("devices,tp,messages", [
+    (2, 8, [("SW204", "advisory", True, "SW204: cannot decide: how many vLLM devices 2 aws.amazon.com/neuron hold is not "
+          "known (one holds 2 to 8: aws.amazon.com/neuron counts Neuron devices of 2 (Inferentia2, Trainium1) to 8 "
+          "(Trainium2) NeuronCores, and tensor parallelism counts NeuronCores; request aws.amazon.com/neuroncore "
+          "to compare with the layout)")]),
+    (1, 16, [("SW204", "mandatory", False, "SW204: the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
+              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers")]),
+])
+def test_neuron_devices_are_compared_with_the_cores_they_hold(devices, tp, messages):
+    """aws.amazon.com/neuron counts devices of 2 to 8 NeuronCores: TP8 on 2 devices may or may not fit (the
+    generation decides), TP16 on 1 device cannot (8 cores at most)."""
     inv = load_inputs([FAMILIES])
     g = next(g for g in inv.groups if g.name == "trn1-neuron")
     g.accelerator_resource = g.main_container.accelerator_resource = "aws.amazon.com/neuron"
-    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204" and f.subject.endswith("trn1-neuron")]
-    assert (f.level, f.undecided, f.message) == (
-        "advisory", True,  # undecided topology findings are advisory unless the config says unknown = "fail"
-        "SW204: cannot decide: the NeuronCores behind aws.amazon.com/neuron: 8 is not known (it counts Neuron "
-        "devices of several NeuronCores each; request aws.amazon.com/neuroncore to compare with the layout)")
+    g.gpus_per_pod, g.engine.tensor_parallel_size = devices, tp
+    found = [f for f in run_rules(ALL_RULES, inv) if f.code in ("SW204", "SW208") and f.subject.endswith("trn1-neuron")]
+    # undecided topology findings are advisory unless the config says unknown = "fail"
+    assert [(f.code, f.level, f.undecided, f.message) for f in found] == messages
 
 
 def test_gpu_request_message_names_the_resource():
@@ -226,9 +235,9 @@ def _ascend(npus: int) -> str:
 
 
 @pytest.mark.parametrize("npus,messages", [
-    (1, [("advisory", "SW204: cannot decide: the NPUs behind huawei.com/Ascend910: 1 is not known (an Atlas A3 "
-                      "chip holds two NPU dies, each a vLLM worker, and whether the device plugin counts chips "
-                      "or dies depends on the server)")]),
+    (1, [("advisory", "SW204: cannot decide: how many vLLM devices 1 huawei.com/Ascend910 hold is not known (one "
+                      "holds 1 to 2: an Atlas A2 server's Ascend910 is one NPU, an Atlas A3 chip holds two NPU dies, "
+                      "each a vLLM worker)")]),
     (2, []),
 ])
 def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):

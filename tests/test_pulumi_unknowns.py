@@ -294,6 +294,8 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "resources", "limits", "vpc.amazonaws.com/efa"), why="EFA requests matter to multi-node groups"),
     Case(DEP, (*C0, "resources", "requests"), why="the limits give the GPUs"),
     Case(DEP, (*C0, "resources", "claims"), why="the limits give the GPUs; claims count when they do not"),
+    Case(DEP, (*POD, "resourceClaims"), why="the limits give the GPUs; the claims a container names count when "
+         "they do not"),
     Case(DEP, ("spec", "leaderWorkerTemplate"), why="a Deployment has no leader/worker template"),
     Case(DEP, (*C0, "securityContext"), {"privileged": True}, "SW309"),
     Case(DEP, (*POD, "securityContext"), why="seccomp is advisory", noted="SW309"),

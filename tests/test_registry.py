@@ -41,6 +41,7 @@ LEVELS = {
     "SW206": ("advisory", False),  # mandatory for multi-node groups (test_rules_topology)
     "SW207": ("mandatory", False),
     "SW208": ("advisory", False),
+    "SW209": ("advisory", False),  # mandatory for an image built for another accelerator (test_accelerators)
     # security rules fail closed on unknown values; SW305 and SW307 may skip them with a note
     "SW301": ("mandatory", False),
     "SW302": ("mandatory", False),
@@ -52,6 +53,8 @@ LEVELS = {
     "SW308": ("mandatory", False),  # generic credential-like names are advisory hits
     "SW309": ("advisory", False),  # mandatory for hostNetwork, hostPID, privileged, node capabilities
     "SW310": ("advisory", False),  # mandatory for NVIDIA_VISIBLE_DEVICES
+    "SW311": ("advisory", True),
+    "SW312": ("advisory", True),
     "SW401": ("mandatory", True),
     "SW402": ("mandatory", True),
     "SW403": ("advisory", True),

@@ -23,8 +23,8 @@ from shardwise.rules.model import Ingress, SgRule
 from shardwise.rules.model.errors import InputError
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
-CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310",
-         "SW401", "SW402", "SW403", "SW404", "SW405", "SW406", "SW407", "SW408")
+CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310", "SW311",
+         "SW312", "SW401", "SW402", "SW403", "SW404", "SW405", "SW406", "SW407", "SW408")
 
 # (line, subject, level, message, suppression reason) of the rule's own findings, per fixture
 EXPECTED = {
@@ -137,7 +137,7 @@ EXPECTED = {
     ],
     ('SW310', 'fail.yaml'): [
         (21, 'Deployment serving/llama-70b', 'mandatory', "SW310: container `vllm` of Deployment serving/llama-70b sets NVIDIA_VISIBLE_DEVICES to 'all', which overrides the GPUs the device plugin allocated (it can reach other pods' GPUs); required: the variable unset, GPUs requested with nvidia.com/gpu", None),
-        (22, 'Deployment serving/llama-70b', 'advisory', "SW310: container `vllm` of Deployment serving/llama-70b sets CUDA_VISIBLE_DEVICES='4,5,6,7'; the container's 4 GPUs are numbered 0-3 inside it; the device plugin already chose the GPUs; required: the variable unset", None),
+        (22, 'Deployment serving/llama-70b', 'mandatory', "SW310: container `vllm` of Deployment serving/llama-70b sets CUDA_VISIBLE_DEVICES='4,5,6,7', so vLLM sees 0 devices (the container's 4 are numbered 0-3 inside it) but TP4×PP1 needs 4 in the pod; it cannot start; required: the variable unset (the device plugin already chose the devices)", None),
         (28, 'Deployment serving/llama-70b:vllm-draft', 'advisory', "SW310: container `vllm-draft` of Deployment serving/llama-70b:vllm-draft sets NVIDIA_VISIBLE_DEVICES='void', which hides every GPU from the vLLM server; required: the variable unset (request GPUs with nvidia.com/gpu)", None),
     ],
     ('SW310', 'pass.yaml'): [
@@ -213,6 +213,21 @@ EXPECTED = {
     ],
     ('SW408', 'unknown.yaml'): [
         (18, 'Deployment serving/llama-8b', 'advisory', 'SW408: cannot decide: CUDA_LAUNCH_BLOCKING of container `vllm` is not known (a computed value or an unresolved reference)', None),
+    ],
+    ('SW311', 'fail.yaml'): [
+        (20, 'Deployment serving/llama-no-tls', 'advisory', "SW311: container `vllm` of Deployment serving/llama-no-tls sets CURL_CA_BUNDLE empty, which switches TLS certificate verification off for the model downloads; required: the variable removed (mount a CA bundle for a re-signing proxy)", None),
+        (22, 'Deployment serving/llama-no-tls', 'advisory', "SW311: container `vllm` of Deployment serving/llama-no-tls sets PYTHONHTTPSVERIFY=0, which switches TLS certificate verification off for the model downloads; required: the variable removed (mount a CA bundle for a re-signing proxy)", None),
+    ],
+    ('SW311', 'pass.yaml'): [],
+    ('SW311', 'unknown.yaml'): [
+        (19, 'Deployment serving/llama-ca-from-config', 'advisory', "SW311: cannot decide: REQUESTS_CA_BUNDLE of container `vllm` is not known (it comes from a Secret, a ConfigMap or the downward API; an empty value switches TLS verification off)", None),
+    ],
+    ('SW312', 'fail.yaml'): [
+        (19, 'Deployment serving/llama-lora-open', 'advisory', "SW312: container `vllm` of Deployment serving/llama-lora-open sets VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, so anyone who reaches its port can load LoRA adapters at run time, and the server checks no API key and no Ingress or HTTPRoute routes to it; required: VLLM_API_KEY from a Secret, or a gateway that authenticates", None),
+    ],
+    ('SW312', 'pass.yaml'): [],
+    ('SW312', 'unknown.yaml'): [
+        (19, 'Deployment serving/llama-lora-from-config', 'advisory', "SW312: cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known (it comes from a Secret, a ConfigMap or the downward API; whether runtime LoRA loading is on decides whether the API needs a key)", None),
     ],
 }
 

@@ -16,7 +16,7 @@ from shardwise.rules.engine import run_rules
 from shardwise.rules.model.errors import InputError
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
-CODES = ("SW204", "SW205", "SW206", "SW208")
+CODES = ("SW204", "SW205", "SW206", "SW208", "SW209")
 
 # (line, subject, level, message, suppression reason) of the rule's own findings, per fixture
 EXPECTED = {
@@ -66,12 +66,18 @@ EXPECTED = {
     ('SW208', 'unknown.yaml'): [
         (18, 'Deployment serving/llama70b-tp-from-configmap', 'advisory', 'SW208: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)', None),
     ],
+    ('SW209', 'fail.yaml'): [
+        (17, 'Deployment serving/llama8b-rocm-image', 'mandatory', 'SW209: image rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909 is built for AMD Instinct GPUs (ROCm) but the pod requests nvidia.com/gpu (NVIDIA GPUs); the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up', None),
+        (36, 'Deployment serving/qwen-cpu-image-on-gpu', 'advisory', "SW209: image public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1 is vLLM's CPU build but the pod requests nvidia.com/gpu (NVIDIA GPUs); vLLM runs on the CPU and the accelerators stay reserved and idle", None),
+    ],
+    ('SW209', 'pass.yaml'): [],
 }
 
 # (line, message) of the InputError each malformed.yaml raises; its file is the fixture
 INPUT_ERRORS = {
     'SW204': (24, "resources.limits.nvidia.com/gpu: expected a whole number, got '$(TP)'"),
     'SW205': (11, "spec.leaderWorkerTemplate.size: expected an integer, got 'two'"),
+    'SW209': (19, "resources.limits.nvidia.com/gpu: expected a whole number, got 'one'"),
     'SW206': (21, "services[0].pool: service 'llama-8b' uses pool 'h100', which is not defined"),
 }
 

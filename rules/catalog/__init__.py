@@ -32,7 +32,6 @@ from typing import Any
 
 from ..model.errors import CatalogError
 from ..model.shapes import (
-    VENDOR_RESOURCE,
     GpuInfo,
     InstanceType,
     Interconnect,
@@ -42,6 +41,7 @@ from ..model.shapes import (
     Precision,
     Vendor,
 )
+from .accelerators import catalog_resources
 from .hfconfig import (
     HF_CONFIG_KEYS,
     derive_params,
@@ -153,7 +153,7 @@ def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
         fields["aliases"] = tuple(fields.get("aliases", ()))
         fields.setdefault("nvlink_domain_size", _GPU_DOMAIN_BY_LINK.get(str(fields.get("interconnect", "pcie")), 1))
-        fields.setdefault("k8s_resource", VENDOR_RESOURCE.get(str(fields.get("vendor", "nvidia")), "nvidia.com/gpu"))
+        fields.setdefault("k8s_resource", catalog_resources()[str(fields.get("vendor", "nvidia"))])
         try:
             gpu = GpuInfo(**fields)
         except TypeError as exc:

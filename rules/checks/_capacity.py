@@ -8,6 +8,7 @@ from typing import Any
 
 from ..capacity.layout import Parallel, Sizer
 from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
+from ..catalog.accelerators import family_known, non_nccl_vendors
 from ..engine import LintConfig
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
@@ -18,14 +19,13 @@ from ._layout import per_group
 _LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
 
 
-#: Accelerators whose devices are not joined by NVLink and whose collectives do not run NCCL over EFA or
-#: InfiniBand: Google TPUs (ICI), Intel Gaudi (on-chip RoCE), AWS Trainium/Inferentia (NeuronLink).
-NOT_NCCL_VENDORS = frozenset({"google", "intel", "aws", "huawei"})
-
-
 def nccl_rules_apply(g: ServingGroup) -> bool:
-    """Whether the NVIDIA fabric rules (NVLink, EFA, /dev/shm for NCCL) speak about this group's devices."""
-    return g.accelerator not in NOT_NCCL_VENDORS
+    """Whether the NVIDIA fabric rules (NVLink, EFA, /dev/shm for NCCL) speak about this group's devices: not
+    for vendors whose collectives run their own library (the vendor table's ``nccl``: TPU ICI, Gaudi HCCL,
+    NeuronLink, Ascend HCCL, oneCCL, Rebellions, Furiosa)."""
+    if g.accelerator_resource and not family_known(g.accelerator_resource):
+        return False  # a family the vendor table does not know: SW204 says it cannot decide, nothing blocks
+    return g.accelerator not in non_nccl_vendors()
 
 
 def gpu_of(g: ServingGroup) -> GpuInfo | None:

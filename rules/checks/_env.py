@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..engine import Hit, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
 
 
@@ -70,3 +72,32 @@ def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
         return None
     value, source, where = found
     return value, f" (from {source})", where
+
+
+def switch_hits(inv: Inventory, g: ServingGroup, code: str, names: Iterable[str],
+                judge: Callable[[str, str, str], str | None], unknown_reason: str | None = None) -> Iterator[Hit]:
+    """The findings of a rule about environment switches in the group's vLLM containers.
+
+    For each variable of ``names`` set in ``env`` or a readable ``envFrom`` source, ``judge(name, value,
+    via)`` gives what the finding says after the container's name (``via``: where an envFrom value came
+    from; None: no finding). A value that cannot be read is an undecided finding at its line; an
+    unreadable envFrom source is left to SW306, which blocks it."""
+    for c in vllm_containers(g):
+        for name in names:
+            try:
+                found = env_value(inv, g, c, name, read_env_from=True)
+            except Undecidable:
+                continue
+            if found is None:
+                continue
+            value, via, where = found
+            if value is UNKNOWN:
+                why = () if unknown_reason is None else (unknown_reason,)
+                u = Undecidable(f"{name} of container `{c.name}`", *why)
+                yield Hit(group_subject(g), f"{code}: cannot decide: {u.text}", where, tuple(g.suppressions),
+                          undecided=True)
+                continue
+            said = judge(name, str(value), via)
+            if said is not None:
+                yield Hit(group_subject(g), f"{code}: container `{c.name}` of {group_subject(g)} {said}", where,
+                          tuple(g.suppressions))

@@ -101,6 +101,12 @@ _CPU_IMAGE = re.compile(r"(?<![a-z0-9])cpu(?![a-z0-9])")
 _CPU_ENV = ("VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM_OF_RESERVED_CPU")
 
 
+def cpu_image(image: str) -> bool:
+    """Whether an image is a CPU build of vLLM: the repository's own name or its tag says ``cpu``, not a
+    registry path like cpu-team/vllm-openai."""
+    return _CPU_IMAGE.search(image.rsplit("/", 1)[-1].lower()) is not None
+
+
 def runs_on_cpu(g: ServingGroup) -> bool:
     """Whether the group runs vLLM's CPU backend and requests no accelerator: a resource field says so
     (``cpu_backend``), or the vLLM container's image is a CPU build, its environment sets
@@ -113,8 +119,8 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     c = g.main_container
     if c is None:
         return False
-    if isinstance(c.image, str) and _CPU_IMAGE.search(c.image.rsplit("/", 1)[-1].lower()):
-        return True  # the repository's own name or its tag, not a registry path like cpu-team/vllm-openai
+    if isinstance(c.image, str) and cpu_image(c.image):
+        return True
     target = c.env.get("VLLM_TARGET_DEVICE")
     if isinstance(target, str) and target.strip().lower() == "cpu":
         return True

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..catalog.accelerators import catalog_resources, devices_per_unit, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
 from ._capacity import tp_pp
 
 
@@ -44,8 +45,23 @@ class TensorParallelLargerThanNode(GroupRule):
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
             return
+        unit = catalog_resources().get(g.accelerator or "nvidia", "nvidia.com/gpu")
+        if not layout_counts_devices(unit):
+            return  # the vendor's compiler places the model over the devices: TP does not count them
+        arch = g.pool.gpu.architecture if g.pool.gpu is not None else None
+        lo, hi = devices_per_unit(unit, arch) or (1, 1)
+        if tp <= int(per_node) * lo:
+            return  # the node's devices hold more than one worker each (NeuronCores of a Neuron device)
+        if tp <= int(per_node) * hi:
+            raise Undecidable(f"the workers one node of pool `{g.pool.name}` holds",
+                              f"each of its {int(per_node)} {unit} holds {lo} to {hi} vLLM devices")
         domain = g.pool.nvlink_domain_size or 0
         if g.pool.clique and domain >= tp:
+            return
+        if (lo, hi) != (1, 1):
+            held = f"{int(per_node)} {unit} per node ({int(per_node) * lo} to {int(per_node) * hi} vLLM devices)"
+            yield hit(g, f"SW201: pool `{g.pool.name}` has {held} but tensor_parallel_size is {tp}; the TP group "
+                         f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
             return
         yield hit(
             g,

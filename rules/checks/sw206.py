@@ -6,13 +6,13 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .. import catalog
-from ..capacity.sizing import size_replica
+from ..capacity.sizing import Device, size_deployment
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
-from ._capacity import gpu_memory_gib, require_model, utilization
-from ._layout import layout, runs_on_cpu
+from ._capacity import engine_settings, gpu_memory_gib, require_model, vllm_version
+from ._layout import runs_on_cpu
 from ._net import is_multi_node
 from ._words import listed
 
@@ -26,23 +26,19 @@ _CANNOT_SIZE = (
 
 
 def fits_every_gpu(g: ServingGroup) -> bool:
-    """Whether the group's weights per GPU fit the smallest GPU in the catalog (then any GPU will do).
+    """Whether the group starts on the smallest GPU in the catalog (then any GPU will do): its weights per GPU
+    and the KV cache of one max_model_len sequence fit, with the estimate's error band (Phi-4-mini's 7 GiB of
+    weights fit a T4, but at its default 131,072 tokens one sequence needs 16 GiB of KV cache beside them).
 
     False when that cannot be shown (the model or a setting is not known).
     """
     try:
         model = require_model(g)
-        lay = layout(g)
-        e = g.engine
         smallest = min(catalog.gpus().values(), key=lambda gpu: gpu.memory_gib)
-        s = size_replica(
-            model, smallest.memory_gib, tp=lay.tp, pp=lay.pp,
-            gpu_memory_utilization=utilization(e.gpu_memory_utilization),
-            dtype=known(e.dtype, "dtype"), quantization=known(e.quantization, "quantization"),
-        )
+        s = size_deployment(model, Device.of(smallest), engine_settings(g), vllm_version(g))
     except (Undecidable, ValueError, TypeError):
         return False
-    return s.weights_fit
+    return s.verdict == "starts"
 
 
 def _unknown_product(labels: dict[str, str]) -> tuple[str, str] | None:
@@ -70,8 +66,9 @@ class WorkloadWithoutGpuPool(GroupRule):
         why=(
             "Without a selector the scheduler may put the pod on any node that has free GPUs — a PCIe "
             "card when the layout assumed NVSwitch, a 24 GB GPU when the sizing assumed 80 GB — and no "
-            "check can tell what memory or interconnect the replica will get. A model whose weights fit the "
-            "smallest GPU in the catalog is not reported: it starts on any of them. A multi-node group is "
+            "check can tell what memory or interconnect the replica will get. A model that starts on the "
+            "smallest GPU in the catalog (its weights and the KV cache of one max_model_len sequence) is not "
+            "reported: it starts on any of them. A multi-node group is "
             "reported as mandatory, because its fabric and NVLink layout decide whether it works at all."
         ),
         bad_example="spec:\n  containers: [...]   # no nodeSelector, no affinity",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..catalog.accelerators import family_known
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, is_unknown
 from ._layout import layout
-from .sw204 import gpu_request
+from .sw204 import counts_layout, gpu_request
 
 
 class GpusRequestedButUnused(GroupRule):
@@ -41,19 +42,29 @@ class GpusRequestedButUnused(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan":
             return
+        if not counts_layout(g) or (g.accelerator_resource and not family_known(g.accelerator_resource)):
+            return  # an accelerator family the vendor table does not know: SW204 says it cannot decide
+        c = g.main_container
+        if c is not None and c.resource_claims and (g.gpus_per_pod is None or is_unknown(g.gpus_per_pod)):
+            return  # devices from resource claims that could not be counted: SW204 says it cannot decide
         lay = layout(g)
-        gpus, resource = gpu_request(g)
-        if gpus is None:
+        req, resource = gpu_request(g)
+        if req is None:
             return
         per_pod = lay.per_pod
-        if per_pod is not None and gpus > per_pod:
+        pods = lay.pods if per_pod is None else 1
+        need = lay.world if per_pod is None else per_pod
+        fewest = pods * req.units * req.lo
+        if fewest <= need:  # where a unit may hold more devices than the layout uses, no claim of waste
+            return
+        if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"SW208: the pod requests {gpus} {resource} but {lay.text()} uses {per_pod}{each}; "
-                         f"{_idle(gpus - per_pod)} per pod", location=g.at("resources"))
-        elif per_pod is None and lay.pods * gpus > lay.world:
-            idle = lay.pods * gpus - lay.world
-            yield hit(g, f"SW208: {lay.pods} pods × {gpus} {resource} = {lay.pods * gpus} GPUs per group, but "
-                         f"{lay.text()} uses {lay.world}; {_idle(idle)} per group", location=g.at("resources"))
+            yield hit(g, f"SW208: the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
+                         f"{_idle(fewest - per_pod)} per pod", location=g.at("resources"))
+        else:
+            yield hit(g, f"SW208: {lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
+                         f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world)} per group",
+                      location=g.at("resources"))
 
 
 def _idle(n: int) -> str:

@@ -38,6 +38,17 @@ def _placeholder(value: str) -> bool:
         v.startswith("$") and len(v) > 1)
 
 
+#: An envsubst placeholder, the whole value: $HF_TOKEN, ${HF_TOKEN} (not Kubernetes' own $(VAR) reference).
+_ENVSUBST = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?:[:-][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def substituted_credential(name: str, value: object) -> bool:
+    """Whether variable ``name``, a credential's, holds an envsubst placeholder in a plain value: what the deploy
+    step substitutes is then stored in the object in plain text (a placeholder itself is no credential)."""
+    return (isinstance(value, str) and _ENVSUBST.match(value.strip()) is not None
+            and (name.upper() in SECRET_NAMES or _SECRETISH.search(name) is not None))
+
+
 def _shape(value: str) -> str | None:
     for what, pattern in TOKEN_PATTERNS:
         if pattern.search(value):
@@ -84,7 +95,10 @@ class LiteralSecretInManifest(Rule):
             "tools. vLLM's --api-key given literally also appears in `ps` on the node and in the pod spec. "
             "Values whose shape is a token's (hf_…, AKIA…, sk-…) and variables that always hold credentials "
             "(HF_TOKEN, VLLM_API_KEY, …) are mandatory; other names that look like a credential (…_TOKEN, "
-            "…_PASSWORD) are advisory, since settings such as MAX_TOKENS share the words."
+            "…_PASSWORD) are advisory, since settings such as MAX_TOKENS share the words. Placeholders "
+            "(<HF_TOKEN>, changeme, ${HF_TOKEN}) are no credential; an envsubst placeholder ($HF_TOKEN, "
+            "${HF_TOKEN}) in a credential's plain value is advisory: the token substituted at deploy time is "
+            "stored in the object in plain text."
         ),
         bad_example=(
             "env:\n"
@@ -128,6 +142,14 @@ class LiteralSecretInManifest(Rule):
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         for name, value in c.env.items():
             found = judge(name, value)
+            if found is None and name not in c.env_written and substituted_credential(name, value):
+                yield Hit(
+                    group_subject(g),
+                    f"SW308: container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
+                    f"plain value: the token substituted for it at deploy time is stored in the {g.kind} in plain "
+                    "text; required: a valueFrom.secretKeyRef to a Secret",
+                    env_location(g, c, name), tuple(g.suppressions), level="advisory",
+                )
             if found is None:
                 continue
             what, level = found

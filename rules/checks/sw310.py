@@ -1,15 +1,19 @@
-"""SW310: GPU visibility set by hand (NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES) in a vLLM pod."""
+"""SW310: GPU visibility set by hand (NVIDIA_VISIBLE_DEVICES, CUDA/HIP/ROCR/HABANA_VISIBLE_DEVICES) in a vLLM pod."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import UNKNOWN, Container, Inventory, ServingGroup, Undecidable
+from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
+from ._layout import layout
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
+#: Variables that choose among the devices a container was given, numbered from 0 inside it (CUDA, ROCm, Gaudi).
+RENUMBERING = (CUDA, "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HABANA_VISIBLE_DEVICES")
 #: NVIDIA_VISIBLE_DEVICES values that give the container no GPU at all (they hide, they do not escape).
 _NO_GPU = ("void", "none", "")
 
@@ -22,7 +26,8 @@ class GpuVisibilitySetByHand(GroupRule):
         severity="high",
         summary=(
             "A vLLM pod sets NVIDIA_VISIBLE_DEVICES by hand, overriding the GPUs the device plugin gave it "
-            "(mandatory), or CUDA_VISIBLE_DEVICES, which renumbers or hides them (advisory)."
+            "(mandatory), or CUDA_VISIBLE_DEVICES (HIP_, ROCR_, HABANA_VISIBLE_DEVICES), which renumbers or hides "
+            "them (advisory; mandatory when it shows fewer devices than the layout needs)."
         ),
         why=(
             "The NVIDIA device plugin tells the container runtime which GPUs a container was allocated. With the "
@@ -31,8 +36,13 @@ class GpuVisibilitySetByHand(GroupRule):
             "other pods, or every GPU of a node it requested none on, and two servers then fill the same "
             "memory. CUDA_VISIBLE_DEVICES cannot escape the allocation, but inside the container GPUs are "
             "numbered from 0, so a list written for the node (4,5,6,7) or shorter than the layout hides the "
-            "GPUs vLLM was given. Values the linter cannot read (a valueFrom, an envFrom source that is not in "
-            "the inputs) are reported as advisory notes; SW306 already blocks an unreadable envFrom."
+            "GPUs vLLM was given: the runtime stops at the first index that does not exist, and with fewer "
+            "devices than tensor_parallel_size × pipeline_parallel_size vLLM cannot start. A list of exactly the "
+            "devices the container was given (0 to n-1, or all) is harmless and not reported, nor is "
+            "NVIDIA_VISIBLE_DEVICES=0,…,n-1 on a pod that holds every GPU of its node. An `export` in the "
+            "container's shell script counts like env. Values the linter cannot read (a valueFrom, an envFrom "
+            "source that is not in the inputs) of NVIDIA_ and CUDA_VISIBLE_DEVICES are reported as advisory notes; "
+            "SW306 already blocks an unreadable envFrom."
         ),
         bad_example=(
             "env:\n"
@@ -52,7 +62,8 @@ class GpuVisibilitySetByHand(GroupRule):
             "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars",
         ),
         scope="resource",
-        mandatory_when="for NVIDIA_VISIBLE_DEVICES, which overrides the device plugin's allocation",
+        mandatory_when=("for NVIDIA_VISIBLE_DEVICES, which overrides the device plugin's allocation, and for a "
+                        "list that shows fewer devices than the layout needs"),
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
@@ -64,13 +75,17 @@ class GpuVisibilitySetByHand(GroupRule):
 
     def _container(self, inv: Inventory, g: ServingGroup, c: Container, runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
-        for name in (NVIDIA, CUDA):
+        scripted = script_assignments([*c.command, *c.args], (NVIDIA, *RENUMBERING)) if runs_vllm else {}
+        for name in (NVIDIA, *RENUMBERING):
             try:
-                found = env_value(inv, g, c, name, read_env_from=runs_vllm)
+                # an unreadable envFrom is noted once for NVIDIA_ and CUDA_, not again for each vendor's variable
+                found = env_value(inv, g, c, name, read_env_from=runs_vllm and name in (NVIDIA, CUDA))
             except Undecidable as u:
                 yield Hit(subject, f"SW310: cannot decide: {u.text}", env_location(g, c, name),
                           tuple(g.suppressions), undecided=True, level="advisory")
                 continue
+            if name in scripted:  # `export CUDA_VISIBLE_DEVICES=...` before vllm serve wins over env
+                found = (scripted[name], " (in the container's script)", c.location if c.location.file else g.location)
             if found is None:
                 continue
             value, via, where = found
@@ -83,27 +98,75 @@ class GpuVisibilitySetByHand(GroupRule):
                                        "hides every GPU from the vLLM server; required: the variable unset (request "
                                        "GPUs with nvidia.com/gpu)", where, tuple(g.suppressions), level="advisory")
                     continue
+                if value is not UNKNOWN and _whole_node(g, c, str(value)):
+                    continue  # the pod holds every GPU of its node: 0..n-1 are exactly the GPUs it was given
                 yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {NVIDIA} to {shown}{via}, which "
                                    "overrides the GPUs the device plugin allocated (it can reach other pods' GPUs); "
                                    "required: the variable unset, GPUs requested with nvidia.com/gpu", where,
                           tuple(g.suppressions), level="mandatory")
-            else:
-                yield Hit(subject, self._cuda_message(g, c, value, via), where, tuple(g.suppressions),
-                          level="advisory")
+                continue
+            yield from self._renumbering(g, c, name, value, via, where, runs_vllm)
 
-    @staticmethod
-    def _cuda_message(g: ServingGroup, c: Container, value: object, via: str) -> str:
+    def _renumbering(self, g: ServingGroup, c: Container, name: str, value: object, via: str, where: Location,
+                     runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
         if value is UNKNOWN:
-            return (f"SW310: container `{c.name}` of {subject} sets {CUDA} from a Secret, ConfigMap or the downward "
-                    "API; inside the container the allocated GPUs are numbered from 0, and a hand-written list can "
-                    "hide them; required: the variable unset")
-        listed = [d for d in str(value).split(",") if d.strip()]
+            yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name} from a Secret, ConfigMap or "
+                               "the downward API; inside the container the allocated GPUs are numbered from 0, and a "
+                               "hand-written list can hide them; required: the variable unset", where,
+                      tuple(g.suppressions), level="advisory")
+            return
+        text = str(value).strip()
+        listed = [d.strip() for d in text.split(",") if d.strip()]
         gpus = c.gpus if isinstance(c.gpus, int) and not isinstance(c.gpus, bool) else None
+        if text.lower() == "all" or (gpus is not None and listed == [str(i) for i in range(gpus)]):
+            return  # exactly the devices the container was given, in their order
+        visible = _visible(listed, gpus)
+        need = _need(g) if runs_vllm and c is g.main_container else None
+        if need is not None and visible < need:
+            lay = layout(g)
+            shown = f"{visible} device" if visible == 1 else f"{visible} devices"
+            inside = f" (the container's {gpus} are numbered 0-{gpus - 1} inside it)" if gpus and visible < len(
+                listed) else ""
+            yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name}={value!r}{via}, so vLLM sees "
+                               f"{shown}{inside} but {lay.text()} needs {need} in the pod; it cannot start; required: "
+                               "the variable unset (the device plugin already chose the devices)", where,
+                      tuple(g.suppressions), level="mandatory")
+            return
         detail = ""
         if gpus is not None and len(listed) < gpus:
             detail = f"; it lists {len(listed)} of the {gpus} GPUs the container requests"
-        elif gpus is not None and any(d.strip().isdigit() and int(d) >= gpus for d in listed):
+        elif gpus is not None and any(d.isdigit() and int(d) >= gpus for d in listed):
             detail = f"; the container's {gpus} GPUs are numbered 0-{gpus - 1} inside it"
-        return (f"SW310: container `{c.name}` of {subject} sets {CUDA}={value!r}{via}{detail}; the device plugin "
-                "already chose the GPUs; required: the variable unset")
+        yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name}={value!r}{via}{detail}; the device "
+                           "plugin already chose the GPUs; required: the variable unset", where,
+                  tuple(g.suppressions), level="advisory")
+
+
+def _visible(listed: list[str], gpus: int | None) -> int:
+    """Devices a *_VISIBLE_DEVICES list shows: the runtime stops at the first index that does not exist (one
+    the container was not given, numbered from 0 inside it)."""
+    if gpus is None:
+        return len(listed)
+    n = 0
+    for d in listed:
+        if not (d.isdigit() and int(d) < gpus):
+            break
+        n += 1
+    return n
+
+
+def _need(g: ServingGroup) -> int | None:
+    """Devices the pod's vLLM workers need (TP × PP × local DP ranks), None when not known."""
+    try:
+        return layout(g).per_pod
+    except Undecidable:
+        return None
+
+
+def _whole_node(g: ServingGroup, c: Container, value: str) -> bool:
+    """NVIDIA_VISIBLE_DEVICES=0,…,n-1 on a container that requests every one of its node's n GPUs."""
+    gpus = c.gpus if isinstance(c.gpus, int) and not isinstance(c.gpus, bool) else None
+    per_node = g.pool.gpus_per_node if g.pool is not None else None
+    listed = [d.strip() for d in value.split(",") if d.strip()]
+    return gpus is not None and per_node == gpus and listed == [str(i) for i in range(gpus)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
-from ._env import env_value, vllm_containers
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta
+from ..model import Inventory, ServingGroup
+from ._env import switch_hits
 
 
 def _int_on(value: str) -> bool:
@@ -57,21 +57,9 @@ class DebugSwitchInServing(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.kind == "plan":
             return
-        for c in vllm_containers(g):
-            for name, (effect, on) in SWITCHES.items():
-                try:
-                    found = env_value(inv, g, c, name, read_env_from=True)
-                except Undecidable:
-                    continue  # an unreadable envFrom source: SW306 already reports it (and blocks)
-                if found is None:
-                    continue
-                value, via, where = found
-                if value is UNKNOWN:
-                    u = Undecidable(f"{name} of container `{c.name}`")
-                    yield Hit(group_subject(g), f"SW408: cannot decide: {u.text}", where, tuple(g.suppressions),
-                              undecided=True)
-                    continue
-                if on(str(value)):
-                    yield Hit(group_subject(g),
-                              f"SW408: container `{c.name}` of {group_subject(g)} sets {name}={value}{via}, which "
-                              f"{effect}; required: {name} unset or 0", where, tuple(g.suppressions))
+
+        def judge(name: str, value: str, via: str) -> str | None:
+            effect, on = SWITCHES[name]
+            return f"sets {name}={value}{via}, which {effect}; required: {name} unset or 0" if on(value) else None
+
+        yield from switch_hits(inv, g, "SW408", SWITCHES, judge)

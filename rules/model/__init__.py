@@ -286,6 +286,10 @@ class Container:
     security: SecurityContext = field(default_factory=SecurityContext)
     runs_vllm: bool = False  # the container's command starts a vLLM server
     resource_claims: list[str] = field(default_factory=list)  # resources.claims (dynamic resource allocation)
+    #: The pod's spec.resourceClaims: claim name -> (ResourceClaim or ResourceClaimTemplate, its name | UNKNOWN)
+    claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
+    env_written: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -308,6 +312,19 @@ class ConfigMap:
     key_locations: dict[str, Location] = field(default_factory=dict)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
+class DeviceClaim:
+    """A ResourceClaim or ResourceClaimTemplate of the inputs (dynamic resource allocation): the devices its
+    requests ask for, and the DeviceClass they name (the first request's, when they name one class)."""
+
+    kind: str  # "ResourceClaim" | "ResourceClaimTemplate" | "DeviceClass"
+    name: str
+    namespace: str = "default"
+    count: Any = None  # int | UNKNOWN (allocationMode All, a prioritized list, a computed value)
+    device_class: str | None = None  # for a DeviceClass: the DRA driver its selector names
+    location: Location = Location()
 
 
 @dataclass
@@ -418,10 +435,10 @@ class ServingGroup:
     def accelerator(self) -> str | None:
         """Who makes the accelerators the pods request ("nvidia", "amd", "google", "intel", "aws", "huawei"), or
         the pool's when the pods request none; None when neither says."""
-        from .vocab import ACCELERATOR_RESOURCES
+        from ..catalog.accelerators import vendor_of
 
         if self.accelerator_resource:
-            return ACCELERATOR_RESOURCES.get(self.accelerator_resource)
+            return vendor_of(self.accelerator_resource)
         return self.pool.accelerator if self.pool is not None else None
 
     @property
@@ -611,6 +628,7 @@ class Inventory:
     excluded: list[str] = field(default_factory=list)  # paths excluded by pattern ("dir/" for a directory)
     config_maps: list[ConfigMap] = field(default_factory=list)
     pod_ports: list[PodPorts] = field(default_factory=list)
+    device_claims: list[DeviceClaim] = field(default_factory=list)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -618,7 +636,7 @@ class Inventory:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
             "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
-            "skipped_files", "excluded", "config_maps", "pod_ports",
+            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

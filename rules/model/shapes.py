@@ -14,16 +14,8 @@ Interconnect = Literal["nvswitch", "nvlink", "pcie", "fabric"]
 only, or another vendor's own chip-to-chip fabric (AMD Infinity Fabric, Intel Gaudi's on-chip RoCE,
 Google's ICI, AWS NeuronLink)."""
 
-Vendor = Literal["nvidia", "amd", "intel", "google", "aws"]
-
-#: The Kubernetes extended resource each vendor's device plugin advertises.
-VENDOR_RESOURCE: dict[str, str] = {
-    "nvidia": "nvidia.com/gpu",
-    "amd": "amd.com/gpu",
-    "intel": "habana.ai/gaudi",
-    "google": "google.com/tpu",
-    "aws": "aws.amazon.com/neuron",
-}
+Vendor = Literal["nvidia", "amd", "intel", "google", "aws", "huawei", "rebellions", "furiosa"]
+"""Who makes an accelerator: the ``vendor`` of a family in the vendor table (:mod:`.accelerators`)."""
 
 Cloud = Literal["aws", "azure", "gcp"]
 

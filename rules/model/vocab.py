@@ -46,35 +46,8 @@ EFA_RESOURCE = "vpc.amazonaws.com/efa"
 # LeaderWorkerSet
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 
-#: Extended resources that request accelerators, and who makes them. vLLM's tensor parallelism counts
-#: GPUs, TPU chips, Gaudi HPUs, Ascend NPUs and NeuronCores; ``aws.amazon.com/neuron`` and ``.../neurondevice``
-#: count Neuron devices, each of several NeuronCores.
-ACCELERATOR_RESOURCES: dict[str, str] = {
-    GPU_RESOURCE: "nvidia",
-    "amd.com/gpu": "amd",
-    "google.com/tpu": "google",
-    "habana.ai/gaudi": "intel",
-    "aws.amazon.com/neuroncore": "aws",
-    "aws.amazon.com/neuron": "aws",
-    "aws.amazon.com/neurondevice": "aws",
-    # Huawei Ascend NPUs (vllm-ascend), one vLLM worker per device the Ascend device plugin hands out
-    "huawei.com/Ascend910": "huawei",
-    "huawei.com/Ascend310P": "huawei",
-    "huawei.com/Ascend310": "huawei",
-}
-#: The resource each vendor's accelerators are requested by, when a resource field names only a count.
-VENDOR_RESOURCES: dict[str, str] = {
-    "nvidia": GPU_RESOURCE,
-    "amd": "amd.com/gpu",
-    "google": "google.com/tpu",
-    "intel": "habana.ai/gaudi",
-    "aws": "aws.amazon.com/neuroncore",
-    "huawei": "huawei.com/Ascend910",
-}
-#: Huawei's Ascend 910 resource: NPUs on Atlas A2 servers, chips of two NPU dies on Atlas A3 ones.
-ASCEND_CHIPS = "huawei.com/Ascend910"
-#: Neuron resources that count devices, not the NeuronCores tensor parallelism is sized in.
-NEURON_DEVICE_RESOURCES = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neurondevice"})
+#: Which extended resources request accelerators, who makes them and how many devices each holds is the
+#: vendor table, :mod:`.catalog.accelerators` (``catalog/data/accelerators.json``).
 
 # GKE
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"

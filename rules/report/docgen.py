@@ -72,9 +72,27 @@ def rules_table_markdown(metas: Iterable[RuleMeta] | None = None, link_prefix: s
     return "\n".join(rows) + "\n"
 
 
+def accelerators_table_markdown() -> str:
+    """A Markdown table of the vendor table's families: resources (vLLM devices per unit), NCCL, TP across
+    hosts, whether the layout counts the devices, and the source."""
+    from ..catalog.accelerators import accelerators
+
+    rows = ["| Family | Resources (vLLM devices per unit) | DRA device classes | NCCL | TP across hosts | "
+            "Layout counts devices | Source |", "|---|---|---|---|---|---|---|"]
+    yes = {True: "yes", False: "no"}
+    for a in accelerators():
+        spans = {**a.resources, **{f"{p}*": v for p, v in a.resource_prefixes.items()}}
+        res = ", ".join(f"`{r}` ({lo})" if lo == hi else f"`{r}` ({lo}–{hi})" for r, (lo, hi) in spans.items())
+        classes = ", ".join(f"`{c}`" for c in a.dra_device_classes) or "—"
+        rows.append(f"| {_cell(a.title)} | {res} | {classes} | {yes[a.nccl]} | {yes[a.tp_across_hosts]} | "
+                    f"{yes[a.layout_counts_devices]} | {a.source} |")
+    return "\n".join(rows) + "\n"
+
+
 def render_index(metas: Iterable[RuleMeta] | None = None) -> str:
     table = rules_table_markdown(metas, link_prefix="")
-    return _env().get_template("rules_index.md.j2").render(table=table.rstrip("\n")).rstrip("\n") + "\n"
+    return _env().get_template("rules_index.md.j2").render(
+        table=table.rstrip("\n"), accelerators=accelerators_table_markdown().rstrip("\n")).rstrip("\n") + "\n"
 
 
 def expected_pages(metas: Iterable[RuleMeta] | None = None) -> dict[str, str]:

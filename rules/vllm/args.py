@@ -288,20 +288,26 @@ def _split_script(script: str) -> list[list[str]]:
     return commands
 
 
+def _assignments(words: list[str]) -> tuple[list[re.Match[str]], list[str], bool]:
+    """(the ``A=b`` assignments leading a command, the command after them, whether they persist): `A=b` and
+    `export A=b` persist; `A=b cmd` only sets cmd's environment."""
+    prefix = 1 if words and words[0] in ("export", "declare", "local", "readonly") else 0
+    rest = words[prefix:]
+    assigns: list[re.Match[str]] = []
+    while rest and (m := _ASSIGN.match(rest[0])) is not None:
+        assigns.append(m)
+        rest = rest[1:]
+    return assigns, rest, not rest or bool(prefix)
+
+
 def _find_in_script(script: str, env: Mapping[str, str],
                     unknown: Collection[str] = ()) -> tuple[str, list[str]] | None:
     if "vllm" not in script and not any("vllm" in v for v in env.values() if isinstance(v, str)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
     for words in _split_script(script):
-        # assignments: `A=b` and `export A=b` persist; `A=b cmd` only sets cmd's environment
-        prefix = 1 if words and words[0] in ("export", "declare", "local", "readonly") else 0
-        rest = words[prefix:]
-        assigns: list[re.Match[str]] = []
-        while rest and (m := _ASSIGN.match(rest[0])) is not None:
-            assigns.append(m)
-            rest = rest[1:]
-        if not rest or prefix:
+        assigns, rest, persist = _assignments(words)
+        if persist:
             for m in assigns:
                 local[m.group(1)] = _expand_shell(m.group(2), local, unknown)
         if not rest:
@@ -325,6 +331,25 @@ def _find_in_script(script: str, env: Mapping[str, str],
         if found is not None:
             return found
     return None
+
+
+def script_assignments(argv: Sequence[str], names: Collection[str]) -> dict[str, str]:
+    """The values a ``sh -c`` script in ``argv`` gives the variables ``names`` that persist to the commands
+    after it (``export A=b``, ``A=b`` on its own; not ``A=b cmd``), as written; nested ``sh -c`` scripts
+    included. Empty when ``argv`` runs no script."""
+    script = _shell_script(list(argv))
+    out: dict[str, str] = {}
+    if script is None:
+        return out
+    for words in _split_script(script):
+        assigns, rest, persist = _assignments(words)
+        if persist:
+            for m in assigns:
+                if m.group(1) in names:
+                    out[m.group(1)] = m.group(2)
+        elif _shell_script(rest) is not None:
+            out.update(script_assignments(rest, names))
+    return out
 
 
 def _repository(image: str) -> str:

@@ -39,6 +39,7 @@ from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
 from ..yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
+from .claims import add_device_claim
 from .configmaps import add_config_map
 from .fields import as_list, as_map, parse_ignore, read_annotations, suppressions_from
 from .generic import add_generic, find_pods, vllm_mentions
@@ -139,6 +140,8 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     (None, "Node"): _plain(add_node),
     ("karpenter.sh", "NodePool"): _plain(add_karpenter_pool),
     ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),
+    **{("resource.k8s.io", kind): (lambda kind, obj, loc, inv, ctx: add_device_claim(kind, obj, loc, inv))
+       for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")},
     (None, "Namespace"): _none,
     (None, "PodDisruptionBudget"): _none,
 }
@@ -310,7 +313,7 @@ class _Upto(Sequence[str]):
 
 #: The inventory's lists an object's extractor may add to.
 _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
-          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports")
+          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports", "device_claims")
 _ISSUES = _LISTS.index("launch_issues")
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...catalog.accelerators import resource_names, vendor_of
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
 from ...model.vocab import (
-    ACCELERATOR_RESOURCES,
     GFD_CLIQUE,
     GPU_LABELS,
     HOSTNAME,
@@ -24,6 +24,7 @@ from ...model.vocab import (
     LABEL_EFA,
     LABEL_NVLINK,
 )
+from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
 from .pools import pool_from_labels
 
@@ -43,10 +44,10 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     ann, lines = read_annotations(meta)
     capacity = as_map(as_map(obj.get("status")).get("capacity"))
     count, vendor = None, None
-    for resource, maker in ACCELERATOR_RESOURCES.items():  # the first accelerator the node advertises
+    for resource in resource_names():  # the first accelerator the node advertises
         if resource in capacity:
             try:
-                count, vendor = int(str(capacity[resource])), maker
+                count, vendor = int(str(capacity[resource])), vendor_of(resource)
             except ValueError:
                 count = None
             break
@@ -167,6 +168,7 @@ def resolve_pools(inv: Inventory) -> None:
     requests GPUs). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
+    resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:
         if g.pool is not None and g.pool.kind != SELECTOR_POOL_KIND:

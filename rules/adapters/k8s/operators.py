@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...catalog.accelerators import vendor_resources
 from ...model import UNKNOWN, Inventory, Location, NodePool
 from ...model.errors import CatalogError
-from ...model.vocab import VENDOR_RESOURCES
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field
 from .parse import Lines
@@ -109,7 +109,7 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
         implied.pool = _profile_pool(name, where)
         if implied.pool is not None:
             implied.gpus = (amount, where)
-            implied.resource = VENDOR_RESOURCES[implied.pool.accelerator or "nvidia"]
+            implied.resource = vendor_resources()[implied.pool.accelerator or "nvidia"]
         elif name == "cpu":  # cpu:6 is six times the CPU profile's cores and memory: no accelerator
             implied.cpu = True
     env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]

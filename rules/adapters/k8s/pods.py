@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...catalog.accelerators import family_known, is_extended_resource, resource_names
 from ...model import (
     UNKNOWN,
     UNKNOWN_TOKEN,
@@ -25,9 +26,10 @@ from ...model import (
     Volume,
 )
 from ...model.errors import InputError
-from ...model.vocab import ACCELERATOR_RESOURCES, EFA_RESOURCE
+from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import expand_k8s, is_vllm_image, parse_vllm_command
 from ..yamlsrc import LineDict
+from .claims import claim_refs
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 
@@ -87,9 +89,11 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     )
 
 
-def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str,
-         where: Location) -> tuple[dict[str, Any], dict[str, str], dict[str, Location]]:
-    """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable)."""
+def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location
+         ) -> tuple[dict[str, Any], dict[str, str], dict[str, Location], dict[str, str]]:
+    """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable, what
+    was written for each value that referenced other variables with ``$(VAR)``)."""
+    written: dict[str, str] = {}
     env: dict[str, Any] = {}
     literal: dict[str, str] = dict(injected)
     lines: dict[str, Location] = {}
@@ -103,8 +107,10 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str,
             env[name] = UNKNOWN
             literal.pop(name, None)
         elif "value" in item:
-            value = "" if item["value"] is None else str(item["value"])
-            value = expand_k8s(value, literal)  # env values may reference earlier variables
+            raw = "" if item["value"] is None else str(item["value"])
+            value = expand_k8s(raw, literal)  # env values may reference earlier variables
+            if value != raw:
+                written[name] = raw
             env[name] = value
             literal[name] = value
         elif "valueFrom" in item:
@@ -115,7 +121,7 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str,
             literal[name] = ""
     for k, v in injected.items():
         env.setdefault(k, v)
-    return env, literal, lines
+    return env, literal, lines, written
 
 
 def _env_from(c: Mapping[str, Any], what: str, where: Location) -> list[EnvSource]:
@@ -228,11 +234,24 @@ class Pod:
 
 
 def _accelerators(resources: Mapping[str, Any], file: str | None, line: int | None) -> tuple[Any, str | None]:
-    """(count, resource) of the first accelerator resource the container requests, else (None, None)."""
-    for resource in ACCELERATOR_RESOURCES:
+    """(count, resource) of the accelerator the container requests, else (None, None): the first resource of
+    the vendor table it names, else the first other ``<domain>/<name>`` extended resource, a family the
+    table does not know (its count UNKNOWN: what it holds is not known)."""
+    for resource in resource_names():
         count = _quantity_int(resources, resource, file, line)
         if count is not None:
             return count, resource
+    for part in ("limits", "requests"):
+        for name in typed_map(resources, part, f"resources.{part}", Location(file, line)):
+            name = str(name)
+            if not is_extended_resource(name):
+                continue
+            if family_known(name):  # a MIG slice, a Furiosa partition
+                count = _quantity_int(resources, name, file, line)
+                if count is not None:
+                    return count, name
+                continue
+            return UNKNOWN, name
     return None, None
 
 
@@ -257,6 +276,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     pod.host = read_host_access(spec, path, where)
     pod_sc = typed_map(spec, "securityContext", f"{path}.securityContext", where)
     raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
+    refs = claim_refs(spec)
     for idx, c in enumerate(raw_containers):
         name = str(c.get("name") or f"container-{idx}")
         cline = c.line if isinstance(c, LineDict) else where.line
@@ -268,7 +288,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         pod.image_vllm = pod.image_vllm or looks_vllm
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
-        env, literal, env_lines = _env(c, injected, what, cloc)
+        env, literal, env_lines, env_written = _env(c, injected, what, cloc)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
@@ -294,6 +314,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             security=_security(pod_sc, c, what, cloc),
             resource_claims=[str(x.get("name")) for x in typed_items(resources, "claims", f"{what}.resources.claims",
                                                                      cloc) if x.get("name")],
+            claim_refs=refs,
+            env_written=env_written,
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):

@@ -1,0 +1,212 @@
+"""The one vendor table: which extended resources request accelerators, and what each family is.
+
+``data/accelerators.json`` holds one record per accelerator family (NVIDIA GPUs, AMD GPUs, Intel Gaudi,
+Intel GPUs, Google TPUs, TPU7x, AWS Neuron, Huawei Ascend, Rebellions ATOM, FuriosaAI RNGD), each with
+the public ``source`` its facts come from: the Kubernetes extended resources its device plugin
+advertises and how many vLLM devices one unit of each holds (a range where the server decides: an
+Ascend910 is one NPU on Atlas A2 and two dies on A3), whether collectives run NCCL (or its API, RCCL),
+whether tensor parallelism may span hosts, whether vLLM's layout flags count the devices at all (the
+Rebellions and Furiosa compilers place the model themselves), and the words that mark an image built for
+it. Everything else that speaks of vendors (the resource a count is requested by, the non-NCCL vendors,
+the catalog GPUs' resource) derives from it.
+
+Any other ``<domain>/<name>`` resource a vLLM container requests is an accelerator of a family this
+table does not know: :func:`family_known` is False and the rules that count devices are undecided.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from dataclasses import dataclass
+
+_DATA = os.path.join(os.path.dirname(__file__), "data", "accelerators.json")
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator family of the vendor table."""
+
+    family: str  # "nvidia-gpu", "google-tpu-v7x", ...
+    vendor: str  # "nvidia", "amd", "intel", "google", "aws", "huawei", "rebellions", "furiosa"
+    title: str
+    #: Extended resource -> (fewest, most) vLLM devices one unit of it holds.
+    resources: dict[str, tuple[int, int]]
+    resource_prefixes: dict[str, tuple[int, int]]
+    architectures: tuple[str, ...]  # catalog GPU architectures of this family, where a resource has several
+    memory: str
+    interconnect: str
+    nccl: bool  # collectives run NCCL (or RCCL, its API on ROCm): the NCCL fabric rules apply
+    tp_across_hosts: bool
+    layout_counts_devices: bool  # TP × PP × DP is the number of devices the pod needs
+    image_markers: tuple[str, ...]  # words of an image's name or tag that mark a build for this family
+    image_repositories: tuple[str, ...]  # repositories (or "org/" prefixes) that are builds for this family
+    catalog_resource: str  # the resource one catalog GPU record of this vendor is one unit of
+    source: str
+    devices_why: str = ""  # why one unit of a resource may hold more than one device (or a range)
+    dra_device_classes: tuple[str, ...] = ()  # DeviceClass (and DRA driver) names of dynamic resource allocation
+
+    @property
+    def request_resource(self) -> str:
+        """The resource a count of this family's devices is requested by (the first of ``resources``)."""
+        return next(iter(self.resources))
+
+    def devices(self, resource: str) -> tuple[int, int] | None:
+        if resource in self.resources:
+            return self.resources[resource]
+        for prefix, span in self.resource_prefixes.items():
+            if resource.startswith(prefix):
+                return span
+        return None
+
+
+def _span(raw: list[int]) -> tuple[int, int]:
+    return int(raw[0]), int(raw[1])
+
+
+@functools.cache
+def _table() -> tuple[tuple[Accelerator, ...], tuple[str, ...]]:
+    with open(_DATA, encoding="utf-8") as f:
+        data = json.load(f)
+    out = []
+    for raw in data["accelerators"]:
+        resources = {str(k): _span(v) for k, v in raw["resources"].items()}
+        out.append(Accelerator(
+            family=raw["family"], vendor=raw["vendor"], title=raw["title"], resources=resources,
+            resource_prefixes={str(k): _span(v) for k, v in raw.get("resource_prefixes", {}).items()},
+            architectures=tuple(raw.get("architectures", ())), memory=raw["memory"],
+            interconnect=raw["interconnect"], nccl=bool(raw["nccl"]), tp_across_hosts=bool(raw["tp_across_hosts"]),
+            layout_counts_devices=bool(raw["layout_counts_devices"]),
+            image_markers=tuple(raw.get("image_markers", ())),
+            image_repositories=tuple(raw.get("image_repositories", ())),
+            catalog_resource=raw.get("catalog_resource") or next(iter(resources)), source=raw["source"],
+            devices_why=raw.get("devices_why", ""), dra_device_classes=tuple(raw.get("dra_device_classes", ())),
+        ))
+    return tuple(out), tuple(data["not_accelerators"])
+
+
+def accelerators() -> tuple[Accelerator, ...]:
+    """Every family of the table, in its order (NVIDIA first)."""
+    return _table()[0]
+
+
+def families_of(resource: str) -> tuple[Accelerator, ...]:
+    """The families whose device plugins advertise ``resource`` (two for google.com/tpu: v4–v6e and 7x)."""
+    return tuple(a for a in accelerators() if a.devices(resource) is not None)
+
+
+def vendor_of(resource: str | None) -> str | None:
+    """Who makes the accelerators ``resource`` requests, None when the table does not know it."""
+    if not resource:
+        return None
+    vendors = {a.vendor for a in families_of(resource)}
+    return next(iter(vendors)) if len(vendors) == 1 else None
+
+
+def family_known(resource: str) -> bool:
+    return bool(families_of(resource))
+
+
+def resource_names() -> tuple[str, ...]:
+    """The exact resource names of the table, in its order: the first a pod or node carries wins."""
+    seen: dict[str, None] = {}
+    for a in accelerators():
+        for name in a.resources:
+            seen.setdefault(name, None)
+    return tuple(seen)
+
+
+def vendor_resources() -> dict[str, str]:
+    """Vendor -> the resource a count of its devices is requested by (its first family's first resource)."""
+    out: dict[str, str] = {}
+    for a in accelerators():
+        out.setdefault(a.vendor, a.request_resource)
+    return out
+
+
+def catalog_resources() -> dict[str, str]:
+    """Vendor -> the resource one catalog GPU record of it is one unit of (aws.amazon.com/neuron: a device)."""
+    out: dict[str, str] = {}
+    for a in accelerators():
+        out.setdefault(a.vendor, a.catalog_resource)
+    return out
+
+
+def non_nccl_vendors() -> frozenset[str]:
+    """Vendors none of whose families run NCCL: the NVIDIA fabric rules do not speak about them."""
+    vendors = {a.vendor for a in accelerators()}
+    return frozenset(v for v in vendors if not any(a.nccl for a in accelerators() if a.vendor == v))
+
+
+def devices_per_unit(resource: str, architecture: str | None = None) -> tuple[int, int] | None:
+    """(fewest, most) vLLM devices one unit of ``resource`` holds; the catalog architecture of the node
+    (``tpu-v7x``) picks among families that share the resource. None when the table does not know it."""
+    fams = families_of(resource)
+    if architecture:
+        picked = [a for a in fams if architecture in a.architectures]
+        if picked:
+            fams = tuple(picked)
+    spans = [a.devices(resource) for a in fams]
+    known = [s for s in spans if s is not None]
+    if not known:
+        return None
+    return min(s[0] for s in known), max(s[1] for s in known)
+
+
+def layout_counts_devices(resource: str) -> bool:
+    """Whether TP × PP × DP is the number of units of ``resource`` vLLM needs (False for compilers that
+    place the model over devices themselves, and for resources the table does not know)."""
+    fams = families_of(resource)
+    return bool(fams) and all(a.layout_counts_devices for a in fams)
+
+
+def family_of_device_class(name: str) -> Accelerator | None:
+    """The family whose DRA driver a DeviceClass name (or a driver name) is: ``gpu.nvidia.com`` is NVIDIA's."""
+    return next((a for a in accelerators() if name in a.dra_device_classes), None)
+
+
+def is_extended_resource(name: str) -> bool:
+    """Whether a resource name is an extended resource that may be an accelerator: ``<domain>/<name>``
+    outside kubernetes.io and the network, storage and security devices the table lists."""
+    if "/" not in name:
+        return False
+    domain = name.split("/", 1)[0]
+    if domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
+        return False
+    return not any(name == x or (x.endswith("/") and name.startswith(x)) for x in _table()[1])
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def _repository(image: str) -> str:
+    ref = image.strip().lower().split("@", 1)[0]
+    last = ref.rsplit("/", 1)
+    if ":" in last[-1]:
+        ref = ref[: ref.rfind(":")]
+    for prefix in ("docker.io/", "index.docker.io/", "registry-1.docker.io/"):
+        if ref.startswith(prefix):
+            ref = ref[len(prefix):]
+    return ref.removeprefix("library/")
+
+
+def _marked(text: str, marker: str) -> bool:
+    """``marker`` as a word of ``text``, a version may follow it (``rocm6.4``, ``cuda12.8``, ``gaudi3``)."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(marker)}(?![a-z])", text) is not None
+
+
+def image_families(image: str) -> tuple[Accelerator, ...]:
+    """The families an image is a build for, read from the words of its repository's own name and tag
+    (``rocm``, ``gaudi``, ``tpu``, ``neuronx``, ``xpu``, ``rbln``) and from repositories that are one
+    family's build (``rocm/vllm``, ``vllm/vllm-openai`` for CUDA). Words and organisations win over a
+    repository's default, so ``vllm/vllm-openai:v0.9.0-rocm`` is ROCm. Empty when nothing says."""
+    own = image.strip().lower().rsplit("/", 1)[-1]  # name and tag: a registry path like cpu-team/ says nothing
+    repo = _repository(image)
+    marked = tuple(a for a in accelerators()
+                   if any(_marked(own, m) for m in a.image_markers)
+                   or any(r.endswith("/") and repo.startswith(r) for r in a.image_repositories))
+    if marked:
+        return marked
+    return tuple(a for a in accelerators() if repo in a.image_repositories)

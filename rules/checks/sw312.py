@@ -1,0 +1,76 @@
+"""SW312: runtime LoRA loading switched on for an API that checks no key and has no gateway in front."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
+from ._env import env_location
+from ._net import groups_behind
+
+LORA = "VLLM_ALLOW_RUNTIME_LORA_UPDATING"
+
+
+class RuntimeLoraWithoutAuth(GroupRule):
+    meta = RuleMeta(
+        code="SW312",
+        name="runtime-lora-without-auth",
+        enforcement="advisory",
+        severity="high",
+        summary=(
+            "A vLLM server allows runtime LoRA loading (VLLM_ALLOW_RUNTIME_LORA_UPDATING) but checks no API key "
+            "and no Ingress or HTTPRoute routes to it."
+        ),
+        why=(
+            "With VLLM_ALLOW_RUNTIME_LORA_UPDATING on, vLLM serves /v1/load_lora_adapter and "
+            "/v1/unload_lora_adapter: any caller can load an adapter from a path or a Hugging Face repository "
+            "of its choosing into the server, change what it answers for every user, and fill GPU memory. vLLM "
+            "checks --api-key (or VLLM_API_KEY) on these routes; without a key and without a gateway that "
+            "authenticates in front, whoever reaches the pod's port can call them."
+        ),
+        bad_example=("env:\n  - {name: VLLM_ALLOW_RUNTIME_LORA_UPDATING, value: 'True'}\n"
+                     "args: [--model, ..., --enable-lora]"),
+        good_example=("env:\n  - {name: VLLM_ALLOW_RUNTIME_LORA_UPDATING, value: 'True'}\n"
+                      "  - name: VLLM_API_KEY\n    valueFrom: {secretKeyRef: {name: vllm-api-key, key: key}}"),
+        remediation=(
+            "Set VLLM_API_KEY from a Secret (vLLM then requires it on every /v1 route), put the server behind a "
+            "gateway that authenticates, or load adapters at start-up with --lora-modules instead."
+        ),
+        references=(
+            "https://docs.vllm.ai/en/latest/features/lora.html#dynamically-serving-lora-adapters",
+            "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
+        ),
+        scope="resource",
+        safe_to_skip_unknown=True,
+    )
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        c = g.main_container
+        if g.kind == "plan" or c is None:
+            return
+        value = c.env.get(LORA)
+        if value is UNKNOWN:
+            u = Undecidable(f"{LORA} of container `{c.name}`", "it comes from a Secret, a ConfigMap or the downward "
+                            "API; whether runtime LoRA loading is on decides whether the API needs a key")
+            yield Hit(group_subject(g), f"SW312: cannot decide: {u.text}", env_location(g, c, LORA),
+                      tuple(g.suppressions), undecided=True)
+            return
+        if not isinstance(value, str) or value.strip().lower() not in ("1", "true"):
+            return
+        if "VLLM_API_KEY" in c.env or g.engine.extra.get("api_key") is not None or c.env_from:
+            return  # a key is checked (or may come from an envFrom source: SW306 and SW310 speak of those)
+        routed = []
+        for ing in inv.ingresses:
+            try:
+                if any(other is g for _, other in groups_behind(inv, ing)):
+                    routed.append(ing)
+            except Undecidable:
+                continue
+        if routed:
+            return
+        yield Hit(group_subject(g), f"SW312: container `{c.name}` of {group_subject(g)} sets {LORA}={value.strip()}, "
+                                    "so anyone who reaches its port can load LoRA adapters at run time, and the "
+                                    "server checks no API key and no Ingress or HTTPRoute routes to it; required: "
+                                    "VLLM_API_KEY from a Secret, or a gateway that authenticates",
+                  env_location(g, c, LORA), tuple(g.suppressions))

@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 36 + 59 + 147
+    assert len(records) == 36 + 59 + 154
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -639,6 +639,30 @@ def test_moe_and_mla_shapes() -> None:
     assert find_model("mistralai/Mixtral-8x22B-v0.1").vocab_size == 32000
 
 
+def test_deepseek_v2_shapes_are_their_config_json() -> None:
+    from shardwise.rules.catalog.hfconfig import derive_params
+
+    v2, lite = find_model("deepseek-ai/DeepSeek-V2"), find_model("deepseek-ai/DeepSeek-V2-Lite")
+    assert (v2.moe, v2.mla, v2.hidden_size, v2.intermediate_size, v2.vocab_size) == (
+        MoeShape(num_experts=160, experts_per_token=6, shared_experts=2, moe_intermediate_size=1536),
+        MlaShape(kv_lora_rank=512, qk_rope_head_dim=64), 5120, 12288, 102400)
+    assert (lite.moe, lite.num_attention_heads, lite.hidden_size, lite.intermediate_size) == (
+        MoeShape(num_experts=64, experts_per_token=6, shared_experts=2, moe_intermediate_size=1408), 16, 2048, 10944)
+    assert v2.hf_config["first_k_dense_replace"] == lite.hf_config["first_k_dense_replace"] == 1
+    # the counts are what config.json implies (V2-Lite has no query LoRA: a full-rank q_proj)
+    config = {"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944, "num_hidden_layers": 27,
+              "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 102400, "kv_lora_rank": 512,
+              "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+              "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6, "moe_intermediate_size": 1408,
+              "first_k_dense_replace": 1, "tie_word_embeddings": False, "max_position_embeddings": 163840}
+    assert derive_params(config) == lite.params
+    fp8 = find_model("Qwen/Qwen3-235B-A22B-FP8")
+    assert (fp8.params, fp8.precision, fp8.base_model, fp8.source) == (
+        235_093_634_560, "fp8", "Qwen/Qwen3-235B-A22B", "https://huggingface.co/Qwen/Qwen3-235B-A22B-FP8/blob/main/config.json")
+    assert fp8.hf_config["quantization_config"] == {
+        "activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]}
+
+
 def test_gemma3_counts_its_vision_tower() -> None:
     g = find_model("google/gemma-3-27b-it")
     assert (g.params, g.vision_params, g.head_dim, g.num_key_value_heads) == (27_432_406_640, 423_060_336, 128, 16)
@@ -654,6 +678,10 @@ def test_gemma3_counts_its_vision_tower() -> None:
         ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", (401_583_781_376, 48, 8, 128, "bf16", 1_048_576)),
         ("deepseek-ai/DeepSeek-V3.1", (671_026_419_200, 61, 128, 192, "fp8", 163_840)),
         ("deepseek-ai/DeepSeek-V3.2", (671_877_944_064, 61, 128, 192, "fp8", 163_840)),
+        ("deepseek-ai/DeepSeek-V2", (235_741_434_880, 60, 128, 192, "bf16", 163_840)),
+        ("deepseek-ai/DeepSeek-V2-Chat-0628", (235_741_434_880, 60, 128, 192, "bf16", 163_840)),
+        ("deepseek-ai/DeepSeek-V2-Lite", (15_706_484_224, 27, 16, 192, "bf16", 163_840)),
+        ("deepseek-ai/DeepSeek-V2-Lite-Chat", (15_706_484_224, 27, 16, 192, "bf16", 163_840)),
         ("moonshotai/Kimi-K2-Instruct", (1_026_408_232_448, 61, 64, 192, "fp8", 131_072)),
         ("zai-org/GLM-4.5", (352_797_829_024, 92, 8, 128, "bf16", 131_072)),
         ("zai-org/GLM-4.5-Air", (106_852_251_264, 46, 8, 128, "bf16", 131_072)),

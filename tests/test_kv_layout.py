@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+from shardwise.rules.capacity import sizing
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
 from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.versions import behaviour
@@ -177,3 +179,54 @@ def test_longest_fitting_length_worked_out_directly_equals_the_binary_search():
                             checked += 1
     assert checked == 7 * 4 * 2 * 3 * 9 * 3
     assert 0 < direct < 7 * 4 * 2 * 3  # both ways were taken
+
+
+def test_deepseek_v32_caches_the_indexer_keys_and_an_fp8_ds_mla_latent():
+    from shardwise.rules.catalog import find_model
+
+    v32, r1 = find_model("deepseek-ai/DeepSeek-V3.2"), find_model("deepseek-ai/DeepSeek-R1")
+    assert kv_layout.indexer_bytes(v32) == 128 + 4 and kv_layout.indexer_bytes(r1) == 0
+    # bf16: the 576-wide latent + 132 bytes of indexer keys per layer; fp8: 656 (fp8_ds_mla) + 132
+    assert [t.bytes_per_token for t in kv_layout.layout(v32, 8, 1, 2).types] == [576 * 2 + 132]
+    assert [t.bytes_per_token for t in kv_layout.layout(v32, 8, 1, 1).types] == [512 + 16 + 128 + 132]
+    assert [t.bytes_per_token for t in kv_layout.layout(r1, 8, 1, 1).types] == [576]
+    assert sizing.kv_bytes_per_token_per_gpu(v32, 8, 1, 1) == 61 * 788
+
+
+@pytest.mark.parametrize(("arch", "name", "vendor", "version", "requested", "expected"), [
+    ("hopper", "H200-141GB", "nvidia", (0, 11, 0), None, 64),  # FlashMLA
+    ("hopper", "H100-SXM-80GB", "nvidia", (0, 11, 0), 16, 64),  # forced whatever was asked
+    ("blackwell", "B200", "nvidia", (0, 10, 0), None, 16),  # Triton MLA before vllm#21626
+    ("blackwell", "B200", "nvidia", (0, 11, 0), None, 128),  # CUTLASS MLA
+    ("blackwell", "GB200", "nvidia", (0, 13, 0), 64, 128),
+    ("blackwell", "B200", "nvidia", (0, 14, 0), None, 64),  # FlashInfer MLA (vllm#32339)
+    ("blackwell", "B300", "nvidia", (0, 15, 1), 32, 32),
+    ("blackwell", "RTX-PRO-6000-Blackwell", "nvidia", (0, 11, 0), None, 16),  # SM120: Triton MLA
+    ("ampere", "A100-80GB", "nvidia", (0, 11, 0), None, 16),
+    ("cdna3", "MI300X", "amd", (0, 11, 0), 32, 32),
+])
+def test_mla_block_size_follows_the_backend_vllm_picks(arch, name, vendor, version, requested, expected):
+    from shardwise.rules.catalog import find_model
+
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-R1"), arch, name, vendor, version,
+                                    requested) == expected
+    # DeepSeek-V3.2's sparse FlashMLA takes 64-token blocks everywhere
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-V3.2"), arch, name, vendor, version,
+                                    requested) == 64
+
+
+def test_near_equal_layer_types_share_one_group_size_from_0_12():
+    # 12 sliding + 11 full layers (a Gemma 2 27B pipeline stage of PP2): before 0.12 the group size is the
+    # smaller count, 11, so the 12 sliding layers take two groups (10 padding layers); from 0.12 (vllm#29303)
+    # the larger count, 12, one group per type (1 padding layer)
+    types = (kv_layout.LayerType("full", 11, 2048), kv_layout.LayerType("sliding", 12, 2048, 4096))
+    assert kv_layout.kv_group_size(types, behaviour("0.11.0")) == 11
+    assert kv_layout.kv_group_size(types, behaviour("0.12.0")) == 12
+    lay = kv_layout.Layout(types)
+    old = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", 2**30, 8192, 2048)
+    new = kv_layout.plan_kv_cache(lay, behaviour("0.12.0"), "v1", 2**30, 8192, 2048)
+    assert (old.group_layers, len(old.groups), old.note) == (11, 3, "10 padding layers in the KV cache groups")
+    assert (new.group_layers, len(new.groups), new.note) == (12, 2, "1 padding layer in the KV cache groups")
+    # 5:1 (Gemma 3) keeps the smaller count: 1.25 × 10 < 52
+    gemma3 = (kv_layout.LayerType("full", 10, 2048), kv_layout.LayerType("sliding", 52, 2048, 1024))
+    assert kv_layout.kv_group_size(gemma3, behaviour("0.12.0")) == 10

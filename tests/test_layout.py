@@ -5,10 +5,20 @@ finding is one lint blocks with the same code."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from shardwise.rules.app.cli import main
-from shardwise.rules.capacity.layout import Node, Parallel, gpu_counts, layouts_for, plural, smaller
+from shardwise.rules.capacity.layout import (
+    Node,
+    Parallel,
+    gpu_counts,
+    layouts_for,
+    plural,
+    smaller,
+    tp_allowed,
+    weight_load_refusals,
+)
 from shardwise.rules.catalog import find_model
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
@@ -131,3 +141,83 @@ def test_plan_and_lint_agree_on_every_single_node_layout(tmp_path, capsys, model
         _, blocking = lint_layout(tmp_path, capsys, model, instance, c["tensor_parallel_size"],
                                   c["pipeline_parallel_size"], c["max_num_seqs"])
         assert blocking == sorted(c["mandatory"]), (c["tensor_parallel_size"], c["pipeline_parallel_size"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Weights vLLM refuses to build or load at a tensor-parallel size (SW203; plan never proposes them)
+# --------------------------------------------------------------------------------------------------
+
+QWEN3_235B_FP8 = find_model("Qwen/Qwen3-235B-A22B-FP8", None)  # 128x128 blocks, moe_intermediate_size 1536
+QWEN3_30B_FP8 = find_model("Qwen/Qwen3-30B-A3B-FP8", None)  # moe_intermediate_size 768
+
+
+def _messages(model, tp, **kw):
+    return [(r.sure, r.experts, r.message) for r in weight_load_refusals(model, tp, **kw)]
+
+
+def test_block_fp8_experts_must_keep_whole_blocks_per_rank():
+    assert _messages(QWEN3_235B_FP8, 4) == []  # 384 = 3 blocks
+    assert _messages(QWEN3_235B_FP8, 8) == [(True, True, (
+        "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
+        "Qwen/Qwen3-235B-A22B-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load "
+        "the weights"))]
+    assert _messages(QWEN3_235B_FP8, 8, expert_parallel=True) == []  # whole experts per rank
+    assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(QWEN3_30B_FP8, tp)] == [4, 8, 16]
+    # the bf16 original has no blocks to keep whole
+    assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(find_model("Qwen/Qwen3-30B-A3B", None), tp)] == []
+
+
+def test_kv_heads_divide_or_replicate_evenly():
+    qwen7b = find_model("Qwen/Qwen2.5-7B-Instruct", None)  # 28 heads, 4 KV heads
+    assert _messages(qwen7b, 7) == [(True, False, (
+        "Qwen/Qwen2.5-7B-Instruct has 4 KV heads; tensor_parallel_size 7 neither divides them nor is a "
+        "multiple of them"))]
+    assert _messages(qwen7b, 2) == _messages(qwen7b, 4) == []  # 2 per rank; 1 per rank
+    llama8b = find_model("meta-llama/Llama-3.1-8B-Instruct", None)  # 32 heads, 8 KV heads
+    assert _messages(llama8b, 16) == []  # each KV head replicated on 2 ranks
+    assert _messages(llama8b, 3) == [(True, False, (
+        "meta-llama/Llama-3.1-8B-Instruct has 32 attention heads, not divisible by tensor_parallel_size 3"))]
+    assert _messages(DEEPSEEK_R1, 16) == []  # MLA: one latent, no KV heads to split
+
+
+def test_dense_block_fp8_and_awq_groups():
+    base = find_model("meta-llama/Llama-3.1-8B-Instruct", None)  # intermediate 14336 = 112 x 128
+    block = replace(base, id="acme/llama-fp8-block", precision="fp8", quantization="fp8", hf_config={
+        "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}})
+    assert _messages(block, 16) == []  # 896 = 7 blocks
+    assert _messages(block, 32) == [(True, False, (
+        "at tensor_parallel_size 32 each rank holds 448 columns of the MLP's gate/up projection of "
+        "acme/llama-fp8-block, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load the weights"))]
+    # compressed-tensors states its blocks under config_groups
+    ct = replace(block, hf_config={"quantization_config": {"quant_method": "compressed-tensors", "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}}}}})
+    assert [r.message for r in weight_load_refusals(ct, 32)] == [m for _, _, m in _messages(block, 32)]
+    # AWQ groups of 128 run along the input of the row-parallel layers: 14336 / 16 = 896 = 7 groups
+    awq = replace(base, id="acme/llama-awq", precision="int4", quantization="awq", hf_config={
+        "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}})
+    assert _messages(awq, 16) == []
+    awq_g = replace(awq, hf_config={"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 256}})
+    assert _messages(awq_g, 16) == [(True, False, (
+        "at tensor_parallel_size 16 each rank holds 896 input columns of the MLP's down projection of "
+        "acme/llama-awq, not a multiple of group_size 256 (groups of 256 weights); vLLM refuses to load the weights"))]
+    # per-channel scales (group_size -1) and per-tensor FP8 have nothing to keep whole
+    per_channel = replace(awq, hf_config={"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1}})
+    per_tensor = replace(block, hf_config={"quantization_config": {"quant_method": "fp8"}})
+    assert _messages(per_channel, 32) == _messages(per_tensor, 32) == []
+
+
+def test_a_block_size_read_from_the_name_only_is_not_sure():
+    named = find_model("acme/Qwen3-235B-A22B-Instruct-2507-FP8", None)
+    assert named.extra.get("quantization_config_assumed") is True
+    assert _messages(named, 8) == [(False, True, (
+        "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
+        "acme/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128; vLLM refuses to load the weights "
+        "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
+    # Red Hat's FP8-dynamic copies scale per channel
+    assert _messages(find_model("RedHatAI/gpt-oss-120b-FP8-dynamic", None), 8) == []
+
+
+def test_the_layout_search_skips_tps_vllm_refuses():
+    node = Node(8, 8)
+    assert layouts_for(QWEN3_235B_FP8, 8, node) == [Parallel(4, 2), Parallel(1, 1, 8, True)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]

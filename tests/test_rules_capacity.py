@@ -96,8 +96,14 @@ EXPECTED = {
     ],
     ('SW106', 'pass'): [
     ],
+    ('SW201', 'advisory'): [
+        (17, 'Deployment serving/llama405b-tp16', "SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain: over EFA it works but is slower: every layer's all-reduce crosses the network; vllm-project/vllm#17006 measured DeepSeek-R1 on two 8-GPU nodes over InfiniBand: TP16 with RDMA came within about 100 ms of TP8×PP2's time to first token, and ran far slower over TCP without RDMA; --tensor-parallel-size 8 --pipeline-parallel-size 2 keeps the all-reduces inside each node", None),
+        (38, 'Deployment serving/llama405b-tp16-fabric-unknown', "SW201: pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain; whether the nodes share EFA or InfiniBand is not known (an instance type, or the label shardwise.dev/efa or shardwise.dev/fabric, would say): without one NCCL runs every layer's all-reduce over TCP; --tensor-parallel-size 8 --pipeline-parallel-size 2 keeps the all-reduces inside each node", None),
+    ],
     ('SW201', 'fail'): [
-        (17, 'Deployment serving/llama405b-tp16', 'SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain', None),
+        (19, 'Deployment serving/llama405b-tp16-no-fabric', "SW201: pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8,efa=false` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain or an RDMA fabric: NCCL's all-reduces run over TCP sockets on every layer; --tensor-parallel-size 8 --pipeline-parallel-size 2 keeps the all-reduces inside each node", None),
+        (41, 'Deployment serving/qwen3-235b-tp16-no-fabric', "SW201: pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8,efa=false` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain or an RDMA fabric: NCCL's all-reduces run over TCP sockets on every layer; --tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel keeps attention inside each node and sends only the experts' all-to-all across", None),
+        (61, 'Deployment serving/llama405b-tp16-efa-unused', "SW201: pool `instance-type=p5.48xlarge` has 8 GPUs per node but tensor_parallel_size is 16; the TP group would span 2 nodes without a shared NVLink domain (the pool has EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on every layer; --tensor-parallel-size 8 --pipeline-parallel-size 2 keeps the all-reduces inside each node", None),
     ],
     ('SW201', 'pass'): [
     ],
@@ -111,8 +117,13 @@ EXPECTED = {
     ],
     ('SW202', 'pass'): [
     ],
+    ('SW203', 'advisory'): [
+        (18, 'Deployment serving/qwen3-235b-2507-fp8-tp8', "SW203: at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of acme/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128; vLLM refuses to load the weights if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say); --enable-expert-parallel keeps each expert whole on one rank", None),
+    ],
     ('SW203', 'fail'): [
         (17, 'Deployment serving/qwen7b-tp8', 'SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 8', None),
+        (38, 'Deployment serving/qwen3-235b-fp8-tp8', "SW203: at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of Qwen/Qwen3-235B-A22B-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load the weights; --enable-expert-parallel keeps each expert whole on one rank", None),
+        (59, 'Deployment serving/qwen3-30b-fp8-tp4', "SW203: at tensor_parallel_size 4 each rank holds 192 columns of each expert's gate/up projection of Qwen/Qwen3-30B-A3B-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load the weights; --enable-expert-parallel keeps each expert whole on one rank", None),
     ],
     ('SW203', 'pass'): [
     ],

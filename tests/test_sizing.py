@@ -171,7 +171,9 @@ def test_expert_parallel_spreads_only_the_experts():
     rest = (671_026_419_200 - 2 * 129280 * 7168 - experts) * 1.0  # fp8 attention, dense and shared layers
     rotary = 163840 * 64 * 2
     assert ep.weights_gib_per_gpu == pytest.approx((embed + rest + experts / 8 + rotary) / GIB)
-    assert tp.weights_gib_per_gpu == pytest.approx(((embed + rest + experts) / 8 + rotary) / GIB)
+    # kv_a_proj_with_mqa (fp8, this shape states no q_lora_rank) and the bf16 routers stay whole on every TP rank
+    whole = 61 * 7168 * (512 + 64) * 1.0 + 58 * 256 * 7168 * 2.0
+    assert tp.weights_gib_per_gpu == pytest.approx(((embed + rest + experts - whole) / 8 + whole + rotary) / GIB)
     assert ep.verdict == "starts" and ep.block_size == 64  # FlashMLA forces 64-token blocks
 
 
@@ -339,3 +341,102 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"
+
+
+# MXFP4 (gpt-oss): 16-bit attention and embeddings, experts padded by the kernel vLLM picks per GPU
+# --------------------------------------------------------------------------------------------------
+
+H100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+A100 = sizing.Device("A100-80GB", 79.25, "nvidia", "ampere")
+B200 = sizing.Device("B200", 178.36, "nvidia", "blackwell")
+RTX5090 = sizing.Device("RTX-5090", 31.36, "nvidia", "blackwell")
+MI300X = sizing.Device("MI300X", 191.98, "amd", "cdna3")
+MI355X = sizing.Device("MI355X", 287.98, "amd", "cdna4")
+
+
+def _oss(model_id: str):
+    from shardwise.rules.catalog import find_model
+
+    return find_model(model_id)
+
+
+def test_vllm_quantises_only_the_experts_of_an_mxfp4_checkpoint():
+    oss = _oss("openai/gpt-oss-20b")
+    experts = 24 * 32 * 3 * 2880 * 2880  # 24 MoE layers × 32 experts × (w13 2I×H + w2 H×I)
+    assert sizing.expert_params(oss) == experts == 19_110_297_600
+    # everything else (embeddings, LM head, attention, router, norms, expert biases) stays bf16
+    assert sizing.weights_bytes(oss, "mxfp4") == (20_914_757_184 - experts) * 2 + experts * (0.5 + 1 / 32)
+    assert round(sizing.weights_bytes(oss, "mxfp4") / GIB, 3) == 12.816
+    big = _oss("openai/gpt-oss-120b")
+    assert sizing.expert_params(big) == 36 * 128 * 3 * 2880 * 2880  # not cut short by the 3 % cap
+
+
+def test_the_mxfp4_backend_follows_the_gpu():
+    assert [sizing.mxfp4_backend(d).name for d in (H100, A100, B200, RTX5090, MI300X, MI355X)] == [  # type: ignore[union-attr]
+        "Triton (SM90)", "Marlin", "FlashInfer TRTLLM (SM100)", "Marlin", "Triton (ROCm)", "Triton (ROCm gfx950)"]
+    assert sizing.mxfp4_backend(sizing.Device("T4", 14.58, "nvidia", "turing")) is None
+
+
+def test_mxfp4_expert_bytes_per_layer_by_backend():
+    oss = _oss("openai/gpt-oss-20b")
+    # Marlin: intermediate 2880 -> 2944 (128), hidden 2880 -> 3072 (256); values, e8m0 scales, bf16 biases
+    marlin = sizing.MXFP4_BACKENDS["marlin"]
+    assert sizing.mxfp4_expert_bytes(oss, 1, 1, marlin) == 32 * (
+        3 * 2944 * 3072 / 2 + 3 * 2944 * 3072 / 32 + (2 * 2944 + 3072) * 2)
+    # Triton on Hopper: no padding at 2880 (a multiple of 64), a second copy of the scales with rows
+    # padded to 256 (w13: 5760 -> 5888, w2: 2880 -> 3072), fp32 biases
+    triton = sizing.MXFP4_BACKENDS["triton"]
+    assert sizing.mxfp4_expert_bytes(oss, 1, 1, triton) == 32 * (
+        3 * 2880 * 2880 / 2 + 3 * 2880 * 2880 / 32 + 5888 * 90 + 3072 * 90 + (2 * 2880 + 2880) * 4)
+    # TP4: 720 columns per rank -> 768 on every backend; with EP over 4 ranks: 8 whole experts each
+    assert sizing.mxfp4_expert_bytes(oss, 4, 1, marlin) == 32 * (
+        3 * 768 * 3072 / 2 + 3 * 768 * 3072 / 32 + (2 * 768 + 3072) * 2)
+    assert sizing.mxfp4_expert_bytes(oss, 1, 4, marlin) == 8 * (
+        3 * 2944 * 3072 / 2 + 3 * 2944 * 3072 / 32 + (2 * 2944 + 3072) * 2)
+
+
+@pytest.mark.parametrize(("model_id", "device", "tp", "expected"), [
+    # "Model loading took 13.72 GiB" on A100 (Marlin, myoceane.fr A100 log; 13.7164 GiB in a KServe log)
+    ("openai/gpt-oss-20b", A100, 1, 13.687),
+    # 13.47-13.64 GiB on H100 in public logs (Triton)
+    ("openai/gpt-oss-20b", H100, 1, 13.421),
+    ("openai/gpt-oss-20b", B200, 1, 14.149),
+    ("openai/gpt-oss-20b", H100, 2, 6.838),
+    # vllm#33155, vLLM 0.14.1 on one H100, "Using Triton backend": "Model loading took 64.38 GiB"
+    ("openai/gpt-oss-120b", H100, 1, 64.318),
+    ("openai/gpt-oss-120b", H100, 4, 17.12),
+    ("openai/gpt-oss-120b", A100, 1, 65.913),
+    ("openai/gpt-oss-120b", MI300X, 1, 63.41),
+])
+def test_gpt_oss_weights_per_gpu_as_vllm_loads_them(model_id, device, tp, expected):
+    s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.11.0")
+    assert round(s.weights_gib_per_gpu, 3) == expected
+
+
+def test_gpt_oss_weights_match_the_public_logs_within_one_percent():
+    for model_id, device, logged in (("openai/gpt-oss-20b", A100, 13.72), ("openai/gpt-oss-20b", H100, 13.47),
+                                     ("openai/gpt-oss-120b", H100, 64.38)):
+        s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(max_model_len=8192), "0.14.1")
+        assert abs(s.weights_gib_per_gpu - logged) <= 0.01 * logged, (model_id, device.name, s.weights_gib_per_gpu)
+
+
+def test_mla_down_projections_and_router_are_whole_on_every_rank():
+    from shardwise.rules.catalog import find_model
+
+    r1 = find_model("deepseek-ai/DeepSeek-R1")
+    # 61 layers × 7168 × (q_lora 1536 + kv_lora 512 + rope 64); router 58 MoE layers × 256 experts × 7168
+    assert sizing.replicated_params(r1) == (61 * 7168 * 2112, 58 * 256 * 7168)
+    v32 = find_model("deepseek-ai/DeepSeek-V3.2")  # + the indexer: wq_b, wk (fp8) and weights_proj (bf16)
+    assert sizing.replicated_params(v32) == (61 * (7168 * 2112 + 1536 * 64 * 128 + 7168 * 128),
+                                             58 * 256 * 7168 + 61 * 7168 * 64)
+    lite = find_model("deepseek-ai/DeepSeek-V2-Lite")  # no query LoRA: q_proj is split by TP
+    assert sizing.replicated_params(lite) == (27 * 2048 * 576, 26 * 64 * 2048)
+    assert sizing.replicated_params(LLAMA70) == (0, 0)
+    h200 = sizing.Device("H200-141GB", 139.8, "nvidia", "hopper")
+    tp8 = sizing.size_deployment(r1, h200, sizing.EngineSettings(tp=8, max_model_len=8192), "0.11.0")
+    tp1 = sizing.size_deployment(r1, h200, sizing.EngineSettings(tp=1, max_model_len=8192), "0.11.0")
+    # at TP8 each rank keeps 7/8 of the fp8 down projections and the bf16 routers it would otherwise shed
+    whole = (61 * 7168 * 2112 * 1.0 + 58 * 256 * 7168 * 2.0) / GIB
+    assert round(tp8.weights_gib_per_gpu - (tp1.weights_gib_per_gpu - sizing.rotary_cache_bytes(r1) / GIB) / 8
+                 - sizing.rotary_cache_bytes(r1) / GIB, 4) == round(whole * 7 / 8, 4)
+    assert round(tp8.weights_gib_per_gpu, 2) == 79.28  # 79.41 GiB per device in HabanaAI/vllm-fork#809 (TP8)

@@ -153,8 +153,122 @@ def plural(count: int, noun: str) -> str:
 
 
 def tp_allowed(model: ModelShape, tp: int) -> bool:
-    """vLLM splits the attention heads over TP ranks: it refuses a TP that does not divide them."""
-    return tp >= 1 and model.num_attention_heads % tp == 0
+    """Whether vLLM builds and loads the model's weights at tensor-parallel size ``tp``: the attention heads
+    divide, the KV heads divide or are replicated evenly, and the checkpoint's quantisation blocks or groups
+    stay whole on every rank (:func:`weight_load_refusals`, sure or not)."""
+    return tp >= 1 and not weight_load_refusals(model, tp)
+
+
+@dataclass(frozen=True)
+class LoadRefusal:
+    """A reason vLLM refuses to create or load the model's weights at one tensor-parallel size."""
+
+    message: str  # what vLLM checks, with the numbers
+    #: The shape and the checkpoint's own ``quantization_config`` say so. False: the block or group size is
+    #: assumed (the precision came from the name, or a configuration that does not state it).
+    sure: bool = True
+    experts: bool = False  # the experts' width: expert parallelism (whole experts per rank) avoids it
+
+
+def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
+    """``(kind, n, k, sure)`` of the checkpoint's quantised weights: ``("block", block_n, block_k)`` for
+    block-wise FP8 (``weight_block_size``, compressed-tensors ``block_structure``), ``("group", 0, group)``
+    for AWQ/GPTQ and compressed-tensors group strategies; None when nothing splits into tiles."""
+    q = model.hf_config.get("quantization_config")
+    assumed = bool(model.extra.get("quantization_config_assumed")) or not isinstance(q, dict)
+    cfg = q if isinstance(q, dict) else {}
+    method = str(cfg.get("quant_method", model.quantization or "")).lower()
+    block = cfg.get("weight_block_size")
+    groups = cfg.get("config_groups")
+    if method == "compressed-tensors" and isinstance(groups, dict):
+        for group in groups.values():
+            w = group.get("weights") if isinstance(group, dict) else None
+            if not isinstance(w, dict):
+                continue
+            if w.get("strategy") == "block" and isinstance(w.get("block_structure"), list):
+                block = w["block_structure"]
+            elif w.get("strategy") == "group" and isinstance(w.get("group_size"), int) and w["group_size"] > 0:
+                return "group", 0, int(w["group_size"]), not assumed
+    if isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) and b > 0 for b in block):
+        return "block", int(block[0]), int(block[1]), not assumed
+    if method in ("awq", "gptq", "awq_marlin", "gptq_marlin") or (not cfg and model.precision in ("int4", "int8")):
+        size = cfg.get("group_size", cfg.get("q_group_size", 128))
+        if isinstance(size, int) and size > 0:
+            return "group", 0, size, not assumed and "group_size" in cfg
+        return None  # per-channel (group_size -1): nothing to keep whole
+    if model.precision == "fp8" and (assumed or method in ("fp8", "")) and not isinstance(block, list):
+        # FP8 without a stated block: per-tensor or per-channel scales unless the checkpoint says otherwise.
+        # Qwen's and DeepSeek's own FP8 releases use 128 x 128 blocks, so a copy whose configuration is not
+        # known may too.
+        # "FP8-dynamic" copies (Neural Magic / Red Hat) scale per channel.
+        per_channel = "fp8-dynamic" in model.id.lower()
+        return ("block", 128, 128, False) if assumed and not per_channel else None
+    return None
+
+
+def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = False) -> tuple[LoadRefusal, ...]:
+    """Why vLLM refuses ``model``'s weights at tensor-parallel size ``tp`` (empty: it builds them).
+
+    * attention heads: ``ModelConfig.verify_with_parallel_config`` (heads % TP);
+    * KV heads: ``QKVParallelLinear`` divides them over the ranks when TP < KV heads and replicates each
+      over TP / KV heads ranks otherwise, and both divisions must be exact;
+    * block-wise FP8 (128 x 128): ``Fp8MoEMethod.create_weights`` needs each rank's expert width
+      (``moe_intermediate_size / TP``) to be a multiple of block_n (and of block_k for the down
+      projection at TP > 1), ``validate_fp8_block_shape`` the same of dense column- and row-parallel
+      layers (MLP width, attention output input);
+    * AWQ/GPTQ groups: a row-parallel layer's input per rank (MLP width, attention output input,
+      expert width) must be a whole number of groups.
+
+    With ``expert_parallel`` the experts stay whole on their ranks: their width is not split.
+    """
+    out: list[LoadRefusal] = []
+    if tp < 1:
+        return (LoadRefusal(f"tensor_parallel_size {tp} is not a positive number of GPUs"),)
+    heads, kv = model.num_attention_heads, model.num_key_value_heads
+    if heads % tp:
+        out.append(LoadRefusal(f"{model.id} has {heads} attention heads, not divisible by tensor_parallel_size {tp}"))
+        return tuple(out)
+    if model.mla is None and kv % tp and tp % kv:
+        out.append(LoadRefusal(f"{model.id} has {kv} KV heads; tensor_parallel_size {tp} neither divides them "
+                               "nor is a multiple of them"))
+    tiles = _quant_tiles(model) if tp > 1 else None
+    if tiles is None:
+        return tuple(out)
+    kind, bn, bk, sure = tiles
+    what = f"{bn}x{bk} FP8 blocks" if kind == "block" else f"groups of {bk} weights"
+    tail = ("vLLM refuses to load the weights" if sure else
+            f"vLLM refuses to load the weights if the checkpoint stores {what} (its quantization_config would say)")
+    from .sizing import moe_layers
+
+    checks: list[tuple[str, int, bool]] = []  # (layer, size per rank, column-parallel output)
+    if model.moe is not None and moe_layers(model) and not expert_parallel:
+        per = model.moe.moe_intermediate_size // tp
+        checks += [("columns of each expert's gate/up projection", per, True),
+                   ("input columns of each expert's down projection", per, False)]
+    if model.moe is None or moe_layers(model) < model.num_hidden_layers:
+        per = model.intermediate_size // tp
+        checks += [("columns of the MLP's gate/up projection", per, True),
+                   ("input columns of the MLP's down projection", per, False)]
+    v_dim = model.head_dim
+    if model.mla is not None:
+        cfg = model.extra.get("config")
+        v = cfg.get("v_head_dim") if isinstance(cfg, dict) else None
+        v_dim = v if isinstance(v, int) and v > 0 else 128
+    checks.append(("input columns of the attention output projection", heads // tp * v_dim, False))
+    for layer, per, column in checks:
+        if kind == "block":
+            size, name = (bn, "block_n") if column else (bk, "block_k")
+        else:
+            if column:
+                continue  # groups run along the input: a column split keeps them whole
+            size, name = bk, "group_size"
+        if per % size:
+            out.append(LoadRefusal(
+                f"at tensor_parallel_size {tp} each rank holds {per:,} {layer} of {model.id}, not a "
+                f"multiple of {name} {size}" + (f" ({what}); " if sure else "; ") + tail, sure,
+                experts="expert" in layer))
+            break  # vLLM stops at the first layer it cannot build
+    return tuple(out)
 
 
 def roomy(fit: Fit, kv_reserve: float) -> bool:

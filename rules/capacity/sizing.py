@@ -225,12 +225,137 @@ def bytes_per_param(model: ModelShape, precision: Precision) -> float:
 
 
 def weights_bytes(model: ModelShape, precision: Precision) -> float:
-    """Bytes of all weights of the model at ``precision``."""
+    """Bytes of all weights of the model at ``precision``.
+
+    MXFP4 (gpt-oss): vLLM quantises only the fused-MoE experts (``Mxfp4Config.get_quant_method``
+    gives every linear layer ``UnquantizedLinearMethod``), so attention, router, embeddings and the
+    LM head stay 16-bit whatever the checkpoint's ``modules_to_not_convert`` says.
+    """
     bpp = bytes_per_param(model, precision)
     if bpp >= 2.0:
         return model.params * bpp
     embed = min(model.embedding_params, model.params)
+    if precision == "mxfp4" and model.moe is not None:
+        experts = min(expert_params(model), model.params - embed)
+        return (model.params - experts) * 2.0 + experts * bpp
     return embed * 2.0 + (model.params - embed) * bpp
+
+
+# --------------------------------------------------------------------------------------------------
+# MXFP4 experts as vLLM lays them out per GPU (vllm/model_executor/layers/quantization/mxfp4.py)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mxfp4Backend:
+    """The MXFP4 MoE kernel vLLM picks on a GPU, and how it pads and keeps the expert weights.
+
+    ``Mxfp4MoEMethod.create_weights`` rounds the per-rank intermediate size and the hidden size up to
+    the kernel's alignment; the Triton kernel's ``process_weights_after_loading`` swizzles the scales
+    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones,
+    and turns the biases into fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
+    """
+
+    name: str
+    intermediate_align: int
+    hidden_align: int
+    swizzled_scales: bool = False  # a second, padded copy of the scales (Triton on Hopper)
+    bias_bytes: int = 2
+
+
+MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
+    # SM90 with triton_kernels (vLLM's default there): intermediate per rank to 64, hidden as is
+    "triton": Mxfp4Backend("Triton (SM90)", 64, 1, swizzled_scales=True, bias_bytes=4),
+    # SM100 family with FlashInfer (B200, B300, GB200): both to 256
+    "flashinfer": Mxfp4Backend("FlashInfer TRTLLM (SM100)", 256, 256, bias_bytes=4),
+    # Ampere, Ada, SM120 (RTX 50, RTX PRO 6000 Blackwell): weight-only Marlin, n % 256 and k % 128
+    "marlin": Mxfp4Backend("Marlin", 128, 256),
+    # ROCm: get_padding_alignment(): 256 on gfx950 (MI350/MI355), 128 otherwise
+    "rocm": Mxfp4Backend("Triton (ROCm)", 128, 128, bias_bytes=4),
+    "rocm-gfx950": Mxfp4Backend("Triton (ROCm gfx950)", 256, 256, bias_bytes=4),
+}
+
+
+def mxfp4_backend(device: Device | None) -> Mxfp4Backend | None:
+    """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place)."""
+    if device is None:
+        return None
+    if device.vendor == "amd":
+        return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
+    arch = device.architecture
+    if arch == "hopper":
+        return MXFP4_BACKENDS["triton"]
+    if arch == "blackwell" and not device.name.upper().startswith("RTX"):
+        return MXFP4_BACKENDS["flashinfer"]
+    if arch in ("ampere", "ada", "blackwell"):
+        return MXFP4_BACKENDS["marlin"]
+    return None
+
+
+def _round_up(n: int, k: int) -> int:
+    return -(-n // k) * k
+
+
+def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: Mxfp4Backend | None = None) -> float:
+    """Bytes of the MXFP4 experts of one MoE layer on one rank: 4-bit values, an e8m0 scale per 32,
+    and the bf16 (or fp32) biases vLLM always creates, at the backend's padded sizes.
+
+    Without expert parallelism every rank holds all experts with ``moe_intermediate_size / tp``
+    columns; with it (``ep_ranks`` > 1) a rank holds ``experts / ep_ranks`` whole experts.
+    """
+    assert model.moe is not None
+    moe = model.moe
+    b = backend or Mxfp4Backend("unpadded", 1, 1)
+    local = -(-moe.num_experts // ep_ranks) if ep_ranks > 1 else moe.num_experts
+    inter = moe.moe_intermediate_size if ep_ranks > 1 else -(-moe.moe_intermediate_size // tp)
+    i_pad = _round_up(inter, b.intermediate_align)
+    h_pad = _round_up(model.hidden_size, b.hidden_align)
+    values = 3 * i_pad * h_pad / 2  # w13: 2I x H/2, w2: H x I/2 (uint8, two values each)
+    scales = 3 * i_pad * h_pad / 32
+    if b.swizzled_scales:
+        scales += (_round_up(2 * i_pad, 256) * _round_up(h_pad // 32, 2)
+                   + _round_up(h_pad, 256) * _round_up(i_pad // 32, 2))
+    bias = (2 * i_pad + h_pad) * b.bias_bytes
+    return local * (values + scales + bias)
+
+
+def replicated_params(model: ModelShape) -> tuple[int, int]:
+    """(quantised, 16-bit) parameters every tensor-parallel rank of an MLA model holds whole.
+
+    vLLM's DeepSeek-V2/V3 attention (``vllm/model_executor/models/deepseek_v2.py``) builds the down
+    projections ``q_a_proj`` (hidden -> q_lora_rank) and ``kv_a_proj_with_mqa`` (hidden -> kv_lora_rank +
+    qk_rope_head_dim) as ``ReplicatedLinear`` layers (fused into one with ``disable_tp`` in later
+    releases), the MoE router ``gate`` (hidden -> routed experts, unquantised) likewise, and DeepSeek-V3.2's
+    sparse-attention indexer (``wq_b``: q_lora_rank -> index heads × index_head_dim, ``wk``: hidden ->
+    index_head_dim, ``weights_proj``: hidden -> index heads) too. Only the up projections, the output
+    projection and the MLPs are split by TP.
+    """
+    if model.mla is None:
+        return 0, 0
+    cfg = model.extra.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+
+    def num(key: str) -> int:
+        v = cfg.get(key, model.hf_config.get(key))
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+    h, layers = model.hidden_size, model.num_hidden_layers
+    q_lora = num("q_lora_rank")
+    per_layer = h * (q_lora + model.mla.kv_lora_rank + model.mla.qk_rope_head_dim)
+    index_heads, index_dim = num("index_n_heads"), num("index_head_dim")
+    dense = num("first_k_dense_replace")  # DeepSeek's leading dense layers (kept in extra.config by the catalog)
+    router = model.moe.num_experts * h * (layers - dense if dense else moe_layers(model)) if model.moe else 0
+    if index_heads and index_dim:
+        per_layer += q_lora * index_heads * index_dim + h * index_dim
+        router += h * index_heads * layers  # weights_proj: unquantised
+    return per_layer * layers, router
+
+
+def _checkpoint_expert_bias_params(model: ModelShape) -> int:
+    """Expert biases the checkpoint itself holds (gpt-oss), already counted in ``params``."""
+    if model.moe is None or str(model.hf_config.get("model_type", "")) != "gpt_oss":
+        return 0
+    return moe_layers(model) * model.moe.num_experts * (2 * model.moe.moe_intermediate_size + model.hidden_size)
 
 
 def weights_gb(model: ModelShape, precision: Precision) -> float:
@@ -242,7 +367,10 @@ def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_b
     """KV-cache bytes one token occupies on one GPU of a TP × PP replica, every layer full attention."""
     layers = math.ceil(model.num_hidden_layers / pp)
     if model.mla is not None:
-        return layers * (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        index = kv_layout.indexer_bytes(model)  # DeepSeek-V3.2: fp8_ds_mla latent and indexer keys
+        latent = kv_layout.FP8_DS_MLA_BYTES if (index and kv_bytes == 1) else \
+            (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        return layers * (latent + index)
     heads = max(1, math.ceil(model.num_key_value_heads / tp))
     return 2 * layers * heads * model.head_dim * kv_bytes
 
@@ -285,8 +413,13 @@ def expert_params(model: ModelShape) -> int:
     counted = per_layer * moe_layers(model)
     if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
         return min(counted, model.params)
-    # Without the config's dense-layer keys every layer counts as MoE: keep attention and norms outside.
-    return int(min(0.97 * (model.params - model.embedding_params), counted))
+    # Without the config's dense-layer keys every layer counts as MoE: keep the attention projections
+    # outside (or 3 % of the body, whichever leaves more room). A 3 % cap alone cut gpt-oss-120b's
+    # experts (98 % of its parameters) short by 2.5 billion.
+    body = model.params - model.embedding_params
+    q = model.num_attention_heads * model.head_dim
+    attention = model.num_hidden_layers * model.hidden_size * (2 * q + 2 * model.num_key_value_heads * model.head_dim)
+    return int(min(max(0.97 * body, body - attention), counted))
 
 
 _MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers")
@@ -458,7 +591,7 @@ def rotary_cache_bytes(model: ModelShape) -> int:
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
-                   stage: int, buffers: bool = True) -> float:
+                   stage: int, buffers: bool = True, device: Device | None = None) -> float:
     """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included)."""
     tp, pp = s.tp, s.pp
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
@@ -471,7 +604,16 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     ep_ranks = tp * (s.dp if s.expert_parallel else 1)
     layers = model.num_hidden_layers
     share = len(kv_layout._stage_slice(layers, pp, stage)) / layers if layers else 1.0
-    per_gpu = ((body - experts) / tp + experts / ep_ranks) * share
+    if precision == "mxfp4" and model.moe is not None and experts and buffers:
+        # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
+        bias = _checkpoint_expert_bias_params(model) * 2.0
+        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1, mxfp4_backend(device))
+        per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
+    else:
+        quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
+        whole = quantised * bytes_per_param(model, precision) + plain * 2.0
+        whole = min(whole, max(body - experts, 0.0))
+        per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     if buffers:
         per_gpu += rotary_cache_bytes(model)
     if pp == 1:
@@ -737,7 +879,11 @@ def _size_deployment(
         batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
         if multimodal and not s.max_num_batched_tokens:
             batched = max(batched, 5120)
-    block = 64 if (layout0.mla and engine == "v1") else (s.block_size or DEFAULT_BLOCK_SIZE)
+    if layout0.mla and engine == "v1":
+        block = kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
+                                         rv.version.parts, s.block_size)
+    else:
+        block = s.block_size or DEFAULT_BLOCK_SIZE
 
     # ---- memory terms per pipeline stage (first and last) -----------------------------------------
     total = device.memory_gib
@@ -759,7 +905,8 @@ def _size_deployment(
     stages = sorted({0, s.pp - 1})
     worst: dict[str, float] | None = None
     for stage in stages:
-        w = _stage_weights(model, total_bytes, precision, s, stage, buffers=weights_gib is None)
+        w = _stage_weights(model, total_bytes, precision, s, stage, buffers=weights_gib is None,
+                           device=device)
         fwd = _forward_bytes(model, s, batched, act, e)
         last = stage == s.pp - 1
         samp = sampler + batched * model.hidden_size * act if last else 0.0

@@ -9,29 +9,61 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
 from ._capacity import tp_pp
 
+#: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
+MEASURED = (
+    "vllm-project/vllm#17006 measured DeepSeek-R1 on two 8-GPU nodes over InfiniBand: TP16 with RDMA came within "
+    "about 100 ms of TP8×PP2's time to first token, and ran far slower over TCP without RDMA"
+)
+
+
+def _fabric(g: ServingGroup) -> tuple[str | None, bool, str]:
+    """(the RDMA fabric the group's NCCL traffic between nodes uses, or None; whether that is known; why not).
+
+    EFA carries NCCL only for pods that request ``vpc.amazonaws.com/efa`` devices (as SW205 checks)."""
+    pool = g.pool
+    assert pool is not None
+    named = (pool.labels.get("shardwise.dev/fabric") or pool.fabric or "").lower()
+    efa = pool.efa is True or named == "efa"
+    if named == "infiniband":
+        return "InfiniBand", True, ""
+    if efa:
+        if any(c.efa > 0 for c in g.containers):
+            return "EFA", True, ""
+        return None, True, "the pool has EFA but the pods request no vpc.amazonaws.com/efa devices"
+    if pool.efa is False:
+        return None, True, ""
+    return None, False, ""
+
 
 class TensorParallelLargerThanNode(GroupRule):
     meta = RuleMeta(
         code="SW201",
         name="tensor-parallel-larger-than-node",
-        enforcement="mandatory",
+        enforcement="advisory",
+        mandatory_when="when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them",
         severity="critical",
         summary="tensor_parallel_size is larger than the GPUs of one node in the selected pool.",
         why=(
             "Tensor parallelism all-reduces twice per layer on every token. Inside a node that runs over "
-            "NVLink/NVSwitch (~900 GB/s); split across nodes it crosses the network at a few tens of "
-            "GB/s at best and time per output token grows 5–20×. Keep TP inside one NVLink domain and span "
-            "nodes with pipeline parallelism."
+            "NVLink/NVSwitch (~900 GB/s per H100); split across nodes it crosses the network. On an RDMA "
+            "fabric the pods use (InfiniBand, or EFA with vpc.amazonaws.com/efa devices requested) that works "
+            "and costs latency (" + MEASURED + "). Without one NCCL falls "
+            "back to TCP sockets and every layer waits on them, so the finding blocks only there; on a fabric "
+            "it is advisory. Keep TP inside one NVLink domain and span nodes with pipeline parallelism, or, "
+            "for a mixture-of-experts model, with data parallelism and expert parallelism (attention inside "
+            "each node, only the experts' all-to-all across)."
         ),
-        bad_example="--tensor-parallel-size 16   # on p5.48xlarge nodes with 8 H100 each",
+        bad_example="--tensor-parallel-size 16   # on g5.48xlarge nodes with 8 A10G each and no EFA",
         good_example="--tensor-parallel-size 8 --pipeline-parallel-size 2   # TP in the node, PP across two",
         remediation=(
             "Set --tensor-parallel-size to at most the GPUs of one node and use --pipeline-parallel-size "
-            "for the rest, or choose a pool whose nodes share a multi-node NVLink domain."
+            "for the rest (for MoE models: --data-parallel-size with --enable-expert-parallel), or choose a "
+            "pool whose nodes share a multi-node NVLink domain or an EFA/InfiniBand fabric."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
             "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+            "https://github.com/vllm-project/vllm/issues/17006",
         ),
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
@@ -39,7 +71,7 @@ class TensorParallelLargerThanNode(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or g.accelerator == "google":
             return  # a TPU slice joins the chips of several hosts by ICI: TP may span them
-        tp, _ = tp_pp(g)
+        tp, pp = tp_pp(g)
         if tp <= 1:
             return
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
@@ -63,8 +95,25 @@ class TensorParallelLargerThanNode(GroupRule):
             yield hit(g, f"SW201: pool `{g.pool.name}` has {held} but tensor_parallel_size is {tp}; the TP group "
                          f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
             return
-        yield hit(
-            g,
-            f"SW201: pool `{g.pool.name}` has {int(per_node)} GPUs per node but tensor_parallel_size is {tp}; "
-            f"the TP group would span {-(-tp // int(per_node))} nodes without a shared NVLink domain",
-        )
+        per_node = int(per_node)
+        nodes = -(-tp // per_node)
+        head = (f"SW201: pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
+                f"the TP group would span {nodes} nodes without a shared NVLink domain")
+        moe = g.model is not None and g.model.moe is not None
+        inside = (f"--tensor-parallel-size {per_node} --data-parallel-size {tp // per_node} --enable-expert-parallel "
+                  "keeps attention inside each node and sends only the experts' all-to-all across"
+                  if moe and tp % per_node == 0 else
+                  f"--tensor-parallel-size {per_node} --pipeline-parallel-size {nodes * pp} keeps the all-reduces "
+                  "inside each node")
+        fabric, sure, unused = _fabric(g)
+        if fabric:
+            yield hit(g, f"{head}: over {fabric} it works but is slower: every layer's all-reduce crosses the "
+                         f"network; {MEASURED}; {inside}")
+        elif sure:
+            how = f" ({unused})" if unused else " or an RDMA fabric"
+            yield hit(g, f"{head}{how}: NCCL's all-reduces run over TCP sockets on every layer; {inside}",
+                      level="mandatory")
+        else:
+            yield hit(g, f"{head}; whether the nodes share EFA or InfiniBand is not known (an instance type, or "
+                         f"the label shardwise.dev/efa or shardwise.dev/fabric, would say): without one NCCL runs "
+                         f"every layer's all-reduce over TCP; {inside}")

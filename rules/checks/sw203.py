@@ -1,11 +1,12 @@
-"""SW203: attention or KV heads not divisible by the tensor-parallel size."""
+"""SW203: weights vLLM cannot split at the tensor-parallel size (heads, KV heads, quantisation blocks/groups)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.layout import weight_load_refusals
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, known
 from ._capacity import require_model, tp_pp
 
 
@@ -15,15 +16,27 @@ class HeadsNotDivisibleByTp(GroupRule):
         name="heads-not-divisible-by-tp",
         enforcement="mandatory",
         severity="critical",
-        summary="Attention heads (or KV heads) are not divisible by tensor_parallel_size as vLLM requires.",
+        summary=("The model's weights do not split at tensor_parallel_size: heads, KV heads or quantisation "
+                 "blocks/groups are not whole on every rank, so vLLM refuses to load them."),
         why=(
             "vLLM splits attention by heads: it refuses to start when the attention heads are not a "
             "multiple of TP, and KV heads must either divide evenly across ranks or be replicated "
-            "(TP a multiple of the KV heads). Pipeline stages need at least one layer each."
+            "(TP a multiple of the KV heads). Quantised weights must stay whole per rank: block-wise FP8 "
+            "checkpoints (128x128 blocks: Qwen3 and DeepSeek FP8 releases) need each rank's MoE expert width "
+            "and MLP width to be a multiple of 128 (vLLM: \"The output_size of gate's and up's weight = 320 is "
+            "not divisible by weight quantization block_n = 128\" for Qwen3-Coder-480B-A35B-FP8 at TP8), and "
+            "AWQ/GPTQ checkpoints a whole number of groups in each row-parallel layer's input. The finding "
+            "blocks when the checkpoint's quantization_config states the block or group size; when the size is "
+            "assumed (a precision read from the model's name) it is advisory. Pipeline stages need at least "
+            "one layer each."
         ),
         bad_example="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8   # 28 heads",
         good_example="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4",
-        remediation="Choose a tensor_parallel_size that divides the model's attention heads.",
+        remediation=(
+            "Choose a tensor_parallel_size that divides the model's attention heads and keeps each rank's "
+            "expert and MLP width a multiple of the quantisation block or group (Qwen3-235B-A22B-FP8: TP4, not "
+            "TP8), or add --enable-expert-parallel so that the experts stay whole."
+        ),
         references=("https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",),
         scope="resource",
     )
@@ -32,13 +45,12 @@ class HeadsNotDivisibleByTp(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         model = require_model(g)
         tp, pp = tp_pp(g)
-        heads, kv = model.num_attention_heads, model.num_key_value_heads
-        if heads % tp:
-            yield hit(g, f"SW203: {model.id} has {heads} attention heads, not divisible by "
-                         f"tensor_parallel_size {tp}")
-        elif model.mla is None and kv % tp and tp % kv:
-            yield hit(g, f"SW203: {model.id} has {kv} KV heads; tensor_parallel_size {tp} neither divides "
-                         "them nor is a multiple of them")
+        refusals = weight_load_refusals(model, tp)
+        if any(r.experts for r in refusals) and known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
+            refusals = weight_load_refusals(model, tp, expert_parallel=True)
+        for r in refusals:
+            fix = "; --enable-expert-parallel keeps each expert whole on one rank" if r.experts else ""
+            yield hit(g, f"SW203: {r.message}{fix}", level=None if r.sure else "advisory")
         if pp > model.num_hidden_layers:
             yield hit(g, f"SW203: pipeline_parallel_size {pp} exceeds the {model.num_hidden_layers} layers "
                          f"of {model.id}")

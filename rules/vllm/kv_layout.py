@@ -154,6 +154,47 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     return (inner // tp) * (d_state + 3) * dtype_bytes
 
 
+def indexer_bytes(model: ModelShape) -> int:
+    """DeepSeek-V3.2's sparse-attention indexer keys, per layer and token: ``index_head_dim`` fp8 values and
+    one fp32 scale per 128 of them (``DeepseekV32IndexerCache``: 128 + 4 = 132 bytes, whatever the KV dtype);
+    0 for other models."""
+    cfg = model.extra.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+    dim = cfg.get("index_head_dim", model.hf_config.get("index_head_dim"))
+    if model.mla is None or not isinstance(dim, int) or isinstance(dim, bool) or dim <= 0:
+        return 0
+    return dim + cdiv(dim, 128) * 4
+
+
+#: fp8 MLA latent of DeepSeek-V3.2's sparse FlashMLA (``fp8_ds_mla``): 512 fp8 values, 4 fp32 scales (one per
+#: 128) and the 64 rope dimensions kept bf16 = 656 bytes per layer and token.
+FP8_DS_MLA_BYTES = 512 + 4 * 4 + 64 * 2
+
+
+def mla_block_size(model: ModelShape, arch: str, name: str, vendor: str, version: tuple[int, ...],
+                   requested: int | None) -> int:
+    """The KV block size vLLM's MLA backend forces (``vllm/platforms/cuda.py`` ``check_and_update_config``).
+
+    * DeepSeek-V3.2 (sparse FlashMLA): 64;
+    * Hopper: FlashMLA, 64 (the default MLA backend since vllm#14451, 0.8);
+    * SM100 Blackwell (B200, B300, GB200): CUTLASS MLA, 128 (default from vllm#21626, 0.10.1) until
+      FlashInfer MLA became the default (vllm#32339, 0.14), which takes 32 or 64 (64 unless asked);
+    * elsewhere (Ampere, Ada, SM120, ROCm without AITER): Triton MLA, the block size asked (16 by default).
+    """
+    if indexer_bytes(model):
+        return 64
+    if vendor == "amd":
+        return requested or 16
+    if arch == "hopper":
+        return 64
+    if arch == "blackwell" and not name.upper().startswith("RTX"):
+        if version >= (0, 14, 0):
+            return requested if requested in (32, 64) else 64
+        if version >= (0, 10, 1):
+            return 128
+    return requested or 16
+
+
 #: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache); a Layout is immutable.
 _LAYOUTS: dict[tuple[int, int, int, int, int, bool], tuple[ModelShape, Layout]] = {}
 
@@ -180,6 +221,13 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
     kinds = [kinds[i] for i in _stage_slice(len(kinds), pp, stage)]
     if model.mla is not None and mla_cache:
         per = (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        index = indexer_bytes(model)
+        if index:
+            # DeepSeek-V3.2: fp8 KV caches use the fp8_ds_mla layout; every layer also caches its indexer keys
+            # (UniformTypeKVCacheSpecs: one group, the layers' page sizes add up)
+            per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
+            return Layout((LayerType("full", len(kinds), per),), mla=True,
+                          note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
         return Layout((LayerType("full", len(kinds), per),), mla=True)
     if model.mla is not None:
         heads = max(1, math.ceil(model.num_attention_heads / tp))
@@ -260,6 +308,20 @@ def _aligned_block(types: tuple[LayerType, ...], block: int) -> tuple[int, int]:
     return aligned, per * aligned
 
 
+def kv_group_size(types: tuple[LayerType, ...], b: Behaviour) -> int:
+    """Layers per KV cache group (``_get_kv_cache_groups_uniform_page_size``): the smallest type's count,
+    every type split into groups of that size and the last one padded. From 0.12 (vllm#29303) the largest
+    count instead when it is under 1.25 × the smallest, so near-equal types are not split: a Gemma 2 or
+    gpt-oss pipeline stage of 12 sliding and 11 full layers makes one group of each (1 padding layer), not
+    two sliding groups and a full one (10 padding layers)."""
+    counts = [t.layers for t in types]
+    low, high = min(counts), max(counts)
+    since = tuple(int(x) for x in b.since.split(".")[:3])
+    if since >= (0, 12, 0) and high < low * 1.25:
+        return high
+    return low
+
+
 def plan_kv_cache(
     lay: Layout, b: Behaviour, engine: str, available: float, max_model_len: int, batched: int, block: int = 16,
 ) -> KvPlan:
@@ -281,7 +343,7 @@ def plan_kv_cache(
             conc = num_blocks / per_req if per_req else 0.0
             tokens = num_blocks * block if b.tokens_report == "blocks" else int(conc * max_model_len)
         return KvPlan(block, page, layers, (t0,), num_blocks, tokens, conc, False)
-    group_size = min(t.layers for t in types)
+    group_size = kv_group_size(types, b)
     groups: list[LayerType] = []
     for t in types:
         groups += [t] * cdiv(t.layers, group_size)

@@ -1,22 +1,31 @@
-# One command each: setup, demo, test, lint, typecheck, docs, bench.
+# One command each: setup, dist, demo, test, lint, typecheck, docs, bench.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-fast test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
+.PHONY: setup dist demo test test-fast test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
 
-$(BIN)/shardwise: pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+$(BIN)/shardwise: pyproject.toml setup.py
+	@$(PY) -m venv $(VENV)
+	@$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+	@# SHARDWISE_NATIVE=0: setup.py adds no extension to the editable install; build-native.sh builds it
+	@# pip and setuptools print screens of build output: it goes to .venv/setup.log, shown when it fails
+	@echo "setup: installing shardwise and its dependencies into $(VENV) (about a minute and a half the first time) ..."
+	@SHARDWISE_NATIVE=0 $(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' >$(VENV)/setup.log 2>&1 \
+		|| { tail -n 40 $(VENV)/setup.log; echo "setup: pip install failed (all of it in $(VENV)/setup.log)"; exit 1; }
 	@# bytecode, as pip writes it when it installs a wheel (an editable install writes none, and with
 	@# PYTHONDONTWRITEBYTECODE set every run would compile the linter again: ~0.1 s a start)
-	$(BIN)/python -m compileall -q rules components shardwise
+	@$(BIN)/python -m compileall -q rules components shardwise
 	@touch $@
 
 # the optional compiled YAML reader (native/, Rust); without cargo setup goes on with the Python reader
 setup: $(BIN)/shardwise
 	@bash scripts/build-native.sh $(BIN)/python
+
+# dist/: the sdist, the Linux wheel with the compiled YAML reader (abi3, manylinux) and the pure-Python
+# wheel (scripts/build-dist.sh; needs cargo)
+dist: setup
+	@bash scripts/build-dist.sh $(BIN)/python
 
 # Set up, then lint the example stacks and manifests and size a model.
 demo: setup

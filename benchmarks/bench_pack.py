@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_pack.py [--resources 1000] [--runs 5] [--stock]
+    .venv/bin/python benchmarks/bench_pack.py [--resources 1000] [--runs 5]
 
 What it does:
 
@@ -16,8 +16,8 @@ What it does:
    ``--runs`` times (goal: < 1 s);
 3. prints the figures (and writes them to ``bench-out/bench_pack.json``).
 
-``--stock`` runs the pack with the SDK's own servicer (``SHARDWISE_STOCK_SERVICER=1``), which
-deserializes every resource once per policy, for comparison.
+The pack runs on pulumi-policy's own servicer (the pack uses only the SDK's public API), which
+deserializes every resource once per policy.
 """
 
 from __future__ import annotations
@@ -76,14 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--resources", type=int, default=1000)
     p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--stock", action="store_true", help="use the SDK's own servicer")
     a = p.parse_args(argv)
 
     t0 = time.perf_counter()
     config, resources = big_stack(a.resources)
     record_s = time.perf_counter() - t0
-    env = {"SHARDWISE_STOCK_SERVICER": "1"} if a.stock else None
-    with PackProcess(stack="prod", config=engine_config(config), extra_env=env) as pack:
+    with PackProcess(stack="prod", config=engine_config(config)) as pack:
         start_s = pack.start_seconds
         pack.handshake()
         pack.configure_stack()
@@ -108,7 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, int | float | str] = {
         "resources": len(resources),
         "policies": len(info.policies),
-        "servicer": "stock" if a.stock else "shared deserialization",
         "record_s": round(record_s, 2),
         "pack_start_s": round(start_s, 3),
         "analyze_median_ms": analyze_median_ms,
@@ -120,8 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "analyze_stack_median_s": stack_median_s,
         "analyze_stack_diagnostics": stack_diagnostics,
     }
-    print(f"AnalyzeStack over {figures['resources']} resources, {figures['policies']} policies "
-          f"({figures['servicer']} servicer):")
+    print(f"AnalyzeStack over {figures['resources']} resources, {figures['policies']} policies:")
     print(f"  best {figures['analyze_stack_best_s']:.3f} s, median {figures['analyze_stack_median_s']:.3f} s "
           f"of {a.runs} (goal < {GOAL_STACK_S:.0f} s: "
           f"{'met' if stack_median_s < GOAL_STACK_S else 'NOT met'})")

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -70,7 +70,7 @@ from pulumi_policy import (  # noqa: E402
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import _DictProxy, _ListProxy  # noqa: E402
+from pulumi_policy.proxy import UnknownValueError  # noqa: E402
 from shardwise.rules.adapters.pulumi import PulumiResource  # noqa: E402
 from shardwise.rules.app import crossguard  # noqa: E402
 from shardwise.rules.checks.registry import ALL_RULES  # noqa: E402
@@ -81,16 +81,26 @@ _RULES = {r.meta.code: r for r in ALL_RULES}
 
 
 def raw(value: Any) -> Any:
-    """The SDK's unknown-checking proxies -> plain dicts and lists, sentinels left in place."""
-    if isinstance(value, _DictProxy):
-        value = value["__target"]
-    elif isinstance(value, _ListProxy):
-        value = value["__target"]
+    """The SDK's unknown-checking proxies -> plain dicts and lists, through their public interface only.
+
+    The proxies are a ``Mapping`` and a ``Sequence`` whose item access raises ``UnknownValueError`` for a
+    value that is not known yet (a computed output at preview); that value becomes the sentinel the error
+    carries (the engine's own), which the adapter reads as unknown, never as absent.
+    """
+    if isinstance(value, str | bytes) or value is None:
+        return value
     if isinstance(value, Mapping):
-        return {k: raw(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [raw(v) for v in value]
+        return {k: raw(_item(value, k)) for k in value}
+    if isinstance(value, Sequence):
+        return [raw(_item(value, i)) for i in range(len(value))]
     return value
+
+
+def _item(container: Any, key: Any) -> Any:
+    try:
+        return container[key]
+    except UnknownValueError as e:
+        return e.unknown_type_sentinel
 
 
 class _Pack:
@@ -204,138 +214,12 @@ class _Pack:
         return {s.name: {"enforcementLevel": _LEVELS[s.enforcement]} for s in self.specs}
 
 
-def _shared_deserialization_servicer() -> type | None:
-    """The SDK's servicer, changed only to deserialize each request's properties once.
-
-    pulumi_policy 1.21 deserializes every resource again for every policy (``MessageToDict``, then
-    an unknown-checking proxy): with 30 policies that is most of an ``AnalyzeStack``. This
-    subclass builds the same ``ResourceValidationArgs``/``PolicyResource`` objects once per request
-    and hands them to every policy, with the SDK's own enforcement, config, unknown-value and
-    not-applicable handling. It relies on the servicer's private attributes, so it is used only
-    with the SDK versions it was written against (1.21.x) and when
-    ``SHARDWISE_STOCK_SERVICER`` is unset; otherwise the stock servicer runs.
-    """
-    import asyncio
-    from inspect import isawaitable
-
-    from google.protobuf import json_format
-    from pulumi.runtime import proto
-    from pulumi_policy import policy as sdk
-    from pulumi_policy.deserialize import deserialize_properties
-    from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
-    from pulumi_policy.version import VERSION
-
-    base = getattr(sdk, "_PolicyAnalyzerServicer", None)
-    if os.environ.get("SHARDWISE_STOCK_SERVICER") or base is None or not VERSION.startswith("1.21."):
-        return None
-    def _properties(struct: Any) -> Any:
-        """The SDK's reading of a resource's properties; where the SDK cannot read them (a value
-        signature it does not know), the raw ones, which the adapter reports as unreadable."""
-        raw_props = json_format.MessageToDict(struct)
-        try:
-            return unknown_checking_proxy(deserialize_properties(raw_props))
-        except Exception:  # noqa: BLE001 - never fail the RPC over a resource's values
-            return unknown_checking_proxy(raw_props)
-
-    needed = ("_PolicyAnalyzerServicer__policies", "_PolicyAnalyzerServicer__stack_tags",
-              "_PolicyAnalyzerServicer__policy_pack_name", "_PolicyAnalyzerServicer__policy_pack_version")
-
-    class Servicer(base):  # type: ignore[misc, valid-type]
-        def _run(self, policy: Any, report: Any, args: Any, response: Any) -> None:
-            try:
-                result: Any = policy.validate(args, report)
-                if isawaitable(result):
-                    loop = asyncio.new_event_loop()
-                    loop.run_until_complete(result)
-                    loop.close()
-            except UnknownValueError as e:
-                name, version = self._PolicyAnalyzerServicer__policy_pack_name, \
-                    self._PolicyAnalyzerServicer__policy_pack_version
-                response.diagnostics.append(proto.AnalyzeDiagnostic(
-                    policyName=policy.name, policyPackName=name, policyPackVersion=version,
-                    message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during "
-                            f"preview: {e.message}",
-                    urn="", description=policy.description,
-                    enforcementLevel=self._map_enforcement_level(sdk.EnforcementLevel.ADVISORY),
-                ))
-            except sdk._NotApplicableError as e:
-                response.not_applicable.append(proto.PolicyNotApplicable(policy_name=policy.name,
-                                                                         reason=e.reason or ""))
-
-        def _policies(self, kind: Any, response: Any) -> Any:
-            policy: Any
-            for policy in self._PolicyAnalyzerServicer__policies:
-                level = self._get_enforcement_level(policy)
-                if level == sdk.EnforcementLevel.DISABLED or not isinstance(policy, kind):
-                    continue
-                if level == sdk.EnforcementLevel.REMEDIATE:
-                    level = sdk.EnforcementLevel.MANDATORY
-                yield policy, self._create_report_violation(response, policy.name, policy.description, level,
-                                                            policy.severity)
-
-        def Analyze(self, request, _context):  # noqa: N802 - gRPC name
-            if not all(hasattr(self, a) for a in needed):
-                return super().Analyze(request, _context)
-            self._configure_runtime_settings()
-            response = proto.AnalyzeResponse()
-            props = opts = provider = None
-            for policy, report in self._policies(sdk.ResourceValidationPolicy, response):
-                if not policy.has_validation():
-                    response.not_applicable.append(proto.PolicyNotApplicable(
-                        policy_name=policy.name, reason="Policy does not implement validate"))
-                    continue
-                if props is None:
-                    props = _properties(request.properties)
-                    opts = self._get_resource_options(request)
-                    provider = self._provider(request)
-                args = sdk.ResourceValidationArgs(request.type, props, request.urn, request.name, opts, provider,
-                                                  self._get_policy_config(policy.name),
-                                                  self._PolicyAnalyzerServicer__stack_tags)
-                self._run(policy, report, args, response)
-            return response
-
-        def AnalyzeStack(self, request, _context):  # noqa: N802 - gRPC name
-            if not all(hasattr(self, a) for a in needed):
-                return super().AnalyzeStack(request, _context)
-            self._configure_runtime_settings()
-            response = proto.AnalyzeResponse()
-            resources = None
-            for policy, report in self._policies(sdk.StackValidationPolicy, response):
-                if resources is None:
-                    resources = self._resources(request)
-                args = sdk.StackValidationArgs(resources, self._get_policy_config(policy.name),
-                                               self._PolicyAnalyzerServicer__stack_tags)
-                self._run(policy, report, args, response)
-            return response
-
-        def _provider(self, request) -> Any:
-            try:
-                return self._get_provider_resource(request)
-            except Exception:  # noqa: BLE001 - provider properties the SDK cannot read: no provider
-                return None
-
-        def _resources(self, request) -> list:
-            by_urn: dict[str, Any] = {}
-            pending = []
-            for r in request.resources:
-                res = sdk.PolicyResource(r.type, _properties(r.properties), r.urn, r.name,
-                                         self._get_resource_options(r), self._provider(r), None, [], {})
-                by_urn[r.urn] = res
-                pending.append((res, r.parent, list(r.dependencies),
-                                {k: list(v.urns) for k, v in r.propertyDependencies.items()}))
-            for res, parent, deps, prop_deps in pending:
-                if parent and parent in by_urn:
-                    res.parent = by_urn[parent]
-                res.dependencies.extend(by_urn[d] for d in deps if d in by_urn)
-                for k, urns in prop_deps.items():
-                    res.property_dependencies[k] = [by_urn[u] for u in urns if u in by_urn]
-            return [p[0] for p in pending]
-
-    return Servicer
-
-
 def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
-    """Hand the ``ConfigureStack`` request's config to the pack before the SDK's own handling."""
+    """Hand the ``ConfigureStack`` request's config to the pack before the SDK's own handling.
+
+    A pack the CLI starts by its path gets no ``PULUMI_CONFIG``; pulumi-policy's public API has no hook
+    for the engine's ``ConfigureStack``, so its servicer's method is wrapped where the SDK has it (1.21);
+    without it the pack reads the config of its environment only."""
     original = getattr(servicer, "ConfigureStack", None) if servicer is not None else None
     if original is None:
         return
@@ -352,9 +236,6 @@ def main() -> None:
     _ = pack.context  # read the stack config before serving, not during the first request
     from pulumi_policy import policy as sdk
 
-    servicer = _shared_deserialization_servicer()
-    if servicer is not None:
-        setattr(sdk, "_PolicyAnalyzerServicer", servicer)  # noqa: B010 - a private name of the SDK
     _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     _unbuffered_stdout()
     PolicyPack(

@@ -377,7 +377,8 @@ def test_up_with_skip_preview_creates_before_the_stack_policies_run(tmp_path):
     assert created(project) == program
 
 
-# =================================================================================================
+# ==========================================================================================
+
 # The real Kubernetes provider: `up` with renderYamlToDirectory writes what the program would apply
 # =================================================================================================
 
@@ -422,3 +423,16 @@ def test_the_rendered_manifests_and_the_pack_agree(tmp_path, name):
               if f["level"] == "mandatory" and not f["suppressed"]}
     assert (pack, linted) == (RENDERED[name], RENDERED[name]), preview.stdout
     assert (preview.returncode != 0) == (lint.returncode == 1) == bool(RENDERED[name])
+=======
+@pytest.mark.parametrize("variant", ["good", "8b-sharded-over-two-gpus"])
+def test_the_pack_directory_launcher_gives_the_checkout_packs_verdicts(analyzer, exports, variant, tmp_path):
+    """``shardwise policy-pack-dir`` of this environment: the CLI starts the executable launcher directly
+    (``--policy-pack DIR/shardwise-pack``) and prints what ``--policy-pack rules`` prints."""
+    from shardwise.rules.app.crossguard import PACK_LAUNCHER, pack_dir
+
+    launcher = Path(pack_dir(str(tmp_path / "pack"))) / PACK_LAUNCHER
+    ours = analyzer.run("policy", "analyze", "--file", str(exports[variant]), "--policy-pack", str(launcher))
+    checkout = analyze(analyzer, exports[variant])
+    assert (ours.returncode != 0, shown(ours.stdout), shown(ours.stdout, "advisory")) == (
+        checkout.returncode != 0, shown(checkout.stdout), shown(checkout.stdout, "advisory")), ours.stdout + ours.stderr
+    assert (ours.returncode == 0) == (variant == "good")

@@ -53,7 +53,7 @@ def test_one_policy_per_rule_then_the_notes_and_error_policies():
     for rule, spec in zip(ALL_RULES, specs, strict=False):
         m = rule.meta
         assert (spec.code, spec.scope, spec.enforcement, spec.severity, spec.remediation, spec.url) == (
-            m.code, m.scope, m.highest_enforcement, m.severity, m.remediation, m.doc_url)
+            m.code, m.scope, m.highest_enforcement, m.severity, m.remediation, None)
         assert spec.description == f"{m.code}: {m.summary}"
         assert spec.config_schema is crossguard.CONFIG_SCHEMA
 
@@ -232,7 +232,7 @@ def test_analyzer_info_describes_every_policy():
         m = rule.meta
         assert (p.name, p.description, p.enforcementLevel, p.severity, p.policy_type, p.remediation_steps, p.url) == (
             m.name, f"{m.code}: {m.summary}", levels[m.highest_enforcement], severities[m.severity], types[m.scope],
-            m.remediation, m.doc_url)
+            m.remediation, "")  # no docs site yet: no URL (SHARDWISE_DOCS_URL gives one)
         assert set(p.configSchema.properties) == set(crossguard.CONFIG_SCHEMA)
         assert info.initialConfig[p.name].enforcementLevel == levels[m.highest_enforcement]
     assert [p.name for p in info.policies[len(ALL_RULES):]] == [
@@ -405,16 +405,6 @@ def test_an_unreadable_resource_is_a_mandatory_diagnostic_naming_it(recordings):
 
 
 @pytest.mark.slow
-def test_the_stock_sdk_servicer_gives_the_same_diagnostics(recordings):
-    cfg, recorded = recordings["8b-at-tp2"]
-    resources = _no_shm(resources_of(recorded))
-    fast = analyze("prod", cfg, resources)
-    stock = analyze("prod", cfg, resources, env={"SHARDWISE_STOCK_SERVICER": "1"})
-    assert sorted(fast, key=repr) == sorted(stock, key=repr)
-    assert mandatory(fast) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment"),
-                               ("parallel-without-shm", "SW401", "prod-llama-70b-deployment")}
-
-
 @pytest.mark.slow
 def test_the_stack_config_of_configure_stack_when_no_language_host_set_it(recordings):
     """Started as an executable pack path, the pack gets no PULUMI_CONFIG: the engine's ConfigureStack
@@ -563,15 +553,13 @@ UNDECIDED = "is not known (a computed value or an unresolved reference)"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("servicer", ["shared", "stock"])
-def test_unknown_instance_types_with_gpu_workloads_are_undecided_not_a_failed_rpc(recordings, servicer):
+def test_unknown_instance_types_with_gpu_workloads_are_undecided_not_a_failed_rpc(recordings):
     cfg, recorded = recordings["prod"]
     resources = resources_of(recorded)
     group = find(resources, "prod-h100-node-group").props  # as a hand-written program declares it:
     group["instanceTypes"] = UNKNOWN  # from another resource's output
     group["labels"] = {"shardwise.dev/pool": "h100"}  # and no labels that say which GPU
-    env = {"SHARDWISE_STOCK_SERVICER": "1"} if servicer == "stock" else None
-    diagnostics = analyze("prod", cfg, resources, env=env)
+    diagnostics = analyze("prod", cfg, resources)
     assert [d for d in diagnostics if "internal-error" in d.policy] == []
     # undecided capacity and topology findings are advisory unless the pack config says
     # unknown_is_failure: nothing blocks the preview, every rule that could not run says so
@@ -590,34 +578,18 @@ SIG = "4dabf18193072939515e22adb298388d"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("servicer", ["shared", "stock"])
-def test_a_value_the_sdk_cannot_read_is_a_diagnostic_not_a_failed_rpc(recordings, servicer):
+def test_a_value_the_sdk_cannot_read_fails_the_request(recordings):
+    """pulumi-policy reads every resource's properties before any policy runs; a value signature it does
+    not know fails that RPC (the engine then stops the preview: nothing is allowed through). The pack uses
+    only the SDK's public API, which has no hook before that reading."""
+    import grpc
+
     cfg, recorded = recordings["prod"]
     resources = resources_of(recorded)
     find(resources, "prod-network-private-us-east-1a").props["tags"] = {"x": {SIG: "not-a-signature"}}
-    env = {"SHARDWISE_STOCK_SERVICER": "1"} if servicer == "stock" else None
-    if servicer == "stock":  # the SDK's own reading fails the RPC: only the pack's servicer protects it
-        import grpc
-
-        with pytest.raises(grpc.RpcError) as e:
-            analyze("prod", cfg, resources, env=env)
-        assert e.value.code() == grpc.StatusCode.UNKNOWN
-        return
-    diagnostics = analyze("prod", cfg, resources, env=env)
-    unreadable = ("shardwise: cannot read aws:ec2/subnet:Subnet `prod-network-private-us-east-1a`: unrecognised "
-                  "Pulumi value signature 'not-a-signature'; no rule checked it")
-    assert {(d.policy, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"} == {
-        ("shardwise-resource-internal-error", "prod-network-private-us-east-1a", unreadable),
-        ("shardwise-stack-internal-error", "prod-network-private-us-east-1a", unreadable),
-        # the node groups in that subnet: it is not among the inputs that could be read
-        ("gpu-nodes-in-public-subnet", "prod-h100-efa-node-group",
-         f"SW303: cannot decide: a subnet of node pool `h100-efa` {UNDECIDED}"),
-        ("gpu-nodes-in-public-subnet", "prod-h100-node-group",
-         f"SW303: cannot decide: a subnet of node pool `h100` {UNDECIDED}"),
-        # prod creates its cluster: its system node group is in that subnet too
-        ("gpu-nodes-in-public-subnet", "prod-cluster-system",
-         f"SW303: cannot decide: a subnet of node pool `prod-cluster-system` {UNDECIDED}"),
-    }
+    with pytest.raises(grpc.RpcError) as e:
+        analyze("prod", cfg, resources)
+    assert e.value.code() == grpc.StatusCode.UNKNOWN
 
 
 # --- AnalyzeStack gets outputs: what a provider computes is unknown at preview --------------------------

@@ -236,13 +236,16 @@ def test_sarif_validates_against_trimmed_schema(report):
     assert doc["version"] == "2.1.0"
 
 
-def test_sarif_driver_and_rules(report):
+def test_sarif_driver_and_rules(report, monkeypatch):
+    monkeypatch.delenv("SHARDWISE_DOCS_URL", raising=False)
     run = json.loads(render(report, "sarif"))["runs"][0]
     driver = run["tool"]["driver"]
+    # the repository URL is pyproject's [project.urls] Repository, read from the installed metadata
     assert (driver["name"], driver["version"], driver["informationUri"]) == (
         "shardwise", __version__, "https://github.com/shardwise/shardwise"
     )
     assert [r["id"] for r in driver["rules"]] == ["SW103", "SW104", "SW106"]
+    # no docs site is published: no helpUri, the help names the documentation installed with the package
     assert driver["rules"][1] == {
         "id": "SW104",
         "name": "ShardedModelThatFits",
@@ -251,13 +254,20 @@ def test_sarif_driver_and_rules(report):
         "help": {
             "text": "Fix sharded-model-that-fits.",
             "markdown": "Fix sharded-model-that-fits.\n\n**Why:** sharded-model-that-fits why.\n\n"
-            "[Rule documentation](https://github.com/shardwise/shardwise/blob/main/rules/docs/SW104.md)",
+            "Rule documentation: `shardwise explain SW104`",
         },
-        "helpUri": "https://github.com/shardwise/shardwise/blob/main/rules/docs/SW104.md",
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["capacity", "high", "vllm", "kubernetes"], "precision": "high",
                        "problem.severity": "error"},
     }
+    # one configurable base URL for every rule link
+    monkeypatch.setenv("SHARDWISE_DOCS_URL", "https://docs.example.org/shardwise/rules/")
+    linked = json.loads(render(report, "sarif"))["runs"][0]["tool"]["driver"]["rules"][1]
+    assert linked["helpUri"] == "https://docs.example.org/shardwise/rules/SW104.md"
+    assert linked["help"]["markdown"].endswith(
+        "\n\n[Rule documentation](https://docs.example.org/shardwise/rules/SW104.md)")
+    assert list(linked) == ["id", "name", "shortDescription", "fullDescription", "help", "helpUri",
+                            "defaultConfiguration", "properties"]
     assert driver["rules"][2]["defaultConfiguration"] == {"level": "warning"}
 
 
@@ -516,7 +526,7 @@ def test_markdown_report(report):
                                       md.index("#### Suppressed (1)"))
     assert blocking < advisory < suppressed
     assert (
-        "- [SW103](https://github.com/shardwise/shardwise/blob/main/rules/docs/SW103.md) `kv-budget-below-load` "
+        "- **SW103** `kv-budget-below-load` "
         "**mandatory** — SW103: 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
         "serving/other) — suppressed: load measured at 12 concurrent"
     ) in md

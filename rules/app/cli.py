@@ -238,9 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     pack = sub.add_parser(
         "policy-pack-dir", help="write a policy pack directory for this installation and print it",
-        description="Write a CrossGuard policy pack directory that runs the shardwise installed in this Python "
-                    "environment and print it, for `pulumi preview --policy-pack \"$(shardwise policy-pack-dir)\"` "
-                    "from any project. The environment needs shardwise[pulumi].")
+        description="Write a CrossGuard policy pack directory for the shardwise installed in this Python "
+                    "environment and print it: PulumiPolicy.yaml, requirements.txt, the pack entry and its config "
+                    "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
+                    "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
+                    "environment needs pulumi-policy (shardwise[pulumi]).")
     pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
     pack.set_defaults(func=cmd_policy_pack_dir)
     docs = sub.add_parser("docs", help="generate or check the rule documentation",
@@ -389,6 +391,7 @@ def _meta_dict(meta: Any) -> dict[str, Any]:
     d = asdict(meta)
     d["references"] = list(meta.references)
     d["doc_url"] = meta.doc_url
+    d["doc_ref"] = meta.doc_ref
     return d
 
 
@@ -450,7 +453,9 @@ def explain_text(meta: Any, width: int = 100) -> str:
     out += para("Remediation", meta.remediation)
     if meta.references:
         out += ["References:", *(f"  - {r}" for r in meta.references), ""]
-    out.append(f"Docs: {meta.doc_url}")
+    # the page under SHARDWISE_DOCS_URL, else the copy of this page installed with the package
+    installed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", f"{meta.code}.md")
+    out.append(f"Docs: {meta.doc_url or installed}")
     return "\n".join(out) + "\n"
 
 

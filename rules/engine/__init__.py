@@ -14,6 +14,7 @@ reported). A suppression without a reason is itself a finding (SW001).
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, TypeVar
@@ -70,8 +71,26 @@ class RuleMeta:
         return self.code.startswith(("SW1", "SW2"))
 
     @property
-    def doc_url(self) -> str:
-        return f"https://github.com/shardwise/shardwise/blob/main/rules/docs/{self.code}.md"
+    def doc_url(self) -> str | None:
+        """The rule's page under the one configurable base URL (``SHARDWISE_DOCS_URL``, e.g. where a team
+        hosts ``shardwise docs --out``), or None: the project has no public docs site yet, so reports link
+        nowhere by default and name the docs that ship with the package (:attr:`doc_ref`)."""
+        return rule_doc_url(self.code)
+
+    @property
+    def doc_ref(self) -> str:
+        """Where to read the rule's documentation: its page under ``SHARDWISE_DOCS_URL``, else the command
+        that prints the copy installed with the package."""
+        return self.doc_url or f"shardwise explain {self.code}"
+
+
+#: The environment variable that holds the base URL of the rule pages (``<base>/SW104.md``).
+DOCS_URL_ENV = "SHARDWISE_DOCS_URL"
+
+
+def rule_doc_url(code: str) -> str | None:
+    base = os.environ.get(DOCS_URL_ENV, "").strip()
+    return f"{base.rstrip('/')}/{code}.md" if base else None
 
 
 @dataclass(frozen=True)

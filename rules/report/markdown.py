@@ -83,7 +83,8 @@ def render(report: Report, color: bool = False) -> str:
 
     def rule_link(code: str) -> str:
         meta = report.meta_for(code)
-        return f"[{code}]({meta.doc_url})" if meta else f"**{code}**"
+        url = meta.doc_url if meta else None  # SHARDWISE_DOCS_URL; else `shardwise explain CODE` says it
+        return f"[{code}]({url})" if url else f"**{code}**"
 
     env.filters["rule_link"] = rule_link
     ordered = report.ordered()

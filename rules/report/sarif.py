@@ -21,7 +21,6 @@ from ..model.errors import InputError
 from . import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/shardwise/shardwise"
 LEVEL = {"mandatory": "error", "advisory": "warning"}
 _CATEGORY = {"0": "meta", "1": "capacity", "2": "topology", "3": "security", "4": "reliability"}
 _SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
@@ -44,17 +43,20 @@ def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:
     props: dict[str, Any] = {"tags": tags, "precision": "high", "problem.severity": LEVEL[meta.enforcement]}
     if category(meta.code) == "security":
         props["security-severity"] = _SECURITY_SEVERITY[meta.severity]
-    help_md = f"{meta.remediation}\n\n**Why:** {meta.why}\n\n[Rule documentation]({meta.doc_url})"
-    return {
+    url = meta.doc_url
+    docs = f"[Rule documentation]({url})" if url else f"Rule documentation: `{meta.doc_ref}`"
+    help_md = f"{meta.remediation}\n\n**Why:** {meta.why}\n\n{docs}"
+    out: dict[str, Any] = {
         "id": meta.code,
         "name": pascal_case(meta.name),
         "shortDescription": {"text": meta.summary},
         "fullDescription": {"text": meta.why},
         "help": {"text": meta.remediation, "markdown": help_md},
-        "helpUri": meta.doc_url,
-        "defaultConfiguration": {"level": LEVEL[meta.enforcement]},
-        "properties": props,
     }
+    if url:  # only under SHARDWISE_DOCS_URL: there is no public docs site to link to by default
+        out["helpUri"] = url
+    out.update({"defaultConfiguration": {"level": LEVEL[meta.enforcement]}, "properties": props})
+    return out
 
 
 def _fallback_descriptor(f: Finding) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def _locations(f: Finding, report: Report) -> list[dict[str, Any]]:
 
 
 def as_object(report: Report) -> dict[str, Any]:
-    from shardwise import __version__
+    from shardwise import __version__, repository_url
 
     rules: list[dict[str, Any]] = [rule_descriptor(m) for m in report.metas.values()]
     index = {r["id"]: i for i, r in enumerate(rules)}
@@ -140,21 +142,17 @@ def as_object(report: Report) -> dict[str, Any]:
             result["suppressions"] = [{"kind": "inSource", "justification": f.suppression_reason or ""}]
         results.append(result)
     root = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
+    driver: dict[str, Any] = {"name": "shardwise", "version": __version__, "semanticVersion": __version__}
+    repository = repository_url()
+    if repository:
+        driver["informationUri"] = repository
+    driver.update({"rules": rules, "notifications": [INPUT_ERROR]})
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "shardwise",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
-                        "rules": rules,
-                        "notifications": [INPUT_ERROR],
-                    }
-                },
+                "tool": {"driver": driver},
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
                 "invocations": [invocation(report)],
                 "results": results,

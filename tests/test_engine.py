@@ -377,8 +377,7 @@ def test_up_with_skip_preview_creates_before_the_stack_policies_run(tmp_path):
     assert created(project) == program
 
 
-# ==========================================================================================
-
+# =================================================================================================
 # The real Kubernetes provider: `up` with renderYamlToDirectory writes what the program would apply
 # =================================================================================================
 
@@ -423,7 +422,8 @@ def test_the_rendered_manifests_and_the_pack_agree(tmp_path, name):
               if f["level"] == "mandatory" and not f["suppressed"]}
     assert (pack, linted) == (RENDERED[name], RENDERED[name]), preview.stdout
     assert (preview.returncode != 0) == (lint.returncode == 1) == bool(RENDERED[name])
-=======
+
+
 @pytest.mark.parametrize("variant", ["good", "8b-sharded-over-two-gpus"])
 def test_the_pack_directory_launcher_gives_the_checkout_packs_verdicts(analyzer, exports, variant, tmp_path):
     """``shardwise policy-pack-dir`` of this environment: the CLI starts the executable launcher directly

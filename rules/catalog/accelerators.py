@@ -21,6 +21,10 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..model import ServingGroup
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "accelerators.json")
 
@@ -103,6 +107,14 @@ def vendor_of(resource: str | None) -> str | None:
         return None
     vendors = {a.vendor for a in families_of(resource)}
     return next(iter(vendors)) if len(vendors) == 1 else None
+
+
+def group_vendor(g: ServingGroup) -> str | None:
+    """Who makes the accelerators a group's pods request ("nvidia", "amd", "google", "intel", "aws", "huawei",
+    ...), or its pool's when the pods request none; None when neither says."""
+    if g.accelerator_resource:
+        return vendor_of(g.accelerator_resource)
+    return g.pool.accelerator if g.pool is not None else None
 
 
 def family_known(resource: str) -> bool:

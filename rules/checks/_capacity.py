@@ -8,7 +8,7 @@ from typing import Any
 
 from ..capacity.layout import Parallel, Sizer
 from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
-from ..catalog.accelerators import family_known, non_nccl_vendors
+from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..engine import LintConfig
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
@@ -25,7 +25,7 @@ def nccl_rules_apply(g: ServingGroup) -> bool:
     NeuronLink, Ascend HCCL, oneCCL, Rebellions, Furiosa)."""
     if g.accelerator_resource and not family_known(g.accelerator_resource):
         return False  # a family the vendor table does not know: SW204 says it cannot decide, nothing blocks
-    return g.accelerator not in non_nccl_vendors()
+    return group_vendor(g) not in non_nccl_vendors()
 
 
 def gpu_of(g: ServingGroup) -> GpuInfo | None:
@@ -47,7 +47,7 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
     """Memory per GPU as CUDA reports it, from the plan override, the pool, or its GPU."""
     if g.gpu_memory_gib_override:
         return g.gpu_memory_gib_override
-    if g.accelerator == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
+    if group_vendor(g) == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
         raise Undecidable("memory per NeuronCore", "the catalog gives memory per Neuron device, which its "
                           "NeuronCores share in a proportion set by the logical core size")
     if g.pool is not None:
@@ -63,7 +63,7 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
 
 def gpu_memory_gb(g: ServingGroup) -> float | None:
     """Nominal decimal GB per GPU (the seeds' ``gpu_gb``)."""
-    if g.accelerator == "aws":
+    if group_vendor(g) == "aws":
         gpu_memory_gib(g)  # raises: the memory per NeuronCore is not known
     gpu = gpu_of(g)
     if gpu is not None:

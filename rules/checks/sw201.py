@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..catalog.accelerators import catalog_resources, devices_per_unit, layout_counts_devices
+from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
 from ._capacity import tp_pp
@@ -69,7 +69,7 @@ class TensorParallelLargerThanNode(GroupRule):
     fields = ("tensor_parallel_size",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known or g.pool is None or g.accelerator == "google":
+        if not g.placement_known or g.pool is None or group_vendor(g) == "google":
             return  # a TPU slice joins the chips of several hosts by ICI: TP may span them
         tp, pp = tp_pp(g)
         if tp <= 1:
@@ -77,7 +77,7 @@ class TensorParallelLargerThanNode(GroupRule):
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
             return
-        unit = catalog_resources().get(g.accelerator or "nvidia", "nvidia.com/gpu")
+        unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
         if not layout_counts_devices(unit):
             return  # the vendor's compiler places the model over the devices: TP does not count them
         arch = g.pool.gpu.architecture if g.pool.gpu is not None else None

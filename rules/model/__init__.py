@@ -432,16 +432,6 @@ class ServingGroup:
         return self.location
 
     @property
-    def accelerator(self) -> str | None:
-        """Who makes the accelerators the pods request ("nvidia", "amd", "google", "intel", "aws", "huawei"), or
-        the pool's when the pods request none; None when neither says."""
-        from ..catalog.accelerators import vendor_of
-
-        if self.accelerator_resource:
-            return vendor_of(self.accelerator_resource)
-        return self.pool.accelerator if self.pool is not None else None
-
-    @property
     def gpus_per_replica(self) -> int:
         return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size)
 

@@ -8,7 +8,7 @@ from ..catalog.accelerators import family_known
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, is_unknown
 from ._layout import layout
-from .sw204 import counts_layout, gpu_request
+from ._request import counts_layout, gpu_request
 
 
 class GpusRequestedButUnused(GroupRule):

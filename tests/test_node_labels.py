@@ -12,6 +12,7 @@ import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.adapters.k8s.pools import pool_from_labels
+from shardwise.rules.catalog.accelerators import group_vendor
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Location
@@ -30,7 +31,7 @@ def pool_summary(p):
 
 def test_each_label_family_names_the_accelerator():
     inv = load_kubernetes_file(FAMILIES)
-    got = [(g.name, g.accelerator_resource, g.accelerator, pool_summary(g.pool) if g.pool else None)
+    got = [(g.name, g.accelerator_resource, group_vendor(g), pool_summary(g.pool) if g.pool else None)
            for g in inv.groups]
     assert got == [
         ("gke-l4", "nvidia.com/gpu", "nvidia",
@@ -248,7 +249,7 @@ def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):
     path.write_text(_ascend(npus), encoding="utf-8")
     inv = load_inputs([str(path)])
     [g] = inv.groups
-    assert (g.accelerator, g.accelerator_resource, g.gpus_per_pod) == ("huawei", "huawei.com/Ascend910", npus)
+    assert (group_vendor(g), g.accelerator_resource, g.gpus_per_pod) == ("huawei", "huawei.com/Ascend910", npus)
     found = run_rules(ALL_RULES, inv)
     assert [(f.level, f.message) for f in found if f.code == "SW204"] == messages
     assert [f.code for f in found if f.code in ("SW201", "SW202", "SW203", "SW205", "SW401")] == []

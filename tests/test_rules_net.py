@@ -14,7 +14,6 @@ from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks._net import runtime_ports_covered, world_families
 from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
 from shardwise.rules.checks.sw306 import dev_mode_on
-from shardwise.rules.checks.sw307 import image_tag
 from shardwise.rules.checks.sw402 import required_startup_seconds
 from shardwise.rules.checks.sw403 import metric_kind
 from shardwise.rules.checks.sw406 import routing
@@ -366,14 +365,6 @@ def test_runtime_ports_covered(rule, covered):
 ])
 def test_the_whole_internet_is_compared_as_networks(cidrs, families):
     assert world_families(cidrs) == families
-
-
-@pytest.mark.parametrize("image,tag", [
-    ("vllm/vllm-openai", None), ("vllm/vllm-openai:latest", "latest"), ("vllm/vllm-openai:v0.11.0", "v0.11.0"),
-    ("registry.example.com:5000/team/vllm", None), ("registry.example.com:5000/team/vllm:v1", "v1"),
-])
-def test_image_tag(image, tag):
-    assert image_tag(image) == tag
 
 
 @pytest.mark.parametrize("metric,kind", [

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..vllm.imageref import parse_image
+
 if TYPE_CHECKING:
     from ..model import ServingGroup
 
@@ -194,14 +196,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def _repository(image: str) -> str:
-    ref = image.strip().lower().split("@", 1)[0]
-    last = ref.rsplit("/", 1)
-    if ":" in last[-1]:
-        ref = ref[: ref.rfind(":")]
-    for prefix in ("docker.io/", "index.docker.io/", "registry-1.docker.io/"):
-        if ref.startswith(prefix):
-            ref = ref[len(prefix):]
-    return ref.removeprefix("library/")
+    return parse_image(image.lower()).qualified
 
 
 def _marked(text: str, marker: str) -> bool:
@@ -214,7 +209,7 @@ def image_families(image: str) -> tuple[Accelerator, ...]:
     (``rocm``, ``gaudi``, ``tpu``, ``neuronx``, ``xpu``, ``rbln``) and from repositories that are one
     family's build (``rocm/vllm``, ``vllm/vllm-openai`` for CUDA). Words and organisations win over a
     repository's default, so ``vllm/vllm-openai:v0.9.0-rocm`` is ROCm. Empty when nothing says."""
-    own = image.strip().lower().rsplit("/", 1)[-1]  # name and tag: a registry path like cpu-team/ says nothing
+    own = parse_image(image.lower()).name_and_tag  # a registry path like cpu-team/ says nothing
     repo = _repository(image)
     marked = tuple(a for a in accelerators()
                    if any(_marked(own, m) for m in a.image_markers)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..model import UNKNOWN, ServingGroup, Undecidable, known
+from ..vllm.imageref import parse_image
 
 T = TypeVar("T")
 
@@ -104,7 +105,7 @@ _CPU_ENV = ("VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM
 def cpu_image(image: str) -> bool:
     """Whether an image is a CPU build of vLLM: the repository's own name or its tag says ``cpu``, not a
     registry path like cpu-team/vllm-openai."""
-    return _CPU_IMAGE.search(image.rsplit("/", 1)[-1].lower()) is not None
+    return _CPU_IMAGE.search(parse_image(image.lower()).name_and_tag) is not None
 
 
 def runs_on_cpu(g: ServingGroup) -> bool:

@@ -6,14 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import Inventory, ServingGroup, known
-
-
-def image_tag(image: str) -> str | None:
-    """The tag of an image reference, None when it has none; digests are handled by the caller."""
-    last = image.rsplit("/", 1)[-1]
-    if ":" not in last:
-        return None
-    return last.rsplit(":", 1)[1]
+from ..vllm.imageref import parse_image
 
 
 class ImageUnpinned(GroupRule):
@@ -47,12 +40,10 @@ class ImageUnpinned(GroupRule):
             if c.image is None:
                 continue
             image = str(known(c.image, f"image of container `{c.name}`"))
-            if "@" in image:
+            unpinned = parse_image(image).unpinned
+            if unpinned is None:
                 continue
-            tag = image_tag(image)
-            if tag is not None and tag != "latest":
-                continue
-            found = "no tag, so :latest" if tag is None else "tag latest"
+            found = "no tag, so :latest" if unpinned == "no tag" else "tag latest"
             yield Hit(
                 group_subject(g),
                 f"SW307: container `{c.name}` of {group_subject(g)} uses image `{image}` ({found}); "

@@ -77,6 +77,7 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
+from ..vllm.imageref import parse_image
 from ..vllm.images import choose_launcher
 from . import pod as pod_extras
 
@@ -146,13 +147,10 @@ def _gi(n: int) -> str:
 
 def unpinned_image_reason(image: str) -> str | None:
     """Why ``image`` is not pinned to one build, or None when it has a digest or a non-latest tag."""
-    if "@sha256:" in image:
-        return None
-    last = image.rsplit("/", 1)[-1]
-    if ":" not in last:
+    unpinned = parse_image(image).unpinned
+    if unpinned == "no tag":
         return f"image `{image}` has no tag: it means `latest` and changes under a running deployment"
-    tag = last.rsplit(":", 1)[1]
-    if tag == "latest" or not tag:
+    if unpinned == "latest":
         return f"image `{image}` uses the tag `latest`, which changes under a running deployment"
     return None
 

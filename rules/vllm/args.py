@@ -38,6 +38,7 @@ from typing import Any
 
 from ..model import UNKNOWN, UNKNOWN_AT, EngineArgs, Location
 from ..model.errors import InputError
+from .imageref import parse_image
 
 # ---------------------------------------------------------------------------------------------
 # Flag table
@@ -354,13 +355,7 @@ def script_assignments(argv: Sequence[str], names: Collection[str]) -> dict[str,
 
 def _repository(image: str) -> str:
     """The repository path of an image reference, lower-cased, without registry host, tag or digest."""
-    name = image.split("@", 1)[0].lower()
-    parts = name.split("/")
-    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
-        parts = parts[1:]  # a registry host
-    if ":" in parts[-1]:
-        parts[-1] = parts[-1].split(":", 1)[0]
-    return "/".join(parts)
+    return parse_image(image).path.lower()
 
 
 _VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:[/_.-]|$)")

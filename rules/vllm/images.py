@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .imageref import parse_image
+
 VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
 DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
 DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
@@ -79,12 +81,8 @@ RUNAI_STREAMER_SINCE = _since("runai_streamer")
 
 def image_info(image: str) -> ImageInfo:
     """Split an image reference and read the vLLM version and EFA support where the family is known."""
-    ref, _, digest = image.partition("@")
-    last = ref.rsplit("/", 1)[-1]
-    tag: str | None = None
-    repository = ref
-    if ":" in last:
-        repository, tag = ref.rsplit(":", 1)
+    ref = parse_image(image)
+    repository, tag, digest = ref.repository, ref.tag, ref.digest or ""
     from .versions import version_from_image
 
     found = version_from_image(image)

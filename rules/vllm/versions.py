@@ -63,6 +63,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from .imageref import parse_image
+
 Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
 Sampler = Literal["logits", "flashinfer", "sort", "triton"]
@@ -369,18 +371,9 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     return ResolvedVersion(found, "image-tag", image)
 
 
-def _split_image(image: str) -> tuple[str, str | None, bool]:
-    """(repository, tag or None, pinned by digest)."""
-    name, _, digest = image.partition("@")
-    last = name.rsplit("/", 1)[-1]
-    if ":" in last:
-        repo_last, tag = last.split(":", 1)
-        return name[: len(name) - len(last)] + repo_last, tag, bool(digest)
-    return name, None, bool(digest)
-
-
 def _why_no_version(image: str) -> str:
-    _, tag, digest = _split_image(image)
+    ref = parse_image(image)
+    tag, digest = ref.tag, ref.digest
     if tag is None:
         return "image pinned by digest only" if digest else "image without a tag"
     return f"tag {tag} names no vLLM release"
@@ -400,7 +393,8 @@ def version_from_image(image: str) -> Version | None:
     ``vllm``, ...) are tagged with the release; LMCache's ``vllm-openai`` images carry LMCache's
     version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x).
     """
-    repo, tag, _ = _split_image(image)
+    ref = parse_image(image)
+    repo, tag = ref.repository, ref.tag
     if not tag:
         return None
     low = tag.lower()

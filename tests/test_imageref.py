@@ -2,7 +2,6 @@
 rules read from an image all come from :func:`parse_image`."""
 
 import pytest
-
 from shardwise.rules import render
 from shardwise.rules.vllm.imageref import parse_image
 

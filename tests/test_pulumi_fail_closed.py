@@ -206,8 +206,7 @@ def test_unknown_instance_types_with_a_gpu_workload_cannot_be_decided(tmp_path):
     assert lint(tmp_path, lambda d: inputs(d, NG).update(instanceTypes=U)) == (0, "", sorted([
         ("SW101", "advisory", AT[DEP], f"SW101: cannot decide: {memory}"),
         ("SW102", "advisory", AT[DEP], f"SW102: cannot decide: {memory}"),
-        ("SW103", "advisory", AT[DEP], f"SW103: cannot decide: {memory}"),
-        # (no SW104/SW106: a TP1 replica is not sharded; no SW201: it fits any node, whatever its GPU count;
+        # (no SW103: no load is declared; no SW104/SW106: a TP1 replica is not sharded; no SW201: it fits any node, whatever its GPU count;
         # every capacity verdict is undecided and advisory, nothing blocks on what is not known)
         ("SW206", "advisory", AT[DEP], f"SW206: cannot decide: {memory}"),
         ]))

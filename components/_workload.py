@@ -46,6 +46,7 @@ class WorkloadArgs:
     image: pulumi.Input[str] = "vllm/vllm-openai:v0.11.0"
     vllm_version: str | None = None
     p95_context_tokens: int | None = None
+    target_concurrency: int | None = None
     output_tokens_per_second: float | None = None
     base_model: str | None = None
     weights_gib: float | None = None

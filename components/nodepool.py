@@ -11,7 +11,8 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
-from shardwise.rules import catalog, render
+from shardwise.rules import render
+from shardwise.rules.catalog.hardware import catalog_instance
 from shardwise.rules.model.spec import EnvironmentSpec, NodePoolSpec
 
 from ._k8s import KUBECONFIG_DOC, child_opts, declare, depends_on, doc, provider_for
@@ -130,7 +131,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.pool_name = pool.name
         self.labels = render.node_labels(pool)
         self.taints = render.node_taints()
-        self.gpus_per_node = catalog.find_instance(pool.instance_type).gpus
+        self.gpus_per_node = catalog_instance(pool.instance_type).gpus
         self.efa_interfaces = render.efa_interface_count(pool)
         self.node_group = self.launch_template = self.placement_group = None
         self.node_pool = self.node_class = None

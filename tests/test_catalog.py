@@ -1259,3 +1259,28 @@ def test_import_is_lazy_and_never_imports_pulumi() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
+
+
+# --- the hardware vocabulary (rules/catalog/hardware.py) -------------------------------------------
+
+
+def test_one_home_says_what_a_node_carries():
+    """plan, the Kubernetes adapter, the renderer and the components ask rules/catalog/hardware.py what a node of an
+    instance type is; the adapter's pool_from_labels is the same function."""
+    from shardwise.rules.adapters.k8s import pools
+    from shardwise.rules.catalog import hardware
+    from shardwise.rules.model import Location
+
+    assert pools.pool_from_labels is hardware.pool_from_labels
+    p5 = hardware.instance_pool("p5.48xlarge", Location("t"))
+    assert (p5.gpu.name, p5.gpus_per_node, p5.interconnect, p5.nvlink_domain_size, p5.efa) == (
+        "H100-SXM-80GB", 8, "nvswitch", 8, True)
+    assert hardware.node_links(p5) == (8, 8)
+    g6e = hardware.instance_pool("g6e.12xlarge", Location("t"))
+    assert (hardware.node_links(g6e), hardware.instance_nvlink_domain(find_instance("g6e.12xlarge"))) == ((4, 1), 1)
+    nvl = hardware.gpu_pool("H100-NVL", 4, Location("t"))  # NVLink bridges join pairs only
+    assert (nvl.interconnect, hardware.node_links(nvl)) == ("nvlink", (4, 2))
+    assert hardware.instance_pool("p5.48xlarge", Location("t"), gpus_per_node=4).gpus_per_node == 4
+    assert hardware.largest_instance("L4").name == "g6.48xlarge"
+    assert hardware.instance_with("L4", 4).name == "g6.12xlarge"
+    assert (hardware.largest_instance("MI300X"), hardware.instance_with("H100-NVL", 4)) == (None, None)

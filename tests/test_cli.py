@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from shardwise.rules.app.cli import main
-from shardwise.rules.catalog import find_gpu
+from shardwise.rules.catalog import find_gpu, find_instance
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
@@ -38,7 +38,7 @@ def deployment(name: str, args: str, gpus: int, extra_meta: str = "", replicas: 
         kind: Deployment
         metadata:
           name: {name}
-          namespace: serving{extra_meta}
+          namespace: serving{extra_meta.replace(chr(10), chr(10) + " " * 8)}
         spec:
           replicas: {replicas}
           selector: {{matchLabels: {{app: {name}}}}}
@@ -67,13 +67,16 @@ def deployment(name: str, args: str, gpus: int, extra_meta: str = "", replicas: 
     )
 
 
+# the declared load: 128 sequences over the 2 replicas (64 each), and 64 over 2 (32 each)
+LOAD_128 = '\n  annotations: {shardwise.dev/target-concurrency: "128"}'
+LOAD_64 = '\n  annotations: {shardwise.dev/target-concurrency: "64"}'
 TP2_8B = deployment(
     "llama8b-tp2", 'meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "2", --max-model-len, "8192", '
-    '--max-num-seqs, "64"', 2,
+    '--max-num-seqs, "64"', 2, LOAD_128,
 )
 TP4_70B = deployment(
     "llama70b-tp4", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", '
-    '--max-num-seqs, "32"', 4,
+    '--max-num-seqs, "32"', 4, LOAD_64,
 )
 TP1_8B = deployment(
     "llama8b", 'meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "32"', 1,
@@ -85,9 +88,10 @@ TP2_32B_DEFAULT_BATCH = deployment(
 
 SW104_TP2 = (
     "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
-    "H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for "
-    "55 sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 32 (64 by "
-    "--max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from "
+    "H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU: 2 replicas "
+    "× TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 context declared) "
+    "together, at least the 64 one replica must hold (128 by annotation shardwise.dev/target-concurrency over 2 "
+    "replicas; TP2×PP1 holds 126); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from "
     "the image tag) (Deployment serving/llama8b-tp2)"
 )
 
@@ -128,7 +132,7 @@ def test_lint_blocking_finding_exits_1(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     rc, out, err = run(capsys, "lint", f)
     assert rc == 1
-    assert out.splitlines()[0] == f"tp2.yaml:17: {SW104_TP2}"
+    assert out.splitlines()[0] == f"tp2.yaml:18: {SW104_TP2}"
     assert codes(out) == [("SW104", "mandatory")]  # no SW106: one GPU holds it at the precision served
     assert out.splitlines()[-1] == (
         "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 blocking "
@@ -161,10 +165,11 @@ def test_precedence_flag_over_config_over_default(work, capsys):
     # config: fail on advisory, and with a KV reserve of 1.0 the rule of thumb for an undeclared concurrency lets
     # one H100 carry the 32B (61.0 GiB of weights, 71.3 usable), so TP2 is SW104 (advisory: no load declared)
     rc, out, _ = run(capsys, "lint", f)
-    assert (rc, codes(out)) == (1, [("SW103", "advisory"), ("SW104", "advisory")])  # SW106 defers to SW104
+    # (no SW103: no load is declared; SW106 defers to SW104)
+    assert (rc, codes(out)) == (1, [("SW104", "advisory")])
     # flags win over the file: × 1.4 the weights leave too little room for a KV cache on one GPU
     rc, out, _ = run(capsys, "lint", f, "--kv-reserve", "1.4", "--fail-on", "mandatory")
-    assert (rc, codes(out)) == (0, [("SW103", "advisory"), ("SW106", "advisory")])
+    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
 
 
 def test_config_enforcement_and_suppression(work, capsys):
@@ -180,7 +185,7 @@ def test_config_enforcement_and_suppression(work, capsys):
     rc, out, _ = run(capsys, "lint", f)
     assert rc == 0
     assert out.splitlines() == [
-        f"tp2.yaml:17: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
+        f"tp2.yaml:18: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
         "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 1 suppressed — passed",
     ]
 
@@ -195,7 +200,7 @@ def test_explicit_config_flag(work, capsys):
 def test_p95_context_flag_decides_the_load_rule(work, capsys):
     f = write(work / "wide.yaml", deployment(
         "llama70b-wide", 'meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", '
-        '--max-num-seqs, "256"', 4))
+        '--max-num-seqs, "256"', 4, '\n  annotations: {shardwise.dev/target-concurrency: "512"}'))  # 256 a replica
     rc, out, _ = run(capsys, "lint", f)  # 256 seqs × max_model_len do not fit, but no context is declared
     assert (rc, codes(out)) == (0, [("SW103", "advisory")])
     rc, out, _ = run(capsys, "lint", f, "--p95-context", "8192")  # declared: 256 × 8192 do not fit
@@ -258,7 +263,7 @@ def test_missing_file_exits_2_after_linting_the_others(work, capsys):
     assert (rc, err) == (2, "")
     lines = out.splitlines()
     assert lines[0] == "nope.yaml: error: no such file or directory"
-    assert lines[1] == f"tp2.yaml:17: {SW104_TP2}"
+    assert lines[1] == f"tp2.yaml:18: {SW104_TP2}"
     assert lines[-1] == (
         "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 input "
         "error, 1 blocking finding at or above mandatory"
@@ -303,7 +308,7 @@ def test_unknown_model_is_one_advisory_finding_naming_the_line(work, capsys):
     assert (rc, err) == (0, "")
     assert out == (
         "unk.yaml:17: SW004 [advisory] shardwise does not know the model: 'acme/secret-model-13b' is not in the "
-        "catalog. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; "
+        "catalog. SW101, SW102, SW104, SW106, SW203 could not run on it; "
         f"{TEACH} (Deployment serving/mystery)\n"
         "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — passed\n"
     )
@@ -331,7 +336,7 @@ def test_stdin(work, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(TP2_8B))
     rc, out, _ = run(capsys, "lint", "-")
     assert rc == 1
-    assert out.splitlines()[0] == f"<stdin>:17: {SW104_TP2}"
+    assert out.splitlines()[0] == f"<stdin>:18: {SW104_TP2}"
 
 
 def test_unwritable_output_exits_2(work, capsys):
@@ -382,7 +387,7 @@ def test_sarif_output_file(work, capsys):
     assert (res["ruleId"], res["level"], run0["tool"]["driver"]["rules"][res["ruleIndex"]]["id"]) == (
         "SW104", "error", "SW104")
     assert res["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "tp2.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 17}}
+        "artifactLocation": {"uri": "tp2.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 18}}
 
 
 def test_json_format(work, capsys):
@@ -391,7 +396,7 @@ def test_json_format(work, capsys):
     doc = json.loads(out)
     assert rc == 1
     assert [(x["code"], x["level"], x["line"]) for x in doc["findings"]] == [
-        ("SW104", "mandatory", 17)]
+        ("SW104", "mandatory", 18)]
     w = doc["workloads"][0]
     assert (w["subject"], w["gpus_total"], w["gpu"], w["weights_gib_per_gpu"]) == (
         "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB",
@@ -406,7 +411,7 @@ def test_github_format(work, capsys):
     assert rc == 1
     lines = out.splitlines()
     assert lines[0].startswith(
-        "::error file=tp2.yaml,line=17,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
+        "::error file=tp2.yaml,line=18,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
     assert lines[1:] == []
 
 
@@ -508,7 +513,7 @@ def test_plan_70b_tp4_numbers_from_first_principles(capsys):
         "weight_precision", "weights_gb_total", "weights_gib_per_gpu", "activation_gib_per_gpu",
         "non_torch_gib_per_gpu", "cudagraphs_in_budget", "usable_gib_per_gpu", "kv_cache_gib_per_gpu",
         "kv_bytes_per_token_per_gpu", "kv_cache_tokens", "max_model_len", "max_num_seqs", "max_num_seqs_default",
-        "max_num_batched_tokens", "max_concurrency", "load_tokens", "starts", "verdict", "weights_fit",
+        "max_num_batched_tokens", "max_concurrency", "sequences_per_replica", "starts", "verdict", "weights_fit",
     )} == {
         "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB", "vllm_version": "0.11.0",
         "engine": "v1", "tensor_parallel_size": 4, "pipeline_parallel_size": 1, "gpus": 4, "weight_precision": "bf16",
@@ -517,16 +522,20 @@ def test_plan_70b_tp4_numbers_from_first_principles(capsys):
         "cudagraphs_in_budget": False, "usable_gib_per_gpu": round(usable, 3), "kv_cache_gib_per_gpu": round(kv, 3),
         "kv_bytes_per_token_per_gpu": kv_per_token, "kv_cache_tokens": tokens, "max_model_len": MAX_POS,
         "max_num_seqs": 1024, "max_num_seqs_default": True, "max_num_batched_tokens": 8192,
-        "max_concurrency": round(tokens / MAX_POS, 3), "load_tokens": 1024 * MAX_POS,
+        "max_concurrency": round(tokens / MAX_POS, 3),
+        # whole sequences of 131,072 tokens with the error band (4% of the usable memory) taken off the KV cache
+        "sequences_per_replica": int((kv - 0.04 * usable) * GIB / (MAX_POS * kv_per_token)),
         "starts": True, "verdict": "starts", "weights_fit": True,
     }
     assert d["weights_gib_per_gpu"] == 32.885
     # GPUs for the weights with a 1.4 KV reserve: 141.1 GB × 1.4 on 80 GB × 0.9
     assert d["gpus_needed"] == {"need_gb": 197.6, "per_gpu_gb": 72.0, "raw_gpus": 3, "tensor_parallel_size": 4}
-    # vLLM's default 1,024 sequences × 131,072 tokens do not fit, but nobody declared that load: advisory
+    assert d["sequences_per_replica"] == 3
+    # vLLM's default max_num_seqs of 1,024 is a cap, not a load: no SW103 (and no load_tokens figure built on it)
     # no SW106: a 4-bit 70B on one H100 leaves 32 GiB of KV cache, less than one 131,072-token request needs
-    assert [(f["code"], f["level"]) for f in d["findings"]] == [("SW103", "advisory")]
-    assert "1,024 sequences (vLLM default)" in d["findings"][0]["message"]
+    assert d["findings"] == [] and "load_tokens" not in d
+    assert d["load"] == {"concurrency": None, "context": MAX_POS, "context_declared": False,
+                         "output_tokens_per_second": None}
     assert d["recommended"] is None and "candidates" not in d
     assert rc == 0 and err == ""
 
@@ -549,71 +558,127 @@ def test_plan_says_which_vllm_release_it_sized_for(capsys):
 def test_plan_without_tp_recommends_tp1_for_8b(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
+    text = ("recommended: TP1; one replica holds 52 sequences of 8,192 tokens; TP1 × 8 replicas per 8-GPU node; as "
+            "many replicas as the load needs (--concurrency C sizes them)")
     assert rc == 0
-    assert "recommended: TP1 × 8 replicas per 8-GPU node" in out.splitlines()
+    assert text in out.splitlines()
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--json",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
     d = json.loads(out)
     assert d["recommended"] == {
         "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
         "enable_expert_parallel": False, "replicas_per_node": 8, "nodes_per_replica": 1, "gpus_per_node": 8,
-        "max_num_seqs": 32, "max_num_seqs_lowered": False,
-        "text": "recommended: TP1 × 8 replicas per 8-GPU node",
+        "max_num_seqs": 32, "max_num_seqs_default": False, "max_model_len": 8192, "max_model_len_lowered": False,
+        "sequences_per_replica": 52, "load": None, "text": text,
     }
     assert (d["tensor_parallel_size"], d["findings"]) == (1, [])
-    assert [(c["tensor_parallel_size"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, []), (2, ["SW104"]), (4, ["SW104"]), (8, ["SW104"])]
+    # --max-num-seqs is a setting, not a load: no wider layout is blocked for lack of one
+    assert [(c["tensor_parallel_size"], c["sequences_per_replica"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, 52, []), (2, 119, []), (4, 254, []), (8, 525, [])]
 
 
-def test_plan_without_tp_defaults_lowers_batch_width(capsys):
-    """With vLLM's defaults (1,024 seqs × 131,072 tokens on an H100) no layout holds that batch; the batch
-    width is lowered to what TP1's KV cache holds instead of sharding a model that fits."""
-    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--json")
-    d = json.loads(out)
-    fits = d["kv_cache_tokens"] // 131072
-    assert rc == 0
-    assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["max_num_seqs_lowered"]) == (1, True)
-    assert d["max_num_seqs"] == d["recommended"]["max_num_seqs"] == fits >= 1
-    assert "vLLM's default of 1024 does not fit" in d["recommended"]["text"]
-    assert d["findings"] == []
-
-
-def test_plan_shards_when_replicas_cannot_hold_the_declared_load(capsys):
-    """A 4-bit 70B fits one H100, but its KV cache holds 6 of the 16 sequences of 16,384 tokens asked, and two
-    TP1 replicas on the same GPUs would hold 12: TP2 holds all 16, so the plan recommends TP2 (and SW104 agrees:
-    it fires on TP4 and TP8, whose replicas at TP2 would hold their share)."""
-    rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
-                     "H100", "--max-model-len", "16384", "--max-num-seqs", "16", "--vllm-version", "0.11.0", "--json")
+def test_plan_keeps_vllms_batch_cap_and_recommends_one_gpu_for_8b(capsys):
+    """The issue's command: 8B on H100 with a p95 context of 4,096 tokens is TP1 (it was TP8), and vLLM's
+    max_num_seqs default stays (it was lowered to 3, the sequences of 131,072 tokens the KV cache holds)."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--vllm-version",
+                     "0.11.0", "--p95-context", "4096", "--json")
     d = json.loads(out)
     assert rc == 0
-    assert [(c["tensor_parallel_size"], c["max_num_seqs"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 16, []), (2, 16, []), (4, 16, ["SW104"]), (8, 16, ["SW104"])]
-    assert d["candidates"][0]["kv_cache_tokens"] // 16384 == 6
-    assert d["recommended"]["text"] == "recommended: TP2 × 4 replicas per 8-GPU node"
-    assert (d["weight_precision"], d["tensor_parallel_size"], d["max_num_seqs"], d["findings"]) == ("int4", 2, 16, [])
+    rec = d["recommended"]
+    assert (rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_num_seqs"],
+            rec["max_num_seqs_default"], rec["max_model_len"], rec["sequences_per_replica"]) == (
+        1, 1, 1024, True, 131072, 102)
+    assert rec["text"] == (
+        "recommended: TP1; one replica holds 3 sequences of 131,072 tokens (max_model_len), 102 of 4,096 (the p95 "
+        "context); TP1 × 8 replicas per 8-GPU node; as many replicas as the load needs (--concurrency C sizes them)")
+    assert d["findings"] == [] and d["load"]["concurrency"] is None
+    assert "--max-num-seqs" not in out
 
 
-def test_plan_lowers_the_batch_width_on_the_fewest_gpus_with_room_for_a_kv_cache(capsys):
-    """README example: 64 × 8,192 tokens fit no layout as asked without a mandatory finding (TP8 and more: SW104,
-    two TP4 replicas hold 32 each). Lowered to what each holds, TP2 keeps 3 sequences, its weights × 1.4 exceeding
-    the usable memory; TP4 keeps 59: the plan recommends TP4 with 59 sequences."""
+def test_plan_70b_on_h100_is_tp4_the_fewest_gpus_that_load_it_with_room(capsys):
+    """TP2 loads the weights (65.7 GiB per GPU) but leaves 3.2 GiB of KV cache, less than one 131,072-token
+    sequence needs (10 GiB per GPU at TP2), and 65.7 × 1.4 exceeds the 71.3 GiB usable: TP4 is the smallest
+    layout with room. Never TP8 × PP4."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
-                     "--max-model-len", "8192", "--max-num-seqs", "64", "--vllm-version", "0.11.0", "--json")
+                     "--vllm-version", "0.11.0", "--p95-context", "4096", "--json")
     d = json.loads(out)
     assert rc == 0
-    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["max_num_seqs"], c["mandatory"])
-            for c in d["candidates"]] == [
-        (1, 1, "refuses", 64, ["SW101"]), (2, 1, "starts", 3, []), (4, 1, "starts", 59, []),
-        (8, 1, "starts", 64, ["SW104"]), (8, 2, "starts", 64, ["SW104"]), (8, 4, "starts", 64, ["SW104"])]
-    assert (d["recommended"]["tensor_parallel_size"], d["recommended"]["replicas_per_node"], d["max_num_seqs"]) == (
-        4, 2, 59)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["sequences_per_replica"],
+             c["roomy"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, 1, "refuses", 0, False, ["SW101"]), (2, 1, "refuses", 0, False, ["SW102"]),
+        (4, 1, "starts", 106, True, []), (8, 1, "starts", 317, True, [])]
+    assert d["recommended"]["text"] == (
+        "recommended: TP4; one replica holds 3 sequences of 131,072 tokens (max_model_len), 106 of 4,096 (the p95 "
+        "context); TP4 × 2 replicas per 8-GPU node; as many replicas as the load needs (--concurrency C sizes them)")
+
+
+def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
+    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load and a third is
+    headroom: 12 GPUs on 2 p5.48xlarge, priced per GPU from the catalog (seeds.plan_cost). TP8 would hold it with
+    one replica, but 2 TP4 replicas on its 8 GPUs hold their share: SW104 blocks it, and plan does not recommend it."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--concurrency", "64", "--output-tokens-per-second", "1500",
+                     "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["sequences_per_replica"],
+             c["mandatory"]) for c in d["candidates"]] == [
+        (1, 1, "refuses", 0, ["SW101"]), (2, 1, "may-refuse", 0, []), (4, 1, "starts", 53, []),
+        (8, 1, "starts", 158, ["SW104"]), (8, 2, "starts", 370, ["SW104"]), (8, 4, "starts", 791, ["SW104"])]
+    price = find_instance("p5.48xlarge").price_per_hour_usd
+    hourly = round(12 * price / 8, 2)
+    row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
+           "replicas_needed": 2, "replicas": 3, "headroom_replicas": 1, "gpus": 12, "nodes": 2,
+           "usd_per_hour": hourly,
+           # the hour's cost over 3 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
+           "usd_per_million_output_tokens": round(round(hourly / (3 * 1500 * 3600 / 1000), 5) * 1000, 2)}
+    assert d["for_the_load"] == [row]
+    assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
+    assert d["recommended"]["text"] == (
+        "recommended: 3 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, + 1 for "
+        "headroom) = 12 GPUs on 2 nodes; TP4 × 2 replicas per 8-GPU node")
+    assert d["load"] == {"concurrency": 64, "context": 8192, "context_declared": False,
+                         "output_tokens_per_second": 1500.0}
+
+
+def test_plan_compares_layouts_by_what_they_hold_together(capsys):
+    """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas + 1 (5 GPUs);
+    one TP2 replica holds 19, so 1 + 1 (4 GPUs): TP2 is recommended, and the table shows both side by side."""
+    rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
+                     "H100", "--max-model-len", "16384", "--concurrency", "16", "--vllm-version", "0.11.0")
+    assert rc == 0
+    lines = out.splitlines()
+    i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
+    assert lines[i + 1:i + 4] == [
+        "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes  $/hour  $/M output tokens",
+        "     TP2             2            19         1           2     4      1  $27.52  –",
+        "     TP1             1             5         4           5     5      1  $34.40  –",
+    ]
+    assert ("recommended: 2 replicas of TP2 for 16 sequences of 16,384 tokens (1 for the load, each holding 19, + 1 "
+            "for headroom) = 4 GPUs on 1 node; TP2 × 4 replicas per 8-GPU node") in lines
+
+
+def test_plan_json_says_a_layout_vllm_refuses_does_not_start(capsys):
+    """Qwen2.5-7B has 28 attention heads: vLLM refuses TP8 (SW203), so the layout does not start, whatever the
+    memory says."""
+    rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--tp", "8",
+                     "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 1
+    assert (d["starts"], d["verdict"], d["weights_fit"]) == (False, "refuses", True)
+    assert [(f["code"], f["level"]) for f in d["findings"] if f["level"] == "mandatory"] == [("SW203", "mandatory")]
+    rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--tp", "8",
+                     "--vllm-version", "0.11.0")
+    assert ("  starts                      no: vLLM refuses the layout (SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention "
+            "heads, not divisible by tensor_parallel_size 8)") in out.splitlines()
 
 
 def test_plan_70b_recommends_tp4_two_replicas(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
     assert rc == 0
-    assert "recommended: TP4 × 2 replicas per 8-GPU node" in out.splitlines()
+    assert ("recommended: TP4; one replica holds 54 sequences of 8,192 tokens; TP4 × 2 replicas per 8-GPU node; as "
+            "many replicas as the load needs (--concurrency C sizes them)") in out.splitlines()
     table = out.splitlines()[:5]
     assert table[0].split()[:4] == ["TP", "PP", "DP", "GPUs"]
     assert [row.split()[0] for row in table[1:]] == ["1", "2", "4", "8"]
@@ -800,7 +865,7 @@ def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
     assert main(["lint", "typo.yaml", "--format", "json"]) == 1  # the file's other workload is still linted
     findings = json.loads(capsys.readouterr().out)["findings"]
     [sw004] = [f for f in findings if f["code"] == "SW004"]
-    assert (sw004["file"], sw004["line"], sw004["level"]) == ("typo.yaml", 19, "advisory")
+    assert (sw004["file"], sw004["line"], sw004["level"]) == ("typo.yaml", 21, "advisory")
     assert sw004["message"] == (
         "SW004: shardwise does not know the model: 'meta-llama/Llama-3.1-8B-Instrukt' is not in the catalog; "
         "did you mean: meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, "

@@ -341,13 +341,14 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
         svc = VllmService("llama", VllmServiceArgs(
             name="llama", pool={{"name": "h100", "instance_type": "p5.48xlarge"}}, autoscaling=None,
             engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": 2, "max_model_len": 8192,
-                    "max_num_seqs": 16}}, validate={validate}))
+                    "max_num_seqs": 16}}, target_concurrency=16, validate={validate}))
         pulumi.export("validation", svc.validation)
     '''
     sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, "
-             "but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU, room for 55 "
-             "sequences of 8,192 tokens (max_model_len; no p95 context declared) where each of 2 replicas needs 8 "
-             "(16 by --max-num-seqs over 2 replicas); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs "
+             "but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU: 2 replicas × "
+             "TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 context declared) "
+             "together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency; "
+             "TP2×PP1 holds 126); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs "
              "(vLLM 0.11.0 from the image tag)")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
     assert run.exports["validation"] == {

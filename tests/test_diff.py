@@ -117,10 +117,10 @@ def test_json(repo, capsys):
     assert h["usd_per_million_output_tokens"] == round(110.08 / (4 * 2400 * 3600) * 1e6, 4) == 3.1852
     assert llama8b["head"]["usd_per_million_output_tokens"] is None  # no throughput declared: no figure
     assert [(f["code"], f["subject"], f["level"], f["line"]) for f in d["findings"]["added"]] == [
-        ("SW104", "Deployment serving/llama8b", "mandatory", 45),
-        ("SW202", "Deployment serving/llama8b", "mandatory", 45)]
+        ("SW104", "Deployment serving/llama8b", "mandatory", 47),
+        ("SW202", "Deployment serving/llama8b", "mandatory", 47)]
     assert [(f["code"], f["subject"], f["file"], f["line"]) for f in d["findings"]["fixed"]] == [
-        ("SW401", "Deployment serving/llama70b", "deploy/serving.yaml", 17)]
+        ("SW401", "Deployment serving/llama70b", "deploy/serving.yaml", 18)]
     assert d["prices"] == [
         {"instance_type": "g6e.12xlarge", "price_per_hour_usd": 10.49264, "source": KARPENTER, "date": "2026-07-20"},
         {"instance_type": "p5.48xlarge", "price_per_hour_usd": 55.04, "source": KARPENTER, "date": "2026-07-20"}]

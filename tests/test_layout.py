@@ -9,17 +9,22 @@ from dataclasses import replace
 
 import pytest
 from shardwise.rules.app.cli import main
+from shardwise.rules.app.plan import PlanRequest, make_plan
 from shardwise.rules.capacity.layout import (
     Node,
     Parallel,
+    Sizer,
     gpu_counts,
+    judge,
     layouts_for,
     plural,
     smaller,
     tp_allowed,
     weight_load_refusals,
 )
+from shardwise.rules.capacity.sizing import Device, EngineSettings
 from shardwise.rules.catalog import find_model
+from shardwise.rules.vllm.versions import resolve
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
 DEEPSEEK_R1 = find_model("deepseek-ai/DeepSeek-R1", None)
@@ -61,29 +66,36 @@ def plan_json(capsys, *argv: str) -> dict:
 
 
 def test_plan_takes_the_node_from_the_instance_type(capsys):
-    """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages, and 16 sequences of 8,192 tokens
-    take two nodes (PP4 holds 7 of them)."""
+    """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages. For 16 sequences of 8,192 tokens,
+    PP4 holds 5 (4 replicas + 1 = 20 GPUs) and PP8, over 2 nodes, 62 (1 + 1 = 16 GPUs): PP8 is recommended. PP16
+    is blocked by SW104: two PP8 replicas on its GPUs hold the load."""
     d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--instance-type", "g6e.12xlarge",
-                  "--max-model-len", "8192", "--max-num-seqs", "16")
-    assert d["node"] == {"gpus": 4, "nvlink_domain": 1, "interconnect": "pcie", "source": "g6e.12xlarge"}
-    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["max_num_seqs"], c["mandatory"])
+                  "--max-model-len", "8192", "--concurrency", "16")
+    assert d["node"] == {"gpus": 4, "nvlink_domain": 1, "interconnect": "pcie", "source": "g6e.12xlarge",
+                         "instance_type": "g6e.12xlarge"}
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["mandatory"])
             for c in d["candidates"]] == [
-        (1, 1, 16, ["SW101"]), (1, 2, 16, ["SW101"]), (1, 4, 16, []), (1, 8, 16, []), (1, 16, 16, ["SW104"])]
-    assert d["recommended"]["text"] == "recommended: TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes"
+        (1, 1, 0, ["SW101"]), (1, 2, 0, ["SW101"]), (1, 4, 5, []), (1, 8, 62, []), (1, 16, 176, ["SW104"])]
+    assert [(r["layout"], r["replicas"], r["gpus"], r["nodes"]) for r in d["for_the_load"]] == [
+        ("TP1 × PP8", 2, 16, 4), ("TP1 × PP4", 5, 20, 5)]
+    assert d["recommended"]["text"] == (
+        "recommended: 2 replicas of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, + 1 "
+        "for headroom) = 16 GPUs on 4 nodes; TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
     assert (d["recommended"]["nodes_per_replica"], d["recommended"]["replicas_per_node"]) == (2, None)
 
 
 def test_plan_keeps_tp_on_the_nvlink_bridge_of_h100_nvl_pairs(capsys):
     d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100-NVL", "--gpus-per-node",
-                  "4", "--max-model-len", "8192", "--max-num-seqs", "16")
-    assert d["node"] == {"gpus": 4, "nvlink_domain": 2, "interconnect": "nvlink", "source": "--gpus-per-node"}
-    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["max_num_seqs"], c["mandatory"])
+                  "4", "--max-model-len", "8192", "--concurrency", "16")
+    assert d["node"] == {"gpus": 4, "nvlink_domain": 2, "interconnect": "nvlink", "source": "--gpus-per-node",
+                         "instance_type": None}
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["mandatory"])
             for c in d["candidates"]] == [
-        (1, 1, 16, ["SW101"]), (2, 1, 13, []), (2, 2, 16, ["SW104"]), (2, 4, 16, ["SW104"]),
-        (2, 8, 16, ["SW104"])]
+        (1, 1, 0, ["SW101"]), (2, 1, 10, []), (2, 2, 73, ["SW104"]), (2, 4, 197, ["SW104"]), (2, 8, 445, ["SW104"])]
     assert d["recommended"]["text"] == (
-        "recommended: TP2 × 2 replicas per 4-GPU node, --max-num-seqs 13 (the KV cache holds 13 sequences of 8,192 "
-        "tokens; --max-num-seqs 16 does not fit: add replicas for the rest of the load)")
+        "recommended: 3 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, + 1 for "
+        "headroom) = 6 GPUs on 2 nodes; TP2 × 2 replicas per 4-GPU node")
+    assert d["for_the_load"][0]["usd_per_hour"] is None  # no instance type in the catalog has 4 H100 NVL
 
 
 MANIFEST = """\
@@ -92,8 +104,9 @@ kind: Deployment
 metadata:
   name: planned
   namespace: serving
+  annotations: {{shardwise.dev/target-concurrency: "{load}"}}
 spec:
-  replicas: 2
+  replicas: {replicas}
   selector: {{matchLabels: {{app: planned}}}}
   template:
     metadata: {{labels: {{app: planned}}}}
@@ -104,7 +117,7 @@ spec:
         - name: vllm
           image: vllm/vllm-openai:v0.11.0
           args: [--model, {model}, --tensor-parallel-size, "{tp}", --pipeline-parallel-size, "{pp}",
-                 --max-model-len, "8192", --max-num-seqs, "{seqs}"]
+                 --max-model-len, "8192"]
           resources:
             limits: {{nvidia.com/gpu: {gpus}}}
           volumeMounts:
@@ -115,32 +128,122 @@ spec:
 """
 
 
-def lint_layout(tmp_path, capsys, model: str, instance: str, tp: int, pp: int, seqs: int) -> tuple[int, list]:
+def lint_layout(tmp_path, capsys, model: str, instance: str, c: dict, load: int) -> tuple[int, list]:
+    tp, pp = c["tensor_parallel_size"], c["pipeline_parallel_size"]
     path = tmp_path / f"tp{tp}pp{pp}.yaml"
-    path.write_text(MANIFEST.format(instance=instance, model=model, tp=tp, pp=pp, seqs=seqs, gpus=tp * pp))
+    path.write_text(MANIFEST.format(instance=instance, model=model, tp=tp, pp=pp, gpus=tp * pp, load=load,
+                                    replicas=c["load"]["replicas_needed"]))
     rc = main(["lint", str(path), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     return rc, sorted({f["code"] for f in doc["findings"] if f["level"] == "mandatory"})
 
 
-@pytest.mark.parametrize("model,instance,seqs", [
+@pytest.mark.parametrize("model,instance,load", [
     ("meta-llama/Llama-3.1-70B-Instruct", "p5.48xlarge", 64),
     ("meta-llama/Llama-3.1-8B-Instruct", "g6e.12xlarge", 32),
     ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "p5.48xlarge", 16),
 ])
-def test_plan_and_lint_agree_on_every_single_node_layout(tmp_path, capsys, model, instance, seqs):
+def test_plan_and_lint_agree_on_every_single_node_layout(tmp_path, capsys, model, instance, load):
+    """Each layout plan sized for the load, written as a manifest with that load declared and the replicas plan
+    says hold it, has the mandatory findings plan gave it; the recommended one lints clean."""
     d = plan_json(capsys, "--model", model, "--instance-type", instance, "--max-model-len", "8192",
-                  "--max-num-seqs", str(seqs))
-    rec = d["recommended"]
-    rc, blocking = lint_layout(tmp_path, capsys, model, instance, rec["tensor_parallel_size"],
-                               rec["pipeline_parallel_size"], rec["max_num_seqs"])
+                  "--concurrency", str(load))
+    rc, blocking = lint_layout(tmp_path, capsys, model, instance, d["recommended"], load)
     assert (rc, blocking) == (0, [])  # the layout plan recommends, written as a manifest, lints clean
+    checked = 0
     for c in d["candidates"]:
-        if c["gpus"] > d["node"]["gpus"] or c["max_num_seqs_lowered"]:
-            continue  # multi-node groups need a LeaderWorkerSet; lowered rows were re-linted at the lower width
-        _, blocking = lint_layout(tmp_path, capsys, model, instance, c["tensor_parallel_size"],
-                                  c["pipeline_parallel_size"], c["max_num_seqs"])
+        if c["gpus"] > d["node"]["gpus"] or c["load"] is None:
+            continue  # multi-node groups need a LeaderWorkerSet; a layout holding no sequence has no replica count
+        _, blocking = lint_layout(tmp_path, capsys, model, instance, c, load)
         assert blocking == sorted(c["mandatory"]), (c["tensor_parallel_size"], c["pipeline_parallel_size"])
+        checked += 1
+    assert checked >= 2
+
+
+# --- shard only as much as you must ----------------------------------------------------------------
+
+
+PLAN_MODELS = (
+    "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct",  # dense
+    "Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-Instruct-v0.1",  # mixture of experts
+    "deepseek-ai/DeepSeek-R1",  # MLA + experts
+    "google/gemma-3-27b-it",  # hybrid: sliding-window layers
+)
+PLAN_GPUS = ("H100", "L4", "A100-40GB", "MI300X")
+
+
+def _sure(s) -> int:
+    """Sequences of the expected context one engine holds with the error band taken off its KV cache."""
+    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
+        return 0
+    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
+
+
+def _smallest_with_room(plan) -> tuple[Parallel, int] | None:
+    """The fewest GPUs per replica at which the model starts beyond the error band with one sequence of its own
+    max_model_len, its weights × the KV reserve (1.4) fitting the memory vLLM may use; sized here directly."""
+    sz = Sizer(plan.model, Device.of(plan.gpu, plan.memory_gib), EngineSettings(gpu_memory_utilization=0.9),
+               resolve("0.11.0"), 4096)
+    inside, across = gpu_counts(plan.node.node)
+    for gpus in inside + across:
+        for p in layouts_for(plan.model, gpus, plan.node.node):
+            s = sz.size(p)
+            if judge(s, p, None).starts == "starts" and s.weights_gib_per_gpu * 1.4 <= s.usable_gib_per_gpu:
+                return p, _sure(s) * p.dp
+    return None
+
+
+@pytest.mark.parametrize("load", [None, 64])
+@pytest.mark.parametrize("gpu", PLAN_GPUS)
+@pytest.mark.parametrize("model", PLAN_MODELS)
+def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, load):
+    """plan never recommends more GPUs per replica than the smallest layout that loads the model with room for
+    one full sequence (and the KV reserve), unless a declared load is held at the same GPU count only by the
+    wider engine: the smaller layout's replicas (+1 headroom) would need more GPUs."""
+    plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
+    small = _smallest_with_room(plan)
+    assert small is not None and plan.chosen is not None
+    smallest, holds = small
+    chosen = plan.chosen
+    if chosen.parallel.world <= smallest.world:
+        return
+    assert load is not None, (chosen.parallel, smallest)
+    assert chosen.load is not None
+    needed = -(-load // holds) + 1 if holds else None
+    assert needed is None or needed * smallest.world > chosen.load.gpus, (chosen.parallel, smallest, holds)
+
+
+@pytest.mark.parametrize("model,gpu,load,layout,replicas", [
+    # dense: one GPU holds an 8B with room on every GPU but the 24 GB L4, where two pipeline stages do
+    ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1, 2), None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 + 1 headroom
+    # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
+    # TP2 without a load; for 64 sequences, 4 GPUs either way (TP2: 1 + 1 replicas; TP1, the weights × 1.4 over
+    # its usable memory but holding 24: 3 + 1), and the narrower engine wins
+    ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(2), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(1), 4),
+    ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
+    # MoE: with a declared load, one H100 per replica holds Qwen3-30B-A3B's share (24 each: 3 + 1), where without
+    # one the KV reserve asks for TP2
+    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(2), None),
+    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(1), 4),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
+    # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
+    # spread hold the most sequences of the 8-GPU layouts
+    ("deepseek-ai/DeepSeek-R1", "H100", None, Parallel(8, 2), None),
+    ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
+    # hybrid (sliding-window layers): Gemma 3 27B on L4 takes eight pipeline stages (PCIe only), one MI300X
+    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 8), None),
+    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 3),
+])
+def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):
+    plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
+    assert plan.chosen is not None
+    got = (plan.chosen.parallel, plan.chosen.load.replicas if plan.chosen.load else None)
+    assert got == (layout, replicas)
+    assert plan.chosen.sizing.max_num_seqs_default  # vLLM's batch cap is kept
 
 
 # --------------------------------------------------------------------------------------------------

@@ -313,7 +313,9 @@ def test_a_local_path_with_a_config_is_read(tmp_path: Path):
 
 def test_an_unknown_model_leaves_the_other_workloads_and_rules_alone(tmp_path: Path):
     deploy = tmp_path / "two.yaml"
-    deploy.write_text(manifest("acme/support-bot-v7") + "---\n" + manifest("Qwen/Qwen2.5-7B-Instruct", name="qwen"))
+    loaded = manifest("Qwen/Qwen2.5-7B-Instruct", name="qwen").replace(  # a declared load SW103 sizes
+        "namespace: serving", 'namespace: serving\n  annotations: {shardwise.dev/target-concurrency: "4096"}')
+    deploy.write_text(manifest("acme/support-bot-v7") + "---\n" + loaded)
     findings = run_rules(ALL_RULES, load_inputs([str(deploy)]))
     bot = {f.code for f in findings if f.subject == "Deployment serving/bot"}
     qwen = {f.code for f in findings if f.subject == "Deployment serving/qwen"}
@@ -321,7 +323,7 @@ def test_an_unknown_model_leaves_the_other_workloads_and_rules_alone(tmp_path: P
     assert not bot & {"SW101", "SW102", "SW103", "SW104", "SW106", "SW203", "SW207"}
     assert "SW103" in qwen  # the known model's capacity rules still ran
     [note] = [f for f in findings if f.code == "SW004"]
-    assert "SW101, SW102, SW103, SW104, SW106, SW203 could not run on it" in note.message
+    assert "SW101, SW102, SW104, SW106, SW203 could not run on it" in note.message
 
 
 def test_sw004_is_mandatory_only_with_unknown_fail_configured(tmp_path: Path):

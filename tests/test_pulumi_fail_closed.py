@@ -204,10 +204,10 @@ def test_unknown_instance_types_with_a_gpu_workload_cannot_be_decided(tmp_path):
     memory = f"GPU memory of node pool `h100` {UNDECIDED}"
     # undecided capacity findings are advisory by default: reported, the run does not block; the report gives
     # one finding for the one unknown, naming the rules it holds back
-    # (no SW104/SW106: a TP1 replica is not sharded; no SW201: it fits any node, whatever its GPU count;
+    # (no SW103: no load is declared; no SW104/SW106: a TP1 replica is not sharded; no SW201: it fits any node, whatever its GPU count;
     # every capacity verdict is undecided and advisory, nothing blocks on what is not known)
     assert lint(tmp_path, lambda d: inputs(d, NG).update(instanceTypes=U)) == (0, "", [
-        ("SW101", "advisory", AT[DEP], f"SW101: cannot decide: {memory}; this holds back SW101, SW102, SW103, SW206, "
+        ("SW101", "advisory", AT[DEP], f"SW101: cannot decide: {memory}; this holds back SW101, SW102, SW206, "
          "which are checked once the value is known: write it literally in the inputs (not a reference to a "
          "ConfigMap or Secret, nor a computed output)"),
         ])

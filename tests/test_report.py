@@ -141,10 +141,10 @@ def test_workload_summary_numbers_come_from_size_replica(report):
         "model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "H100-SXM-80GB",
         "gpu_memory_gib": find_gpu("H100").memory_gib, "replicas": 2, "tensor_parallel_size": 4,
         "pipeline_parallel_size": 1, "gpus_per_replica": 4, "gpus_total": 8, "max_model_len": 32768,
-        "max_num_seqs": 32, "p95_context": 8192,
+        "max_num_seqs": 32, "p95_context": 8192, "target_concurrency": None,
         "weights_gib_per_gpu": round(s.weights_gib_per_gpu, 2),
         "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 2),
-        "headroom_gib_per_gpu": round(s.headroom_gib_per_gpu, 2),
+        "headroom_gib_per_gpu": None,  # no load declared: max_num_seqs 32 is a cap, not a load
         "kv_cache_tokens": s.kv_cache_tokens, "max_concurrency": int(s.max_concurrency),
         "concurrency_at_p95": s.concurrency_at_expected_context, "starts": True, "note": None,
         "data_parallel_size": 1,
@@ -162,6 +162,16 @@ def test_workload_summary_numbers_come_from_size_replica(report):
     assert s.kv_bytes_per_token_per_gpu == 2 * 80 * (8 // 4) * 128 * 2
     assert w["max_concurrency"] == s.kv_cache_tokens // 32768
     assert w["concurrency_at_p95"] == s.kv_cache_tokens // 8192
+
+
+def test_workload_summary_headroom_is_what_the_declared_load_leaves(report):
+    """64 sequences declared over the 2 replicas: 32 each × 8,192 tokens × 81,920 B per token per GPU = 20 GiB."""
+    g = llama_group()
+    g.target_concurrency = 64
+    w = workload_summary(g, LintConfig(p95_context_tokens=8192))
+    s = size_replica(find_model("meta-llama/Llama-3.1-70B-Instruct"), find_gpu("H100").memory_gib, tp=4,
+                     max_model_len=32768, max_num_seqs=32, expected_context=8192, gpu=find_gpu("H100"))
+    assert (w["target_concurrency"], w["headroom_gib_per_gpu"]) == (64, round(s.kv_cache_gib_per_gpu - 32 * 0.625, 2))
 
 
 def test_workload_without_pool_is_not_sized(report):
@@ -490,7 +500,7 @@ def test_markdown_report(report):
     w = report.workloads[0]
     row = (
         f"| Deployment serving/llama70b | meta-llama/Llama-3.1-70B-Instruct | 8 = 2 × 4 × 1 | H100-SXM-80GB "
-        f"| {w['weights_gib_per_gpu']:.1f} | {w['kv_cache_gib_per_gpu']:.1f} | {w['headroom_gib_per_gpu']:.1f} "
+        f"| {w['weights_gib_per_gpu']:.1f} | {w['kv_cache_gib_per_gpu']:.1f} | – "  # headroom: no load declared
         f"| {w['kv_cache_tokens']:,} | {w['max_concurrency']:,} @ 32,768 | {w['concurrency_at_p95']:,} @ 8,192 "
         "| 1 × p5.48xlarge* | $55.04 | $40,179.20 |"
     )
@@ -501,7 +511,8 @@ def test_markdown_report(report):
     weights, kv, headroom, total = (w["weights_gib_per_gpu"], w["kv_cache_gib_per_gpu"], w["headroom_gib_per_gpu"],
                                     w["gpu_memory_gib"])
     assert (weights, total) == (32.89, 79.19)
-    assert 0 < headroom < kv
+    assert headroom is None  # no load declared: the whole KV cache is headroom
+    headroom = kv
     assert (
         "```mermaid\nxychart-beta\n"
         '    title "Per-GPU memory (GiB)"\n'

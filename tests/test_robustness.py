@@ -711,10 +711,13 @@ def test_absurd_gpu_memory_label_is_no_figure(tmp_path, memory):
     args = f"[{LLAMA_8B}, --max-model-len, '8192']"
     plain = "{shardwise.dev/gpu-product: H100, shardwise.dev/gpu-count: '8'}"
     selector = f"{{shardwise.dev/gpu-product: H100, shardwise.dev/gpu-memory-gib: '{memory}', shardwise.dev/gpu-count: '8'}}"
-    code, err, findings = lint_text(tmp_path, "d.yaml", deployment(args, selector))
-    plain_code, _, expected = lint_text(tmp_path, "plain.yaml", deployment(args, plain))
+    loaded = "metadata: {name: m, namespace: serving, annotations: {shardwise.dev/target-concurrency: '4096'}}"
+    code, err, findings = lint_text(tmp_path, "d.yaml", deployment(args, selector).replace(  # a declared load
+        "metadata: {name: m, namespace: serving}", loaded))
+    plain_code, _, expected = lint_text(tmp_path, "plain.yaml", deployment(args, plain).replace(
+        "metadata: {name: m, namespace: serving}", loaded))
     assert code == plain_code, err  # sized with the H100's own memory, as for any label that is no figure
-    assert any(f["code"] == "SW103" for f in expected)  # sized at all (the 1,024 default sequences)
+    assert any(f["code"] == "SW103" for f in expected)  # sized at all (4,096 sequences do not fit)
     assert [f["message"] for f in findings] == [f["message"] for f in expected]
 
 

@@ -187,7 +187,7 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
     assert got == [
         (code, f"{code}: cannot decide: GPU memory of node pool `resourceProfile nvidia-gpu-a16` is not known "
                "(a computed value or an unresolved reference)")
-        for code in ("SW101", "SW102", "SW103", "SW206")  # one GPU: no sharding for SW104/SW106 to judge
+        for code in ("SW101", "SW102", "SW206")  # one GPU: no sharding for SW104/SW106; no load for SW103
     ]
 
 

@@ -251,3 +251,32 @@ def test_environment_as_a_json_string(tmp_path):
 ])
 def test_is_stack_file(data, expected):
     assert is_stack_file(data) is expected
+
+
+# --- the declared load -------------------------------------------------------------------------
+
+
+def test_a_stack_declares_its_load_with_target_concurrency(tmp_path):
+    """target_concurrency is the load of the whole service (its replicas together): rendered as the annotation the
+    Kubernetes adapter reads, so lint, the pack and the components size the same load."""
+    load = "        replicas: 2\n        target_concurrency: 300\n        p95_context_tokens: 8192\n"
+    inv = load_stack_file(write(tmp_path, GOOD.replace("        pool: h100\n", "        pool: h100\n" + load)))
+    [g] = inv.groups
+    assert (g.target_concurrency, g.replicas, g.p95_context) == (300, 2, 8192)
+    assert g.annotations["shardwise.dev/target-concurrency"] == "300"
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW103"]
+    assert (f.level, f.message) == ("mandatory", (
+        "SW103: the declared load of 300 sequences (annotation shardwise.dev/target-concurrency) over 2 replicas: "
+        "150 per replica × 8,192 tokens (p95 context) needs 150.0 GiB of KV cache per GPU, but "
+        "meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about "
+        "54.1 GiB (±2.9): 54 such sequences per replica; vLLM queues and preempts beyond that"))
+    # without it there is no load to judge: vLLM's max_num_seqs (1,024 here) is a cap, not a load
+    inv = load_stack_file(write(tmp_path, GOOD))
+    assert [f for f in run_rules(ALL_RULES, inv) if f.code == "SW103"] == []
+
+
+def test_target_concurrency_is_bounded():
+    from shardwise.rules.model.spec import VllmServiceSpec
+
+    with pytest.raises(ValueError, match="target_concurrency\n  Input should be greater than or equal to 1"):
+        VllmServiceSpec(name="a", pool="p", engine={"model": "m"}, target_concurrency=0)

@@ -87,7 +87,7 @@ PROGRAM = textwrap.dedent('''
         pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
         engine = EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=tp,
                                 max_model_len=8192, max_num_seqs=16)
-        VllmService("llama", VllmServiceArgs(name="llama", pool=pool, engine=engine))
+        VllmService("llama", VllmServiceArgs(name="llama", pool=pool, engine=engine, target_concurrency=16))
 
 
     _sync_await(run_pulumi_func(lambda: program(1)))

@@ -205,8 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="longest prompt+output, or auto (vLLM 0.14+ fits it to the KV cache; default: the "
                       "model's context limit)")
     plan.add_argument("--max-num-seqs", type=_ranged(int, 1, 65_536), metavar="S",
-                      help="sequences batched at once: the concurrency you declare (default: vLLM's, 256 or "
-                      "1024 by GPU and release)")
+                      help="vLLM's cap on the sequences batched at once, a setting and never a load (default: "
+                      "vLLM's, 256 or 1024 by GPU and release)")
+    plan.add_argument("--concurrency", type=_ranged(int, 1, 10_000_000), metavar="C",
+                      help="the load: sequences the deployment serves at once, all replicas together, at the p95 "
+                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom)")
+    plan.add_argument("--output-tokens-per-second", type=_ranged(float, 0, 10_000_000, lo_open=True), metavar="R",
+                      help="output tokens one replica generates per second at the load (measured): the cost per "
+                      "million output tokens")
     plan.add_argument("--max-num-batched-tokens", type=_ranged(int, 16, 10_000_000), metavar="T",
                       help="token budget per scheduler step (default: vLLM's for the release and GPU)")
     plan.add_argument("--dp", type=_ranged(int, 1, 256), default=1, metavar="N",
@@ -214,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--enable-expert-parallel", action="store_true",
                       help="spread a mixture-of-experts model's experts over TP × DP ranks")
     plan.add_argument("--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
-                      help="p95 prompt+output tokens of the real traffic")
+                      help="p95 prompt+output tokens of the real traffic (the length of each sequence of the load)")
     plan.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto")
     plan.add_argument("--quantization", metavar="Q",
                       help="weight quantisation: awq, gptq, fp8, int8, mxfp4, nvfp4, ...")
@@ -510,7 +516,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         vllm_version=args.vllm_version, max_model_len=args.max_model_len, max_num_seqs=args.max_num_seqs,
         max_num_batched_tokens=args.max_num_batched_tokens, p95_context=args.p95_context, dtype=args.dtype,
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
-        kv_reserve=args.kv_reserve,
+        kv_reserve=args.kv_reserve, concurrency=args.concurrency,
+        output_tokens_per_second=args.output_tokens_per_second,
     ))
     if args.json:
         print(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))

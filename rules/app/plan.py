@@ -13,10 +13,11 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..capacity.layout import Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural
+from ..capacity.layout import Load, Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural, replicas_for
 from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
@@ -52,6 +53,8 @@ class PlanRequest:
     kv_cache_dtype: str = "auto"
     weights_gib: float | None = None
     kv_reserve: float = 1.4
+    concurrency: int | None = None  # the load: sequences the deployment serves at once (None: not declared)
+    output_tokens_per_second: float | None = None  # one replica at the load, measured: the cost per token
 
     @property
     def searching(self) -> bool:
@@ -66,14 +69,16 @@ class Candidate:
     sizing: ReplicaSizing
     findings: list[dict[str, str]]
     blocked: bool  # a mandatory finding
-    sound: bool  # nothing blocks, it starts beyond the error band and holds the batch width asked
-    requested_max_num_seqs: int
-    lowered: bool = False  # max_num_seqs lowered to what the KV cache holds
-    requested_findings: list[dict[str, str]] = field(default_factory=list)
+    refused: bool  # a mandatory finding that is vLLM refusing the layout itself (SW203): it does not start
+    holds: int  # sequences of the expected context one replica (every DP engine) holds beyond the error band
+    fits: bool  # nothing blocks, it starts beyond the error band, and it holds at least one sequence
+    roomy: bool  # fits, and its weights × the KV reserve fit the memory vLLM may use
+    max_model_len_lowered: bool = False  # max_model_len lowered to what the KV cache holds
+    load: LoadSizing | None = None  # replicas, GPUs, nodes and cost for the declared load
 
     @property
-    def seqs_per_gpu(self) -> float:
-        return self.sizing.max_num_seqs * self.parallel.dp / self.parallel.world
+    def starts(self) -> bool:
+        return self.sizing.starts and not self.refused
 
     def as_dict(self) -> dict[str, Any]:
         s = self.sizing
@@ -87,12 +92,39 @@ class Candidate:
             "kv_cache_gib_per_gpu": round(s.kv_cache_gib_per_gpu, 3),
             "kv_cache_tokens": s.kv_cache_tokens,
             "max_concurrency": round(s.max_concurrency, 3),
-            "starts": s.starts,
-            "verdict": s.verdict,
+            "starts": self.starts,
+            "verdict": "refuses" if self.refused else s.verdict,
+            "max_model_len": s.max_model_len,
+            "max_model_len_lowered": self.max_model_len_lowered,
             "max_num_seqs": s.max_num_seqs,
-            "max_num_seqs_lowered": self.lowered,
+            "sequences_per_replica": self.holds,
+            "roomy": self.roomy,
+            "load": self.load.as_dict() if self.load else None,
             "mandatory": [f["code"] for f in self.findings if f["level"] == "mandatory"],
             "findings": self.findings,
+        }
+
+
+@dataclass(frozen=True)
+class LoadSizing:
+    """A layout against the declared load: the replicas it takes (+1 for headroom), GPUs, nodes and cost."""
+
+    concurrency: int
+    context: int
+    per_replica: int  # sequences one replica holds beyond the error band
+    replicas_needed: int  # replicas that hold the load together
+    replicas: int  # replicas_needed + 1 for headroom
+    gpus: int
+    nodes: int
+    usd_per_hour: float | None  # the GPUs' share of the nodes' on-demand price (seeds.plan_cost)
+    usd_per_million_output_tokens: float | None  # with --output-tokens-per-second
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
+            "replicas_needed": self.replicas_needed, "replicas": self.replicas, "headroom_replicas": 1,
+            "gpus": self.gpus, "nodes": self.nodes, "usd_per_hour": self.usd_per_hour,
+            "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
         }
 
 
@@ -104,6 +136,7 @@ class NodeInfo:
     pool: NodePool | None  # None: a custom GPU (no topology rule can run)
     source: str  # "p5.48xlarge", "--gpus-per-node", "assumed: ..."
     interconnect: str | None
+    instance: Any = None  # the catalog's InstanceType the price comes from (None: not known)
 
     def text(self, gpu_name: str) -> str:
         link = {"nvswitch": "NVSwitch", "nvlink": "NVLink", "pcie": "PCIe only", "fabric": "the vendor's fabric"}.get(
@@ -137,18 +170,35 @@ class Plan:
     def ok(self) -> bool:
         return self.chosen is not None
 
+    @property
+    def load(self) -> Load:
+        r = self.request
+        return Load(r.concurrency, r.p95_context, 1, r.output_tokens_per_second)
+
     def recommended(self) -> dict[str, Any] | None:
         c = self.chosen
         if c is None or not self.request.searching:
             return None
         s = c.sizing
-        text = f"recommended: {layout_text(c.parallel, self.node.node)}"
-        if c.lowered:
-            asked = (f"--max-num-seqs {self.request.max_num_seqs}" if self.request.max_num_seqs else
-                     f"vLLM's default of {c.requested_max_num_seqs}")
-            text += (f", --max-num-seqs {s.max_num_seqs} (the KV cache holds {plural(s.max_num_seqs, 'sequence')} of "
-                     f"{s.expected_context:,} tokens; {asked} does not fit: add replicas for the rest of the load)")
         world = c.parallel.world
+        packing = layout_text(c.parallel, self.node.node)
+        name = engine_text(c.parallel)
+        if c.load is not None:
+            ld = c.load
+            text = (f"recommended: {plural(ld.replicas, 'replica')} of {name} for {plural(ld.concurrency, 'sequence')} "
+                    f"of {ld.context:,} tokens ({ld.replicas_needed:,} for the load, each holding {ld.per_replica:,}, "
+                    f"+ 1 for headroom) = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}; {packing}")
+        else:
+            held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
+            if s.expected_context != s.max_model_len:
+                full = max(0, int(s.max_concurrency))
+                held = (f"one replica holds {plural(full, 'sequence')} of {s.max_model_len:,} tokens "
+                        f"(max_model_len), {c.holds:,} of {s.expected_context:,} (the p95 context)")
+            text = (f"recommended: {name}; {held}; {packing}; as many replicas as the load needs "
+                    "(--concurrency C sizes them)")
+        if c.max_model_len_lowered:
+            text += (f"; --max-model-len {s.max_model_len} (the model's {s.model_max_len:,} tokens do not fit one "
+                     "replica's KV cache)")
         return {
             "tensor_parallel_size": c.parallel.tp,
             "pipeline_parallel_size": c.parallel.pp,
@@ -158,7 +208,11 @@ class Plan:
             "nodes_per_replica": -(-world // self.node.node.gpus),
             "gpus_per_node": self.node.node.gpus,
             "max_num_seqs": s.max_num_seqs,
-            "max_num_seqs_lowered": c.lowered,
+            "max_num_seqs_default": s.max_num_seqs_default,
+            "max_model_len": s.max_model_len,
+            "max_model_len_lowered": c.max_model_len_lowered,
+            "sequences_per_replica": c.holds,
+            "load": c.load.as_dict() if c.load else None,
             "text": text,
         }
 
@@ -171,10 +225,15 @@ class Plan:
                 "--quantization or a shorter --max-model-len")
 
 
+def engine_text(p: Parallel) -> str:
+    """``TP4``, ``TP8 × PP2``, ``TP1 × DP8 with expert parallelism``."""
+    parts = [f"TP{p.tp}"] + ([f"PP{p.pp}"] if p.pp > 1 else []) + ([f"DP{p.dp}"] if p.dp > 1 else [])
+    return " × ".join(parts) + (" with expert parallelism" if p.expert_parallel else "")
+
+
 def layout_text(p: Parallel, node: Node) -> str:
     """``TP4 × 2 replicas per 8-GPU node``; ``TP8 × PP2 = 16 GPUs: one replica spans 2 8-GPU nodes``."""
-    parts = [f"TP{p.tp}"] + ([f"PP{p.pp}"] if p.pp > 1 else []) + ([f"DP{p.dp}"] if p.dp > 1 else [])
-    name = " × ".join(parts) + (" with expert parallelism" if p.expert_parallel else "")
+    name = engine_text(p)
     if p.world <= node.gpus:
         n = node.gpus // p.world
         left = node.gpus - n * p.world
@@ -218,49 +277,42 @@ def with_weights(model: ModelShape, weights_gib: float, precision: str) -> Model
 
 
 def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
-    """The GPU and the node, from ``--instance-type``, ``--gpu`` and ``--gpus-per-node``."""
+    """The GPU and the node, from ``--instance-type``, ``--gpu`` and ``--gpus-per-node`` (the hardware
+    vocabulary in :mod:`.catalog.hardware` says what each node carries)."""
     from .. import catalog
-    from ..adapters.k8s.pools import pool_from_labels
+    from ..catalog import hardware
     from ..model import Location
-    from ..model.vocab import INSTANCE_TYPE, LABEL_GPU_COUNT, LABEL_GPU_PRODUCT
 
     gpu = catalog.find_gpu(req.gpu) if req.gpu else None
     where = Location("plan")
     if req.instance_type:
-        inst = catalog.find_instance(req.instance_type)
+        inst = hardware.catalog_instance(req.instance_type)
         if gpu is not None and gpu.name != inst.gpu:
             raise PlanError(f"--gpu {req.gpu} is {gpu.name}, but {inst.name} carries {inst.gpu}")
-        labels = {INSTANCE_TYPE: inst.name}
-        if req.gpus_per_node:
-            labels[LABEL_GPU_COUNT] = str(req.gpus_per_node)
-        pool = pool_from_labels(inst.name, labels, where)
-        return pool.gpu, _node_info(pool, inst.name + (", --gpus-per-node" if req.gpus_per_node else ""))
+        pool = hardware.instance_pool(inst.name, where, req.gpus_per_node)
+        info = _node_info(pool, inst.name + (", --gpus-per-node" if req.gpus_per_node else ""))
+        return pool.gpu, replace(info, instance=inst if info.node.gpus == inst.gpus else None)
     if gpu is None:
         n = req.gpus_per_node or 8
         source = "--gpus-per-node" if req.gpus_per_node else "assumed; give --gpus-per-node"
         return None, NodeInfo(Node(n, n), None, source, None)
     if req.gpus_per_node:
-        labels = {LABEL_GPU_PRODUCT: gpu.name, LABEL_GPU_COUNT: str(req.gpus_per_node)}
-        return gpu, _node_info(pool_from_labels(gpu.name, labels, where), "--gpus-per-node")
-    instances = catalog.instances_for_gpu(gpu.name)
-    if instances:
-        inst = instances[-1]
-        pool = pool_from_labels(inst.name, {INSTANCE_TYPE: inst.name}, where)
-        return gpu, _node_info(pool, f"{inst.name}, the largest instance type with this GPU; --instance-type or "
-                                     "--gpus-per-node for another")
-    labels = {LABEL_GPU_PRODUCT: gpu.name, LABEL_GPU_COUNT: "8"}
-    return gpu, _node_info(pool_from_labels(gpu.name, labels, where), "assumed: no instance type with this GPU "
-                                                                       "in the catalog; give --gpus-per-node")
+        return gpu, replace(_node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node"),
+                            instance=hardware.instance_with(gpu.name, req.gpus_per_node))
+    inst = hardware.largest_instance(gpu.name)
+    if inst is not None:
+        info = _node_info(hardware.instance_pool(inst.name, where), f"{inst.name}, the largest instance type with "
+                                                                    "this GPU; --instance-type or --gpus-per-node "
+                                                                    "for another")
+        return gpu, replace(info, instance=inst)
+    return gpu, _node_info(hardware.gpu_pool(gpu.name, 8, where), "assumed: no instance type with this GPU in the "
+                                                                  "catalog; give --gpus-per-node")
 
 
 def _node_info(pool: NodePool, source: str) -> NodeInfo:
-    gpus = pool.gpus_per_node if isinstance(pool.gpus_per_node, int) and pool.gpus_per_node > 0 else 8
-    if pool.interconnect == "pcie":
-        domain = 1
-    elif pool.interconnect == "nvlink" and pool.nvlink_domain_size:
-        domain = int(pool.nvlink_domain_size)
-    else:
-        domain = gpus if gpus > 1 or pool.interconnect else 1
+    from ..catalog.hardware import node_links
+
+    gpus, domain = node_links(pool)
     return NodeInfo(Node(gpus, domain), pool, source, pool.interconnect)
 
 
@@ -328,8 +380,7 @@ def make_plan(req: PlanRequest) -> Plan:
     need = min_gpus(model, gpu_gb, precision, req.kv_reserve, 0.90, weights_gib=req.weights_gib)
 
     if not req.searching:
-        only = _evaluate(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel),
-                         req.max_num_seqs)
+        only = _evaluate(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
         chosen = only if not only.blocked else None
         return Plan(req, model, gpu, mem, node, [only], chosen, need, rules_model.params)
 
@@ -343,37 +394,38 @@ def make_plan(req: PlanRequest) -> Plan:
                     if p.dp > 1:
                         continue
                     p = replace(p, dp=req.dp, expert_parallel=req.enable_expert_parallel)
-                candidates.append(_evaluate(ctx, p, req.max_num_seqs))
-        chosen = _pick([c for c in candidates if c.sound])
-        if chosen is not None:
-            break
-    if chosen is None:
-        # No layout holds the batch width as asked. The layout is what is being chosen and the batch width
-        # is a setting of it: lower max_num_seqs to what each KV cache holds (more replicas carry the rest of
-        # the load). Shard only as much as the rule of thumb asks (the weights × the KV reserve fit), so a
-        # replica keeps room for a KV cache; when no layout has that room, take the one holding the most
-        # sequences per GPU.
-        lowered = []
-        for i, c in enumerate(candidates):
-            low = _lowered(ctx, c)
-            if low is not None:
-                candidates[i] = low
-                lowered.append(low)
-        roomy = [c for c in lowered if c.sizing.weights_gib_per_gpu * req.kv_reserve <= c.sizing.usable_gib_per_gpu]
-        chosen = _pick(roomy) if roomy else max(lowered, key=lambda c: c.seqs_per_gpu, default=None)
+                candidates.append(_fitted(ctx, p))
+        chosen = _pick(candidates, req.concurrency is not None)
+        if chosen is not None and req.concurrency is None:
+            break  # without a load, a replica wider than a node only when none inside one has room
     return Plan(req, model, gpu, mem, node, candidates, chosen, need, rules_model.params)
 
 
-def _pick(sound: list[Candidate]) -> Candidate | None:
-    """The sound layout on the fewest GPUs; among those, the one holding the most sequences per GPU."""
-    if not sound:
+def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
+    """The layout to recommend.
+
+    Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
+    KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
+    GPU. With one: the fewest GPUs in all for the load with one replica of headroom, then the narrower engine
+    (more replicas), then the fewest nodes."""
+    if load_declared:
+        fits = [c for c in candidates if c.fits and c.load is not None]
+        return min(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes), default=None)  # type: ignore
+    roomy = [c for c in candidates if c.roomy]
+    if not roomy:
         return None
-    fewest = min(c.parallel.world for c in sound)
-    same = [c for c in sound if c.parallel.world == fewest]
-    return max(same, key=lambda c: c.sizing.concurrency_at_expected_context * c.parallel.dp / c.parallel.world)
+    fewest = min(c.parallel.world for c in roomy)
+    same = [c for c in roomy if c.parallel.world == fewest]
+    return max(same, key=lambda c: c.holds / c.parallel.world)
 
 
-def _group(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> ServingGroup:
+def ranked(plan: Plan) -> list[Candidate]:
+    """The layouts that hold the declared load, best first (as :func:`_pick` orders them)."""
+    fits = [c for c in plan.candidates if c.fits and c.load is not None]
+    return sorted(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes))  # type: ignore[union-attr]
+
+
+def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int) -> ServingGroup:
     """The serving group a manifest of layout ``p`` on the plan's node would be."""
     from ..model import EngineArgs
 
@@ -381,55 +433,102 @@ def _group(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> ServingGroup
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
-        max_model_len=None if req.max_model_len == "auto" else req.max_model_len,
-        max_num_seqs=max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
+        max_model_len=None if max_model_len == "auto" else max_model_len,
+        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra={"max_model_len": "auto"} if req.max_model_len == "auto" else {},
+        extra={"max_model_len": "auto"} if max_model_len == "auto" else {},
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1
     return ServingGroup(
-        name=ctx.model.id, kind="plan", namespace="", engine=engine, model=ctx.rules_model, replicas=1,
+        name=ctx.model.id, kind="plan", namespace="", engine=engine, model=ctx.rules_model, replicas=replicas,
         pods_per_group=pods, gpus_per_pod=p.world if pods == 1 else per_node,
         pool=ctx.node.pool, placement_known=ctx.node.pool is not None, gpu_override=ctx.gpu,
         gpu_memory_gib_override=ctx.memory_gib if req.gpu_memory_gib else None, p95_context=req.p95_context,
+        target_concurrency=req.concurrency, output_tokens_per_second=req.output_tokens_per_second,
         vllm_version=req.vllm_version,
     )
 
 
-def _evaluate(ctx: _Context, p: Parallel, max_num_seqs: int | None) -> Candidate:
+#: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
+REFUSALS = frozenset({"SW203"})
+
+
+def _sure_holds(s: ReplicaSizing) -> int:
+    """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
+    :func:`.layout.judge` calls holding)."""
+    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
+        return 0
+    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
+
+
+def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None) -> Candidate:
     from ..checks.registry import ALL_RULES
     from ..engine import LintConfig, run_rules
     from ..model import Inventory
 
-    s = ctx.sizer.size(p, max_num_seqs=max_num_seqs)
-    config = LintConfig(kv_reserve=ctx.req.kv_reserve, p95_context_tokens=ctx.req.p95_context)
-    findings = [f for f in run_rules(ALL_RULES, Inventory(groups=[_group(ctx, p, max_num_seqs)]), config)
-                if not f.suppressed]
+    req = ctx.req
+    mml = req.max_model_len if max_model_len is None else max_model_len
+    sizer = ctx.sizer if max_model_len is None else replace(
+        ctx.sizer, settings=replace(ctx.sizer.settings, max_model_len=mml))
+    s = sizer.size(p)
+    fit = judge(s, p, None)
+    holds = _sure_holds(s) * p.dp if fit.starts == "starts" else 0
+    load = _load_sizing(ctx, p, holds, s) if req.concurrency is not None else None
+    config = LintConfig(kv_reserve=req.kv_reserve, p95_context_tokens=req.p95_context)
+    group = _group(ctx, p, mml, load.replicas_needed if load else 1)
+    findings = [f for f in run_rules(ALL_RULES, Inventory(groups=[group]), config) if not f.suppressed]
     blocked = any(f.blocking for f in findings)
-    fit = judge(s, p, s.max_num_seqs)
+    fits = not blocked and fit.starts == "starts" and holds >= 1
     return Candidate(
         parallel=p, sizing=s,
         findings=[{"code": f.code, "name": f.name, "level": f.level, "message": f.message} for f in findings],
-        blocked=blocked,
-        sound=not blocked and fit.starts == "starts" and fit.holds >= s.max_num_seqs,
-        requested_max_num_seqs=s.max_num_seqs,
+        blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
+        roomy=fits and s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu,
+        max_model_len_lowered=max_model_len is not None, load=load,
     )
 
 
-def _lowered(ctx: _Context, c: Candidate) -> Candidate | None:
-    """``c`` with max_num_seqs lowered to what its KV cache holds at the expected context, when that clears
-    every mandatory finding; else None."""
-    fits = c.sizing.concurrency_at_expected_context
-    if not 1 <= fits < c.sizing.max_num_seqs:
+def _fitted(ctx: _Context, p: Parallel) -> Candidate:
+    """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
+    layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
+    max_model_len that fits beyond the error band, if that still holds the p95 context."""
+    from ..checks._capacity import _round_len
+
+    c = _evaluate(ctx, p)
+    s = c.sizing
+    req = ctx.req
+    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
+    if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
+        return c
+    length = _round_len(s.max_model_len_fit_sure)
+    if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
+        return c
+    low = _evaluate(ctx, p, length)
+    return low if low.fits else c
+
+
+def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> LoadSizing | None:
+    """Replicas of ``p`` for the declared load (+1 for headroom), their GPUs, nodes and cost (seeds.plan_cost)."""
+    from ..capacity.seeds import plan_cost
+
+    req = ctx.req
+    assert req.concurrency is not None
+    needed = replicas_for(req.concurrency, holds)
+    if needed is None:
         return None
-    low = _evaluate(ctx, c.parallel, fits)
-    if not low.sound:
-        return None
-    low.lowered = True
-    low.requested_max_num_seqs = c.requested_max_num_seqs
-    low.requested_findings = c.findings
-    return low
+    replicas = needed + 1
+    per_node = ctx.node.node.gpus
+    nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
+    inst = ctx.node.instance
+    hourly = per_mtok = None
+    if inst is not None and inst.price_per_hour_usd is not None:
+        tps = req.output_tokens_per_second
+        cost = plan_cost(p.text(), replicas, p.world, (tps or 0.0) / 300, inst.price_per_hour_usd / inst.gpus, 0.0)
+        hourly = float(cost["cost/hr"])
+        per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2) if tps else None
+    return LoadSizing(req.concurrency, s.expected_context, holds, needed, replicas, replicas * p.world, nodes,
+                      hourly, per_mtok)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -438,7 +537,8 @@ def _lowered(ctx: _Context, c: Candidate) -> Candidate | None:
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
-    s = plan.shown.sizing
+    shown = plan.shown
+    s = shown.sizing
     out: dict[str, Any] = {
         "model": plan.model.id,
         "base_model": plan.model.base_model,
@@ -446,15 +546,32 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "gpu": plan.gpu.name if plan.gpu else "custom",
         "gpus_per_node": plan.node.node.gpus,
         "node": {"gpus": plan.node.node.gpus, "nvlink_domain": plan.node.node.nvlink_domain,
-                 "interconnect": plan.node.interconnect, "source": plan.node.source},
+                 "interconnect": plan.node.interconnect, "source": plan.node.source,
+                 "instance_type": plan.node.instance.name if plan.node.instance else None},
     }
     out.update(s.as_dict())
-    out["findings"] = plan.shown.findings
+    for key in ("load_tokens", "headroom_gib_per_gpu"):  # max_num_seqs × the context: a cap, not a load
+        out.pop(key, None)
+    out["starts"] = shown.starts
+    if shown.refused:
+        out["verdict"] = "refuses"
+    out["sequences_per_replica"] = shown.holds
+    out["load"] = {"concurrency": plan.request.concurrency, "context": s.expected_context,
+                   "context_declared": plan.request.p95_context is not None,
+                   "output_tokens_per_second": plan.request.output_tokens_per_second}
+    out["findings"] = shown.findings
     out["gpus_needed"] = plan.gpus_needed
     out["recommended"] = plan.recommended()
     if plan.request.searching:
         out["candidates"] = [c.as_dict() for c in plan.candidates]
+        if plan.request.concurrency is not None:
+            out["for_the_load"] = [_load_row(c) for c in ranked(plan)]
     return out
+
+
+def _load_row(c: Candidate) -> dict[str, Any]:
+    assert c.load is not None
+    return {"layout": engine_text(c.parallel), "gpus_per_replica": c.parallel.world, **c.load.as_dict()}
 
 
 def _table(rows: list[tuple[str, str]]) -> list[str]:
@@ -462,7 +579,11 @@ def _table(rows: list[tuple[str, str]]) -> list[str]:
     return [f"  {k:<{w}}  {v}".rstrip() for k, v in rows]
 
 
-def _starts_text(s: ReplicaSizing) -> str:
+def _starts_text(c: Candidate) -> str:
+    s = c.sizing
+    if c.refused:
+        refusals = "; ".join(f["message"] for f in c.findings if f["code"] in REFUSALS and f["level"] == "mandatory")
+        return f"no: vLLM refuses the layout ({refusals})"
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":
@@ -470,9 +591,19 @@ def _starts_text(s: ReplicaSizing) -> str:
     return f"no: {s.refusal}" if s.refusal else "no"
 
 
+def _columns(header: tuple[str, ...], body: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:>{w}}}" if i < len(header) - 1 else f"{{:<{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in body)]
+
+
+def _money(x: float | None) -> str:
+    return "–" if x is None else f"${x:,.2f}"
+
+
 def _candidates_table(plan: Plan) -> list[str]:
-    header = ("TP", "PP", "DP", "GPUs", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "max conc", "starts",
-              "max_num_seqs", "mandatory findings")
+    header = ("TP", "PP", "DP", "GPUs", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "max conc", "seqs/replica",
+              "starts", "mandatory findings")
     body = []
     for c in plan.candidates:
         s = c.sizing
@@ -480,19 +611,43 @@ def _candidates_table(plan: Plan) -> list[str]:
             str(c.parallel.tp), str(c.parallel.pp),
             f"{c.parallel.dp}{' EP' if c.parallel.expert_parallel else ''}", str(c.parallel.world),
             f"{s.weights_gib_per_gpu:.2f}", f"{s.kv_cache_gib_per_gpu:.2f}", f"{s.kv_cache_tokens:,}",
-            f"{s.max_concurrency:,.2f}", {"starts": "yes", "may-refuse": "maybe"}.get(s.verdict, "no"),
-            f"{s.max_num_seqs}{'*' if c.lowered else ''}",
+            f"{s.max_concurrency:,.2f}", f"{c.holds:,}",
+            "no" if c.refused else {"starts": "yes", "may-refuse": "maybe"}.get(s.verdict, "no"),
             ", ".join(f["code"] for f in c.findings if f["level"] == "mandatory") or "–",
         ))
-    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:>{w}}}" if i < len(header) - 1 else f"{{:<{w}}}" for i, w in enumerate(widths))
-    lines = [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in body)]
-    if any(c.lowered for c in plan.candidates):
-        asked = plan.request.max_num_seqs or plan.candidates[0].requested_max_num_seqs
-        lines.append(f"* max_num_seqs lowered from {asked} to what the KV cache holds at "
-                     f"{plan.candidates[0].sizing.expected_context:,} tokens per sequence")
+    lines = _columns(header, body)
+    lowered = [c for c in plan.candidates if c.max_model_len_lowered]
+    if lowered:
+        where = ", ".join(c.parallel.text() for c in lowered)
+        lines.append(f"max_model_len lowered to what the KV cache holds on {where} (the model allows "
+                     f"{lowered[0].sizing.model_max_len:,} tokens)")
+    if plan.request.concurrency is not None:
+        lines += ["", *_load_table(plan)]
     rec = plan.recommended()
     return [*lines, "", rec["text"] if rec else "recommended: none of these layouts (see findings)", ""]
+
+
+def _load_table(plan: Plan, top: int = 4) -> list[str]:
+    """The layouts that hold the declared load, side by side: replicas (+1 headroom), GPUs, nodes and cost."""
+    req = plan.request
+    best = ranked(plan)[:top]
+    context = plan.shown.sizing.expected_context
+    head = (f"for {plural(req.concurrency or 0, 'sequence')} of {context:,} tokens at once "
+            f"({'--p95-context' if req.p95_context else 'max_model_len; no --p95-context'}):")
+    if not best:
+        return [head, "  no layout holds a sequence of that context"]
+    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "$/hour",
+              "$/M output tokens")
+    body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
+             f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", _money(c.load.usd_per_hour),
+             _money(c.load.usd_per_million_output_tokens)) for c in best if c.load is not None]
+    inst = plan.node.instance
+    price = (f"priced at {inst.name}'s on-demand ${inst.price_per_hour_usd:,.2f}/hour ÷ {inst.gpus} GPUs "
+             f"({inst.price_source or 'the catalog'}, {inst.price_date or 'undated'})"
+             if inst is not None and inst.price_per_hour_usd is not None else "no price: the node's instance type "
+             "has no on-demand price in the catalog")
+    tokens = ("" if req.output_tokens_per_second else "; $/M output tokens needs --output-tokens-per-second")
+    return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
 
 
 def plan_text(plan: Plan) -> str:
@@ -536,13 +691,21 @@ def plan_text(plan: Plan) -> str:
         rows.append(("", f"{plural(s.concurrency_at_expected_context, 'sequence')} at the p95 context of "
                          f"{s.expected_context:,} tokens"))
     seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
+    rows.append(("max_num_seqs", f"{s.max_num_seqs:,} ({seqs_how}): vLLM's cap on the batch, not a load; it admits a "
+                                 "sequence only when its KV blocks fit"))
+    held = f"{plural(shown.holds, 'sequence')} of {s.expected_context:,} tokens beyond the estimate's error band"
+    if req.concurrency is None:
+        rows.append(("load", f"none declared; one replica holds {held} (--concurrency C sizes replicas for a load)"))
+    elif shown.load is not None:
+        ld = shown.load
+        rows.append(("load", f"{plural(ld.concurrency, 'sequence')} (--concurrency) × {ld.context:,} tokens: "
+                             f"{plural(ld.replicas_needed, 'replica')} of this layout, each holding {held}, + 1 for "
+                             f"headroom = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}"))
+    else:
+        rows.append(("load", f"{plural(req.concurrency, 'sequence')} (--concurrency): this layout holds none of "
+                             f"{s.expected_context:,} tokens"))
     rows += [
-        ("load", f"{plural(s.max_num_seqs, 'sequence')} ({seqs_how}) × {s.expected_context:,} tokens = "
-                 f"{s.load_tokens:,} tokens"),
-        ("KV left after that load", f"{s.headroom_gib_per_gpu:.2f} GiB per GPU" if s.headroom_gib_per_gpu >= 0 else
-         f"none: {-s.headroom_gib_per_gpu:.2f} GiB per GPU short" if s.available_kv_gib > 0 else
-         "none: no KV cache"),
-        ("starts", _starts_text(s)),
+        ("starts", _starts_text(shown)),
         (f"GPUs for weights × {req.kv_reserve:g}",
          f"{plural(need['tensor_parallel_size'], 'GPU')}: the weights × {req.kv_reserve:g} (room for a KV cache) are "
          f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU, rounded up to a power of two "

@@ -15,10 +15,14 @@ activations and the KV cache per GPU for the vLLM release) and comparing with th
   band taken off, **may not hold** it inside the band, and **does not hold** it beyond it (what SW103
   says when the load is declared).
 
-A load is declared when the concurrency is (annotation ``shardwise.dev/target-concurrency``, or
-``--max-num-seqs``); without a declared p95 context every sequence is taken at ``max_model_len``,
-the most it can be. vLLM's default ``max_num_seqs`` is not a declared load: a layout is then judged
-by the rule of thumb that its weights × the KV reserve (1.4) fit the memory vLLM may use.
+A load is what the team declares (docs/capacity-model.md, "Load"): a target concurrency for the whole
+deployment (annotation ``shardwise.dev/target-concurrency``, the stack field ``target_concurrency``,
+``plan --concurrency``), spread over its replicas, at a p95 context (annotation
+``shardwise.dev/p95-context-tokens``, ``--p95-context``); without a declared p95 context every sequence is
+taken at ``max_model_len``, the most it can be. ``max_num_seqs`` is vLLM's cap on the batch, never a load:
+vLLM's scheduler admits a sequence only when its KV blocks can be allocated. Without a declared load a
+layout is judged by the rule of thumb that its weights × the KV reserve (1.4) fit the memory vLLM may use
+and one ``max_model_len`` sequence fits its KV cache.
 """
 
 from __future__ import annotations
@@ -145,6 +149,33 @@ class Sizer:
     @property
     def precision(self) -> Precision:
         return weight_precision(self.model, self.settings.dtype, self.settings.quantization)
+
+
+@dataclass(frozen=True)
+class Load:
+    """A declared load: ``concurrency`` sequences the whole deployment holds at once (None: not declared),
+    each of ``context`` tokens (None: ``max_model_len``), spread over ``replicas`` replicas."""
+
+    concurrency: int | None
+    context: int | None = None
+    replicas: int = 1
+    output_tokens_per_second: float | None = None  # one replica, measured: the cost per million tokens
+
+    @property
+    def declared(self) -> bool:
+        return self.concurrency is not None
+
+    @property
+    def per_replica(self) -> int | None:
+        """Sequences one replica holds: the concurrency over the replicas, rounded up."""
+        if self.concurrency is None:
+            return None
+        return -(-self.concurrency // max(1, self.replicas))
+
+
+def replicas_for(concurrency: int, holds: int) -> int | None:
+    """Replicas, each holding ``holds`` sequences, that hold ``concurrency`` together (None: none holds one)."""
+    return -(-concurrency // holds) if holds >= 1 else None
 
 
 def plural(count: int, noun: str) -> str:
@@ -333,6 +364,52 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
         elif fit.load == "may-not-hold" and maybe is None:
             maybe = alt
     return maybe
+
+
+@dataclass(frozen=True)
+class Replication:
+    """Replicas of a smaller layout on the GPUs of one engine of the current one, against what that engine holds.
+
+    ``suggest``: they hold at least the same load on no more GPUs (the declared share of one replica, else
+    what the current engine holds at the same context); otherwise only the trade-off may be stated."""
+
+    alt: Alternative
+    together: int  # sequences the replicas hold together (central estimate)
+    current_holds: int  # sequences one engine of the current layout holds
+    need: int | None  # the declared share of one current replica (None: no load declared)
+    suggest: bool
+
+    @property
+    def sure(self) -> bool:
+        return self.suggest and self.need is not None and self.alt.sure
+
+
+def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: list[Parallel], seqs: int | None,
+                kv_reserve: float, quantization: str | None = None) -> Replication | None:
+    """What replicas of ``candidates`` hold on the GPUs of one engine of ``current``, against its load.
+
+    With a declared load (``seqs`` per current replica): the :func:`alternative` whose replicas hold their
+    share (None when none does: the sharding is needed). Without one: the first roomy candidate whose
+    replicas hold at least ``current_holds`` together, else the first roomy one as a trade-off
+    (``suggest`` False), else None."""
+    if seqs is not None:
+        alt = alternative(sz, current, candidates, seqs, kv_reserve, quantization)
+        if alt is None:
+            return None
+        return Replication(alt, alt.replicas * alt.fit.holds, current_holds, seqs, True)
+    precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
+    first = None
+    for cand in candidates:
+        k = current.gpus // cand.gpus
+        fit = sz.fit(cand, None, quantization=quantization)
+        if not roomy(fit, kv_reserve):
+            continue
+        r = Replication(Alternative(fit, k, precision, quantization), k * fit.holds, current_holds, None,
+                        k * fit.holds >= current_holds)
+        if r.suggest:
+            return r
+        first = first or r
+    return first
 
 
 def lower_precisions(model: ModelShape, gpu: GpuInfo | None, current: Precision) -> list[Precision]:

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..capacity.layout import Parallel, Sizer
+from ..capacity.layout import Load, Parallel, Sizer
 from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..engine import LintConfig
@@ -200,15 +200,35 @@ def parallel(g: ServingGroup) -> Parallel:
     return Parallel(lay.tp, lay.pp, lay.dp, bool(known(g.engine.enable_expert_parallel, "enable_expert_parallel")))
 
 
-def declared_seqs(g: ServingGroup) -> tuple[int | None, str]:
-    """The concurrency one replica must hold, as declared, and how: the annotation, else an explicit
-    --max-num-seqs; (None, "vLLM default") when neither is declared."""
-    if g.target_concurrency is not None:
-        return g.target_concurrency, f"annotation {ANN_TARGET_CONCURRENCY}"
-    seqs = known(g.engine.max_num_seqs, "max_num_seqs")
-    if seqs is not None:
-        return int(seqs), "--max-num-seqs"
-    return None, "vLLM default"
+def declared_load(g: ServingGroup, config: LintConfig) -> Load:
+    """The load the team declared for the workload (docs/capacity-model.md, "Load"): the annotation
+    ``shardwise.dev/target-concurrency`` (the stack's ``target_concurrency``) for the whole workload, spread
+    over its replicas, at the declared p95 context. ``--max-num-seqs`` is vLLM's cap, never a load."""
+    if g.target_concurrency is None:
+        return Load(None, expected_context(g, config))
+    replicas = known(g.replicas, "replicas")
+    n = int(replicas) if isinstance(replicas, int) and replicas > 0 else 1
+    return Load(g.target_concurrency, expected_context(g, config), n, g.output_tokens_per_second)
+
+
+def declared_seqs(g: ServingGroup, config: LintConfig | None = None) -> tuple[int | None, str]:
+    """The sequences one replica must hold, as declared, and how (``64 by annotation
+    shardwise.dev/target-concurrency over 2 replicas``); (None, "no load declared") without a declared load."""
+    load = declared_load(g, config or LintConfig())
+    if load.per_replica is None:
+        return None, "no load declared"
+    return load.per_replica, load_text(load, g)
+
+
+def load_source(g: ServingGroup) -> str:
+    """Where the group's load is declared: ``plan --concurrency``, else the annotation."""
+    return "--concurrency" if g.kind == "plan" else f"annotation {ANN_TARGET_CONCURRENCY}"
+
+
+def load_text(load: Load, g: ServingGroup) -> str:
+    """``64 by annotation shardwise.dev/target-concurrency`` (``… over 2 replicas`` when there are several)."""
+    over = f" over {load.replicas} replicas" if load.replicas > 1 else ""
+    return f"{load.concurrency:,} by {load_source(g)}{over}"
 
 
 def context_text(g: ServingGroup, config: LintConfig, s: ReplicaSizing) -> str:

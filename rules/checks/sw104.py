@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.layout import Alternative, Parallel, alternative, judge, plural, smaller
-from ..capacity.sizing import ReplicaSizing
+from ..capacity.layout import Parallel, Replication, judge, replication, smaller
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
-from ._capacity import context_text, declared_seqs, gpu_name, parallel, require_model, sizer, sizing
+from ._capacity import (
+    context_text,
+    declared_seqs,
+    gpu_name,
+    load_source,
+    parallel,
+    require_model,
+    sizer,
+    sizing,
+)
 
 
 class ShardedModelThatFits(GroupRule):
@@ -36,24 +44,28 @@ class ShardedModelThatFits(GroupRule):
             "shrinks) and it shortens the time per output token of one request. So shardwise sizes the "
             "replicated layout with the whole model (weights, activations and KV cache per GPU, for the vLLM "
             "release) and stays silent when the replicas would not start or would not hold their share of the "
-            "declared concurrency. The finding blocks only when that is sure beyond the estimate's error band "
-            "and the concurrency is declared (annotation shardwise.dev/target-concurrency or --max-num-seqs; "
-            "without a p95 context every sequence counts at max_model_len). A per-token latency target declared "
-            "with the annotation shardwise.dev/tpot-target-ms makes it advisory: the sharding may be there to "
+            "declared concurrency. It recommends replicating only when the replicas hold at least the same load "
+            "on no more GPUs: the declared concurrency (annotation shardwise.dev/target-concurrency, spread over "
+            "the workload's replicas; without a p95 context every sequence counts at max_model_len), or, without "
+            "a declared load, what the sharded layout holds itself; the message gives both numbers. Otherwise it "
+            "states the trade-off (what the replicas would hold against what the sharded layout holds) without a "
+            "recommendation; --max-num-seqs is vLLM's cap, never a load. The finding blocks only when the "
+            "declared load is held beyond the estimate's error band. A per-token latency target declared with "
+            "the annotation shardwise.dev/tpot-target-ms makes it advisory: the sharding may be there to "
             "meet it."
         ),
         bad_example=(
-            "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --max-model-len 8192 "
-            "--max-num-seqs 64   # on H100s"
+            "annotations: {shardwise.dev/target-concurrency: '64'}\n"
+            "args: [meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, '2', --max-model-len, '8192']   # H100s"
         ),
         good_example=(
             "replicas: 2\n"
-            "args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '8192', --max-num-seqs, '32']   # TP1, "
-            "two independent copies"
+            "annotations: {shardwise.dev/target-concurrency: '64'}\n"
+            "args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '8192']   # TP1, two independent copies"
         ),
         remediation=(
             "Run the replicas the message names on the same GPUs, each with the smaller --tensor-parallel-size "
-            "(and --pipeline-parallel-size) and its share of --max-num-seqs, behind the router. If the sharding "
+            "(and --pipeline-parallel-size), behind the router. If the sharding "
             "is there for per-token latency, declare the target with the annotation "
             "shardwise.dev/tpot-target-ms, or suppress the rule with the benchmark as the reason."
         ),
@@ -74,12 +86,17 @@ class ShardedModelThatFits(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
-        seqs, how = declared_seqs(g)
-        alt = alternative(sz, current, smaller(model, current), seqs, config.kv_reserve)
-        if alt is None:
+        seqs, how = declared_seqs(g, config)
+        r = replication(sz, current, s.concurrency_at_expected_context, smaller(model, current), seqs,
+                        config.kv_reserve)
+        if r is None:
             return  # no smaller layout starts and holds its share: the sharding is needed
-        text, sure = replicas_text(alt, current, s, seqs, how, context_text(g, config, alt.fit.sizing))
+        text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
         where = f"{model.id} is sharded over {current.gpus} GPUs per replica ({current.text()}) on {gpu_name(g)}"
+        if not r.suggest:
+            yield hit(g, f"SW104: {where}; {text} ({s.vllm_version_note})")
+            return
+        alt = r.alt
         message = (f"SW104: {where}, but {text}; replicate instead: {alt.replicas} replicas × "
                    f"{alt.fit.parallel.text()} on the same {current.gpus} GPUs ({s.vllm_version_note})")
         if sure and g.tpot_target_ms is not None:
@@ -89,21 +106,27 @@ class ShardedModelThatFits(GroupRule):
         yield hit(g, message, level="mandatory" if sure else None)
 
 
-def replicas_text(alt: Alternative, current: Parallel, s: ReplicaSizing, seqs: int | None, how: str,
-                  context: str) -> tuple[str, bool]:
-    """What the alternative's replicas hold against the load, and whether that is sure."""
+def replicas_text(r: Replication, current: Parallel, how: str, context: str,
+                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}") -> tuple[str, bool]:
+    """What the replicas hold together against the load, both numbers, and whether that is sure."""
+    alt = r.alt
     f = alt.fit
     a = f.sizing
     sized = (f"{f.parallel.text()} starts with {a.weights_gib_per_gpu:.1f} GiB of weights and "
              f"{a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache per GPU")
-    if seqs is None:
-        return (f"{sized}: {alt.replicas} replicas hold {alt.replicas * f.holds:,} sequences of {context} where "
-                f"{current.text()} holds {s.concurrency_at_expected_context:,}; the concurrency is vLLM's default, "
-                f"so declare it (annotation {ANN_TARGET_CONCURRENCY} or --max-num-seqs) to make this finding "
-                "sure"), False
-    share = (f"where each of {alt.replicas} replicas needs {f.seqs:,} ({seqs:,} by {how} over {alt.replicas} "
-             "replicas)")
+    them = f"{alt.replicas} replicas × {f.parallel.text()} on the same {current.gpus} GPUs"
+    if r.need is None:
+        if not r.suggest:
+            return (f"{sized}, but {them} would hold {r.together:,} sequences of {context} together where "
+                    f"{current.text()} holds {r.current_holds:,}: replicas run without the all-reduce but hold "
+                    f"fewer sequences; declare the load ({source}) to have it "
+                    "judged"), False
+        return (f"{sized}: {them} hold {r.together:,} sequences of {context} together, at least the "
+                f"{r.current_holds:,} {current.text()} holds; no load is declared, so declare it ({source}) to make "
+                "this finding sure"), False
+    held = (f"{them} hold {'' if f.sure else 'about '}{r.together:,} sequences of {context} together, at least "
+            f"the {r.need:,} one replica must hold ({how}; {current.text()} holds {r.current_holds:,})")
     if f.sure:
-        return f"{sized}, room for {plural(f.holds, 'sequence')} of {context} {share}", True
-    return (f"{sized}, room for about {plural(f.holds, 'sequence')} of {context} {share}: within the estimate's error "
-            "band, so the KV cache vLLM logs at start-up settles it"), False
+        return f"{sized}: {held}", True
+    return (f"{sized}: {held}: within the estimate's error band, so the KV cache vLLM logs at start-up "
+            "settles it"), False

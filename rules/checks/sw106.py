@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.layout import VARIANTS, Parallel, alternative, plural, precision_variant
+from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import context_text, declared_seqs, gpu_name, gpu_of, parallel, require_model, sizer, sizing
+from ._capacity import (
+    context_text,
+    declared_seqs,
+    gpu_name,
+    gpu_of,
+    load_source,
+    parallel,
+    require_model,
+    sizer,
+    sizing,
+)
 
 
 class ShardingAvoidableByQuantization(GroupRule):
@@ -23,11 +33,15 @@ class ShardingAvoidableByQuantization(GroupRule):
             "needs no all-reduce per layer and the same GPUs serve more replicas — often with a quality loss small "
             "enough to accept, which only an evaluation can confirm, so the finding never blocks. shardwise sizes "
             "the variant on one GPU the way it sizes any layout (weights, activations and KV cache per GPU for "
-            "the vLLM release) and says nothing when it would not start or would not hold the declared "
-            "concurrency; without a declared concurrency the weights × the KV reserve (1.4) must fit."
+            "the vLLM release) and suggests it only when its replicas on the same GPUs hold at least the same "
+            "load: the declared concurrency (annotation shardwise.dev/target-concurrency), or, without one, what "
+            "the sharded layout holds; otherwise it states the trade-off without a recommendation, and it says "
+            "nothing when the variant would not start or would not hold the declared load."
         ),
-        bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --max-num-seqs 8",
-        good_example="vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 --max-num-seqs 2   # one H100",
+        bad_example=("annotations: {shardwise.dev/target-concurrency: '8'}\n"
+                     "args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, '4', --max-model-len, '8192']"),
+        good_example=("replicas: 4\n"
+                      "args: [hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4, --max-model-len, '8192']  # 1 H100"),
         remediation=(
             "Evaluate the quantised variant on your own prompts; if its quality is acceptable serve it "
             "with one GPU per replica, otherwise suppress the rule with the evaluation as the reason."
@@ -46,24 +60,36 @@ class ShardingAvoidableByQuantization(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None:
             return
-        seqs, how = declared_seqs(g)
+        seqs, how = declared_seqs(g, config)
         one = [Parallel(1, 1, current.dp, current.expert_parallel)]
-        if alternative(sz, current, one, seqs, config.kv_reserve) is not None:
-            return  # one GPU holds it at the precision served: SW104 says so
-        alt = precision_variant(sz, current, gpu_of(g), seqs, config.kv_reserve, one)
-        if alt is None:
+        holds = s.concurrency_at_expected_context
+        same = replication(sz, current, holds, one, seqs, config.kv_reserve)
+        if same is not None:
+            return  # one GPU has room at the precision served: SW104 says what its replicas hold
+        r = None
+        for p in lower_precisions(sz.model, gpu_of(g), sz.precision):
+            r = replication(sz, current, holds, one, seqs, config.kv_reserve, quantization=VARIANTS[p][0])
+            if r is not None and r.suggest:
+                break
+        if r is None:
             return
+        alt = r.alt
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
+        about = "" if alt.sure or seqs is None else "about "
         text = (f"SW106: {model.id} is sharded over {current.gpus} GPUs in {s.weight_precision}; "
                 f"{'an' if label[0] in 'AEFHILMNORSX' else 'a'} {label} variant ({a.weights_gb_total:.1f} GB of "
                 f"weights) would run on one {gpu_name(g)}: it starts with {a.weights_gib_per_gpu:.1f} GiB of weights "
                 f"and {a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache, room for "
-                f"{'' if alt.sure or seqs is None else 'about '}{plural(alt.fit.holds, 'sequence')} of "
-                f"{context_text(g, config, a)}")
+                f"{about}{plural(alt.fit.holds, 'sequence')} of {context_text(g, config, a)}; "
+                f"{alt.replicas} such replicas on the same {current.gpus} GPUs hold {about}{r.together:,} together")
         if seqs is not None:
-            text += (f" where each of {alt.replicas} replicas needs {alt.fit.seqs:,} ({seqs:,} by {how} over "
-                     f"{alt.replicas} replicas)")
+            text += f", at least the {seqs:,} one replica must hold ({how}; {current.text()} holds {holds:,})"
             if not alt.sure:
                 text += ", within the estimate's error band"
+        elif r.suggest:
+            text += f", at least the {holds:,} {current.text()} holds (no load is declared)"
+        else:
+            text = (f"{text} where {current.text()} holds {holds:,}: the variant saves the all-reduce but holds "
+                    f"fewer sequences; declare the load ({load_source(g)}) to have it judged")
         yield hit(g, f"{text} ({s.vllm_version_note})")

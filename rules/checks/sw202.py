@@ -9,15 +9,25 @@ from ..capacity.layout import (
     Fit,
     Node,
     Parallel,
-    alternative,
     layouts_for,
     plural,
     precision_variant,
+    replication,
     smaller,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
-from ._capacity import context_text, declared_seqs, gpu_of, nccl_rules_apply, parallel, require_model, sizer, sizing
+from ._capacity import (
+    context_text,
+    declared_seqs,
+    gpu_of,
+    load_source,
+    nccl_rules_apply,
+    parallel,
+    require_model,
+    sizer,
+    sizing,
+)
 from ._layout import layout
 from .sw104 import replicas_text
 
@@ -87,11 +97,12 @@ class TensorParallelOverPcie(GroupRule):
             yield hit(g, f"{head}; shardwise cannot size the model on this pool (its GPU memory is not known), so it "
                          "cannot tell whether fewer GPUs would do")
             return
-        seqs, how = declared_seqs(g)
+        seqs, how = declared_seqs(g, config)
         inside = [p for p in smaller(model, current, max_tp=domain) if p.pp == current.pp]
-        alt = alternative(sz, current, inside, seqs, config.kv_reserve)
-        if alt is not None:
-            text, sure = replicas_text(alt, current, s, seqs, how, context_text(g, config, alt.fit.sizing))
+        r = replication(sz, current, s.concurrency_at_expected_context, inside, seqs, config.kv_reserve)
+        if r is not None and r.suggest:
+            alt = r.alt
+            text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g))
             run = f"{alt.replicas} replicas × {alt.fit.parallel.text()} instead"
             if sure:
                 yield hit(g, f"{head}, and the sharding is avoidable: {text}; run {run} ({s.vllm_version_note})",
@@ -101,9 +112,14 @@ class TensorParallelOverPcie(GroupRule):
                              f"({s.vllm_version_note})")
             return
         others = _alternatives(g, config, current, domain, seqs, inside)
-        why = _why_not(sz.fit(inside[-1], None if seqs is None else -(-seqs // (current.gpus // inside[-1].gpus))),
-                       current, seqs, config.kv_reserve, context_text(g, config, s)) if inside else (
-            f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
+        if r is not None:
+            why = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing),
+                                load_source(g))[0]
+        else:
+            share = None if seqs is None or not inside else -(-seqs // (current.gpus // inside[-1].gpus))
+            why = _why_not(sz.fit(inside[-1], share), current, seqs, config.kv_reserve,
+                           context_text(g, config, s)) if inside else (
+                f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
         yield hit(g, f"{head}, which carries a fraction of NVLink's bandwidth. The sharding is not avoidable on this "
                      f"pool: {why}; alternatives: {others} ({s.vllm_version_note})")
 

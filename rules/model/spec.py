@@ -364,6 +364,10 @@ class _WorkloadSpec(_Spec):
         description="vLLM version inside `image`; read from the tag of vllm/vllm-openai and AWS DLC vLLM images.",
     )
     p95_context_tokens: int | None = Field(None, ge=1, description="Declared p95 prompt+output length.")
+    target_concurrency: int | None = Field(
+        None, ge=1, le=10_000_000,
+        description="Sequences the whole workload (all its replicas together) serves at once at the p95 "
+        "context: the load SW103 sizes (annotation shardwise.dev/target-concurrency; `plan --concurrency`).")
     output_tokens_per_second: float | None = Field(
         None, gt=0, allow_inf_nan=False,
         description="Output tokens per second one replica generates at the declared load (measured); "

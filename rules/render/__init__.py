@@ -11,7 +11,8 @@ Conventions and the numbers behind them:
 * **Labels.** ``app.kubernetes.io/name: <name>`` and ``shardwise.dev/serving-group: <name>`` on
   every object and pod; pods select their node pool with ``shardwise.dev/pool: <pool>`` and
   tolerate the ``nvidia.com/gpu`` NoSchedule taint every GPU pool carries.
-* **Annotations.** ``shardwise.dev/p95-context-tokens`` (the declared p95 prompt+output length),
+* **Annotations.** ``shardwise.dev/p95-context-tokens`` and ``shardwise.dev/target-concurrency`` (the
+  declared load: p95 prompt+output length, sequences of the whole workload at once),
   ``shardwise.dev/base-model`` and ``shardwise.dev/ignore`` (``"SW106: reason; SW104: reason"``,
   from the spec's ``suppress`` entries).
 * **Container.** ``command: [vllm, serve]``; ``args`` are :meth:`EngineArgsSpec.to_args` plus
@@ -67,6 +68,7 @@ from ..model.vocab import (
     ANN_IGNORE,
     ANN_OUTPUT_TPS,
     ANN_P95,
+    ANN_TARGET_CONCURRENCY,
     EFA_RESOURCE,
     GPU_RESOURCE,
     LABEL_EFA,
@@ -185,6 +187,8 @@ def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str,
     ann: dict[str, str] = {}
     if spec.p95_context_tokens:
         ann[ANN_P95] = str(spec.p95_context_tokens)
+    if spec.target_concurrency:
+        ann[ANN_TARGET_CONCURRENCY] = str(spec.target_concurrency)
     if spec.base_model:
         ann[ANN_BASE_MODEL] = spec.base_model
     elif spec.cache.kind == "s3":  # the container loads s3://…; the rules read the model's shape from here
@@ -771,9 +775,9 @@ def render_router(router: RouterSpec,
 
 
 def _instance(pool: NodePoolSpec):
-    from .. import catalog
+    from ..catalog.hardware import catalog_instance
 
-    return catalog.find_instance(pool.instance_type)
+    return catalog_instance(pool.instance_type)
 
 
 def pool_efa(pool: NodePoolSpec) -> bool:
@@ -791,15 +795,13 @@ def efa_interface_count(pool: NodePoolSpec) -> int:
 
 
 def node_labels(pool: NodePoolSpec) -> dict[str, str]:
-    """The labels every node of ``pool`` carries (read back by :func:`adapters.k8s.pools.pool_from_labels`)."""
+    """The labels every node of ``pool`` carries (read back by :func:`catalog.hardware.pool_from_labels`)."""
     from .. import catalog
+    from ..catalog.hardware import instance_nvlink_domain
 
     inst = _instance(pool)
     gpu = catalog.find_gpu(inst.gpu)
-    if inst.interconnect == "pcie":
-        domain = 1
-    else:
-        domain = inst.gpus
+    domain = instance_nvlink_domain(inst)
     return {
         LABEL_POOL: pool.name,
         LABEL_GPU_PRODUCT: label_value(gpu.name),

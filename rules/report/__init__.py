@@ -74,6 +74,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "max_model_len": _int(e.max_model_len),
         "max_num_seqs": _int(e.max_num_seqs),
         "p95_context": p95,
+        "target_concurrency": g.target_concurrency,
         "weights_gib_per_gpu": None,
         "kv_cache_gib_per_gpu": None,
         "headroom_gib_per_gpu": None,
@@ -103,7 +104,9 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         max_num_seqs=s.max_num_seqs,
         weights_gib_per_gpu=round(s.weights_gib_per_gpu, 2),
         kv_cache_gib_per_gpu=round(s.kv_cache_gib_per_gpu, 2),
-        headroom_gib_per_gpu=round(s.headroom_gib_per_gpu, 2),
+        # KV left after each replica's share of the declared load (None without one: max_num_seqs is not a load)
+        headroom_gib_per_gpu=(round(s.kv_cache_gib_per_gpu - -(-g.target_concurrency // max(1, replicas or 1))
+                                    * s.context_kv_gib, 2) if g.target_concurrency else None),
         kv_cache_tokens=s.kv_cache_tokens,
         max_concurrency=int(s.max_concurrency),  # whole sequences of max_model_len
         concurrency_at_p95=s.concurrency_at_expected_context if p95 else None,

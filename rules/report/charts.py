@@ -2,9 +2,9 @@
 
 Per-GPU memory of each workload as stacked bars. ``xychart-beta`` has no stacked mode and no legend,
 so the stack is drawn as overlapping bars of the running totals, tallest first, and a line under the
-chart names the layers: from the bottom, the weights; the KV cache the declared load uses; the KV
-cache left over (headroom); up to the GPU's memory, the rest (activation peak, CUDA graphs, non-torch
-memory and the 1 − gpu_memory_utilization reserve).
+chart names the layers: from the bottom, the weights; the KV cache the declared load uses (none without
+a declared load: ``max_num_seqs`` is not one); the KV cache left over (headroom); up to the GPU's memory,
+the rest (activation peak, CUDA graphs, non-torch memory and the 1 − gpu_memory_utilization reserve).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def memory_layers(w: dict[str, Any]) -> tuple[float, float, float, float] | None
                                 w.get("headroom_gib_per_gpu"), w.get("gpu_memory_gib"))
     if weights is None or kv is None or total is None:
         return None
-    headroom = min(max(head or 0.0, 0.0), kv)
+    headroom = kv if head is None else min(max(head, 0.0), kv)  # no declared load: none of the KV cache is used
     used = kv - headroom
     rest = max(total - weights - kv, 0.0)
     return weights, used, headroom, rest

@@ -1,0 +1,390 @@
+"""The hardware vocabulary: what a node of a given instance type, GPU or set of node labels carries.
+
+One home below the adapters, ``plan``, the renderer and the components, so that all of them ask one
+place what a ``p5.48xlarge`` is (8 × H100-SXM-80GB on NVSwitch, one NVLink domain of 8, EFA) and
+what a node's labels say about its accelerators. The GPU and instance data are the catalog's
+(``data/gpus.json``, ``data/instances.json``); the label names are in :mod:`shardwise.rules.model.vocab`.
+
+Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most explicit first:
+
+- ours (set by :class:`~shardwise.components.GpuNodePool`): ``shardwise.dev/gpu-product``,
+  ``-gpu-count``, ``-gpu-memory-gib``, ``-nvlink`` (``nvswitch`` | ``nvlink`` | ``pcie``),
+  ``-nvlink-domain-size``, ``-efa`` (``"true"``/``"false"``) and ``-pool``;
+- NVIDIA GPU Feature Discovery: ``nvidia.com/gpu.product`` (``NVIDIA-H100-80GB-HBM3``),
+  ``nvidia.com/gpu.count``, ``nvidia.com/gpu.memory`` (MiB, as NVML reports it) and
+  ``nvidia.com/gpu.clique`` (a multi-node NVLink domain);
+- Karpenter on AWS (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``), the same
+  suffixes: ``instance-gpu-name`` (``h100``), ``-gpu-count``, ``-gpu-memory`` (MiB, the nominal size
+  EC2 publishes), ``-gpu-manufacturer``, and ``instance-family`` (``p5``) or ``instance-category`` +
+  ``instance-generation`` (``p`` + ``5``), looked up in the instance catalog;
+- GKE: ``cloud.google.com/gke-accelerator`` (``nvidia-l4``, ``nvidia-h100-80gb``) with
+  ``cloud.google.com/gke-accelerator-count``, and TPU nodes' ``cloud.google.com/gke-tpu-accelerator``
+  (``tpu-v5-lite-podslice``) with ``cloud.google.com/gke-tpu-topology`` (``2x4``);
+- the AMD GPU operator's ``amd.com/gpu.product-name``;
+- the well-known ``node.kubernetes.io/instance-type`` (and the deprecated
+  ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog, or one of the
+  common Azure GPU sizes (``Standard_ND96isr_H100_v5``) from a small table here.
+
+Explicit labels win over what an instance type or family implies. Values that do not parse are left
+unset rather than guessed; a label that names an accelerator the catalog does not know leaves the
+pool's GPU memory unknown (the capacity rules say they cannot decide) instead of unset (which would
+read as "no GPU").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..model import UNKNOWN, Location, NodePool, Taint
+from ..model.errors import CatalogError
+from ..model.vocab import (
+    AMD_PRODUCT,
+    EKS_PREFIX,
+    GFD_CLIQUE,
+    GFD_COUNT,
+    GFD_FAMILY,
+    GFD_MEMORY_MIB,
+    GFD_PRODUCT,
+    GKE_ACCELERATOR,
+    GKE_ACCELERATOR_COUNT,
+    GKE_TPU_ACCELERATOR,
+    GKE_TPU_TOPOLOGY,
+    INSTANCE_CATEGORY_SUFFIX,
+    INSTANCE_FAMILY_SUFFIX,
+    INSTANCE_GENERATION_SUFFIX,
+    INSTANCE_GPU_COUNT_SUFFIX,
+    INSTANCE_GPU_MANUFACTURER_SUFFIX,
+    INSTANCE_GPU_MEMORY_SUFFIX,
+    INSTANCE_GPU_NAME_SUFFIX,
+    INSTANCE_TYPE,
+    INSTANCE_TYPE_BETA,
+    KARPENTER_AWS_PREFIX,
+    LABEL_EFA,
+    LABEL_GPU_COUNT,
+    LABEL_GPU_MEMORY_GIB,
+    LABEL_GPU_PRODUCT,
+    LABEL_NVLINK,
+    LABEL_NVLINK_DOMAIN_SIZE,
+)
+
+_INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
+
+
+#: Memory labels above this are no figure (64 TiB per GPU; 1e300 would overflow the sizing arithmetic).
+MAX_GPU_MEMORY_GIB = 65536.0
+
+
+def _int(value: Any, top: float = math.inf) -> int | None:
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return n if 0 <= n <= top else None
+
+
+def _float(value: Any, top: float = math.inf) -> float | None:
+    try:
+        x = float(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return x if 0 < x <= top else None  # nan and inf are no figure either
+
+
+def _bool(value: Any) -> bool | None:
+    v = str(value).strip().lower()
+    if v in ("true", "yes", "1"):
+        return True
+    if v in ("false", "no", "0"):
+        return False
+    return None
+
+
+#: Common Azure GPU VM sizes (AKS node.kubernetes.io/instance-type): GPU, GPUs per VM, how they are
+#: joined, and whether the VM has InfiniBand. From the Azure VM size pages (NCasT4_v3, NCv3, NDv2,
+#: NC A100 v4, ND A100 v4, NDm A100 v4, NCads H100 v5, ND H100 v5, ND H200 v5, ND MI300X v5).
+_AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
+    "standard_nc4as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc8as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc16as_t4_v3": ("T4", 1, "pcie", False),
+    "standard_nc64as_t4_v3": ("T4", 4, "pcie", False),
+    "standard_nc6s_v3": ("V100-16GB", 1, "pcie", False),
+    "standard_nc12s_v3": ("V100-16GB", 2, "pcie", False),
+    "standard_nc24s_v3": ("V100-16GB", 4, "pcie", False),
+    "standard_nc24rs_v3": ("V100-16GB", 4, "pcie", True),
+    "standard_nd40rs_v2": ("V100-32GB", 8, "nvlink", True),
+    "standard_nc24ads_a100_v4": ("A100-PCIe-80GB", 1, "pcie", False),
+    "standard_nc48ads_a100_v4": ("A100-PCIe-80GB", 2, "pcie", False),
+    "standard_nc96ads_a100_v4": ("A100-PCIe-80GB", 4, "pcie", False),
+    "standard_nd96asr_v4": ("A100-40GB", 8, "nvswitch", True),
+    "standard_nd96amsr_a100_v4": ("A100-80GB", 8, "nvswitch", True),
+    "standard_nc40ads_h100_v5": ("H100-NVL-94GB", 1, "pcie", False),
+    "standard_nc80adis_h100_v5": ("H100-NVL-94GB", 2, "nvlink", False),
+    "standard_nd96isr_h100_v5": ("H100-SXM-80GB", 8, "nvswitch", True),
+    "standard_nd96isr_h200_v5": ("H200-141GB", 8, "nvswitch", True),
+    "standard_nd96isr_mi300x_v5": ("MI300X", 8, "fabric", True),
+}
+
+#: Karpenter's instance-gpu-manufacturer values -> the vendor names the catalog uses.
+_MANUFACTURERS = {"nvidia": "nvidia", "amd": "amd", "aws": "aws", "habana": "intel", "intel": "intel",
+                  "google": "google"}
+
+
+def _label(labels: Mapping[str, str], suffix: str) -> str | None:
+    """A Karpenter (``karpenter.k8s.aws/``) or EKS Auto Mode (``eks.amazonaws.com/``) instance label."""
+    return labels.get(KARPENTER_AWS_PREFIX + suffix) or labels.get(EKS_PREFIX + suffix)
+
+
+def _families() -> dict[str, list[Any]]:
+    """Instance family (``p5``, ``g6e``, ``p6-b200``) -> its instance types in the catalog."""
+    from .. import catalog
+
+    out: dict[str, list[Any]] = {}
+    for inst in catalog.instance_types().values():
+        if inst.cloud == "aws":
+            out.setdefault(inst.name.split(".", 1)[0], []).append(inst)
+    return out
+
+
+def _family_gpu(labels: Mapping[str, str]) -> tuple[str | None, int | None, bool]:
+    """(GPU, GPUs per node, named) an instance family (or category + generation) implies: the GPU when
+    every instance type of the family carries the same one, the count when they also carry as many.
+    ``named`` is True when the labels name a family the catalog has but whose GPU is not one (``p4``:
+    A100 40 GB on p4d, 80 GB on p4de)."""
+    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
+    families = _families()
+    if family:
+        members = families.get(family.strip().lower(), [])
+    else:
+        category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
+        if not category or not generation:
+            return None, None, False
+        prefix = f"{category.strip().lower()}{generation.strip()}"
+        members = [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
+                   for i in insts]
+    gpus = {i.gpu for i in members}
+    counts = {i.gpus for i in members}
+    count = next(iter(counts)) if len(counts) == 1 else None
+    if len(gpus) != 1:
+        return None, count, bool(members)
+    return next(iter(gpus)), count, False
+
+
+def _tpu_chips(topology: str | None) -> int | None:
+    """Chips on one host of a GKE TPU slice: a slice of at most 4 chips is one host (every TPU
+    generation has 4 or 8 chips per host); larger slices are spread over hosts GKE chooses."""
+    if not topology:
+        return None
+    try:
+        chips = math.prod(int(d) for d in topology.lower().split("x"))
+    except ValueError:
+        return None
+    return chips if 0 < chips <= 4 else None
+
+
+def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
+    from .. import catalog
+
+    try:
+        return catalog.find_gpu(name, memory_mib=memory_mib)
+    except CatalogError:
+        return None
+
+
+def pool_from_labels(
+    name: str,
+    labels: Mapping[str, str],
+    location: Location,
+    taints: Iterable[Taint] = (),
+    kind: str = "labels",
+    *,
+    gpus_per_node: int | None = None,
+) -> NodePool:
+    """Build a node pool from node labels (see the module docstring for the families read).
+
+    ``gpus_per_node`` is a fallback for the GPU count when no label gives it (a Node's
+    ``status.capacity``); labels and the instance type win over it.
+    """
+    from .. import catalog  # deferred: the catalog data loads only when a pool is built
+
+    pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
+
+    instance = None
+    azure: tuple[str, int, str, bool] | None = None
+    itype = labels.get(INSTANCE_TYPE) or labels.get(INSTANCE_TYPE_BETA)
+    if itype:
+        pool.instance_type = str(itype)
+        try:
+            instance = catalog.find_instance(str(itype))
+        except CatalogError:
+            azure = _AZURE_SIZES.get(str(itype).strip().lower())
+
+    # Memory labels in MiB pick the GPU's size (A100 40 vs 80 GB). As the memory figure they are
+    # used only when the GPU is not in the catalog: GFD's is NVML's total (what nvidia-smi shows,
+    # more than CUDA lets vLLM see) and Karpenter's is EC2's nominal size, while the catalog's
+    # memory_gib is the total CUDA reports, which gpu_memory_utilization is a fraction of.
+    gfd_mib = _int(labels.get(GFD_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
+    karpenter_mib = _int(_label(labels, INSTANCE_GPU_MEMORY_SUFFIX), MAX_GPU_MEMORY_GIB * 1024)
+    memory_mib = gfd_mib or karpenter_mib
+
+    product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
+               or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT))
+    family_gpu, family_count, ambiguous = (_family_gpu(labels) if product is None and instance is None
+                                           else (None, None, False))
+    named_unknown = ambiguous
+    if product:
+        pool.gpu = _find_gpu(str(product), memory_mib)
+        named_unknown = pool.gpu is None
+    elif instance is not None:
+        pool.gpu = _find_gpu(instance.gpu)
+    elif azure is not None:
+        pool.gpu = _find_gpu(azure[0])
+    elif family_gpu is not None:
+        pool.gpu = _find_gpu(family_gpu)
+
+    count = None
+    for key in (LABEL_GPU_COUNT, GFD_COUNT, KARPENTER_AWS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX,
+                EKS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX, GKE_ACCELERATOR_COUNT):
+        count = _int(labels.get(key)) if key in labels else None
+        if count is not None:
+            break
+    if count is None and instance is not None:
+        count = instance.gpus
+    if count is None and azure is not None:
+        count = azure[1]
+    if count is None and GKE_TPU_ACCELERATOR in labels:
+        count = _tpu_chips(labels.get(GKE_TPU_TOPOLOGY))
+    if count is None:
+        count = family_count
+    if count is None:
+        count = gpus_per_node
+    pool.gpus_per_node = count
+
+    mem_gib = _float(labels.get(LABEL_GPU_MEMORY_GIB), MAX_GPU_MEMORY_GIB) if LABEL_GPU_MEMORY_GIB in labels else None
+    if mem_gib is None and pool.gpu is not None:
+        mem_gib = pool.gpu.memory_gib
+    if mem_gib is None and memory_mib:
+        mem_gib = round(memory_mib / 1024, 2)
+    pool.gpu_memory_gib = UNKNOWN if mem_gib is None and named_unknown else mem_gib
+
+    link = _INTERCONNECTS.get(str(labels.get(LABEL_NVLINK, "")).strip().lower())
+    if link is None and instance is not None:
+        link = instance.interconnect
+    if link is None and azure is not None:
+        link = azure[2]
+    if link is None and pool.gpu is not None and isinstance(count, int) and count > 1:
+        link = pool.gpu.interconnect  # what multi-GPU servers of this part usually have
+    pool.interconnect = link  # type: ignore[assignment]
+
+    domain = _int(labels.get(LABEL_NVLINK_DOMAIN_SIZE)) if LABEL_NVLINK_DOMAIN_SIZE in labels else None
+    if domain is None and instance is not None and instance.nvlink_domain_size:
+        domain = instance.nvlink_domain_size  # the catalog's (72 on a p6e-gb200 UltraServer)
+    if domain is None and labels.get(GFD_CLIQUE) and pool.gpu is not None:
+        domain = pool.gpu.nvlink_domain_size  # a clique is a multi-node NVLink domain
+    if domain is None and link == "nvswitch" and isinstance(count, int) and count > 0:
+        domain = count
+    if domain is None and azure is not None and link == "nvlink":
+        domain = azure[1]
+    if domain is None and link == "nvlink" and pool.gpu is not None:
+        # NVLink bridges join only as many cards as the part allows (H100 NVL: pairs), never more than the node has
+        domain = pool.gpu.nvlink_domain_size
+        if isinstance(count, int) and count > 0:
+            domain = min(domain, count)
+    pool.nvlink_domain_size = domain
+
+    clique = labels.get(GFD_CLIQUE)
+    pool.clique = str(clique) if clique else None
+
+    efa = _bool(labels[LABEL_EFA]) if LABEL_EFA in labels else None
+    if efa is None and instance is not None:
+        efa = instance.efa
+    pool.efa = efa
+    if efa:
+        pool.fabric = "efa"
+    elif azure is not None and azure[3]:
+        pool.fabric = "infiniband"
+    pool.accelerator = _vendor(labels, pool)
+    return pool
+
+
+def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
+    """Who makes the pool's accelerators: the catalog's GPU says, else the label family does."""
+    if pool.gpu is not None:
+        return str(pool.gpu.vendor)
+    manufacturer = _label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX)
+    if manufacturer:
+        return _MANUFACTURERS.get(manufacturer.strip().lower())
+    if GKE_TPU_ACCELERATOR in labels:
+        return "google"
+    if AMD_PRODUCT in labels:
+        return "amd"
+    if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY)):
+        return "nvidia"
+    accel = labels.get(GKE_ACCELERATOR, "")
+    return "nvidia" if accel.lower().startswith("nvidia") else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Nodes by name: what plan, render and the components ask
+# --------------------------------------------------------------------------------------------------
+
+
+def instance_pool(instance_type: str, location: Location, gpus_per_node: int | None = None) -> NodePool:
+    """The pool of nodes of ``instance_type`` (the catalog's; an unknown one raises CatalogError), read as
+    its node labels would be, with ``gpus_per_node`` overriding the instance's GPU count."""
+    inst = catalog_instance(instance_type)
+    labels = {INSTANCE_TYPE: inst.name}
+    if gpus_per_node:
+        labels[LABEL_GPU_COUNT] = str(gpus_per_node)
+    return pool_from_labels(inst.name, labels, location)
+
+
+def gpu_pool(gpu_name: str, gpus_per_node: int, location: Location) -> NodePool:
+    """A pool of nodes with ``gpus_per_node`` of the GPU and the interconnect multi-GPU servers of it
+    usually have."""
+    labels = {LABEL_GPU_PRODUCT: gpu_name, LABEL_GPU_COUNT: str(gpus_per_node)}
+    return pool_from_labels(gpu_name, labels, location)
+
+
+def catalog_instance(name: str) -> Any:
+    """The catalog's instance type ``name`` (CatalogError when it has none)."""
+    from .. import catalog
+
+    return catalog.find_instance(name)
+
+
+def largest_instance(gpu_name: str) -> Any:
+    """The catalog's instance type with the most of this GPU (None: none carries it)."""
+    from .. import catalog
+
+    found = catalog.instances_for_gpu(gpu_name)
+    return found[-1] if found else None
+
+
+def instance_with(gpu_name: str, gpus: int) -> Any:
+    """The catalog's first instance type with exactly ``gpus`` of this GPU (None: none)."""
+    from .. import catalog
+
+    same = [i for i in catalog.instances_for_gpu(gpu_name) if i.gpus == gpus]
+    return same[0] if same else None
+
+
+def node_links(pool: NodePool) -> tuple[int, int]:
+    """(GPUs per node, GPUs one NVLink domain of the node joins) of a pool: 1 on PCIe-only nodes, the
+    pool's domain where NVLink joins only some GPUs (H100 NVL pairs), else the whole node (8 when the
+    pool does not say how many GPUs a node has)."""
+    gpus = pool.gpus_per_node if isinstance(pool.gpus_per_node, int) and pool.gpus_per_node > 0 else 8
+    if pool.interconnect == "pcie":
+        domain = 1
+    elif pool.interconnect == "nvlink" and pool.nvlink_domain_size:
+        domain = int(pool.nvlink_domain_size)
+    else:
+        domain = gpus if gpus > 1 or pool.interconnect else 1
+    return gpus, domain
+
+
+def instance_nvlink_domain(inst: Any) -> int:
+    """GPUs one NVLink domain of an instance type's node joins, as its node labels say it: 1 on PCIe-only
+    instances, every GPU of the node otherwise."""
+    return 1 if inst.interconnect == "pcie" else int(inst.gpus)

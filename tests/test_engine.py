@@ -57,10 +57,14 @@ def _tp16(env: dict[str, Any]) -> None:  # a 16-GPU tensor-parallel group over 8
     env["services"][0]["model_load_seconds"] = 2400
 
 
+def _overloaded(env: dict[str, Any]) -> None:  # a declared load the KV cache cannot hold (max_num_seqs is a cap)
+    env["services"][0]["target_concurrency"] = 4096
+
+
 CONFIG_VARIANTS = {
     "tp-split-across-nodes": _tp16,
     "8b-sharded-over-two-gpus": _service(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2),
-    "kv-cache-under-budget": _service(max_num_seqs=1024),
+    "kv-cache-under-budget": _overloaded,
 }
 
 
@@ -394,7 +398,7 @@ def _render_config(name: str) -> tuple[str, dict[str, Any], dict[str, str]]:
     stack = name.split("-", 1)[0]
     config = load_stack_config(stack)
     if name == "staging-kv-cache-under-budget":
-        config["shardwise:environment"]["services"][0]["engine"]["max_num_seqs"] = 1024
+        config["shardwise:environment"]["services"][0]["target_concurrency"] = 1024
         return stack, config, NO_CHECK
     return stack, config, {}
 

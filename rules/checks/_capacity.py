@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..capacity.layout import Load, Parallel, Sizer
+from ..capacity.layout import Load, Parallel, Replication, Sizer
 from ..capacity.sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..engine import LintConfig
@@ -284,3 +284,29 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
             parts.append(f"cheapest change keeping max_model_len {s.max_model_len:,}: {text}")
             break
     return "; ".join(parts)
+
+
+def replicas_text(r: Replication, current: Parallel, how: str, context: str,
+                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}") -> tuple[str, bool]:
+    """What the replicas hold together against the load, both numbers, and whether that is sure."""
+    alt = r.alt
+    f = alt.fit
+    a = f.sizing
+    sized = (f"{f.parallel.text()} starts with {a.weights_gib_per_gpu:.1f} GiB of weights and "
+             f"{a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache per GPU")
+    them = f"{alt.replicas} replicas × {f.parallel.text()} on the same {current.gpus} GPUs"
+    if r.need is None:
+        if not r.suggest:
+            return (f"{sized}, but {them} would hold {r.together:,} sequences of {context} together where "
+                    f"{current.text()} holds {r.current_holds:,}: replicas run without the all-reduce but hold "
+                    f"fewer sequences; declare the load ({source}) to have it "
+                    "judged"), False
+        return (f"{sized}: {them} hold {r.together:,} sequences of {context} together, at least the "
+                f"{r.current_holds:,} {current.text()} holds; no load is declared, so declare it ({source}) to make "
+                "this finding sure"), False
+    held = (f"{them} hold {'' if f.sure else 'about '}{r.together:,} sequences of {context} together, at least "
+            f"the {r.need:,} one replica must hold ({how}; {current.text()} holds {r.current_holds:,})")
+    if f.sure:
+        return f"{sized}: {held}", True
+    return (f"{sized}: {held}: within the estimate's error band, so the KV cache vLLM logs at start-up "
+            "settles it"), False

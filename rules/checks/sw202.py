@@ -24,12 +24,12 @@ from ._capacity import (
     load_source,
     nccl_rules_apply,
     parallel,
+    replicas_text,
     require_model,
     sizer,
     sizing,
 )
 from ._layout import layout
-from .sw104 import replicas_text
 
 
 class TensorParallelOverPcie(GroupRule):

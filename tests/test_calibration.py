@@ -120,7 +120,8 @@ def test_the_model_reproduces_what_vllm_logged(log):
     tolerance = max(0.6, 0.04 * s.usable_gib_per_gpu)
     if log.central:
         assert s.starts == log.started, (s.refusal, s.available_kv_gib)
-    assert s.verdict != ("refuses" if log.started else "starts")
+    banded = next((v for v in ("refuses", "may-refuse") if v in (s.verdict, s.margin_verdict)), "starts")
+    assert banded != ("refuses" if log.started else "starts")  # the KV cache's verdict and SW101's margin
     if log.weights_gib is not None:
         assert abs(s.weights_gib_per_gpu - log.weights_gib) <= 0.02 * log.weights_gib + 0.3
     if log.kv_gib is not None:

@@ -558,7 +558,7 @@ def test_plan_says_which_vllm_release_it_sized_for(capsys):
 def test_plan_without_tp_recommends_tp1_for_8b(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
-    text = ("recommended: TP1; one replica holds 52 sequences of 8,192 tokens; TP1 × 8 replicas per 8-GPU node; as "
+    text = ("recommended: TP1; one replica holds 53 sequences of 8,192 tokens; TP1 × 8 replicas per 8-GPU node; as "
             "many replicas as the load needs (--concurrency C sizes them)")
     assert rc == 0
     assert text in out.splitlines()
@@ -569,12 +569,12 @@ def test_plan_without_tp_recommends_tp1_for_8b(capsys):
         "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
         "enable_expert_parallel": False, "replicas_per_node": 8, "nodes_per_replica": 1, "gpus_per_node": 8,
         "max_num_seqs": 32, "max_num_seqs_default": False, "max_model_len": 8192, "max_model_len_lowered": False,
-        "sequences_per_replica": 52, "load": None, "text": text,
+        "sequences_per_replica": 53, "load": None, "text": text,
     }
     assert (d["tensor_parallel_size"], d["findings"]) == (1, [])
     # --max-num-seqs is a setting, not a load: no wider layout is blocked for lack of one
     assert [(c["tensor_parallel_size"], c["sequences_per_replica"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 52, []), (2, 119, []), (4, 254, []), (8, 525, [])]
+        (1, 53, []), (2, 118, []), (4, 252, []), (8, 521, [])]
 
 
 def test_plan_keeps_vllms_batch_cap_and_recommends_one_gpu_for_8b(capsys):
@@ -677,7 +677,7 @@ def test_plan_70b_recommends_tp4_two_replicas(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
     assert rc == 0
-    assert ("recommended: TP4; one replica holds 54 sequences of 8,192 tokens; TP4 × 2 replicas per 8-GPU node; as "
+    assert ("recommended: TP4; one replica holds 53 sequences of 8,192 tokens; TP4 × 2 replicas per 8-GPU node; as "
             "many replicas as the load needs (--concurrency C sizes them)") in out.splitlines()
     table = out.splitlines()[:5]
     assert table[0].split()[:4] == ["TP", "PP", "DP", "GPUs"]

@@ -218,7 +218,7 @@ def test_dev_karpenter_pool_and_node_local_cache():
     assert (c["startupProbe"]["periodSeconds"], c["startupProbe"]["failureThreshold"]) == (10, 34)
     assert c["lifecycle"]["preStop"]["exec"]["command"][3:] == ["8000", "30"]
     assert spec["terminationGracePeriodSeconds"] == 60
-    assert dep["metadata"]["annotations"] == {"shardwise.dev/p95-context-tokens": "4096"}
+    assert dep["metadata"]["annotations"] == {"shardwise.dev/p95-context-tokens": "4096", "shardwise.dev/target-concurrency": "32"}
 
     so = run.one("kubernetes:keda.sh/v1alpha1:ScaledObject", "dev-llama-8b-scaledobject").inputs["spec"]
     (trigger,) = so["triggers"]

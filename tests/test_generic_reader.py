@@ -209,7 +209,7 @@ def test_flags_from_a_config_map_give_one_undecided_finding_per_unknown_at_its_l
     got = [(f.code, f.location.line, f.level, f.message) for f in report.findings if f.undecided]
     assert got == [
         ("SW101", 13, "advisory", "SW101: cannot decide: tensor_parallel_size is not known (a computed value or an "
-         "unresolved reference); this holds back SW101, SW102, SW103, SW104, SW106, SW201, SW202, SW203, SW204, "
+         "unresolved reference); this holds back SW101, SW102, SW104, SW106, SW201, SW202, SW203, SW204, "
          f"SW208, SW401, {_HELD}"),
         ("SW105", 13, "advisory", "SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an "
          "unresolved reference)"),

@@ -315,7 +315,8 @@ def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
         "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
         "dummy requests)")
     close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
-    assert (close.starts, close.verdict, round(close.margin_need_gib, 2)) == (False, "may-refuse", 3.97)
+    assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
+        False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
     # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
     later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
     assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)

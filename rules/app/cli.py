@@ -460,7 +460,7 @@ def explain_text(meta: Any, width: int = 100) -> str:
     if meta.references:
         out += ["References:", *(f"  - {r}" for r in meta.references), ""]
     # the page under SHARDWISE_DOCS_URL, else the copy of this page installed with the package
-    installed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", f"{meta.code}.md")
+    installed = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", f"{meta.code}.md")
     out.append(f"Docs: {meta.doc_url or installed}")
     return "\n".join(out) + "\n"
 

@@ -280,7 +280,7 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
         candidates.append((f"--tensor-parallel-size {base.tp * 2}", replace(base, tp=base.tp * 2)))
     for text, settings in candidates:
         r = size_deployment(model, device, settings, version, expected_context=expected_context(g, config))
-        if r.verdict == "starts":
+        if r.verdict == "starts" and r.margin_verdict == "starts":  # a change that starts, margin included
             parts.append(f"cheapest change keeping max_model_len {s.max_model_len:,}: {text}")
             break
     return "; ".join(parts)

@@ -39,7 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Run inside an installed venv: lint, counting the files the compiled reader read (and gave back).
 LINT = textwrap.dedent('''
     import json, sys
-    from shardwise.rules import yamlsrc
+    from shardwise.rules.adapters import yamlsrc
     from shardwise.rules.app.cli import main
 
     fast = yamlsrc._fast

@@ -2,7 +2,7 @@
 //!
 //! `load(text, base, linedict, plain, fallback)` parses `text` with libyaml's parser (the
 //! `unsafe-libyaml` crate: libyaml translated to Rust, the same events PyYAML's C extension gets
-//! from libyaml) and builds the documents the way `shardwise.rules.yamlsrc._load_events` does:
+//! from libyaml) and builds the documents the way `shardwise.rules.adapters.yamlsrc._load_events` does:
 //! mappings as `linedict` instances with `line` and `key_lines`, sequences as lists, quoted
 //! scalars and plain scalars that cannot be anything but text as `str`, and every other plain
 //! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python).

@@ -30,7 +30,7 @@ dist: setup
 # Set up, then lint the example stacks and manifests and size a model.
 demo: setup
 	$(BIN)/shardwise lint stacks/ examples/ --fail-on mandatory
-	$(BIN)/shardwise plan --model meta-llama/Llama-3.1-70B-Instruct --gpu H100 --max-model-len 8192 --max-num-seqs 64
+	$(BIN)/shardwise plan --model meta-llama/Llama-3.1-70B-Instruct --gpu H100 --max-model-len 8192 --concurrency 64
 
 test: setup
 	$(BIN)/ruff check .

@@ -51,6 +51,24 @@ CLUSTER = {
 }
 
 
+def _existing_cluster_vpcs() -> dict[str, str]:
+    """The VPC of each existing cluster a stack of this repository names (``cluster_name`` and
+    ``network.vpc_id``): an existing cluster is looked up in the VPC its stack says it is in."""
+    import glob
+
+    import yaml
+
+    stacks = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stacks")
+    out: dict[str, str] = {}
+    for path in glob.glob(os.path.join(stacks, "Pulumi.*.yaml")):
+        with open(path, encoding="utf-8") as fh:
+            env = ((yaml.safe_load(fh) or {}).get("config") or {}).get("shardwise:environment") or {}
+        vpc = (env.get("network") or {}).get("vpc_id")
+        if env.get("cluster_name") and vpc:
+            out[str(env["cluster_name"])] = str(vpc)
+    return out
+
+
 def _arn(urn: str, name: str) -> str:
     """An ARN in AWS's shape for the resource type of ``urn`` (``aws:iam/role:Role`` ->
     ``arn:aws:iam::123456789012:role/<name>``), so that components validating ARNs accept it."""
@@ -143,6 +161,7 @@ class StandIn(p.Provider):
             name = str(args.get("name") or "cluster")
             result = json.loads(json.dumps(CLUSTER).replace("{name}", name))
             result.update(name=name, id=name)
+            result["vpcConfig"]["vpcId"] = _existing_cluster_vpcs().get(name, result["vpcConfig"]["vpcId"])
             return p.InvokeResponse(return_value={k: to_value(v) for k, v in result.items()})
         if request.tok == "aws:ec2/getRouteTable:getRouteTable":
             subnet = str(args.get("subnetId") or "")

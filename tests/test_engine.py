@@ -403,7 +403,13 @@ def _render_config(name: str) -> tuple[str, dict[str, Any], dict[str, str]]:
     return stack, config, {}
 
 
-@pytest.mark.parametrize("name", sorted(RENDERED))
+@pytest.mark.parametrize("name", [
+    "dev", "staging",
+    # a known disagreement: the pack blocks SW103 on the stack, lint of the rendered manifests does not
+    # (they hold no node pool, so the GPU and the KV cache are undecided there)
+    pytest.param("staging-kv-cache-under-budget", marks=pytest.mark.xfail(
+        strict=True, reason="lint of rendered manifests cannot size the KV cache without the pool")),
+])
 def test_the_rendered_manifests_and_the_pack_agree(tmp_path, name):
     """``pulumi up`` through the real Kubernetes provider in its YAML rendering mode (no cluster,
     ``KUBECONFIG`` unset) writes the manifests the program would apply; ``shardwise lint`` of those
@@ -411,9 +417,15 @@ def test_the_rendered_manifests_and_the_pack_agree(tmp_path, name):
     stack, config, extra = _render_config(name)
     project = Project(tmp_path, require_engine(), stack, config, k8s_bin=require_k8s_provider())
     rendered = tmp_path / "rendered"
-    preview = project.operation("preview", "--json", config=extra)
-    pack = {e["message"].partition("\n")[2][:5] for e in policy_events(preview.stdout)
-            if e["enforcementLevel"] == "mandatory"}
+    # the preview renders too (to a folder of its own): without it the provider would dial the stand-in's
+    # cluster. Its text output names each mandatory violation ("[mandatory]  policy  (resource)", then
+    # "SWnnn: ..."); ``preview --json`` of this CLI carries no policy events.
+    preview = project.operation("preview", config={**extra, "kubernetes:renderYamlToDirectory":
+                                                    str(tmp_path / "preview-rendered")})
+    lines = preview.stdout.splitlines()
+    pack = {m.group(1) for i, line in enumerate(lines[:-1]) if "[mandatory]" in line
+            for m in [re.match(r"\s*(SW\d{3}):", lines[i + 1])] if m}
+    assert "error: " not in preview.stdout.replace("error: preview failed", "") or pack, preview.stdout
     up = project.operation("up", "--yes", pack=False, config={**extra, "kubernetes:renderYamlToDirectory":
                                                                str(rendered)})
     assert up.returncode == 0, up.stdout + up.stderr

@@ -41,6 +41,7 @@ EXPECTED = {
     ('SW101', 'advisory'): [
         (18, 'Deployment serving/qwen32b-tight-util', "SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (±1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.78 × 79.2 GiB (H100-SXM-80GB) allows 61.8 GiB: within the estimate's error, so vLLM may fail at start-up (vLLM 0.11.0 from the image tag); the weights vLLM logs at start-up ('Model loading took') settle it", None),
         (38, 'Deployment serving/gpt-oss-20b-util-095-v011', "SW101: openai/gpt-oss-20b at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag): after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context (0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × 201,088 tokens (3.07 GiB): 3.97 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests); within the estimate's error, so vLLM may fail at start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room", None),
+        (60, 'Deployment serving/gpt-oss-20b-util-095', 'SW101: openai/gpt-oss-20b at TP1×PP1 on H100-SXM-80GB (vLLM 0.14.1 from the image tag): after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context (0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × 201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests); vLLM is likely to fail at start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room', None),
     ],
     ('SW005', 'fail'): [
         (11, 'ModelDeployment serving/chat', 'SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai:v0.11.0) but shardwise found no pod spec in it whose container starts a vLLM server it can read (no `containers` list or container with image and command at any depth); the operator builds the pod from fields shardwise does not know', None),
@@ -49,7 +50,6 @@ EXPECTED = {
     ],
     ('SW101', 'fail'): [
         (17, 'Deployment serving/llama70b-tp1', 'SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × 79.2 GiB (H100-SXM-80GB) allows 71.3 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)', None),
-        (38, 'Deployment serving/gpt-oss-20b-util-095', 'SW101: openai/gpt-oss-20b at TP1×PP1 on H100-SXM-80GB (vLLM 0.14.1 from the image tag): after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context (0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × 201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests); vLLM will fail at start-up', None),
     ],
     ('SW101', 'pass'): [
     ],

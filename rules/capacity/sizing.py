@@ -557,6 +557,7 @@ class ReplicaSizing:
     margin_need_gib: float  # what has to fit there: context, NCCL, graphs and sampler warm-up after sizing
     margin_verdict: Verdict  # whether it fits, with its own error band (SW101)
     margin_failure: str  # how vLLM fails when it does not ("" when it fits)
+    margin_after_sizing: bool  # the failure is the after-sizing one (graphs, sampler warm-up): not certain
     refusal: str  # vLLM's reason when it refuses (central estimate or a certain error), else ""
     certain: bool  # the refusal does not depend on an estimate (a configuration vLLM rejects)
     headroom_gib_per_gpu: float  # KV budget left after the declared load
@@ -704,6 +705,9 @@ class Margin:
     verdict: Verdict
     fails: bool  # central estimate
     failure: str  # vLLM's failure, in words, when the central estimate fails (else the closest one)
+    #: The deciding check is the one after sizing (CUDA graphs, the sampler warm-up): it rests on what vLLM's
+    #: profiling left out, which varies by release and model, so it is never a certain refusal (SW101).
+    after_sizing: bool = False
 
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
@@ -763,7 +767,8 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
         need, band, text = next(c for c in checks if c[0] > margin)
     verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
                         "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
-    return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "")
+    return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "",
+                  after_sizing=bool(warm or graphs) and text is checks[-1][2])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1058,6 +1063,7 @@ def _size_deployment(
         margin_need_gib=outside.need,
         margin_verdict=outside.verdict,
         margin_failure=outside.failure,
+        margin_after_sizing=outside.after_sizing,
         refusal=refusal,
         certain=certain,
         headroom_gib_per_gpu=headroom,

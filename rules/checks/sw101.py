@@ -15,7 +15,8 @@ class WeightsDoNotFit(GroupRule):
         code="SW101",
         name="weights-exceed-gpu-memory",
         enforcement="advisory",
-        mandatory_when="when the weights exceed that memory by more than the estimate's error",
+        mandatory_when=("when the weights exceed that memory by more than the estimate's error, or less memory is "
+                        "free at vLLM's first snapshot than gpu_memory_utilization asks"),
         severity="critical",
         summary=("The model's weights per GPU exceed gpu_memory_utilization × the GPU's memory, or what vLLM "
                  "needs outside that budget at start-up does not fit the rest."),
@@ -73,8 +74,11 @@ class WeightsDoNotFit(GroupRule):
         if s.margin_verdict == "starts" or not s.margin_failure or s.certain:
             return
         where = f"SW101: {s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
-        if s.margin_verdict == "refuses":
+        if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
+        elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
+            yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up; a lower "
+                         "--gpu-memory-utilization or --max-num-seqs leaves room")
         else:
             yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
                          "start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room")

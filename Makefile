@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup dist demo test test-fast test-engine engine tools lint typecheck docs docs-check bench bench-engine clean
+.PHONY: setup dist demo test test-fast test-engine test-cluster engine cluster tools lint typecheck docs docs-check bench bench-engine clean
 
 $(BIN)/shardwise: pyproject.toml setup.py
 	@$(PY) -m venv $(VENV)
@@ -41,7 +41,7 @@ test: setup
 
 # The edit loop: the tests that start no process and build nothing, stopping at the first failure.
 test-fast: setup
-	$(BIN)/pytest -q -x -m "not slow and not engine and not tools"
+	$(BIN)/pytest -q -x -m "not slow and not engine and not tools and not cluster"
 
 # The real Pulumi CLI, Python language host and Kubernetes provider from their Go modules (cached
 # under ~/.cache/shardwise-pulumi), then the tests that run them; `make test` skips those when they
@@ -53,6 +53,15 @@ engine:
 # helm, kustomize, actionlint (tests) and kube-linter (benchmark) from their Go modules (~/.cache/shardwise-tools)
 tools:
 	bash scripts/build-tools.sh
+
+# kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok from their Go modules, and the
+# CRDs the stacks need (~/.cache/shardwise-cluster; about 25 minutes the first time on 2 cores)
+cluster:
+	bash scripts/build-cluster.sh
+
+# `pulumi up` of every stack's Kubernetes layer against that control plane (tests/test_cluster.py)
+test-cluster: setup engine cluster
+	SHARDWISE_REQUIRE_ENGINE=1 SHARDWISE_REQUIRE_CLUSTER=1 $(BIN)/pytest -q -m cluster
 
 test-engine: setup engine
 	SHARDWISE_REQUIRE_ENGINE=1 $(BIN)/pytest -q -m engine

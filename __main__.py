@@ -16,6 +16,11 @@ With ``kubernetes:renderYamlToDirectory`` set, every Kubernetes provider of the 
 ones too, which Pulumi's own setting does not reach) writes the manifests it would apply to that
 directory instead of talking to a cluster: its kubeconfig is dropped, which that mode refuses.
 
+``shardwise:kubeconfig`` (optional: a kubeconfig's path or its contents) points every Kubernetes
+provider of the program at the cluster it names instead of the one the EKS kubeconfig reaches: an
+API server reached another way (a tunnel, a bastion's kubeconfig) or the local control plane the
+cluster tests run (``tests/test_cluster.py``). The AWS resources are declared as before.
+
 Exports: ``endpoints`` (in-cluster service URLs and router hostnames), ``pools`` (node pool names)
 and ``sizing`` (per workload: weights and KV cache per GPU, KV tokens, concurrency, startup budget).
 """
@@ -49,6 +54,16 @@ if render_dir:
         return pulumi.ResourceTransformResult({**props, "renderYamlToDirectory": render_dir}, args.opts)
 
     pulumi.runtime.register_resource_transform(_render)
+elif config.get("kubeconfig"):
+    _kubeconfig = config.get("kubeconfig")
+
+    def _reach(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if args.type_ != "pulumi:providers:kubernetes":
+            return None
+        props = {k: v for k, v in args.props.items() if k not in ("context", "cluster")}
+        return pulumi.ResourceTransformResult({**props, "kubeconfig": _kubeconfig}, args.opts)
+
+    pulumi.runtime.register_resource_transform(_reach)
 
 provider = None
 if not spec.cluster.create:

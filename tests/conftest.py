@@ -3,12 +3,14 @@
 Without the built CLI they are skipped and the run says so and how to run them; with
 ``SHARDWISE_REQUIRE_ENGINE=1`` (what ``.ci/run`` sets) a missing CLI fails them instead. The ``tools``
 marker does the same for helm, kustomize and actionlint (``scripts/build-tools.sh``,
-``SHARDWISE_REQUIRE_TOOLS=1``).
+``SHARDWISE_REQUIRE_TOOLS=1``), and the ``cluster`` marker for the local control plane
+(``scripts/build-cluster.sh``, ``SHARDWISE_REQUIRE_CLUSTER=1``).
 """
 
 from __future__ import annotations
 
 import pytest
+from cluster_support import require_cluster
 from engine_support import HOW, require_engine
 from tools_support import HOW as TOOLS_HOW
 
@@ -16,17 +18,22 @@ _engine_tests: set[str] = set()
 _skipped: set[str] = set()
 _tool_tests: set[str] = set()
 _tools_skipped: set[str] = set()
+_cluster_tests: set[str] = set()
+_cluster_skipped: set[str] = set()
 
 
 def pytest_collection_modifyitems(session, config, items):  # noqa: ARG001 - pytest's hook signature
     _engine_tests.update(item.nodeid for item in items if item.get_closest_marker("engine") is not None)
     _tool_tests.update(item.nodeid for item in items if item.get_closest_marker("tools") is not None)
+    _cluster_tests.update(item.nodeid for item in items if item.get_closest_marker("cluster") is not None)
 
 
 @pytest.fixture(autouse=True)
 def _engine_available(request: pytest.FixtureRequest) -> None:
     if request.node.get_closest_marker("engine") is not None:
         require_engine()
+    if request.node.get_closest_marker("cluster") is not None:
+        require_cluster()
 
 
 def pytest_runtest_logreport(report):
@@ -34,6 +41,8 @@ def pytest_runtest_logreport(report):
         _skipped.add(report.nodeid)
     if report.skipped and report.nodeid in _tool_tests:
         _tools_skipped.add(report.nodeid)
+    if report.skipped and report.nodeid in _cluster_tests:
+        _cluster_skipped.add(report.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 - pytest's hook signature
@@ -42,3 +51,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
     if _tools_skipped:
         terminalreporter.write_line(f"shardwise: {len(_tools_skipped)} tests of helm, kustomize and actionlint were "
                                     f"skipped (not built): {TOOLS_HOW}.")
+    if _cluster_skipped:
+        terminalreporter.write_line(f"shardwise: {len(_cluster_skipped)} cluster tests were skipped (no control "
+                                    "plane): build it with scripts/build-cluster.sh (`make cluster`), then "
+                                    "`make test-cluster`.")

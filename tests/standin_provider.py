@@ -23,6 +23,7 @@ reports the version of the installed ``pulumi_PACKAGE`` SDK, the one the program
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -120,6 +121,24 @@ def plain(v: PropertyValue) -> Any:
     return value
 
 
+#: AWS's id prefixes for the resources whose ids other objects validate (Karpenter's EC2NodeClass
+#: schema wants ``sg-[0-9a-z]+`` and ``subnet-[0-9a-z]+``): the stand-in makes ids of that shape
+ID_PREFIXES = {"aws:ec2/securityGroup:SecurityGroup": "sg", "aws:ec2/subnet:Subnet": "subnet",
+               "aws:ec2/vpc:Vpc": "vpc", "aws:ec2/launchTemplate:LaunchTemplate": "lt",
+               "aws:ec2/routeTable:RouteTable": "rtb", "aws:ec2/internetGateway:InternetGateway": "igw",
+               "aws:ec2/natGateway:NatGateway": "nat", "aws:ec2/eip:Eip": "eipalloc",
+               "aws:ec2/vpcEndpoint:VpcEndpoint": "vpce"}
+
+
+def resource_id(urn: str, name: str) -> str:
+    """An id of AWS's shape for the types in :data:`ID_PREFIXES` (17 hex digits from the name, stable
+    across runs), else ``<name>-id``."""
+    prefix = ID_PREFIXES.get(urn.split("::")[-2].split("$")[-1])
+    if prefix is None:
+        return f"{name}-id"
+    return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:17]}"
+
+
 class StandIn(p.Provider):
     def __init__(self, package: str) -> None:
         self.package = package
@@ -140,7 +159,7 @@ class StandIn(p.Provider):
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         self._record("create", request.urn, request.preview)
         out = {k: wire(v) for k, v in request.properties.items()}
-        known = {"id": f"{request.name}-id", "arn": _arn(request.urn, request.name)}
+        known = {"id": resource_id(request.urn, request.name), "arn": _arn(request.urn, request.name)}
         for key in COMPUTED.get(self.package, ()):
             if request.preview:
                 out[key] = UNKNOWN_VALUE

@@ -1,0 +1,255 @@
+"""``pulumi up`` of each stack's Kubernetes layer against a real control plane (``tests/cluster_support.py``).
+
+The real Pulumi CLI, Python language host and Kubernetes provider run the program (``__main__.py``) with
+``shardwise:kubeconfig`` pointing at a local kube-apiserver; the AWS resources go to the stand-in AWS
+provider (``tests/standin_provider.py``: the real one cannot be built here). Before each stack the test
+gives the cluster what that stack's mode expects of it: the CRDs (KEDA, the Prometheus operator,
+Karpenter: their published definitions; LeaderWorkerSet: a schema-less stand-in), the PriorityClasses
+and storage class the stack names, a volume for each model-cache claim (as a CSI driver would provision
+it), and the nodes of its GPU pools (kwok Nodes with the labels, taints and capacity the components give
+that pool's nodes). Then:
+
+* every Kubernetes object the stack declares is accepted by the API server (``up`` succeeds and each is
+  there to read back);
+* every vLLM pod is scheduled by the real scheduler onto a node of the instance type and GPU the linter
+  sized the workload for;
+* a stack the policy pack blocks creates nothing; ``pulumi destroy`` leaves nothing of the stack.
+
+prod creates its cluster and installs its controllers from Helm charts, which this machine cannot fetch:
+it runs here with ``cluster.helm_charts: false`` and what the charts would install listed as installed
+(the CRDs above), so its serving objects meet the same API server. No LeaderWorkerSet controller runs
+(its module is not served), so the 405B group's pods are not made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cluster_support import ControlPlane, collection_path, require_cluster
+from engine_support import ROOT, Project, load_stack_config, require_engine, require_k8s_provider
+from shardwise.rules.catalog.hardware import catalog_instance
+from shardwise.rules.model.spec import NodePoolSpec
+from shardwise.rules.render import efa_interface_count, node_labels, node_taints
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
+SHARDWISE = str(ROOT / ".venv" / "bin" / "shardwise")
+#: what an existing cluster lists in cluster.installed once these CRDs and the controllers they stand for are there
+INSTALLED = ["nvidia-device-plugin", "aws-efa-k8s-device-plugin", "lws", "keda", "prometheus-operator",
+             "cluster-autoscaler", "karpenter", "aws-load-balancer-controller"]
+
+
+@pytest.fixture(scope="module")
+def plane(tmp_path_factory: pytest.TempPathFactory):
+    bin_dir = require_cluster()
+    with ControlPlane(bin_dir, tmp_path_factory.mktemp("control-plane")) as cp:
+        cp.apply_crds()
+        yield cp
+
+
+def stack_config(name: str) -> tuple[str, dict[str, Any]]:
+    """The stack's own config; ``prod`` without its Helm charts (see the module docstring); the variant
+    ``staging-kv-cache-under-budget`` declares a load its KV cache cannot hold (the pack blocks SW103)."""
+    stack = name.split("-", 1)[0]
+    config = load_stack_config(stack)
+    env = config["shardwise:environment"]
+    if stack == "prod":
+        env["cluster"]["helm_charts"] = False
+        env["cluster"]["installed"] = INSTALLED
+    if name == "staging-kv-cache-under-budget":
+        env["services"][0]["target_concurrency"] = 1024
+    return stack, config
+
+
+def _capacity(pool: NodePoolSpec) -> dict[str, str]:
+    inst = catalog_instance(pool.instance_type)
+    cap = {"cpu": str(inst.vcpus), "memory": f"{int(inst.memory_gib)}Gi", "pods": "110",
+           "ephemeral-storage": f"{pool.disk_size_gib or 100}Gi", "nvidia.com/gpu": str(inst.gpus),
+           "hugepages-2Mi": "0"}
+    efa = efa_interface_count(pool)
+    if efa:
+        cap["vpc.amazonaws.com/efa"] = str(efa)
+        cap["hugepages-2Mi"] = "5120Mi"
+    return cap
+
+
+def register_nodes(plane: ControlPlane, env: dict[str, Any]) -> list[str]:
+    """The nodes each GPU pool would have once it scaled to its desired size (Karpenter's or the managed
+    node group's), as kwok Nodes; their names."""
+    names = []
+    for raw in env.get("pools", []):
+        pool = NodePoolSpec.model_validate(raw)
+        inst = catalog_instance(pool.instance_type)
+        labels = {**node_labels(pool), "node.kubernetes.io/instance-type": pool.instance_type,
+                  "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
+                  "topology.kubernetes.io/zone": env["network"]["availability_zones"][0]}
+        if pool.provisioner == "karpenter":
+            labels.update({"karpenter.sh/nodepool": pool.name, "karpenter.sh/capacity-type": pool.capacity_type})
+        else:
+            labels["eks.amazonaws.com/nodegroup"] = pool.name
+        for i in range(max(1, pool.desired_size or 0)):
+            name = f"{env['name']}-{pool.name}-{i}"
+            plane.add_node(name, labels, node_taints(), _capacity(pool))
+            names.append(name)
+        assert inst.gpus > 0
+    return names
+
+
+def prepare(plane: ControlPlane, env: dict[str, Any]) -> list[str]:
+    """What the stack's cluster must already have beyond the CRDs: its PriorityClasses and, for a
+    model-cache claim, its storage class and a volume the claim binds to; the paths of the volumes
+    (removed after the test: nothing deletes a released volume without its CSI driver)."""
+    volumes = []
+    for name in env.get("cluster", {}).get("priority_classes", []):
+        if plane.api("GET", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}") is None:
+            plane.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": name}, "value": 1000})
+    for svc in [*env.get("services", []), *env.get("multi_node", [])]:
+        cache = svc.get("cache") or {}
+        if cache.get("kind") != "pvc":
+            continue
+        sc = cache["storage_class"]
+        if plane.api("GET", f"/apis/storage.k8s.io/v1/storageclasses/{sc}") is None:
+            plane.create({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": sc},
+                          "provisioner": "fsx.csi.aws.com", "volumeBindingMode": "Immediate"})
+        volumes.append(f"/api/v1/persistentvolumes/{env['name']}-{svc['name']}-cache")
+        plane.create({"apiVersion": "v1", "kind": "PersistentVolume",
+                      "metadata": {"name": f"{env['name']}-{svc['name']}-cache"},
+                      "spec": {"capacity": {"storage": f"{svc.get('model_cache_gib', 100)}Gi"},
+                               "accessModes": [cache.get("access_mode", "ReadWriteOnce")],
+                               "storageClassName": sc, "persistentVolumeReclaimPolicy": "Delete",
+                               "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": f"fs-{svc['name']}"}}})
+    return volumes
+
+
+def _k8s_resources(project: Project) -> list[dict[str, Any]]:
+    """The stack's Kubernetes objects in its state: kind, name, namespace, apiVersion."""
+    out = []
+    for r in project.export()["deployment"].get("resources", []):
+        if not r.get("custom") or not r["type"].startswith("kubernetes:"):
+            continue
+        outputs = r.get("outputs", {})
+        meta = outputs.get("metadata") or {}
+        if "kind" in outputs and meta.get("name"):
+            out.append({"apiVersion": outputs["apiVersion"], "kind": outputs["kind"],
+                        "name": meta["name"], "namespace": meta.get("namespace")})
+    return out
+
+
+def _object_path(obj: dict[str, Any]) -> str:
+    return collection_path({"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+                            "metadata": {"namespace": obj["namespace"]}}) + f"/{obj['name']}"
+
+
+def _lint_workloads(stack: str) -> dict[str, dict[str, Any]]:
+    """What ``shardwise lint`` sized per workload of the stack file: name -> its JSON summary."""
+    lint = subprocess.run([SHARDWISE, "lint", str(ROOT / "stacks" / f"Pulumi.{stack}.yaml"), "--format", "json"],
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, cwd=ROOT)
+    assert lint.returncode in (0, 1), lint.stderr
+    return {w["name"]: w for w in json.loads(lint.stdout)["workloads"]}
+
+
+def _namespaces(env: dict[str, Any]) -> set[str]:
+    return {w["namespace"] for w in [*env.get("services", []), *env.get("multi_node", []),
+                                     *env.get("routers", [])]}
+
+
+def _left_in(plane: ControlPlane, namespaces: set[str]) -> list[str]:
+    """Objects the stack could have made still in its namespaces (the namespace itself, if not gone)."""
+    kinds = {"deployments": "/apis/apps/v1", "services": "/api/v1", "pods": "/api/v1",
+             "persistentvolumeclaims": "/api/v1", "networkpolicies": "/apis/networking.k8s.io/v1",
+             "ingresses": "/apis/networking.k8s.io/v1", "poddisruptionbudgets": "/apis/policy/v1",
+             "scaledobjects": "/apis/keda.sh/v1alpha1", "podmonitors": "/apis/monitoring.coreos.com/v1",
+             "leaderworkersets": "/apis/leaderworkerset.x-k8s.io/v1"}
+    left = []
+    for ns in sorted(namespaces):
+        for plural, base in kinds.items():
+            left += [f"{plural}/{ns}/{o['metadata']['name']}" for o in plane.items(f"{base}/namespaces/{ns}/{plural}")]
+    left += [f"nodepools/{o['metadata']['name']}" for o in plane.items("/apis/karpenter.sh/v1/nodepools")]
+    return left
+
+
+def _clean_up(plane: ControlPlane, nodes: list[str], volumes: list[str]) -> None:
+    for path in [*(f"/api/v1/nodes/{n}" for n in nodes), *volumes]:
+        plane.api("DELETE", path, missing_ok=True)
+
+
+@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, tmp_path, name):
+    stack, config = stack_config(name)
+    env = config["shardwise:environment"]
+    volumes = prepare(plane, env)
+    nodes = register_nodes(plane, env)
+    project = Project(tmp_path, require_engine(), stack, config, k8s_bin=require_k8s_provider())
+    kube = {"shardwise:kubeconfig": str(plane.kubeconfig)}
+    try:
+        t0 = time.monotonic()
+        up = project.operation("up", "--yes", config=kube)
+        assert up.returncode == 0, up.stdout[-6000:] + up.stderr[-3000:]
+        took = time.monotonic() - t0
+        declared = _k8s_resources(project)
+        assert {"Deployment", "Service", "NetworkPolicy"} <= {o["kind"] for o in declared}, declared
+        missing = [o for o in declared if plane.api("GET", _object_path(o)) is None]
+        assert missing == [], missing
+
+        sized = _lint_workloads(stack)
+        by_node = {n["metadata"]["name"]: n["metadata"]["labels"] for n in plane.items("/api/v1/nodes")}
+        for svc in env.get("services", []):
+            w = sized[svc["name"]]
+            pods = plane.items(f"/api/v1/namespaces/{svc['namespace']}/pods?labelSelector="
+                               f"app.kubernetes.io/name%3D{svc['name']}")
+            assert len(pods) == w["replicas"], [p["metadata"]["name"] for p in pods]
+            for pod in pods:
+                node = pod["spec"].get("nodeName")
+                assert node, (pod["metadata"]["name"], pod.get("status", {}).get("conditions"))
+                labels = by_node[node]
+                assert labels["node.kubernetes.io/instance-type"] == w["cost"]["instance_type"], (node, w["cost"])
+                assert pod["status"].get("phase") == "Running", pod["status"]
+        # the router's Ingress waited for its address (written by cluster_support.IngressAddresses)
+        for ing in (o for o in declared if o["kind"] == "Ingress"):
+            got = plane.api("GET", _object_path(ing))
+            assert got["status"]["loadBalancer"]["ingress"][0]["hostname"].endswith(".elb.amazonaws.com"), got
+        print(f"{name}: up in {took:.0f} s, {len(declared)} Kubernetes objects")
+
+        down = project.run("destroy", "--yes", "--stack", stack, "--config", f"shardwise:kubeconfig={plane.kubeconfig}")
+        assert down.returncode == 0, down.stdout[-6000:] + down.stderr[-3000:]
+
+        def gone() -> bool:
+            return _left_in(plane, _namespaces(env)) == []
+
+        plane.wait_for("the destroyed stack's objects to go", gone, timeout=120)
+    finally:
+        _clean_up(plane, nodes, volumes)
+
+
+def test_a_stack_the_pack_blocks_creates_nothing_on_the_api_server(plane, tmp_path):
+    stack, config = stack_config("staging-kv-cache-under-budget")
+    env = config["shardwise:environment"]
+    volumes = prepare(plane, env)
+    nodes = register_nodes(plane, env)
+    project = Project(tmp_path, require_engine(), stack, config, k8s_bin=require_k8s_provider())
+    try:
+        # the components' own check would stop the program first; switched off, the pack is what blocks
+        up = project.operation("up", "--yes", config={"shardwise:kubeconfig": str(plane.kubeconfig),
+                                                      "shardwise:validate": "false"})
+        assert up.returncode != 0, up.stdout[-4000:]
+        assert re.search(r"\[mandatory\]", up.stdout) and "SW103" in up.stdout, up.stdout[-4000:]
+        assert _left_in(plane, _namespaces(env)) == []
+        assert plane.items("/api/v1/namespaces/serving/pods") == []
+    finally:
+        _clean_up(plane, nodes, volumes)
+
+
+def test_the_control_plane_is_the_one_built(plane):
+    version = plane.api("GET", "/version")
+    script = (ROOT / "scripts" / "build-cluster.sh").read_text(encoding="utf-8")
+    want = re.search(r'K8S_VERSION="\$\{K8S_VERSION:-(v[\d.]+)\}"', script)
+    assert want and version["gitVersion"] == want.group(1), version
+    assert Path(plane.kubeconfig).is_file()

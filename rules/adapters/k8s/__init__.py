@@ -10,7 +10,8 @@ One extractor per family of objects, and this module is the one place that picks
 - serving operators' resources that start vLLM (:mod:`.serving` holds what they share):
   :mod:`.kserve` (InferenceService, ServingRuntime, ClusterServingRuntime, LLMInferenceService),
   :mod:`.ray` (RayCluster, RayService with Ray Serve LLM's ``serveConfigV2``, AIBrix RayClusterFleet),
-  :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService);
+  :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService,
+  Kaito Workspace), :mod:`.kthena` (ModelServing, ModelBooster);
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
 - :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
 - :mod:`.configmaps`: ConfigMap (its literal data);
@@ -44,13 +45,13 @@ from .configmaps import add_config_map
 from .fields import as_list, as_map, parse_ignore, read_annotations, suppressions_from
 from .generic import add_generic, find_pods, vllm_mentions
 from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service, runtimes_used
+from .kthena import add_model_booster, add_model_serving
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
 from .operators import (
     add_dynamo_graph,
     add_kaito_workspace,
     add_kubeai_model,
-    add_model_booster,
     add_model_service,
     add_storm_service,
 )
@@ -121,6 +122,7 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     ("llm-d.ai", "ModelService"): _with_lines(add_model_service),
     ("kaito.sh", "Workspace"): _with_lines(add_kaito_workspace),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(add_model_booster),
+    ("workload.serving.volcano.sh", "ModelServing"): _with_lines(add_model_serving),
     (None, "Service"): _plain(add_service),
     (None, "Ingress"): _plain(add_ingress),
     (None, "HTTPRoute"): _plain(add_http_route),
@@ -167,7 +169,7 @@ DATA_KINDS = frozenset({"ConfigMap", "Secret"})
 #: merge, not a workload.
 _FALLBACK = frozenset({"InferenceService", "LLMInferenceService", "Model", "RayCluster", "RayService",
                        "RayClusterFleet", "StormService", "DynamoGraphDeployment", "ModelService", "Workspace",
-                       "ModelBooster", *RUNTIME_KINDS})
+                       "ModelBooster", "ModelServing", *RUNTIME_KINDS})
 
 
 def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:

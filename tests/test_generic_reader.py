@@ -238,28 +238,12 @@ def test_a_ray_job_whose_script_starts_vllm_is_not_silent():
         "operator's own command)", 8, True)]
 
 
-_IN_HOUSE = """apiVersion: example.com/v1
-kind: LlmServer
-metadata: {name: llama-70b, namespace: serving}
-spec:
-  replicas: 2
-  server:
-    podSpec:
-      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
-      containers:
-        - name: leader
-          image: vllm/vllm-openai:v0.10.1
-          command: [vllm, serve, meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "8"]
-          resources: {limits: {nvidia.com/gpu: "8"}}
-"""
-
-
 def test_what_an_unknown_operator_may_add_is_advisory():
     """An operator shardwise does not know builds the pod and may mount /dev/shm itself: SW401 at TP8 is advisory
     on what the generic reader read; on the same container in a Deployment it blocks."""
-    inv = load_kubernetes_text(_IN_HOUSE, "llm.yaml")
+    inv = load("in-house-llm-server.yaml")
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]
-    assert (f.level, f.location.line, f.message) == ("advisory", 10, (
+    assert (f.level, f.location.line, f.message) == ("advisory", 11, (
         "SW401: container `leader` of LlmServer serving/llama-70b runs tensor_parallel_size 8 but mounts nothing at "
         "/dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted "
         "there (advisory: the operator of this LlmServer builds the pod and may add it; lint the pod it renders to "

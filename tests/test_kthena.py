@@ -89,40 +89,12 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
     ]
 
 
-_MIXED = """apiVersion: workload.serving.volcano.sh/v1alpha1
-kind: ModelServing
-metadata: {name: llama, namespace: llm}
-spec:
-  plugins:
-    - {name: inject-sidecar, type: BuiltIn}
-  template:
-    roles:
-      - name: serve
-        entryTemplate:
-          spec:
-            nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
-            containers:
-              - name: entry
-                image: vllm/vllm-openai:v0.10.1
-                command: [sh, -c, "ray start --head && vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8 --pipeline-parallel-size 2"]
-                resources: {limits: {cpu: "8"}}
-        workerReplicas: 2
-        workerTemplate:
-          spec:
-            containers:
-              - name: worker
-                image: vllm/vllm-openai:v0.10.1
-                command: [sh, -c, "ray start --address=$(ENTRY_ADDRESS):6379 --block"]
-                resources: {limits: {nvidia.com/gpu: "8"}}
-"""
-
-
 def test_an_entry_and_workers_with_different_gpu_counts_are_undecided():
     """A CPU-only entry and two 8-GPU workers: no one count per pod describes the group, so the rules that
     count GPUs say they cannot decide (never the entry's 0 × 3 pods); a plugin may change the pods, so what
     an operator adds is advisory."""
-    inv = load_kubernetes_text(_MIXED, "ms.yaml")
-    assert groups(inv) == [("llm", "llama/serve", 9, "meta-llama/Llama-3.1-70B-Instruct", 8, 2, "UNKNOWN", 1, 3,
+    inv = load("mixed-gpus.yaml")
+    assert groups(inv) == [("llm", "llama/serve", 11, "meta-llama/Llama-3.1-70B-Instruct", 8, 2, "UNKNOWN", 1, 3,
                             "instance-type=p5.48xlarge", True)]
     sw204 = [(f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW204"]
     assert sw204 == [("advisory", True, "SW204: cannot decide: the GPU request (nvidia.com/gpu limit) is not known "

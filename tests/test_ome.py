@@ -16,7 +16,7 @@ from shardwise.rules.adapters import load_file, load_inputs, load_text
 from shardwise.rules.adapters.k8s import load_kubernetes_text, resolve_pools
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.model import UNKNOWN, Inventory
+from shardwise.rules.model import UNKNOWN, Inventory, ServingGroup
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "ome")
 
@@ -42,6 +42,12 @@ def groups(inv: Inventory) -> list[tuple]:
              show(g.pods_per_group), g.pool.name if g.pool else None, g.template) for g in inv.groups]
 
 
+def the_group(inv: Inventory, expected: tuple) -> ServingGroup:
+    """The one group of ``inv``, after asserting it is ``expected`` (as :func:`groups` writes a group)."""
+    assert groups(inv) == [expected]
+    return inv.groups[0]
+
+
 def findings(inv: Inventory) -> list[tuple]:
     return [(f.code, f.level, os.path.basename(f.location.file or ""), f.location.line, f.undecided, f.message)
             for f in run_rules(ALL_RULES, inv, LintConfig())]
@@ -52,10 +58,8 @@ def test_a_service_is_linted_as_its_runtimes_pod_with_its_own_overrides():
     # the runtime's runner (its --max-model-len 131072, 1 GPU, /dev/shm), the service's namespace, replicas
     # (minReplicas 2) and node selector (L4), the model from the ClusterBaseModel's storageUri; the runtime is
     # not linted alone as well
-    assert groups(inv) == [
-        ("InferenceService", "chat", "llama-chat", 81, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 131072, 1, 2, 1,
-         "instance-type=g6.xlarge", False)]
-    g = inv.groups[0]
+    g = the_group(inv, ("InferenceService", "chat", "llama-chat", 81, "meta-llama/Llama-3.1-8B-Instruct", 1, 1,
+                        131072, 1, 2, 1, "instance-type=g6.xlarge", False))
     assert ({k: v.line for k, v in g.engine.locations.items()}, g.at("replicas").line, g.at("nodeSelector").line,
             g.main_container.name, [v.name for v in g.volumes]) == (
         {"model": 19, "port": 55, "served_model_name": 56, "max_model_len": 57}, 82, 84, "ome-container", ["dshm"])
@@ -70,10 +74,8 @@ def test_runtime_service_and_model_in_different_files_are_joined():
     inv = load("cross-file")
     # the runtime of the older shape (its pod at the top of its spec, ome-container the engine), its TP4 script
     # serving $MODEL_PATH; the service asks for 2 GPUs per pod and 3 replicas; each field points at its file
-    assert groups(inv) == [
-        ("InferenceService", "llm", "llama-70b", 15, "meta-llama/Llama-3.3-70B-Instruct", 4, 1, 65536, 2, 3, 1,
-         "instance-type=p5.48xlarge", False)]
-    g = inv.groups[0]
+    g = the_group(inv, ("InferenceService", "llm", "llama-70b", 15, "meta-llama/Llama-3.3-70B-Instruct", 4, 1, 65536,
+                        2, 3, 1, "instance-type=p5.48xlarge", False))
     where = {k: (os.path.basename(v.file or ""), v.line) for k, v in g.locations.items()
              if k in ("resources", "replicas", "affinity", "image")}
     assert where == {"resources": ("service.yaml", 19), "replicas": ("service.yaml", 16),
@@ -138,10 +140,9 @@ def test_services_whose_runtime_is_not_known_are_undecided_never_passed():
 def test_a_leader_and_worker_engine_is_one_multi_node_group():
     inv = load("multi-node.yaml")
     # leader + worker.size 1: 2 pods, TP8 in each node, PP2 across, EFA in both: nothing to report
-    assert groups(inv) == [
-        ("InferenceService", "llm", "llama-405b", 95, "meta-llama/Llama-3.1-405B-Instruct", 8, 2, 16384, 8, 2, 2,
-         "instance-type=p5.48xlarge", False)]
-    assert inv.groups[0].main_container.env["LWS_GROUP_SIZE"] == "2"
+    g = the_group(inv, ("InferenceService", "llm", "llama-405b", 95, "meta-llama/Llama-3.1-405B-Instruct", 8, 2,
+                        16384, 8, 2, 2, "instance-type=p5.48xlarge", False))
+    assert g.main_container is not None and g.main_container.env["LWS_GROUP_SIZE"] == "2"
     assert findings(inv) == []
 
 

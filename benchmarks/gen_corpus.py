@@ -18,8 +18,12 @@ recognised. The shapes (written for this project, in the forms the public docs d
 - serving custom resources: KServe InferenceService (the Hugging Face runtime, and a vLLM
   ServingRuntime of the same file), KubeAI Model, KubeRay RayService (Ray Serve LLM
   ``llm_configs``) and RayCluster (``vllm serve`` on the head), Dynamo DynamoGraphDeployment;
-- operators no adapter knows, read by the generic reader (OME ClusterServingRuntime with its
-  ``runner``, kthena ModelServing's entry and worker pods, a RoleBasedGroup's roles) or, where the
+- OME and kthena: an OME InferenceService with the ClusterServingRuntime and ClusterBaseModel it
+  names (one workload, the runtime's pod with the service's replicas), a ClusterServingRuntime alone
+  (a template, its ``runner``), a service whose runtime is in no input (SW005 names it); a kthena
+  ModelServing whose role's entry pod and worker pod run one engine over two nodes (TP in a node,
+  PP2 across), and one with prefill and decode roles (two workloads);
+- operators no adapter knows, read by the generic reader (a RoleBasedGroup's roles) or, where the
   operator writes the command itself, named by SW005 (llmaz Playground, Kaito Workspace preset);
 - ``helm template`` output with ``# Source:`` comments (ServiceAccount, ConfigMap, Service,
   Deployment, HorizontalPodAutoscaler), once with a Secret whose placeholder was never rendered and
@@ -385,11 +389,43 @@ def ome_runtime(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
     return dump(obj), 1, 0
 
 
+def ome_service(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """OME: an InferenceService, the ClusterServingRuntime it runs on and the ClusterBaseModel it serves; the
+    runtime's runner serves ``$(MODEL_PATH)``, the service sets the replicas and the GPU nodes."""
+    model, tp = _fit(rng, 8)
+    base = {"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": {"name": f"{name}-model"},
+            "spec": {"modelFormat": {"name": "safetensors"}, "storage": {"storageUri": f"hf://{model}"}}}
+    runtime = {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "metadata": {"name": f"{name}-rt"},
+               "spec": {"supportedModelFormats": [{"modelFormat": {"name": "safetensors"}, "autoSelect": True}],
+                        "engineConfig": {
+                            "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
+                            "runner": {"name": "ome-container", "image": IMAGE, "command": ["vllm", "serve"],
+                                       "args": ["$(MODEL_PATH)", f"--tensor-parallel-size={tp}",
+                                                "--max-model-len=16384", "--port=8080"],
+                                       "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+                                       "resources": {"limits": {"nvidia.com/gpu": tp}}}}}}
+    svc = {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": name, "namespace": ns},
+           "spec": {"model": {"name": f"{name}-model"}, "runtime": {"name": f"{name}-rt"},
+                    "engine": {"minReplicas": rng.choice([1, 2]), "maxReplicas": 4,
+                               "nodeSelector": {"node.kubernetes.io/instance-type": "p5.48xlarge"}}}}
+    return dump(base, runtime, svc), 1, 0
+
+
+def ome_unknown_runtime(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """An OME InferenceService whose runtime is in no input: SW005 names the runtime."""
+    svc = {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": name, "namespace": ns},
+           "spec": {"model": {"name": "llama-3-3-70b-instruct"}, "runtime": {"name": "vllm-llama-3-3-70b-instruct"},
+                    "engine": {"minReplicas": 1, "maxReplicas": 3}}}
+    return dump(svc), 1, 0
+
+
 def kthena(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
-    """kthena ModelServing: a role's entry pod runs the server (Ray head), its worker pods join it."""
+    """kthena ModelServing: a role's entry pod runs the server (Ray head), its worker pod joins it: one engine,
+    TP inside each node, PP2 across the two."""
     model, tp = _fit(rng, 8)
     entry = {"name": "leader", "image": IMAGE, "command": ["sh", "-c", f"ray start --head; vllm serve {model} "
-                                                                      f"--tensor-parallel-size {tp} --port 8080"],
+                                                                      f"--tensor-parallel-size {tp} "
+                                                                      "--pipeline-parallel-size 2 --port 8080"],
              "resources": {"limits": {"nvidia.com/gpu": tp}}}
     worker = {"name": "worker", "image": IMAGE, "command": ["sh", "-c", "ray start --address=$(ENTRY_ADDRESS) --block"],
               "resources": {"limits": {"nvidia.com/gpu": tp}}}
@@ -401,6 +437,19 @@ def kthena(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
                "entryTemplate": {"spec": {"nodeSelector": selector, "containers": [entry]}},
                "workerReplicas": 1, "workerTemplate": {"spec": {"nodeSelector": selector, "containers": [worker]}}}]}}}
     return dump(obj), 1, 0
+
+
+def kthena_pd(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
+    """kthena ModelServing with prefill and decode roles, each its own engine of one pod."""
+    model = rng.choice(SMALL[:5])
+    roles = []
+    for role, replicas in (("prefill", 1), ("decode", rng.choice([1, 2, 3]))):
+        c = container(model, 1, 1, rng)
+        roles.append({"name": role, "replicas": replicas, "workerReplicas": 0,
+                      "entryTemplate": pod(c, {"node.kubernetes.io/instance-type": "g6e.xlarge"}, name)})
+    obj = {"apiVersion": "workload.serving.volcano.sh/v1alpha1", "kind": "ModelServing",
+           "metadata": {"name": name, "namespace": ns}, "spec": {"replicas": 1, "template": {"roles": roles}}}
+    return dump(obj), 2, 0
 
 
 def rolebasedgroup(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
@@ -441,7 +490,7 @@ def kaito(rng: random.Random, name: str, ns: str) -> tuple[str, int, int]:
 
 
 #: Shapes whose workloads no command in the file describes: SW005 names each (Entry.unread).
-UNREAD = frozenset({"llmaz-playground", "kaito-workspace"})
+UNREAD = frozenset({"llmaz-playground", "kaito-workspace", "ome-unknown-runtime"})
 
 
 def _helm_docs(rng: random.Random, name: str, ns: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -492,7 +541,8 @@ SHAPES: dict[str, Callable[[random.Random, str, str], tuple[str, int, int]]] = {
     "kserve-servingruntime": kserve_runtime, "kubeai-model": kubeai, "rayservice-serve-llm": rayservice,
     "raycluster-vllm-serve": raycluster, "dynamo-graph": dynamo, "helm-output": helm,
     "helm-output-broken-secret": helm_broken_secret, "helm-output-duplicate-key": helm_duplicate_key,
-    "ome-runtime": ome_runtime, "kthena-modelserving": kthena, "rolebasedgroup": rolebasedgroup,
+    "ome-runtime": ome_runtime, "ome-inferenceservice": ome_service, "ome-unknown-runtime": ome_unknown_runtime,
+    "kthena-modelserving": kthena, "kthena-prefill-decode": kthena_pd, "rolebasedgroup": rolebasedgroup,
     "llmaz-playground": llmaz, "kaito-workspace": kaito,
 }
 
@@ -506,9 +556,9 @@ PLATFORMS: dict[str, list[str]] = {
     "gke": ["gke-accelerator", "gke-tpu", "rayservice-serve-llm", "kubeai-model", *COMMON],
     "on-prem": ["gpu-feature-discovery", "hostname-pinned", "rocm-args-only", "gaudi-args-only", "dynamo-graph",
                 "kserve-huggingface", "kserve-servingruntime", "raycluster-vllm-serve", *COMMON],
-    # operators beyond the adapters' list: read by the generic reader, or named by SW005
-    "operators": ["ome-runtime", "kthena-modelserving", "rolebasedgroup", "llmaz-playground", "kaito-workspace",
-                  *COMMON],
+    # OME and kthena, and operators beyond the adapters' list: read by the generic reader, or named by SW005
+    "operators": ["ome-runtime", "ome-inferenceservice", "ome-unknown-runtime", "kthena-modelserving",
+                  "kthena-prefill-decode", "rolebasedgroup", "llmaz-playground", "kaito-workspace", *COMMON],
 }
 
 # ------------------------------------------------------------- accelerators beyond NVIDIA, AMD and Gaudi

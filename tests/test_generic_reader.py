@@ -2,7 +2,7 @@
 never a silent pass for an object that mentions vLLM but gave no workload.
 
 The fixtures under fixtures/k8s/generic/ are written in the shapes each project documents (OME
-ClusterServingRuntime and InferenceService, kthena ModelServing, RoleBasedGroup, llmaz OpenModel and
+ClusterServingRuntime, RoleBasedGroup, llmaz OpenModel and
 Playground, Kaito Workspace) and one in-house CRD; each test asserts every group or record exactly.
 """
 
@@ -52,18 +52,7 @@ def test_ome_runtime_single_runner_container_is_linted():
          "UNKNOWN", 1, {}, ["ome-container"], 28)]
     assert inv.groups[0].tolerations[0].key == "nvidia.com/gpu"
     assert [(v.name, v.medium) for v in inv.groups[0].volumes] == [("dshm", "Memory")]
-    assert inv.launch_issues == []
-    assert dict(inv.skipped) == {"InferenceService": 1}  # OME's service names the runtime; no pod of its own
-
-
-def test_kthena_entry_pod_runs_vllm_and_its_workers_make_the_group_size_unknown():
-    inv = load("kthena-modelserving.yaml")
-    # replicas: spec.replicas 2 × the role's replicas 1; the worker template (a Ray worker on a vLLM
-    # image, 8 GPUs) is part of the same engine, in a number kthena decides: pods per group not known
-    assert groups(inv) == [
-        ("ModelServing", "serving", "llama-70b", 20, "meta-llama/Llama-3.1-70B-Instruct", 8, 2, None, 8, 2,
-         "UNKNOWN", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}, ["leader"], 24)]
-    assert inv.launch_issues == []  # the worker's Ray command is not an unread vLLM launch
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
 
 
 def test_role_based_group_and_an_in_house_crd_with_pod_spec():
@@ -240,28 +229,6 @@ def test_args_not_known_at_all_are_never_read_as_vllm_defaults():
                       "reference)", True)]
 
 
-def test_kthena_model_booster_workers_with_the_controllers_shm():
-    inv = load("kthena-modelbooster.yaml")
-    got = [(g.kind, g.namespace, g.name, g.location.line, g.engine.model, g.engine.tensor_parallel_size,
-            g.engine.max_model_len, g.gpus_per_pod, g.replicas, g.pods_per_group,
-            [(v.name, v.medium) for v in g.volumes], {k: v.line for k, v in g.engine.locations.items()})
-           for g in inv.groups]
-    assert got == [
-        # `backend`: minReplicas 2 × the worker's replicas 1; each config key is a flag at its own line; the
-        # controller mounts a memory-backed /dev/shm for the vLLM type
-        ("ModelBooster", "code", "qwen-coder/main/server", 18, "Qwen/Qwen2.5-Coder-32B-Instruct", 2, 32768, 2, 2, 1,
-         [("dshm", "Memory")], {"model": 13, "tensor_parallel_size": 23, "max_model_len": 24,
-                                "enable_prefix_caching": 25}),
-        # `backends` (early releases), disaggregated: one group per worker type, no /dev/shm from the controller
-        ("ModelBooster", "code", "legacy/pd/prefill", 42, "Qwen/Qwen2.5-7B-Instruct", 1, 8192, 1, 2, 1, [],
-         {"model": 39, "max_model_len": 46}),
-        ("ModelBooster", "code", "legacy/pd/decode", 48, "Qwen/Qwen2.5-7B-Instruct", 1, 8192, 1, 3, 1, [],
-         {"model": 39, "max_model_len": 52}),
-    ]
-    assert inv.groups[0].engine.extra["enable_prefix_caching"] is True
-    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})  # the SGLang backend is not vLLM
-
-
 def test_a_ray_job_whose_script_starts_vllm_is_not_silent():
     inv = load("rayjob-script.yaml")
     assert inv.groups == []
@@ -272,15 +239,15 @@ def test_a_ray_job_whose_script_starts_vllm_is_not_silent():
 
 
 def test_what_an_unknown_operator_may_add_is_advisory():
-    """kthena's entry pod mounts no /dev/shm at TP8×PP2: SW401, advisory on a pod an operator builds (it may
-    add one); SW401 on the same container in a Deployment blocks."""
-    inv = load("kthena-modelserving.yaml")
+    """An operator shardwise does not know builds the pod and may mount /dev/shm itself: SW401 at TP8 is advisory
+    on what the generic reader read; on the same container in a Deployment it blocks."""
+    inv = load("in-house-llm-server.yaml")
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]
-    assert (f.level, f.location.line, f.message) == ("advisory", 23, (
-        "SW401: container `leader` of ModelServing serving/llama-70b runs tensor_parallel_size 8 × "
-        "pipeline_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
-        "required: an emptyDir with medium: Memory mounted there (advisory: the operator of this ModelServing "
-        "builds the pod and may add it; lint the pod it renders to make this finding blocking)"))
+    assert (f.level, f.location.line, f.message) == ("advisory", 11, (
+        "SW401: container `leader` of LlmServer serving/llama-70b runs tensor_parallel_size 8 but mounts nothing at "
+        "/dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted "
+        "there (advisory: the operator of this LlmServer builds the pod and may add it; lint the pod it renders to "
+        "make this finding blocking)"))
     inv.groups[0].unknown_operator = False
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]
     assert f.level == "mandatory"

@@ -596,6 +596,21 @@ class LaunchIssue:
 
 
 @dataclass
+class CrossRef:
+    """An object of the inputs that names others by name, or is named by one (an OME InferenceService, the
+    runtime and the base model it names), kept as read so that its adapter joins them once every input is
+    read, whichever files they are in (``adapters.k8s.ome``). Adapter state: no rule reads it."""
+
+    kind: str
+    obj: Any  # the object as read (its mappings keep their lines)
+    location: Location = Location()
+    lines: Any = None  # the text lines of its file, where engine flags are looked up
+    groups: list[ServingGroup] = field(default_factory=list)  # what was read from the object alone
+    issues: list[LaunchIssue] = field(default_factory=list)
+    done: bool = False  # joined: what it names was found
+
+
+@dataclass
 class Inventory:
     """Everything the rules look at, from one or many inputs."""
 
@@ -619,6 +634,7 @@ class Inventory:
     config_maps: list[ConfigMap] = field(default_factory=list)
     pod_ports: list[PodPorts] = field(default_factory=list)
     device_claims: list[DeviceClaim] = field(default_factory=list)
+    cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -626,7 +642,7 @@ class Inventory:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
             "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
-            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims",
+            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "cross_refs",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

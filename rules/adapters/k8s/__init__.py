@@ -9,8 +9,10 @@ One extractor per family of objects, and this module is the one place that picks
   read by :mod:`.pods`);
 - serving operators' resources that start vLLM (:mod:`.serving` holds what they share):
   :mod:`.kserve` (InferenceService, ServingRuntime, ClusterServingRuntime, LLMInferenceService),
+  :mod:`.ome` (OME's InferenceService on the ServingRuntime or ClusterServingRuntime it names, in any input),
   :mod:`.ray` (RayCluster, RayService with Ray Serve LLM's ``serveConfigV2``, AIBrix RayClusterFleet),
-  :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService);
+  :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService,
+  Kaito Workspace), :mod:`.kthena` (ModelServing, ModelBooster);
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
 - :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
 - :mod:`.configmaps`: ConfigMap (its literal data);
@@ -44,13 +46,16 @@ from .configmaps import add_config_map
 from .fields import as_list, as_map, parse_ignore, read_annotations, suppressions_from
 from .generic import add_generic, find_pods, vllm_mentions
 from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service, runtimes_used
+from .kthena import add_model_booster, add_model_serving
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
+from .ome import GROUP as OME_GROUP
+from .ome import KINDS as OME_KINDS
+from .ome import add_ome_object
 from .operators import (
     add_dynamo_graph,
     add_kaito_workspace,
     add_kubeai_model,
-    add_model_booster,
     add_model_service,
     add_storm_service,
 )
@@ -99,6 +104,10 @@ def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: 
     return add_ray_cluster_object(kind, obj, loc, inv, ctx.lines)
 
 
+def _ome(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
+    add_ome_object(kind, obj, loc, inv, ctx.lines.get(loc.file) if ctx.lines is not None and loc.file else None)
+
+
 def _none(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
     """Recognised; no rule needs the object's content (or another object reads it)."""
 
@@ -112,6 +121,7 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     **{("serving.kserve.io", kind): _none for kind in RUNTIME_KINDS},
     ("serving.kserve.io", "LLMInferenceService"): _with_lines(add_llm_inference_service),
     ("serving.kserve.io", "LLMInferenceServiceConfig"): _none,
+    **{(OME_GROUP, kind): _ome for kind in OME_KINDS},
     ("kubeai.org", "Model"): _with_lines(add_kubeai_model),
     ("ray.io", "RayCluster"): _ray,
     ("ray.io", "RayService"): _ray,
@@ -121,6 +131,7 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     ("llm-d.ai", "ModelService"): _with_lines(add_model_service),
     ("kaito.sh", "Workspace"): _with_lines(add_kaito_workspace),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(add_model_booster),
+    ("workload.serving.volcano.sh", "ModelServing"): _with_lines(add_model_serving),
     (None, "Service"): _plain(add_service),
     (None, "Ingress"): _plain(add_ingress),
     (None, "HTTPRoute"): _plain(add_http_route),
@@ -167,7 +178,7 @@ DATA_KINDS = frozenset({"ConfigMap", "Secret"})
 #: merge, not a workload.
 _FALLBACK = frozenset({"InferenceService", "LLMInferenceService", "Model", "RayCluster", "RayService",
                        "RayClusterFleet", "StormService", "DynamoGraphDeployment", "ModelService", "Workspace",
-                       "ModelBooster", *RUNTIME_KINDS})
+                       "ModelBooster", "ModelServing", *RUNTIME_KINDS})
 
 
 def _add(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
@@ -277,12 +288,14 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
                 continue
         if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
             read_files.add(loc.file)
-            continue
-        kind = str(obj.get("kind", ""))
-        if kind in DATA_KINDS:
-            data.append((obj, loc))
-        elif kind not in NOT_WORKLOADS and _note_unread(kind, obj, loc, inv, errors):
-            read_files.add(loc.file)
+        else:
+            kind = str(obj.get("kind", ""))
+            if kind in DATA_KINDS:
+                data.append((obj, loc))
+            elif kind not in NOT_WORKLOADS and _note_unread(kind, obj, loc, inv, errors):
+                read_files.add(loc.file)
+        for ref in inv.cross_refs[marks[_REFS]:]:  # what was read from it alone goes when it is joined
+            ref.groups, ref.issues = inv.groups[marks[0]:], inv.launch_issues[marks[_ISSUES]:]
     for obj, loc in data:
         if loc.file not in read_files:
             _note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
@@ -313,8 +326,10 @@ class _Upto(Sequence[str]):
 
 #: The inventory's lists an object's extractor may add to.
 _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
-          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports", "device_claims")
+          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports", "device_claims",
+          "cross_refs")
 _ISSUES = _LISTS.index("launch_issues")
+_REFS = _LISTS.index("cross_refs")
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:

@@ -26,6 +26,7 @@ from ...model.vocab import (
 )
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
+from .ome import link_services
 from .pools import pool_from_labels
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
@@ -168,6 +169,7 @@ def resolve_pools(inv: Inventory) -> None:
     requests GPUs). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
+    link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

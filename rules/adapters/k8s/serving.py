@@ -114,23 +114,26 @@ def _apply_flags(engine: EngineArgs, flags: Sequence[tuple[str, Any, Location]])
 def crd_group(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, lines: Lines | None, *,
               pod_meta: Any, pod_spec: Any, replicas: Any, implied: Implied | None = None,
               name: str | None = None, others: Sequence[Any] = (), pods_per_group: Any = 1,
-              injected: Mapping[str, str] | None = None) -> ServingGroup | None:
+              injected: Mapping[str, str] | None = None,
+              pod_at: tuple[str | None, Sequence[str] | None] | None = None) -> ServingGroup | None:
     """Add the serving group of a pod spec held by a custom resource; None when it runs no vLLM server
     (a pod that looks like vLLM but cannot be read is recorded for SW002).
 
     ``others`` are the resource's other pod specs (Ray workers, LWS-style workers): placement and the
-    GPU request the vLLM pod leaves out are taken from them.
+    GPU request the vLLM pod leaves out are taken from them. ``pod_at`` is (the file, its lines) the pod
+    specs were written in when that is not the resource's own (an OME runtime in another file).
     """
     implied = implied or Implied()
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
-    pod = read_pod(pod_meta, pod_spec, file, file_lines, injected or {}, implied.entrypoint)
+    pod_file, pod_lines = pod_at if pod_at is not None else (file, file_lines)
+    pod = read_pod(pod_meta, pod_spec, pod_file, pod_lines, injected or {}, implied.entrypoint)
     if pod.engine is None:
         note_launch(inv, kind, obj, loc, pod, None, name)
         return None
     for other_spec in others:
         if as_map(other_spec):
-            fill_placement(pod, read_pod(None, other_spec, file, file_lines, injected or {}))
+            fill_placement(pod, read_pod(None, other_spec, pod_file, pod_lines, injected or {}))
     engine = pod.engine
     if implied.model is not None and (engine.model is None or _is_mount(engine.model)):
         engine.model, engine.locations["model"] = implied.model

@@ -236,7 +236,7 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPort
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
 
 
-def _add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
+def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
                      inv: Inventory, first: ServingGroup) -> None:
     """A serving group for each further vLLM container of the pod, named ``<name>:<container>``.
 
@@ -304,7 +304,7 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group)
-    _add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
+    add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
     return True
 
 
@@ -350,7 +350,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     group.exclusive_topology = meta_ann.get(LWS_EXCLUSIVE) or group.annotations.get(LWS_EXCLUSIVE) or None
     inv.groups.append(group)
     note_launch(inv, "LeaderWorkerSet", obj, loc, chosen, group)
-    _add_more_groups("LeaderWorkerSet", obj, loc, chosen, group.replicas, file, inv, group)
+    add_more_groups("LeaderWorkerSet", obj, loc, chosen, group.replicas, file, inv, group)
     return True
 
 

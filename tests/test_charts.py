@@ -182,3 +182,41 @@ def test_kustomization_built_and_linted(tools_on_path, capsys):
         (w,) = doc["workloads"]  # the overlay's namespace and replicas
         assert (w["subject"], w["replicas"], w["cost"]["nodes"], w["cost"]["hourly_usd"]) == (
             "Deployment serving/llama70b", 3, 2, 110.08)
+
+
+BROKEN_KUSTOMIZATION = "tests/fixtures/kustomize-broken"
+
+
+def test_a_kustomization_that_does_not_build_is_an_error_and_its_files_are_still_linted(capsys, monkeypatch,
+                                                                                          tmp_path):
+    """Without kustomize or kubectl (and the same for a build that fails): the error stays, and the
+    directory's manifests are read one by one, so the workload in them is linted, not left unread."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it
+    rc, doc, _ = lint_json(capsys, BROKEN_KUSTOMIZATION)
+    where = f"{BROKEN_KUSTOMIZATION}/kustomization.yaml"
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": where, "line": None,
+        "message": "this Kustomize directory cannot be built: neither kustomize nor kubectl is on PATH; install one "
+                   "from https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
+                   "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too), or build it yourself: "
+                   f"kustomize build {BROKEN_KUSTOMIZATION} | shardwise lint -; its 1 YAML file were read one by one "
+                   "instead (patches, overlays and generators not applied)"}])
+    (w,) = doc["workloads"]
+    assert (w["subject"], w["file"], w["gpu"], w["max_model_len"]) == (
+        "Deployment serving/llama8b", f"{BROKEN_KUSTOMIZATION}/deploy/llama8b.yaml", "L4", 131072)
+    file = f"{BROKEN_KUSTOMIZATION}/deploy/llama8b.yaml"
+    # the 131,072-token default does not fit one L4; at the args line, where --max-model-len goes
+    assert findings(doc) == [("SW305", "advisory", file, 1), ("SW102", "mandatory", file, 19)]
+
+
+@pytest.mark.tools
+def test_a_kustomize_build_failure_keeps_its_message_and_reads_the_files(tools_on_path, capsys, monkeypatch):
+    require_tool("kustomize")
+    monkeypatch.chdir(ROOT)
+    rc, doc, _ = lint_json(capsys, BROKEN_KUSTOMIZATION)
+    (e,) = doc["input_errors"]
+    assert rc == 2 and e["message"].startswith("kustomize build failed: Error: accumulating resources:"), e
+    assert e["message"].endswith("; its 1 YAML file were read one by one instead (patches, overlays and generators "
+                                 "not applied)")
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/llama8b"]

@@ -290,17 +290,38 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         if enabled:
             gc.enable()
     if sel.renders:
-        from .charts import Renderer
+        from .charts import Renderer, render_kind
 
         renderer = render or Renderer()
         for directory in sel.renders:
-            inv.extend(renderer.render(directory))
+            rendered = renderer.render(directory)
+            if rendered.errors and render_kind(directory) == "kustomize":
+                rendered = _kustomization_read_plainly(directory, rendered, excludes)
+            inv.extend(rendered)
     inv.errors = sorted([*sel.errors, *inv.errors], key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
     from .k8s import resolve_pools
 
     resolve_pools(inv)
+    return inv
+
+
+def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Excludes | None) -> Inventory:
+    """A kustomization that did not build (no kustomize on PATH, a resource it cannot resolve, a remote
+    base): its error stays, and its files are read one by one as plain manifests, so that the
+    workloads in them are still linted rather than left unread behind the error. Patches and
+    generators are not applied to what is read that way; the error's message says so."""
+    sel = select_inputs([directory], excludes, render=False)
+    inv = _load_chunk(sel.files)
+    inv.errors = [*failed.errors, *sel.errors, *inv.errors]
+    if sel.files:
+        first = inv.errors[0]
+        n = len(sel.files)
+        inv.errors[0] = InputError(f"{first.message}; its {n} YAML file{'s' if n != 1 else ''} were read one by one "
+                                   "instead (patches, overlays and generators not applied)", first.file, first.line)
+    inv.skipped_files.extend(sel.skipped)
+    inv.excluded.extend(sel.excluded)
     return inv
 
 

@@ -252,8 +252,9 @@ class Selection:
         return self.order.get(path or "", len(self.order))
 
 
-def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Selection:
-    """Expand ``paths`` (files, directories searched recursively, ``-`` for stdin) into the files to read."""
+def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, render: bool = True) -> Selection:
+    """Expand ``paths`` (files, directories searched recursively, ``-`` for stdin) into the files to read;
+    with ``render=False`` a chart or kustomization directory named is searched like any other."""
     excludes = excludes or Excludes()
     sel = Selection()
     charts: dict[str, bool] = {}
@@ -279,7 +280,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None) -> Sel
                 continue
             from .charts import to_render
 
-            if to_render(p) is not None:  # a chart or kustomization named: rendered, not searched
+            if render and to_render(p) is not None:  # a chart or kustomization named: rendered, not searched
                 sel.order.setdefault(p, len(sel.order))
                 sel.renders.append(p)
                 continue

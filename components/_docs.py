@@ -218,6 +218,16 @@ and the engine tests under a stand-in provider (tests/standin_provider.py) that 
 IAM policy contents, EKS add-on configuration, launch templates and node groups are checked as the
 inputs shardwise sends, not as AWS accepts them; the Helm releases are never installed.
 
+The Kubernetes side meets a real API server: `tests/test_cluster.py` runs `pulumi up` of the dev,
+staging and prod stacks (prod without its Helm charts, which this machine cannot fetch) with the real
+Kubernetes provider against a local kube-apiserver, controller manager and scheduler (v1.35.4), with
+the published CRDs of KEDA, the Prometheus operator and Karpenter installed and kwok playing the
+nodes of each GPU pool. Every object is accepted, every vLLM pod is scheduled onto the instance type
+the linter sized it for, `pulumi destroy` leaves nothing, and a stack the pack blocks creates nothing.
+No container runs there (so no probe, download or vLLM start-up), no controller of those CRDs runs,
+and the LeaderWorkerSet CRD is a schema-less stand-in (`sigs.k8s.io/lws` is not served), so the
+multi-node group's pods are not made.
+
 ### Toward `pulumi package add`
 
 A multi-language package (a schema other languages generate SDKs from) is blocked today by the Args

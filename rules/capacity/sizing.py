@@ -726,45 +726,23 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
       max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
       memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+
+    The first check that fails decides, else the one closest to failing.
     """
     total = device.memory_gib
     margin = total * (1.0 - util)
-    gpus = s.tp * s.pp
     if engine != "v1":
         return Margin(margin, 0.0, 0.0, "starts", False, "")
-    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
-    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
-    before = context + nccl
-    before_band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
-    graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
-    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
-    after = before + graphs + warm
-    after_band = before_band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
-    if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
-        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
-    checks: list[tuple[float, float, str]] = []
+    before = _before_snapshot(b, s.tp * s.pp, e)
+    checks: list[_Check] = []
     if b.startup_free_check:
-        free = total - before
-        checks.append((before, before_band,
-                       f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
-                       f"(after the CUDA context{' and NCCL' if nccl else ''}: {before:.2f} GiB), less than "
-                       f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
-                       f"memory on device ... on startup is less than desired GPU memory utilization)"))
-    if warm or graphs:
-        parts = [f"the CUDA context{' and NCCL' if nccl else ''} ({before:.2f} GiB)"]
-        if graphs:
-            parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
-        if warm:
-            parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
-        oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
-               f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
-        checks.append((after, after_band,
-                       f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-                       f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-                       f": {after:.2f} GiB ({oom})"))
+        checks.append(_first_snapshot_check(before, total, util))
+    after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
+                                last_stage, e)
+    if after is not None:
+        checks.append(after)
     if not checks:
-        return Margin(margin, before, before_band, "starts", False, "")
-    # the check closest to failing decides
+        return Margin(margin, before.gib, before.band, "starts", False, "")
     need, band, text = max(checks, key=lambda c: c[0] - margin + c[1])
     fails = any(n > margin for n, _, _ in checks)
     if fails:
@@ -772,7 +750,68 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
                         "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
     return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "",
-                  after_sizing=bool(warm or graphs) and text is checks[-1][2])
+                  after_sizing=after is not None and text is checks[-1][2])
+
+
+#: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words).
+_Check = tuple[float, float, str]
+
+
+@dataclass(frozen=True)
+class _Allocated:
+    """What is allocated before vLLM's first memory snapshot, outside the budget."""
+
+    gib: float
+    band: float
+    nccl: float  # GiB of it NCCL's communicators hold
+
+
+def _before_snapshot(b: Behaviour, gpus: int, e: Estimates) -> _Allocated:
+    """The CUDA context (where the release does not count it in the budget: 0.8 does) and, where vLLM sets
+    the distributed environment up before the snapshot (0.11+), NCCL's communicators on several GPUs."""
+    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
+    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
+    band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
+    return _Allocated(context + nccl, band, nccl)
+
+
+def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Check:
+    """vLLM's first snapshot (0.9+): it refuses when less than ``gpu_memory_utilization × total`` is free."""
+    free = total - before.gib
+    return (before.gib, before.band,
+            f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
+            f"(after the CUDA context{' and NCCL' if before.nccl else ''}: {before.gib:.2f} GiB), less than "
+            f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
+            f"memory on device ... on startup is less than desired GPU memory utilization)")
+
+
+def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
+                        cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
+                        last_stage: bool, e: Estimates) -> _Check | None:
+    """What vLLM does after the KV cache has taken the budget: it captures the CUDA graphs the budget did not
+    hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up again; both have to fit
+    beside what was allocated before the snapshot. None when neither happens, or with
+    ``--kv-cache-memory-bytes`` (no budget: what the given KV cache leaves is not the margin)."""
+    graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
+    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
+    after = before.gib + graphs + warm
+    after_band = before.band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
+    if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
+        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
+    if not (warm or graphs):
+        return None
+    nccl = " and NCCL" if before.nccl else ""
+    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    if graphs:
+        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+    if warm:
+        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+    oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
+           f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
+    return (after, after_band,
+            f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
+            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
+            f": {after:.2f} GiB ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ It measures the last three by running one dummy forward pass of ``max_num_batche
 coefficients of :class:`Estimates`, and the sum of those estimates' error is the **error band** a
 blocking finding must clear. Which terms a release measures, its defaults (``max_num_seqs``,
 ``max_num_batched_tokens``, chunked prefill) and how it lays out and reports the KV cache come from
-the table in :mod:`.vllm_versions`; the layout (full, sliding-window, chunked, state layers, MLA)
-from :mod:`.kv_layout`.
+the table in :mod:`shardwise.rules.vllm.versions`; the layout (full, sliding-window, chunked, state layers, MLA)
+from :mod:`shardwise.rules.vllm.kv_layout`.
 
 What vLLM does not charge to the budget has to fit the rest, ``total × (1 − gpu_memory_utilization)``
 (:func:`_margin`): the CUDA context and NCCL's communicators (V1 refuses when they leave less free than
@@ -128,7 +128,7 @@ class Estimates:
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
       language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
-      what the release counts (:data:`.vllm_versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
+      what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
@@ -686,7 +686,7 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
 
 def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
-    what the release counts (V0 the increase while profiling; V1 as :data:`.vllm_versions.NonTorch`
+    what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
     buffers several GPUs set up in the first forward pass."""
     scope = "increase" if engine == "v0" else b.nontorch
@@ -1105,7 +1105,7 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
                 first: kv_layout.Layout) -> int:
     """The cache configuration's block size: ``--block-size``, else 16; V1 picks MLA models' block size by
-    attention backend (:func:`.kv_layout.mla_block_size`)."""
+    attention backend (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
     if first.mla and engine == "v1":
         return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
                                         rv.version.parts, s.block_size)

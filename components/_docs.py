@@ -304,7 +304,7 @@ def model_table(model: type[BaseModel]) -> list[str]:
 
 def prerequisites() -> str:
     """The prerequisites table: each, what needs it, and who provides it per mode."""
-    from shardwise.rules.render import PREREQUISITES
+    from shardwise.rules.render.environment import PREREQUISITES
 
     from .validation import CREATED_CLUSTER_INSTALLS
 

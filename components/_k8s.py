@@ -54,7 +54,7 @@ def depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
 def installed_by(kind: str, installs: Mapping[str, pulumi.Resource]) -> list[pulumi.Resource]:
     """What an object of ``kind`` waits for: the resource that installs its CRD (or, for an Ingress, the
     controller that serves it), when ``installs`` has it."""
-    from shardwise.rules.render import PREREQUISITE_OF_KIND
+    from shardwise.rules.render.environment import PREREQUISITE_OF_KIND
 
     found = installs.get(PREREQUISITE_OF_KIND.get(kind, ""))
     return [found] if found is not None else []

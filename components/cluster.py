@@ -43,7 +43,7 @@ CHARTS: dict[str, tuple[str, str, str]] = {
     "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.13.4"),
     "cluster-autoscaler": ("https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
 }
-#: The prerequisite (:data:`shardwise.rules.render.PREREQUISITES`) each chart installs.
+#: The prerequisite (:data:`shardwise.rules.render.environment.PREREQUISITES`) each chart installs.
 PREREQUISITE_OF_CHART = {"kube-prometheus-stack": "prometheus-operator"}
 _SYSTEM_NODES = {"shardwise.dev/role": "system"}
 POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
@@ -282,7 +282,7 @@ class EksCluster(pulumi.ComponentResource):
         return role
 
     def installs(self) -> dict[str, k8s.helm.v3.Release]:
-        """The releases by the prerequisite each installs (:data:`shardwise.rules.render.PREREQUISITES`)."""
+        """The releases by the prerequisite each installs (:data:`shardwise.rules.render.environment.PREREQUISITES`)."""
         return {PREREQUISITE_OF_CHART.get(c, c): r for c, r in self.releases.items()}
 
 

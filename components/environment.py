@@ -9,9 +9,10 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
-from shardwise.rules import render
 from shardwise.rules.adapters.stack import sizing_summary
 from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.render.environment import environment_namespaces
+from shardwise.rules.render.nodepool import pool_efa
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
 from ._workload import pydantic_findings
@@ -134,7 +135,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             self.cluster = EksCluster(f"{name}-cluster", EksClusterArgs(
                 name=spec.cluster_name, region=spec.region, subnet_ids=self.network.private_subnet_ids,
                 cluster=spec.cluster, node_role_arn=node_role,
-                efa=any(render.pool_efa(p) for p in spec.pools), leader_worker_set=bool(spec.multi_node),
+                efa=any(pool_efa(p) for p in spec.pools), leader_worker_set=bool(spec.multi_node),
                 keda=any(s.autoscaling is not None and s.autoscaling.kind == "keda" for s in spec.services),
                 prometheus=any(w.metrics.monitor != "none" and w.metrics.monitor != "external"
                                for w in (*spec.services, *spec.multi_node)),
@@ -160,7 +161,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         if spec.create_namespaces:
             self.namespaces = [declare(f"{name}-namespace-{obj['metadata']['name']}", obj,
                                        child_opts(self, provider))
-                               for obj in render.environment_namespaces(spec)]
+                               for obj in environment_namespaces(spec)]
         in_namespaces = child_opts(self, provider, self.namespaces)
         self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
             pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from shardwise.rules import render
 from shardwise.rules.model.spec import VllmMultiNodeSpec
+from shardwise.rules.render.multinode import render_vllm_multinode
 from shardwise.rules.vllm import images
 
 from ._k8s import metadata_name
@@ -30,7 +30,7 @@ class VllmMultiNodeArgs(WorkloadArgs):
 class VllmMultiNode(pulumi.ComponentResource):
     """A LeaderWorkerSet of ``groups`` groups, each PP pods of TP GPUs, a leader-only Service and a monitor.
 
-    From :func:`shardwise.rules.render.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP,
+    From :func:`shardwise.rules.render.multinode.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP,
     ``restartPolicy: RecreateGroupOnPodRestart`` (one lost rank breaks the whole group), on EFA pools
     every ``vpc.amazonaws.com/efa`` device, ``hugepages-2Mi`` and ``FI_PROVIDER=efa`` (the image must carry
     libfabric and aws-ofi-nccl: an AWS DLC vLLM image), ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/
@@ -68,7 +68,7 @@ class VllmMultiNode(pulumi.ComponentResource):
         super().__init__("shardwise:multinode:VllmMultiNode", name, None, opts)
         assert isinstance(spec, VllmMultiNodeSpec)
         made = declare_workload(self, name, args, spec, pool, unknowns, notes,
-                                render.render_vllm_multinode(spec, pool), "LeaderWorkerSet", opts)
+                                render_vllm_multinode(spec, pool), "LeaderWorkerSet", opts)
         self.leader_worker_set = made["LeaderWorkerSet"]
         self.leaderworkerset_name = metadata_name(self.leader_worker_set)
         self.group_size = spec.engine.pipeline_parallel_size

@@ -9,8 +9,17 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
-from shardwise.rules import render
 from shardwise.rules.model.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.render.network import (
+    SgRulePlan,
+    endpoint_sg_rules,
+    gateway_endpoint_services,
+    gpu_node_sg_rules,
+    interface_endpoint_services,
+    render_network_policies,
+    subnet_plan,
+    wants_endpoints,
+)
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import pydantic_findings
@@ -46,12 +55,12 @@ class RuntimeNetworkArgs:
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
-def _rule_name(rule: render.SgRulePlan) -> str:
+def _rule_name(rule: SgRulePlan) -> str:
     what = "self" if rule.self_ref else f"{rule.protocol}{rule.from_port or ''}"
     return f"{rule.direction}-{what}"
 
 
-def _sg_rule(name: str, sg: aws.ec2.SecurityGroup, rule: render.SgRulePlan,
+def _sg_rule(name: str, sg: aws.ec2.SecurityGroup, rule: SgRulePlan,
              opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     args: dict[str, Any] = {"security_group_id": sg.id, "ip_protocol": rule.protocol, "description": rule.description}
     if rule.protocol != "-1":
@@ -75,12 +84,12 @@ class RuntimeNetwork(pulumi.ComponentResource):
     * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ (no public IP mapping, tagged for
       internal load balancers and the cluster), and with ``nat_gateway`` a NAT gateway in a small subnet of
       its own for HTTPS egress. Existing-VPC mode: the given private subnets.
-    * A GPU-node security group from :func:`shardwise.rules.render.gpu_node_sg_rules`: all traffic to and
+    * A GPU-node security group from :func:`shardwise.rules.render.network.gpu_node_sg_rules`: all traffic to and
       from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and HTTPS out.
     * With ``endpoints`` (default: in a new VPC only): an S3 gateway endpoint on the subnets' route tables
       (an existing subnet without an explicit association uses the VPC's main table) and ECR ``api``/``dkr``
       interface endpoints with private DNS, so images and weights are pulled without public egress.
-    * NetworkPolicies from :func:`shardwise.rules.render.render_network_policies`.
+    * NetworkPolicies from :func:`shardwise.rules.render.network.render_network_policies`.
 
     Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``security_group``,
     ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
@@ -129,9 +138,9 @@ class RuntimeNetwork(pulumi.ComponentResource):
             f"{name}-gpu-nodes", vpc_id=vpc_id,
             description="GPU nodes: distributed runtime traffic only from this group",
             tags={**tags, "Name": f"{name}-gpu-nodes"}, opts=child)
-        for rule in render.gpu_node_sg_rules():
+        for rule in gpu_node_sg_rules():
             _sg_rule(f"{name}-gpu-nodes", self.security_group, rule, child)
-        if render.wants_endpoints(network, existing_vpc=self.vpc is None):
+        if wants_endpoints(network, existing_vpc=self.vpc is None):
             self._endpoints(name, network, args.region, vpc_id, subnet_ids, route_table_ids, tags, child)
 
         self._name, self._network = name, network
@@ -168,7 +177,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
                                enable_dns_support=True, tags={**tags, "Name": name}, opts=child)
         private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=self.vpc.id, tags=tags, opts=child)
         subnet_ids: list[pulumi.Output[str]] = []
-        for plan in render.subnet_plan(network, name):
+        for plan in subnet_plan(network, name):
             extra = {"Name": plan.name} if plan.public else {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"}
             subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(_cluster_tags(tags, extra))
             subnet = aws.ec2.Subnet(plan.name, vpc_id=self.vpc.id, cidr_block=plan.cidr,
@@ -188,15 +197,15 @@ class RuntimeNetwork(pulumi.ComponentResource):
         self.endpoint_security_group = aws.ec2.SecurityGroup(
             f"{name}-endpoints", vpc_id=vpc_id, description="VPC interface endpoints: HTTPS from the VPC",
             tags={**tags, "Name": f"{name}-endpoints"}, opts=child)
-        for rule in render.endpoint_sg_rules(network.cidr):
+        for rule in endpoint_sg_rules(network.cidr):
             _sg_rule(f"{name}-endpoints", self.endpoint_security_group, rule, child)
         if route_table_ids is None:
             route_table_ids = _route_tables(self, vpc_id, subnet_ids)
-        for svc in render.gateway_endpoint_services(region):
+        for svc in gateway_endpoint_services(region):
             self.endpoints.append(aws.ec2.VpcEndpoint(
                 f"{name}-{svc.rsplit('.', 1)[-1]}", vpc_id=vpc_id, service_name=svc, vpc_endpoint_type="Gateway",
                 route_table_ids=route_table_ids, tags=tags, opts=child))
-        for svc in render.interface_endpoint_services(region):
+        for svc in interface_endpoint_services(region):
             short = "-".join(svc.split(".")[-2:])
             self.endpoints.append(aws.ec2.VpcEndpoint(
                 f"{name}-{short}", vpc_id=vpc_id, service_name=svc, vpc_endpoint_type="Interface",
@@ -247,7 +256,8 @@ def _route_tables(parent: pulumi.Resource, vpc_id: pulumi.Input[str], subnet_ids
 def declare_network_policies(name: str, parent: pulumi.Resource, network: NetworkSpec, workloads: Sequence[Any],
                              routers: Sequence[Any], provider: pulumi.ProviderResource | None,
                              deps: Sequence[pulumi.Resource]) -> list[pulumi.CustomResource]:
-    """The NetworkPolicies of the workloads' namespaces (:func:`shardwise.rules.render.render_network_policies`).
+    """The NetworkPolicies of the workloads' namespaces
+    (:func:`shardwise.rules.render.network.render_network_policies`).
 
     ``workloads`` and ``routers`` are components or specs; Outputs in the components' arguments are put
     back into the policies."""
@@ -261,7 +271,7 @@ def declare_network_policies(name: str, parent: pulumi.Resource, network: Networ
     router_specs: list[RouterSpec] = [_spec_of(r) for r in routers]
     out: list[pulumi.CustomResource] = []
     labels: dict[str, str] = {}  # a namespace given as an Output is named by its order in resource names
-    for obj in render.render_network_policies(network, services, groups, router_specs):
+    for obj in render_network_policies(network, services, groups, router_specs):
         meta = obj["metadata"]
         ns = meta["namespace"]
         label = ns if not unknowns.is_token(ns) else labels.setdefault(ns, f"namespace{len(labels) + 1}")

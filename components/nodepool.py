@@ -11,9 +11,20 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import ValidationError
-from shardwise.rules import render
 from shardwise.rules.catalog.hardware import catalog_instance
 from shardwise.rules.model.spec import EnvironmentSpec, NodePoolSpec
+from shardwise.rules.render.nodepool import (
+    EKS_AMI_TYPE,
+    EKS_CAPACITY_TYPE,
+    LaunchTemplatePlan,
+    efa_interface_count,
+    eks_taints,
+    launch_template_plan,
+    node_labels,
+    node_role_name,
+    node_taints,
+    render_karpenter,
+)
 
 from ._k8s import KUBECONFIG_DOC, child_opts, declare, depends_on, doc, provider_for
 from ._workload import log_notes, pydantic_findings
@@ -44,7 +55,7 @@ class GpuNodePoolArgs:
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
-def _nics(plan: render.LaunchTemplatePlan, security_group_ids: Any) -> list[Any]:
+def _nics(plan: LaunchTemplatePlan, security_group_ids: Any) -> list[Any]:
     nics: list[Any] = []
     for device, card, kind in plan.network_interfaces:
         nic: dict[str, Any] = {"device_index": device, "network_card_index": card,
@@ -73,10 +84,10 @@ class GpuNodePool(pulumi.ComponentResource):
     """GPU nodes of one instance type, labelled with their GPU and NVLink topology and tainted.
 
     Managed node group: the ``AL2023_x86_64_NVIDIA`` AMI, the taint ``nvidia.com/gpu=true:NoSchedule``,
-    the labels of :func:`shardwise.rules.render.node_labels`, a launch template with IMDSv2 required and
+    the labels of :func:`shardwise.rules.render.nodepool.node_labels`, a launch template with IMDSv2 required and
     hop limit 1, an encrypted gp3 root volume at the pool's throughput, no public IP, the given security
     groups, the instance store as RAID-0 when asked, and for multi-node pools EFA interfaces in AWS's
-    current layout (:func:`shardwise.rules.render.efa_interfaces`), a cluster placement group and a single
+    current layout (:func:`shardwise.rules.render.nodepool.efa_interfaces`), a cluster placement group and a single
     subnet. A Capacity Block pool's launch template targets the reservation and names the instance type.
     ``scalingConfig.desiredSize`` is left to the Cluster Autoscaler (``ignoreChanges``): it grows the group up
     to ``max_size`` when replicas are Pending. The node group waits for ``opts.depends_on`` (the node role's
@@ -129,10 +140,10 @@ class GpuNodePool(pulumi.ComponentResource):
         log_notes(self, notes)
         self.spec = pool
         self.pool_name = pool.name
-        self.labels = render.node_labels(pool)
-        self.taints = render.node_taints()
+        self.labels = node_labels(pool)
+        self.taints = node_taints()
         self.gpus_per_node = catalog_instance(pool.instance_type).gpus
-        self.efa_interfaces = render.efa_interface_count(pool)
+        self.efa_interfaces = efa_interface_count(pool)
         self.node_group = self.launch_template = self.placement_group = None
         self.node_pool = self.node_class = None
         self.node_group_name = self.launch_template_id = self.placement_group_name = None
@@ -151,7 +162,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs, deps: list[pulumi.Resource]) -> None:
         child = pulumi.ResourceOptions(parent=self)
-        plan = render.launch_template_plan(pool)
+        plan = launch_template_plan(pool)
         tags = {"shardwise.dev/pool": pool.name}
         placement: Any = None
         market: Any = None
@@ -196,12 +207,12 @@ class GpuNodePool(pulumi.ComponentResource):
             subnet_ids=_first(args.subnet_ids, 1 if pool.multi_node else None),
             # EKS: an instance type goes in the launch template or the node group, never both
             instance_types=None if plan.instance_type else [pool.instance_type],
-            ami_type=render.EKS_AMI_TYPE,
-            capacity_type=render.EKS_CAPACITY_TYPE[pool.capacity_type],
+            ami_type=EKS_AMI_TYPE,
+            capacity_type=EKS_CAPACITY_TYPE[pool.capacity_type],
             scaling_config={"min_size": pool.min_size, "desired_size": pool.desired_size,
                             "max_size": pool.max_size},
             labels=self.labels,
-            taints=render.eks_taints(),
+            taints=eks_taints(),
             launch_template={"id": self.launch_template.id,
                              "version": self.launch_template.latest_version.apply(str)},
             update_config={"max_unavailable": 1},
@@ -217,9 +228,9 @@ class GpuNodePool(pulumi.ComponentResource):
     def _karpenter(self, name: str, pool: NodePoolSpec, role_arn: pulumi.Input[str], args: GpuNodePoolArgs,
                    opts: pulumi.ResourceOptions | None) -> None:
         provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
-        nodeclass, nodepool = render.render_karpenter(pool, "<role>", ["<subnet>"], ["<security-group>"])
+        nodeclass, nodepool = render_karpenter(pool, "<role>", ["<subnet>"], ["<security-group>"])
         spec = nodeclass["spec"]
-        spec["role"] = pulumi.Output.from_input(role_arn).apply(render.node_role_name)
+        spec["role"] = pulumi.Output.from_input(role_arn).apply(node_role_name)
         spec["subnetSelectorTerms"] = _terms(args.subnet_ids)
         spec["securityGroupSelectorTerms"] = _terms(args.security_group_ids)
         child = child_opts(self, provider, depends_on(opts))

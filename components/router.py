@@ -8,8 +8,8 @@ from typing import Any
 
 import pulumi
 from pydantic import ValidationError
-from shardwise.rules import render
 from shardwise.rules.model.spec import RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.render.router import render_router
 
 from ._k8s import (
     INSTALLS_DOC,
@@ -108,7 +108,7 @@ class InferenceRouter(pulumi.ComponentResource):
         # the Ingress waits for its load balancer's address, which the controller sets once the backends'
         # targets exist: as long as the slowest backend's first rollout, and 10 minutes for the ALB
         timeout = f"{max((getattr(b, 'rollout_minutes', 10) for b in args.backends), default=10) + 10}m"
-        for obj in render.render_router(spec, backends):
+        for obj in render_router(spec, backends):
             extra = {"custom_timeouts": pulumi.CustomTimeouts(create=timeout, update=timeout)} \
                 if obj["kind"] == "Ingress" else {}
             child = child_opts(self, provider, [*depends_on(opts), *installed_by(obj["kind"], args.installs)], **extra)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shardwise.rules import catalog, render
+from shardwise.rules import catalog
 from shardwise.rules.adapters.yamlsrc import LineDict
 from shardwise.rules.capacity import cache
 from shardwise.rules.model.errors import CatalogError, InputError
@@ -32,7 +32,10 @@ from shardwise.rules.model.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
+from shardwise.rules.render.environment import PREREQUISITES, environment_prerequisites, priority_classes
+from shardwise.rules.render.nodepool import pool_efa
 from shardwise.rules.render.pod import extra_args_problems, pod_problems
+from shardwise.rules.render.workload import unpinned_image_reason
 from shardwise.rules.vllm import images
 
 Finding = tuple[str, str]
@@ -195,7 +198,7 @@ def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec
     """The image is pinned, has what the pool's fabric needs, and a vLLM that has the asked launch."""
     image = image if image is not None else spec.image
     out: list[Finding] = []
-    reason = render.unpinned_image_reason(image)
+    reason = unpinned_image_reason(image)
     if reason:
         out.append((f"{path}image", f"{_image_code()}: {reason}; pin a version tag or a digest"))
     version = images.vllm_version(image, spec.vllm_version)
@@ -216,7 +219,7 @@ def image_findings(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec
     if spec.launcher == "native" and version is not None and not images.has(version, "native_multinode"):
         out.append((f"{path}launcher", f"vLLM {images.version_text(version)} in `{image}` has no --nnodes/"
                     f"--node-rank/--master-addr (they came in {since}); use launcher ray or a newer image"))
-    if pool is not None and render.pool_efa(pool) and not images.image_has_efa(image, spec.image_efa):
+    if pool is not None and pool_efa(pool) and not images.image_has_efa(image, spec.image_efa):
         known = images.image_has_efa(image, spec.image_efa) is False
         out.append((f"{path}image", (f"`{image}` has no libfabric or aws-ofi-nccl" if known else
                                      f"whether `{image}` has libfabric and aws-ofi-nccl is not known") +
@@ -296,14 +299,14 @@ CREATED_CLUSTER_INSTALLS = ("nvidia-device-plugin", "aws-efa-k8s-device-plugin",
 
 
 def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
-    """What the environment's objects need the cluster to run (:func:`shardwise.rules.render.environment_prerequisites`)
-    and the PriorityClasses its pods name, each missing one at the spec path that needs it: an existing
-    cluster declares what it has in ``cluster.installed`` and ``cluster.priority_classes``; a created one
-    has what its charts install."""
+    """What the environment's objects need the cluster to run
+    (:func:`shardwise.rules.render.environment.environment_prerequisites`) and the PriorityClasses its pods
+    name, each missing one at the spec path that needs it: an existing cluster declares what it has in
+    ``cluster.installed`` and ``cluster.priority_classes``; a created one has what its charts install."""
     cluster = spec.cluster
-    known = ", ".join(render.PREREQUISITES)
+    known = ", ".join(PREREQUISITES)
     unknown = [(f"cluster.installed[{i}]", f"`{n}` is not a prerequisite shardwise knows ({known})")
-               for i, n in enumerate(cluster.installed) if n not in render.PREREQUISITES]
+               for i, n in enumerate(cluster.installed) if n not in PREREQUISITES]
     have = set(cluster.installed)
     out: list[Finding] = []
     policy_missing = False
@@ -322,14 +325,14 @@ def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
     where = "its charts do not install it" if cluster.create and cluster.helm_charts else \
         "not listed in cluster.installed"
     try:
-        needed = render.environment_prerequisites(spec)
+        needed = environment_prerequisites(spec)
     except CatalogError:  # an instance type the catalog does not know: reported by the catalog check
         needed = {}
     for name, path in needed.items():
         if name not in have and not (name == "aws-load-balancer-controller" and policy_missing):
-            out.append((path, f"needs {name} on cluster `{spec.cluster_name}` ({render.PREREQUISITES[name]}): "
+            out.append((path, f"needs {name} on cluster `{spec.cluster_name}` ({PREREQUISITES[name]}): "
                         f"{where}; install it and list it in cluster.installed"))
-    for name, path in render.priority_classes(spec).items():
+    for name, path in priority_classes(spec).items():
         if name not in cluster.priority_classes:
             out.append((path, f"PriorityClass `{name}` is not listed in cluster.priority_classes: the API server "
                         f"refuses pods that name a PriorityClass cluster `{spec.cluster_name}` lacks; create it "

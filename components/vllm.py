@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from shardwise.rules import render
 from shardwise.rules.model.spec import AutoscalingSpec, VllmServiceSpec
+from shardwise.rules.render.vllm import render_vllm_service
 
 from ._k8s import metadata_name
 from ._workload import COMMON_OUTPUTS, WorkloadArgs, build_spec, declare_workload
@@ -26,7 +26,7 @@ class VllmService(pulumi.ComponentResource):
     """A Deployment of vLLM replicas with its Service, PodDisruptionBudget, queue-depth autoscaler and
     Prometheus monitor, and (when asked) its ServiceAccount, Pod Identity association and cache claim.
 
-    Every Kubernetes object comes from :func:`shardwise.rules.render.render_vllm_service`. The arguments
+    Every Kubernetes object comes from :func:`shardwise.rules.render.vllm.render_vllm_service`. The arguments
     are validated with the shardwise rules against the pool before anything is declared; all problems
     raise one :class:`~shardwise.components.ArgumentsError` (a ``pulumi.InputPropertyError``) whose paths
     are relative to the arguments (``engine.tensor_parallel_size``, ``pool.instance_type``, ``image``).
@@ -61,7 +61,7 @@ class VllmService(pulumi.ComponentResource):
         super().__init__("shardwise:vllm:VllmService", name, None, opts)
         assert isinstance(spec, VllmServiceSpec)
         made = declare_workload(
-            self, name, args, spec, pool, unknowns, notes, render.render_vllm_service(spec, pool), "Deployment", opts,
+            self, name, args, spec, pool, unknowns, notes, render_vllm_service(spec, pool), "Deployment", opts,
             # the autoscaler owns the replica count once it exists
             ignore_changes=["spec.replicas"] if spec.autoscaling is not None else None)
         self.deployment = made["Deployment"]

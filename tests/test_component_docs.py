@@ -37,7 +37,7 @@ def test_the_doc_names_what_is_verified_and_what_is_not():
     assert "The AWS provider (`pulumi-resource-aws`) cannot be built or downloaded here" in text
     assert "Whether the cluster really runs what it declares is not\nlooked up" in text
     # every prerequisite is a row of the per-mode table
-    from shardwise.rules.render import PREREQUISITES
+    from shardwise.rules.render.environment import PREREQUISITES
 
     table = text.split("### Prerequisites per mode", 1)[1].split("\n\n", 2)[1].splitlines()
     assert [r.split(" | ")[0].strip("| `") for r in table[2:]] == [*PREREQUISITES, "PriorityClasses"]

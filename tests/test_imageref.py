@@ -2,7 +2,7 @@
 rules read from an image all come from :func:`parse_image`."""
 
 import pytest
-from shardwise.rules import render
+from shardwise.rules.render.workload import unpinned_image_reason
 from shardwise.rules.vllm.imageref import parse_image
 
 
@@ -50,4 +50,4 @@ def test_what_is_pinned(text, unpinned):
     ("registry.example.com:5000/team/vllm:v1", None),
 ])
 def test_the_components_refuse_what_sw307_reports(text, reason):
-    assert render.unpinned_image_reason(text) == reason
+    assert unpinned_image_reason(text) == reason

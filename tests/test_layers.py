@@ -137,6 +137,25 @@ def test_components_use_only_the_layers_they_build_with():
     assert wrong == []
 
 
+#: The modules of rules/render/, lowest first: one per component and what they share (its __init__ lists them).
+#: Each may import only the modules before it, so the folder has no import cycle.
+RENDER_MODULES = ("common", "pod", "workload", "nodepool", "vllm", "multinode", "network", "router", "environment")
+
+
+def test_render_modules_import_only_the_ones_before_them():
+    found = sorted(p.stem for p in (ROOT / "rules" / "render").glob("*.py") if p.stem != "__init__")
+    assert found == sorted(RENDER_MODULES)
+    upward = []
+    for path, module, is_package, parts in _modules("rules"):
+        if parts[:1] != ("render",) or len(parts) != 2:
+            continue
+        own = RENDER_MODULES.index(parts[1])
+        for target, line in _imports(path, module, is_package):
+            tp = target.split(".")
+            if tp[:3] == ["shardwise", "rules", "render"] and len(tp) > 3 and RENDER_MODULES.index(tp[3]) >= own:
+                upward.append(f"{path.relative_to(ROOT)}:{line}: {target}")
+    assert upward == []
+
 def test_no_rule_imports_another_rule():
     """Shared helpers of several rules live in checks/_*.py; the registry is the one module that imports rules."""
     crossing = []

@@ -1,4 +1,4 @@
-"""rules/render/__init__.py: the Kubernetes objects and AWS plans the components declare, exactly.
+"""rules/render/: the Kubernetes objects and AWS plans the components declare, exactly.
 
 Rendered objects are also validated against the Kubernetes JSON schemas shipped with the
 ``kubernetes-validate`` package (offline, strict: unknown fields fail). Custom resources
@@ -16,7 +16,6 @@ import pathlib
 import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
-from shardwise.rules import render
 from shardwise.rules.adapters.stack import load_stack_spec
 from shardwise.rules.capacity import cache
 from shardwise.rules.model.spec import (
@@ -29,7 +28,38 @@ from shardwise.rules.model.spec import (
     VllmMultiNodeSpec,
     VllmServiceSpec,
 )
+from shardwise.rules.render.environment import (
+    environment_namespaces,
+    environment_prerequisites,
+    priority_classes,
+    render_environment_objects,
+    render_namespace,
+)
+from shardwise.rules.render.multinode import render_leaderworkerset, render_vllm_multinode
+from shardwise.rules.render.network import gpu_node_sg_rules, render_network_policies, subnet_plan
+from shardwise.rules.render.nodepool import (
+    efa_interface_count,
+    efa_interfaces,
+    eks_taints,
+    launch_template_plan,
+    node_labels,
+    node_role_name,
+    node_taints,
+    render_karpenter,
+)
 from shardwise.rules.render.pod import extra_args_problems, pod_problems
+from shardwise.rules.render.router import render_router
+from shardwise.rules.render.vllm import render_autoscaler, render_deployment, render_vllm_service
+from shardwise.rules.render.workload import (
+    PROBE_PERIOD_SECONDS,
+    _meta,
+    group_labels,
+    render_monitor,
+    selector_labels,
+    shm_size_gib,
+    startup_failure_threshold,
+    unpinned_image_reason,
+)
 from shardwise.rules.vllm import images
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -92,7 +122,7 @@ ESCAPES = {
 def test_deployment_container_is_rendered_from_the_engine_spec():
     spec = service(suppress=(SuppressionSpec(code="SW106", reason="bf16 baseline; AWQ in staging"),),
                    base_model="meta-llama/Llama-3.1-70B-Instruct")
-    dep = render.render_deployment(spec)
+    dep = render_deployment(spec)
     assert dep["metadata"] == {
         "name": "llama-70b",
         "namespace": "serving",
@@ -141,7 +171,7 @@ def test_deployment_container_is_rendered_from_the_engine_spec():
 
 
 def test_no_hf_token_secret_means_no_token_env():
-    dep = render.render_deployment(service(hf_token_secret=None))
+    dep = render_deployment(service(hf_token_secret=None))
     pod = dep["spec"]["template"]["spec"]
     assert [e["name"] for e in pod["containers"][0]["env"]] == ["HF_HOME", "HF_HUB_OFFLINE"]
     assert [e["name"] for e in pod["initContainers"][0]["env"]] == ["HF_HOME"]
@@ -149,14 +179,14 @@ def test_no_hf_token_secret_means_no_token_env():
 
 @pytest.mark.parametrize("gpus,gib", [(1, 4), (2, 4), (4, 8), (8, 16)])
 def test_shm_size_rule(gpus, gib):
-    assert render.shm_size_gib(gpus) == gib
+    assert shm_size_gib(gpus) == gib
 
 
 @pytest.mark.parametrize("load", [30, 61, 600, 900, 1201, 2700, 7200])
 def test_startup_probe_covers_the_model_load_and_no_more_than_one_period(load):
-    t = render.startup_failure_threshold(load)
-    assert t * render.PROBE_PERIOD_SECONDS >= load
-    assert (t - 1) * render.PROBE_PERIOD_SECONDS < load
+    t = startup_failure_threshold(load)
+    assert t * PROBE_PERIOD_SECONDS >= load
+    assert (t - 1) * PROBE_PERIOD_SECONDS < load
 
 
 @pytest.mark.parametrize("image,pinned", [
@@ -168,18 +198,18 @@ def test_startup_probe_covers_the_model_load_and_no_more_than_one_period(load):
     ("registry.example.com:5000/vllm", False),
 ])
 def test_unpinned_images(image, pinned):
-    reason = render.unpinned_image_reason(image)
+    reason = unpinned_image_reason(image)
     assert (reason is None) == pinned
     if not pinned:
         assert image in reason
 
 
 def test_keda_scaled_object_on_queue_depth():
-    so = render.render_autoscaler(service(autoscaling=AutoscalingSpec(min_replicas=2, max_replicas=6)))
+    so = render_autoscaler(service(autoscaling=AutoscalingSpec(min_replicas=2, max_replicas=6)))
     assert so == {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
-        "metadata": render._meta("llama-70b", "serving"),
+        "metadata": _meta("llama-70b", "serving"),
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama-70b"},
             "minReplicaCount": 2,
@@ -195,28 +225,28 @@ def test_keda_scaled_object_on_queue_depth():
         },
     }
     # the Deployment starts with at least the warm minimum
-    assert render.render_deployment(service(replicas=1, autoscaling=AutoscalingSpec(min_replicas=2)))[
+    assert render_deployment(service(replicas=1, autoscaling=AutoscalingSpec(min_replicas=2)))[
         "spec"]["replicas"] == 2
 
 
 def test_hpa_variants():
-    hpa = render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", threshold=3)))
+    hpa = render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", threshold=3)))
     assert hpa["apiVersion"] == "autoscaling/v2"
     assert hpa["spec"]["metrics"] == [{"type": "Pods", "pods": {
         "metric": {"name": "vllm:num_requests_waiting"}, "target": {"type": "AverageValue", "averageValue": "3"}}}]
     assert hpa["spec"]["behavior"] == {"scaleDown": {"stabilizationWindowSeconds": 300}}
-    cpu = render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=70)))
+    cpu = render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=70)))
     assert cpu["spec"]["metrics"] == [{"type": "Resource", "resource": {
         "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]
-    assert render.render_autoscaler(service(autoscaling=None)) is None
-    kinds = [o["kind"] for o in render.render_vllm_service(service(autoscaling=None))]
+    assert render_autoscaler(service(autoscaling=None)) is None
+    kinds = [o["kind"] for o in render_vllm_service(service(autoscaling=None))]
     assert kinds == ["Deployment", "Service", "PodDisruptionBudget", "PodMonitor"]
-    kinds = [o["kind"] for o in render.render_vllm_service(service(autoscaling=None, metrics={"monitor": "external"}))]
+    kinds = [o["kind"] for o in render_vllm_service(service(autoscaling=None, metrics={"monitor": "external"}))]
     assert kinds == ["Deployment", "Service", "PodDisruptionBudget"]
 
 
 def test_service_and_pdb():
-    svc, pdb = render.render_vllm_service(service())[1:3]
+    svc, pdb = render_vllm_service(service())[1:3]
     assert svc["spec"] == {"type": "ClusterIP",
                            "selector": {"app.kubernetes.io/name": "llama-70b",
                                         "shardwise.dev/serving-group": "llama-70b"},
@@ -229,14 +259,14 @@ def test_escape_hatches_are_merged_into_the_pod():
     spec = service(pod=ESCAPES, engine=EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4,
                                                       extra_args=("--trust-remote-code", "--chat-template",
                                                                   "/templates/llama.jinja")))
-    sa, dep = render.render_vllm_service(spec)[:2]
+    sa, dep = render_vllm_service(spec)[:2]
     assert sa == {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {
-        "name": "model-reader", "namespace": "serving", "labels": render.group_labels("llama-70b"),
+        "name": "model-reader", "namespace": "serving", "labels": group_labels("llama-70b"),
         "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/reader"}}}
     tpl = dep["spec"]["template"]
     pod = tpl["spec"]
     (c,) = pod["containers"]
-    assert tpl["metadata"] == {"labels": {"team": "inference", **render.group_labels("llama-70b")},
+    assert tpl["metadata"] == {"labels": {"team": "inference", **group_labels("llama-70b")},
                                "annotations": {"example.com/owner": "ml-platform"}}
     assert c["args"][-5:] == ["--trust-remote-code", "--chat-template", "/templates/llama.jinja", "--host", "0.0.0.0"]
     assert c["env"][-2:] == [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}},
@@ -293,32 +323,32 @@ def test_escape_hatches_refuse_what_the_rules_or_shardwise_own():
 
 
 def test_drain_before_sigterm():
-    (c,) = render.render_deployment(service(drain_seconds=120))["spec"]["template"]["spec"]["containers"]
+    (c,) = render_deployment(service(drain_seconds=120))["spec"]["template"]["spec"]["containers"]
     hook = c["lifecycle"]["preStop"]["exec"]["command"]
     assert hook[:2] == ["python3", "-c"] and hook[3:] == ["8000", "120"]
     assert 'line.startswith(("vllm:num_requests_running", "vllm:num_requests_waiting"))' in hook[2]
-    dep = render.render_deployment(service(drain_seconds=120))
+    dep = render_deployment(service(drain_seconds=120))
     assert dep["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 150
 
 
 def test_monitors_for_the_autoscalers_query():
-    pm = render.render_monitor(service(metrics={"labels": {"release": "kps"}, "interval_seconds": 30}))
+    pm = render_monitor(service(metrics={"labels": {"release": "kps"}, "interval_seconds": 30}))
     assert pm == {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {
-        "name": "llama-70b", "namespace": "serving", "labels": {"release": "kps", **render.group_labels("llama-70b")}},
-        "spec": {"selector": {"matchLabels": render.selector_labels("llama-70b")},
+        "name": "llama-70b", "namespace": "serving", "labels": {"release": "kps", **group_labels("llama-70b")}},
+        "spec": {"selector": {"matchLabels": selector_labels("llama-70b")},
                  "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "30s"}]}}
-    sm = render.render_monitor(service(metrics={"monitor": "service-monitor"}))
+    sm = render_monitor(service(metrics={"monitor": "service-monitor"}))
     assert (sm["kind"], sm["spec"]["endpoints"]) == ("ServiceMonitor", [{"port": "http", "path": "/metrics",
                                                                           "interval": "15s"}])
-    assert render.render_monitor(service(metrics={"monitor": "none"})) is None
+    assert render_monitor(service(metrics={"monitor": "none"})) is None
 
 
 def test_namespaces_behind_an_alb_get_readiness_gates():
     spec, _ = load_stack_spec(str(ROOT / "stacks" / "Pulumi.prod.yaml"))
-    assert render.environment_namespaces(spec) == [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
+    assert environment_namespaces(spec) == [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
         "name": "serving", "labels": {"app.kubernetes.io/managed-by": "shardwise",
                                       "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}}}]
-    assert render.render_namespace("batch")["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "shardwise"}
+    assert render_namespace("batch")["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "shardwise"}
 
 
 # --- model cache: a restart finds the weights; the probe allows their load --------------------------
@@ -343,7 +373,7 @@ H100 = NodePoolSpec(name="h100", instance_type="p5.48xlarge", instance_store="ra
 ])
 def test_model_cache_volume_and_startup_budget(cache_spec, volume, budget):
     spec = service(cache=cache_spec, model_load_seconds=None)
-    pod = render.render_deployment(spec, H100)["spec"]["template"]["spec"]
+    pod = render_deployment(spec, H100)["spec"]["template"]["spec"]
     assert pod["volumes"][1] == volume
     b = cache.startup_budget(spec, H100.model_copy(update={"instance_store": "none"}) if not cache_spec else H100)
     assert (b.weights_gib_per_pod, b.throughput_mib_s, b.load_seconds, b.budget_seconds) == (131.42, *budget)
@@ -366,7 +396,7 @@ def test_s3_streaming_loads_with_runai_streamer_and_no_local_copy():
     spec = service(cache={"kind": "s3", "s3_uri": "s3://models/llama-3.1-70b", "throughput_mib_s": 3000},
                    model_load_seconds=None,
                    engine=EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4))
-    dep = render.render_deployment(spec, H100)
+    dep = render_deployment(spec, H100)
     pod = dep["spec"]["template"]["spec"]
     (c,) = pod["containers"]
     assert c["args"] == ["s3://models/llama-3.1-70b", "--tensor-parallel-size", "4", "--load-format", "runai_streamer",
@@ -413,7 +443,7 @@ def test_cache_problems():
 ])
 def test_the_launcher_default_matches_the_images_vllm(image, version, launcher, why):
     assert images.choose_launcher("auto", image, version) == (launcher, why)
-    lws = render.render_leaderworkerset(multinode(image=image, vllm_version=version), P5_EFA)
+    lws = render_leaderworkerset(multinode(image=image, vllm_version=version), P5_EFA)
     leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]
     assert leader["command"] == (["vllm", "serve"] if launcher == "native" else ["/bin/sh", "-c"])
 
@@ -433,7 +463,7 @@ def test_which_images_carry_libfabric_and_aws_ofi_nccl(image, efa):
 
 def test_leaderworkerset_native_launch():
     spec = multinode()
-    lws, svc, monitor = render.render_vllm_multinode(spec, P5_EFA)
+    lws, svc, monitor = render_vllm_multinode(spec, P5_EFA)
     assert lws["apiVersion"] == "leaderworkerset.x-k8s.io/v1"
     assert "annotations" not in lws["metadata"]  # exclusive topology is opt-in
     assert monitor["spec"]["selector"]["matchLabels"]["role"] == "leader"  # workers serve no /metrics
@@ -476,7 +506,7 @@ def test_leaderworkerset_native_launch():
 
 def test_leaderworkerset_without_efa_and_with_an_exclusive_topology():
     no_efa = P5_EFA.model_copy(update={"efa": False})
-    lws = render.render_leaderworkerset(multinode(exclusive_topology="topology.k8s.aws/network-node-layer-3"), no_efa)
+    lws = render_leaderworkerset(multinode(exclusive_topology="topology.k8s.aws/network-node-layer-3"), no_efa)
     c = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 8}, "limits": {"nvidia.com/gpu": 8}}
     assert "FI_PROVIDER" not in [e["name"] for e in c["env"]]
@@ -485,7 +515,7 @@ def test_leaderworkerset_without_efa_and_with_an_exclusive_topology():
 
 
 def test_leaderworkerset_ray_launch():
-    lws = render.render_leaderworkerset(multinode(launcher="ray"), P5_EFA)
+    lws = render_leaderworkerset(multinode(launcher="ray"), P5_EFA)
     tpl = lws["spec"]["leaderWorkerTemplate"]
     leader = tpl["leaderTemplate"]["spec"]["containers"][0]
     worker = tpl["workerTemplate"]["spec"]["containers"][0]
@@ -507,7 +537,7 @@ def test_leaderworkerset_ray_launch():
 def test_network_policies():
     net = NetworkSpec(cidr="10.42.0.0/16")
     router = RouterSpec(name="llm", namespace="serving", services=("llama-70b",))
-    pols = render.render_network_policies(net, [service()], [multinode()], [router])
+    pols = render_network_policies(net, [service()], [multinode()], [router])
     assert [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pols] == [
         ("serving", "default-deny"), ("serving", "allow-dns"), ("serving", "allow-https-egress"),
         ("serving", "llama-70b-intra-group"), ("serving", "llama-70b-api"),
@@ -534,7 +564,7 @@ def test_network_policies():
 
 
 def test_alb_router():
-    (ing,) = render.render_router(RouterSpec(name="llm", namespace="serving", services=("llama-70b",)),
+    (ing,) = render_router(RouterSpec(name="llm", namespace="serving", services=("llama-70b",)),
                                   [service()])
     assert ing["metadata"]["annotations"] == {
         "alb.ingress.kubernetes.io/scheme": "internal",
@@ -550,14 +580,14 @@ def test_alb_router():
     assert ing["spec"] == {"ingressClassName": "alb", "defaultBackend": backend, "rules": [
         {"http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": backend}]}}]}
     two = RouterSpec(name="llm", namespace="serving", services=("llama-70b", "llama-405b"), domain="llm.example.com")
-    (ing2,) = render.render_router(two, [service(), multinode()])
+    (ing2,) = render_router(two, [service(), multinode()])
     assert [r["host"] for r in ing2["spec"]["rules"]] == ["llama-70b.llm.example.com", "llama-405b.llm.example.com"]
     assert "defaultBackend" not in ing2["spec"]
 
 
 def test_gateway_api_router_grants_cross_namespace_access():
     r = RouterSpec(name="llm", kind="gateway-api", services=("llama-70b",))
-    route, grant = render.render_router(r, [service()])
+    route, grant = render_router(r, [service()])
     assert route["kind"] == "HTTPRoute" and route["metadata"]["namespace"] == "gateway"
     assert route["spec"]["parentRefs"] == [{"name": "inference-gateway", "namespace": "gateway"}]
     assert route["spec"]["rules"][0]["backendRefs"] == [{"name": "llama-70b", "namespace": "serving", "port": 8000}]
@@ -570,7 +600,7 @@ def test_gateway_api_router_grants_cross_namespace_access():
 
 
 def test_node_labels_and_taints():
-    assert render.node_labels(P5_EFA) == {
+    assert node_labels(P5_EFA) == {
         "shardwise.dev/pool": "h100-efa",
         "shardwise.dev/gpu-product": "H100-SXM-80GB",
         "shardwise.dev/gpu-count": "8",
@@ -580,44 +610,44 @@ def test_node_labels_and_taints():
         "shardwise.dev/efa": "true",
     }
     l40s = NodePoolSpec(name="l40s", instance_type="g6e.12xlarge")
-    labels = render.node_labels(l40s)
+    labels = node_labels(l40s)
     assert (labels["shardwise.dev/nvlink"], labels["shardwise.dev/nvlink-domain-size"],
             labels["shardwise.dev/efa"], labels["shardwise.dev/gpu-count"]) == ("pcie", "1", "false", "4")
-    assert render.node_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
-    assert render.eks_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
+    assert node_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert eks_taints() == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
 
 
 @pytest.mark.parametrize("instance_type,cards", [("p5.48xlarge", 32), ("p5e.48xlarge", 32), ("p5en.48xlarge", 16)])
 def test_efa_layout_of_the_p5_family_follows_the_ec2_guide(instance_type, cards):
     # efa-acc-inst-types.html: ENA primary at card 0 device 0, EFA-only at card 0 device 1, EFA-only at
     # device 0 of every other card; (device index, network card index, type)
-    plan = render.launch_template_plan(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True))
+    plan = launch_template_plan(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True))
     assert plan.network_interfaces == ((0, 0, "interface"), (1, 0, "efa-only"),
                                        *((0, card, "efa-only") for card in range(1, cards)))
     # every EFA device the node offers is one the pods may request
-    assert render.efa_interface_count(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True)) == cards
+    assert efa_interface_count(NodePoolSpec(name="gpu", instance_type=instance_type, multi_node=True)) == cards
 
 
 def test_launch_template_plans():
-    efa = render.launch_template_plan(P5_EFA)
+    efa = launch_template_plan(P5_EFA)
     assert (efa.http_tokens, efa.http_put_response_hop_limit, efa.placement_group) == ("required", 1, True)
     # (device index, network card index, type): the EC2 user guide's current multi-card EFA layout
     assert efa.network_interfaces[:3] == ((0, 0, "interface"), (1, 0, "efa-only"), (0, 1, "efa-only"))
     assert efa.network_interfaces[2:] == tuple((0, card, "efa-only") for card in range(1, 32))
-    assert render.efa_interfaces(1) == ((0, 0, "interface"), (1, 0, "efa-only"))  # p5.4xlarge: one card
-    assert render.efa_interfaces(0) == ((0, 0, "interface"),)
+    assert efa_interfaces(1) == ((0, 0, "interface"), (1, 0, "efa-only"))  # p5.4xlarge: one card
+    assert efa_interfaces(0) == ((0, 0, "interface"),)
     assert (efa.volume_throughput_mib_s, efa.volume_iops, efa.user_data) == (125, 3000, None)
     assert (efa.market_type, efa.instance_type) == (None, None)
-    single = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge"))
+    single = launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge"))
     assert single.network_interfaces == ((0, 0, "interface"),)
     assert (single.http_tokens, single.http_put_response_hop_limit, single.placement_group) == ("required", 1, False)
     # Capacity Blocks: EKS requires the market type, the reservation and the instance type in the template
-    block = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge",
+    block = launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge",
                                                      capacity_type="capacity-block",
                                                      capacity_reservation_id="cr-0123456789abcdef0"))
     assert (block.market_type, block.instance_type) == ("capacity-block", "p5.48xlarge")
     # a faster root volume (gp3: 0.25 MiB/s per IOPS) and the instance store as RAID-0
-    fast = render.launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge", instance_store="raid0",
+    fast = launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge", instance_store="raid0",
                                                     disk_throughput_mib_s=1000))
     assert (fast.volume_throughput_mib_s, fast.volume_iops) == (1000, 4000)
     assert fast.user_data is not None and "kind: NodeConfig" in fast.user_data
@@ -625,7 +655,7 @@ def test_launch_template_plans():
 
 
 def test_security_group_rules_open_no_runtime_port_to_the_world():
-    rules = render.gpu_node_sg_rules()
+    rules = gpu_node_sg_rules()
     assert [(r.direction, r.protocol, r.self_ref, r.cidr) for r in rules] == [
         ("ingress", "-1", True, None), ("egress", "-1", True, None), ("egress", "tcp", False, "0.0.0.0/0")]
     assert [(r.from_port, r.to_port) for r in rules if r.cidr] == [(443, 443)]
@@ -634,7 +664,7 @@ def test_security_group_rules_open_no_runtime_port_to_the_world():
 
 def test_subnet_plan_is_private_and_inside_the_vpc():
     net = NetworkSpec(cidr="10.42.0.0/16", availability_zones=("us-east-1a", "us-east-1b", "us-east-1c"))
-    plans = render.subnet_plan(net, "prod")
+    plans = subnet_plan(net, "prod")
     vpc = ipaddress.ip_network(net.cidr)
     nets = [ipaddress.ip_network(p.cidr) for p in plans]
     assert all(n.subnet_of(vpc) for n in nets)
@@ -642,33 +672,33 @@ def test_subnet_plan_is_private_and_inside_the_vpc():
     assert [p.name for p in plans] == ["prod-private-us-east-1a", "prod-private-us-east-1b",
                                        "prod-private-us-east-1c", "prod-nat-us-east-1a"]
     assert [p.map_public_ip_on_launch for p in plans] == [False] * 4
-    assert render.subnet_plan(NetworkSpec(vpc_id="vpc-1", private_subnet_ids=("subnet-1",)), "x") == []
+    assert subnet_plan(NetworkSpec(vpc_id="vpc-1", private_subnet_ids=("subnet-1",)), "x") == []
 
 
 def test_karpenter_objects():
     pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge", provisioner="karpenter", capacity_type="spot",
                         max_size=3)
-    nodeclass, nodepool = render.render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
+    nodeclass, nodepool = render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
     assert nodeclass["spec"]["metadataOptions"] == {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                                                     "httpPutResponseHopLimit": 1, "httpTokens": "required"}
     assert nodeclass["spec"]["role"] == "gpu-node"
     assert nodeclass["spec"]["associatePublicIPAddress"] is False
     tpl = nodepool["spec"]["template"]
-    assert tpl["metadata"]["labels"] == render.node_labels(pool)
-    assert tpl["spec"]["taints"] == render.node_taints()
+    assert tpl["metadata"]["labels"] == node_labels(pool)
+    assert tpl["spec"]["taints"] == node_taints()
     assert tpl["spec"]["requirements"] == [
         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.xlarge"]},
         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
     ]
     assert nodepool["spec"]["limits"] == {"nvidia.com/gpu": "3"}
     assert "capacityReservationSelectorTerms" not in nodeclass["spec"]
-    assert render.node_role_name("arn:aws:iam::123456789012:role/path/gpu-node") == "gpu-node"
+    assert node_role_name("arn:aws:iam::123456789012:role/path/gpu-node") == "gpu-node"
 
 
 def test_karpenter_capacity_block_selects_its_reservation():
     pool = NodePoolSpec(name="h100", instance_type="p5.48xlarge", provisioner="karpenter",
                         capacity_type="capacity-block", capacity_reservation_id="cr-0123456789abcdef0")
-    nodeclass, nodepool = render.render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
+    nodeclass, nodepool = render_karpenter(pool, "gpu-node", ["subnet-a"], ["sg-1"])
     assert nodeclass["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
     assert nodepool["spec"]["template"]["spec"]["requirements"][1] == {
         "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
@@ -702,7 +732,7 @@ def _pods_of_lws(lws: dict) -> list[dict]:
 def test_stack_objects_validate_against_kubernetes_schemas(env):
     spec, _ = load_stack_spec(str(ROOT / "stacks" / f"Pulumi.{env}.yaml"))
     skipped = set()
-    for _, obj in render.render_environment_objects(spec):
+    for _, obj in render_environment_objects(spec):
         if not _validate(obj):
             skipped.add(obj["kind"])
         if obj["kind"] == "LeaderWorkerSet":
@@ -715,23 +745,23 @@ def test_stack_objects_validate_against_kubernetes_schemas(env):
 
 def test_variants_validate_against_kubernetes_schemas():
     objs = [
-        render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa"))),
-        render.render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=80))),
-        render.render_deployment(service(hf_token_secret=None, autoscaling=None)),
-        *render.render_router(RouterSpec(name="r", namespace="serving", services=("a", "b"), domain="x.example"),
+        render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa"))),
+        render_autoscaler(service(autoscaling=AutoscalingSpec(kind="hpa", metric="cpu", threshold=80))),
+        render_deployment(service(hf_token_secret=None, autoscaling=None)),
+        *render_router(RouterSpec(name="r", namespace="serving", services=("a", "b"), domain="x.example"),
                               [service(name="a"), service(name="b")]),
-        *_pods_of_lws(render.render_leaderworkerset(multinode(launcher="ray"), P5_EFA)),
-        *render.render_vllm_service(service(name="c", cache={"kind": "pvc", "storage_class": "fsx",
+        *_pods_of_lws(render_leaderworkerset(multinode(launcher="ray"), P5_EFA)),
+        *render_vllm_service(service(name="c", cache={"kind": "pvc", "storage_class": "fsx",
                                                               "throughput_mib_s": 1000}, pod=ESCAPES))[:2],
-        render.render_deployment(service(cache={"kind": "s3", "s3_uri": "s3://models/llama-70b",
+        render_deployment(service(cache={"kind": "s3", "s3_uri": "s3://models/llama-70b",
                                                 "throughput_mib_s": 3000})),
-        render.render_namespace("serving", alb_readiness_gates=True),
+        render_namespace("serving", alb_readiness_gates=True),
     ]
     assert all(_validate(o) for o in objs)
 
 
 def test_a_broken_object_fails_validation():
-    dep = render.render_deployment(service())
+    dep = render_deployment(service())
     dep["spec"]["template"]["spec"]["containers"][0]["startupprobe"] = {}  # misspelt field
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(dep, K8S_VERSION, strict=True)
@@ -744,7 +774,7 @@ def test_what_each_stack_needs_the_cluster_to_run():
     def needs(env: str) -> tuple[dict[str, str], dict[str, str]]:
         cfg = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
         spec = spec_from_value(cfg["shardwise:environment"], env)
-        return render.environment_prerequisites(spec), render.priority_classes(spec)
+        return environment_prerequisites(spec), priority_classes(spec)
 
     common = {"keda": "services[0]", "prometheus-operator": "services[0]", "aws-load-balancer-controller": "routers[0]"}
     assert needs("dev") == ({"nvidia-device-plugin": "pools[0]", **common, "karpenter": "pools[0].provisioner"}, {})

@@ -854,7 +854,7 @@ def _staging(old: str, new: str) -> str:
                     "use a larger block such as 10.40.0.0/16"),
 ])
 def test_stack_vpc_cidr_that_cannot_be_split(tmp_path, cidr, message):
-    # was: "internal error: AddressValueError: ..." / "ValueError: ..." / "IndexError" (render.subnet_plan)
+    # was: "internal error: AddressValueError: ..." / "ValueError: ..." / "IndexError" (render.network.subnet_plan)
     text = _staging("cidr: 10.41.0.0/16", f"cidr: {cidr}")
     assert error_of(tmp_path, "Pulumi.s.yaml", text) == f"shardwise: error: Pulumi.s.yaml:20: network.cidr: {message}\n"
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import render
 from ..model import (
     Inventory,
     LaunchTemplate,
@@ -34,6 +33,9 @@ from ..model import (
 )
 from ..model.errors import CatalogError, InputError
 from ..model.spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..render.environment import render_environment_objects
+from ..render.network import SgRulePlan, endpoint_sg_rules, gpu_node_sg_rules, subnet_plan, wants_endpoints
+from ..render.nodepool import launch_template_plan, node_labels, node_taints, pool_efa
 from .yamlsrc import LineDict, load_all, read_text
 
 CONFIG_KEY = "shardwise:environment"
@@ -200,7 +202,7 @@ def _suppressions(pool: NodePoolSpec, loc: Location) -> list[Suppression]:
     return [Suppression(s.code, s.reason, loc) for s in pool.suppress]
 
 
-def _sg(name: str, plans: list[render.SgRulePlan], loc: Location) -> SecurityGroup:
+def _sg(name: str, plans: list[SgRulePlan], loc: Location) -> SecurityGroup:
     rules = [
         SgRule(
             direction=p.direction,  # type: ignore[arg-type]
@@ -217,7 +219,7 @@ def _sg(name: str, plans: list[render.SgRulePlan], loc: Location) -> SecurityGro
     return SecurityGroup(name=name, location=loc, rules=rules)
 
 
-#: Each private subnet is the VPC CIDR's prefix + 3 bits, at most a /28 (:func:`render.subnet_plan`).
+#: Each private subnet is the VPC CIDR's prefix + 3 bits, at most a /28 (:func:`subnet_plan`).
 _SUBNET_BITS, _SMALLEST_SUBNET = 3, 28
 
 
@@ -263,13 +265,13 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
     net = spec.network
     loc = where("network")
     sg_name = f"{spec.name}-gpu-nodes"
-    inv.security_groups.append(_sg(sg_name, render.gpu_node_sg_rules(), loc))
-    if render.wants_endpoints(net, bool(net.vpc_id)):
-        inv.security_groups.append(_sg(f"{spec.name}-endpoints", render.endpoint_sg_rules(net.cidr), loc))
+    inv.security_groups.append(_sg(sg_name, gpu_node_sg_rules(), loc))
+    if wants_endpoints(net, bool(net.vpc_id)):
+        inv.security_groups.append(_sg(f"{spec.name}-endpoints", endpoint_sg_rules(net.cidr), loc))
     if net.vpc_id:
         return sg_name, list(net.private_subnet_ids)
     private: list[str] = []
-    for plan in render.subnet_plan(net, spec.name):
+    for plan in subnet_plan(net, spec.name):
         inv.subnets.append(Subnet(
             name=plan.name,
             map_public_ip_on_launch=plan.map_public_ip_on_launch,
@@ -292,7 +294,7 @@ def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inve
         if pool is not None:
             pool.location = loc
             pool.instance_type = p.instance_type
-            pool.efa = render.pool_efa(p)
+            pool.efa = pool_efa(p)
             pool.security_groups = [sg]
             pool.subnets = list(subnets)
             pool.suppressions = _suppressions(p, loc)
@@ -300,16 +302,16 @@ def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inve
             if lt.name == p.name:
                 lt.location = loc
         return None
-    labels = {**render.node_labels(p), INSTANCE_TYPE: p.instance_type}
-    taints = [Taint(t["key"], t["value"], t["effect"]) for t in render.node_taints()]
+    labels = {**node_labels(p), INSTANCE_TYPE: p.instance_type}
+    taints = [Taint(t["key"], t["value"], t["effect"]) for t in node_taints()]
     pool = pool_from_labels(p.name, labels, loc, taints, kind="stack")
     pool.instance_type = p.instance_type
-    pool.efa = render.pool_efa(p)
+    pool.efa = pool_efa(p)
     pool.security_groups = [sg]
     pool.subnets = subnets[:1] if p.multi_node else list(subnets)
     pool.capacity_type = p.capacity_type
     pool.suppressions = _suppressions(p, loc)
-    plan = render.launch_template_plan(p)
+    plan = launch_template_plan(p)
     pool.launch_template = f"{p.name}-launch-template"
     inv.launch_templates.append(LaunchTemplate(
         name=pool.launch_template,
@@ -336,7 +338,7 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
     _check_network(spec, where)
     _check_instance_types(spec, where)
     try:
-        objs = [(obj, where(path)) for path, obj in render.render_environment_objects(spec)]
+        objs = [(obj, where(path)) for path, obj in render_environment_objects(spec)]
     except CatalogError as e:
         raise InputError(e.message, file, where("").line) from None
     inv = inventory_from_objects(objs)

@@ -13,8 +13,8 @@ It measures the last three by running one dummy forward pass of ``max_num_batche
 coefficients of :class:`Estimates`, and the sum of those estimates' error is the **error band** a
 blocking finding must clear. Which terms a release measures, its defaults (``max_num_seqs``,
 ``max_num_batched_tokens``, chunked prefill) and how it lays out and reports the KV cache come from
-the table in :mod:`.vllm_versions`; the layout (full, sliding-window, chunked, state layers, MLA)
-from :mod:`.kv_layout`.
+the table in :mod:`shardwise.rules.vllm.versions`; the layout (full, sliding-window, chunked, state layers, MLA)
+from :mod:`shardwise.rules.vllm.kv_layout`.
 
 What vLLM does not charge to the budget has to fit the rest, ``total × (1 − gpu_memory_utilization)``
 (:func:`_margin`): the CUDA context and NCCL's communicators (V1 refuses when they leave less free than
@@ -128,7 +128,7 @@ class Estimates:
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
       language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
-      what the release counts (:data:`.vllm_versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
+      what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
@@ -685,6 +685,10 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
 
 
 def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
+    """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
+    what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
+    says), more on several GPUs, ROCm's extra, and where the release counts them the communication
+    buffers several GPUs set up in the first forward pass."""
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
     gib = one + (extra if gpus > 1 else 0.0)
@@ -722,45 +726,23 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
       max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
       memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+
+    The first check that fails decides, else the one closest to failing.
     """
     total = device.memory_gib
     margin = total * (1.0 - util)
-    gpus = s.tp * s.pp
     if engine != "v1":
         return Margin(margin, 0.0, 0.0, "starts", False, "")
-    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
-    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
-    before = context + nccl
-    before_band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
-    graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
-    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
-    after = before + graphs + warm
-    after_band = before_band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
-    if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
-        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
-    checks: list[tuple[float, float, str]] = []
+    before = _before_snapshot(b, s.tp * s.pp, e)
+    checks: list[_Check] = []
     if b.startup_free_check:
-        free = total - before
-        checks.append((before, before_band,
-                       f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
-                       f"(after the CUDA context{' and NCCL' if nccl else ''}: {before:.2f} GiB), less than "
-                       f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
-                       f"memory on device ... on startup is less than desired GPU memory utilization)"))
-    if warm or graphs:
-        parts = [f"the CUDA context{' and NCCL' if nccl else ''} ({before:.2f} GiB)"]
-        if graphs:
-            parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
-        if warm:
-            parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
-        oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
-               f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
-        checks.append((after, after_band,
-                       f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-                       f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-                       f": {after:.2f} GiB ({oom})"))
+        checks.append(_first_snapshot_check(before, total, util))
+    after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
+                                last_stage, e)
+    if after is not None:
+        checks.append(after)
     if not checks:
-        return Margin(margin, before, before_band, "starts", False, "")
-    # the check closest to failing decides
+        return Margin(margin, before.gib, before.band, "starts", False, "")
     need, band, text = max(checks, key=lambda c: c[0] - margin + c[1])
     fails = any(n > margin for n, _, _ in checks)
     if fails:
@@ -768,7 +750,68 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
                         "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
     return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "",
-                  after_sizing=bool(warm or graphs) and text is checks[-1][2])
+                  after_sizing=after is not None and text is checks[-1][2])
+
+
+#: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words).
+_Check = tuple[float, float, str]
+
+
+@dataclass(frozen=True)
+class _Allocated:
+    """What is allocated before vLLM's first memory snapshot, outside the budget."""
+
+    gib: float
+    band: float
+    nccl: float  # GiB of it NCCL's communicators hold
+
+
+def _before_snapshot(b: Behaviour, gpus: int, e: Estimates) -> _Allocated:
+    """The CUDA context (where the release does not count it in the budget: 0.8 does) and, where vLLM sets
+    the distributed environment up before the snapshot (0.11+), NCCL's communicators on several GPUs."""
+    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
+    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
+    band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
+    return _Allocated(context + nccl, band, nccl)
+
+
+def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Check:
+    """vLLM's first snapshot (0.9+): it refuses when less than ``gpu_memory_utilization × total`` is free."""
+    free = total - before.gib
+    return (before.gib, before.band,
+            f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
+            f"(after the CUDA context{' and NCCL' if before.nccl else ''}: {before.gib:.2f} GiB), less than "
+            f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
+            f"memory on device ... on startup is less than desired GPU memory utilization)")
+
+
+def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
+                        cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
+                        last_stage: bool, e: Estimates) -> _Check | None:
+    """What vLLM does after the KV cache has taken the budget: it captures the CUDA graphs the budget did not
+    hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up again; both have to fit
+    beside what was allocated before the snapshot. None when neither happens, or with
+    ``--kv-cache-memory-bytes`` (no budget: what the given KV cache leaves is not the margin)."""
+    graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
+    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
+    after = before.gib + graphs + warm
+    after_band = before.band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
+    if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
+        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
+    if not (warm or graphs):
+        return None
+    nccl = " and NCCL" if before.nccl else ""
+    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    if graphs:
+        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+    if warm:
+        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+    oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
+           f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
+    return (after, after_band,
+            f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
+            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
+            f": {after:.2f} GiB ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -824,18 +867,154 @@ def _size_deployment(
     weights_gib: float | None,
     estimates: Estimates,
 ) -> ReplicaSizing:
-    s = settings
+    """vLLM's start-up, step by step: the engine configuration, the memory profile of one GPU of the
+    pipeline stage that leaves the least, the KV cache, then what has to fit outside the budget."""
+    s, e = settings, estimates
     if s.tp < 1 or s.pp < 1 or s.dp < 1:
         raise ValueError("tensor, pipeline and data parallel sizes must be at least 1")
     rv = version if isinstance(version, ResolvedVersion) else resolve(version, missing="no release given")
     b = rv.behaviour
-    e = estimates
     notes: list[str] = []
+
+    # the engine configuration: engine, checkpoint, context limit, scheduler, block size
+    engine = _engine(rv, device, notes)
+    ck = _checkpoint(model, s, weights_gib, notes)
+    length = _max_model_len(model, s, rv)
+    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
+    batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
+    refusal, certain = length.refusal, length.certain
+    if batch.refusal and not refusal:
+        refusal, certain = batch.refusal, True
+    block = _block_size(model, s, rv, engine, device, first)
+
+    # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
+    util, usable = _requested_memory(device, s, b)
+    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
+    graphs = _cuda_graphs(b, engine, device, s, e)
+    sampler = _sampler_run(model, b, engine, batch, e)
+    worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
+                     notes)
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
+    given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
+    available = _kv_budget(worst, s, given, notes)
+    band = _error_band(worst, device, s, b, engine, usable, graphs, given, e)
+
+    # the KV cache and vLLM's checks of it
+    kv = _kv_cache(model, s, lay, b, engine, available, band, length, batch.batched, block, notes)
+    mml = kv.max_model_len
+    if not refusal:
+        refusal = _kv_refusal(engine, available, kv)
+    weights = _weights_fit(worst.weights, usable, e)
+    starts = not refusal
+    verdict = _kv_verdict(certain, engine, available, band, kv)
+
+    # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
+    kv_verdict = verdict
+    outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
+                      sampler.per_elem, True, e)
+    # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
+    # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
+    # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
+    # margin as advisory (``margin_verdict``), and ``starts`` follows the central estimate.
+    if not certain and outside.verdict == "refuses":
+        verdict = "refuses"
+    if not certain and outside.fails:
+        if not refusal:
+            refusal = outside.failure
+        starts = False
+
+    load = _declared_load(lay, b, engine, kv, batch, expected_context, available)
+    return ReplicaSizing(
+        model_id=model.id,
+        vllm_version=str(rv.version),
+        vllm_version_note=rv.note,
+        engine=engine,
+        tensor_parallel_size=s.tp,
+        pipeline_parallel_size=s.pp,
+        data_parallel_size=s.dp,
+        expert_parallel=s.expert_parallel,
+        gpus=s.tp * s.pp,
+        gpu_memory_gib=device.memory_gib,
+        gpu_memory_utilization=util,
+        weight_precision=ck.precision,
+        kv_cache_dtype_bytes=ck.kv_bytes,
+        weights_gb_total=ck.total_bytes / GB,
+        weights_gib_per_gpu=worst.weights,
+        activation_gib_per_gpu=worst.act,
+        sampler_gib_per_gpu=worst.sampler,
+        encoder_gib_per_gpu=worst.encoder,
+        non_torch_gib_per_gpu=nontorch,
+        cudagraph_gib_per_gpu=graphs.gib,
+        cudagraphs_in_budget=graphs.in_budget,
+        usable_gib_per_gpu=usable,
+        available_kv_gib=available,
+        kv_cache_gib_per_gpu=max(available, 0.0),
+        error_band_gib=band,
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes),
+        block_size=kv.plan.block_size,
+        kv_cache_tokens=kv.plan.tokens,
+        max_concurrency=kv.plan.max_concurrency,
+        hybrid_kv=kv.plan.hybrid_manager,
+        model_max_len=length.model_limit,
+        max_model_len=mml,
+        max_model_len_fit=kv.fit_len,
+        max_model_len_fit_sure=kv.fit_sure,
+        max_num_seqs=batch.seqs,
+        max_num_seqs_default=s.max_num_seqs is None,
+        max_num_batched_tokens=batch.batched,
+        expected_context=load.context,
+        concurrency_at_expected_context=int(load.concurrency),
+        context_kv_gib=load.context_kv_gib,
+        load_tokens=load.tokens,
+        needed_kv_gib=kv.needed / GIB,
+        weights_fit=weights.fits,
+        weights_error_gib=weights.band,
+        weights_fit_band=weights.verdict,
+        starts=starts,
+        verdict=verdict,
+        kv_verdict=kv_verdict,
+        margin_gib=outside.margin,
+        margin_need_gib=outside.need,
+        margin_verdict=outside.verdict,
+        margin_failure=outside.failure,
+        margin_after_sizing=outside.after_sizing,
+        refusal=refusal,
+        certain=certain,
+        headroom_gib_per_gpu=load.headroom,
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The steps of the start-up, in the order _size_deployment takes them
+# --------------------------------------------------------------------------------------------------
+
+
+def _engine(rv: ResolvedVersion, device: Device, notes: list[str]) -> str:
+    """The engine the release runs: its own, except that the V1 releases before 0.11 still run V0 on GPUs
+    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there."""
+    b = rv.behaviour
     engine = b.engine
     if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
         engine = "v0"
         notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")
+    return engine
 
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """What vLLM loads, and the dtypes it computes and caches in."""
+
+    precision: Precision  # of the linear layers
+    act_bytes: int  # bytes per activation element
+    kv_bytes: int  # bytes per KV cache element
+    total_bytes: float  # the whole model's weights
+
+
+def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None, notes: list[str]) -> _Checkpoint:
+    """The model configuration's dtypes: the linear layers' precision (``--quantization``, else the
+    checkpoint's own, else ``--dtype``), the activation dtype, the KV cache dtype
+    (``--kv-cache-dtype``), and the weights of the whole model (or ``plan --weights-gib``)."""
     precision = weight_precision(model, s.dtype, s.quantization)
     act = activation_dtype_bytes(model, s.dtype)
     kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
@@ -844,8 +1023,25 @@ def _size_deployment(
         notes.append(f"weights given as {weights_gib} GiB for the whole model")
     else:
         total_bytes = weights_bytes(model, precision)
+    return _Checkpoint(precision, act, kvb, total_bytes)
 
-    # ---- context limit and the request length vLLM checks --------------------------------------
+
+@dataclass(frozen=True)
+class _Length:
+    """The context limit and the request length vLLM checks the KV cache against."""
+
+    model_limit: int  # what vLLM derives from config.json
+    max_model_len: int  # as given, else the model's limit (``auto``: before vLLM fits it to the cache)
+    auto: bool  # --max-model-len auto
+    refusal: str  # a configuration vLLM rejects ("" when none)
+    certain: bool
+
+
+def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion) -> _Length:
+    """The model configuration's ``max_model_len``: vLLM derives the limit from config.json (the RoPE
+    scaling included) and rejects a longer ``--max-model-len`` unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``;
+    ``auto`` exists from 0.14 and is settled once the KV cache is sized (:func:`_kv_cache`)."""
+    b = rv.behaviour
     model_limit = derived_max_model_len(model)
     refusal, certain = "", False
     auto = s.max_model_len == "auto"
@@ -856,10 +1052,29 @@ def _size_deployment(
         refusal, certain = (
             f"max_model_len {mml:,} is above the {model_limit:,} tokens {model.id} allows "
             "(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", True)
+    return _Length(model_limit, mml, auto, refusal, certain)
 
-    # ---- batch defaults ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Batch:
+    """The scheduler's limits: sequences and tokens per step."""
+
+    seqs: int  # max_num_seqs
+    batched: int  # max_num_batched_tokens
+    refusal: str  # the scheduler configuration vLLM rejects ("" when none)
+
+
+def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,
+                      first: kv_layout.Layout) -> _Batch:
+    """The scheduler configuration: ``max_num_seqs`` and ``max_num_batched_tokens`` as given, else the
+    release's defaults. V1 takes them by usage context (``vllm serve`` or the LLM class) and GPU memory;
+    where the release does, it widens the token budget to one max_model_len prompt when chunked prefill is
+    off, caps it at ``max_num_seqs × max_model_len`` and clamps ``max_num_seqs`` to it; it rejects fewer
+    tokens than sequences. V0 chunks prefills by default only above 32,768 tokens of context on NVIDIA GPUs
+    (no sliding window, not multimodal), else takes one max_model_len prompt (at least 2048 tokens) per
+    step; multimodal models at least 5120."""
     multimodal = isinstance(model.hf_config.get("vision_config"), dict)
-    layout0 = kv_layout.layout(model, s.tp, s.pp, kvb, 0, b.mla_cache)
+    refusal = ""
     if engine == "v1":
         tier = batch_defaults(b, device.memory_gib, device.name)
         seqs = s.max_num_seqs or (tier.llm_max_num_seqs if s.offline else tier.max_num_seqs)
@@ -872,79 +1087,168 @@ def _size_deployment(
                 batched = min(seqs * mml, batched)
         if s.max_num_seqs is None and b.max_num_seqs_clamped:
             seqs = min(seqs, batched)
-        if seqs > batched and not refusal:
-            refusal, certain = (f"max_num_batched_tokens ({batched}) must be greater than or equal to "
-                                f"max_num_seqs ({seqs}) (vLLM's scheduler configuration)", True)
+        if seqs > batched:
+            refusal = (f"max_num_batched_tokens ({batched}) must be greater than or equal to "
+                       f"max_num_seqs ({seqs}) (vLLM's scheduler configuration)")
     else:
         seqs = s.max_num_seqs or b.default_max_num_seqs_v0
         chunked = s.enable_chunked_prefill
         if chunked is None:
-            sliding = any(t.kind == "sliding" for t in layout0.types)
+            sliding = any(t.kind == "sliding" for t in first.types)
             chunked = mml > 32768 and device.vendor == "nvidia" and not sliding and not multimodal
         batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
         if multimodal and not s.max_num_batched_tokens:
             batched = max(batched, 5120)
-    if layout0.mla and engine == "v1":
-        block = kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
-                                         rv.version.parts, s.block_size)
-    else:
-        block = s.block_size or DEFAULT_BLOCK_SIZE
+    return _Batch(seqs, batched, refusal)
 
-    # ---- memory terms per pipeline stage (first and last) -----------------------------------------
-    total = device.memory_gib
+
+def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
+                first: kv_layout.Layout) -> int:
+    """The cache configuration's block size: ``--block-size``, else 16; V1 picks MLA models' block size by
+    attention backend (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
+    if first.mla and engine == "v1":
+        return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
+                                        rv.version.parts, s.block_size)
+    return s.block_size or DEFAULT_BLOCK_SIZE
+
+
+def _requested_memory(device: Device, s: EngineSettings, b: Behaviour) -> tuple[float, float]:
+    """(gpu_memory_utilization, GiB): the worker requests ``total × gpu_memory_utilization`` for the weights,
+    the activation peak, non-torch memory and the KV cache (the release's default utilization when unset)."""
     util = b.gpu_memory_utilization if s.gpu_memory_utilization is None else s.gpu_memory_utilization
-    usable = total * util
-    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
-    cg_in_budget = engine == "v1" and not s.enforce_eager and (
+    return util, device.memory_gib * util
+
+
+@dataclass(frozen=True)
+class _Graphs:
+    """The CUDA graphs' memory and whether vLLM takes it from the KV budget."""
+
+    in_budget: bool
+    gib: float
+
+
+def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> _Graphs:
+    """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
+    while profiling and takes it from the KV budget; otherwise they are captured after the KV cache is
+    allocated and have to fit the margin outside the budget (:func:`_margin`)."""
+    in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
-    cudagraph = 0.0 if s.enforce_eager else e.cudagraph_gib
-    enc_peak, enc_cache, enc_note = _encoder(model, s, batched, seqs, act, e)
+    return _Graphs(in_budget, 0.0 if s.enforce_eager else e.cudagraph_gib)
+
+
+@dataclass(frozen=True)
+class _Sampler:
+    """The dummy sampler run: its rows and its bytes per row × vocabulary entry."""
+
+    rows: int
+    per_elem: float
+    bytes: float
+
+
+def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates) -> _Sampler:
+    """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
+    max_num_batched_tokens)`` rows with the release's sampler (the Triton top-k/top-p kernel falls back to
+    PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
+    kind = "logits" if engine == "v0" else b.sampler
+    per_elem = e.sampler(kind)
+    if kind == "triton" and rows < 8:
+        per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
+    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """The memory profile of one GPU of one pipeline stage, in GiB."""
+
+    stage: int
+    weights: float  # what vLLM logs as "Model loading took"
+    act: float  # the torch peak of the profile run (forward pass, encoder, sampler)
+    sampler: float
+    encoder: float
+    avail: float  # what determine_available_memory leaves for the KV cache
+
+
+def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
+             nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
+             notes: list[str]) -> _Stage:
+    """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage; the stage
+    that leaves the least for the KV cache decides (vLLM gives every worker the cache of the tightest).
+
+    The profile run is one dummy forward pass of ``max_num_batched_tokens`` tokens, on the first stage
+    the multimodal encoder's dummy batch, on the last the dummy sampler run; the torch peak it reaches,
+    the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
+    the weights.
+    """
+    enc_peak, enc_cache, enc_note = _encoder(model, s, batch.batched, batch.seqs, ck.act_bytes, e)
     if enc_note:
         notes.append(enc_note)
-    sampler_rows = min(seqs, batched) if engine == "v1" else seqs
-    sampler_kind = "logits" if engine == "v0" else b.sampler
-    sampler_per_elem = e.sampler(sampler_kind)
-    if sampler_kind == "triton" and sampler_rows < 8:
-        sampler_per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
-    sampler = sampler_rows * model.vocab_size * sampler_per_elem
-    stages = sorted({0, s.pp - 1})
-    worst: dict[str, float] | None = None
-    for stage in stages:
-        w = _stage_weights(model, total_bytes, precision, s, stage, buffers=weights_gib is None,
-                           device=device)
-        fwd = _forward_bytes(model, s, batched, act, e)
+    worst: _Stage | None = None
+    for stage in sorted({0, s.pp - 1}):
+        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
+        fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
-        samp = sampler + batched * model.hidden_size * act if last else 0.0
+        samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
-        avail = usable - w / GIB - peak / GIB - nontorch - (cudagraph if cg_in_budget else 0.0)
-        row = {"stage": stage, "weights": w / GIB, "act": peak / GIB, "sampler": samp / GIB if last else 0.0,
-               "encoder": enc_peak / GIB if stage == 0 else 0.0, "avail": avail}
-        if worst is None or avail < worst["avail"]:
+        avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
+        row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
+                     enc_peak / GIB if stage == 0 else 0.0, avail)
+        if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    stage = int(worst["stage"])
-    lay = kv_layout.layout(model, s.tp, s.pp, kvb, stage, b.mla_cache)
-    available = worst["avail"]
-    if engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None:
-        available = s.kv_cache_memory_bytes / GIB
-        notes.append(f"--kv-cache-memory-bytes: vLLM takes {available:.2f} GiB for the KV cache as given, "
-                     "without gpu_memory_utilization's budget")
+    return worst
 
-    # ---- error band ------------------------------------------------------------------------------
-    act_err = max(worst["act"] - worst["encoder"], 0.0) * e.activation_error + e.activation_floor_gib
+
+def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:
+    """GiB for the KV cache: what vLLM logs as "Available KV cache memory" (negative: nothing left), or with
+    ``--kv-cache-memory-bytes`` (0.11+) the size given, without gpu_memory_utilization's budget."""
+    if not given:
+        return worst.avail
+    assert s.kv_cache_memory_bytes is not None
+    available = s.kv_cache_memory_bytes / GIB
+    notes.append(f"--kv-cache-memory-bytes: vLLM takes {available:.2f} GiB for the KV cache as given, "
+                 "without gpu_memory_utilization's budget")
+    return available
+
+
+def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, engine: str, usable: float,
+                graphs: _Graphs, given: bool, e: Estimates) -> float:
+    """GiB the KV budget may be off by: the sum of the errors of the terms vLLM measures and shardwise
+    estimates (:class:`Estimates`), at least 0.6 GiB and 4 % of the budget; none when the KV cache's size
+    is given."""
+    act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
     if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or b.tp_buffers_in_budget):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
-    band = (worst["weights"] * e.weights_error + act_err + worst["encoder"] * e.encoder_error
-            + nontorch_err + (e.cudagraph_error_gib if cg_in_budget else 0.0))
+    band = (worst.weights * e.weights_error + act_err + worst.encoder * e.encoder_error
+            + nontorch_err + (e.cudagraph_error_gib if graphs.in_budget else 0.0))
     band = max(band, 0.6, 0.04 * usable)
-    if engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None:
+    if given:
         band = 0.0  # vLLM uses the figure given; nothing is estimated
+    return band
 
-    # ---- KV cache --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _KvCache:
+    """The KV cache vLLM builds from the budget, and the longest requests it holds."""
+
+    max_model_len: int  # after ``auto`` fitted it
+    plan: kv_layout.KvPlan
+    needed: int  # bytes one max_model_len request needs, as vLLM checks it
+    fit_len: int  # the longest max_model_len one request fits (central estimate)
+    fit_sure: int  # ... with the error band taken off the budget
+
+
+def _kv_cache(model: ModelShape, s: EngineSettings, lay: kv_layout.Layout, b: Behaviour, engine: str,
+              available: float, band: float, length: _Length, batched: int, block: int,
+              notes: list[str]) -> _KvCache:
+    """The KV cache configuration: with ``--max-model-len auto`` vLLM lowers max_model_len to what the
+    cache holds; it splits the budget into blocks by the layout's groups (what it logs as "GPU KV cache
+    size" and "Maximum concurrency") and checks one max_model_len request against it."""
     avail_bytes = available * GIB
-    if auto and b.max_model_len_auto:
+    model_limit, mml = length.model_limit, length.max_model_len
+    if length.auto and b.max_model_len_auto:
         fit = kv_layout.longest_fitting(lay, b, engine, avail_bytes, batched, model_limit, block)
         if fit:
             mml = min(fit, model_limit)
@@ -959,116 +1263,83 @@ def _size_deployment(
         notes.append(plan.note)
     if lay.note:
         notes.append(lay.note)
-    if not refusal:
-        if available <= 0:
-            refusal = "no memory is left for the KV cache (vLLM: No available memory for the cache blocks)"
-        elif engine == "v0" and plan.tokens < mml:
-            refusal = (f"the KV cache holds {plan.tokens:,} tokens, fewer than max_model_len {mml:,} "
-                       f"(vLLM: The model's max seq len is larger than the maximum number of tokens that can "
-                       f"be stored in KV cache)")
-        elif engine == "v1" and needed > avail_bytes:
-            refusal = (f"one request of max_model_len {mml:,} tokens needs {needed / GIB:.2f} GiB of KV cache, "
-                       f"more than the {available:.2f} GiB available")
+    if model.mla is None and model.num_key_value_heads < s.tp:
+        notes.append(f"{model.num_key_value_heads} KV heads < TP {s.tp}: each rank keeps a replica of one KV head")
+    return _KvCache(mml, plan, needed, fit_len, fit_sure)
 
-    weights_gib_gpu = worst["weights"]
-    w_band = weights_gib_gpu * e.weights_error + 0.3
-    weights_fit = weights_gib_gpu < usable
-    weights_verdict: Verdict = ("starts" if weights_gib_gpu + w_band < usable else
-                                "refuses" if weights_gib_gpu - w_band > usable else "may-refuse")
-    starts = not refusal
+
+def _kv_refusal(engine: str, available: float, kv: _KvCache) -> str:
+    """vLLM's refusal of the KV cache (central estimate), or "": no memory left for any block; V0: fewer
+    tokens than max_model_len; V1: one max_model_len request needs more than the budget."""
+    if available <= 0:
+        return "no memory is left for the KV cache (vLLM: No available memory for the cache blocks)"
+    mml = kv.max_model_len
+    if engine == "v0" and kv.plan.tokens < mml:
+        return (f"the KV cache holds {kv.plan.tokens:,} tokens, fewer than max_model_len {mml:,} "
+                f"(vLLM: The model's max seq len is larger than the maximum number of tokens that can "
+                f"be stored in KV cache)")
+    if engine == "v1" and kv.needed > available * GIB:
+        return (f"one request of max_model_len {mml:,} tokens needs {kv.needed / GIB:.2f} GiB of KV cache, "
+                f"more than the {available:.2f} GiB available")
+    return ""
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """Whether the weights of one GPU fit the budget at all."""
+
+    band: float  # GiB
+    fits: bool  # central estimate
+    verdict: Verdict
+
+
+def _weights_fit(weights: float, usable: float, e: Estimates) -> _Weights:
+    """The weights of one GPU against the budget, with their own error band (``weights_error`` of them
+    + 0.3 GiB)."""
+    band = weights * e.weights_error + 0.3
+    verdict: Verdict = ("starts" if weights + band < usable else
+                        "refuses" if weights - band > usable else "may-refuse")
+    return _Weights(band, weights < usable, verdict)
+
+
+def _kv_verdict(certain: bool, engine: str, available: float, band: float, kv: _KvCache) -> Verdict:
+    """vLLM's KV cache check with the error band: a certain refusal refuses; V0 compares the tokens the cache
+    holds, V1 the bytes one max_model_len request needs, each with the band added and taken off."""
     if certain:
-        verdict: Verdict = "refuses"
-    elif engine == "v0":
+        return "refuses"
+    plan, mml, needed, avail_bytes = kv.plan, kv.max_model_len, kv.needed, available * GIB
+    if engine == "v0":
         per_token = plan.page_bytes / plan.block_size * plan.group_layers if plan.block_size else 0
         margin = band * GIB / per_token if per_token else 0
         low_tokens, high_tokens = plan.tokens - margin, plan.tokens + margin
-        verdict = ("refuses" if high_tokens < mml or available + band <= 0 else
-                   "starts" if low_tokens >= mml and available - band > 0 else "may-refuse")
-    else:
-        verdict = ("refuses" if needed > avail_bytes + band * GIB or available + band <= 0 else
-                   "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
+        return ("refuses" if high_tokens < mml or available + band <= 0 else
+                "starts" if low_tokens >= mml and available - band > 0 else "may-refuse")
+    return ("refuses" if needed > avail_bytes + band * GIB or available + band <= 0 else
+            "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
 
-    kv_verdict = verdict
-    outside = _margin(b, engine, device, s, util, cg_in_budget, cudagraph, sampler_rows, model.vocab_size,
-                      sampler_per_elem, True, e)  # the last stage's GPUs warm the sampler up
-    # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
-    # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
-    # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
-    # margin as advisory (``margin_verdict``), and ``starts`` follows the central estimate.
-    if not certain and outside.verdict == "refuses":
-        verdict = "refuses"
-    if not certain and outside.fails:
-        if not refusal:
-            refusal = outside.failure
-        starts = False
+
+@dataclass(frozen=True)
+class _Load:
+    """The declared load against the KV cache."""
+
+    context: int  # the expected context, at most max_model_len
+    concurrency: float  # sequences of that context the cache holds
+    tokens: int  # max_num_seqs × the expected context, block-rounded
+    context_kv_gib: float  # KV cache one sequence of the expected context occupies
+    headroom: float  # GiB of the KV budget left after max_num_seqs such sequences
+
+
+def _declared_load(lay: kv_layout.Layout, b: Behaviour, engine: str, kv: _KvCache, batch: _Batch,
+                   expected_context: int | None, available: float) -> _Load:
+    """Not a vLLM step: ``max_num_seqs`` sequences of the expected context (p95 prompt + output, else
+    max_model_len) against the cache vLLM built."""
+    mml, plan = kv.max_model_len, kv.plan
     ctx = min(expected_context or mml, mml)
     per_ctx = _blocks(ctx, plan.block_size) * plan.block_size
-    conc_ctx = kv_layout.concurrency_at(plan, ctx, batched)
-    load_tokens = seqs * per_ctx
-    context_kv = needed_for(lay, b, engine, ctx, batched, plan.block_size) / GIB
-    load_gib = seqs * context_kv
-    headroom = max(available, 0.0) - load_gib
-    if model.mla is None and model.num_key_value_heads < s.tp:
-        notes.append(f"{model.num_key_value_heads} KV heads < TP {s.tp}: each rank keeps a replica of one KV head")
-    return ReplicaSizing(
-        model_id=model.id,
-        vllm_version=str(rv.version),
-        vllm_version_note=rv.note,
-        engine=engine,
-        tensor_parallel_size=s.tp,
-        pipeline_parallel_size=s.pp,
-        data_parallel_size=s.dp,
-        expert_parallel=s.expert_parallel,
-        gpus=s.tp * s.pp,
-        gpu_memory_gib=total,
-        gpu_memory_utilization=util,
-        weight_precision=precision,
-        kv_cache_dtype_bytes=kvb,
-        weights_gb_total=total_bytes / GB,
-        weights_gib_per_gpu=weights_gib_gpu,
-        activation_gib_per_gpu=worst["act"],
-        sampler_gib_per_gpu=worst["sampler"],
-        encoder_gib_per_gpu=worst["encoder"],
-        non_torch_gib_per_gpu=nontorch,
-        cudagraph_gib_per_gpu=cudagraph,
-        cudagraphs_in_budget=cg_in_budget,
-        usable_gib_per_gpu=usable,
-        available_kv_gib=available,
-        kv_cache_gib_per_gpu=max(available, 0.0),
-        error_band_gib=band,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, kvb),
-        block_size=plan.block_size,
-        kv_cache_tokens=plan.tokens,
-        max_concurrency=plan.max_concurrency,
-        hybrid_kv=plan.hybrid_manager,
-        model_max_len=model_limit,
-        max_model_len=mml,
-        max_model_len_fit=fit_len,
-        max_model_len_fit_sure=fit_sure,
-        max_num_seqs=seqs,
-        max_num_seqs_default=s.max_num_seqs is None,
-        max_num_batched_tokens=batched,
-        expected_context=ctx,
-        concurrency_at_expected_context=int(conc_ctx),
-        context_kv_gib=context_kv,
-        load_tokens=load_tokens,
-        needed_kv_gib=needed / GIB,
-        weights_fit=weights_fit,
-        weights_error_gib=w_band,
-        weights_fit_band=weights_verdict,
-        starts=starts,
-        verdict=verdict,
-        kv_verdict=kv_verdict,
-        margin_gib=outside.margin,
-        margin_need_gib=outside.need,
-        margin_verdict=outside.verdict,
-        margin_failure=outside.failure,
-        margin_after_sizing=outside.after_sizing,
-        refusal=refusal,
-        certain=certain,
-        headroom_gib_per_gpu=headroom,
-        notes=tuple(notes),
-    )
+    conc_ctx = kv_layout.concurrency_at(plan, ctx, batch.batched)
+    context_kv = needed_for(lay, b, engine, ctx, batch.batched, plan.block_size) / GIB
+    load_gib = batch.seqs * context_kv
+    return _Load(ctx, conc_ctx, batch.seqs * per_ctx, context_kv, max(available, 0.0) - load_gib)
 
 
 def needed_for(lay: kv_layout.Layout, b: Behaviour, engine: str, length: int, batched: int, block: int) -> int:

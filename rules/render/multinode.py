@@ -1,0 +1,147 @@
+"""VllmMultiNode (:mod:`shardwise.components.multinode`): one LeaderWorkerSet of groups × (PP pods of TP
+GPUs), launched natively or with Ray, the leaders' ClusterIP Service and their Prometheus monitor."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ..capacity import cache
+from ..model.spec import NodePoolSpec, VllmMultiNodeSpec
+from ..vllm.images import choose_launcher
+from .common import LABEL_ROLE
+from .nodepool import efa_interface_count
+from .workload import (
+    _env,
+    _extras,
+    _meta,
+    _mounts,
+    _resources,
+    _serving_container,
+    _template,
+    group_labels,
+    render_monitor,
+    render_service,
+    selector_labels,
+    vllm_args,
+    workload_annotations,
+)
+
+ANN_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+RAY_PORT = 6379
+
+#: EC2 instance-topology label EKS puts on nodes: the bottom network node, shared by the closest
+#: instances. A LeaderWorkerSet group is kept inside one such domain and other groups are kept out.
+#: ``kubernetes.io/hostname`` would be wrong (a group spans several nodes by design, so no
+#: placement could satisfy it) and ``topology.kubernetes.io/zone`` too coarse (one group per AZ).
+DEFAULT_EXCLUSIVE_TOPOLOGY = "topology.k8s.aws/network-node-layer-3"
+
+
+def efa_rdma(instance_type: str) -> bool:
+    """EFA with GPUDirect RDMA reads (``FI_EFA_USE_DEVICE_RDMA=1``): the p4d/p4de, p5 family and p6 instances."""
+    return instance_type.startswith(("p4d", "p4de", "p5", "p6"))
+
+
+def _multinode_env(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None, efa: int) -> list[dict[str, Any]]:
+    env = _env(spec) + [
+        {"name": "NCCL_SOCKET_IFNAME", "value": spec.network_interface},
+        {"name": "GLOO_SOCKET_IFNAME", "value": spec.network_interface},
+        {"name": "VLLM_HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+    ]
+    if efa:
+        env.append({"name": "FI_PROVIDER", "value": "efa"})
+        if pool is not None and efa_rdma(pool.instance_type):
+            env.append({"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"})
+    return env
+
+
+#: vLLM's multi-node launch without Ray: every pod runs ``vllm serve`` with the group's size, its
+#: rank and the leader's address; workers add ``--headless``. The executor is named explicitly
+#: (vLLM: "to use mp you must also set nnodes"; releases before the nnodes>1 default fell back to Ray).
+_NATIVE = ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE)",
+           "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
+
+
+def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
+    gpus = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+    wait = (
+        "import ray; ray.init(address='auto', logging_level='ERROR'); "
+        "print(int(ray.cluster_resources().get('GPU', 0)))"
+    )
+    serve = shlex.join(["vllm", "serve", *vllm_args(spec), "--distributed-executor-backend", "ray"])
+    return (
+        f'ray start --head --port={RAY_PORT} --node-ip-address="$VLLM_HOST_IP" && '
+        f'until [ "$(python3 -c {shlex.quote(wait)} 2>/dev/null || echo 0)" -ge {gpus} ]; do sleep 5; done && '
+        f"exec {serve}"
+    )
+
+
+def _ray_worker_script() -> str:
+    return f'ray start --address="$LWS_LEADER_ADDRESS:{RAY_PORT}" --node-ip-address="$VLLM_HOST_IP" --block'
+
+
+def launcher(spec: VllmMultiNodeSpec) -> str:
+    """``native`` or ``ray``: as set, or (``auto``) native when the image's vLLM has it."""
+    return choose_launcher(spec.launcher, spec.image, spec.vllm_version)[0]
+
+
+def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
+    """One LeaderWorkerSet: groups × (PP pods of TP GPUs); the API runs on the leader only."""
+    tp = spec.engine.tensor_parallel_size
+    pp = spec.engine.pipeline_parallel_size
+    efa = efa_interface_count(pool) if pool is not None else 0
+    env = _multinode_env(spec, pool, efa)
+    resources = _resources(tp, efa)
+    budget = cache.startup_budget(spec, pool).budget_seconds
+    worker: dict[str, Any]
+    if launcher(spec) == "native":
+        leader = _serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
+                                    resources, budget)
+        worker = {"name": "vllm-worker", "image": spec.image, "command": ["vllm", "serve"],
+                  "args": vllm_args(spec) + _NATIVE + ["--headless"]}
+    else:
+        leader = _serving_container(spec, "vllm-leader", ["/bin/sh", "-c"], [_ray_leader_script(spec)], env,
+                                    resources, budget)
+        worker = {"name": "vllm-worker", "image": spec.image, "command": ["/bin/sh", "-c"],
+                  "args": [_ray_worker_script()]}
+    worker.update({"env": [dict(e) for e in env], "resources": _resources(tp, efa), "volumeMounts": _mounts(spec)})
+    leader_labels = {**group_labels(spec.name), LABEL_ROLE: "leader"}
+    worker_labels = {**group_labels(spec.name), LABEL_ROLE: "worker"}
+    annotations = workload_annotations(spec)
+    if spec.exclusive_topology:
+        annotations[ANN_EXCLUSIVE_TOPOLOGY] = spec.exclusive_topology
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": _meta(spec.name, spec.namespace, annotations),
+        "spec": {
+            "replicas": spec.groups,
+            "startupPolicy": "LeaderCreated",
+            "rolloutStrategy": {
+                "type": "RollingUpdate",
+                "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
+            },
+            "leaderWorkerTemplate": {
+                "size": pp,
+                "restartPolicy": "RecreateGroupOnPodRestart",
+                "leaderTemplate": _template(spec, leader_labels, [leader], tp),
+                "workerTemplate": _template(spec, worker_labels, [worker], tp),
+            },
+        },
+    }
+
+
+def render_vllm_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount and claim (when asked), the LeaderWorkerSet, a ClusterIP Service that selects the
+    leaders only, and the Prometheus monitor (leaders: the workers serve no HTTP)."""
+    selector = {**selector_labels(spec.name), LABEL_ROLE: "leader"}
+    objs = [
+        *_extras(spec),
+        render_leaderworkerset(spec, pool),
+        render_service(spec.name, spec.namespace, spec.engine.port, selector),
+    ]
+    monitor = render_monitor(spec, leaders_only=True)
+    if monitor is not None:
+        objs.append(monitor)
+    return objs

@@ -1,0 +1,169 @@
+"""RuntimeNetwork (:mod:`shardwise.components.network`): the AWS network plans (private subnets, the GPU
+nodes' and the endpoints' security groups, the S3 and ECR endpoints) and the NetworkPolicies of the
+serving namespaces."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
+from .common import LABEL_GROUP, LABEL_MANAGED_BY
+
+
+@dataclass(frozen=True)
+class SubnetPlan:
+    name: str
+    cidr: str
+    availability_zone: str
+    public: bool = False  # routes to an internet gateway (only the NAT gateway's subnet)
+    map_public_ip_on_launch: bool = False
+
+
+@dataclass(frozen=True)
+class SgRulePlan:
+    direction: str  # ingress | egress
+    protocol: str  # "-1" | "tcp" | "udp"
+    from_port: int | None = None
+    to_port: int | None = None
+    cidr: str | None = None
+    self_ref: bool = False
+    description: str = ""
+
+
+def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
+    """Private subnets, one per AZ, carved from the VPC CIDR (/16 → /19 each), plus with a NAT
+    gateway one small subnet for it in the first AZ. No subnet maps public IPs at launch."""
+    if network.vpc_id is not None:
+        return []
+    vpc = ipaddress.IPv4Network(network.cidr)
+    new_prefix = min(vpc.prefixlen + 3, 28)
+    blocks = list(vpc.subnets(new_prefix=new_prefix))
+    plans = [SubnetPlan(f"{prefix}-private-{az}", str(blocks[i]), az)
+             for i, az in enumerate(network.availability_zones)]
+    if network.nat_gateway:
+        last = blocks[-1]
+        nat_block = next(last.subnets(new_prefix=min(last.prefixlen + 3, 28)))
+        plans.append(SubnetPlan(f"{prefix}-nat-{network.availability_zones[0]}", str(nat_block),
+                                network.availability_zones[0], public=True))
+    return plans
+
+
+def gpu_node_sg_rules() -> list[SgRulePlan]:
+    """Rules of the GPU-node security group.
+
+    All traffic to and from the group itself (NCCL, EFA, Ray, torch.distributed; EFA requires the
+    self-reference in both directions), and HTTPS out (Hugging Face Hub, ECR and S3 through the
+    endpoints, the EKS API). No runtime port is open to anything but the group; kubelet and
+    control-plane traffic use the cluster security group the launch template also attaches.
+    """
+    return [
+        SgRulePlan("ingress", "-1", self_ref=True, description="all traffic from the GPU nodes themselves"),
+        SgRulePlan("egress", "-1", self_ref=True, description="all traffic to the GPU nodes themselves"),
+        SgRulePlan("egress", "tcp", 443, 443, cidr="0.0.0.0/0", description="HTTPS: model hub, ECR, S3, EKS API"),
+    ]
+
+
+def endpoint_sg_rules(vpc_cidr: str) -> list[SgRulePlan]:
+    """Interface endpoints accept HTTPS from inside the VPC only."""
+    return [SgRulePlan("ingress", "tcp", 443, 443, cidr=vpc_cidr, description="HTTPS from the VPC")]
+
+
+def interface_endpoint_services(region: str) -> list[str]:
+    return [f"com.amazonaws.{region}.ecr.api", f"com.amazonaws.{region}.ecr.dkr"]
+
+
+def gateway_endpoint_services(region: str) -> list[str]:
+    return [f"com.amazonaws.{region}.s3"]
+
+
+def wants_endpoints(network: NetworkSpec, existing_vpc: bool) -> bool:
+    """Whether to create the S3/ECR endpoints: as set, else only in a VPC shardwise creates (an existing
+    VPC usually has them, and a second S3 gateway or an ECR endpoint with private DNS conflicts)."""
+    return network.endpoints if network.endpoints is not None else not existing_vpc
+
+
+def _policy(name: str, namespace: str, selector: dict[str, str], types: list[str],
+            ingress: list[dict[str, Any]] | None = None,
+            egress: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"podSelector": {"matchLabels": selector} if selector else {}, "policyTypes": types}
+    if ingress is not None:
+        spec["ingress"] = ingress
+    if egress is not None:
+        spec["egress"] = egress
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": name, "namespace": namespace, "labels": {LABEL_MANAGED_BY: "shardwise"}},
+        "spec": spec,
+    }
+
+
+def _ns_peer(namespace: str) -> dict[str, Any]:
+    return {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}
+
+
+#: The EKS Pod Identity agent: the SDKs of pods whose service account has a Pod Identity association get
+#: their credentials from it (``AWS_CONTAINER_CREDENTIALS_FULL_URI``), on the node's link-local address.
+POD_IDENTITY_AGENT = ("169.254.170.23/32", 80)
+
+
+def uses_pod_identity(spec: VllmServiceSpec | VllmMultiNodeSpec) -> bool:
+    sa = spec.pod.service_account
+    return sa is not None and bool(sa.role_arn) and sa.mode == "pod-identity"
+
+
+def render_network_policies(
+    network: NetworkSpec,
+    services: Sequence[VllmServiceSpec] = (),
+    multi_node: Sequence[VllmMultiNodeSpec] = (),
+    routers: Sequence[RouterSpec] = (),
+) -> list[dict[str, Any]]:
+    """NetworkPolicies for every serving namespace.
+
+    Per namespace: deny all ingress and egress by default; allow DNS to kube-system (UDP and TCP
+    53); allow HTTPS egress (Hugging Face Hub downloads, the Kubernetes API); where a workload's service
+    account uses Pod Identity, allow the EKS Pod Identity agent (:data:`POD_IDENTITY_AGENT`, TCP 80: the
+    default deny would block the pods' AWS credentials). Per serving group:
+    allow all traffic between the group's own pods (NCCL, Gloo, Ray, torch.distributed use
+    ephemeral ports that cannot be listed); allow the API port only from the gateway namespace and
+    the monitoring namespace (Prometheus scrapes ``/metrics`` on the API port for the queue-depth
+    autoscaler); and, for groups behind an ALB Ingress (target type ``ip``: the load balancer
+    connects to pod IPs from inside the VPC), from the VPC CIDR.
+    """
+    groups: list[VllmServiceSpec | VllmMultiNodeSpec] = [*services, *multi_node]
+    alb_routed = {s for r in routers if r.kind == "alb-ingress" for s in r.services}
+    out: list[dict[str, Any]] = []
+    for ns in sorted({g.namespace for g in groups}):
+        out.append(_policy("default-deny", ns, {}, ["Ingress", "Egress"]))
+        dns_peer = {**_ns_peer("kube-system"), "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
+        out.append(_policy("allow-dns", ns, {}, ["Egress"], egress=[{
+            "to": [dns_peer],
+            "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+        }]))
+        out.append(_policy("allow-https-egress", ns, {}, ["Egress"], egress=[{
+            "to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+            "ports": [{"protocol": "TCP", "port": 443}],
+        }]))
+        if any(uses_pod_identity(g) for g in groups if g.namespace == ns):
+            cidr, port = POD_IDENTITY_AGENT
+            out.append(_policy("allow-pod-identity-agent", ns, {}, ["Egress"], egress=[{
+                "to": [{"ipBlock": {"cidr": cidr}}], "ports": [{"protocol": "TCP", "port": port}],
+            }]))
+    for g in groups:
+        sel = {LABEL_GROUP: g.name}
+        peer = {"podSelector": {"matchLabels": sel}}
+        out.append(_policy(f"{g.name}-intra-group", g.namespace, sel, ["Ingress", "Egress"],
+                           ingress=[{"from": [peer]}], egress=[{"to": [peer]}]))
+        sources = [_ns_peer(network.gateway_namespace)]
+        if network.monitoring_namespace:
+            sources.append(_ns_peer(network.monitoring_namespace))
+        if g.name in alb_routed:
+            sources.append({"ipBlock": {"cidr": network.cidr}})
+        out.append(_policy(f"{g.name}-api", g.namespace, sel, ["Ingress"], ingress=[{
+            "from": sources,
+            "ports": [{"protocol": "TCP", "port": g.engine.port}],
+        }]))
+    return out

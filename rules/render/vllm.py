@@ -1,0 +1,142 @@
+"""VllmService (:mod:`shardwise.components.vllm`): a Deployment of independent replicas, its ClusterIP
+Service, PodDisruptionBudget, autoscaler and Prometheus monitor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..capacity import cache
+from ..model.spec import AutoscalingSpec, NodePoolSpec, VllmServiceSpec
+from .common import _num
+from .workload import (
+    _env,
+    _extras,
+    _meta,
+    _resources,
+    _serving_container,
+    _template,
+    group_labels,
+    render_monitor,
+    render_service,
+    selector_labels,
+    vllm_args,
+    workload_annotations,
+)
+
+
+def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
+    tp = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+    budget = cache.startup_budget(spec, pool).budget_seconds
+    container = _serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), _env(spec),
+                                   _resources(tp), budget)
+    template = _template(spec, group_labels(spec.name), [container], tp)
+    template["spec"]["topologySpreadConstraints"] = [{
+        "maxSkew": 1,
+        "topologyKey": "kubernetes.io/hostname",
+        "whenUnsatisfiable": "ScheduleAnyway",
+        "labelSelector": {"matchLabels": selector_labels(spec.name)},
+    }]
+    replicas = spec.replicas
+    if spec.autoscaling is not None:
+        replicas = max(spec.replicas, spec.autoscaling.min_replicas)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(spec.name, spec.namespace, workload_annotations(spec)),
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": selector_labels(spec.name)},
+            # GPUs are scarce: replace one replica at a time instead of asking for a spare node.
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
+            "template": template,
+        },
+    }
+
+
+def render_pdb(spec: VllmServiceSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": _meta(spec.name, spec.namespace),
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": selector_labels(spec.name)}},
+    }
+
+
+def _prometheus_query(metric: str, spec: VllmServiceSpec) -> str:
+    pods = f'{spec.name}-[a-z0-9]+-[a-z0-9]+'
+    if metric == "gpu":
+        return f'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{spec.namespace}",pod=~"{pods}"}})'
+    return f'sum({metric}{{namespace="{spec.namespace}",pod=~"{pods}"}})'
+
+
+def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
+    """A KEDA ScaledObject or an autoscaling/v2 HPA on the spec's metric; None without autoscaling."""
+    a: AutoscalingSpec | None = spec.autoscaling
+    if a is None:
+        return None
+    behavior = {"scaleDown": {"stabilizationWindowSeconds": a.scale_down_window_seconds}}
+    if a.kind == "keda":
+        if a.metric == "cpu":
+            trigger: dict[str, Any] = {
+                "type": "cpu", "metricType": "Utilization", "metadata": {"value": _num(a.threshold)},
+            }
+        else:
+            trigger = {
+                "type": "prometheus",
+                "metadata": {
+                    "serverAddress": a.prometheus_address,
+                    "query": _prometheus_query(a.metric, spec),
+                    "threshold": _num(a.threshold),
+                },
+            }
+        return {
+            "apiVersion": "keda.sh/v1alpha1",
+            "kind": "ScaledObject",
+            "metadata": _meta(spec.name, spec.namespace),
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
+                "minReplicaCount": a.min_replicas,
+                "maxReplicaCount": a.max_replicas,
+                "pollingInterval": 15,
+                "advanced": {"horizontalPodAutoscalerConfig": {"behavior": behavior}},
+                "triggers": [trigger],
+            },
+        }
+    if a.metric == "cpu":
+        metric: dict[str, Any] = {
+            "type": "Resource",
+            "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": int(a.threshold)}},
+        }
+    else:
+        name = "DCGM_FI_DEV_GPU_UTIL" if a.metric == "gpu" else a.metric
+        metric = {
+            "type": "Pods",
+            "pods": {"metric": {"name": name}, "target": {"type": "AverageValue", "averageValue": _num(a.threshold)}},
+        }
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": _meta(spec.name, spec.namespace),
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
+            "minReplicas": max(1, a.min_replicas),
+            "maxReplicas": a.max_replicas,
+            "metrics": [metric],
+            "behavior": behavior,
+        },
+    }
+
+
+def render_vllm_service(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount and claim (when asked), Deployment, ClusterIP Service, PodDisruptionBudget, the
+    autoscaler and the Prometheus monitor (when set)."""
+    objs = [
+        *_extras(spec),
+        render_deployment(spec, pool),
+        render_service(spec.name, spec.namespace, spec.engine.port, selector_labels(spec.name)),
+        render_pdb(spec),
+    ]
+    for extra in (render_autoscaler(spec), render_monitor(spec)):
+        if extra is not None:
+            objs.append(extra)
+    return objs

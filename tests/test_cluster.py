@@ -36,7 +36,7 @@ from cluster_support import ControlPlane, collection_path, require_cluster
 from engine_support import ROOT, Project, load_stack_config, require_engine, require_k8s_provider
 from shardwise.rules.catalog.hardware import catalog_instance
 from shardwise.rules.model.spec import NodePoolSpec
-from shardwise.rules.render import efa_interface_count, node_labels, node_taints
+from shardwise.rules.render.nodepool import efa_interface_count, node_labels, node_taints
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 

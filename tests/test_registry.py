@@ -65,6 +65,11 @@ LEVELS = {
     "SW408": ("advisory", True),
 }
 
+# The rules that do not check `shardwise plan`'s sized replica (it has no manifest: no env, probes, pod or GPU
+# request to read), written out for the same reason.
+NOT_ON_PLANS = {"SW204", "SW208", "SW209", "SW305", "SW308", "SW309", "SW310", "SW311", "SW312", "SW404", "SW407",
+                "SW408"}
+
 # advisory: a finding that does not block (inside the estimate's error, or a load nobody declared)
 FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
 FIXTURE_SUFFIXES = (".yaml", ".json")
@@ -109,6 +114,10 @@ def test_the_level_table_covers_exactly_the_registry():
 def test_default_enforcement_and_unknown_handling(code):
     m = rule_by_code(code).meta
     assert (m.enforcement, m.safe_to_skip_unknown) == LEVELS[code]
+
+
+def test_the_rules_that_skip_plans_are_these():
+    assert {c for c in CODES if not rule_by_code(c).meta.applies_to_plans} == NOT_ON_PLANS
 
 
 def test_every_fixture_folder_belongs_to_a_rule():

@@ -297,6 +297,31 @@ def test_a_rule_crashing_on_one_group_still_checks_the_others():
     ]
 
 
+@pytest.mark.parametrize("applies", [True, False])
+def test_the_runner_skips_plans_for_a_rule_that_does_not_apply_to_them(applies):
+    from dataclasses import replace
+
+    from shardwise.rules.engine import GroupRule, Rule, hit
+
+    meta = replace(rule_by_code("SW101").meta, applies_to_plans=applies)
+
+    class Checks(GroupRule):
+        def check_group(self, g, inv, config):
+            yield hit(g, f"SW101: checked {g.name}")
+
+    class ChecksByHand(Rule):
+        def check(self, inv, config):
+            for g in self.groups(inv):
+                yield hit(g, f"SW101: checked {g.name}")
+
+    Checks.meta = ChecksByHand.meta = meta
+    inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+    inv.groups[0].kind = "plan"
+    names = [g.name for g in inv.groups if applies or g.kind != "plan"]
+    for rule in (Checks(), ChecksByHand()):
+        assert sorted(f.message for f in run_rules([rule], inv)) == sorted(f"SW101: checked {n}" for n in names)
+
+
 def test_an_image_not_known_yet_sizes_for_the_current_release_and_says_so():
     from shardwise.rules.model import UNKNOWN
     from shardwise.rules.vllm.versions import CURRENT_RELEASE

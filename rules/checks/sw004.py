@@ -18,7 +18,7 @@ def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig,
     """
     codes = []
     for rule in rules:
-        if not isinstance(rule, GroupRule) or rule.meta.code == "SW004":
+        if not isinstance(rule, GroupRule) or rule.meta.code == "SW004" or not rule.applies_to(g):
             continue
         try:
             list(rule.check_group(g, inv, config))

@@ -45,11 +45,12 @@ class GpuRequestNotTp(GroupRule):
             "https://lws.sigs.k8s.io/docs/",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan" or runs_on_cpu(g) or not counts_layout(g):  # the CPU backend needs no accelerator
+        if runs_on_cpu(g) or not counts_layout(g):  # the CPU backend needs no accelerator
             return
         lay = layout(g)
         req, resource = gpu_request(g)

@@ -36,12 +36,11 @@ class GpusRequestedButUnused(GroupRule):
             "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         if not counts_layout(g) or (g.accelerator_resource and not family_known(g.accelerator_resource)):
             return  # an accelerator family the vendor table does not know: SW204 says it cannot decide
         c = g.main_container

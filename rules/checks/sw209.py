@@ -43,13 +43,14 @@ class ImageForAnotherAccelerator(GroupRule):
         ),
         mandatory_when="when the image is built for another accelerator (not the CPU build)",
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("image",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
         resource = g.accelerator_resource
-        if g.kind == "plan" or c is None or not isinstance(c.image, str) or not resource:
+        if c is None or not isinstance(c.image, str) or not resource:
             return
         wanted = families_of(resource)
         if not wanted:  # a family the vendor table does not know: SW204 says it cannot decide

@@ -75,12 +75,13 @@ class NamespaceWithoutDefaultDeny(Rule):
         ),
         scope="stack",
         mandatory_when="for multi-node groups",
+        applies_to_plans=False,
     )
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         by_ns: dict[str, list[ServingGroup]] = {}
-        for g in inv.groups:
-            if g.kind == "plan" or g.template:  # a runtime template's pods run in its services' namespaces
+        for g in self.groups(inv):
+            if g.template:  # a runtime template's pods run in its services' namespaces
                 continue
             if g.namespace == UNKNOWN_NAMESPACE:
                 u = Undecidable("the namespace")

@@ -126,12 +126,11 @@ class LiteralSecretInManifest(Rule):
             "https://huggingface.co/docs/hub/security-tokens",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for g in inv.groups:
-            if g.kind == "plan":
-                continue
+        for g in self.groups(inv):
             for c in g.containers:
                 yield from self._env(g, c)
                 if c.runs_vllm or c is g.main_container:

@@ -75,11 +75,10 @@ class VllmPodWithHostAccess(GroupRule):
         ),
         scope="resource",
         mandatory_when="for hostNetwork, hostPID, privileged containers and capabilities that control the node",
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         subject = group_subject(g)
         host = g.host
         checks: tuple[tuple[str, str, Level, str], ...] = (

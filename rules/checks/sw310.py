@@ -64,11 +64,10 @@ class GpuVisibilitySetByHand(GroupRule):
         scope="resource",
         mandatory_when=("for NVIDIA_VISIBLE_DEVICES, which overrides the device plugin's allocation, and for a "
                         "list that shows fewer devices than the layout needs"),
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         vllm = vllm_containers(g)
         for c in g.containers:
             yield from self._container(inv, g, c, c in vllm)

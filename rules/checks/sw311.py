@@ -48,12 +48,10 @@ class TlsVerificationDisabled(GroupRule):
         ),
         scope="resource",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
-
         def judge(name: str, value: str, via: str) -> str | None:
             if value.strip() not in _OFF[name]:
                 return None

@@ -43,11 +43,12 @@ class RuntimeLoraWithoutAuth(GroupRule):
         ),
         scope="resource",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
-        if g.kind == "plan" or c is None:
+        if c is None:
             return
         value = c.env.get(LORA)
         if value is UNKNOWN:

@@ -49,11 +49,10 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         ),
         scope="stack",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         unready = [c for c in vllm_containers(g) if "readiness" not in c.probes]
         if not unready:
             return

@@ -53,6 +53,10 @@ class RuleMeta:
     scope: Literal["resource", "stack"] = "stack"
     safe_to_skip_unknown: bool = False  # an unknown input may be skipped with an advisory note
     mandatory_when: str | None = None  # an advisory rule whose hits are mandatory in this case
+    #: Whether the rule checks ``shardwise plan``'s sized replica (a serving group of kind ``"plan"``: a
+    #: model, a GPU and engine arguments, no manifest, pod or container). The runner skips plans for the
+    #: rules that read what only a manifest has (env, probes, the pod's host access, the GPU request).
+    applies_to_plans: bool = True
 
     @property
     def enforcement_text(self) -> str:
@@ -180,6 +184,14 @@ class Rule:
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:  # pragma: no cover
         raise NotImplementedError
+
+    def applies_to(self, g: ServingGroup) -> bool:
+        """Whether the rule checks serving group ``g``: a plan only when its metadata says it applies to plans."""
+        return self.meta.applies_to_plans or g.kind != "plan"
+
+    def groups(self, inv: Inventory) -> Iterator[ServingGroup]:
+        """The serving groups of ``inv`` the rule checks (:meth:`applies_to`), in input order."""
+        return (g for g in inv.groups if self.applies_to(g))
 
 
 def group_subject(g: ServingGroup) -> str:
@@ -368,7 +380,8 @@ class GroupRule(Rule):
 
     An unknown value makes *this group* undecided (not the whole inventory): the finding names the
     group and the unknown property. A crash on one group is a mandatory internal-error finding on
-    that group; the rule still checks the others.
+    that group; the rule still checks the others. Plans are skipped unless the rule applies to them
+    (``RuleMeta.applies_to_plans``).
 
     ``fields`` names the fields a finding of the rule asks to change (engine flags such as
     ``"tensor_parallel_size"``, or ``ServingGroup.locations`` keys such as ``"resources"``): a hit
@@ -381,6 +394,8 @@ class GroupRule(Rule):
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
         for g in groups:
+            if not self.applies_to(g):
+                continue
             if g.template and self.meta.code not in TEMPLATE_CHECKS:
                 continue  # the services that run on the template set what this rule reads
             reads = g.model_reads

@@ -498,3 +498,35 @@ def test_listed_keeps_the_first_of_each_name_in_order():
     assert listed(["x"] * 40) == "x"
     assert listed([f"n{i}" for i in range(8)], shown=3) == "n0, n1, n2 and 5 more"
     assert listed([f"n{i}" for i in range(6)]) == "n0, n1, n2, n3, n4, n5"
+
+
+def test_an_object_rule_decides_and_contains_a_crash_per_object():
+    from shardwise.rules.engine import ObjectRule, hit
+    from shardwise.rules.model import Inventory, Location, NodePool, Suppression, Undecidable
+
+    class OnePoolAtATime(ObjectRule[NodePool]):
+        meta = rule_by_code("SW303").meta
+
+        def objects(self, inv):
+            return inv.pools
+
+        def check_object(self, pool, inv, config):
+            if pool.name == "crashes":
+                raise KeyError("boom")
+            if pool.name == "unknown":
+                raise Undecidable(f"the subnet list of node pool `{pool.name}`")
+            yield hit(pool, f"SW303: checked {pool.name}")
+
+    reason = Suppression("SW303", "reviewed", Location())
+    pools = [NodePool("crashes", Location("a.yaml", 1)), NodePool("unknown", Location("a.yaml", 2), suppressions=[reason]),
+             NodePool("fine", Location("a.yaml", 3))]
+    got = [(f.subject, f.location.line, f.level, f.internal, f.undecided, f.suppressed, f.message)
+           for f in run_rules([OnePoolAtATime()], Inventory(pools=pools))]
+    assert got == [
+        ("NodePool crashes", 1, "mandatory", True, False, False,
+         "SW303: internal error in rule gpu-nodes-in-public-subnet: KeyError: 'boom'"),
+        ("NodePool unknown", 2, "mandatory", False, True, True,
+         "SW303: cannot decide: the subnet list of node pool `unknown` is not known (a computed value or an "
+         "unresolved reference)"),
+        ("NodePool fine", 3, "mandatory", False, False, False, "SW303: checked fine"),
+    ]

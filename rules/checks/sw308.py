@@ -7,10 +7,9 @@ import shlex
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, subject_of
 from ..model import UNKNOWN, ConfigMap, Container, Inventory, ServingGroup
 from ._env import env_location
-from ._net import object_subject
 
 #: Tokens whose shape is theirs alone: Hugging Face user access tokens, AWS access key ids, OpenAI keys.
 TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -78,7 +77,7 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     return None
 
 
-class LiteralSecretInManifest(Rule):
+class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
     meta = RuleMeta(
         code="SW308",
         name="literal-secret-in-manifest",
@@ -129,14 +128,17 @@ class LiteralSecretInManifest(Rule):
         applies_to_plans=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for g in self.groups(inv):
-            for c in g.containers:
-                yield from self._env(g, c)
-                if c.runs_vllm or c is g.main_container:
-                    yield from self._flags(g, c)
-        for cm in inv.config_maps:
-            yield from self._config_map(cm)
+    def objects(self, inv: Inventory) -> Iterable[ServingGroup | ConfigMap]:
+        return [*self.groups(inv), *inv.config_maps]
+
+    def check_object(self, obj: ServingGroup | ConfigMap, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
+        if isinstance(obj, ConfigMap):
+            yield from self._config_map(obj)
+            return
+        for c in obj.containers:
+            yield from self._env(obj, c)
+            if c.runs_vllm or c is obj.main_container:
+                yield from self._flags(obj, c)
 
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         for name, value in c.env.items():
@@ -180,7 +182,7 @@ class LiteralSecretInManifest(Rule):
             )
 
     def _config_map(self, cm: ConfigMap) -> Iterator[Hit]:
-        subject = object_subject("ConfigMap", cm.name, cm.namespace)
+        subject = subject_of(cm)
         for key, value in cm.data.items():
             found = judge(key, value)
             if found is None:

@@ -1,8 +1,10 @@
 """Rule metadata, findings, configuration and the runner.
 
 A rule is a small class with one :class:`RuleMeta` and a ``check`` generator over an
-:class:`~shardwise.rules.model.Inventory`. The registry (:mod:`shardwise.rules.checks.registry`) lists
-them explicitly; nothing registers itself by being imported.
+:class:`~shardwise.rules.model.Inventory`; most check one thing at a time, a serving group
+(:class:`GroupRule`) or another object of the inventory, such as a node pool or a Service
+(:class:`ObjectRule`). The registry (:mod:`shardwise.rules.checks.registry`) lists them explicitly;
+nothing registers itself by being imported.
 
 The runner applies, in this order: enforcement overrides from the config (``disabled`` drops the
 rule), the rule itself (an :class:`~shardwise.rules.model.Undecidable` becomes a "cannot decide"
@@ -17,13 +19,17 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..model import (
     UNKNOWN_AT,
+    Autoscaler,
+    Ingress,
     Inventory,
+    LaunchIssue,
     Location,
     ModelNotKnown,
+    NetworkPolicy,
     ServingGroup,
     Suppression,
     Undecidable,
@@ -194,18 +200,49 @@ class Rule:
         return (g for g in inv.groups if self.applies_to(g))
 
 
+class InventoryObject(Protocol):
+    """What a finding about one object of the inventory needs of it: where it is written and its suppressions."""
+
+    @property
+    def location(self) -> Location: ...
+
+    @property
+    def suppressions(self) -> Sequence[Suppression]: ...
+
+
+#: The objects whose ``kind`` is their Kubernetes kind (a node pool's says where it was read from).
+_KINDED = (Ingress, Autoscaler, NetworkPolicy)
+
+
+def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
 def group_subject(g: ServingGroup) -> str:
-    return f"{g.kind} {g.namespace}/{g.name}" if g.namespace else f"{g.kind} {g.name}"
+    return object_subject(g.kind, g.name, g.namespace)
+
+
+def subject_of(obj: InventoryObject) -> str:
+    """How findings name an object of the inventory: ``Deployment serving/llama``, ``NodePool gpu``,
+    ``SecurityGroup gpu-nodes``, ``Service serving/llama``, ``HTTPRoute serving/chat``."""
+    if isinstance(obj, ServingGroup):
+        return group_subject(obj)
+    if isinstance(obj, LaunchIssue):
+        return obj.subject
+    named: Any = obj
+    kind = named.kind if isinstance(obj, _KINDED) else type(obj).__name__
+    return object_subject(kind, named.name, getattr(named, "namespace", None))
 
 
 def hit(
-    g: ServingGroup,
+    obj: InventoryObject,
     message: str,
     location: Location | None = None,
     level: Literal["advisory", "mandatory"] | None = None,
 ) -> Hit:
-    """A hit on a serving group, carrying the group's suppressions."""
-    return Hit(group_subject(g), message, location or g.location, tuple(g.suppressions), level=level)
+    """A hit on one object of the inventory (a serving group, a node pool, a Service ...), carrying its
+    suppressions."""
+    return Hit(subject_of(obj), message, location or obj.location, tuple(obj.suppressions), level=level)
 
 
 def _level_for(meta: RuleMeta, config: LintConfig) -> Level:
@@ -442,3 +479,35 @@ class GroupRule(Rule):
         return replace(h, level="advisory", message=(
             f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path; "
             f"the annotation {ANN_BASE_MODEL}: {g.model_assumed} makes this finding blocking)"))
+
+
+Obj = TypeVar("Obj", bound=InventoryObject)
+
+
+class ObjectRule(Rule, Generic[Obj]):
+    """A rule that looks at one object of the inventory at a time: node pools, security groups, Services,
+    Ingresses, autoscalers, ConfigMaps, launch issues, serving groups.
+
+    :meth:`objects` names the objects it checks, in the order it checks them; :meth:`check_object` checks
+    one. An unknown value met while checking an object makes *that object* undecided: one "cannot decide"
+    finding on it (its subject, its location, its suppressions). A crash on one object is a mandatory
+    internal-error finding naming the rule, on that object; the rule still checks the others.
+    """
+
+    def objects(self, inv: Inventory) -> Iterable[Obj]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check_object(self, obj: Obj, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for obj in self.objects(inv):
+            try:
+                hits = list(self.check_object(obj, inv, config))
+            except Undecidable as u:
+                yield Hit(subject_of(obj), f"{self.meta.code}: cannot decide: {u.text}", obj.location,
+                          tuple(obj.suppressions), undecided=True)
+            except Exception as exc:  # noqa: BLE001 - one bad object must not hide the others
+                yield Hit(subject_of(obj), internal_error(self.meta, exc), obj.location, internal=True)
+            else:
+                yield from hits

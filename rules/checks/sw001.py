@@ -40,7 +40,7 @@ class SuppressionWithoutReason(ObjectRule[InventoryObject]):
         for s in obj.suppressions:
             if s.reason.strip():
                 continue
-            message = (f"SW001: suppression of {s.code} on {named.name} gives no reason; "
+            message = (f"suppression of {s.code} on {named.name} gives no reason; "
                        f"write it as \"{s.code}: <reason>\"")
             if isinstance(obj, ServingGroup):
                 where = s.location if s.location.file or s.location.urn else obj.location

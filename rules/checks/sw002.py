@@ -49,5 +49,5 @@ class VllmCommandNotUnderstood(ObjectRule[LaunchIssue]):
         return [issue for issue in inv.launch_issues if not issue.crash and not issue.mentioned]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        yield Hit(issue.subject, f"SW002: cannot check this workload: {issue.reason}", issue.location,
+        yield Hit(issue.subject, f"cannot check this workload: {issue.reason}", issue.location,
                   tuple(issue.suppressions), undecided=True)

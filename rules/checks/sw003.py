@@ -47,4 +47,4 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         return [issue for issue in inv.launch_issues if issue.crash]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        yield Hit(issue.subject, f"SW003: {issue.reason}", issue.location, tuple(issue.suppressions))
+        yield Hit(issue.subject, issue.reason, issue.location, tuple(issue.suppressions))

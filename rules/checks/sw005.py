@@ -59,5 +59,5 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
         return [issue for issue in inv.launch_issues if issue.mentioned]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        yield Hit(issue.subject, f"SW005: not read: {issue.reason}", issue.location,
+        yield Hit(issue.subject, f"not read: {issue.reason}", issue.location,
                   tuple(issue.suppressions), undecided=True)

@@ -58,10 +58,10 @@ class GpusRequestedButUnused(GroupRule):
             return
         if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"SW208: the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
+            yield hit(g, f"the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
                          f"{_idle(fewest - per_pod)} per pod", location=g.at("resources"))
         else:
-            yield hit(g, f"SW208: {lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
+            yield hit(g, f"{lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
                          f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world)} per group",
                       location=g.at("resources"))
 

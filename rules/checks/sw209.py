@@ -57,7 +57,7 @@ class ImageForAnotherAccelerator(GroupRule):
             return
         need = " or ".join(dict.fromkeys(a.title for a in wanted))
         if cpu_image(c.image):
-            yield hit(g, f"SW209: image {c.image} is vLLM's CPU build but the pod requests {resource} ({need}); "
+            yield hit(g, f"image {c.image} is vLLM's CPU build but the pod requests {resource} ({need}); "
                          "vLLM runs on the CPU and the accelerators stay reserved and idle",
                       location=g.at("image"))
             return
@@ -65,6 +65,6 @@ class ImageForAnotherAccelerator(GroupRule):
         if not built or {a.family for a in built} & {a.family for a in wanted}:
             return
         platform = " or ".join(dict.fromkeys(a.title for a in built))
-        yield hit(g, f"SW209: image {c.image} is built for {platform} but the pod requests {resource} ({need}); "
+        yield hit(g, f"image {c.image} is built for {platform} but the pod requests {resource} ({need}); "
                      "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up",
                   location=g.at("image"), level="mandatory")

@@ -124,7 +124,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             where = rule.location if (rule.location.file or rule.location.urn) else sg.location
             yield hit(
                 sg,
-                f"SW301: security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
+                f"security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
                 "ports must be reachable only from the group's own security group",
                 where,
             )
@@ -174,7 +174,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             yield hit(
                 svc,
-                f"SW301: Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
+                f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
                 f"({RUNTIME_PORTS[port]}{via}) outside the cluster; runtime ports must stay inside the serving "
                 "group's private network",
             )
@@ -199,7 +199,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             yield hit(
                 ing,
-                f"SW301: {ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
+                f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
                 f"({RUNTIME_PORTS[port]}); runtime ports must stay inside the serving group's private network",
             )
 

@@ -85,7 +85,7 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
         if pool.kind not in CONFIGURED_KINDS:
             return  # from node labels, `efa` says the instance type supports EFA, not that it is attached
         if pool.efa is UNKNOWN:
-            yield Hit(subject_of(pool), f"SW302: cannot decide: whether node pool `{pool.name}` has EFA "
+            yield Hit(subject_of(pool), f"cannot decide: whether node pool `{pool.name}` has EFA "
                       "interfaces is not known (a computed value or an unresolved reference)", pool.location,
                       tuple(pool.suppressions), undecided=True)
             return
@@ -93,12 +93,12 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
             return
         sgs, missing = pool_security_groups(inv, pool)
         if not sgs and missing:
-            yield Hit(subject_of(pool), f"SW302: cannot decide: node pool `{pool.name}` uses security group "
+            yield Hit(subject_of(pool), f"cannot decide: node pool `{pool.name}` uses security group "
                       f"`{missing[0]}`, which is not in the inputs", pool.location, tuple(pool.suppressions),
                       undecided=True)
             return
         if not sgs:
-            yield hit(pool, f"SW302: node pool `{pool.name}` has EFA interfaces but no security group in the "
+            yield hit(pool, f"node pool `{pool.name}` has EFA interfaces but no security group in the "
                       "inputs; EFA needs a security group that allows all traffic to and from itself")
             return
         lacking = []
@@ -113,7 +113,7 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
         others = "" if len(lacking) == 1 else f" (nor do its other {len(lacking) - 1} security groups)"
         yield Hit(
             subject_of(pool),
-            f"SW302: node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
+            f"node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
             f"{missing_text}{others}; EFA needs all traffic allowed from and to the group itself, "
             "inbound and outbound",
             sg.location if (sg.location.urn or sg.location.file) else pool.location,

@@ -71,7 +71,7 @@ class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
             if public:
                 yield Hit(
                     subject_of(pool),
-                    f"SW303: node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
+                    f"node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
                     "maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in "
                     "private subnets",
                     pool.location,

@@ -98,7 +98,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             if pool.kind == "eks-nodegroup":  # Karpenter's EC2NodeClass defaults are required / hop limit 1
                 yield hit(
                     pool,
-                    f"SW304: node pool `{pool.name}` has no launch template, so its instance metadata "
+                    f"node pool `{pool.name}` has no launch template, so its instance metadata "
                     "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); "
                     "required: a launch template with http_tokens = required and "
                     f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
@@ -108,7 +108,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
                                         "is not in the inputs")
 
     def _undecided(self, pool: NodePool, why: str) -> Hit:
-        return Hit(subject_of(pool), f"SW304: cannot decide: {why}", pool.location,
+        return Hit(subject_of(pool), f"cannot decide: {why}", pool.location,
                    tuple(pool.suppressions), undecided=True)
 
     def _template(self, lt: LaunchTemplate, pools: list[NodePool]) -> Iterator[Hit]:
@@ -120,7 +120,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         unknown = [prop for prop, v in (("http_tokens", tokens), ("http_put_response_hop_limit", hops))
                    if v is UNKNOWN]
         if unknown:
-            yield Hit(subject, f"SW304: cannot decide: {' and '.join(unknown)} of launch template "
+            yield Hit(subject, f"cannot decide: {' and '.join(unknown)} of launch template "
                       f"`{lt.name}` is not known (a computed value or an unresolved reference)", lt.location,
                       suppressions, undecided=True)
             return
@@ -134,7 +134,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             return
         yield Hit(
             subject,
-            f"SW304: launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
+            f"launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
             f"required: http_tokens = required and http_put_response_hop_limit = {MAX_HOP_LIMIT}, so pods "
             "cannot take the node's IAM credentials",
             lt.location,

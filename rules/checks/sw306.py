@@ -77,7 +77,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
         yield hit(
             svc,
-            f"SW306: Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
+            f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
             f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
             "ClusterIP behind a gateway that authenticates clients",
             svc.type_location or svc.location,
@@ -97,7 +97,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             if on is None:
                 yield Hit(
                     group_subject(g),
-                    f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
+                    f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
                     "not an "
                     "integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); "
                     f"required: {DEV_MODE} unset or 0",
@@ -106,7 +106,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
                 continue
             yield Hit(
                 group_subject(g),
-                f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
+                f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
                 "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
                 f"required: {DEV_MODE} unset or 0",
                 where,

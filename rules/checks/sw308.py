@@ -146,7 +146,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
                     group_subject(g),
-                    f"SW308: container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
+                    f"container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
                     f"plain value: the token substituted for it at deploy time is stored in the {g.kind} in plain "
                     "text; required: a valueFrom.secretKeyRef to a Secret",
                     env_location(g, c, name), tuple(g.suppressions), level="advisory",
@@ -156,7 +156,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             what, level = found
             yield Hit(
                 group_subject(g),
-                f"SW308: container `{c.name}` of {group_subject(g)} sets {name} to {what} written in the manifest "
+                f"container `{c.name}` of {group_subject(g)} sets {name} to {what} written in the manifest "
                 f"({redact(str(value))}); required: a valueFrom.secretKeyRef to a Secret",
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
@@ -175,7 +175,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             where = g.engine.locations.get(flag.replace("-", "_")) if c.name == g.vllm_container else None
             yield Hit(
                 group_subject(g),
-                f"SW308: container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
+                f"container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
                 f"({redact(value)}); required: the key from a Secret (VLLM_API_KEY from valueFrom.secretKeyRef for "
                 "--api-key, HF_TOKEN for --hf-token)",
                 where or c.location, tuple(g.suppressions),
@@ -190,7 +190,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             what, level = found
             yield Hit(
                 subject,
-                f"SW308: ConfigMap `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); "
+                f"ConfigMap `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); "
                 "ConfigMaps are not for credentials; required: a Secret",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )

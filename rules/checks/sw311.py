@@ -59,5 +59,5 @@ class TlsVerificationDisabled(GroupRule):
             return (f"{what}{via}, which switches TLS certificate verification off for the model downloads; "
                     "required: the variable removed (mount a CA bundle for a re-signing proxy)")
 
-        yield from switch_hits(inv, g, "SW311", _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
+        yield from switch_hits(inv, g, _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
                                "API; an empty value switches TLS verification off")

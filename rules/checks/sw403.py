@@ -83,7 +83,7 @@ class AutoscalingOnUtilization(ObjectRule[Autoscaler]):
             return
         yield hit(
             a,
-            f"SW403: {a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
+            f"{a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
             f"{', '.join(used)}; required: queue depth (vllm:num_requests_waiting) or in-flight requests "
             "(vllm:num_requests_running)",
         )

@@ -80,5 +80,5 @@ class SingleReplicaInProduction(GroupRule):
             found = f"replicas is {warm}"
         if warm >= MIN_WARM_REPLICAS:
             return
-        yield hit(g, f"SW404: {group_subject(g)} runs in a production stack with {warm} warm "
+        yield hit(g, f"{group_subject(g)} runs in a production stack with {warm} warm "
                      f"replica{'s' if warm != 1 else ''} ({found}); required: at least {MIN_WARM_REPLICAS}")

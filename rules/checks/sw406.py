@@ -117,6 +117,6 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
                     "Gateway API Inference Extension")
         yield hit(
             ing,
-            f"SW406: {ing.kind} `{ing.namespace}/{ing.name}` balances "
+            f"{ing.kind} `{ing.namespace}/{ing.name}` balances "
             f"{', '.join(group_subject(g) for g in groups)} with {algorithm}; required: {want}",
         )

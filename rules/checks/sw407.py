@@ -68,7 +68,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         for c in unready:
             yield Hit(
                 group_subject(g),
-                f"SW407: Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "
+                f"Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "
                 "readiness probe, so requests reach it while the model is still loading; required: a "
                 "readinessProbe on GET /health",
                 c.location if (c.location.file or c.location.urn) else g.location,

@@ -60,4 +60,4 @@ class DebugSwitchInServing(GroupRule):
             effect, on = SWITCHES[name]
             return f"sets {name}={value}{via}, which {effect}; required: {name} unset or 0" if on(value) else None
 
-        yield from switch_hits(inv, g, "SW408", SWITCHES, judge)
+        yield from switch_hits(inv, g, SWITCHES, judge)

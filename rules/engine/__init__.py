@@ -109,7 +109,7 @@ class Finding:
     name: str
     level: Literal["advisory", "mandatory"]
     severity: Severity
-    message: str
+    message: str  # what is wrong, without the code: reports that show the code apart put it where they want
     location: Location
     subject: str  # the object the finding is about, e.g. "Deployment default/llama"
     suppressed: bool = False
@@ -121,13 +121,18 @@ class Finding:
     def blocking(self) -> bool:
         return self.level == "mandatory" and not self.suppressed
 
+    @property
+    def coded_message(self) -> str:
+        """The message after its code, as the reports that show it in one string do: ``SW104: …``."""
+        return f"{self.code}: {self.message}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "name": self.name,
             "level": self.level,
             "severity": self.severity,
-            "message": self.message,
+            "message": self.coded_message,
             "subject": self.subject,
             "file": self.location.file,
             "line": self.location.line,
@@ -141,7 +146,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class Hit:
-    """What a rule yields: a message about one object."""
+    """What a rule yields: a message about one object (without the rule's code: the finding carries it)."""
 
     subject: str
     message: str
@@ -259,6 +264,10 @@ def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
     return f
 
 
+#: How the message of an undecided finding starts.
+_CANNOT = "cannot decide: "
+
+
 def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],
                      hit_level: Literal["advisory", "mandatory"] | None = None) -> Literal["advisory", "mandatory"]:
     """The level of a "cannot decide" finding of ``meta`` whose rule runs at ``level``.
@@ -288,8 +297,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
     except Undecidable as u:
         yield Finding(
             meta.code, meta.name, _undecided_level(meta, config, level), meta.severity,
-            f"{meta.code}: cannot decide: {u.text}; "
-            "the rule is re-checked when the value is known",
+            f"{_CANNOT}{u.text}; the rule is re-checked when the value is known",
             Location(), "(inventory)", undecided=True,
         )
         return
@@ -314,7 +322,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
 
 
 def internal_error(meta: RuleMeta, exc: Exception) -> str:
-    return f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
+    return f"internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
 
 
 def _finding_order(f: Finding) -> tuple[str, int, str, str]:
@@ -332,9 +340,6 @@ def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None =
     return out
 
 
-_CANNOT = ": cannot decide: "
-
-
 def merge_undecided(findings: list[Finding]) -> list[Finding]:
     """One "cannot decide" finding per workload and unknown value, not one per rule it holds back.
 
@@ -347,10 +352,9 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
     keyed: dict[tuple[str, str], list[Finding]] = {}
     out: list[Finding] = []
     for f in findings:
-        prefix = f.code + _CANNOT
         if (f.undecided and f.level == "advisory" and not f.suppressed and not f.internal
-                and f.message.startswith(prefix)):
-            keyed.setdefault((f.subject, f.message[len(prefix):]), []).append(f)
+                and f.message.startswith(_CANNOT)):
+            keyed.setdefault((f.subject, f.message[len(_CANNOT):]), []).append(f)
         else:
             out.append(f)
     for (_, text), same in keyed.items():
@@ -361,7 +365,7 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         codes = ", ".join(sorted({f.code for f in same}))
         reason = text.removesuffix("; the rule is re-checked when the value is known")
         out.append(replace(first, message=(
-            f"{first.code}: cannot decide: {reason}; this holds back {codes}, which are checked once the value "
+            f"{_CANNOT}{reason}; this holds back {codes}, which are checked once the value "
             "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
             "computed output)")))
     out.sort(key=_finding_order)
@@ -447,7 +451,7 @@ class GroupRule(Rule):
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
-                    f"{self.meta.code}: cannot decide: {u.text}",
+                    f"{_CANNOT}{u.text}",
                     g.at(u.prop, UNKNOWN_AT, *self.fields),
                     tuple(g.suppressions),
                     undecided=True,
@@ -505,7 +509,7 @@ class ObjectRule(Rule, Generic[Obj]):
             try:
                 hits = list(self.check_object(obj, inv, config))
             except Undecidable as u:
-                yield Hit(subject_of(obj), f"{self.meta.code}: cannot decide: {u.text}", obj.location,
+                yield Hit(subject_of(obj), f"{_CANNOT}{u.text}", obj.location,
                           tuple(obj.suppressions), undecided=True)
             except Exception as exc:  # noqa: BLE001 - one bad object must not hide the others
                 yield Hit(subject_of(obj), internal_error(self.meta, exc), obj.location, internal=True)

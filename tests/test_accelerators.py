@@ -88,9 +88,9 @@ def test_intel_xpu_requests_are_counted() -> None:
     assert groups == {"llama-xpu": ("intel", "gpu.intel.com/i915", 2, None),
                       "qwen-xe": ("intel", "gpu.intel.com/xe", 1, None)}
     assert found == [
-        ("SW203", "mandatory", "qwen-xe", 50, "SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
+        ("SW203", "mandatory", "qwen-xe", 50, "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
          "divisible by tensor_parallel_size 8"),
-        ("SW204", "mandatory", "qwen-xe", 51, "SW204: the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
+        ("SW204", "mandatory", "qwen-xe", 51, "the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
          "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers"),
     ]
 
@@ -111,9 +111,9 @@ def test_tpu_v7x_chips_hold_two_devices() -> None:
                       "llama-v6e": ("google", "google.com/tpu", 4, "TPU-v6e"),
                       "llama-tpu-any": ("google", "google.com/tpu", 4, None)}
     assert found == [
-        ("SW204", "mandatory", "llama-v6e", 51, "SW204: the pod requests 4 google.com/tpu but TP8×PP1 starts 8 "
+        ("SW204", "mandatory", "llama-v6e", 51, "the pod requests 4 google.com/tpu but TP8×PP1 starts 8 "
          "workers; vLLM cannot start with fewer GPUs than workers"),
-        ("SW204", "advisory", "llama-tpu-any", 71, "SW204: cannot decide: how many vLLM devices 4 google.com/tpu "
+        ("SW204", "advisory", "llama-tpu-any", 71, "cannot decide: how many vLLM devices 4 google.com/tpu "
          "hold is not known (one holds 1 to 2: a TPU7x (Ironwood) chip holds two devices, earlier generations "
          "one; a cloud.google.com/gke-tpu-accelerator node selector says which)"),
     ]
@@ -124,13 +124,13 @@ def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
     assert groups == {"qwen-npu": (None, "example.com/npu", "unknown", None),
                       "qwen-mig": ("nvidia", "nvidia.com/mig-3g.40gb", 1, None)}
     assert found == [
-        ("SW204", "advisory", "qwen-npu", 17, "SW204: cannot decide: what example.com/npu holds is not known (an "
+        ("SW204", "advisory", "qwen-npu", 17, "cannot decide: what example.com/npu holds is not known (an "
          "extended resource of an accelerator family the vendor table has no record of: add one to "
          "rules/catalog/data/accelerators.json)"),
-        ("SW401", "mandatory", "qwen-mig", 34, "SW401: container `vllm` of Deployment default/qwen-mig runs "
+        ("SW401", "mandatory", "qwen-mig", 34, "container `vllm` of Deployment default/qwen-mig runs "
          "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
          "required: an emptyDir with medium: Memory mounted there"),
-        ("SW204", "mandatory", "qwen-mig", 37, "SW204: the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
+        ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
          "starts 2 workers; vLLM cannot start with fewer GPUs than workers"),
     ]
 
@@ -143,21 +143,21 @@ def test_an_image_built_for_another_accelerator_is_a_finding() -> None:
     lands = "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up"
     tpus = "Google TPUs v4 to v6e or Google TPU7x (Ironwood)"
     assert found == [
-        ("SW209", "mandatory", "rocm-on-nvidia", 16, "SW209: image rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909 is "
+        ("SW209", "mandatory", "rocm-on-nvidia", 16, "image rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909 is "
          f"built for AMD Instinct GPUs (ROCm) but the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
-        ("SW209", "mandatory", "cuda-on-amd", 35, "SW209: image vllm/vllm-openai:v0.10.1 is built for NVIDIA GPUs "
+        ("SW209", "mandatory", "cuda-on-amd", 35, "image vllm/vllm-openai:v0.10.1 is built for NVIDIA GPUs "
          f"but the pod requests amd.com/gpu (AMD Instinct GPUs (ROCm)); {lands}"),
-        ("SW209", "mandatory", "gaudi-on-nvidia", 54, "SW209: image vault.habana.ai/gaudi-docker/1.22.0/ubuntu24.04/"
+        ("SW209", "mandatory", "gaudi-on-nvidia", 54, "image vault.habana.ai/gaudi-docker/1.22.0/ubuntu24.04/"
          "habanalabs/vllm-installer-2.7.1:latest is built for Intel Gaudi HPUs but the pod requests nvidia.com/gpu "
          f"(NVIDIA GPUs); {lands}"),
-        ("SW209", "mandatory", "tpu-on-nvidia", 73, f"SW209: image vllm/vllm-tpu:nightly is built for {tpus} but "
+        ("SW209", "mandatory", "tpu-on-nvidia", 73, f"image vllm/vllm-tpu:nightly is built for {tpus} but "
          f"the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
-        ("SW209", "mandatory", "cuda-on-tpu", 92, "SW209: image docker.io/vllm/vllm-openai:latest is built for "
+        ("SW209", "mandatory", "cuda-on-tpu", 92, "image docker.io/vllm/vllm-openai:latest is built for "
          f"NVIDIA GPUs but the pod requests google.com/tpu ({tpus}); {lands}"),
-        ("SW209", "advisory", "cpu-on-nvidia", 111, "SW209: image public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:"
+        ("SW209", "advisory", "cpu-on-nvidia", 111, "image public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:"
          "v0.10.1 is vLLM's CPU build but the pod requests nvidia.com/gpu (NVIDIA GPUs); vLLM runs on the CPU and "
          "the accelerators stay reserved and idle"),
-        ("SW209", "mandatory", "xpu-on-gaudi", 206, "SW209: image intel/vllm:0.10.2-xpu is built for Intel GPUs "
+        ("SW209", "mandatory", "xpu-on-gaudi", 206, "image intel/vllm:0.10.2-xpu is built for Intel GPUs "
          "(XPU: Data Center GPU Max, Arc) but the pod requests habana.ai/gaudi (Intel Gaudi HPUs); " + lands),
     ]  # rocm-on-amd, cuda-on-nvidia, custom-on-amd, ascend-on-ascend: no finding
 
@@ -169,12 +169,12 @@ def test_visible_devices_written_by_hand() -> None:
     _, found = _findings("visible-devices.yaml", ("SW310",))
     fix = "it cannot start; required: the variable unset (the device plugin already chose the devices)"
     assert found == [
-        ("SW310", "mandatory", "hip-short", 40, "SW310: container `vllm` of Deployment default/hip-short sets "
+        ("SW310", "mandatory", "hip-short", 40, "container `vllm` of Deployment default/hip-short sets "
          f"HIP_VISIBLE_DEVICES='0', so vLLM sees 1 device but TP2×PP1 needs 2 in the pod; {fix}"),
-        ("SW310", "mandatory", "cuda-export-short", 58, "SW310: container `vllm` of Deployment default/"
+        ("SW310", "mandatory", "cuda-export-short", 58, "container `vllm` of Deployment default/"
          "cuda-export-short sets CUDA_VISIBLE_DEVICES='0' (in the container's script), so vLLM sees 1 device but "
          f"TP2×PP1 needs 2 in the pod; {fix}"),
-        ("SW310", "advisory", "cuda-reordered", 128, "SW310: container `vllm` of Deployment default/cuda-reordered "
+        ("SW310", "advisory", "cuda-reordered", 128, "container `vllm` of Deployment default/cuda-reordered "
          "sets CUDA_VISIBLE_DEVICES='1,0'; the device plugin already chose the GPUs; required: the variable unset"),
     ]  # cuda-exact, habana-all, nvidia-whole-node: no finding
 
@@ -188,12 +188,12 @@ def test_dynamic_resource_allocation_claims_are_the_pods_request() -> None:
                       "llama-dra-all": ("nvidia", "nvidia.com/gpu", "unknown", None),
                       "llama-dra-elsewhere": (None, None, "unknown", None)}
     assert found == [
-        ("SW204", "mandatory", "llama-dra-short", 85, "SW204: the pod requests 1 nvidia.com/gpu but TP4×PP1 starts "
+        ("SW204", "mandatory", "llama-dra-short", 85, "the pod requests 1 nvidia.com/gpu but TP4×PP1 starts "
          "4 workers; vLLM cannot start with fewer GPUs than workers"),
-        ("SW204", "advisory", "llama-dra-all", 108, "SW204: cannot decide: the device count of container `vllm` is "
+        ("SW204", "advisory", "llama-dra-all", 108, "cannot decide: the device count of container `vllm` is "
          "not known (the resource claim `node` asks for every device of its class (allocationMode All) or for a "
          "prioritized list, so the count depends on the node)"),
-        ("SW204", "advisory", "llama-dra-elsewhere", 131, "SW204: cannot decide: the device count of container "
+        ("SW204", "advisory", "llama-dra-elsewhere", 131, "cannot decide: the device count of container "
          "`vllm` is not known (they come from the resource claim `gpu` (dynamic resource allocation), and "
          "ResourceClaimTemplate `defined-in-another-repo` is not in the inputs; lint it together with the "
          "workload)"),
@@ -208,9 +208,9 @@ def test_credential_placeholders_are_read_consistently() -> None:
     stored = ("in a plain value: the token substituted for it at deploy time is stored in the Deployment in plain "
               "text; required: a valueFrom.secretKeyRef to a Secret")
     assert found == [
-        ("SW308", "advisory", "llama-placeholders", 18, "SW308: container `vllm` of Deployment default/"
+        ("SW308", "advisory", "llama-placeholders", 18, "container `vllm` of Deployment default/"
          f"llama-placeholders sets HF_TOKEN to the placeholder ${{HF_TOKEN}} {stored}"),
-        ("SW308", "advisory", "llama-placeholders", 20, "SW308: container `vllm` of Deployment default/"
+        ("SW308", "advisory", "llama-placeholders", 20, "container `vllm` of Deployment default/"
          f"llama-placeholders sets HUGGING_FACE_HUB_TOKEN to the placeholder $HF_TOKEN {stored}"),
     ]
 
@@ -220,7 +220,7 @@ def test_neuron_pools_hold_cores_not_devices() -> None:
     TP2 stays on the node and TP16 spans nodes (advisory: TP across hosts is slower, not refused, on Neuron)."""
     _, found = _findings("neuron-cores.yaml", ("SW201",))
     assert found == [
-        ("SW201", "advisory", "llama-inf2-tp16", 39, "SW201: pool `instance-type=inf2.8xlarge` has 1 "
+        ("SW201", "advisory", "llama-inf2-tp16", 39, "pool `instance-type=inf2.8xlarge` has 1 "
          "aws.amazon.com/neuron per node (2 to 8 vLLM devices) but tensor_parallel_size is 16; the TP group would "
          "span at least 2 nodes"),
     ]

@@ -197,12 +197,12 @@ def test_flags_from_a_config_map_give_one_undecided_finding_per_unknown_at_its_l
     report = lint_report(["d.yaml"], LintOptions(jobs=1))
     got = [(f.code, f.location.line, f.level, f.message) for f in report.findings if f.undecided]
     assert got == [
-        ("SW101", 13, "advisory", "SW101: cannot decide: tensor_parallel_size is not known (a computed value or an "
+        ("SW101", 13, "advisory", "cannot decide: tensor_parallel_size is not known (a computed value or an "
          "unresolved reference); this holds back SW101, SW102, SW104, SW106, SW201, SW202, SW203, SW204, "
          f"SW208, SW401, {_HELD}"),
-        ("SW105", 13, "advisory", "SW105: cannot decide: gpu_memory_utilization is not known (a computed value or an "
+        ("SW105", 13, "advisory", "cannot decide: gpu_memory_utilization is not known (a computed value or an "
          "unresolved reference)"),
-        ("SW207", 13, "advisory", "SW207: cannot decide: enable_expert_parallel is not known (a computed value or an "
+        ("SW207", 13, "advisory", "cannot decide: enable_expert_parallel is not known (a computed value or an "
          "unresolved reference)"),
     ]
 
@@ -225,7 +225,7 @@ def test_args_not_known_at_all_are_never_read_as_vllm_defaults():
     assert (g.engine.model, show(g.engine.tensor_parallel_size), show(g.engine.max_model_len)) == (
         "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", "UNKNOWN")
     sw208 = [(f.message, f.undecided) for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW208"]
-    assert sw208 == [("SW208: cannot decide: tensor_parallel_size is not known (a computed value or an unresolved "
+    assert sw208 == [("cannot decide: tensor_parallel_size is not known (a computed value or an unresolved "
                       "reference)", True)]
 
 
@@ -244,7 +244,7 @@ def test_what_an_unknown_operator_may_add_is_advisory():
     inv = load("in-house-llm-server.yaml")
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]
     assert (f.level, f.location.line, f.message) == ("advisory", 11, (
-        "SW401: container `leader` of LlmServer serving/llama-70b runs tensor_parallel_size 8 but mounts nothing at "
+        "container `leader` of LlmServer serving/llama-70b runs tensor_parallel_size 8 but mounts nothing at "
         "/dev/shm (the container runtime's default is 64 MiB); required: an emptyDir with medium: Memory mounted "
         "there (advisory: the operator of this LlmServer builds the pod and may add it; lint the pod it renders to "
         "make this finding blocking)"))

@@ -277,7 +277,7 @@ def test_a_path_matched_by_name_says_which_entry_it_assumed(tmp_path: Path, mode
     [f] = [f for f in run_rules(ALL_RULES, load_inputs([str(deploy)])) if f.code == "SW004"]
     assert (f.location.line, f.level, f.undecided, f.message) == (
         17, "advisory", False,
-        f"SW004: the model {model!r} is a path; shardwise sized it as the catalog model {assumed}, which its name "
+        f"the model {model!r} is a path; shardwise sized it as the catalog model {assumed}, which its name "
         f"matches. Confirm it with the annotation shardwise.dev/base-model: {assumed} (or the path of its config.json)",
     )
 
@@ -346,13 +346,13 @@ def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_pat
     weights = ("in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
                "44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)")
     assert [f for f in _capacity_findings(sure) if f[0] == "SW101"] == [
-        ("SW101", "mandatory", f"SW101: /models/llama-3.1-70b-instruct {weights}")]
+        ("SW101", "mandatory", f"/models/llama-3.1-70b-instruct {weights}")]
     # ... advisory, saying why and what makes it blocking, when only the path's name matched the catalog
     guessed = tmp_path / "guessed.yaml"
     guessed.write_text(manifest("/models/llama-3.1-70b-instruct"))
     assert [f for f in _capacity_findings(guessed) if f[0] == "SW101"] == [(
         "SW101", "advisory",
-        f"SW101: llama-3.1-70b-instruct {weights} (advisory: the model was matched to meta-llama/Llama-3.1-70B-Instruct by the name of its "
+        f"llama-3.1-70b-instruct {weights} (advisory: the model was matched to meta-llama/Llama-3.1-70B-Instruct by the name of its "
         "path; the annotation shardwise.dev/base-model: meta-llama/Llama-3.1-70B-Instruct makes this finding "
         "blocking)")]
     # no finding of the guessed workload blocks
@@ -366,6 +366,6 @@ def test_a_configured_level_wins_over_the_assumed_model(tmp_path: Path):
     [f] = [f for f in run_rules(ALL_RULES, load_inputs([str(guessed)]), cfg) if f.code == "SW101"]
     assert (f.level, f.message) == (
         "mandatory",
-        "SW101: llama-3.1-70b-instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but "
+        "llama-3.1-70b-instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but "
         "gpu_memory_utilization 0.9 × 44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 "
         "from the image tag)")

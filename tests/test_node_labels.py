@@ -105,7 +105,7 @@ def test_unknown_accelerators_make_rules_undecided_never_silent():
 def test_undecided_message_names_the_pool():
     inv = load_inputs([FAMILIES])
     msgs = {f.message for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment accel/pinned"}
-    assert "SW101: cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (a computed value " \
+    assert "cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (a computed value " \
            "or an unresolved reference)" in msgs
 
 
@@ -192,11 +192,11 @@ def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_famil
 
 
 @pytest.mark.parametrize("devices,tp,messages", [
-    (2, 8, [("SW204", "advisory", True, "SW204: cannot decide: how many vLLM devices 2 aws.amazon.com/neuron hold is not "
+    (2, 8, [("SW204", "advisory", True, "cannot decide: how many vLLM devices 2 aws.amazon.com/neuron hold is not "
           "known (one holds 2 to 8: aws.amazon.com/neuron counts Neuron devices of 2 (Inferentia2, Trainium1) to 8 "
           "(Trainium2) NeuronCores, and tensor parallelism counts NeuronCores; request aws.amazon.com/neuroncore "
           "to compare with the layout)")]),
-    (1, 16, [("SW204", "mandatory", False, "SW204: the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
+    (1, 16, [("SW204", "mandatory", False, "the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
               "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers")]),
 ])
 def test_neuron_devices_are_compared_with_the_cores_they_hold(devices, tp, messages):
@@ -216,7 +216,7 @@ def test_gpu_request_message_names_the_resource():
     g = next(g for g in inv.groups if g.name == "amd-mi300x")
     g.gpus_per_pod = 1
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
-    assert f.message == "SW204: the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"
+    assert f.message == "the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"
 
 
 def _ascend(npus: int) -> str:
@@ -239,7 +239,7 @@ def _ascend(npus: int) -> str:
 
 
 @pytest.mark.parametrize("npus,messages", [
-    (1, [("advisory", "SW204: cannot decide: how many vLLM devices 1 huawei.com/Ascend910 hold is not known (one "
+    (1, [("advisory", "cannot decide: how many vLLM devices 1 huawei.com/Ascend910 hold is not known (one "
                       "holds 1 to 2: an Atlas A2 server's Ascend910 is one NPU, an Atlas A3 chip holds two NPU dies, "
                       "each a vLLM worker)")]),
     (2, []),

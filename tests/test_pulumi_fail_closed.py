@@ -184,11 +184,11 @@ def _efa_resources(self_rules: list[dict[str, Any]]) -> list[PulumiResource]:
 @pytest.mark.parametrize(("self_rules", "messages"), [
     ([{"type": "ingress"}, {"type": "egress"}], []),
     ([{"type": "ingress"}, {"type": U}], [
-        f"SW302: cannot decide: type (ingress or egress) of a self-referencing rule of security group `efa` "
+        f"cannot decide: type (ingress or egress) of a self-referencing rule of security group `efa` "
         f"{UNDECIDED}"]),
     ([{"type": "ingress"}, {"type": "egress"}, {"type": U}], []),  # both directions are there anyway
     ([{"type": "ingress"}], [
-        "SW302: node pool `p5` has EFA interfaces but security group `efa` has no all-traffic self-referencing "
+        "node pool `p5` has EFA interfaces but security group `efa` has no all-traffic self-referencing "
         "egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound"]),
 ])
 def test_efa_self_rule_of_unknown_type(self_rules, messages):

@@ -1,8 +1,8 @@
 """Meta-tests over every rule of the registry (kube-linter style): its metadata, its default
 enforcement level, its fixtures and its generated doc page.
 
-The per-rule behaviour on the fixtures is asserted exactly in test_rules_capacity.py (SW0xx-SW2xx)
-and test_rules_net.py (SW3xx-SW4xx); the freshness of the doc pages by ``shardwise docs --check``.
+What each fixture fires is asserted exactly by test_rule_fixtures.py against the ``.expected`` file beside
+it; the freshness of the doc pages by ``shardwise docs --check``.
 """
 
 from __future__ import annotations
@@ -65,11 +65,17 @@ LEVELS = {
     "SW408": ("advisory", True),
 }
 
+# The rules that do not check `shardwise plan`'s sized replica (it has no manifest: no env, probes, pod or GPU
+# request to read), written out for the same reason.
+NOT_ON_PLANS = {"SW204", "SW208", "SW209", "SW305", "SW308", "SW309", "SW310", "SW311", "SW312", "SW404", "SW407",
+                "SW408"}
+
 # advisory: a finding that does not block (inside the estimate's error, or a load nobody declared)
 FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
 FIXTURE_SUFFIXES = (".yaml", ".json")
-# Fixtures beyond the four kinds, each asserted exactly by its rule's test module.
-EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # test_rules_net: an autoscaled target counts its maximum
+EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
+# Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
+EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # an autoscaled target counts its maximum
 
 
 def test_codes_are_unique_well_formed_and_in_ascending_order():
@@ -111,6 +117,10 @@ def test_default_enforcement_and_unknown_handling(code):
     assert (m.enforcement, m.safe_to_skip_unknown) == LEVELS[code]
 
 
+def test_the_rules_that_skip_plans_are_these():
+    assert {c for c in CODES if not rule_by_code(c).meta.applies_to_plans} == NOT_ON_PLANS
+
+
 def test_every_fixture_folder_belongs_to_a_rule():
     folders = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
     assert folders == CODES
@@ -119,7 +129,7 @@ def test_every_fixture_folder_belongs_to_a_rule():
 
 @pytest.mark.parametrize("code", CODES)
 def test_every_rule_has_a_failing_a_passing_and_an_unknown_or_malformed_fixture(code):
-    files = {p.name for p in (FIXTURES / code).iterdir()}
+    files = {p.name for p in (FIXTURES / code).iterdir() if p.suffix != EXPECTED_SUFFIX}  # beside each: what it fires
     extra = EXTRA_FIXTURES.get(code, set())
     assert extra <= files, f"{code}: {sorted(extra - files)} listed in EXTRA_FIXTURES but missing"
     kinds = {f.rsplit(".", 1)[0] for f in files - extra}

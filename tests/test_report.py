@@ -42,20 +42,20 @@ METAS = {
 LLAMA = Location("deploy/llama.yaml", 12)
 F_BLOCK = Finding(
     "SW104", "sharded-model-that-fits", "mandatory", "high",
-    "SW104: 100% sharded | over 4 GPUs, needs 1: replicate\ninstead", LLAMA, "Deployment serving/llama70b",
+    "100% sharded | over 4 GPUs, needs 1: replicate\ninstead", LLAMA, "Deployment serving/llama70b",
 )
 F_ADVISORY = Finding(
     "SW106", "sharding-avoidable-by-quantization", "advisory", "high",
-    "SW106: an AWQ variant would fit one GPU", LLAMA, "Deployment serving/llama70b",
+    "an AWQ variant would fit one GPU", LLAMA, "Deployment serving/llama70b",
 )
 F_SUPPRESSED = Finding(
-    "SW103", "kv-budget-below-load", "mandatory", "high", "SW103: 32 × 8,192 tokens needs more KV",
+    "SW103", "kv-budget-below-load", "mandatory", "high", "32 × 8,192 tokens needs more KV",
     Location("deploy/other.yaml", 3), "Deployment serving/other", suppressed=True,
     suppression_reason="load measured at 12 concurrent",
 )
 URN = "urn:pulumi:prod::shardwise::shardwise:serving:VllmService::llama"
 F_URN = Finding(
-    "SW106", "sharding-avoidable-by-quantization", "advisory", "high", "SW106: urn only",
+    "SW106", "sharding-avoidable-by-quantization", "advisory", "high", "urn only",
     Location(urn=URN), "VllmService llama",
 )
 
@@ -355,7 +355,7 @@ def test_github_annotations(report):
 
 def test_github_file_with_comma_and_colon_is_escaped():
     f = Finding("SW104", "x", "mandatory", "high", "m", Location("a,b:c.yaml", 7), "s")
-    assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::m (s)"
+    assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::SW104: m (s)"
 
 
 # ------------------------------------------------------------------------------------ input errors

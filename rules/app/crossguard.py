@@ -389,8 +389,8 @@ class Analysis:
         try:
             return self.run(rule, lint_config(props, rule.meta.code, context))
         except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
-            self.internal.append(Report(self.errors_policy,
-                                        f"{internal_error(rule.meta, exc)} (while checking {self.where})"))
+            crash = f"{rule.meta.code}: {internal_error(rule.meta, exc)}"
+            self.internal.append(Report(self.errors_policy, f"{crash} (while checking {self.where})"))
             return []
 
     def run(self, rule: Rule, config: LintConfig) -> list[Report]:
@@ -399,14 +399,15 @@ class Analysis:
         for f in run_rule(rule, self.inventory, config):
             urn = f.location.urn
             if _crashed(f):
-                self.internal.append(Report(self.errors_policy, f"{f.message} (while checking {self.where})", urn))
+                self.internal.append(Report(self.errors_policy, f"{f.coded_message} (while checking {self.where})",
+                                            urn))
             elif f.suppressed:
                 self.notes.append(Report(self.notes_policy, f"{f.code} suppressed: {f.suppression_reason} "
-                                                            f"(finding: {f.message})", urn))
+                                                            f"(finding: {f.coded_message})", urn))
             elif f.level != config.enforcement.get(f.code, rule.meta.highest_enforcement):
-                self.notes.append(Report(self.notes_policy, f.message, urn))
+                self.notes.append(Report(self.notes_policy, f.coded_message, urn))
             else:
-                out.append(Report(rule.meta.name, f.message, urn))
+                out.append(Report(rule.meta.name, f.coded_message, urn))
         return out
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine import Finding
 from ..model.errors import InputError, ShardwiseError
 from ..report import Report
 from .run import LintOptions, lint_report
@@ -146,32 +147,33 @@ def _hours_per_month() -> int:
     return HOURS_PER_MONTH
 
 
-def _finding_dict(f: Any) -> dict[str, Any]:
-    return {"code": f.code, "name": f.name, "level": f.level, "subject": f.subject, "message": f.message,
+def _finding_dict(f: Finding) -> dict[str, Any]:
+    return {"code": f.code, "name": f.name, "level": f.level, "subject": f.subject, "message": f.coded_message,
             "file": f.location.file, "line": f.location.line}
 
 
-def finding_changes(base: Report, head: Report) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def finding_changes(base: Report, head: Report) -> tuple[list[Finding], list[Finding]]:
     """Findings the change adds (in head, not in base) and fixes (in base, not in head), by code and
     subject, counting repeats; suppressed findings are left out."""
-    def active(r: Report) -> list[Any]:
+    def active(r: Report) -> list[Finding]:
         return [f for f in r.ordered() if not f.suppressed]
 
     before = Counter((f.code, f.subject) for f in active(base))
     after = Counter((f.code, f.subject) for f in active(head))
-    added, fixed = [], []
+    added: list[Finding] = []
+    fixed: list[Finding] = []
     seen: Counter[tuple[str, str]] = Counter()
     for f in active(head):
         key = (f.code, f.subject)
         seen[key] += 1
         if seen[key] > before[key]:
-            added.append(_finding_dict(f))
+            added.append(f)
     seen.clear()
     for f in active(base):
         key = (f.code, f.subject)
         seen[key] += 1
         if seen[key] > after[key]:
-            fixed.append(_finding_dict(f))
+            fixed.append(f)
     return added, fixed
 
 
@@ -220,10 +222,14 @@ class DiffResult:
                         "source": c.get("price_source"), "date": c.get("price_date")})
         return sorted(seen.values(), key=lambda p: p["instance_type"])
 
+    def finding_changes(self) -> tuple[list[Finding], list[Finding]]:
+        """The findings the change adds and fixes (:func:`finding_changes`)."""
+        return finding_changes(self.base, self.head)
+
     def as_object(self) -> dict[str, Any]:
         from shardwise import __version__
 
-        added, fixed = finding_changes(self.base, self.head)
+        added, fixed = (list(map(_finding_dict, found)) for found in self.finding_changes())
         tb, th = totals(self.base), totals(self.head)
         return {
             "version": __version__,

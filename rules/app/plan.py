@@ -15,13 +15,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..capacity.layout import Load, Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural, replicas_for
 from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
+
+if TYPE_CHECKING:
+    from ..engine import Finding
 
 
 class PlanError(ShardwiseError):
@@ -61,13 +64,18 @@ class PlanRequest:
         return self.tp is None
 
 
+def finding_dicts(findings: Sequence[Finding]) -> list[dict[str, str]]:
+    """Findings as the plan's JSON gives them: code, name, level and the message after its code."""
+    return [{"code": f.code, "name": f.name, "level": f.level, "message": f.coded_message} for f in findings]
+
+
 @dataclass
 class Candidate:
     """One layout the plan sized and ran the rules on."""
 
     parallel: Parallel
     sizing: ReplicaSizing
-    findings: list[dict[str, str]]
+    findings: list[Finding]  # not suppressed
     blocked: bool  # a mandatory finding
     refused: bool  # a mandatory finding that is vLLM refusing the layout itself (SW203): it does not start
     holds: int  # sequences of the expected context one replica (every DP engine) holds beyond the error band
@@ -100,8 +108,8 @@ class Candidate:
             "sequences_per_replica": self.holds,
             "roomy": self.roomy,
             "load": self.load.as_dict() if self.load else None,
-            "mandatory": [f["code"] for f in self.findings if f["level"] == "mandatory"],
-            "findings": self.findings,
+            "mandatory": [f.code for f in self.findings if f.level == "mandatory"],
+            "findings": finding_dicts(self.findings),
         }
 
 
@@ -482,7 +490,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
     fits = not blocked and fit.starts == "starts" and holds >= 1
     return Candidate(
         parallel=p, sizing=s,
-        findings=[{"code": f.code, "name": f.name, "level": f.level, "message": f.message} for f in findings],
+        findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
         roomy=fits and s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu,
         max_model_len_lowered=max_model_len is not None, load=load,
@@ -559,7 +567,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     out["load"] = {"concurrency": plan.request.concurrency, "context": s.expected_context,
                    "context_declared": plan.request.p95_context is not None,
                    "output_tokens_per_second": plan.request.output_tokens_per_second}
-    out["findings"] = shown.findings
+    out["findings"] = finding_dicts(shown.findings)
     out["gpus_needed"] = plan.gpus_needed
     out["recommended"] = plan.recommended()
     if plan.request.searching:
@@ -582,7 +590,7 @@ def _table(rows: list[tuple[str, str]]) -> list[str]:
 def _starts_text(c: Candidate) -> str:
     s = c.sizing
     if c.refused:
-        refusals = "; ".join(f["message"] for f in c.findings if f["code"] in REFUSALS and f["level"] == "mandatory")
+        refusals = "; ".join(f.coded_message for f in c.findings if f.code in REFUSALS and f.level == "mandatory")
         return f"no: vLLM refuses the layout ({refusals})"
     if s.verdict == "starts":
         return "yes"
@@ -613,7 +621,7 @@ def _candidates_table(plan: Plan) -> list[str]:
             f"{s.weights_gib_per_gpu:.2f}", f"{s.kv_cache_gib_per_gpu:.2f}", f"{s.kv_cache_tokens:,}",
             f"{s.max_concurrency:,.2f}", f"{c.holds:,}",
             "no" if c.refused else {"starts": "yes", "may-refuse": "maybe"}.get(s.verdict, "no"),
-            ", ".join(f["code"] for f in c.findings if f["level"] == "mandatory") or "–",
+            ", ".join(f.code for f in c.findings if f.level == "mandatory") or "–",
         ))
     lines = _columns(header, body)
     lowered = [c for c in plan.candidates if c.max_model_len_lowered]
@@ -720,7 +728,7 @@ def plan_text(plan: Plan) -> str:
     if shown.findings:
         lines.append("findings:")
         for f in shown.findings:
-            lines.append(f"  {f['code']} [{f['level']}] {f['message'].removeprefix(f['code'] + ': ')}")
+            lines.append(f"  {f.code} [{f.level}] {f.message}")
     else:
         lines.append("findings: none")
     return "\n".join(lines) + "\n"

@@ -74,7 +74,7 @@ def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
     return value, f" (from {source})", where
 
 
-def switch_hits(inv: Inventory, g: ServingGroup, code: str, names: Iterable[str],
+def switch_hits(inv: Inventory, g: ServingGroup, names: Iterable[str],
                 judge: Callable[[str, str, str], str | None], unknown_reason: str | None = None) -> Iterator[Hit]:
     """The findings of a rule about environment switches in the group's vLLM containers.
 
@@ -94,10 +94,10 @@ def switch_hits(inv: Inventory, g: ServingGroup, code: str, names: Iterable[str]
             if value is UNKNOWN:
                 why = () if unknown_reason is None else (unknown_reason,)
                 u = Undecidable(f"{name} of container `{c.name}`", *why)
-                yield Hit(group_subject(g), f"{code}: cannot decide: {u.text}", where, tuple(g.suppressions),
+                yield Hit(group_subject(g), f"cannot decide: {u.text}", where, tuple(g.suppressions),
                           undecided=True)
                 continue
             said = judge(name, str(value), via)
             if said is not None:
-                yield Hit(group_subject(g), f"{code}: container `{c.name}` of {group_subject(g)} {said}", where,
+                yield Hit(group_subject(g), f"container `{c.name}` of {group_subject(g)} {said}", where,
                           tuple(g.suppressions))

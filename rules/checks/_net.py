@@ -7,10 +7,9 @@ runtime ports, the Linux ephemeral port range NCCL draws from, what counts as "t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..engine import Hit, RuleMeta
 from ..model import (
     UNKNOWN,
     UNKNOWN_NAMESPACE,
@@ -18,14 +17,12 @@ from ..model import (
     Ingress,
     Inventory,
     LaunchTemplate,
-    Location,
     NodePool,
     SecurityGroup,
     Service,
     ServingGroup,
     SgRule,
     Subnet,
-    Suppression,
     Undecidable,
     known,
 )
@@ -60,21 +57,6 @@ WIDE_RANGE = 1000
 WORLD = ("0.0.0.0/0", "::/0")
 #: Service types that make a port reachable from outside the cluster.
 EXTERNAL_SERVICE_TYPES = ("LoadBalancer", "NodePort")
-
-
-def undecided(meta: RuleMeta, subject: str, u: Undecidable, location: Location,
-              suppressions: Iterable[Suppression] = ()) -> Hit:
-    """A "cannot decide" hit about one object (the engine decides its level)."""
-    return Hit(subject, f"{meta.code}: cannot decide: {u.text}", location, tuple(suppressions), undecided=True)
-
-
-def decide(meta: RuleMeta, subject: str, location: Location, suppressions: Iterable[Suppression],
-           hits: Iterable[Hit]) -> Iterator[Hit]:
-    """Yield ``hits``; an unknown value met while producing them becomes one undecided hit."""
-    try:
-        yield from list(hits)
-    except Undecidable as u:
-        yield undecided(meta, subject, u, location, suppressions)
 
 
 # --- lookups ---------------------------------------------------------------------------------
@@ -122,14 +104,6 @@ def pool_security_groups(inv: Inventory, pool: NodePool) -> tuple[list[SecurityG
         elif sg not in found:
             found.append(sg)
     return found, missing
-
-
-def pool_subject(pool: NodePool) -> str:
-    return f"NodePool {pool.name}"
-
-
-def sg_subject(sg: SecurityGroup) -> str:
-    return f"SecurityGroup {sg.name}"
 
 
 def is_self_source(sg: SecurityGroup, rule: SgRule) -> bool:
@@ -289,10 +263,6 @@ def is_multi_node(g: ServingGroup) -> bool:
     if pods is UNKNOWN:
         return g.kind in ("LeaderWorkerSet", "VllmMultiNode")
     return (isinstance(pods, int) and pods > 1) or g.kind in ("LeaderWorkerSet", "VllmMultiNode")
-
-
-def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
-    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
 def targets(inv: Inventory, a: Autoscaler) -> list:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
-from ..model import Inventory
+from ..engine import Hit, InventoryObject, LintConfig, ObjectRule, RuleMeta, group_subject
+from ..model import Inventory, ServingGroup
 
 
-class SuppressionWithoutReason(Rule):
+class SuppressionWithoutReason(ObjectRule[InventoryObject]):
     meta = RuleMeta(
         code="SW001",
         name="suppression-without-reason",
@@ -31,24 +31,19 @@ class SuppressionWithoutReason(Rule):
         scope="resource",
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for g in inv.groups:
-            for s in g.suppressions:
-                if not s.reason.strip():
-                    yield Hit(
-                        group_subject(g),
-                        f"SW001: suppression of {s.code} on {g.name} gives no reason; "
-                        f"write it as \"{s.code}: <reason>\"",
-                        s.location if s.location.file or s.location.urn else g.location,
-                    )
-        others: list[Any] = [*inv.pools, *inv.security_groups, *inv.subnets, *inv.launch_templates,
-                             *inv.services, *inv.ingresses, *inv.autoscalers]
-        for obj in others:
-            for s in getattr(obj, "suppressions", ()):
-                if not s.reason.strip():
-                    yield Hit(
-                        f"{type(obj).__name__} {obj.name}",
-                        f"SW001: suppression of {s.code} on {obj.name} gives no reason; "
-                        f"write it as \"{s.code}: <reason>\"",
-                        obj.location,
-                    )
+    def objects(self, inv: Inventory) -> Iterable[InventoryObject]:
+        return [*inv.groups, *inv.pools, *inv.security_groups, *inv.subnets, *inv.launch_templates, *inv.services,
+                *inv.ingresses, *inv.autoscalers]
+
+    def check_object(self, obj: InventoryObject, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        named: Any = obj
+        for s in obj.suppressions:
+            if s.reason.strip():
+                continue
+            message = (f"suppression of {s.code} on {named.name} gives no reason; "
+                       f"write it as \"{s.code}: <reason>\"")
+            if isinstance(obj, ServingGroup):
+                where = s.location if s.location.file or s.location.urn else obj.location
+                yield Hit(group_subject(obj), message, where)
+            else:
+                yield Hit(f"{type(obj).__name__} {named.name}", message, obj.location)

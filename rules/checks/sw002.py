@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import Inventory
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta
+from ..model import Inventory, LaunchIssue
 
 
-class VllmCommandNotUnderstood(Rule):
+class VllmCommandNotUnderstood(ObjectRule[LaunchIssue]):
     meta = RuleMeta(
         code="SW002",
         name="vllm-command-not-understood",
@@ -45,8 +45,9 @@ class VllmCommandNotUnderstood(Rule):
         scope="resource",
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for issue in inv.launch_issues:
-            if not issue.crash and not issue.mentioned:
-                yield Hit(issue.subject, f"SW002: cannot check this workload: {issue.reason}", issue.location,
-                          tuple(issue.suppressions), undecided=True)
+    def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
+        return [issue for issue in inv.launch_issues if not issue.crash and not issue.mentioned]
+
+    def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield Hit(issue.subject, f"cannot check this workload: {issue.reason}", issue.location,
+                  tuple(issue.suppressions), undecided=True)

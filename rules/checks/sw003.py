@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import Inventory
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta
+from ..model import Inventory, LaunchIssue
 
 
-class VllmCommandCrashes(Rule):
+class VllmCommandCrashes(ObjectRule[LaunchIssue]):
     meta = RuleMeta(
         code="SW003",
         name="vllm-command-that-crashes",
@@ -43,7 +43,8 @@ class VllmCommandCrashes(Rule):
         scope="resource",
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for issue in inv.launch_issues:
-            if issue.crash:
-                yield Hit(issue.subject, f"SW003: {issue.reason}", issue.location, tuple(issue.suppressions))
+    def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
+        return [issue for issue in inv.launch_issues if issue.crash]
+
+    def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield Hit(issue.subject, issue.reason, issue.location, tuple(issue.suppressions))

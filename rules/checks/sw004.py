@@ -18,7 +18,7 @@ def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig,
     """
     codes = []
     for rule in rules:
-        if not isinstance(rule, GroupRule) or rule.meta.code == "SW004":
+        if not isinstance(rule, GroupRule) or rule.meta.code == "SW004" or not rule.applies_to(g):
             continue
         try:
             list(rule.check_group(g, inv, config))
@@ -90,12 +90,12 @@ class ModelNotKnownToShardwise(GroupRule):
             codes = rules_needing_the_model(g, inv, config, self.peers())
             skipped = (f"{', '.join(codes)} could not run on it" if codes
                        else "no rule needed it on this workload")
-            h = hit(g, f"SW004: shardwise does not know the model: {g.model_unknown}. {skipped}; {TEACH_HINT}",
+            h = hit(g, f"shardwise does not know the model: {g.model_unknown}. {skipped}; {TEACH_HINT}",
                     where,
                     level="mandatory" if config.unknown_configured and config.unknown_is_failure else None)
             yield Hit(h.subject, h.message, h.location, h.suppressions, level=h.level, undecided=True)
         elif g.model is not None and g.model_assumed:
-            yield hit(g, f"SW004: the model {g.engine.model!r} is a path; shardwise sized it as the catalog model "
+            yield hit(g, f"the model {g.engine.model!r} is a path; shardwise sized it as the catalog model "
                          f"{g.model_assumed}, which its name matches. Confirm it with the annotation "
                          f"{ANN_BASE_MODEL}: {g.model_assumed} (or the path of its config.json)", where,
                       level="advisory")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import Inventory
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta
+from ..model import Inventory, LaunchIssue
 
 
-class VllmMentionedNotRead(Rule):
+class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
     meta = RuleMeta(
         code="SW005",
         name="vllm-mentioned-not-read",
@@ -55,8 +55,9 @@ class VllmMentionedNotRead(Rule):
         scope="resource",
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for issue in inv.launch_issues:
-            if issue.mentioned:
-                yield Hit(issue.subject, f"SW005: not read: {issue.reason}", issue.location,
-                          tuple(issue.suppressions), undecided=True)
+    def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
+        return [issue for issue in inv.launch_issues if issue.mentioned]
+
+    def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield Hit(issue.subject, f"not read: {issue.reason}", issue.location,
+                  tuple(issue.suppressions), undecided=True)

@@ -58,7 +58,7 @@ class WeightsDoNotFit(GroupRule):
             return
         sure = s.weights_fit_band == "refuses"
         head = (
-            f"SW101: {s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
+            f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"(±{s.weights_error_gib:.1f}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
@@ -73,7 +73,7 @@ class WeightsDoNotFit(GroupRule):
         """The start-up failures outside the KV budget (vLLM's V1 engine)."""
         if s.margin_verdict == "starts" or not s.margin_failure or s.certain:
             return
-        where = f"SW101: {s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block

@@ -46,7 +46,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             return
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         if s.certain:  # a setting vLLM rejects, whatever the memory
-            yield hit(g, f"SW102: {where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
+            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
             return
         if s.weights_fit_band != "starts" or s.kv_verdict == "starts":
             return  # SW101 speaks for a model whose weights may not fit
@@ -61,7 +61,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
                 f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
             )
         if s.kv_verdict == "refuses":
-            yield hit(g, f"SW102: {where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
+            yield hit(g, f"{where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
         else:
-            yield hit(g, f"SW102: {where}: {measured}; within the estimate's error, so vLLM may refuse to "
+            yield hit(g, f"{where}: {measured}; within the estimate's error, so vLLM may refuse to "
                          f"start{fix}")

@@ -72,7 +72,7 @@ class KvBudgetBelowLoad(GroupRule):
         over = (f" over {plural(load.replicas, 'replica')}: {seqs:,} per replica" if load.replicas > 1 else "")
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         msg = (
-            f"SW103: the declared load of {plural(load.concurrency or 0, 'sequence')} "
+            f"the declared load of {plural(load.concurrency or 0, 'sequence')} "
             f"({load_source(g)}){over} × {s.expected_context:,} tokens ({ctx_how}) needs "
             f"{fit.need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
             f"(±{s.error_band_gib:.1f}): {plural(fits, 'such sequence')} per replica; vLLM queues and preempts "

@@ -95,10 +95,10 @@ class ShardedModelThatFits(GroupRule):
         text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
         where = f"{model.id} is sharded over {current.gpus} GPUs per replica ({current.text()}) on {gpu_name(g)}"
         if not r.suggest:
-            yield hit(g, f"SW104: {where}; {text} ({s.vllm_version_note})")
+            yield hit(g, f"{where}; {text} ({s.vllm_version_note})")
             return
         alt = r.alt
-        message = (f"SW104: {where}, but {text}; replicate instead: {alt.replicas} replicas × "
+        message = (f"{where}, but {text}; replicate instead: {alt.replicas} replicas × "
                    f"{alt.fit.parallel.text()} on the same {current.gpus} GPUs ({s.vllm_version_note})")
         if sure and g.tpot_target_ms is not None:
             message += (f"; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "

@@ -48,8 +48,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         if u > HIGH:
             outside = "the CUDA context, NCCL buffers, " + ("" if b.cudagraphs_in_budget else "CUDA graphs, ")
             outside += "the sampler warm-up and fragmentation"
-            yield hit(g, f"SW105: gpu_memory_utilization is {u:g}, above {HIGH}: no headroom for {outside} "
+            yield hit(g, f"gpu_memory_utilization is {u:g}, above {HIGH}: no headroom for {outside} "
                          f"({default})")
         else:
-            yield hit(g, f"SW105: gpu_memory_utilization is {u:g}, below {LOW}: most of each GPU's "
+            yield hit(g, f"gpu_memory_utilization is {u:g}, below {LOW}: most of each GPU's "
                          f"memory is left unused by the KV cache ({default})")

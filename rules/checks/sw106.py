@@ -77,7 +77,7 @@ class ShardingAvoidableByQuantization(GroupRule):
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
         about = "" if alt.sure or seqs is None else "about "
-        text = (f"SW106: {model.id} is sharded over {current.gpus} GPUs in {s.weight_precision}; "
+        text = (f"{model.id} is sharded over {current.gpus} GPUs in {s.weight_precision}; "
                 f"{'an' if label[0] in 'AEFHILMNORSX' else 'a'} {label} variant ({a.weights_gb_total:.1f} GB of "
                 f"weights) would run on one {gpu_name(g)}: it starts with {a.weights_gib_per_gpu:.1f} GiB of weights "
                 f"and {a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache, room for "

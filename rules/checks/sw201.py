@@ -92,12 +92,12 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         if (lo, hi) != (1, 1):
             held = f"{int(per_node)} {unit} per node ({int(per_node) * lo} to {int(per_node) * hi} vLLM devices)"
-            yield hit(g, f"SW201: pool `{g.pool.name}` has {held} but tensor_parallel_size is {tp}; the TP group "
+            yield hit(g, f"pool `{g.pool.name}` has {held} but tensor_parallel_size is {tp}; the TP group "
                          f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
             return
         per_node = int(per_node)
         nodes = -(-tp // per_node)
-        head = (f"SW201: pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
+        head = (f"pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
                 f"the TP group would span {nodes} nodes without a shared NVLink domain")
         moe = g.model is not None and g.model.moe is not None
         inside = (f"--tensor-parallel-size {per_node} --data-parallel-size {tp // per_node} --enable-expert-parallel "

@@ -89,7 +89,7 @@ class TensorParallelOverPcie(GroupRule):
         gpu = pool.gpu.name if pool.gpu else "GPUs"
         link = ("joined only by PCIe" if domain == 1 else
                 f"NVLink joins them in groups of {domain} only, PCIe between the groups")
-        head = (f"SW202: tensor_parallel_size {lay.tp} on pool `{pool.name}` ({gpu}, {link}) runs every layer's "
+        head = (f"tensor_parallel_size {lay.tp} on pool `{pool.name}` ({gpu}, {link}) runs every layer's "
                 "all-reduce over PCIe")
         sz = sizer(g, config)
         s = sizing(g, config)

@@ -45,18 +45,19 @@ class GpuRequestNotTp(GroupRule):
             "https://lws.sigs.k8s.io/docs/",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan" or runs_on_cpu(g) or not counts_layout(g):  # the CPU backend needs no accelerator
+        if runs_on_cpu(g) or not counts_layout(g):  # the CPU backend needs no accelerator
             return
         lay = layout(g)
         req, resource = gpu_request(g)
         per_pod = lay.per_pod
         if req is None:
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
-            yield hit(g, f"SW204: the vLLM container requests no GPUs ({resource} or another accelerator) but "
+            yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
                          "it requests", location=g.at("resources"))
             return
@@ -69,10 +70,10 @@ class GpuRequestNotTp(GroupRule):
             return
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"SW204: the pod requests {req.text()} but {lay.text()} starts {per_pod} "
+            yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts {per_pod} "
                          f"workers{in_pods}; vLLM cannot start with fewer GPUs than workers",
                       location=g.at("resources"))
         else:
-            yield hit(g, f"SW204: {lay.pods} pods × {req.text()} = {most} GPUs per group, but "
+            yield hit(g, f"{lay.pods} pods × {req.text()} = {most} GPUs per group, but "
                          f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers",
                       location=g.at("resources"))

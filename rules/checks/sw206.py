@@ -93,7 +93,7 @@ class WorkloadWithoutGpuPool(GroupRule):
         level: Literal["mandatory"] | None = "mandatory" if multi else None
         if g.pool is None and g.node_selector is UNKNOWN:
             u = Undecidable("the nodeSelector")
-            yield Hit(group_subject(g), f"SW206: cannot decide: {u.text}", g.at("nodeSelector", "podSpec"),
+            yield Hit(group_subject(g), f"cannot decide: {u.text}", g.at("nodeSelector", "podSpec"),
                       tuple(g.suppressions),
                       undecided=True, level=level)
             return
@@ -127,5 +127,5 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
         if fits_every_gpu(g):
             return
-        yield Hit(group_subject(g), f"SW206: {what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
+        yield Hit(group_subject(g), f"{what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
                   tuple(g.suppressions), undecided=True, level=level)  # the capacity verdict is undecided

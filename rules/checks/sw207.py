@@ -34,4 +34,4 @@ class ExpertParallelOnDenseModel(GroupRule):
             return
         model = require_model(g)
         if model.moe is None:
-            yield hit(g, f"SW207: --enable-expert-parallel is set but {model.id} is a dense model with no experts")
+            yield hit(g, f"--enable-expert-parallel is set but {model.id} is a dense model with no experts")

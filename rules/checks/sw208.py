@@ -36,12 +36,11 @@ class GpusRequestedButUnused(GroupRule):
             "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         if not counts_layout(g) or (g.accelerator_resource and not family_known(g.accelerator_resource)):
             return  # an accelerator family the vendor table does not know: SW204 says it cannot decide
         c = g.main_container
@@ -59,10 +58,10 @@ class GpusRequestedButUnused(GroupRule):
             return
         if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"SW208: the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
+            yield hit(g, f"the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
                          f"{_idle(fewest - per_pod)} per pod", location=g.at("resources"))
         else:
-            yield hit(g, f"SW208: {lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
+            yield hit(g, f"{lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
                          f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world)} per group",
                       location=g.at("resources"))
 

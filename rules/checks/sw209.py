@@ -43,20 +43,21 @@ class ImageForAnotherAccelerator(GroupRule):
         ),
         mandatory_when="when the image is built for another accelerator (not the CPU build)",
         scope="resource",
+        applies_to_plans=False,
     )
     fields = ("image",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
         resource = g.accelerator_resource
-        if g.kind == "plan" or c is None or not isinstance(c.image, str) or not resource:
+        if c is None or not isinstance(c.image, str) or not resource:
             return
         wanted = families_of(resource)
         if not wanted:  # a family the vendor table does not know: SW204 says it cannot decide
             return
         need = " or ".join(dict.fromkeys(a.title for a in wanted))
         if cpu_image(c.image):
-            yield hit(g, f"SW209: image {c.image} is vLLM's CPU build but the pod requests {resource} ({need}); "
+            yield hit(g, f"image {c.image} is vLLM's CPU build but the pod requests {resource} ({need}); "
                          "vLLM runs on the CPU and the accelerators stay reserved and idle",
                       location=g.at("image"))
             return
@@ -64,6 +65,6 @@ class ImageForAnotherAccelerator(GroupRule):
         if not built or {a.family for a in built} & {a.family for a in wanted}:
             return
         platform = " or ".join(dict.fromkeys(a.title for a in built))
-        yield hit(g, f"SW209: image {c.image} is built for {platform} but the pod requests {resource} ({need}); "
+        yield hit(g, f"image {c.image} is built for {platform} but the pod requests {resource} ({need}); "
                      "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up",
                   location=g.at("image"), level="mandatory")

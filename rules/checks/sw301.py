@@ -5,29 +5,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
-from ..model import UNKNOWN, Ingress, Inventory, SecurityGroup, Service, SgRule, Undecidable, known
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit
+from ..model import UNKNOWN, Ingress, Inventory, NodePool, SecurityGroup, Service, SgRule, Undecidable, known
 from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
-    decide,
     describe_rule_ports,
     is_world,
-    object_subject,
     opens_port,
     pool_security_groups,
-    pool_subject,
     rule_sources,
     runtime_ports_covered,
     selects,
-    sg_subject,
-    undecided,
     world_families,
 )
 
+#: What the rule checks: a node pool only for its security groups (whether they are known).
+Checked = NodePool | SecurityGroup | Service | Ingress
 
-class RuntimePortExposed(Rule):
+
+class RuntimePortExposed(ObjectRule[Checked]):
     meta = RuleMeta(
         code="SW301",
         name="runtime-port-exposed",
@@ -87,24 +85,18 @@ class RuntimePortExposed(Rule):
         safe_to_skip_unknown=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        attached: set[int] = set()
-        for pool in inv.pools:
-            try:
-                found, _ = pool_security_groups(inv, pool)
-            except Undecidable as u:
-                yield undecided(self.meta, pool_subject(pool), u, pool.location, pool.suppressions)
-                continue
-            attached.update(id(sg) for sg in found)
-        for sg in inv.security_groups:
-            yield from decide(self.meta, sg_subject(sg), sg.location, sg.suppressions,
-                              self._security_group(sg, id(sg) in attached))
-        for svc in inv.services:
-            subject = object_subject("Service", svc.name, svc.namespace)
-            yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(inv, svc))
-        for ing in inv.ingresses:
-            subject = object_subject(ing.kind, ing.name, ing.namespace)
-            yield from decide(self.meta, subject, ing.location, ing.suppressions, self._ingress(inv, ing))
+    def objects(self, inv: Inventory) -> Iterable[Checked]:
+        return [*inv.pools, *inv.security_groups, *inv.services, *inv.ingresses]
+
+    def check_object(self, obj: Checked, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if isinstance(obj, NodePool):
+            pool_security_groups(inv, obj)  # an unknown security-group list is undecided on the pool
+            return ()
+        if isinstance(obj, SecurityGroup):
+            return self._security_group(obj, id(obj) in attached_security_groups(inv))
+        if isinstance(obj, Service):
+            return self._service(inv, obj)
+        return self._ingress(inv, obj)
 
     def _security_group(self, sg: SecurityGroup, attached: bool) -> Iterator[Hit]:
         ingress = [r for r in sg.rules if r.direction is UNKNOWN or r.direction == "ingress"]
@@ -130,12 +122,11 @@ class RuntimePortExposed(Rule):
             else:
                 names = _join(ports)
             where = rule.location if (rule.location.file or rule.location.urn) else sg.location
-            yield Hit(
-                sg_subject(sg),
-                f"SW301: security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
+            yield hit(
+                sg,
+                f"security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
                 "ports must be reachable only from the group's own security group",
                 where,
-                tuple(sg.suppressions),
             )
 
     @staticmethod
@@ -181,13 +172,11 @@ class RuntimePortExposed(Rule):
                 exposed[port] = exposed.get(port) or named
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-            yield Hit(
-                object_subject("Service", svc.name, svc.namespace),
-                f"SW301: Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
+            yield hit(
+                svc,
+                f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
                 f"({RUNTIME_PORTS[port]}{via}) outside the cluster; runtime ports must stay inside the serving "
                 "group's private network",
-                svc.location,
-                tuple(svc.suppressions),
             )
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
@@ -208,13 +197,29 @@ class RuntimePortExposed(Rule):
                     if port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
         for port in sorted(exposed):
-            yield Hit(
-                object_subject(ing.kind, ing.name, ing.namespace),
-                f"SW301: {ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
+            yield hit(
+                ing,
+                f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
                 f"({RUNTIME_PORTS[port]}); runtime ports must stay inside the serving group's private network",
-                ing.location,
-                tuple(ing.suppressions),
             )
+
+
+def attached_security_groups(inv: Inventory) -> set[int]:
+    """The ids of the security groups the inventory's node pools use (a pool whose list is unknown adds none);
+    built once per inventory and rebuilt when pools or security groups were added."""
+    key = (len(inv.pools), len(inv.security_groups))
+    index = inv.index.get("attached_security_groups")
+    if index is None or index[0] != key:
+        attached: set[int] = set()
+        for pool in inv.pools:
+            try:
+                found, _ = pool_security_groups(inv, pool)
+            except Undecidable:
+                continue
+            attached.update(id(sg) for sg in found)
+        index = (key, attached)
+        inv.index["attached_security_groups"] = index
+    return index[1]
 
 
 def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int | None, str]:

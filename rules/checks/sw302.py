@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, subject_of
 from ..model import UNKNOWN, Inventory, NodePool, SecurityGroup, Undecidable
-from ._net import decide, is_all_traffic, is_self_source, pool_security_groups, pool_subject
+from ._net import is_all_traffic, is_self_source, pool_security_groups
 
 #: Pools whose ``efa`` says EFA interfaces are attached (a launch template or a stack entry).
 CONFIGURED_KINDS = ("eks-nodegroup", "stack")
@@ -28,7 +28,7 @@ def _self_rules(sg: SecurityGroup) -> tuple[bool, bool]:
     return ingress, egress
 
 
-class EfaWithoutSelfReference(Rule):
+class EfaWithoutSelfReference(ObjectRule[NodePool]):
     meta = RuleMeta(
         code="SW302",
         name="efa-without-self-referencing-security-group",
@@ -78,16 +78,14 @@ class EfaWithoutSelfReference(Rule):
         safe_to_skip_unknown=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for pool in inv.pools:
-            yield from decide(self.meta, pool_subject(pool), pool.location, pool.suppressions,
-                              self._pool(inv, pool))
+    def objects(self, inv: Inventory) -> Iterable[NodePool]:
+        return inv.pools
 
-    def _pool(self, inv: Inventory, pool: NodePool) -> Iterator[Hit]:
+    def check_object(self, pool: NodePool, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         if pool.kind not in CONFIGURED_KINDS:
             return  # from node labels, `efa` says the instance type supports EFA, not that it is attached
         if pool.efa is UNKNOWN:
-            yield Hit(pool_subject(pool), f"SW302: cannot decide: whether node pool `{pool.name}` has EFA "
+            yield Hit(subject_of(pool), f"cannot decide: whether node pool `{pool.name}` has EFA "
                       "interfaces is not known (a computed value or an unresolved reference)", pool.location,
                       tuple(pool.suppressions), undecided=True)
             return
@@ -95,14 +93,13 @@ class EfaWithoutSelfReference(Rule):
             return
         sgs, missing = pool_security_groups(inv, pool)
         if not sgs and missing:
-            yield Hit(pool_subject(pool), f"SW302: cannot decide: node pool `{pool.name}` uses security group "
+            yield Hit(subject_of(pool), f"cannot decide: node pool `{pool.name}` uses security group "
                       f"`{missing[0]}`, which is not in the inputs", pool.location, tuple(pool.suppressions),
                       undecided=True)
             return
         if not sgs:
-            yield Hit(pool_subject(pool), f"SW302: node pool `{pool.name}` has EFA interfaces but no security "
-                      "group in the inputs; EFA needs a security group that allows all traffic to and from "
-                      "itself", pool.location, tuple(pool.suppressions))
+            yield hit(pool, f"node pool `{pool.name}` has EFA interfaces but no security group in the "
+                      "inputs; EFA needs a security group that allows all traffic to and from itself")
             return
         lacking = []
         for sg in sgs:
@@ -115,8 +112,8 @@ class EfaWithoutSelfReference(Rule):
         missing_text = " and ".join(f"no all-traffic self-referencing {d} rule" for d in gaps)
         others = "" if len(lacking) == 1 else f" (nor do its other {len(lacking) - 1} security groups)"
         yield Hit(
-            pool_subject(pool),
-            f"SW302: node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
+            subject_of(pool),
+            f"node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
             f"{missing_text}{others}; EFA needs all traffic allowed from and to the group itself, "
             "inbound and outbound",
             sg.location if (sg.location.urn or sg.location.file) else pool.location,

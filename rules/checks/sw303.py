@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, subject_of
 from ..model import Inventory, NodePool, known
-from ._net import decide, find_subnet, pool_subject
+from ._net import find_subnet
 
 
-class GpuNodesInPublicSubnet(Rule):
+class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
     meta = RuleMeta(
         code="SW303",
         name="gpu-nodes-in-public-subnet",
@@ -56,12 +56,10 @@ class GpuNodesInPublicSubnet(Rule):
         safe_to_skip_unknown=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for pool in inv.pools:
-            yield from decide(self.meta, pool_subject(pool), pool.location, pool.suppressions,
-                              self._pool(inv, pool))
+    def objects(self, inv: Inventory) -> Iterable[NodePool]:
+        return inv.pools
 
-    def _pool(self, inv: Inventory, pool: NodePool) -> Iterator[Hit]:
+    def check_object(self, pool: NodePool, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         refs = known(pool.subnets, f"the subnet list of node pool `{pool.name}`")
         for ref in refs:
             ref = known(ref, f"a subnet of node pool `{pool.name}`")
@@ -72,8 +70,8 @@ class GpuNodesInPublicSubnet(Rule):
                            f"map_public_ip_on_launch of subnet `{subnet.name}`")
             if public:
                 yield Hit(
-                    pool_subject(pool),
-                    f"SW303: node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
+                    subject_of(pool),
+                    f"node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
                     "maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in "
                     "private subnets",
                     pool.location,

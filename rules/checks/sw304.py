@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, subject_of
 from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
-from ._net import find_launch_template, pool_subject
+from ._net import find_launch_template
 from ._words import listed
 
 #: The hop limit that keeps the metadata service's answers from reaching pod network namespaces.
 MAX_HOP_LIMIT = 1
+#: The pools whose launch settings the inputs carry (those known only from node labels or a stack file do not).
+LAUNCHED_KINDS = ("eks-nodegroup", "karpenter", "stack")
 
 
-class ImdsV2NotRequired(Rule):
+def launched_pools(inv: Inventory) -> list[NodePool]:
+    return [pool for pool in inv.pools if pool.kind in LAUNCHED_KINDS]
+
+
+def template_of(inv: Inventory, pool: NodePool) -> LaunchTemplate | None:
+    """The launch template of the inputs that ``pool`` names (None: none, unknown, or not in the inputs)."""
+    ref = pool.launch_template
+    return None if ref is UNKNOWN or ref is None else find_launch_template(inv, ref)
+
+
+class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
     meta = RuleMeta(
         code="SW304",
         name="imdsv2-not-required",
@@ -63,51 +75,52 @@ class ImdsV2NotRequired(Rule):
         safe_to_skip_unknown=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        by_template: dict[int, tuple[LaunchTemplate, list[NodePool]]] = {}
-        for pool in inv.pools:
-            if pool.kind not in ("eks-nodegroup", "karpenter", "stack"):
-                continue  # pools known only from node labels or a stack file carry no launch settings
-            ref = pool.launch_template
-            if ref is UNKNOWN:
-                yield self._undecided(pool, f"the launch template of node pool `{pool.name}` is not known "
-                                            "(a computed value or an unresolved reference)")
-                continue
-            if ref is None:
-                if pool.kind == "eks-nodegroup":
-                    yield Hit(
-                        pool_subject(pool),
-                        f"SW304: node pool `{pool.name}` has no launch template, so its instance metadata "
-                        "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); "
-                        "required: a launch template with http_tokens = required and "
-                        f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
-                        pool.location,
-                        tuple(pool.suppressions),
-                    )
-                continue  # Karpenter's EC2NodeClass defaults are required / hop limit 1
-            lt = find_launch_template(inv, ref)
-            if lt is None:
-                yield self._undecided(pool, f"node pool `{pool.name}` uses launch template `{ref}`, which "
-                                            "is not in the inputs")
-                continue
-            by_template.setdefault(id(lt), (lt, []))[1].append(pool)
-        for lt, pools in by_template.values():
-            yield from self._template(lt, pools)
+    def objects(self, inv: Inventory) -> Iterable[NodePool | LaunchTemplate]:
+        """The pools with launch settings, then the launch templates they use, in the order first used."""
+        pools = launched_pools(inv)
+        templates: dict[int, LaunchTemplate] = {}
+        for pool in pools:
+            lt = template_of(inv, pool)
+            if lt is not None:
+                templates.setdefault(id(lt), lt)
+        return [*pools, *templates.values()]
+
+    def check_object(self, obj: NodePool | LaunchTemplate, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
+        if isinstance(obj, LaunchTemplate):
+            yield from self._template(obj, [p for p in launched_pools(inv) if template_of(inv, p) is obj])
+            return
+        pool = obj
+        ref = pool.launch_template
+        if ref is UNKNOWN:
+            yield self._undecided(pool, f"the launch template of node pool `{pool.name}` is not known "
+                                        "(a computed value or an unresolved reference)")
+        elif ref is None:
+            if pool.kind == "eks-nodegroup":  # Karpenter's EC2NodeClass defaults are required / hop limit 1
+                yield hit(
+                    pool,
+                    f"node pool `{pool.name}` has no launch template, so its instance metadata "
+                    "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); "
+                    "required: a launch template with http_tokens = required and "
+                    f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
+                )
+        elif find_launch_template(inv, ref) is None:
+            yield self._undecided(pool, f"node pool `{pool.name}` uses launch template `{ref}`, which "
+                                        "is not in the inputs")
 
     def _undecided(self, pool: NodePool, why: str) -> Hit:
-        return Hit(pool_subject(pool), f"SW304: cannot decide: {why}", pool.location,
+        return Hit(subject_of(pool), f"cannot decide: {why}", pool.location,
                    tuple(pool.suppressions), undecided=True)
 
     def _template(self, lt: LaunchTemplate, pools: list[NodePool]) -> Iterator[Hit]:
         names = listed(f"`{p.name}`" for p in pools)
-        subject = f"LaunchTemplate {lt.name}"
+        subject = subject_of(lt)
         suppressions = (*lt.suppressions, *(s for p in pools for s in p.suppressions))
         tokens = lt.http_tokens
         hops = lt.http_put_response_hop_limit
         unknown = [prop for prop, v in (("http_tokens", tokens), ("http_put_response_hop_limit", hops))
                    if v is UNKNOWN]
         if unknown:
-            yield Hit(subject, f"SW304: cannot decide: {' and '.join(unknown)} of launch template "
+            yield Hit(subject, f"cannot decide: {' and '.join(unknown)} of launch template "
                       f"`{lt.name}` is not known (a computed value or an unresolved reference)", lt.location,
                       suppressions, undecided=True)
             return
@@ -121,7 +134,7 @@ class ImdsV2NotRequired(Rule):
             return
         yield Hit(
             subject,
-            f"SW304: launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
+            f"launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
             f"required: http_tokens = required and http_put_response_hop_limit = {MAX_HOP_LIMIT}, so pods "
             "cannot take the node's IAM credentials",
             lt.location,

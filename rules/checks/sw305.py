@@ -75,16 +75,17 @@ class NamespaceWithoutDefaultDeny(Rule):
         ),
         scope="stack",
         mandatory_when="for multi-node groups",
+        applies_to_plans=False,
     )
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         by_ns: dict[str, list[ServingGroup]] = {}
-        for g in inv.groups:
-            if g.kind == "plan" or g.template:  # a runtime template's pods run in its services' namespaces
+        for g in self.groups(inv):
+            if g.template:  # a runtime template's pods run in its services' namespaces
                 continue
             if g.namespace == UNKNOWN_NAMESPACE:
                 u = Undecidable("the namespace")
-                yield Hit(group_subject(g), f"SW305: cannot decide: {u.text}", g.location, tuple(g.suppressions),
+                yield Hit(group_subject(g), f"cannot decide: {u.text}", g.location, tuple(g.suppressions),
                           undecided=True, level=self._level([g]))
                 continue
             by_ns.setdefault(g.namespace, []).append(g)
@@ -105,7 +106,7 @@ class NamespaceWithoutDefaultDeny(Rule):
             if unknown_deny:
                 u = Undecidable(f"the namespace of default-deny {policy_text(unknown_deny[0])} "
                                 f"`{unknown_deny[0].name}`")
-                yield Hit(subject, f"SW305: cannot decide: {u.text}", first.location, suppressions,
+                yield Hit(subject, f"cannot decide: {u.text}", first.location, suppressions,
                           undecided=True, level=self._level(groups))
                 continue
             yield Hit(subject, self._message(ns, groups, exposed, policies), first.location, suppressions,
@@ -135,6 +136,6 @@ class NamespaceWithoutDefaultDeny(Rule):
             why = "every pod in the cluster can reach vLLM without the gateway"
         else:
             why = "its vLLM pods are isolated by the policies that select them, but every other pod there is not"
-        return (f"SW305: namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
+        return (f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
                 "required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when "
                 "its policy is managed elsewhere")

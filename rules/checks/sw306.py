@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value
-from ._net import EXTERNAL_SERVICE_TYPES, decide, object_subject, selects
+from ._net import EXTERNAL_SERVICE_TYPES, selects
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 
 
-class VllmExposedWithoutGateway(Rule):
+class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
     meta = RuleMeta(
         code="SW306",
         name="vllm-exposed-without-gateway",
@@ -61,12 +61,11 @@ class VllmExposedWithoutGateway(Rule):
         safe_to_skip_unknown=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for svc in inv.services:
-            subject = object_subject("Service", svc.name, svc.namespace)
-            yield from decide(self.meta, subject, svc.location, svc.suppressions, self._service(inv, svc))
-        for g in inv.groups:
-            yield from decide(self.meta, group_subject(g), g.location, g.suppressions, self._dev_mode(inv, g))
+    def objects(self, inv: Inventory) -> Iterable[Service | ServingGroup]:
+        return [*inv.services, *self.groups(inv)]
+
+    def check_object(self, obj: Service | ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        return self._service(inv, obj) if isinstance(obj, Service) else self._dev_mode(inv, obj)
 
     def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
         kind = known(svc.type, f"type of Service `{svc.name}`")
@@ -76,13 +75,12 @@ class VllmExposedWithoutGateway(Rule):
         if not groups:
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
-        yield Hit(
-            object_subject("Service", svc.name, svc.namespace),
-            f"SW306: Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
+        yield hit(
+            svc,
+            f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
             f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
             "ClusterIP behind a gateway that authenticates clients",
             svc.type_location or svc.location,
-            tuple(svc.suppressions),
         )
 
     def _dev_mode(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
@@ -99,7 +97,7 @@ class VllmExposedWithoutGateway(Rule):
             if on is None:
                 yield Hit(
                     group_subject(g),
-                    f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
+                    f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
                     "not an "
                     "integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); "
                     f"required: {DEV_MODE} unset or 0",
@@ -108,7 +106,7 @@ class VllmExposedWithoutGateway(Rule):
                 continue
             yield Hit(
                 group_subject(g),
-                f"SW306: container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
+                f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
                 "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
                 f"required: {DEV_MODE} unset or 0",
                 where,

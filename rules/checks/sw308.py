@@ -7,10 +7,9 @@ import shlex
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, subject_of
 from ..model import UNKNOWN, ConfigMap, Container, Inventory, ServingGroup
 from ._env import env_location
-from ._net import object_subject
 
 #: Tokens whose shape is theirs alone: Hugging Face user access tokens, AWS access key ids, OpenAI keys.
 TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -78,7 +77,7 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     return None
 
 
-class LiteralSecretInManifest(Rule):
+class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
     meta = RuleMeta(
         code="SW308",
         name="literal-secret-in-manifest",
@@ -126,18 +125,20 @@ class LiteralSecretInManifest(Rule):
             "https://huggingface.co/docs/hub/security-tokens",
         ),
         scope="resource",
+        applies_to_plans=False,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for g in inv.groups:
-            if g.kind == "plan":
-                continue
-            for c in g.containers:
-                yield from self._env(g, c)
-                if c.runs_vllm or c is g.main_container:
-                    yield from self._flags(g, c)
-        for cm in inv.config_maps:
-            yield from self._config_map(cm)
+    def objects(self, inv: Inventory) -> Iterable[ServingGroup | ConfigMap]:
+        return [*self.groups(inv), *inv.config_maps]
+
+    def check_object(self, obj: ServingGroup | ConfigMap, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
+        if isinstance(obj, ConfigMap):
+            yield from self._config_map(obj)
+            return
+        for c in obj.containers:
+            yield from self._env(obj, c)
+            if c.runs_vllm or c is obj.main_container:
+                yield from self._flags(obj, c)
 
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         for name, value in c.env.items():
@@ -145,7 +146,7 @@ class LiteralSecretInManifest(Rule):
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
                     group_subject(g),
-                    f"SW308: container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
+                    f"container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
                     f"plain value: the token substituted for it at deploy time is stored in the {g.kind} in plain "
                     "text; required: a valueFrom.secretKeyRef to a Secret",
                     env_location(g, c, name), tuple(g.suppressions), level="advisory",
@@ -155,7 +156,7 @@ class LiteralSecretInManifest(Rule):
             what, level = found
             yield Hit(
                 group_subject(g),
-                f"SW308: container `{c.name}` of {group_subject(g)} sets {name} to {what} written in the manifest "
+                f"container `{c.name}` of {group_subject(g)} sets {name} to {what} written in the manifest "
                 f"({redact(str(value))}); required: a valueFrom.secretKeyRef to a Secret",
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
@@ -174,14 +175,14 @@ class LiteralSecretInManifest(Rule):
             where = g.engine.locations.get(flag.replace("-", "_")) if c.name == g.vllm_container else None
             yield Hit(
                 group_subject(g),
-                f"SW308: container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
+                f"container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
                 f"({redact(value)}); required: the key from a Secret (VLLM_API_KEY from valueFrom.secretKeyRef for "
                 "--api-key, HF_TOKEN for --hf-token)",
                 where or c.location, tuple(g.suppressions),
             )
 
     def _config_map(self, cm: ConfigMap) -> Iterator[Hit]:
-        subject = object_subject("ConfigMap", cm.name, cm.namespace)
+        subject = subject_of(cm)
         for key, value in cm.data.items():
             found = judge(key, value)
             if found is None:
@@ -189,7 +190,7 @@ class LiteralSecretInManifest(Rule):
             what, level = found
             yield Hit(
                 subject,
-                f"SW308: ConfigMap `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); "
+                f"ConfigMap `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); "
                 "ConfigMaps are not for credentials; required: a Secret",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )

@@ -75,11 +75,10 @@ class VllmPodWithHostAccess(GroupRule):
         ),
         scope="resource",
         mandatory_when="for hostNetwork, hostPID, privileged containers and capabilities that control the node",
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         subject = group_subject(g)
         host = g.host
         checks: tuple[tuple[str, str, Level, str], ...] = (
@@ -96,7 +95,7 @@ class VllmPodWithHostAccess(GroupRule):
             if value is UNKNOWN:
                 yield self._undecided(g, f"{key} of {subject}", where, level)
             elif value is True:
-                yield Hit(subject, f"SW309: {subject} sets {key}: true, so {consequence}; required: {key} unset",
+                yield Hit(subject, f"{subject} sets {key}: true, so {consequence}; required: {key} unset",
                           where, tuple(g.suppressions), level=level)
         for c in g.containers:
             yield from self._container(g, c)
@@ -108,7 +107,7 @@ class VllmPodWithHostAccess(GroupRule):
         if sc.privileged is UNKNOWN:
             yield self._undecided(g, f"securityContext.privileged of container `{c.name}`", where, "mandatory")
         elif sc.privileged is True:
-            yield Hit(subject, f"SW309: container `{c.name}` of {subject} is privileged: it has every device and "
+            yield Hit(subject, f"container `{c.name}` of {subject} is privileged: it has every device and "
                                "capability of the node; required: privileged unset (GPUs and EFA come from their "
                                "device plugins)", where, tuple(g.suppressions), level="mandatory")
         added = [cap.removeprefix("CAP_") for cap in sc.capabilities_add]
@@ -118,22 +117,22 @@ class VllmPodWithHostAccess(GroupRule):
         other = sorted(cap for cap in added if cap not in NODE_CAPABILITIES and cap not in HARMLESS_CAPABILITIES
                        and cap != "<unknown>")
         if node:
-            yield Hit(subject, f"SW309: container `{c.name}` of {subject} adds {', '.join(node)}, which "
+            yield Hit(subject, f"container `{c.name}` of {subject} adds {', '.join(node)}, which "
                                f"control{'s' if len(node) == 1 else ''} the node or its other pods; required: no "
                                "capabilities beyond IPC_LOCK (for RDMA)", where, tuple(g.suppressions),
                       level="mandatory")
         if other:
-            yield Hit(subject, f"SW309: container `{c.name}` of {subject} adds {', '.join(other)}, which vLLM does "
+            yield Hit(subject, f"container `{c.name}` of {subject} adds {', '.join(other)}, which vLLM does "
                                "not need; required: no capabilities beyond IPC_LOCK (for RDMA)", where,
                       tuple(g.suppressions), level="advisory")
         if sc.seccomp is UNKNOWN:
             yield self._undecided(g, f"the seccomp profile of container `{c.name}`", where, "advisory")
         elif isinstance(sc.seccomp, str) and sc.seccomp.lower() == "unconfined":
-            yield Hit(subject, f"SW309: container `{c.name}` of {subject} runs with seccomp Unconfined, without "
+            yield Hit(subject, f"container `{c.name}` of {subject} runs with seccomp Unconfined, without "
                                "the runtime's system-call filter; required: RuntimeDefault (or a Localhost "
                                "profile)", where, tuple(g.suppressions), level="advisory")
 
     def _undecided(self, g: ServingGroup, prop: str, where: Location, level: Level) -> Hit:
         u = Undecidable(prop)
-        return Hit(group_subject(g), f"SW309: cannot decide: {u.text}", where, tuple(g.suppressions),
+        return Hit(group_subject(g), f"cannot decide: {u.text}", where, tuple(g.suppressions),
                    undecided=True, level=level)

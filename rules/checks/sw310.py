@@ -64,11 +64,10 @@ class GpuVisibilitySetByHand(GroupRule):
         scope="resource",
         mandatory_when=("for NVIDIA_VISIBLE_DEVICES, which overrides the device plugin's allocation, and for a "
                         "list that shows fewer devices than the layout needs"),
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         vllm = vllm_containers(g)
         for c in g.containers:
             yield from self._container(inv, g, c, c in vllm)
@@ -81,7 +80,7 @@ class GpuVisibilitySetByHand(GroupRule):
                 # an unreadable envFrom is noted once for NVIDIA_ and CUDA_, not again for each vendor's variable
                 found = env_value(inv, g, c, name, read_env_from=runs_vllm and name in (NVIDIA, CUDA))
             except Undecidable as u:
-                yield Hit(subject, f"SW310: cannot decide: {u.text}", env_location(g, c, name),
+                yield Hit(subject, f"cannot decide: {u.text}", env_location(g, c, name),
                           tuple(g.suppressions), undecided=True, level="advisory")
                 continue
             if name in scripted:  # `export CUDA_VISIBLE_DEVICES=...` before vllm serve wins over env
@@ -94,13 +93,13 @@ class GpuVisibilitySetByHand(GroupRule):
                 if value is not UNKNOWN and str(value).strip().lower() in _NO_GPU:
                     if not runs_vllm:
                         continue  # a sidecar that needs no GPU, saying so
-                    yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {NVIDIA}={shown}{via}, which "
+                    yield Hit(subject, f"container `{c.name}` of {subject} sets {NVIDIA}={shown}{via}, which "
                                        "hides every GPU from the vLLM server; required: the variable unset (request "
                                        "GPUs with nvidia.com/gpu)", where, tuple(g.suppressions), level="advisory")
                     continue
                 if value is not UNKNOWN and _whole_node(g, c, str(value)):
                     continue  # the pod holds every GPU of its node: 0..n-1 are exactly the GPUs it was given
-                yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {NVIDIA} to {shown}{via}, which "
+                yield Hit(subject, f"container `{c.name}` of {subject} sets {NVIDIA} to {shown}{via}, which "
                                    "overrides the GPUs the device plugin allocated (it can reach other pods' GPUs); "
                                    "required: the variable unset, GPUs requested with nvidia.com/gpu", where,
                           tuple(g.suppressions), level="mandatory")
@@ -111,7 +110,7 @@ class GpuVisibilitySetByHand(GroupRule):
                      runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
         if value is UNKNOWN:
-            yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name} from a Secret, ConfigMap or "
+            yield Hit(subject, f"container `{c.name}` of {subject} sets {name} from a Secret, ConfigMap or "
                                "the downward API; inside the container the allocated GPUs are numbered from 0, and a "
                                "hand-written list can hide them; required: the variable unset", where,
                       tuple(g.suppressions), level="advisory")
@@ -128,7 +127,7 @@ class GpuVisibilitySetByHand(GroupRule):
             shown = f"{visible} device" if visible == 1 else f"{visible} devices"
             inside = f" (the container's {gpus} are numbered 0-{gpus - 1} inside it)" if gpus and visible < len(
                 listed) else ""
-            yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name}={value!r}{via}, so vLLM sees "
+            yield Hit(subject, f"container `{c.name}` of {subject} sets {name}={value!r}{via}, so vLLM sees "
                                f"{shown}{inside} but {lay.text()} needs {need} in the pod; it cannot start; required: "
                                "the variable unset (the device plugin already chose the devices)", where,
                       tuple(g.suppressions), level="mandatory")
@@ -138,7 +137,7 @@ class GpuVisibilitySetByHand(GroupRule):
             detail = f"; it lists {len(listed)} of the {gpus} GPUs the container requests"
         elif gpus is not None and any(d.isdigit() and int(d) >= gpus for d in listed):
             detail = f"; the container's {gpus} GPUs are numbered 0-{gpus - 1} inside it"
-        yield Hit(subject, f"SW310: container `{c.name}` of {subject} sets {name}={value!r}{via}{detail}; the device "
+        yield Hit(subject, f"container `{c.name}` of {subject} sets {name}={value!r}{via}{detail}; the device "
                            "plugin already chose the GPUs; required: the variable unset", where,
                   tuple(g.suppressions), level="advisory")
 

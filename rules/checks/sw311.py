@@ -48,12 +48,10 @@ class TlsVerificationDisabled(GroupRule):
         ),
         scope="resource",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
-
         def judge(name: str, value: str, via: str) -> str | None:
             if value.strip() not in _OFF[name]:
                 return None
@@ -61,5 +59,5 @@ class TlsVerificationDisabled(GroupRule):
             return (f"{what}{via}, which switches TLS certificate verification off for the model downloads; "
                     "required: the variable removed (mount a CA bundle for a re-signing proxy)")
 
-        yield from switch_hits(inv, g, "SW311", _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
+        yield from switch_hits(inv, g, _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
                                "API; an empty value switches TLS verification off")

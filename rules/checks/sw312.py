@@ -43,17 +43,18 @@ class RuntimeLoraWithoutAuth(GroupRule):
         ),
         scope="resource",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
-        if g.kind == "plan" or c is None:
+        if c is None:
             return
         value = c.env.get(LORA)
         if value is UNKNOWN:
             u = Undecidable(f"{LORA} of container `{c.name}`", "it comes from a Secret, a ConfigMap or the downward "
                             "API; whether runtime LoRA loading is on decides whether the API needs a key")
-            yield Hit(group_subject(g), f"SW312: cannot decide: {u.text}", env_location(g, c, LORA),
+            yield Hit(group_subject(g), f"cannot decide: {u.text}", env_location(g, c, LORA),
                       tuple(g.suppressions), undecided=True)
             return
         if not isinstance(value, str) or value.strip().lower() not in ("1", "true"):
@@ -69,7 +70,7 @@ class RuntimeLoraWithoutAuth(GroupRule):
                 continue
         if routed:
             return
-        yield Hit(group_subject(g), f"SW312: container `{c.name}` of {group_subject(g)} sets {LORA}={value.strip()}, "
+        yield Hit(group_subject(g), f"container `{c.name}` of {group_subject(g)} sets {LORA}={value.strip()}, "
                                     "so anyone who reaches its port can load LoRA adapters at run time, and the "
                                     "server checks no API key and no Ingress or HTTPRoute routes to it; required: "
                                     "VLLM_API_KEY from a Secret, or a gateway that authenticates",

@@ -77,7 +77,7 @@ class ParallelWithoutShm(GroupRule):
             layout = f"tensor_parallel_size {tp}"
         mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
         if not mounted:
-            yield hit(g, f"SW401: container `{c.name}` of {group_subject(g)} runs {layout} but mounts nothing "
+            yield hit(g, f"container `{c.name}` of {group_subject(g)} runs {layout} but mounts nothing "
                          f"at {SHM} (the container runtime's default is 64 MiB); required: an emptyDir with "
                          "medium: Memory mounted there")
             return
@@ -93,5 +93,5 @@ class ParallelWithoutShm(GroupRule):
             found = f"emptyDir `{name}` without medium: Memory (node disk)"
         else:
             found = f"{volume.kind} volume `{name}`"
-        yield hit(g, f"SW401: container `{c.name}` of {group_subject(g)} runs {layout} with {found} at "
+        yield hit(g, f"container `{c.name}` of {group_subject(g)} runs {layout} with {found} at "
                      f"{SHM}; required: an emptyDir with medium: Memory")

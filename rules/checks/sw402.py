@@ -96,10 +96,10 @@ class LivenessWithoutStartupProbe(GroupRule):
         if startup is None:
             if liveness.budget_seconds >= need:  # the first kill comes after the model has loaded
                 return
-            yield hit(g, f"SW402: container `{c.name}` of {group_subject(g)} has a liveness probe that acts "
+            yield hit(g, f"container `{c.name}` of {group_subject(g)} has a liveness probe that acts "
                          f"after {_budget(liveness)} and no startup probe; loading the model needs about "
                          f"{need} s, so required: a startup probe allowing at least {need} s")
         elif startup.budget_seconds < need:
-            yield hit(g, f"SW402: the startup probe of container `{c.name}` of {group_subject(g)} allows "
+            yield hit(g, f"the startup probe of container `{c.name}` of {group_subject(g)} allows "
                          f"{_budget(startup)}; loading the model needs about {need} s, so required: at "
                          f"least {need} s", location=g.at("probe:startup"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import Autoscaler, Inventory, known
-from ._net import decide, object_subject, targets
+from ._net import targets
 
 _QUEUE = ("num_requests_waiting", "num_requests_running", "requests_waiting", "requests_running",
           "in_flight", "inflight", "queue", "pending_requests", "concurrency")
@@ -23,7 +23,7 @@ def metric_kind(metric: str) -> str:
     return "other"
 
 
-class AutoscalingOnUtilization(Rule):
+class AutoscalingOnUtilization(ObjectRule[Autoscaler]):
     meta = RuleMeta(
         code="SW403",
         name="autoscaling-on-utilization",
@@ -69,12 +69,10 @@ class AutoscalingOnUtilization(Rule):
         safe_to_skip_unknown=True,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for a in inv.autoscalers:
-            subject = object_subject(a.kind, a.name, a.namespace)
-            yield from decide(self.meta, subject, a.location, a.suppressions, self._autoscaler(inv, a))
+    def objects(self, inv: Inventory) -> Iterable[Autoscaler]:
+        return inv.autoscalers
 
-    def _autoscaler(self, inv: Inventory, a: Autoscaler) -> Iterator[Hit]:
+    def check_object(self, a: Autoscaler, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         groups = targets(inv, a)
         if not groups:
             return
@@ -83,11 +81,9 @@ class AutoscalingOnUtilization(Rule):
         used = [m for m in metrics if metric_kind(m) == "utilization"]
         if not used:
             return
-        yield Hit(
-            object_subject(a.kind, a.name, a.namespace),
-            f"SW403: {a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
+        yield hit(
+            a,
+            f"{a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
             f"{', '.join(used)}; required: queue depth (vllm:num_requests_waiting) or in-flight requests "
             "(vllm:num_requests_running)",
-            a.location,
-            tuple(a.suppressions),
         )

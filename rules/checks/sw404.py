@@ -58,11 +58,12 @@ class SingleReplicaInProduction(GroupRule):
         ),
         scope="stack",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
     fields = ("replicas",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan" or not is_production(g, inv, config):
+        if not is_production(g, inv, config):
             return
         scalers = [a for a in inv.autoscalers if any(t is g for t in targets(inv, a))]
         if scalers:
@@ -79,5 +80,5 @@ class SingleReplicaInProduction(GroupRule):
             found = f"replicas is {warm}"
         if warm >= MIN_WARM_REPLICAS:
             return
-        yield hit(g, f"SW404: {group_subject(g)} runs in a production stack with {warm} warm "
+        yield hit(g, f"{group_subject(g)} runs in a production stack with {warm} warm "
                      f"replica{'s' if warm != 1 else ''} ({found}); required: at least {MIN_WARM_REPLICAS}")

@@ -55,5 +55,5 @@ class LwsWithoutGroupRestart(GroupRule):
         policy = known(g.restart_policy, "leaderWorkerTemplate.restartPolicy")
         if policy is None or policy in GROUP_RESTART:
             return  # unset: the LeaderWorkerSet API defaults to RecreateGroupOnPodRestart
-        yield hit(g, f"SW405: {group_subject(g)} sets restartPolicy {policy}, so a failed pod restarts "
+        yield hit(g, f"{group_subject(g)} sets restartPolicy {policy}, so a failed pod restarts "
                      "alone and cannot rejoin its group's NCCL world; required: RecreateGroupOnPodRestart")

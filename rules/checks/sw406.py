@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, ServingGroup
-from ._net import decide, groups_behind, object_subject, targets
+from ._net import groups_behind, targets
 
 ALB_ATTRS = "alb.ingress.kubernetes.io/target-group-attributes"
 ALB_ALGORITHM = "load_balancing.algorithm.type"
@@ -47,7 +47,7 @@ def _several_replicas(inv: Inventory, g: ServingGroup) -> bool:
     return False
 
 
-class RoundRobinInFrontOfVllm(Rule):
+class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
     meta = RuleMeta(
         code="SW406",
         name="round-robin-in-front-of-vllm",
@@ -93,12 +93,10 @@ class RoundRobinInFrontOfVllm(Rule):
         safe_to_skip_unknown=True,
     )
 
-    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        for ing in inv.ingresses:
-            subject = object_subject(ing.kind, ing.name, ing.namespace)
-            yield from decide(self.meta, subject, ing.location, ing.suppressions, self._ingress(inv, ing))
+    def objects(self, inv: Inventory) -> Iterable[Ingress]:
+        return inv.ingresses
 
-    def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
+    def check_object(self, ing: Ingress, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         route = routing(ing)
         if route is None:
             return
@@ -117,10 +115,8 @@ class RoundRobinInFrontOfVllm(Rule):
             want = ("a gateway that balances by load; ingress-nginx is retired (no fixes after March 2026), so "
                     "move this route to a maintained Gateway API implementation, such as one running the "
                     "Gateway API Inference Extension")
-        yield Hit(
-            object_subject(ing.kind, ing.name, ing.namespace),
-            f"SW406: {ing.kind} `{ing.namespace}/{ing.name}` balances "
+        yield hit(
+            ing,
+            f"{ing.kind} `{ing.namespace}/{ing.name}` balances "
             f"{', '.join(group_subject(g) for g in groups)} with {algorithm}; required: {want}",
-            ing.location,
-            tuple(ing.suppressions),
         )

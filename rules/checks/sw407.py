@@ -49,11 +49,10 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         ),
         scope="stack",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
         unready = [c for c in vllm_containers(g) if "readiness" not in c.probes]
         if not unready:
             return
@@ -69,7 +68,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         for c in unready:
             yield Hit(
                 group_subject(g),
-                f"SW407: Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "
+                f"Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "
                 "readiness probe, so requests reach it while the model is still loading; required: a "
                 "readinessProbe on GET /health",
                 c.location if (c.location.file or c.location.urn) else g.location,

@@ -52,14 +52,12 @@ class DebugSwitchInServing(GroupRule):
         ),
         scope="resource",
         safe_to_skip_unknown=True,
+        applies_to_plans=False,
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if g.kind == "plan":
-            return
-
         def judge(name: str, value: str, via: str) -> str | None:
             effect, on = SWITCHES[name]
             return f"sets {name}={value}{via}, which {effect}; required: {name} unset or 0" if on(value) else None
 
-        yield from switch_hits(inv, g, "SW408", SWITCHES, judge)
+        yield from switch_hits(inv, g, SWITCHES, judge)

@@ -1,8 +1,10 @@
 """Rule metadata, findings, configuration and the runner.
 
 A rule is a small class with one :class:`RuleMeta` and a ``check`` generator over an
-:class:`~shardwise.rules.model.Inventory`. The registry (:mod:`shardwise.rules.checks.registry`) lists
-them explicitly; nothing registers itself by being imported.
+:class:`~shardwise.rules.model.Inventory`; most check one thing at a time, a serving group
+(:class:`GroupRule`) or another object of the inventory, such as a node pool or a Service
+(:class:`ObjectRule`). The registry (:mod:`shardwise.rules.checks.registry`) lists them explicitly;
+nothing registers itself by being imported.
 
 The runner applies, in this order: enforcement overrides from the config (``disabled`` drops the
 rule), the rule itself (an :class:`~shardwise.rules.model.Undecidable` becomes a "cannot decide"
@@ -17,13 +19,17 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..model import (
     UNKNOWN_AT,
+    Autoscaler,
+    Ingress,
     Inventory,
+    LaunchIssue,
     Location,
     ModelNotKnown,
+    NetworkPolicy,
     ServingGroup,
     Suppression,
     Undecidable,
@@ -53,6 +59,10 @@ class RuleMeta:
     scope: Literal["resource", "stack"] = "stack"
     safe_to_skip_unknown: bool = False  # an unknown input may be skipped with an advisory note
     mandatory_when: str | None = None  # an advisory rule whose hits are mandatory in this case
+    #: Whether the rule checks ``shardwise plan``'s sized replica (a serving group of kind ``"plan"``: a
+    #: model, a GPU and engine arguments, no manifest, pod or container). The runner skips plans for the
+    #: rules that read what only a manifest has (env, probes, the pod's host access, the GPU request).
+    applies_to_plans: bool = True
 
     @property
     def enforcement_text(self) -> str:
@@ -99,7 +109,7 @@ class Finding:
     name: str
     level: Literal["advisory", "mandatory"]
     severity: Severity
-    message: str
+    message: str  # what is wrong, without the code: reports that show the code apart put it where they want
     location: Location
     subject: str  # the object the finding is about, e.g. "Deployment default/llama"
     suppressed: bool = False
@@ -111,13 +121,18 @@ class Finding:
     def blocking(self) -> bool:
         return self.level == "mandatory" and not self.suppressed
 
+    @property
+    def coded_message(self) -> str:
+        """The message after its code, as the reports that show it in one string do: ``SW104: …``."""
+        return f"{self.code}: {self.message}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "name": self.name,
             "level": self.level,
             "severity": self.severity,
-            "message": self.message,
+            "message": self.coded_message,
             "subject": self.subject,
             "file": self.location.file,
             "line": self.location.line,
@@ -131,7 +146,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class Hit:
-    """What a rule yields: a message about one object."""
+    """What a rule yields: a message about one object (without the rule's code: the finding carries it)."""
 
     subject: str
     message: str
@@ -181,19 +196,58 @@ class Rule:
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:  # pragma: no cover
         raise NotImplementedError
 
+    def applies_to(self, g: ServingGroup) -> bool:
+        """Whether the rule checks serving group ``g``: a plan only when its metadata says it applies to plans."""
+        return self.meta.applies_to_plans or g.kind != "plan"
+
+    def groups(self, inv: Inventory) -> Iterator[ServingGroup]:
+        """The serving groups of ``inv`` the rule checks (:meth:`applies_to`), in input order."""
+        return (g for g in inv.groups if self.applies_to(g))
+
+
+class InventoryObject(Protocol):
+    """What a finding about one object of the inventory needs of it: where it is written and its suppressions."""
+
+    @property
+    def location(self) -> Location: ...
+
+    @property
+    def suppressions(self) -> Sequence[Suppression]: ...
+
+
+#: The objects whose ``kind`` is their Kubernetes kind (a node pool's says where it was read from).
+_KINDED = (Ingress, Autoscaler, NetworkPolicy)
+
+
+def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
 
 def group_subject(g: ServingGroup) -> str:
-    return f"{g.kind} {g.namespace}/{g.name}" if g.namespace else f"{g.kind} {g.name}"
+    return object_subject(g.kind, g.name, g.namespace)
+
+
+def subject_of(obj: InventoryObject) -> str:
+    """How findings name an object of the inventory: ``Deployment serving/llama``, ``NodePool gpu``,
+    ``SecurityGroup gpu-nodes``, ``Service serving/llama``, ``HTTPRoute serving/chat``."""
+    if isinstance(obj, ServingGroup):
+        return group_subject(obj)
+    if isinstance(obj, LaunchIssue):
+        return obj.subject
+    named: Any = obj
+    kind = named.kind if isinstance(obj, _KINDED) else type(obj).__name__
+    return object_subject(kind, named.name, getattr(named, "namespace", None))
 
 
 def hit(
-    g: ServingGroup,
+    obj: InventoryObject,
     message: str,
     location: Location | None = None,
     level: Literal["advisory", "mandatory"] | None = None,
 ) -> Hit:
-    """A hit on a serving group, carrying the group's suppressions."""
-    return Hit(group_subject(g), message, location or g.location, tuple(g.suppressions), level=level)
+    """A hit on one object of the inventory (a serving group, a node pool, a Service ...), carrying its
+    suppressions."""
+    return Hit(subject_of(obj), message, location or obj.location, tuple(obj.suppressions), level=level)
 
 
 def _level_for(meta: RuleMeta, config: LintConfig) -> Level:
@@ -208,6 +262,10 @@ def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
         if e.code == f.code and e.reason and fnmatch.fnmatchcase(f.subject, e.subject):
             return replace(f, suppressed=True, suppression_reason=e.reason)
     return f
+
+
+#: How the message of an undecided finding starts.
+_CANNOT = "cannot decide: "
 
 
 def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],
@@ -239,8 +297,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
     except Undecidable as u:
         yield Finding(
             meta.code, meta.name, _undecided_level(meta, config, level), meta.severity,
-            f"{meta.code}: cannot decide: {u.text}; "
-            "the rule is re-checked when the value is known",
+            f"{_CANNOT}{u.text}; the rule is re-checked when the value is known",
             Location(), "(inventory)", undecided=True,
         )
         return
@@ -265,7 +322,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
 
 
 def internal_error(meta: RuleMeta, exc: Exception) -> str:
-    return f"{meta.code}: internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
+    return f"internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
 
 
 def _finding_order(f: Finding) -> tuple[str, int, str, str]:
@@ -283,9 +340,6 @@ def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None =
     return out
 
 
-_CANNOT = ": cannot decide: "
-
-
 def merge_undecided(findings: list[Finding]) -> list[Finding]:
     """One "cannot decide" finding per workload and unknown value, not one per rule it holds back.
 
@@ -298,10 +352,9 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
     keyed: dict[tuple[str, str], list[Finding]] = {}
     out: list[Finding] = []
     for f in findings:
-        prefix = f.code + _CANNOT
         if (f.undecided and f.level == "advisory" and not f.suppressed and not f.internal
-                and f.message.startswith(prefix)):
-            keyed.setdefault((f.subject, f.message[len(prefix):]), []).append(f)
+                and f.message.startswith(_CANNOT)):
+            keyed.setdefault((f.subject, f.message[len(_CANNOT):]), []).append(f)
         else:
             out.append(f)
     for (_, text), same in keyed.items():
@@ -312,7 +365,7 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         codes = ", ".join(sorted({f.code for f in same}))
         reason = text.removesuffix("; the rule is re-checked when the value is known")
         out.append(replace(first, message=(
-            f"{first.code}: cannot decide: {reason}; this holds back {codes}, which are checked once the value "
+            f"{_CANNOT}{reason}; this holds back {codes}, which are checked once the value "
             "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
             "computed output)")))
     out.sort(key=_finding_order)
@@ -368,7 +421,8 @@ class GroupRule(Rule):
 
     An unknown value makes *this group* undecided (not the whole inventory): the finding names the
     group and the unknown property. A crash on one group is a mandatory internal-error finding on
-    that group; the rule still checks the others.
+    that group; the rule still checks the others. Plans are skipped unless the rule applies to them
+    (``RuleMeta.applies_to_plans``).
 
     ``fields`` names the fields a finding of the rule asks to change (engine flags such as
     ``"tensor_parallel_size"``, or ``ServingGroup.locations`` keys such as ``"resources"``): a hit
@@ -381,6 +435,8 @@ class GroupRule(Rule):
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
         for g in groups:
+            if not self.applies_to(g):
+                continue
             if g.template and self.meta.code not in TEMPLATE_CHECKS:
                 continue  # the services that run on the template set what this rule reads
             reads = g.model_reads
@@ -395,7 +451,7 @@ class GroupRule(Rule):
             except Undecidable as u:
                 yield Hit(
                     group_subject(g),
-                    f"{self.meta.code}: cannot decide: {u.text}",
+                    f"{_CANNOT}{u.text}",
                     g.at(u.prop, UNKNOWN_AT, *self.fields),
                     tuple(g.suppressions),
                     undecided=True,
@@ -427,3 +483,35 @@ class GroupRule(Rule):
         return replace(h, level="advisory", message=(
             f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path; "
             f"the annotation {ANN_BASE_MODEL}: {g.model_assumed} makes this finding blocking)"))
+
+
+Obj = TypeVar("Obj", bound=InventoryObject)
+
+
+class ObjectRule(Rule, Generic[Obj]):
+    """A rule that looks at one object of the inventory at a time: node pools, security groups, Services,
+    Ingresses, autoscalers, ConfigMaps, launch issues, serving groups.
+
+    :meth:`objects` names the objects it checks, in the order it checks them; :meth:`check_object` checks
+    one. An unknown value met while checking an object makes *that object* undecided: one "cannot decide"
+    finding on it (its subject, its location, its suppressions). A crash on one object is a mandatory
+    internal-error finding naming the rule, on that object; the rule still checks the others.
+    """
+
+    def objects(self, inv: Inventory) -> Iterable[Obj]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check_object(self, obj: Obj, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for obj in self.objects(inv):
+            try:
+                hits = list(self.check_object(obj, inv, config))
+            except Undecidable as u:
+                yield Hit(subject_of(obj), f"{_CANNOT}{u.text}", obj.location,
+                          tuple(obj.suppressions), undecided=True)
+            except Exception as exc:  # noqa: BLE001 - one bad object must not hide the others
+                yield Hit(subject_of(obj), internal_error(self.meta, exc), obj.location, internal=True)
+            else:
+                yield from hits

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine import Finding
 from .charts import memory_chart
 from .markdown import cell
 
@@ -70,17 +71,17 @@ _COLUMNS = (
 )
 
 
-def _finding_line(f: dict[str, Any]) -> str:
-    where = f"{f['file']}:{f['line']}" if f.get("line") else (f.get("file") or "")
-    message = f["message"].removeprefix(f"{f['code']}: ")
-    return f"- **{f['code']}** `{f['name']}` {f['level']} — {f['subject']}: {message} (`{where}`)"
+def _finding_line(f: Finding) -> str:
+    file, line = f.location.file, f.location.line
+    where = f"{file}:{line}" if line else (file or "")
+    return f"- **{f.code}** `{f.name}` {f.level} — {f.subject}: {f.message} (`{where}`)"
 
 
 def render(result: Any) -> str:
     d = result.as_object()
     tb, th, ch = d["totals"]["base"], d["totals"]["head"], d["totals"]["change"]
     commit = (d["base"]["commit"] or "")[:12]
-    added, fixed = d["findings"]["added"], d["findings"]["fixed"]
+    added, fixed = result.finding_changes()
     out = [
         MARKER,
         f"## shardwise diff: `{d['base']['ref']}` → {d['head']['ref']}",

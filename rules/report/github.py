@@ -34,7 +34,7 @@ def annotation(f: Finding) -> str:
     command = "error" if f.level == "mandatory" else "warning"
     props = _where(f.location.file, f.location.line)
     props.append(f"title={escape_property(f'{f.code} {f.name}')}")
-    return f"::{command} {','.join(props)}::{escape_data(f'{f.message} ({f.subject})')}"
+    return f"::{command} {','.join(props)}::{escape_data(f'{f.coded_message} ({f.subject})')}"
 
 
 def error_annotation(e: InputError) -> str:

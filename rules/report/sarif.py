@@ -134,7 +134,7 @@ def as_object(report: Report) -> dict[str, Any]:
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": LEVEL[f.level],
-            "message": {"text": f"{f.message} ({f.subject})"},
+            "message": {"text": f"{f.coded_message} ({f.subject})"},
             "locations": _locations(f, report),
             "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
         }

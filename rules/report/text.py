@@ -11,16 +11,10 @@ _RESET = "\033[0m"
 _STYLE = {"mandatory": "\033[1;31m", "advisory": "\033[33m", "suppressed": "\033[2m", "where": "\033[1m"}
 
 
-def _text(f: Finding) -> str:
-    """The message without its leading code (the line already starts with the code)."""
-    prefix = f"{f.code}: "
-    return f.message[len(prefix):] if f.message.startswith(prefix) else f.message
-
-
 def finding_line(f: Finding, color: bool = False) -> str:
     where = str(f.location)
     level = f"[{f.level}]"
-    msg = _text(f)
+    msg = f.message  # the line shows the code before the level
     tail = f" (suppressed: {f.suppression_reason})" if f.suppressed else ""
     if not color:
         return f"{where}: {f.code} {level} {msg} ({f.subject}){tail}"

@@ -70,20 +70,20 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
         ("llm", "llama-70b/serve", 12, "meta-llama/Llama-3.1-70B-Instruct", 16, 1, 4, 1, 2,
          "instance-type=g6.12xlarge", False)]
     assert findings(inv) == [
-        ("SW201", "mandatory", 25, "SW201: pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
+        ("SW201", "mandatory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
          "tensor_parallel_size is 16; the TP group would span 4 nodes without a shared NVLink domain (the pool has "
          "EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on "
          "every layer; --tensor-parallel-size 4 --pipeline-parallel-size 4 keeps the all-reduces inside each node"),
-        ("SW202", "advisory", 25, "SW202: tensor_parallel_size 16 on pool `instance-type=g6.12xlarge` (L4, joined "
+        ("SW202", "advisory", 25, "tensor_parallel_size 16 on pool `instance-type=g6.12xlarge` (L4, joined "
          "only by PCIe) runs every layer's all-reduce over PCIe, which carries a fraction of NVLink's bandwidth. The "
          "sharding is not avoidable on this pool: at TP1×PP1 meta-llama/Llama-3.1-70B-Instruct in bf16 would not "
          "start: no memory is left for the KV cache (vLLM: No available memory for the cache blocks); alternatives: "
          "pipeline parallelism (--tensor-parallel-size 1 --pipeline-parallel-size 16), which sends only activations "
          "over PCIe; a pool whose GPUs share NVLink or NVSwitch (vLLM 0.10.1 from the image tag)"),
         # the entry's 4 GPUs and the worker's 4: the group holds 8 of the 16 workers TP16 starts
-        ("SW204", "mandatory", 27, "SW204: 2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP16×PP1 needs 16; "
+        ("SW204", "mandatory", 27, "2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP16×PP1 needs 16; "
          "vLLM cannot place all its workers"),
-        ("SW205", "mandatory", 27, "SW205: the group spans 2 nodes of EFA pool `instance-type=g6.12xlarge`, but its "
+        ("SW205", "mandatory", 27, "the group spans 2 nodes of EFA pool `instance-type=g6.12xlarge`, but its "
          "pods request no vpc.amazonaws.com/efa devices, and its tensor-parallel group (TP16) crosses the node "
          "boundary (4 GPUs per node): every layer's all-reduce would run over TCP"),
     ]
@@ -97,7 +97,7 @@ def test_an_entry_and_workers_with_different_gpu_counts_are_undecided():
     assert groups(inv) == [("llm", "llama/serve", 11, "meta-llama/Llama-3.1-70B-Instruct", 8, 2, "UNKNOWN", 1, 3,
                             "instance-type=p5.48xlarge", True)]
     sw204 = [(f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW204"]
-    assert sw204 == [("advisory", True, "SW204: cannot decide: the GPU request (nvidia.com/gpu limit) is not known "
+    assert sw204 == [("advisory", True, "cannot decide: the GPU request (nvidia.com/gpu limit) is not known "
                       "(a computed value or an unresolved reference)")]
 
 

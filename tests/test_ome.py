@@ -64,7 +64,7 @@ def test_a_service_is_linted_as_its_runtimes_pod_with_its_own_overrides():
             g.main_container.name, [v.name for v in g.volumes]) == (
         {"model": 19, "port": 55, "served_model_name": 56, "max_model_len": 57}, 82, 84, "ome-container", ["dshm"])
     assert findings(inv) == [
-        ("SW102", "mandatory", "llama-8b-on-l4.yaml", 57, False, "SW102: meta-llama/Llama-3.1-8B-Instruct at "
+        ("SW102", "mandatory", "llama-8b-on-l4.yaml", 57, False, "meta-llama/Llama-3.1-8B-Instruct at "
          "TP1×PP1 on L4 (vLLM 0.10.1 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache "
          "per GPU; about 4.05 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will "
          "refuse to start; --max-model-len 24576 fits")]
@@ -84,14 +84,14 @@ def test_runtime_service_and_model_in_different_files_are_joined():
             if k in ("model", "tensor_parallel_size")} == {
         "model": ("model.yaml", 13), "tensor_parallel_size": ("runtime.yaml", 45)}
     assert findings(inv) == [
-        ("SW106", "advisory", "runtime.yaml", 45, False, "SW106: meta-llama/Llama-3.3-70B-Instruct is sharded over 4 "
+        ("SW106", "advisory", "runtime.yaml", 45, False, "meta-llama/Llama-3.3-70B-Instruct is sharded over 4 "
          "GPUs in bf16; a 4-bit AWQ/GPTQ variant (39.8 GB of weights) would run on one H100-SXM-80GB: it starts with "
          "37.1 GiB of weights and 31.9 GiB (±2.9) of KV cache, room for 12 sequences of 8,192 tokens (p95 context); 4 "
          "such replicas on the same 4 GPUs hold 48 together where TP4×PP1 holds 57: the variant saves the all-reduce "
          "but holds fewer sequences; declare the load (annotation shardwise.dev/target-concurrency) to have it judged "
          "(vLLM 0.10.1 from the image tag)"),
         # the service's 2 GPUs do not hold the runtime's TP4; OME may add GPUs from an accelerator class: advisory
-        ("SW204", "advisory", "service.yaml", 19, False, "SW204: the pod requests 2 nvidia.com/gpu but TP4×PP1 starts "
+        ("SW204", "advisory", "service.yaml", 19, False, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts "
          "4 workers; vLLM cannot start with fewer GPUs than workers (advisory: the operator of this InferenceService "
          "builds the pod and may add it; lint the pod it renders to make this finding blocking)"),
     ]
@@ -117,7 +117,7 @@ def test_a_runtime_alone_is_a_template_and_a_service_alone_is_undecided():
         ("ClusterServingRuntime", "vllm-llama-3-3-70b-instruct", True, "UNKNOWN")]
     service = load(os.path.join("cross-file", "service.yaml"))
     assert (service.groups, findings(service)) == ([], [
-        ("SW005", "advisory", "service.yaml", 14, True, "SW005: not read: OME deploys it on the ServingRuntime or "
+        ("SW005", "advisory", "service.yaml", 14, True, "not read: OME deploys it on the ServingRuntime or "
          "ClusterServingRuntime `vllm-llama-3-3-70b-instruct`, which is not in the inputs, so what it runs (the vLLM "
          "command, its layout, GPUs and image) is not known: lint it together with that runtime")])
 
@@ -126,10 +126,10 @@ def test_services_whose_runtime_is_not_known_are_undecided_never_passed():
     inv = load("unlinked.yaml")
     assert inv.groups == []
     assert findings(inv) == [
-        ("SW005", "advisory", "unlinked.yaml", 12, True, "SW005: not read: OME deploys it on the ServingRuntime or "
+        ("SW005", "advisory", "unlinked.yaml", 12, True, "not read: OME deploys it on the ServingRuntime or "
          "ClusterServingRuntime `vllm-mistral-7b-instruct`, which is not in the inputs, so what it runs (the vLLM "
          "command, its layout, GPUs and image) is not known: lint it together with that runtime"),
-        ("SW005", "advisory", "unlinked.yaml", 22, True, "SW005: not read: it names no runtime (spec.runtime), so OME "
+        ("SW005", "advisory", "unlinked.yaml", 22, True, "not read: it names no runtime (spec.runtime), so OME "
          "picks one when it deploys it: a runtime whose supportedModelFormats (with autoSelect) match the format and "
          "architecture of the BaseModel or ClusterBaseModel `llama-3-3-70b-instruct` and whose modelSizeRange holds "
          "its size; shardwise does not guess that pick: set spec.runtime.name and lint the service together with "
@@ -157,7 +157,7 @@ def test_engine_and_decoder_are_each_their_own_group():
          "instance-type=g6e.xlarge", False),
     ]
     assert findings(inv) == [
-        ("SW208", "advisory", "prefill-decode.yaml", 74, False, "SW208: the pod requests 2 nvidia.com/gpu but "
+        ("SW208", "advisory", "prefill-decode.yaml", 74, False, "the pod requests 2 nvidia.com/gpu but "
          "TP1×PP1 uses 1; 1 GPU stays reserved and idle per pod")]
 
 
@@ -168,7 +168,7 @@ def test_a_base_model_not_in_the_inputs_is_named_in_sw004():
          False)]
     sw004 = [m for code, _, _, _, _, m in findings(inv) if code == "SW004"]
     assert sw004 == [
-        "SW004: shardwise does not know the model: it is the weights of the BaseModel or ClusterBaseModel "
+        "shardwise does not know the model: it is the weights of the BaseModel or ClusterBaseModel "
         "`team-finetune-32b` that OME mounts at $MODEL_PATH, which is not in the inputs: lint them together, or name "
         "the model with the annotation shardwise.dev/base-model. SW101, SW102, SW104, SW106, SW202, SW203 could not "
         "run on it; teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it "

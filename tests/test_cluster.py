@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from cluster_support import ControlPlane, collection_path, require_cluster
 from engine_support import ROOT, Project, load_stack_config, require_engine, require_k8s_provider
 from shardwise.rules.catalog.hardware import catalog_instance
@@ -253,3 +254,54 @@ def test_the_control_plane_is_the_one_built(plane):
     want = re.search(r'K8S_VERSION="\$\{K8S_VERSION:-(v[\d.]+)\}"', script)
     assert want and version["gitVersion"] == want.group(1), version
     assert Path(plane.kubeconfig).is_file()
+
+
+def test_the_scheduler_agrees_with_sw201_on_a_pod_wider_than_its_nodes(plane, tmp_path):
+    """SW201's one-pod case, against the real scheduler: a pod asking for 2 GPUs on g6e.xlarge nodes (one L40S
+    each) is placed nowhere, and the same pod at TP1 with 1 GPU runs."""
+
+    fixture = ROOT / "tests" / "fixtures" / "rules" / "SW201" / "fail.yaml"
+    docs = [d for d in yaml.safe_load_all(fixture.read_text(encoding="utf-8")) if d]
+    (wide,) = [d for d in docs if d["kind"] == "Deployment"]
+    lint = subprocess.run([SHARDWISE, "lint", str(fixture), "--format", "json"], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1"}, cwd=ROOT)
+    subjects = {f["subject"] for f in json.loads(lint.stdout)["findings"]
+                if f["code"] == "SW201" and f["level"] == "mandatory"}
+    assert f"Deployment serving/{wide['metadata']['name']}" in subjects
+    pool = NodePoolSpec.model_validate({"name": "l40s", "instance_type": "g6e.xlarge"})
+    labels = {**node_labels(pool), "node.kubernetes.io/instance-type": "g6e.xlarge"}
+    node = "sw201-g6e-xlarge-0"
+    plane.add_node(node, labels, node_taints(), _capacity(pool))
+    narrow = json.loads(json.dumps(wide))
+    narrow["metadata"]["name"] = "llama8b-one-gpu"
+    narrow["spec"]["selector"]["matchLabels"]["app"] = narrow["spec"]["template"]["metadata"]["labels"]["app"] = \
+        "llama8b-one-gpu"
+    container = narrow["spec"]["template"]["spec"]["containers"][0]
+    container["args"][container["args"].index("--tensor-parallel-size") + 1] = "1"
+    container["resources"]["limits"]["nvidia.com/gpu"] = 1
+    ns = wide["metadata"]["namespace"]
+    try:
+        if plane.api("GET", f"/api/v1/namespaces/{ns}") is None:
+            plane.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        plane.create(wide)
+        plane.create(narrow)
+
+        def pods(app: str) -> list[dict[str, Any]]:
+            return plane.items(f"/api/v1/namespaces/{ns}/pods?labelSelector=app%3D{app}")
+
+        def settled() -> bool:
+            w, n = pods("llama8b-two-gpus"), pods("llama8b-one-gpu")
+            unschedulable = [c for p in w for c in p.get("status", {}).get("conditions", [])
+                             if c["type"] == "PodScheduled" and c.get("reason") == "Unschedulable"]
+            return bool(unschedulable) and bool(n) and n[0].get("status", {}).get("phase") == "Running"
+
+        plane.wait_for("the scheduler's verdicts", settled, timeout=90)
+        (p,) = pods("llama8b-two-gpus")
+        (cond,) = [c for c in p["status"]["conditions"] if c["type"] == "PodScheduled"]
+        assert "Insufficient nvidia.com/gpu" in cond["message"] and not p["spec"].get("nodeName"), cond
+        assert pods("llama8b-one-gpu")[0]["spec"]["nodeName"] == node
+    finally:
+        for name in ("llama8b-two-gpus-on-one-gpu-nodes", "llama8b-one-gpu"):
+            plane.api("DELETE", f"/apis/apps/v1/namespaces/{ns}/deployments/{name}", missing_ok=True)
+        plane.wait_for("the pods to go", lambda: not plane.items(f"/api/v1/namespaces/{ns}/pods"), timeout=90)
+        _clean_up(plane, [node], [])

@@ -240,11 +240,11 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "command"), why="no command: the image's entrypoint"),
     Case(DEP, (*C0, "args"), ["meta-llama/Llama-3.1-405B-Instruct"], "SW101"),
     Case(DEP, (*C0, "args", 0), "meta-llama/Llama-3.1-405B-Instruct", "SW101"),
-    Case(DEP, (*C0, "args", 1), "--tensor-parallel-size", "SW201"),
-    Case(DEP, (*C0, "args", 2), "16", "SW201", _ctx(DEP, (*C0, "args"), [
+    Case(DEP, (*C0, "args", 1), "--tensor-parallel-size", "SW204"),
+    Case(DEP, (*C0, "args", 2), "16", "SW204", _ctx(DEP, (*C0, "args"), [
         "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "1", "--max-model-len", "8192",
         "--max-num-seqs", "32"])),
-    Case(DEP, (*C0, "args", 3), "--tensor-parallel-size", "SW201", _ctx(DEP, (*C0, "args", 4), "16")),
+    Case(DEP, (*C0, "args", 3), "--tensor-parallel-size", "SW204", _ctx(DEP, (*C0, "args", 4), "16")),
     Case(DEP, (*C0, "args", 4), why="no load is declared: SW103 has nothing to judge; SW102 reports the unknown",
          noted="SW102"),
     Case(DEP, (*C0, "env"), [{"name": DEV_MODE, "value": "1"}], "SW306"),

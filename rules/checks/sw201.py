@@ -40,7 +40,8 @@ class TensorParallelLargerThanNode(GroupRule):
         code="SW201",
         name="tensor-parallel-larger-than-node",
         enforcement="advisory",
-        mandatory_when="when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them",
+        mandatory_when=("when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them, or when "
+                        "one pod requests more GPUs than a node has"),
         severity="critical",
         summary="tensor_parallel_size is larger than the GPUs of one node in the selected pool.",
         why=(
@@ -51,7 +52,8 @@ class TensorParallelLargerThanNode(GroupRule):
             "back to TCP sockets and every layer waits on them, so the finding blocks only there; on a fabric "
             "it is advisory. Keep TP inside one NVLink domain and span nodes with pipeline parallelism, or, "
             "for a mixture-of-experts model, with data parallelism and expert parallelism (attention inside "
-            "each node, only the experts' all-to-all across)."
+            "each node, only the experts' all-to-all across). A single pod never spans nodes: where one pod "
+            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending."
         ),
         bad_example="--tensor-parallel-size 16   # on g5.48xlarge nodes with 8 A10G each and no EFA",
         good_example="--tensor-parallel-size 8 --pipeline-parallel-size 2   # TP in the node, PP across two",
@@ -96,6 +98,9 @@ class TensorParallelLargerThanNode(GroupRule):
                          f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
             return
         per_node = int(per_node)
+        if not known(g.pods_per_group, "the pods of one group") or int(g.pods_per_group) == 1:
+            yield from _one_pod(g, tp, per_node)
+            return
         nodes = -(-tp // per_node)
         head = (f"pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
                 f"the TP group would span {nodes} nodes without a shared NVLink domain")
@@ -117,3 +122,18 @@ class TensorParallelLargerThanNode(GroupRule):
             yield hit(g, f"{head}; whether the nodes share EFA or InfiniBand is not known (an instance type, or "
                          f"the label shardwise.dev/efa or shardwise.dev/fabric, would say): without one NCCL runs "
                          f"every layer's all-reduce over TCP; {inside}")
+
+
+def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:
+    """A group of one pod: its workers run in that pod, on one node. A request beyond the node's GPUs
+    leaves it unschedulable; a request below TP × PP is SW204's (vLLM cannot place its workers)."""
+    assert g.pool is not None
+    gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
+    if gpus is None or int(gpus) <= per_node:
+        return
+    unit = g.accelerator_resource or "nvidia.com/gpu"
+    yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for tensor_parallel_size {tp}, but a node of "
+                 f"pool `{g.pool.name}` has {per_node}: one pod runs on one node, so the scheduler places it on none "
+                 f"and it stays Pending (Insufficient {unit}); --tensor-parallel-size {per_node} (with "
+                 f"--pipeline-parallel-size across a multi-node group, e.g. a LeaderWorkerSet) or a pool with "
+                 f"{int(gpus)} GPUs per node", level="mandatory")

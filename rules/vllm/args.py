@@ -570,7 +570,10 @@ def parse_serve_args(
             if loc is not None:
                 engine.locations[key] = loc
         else:
-            if form == "serve" and positional_model is None and not _carries_words(tok):
+            # an unresolved word after --model is a carrier of flags, not the model: Kubernetes expands
+            # $(VAR) to one word, which vLLM's argparse reads as a positional only when it holds a space
+            if form == "serve" and positional_model is None and not _carries_words(tok) and \
+                    not (is_unresolved(tok) and "model" in set_at):
                 positional_model = tok
             else:
                 positionals.append(tok)

@@ -11,9 +11,9 @@ What it does:
    ScaledObject and NetworkPolicies; one router over all of them): 138 copies make the real
    ``__main__.py`` declare 1,001 resources;
 2. sets up a throw-away project on a ``file://`` backend with the real CLI and Python language
-   host, as the engine tests do (``tests/engine_support.py``): the real Kubernetes provider where
+   host, as the engine tests do (``tests/support/engine_support.py``): the real Kubernetes provider where
    ``scripts/build-k8s-provider.sh`` built it (else the stand-in), the AWS provider stood in for by
-   ``tests/standin_provider.py`` (it cannot be built here);
+   ``tests/support/standin_provider.py`` (it cannot be built here);
 3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
    the pack and with it (``--policy-pack DIR/pack``, ``engine_support.pack_dir``), timing the whole
    command (host, program, engine, providers, and with the pack its start and every Analyze and
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from cluster_support import ControlPlane, cluster_bin  # noqa: E402
 from engine_support import HOW, Project, engine_bin, k8s_provider_bin, load_stack_config  # noqa: E402

@@ -7,11 +7,11 @@ Run from the repository root::
 What it does:
 
 1. records what the real ``__main__.py`` registers for ``stacks/Pulumi.prod.yaml`` under Pulumi's
-   mocks (a preview: computed outputs unknown; see ``tests/pulumi_mocks.py``) and copies those
+   mocks (a preview: computed outputs unknown; see ``tests/support/pulumi_mocks.py``) and copies those
    resources, renamed, until the stack has ``--resources`` of them (each copy keeps its own
    parents and property dependencies, and its Kubernetes objects their own names);
 2. starts the pack as the language host does (``python -m pulumi.policy <engine> rules``, see
-   ``tests/grpc_harness.py``) and calls ConfigureStack, GetAnalyzerInfo, then ``Analyze`` once per
+   ``tests/support/grpc_harness.py``) and calls ConfigureStack, GetAnalyzerInfo, then ``Analyze`` once per
    resource (the per-resource latency, goal: median < 2 ms) and ``AnalyzeStack`` with all of them
    ``--runs`` times (goal: < 1 s);
 3. prints the figures (and writes them to ``bench-out/bench_pack.json``).
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from grpc_harness import PackProcess, Resource  # noqa: E402
 from pulumi_mocks import engine_config, load_stack_config, record  # noqa: E402

@@ -213,8 +213,8 @@ are not checked.
 ### Stand-ins that remain
 
 The AWS provider (`pulumi-resource-aws`) cannot be built or downloaded here: the tests run the AWS side
-under Pulumi's mocks (tests/component_mocks.py answers like the provider for the outputs programs read)
-and the engine tests under a stand-in provider (tests/standin_provider.py) that accepts every input. So
+under Pulumi's mocks (tests/support/component_mocks.py answers like the provider for the outputs programs read)
+and the engine tests under a stand-in provider (tests/support/standin_provider.py) that accepts every input. So
 IAM policy contents, EKS add-on configuration, launch templates and node groups are checked as the
 inputs shardwise sends, not as AWS accepts them; the Helm releases are never installed.
 

@@ -9,10 +9,16 @@ marker does the same for helm, kustomize and actionlint (``scripts/build-tools.s
 
 from __future__ import annotations
 
-import pytest
-from cluster_support import require_cluster
-from engine_support import HOW, require_engine
-from tools_support import HOW as TOOLS_HOW
+import sys
+from pathlib import Path
+
+# the tests' helpers (harnesses, stand-ins, mocks) live in tests/support/ and are imported by module name
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+import pytest  # noqa: E402
+from cluster_support import require_cluster  # noqa: E402
+from engine_support import HOW, require_engine  # noqa: E402
+from tools_support import HOW as TOOLS_HOW  # noqa: E402
 
 _engine_tests: set[str] = set()
 _skipped: set[str] = set()

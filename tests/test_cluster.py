@@ -1,8 +1,8 @@
-"""``pulumi up`` of each stack's Kubernetes layer against a real control plane (``tests/cluster_support.py``).
+"""``pulumi up`` of each stack's Kubernetes layer against a real control plane (``tests/support/cluster_support.py``).
 
 The real Pulumi CLI, Python language host and Kubernetes provider run the program (``__main__.py``) with
 ``shardwise:kubeconfig`` pointing at a local kube-apiserver; the AWS resources go to the stand-in AWS
-provider (``tests/standin_provider.py``: the real one cannot be built here). Before each stack the test
+provider (``tests/support/standin_provider.py``: the real one cannot be built here). Before each stack the test
 gives the cluster what that stack's mode expects of it: the CRDs (KEDA, the Prometheus operator,
 Karpenter: their published definitions; LeaderWorkerSet: a schema-less stand-in), the PriorityClasses
 and storage class the stack names, a volume for each model-cache claim (as a CSI driver would provision

@@ -3,7 +3,7 @@ other resources, children and outputs, every problem at once, checks when values
 
 ``tests/programs/composed.py`` builds IAM roles, an ECR repository, a VPC, an EKS cluster and a
 namespace of its own and wires their outputs into every component; it runs under Pulumi's mocks
-(tests/component_mocks.py), which answer like the AWS provider for the outputs programs read.
+(tests/support/component_mocks.py), which answer like the AWS provider for the outputs programs read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a first ``pulumi up`` needs from the components, under Pulumi's mocks (tests/component_mocks.py):
+"""What a first ``pulumi up`` needs from the components, under Pulumi's mocks (tests/support/component_mocks.py):
 the order of resources (custom resources after the releases that install their CRDs, node groups and the
 cluster after their IAM policy attachments), the waits (timeouts from the startup budget, no await where
 waiting proves nothing), the controllers a created cluster installs with their IAM, the node groups'

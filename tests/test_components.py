@@ -1,6 +1,6 @@
 """The components under Pulumi mocks, through the real ``__main__.py`` of each stack.
 
-The program runs the way the engine runs it (tests/component_mocks.py): the stack's config is set as
+The program runs the way the engine runs it (tests/support/component_mocks.py): the stack's config is set as
 the engine passes it, ``__main__.py`` is executed with ``runpy``, and every resource registration is
 recorded. Assertions name the resources and their inputs. Broken specs must raise one
 ``pulumi.InputPropertyError`` listing every problem before any child resource is declared.

@@ -6,8 +6,8 @@ python, which that host needs); the backend is a local ``file://`` one with a pa
 provider; the program is the real ``__main__.py`` with the real components; the pack is started as
 an executable pack path (``engine_support.pack_dir``), the form CLI 3.276 starts itself.
 
-What stands in (see ``tests/engine_support.py`` and the README): the AWS provider plugin, which
-cannot be built here (``tests/standin_provider.py``, written with Pulumi's Python provider SDK,
+What stands in (see ``tests/support/engine_support.py`` and the README): the AWS provider plugin, which
+cannot be built here (``tests/support/standin_provider.py``, written with Pulumi's Python provider SDK,
 records every create call), and the Kubernetes provider where a cluster would be needed; the
 rendering tests at the end use the real Kubernetes provider (``scripts/build-k8s-provider.sh``).
 
@@ -276,7 +276,7 @@ def test_a_bad_stack_is_blocked_before_anything_is_created(tmp_path):
 
 
 # =================================================================================================
-# What the real engine sends the pack during a preview, against what tests/grpc_harness.py sends
+# What the real engine sends the pack during a preview, against what tests/support/grpc_harness.py sends
 # =================================================================================================
 
 
@@ -298,7 +298,7 @@ def unknown_paths(value: Any, path: tuple[Any, ...] = ()) -> set[tuple[Any, ...]
 
 def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
     """The pack's requests under ``pulumi preview --policy-pack rules`` of the prod stack, recorded by
-    tests/pack_recorder.py, against the resources tests/pulumi_mocks.py records for tests/grpc_harness.py."""
+    tests/support/pack_recorder.py, against the resources tests/support/pulumi_mocks.py records for tests/support/grpc_harness.py."""
     from importlib.metadata import version
 
     project = Project(tmp_path, require_engine(), "prod", load_stack_config("prod"))

@@ -3,7 +3,7 @@
 The Kubernetes resources the program declares for a stack (recorded under Pulumi's mocks, as the SDK
 serialises them for the engine) go through the provider's own Check and Create in its YAML rendering
 mode (no cluster: ``renderYamlToDirectory``, ``KUBECONFIG`` unset); ``shardwise lint`` of the files it
-writes and the policy pack on the same resources (``tests/grpc_harness.py``) give the same mandatory
+writes and the policy pack on the same resources (``tests/support/grpc_harness.py``) give the same mandatory
 verdict. It needs only the provider, not the CLI, so it is not an ``engine`` test: without the
 provider it is skipped, and with ``SHARDWISE_REQUIRE_ENGINE`` set it fails instead.
 """

@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = ROOT / "scripts" / "build-cluster.sh"
 CACHE = Path(os.environ.get("SHARDWISE_CLUSTER_CACHE", Path.home() / ".cache" / "shardwise-cluster"))
 BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
@@ -224,13 +224,18 @@ class ControlPlane:
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
         req = urllib.request.Request(self.server + path, data=data, method=method, headers={
             "Authorization": f"Bearer {TOKEN}", "Content-Type": content_type, "Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(req, context=self._tls, timeout=30) as resp:
-                text = resp.read().decode()
-        except urllib.error.HTTPError as e:
-            if e.code == 404 and (missing_ok or method == "GET"):
-                return None
-            raise ApiError(e.code, e.read().decode(errors="replace")) from None
+        for attempt in range(30):
+            try:
+                with urllib.request.urlopen(req, context=self._tls, timeout=30) as resp:
+                    text = resp.read().decode()
+                break
+            except urllib.error.HTTPError as e:
+                if e.code == 404 and (missing_ok or method == "GET"):
+                    return None
+                if e.code == 429 and attempt < 29:  # "storage is (re)initializing" just after a start
+                    time.sleep(float(e.headers.get("Retry-After") or 1))
+                    continue
+                raise ApiError(e.code, e.read().decode(errors="replace")) from None
         try:
             return json.loads(text)
         except json.JSONDecodeError:

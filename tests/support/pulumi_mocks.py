@@ -10,7 +10,7 @@ The child process also takes ``skip_validation=True``, which turns off the compo
 check so that a deliberately broken stack config still yields its resources (to prove that the
 policy pack catches what the components would have refused).
 
-Run as a script: ``python tests/pulumi_mocks.py STACK_FILE OUT.json [--skip-validation]
+Run as a script: ``python tests/support/pulumi_mocks.py STACK_FILE OUT.json [--skip-validation]
 [--set path=value ...]``.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The VPC each existing cluster is in (the stacks' network.vpc_id), as ``aws.eks.getCluster`` reports it.
 CLUSTER_VPCS = {"llm-dev": "vpc-0d1e2f3a4b5c6d7e8", "llm-staging": "vpc-0a1b2c3d4e5f60718"}
 PYTHON = sys.executable

@@ -17,7 +17,7 @@ protocol and touches nothing outside the test:
   by ``SHARDWISE_STANDIN_LOG``: ``{"call", "package", "type", "name", "preview"}``; so a test can
   prove that nothing was created when the pack blocked the update.
 
-Usage (what the shims run): ``python tests/standin_provider.py PACKAGE ENGINE_ADDRESS``; the plugin
+Usage (what the shims run): ``python tests/support/standin_provider.py PACKAGE ENGINE_ADDRESS``; the plugin
 reports the version of the installed ``pulumi_PACKAGE`` SDK, the one the program asks for.
 """
 
@@ -59,7 +59,7 @@ def _existing_cluster_vpcs() -> dict[str, str]:
 
     import yaml
 
-    stacks = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "stacks")
+    stacks = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "stacks")
     out: dict[str, str] = {}
     for path in glob.glob(os.path.join(stacks, "Pulumi.*.yaml")):
         with open(path, encoding="utf-8") as fh:

@@ -1,6 +1,6 @@
 """Run the policy pack and write down every request the engine sends it (engine tests only).
 
-``python tests/pack_recorder.py ENGINE_ADDRESS PACK_DIR`` does what ``python -m pulumi.policy
+``python tests/support/pack_recorder.py ENGINE_ADDRESS PACK_DIR`` does what ``python -m pulumi.policy
 ENGINE_ADDRESS PACK_DIR`` does, after wrapping ``add_AnalyzerServicer_to_server`` so that every
 call of the analyzer protocol is appended to the file named by ``SHARDWISE_PACK_RECORD``, one JSON
 object a line: ``{"method": ..., "request": <the request as protobuf JSON>, "env": {...}}`` (the

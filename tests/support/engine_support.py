@@ -12,7 +12,7 @@ What is real and what stands in (see README, "The real Pulumi engine"):
 * the pack: the host cannot start a pack directory under this CLI (its ``RunPlugin`` runs the
   request's ``program``, which CLI 3.276 no longer sends, in the project directory), so the pack is
   started as an executable pack path, which the CLI starts directly (:func:`pack_dir`);
-* the providers: ``tests/engine_bin/pulumi-resource-aws`` runs ``tests/standin_provider.py``,
+* the providers: ``tests/engine_bin/pulumi-resource-aws`` runs ``tests/support/standin_provider.py``,
   which records create calls instead of calling AWS (the AWS provider cannot be built here), and
   so does ``tests/engine_bin/pulumi-resource-kubernetes`` where the real Kubernetes provider
   (``scripts/build-k8s-provider.sh``) is not built.
@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv" / "bin" / "python"
 STANDINS = ROOT / "tests" / "engine_bin"
 BUILD_SCRIPT = ROOT / "scripts" / "build-pulumi.sh"
@@ -143,7 +143,7 @@ def pack_dir(where: Path, *, record: Path | None = None) -> Path:
     CLI 3.276 starts an executable pack path itself, with the engine's address as its one
     argument; the launcher runs ``python -u -m pulumi.policy ENGINE rules/`` with the project
     venv's interpreter, what a language host runs for a Python pack. With ``record`` the pack is
-    started through ``tests/pack_recorder.py``, which writes down every request it receives.
+    started through ``tests/support/pack_recorder.py``, which writes down every request it receives.
     """
     folder = where / "policy-pack"
     folder.mkdir()
@@ -151,7 +151,7 @@ def pack_dir(where: Path, *, record: Path | None = None) -> Path:
     if record is None:
         run = f'exec "{PYTHON}" -u -m pulumi.policy "$1" "{ROOT / "rules"}"'
     else:
-        run = f'SHARDWISE_PACK_RECORD="{record}" exec "{PYTHON}" -u "{ROOT / "tests" / "pack_recorder.py"}" ' \
+        run = f'SHARDWISE_PACK_RECORD="{record}" exec "{PYTHON}" -u "{ROOT / "tests" / "support" / "pack_recorder.py"}" ' \
               f'"$1" "{ROOT / "rules"}"'
     launcher = folder / "pack"
     launcher.write_text(f"#!/bin/sh\n{run}\n", encoding="utf-8")

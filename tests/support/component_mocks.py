@@ -27,7 +27,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 from pulumi_mocks import CLUSTER_VPCS
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAIN = ROOT / "__main__.py"
 ACCOUNT = "123456789012"
 #: Subnets without an explicit route table association (they use their VPC's main table).

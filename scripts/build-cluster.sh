@@ -5,6 +5,7 @@
 #
 #   scripts/build-cluster.sh              build (or reuse) and print where the binaries are
 #   scripts/build-cluster.sh --print-bin  print only the bin directory (for scripts and CI)
+#   scripts/build-cluster.sh --check      exit 0 when all of it is cached, 1 otherwise (builds nothing)
 #
 # k8s.io/kubernetes is served by the Go module proxy, but its go.mod replaces the k8s.io/* libraries
 # with folders under staging/ that are modules of their own, so the module zip does not hold them
@@ -34,6 +35,12 @@ CACHE="${SHARDWISE_CLUSTER_CACHE:-$HOME/.cache/shardwise-cluster}"
 BIN="$CACHE/bin-k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}-kwok-${KWOK_VERSION}"
 PRINT_BIN=0
 [[ "${1:-}" == "--print-bin" ]] && PRINT_BIN=1
+if [[ "${1:-}" == "--check" ]]; then  # exit 0 when everything is built and cached, 1 otherwise; builds nothing
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml crds/.complete; do
+    [[ -e "$BIN/$b" ]] || exit 1
+  done
+  exit 0
+fi
 
 say() { if [[ $PRINT_BIN == 0 ]]; then echo "build-cluster: $*"; else echo "build-cluster: $*" >&2; fi; }
 

@@ -13,6 +13,7 @@ import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
+from shardwise.rules.model import UNKNOWN
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
 CODES = ("SW204", "SW205", "SW206", "SW208", "SW209")
@@ -47,3 +48,26 @@ def test_the_cpu_backend_needs_no_gpu_and_no_gpu_pool():
     found = [(f.code, f.subject) for f in run_rules(ALL_RULES, inv) if f.code in ("SW204", "SW206", "SW208")
              and any(f.subject.endswith("/" + name) for name in cpu)]
     assert found == []
+
+
+def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_that_may_span_nodes():
+    """A group of one pod runs on one node: TP16 over 16 GPUs on 8-GPU nodes is a pod that stays Pending.
+    Where the pod count is not known (an operator decides it), the group may span nodes: the across-nodes
+    finding stands, as for a LeaderWorkerSet of two 8-GPU pods."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "rules" / "SW201" / "advisory.yaml"
+    inv = load_inputs([str(path)])
+    rule = [r for r in ALL_RULES if r.meta.code == "SW201"]
+    spans = [f.message for f in run_rules(rule, inv)]
+    for g in inv.groups:
+        g.pods_per_group = UNKNOWN
+    assert [f.message for f in run_rules(rule, inv)] == spans
+    assert all("the TP group would span 2 nodes" in m for m in spans) and len(spans) == 2
+    for g in inv.groups:
+        g.pods_per_group, g.gpus_per_pod = 1, 16
+    pending = [(f.level, f.message.split(":")[0]) for f in run_rules(rule, inv)]
+    assert pending == [
+        ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
+                      "pool `instance-type=p5.48xlarge` has 8"),
+        ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
+                      "pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8` has 8"),
+    ]

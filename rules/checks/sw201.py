@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, Undecidable, known
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ._capacity import tp_pp
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -98,7 +98,7 @@ class TensorParallelLargerThanNode(GroupRule):
                          f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
             return
         per_node = int(per_node)
-        if not known(g.pods_per_group, "the pods of one group") or int(g.pods_per_group) == 1:
+        if g.pods_per_group is not UNKNOWN and int(g.pods_per_group or 1) == 1:  # unknown: it may span nodes
             yield from _one_pod(g, tp, per_node)
             return
         nodes = -(-tp // per_node)

@@ -71,3 +71,14 @@ def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_tha
         ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
                       "pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8` has 8"),
     ]
+
+
+def test_a_pod_is_placed_on_the_nodepool_variant_it_fits():
+    """A NodePool that may launch one-GPU and four-GPU instances: the two-GPU pod goes where it fits, as the
+    scheduler and Karpenter place it, so SW201 does not call it unschedulable."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "k8s" / "karpenter-two-sizes.yaml"
+    inv = load_inputs([str(path)])
+    (g,) = inv.groups
+    assert (g.pool.name, g.pool.gpus_per_node) == ("gpu/g6e.12xlarge", 4)
+    assert [(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code.startswith("SW20")] == [
+        ("SW202", "advisory")]

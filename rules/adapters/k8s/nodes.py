@@ -166,7 +166,8 @@ def resolve_pools(inv: Inventory) -> None:
     With declared pools (Nodes, Karpenter NodePools, stack pools): the first pool whose labels
     satisfy the nodeSelector and one required node-affinity term, and whose NoSchedule/NoExecute
     taints the group tolerates (a pool that says which GPU it has is preferred when the group
-    requests GPUs). Without declared pools: a pool synthesised from the selector's GPU labels, or
+    requests GPUs, and of those one whose nodes have as many GPUs as a pod requests: the scheduler and
+    Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
     link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
@@ -183,6 +184,9 @@ def resolve_pools(inv: Inventory) -> None:
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
+            if wants_gpus:  # the scheduler (and Karpenter choosing an instance type) only uses nodes the pod fits
+                fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
+                pick = fits or pick
             g.pool = pick[0] if pick else None
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)

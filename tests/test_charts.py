@@ -200,7 +200,7 @@ def test_a_kustomization_that_does_not_build_is_an_error_and_its_files_are_still
         "message": "this Kustomize directory cannot be built: neither kustomize nor kubectl is on PATH; install one "
                    "from https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
                    "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too), or build it yourself: "
-                   f"kustomize build {BROKEN_KUSTOMIZATION} | shardwise lint -; its 1 YAML file were read one by one "
+                   f"kustomize build {BROKEN_KUSTOMIZATION} | shardwise lint -; its 1 YAML file was read one by one "
                    "instead (patches, overlays and generators not applied)"}])
     (w,) = doc["workloads"]
     assert (w["subject"], w["file"], w["gpu"], w["max_model_len"]) == (
@@ -217,6 +217,6 @@ def test_a_kustomize_build_failure_keeps_its_message_and_reads_the_files(tools_o
     rc, doc, _ = lint_json(capsys, BROKEN_KUSTOMIZATION)
     (e,) = doc["input_errors"]
     assert rc == 2 and e["message"].startswith("kustomize build failed: Error: accumulating resources:"), e
-    assert e["message"].endswith("; its 1 YAML file were read one by one instead (patches, overlays and generators "
+    assert e["message"].endswith("; its 1 YAML file was read one by one instead (patches, overlays and generators "
                                  "not applied)")
     assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/llama8b"]

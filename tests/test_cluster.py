@@ -87,7 +87,6 @@ def register_nodes(plane: ControlPlane, env: dict[str, Any]) -> list[str]:
     names = []
     for raw in env.get("pools", []):
         pool = NodePoolSpec.model_validate(raw)
-        inst = catalog_instance(pool.instance_type)
         labels = {**node_labels(pool), "node.kubernetes.io/instance-type": pool.instance_type,
                   "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
                   "topology.kubernetes.io/zone": env["network"]["availability_zones"][0]}
@@ -99,7 +98,6 @@ def register_nodes(plane: ControlPlane, env: dict[str, Any]) -> list[str]:
             name = f"{env['name']}-{pool.name}-{i}"
             plane.add_node(name, labels, node_taints(), _capacity(pool))
             names.append(name)
-        assert inst.gpus > 0
     return names
 
 
@@ -256,7 +254,7 @@ def test_the_control_plane_is_the_one_built(plane):
     assert Path(plane.kubeconfig).is_file()
 
 
-def test_the_scheduler_agrees_with_sw201_on_a_pod_wider_than_its_nodes(plane, tmp_path):
+def test_the_scheduler_agrees_with_sw201_on_a_pod_wider_than_its_nodes(plane):
     """SW201's one-pod case, against the real scheduler: a pod asking for 2 GPUs on g6e.xlarge nodes (one L40S
     each) is placed nowhere, and the same pod at TP1 with 1 GPU runs."""
 

@@ -318,8 +318,9 @@ def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Exc
     if sel.files:
         first = inv.errors[0]
         n = len(sel.files)
-        inv.errors[0] = InputError(f"{first.message}; its {n} YAML file{'s' if n != 1 else ''} were read one by one "
-                                   "instead (patches, overlays and generators not applied)", first.file, first.line)
+        files = f"{n} YAML files were" if n != 1 else "1 YAML file was"
+        inv.errors[0] = InputError(f"{first.message}; its {files} read one by one instead (patches, overlays and "
+                                   "generators not applied)", first.file, first.line)
     inv.skipped_files.extend(sel.skipped)
     inv.excluded.extend(sel.excluded)
     return inv

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters.charts import line_map, split_sources
 from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
-ROOT = Path(__file__).resolve().parent.parent
 CHART = "tests/fixtures/charts/llm"
 DEPLOYMENT = f"{CHART}/templates/deployment.yaml"
 

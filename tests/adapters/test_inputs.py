@@ -16,13 +16,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
+SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text())
 
 
 @pytest.fixture

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_text
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN, Inventory
 
-FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "kthena")
+FIX = os.path.join(FIXTURES, "k8s", "kthena")
 
 
 def load(name: str) -> Inventory:

@@ -6,6 +6,7 @@ import os
 import textwrap
 
 import pytest
+from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import (
     load_kubernetes_file,
     load_kubernetes_text,
@@ -32,7 +33,7 @@ from shardwise.rules.model import (
 )
 from shardwise.rules.model.errors import InputError
 
-FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s")
+FIX = os.path.join(FIXTURES, "k8s")
 
 
 def fixture(name: str) -> str:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import pickle
 
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_file, load_inputs, load_text
 from shardwise.rules.adapters.k8s import load_kubernetes_text, resolve_pools
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN, Inventory, ServingGroup
 
-FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "ome")
+FIX = os.path.join(FIXTURES, "k8s", "ome")
 
 
 def load(*names: str) -> Inventory:

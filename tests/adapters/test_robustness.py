@@ -34,13 +34,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import note as _hypothesis_note
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
 SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.checks.registry import ALL_RULES
@@ -19,7 +20,7 @@ from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Inventory
 from shardwise.rules.model.errors import InputError
 
-FIX = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "serving")
+FIX = os.path.join(FIXTURES, "k8s", "serving")
 
 
 def load(name: str) -> Inventory:

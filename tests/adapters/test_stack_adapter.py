@@ -6,6 +6,7 @@ import pathlib
 import textwrap
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.stack import (
     is_stack_file,
@@ -17,7 +18,6 @@ from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 STACKS = ROOT / "stacks"
 REGISTERED = {r.meta.code for r in ALL_RULES}
 

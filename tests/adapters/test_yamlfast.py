@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import datetime
 import os
-from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, given, settings
+from repo_paths import ROOT
 from shardwise.rules.adapters import yamlsrc
 from shardwise.rules.adapters.yamlsrc import LineDict
 
-ROOT = Path(__file__).resolve().parents[1]
 HOW = "build it with `make setup` (needs cargo) or `bash scripts/build-native.sh .venv/bin/python`"
 
 

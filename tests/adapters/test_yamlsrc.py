@@ -1,13 +1,10 @@
 """The line-keeping YAML loader: the fast event path and PyYAML's constructor give the same documents."""
 
-import pathlib
-
 import pytest
 import yaml
+from repo_paths import ROOT
 from shardwise.rules.adapters import yamlsrc
 from shardwise.rules.model.errors import InputError
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _same(a, b):

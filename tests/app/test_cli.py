@@ -13,12 +13,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from repo_paths import FIXTURES, ROOT, SCHEMAS
 from shardwise.rules.app.cli import main
 from shardwise.rules.catalog import find_gpu, find_instance
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.vllm.versions import CURRENT_RELEASE
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
+SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text())
 GIB = 2**30
 
 
@@ -470,7 +471,7 @@ def test_explain(capsys):
         assert " ".join(text.split()) in flat
     assert "    " + meta.bad_example.splitlines()[0] in out.splitlines()
     # the copy of the page installed with the package (this checkout's, in the editable install)
-    assert out.splitlines()[-1] == f"Docs: {Path(__file__).resolve().parents[1] / 'rules' / 'docs' / 'SW104.md'}"
+    assert out.splitlines()[-1] == f"Docs: {ROOT / 'rules' / 'docs' / 'SW104.md'}"
     rc2, out2, _ = run(capsys, "explain", "sharded-model-that-fits")
     assert (rc2, out2) == (0, out)
 
@@ -859,7 +860,7 @@ def test_lint_jobs_must_be_positive(capsys):
 
 def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
     # was: exit 2 with the same message as an input error; now one SW004 finding, every other rule still runs
-    fixture = Path(__file__).parent / "fixtures" / "rules" / "SW104" / "fail.yaml"
+    fixture = FIXTURES / "rules" / "SW104" / "fail.yaml"
     text = fixture.read_text(encoding="utf-8").replace("Llama-3.1-8B-Instruct", "Llama-3.1-8B-Instrukt")
     (work / "typo.yaml").write_text(text)
     assert main(["lint", "typo.yaml", "--format", "json"]) == 1  # the file's other workload is still linted

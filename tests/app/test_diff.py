@@ -10,38 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from diff_support import DIFF, diff_repo, git, readme_sample
+from repo_paths import ROOT
 from shardwise.rules.app.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "diff"
 KARPENTER = "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/zz_generated.pricing_aws.go"
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def diff_repo(tmp_path: Path) -> Path:
-    """A repository whose commit on `main` is the base; the working tree holds the head."""
-    r = tmp_path / "repo"
-    (r / "deploy").mkdir(parents=True)
-    git(r, "init", "-q", "-b", "main")
-    shutil.copy(FIXTURES / "base" / "serving.yaml", r / "deploy" / "serving.yaml")
-    git(r, "add", ".")
-    git(r, "commit", "-q", "-m", "base")
-    shutil.copy(FIXTURES / "head" / "serving.yaml", r / "deploy" / "serving.yaml")
-    return r
 
 
 @pytest.fixture()
@@ -55,13 +31,6 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main(list(argv))
     out, err = capsys.readouterr()
     return rc, out, err
-
-
-def readme_sample() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"<!-- diff-sample:start -->\n````markdown\n(.*?)````\n<!-- diff-sample:end -->", text, re.S)
-    assert m, "README.md has no diff sample between <!-- diff-sample:start/end --> markers"
-    return m.group(1)
 
 
 def test_markdown_is_the_readme_sample(repo, capsys):
@@ -135,7 +104,7 @@ def test_both_formats_to_files_from_one_run(repo, capsys):
 
 def test_a_path_new_in_the_change_is_not_an_error_of_the_base(repo, capsys):
     (repo / "new").mkdir()
-    shutil.copy(FIXTURES / "head" / "serving.yaml", repo / "new" / "more.yaml")
+    shutil.copy(DIFF / "head" / "serving.yaml", repo / "new" / "more.yaml")
     rc, out, _ = run(capsys, "diff", "main", "new/", "--format", "json")
     d = json.loads(out)
     assert (rc, d["base_input_errors"], d["totals"]["base"]["workloads"], d["totals"]["head"]["workloads"]) == (

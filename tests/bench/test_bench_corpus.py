@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters import read_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import gen_corpus  # noqa: E402  (a script beside the benchmarks, not a package)

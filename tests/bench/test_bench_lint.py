@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from tools_support import find_tool
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_lint  # noqa: E402  (a script beside the benchmarks, not a package)

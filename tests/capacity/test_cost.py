@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.capacity.cost import HOURS_PER_MONTH, workload_cost
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def deployment(name: str = "llama", replicas: str = "3", gpus: int = 2, instance: str | None = "p4d.24xlarge",

@@ -6,6 +6,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from repo_paths import ROOT
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import find_model
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
@@ -241,9 +242,8 @@ def test_units_kv_gb_vs_gib(seq):
 
 
 def test_the_docs_example_is_what_plan_prints():
-    import pathlib
 
-    doc = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "capacity-model.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "capacity-model.md").read_text(encoding="utf-8")
     h100 = sizing.Device("H100-SXM-80GB", 79.19, "nvidia", "hopper")  # the catalog's H100, as plan uses it
     s = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4, max_model_len=8192, max_num_seqs=64),
                                "0.11.0")

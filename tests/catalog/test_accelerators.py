@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.catalog import gpus
 from shardwise.rules.catalog.accelerators import (
@@ -24,7 +25,7 @@ from shardwise.rules.catalog.accelerators import (
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 
-HERE = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "accelerators")
+HERE = os.path.join(FIXTURES, "k8s", "accelerators")
 
 
 def test_every_vendor_has_a_record_and_every_resource_resolves() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.catalog import resolve
@@ -256,7 +257,7 @@ def test_the_linter_start_up_does_not_import_huggingface_hub():
     code = ("import sys\nfrom shardwise.rules.app.cli import main\n"
             "main(['lint', 'examples/k8s'])\n"
             "assert 'huggingface_hub' not in sys.modules\n")
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=False)
     assert result.returncode == 0, result.stderr
 

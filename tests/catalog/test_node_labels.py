@@ -9,6 +9,7 @@ import os
 import textwrap
 
 import pytest
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.adapters.k8s.pools import pool_from_labels
@@ -17,7 +18,7 @@ from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Location
 
-FAMILIES = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "labels", "families.yaml")
+FAMILIES = os.path.join(FIXTURES, "k8s", "labels", "families.yaml")
 
 
 def show(v):

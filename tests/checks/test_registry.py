@@ -7,13 +7,12 @@ it; the freshness of the doc pages by ``shardwise docs --check``.
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.checks.registry import ALL_RULES, codes, rule_by_code
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 DOCS = ROOT / "rules" / "docs"
 CODES = [r.meta.code for r in ALL_RULES]

@@ -15,7 +15,7 @@ field is written ``\\t``, ``\\n``, ``\\\\``. Above the findings, one ``#`` line 
 A fixture without its ``.expected`` file fails, and so does an ``.expected`` file without its fixture. After a
 change that moves findings on purpose, rewrite the files and review the diff::
 
-    SHARDWISE_UPDATE_EXPECTED=1 .venv/bin/pytest -q tests/test_rule_fixtures.py
+    SHARDWISE_UPDATE_EXPECTED=1 .venv/bin/pytest -q tests/checks/test_rule_fixtures.py
     git diff tests/fixtures/rules
 
 (what ``cargo insta`` / ruff's snapshot tests do with ``INSTA_UPDATE``). The other behaviour of the rules on
@@ -29,12 +29,12 @@ import os
 import pathlib
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import Finding, run_rules
 from shardwise.rules.model.errors import InputError
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 SUFFIX = ".expected"
 INPUTS = sorted(p for p in FIXTURES.glob("SW*/*") if p.suffix in (".yaml", ".json"))
@@ -85,7 +85,7 @@ def test_fixture_gives_exactly_the_findings_written_beside_it(fixture: pathlib.P
         path.write_text("\n".join(got) + "\n", encoding="utf-8")
         return
     assert path.is_file(), (f"{path.relative_to(ROOT)} is missing: write it with SHARDWISE_UPDATE_EXPECTED=1 "
-                            "pytest tests/test_rule_fixtures.py and review what it says")
+                            "pytest tests/checks/test_rule_fixtures.py and review what it says")
     assert got == path.read_text(encoding="utf-8").splitlines()
 
 

@@ -5,14 +5,14 @@ or the downward API): the rule says it cannot decide. ``malformed.yaml`` ones ar
 file and line.
 """
 
-import pathlib
 
 import pytest
+import repo_paths
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
 from shardwise.rules.engine import LintConfig, run_rules
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
+FIXTURES = repo_paths.FIXTURES / "rules"
 
 #: The rules whose fixtures this module looks at beyond test_rule_fixtures.py (which asserts every finding).
 CODES = ("SW001", "SW002", "SW003", "SW004", "SW005", "SW101", "SW102", "SW103", "SW104", "SW105", "SW106", "SW201",

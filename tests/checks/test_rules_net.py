@@ -12,6 +12,7 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+import repo_paths
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks._net import runtime_ports_covered, world_families
 from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
@@ -23,7 +24,7 @@ from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import Ingress, SgRule
 from shardwise.rules.model.errors import InputError
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
+FIXTURES = repo_paths.FIXTURES / "rules"
 CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310", "SW311",
          "SW312", "SW401", "SW402", "SW403", "SW404", "SW405", "SW406", "SW407", "SW408")
 

@@ -7,15 +7,14 @@ is unknown), advisory otherwise, saying what would make it sure.
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
+import repo_paths
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rules"
+FIXTURES = repo_paths.FIXTURES / "rules"
 CODES = ("SW204", "SW205", "SW206", "SW208", "SW209")
 
 
@@ -54,7 +53,7 @@ def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_tha
     """A group of one pod runs on one node: TP16 over 16 GPUs on 8-GPU nodes is a pod that stays Pending.
     Where the pod count is not known (an operator decides it), the group may span nodes: the across-nodes
     finding stands, as for a LeaderWorkerSet of two 8-GPU pods."""
-    path = pathlib.Path(__file__).parent / "fixtures" / "rules" / "SW201" / "advisory.yaml"
+    path = FIXTURES / "SW201" / "advisory.yaml"
     inv = load_inputs([str(path)])
     rule = [r for r in ALL_RULES if r.meta.code == "SW201"]
     spans = [f.message for f in run_rules(rule, inv)]
@@ -76,7 +75,7 @@ def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_tha
 def test_a_pod_is_placed_on_the_nodepool_variant_it_fits():
     """A NodePool that may launch one-GPU and four-GPU instances: the two-GPU pod goes where it fits, as the
     scheduler and Karpenter place it, so SW201 does not call it unschedulable."""
-    path = pathlib.Path(__file__).parent / "fixtures" / "k8s" / "karpenter-two-sizes.yaml"
+    path = repo_paths.FIXTURES / "k8s" / "karpenter-two-sizes.yaml"
     inv = load_inputs([str(path)])
     (g,) = inv.groups
     assert (g.pool.name, g.pool.gpus_per_node) == ("gpu/g6e.12xlarge", 4)

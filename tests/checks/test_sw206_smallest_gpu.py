@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 
+from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.capacity.sizing import size_replica
 from shardwise.rules.catalog import find_model
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "k8s", "accelerators", "phi4-mini-any-gpu.yaml")
+FIXTURE = os.path.join(FIXTURES, "k8s", "accelerators", "phi4-mini-any-gpu.yaml")
 
 
 def test_phi4_mini_at_its_default_context_does_not_fit_the_smallest_gpu() -> None:

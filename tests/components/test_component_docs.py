@@ -4,11 +4,9 @@ current (regenerate with ``python -m shardwise.components._docs > docs/component
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
+from repo_paths import ROOT
 from shardwise.components import _docs
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_components_doc_is_current():

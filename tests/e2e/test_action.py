@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 import yaml
-from test_diff import diff_repo, readme_sample
+from diff_support import diff_repo, readme_sample
+from repo_paths import ROOT
 from tools_support import require_tool
 
-ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 
 # GitHub's metadata syntax (docs.github.com, "Metadata syntax for GitHub Actions").
@@ -249,7 +249,7 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[
 
 @pytest.fixture()
 def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """tests/test_diff.py's repository: `main` holds the base, the working tree the head (the README sample)."""
+    """tests/app/test_diff.py's repository: `main` holds the base, the working tree the head (the README sample)."""
     r = diff_repo(tmp_path)
     gh = tmp_path / "bin" / "gh"
     gh.parent.mkdir()

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HEAD = ROOT / "tests" / "fixtures" / "diff" / "head" / "serving.yaml"
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}

@@ -31,10 +31,9 @@ import zipfile
 
 import pytest
 import yaml
+from repo_paths import ROOT
 
 from shardwise import __version__
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 #: Run inside an installed venv: lint, counting the files the compiled reader read (and gave back).
 LINT = textwrap.dedent('''

@@ -9,10 +9,9 @@ import signal
 from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.engine import forked
 from shardwise.rules.engine.forked import map_parts, map_pieces, spans
-
-ROOT = Path(__file__).resolve().parents[1]
 
 needs_fork = pytest.mark.skipif(not forked.can_fork(), reason="fork is Linux-only here")
 

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from repo_paths import ROOT
 
 
 def test_no_pulumi_import_in_rules_source():

@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.app.cli import main
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _quick_start() -> list[tuple[str, int]]:

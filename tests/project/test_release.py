@@ -18,12 +18,12 @@ from importlib.metadata import version
 
 import jsonschema
 import yaml
+from repo_paths import ROOT
 from shardwise.rules.app import crossguard
 
 import shardwise
 from shardwise import __version__, repository_url
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 URL = "https://github.com/shardwise/shardwise"

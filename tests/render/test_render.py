@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ipaddress
 import math
-import pathlib
 
 import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
+from repo_paths import ROOT
 from shardwise.rules.adapters.stack import load_stack_spec
 from shardwise.rules.capacity import cache
 from shardwise.rules.model.spec import (
@@ -62,7 +62,6 @@ from shardwise.rules.render.workload import (
 )
 from shardwise.rules.vllm import images
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 K8S_VERSION = "1.33"
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from repo_paths import SCHEMAS
 from shardwise.rules.adapters.config import Settings
 from shardwise.rules.capacity.sizing import size_replica
 from shardwise.rules.catalog import find_gpu, find_model
@@ -22,7 +23,7 @@ from shardwise.rules.report.sarif import artifact_uri
 
 from shardwise import __version__
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0-trimmed.json").read_text())
+SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text())
 
 
 def meta(code: str, name: str, enforcement: str = "mandatory") -> RuleMeta:

@@ -127,7 +127,8 @@ def test_action_yml_follows_the_metadata_syntax():
     meta = load_action()
     assert metadata_errors(meta) == []
     assert sorted(meta["inputs"]) == ["base-ref", "comment", "config", "fail-level", "formats", "github-token",
-                                      "install", "paths", "python-version", "sarif-file", "upload-sarif"]
+                                      "index-url", "install", "paths", "python-version", "sarif-file",
+                                      "upload-sarif", "wheel"]
     assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "report-file", "sarif-file"]
     assert [s.get("uses") or s["shell"] for s in meta["runs"]["steps"]] == [
         "actions/setup-python@v5", "bash", "bash", "github/codeql-action/upload-sarif@v3", "bash", "bash", "bash"]
@@ -202,7 +203,7 @@ def _read_outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[str, Any],
-               path: str, skip: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+               path: str, skip: tuple[str, ...] = (), action_path: Path = ROOT) -> list[dict[str, Any]]:
     """Run action.yml's shell steps in ``workdir`` as a runner would; one record per step, in order."""
     meta = load_action()
     given = {k: str(v.get("default", "")) for k, v in meta["inputs"].items()}
@@ -215,7 +216,7 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[
     for f in files.values():
         f.write_text("", encoding="utf-8")
     ctx: dict[str, Any] = {"inputs": given, "steps": {}, "runner": {"temp": str(runner_temp)},
-                           "github": {"action_path": str(ROOT), "event": event, "repository": "acme/models"}}
+                           "github": {"action_path": str(action_path), "event": event, "repository": "acme/models"}}
     records: list[dict[str, Any]] = []
     for step in meta["runs"]["steps"]:
         if "uses" in step or step["name"] in skip:
@@ -358,6 +359,61 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 2)]
     assert records[2]["stdout"] == (
         "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# python3, recorded: `-m venv DIR` makes DIR/bin/python (this script) and a shardwise that prints its
+# version; every other call (pip) goes to the log.
+if [[ "$1 $2" == "-m venv" ]]; then
+  mkdir -p "$3/bin"; cp "$0" "$3/bin/python"
+  printf '#!/bin/sh\\necho "shardwise 0.1.0"\\n' > "$3/bin/shardwise"; chmod +x "$3/bin/shardwise"; exit 0
+fi
+printf '%s\\n' "$*" >> LOG
+"""
+
+
+@pytest.mark.parametrize("inputs,action_path,pip,error", [
+    # the published form: `uses: shardwise/shardwise@v0.1.0` checks the source out as the action's path
+    ({}, "checkout", "{checkout}", None),
+    ({"wheel": "tools/shardwise-0.1.0-py3-none-any.whl"}, "copy", "tools/shardwise-0.1.0-py3-none-any.whl", None),
+    ({"wheel": "https://artifacts.example.com/shardwise-0.1.0-py3-none-any.whl"}, "copy",
+     "https://artifacts.example.com/shardwise-0.1.0-py3-none-any.whl", None),
+    ({"index-url": "https://pypi.example.com/simple"}, "copy",
+     "--index-url https://pypi.example.com/simple shardwise", None),
+    ({"index-url": "https://pypi.example.com/simple", "install": "shardwise==0.1.0"}, "copy",
+     "--index-url https://pypi.example.com/simple shardwise==0.1.0", None),
+    ({"wheel": "tools/missing.whl"}, "copy", None,
+     "::error title=shardwise::wheel: no file tools/missing.whl in the workspace (commit it, or name an https URL)"),
+    ({"wheel": "tools/shardwise-0.1.0-py3-none-any.whl", "install": "shardwise"}, "copy", None,
+     "::error title=shardwise::set wheel or install, not both"),
+    ({}, "copy", None,
+     "::error title=shardwise::this copy of the action has no shardwise source beside it; set wheel (a wheel file or "
+     "URL) or index-url (an index that holds shardwise)"),
+])
+def test_the_install_step_takes_a_wheel_an_index_or_the_actions_checkout(tmp_path, inputs, action_path, pip, error):
+    """What the install step hands pip, for each way a team can have shardwise (docs/ci.md): a copy of
+    action.yml in the team's repository (`uses: ./.github/actions/shardwise`) has no source beside it."""
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    (work / "tools" / "shardwise-0.1.0-py3-none-any.whl").write_bytes(b"")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(ACTION, copy / "action.yml")
+    log = tmp_path / "pip.log"
+    fake = tmp_path / "fakebin" / "python3"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_PYTHON.replace("LOG", str(log)), encoding="utf-8")
+    fake.chmod(0o755)
+    records = run_action(work, tmp_path, inputs, event={}, path=f"{fake.parent}{os.pathsep}{SYSTEM_PATH}",
+                         action_path=ROOT if action_path == "checkout" else copy)
+    install = records[1]
+    assert install["name"] == "Install shardwise"
+    if error:
+        assert (install["rc"], install["stdout"], log.exists()) == (2, error + "\n", False)
+        return
+    assert (install["rc"], install["stdout"]) == (0, "shardwise 0.1.0\n")
+    assert log.read_text(encoding="utf-8") == (
+        f"-m pip install --quiet --disable-pip-version-check {pip.format(checkout=ROOT)}\n")
 
 
 @pytest.mark.tools

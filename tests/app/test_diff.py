@@ -2,8 +2,8 @@
 
 The fixture change (tests/fixtures/diff/base → head) doubles a 70B Deployment on p5.48xlarge nodes,
 mounts its /dev/shm (SW401 fixed) and adds an 8B model sharded over two L40S GPUs (SW104 and SW202 added;
-no SW106: one L40S holds it at the precision served). Its Markdown is the README's sample (README "Use it in CI"); this test keeps the two
-equal: SHARDWISE_UPDATE_README=1 rewrites the README's copy.
+no SW106: one L40S holds it at the precision served). Its Markdown is the sample in docs/ci.md ("What a pull
+request changes"); this test keeps the two equal: SHARDWISE_UPDATE_README=1 rewrites that copy.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import os
 import shutil
 
 import pytest
-from diff_support import DIFF, diff_repo, git, readme_sample
-from repo_paths import ROOT
+from diff_support import DIFF, SAMPLE_PAGE, diff_repo, documented_sample, git
 from shardwise.rules.app.cli import main
 
 KARPENTER = "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/zz_generated.pricing_aws.go"
@@ -33,17 +32,17 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
-def test_markdown_is_the_readme_sample(repo, capsys):
+def test_markdown_is_the_documented_sample(repo, capsys):
     rc, out, err = run(capsys, "diff", "main", "deploy/")
     assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added, "
                             "1 fixed\n")
     if os.environ.get("SHARDWISE_UPDATE_README"):
-        path = ROOT / "README.md"
+        path = SAMPLE_PAGE
         text = path.read_text(encoding="utf-8")
         start = text.index("<!-- diff-sample:start -->\n````markdown\n") + len("<!-- diff-sample:start -->\n````markdown\n")
         text = text[:start] + out + text[text.index("````\n<!-- diff-sample:end -->", start):]
         path.write_text(text, encoding="utf-8")
-    assert out == readme_sample()
+    assert out == documented_sample()
 
 
 def test_markdown_figures(repo, capsys):

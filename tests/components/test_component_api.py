@@ -484,17 +484,17 @@ def test_the_error_is_an_input_property_error():
     assert str(err) == "VllmService: 2 invalid arguments (at construction)\n  image: a\n  engine.model: b"
 
 
-# --- the README's examples ---------------------------------------------------------------------------
+# --- the documented examples (docs/pulumi.md, docs/ci.md) ----------------------------------------------
 
 
-def _readme_block(section: str, lang: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _doc_block(section: str, lang: str, page: str) -> str:
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     return text.split(f"## {section}\n", 1)[1].split(f"```{lang}\n", 1)[1].split("```", 1)[0]
 
 
-def test_the_readme_component_example_runs(tmp_path):
+def test_the_documented_component_example_runs(tmp_path):
     path = tmp_path / "readme_example.py"
-    path.write_text(_readme_block("Components", "python"))
+    path.write_text(_doc_block("Components", "python", "pulumi.md"))
     run = run_program({}, program=path)
     assert run.exports == {"endpoint": "http://llama-70b.serving.svc.cluster.local:8000",
                            "startup_budget_seconds": 562}
@@ -506,13 +506,13 @@ def test_the_readme_component_example_runs(tmp_path):
         "roleArn"] == f"{ROLE}/model-reader"
 
 
-def test_the_readme_policy_config_names_real_policies_and_properties():
+def test_the_documented_policy_config_names_real_policies_and_properties():
     import json
 
     from shardwise.rules.app.crossguard import CONFIG_SCHEMA
     from shardwise.rules.checks.registry import ALL_RULES
 
-    config = json.loads(_readme_block("Policy pack", "json"))
+    config = json.loads(_doc_block("Policy pack", "json", "ci.md"))
     names = {r.meta.name for r in ALL_RULES}
     assert set(config) <= names
     for props in config.values():

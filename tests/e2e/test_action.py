@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 import yaml
-from diff_support import diff_repo, readme_sample
+from diff_support import diff_repo, documented_sample
 from repo_paths import ROOT
 from tools_support import require_tool
 
@@ -250,7 +250,7 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[
 
 @pytest.fixture()
 def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """tests/app/test_diff.py's repository: `main` holds the base, the working tree the head (the README sample)."""
+    """tests/app/test_diff.py's repository: `main` holds the base, the working tree the head (the sample in docs/ci.md)."""
     r = diff_repo(tmp_path)
     gh = tmp_path / "bin" / "gh"
     gh.parent.mkdir()
@@ -307,16 +307,16 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
 
     diff_md = tmp_path / "runner-temp" / "shardwise-diff.md"
     assert diff["outputs"] == {"diff-file": str(diff_md)}
-    assert diff_md.read_text(encoding="utf-8") == readme_sample()
+    assert diff_md.read_text(encoding="utf-8") == documented_sample()
     assert (tmp_path / "github_step_summary").read_text(encoding="utf-8") == \
-        report.read_text(encoding="utf-8") + readme_sample()
+        report.read_text(encoding="utf-8") + documented_sample()
 
     body = tmp_path / "runner-temp" / "shardwise-comment.md"
     assert (tmp_path / "gh.log").read_text(encoding="utf-8").splitlines() == [
         'api --paginate repos/acme/models/issues/7/comments --jq .[] | select(.body | startswith("<!-- shardwise-diff'
         ' -->")) | .id',
         f"api --method POST repos/acme/models/issues/7/comments -F body=@{body} --jq .html_url"]
-    assert body.read_text(encoding="utf-8") == readme_sample()
+    assert body.read_text(encoding="utf-8") == documented_sample()
     assert comment["stdout"] == "https://github.com/acme/models/pull/7#issuecomment-42\n"
     assert (fail["stdout"], fail["rc"]) == (FAIL_MESSAGE, 1)
 

@@ -6,7 +6,7 @@ python, which that host needs); the backend is a local ``file://`` one with a pa
 provider; the program is the real ``__main__.py`` with the real components; the pack is started as
 an executable pack path (``engine_support.pack_dir``), the form CLI 3.276 starts itself.
 
-What stands in (see ``tests/support/engine_support.py`` and the README): the AWS provider plugin, which
+What stands in (see ``tests/support/engine_support.py`` and docs/status.md): the AWS provider plugin, which
 cannot be built here (``tests/support/standin_provider.py``, written with Pulumi's Python provider SDK,
 records every create call), and the Kubernetes provider where a cluster would be needed; the
 rendering tests at the end use the real Kubernetes provider (``scripts/build-k8s-provider.sh``).
@@ -369,7 +369,7 @@ def test_a_real_preview_sends_the_pack_what_the_harness_sends(tmp_path):
 
 def test_up_with_skip_preview_creates_before_the_stack_policies_run(tmp_path):
     """Stack policies run at the end of an operation: only `up`'s own preview stops a bad stack
-    before anything is created (README, "Note for pulumi up")."""
+    before anything is created (docs/status.md, "pulumi up and stack policies")."""
     config = broken_config(CONFIG_VARIANTS["8b-sharded-over-two-gpus"])
     project = Project(tmp_path, require_engine(), "prod", config)
     up = project.operation("up", "--yes", "--skip-preview", config=NO_CHECK)

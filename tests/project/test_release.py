@@ -3,7 +3,8 @@
 The version is ``shardwise.__version__`` (pyproject.toml reads it: the wheel's version); ``shardwise
 --version``, the checkout's rules/PulumiPolicy.yaml, the newest release heading of CHANGELOG.md and the
 README's install lines repeat it. The repository URL is pyproject's ``[project.urls] Repository``; the
-README's install line, its pre-commit and GitHub Action snippets and the SARIF ``informationUri`` use it.
+README's install line, the published forms of the pre-commit and GitHub Action snippets in docs/ci.md and
+the SARIF ``informationUri`` use it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from shardwise import __version__, repository_url
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI_DOC = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 URL = "https://github.com/shardwise/shardwise"
 
 
@@ -45,6 +47,7 @@ def test_the_version_is_written_once_and_repeated_everywhere():
     assert f"dist/shardwise-{__version__}-cp311-abi3-" in README
     assert f"shardwise-{__version__}-py3-none-any.whl" in README
     assert f"`shardwise=={__version__}`" in README
+    assert f"dist/shardwise-{__version__}-py3-none-any.whl" in CI_DOC and f"shardwise=={__version__}" in CI_DOC
 
 
 def test_the_repository_url_is_defined_once():
@@ -59,10 +62,13 @@ def test_the_repository_url_is_defined_once():
     owner_name = URL.removeprefix("https://github.com/")
     install = re.findall(r'pip install "shardwise\[pulumi\] @ git\+(\S+)"', README)
     assert install == [f"{URL}@v{__version__}"]
-    assert re.findall(r"^  - repo: (\S+)$", README, flags=re.M) == [URL]
-    assert re.findall(r"^      - uses: (\S+)", README, flags=re.M) == ["actions/checkout@v4",
-                                                                       f"{owner_name}@v{__version__}"]
-    for path in ("README.md", "action.yml", ".pre-commit-hooks.yaml"):
+    # docs/ci.md: each snippet in the form that works now (a local hook, a copy of the action) and the
+    # published form, which names the repository at this version's tag
+    assert re.findall(r"^  - repo: (\S+)$", CI_DOC, flags=re.M) == ["local", URL]
+    assert re.findall(r"^    rev: (\S+)$", CI_DOC, flags=re.M) == [f"v{__version__}"]
+    assert re.findall(r"^      - uses: (\S+)", CI_DOC, flags=re.M) == [
+        "actions/checkout@v4", "./.github/actions/shardwise", "actions/checkout@v4", f"{owner_name}@v{__version__}"]
+    for path in ("README.md", "docs/ci.md", "action.yml", ".pre-commit-hooks.yaml"):
         assert "your-org" not in (ROOT / path).read_text(encoding="utf-8"), path
 
 
@@ -88,10 +94,10 @@ def test_the_pack_directory_is_what_crossguard_publishes(tmp_path):
     assert lines[0] == "#!/bin/sh"
     assert lines[-1] == f"exec '{sys.executable}' -u -m pulumi.policy \"$engine\" \"$here\" \"$@\""
 
-    # the config schema accepts the README's example and refuses a misspelt option or policy
+    # the config schema accepts docs/ci.md's example and refuses a misspelt option or policy
     schema = json.loads((pack / "policy-config.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(schema)
-    example = json.loads(README.split("(`policy-config.json`):\n\n```json\n", 1)[1].split("```", 1)[0])
+    example = json.loads(CI_DOC.split("(`policy-config.json`):\n\n```json\n", 1)[1].split("```", 1)[0])
     jsonschema.validate(example, schema)
     assert sorted(schema["properties"]) == sorted(["all", *(s.name for s in crossguard.policy_specs_of_registry())])
     for wrong in ({"sharded-model-that-fits": {"kv_reserv": 1.3}}, {"no-such-policy": {}},

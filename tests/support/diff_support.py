@@ -1,5 +1,5 @@
 """The repository `shardwise diff` is tried on (tests/app/test_diff.py, tests/e2e/test_action.py) and the
-README's copy of what it prints.
+copy of what it prints in docs/ci.md ("What a pull request changes").
 
 The fixture change (tests/fixtures/diff/base → head): `main` holds the base, the working tree the head.
 """
@@ -15,6 +15,8 @@ from pathlib import Path
 from repo_paths import FIXTURES, ROOT
 
 DIFF = FIXTURES / "diff"
+#: the page that shows the sample, between <!-- diff-sample:start/end --> markers
+SAMPLE_PAGE = ROOT / "docs" / "ci.md"
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "GIT_CONFIG_GLOBAL": os.devnull,
@@ -38,8 +40,8 @@ def diff_repo(tmp_path: Path) -> Path:
     return r
 
 
-def readme_sample() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_sample() -> str:
+    text = SAMPLE_PAGE.read_text(encoding="utf-8")
     m = re.search(r"<!-- diff-sample:start -->\n````markdown\n(.*?)````\n<!-- diff-sample:end -->", text, re.S)
-    assert m, "README.md has no diff sample between <!-- diff-sample:start/end --> markers"
+    assert m, f"{SAMPLE_PAGE.name} has no diff sample between <!-- diff-sample:start/end --> markers"
     return m.group(1)

@@ -10,6 +10,9 @@ JSON file skips the hook.
 pip — the package index or pip's cache serve the dependencies, pinned to this environment's versions;
 PATH holds no shardwise while it runs, so the one it runs is the one pre-commit installed.
 `shardwise-lint-system` runs the shardwise on PATH (this environment's).
+
+The `repo: local` hook that docs/ci.md shows (the form that works before the repository is published) runs
+through `pre-commit run` with its wheel URL replaced by a `file://` URL of a wheel built from this checkout.
 """
 
 from __future__ import annotations
@@ -147,3 +150,46 @@ def test_system_hook_runs_the_installed_shardwise_and_skips_commits_without_yaml
                                 "- exit code: 1", "", *FINDINGS, ""]
     rc, out = try_repo(repo, tmp_path, "shardwise-lint-system", "NOTES.txt", path)
     assert (rc, out.splitlines()) == (0, [status_line("shardwise lint (installed)", "(no files to check)Skipped")])
+
+
+def documented_local_hook(wheel: Path) -> str:
+    """docs/ci.md's `repo: local` hook, installing ``wheel`` instead of the URL it names."""
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = text.split("### Now: a local hook\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    m = re.search(r'"shardwise @ (\S+)"', block)
+    assert m, block
+    return block.replace(m.group(1), wheel.as_uri())
+
+
+@pytest.mark.slow
+def test_the_documented_local_hook_installs_a_wheel_and_lints_the_whole_tree(repo, tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
+                   env={**os.environ, "SHARDWISE_NATIVE": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, check=True,
+                   capture_output=True, timeout=900)
+    (wheel,) = wheels.glob("shardwise-*-py3-none-any.whl")
+    config = documented_local_hook(wheel)
+    assert yaml.safe_load(config)["repos"][0]["hooks"][0]["args"] == ["deploy/", "stacks/"]
+    (repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    (repo / "stacks").mkdir()
+    (repo / "stacks" / "NOTES.txt").write_text("no stack yet\n", encoding="utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "hooks")
+    constraints = tmp_path / "constraints.txt"
+    constraints.write_text(subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"],
+                                          check=True, capture_output=True, text=True).stdout, encoding="utf-8")
+    bare = "/usr/local/bin:/usr/bin:/bin"
+    assert shutil.which("shardwise", path=bare) is None  # only the environment pre-commit builds has it
+    env = {**os.environ, **GIT_ENV, "PATH": bare,
+           "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PIP_CONSTRAINT": str(constraints),
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1", "NO_COLOR": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "run", "shardwise-lint", "--files", "deploy/netpol.yaml",
+                           "--color", "never"], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    out = done.stdout + done.stderr
+    m = re.search(r"^shardwise lint.*$", out, re.M)
+    assert m, out
+    assert done.returncode == 1
+    assert out[m.start():].splitlines() == [
+        status_line("shardwise lint", "Failed"), "- hook id: shardwise-lint", "- exit code: 1", "",
+        *(f.removeprefix("./") for f in FINDINGS), ""]

@@ -3,8 +3,9 @@ the order of resources (custom resources after the releases that install their C
 cluster after their IAM policy attachments), the waits (timeouts from the startup budget, no await where
 waiting proves nothing), the controllers a created cluster installs with their IAM, the node groups'
 autoscaling, the Pod Identity agent's egress, existing-VPC endpoints, lookups through the component's
-provider and the prerequisites an existing cluster must declare. The real control plane checks the same
-once the real-engine issue lands."""
+provider and the prerequisites an existing cluster must declare. Only the Kubernetes layer also meets a real
+control plane (tests/e2e/test_cluster.py: every object accepted, every vLLM pod scheduled); the AWS side, the
+Helm releases and the controllers they install are checked only here (docs/status.md)."""
 
 from __future__ import annotations
 

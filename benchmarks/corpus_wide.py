@@ -174,10 +174,10 @@ def assess(run: CorpusRun, triage: dict[str, list[dict[str, Any]]]) -> Assessmen
         else:
             verdicts[str(e["verdict"]).lower()] += 1
     hit = [any(matches(e, f) for f in blocks) for e in entries]
-    true_lost = [e for e, h in zip(entries, hit) if str(e["verdict"]).lower() == "true" and not h]
-    false_back = [e for e, h in zip(entries, hit)
+    true_lost = [e for e, h in zip(entries, hit, strict=True) if str(e["verdict"]).lower() == "true" and not h]
+    false_back = [e for e, h in zip(entries, hit, strict=True)
                   if str(e["verdict"]).lower() == "false" and e.get("status") == "fixed" and h]
-    false_fixed = [e for e, h in zip(entries, hit)
+    false_fixed = [e for e, h in zip(entries, hit, strict=True)
                    if str(e["verdict"]).lower() == "false" and e.get("status") != "fixed" and not h]
     by_file = {e["file"]: e for e in triage["files"]}
     no_workload = sorted(k for k, r in run.files.items() if not r.workloads)

@@ -109,3 +109,18 @@ def test_the_triage_is_well_formed(run, triage):
     for e in triage["files"]:
         assert set(e) <= {"file", "verdict", "reason", "status"} and e["file"] in run.files, e
         assert str(e["verdict"]).lower() in cw.VERDICTS and e["reason"], e
+
+
+def test_the_benchmark_figures_add_up(run, assessment):
+    """bench_corpus.py --wide prints corpus_wide.summary: its figures are the run's, counted once each."""
+    s = cw.summary(run, assessment)
+    workloads = [w for r in run.files.values() for w in r.workloads]
+    assert s["files"] == len(run.files) and s["repositories"] == len(cw.repositories())
+    assert s["recognised"] == len(workloads) >= s["linted"] and s["recognised"] >= s["undecided"]
+    assert s["files_with_workload"] + s["not_read_said_why"] + sum(
+        1 for r in run.files.values() if not r.workloads and not r.says_why) == s["files"]
+    assert s["blocking"] == len(cw.blocking(run)) == (s["blocking_true"] + s["blocking_false"]
+                                                     + s["blocking_debatable"] + s["blocking_untriaged"])
+    t, f = s["blocking_true"], s["blocking_false"]
+    assert s["blocking_precision"] == (round(t / (t + f), 4) if t + f else None)
+    assert s["crashes"] == 0 and s["silent"] == len(assessment.silent)

@@ -237,6 +237,8 @@ def wide(out_dir: str) -> int:
     print(f"blocking: {s['blocking']} findings in {s['blocked_files']} files; true {s['blocking_true']}, false "
           f"{s['blocking_false']} -> precision {precision}; debatable {s['blocking_debatable']} and untriaged "
           f"{s['blocking_untriaged']} apart; advisory {s['advisory']}")
+    print(f"blocked files: {s['blocked_files']}, of which {s['blocked_files_no_true_finding']} by no finding a "
+          "reviewer accepts")
     for name in a.silent:
         print(f"  silent: {name}")
     for f in a.untriaged:

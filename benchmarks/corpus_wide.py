@@ -152,6 +152,7 @@ class Assessment:
     """The corpus run held against the triage (what the test asserts and the benchmark prints)."""
 
     untriaged: list[dict[str, Any]]  # blocking findings no entry matches
+    blocked_not_true: list[str]  # blocked files none of whose blocking findings a reviewer accepts
     verdicts: Counter[str]  # verdicts of the blocking findings of this run
     true_lost: list[dict[str, Any]]  # entries judged true that no blocking finding matches now
     false_back: list[dict[str, Any]]  # fixed false entries that block again
@@ -173,6 +174,11 @@ def assess(run: CorpusRun, triage: dict[str, list[dict[str, Any]]]) -> Assessmen
             untriaged.append(f)
         else:
             verdicts[str(e["verdict"]).lower()] += 1
+    accepted: dict[str, bool] = {}
+    for f in blocks:
+        e = entry_for(f, entries)
+        accepted[f["file"]] = accepted.get(f["file"], False) or (e is not None and str(e["verdict"]).lower() == "true")
+    blocked_not_true = sorted(k for k, ok in accepted.items() if not ok)
     hit = [any(matches(e, f) for f in blocks) for e in entries]
     true_lost = [e for e, h in zip(entries, hit, strict=True) if str(e["verdict"]).lower() == "true" and not h]
     false_back = [e for e, h in zip(entries, hit, strict=True)
@@ -186,8 +192,8 @@ def assess(run: CorpusRun, triage: dict[str, list[dict[str, Any]]]) -> Assessmen
     silent_untriaged = sorted(k for k, r in run.files.items() if r.silent and k not in by_file)
     known = [k for k, e in by_file.items() if str(e["verdict"]).lower() == "false" and e.get("status") != "fixed"
              and k in run.files and not run.files[k].workloads and not run.files[k].says_why]
-    return Assessment(untriaged, verdicts, true_lost, false_back, false_fixed, files_untriaged, files_stale,
-                      sorted({*known, *silent_untriaged}), silent_untriaged)
+    return Assessment(untriaged, blocked_not_true, verdicts, true_lost, false_back, false_fixed, files_untriaged,
+                      files_stale, sorted({*known, *silent_untriaged}), silent_untriaged)
 
 
 def summary(run: CorpusRun, a: Assessment) -> dict[str, Any]:
@@ -212,6 +218,7 @@ def summary(run: CorpusRun, a: Assessment) -> dict[str, Any]:
         "blocking_untriaged": len(a.untriaged),
         "blocking_precision": round(t / (t + fa), 4) if t + fa else None,
         "blocked_files": len({f["file"] for f in blocking(run)}),
+        "blocked_files_no_true_finding": len(a.blocked_not_true),
         "advisory": sum(1 for r in run.files.values() for f in r.findings
                         if f["level"] == "advisory" and not f["suppressed"]),
         "exits": dict(Counter(run.exits.values())),

@@ -54,8 +54,9 @@ class FileResult:
 
     @property
     def says_why(self) -> bool:
-        """No workload, but the report says why: SW005, an input error or a skip with its reason."""
-        return bool(self.errors or self.skipped or any(f["code"] == "SW005" for f in self.findings))
+        """No workload, but the report says why: SW005 (mentions vLLM, nothing read), SW002 (a vLLM image whose
+        command starts no server shardwise can read), an input error or a skip with its reason."""
+        return bool(self.errors or self.skipped or any(f["code"] in ("SW002", "SW005") for f in self.findings))
 
     @property
     def silent(self) -> bool:

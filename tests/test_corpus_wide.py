@@ -61,7 +61,7 @@ def test_no_traceback_and_no_internal_error(run):
 
 
 def test_no_silent_pass(assessment):
-    """A file that runs a vLLM engine yields a workload, or the report says why (SW005, an input error, a
+    """A file that runs a vLLM engine yields a workload, or the report says why (SW005, SW002, an input error, a
     skip with its reason); the known misses are triaged false (status: open) until a reader is fixed."""
     unknown = assessment.silent_untriaged
     assert unknown == [], ("these files look like they run vLLM but give no workload and no word why; fix the "

@@ -81,6 +81,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_lint.py
 	$(BIN)/python benchmarks/bench_pack.py
 	$(BIN)/python benchmarks/bench_corpus.py
+	$(BIN)/python benchmarks/bench_corpus.py --wide
 
 bench-engine: setup engine
 	$(BIN)/python benchmarks/bench_engine.py

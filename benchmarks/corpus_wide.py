@@ -4,7 +4,7 @@
 says where each came from (repository, path, commit, licence) and ``TRIAGE.yaml`` holds a reviewer's
 verdict on every blocking finding and on every file that yields no workload. This module lints the
 corpus (each repository's folder in one run, as that repository's CI would) and compares the reports
-with the triage; ``tests/test_corpus_wide.py`` asserts on it and ``bench_corpus.py --wide`` prints it.
+with the triage; ``tests/project/test_corpus_wide.py`` asserts on it and ``bench_corpus.py --wide`` prints it.
 
 A finding's identity is its file, rule code, subject and a stable part of its message (``match``),
 never its line: the triage survives a rule's rewording as long as ``match`` is still in the message.

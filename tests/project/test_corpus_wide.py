@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import corpus_wide as cw  # noqa: E402  (a module beside the benchmarks, not a package)

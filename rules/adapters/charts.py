@@ -124,7 +124,7 @@ class Renderer:
         if self.values or self.set_values:
             raise InputError("--values and --set are Helm chart values; a Kustomize directory takes none", where)
         out = _run(cmd, where, what)
-        from . import load_text
+        from .load import load_text
 
         inv = load_text(out, f"{where} (kustomize build)")
         return inv
@@ -199,7 +199,7 @@ def _chart_path(directory: str, source: str) -> str:
 def helm_inventory(rendered: str, directory: str) -> Inventory:
     """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
     pointing at its template file and line."""
-    from . import load_text
+    from .load import load_text
 
     inv = Inventory()
     for source, text in split_sources(rendered):

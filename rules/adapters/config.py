@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,6 +137,12 @@ def _parse(path: str, text: str) -> Any:
         line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
         raise InputError(f"cannot parse TOML: {msg}", path, line) from None
+    except ValueError:  # Python's int limit: tomllib lets its "Exceeds the limit (4300 digits)" through
+        limit = sys.get_int_max_str_digits()
+        m = re.search("[0-9_]{" + str(limit + 1) + ",}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        raise InputError(f"cannot parse TOML: a number of more than {limit:,} digits; shardwise reads integers of at "
+                         f"most {limit:,} digits", path, line) from None
 
 
 def _number(w: _Where, data: Any, key: str, lo: float, hi: float, integer: bool) -> float | int:

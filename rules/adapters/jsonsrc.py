@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from ..model.errors import InputError
@@ -92,10 +93,24 @@ def _line_at(text: str, pos: int | None) -> int | None:
     return None if pos is None else text.count("\n", 0, pos) + 1
 
 
+_LONG_INT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?[0-9]{' + str(sys.get_int_max_str_digits() + 1) + ",})")
+
+
+def too_many_digits(text: str, file: str) -> InputError:
+    """The error for an integer longer than Python reads (``sys.get_int_max_str_digits()``, 4,300 digits),
+    at its line."""
+    limit = sys.get_int_max_str_digits()
+    m = next((m for m in _LONG_INT.finditer(text) if m.group(1)), None)
+    digits = f"{len(m.group(1).lstrip('-')):,} digits" if m else f"more than {limit:,} digits"
+    return InputError(f"cannot parse JSON: a number of {digits}; shardwise reads integers of at most {limit:,} "
+                      "digits", file, _line_at(text, m.start() if m else None))
+
+
 def parse_json(text: str, file: str) -> Any:
     """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
     its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one
-    object (the parser would keep the last), nesting too deep for the parser, and a string escape that
+    object (the parser would keep the last), nesting too deep for the parser, an integer of more digits
+    than Python reads (4,300), and a string escape that
     is half a surrogate pair (``"\\ud800"``: JSON allows it, but it is no character and no report
     could write it)."""
     try:
@@ -104,6 +119,8 @@ def parse_json(text: str, file: str) -> Any:
         raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
     except RecursionError:
         raise InputError("cannot parse JSON: nesting too deep", file) from None
+    except ValueError as e:  # Python's int limit: "Exceeds the limit (4300 digits) for integer string conversion"
+        raise too_many_digits(text, file) from e
     except _NotJson as e:
         if e.key is not None:
             line = _line_at(text, _duplicate_key_at(text, e.key))

@@ -56,6 +56,11 @@ def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedY
     as a YAML error at its line, in our words (never the constructor's exception text)."""
     kind = tag.rsplit(":", 1)[-1]
     what = _WHAT.get(kind, f"a valid {kind}")
+    digits = sum(c.isdigit() for c in value)
+    if kind == "int" and digits > sys.get_int_max_str_digits():  # Python reads no longer decimal integer
+        problem = (f"{_short(value)} is an integer of {digits:,} digits; shardwise reads integers of at most "
+                   f"{sys.get_int_max_str_digits():,} digits" + ("; quote it to keep it as text" if implicit else ""))
+        return yaml.constructor.ConstructorError(None, None, problem, mark)
     if implicit:  # no tag written: the value only looks like a date or a number
         problem = f"{_short(value)} is not {what}; quote it to keep it as text"
     else:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..model import Inventory, Location
 from ..model.errors import InputError
+from ..model.files import read_file_bytes
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
@@ -211,9 +212,8 @@ def helm_inventory(rendered: str, directory: str) -> Inventory:
         virtual = f"{path} (rendered)"
         part = load_text(text, virtual)
         try:
-            with open(path, encoding="utf-8") as fh:
-                template = fh.read()
-        except (OSError, UnicodeDecodeError):
+            template: str | None = read_file_bytes(path).decode("utf-8")  # a regular file only, bounded
+        except (InputError, UnicodeDecodeError):
             template = None  # a subchart from a .tgz: point at the rendered document's own lines
         if template is not None:
             _relocate(part, virtual, path, _lookup(line_map(text, template)))

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..engine import LintConfig, SuppressionEntry
 from ..model.errors import InputError
+from ..model.files import read_file_bytes
 
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")
@@ -290,10 +291,9 @@ def load_config(path: str | None = None, cwd: str = ".", known_codes: set[str] |
         if path is None:
             return Settings()
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        raise InputError(f"cannot read config file: {e.strerror or e}", path) from None
+        text = read_file_bytes(path).decode("utf-8")  # a regular file only, bounded (..model.files)
+    except InputError as e:
+        raise InputError(e.message.replace("cannot read: ", "cannot read config file: ", 1), path) from None
     except UnicodeDecodeError:
         raise InputError("config file is not UTF-8 text", path) from None
     return parse_config(path, text, known_codes)

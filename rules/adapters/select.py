@@ -12,7 +12,9 @@
   and counted with the reason. Files known only by their content are sorted out by
   :mod:`.kinds` after parsing.
 - A path that does not exist or a directory that cannot be listed is an input error; the other
-  paths are still read.
+  paths are still read. A symbolic link met while searching a directory is read only when it leads to a
+  file inside that directory (else an input error: name the file itself to read it); a file that is not
+  a regular file (a FIFO, a device) is an input error when it is read (:mod:`..model.files`).
 - A Helm chart or Kustomize directory named on the command line (the directory, other than the
   current one, or its ``Chart.yaml`` / ``kustomization.yaml``) is rendered (:mod:`.charts`), not
   searched. Charts and kustomizations met while searching a tree, and ``.``, are searched: their files
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..model.errors import InputError
+from ..model.files import inside, read_file_bytes
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"
@@ -221,16 +224,24 @@ class Excludes:
 
 
 def read_ignore_file(cwd: str = ".") -> list[str]:
-    """The lines of ``.shardwiseignore`` in ``cwd`` (none when there is no such file)."""
+    """The lines of ``.shardwiseignore`` in ``cwd`` (none when there is no such file). Only a regular file
+    inside ``cwd`` is read (:mod:`..model.files`): a FIFO, a device or a link out of the directory is an
+    input error."""
     path = os.path.join(cwd, IGNORE_FILE)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return []
-    except (OSError, UnicodeDecodeError) as e:
-        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        raise InputError(f"cannot read the ignore file: {why}", IGNORE_FILE) from None
+    if not inside(path, cwd):
+        raise InputError(f"cannot read the ignore file: it is a symbolic link to {os.path.realpath(path)}, outside "
+                         "the current directory; shardwise does not follow it", IGNORE_FILE)
+    try:
+        data = read_file_bytes(path, IGNORE_FILE)
+    except InputError as e:
+        raise InputError(e.message.replace("cannot read: ", "cannot read the ignore file: ", 1)
+                         .replace("not read: ", "the ignore file is not read: ", 1), IGNORE_FILE) from None
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError("cannot read the ignore file: not UTF-8 text", IGNORE_FILE) from None
 
 
 # ------------------------------------------------------------------------------------------ walking
@@ -302,7 +313,15 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 dirs[:] = keep
                 for f in sorted(files):
                     if f.endswith(INPUT_SUFFIXES):
-                        consider(os.path.join(root, f))
+                        path = os.path.join(root, f)
+                        if os.path.islink(path) and not inside(path, p):
+                            sel.order.setdefault(path, len(sel.order))
+                            sel.errors.append(InputError(
+                                f"not read: a symbolic link to {os.path.realpath(path)}, outside {p}; shardwise "
+                                "follows no link out of a folder it searches (name the file on the command line to "
+                                "read it)", path))
+                            continue
+                        consider(path)
         elif os.path.exists(p):
             from .charts import to_render
 

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from ..model.errors import InputError
+from ..model.files import MAX_FILE_BYTES, read_file_bytes, read_stream_bytes, size_text
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -564,22 +565,24 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`."""
+    """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`: only a regular file, and at
+    most :data:`~shardwise.rules.model.files.MAX_FILE_BYTES` (:mod:`..model.files`)."""
     name = "<stdin>" if path == "-" else path
+    if path != "-":
+        return decode_text(read_file_bytes(path, name), name)
     try:
-        if path == "-":
-            buffer = getattr(sys.stdin, "buffer", None)
-            if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates
-                text = sys.stdin.read()
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError as e:
-                    raise InputError("not UTF-8 text", name, text.count("\n", 0, e.start) + 1) from None
-                return text
-            data = buffer.read()  # not sys.stdin's own decoding: it may be surrogateescape
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates
+            text = sys.stdin.read(MAX_FILE_BYTES + 1)
+            if len(text) > MAX_FILE_BYTES:
+                raise InputError(f"not read: the input is larger than {size_text(MAX_FILE_BYTES)}, the most "
+                                 "shardwise reads from one file", name)
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise InputError("not UTF-8 text", name, text.count("\n", 0, e.start) + 1) from None
+            return text
+        data = read_stream_bytes(buffer, name)  # not sys.stdin's own decoding: it may be surrogateescape
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", name) from None
     return decode_text(data, name)

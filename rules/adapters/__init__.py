@@ -115,7 +115,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             if rendered.errors and render_kind(directory) == "kustomize":
                 rendered = _kustomization_read_plainly(directory, rendered, excludes)
             inv.extend(rendered)
-    inv.errors = sorted([*sel.errors, *inv.errors], key=lambda e: sel.place(e.file))  # stable: lines stay in order
+    found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
+    inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
     from .k8s import resolve_pools

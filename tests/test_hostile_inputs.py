@@ -316,3 +316,61 @@ def test_the_cli_process_ends_on_a_hostile_tree(repo):
     assert proc.returncode == 2
     assert sorted((e["file"], e.get("line")) for e in doc["input_errors"]) == [
         (".shardwiseignore", 2), ("deploy/pipe.yml", None), ("deploy/zero.json", None)]
+
+
+# ------------------------------------------------------------------------------------------------ alias bombs
+
+
+def alias_bomb(copies: int, size: int = 1 << 20) -> str:
+    """A Deployment whose vLLM args are ``copies`` aliases of one ``size``-character scalar: 1.3 MB of YAML
+    that is 20 GiB of text once every alias is expanded (the shape of a "billion laughs" through one scalar)."""
+    head = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: bomb, namespace: serving}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+        """)
+    return head + f"          command: [vllm, serve, &big {'x' * size}]\n          args:\n" + "            - *big\n" * copies
+
+
+@pytest.mark.parametrize("reader", ["compiled", "python"])
+def test_an_alias_bomb_is_an_input_error_naming_the_limit(repo, capsys, monkeypatch, reader):
+    from shardwise.rules.adapters import yamlsrc
+
+    if reader == "python":
+        monkeypatch.setattr(yamlsrc, "_fast", None)
+    elif yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built (make setup)")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "bomb.yaml", alias_bomb(20_000))
+    assert (repo / "bomb.yaml").stat().st_size < 1_500_000
+    rc, errors, summary = lint(capsys, ".", seconds=60)
+    assert rc == 2
+    assert errors == ["./bomb.yaml:1: error: cannot parse YAML: its aliases expand to more than 33,554,432 characters "
+                      "of text (the most shardwise reads from one file, 32 MiB)"]
+    assert LINTED_ONE in summary
+
+
+def test_aliases_within_the_bound_are_read_as_written(repo):
+    from shardwise.rules.adapters import load_inputs
+
+    put(repo, "shared.yaml", alias_bomb(3, size=40))
+    (group,) = load_inputs(["shared.yaml"]).groups
+    assert [(c.command, c.args) for c in group.containers] == [(["vllm", "serve", "x" * 40], ["x" * 40] * 3)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["--api-key", "--hf_token", "=", " ", "\n", "x", "sk-1"]), max_size=4)
+                .map("".join), max_size=6))
+def test_sw308_reads_flags_word_by_word_as_the_joined_line_reads(words):
+    import re
+
+    from shardwise.rules.checks.sw308 import secret_flags
+
+    joined = re.compile(r"--(api[-_]key|hf[-_]token)(?:=|\s+)(\S+)")
+    assert list(secret_flags(words)) == [(m.group(1), m.group(2)) for m in joined.finditer(" ".join(words))]

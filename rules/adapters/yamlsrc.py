@@ -351,15 +351,21 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
 #: A document whose aliases make it larger than this is refused (a "billion laughs": a few lines of
 #: anchors that expand to billions of values, which every reader of the document would then walk).
 MAX_EXPANDED_VALUES = 1_000_000
+#: Nor may its aliases make it hold more text than this (keys and scalars counted each time an alias repeats
+#: them): one 1 MiB scalar aliased 20,000 times is 20 GiB of text to every rule that joins or scans it. The
+#: bound is the most a file may hold (:data:`~shardwise.rules.model.files.MAX_FILE_BYTES`), so a document
+#: never costs the rules more than the largest file without aliases would.
+MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 
 
-def _expanded_size(root: Any, limit: int) -> int:
-    """How many values ``root`` holds with every alias expanded (shared lists and mappings counted each
-    time they appear), a number above ``limit`` as soon as it passes it, or -1 when a list holds itself.
-    Linear in the distinct values."""
+def _expanded_size(root: Any, limit: int, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int]:
+    """How many values ``root`` holds and how many characters of text (keys and strings) with every alias
+    expanded (shared lists, mappings and strings counted each time they appear): ``(values, characters)``,
+    returned as soon as one passes its limit, or ``(-1, 0)`` when a list holds itself. Linear in the distinct
+    values."""
     if not isinstance(root, dict | list):
-        return 1
-    sizes: dict[int, int] = {}
+        return 1, len(root) if isinstance(root, str) else 0
+    sizes: dict[int, tuple[int, int]] = {}
     pending: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
@@ -367,13 +373,23 @@ def _expanded_size(root: Any, limit: int) -> int:
         key = id(node)
         items = node.values() if isinstance(node, dict) else node
         if children_done:
-            total = 1 + sum(sizes.get(id(c), 1) for c in items)
-            if total > limit:
-                return total
-            sizes[key] = total
+            total, chars = 1, 0
+            for c in items:
+                if isinstance(c, str):
+                    total += 1
+                    chars += len(c)
+                else:
+                    v, n = sizes.get(id(c), (1, 0))
+                    total += v
+                    chars += n
+            if isinstance(node, dict):
+                chars += sum(len(k) for k in node if isinstance(k, str))
+            if total > limit or chars > char_limit:
+                return total, chars
+            sizes[key] = (total, chars)
             pending.discard(key)
         elif key in pending:
-            return -1  # it contains itself
+            return -1, 0  # it contains itself
         elif key not in sizes:
             pending.add(key)
             stack.append((node, True))
@@ -404,10 +420,12 @@ def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 if starts is not None:
                     starts.append(node.start_mark.line + 1 + base)
                 doc = loader.construct_document(node)
-                size = _expanded_size(doc, MAX_EXPANDED_VALUES)
-                if size < 0 or size > MAX_EXPANDED_VALUES:
-                    what = "make a list that contains itself" if size < 0 else \
-                        f"expand to more than {MAX_EXPANDED_VALUES:,} values"
+                size, chars = _expanded_size(doc, MAX_EXPANDED_VALUES)
+                if size < 0 or size > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
+                    what = ("make a list that contains itself" if size < 0 else
+                            f"expand to more than {MAX_EXPANDED_VALUES:,} values" if size > MAX_EXPANDED_VALUES else
+                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
+                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
                     raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
                 docs.append(doc)
         finally:

@@ -302,6 +302,7 @@ def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
                            "shardwise reads integers of at most 4,300 digits")
 
 
+@pytest.mark.slow
 def test_the_cli_process_ends_on_a_hostile_tree(repo):
     """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""
     put(repo, "deploy/good.yaml", vllm_deployment("good"))
@@ -374,3 +375,38 @@ def test_sw308_reads_flags_word_by_word_as_the_joined_line_reads(words):
 
     joined = re.compile(r"--(api[-_]key|hf[-_]token)(?:=|\s+)(\S+)")
     assert list(secret_flags(words)) == [(m.group(1), m.group(2)) for m in joined.finditer(" ".join(words))]
+
+
+# ----------------------------------------------------------------------------------------- output injection
+
+INJECTED = "evil\n::stop-commands::pwned\n::error file=x.yaml::injected\x1b[2J.yaml"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "sarif", "github"])
+def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, INJECTED, "a: [broken\n")
+    with deadline(30):
+        rc = main(["lint", ".", "--format", fmt])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    lines = (out + err).splitlines()
+    commands = [ln for ln in lines if ln.startswith("::")]
+    if fmt == "github":  # the runner's own escaping: one annotation per line
+        assert commands == [
+            "::error file=./evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror file=x.yaml%3A%3Ainjected\x1b[2J.yaml,"
+            "line=2,title=shardwise input error::cannot parse YAML: did not find expected ',' or ']'",
+            *commands[1:]]
+        assert all(c.startswith(("::error ", "::warning ")) for c in commands)
+        return
+    assert commands == [] and "\x1b[2J" not in out + err
+    shown = "./evil\\n::stop-commands::pwned\\n::error file=x.yaml::injected\\x1b[2J.yaml"
+    if fmt == "text":
+        assert f"{shown}:2: error: cannot parse YAML: did not find expected ',' or ']'" in lines
+    elif fmt == "markdown":
+        assert f"- `{shown}:2` — cannot parse YAML: did not find expected ',' or ']'" in lines
+    elif fmt == "json":  # JSON escapes control characters itself: the name comes back exactly
+        assert [e["file"] for e in json.loads(out)["input_errors"]] == [f"./{INJECTED}"]
+    else:  # SARIF: a URI, percent-encoded
+        assert json.loads(out)["runs"][0]["tool"]["driver"]["name"] == "shardwise"
+        assert '"uri": "evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror' in out

@@ -334,6 +334,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations, render
+    from ..report.text import visible
     from .run import lint_report
 
     try:
@@ -360,7 +361,7 @@ def _lint(args: argparse.Namespace) -> int:
         return 2
     if not text_on_stdout:  # no report on the terminal: the input errors and the verdict go to stderr
         for error in report.errors:
-            _err(str(error))
+            _err(visible(str(error)))  # a newline in a file name starts no line of its own
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 

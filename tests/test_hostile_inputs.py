@@ -410,3 +410,43 @@ def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt)
     else:  # SARIF: a URI, percent-encoded
         assert json.loads(out)["runs"][0]["tool"]["driver"]["name"] == "shardwise"
         assert '"uri": "evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror' in out
+
+
+# ------------------------------------------------------------------------------------- --output atomically
+
+
+@pytest.mark.slow
+def test_concurrent_runs_leave_one_whole_report(repo):
+    """Runs of different sizes write one --output at once: the file is always one of their reports, whole."""
+    exe = str(Path(sys.executable).parent / "shardwise")
+    for n in range(1, 5):  # as many files in each, names of different lengths: reports of different lengths that
+        for i in range(60):  # the runs finish writing at about the same time
+            put(repo, f"set{n}/d{i}{'x' * 30 * n}.yaml", vllm_deployment(f"d{i}"))
+    expected = set()
+    for n in range(1, 5):
+        subprocess.run([exe, "lint", f"set{n}", "--format", "sarif", "--output", f"alone{n}.sarif"],
+                       capture_output=True, timeout=120, check=False)
+        expected.add((repo / f"alone{n}.sarif").read_text(encoding="utf-8"))
+    assert len(expected) == 4
+    for _ in range(4):
+        procs = [subprocess.Popen([exe, "lint", f"set{n}", "--format", "sarif", "--output", "shared.sarif", "--jobs",
+                                   "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in range(1, 5)]
+        for p in procs:
+            p.wait(timeout=120)
+        assert (repo / "shared.sarif").read_text(encoding="utf-8") in expected
+        assert [p.name for p in repo.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
+    from shardwise.rules.app.output import write_atomically
+
+    put(repo, "good.yaml", vllm_deployment("good"))
+    assert main(["lint", "good.yaml", "--format", "json", "--output", "/dev/null"]) == 0
+    assert Path("/dev/null").is_char_device()
+    report = put(repo, "reports/report.json", "old")
+    report.chmod(0o640)
+    os.symlink("reports/report.json", repo / "latest.json")
+    write_atomically(str(repo / "latest.json"), "new\n")
+    assert ((repo / "latest.json").is_symlink(), report.read_text(), oct(report.stat().st_mode & 0o777)) == (
+        True, "new\n", "0o640")
+    capsys.readouterr()

@@ -335,6 +335,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations, render
     from ..report.text import visible
+    from .output import write_atomically
     from .run import lint_report
 
     try:
@@ -351,8 +352,7 @@ def _lint(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             continue
         try:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(render(report, fmt))
+            write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
             failed.append(f"{path}: {e.strerror or e}")
     for message in failed:
@@ -369,6 +369,7 @@ def _lint(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..report import destinations
     from .diff import diff_refs, render_diff
+    from .output import write_atomically
 
     try:
         outputs = destinations(args.formats or [("markdown", None)], args.output)
@@ -381,8 +382,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_atomically(path, text)
     for error in result.head_errors:
         _err(str(error))
     print(result.summary_line(), file=sys.stderr)

@@ -450,3 +450,70 @@ def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
     assert ((repo / "latest.json").is_symlink(), report.read_text(), oct(report.stat().st_mode & 0o777)) == (
         True, "new\n", "0o640")
     capsys.readouterr()
+
+
+# ------------------------------------------------------------------------- kustomize: nothing from outside
+
+
+def fake_kustomize(repo: Path) -> Path:
+    """A kustomize on PATH that records its arguments and prints one Deployment (the real one is a Go build)."""
+    bin_dir = repo.parent / f"{repo.name}-bin"
+    bin_dir.mkdir()
+    script = bin_dir / "kustomize"
+    script.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KUSTOMIZE_ARGS\"\ncat \"$KUSTOMIZE_OUT\"\n")
+    script.chmod(0o755)
+    return bin_dir
+
+
+@pytest.fixture
+def kustomize(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATH", f"{fake_kustomize(repo)}:/usr/bin:/bin")
+    monkeypatch.setenv("KUSTOMIZE_ARGS", str(repo.parent / f"{repo.name}-args"))
+    out = repo.parent / f"{repo.name}-out.yaml"
+    out.write_text(vllm_deployment("built"), encoding="utf-8")
+    monkeypatch.setenv("KUSTOMIZE_OUT", str(out))
+    return repo.parent / f"{repo.name}-args"
+
+
+def test_kustomize_runs_with_its_files_kept_under_the_root(repo, capsys, kustomize):
+    put(repo, "base/kustomization.yaml", "resources: [deploy.yaml]\n")
+    put(repo, "base/deploy.yaml", vllm_deployment("base"))
+    put(repo, "overlays/prod/kustomization.yaml", "resources:\n  - ../../base\n")
+    rc, errors, summary = lint(capsys, "overlays/prod")
+    assert (rc, errors) == (0, [])
+    assert LINTED_ONE in summary
+    assert kustomize.read_text().splitlines() == ["build", "--load-restrictor=LoadRestrictionsRootOnly",
+                                                  "overlays/prod"]
+
+
+@pytest.mark.parametrize("entry", [
+    "https://github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v5.4.1",
+    "github.com/acme/platform//base?ref=v1",
+    "git@github.com:acme/platform.git//base",
+])
+def test_a_remote_base_is_not_fetched_unless_allowed(repo, capsys, kustomize, entry):
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n  - {entry}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, summary = lint(capsys, "app")
+    assert rc == 2
+    assert errors == [
+        f"app/kustomization.yaml: error: remote base {entry!r} not fetched: kustomize would download it (git fetch); "
+        "pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | shardwise "
+        "lint -; its 1 YAML file was read one by one instead (patches, overlays and generators not applied)"]
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    rc, errors, _ = lint(capsys, "app", "--fetch-remote-bases")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
+def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
+    outside = repo.parent / f"{repo.name}-shared"
+    put(outside, "kustomization.yaml", "resources: [deploy.yaml]\n")
+    put(outside, "deploy.yaml", vllm_deployment("shared"))
+    put(repo, "app/kustomization.yaml", "resources:\n  - ../base\n")
+    put(repo, "base/kustomization.yaml", f"bases:\n  - ../../{outside.name}\n")
+    rc, errors, _ = lint(capsys, "app")
+    assert rc == 2 and not kustomize.exists()
+    assert errors == [
+        f"base/kustomization.yaml: error: bases entry '../../{outside.name}' is {outside}, outside {repo}: the "
+        "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
+        "that holds both)"]

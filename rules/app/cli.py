@@ -108,6 +108,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="a Helm value for the chart directories given as PATH (repeatable, as helm template --set)",
     )
+    p.add_argument(
+        "--fetch-remote-bases", action="store_true",
+        help="let kustomize fetch the remote bases (git URLs) of the kustomization directories given as PATH; "
+             "without it such a base is an input error and nothing is downloaded",
+    )
 
 
 def _diff_format(spec: str) -> tuple[str, str | None]:
@@ -316,6 +321,7 @@ def _lint_options(args: argparse.Namespace) -> Any:
         config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
+        remote_bases=args.fetch_remote_bases,
     )
 
 

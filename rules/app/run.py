@@ -31,6 +31,7 @@ class LintOptions:
     #: helm/kustomize settings for chart and kustomization directories given as paths
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
+    remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
 
 
 def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
@@ -80,4 +81,4 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
 def _renderer(options: LintOptions) -> Renderer:
     from ..adapters.charts import Renderer
 
-    return Renderer(values=list(options.values), set_values=list(options.set_values))
+    return Renderer(values=list(options.values), set_values=list(options.set_values), remote_bases=options.remote_bases)

@@ -133,6 +133,17 @@ def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, caps
     assert LINTED_ONE in summary
 
 
+def test_an_ignore_file_linked_out_of_the_directory_is_not_read(repo, capsys):
+    secret = repo.parent / f"{repo.name}-secret"
+    secret.write_text("token-line\n", encoding="utf-8")
+    os.symlink(secret, repo / ".shardwiseignore")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    rc, errors, summary = lint(capsys, "good.yaml")
+    assert (rc, errors) == (2, [f".shardwiseignore: error: cannot read the ignore file: it is a symbolic link to {secret}, "
+                                "outside the current directory; shardwise does not follow it"])
+    assert LINTED_ONE in summary
+
+
 def test_links_to_a_device_or_out_of_the_tree_are_not_followed_from_a_folder(repo, capsys):
     outside = repo.parent / f"{repo.name}-outside.yaml"
     outside.write_text(vllm_deployment("outside"), encoding="utf-8")

@@ -171,7 +171,7 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
     value = config[key]
     key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
     if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
-        from . import parse_json  # NaN, duplicate keys and bad escapes are errors here too
+        from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
 
         try:
             value = parse_json(value, path)

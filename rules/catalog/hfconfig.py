@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..model.errors import CatalogError
+from ..model.errors import CatalogError, InputError
+from ..model.files import read_file_bytes
 from ..model.shapes import MlaShape, ModelShape, MoeShape, Precision
 
 # Defaults for keys a model family's config.json may leave out (the transformers config class
@@ -493,6 +494,14 @@ def weight_bytes_per_param(precision: Precision, quantization_config: Any = None
     return base
 
 
+def _read(path: str, what: str) -> bytes:
+    """A model file's bytes: a regular file only, bounded (:mod:`..model.files`), else :class:`CatalogError`."""
+    try:
+        return read_file_bytes(path)
+    except InputError as e:
+        raise CatalogError(e.message.replace("cannot read: ", f"cannot read {what}: ", 1), file=path) from None
+
+
 def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
     """Read a Hugging Face ``config.json`` (or a directory holding one) into a :class:`ModelShape`.
 
@@ -504,17 +513,17 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
 
     target = os.fspath(path)
     config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
+    if not os.path.lexists(config_path):
+        raise CatalogError("config.json not found", file=config_path)
     try:
-        with open(config_path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-    except FileNotFoundError:
-        raise CatalogError("config.json not found", file=config_path) from None
-    except OSError as exc:
-        raise CatalogError(f"cannot read model config: {exc.strerror}", file=config_path) from None
+        raw = json.loads(_read(config_path, "model config").decode("utf-8"))
     except UnicodeDecodeError:
         raise CatalogError("model config is not UTF-8 text", file=config_path) from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"invalid JSON: {exc.msg}", file=config_path, line=exc.lineno) from None
+    except (ValueError, RecursionError):  # an integer longer than Python reads (4,300 digits), nesting too deep
+        raise CatalogError("invalid JSON: a number of more than 4,300 digits or nesting too deep",
+                           file=config_path) from None
     if not isinstance(raw, dict):
         raise CatalogError("model config must be a JSON object", file=config_path)
     model_id = os.path.basename(os.path.dirname(os.path.abspath(config_path))) or config_path
@@ -609,12 +618,14 @@ def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int
     if not os.path.exists(index_path):
         return None, "derived"
     try:
-        with open(index_path, encoding="utf-8") as fh:
-            index = json.load(fh)
-    except (OSError, UnicodeDecodeError):
-        raise CatalogError("cannot read safetensors index", file=index_path) from None
+        index = json.loads(_read(index_path, "safetensors index").decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CatalogError("cannot read safetensors index: not UTF-8 text", file=index_path) from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"invalid JSON: {exc.msg}", file=index_path, line=exc.lineno) from None
+    except (ValueError, RecursionError):  # an integer longer than Python reads (4,300 digits), nesting too deep
+        raise CatalogError("invalid JSON: a number of more than 4,300 digits or nesting too deep",
+                           file=index_path) from None
     meta = index.get("metadata") if isinstance(index, dict) else None
     if not isinstance(meta, dict):
         return None, "derived"

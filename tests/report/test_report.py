@@ -204,8 +204,8 @@ def test_pool_memory_label_wins_over_catalog():
 
 def test_text_lines(report):
     assert render(report, "text").splitlines() == [
-        "deploy/llama.yaml:12: SW104 [mandatory] 100% sharded | over 4 GPUs, needs 1: replicate",
-        "instead (Deployment serving/llama70b)",
+        "deploy/llama.yaml:12: SW104 [mandatory] 100% sharded | over 4 GPUs, needs 1: replicate\\ninstead "
+        "(Deployment serving/llama70b)",  # a line break in a message starts no line of its own
         "deploy/llama.yaml:12: SW106 [advisory] an AWQ variant would fit one GPU "
         "(Deployment serving/llama70b)",
         "deploy/other.yaml:3: SW103 [mandatory] 32 × 8,192 tokens needs more KV "

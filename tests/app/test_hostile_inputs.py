@@ -29,8 +29,6 @@ from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
 from shardwise.rules.model.files import MAX_FILE_BYTES, read_file_bytes
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 class Hung(Exception):
     pass

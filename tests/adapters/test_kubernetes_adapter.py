@@ -14,7 +14,7 @@ from shardwise.rules.adapters.k8s import (
     parse_manifests,
     resolve_pools,
 )
-from shardwise.rules.adapters.k8s.pools import pool_from_labels
+from shardwise.rules.catalog.hardware import pool_from_labels
 from shardwise.rules.model import (
     UNKNOWN,
     Autoscaler,

@@ -12,8 +12,8 @@ import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
-from shardwise.rules.adapters.k8s.pools import pool_from_labels
 from shardwise.rules.catalog.accelerators import group_vendor
+from shardwise.rules.catalog.hardware import pool_from_labels
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Location

@@ -808,3 +808,83 @@ def test_a_leaderworkerset_of_fewer_than_one_pod_is_an_input_error(size):
         """), "l.yaml")
     assert (err.value.file, err.value.line, err.value.message) == (
         "l.yaml", 6, f"spec.leaderWorkerTemplate.size: expected an integer of at least 1, got {int(size)}")
+
+
+# --- Helm hooks and tests are not serving workloads -----------------------------------------------------------
+
+
+def test_helm_test_pods_and_hook_jobs_are_no_workloads_but_a_hook_deployment_is():
+    """A `helm test` pod and a post-install Job reuse the vLLM image without starting a server: before, each gave
+    SW002 ("runs the vLLM image but its command does not start a vLLM server"). Helm waits for a hook Pod or Job
+    to finish, so neither serves; a Deployment created at a hook stays and serves. No rule of shardwise applies
+    to pods that run no vLLM server, so nothing else is lost by not reading them."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    inv = load_inputs([fixture("helm-hooks.yaml")])
+    assert [(g.kind, g.name) for g in inv.groups] == [("Deployment", "llm"), ("Deployment", "llm-warm")]
+    assert (inv.launch_issues, dict(inv.skipped)) == (
+        [], {"Pod (Helm test hook)": 1, "Job (Helm post-install hook)": 1})
+    assert sorted((f.code, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv)) == [
+        ("SW305", 5, "Namespace llm")]
+
+
+# --- (group, kind), never a kind alone -------------------------------------------------------------------------
+
+
+def test_a_kind_of_another_group_is_no_kubernetes_workload():
+    """`Deployment` of example.com is a custom resource: a `spec.template` of the wrong type is no input error
+    there (the strict checks are Kubernetes' own), and its pod is read by the shape it shares."""
+    inv = load_kubernetes_text(text("""
+        apiVersion: example.com/v1
+        kind: Deployment
+        metadata: {name: chat, namespace: ai}
+        spec:
+          replicas: 3
+          template:
+            spec:
+              containers:
+                - {name: vllm, image: vllm/vllm-openai:v0.10.1, args: [--model, Qwen/Qwen2.5-7B-Instruct]}
+        ---
+        apiVersion: example.com/v1
+        kind: Deployment
+        metadata: {name: odd}
+        spec: {template: 7}
+    """), "d.yaml")
+    assert [(g.kind, g.name, g.replicas, g.engine.model) for g in inv.groups] == [
+        ("Deployment", "chat", 3, "Qwen/Qwen2.5-7B-Instruct")]
+    assert dict(inv.skipped) == {"Deployment": 1}
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: odd}\nspec: {template: 7}\n",
+                             "d.yaml")
+    assert err.value.message == "spec.template: expected a mapping, found a number"
+
+
+@pytest.mark.parametrize(("api", "kind", "replicas"), [
+    ("apps/v1", "Deployment", 2), ("extensions/v1beta1", "Deployment", 2), ("apps/v1", "StatefulSet", 2),
+    ("apps.kruise.io/v1beta1", "StatefulSet", 2), ("apps.kruise.io/v1alpha1", "CloneSet", 2),
+    ("argoproj.io/v1alpha1", "Rollout", 2), ("apps.openshift.io/v1", "DeploymentConfig", 2),
+    ("apps/v1", "DaemonSet", "UNKNOWN"), ("apps.kruise.io/v1alpha1", "DaemonSet", "UNKNOWN"),
+    ("batch/v1", "Job", 1),
+])
+def test_workload_kinds_are_known_by_their_group(api, kind, replicas):
+    """Argo Rollouts, OpenKruise (CloneSet, Advanced StatefulSet and DaemonSet) and OpenShift's DeploymentConfig
+    keep the upstream shape (spec.template, spec.replicas): read as the kind they copy."""
+    inv = load_kubernetes_text(text(f"""
+        apiVersion: {api}
+        kind: {kind}
+        metadata: {{name: qwen, namespace: llm}}
+        spec:
+          replicas: 2
+          template:
+            metadata: {{labels: {{app: qwen}}}}
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+    """), "w.yaml")
+    [g] = inv.groups
+    assert (g.kind, "UNKNOWN" if g.replicas is UNKNOWN else g.replicas, g.unknown_operator, g.pod_labels) == (
+        kind, replicas, False, {"app": "qwen"})

@@ -1,6 +1,7 @@
 """Serving operators' resources that start vLLM, read through the real Kubernetes adapter: KServe
 (InferenceService, ServingRuntime, LLMInferenceService), KubeAI Model, KubeRay (RayCluster, RayService
-with Ray Serve LLM), NVIDIA Dynamo, AIBrix (StormService, RayClusterFleet) and llm-d ModelService.
+with Ray Serve LLM), NVIDIA Dynamo, AIBrix (StormService, RayClusterFleet), llm-d ModelService and Knative
+Serving (Service, Configuration, Revision).
 
 The fixtures under fixtures/k8s/serving/ are written in the shapes each project documents; each test
 asserts every serving group exactly: what it is, the engine settings, the GPUs, the pool, and the line
@@ -282,7 +283,7 @@ def test_aibrix_and_llm_d():
 
 def test_every_serving_fixture_lints_without_input_errors():
     inv = load_inputs([FIX])
-    assert len(inv.groups) == 20
+    assert len(inv.groups) == 21
     assert not [g.name for g in inv.groups if g.model is None]
 
 
@@ -458,3 +459,71 @@ def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
     path.write_text(text.replace("      replicas: 1\n", "      replicas: 1\n      sharedMemory: {disabled: true}\n"),
                     encoding="utf-8")
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]
+
+
+# --- Knative Serving: a (group, kind), never a kind alone ----------------------------------------------------
+
+
+def test_a_knative_service_is_a_workload_not_a_core_service():
+    """serving.knative.dev Service: its template's pod is read (before, it was taken for a core Service and its
+    vLLM pod never seen); replicas from min-scale; Knative's own pod labels, which a core Service selects."""
+    inv = load("knative-vllm.yaml")
+    assert groups(inv) == [
+        ("Knative Service", "llm", "llama3", 5, "meta-llama/Llama-3.1-70B-Instruct", 4, 1, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 1, ("instance-type=g6e.12xlarge", "L40S"))]
+    [g] = inv.groups
+    assert g.pod_labels == {"app": "llama3", "serving.knative.dev/configuration": "llama3",
+                            "serving.knative.dev/service": "llama3"}
+    assert g.locations["replicas"].line == 16  # the min-scale annotation
+    # Knative's default readiness probe (TCP on the container's port), which its queue-proxy runs
+    probe = g.containers[0].probes["readiness"]
+    assert (probe.port, probe.path) == (8000, None)
+    assert [(s.name, s.type, s.selector) for s in inv.services] == [
+        ("llama3-public", "LoadBalancer", {"serving.knative.dev/service": "llama3"})]
+    got = sorted((f.code, f.location.line, f.level, f.subject) for f in run_rules(ALL_RULES, inv))
+    assert got == [
+        ("SW202", 27, "advisory", "Knative Service llm/llama3"),
+        ("SW305", 5, "advisory", "Namespace llm"),
+        ("SW306", 45, "mandatory", "Service llm/llama3-public"),
+    ]
+
+
+_KNATIVE = """apiVersion: serving.knative.dev/v1
+kind: {kind}
+metadata:
+  name: qwen
+  namespace: llm
+spec:
+{body}"""
+_KNATIVE_POD = """      containers:
+        - image: vllm/vllm-openai:v0.10.1
+          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_knative_configuration_and_revision_and_their_scale():
+    conf = load_kubernetes_text(_KNATIVE.format(kind="Configuration", body=(
+        "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/minScale: \"0\"\n"
+        "        autoscaling.knative.dev/initialScale: \"3\"\n    spec:\n" + _KNATIVE_POD)), "c.yaml")
+    rev = load_kubernetes_text(_KNATIVE.format(kind="Revision", body="\n".join(
+        line[4:] for line in _KNATIVE_POD.splitlines())), "r.yaml")
+    bare = load_kubernetes_text(_KNATIVE.format(kind="Service", body="  template:\n    spec:\n" + _KNATIVE_POD),
+                                "s.yaml")
+    # min-scale 0 scales to zero when idle: the replicas that serve are the initial scale (Knative's default 1)
+    assert [(g.kind, g.name, g.replicas, g.engine.model) for inv in (conf, rev, bare) for g in inv.groups] == [
+        ("Knative Configuration", "qwen", 3, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Revision", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Service", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct")]
+    assert conf.groups[0].pod_labels == {"serving.knative.dev/configuration": "qwen"}
+    # with no port the probe is on Knative's PORT, 8080
+    assert bare.groups[0].containers[0].probes["readiness"].port == 8080
+
+
+def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(_KNATIVE.format(kind="Service", body=(
+            "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/min-scale: two\n"
+            "    spec:\n" + _KNATIVE_POD)), "s.yaml")
+    assert (e.value.line, e.value.message) == (
+        10, "autoscaling.knative.dev/min-scale: expected a whole number of pods, got 'two'")

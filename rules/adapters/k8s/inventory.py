@@ -9,7 +9,7 @@ from typing import Any
 from ...model import Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import load_documents, read_text
-from .dispatch import DATA_KINDS, NOT_WORKLOADS, Context, add_object
+from .dispatch import Context, add_object, helm_hook, holds_data, not_workload
 from .kserve import RUNTIME_KINDS, runtimes_used
 from .nodes import resolve_pools
 from .parse import Lines, objects_from_documents
@@ -58,9 +58,9 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
             read_files.add(loc.file)
         else:
             kind = str(obj.get("kind", ""))
-            if kind in DATA_KINDS:
+            if holds_data(obj):
                 data.append((obj, loc))
-            elif kind not in NOT_WORKLOADS and note_unread(kind, obj, loc, inv, errors):
+            elif not not_workload(obj) and helm_hook(obj) is None and note_unread(kind, obj, loc, inv, errors):
                 read_files.add(loc.file)
         for ref in inv.cross_refs[marks[_REFS]:]:  # what was read from it alone goes when it is joined
             ref.groups, ref.issues = inv.groups[marks[0]:], inv.launch_issues[marks[_ISSUES]:]

@@ -7,10 +7,9 @@ from typing import Any
 
 from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
-from .dispatch import DATA_KINDS
+from .dispatch import holds_data, is_template
 from .fields import as_map, read_annotations, suppressions_from
 from .generic import find_pods, vllm_mentions
-from .kserve import RUNTIME_KINDS
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -30,10 +29,10 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     what, at = mention
     meta = as_map(obj.get("metadata"))
     subject = f"{kind or '(no kind)'} {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
-    if kind in DATA_KINDS:
+    if holds_data(obj):
         why = ("it holds data a workload reads, and no workload in this file was read: lint it together with "
                "the workload that mounts it")
-    elif kind == "LLMInferenceServiceConfig" or kind in RUNTIME_KINDS:
+    elif is_template(obj):
         why = ("it is a template its services merge, and none in the inputs uses it: lint it together with "
                "the services that run on it")
     elif find_pods(obj):

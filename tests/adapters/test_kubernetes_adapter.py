@@ -145,7 +145,7 @@ def test_statefulset_api_server_form_with_gfd_selector():
     assert g.vllm_container == "server"
     p = g.pool
     assert (p.name, p.gpu.name, p.gpus_per_node, p.interconnect, p.gpu_memory_gib) == (
-        "gpu.product=NVIDIA-L4", "L4", None, None, 21.99)
+        "gpu.product=NVIDIA-L4", "L4", None, "pcie", 21.99)  # L4s have no NVLink: PCIe on any node
 
 
 def test_pod_with_bash_script_and_env():

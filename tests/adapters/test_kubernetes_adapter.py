@@ -192,7 +192,9 @@ def test_leaderworkerset_group():
     assert [c.name for c in g.containers] == ["vllm-leader"]
     assert g.main_container.efa == 32
     assert g.main_container.env == {"FI_PROVIDER": "efa", "LWS_GROUP_SIZE": "2", "LWS_WORKER_INDEX": "0"}
-    assert g.pod_labels == {"role": "leader"}
+    # the leader's labels, with those the LWS controller adds to the pods it creates (0: the first group's leader)
+    assert g.pod_labels == {"role": "leader", "leaderworkerset.sigs.k8s.io/name": "deepseek-r1",
+                            "leaderworkerset.sigs.k8s.io/group-index": "0", "leaderworkerset.sigs.k8s.io/worker-index": "0"}
     assert (g.pool.name, g.pool.gpus_per_node, g.pool.efa) == ("instance-type=p5.48xlarge", 8, True)
 
 

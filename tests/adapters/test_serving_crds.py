@@ -527,3 +527,64 @@ def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
             "    spec:\n" + _KNATIVE_POD)), "s.yaml")
     assert (e.value.line, e.value.message) == (
         10, "autoscaling.knative.dev/min-scale: expected a whole number of pods, got 'two'")
+
+
+# --- the labels operators put on the pods they create, which Services select --------------------------------
+
+
+def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
+    """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
+    Service selecting those labels selects the group."""
+    kserve = load("kserve-huggingface.yaml")
+    assert kserve.groups[0].pod_labels == {"serving.kserve.io/inferenceservice": "llama-8b", "component": "predictor"}
+    ray = load("ray.yaml")
+    head = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay",
+            "app.kubernetes.io/created-by": "kuberay-operator", "ray.io/node-type": "head", "ray.io/group": "headgroup"}
+    assert [(g.name, g.pod_labels) for g in ray.groups] == [
+        # Ray Serve LLM: the Serve proxy on the head answers; the RayService's cluster name is generated
+        ("qwen-serve/qwen-14b", {**head, "ray.io/serve": "true"}),
+        ("llama-405b-ray", {**head, "ray.io/identifier": "llama-405b-ray-head", "ray.io/cluster": "llama-405b-ray"}),
+    ]
+
+
+_ISVC_MODE = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+  namespace: llm
+  labels: {team: search}
+  annotations:
+    serving.kserve.io/deploymentMode: {mode}
+spec:
+  predictor:
+    labels: {tier: gpu}
+    containers:
+      - name: kserve-container
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: qwen-public, namespace: llm}}
+spec:
+  type: LoadBalancer
+  selector: {selector}
+  ports: [{{port: 80, targetPort: 8080}}]
+"""
+
+
+@pytest.mark.parametrize(("mode", "selector", "label"), [
+    ("RawDeployment", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Standard", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Serverless", "{serving.knative.dev/service: qwen-predictor}",
+     {"serving.knative.dev/service": "qwen-predictor", "serving.knative.dev/configuration": "qwen-predictor"}),
+])
+def test_a_service_selecting_kserve_predictor_pods_by_their_mode_label_is_sw306(mode, selector, label):
+    inv = load_kubernetes_text(_ISVC_MODE.replace("{mode}", mode).replace("{selector}", selector)
+                               .replace("{{", "{").replace("}}", "}"), "i.yaml")
+    [g] = inv.groups
+    assert g.pod_labels == {"team": "search", "tier": "gpu", "serving.kserve.io/inferenceservice": "qwen",
+                            "component": "predictor", **label}
+    assert [(f.code, f.level, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
+        ("SW306", "mandatory", "Service llm/qwen-public")]

@@ -77,6 +77,7 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW202": {"karpenter-nodepool.yaml"},  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+    "SW306": {"lws-leader.yaml"},  # a Service selecting an LWS leader by the labels its controller adds
 }
 
 

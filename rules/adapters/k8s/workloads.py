@@ -36,6 +36,9 @@ from ...model.vocab import (
     ANN_TARGET_CONCURRENCY,
     ANN_TPOT_TARGET,
     LWS_EXCLUSIVE,
+    LWS_GROUP_INDEX,
+    LWS_NAME,
+    LWS_WORKER_INDEX,
 )
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
@@ -366,6 +369,12 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     group = make_group("LeaderWorkerSet", obj, loc, chosen, int_field(spec, "replicas", 1, loc, "spec.replicas"),
                    file)
     group.pods_per_group = size
+    # the labels the LWS controller puts on the pods it creates, over the template's (sigs.k8s.io/lws,
+    # api/leaderworkerset/v1): the set's name, the group index (the first group's pods: 0) and the worker
+    # index, 0 for the leader (the pod a Service in front of the group selects) and 1.. for the workers
+    leads = leader is None or chosen is leader
+    group.pod_labels = {**group.pod_labels, LWS_NAME: str(obj_meta.get("name") or "unnamed"),
+                        LWS_GROUP_INDEX: "0", LWS_WORKER_INDEX: "0" if leads else "1"}
     rp = lwt.get("restartPolicy")
     group.restart_policy = str(rp) if rp is not None else None
     meta_ann = str_map(as_map(obj.get("metadata")).get("annotations"))

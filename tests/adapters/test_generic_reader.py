@@ -59,10 +59,10 @@ def test_ome_runtime_single_runner_container_is_linted():
 def test_role_based_group_and_an_in_house_crd_with_pod_spec():
     inv = load("rbg-and-podspec.yaml")
     assert groups(inv) == [
-        # each role that runs vLLM is a group named by its role; the router is no vLLM pod
-        ("RoleBasedGroup", "llm", "qwen-pd/prefill", 21, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 2, 1,
+        # each role that runs vLLM is a group named by its role, at the role's line; the router is no vLLM pod
+        ("RoleBasedGroup", "llm", "qwen-pd/prefill", 17, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 2, 1,
          {"node.kubernetes.io/instance-type": "g6e.xlarge"}, ["vllm"], 25),
-        ("RoleBasedGroup", "llm", "qwen-pd/decode", 35, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 3, 1,
+        ("RoleBasedGroup", "llm", "qwen-pd/decode", 31, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 3, 1,
          {"node.kubernetes.io/instance-type": "g6e.xlarge"}, ["vllm"], 39),
         # args only on a vLLM image (its entrypoint runs the server); minReplicas on the way to the pod
         ("LlmEndpoint", "apps", "chat", 55, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 8192, 1, 2, 1, {},

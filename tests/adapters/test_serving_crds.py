@@ -588,3 +588,41 @@ def test_a_service_selecting_kserve_predictor_pods_by_their_mode_label_is_sw306(
                             "component": "predictor", **label}
     assert [(f.code, f.level, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
         ("SW306", "mandatory", "Service llm/qwen-public")]
+
+
+# --- RoleBasedGroup: a role's pod is its template with the patches applied --------------------------------------
+
+RBG = os.path.join(FIXTURES, "k8s", "rbg")
+
+
+def test_rbg_roles_that_patch_a_shared_template_keep_its_image():
+    """sgl-project/rbg's own vLLM example, verbatim: each role names `roleTemplates[vllm-base]` (the image) and
+    patches it (the command). Before, the patch was read alone: no image (SW307 silent on `latest`), the group
+    named `…/prefill/standalonePattern/templateRef/patch`, and its pods per group unknown."""
+    inv = load_kubernetes_file(os.path.join(RBG, "vllm-pd-disagg-with-mooncake-te.yaml"))
+    got = [(g.name, g.location.line, g.engine.model, show(g.replicas), show(g.pods_per_group), g.gpus_per_pod,
+            g.main_container.image, g.at("image").line, g.unknown_operator) for g in inv.groups]
+    assert got == [
+        ("vllm-pd-with-mooncake-te/prefill", 114, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False),
+        ("vllm-pd-with-mooncake-te/decode", 172, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False)]
+    assert inv.groups[0].pod_labels == {"app": "vllm-inference",
+                                        "rbg.workloads.x-k8s.io/group-name": "vllm-pd-with-mooncake-te",
+                                        "rbg.workloads.x-k8s.io/role-name": "prefill"}
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+    assert sorted((f.code, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW307") == [
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/decode"),
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/prefill")]
+
+
+def test_rbg_leader_worker_roles_span_their_size_in_pods():
+    inv = load_kubernetes_file(os.path.join(RBG, "leader-worker.yaml"))
+    assert groups(inv) == [
+        # v1alpha2: the leader's command from leaderTemplatePatch, over the template's image and GPUs
+        ("RoleBasedGroup", "llm", "llama-70b/backend", 11, "meta-llama/Llama-3.1-70B-Instruct", 4, 2, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 2, ("instance-type=g6e.12xlarge", "L40S")),
+        # v1alpha1: patchLeaderTemplate over the role's template
+        ("RoleBasedGroup", "llm", "qwen-32b/lws", 54, "Qwen/Qwen2.5-32B-Instruct", 2, 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 2, ("instance-type=g6e.xlarge", "L40S")),
+    ]
+    assert [g.pod_labels["role"] for g in inv.groups] == ["leader", "leader"]
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})

@@ -50,6 +50,9 @@ from .policies import (
     add_cilium_policy,
 )
 from .ray import add_ray_cluster_object
+from .rbg import GROUP as RBG_GROUP
+from .rbg import KINDS as RBG_KINDS
+from .rbg import add_role_based_group
 from .workloads import WORKLOAD_GROUPS, add_workload
 
 
@@ -97,6 +100,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     **{(group, kind): (lambda kind, obj, loc, inv, ctx: add_workload(kind, obj, loc, inv, ctx.lines))
        for kind, groups in WORKLOAD_GROUPS.items() for group in groups},
     **{(KNATIVE_GROUP, kind): _with_kind_lines(add_knative) for kind in KNATIVE_KINDS},
+    **{(RBG_GROUP, kind): _with_kind_lines(add_role_based_group) for kind in RBG_KINDS},
     ("serving.kserve.io", "InferenceService"):
         lambda kind, obj, loc, inv, ctx: add_inference_service(obj, loc, inv, ctx.lines, ctx.runtimes),
     **{("serving.kserve.io", kind): _none for kind in RUNTIME_KINDS},
@@ -192,6 +196,7 @@ _FALLBACK = frozenset({
         "llm-d.ai": ("ModelService",),
         "kaito.sh": ("Workspace",),
         "workload.serving.volcano.sh": ("ModelBooster", "ModelServing"),
+        RBG_GROUP: RBG_KINDS,
     }),
 })
 

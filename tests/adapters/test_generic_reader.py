@@ -71,6 +71,24 @@ def test_role_based_group_and_an_in_house_crd_with_pod_spec():
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
 
 
+def test_serving_crds_of_other_projects_are_read_by_their_pod_specs():
+    """JobSet, a Volcano Job (kind `Job` of batch.volcano.sh: no batch/v1 Job, which has no `tasks`; before, it was
+    read as one and only SW005 spoke), a SeldonDeployment, and an in-house CRD that patches a base template."""
+    inv = load("crd-shapes.yaml")
+    assert groups(inv) == [
+        ("JobSet", "llm", "vllm-multihost", 24, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 8192, 1, 1, 1,
+         {"cloud.google.com/gke-accelerator": "nvidia-l4"}, ["vllm"], 27),
+        ("Job", "llm", "vllm-vc", 42, "Qwen/Qwen2.5-7B-Instruct", 1, 1, None, 1, 2, 1, {}, ["vllm"], 44),
+        ("SeldonDeployment", "llm", "vllm-seldon", 58, "Qwen/Qwen2.5-7B-Instruct", 1, 1, None, 1, 2, 1, {}, ["llm"],
+         60),
+        # the patch's container takes the base's image (line 82) and its 2 GPUs; the base is no pod of its own
+        ("InferenceStack", "ai", "chat", 90, "Qwen/Qwen2.5-7B-Instruct", 2, 1, None, 2, 3, 1, {}, ["vllm"], 82),
+    ]
+    assert all(g.unknown_operator for g in inv.groups)
+    # the Rollout that points at a Deployment holds no pod and mentions no vLLM: nothing to say
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+
+
 def test_llmaz_playground_mentions_vllm_and_is_not_silent():
     inv = load("llmaz-playground.yaml")
     assert inv.groups == []

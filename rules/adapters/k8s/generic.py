@@ -31,6 +31,7 @@ from ...model import UNKNOWN, Inventory, Location
 from ...vllm.args import is_vllm_image
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map
+from .ome import merge
 from .parse import Lines
 from .pods import read_pod
 from .serving import with_containers
@@ -107,6 +108,31 @@ def _walk(node: Any, path: str, parent: Any, ancestors: list[Mapping[str, Any]],
         _walk(value, f"{path}.{key}", node, below, label if key in _PLAIN else [*label, key], out, depth + 1)
 
 
+def _fill_patches(found: list[FoundPod]) -> set[int]:
+    """Operators build a pod from a template and patches of it (RoleBasedGroup's ``templateRef`` + ``patch``, a
+    leader patch over a shared template): a container without an image in one pod spec is a patch of the
+    container of the same name that has one in another pod spec of the object, merged onto it as a strategic
+    merge patch. Returns the indices of the pod specs patched that way: bases, not pods of their own."""
+    named: dict[str, tuple[Mapping[str, Any], int]] = {}
+    for i, f in enumerate(found):
+        for c in as_list(f.spec.get("containers")):
+            if isinstance(c, dict) and isinstance(c.get("image"), str) and isinstance(c.get("name"), str):
+                named.setdefault(c["name"], (c, i))
+    bases: set[int] = set()
+    for j, f in enumerate(found):
+        containers = as_list(f.spec.get("containers"))
+        merged = []
+        for c in containers:
+            base = named.get(str(c.get("name"))) if isinstance(c, dict) and "image" not in c else None
+            if base is not None and base[1] != j:
+                c = merge(base[0], c)
+                bases.add(base[1])
+            merged.append(c)
+        if merged != containers:
+            f.spec = with_containers(f.spec, merged)
+    return bases
+
+
 def _replicas(found: FoundPod) -> Any:
     """The product of the ``replicas`` written on the way to the pod (``minReplicas`` where a level has
     none); UNKNOWN when none is written or one is not a whole number."""
@@ -140,6 +166,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     found = find_pods(obj)
     if not found:
         return False
+    bases = _fill_patches(found)
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
     pods = [(f, read_pod(f.meta, f.spec, file, file_lines, {}, where=loc, path=f.path)) for f in found]
@@ -152,7 +179,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
             return False
         note_launch(inv, kind, obj, loc, unread[1], None, _name(name, unread[0], len(pods)))
         return True
-    others = [(f, p) for f, p in pods if p.engine is None]
+    others = [(f, p) for i, (f, p) in enumerate(pods) if p.engine is None and i not in bases]
     for f, pod in serving:
         for _, other in others:
             fill_placement(pod, other)

@@ -890,3 +890,13 @@ def test_workload_kinds_are_known_by_their_group(api, kind, replicas):
     [g] = inv.groups
     assert (g.kind, "UNKNOWN" if g.replicas is UNKNOWN else g.replicas, g.unknown_operator, g.pod_labels) == (
         kind, replicas, False, {"app": "qwen"})
+
+
+def test_an_object_whose_api_version_is_not_known_yet_is_read_as_kubernetes_own_kind():
+    """At preview an apiVersion may be unknown: a `Service` is then the core Service, not a Knative one."""
+    from shardwise.rules.adapters.k8s import inventory_from_objects
+
+    obj = {"apiVersion": UNKNOWN, "kind": "Service", "metadata": {"name": "s", "namespace": "llm"},
+           "spec": {"type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80}]}}
+    inv = inventory_from_objects([(obj, Location("index.ts", None))])
+    assert [(s.name, s.type) for s in inv.services] == [("s", "LoadBalancer")]

@@ -211,11 +211,13 @@ def key_of(obj: Mapping[str, Any]) -> tuple[str | None, str]:
 
 
 def _lookup(key: tuple[str | None, str], table: Mapping[tuple[str, str], Extractor]) -> Extractor | None:
-    """The entry of ``table`` for ``key``; a group not known yet (a preview's unknown ``apiVersion``) takes the
-    first entry of that kind."""
+    """The entry of ``table`` for ``key``; a group not known yet (a preview's unknown ``apiVersion``) takes the core
+    group's entry of that kind, else the first."""
     group, kind = key
     if group is not None:
         return table.get((group, kind))
+    if ("", kind) in table:  # Kubernetes' own kind before a custom resource of that name (a Knative Service)
+        return table[("", kind)]
     return next((v for (_, k), v in table.items() if k == kind), None)
 
 

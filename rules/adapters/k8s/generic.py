@@ -30,7 +30,7 @@ from typing import Any
 from ...model import UNKNOWN, Inventory, Location
 from ...vllm.args import is_vllm_image
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map
+from .fields import api_group, as_list, as_map
 from .ome import merge
 from .parse import Lines
 from .pods import read_pod
@@ -39,6 +39,8 @@ from .workloads import fill_placement, make_group, note_launch
 
 #: Serving runtimes: pod templates that the services naming them fill in (ServingGroup.template).
 TEMPLATE_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+#: The API groups whose runtimes those are (KServe, OME).
+TEMPLATE_GROUPS = frozenset({"serving.kserve.io", "ome.io"})
 #: Keys that never hold the pod an object runs (its own metadata, its observed state).
 _NOT_POD = frozenset({"metadata", "status", "annotations", "labels", "selector", "nodeSelector", "affinity",
                       "tolerations", "volumes", "env", "envFrom", "resources", "securityContext"})
@@ -187,7 +189,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         group_name = _name(name, f, len(serving))
         group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name)
         group.unknown_operator = True
-        group.template = kind in TEMPLATE_KINDS
+        group.template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
         if any(_may_be_engine_pod(o) for o, _ in others):
             group.pods_per_group = UNKNOWN  # workers of the same engine, in a number the operator decides
         inv.groups.append(group)

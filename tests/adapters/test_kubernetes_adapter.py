@@ -888,8 +888,11 @@ def test_workload_kinds_are_known_by_their_group(api, kind, replicas):
                   args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
     """), "w.yaml")
     [g] = inv.groups
+    # the labels the controller adds to the first pod, that a Service may select on
+    added = {"StatefulSet": {"statefulset.kubernetes.io/pod-name": "qwen-0", "apps.kubernetes.io/pod-index": "0"},
+             "Job": {"batch.kubernetes.io/job-name": "qwen", "job-name": "qwen"}}.get(kind, {})
     assert (g.kind, "UNKNOWN" if g.replicas is UNKNOWN else g.replicas, g.unknown_operator, g.pod_labels) == (
-        kind, replicas, False, {"app": "qwen"})
+        kind, replicas, False, {"app": "qwen", **added})
 
 
 def test_an_object_whose_api_version_is_not_known_yet_is_read_as_kubernetes_own_kind():
@@ -900,3 +903,37 @@ def test_an_object_whose_api_version_is_not_known_yet_is_read_as_kubernetes_own_
            "spec": {"type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80}]}}
     inv = inventory_from_objects([(obj, Location("index.ts", None))])
     assert [(s.name, s.type) for s in inv.services] == [("s", "LoadBalancer")]
+
+
+def test_a_public_service_for_one_statefulset_pod_is_sw306():
+    """A per-pod Service (selector statefulset.kubernetes.io/pod-name, which the StatefulSet controller sets) in
+    front of vLLM: before, the label was not on the pods shardwise reads and the LoadBalancer passed."""
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    inv = load_kubernetes_text(text("""
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: qwen, namespace: llm}
+        spec:
+          replicas: 2
+          serviceName: qwen
+          template:
+            spec:
+              nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+                  resources: {limits: {nvidia.com/gpu: "1"}}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: qwen-0-public, namespace: llm}
+        spec:
+          type: LoadBalancer
+          selector: {statefulset.kubernetes.io/pod-name: qwen-0}
+          ports: [{port: 80, targetPort: 8000}]
+    """), "s.yaml")
+    assert [(f.code, f.level, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
+        ("SW306", "mandatory", 20, "Service llm/qwen-0-public")]

@@ -292,6 +292,23 @@ def _replicas(kind: str, obj: Mapping[str, Any], loc: Location, known: bool) -> 
     return int_field(spec, "replicas", 1, loc, "spec.replicas")
 
 
+def controller_labels(kind: str, obj: Mapping[str, Any]) -> dict[str, str]:
+    """The labels Kubernetes' controllers add to the pods they create that a manifest can select on, for the first
+    pod (k8s.io/api apps/v1 and batch/v1 types.go): a StatefulSet's ``statefulset.kubernetes.io/pod-name``
+    (``<name>-0``) and ``apps.kubernetes.io/pod-index``, a Job's ``batch.kubernetes.io/job-name`` and the older
+    ``job-name`` (and the completion index of an Indexed Job). A Deployment's ``pod-template-hash`` and the
+    controllers' uids are made at run time: nobody selects on them in a manifest."""
+    name = str(as_map(obj.get("metadata")).get("name") or "unnamed")
+    if kind == "StatefulSet":
+        return {"statefulset.kubernetes.io/pod-name": f"{name}-0", "apps.kubernetes.io/pod-index": "0"}
+    if kind == "Job":
+        labels = {"batch.kubernetes.io/job-name": name, "job-name": name}
+        if as_map(obj.get("spec")).get("completionMode") == "Indexed":
+            labels["batch.kubernetes.io/job-completion-index"] = "0"
+        return labels
+    return {}
+
+
 def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
                  known: bool = True) -> bool:
     """Add a serving group for a workload that runs vLLM; True when one was added. ``known``: the object is
@@ -327,6 +344,8 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     group = make_group(kind, obj, loc, pod, replicas, file)
     if bare_pod:  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
+    elif strict:
+        group.pod_labels = {**group.pod_labels, **controller_labels(kind, obj)}
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group)
     add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)

@@ -89,6 +89,27 @@ def test_serving_crds_of_other_projects_are_read_by_their_pod_specs():
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
 
 
+def test_a_ray_service_that_starts_vllm_from_python_is_not_silent():
+    """KubeRay's own TPU sample, verbatim: the Serve app imports vLLM in Python and the image is a placeholder;
+    before, nothing in it read as vLLM and the file passed without a word. vLLM's own environment variable says so."""
+    inv = load("ray-service.vllm-tpu-v6e-singlehost.yaml")
+    assert inv.groups == []
+    assert unread(inv) == [(
+        "RayService default/vllm-tpu", "it mentions vLLM (vLLM's environment variable VLLM_XLA_CACHE_PATH) but none "
+        "of its pod specs starts a vLLM server shardwise can read: the server is started elsewhere (a script, a "
+        "job's entrypoint, the operator's own command)", 45, True)]
+
+
+def test_client_variables_named_like_vllm_are_no_mention():
+    """VLLM_API_KEY and VLLM_PORT are set by clients (and VLLM_PORT by Kubernetes for a Service named vllm)."""
+    inv = load_kubernetes_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ui}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: ui\n          image: ghcr.io/open-webui/open-webui:v0.6.5\n"
+        "          env:\n            - {name: VLLM_API_KEY, value: x}\n            - {name: VLLM_PORT, value: '8000'}\n",
+        "ui.yaml")
+    assert (inv.groups, inv.launch_issues) == ([], [])
+
+
 def test_llmaz_playground_mentions_vllm_and_is_not_silent():
     inv = load("llmaz-playground.yaml")
     assert inv.groups == []

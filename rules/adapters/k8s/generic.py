@@ -29,6 +29,7 @@ from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
 from ...vllm.args import is_vllm_image
+from ...vllm.envs import ENGINE_ENV
 from ..yamlsrc import LineDict
 from .fields import api_group, as_list, as_map
 from .ome import merge
@@ -223,7 +224,8 @@ _VLLM_REQUIREMENT = re.compile(r"^vllm(?:[=<>~!\[\s]|$)")
 
 def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
     """The first thing in ``obj`` that says it runs vLLM, as words for a message and its line: a vLLM
-    image, a vLLM launch or install in a command or script, a parallel-size flag; None when nothing does."""
+    image, a vLLM launch or install in a command or script, a parallel-size flag, an environment variable only
+    the vLLM engine reads (:data:`~shardwise.rules.vllm.envs.ENGINE_ENV`); None when nothing does."""
     for key, value, holder in _strings(obj):
         if key.lower().endswith("image") and is_vllm_image(value):
             return f"the vLLM image {value}", _at(holder, key)
@@ -232,6 +234,9 @@ def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
             return f"`{' '.join(m.group(0).split())}`", _at(holder, key)
         if value.strip() == "vllm" and key in ("command", "args"):
             return "the command `vllm`", _at(holder, key)
+        if key == "name" and value in ENGINE_ENV and isinstance(holder, dict) and (
+                "value" in holder or "valueFrom" in holder):
+            return f"vLLM's environment variable {value}", _at(holder, key)
         if key == "pip" and _VLLM_REQUIREMENT.match(value.strip()):
             return f"the package requirement `{value.strip()}`", _at(holder, key)
         m = _PIP_LIST.search(value) if "pip" in value else None  # a list item `- vllm` only in a package list

@@ -185,19 +185,17 @@ DATA_KINDS = _pairs({"": ("ConfigMap", "Secret")})
 #: Serving resources a specific adapter reads; when it reads no workload from one, the generic reader
 #: still looks (a shape the adapter does not know). LLMInferenceServiceConfig is a preset its services
 #: merge, not a workload.
-_FALLBACK = frozenset({
-    *_pairs({
-        "serving.kserve.io": ("InferenceService", "LLMInferenceService", *RUNTIME_KINDS),
-        OME_GROUP: ("InferenceService", *RUNTIME_KINDS),
-        "kubeai.org": ("Model",),
-        "ray.io": ("RayCluster", "RayService"),
-        "orchestration.aibrix.ai": ("RayClusterFleet", "StormService"),
-        "nvidia.com": ("DynamoGraphDeployment",),
-        "llm-d.ai": ("ModelService",),
-        "kaito.sh": ("Workspace",),
-        "workload.serving.volcano.sh": ("ModelBooster", "ModelServing"),
-        RBG_GROUP: RBG_KINDS,
-    }),
+_FALLBACK = _pairs({
+    "serving.kserve.io": ("InferenceService", "LLMInferenceService", *RUNTIME_KINDS),
+    OME_GROUP: ("InferenceService", *RUNTIME_KINDS),
+    "kubeai.org": ("Model",),
+    "ray.io": ("RayCluster", "RayService"),
+    "orchestration.aibrix.ai": ("RayClusterFleet", "StormService"),
+    "nvidia.com": ("DynamoGraphDeployment",),
+    "llm-d.ai": ("ModelService",),
+    "kaito.sh": ("Workspace",),
+    "workload.serving.volcano.sh": ("ModelBooster", "ModelServing"),
+    RBG_GROUP: RBG_KINDS,
 })
 
 

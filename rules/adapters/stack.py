@@ -286,8 +286,8 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
+    from ..catalog.hardware import pool_from_labels
     from ..model.vocab import INSTANCE_TYPE
-    from .k8s.pools import pool_from_labels
 
     if p.provisioner == "karpenter":
         pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)

@@ -59,16 +59,55 @@ def test_ome_runtime_single_runner_container_is_linted():
 def test_role_based_group_and_an_in_house_crd_with_pod_spec():
     inv = load("rbg-and-podspec.yaml")
     assert groups(inv) == [
-        # each role that runs vLLM is a group named by its role; the router is no vLLM pod
-        ("RoleBasedGroup", "llm", "qwen-pd/prefill", 21, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 2, 1,
+        # each role that runs vLLM is a group named by its role, at the role's line; the router is no vLLM pod
+        ("RoleBasedGroup", "llm", "qwen-pd/prefill", 17, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 2, 1,
          {"node.kubernetes.io/instance-type": "g6e.xlarge"}, ["vllm"], 25),
-        ("RoleBasedGroup", "llm", "qwen-pd/decode", 35, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 3, 1,
+        ("RoleBasedGroup", "llm", "qwen-pd/decode", 31, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, 3, 1,
          {"node.kubernetes.io/instance-type": "g6e.xlarge"}, ["vllm"], 39),
         # args only on a vLLM image (its entrypoint runs the server); minReplicas on the way to the pod
         ("LlmEndpoint", "apps", "chat", 55, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 8192, 1, 2, 1, {},
          ["engine"], 57),
     ]
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+
+
+def test_serving_crds_of_other_projects_are_read_by_their_pod_specs():
+    """JobSet, a Volcano Job (kind `Job` of batch.volcano.sh: no batch/v1 Job, which has no `tasks`; before, it was
+    read as one and only SW005 spoke), a SeldonDeployment, and an in-house CRD that patches a base template."""
+    inv = load("crd-shapes.yaml")
+    assert groups(inv) == [
+        ("JobSet", "llm", "vllm-multihost", 24, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 8192, 1, 1, 1,
+         {"cloud.google.com/gke-accelerator": "nvidia-l4"}, ["vllm"], 27),
+        ("Job", "llm", "vllm-vc", 42, "Qwen/Qwen2.5-7B-Instruct", 1, 1, None, 1, 2, 1, {}, ["vllm"], 44),
+        ("SeldonDeployment", "llm", "vllm-seldon", 58, "Qwen/Qwen2.5-7B-Instruct", 1, 1, None, 1, 2, 1, {}, ["llm"],
+         60),
+        # the patch's container takes the base's image (line 82) and its 2 GPUs; the base is no pod of its own
+        ("InferenceStack", "ai", "chat", 90, "Qwen/Qwen2.5-7B-Instruct", 2, 1, None, 2, 3, 1, {}, ["vllm"], 82),
+    ]
+    assert all(g.unknown_operator for g in inv.groups)
+    # the Rollout that points at a Deployment holds no pod and mentions no vLLM: nothing to say
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+
+
+def test_a_ray_service_that_starts_vllm_from_python_is_not_silent():
+    """KubeRay's own TPU sample, verbatim: the Serve app imports vLLM in Python and the image is a placeholder;
+    before, nothing in it read as vLLM and the file passed without a word. vLLM's own environment variable says so."""
+    inv = load("ray-service.vllm-tpu-v6e-singlehost.yaml")
+    assert inv.groups == []
+    assert unread(inv) == [(
+        "RayService default/vllm-tpu", "it mentions vLLM (vLLM's environment variable VLLM_XLA_CACHE_PATH) but none "
+        "of its pod specs starts a vLLM server shardwise can read: the server is started elsewhere (a script, a "
+        "job's entrypoint, the operator's own command)", 45, True)]
+
+
+def test_client_variables_named_like_vllm_are_no_mention():
+    """VLLM_API_KEY and VLLM_PORT are set by clients (and VLLM_PORT by Kubernetes for a Service named vllm)."""
+    inv = load_kubernetes_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ui}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: ui\n          image: ghcr.io/open-webui/open-webui:v0.6.5\n"
+        "          env:\n            - {name: VLLM_API_KEY, value: x}\n            - {name: VLLM_PORT, value: '8000'}\n",
+        "ui.yaml")
+    assert (inv.groups, inv.launch_issues) == ([], [])
 
 
 def test_llmaz_playground_mentions_vllm_and_is_not_silent():

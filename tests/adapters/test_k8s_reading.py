@@ -225,7 +225,7 @@ def test_locate_finds_the_first_line_that_writes_a_whole_word_inside_its_range()
 
 
 def test_a_files_first_lines_slice_like_a_list_of_them():
-    from shardwise.rules.adapters.k8s import _Upto
+    from shardwise.rules.adapters.k8s.inventory import Upto as _Upto
 
     lines = list("abcdefgh")
     first = _Upto(lines, 5)

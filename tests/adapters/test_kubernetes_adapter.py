@@ -14,7 +14,7 @@ from shardwise.rules.adapters.k8s import (
     parse_manifests,
     resolve_pools,
 )
-from shardwise.rules.adapters.k8s.pools import pool_from_labels
+from shardwise.rules.catalog.hardware import pool_from_labels
 from shardwise.rules.model import (
     UNKNOWN,
     Autoscaler,
@@ -145,7 +145,7 @@ def test_statefulset_api_server_form_with_gfd_selector():
     assert g.vllm_container == "server"
     p = g.pool
     assert (p.name, p.gpu.name, p.gpus_per_node, p.interconnect, p.gpu_memory_gib) == (
-        "gpu.product=NVIDIA-L4", "L4", None, None, 21.99)
+        "gpu.product=NVIDIA-L4", "L4", None, "pcie", 21.99)  # L4s have no NVLink: PCIe on any node
 
 
 def test_pod_with_bash_script_and_env():
@@ -192,7 +192,9 @@ def test_leaderworkerset_group():
     assert [c.name for c in g.containers] == ["vllm-leader"]
     assert g.main_container.efa == 32
     assert g.main_container.env == {"FI_PROVIDER": "efa", "LWS_GROUP_SIZE": "2", "LWS_WORKER_INDEX": "0"}
-    assert g.pod_labels == {"role": "leader"}
+    # the leader's labels, with those the LWS controller adds to the pods it creates (0: the first group's leader)
+    assert g.pod_labels == {"role": "leader", "leaderworkerset.sigs.k8s.io/name": "deepseek-r1",
+                            "leaderworkerset.sigs.k8s.io/group-index": "0", "leaderworkerset.sigs.k8s.io/worker-index": "0"}
     assert (g.pool.name, g.pool.gpus_per_node, g.pool.efa) == ("instance-type=p5.48xlarge", 8, True)
 
 
@@ -808,3 +810,130 @@ def test_a_leaderworkerset_of_fewer_than_one_pod_is_an_input_error(size):
         """), "l.yaml")
     assert (err.value.file, err.value.line, err.value.message) == (
         "l.yaml", 6, f"spec.leaderWorkerTemplate.size: expected an integer of at least 1, got {int(size)}")
+
+
+# --- Helm hooks and tests are not serving workloads -----------------------------------------------------------
+
+
+def test_helm_test_pods_and_hook_jobs_are_no_workloads_but_a_hook_deployment_is():
+    """A `helm test` pod and a post-install Job reuse the vLLM image without starting a server: before, each gave
+    SW002 ("runs the vLLM image but its command does not start a vLLM server"). Helm waits for a hook Pod or Job
+    to finish, so neither serves; a Deployment created at a hook stays and serves. No rule of shardwise applies
+    to pods that run no vLLM server, so nothing else is lost by not reading them."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    inv = load_inputs([fixture("helm-hooks.yaml")])
+    assert [(g.kind, g.name) for g in inv.groups] == [("Deployment", "llm"), ("Deployment", "llm-warm")]
+    assert (inv.launch_issues, dict(inv.skipped)) == (
+        [], {"Pod (Helm test hook)": 1, "Job (Helm post-install hook)": 1})
+    assert sorted((f.code, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv)) == [
+        ("SW305", 5, "Namespace llm")]
+
+
+# --- (group, kind), never a kind alone -------------------------------------------------------------------------
+
+
+def test_a_kind_of_another_group_is_no_kubernetes_workload():
+    """`Deployment` of example.com is a custom resource: a `spec.template` of the wrong type is no input error
+    there (the strict checks are Kubernetes' own), and its pod is read by the shape it shares."""
+    inv = load_kubernetes_text(text("""
+        apiVersion: example.com/v1
+        kind: Deployment
+        metadata: {name: chat, namespace: ai}
+        spec:
+          replicas: 3
+          template:
+            spec:
+              containers:
+                - {name: vllm, image: vllm/vllm-openai:v0.10.1, args: [--model, Qwen/Qwen2.5-7B-Instruct]}
+        ---
+        apiVersion: example.com/v1
+        kind: Deployment
+        metadata: {name: odd}
+        spec: {template: 7}
+    """), "d.yaml")
+    assert [(g.kind, g.name, g.replicas, g.engine.model) for g in inv.groups] == [
+        ("Deployment", "chat", 3, "Qwen/Qwen2.5-7B-Instruct")]
+    assert dict(inv.skipped) == {"Deployment": 1}
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: odd}\nspec: {template: 7}\n",
+                             "d.yaml")
+    assert err.value.message == "spec.template: expected a mapping, found a number"
+
+
+@pytest.mark.parametrize(("api", "kind", "replicas"), [
+    ("apps/v1", "Deployment", 2), ("extensions/v1beta1", "Deployment", 2), ("apps/v1", "StatefulSet", 2),
+    ("apps.kruise.io/v1beta1", "StatefulSet", 2), ("apps.kruise.io/v1alpha1", "CloneSet", 2),
+    ("argoproj.io/v1alpha1", "Rollout", 2), ("apps.openshift.io/v1", "DeploymentConfig", 2),
+    ("apps/v1", "DaemonSet", "UNKNOWN"), ("apps.kruise.io/v1alpha1", "DaemonSet", "UNKNOWN"),
+    ("batch/v1", "Job", 1),
+])
+def test_workload_kinds_are_known_by_their_group(api, kind, replicas):
+    """Argo Rollouts, OpenKruise (CloneSet, Advanced StatefulSet and DaemonSet) and OpenShift's DeploymentConfig
+    keep the upstream shape (spec.template, spec.replicas): read as the kind they copy."""
+    inv = load_kubernetes_text(text(f"""
+        apiVersion: {api}
+        kind: {kind}
+        metadata: {{name: qwen, namespace: llm}}
+        spec:
+          replicas: 2
+          template:
+            metadata: {{labels: {{app: qwen}}}}
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+    """), "w.yaml")
+    [g] = inv.groups
+    # the labels the controller adds to the first pod, that a Service may select on
+    added = {"StatefulSet": {"statefulset.kubernetes.io/pod-name": "qwen-0", "apps.kubernetes.io/pod-index": "0"},
+             "Job": {"batch.kubernetes.io/job-name": "qwen", "job-name": "qwen"}}.get(kind, {})
+    assert (g.kind, "UNKNOWN" if g.replicas is UNKNOWN else g.replicas, g.unknown_operator, g.pod_labels) == (
+        kind, replicas, False, {"app": "qwen", **added})
+
+
+def test_an_object_whose_api_version_is_not_known_yet_is_read_as_kubernetes_own_kind():
+    """At preview an apiVersion may be unknown: a `Service` is then the core Service, not a Knative one."""
+    from shardwise.rules.adapters.k8s import inventory_from_objects
+
+    obj = {"apiVersion": UNKNOWN, "kind": "Service", "metadata": {"name": "s", "namespace": "llm"},
+           "spec": {"type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80}]}}
+    inv = inventory_from_objects([(obj, Location("index.ts", None))])
+    assert [(s.name, s.type) for s in inv.services] == [("s", "LoadBalancer")]
+
+
+def test_a_public_service_for_one_statefulset_pod_is_sw306():
+    """A per-pod Service (selector statefulset.kubernetes.io/pod-name, which the StatefulSet controller sets) in
+    front of vLLM: before, the label was not on the pods shardwise reads and the LoadBalancer passed."""
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    inv = load_kubernetes_text(text("""
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: qwen, namespace: llm}
+        spec:
+          replicas: 2
+          serviceName: qwen
+          template:
+            spec:
+              nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+                  resources: {limits: {nvidia.com/gpu: "1"}}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: qwen-0-public, namespace: llm}
+        spec:
+          type: LoadBalancer
+          selector: {statefulset.kubernetes.io/pod-name: qwen-0}
+          ports: [{port: 80, targetPort: 8000}]
+    """), "s.yaml")
+    assert [(f.code, f.level, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
+        ("SW306", "mandatory", 20, "Service llm/qwen-0-public")]

@@ -1,6 +1,7 @@
 """Serving operators' resources that start vLLM, read through the real Kubernetes adapter: KServe
 (InferenceService, ServingRuntime, LLMInferenceService), KubeAI Model, KubeRay (RayCluster, RayService
-with Ray Serve LLM), NVIDIA Dynamo, AIBrix (StormService, RayClusterFleet) and llm-d ModelService.
+with Ray Serve LLM), NVIDIA Dynamo, AIBrix (StormService, RayClusterFleet), llm-d ModelService and Knative
+Serving (Service, Configuration, Revision).
 
 The fixtures under fixtures/k8s/serving/ are written in the shapes each project documents; each test
 asserts every serving group exactly: what it is, the engine settings, the GPUs, the pool, and the line
@@ -282,7 +283,7 @@ def test_aibrix_and_llm_d():
 
 def test_every_serving_fixture_lints_without_input_errors():
     inv = load_inputs([FIX])
-    assert len(inv.groups) == 20
+    assert len(inv.groups) == 21
     assert not [g.name for g in inv.groups if g.model is None]
 
 
@@ -458,3 +459,170 @@ def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
     path.write_text(text.replace("      replicas: 1\n", "      replicas: 1\n      sharedMemory: {disabled: true}\n"),
                     encoding="utf-8")
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]
+
+
+# --- Knative Serving: a (group, kind), never a kind alone ----------------------------------------------------
+
+
+def test_a_knative_service_is_a_workload_not_a_core_service():
+    """serving.knative.dev Service: its template's pod is read (before, it was taken for a core Service and its
+    vLLM pod never seen); replicas from min-scale; Knative's own pod labels, which a core Service selects."""
+    inv = load("knative-vllm.yaml")
+    assert groups(inv) == [
+        ("Knative Service", "llm", "llama3", 5, "meta-llama/Llama-3.1-70B-Instruct", 4, 1, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 1, ("instance-type=g6e.12xlarge", "L40S"))]
+    [g] = inv.groups
+    assert g.pod_labels == {"app": "llama3", "serving.knative.dev/configuration": "llama3",
+                            "serving.knative.dev/service": "llama3"}
+    assert g.locations["replicas"].line == 16  # the min-scale annotation
+    # Knative's default readiness probe (TCP on the container's port), which its queue-proxy runs
+    probe = g.containers[0].probes["readiness"]
+    assert (probe.port, probe.path) == (8000, None)
+    assert [(s.name, s.type, s.selector) for s in inv.services] == [
+        ("llama3-public", "LoadBalancer", {"serving.knative.dev/service": "llama3"})]
+    got = sorted((f.code, f.location.line, f.level, f.subject) for f in run_rules(ALL_RULES, inv))
+    assert got == [
+        ("SW202", 27, "advisory", "Knative Service llm/llama3"),
+        ("SW305", 5, "advisory", "Namespace llm"),
+        ("SW306", 45, "mandatory", "Service llm/llama3-public"),
+    ]
+
+
+_KNATIVE = """apiVersion: serving.knative.dev/v1
+kind: {kind}
+metadata:
+  name: qwen
+  namespace: llm
+spec:
+{body}"""
+_KNATIVE_POD = """      containers:
+        - image: vllm/vllm-openai:v0.10.1
+          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_knative_configuration_and_revision_and_their_scale():
+    conf = load_kubernetes_text(_KNATIVE.format(kind="Configuration", body=(
+        "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/minScale: \"0\"\n"
+        "        autoscaling.knative.dev/initialScale: \"3\"\n    spec:\n" + _KNATIVE_POD)), "c.yaml")
+    rev = load_kubernetes_text(_KNATIVE.format(kind="Revision", body="\n".join(
+        line[4:] for line in _KNATIVE_POD.splitlines())), "r.yaml")
+    bare = load_kubernetes_text(_KNATIVE.format(kind="Service", body="  template:\n    spec:\n" + _KNATIVE_POD),
+                                "s.yaml")
+    # min-scale 0 scales to zero when idle: the replicas that serve are the initial scale (Knative's default 1)
+    assert [(g.kind, g.name, g.replicas, g.engine.model) for inv in (conf, rev, bare) for g in inv.groups] == [
+        ("Knative Configuration", "qwen", 3, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Revision", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Service", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct")]
+    assert conf.groups[0].pod_labels == {"serving.knative.dev/configuration": "qwen"}
+    # with no port the probe is on Knative's PORT, 8080
+    assert bare.groups[0].containers[0].probes["readiness"].port == 8080
+
+
+def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(_KNATIVE.format(kind="Service", body=(
+            "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/min-scale: two\n"
+            "    spec:\n" + _KNATIVE_POD)), "s.yaml")
+    assert (e.value.line, e.value.message) == (
+        10, "autoscaling.knative.dev/min-scale: expected a whole number of pods, got 'two'")
+
+
+# --- the labels operators put on the pods they create, which Services select --------------------------------
+
+
+def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
+    """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
+    Service selecting those labels selects the group."""
+    kserve = load("kserve-huggingface.yaml")
+    assert kserve.groups[0].pod_labels == {"serving.kserve.io/inferenceservice": "llama-8b", "component": "predictor"}
+    ray = load("ray.yaml")
+    head = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay",
+            "app.kubernetes.io/created-by": "kuberay-operator", "ray.io/node-type": "head", "ray.io/group": "headgroup"}
+    assert [(g.name, g.pod_labels) for g in ray.groups] == [
+        # Ray Serve LLM: the Serve proxy on the head answers; the RayService's cluster name is generated
+        ("qwen-serve/qwen-14b", {**head, "ray.io/serve": "true"}),
+        ("llama-405b-ray", {**head, "ray.io/identifier": "llama-405b-ray-head", "ray.io/cluster": "llama-405b-ray"}),
+    ]
+
+
+_ISVC_MODE = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+  namespace: llm
+  labels: {team: search}
+  annotations:
+    serving.kserve.io/deploymentMode: {mode}
+spec:
+  predictor:
+    labels: {tier: gpu}
+    containers:
+      - name: kserve-container
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: qwen-public, namespace: llm}}
+spec:
+  type: LoadBalancer
+  selector: {selector}
+  ports: [{{port: 80, targetPort: 8080}}]
+"""
+
+
+@pytest.mark.parametrize(("mode", "selector", "label"), [
+    ("RawDeployment", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Standard", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Serverless", "{serving.knative.dev/service: qwen-predictor}",
+     {"serving.knative.dev/service": "qwen-predictor", "serving.knative.dev/configuration": "qwen-predictor"}),
+])
+def test_a_service_selecting_kserve_predictor_pods_by_their_mode_label_is_sw306(mode, selector, label):
+    inv = load_kubernetes_text(_ISVC_MODE.replace("{mode}", mode).replace("{selector}", selector)
+                               .replace("{{", "{").replace("}}", "}"), "i.yaml")
+    [g] = inv.groups
+    assert g.pod_labels == {"team": "search", "tier": "gpu", "serving.kserve.io/inferenceservice": "qwen",
+                            "component": "predictor", **label}
+    assert [(f.code, f.level, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
+        ("SW306", "mandatory", "Service llm/qwen-public")]
+
+
+# --- RoleBasedGroup: a role's pod is its template with the patches applied --------------------------------------
+
+RBG = os.path.join(FIXTURES, "k8s", "rbg")
+
+
+def test_rbg_roles_that_patch_a_shared_template_keep_its_image():
+    """sgl-project/rbg's own vLLM example, verbatim: each role names `roleTemplates[vllm-base]` (the image) and
+    patches it (the command). Before, the patch was read alone: no image (SW307 silent on `latest`), the group
+    named `…/prefill/standalonePattern/templateRef/patch`, and its pods per group unknown."""
+    inv = load_kubernetes_file(os.path.join(RBG, "vllm-pd-disagg-with-mooncake-te.yaml"))
+    got = [(g.name, g.location.line, g.engine.model, show(g.replicas), show(g.pods_per_group), g.gpus_per_pod,
+            g.main_container.image, g.at("image").line, g.unknown_operator) for g in inv.groups]
+    assert got == [
+        ("vllm-pd-with-mooncake-te/prefill", 114, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False),
+        ("vllm-pd-with-mooncake-te/decode", 172, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False)]
+    assert inv.groups[0].pod_labels == {"app": "vllm-inference",
+                                        "rbg.workloads.x-k8s.io/group-name": "vllm-pd-with-mooncake-te",
+                                        "rbg.workloads.x-k8s.io/role-name": "prefill"}
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+    assert sorted((f.code, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW307") == [
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/decode"),
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/prefill")]
+
+
+def test_rbg_leader_worker_roles_span_their_size_in_pods():
+    inv = load_kubernetes_file(os.path.join(RBG, "leader-worker.yaml"))
+    assert groups(inv) == [
+        # v1alpha2: the leader's command from leaderTemplatePatch, over the template's image and GPUs
+        ("RoleBasedGroup", "llm", "llama-70b/backend", 11, "meta-llama/Llama-3.1-70B-Instruct", 4, 2, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 2, ("instance-type=g6e.12xlarge", "L40S")),
+        # v1alpha1: patchLeaderTemplate over the role's template
+        ("RoleBasedGroup", "llm", "qwen-32b/lws", 54, "Qwen/Qwen2.5-32B-Instruct", 2, 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 2, ("instance-type=g6e.xlarge", "L40S")),
+    ]
+    assert [g.pod_labels["role"] for g in inv.groups] == ["leader", "leader"]
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})

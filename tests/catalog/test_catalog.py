@@ -1267,11 +1267,11 @@ def test_import_is_lazy_and_never_imports_pulumi() -> None:
 def test_one_home_says_what_a_node_carries():
     """plan, the Kubernetes adapter, the renderer and the components ask rules/catalog/hardware.py what a node of an
     instance type is; the adapter's pool_from_labels is the same function."""
-    from shardwise.rules.adapters.k8s import pools
+    from shardwise.rules.adapters.k8s import nodes
     from shardwise.rules.catalog import hardware
     from shardwise.rules.model import Location
 
-    assert pools.pool_from_labels is hardware.pool_from_labels
+    assert nodes.pool_from_labels is hardware.pool_from_labels
     p5 = hardware.instance_pool("p5.48xlarge", Location("t"))
     assert (p5.gpu.name, p5.gpus_per_node, p5.interconnect, p5.nvlink_domain_size, p5.efa) == (
         "H100-SXM-80GB", 8, "nvswitch", 8, True)

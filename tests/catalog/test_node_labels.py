@@ -12,8 +12,8 @@ import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
-from shardwise.rules.adapters.k8s.pools import pool_from_labels
 from shardwise.rules.catalog.accelerators import group_vendor
+from shardwise.rules.catalog.hardware import pool_from_labels
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.model import UNKNOWN, Location
@@ -42,10 +42,10 @@ def test_each_label_family_names_the_accelerator():
         ("gke-tpu-v6e", "google.com/tpu", "google",
          ("gke-tpu-accelerator=tpu-v6e-slice", "TPU-v6e", None, 31.25, None, None, None, "google")),
         ("karpenter-family", "nvidia.com/gpu", "nvidia",
-         ("instance-family=g6e", "L40S", None, 44.31, None, None, None, "nvidia")),
+         ("instance-family=g6e", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
         # p + 4 is p4d (A100 40 GB) or p4de (A100 80 GB): 8 GPUs either way, their memory unknown
         ("karpenter-gen", "nvidia.com/gpu", "nvidia",
-         ("instance-category=p,instance-generation=4", None, 8, "UNKNOWN", None, None, None, None)),
+         ("instance-category=p,instance-generation=4", None, 8, "UNKNOWN", "nvswitch", True, "efa", None)),
         ("eks-auto", "nvidia.com/gpu", "nvidia",
          ("instance-gpu-name=l40s,instance-gpu-count=4", "L40S", 4, 44.31, "pcie", None, None, "nvidia")),
         ("aks-nd-h100", "nvidia.com/gpu", "nvidia",
@@ -56,7 +56,7 @@ def test_each_label_family_names_the_accelerator():
         ("gaudi-dl1", "habana.ai/gaudi", "intel",
          ("instance-type=dl1.24xlarge", "Gaudi", 8, 32.0, "fabric", True, "efa", "intel")),
         ("trn1-neuron", "aws.amazon.com/neuroncore", "aws",
-         ("instance-family=trn1", "Trainium", None, 32.0, None, None, None, "aws")),
+         ("instance-family=trn1", "Trainium", None, 32.0, "fabric", None, None, "aws")),
         # a GPU the catalog does not know: memory unknown (capacity undecided), not absent
         ("gpu-unknown", "nvidia.com/gpu", "nvidia",
          ("gpu.product=NVIDIA-A16", None, None, "UNKNOWN", None, None, None, "nvidia")),
@@ -121,14 +121,19 @@ def test_undecided_message_names_the_pool():
     # a multi-host slice: how many chips one host has is GKE's choice
     ({"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "4x4"},
      ("p", "TPU-v5e", None, 15.75, None, None, None, "google")),
-    ({"karpenter.k8s.aws/instance-family": "p5"}, ("p", "H100-SXM-80GB", None, 79.19, None, None, None, "nvidia")),
-    ({"karpenter.k8s.aws/instance-family": "trn2"}, ("p", "Trainium2", 16, 96.0, "fabric", None, None, "aws")),
+    # every size of a family that joins GPUs joins them alike (p5.4xlarge's one GPU joins none), and all have EFA
+    ({"karpenter.k8s.aws/instance-family": "p5"},
+     ("p", "H100-SXM-80GB", None, 79.19, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-family": "trn2"}, ("p", "Trainium2", 16, 96.0, "fabric", True, "efa", "aws")),
     # p5, p5e and p5en carry H100 or H200 (p5.4xlarge one, the others eight)
     ({"karpenter.k8s.aws/instance-category": "p", "karpenter.k8s.aws/instance-generation": "5"},
-     ("p", None, None, "UNKNOWN", None, None, None, None)),
+     ("p", None, None, "UNKNOWN", "nvswitch", True, "efa", None)),
     ({"karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia", "karpenter.k8s.aws/instance-gpu-name": "b999"},
      ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
-    ({"eks.amazonaws.com/instance-family": "inf2"}, ("p", "Inferentia2", None, 32.0, None, None, None, "aws")),
+    ({"eks.amazonaws.com/instance-family": "inf2"}, ("p", "Inferentia2", None, 32.0, "fabric", False, None, "aws")),
+    # a part without NVLink joins its GPUs over PCIe on a node of any size (a Karpenter NodePool by GPU name)
+    ({"karpenter.k8s.aws/instance-gpu-name": "l40s"}, ("p", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
+    ({"karpenter.k8s.aws/instance-family": "g6"}, ("p", "L4", None, 21.99, "pcie", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC24ads_A100_v4"},
      ("p", "A100-PCIe-80GB", 1, 79.15, "pcie", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC80adis_H100_v5"},

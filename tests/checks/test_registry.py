@@ -74,7 +74,11 @@ FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
 FIXTURE_SUFFIXES = (".yaml", ".json")
 EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
-EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # an autoscaled target counts its maximum
+EXTRA_FIXTURES = {
+    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
+    "SW202": {"karpenter-nodepool.yaml"},  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+    "SW306": {"lws-leader.yaml"},  # a Service selecting an LWS leader by the labels its controller adds
+}
 
 
 def test_codes_are_unique_well_formed_and_in_ascending_order():

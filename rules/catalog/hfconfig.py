@@ -82,6 +82,11 @@ HF_CONFIG_KEYS = frozenset({
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
     # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
     "first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
+    # attention layouts the KV model names as not modelled (kv_layout.unmodelled_reason)
+    "compress_ratios", "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
+    "hybrid_override_pattern", "layers_block_type", "attn_type_list",
+    # DeepSeek-V3.2-style sparse-attention indexer (its keys are cached beside the MLA latent)
+    "index_head_dim", "index_n_heads", "index_topk",
 })
 
 

@@ -48,6 +48,17 @@ _VISION_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "num_channels": 3,
                 "patch_size": 16},
+    "qwen3_vl": {
+        "depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "in_channels": 3, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584, "num_position_embeddings": 2304,
+        "deepstack_visual_indexes": [8, 16, 24],
+    },
+    # Qwen3_5VisionConfig: Qwen3-VL's tower without the deepstack mergers
+    "qwen3_5_vision": {
+        "depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "in_channels": 3, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584, "num_position_embeddings": 2304,
+        "deepstack_visual_indexes": [],
+    },
     "llama4_vision_model": {
         "hidden_size": 768, "intermediate_size": 5632, "num_hidden_layers": 34, "num_channels": 3,
         "image_size": 448, "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096,
@@ -60,7 +71,11 @@ _UNGATED_MLP = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigco
 # Families whose norms are LayerNorm (weight and bias) instead of RMSNorm (weight only).
 _LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
 # Families with a learned weight per head dimension on q and k (QK-norm).
-_QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"})
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "qwen3_5_text", "qwen3_5_moe_text",
+                      "qwen3_vl_text", "qwen3_vl_moe_text"})
+# Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
+# (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
+_HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
 
 DTYPE_PRECISION: dict[str, Precision] = {
     "bfloat16": "bf16",
@@ -104,7 +119,7 @@ _VISION_SIZING_KEYS = frozenset({
     "num_heads", "image_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "out_hidden_size",
     "window_size", "fullatt_block_indexes", "projector_input_dim", "projector_output_dim",
     "pixel_shuffle_ratio", "vision_output_dim", "num_channels", "in_channels", "in_chans", "head_dim",
-    "mm_tokens_per_image", "vision_use_head",
+    "mm_tokens_per_image", "vision_use_head", "num_position_embeddings", "deepstack_visual_indexes",
 })
 
 
@@ -186,11 +201,12 @@ def derive_params(config: dict[str, Any]) -> int:
 
     embeddings = vocab x hidden, twice when the LM head is not tied (OPT adds its learned
     positions, Phi its LM-head bias); per layer: attention q = hidden x heads x head_dim (twice
-    for Qwen3-Next's gated attention), k and v = hidden x kv_heads x head_dim each, o = heads x
+    for the gated attention of Qwen3-Next and ``attn_output_gate`` configs), k and v = hidden x
+    kv_heads x head_dim each, o = heads x
     head_dim x hidden, plus the biases a family has (Qwen2 q/k/v; ``attention_bias`` q/k/v/o,
     but q/k/v only for GLM-4.5; always for Phi and OPT), per-head q/k RMSNorm (Qwen3, Gemma 3,
-    Qwen3-Next), gpt-oss's attention sinks, the latent projections for MLA models and
-    DeepSeek-V3.2's indexer; Qwen3-Next's linear-attention layers (every layer that is not a
+    Qwen3-Next, Qwen3.5), gpt-oss's attention sinks, the latent projections for MLA models and
+    DeepSeek-V3.2's indexer; Qwen3-Next's and Qwen3.5's linear-attention layers (every layer that is not a
     ``full_attention_interval``-th one) are Gated DeltaNet projections, convolution and gates;
     MLP = 3 x hidden x intermediate (gate, up, down), or 2 x for the ungated GELU MLPs of Phi, OPT
     and Falcon (with biases where the family has them); MoE layers = experts x 3 x hidden x
@@ -231,7 +247,7 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     if model_type == "falcon":  # fused query_key_value
         attn = h * (q_out + 2 * kv_out) + q_out * h
         return attn + ((q_out + 2 * kv_out + h) if cfg.get("bias") else 0)
-    gated_q = 2 if model_type == "qwen3_next" else 1
+    gated_q = 2 if model_type == "qwen3_next" or cfg.get("attn_output_gate") is True else 1
     attn = h * q_out * gated_q + 2 * h * kv_out + q_out * h
     if model_type.startswith("qwen2"):
         attn += q_out + 2 * kv_out
@@ -259,7 +275,7 @@ def _linear_attention(cfg: dict[str, Any], h: int) -> int:
 def _full_attention_layers(cfg: dict[str, Any], layers: int) -> int:
     """Layers with full attention (the rest are linear attention); all of them for most models."""
     types = cfg.get("layer_types")
-    if cfg.get("model_type") == "qwen3_next":
+    if cfg.get("model_type") in _HYBRID_LINEAR:
         if isinstance(types, list) and len(types) == layers:
             return sum(1 for t in types if t == "full_attention")
         interval = _int(cfg, "full_attention_interval") or 4
@@ -346,6 +362,10 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
       post-LayerNorm 2H; projector H x text_hidden + an RMSNorm H.
     * Qwen2.5-VL ViT: patch conv 3 x t x p^2 x H + depth x (2 RMSNorms 2H + fused qkv 3H^2 + 3H +
       proj H^2 + H + gated MLP 3HI + 2I + H); merger RMSNorm H + (4H)^2 + 4H + 4H x out + out.
+    * Qwen3-VL and Qwen3.5 / Qwen3.6 ViT: patch conv with bias 3 x t x p^2 x H + H + learned positions
+      ``num_position_embeddings`` x H + depth x (2 LayerNorms 4H + fused qkv 3H^2 + 3H + proj H^2 + H + GELU
+      MLP with biases 2HI + I + H); merger LayerNorm 2H + (4H)^2 + 4H + 4H x out + out; one more merger, its
+      LayerNorm over 4H, per ``deepstack_visual_indexes`` entry (none in Qwen3.5 / Qwen3.6).
     * Pixtral (Mistral 3): patch conv 3 x p^2 x H + RMSNorm H + layers x (2 RMSNorms 2H + q/k/v/o
       4H^2 + gated MLP 3HI); projector RMSNorm H + patch merger (s^2 H) x H + H x text_hidden +
       text_hidden^2 (biases when ``multimodal_projector_bias``).
@@ -365,6 +385,10 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
         kind = "qwen2_5_vl"
     if top_type == "llama4":
         kind = "llama4_vision_model"
+    if top_type.startswith("qwen3_vl") or kind in ("qwen3_vl", "qwen3_vl_moe"):
+        kind = "qwen3_vl"
+    if top_type.startswith("qwen3_5") or kind in ("qwen3_5", "qwen3_5_moe", "qwen3_5_vision"):
+        kind = "qwen3_5_vision"
     if top_type == "mistral3" and not kind:
         kind = "pixtral"
     defaults = _VISION_DEFAULTS.get(kind)
@@ -378,6 +402,8 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
             return _siglip(v, text_h)
         if kind == "qwen2_5_vl":
             return _qwen_vit(v)
+        if kind in ("qwen3_vl", "qwen3_5_vision"):
+            return _qwen3_vit(v)
         if kind == "pixtral":
             return _pixtral(v, config, text_h)
         return _llama4_vision(v, text_h)
@@ -401,6 +427,18 @@ def _qwen_vit(v: dict[str, Any]) -> int:
     merged = H * merge * merge
     merger = H + merged * merged + merged + merged * out + out
     return ch * t * p * p * H + depth * block + merger
+
+
+def _qwen3_vit(v: dict[str, Any]) -> int:
+    H, inter, depth = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["depth"])
+    p, t, ch = int(v["patch_size"]), int(v["temporal_patch_size"]), int(v.get("in_channels", v.get("in_chans", 3)))
+    merge, out, positions = int(v["spatial_merge_size"]), int(v["out_hidden_size"]), int(v["num_position_embeddings"])
+    deepstack = v.get("deepstack_visual_indexes") or []
+    embed = ch * t * p * p * H + H + positions * H
+    block = 4 * H + (3 * H * H + 3 * H) + (H * H + H) + (H * inter + inter) + (inter * H + H)
+    merged = H * merge * merge
+    mlp = merged * merged + merged + merged * out + out
+    return embed + depth * block + (2 * H + mlp) + len(deepstack) * (2 * merged + mlp)
 
 
 def _pixtral(v: dict[str, Any], config: dict[str, Any], text_h: int) -> int:

@@ -128,8 +128,26 @@ def _vision_sizing_keys(vision: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in vision.items() if k in _VISION_SIZING_KEYS}
 
 
+#: Sub-configs of an omni checkpoint that vLLM does not load (it serves the thinker only).
+_OMNI_UNLOADED = ("talker_config", "token2wav_config", "code2wav_config")
+
+
+def thinker_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The part of the config vLLM serves: an omni checkpoint's ``thinker_config`` (Qwen2.5-Omni, Qwen3-Omni:
+    vLLM registers ``Qwen2_5OmniModel`` as ``Qwen2_5OmniThinkerForConditionalGeneration``) over the top level
+    without the talker and the code-to-wave model; any other config as it is."""
+    thinker = config.get("thinker_config")
+    if not isinstance(thinker, dict):
+        return config
+    merged = {k: v for k, v in config.items() if k != "thinker_config" and k not in _OMNI_UNLOADED}
+    merged.update(thinker)
+    return merged
+
+
 def text_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints)."""
+    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints), an omni
+    checkpoint's thinker's."""
+    config = thinker_config(config)
     merged = dict(config)
     text = config.get("text_config")
     if isinstance(text, dict):
@@ -352,10 +370,11 @@ def _derive(cfg: dict[str, Any]) -> int:
 
 
 def derive_vision_params(config: dict[str, Any]) -> int | None:
-    """Parameters of the vision encoder and its projector a multimodal ``config.json`` implies.
+    """Parameters of the vision (and audio) encoders and their projectors a multimodal ``config.json`` implies.
 
-    0 for a text-only config, None when the config has a vision tower of a kind not counted here
-    (its parameters are then missing from :func:`derive_params`).
+    0 for a text-only config, None when the config has a tower of a kind not counted here (its
+    parameters are then missing from :func:`derive_params`). An omni checkpoint's towers are its
+    thinker's (``thinker_config.vision_config`` and ``audio_config``), which vLLM loads with the decoder.
 
     * SigLIP (Gemma 3): patch conv (3 x p^2 x H + H) + positions ((image/p)^2 x H) + layers x
       (two LayerNorms 4H + q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases 2HI + I + H) +
@@ -376,11 +395,25 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
     """
     if not isinstance(config, dict):
         return 0
+    top_type = str(config.get("model_type", ""))
+    config = thinker_config(config)
+    audio = config.get("audio_config")
+    audio_params: int | None = 0
+    if isinstance(audio, dict):
+        audio_params = _audio_params(audio, str(config.get("model_type", "")))
     vision = config.get("vision_config")
     if not isinstance(vision, dict):
-        return 0
-    top_type = str(config.get("model_type", ""))
+        return audio_params
+    if audio_params is None:
+        return None
+    vision_params = _vision_params(config, vision, top_type)
+    return None if vision_params is None else vision_params + audio_params
+
+
+def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str) -> int | None:
     kind = str(vision.get("model_type") or "")
+    if top_type.startswith("qwen2_5_omni") or kind == "qwen2_5_omni_vision_encoder":
+        kind = "qwen2_5_vl"  # Qwen2_5OmniVisionEncoderConfig: the Qwen2.5-VL ViT
     if top_type in ("qwen2_5_vl", "qwen2_vl") or kind in ("qwen2_5_vl", "qwen2_vl"):
         kind = "qwen2_5_vl"
     if top_type == "llama4":
@@ -409,6 +442,39 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
         return _llama4_vision(v, text_h)
     except (TypeError, ValueError):
         return None
+
+
+#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B).
+_AUDIO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2_5_omni_audio_encoder": {
+        "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+    },
+}
+
+
+def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
+    """Parameters of an omni model's audio encoder, or None for one of a kind not counted here.
+
+    Qwen2.5-Omni (``Qwen2_5OmniAudioEncoder``, Whisper-style): conv1 (mel bins -> d, kernel 3) and conv2 (d -> d,
+    kernel 3) with biases; layers x (q, v, o with biases and k without: 4d^2 + 3d; two LayerNorms 4d; fc1 and fc2
+    with biases 2 d f + f + d); the final LayerNorm 2d; the projection d -> output_dim with its bias; the audio
+    begin/end embeddings 2 x output_dim. The sinusoidal positions are a buffer, not weights.
+    """
+    kind = str(audio.get("model_type") or "")
+    if not kind and thinker_type.startswith("qwen2_5_omni"):
+        kind = "qwen2_5_omni_audio_encoder"
+    defaults = _AUDIO_DEFAULTS.get(kind)
+    if defaults is None:
+        return None
+    a = {**defaults, **audio}
+    try:
+        d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
+        mel, out = int(a["num_mel_bins"]), int(a["output_dim"])
+    except (TypeError, ValueError):
+        return None
+    convs = mel * d * 3 + d + d * d * 3 + d
+    layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
+    return convs + layers * layer + 2 * d + d * out + out + 2 * out
 
 
 def _siglip(v: dict[str, Any], text_h: int) -> int:
@@ -541,7 +607,8 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
 
     Parameters come from ``model.safetensors.index.json`` beside it when present
     (``metadata.total_parameters``, or ``metadata.total_size`` bytes / bytes per parameter of the
-    unquantised ``torch_dtype``), otherwise from :func:`derive_params`.
+    unquantised ``torch_dtype``), otherwise from :func:`derive_params`; an omni checkpoint's always
+    from :func:`derive_params` on its thinker (the index also holds the talker, which vLLM does not load).
     """
     import json
 
@@ -607,9 +674,13 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
 
     vision = derive_vision_params(raw)
     if vision is None:
-        extra["vision_params_note"] = "the vision encoder of this config is of a kind not counted; params lack it"
+        extra["vision_params_note"] = ("the vision or audio encoder of this config is of a kind not counted; "
+                                       "params lack it")
     params, params_source = (None, "derived")
-    if directory is not None:
+    unloaded = [k for k in _OMNI_UNLOADED if isinstance(raw.get(k), dict)]
+    if unloaded:  # the index's total_size also holds the talker and the code-to-wave model
+        extra["params_note"] = f"the thinker's weights; vLLM does not load {', '.join(unloaded)}"
+    elif directory is not None:
         params, params_source = _params_from_index(directory, dtype, quant is not None)
     if params is None:
         try:

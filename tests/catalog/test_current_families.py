@@ -132,3 +132,68 @@ def test_plan_runs_for_each_new_record(model_id, capsys):
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert model_id in out and "Traceback" not in err
+
+
+# Qwen/Qwen2.5-Omni-7B's layout: the thinker (Qwen2_5OmniThinkerConfig; its text and audio sub-configs at the
+# transformers defaults written for that checkpoint, the vision tower Qwen2.5-VL-7B's) beside a talker and token2wav
+# that vLLM's Qwen2_5OmniThinkerForConditionalGeneration does not load.
+QWEN25_OMNI_7B: dict[str, Any] = {
+    "architectures": ["Qwen2_5OmniModel"],
+    "model_type": "qwen2_5_omni",
+    "thinker_config": {
+        "model_type": "qwen2_5_omni_thinker",
+        "torch_dtype": "bfloat16",
+        "text_config": {
+            "model_type": "qwen2_5_omni_text", "hidden_size": 3584, "intermediate_size": 18944,
+            "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28, "vocab_size": 152064,
+            "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        },
+        "audio_config": {
+            "model_type": "qwen2_5_omni_audio_encoder", "d_model": 1280, "encoder_attention_heads": 20,
+            "encoder_ffn_dim": 5120, "encoder_layers": 32, "num_mel_bins": 128, "max_source_positions": 1500,
+            "n_window": 100, "output_dim": 3584,
+        },
+        "vision_config": {
+            "model_type": "qwen2_5_omni_vision_encoder", "depth": 32, "hidden_size": 1280, "intermediate_size": 3420,
+            "num_heads": 16, "in_chans": 3, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
+            "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31], "out_hidden_size": 3584,
+        },
+    },
+    "talker_config": {"model_type": "qwen2_5_omni_talker", "hidden_size": 896, "num_hidden_layers": 24},
+    "token2wav_config": {"model_type": "qwen2_5_omni_token2wav"},
+}
+
+
+def test_an_omni_models_audio_and_vision_towers_count():
+    # audio: convs 128 x 1280 x 3 + 1280 + 1280 x 1280 x 3 + 1280; 32 layers x (4 x 1280^2 + 3 x 1280 + 4 x 1280 +
+    # 2 x 1280 x 5120 + 5120 + 1280); ln_post 2 x 1280; proj 1280 x 3584 + 3584; begin/end 2 x 3584
+    audio = 492_800 + 4_916_480 + 32 * 19_676_160 + 2_560 + 4_591_104 + 7_168
+    assert audio == 639_647_232
+    vision = 676_550_144  # the Qwen2.5-VL-7B tower, as the catalog counts it
+    assert derive_vision_params(QWEN25_OMNI_7B) == vision + audio
+    # 1,316,197,376 weights: 2.45 GiB in bf16, what the issue found missing
+    assert round((vision + audio) * 2 / 2**30, 2) == 2.45
+    text = 7_615_616_512  # Qwen2.5-7B's decoder (the catalog's Qwen/Qwen2.5-7B-Instruct)
+    assert derive_params(QWEN25_OMNI_7B) == text + vision + audio
+
+
+def test_a_taught_omni_config_counts_the_thinker_not_the_talker(tmp_path):
+    import json
+
+    from shardwise.rules.catalog import load_local_model
+
+    (tmp_path / "config.json").write_text(json.dumps(QWEN25_OMNI_7B))
+    # the index's total_size holds the talker and token2wav too: 10.7B params' worth, which vLLM does not load
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 22_356_400_000}}))
+    shape = load_local_model(tmp_path)
+    assert (shape.params, shape.vision_params) == (7_615_616_512 + 1_316_197_376, 1_316_197_376)
+    assert (shape.hidden_size, shape.num_hidden_layers, shape.vocab_size) == (3584, 28, 152064)
+    assert shape.extra["params_source"] == "derived"
+    assert "talker_config" in str(shape.extra["params_note"])
+    assert shape.hf_config["vision_config"]["hidden_size"] == 1280
+
+
+def test_an_unknown_audio_tower_is_said_not_counted():
+    qwen3_omni_like = {"model_type": "qwen3_omni_moe", "thinker_config": {
+        **QWEN25_OMNI_7B["thinker_config"], "audio_config": {"model_type": "qwen3_omni_moe_audio_encoder"}}}
+    assert derive_vision_params(qwen3_omni_like) is None

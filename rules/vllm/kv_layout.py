@@ -103,7 +103,7 @@ def unmodelled_reason(model: ModelShape) -> str:
     head size and KV head count than its sliding ones), ``num_kv_shared_layers`` (Gemma 3n / Gemma 4's
     last layers reuse an earlier layer's cache), ``hybrid_override_pattern`` / ``layers_block_type`` with
     Mamba layers (Nemotron-H, Granite 4, Jamba: a Mamba2 state per request), ``attn_type_list``
-    (MiniMax-M1's lightning attention), and ``layer_types`` entries of a kind not known here.
+    entries of 0 (MiniMax-Text-01 / M1's lightning attention; MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
     ratios = cfg.get("compress_ratios")
@@ -120,8 +120,9 @@ def unmodelled_reason(model: ModelShape) -> str:
     blocks = cfg.get("layers_block_type")
     if isinstance(blocks, list) and any(str(b).lower() == "mamba" for b in blocks):
         return "Mamba layers between the attention layers (layers_block_type)"
-    if isinstance(cfg.get("attn_type_list"), list):
-        return "lightning (linear) attention layers (attn_type_list, MiniMax)"
+    attn_types = cfg.get("attn_type_list")
+    if isinstance(attn_types, list) and 0 in attn_types:  # 0: lightning attention, 1: softmax (MiniMax-M2: all 1)
+        return "lightning (linear) attention layers (attn_type_list, MiniMax-Text-01 / M1)"
     types = cfg.get("layer_types")
     if isinstance(types, list):
         unknown = sorted({str(t) for t in types} - _KNOWN_LAYER_TYPES)

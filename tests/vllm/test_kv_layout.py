@@ -256,5 +256,6 @@ def test_a_layout_not_modelled_says_so_and_is_not_a_plain_dense_one(extra_cfg, s
 
 
 def test_known_layouts_are_modelled():
-    for model in (GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01, shape()):
+    minimax_m2 = shape(hf_config={"model_type": "minimax_m2", "attn_type_list": [1] * 32})  # softmax on every layer
+    for model in (GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01, shape(), minimax_m2):
         assert kv_layout.unmodelled_reason(model) == "" and kv_layout.layout(model, 1, 1, 2).modelled

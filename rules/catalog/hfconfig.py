@@ -223,13 +223,14 @@ def derive_params(config: dict[str, Any]) -> int:
     kv_heads x head_dim each, o = heads x
     head_dim x hidden, plus the biases a family has (Qwen2 q/k/v; ``attention_bias`` q/k/v/o,
     but q/k/v only for GLM-4.5; always for Phi and OPT), per-head q/k RMSNorm (Qwen3, Gemma 3,
-    Qwen3-Next, Qwen3.5), gpt-oss's attention sinks, the latent projections for MLA models and
+    Qwen3-Next, Qwen3.5; over all heads for MiniMax-M2), gpt-oss's attention sinks, the latent
+    projections for MLA models and
     DeepSeek-V3.2's indexer; Qwen3-Next's and Qwen3.5's linear-attention layers (every layer that is not a
     ``full_attention_interval``-th one) are Gated DeltaNet projections, convolution and gates;
     MLP = 3 x hidden x intermediate (gate, up, down), or 2 x for the ungated GELU MLPs of Phi, OPT
     and Falcon (with biases where the family has them); MoE layers = experts x 3 x hidden x
     moe_intermediate (+ gpt-oss's expert biases) + shared experts + router (hidden x experts,
-    + a bias for gpt-oss, + the score-correction bias for ``noaux_tc`` routers and GLM-4.5);
+    + a bias for gpt-oss, + the score-correction bias for ``noaux_tc`` routers, GLM-4.5 and MiniMax-M2);
     dense layers are the first ``first_k_dense_replace`` ones, ``mlp_only_layers``, or those
     Llama 4's ``interleave_moe_layer_step`` skips (width ``intermediate_size_mlp``); norms =
     2 x hidden per layer (4 for Gemma 2/3; LayerNorm weight and bias for Phi, OPT and Falcon) +
@@ -275,6 +276,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
         attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" else h)
     if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
+    elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
+        attn += q_out + kv_out  # MiniMax-M2: one RMSNorm over all q heads and one over all k heads
     if model_type == "gpt_oss":
         attn += heads  # attention sinks
     return attn
@@ -328,7 +331,8 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
     elif moe.shared_experts:
         moe_layer += moe.shared_experts * 3 * h * width
-    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe":
+    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe" or (
+            model_type == "minimax_m2" and cfg.get("use_routing_bias", True)):
         moe_layer += moe.num_experts  # e_score_correction_bias
     step = _int(cfg, "interleave_moe_layer_step")
     if model_type == "llama4_text" and step and step > 1:

@@ -103,7 +103,8 @@ def unmodelled_reason(model: ModelShape) -> str:
     head size and KV head count than its sliding ones), ``num_kv_shared_layers`` (Gemma 3n / Gemma 4's
     last layers reuse an earlier layer's cache), ``hybrid_override_pattern`` / ``layers_block_type`` with
     Mamba layers (Nemotron-H, Granite 4, Jamba: a Mamba2 state per request), ``attn_type_list``
-    entries of 0 (MiniMax-Text-01 / M1's lightning attention; MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
+    entries of 0 (MiniMax-Text-01 / M1's lightning attention; MiniMax-M2 lists only 1, softmax), and
+    ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
     ratios = cfg.get("compress_ratios")

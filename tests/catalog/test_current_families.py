@@ -62,7 +62,21 @@ GLM5: dict[str, Any] = {
     "max_position_embeddings": 202752,
 }
 
-NEW_IDS = ["Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "zai-org/GLM-5", "zai-org/GLM-5.1"]
+# MiniMaxAI/MiniMax-M2's config.json at fbd8a14b6d10042f57f4a06fa9a2d30035c8d072 (trimmed; FP8 blocks of 128)
+MINIMAX_M2: dict[str, Any] = {
+    "architectures": ["MiniMaxM2ForCausalLM"], "head_dim": 128, "hidden_act": "silu", "hidden_size": 3072,
+    "intermediate_size": 1536, "max_position_embeddings": 196608, "model_type": "minimax_m2",
+    "num_attention_heads": 48, "num_experts_per_tok": 8, "num_hidden_layers": 62, "num_key_value_heads": 8,
+    "num_local_experts": 256, "tie_word_embeddings": False, "vocab_size": 200064,
+    "quantization_config": {"activation_scheme": "dynamic", "dequantize": False,
+                            "modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head"],
+                            "quant_method": "fp8", "weight_block_size": [128, 128]},
+    "rope_parameters": {"partial_rotary_factor": 0.5, "rope_theta": 5000000.0, "rope_type": "default"},
+    "mtp_transformer_layers": 1, "num_mtp_modules": 3, "use_mtp": True,
+}
+
+NEW_IDS = ["Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "zai-org/GLM-5", "zai-org/GLM-5.1", "MiniMaxAI/MiniMax-M2",
+           "MiniMaxAI/MiniMax-M2.1", "MiniMaxAI/MiniMax-M2.5", "MiniMaxAI/MiniMax-M2.7"]
 
 
 def test_qwen36_27b_counts_its_vision_tower_and_matches_the_published_checkpoint():
@@ -82,6 +96,16 @@ def test_qwen36_35b_a3b_and_glm5_params_are_what_their_shapes_imply():
     assert derive_params(QWEN36_35B_A3B) == find_model("Qwen/Qwen3.6-35B-A3B").params == 35_107_181_936
     assert derive_params(GLM5) == find_model("zai-org/GLM-5").params == 743_911_218_432  # the report's 744B
     assert find_model("zai-org/GLM-5.1").params == 743_911_218_432
+
+
+def test_minimax_m2_from_its_config():
+    # per layer: q 3072 x 6144, k and v 3072 x 1024, o 6144 x 3072, q/k RMSNorms over all heads (6144 + 1024),
+    # 256 experts x 3 x 3072 x 1536 + router 3072 x 256 + its bias; embeddings and LM head 2 x 200064 x 3072
+    assert derive_params(MINIMAX_M2) == 228_689_764_864
+    taught = shape_from_config(MINIMAX_M2, model_id="MiniMaxAI/MiniMax-M2", source="config.json")
+    record = find_model("MiniMaxAI/MiniMax-M2")
+    assert (taught.params, taught.precision, taught.moe) == (record.params, "fp8", record.moe)
+    assert find_model("MiniMaxAI/MiniMax-M2.7").params == record.params
 
 
 def test_taught_qwen36_config_is_the_catalog_record():
@@ -110,11 +134,14 @@ def test_kv_bytes_per_token_at_tp1_bf16():
     assert lay.mla and lay.modelled and [(t.layers, t.bytes_per_token) for t in lay.types] == [(78, 1284)]
     assert sizing.kv_bytes_per_token_per_gpu(glm5, 1, 1, 2) == 78 * 1284 == 100_152
     assert kv_layout.mla_block_size(glm5, "hopper", "H100", "nvidia", (0, 11, 0), None) == 64
+    m2 = kv_layout.layout(find_model("MiniMaxAI/MiniMax-M2"), 1, 1, 2)
+    assert m2.modelled and [(t.kind, t.layers, t.bytes_per_token) for t in m2.types] == [("full", 62, 4096)]
+    assert sizing.kv_bytes_per_token_per_gpu(find_model("MiniMaxAI/MiniMax-M2"), 1, 1, 2) == 253_952
 
 
 @pytest.mark.parametrize(("model_id", "limit"), [
     ("Qwen/Qwen3.6-27B", 262_144), ("Qwen/Qwen3.6-35B-A3B", 262_144), ("zai-org/GLM-5", 202_752),
-    ("zai-org/GLM-5.1", 202_752)])
+    ("zai-org/GLM-5.1", 202_752), ("MiniMaxAI/MiniMax-M2", 196_608), ("MiniMaxAI/MiniMax-M2.7", 204_800)])
 def test_max_model_len(model_id, limit):
     assert sizing.derived_max_model_len(find_model(model_id)) == limit
 

@@ -76,7 +76,8 @@ MINIMAX_M2: dict[str, Any] = {
 }
 
 NEW_IDS = ["Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "zai-org/GLM-5", "zai-org/GLM-5.1", "MiniMaxAI/MiniMax-M2",
-           "MiniMaxAI/MiniMax-M2.1", "MiniMaxAI/MiniMax-M2.5", "MiniMaxAI/MiniMax-M2.7"]
+           "MiniMaxAI/MiniMax-M2.1", "MiniMaxAI/MiniMax-M2.5", "MiniMaxAI/MiniMax-M2.7", "zai-org/GLM-4.7",
+           "zai-org/GLM-4.7-Flash"]
 
 
 def test_qwen36_27b_counts_its_vision_tower_and_matches_the_published_checkpoint():
@@ -96,6 +97,14 @@ def test_qwen36_35b_a3b_and_glm5_params_are_what_their_shapes_imply():
     assert derive_params(QWEN36_35B_A3B) == find_model("Qwen/Qwen3.6-35B-A3B").params == 35_107_181_936
     assert derive_params(GLM5) == find_model("zai-org/GLM-5").params == 743_911_218_432  # the report's 744B
     assert find_model("zai-org/GLM-5.1").params == 743_911_218_432
+    glm47_flash = {"model_type": "glm4_moe_lite", "hidden_size": 2048, "intermediate_size": 10240,
+                   "moe_intermediate_size": 1536, "topk_method": "noaux_tc", "num_attention_heads": 20,
+                   "n_routed_experts": 64, "n_shared_experts": 1, "num_experts_per_tok": 4, "first_k_dense_replace": 1,
+                   "num_hidden_layers": 47, "num_key_value_heads": 20, "q_lora_rank": 768, "kv_lora_rank": 512,
+                   "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256, "vocab_size": 154880,
+                   "tie_word_embeddings": False, "attention_bias": False, "max_position_embeddings": 202752}
+    assert derive_params(glm47_flash) == find_model("zai-org/GLM-4.7-Flash").params == 29_943_393_920
+    assert find_model("zai-org/GLM-4.7").params == find_model("zai-org/GLM-4.6").params
 
 
 def test_minimax_m2_from_its_config():
@@ -134,6 +143,10 @@ def test_kv_bytes_per_token_at_tp1_bf16():
     assert lay.mla and lay.modelled and [(t.layers, t.bytes_per_token) for t in lay.types] == [(78, 1284)]
     assert sizing.kv_bytes_per_token_per_gpu(glm5, 1, 1, 2) == 78 * 1284 == 100_152
     assert kv_layout.mla_block_size(glm5, "hopper", "H100", "nvidia", (0, 11, 0), None) == 64
+    # GLM-4.7-Flash: MLA without an indexer, 47 layers of a 512 + 64 latent in bf16
+    flash = find_model("zai-org/GLM-4.7-Flash")
+    assert sizing.kv_bytes_per_token_per_gpu(flash, 1, 1, 2) == 47 * 1152 == 54_144
+    assert kv_layout.indexer_bytes(flash) == 0
     m2 = kv_layout.layout(find_model("MiniMaxAI/MiniMax-M2"), 1, 1, 2)
     assert m2.modelled and [(t.kind, t.layers, t.bytes_per_token) for t in m2.types] == [("full", 62, 4096)]
     assert sizing.kv_bytes_per_token_per_gpu(find_model("MiniMaxAI/MiniMax-M2"), 1, 1, 2) == 253_952
@@ -141,7 +154,8 @@ def test_kv_bytes_per_token_at_tp1_bf16():
 
 @pytest.mark.parametrize(("model_id", "limit"), [
     ("Qwen/Qwen3.6-27B", 262_144), ("Qwen/Qwen3.6-35B-A3B", 262_144), ("zai-org/GLM-5", 202_752),
-    ("zai-org/GLM-5.1", 202_752), ("MiniMaxAI/MiniMax-M2", 196_608), ("MiniMaxAI/MiniMax-M2.7", 204_800)])
+    ("zai-org/GLM-5.1", 202_752), ("MiniMaxAI/MiniMax-M2", 196_608), ("MiniMaxAI/MiniMax-M2.7", 204_800),
+    ("zai-org/GLM-4.7", 202_752), ("zai-org/GLM-4.7-Flash", 202_752)])
 def test_max_model_len(model_id, limit):
     assert sizing.derived_max_model_len(find_model(model_id)) == limit
 

@@ -230,3 +230,32 @@ def test_near_equal_layer_types_share_one_group_size_from_0_12():
     # 5:1 (Gemma 3) keeps the smaller count: 1.25 × 10 < 52
     gemma3 = (kv_layout.LayerType("full", 10, 2048), kv_layout.LayerType("sliding", 52, 2048, 1024))
     assert kv_layout.kv_group_size(gemma3, behaviour("0.12.0")) == 10
+
+
+# Layouts vLLM has and the KV model does not: the key names of the published configs that carry them.
+@pytest.mark.parametrize(("extra_cfg", "says"), [
+    ({"model_type": "deepseek_v4", "compress_ratios": [0, 0, 4, 128] * 8}, "compress_ratios"),
+    ({"model_type": "gemma4_text", "sliding_window": 1024, "global_head_dim": 512, "num_global_key_value_heads": 4,
+      "layer_types": ["sliding_attention"] * 5 + ["full_attention"]}, "global_head_dim"),
+    ({"model_type": "gemma3n_text", "num_kv_shared_layers": 10}, "10 layers reuse"),
+    ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M-M*-" * 5 + "M-"}, "Mamba2"),
+    ({"model_type": "granitemoehybrid", "layers_block_type": ["mamba"] * 3 + ["attention"]}, "Mamba layers"),
+    ({"model_type": "minimax_m1", "attn_type_list": [0] * 7 + [1]}, "lightning"),
+    ({"model_type": "x", "layer_types": ["qwen_sparse_attention", "full_attention"] * 16}, "qwen_sparse_attention"),
+])
+def test_a_layout_not_modelled_says_so_and_is_not_a_plain_dense_one(extra_cfg, says):
+    model = shape(hf_config=extra_cfg)
+    assert says in kv_layout.unmodelled_reason(model)
+    lay = kv_layout.layout(model, 2, 1, 2)
+    assert not lay.modelled and lay.note.startswith("KV layout not modelled: ") and says in lay.note
+    # the figures it still gives: every layer full attention over the config's KV heads (8 / TP2 × 128 × K and V)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 32, 2 * 4 * 128 * 2)]
+    # the note reaches the sizing's notes, so plan and lint say the KV figures are not vLLM's
+    sized = sizing.size_replica(model, 80.0, vllm_version="0.11.0")
+    assert any(n.startswith("KV layout not modelled") for n in sized.notes)
+
+
+def test_known_layouts_are_modelled():
+    minimax_m2 = shape(hf_config={"model_type": "minimax_m2", "attn_type_list": [1] * 32})  # softmax on every layer
+    for model in (GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01, shape(), minimax_m2):
+        assert kv_layout.unmodelled_reason(model) == "" and kv_layout.layout(model, 1, 1, 2).modelled

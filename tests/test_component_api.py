@@ -552,7 +552,7 @@ def test_one_output_in_fields_of_two_kinds_gets_a_stand_in_each_accepts():
 def test_the_declared_vllm_version_sizes_a_workload_whose_image_is_an_output():
     from shardwise.components.validation import _standalone_env
     from shardwise.rules.adapters.stack import inventory_from_spec
-    from shardwise.rules.checks._capacity import vllm_version
+    from shardwise.rules.capacity.group import vllm_version
 
     pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
     spec = VllmServiceSpec(name="x", pool="l40s", image="shardwise-unknown-00000099:unknown", vllm_version="0.6.0",

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing
 from ..capacity.layout import judge, replication, smaller
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_TPOT_TARGET
-from ._capacity import (
-    context_text,
-    declared_seqs,
-    gpu_name,
-    load_source,
-    parallel,
-    replicas_text,
-    require_model,
-    sizer,
-    sizing,
-)
+from ._capacity import context_text, declared_seqs, load_source, replicas_text
 
 
 class ShardedModelThatFits(GroupRule):

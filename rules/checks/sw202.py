@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_of, layout, parallel, require_model, sizer, sizing
 from ..capacity.layout import (
     VARIANTS,
     Fit,
@@ -17,19 +18,7 @@ from ..capacity.layout import (
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
-from ._capacity import (
-    context_text,
-    declared_seqs,
-    gpu_of,
-    load_source,
-    nccl_rules_apply,
-    parallel,
-    replicas_text,
-    require_model,
-    sizer,
-    sizing,
-)
-from ._layout import layout
+from ._capacity import context_text, declared_seqs, load_source, nccl_rules_apply, replicas_text
 
 
 class TensorParallelOverPcie(GroupRule):

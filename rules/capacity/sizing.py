@@ -35,7 +35,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..catalog.accelerators import vendor_of
+from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 from .seeds import (  # noqa: F401  (public API: the seed functions)
@@ -101,7 +102,6 @@ DTYPE_PRECISION: dict[str, Precision] = {
     "fp32": "fp32",
 }
 
-Vendor = Literal["nvidia", "amd"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -456,7 +456,7 @@ class Device:
 
     name: str
     memory_gib: float  # total, as torch.cuda.mem_get_info reports it
-    vendor: Vendor = "nvidia"
+    vendor: Vendor = "nvidia"  # the vendor table's (catalog/data/accelerators.json)
     architecture: str = ""  # "turing"/"volta": compute capability below 8.0
 
     @classmethod
@@ -465,9 +465,8 @@ class Device:
             if not memory_gib:
                 raise ValueError("a GPU or its memory is needed")
             return cls("custom GPU", float(memory_gib))
-        vendor = str(getattr(gpu, "vendor", "") or "").lower()
-        if vendor not in ("nvidia", "amd"):
-            vendor = "amd" if gpu.name.upper().startswith(("MI", "AMD")) else "nvidia"
+        # who makes it: the vendor table's family of the resource its device plugin advertises
+        vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
         return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture)  # type: ignore[arg-type]
 
 

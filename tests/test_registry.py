@@ -75,7 +75,11 @@ FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
 FIXTURE_SUFFIXES = (".yaml", ".json")
 EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
-EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # an autoscaled target counts its maximum
+EXTRA_FIXTURES = {
+    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
+    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW202": {"latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
+}
 
 
 def test_codes_are_unique_well_formed_and_in_ascending_order():

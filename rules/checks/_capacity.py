@@ -16,12 +16,12 @@ from ..capacity.group import (
     round_max_model_len,
     vllm_version,
 )
-from ..capacity.layout import Load, Parallel, Replication
+from ..capacity.layout import Load, Parallel, Replication, Reserve
 from ..capacity.sizing import EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..engine import LintConfig
 from ..model import ServingGroup
-from ..model.vocab import ANN_TARGET_CONCURRENCY
+from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 
 
 def nccl_rules_apply(g: ServingGroup) -> bool:
@@ -106,25 +106,50 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
 
 def replicas_text(r: Replication, current: Parallel, how: str, context: str,
                   source: str = f"annotation {ANN_TARGET_CONCURRENCY}") -> tuple[str, bool]:
-    """What the replicas hold together against the load, both numbers, and whether that is sure."""
+    """What the replicas of a smaller layout hold together against the declared load, and whether that is sure:
+    ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together, at least the 64 one
+    replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
+    beside what the current layout holds, never sure."""
     alt = r.alt
-    f = alt.fit
-    a = f.sizing
-    sized = (f"{f.parallel.text()} starts with {a.weights_gib_per_gpu:.1f} GiB of weights and "
-             f"{a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache per GPU")
-    them = f"{alt.replicas} replicas × {f.parallel.text()} on the same {current.gpus} GPUs"
+    them = f"{alt.replicas} replicas × {alt.fit.parallel.text()} on the same {current.gpus} GPUs"
     if r.need is None:
-        if not r.suggest:
-            return (f"{sized}, but {them} would hold {r.together:,} sequences of {context} together where "
-                    f"{current.text()} holds {r.current_holds:,}: replicas run without the all-reduce but hold "
-                    f"fewer sequences; declare the load ({source}) to have it "
-                    "judged"), False
-        return (f"{sized}: {them} hold {r.together:,} sequences of {context} together, at least the "
-                f"{r.current_holds:,} {current.text()} holds; no load is declared, so declare it ({source}) to make "
-                "this finding sure"), False
-    held = (f"{them} hold {'' if f.sure else 'about '}{r.together:,} sequences of {context} together, at least "
-            f"the {r.need:,} one replica must hold ({how}; {current.text()} holds {r.current_holds:,})")
-    if f.sure:
-        return f"{sized}: {held}", True
-    return (f"{sized}: {held}: within the estimate's error band, so the KV cache vLLM logs at start-up "
-            "settles it"), False
+        return (f"{them} would hold {r.together:,} sequences of {context} together where {current.text()} holds "
+                f"{r.current_holds:,}; declare the load ({source}) to have it judged"), False
+    about = "" if alt.fit.sure else "about "
+    text = (f"{them} hold {about}{r.together:,} sequences of {context} together, at least the {r.need:,} one "
+            f"replica must hold ({how})")
+    if alt.fit.sure:
+        return text, True
+    return f"{text}, within the estimate's error band", False
+
+
+def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
+    """A smaller layout against the doctrine's reserve (no load declared), and whether that is sure:
+    ``2 replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 131,072 with …``."""
+    f = res.fit
+    s = f.sizing
+    alt = f"{res.replicas} replicas × {f.parallel.text()}"
+    reserve = f"{s.weights_gib_per_gpu:.1f} GiB of weights × {res.kv_reserve:g} = {res.reserve_gib:.1f} GiB"
+    if res.sure:
+        return (f"{alt} fit the same GPUs: each starts at max_model_len {s.max_model_len:,} with "
+                f"{s.kv_cache_gib_per_gpu:.1f} GiB (±{s.error_band_gib:.1f}) of KV cache per GPU and keeps the KV "
+                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)"), True
+    if f.starts != "starts":
+        why = f"each may start at max_model_len {s.max_model_len:,} (within the estimate's error band)"
+    elif res.kept:
+        why = (f"each starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
+               "estimates follow CUDA and ROCm, not this device's vLLM plugin")
+    else:
+        why = (f"each starts at max_model_len {s.max_model_len:,}, but the KV reserve is thin ({reserve} against "
+               f"the {s.usable_gib_per_gpu:.1f} GiB (±{s.error_band_gib:.1f}) vLLM may use)")
+    return f"{alt} may fit the same GPUs: {why}; declare the load ({source}) to have it judged", False
+
+
+def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool]:
+    """A declared per-token latency target (annotation shardwise.dev/tpot-target-ms, the stack's
+    ``tpot_target_ms``) makes a sure finding about avoidable sharding advisory: the sharding may be there to
+    meet it (SW104, SW202)."""
+    if not sure or g.tpot_target_ms is None:
+        return message, sure
+    return (f"{message}; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "
+            "the sharding may be there to meet: benchmark the replicas against it"), False

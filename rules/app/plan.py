@@ -441,10 +441,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
-        max_model_len=None if max_model_len == "auto" else max_model_len,
-        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
+        max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra={"max_model_len": "auto"} if max_model_len == "auto" else {},
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1
@@ -501,7 +499,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
     max_model_len that fits beyond the error band, if that still holds the p95 context."""
-    from ..checks._capacity import _round_len
+    from ..capacity.group import round_max_model_len
 
     c = _evaluate(ctx, p)
     s = c.sizing
@@ -509,7 +507,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
     if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
         return c
-    length = _round_len(s.max_model_len_fit_sure)
+    length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
         return c
     low = _evaluate(ctx, p, length)

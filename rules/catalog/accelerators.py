@@ -98,6 +98,7 @@ def accelerators() -> tuple[Accelerator, ...]:
     return _table()[0]
 
 
+@functools.cache
 def families_of(resource: str) -> tuple[Accelerator, ...]:
     """The families whose device plugins advertise ``resource`` (two for google.com/tpu: v4–v6e and 7x)."""
     return tuple(a for a in accelerators() if a.devices(resource) is not None)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import vllm_version
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import vllm_version
 
 LOW, HIGH = 0.5, 0.95
 

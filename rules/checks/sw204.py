@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import layout
 from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
-from ._layout import layout, runs_on_cpu
+from ._layout import runs_on_cpu
 from ._request import Request, counts_layout, gpu_request
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import layout
 from ..catalog.accelerators import family_known
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, is_unknown
-from ._layout import layout
 from ._request import counts_layout, gpu_request
 
 

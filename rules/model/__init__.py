@@ -348,14 +348,16 @@ class EngineArgs:
     data_parallel_size: Any = 1
     enable_expert_parallel: bool = False
     gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20)
-    max_model_len: Any = None  # None: the model's max_position_embeddings
+    max_model_len: Any = None  # None: the model's context limit; "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: Any = None  # None: vLLM's default (256)
     max_num_batched_tokens: Any = None
     dtype: str = "auto"
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
-    block_size: int = 16
+    block_size: Any = None  # None: vLLM's default (16; MLA models by attention backend)
     enforce_eager: bool = False
+    enable_chunked_prefill: Any = None  # None: the release's default
+    kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.11+)
     distributed_executor_backend: str | None = None
     nnodes: Any = None
     port: Any = None
@@ -378,7 +380,7 @@ class ServingGroup:
     #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
     #: the rules size it as that entry and SW004 says which one was assumed.
     model_assumed: str | None = None
-    #: How many times a rule asked for the model's shape (``checks._capacity.require_model``): the engine
+    #: How many times a rule asked for the model's shape (``capacity.group.require_model``): the engine
     #: tells from it which findings rest on an assumed model.
     model_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1

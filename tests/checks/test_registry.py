@@ -76,7 +76,9 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
-    "SW202": {"karpenter-nodepool.yaml"},  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
     "SW306": {"lws-leader.yaml"},  # a Service selecting an LWS leader by the labels its controller adds
 }
 

@@ -265,12 +265,10 @@ def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 SW104_ANNOTATION = (
-    "::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-"
-    "Instruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but TP1×PP1 starts with 15.0 GiB of weights and "
-    "24.6 GiB (±1.6) of KV cache per GPU: 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens "
-    "(p95 context) together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency; "
-    "TP2×PP1 holds 128); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag) "
-    "(Deployment serving/llama8b)")
+    '::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
+    'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
+    ' 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica must hold (16 by annotation '
+    'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
 FAIL_MESSAGE = ("::error title=shardwise::findings at or above mandatory (exit 1); see the annotations and the "
                 "summary\n")
 PR_EVENT = {"pull_request": {"number": 7}}

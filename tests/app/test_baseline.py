@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
-from repo_paths import FIXTURES, SCHEMAS
-from shardwise.rules.app.baseline import FORMAT_VERSION, field_of, parse
+import yaml
+from repo_paths import FIXTURES, ROOT, SCHEMAS
+from shardwise.rules.app.baseline import FORMAT_VERSION, dumps, field_of, match, parse
+from shardwise.rules.app.baseline import create as create_entries
 from shardwise.rules.app.cli import main
 from shardwise.rules.engine import Finding
 from shardwise.rules.model import Location
@@ -67,10 +70,8 @@ def entries(path: Path) -> list[tuple[str, str, str, str | None]]:
     return [(e["code"], e["object"], e["field"], e["file"]) for e in doc["findings"]]
 
 
-def create(capsys: pytest.CaptureFixture[str], *paths: str) -> None:
-    rc, out, err = run(capsys, "lint", *(paths or ("deploy",)), "--create-baseline", BASELINE)
-    assert (rc, err) == (0, "")
-    assert out.endswith(ALL_BASELINED if not paths else out.splitlines()[-1] + "\n")
+def create(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_BASELINED, "")
 
 
 def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(repo, capsys):
@@ -271,3 +272,33 @@ def test_entries_add_up_and_a_count_below_one_is_refused():
     assert list(parsed.values()) == [4]
     with pytest.raises(Exception, match="count a whole number from 1"):
         parse(json.dumps({"shardwise_baseline": 1, "findings": [{**row, "count": 0}]}), "b.json")
+
+
+def test_the_pre_commit_hook_args_in_docs_ci_take_the_baseline(repo, capsys):
+    line = next(ln for ln in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8").splitlines()
+                if "--baseline" in ln and ln.strip().startswith("args:"))
+    args = yaml.safe_load(line.strip())["args"]
+    assert args == ["deploy/", "stacks/", "--baseline", BASELINE]
+    (repo / "stacks").mkdir()
+    create(capsys)
+    rc, out, err = run(capsys, "lint", *args)  # what the hook's `entry: shardwise lint` runs
+    assert (rc, err) == (0, "")
+    assert out.endswith("15 findings in the baseline — passed\n")
+
+
+def test_a_finding_known_by_its_urn_is_fingerprinted_by_it(tmp_path):
+    urn = "urn:pulumi:prod::models::kubernetes:apps/v1:Deployment::llama"
+    f = Finding("SW309", "host-access", "mandatory", "high", "Deployment a/b sets hostNetwork: true",
+                Location(urn=urn), "Deployment a/b")
+    made = create_entries([f, f], tmp_path)
+    assert [(e.code, e.object, e.field, e.file, e.urn, n) for e, n in made.items()] == [
+        ("SW309", "Deployment a/b", "hostNetwork", None, urn, 2)]
+    assert dumps(made) == (
+        '{\n  "shardwise_baseline": 1,\n  "findings": [\n    {"code": "SW309", "object": "Deployment a/b", '
+        f'"field": "hostNetwork", "file": null, "urn": "{urn}", "count": 2}}\n  ]\n}}\n')
+    matched = match([f, f, f], made, tmp_path)
+    assert (len(matched.new), len(matched.baselined), matched.stale) == (1, 2, 0)
+    # suppressed findings and internal errors are never baselined
+    assert create_entries([replace(f, suppressed=True, suppression_reason="r"), replace(f, internal=True)],
+                          tmp_path) == {}
+    assert dumps({}) == '{\n  "shardwise_baseline": 1,\n  "findings": []\n}\n'

@@ -229,8 +229,23 @@ class Plan:
         if self.ok or not self.request.searching:
             return None
         tried = ", ".join(c.parallel.text() for c in self.candidates)
+        beyond = self.beyond_context()
+        if beyond:
+            return f"no layout of {tried} starts: {beyond}"
         return (f"no layout of {tried} is free of mandatory findings; try a GPU with more memory, "
                 "--quantization or a shorter --max-model-len")
+
+    def beyond_context(self) -> str | None:
+        """What the request asks beyond the model's context limit (what vLLM derives from its config.json), which
+        no GPU, layout or quantization changes; None when it asks nothing beyond it."""
+        asked = self.request.max_model_len
+        limit = self.shown.sizing.model_max_len
+        if not isinstance(asked, int) or not limit or asked <= limit:
+            return None
+        return (f"--max-model-len {asked:,} is above the {limit:,} tokens {self.model.id} allows (its context "
+                f"limit, from its config.json), and no GPU, layout or quantization raises that; ask for at most "
+                f"{limit:,} (vLLM starts above it only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, which its own "
+                "warning says may give incorrect outputs)")
 
 
 def engine_text(p: Parallel) -> str:

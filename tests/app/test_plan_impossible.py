@@ -39,3 +39,24 @@ def test_a_model_too_large_for_the_gpus_still_asks_for_more_memory(capsys):
     assert rc == 1
     assert err == ("shardwise: no layout of TP1×PP1, TP1×PP2, TP1×PP4, TP1×PP8, TP1×PP16, TP1×PP32 is free of "
                    "mandatory findings; try a GPU with more memory, --quantization or a shorter --max-model-len\n")
+
+
+@pytest.mark.parametrize(("argv", "note"), [
+    (["--p95-context", "500000"],
+     "  note: --p95-context 500,000 is above the 131,072 tokens meta-llama/Llama-3.1-8B-Instruct allows (its context "
+     "limit, from its config.json): no sequence is longer, so the load is sized at 131,072"),
+    (["--p95-context", "16000", "--max-model-len", "8192"],
+     "  note: --p95-context 16,000 is above max_model_len 8,192: vLLM refuses a longer sequence, so the load is sized "
+     "at 8,192 (the model allows 131,072)"),
+])
+def test_a_p95_context_longer_than_a_sequence_can_be_is_said(capsys, argv, note):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                     "--vllm-version", "0.11.0", *argv)
+    assert rc == 0
+    assert [line for line in out.splitlines() if "--p95-context" in line] == [note]
+
+
+def test_a_p95_context_within_max_model_len_has_no_note(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                     "--vllm-version", "0.11.0", "--p95-context", "8192")
+    assert rc == 0 and "--p95-context" not in out

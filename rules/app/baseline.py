@@ -170,8 +170,8 @@ def parse(text: str, name: str) -> dict[Entry, int]:
                 or not isinstance(row["count"], int) or isinstance(row["count"], bool) or row["count"] < 1):
             raise _bad(name, f"entry {i + 1} of \"findings\" is not a baseline entry (the keys "
                              f"{', '.join(_KEYS)}; count a whole number from 1)")
-        e = Entry(row["code"], row["object"], row["field"], row["file"], row["urn"])
-        out[e] = out.get(e, 0) + row["count"]
+        entry = Entry(row["code"], row["object"], row["field"], row["file"], row["urn"])
+        out[entry] = out.get(entry, 0) + row["count"]
     return out
 
 

@@ -128,7 +128,7 @@ def as_object(report: Report) -> dict[str, Any]:
 
     rules: list[dict[str, Any]] = [rule_descriptor(m) for m in report.metas.values()]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    results = []
+    results: list[dict[str, Any]] = []
     with_baseline = report.baseline_file is not None
     for f in [*report.findings, *report.baselined]:
         if f.code not in index:

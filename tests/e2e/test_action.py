@@ -126,7 +126,7 @@ def load_action() -> dict[str, Any]:
 def test_action_yml_follows_the_metadata_syntax():
     meta = load_action()
     assert metadata_errors(meta) == []
-    assert sorted(meta["inputs"]) == ["base-ref", "comment", "config", "fail-level", "formats", "github-token",
+    assert sorted(meta["inputs"]) == ["base-ref", "baseline", "comment", "config", "fail-level", "formats", "github-token",
                                       "index-url", "install", "paths", "python-version", "sarif-file",
                                       "upload-sarif", "wheel"]
     assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "report-file", "sarif-file"]
@@ -357,6 +357,36 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 2)]
     assert records[2]["stdout"] == (
         "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
+
+
+@pytest.mark.slow
+def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo, tmp_path):
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    shardwise = str(Path(sys.executable).parent / "shardwise")
+    made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
+                          cwd=pr_repo, capture_output=True, text=True, check=False)
+    assert made.returncode == 0 and made.stdout.endswith("4 findings in the baseline — passed\n")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+    assert records[2]["outputs"]["exit-code"] == "0"
+    assert [line for line in records[2]["stdout"].splitlines() if line.startswith("::")] == []  # no annotation
+    sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
+    assert [(r["ruleId"], r["baselineState"]) for r in sarif["runs"][0]["results"]] == [
+        ("SW305", "unchanged"), ("SW106", "unchanged"), ("SW104", "unchanged"), ("SW202", "unchanged")]
+    report = (tmp_path / "runner-temp" / "shardwise-report.md").read_text(encoding="utf-8")
+    assert "· 4 findings in the baseline\n" in report
+
+    (pr_repo / ".shardwise-baseline.json").write_text('{"shardwise_baseline": 2, "findings": []}', encoding="utf-8")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 2)]
+    assert records[2]["outputs"]["exit-code"] == "2"
+    assert "--baseline: baseline format version 2; this shardwise reads version 1" in records[2]["stderr"]
 
 
 FAKE_PYTHON = """#!/usr/bin/env bash

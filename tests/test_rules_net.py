@@ -251,8 +251,8 @@ def test_lists_in_messages_name_each_once_and_count_the_rest(tmp_path):
     assert sw407[0].message == (
         "Service `default/llm-service`, `default/extra-0`, `default/extra-1`, `default/extra-2`, "
         "`default/extra-3`, `default/extra-4` and 3 more sends traffic to container `vllm` of Deployment "
-        "default/gemma-0, which has no readiness probe, so requests reach it while the model is still loading; "
-        "required: a readinessProbe on GET /health")
+        "default/gemma-0, which has neither a readiness probe nor a startup probe on its API port, so requests "
+        "reach it while the model is still loading; required: a readinessProbe on GET /health")
     [sw305] = [f for f in found if f.code == "SW305"]
     assert sw305.message == (
         "namespace `default` (Deployment default/gemma-0, Deployment default/gemma-1, Deployment "

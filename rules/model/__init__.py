@@ -211,7 +211,8 @@ class NodePool:
 class Probe:
     kind: Literal["startup", "liveness", "readiness"]
     path: str | None = None
-    port: Any = None
+    port: Any = None  # int | a named container port | UNKNOWN | None
+    handler: str | None = None  # "httpGet" | "tcpSocket" | "grpc" | "exec" (None: not said)
     initial_delay_seconds: int = 0
     period_seconds: int = 10
     failure_threshold: int = 3

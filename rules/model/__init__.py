@@ -212,11 +212,11 @@ class Probe:
     kind: Literal["startup", "liveness", "readiness"]
     path: str | None = None
     port: Any = None  # int | a named container port | UNKNOWN | None
-    handler: str | None = None  # "httpGet" | "tcpSocket" | "grpc" | "exec" (None: not said)
     initial_delay_seconds: int = 0
     period_seconds: int = 10
     failure_threshold: int = 3
     timeout_seconds: int = 1
+    handler: str | None = field(default=None, compare=False)  # "httpGet" | "tcpSocket" | "grpc" | "exec"
 
     @property
     def budget_seconds(self) -> int:

@@ -302,3 +302,31 @@ def test_an_object_rule_decides_and_contains_a_crash_per_object():
          "unresolved reference)"),
         ("NodePool fine", 3, "mandatory", False, False, False, "checked fine"),
     ]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("HF_TOKEN", "insert-your-huggingface-token-here"), ("HF_TOKEN", "<token>"), ("VLLM_API_KEY", "changeme"),
+    ("OPENAI_API_KEY", "xxx"), ("HF_TOKEN", "${HF_TOKEN}"), ("HF_TOKEN", "{{ .Values.hfToken }}"),
+    ("HF_TOKEN", "your-token"), ("HF_TOKEN", "YOUR_HF_TOKEN"), ("HF_TOKEN", "hf_" + "x" * 34),
+    ("VLLM_API_KEY", "token-abc123"), ("OPENAI_API_KEY", "EMPTY"), ("OPENAI_API_KEY", "not-needed"),
+    ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"), ("HF_TOKEN", "hf-token"), ("VLLM_API_KEY", "REPLACE_ME"),
+    ("HF_TOKEN", "__HF_TOKEN__"), ("HF_TOKEN", "#{HfToken}#"), ("HF_TOKEN", "put your token here"),
+    ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"),
+])
+def test_sw308_placeholders_are_no_credential(name, value):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) is None
+
+
+@pytest.mark.parametrize("name, value, found", [
+    ("ANY", "hf_Q7wErTy9UiOpAsDf3GhJkLzX5cVbNmQwE2", ("a Hugging Face token", "mandatory")),
+    ("ANY", "AKIA4V7QZ2XK9TBM3N5P", ("an AWS access key id", "mandatory")),
+    ("VLLM_API_KEY", "serving-key-2026-prod-41f9", ("a VLLM_API_KEY credential", "mandatory")),
+    ("HF_TOKEN", "my-own-mirror-k3y-2026", ("a literal value not shaped like a Hugging Face token", "advisory")),
+    ("REGISTRY_PASSWORD", "Tr0ub4dor-and-3", ("what looks like a credential", "advisory")),
+])
+def test_sw308_the_value_shape_decides(name, value, found):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) == found

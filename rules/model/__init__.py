@@ -305,7 +305,8 @@ class HostAccess:
 
 @dataclass
 class ConfigMap:
-    """A ConfigMap of the inputs: its literal data, each key with its line."""
+    """A ConfigMap, or a Secret, of the inputs: its literal data (a Secret's ``data`` decoded from base64, and its
+    ``stringData``), each key with its line."""
 
     name: str
     namespace: str = "default"
@@ -313,6 +314,7 @@ class ConfigMap:
     key_locations: dict[str, Location] = field(default_factory=dict)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    kind: str = "ConfigMap"  # "ConfigMap" | "Secret"
 
 
 @dataclass

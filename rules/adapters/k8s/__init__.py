@@ -15,7 +15,7 @@ One extractor per family of objects, and this module is the one place that picks
   Kaito Workspace), :mod:`.kthena` (ModelServing, ModelBooster);
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
 - :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
-- :mod:`.configmaps`: ConfigMap (its literal data);
+- :mod:`.configmaps`: ConfigMap and Secret (their literal data);
 - :mod:`.autoscaling`: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject;
 - :mod:`.nodes`: Node and Karpenter NodePool -> :class:`NodePool` (through :mod:`.pools`), Karpenter
   EC2NodeClass -> :class:`LaunchTemplate`, and :func:`resolve_pools`;
@@ -42,7 +42,7 @@ from ...model.errors import InputError
 from ..yamlsrc import LineDict, load_documents, read_text
 from .autoscaling import add_hpa, add_scaled_object
 from .claims import add_device_claim
-from .configmaps import add_config_map
+from .configmaps import add_config_map, add_secret
 from .fields import as_list, as_map, parse_ignore, read_annotations, suppressions_from
 from .generic import add_generic, find_pods, vllm_mentions
 from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service, runtimes_used
@@ -146,6 +146,7 @@ EXTRACTORS: dict[tuple[str | None, str], Extractor] = {
     ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(add_admin_policy),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"): _plain(add_baseline_admin_policy),
     ("", "ConfigMap"): _plain(add_config_map),
+    ("", "Secret"): _plain(add_secret),
     (None, "HorizontalPodAutoscaler"): _plain(add_hpa),
     ("keda.sh", "ScaledObject"): _plain(add_scaled_object),
     (None, "Node"): _plain(add_node),

@@ -330,3 +330,20 @@ def test_sw308_the_value_shape_decides(name, value, found):
     from shardwise.rules.checks.sw308 import judge
 
     assert judge(name, value) == found
+
+
+def test_sw402_startup_band_from_the_model_size():
+    """The start-up band (rules/capacity/cache.py): engine start-up 30-120 s with torch.compile, weights read at
+    4 to 0.5 GiB/s, the checkpoint downloaded at 1 GiB/s to 100 MiB/s when the pod downloads at every start."""
+    from shardwise.rules.capacity.cache import startup_estimate
+
+    tiny = startup_estimate(2.049, 1, "every start", "compile")
+    assert (tiny.low_seconds, tiny.high_seconds) == (32, 146)
+    big = startup_estimate(131.42, 1, "every start", "compile")
+    assert (big.low_seconds, big.high_seconds) == (194, 1729)
+    cached = startup_estimate(131.42, 1, "cached", "compile")
+    assert (cached.low_seconds, cached.high_seconds) == (62, 383)
+    assert startup_estimate(131.42, 1, "possible", "eager").high_seconds == 60 + 263 + 1346
+    unknown = startup_estimate(None, 1, "every start", "graphs")
+    assert (unknown.low_seconds, unknown.high_seconds, unknown.terms()) == (
+        20, 90, "weights of a size not known; CUDA graphs")

@@ -291,6 +291,8 @@ class Container:
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
+    #: The pod's spec.runtimeClassName (``nvidia`` shows the node's GPUs without a request): str | UNKNOWN | None.
+    runtime_class: Any = None
 
 
 @dataclass

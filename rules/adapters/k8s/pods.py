@@ -318,6 +318,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                                                                      cloc) if x.get("name")],
             claim_refs=refs,
             env_written=env_written,
+            runtime_class=spec.get("runtimeClassName") if spec.get("runtimeClassName") in (None, UNKNOWN)
+            else str(spec.get("runtimeClassName")),
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):

@@ -62,7 +62,7 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
 
 
 def gpu_memory_gb(g: ServingGroup) -> float | None:
-    """Nominal decimal GB per GPU (the seeds' ``gpu_gb``)."""
+    """Nominal decimal GB per GPU (``gpus_needed``'s ``gpu_gb``)."""
     if group_vendor(g) == "aws":
         gpu_memory_gib(g)  # raises: the memory per NeuronCore is not known
     gpu = gpu_of(g)

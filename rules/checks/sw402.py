@@ -65,8 +65,8 @@ def download_mode(g: ServingGroup, c: Container) -> Download:
     offline = [_on(c.env.get(name)) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")]
     if any(offline):
         return "none"
-    if None in offline or c.env_from:
-        return "possible"  # a variable that is not known may turn the download off
+    if None in offline:
+        return "possible"  # a value that is not known yet may turn the download off
     image = c.image if isinstance(c.image, str) else None
     if image is None or parse_image(image.lower()).path not in _STOCK_IMAGES:
         return "possible"  # the image may hold the weights

@@ -60,7 +60,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
     )
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        unready = [c for c in vllm_containers(g) if "readiness" not in c.probes and not _gated(g, c)]
+        unready = [c for c in vllm_containers(g) if "readiness" not in c.probes]
         if not unready:
             return
         services = []
@@ -71,6 +71,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
                 services.append(svc)
         if not services:
             return
+        unready = [c for c in unready if not _gated(g, c)]
         names = listed(f"`{s.namespace}/{s.name}`" for s in services)
         for c in unready:
             yield Hit(

@@ -311,7 +311,7 @@ def test_an_object_rule_decides_and_contains_a_crash_per_object():
     ("VLLM_API_KEY", "token-abc123"), ("OPENAI_API_KEY", "EMPTY"), ("OPENAI_API_KEY", "not-needed"),
     ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"), ("HF_TOKEN", "hf-token"), ("VLLM_API_KEY", "REPLACE_ME"),
     ("HF_TOKEN", "__HF_TOKEN__"), ("HF_TOKEN", "#{HfToken}#"), ("HF_TOKEN", "put your token here"),
-    ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"),
+    ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"), ("VLLM_API_KEY", "changeme123"),
 ])
 def test_sw308_placeholders_are_no_credential(name, value):
     from shardwise.rules.checks.sw308 import judge

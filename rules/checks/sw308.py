@@ -76,7 +76,7 @@ def is_placeholder(value: str, name: str = "") -> bool:
         return True
     if low in _DOCUMENTED_EXAMPLES or "example" in low or (name and low == name.lower()):
         return True
-    words = _words(v)
+    words = [w.rstrip("0123456789") or w for w in _words(v)]  # "changeme123" is "changeme"
     if any(w in _PLACEHOLDER_WORDS or (len(w) >= 3 and set(w) == {"x"}) for w in words):
         return True
     return bool(words) and all(w in _LABEL_WORDS for w in words)

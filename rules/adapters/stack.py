@@ -171,7 +171,7 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
     value = config[key]
     key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
     if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
-        from . import parse_json  # NaN, duplicate keys and bad escapes are errors here too
+        from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
 
         try:
             value = parse_json(value, path)
@@ -286,8 +286,8 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
+    from ..catalog.hardware import pool_from_labels
     from ..model.vocab import INSTANCE_TYPE
-    from .k8s.pools import pool_from_labels
 
     if p.provisioner == "karpenter":
         pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)

@@ -108,6 +108,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="a Helm value for the chart directories given as PATH (repeatable, as helm template --set)",
     )
+    p.add_argument(
+        "--fetch-remote-bases", action="store_true",
+        help="let kustomize fetch the remote bases (git URLs) of the kustomization directories given as PATH; "
+             "without it such a base is an input error and nothing is downloaded",
+    )
 
 
 def _diff_format(spec: str) -> tuple[str, str | None]:
@@ -316,6 +321,7 @@ def _lint_options(args: argparse.Namespace) -> Any:
         config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
+        remote_bases=args.fetch_remote_bases,
     )
 
 
@@ -334,6 +340,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations, render
+    from ..report.text import visible
+    from .output import write_atomically
     from .run import lint_report
 
     try:
@@ -350,8 +358,7 @@ def _lint(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             continue
         try:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(render(report, fmt))
+            write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
             failed.append(f"{path}: {e.strerror or e}")
     for message in failed:
@@ -360,7 +367,7 @@ def _lint(args: argparse.Namespace) -> int:
         return 2
     if not text_on_stdout:  # no report on the terminal: the input errors and the verdict go to stderr
         for error in report.errors:
-            _err(str(error))
+            _err(visible(str(error)))  # a newline in a file name starts no line of its own
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 
@@ -368,6 +375,7 @@ def _lint(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..report import destinations
     from .diff import diff_refs, render_diff
+    from .output import write_atomically
 
     try:
         outputs = destinations(args.formats or [("markdown", None)], args.output)
@@ -380,8 +388,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_atomically(path, text)
     for error in result.head_errors:
         _err(str(error))
     print(result.summary_line(), file=sys.stderr)

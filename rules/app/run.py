@@ -31,6 +31,7 @@ class LintOptions:
     #: helm/kustomize settings for chart and kustomization directories given as paths
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
+    remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
 
 
 def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
@@ -39,11 +40,11 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
     from ..adapters import default_jobs, read_inputs
     from ..adapters.config import load_config
-    from ..adapters.select import Excludes, read_ignore_file
+    from ..adapters.select import IGNORE_FILE, Excludes, read_ignore_file
     from ..catalog import resolve
     from ..checks.registry import ALL_RULES
     from ..engine import merge_undecided, run_rules_split
-    from ..model.errors import ShardwiseError
+    from ..model.errors import InputError, ShardwiseError
     from ..report import Report, metas_of, workload_summary
 
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
@@ -57,7 +58,13 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         if not os.path.isdir(d):
             raise ShardwiseError(f"--model-dir {d}: not a directory")
     resolve.configure(model_dirs=[*settings.model_dirs, *(os.path.abspath(d) for d in options.model_dirs)])
-    excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *options.exclude])
+    excludes = Excludes()  # a pattern or an ignore file that cannot be read is an input error; the rest is read
+    try:
+        excludes.extend(read_ignore_file(), IGNORE_FILE, numbered=True)
+    except InputError as e:
+        excludes.errors.append(e)
+    excludes.extend(settings.exclude, settings.source)
+    excludes.extend(options.exclude, "--exclude")
     inv = read_inputs(list(paths), jobs=options.jobs, excludes=excludes,
                       render=_renderer(options))
     if options.fetch_configs:
@@ -74,4 +81,4 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
 def _renderer(options: LintOptions) -> Renderer:
     from ..adapters.charts import Renderer
 
-    return Renderer(values=list(options.values), set_values=list(options.set_values))
+    return Renderer(values=list(options.values), set_values=list(options.set_values), remote_bases=options.remote_bases)

@@ -82,6 +82,37 @@ def is_placeholder(value: str, name: str = "") -> bool:
     return bool(words) and all(w in _LABEL_WORDS for w in words)
 
 
+#: One word's --api-key / --hf-token with its value in the same word, or at the word's end (the value is the
+#: next word's first token).
+_FLAG_IN_WORD = re.compile(r"--(api[-_]key|hf[-_]token)(?:(?:=|\s+)(\S+)|\s*\Z)")
+_FIRST_TOKEN = re.compile(r"\s*(\S+)")
+
+
+def secret_flags(words: list[str]) -> Iterator[tuple[str, str]]:
+    """``(flag, value)`` for each match of :data:`_SECRET_FLAGS` in the words joined by spaces, found word by
+    word: the joined command line is never built (a command whose words are aliases of one large scalar would
+    make it as large as every repetition together)."""
+    i, at = 0, 0
+    while i < len(words):
+        m = _FLAG_IN_WORD.search(words[i], at)
+        if m is None:
+            i, at = i + 1, 0
+            continue
+        if m.group(2) is not None:
+            yield m.group(1), m.group(2)
+            at = m.end()
+            continue
+        j = i + 1  # the flag ends its word: its value is the next word with text, as the joined line reads
+        while j < len(words) and not words[j].strip():
+            j += 1
+        if j == len(words):
+            return
+        v = _FIRST_TOKEN.match(words[j])
+        assert v is not None
+        yield m.group(1), v.group(1)
+        i, at = j, v.end()
+
+
 #: An envsubst placeholder, the whole value: $HF_TOKEN, ${HF_TOKEN} (not Kubernetes' own $(VAR) reference).
 _ENVSUBST = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?:[:-][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -228,9 +259,8 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
 
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
-        text = " ".join(words)
-        for m in _SECRET_FLAGS.finditer(text):
-            flag, value = m.group(1).replace("_", "-"), m.group(2)
+        for flag, value in secret_flags(words):
+            flag = flag.replace("_", "-")
             try:
                 value = shlex.split(value)[0] if value else value
             except ValueError:

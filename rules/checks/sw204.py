@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, Undecidable
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import layout, runs_on_cpu
 from ._request import Request, counts_layout, gpu_request
 from ._sharing import gpu_sharing
@@ -67,6 +67,10 @@ class GpuRequestNotTp(GroupRule):
                              f"depends on the node and what else runs there; required: a request of {need} "
                              f"{resource} to make it sure", location=g.at("resources"), level="advisory")
                 return
+            c = g.main_container
+            if c is not None and c.runtime_class is UNKNOWN:
+                raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "
+                                  "the container the node's GPUs without a request")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
                          "it requests", location=g.at("resources"))

@@ -211,11 +211,12 @@ class NodePool:
 class Probe:
     kind: Literal["startup", "liveness", "readiness"]
     path: str | None = None
-    port: Any = None
+    port: Any = None  # int | a named container port | UNKNOWN | None
     initial_delay_seconds: int = 0
     period_seconds: int = 10
     failure_threshold: int = 3
     timeout_seconds: int = 1
+    handler: str | None = field(default=None, compare=False)  # "httpGet" | "tcpSocket" | "grpc" | "exec"
 
     @property
     def budget_seconds(self) -> int:
@@ -290,6 +291,8 @@ class Container:
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
+    #: The pod's spec.runtimeClassName (``nvidia`` shows the node's GPUs without a request): str | UNKNOWN | None.
+    runtime_class: Any = None
 
 
 @dataclass
@@ -304,7 +307,8 @@ class HostAccess:
 
 @dataclass
 class ConfigMap:
-    """A ConfigMap of the inputs: its literal data, each key with its line."""
+    """A ConfigMap, or a Secret, of the inputs: its literal data (a Secret's ``data`` decoded from base64, and its
+    ``stringData``), each key with its line."""
 
     name: str
     namespace: str = "default"
@@ -312,6 +316,7 @@ class ConfigMap:
     key_locations: dict[str, Location] = field(default_factory=dict)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    kind: str = "ConfigMap"  # "ConfigMap" | "Secret"
 
 
 @dataclass

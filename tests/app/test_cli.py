@@ -276,7 +276,7 @@ def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
         metadata: {name: a}
         ---
         apiVersion: v1
-        kind: Secret
+        kind: ServiceAccount
         metadata: {name: b}
         ---
         apiVersion: v1
@@ -285,7 +285,7 @@ def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
         """)
     assert run(capsys, "lint", f) == (0, (
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
-        "findings, 0 suppressed; skipped 1 object of unknown kinds: Secret×1 — passed\n"
+        "findings, 0 suppressed; skipped 1 object of unknown kinds: ServiceAccount×1 — passed\n"
     ), "")
 
 
@@ -361,12 +361,12 @@ def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
 
 
 def test_skipped_kinds_in_summary(work, capsys):
-    f = write(work / "mixed.yaml", TP1_8B + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: a}\n")
+    f = write(work / "mixed.yaml", TP1_8B + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n")
     rc, out, _ = run(capsys, "lint", f)
     assert rc == 0
     assert out.splitlines()[-1] == (
         "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 object of "
-        "unknown kinds: Secret×1 — passed"
+        "unknown kinds: ServiceAccount×1 — passed"
     )
 
 

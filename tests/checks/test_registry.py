@@ -37,7 +37,7 @@ LEVELS = {
     "SW203": ("mandatory", False),
     "SW204": ("mandatory", False),
     "SW205": ("advisory", False),  # mandatory when TP or expert traffic crosses nodes (test_rules_topology)
-    "SW206": ("advisory", False),  # mandatory for multi-node groups (test_rules_topology)
+    "SW206": ("advisory", False),  # an unknown GPU is a cannot-decide: mandatory only with unknown = "fail"
     "SW207": ("mandatory", False),
     "SW208": ("advisory", False),
     "SW209": ("advisory", False),  # mandatory for an image built for another accelerator (test_accelerators)

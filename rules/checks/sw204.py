@@ -8,7 +8,7 @@ from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ._layout import layout, runs_on_cpu
-from ._request import Request, counts_layout, gpu_request
+from ._request import Request, check_server_elsewhere, counts_layout, gpu_request
 
 
 def _ambiguous(req: Request) -> Undecidable:
@@ -56,6 +56,7 @@ class GpuRequestNotTp(GroupRule):
         req, resource = gpu_request(g)
         per_pod = lay.per_pod
         if req is None:
+            check_server_elsewhere(g)  # another container of the pod holds the GPUs: which one serves?
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "

@@ -192,6 +192,24 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
     ]
 
 
+def test_kubeai_custom_profile_gives_an_unknown_accelerator_count_never_none():
+    # OPEA's GenAIInfra Models name a profile of their own KubeAI values (gaudi-for-text-generation:2): the
+    # operator writes the profile's limits × 2, which are not in the inputs; the profile's name says Gaudi
+    inv = load_kubernetes_text(
+        "apiVersion: kubeai.org/v1\nkind: Model\nmetadata:\n  name: r1-70b-gaudi\nspec:\n"
+        "  features: [TextGeneration]\n  url: hf://deepseek-ai/DeepSeek-R1-Distill-Llama-70B\n  engine: VLLM\n"
+        "  args:\n    - --tensor-parallel-size=2\n  minReplicas: 1\n"
+        "  resourceProfile: gaudi-for-text-generation:2\n", "m.yaml")
+    [g] = inv.groups
+    assert (show(g.gpus_per_pod), g.accelerator_resource, g.pool.name, g.pool.kind, g.pool.accelerator) == (
+        "UNKNOWN", "habana.ai/gaudi", "resourceProfile gaudi-for-text-generation", "resource-profile", "intel")
+    sw204 = [(f.level, f.location.line, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert sw204 == [("advisory", 12, "cannot decide: the accelerator count of KubeAI's resourceProfile "
+                      "gaudi-for-text-generation is not known (the profile is not one of KubeAI's defaults: the "
+                      "operator gives the pod its limits × the count, and those are in KubeAI's configuration (the "
+                      "Helm values' resourceProfiles), which is not in the inputs)")]
+
+
 # --- KubeRay and Ray Serve LLM --------------------------------------------------------------------------
 
 

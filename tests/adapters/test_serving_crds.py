@@ -153,6 +153,24 @@ def test_llm_inference_service_without_template_takes_gpus_from_base_configs():
         "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", 6, "main")
 
 
+def test_inference_service_on_a_named_runtime_outside_its_file_is_built_by_an_unknown_operator():
+    # redhat-na-ssa/demo-ai-gitops-catalog: the InferenceService (format vLLM) names a ServingRuntime kept in
+    # another file (there a vLLM CPU build): the runtime writes image, command and resources, so what the pod
+    # holds is not known and SW204 cannot block it
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: granite\nspec:\n"
+        "  predictor:\n    model:\n      args:\n        - '--max-model-len=8192'\n      modelFormat:\n"
+        "        name: vLLM\n      resources:\n        limits: {cpu: '2', memory: 12Gi}\n"
+        "      runtime: granite-vision-model\n      storageUri: oci://registry.example/modelcars/granite:3.3-2b\n",
+        "isvc.yaml")
+    [g] = inv.groups
+    assert (g.unknown_operator, g.main_container.image, show(g.gpus_per_pod)) == (True, None, None)
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert (f.level, f.message.endswith("(advisory: the operator of this InferenceService builds the pod and may "
+                                        "add it; lint the pod it renders to make this finding blocking)")) == (
+        "advisory", True)
+
+
 # --- KubeAI ---------------------------------------------------------------------------------------------
 
 

@@ -47,6 +47,7 @@ from .fields import as_list, as_map, parse_ignore, read_annotations, suppression
 from .generic import add_generic, find_pods, vllm_mentions
 from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service, runtimes_used
 from .kthena import add_model_booster, add_model_serving
+from .mentions import operator_mention
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import SELECTOR_POOL_KIND, add_ec2_node_class, add_karpenter_pool, add_node, resolve_pools
 from .ome import GROUP as OME_GROUP
@@ -211,8 +212,12 @@ def _note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     """SW005's record: an object that mentions vLLM but gave no workload; True when one was added (or its
     suppression annotation is an input error, added to ``errors`` when given)."""
     mention = vllm_mentions(obj)
-    if mention is None:
-        return False
+    special = None
+    if mention is None:  # an operator's fields that name vLLM (runtime: vllm, backendName: vllm, vllmArgs: ...)
+        found = operator_mention(kind, obj, loc)
+        if found is None:
+            return False
+        mention, special = found[:2], found[2]
     try:
         suppressions = _object_suppressions(obj, loc)
     except InputError as e:
@@ -236,6 +241,7 @@ def _note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
                "`containers` list or container with image and command at any depth); the operator builds "
                "the pod from fields shardwise does not know")
+    why = special or why
     where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
     inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
                                          mentioned=True, suppressions=suppressions))

@@ -74,7 +74,12 @@ FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
 FIXTURE_SUFFIXES = (".yaml", ".json")
 EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
-EXTRA_FIXTURES = {"SW406": {"autoscaled.yaml"}}  # an autoscaled target counts its maximum
+EXTRA_FIXTURES = {
+    "SW204": {"client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
+    "SW304": {"auto-mode.yaml"},  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
+    "SW306": {"nodeport-internal.yaml"},  # a NodePort and an internal LoadBalancer are advisory
+    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
+}
 
 
 def test_codes_are_unique_well_formed_and_in_ascending_order():

@@ -9,7 +9,7 @@ from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
-from ._request import Request, counts_layout, gpu_request
+from ._request import Request, check_server_elsewhere, counts_layout, gpu_request
 from ._sharing import gpu_sharing
 
 
@@ -60,6 +60,7 @@ class GpuRequestNotTp(GroupRule):
         req, resource = gpu_request(g)
         per_pod = lay.per_pod
         if req is None:
+            check_server_elsewhere(g)  # another container of the pod holds the GPUs: which one serves?
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
             sharing = gpu_sharing(g)
             if sharing is not None and sharing.kind == "no-request":

@@ -143,3 +143,18 @@ def test_kthena_model_booster_workers_with_the_controllers_shm():
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})  # the SGLang backend is not vLLM
 
 
+
+
+def test_a_model_booster_worker_with_pods_0_is_the_entry_pod_alone():
+    # kthena's CRD allows workers[].pods: 0 (kubebuilder Minimum=0) and its docs example writes it with
+    # replicas: 0 and a camelCase config key; it is a valid object, read as the entry pod with no workers
+    inv = load_kubernetes_text(
+        "apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelBooster\nmetadata:\n  name: ds\nspec:\n"
+        "  backend:\n    name: ds-vllm\n    type: \"vLLM\"\n    modelURI: \"s3://model-bucket/ds\"\n"
+        "    cacheURI: \"hostpath://tmp/test\"\n    replicas: 1\n    workers:\n      - type: \"server\"\n"
+        "        image: \"vllm/vllm-openai:v0.7.1\"\n        replicas: 0\n        pods: 0\n        config:\n"
+        "          maxModelLen: 12288\n        resources:\n          limits:\n            nvidia.com/gpu: \"1\"\n",
+        "mb.yaml")
+    assert [(g.name, show(g.replicas), show(g.pods_per_group), show(g.gpus_per_pod)) for g in inv.groups] == [
+        ("ds/ds-vllm/server", 0, 1, 1)]
+    assert inv.launch_issues == []

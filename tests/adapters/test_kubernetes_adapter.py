@@ -522,6 +522,25 @@ def test_ec2nodeclass_defaults_to_karpenter_imdsv2_defaults():
     assert (lt.http_tokens, lt.http_put_response_hop_limit) == ("required", 1)
 
 
+def test_an_eks_auto_mode_node_pool_launches_with_aws_imds_settings_once_per_node_class():
+    # nodeClassRef group eks.amazonaws.com: EC2 managed instances, IMDSv2 required with hop limit 1 whatever the
+    # NodeClass says (it has no such field); two pools on the built-in `default` share one record, and an
+    # EC2NodeClass of the same name stays Karpenter's own
+    pool = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: {0}}}\nspec:\n  template:\n"
+            "    spec:\n      nodeClassRef: {{group: {1}, kind: {2}, name: default}}\n")
+    inv = load_kubernetes_text("---\n".join([
+        pool.format("a", "eks.amazonaws.com", "NodeClass"), pool.format("b", "eks.amazonaws.com", "NodeClass"),
+        pool.format("c", "karpenter.k8s.aws", "EC2NodeClass"),
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n"
+        "  metadataOptions: {httpTokens: optional}\n"]), "auto.yaml")
+    assert [p.launch_template for p in inv.pools] == [
+        "eks.amazonaws.com/NodeClass/default", "eks.amazonaws.com/NodeClass/default", "default"]
+    assert [(lt.name, lt.id, lt.http_tokens, lt.http_put_response_hop_limit, lt.location.line)
+            for lt in inv.launch_templates] == [
+        ("EKS Auto Mode NodeClass default", "eks.amazonaws.com/NodeClass/default", "required", 1, 1),
+        ("default", None, "optional", 1, 25)]
+
+
 def test_gfd_nodes_tolerations_and_taints():
     inv = load("gfd-nodes.yaml")
     f = "gfd-nodes.yaml"

@@ -154,6 +154,24 @@ def test_llm_inference_service_without_template_takes_gpus_from_base_configs():
         "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", 6, "main")
 
 
+def test_inference_service_on_a_named_runtime_outside_its_file_is_built_by_an_unknown_operator():
+    # redhat-na-ssa/demo-ai-gitops-catalog: the InferenceService (format vLLM) names a ServingRuntime kept in
+    # another file (there a vLLM CPU build): the runtime writes image, command and resources, so what the pod
+    # holds is not known and SW204 cannot block it
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: granite\nspec:\n"
+        "  predictor:\n    model:\n      args:\n        - '--max-model-len=8192'\n      modelFormat:\n"
+        "        name: vLLM\n      resources:\n        limits: {cpu: '2', memory: 12Gi}\n"
+        "      runtime: granite-vision-model\n      storageUri: oci://registry.example/modelcars/granite:3.3-2b\n",
+        "isvc.yaml")
+    [g] = inv.groups
+    assert (g.unknown_operator, g.main_container.image, show(g.gpus_per_pod)) == (True, None, None)
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert (f.level, f.message.endswith("(advisory: the operator of this InferenceService builds the pod and may "
+                                        "add it; lint the pod it renders to make this finding blocking)")) == (
+        "advisory", True)
+
+
 # --- KubeAI ---------------------------------------------------------------------------------------------
 
 
@@ -191,6 +209,24 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
                "(a computed value or an unresolved reference)")
         for code in ("SW101", "SW102", "SW206")  # one GPU: no sharding for SW104/SW106; no load for SW103
     ]
+
+
+def test_kubeai_custom_profile_gives_an_unknown_accelerator_count_never_none():
+    # OPEA's GenAIInfra Models name a profile of their own KubeAI values (gaudi-for-text-generation:2): the
+    # operator writes the profile's limits × 2, which are not in the inputs; the profile's name says Gaudi
+    inv = load_kubernetes_text(
+        "apiVersion: kubeai.org/v1\nkind: Model\nmetadata:\n  name: r1-70b-gaudi\nspec:\n"
+        "  features: [TextGeneration]\n  url: hf://deepseek-ai/DeepSeek-R1-Distill-Llama-70B\n  engine: VLLM\n"
+        "  args:\n    - --tensor-parallel-size=2\n  minReplicas: 1\n"
+        "  resourceProfile: gaudi-for-text-generation:2\n", "m.yaml")
+    [g] = inv.groups
+    assert (show(g.gpus_per_pod), g.accelerator_resource, g.pool.name, g.pool.kind, g.pool.accelerator) == (
+        "UNKNOWN", "habana.ai/gaudi", "resourceProfile gaudi-for-text-generation", "resource-profile", "intel")
+    sw204 = [(f.level, f.location.line, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert sw204 == [("advisory", 12, "cannot decide: the accelerator count of KubeAI's resourceProfile "
+                      "gaudi-for-text-generation is not known (the profile is not one of KubeAI's defaults: the "
+                      "operator gives the pod its limits × the count, and those are in KubeAI's configuration (the "
+                      "Helm values' resourceProfiles), which is not in the inputs)")]
 
 
 # --- KubeRay and Ray Serve LLM --------------------------------------------------------------------------

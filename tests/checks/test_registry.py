@@ -37,7 +37,7 @@ LEVELS = {
     "SW203": ("mandatory", False),
     "SW204": ("mandatory", False),
     "SW205": ("advisory", False),  # mandatory when TP or expert traffic crosses nodes (test_rules_topology)
-    "SW206": ("advisory", False),  # mandatory for multi-node groups (test_rules_topology)
+    "SW206": ("advisory", False),  # an unknown GPU is a cannot-decide: mandatory only with unknown = "fail"
     "SW207": ("mandatory", False),
     "SW208": ("advisory", False),
     "SW209": ("advisory", False),  # mandatory for an image built for another accelerator (test_accelerators)
@@ -75,16 +75,19 @@ FIXTURE_SUFFIXES = (".yaml", ".json")
 EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
-    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
-    "SW306": {"lws-leader.yaml"},  # a Service selecting an LWS leader by the labels its controller adds
-    "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
-    "SW204": {"shared-gpu.yaml"},  # GPUs seen without a request are advisory; shares and slices count one each
+    "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
+    "SW304": {"auto-mode.yaml"},  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
+    "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
+              "nodeport-internal.yaml"},  # a NodePort and an internal LoadBalancer are advisory
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
     "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
 }

@@ -348,3 +348,22 @@ def test_sw402_startup_band_from_the_model_size():
     unknown = startup_estimate(None, 1, "every start", "graphs")
     assert (unknown.low_seconds, unknown.high_seconds, unknown.terms()) == (
         20, 90, "weights of a size not known; CUDA graphs")
+
+
+def test_sw305_is_anchored_at_the_multi_node_group_that_needs_the_policy(tmp_path):
+    # kserve docs/samples/llmisvc: a single-GPU sample sorts first in namespace default, the multi-node group
+    # that makes the finding blocking is in another file; the finding points at that one
+    (tmp_path / "a-single-gpu.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: small}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.10.1\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (tmp_path / "b-multi-node.yaml").write_text(
+        "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: big}\nspec:\n"
+        "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n      spec:\n        containers:\n"
+        "          - name: vllm\n            image: vllm/vllm-openai:v0.10.1\n"
+        "            command: [vllm, serve, meta-llama/Llama-3.1-405B-Instruct, --tensor-parallel-size, '8',"
+        " --pipeline-parallel-size, '2']\n            resources: {limits: {nvidia.com/gpu: 8}}\n")
+    inv = load_inputs([str(tmp_path / "a-single-gpu.yaml"), str(tmp_path / "b-multi-node.yaml")])
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"]
+    assert (f.level, f.subject, pathlib.Path(f.location.file).name, f.location.line) == (
+        "mandatory", "Namespace default", "b-multi-node.yaml", 1)

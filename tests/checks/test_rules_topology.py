@@ -1,8 +1,8 @@
 """Topology rules that judge the parallel layout against the pods and the fabric (SW204, SW205, SW206,
 SW208): each fixture, through the real adapters, fires exactly the findings written beside it — line, level,
 subject, message and suppression reason (``SW205/fail.yaml.expected``, test_rule_fixtures.py). Their levels follow the blocking rule of DESIGN.md: mandatory only
-when the tool is sure (fewer GPUs than workers; tensor-parallel or expert traffic over TCP; a multi-node group whose GPU
-is unknown), advisory otherwise, saying what would make it sure.
+when the tool is sure (fewer GPUs than workers; tensor-parallel or expert traffic over TCP), advisory otherwise, saying
+what would make it sure (an unknown GPU, a multi-node group's too, is a cannot-decide: SW206 is advisory).
 """
 
 from __future__ import annotations

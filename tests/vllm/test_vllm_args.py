@@ -115,6 +115,7 @@ def test_args_only_on_other_image_is_not_a_server():
     "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-inference-vllm-neuronx:0.9.1-neuronx-py310-sdk2.24.0",
     "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer-2.6.0:latest",
     "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:latest",
+    "public.ecr.aws/data-on-eks/neuron-sdk2.20-vllm0.5.0-neuron:v8",  # a version written onto the word
 ])
 def test_args_only_on_derived_vllm_images(image):
     e = parse([], ["--model", "org/m", "--tensor-parallel-size", "2"], image=image)
@@ -128,6 +129,18 @@ def test_args_only_on_derived_vllm_images(image):
 ])
 def test_args_only_on_images_that_are_not_vllm(image):
     assert parse([], ["--model", "org/m", "--num-shard", "2"], image=image) is None
+
+
+@pytest.mark.parametrize(("image", "args"), [
+    # HAMi's benchmark job: a client beside the server, its image and its args both a client's
+    ("<your-registry>/vllm-bench-client:latest",
+     ["--vllm-url", "http://127.0.0.1:8000/v1/chat/completions", "--model", "Qwen3-8B", "--warmup", "30"]),
+    # a load generator on a vLLM image: the server's address in a flag vLLM's server does not take
+    ("vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3-8B", "--base-url=http://vllm:8000"]),
+    ("ghcr.io/team/vllm-loadgen:1", ["--model", "org/m", "--openai-api-base", "http://vllm:8000/v1"]),
+])
+def test_args_only_of_a_client_are_not_a_server(image, args):
+    assert parse([], args, image=image) is None
 
 
 def test_args_only_with_a_flag_only_vllm_takes_are_vllm_args_on_any_image():

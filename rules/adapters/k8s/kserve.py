@@ -133,10 +133,14 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                              "spec.predictor.workerSpec", loc, file)
         stages = values["pipelineParallelSize"]
         pods = 1 if stages is None else stages  # one pod per pipeline stage
+    mark = len(inv.groups)
     group = crd_group(inv, "InferenceService", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec,
                       replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
     if group is not None:
         group.pod_labels = predictor_labels(obj, predictor)
+    if model and model.get("runtime") and pod_spec is not predictor and _runtime_for(model, runtimes) is None:
+        for g in inv.groups[mark:]:  # the runtime it names (not in its file) builds the container: image, command,
+            g.unknown_operator = True  # env, resources; what it adds (a CPU build, GPUs) is not known
     return True
 
 

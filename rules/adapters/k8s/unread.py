@@ -10,6 +10,7 @@ from ...model.errors import InputError
 from .dispatch import holds_data, is_template
 from .fields import as_map, read_annotations, suppressions_from
 from .generic import find_pods, vllm_mentions
+from .mentions import operator_mention
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -17,8 +18,12 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     """SW005's record: an object that mentions vLLM but gave no workload; True when one was added (or its
     suppression annotation is an input error, added to ``errors`` when given)."""
     mention = vllm_mentions(obj)
-    if mention is None:
-        return False
+    special = None
+    if mention is None:  # an operator's fields that name vLLM (runtime: vllm, backendName: vllm, vllmArgs: ...)
+        found = operator_mention(kind, obj, loc)
+        if found is None:
+            return False
+        mention, special = found[:2], found[2]
     try:
         suppressions = object_suppressions(obj, loc)
     except InputError as e:
@@ -42,6 +47,7 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
                "`containers` list or container with image and command at any depth); the operator builds "
                "the pod from fields shardwise does not know")
+    why = special or why
     where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
     inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
                                          mentioned=True, suppressions=suppressions))

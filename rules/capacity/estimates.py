@@ -26,7 +26,7 @@ class Estimates:
       language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
-      0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
+      0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV

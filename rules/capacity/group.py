@@ -136,7 +136,17 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
 def device(g: ServingGroup) -> Device | None:
     """The GPU as the capacity model sizes it (None: no GPU memory to size against)."""
     mem = gpu_memory_gib(g)
-    return Device.of(gpu_of(g), mem) if mem else None
+    if not mem:
+        return None
+    link = domain = None
+    if g.pool is not None:  # the node pool's own interconnect, where it says it (custom all-reduce reads it)
+        p = g.pool
+        link = None if is_unknown(p.interconnect) else p.interconnect
+        domain = None if is_unknown(p.nvlink_domain_size) else p.nvlink_domain_size
+        per_node = None if is_unknown(p.gpus_per_node) else p.gpus_per_node
+        if domain and per_node:
+            domain = min(int(domain), int(per_node))  # custom all-reduce stays within a node
+    return Device.of(gpu_of(g), mem, link, domain)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -106,16 +106,26 @@ class Device:
     memory_gib: float  # total, as torch.cuda.mem_get_info reports it
     vendor: Vendor = "nvidia"  # the vendor table's (catalog/data/accelerators.json)
     architecture: str = ""  # "turing"/"volta": compute capability below 8.0
+    #: GPUs of one node that NVLink (AMD: XGMI) joins all-to-all: 1 on PCIe-only nodes, 2 for NVLink-bridged
+    #: pairs, 8 on HGX boards. None: not known (sized as if they were all joined).
+    nvlink_domain: int | None = None
 
     @classmethod
-    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None) -> Device:
+    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
+           nvlink_domain: int | None = None) -> Device:
+        """The catalog GPU (or a GPU known only by its memory); ``interconnect`` and ``nvlink_domain`` are the
+        node pool's where it says them, else the part's usual ones from the catalog."""
         if gpu is None:
             if not memory_gib:
                 raise ValueError("a GPU or its memory is needed")
-            return cls("custom GPU", float(memory_gib))
+            domain = 1 if interconnect == "pcie" else nvlink_domain
+            return cls("custom GPU", float(memory_gib), nvlink_domain=domain)
         # who makes it: the vendor table's family of the resource its device plugin advertises
         vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
-        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture)  # type: ignore[arg-type]
+        link = interconnect or gpu.interconnect
+        domain = 1 if link == "pcie" else (nvlink_domain or gpu.nvlink_domain_size or None)
+        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
+                   domain)
 
 
 @dataclass(frozen=True)
@@ -331,17 +341,35 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
     return peak, cache, note
 
 
-def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
+#: Tensor-parallel sizes vLLM's custom all-reduce supports (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
+_CUSTOM_AR_SIZES = (2, 4, 6, 8)
+
+
+def custom_all_reduce(device: Device, tp: int) -> bool:
+    """Whether vLLM's custom all-reduce runs in a tensor-parallel group of ``tp`` GPUs of ``device``
+    (``distributed/device_communicators/custom_all_reduce.py``, ``CustomAllreduce.__init__``): not at TP1 (a
+    pipeline stage of one GPU has no tensor-parallel group), only at the supported sizes 2, 4, 6 and 8, on
+    CUDA and ROCm GPUs, and with more than two GPUs only where they are fully connected ("Custom allreduce is
+    disabled because it's not supported on more than two PCIe-only GPUs"). A domain not known counts as fully
+    connected; the P2P test a PCIe pair must pass is assumed to pass."""
+    if tp not in _CUSTOM_AR_SIZES or device.vendor not in ("nvidia", "amd"):
+        return False
+    return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
+
+
+def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
-    buffers several GPUs set up in the first forward pass."""
+    buffers a tensor-parallel group sets up in the first forward pass (only where custom all-reduce runs:
+    :func:`custom_all_reduce`)."""
+    gpus = s.tp * s.pp
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
     gib = one + (extra if gpus > 1 else 0.0)
-    if vendor == "amd":
+    if device.vendor == "amd":
         gib += e.rocm_extra_gib
-    if gpus > 1 and engine == "v1" and b.tp_buffers_in_budget:
+    if engine == "v1" and b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
         gib += e.tp_buffers_gib
     return gib
 
@@ -536,7 +564,7 @@ def _size_deployment(
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
-    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
+    nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e)
     sampler = _sampler_run(model, b, engine, batch, e)
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
@@ -866,7 +894,8 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     is given."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
-    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or b.tp_buffers_in_budget):
+    counted = b.tp_buffers_in_budget and custom_all_reduce(device, s.tp)
+    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     band = (worst.weights * e.weights_error + act_err + worst.encoder * e.encoder_error
             + nontorch_err + (e.cudagraph_error_gib if graphs.in_budget else 0.0))

@@ -40,8 +40,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   utilization").
 * ``sampler_warmup``: after the KV cache is sized and the CUDA graphs captured, V1 runs the dummy
   sampler again (``compile_or_warm_up_model``): its buffers come out of what the budget left outside.
-* ``tp_buffers_in_budget``: on several GPUs the communication buffers that are set up during the first
-  forward pass are counted as non-torch memory (about 2 GiB per GPU in 0.19 logs).
+* ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
+  communication buffers that are set up during the first forward pass are counted as non-torch memory
+  (about 2 GiB per GPU in 0.19 logs).
 * ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
   memory (V1), first tier that matches wins.
 * ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
@@ -245,7 +246,9 @@ SOURCES: dict[str, str] = {
     "tp_buffers_in_budget": "calibrated, not read: the issue's public 0.19 logs (about 2.1 GiB of non-torch memory "
                             "per GPU at TP2/TP4, against 0.1-0.3 GiB at TP1); the snapshot is taken after "
                             "init_worker_distributed_environment in 0.11.0-0.22.1, so what is counted is set up "
-                            "later (first collective, all-reduce workspaces)",
+                            "later (first collective, all-reduce workspaces); charged only where "
+                            "distributed/device_communicators/custom_all_reduce.py enables custom all-reduce "
+                            "(TP 2/4/6/8 in one node; above 2 fully connected GPUs only)",
     "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
                    "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
                    "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "

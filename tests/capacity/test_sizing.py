@@ -441,3 +441,48 @@ def test_mla_down_projections_and_router_are_whole_on_every_rank():
     assert round(tp8.weights_gib_per_gpu - (tp1.weights_gib_per_gpu - sizing.rotary_cache_bytes(r1) / GIB) / 8
                  - sizing.rotary_cache_bytes(r1) / GIB, 4) == round(whole * 7 / 8, 4)
     assert round(tp8.weights_gib_per_gpu, 2) == 79.28  # 79.41 GiB per device in HabanaAI/vllm-fork#809 (TP8)
+
+
+# --------------------------------------------------------------------------------------------------
+# Custom all-reduce: its 2.0 GiB from 0.19 only where vLLM runs it
+# --------------------------------------------------------------------------------------------------
+
+
+def test_the_catalog_gpu_gives_the_domain_custom_all_reduce_reads():
+    from shardwise.rules.catalog import find_gpu
+
+    assert sizing.Device.of(find_gpu("L4")).nvlink_domain == 1
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB")).nvlink_domain == 8
+    assert sizing.Device.of(find_gpu("H100-NVL-94GB")).nvlink_domain == 2
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB"), interconnect="pcie").nvlink_domain == 1  # the pool's
+    assert sizing.Device.of(None, 80.0).nvlink_domain is None
+
+
+@pytest.mark.parametrize(("domain", "tp", "runs"), [
+    (1, 1, False),  # one GPU: no tensor-parallel group
+    (1, 2, True),  # a PCIe pair: custom all-reduce runs
+    (1, 4, False),  # "not supported on more than two PCIe-only GPUs"
+    (2, 4, False),  # NVLink-bridged pairs (H100 NVL) are not fully connected at TP4
+    (8, 4, True), (8, 8, True),
+    (8, 3, False),  # unsupported world size
+    (None, 4, True),  # not known: as if fully connected
+])
+def test_custom_all_reduce_runs_where_vllm_enables_it(domain, tp, runs):
+    assert sizing.custom_all_reduce(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is runs
+
+
+def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    l40s = sizing.Device("L40S", 44.52, "nvidia", "ada", 1)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper", 8)
+
+    def nontorch(device, tp=1, pp=1, release="0.19.0"):
+        s = sizing.size_deployment(llama, device, sizing.EngineSettings(tp=tp, pp=pp, max_model_len=8192), release)
+        return round(s.non_torch_gib_per_gpu, 6)
+
+    # after-distributed: 0.12 on one GPU, + 0.10 on several; + 2.0 where custom all-reduce registers its buffers
+    assert nontorch(l40s, tp=4) == 0.22  # PCIe-only, TP4: disabled
+    assert nontorch(l40s, tp=2) == 2.22  # PCIe pair: runs
+    assert nontorch(l40s, pp=2) == 0.22  # pipeline stages of TP1: no all-reduce
+    assert nontorch(h100, tp=4) == 2.22  # NVSwitch
+    assert nontorch(h100, tp=4, release="0.18.0") == 0.22  # before 0.19 nothing is counted

@@ -149,6 +149,11 @@ class EngineSettings:
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
     kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.11+)
+    #: Whether FlashInfer is installed: None for the official vllm/vllm-openai image (it is); False for a
+    #: ``pip install vllm`` where the release's wheel does not bring it (``Behaviour.pip_flashinfer``).
+    flashinfer_installed: bool | None = None
+    pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
+    flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -566,7 +571,7 @@ def _size_deployment(
     util, usable = _requested_memory(device, s, b)
     nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e)
-    sampler = _sampler_run(model, b, engine, batch, e)
+    sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                      notes)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
@@ -820,12 +825,27 @@ class _Sampler:
     bytes: float
 
 
-def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates) -> _Sampler:
+def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
+    """The top-k/top-p sampler V1 runs: FlashInfer where it is installed (the official image; a pip install from
+    0.11; never on ROCm) and the release uses it by default or ``VLLM_USE_FLASHINFER_SAMPLER=1`` asks for it,
+    unless ``VLLM_USE_FLASHINFER_SAMPLER=0``; otherwise the PyTorch-native path (PyTorch's sort, Triton's
+    kernel from 0.17)."""
+    installed = s.flashinfer_installed
+    if installed is None:
+        installed = b.pip_flashinfer if s.pip_install else True
+    if vendor != "nvidia":
+        installed = False  # FlashInfer is CUDA-only
+    wanted = b.flashinfer_sampler_default if s.flashinfer_sampler is None else s.flashinfer_sampler
+    return "flashinfer" if (installed and wanted) else b.native_sampler
+
+
+def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates,
+                 s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
-    max_num_batched_tokens)`` rows with the release's sampler (the Triton top-k/top-p kernel falls back to
-    PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
+    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows); V0 profiles the logits only."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
-    kind = "logits" if engine == "v0" else b.sampler
+    kind = "logits" if engine == "v0" else sampler_kind(b, s, vendor)
     per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
         per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead

@@ -486,3 +486,67 @@ def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
     assert nontorch(l40s, pp=2) == 0.22  # pipeline stages of TP1: no all-reduce
     assert nontorch(h100, tp=4) == 2.22  # NVSwitch
     assert nontorch(h100, tp=4, release="0.18.0") == 0.22  # before 0.19 nothing is counted
+
+
+# --------------------------------------------------------------------------------------------------
+# The sampler by release and image: FlashInfer where it is installed and used, else PyTorch's own
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("release", "settings", "vendor", "kind"), [
+    ("0.10.1", {}, "nvidia", "flashinfer"),  # the official image installs FlashInfer
+    ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
+    ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
+    ("0.11.0", {"pip_install": True}, "nvidia", "flashinfer"),  # requirements/cuda.txt brings it
+    ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
+    ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20
+    ("0.14.1", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
+    ("0.18.0", {}, "nvidia", "triton"),
+    ("0.22.0", {}, "nvidia", "flashinfer"),
+    ("0.22.0", {"flashinfer_sampler": False}, "nvidia", "triton"),
+    ("0.10.1", {}, "amd", "sort"),  # FlashInfer is CUDA-only
+])
+def test_the_sampler_follows_the_release_and_the_image(release, settings, vendor, kind):
+    from shardwise.rules.vllm.versions import behaviour
+
+    assert sizing.sampler_kind(behaviour(release), sizing.EngineSettings(**settings), vendor) == kind
+
+
+def test_a_pip_install_of_0_10_samples_at_39_bytes_per_logit():
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
+    l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 1)
+    image = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192), "0.10.1")
+    pip = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192, pip_install=True), "0.10.1")
+    rows = 256 * 152064  # min(256 seqs, 2048 tokens) × Qwen2.5's vocabulary
+    hidden = 2048 * 3584 * 2  # the last forward's hidden states beside it
+    assert round(image.sampler_gib_per_gpu * GIB) == rows * 16 + hidden
+    assert round(pip.sampler_gib_per_gpu * GIB) == rows * 39 + hidden
+
+
+def test_the_manifest_tells_the_sampler_env_and_a_pip_install(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: vllm
+          image: pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime
+          command: [sh, -c]
+          args: ["pip install vllm==0.10.1.1 && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"]
+          env:
+            - {name: VLLM_USE_FLASHINFER_SAMPLER, value: "0"}
+          resources:
+            limits: {nvidia.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.pip_install, s.flashinfer_installed, s.flashinfer_sampler) == (True, None, False)

@@ -26,14 +26,15 @@ class Estimates:
       language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
-      0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
+      0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
     * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
-      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
-      sampler warm-up.
+      NCCL's communicators (``nccl_init_gib``); so do the allocator's slack (``allocator_slack_gib``: 186 MiB
+      reserved but unallocated in vllm#15105's out-of-memory report) and what the CUDA graphs captured after
+      sizing and V1's sampler warm-up need beyond the profile run's peak, which the warm-up reuses.
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
     error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
@@ -69,6 +70,8 @@ class Estimates:
     cudagraph_error_gib: float = 0.35
     context_error_gib: float = 0.15
     warmup_error: float = 0.2
+    allocator_slack_gib: float = 0.18
+    allocator_slack_error_gib: float = 0.15
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]

@@ -136,7 +136,17 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
 def device(g: ServingGroup) -> Device | None:
     """The GPU as the capacity model sizes it (None: no GPU memory to size against)."""
     mem = gpu_memory_gib(g)
-    return Device.of(gpu_of(g), mem) if mem else None
+    if not mem:
+        return None
+    link = domain = None
+    if g.pool is not None:  # the node pool's own interconnect, where it says it (custom all-reduce reads it)
+        p = g.pool
+        link = None if is_unknown(p.interconnect) else p.interconnect
+        domain = None if is_unknown(p.nvlink_domain_size) else p.nvlink_domain_size
+        per_node = None if is_unknown(p.gpus_per_node) else p.gpus_per_node
+        if domain and per_node:
+            domain = min(int(domain), int(per_node))  # custom all-reduce stays within a node
+    return Device.of(gpu_of(g), mem, link, domain)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -211,7 +221,30 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
+        **_flashinfer(g),
     )
+
+
+_PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
+
+
+def _flashinfer(g: ServingGroup) -> dict[str, Any]:
+    """What the container says about FlashInfer's sampler: ``VLLM_USE_FLASHINFER_SAMPLER`` in its env, and
+    whether its command installs vLLM from PyPI (then FlashInfer is there only where the release's wheel brings it,
+    or where the same command installs it). Otherwise the image is taken for the official one, which has it."""
+    c = g.main_container
+    if c is None:
+        return {}
+    out: dict[str, Any] = {}
+    flag = c.env.get("VLLM_USE_FLASHINFER_SAMPLER")
+    if isinstance(flag, str) and flag.strip().lower() in ("0", "1", "true", "false"):
+        out["flashinfer_sampler"] = flag.strip().lower() in ("1", "true")
+    script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
+    if _PIP_VLLM.search(script):
+        out["pip_install"] = True
+        if re.search(r"\bflashinfer", script, re.I):
+            out["flashinfer_installed"] = True
+    return out
 
 
 #: What an unknown number of pods per group is called in an undecided finding.

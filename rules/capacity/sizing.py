@@ -18,8 +18,9 @@ from :mod:`shardwise.rules.vllm.kv_layout`.
 
 What vLLM does not charge to the budget has to fit the rest, ``total × (1 − gpu_memory_utilization)``
 (:func:`_margin`): the CUDA context and NCCL's communicators (V1 refuses when they leave less free than
-the budget), and after sizing the CUDA graphs (before 0.20) and the sampler warm-up (V1 runs out of
-memory). An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
+the budget), and after sizing what the profile run did not see: the CUDA graphs (before 0.20), the allocator's
+slack, and whatever the sampler warm-up needs beyond the peak the profile reserved (V1 runs out of memory).
+An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
 
 Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
@@ -33,7 +34,7 @@ experts, KV bytes per token).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from ..catalog.accelerators import vendor_of
@@ -106,16 +107,26 @@ class Device:
     memory_gib: float  # total, as torch.cuda.mem_get_info reports it
     vendor: Vendor = "nvidia"  # the vendor table's (catalog/data/accelerators.json)
     architecture: str = ""  # "turing"/"volta": compute capability below 8.0
+    #: GPUs of one node that NVLink (AMD: XGMI) joins all-to-all: 1 on PCIe-only nodes, 2 for NVLink-bridged
+    #: pairs, 8 on HGX boards. None: not known (sized as if they were all joined).
+    nvlink_domain: int | None = None
 
     @classmethod
-    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None) -> Device:
+    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
+           nvlink_domain: int | None = None) -> Device:
+        """The catalog GPU (or a GPU known only by its memory); ``interconnect`` and ``nvlink_domain`` are the
+        node pool's where it says them, else the part's usual ones from the catalog."""
         if gpu is None:
             if not memory_gib:
                 raise ValueError("a GPU or its memory is needed")
-            return cls("custom GPU", float(memory_gib))
+            domain = 1 if interconnect == "pcie" else nvlink_domain
+            return cls("custom GPU", float(memory_gib), nvlink_domain=domain)
         # who makes it: the vendor table's family of the resource its device plugin advertises
         vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
-        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture)  # type: ignore[arg-type]
+        link = interconnect or gpu.interconnect
+        domain = 1 if link == "pcie" else (nvlink_domain or gpu.nvlink_domain_size or None)
+        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
+                   domain)
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,11 @@ class EngineSettings:
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
     kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.11+)
+    #: Whether FlashInfer is installed: None for the official vllm/vllm-openai image (it is); False for a
+    #: ``pip install vllm`` where the release's wheel does not bring it (``Behaviour.pip_flashinfer``).
+    flashinfer_installed: bool | None = None
+    pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
+    flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -331,17 +347,35 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
     return peak, cache, note
 
 
-def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
+#: Tensor-parallel sizes vLLM's custom all-reduce supports (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
+_CUSTOM_AR_SIZES = (2, 4, 6, 8)
+
+
+def custom_all_reduce(device: Device, tp: int) -> bool:
+    """Whether vLLM's custom all-reduce runs in a tensor-parallel group of ``tp`` GPUs of ``device``
+    (``distributed/device_communicators/custom_all_reduce.py``, ``CustomAllreduce.__init__``): not at TP1 (a
+    pipeline stage of one GPU has no tensor-parallel group), only at the supported sizes 2, 4, 6 and 8, on
+    CUDA and ROCm GPUs, and with more than two GPUs only where they are fully connected ("Custom allreduce is
+    disabled because it's not supported on more than two PCIe-only GPUs"). A domain not known counts as fully
+    connected; the P2P test a PCIe pair must pass is assumed to pass."""
+    if tp not in _CUSTOM_AR_SIZES or device.vendor not in ("nvidia", "amd"):
+        return False
+    return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
+
+
+def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
-    buffers several GPUs set up in the first forward pass."""
+    buffers a tensor-parallel group sets up in the first forward pass (only where custom all-reduce runs:
+    :func:`custom_all_reduce`)."""
+    gpus = s.tp * s.pp
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
     gib = one + (extra if gpus > 1 else 0.0)
-    if vendor == "amd":
+    if device.vendor == "amd":
         gib += e.rocm_extra_gib
-    if gpus > 1 and engine == "v1" and b.tp_buffers_in_budget:
+    if engine == "v1" and b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
         gib += e.tp_buffers_gib
     return gib
 
@@ -363,7 +397,7 @@ class Margin:
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates) -> Margin:
+            e: Estimates, reserved: float = 0.0) -> Margin:
     """The two start-up failures that happen outside the KV budget (V1).
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
@@ -371,8 +405,12 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       not count it, and from 0.11 NCCL's communicators on several GPUs) must fit the margin.
     * After the KV cache has taken the budget, vLLM captures the CUDA graphs (where they were not
       estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
-      max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
-      memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+      max_num_batched_tokens)`` rows. The profile run already ran that sampler and the budget reserved its
+      peak (``reserved``, GiB: the last stage's profiled torch peak, which ``memory_profiling`` hands back to
+      the device before the KV cache is allocated), so the warm-up reuses that room; what has to fit the
+      margin is what the profile did not see: the graphs where the release does not count them, the
+      allocator's slack, and any part of the warm-up beyond the reserved peak. When that does not fit vLLM
+      runs out of memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
 
     The first check that fails decides, else the one closest to failing.
     """
@@ -384,8 +422,9 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     checks: list[_Check] = []
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
+    comm = _buffers_after_sizing(b, device, s, e)
     after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
-                                last_stage, e)
+                                last_stage, e, reserved, comm)
     if after is not None:
         checks.append(after)
     if not checks:
@@ -432,33 +471,53 @@ def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Che
             f"memory on device ... on startup is less than desired GPU memory utilization)")
 
 
+def _buffers_after_sizing(b: Behaviour, device: Device, s: EngineSettings, e: Estimates) -> float:
+    """GiB of the tensor-parallel communication buffers set up after the profile run, outside the budget: where
+    custom all-reduce runs (:func:`custom_all_reduce`), 0.19's logs count about 2 GiB of them inside the budget;
+    0.11-0.18, whose snapshot and profile count only 0.1 GiB more non-torch memory on several GPUs, set them up
+    after sizing (inferred from those logs and llm-d#787, not read in the source)."""
+    if b.nontorch == "after-distributed" and not b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
+        return e.tp_buffers_gib
+    return 0.0
+
+
 def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
                         cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
-                        last_stage: bool, e: Estimates) -> _Check | None:
-    """What vLLM does after the KV cache has taken the budget: it captures the CUDA graphs the budget did not
-    hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up again; both have to fit
+                        last_stage: bool, e: Estimates, reserved: float = 0.0, comm: float = 0.0) -> _Check | None:
+    """What vLLM does after the KV cache has taken the budget (``compile_or_warm_up_model``): it captures the CUDA
+    graphs the budget did not hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up
+    again. Both are allocated into the memory the profile run's peak had reserved inside the budget (``reserved``
+    GiB, given back before the KV cache was allocated); what exceeds it, and the allocator's slack, has to fit
     beside what was allocated before the snapshot. None when neither happens, or with
     ``--kv-cache-memory-bytes`` (no budget: what the given KV cache leaves is not the margin)."""
     graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
     warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
-    after = before.gib + graphs + warm
-    after_band = before.band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
     if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
         graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
     if not (warm or graphs):
         return None
+    beyond = max(graphs + comm + warm - reserved, 0.0)  # what the profile's reserved peak does not hold
+    slack = e.allocator_slack_gib
+    after = before.gib + slack + beyond
+    after_band = (before.band + e.allocator_slack_error_gib + (e.cudagraph_error_gib if graphs else 0.0)
+                  + warm * e.warmup_error + (e.nccl_error_gib if comm else 0.0))
     nccl = " and NCCL" if before.nccl else ""
-    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)", f"the allocator's slack ({slack:.2f} GiB)"]
+    used = []
     if graphs:
-        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+        used.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+    if comm:
+        used.append(f"the all-reduce buffers set up after sizing ({comm:.2f} GiB)")
     if warm:
-        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+        used.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+    listed = used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]
+    parts.append(f"what {listed} need beyond the {reserved:.2f} GiB the profile run reserved inside the budget "
+                 f"({beyond:.2f} GiB)")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
     return (after, after_band,
             f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-            f": {after:.2f} GiB ({oom})")
+            f"must hold {', '.join(parts[:-1])} and {parts[-1]}: {after:.2f} GiB ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -536,9 +595,9 @@ def _size_deployment(
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
-    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
+    nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e)
-    sampler = _sampler_run(model, b, engine, batch, e)
+    sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                      notes)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
@@ -558,7 +617,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e)
+                      sampler.per_elem, True, e, worst.last_peak)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -792,12 +851,27 @@ class _Sampler:
     bytes: float
 
 
-def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates) -> _Sampler:
+def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
+    """The top-k/top-p sampler V1 runs: FlashInfer where it is installed (the official image; a pip install from
+    0.11; never on ROCm) and the release uses it by default or ``VLLM_USE_FLASHINFER_SAMPLER=1`` asks for it,
+    unless ``VLLM_USE_FLASHINFER_SAMPLER=0``; otherwise the PyTorch-native path (PyTorch's sort, Triton's
+    kernel from 0.17)."""
+    installed = s.flashinfer_installed
+    if installed is None:
+        installed = b.pip_flashinfer if s.pip_install else True
+    if vendor != "nvidia":
+        installed = False  # FlashInfer is CUDA-only
+    wanted = b.flashinfer_sampler_default if s.flashinfer_sampler is None else s.flashinfer_sampler
+    return "flashinfer" if (installed and wanted) else b.native_sampler
+
+
+def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates,
+                 s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
-    max_num_batched_tokens)`` rows with the release's sampler (the Triton top-k/top-p kernel falls back to
-    PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
+    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows); V0 profiles the logits only."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
-    kind = "logits" if engine == "v0" else b.sampler
+    kind = "logits" if engine == "v0" else sampler_kind(b, s, vendor)
     per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
         per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
@@ -814,6 +888,7 @@ class _Stage:
     sampler: float
     encoder: float
     avail: float  # what determine_available_memory leaves for the KV cache
+    last_peak: float = 0.0  # the last stage's profiled torch peak (the sampler's stage), free again after sizing
 
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
@@ -831,6 +906,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     if enc_note:
         notes.append(enc_note)
     worst: _Stage | None = None
+    last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
@@ -838,13 +914,15 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
+        if last:
+            last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
         row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
                      enc_peak / GIB if stage == 0 else 0.0, avail)
         if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    return worst
+    return replace(worst, last_peak=last_peak)
 
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:
@@ -866,7 +944,8 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     is given."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
-    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or b.tp_buffers_in_budget):
+    counted = b.tp_buffers_in_budget and custom_all_reduce(device, s.tp)
+    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     band = (worst.weights * e.weights_error + act_err + worst.encoder * e.encoder_error
             + nontorch_err + (e.cudagraph_error_gib if graphs.in_budget else 0.0))

@@ -305,22 +305,27 @@ def test_communication_buffers_count_at_tp2_from_0_19():
         pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
 
 
-def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
-    # 1,024 rows × 201,088 tokens: 39 B each with 0.14's sort (7.48 GiB), 16 B with 0.11's FlashInfer (3.07)
-    sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
-    assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
-    assert sure.refusal == (
-        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
-        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
-    close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
-    assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
-        False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
-    # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
+def test_the_sampler_warm_up_reuses_what_the_profile_run_reserved():
+    # gpu_worker.py compile_or_warm_up_model (read at 35d5cda, the 0.13 line): the KV cache takes the budget less
+    # the profile run's peak, and the warm-up after capture_model runs the same _dummy_sampler_run the profile ran.
+    # gpt-oss-20b at 0.95 on one H100 with 0.14.1: the sort over 1,024 × 201,088 tokens (7.48 GiB) is the
+    # profile's peak (7.52 GiB with the hidden states), so outside the budget only the context, the allocator's
+    # slack and the graphs beyond that reserve are left: 1.04 GiB of 3.96.
+    s = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
+    assert (s.starts, s.verdict, s.margin_verdict, round(s.margin_need_gib, 2)) == (True, "starts", "starts", 1.04)
+    assert round(s.activation_gib_per_gpu, 2) == 7.52
+    # where little is left outside the budget the same terms do not fit: 0.99 leaves 0.79 GiB
+    tight = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", gpu_memory_utilization=0.99, max_model_len=8192)
+    assert (tight.starts, tight.verdict, tight.margin_verdict) == (False, "starts", "may-refuse")
+    assert tight.refusal == (
+        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context "
+        "(0.50 GiB), the allocator's slack (0.18 GiB) and what CUDA graphs captured after sizing (0.40 GiB) and the "
+        "sampler warm-up over 1,024 sequences × 128,256 tokens (4.77 GiB) need beyond the 4.83 GiB the profile run "
+        "reserved inside the budget (0.34 GiB): 1.02 GiB (vLLM: CUDA out of memory occurred when warming up sampler "
+        "with 1024 dummy requests)")
+    # 0.20 estimates the graphs inside the budget: the context and the slack are left outside
     later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
-    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)
-    assert _h100("openai/gpt-oss-20b", "0.11.0").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
+    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 0.68)
 
 
 def test_too_little_free_memory_at_the_first_snapshot_is_refused():
@@ -334,11 +339,13 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
         "startup is less than desired GPU memory utilization)")
     # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
     late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
+    # (0.11-0.18 set the all-reduce buffers up after sizing, outside the profile's reserve: llm-d#787)
     assert late.refusal == (
         "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
-        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
+        "(0.75 GiB), the allocator's slack (0.18 GiB) and what CUDA graphs captured after sizing (0.40 GiB), the "
+        "all-reduce buffers set up after sizing (2.00 GiB) and the sampler warm-up over 1,024 sequences × 128,256 "
+        "tokens (1.96 GiB) need beyond the 2.02 GiB the profile run reserved inside the budget (2.34 GiB): 3.27 GiB "
+        "(vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests)")
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"
@@ -441,3 +448,112 @@ def test_mla_down_projections_and_router_are_whole_on_every_rank():
     assert round(tp8.weights_gib_per_gpu - (tp1.weights_gib_per_gpu - sizing.rotary_cache_bytes(r1) / GIB) / 8
                  - sizing.rotary_cache_bytes(r1) / GIB, 4) == round(whole * 7 / 8, 4)
     assert round(tp8.weights_gib_per_gpu, 2) == 79.28  # 79.41 GiB per device in HabanaAI/vllm-fork#809 (TP8)
+
+
+# --------------------------------------------------------------------------------------------------
+# Custom all-reduce: its 2.0 GiB from 0.19 only where vLLM runs it
+# --------------------------------------------------------------------------------------------------
+
+
+def test_the_catalog_gpu_gives_the_domain_custom_all_reduce_reads():
+    from shardwise.rules.catalog import find_gpu
+
+    assert sizing.Device.of(find_gpu("L4")).nvlink_domain == 1
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB")).nvlink_domain == 8
+    assert sizing.Device.of(find_gpu("H100-NVL-94GB")).nvlink_domain == 2
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB"), interconnect="pcie").nvlink_domain == 1  # the pool's
+    assert sizing.Device.of(None, 80.0).nvlink_domain is None
+
+
+@pytest.mark.parametrize(("domain", "tp", "runs"), [
+    (1, 1, False),  # one GPU: no tensor-parallel group
+    (1, 2, True),  # a PCIe pair: custom all-reduce runs
+    (1, 4, False),  # "not supported on more than two PCIe-only GPUs"
+    (2, 4, False),  # NVLink-bridged pairs (H100 NVL) are not fully connected at TP4
+    (8, 4, True), (8, 8, True),
+    (8, 3, False),  # unsupported world size
+    (None, 4, True),  # not known: as if fully connected
+])
+def test_custom_all_reduce_runs_where_vllm_enables_it(domain, tp, runs):
+    assert sizing.custom_all_reduce(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is runs
+
+
+def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    l40s = sizing.Device("L40S", 44.52, "nvidia", "ada", 1)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper", 8)
+
+    def nontorch(device, tp=1, pp=1, release="0.19.0"):
+        s = sizing.size_deployment(llama, device, sizing.EngineSettings(tp=tp, pp=pp, max_model_len=8192), release)
+        return round(s.non_torch_gib_per_gpu, 6)
+
+    # after-distributed: 0.12 on one GPU, + 0.10 on several; + 2.0 where custom all-reduce registers its buffers
+    assert nontorch(l40s, tp=4) == 0.22  # PCIe-only, TP4: disabled
+    assert nontorch(l40s, tp=2) == 2.22  # PCIe pair: runs
+    assert nontorch(l40s, pp=2) == 0.22  # pipeline stages of TP1: no all-reduce
+    assert nontorch(h100, tp=4) == 2.22  # NVSwitch
+    assert nontorch(h100, tp=4, release="0.18.0") == 0.22  # before 0.19 nothing is counted
+
+
+# --------------------------------------------------------------------------------------------------
+# The sampler by release and image: FlashInfer where it is installed and used, else PyTorch's own
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("release", "settings", "vendor", "kind"), [
+    ("0.10.1", {}, "nvidia", "flashinfer"),  # the official image installs FlashInfer
+    ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
+    ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
+    ("0.11.0", {"pip_install": True}, "nvidia", "flashinfer"),  # requirements/cuda.txt brings it
+    ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
+    ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20
+    ("0.14.1", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
+    ("0.18.0", {}, "nvidia", "triton"),
+    ("0.22.0", {}, "nvidia", "flashinfer"),
+    ("0.22.0", {"flashinfer_sampler": False}, "nvidia", "triton"),
+    ("0.10.1", {}, "amd", "sort"),  # FlashInfer is CUDA-only
+])
+def test_the_sampler_follows_the_release_and_the_image(release, settings, vendor, kind):
+    from shardwise.rules.vllm.versions import behaviour
+
+    assert sizing.sampler_kind(behaviour(release), sizing.EngineSettings(**settings), vendor) == kind
+
+
+def test_a_pip_install_of_0_10_samples_at_39_bytes_per_logit():
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
+    l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 1)
+    image = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192), "0.10.1")
+    pip = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192, pip_install=True), "0.10.1")
+    rows = 256 * 152064  # min(256 seqs, 2048 tokens) × Qwen2.5's vocabulary
+    hidden = 2048 * 3584 * 2  # the last forward's hidden states beside it
+    assert round(image.sampler_gib_per_gpu * GIB) == rows * 16 + hidden
+    assert round(pip.sampler_gib_per_gpu * GIB) == rows * 39 + hidden
+
+
+def test_the_manifest_tells_the_sampler_env_and_a_pip_install(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: vllm
+          image: pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime
+          command: [sh, -c]
+          args: ["pip install vllm==0.10.1.1 && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"]
+          env:
+            - {name: VLLM_USE_FLASHINFER_SAMPLER, value: "0"}
+          resources:
+            limits: {nvidia.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.pip_install, s.flashinfer_installed, s.flashinfer_sampler) == (True, None, False)

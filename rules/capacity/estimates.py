@@ -32,9 +32,8 @@ class Estimates:
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
-      NCCL's communicators (``nccl_init_gib``); so do the allocator's slack (``allocator_slack_gib``: 186 MiB
-      reserved but unallocated in vllm#15105's out-of-memory report) and what the CUDA graphs captured after
-      sizing and V1's sampler warm-up need beyond the profile run's peak, which the warm-up reuses.
+      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
+      sampler warm-up.
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
     error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
@@ -70,8 +69,6 @@ class Estimates:
     cudagraph_error_gib: float = 0.35
     context_error_gib: float = 0.15
     warmup_error: float = 0.2
-    allocator_slack_gib: float = 0.18
-    allocator_slack_error_gib: float = 0.15
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]

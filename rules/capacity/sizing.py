@@ -18,9 +18,8 @@ from :mod:`shardwise.rules.vllm.kv_layout`.
 
 What vLLM does not charge to the budget has to fit the rest, ``total × (1 − gpu_memory_utilization)``
 (:func:`_margin`): the CUDA context and NCCL's communicators (V1 refuses when they leave less free than
-the budget), and after sizing what the profile run did not see: the CUDA graphs (before 0.20), the allocator's
-slack, and whatever the sampler warm-up needs beyond the peak the profile reserved (V1 runs out of memory).
-An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
+the budget), and after sizing the CUDA graphs (before 0.20) and the sampler warm-up (V1 runs out of
+memory). An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
 
 Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
@@ -34,7 +33,7 @@ experts, KV bytes per token).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..catalog.accelerators import vendor_of
@@ -397,7 +396,7 @@ class Margin:
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates, reserved: float = 0.0) -> Margin:
+            e: Estimates) -> Margin:
     """The two start-up failures that happen outside the KV budget (V1).
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
@@ -405,12 +404,8 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       not count it, and from 0.11 NCCL's communicators on several GPUs) must fit the margin.
     * After the KV cache has taken the budget, vLLM captures the CUDA graphs (where they were not
       estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
-      max_num_batched_tokens)`` rows. The profile run already ran that sampler and the budget reserved its
-      peak (``reserved``, GiB: the last stage's profiled torch peak, which ``memory_profiling`` hands back to
-      the device before the KV cache is allocated), so the warm-up reuses that room; what has to fit the
-      margin is what the profile did not see: the graphs where the release does not count them, the
-      allocator's slack, and any part of the warm-up beyond the reserved peak. When that does not fit vLLM
-      runs out of memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+      max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
+      memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
 
     The first check that fails decides, else the one closest to failing.
     """
@@ -422,9 +417,8 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     checks: list[_Check] = []
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
-    comm = _buffers_after_sizing(b, device, s, e)
     after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
-                                last_stage, e, reserved, comm)
+                                last_stage, e)
     if after is not None:
         checks.append(after)
     if not checks:
@@ -471,53 +465,33 @@ def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Che
             f"memory on device ... on startup is less than desired GPU memory utilization)")
 
 
-def _buffers_after_sizing(b: Behaviour, device: Device, s: EngineSettings, e: Estimates) -> float:
-    """GiB of the tensor-parallel communication buffers set up after the profile run, outside the budget: where
-    custom all-reduce runs (:func:`custom_all_reduce`), 0.19's logs count about 2 GiB of them inside the budget;
-    0.11-0.18, whose snapshot and profile count only 0.1 GiB more non-torch memory on several GPUs, set them up
-    after sizing (inferred from those logs and llm-d#787, not read in the source)."""
-    if b.nontorch == "after-distributed" and not b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
-        return e.tp_buffers_gib
-    return 0.0
-
-
 def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
                         cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
-                        last_stage: bool, e: Estimates, reserved: float = 0.0, comm: float = 0.0) -> _Check | None:
-    """What vLLM does after the KV cache has taken the budget (``compile_or_warm_up_model``): it captures the CUDA
-    graphs the budget did not hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up
-    again. Both are allocated into the memory the profile run's peak had reserved inside the budget (``reserved``
-    GiB, given back before the KV cache was allocated); what exceeds it, and the allocator's slack, has to fit
+                        last_stage: bool, e: Estimates) -> _Check | None:
+    """What vLLM does after the KV cache has taken the budget: it captures the CUDA graphs the budget did not
+    hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up again; both have to fit
     beside what was allocated before the snapshot. None when neither happens, or with
     ``--kv-cache-memory-bytes`` (no budget: what the given KV cache leaves is not the margin)."""
     graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
     warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
+    after = before.gib + graphs + warm
+    after_band = before.band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
     if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
         graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
     if not (warm or graphs):
         return None
-    beyond = max(graphs + comm + warm - reserved, 0.0)  # what the profile's reserved peak does not hold
-    slack = e.allocator_slack_gib
-    after = before.gib + slack + beyond
-    after_band = (before.band + e.allocator_slack_error_gib + (e.cudagraph_error_gib if graphs else 0.0)
-                  + warm * e.warmup_error + (e.nccl_error_gib if comm else 0.0))
     nccl = " and NCCL" if before.nccl else ""
-    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)", f"the allocator's slack ({slack:.2f} GiB)"]
-    used = []
+    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
     if graphs:
-        used.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
-    if comm:
-        used.append(f"the all-reduce buffers set up after sizing ({comm:.2f} GiB)")
+        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
     if warm:
-        used.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
-    listed = used[0] if len(used) == 1 else ", ".join(used[:-1]) + " and " + used[-1]
-    parts.append(f"what {listed} need beyond the {reserved:.2f} GiB the profile run reserved inside the budget "
-                 f"({beyond:.2f} GiB)")
+        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
     return (after, after_band,
             f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-            f"must hold {', '.join(parts[:-1])} and {parts[-1]}: {after:.2f} GiB ({oom})")
+            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
+            f": {after:.2f} GiB ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -617,7 +591,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e, worst.last_peak)
+                      sampler.per_elem, True, e)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -888,7 +862,6 @@ class _Stage:
     sampler: float
     encoder: float
     avail: float  # what determine_available_memory leaves for the KV cache
-    last_peak: float = 0.0  # the last stage's profiled torch peak (the sampler's stage), free again after sizing
 
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
@@ -906,7 +879,6 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     if enc_note:
         notes.append(enc_note)
     worst: _Stage | None = None
-    last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
@@ -914,15 +886,13 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
-        if last:
-            last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
         row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
                      enc_peak / GIB if stage == 0 else 0.0, avail)
         if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    return replace(worst, last_peak=last_peak)
+    return worst
 
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:

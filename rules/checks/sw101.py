@@ -31,8 +31,7 @@ class WeightsDoNotFit(GroupRule):
             "vLLM does not charge to it: the CUDA context and NCCL's communicators (allocated before its first "
             "snapshot: too little free memory then and vLLM refuses, 'Free memory on device ... is less than "
             "desired GPU memory utilization'), and, after the KV cache has taken the budget, the CUDA graphs "
-            "(releases before 0.20), the allocator's slack and whatever the sampler warm-up over max_num_seqs "
-            "sequences × the vocabulary needs beyond the peak its profile run reserved inside the budget "
+            "(releases before 0.20) and the sampler warm-up over max_num_seqs sequences × the vocabulary "
             "('CUDA out of memory occurred when warming up sampler')."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",

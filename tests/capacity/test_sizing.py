@@ -305,27 +305,22 @@ def test_communication_buffers_count_at_tp2_from_0_19():
         pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
 
 
-def test_the_sampler_warm_up_reuses_what_the_profile_run_reserved():
-    # gpu_worker.py compile_or_warm_up_model (read at 35d5cda, the 0.13 line): the KV cache takes the budget less
-    # the profile run's peak, and the warm-up after capture_model runs the same _dummy_sampler_run the profile ran.
-    # gpt-oss-20b at 0.95 on one H100 with 0.14.1: the sort over 1,024 × 201,088 tokens (7.48 GiB) is the
-    # profile's peak (7.52 GiB with the hidden states), so outside the budget only the context, the allocator's
-    # slack and the graphs beyond that reserve are left: 1.04 GiB of 3.96.
-    s = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
-    assert (s.starts, s.verdict, s.margin_verdict, round(s.margin_need_gib, 2)) == (True, "starts", "starts", 1.04)
-    assert round(s.activation_gib_per_gpu, 2) == 7.52
-    # where little is left outside the budget the same terms do not fit: 0.99 leaves 0.79 GiB
-    tight = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", gpu_memory_utilization=0.99, max_model_len=8192)
-    assert (tight.starts, tight.verdict, tight.margin_verdict) == (False, "starts", "may-refuse")
-    assert tight.refusal == (
-        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context "
-        "(0.50 GiB), the allocator's slack (0.18 GiB) and what CUDA graphs captured after sizing (0.40 GiB) and the "
-        "sampler warm-up over 1,024 sequences × 128,256 tokens (4.77 GiB) need beyond the 4.83 GiB the profile run "
-        "reserved inside the budget (0.34 GiB): 1.02 GiB (vLLM: CUDA out of memory occurred when warming up sampler "
-        "with 1024 dummy requests)")
-    # 0.20 estimates the graphs inside the budget: the context and the slack are left outside
+def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
+    # 1,024 rows × 201,088 tokens: 39 B each with 0.14's sort (7.48 GiB), 16 B with 0.11's FlashInfer (3.07)
+    sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
+    assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
+    assert sure.refusal == (
+        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
+        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
+    close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
+    assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
+        False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
+    # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
     later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
-    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 0.68)
+    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)
+    assert _h100("openai/gpt-oss-20b", "0.11.0").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
 
 
 def test_too_little_free_memory_at_the_first_snapshot_is_refused():
@@ -339,13 +334,11 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
         "startup is less than desired GPU memory utilization)")
     # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
     late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
-    # (0.11-0.18 set the all-reduce buffers up after sizing, outside the profile's reserve: llm-d#787)
     assert late.refusal == (
         "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
-        "(0.75 GiB), the allocator's slack (0.18 GiB) and what CUDA graphs captured after sizing (0.40 GiB), the "
-        "all-reduce buffers set up after sizing (2.00 GiB) and the sampler warm-up over 1,024 sequences × 128,256 "
-        "tokens (1.96 GiB) need beyond the 2.02 GiB the profile run reserved inside the budget (2.34 GiB): 3.27 GiB "
-        "(vLLM: CUDA out of memory occurred when warming up sampler with 1024 dummy requests)")
+        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import Report
+from .result import Report
 
 
 def as_object(report: Report) -> dict:

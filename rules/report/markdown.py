@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import Report
+from .result import Report
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from ..engine import Finding, RuleMeta
 from ..model.errors import InputError
-from . import Report, pascal_case
+from .result import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"mandatory": "error", "advisory": "warning"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..engine import Finding
 from ..model.errors import InputError
-from . import Report
+from .result import Report
 
 _RESET = "\033[0m"
 _STYLE = {"mandatory": "\033[1;31m", "advisory": "\033[33m", "suppressed": "\033[2m", "where": "\033[1m"}

@@ -52,8 +52,8 @@ from shardwise.rules.render.router import render_router
 from shardwise.rules.render.vllm import render_autoscaler, render_deployment, render_vllm_service
 from shardwise.rules.render.workload import (
     PROBE_PERIOD_SECONDS,
-    _meta,
     group_labels,
+    object_meta,
     render_monitor,
     selector_labels,
     shm_size_gib,
@@ -209,7 +209,7 @@ def test_keda_scaled_object_on_queue_depth():
     assert so == {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
-        "metadata": _meta("llama-70b", "serving"),
+        "metadata": object_meta("llama-70b", "serving"),
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama-70b"},
             "minReplicaCount": 2,

@@ -19,7 +19,7 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
-from .common import LABEL_MANAGED_BY, _gi, _num, label_value
+from .common import LABEL_MANAGED_BY, fmt_gi, fmt_num, label_value
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
@@ -56,7 +56,7 @@ def node_labels(pool: NodePoolSpec) -> dict[str, str]:
         LABEL_POOL: pool.name,
         LABEL_GPU_PRODUCT: label_value(gpu.name),
         LABEL_GPU_COUNT: str(inst.gpus),
-        LABEL_GPU_MEMORY_GIB: _num(gpu.memory_gib),
+        LABEL_GPU_MEMORY_GIB: fmt_num(gpu.memory_gib),
         LABEL_NVLINK: inst.interconnect,
         LABEL_NVLINK_DOMAIN_SIZE: str(domain),
         LABEL_EFA: "true" if pool_efa(pool) else "false",
@@ -106,7 +106,7 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
             },
             "blockDeviceMappings": [{
                 "deviceName": "/dev/xvda",
-                "ebs": {"volumeSize": _gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
+                "ebs": {"volumeSize": fmt_gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
                         "deleteOnTermination": True, "throughput": pool.disk_throughput_mib_s,
                         "iops": max(3000, math.ceil(pool.disk_throughput_mib_s * 4))},
             }],

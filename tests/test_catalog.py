@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shardwise.rules.catalog import lookup
 from shardwise.rules.catalog import (
     CatalogError,
     MlaShape,
@@ -24,6 +23,7 @@ from shardwise.rules.catalog import (
     instance_types,
     instances_for_gpu,
     load_local_model,
+    lookup,
     models,
     resolve_precision_from_name,
     weight_bytes_per_param,

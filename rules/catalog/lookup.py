@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 import re
 from typing import Any
@@ -32,8 +33,6 @@ _NOTE_KEYS = frozenset({"note", "memory_gib_source", "family"})
 
 
 def _read_data(filename: str) -> list[dict[str, Any]]:
-    import json
-
     path = os.path.join(_DATA_DIR, filename)
     try:
         with open(path, encoding="utf-8") as fh:

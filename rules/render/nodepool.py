@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import find_gpu
+from ..catalog.hardware import catalog_instance, instance_nvlink_domain
 from ..model.spec import NodePoolSpec
 from ..model.vocab import (
     GPU_RESOURCE,
@@ -25,8 +27,6 @@ GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
 
 def _instance(pool: NodePoolSpec):
-    from ..catalog.hardware import catalog_instance
-
     return catalog_instance(pool.instance_type)
 
 
@@ -46,11 +46,8 @@ def efa_interface_count(pool: NodePoolSpec) -> int:
 
 def node_labels(pool: NodePoolSpec) -> dict[str, str]:
     """The labels every node of ``pool`` carries (read back by :func:`catalog.hardware.pool_from_labels`)."""
-    from .. import catalog
-    from ..catalog.hardware import instance_nvlink_domain
-
     inst = _instance(pool)
-    gpu = catalog.find_gpu(inst.gpu)
+    gpu = find_gpu(inst.gpu)
     domain = instance_nvlink_domain(inst)
     return {
         LABEL_POOL: pool.name,

@@ -333,8 +333,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from ..report import destinations, render
-    from .run import lint_report
+    from ..report import destinations
+    from .run import lint_report, render
 
     try:
         outputs = destinations(args.formats, args.output)

@@ -9,7 +9,7 @@ The code lives in named modules; this face re-exports their public names (import
 (the formats and where each report goes).
 """
 
-from .formats import FORMATS, destinations, parse_format, render
+from .formats import FORMATS, destinations, parse_format
 from .result import Report, metas_of, pascal_case
 from .summary import group_subject, workload_summary
 
@@ -21,6 +21,5 @@ __all__ = [
     "metas_of",
     "parse_format",
     "pascal_case",
-    "render",
     "workload_summary",
 ]

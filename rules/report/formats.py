@@ -1,24 +1,12 @@
-"""The report formats, and where each report of a run goes."""
+"""The report formats, and where each report of a run goes. Each format is a module of this package with
+``render(report, color=False) -> str``; the front ends import only the one asked for
+(:func:`shardwise.rules.app.run.render`)."""
 
 from __future__ import annotations
 
-import importlib
 import os
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .result import Report
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
-_MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
-
-
-def render(report: Report, fmt: str, color: bool = False) -> str:
-    """Render ``report`` in one of :data:`FORMATS`."""
-    if fmt not in _MODULES:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    module = importlib.import_module(f"{__package__}.{_MODULES[fmt]}")
-    return module.render(report, color=color)
 
 
 def parse_format(spec: str) -> tuple[str, str | None]:

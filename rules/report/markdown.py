@@ -13,6 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
+from .charts import memory_chart
 from .result import Report
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -63,8 +66,6 @@ def counts(by: dict[str, int]) -> str:
 
 
 def environment(loader_dir: Path = TEMPLATES) -> Any:
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(loader_dir)),
         autoescape=False,
@@ -91,8 +92,6 @@ def render(report: Report, color: bool = False) -> str:
     blocking = [f for f in ordered if report.is_blocking(f)]
     advisory = [f for f in ordered if not f.suppressed and not report.is_blocking(f)]
     suppressed = [f for f in ordered if f.suppressed]
-    from .charts import memory_chart
-
     priced = {w["cost"]["instance_type"]: w["cost"] for w in report.workloads
               if w["cost"]["instance_type"] and w["cost"]["price_per_hour_usd"] is not None}
     prices = [{"instance_type": k, "price_per_hour_usd": c["price_per_hour_usd"], "source": c["price_source"],

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import LintConfig
+from ..capacity.cost import workload_cost
+from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
+from ..engine import LintConfig, group_subject
 from ..model import ServingGroup, Undecidable, is_unknown
 from ..model import int_or_none as _int
-
-
-def group_subject(g: ServingGroup) -> str:
-    from ..engine import group_subject as subject
-
-    return subject(g)
 
 
 def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
@@ -23,9 +19,6 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     and the sizing fields are None. ``cost`` is :func:`shardwise.rules.capacity.cost.workload_cost`: nodes,
     instance type and on-demand price.
     """
-    from ..capacity.cost import workload_cost
-    from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
-
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp = _int(e.data_parallel_size)

@@ -3,8 +3,10 @@ the order of resources (custom resources after the releases that install their C
 cluster after their IAM policy attachments), the waits (timeouts from the startup budget, no await where
 waiting proves nothing), the controllers a created cluster installs with their IAM, the node groups'
 autoscaling, the Pod Identity agent's egress, existing-VPC endpoints, lookups through the component's
-provider and the prerequisites an existing cluster must declare. The real control plane checks the same
-once the real-engine issue lands."""
+provider and the prerequisites an existing cluster must declare. Only these mocks check them: the local
+control plane (tests/test_cluster.py) meets the Kubernetes side alone (every object accepted by the API server,
+every vLLM pod scheduled where lint sized it, a blocked stack creating nothing, destroy leaving nothing), with the
+AWS side under a stand-in provider that accepts every input and prod's Helm releases never installed."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Reports of one lint run: text, JSON, SARIF 2.1.0, GitHub annotations and a Markdown comment.
 
 A :class:`Report` holds the findings, the inventory they came from and the settings of the run;
-each format is a module with ``render(report, color=False) -> str`` and is imported only when used
-(jinja2 only for Markdown), so the linter starts fast.
+each format is a module with ``render(report, color=False) -> str``, and a front end imports only the one
+asked for (:func:`shardwise.rules.app.run.render`; jinja2 only for Markdown), so the linter starts fast.
 
 The code lives in named modules; this face re-exports their public names (import from here):
 :mod:`.result` (the :class:`Report`), :mod:`.summary` (each workload's sizing summary) and :mod:`.formats`

@@ -65,7 +65,7 @@ def version_text(v: tuple[int, int, int]) -> str:
 
 
 def has(version: tuple[int, int, int], flag: str) -> bool:
-    """Whether the release ``version`` has the behaviour ``flag`` of :class:`.vllm_versions.Behaviour`."""
+    """Whether the release ``version`` has the behaviour ``flag`` of :class:`.versions.Behaviour`."""
     return bool(getattr(behaviour(version_text(version)), flag))
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from shardwise import __version__
+
 from .result import Report
 
 
 def as_object(report: Report) -> dict:
-    from shardwise import __version__
-
     return {
         "version": __version__,
         "findings": [f.as_dict() for f in report.findings],

@@ -2,7 +2,7 @@
 
 One home for the vocabulary, below both the adapters that read manifests and :mod:`.render`, which
 writes them: neither reaches into the other for a name. Only constants live here; what the labels
-mean for a node pool is read in :mod:`shardwise.rules.catalog.hardware`.
+mean for a node pool is read in :mod:`.catalog.hardware`.
 """
 
 from __future__ import annotations

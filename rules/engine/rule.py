@@ -100,7 +100,6 @@ def internal_error(meta: RuleMeta, exc: Exception) -> str:
     return f"internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
 
 
-
 #: Rules about what an operator may add to the pod it builds (the GPU request, /dev/shm, probes): on a group
 #: the generic reader read (``ServingGroup.unknown_operator``) their blocking findings are advisory.
 OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})

@@ -28,7 +28,6 @@ def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
     return f
 
 
-
 def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],
                      hit_level: Literal["advisory", "mandatory"] | None = None) -> Literal["advisory", "mandatory"]:
     """The level of a "cannot decide" finding of ``meta`` whose rule runs at ``level``.
@@ -80,7 +79,6 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
-
 
 
 def _finding_order(f: Finding) -> tuple[str, int, str, str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..capacity.cost import workload_cost
 from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
 from ..engine import LintConfig, group_subject
 from ..model import ServingGroup, Undecidable, is_unknown
@@ -19,6 +18,8 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     and the sizing fields are None. ``cost`` is :func:`shardwise.rules.capacity.cost.workload_cost`: nodes,
     instance type and on-demand price.
     """
+    from ..capacity.cost import workload_cost  # start-up: the text report makes no summary, and needs no cost
+
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp = _int(e.data_parallel_size)

@@ -146,28 +146,42 @@ def _families() -> dict[str, list[Any]]:
     return out
 
 
-def _family_gpu(labels: Mapping[str, str]) -> tuple[str | None, int | None, bool]:
+def _family_members(labels: Mapping[str, str]) -> list[Any]:
+    """The catalog's instance types of the family the labels name (``instance-family``, or
+    ``instance-category`` + ``instance-generation``); [] when they name none."""
+    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
+    families = _families()
+    if family:
+        return families.get(family.strip().lower(), [])
+    category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
+    if not category or not generation:
+        return []
+    prefix = f"{category.strip().lower()}{generation.strip()}"
+    return [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
+            for i in insts]
+
+
+def _family_gpu(members: list[Any]) -> tuple[str | None, int | None, bool]:
     """(GPU, GPUs per node, named) an instance family (or category + generation) implies: the GPU when
     every instance type of the family carries the same one, the count when they also carry as many.
     ``named`` is True when the labels name a family the catalog has but whose GPU is not one (``p4``:
     A100 40 GB on p4d, 80 GB on p4de)."""
-    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
-    families = _families()
-    if family:
-        members = families.get(family.strip().lower(), [])
-    else:
-        category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
-        if not category or not generation:
-            return None, None, False
-        prefix = f"{category.strip().lower()}{generation.strip()}"
-        members = [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
-                   for i in insts]
     gpus = {i.gpu for i in members}
     counts = {i.gpus for i in members}
     count = next(iter(counts)) if len(counts) == 1 else None
     if len(gpus) != 1:
         return None, count, bool(members)
     return next(iter(gpus)), count, False
+
+
+def _family_links(members: list[Any]) -> tuple[str | None, bool | None]:
+    """(interconnect, EFA) every instance type of a family shares: the interconnect of its multi-GPU types when
+    they agree (a one-GPU type joins no GPUs: g6e.xlarge beside the PCIe-only g6e.12xlarge and g6e.48xlarge), and
+    EFA when all have it or none does. A Karpenter NodePool that may launch any size of ``g6e`` launches GPUs
+    that only PCIe joins, whichever size it picks."""
+    links = {i.interconnect for i in members if i.gpus > 1}
+    efa = {bool(i.efa) for i in members}
+    return (next(iter(links)) if len(links) == 1 else None), (next(iter(efa)) if len(efa) == 1 else None)
 
 
 def _tpu_chips(topology: str | None) -> int | None:
@@ -225,8 +239,9 @@ def pool_from_labels(
 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
                or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT))
-    family_gpu, family_count, ambiguous = (_family_gpu(labels) if product is None and instance is None
-                                           else (None, None, False))
+    members = _family_members(labels) if instance is None else []
+    family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
+    family_link, family_efa = _family_links(members)
     named_unknown = ambiguous
     if product:
         pool.gpu = _find_gpu(str(product), memory_mib)
@@ -268,8 +283,12 @@ def pool_from_labels(
         link = instance.interconnect
     if link is None and azure is not None:
         link = azure[2]
+    if link is None:
+        link = family_link  # every multi-GPU type of the family the NodePool may launch
     if link is None and pool.gpu is not None and isinstance(count, int) and count > 1:
         link = pool.gpu.interconnect  # what multi-GPU servers of this part usually have
+    if link is None and pool.gpu is not None and count is None and pool.gpu.interconnect == "pcie":
+        link = "pcie"  # a part without NVLink (L40S, L4, A10G): PCIe joins them on a node of any size
     pool.interconnect = link  # type: ignore[assignment]
 
     domain = _int(labels.get(LABEL_NVLINK_DOMAIN_SIZE)) if LABEL_NVLINK_DOMAIN_SIZE in labels else None
@@ -294,6 +313,8 @@ def pool_from_labels(
     efa = _bool(labels[LABEL_EFA]) if LABEL_EFA in labels else None
     if efa is None and instance is not None:
         efa = instance.efa
+    if efa is None:
+        efa = family_efa
     pool.efa = efa
     if efa:
         pool.fabric = "efa"

@@ -25,6 +25,12 @@ class Report:
     inputs: list[str] = field(default_factory=list)  # paths given on the command line
     #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
     workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)
+    #: The baseline the run was compared with (``--baseline``, ``--create-baseline``), or None: then
+    #: ``findings`` are the new ones, ``baselined`` those the baseline holds (reported apart, never blocking)
+    #: and ``baseline_stale`` the baseline's entries that no finding matched.
+    baseline_file: str | None = None
+    baselined: list[Finding] = field(default_factory=list)
+    baseline_stale: int = 0
 
     @property
     def fail_on(self) -> str:
@@ -92,7 +98,7 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         active = [f for f in self.findings if not f.suppressed]
-        return {
+        out: dict[str, Any] = {
             "files": len(self.files),
             "workloads": len(self.inventory.groups),
             "findings": {
@@ -109,6 +115,10 @@ class Report:
             "input_errors": len(self.errors),
             "note": self.note,
         }
+        if self.baseline_file is not None:
+            out["baseline"] = {"file": self.baseline_file, "baselined": len(self.baselined),
+                               "stale": self.baseline_stale}
+        return out
 
     def verdict(self) -> str:
         """``passed``, or ``failed: …`` with the input errors and the blocking findings."""
@@ -143,11 +153,23 @@ class Report:
             line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
+        if "baseline" in s:
+            line += "; " + self.baseline_line()
         return f"{line} — {self.verdict()}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    def baseline_line(self) -> str:
+        """``3 findings in the baseline``, and how many of its entries no finding matched."""
+        text = f"{_count(len(self.baselined), 'finding')} in the baseline"
+        if self.baseline_stale:
+            n = self.baseline_stale
+            text += (f" ({_count(n, 'baseline entry', 'baseline entries')} no longer {'matches' if n == 1 else 'match'}"
+                     " a finding: refresh it with --create-baseline)")
+        return text
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
 
 def pascal_case(name: str) -> str:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
+from ..capacity.group import summary
 from ..engine import LintConfig, group_subject
-from ..model import ServingGroup, Undecidable, is_unknown
+from ..model import ServingGroup
 from ..model import int_or_none as _int
 
 
 def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     """Per-group sizing summary: GPUs = replicas × TP × PP and one replica's memory per GPU.
 
-    The numbers are the capacity rules' own sizing of the group (computed once and cached on the
-    group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
+    The numbers are the capacity rules' own sizing of the group (:func:`shardwise.rules.capacity.group.summary`,
+    made once per group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
     and the sizing fields are None. ``cost`` is :func:`shardwise.rules.capacity.cost.workload_cost`: nodes,
     instance type and on-demand price.
     """
@@ -23,7 +23,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp = _int(e.data_parallel_size)
-    gpu = gpu_of(g)
+    sm = summary(g, config)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {
         "subject": group_subject(g),
@@ -33,8 +33,8 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "file": g.location.file,
         "line": g.location.line,
         "urn": g.location.urn,
-        "model": g.model.id if g.model is not None else (None if is_unknown(e.model) else e.model),
-        "gpu": gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None),
+        "model": sm.model,
+        "gpu": sm.gpu,
         "gpu_memory_gib": None,
         "replicas": replicas,
         "tensor_parallel_size": tp,
@@ -53,24 +53,14 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "max_concurrency": None,
         "concurrency_at_p95": None,
         "starts": None,
-        "note": None,
+        "note": sm.note,
         "cost": workload_cost(g).as_dict(),
     }
-    if g.model is None:
-        out["note"] = g.model_error or g.model_unknown or "model unknown"
-        return out
-    try:
-        s = sizing(g, config)
-        mem = gpu_memory_gib(g)
-    except Undecidable as u:
-        out["note"] = f"unknown: {u.prop}"
-        return out
+    s = sm.sizing
     if s is None:
-        out["note"] = "no GPU pool matches the workload" if g.pool is None else (
-            f"pool {g.pool.name} has no known GPU")
         return out
     out.update(
-        gpu_memory_gib=mem,
+        gpu_memory_gib=sm.gpu_memory_gib,
         max_model_len=s.max_model_len,
         max_num_seqs=s.max_num_seqs,
         weights_gib_per_gpu=round(s.weights_gib_per_gpu, 2),

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog.accelerators import resource_names, vendor_of
+from ...catalog.hardware import pool_from_labels
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
 from ...model.vocab import (
     GFD_CLIQUE,
@@ -27,7 +28,6 @@ from ...model.vocab import (
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
 from .ome import link_services
-from .pools import pool_from_labels
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
 

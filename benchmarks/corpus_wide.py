@@ -83,8 +83,7 @@ def provenance() -> list[dict[str, Any]]:
 def lint_corpus() -> CorpusRun:
     """Lint each repository folder of the corpus in-process, one run each (cwd: the repository root, so
     no config file of this project's applies; paths relative to it as a user would give them)."""
-    from shardwise.rules.app.run import LintOptions, lint_report
-    from shardwise.rules.report import render
+    from shardwise.rules.app.run import LintOptions, lint_report, render
 
     files = {p["file"]: FileResult(p["file"]) for p in provenance()}
     for r in files.values():

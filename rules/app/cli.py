@@ -351,10 +351,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from ..report import destinations, render
+    from ..report import destinations
     from ..report.text import visible
     from .output import write_atomically
-    from .run import lint_report
+    from .run import lint_report, render
 
     try:
         outputs = destinations(args.formats, args.output)

@@ -5,6 +5,7 @@ the rules run, a :class:`~shardwise.rules.report.Report` returned. ``shardwise l
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -109,6 +110,19 @@ def _compare(report: Report, baseline: dict[Entry, int], name: str) -> None:
     m = match(report.findings, baseline)
     report.findings, report.baselined, report.baseline_stale = m.new, m.baselined, m.stale
     report.baseline_file = name
+
+
+#: The module of ``shardwise.rules.report`` that writes each format (its ``FORMATS``, in the same order).
+REPORT_MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
+
+
+def render(report: Report, fmt: str, color: bool = False) -> str:
+    """Render ``report`` in one of the report formats, importing only that format's module (start-up time:
+    a run imports neither the formats it was not asked for nor jinja2 without Markdown)."""
+    if fmt not in REPORT_MODULES:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(REPORT_MODULES)}")
+    module = importlib.import_module(f"shardwise.rules.report.{REPORT_MODULES[fmt]}")
+    return module.render(report, color=color)
 
 
 def _renderer(options: LintOptions) -> Renderer:

@@ -68,6 +68,7 @@ from ..model.vocab import (
     LABEL_NVLINK,
     LABEL_NVLINK_DOMAIN_SIZE,
 )
+from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -138,10 +139,8 @@ def _label(labels: Mapping[str, str], suffix: str) -> str | None:
 
 def _families() -> dict[str, list[Any]]:
     """Instance family (``p5``, ``g6e``, ``p6-b200``) -> its instance types in the catalog."""
-    from .. import catalog
-
     out: dict[str, list[Any]] = {}
-    for inst in catalog.instance_types().values():
+    for inst in instance_types().values():
         if inst.cloud == "aws":
             out.setdefault(inst.name.split(".", 1)[0], []).append(inst)
     return out
@@ -198,10 +197,8 @@ def _tpu_chips(topology: str | None) -> int | None:
 
 
 def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
-    from .. import catalog
-
     try:
-        return catalog.find_gpu(name, memory_mib=memory_mib)
+        return find_gpu(name, memory_mib=memory_mib)
     except CatalogError:
         return None
 
@@ -220,8 +217,6 @@ def pool_from_labels(
     ``gpus_per_node`` is a fallback for the GPU count when no label gives it (a Node's
     ``status.capacity``); labels and the instance type win over it.
     """
-    from .. import catalog  # deferred: the catalog data loads only when a pool is built
-
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 
     instance = None
@@ -230,7 +225,7 @@ def pool_from_labels(
     if itype:
         pool.instance_type = str(itype)
         try:
-            instance = catalog.find_instance(str(itype))
+            instance = find_instance(str(itype))
         except CatalogError:
             azure = _AZURE_SIZES.get(str(itype).strip().lower())
 
@@ -370,24 +365,18 @@ def gpu_pool(gpu_name: str, gpus_per_node: int, location: Location) -> NodePool:
 
 def catalog_instance(name: str) -> Any:
     """The catalog's instance type ``name`` (CatalogError when it has none)."""
-    from .. import catalog
-
-    return catalog.find_instance(name)
+    return find_instance(name)
 
 
 def largest_instance(gpu_name: str) -> Any:
     """The catalog's instance type with the most of this GPU (None: none carries it)."""
-    from .. import catalog
-
-    found = catalog.instances_for_gpu(gpu_name)
+    found = instances_for_gpu(gpu_name)
     return found[-1] if found else None
 
 
 def instance_with(gpu_name: str, gpus: int) -> Any:
     """The catalog's first instance type with exactly ``gpus`` of this GPU (None: none)."""
-    from .. import catalog
-
-    same = [i for i in catalog.instances_for_gpu(gpu_name) if i.gpus == gpus]
+    same = [i for i in instances_for_gpu(gpu_name) if i.gpus == gpus]
     return same[0] if same else None
 
 

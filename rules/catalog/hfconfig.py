@@ -9,6 +9,7 @@ only: this module is on the lint path.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -623,8 +624,6 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
     unquantised ``torch_dtype``), otherwise from :func:`derive_params`; an omni checkpoint's always
     from :func:`derive_params` on its thinker (the index also holds the talker, which vLLM does not load).
     """
-    import json
-
     target = os.fspath(path)
     config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
     if not os.path.lexists(config_path):
@@ -730,8 +729,6 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
 
 
 def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str]:
-    import json
-
     index_path = os.path.join(directory, "model.safetensors.index.json")
     if not os.path.exists(index_path):
         return None, "derived"

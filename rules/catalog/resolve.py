@@ -27,6 +27,7 @@ into the Hugging Face cache with ``huggingface_hub``, imported only then.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from collections.abc import Iterable
@@ -38,6 +39,8 @@ from ..model.errors import CatalogError, InputError
 from ..model.files import inside
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
+from .hfconfig import load_local_model
+from .lookup import find_model, find_model_exact
 
 #: The three ways to teach shardwise a model, as findings and errors state them.
 TEACH_HINT = (
@@ -108,8 +111,6 @@ def _find_model(model: str, base: str | None) -> Any:
     key = (model, base)
     found = _MODEL_CACHE.get(key)
     if found is None:
-        from . import find_model
-
         try:
             found = find_model(model, base)
         except CatalogError as err:
@@ -129,10 +130,6 @@ def _not_in_catalog(name: str, err: CatalogError) -> str:
 
 def _load_config(path: str, model_id: str, how: str) -> Any:
     """A shape from a config.json (or its directory), named ``model_id``, saying how it was found."""
-    import dataclasses
-
-    from . import load_local_model
-
     shape = load_local_model(path)
     return dataclasses.replace(shape, id=model_id, extra={**shape.extra, "taught_by": how})
 
@@ -280,8 +277,6 @@ def _resolve_named(group: ServingGroup, model: str, base_dir: str | None) -> Non
         group.model = _load_config(local, os.path.basename(os.path.abspath(local).rstrip("/")) or model, "local path")
         return
     if not _looks_like_path(model):
-        from . import find_model_exact
-
         exact = find_model_exact(model)
         if exact is not None:
             group.model = exact

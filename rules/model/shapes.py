@@ -67,7 +67,7 @@ class InstanceType:
     price_date: str = ""  # when that source published it (ISO date)
     #: Accelerators one NVLink (or other scale-up) domain joins: the node's own count on HGX
     #: boards, 1 on PCIe-only nodes, more than ``gpus`` where the domain spans nodes (72 for a
-    #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog._instance_index``.
+    #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog.lookup._instance_index``.
     nvlink_domain_size: int = 0
     cloud: Cloud = "aws"
     source: str = ""

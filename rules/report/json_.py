@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import Report
+from shardwise import __version__
+
+from .result import Report
 
 
 def as_object(report: Report) -> dict:
-    from shardwise import __version__
-
     out: dict[str, Any] = {
         "version": __version__,
         "findings": [f.as_dict() for f in report.findings],

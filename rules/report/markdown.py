@@ -16,7 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import Report
+import jinja2
+
+from .charts import memory_chart
+from .result import Report
 from .text import visible
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -77,8 +80,6 @@ def _finalize(value: Any) -> Any:
 
 
 def environment(loader_dir: Path = TEMPLATES) -> Any:
-    import jinja2
-
     env = jinja2.Environment(
         finalize=_finalize,
         loader=jinja2.FileSystemLoader(str(loader_dir)),
@@ -106,8 +107,6 @@ def render(report: Report, color: bool = False) -> str:
     blocking = [f for f in ordered if report.is_blocking(f)]
     advisory = [f for f in ordered if not f.suppressed and not report.is_blocking(f)]
     suppressed = [f for f in ordered if f.suppressed]
-    from .charts import memory_chart
-
     priced = {w["cost"]["instance_type"]: w["cost"] for w in report.workloads
               if w["cost"]["instance_type"] and w["cost"]["price_per_hour_usd"] is not None}
     prices = [{"instance_type": k, "price_per_hour_usd": c["price_per_hour_usd"], "source": c["price_source"],

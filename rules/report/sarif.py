@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from shardwise import __version__, repository_url
+
 from ..engine import Finding, RuleMeta
 from ..model.errors import InputError
-from . import Report, pascal_case
+from .result import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"mandatory": "error", "advisory": "warning"}
@@ -124,8 +126,6 @@ def _locations(f: Finding, report: Report) -> list[dict[str, Any]]:
 
 
 def as_object(report: Report) -> dict[str, Any]:
-    from shardwise import __version__, repository_url
-
     rules: list[dict[str, Any]] = [rule_descriptor(m) for m in report.metas.values()]
     index = {r["id"]: i for i, r in enumerate(rules)}
     results: list[dict[str, Any]] = []

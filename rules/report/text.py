@@ -12,7 +12,7 @@ import re
 
 from ..engine import Finding
 from ..model.errors import InputError
-from . import Report
+from .result import Report
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}

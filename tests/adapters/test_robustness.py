@@ -359,6 +359,7 @@ _FUZZ = settings(
 )
 
 
+@pytest.mark.slow  # a thousand mutated inputs, each read and linted: most of the edit loop's time
 @_FUZZ
 @given(data=st.data())
 def test_fuzz_yaml_inputs(data: st.DataObject) -> None:
@@ -366,6 +367,7 @@ def test_fuzz_yaml_inputs(data: st.DataObject) -> None:
     _check(*_mutated(data, [p for p in MUTABLE if p.suffix == ".yaml" and p not in STACK_FIXTURES]))
 
 
+@pytest.mark.slow  # a thousand mutated inputs, each read and linted: most of the edit loop's time
 @_FUZZ
 @given(data=st.data())
 def test_fuzz_stack_files(data: st.DataObject) -> None:
@@ -373,6 +375,7 @@ def test_fuzz_stack_files(data: st.DataObject) -> None:
     _check(*_mutated(data, STACK_FIXTURES))
 
 
+@pytest.mark.slow  # a thousand mutated inputs, each read and linted: most of the edit loop's time
 @_FUZZ
 @given(data=st.data())
 def test_fuzz_pulumi_json(data: st.DataObject) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import shardwise.rules.catalog as catalog
 from shardwise.rules.catalog import (
     CatalogError,
     MlaShape,
@@ -24,6 +23,7 @@ from shardwise.rules.catalog import (
     instance_types,
     instances_for_gpu,
     load_local_model,
+    lookup,
     models,
     resolve_precision_from_name,
     weight_bytes_per_param,
@@ -1206,11 +1206,11 @@ def test_local_broken_index_names_the_index(tmp_path: Path) -> None:
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Point the loader at a scratch data folder (caches cleared before and after)."""
-    shipped = Path(catalog._DATA_DIR)
+    shipped = Path(lookup._DATA_DIR)
     for name in ("gpus.json", "instances.json", "models.json"):
         (tmp_path / name).write_text((shipped / name).read_text())
-    monkeypatch.setattr(catalog, "_DATA_DIR", str(tmp_path))
-    caches = (catalog._gpu_index, catalog._instance_index, catalog._model_index)
+    monkeypatch.setattr(lookup, "_DATA_DIR", str(tmp_path))
+    caches = (lookup._gpu_index, lookup._instance_index, lookup._model_index)
     for cache in caches:
         cache.cache_clear()
     yield tmp_path
@@ -1224,7 +1224,7 @@ def test_loader_rejects_unknown_keys_and_missing_sources(data_dir: Path) -> None
     (data_dir / "gpus.json").write_text(json.dumps(entries))
     with pytest.raises(CatalogError, match="entry 'T4' has unknown key\\(s\\): memory_gbb"):
         gpus()
-    catalog._gpu_index.cache_clear()
+    lookup._gpu_index.cache_clear()
     del entries[0]["memory_gbb"]
     entries[0]["source"] = "http://example.com"
     (data_dir / "gpus.json").write_text(json.dumps(entries))
@@ -1250,9 +1250,9 @@ def test_loader_rejects_a_spelling_shared_by_two_gpus(data_dir: Path) -> None:
 
 def test_import_is_lazy_and_never_imports_pulumi() -> None:
     code = (
-        "import sys, shardwise.rules.catalog as c\n"
-        "assert c._gpu_index.cache_info().currsize == 0\n"
-        "assert c._model_index.cache_info().currsize == 0\n"
+        "import sys, shardwise.rules.catalog as c, shardwise.rules.catalog.lookup as lookup\n"
+        "assert lookup._gpu_index.cache_info().currsize == 0\n"
+        "assert lookup._model_index.cache_info().currsize == 0\n"
         "assert not [m for m in sys.modules if m.startswith(('pulumi', 'pydantic', 'difflib'))]\n"
         "c.find_model('hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4')\n"
         "assert not [m for m in sys.modules if m.startswith('pulumi')]\n"

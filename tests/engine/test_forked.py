@@ -136,8 +136,7 @@ def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
 
 @needs_fork
 def test_a_split_lint_writes_the_report_one_process_writes(tmp_path, monkeypatch):
-    from shardwise.rules.app.run import LintOptions, lint_report
-    from shardwise.rules.report import render
+    from shardwise.rules.app.run import LintOptions, lint_report, render
 
     folder = _many_groups(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -149,8 +148,7 @@ def test_a_split_lint_writes_the_report_one_process_writes(tmp_path, monkeypatch
 
 
 def test_the_json_report_has_one_finding_per_line(tmp_path, monkeypatch):
-    from shardwise.rules.app.run import LintOptions, lint_report
-    from shardwise.rules.report import render
+    from shardwise.rules.app.run import LintOptions, lint_report, render
 
     monkeypatch.chdir(ROOT)
     report = lint_report(["tests/fixtures/rules/SW104/fail.yaml"], LintOptions(jobs=1))

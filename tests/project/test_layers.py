@@ -38,12 +38,15 @@ def test_importing_every_rules_module_loads_no_pulumi():
 
 
 def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
+    """Nor the report formats not asked for: the front end imports the one it writes (app/run.py's render);
+    text.py's escaping of what a repository wrote serves every message the CLI prints."""
     code = (
         "import sys\n"
         "from shardwise.rules.app.cli import main\n"
         "rc = main(['lint', 'examples/llama-3.1-70b-tp4.yaml', '--format', 'json', '--output', '/dev/null'])\n"
         "print(rc, sorted(m for m in sys.modules if m in ('shardwise.rules.adapters.pulumi',"
-        " 'shardwise.rules.adapters.stack', 'pydantic', 'jinja2')))\n"
+        " 'shardwise.rules.adapters.stack', 'pydantic', 'jinja2') or m.startswith('shardwise.rules.report.')"
+        " and m.rsplit('.', 1)[1] in ('sarif', 'github', 'markdown', 'docgen', 'diff_markdown')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "0 []"
@@ -173,3 +176,87 @@ def test_the_rules_readme_names_every_folder():
     readme = (ROOT / "rules" / "README.md").read_text(encoding="utf-8")
     named = re.findall(r"^- `([a-z]+)/`", readme, re.M)
     assert named == list(LAYERS)
+
+
+# --- contracts between the floors -----------------------------------------------------------------------
+
+
+def test_no_rule_imports_an_adapter():
+    """A rule reads the inventory, never the input it came from: checks/ imports nothing of adapters/."""
+    reaching = []
+    for path, module, is_package, parts in _modules("rules"):
+        if parts[:1] != ("checks",):
+            continue
+        reaching += [f"{path.relative_to(ROOT)}:{line}: {target}" for target, line in _imports(path, module, is_package)
+                     if _layer(target) == "adapters"]
+    assert reaching == []
+
+
+def _imported_names(path: pathlib.Path, module: str, is_package: bool) -> list[tuple[str, int]]:
+    """(absolute dotted name, line) of every shardwise module and name a file imports: ``from X import y`` as X.y."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names if a.name.startswith("shardwise")]
+        elif isinstance(node, ast.ImportFrom):
+            target = (".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+                      if node.level else node.module or "")
+            if target.startswith("shardwise"):
+                out += [(f"{target}.{a.name}", node.lineno) for a in node.names]
+    return out
+
+
+def _package(name: str) -> str | None:
+    """The floor a dotted name lives on (``model`` ... ``app``), ``components``, or None (the package roots)."""
+    parts = name.split(".")
+    if parts[:2] == ["shardwise", "components"]:
+        return "components"
+    return _layer(name)
+
+
+#: Private imports across floors that the work on their owners is removing: empty since the capacity front door
+#: (report/ and plan take the sizing from capacity/, not from the rules' private helper). Never add to it.
+PRIVATE_IMPORTS_BEING_REMOVED: set[str] = set()
+
+
+def test_no_module_imports_another_floors_private_module_or_name():
+    """``_name`` is private to its floor (``checks/_capacity.py``, ``render.workload._meta``): another floor, or
+    components/, imports public names only. The compiled YAML reader (``rules/_yamlfast``) sits below every floor."""
+    private = set()
+    for folder in ("rules", "components"):
+        for path, module, is_package, parts in _modules(folder):
+            own = "components" if folder == "components" else (parts[0] if parts and parts[0] in LAYERS else None)
+            for name, _line in _imported_names(path, module, is_package):
+                theirs = _package(name)
+                if theirs is None or theirs == own:
+                    continue
+                if any(p.startswith("_") for p in name.split(".")[3:]):
+                    private.add(f"{path.relative_to(ROOT)}: {name}")
+    assert sorted(private - PRIVATE_IMPORTS_BEING_REMOVED) == []
+    assert sorted(PRIVATE_IMPORTS_BEING_REMOVED - private) == [], "gone: take it off the list"
+
+
+#: What components/ takes from adapters/: reading its own arguments as lint reads a stack (validation).
+COMPONENTS_FROM_ADAPTERS = {
+    "shardwise.rules.adapters.stack.inventory_from_spec",
+    "shardwise.rules.adapters.yamlsrc.LineDict",
+}
+#: Sizing the components still reach through adapters/stack.py; the capacity model's front door (capacity/) is
+#: where a component sizes a replica. The lead empties this after merging that work; never add to it.
+SIZING_THROUGH_ADAPTERS = {
+    "components/_workload.py: shardwise.rules.adapters.stack.workload_sizing",
+    "components/environment.py: shardwise.rules.adapters.stack.sizing_summary",
+}
+
+
+def test_components_do_not_size_through_the_adapters():
+    reaching = set()
+    for path, module, is_package, _ in _modules("components"):
+        for name, _line in _imported_names(path, module, is_package):
+            if _package(name) == "adapters" and name not in COMPONENTS_FROM_ADAPTERS:
+                reaching.add(f"{path.relative_to(ROOT)}: {name}")
+    assert sorted(reaching - SIZING_THROUGH_ADAPTERS) == []
+    assert sorted(SIZING_THROUGH_ADAPTERS - reaching) == [], "gone: take it off the list"
+

@@ -11,7 +11,7 @@ from render_support import service
 from shardwise.rules.capacity import cache
 from shardwise.rules.model.spec import AutoscalingSpec, EngineArgsSpec, NodePoolSpec, SuppressionSpec
 from shardwise.rules.render.vllm import render_autoscaler, render_deployment, render_vllm_service
-from shardwise.rules.render.workload import _meta
+from shardwise.rules.render.workload import object_meta
 
 
 def test_deployment_container_is_rendered_from_the_engine_spec():
@@ -77,7 +77,7 @@ def test_keda_scaled_object_on_queue_depth():
     assert so == {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
-        "metadata": _meta("llama-70b", "serving"),
+        "metadata": object_meta("llama-70b", "serving"),
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama-70b"},
             "minReplicaCount": 2,

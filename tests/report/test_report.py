@@ -11,12 +11,13 @@ import jsonschema
 import pytest
 from repo_paths import SCHEMAS
 from shardwise.rules.adapters.config import Settings
+from shardwise.rules.app.run import render
 from shardwise.rules.capacity.sizing import size_replica
 from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.engine import Finding, LintConfig, RuleMeta
 from shardwise.rules.model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.report import Report, pascal_case, render, workload_summary
+from shardwise.rules.report import Report, pascal_case, workload_summary
 from shardwise.rules.report.github import annotation, escape_data, escape_property
 from shardwise.rules.report.markdown import cell
 from shardwise.rules.report.sarif import artifact_uri

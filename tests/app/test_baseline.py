@@ -29,13 +29,13 @@ SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text(encoding="u
 #: The baseline of the fixture repository, as --create-baseline writes it (sorted by file, code, object, field).
 ENTRIES = [
     ("SW206", "Deployment serving/llama-8b", "", "deploy/secrets.yaml"),
-    ("SW305", "Namespace serving", "", "deploy/secrets.yaml"),
     ("SW308", "ConfigMap serving/model-download", "HUGGING_FACE_HUB_TOKEN", "deploy/secrets.yaml"),
     ("SW308", "ConfigMap serving/model-download", "REGISTRY_PASSWORD", "deploy/secrets.yaml"),
     ("SW308", "Deployment serving/llama-8b", "container vllm --api-key", "deploy/secrets.yaml"),
     ("SW308", "Deployment serving/llama-8b", "container vllm HF_TOKEN", "deploy/secrets.yaml"),
     ("SW104", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
     ("SW106", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
+    ("SW305", "Namespace serving", "", "deploy/security.yaml"),
     ("SW309", "Deployment serving/llama-70b", "container vllm", "deploy/security.yaml"),
     ("SW309", "Deployment serving/llama-70b", "container vllm NET_RAW", "deploy/security.yaml"),
     ("SW309", "Deployment serving/llama-70b", "container vllm SYS_ADMIN", "deploy/security.yaml"),

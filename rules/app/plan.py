@@ -393,6 +393,8 @@ def make_plan(req: PlanRequest) -> Plan:
         return Plan(req, model, gpu, mem, node, [only], chosen, need, rules_model.params)
 
     inside, across = gpu_counts(node.node)
+    if req.dp > 1:  # the counts are GPUs per replica (DP × TP × PP): a single-node replica stays in its node
+        inside, across = ([w // req.dp for w in ws if w % req.dp == 0] for ws in (inside, across))
     candidates: list[Candidate] = []
     chosen = None
     for counts in (inside, across):

@@ -82,7 +82,7 @@ class Fit:
 
     parallel: Parallel
     sizing: ReplicaSizing
-    seqs: int  # the sequences one engine must hold
+    seqs: int  # the sequences one engine must hold (the replica's share over its DP engines)
     seqs_declared: bool
     starts: Verdict
     load: LoadVerdict
@@ -104,7 +104,14 @@ class Fit:
 
 
 def judge(s: ReplicaSizing, parallel: Parallel, seqs: int | None) -> Fit:
-    """``s`` against ``seqs`` sequences of its expected context (None: vLLM's default, not a declared load)."""
+    """``s`` (one engine) against ``seqs`` sequences of its expected context for the whole replica (None: vLLM's
+    default, not a declared load).
+
+    With data-parallel ranks every engine has its own KV cache and vLLM's data-parallel load balancing hands
+    each its share of the requests (``vllm/v1/engine/core_client.py``, ``DPLBAsyncMPClient``): one engine holds
+    ``seqs / DP`` of them, rounded up, and the replica holds DP × what one engine holds."""
+    if seqs is not None and parallel.dp > 1:
+        seqs = -(-seqs // parallel.dp)
     if "refuses" in (s.weights_fit_band, s.verdict):
         starts: Verdict = "refuses"
     elif s.weights_fit_band == "starts" and s.verdict == "starts":

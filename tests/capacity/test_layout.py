@@ -23,7 +23,7 @@ from shardwise.rules.capacity.layout import (
     weight_load_refusals,
 )
 from shardwise.rules.capacity.sizing import Device, EngineSettings
-from shardwise.rules.catalog import find_model
+from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.vllm.versions import resolve
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
@@ -324,3 +324,36 @@ def test_the_layout_search_skips_tps_vllm_refuses():
     node = Node(8, 8)
     assert layouts_for(QWEN3_235B_FP8, 8, node) == [Parallel(4, 2), Parallel(1, 1, 8, True)]
     assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]
+
+
+# --- data parallelism: one KV cache per engine (issue 28) -------------------------------------------
+
+
+def test_judge_splits_a_replicas_load_over_its_data_parallel_engines():
+    """vLLM's DeepSeek-R1 recipe (DP8 + expert parallel, TP1, one 8 x H200 node): each engine has its own KV cache
+    (21.26 GiB ± 5.03 at 0.11.0) and takes 1/8 of the requests. 192 sequences of 8,192 tokens are 24 per engine,
+    12.87 GiB: it holds; 512 are 64 per engine, 34.3 GiB: it does not. The whole replica's 192 against one engine's
+    cache (102.9 GiB) was the false blocking SW103."""
+    sz = Sizer(DEEPSEEK_R1, Device.of(find_gpu("H200"), find_gpu("H200").memory_gib), EngineSettings(),
+               resolve("0.11.0"), 8192)
+    p = Parallel(1, 1, 8, True)
+    s = sz.size(p)
+    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2)) == (21.26, 5.03)
+    fit = judge(s, p, 192)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (24, 12.87, "holds")
+    fit = judge(s, p, 512)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (64, 34.31, "does-not-hold")
+    # one engine (DP1) is judged against the whole load, as before
+    assert judge(s, Parallel(1), 24).seqs == 24
+
+
+def test_plan_with_dp_keeps_a_single_node_replica_in_its_node():
+    """`plan --dp 8 --enable-expert-parallel` without --tp: GPUs per replica are DP × TP × PP, so on 8-GPU H200
+    nodes TP1 × DP8 fills one node and TP2/TP4 × DP8 span 2 and 4 nodes; never 128 GPUs on 16 nodes."""
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", dp=8, enable_expert_parallel=True,
+                                 vllm_version="0.11.0", p95_context=8192, concurrency=192))
+    assert [(c.parallel.text(), c.parallel.world) for c in plan.candidates] == [
+        ("TP1×PP1×DP8 EP", 8), ("TP2×PP1×DP8 EP", 16), ("TP4×PP1×DP8 EP", 32)]
+    chosen = plan.chosen
+    assert chosen is not None and chosen.parallel == Parallel(1, 1, 8, True)
+    assert [f.code for f in chosen.findings if f.level == "mandatory"] == []

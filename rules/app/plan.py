@@ -151,6 +151,9 @@ class NodeInfo:
             self.interconnect or "", "interconnect not known")
         if self.interconnect == "nvlink" and self.node.nvlink_domain < self.node.gpus:
             link = f"NVLink in groups of {self.node.nvlink_domain}, PCIe between them"
+        if self.node.nvlink_domain > self.node.gpus:
+            link += (f"; one NVLink domain joins {self.node.nvlink_domain} GPUs across nodes: keep a replica's pods "
+                     "in one nvidia.com/gpu.clique")
         return f"{self.node.gpus} × {gpu_name} per node ({self.source}; {link})"
 
 
@@ -321,6 +324,10 @@ def _node_info(pool: NodePool, source: str) -> NodeInfo:
     from ..catalog.hardware import node_links
 
     gpus, domain = node_links(pool)
+    if domain > gpus and not pool.clique:
+        # an NVLink domain wider than a node (GB200 NVL72): the plan's replica runs in one domain, as pods kept in
+        # one nvidia.com/gpu.clique would
+        pool = replace(pool, clique="one NVLink domain")
     return NodeInfo(Node(gpus, domain), pool, source, pool.interconnect)
 
 

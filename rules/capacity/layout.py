@@ -449,12 +449,14 @@ class Node:
     """What a node of the pool offers a layout: its GPUs, and how many of them one NVLink domain joins."""
 
     gpus: int
-    nvlink_domain: int  # 1: PCIe only; 2: H100 NVL pairs; the node's GPUs on NVSwitch boards
+    #: 1: PCIe only; 2: H100 NVL pairs; the node's GPUs on NVSwitch boards; more than the node where NVLink
+    #: switches join several nodes (GB200 NVL72: 72 GPUs over 18 trays of 4)
+    nvlink_domain: int
 
     @property
     def tp_limit(self) -> int:
-        """The largest TP that stays inside one NVLink domain of one node."""
-        return max(1, min(self.gpus, self.nvlink_domain))
+        """The largest TP that stays inside one NVLink domain (one node's, or a rack's that spans nodes)."""
+        return max(1, self.nvlink_domain if self.nvlink_domain > self.gpus else min(self.gpus, self.nvlink_domain))
 
 
 def _largest_tp(model: ModelShape, limit: int) -> int:

@@ -357,3 +357,28 @@ def test_plan_with_dp_keeps_a_single_node_replica_in_its_node():
     chosen = plan.chosen
     assert chosen is not None and chosen.parallel == Parallel(1, 1, 8, True)
     assert [f.code for f in chosen.findings if f.level == "mandatory"] == []
+
+
+# --- NVLink domains wider than a node (issue 28) ----------------------------------------------------
+
+
+def test_gb200_nvl72_tensor_parallelism_spans_trays_inside_the_nvlink_domain():
+    """A p6e-gb200.36xlarge is one tray of 4 GB200s of an NVL72 UltraServer (72 GPUs in one NVLink domain,
+    nvidia.com/en-us/data-center/gb200-nvl72): TP may span trays inside the domain. Llama-3.1-405B in BF16 takes
+    8 GPUs: TP8 over two trays, not TP4 × PP2."""
+    from shardwise.rules.catalog.hardware import instance_pool, node_links
+    from shardwise.rules.model import Location
+
+    assert node_links(instance_pool("p6e-gb200.36xlarge", Location("test"))) == (4, 72)
+    assert node_links(instance_pool("p5.48xlarge", Location("test"))) == (8, 8)
+    assert Node(4, 72).tp_limit == 72 and Node(8, 8).tp_limit == 8 and Node(4, 2).tp_limit == 2
+    assert layouts_for(LLAMA_70B, 8, Node(4, 72)) == [Parallel(8, 1)]
+    plan = make_plan(PlanRequest(model="meta-llama/Llama-3.1-405B-Instruct", instance_type="p6e-gb200.36xlarge",
+                                 vllm_version="0.11.0"))
+    assert [(c.parallel.text(), [f.code for f in c.findings if f.level == "mandatory"]) for c in plan.candidates] == [
+        ("TP1×PP1", ["SW101"]), ("TP2×PP1", ["SW101"]), ("TP4×PP1", ["SW101"]), ("TP8×PP1", []),
+        ("TP16×PP1", [])]
+    assert plan.chosen is not None and plan.chosen.parallel == Parallel(8, 1)
+    assert plan.node.text("GB200") == (
+        "4 × GB200 per node (p6e-gb200.36xlarge; NVSwitch; one NVLink domain joins 72 GPUs across nodes: keep a "
+        "replica's pods in one nvidia.com/gpu.clique)")

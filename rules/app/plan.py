@@ -124,15 +124,19 @@ class LoadSizing:
     replicas: int  # replicas_needed + 1 for headroom
     gpus: int
     nodes: int
-    usd_per_hour: float | None  # the GPUs' share of the nodes' on-demand price (seeds.plan_cost)
+    usd_per_hour: float | None  # the nodes' on-demand price: whole instances, as they are billed
     usd_per_million_output_tokens: float | None  # with --output-tokens-per-second
+    instance_type: str | None = None  # the instance type the nodes are and the price is of
+    no_price: str | None = None  # why there is no price
+    gpus_per_node: int | None = None  # GPUs of one node of ``instance_type``
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
             "replicas_needed": self.replicas_needed, "replicas": self.replicas, "headroom_replicas": 1,
-            "gpus": self.gpus, "nodes": self.nodes, "usd_per_hour": self.usd_per_hour,
-            "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type,
+            "usd_per_hour": self.usd_per_hour, "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "no_price": self.no_price,
         }
 
 
@@ -196,9 +200,12 @@ class Plan:
         name = engine_text(c.parallel)
         if c.load is not None:
             ld = c.load
+            if ld.instance_type and ld.gpus_per_node and ld.gpus_per_node != self.node.node.gpus:
+                packing = layout_text(c.parallel, Node(ld.gpus_per_node, ld.gpus_per_node))
+            on = f"{plural(ld.nodes, 'node')}" + (f" ({ld.instance_type})" if ld.instance_type else "")
             text = (f"recommended: {plural(ld.replicas, 'replica')} of {name} for {plural(ld.concurrency, 'sequence')} "
                     f"of {ld.context:,} tokens ({ld.replicas_needed:,} for the load, each holding {ld.per_replica:,}, "
-                    f"+ 1 for headroom) = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}; {packing}")
+                    f"+ 1 for headroom) = {plural(ld.gpus, 'GPU')} on {on}; {packing}")
         else:
             held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
             if s.expected_context != s.max_model_len:
@@ -535,17 +542,51 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     if needed is None:
         return None
     replicas = needed + 1
-    per_node = ctx.node.node.gpus
+    inst, why = _billed_instance(ctx, p)
+    per_node = inst.gpus if inst is not None else ctx.node.node.gpus
     nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
-    inst = ctx.node.instance
     hourly = per_mtok = None
     if inst is not None and inst.price_per_hour_usd is not None:
+        # whole instances are billed (what lint and diff price too): the nodes × the instance's on-demand price
+        hourly = round(nodes * inst.price_per_hour_usd, 2)
         tps = req.output_tokens_per_second
-        cost = plan_cost(p.text(), replicas, p.world, (tps or 0.0) / 300, inst.price_per_hour_usd / inst.gpus, 0.0)
-        hourly = float(cost["cost/hr"])
-        per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2) if tps else None
+        if tps:
+            cost = plan_cost(p.text(), replicas, p.world, tps / 300, hourly / (replicas * p.world), 0.0)
+            per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2)
+    elif inst is not None:
+        why = f"{inst.name} has no public us-east-1 on-demand price in the catalog"
     return LoadSizing(req.concurrency, s.expected_context, holds, needed, replicas, replicas * p.world, nodes,
-                      hourly, per_mtok)
+                      hourly, per_mtok, inst.name if inst is not None else None, why if hourly is None else None,
+                      per_node)
+
+
+def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None]:
+    """The instance type replicas of ``p`` are billed on, or None and why: the node pool's instance type when
+    --instance-type or --gpus-per-node names it; else the smallest priced instance type of the GPU that holds one
+    replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica wider than any
+    instance type runs on the plan's nodes."""
+    from ..catalog import CatalogError, instances_for_gpu
+
+    req, node = ctx.req, ctx.node
+    if req.instance_type or req.gpus_per_node or ctx.gpu is None:
+        if node.instance is not None:
+            return node.instance, None
+        if ctx.gpu is None:
+            return None, "a custom GPU has no instance type to price"
+        return None, f"the catalog has no instance type with {node.node.gpus} {ctx.gpu.name} GPUs"
+    try:
+        found = instances_for_gpu(ctx.gpu.name)
+    except CatalogError:
+        found = []
+    if not found:
+        return None, f"the catalog has no instance type with {ctx.gpu.name} GPUs (none is sold on-demand on AWS)"
+    holding = [i for i in found if i.gpus >= p.world]
+    priced = [i for i in holding if i.price_per_hour_usd is not None]
+    if priced:
+        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None
+    if holding:
+        return holding[0], None
+    return node.instance, None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -655,14 +696,27 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
         return [head, "  no layout holds a sequence of that context"]
     header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "$/hour",
               "$/M output tokens")
+    header = (*header[:7], "instance", *header[7:])
     body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
-             f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", _money(c.load.usd_per_hour),
-             _money(c.load.usd_per_million_output_tokens)) for c in best if c.load is not None]
-    inst = plan.node.instance
-    price = (f"priced at {inst.name}'s on-demand ${inst.price_per_hour_usd:,.2f}/hour ÷ {inst.gpus} GPUs "
-             f"({inst.price_source or 'the catalog'}, {inst.price_date or 'undated'})"
-             if inst is not None and inst.price_per_hour_usd is not None else "no price: the node's instance type "
-             "has no on-demand price in the catalog")
+             f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", c.load.instance_type or "–",
+             _money(c.load.usd_per_hour), _money(c.load.usd_per_million_output_tokens))
+            for c in best if c.load is not None]
+    from ..catalog import CatalogError, find_instance
+
+    notes: dict[str, list[str]] = {}  # source and date: the instance types priced from it
+    for name in dict.fromkeys(c.load.instance_type for c in best if c.load is not None and c.load.instance_type):
+        try:
+            inst = find_instance(name)
+        except CatalogError:
+            continue
+        if inst.price_per_hour_usd is not None:
+            notes.setdefault(f"{inst.price_source or 'the catalog'}, {inst.price_date or 'undated'}", []).append(
+                f"{inst.name} ${inst.price_per_hour_usd:,.2f}/hour for {plural(inst.gpus, 'GPU')}")
+    price = ("priced as whole instances at their on-demand price: " + "; ".join(
+        f"{', '.join(names)} ({where})" for where, names in notes.items())) if notes else ""
+    why = list(dict.fromkeys(c.load.no_price for c in best if c.load is not None and c.load.no_price))
+    if why:
+        price += ("; " if price else "") + "no price: " + "; ".join(why)
     tokens = ("" if req.output_tokens_per_second else "; $/M output tokens needs --output-tokens-per-second")
     return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
 

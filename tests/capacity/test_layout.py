@@ -80,7 +80,7 @@ def test_plan_takes_the_node_from_the_instance_type(capsys):
         ("TP1 × PP8", 2, 16, 4), ("TP1 × PP4", 5, 20, 5)]
     assert d["recommended"]["text"] == (
         "recommended: 2 replicas of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, + 1 "
-        "for headroom) = 16 GPUs on 4 nodes; TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
+        "for headroom) = 16 GPUs on 4 nodes (g6e.12xlarge); TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
     assert (d["recommended"]["nodes_per_replica"], d["recommended"]["replicas_per_node"]) == (2, None)
 
 
@@ -96,6 +96,7 @@ def test_plan_keeps_tp_on_the_nvlink_bridge_of_h100_nvl_pairs(capsys):
         "recommended: 3 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, + 1 for "
         "headroom) = 6 GPUs on 2 nodes; TP2 × 2 replicas per 4-GPU node")
     assert d["for_the_load"][0]["usd_per_hour"] is None  # no instance type in the catalog has 4 H100 NVL
+    assert d["for_the_load"][0]["no_price"] == "the catalog has no instance type with 4 H100-NVL-94GB GPUs"
 
 
 MANIFEST = """\

@@ -379,6 +379,7 @@ def make_plan(req: PlanRequest) -> Plan:
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     model = load_model(req.model, req.base_model)
+    _check_lengths(req, model)
     gpu, node = resolve_node(req)
     if gpu is not None:
         gpu_gb = gpu.memory_gb
@@ -423,6 +424,23 @@ def make_plan(req: PlanRequest) -> Plan:
         if chosen is not None and req.concurrency is None:
             break  # without a load, a replica wider than a node only when none inside one has room
     return Plan(req, model, gpu, mem, node, candidates, chosen, need, rules_model.params)
+
+
+def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
+    """A --max-model-len or --p95-context beyond the model's own limit is the model's, not the GPU's: vLLM refuses
+    such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
+    from ..capacity.sizing import derived_max_model_len
+
+    limit = derived_max_model_len(model)
+    why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
+           + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
+    mml = req.max_model_len
+    if isinstance(mml, int) and mml > limit:
+        raise PlanError(f"--max-model-len {mml:,} is above the model's limit: {why}; vLLM refuses it on any GPU "
+                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set")
+    if req.p95_context is not None and req.p95_context > limit:
+        raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
+                        "longer requests, so no layout serves that context")
 
 
 def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
@@ -642,6 +660,12 @@ def _starts_text(c: Candidate) -> str:
     if c.refused:
         refusals = "; ".join(f.coded_message for f in c.findings if f.code in REFUSALS and f.level == "mandatory")
         return f"no: vLLM refuses the layout ({refusals})"
+    if s.weights_fit_band != "starts" and s.weights_gib_per_gpu > s.usable_gib_per_gpu:
+        # the weights are the checkpoint's bytes, not an estimate: say that first, whatever else does not fit
+        whole = (f", more than the GPU's whole {s.gpu_memory_gib:.2f} GiB" if s.weights_gib_per_gpu > s.gpu_memory_gib
+                 else "")
+        return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
+                f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":

@@ -910,3 +910,35 @@ def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
                      "32", "--p95-context", "2048", "--vllm-version", "0.11.0")
     assert f"  no price: {why}; $/M output tokens needs --output-tokens-per-second" in out.splitlines()
+
+
+def test_plan_blames_the_models_limit_for_an_impossible_length(capsys):
+    """Llama-3.1-8B allows 131,072 tokens (max_position_embeddings): a longer --max-model-len is refused by vLLM on any
+    GPU, and a longer p95 context is rejected per request: plan says the model's limit, not 'a GPU with more memory'."""
+    rc, _, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--max-model-len",
+                     "200000", "--vllm-version", "0.11.0")
+    assert rc == 2
+    assert ("--max-model-len 200,000 is above the model's limit: meta-llama/Llama-3.1-8B-Instruct allows 131,072 tokens "
+            "(max_position_embeddings 131,072 in its config.json); vLLM refuses it on any GPU unless "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set") in err
+    rc, _, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--p95-context",
+                     "200000", "--vllm-version", "0.11.0")
+    assert rc == 2
+    assert "--p95-context 200,000 is above the model's limit: meta-llama/Llama-3.1-8B-Instruct allows 131,072" in err
+    # a p95 context above a shorter --max-model-len is judged at max_model_len, and the plan says so
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                     "--p95-context", "20000", "--max-model-len", "8192", "--vllm-version", "0.11.0")
+    assert rc == 0
+    assert ("  note: the expected context of 20,000 tokens is above max_model_len 8,192: vLLM rejects longer requests, "
+            "so the load is judged at 8,192 tokens") in out.splitlines()
+
+
+def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
+    """DeepSeek-R1 in FP8 on one H100: 626.69 GiB of weights, more than the whole GPU; the weights are the checkpoint's
+    bytes, so the plan says so (and SW101 blocks), not only that no memory is left for the KV cache."""
+    rc, out, _ = run(capsys, "plan", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H100", "--tp", "1",
+                     "--vllm-version", "0.11.0")
+    assert rc == 1
+    assert ("  starts                      no: weights 626.69 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
+            "the GPU's whole 79.19 GiB") in out.splitlines()
+    assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out

@@ -115,13 +115,14 @@ class Candidate:
 
 @dataclass(frozen=True)
 class LoadSizing:
-    """A layout against the declared load: the replicas it takes (+1 for headroom), GPUs, nodes and cost."""
+    """A layout against the declared load: the replicas it takes (+1 for headroom where the load needs it), GPUs,
+    nodes and cost."""
 
     concurrency: int
     context: int
     per_replica: int  # sequences one replica holds beyond the error band
     replicas_needed: int  # replicas that hold the load together
-    replicas: int  # replicas_needed + 1 for headroom
+    replicas: int  # replicas_needed + the headroom replica where the load needs one
     gpus: int
     nodes: int
     usd_per_hour: float | None  # the nodes' on-demand price: whole instances, as they are billed
@@ -130,10 +131,20 @@ class LoadSizing:
     no_price: str | None = None  # why there is no price
     gpus_per_node: int | None = None  # GPUs of one node of ``instance_type``
 
+    @property
+    def headroom_text(self) -> str:
+        """``+ 1 for headroom``, or why there is none: the replicas keep a fifth of what they hold free."""
+        if self.replicas > self.replicas_needed:
+            return "+ 1 for headroom"
+        held = self.replicas_needed * self.per_replica
+        return (f"no headroom replica: the load fills {self.concurrency / held:.0%} of the {held:,} they hold, "
+                f"not above the {HEADROOM_FILL:.0%} at which one is added")
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
-            "replicas_needed": self.replicas_needed, "replicas": self.replicas, "headroom_replicas": 1,
+            "replicas_needed": self.replicas_needed, "replicas": self.replicas,
+            "headroom_replicas": self.replicas - self.replicas_needed,
             "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type,
             "usd_per_hour": self.usd_per_hour, "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
             "no_price": self.no_price,
@@ -205,7 +216,7 @@ class Plan:
             on = f"{plural(ld.nodes, 'node')}" + (f" ({ld.instance_type})" if ld.instance_type else "")
             text = (f"recommended: {plural(ld.replicas, 'replica')} of {name} for {plural(ld.concurrency, 'sequence')} "
                     f"of {ld.context:,} tokens ({ld.replicas_needed:,} for the load, each holding {ld.per_replica:,}, "
-                    f"+ 1 for headroom) = {plural(ld.gpus, 'GPU')} on {on}; {packing}")
+                    f"{ld.headroom_text}) = {plural(ld.gpus, 'GPU')} on {on}; {packing}")
         else:
             held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
             if s.expected_context != s.max_model_len:
@@ -448,8 +459,8 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
     KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
-    GPU. With one: the fewest GPUs in all for the load with one replica of headroom, then the narrower engine
-    (more replicas), then the fewest nodes."""
+    GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
+    the narrower engine (more replicas), then the fewest nodes."""
     if load_declared:
         fits = [c for c in candidates if c.fits and c.load is not None]
         return min(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes), default=None)  # type: ignore
@@ -550,8 +561,14 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     return low if low.fits else c
 
 
+#: The share of what the replicas hold that the load may fill before a headroom replica is added: the seed's
+#: autoscaler scales up above 80 % KV use (seeds.autoscale, ``up``).
+HEADROOM_FILL = 0.80
+
+
 def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> LoadSizing | None:
-    """Replicas of ``p`` for the declared load (+1 for headroom), their GPUs, nodes and cost (seeds.plan_cost)."""
+    """Replicas of ``p`` for the declared load (+1 for headroom where the load needs it), their GPUs, nodes, and the
+    cost of the whole instances they run on."""
     from ..capacity.seeds import plan_cost
 
     req = ctx.req
@@ -559,7 +576,9 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     needed = replicas_for(req.concurrency, holds)
     if needed is None:
         return None
-    replicas = needed + 1
+    # warm headroom where the load needs it: one replica more where the load would fill the replicas that hold it
+    # beyond the seed autoscaler's scale-up threshold (KV use above 80 %, seeds.autoscale), which would add one
+    replicas = needed + (1 if req.concurrency > HEADROOM_FILL * needed * holds else 0)
     inst, why = _billed_instance(ctx, p)
     per_node = inst.gpus if inst is not None else ctx.node.node.gpus
     nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
@@ -710,7 +729,8 @@ def _candidates_table(plan: Plan) -> list[str]:
 
 
 def _load_table(plan: Plan, top: int = 4) -> list[str]:
-    """The layouts that hold the declared load, side by side: replicas (+1 headroom), GPUs, nodes and cost."""
+    """The layouts that hold the declared load, side by side: replicas (and headroom), GPUs, nodes, instance and
+    cost."""
     req = plan.request
     best = ranked(plan)[:top]
     context = plan.shown.sizing.expected_context
@@ -794,8 +814,8 @@ def plan_text(plan: Plan) -> str:
     elif shown.load is not None:
         ld = shown.load
         rows.append(("load", f"{plural(ld.concurrency, 'sequence')} (--concurrency) × {ld.context:,} tokens: "
-                             f"{plural(ld.replicas_needed, 'replica')} of this layout, each holding {held}, + 1 for "
-                             f"headroom = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}"))
+                             f"{plural(ld.replicas_needed, 'replica')} of this layout, each holding {held}, "
+                             f"{ld.headroom_text} = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}"))
     else:
         rows.append(("load", f"{plural(req.concurrency, 'sequence')} (--concurrency): this layout holds none of "
                              f"{s.expected_context:,} tokens"))

@@ -614,9 +614,9 @@ def test_plan_70b_on_h100_is_tp4_the_fewest_gpus_that_load_it_with_room(capsys):
 
 
 def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
-    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load and a third is
-    headroom: 12 GPUs on 2 p5.48xlarge (the smallest instance type with 4 H100s), priced as the 2 whole instances
-    they are billed as (2 × 55.04 USD/hour). TP8 would hold it with
+    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load, 60 % full: no
+    headroom replica (one is added above 80 %): 8 GPUs on one p5.48xlarge (the smallest instance type with 4 H100s),
+    priced as the whole instance it is billed as (55.04 USD/hour). TP8 would hold it with
     one replica, but 2 TP4 replicas on its 8 GPUs hold their share: SW104 blocks it, and plan does not recommend it."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--concurrency", "64", "--output-tokens-per-second", "1500",
@@ -628,26 +628,28 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
         (1, 1, "refuses", 0, ["SW101"]), (2, 1, "may-refuse", 0, []), (4, 1, "starts", 53, []),
         (8, 1, "starts", 158, ["SW104"]), (8, 2, "starts", 370, ["SW104"]), (8, 4, "starts", 791, ["SW104"])]
     price = find_instance("p5.48xlarge").price_per_hour_usd
-    hourly = round(2 * price, 2)
-    assert hourly == 110.08
+    hourly = round(price, 2)
+    assert hourly == 55.04
     row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
-           "replicas_needed": 2, "replicas": 3, "headroom_replicas": 1, "gpus": 12, "nodes": 2,
+           "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
            "instance_type": "p5.48xlarge", "usd_per_hour": hourly,
-           # the hour's cost over 3 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
-           "usd_per_million_output_tokens": round(round(hourly / (3 * 1500 * 3600 / 1000), 5) * 1000, 2),
+           # the hour's cost over 2 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
+           "usd_per_million_output_tokens": round(round(hourly / (2 * 1500 * 3600 / 1000), 5) * 1000, 2),
            "no_price": None}
     assert d["for_the_load"] == [row]
     assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
     assert d["recommended"]["text"] == (
-        "recommended: 3 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, + 1 for "
-        "headroom) = 12 GPUs on 2 nodes (p5.48xlarge); TP4 × 2 replicas per 8-GPU node")
+        "recommended: 2 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, no headroom "
+        "replica: the load fills 60% of the 106 they hold, not above the 80% at which one is added) = 8 GPUs on 1 node "
+        "(p5.48xlarge); TP4 × 2 replicas per 8-GPU node")
     assert d["load"] == {"concurrency": 64, "context": 8192, "context_declared": False,
                          "output_tokens_per_second": 1500.0}
 
 
 def test_plan_compares_layouts_by_what_they_hold_together(capsys):
-    """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas + 1 (5 GPUs);
-    one TP2 replica holds 19, so 1 + 1 (4 GPUs): TP2 is recommended, and the table shows both side by side."""
+    """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas, 80 % full (no
+    headroom replica: 4 GPUs); one TP2 replica holds 19, 84 % full, so 1 + 1 (4 GPUs): the narrower engine is
+    recommended, and the table shows both side by side."""
     rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
                      "H100", "--max-model-len", "16384", "--concurrency", "16", "--vllm-version", "0.11.0")
     assert rc == 0
@@ -656,14 +658,15 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge
     assert lines[i + 1:i + 5] == [
         "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
+        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  –",
         "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  –",
-        "     TP1             1             5         4           5     5      5   p5.4xlarge  $34.40  –",
-        "  priced as whole instances at their on-demand price: p5.48xlarge $55.04/hour for 8 GPUs, p5.4xlarge "
-        "$6.88/hour for 1 GPU (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
+        "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
+        "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
         "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens needs --output-tokens-per-second",
     ]
-    assert ("recommended: 2 replicas of TP2 for 16 sequences of 16,384 tokens (1 for the load, each holding 19, + 1 "
-            "for headroom) = 4 GPUs on 1 node (p5.48xlarge); TP2 × 4 replicas per 8-GPU node") in lines
+    assert ("recommended: 4 replicas of TP1 for 16 sequences of 16,384 tokens (4 for the load, each holding 5, no "
+            "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
+            "on 4 nodes (p5.4xlarge); TP1 × 1 replica per 1-GPU node") in lines
 
 
 def test_plan_json_says_a_layout_vllm_refuses_does_not_start(capsys):
@@ -894,7 +897,7 @@ def test_plan_prices_the_smallest_instance_that_holds_a_replica(capsys):
     assert rc == 0
     assert [(r["layout"], r["replicas"], r["nodes"], r["instance_type"], r["usd_per_hour"], r["no_price"])
             for r in d["for_the_load"]] == [
-        ("TP1", 4, 4, "g6.xlarge", 3.22, None), ("TP1 × PP2", 2, 1, "g6.12xlarge", 4.6, None)]
+        ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None), ("TP1", 4, 4, "g6.xlarge", 3.22, None)]
 
 
 @pytest.mark.parametrize("gpu,why", [

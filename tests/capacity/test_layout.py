@@ -67,8 +67,9 @@ def plan_json(capsys, *argv: str) -> dict:
 
 def test_plan_takes_the_node_from_the_instance_type(capsys):
     """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages. For 16 sequences of 8,192 tokens,
-    PP4 holds 5 (4 replicas + 1 = 20 GPUs) and PP8, over 2 nodes, 62 (1 + 1 = 16 GPUs): PP8 is recommended. PP16
-    is blocked by SW104: two PP8 replicas on its GPUs hold the load."""
+    PP4 holds 5 (4 replicas, 80 % full: 16 GPUs) and PP8, over 2 nodes, 62 (1 replica, 26 % full: 8 GPUs on 2 nodes,
+    no headroom replica doubling them): PP8 is recommended. PP16 is blocked by SW104: two PP8 replicas on its GPUs
+    hold the load."""
     d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--instance-type", "g6e.12xlarge",
                   "--max-model-len", "8192", "--concurrency", "16")
     assert d["node"] == {"gpus": 4, "nvlink_domain": 1, "interconnect": "pcie", "source": "g6e.12xlarge",
@@ -77,10 +78,11 @@ def test_plan_takes_the_node_from_the_instance_type(capsys):
             for c in d["candidates"]] == [
         (1, 1, 0, ["SW101"]), (1, 2, 0, ["SW101"]), (1, 4, 5, []), (1, 8, 62, []), (1, 16, 176, ["SW104"])]
     assert [(r["layout"], r["replicas"], r["gpus"], r["nodes"]) for r in d["for_the_load"]] == [
-        ("TP1 × PP8", 2, 16, 4), ("TP1 × PP4", 5, 20, 5)]
+        ("TP1 × PP8", 1, 8, 2), ("TP1 × PP4", 4, 16, 4)]
     assert d["recommended"]["text"] == (
-        "recommended: 2 replicas of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, + 1 "
-        "for headroom) = 16 GPUs on 4 nodes (g6e.12xlarge); TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
+        "recommended: 1 replica of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, no "
+        "headroom replica: the load fills 26% of the 62 they hold, not above the 80% at which one is added) = 8 GPUs "
+        "on 2 nodes (g6e.12xlarge); TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
     assert (d["recommended"]["nodes_per_replica"], d["recommended"]["replicas_per_node"]) == (2, None)
 
 
@@ -93,8 +95,9 @@ def test_plan_keeps_tp_on_the_nvlink_bridge_of_h100_nvl_pairs(capsys):
             for c in d["candidates"]] == [
         (1, 1, 0, ["SW101"]), (2, 1, 10, []), (2, 2, 73, ["SW104"]), (2, 4, 197, ["SW104"]), (2, 8, 445, ["SW104"])]
     assert d["recommended"]["text"] == (
-        "recommended: 3 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, + 1 for "
-        "headroom) = 6 GPUs on 2 nodes; TP2 × 2 replicas per 4-GPU node")
+        "recommended: 2 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, no "
+        "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
+        "on 1 node; TP2 × 2 replicas per 4-GPU node")
     assert d["for_the_load"][0]["usd_per_hour"] is None  # no instance type in the catalog has 4 H100 NVL
     assert d["for_the_load"][0]["no_price"] == "the catalog has no instance type with 4 H100-NVL-94GB GPUs"
 
@@ -200,7 +203,7 @@ def _smallest_with_room(plan) -> tuple[Parallel, int] | None:
 def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, load):
     """plan never recommends more GPUs per replica than the smallest layout that loads the model with room for
     one full sequence (and the KV reserve), unless a declared load is held at the same GPU count only by the
-    wider engine: the smaller layout's replicas (+1 headroom) would need more GPUs."""
+    wider engine: the smaller layout's replicas (with their headroom) would need more GPUs."""
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     small = _smallest_with_room(plan)
     assert small is not None and plan.chosen is not None
@@ -210,7 +213,9 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
         return
     assert load is not None, (chosen.parallel, smallest)
     assert chosen.load is not None
-    needed = -(-load // holds) + 1 if holds else None
+    needed = -(-load // holds) if holds else None
+    if needed is not None and load > 0.8 * needed * holds:
+        needed += 1  # the headroom replica where the load fills the replicas beyond 80 %
     assert needed is None or needed * smallest.world > chosen.load.gpus, (chosen.parallel, smallest, holds)
 
 
@@ -218,18 +223,18 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     # dense: one GPU holds an 8B with room on every GPU but the 24 GB L4, where two pipeline stages do
     ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
     ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1, 2), None),
-    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 + 1 headroom
+    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 (89 % full) + 1 headroom
     # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
-    # TP2 without a load; for 64 sequences, 4 GPUs either way (TP2: 1 + 1 replicas; TP1, the weights × 1.4 over
-    # its usable memory but holding 24: 3 + 1), and the narrower engine wins
+    # TP2 without a load; for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
+    # TP1 holds 24 (3 replicas, 89 % full, + 1 headroom: 4 GPUs)
     ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
     ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(2), None),
-    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(1), 4),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1),
     ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
-    # MoE: with a declared load, one H100 per replica holds Qwen3-30B-A3B's share (24 each: 3 + 1), where without
-    # one the KV reserve asks for TP2
+    # MoE: Qwen3-30B-A3B on H100 is TP2 either way: without a load the KV reserve asks for it, and for 64 sequences
+    # one TP2 replica holds 199 (2 GPUs) where TP1 holds 24 (3 replicas + 1 headroom: 4 GPUs)
     ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(2), None),
-    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(1), 4),
+    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(2), 1),
     ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
     # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
     # spread hold the most sequences of the 8-GPU layouts
@@ -237,7 +242,7 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
     # hybrid (sliding-window layers): Gemma 3 27B on L4 takes eight pipeline stages (PCIe only), one MI300X
     ("google/gemma-3-27b-it", "L4", None, Parallel(1, 8), None),
-    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 3),
+    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2),  # 55 a replica: 2, 58 % full, no headroom
 ])
 def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))

@@ -738,9 +738,8 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
             f"({'--p95-context' if req.p95_context else 'max_model_len; no --p95-context'}):")
     if not best:
         return [head, "  no layout holds a sequence of that context"]
-    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "$/hour",
-              "$/M output tokens")
-    header = (*header[:7], "instance", *header[7:])
+    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "instance",
+              "$/hour", "$/M output tokens")
     body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
              f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", c.load.instance_type or "–",
              _money(c.load.usd_per_hour), _money(c.load.usd_per_million_output_tokens))

@@ -398,12 +398,16 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     With a declared load (``seqs`` per current replica): the :func:`alternative` whose replicas hold their
     share (None when none does: the sharding is needed). Without one: the first roomy candidate whose
     replicas hold at least ``current_holds`` together, else the first roomy one as a trade-off
-    (``suggest`` False), else None."""
+    (``suggest`` False), else None.
+
+    ``current_holds`` is what one engine of ``current`` holds: a replica of data-parallel engines holds DP times
+    that, and so does each replica of a candidate (the candidates keep the DP size)."""
+    current_holds *= current.dp
     if seqs is not None:
         alt = alternative(sz, current, candidates, seqs, kv_reserve, quantization)
         if alt is None:
             return None
-        return Replication(alt, alt.replicas * alt.fit.holds, current_holds, seqs, True)
+        return Replication(alt, alt.replicas * alt.fit.holds * alt.fit.parallel.dp, current_holds, seqs, True)
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     first = None
     for cand in candidates:
@@ -411,8 +415,9 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
         fit = sz.fit(cand, None, quantization=quantization)
         if not roomy(fit, kv_reserve):
             continue
-        r = Replication(Alternative(fit, k, precision, quantization), k * fit.holds, current_holds, None,
-                        k * fit.holds >= current_holds)
+        together = k * fit.holds * cand.dp
+        r = Replication(Alternative(fit, k, precision, quantization), together, current_holds, None,
+                        together >= current_holds)
         if r.suggest:
             return r
         first = first or r

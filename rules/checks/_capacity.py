@@ -294,7 +294,7 @@ def replicas_text(r: Replication, current: Parallel, how: str, context: str,
     a = f.sizing
     sized = (f"{f.parallel.text()} starts with {a.weights_gib_per_gpu:.1f} GiB of weights and "
              f"{a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache per GPU")
-    them = f"{alt.replicas} replicas × {f.parallel.text()} on the same {current.gpus} GPUs"
+    them = f"{alt.replicas} replicas × {f.parallel.text()} on the same {current.world} GPUs"
     if r.need is None:
         if not r.suggest:
             return (f"{sized}, but {them} would hold {r.together:,} sequences of {context} together where "

@@ -93,13 +93,13 @@ class ShardedModelThatFits(GroupRule):
         if r is None:
             return  # no smaller layout starts and holds its share: the sharding is needed
         text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
-        where = f"{model.id} is sharded over {current.gpus} GPUs per replica ({current.text()}) on {gpu_name(g)}"
+        where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
         if not r.suggest:
             yield hit(g, f"{where}; {text} ({s.vllm_version_note})")
             return
         alt = r.alt
         message = (f"{where}, but {text}; replicate instead: {alt.replicas} replicas × "
-                   f"{alt.fit.parallel.text()} on the same {current.gpus} GPUs ({s.vllm_version_note})")
+                   f"{alt.fit.parallel.text()} on the same {current.world} GPUs ({s.vllm_version_note})")
         if sure and g.tpot_target_ms is not None:
             message += (f"; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "
                         "the sharding may be there to meet: benchmark the replicas against it")

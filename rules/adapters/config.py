@@ -8,7 +8,7 @@ TOML::
 
     fail_on = "mandatory"          # or "advisory"
     unknown = "fail"               # or "warn": a rule that cannot decide is advisory
-    kv_reserve = 1.4               # weights × this must fit (the seeds' kv_overhead)
+    kv_reserve = 1.4               # weights × this must fit (gpus_needed's kv_overhead)
     p95_context_tokens = 8192      # declared p95 prompt+output length
     default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
     exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)

@@ -147,6 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the report (the one --format without =FILE) to FILE instead of stdout")
     _add_run_options(lint)
     lint.add_argument("--no-color", action="store_true", help="never colour the text output")
+    known = lint.add_mutually_exclusive_group()
+    known.add_argument(
+        "--baseline", metavar="FILE",
+        help="report only the findings FILE does not hold (a file --create-baseline wrote); only those fail the "
+        "run, and the summary counts the others and the entries that no longer match",
+    )
+    known.add_argument(
+        "--create-baseline", metavar="FILE",
+        help="write the findings of this run to FILE (rule, object, field and file of each; no line numbers), "
+        "for --baseline FILE in later runs; rewriting it drops the findings that are gone",
+    )
     lint.add_argument(
         "--fetch-configs", action="store_true",
         help="download the config.json of models shardwise does not know into the Hugging Face cache "
@@ -321,7 +332,8 @@ def _lint_options(args: argparse.Namespace) -> Any:
         config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
-        remote_bases=args.fetch_remote_bases,
+        remote_bases=args.fetch_remote_bases, baseline=getattr(args, "baseline", None),
+        create_baseline=getattr(args, "create_baseline", None),
     )
 
 

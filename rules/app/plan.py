@@ -250,8 +250,23 @@ class Plan:
         if self.ok or not self.request.searching:
             return None
         tried = ", ".join(c.parallel.text() for c in self.candidates)
+        beyond = self.beyond_context()
+        if beyond:
+            return f"no layout of {tried} starts: {beyond}"
         return (f"no layout of {tried} is free of mandatory findings; try a GPU with more memory, "
                 "--quantization or a shorter --max-model-len")
+
+    def beyond_context(self) -> str | None:
+        """What the request asks beyond the model's context limit (what vLLM derives from its config.json), which
+        no GPU, layout or quantization changes; None when it asks nothing beyond it."""
+        asked = self.request.max_model_len
+        limit = self.shown.sizing.model_max_len
+        if not isinstance(asked, int) or not limit or asked <= limit:
+            return None
+        return (f"--max-model-len {asked:,} is above the {limit:,} tokens {self.model.id} allows (its context "
+                f"limit, from its config.json), and no GPU, layout or quantization raises that; ask for at most "
+                f"{limit:,} (vLLM starts above it only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, which its own "
+                "warning says may give incorrect outputs)")
 
 
 def engine_text(p: Parallel) -> str:
@@ -486,10 +501,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
-        max_model_len=None if max_model_len == "auto" else max_model_len,
-        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
+        max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra={"max_model_len": "auto"} if max_model_len == "auto" else {},
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1
@@ -546,7 +559,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
     max_model_len that fits beyond the error band, if that still holds the p95 context."""
-    from ..checks._capacity import _round_len
+    from ..capacity.group import round_max_model_len
 
     c = _evaluate(ctx, p)
     s = c.sizing
@@ -554,7 +567,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
     if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
         return c
-    length = _round_len(s.max_model_len_fit_sure)
+    length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
         return c
     low = _evaluate(ctx, p, length)
@@ -764,6 +777,16 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
     return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
 
 
+def _p95_beyond(p95: int, s: ReplicaSizing, model_id: str) -> str:
+    """Why the plan sized a shorter context than ``--p95-context`` asked: no sequence is longer than max_model_len,
+    nor max_model_len than the model's context limit."""
+    if s.max_model_len >= s.model_max_len:
+        return (f"--p95-context {p95:,} is above the {s.model_max_len:,} tokens {model_id} allows (its context limit, "
+                f"from its config.json): no sequence is longer, so the load is sized at {s.expected_context:,}")
+    return (f"--p95-context {p95:,} is above max_model_len {s.max_model_len:,}: vLLM refuses a longer sequence, so the "
+            f"load is sized at {s.expected_context:,} (the model allows {s.model_max_len:,})")
+
+
 def plan_text(plan: Plan) -> str:
     """The plan as people read it: the layouts tried (when searching), then the one shown, sized."""
     req = plan.request
@@ -830,6 +853,8 @@ def plan_text(plan: Plan) -> str:
     lines.extend(_table(rows))
     for note in s.notes:
         lines.append(f"  note: {note}")
+    if req.p95_context and req.p95_context > s.expected_context:
+        lines.append(f"  note: {_p95_beyond(req.p95_context, s, plan.model.id)}")
     lines.append("")
     if shown.findings:
         lines.append("findings:")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..adapters.charts import Renderer
     from ..report import Report
+    from .baseline import Entry
 
 
 @dataclass
@@ -32,6 +33,8 @@ class LintOptions:
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
     remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
+    baseline: str | None = None  # report only the findings this baseline file does not hold (--baseline)
+    create_baseline: str | None = None  # write the run's findings to this baseline file (--create-baseline)
 
 
 def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
@@ -46,7 +49,9 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from ..engine import merge_undecided, run_rules_split
     from ..model.errors import InputError, ShardwiseError
     from ..report import Report, metas_of, workload_summary
+    from .baseline import load as load_baseline
 
+    baseline = load_baseline(options.baseline) if options.baseline else None  # a bad baseline fails before the run
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
     if options.fail_on:
         settings.fail_on = options.fail_on
@@ -75,7 +80,35 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     jobs = default_jobs() if options.jobs is None else options.jobs
     findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
     findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
-    return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
+    report = Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
+    if options.create_baseline:
+        baseline = _create_baseline(report, options.create_baseline)
+    if baseline is not None:
+        _compare(report, baseline, options.create_baseline or options.baseline or "")
+    return report
+
+
+def _create_baseline(report: Report, path: str) -> dict[Entry, int]:
+    """Write the baseline of ``report`` to ``path`` and return it. Inputs that could not be read still fail the
+    run (exit 2); their findings, unknown today, are new once they are read."""
+    from ..model.errors import InputError
+    from .baseline import create, dumps
+    from .output import write_atomically
+
+    entries = create(report.findings)
+    try:
+        write_atomically(path, dumps(entries))
+    except OSError as e:
+        raise InputError(f"--create-baseline: cannot write: {e.strerror or e}", path) from None
+    return entries
+
+
+def _compare(report: Report, baseline: dict[Entry, int], name: str) -> None:
+    from .baseline import match
+
+    m = match(report.findings, baseline)
+    report.findings, report.baselined, report.baseline_stale = m.new, m.baselined, m.stale
+    report.baseline_file = name
 
 
 def _renderer(options: LintOptions) -> Renderer:

@@ -374,6 +374,56 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
 
 
 @dataclass(frozen=True)
+class Reserve:
+    """A smaller layout judged without a declared load, by the doctrine's reserve: it starts at the configured
+    max_model_len and keeps the KV reserve (its weights × ``kv_reserve`` fit the memory vLLM may use). What the
+    sharded layout holds itself is no yardstick: sharding always holds more, since it splits the weights."""
+
+    fit: Fit
+    replicas: int  # engines of it on the GPUs of one current engine
+    kv_reserve: float
+    #: The device's vendor is one whose memory profile the estimates follow (CUDA, ROCm): elsewhere (Gaudi, TPU)
+    #: vLLM's plugin profiles memory its own way and the error band is not known.
+    calibrated: bool = True
+
+    @property
+    def reserve_gib(self) -> float:
+        """GiB per GPU the weights and the KV reserve take: the weights × ``kv_reserve``."""
+        return self.fit.sizing.weights_gib_per_gpu * self.kv_reserve
+
+    @property
+    def kept(self) -> bool:
+        """The reserve fits the memory vLLM may use beyond the estimate's error band."""
+        s = self.fit.sizing
+        return self.reserve_gib + s.error_band_gib <= s.usable_gib_per_gpu
+
+    @property
+    def sure(self) -> bool:
+        """Starts at max_model_len and keeps the reserve, both beyond the error band (on a calibrated device)."""
+        return self.fit.starts == "starts" and self.kept and self.calibrated
+
+
+#: Vendors whose start-up memory profile the capacity model's estimates follow (CUDA and ROCm builds of vLLM).
+CALIBRATED_VENDORS = frozenset({"nvidia", "amd"})
+
+
+def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Reserve | None:
+    """Without a declared load: the first of ``candidates`` (fewest GPUs first) that surely starts at
+    max_model_len with the KV reserve kept; else the first that starts or may start (the reserve thin, or
+    within the error band); None when none may start."""
+    first = None
+    for cand in candidates:
+        fit = sz.fit(cand, None)
+        if fit.starts == "refuses":
+            continue
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        if r.sure:
+            return r
+        first = first or r
+    return first
+
+
+@dataclass(frozen=True)
 class Replication:
     """Replicas of a smaller layout on the GPUs of one engine of the current one, against what that engine holds.
 

@@ -42,7 +42,8 @@ def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> t
         if not name.startswith(src.prefix):
             continue
         key = name[len(src.prefix):]
-        cm = next((m for m in inv.config_maps if m.name == src.name and m.namespace == namespace), None)
+        cm = next((m for m in inv.config_maps if m.name == src.name and m.namespace == namespace
+                   and m.kind == "ConfigMap"), None)
         if src.kind == "configMap" and cm is not None:
             if key in cm.data:
                 found = (cm.data[key], f"envFrom ConfigMap `{cm.name}`", cm.key_locations.get(key, cm.location))

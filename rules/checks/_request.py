@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..capacity.group import gpu_of
 from ..catalog.accelerators import devices_per_unit, family_known, layout_counts_devices
 from ..model import ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GPU_RESOURCE
-from ._capacity import gpu_of
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_name, sizing
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import gpu_name, layout_text, sizing
+from ._capacity import layout_text
 
 
 class WeightsDoNotFit(GroupRule):

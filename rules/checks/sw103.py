@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import declared_load, gpu_name, parallel, sizing
 from ..capacity.layout import judge, plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_P95
-from ._capacity import declared_load, gpu_name, layout_text, load_source, parallel, sizing
+from ._capacity import layout_text, load_source
 
 
 class KvBudgetBelowLoad(GroupRule):

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, sizing
 from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import (
-    context_text,
-    declared_seqs,
-    gpu_name,
-    gpu_of,
-    load_source,
-    parallel,
-    require_model,
-    sizer,
-    sizing,
-)
+from ._capacity import context_text, declared_seqs, load_source
 
 
 class ShardingAvoidableByQuantization(GroupRule):

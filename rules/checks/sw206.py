@@ -6,12 +6,12 @@ from collections.abc import Iterable
 from typing import Literal
 
 from .. import catalog
+from ..capacity.group import engine_settings, gpu_memory_gib, require_model, vllm_version
 from ..capacity.sizing import Device, size_deployment
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
-from ._capacity import engine_settings, gpu_memory_gib, require_model, vllm_version
 from ._layout import runs_on_cpu
 from ._net import is_multi_node
 from ._words import listed

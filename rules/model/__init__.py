@@ -211,11 +211,12 @@ class NodePool:
 class Probe:
     kind: Literal["startup", "liveness", "readiness"]
     path: str | None = None
-    port: Any = None
+    port: Any = None  # int | a named container port | UNKNOWN | None
     initial_delay_seconds: int = 0
     period_seconds: int = 10
     failure_threshold: int = 3
     timeout_seconds: int = 1
+    handler: str | None = field(default=None, compare=False)  # "httpGet" | "tcpSocket" | "grpc" | "exec"
 
     @property
     def budget_seconds(self) -> int:
@@ -290,6 +291,8 @@ class Container:
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
+    #: The pod's spec.runtimeClassName (``nvidia`` shows the node's GPUs without a request): str | UNKNOWN | None.
+    runtime_class: Any = None
 
 
 @dataclass
@@ -304,7 +307,8 @@ class HostAccess:
 
 @dataclass
 class ConfigMap:
-    """A ConfigMap of the inputs: its literal data, each key with its line."""
+    """A ConfigMap, or a Secret, of the inputs: its literal data (a Secret's ``data`` decoded from base64, and its
+    ``stringData``), each key with its line."""
 
     name: str
     namespace: str = "default"
@@ -312,6 +316,7 @@ class ConfigMap:
     key_locations: dict[str, Location] = field(default_factory=dict)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    kind: str = "ConfigMap"  # "ConfigMap" | "Secret"
 
 
 @dataclass
@@ -348,14 +353,16 @@ class EngineArgs:
     data_parallel_size: Any = 1
     enable_expert_parallel: bool = False
     gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20)
-    max_model_len: Any = None  # None: the model's max_position_embeddings
+    max_model_len: Any = None  # None: the model's context limit; "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: Any = None  # None: vLLM's default (256)
     max_num_batched_tokens: Any = None
     dtype: str = "auto"
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
-    block_size: int = 16
+    block_size: Any = None  # None: vLLM's default (16; MLA models by attention backend)
     enforce_eager: bool = False
+    enable_chunked_prefill: Any = None  # None: the release's default
+    kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.11+)
     distributed_executor_backend: str | None = None
     nnodes: Any = None
     port: Any = None
@@ -378,7 +385,7 @@ class ServingGroup:
     #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
     #: the rules size it as that entry and SW004 says which one was assumed.
     model_assumed: str | None = None
-    #: How many times a rule asked for the model's shape (``checks._capacity.require_model``): the engine
+    #: How many times a rule asked for the model's shape (``capacity.group.require_model``): the engine
     #: tells from it which findings rest on an assumed model.
     model_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1

@@ -29,7 +29,7 @@ class GpuInfo:
     ``memory_gib`` is the total device memory as the serving runtime reports it (CUDA's
     ``torch.cuda.mem_get_info`` total, HIP's on ROCm, JAX's ``bytes_limit`` on TPU), which is what
     ``gpu_memory_utilization`` is a fraction of; ``memory_gb`` is the nominal marketing figure in
-    decimal GB (used by the seeds' ``gpus_needed``). One record is one schedulable device: one
+    decimal GB (what ``gpus_needed`` takes). One record is one schedulable device: one
     ``amd.com/gpu`` of an MI250X is one of its two GCDs, one ``aws.amazon.com/neuron`` is one chip.
     """
 

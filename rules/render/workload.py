@@ -18,6 +18,7 @@ from ..model.vocab import (
     ANN_OUTPUT_TPS,
     ANN_P95,
     ANN_TARGET_CONCURRENCY,
+    ANN_TPOT_TARGET,
     EFA_RESOURCE,
     GPU_RESOURCE,
     LABEL_POOL,
@@ -84,6 +85,8 @@ def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str,
         ann[ANN_BASE_MODEL] = spec.engine.model
     if spec.output_tokens_per_second:
         ann[ANN_OUTPUT_TPS] = f"{spec.output_tokens_per_second:g}"
+    if spec.tpot_target_ms:
+        ann[ANN_TPOT_TARGET] = f"{spec.tpot_target_ms:g}"
     ignore = ignore_annotation(spec.suppress)
     if ignore:
         ann[ANN_IGNORE] = ignore

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..adapters.config import Settings
 from ..engine import LEVEL_ORDER, Finding, LintConfig, RuleMeta
-from ..model import Inventory, ServingGroup, Undecidable, is_unknown
+from ..model import Inventory, ServingGroup, is_unknown
 from ..model import int_or_none as _int
 from ..model.errors import InputError
 
@@ -41,18 +41,18 @@ def group_subject(g: ServingGroup) -> str:
 def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     """Per-group sizing summary: GPUs = replicas × TP × PP and one replica's memory per GPU.
 
-    The numbers are the capacity rules' own sizing of the group (computed once and cached on the
-    group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
+    The numbers are the capacity rules' own sizing of the group (:func:`shardwise.rules.capacity.group.summary`,
+    made once per group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
     and the sizing fields are None. ``cost`` is :func:`shardwise.rules.capacity.cost.workload_cost`: nodes,
     instance type and on-demand price.
     """
     from ..capacity.cost import workload_cost
-    from ..checks._capacity import gpu_memory_gib, gpu_of, sizing
+    from ..capacity.group import summary
 
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp = _int(e.data_parallel_size)
-    gpu = gpu_of(g)
+    sm = summary(g, config)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {
         "subject": group_subject(g),
@@ -62,8 +62,8 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "file": g.location.file,
         "line": g.location.line,
         "urn": g.location.urn,
-        "model": g.model.id if g.model is not None else (None if is_unknown(e.model) else e.model),
-        "gpu": gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None),
+        "model": sm.model,
+        "gpu": sm.gpu,
         "gpu_memory_gib": None,
         "replicas": replicas,
         "tensor_parallel_size": tp,
@@ -82,24 +82,14 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "max_concurrency": None,
         "concurrency_at_p95": None,
         "starts": None,
-        "note": None,
+        "note": sm.note,
         "cost": workload_cost(g).as_dict(),
     }
-    if g.model is None:
-        out["note"] = g.model_error or g.model_unknown or "model unknown"
-        return out
-    try:
-        s = sizing(g, config)
-        mem = gpu_memory_gib(g)
-    except Undecidable as u:
-        out["note"] = f"unknown: {u.prop}"
-        return out
+    s = sm.sizing
     if s is None:
-        out["note"] = "no GPU pool matches the workload" if g.pool is None else (
-            f"pool {g.pool.name} has no known GPU")
         return out
     out.update(
-        gpu_memory_gib=mem,
+        gpu_memory_gib=sm.gpu_memory_gib,
         max_model_len=s.max_model_len,
         max_num_seqs=s.max_num_seqs,
         weights_gib_per_gpu=round(s.weights_gib_per_gpu, 2),
@@ -126,6 +116,12 @@ class Report:
     inputs: list[str] = field(default_factory=list)  # paths given on the command line
     #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
     workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)
+    #: The baseline the run was compared with (``--baseline``, ``--create-baseline``), or None: then
+    #: ``findings`` are the new ones, ``baselined`` those the baseline holds (reported apart, never blocking)
+    #: and ``baseline_stale`` the baseline's entries that no finding matched.
+    baseline_file: str | None = None
+    baselined: list[Finding] = field(default_factory=list)
+    baseline_stale: int = 0
 
     @property
     def fail_on(self) -> str:
@@ -193,7 +189,7 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         active = [f for f in self.findings if not f.suppressed]
-        return {
+        out: dict[str, Any] = {
             "files": len(self.files),
             "workloads": len(self.inventory.groups),
             "findings": {
@@ -210,6 +206,10 @@ class Report:
             "input_errors": len(self.errors),
             "note": self.note,
         }
+        if self.baseline_file is not None:
+            out["baseline"] = {"file": self.baseline_file, "baselined": len(self.baselined),
+                               "stale": self.baseline_stale}
+        return out
 
     def verdict(self) -> str:
         """``passed``, or ``failed: …`` with the input errors and the blocking findings."""
@@ -244,11 +244,23 @@ class Report:
             line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
+        if "baseline" in s:
+            line += "; " + self.baseline_line()
         return f"{line} — {self.verdict()}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    def baseline_line(self) -> str:
+        """``3 findings in the baseline``, and how many of its entries no finding matched."""
+        text = f"{_count(len(self.baselined), 'finding')} in the baseline"
+        if self.baseline_stale:
+            n = self.baseline_stale
+            text += (f" ({_count(n, 'baseline entry', 'baseline entries')} no longer {'matches' if n == 1 else 'match'}"
+                     " a finding: refresh it with --create-baseline)")
+        return text
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
 
 def pascal_case(name: str) -> str:

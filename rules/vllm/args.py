@@ -477,9 +477,6 @@ _FIELDS = frozenset(f.name for f in dataclasses.fields(EngineArgs)) - {"extra", 
 
 def _set(engine: EngineArgs, key: str, value: Any) -> None:
     if key in _FIELDS:
-        if key == "max_model_len" and value == "auto":
-            engine.extra["max_model_len"] = "auto"
-            value = None
         setattr(engine, key, value)
     else:
         engine.extra[key] = value

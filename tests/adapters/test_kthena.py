@@ -71,6 +71,11 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
         ("llm", "llama-70b/serve", 12, "meta-llama/Llama-3.1-70B-Instruct", 16, 1, 4, 1, 2,
          "instance-type=g6.12xlarge", False)]
     assert findings(inv) == [
+        # no load declared: two TP8 replicas would start at max_model_len, but the KV reserve is thin (advisory)
+        ("SW104", "advisory", 25, "meta-llama/Llama-3.1-70B-Instruct is sharded over 16 GPUs per replica (TP16×PP1) "
+         "on L4, and 2 replicas × TP8×PP1 may fit the same GPUs: each starts at max_model_len 8,192, but the KV "
+         "reserve is thin (16.5 GiB of weights × 1.4 = 23.0 GiB against the 19.8 GiB (±1.7) vLLM may use); declare "
+         "the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
         ("SW201", "mandatory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
          "tensor_parallel_size is 16; the TP group would span 4 nodes without a shared NVLink domain (the pool has "
          "EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on "

@@ -260,6 +260,8 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 1}}, None, why="the same"),
     Case(DEP, (*C0, "resources", "limits"), why="one GPU for TP1 either way"),
     Case(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 0, "SW204"),
+    Case(DEP, (*POD, "runtimeClassName"), why="the container requests its GPU: a runtime class decides only for "
+         "one that requests none (SW204 is undecided then)"),
     Case(DEP, (*C0, "ports"), why="no Service sends outside traffic to this pod's ports"),
     Case(DEP, (*C0, "ports", 0, "containerPort"), why="no Service sends outside traffic to this pod's ports"),
     Case(DEP, (*C0, "ports", 0, "name"), why="no Service sends outside traffic to this pod's ports"),

@@ -310,8 +310,8 @@ def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
     path = os.path.join(FIX, "llminferenceservice.yaml")
     assert main(["lint", path, "--format", "github"]) == 1
     out = capsys.readouterr().out.splitlines()
-    # SW104 is advisory here (vLLM's default concurrency, not a declared load): a warning at the TP line
-    assert any(line.startswith(f"::warning file={path},line=13,title=SW104 ") for line in out)
+    # SW104 blocks here (no load declared: fewer GPUs start the model with the KV reserve): an error at the TP line
+    assert any(line.startswith(f"::error file={path},line=13,title=SW104 ") for line in out)
     sarif = tmp_path / "r.sarif"
     assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
     import json

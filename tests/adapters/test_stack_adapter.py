@@ -280,3 +280,35 @@ def test_target_concurrency_is_bounded():
 
     with pytest.raises(ValueError, match="target_concurrency\n  Input should be greater than or equal to 1"):
         VllmServiceSpec(name="a", pool="p", engine={"model": "m"}, target_concurrency=0)
+
+
+def test_the_components_sizing_is_what_lint_says_of_the_manifests_they_render(tmp_path):
+    """``VllmService.sizing`` (:func:`workload_sizing`) and ``shardwise lint`` of the objects the components
+    render (a Karpenter GpuNodePool and the VllmService) size the same serving group through the same front door.
+    Before, the sizing output took the spec's unset gpu_memory_utilization as 0.9 where the Deployment leaves
+    the flag out and vLLM 0.20+ uses 0.92: 195,616 KV tokens in the output, 202,880 in lint."""
+    import json
+
+    from shardwise.rules.adapters.stack import workload_sizing
+    from shardwise.rules.app.run import LintOptions, lint_report
+    from shardwise.rules.model.spec import EnvironmentSpec
+    from shardwise.rules.render.environment import render_environment_objects
+
+    spec = EnvironmentSpec.model_validate({
+        "name": "agree", "cluster_name": "c", "network": {"vpc_id": "vpc-0000000000000000a",
+                                                          "private_subnet_ids": ["subnet-0000000000000000a"]},
+        "pools": [{"name": "l40s", "instance_type": "g6e.xlarge", "provisioner": "karpenter"}],
+        "services": [{"name": "llama-8b", "pool": "l40s", "image": "vllm/vllm-openai:v0.20.0",
+                      "p95_context_tokens": 8192,
+                      "engine": {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 32768}}],
+    })
+    docs = [json.dumps(obj) for _, obj in render_environment_objects(spec)]
+    path = tmp_path / "rendered.yaml"
+    path.write_text("\n---\n".join(docs))
+    report = lint_report([str(path)], LintOptions(jobs=1))
+    (linted,) = [w for w in report.workloads if w["name"] == "llama-8b"]
+    sized = workload_sizing(spec.services[0], spec.pools[0])
+    assert (sized["kv_cache_tokens"], sized["max_model_len"], sized["max_num_seqs"]) == (
+        linted["kv_cache_tokens"], linted["max_model_len"], linted["max_num_seqs"]) == (202_880, 32768, 256)
+    assert round(sized["weights_gib_per_gpu"], 2) == linted["weights_gib_per_gpu"]
+    assert round(sized["kv_cache_gib_per_gpu"], 2) == linted["kv_cache_gib_per_gpu"]

@@ -89,11 +89,9 @@ TP2_32B_DEFAULT_BATCH = deployment(
 
 SW104_TP2 = (
     "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
-    "H100-SXM-80GB, but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU: 2 replicas "
-    "× TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 context declared) "
-    "together, at least the 64 one replica must hold (128 by annotation shardwise.dev/target-concurrency over 2 "
-    "replicas; TP2×PP1 holds 126); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from "
-    "the image tag) (Deployment serving/llama8b-tp2)"
+    "H100-SXM-80GB, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; "
+    "no p95 context declared) together, at least the 64 one replica must hold (128 by annotation "
+    "shardwise.dev/target-concurrency over 2 replicas) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b-tp2)"
 )
 
 
@@ -163,14 +161,14 @@ def test_fail_on_advisory(work, capsys):
 def test_precedence_flag_over_config_over_default(work, capsys):
     f = write(work / "tp2.yaml", TP2_32B_DEFAULT_BATCH)
     write(work / "shardwise.toml", 'fail_on = "advisory"\nkv_reserve = 1.0\n')
-    # config: fail on advisory, and with a KV reserve of 1.0 the rule of thumb for an undeclared concurrency lets
-    # one H100 carry the 32B (61.0 GiB of weights, 71.3 usable), so TP2 is SW104 (advisory: no load declared)
+    # config: fail on advisory, and with a KV reserve of 1.0 the doctrine's reserve for an undeclared load lets
+    # one H100 carry the 32B (61.0 GiB of weights, 71.3 usable) beyond the error band, so TP2 is SW104, mandatory
     rc, out, _ = run(capsys, "lint", f)
     # (no SW103: no load is declared; SW106 defers to SW104)
-    assert (rc, codes(out)) == (1, [("SW104", "advisory")])
-    # flags win over the file: × 1.4 the weights leave too little room for a KV cache on one GPU
+    assert (rc, codes(out)) == (1, [("SW104", "mandatory")])
+    # flags win over the file: × 1.4 the weights leave a thin KV reserve on one GPU (advisory)
     rc, out, _ = run(capsys, "lint", f, "--kv-reserve", "1.4", "--fail-on", "mandatory")
-    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+    assert (rc, codes(out)) == (0, [("SW104", "advisory"), ("SW106", "advisory")])
 
 
 def test_config_enforcement_and_suppression(work, capsys):
@@ -278,7 +276,7 @@ def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
         metadata: {name: a}
         ---
         apiVersion: v1
-        kind: Secret
+        kind: ServiceAccount
         metadata: {name: b}
         ---
         apiVersion: v1
@@ -287,7 +285,7 @@ def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
         """)
     assert run(capsys, "lint", f) == (0, (
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
-        "findings, 0 suppressed; skipped 1 object of unknown kinds: Secret×1 — passed\n"
+        "findings, 0 suppressed; skipped 1 object of unknown kinds: ServiceAccount×1 — passed\n"
     ), "")
 
 
@@ -363,12 +361,12 @@ def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
 
 
 def test_skipped_kinds_in_summary(work, capsys):
-    f = write(work / "mixed.yaml", TP1_8B + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: a}\n")
+    f = write(work / "mixed.yaml", TP1_8B + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n")
     rc, out, _ = run(capsys, "lint", f)
     assert rc == 0
     assert out.splitlines()[-1] == (
         "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 object of "
-        "unknown kinds: Secret×1 — passed"
+        "unknown kinds: ServiceAccount×1 — passed"
     )
 
 
@@ -464,8 +462,8 @@ def test_explain(capsys):
     assert rc == 0
     assert out.splitlines()[0] == (
         "SW104 sharded-model-that-fits (advisory (mandatory when replicas on fewer GPUs start and hold the declared "
-        "concurrency beyond the estimate's error band, and no per-token latency target is declared), severity high, "
-        "scope stack)")
+        "concurrency beyond the estimate's error band, or, with no load declared, start at max_model_len and keep the "
+        "KV reserve beyond it; never with a per-token latency target declared), severity high, scope stack)")
     flat = " ".join(out.split())
     for text in (meta.summary, meta.why, meta.remediation, *meta.references):
         assert " ".join(text.split()) in flat
@@ -573,9 +571,10 @@ def test_plan_without_tp_recommends_tp1_for_8b(capsys):
         "sequences_per_replica": 53, "load": None, "text": text,
     }
     assert (d["tensor_parallel_size"], d["findings"]) == (1, [])
-    # --max-num-seqs is a setting, not a load: no wider layout is blocked for lack of one
+    # --max-num-seqs is a setting, not a load; without one the doctrine's reserve judges: one H100 starts the 8B
+    # with the KV reserve, so every wider layout shards a model that fits (SW104)
     assert [(c["tensor_parallel_size"], c["sequences_per_replica"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 53, []), (2, 118, []), (4, 252, []), (8, 521, [])]
+        (1, 53, []), (2, 118, ["SW104"]), (4, 252, ["SW104"]), (8, 521, ["SW104"])]
 
 
 def test_plan_keeps_vllms_batch_cap_and_recommends_one_gpu_for_8b(capsys):
@@ -607,7 +606,7 @@ def test_plan_70b_on_h100_is_tp4_the_fewest_gpus_that_load_it_with_room(capsys):
     assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["sequences_per_replica"],
              c["roomy"], c["mandatory"]) for c in d["candidates"]] == [
         (1, 1, "refuses", 0, False, ["SW101"]), (2, 1, "refuses", 0, False, ["SW102"]),
-        (4, 1, "starts", 106, True, []), (8, 1, "starts", 317, True, [])]
+        (4, 1, "starts", 106, True, []), (8, 1, "starts", 317, False, ["SW104"])]  # TP4 holds it with the reserve
     assert d["recommended"]["text"] == (
         "recommended: TP4; one replica holds 3 sequences of 131,072 tokens (max_model_len), 106 of 4,096 (the p95 "
         "context); TP4 × 2 replicas per 8-GPU node; as many replicas as the load needs (--concurrency C sizes them)")
@@ -677,7 +676,9 @@ def test_plan_json_says_a_layout_vllm_refuses_does_not_start(capsys):
     d = json.loads(out)
     assert rc == 1
     assert (d["starts"], d["verdict"], d["weights_fit"]) == (False, "refuses", True)
-    assert [(f["code"], f["level"]) for f in d["findings"] if f["level"] == "mandatory"] == [("SW203", "mandatory")]
+    # (and one H100 holds the 7B with the KV reserve: SW104 blocks the sharding too)
+    assert [(f["code"], f["level"]) for f in d["findings"] if f["level"] == "mandatory"] == [
+        ("SW104", "mandatory"), ("SW203", "mandatory")]
     rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--tp", "8",
                      "--vllm-version", "0.11.0")
     assert ("  starts                      no: vLLM refuses the layout (SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention "
@@ -812,7 +813,7 @@ def test_readme_block(tmp_path, capsys):
     assert run(capsys, "docs", "--readme", str(readme), "--check")[0] == 1
     assert run(capsys, "docs", "--readme", str(readme))[:2] == (0, f"updated {readme}\n")
     text = readme.read_text()
-    assert "| [SW104](rules/docs/SW104.md) | `sharded-model-that-fits` | advisory (mandatory when replicas on fewer GPUs start and hold the declared concurrency beyond the estimate's error band, and no per-token latency target is declared) | high |" in text
+    assert "| [SW104](rules/docs/SW104.md) | `sharded-model-that-fits` | advisory (mandatory when replicas on fewer GPUs start and hold the declared concurrency beyond the estimate's error band, or, with no load declared, start at max_model_len and keep the KV reserve beyond it; never with a per-token latency target declared) | high |" in text
     assert text.endswith("<!-- rules:end -->\n\nafter\n") and "OLD-TABLE" not in text
     assert run(capsys, "docs", "--readme", str(readme), "--check") == (0, "", "")
     readme.write_text("no markers\n")

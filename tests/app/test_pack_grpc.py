@@ -150,6 +150,15 @@ def _service(**engine):
     return edit
 
 
+def _canonical(env):
+    """Issue 27's canonical case: Llama-3.1-8B at TP2 on H100s with no load declared (nor a p95 context). One H100
+    starts it at max_model_len with the KV reserve beyond the error band: the sharding blocks."""
+    svc = env["services"][0]
+    svc["engine"].update(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2)
+    for key in ("target_concurrency", "p95_context_tokens"):
+        svc.pop(key, None)
+
+
 def _tp16(env):
     env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=16,
                                         max_num_seqs=32)
@@ -171,6 +180,7 @@ def _load(concurrency: int):
 
 CONFIG_VARIANTS = {
     "8b-at-tp2": ("prod", _service(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2)),
+    "8b-at-tp2-no-load": ("prod", _canonical),
     "tp16-on-8-gpu-nodes": ("prod", _tp16),
     "kv-budget-too-small": ("prod", _load(4096)),  # 1,024 sequences a replica (max_num_seqs is no load)
     "tp-on-pcie-pool": ("staging", _pcie),
@@ -265,6 +275,7 @@ def test_example_stacks_pass(recordings, stack):
 
 EXPECTED_CONFIG_VARIANTS = {
     "8b-at-tp2": {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")},
+    "8b-at-tp2-no-load": {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")},
     "tp16-on-8-gpu-nodes": {("tensor-parallel-larger-than-node", "SW201", "prod-llama-70b-deployment")},
     "kv-budget-too-small": {("kv-budget-below-load", "SW103", "prod-llama-70b-deployment")},
     "tp-on-pcie-pool": {("tensor-parallel-over-pcie", "SW202", "staging-llama-70b-awq-deployment"),

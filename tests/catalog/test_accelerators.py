@@ -244,3 +244,28 @@ def test_image_families(image, families) -> None:
     from shardwise.rules.catalog.accelerators import image_families
 
     assert [a.family for a in image_families(image)] == families
+
+
+def test_shared_gpu_vocabulary() -> None:
+    """The NVIDIA record's sharing facts: time-sliced shares (nvidia.com/gpu.shared and renamed nvidia.com/gpu.*),
+    MIG slices with the memory their profile names, the runtime classes and variable that show GPUs without a
+    request, and the products whose memory is the system's."""
+    from shardwise.rules.catalog.accelerators import (
+        devices_per_unit,
+        mig_profile,
+        runtime_visibility,
+        shared_resource,
+        unified_memory_product,
+        visible_devices_envs,
+    )
+
+    assert (shared_resource("nvidia.com/gpu.shared"), shared_resource("nvidia.com/gpu"),
+            shared_resource("nvidia.com/mig-1g.10gb")) == (True, False, False)
+    assert devices_per_unit("nvidia.com/gpu.shared") == (1, 1)
+    assert (mig_profile("nvidia.com/mig-1g.10gb"), mig_profile("nvidia.com/mig-3g.40gb"),
+            mig_profile("nvidia.com/gpu")) == ((1, 10), (3, 40), None)
+    assert (runtime_visibility("nvidia"), runtime_visibility("runc"), runtime_visibility(None)) == (True, False, False)
+    assert visible_devices_envs() == ("NVIDIA_VISIBLE_DEVICES",)
+    assert [unified_memory_product(n) for n in ("NVIDIA-GB10", "NVIDIA Jetson AGX Orin", "Orin (nvgpu)",
+                                                "NVIDIA-H100-80GB-HBM3", "NVIDIA-GH200-480GB")] == [
+        True, True, True, False, False]

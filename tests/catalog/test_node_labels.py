@@ -80,15 +80,16 @@ def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
     # (4,096 sequences declared at max_model_len, no p95 context: advisory)
     assert got["gke-tpu-v6e"] == [("SW103", "advisory", False)]
     # Gaudi TP2 on dl1: capacity runs with the Gaudi's memory, nothing about NVLink or /dev/shm
-    # (SW104 advisory: no concurrency declared; SW106 defers to it, one Gaudi holds the model at bf16)
-    # (no load declared: no SW103; SW104 states the trade-off)
+    # (SW104 advisory: one Gaudi holds the model at bf16 with the KV reserve, but the capacity model's estimates
+    # follow CUDA and ROCm, not vLLM's Gaudi plugin; SW106 defers to it; no load declared: no SW103)
     assert got["gaudi-dl1"] == [("SW104", "advisory", False)]
     # Neuron: tensor parallelism counts NeuronCores, the catalog gives memory per device: undecided
     assert got["trn1-neuron"] == [(c, lvl, True) for c, lvl in (
         ("SW101", "advisory"), ("SW102", "advisory"), ("SW104", "advisory"),
         ("SW106", "advisory"), ("SW206", "advisory"))]
-    # the same TP2 on L4s behind GKE labels gets the PCIe and /dev/shm rules
-    assert [c for c, _, _ in got["gke-l4"]] == ["SW106", "SW202", "SW401"]
+    # the same TP2 on L4s behind GKE labels gets the PCIe and /dev/shm rules (and SW104, advisory: one L4 starts
+    # the 8B at max_model_len, but its KV reserve is thin)
+    assert [c for c, _, _ in got["gke-l4"]] == ["SW104", "SW106", "SW202", "SW401"]
 
 
 def test_unknown_accelerators_make_rules_undecided_never_silent():

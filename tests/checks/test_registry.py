@@ -76,8 +76,17 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
-    "SW202": {"karpenter-nodepool.yaml"},  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
     "SW306": {"lws-leader.yaml"},  # a Service selecting an LWS leader by the labels its controller adds
+    "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
+    "SW204": {"shared-gpu.yaml"},  # GPUs seen without a request are advisory; shares and slices count one each
+    "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
+    "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
+    "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
+    "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
 }
 
 

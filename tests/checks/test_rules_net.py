@@ -252,8 +252,8 @@ def test_lists_in_messages_name_each_once_and_count_the_rest(tmp_path):
     assert sw407[0].message == (
         "Service `default/llm-service`, `default/extra-0`, `default/extra-1`, `default/extra-2`, "
         "`default/extra-3`, `default/extra-4` and 3 more sends traffic to container `vllm` of Deployment "
-        "default/gemma-0, which has no readiness probe, so requests reach it while the model is still loading; "
-        "required: a readinessProbe on GET /health")
+        "default/gemma-0, which has neither a readiness probe nor a startup probe on its API port, so requests "
+        "reach it while the model is still loading; required: a readinessProbe on GET /health")
     [sw305] = [f for f in found if f.code == "SW305"]
     assert sw305.message == (
         "namespace `default` (Deployment default/gemma-0, Deployment default/gemma-1, Deployment "
@@ -303,3 +303,48 @@ def test_an_object_rule_decides_and_contains_a_crash_per_object():
          "unresolved reference)"),
         ("NodePool fine", 3, "mandatory", False, False, False, "checked fine"),
     ]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("HF_TOKEN", "insert-your-huggingface-token-here"), ("HF_TOKEN", "<token>"), ("VLLM_API_KEY", "changeme"),
+    ("OPENAI_API_KEY", "xxx"), ("HF_TOKEN", "${HF_TOKEN}"), ("HF_TOKEN", "{{ .Values.hfToken }}"),
+    ("HF_TOKEN", "your-token"), ("HF_TOKEN", "YOUR_HF_TOKEN"), ("HF_TOKEN", "hf_" + "x" * 34),
+    ("VLLM_API_KEY", "token-abc123"), ("OPENAI_API_KEY", "EMPTY"), ("OPENAI_API_KEY", "not-needed"),
+    ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"), ("HF_TOKEN", "hf-token"), ("VLLM_API_KEY", "REPLACE_ME"),
+    ("HF_TOKEN", "__HF_TOKEN__"), ("HF_TOKEN", "#{HfToken}#"), ("HF_TOKEN", "put your token here"),
+    ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"), ("VLLM_API_KEY", "changeme123"),
+])
+def test_sw308_placeholders_are_no_credential(name, value):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) is None
+
+
+@pytest.mark.parametrize("name, value, found", [
+    ("ANY", "hf_Q7wErTy9UiOpAsDf3GhJkLzX5cVbNmQwE2", ("a Hugging Face token", "mandatory")),
+    ("ANY", "AKIA4V7QZ2XK9TBM3N5P", ("an AWS access key id", "mandatory")),
+    ("VLLM_API_KEY", "serving-key-2026-prod-41f9", ("a VLLM_API_KEY credential", "mandatory")),
+    ("HF_TOKEN", "my-own-mirror-k3y-2026", ("a literal value not shaped like a Hugging Face token", "advisory")),
+    ("REGISTRY_PASSWORD", "Tr0ub4dor-and-3", ("what looks like a credential", "advisory")),
+])
+def test_sw308_the_value_shape_decides(name, value, found):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) == found
+
+
+def test_sw402_startup_band_from_the_model_size():
+    """The start-up band (rules/capacity/cache.py): engine start-up 30-120 s with torch.compile, weights read at
+    4 to 0.5 GiB/s, the checkpoint downloaded at 1 GiB/s to 100 MiB/s when the pod downloads at every start."""
+    from shardwise.rules.capacity.cache import startup_estimate
+
+    tiny = startup_estimate(2.049, 1, "every start", "compile")
+    assert (tiny.low_seconds, tiny.high_seconds) == (32, 146)
+    big = startup_estimate(131.42, 1, "every start", "compile")
+    assert (big.low_seconds, big.high_seconds) == (194, 1729)
+    cached = startup_estimate(131.42, 1, "cached", "compile")
+    assert (cached.low_seconds, cached.high_seconds) == (62, 383)
+    assert startup_estimate(131.42, 1, "possible", "eager").high_seconds == 60 + 263 + 1346
+    unknown = startup_estimate(None, 1, "every start", "graphs")
+    assert (unknown.low_seconds, unknown.high_seconds, unknown.terms()) == (
+        20, 90, "weights of a size not known; CUDA graphs")

@@ -345,11 +345,9 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
         pulumi.export("validation", svc.validation)
     '''
     sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, "
-             "but TP1×PP1 starts with 15.0 GiB of weights and 55.3 GiB (±2.9) of KV cache per GPU: 2 replicas × "
-             "TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 context declared) "
-             "together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency; "
-             "TP2×PP1 holds 126); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs "
-             "(vLLM 0.11.0 from the image tag)")
+             "but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 "
+             "context declared) together, at least the 16 one replica must hold (16 by annotation "
+             "shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag)")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
     assert run.exports["validation"] == {
         "checked_when_resolved": [], "suppressed": [f"{sw104} (suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)"]}
@@ -552,7 +550,7 @@ def test_one_output_in_fields_of_two_kinds_gets_a_stand_in_each_accepts():
 def test_the_declared_vllm_version_sizes_a_workload_whose_image_is_an_output():
     from shardwise.components.validation import _standalone_env
     from shardwise.rules.adapters.stack import inventory_from_spec
-    from shardwise.rules.checks._capacity import vllm_version
+    from shardwise.rules.capacity.group import vllm_version
 
     pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
     spec = VllmServiceSpec(name="x", pool="l40s", image="shardwise-unknown-00000099:unknown", vllm_version="0.6.0",
@@ -574,3 +572,20 @@ def test_one_output_in_two_arguments_is_checked_against_both(tmp_path):
     err, _ = failing_program({}, program=path, preview=False)
     assert [e["property_path"] for e in err.errors] == ["namespace"]
     assert str(err).startswith("VllmService: 1 invalid argument (when `namespace` resolved to 'models.cache')")
+
+
+def test_the_canonical_oversharding_fails_a_vllm_services_validation():
+    """Issue 27's canonical case through the components' validation (the same rules as lint and the pack):
+    Llama-3.1-8B at TP2 on a p5.48xlarge pool, no load declared. One H100 starts it at max_model_len with the KV
+    reserve beyond the error band, so SW104 is a blocking finding at the engine's path; with a per-token latency
+    target declared it is not."""
+    from shardwise.components.validation import service_findings
+
+    pool = NodePoolSpec(name="h100", instance_type="p5.48xlarge")
+    spec = VllmServiceSpec(name="llama-8b", pool="h100", image="vllm/vllm-openai:v0.11.0",
+                           engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": 2})
+    found, _ = service_findings(spec, pool)
+    assert [(path, reason.split(" ", 1)[0]) for path, reason in found if "SW104" in reason] == [
+        ("engine.tensor_parallel_size", "SW104:")]
+    relaxed, _ = service_findings(spec.model_copy(update={"tpot_target_ms": 20.0}), pool)
+    assert [r for _, r in relaxed if "SW104" in r] == []

@@ -126,7 +126,7 @@ def load_action() -> dict[str, Any]:
 def test_action_yml_follows_the_metadata_syntax():
     meta = load_action()
     assert metadata_errors(meta) == []
-    assert sorted(meta["inputs"]) == ["base-ref", "comment", "config", "fail-level", "formats", "github-token",
+    assert sorted(meta["inputs"]) == ["base-ref", "baseline", "comment", "config", "fail-level", "formats", "github-token",
                                       "index-url", "install", "paths", "python-version", "sarif-file",
                                       "upload-sarif", "wheel"]
     assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "report-file", "sarif-file"]
@@ -265,12 +265,10 @@ def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 SW104_ANNOTATION = (
-    "::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-"
-    "Instruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but TP1×PP1 starts with 15.0 GiB of weights and "
-    "24.6 GiB (±1.6) of KV cache per GPU: 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens "
-    "(p95 context) together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency; "
-    "TP2×PP1 holds 128); replicate instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag) "
-    "(Deployment serving/llama8b)")
+    '::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
+    'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
+    ' 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica must hold (16 by annotation '
+    'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
 FAIL_MESSAGE = ("::error title=shardwise::findings at or above mandatory (exit 1); see the annotations and the "
                 "summary\n")
 PR_EVENT = {"pull_request": {"number": 7}}
@@ -359,6 +357,36 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 2)]
     assert records[2]["stdout"] == (
         "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
+
+
+@pytest.mark.slow
+def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo, tmp_path):
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    shardwise = str(Path(sys.executable).parent / "shardwise")
+    made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
+                          cwd=pr_repo, capture_output=True, text=True, check=False)
+    assert made.returncode == 0 and made.stdout.endswith("4 findings in the baseline — passed\n")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+    assert records[2]["outputs"]["exit-code"] == "0"
+    assert [line for line in records[2]["stdout"].splitlines() if line.startswith("::")] == []  # no annotation
+    sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
+    assert [(r["ruleId"], r["baselineState"]) for r in sarif["runs"][0]["results"]] == [
+        ("SW305", "unchanged"), ("SW106", "unchanged"), ("SW104", "unchanged"), ("SW202", "unchanged")]
+    report = (tmp_path / "runner-temp" / "shardwise-report.md").read_text(encoding="utf-8")
+    assert "· 4 findings in the baseline\n" in report
+
+    (pr_repo / ".shardwise-baseline.json").write_text('{"shardwise_baseline": 2, "findings": []}', encoding="utf-8")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 2)]
+    assert records[2]["outputs"]["exit-code"] == "2"
+    assert "--baseline: baseline format version 2; this shardwise reads version 1" in records[2]["stderr"]
 
 
 FAKE_PYTHON = """#!/usr/bin/env bash

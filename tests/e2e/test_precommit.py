@@ -49,18 +49,15 @@ FINDINGS = [
     'on the same 4 GPUs hold 48 together, at least the 32 one replica must hold (128 by annotation shardwise.dev/'
     'target-concurrency over 4 replicas; TP4×PP1 holds 59) (vLLM 0.11.0 from the image tag) (Deployment serving/l'
     'lama70b)',
-    './deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per repl'
-    'ica (TP2×PP1) on L40S, but TP1×PP1 starts with 15.0 GiB of weights and 24.6 GiB (±1.6) of KV cache per GPU: '
-    '2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together, at least t'
-    'he 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency; TP2×PP1 holds 128); replicat'
-    'e instead: 2 replicas × TP1×PP1 on the same 2 GPUs (vLLM 0.11.0 from the image tag) (Deployment serving/llam'
-    'a8b)',
-    './deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40'
-    "S, joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: TP1×PP1 star"
-    'ts with 15.0 GiB of weights and 24.6 GiB (±1.6) of KV cache per GPU: 2 replicas × TP1×PP1 on the same 2 GPUs'
-    ' hold 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica must hold (16 by anno'
-    'tation shardwise.dev/target-concurrency; TP2×PP1 holds 128); run 2 replicas × TP1×PP1 instead (vLLM 0.11.0 f'
-    'rom the image tag) (Deployment serving/llama8b)',
+    './deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
+    'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
+    't) together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
+    '.11.0 from the image tag) (Deployment serving/llama8b)',
+    './deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
+    " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
+    '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica '
+    'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'
+    'ving/llama8b)',
     "shardwise: 2 files read, 2 workloads, 2 mandatory, 1 advisory findings, 0 suppressed — failed: 2 blocking "
     "findings at or above mandatory",
 ]

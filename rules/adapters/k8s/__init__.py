@@ -20,7 +20,7 @@ workload). One extractor per family of objects:
   at any depth;
 - :mod:`.network`: Service, Ingress, Gateway API HTTPRoute, NetworkPolicy;
 - :mod:`.policies`: Cilium, Calico, AdminNetworkPolicy and BaselineAdminNetworkPolicy objects;
-- :mod:`.configmaps`: ConfigMap (its literal data);
+- :mod:`.configmaps`: ConfigMap and Secret (their literal data);
 - :mod:`.autoscaling`: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject;
 - :mod:`.nodes`: Node and Karpenter NodePool -> :class:`NodePool` (through
   :func:`~shardwise.rules.catalog.hardware.pool_from_labels`), Karpenter

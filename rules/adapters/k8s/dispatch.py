@@ -20,7 +20,7 @@ from ...model.vocab import HELM_HOOK
 from ..yamlsrc import LineDict
 from .autoscaling import add_hpa, add_scaled_object
 from .claims import add_device_claim
-from .configmaps import add_config_map
+from .configmaps import add_config_map, add_secret
 from .fields import api_group, as_list, as_map
 from .generic import add_generic
 from .knative import GROUP as KNATIVE_GROUP
@@ -133,6 +133,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(add_admin_policy),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"): _plain(add_baseline_admin_policy),
     ("", "ConfigMap"): _plain(add_config_map),
+    ("", "Secret"): _plain(add_secret),
     ("autoscaling", "HorizontalPodAutoscaler"): _plain(add_hpa),
     ("keda.sh", "ScaledObject"): _plain(add_scaled_object),
     ("", "Node"): _plain(add_node),

@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "vLLM's, 256 or 1024 by GPU and release)")
     plan.add_argument("--concurrency", type=_ranged(int, 1, 10_000_000), metavar="C",
                       help="the load: sequences the deployment serves at once, all replicas together, at the p95 "
-                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom)")
+                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom above 80 %% full)")
     plan.add_argument("--output-tokens-per-second", type=_ranged(float, 0, 10_000_000, lo_open=True), metavar="R",
                       help="output tokens one replica generates per second at the load (measured): the cost per "
                       "million output tokens")

@@ -604,6 +604,10 @@ def _size_deployment(
         starts = False
 
     load = _declared_load(lay, b, engine, kv, batch, expected_context, available)
+    if expected_context is not None and expected_context > mml:
+        whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
+        notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
+                     f"requests, so the load is judged at {mml:,} tokens")
     return ReplicaSizing(
         model_id=model.id,
         vllm_version=str(rv.version),

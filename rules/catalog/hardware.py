@@ -383,12 +383,16 @@ def instance_with(gpu_name: str, gpus: int) -> Any:
 def node_links(pool: NodePool) -> tuple[int, int]:
     """(GPUs per node, GPUs one NVLink domain of the node joins) of a pool: 1 on PCIe-only nodes, the
     pool's domain where NVLink joins only some GPUs (H100 NVL pairs), else the whole node (8 when the
-    pool does not say how many GPUs a node has)."""
+    pool does not say how many GPUs a node has). A domain wider than the node (GB200 NVL72: 72 GPUs over 18
+    trays of 4, joined by NVLink switches; ``nvidia.com/gpu.clique`` names it) is the pool's domain."""
     gpus = pool.gpus_per_node if isinstance(pool.gpus_per_node, int) and pool.gpus_per_node > 0 else 8
+    size = pool.nvlink_domain_size if isinstance(pool.nvlink_domain_size, int) and pool.nvlink_domain_size > 0 else None
     if pool.interconnect == "pcie":
         domain = 1
-    elif pool.interconnect == "nvlink" and pool.nvlink_domain_size:
-        domain = int(pool.nvlink_domain_size)
+    elif pool.interconnect == "nvlink" and size:
+        domain = size
+    elif pool.interconnect == "nvswitch" and size and size > gpus:
+        domain = size
     else:
         domain = gpus if gpus > 1 or pool.interconnect else 1
     return gpus, domain

@@ -111,7 +111,7 @@ def replicas_text(r: Replication, current: Parallel, how: str, context: str,
     replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
     beside what the current layout holds, never sure."""
     alt = r.alt
-    them = f"{alt.replicas} replicas × {alt.fit.parallel.text()} on the same {current.gpus} GPUs"
+    them = f"{alt.replicas} replicas × {alt.fit.parallel.text()} on the same {current.world} GPUs"
     if r.need is None:
         return (f"{them} would hold {r.together:,} sequences of {context} together where {current.text()} holds "
                 f"{r.current_holds:,}; declare the load ({source}) to have it judged"), False

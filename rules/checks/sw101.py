@@ -57,7 +57,8 @@ class WeightsDoNotFit(GroupRule):
         if s.weights_fit_band == "starts":
             yield from self._margin(g, s)
             return
-        sure = s.weights_fit_band == "refuses"
+        # weights above the GPU's whole memory never fit, whatever the estimate's band says
+        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"(±{s.weights_error_gib:.1f}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "

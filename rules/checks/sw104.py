@@ -78,7 +78,7 @@ class ShardedModelThatFits(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
-        where = f"{model.id} is sharded over {current.gpus} GPUs per replica ({current.text()}) on {gpu_name(g)}"
+        where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
         seqs, how = declared_seqs(g, config)
         if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
             res = reserve_alternative(sz, current, smaller(model, current), config.kv_reserve)

@@ -613,8 +613,9 @@ def test_plan_70b_on_h100_is_tp4_the_fewest_gpus_that_load_it_with_room(capsys):
 
 
 def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
-    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load and a third is
-    headroom: 12 GPUs on 2 p5.48xlarge, priced per GPU from the catalog (seeds.plan_cost). TP8 would hold it with
+    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load, 60 % full: no
+    headroom replica (one is added above 80 %): 8 GPUs on one p5.48xlarge (the smallest instance type with 4 H100s),
+    priced as the whole instance it is billed as (55.04 USD/hour). TP8 would hold it with
     one replica, but 2 TP4 replicas on its 8 GPUs hold their share: SW104 blocks it, and plan does not recommend it."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--concurrency", "64", "--output-tokens-per-second", "1500",
@@ -626,36 +627,45 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
         (1, 1, "refuses", 0, ["SW101"]), (2, 1, "may-refuse", 0, []), (4, 1, "starts", 53, []),
         (8, 1, "starts", 158, ["SW104"]), (8, 2, "starts", 370, ["SW104"]), (8, 4, "starts", 791, ["SW104"])]
     price = find_instance("p5.48xlarge").price_per_hour_usd
-    hourly = round(12 * price / 8, 2)
+    hourly = round(price, 2)
+    assert hourly == 55.04
     row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
-           "replicas_needed": 2, "replicas": 3, "headroom_replicas": 1, "gpus": 12, "nodes": 2,
-           "usd_per_hour": hourly,
-           # the hour's cost over 3 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
-           "usd_per_million_output_tokens": round(round(hourly / (3 * 1500 * 3600 / 1000), 5) * 1000, 2)}
+           "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
+           "instance_type": "p5.48xlarge", "usd_per_hour": hourly,
+           # the hour's cost over 2 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
+           "usd_per_million_output_tokens": round(round(hourly / (2 * 1500 * 3600 / 1000), 5) * 1000, 2),
+           "no_price": None}
     assert d["for_the_load"] == [row]
     assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
     assert d["recommended"]["text"] == (
-        "recommended: 3 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, + 1 for "
-        "headroom) = 12 GPUs on 2 nodes; TP4 × 2 replicas per 8-GPU node")
+        "recommended: 2 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, no headroom "
+        "replica: the load fills 60% of the 106 they hold, not above the 80% at which one is added) = 8 GPUs on 1 node "
+        "(p5.48xlarge); TP4 × 2 replicas per 8-GPU node")
     assert d["load"] == {"concurrency": 64, "context": 8192, "context_declared": False,
                          "output_tokens_per_second": 1500.0}
 
 
 def test_plan_compares_layouts_by_what_they_hold_together(capsys):
-    """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas + 1 (5 GPUs);
-    one TP2 replica holds 19, so 1 + 1 (4 GPUs): TP2 is recommended, and the table shows both side by side."""
+    """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas, 80 % full (no
+    headroom replica: 4 GPUs); one TP2 replica holds 19, 84 % full, so 1 + 1 (4 GPUs): the narrower engine is
+    recommended, and the table shows both side by side."""
     rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
                      "H100", "--max-model-len", "16384", "--concurrency", "16", "--vllm-version", "0.11.0")
     assert rc == 0
     lines = out.splitlines()
     i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
-    assert lines[i + 1:i + 4] == [
-        "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes  $/hour  $/M output tokens",
-        "     TP2             2            19         1           2     4      1  $27.52  –",
-        "     TP1             1             5         4           5     5      1  $34.40  –",
+    # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge
+    assert lines[i + 1:i + 5] == [
+        "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
+        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  –",
+        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  –",
+        "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
+        "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
+        "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens needs --output-tokens-per-second",
     ]
-    assert ("recommended: 2 replicas of TP2 for 16 sequences of 16,384 tokens (1 for the load, each holding 19, + 1 "
-            "for headroom) = 4 GPUs on 1 node; TP2 × 4 replicas per 8-GPU node") in lines
+    assert ("recommended: 4 replicas of TP1 for 16 sequences of 16,384 tokens (4 for the load, each holding 5, no "
+            "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
+            "on 4 nodes (p5.4xlarge); TP1 × 1 replica per 1-GPU node") in lines
 
 
 def test_plan_json_says_a_layout_vllm_refuses_does_not_start(capsys):
@@ -877,3 +887,62 @@ def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
     mine = [f["code"] for f in findings if f["subject"] == sw004["subject"]]
     assert not {"SW101", "SW102", "SW103", "SW104", "SW106", "SW203"} & set(mine), mine
     assert {f["subject"] for f in findings if f["code"] == "SW104"} == {"StatefulSet serving/llama70b-tp4-pp2"}
+
+
+def test_plan_prices_the_smallest_instance_that_holds_a_replica(capsys):
+    """An 8B on L4 for 32 sequences of 2,048 tokens: one-GPU replicas are billed as g6.xlarge (0.8048 USD/hour), not
+    an eighth of a g6.48xlarge (1.67 USD per GPU-hour); TP1 × PP2 on a 4-GPU g6.12xlarge (4.6016)."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--concurrency",
+                     "32", "--p95-context", "2048", "--max-model-len", "8192", "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(r["layout"], r["replicas"], r["nodes"], r["instance_type"], r["usd_per_hour"], r["no_price"])
+            for r in d["for_the_load"]] == [
+        ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None), ("TP1", 4, 4, "g6.xlarge", 3.22, None)]
+
+
+@pytest.mark.parametrize("gpu,why", [
+    ("MI300X", "the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)"),
+    ("GB200", "p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog"),
+])
+def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
+                     "32", "--p95-context", "2048", "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(r["usd_per_hour"], r["no_price"]) for r in d["for_the_load"]] == [(None, why)] * len(d["for_the_load"])
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
+                     "32", "--p95-context", "2048", "--vllm-version", "0.11.0")
+    assert f"  no price: {why}; $/M output tokens needs --output-tokens-per-second" in out.splitlines()
+
+
+def test_plan_blames_the_models_limit_for_an_impossible_length(capsys):
+    """Llama-3.1-8B allows 131,072 tokens (max_position_embeddings): a longer --max-model-len is refused by vLLM on any
+    GPU, and a longer p95 context is rejected per request: plan says the model's limit, not 'a GPU with more memory'."""
+    rc, _, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--max-model-len",
+                     "200000", "--vllm-version", "0.11.0")
+    assert rc == 2
+    assert ("--max-model-len 200,000 is above the model's limit: meta-llama/Llama-3.1-8B-Instruct allows 131,072 tokens "
+            "(max_position_embeddings 131,072 in its config.json); vLLM refuses it on any GPU unless "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set") in err
+    rc, _, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--p95-context",
+                     "200000", "--vllm-version", "0.11.0")
+    assert rc == 2
+    assert "--p95-context 200,000 is above the model's limit: meta-llama/Llama-3.1-8B-Instruct allows 131,072" in err
+    # a p95 context above a shorter --max-model-len is judged at max_model_len, and the plan says so
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                     "--p95-context", "20000", "--max-model-len", "8192", "--vllm-version", "0.11.0")
+    assert rc == 0
+    assert ("  note: the expected context of 20,000 tokens is above max_model_len 8,192: vLLM rejects longer requests, "
+            "so the load is judged at 8,192 tokens") in out.splitlines()
+
+
+def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
+    """DeepSeek-R1 in FP8 on one H100: 626.69 GiB of weights, more than the whole GPU; the weights are the checkpoint's
+    bytes, so the plan says so (and SW101 blocks), not only that no memory is left for the KV cache."""
+    rc, out, _ = run(capsys, "plan", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H100", "--tp", "1",
+                     "--vllm-version", "0.11.0")
+    assert rc == 1
+    assert ("  starts                      no: weights 626.69 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
+            "the GPU's whole 79.19 GiB") in out.splitlines()
+    assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out

@@ -23,7 +23,7 @@ from shardwise.rules.capacity.layout import (
     weight_load_refusals,
 )
 from shardwise.rules.capacity.sizing import Device, EngineSettings
-from shardwise.rules.catalog import find_model
+from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.vllm.versions import resolve
 
 LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
@@ -67,8 +67,9 @@ def plan_json(capsys, *argv: str) -> dict:
 
 def test_plan_takes_the_node_from_the_instance_type(capsys):
     """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages. For 16 sequences of 8,192 tokens,
-    PP4 holds 5 (4 replicas + 1 = 20 GPUs) and PP8, over 2 nodes, 62 (1 + 1 = 16 GPUs): PP8 is recommended. PP16
-    is blocked by SW104: two PP8 replicas on its GPUs hold the load."""
+    PP4 holds 5 (4 replicas, 80 % full: 16 GPUs) and PP8, over 2 nodes, 62 (1 replica, 26 % full: 8 GPUs on 2 nodes,
+    no headroom replica doubling them): PP8 is recommended. PP16 is blocked by SW104: two PP8 replicas on its GPUs
+    hold the load."""
     d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--instance-type", "g6e.12xlarge",
                   "--max-model-len", "8192", "--concurrency", "16")
     assert d["node"] == {"gpus": 4, "nvlink_domain": 1, "interconnect": "pcie", "source": "g6e.12xlarge",
@@ -77,10 +78,11 @@ def test_plan_takes_the_node_from_the_instance_type(capsys):
             for c in d["candidates"]] == [
         (1, 1, 0, ["SW101"]), (1, 2, 0, ["SW101"]), (1, 4, 5, []), (1, 8, 62, []), (1, 16, 176, ["SW104"])]
     assert [(r["layout"], r["replicas"], r["gpus"], r["nodes"]) for r in d["for_the_load"]] == [
-        ("TP1 × PP8", 2, 16, 4), ("TP1 × PP4", 5, 20, 5)]
+        ("TP1 × PP8", 1, 8, 2), ("TP1 × PP4", 4, 16, 4)]
     assert d["recommended"]["text"] == (
-        "recommended: 2 replicas of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, + 1 "
-        "for headroom) = 16 GPUs on 4 nodes; TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
+        "recommended: 1 replica of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, no "
+        "headroom replica: the load fills 26% of the 62 they hold, not above the 80% at which one is added) = 8 GPUs "
+        "on 2 nodes (g6e.12xlarge); TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
     assert (d["recommended"]["nodes_per_replica"], d["recommended"]["replicas_per_node"]) == (2, None)
 
 
@@ -93,9 +95,11 @@ def test_plan_keeps_tp_on_the_nvlink_bridge_of_h100_nvl_pairs(capsys):
             for c in d["candidates"]] == [
         (1, 1, 0, ["SW101"]), (2, 1, 10, []), (2, 2, 73, ["SW104"]), (2, 4, 197, ["SW104"]), (2, 8, 445, ["SW104"])]
     assert d["recommended"]["text"] == (
-        "recommended: 3 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, + 1 for "
-        "headroom) = 6 GPUs on 2 nodes; TP2 × 2 replicas per 4-GPU node")
+        "recommended: 2 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, no "
+        "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
+        "on 1 node; TP2 × 2 replicas per 4-GPU node")
     assert d["for_the_load"][0]["usd_per_hour"] is None  # no instance type in the catalog has 4 H100 NVL
+    assert d["for_the_load"][0]["no_price"] == "the catalog has no instance type with 4 H100-NVL-94GB GPUs"
 
 
 MANIFEST = """\
@@ -199,7 +203,7 @@ def _smallest_with_room(plan) -> tuple[Parallel, int] | None:
 def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, load):
     """plan never recommends more GPUs per replica than the smallest layout that loads the model with room for
     one full sequence (and the KV reserve), unless a declared load is held at the same GPU count only by the
-    wider engine: the smaller layout's replicas (+1 headroom) would need more GPUs."""
+    wider engine: the smaller layout's replicas (with their headroom) would need more GPUs."""
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     small = _smallest_with_room(plan)
     assert small is not None and plan.chosen is not None
@@ -209,7 +213,9 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
         return
     assert load is not None, (chosen.parallel, smallest)
     assert chosen.load is not None
-    needed = -(-load // holds) + 1 if holds else None
+    needed = -(-load // holds) if holds else None
+    if needed is not None and load > 0.8 * needed * holds:
+        needed += 1  # the headroom replica where the load fills the replicas beyond 80 %
     assert needed is None or needed * smallest.world > chosen.load.gpus, (chosen.parallel, smallest, holds)
 
 
@@ -217,18 +223,18 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     # dense: one GPU holds an 8B with room on every GPU but the 24 GB L4, where two pipeline stages do
     ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
     ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1, 2), None),
-    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 + 1 headroom
+    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 (89 % full) + 1 headroom
     # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
-    # TP2 without a load; for 64 sequences, 4 GPUs either way (TP2: 1 + 1 replicas; TP1, the weights × 1.4 over
-    # its usable memory but holding 24: 3 + 1), and the narrower engine wins
+    # TP2 without a load; for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
+    # TP1 holds 24 (3 replicas, 89 % full, + 1 headroom: 4 GPUs)
     ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
     ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(2), None),
-    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(1), 4),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1),
     ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
-    # MoE: with a declared load, one H100 per replica holds Qwen3-30B-A3B's share (24 each: 3 + 1), where without
-    # one the KV reserve asks for TP2
+    # MoE: Qwen3-30B-A3B on H100 is TP2 either way: without a load the KV reserve asks for it, and for 64 sequences
+    # one TP2 replica holds 199 (2 GPUs) where TP1 holds 24 (3 replicas + 1 headroom: 4 GPUs)
     ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(2), None),
-    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(1), 4),
+    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(2), 1),
     ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
     # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
     # spread hold the most sequences of the 8-GPU layouts
@@ -236,7 +242,7 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
     # hybrid (sliding-window layers): Gemma 3 27B on L4 takes eight pipeline stages (PCIe only), one MI300X
     ("google/gemma-3-27b-it", "L4", None, Parallel(1, 8), None),
-    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 3),
+    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2),  # 55 a replica: 2, 58 % full, no headroom
 ])
 def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
@@ -324,3 +330,74 @@ def test_the_layout_search_skips_tps_vllm_refuses():
     node = Node(8, 8)
     assert layouts_for(QWEN3_235B_FP8, 8, node) == [Parallel(4, 2), Parallel(1, 1, 8, True)]
     assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]
+
+
+# --- data parallelism: one KV cache per engine (issue 28) -------------------------------------------
+
+
+def test_judge_splits_a_replicas_load_over_its_data_parallel_engines():
+    """vLLM's DeepSeek-R1 recipe (DP8 + expert parallel, TP1, one 8 x H200 node): each engine has its own KV cache
+    (21.26 GiB ± 5.03 at 0.11.0) and takes 1/8 of the requests. 192 sequences of 8,192 tokens are 24 per engine,
+    12.87 GiB: it holds; 512 are 64 per engine, 34.3 GiB: it does not. The whole replica's 192 against one engine's
+    cache (102.9 GiB) was the false blocking SW103."""
+    sz = Sizer(DEEPSEEK_R1, Device.of(find_gpu("H200"), find_gpu("H200").memory_gib), EngineSettings(),
+               resolve("0.11.0"), 8192)
+    p = Parallel(1, 1, 8, True)
+    s = sz.size(p)
+    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2)) == (21.26, 5.03)
+    fit = judge(s, p, 192)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (24, 12.87, "holds")
+    fit = judge(s, p, 512)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (64, 34.31, "does-not-hold")
+    # one engine (DP1) is judged against the whole load, as before
+    assert judge(s, Parallel(1), 24).seqs == 24
+
+
+def test_plan_with_dp_keeps_a_single_node_replica_in_its_node():
+    """`plan --dp 8 --enable-expert-parallel` without --tp: GPUs per replica are DP × TP × PP, so on 8-GPU H200
+    nodes TP1 × DP8 fills one node and TP2/TP4 × DP8 span 2 and 4 nodes; never 128 GPUs on 16 nodes."""
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", dp=8, enable_expert_parallel=True,
+                                 vllm_version="0.11.0", p95_context=8192, concurrency=192))
+    assert [(c.parallel.text(), c.parallel.world) for c in plan.candidates] == [
+        ("TP1×PP1×DP8 EP", 8), ("TP2×PP1×DP8 EP", 16), ("TP4×PP1×DP8 EP", 32)]
+    chosen = plan.chosen
+    assert chosen is not None and chosen.parallel == Parallel(1, 1, 8, True)
+    assert [f.code for f in chosen.findings if f.level == "mandatory"] == []
+
+
+# --- NVLink domains wider than a node (issue 28) ----------------------------------------------------
+
+
+def test_gb200_nvl72_tensor_parallelism_spans_trays_inside_the_nvlink_domain():
+    """A p6e-gb200.36xlarge is one tray of 4 GB200s of an NVL72 UltraServer (72 GPUs in one NVLink domain,
+    nvidia.com/en-us/data-center/gb200-nvl72): TP may span trays inside the domain. Llama-3.1-405B in BF16 takes
+    8 GPUs: TP8 over two trays, not TP4 × PP2."""
+    from shardwise.rules.catalog.hardware import instance_pool, node_links
+    from shardwise.rules.model import Location
+
+    assert node_links(instance_pool("p6e-gb200.36xlarge", Location("test"))) == (4, 72)
+    assert node_links(instance_pool("p5.48xlarge", Location("test"))) == (8, 8)
+    assert Node(4, 72).tp_limit == 72 and Node(8, 8).tp_limit == 8 and Node(4, 2).tp_limit == 2
+    assert layouts_for(LLAMA_70B, 8, Node(4, 72)) == [Parallel(8, 1)]
+    plan = make_plan(PlanRequest(model="meta-llama/Llama-3.1-405B-Instruct", instance_type="p6e-gb200.36xlarge",
+                                 vllm_version="0.11.0"))
+    assert [(c.parallel.text(), [f.code for f in c.findings if f.level == "mandatory"]) for c in plan.candidates] == [
+        ("TP1×PP1", ["SW101"]), ("TP2×PP1", ["SW101"]), ("TP4×PP1", ["SW101"]), ("TP8×PP1", []),
+        ("TP16×PP1", ["SW104"])]  # two TP8 replicas on its GPUs have the KV reserve
+    assert plan.chosen is not None and plan.chosen.parallel == Parallel(8, 1)
+    assert plan.node.text("GB200") == (
+        "4 × GB200 per node (p6e-gb200.36xlarge; NVSwitch; one NVLink domain joins 72 GPUs across nodes: keep a "
+        "replica's pods in one nvidia.com/gpu.clique)")
+
+
+def test_sw104_counts_every_data_parallel_engine_on_both_sides():
+    """TP2 × DP8 of DeepSeek-R1 on 16 H200s against 2 replicas of TP1 × DP8 on the same GPUs: each side counts its
+    8 engines (TP1: 39 an engine, 2 × 8 × 39 = 624), not one engine's 78."""
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", tp=2, dp=8, enable_expert_parallel=True,
+                                 vllm_version="0.11.0", p95_context=8192, concurrency=192))
+    (sw104,) = [f for f in plan.candidates[0].findings if f.code == "SW104"]
+    assert sw104.level == "mandatory"
+    assert sw104.message == (
+        "deepseek-ai/DeepSeek-R1 is sharded over 16 GPUs per replica (TP2×PP1×DP8 EP) on H200-141GB, but 2 replicas × "
+        "TP1×PP1×DP8 EP on the same 16 GPUs hold 624 sequences of 8,192 tokens (p95 context) together, at least the "
+        "192 one replica must hold (192 by --concurrency) (vLLM 0.11.0)")

@@ -250,23 +250,8 @@ class Plan:
         if self.ok or not self.request.searching:
             return None
         tried = ", ".join(c.parallel.text() for c in self.candidates)
-        beyond = self.beyond_context()
-        if beyond:
-            return f"no layout of {tried} starts: {beyond}"
         return (f"no layout of {tried} is free of mandatory findings; try a GPU with more memory, "
                 "--quantization or a shorter --max-model-len")
-
-    def beyond_context(self) -> str | None:
-        """What the request asks beyond the model's context limit (what vLLM derives from its config.json), which
-        no GPU, layout or quantization changes; None when it asks nothing beyond it."""
-        asked = self.request.max_model_len
-        limit = self.shown.sizing.model_max_len
-        if not isinstance(asked, int) or not limit or asked <= limit:
-            return None
-        return (f"--max-model-len {asked:,} is above the {limit:,} tokens {self.model.id} allows (its context "
-                f"limit, from its config.json), and no GPU, layout or quantization raises that; ask for at most "
-                f"{limit:,} (vLLM starts above it only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, which its own "
-                "warning says may give incorrect outputs)")
 
 
 def engine_text(p: Parallel) -> str:
@@ -777,16 +762,6 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
     return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
 
 
-def _p95_beyond(p95: int, s: ReplicaSizing, model_id: str) -> str:
-    """Why the plan sized a shorter context than ``--p95-context`` asked: no sequence is longer than max_model_len,
-    nor max_model_len than the model's context limit."""
-    if s.max_model_len >= s.model_max_len:
-        return (f"--p95-context {p95:,} is above the {s.model_max_len:,} tokens {model_id} allows (its context limit, "
-                f"from its config.json): no sequence is longer, so the load is sized at {s.expected_context:,}")
-    return (f"--p95-context {p95:,} is above max_model_len {s.max_model_len:,}: vLLM refuses a longer sequence, so the "
-            f"load is sized at {s.expected_context:,} (the model allows {s.model_max_len:,})")
-
-
 def plan_text(plan: Plan) -> str:
     """The plan as people read it: the layouts tried (when searching), then the one shown, sized."""
     req = plan.request
@@ -853,8 +828,6 @@ def plan_text(plan: Plan) -> str:
     lines.extend(_table(rows))
     for note in s.notes:
         lines.append(f"  note: {note}")
-    if req.p95_context and req.p95_context > s.expected_context:
-        lines.append(f"  note: {_p95_beyond(req.p95_context, s, plan.model.id)}")
     lines.append("")
     if shown.findings:
         lines.append("findings:")

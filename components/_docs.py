@@ -170,7 +170,12 @@ ceil(first-start budget ÷ 60) + 10 minutes (the first start downloads the weigh
 slowest backend's and 10 more (the ALB). The model-cache claim is declared with
 `pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
 uses it. Measured under the mocks: prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
-dev llama-8b 19 min, its Ingress 29 min.
+dev llama-8b 19 min, its Ingress 29 min. A LeaderWorkerSet is a custom resource, which the Kubernetes
+provider considers ready as soon as the API server accepts it; it carries
+`pulumi.com/waitFor: '["condition=Available", "jsonpath={.status.readyReplicas}=N"]'` (N = `groups`;
+provider v4.18 and later), so `up` waits, within the timeout above (custom timeouts, which the provider
+honours for custom resources), until the LWS controller reports every group updated and ready, and fails
+when the group never forms.
 
 **Growing.** Managed GPU node groups ignore `scalingConfig.desiredSize` drift (`ignoreChanges`): the
 Cluster Autoscaler (installed on a created cluster when a managed pool's `max_size` exceeds its

@@ -168,6 +168,25 @@ def identity_children(name: str, parent: pulumi.Resource, spec: Workload, unknow
 
 #: Pulumi's annotation that declares an object without waiting for it to become ready.
 SKIP_AWAIT = "pulumi.com/skipAwait"
+#: Pulumi's annotation (Kubernetes provider v4.18 and later) with the readiness of an object it has no await
+#: logic for: a custom resource is otherwise ready as soon as the API server accepts it.
+WAIT_FOR = "pulumi.com/waitFor"
+
+
+def group_ready(groups: int) -> str:
+    """The ``pulumi.com/waitFor`` of a LeaderWorkerSet of ``groups`` groups: a JSON array, every expression met
+    at once. The LWS controller sets ``Available`` only when every group is updated and ready (and
+    ``Progressing``/``UpdateInProgress`` while one is not); ``readyReplicas`` counts the ready groups. The
+    wait lasts the resource's custom timeouts, which the provider honours for custom resources too (its
+    ``pulumi.com/timeoutSeconds`` annotation is the other way; shardwise uses the timeouts)."""
+    import json
+
+    return json.dumps(["condition=Available", f"jsonpath={{.status.readyReplicas}}={groups}"])
+
+
+def _annotated(obj: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+    meta = obj["metadata"]
+    return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), key: value}}}
 
 
 def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any]], unknowns: Unknowns,
@@ -179,19 +198,22 @@ def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any
     workload waits for them; a custom resource waits for what installs its CRD (``installs``). Keyed by kind.
 
     The model-cache claim is declared with ``pulumi.com/skipAwait``: with a ``WaitForFirstConsumer``
-    storage class it binds only once a pod uses it, and the pods come after it."""
+    storage class it binds only once a pod uses it, and the pods come after it. A LeaderWorkerSet gets
+    ``pulumi.com/waitFor`` (:func:`group_ready`): without it the provider reports the custom resource ready
+    as soon as it is accepted, and ``up`` succeeds while the groups never form."""
     out: dict[str, pulumi.CustomResource] = {}
     first = [o for o in objs if o["kind"] in ("ServiceAccount", "PersistentVolumeClaim")]
     for obj in first:
         if obj["kind"] == "PersistentVolumeClaim":
-            meta = obj["metadata"]
-            obj = {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), SKIP_AWAIT: "true"}}}
+            obj = _annotated(obj, SKIP_AWAIT, "true")
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, deps))
     for obj in objs:
         if obj["kind"] in out:
             continue
         extra = options(obj) if options is not None else {}
+        if obj["kind"] == "LeaderWorkerSet":
+            obj = _annotated(obj, WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
         wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
         wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),

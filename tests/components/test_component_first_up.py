@@ -57,6 +57,35 @@ def test_waits_follow_the_startup_budget():
     assert prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").ignore_changes == ["spec.replicas"]
 
 
+def test_up_waits_until_the_multinode_group_is_formed_and_serving():
+    run = stack_run("prod")
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset")
+    # a custom resource is ready once accepted unless it says what ready is: every group updated and ready
+    # (the controller's Available) and as many ready groups as the spec asks for, within its 157-minute timeout
+    assert lws.inputs["spec"]["replicas"] == 1
+    assert json.loads(lws.inputs["metadata"]["annotations"]["pulumi.com/waitFor"]) == [
+        "condition=Available", "jsonpath={.status.readyReplicas}=1"]
+    assert "pulumi.com/skipAwait" not in lws.inputs["metadata"]["annotations"]
+    assert "pulumi.com/timeoutSeconds" not in lws.inputs["metadata"]["annotations"]  # the custom timeouts rule
+    assert lws.custom_timeouts == {"create": "157m", "update": "157m"}
+    # built-in kinds keep the provider's own await logic (a Deployment waits for its available replicas)
+    for r in run.resources:
+        if r.type.startswith("kubernetes:") and r.type != lws.type and isinstance(r.inputs.get("metadata"), dict):
+            assert "pulumi.com/waitFor" not in r.inputs["metadata"].get("annotations", {}), r.name
+
+
+def test_a_group_of_several_replicas_waits_for_all_of_them():
+    config = copy.deepcopy(stack_config("prod"))
+    env = config["shardwise:environment"]
+    env["multi_node"][0]["groups"] = 2
+    env["pools"][1]["max_size"] = env["pools"][1]["desired_size"] = 4
+    env["pools"][1]["min_size"] = 4
+    run = run_program(config, stack="prod")
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
+    assert (lws["spec"]["replicas"], json.loads(lws["metadata"]["annotations"]["pulumi.com/waitFor"])) == (
+        2, ["condition=Available", "jsonpath={.status.readyReplicas}=2"])
+
+
 def test_the_cache_claim_is_not_awaited_and_the_deployment_waits_for_it():
     run = stack_run("staging")
     claim = run.one("kubernetes:core/v1:PersistentVolumeClaim", "staging-llama-70b-awq-persistentvolumeclaim")

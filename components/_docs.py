@@ -194,6 +194,18 @@ main table for a subnet without an explicit association. Lookups (`aws.eks.getCl
 
 {prerequisites}
 
+**The Hugging Face token, in every mode.** A gated model needs the token of an account that accepted
+its terms, or the pods crash-loop on the download until the rollout times out. The program takes it
+from the secret config `shardwise:hfToken` (`pulumi config set --secret shardwise:hfToken hf_…`) and
+the environment creates, in each namespace, the Secret the workloads' `hf_token_secret` names (key
+`HF_TOKEN`; the pods wait for it); `shardwise:hfTokenSecretExists: true` says the Secret is made
+outside the program instead (External Secrets from AWS Secrets Manager). With neither, `pulumi
+preview` fails before anything is declared, at `hf_token`, naming the model and why it is gated. The
+components take the same as `hf_token` (a `pulumi.Output` secret) and `hf_token_secret_exists`. Gated
+here (the Hub tells gating only to a signed-in request, so this is a list with sources, not the
+catalog): {gated}. Re-uploads by other organisations (`hugging-quants/…`) set their own gate and are
+not listed; a model outside the list that is gated needs the token just the same.
+
 Checked at `pulumi preview`, before anything is declared: each prerequisite the environment needs and
 does not have is an error at the spec path that needs it (services[0]: "needs keda on cluster
 `llm-dev` (...): not listed in cluster.installed; ..."), and so is a PriorityClass a pod names that
@@ -336,7 +348,10 @@ def render() -> str:
     for model in MODELS:
         out += [*model_table(model), ""]
     charts = ", ".join(f"{name} {version}" for name, (_, _, version) in CHARTS.items())
-    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()))
+    from .hf_token import GATED
+
+    gated = "; ".join(f"`{pattern.lstrip('^')}…` ({source})" for pattern, _, source in GATED)
+    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -26,6 +26,7 @@ from shardwise.rules.model.spec import (
 
 from ._k8s import INSTALLS_DOC, KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, installed_by
 from .errors import ArgumentsError
+from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns
 from .validation import VALIDATE_DOC, Finding, Validation, as_validation, image_findings
 
@@ -66,9 +67,18 @@ class WorkloadArgs:
     installs: Mapping[str, pulumi.Resource] = field(default_factory=dict, metadata=doc(INSTALLS_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+    hf_token: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "The Hugging Face token, as a Pulumi secret (`pulumi.Config().require_secret(...)`): the component creates "
+        "the Secret `hf_token_secret` (key HF_TOKEN) with it. Required for a gated model unless "
+        "`hf_token_secret_exists`."))
+    hf_token_secret_exists: bool | pulumi.Resource = field(default=False, metadata=doc(
+        "The Secret `hf_token_secret` is made elsewhere: True (outside this program: External Secrets from AWS "
+        "Secrets Manager, a platform team) or the resource of this program that makes it (the pods wait for it). "
+        "A gated model may then go without `hf_token`."))
 
 
-COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig"})
+COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig",
+                              "hf_token", "hf_token_secret_exists"})
 
 
 def pool_spec(pool: Any) -> NodePoolSpec:
@@ -135,6 +145,7 @@ def build_spec(component: str, args: WorkloadArgs, spec_cls: type[Workload],
     if sa is not None and sa.role_arn and sa.mode == "pod-identity" and args.cluster_name is None:
         problems.append(("cluster_name", "a Pod Identity association for pod.service_account needs the EKS cluster "
                          "name (or use mode irsa)"))
+    problems += token_findings(spec, args.hf_token is not None, bool(args.hf_token_secret_exists))
     if validation.enabled:
         found, notes = findings(spec, pool, args.production, validation)
         problems += found
@@ -246,7 +257,8 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     (service, monitor, service account, Pod Identity association, cache claim, names, endpoint, sizing,
     startup budget, validation). The workload (Deployment or LeaderWorkerSet) gets a rollout timeout that
     covers a first download and the load, and ``workload_options``; so does its Service (it waits for
-    ready endpoints). The workload waits for its Pod Identity association (new pods get the credentials)."""
+    ready endpoints). The workload waits for its Pod Identity association (new pods get the credentials) and for
+    the Hugging Face token's Secret when ``hf_token`` makes one."""
     from shardwise.rules.capacity import cache
 
     from ._k8s import depends_on, metadata_name, provider_for
@@ -266,8 +278,19 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
 
     c: Any = component
     c.pod_identity_association = identity_children(name, component, spec, unknowns, args.cluster_name)
+    c.token_secret = None
+    if args.hf_token is not None and spec.hf_token_secret:
+        import pulumi_kubernetes as k8s
+
+        c.token_secret = k8s.core.v1.Secret(
+            f"{name}-hf-token", metadata=unknowns.substitute(secret_metadata(spec.hf_token_secret, spec.namespace)),
+            type="Opaque",
+            string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)},
+            opts=child_opts(component, provider, depends_on(opts)))
+    made_elsewhere = args.hf_token_secret_exists if isinstance(args.hf_token_secret_exists, pulumi.Resource) else None
+    pod_deps = [r for r in (c.pod_identity_association, c.token_secret, made_elsewhere) if r is not None]
     made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options, args.installs,
-                       [c.pod_identity_association] if c.pod_identity_association is not None else [])
+                       pod_deps)
     c.rollout_minutes = minutes
     c.spec, c.unknowns = spec, unknowns
     c.service = made["Service"]
@@ -294,4 +317,4 @@ def rollout_minutes(spec: Workload, pool: NodePoolSpec) -> int:
 
 #: The outputs :func:`declare_workload` sets, registered by both workload components.
 COMMON_OUTPUTS = ("service", "monitor", "service_account", "cache_claim", "pod_identity_association",
-                  "service_name", "namespace", "endpoint", "sizing", "startup_budget", "validation")
+                  "token_secret", "service_name", "namespace", "endpoint", "sizing", "startup_budget", "validation")

@@ -17,12 +17,15 @@ import pulumi
 import pytest
 import yaml
 from component_mocks import ROOT, Run, failing_program, run_program
+from pulumi_mocks import STACK_SECRETS
 
 STACKS = ("dev", "staging", "prod")
 
 
 def stack_config(env: str) -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
+    """The stack file's config and the secret config a user sets beside it (pulumi_mocks.STACK_SECRETS)."""
+    return {**yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"],
+            **STACK_SECRETS.get(env, {})}
 
 
 _RUNS: dict[str, Run] = {}

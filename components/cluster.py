@@ -43,6 +43,17 @@ CHARTS: dict[str, tuple[str, str, str]] = {
     "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.13.4"),
     "cluster-autoscaler": ("https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
 }
+#: Seconds Helm waits for each release's resources to be ready (the Release's ``timeout``; Helm's default is
+#: 300). A first install on a new cluster pulls every image cold onto the system nodes (two small ones by
+#: default): kube-prometheus-stack brings its CRDs, an admission-webhook Job, the operator, Prometheus,
+#: Alertmanager, kube-state-metrics and a node exporter on every node, GPU nodes included, which 300 s often
+#: does not cover; the controllers with webhooks (LWS, KEDA, the load-balancer controller) wait for their
+#: certificates. Device plugins are DaemonSets whose pods wait for GPU nodes to join.
+HELM_TIMEOUT_SECONDS: dict[str, int] = {
+    "kube-prometheus-stack": 1200,
+    "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600,
+    "lws": 600, "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600,
+}
 #: The prerequisite (:data:`shardwise.rules.render.environment.PREREQUISITES`) each chart installs.
 PREREQUISITE_OF_CHART = {"kube-prometheus-stack": "prometheus-operator"}
 _SYSTEM_NODES = {"shardwise.dev/role": "system"}
@@ -264,6 +275,7 @@ class EksCluster(pulumi.ComponentResource):
                 version=spec.chart_versions.get(chart_name, version),
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo) if repo else None,
                 namespace=namespace, create_namespace=True, values=values,
+                timeout=HELM_TIMEOUT_SECONDS[chart_name],
                 opts=pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=deps))
         return releases
 

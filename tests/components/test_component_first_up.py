@@ -332,3 +332,12 @@ def test_an_ungated_model_needs_no_token():
                         "Qwen/Qwen3-8B", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4",
                         "mistralai/Mistral-7B-Instruct-v0.3", "/models/llama") if gated(m)] == [
         "meta-llama/Llama-3.1-8B-Instruct", "google/gemma-3-27b-it", "google/codegemma-7b"]
+
+
+def test_every_helm_release_waits_longer_than_helms_default():
+    run = stack_run("prod")
+    # Helm's 300 s default is tight for a first install that pulls every image cold onto two small nodes
+    assert {r.name.removeprefix("prod-cluster-"): r.inputs["timeout"]
+            for r in run.of_type("kubernetes:helm.sh/v3:Release")} == {
+        "kube-prometheus-stack": 1200, "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600, "lws": 600,
+        "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600}

@@ -170,7 +170,8 @@ ceil(first-start budget ÷ 60) + 10 minutes (the first start downloads the weigh
 slowest backend's and 10 more (the ALB). The model-cache claim is declared with
 `pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
 uses it. Helm releases wait 1200 s (kube-prometheus-stack) or 600 s (the others) instead of Helm's
-300 s: a first install pulls every image cold onto the small system nodes. Measured under the mocks: prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
+300 s: a first install pulls every image cold onto the small system nodes. Measured under the mocks:
+prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
 dev llama-8b 19 min, its Ingress 29 min. A LeaderWorkerSet is a custom resource, which the Kubernetes
 provider considers ready as soon as the API server accepts it; it carries
 `pulumi.com/waitFor: '["condition=Available", "jsonpath={.status.readyReplicas}=N"]'` (N = `groups`;

@@ -179,6 +179,17 @@ provider v4.18 and later), so `up` waits, within the timeout above (custom timeo
 honours for custom resources), until the LWS controller reports every group updated and ready, and fails
 when the group never forms.
 
+**Updating GPU pools.** A managed GPU node group rolls one node at a time with EKS's `MINIMAL` update
+strategy (`updateConfig: {maxUnavailable: 1, updateStrategy: MINIMAL}`): the old node is terminated
+before its replacement launches, so a launch-template or AMI change never asks for p5/p4d capacity
+beyond the pool's (EKS's `DEFAULT` launches the new instances first, up to two per zone). A change EKS
+cannot make in place (subnets, instance types, AMI type, capacity type, node role) replaces the group
+delete-before-replace: the old group goes first, and the pool serves nothing until the new one has
+joined and the pods started (a first start's budget). The price of both: during an update the pool has
+one node (or, replaced, all its nodes) fewer; a multi-node group with a member on a replaced node
+restarts. The CPU system node group keeps EKS's default. Only checked as the inputs shardwise sends: the
+AWS provider is stood in for, and no update has run on EKS ([status.md](status.md)).
+
 **Growing.** Managed GPU node groups ignore `scalingConfig.desiredSize` drift (`ignoreChanges`): the
 Cluster Autoscaler (installed on a created cluster when a managed pool's `max_size` exceeds its
 `min_size`; a prerequisite otherwise) grows them when KEDA's extra replicas are Pending; Karpenter pools

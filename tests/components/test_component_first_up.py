@@ -341,3 +341,18 @@ def test_every_helm_release_waits_longer_than_helms_default():
             for r in run.of_type("kubernetes:helm.sh/v3:Release")} == {
         "kube-prometheus-stack": 1200, "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600, "lws": 600,
         "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600}
+
+
+def test_gpu_node_groups_update_without_asking_for_more_gpus():
+    run = stack_run("prod")
+    by_name = {r.name: r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert sorted(by_name) == ["prod-cluster-system", "prod-h100-efa-node-group", "prod-h100-node-group"]
+    for ng in ("prod-h100-node-group", "prod-h100-efa-node-group"):
+        r = by_name[ng]
+        # a launch-template change rolls one node at a time, the old one terminated first (no surge)
+        assert r.inputs["updateConfig"] == {"maxUnavailable": 1, "updateStrategy": "MINIMAL"}, ng
+        # an immutable change deletes the old group first: no second set of p5 instances
+        assert (r.delete_before_replace, r.ignore_changes) == (True, ["scalingConfig.desiredSize"]), ng
+    # the CPU system nodes keep EKS's default (new nodes first: m6i capacity is there)
+    system = by_name["prod-cluster-system"]
+    assert ("updateConfig" not in system.inputs, system.delete_before_replace) == (True, False)

@@ -147,8 +147,12 @@ namespace behind an ALB is labelled `elbv2.k8s.aws/pod-readiness-gate-inject: en
 (or ServiceMonitor) lets KEDA's Prometheus query see `vllm:num_requests_waiting`; `monitor: none`
 with a Prometheus autoscaler is refused.
 
-**EksCluster.** API authentication mode with access entries, a CPU system node group (IMDSv2, hop
-limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the NetworkPolicies are enforced), and
+**EksCluster.** Kubernetes 1.35 unless `cluster.version` says otherwise: in EKS standard support until
+27 Mar 2027 (EKS's Kubernetes version calendar; 1.33 left standard support on 29 Jul 2026 and 1.34 on
+2 Dec 2026, so a cluster created on either pays extended support). The add-ons are not pinned: EKS
+installs its default version of each for the cluster's version, and an upgrade of the cluster leaves
+them where they are until they are updated. API authentication mode with access entries, a CPU system
+node group (IMDSv2, hop limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the NetworkPolicies are enforced), and
 with Helm the charts the environment needs, pinned to versions seen in public install scripts (not
 installed here): {charts}. The AWS Load Balancer Controller and the Cluster Autoscaler get IAM roles
 through EKS Pod Identity; the controller's policy is the one given in

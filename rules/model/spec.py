@@ -497,7 +497,7 @@ class ClusterSpec(_Spec):
     """The EKS cluster, when the environment creates it (else `cluster_name` names an existing one)."""
 
     create: bool = Field(False, description="Create the EKS cluster in this environment's VPC.")
-    version: str = Field("1.33", pattern=r"^1\.\d{2}$", description="Kubernetes version of a created cluster.")
+    version: str = Field("1.35", pattern=r"^1\.\d{2}$", description="Kubernetes version of a created cluster.")
     admin_principal_arns: tuple[str, ...] = Field(
         (), description="IAM roles or users given cluster-admin through EKS access entries.",
     )

@@ -121,7 +121,7 @@ def test_prod_creates_the_cluster_in_its_new_vpc():
                "prod-network-private-us-east-1c-id"]
     assert all(s.inputs["mapPublicIpOnLaunch"] is False for s in run.of_type("aws:ec2/subnet:Subnet"))
     cluster = run.one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
-    assert cluster["name"] == "llm-prod" and cluster["version"] == "1.33"
+    assert cluster["name"] == "llm-prod" and cluster["version"] == "1.35"
     assert cluster["roleArn"] == "arn:aws:iam::123456789012:role/prod-cluster-cluster"
     assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
     assert cluster["vpcConfig"] == {"subnetIds": subnets, "endpointPrivateAccess": True, "endpointPublicAccess": True,

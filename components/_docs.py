@@ -152,7 +152,8 @@ with a Prometheus autoscaler is refused.
 2 Dec 2026, so a cluster created on either pays extended support). The add-ons are not pinned: EKS
 installs its default version of each for the cluster's version, and an upgrade of the cluster leaves
 them where they are until they are updated. API authentication mode with access entries, a CPU system
-node group (IMDSv2, hop limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the NetworkPolicies are enforced), and
+node group (IMDSv2, hop limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the
+NetworkPolicies are enforced), and
 with Helm the charts the environment needs, pinned to versions seen in public install scripts (not
 installed here): {charts}. The AWS Load Balancer Controller and the Cluster Autoscaler get IAM roles
 through EKS Pod Identity; the controller's policy is the one given in

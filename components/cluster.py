@@ -131,10 +131,13 @@ class EksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.cluster if isinstance(args.cluster, ClusterSpec) else ClusterSpec.model_validate(args.cluster)
+        problems = cluster_findings(spec)
         if args.load_balancer_controller and spec.load_balancer_controller_policy_arn is None:
-            raise ArgumentsError("EksCluster", [("cluster.load_balancer_controller_policy_arn", (
+            problems.append(("cluster.load_balancer_controller_policy_arn", (
                 "the AWS Load Balancer Controller needs an IAM policy shardwise does not write: set this to the "
-                "policy made from the iam_policy.json of the controller's release"))])
+                "policy made from the iam_policy.json of the controller's release")))
+        if problems:
+            raise ArgumentsError("EksCluster", problems)
         super().__init__("shardwise:cluster:EksCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.role: aws.iam.Role | None = None
@@ -296,6 +299,16 @@ class EksCluster(pulumi.ComponentResource):
     def installs(self) -> dict[str, k8s.helm.v3.Release]:
         """The releases by the prerequisite each installs (:data:`shardwise.rules.render.environment.PREREQUISITES`)."""
         return {PREREQUISITE_OF_CHART.get(c, c): r for c, r in self.releases.items()}
+
+
+def cluster_findings(spec: ClusterSpec, prefix: str = "cluster.") -> list[tuple[str, str]]:
+    """Problems of a created cluster's settings found before anything is declared: a public API endpoint
+    needs the CIDRs that may reach it (EKS would open it to 0.0.0.0/0)."""
+    if spec.create and spec.endpoint_public_access and not spec.public_access_cidrs:
+        return [(f"{prefix}public_access_cidrs", "the API endpoint is public (endpoint_public_access) but no CIDR "
+                 "may reach it is given, and EKS would open it to 0.0.0.0/0: list the networks that may (your "
+                 "office, VPN or CI egress), or set endpoint_public_access: false and reach it from the VPC")]
+    return []
 
 
 #: Add-on configuration (``configurationValues``) by add-on name.

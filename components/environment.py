@@ -17,7 +17,7 @@ from shardwise.rules.render.nodepool import pool_efa
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
 from ._workload import pydantic_findings
-from .cluster import EksCluster, EksClusterArgs
+from .cluster import EksCluster, EksClusterArgs, cluster_findings
 from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns, is_output
@@ -130,7 +130,8 @@ class ServingEnvironment(pulumi.ComponentResource):
         validation = as_validation(args.validate)
         token = [f for kind in ("services", "multi_node") for i, w in enumerate(getattr(spec, kind))
                  for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
-        # whatever `validate` says: a gated model without a token never serves
+        token += cluster_findings(spec.cluster)
+        # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
         notes = validate_environment(checked, validation, token) if validation.enabled else []
         if token and not validation.enabled:
             raise ArgumentsError("ServingEnvironment", token)

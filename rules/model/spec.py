@@ -504,7 +504,9 @@ class ClusterSpec(_Spec):
     endpoint_public_access: bool = Field(
         True, description="The API endpoint is reachable from outside the VPC (from `public_access_cidrs`)."
     )
-    public_access_cidrs: tuple[str, ...] = Field(("0.0.0.0/0",), description="Who may reach a public endpoint.")
+    public_access_cidrs: tuple[str, ...] = Field(
+        (), description="Who may reach a public endpoint: required with endpoint_public_access (no default of "
+        "0.0.0.0/0; write it to mean it).")
     addons: tuple[str, ...] = Field(
         ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"),
         description="EKS managed add-ons (a pvc model cache also needs its CSI driver's add-on and IAM role).",

@@ -356,3 +356,18 @@ def test_gpu_node_groups_update_without_asking_for_more_gpus():
     # the CPU system nodes keep EKS's default (new nodes first: m6i capacity is there)
     system = by_name["prod-cluster-system"]
     assert ("updateConfig" not in system.inputs, system.delete_before_replace) == (True, False)
+
+
+def test_a_public_api_endpoint_needs_the_cidrs_that_may_reach_it():
+    config = copy.deepcopy(stack_config("prod"))
+    del config["shardwise:environment"]["cluster"]["public_access_cidrs"]
+    err, run = failing_program(config)
+    assert run.resources == []  # before anything is declared
+    assert err.errors == [{"property_path": "cluster.public_access_cidrs", "reason": (  # type: ignore[attr-defined]
+        "the API endpoint is public (endpoint_public_access) but no CIDR may reach it is given, and EKS would open "
+        "it to 0.0.0.0/0: list the networks that may (your office, VPN or CI egress), or set "
+        "endpoint_public_access: false and reach it from the VPC")}]
+    # a private endpoint needs none
+    config["shardwise:environment"]["cluster"]["endpoint_public_access"] = False
+    cluster = run_program(config, stack="prod").one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
+    assert (cluster["vpcConfig"]["endpointPublicAccess"], "publicAccessCidrs" in cluster["vpcConfig"]) == (False, False)

@@ -93,7 +93,8 @@ router = InferenceRouter("llm", InferenceRouterArgs(
 policies = network.declare_policies([service, group], [router])
 made = EksCluster("made", EksClusterArgs(
     name="made", region="us-east-1", subnet_ids=subnet_ids, role_arn=cluster_role.arn, node_role_arn=node_role.arn,
-    cluster={"create": True, "admin_principal_arns": ["arn:aws:iam::123456789012:role/platform-admin"]},
+    cluster={"create": True, "admin_principal_arns": ["arn:aws:iam::123456789012:role/platform-admin"],
+             "public_access_cidrs": ["198.51.100.0/24"]},
     efa=True, leader_worker_set=True))
 environment = ServingEnvironment("env", ServingEnvironmentArgs(
     spec={"name": "env", "cluster_name": "composed", "network": {"cidr": "10.50.0.0/16"},

@@ -187,9 +187,9 @@ class ServingEnvironment(pulumi.ComponentResource):
             for w in (*spec.services, *spec.multi_node):
                 key = f"{w.namespace}/{w.hf_token_secret}"
                 if w.hf_token_secret and key not in self.token_secrets:
+                    meta: Any = secret_metadata(w.hf_token_secret, w.namespace)
                     self.token_secrets[key] = k8s.core.v1.Secret(
-                        f"{name}-hf-token-{w.namespace}-{w.hf_token_secret}",
-                        metadata=secret_metadata(w.hf_token_secret, w.namespace), type="Opaque",
+                        f"{name}-hf-token-{w.namespace}-{w.hf_token_secret}", metadata=meta, type="Opaque",
                         string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)}, opts=in_namespaces)
 
         def made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:

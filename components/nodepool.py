@@ -210,6 +210,7 @@ class GpuNodePool(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
+        update_config: Any = dict(GPU_UPDATE_CONFIG)
         self.node_group = aws.eks.NodeGroup(
             f"{name}-node-group",
             cluster_name=args.cluster_name,
@@ -225,7 +226,7 @@ class GpuNodePool(pulumi.ComponentResource):
             taints=eks_taints(),
             launch_template={"id": self.launch_template.id,
                              "version": self.launch_template.latest_version.apply(str)},
-            update_config=GPU_UPDATE_CONFIG,
+            update_config=update_config,
             tags=tags,
             # the autoscaler owns the size between min and max; the node group waits for what it was told to
             # (the node role's policy attachments); a change EKS cannot make in place (subnets, instance types,

@@ -8,6 +8,11 @@ cluster and talks to it through the cluster's own provider; otherwise Kubernetes
 existing cluster the spec names, through a provider whose kubeconfig authenticates with
 ``aws eks get-token``.
 
+``shardwise:hfToken`` (a secret: ``pulumi config set --secret shardwise:hfToken hf_…``) is the Hugging Face
+token: the environment creates the Secret each workload's ``hf_token_secret`` names (key ``HF_TOKEN``) with
+it. A gated model (meta-llama, Gemma) needs it, or ``shardwise:hfTokenSecretExists: true`` when that Secret
+is made outside this program (External Secrets from AWS Secrets Manager); without either, preview fails.
+
 ``shardwise:validate`` (optional, default true) is the components' ``validate``: ``false`` turns their
 own rule check off (the policy pack, ``pulumi preview --policy-pack``, still checks the resources), or
 ``{"SW104": "reason"}`` disables named rules.
@@ -76,8 +81,9 @@ if not spec.cluster.create:
         enable_server_side_apply=True,
     )
 validate = config.get_object("validate")
-env = ServingEnvironment(spec.name, ServingEnvironmentArgs(spec=spec, k8s_provider=provider,
-                                                           validate=True if validate is None else validate))
+env = ServingEnvironment(spec.name, ServingEnvironmentArgs(
+    spec=spec, k8s_provider=provider, validate=True if validate is None else validate,
+    hf_token=config.get_secret("hfToken"), hf_token_secret_exists=config.get_bool("hfTokenSecretExists") or False))
 
 pulumi.export("endpoints", env.endpoints)
 pulumi.export("pools", env.pool_names)

@@ -147,8 +147,13 @@ namespace behind an ALB is labelled `elbv2.k8s.aws/pod-readiness-gate-inject: en
 (or ServiceMonitor) lets KEDA's Prometheus query see `vllm:num_requests_waiting`; `monitor: none`
 with a Prometheus autoscaler is refused.
 
-**EksCluster.** API authentication mode with access entries, a CPU system node group (IMDSv2, hop
-limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the NetworkPolicies are enforced), and
+**EksCluster.** Kubernetes 1.35 unless `cluster.version` says otherwise: in EKS standard support until
+27 Mar 2027 (EKS's Kubernetes version calendar; 1.33 left standard support on 29 Jul 2026 and 1.34 on
+2 Dec 2026, so a cluster created on either pays extended support). The add-ons are not pinned: EKS
+installs its default version of each for the cluster's version, and an upgrade of the cluster leaves
+them where they are until they are updated. API authentication mode with access entries, a CPU system
+node group (IMDSv2, hop limit 1), EKS add-ons (`vpc-cni` with `enableNetworkPolicy`, so the
+NetworkPolicies are enforced), and
 with Helm the charts the environment needs, pinned to versions seen in public install scripts (not
 installed here): {charts}. The AWS Load Balancer Controller and the Cluster Autoscaler get IAM roles
 through EKS Pod Identity; the controller's policy is the one given in
@@ -169,8 +174,26 @@ ServiceAccount, cache claim and Pod Identity association.
 ceil(first-start budget ÷ 60) + 10 minutes (the first start downloads the weights); the Ingress the
 slowest backend's and 10 more (the ALB). The model-cache claim is declared with
 `pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
-uses it. Measured under the mocks: prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
-dev llama-8b 19 min, its Ingress 29 min.
+uses it. Helm releases wait 1200 s (kube-prometheus-stack) or 600 s (the others) instead of Helm's
+300 s: a first install pulls every image cold onto the small system nodes. Measured under the mocks:
+prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
+dev llama-8b 19 min, its Ingress 29 min. A LeaderWorkerSet is a custom resource, which the Kubernetes
+provider considers ready as soon as the API server accepts it; it carries
+`pulumi.com/waitFor: '["condition=Available", "jsonpath={.status.readyReplicas}=N"]'` (N = `groups`;
+provider v4.18 and later), so `up` waits, within the timeout above (custom timeouts, which the provider
+honours for custom resources), until the LWS controller reports every group updated and ready, and fails
+when the group never forms.
+
+**Updating GPU pools.** A managed GPU node group rolls one node at a time with EKS's `MINIMAL` update
+strategy (`updateConfig: {maxUnavailable: 1, updateStrategy: MINIMAL}`): the old node is terminated
+before its replacement launches, so a launch-template or AMI change never asks for p5/p4d capacity
+beyond the pool's (EKS's `DEFAULT` launches the new instances first, up to two per zone). A change EKS
+cannot make in place (subnets, instance types, AMI type, capacity type, node role) replaces the group
+delete-before-replace: the old group goes first, and the pool serves nothing until the new one has
+joined and the pods started (a first start's budget). The price of both: during an update the pool has
+one node (or, replaced, all its nodes) fewer; a multi-node group with a member on a replaced node
+restarts. The CPU system node group keeps EKS's default. Only checked as the inputs shardwise sends: the
+AWS provider is stood in for, and no update has run on EKS ([status.md](status.md)).
 
 **Growing.** Managed GPU node groups ignore `scalingConfig.desiredSize` drift (`ignoreChanges`): the
 Cluster Autoscaler (installed on a created cluster when a managed pool's `max_size` exceeds its
@@ -188,6 +211,18 @@ main table for a subnet without an explicit association. Lookups (`aws.eks.getCl
 ### Prerequisites per mode
 
 {prerequisites}
+
+**The Hugging Face token, in every mode.** A gated model needs the token of an account that accepted
+its terms, or the pods crash-loop on the download until the rollout times out. The program takes it
+from the secret config `shardwise:hfToken` (`pulumi config set --secret shardwise:hfToken hf_…`) and
+the environment creates, in each namespace, the Secret the workloads' `hf_token_secret` names (key
+`HF_TOKEN`; the pods wait for it); `shardwise:hfTokenSecretExists: true` says the Secret is made
+outside the program instead (External Secrets from AWS Secrets Manager). With neither, `pulumi
+preview` fails before anything is declared, at `hf_token`, naming the model and why it is gated. The
+components take the same as `hf_token` (a `pulumi.Output` secret) and `hf_token_secret_exists`. Gated
+here (the Hub tells gating only to a signed-in request, so this is a list with sources, not the
+catalog): {gated}. Re-uploads by other organisations (`hugging-quants/…`) set their own gate and are
+not listed; a model outside the list that is gated needs the token just the same.
 
 Checked at `pulumi preview`, before anything is declared: each prerequisite the environment needs and
 does not have is an error at the spec path that needs it (services[0]: "needs keda on cluster
@@ -331,7 +366,10 @@ def render() -> str:
     for model in MODELS:
         out += [*model_table(model), ""]
     charts = ", ".join(f"{name} {version}" for name, (_, _, version) in CHARTS.items())
-    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()))
+    from .hf_token import GATED
+
+    gated = "; ".join(f"`{pattern.lstrip('^')}…` ({source})" for pattern, _, source in GATED)
+    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated))
     return "\n".join(out).rstrip() + "\n"
 
 

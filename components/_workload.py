@@ -26,6 +26,7 @@ from shardwise.rules.model.spec import (
 
 from ._k8s import INSTALLS_DOC, KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, installed_by
 from .errors import ArgumentsError
+from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns
 from .validation import VALIDATE_DOC, Finding, Validation, as_validation, image_findings
 
@@ -67,9 +68,18 @@ class WorkloadArgs:
     installs: Mapping[str, pulumi.Resource] = field(default_factory=dict, metadata=doc(INSTALLS_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+    hf_token: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "The Hugging Face token, as a Pulumi secret (`pulumi.Config().require_secret(...)`): the component creates "
+        "the Secret `hf_token_secret` (key HF_TOKEN) with it. Required for a gated model unless "
+        "`hf_token_secret_exists`."))
+    hf_token_secret_exists: bool | pulumi.Resource = field(default=False, metadata=doc(
+        "The Secret `hf_token_secret` is made elsewhere: True (outside this program: External Secrets from AWS "
+        "Secrets Manager, a platform team) or the resource of this program that makes it (the pods wait for it). "
+        "A gated model may then go without `hf_token`."))
 
 
-COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig"})
+COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig",
+                              "hf_token", "hf_token_secret_exists"})
 
 
 def pool_spec(pool: Any) -> NodePoolSpec:
@@ -136,6 +146,7 @@ def build_spec(component: str, args: WorkloadArgs, spec_cls: type[Workload],
     if sa is not None and sa.role_arn and sa.mode == "pod-identity" and args.cluster_name is None:
         problems.append(("cluster_name", "a Pod Identity association for pod.service_account needs the EKS cluster "
                          "name (or use mode irsa)"))
+    problems += token_findings(spec, args.hf_token is not None, bool(args.hf_token_secret_exists))
     if validation.enabled:
         found, notes = findings(spec, pool, args.production, validation)
         problems += found
@@ -169,6 +180,25 @@ def identity_children(name: str, parent: pulumi.Resource, spec: Workload, unknow
 
 #: Pulumi's annotation that declares an object without waiting for it to become ready.
 SKIP_AWAIT = "pulumi.com/skipAwait"
+#: Pulumi's annotation (Kubernetes provider v4.18 and later) with the readiness of an object it has no await
+#: logic for: a custom resource is otherwise ready as soon as the API server accepts it.
+WAIT_FOR = "pulumi.com/waitFor"
+
+
+def group_ready(groups: int) -> str:
+    """The ``pulumi.com/waitFor`` of a LeaderWorkerSet of ``groups`` groups: a JSON array, every expression met
+    at once. The LWS controller sets ``Available`` only when every group is updated and ready (and
+    ``Progressing``/``UpdateInProgress`` while one is not); ``readyReplicas`` counts the ready groups. The
+    wait lasts the resource's custom timeouts, which the provider honours for custom resources too (its
+    ``pulumi.com/timeoutSeconds`` annotation is the other way; shardwise uses the timeouts)."""
+    import json
+
+    return json.dumps(["condition=Available", f"jsonpath={{.status.readyReplicas}}={groups}"])
+
+
+def _annotated(obj: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+    meta = obj["metadata"]
+    return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), key: value}}}
 
 
 def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any]], unknowns: Unknowns,
@@ -180,19 +210,22 @@ def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any
     workload waits for them; a custom resource waits for what installs its CRD (``installs``). Keyed by kind.
 
     The model-cache claim is declared with ``pulumi.com/skipAwait``: with a ``WaitForFirstConsumer``
-    storage class it binds only once a pod uses it, and the pods come after it."""
+    storage class it binds only once a pod uses it, and the pods come after it. A LeaderWorkerSet gets
+    ``pulumi.com/waitFor`` (:func:`group_ready`): without it the provider reports the custom resource ready
+    as soon as it is accepted, and ``up`` succeeds while the groups never form."""
     out: dict[str, pulumi.CustomResource] = {}
     first = [o for o in objs if o["kind"] in ("ServiceAccount", "PersistentVolumeClaim")]
     for obj in first:
         if obj["kind"] == "PersistentVolumeClaim":
-            meta = obj["metadata"]
-            obj = {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), SKIP_AWAIT: "true"}}}
+            obj = _annotated(obj, SKIP_AWAIT, "true")
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, deps))
     for obj in objs:
         if obj["kind"] in out:
             continue
         extra = options(obj) if options is not None else {}
+        if obj["kind"] == "LeaderWorkerSet":
+            obj = _annotated(obj, WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
         wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
         wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
@@ -225,7 +258,8 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     (service, monitor, service account, Pod Identity association, cache claim, names, endpoint, sizing,
     startup budget, validation). The workload (Deployment or LeaderWorkerSet) gets a rollout timeout that
     covers a first download and the load, and ``workload_options``; so does its Service (it waits for
-    ready endpoints). The workload waits for its Pod Identity association (new pods get the credentials)."""
+    ready endpoints). The workload waits for its Pod Identity association (new pods get the credentials) and for
+    the Hugging Face token's Secret when ``hf_token`` makes one."""
     from shardwise.rules.capacity import cache
 
     from ._k8s import depends_on, metadata_name, provider_for
@@ -245,8 +279,19 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
 
     c: Any = component
     c.pod_identity_association = identity_children(name, component, spec, unknowns, args.cluster_name)
+    c.token_secret = None
+    if args.hf_token is not None and spec.hf_token_secret:
+        import pulumi_kubernetes as k8s
+
+        c.token_secret = k8s.core.v1.Secret(
+            f"{name}-hf-token", metadata=unknowns.substitute(secret_metadata(spec.hf_token_secret, spec.namespace)),
+            type="Opaque",
+            string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)},
+            opts=child_opts(component, provider, depends_on(opts)))
+    made_elsewhere = args.hf_token_secret_exists if isinstance(args.hf_token_secret_exists, pulumi.Resource) else None
+    pod_deps = [r for r in (c.pod_identity_association, c.token_secret, made_elsewhere) if r is not None]
     made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options, args.installs,
-                       [c.pod_identity_association] if c.pod_identity_association is not None else [])
+                       pod_deps)
     c.rollout_minutes = minutes
     c.spec, c.unknowns = spec, unknowns
     c.service = made["Service"]
@@ -273,4 +318,4 @@ def rollout_minutes(spec: Workload, pool: NodePoolSpec) -> int:
 
 #: The outputs :func:`declare_workload` sets, registered by both workload components.
 COMMON_OUTPUTS = ("service", "monitor", "service_account", "cache_claim", "pod_identity_association",
-                  "service_name", "namespace", "endpoint", "sizing", "startup_budget", "validation")
+                  "token_secret", "service_name", "namespace", "endpoint", "sizing", "startup_budget", "validation")

@@ -43,6 +43,17 @@ CHARTS: dict[str, tuple[str, str, str]] = {
     "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.13.4"),
     "cluster-autoscaler": ("https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
 }
+#: Seconds Helm waits for each release's resources to be ready (the Release's ``timeout``; Helm's default is
+#: 300). A first install on a new cluster pulls every image cold onto the system nodes (two small ones by
+#: default): kube-prometheus-stack brings its CRDs, an admission-webhook Job, the operator, Prometheus,
+#: Alertmanager, kube-state-metrics and a node exporter on every node, GPU nodes included, which 300 s often
+#: does not cover; the controllers with webhooks (LWS, KEDA, the load-balancer controller) wait for their
+#: certificates. Device plugins are DaemonSets whose pods wait for GPU nodes to join.
+HELM_TIMEOUT_SECONDS: dict[str, int] = {
+    "kube-prometheus-stack": 1200,
+    "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600,
+    "lws": 600, "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600,
+}
 #: The prerequisite (:data:`shardwise.rules.render.environment.PREREQUISITES`) each chart installs.
 PREREQUISITE_OF_CHART = {"kube-prometheus-stack": "prometheus-operator"}
 _SYSTEM_NODES = {"shardwise.dev/role": "system"}
@@ -120,10 +131,13 @@ class EksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.cluster if isinstance(args.cluster, ClusterSpec) else ClusterSpec.model_validate(args.cluster)
+        problems = cluster_findings(spec)
         if args.load_balancer_controller and spec.load_balancer_controller_policy_arn is None:
-            raise ArgumentsError("EksCluster", [("cluster.load_balancer_controller_policy_arn", (
+            problems.append(("cluster.load_balancer_controller_policy_arn", (
                 "the AWS Load Balancer Controller needs an IAM policy shardwise does not write: set this to the "
-                "policy made from the iam_policy.json of the controller's release"))])
+                "policy made from the iam_policy.json of the controller's release")))
+        if problems:
+            raise ArgumentsError("EksCluster", problems)
         super().__init__("shardwise:cluster:EksCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.role: aws.iam.Role | None = None
@@ -264,6 +278,7 @@ class EksCluster(pulumi.ComponentResource):
                 version=spec.chart_versions.get(chart_name, version),
                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo) if repo else None,
                 namespace=namespace, create_namespace=True, values=values,
+                timeout=HELM_TIMEOUT_SECONDS[chart_name],
                 opts=pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=deps))
         return releases
 
@@ -284,6 +299,16 @@ class EksCluster(pulumi.ComponentResource):
     def installs(self) -> dict[str, k8s.helm.v3.Release]:
         """The releases by the prerequisite each installs (:data:`shardwise.rules.render.environment.PREREQUISITES`)."""
         return {PREREQUISITE_OF_CHART.get(c, c): r for c, r in self.releases.items()}
+
+
+def cluster_findings(spec: ClusterSpec, prefix: str = "cluster.") -> list[tuple[str, str]]:
+    """Problems of a created cluster's settings found before anything is declared: a public API endpoint
+    needs the CIDRs that may reach it (EKS would open it to 0.0.0.0/0)."""
+    if spec.create and spec.endpoint_public_access and not spec.public_access_cidrs:
+        return [(f"{prefix}public_access_cidrs", "the API endpoint is public (endpoint_public_access) but no CIDR "
+                 "may reach it is given, and EKS would open it to 0.0.0.0/0: list the networks that may (your "
+                 "office, VPN or CI egress), or set endpoint_public_access: false and reach it from the VPC")]
+    return []
 
 
 #: Add-on configuration (``configurationValues``) by add-on name.

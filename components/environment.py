@@ -8,6 +8,7 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 from shardwise.rules.adapters.stack import sizing_summary
 from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
@@ -16,8 +17,9 @@ from shardwise.rules.render.nodepool import pool_efa
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
 from ._workload import pydantic_findings
-from .cluster import EksCluster, EksClusterArgs
+from .cluster import EksCluster, EksClusterArgs, cluster_findings
 from .errors import ArgumentsError
+from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns, is_output
 from .multinode import VllmMultiNode, VllmMultiNodeArgs
 from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies
@@ -54,12 +56,22 @@ class ServingEnvironmentArgs:
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
     validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
+    hf_token: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "The Hugging Face token, as a Pulumi secret (the program's `shardwise:hfToken`): one Secret "
+        "`hf_token_secret` (key HF_TOKEN) is created with it in each namespace whose workloads name one. "
+        "Required when a workload's model is gated, unless `hf_token_secret_exists`."))
+    hf_token_secret_exists: bool = field(default=False, metadata=doc(
+        "The workloads' `hf_token_secret` Secrets are made outside this program (the program's "
+        "`shardwise:hfTokenSecretExists`)."))
 
 
-def validate_environment(spec: EnvironmentSpec, validation: Validation = DEFAULT) -> list[str]:
-    """Raise :class:`ArgumentsError` with every problem of ``spec``; return the notes of suppressed findings."""
+def validate_environment(spec: EnvironmentSpec, validation: Validation = DEFAULT,
+                         more: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """Raise :class:`ArgumentsError` with every problem of ``spec`` (and ``more``, found beforehand); return the
+    notes of suppressed findings."""
     found, notes = environment_findings(spec, validation)
     found += prerequisite_findings(spec)
+    found += more
     if found:
         raise ArgumentsError("ServingEnvironment", found)
     return notes
@@ -104,8 +116,8 @@ class ServingEnvironment(pulumi.ComponentResource):
     cluster brings its own.
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
-    ``namespaces``, ``network_policies`` (resources); ``endpoints``, ``pool_names``, ``sizing``, ``validation``,
-    ``vpc_id``, ``security_group_id``.
+    ``namespaces``, ``network_policies``, ``token_secrets`` (resources, the last by ``namespace/name``);
+    ``endpoints``, ``pool_names``, ``sizing``, ``validation``, ``vpc_id``, ``security_group_id``.
     """
 
     def __init__(self, name: str, args: ServingEnvironmentArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -116,7 +128,13 @@ class ServingEnvironment(pulumi.ComponentResource):
             raise ArgumentsError("ServingEnvironment", pydantic_findings(e, unknowns)) from None
         checked = _with_tokens(spec, args, unknowns)
         validation = as_validation(args.validate)
-        notes = validate_environment(checked, validation) if validation.enabled else []
+        token = [f for kind in ("services", "multi_node") for i, w in enumerate(getattr(spec, kind))
+                 for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
+        token += cluster_findings(spec.cluster)
+        # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
+        notes = validate_environment(checked, validation, token) if validation.enabled else []
+        if token and not validation.enabled:
+            raise ArgumentsError("ServingEnvironment", token)
         super().__init__("shardwise:environment:ServingEnvironment", name, None, opts)
         for note in notes:
             pulumi.log.warn(note, resource=self)
@@ -163,6 +181,20 @@ class ServingEnvironment(pulumi.ComponentResource):
                                        child_opts(self, provider))
                                for obj in environment_namespaces(spec)]
         in_namespaces = child_opts(self, provider, self.namespaces)
+        # the Hugging Face token: one Secret per namespace and name, made before the workloads that read it
+        self.token_secrets: dict[str, pulumi.CustomResource] = {}
+        if args.hf_token is not None:
+            for w in (*spec.services, *spec.multi_node):
+                key = f"{w.namespace}/{w.hf_token_secret}"
+                if w.hf_token_secret and key not in self.token_secrets:
+                    meta: Any = secret_metadata(w.hf_token_secret, w.namespace)
+                    self.token_secrets[key] = k8s.core.v1.Secret(
+                        f"{name}-hf-token-{w.namespace}-{w.hf_token_secret}", metadata=meta, type="Opaque",
+                        string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)}, opts=in_namespaces)
+
+        def made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:
+            """Checked above: the environment makes the Secret (the pods wait for it), or it is made elsewhere."""
+            return self.token_secrets.get(f"{w.namespace}/{w.hf_token_secret}") or True
         self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
             pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,
             subnet_ids=self.network.private_subnet_ids, k8s_provider=provider,
@@ -171,9 +203,11 @@ class ServingEnvironment(pulumi.ComponentResource):
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
                   "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
-            **_fields(s, args), pool=self.pools[s.pool], **common), opts=in_namespaces) for s in spec.services}
+            **_fields(s, args), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s), **common),
+            opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
-            **_fields(m, args), pool=self.pools[m.pool], **common), opts=in_namespaces) for m in spec.multi_node}
+            **_fields(m, args), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m), **common),
+            opts=in_namespaces) for m in spec.multi_node}
         backends: dict[str, Any] = {**self.services, **self.multi_node}
         self.routers = {r.name: InferenceRouter(f"{name}-{r.name}", InferenceRouterArgs(
             name=r.name, namespace=r.namespace, kind=r.kind, services=r.services, internal=r.internal,
@@ -196,6 +230,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "endpoints": self.endpoints, "pool_names": self.pool_names, "sizing": self.sizing,
             "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
+            "token_secrets": self.token_secrets,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,

@@ -40,7 +40,7 @@ class VllmMultiNode(pulumi.ComponentResource):
     (pvc, node-nvme or s3). The API is served by the leader only.
 
     Outputs: ``leader_worker_set``, ``service``, ``monitor``, ``service_account``,
-    ``pod_identity_association``, ``cache_claim``; ``leaderworkerset_name``, ``service_name``,
+    ``pod_identity_association``, ``cache_claim``, ``token_secret``; ``leaderworkerset_name``, ``service_name``,
     ``namespace``, ``endpoint``; ``group_size``, ``gpus_per_group``, ``launcher`` (``{launcher, why}``), ``sizing``,
     ``startup_budget``, ``validation``.
     """
@@ -52,6 +52,7 @@ class VllmMultiNode(pulumi.ComponentResource):
     service_account: pulumi.CustomResource | None
     cache_claim: pulumi.CustomResource | None
     pod_identity_association: pulumi.CustomResource | None
+    token_secret: pulumi.CustomResource | None
     leaderworkerset_name: pulumi.Output[str]
     service_name: pulumi.Output[str]
     namespace: pulumi.Output[str]

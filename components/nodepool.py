@@ -75,6 +75,14 @@ def _first(ids: Any, n: int | None) -> Any:
     return list(ids)[:n] if n else list(ids)
 
 
+#: How EKS rolls a GPU node group when its launch template or AMI changes: one node at a time, and the
+#: ``MINIMAL`` strategy, which terminates an old node before it launches the new one. EKS's ``DEFAULT`` strategy
+#: launches the new instances first (up to two per Availability Zone, or ``maxUnavailable``), which for
+#: p5/p4d needs GPU capacity beyond the pool's that is rarely there without a reservation: the update then
+#: fails after EKS's wait. The cost: while a node is replaced the pool serves with one node fewer (a
+#: multi-node group that has a member on it restarts).
+GPU_UPDATE_CONFIG: dict[str, Any] = {"max_unavailable": 1, "update_strategy": "MINIMAL"}
+
 #: The pattern the stack config's ``node_role_arn`` has.
 ROLE_ARN: str = next(m.pattern for m in EnvironmentSpec.model_fields["node_role_arn"].metadata
                      if getattr(m, "pattern", None))
@@ -91,7 +99,9 @@ class GpuNodePool(pulumi.ComponentResource):
     subnet. A Capacity Block pool's launch template targets the reservation and names the instance type.
     ``scalingConfig.desiredSize`` is left to the Cluster Autoscaler (``ignoreChanges``): it grows the group up
     to ``max_size`` when replicas are Pending. The node group waits for ``opts.depends_on`` (the node role's
-    policy attachments).
+    policy attachments). Updates (:data:`GPU_UPDATE_CONFIG`): one node at a time, old node first (EKS's
+    ``MINIMAL`` strategy, no surge), and a replacement of the group deletes the old one first
+    (``deleteBeforeReplace``): neither asks for GPU instances beyond the pool's.
 
     Karpenter (``provisioner: karpenter``): an EC2NodeClass and a NodePool with the same labels, taint,
     metadata options and instance-store policy.
@@ -200,6 +210,7 @@ class GpuNodePool(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
+        update_config: Any = dict(GPU_UPDATE_CONFIG)
         self.node_group = aws.eks.NodeGroup(
             f"{name}-node-group",
             cluster_name=args.cluster_name,
@@ -215,12 +226,14 @@ class GpuNodePool(pulumi.ComponentResource):
             taints=eks_taints(),
             launch_template={"id": self.launch_template.id,
                              "version": self.launch_template.latest_version.apply(str)},
-            update_config={"max_unavailable": 1},
+            update_config=update_config,
             tags=tags,
             # the autoscaler owns the size between min and max; the node group waits for what it was told to
-            # (the node role's policy attachments)
+            # (the node role's policy attachments); a change EKS cannot make in place (subnets, instance types,
+            # AMI type, capacity type, node role) deletes the old group before creating the new one: created
+            # first, the new group would ask for a second set of GPU instances that rarely exists
             opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None,
-                                        ignore_changes=["scalingConfig.desiredSize"]),
+                                        ignore_changes=["scalingConfig.desiredSize"], delete_before_replace=True),
         )
         self.node_group_name = self.node_group.node_group_name
         self.launch_template_id = self.launch_template.id

@@ -24,7 +24,8 @@ class VllmServiceArgs(WorkloadArgs):
 
 class VllmService(pulumi.ComponentResource):
     """A Deployment of vLLM replicas with its Service, PodDisruptionBudget, queue-depth autoscaler and
-    Prometheus monitor, and (when asked) its ServiceAccount, Pod Identity association and cache claim.
+    Prometheus monitor, and (when asked) its ServiceAccount, Pod Identity association, cache claim and the
+    Secret with the Hugging Face token (``hf_token``; a gated model needs it or ``hf_token_secret_exists``).
 
     Every Kubernetes object comes from :func:`shardwise.rules.render.vllm.render_vllm_service`. The arguments
     are validated with the shardwise rules against the pool before anything is declared; all problems
@@ -33,7 +34,7 @@ class VllmService(pulumi.ComponentResource):
     Outputs in the arguments are checked again when they resolve.
 
     Outputs: ``deployment``, ``service``, ``pod_disruption_budget``, ``autoscaler``, ``monitor``,
-    ``service_account``, ``pod_identity_association``, ``cache_claim`` (resources or None);
+    ``service_account``, ``pod_identity_association``, ``cache_claim``, ``token_secret`` (resources or None);
     ``deployment_name``, ``service_name``, ``namespace``, ``endpoint`` (Outputs); ``gpus_per_replica``,
     ``sizing`` (weights, KV cache, concurrency, startup budget), ``startup_budget``, ``validation``.
     """
@@ -47,6 +48,7 @@ class VllmService(pulumi.ComponentResource):
     service_account: pulumi.CustomResource | None
     cache_claim: pulumi.CustomResource | None
     pod_identity_association: pulumi.CustomResource | None
+    token_secret: pulumi.CustomResource | None
     deployment_name: pulumi.Output[str]
     service_name: pulumi.Output[str]
     namespace: pulumi.Output[str]

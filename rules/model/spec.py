@@ -501,14 +501,16 @@ class ClusterSpec(_Spec):
     """The EKS cluster, when the environment creates it (else `cluster_name` names an existing one)."""
 
     create: bool = Field(False, description="Create the EKS cluster in this environment's VPC.")
-    version: str = Field("1.33", pattern=r"^1\.\d{2}$", description="Kubernetes version of a created cluster.")
+    version: str = Field("1.35", pattern=r"^1\.\d{2}$", description="Kubernetes version of a created cluster.")
     admin_principal_arns: tuple[str, ...] = Field(
         (), description="IAM roles or users given cluster-admin through EKS access entries.",
     )
     endpoint_public_access: bool = Field(
         True, description="The API endpoint is reachable from outside the VPC (from `public_access_cidrs`)."
     )
-    public_access_cidrs: tuple[str, ...] = Field(("0.0.0.0/0",), description="Who may reach a public endpoint.")
+    public_access_cidrs: tuple[str, ...] = Field(
+        (), description="Who may reach a public endpoint: required with endpoint_public_access (no default of "
+        "0.0.0.0/0; write it to mean it).")
     addons: tuple[str, ...] = Field(
         ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"),
         description="EKS managed add-ons (a pvc model cache also needs its CSI driver's add-on and IAM role).",

@@ -257,6 +257,7 @@ from shardwise.components import GpuNodePool, GpuNodePoolArgs, VllmService, Vllm
 
 repo = aws.ecr.Repository("vllm")
 tag = pulumi.Config("t").get("tag") or "v0.13.0"
+hf = pulumi.Output.secret("hf_test_token")  # meta-llama is gated: the component makes the Secret with it
 pool = {{"name": "l40s", "instance_type": "g6e.xlarge"}}
 {body}
 '''
@@ -271,7 +272,7 @@ def program(tmp_path: pathlib.Path, body: str) -> pathlib.Path:
 def test_standalone_problems_are_relative_to_the_arguments(tmp_path):
     path = program(tmp_path, '''
         VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192,
+            name="llama", hf_token=hf, pool=pool, engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192,
                                              "max_num_seqs": 16, "extra_args": ["--load-format", "dummy", "--api-key", "x"]},
             cache={"kind": "node-nvme", "throughput_mib_s": 900},
             pod={"labels": {"app.kubernetes.io/name": "other"}, "requests": {"nvidia.com/gpu": "2"},
@@ -314,7 +315,7 @@ def test_pool_problems_name_the_pool_argument(tmp_path):
 def test_an_image_that_resolves_to_latest_fails_then(tmp_path):
     path = program(tmp_path, '''
         VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, image=repo.repository_url.apply(lambda u: f"{u}:{tag}"),
+            name="llama", hf_token=hf, pool=pool, image=repo.repository_url.apply(lambda u: f"{u}:{tag}"),
             engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
     ''')
     assert run_program({"t:tag": "v0.13.0"}, program=path).of_type("kubernetes:apps/v1:Deployment")
@@ -328,7 +329,7 @@ def test_an_image_that_resolves_to_latest_fails_then(tmp_path):
 def test_a_value_that_must_be_known_cannot_be_an_output(tmp_path):
     path = program(tmp_path, '''
         VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, replicas=repo.name.apply(len),
+            name="llama", hf_token=hf, pool=pool, replicas=repo.name.apply(len),
             engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
     ''')
     err, _ = failing_program({}, program=path)
@@ -339,7 +340,7 @@ def test_a_value_that_must_be_known_cannot_be_an_output(tmp_path):
 def test_validate_disables_a_rule_with_its_reason(tmp_path):
     body = '''
         svc = VllmService("llama", VllmServiceArgs(
-            name="llama", pool={{"name": "h100", "instance_type": "p5.48xlarge"}}, autoscaling=None,
+            name="llama", hf_token=hf, pool={{"name": "h100", "instance_type": "p5.48xlarge"}}, autoscaling=None,
             engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": 2, "max_model_len": 8192,
                     "max_num_seqs": 16}}, target_concurrency=16, validate={validate}))
         pulumi.export("validation", svc.validation)
@@ -365,7 +366,7 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
 def test_extra_args_refuses_the_flags_the_rules_read_naming_the_typed_field(tmp_path):
     path = program(tmp_path, '''
         VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, autoscaling=None,
+            name="llama", hf_token=hf, pool=pool, autoscaling=None,
             engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16,
                     "extra_args": ["--trust-remote-code", "--tokenizer-mode", "mistral", "--enable-lora", "--lora-modules",
                                    "sql=/loras/sql", "chat=/loras/chat", "--enable-chunked-prefill",
@@ -386,7 +387,7 @@ def test_extra_args_refuses_the_flags_the_rules_read_naming_the_typed_field(tmp_
 def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
     body = '''
         svc = VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, autoscaling=None, image="vllm/vllm-openai:{tag}",
+            name="llama", hf_token=hf, pool=pool, autoscaling=None, image="vllm/vllm-openai:{tag}",
             engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16,
                     "enable_chunked_prefill": False, "kv_cache_memory_bytes": 16 * 2**30}}))
         pulumi.export("sizing", svc.sizing)
@@ -407,7 +408,7 @@ def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
 def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches_throughput(tmp_path):
     body = '''
         svc = VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, replicas=1, autoscaling=None, image="vllm/vllm-openai:v0.13.0",
+            name="llama", hf_token=hf, pool=pool, replicas=1, autoscaling=None, image="vllm/vllm-openai:v0.13.0",
             engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}},
             model_cache_gib=40, cache={{"kind": "pvc", "storage_class": "gp3", "access_mode": "ReadWriteOnce",
                                        "throughput_mib_s": {throughput}}}))
@@ -449,9 +450,9 @@ def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches
 
 @pytest.mark.parametrize("args_cls,spec_cls,own", [
     (VllmServiceArgs, VllmServiceSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
-                                        "kubeconfig"}),
+                                        "kubeconfig", "hf_token", "hf_token_secret_exists"}),
     (VllmMultiNodeArgs, VllmMultiNodeSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
-                                            "kubeconfig"}),
+                                            "kubeconfig", "hf_token", "hf_token_secret_exists"}),
     (InferenceRouterArgs, RouterSpec, {"backends", "validate", "installs", "k8s_provider", "kubeconfig"}),
 ])
 def test_args_map_onto_the_spec_fields_with_the_same_defaults(args_cls, spec_cls, own):
@@ -493,7 +494,7 @@ def _doc_block(section: str, lang: str, page: str) -> str:
 def test_the_documented_component_example_runs(tmp_path):
     path = tmp_path / "readme_example.py"
     path.write_text(_doc_block("Components", "python", "pulumi.md"))
-    run = run_program({}, program=path)
+    run = run_program({"shardwise:hfToken": "hf_test_token"}, program=path)
     assert run.exports == {"endpoint": "http://llama-70b.serving.svc.cluster.local:8000",
                            "startup_budget_seconds": 562}
     dep = run.one("kubernetes:apps/v1:Deployment", "llama-70b-deployment").inputs
@@ -566,7 +567,7 @@ def test_one_output_in_two_arguments_is_checked_against_both(tmp_path):
     path = program(tmp_path, '''
         name = pulumi.Output.from_input("models").apply(lambda n: f"{n}.cache")
         VllmService("llama", VllmServiceArgs(
-            name="llama", pool=pool, namespace=name, hf_token_secret=name,
+            name="llama", hf_token=hf, pool=pool, namespace=name, hf_token_secret=name,
             engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16}))
     ''')
     err, _ = failing_program({}, program=path, preview=False)

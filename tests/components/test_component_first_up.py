@@ -16,6 +16,7 @@ import textwrap
 from typing import Any
 
 from component_mocks import failing_program, run_program
+from pulumi_mocks import STACK_SECRETS
 from test_components import broken, stack_config, stack_run
 
 REL = "kubernetes:helm.sh/v3:Release::prod-cluster-"
@@ -30,7 +31,8 @@ def test_custom_resources_wait_for_the_releases_that_install_their_crds():
         assert run.depends_on("kubernetes:monitoring.coreos.com/v1:PodMonitor", monitor) == [
             NS, f"{REL}kube-prometheus-stack"]
     assert run.depends_on("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
-                          "prod-llama-405b-leaderworkerset") == [NS, f"{REL}lws"]
+                          "prod-llama-405b-leaderworkerset") == [
+        NS, "kubernetes:core/v1:Secret::prod-hf-token-serving-hf-token", f"{REL}lws"]
     # the Ingress waits for the controller that gives it an address (and whose webhook gates the pods)
     assert run.depends_on("kubernetes:networking.k8s.io/v1:Ingress", "prod-llm-ingress-llm") == [
         NS, f"{REL}aws-load-balancer-controller"]
@@ -55,6 +57,35 @@ def test_waits_follow_the_startup_budget():
         ("Ingress", "dev-llm-ingress-llm"): {"create": "29m", "update": "29m"},
     }
     assert prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").ignore_changes == ["spec.replicas"]
+
+
+def test_up_waits_until_the_multinode_group_is_formed_and_serving():
+    run = stack_run("prod")
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset")
+    # a custom resource is ready once accepted unless it says what ready is: every group updated and ready
+    # (the controller's Available) and as many ready groups as the spec asks for, within its 157-minute timeout
+    assert lws.inputs["spec"]["replicas"] == 1
+    assert json.loads(lws.inputs["metadata"]["annotations"]["pulumi.com/waitFor"]) == [
+        "condition=Available", "jsonpath={.status.readyReplicas}=1"]
+    assert "pulumi.com/skipAwait" not in lws.inputs["metadata"]["annotations"]
+    assert "pulumi.com/timeoutSeconds" not in lws.inputs["metadata"]["annotations"]  # the custom timeouts rule
+    assert lws.custom_timeouts == {"create": "157m", "update": "157m"}
+    # built-in kinds keep the provider's own await logic (a Deployment waits for its available replicas)
+    for r in run.resources:
+        if r.type.startswith("kubernetes:") and r.type != lws.type and isinstance(r.inputs.get("metadata"), dict):
+            assert "pulumi.com/waitFor" not in r.inputs["metadata"].get("annotations", {}), r.name
+
+
+def test_a_group_of_several_replicas_waits_for_all_of_them():
+    config = copy.deepcopy(stack_config("prod"))
+    env = config["shardwise:environment"]
+    env["multi_node"][0]["groups"] = 2
+    env["pools"][1]["max_size"] = env["pools"][1]["desired_size"] = 4
+    env["pools"][1]["min_size"] = 4
+    run = run_program(config, stack="prod")
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
+    assert (lws["spec"]["replicas"], json.loads(lws["metadata"]["annotations"]["pulumi.com/waitFor"])) == (
+        2, ["condition=Available", "jsonpath={.status.readyReplicas}=2"])
 
 
 def test_the_cache_claim_is_not_awaited_and_the_deployment_waits_for_it():
@@ -159,7 +190,7 @@ from shardwise.rules.adapters.stack import spec_from_value
 
 spec = spec_from_value(pulumi.Config("shardwise").require_object("environment"), "shardwise:environment")
 other = aws.Provider("other-account", region="eu-west-1")
-ServingEnvironment("env", ServingEnvironmentArgs(spec=spec, kubeconfig="{{}}"),
+ServingEnvironment("env", ServingEnvironmentArgs(spec=spec, kubeconfig="{{}}", hf_token_secret_exists=True),
                    opts=pulumi.ResourceOptions(providers=[other]))
 '''
 
@@ -218,3 +249,125 @@ def test_a_created_cluster_with_an_alb_router_needs_the_controllers_policy():
         "routers[0] is an ALB Ingress: the AWS Load Balancer Controller that serves it needs an IAM policy shardwise "
         "does not write; set this to the policy made from the iam_policy.json of the controller's release (or "
         "install the controller and list aws-load-balancer-controller in cluster.installed)")}]
+
+
+# --- the Hugging Face token: required for a gated model, made into the Secret the pods read ---------------
+
+
+def test_prod_without_its_token_fails_at_preview_naming_the_gated_models():
+    config = {k: v for k, v in stack_config("prod").items() if k != "shardwise:hfToken"}
+    err, run = failing_program(config)
+    assert run.resources == []  # before anything is declared
+    why = ("is gated: Meta's Llama repositories ask every account to accept the Llama Community License before "
+           "download (https://huggingface.co/meta-llama); without a token the pods crash-loop on the download until "
+           "the rollout times out. Nothing creates the Secret `hf-token`: give hf_token (a Pulumi secret, e.g. "
+           "`pulumi config set --secret shardwise:hfToken …`), or set hf_token_secret_exists when the Secret is made "
+           "outside this program")
+    assert err.errors == [  # type: ignore[attr-defined]
+        {"property_path": "hf_token", "reason": f"`meta-llama/Llama-3.1-70B-Instruct` (at services[0].engine.model) {why}"},
+        {"property_path": "hf_token",
+         "reason": f"`meta-llama/Llama-3.1-405B-Instruct` (at multi_node[0].engine.model) {why}"},
+    ]
+
+
+def test_prod_makes_one_secret_from_the_token_and_its_workloads_wait_for_it():
+    run = stack_run("prod")
+    (secret,) = run.of_type("kubernetes:core/v1:Secret")
+    assert secret.name == "prod-hf-token-serving-hf-token"
+    assert secret.inputs["metadata"] == {"name": "hf-token", "namespace": "serving",
+                                         "labels": {"app.kubernetes.io/managed-by": "shardwise"}}
+    assert secret.inputs["type"] == "Opaque"
+    assert list(secret.inputs["stringData"]["value"]) == ["HF_TOKEN"]  # a secret (next test)
+    assert run.depends_on("kubernetes:core/v1:Secret", secret.name) == [NS]
+    token = f"kubernetes:core/v1:Secret::{secret.name}"
+    # the pods wait for it; the workloads' other objects do not
+    assert run.depends_on("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment") == [NS, token]
+    assert run.depends_on("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+                          "prod-llama-405b-leaderworkerset") == [NS, token, f"{REL}lws"]
+    assert run.depends_on("kubernetes:core/v1:Service", "prod-llama-70b-service") == [NS]
+    # the pods read it under the key the Secret has
+    dep = run.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs
+    (c,) = dep["spec"]["template"]["spec"]["containers"]
+    assert [e["valueFrom"] for e in c["env"] if e["name"] == "HF_TOKEN"] == [
+        {"secretKeyRef": {"name": "hf-token", "key": "HF_TOKEN", "optional": True}}]
+
+
+def test_a_secret_made_elsewhere_is_named_not_made():
+    run = stack_run("dev")  # shardwise:hfTokenSecretExists: External Secrets makes hf-token in serving
+    assert run.of_type("kubernetes:core/v1:Secret") == []
+
+
+def test_the_token_is_kept_secret_in_the_state():
+    from pulumi.runtime import rpc
+
+    run = stack_run("prod")
+    (secret,) = run.of_type("kubernetes:core/v1:Secret")
+    value = secret.inputs["stringData"]
+    # the mocks see the secret's wire form: the engine encrypts it in the state
+    assert value == {rpc._special_sig_key: rpc._special_secret_sig,
+                     "value": {"HF_TOKEN": STACK_SECRETS["prod"]["shardwise:hfToken"]}}
+
+
+def test_a_gated_model_with_no_secret_name_says_which_field(tmp_path: pathlib.Path):
+    program = tmp_path / "program.py"
+    program.write_text(textwrap.dedent('''
+        from shardwise.components import VllmService, VllmServiceArgs
+
+        VllmService("gemma", VllmServiceArgs(
+            name="gemma", pool={"name": "l40s", "instance_type": "g6e.xlarge"}, hf_token_secret=None,
+            engine={"model": "google/gemma-2-9b-it", "max_model_len": 8192, "max_num_seqs": 16}, validate=False))
+    '''))
+    err, run = failing_program({}, program=program)
+    assert run.resources == []
+    assert err.errors == [{"property_path": "hf_token_secret", "reason": (  # type: ignore[attr-defined]
+        "`google/gemma-2-9b-it` is gated: Google's Gemma repositories ask every account to agree to Google's usage "
+        "license before download (https://huggingface.co/google/gemma-2-9b-it); without a token the pods "
+        "crash-loop on the download: name the Secret (key HF_TOKEN) and give hf_token")}]
+
+
+def test_an_ungated_model_needs_no_token():
+    from shardwise.components.hf_token import gated
+
+    assert [m for m in ("meta-llama/Llama-3.1-8B-Instruct", "google/gemma-3-27b-it", "google/codegemma-7b",
+                        "Qwen/Qwen3-8B", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4",
+                        "mistralai/Mistral-7B-Instruct-v0.3", "/models/llama") if gated(m)] == [
+        "meta-llama/Llama-3.1-8B-Instruct", "google/gemma-3-27b-it", "google/codegemma-7b"]
+
+
+def test_every_helm_release_waits_longer_than_helms_default():
+    run = stack_run("prod")
+    # Helm's 300 s default is tight for a first install that pulls every image cold onto two small nodes
+    assert {r.name.removeprefix("prod-cluster-"): r.inputs["timeout"]
+            for r in run.of_type("kubernetes:helm.sh/v3:Release")} == {
+        "kube-prometheus-stack": 1200, "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600, "lws": 600,
+        "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600}
+
+
+def test_gpu_node_groups_update_without_asking_for_more_gpus():
+    run = stack_run("prod")
+    by_name = {r.name: r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert sorted(by_name) == ["prod-cluster-system", "prod-h100-efa-node-group", "prod-h100-node-group"]
+    for ng in ("prod-h100-node-group", "prod-h100-efa-node-group"):
+        r = by_name[ng]
+        # a launch-template change rolls one node at a time, the old one terminated first (no surge)
+        assert r.inputs["updateConfig"] == {"maxUnavailable": 1, "updateStrategy": "MINIMAL"}, ng
+        # an immutable change deletes the old group first: no second set of p5 instances
+        assert (r.delete_before_replace, r.ignore_changes) == (True, ["scalingConfig.desiredSize"]), ng
+    # the CPU system nodes keep EKS's default (new nodes first: m6i capacity is there)
+    system = by_name["prod-cluster-system"]
+    assert ("updateConfig" not in system.inputs, system.delete_before_replace) == (True, False)
+
+
+def test_a_public_api_endpoint_needs_the_cidrs_that_may_reach_it():
+    config = copy.deepcopy(stack_config("prod"))
+    del config["shardwise:environment"]["cluster"]["public_access_cidrs"]
+    err, run = failing_program(config)
+    assert run.resources == []  # before anything is declared
+    assert err.errors == [{"property_path": "cluster.public_access_cidrs", "reason": (  # type: ignore[attr-defined]
+        "the API endpoint is public (endpoint_public_access) but no CIDR may reach it is given, and EKS would open "
+        "it to 0.0.0.0/0: list the networks that may (your office, VPN or CI egress), or set "
+        "endpoint_public_access: false and reach it from the VPC")}]
+    # a private endpoint needs none
+    config["shardwise:environment"]["cluster"]["endpoint_public_access"] = False
+    cluster = run_program(config, stack="prod").one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
+    assert (cluster["vpcConfig"]["endpointPublicAccess"], "publicAccessCidrs" in cluster["vpcConfig"]) == (False, False)

@@ -17,12 +17,15 @@ import pulumi
 import pytest
 import yaml
 from component_mocks import ROOT, Run, failing_program, run_program
+from pulumi_mocks import STACK_SECRETS
 
 STACKS = ("dev", "staging", "prod")
 
 
 def stack_config(env: str) -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
+    """The stack file's config and the secret config a user sets beside it (pulumi_mocks.STACK_SECRETS)."""
+    return {**yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"],
+            **STACK_SECRETS.get(env, {})}
 
 
 _RUNS: dict[str, Run] = {}
@@ -118,7 +121,7 @@ def test_prod_creates_the_cluster_in_its_new_vpc():
                "prod-network-private-us-east-1c-id"]
     assert all(s.inputs["mapPublicIpOnLaunch"] is False for s in run.of_type("aws:ec2/subnet:Subnet"))
     cluster = run.one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
-    assert cluster["name"] == "llm-prod" and cluster["version"] == "1.33"
+    assert cluster["name"] == "llm-prod" and cluster["version"] == "1.35"
     assert cluster["roleArn"] == "arn:aws:iam::123456789012:role/prod-cluster-cluster"
     assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
     assert cluster["vpcConfig"] == {"subnetIds": subnets, "endpointPrivateAccess": True, "endpointPublicAccess": True,

@@ -18,7 +18,9 @@ that pool's nodes). Then:
 prod creates its cluster and installs its controllers from Helm charts, which this machine cannot fetch:
 it runs here with ``cluster.helm_charts: false`` and what the charts would install listed as installed
 (the CRDs above), so its serving objects meet the same API server. No LeaderWorkerSet controller runs
-(its module is not served), so the 405B group's pods are not made.
+(its module is not served), so the 405B group's pods are not made; ``cluster_support.GroupsReported`` writes
+the status the controller would once the group is ready, which the ``pulumi.com/waitFor`` of the
+LeaderWorkerSet waits for (the wait is exercised; the group's formation is not).
 """
 
 from __future__ import annotations
@@ -211,6 +213,11 @@ def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, 
                 labels = by_node[node]
                 assert labels["node.kubernetes.io/instance-type"] == w["cost"]["instance_type"], (node, w["cost"])
                 assert pod["status"].get("phase") == "Running", pod["status"]
+        # the LeaderWorkerSet waited for its groups (status written by cluster_support.GroupsReported)
+        for lws in (o for o in declared if o["kind"] == "LeaderWorkerSet"):
+            got = plane.api("GET", _object_path(lws))
+            assert "pulumi.com/waitFor" in got["metadata"]["annotations"], got["metadata"]
+            assert got["status"]["readyReplicas"] == got["spec"]["replicas"], got.get("status")
         # the router's Ingress waited for its address (written by cluster_support.IngressAddresses)
         for ing in (o for o in declared if o["kind"] == "Ingress"):
             got = plane.api("GET", _object_path(ing))

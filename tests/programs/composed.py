@@ -70,6 +70,8 @@ efa = GpuNodePool("h100-efa", GpuNodePoolArgs(
           "desired_size": 2, "max_size": 2},
     cluster_name=cluster.name, node_role_arn=node_role.arn, subnet_ids=network.private_subnet_ids,
     security_group_ids=node_sgs))
+# meta-llama is gated: the token, a secret (in a real program `pulumi.Config().require_secret("hfToken")`)
+hf_token = pulumi.Output.secret("hf_composed_test_token")
 service = VllmService("llama-70b", VllmServiceArgs(
     name="llama-70b", namespace=namespace_name, pool=h100, image=image, vllm_version="0.13.0",
     engine=EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4, max_model_len=32768,
@@ -79,19 +81,20 @@ service = VllmService("llama-70b", VllmServiceArgs(
          "env": [{"name": "VLLM_API_KEY", "secret_key_ref": {"name": "vllm-api", "key": "key"}}],
          "requests": {"cpu": "16"}, "priority_class_name": "inference-high", "image_pull_secrets": ["ecr-pull"]},
     metrics={"labels": {"release": "kube-prometheus-stack"}}, validate={"SW106": "bf16 is the evaluated baseline"},
-    cluster_name=cluster.name, k8s_provider=provider))
+    cluster_name=cluster.name, k8s_provider=provider, hf_token=hf_token))
 group = VllmMultiNode("llama-405b", VllmMultiNodeArgs(
     name="llama-405b", namespace=namespace_name, pool=efa, image=image, vllm_version="0.13.0", image_efa=True,
     engine={"model": "meta-llama/Llama-3.1-405B-Instruct", "tensor_parallel_size": 8, "pipeline_parallel_size": 2,
             "max_model_len": 16384, "max_num_seqs": 16},
     model_cache_gib=900, cache={"kind": "pvc", "storage_class": "fsx-lustre", "throughput_mib_s": 4500},
-    kubeconfig=kube))
+    kubeconfig=kube, hf_token_secret_exists=service.token_secret))  # the service makes hf-token in this namespace
 router = InferenceRouter("llm", InferenceRouterArgs(
     name="llm", namespace=namespace_name, backends=[service, group], domain="llm.example.com", k8s_provider=provider))
 policies = network.declare_policies([service, group], [router])
 made = EksCluster("made", EksClusterArgs(
     name="made", region="us-east-1", subnet_ids=subnet_ids, role_arn=cluster_role.arn, node_role_arn=node_role.arn,
-    cluster={"create": True, "admin_principal_arns": ["arn:aws:iam::123456789012:role/platform-admin"]},
+    cluster={"create": True, "admin_principal_arns": ["arn:aws:iam::123456789012:role/platform-admin"],
+             "public_access_cidrs": ["198.51.100.0/24"]},
     efa=True, leader_worker_set=True))
 environment = ServingEnvironment("env", ServingEnvironmentArgs(
     spec={"name": "env", "cluster_name": "composed", "network": {"cidr": "10.50.0.0/16"},
@@ -102,7 +105,7 @@ environment = ServingEnvironment("env", ServingEnvironmentArgs(
                                    "max_num_seqs": 16}}]},
     node_role_arn=node_role.arn, vpc_id=vpc.id, private_subnet_ids=subnet_ids,
     cluster_security_group_id=cluster.vpc_config.cluster_security_group_id, images={"llama-8b": image},
-    k8s_provider=provider))
+    k8s_provider=provider, hf_token=hf_token))
 
 
 def urns(**resources: pulumi.Resource | None) -> dict[str, pulumi.Output[str] | None]:

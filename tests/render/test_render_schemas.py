@@ -19,7 +19,7 @@ from shardwise.rules.render.multinode import render_leaderworkerset
 from shardwise.rules.render.router import render_router
 from shardwise.rules.render.vllm import render_autoscaler, render_deployment, render_vllm_service
 
-K8S_VERSION = "1.33"
+K8S_VERSION = "1.35"  # what the prod stack's created cluster runs (stacks/Pulumi.prod.yaml)
 
 
 CRD_KINDS = {"LeaderWorkerSet", "ScaledObject", "NodePool", "EC2NodeClass", "HTTPRoute", "ReferenceGrant",

@@ -14,7 +14,11 @@ starts them on loopback ports in a temporary folder and stops them afterwards:
   fake``): it keeps them Ready, gives the pods bound to them an IP and marks them Running and Ready. No
   container runs, so no probe does either;
 * :class:`IngressAddresses`, a thread that writes a load balancer's hostname into every Ingress's status,
-  as the AWS Load Balancer Controller would once it made the ALB.
+  as the AWS Load Balancer Controller would once it made the ALB;
+* :class:`GroupsReported`, a thread that writes what the LeaderWorkerSet controller reports once every group
+  is ready (``readyReplicas`` = ``spec.replicas``, condition ``Available``) into each LeaderWorkerSet's
+  status, so the ``pulumi.com/waitFor`` the components put on it is met. No LWS controller runs here, so no
+  group forms: the wait is exercised, the group formation is not.
 
 The API is spoken to with :meth:`ControlPlane.api` (JSON over HTTPS with the admin token); there is no
 kubectl. Where a binary is missing the tests are skipped, or fail with ``SHARDWISE_REQUIRE_CLUSTER`` set.
@@ -105,6 +109,7 @@ class ControlPlane:
         self._tls.check_hostname = False
         self._tls.verify_mode = ssl.CERT_NONE
         self.ingress_addresses: IngressAddresses | None = None
+        self.groups_reported: GroupsReported | None = None
 
     # -- start and stop
     def _start(self, name: str, *args: str) -> None:
@@ -193,11 +198,15 @@ class ControlPlane:
                    lambda: self.api("GET", "/api/v1/namespaces/default/serviceaccounts/default") is not None)
         self.ingress_addresses = IngressAddresses(self)
         self.ingress_addresses.start()
+        self.groups_reported = GroupsReported(self)
+        self.groups_reported.start()
         return self
 
     def stop(self) -> None:
         if self.ingress_addresses is not None:
             self.ingress_addresses.stop()
+        if self.groups_reported is not None:
+            self.groups_reported.stop()
         for _name, proc in reversed(self.procs):
             proc.terminate()
         for _name, proc in reversed(self.procs):
@@ -306,6 +315,40 @@ def _plural(kind: str) -> str:
     if kind.endswith("y") and kind[-2:-1] not in "aeiou":
         return kind[:-1] + "ies"
     return kind + "s"
+
+
+class GroupsReported(threading.Thread):
+    """Plays the LeaderWorkerSet controller's status once every group is ready: ``readyReplicas``,
+    ``updatedReplicas`` and ``replicas`` = ``spec.replicas`` and the condition ``Available`` (its pods are not
+    made: no LWS controller runs here)."""
+
+    def __init__(self, plane: ControlPlane) -> None:
+        super().__init__(daemon=True)
+        self.plane = plane
+        self._done = threading.Event()
+        self.reported: list[str] = []
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(5)
+
+    def run(self) -> None:
+        while not self._done.wait(1.0):
+            try:
+                for lws in self.plane.items("/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets"):
+                    meta = lws["metadata"]
+                    if lws.get("status", {}).get("conditions"):
+                        continue
+                    n = int(lws.get("spec", {}).get("replicas", 1))
+                    status = {"replicas": n, "readyReplicas": n, "updatedReplicas": n, "conditions": [{
+                        "type": "Available", "status": "True", "reason": "AllGroupsReady",
+                        "message": "All replicas are ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+                    self.plane.api("PATCH", f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{meta['namespace']}/"
+                                   f"leaderworkersets/{meta['name']}/status", {"status": status},
+                                   content_type="application/merge-patch+json")
+                    self.reported.append(f"{meta['namespace']}/{meta['name']}")
+            except (OSError, ApiError):
+                continue
 
 
 class IngressAddresses(threading.Thread):

@@ -45,6 +45,7 @@ class Registered:
     dependencies: list[str] = field(default_factory=list)  # URNs of depends_on
     custom_timeouts: dict[str, str] = field(default_factory=dict)  # create/update/delete that are set
     ignore_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
 
 
 @dataclass
@@ -128,7 +129,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
 class RecordingMonitor(mocks.MockMonitor):
     """Adds what a registration tells the engine besides the inputs to the :class:`Registered` the mocks
-    recorded: its URN, dependencies, custom timeouts and ignored changes."""
+    recorded: its URN, dependencies, custom timeouts, ignored changes and delete-before-replace."""
 
     def __init__(self, m: RecordingMocks) -> None:
         super().__init__(m)
@@ -145,6 +146,7 @@ class RecordingMonitor(mocks.MockMonitor):
             r.custom_timeouts = {k: getattr(timeouts, k) for k in ("create", "update", "delete")
                                  if getattr(timeouts, k)}
             r.ignore_changes = list(request.ignoreChanges)
+            r.delete_before_replace = bool(request.deleteBeforeReplace)
         return resp
 
 

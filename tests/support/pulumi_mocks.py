@@ -27,6 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 #: The VPC each existing cluster is in (the stacks' network.vpc_id), as ``aws.eks.getCluster`` reports it.
 CLUSTER_VPCS = {"llm-dev": "vpc-0d1e2f3a4b5c6d7e8", "llm-staging": "vpc-0a1b2c3d4e5f60718"}
+#: The secret config a user sets on a stack and does not commit (``pulumi config set --secret``): prod's gated
+#: models need the Hugging Face token, which the stack file cannot carry in plain text.
+STACK_SECRETS = {"prod": {"shardwise:hfToken": "hf_shardwise_test_token_not_a_real_one"}}
 PYTHON = sys.executable
 
 
@@ -56,7 +59,7 @@ def load_stack_config(stack_file: str | os.PathLike[str]) -> dict[str, Any]:
 
     with open(stack_file, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
-    return dict(data.get("config") or {})
+    return {**dict(data.get("config") or {}), **STACK_SECRETS.get(Path(stack_file).name.split(".")[1], {})}
 
 
 def engine_config(config: dict[str, Any]) -> dict[str, str]:

@@ -227,14 +227,20 @@ LB_OTHER = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec",
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 NO_ENV = _ctx(DEP, (*C0, "env"), [])  # VLLM_SERVER_DEV_MODE comes from envFrom only (env wins over envFrom)
 PROBE_TIMING = "probe timings decide SW402 (advisory) only"
+#: The stack's pod with dev mode on (SW306 blocks it).
+DEV_POD: dict[str, Any] = {"metadata": {"labels": {"app": "llama-8b"}}, "spec": {"containers": [{
+    "name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["meta-llama/Llama-3.1-8B-Instruct"],
+    "env": [{"name": DEV_MODE, "value": "1"}], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
 
 K8S_CASES: list[Case] = [
     # the Deployment
-    Case(DEP, ("spec",), why="nothing of the workload is known", noted="SW002"),
-    Case(DEP, ("spec", "template"), why="nothing of the pod is known", noted="SW002"),
-    Case(DEP, ("spec", "template", "spec"), why="nothing of the pod is known", noted="SW002"),
-    Case(DEP, (*POD, "containers"), why="no container is known", noted="SW002"),
-    Case(DEP, C0, why="the container is not known", noted="SW002"),
+    # a workload part that is not known may run vLLM in dev mode: SW306 fails closed (SW002 notes it)
+    Case(DEP, ("spec",), {"selector": {"matchLabels": {"app": "llama-8b"}}, "template": DEV_POD}, "SW306",
+         noted="SW002"),
+    Case(DEP, ("spec", "template"), DEV_POD, "SW306", noted="SW002"),
+    Case(DEP, ("spec", "template", "spec"), DEV_POD["spec"], "SW306", noted="SW002"),
+    Case(DEP, (*POD, "containers"), DEV_POD["spec"]["containers"], "SW306", noted="SW002"),
+    Case(DEP, C0, DEV_POD["spec"]["containers"][0], "SW306", noted="SW002"),
     Case(DEP, (*C0, "name"), why=NAME_ONLY),
     Case(DEP, (*C0, "image"), why="the image decides nothing the command line does not"),
     Case(DEP, (*C0, "command"), why="no command: the image's entrypoint"),
@@ -563,10 +569,15 @@ def test_the_pack_reads_every_unknown_without_an_internal_error(case: Case) -> N
     context = crossguard.StackContext()
     analyses = [crossguard.stack_analysis(resources, context),
                 *(crossguard.resource_analysis(r, context) for r in resources)]
+    blocked: set[str] = set()
     for analysis in analyses:
         reports = [r for rule in ALL_RULES for r in analysis.check(rule, None, context)]
         assert analysis.internal == [], analysis.internal
         assert all(r.message.startswith(("SW", "shardwise")) for r in reports)
+        blocked.update(r.message[:5] for r in reports)  # the policy's own violations (not its notes)
+    if case.bad is not NO_BAD and case.code is not None and not case.code.startswith(("SW1", "SW2")):
+        # a security or reliability rule that blocks the value fails closed on its unknown in the pack too
+        assert case.code in blocked, (case.id, blocked)
 
 
 @pytest.mark.slow
@@ -596,6 +607,7 @@ def test_no_pack_rpc_fails_on_an_unknown_or_a_wrong_type() -> None:
 # --- what an unknown inside a Kubernetes object reads as, exactly -------------------------------
 
 UNDECIDED = "is not known (a computed value or an unresolved reference)"
+AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
 NOT_CHECKED = ("is not known until the preview's unknown values are (a computed value); lint the `pulumi up` "
                "state, or pass the value as a literal")
 
@@ -622,16 +634,18 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW305", "advisory", f"SW305: cannot decide: the namespace {UNDECIDED}")]),
     ((DEP, (*C0, "image")), None, [
         ("SW307", "advisory", f"SW307: cannot decide: image of container `vllm` {UNDECIDED}")]),
-    ((DEP, ("spec", "template")), None, [
-        ("SW002", "advisory", f"SW002: cannot check this workload: its pod template (spec.template) {NOT_CHECKED}")]),
-    ((DEP, ("spec", "template", "spec")), None, [
-        ("SW002", "advisory", f"SW002: cannot check this workload: its pod spec (spec.template.spec) {NOT_CHECKED}")]),
-    ((DEP, (*POD, "containers")), None, [
-        ("SW002", "advisory", "SW002: cannot check this workload: its container list (spec.template.spec.containers) "
-                              f"{NOT_CHECKED}")]),
-    ((DEP, C0), None, [
-        ("SW002", "advisory", "SW002: cannot check this workload: one of its containers "
-                              f"(spec.template.spec.containers[0]) {NOT_CHECKED}")]),
+    *(((DEP, path), None, [
+        ("SW002", "advisory", f"SW002: cannot check this workload: {part} {NOT_CHECKED}"),
+        ("SW306", "mandatory", f"SW306: cannot decide: whether its containers set VLLM_SERVER_DEV_MODE: {part} "
+                               f"{AT_PREVIEW}"),
+        ("SW310", "mandatory", f"SW310: cannot decide: whether its containers set NVIDIA_VISIBLE_DEVICES: {part} "
+                               f"{AT_PREVIEW}")])
+      for path, part in (
+          (("spec", "template"), "its pod template (spec.template)"),
+          (("spec", "template", "spec"), "its pod spec (spec.template.spec)"),
+          ((*POD, "containers"), "its container list (spec.template.spec.containers)"),
+          (C0, "one of its containers (spec.template.spec.containers[0])"),
+      )),
 ], ids=lambda v: _dotted(v[1]) if isinstance(v, tuple) and len(v) == 2 else None)
 def test_an_unknown_in_a_kubernetes_object_is_never_read_as_absent(tmp_path: Path, path: tuple[int, Path_],
                                                                    context: Edit | None, expected: list[Any]) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value
+from ._unseen import unseen_hits
 from ._net import EXTERNAL_SERVICE_TYPES, selects
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
@@ -63,6 +64,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
 
     def objects(self, inv: Inventory) -> Iterable[Service | ServingGroup]:
         return [*inv.services, *self.groups(inv)]
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        # a workload whose pods are not known yet may run vLLM with dev mode on: fail closed
+        yield from unseen_hits(inv, f"whether its containers set {DEV_MODE}")
 
     def check_object(self, obj: Service | ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         return self._service(inv, obj) if isinstance(obj, Service) else self._dev_mode(inv, obj)

@@ -9,6 +9,7 @@ from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undec
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
 from ._layout import layout
+from ._unseen import unseen_hits
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
@@ -66,6 +67,11 @@ class GpuVisibilitySetByHand(GroupRule):
                         "list that shows fewer devices than the layout needs"),
         applies_to_plans=False,
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            yield from unseen_hits(inv, f"whether its containers set {NVIDIA}", level="mandatory")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         vllm = vllm_containers(g)

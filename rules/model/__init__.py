@@ -593,6 +593,12 @@ class LaunchIssue:
     suppressions: list[Suppression] = field(default_factory=list)
     #: No workload was read from the object at all, though it mentions vLLM (SW005): ``reason`` says why
     mentioned: bool = False
+    #: What of the workload is not known yet at preview ("its pod spec (spec.template.spec)"), "" when all of
+    #: it is: the security rules that read that part cannot decide and fail closed (SW305, SW306, SW310).
+    unknown_part: str = ""
+    #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
+    multi_node: bool = False
+    namespace: str = ""  # the object's namespace, as the subject gives it
 
 
 @dataclass

@@ -488,6 +488,7 @@ class Subnet:
 class LaunchTemplate:
     name: str
     id: str | None = None
+    kind: str = "LaunchTemplate"  # LaunchTemplate (EC2) | EC2NodeClass (Karpenter)
     http_tokens: Any = None  # "required" | "optional" | None (default: optional)
     http_put_response_hop_limit: Any = None
     location: Location = Location()

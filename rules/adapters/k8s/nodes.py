@@ -12,6 +12,7 @@ from typing import Any
 
 from ...catalog.accelerators import resource_names, vendor_of
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
+from ...model.errors import InputError
 from ...model.vocab import (
     GFD_CLIQUE,
     GPU_LABELS,
@@ -25,7 +26,7 @@ from ...model.vocab import (
     LABEL_NVLINK,
 )
 from .claims import resolve_claims
-from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
+from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .ome import link_services
 from .pools import pool_from_labels
 
@@ -89,7 +90,11 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     variants = [(name, labels)]
     if multi is not None:  # one pool per instance type (or GPU name) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi[0]: v}) for v in multi[1]]
-    node_class = as_map(tspec.get("nodeClassRef")).get("name")
+    ref = typed_map(tspec, "nodeClassRef", "spec.template.spec.nodeClassRef", loc)
+    node_class = ref.get("name")
+    if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):
+        raise InputError(f"spec.template.spec.nodeClassRef.name: expected a string, found {node_class!r}", loc.file,
+                         line_of(ref, "name") or loc.line)
     suppressions = suppressions_from(ann, lines, loc.file, loc.line)
     for pool_name, pool_labels in variants:
         pool = pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
@@ -102,11 +107,17 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
 def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
-    md = as_map(spec.get("metadataOptions"))
-    # Karpenter's defaults when metadataOptions is absent: httpTokens required, hop limit 1.
+    spec = typed_map(obj, "spec", "spec", loc)
+    md = typed_map(spec, "metadataOptions", "spec.metadataOptions", loc)
+    tokens = md.get("httpTokens")
+    if tokens is not None and tokens is not UNKNOWN and tokens not in ("required", "optional"):  # the CRD's enum: the API server rejects it
+        raise InputError(f"spec.metadataOptions.httpTokens: expected required or optional, found {tokens!r}",
+                         loc.file, line_of(md, "httpTokens") or loc.line)
+    # Karpenter v1's CRD defaults (karpenter.k8s.aws_ec2nodeclasses.yaml): httpTokens required, hop limit 1.
     inv.launch_templates.append(LaunchTemplate(
         name=str(meta.get("name") or "unnamed"),
-        http_tokens=str(md.get("httpTokens") or "required"),
+        kind="EC2NodeClass",
+        http_tokens=str(tokens or "required"),
         http_put_response_hop_limit=int_field(md, "httpPutResponseHopLimit", 1, loc,
                                                "spec.metadataOptions.httpPutResponseHopLimit"),
         location=loc,

@@ -206,6 +206,17 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             for s in inv.services:
                 s.ports.append(UNKNOWN)
                 s.target_ports.append(UNKNOWN)
+        elif kind == "NodePool" and path == _CLASS_REF[:len(path)]:
+            for pool in inv.pools:  # which EC2NodeClass (and so which metadata options) is not known
+                pool.launch_template = UNKNOWN
+        elif kind == "EC2NodeClass" and path in (("spec",), ("spec", "metadataOptions"),
+                                                 ("spec", "metadataOptions", "httpTokens"),
+                                                 ("spec", "metadataOptions", "httpPutResponseHopLimit")):
+            for lt in inv.launch_templates:
+                if path[-1] != "httpPutResponseHopLimit":
+                    lt.http_tokens = UNKNOWN
+                if path[-1] != "httpTokens":
+                    lt.http_put_response_hop_limit = UNKNOWN
         elif kind in ("Ingress", "HTTPRoute") and _routes_to(path):
             for ing in inv.ingresses:  # a backend not known: it may route to any port of any Service
                 if UNKNOWN not in ing.ports:
@@ -267,6 +278,8 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
 
 
 _BACKENDS = ("backend", "defaultBackend", "backendRefs")
+#: Where a Karpenter NodePool names its EC2NodeClass.
+_CLASS_REF = ("spec", "template", "spec", "nodeClassRef", "name")
 
 
 def _routes_to(path: Path) -> bool:

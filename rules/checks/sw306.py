@@ -7,8 +7,8 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value
-from ._unseen import unseen_hits
 from ._net import EXTERNAL_SERVICE_TYPES, selects
+from ._unseen import unseen_hits
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 

@@ -110,7 +110,8 @@ def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     spec = typed_map(obj, "spec", "spec", loc)
     md = typed_map(spec, "metadataOptions", "spec.metadataOptions", loc)
     tokens = md.get("httpTokens")
-    if tokens is not None and tokens is not UNKNOWN and tokens not in ("required", "optional"):  # the CRD's enum: the API server rejects it
+    # the CRD's enum: the API server rejects any other value
+    if tokens is not None and tokens is not UNKNOWN and tokens not in ("required", "optional"):
         raise InputError(f"spec.metadataOptions.httpTokens: expected required or optional, found {tokens!r}",
                          loc.file, line_of(md, "httpTokens") or loc.line)
     # Karpenter v1's CRD defaults (karpenter.k8s.aws_ec2nodeclasses.yaml): httpTokens required, hop limit 1.

@@ -122,8 +122,8 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
     name, namespace = str(meta.get("name") or "unnamed"), str(meta.get("namespace") or "default")
     subject = f"{kind} {namespace}/{name}"
     head_group = as_map(cluster.get("headGroupSpec"))
-    groups = [(head_group, "head", "headgroup")] + [
-        (as_map(wg), "worker", str(as_map(wg).get("groupName") or "")) for wg in as_list(cluster.get("workerGroupSpecs"))]
+    workers = [as_map(wg) for wg in as_list(cluster.get("workerGroupSpecs"))]
+    groups = [(head_group, "head", "headgroup")] + [(wg, "worker", str(wg.get("groupName") or "")) for wg in workers]
     for group, node_type, group_name in groups:
         template = as_map(group.get("template"))
         labels = {str(k): str(v) for k, v in as_map(as_map(template.get("metadata")).get("labels")).items()}

@@ -227,6 +227,10 @@ LB_OTHER = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec",
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 NO_ENV = _ctx(DEP, (*C0, "env"), [])  # VLLM_SERVER_DEV_MODE comes from envFrom only (env wins over envFrom)
 PROBE_TIMING = "probe timings decide SW402 (advisory) only"
+#: The ConfigMap of the inputs turns dev mode on, and env does not set it: envFrom decides.
+DEV_CM = _both(NO_ENV, _ctx(CM, ("data",), {DEV_MODE: "1"}))
+#: ... and the container takes its environment from a ConfigMap kept elsewhere instead (not guessed: it passes).
+ELSEWHERE = _both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"configMapRef": {"name": "elsewhere"}}]))
 #: The stack's pod with dev mode on (SW306 blocks it).
 DEV_POD: dict[str, Any] = {"metadata": {"labels": {"app": "llama-8b"}}, "spec": {"containers": [{
     "name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["meta-llama/Llama-3.1-8B-Instruct"],
@@ -257,12 +261,15 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "env", 0), {"name": DEV_MODE, "value": "1"}, "SW306"),
     Case(DEP, (*C0, "env", 0, "name"), DEV_MODE, "SW306", _ctx(DEP, (*C0, "env", 0), {"name": "OTHER", "value": "1"})),
     Case(DEP, (*C0, "env", 0, "value"), "1", "SW306"),
-    Case(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}], "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0), {"secretRef": {"name": "vllm-secrets"}}, "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0, "configMapRef"), {"name": "elsewhere"}, "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0, "configMapRef", "name"), "elsewhere", "SW306", NO_ENV),
+    # envFrom: a ConfigMap of the inputs is read; what a Secret or a ConfigMap kept elsewhere holds is not guessed
+    Case(DEP, (*C0, "envFrom"), [{"configMapRef": {"name": "vllm-env"}}], "SW306",
+         _both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}]))),
+    Case(DEP, (*C0, "envFrom", 0), {"configMapRef": {"name": "vllm-env"}}, "SW306", ELSEWHERE),
+    Case(DEP, (*C0, "envFrom", 0, "configMapRef"), {"name": "vllm-env"}, "SW306", ELSEWHERE),
+    Case(DEP, (*C0, "envFrom", 0, "configMapRef", "name"), "vllm-env", "SW306", ELSEWHERE),
     Case(DEP, (*C0, "envFrom", 0, "prefix"), "VLLM_SERVER_", "SW306", _both(NO_ENV, _ctx(CM, ("data",), {"DEV_MODE": "1"}))),
-    Case(DEP, (*C0, "envFrom", 0, "secretRef"), {"name": "vllm-secrets"}, "SW306", NO_ENV),
+    Case(DEP, (*C0, "envFrom", 0, "secretRef"), why="what a Secret holds is not guessed (it is not in the inputs)",
+         context=_both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}]))),
     Case(DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 1}}, None, why="the same"),
     Case(DEP, (*C0, "resources", "limits"), why="one GPU for TP1 either way"),
     Case(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 0, "SW204"),
@@ -332,12 +339,14 @@ K8S_CASES: list[Case] = [
         ("spec", "egress"), ("spec", "ingress"), ("spec", "podSelector", "matchExpressions"),
         ("spec", "podSelector", "matchLabels"), ("spec", "policyTypes", 0), ("metadata",))),
     Case(NP, ("metadata", "name"), why=NAME_ONLY),
-    Case(CM, ("metadata", "name"), "elsewhere", "SW306", NO_ENV),
-    Case(CM, ("metadata",), why="envFrom cannot find it", noted="SW306", context=NO_ENV),
+    Case(CM, ("metadata", "name"), "vllm-env", "SW306", _both(DEV_CM, _ctx(CM, ("metadata", "name"), "other"))),
+    Case(CM, ("metadata",), {"name": "vllm-env", "namespace": "serving"}, "SW306",
+         _both(DEV_CM, _ctx(CM, ("metadata", "name"), "other"))),
     Case(CM, ("metadata", "annotations"), why="annotations only suppress findings here"),
     Case(CM, ("data",), {DEV_MODE: "1"}, "SW306", NO_ENV),
     Case(CM, ("data", "HF_HUB_OFFLINE"), "1", None, NO_ENV, why="no rule reads it"),
-    Case(CM, ("metadata", "namespace"), "elsewhere", "SW306", _both(NO_ENV, _ctx(CM, ("data",), {DEV_MODE: "0"}))),
+    Case(CM, ("metadata", "namespace"), "serving", "SW306", _both(DEV_CM, _ctx(CM, ("metadata", "namespace"),
+                                                                                "elsewhere"))),
 ]
 CASES += K8S_CASES
 
@@ -634,6 +643,11 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW306", "mandatory", f"SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` {UNDECIDED}")]),
     ((DEP, ("metadata", "namespace")), None, [
         ("SW305", "advisory", f"SW305: cannot decide: the namespace {UNDECIDED}")]),
+    *(((DEP, (*C0, *where)), None, [  # not "requests no GPUs"
+        ("SW204", "advisory", f"SW204: cannot decide: the GPU request (nvidia.com/gpu limit) {UNDECIDED}; this holds "
+                              "back SW204, SW208, which are checked once the value is known: write it literally in "
+                              "the inputs (not a reference to a ConfigMap or Secret, nor a computed output)")])
+      for where in (("resources",), ("resources", "limits"))),
     ((DEP, (*C0, "image")), None, [
         ("SW307", "advisory", f"SW307: cannot decide: image of container `vllm` {UNDECIDED}")]),
     *(((DEP, path), None, [

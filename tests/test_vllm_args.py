@@ -7,7 +7,7 @@ import shlex
 import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
-from shardwise.rules.model import UNKNOWN, EngineArgs, Location
+from shardwise.rules.model import UNKNOWN, UNKNOWN_TOKEN, EngineArgs, Location
 from shardwise.rules.model.errors import InputError
 from shardwise.rules.vllm.args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
 
@@ -372,3 +372,23 @@ def test_script_words_of_a_launcher_and_of_quoted_text():
         "exec", "a"]
     assert script_words("vllm serve 'my model' --x \"a b\" # comment") == ["vllm", "serve", "my model", "--x", "a b"]
     assert script_words("echo 'unterminated") == ["echo", "'unterminated"]  # shlex refuses it: split on blanks
+
+
+# --- settings that may be set out of sight (issue 29) ----------------------------------------------
+
+
+def test_a_config_file_leaves_every_setting_not_on_the_command_line_unknown():
+    """vLLM reads the --config YAML for what the command line does not give (command line > config file >
+    defaults): a setting that is not written is not vLLM's default."""
+    engine = parse_vllm_command(["vllm", "serve"], ["meta-llama/Llama-3.1-8B-Instruct", "--config", "/etc/vllm.yaml",
+                                                   "--max-model-len", "8192"], {})
+    assert engine is not None
+    assert (engine.model, engine.max_model_len, engine.tensor_parallel_size, engine.pipeline_parallel_size,
+            engine.gpu_memory_utilization) == ("meta-llama/Llama-3.1-8B-Instruct", 8192, UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
+    """At preview a computed ``args`` list is one unknown word: it is not TP1×PP1, nor a model name."""
+    engine = parse_vllm_command([], [UNKNOWN_TOKEN], {}, image="vllm/vllm-openai:v0.11.0")
+    assert engine is not None
+    assert (engine.model, engine.tensor_parallel_size, engine.pipeline_parallel_size) == (UNKNOWN, UNKNOWN, UNKNOWN)

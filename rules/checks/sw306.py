@@ -28,8 +28,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "routes, and metrics, health, tokenizer and (with VLLM_SERVER_DEV_MODE) development endpoints "
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
-            "load. A VLLM_SERVER_DEV_MODE the linter cannot read (from a Secret, or an envFrom ConfigMap or "
-            "Secret that is not in the inputs) blocks until it is known."
+            "load. VLLM_SERVER_DEV_MODE is read from env and from the envFrom ConfigMaps of the inputs (what a "
+            "Secret or a ConfigMap kept elsewhere could hold is not guessed); a value that is not known yet (a "
+            "preview's computed value, a whole pod template not known yet) blocks until it is known."
         ),
         bad_example=(
             "apiVersion: v1\n"

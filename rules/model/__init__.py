@@ -290,6 +290,9 @@ class Container:
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
+    #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
+    #: ConfigMaps of the inputs, as Kubernetes does.
+    env_refs: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

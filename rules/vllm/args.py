@@ -36,7 +36,7 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from ..model import UNKNOWN, UNKNOWN_AT, EngineArgs, Location
+from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
 from .imageref import parse_image
 
@@ -572,8 +572,9 @@ def parse_serve_args(
         else:
             # an unresolved word after --model is a carrier of flags, not the model: Kubernetes expands
             # $(VAR) to one word, which vLLM's argparse reads as a positional only when it holds a space
-            if form == "serve" and positional_model is None and not _carries_words(tok) and \
-                    not (is_unresolved(tok) and "model" in set_at):
+            # (a whole argument list not known yet, UNKNOWN_TOKEN, is never one word: it carries flags)
+            if form == "serve" and positional_model is None and not _carries_words(tok) and tok != UNKNOWN_TOKEN \
+                    and not (is_unresolved(tok) and "model" in set_at):
                 positional_model = tok
             else:
                 positionals.append(tok)
@@ -593,7 +594,25 @@ def parse_serve_args(
         at = where(tokens[last_carrier - 1])
         if at is not None:
             engine.locations[UNKNOWN_AT] = at  # where the settings it may carry became unknown
+    if "config" in set_at:
+        _undecide_config_file(engine, set_at)
     return engine
+
+
+def _undecide_config_file(engine: EngineArgs, set_at: Mapping[str, int]) -> None:
+    """``--config FILE``: vLLM reads every setting from the YAML file that the command line does not give
+    (command line > config file > defaults; vllm/utils FlexibleArgumentParser, docs/configuration/serve_args.md).
+    The file is not read, so every setting not on the command line is unknown, not vLLM's default (the
+    model is left to the reader, which says it is in the file)."""
+    for key in sorted(_FIELDS - {"model"}):
+        if key not in set_at:
+            setattr(engine, key, UNKNOWN)
+    for key in _CARRIED_EXTRAS:
+        if key not in set_at and engine.extra.get(key) != "<redacted>":
+            engine.extra[key] = UNKNOWN
+    at = engine.locations.get("config")
+    if at is not None:
+        engine.locations.setdefault(UNKNOWN_AT, at)
 
 
 #: Extras the rules read, which a flag carrier could set as well as the typed fields.

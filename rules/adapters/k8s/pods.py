@@ -89,10 +89,13 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     )
 
 
-def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location
+def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location,
+         refs: dict[str, tuple[str, str]] | None = None,
          ) -> tuple[dict[str, Any], dict[str, str], dict[str, Location], dict[str, str]]:
     """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable, what
-    was written for each value that referenced other variables with ``$(VAR)``)."""
+    was written for each value that referenced other variables with ``$(VAR)``); ``refs`` collects the
+    ``valueFrom.configMapKeyRef`` of each variable."""
+    refs = {} if refs is None else refs
     written: dict[str, str] = {}
     env: dict[str, Any] = {}
     literal: dict[str, str] = dict(injected)
@@ -116,6 +119,9 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
         elif "valueFrom" in item:
             env[name] = UNKNOWN
             literal.pop(name, None)
+            ref = as_map(as_map(item.get("valueFrom")).get("configMapKeyRef"))
+            if isinstance(ref.get("name"), str) and isinstance(ref.get("key"), str):
+                refs[name] = (ref["name"], ref["key"])
         else:
             env[name] = ""
             literal[name] = ""
@@ -288,7 +294,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         pod.image_vllm = pod.image_vllm or looks_vllm
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
-        env, literal, env_lines, env_written = _env(c, injected, what, cloc)
+        env_refs: dict[str, tuple[str, str]] = {}
+        env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
@@ -316,6 +323,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                                                                      cloc) if x.get("name")],
             claim_refs=refs,
             env_written=env_written,
+            env_refs=env_refs,
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):

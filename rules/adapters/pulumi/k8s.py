@@ -257,6 +257,15 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                     if len(rel) == 4 or rel[4] == "capabilities":
                         sc.capabilities_add.append("<unknown>")
                 sc.seccomp = UNKNOWN
+        elif (len(path) >= 3 and path[-3] == "containers" and path[-1] == "resources") or (
+                len(path) >= 4 and path[-4] == "containers" and path[-2:] == ("resources", "limits")):
+            at = path[:-1] if path[-1] == "resources" else path[:-2]
+            for c in _containers_at(inv, props, at):  # the accelerators it requests are not known: not "none"
+                if not isinstance(c.gpus, int) or c.gpus == 0:
+                    c.gpus = UNKNOWN
+            for g in inv.groups:
+                if any(c.gpus is UNKNOWN for c in g.containers) and not isinstance(g.gpus_per_pod, int):
+                    g.gpus_per_pod = UNKNOWN
         elif len(path) >= 3 and (path[-1] == "envFrom" or path[-2] == "envFrom"):
             at = path[:-1] if path[-1] == "envFrom" else path[:-2]
             for c in _containers_at(inv, props, at):  # sources not known: any variable may come from them

@@ -27,7 +27,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import EFA_RESOURCE
-from ...vllm.args import expand_k8s, is_vllm_image, parse_vllm_command
+from ...vllm.args import expand_k8s, is_vllm_image, literal_crash, parse_vllm_command
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
@@ -345,7 +345,15 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
         unknown_env = {k for k, v in env.items() if v is UNKNOWN} | ({"*"} if env_from else set())
+        crash = literal_crash(run, args, literal, image, unknown_env)
+        if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
+            words = [*run, *args]
+            crashed, words[crash[0]] = words[crash[0]], crash[1]
+            run, args = words[:len(run)], words[len(run):]
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
+        if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
+            pod.crash = crash[2]
+            pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:

@@ -36,7 +36,7 @@ from ...model.vocab import (
     LWS_EXCLUSIVE,
 )
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
+from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
 
@@ -198,6 +198,19 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
 
 
+def _written_null(d: Any, key: str, what: str, loc: Location) -> None:
+    """A required field written as null (or, for ``containers``, as an empty list) in a kind Kubernetes defines:
+    the API server rejects the object, so it is an input error at its line, not a workload that silently
+    vanishes (a patch that leaves the field out is not one)."""
+    if not isinstance(d, dict) or key not in d:
+        return
+    value = d[key]
+    if value is None or (key == "containers" and value == []):
+        need = "at least one container" if key == "containers" else "a value"
+        raise InputError(f"{what}: written as {'null' if value is None else 'an empty list'}, but Kubernetes requires "
+                         f"{need} (the object is rejected)", loc.file, line_of(d, key) or loc.line)
+
+
 def _template_of(kind: str, spec: Mapping[str, Any], loc: Location) -> tuple[Any, Any, str] | None:
     """(template metadata, pod spec, the pod spec's path) for a workload, or None when it has no pod
     template. For the workload kinds Kubernetes defines, a template or pod spec of the wrong type is an
@@ -277,17 +290,23 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     file_lines = lines.get(file) if lines is not None and file is not None else None
     strict = kind in SIMPLE_WORKLOADS
     spec = typed_map(obj, "spec", "spec", loc) if strict else as_map(obj.get("spec"))
+    if strict:
+        _written_null(obj, "spec", "spec", loc)
     if kind == "LeaderWorkerSet":
         return add_lws(obj, loc, inv, file_lines)
     if kind == "Pod":
         meta, pod_spec, path = obj.get("metadata"), spec, "spec"
     else:
+        if strict and kind != "CronJob":
+            _written_null(spec, "template", "spec.template", loc)
         tpl = _template_of(kind, spec, loc)
         if tpl is None:
             return False
         meta, pod_spec, path = tpl
         if not strict and not isinstance(as_map(pod_spec).get("containers"), list):
             return False
+    if strict:
+        _written_null(pod_spec, "containers", f"{path}.containers", loc)
     obj_meta = as_map(obj.get("metadata"))
     namespace = str(obj_meta.get("namespace") or "default")
     ports = pod_ports(f"{kind} {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,

@@ -132,6 +132,8 @@ def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Pat
                 if y is _DROP:
                     if path and path[-1] in ("args", "command"):
                         items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
+                    elif path and path[-1] in ("containers", "initContainers"):
+                        items.append(UNKNOWN)  # the readers skip it; the list is not empty
                     continue
                 items.append(y)
             return items

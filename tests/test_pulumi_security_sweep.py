@@ -176,3 +176,43 @@ def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path:
     assert (code, errors) == (1, ""), (errors, findings)
     assert case.code in _blocking(findings), [f["message"] for f in findings if f["code"] == case.code]
     assert case.code in _pack_blocking(doc)
+
+
+# --- a workload part that hides whether it runs vLLM at all ----------------------------------------------------
+
+AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
+
+
+def _codes(findings: list[dict[str, Any]], level: str = "mandatory") -> list[tuple[str, str]]:
+    return sorted((f["code"], f["message"]) for f in findings if f["level"] == level and f["code"] in SECURITY)
+
+
+def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tmp_path: Path) -> None:
+    doc = preview()
+    c = doc["steps"][DEP]["newState"]["inputs"]["spec"]["template"]["spec"]["containers"][0]
+    c.update(image=U, command=U, args=U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    part = "the image and command of container `vllm` (spec.template.spec.containers[0])"
+    assert (code, errors) == (1, "")
+    assert _codes(findings) == [
+        ("SW306", f"SW306: cannot decide: whether its containers set {DEV_MODE}: {part} {AT_PREVIEW}"),
+        ("SW310", f"SW310: cannot decide: whether its containers set NVIDIA_VISIBLE_DEVICES: {part} {AT_PREVIEW}"),
+    ]
+
+
+def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_without_default_deny(
+        tmp_path: Path) -> None:
+    """The LeaderWorkerSet's leader runs Ray's head and its workers run vLLM: with the workers' command not known
+    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy)."""
+    doc = preview()
+    lwt = doc["steps"][LWS]["newState"]["inputs"]["spec"]["leaderWorkerTemplate"]
+    lwt["leaderTemplate"]["spec"]["containers"][0].update(
+        args=None, command=["/bin/sh", "-c", "ray start --head --port=6379 --block"])
+    lwt["workerTemplate"]["spec"]["containers"][0]["command"] = U
+    del doc["steps"][NP]
+    code, errors, findings = lint_document(tmp_path, doc)
+    part = ("the command line of a container "
+            "(spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].command)")
+    assert (code, errors) == (1, "")
+    assert [m for c, m in _codes(findings) if c == "SW305"] == [
+        f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]

@@ -392,3 +392,38 @@ def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
     engine = parse_vllm_command([], [UNKNOWN_TOKEN], {}, image="vllm/vllm-openai:v0.11.0")
     assert engine is not None
     assert (engine.model, engine.tensor_parallel_size, engine.pipeline_parallel_size) == (UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+# --- words vLLM exits on, as Kubernetes passes them (issue 27 class 6, issue 29) --------------------------
+
+
+M8 = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.mark.parametrize(("command", "args", "env", "unknown", "crash"), [
+    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
+    ([], ["$(MODEL)"], {}, (), (0, "$(MODEL)")),
+    # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("*",), None),  # envFrom may define it
+    ([], [M8, "--port", "$(LLAMA_SERVICE_PORT)"], {}, (), None),  # a Service's variable (enableServiceLinks)
+    (["/bin/sh", "-c"], [f"vllm serve {M8} --tensor-parallel-size ${{TP}}"], {"TP": "2"}, (), None),
+    ([], [M8, "--served-model-name=llama 8b", "--host", "$(POD_IP)"], {}, ("POD_IP",), None),
+    ([], [M8, "--tensor-parallel-size", "$(SHARDWISE_UNKNOWN_VALUE)"], {}, (), None),  # a preview's unknown
+    (["/opt/start.sh", "vllm", "serve"], [M8, "--tensor-parallel-size=${TP}"], {}, (), None),  # a script may expand
+], ids=["one-item", "one-item-short", "shell-syntax", "dollar-var", "undefined", "helm", "empty-model",
+        "undefined-model", "defined", "value-from", "env-from", "service-link", "shell", "name-with-space",
+        "preview-unknown", "wrapper-script"])
+def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unknown(command, args, env, unknown,
+                                                                                     crash):
+    from shardwise.rules.vllm.args import literal_crash
+
+    found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
+    assert (found[:2] if found else None) == crash

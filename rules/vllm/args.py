@@ -689,6 +689,10 @@ _CONVERTED = frozenset({"int", "posint", "hint", "hint_auto", "float", "fraction
 _EXEC_WRAPPERS = frozenset({"exec", "env", "tini", "dumb-init", "nice", "nohup", "stdbuf", "taskset", "numactl",
                             "--", "python", "python3", "vllm", "serve", "-m"})
 _HELM = re.compile(r"\{\{.*?\}\}", re.S)
+#: The variables Kubernetes gives a container for each Service of its namespace (enableServiceLinks, on by
+#: default): ``$(LLAMA_SERVICE_HOST)``, ``$(LLAMA_SERVICE_PORT)``, ``$(LLAMA_PORT_8000_TCP_ADDR)``... are expanded
+#: in command and args too, from Services the inputs may not hold.
+_SERVICE_ENV = re.compile(r"_SERVICE_(HOST|PORT)|_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$")
 _SHELL_SYNTAX = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -707,7 +711,7 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
         value = env.get(name)
         if isinstance(value, str):
             return value
-        if name in unknown_env or "*" in unknown_env or m.group(0) == UNKNOWN_TOKEN:
+        if name in unknown_env or "*" in unknown_env or m.group(0) == UNKNOWN_TOKEN or _SERVICE_ENV.search(name):
             return UNKNOWN_TOKEN
         leftover.append(m.group(0))
         return m.group(0)

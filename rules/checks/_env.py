@@ -113,11 +113,11 @@ def switch_hits(inv: Inventory, g: ServingGroup, names: Iterable[str],
         for name in names:
             try:
                 found = env_value(inv, g, c, name, read_env_from=True)
-            except Undecidable as u:
+            except Undecidable as err:
                 if name in c.env:  # set from a ConfigMap key that is not in the inputs: say so at its line
-                    if unknown_reason is not None:
-                        u = Undecidable(u.prop, f"{u.reason}; {unknown_reason}")
-                    yield Hit(group_subject(g), f"cannot decide: {u.text}", env_location(g, c, name),
+                    because = err.reason if unknown_reason is None else f"{err.reason}; {unknown_reason}"
+                    text = Undecidable(err.prop, because).text
+                    yield Hit(group_subject(g), f"cannot decide: {text}", env_location(g, c, name),
                               tuple(g.suppressions), undecided=True)
                 continue  # an envFrom source not known yet: SW306 blocks it
             if found is None:

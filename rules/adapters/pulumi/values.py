@@ -127,8 +127,9 @@ def obj(value: Any, path: str) -> Any:
 
 
 def objs(value: Any, path: str) -> Any:
-    """An array of objects: ``[]`` when absent, UNKNOWN when unknown; entries may be UNKNOWN. A null entry
-    (or an asset) is an input error: AWS rejects it, so it must not read as no entry."""
+    """An array of objects: ``[]`` when absent, UNKNOWN when unknown; entries may be UNKNOWN or None
+    (a null entry; the caller skips it, keeping the indexes of the others for its messages). An asset or
+    archive entry is an input error, never read as no entry."""
     if value is None:
         return []
     if value is UNKNOWN:
@@ -136,7 +137,7 @@ def objs(value: Any, path: str) -> Any:
     if not isinstance(value, list):
         raise wrong(path, "an array of objects", value)
     for i, v in enumerate(value):
-        if v is not UNKNOWN and not isinstance(v, Mapping):
+        if v is not None and v is not UNKNOWN and not isinstance(v, Mapping):
             raise wrong(f"{path}[{i}]", "an object", v)
     return value
 
@@ -150,9 +151,11 @@ def text(value: Any, path: str, *, numbers: bool = False) -> Any:
     raise wrong(path, "a string", value)
 
 
-def texts(value: Any, path: str) -> Any:
-    """An array of strings: ``[]`` when absent, UNKNOWN when unknown; unknown entries stay UNKNOWN. A null
-    entry is an input error (``subnetIds: [null]``: AWS rejects it; it is not an empty list)."""
+def texts(value: Any, path: str, *, nulls: bool = True) -> Any:
+    """An array of strings: ``[]`` when absent, UNKNOWN when unknown; unknown entries stay UNKNOWN, null
+    entries are dropped (a program's optional value left out of a list, such as a computed security group
+    that resolved to nothing), unless ``nulls`` is false: then a null entry is an input error (``subnetIds:
+    [null]``: AWS launches nodes in no such subnet; it is not a shorter list)."""
     if value is None:
         return []
     if value is UNKNOWN:
@@ -161,6 +164,8 @@ def texts(value: Any, path: str) -> Any:
         raise wrong(path, "an array of strings", value)
     out: list[Any] = []
     for i, v in enumerate(value):
+        if v is None and nulls:
+            continue
         if v is not UNKNOWN and not isinstance(v, str):
             raise wrong(f"{path}[{i}]", "a string", v)
         out.append(v)

@@ -408,7 +408,7 @@ M8 = "meta-llama/Llama-3.1-8B-Instruct"
     (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
     ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
     ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
-    ([], ["$(MODEL)"], {}, (), (0, "$(MODEL)")),
+    ([], ["$(MODEL)"], {}, (), None),  # an operator or a kustomize base may define the model's variable
     # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API

@@ -801,6 +801,10 @@ def _value_crash(key: str, kind: str, value: str, leftover: str | None, written:
         return "is empty: vLLM finds no model named '' and exits"
     if leftover is None or UNKNOWN_TOKEN in value or not (kind in _CONVERTED or key == "model"):
         return None
+    if leftover.startswith("$(") and kind not in _CONVERTED:
+        # the model named by $(VAR): operators (OME's MODEL_PATH, a kustomize base's env under a patch) define the
+        # variable in the pod they build, so an undefined one is not sure to stay as written
+        return None
     if leftover.startswith("{{"):
         how = "is an unrendered Helm placeholder: the file was not rendered (helm template), so vLLM receives it"
     elif leftover.startswith("$("):

@@ -354,6 +354,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash[2]
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
+            if "which the container's env does not define" in crash[2]:
+                # the whole object must be read to know the variable is not defined (a kustomize patch's base,
+                # or the operator that builds the pod, may define it): note_launch decides
+                pod.locations["crash-undefined"] = pod.locations["crash"]
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:

@@ -59,7 +59,7 @@ tools:
 cluster:
 	bash scripts/build-cluster.sh
 
-# `pulumi up` of every stack's Kubernetes layer against that control plane (tests/test_cluster.py)
+# `pulumi up` of every stack's Kubernetes layer against that control plane (tests/e2e/test_cluster.py)
 test-cluster: setup engine cluster
 	SHARDWISE_REQUIRE_ENGINE=1 SHARDWISE_REQUIRE_CLUSTER=1 $(BIN)/pytest -q -m cluster
 
@@ -81,6 +81,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_lint.py
 	$(BIN)/python benchmarks/bench_pack.py
 	$(BIN)/python benchmarks/bench_corpus.py
+	$(BIN)/python benchmarks/bench_corpus.py --wide
 
 bench-engine: setup engine
 	$(BIN)/python benchmarks/bench_engine.py

@@ -19,7 +19,7 @@ directory instead of talking to a cluster: its kubeconfig is dropped, which that
 ``shardwise:kubeconfig`` (optional: a kubeconfig's path or its contents) points every Kubernetes
 provider of the program at the cluster it names instead of the one the EKS kubeconfig reaches: an
 API server reached another way (a tunnel, a bastion's kubeconfig) or the local control plane the
-cluster tests run (``tests/test_cluster.py``). The AWS resources are declared as before.
+cluster tests run (``tests/e2e/test_cluster.py``). The AWS resources are declared as before.
 
 Exports: ``endpoints`` (in-cluster service URLs and router hostnames), ``pools`` (node pool names)
 and ``sizing`` (per workload: weights and KV cache per GPU, KV tokens, concurrency, startup budget).

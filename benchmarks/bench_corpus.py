@@ -33,6 +33,13 @@ For every shape and in total it prints, against the generator's ground truth (``
 - *reports*: per-file runs that produced a report.
 
 Figures go to stdout and to ``OUT/bench_corpus.json``.
+
+``--wide`` measures the project's wide corpus of public files instead (``tests/corpus/wide``, see
+``corpus_wide.py``): each repository folder linted in one run, held to ``TRIAGE.yaml``. It prints
+files and repositories, workloads *recognised*, *linted* (sized by the capacity model), *undecided*,
+files not read that say why, *silent* passes (files judged to run vLLM with no workload and no word
+why, and untriaged files that look so), crashes, and the blocking precision, true ÷ (true + false),
+with the debatable and untriaged blocking findings shown apart. Figures to ``OUT/bench_corpus_wide.json``.
 """
 
 from __future__ import annotations
@@ -115,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repos", type=int, default=60)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"))
+    ap.add_argument("--wide", action="store_true", help="the wide corpus of public files (tests/corpus/wide)")
     args = ap.parse_args(argv)
+    if args.wide:
+        return wide(args.out)
 
     out = os.path.join(args.out, "corpus")
     entries = [e.__dict__ for e in gen_corpus.generate(out, args.repos, args.seed)]
@@ -208,6 +218,34 @@ def main(argv: list[str] | None = None) -> int:
                    "repo_exits": dict(repo_exits), "whole": whole,
                    "repos": args.repos, "seed": args.seed}, fh, indent=1)
     print(f"\nfigures written to {os.path.relpath(os.path.join(args.out, 'bench_corpus.json'), ROOT)}")
+    return 0
+
+
+def wide(out_dir: str) -> int:
+    """The wide corpus of public files against its triage (see the module docstring)."""
+    import corpus_wide
+
+    run = corpus_wide.lint_corpus()
+    a = corpus_wide.assess(run, corpus_wide.load_triage())
+    s = corpus_wide.summary(run, a)
+    precision = "n/a" if s["blocking_precision"] is None else f"{100 * s['blocking_precision']:.1f} %"
+    print(f"wide corpus: {s['files']} files from {s['repositories']} repositories, {s['files_serving']} that look "
+          f"like they run vLLM; {s['seconds']} s for one run per repository (exit statuses {s['exits']})")
+    print(f"recognised {s['recognised']} workloads in {s['files_with_workload']} files; linted (sized) "
+          f"{s['linted']}; undecided {s['undecided']}; not read, saying why: {s['not_read_said_why']} files; "
+          f"silent: {s['silent']} files; crashes: {s['crashes']}; internal errors: {s['internal_errors']}")
+    print(f"blocking: {s['blocking']} findings in {s['blocked_files']} files; true {s['blocking_true']}, false "
+          f"{s['blocking_false']} -> precision {precision}; debatable {s['blocking_debatable']} and untriaged "
+          f"{s['blocking_untriaged']} apart; advisory {s['advisory']}")
+    print(f"blocked files: {s['blocked_files']}, of which {s['blocked_files_no_true_finding']} by no finding a "
+          "reviewer accepts")
+    for name in a.silent:
+        print(f"  silent: {name}")
+    for f in a.untriaged:
+        print(f"  untriaged blocking: {corpus_wide.describe(f)}")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "bench_corpus_wide.json"), "w", encoding="utf-8") as fh:
+        json.dump(s, fh, indent=1)
     return 0
 
 

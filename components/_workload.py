@@ -48,6 +48,7 @@ class WorkloadArgs:
     p95_context_tokens: int | None = None
     target_concurrency: int | None = None
     output_tokens_per_second: float | None = None
+    tpot_target_ms: float | None = None
     base_model: str | None = None
     weights_gib: float | None = None
     model_load_seconds: int | None = None

@@ -14,209 +14,26 @@ never imports pydantic.
 from __future__ import annotations
 
 import gc
-import json
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..model import Inventory
 from ..model.errors import InputError
+from .jsonsrc import parse_json
+from .load import load_file, load_text
 from .select import Excludes, select_inputs
-from .yamlsrc import DuplicateKey, load_documents, read_text
 
 if TYPE_CHECKING:
     from .charts import Renderer
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE_SURROGATE = re.compile(
-    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"  # a high half with no low half after it
-    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a low half with no high half before it
-)
-
-
-class _NotJson(Exception):
-    """A JSON value Python's parser accepts but JSON does not (``NaN``), or a key written twice."""
-
-    def __init__(self, what: str, key: str | None = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise _NotJson("duplicate", k)
-            seen.add(k)
-    return d
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotJson(name)
-
-
-_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
-_WS = " \t\n\r"
-
-
-def _duplicate_key_at(text: str, key: str) -> int | None:
-    """Where the second ``key`` of one object starts (the slow pure-Python scanner, on the error path)."""
-    decoder: Any = json.JSONDecoder()
-    jd: Any = json.decoder
-    found: list[int] = []
-
-    def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[dict, int]:
-        s, pos = s_and_end
-        seen: set[str] = set()
-        while not found:
-            while pos < len(s) and s[pos] in _WS:
-                pos += 1
-            if pos >= len(s) or s[pos] != '"':
-                break
-            start = pos
-            k, pos = jd.scanstring(s, pos + 1)
-            if k in seen and k == key:
-                found.append(start)
-                break
-            seen.add(k)
-            pos = s.index(":", pos) + 1
-            while s[pos] in _WS:
-                pos += 1
-            _, pos = scan(s, pos)
-            while pos < len(s) and s[pos] in _WS:
-                pos += 1
-            if pos >= len(s) or s[pos] != ",":
-                break
-            pos += 1
-        return jd.JSONObject(s_and_end, *args)
-
-    decoder.parse_object = parse_object
-    scan = jd.scanner.py_make_scanner(decoder)
-    decoder.scan_once = scan
-    try:
-        decoder.decode(text)
-    except ValueError:
-        pass
-    return found[0] if found else None
-
-
-def _line_at(text: str, pos: int | None) -> int | None:
-    return None if pos is None else text.count("\n", 0, pos) + 1
-
-
-def parse_json(text: str, file: str) -> Any:
-    """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
-    its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one
-    object (the parser would keep the last), nesting too deep for the parser, and a string escape that
-    is half a surrogate pair (``"\\ud800"``: JSON allows it, but it is no character and no report
-    could write it)."""
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
-    except RecursionError:
-        raise InputError("cannot parse JSON: nesting too deep", file) from None
-    except _NotJson as e:
-        if e.key is not None:
-            line = _line_at(text, _duplicate_key_at(text, e.key))
-            raise InputError(f"cannot parse JSON: duplicate key {json.dumps(e.key)}: an object's keys must be "
-                             "unique, keep one", file, line) from None
-        m = next((m for m in _NON_FINITE.finditer(text) if m.group(1)), None)
-        raise InputError(f"cannot parse JSON: {e.what} is not a JSON number (JSON has no NaN or infinity); "
-                         "write a number, or null", file, _line_at(text, m.start() if m else None)) from None
-    if _SURROGATE_ESCAPE.search(text) is not None:  # rare: check properly only then
-        try:
-            json.dumps(data, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            m = _LONE_SURROGATE.search(text)
-            line = text.count("\n", 0, m.start()) + 1 if m else None
-            escape = f" {m.group(0)}" if m else ""
-            raise InputError(f"cannot parse JSON: the escape{escape} is half of a UTF-16 surrogate pair, "
-                             "not a character", file, line) from None
-    return data
-
-
-def load_text(text: str, file: str) -> Inventory:
-    """One file's inventory, by its parsed content; its input errors are in ``errors``, and a file that
-    is not an input is in ``skipped_files``."""
-    inv = Inventory()
-    try:
-        return _load_text(text, file, inv)
-    except InputError as e:  # an error about the whole file
-        inv.errors.append(e)
-    except RecursionError:
-        inv.errors.append(InputError("nested too deeply to read", file))
-    except Exception as e:  # noqa: BLE001 - a bug on one file must not hide the others; it fails the run
-        if os.environ.get("SHARDWISE_DEBUG"):
-            raise
-        inv = Inventory(errors=[InputError(
-            f"internal error while reading this file: {type(e).__name__}: {e} (set SHARDWISE_DEBUG=1 for the "
-            "traceback; please report it)", file)])
-    if file not in inv.sources:
-        inv.sources.append(file)
-    return inv
-
-
-def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
-    from . import kinds
-
-    stripped = text.lstrip()
-    if not stripped:  # read, and nothing in it
-        inv.sources.append(file)
-        return inv
-    if file.endswith(".json") or stripped[:1] in "{[":
-        try:
-            data = parse_json(text, file)
-        except InputError:
-            if file.endswith(".json"):
-                raise
-        else:
-            kind = kinds.json_kind(data, file)
-            if kind == kinds.PULUMI:
-                from .pulumi import inventory_from_pulumi_json
-
-                return inventory_from_pulumi_json(data, file, text)
-            if kind != kinds.KUBERNETES:
-                inv.skipped_files.append((file, kind))
-                return inv
-    docs = load_documents(text, file)
-    kind = kinds.yaml_kind(docs, file)
-    if kind == kinds.STACK:
-        from .stack import load_stack_text
-
-        return load_stack_text(text, file)
-    if kind != kinds.KUBERNETES:
-        duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
-        if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
-            inv.errors.extend(duplicates)
-            inv.sources.append(file)
-            return inv
-        inv.skipped_files.append((file, kind))
-        return inv
-    from .k8s import inventory_from_documents
-
-    return inventory_from_documents(docs, text, file)
-
+__all__ = [
+    "PARALLEL_MIN_FILES", "default_jobs", "load_file", "load_inputs", "load_text", "parse_json", "read_inputs",
+]
 
 #: Below this many files one process reads them all; above it they are split over the CPUs.
 PARALLEL_MIN_FILES = 200
-
-
-def load_file(path: str) -> Inventory:
-    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
-    name = "<stdin>" if path == "-" else path
-    try:
-        text = read_text(path)
-    except InputError as e:
-        inv = Inventory(sources=[name])
-        inv.errors.append(e)
-        return inv
-    return load_text(text, name)
 
 
 def _load_chunk(files: list[str]) -> Inventory:
@@ -298,7 +115,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             if rendered.errors and render_kind(directory) == "kustomize":
                 rendered = _kustomization_read_plainly(directory, rendered, excludes)
             inv.extend(rendered)
-    inv.errors = sorted([*sel.errors, *inv.errors], key=lambda e: sel.place(e.file))  # stable: lines stay in order
+    found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
+    inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
     from .k8s import resolve_pools

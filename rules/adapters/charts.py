@@ -4,7 +4,9 @@ A directory named on the command line (other than the current directory; or its 
 kustomization file) that holds a ``Chart.yaml`` is rendered with
 ``helm template RELEASE DIR [--values FILE]… [--set K=V]…`` (RELEASE is the directory's name), one that
 holds a ``kustomization.yaml`` (or ``.yml``, or ``Kustomization``) with ``kustomize build DIR``, else
-``kubectl kustomize DIR`` — whichever is on ``PATH``, as checkov does. Without the tool, the directory
+``kubectl kustomize DIR`` — whichever is on ``PATH``, as checkov does — with its files kept under the
+kustomization's root; a base outside the repository or a remote one (which kustomize would fetch) is refused
+first (:func:`check_kustomization`). Without the tool, the directory
 is an input error that says how to install it and how to render by hand. Directories met while
 searching a tree, and ``.``, are not rendered: their files are skipped as chart metadata, values and
 unrendered templates, so a run over a repository reads the same files whatever it holds and whatever
@@ -33,6 +35,7 @@ from typing import Any
 
 from ..model import Inventory, Location
 from ..model.errors import InputError
+from ..model.files import inside, read_file_bytes
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
@@ -71,6 +74,8 @@ class Renderer:
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
     which: Callable[[str], str | None] = shutil.which
+    #: Let kustomize fetch remote bases (``--fetch-remote-bases``): by default one is an input error.
+    remote_bases: bool = False
 
     def render(self, directory: str) -> Inventory:
         """The inventory of one chart or kustomization directory; what fails is an input error of it."""
@@ -113,9 +118,9 @@ class Renderer:
         name = next(f for f in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(directory, f)))
         where = os.path.join(directory, name)
         if kustomize is not None:
-            cmd, what = [kustomize, "build", directory], "kustomize build"
+            cmd, what = [kustomize, "build", _ROOT_ONLY, directory], "kustomize build"
         elif kubectl is not None:
-            cmd, what = [kubectl, "kustomize", directory], "kubectl kustomize"
+            cmd, what = [kubectl, "kustomize", _ROOT_ONLY, directory], "kubectl kustomize"
         else:
             raise InputError(
                 "this Kustomize directory cannot be built: neither kustomize nor kubectl is on PATH; "
@@ -123,11 +128,68 @@ class Renderer:
                 "shardwise lint -", where)
         if self.values or self.set_values:
             raise InputError("--values and --set are Helm chart values; a Kustomize directory takes none", where)
+        check_kustomization(directory, self.remote_bases)
         out = _run(cmd, where, what)
-        from . import load_text
+        from .load import load_text
 
         inv = load_text(out, f"{where} (kustomize build)")
         return inv
+
+
+#: Files a kustomization loads stay under its own root (kustomize's default, said explicitly).
+_ROOT_ONLY = "--load-restrictor=LoadRestrictionsRootOnly"
+#: What kustomize takes for a remote base when no local path has the name: a URL with a scheme
+#: (https://, ssh://, file://), git@host:, git::, or a host name first (github.com/org/repo//path?ref=v1).
+_REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s]+@[^/\s]+:|git::|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/)")
+#: The keys of a kustomization that name other kustomizations (or files) to build in.
+_BASE_KEYS = ("resources", "bases", "components")
+
+
+def check_kustomization(directory: str, remote: bool = False) -> None:
+    """Refuse, before kustomize runs, a kustomization that would build from outside the request: a
+    ``resources``/``bases``/``components`` entry (in it or in any kustomization it includes) that leads
+    outside the repository (the current directory; the named directory when it lies elsewhere), or a remote
+    base, which kustomize would ``git fetch`` (allowed with ``remote``). :class:`InputError` at the
+    kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
+    (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
+    no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``)."""
+    from .yamlsrc import decode_text, load_all
+
+    root = os.getcwd() if inside(directory, os.getcwd()) else directory
+    seen: set[str] = set()
+    todo = [directory]
+    while todo:
+        d = todo.pop()
+        real = os.path.realpath(d)
+        name = next((f for f in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(d, f))), None)
+        if real in seen or name is None:
+            continue
+        seen.add(real)
+        where = os.path.join(d, name)
+        try:
+            docs = list(load_all(decode_text(read_file_bytes(where), where), where))
+        except InputError:
+            continue  # kustomize reports it in its own words
+        doc = docs[0] if docs else None
+        if not isinstance(doc, dict):
+            continue
+        for key in _BASE_KEYS:
+            entries = doc.get(key)
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, str) or not entry.strip():
+                    continue
+                local = os.path.normpath(os.path.join(d, entry))
+                if os.path.lexists(local):
+                    if not inside(local, root):
+                        raise InputError(f"{key} entry {entry!r} is {os.path.realpath(local)}, outside {root}: the "
+                                         "kustomization is not built (shardwise builds nothing from outside the "
+                                         "repository; run it from a directory that holds both)", where)
+                    if os.path.isdir(local):
+                        todo.append(local)
+                elif _REMOTE.match(entry.strip()) and not remote:
+                    raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
+                                     "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
+                                     f"kustomize build {directory} | shardwise lint -", where)
 
 
 def _run(cmd: list[str], where: str, what: str) -> str:
@@ -199,7 +261,7 @@ def _chart_path(directory: str, source: str) -> str:
 def helm_inventory(rendered: str, directory: str) -> Inventory:
     """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
     pointing at its template file and line."""
-    from . import load_text
+    from .load import load_text
 
     inv = Inventory()
     for source, text in split_sources(rendered):
@@ -211,9 +273,8 @@ def helm_inventory(rendered: str, directory: str) -> Inventory:
         virtual = f"{path} (rendered)"
         part = load_text(text, virtual)
         try:
-            with open(path, encoding="utf-8") as fh:
-                template = fh.read()
-        except (OSError, UnicodeDecodeError):
+            template: str | None = read_file_bytes(path).decode("utf-8")  # a regular file only, bounded
+        except (InputError, UnicodeDecodeError):
             template = None  # a subchart from a .tgz: point at the rendered document's own lines
         if template is not None:
             _relocate(part, virtual, path, _lookup(line_map(text, template)))

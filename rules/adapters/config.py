@@ -8,7 +8,7 @@ TOML::
 
     fail_on = "mandatory"          # or "advisory"
     unknown = "fail"               # or "warn": a rule that cannot decide is advisory
-    kv_reserve = 1.4               # weights × this must fit (the seeds' kv_overhead)
+    kv_reserve = 1.4               # weights × this must fit (gpus_needed's kv_overhead)
     p95_context_tokens = 8192      # declared p95 prompt+output length
     default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
     exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)
@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import LintConfig, SuppressionEntry
 from ..model.errors import InputError
+from ..model.files import read_file_bytes
 
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")
@@ -136,6 +138,12 @@ def _parse(path: str, text: str) -> Any:
         line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
         raise InputError(f"cannot parse TOML: {msg}", path, line) from None
+    except ValueError:  # Python's int limit: tomllib lets its "Exceeds the limit (4300 digits)" through
+        limit = sys.get_int_max_str_digits()
+        m = re.search("[0-9_]{" + str(limit + 1) + ",}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        raise InputError(f"cannot parse TOML: a number of more than {limit:,} digits; shardwise reads integers of at "
+                         f"most {limit:,} digits", path, line) from None
 
 
 def _number(w: _Where, data: Any, key: str, lo: float, hi: float, integer: bool) -> float | int:
@@ -283,10 +291,9 @@ def load_config(path: str | None = None, cwd: str = ".", known_codes: set[str] |
         if path is None:
             return Settings()
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        raise InputError(f"cannot read config file: {e.strerror or e}", path) from None
+        text = read_file_bytes(path).decode("utf-8")  # a regular file only, bounded (..model.files)
+    except InputError as e:
+        raise InputError(e.message.replace("cannot read: ", "cannot read config file: ", 1), path) from None
     except UnicodeDecodeError:
         raise InputError("config file is not UTF-8 text", path) from None
     return parse_config(path, text, known_codes)

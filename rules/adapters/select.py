@@ -12,7 +12,9 @@
   and counted with the reason. Files known only by their content are sorted out by
   :mod:`.kinds` after parsing.
 - A path that does not exist or a directory that cannot be listed is an input error; the other
-  paths are still read.
+  paths are still read. A symbolic link met while searching a directory is read only when it leads to a
+  file inside that directory (else an input error: name the file itself to read it); a file that is not
+  a regular file (a FIFO, a device) is an input error when it is read (:mod:`..model.files`).
 - A Helm chart or Kustomize directory named on the command line (the directory, other than the
   current one, or its ``Chart.yaml`` / ``kustomization.yaml``) is rendered (:mod:`.charts`), not
   searched. Charts and kustomizations met while searching a tree, and ``.``, are searched: their files
@@ -23,10 +25,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..model.errors import InputError
+from ..model.files import inside, read_file_bytes
+from . import globs
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"
@@ -108,59 +112,21 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None) -> str | N
 
 @dataclass(frozen=True)
 class Pattern:
-    """One gitignore-like pattern: ``text`` as written, compiled."""
+    """One gitignore-like pattern: ``text`` as written, and whether a path relative to the root matches it
+    (:mod:`.globs`: in time linear in the path, whatever the pattern)."""
 
     text: str
-    regex: re.Pattern[str]
+    match: Callable[[str], bool]
     negate: bool
     dir_only: bool
 
 
-def _glob_regex(glob: str) -> str:
-    out, i, n = [], 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("/**", i) and i + 3 == n:
-            out.append("/.*")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = glob.find("]", i + 2 if glob.startswith("[!", i) or glob.startswith("[]", i) else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-                i += 1
-            else:
-                body = glob[i + 1:j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
-
-
 def compile_pattern(line: str) -> Pattern | None:
     """A ``.shardwiseignore`` line or an ``--exclude`` value as a :class:`Pattern` (None: blank or a
-    comment). Semantics as in ``.gitignore``: ``!`` re-includes, a trailing ``/`` matches only
-    directories, a pattern with a ``/`` elsewhere is relative to the current directory and one
-    without matches a name at any depth, ``*`` and ``?`` stay within a path segment, ``**`` spans
-    segments."""
+    comment); :class:`~.globs.PatternError` for one that cannot mean anything (``[z-a]``). Semantics as
+    in ``.gitignore``: ``!`` re-includes, a trailing ``/`` matches only directories, a pattern with a
+    ``/`` elsewhere is relative to the current directory and one without matches a name at any depth,
+    ``*`` and ``?`` stay within a path segment, ``**`` spans segments."""
     text = line.rstrip("\n").rstrip()
     if not text or text.startswith("#"):
         return None
@@ -175,24 +141,39 @@ def compile_pattern(line: str) -> Pattern | None:
     if not glob:
         return None
     anchored = "/" in glob
-    glob = glob.lstrip("/")
-    regex = ("" if anchored else "(?:.*/)?") + _glob_regex(glob)
-    return Pattern(text, re.compile(regex + r"\Z", re.DOTALL), negate, dir_only)
+    toks = globs.tokens(glob.lstrip("/"))
+    if not anchored:
+        toks.insert(0, globs.DIRS)
+    return Pattern(text, globs.matcher(toks), negate, dir_only)
 
 
 @dataclass
 class Excludes:
-    """Exclusion patterns, matched against paths relative to ``root`` (the last matching one decides)."""
+    """Exclusion patterns, matched against paths relative to ``root`` (the last matching one decides).
+    A pattern that cannot be compiled is left out and is an input error in ``errors``, with the file and
+    line it came from: the other patterns still apply and every input is still read."""
 
     patterns: list[Pattern] = field(default_factory=list)
     root: str = "."
+    errors: list[InputError] = field(default_factory=list)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str], root: str = ".") -> Excludes:
-        return cls([p for p in map(compile_pattern, lines) if p is not None], root)
+    def from_lines(cls, lines: Iterable[str], root: str = ".", source: str | None = None) -> Excludes:
+        ex = cls([], root)
+        ex.extend(lines, source)
+        return ex
 
-    def extend(self, lines: Iterable[str]) -> None:
-        self.patterns.extend(p for p in map(compile_pattern, lines) if p is not None)
+    def extend(self, lines: Iterable[str], source: str | None = None, numbered: bool = False) -> None:
+        """Add ``lines`` from ``source`` (a file, or ``--exclude``); ``numbered``: errors give the line number."""
+        for n, line in enumerate(lines, 1):
+            try:
+                p = compile_pattern(line)
+            except globs.PatternError as e:
+                self.errors.append(InputError(f"invalid exclude pattern {line.strip()!r}: {e}; it is not applied",
+                                              source, n if numbered else None))
+                continue
+            if p is not None:
+                self.patterns.append(p)
 
     def _relative(self, path: str) -> str:
         absolute = os.path.abspath(path)
@@ -204,7 +185,7 @@ class Excludes:
     def _matches(self, rel: str, is_dir: bool) -> bool:
         hit = False
         for p in self.patterns:
-            if (is_dir or not p.dir_only) and p.regex.match(rel):
+            if (is_dir or not p.dir_only) and p.match(rel):
                 hit = not p.negate
         return hit
 
@@ -221,16 +202,24 @@ class Excludes:
 
 
 def read_ignore_file(cwd: str = ".") -> list[str]:
-    """The lines of ``.shardwiseignore`` in ``cwd`` (none when there is no such file)."""
+    """The lines of ``.shardwiseignore`` in ``cwd`` (none when there is no such file). Only a regular file
+    inside ``cwd`` is read (:mod:`..model.files`): a FIFO, a device or a link out of the directory is an
+    input error."""
     path = os.path.join(cwd, IGNORE_FILE)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return []
-    except (OSError, UnicodeDecodeError) as e:
-        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        raise InputError(f"cannot read the ignore file: {why}", IGNORE_FILE) from None
+    if not inside(path, cwd):
+        raise InputError(f"cannot read the ignore file: it is a symbolic link to {os.path.realpath(path)}, outside "
+                         "the current directory; shardwise does not follow it", IGNORE_FILE)
+    try:
+        data = read_file_bytes(path, IGNORE_FILE)
+    except InputError as e:
+        raise InputError(e.message.replace("cannot read: ", "cannot read the ignore file: ", 1)
+                         .replace("not read: ", "the ignore file is not read: ", 1), IGNORE_FILE) from None
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError("cannot read the ignore file: not UTF-8 text", IGNORE_FILE) from None
 
 
 # ------------------------------------------------------------------------------------------ walking
@@ -302,7 +291,15 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 dirs[:] = keep
                 for f in sorted(files):
                     if f.endswith(INPUT_SUFFIXES):
-                        consider(os.path.join(root, f))
+                        path = os.path.join(root, f)
+                        if os.path.islink(path) and not inside(path, p):
+                            sel.order.setdefault(path, len(sel.order))
+                            sel.errors.append(InputError(
+                                f"not read: a symbolic link to {os.path.realpath(path)}, outside {p}; shardwise "
+                                "follows no link out of a folder it searches (name the file on the command line to "
+                                "read it)", path))
+                            continue
+                        consider(path)
         elif os.path.exists(p):
             from .charts import to_render
 

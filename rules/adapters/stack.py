@@ -171,7 +171,7 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
     value = config[key]
     key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
     if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
-        from . import parse_json  # NaN, duplicate keys and bad escapes are errors here too
+        from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
 
         try:
             value = parse_json(value, path)
@@ -286,8 +286,8 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
+    from ..catalog.hardware import pool_from_labels
     from ..model.vocab import INSTANCE_TYPE
-    from .k8s.pools import pool_from_labels
 
     if p.provisioner == "karpenter":
         pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)
@@ -374,36 +374,51 @@ SUMMARY_FIELDS = (
 
 
 def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) -> dict[str, Any]:
-    """One workload's sizing: weights and KV cache per GPU, KV tokens, concurrency (see :mod:`..sizing`),
-    and its startup budget (:func:`..cache.startup_budget`)."""
+    """One workload's sizing: weights and KV cache per GPU, KV tokens, concurrency, and its startup budget
+    (:func:`..cache.startup_budget`).
+
+    The numbers are the capacity model's :func:`~shardwise.rules.capacity.group.summary` of the serving group
+    the workload's rendered objects make (the one the rules validate), so they are what ``shardwise lint``
+    says of the manifests the component declares. Raises :class:`CatalogError` for a model or instance type
+    the catalog does not know."""
+    env = EnvironmentSpec(
+        name=s.name, cluster_name="sizing", network={"vpc_id": "vpc-0000000000000000a",
+                                                     "private_subnet_ids": ("subnet-0000000000000000a",)},
+        pools=(pool,), services=(s,) if isinstance(s, VllmServiceSpec) else (),
+        multi_node=(s,) if isinstance(s, VllmMultiNodeSpec) else ())
+    return _sized(env)[s.name]
+
+
+def _sized(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
+    """:func:`workload_sizing` of every workload of ``spec``, from the inventory the rules validate."""
     from .. import catalog
     from ..capacity import cache
-    from ..capacity.sizing import size_replica
-    from ..vllm.versions import resolve
+    from ..capacity.group import summary
+    from ..engine import LintConfig
 
-    e = s.engine
-    inst = catalog.find_instance(pool.instance_type)
-    gpu = catalog.find_gpu(inst.gpu)
-    model = catalog.find_model(e.model, s.base_model)
-    r = size_replica(
-        model, gpu.memory_gib,
-        tp=e.tensor_parallel_size, pp=e.pipeline_parallel_size,
-        gpu_memory_utilization=e.gpu_memory_utilization,
-        max_model_len=e.max_model_len, max_num_seqs=e.max_num_seqs,
-        max_num_batched_tokens=e.max_num_batched_tokens,
-        expected_context=s.p95_context_tokens, dtype=e.dtype, quantization=e.quantization,
-        kv_cache_dtype=e.kv_cache_dtype, block_size=None if e.block_size == 16 else e.block_size,
-        enforce_eager=e.enforce_eager, enable_chunked_prefill=e.enable_chunked_prefill,
-        kv_cache_memory_bytes=e.kv_cache_memory_bytes, gpu=gpu, vllm_version=resolve(s.vllm_version, s.image),
-        dp=e.data_parallel_size, expert_parallel=e.enable_expert_parallel,
-    ).as_dict()
-    budget = cache.startup_budget(s, pool)
-    return {"model": model.id, "gpu": gpu.name, **{k: r[k] for k in SUMMARY_FIELDS},
-            "startup_budget_seconds": budget.budget_seconds, "cache_throughput_mib_s": budget.throughput_mib_s}
+    pools = {p.name: p for p in spec.pools}
+    served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*spec.services, *spec.multi_node]
+    for w in served:  # the catalog's own errors first (the components say which)
+        catalog.find_gpu(catalog.find_instance(pools[w.pool].instance_type).gpu)
+        catalog.find_model(w.engine.model, w.base_model)
+    try:
+        inv = inventory_from_spec(spec, f"<environment {spec.name}>")
+    except InputError as e:
+        raise CatalogError(e.message) from None
+    groups = {g.name: g for g in inv.groups}
+    config = LintConfig()
+    out: dict[str, dict[str, Any]] = {}
+    for w in served:
+        sm = summary(groups[w.name], config)
+        sized = sm.sizing.as_dict() if sm.sizing is not None else {}
+        budget = cache.startup_budget(w, pools[w.pool])
+        out[w.name] = {"model": sm.model, "gpu": sm.gpu, **{k: sized.get(k) for k in SUMMARY_FIELDS},
+                       **({} if sm.sizing is not None else {"note": sm.note}),
+                       "startup_budget_seconds": budget.budget_seconds,
+                       "cache_throughput_mib_s": budget.throughput_mib_s}
+    return out
 
 
 def sizing_summary(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
     """Per workload: :func:`workload_sizing`."""
-    pools = {p.name: p for p in spec.pools}
-    served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*spec.services, *spec.multi_node]
-    return {s.name: workload_sizing(s, pools[s.pool]) for s in served}
+    return _sized(spec)

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from ..model.errors import InputError
+from ..model.files import MAX_FILE_BYTES, read_file_bytes, read_stream_bytes, size_text
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -56,6 +57,11 @@ def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedY
     as a YAML error at its line, in our words (never the constructor's exception text)."""
     kind = tag.rsplit(":", 1)[-1]
     what = _WHAT.get(kind, f"a valid {kind}")
+    digits = sum(c.isdigit() for c in value)
+    if kind == "int" and digits > sys.get_int_max_str_digits():  # Python reads no longer decimal integer
+        problem = (f"{_short(value)} is an integer of {digits:,} digits; shardwise reads integers of at most "
+                   f"{sys.get_int_max_str_digits():,} digits" + ("; quote it to keep it as text" if implicit else ""))
+        return yaml.constructor.ConstructorError(None, None, problem, mark)
     if implicit:  # no tag written: the value only looks like a date or a number
         problem = f"{_short(value)} is not {what}; quote it to keep it as text"
     else:
@@ -345,15 +351,21 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
 #: A document whose aliases make it larger than this is refused (a "billion laughs": a few lines of
 #: anchors that expand to billions of values, which every reader of the document would then walk).
 MAX_EXPANDED_VALUES = 1_000_000
+#: Nor may its aliases make it hold more text than this (keys and scalars counted each time an alias repeats
+#: them): one 1 MiB scalar aliased 20,000 times is 20 GiB of text to every rule that joins or scans it. The
+#: bound is the most a file may hold (:data:`~shardwise.rules.model.files.MAX_FILE_BYTES`), so a document
+#: never costs the rules more than the largest file without aliases would.
+MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 
 
-def _expanded_size(root: Any, limit: int) -> int:
-    """How many values ``root`` holds with every alias expanded (shared lists and mappings counted each
-    time they appear), a number above ``limit`` as soon as it passes it, or -1 when a list holds itself.
-    Linear in the distinct values."""
+def _expanded_size(root: Any, limit: int, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int]:
+    """How many values ``root`` holds and how many characters of text (keys and strings) with every alias
+    expanded (shared lists, mappings and strings counted each time they appear): ``(values, characters)``,
+    returned as soon as one passes its limit, or ``(-1, 0)`` when a list holds itself. Linear in the distinct
+    values."""
     if not isinstance(root, dict | list):
-        return 1
-    sizes: dict[int, int] = {}
+        return 1, len(root) if isinstance(root, str) else 0
+    sizes: dict[int, tuple[int, int]] = {}
     pending: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
@@ -361,13 +373,23 @@ def _expanded_size(root: Any, limit: int) -> int:
         key = id(node)
         items = node.values() if isinstance(node, dict) else node
         if children_done:
-            total = 1 + sum(sizes.get(id(c), 1) for c in items)
-            if total > limit:
-                return total
-            sizes[key] = total
+            total, chars = 1, 0
+            for c in items:
+                if isinstance(c, str):
+                    total += 1
+                    chars += len(c)
+                else:
+                    v, n = sizes.get(id(c), (1, 0))
+                    total += v
+                    chars += n
+            if isinstance(node, dict):
+                chars += sum(len(k) for k in node if isinstance(k, str))
+            if total > limit or chars > char_limit:
+                return total, chars
+            sizes[key] = (total, chars)
             pending.discard(key)
         elif key in pending:
-            return -1  # it contains itself
+            return -1, 0  # it contains itself
         elif key not in sizes:
             pending.add(key)
             stack.append((node, True))
@@ -398,10 +420,12 @@ def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 if starts is not None:
                     starts.append(node.start_mark.line + 1 + base)
                 doc = loader.construct_document(node)
-                size = _expanded_size(doc, MAX_EXPANDED_VALUES)
-                if size < 0 or size > MAX_EXPANDED_VALUES:
-                    what = "make a list that contains itself" if size < 0 else \
-                        f"expand to more than {MAX_EXPANDED_VALUES:,} values"
+                size, chars = _expanded_size(doc, MAX_EXPANDED_VALUES)
+                if size < 0 or size > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
+                    what = ("make a list that contains itself" if size < 0 else
+                            f"expand to more than {MAX_EXPANDED_VALUES:,} values" if size > MAX_EXPANDED_VALUES else
+                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
+                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
                     raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
                 docs.append(doc)
         finally:
@@ -559,22 +583,24 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`."""
+    """Read a file (``-`` for stdin) as UTF-8 text, or raise :class:`InputError`: only a regular file, and at
+    most :data:`~shardwise.rules.model.files.MAX_FILE_BYTES` (:mod:`..model.files`)."""
     name = "<stdin>" if path == "-" else path
+    if path != "-":
+        return decode_text(read_file_bytes(path, name), name)
     try:
-        if path == "-":
-            buffer = getattr(sys.stdin, "buffer", None)
-            if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates
-                text = sys.stdin.read()
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError as e:
-                    raise InputError("not UTF-8 text", name, text.count("\n", 0, e.start) + 1) from None
-                return text
-            data = buffer.read()  # not sys.stdin's own decoding: it may be surrogateescape
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates
+            text = sys.stdin.read(MAX_FILE_BYTES + 1)
+            if len(text) > MAX_FILE_BYTES:
+                raise InputError(f"not read: the input is larger than {size_text(MAX_FILE_BYTES)}, the most "
+                                 "shardwise reads from one file", name)
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise InputError("not UTF-8 text", name, text.count("\n", 0, e.start) + 1) from None
+            return text
+        data = read_stream_bytes(buffer, name)  # not sys.stdin's own decoding: it may be surrogateescape
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", name) from None
     return decode_text(data, name)

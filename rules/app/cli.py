@@ -108,6 +108,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="a Helm value for the chart directories given as PATH (repeatable, as helm template --set)",
     )
+    p.add_argument(
+        "--fetch-remote-bases", action="store_true",
+        help="let kustomize fetch the remote bases (git URLs) of the kustomization directories given as PATH; "
+             "without it such a base is an input error and nothing is downloaded",
+    )
 
 
 def _diff_format(spec: str) -> tuple[str, str | None]:
@@ -142,6 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the report (the one --format without =FILE) to FILE instead of stdout")
     _add_run_options(lint)
     lint.add_argument("--no-color", action="store_true", help="never colour the text output")
+    known = lint.add_mutually_exclusive_group()
+    known.add_argument(
+        "--baseline", metavar="FILE",
+        help="report only the findings FILE does not hold (a file --create-baseline wrote); only those fail the "
+        "run, and the summary counts the others and the entries that no longer match",
+    )
+    known.add_argument(
+        "--create-baseline", metavar="FILE",
+        help="write the findings of this run to FILE (rule, object, field and file of each; no line numbers), "
+        "for --baseline FILE in later runs; rewriting it drops the findings that are gone",
+    )
     lint.add_argument(
         "--fetch-configs", action="store_true",
         help="download the config.json of models shardwise does not know into the Hugging Face cache "
@@ -209,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "vLLM's, 256 or 1024 by GPU and release)")
     plan.add_argument("--concurrency", type=_ranged(int, 1, 10_000_000), metavar="C",
                       help="the load: sequences the deployment serves at once, all replicas together, at the p95 "
-                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom)")
+                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom above 80 %% full)")
     plan.add_argument("--output-tokens-per-second", type=_ranged(float, 0, 10_000_000, lo_open=True), metavar="R",
                       help="output tokens one replica generates per second at the load (measured): the cost per "
                       "million output tokens")
@@ -316,6 +332,8 @@ def _lint_options(args: argparse.Namespace) -> Any:
         config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
+        remote_bases=args.fetch_remote_bases, baseline=getattr(args, "baseline", None),
+        create_baseline=getattr(args, "create_baseline", None),
     )
 
 
@@ -333,8 +351,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from ..report import destinations, render
-    from .run import lint_report
+    from ..report import destinations
+    from ..report.text import visible
+    from .output import write_atomically
+    from .run import lint_report, render
 
     try:
         outputs = destinations(args.formats, args.output)
@@ -350,8 +370,7 @@ def _lint(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             continue
         try:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(render(report, fmt))
+            write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
             failed.append(f"{path}: {e.strerror or e}")
     for message in failed:
@@ -360,7 +379,7 @@ def _lint(args: argparse.Namespace) -> int:
         return 2
     if not text_on_stdout:  # no report on the terminal: the input errors and the verdict go to stderr
         for error in report.errors:
-            _err(str(error))
+            _err(visible(str(error)))  # a newline in a file name starts no line of its own
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 
@@ -368,6 +387,7 @@ def _lint(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..report import destinations
     from .diff import diff_refs, render_diff
+    from .output import write_atomically
 
     try:
         outputs = destinations(args.formats or [("markdown", None)], args.output)
@@ -380,8 +400,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_atomically(path, text)
     for error in result.head_errors:
         _err(str(error))
     print(result.summary_line(), file=sys.stderr)

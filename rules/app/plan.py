@@ -115,24 +115,39 @@ class Candidate:
 
 @dataclass(frozen=True)
 class LoadSizing:
-    """A layout against the declared load: the replicas it takes (+1 for headroom), GPUs, nodes and cost."""
+    """A layout against the declared load: the replicas it takes (+1 for headroom where the load needs it), GPUs,
+    nodes and cost."""
 
     concurrency: int
     context: int
     per_replica: int  # sequences one replica holds beyond the error band
     replicas_needed: int  # replicas that hold the load together
-    replicas: int  # replicas_needed + 1 for headroom
+    replicas: int  # replicas_needed + the headroom replica where the load needs one
     gpus: int
     nodes: int
-    usd_per_hour: float | None  # the GPUs' share of the nodes' on-demand price (seeds.plan_cost)
+    usd_per_hour: float | None  # the nodes' on-demand price: whole instances, as they are billed
     usd_per_million_output_tokens: float | None  # with --output-tokens-per-second
+    instance_type: str | None = None  # the instance type the nodes are and the price is of
+    no_price: str | None = None  # why there is no price
+    gpus_per_node: int | None = None  # GPUs of one node of ``instance_type``
+
+    @property
+    def headroom_text(self) -> str:
+        """``+ 1 for headroom``, or why there is none: the replicas keep a fifth of what they hold free."""
+        if self.replicas > self.replicas_needed:
+            return "+ 1 for headroom"
+        held = self.replicas_needed * self.per_replica
+        return (f"no headroom replica: the load fills {self.concurrency / held:.0%} of the {held:,} they hold, "
+                f"not above the {HEADROOM_FILL:.0%} at which one is added")
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
-            "replicas_needed": self.replicas_needed, "replicas": self.replicas, "headroom_replicas": 1,
-            "gpus": self.gpus, "nodes": self.nodes, "usd_per_hour": self.usd_per_hour,
-            "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "replicas_needed": self.replicas_needed, "replicas": self.replicas,
+            "headroom_replicas": self.replicas - self.replicas_needed,
+            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type,
+            "usd_per_hour": self.usd_per_hour, "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "no_price": self.no_price,
         }
 
 
@@ -151,6 +166,9 @@ class NodeInfo:
             self.interconnect or "", "interconnect not known")
         if self.interconnect == "nvlink" and self.node.nvlink_domain < self.node.gpus:
             link = f"NVLink in groups of {self.node.nvlink_domain}, PCIe between them"
+        if self.node.nvlink_domain > self.node.gpus:
+            link += (f"; one NVLink domain joins {self.node.nvlink_domain} GPUs across nodes: keep a replica's pods "
+                     "in one nvidia.com/gpu.clique")
         return f"{self.node.gpus} × {gpu_name} per node ({self.source}; {link})"
 
 
@@ -193,9 +211,12 @@ class Plan:
         name = engine_text(c.parallel)
         if c.load is not None:
             ld = c.load
+            if ld.instance_type and ld.gpus_per_node and ld.gpus_per_node != self.node.node.gpus:
+                packing = layout_text(c.parallel, Node(ld.gpus_per_node, ld.gpus_per_node))
+            on = f"{plural(ld.nodes, 'node')}" + (f" ({ld.instance_type})" if ld.instance_type else "")
             text = (f"recommended: {plural(ld.replicas, 'replica')} of {name} for {plural(ld.concurrency, 'sequence')} "
                     f"of {ld.context:,} tokens ({ld.replicas_needed:,} for the load, each holding {ld.per_replica:,}, "
-                    f"+ 1 for headroom) = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}; {packing}")
+                    f"{ld.headroom_text}) = {plural(ld.gpus, 'GPU')} on {on}; {packing}")
         else:
             held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
             if s.expected_context != s.max_model_len:
@@ -229,8 +250,23 @@ class Plan:
         if self.ok or not self.request.searching:
             return None
         tried = ", ".join(c.parallel.text() for c in self.candidates)
+        beyond = self.beyond_context()
+        if beyond:
+            return f"no layout of {tried} starts: {beyond}"
         return (f"no layout of {tried} is free of mandatory findings; try a GPU with more memory, "
                 "--quantization or a shorter --max-model-len")
+
+    def beyond_context(self) -> str | None:
+        """What the request asks beyond the model's context limit (what vLLM derives from its config.json), which
+        no GPU, layout or quantization changes; None when it asks nothing beyond it."""
+        asked = self.request.max_model_len
+        limit = self.shown.sizing.model_max_len
+        if not isinstance(asked, int) or not limit or asked <= limit:
+            return None
+        return (f"--max-model-len {asked:,} is above the {limit:,} tokens {self.model.id} allows (its context "
+                f"limit, from its config.json), and no GPU, layout or quantization raises that; ask for at most "
+                f"{limit:,} (vLLM starts above it only with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, which its own "
+                "warning says may give incorrect outputs)")
 
 
 def engine_text(p: Parallel) -> str:
@@ -321,6 +357,10 @@ def _node_info(pool: NodePool, source: str) -> NodeInfo:
     from ..catalog.hardware import node_links
 
     gpus, domain = node_links(pool)
+    if domain > gpus and not pool.clique:
+        # an NVLink domain wider than a node (GB200 NVL72): the plan's replica runs in one domain, as pods kept in
+        # one nvidia.com/gpu.clique would
+        pool = replace(pool, clique="one NVLink domain")
     return NodeInfo(Node(gpus, domain), pool, source, pool.interconnect)
 
 
@@ -365,6 +405,7 @@ def make_plan(req: PlanRequest) -> Plan:
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     model = load_model(req.model, req.base_model)
+    _check_lengths(req, model)
     gpu, node = resolve_node(req)
     if gpu is not None:
         gpu_gb = gpu.memory_gb
@@ -393,6 +434,8 @@ def make_plan(req: PlanRequest) -> Plan:
         return Plan(req, model, gpu, mem, node, [only], chosen, need, rules_model.params)
 
     inside, across = gpu_counts(node.node)
+    if req.dp > 1:  # the counts are GPUs per replica (DP × TP × PP): a single-node replica stays in its node
+        inside, across = ([w // req.dp for w in ws if w % req.dp == 0] for ws in (inside, across))
     candidates: list[Candidate] = []
     chosen = None
     for counts in (inside, across):
@@ -409,13 +452,30 @@ def make_plan(req: PlanRequest) -> Plan:
     return Plan(req, model, gpu, mem, node, candidates, chosen, need, rules_model.params)
 
 
+def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
+    """A --max-model-len or --p95-context beyond the model's own limit is the model's, not the GPU's: vLLM refuses
+    such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
+    from ..capacity.sizing import derived_max_model_len
+
+    limit = derived_max_model_len(model)
+    why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
+           + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
+    mml = req.max_model_len
+    if isinstance(mml, int) and mml > limit:
+        raise PlanError(f"--max-model-len {mml:,} is above the model's limit: {why}; vLLM refuses it on any GPU "
+                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set")
+    if req.p95_context is not None and req.p95_context > limit:
+        raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
+                        "longer requests, so no layout serves that context")
+
+
 def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     """The layout to recommend.
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
     KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
-    GPU. With one: the fewest GPUs in all for the load with one replica of headroom, then the narrower engine
-    (more replicas), then the fewest nodes."""
+    GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
+    the narrower engine (more replicas), then the fewest nodes."""
     if load_declared:
         fits = [c for c in candidates if c.fits and c.load is not None]
         return min(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes), default=None)  # type: ignore
@@ -441,10 +501,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
-        max_model_len=None if max_model_len == "auto" else max_model_len,
-        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
+        max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra={"max_model_len": "auto"} if max_model_len == "auto" else {},
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1
@@ -501,7 +559,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
     max_model_len that fits beyond the error band, if that still holds the p95 context."""
-    from ..checks._capacity import _round_len
+    from ..capacity.group import round_max_model_len
 
     c = _evaluate(ctx, p)
     s = c.sizing
@@ -509,15 +567,21 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
     if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
         return c
-    length = _round_len(s.max_model_len_fit_sure)
+    length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
         return c
     low = _evaluate(ctx, p, length)
     return low if low.fits else c
 
 
+#: The share of what the replicas hold that the load may fill before a headroom replica is added: the seed's
+#: autoscaler scales up above 80 % KV use (seeds.autoscale, ``up``).
+HEADROOM_FILL = 0.80
+
+
 def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> LoadSizing | None:
-    """Replicas of ``p`` for the declared load (+1 for headroom), their GPUs, nodes and cost (seeds.plan_cost)."""
+    """Replicas of ``p`` for the declared load (+1 for headroom where the load needs it), their GPUs, nodes, and the
+    cost of the whole instances they run on."""
     from ..capacity.seeds import plan_cost
 
     req = ctx.req
@@ -525,18 +589,54 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     needed = replicas_for(req.concurrency, holds)
     if needed is None:
         return None
-    replicas = needed + 1
-    per_node = ctx.node.node.gpus
+    # warm headroom where the load needs it: one replica more where the load would fill the replicas that hold it
+    # beyond the seed autoscaler's scale-up threshold (KV use above 80 %, seeds.autoscale), which would add one
+    replicas = needed + (1 if req.concurrency > HEADROOM_FILL * needed * holds else 0)
+    inst, why = _billed_instance(ctx, p)
+    per_node = inst.gpus if inst is not None else ctx.node.node.gpus
     nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
-    inst = ctx.node.instance
     hourly = per_mtok = None
     if inst is not None and inst.price_per_hour_usd is not None:
+        # whole instances are billed (what lint and diff price too): the nodes × the instance's on-demand price
+        hourly = round(nodes * inst.price_per_hour_usd, 2)
         tps = req.output_tokens_per_second
-        cost = plan_cost(p.text(), replicas, p.world, (tps or 0.0) / 300, inst.price_per_hour_usd / inst.gpus, 0.0)
-        hourly = float(cost["cost/hr"])
-        per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2) if tps else None
+        if tps:
+            cost = plan_cost(p.text(), replicas, p.world, tps / 300, hourly / (replicas * p.world), 0.0)
+            per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2)
+    elif inst is not None:
+        why = f"{inst.name} has no public us-east-1 on-demand price in the catalog"
     return LoadSizing(req.concurrency, s.expected_context, holds, needed, replicas, replicas * p.world, nodes,
-                      hourly, per_mtok)
+                      hourly, per_mtok, inst.name if inst is not None else None, why if hourly is None else None,
+                      per_node)
+
+
+def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None]:
+    """The instance type replicas of ``p`` are billed on, or None and why: the node pool's instance type when
+    --instance-type or --gpus-per-node names it; else the smallest priced instance type of the GPU that holds one
+    replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica wider than any
+    instance type runs on the plan's nodes."""
+    from ..catalog import CatalogError, instances_for_gpu
+
+    req, node = ctx.req, ctx.node
+    if req.instance_type or req.gpus_per_node or ctx.gpu is None:
+        if node.instance is not None:
+            return node.instance, None
+        if ctx.gpu is None:
+            return None, "a custom GPU has no instance type to price"
+        return None, f"the catalog has no instance type with {node.node.gpus} {ctx.gpu.name} GPUs"
+    try:
+        found = instances_for_gpu(ctx.gpu.name)
+    except CatalogError:
+        found = []
+    if not found:
+        return None, f"the catalog has no instance type with {ctx.gpu.name} GPUs (none is sold on-demand on AWS)"
+    holding = [i for i in found if i.gpus >= p.world]
+    priced = [i for i in holding if i.price_per_hour_usd is not None]
+    if priced:
+        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None
+    if holding:
+        return holding[0], None
+    return node.instance, None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -592,6 +692,12 @@ def _starts_text(c: Candidate) -> str:
     if c.refused:
         refusals = "; ".join(f.coded_message for f in c.findings if f.code in REFUSALS and f.level == "mandatory")
         return f"no: vLLM refuses the layout ({refusals})"
+    if s.weights_fit_band != "starts" and s.weights_gib_per_gpu > s.usable_gib_per_gpu:
+        # the weights are the checkpoint's bytes, not an estimate: say that first, whatever else does not fit
+        whole = (f", more than the GPU's whole {s.gpu_memory_gib:.2f} GiB" if s.weights_gib_per_gpu > s.gpu_memory_gib
+                 else "")
+        return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
+                f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":
@@ -636,7 +742,8 @@ def _candidates_table(plan: Plan) -> list[str]:
 
 
 def _load_table(plan: Plan, top: int = 4) -> list[str]:
-    """The layouts that hold the declared load, side by side: replicas (+1 headroom), GPUs, nodes and cost."""
+    """The layouts that hold the declared load, side by side: replicas (and headroom), GPUs, nodes, instance and
+    cost."""
     req = plan.request
     best = ranked(plan)[:top]
     context = plan.shown.sizing.expected_context
@@ -644,18 +751,40 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
             f"({'--p95-context' if req.p95_context else 'max_model_len; no --p95-context'}):")
     if not best:
         return [head, "  no layout holds a sequence of that context"]
-    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "$/hour",
-              "$/M output tokens")
+    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "instance",
+              "$/hour", "$/M output tokens")
     body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
-             f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", _money(c.load.usd_per_hour),
-             _money(c.load.usd_per_million_output_tokens)) for c in best if c.load is not None]
-    inst = plan.node.instance
-    price = (f"priced at {inst.name}'s on-demand ${inst.price_per_hour_usd:,.2f}/hour ÷ {inst.gpus} GPUs "
-             f"({inst.price_source or 'the catalog'}, {inst.price_date or 'undated'})"
-             if inst is not None and inst.price_per_hour_usd is not None else "no price: the node's instance type "
-             "has no on-demand price in the catalog")
+             f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", c.load.instance_type or "–",
+             _money(c.load.usd_per_hour), _money(c.load.usd_per_million_output_tokens))
+            for c in best if c.load is not None]
+    from ..catalog import CatalogError, find_instance
+
+    notes: dict[str, list[str]] = {}  # source and date: the instance types priced from it
+    for name in dict.fromkeys(c.load.instance_type for c in best if c.load is not None and c.load.instance_type):
+        try:
+            inst = find_instance(name)
+        except CatalogError:
+            continue
+        if inst.price_per_hour_usd is not None:
+            notes.setdefault(f"{inst.price_source or 'the catalog'}, {inst.price_date or 'undated'}", []).append(
+                f"{inst.name} ${inst.price_per_hour_usd:,.2f}/hour for {plural(inst.gpus, 'GPU')}")
+    price = ("priced as whole instances at their on-demand price: " + "; ".join(
+        f"{', '.join(names)} ({where})" for where, names in notes.items())) if notes else ""
+    why = list(dict.fromkeys(c.load.no_price for c in best if c.load is not None and c.load.no_price))
+    if why:
+        price += ("; " if price else "") + "no price: " + "; ".join(why)
     tokens = ("" if req.output_tokens_per_second else "; $/M output tokens needs --output-tokens-per-second")
     return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
+
+
+def _p95_beyond(p95: int, s: ReplicaSizing, model_id: str) -> str:
+    """Why the plan sized a shorter context than ``--p95-context`` asked: no sequence is longer than max_model_len,
+    nor max_model_len than the model's context limit."""
+    if s.max_model_len >= s.model_max_len:
+        return (f"--p95-context {p95:,} is above the {s.model_max_len:,} tokens {model_id} allows (its context limit, "
+                f"from its config.json): no sequence is longer, so the load is sized at {s.expected_context:,}")
+    return (f"--p95-context {p95:,} is above max_model_len {s.max_model_len:,}: vLLM refuses a longer sequence, so the "
+            f"load is sized at {s.expected_context:,} (the model allows {s.model_max_len:,})")
 
 
 def plan_text(plan: Plan) -> str:
@@ -707,8 +836,8 @@ def plan_text(plan: Plan) -> str:
     elif shown.load is not None:
         ld = shown.load
         rows.append(("load", f"{plural(ld.concurrency, 'sequence')} (--concurrency) × {ld.context:,} tokens: "
-                             f"{plural(ld.replicas_needed, 'replica')} of this layout, each holding {held}, + 1 for "
-                             f"headroom = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}"))
+                             f"{plural(ld.replicas_needed, 'replica')} of this layout, each holding {held}, "
+                             f"{ld.headroom_text} = {plural(ld.gpus, 'GPU')} on {plural(ld.nodes, 'node')}"))
     else:
         rows.append(("load", f"{plural(req.concurrency, 'sequence')} (--concurrency): this layout holds none of "
                              f"{s.expected_context:,} tokens"))
@@ -724,6 +853,8 @@ def plan_text(plan: Plan) -> str:
     lines.extend(_table(rows))
     for note in s.notes:
         lines.append(f"  note: {note}")
+    if req.p95_context and req.p95_context > s.expected_context:
+        lines.append(f"  note: {_p95_beyond(req.p95_context, s, plan.model.id)}")
     lines.append("")
     if shown.findings:
         lines.append("findings:")

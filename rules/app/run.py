@@ -5,6 +5,7 @@ the rules run, a :class:`~shardwise.rules.report.Report` returned. ``shardwise l
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..adapters.charts import Renderer
     from ..report import Report
+    from .baseline import Entry
 
 
 @dataclass
@@ -31,6 +33,9 @@ class LintOptions:
     #: helm/kustomize settings for chart and kustomization directories given as paths
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
+    remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
+    baseline: str | None = None  # report only the findings this baseline file does not hold (--baseline)
+    create_baseline: str | None = None  # write the run's findings to this baseline file (--create-baseline)
 
 
 def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
@@ -39,13 +44,15 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     problem (an unreadable config file, a ``--model-dir`` that is no directory)."""
     from ..adapters import default_jobs, read_inputs
     from ..adapters.config import load_config
-    from ..adapters.select import Excludes, read_ignore_file
+    from ..adapters.select import IGNORE_FILE, Excludes, read_ignore_file
     from ..catalog import resolve
     from ..checks.registry import ALL_RULES
     from ..engine import merge_undecided, run_rules_split
-    from ..model.errors import ShardwiseError
+    from ..model.errors import InputError, ShardwiseError
     from ..report import Report, metas_of, workload_summary
+    from .baseline import load as load_baseline
 
+    baseline = load_baseline(options.baseline) if options.baseline else None  # a bad baseline fails before the run
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
     if options.fail_on:
         settings.fail_on = options.fail_on
@@ -57,7 +64,13 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         if not os.path.isdir(d):
             raise ShardwiseError(f"--model-dir {d}: not a directory")
     resolve.configure(model_dirs=[*settings.model_dirs, *(os.path.abspath(d) for d in options.model_dirs)])
-    excludes = Excludes.from_lines([*read_ignore_file(), *settings.exclude, *options.exclude])
+    excludes = Excludes()  # a pattern or an ignore file that cannot be read is an input error; the rest is read
+    try:
+        excludes.extend(read_ignore_file(), IGNORE_FILE, numbered=True)
+    except InputError as e:
+        excludes.errors.append(e)
+    excludes.extend(settings.exclude, settings.source)
+    excludes.extend(options.exclude, "--exclude")
     inv = read_inputs(list(paths), jobs=options.jobs, excludes=excludes,
                       render=_renderer(options))
     if options.fetch_configs:
@@ -68,10 +81,51 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     jobs = default_jobs() if options.jobs is None else options.jobs
     findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
     findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
-    return Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
+    report = Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
+    if options.create_baseline:
+        baseline = _create_baseline(report, options.create_baseline)
+    if baseline is not None:
+        _compare(report, baseline, options.create_baseline or options.baseline or "")
+    return report
+
+
+def _create_baseline(report: Report, path: str) -> dict[Entry, int]:
+    """Write the baseline of ``report`` to ``path`` and return it. Inputs that could not be read still fail the
+    run (exit 2); their findings, unknown today, are new once they are read."""
+    from ..model.errors import InputError
+    from .baseline import create, dumps
+    from .output import write_atomically
+
+    entries = create(report.findings)
+    try:
+        write_atomically(path, dumps(entries))
+    except OSError as e:
+        raise InputError(f"--create-baseline: cannot write: {e.strerror or e}", path) from None
+    return entries
+
+
+def _compare(report: Report, baseline: dict[Entry, int], name: str) -> None:
+    from .baseline import match
+
+    m = match(report.findings, baseline)
+    report.findings, report.baselined, report.baseline_stale = m.new, m.baselined, m.stale
+    report.baseline_file = name
+
+
+#: The module of ``shardwise.rules.report`` that writes each format (its ``FORMATS``, in the same order).
+REPORT_MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "github", "markdown": "markdown"}
+
+
+def render(report: Report, fmt: str, color: bool = False) -> str:
+    """Render ``report`` in one of the report formats, importing only that format's module (start-up time:
+    a run imports neither the formats it was not asked for nor jinja2 without Markdown)."""
+    if fmt not in REPORT_MODULES:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(REPORT_MODULES)}")
+    module = importlib.import_module(f"shardwise.rules.report.{REPORT_MODULES[fmt]}")
+    return module.render(report, color=color)
 
 
 def _renderer(options: LintOptions) -> Renderer:
     from ..adapters.charts import Renderer
 
-    return Renderer(values=list(options.values), set_values=list(options.set_values))
+    return Renderer(values=list(options.values), set_values=list(options.set_values), remote_bases=options.remote_bases)

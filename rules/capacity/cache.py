@@ -19,22 +19,42 @@ runai_streamer`` (:mod:`shardwise.rules.vllm.images`).
 container then runs with ``HF_HUB_OFFLINE=1``. Init containers are not subject to the startup probe:
 the probe covers loading, not downloading.
 
-**Startup budget** (seconds) = ``ENGINE_START_SECONDS`` + ``LOAD_FACTOR`` × weights per pod ÷ the
-cache's read throughput, and never less than the declared ``model_load_seconds`` nor than SW402's
-requirement for the same group (:func:`shardwise.rules.checks.sw402.required_startup_seconds`:
+**Startup budget** (seconds; what the components render) = ``ENGINE_START_SECONDS`` + ``LOAD_FACTOR`` ×
+weights per pod ÷ the cache's read throughput, and never less than the declared ``model_load_seconds`` nor than
+the components' floor for the same group (:func:`shardwise.rules.checks.sw402.required_startup_seconds`:
 300 s + 2 s/GiB). Weights per pod = the checkpoint's weights ÷ pipeline_parallel_size (each stage
 reads its layers); the checkpoint's weights are ``weights_gib`` when declared, else the capacity
 model's estimate (parameters × bytes per parameter). The throughput is the declared
 ``throughput_mib_s``; an ``empty-dir`` reads at the pool's gp3 root-volume throughput.
 ``LOAD_FACTOR`` = 2 covers readers sharing a file system and page-cache misses; both constants are
-estimates.
+estimates. The floor stays above the top of SW402's band for a pod that does not download
+(:func:`startup_estimate`: at most 120 s + 2 s/GiB), so what the components render never trips SW402.
+
+**Start-up estimate** (SW402, :func:`startup_estimate`): a band, low to high, of the seconds from the
+container's start to vLLM's first answer on its port. A probe window below the low end is surely too short;
+inside the band it may be; above the high end it is enough. Each end is engine start-up + reading the pod's
+weights + downloading the checkpoint, each term at its fast or slow rate (docs/capacity-model.md, "Start-up
+time"):
+
+- engine start-up besides the weights (:data:`ENGINE_START_BAND`): imports, CUDA and worker start, memory
+  profiling, then per release: torch.compile and CUDA-graph capture (the V1 engine, vLLM 0.8 and later,
+  unless ``--enforce-eager``), CUDA-graph capture only (V0), or neither (``--enforce-eager``);
+- reading: weights per pod at :data:`READ_GIB_S_FAST` (page cache, local NVMe) to :data:`READ_GIB_S_SLOW`
+  (a network volume: ``SECONDS_PER_WEIGHT_GIB``);
+- downloading: the whole checkpoint from the Hugging Face Hub at :data:`DOWNLOAD_MIB_S_FAST` to
+  :data:`DOWNLOAD_MIB_S_SLOW`, in both ends when the container downloads at every start (``every start``: a
+  Hub model id, not offline, a stock vLLM image, and no volume holding the Hugging Face cache, so each restart
+  begins with an empty cache), in the high end only when the image or a variable that is not known may already
+  hold it or turn it off (``possible``), and in neither when a volume keeps the cache (``cached``: a start
+  killed mid-download leaves its files there, and huggingface_hub resumes them at the next start) nor for a
+  local path, an S3 stream or ``HF_HUB_OFFLINE=1`` (``none``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the typed spec (pydantic) is not imported where the linter reads manifests (SW402)
     from ..model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
@@ -242,6 +262,77 @@ def startup_budget(spec: Workload, pool: NodePoolSpec | None = None) -> StartupB
         weights_gib_per_pod=round(per_pod, 2) if per_pod is not None else None,
         throughput_mib_s=throughput, load_seconds=load, budget_seconds=budget, floor_seconds=floor,
     )
+
+
+# --- start-up estimate (SW402) ----------------------------------------------------------------
+
+#: Engine start-up besides reading the weights, (fewest, most) seconds, by what the release does at start.
+#: ``compile``: vLLM's V1 engine (0.8 and later) runs torch.compile and captures CUDA graphs: vLLM PR #11005
+#: logs 19.4 s of torch.compile and 15 s of graph capture for Llama-3-8B (init engine 39 s), the torch.compile
+#: guide (PR #11078) 21-67 s of compilation for 1B-8B models, issue #20264 a pod answering 59 s after start
+#: with its compile cache reused (7.5 s compile, 17 s graph capture, 30 s of process start and imports).
+#: ``graphs``: V0 captures CUDA graphs without compiling (PR #11005: init engine 14 s, 10 s of it graphs).
+#: ``eager``: ``--enforce-eager`` does neither.
+ENGINE_START_BAND: dict[str, tuple[int, int]] = {"compile": (30, 120), "graphs": (20, 90), "eager": (15, 60)}
+#: Reading weights, GiB/s: from the page cache or local NVMe (issue #20264: 3.42 GiB loaded in 0.90 s) ...
+READ_GIB_S_FAST = 4.0
+#: ... to a network volume (``SECONDS_PER_WEIGHT_GIB``: 2 s/GiB).
+READ_GIB_S_SLOW = 1 / SECONDS_PER_WEIGHT_GIB
+#: Downloading from the Hugging Face Hub, MiB/s: hf_transfer and hf_xet go beyond the ~500 MB/s that Python's
+#: client reaches on very high bandwidth networks (github.com/huggingface/hf_transfer) ...
+DOWNLOAD_MIB_S_FAST = 1024.0
+#: ... to a common rate for one pod (``HUB_DOWNLOAD_MIB_S``).
+DOWNLOAD_MIB_S_SLOW = HUB_DOWNLOAD_MIB_S
+
+Download = Literal["every start", "possible", "cached", "none"]
+EngineStart = Literal["compile", "graphs", "eager"]
+
+
+@dataclass(frozen=True)
+class StartupEstimate:
+    """The band of seconds from a vLLM container's start to its first answer, and what it comes from."""
+
+    low_seconds: int
+    high_seconds: int
+    weights_gib_per_pod: float | None  # None: the model's size is not known
+    checkpoint_gib: float | None
+    download: Download
+    engine: EngineStart
+
+    def terms(self) -> str:
+        """What the band is made of, for a message."""
+        parts = []
+        if self.checkpoint_gib is not None and self.download in ("every start", "possible"):
+            when = ("at every start, as no volume keeps the Hugging Face cache" if self.download == "every start"
+                    else "unless the image or the environment already holds it")
+            parts.append(f"{self.checkpoint_gib:.1f} GiB downloaded {when}")
+        if self.weights_gib_per_pod is not None:
+            parts.append(f"{self.weights_gib_per_pod:.1f} GiB read")
+        else:
+            parts.append("weights of a size not known")
+        what = {"compile": "torch.compile and CUDA graphs", "graphs": "CUDA graphs", "eager": "eager mode"}
+        parts.append(what[self.engine])
+        return "; ".join(parts)
+
+
+def startup_estimate(checkpoint: float | None, pods: int, download: Download, engine: EngineStart
+                     ) -> StartupEstimate:
+    """The start-up band (see the module doc) for a checkpoint of ``checkpoint`` GiB (None: not known) served by
+    groups of ``pods`` pods (each reads its share of the weights, and downloads the whole checkpoint)."""
+    per_pod = checkpoint / max(pods, 1) if checkpoint is not None else None
+    low, high = ENGINE_START_BAND[engine]
+    low_s, high_s = float(low), float(high)
+    if per_pod is not None:
+        low_s += per_pod / READ_GIB_S_FAST
+        high_s += per_pod / READ_GIB_S_SLOW
+    if checkpoint is not None and download in ("every start", "possible"):
+        high_s += checkpoint * 1024 / DOWNLOAD_MIB_S_SLOW
+        if download == "every start":
+            low_s += checkpoint * 1024 / DOWNLOAD_MIB_S_FAST
+    return StartupEstimate(
+        low_seconds=math.floor(low_s), high_seconds=math.ceil(high_s),
+        weights_gib_per_pod=round(per_pod, 2) if per_pod is not None else None,
+        checkpoint_gib=round(checkpoint, 2) if checkpoint is not None else None, download=download, engine=engine)
 
 
 def rollout_seconds(spec: Workload, pool: NodePoolSpec | None = None) -> int:

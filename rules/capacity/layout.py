@@ -82,7 +82,7 @@ class Fit:
 
     parallel: Parallel
     sizing: ReplicaSizing
-    seqs: int  # the sequences one engine must hold
+    seqs: int  # the sequences one engine must hold (the replica's share over its DP engines)
     seqs_declared: bool
     starts: Verdict
     load: LoadVerdict
@@ -104,7 +104,14 @@ class Fit:
 
 
 def judge(s: ReplicaSizing, parallel: Parallel, seqs: int | None) -> Fit:
-    """``s`` against ``seqs`` sequences of its expected context (None: vLLM's default, not a declared load)."""
+    """``s`` (one engine) against ``seqs`` sequences of its expected context for the whole replica (None: vLLM's
+    default, not a declared load).
+
+    With data-parallel ranks every engine has its own KV cache and vLLM's data-parallel load balancing hands
+    each its share of the requests (``vllm/v1/engine/core_client.py``, ``DPLBAsyncMPClient``): one engine holds
+    ``seqs / DP`` of them, rounded up, and the replica holds DP × what one engine holds."""
+    if seqs is not None and parallel.dp > 1:
+        seqs = -(-seqs // parallel.dp)
     if "refuses" in (s.weights_fit_band, s.verdict):
         starts: Verdict = "refuses"
     elif s.weights_fit_band == "starts" and s.verdict == "starts":
@@ -367,6 +374,56 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
 
 
 @dataclass(frozen=True)
+class Reserve:
+    """A smaller layout judged without a declared load, by the doctrine's reserve: it starts at the configured
+    max_model_len and keeps the KV reserve (its weights × ``kv_reserve`` fit the memory vLLM may use). What the
+    sharded layout holds itself is no yardstick: sharding always holds more, since it splits the weights."""
+
+    fit: Fit
+    replicas: int  # engines of it on the GPUs of one current engine
+    kv_reserve: float
+    #: The device's vendor is one whose memory profile the estimates follow (CUDA, ROCm): elsewhere (Gaudi, TPU)
+    #: vLLM's plugin profiles memory its own way and the error band is not known.
+    calibrated: bool = True
+
+    @property
+    def reserve_gib(self) -> float:
+        """GiB per GPU the weights and the KV reserve take: the weights × ``kv_reserve``."""
+        return self.fit.sizing.weights_gib_per_gpu * self.kv_reserve
+
+    @property
+    def kept(self) -> bool:
+        """The reserve fits the memory vLLM may use beyond the estimate's error band."""
+        s = self.fit.sizing
+        return self.reserve_gib + s.error_band_gib <= s.usable_gib_per_gpu
+
+    @property
+    def sure(self) -> bool:
+        """Starts at max_model_len and keeps the reserve, both beyond the error band (on a calibrated device)."""
+        return self.fit.starts == "starts" and self.kept and self.calibrated
+
+
+#: Vendors whose start-up memory profile the capacity model's estimates follow (CUDA and ROCm builds of vLLM).
+CALIBRATED_VENDORS = frozenset({"nvidia", "amd"})
+
+
+def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Reserve | None:
+    """Without a declared load: the first of ``candidates`` (fewest GPUs first) that surely starts at
+    max_model_len with the KV reserve kept; else the first that starts or may start (the reserve thin, or
+    within the error band); None when none may start."""
+    first = None
+    for cand in candidates:
+        fit = sz.fit(cand, None)
+        if fit.starts == "refuses":
+            continue
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        if r.sure:
+            return r
+        first = first or r
+    return first
+
+
+@dataclass(frozen=True)
 class Replication:
     """Replicas of a smaller layout on the GPUs of one engine of the current one, against what that engine holds.
 
@@ -391,12 +448,16 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     With a declared load (``seqs`` per current replica): the :func:`alternative` whose replicas hold their
     share (None when none does: the sharding is needed). Without one: the first roomy candidate whose
     replicas hold at least ``current_holds`` together, else the first roomy one as a trade-off
-    (``suggest`` False), else None."""
+    (``suggest`` False), else None.
+
+    ``current_holds`` is what one engine of ``current`` holds: a replica of data-parallel engines holds DP times
+    that, and so does each replica of a candidate (the candidates keep the DP size)."""
+    current_holds *= current.dp
     if seqs is not None:
         alt = alternative(sz, current, candidates, seqs, kv_reserve, quantization)
         if alt is None:
             return None
-        return Replication(alt, alt.replicas * alt.fit.holds, current_holds, seqs, True)
+        return Replication(alt, alt.replicas * alt.fit.holds * alt.fit.parallel.dp, current_holds, seqs, True)
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     first = None
     for cand in candidates:
@@ -404,8 +465,9 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
         fit = sz.fit(cand, None, quantization=quantization)
         if not roomy(fit, kv_reserve):
             continue
-        r = Replication(Alternative(fit, k, precision, quantization), k * fit.holds, current_holds, None,
-                        k * fit.holds >= current_holds)
+        together = k * fit.holds * cand.dp
+        r = Replication(Alternative(fit, k, precision, quantization), together, current_holds, None,
+                        together >= current_holds)
         if r.suggest:
             return r
         first = first or r
@@ -442,12 +504,14 @@ class Node:
     """What a node of the pool offers a layout: its GPUs, and how many of them one NVLink domain joins."""
 
     gpus: int
-    nvlink_domain: int  # 1: PCIe only; 2: H100 NVL pairs; the node's GPUs on NVSwitch boards
+    #: 1: PCIe only; 2: H100 NVL pairs; the node's GPUs on NVSwitch boards; more than the node where NVLink
+    #: switches join several nodes (GB200 NVL72: 72 GPUs over 18 trays of 4)
+    nvlink_domain: int
 
     @property
     def tp_limit(self) -> int:
-        """The largest TP that stays inside one NVLink domain of one node."""
-        return max(1, min(self.gpus, self.nvlink_domain))
+        """The largest TP that stays inside one NVLink domain (one node's, or a rack's that spans nodes)."""
+        return max(1, self.nvlink_domain if self.nvlink_domain > self.gpus else min(self.gpus, self.nvlink_domain))
 
 
 def _largest_tp(model: ModelShape, limit: int) -> int:

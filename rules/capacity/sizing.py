@@ -25,19 +25,25 @@ Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + othe
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
 spread over TP × DP ranks instead of split by TP.
 
-The one function the rules, ``plan`` and the report call is :func:`size_deployment`; the seed
-documents' functions are re-exported here unchanged.
+The one function the rules, ``plan`` and the report call is :func:`size_deployment` (through the front door,
+:mod:`.group`); the seed documents' functions are re-exported here unchanged, and so are the public names of its
+parts: :mod:`.estimates` (the coefficients of what vLLM measures) and :mod:`.weights` (precision, weights, MXFP4
+experts, KV bytes per token).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..catalog.accelerators import vendor_of
+from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
+    DEFAULT_ESTIMATES,
+    Estimates,
+)
 from .seeds import (  # noqa: F401  (public API: the seed functions)
     autoscale,
     concurrency,
@@ -53,396 +59,38 @@ from .seeds import (  # noqa: F401  (public API: the seed functions)
     validate,
     validate_per_gpu,
 )
-
-GIB = 1024**3
-GB = 10**9
+from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
+    _MOE_LAYER_KEYS,
+    BYTES_PER_PARAM,
+    DTYPE_PRECISION,
+    GB,
+    GIB,
+    MXFP4_BACKENDS,
+    QUANTIZATION_PRECISION,
+    Mxfp4Backend,
+    _cfg_int,
+    _checkpoint_expert_bias_params,
+    _round_up,
+    activation_dtype_bytes,
+    bytes_per_param,
+    derived_max_model_len,
+    expert_params,
+    kv_bytes_per_token_per_gpu,
+    kv_dtype_bytes,
+    moe_layers,
+    mxfp4_backend,
+    mxfp4_expert_bytes,
+    replicated_params,
+    weight_precision,
+    weights_bytes,
+    weights_gb,
+)
 
 #: vLLM's default before 0.20.0 (0.92 from then: ``Behaviour.gpu_memory_utilization``).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 DEFAULT_BLOCK_SIZE = 16
 #: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
 DEFAULT_MAX_NUM_SEQS = 256
-
-#: Bytes per parameter of the (quantised) linear layers.
-BYTES_PER_PARAM: dict[str, float] = {
-    "fp32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5 + 2.5 / 128,  # AWQ/GPTQ, group 128: fp16 scale + 4-bit zero point per group
-    "mxfp4": 0.5 + 1 / 32,  # e8m0 scale per 32 weights
-    "nvfp4": 0.5 + 1 / 16,  # fp8 scale per 16 weights
-}
-
-QUANTIZATION_PRECISION: dict[str, Precision] = {
-    "awq": "int4",
-    "awq_marlin": "int4",
-    "gptq": "int4",
-    "gptq_marlin": "int4",
-    "bitsandbytes": "int4",
-    "fp8": "fp8",
-    "fbgemm_fp8": "fp8",
-    "modelopt": "fp8",
-    "int8": "int8",
-    "w8a8": "int8",
-    "mxfp4": "mxfp4",
-    "nvfp4": "nvfp4",
-}
-
-DTYPE_PRECISION: dict[str, Precision] = {
-    "bfloat16": "bf16",
-    "bf16": "bf16",
-    "float16": "fp16",
-    "fp16": "fp16",
-    "half": "fp16",
-    "float32": "fp32",
-    "float": "fp32",
-    "fp32": "fp32",
-}
-
-Vendor = Literal["nvidia", "amd"]
-
-
-# --------------------------------------------------------------------------------------------------
-# Estimates of what vLLM measures
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Estimates:
-    """Coefficients for the terms vLLM measures at start-up, and how far each may be off.
-
-    * forward pass of ``T`` = ``max_num_batched_tokens`` tokens: ``T × (mlp × MLP width per rank +
-      hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
-      ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
-      32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
-    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
-      only in V0. Per (row × vocabulary entry): the bf16 logits (2) and their float32 copy (4) stay
-      alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for Qwen2.5-0.5B × 256
-      rows, kvcached#448: 16); PyTorch's sort (0.12-0.16) adds the sorted values (4), the int64 indices
-      (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
-      Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
-      exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
-    * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
-      (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
-      language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
-    * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
-      what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
-      0.19 ``tp_buffers_gib`` more on several GPUs (the communication buffers set up in the first
-      forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
-    * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
-    * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
-      budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
-      (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
-      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
-      sampler warm-up.
-
-    Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
-    error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
-    engine spans several GPUs, non-torch memory may be off by ``nccl_error_gib`` (NVSwitch systems
-    allocate large NCCL buffers).
-    """
-
-    mlp: float = 3.0
-    hidden: float = 3.0
-    moe_chunk_tokens: int = 32768
-    sampler_bytes: tuple[tuple[str, float], ...] = (
-        ("logits", 2.0), ("flashinfer", 16.0), ("sort", 39.0), ("triton", 15.5))
-    vit_hidden: float = 12.0
-    nontorch_gib: tuple[tuple[str, float, float], ...] = (
-        # scope: (one GPU, extra when the replica spans several GPUs)
-        ("increase", 0.25, 0.15),
-        ("absolute", 0.70, 0.20),
-        ("after-distributed", 0.12, 0.10),
-    )
-    rocm_extra_gib: float = 1.0
-    tp_buffers_gib: float = 2.0
-    cuda_context_gib: float = 0.5
-    nccl_init_gib: float = 0.25
-    nccl_init_error_gib: float = 0.25
-    cudagraph_gib: float = 0.4
-    weights_error: float = 0.02
-    activation_error: float = 0.35
-    activation_floor_gib: float = 0.15
-    encoder_error: float = 0.5
-    nontorch_error_gib: float = 0.3
-    nccl_error_gib: float = 1.0
-    rocm_error_gib: float = 1.5
-    cudagraph_error_gib: float = 0.35
-    context_error_gib: float = 0.15
-    warmup_error: float = 0.2
-
-    def sampler(self, kind: str) -> float:
-        return dict(self.sampler_bytes)[kind]
-
-    def nontorch(self, scope: str) -> tuple[float, float]:
-        for s, one, extra in self.nontorch_gib:
-            if s == scope:
-                return one, extra
-        raise KeyError(scope)
-
-
-DEFAULT_ESTIMATES = Estimates()
-
-
-# --------------------------------------------------------------------------------------------------
-# Precision, weights, KV bytes
-# --------------------------------------------------------------------------------------------------
-
-
-def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str | None = None) -> Precision:
-    """Precision of the linear-layer weights vLLM will load.
-
-    ``--quantization`` wins, then a quantised checkpoint's own precision, then ``--dtype``.
-    """
-    if quantization:
-        q = quantization.lower()
-        if q in QUANTIZATION_PRECISION:
-            return QUANTIZATION_PRECISION[q]
-    if model.precision not in ("bf16", "fp16", "fp32"):
-        return model.precision
-    if dtype and dtype != "auto":
-        return DTYPE_PRECISION.get(dtype.lower(), model.precision)
-    return model.precision
-
-
-def activation_dtype_bytes(model: ModelShape, dtype: str = "auto") -> int:
-    if dtype and dtype != "auto":
-        return 4 if DTYPE_PRECISION.get(dtype.lower()) == "fp32" else 2
-    return 4 if model.torch_dtype == "float32" else 2
-
-
-def bytes_per_param(model: ModelShape, precision: Precision) -> float:
-    """Bytes per weight of the linear layers at ``precision``: the checkpoint's own group size and bits
-    when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
-    qcfg = model.hf_config.get("quantization_config")
-    if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
-        from ..catalog.hfconfig import weight_bytes_per_param
-
-        return weight_bytes_per_param(precision, qcfg)
-    return BYTES_PER_PARAM[precision]
-
-
-def weights_bytes(model: ModelShape, precision: Precision) -> float:
-    """Bytes of all weights of the model at ``precision``.
-
-    MXFP4 (gpt-oss): vLLM quantises only the fused-MoE experts (``Mxfp4Config.get_quant_method``
-    gives every linear layer ``UnquantizedLinearMethod``), so attention, router, embeddings and the
-    LM head stay 16-bit whatever the checkpoint's ``modules_to_not_convert`` says.
-    """
-    bpp = bytes_per_param(model, precision)
-    if bpp >= 2.0:
-        return model.params * bpp
-    embed = min(model.embedding_params, model.params)
-    if precision == "mxfp4" and model.moe is not None:
-        experts = min(expert_params(model), model.params - embed)
-        return (model.params - experts) * 2.0 + experts * bpp
-    return embed * 2.0 + (model.params - embed) * bpp
-
-
-# --------------------------------------------------------------------------------------------------
-# MXFP4 experts as vLLM lays them out per GPU (vllm/model_executor/layers/quantization/mxfp4.py)
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Mxfp4Backend:
-    """The MXFP4 MoE kernel vLLM picks on a GPU, and how it pads and keeps the expert weights.
-
-    ``Mxfp4MoEMethod.create_weights`` rounds the per-rank intermediate size and the hidden size up to
-    the kernel's alignment; the Triton kernel's ``process_weights_after_loading`` swizzles the scales
-    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones,
-    and turns the biases into fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
-    """
-
-    name: str
-    intermediate_align: int
-    hidden_align: int
-    swizzled_scales: bool = False  # a second, padded copy of the scales (Triton on Hopper)
-    bias_bytes: int = 2
-
-
-MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
-    # SM90 with triton_kernels (vLLM's default there): intermediate per rank to 64, hidden as is
-    "triton": Mxfp4Backend("Triton (SM90)", 64, 1, swizzled_scales=True, bias_bytes=4),
-    # SM100 family with FlashInfer (B200, B300, GB200): both to 256
-    "flashinfer": Mxfp4Backend("FlashInfer TRTLLM (SM100)", 256, 256, bias_bytes=4),
-    # Ampere, Ada, SM120 (RTX 50, RTX PRO 6000 Blackwell): weight-only Marlin, n % 256 and k % 128
-    "marlin": Mxfp4Backend("Marlin", 128, 256),
-    # ROCm: get_padding_alignment(): 256 on gfx950 (MI350/MI355), 128 otherwise
-    "rocm": Mxfp4Backend("Triton (ROCm)", 128, 128, bias_bytes=4),
-    "rocm-gfx950": Mxfp4Backend("Triton (ROCm gfx950)", 256, 256, bias_bytes=4),
-}
-
-
-def mxfp4_backend(device: Device | None) -> Mxfp4Backend | None:
-    """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place)."""
-    if device is None:
-        return None
-    if device.vendor == "amd":
-        return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
-    arch = device.architecture
-    if arch == "hopper":
-        return MXFP4_BACKENDS["triton"]
-    if arch == "blackwell" and not device.name.upper().startswith("RTX"):
-        return MXFP4_BACKENDS["flashinfer"]
-    if arch in ("ampere", "ada", "blackwell"):
-        return MXFP4_BACKENDS["marlin"]
-    return None
-
-
-def _round_up(n: int, k: int) -> int:
-    return -(-n // k) * k
-
-
-def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: Mxfp4Backend | None = None) -> float:
-    """Bytes of the MXFP4 experts of one MoE layer on one rank: 4-bit values, an e8m0 scale per 32,
-    and the bf16 (or fp32) biases vLLM always creates, at the backend's padded sizes.
-
-    Without expert parallelism every rank holds all experts with ``moe_intermediate_size / tp``
-    columns; with it (``ep_ranks`` > 1) a rank holds ``experts / ep_ranks`` whole experts.
-    """
-    assert model.moe is not None
-    moe = model.moe
-    b = backend or Mxfp4Backend("unpadded", 1, 1)
-    local = -(-moe.num_experts // ep_ranks) if ep_ranks > 1 else moe.num_experts
-    inter = moe.moe_intermediate_size if ep_ranks > 1 else -(-moe.moe_intermediate_size // tp)
-    i_pad = _round_up(inter, b.intermediate_align)
-    h_pad = _round_up(model.hidden_size, b.hidden_align)
-    values = 3 * i_pad * h_pad / 2  # w13: 2I x H/2, w2: H x I/2 (uint8, two values each)
-    scales = 3 * i_pad * h_pad / 32
-    if b.swizzled_scales:
-        scales += (_round_up(2 * i_pad, 256) * _round_up(h_pad // 32, 2)
-                   + _round_up(h_pad, 256) * _round_up(i_pad // 32, 2))
-    bias = (2 * i_pad + h_pad) * b.bias_bytes
-    return local * (values + scales + bias)
-
-
-def replicated_params(model: ModelShape) -> tuple[int, int]:
-    """(quantised, 16-bit) parameters every tensor-parallel rank of an MLA model holds whole.
-
-    vLLM's DeepSeek-V2/V3 attention (``vllm/model_executor/models/deepseek_v2.py``) builds the down
-    projections ``q_a_proj`` (hidden -> q_lora_rank) and ``kv_a_proj_with_mqa`` (hidden -> kv_lora_rank +
-    qk_rope_head_dim) as ``ReplicatedLinear`` layers (fused into one with ``disable_tp`` in later
-    releases), the MoE router ``gate`` (hidden -> routed experts, unquantised) likewise, and DeepSeek-V3.2's
-    sparse-attention indexer (``wq_b``: q_lora_rank -> index heads × index_head_dim, ``wk``: hidden ->
-    index_head_dim, ``weights_proj``: hidden -> index heads) too. Only the up projections, the output
-    projection and the MLPs are split by TP.
-    """
-    if model.mla is None:
-        return 0, 0
-    cfg = model.extra.get("config")
-    cfg = cfg if isinstance(cfg, dict) else {}
-
-    def num(key: str) -> int:
-        v = cfg.get(key, model.hf_config.get(key))
-        return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
-
-    h, layers = model.hidden_size, model.num_hidden_layers
-    q_lora = num("q_lora_rank")
-    per_layer = h * (q_lora + model.mla.kv_lora_rank + model.mla.qk_rope_head_dim)
-    index_heads, index_dim = num("index_n_heads"), num("index_head_dim")
-    dense = num("first_k_dense_replace")  # DeepSeek's leading dense layers (kept in extra.config by the catalog)
-    router = model.moe.num_experts * h * (layers - dense if dense else moe_layers(model)) if model.moe else 0
-    if index_heads and index_dim:
-        per_layer += q_lora * index_heads * index_dim + h * index_dim
-        router += h * index_heads * layers  # weights_proj: unquantised
-    return per_layer * layers, router
-
-
-def _checkpoint_expert_bias_params(model: ModelShape) -> int:
-    """Expert biases the checkpoint itself holds (gpt-oss), already counted in ``params``."""
-    if model.moe is None or str(model.hf_config.get("model_type", "")) != "gpt_oss":
-        return 0
-    return moe_layers(model) * model.moe.num_experts * (2 * model.moe.moe_intermediate_size + model.hidden_size)
-
-
-def weights_gb(model: ModelShape, precision: Precision) -> float:
-    """Weights of the whole model in decimal GB (the seeds' ``model_gb``)."""
-    return weights_bytes(model, precision) / GB
-
-
-def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
-    """KV-cache bytes one token occupies on one GPU of a TP × PP replica, every layer full attention."""
-    layers = math.ceil(model.num_hidden_layers / pp)
-    if model.mla is not None:
-        index = kv_layout.indexer_bytes(model)  # DeepSeek-V3.2: fp8_ds_mla latent and indexer keys
-        latent = kv_layout.FP8_DS_MLA_BYTES if (index and kv_bytes == 1) else \
-            (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
-        return layers * (latent + index)
-    heads = max(1, math.ceil(model.num_key_value_heads / tp))
-    return 2 * layers * heads * model.head_dim * kv_bytes
-
-
-def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str = "auto") -> int:
-    """fp8 KV caches store one byte per element; ``auto`` follows the activation dtype."""
-    if kv_cache_dtype and kv_cache_dtype.lower().startswith("fp8"):
-        return 1
-    return activation_dtype_bytes(model, dtype)
-
-
-def _cfg_int(model: ModelShape, key: str) -> int | None:
-    v = model.hf_config.get(key)
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)) and float(v).is_integer():
-        return int(v)
-    return None
-
-
-def moe_layers(model: ModelShape) -> int:
-    """Layers whose MLP is a mixture of experts (DeepSeek's first dense layers, Llama 4's interleaving)."""
-    if model.moe is None:
-        return 0
-    n = model.num_hidden_layers
-    dense = _cfg_int(model, "first_k_dense_replace") or 0
-    step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
-    only = model.hf_config.get("mlp_only_layers")
-    count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
-    if isinstance(only, list):
-        count -= len([i for i in only if isinstance(i, int) and i >= dense])
-    return max(0, min(n, count))
-
-
-def expert_params(model: ModelShape) -> int:
-    """Parameters of the routed experts (what expert parallelism spreads over ranks)."""
-    if model.moe is None:
-        return 0
-    per_layer = model.moe.num_experts * 3 * model.hidden_size * model.moe.moe_intermediate_size
-    counted = per_layer * moe_layers(model)
-    if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
-        return min(counted, model.params)
-    # Without the config's dense-layer keys every layer counts as MoE: keep the attention projections
-    # outside (or 3 % of the body, whichever leaves more room). A 3 % cap alone cut gpt-oss-120b's
-    # experts (98 % of its parameters) short by 2.5 billion.
-    body = model.params - model.embedding_params
-    q = model.num_attention_heads * model.head_dim
-    attention = model.num_hidden_layers * model.hidden_size * (2 * q + 2 * model.num_key_value_heads * model.head_dim)
-    return int(min(max(0.97 * body, body - attention), counted))
-
-
-_MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers")
-
-
-def derived_max_model_len(model: ModelShape) -> int:
-    """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
-
-    ``max_position_embeddings`` scaled by ``rope_scaling.factor`` unless the RoPE type is ``su``,
-    ``longrope`` or ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN
-    scales ``original_max_position_embeddings``.
-    """
-    limit = model.max_position_embeddings
-    rope = model.hf_config.get("rope_scaling")
-    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
-    if isinstance(rope, dict) and "gemma3" not in model_type:
-        kind = str(rope.get("rope_type") or rope.get("type") or "")
-        factor = rope.get("factor")
-        if kind not in ("su", "longrope", "llama3", "mrope", "default") and isinstance(factor, (int, float)):
-            if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
-                limit = int(rope["original_max_position_embeddings"])
-            limit = int(limit * factor)
-    return limit
 
 
 # --------------------------------------------------------------------------------------------------
@@ -456,19 +104,28 @@ class Device:
 
     name: str
     memory_gib: float  # total, as torch.cuda.mem_get_info reports it
-    vendor: Vendor = "nvidia"
+    vendor: Vendor = "nvidia"  # the vendor table's (catalog/data/accelerators.json)
     architecture: str = ""  # "turing"/"volta": compute capability below 8.0
+    #: GPUs of one node that NVLink (AMD: XGMI) joins all-to-all: 1 on PCIe-only nodes, 2 for NVLink-bridged
+    #: pairs, 8 on HGX boards. None: not known (sized as if they were all joined).
+    nvlink_domain: int | None = None
 
     @classmethod
-    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None) -> Device:
+    def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
+           nvlink_domain: int | None = None) -> Device:
+        """The catalog GPU (or a GPU known only by its memory); ``interconnect`` and ``nvlink_domain`` are the
+        node pool's where it says them, else the part's usual ones from the catalog."""
         if gpu is None:
             if not memory_gib:
                 raise ValueError("a GPU or its memory is needed")
-            return cls("custom GPU", float(memory_gib))
-        vendor = str(getattr(gpu, "vendor", "") or "").lower()
-        if vendor not in ("nvidia", "amd"):
-            vendor = "amd" if gpu.name.upper().startswith(("MI", "AMD")) else "nvidia"
-        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture)  # type: ignore[arg-type]
+            domain = 1 if interconnect == "pcie" else nvlink_domain
+            return cls("custom GPU", float(memory_gib), nvlink_domain=domain)
+        # who makes it: the vendor table's family of the resource its device plugin advertises
+        vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
+        link = interconnect or gpu.interconnect
+        domain = 1 if link == "pcie" else (nvlink_domain or gpu.nvlink_domain_size or None)
+        return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
+                   domain)
 
 
 @dataclass(frozen=True)
@@ -492,6 +149,11 @@ class EngineSettings:
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
     kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.11+)
+    #: Whether FlashInfer is installed: None for the official vllm/vllm-openai image (it is); False for a
+    #: ``pip install vllm`` where the release's wheel does not bring it (``Behaviour.pip_flashinfer``).
+    flashinfer_installed: bool | None = None
+    pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
+    flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -684,17 +346,35 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
     return peak, cache, note
 
 
-def _nontorch_gib(b: Behaviour, engine: str, vendor: str, gpus: int, e: Estimates) -> float:
+#: Tensor-parallel sizes vLLM's custom all-reduce supports (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
+_CUSTOM_AR_SIZES = (2, 4, 6, 8)
+
+
+def custom_all_reduce(device: Device, tp: int) -> bool:
+    """Whether vLLM's custom all-reduce runs in a tensor-parallel group of ``tp`` GPUs of ``device``
+    (``distributed/device_communicators/custom_all_reduce.py``, ``CustomAllreduce.__init__``): not at TP1 (a
+    pipeline stage of one GPU has no tensor-parallel group), only at the supported sizes 2, 4, 6 and 8, on
+    CUDA and ROCm GPUs, and with more than two GPUs only where they are fully connected ("Custom allreduce is
+    disabled because it's not supported on more than two PCIe-only GPUs"). A domain not known counts as fully
+    connected; the P2P test a PCIe pair must pass is assumed to pass."""
+    if tp not in _CUSTOM_AR_SIZES or device.vendor not in ("nvidia", "amd"):
+        return False
+    return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
+
+
+def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
-    buffers several GPUs set up in the first forward pass."""
+    buffers a tensor-parallel group sets up in the first forward pass (only where custom all-reduce runs:
+    :func:`custom_all_reduce`)."""
+    gpus = s.tp * s.pp
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
     gib = one + (extra if gpus > 1 else 0.0)
-    if vendor == "amd":
+    if device.vendor == "amd":
         gib += e.rocm_extra_gib
-    if gpus > 1 and engine == "v1" and b.tp_buffers_in_budget:
+    if engine == "v1" and b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
         gib += e.tp_buffers_gib
     return gib
 
@@ -889,9 +569,9 @@ def _size_deployment(
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
-    nontorch = _nontorch_gib(b, engine, device.vendor, s.tp * s.pp, e)
+    nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e)
-    sampler = _sampler_run(model, b, engine, batch, e)
+    sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                      notes)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
@@ -924,6 +604,10 @@ def _size_deployment(
         starts = False
 
     load = _declared_load(lay, b, engine, kv, batch, expected_context, available)
+    if expected_context is not None and expected_context > mml:
+        whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
+        notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
+                     f"requests, so the load is judged at {mml:,} tokens")
     return ReplicaSizing(
         model_id=model.id,
         vllm_version=str(rv.version),
@@ -1145,12 +829,27 @@ class _Sampler:
     bytes: float
 
 
-def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates) -> _Sampler:
+def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
+    """The top-k/top-p sampler V1 runs: FlashInfer where it is installed (the official image; a pip install from
+    0.11; never on ROCm) and the release uses it by default or ``VLLM_USE_FLASHINFER_SAMPLER=1`` asks for it,
+    unless ``VLLM_USE_FLASHINFER_SAMPLER=0``; otherwise the PyTorch-native path (PyTorch's sort, Triton's
+    kernel from 0.17)."""
+    installed = s.flashinfer_installed
+    if installed is None:
+        installed = b.pip_flashinfer if s.pip_install else True
+    if vendor != "nvidia":
+        installed = False  # FlashInfer is CUDA-only
+    wanted = b.flashinfer_sampler_default if s.flashinfer_sampler is None else s.flashinfer_sampler
+    return "flashinfer" if (installed and wanted) else b.native_sampler
+
+
+def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates,
+                 s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
-    max_num_batched_tokens)`` rows with the release's sampler (the Triton top-k/top-p kernel falls back to
-    PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
+    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows); V0 profiles the logits only."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
-    kind = "logits" if engine == "v0" else b.sampler
+    kind = "logits" if engine == "v0" else sampler_kind(b, s, vendor)
     per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
         per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
@@ -1219,7 +918,8 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     is given."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
-    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or b.tp_buffers_in_budget):
+    counted = b.tp_buffers_in_budget and custom_all_reduce(device, s.tp)
+    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     band = (worst.weights * e.weights_error + act_err + worst.encoder * e.encoder_error
             + nontorch_err + (e.cudagraph_error_gib if graphs.in_budget else 0.0))

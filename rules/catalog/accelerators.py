@@ -53,6 +53,12 @@ class Accelerator:
     source: str
     devices_why: str = ""  # why one unit of a resource may hold more than one device (or a range)
     dra_device_classes: tuple[str, ...] = ()  # DeviceClass (and DRA driver) names of dynamic resource allocation
+    #: Resources (prefixes) whose units are time-sliced shares of a device, not devices: nvidia.com/gpu.shared.
+    shared_resource_prefixes: tuple[str, ...] = ()
+    runtime_classes: tuple[str, ...] = ()  # RuntimeClasses that show a container the devices without a request
+    visible_devices_env: str = ""  # the variable that picks the devices such a container sees
+    #: Words of product names whose devices have one memory with the CPU (GB10, Jetson).
+    unified_memory_products: tuple[str, ...] = ()
 
     @property
     def request_resource(self) -> str:
@@ -89,6 +95,10 @@ def _table() -> tuple[tuple[Accelerator, ...], tuple[str, ...]]:
             image_repositories=tuple(raw.get("image_repositories", ())),
             catalog_resource=raw.get("catalog_resource") or next(iter(resources)), source=raw["source"],
             devices_why=raw.get("devices_why", ""), dra_device_classes=tuple(raw.get("dra_device_classes", ())),
+            shared_resource_prefixes=tuple(raw.get("shared_resource_prefixes", ())),
+            runtime_classes=tuple(raw.get("runtime_classes", ())),
+            visible_devices_env=raw.get("visible_devices_env", ""),
+            unified_memory_products=tuple(raw.get("unified_memory_products", ())),
         ))
     return tuple(out), tuple(data["not_accelerators"])
 
@@ -98,6 +108,7 @@ def accelerators() -> tuple[Accelerator, ...]:
     return _table()[0]
 
 
+@functools.cache
 def families_of(resource: str) -> tuple[Accelerator, ...]:
     """The families whose device plugins advertise ``resource`` (two for google.com/tpu: v4–v6e and 7x)."""
     return tuple(a for a in accelerators() if a.devices(resource) is not None)
@@ -179,6 +190,40 @@ def layout_counts_devices(resource: str) -> bool:
 def family_of_device_class(name: str) -> Accelerator | None:
     """The family whose DRA driver a DeviceClass name (or a driver name) is: ``gpu.nvidia.com`` is NVIDIA's."""
     return next((a for a in accelerators() if name in a.dra_device_classes), None)
+
+
+def shared_resource(resource: str | None) -> bool:
+    """Whether a unit of ``resource`` is a time-sliced share of a device (``nvidia.com/gpu.shared``)."""
+    return bool(resource) and any(resource.startswith(p)  # type: ignore[union-attr]
+                                  for a in accelerators() for p in a.shared_resource_prefixes)
+
+
+_MIG = re.compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb(?:[.+]me)?$")
+
+
+def mig_profile(resource: str | None) -> tuple[int, int] | None:
+    """(compute slices, memory in GB) of a MIG device resource, ``nvidia.com/mig-3g.40gb`` -> (3, 40): NVIDIA's
+    profile names state the memory of the slice (MIG user guide, "Supported MIG Profiles")."""
+    m = _MIG.match(resource or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def runtime_visibility(runtime_class: str | None) -> bool:
+    """Whether a RuntimeClass shows a container the node's devices without a request (``nvidia``)."""
+    return bool(runtime_class) and any(runtime_class in a.runtime_classes for a in accelerators())
+
+
+def visible_devices_envs() -> tuple[str, ...]:
+    """The variables that pick the devices a container sees without a request (NVIDIA_VISIBLE_DEVICES)."""
+    return tuple(a.visible_devices_env for a in accelerators() if a.visible_devices_env)
+
+
+def unified_memory_product(name: str | None) -> bool:
+    """Whether a product name (a GPU Feature Discovery label, a catalog GPU) is a device whose memory is the
+    system's, shared with the CPU (NVIDIA GB10, Jetson)."""
+    words = " ".join(re.findall(r"[a-z0-9]+", (name or "").lower()))
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", words)
+               for a in accelerators() for w in a.unified_memory_products)
 
 
 def is_extended_resource(name: str) -> bool:

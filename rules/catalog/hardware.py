@@ -68,6 +68,7 @@ from ..model.vocab import (
     LABEL_NVLINK,
     LABEL_NVLINK_DOMAIN_SIZE,
 )
+from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -138,37 +139,49 @@ def _label(labels: Mapping[str, str], suffix: str) -> str | None:
 
 def _families() -> dict[str, list[Any]]:
     """Instance family (``p5``, ``g6e``, ``p6-b200``) -> its instance types in the catalog."""
-    from .. import catalog
-
     out: dict[str, list[Any]] = {}
-    for inst in catalog.instance_types().values():
+    for inst in instance_types().values():
         if inst.cloud == "aws":
             out.setdefault(inst.name.split(".", 1)[0], []).append(inst)
     return out
 
 
-def _family_gpu(labels: Mapping[str, str]) -> tuple[str | None, int | None, bool]:
+def _family_members(labels: Mapping[str, str]) -> list[Any]:
+    """The catalog's instance types of the family the labels name (``instance-family``, or
+    ``instance-category`` + ``instance-generation``); [] when they name none."""
+    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
+    families = _families()
+    if family:
+        return families.get(family.strip().lower(), [])
+    category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
+    if not category or not generation:
+        return []
+    prefix = f"{category.strip().lower()}{generation.strip()}"
+    return [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
+            for i in insts]
+
+
+def _family_gpu(members: list[Any]) -> tuple[str | None, int | None, bool]:
     """(GPU, GPUs per node, named) an instance family (or category + generation) implies: the GPU when
     every instance type of the family carries the same one, the count when they also carry as many.
     ``named`` is True when the labels name a family the catalog has but whose GPU is not one (``p4``:
     A100 40 GB on p4d, 80 GB on p4de)."""
-    family = _label(labels, INSTANCE_FAMILY_SUFFIX)
-    families = _families()
-    if family:
-        members = families.get(family.strip().lower(), [])
-    else:
-        category, generation = _label(labels, INSTANCE_CATEGORY_SUFFIX), _label(labels, INSTANCE_GENERATION_SUFFIX)
-        if not category or not generation:
-            return None, None, False
-        prefix = f"{category.strip().lower()}{generation.strip()}"
-        members = [i for f, insts in families.items() if f.startswith(prefix) and not f[len(prefix):][:1].isdigit()
-                   for i in insts]
     gpus = {i.gpu for i in members}
     counts = {i.gpus for i in members}
     count = next(iter(counts)) if len(counts) == 1 else None
     if len(gpus) != 1:
         return None, count, bool(members)
     return next(iter(gpus)), count, False
+
+
+def _family_links(members: list[Any]) -> tuple[str | None, bool | None]:
+    """(interconnect, EFA) every instance type of a family shares: the interconnect of its multi-GPU types when
+    they agree (a one-GPU type joins no GPUs: g6e.xlarge beside the PCIe-only g6e.12xlarge and g6e.48xlarge), and
+    EFA when all have it or none does. A Karpenter NodePool that may launch any size of ``g6e`` launches GPUs
+    that only PCIe joins, whichever size it picks."""
+    links = {i.interconnect for i in members if i.gpus > 1}
+    efa = {bool(i.efa) for i in members}
+    return (next(iter(links)) if len(links) == 1 else None), (next(iter(efa)) if len(efa) == 1 else None)
 
 
 def _tpu_chips(topology: str | None) -> int | None:
@@ -184,10 +197,8 @@ def _tpu_chips(topology: str | None) -> int | None:
 
 
 def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
-    from .. import catalog
-
     try:
-        return catalog.find_gpu(name, memory_mib=memory_mib)
+        return find_gpu(name, memory_mib=memory_mib)
     except CatalogError:
         return None
 
@@ -206,8 +217,6 @@ def pool_from_labels(
     ``gpus_per_node`` is a fallback for the GPU count when no label gives it (a Node's
     ``status.capacity``); labels and the instance type win over it.
     """
-    from .. import catalog  # deferred: the catalog data loads only when a pool is built
-
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 
     instance = None
@@ -216,7 +225,7 @@ def pool_from_labels(
     if itype:
         pool.instance_type = str(itype)
         try:
-            instance = catalog.find_instance(str(itype))
+            instance = find_instance(str(itype))
         except CatalogError:
             azure = _AZURE_SIZES.get(str(itype).strip().lower())
 
@@ -230,8 +239,9 @@ def pool_from_labels(
 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
                or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT))
-    family_gpu, family_count, ambiguous = (_family_gpu(labels) if product is None and instance is None
-                                           else (None, None, False))
+    members = _family_members(labels) if instance is None else []
+    family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
+    family_link, family_efa = _family_links(members)
     named_unknown = ambiguous
     if product:
         pool.gpu = _find_gpu(str(product), memory_mib)
@@ -273,8 +283,12 @@ def pool_from_labels(
         link = instance.interconnect
     if link is None and azure is not None:
         link = azure[2]
+    if link is None:
+        link = family_link  # every multi-GPU type of the family the NodePool may launch
     if link is None and pool.gpu is not None and isinstance(count, int) and count > 1:
         link = pool.gpu.interconnect  # what multi-GPU servers of this part usually have
+    if link is None and pool.gpu is not None and count is None and pool.gpu.interconnect == "pcie":
+        link = "pcie"  # a part without NVLink (L40S, L4, A10G): PCIe joins them on a node of any size
     pool.interconnect = link  # type: ignore[assignment]
 
     domain = _int(labels.get(LABEL_NVLINK_DOMAIN_SIZE)) if LABEL_NVLINK_DOMAIN_SIZE in labels else None
@@ -299,6 +313,8 @@ def pool_from_labels(
     efa = _bool(labels[LABEL_EFA]) if LABEL_EFA in labels else None
     if efa is None and instance is not None:
         efa = instance.efa
+    if efa is None:
+        efa = family_efa
     pool.efa = efa
     if efa:
         pool.fabric = "efa"
@@ -349,36 +365,34 @@ def gpu_pool(gpu_name: str, gpus_per_node: int, location: Location) -> NodePool:
 
 def catalog_instance(name: str) -> Any:
     """The catalog's instance type ``name`` (CatalogError when it has none)."""
-    from .. import catalog
-
-    return catalog.find_instance(name)
+    return find_instance(name)
 
 
 def largest_instance(gpu_name: str) -> Any:
     """The catalog's instance type with the most of this GPU (None: none carries it)."""
-    from .. import catalog
-
-    found = catalog.instances_for_gpu(gpu_name)
+    found = instances_for_gpu(gpu_name)
     return found[-1] if found else None
 
 
 def instance_with(gpu_name: str, gpus: int) -> Any:
     """The catalog's first instance type with exactly ``gpus`` of this GPU (None: none)."""
-    from .. import catalog
-
-    same = [i for i in catalog.instances_for_gpu(gpu_name) if i.gpus == gpus]
+    same = [i for i in instances_for_gpu(gpu_name) if i.gpus == gpus]
     return same[0] if same else None
 
 
 def node_links(pool: NodePool) -> tuple[int, int]:
     """(GPUs per node, GPUs one NVLink domain of the node joins) of a pool: 1 on PCIe-only nodes, the
     pool's domain where NVLink joins only some GPUs (H100 NVL pairs), else the whole node (8 when the
-    pool does not say how many GPUs a node has)."""
+    pool does not say how many GPUs a node has). A domain wider than the node (GB200 NVL72: 72 GPUs over 18
+    trays of 4, joined by NVLink switches; ``nvidia.com/gpu.clique`` names it) is the pool's domain."""
     gpus = pool.gpus_per_node if isinstance(pool.gpus_per_node, int) and pool.gpus_per_node > 0 else 8
+    size = pool.nvlink_domain_size if isinstance(pool.nvlink_domain_size, int) and pool.nvlink_domain_size > 0 else None
     if pool.interconnect == "pcie":
         domain = 1
-    elif pool.interconnect == "nvlink" and pool.nvlink_domain_size:
-        domain = int(pool.nvlink_domain_size)
+    elif pool.interconnect == "nvlink" and size:
+        domain = size
+    elif pool.interconnect == "nvswitch" and size and size > gpus:
+        domain = size
     else:
         domain = gpus if gpus > 1 or pool.interconnect else 1
     return gpus, domain

@@ -9,10 +9,12 @@ only: this module is on the lint path.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
-from ..model.errors import CatalogError
+from ..model.errors import CatalogError, InputError
+from ..model.files import read_file_bytes
 from ..model.shapes import MlaShape, ModelShape, MoeShape, Precision
 
 # Defaults for keys a model family's config.json may leave out (the transformers config class
@@ -48,6 +50,17 @@ _VISION_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "num_channels": 3,
                 "patch_size": 16},
+    "qwen3_vl": {
+        "depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "in_channels": 3, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584, "num_position_embeddings": 2304,
+        "deepstack_visual_indexes": [8, 16, 24],
+    },
+    # Qwen3_5VisionConfig: Qwen3-VL's tower without the deepstack mergers
+    "qwen3_5_vision": {
+        "depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "in_channels": 3, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584, "num_position_embeddings": 2304,
+        "deepstack_visual_indexes": [],
+    },
     "llama4_vision_model": {
         "hidden_size": 768, "intermediate_size": 5632, "num_hidden_layers": 34, "num_channels": 3,
         "image_size": 448, "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096,
@@ -60,7 +73,11 @@ _UNGATED_MLP = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigco
 # Families whose norms are LayerNorm (weight and bias) instead of RMSNorm (weight only).
 _LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
 # Families with a learned weight per head dimension on q and k (QK-norm).
-_QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"})
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "qwen3_5_text", "qwen3_5_moe_text",
+                      "qwen3_vl_text", "qwen3_vl_moe_text"})
+# Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
+# (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
+_HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
 
 DTYPE_PRECISION: dict[str, Precision] = {
     "bfloat16": "bf16",
@@ -82,6 +99,11 @@ HF_CONFIG_KEYS = frozenset({
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
     # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
     "first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
+    # attention layouts the KV model names as not modelled (kv_layout.unmodelled_reason)
+    "compress_ratios", "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
+    "hybrid_override_pattern", "layers_block_type", "attn_type_list",
+    # DeepSeek-V3.2-style sparse-attention indexer (its keys are cached beside the MLA latent)
+    "index_head_dim", "index_n_heads", "index_topk",
 })
 
 
@@ -99,7 +121,7 @@ _VISION_SIZING_KEYS = frozenset({
     "num_heads", "image_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "out_hidden_size",
     "window_size", "fullatt_block_indexes", "projector_input_dim", "projector_output_dim",
     "pixel_shuffle_ratio", "vision_output_dim", "num_channels", "in_channels", "in_chans", "head_dim",
-    "mm_tokens_per_image", "vision_use_head",
+    "mm_tokens_per_image", "vision_use_head", "num_position_embeddings", "deepstack_visual_indexes",
 })
 
 
@@ -108,8 +130,26 @@ def _vision_sizing_keys(vision: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in vision.items() if k in _VISION_SIZING_KEYS}
 
 
+#: Sub-configs of an omni checkpoint that vLLM does not load (it serves the thinker only).
+_OMNI_UNLOADED = ("talker_config", "token2wav_config", "code2wav_config")
+
+
+def thinker_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The part of the config vLLM serves: an omni checkpoint's ``thinker_config`` (Qwen2.5-Omni, Qwen3-Omni:
+    vLLM registers ``Qwen2_5OmniModel`` as ``Qwen2_5OmniThinkerForConditionalGeneration``) over the top level
+    without the talker and the code-to-wave model; any other config as it is."""
+    thinker = config.get("thinker_config")
+    if not isinstance(thinker, dict):
+        return config
+    merged = {k: v for k, v in config.items() if k != "thinker_config" and k not in _OMNI_UNLOADED}
+    merged.update(thinker)
+    return merged
+
+
 def text_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints)."""
+    """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints), an omni
+    checkpoint's thinker's."""
+    config = thinker_config(config)
     merged = dict(config)
     text = config.get("text_config")
     if isinstance(text, dict):
@@ -181,16 +221,18 @@ def derive_params(config: dict[str, Any]) -> int:
 
     embeddings = vocab x hidden, twice when the LM head is not tied (OPT adds its learned
     positions, Phi its LM-head bias); per layer: attention q = hidden x heads x head_dim (twice
-    for Qwen3-Next's gated attention), k and v = hidden x kv_heads x head_dim each, o = heads x
+    for the gated attention of Qwen3-Next and ``attn_output_gate`` configs), k and v = hidden x
+    kv_heads x head_dim each, o = heads x
     head_dim x hidden, plus the biases a family has (Qwen2 q/k/v; ``attention_bias`` q/k/v/o,
     but q/k/v only for GLM-4.5; always for Phi and OPT), per-head q/k RMSNorm (Qwen3, Gemma 3,
-    Qwen3-Next), gpt-oss's attention sinks, the latent projections for MLA models and
-    DeepSeek-V3.2's indexer; Qwen3-Next's linear-attention layers (every layer that is not a
+    Qwen3-Next, Qwen3.5; over all heads for MiniMax-M2), gpt-oss's attention sinks, the latent
+    projections for MLA models and
+    DeepSeek-V3.2's indexer; Qwen3-Next's and Qwen3.5's linear-attention layers (every layer that is not a
     ``full_attention_interval``-th one) are Gated DeltaNet projections, convolution and gates;
     MLP = 3 x hidden x intermediate (gate, up, down), or 2 x for the ungated GELU MLPs of Phi, OPT
     and Falcon (with biases where the family has them); MoE layers = experts x 3 x hidden x
     moe_intermediate (+ gpt-oss's expert biases) + shared experts + router (hidden x experts,
-    + a bias for gpt-oss, + the score-correction bias for ``noaux_tc`` routers and GLM-4.5);
+    + a bias for gpt-oss, + the score-correction bias for ``noaux_tc`` routers, GLM-4.5 and MiniMax-M2);
     dense layers are the first ``first_k_dense_replace`` ones, ``mlp_only_layers``, or those
     Llama 4's ``interleave_moe_layer_step`` skips (width ``intermediate_size_mlp``); norms =
     2 x hidden per layer (4 for Gemma 2/3; LayerNorm weight and bias for Phi, OPT and Falcon) +
@@ -226,7 +268,7 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     if model_type == "falcon":  # fused query_key_value
         attn = h * (q_out + 2 * kv_out) + q_out * h
         return attn + ((q_out + 2 * kv_out + h) if cfg.get("bias") else 0)
-    gated_q = 2 if model_type == "qwen3_next" else 1
+    gated_q = 2 if model_type == "qwen3_next" or cfg.get("attn_output_gate") is True else 1
     attn = h * q_out * gated_q + 2 * h * kv_out + q_out * h
     if model_type.startswith("qwen2"):
         attn += q_out + 2 * kv_out
@@ -236,6 +278,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
         attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" else h)
     if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
+    elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
+        attn += q_out + kv_out  # MiniMax-M2: one RMSNorm over all q heads and one over all k heads
     if model_type == "gpt_oss":
         attn += heads  # attention sinks
     return attn
@@ -254,7 +298,7 @@ def _linear_attention(cfg: dict[str, Any], h: int) -> int:
 def _full_attention_layers(cfg: dict[str, Any], layers: int) -> int:
     """Layers with full attention (the rest are linear attention); all of them for most models."""
     types = cfg.get("layer_types")
-    if cfg.get("model_type") == "qwen3_next":
+    if cfg.get("model_type") in _HYBRID_LINEAR:
         if isinstance(types, list) and len(types) == layers:
             return sum(1 for t in types if t == "full_attention")
         interval = _int(cfg, "full_attention_interval") or 4
@@ -289,7 +333,8 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
     elif moe.shared_experts:
         moe_layer += moe.shared_experts * 3 * h * width
-    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe":
+    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe" or (
+            model_type == "minimax_m2" and cfg.get("use_routing_bias", True)):
         moe_layer += moe.num_experts  # e_score_correction_bias
     step = _int(cfg, "interleave_moe_layer_step")
     if model_type == "llama4_text" and step and step > 1:
@@ -331,16 +376,21 @@ def _derive(cfg: dict[str, Any]) -> int:
 
 
 def derive_vision_params(config: dict[str, Any]) -> int | None:
-    """Parameters of the vision encoder and its projector a multimodal ``config.json`` implies.
+    """Parameters of the vision (and audio) encoders and their projectors a multimodal ``config.json`` implies.
 
-    0 for a text-only config, None when the config has a vision tower of a kind not counted here
-    (its parameters are then missing from :func:`derive_params`).
+    0 for a text-only config, None when the config has a tower of a kind not counted here (its
+    parameters are then missing from :func:`derive_params`). An omni checkpoint's towers are its
+    thinker's (``thinker_config.vision_config`` and ``audio_config``), which vLLM loads with the decoder.
 
     * SigLIP (Gemma 3): patch conv (3 x p^2 x H + H) + positions ((image/p)^2 x H) + layers x
       (two LayerNorms 4H + q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases 2HI + I + H) +
       post-LayerNorm 2H; projector H x text_hidden + an RMSNorm H.
     * Qwen2.5-VL ViT: patch conv 3 x t x p^2 x H + depth x (2 RMSNorms 2H + fused qkv 3H^2 + 3H +
       proj H^2 + H + gated MLP 3HI + 2I + H); merger RMSNorm H + (4H)^2 + 4H + 4H x out + out.
+    * Qwen3-VL and Qwen3.5 / Qwen3.6 ViT: patch conv with bias 3 x t x p^2 x H + H + learned positions
+      ``num_position_embeddings`` x H + depth x (2 LayerNorms 4H + fused qkv 3H^2 + 3H + proj H^2 + H + GELU
+      MLP with biases 2HI + I + H); merger LayerNorm 2H + (4H)^2 + 4H + 4H x out + out; one more merger, its
+      LayerNorm over 4H, per ``deepstack_visual_indexes`` entry (none in Qwen3.5 / Qwen3.6).
     * Pixtral (Mistral 3): patch conv 3 x p^2 x H + RMSNorm H + layers x (2 RMSNorms 2H + q/k/v/o
       4H^2 + gated MLP 3HI); projector RMSNorm H + patch merger (s^2 H) x H + H x text_hidden +
       text_hidden^2 (biases when ``multimodal_projector_bias``).
@@ -351,15 +401,33 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
     """
     if not isinstance(config, dict):
         return 0
+    top_type = str(config.get("model_type", ""))
+    config = thinker_config(config)
+    audio = config.get("audio_config")
+    audio_params: int | None = 0
+    if isinstance(audio, dict):
+        audio_params = _audio_params(audio, str(config.get("model_type", "")))
     vision = config.get("vision_config")
     if not isinstance(vision, dict):
-        return 0
-    top_type = str(config.get("model_type", ""))
+        return audio_params
+    if audio_params is None:
+        return None
+    vision_params = _vision_params(config, vision, top_type)
+    return None if vision_params is None else vision_params + audio_params
+
+
+def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str) -> int | None:
     kind = str(vision.get("model_type") or "")
+    if top_type.startswith("qwen2_5_omni") or kind == "qwen2_5_omni_vision_encoder":
+        kind = "qwen2_5_vl"  # Qwen2_5OmniVisionEncoderConfig: the Qwen2.5-VL ViT
     if top_type in ("qwen2_5_vl", "qwen2_vl") or kind in ("qwen2_5_vl", "qwen2_vl"):
         kind = "qwen2_5_vl"
     if top_type == "llama4":
         kind = "llama4_vision_model"
+    if top_type.startswith("qwen3_vl") or kind in ("qwen3_vl", "qwen3_vl_moe"):
+        kind = "qwen3_vl"
+    if top_type.startswith("qwen3_5") or kind in ("qwen3_5", "qwen3_5_moe", "qwen3_5_vision"):
+        kind = "qwen3_5_vision"
     if top_type == "mistral3" and not kind:
         kind = "pixtral"
     defaults = _VISION_DEFAULTS.get(kind)
@@ -373,11 +441,46 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
             return _siglip(v, text_h)
         if kind == "qwen2_5_vl":
             return _qwen_vit(v)
+        if kind in ("qwen3_vl", "qwen3_5_vision"):
+            return _qwen3_vit(v)
         if kind == "pixtral":
             return _pixtral(v, config, text_h)
         return _llama4_vision(v, text_h)
     except (TypeError, ValueError):
         return None
+
+
+#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B).
+_AUDIO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2_5_omni_audio_encoder": {
+        "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+    },
+}
+
+
+def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
+    """Parameters of an omni model's audio encoder, or None for one of a kind not counted here.
+
+    Qwen2.5-Omni (``Qwen2_5OmniAudioEncoder``, Whisper-style): conv1 (mel bins -> d, kernel 3) and conv2 (d -> d,
+    kernel 3) with biases; layers x (q, v, o with biases and k without: 4d^2 + 3d; two LayerNorms 4d; fc1 and fc2
+    with biases 2 d f + f + d); the final LayerNorm 2d; the projection d -> output_dim with its bias; the audio
+    begin/end embeddings 2 x output_dim. The sinusoidal positions are a buffer, not weights.
+    """
+    kind = str(audio.get("model_type") or "")
+    if not kind and thinker_type.startswith("qwen2_5_omni"):
+        kind = "qwen2_5_omni_audio_encoder"
+    defaults = _AUDIO_DEFAULTS.get(kind)
+    if defaults is None:
+        return None
+    a = {**defaults, **audio}
+    try:
+        d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
+        mel, out = int(a["num_mel_bins"]), int(a["output_dim"])
+    except (TypeError, ValueError):
+        return None
+    convs = mel * d * 3 + d + d * d * 3 + d
+    layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
+    return convs + layers * layer + 2 * d + d * out + out + 2 * out
 
 
 def _siglip(v: dict[str, Any], text_h: int) -> int:
@@ -396,6 +499,18 @@ def _qwen_vit(v: dict[str, Any]) -> int:
     merged = H * merge * merge
     merger = H + merged * merged + merged + merged * out + out
     return ch * t * p * p * H + depth * block + merger
+
+
+def _qwen3_vit(v: dict[str, Any]) -> int:
+    H, inter, depth = int(v["hidden_size"]), int(v["intermediate_size"]), int(v["depth"])
+    p, t, ch = int(v["patch_size"]), int(v["temporal_patch_size"]), int(v.get("in_channels", v.get("in_chans", 3)))
+    merge, out, positions = int(v["spatial_merge_size"]), int(v["out_hidden_size"]), int(v["num_position_embeddings"])
+    deepstack = v.get("deepstack_visual_indexes") or []
+    embed = ch * t * p * p * H + H + positions * H
+    block = 4 * H + (3 * H * H + 3 * H) + (H * H + H) + (H * inter + inter) + (inter * H + H)
+    merged = H * merge * merge
+    mlp = merged * merged + merged + merged * out + out
+    return embed + depth * block + (2 * H + mlp) + len(deepstack) * (2 * merged + mlp)
 
 
 def _pixtral(v: dict[str, Any], config: dict[str, Any], text_h: int) -> int:
@@ -493,28 +608,35 @@ def weight_bytes_per_param(precision: Precision, quantization_config: Any = None
     return base
 
 
+def _read(path: str, what: str) -> bytes:
+    """A model file's bytes: a regular file only, bounded (:mod:`..model.files`), else :class:`CatalogError`."""
+    try:
+        return read_file_bytes(path)
+    except InputError as e:
+        raise CatalogError(e.message.replace("cannot read: ", f"cannot read {what}: ", 1), file=path) from None
+
+
 def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
     """Read a Hugging Face ``config.json`` (or a directory holding one) into a :class:`ModelShape`.
 
     Parameters come from ``model.safetensors.index.json`` beside it when present
     (``metadata.total_parameters``, or ``metadata.total_size`` bytes / bytes per parameter of the
-    unquantised ``torch_dtype``), otherwise from :func:`derive_params`.
+    unquantised ``torch_dtype``), otherwise from :func:`derive_params`; an omni checkpoint's always
+    from :func:`derive_params` on its thinker (the index also holds the talker, which vLLM does not load).
     """
-    import json
-
     target = os.fspath(path)
     config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
+    if not os.path.lexists(config_path):
+        raise CatalogError("config.json not found", file=config_path)
     try:
-        with open(config_path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-    except FileNotFoundError:
-        raise CatalogError("config.json not found", file=config_path) from None
-    except OSError as exc:
-        raise CatalogError(f"cannot read model config: {exc.strerror}", file=config_path) from None
+        raw = json.loads(_read(config_path, "model config").decode("utf-8"))
     except UnicodeDecodeError:
         raise CatalogError("model config is not UTF-8 text", file=config_path) from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"invalid JSON: {exc.msg}", file=config_path, line=exc.lineno) from None
+    except (ValueError, RecursionError):  # an integer longer than Python reads (4,300 digits), nesting too deep
+        raise CatalogError("invalid JSON: a number of more than 4,300 digits or nesting too deep",
+                           file=config_path) from None
     if not isinstance(raw, dict):
         raise CatalogError("model config must be a JSON object", file=config_path)
     model_id = os.path.basename(os.path.dirname(os.path.abspath(config_path))) or config_path
@@ -564,9 +686,13 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
 
     vision = derive_vision_params(raw)
     if vision is None:
-        extra["vision_params_note"] = "the vision encoder of this config is of a kind not counted; params lack it"
+        extra["vision_params_note"] = ("the vision or audio encoder of this config is of a kind not counted; "
+                                       "params lack it")
     params, params_source = (None, "derived")
-    if directory is not None:
+    unloaded = [k for k in _OMNI_UNLOADED if isinstance(raw.get(k), dict)]
+    if unloaded:  # the index's total_size also holds the talker and the code-to-wave model
+        extra["params_note"] = f"the thinker's weights; vLLM does not load {', '.join(unloaded)}"
+    elif directory is not None:
         params, params_source = _params_from_index(directory, dtype, quant is not None)
     if params is None:
         try:
@@ -603,18 +729,18 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
 
 
 def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str]:
-    import json
-
     index_path = os.path.join(directory, "model.safetensors.index.json")
     if not os.path.exists(index_path):
         return None, "derived"
     try:
-        with open(index_path, encoding="utf-8") as fh:
-            index = json.load(fh)
-    except (OSError, UnicodeDecodeError):
-        raise CatalogError("cannot read safetensors index", file=index_path) from None
+        index = json.loads(_read(index_path, "safetensors index").decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CatalogError("cannot read safetensors index: not UTF-8 text", file=index_path) from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"invalid JSON: {exc.msg}", file=index_path, line=exc.lineno) from None
+    except (ValueError, RecursionError):  # an integer longer than Python reads (4,300 digits), nesting too deep
+        raise CatalogError("invalid JSON: a number of more than 4,300 digits or nesting too deep",
+                           file=index_path) from None
     meta = index.get("metadata") if isinstance(index, dict) else None
     if not isinstance(meta, dict):
         return None, "derived"

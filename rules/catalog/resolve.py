@@ -27,6 +27,7 @@ into the Hugging Face cache with ``huggingface_hub``, imported only then.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from collections.abc import Iterable
@@ -35,8 +36,11 @@ from typing import Any
 
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..model.errors import CatalogError, InputError
+from ..model.files import inside
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
+from .hfconfig import load_local_model
+from .lookup import find_model, find_model_exact
 
 #: The three ways to teach shardwise a model, as findings and errors state them.
 TEACH_HINT = (
@@ -107,8 +111,6 @@ def _find_model(model: str, base: str | None) -> Any:
     key = (model, base)
     found = _MODEL_CACHE.get(key)
     if found is None:
-        from . import find_model
-
         try:
             found = find_model(model, base)
         except CatalogError as err:
@@ -128,10 +130,6 @@ def _not_in_catalog(name: str, err: CatalogError) -> str:
 
 def _load_config(path: str, model_id: str, how: str) -> Any:
     """A shape from a config.json (or its directory), named ``model_id``, saying how it was found."""
-    import dataclasses
-
-    from . import load_local_model
-
     shape = load_local_model(path)
     return dataclasses.replace(shape, id=model_id, extra={**shape.extra, "taught_by": how})
 
@@ -169,10 +167,19 @@ def find_in_hf_cache(model_id: str, cache: str | None = None) -> str | None:
     return max(found, key=os.path.getmtime) if found else None
 
 
+def _readable_here(path: str, base_dir: str | None) -> bool:
+    """Whether a path a manifest names may be read: inside the repository root (the directory shardwise runs in)
+    or the manifest's directory, symbolic links followed. Nothing a repository names is read from elsewhere
+    (``/proc/self/environ``, ``../../etc/passwd``); the models directories (``model_dirs``) and the Hugging Face
+    cache are the user's own, and are read wherever they are."""
+    roots = [_SOURCES.repo_root or os.getcwd(), *([base_dir] if base_dir else [])]
+    return any(inside(path, r) for r in roots)
+
+
 def _local_model_path(model: str, base_dir: str | None) -> str | None:
     expanded = os.path.expanduser(model)
     candidates = [expanded] if os.path.isabs(expanded) else [os.path.join(base_dir or ".", expanded), expanded]
-    for path in candidates:
+    for path in (c for c in candidates if _readable_here(c, base_dir)):
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "config.json")):
             return path
         if path.endswith(".json") and os.path.isfile(path):
@@ -246,9 +253,16 @@ def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: st
     config = _annotation_config(named, base_dir)
     shown = model if not is_unresolved(model) else named
     if config is not None:
-        if not os.path.exists(config):
+        if not os.path.lexists(config):
             group.model_unknown = f"the annotation {ANN_BASE_MODEL} names {named!r}, and there is no such file"
             return
+        if not _readable_here(config, base_dir):
+            real = os.path.realpath(config)
+            which = f", which is {real}," if real != named else ""
+            raise CatalogError(
+                f"the annotation {ANN_BASE_MODEL} names {named!r}{which} outside the repository and the manifest's "
+                "directory: not read; put the config.json in the repository or in a models directory (config key "
+                "model_dirs)")
         group.model = _load_config(config, shown, f"annotation {ANN_BASE_MODEL}")
         return
     try:
@@ -263,8 +277,6 @@ def _resolve_named(group: ServingGroup, model: str, base_dir: str | None) -> Non
         group.model = _load_config(local, os.path.basename(os.path.abspath(local).rstrip("/")) or model, "local path")
         return
     if not _looks_like_path(model):
-        from . import find_model_exact
-
         exact = find_model_exact(model)
         if exact is not None:
             group.model = exact

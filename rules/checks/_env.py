@@ -30,14 +30,15 @@ def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> t
     """(value, "envFrom ConfigMap `x`", where) for variable ``name`` that ``envFrom`` gives container ``c``;
     None when no source of the inputs sets it.
 
-    A ConfigMap in the inputs is read; what a Secret (never read) or a ConfigMap that is not in the inputs
+    A ConfigMap in the inputs is read; what a Secret (envFrom reads none) or a ConfigMap that is not in the inputs
     could hold is not an unknown: the rules judge what the manifests set (DESIGN.md, "Unknown, and what is
     not"). A source whose name or prefix is not known yet (a preview's computed value) is: it is
     :class:`Undecidable` when a ConfigMap of the inputs in the namespace could give the variable through it.
     Later sources win over earlier ones, and ``env`` over both, as in Kubernetes.
     """
     found: tuple[Any, str, Location] | None = None
-    maps = [m for m in inv.config_maps if m.namespace in (namespace, UNKNOWN_NAMESPACE)]
+    # envFrom configMapRef reads ConfigMaps only: a committed Secret of the same name is another object
+    maps = [m for m in inv.config_maps if m.namespace in (namespace, UNKNOWN_NAMESPACE) and m.kind == "ConfigMap"]
     for src in c.env_from:
         if src.kind != "configMap":
             continue
@@ -83,7 +84,8 @@ def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
         value, via = c.env[name], ""
         if value is UNKNOWN and name in c.env_refs:  # valueFrom.configMapKeyRef: Kubernetes reads the ConfigMap
             cm_name, key = c.env_refs[name]
-            cm = next((m for m in inv.config_maps if m.name == cm_name and m.namespace == g.namespace), None)
+            cm = next((m for m in inv.config_maps if m.name == cm_name and m.namespace == g.namespace
+                       and m.kind == "ConfigMap"), None)
             if cm is None:
                 raise Undecidable(f"{name} of container `{c.name}`", f"it is set from key `{key}` of ConfigMap "
                                   f"`{cm_name}`, which is not in the inputs; lint it together with the workload")

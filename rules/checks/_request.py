@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..capacity.group import gpu_of
 from ..catalog.accelerators import devices_per_unit, family_known, layout_counts_devices
 from ..model import ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GPU_RESOURCE
-from ._capacity import gpu_of
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,36 @@ def gpu_request(g: ServingGroup) -> tuple[Request | None, str]:
         raise Undecidable(f"the device count of container `{c.name}`",
                           f"the resource claim {claims} asks for every device of its class (allocationMode All) or "
                           "for a prioritized list, so the count depends on the node")
+    if is_unknown(g.gpus_per_pod) and g.pool is not None and g.pool.kind == "resource-profile":
+        raise Undecidable(f"the accelerator count of KubeAI's {g.pool.name}",
+                          "the profile is not one of KubeAI's defaults: the operator gives the pod its limits × the "
+                          "count, and those are in KubeAI's configuration (the Helm values' resourceProfiles), which "
+                          "is not in the inputs")
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     if gpus is None:
         return None, resource
     gpu = gpu_of(g)
     span = devices_per_unit(resource, gpu.architecture if gpu is not None else None) or (1, 1)
     return Request(int(gpus), resource, *span), resource
+
+
+def check_server_elsewhere(g: ServingGroup) -> None:
+    """Raise :class:`Undecidable` when the container read as the vLLM server requests no accelerator but another
+    container of its pod, which runs nothing shardwise reads as vLLM, does: that one may be the server (a custom
+    image whose entrypoint shardwise cannot see) and the one read a client or helper of it (SW204, before it says
+    the server requests no GPUs)."""
+    c = g.main_container
+    if c is None:
+        return
+    for other in g.containers:
+        if other is c or other.runs_vllm or other.gpus is None or other.gpus == 0:
+            continue
+        what = other.accelerator_resource or GPU_RESOURCE
+        count = "some" if is_unknown(other.gpus) else str(other.gpus)
+        raise Undecidable("which container of the pod runs the vLLM server",
+                          f"container `{c.name}` reads as vLLM and requests no accelerator, but container "
+                          f"`{other.name}` requests {count} {what} and runs a command shardwise does not read; "
+                          "if that one is the server, give it its `vllm serve` command or args")
 
 
 def counts_layout(g: ServingGroup) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..catalog.resolve import TEACH_HINT
 from ..engine import GroupRule, Hit, LintConfig, Rule, RuleMeta, hit
 from ..model import Inventory, ModelNotKnown, ServingGroup
 from ..model.vocab import ANN_BASE_MODEL
@@ -85,8 +86,6 @@ class ModelNotKnownToShardwise(GroupRule):
         annotated = g.annotations.get(ANN_BASE_MODEL)
         where = g.at(f"annotation:{ANN_BASE_MODEL}") if annotated else g.at("model")
         if g.model is None and g.model_unknown:
-            from ..catalog.resolve import TEACH_HINT  # deferred: keeps the adapters out of the registry's imports
-
             codes = rules_needing_the_model(g, inv, config, self.peers())
             skipped = (f"{', '.join(codes)} could not run on it" if codes
                        else "no rule needed it on this workload")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_name, sizing
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import gpu_name, layout_text, sizing
+from ._capacity import layout_text
 
 
 class WeightsDoNotFit(GroupRule):
@@ -56,7 +57,8 @@ class WeightsDoNotFit(GroupRule):
         if s.weights_fit_band == "starts":
             yield from self._margin(g, s)
             return
-        sure = s.weights_fit_band == "refuses"
+        # weights above the GPU's whole memory never fit, whatever the estimate's band says
+        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"(±{s.weights_error_gib:.1f}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_name, sizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import fits_instead, gpu_name, layout_text, sizing
+from ._capacity import fits_instead, layout_text
 
 
 class KvCapacityBelowMaxModelLen(GroupRule):

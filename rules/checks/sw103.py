@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import declared_load, gpu_name, parallel, sizing
 from ..capacity.layout import judge, plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_P95
-from ._capacity import declared_load, gpu_name, layout_text, load_source, parallel, sizing
+from ._capacity import layout_text, load_source
 
 
 class KvBudgetBelowLoad(GroupRule):
@@ -68,8 +69,11 @@ class KvBudgetBelowLoad(GroupRule):
             return
         ctx_declared = load.context is not None
         ctx_how = "p95 context" if ctx_declared else "max_model_len; no p95 context declared"
-        fits = s.concurrency_at_expected_context
+        dp = fit.parallel.dp  # each data-parallel engine has its own KV cache and takes its share of the load
+        fits = s.concurrency_at_expected_context * dp
         over = (f" over {plural(load.replicas, 'replica')}: {seqs:,} per replica" if load.replicas > 1 else "")
+        if dp > 1:
+            over += f" over {dp} data-parallel engines: {fit.seqs:,} per engine"
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         msg = (
             f"the declared load of {plural(load.concurrency or 0, 'sequence')} "

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.layout import judge, replication, smaller
+from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing
+from ..capacity.layout import judge, replication, reserve_alternative, smaller
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ..model.vocab import ANN_TPOT_TARGET
-from ._capacity import (
-    context_text,
-    declared_seqs,
-    gpu_name,
-    load_source,
-    parallel,
-    replicas_text,
-    require_model,
-    sizer,
-    sizing,
-)
+from ._capacity import context_text, declared_seqs, latency_escape, load_source, replicas_text, reserve_text
 
 
 class ShardedModelThatFits(GroupRule):
@@ -28,7 +18,8 @@ class ShardedModelThatFits(GroupRule):
         enforcement="advisory",
         mandatory_when=(
             "when replicas on fewer GPUs start and hold the declared concurrency beyond the estimate's error "
-            "band, and no per-token latency target is declared"
+            "band, or, with no load declared, start at max_model_len and keep the KV reserve beyond it; never "
+            "with a per-token latency target declared"
         ),
         severity="high",
         summary=(
@@ -39,21 +30,21 @@ class ShardedModelThatFits(GroupRule):
             "Sharding buys the memory to load a model and hold its KV cache; it does not buy throughput. Every "
             "layer of a tensor-parallel group ends in an all-reduce across its GPUs, on every token, and pipeline "
             "stages wait on each other. When replicas on fewer GPUs start and hold their share of the load, "
-            "they serve more requests per GPU on the same hardware (the seeds' plan A: 8 × TP1 serve 48 "
-            "requests/s where 2 × TP4 serve 18).\n\n"
+            "they serve more requests per GPU on the same hardware; vLLM's parallelism guide says a model "
+            "that fits one GPU needs no distributed inference.\n\n"
             "Sharding does grow the KV cache faster than the GPU count (each GPU's share of the weights "
             "shrinks) and it shortens the time per output token of one request. So shardwise sizes the "
             "replicated layout with the whole model (weights, activations and KV cache per GPU, for the vLLM "
             "release) and stays silent when the replicas would not start or would not hold their share of the "
-            "declared concurrency. It recommends replicating only when the replicas hold at least the same load "
-            "on no more GPUs: the declared concurrency (annotation shardwise.dev/target-concurrency, spread over "
-            "the workload's replicas; without a p95 context every sequence counts at max_model_len), or, without "
-            "a declared load, what the sharded layout holds itself; the message gives both numbers. Otherwise it "
-            "states the trade-off (what the replicas would hold against what the sharded layout holds) without a "
-            "recommendation; --max-num-seqs is vLLM's cap, never a load. The finding blocks only when the "
-            "declared load is held beyond the estimate's error band. A per-token latency target declared with "
-            "the annotation shardwise.dev/tpot-target-ms makes it advisory: the sharding may be there to "
-            "meet it."
+            "declared concurrency (annotation shardwise.dev/target-concurrency, spread over the workload's "
+            "replicas; without a p95 context every sequence counts at max_model_len); --max-num-seqs is vLLM's "
+            "cap, never a load. Without a declared load the capacity model's reserve judges, never what the "
+            "sharded layout holds itself (sharding always holds more, since it splits the weights): a smaller "
+            "layout that starts at max_model_len and keeps the KV reserve (its weights × 1.4, --kv-reserve, fit "
+            "the memory vLLM may use) serves the model. The finding blocks only beyond the estimate's error "
+            "band; inside it, or where the reserve is thin, it is advisory and asks for the load. A per-token "
+            "latency target declared with the annotation shardwise.dev/tpot-target-ms (the stack's "
+            "tpot_target_ms) makes it advisory: the sharding may be there to meet it."
         ),
         bad_example=(
             "annotations: {shardwise.dev/target-concurrency: '64'}\n"
@@ -87,21 +78,20 @@ class ShardedModelThatFits(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
+        where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
         seqs, how = declared_seqs(g, config)
-        r = replication(sz, current, s.concurrency_at_expected_context, smaller(model, current), seqs,
-                        config.kv_reserve)
-        if r is None:
-            return  # no smaller layout starts and holds its share: the sharding is needed
-        text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
-        where = f"{model.id} is sharded over {current.gpus} GPUs per replica ({current.text()}) on {gpu_name(g)}"
-        if not r.suggest:
-            yield hit(g, f"{where}; {text} ({s.vllm_version_note})")
-            return
-        alt = r.alt
-        message = (f"{where}, but {text}; replicate instead: {alt.replicas} replicas × "
-                   f"{alt.fit.parallel.text()} on the same {current.gpus} GPUs ({s.vllm_version_note})")
-        if sure and g.tpot_target_ms is not None:
-            message += (f"; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "
-                        "the sharding may be there to meet: benchmark the replicas against it")
-            sure = False
-        yield hit(g, message, level="mandatory" if sure else None)
+        if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
+            res = reserve_alternative(sz, current, smaller(model, current), config.kv_reserve)
+            if res is None:
+                return  # no smaller layout starts at max_model_len: the sharding is needed
+            text, sure = reserve_text(res, load_source(g))
+            message = f"{where}, {'but' if sure else 'and'} {text}"
+        else:
+            r = replication(sz, current, s.concurrency_at_expected_context, smaller(model, current), seqs,
+                            config.kv_reserve)
+            if r is None:
+                return  # no smaller layout starts and holds its share: the sharding is needed
+            text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing))
+            message = f"{where}, but {text}"
+        message, sure = latency_escape(g, message, sure)
+        yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import vllm_version
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import vllm_version
+from ._sharing import gpu_sharing
 
 LOW, HIGH = 0.5, 0.95
 
@@ -23,13 +24,19 @@ class MemoryUtilizationOutOfRange(GroupRule):
             "the rest must hold what it does not charge: the CUDA context, NCCL buffers, the sampler warm-up "
             "and, before vLLM 0.20, the CUDA graphs. Above 0.95 that is too little and the server fails at "
             "start-up or under load. Below 0.5 half of an expensive GPU sits idle while the KV cache, the "
-            "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20."
+            "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20. The fraction is of the "
+            "whole GPU's memory, so where the GPU is shared (time-slicing or MPS shares, GPUs seen through "
+            "runtimeClassName nvidia without a request, a shared resource claim, the unified memory of a GB10 "
+            "or Jetson that the system uses too) a small fraction is the point, and is not reported."
         ),
         bad_example="--gpu-memory-utilization 0.99",
         good_example="--gpu-memory-utilization 0.90",
         remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
                      "release's default (0.9; 0.92 from vLLM 0.20)."),
-        references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
+        references=(
+            "https://docs.vllm.ai/en/latest/configuration/engine_args.html",
+            "https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus",
+        ),
         scope="resource",
         safe_to_skip_unknown=True,
     )
@@ -45,11 +52,20 @@ class MemoryUtilizationOutOfRange(GroupRule):
         rv = vllm_version(g)
         b = rv.behaviour
         default = f"vLLM {rv.version}'s default is {b.gpu_memory_utilization:g}"
+        sharing = gpu_sharing(g)
         if u > HIGH:
             outside = "the CUDA context, NCCL buffers, " + ("" if b.cudagraphs_in_budget else "CUDA graphs, ")
             outside += "the sampler warm-up and fragmentation"
+            shared = (f"; the GPU is shared ({sharing.how}), and vLLM needs that fraction of all its memory free "
+                      "at start") if sharing is not None and sharing.shared else ""
             yield hit(g, f"gpu_memory_utilization is {u:g}, above {HIGH}: no headroom for {outside} "
-                         f"({default})")
+                         f"({default}){shared}")
+        elif sharing is not None and sharing.shared:
+            return  # the GPU is shared: a small fraction of its memory is what this server may take
+        elif sharing is not None and sharing.memory_gb:
+            yield hit(g, f"gpu_memory_utilization is {u:g}, below {LOW}: most of the MIG slice's "
+                         f"{sharing.memory_gb} GB is left unused by the KV cache ({default})")
         else:
             yield hit(g, f"gpu_memory_utilization is {u:g}, below {LOW}: most of each GPU's "
-                         f"memory is left unused by the KV cache ({default})")
+                         f"memory is left unused by the KV cache ({default}); where other servers share the GPU, "
+                         "declare it (a time-slicing resource or node label) or suppress this with the reason")

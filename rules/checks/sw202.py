@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import gpu_of, layout, parallel, require_model, sizer, sizing
 from ..capacity.layout import (
     VARIANTS,
     Fit,
@@ -17,19 +18,7 @@ from ..capacity.layout import (
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
-from ._capacity import (
-    context_text,
-    declared_seqs,
-    gpu_of,
-    load_source,
-    nccl_rules_apply,
-    parallel,
-    replicas_text,
-    require_model,
-    sizer,
-    sizing,
-)
-from ._layout import layout
+from ._capacity import context_text, declared_seqs, latency_escape, load_source, nccl_rules_apply, replicas_text
 
 
 class TensorParallelOverPcie(GroupRule):
@@ -39,7 +28,8 @@ class TensorParallelOverPcie(GroupRule):
         enforcement="advisory",
         mandatory_when=(
             "when replicas whose TP stays inside the NVLink domain start and hold the declared concurrency at "
-            "the precision served, beyond the estimate's error band (the sharding over PCIe was avoidable)"
+            "the precision served, beyond the estimate's error band (the sharding over PCIe was avoidable), and no "
+            "per-token latency target is declared"
         ),
         severity="high",
         summary="The tensor-parallel group spans GPUs that only PCIe joins.",
@@ -56,7 +46,8 @@ class TensorParallelOverPcie(GroupRule):
             "parallelism (only activations cross PCIe, as vLLM's parallelism guide advises for GPUs without "
             "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs. A "
             "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
-            "(SW106)."
+            "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
+            "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it."
         ),
         bad_example="--tensor-parallel-size 2 --max-num-seqs 4   # Llama-3.1-8B on g5.12xlarge: one A10G holds it",
         good_example=(
@@ -103,13 +94,9 @@ class TensorParallelOverPcie(GroupRule):
         if r is not None and r.suggest:
             alt = r.alt
             text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g))
-            run = f"{alt.replicas} replicas × {alt.fit.parallel.text()} instead"
-            if sure:
-                yield hit(g, f"{head}, and the sharding is avoidable: {text}; run {run} ({s.vllm_version_note})",
-                          level="mandatory")
-            else:
-                yield hit(g, f"{head}, and the sharding may be avoidable: {text}; consider {run} "
-                             f"({s.vllm_version_note})")
+            message, sure = latency_escape(
+                g, f"{head}, and the sharding {'is' if sure else 'may be'} avoidable: {text}", sure)
+            yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
             return
         others = _alternatives(g, config, current, domain, seqs, inside)
         if r is not None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import require_model, tp_pp
 from ..capacity.layout import weight_load_refusals
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import require_model, tp_pp
 
 
 class HeadsNotDivisibleByTp(GroupRule):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import layout
 from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, Undecidable
-from ._layout import layout, runs_on_cpu
-from ._request import Request, counts_layout, gpu_request
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
+from ._layout import runs_on_cpu
+from ._request import Request, check_server_elsewhere, counts_layout, gpu_request
+from ._sharing import gpu_sharing
 
 
 def _ambiguous(req: Request) -> Undecidable:
@@ -31,7 +33,9 @@ class GpuRequestNotTp(GroupRule):
             "fewer the server cannot start; with none the container sees no GPU, or (with "
             "NVIDIA_VISIBLE_DEVICES=all in the image) every GPU of the node without the scheduler knowing. In "
             "a multi-node group the pods together must hold the whole layout. Requesting more than the layout "
-            "uses is SW208."
+            "uses is SW208. A container that sees GPUs without a request (runtimeClassName nvidia, "
+            "NVIDIA_VISIBLE_DEVICES) shares them outside the scheduler's count: whether it sees enough depends on "
+            "the node, so that is advisory."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -56,7 +60,19 @@ class GpuRequestNotTp(GroupRule):
         req, resource = gpu_request(g)
         per_pod = lay.per_pod
         if req is None:
+            check_server_elsewhere(g)  # another container of the pod holds the GPUs: which one serves?
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
+            sharing = gpu_sharing(g)
+            if sharing is not None and sharing.kind == "no-request":
+                yield hit(g, f"the vLLM container requests no GPUs but {lay.text()} needs {need} per pod; it sees "
+                             f"the node's GPUs through {sharing.via}, outside the scheduler's count, so how many "
+                             f"depends on the node and what else runs there; required: a request of {need} "
+                             f"{resource} to make it sure", location=g.at("resources"), level="advisory")
+                return
+            c = g.main_container
+            if c is not None and c.runtime_class is UNKNOWN:
+                raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "
+                                  "the container the node's GPUs without a request")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
                          "it requests", location=g.at("resources"))

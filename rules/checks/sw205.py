@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import PODS_PER_GROUP, layout, require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import nccl_rules_apply, require_model
-from ._layout import PODS_PER_GROUP, gpus_per_node, layout
+from ._capacity import nccl_rules_apply
+from ._layout import gpus_per_node
 
 FAST_FABRICS = ("efa", "infiniband")
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
 
 from .. import catalog
+from ..capacity.group import engine_settings, gpu_memory_gib, require_model, vllm_version
 from ..capacity.sizing import Device, size_deployment
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
-from ._capacity import engine_settings, gpu_memory_gib, require_model, vllm_version
 from ._layout import runs_on_cpu
-from ._net import is_multi_node
 from ._words import listed
 
 #: Selector labels that name a GPU product.
@@ -68,8 +66,10 @@ class WorkloadWithoutGpuPool(GroupRule):
             "card when the layout assumed NVSwitch, a 24 GB GPU when the sizing assumed 80 GB — and no "
             "check can tell what memory or interconnect the replica will get. A model that starts on the "
             "smallest GPU in the catalog (its weights and the KV cache of one max_model_len sequence) is not "
-            "reported: it starts on any of them. A multi-node group is "
-            "reported as mandatory, because its fabric and NVLink layout decide whether it works at all."
+            "reported: it starts on any of them. Not knowing the GPU is a cannot-decide, not a defect: a uniform "
+            "GPU cluster needs no selector, and pods that request a whole node's GPUs land only on nodes that "
+            "have them, so the finding is advisory (it blocks with unknown = \"fail\"). A multi-node group needs "
+            "the selector most: its fabric and NVLink layout decide whether it works at all."
         ),
         bad_example="spec:\n  containers: [...]   # no nodeSelector, no affinity",
         good_example="spec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: p5.48xlarge",
@@ -82,20 +82,20 @@ class WorkloadWithoutGpuPool(GroupRule):
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/",
             "https://github.com/NVIDIA/k8s-device-plugin#gpu-feature-discovery",
         ),
-        mandatory_when="for multi-node groups",
+        mandatory_when='with `unknown = "fail"` in the configuration',
     )
     fields = ("nodeSelector", "affinity", "podSpec")  # the line a finding points at (a selector goes in the pod spec)
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size
             return
-        multi = is_multi_node(g)
-        level: Literal["mandatory"] | None = "mandatory" if multi else None
+        # advisory for every group, multi-node ones too: an unknown GPU is a cannot-decide (DESIGN: undecided
+        # topology findings are advisory unless unknown = "fail"), not a defect
         if g.pool is None and g.node_selector is UNKNOWN:
             u = Undecidable("the nodeSelector")
             yield Hit(group_subject(g), f"cannot decide: {u.text}", g.at("nodeSelector", "podSpec"),
                       tuple(g.suppressions),
-                      undecided=True, level=level)
+                      undecided=True)
             return
         if g.pool is not None:
             try:
@@ -128,4 +128,4 @@ class WorkloadWithoutGpuPool(GroupRule):
         if fits_every_gpu(g):
             return
         yield Hit(group_subject(g), f"{what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
-                  tuple(g.suppressions), undecided=True, level=level)  # the capacity verdict is undecided
+                  tuple(g.suppressions), undecided=True)  # the capacity verdict is undecided

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
-from ._capacity import require_model
 
 
 class ExpertParallelOnDenseModel(GroupRule):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import layout
 from ..catalog.accelerators import family_known
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, is_unknown
-from ._layout import layout
 from ._request import counts_layout, gpu_request
+from ._sharing import Sharing, gpu_sharing
 
 
 class GpusRequestedButUnused(GroupRule):
@@ -22,7 +23,9 @@ class GpusRequestedButUnused(GroupRule):
             "vLLM uses exactly tensor_parallel_size × pipeline_parallel_size × the pod's data-parallel ranks "
             "GPUs. The rest of the request is reserved for the pod, so it stays idle, is paid for, and no "
             "other pod can be scheduled on it. Requesting a whole node on purpose (to keep neighbours off its "
-            "NVLink or PCIe switches) is a choice worth writing down as a suppression."
+            "NVLink or PCIe switches) is a choice worth writing down as a suppression. With time-slicing, the "
+            "units are shares of one GPU's time: more of them give a pod no more of it (NVIDIA's device plugin "
+            "documentation), they only keep other pods off the GPU."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 8\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -56,15 +59,22 @@ class GpusRequestedButUnused(GroupRule):
         fewest = pods * req.units * req.lo
         if fewest <= need:  # where a unit may hold more devices than the layout uses, no claim of waste
             return
+        sharing = gpu_sharing(g)
         if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
-                         f"{_idle(fewest - per_pod)} per pod", location=g.at("resources"))
+                         f"{_idle(fewest - per_pod, 'pod', sharing)}", location=g.at("resources"))
         else:
             yield hit(g, f"{lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
-                         f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world)} per group",
+                         f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world, 'group', sharing)}",
                       location=g.at("resources"))
 
 
-def _idle(n: int) -> str:
-    return "1 GPU stays reserved and idle" if n == 1 else f"{n} GPUs stay reserved and idle"
+def _idle(n: int, per: str, sharing: Sharing | None = None) -> str:
+    """What the units the layout does not use cost, per pod or group: whole GPUs, MIG slices, or time-sliced
+    shares (which give a pod no more of the GPU's time, only keep other pods off it)."""
+    if sharing is not None and sharing.kind == "time-slicing":
+        return (f"{n} time-sliced {'share stays' if n == 1 else 'shares stay'} reserved per {per}, keeping other "
+                "pods off the GPU without giving this one more of its time")
+    unit = "MIG slice" if sharing is not None and sharing.kind == "mig" else "GPU"
+    return (f"1 {unit} stays" if n == 1 else f"{n} {unit}s stay") + f" reserved and idle per {per}"

@@ -102,7 +102,11 @@ class NamespaceWithoutDefaultDeny(Rule):
                 continue
             exposed = [g for g in groups
                        if g.pod_labels is UNKNOWN or not any(p.isolates(ns, g.pod_labels) for p in policies)]
-            first = groups[0]
+            # anchored at the workload that needs the policy most (a multi-node group whose runtime ports are
+            # open, else an exposed one), never at whichever object of the namespace comes first: with many
+            # files, that one may be another file's single-GPU sample
+            needy = [g for g in exposed if is_multi_node(g)] or exposed or groups
+            first = needy[0]
             subject = f"Namespace {ns}"
             suppressions = tuple(s for g in groups for s in g.suppressions)
             if unknown_deny:

@@ -28,9 +28,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "routes, and metrics, health, tokenizer and (with VLLM_SERVER_DEV_MODE) development endpoints "
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
-            "load. VLLM_SERVER_DEV_MODE is read from env and from the envFrom ConfigMaps of the inputs (what a "
-            "Secret or a ConfigMap kept elsewhere could hold is not guessed); a value that is not known yet (a "
-            "preview's computed value, a whole pod template not known yet) blocks until it is known."
+            "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
+            "allow) or a LoadBalancer its annotation makes internal is advisory. VLLM_SERVER_DEV_MODE is read "
+            "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
+            "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
+            "template not known yet) blocks until it is known."
         ),
         bad_example=(
             "apiVersion: v1\n"
@@ -82,13 +84,20 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         if not groups:
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
-        yield hit(
-            svc,
-            f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-            f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
-            "ClusterIP behind a gateway that authenticates clients",
-            svc.type_location or svc.location,
-        )
+        message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
+                   f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
+                   "ClusterIP behind a gateway that authenticates clients")
+        internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
+        at = svc.type_location or svc.location
+        if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
+            yield hit(svc, f"{message} (advisory: a NodePort answers on every node, so who reaches it depends on the "
+                           "nodes' security groups or firewall, which the inputs do not show; a LoadBalancer is sure)",
+                      at, level="advisory")
+        elif internal is not None:  # reachable inside the network only
+            yield hit(svc, f"{message} (advisory: {internal} makes the load balancer internal, reachable from the "
+                           "network and its peers, not the internet)", at, level="advisory")
+        else:
+            yield hit(svc, message, at)
 
     def _dev_mode(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         for c in g.containers:
@@ -119,6 +128,27 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
                 where,
                 tuple(g.suppressions),
             )
+
+
+#: Annotations that make a cloud load balancer internal (a private address in the VPC): AWS Load Balancer
+#: Controller and the in-tree AWS provider, GKE, AKS, OCI. Their values, as the providers read them.
+_INTERNAL_LB = (
+    ("service.beta.kubernetes.io/aws-load-balancer-scheme", ("internal",)),
+    ("service.beta.kubernetes.io/aws-load-balancer-internal", ("true", "0.0.0.0/0")),
+    ("networking.gke.io/load-balancer-type", ("internal",)),
+    ("cloud.google.com/load-balancer-type", ("internal",)),
+    ("service.beta.kubernetes.io/azure-load-balancer-internal", ("true",)),
+    ("service.beta.kubernetes.io/oci-load-balancer-internal", ("true",)),
+)
+
+
+def internal_annotation(annotations: dict[str, str]) -> str | None:
+    """``key: value`` of the annotation that makes a LoadBalancer Service internal, or None."""
+    for key, values in _INTERNAL_LB:
+        value = annotations.get(key)
+        if isinstance(value, str) and value.strip().lower() in values:
+            return f"`{key}: {value}`"
+    return None
 
 
 def dev_mode_on(value: str) -> bool | None:

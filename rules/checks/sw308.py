@@ -7,34 +7,110 @@ import shlex
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, subject_of
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, object_subject
 from ..model import UNKNOWN, ConfigMap, Container, Inventory, ServingGroup
 from ._env import env_location
 
-#: Tokens whose shape is theirs alone: Hugging Face user access tokens, AWS access key ids, OpenAI keys.
+#: Tokens whose shape is theirs alone: Hugging Face user access tokens (``hf_`` and 34 letters or digits,
+#: https://huggingface.co/docs/hub/security-tokens), AWS access key ids (``AKIA``/``ASIA`` and 16 upper-case
+#: letters or digits, https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html), OpenAI keys
+#: (``sk-``, ``sk-proj-``), GitHub tokens (``ghp_`` ... and 36 letters or digits,
+#: https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/).
 TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])")),
-    ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("an OpenAI API key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-)?[A-Za-z0-9_-]{32,}")),
+    ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9_])hf_([A-Za-z0-9]{34,})(?![A-Za-z0-9])")),
+    ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)([A-Z0-9]{16})(?![A-Z0-9])")),
+    ("an OpenAI API key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-)?([A-Za-z0-9_-]{32,})")),
+    ("a GitHub token", re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_([A-Za-z0-9]{36})(?![A-Za-z0-9])")),
 )
+_SHAPES = frozenset(what for what, _ in TOKEN_PATTERNS)
 #: Variables that hold a credential whatever their value looks like.
 SECRET_NAMES = frozenset({
     "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN", "VLLM_API_KEY",
     "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "WANDB_API_KEY", "NGC_API_KEY",
 })
+#: Credentials whose issuer gives them a shape (TOKEN_PATTERNS): a value of another shape is no working token
+#: of that issuer (a placeholder, or a format it no longer issues), so it is advisory.
+VENDOR_SHAPED = {
+    "HF_TOKEN": "a Hugging Face token", "HUGGING_FACE_HUB_TOKEN": "a Hugging Face token",
+    "HUGGINGFACE_HUB_TOKEN": "a Hugging Face token", "HUGGINGFACEHUB_API_TOKEN": "a Hugging Face token",
+    "OPENAI_API_KEY": "an OpenAI API key",
+}
 #: Names that look like a credential: advisory, since MAX_TOKENS-like settings share the words.
 _SECRETISH = re.compile(r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY)$", re.IGNORECASE)
 #: vLLM flags whose value is a credential.
 _SECRET_FLAGS = re.compile(r"--(api[-_]key|hf[-_]token)(?:=|\s+)(\S+)")
-_PLACEHOLDER = re.compile(
-    r"^(?:|-|x+|\*+|\.+|none|null|empty|dummy|todo|tbd|placeholder|change[-_]?me|replace[-_]?me|"
-    r"your[-_]?(?:token|key|api[-_]key)|redacted)$", re.IGNORECASE)
+#: Template and substitution syntax: Helm/Go ({{ }}), shell and envsubst (${X}, $X), Kubernetes ($(X)),
+#: fill-in markers (<X>), Azure DevOps and Octopus (#{X}#, #{X}), Windows (%X%), token replacement (__X__).
+_TEMPLATE = re.compile(r"<[^>]*>|\{\{|\}\}|\$\(|\$\{|^\$[A-Za-z_]|#\{|^%[A-Za-z_]\w*%$|^__[A-Za-z0-9_]+__$")
+#: Words that make a value a fill-in instead of a credential ("insert-your-huggingface-token-here",
+#: "REPLACE_ME", "not-needed", the OpenAI client's "EMPTY" for a server without a key).
+_PLACEHOLDER_WORDS = frozenset({
+    "your", "insert", "here", "replace", "replaceme", "change", "changeme", "placeholder", "example", "dummy",
+    "fake", "sample", "todo", "tbd", "fixme", "redacted", "none", "null", "nil", "empty", "undefined", "unset",
+    "notset", "unused", "needed", "nokey", "noauth", "masked", "hidden", "omitted", "secretvalue",
+})
+#: Words that only name a credential: a value made of them alone ("hf-token", "api_key", "secret") is a label.
+_LABEL_WORDS = frozenset({
+    "hf", "hugging", "face", "huggingface", "hub", "token", "tokens", "api", "apikey", "key", "keys", "secret",
+    "password", "passwd", "pass", "access", "vllm", "openai", "aws", "wandb", "ngc", "auth", "bearer", "value",
+    "my", "the", "a", "id", "string", "str", "xxx",
+})
+#: Keys given as examples in public documentation, which a reader copies into a demo: vLLM's
+#: ("token-abc123", docs/serving/openai_compatible_server.md) and AWS's documented example key pair.
+_DOCUMENTED_EXAMPLES = frozenset({"token-abc123", "akiaiosfodnn7example", "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey"})
 
 
-def _placeholder(value: str) -> bool:
-    v = value.strip().strip("'\"")
-    return bool(_PLACEHOLDER.match(v)) or any(m in v for m in ("<", ">", "{{", "}}", "$(", "${")) or (
-        v.startswith("$") and len(v) > 1)
+def _words(value: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", value)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def is_placeholder(value: str, name: str = "") -> bool:
+    """Whether ``value`` is a fill-in, not a credential: empty or a few characters, one character repeated
+    (``xxxx``, ``****``), template or substitution syntax, prose, a word of :data:`_PLACEHOLDER_WORDS`
+    (``insert-your-huggingface-token-here``), only words that name a credential (``hf-token``), the variable's
+    own name, a documented example key, or the word ``example`` anywhere (``AKIAIOSFODNN7EXAMPLE``)."""
+    v = value.strip().strip("'\"").strip()
+    low = v.lower()
+    if len(v) < 4 or len(set(low) - {"-", "_", "."}) <= 2 or _TEMPLATE.search(v) or " " in v:
+        return True
+    if low in _DOCUMENTED_EXAMPLES or "example" in low or (name and low == name.lower()):
+        return True
+    words = [w.rstrip("0123456789") or w for w in _words(v)]  # "changeme123" is "changeme"
+    if any(w in _PLACEHOLDER_WORDS or (len(w) >= 3 and set(w) == {"x"}) for w in words):
+        return True
+    return bool(words) and all(w in _LABEL_WORDS for w in words)
+
+
+#: One word's --api-key / --hf-token with its value in the same word, or at the word's end (the value is the
+#: next word's first token).
+_FLAG_IN_WORD = re.compile(r"--(api[-_]key|hf[-_]token)(?:(?:=|\s+)(\S+)|\s*\Z)")
+_FIRST_TOKEN = re.compile(r"\s*(\S+)")
+
+
+def secret_flags(words: list[str]) -> Iterator[tuple[str, str]]:
+    """``(flag, value)`` for each match of :data:`_SECRET_FLAGS` in the words joined by spaces, found word by
+    word: the joined command line is never built (a command whose words are aliases of one large scalar would
+    make it as large as every repetition together)."""
+    i, at = 0, 0
+    while i < len(words):
+        m = _FLAG_IN_WORD.search(words[i], at)
+        if m is None:
+            i, at = i + 1, 0
+            continue
+        if m.group(2) is not None:
+            yield m.group(1), m.group(2)
+            at = m.end()
+            continue
+        j = i + 1  # the flag ends its word: its value is the next word with text, as the joined line reads
+        while j < len(words) and not words[j].strip():
+            j += 1
+        if j == len(words):
+            return
+        v = _FIRST_TOKEN.match(words[j])
+        assert v is not None
+        yield m.group(1), v.group(1)
+        i, at = j, v.end()
 
 
 #: An envsubst placeholder, the whole value: $HF_TOKEN, ${HF_TOKEN} (not Kubernetes' own $(VAR) reference).
@@ -49,27 +125,42 @@ def substituted_credential(name: str, value: object) -> bool:
 
 
 def _shape(value: str) -> str | None:
+    """What issuer's token ``value`` holds; a run of a few characters in the token's shape (``hf_xxxx…``,
+    ``sk-0000…``) is a placeholder, not a token."""
     for what, pattern in TOKEN_PATTERNS:
-        if pattern.search(value):
-            return what
+        for m in pattern.finditer(value):
+            body = m.group(1)
+            if len(set(body.lower())) >= 8 and "example" not in body.lower():
+                return what
     return None
 
 
 def redact(value: str) -> str:
     """What a message may say about a secret: its first characters when they name its kind, and its length."""
     v = value.strip()
-    head = v[:3] if v.startswith(("hf_", "sk-")) else v[:4] if v.startswith(("AKIA", "ASIA")) else ""
+    head = (v[:3] if v.startswith(("hf_", "sk-")) else v[:4] if v.startswith(("AKIA", "ASIA", "ghp_", "gho_",
+                                                                                "ghu_", "ghs_", "ghr_")) else "")
     return f"{head}…, {len(v)} characters" if head else f"{len(v)} characters"
 
 
 def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory"]] | None:
-    """(what the value is, the level) when variable ``name`` holds a literal credential, else None."""
-    if value is UNKNOWN or not isinstance(value, str) or _placeholder(value):
+    """(what the value is, the level) when variable ``name`` holds a literal credential, else None.
+
+    Decided by the value's shape: an issuer's token format blocks wherever it is written; a placeholder is no
+    credential under any name; a credential that has no issuer format (vLLM's API key, an AWS secret key)
+    blocks as any other literal; one whose issuer has a format (HF_TOKEN) but whose value is not in it is
+    advisory; a name that only looks like a credential's (…_TOKEN, …_PASSWORD) is advisory."""
+    if value is UNKNOWN or not isinstance(value, str):
         return None
     shape = _shape(value)
     if shape:
         return shape, "mandatory"
-    if name.upper() in SECRET_NAMES:
+    if is_placeholder(value, name):
+        return None
+    upper = name.upper()
+    if upper in VENDOR_SHAPED:
+        return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
+    if upper in SECRET_NAMES:
         return f"a {name} credential", "mandatory"
     if _SECRETISH.search(name) and len(value.strip()) >= 8 and not value.strip().isdigit() and (
             "/" not in value and " " not in value.strip()):
@@ -84,20 +175,24 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         enforcement="mandatory",
         severity="high",
         summary=(
-            "A credential is written into a manifest: a Hugging Face token or API key in a container's env or "
-            "in a ConfigMap, or a literal --api-key / --hf-token value on the vLLM command line."
+            "A credential is written into a manifest: a Hugging Face token or API key in a container's env, in a "
+            "ConfigMap or in a committed Secret, or a literal --api-key / --hf-token value on the vLLM command line."
         ),
         why=(
             "Manifests live in Git, in Helm release history, in CI logs and in every `kubectl get -o yaml`; a "
             "token written there is readable by anyone who can read those, and rotating it means rewriting "
             "history. A ConfigMap is not access-controlled like a Secret and is shown in plain text by most "
-            "tools. vLLM's --api-key given literally also appears in `ps` on the node and in the pod spec. "
-            "Values whose shape is a token's (hf_…, AKIA…, sk-…) and variables that always hold credentials "
-            "(HF_TOKEN, VLLM_API_KEY, …) are mandatory; other names that look like a credential (…_TOKEN, "
-            "…_PASSWORD) are advisory, since settings such as MAX_TOKENS share the words. Placeholders "
-            "(<HF_TOKEN>, changeme, ${HF_TOKEN}) are no credential; an envsubst placeholder ($HF_TOKEN, "
-            "${HF_TOKEN}) in a credential's plain value is advisory: the token substituted at deploy time is "
-            "stored in the object in plain text."
+            "tools. A Secret committed with its values (stringData, or base64 in data, which is an encoding, "
+            "not encryption) is the same token in Git. vLLM's --api-key given literally also appears in `ps` on "
+            "the node and in the pod spec. The value's shape decides: an issuer's token format (hf_ and 34 "
+            "letters or digits, AKIA…, sk-…, ghp_…) is mandatory wherever it is written, and so is any literal "
+            "of a credential that has no issuer format (VLLM_API_KEY, --api-key, AWS_SECRET_ACCESS_KEY); a "
+            "HF_TOKEN that is not shaped like a Hugging Face token, and other names that look like a credential "
+            "(…_TOKEN, …_PASSWORD), are advisory, since settings such as MAX_TOKENS share the words. "
+            "Placeholders (insert-your-huggingface-token-here, <token>, changeme, xxx, {{ .Values.token }}, "
+            "${HF_TOKEN}) are no credential; an envsubst placeholder ($HF_TOKEN, ${HF_TOKEN}) in a credential's "
+            "plain value is advisory: the token substituted at deploy time is stored in the object in plain "
+            "text."
         ),
         bad_example=(
             "env:\n"
@@ -116,7 +211,8 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         remediation=(
             "Move the value into a Secret (or an external secret store synced to one) and reference it with "
             "valueFrom.secretKeyRef or envFrom.secretRef; pass vLLM's key through the VLLM_API_KEY variable "
-            "instead of --api-key. Rotate any token that was committed."
+            "instead of --api-key. Keep Secrets' values out of the repository (an external secret store, Sealed "
+            "Secrets, or a Secret created at deploy time). Rotate any token that was committed."
         ),
         references=(
             "https://kubernetes.io/docs/concepts/configuration/secret/",
@@ -133,9 +229,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
 
     def check_object(self, obj: ServingGroup | ConfigMap, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         if isinstance(obj, ConfigMap):
-            yield from self._config_map(obj)
+            yield from self._data(obj)
             return
-        for c in obj.containers:
+        for c in _own_containers(obj):
             yield from self._env(obj, c)
             if c.runs_vllm or c is obj.main_container:
                 yield from self._flags(obj, c)
@@ -163,35 +259,55 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
 
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
-        text = " ".join(words)
-        for m in _SECRET_FLAGS.finditer(text):
-            flag, value = m.group(1).replace("_", "-"), m.group(2)
+        for flag, value in secret_flags(words):
+            flag = flag.replace("_", "-")
             try:
                 value = shlex.split(value)[0] if value else value
             except ValueError:
                 pass
-            if _placeholder(value):
+            found = judge("HF_TOKEN" if flag == "hf-token" else "VLLM_API_KEY", value)
+            if found is None:
                 continue
+            what, level = found
             where = g.engine.locations.get(flag.replace("-", "_")) if c.name == g.vllm_container else None
+            shaped = f"{what}, " if what in _SHAPES else ""
             yield Hit(
                 group_subject(g),
                 f"container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
-                f"({redact(value)}); required: the key from a Secret (VLLM_API_KEY from valueFrom.secretKeyRef for "
-                "--api-key, HF_TOKEN for --hf-token)",
-                where or c.location, tuple(g.suppressions),
+                f"({shaped}{redact(value)}); required: the key from a Secret (VLLM_API_KEY from "
+                "valueFrom.secretKeyRef for --api-key, HF_TOKEN for --hf-token)",
+                where or c.location, tuple(g.suppressions), level=level,
             )
 
-    def _config_map(self, cm: ConfigMap) -> Iterator[Hit]:
-        subject = subject_of(cm)
+    def _data(self, cm: ConfigMap) -> Iterator[Hit]:
+        if cm.kind == "Secret" and cm.location.urn:
+            return  # a Secret a Pulumi program declares: its values come from the program (config secrets)
+        subject = object_subject(cm.kind, cm.name, cm.namespace)
         for key, value in cm.data.items():
             found = judge(key, value)
             if found is None:
                 continue
             what, level = found
+            if cm.kind == "Secret":
+                tail = ("a committed Secret's values are in the repository (data is base64, not encryption); "
+                        "required: the value kept out of the repository (an external secret store, a sealed "
+                        "Secret, or one created at deploy time)")
+            else:
+                tail = "ConfigMaps are not for credentials; required: a Secret"
             yield Hit(
                 subject,
-                f"ConfigMap `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); "
-                "ConfigMaps are not for credentials; required: a Secret",
+                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
 
+
+def _own_containers(g: ServingGroup) -> list[Container]:
+    """The containers whose settings this group reports: a pod with several vLLM containers is one group per
+    container, all sharing the pod's containers, so each vLLM container is reported by its own group and the
+    other containers by the first vLLM container's group (one finding per value and object)."""
+    vllm = [c for c in g.containers if c.runs_vllm]
+    if len(vllm) < 2:
+        return list(g.containers)
+    mine = g.main_container
+    first = vllm[0].name == (mine.name if mine is not None else None)
+    return [c for c in g.containers if (c is mine or c.name == g.vllm_container) or (first and not c.runs_vllm)]

@@ -19,6 +19,14 @@ HARMLESS_CAPABILITIES = frozenset({"IPC_LOCK", "NET_BIND_SERVICE", "SYS_NICE", "
 
 Level = Literal["advisory", "mandatory"]
 
+#: The extended resource of Cloud TPU chips on GKE.
+TPU_RESOURCE = "google.com/tpu"
+
+
+def _tpu(g: ServingGroup, c: Container) -> bool:
+    """Whether the container (or the group's vLLM container) is given Cloud TPU chips."""
+    return TPU_RESOURCE in (c.accelerator_resource, g.accelerator_resource)
+
 
 class VllmPodWithHostAccess(GroupRule):
     meta = RuleMeta(
@@ -41,7 +49,8 @@ class VllmPodWithHostAccess(GroupRule):
             "GPUs. hostIPC is mostly a workaround for a small /dev/shm; it shares the node's shared memory "
             "with the pod (advisory: mount a memory-backed emptyDir instead). seccomp Unconfined removes the "
             "kernel filter the runtime's default profile applies (advisory). IPC_LOCK, which RDMA over "
-            "InfiniBand or EFA needs to pin memory, is not reported."
+            "InfiniBand or EFA needs to pin memory, is not reported. A privileged TPU container is advisory: "
+            "GKE before 1.28 needed it to reach the chips, later versions do not."
         ),
         bad_example=(
             "spec:\n"
@@ -72,9 +81,11 @@ class VllmPodWithHostAccess(GroupRule):
             "https://kubernetes.io/docs/tutorials/security/seccomp/",
             "https://docs.vllm.ai/en/latest/usage/security.html",
             "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
         ),
         scope="resource",
-        mandatory_when="for hostNetwork, hostPID, privileged containers and capabilities that control the node",
+        mandatory_when=("for hostNetwork, hostPID, privileged containers (but TPU ones) and capabilities that "
+                        "control the node"),
         applies_to_plans=False,
     )
 
@@ -106,6 +117,13 @@ class VllmPodWithHostAccess(GroupRule):
         where = sc.location if (sc.location.file or sc.location.urn) else c.location
         if sc.privileged is UNKNOWN:
             yield self._undecided(g, f"securityContext.privileged of container `{c.name}`", where, "mandatory")
+        elif sc.privileged is True and _tpu(g, c):
+            # GKE before 1.28 needed privileged TPU containers; later versions hand TPUs out without it: a
+            # reviewer cannot tell from the manifest which cluster it targets
+            yield Hit(subject, f"container `{c.name}` of {subject} is privileged: it has every device and "
+                               "capability of the node; required: privileged unset (GKE 1.28 and later give TPU "
+                               "containers their chips without it; only older clusters needed it)", where,
+                      tuple(g.suppressions), level="advisory")
         elif sc.privileged is True:
             yield Hit(subject, f"container `{c.name}` of {subject} is privileged: it has every device and "
                                "capability of the node; required: privileged unset (GPUs and EFA come from their "

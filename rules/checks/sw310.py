@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..capacity.group import layout
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
-from ._layout import layout
 from ._unseen import unseen_hits
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"

@@ -4,23 +4,95 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.cache import BASE_STARTUP_SECONDS, SECONDS_PER_WEIGHT_GIB
+from ..capacity.cache import (
+    BASE_STARTUP_SECONDS,
+    SECONDS_PER_WEIGHT_GIB,
+    Download,
+    EngineStart,
+    StartupEstimate,
+    is_local_model,
+    startup_estimate,
+)
 from ..capacity.sizing import weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
-from ..model import Inventory, Probe, ServingGroup, known
+from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, known
+from ..vllm.imageref import parse_image
+from ._capacity import vllm_version
+
+
+def _pods(g: ServingGroup) -> int:
+    return g.pods_per_group if isinstance(g.pods_per_group, int) and g.pods_per_group > 0 else 1
+
+
+def _checkpoint_gib(g: ServingGroup) -> float | None:
+    """The model's weights in GiB (parameters × bytes per parameter), None when the model is not known."""
+    if g.model is None:
+        return None
+    try:
+        precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)
+        return weights_bytes(g.model, precision) / 2**30
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
 def required_startup_seconds(g: ServingGroup) -> int:
-    """The least time a startup probe must allow: base start-up plus reading the pod's weights."""
-    if g.model is None:
+    """The startup window the components render at the least for the group: 300 s + 2 s per GiB of the pod's
+    weights (:mod:`shardwise.rules.capacity.cache`), above the top of SW402's band when nothing is downloaded."""
+    gib = _checkpoint_gib(g)
+    if gib is None:
         return BASE_STARTUP_SECONDS
+    return int(BASE_STARTUP_SECONDS + SECONDS_PER_WEIGHT_GIB * gib / _pods(g))
+
+
+#: Builds of vLLM that carry no model weights: a Hub model id is downloaded when their container starts.
+_STOCK_IMAGES = frozenset({"vllm/vllm-openai", "vllm/vllm-openai-cpu", "vllm/vllm-tpu", "rocm/vllm", "rocm/vllm-dev",
+                           "lmcache/vllm-openai"})
+#: Where the Hugging Face cache is when nothing moves it: the stock images run as root.
+_DEFAULT_HF_HOME = "/root/.cache/huggingface"
+
+
+def _on(value: object) -> bool | None:
+    if value is UNKNOWN:
+        return None
+    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def download_mode(g: ServingGroup, c: Container) -> Download:
+    """Whether the vLLM container downloads the checkpoint when it starts (see cache.startup_estimate)."""
+    model = g.engine.model
+    if not isinstance(model, str) or is_local_model(model):
+        return "none"
+    offline = [_on(c.env.get(name)) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")]
+    if any(offline):
+        return "none"
+    if None in offline:
+        return "possible"  # a value that is not known yet may turn the download off
+    image = c.image if isinstance(c.image, str) else None
+    if image is None or parse_image(image.lower()).path not in _STOCK_IMAGES:
+        return "possible"  # the image may hold the weights
+    download_dir = g.engine.extra.get("download_dir")
+    hub_cache, hf_home = c.env.get("HF_HUB_CACHE"), c.env.get("HF_HOME")
+    if UNKNOWN in (download_dir, hub_cache, hf_home):
+        return "possible"
+    cache = str(download_dir or hub_cache or f"{(hf_home or _DEFAULT_HF_HOME).rstrip('/')}/hub")
+    for path in c.volume_mounts.values():
+        root = path.rstrip("/") or "/"
+        if root == "/" or cache == root or cache.startswith(root + "/"):
+            return "cached"  # a volume keeps the cache across container restarts
+    return "every start"
+
+
+def engine_start(g: ServingGroup) -> EngineStart:
+    if g.engine.enforce_eager is True:
+        return "eager"
     try:
-        precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)
-        pods = g.pods_per_group if isinstance(g.pods_per_group, int) and g.pods_per_group > 0 else 1
-        gib = weights_bytes(g.model, precision) / 2**30 / pods
-    except (KeyError, ValueError, TypeError):
-        return BASE_STARTUP_SECONDS
-    return int(BASE_STARTUP_SECONDS + SECONDS_PER_WEIGHT_GIB * gib)
+        return "compile" if vllm_version(g).behaviour.engine == "v1" else "graphs"
+    except (ValueError, KeyError):
+        return "compile"
+
+
+def estimate(g: ServingGroup, c: Container) -> StartupEstimate:
+    return startup_estimate(_checkpoint_gib(g), _pods(g), download_mode(g, c), engine_start(g))
 
 
 def _checked(p: Probe, container: str) -> Probe:
@@ -45,11 +117,15 @@ class LivenessWithoutStartupProbe(GroupRule):
             "sooner, with no startup probe, or a startup probe that gives up sooner."
         ),
         why=(
-            "vLLM answers /health only after it has loaded the weights, profiled memory and captured CUDA "
-            "graphs: minutes for large models. A liveness probe whose failures add up before that "
-            "(initialDelaySeconds + periodSeconds × failureThreshold) kills the container mid-load, and the pod "
-            "restarts forever (CrashLoopBackOff) without serving once. A startup probe holds the liveness probe "
-            "back until the first success; without one, the liveness probe itself must wait long enough."
+            "vLLM answers /health only after it has downloaded (when its cache is empty) and loaded the weights, "
+            "profiled memory, compiled the model and captured CUDA graphs: seconds for a small model, many "
+            "minutes for a large one. A liveness probe whose failures add up before that (initialDelaySeconds + "
+            "periodSeconds × failureThreshold) kills the container mid-start, and the pod restarts forever "
+            "(CrashLoopBackOff) without serving once. A startup probe holds the liveness probe back until the "
+            "first success; without one, the liveness probe itself must wait long enough. The start-up is "
+            "estimated as a band from the model's size, the vLLM release and whether the pod downloads the "
+            "checkpoint at every start (docs/capacity-model.md, \"Start-up time\"): a window below the band is "
+            "mandatory, one inside it advisory."
         ),
         bad_example=(
             "livenessProbe:\n"
@@ -69,12 +145,14 @@ class LivenessWithoutStartupProbe(GroupRule):
         ),
         remediation=(
             "Add a startupProbe on /health whose periodSeconds × failureThreshold (plus "
-            "initialDelaySeconds) exceeds the longest model load you have measured, with margin. Keep the "
-            "liveness probe for detecting a hung server after start-up."
+            "initialDelaySeconds) exceeds the longest start-up you have measured, with margin; keep the Hugging "
+            "Face cache on a volume so a restart does not download the checkpoint again. Keep the liveness probe "
+            "for detecting a hung server after start-up."
         ),
         references=(
             "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#define-startup-probes",
             "https://docs.vllm.ai/en/latest/deployment/k8s.html",
+            "https://docs.vllm.ai/en/latest/design/torch_compile.html",
         ),
         scope="resource",
         safe_to_skip_unknown=True,
@@ -89,17 +167,28 @@ class LivenessWithoutStartupProbe(GroupRule):
         if liveness is None:
             return
         liveness = _checked(liveness, c.name)
-        need = required_startup_seconds(g)
         startup = c.probes.get("startup")
         if startup is not None:
             startup = _checked(startup, c.name)
+        window = (startup or liveness).budget_seconds
+        est = estimate(g, c)
+        if window >= est.high_seconds:  # the first kill comes after the slowest start the estimate allows
+            return
+        sure = window < est.low_seconds
+        required = f"{est.high_seconds} s"
+        if est.download == "every start":
+            cached = startup_estimate(est.checkpoint_gib, _pods(g), "cached", est.engine)
+            required += f" ({cached.high_seconds} s with a volume that keeps the Hugging Face cache)"
+        if sure:
+            need = f"starting needs at least {est.low_seconds} s ({est.terms()})"
+        else:
+            need = (f"starting takes an estimated {est.low_seconds}-{est.high_seconds} s ({est.terms()}); "
+                    "measure it on this hardware to be sure")
         if startup is None:
-            if liveness.budget_seconds >= need:  # the first kill comes after the model has loaded
-                return
             yield hit(g, f"container `{c.name}` of {group_subject(g)} has a liveness probe that acts "
-                         f"after {_budget(liveness)} and no startup probe; loading the model needs about "
-                         f"{need} s, so required: a startup probe allowing at least {need} s")
-        elif startup.budget_seconds < need:
+                         f"after {_budget(liveness)} and no startup probe; {need}, so required: a startup probe "
+                         f"allowing at least {required}", level="mandatory" if sure else "advisory")
+        else:
             yield hit(g, f"the startup probe of container `{c.name}` of {group_subject(g)} allows "
-                         f"{_budget(startup)}; loading the model needs about {need} s, so required: at "
-                         f"least {need} s", location=g.at("probe:startup"))
+                         f"{_budget(startup)}; {need}, so required: at least {required}",
+                      location=g.at("probe:startup"), level="mandatory" if sure else "advisory")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
+from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, Undecidable
 from ._env import vllm_containers
 from ._net import selects, services_in
 from ._words import listed
@@ -17,13 +17,19 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         name="vllm-service-without-readiness-probe",
         enforcement="advisory",
         severity="medium",
-        summary="A Service sends traffic to a vLLM container that has no readiness probe.",
+        summary=("A Service sends traffic to a vLLM container that has no readiness probe and no startup probe "
+                 "on its API port."),
         why=(
             "Without a readiness probe a pod counts as ready as soon as its containers start, so the Service "
             "routes requests to it during the minutes vLLM spends loading weights, profiling memory and "
             "capturing CUDA graphs: clients get refused connections, and a rolling update removes old replicas "
-            "before the new ones can answer. vLLM answers GET /health with 200 once it serves, and stops "
-            "answering when its engine dies."
+            "before the new ones can answer. A startup probe closes that window too: the kubelet counts a "
+            "container ready only after its startup probe has succeeded, and one without a readiness probe is "
+            "ready from then on. vLLM binds its API port before loading the model but listens on it only once "
+            "the engine is up, so any HTTP or TCP probe of that port (GET /health, /v1/models, /ping) first "
+            "succeeds when the server can answer; an exec probe or another port proves nothing. A readiness "
+            "probe on GET /health also takes a replica whose engine died out of the Service; a startup probe "
+            "stops after its first success."
         ),
         bad_example=(
             "containers:\n"
@@ -45,6 +51,7 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         ),
         references=(
             "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#define-readiness-probes",
+            "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-probes",
             "https://docs.vllm.ai/en/latest/deployment/k8s.html",
         ),
         scope="stack",
@@ -64,13 +71,56 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
                 services.append(svc)
         if not services:
             return
+        unready = [c for c in unready if not _gated(g, c)]
         names = listed(f"`{s.namespace}/{s.name}`" for s in services)
         for c in unready:
             yield Hit(
                 group_subject(g),
-                f"Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has no "
-                "readiness probe, so requests reach it while the model is still loading; required: a "
-                "readinessProbe on GET /health",
+                f"Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has neither a "
+                "readiness probe nor a startup probe on its API port, so requests reach it while the model is still "
+                "loading; required: a readinessProbe on GET /health",
                 c.location if (c.location.file or c.location.urn) else g.location,
                 tuple(g.suppressions),
             )
+
+
+#: vLLM's API port when ``--port`` is not given.
+DEFAULT_PORT = 8000
+
+
+def _gated(g: ServingGroup, c: Container) -> bool:
+    """Whether container ``c`` is kept out of its Services until vLLM serves: a startup probe (HTTP or TCP) on
+    the vLLM server's port. Raises :class:`Undecidable` when the probe's port or the server's is not known."""
+    probe = c.probes.get("startup")
+    if probe is None or probe.handler not in ("httpGet", "tcpSocket"):
+        return False
+    port = _probe_port(probe, c)
+    return port is not None and port in _server_ports(g, c)
+
+
+def _probe_port(p: Probe, c: Container) -> int | None:
+    if p.port is UNKNOWN:
+        raise Undecidable(f"the port of the startup probe of container `{c.name}`")
+    if isinstance(p.port, int) and not isinstance(p.port, bool):
+        return p.port
+    if isinstance(p.port, str):
+        if p.port.strip().isdigit():
+            return int(p.port)
+        return c.port_names.get(p.port)  # a name the container does not declare: the probe never succeeds
+    return None
+
+
+def _server_ports(g: ServingGroup, c: Container) -> set[int]:
+    """The port vLLM serves on in ``c``: ``--port`` of the group's engine for its main container (8000 by
+    default); for another vLLM container of the pod, 8000 or any port it declares."""
+    if c is g.main_container:
+        port = g.engine.port
+        if port is UNKNOWN:
+            raise Undecidable("the vLLM server's port (--port)")
+        if port is None:
+            return {DEFAULT_PORT}
+        try:
+            return {int(port)}
+        except (TypeError, ValueError):
+            raise Undecidable("the vLLM server's port (--port)", f"{port!r} is not a port number") from None
+    return {DEFAULT_PORT, *c.ports}

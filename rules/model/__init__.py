@@ -7,654 +7,93 @@ Adapters (stack config, Kubernetes YAML, Pulumi preview/state JSON, policy-pack 
 A value that is not known yet (a computed output at ``pulumi preview``) is :data:`UNKNOWN`; a rule
 that needs it calls :func:`known`, which raises :class:`Undecidable` naming the property, and the
 engine turns that into an explicit "cannot decide" finding instead of a silent pass.
+
+The code lives in named modules; this face re-exports their public names (import from here):
+:mod:`.unknown` (unknown values and :class:`Undecidable`) and :mod:`.inventory` (the objects and the
+:class:`Inventory`); beside them :mod:`.errors`, :mod:`.shapes` (the catalog's records), :mod:`.vocab` (label
+and annotation names) and :mod:`.spec` (the typed stack and component spec, pydantic).
 """
 
-from __future__ import annotations
-
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
-
-from .errors import InputError
-from .shapes import GpuInfo, Interconnect, ModelShape
-
-T = TypeVar("T")
-
-
-class _Unknown:
-    """Sentinel for a value the engine does not know yet (a computed output at preview)."""
-
-    _instance: _Unknown | None = None
-
-    def __new__(cls) -> _Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "<unknown>"
-
-    def __bool__(self) -> bool:
-        raise TypeError("an unknown value has no truth value; use known() first")
-
-
-UNKNOWN: Any = _Unknown()
-
-
-#: How an unknown value is written inside a command line (args are text): the vLLM flag parser reads
-#: it as an unresolved reference, so the field becomes UNKNOWN.
-UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
-#: The key of ``EngineArgs.locations`` that holds where an unresolved word (``$(EXTRA_ARGS)``, an unknown
-#: value) made the settings it could carry unknown: an undecided finding about one of them points there.
-UNKNOWN_AT = "unknown-at"
-
-
-#: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
-UNKNOWN_NAMESPACE = repr(UNKNOWN)
-
-
-def is_unknown(value: object) -> bool:
-    return value is UNKNOWN
-
-
-def int_or_none(value: object) -> int | None:
-    """``value`` as an int for a summary or a cost, or None when it is absent, unknown or not a number."""
-    if value is None or value is UNKNOWN or isinstance(value, bool):
-        return None
-    try:
-        return int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return None
-
-
-class Undecidable(Exception):
-    """A rule needed a property whose value is unknown; ``reason`` says why it is unknown."""
-
-    def __init__(self, prop: str, reason: str = "a computed value or an unresolved reference") -> None:
-        self.prop = prop
-        self.reason = reason
-        super().__init__(prop)
-
-    @property
-    def text(self) -> str:
-        """``"tensor_parallel_size is not known (a computed value or an unresolved reference)"``."""
-        return f"{self.prop} is not known ({self.reason})"
-
-
-class ModelNotKnown(Undecidable):
-    """The group's model is not known: SW004 reports it once for the workload, so the rules that need
-    the model's shape say nothing on it (instead of each reporting "cannot decide")."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__("the model", reason)
-
-
-def known(value: T, prop: str) -> T:
-    """Return ``value``, or raise :class:`Undecidable` naming ``prop`` when it is unknown."""
-    if value is UNKNOWN:
-        raise Undecidable(prop)
-    return value
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where an object came from: a file and line, or a Pulumi URN."""
-
-    file: str | None = None
-    line: int | None = None
-    urn: str | None = None
-
-    def __str__(self) -> str:
-        if self.file:
-            return f"{self.file}:{self.line}" if self.line else self.file
-        return self.urn or "<unknown location>"
-
-
-@dataclass(frozen=True)
-class Suppression:
-    """An explicit, reasoned exception for one rule on one object."""
-
-    code: str
-    reason: str
-    location: Location = Location()
-
-
-@dataclass(frozen=True)
-class Taint:
-    key: Any  # str | UNKNOWN
-    value: Any  # str | None | UNKNOWN
-    effect: Any  # NoSchedule | NoExecute | PreferNoSchedule | UNKNOWN
-
-
-@dataclass(frozen=True)
-class Toleration:
-    key: str | None
-    operator: str = "Equal"  # Equal | Exists
-    value: str | None = None
-    effect: str | None = None
-
-    def tolerates(self, taint: Taint) -> bool:
-        """Whether this toleration surely tolerates ``taint`` (a taint field that is not known yet
-        matches only a toleration that accepts any value of it)."""
-        if UNKNOWN in (self.key, self.operator, self.effect) or (self.operator == "Equal" and self.value is UNKNOWN):
-            return False  # not surely
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key is None:  # empty key with Exists tolerates everything
-            return self.operator == "Exists"
-        if self.key != taint.key:
-            return False
-        if self.operator == "Exists":
-            return True
-        return taint.value is not UNKNOWN and (self.value or "") == (taint.value or "")
-
-
-@dataclass(frozen=True)
-class MatchExpression:
-    """One node-affinity requirement (``key In [..]``, ``Exists``, ...)."""
-
-    key: str
-    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt
-    values: tuple[str, ...] = ()
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        have = labels.get(self.key)
-        op = self.operator
-        if op == "In":
-            return have is not None and have in self.values
-        if op == "NotIn":
-            return have is None or have not in self.values
-        if op == "Exists":
-            return have is not None
-        if op == "DoesNotExist":
-            return have is None
-        if op in ("Gt", "Lt") and have is not None and self.values:
-            try:
-                a, b = int(have), int(self.values[0])
-            except ValueError:
-                return False
-            return a > b if op == "Gt" else a < b
-        return False
-
-
-@dataclass
-class NodePool:
-    """A set of identical GPU nodes the scheduler can place pods on."""
-
-    name: str
-    location: Location = Location()
-    kind: str = "labels"  # eks-nodegroup | karpenter | stack | labels
-    gpu: GpuInfo | None = None
-    gpus_per_node: Any = None  # int | UNKNOWN | None
-    gpu_memory_gib: Any = None  # float | UNKNOWN | None
-    interconnect: Interconnect | None = None
-    nvlink_domain_size: int | None = None  # GPUs sharing one NVLink domain (> gpus_per_node: multi-node NVLink)
-    clique: str | None = None  # nvidia.com/gpu.clique
-    efa: Any = None  # bool | UNKNOWN | None
-    instance_type: str | None = None
-    labels: dict[str, str] = field(default_factory=dict)
-    taints: list[Taint] = field(default_factory=list)
-    unknown_labels: Any = frozenset()  # label keys whose values are not known yet; UNKNOWN: the whole map
-    security_groups: list[str] = field(default_factory=list)
-    subnets: list[str] = field(default_factory=list)
-    launch_template: str | None = None
-    placement_group: str | None = None
-    capacity_type: str | None = None
-    #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
-    #: (Ascend); None: unknown.
-    accelerator: str | None = None
-    fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class Probe:
-    kind: Literal["startup", "liveness", "readiness"]
-    path: str | None = None
-    port: Any = None
-    initial_delay_seconds: int = 0
-    period_seconds: int = 10
-    failure_threshold: int = 3
-    timeout_seconds: int = 1
-
-    @property
-    def budget_seconds(self) -> int:
-        """Longest time the probe tolerates before the kubelet acts."""
-        return self.initial_delay_seconds + self.period_seconds * self.failure_threshold
-
-
-@dataclass
-class Volume:
-    name: str
-    kind: str  # emptyDir | persistentVolumeClaim | secret | hostPath | configMap | other
-    medium: str | None = None  # "Memory" for a memory-backed emptyDir
-    size_limit: str | None = None
-
-
-@dataclass(frozen=True)
-class EnvSource:
-    """One ``envFrom`` entry: every key of a ConfigMap or Secret becomes a variable (after ``prefix``)."""
-
-    kind: Literal["configMap", "secret"]
-    name: Any  # str | UNKNOWN
-    prefix: str = ""
-    location: Location = Location()
-
-
-@dataclass
-class SecurityContext:
-    """What a container may do on its node (the container's securityContext over the pod's)."""
-
-    privileged: Any = False  # bool | UNKNOWN
-    capabilities_add: list[str] = field(default_factory=list)
-    seccomp: Any = None  # "RuntimeDefault" | "Unconfined" | "Localhost" | None (not set) | UNKNOWN
-    location: Location = Location()
-
-
-class UnknownEnv(dict[str, Any]):
-    """Variables of which some are not known yet (a container's ``env`` list or an entry of it, a
-    ConfigMap's ``data``): the known ones keep their values, any other name reads as :data:`UNKNOWN`."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-    def __missing__(self, key: str) -> Any:
-        return UNKNOWN
-
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        return self[key]
-
-
-@dataclass
-class Container:
-    name: str
-    image: str | None = None
-    command: list[str] = field(default_factory=list)
-    args: list[str] = field(default_factory=list)
-    env: dict[str, Any] = field(default_factory=dict)
-    ports: list[int] = field(default_factory=list)
-    gpus: Any = None  # accelerators requested (nvidia.com/gpu, amd.com/gpu, ...): int | UNKNOWN | None
-    accelerator_resource: str | None = None  # the resource ``gpus`` counts, e.g. "nvidia.com/gpu"
-    efa: int = 0  # vpc.amazonaws.com/efa
-    probes: dict[str, Probe] = field(default_factory=dict)
-    volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
-    location: Location = Location()
-    env_from: list[EnvSource] = field(default_factory=list)
-    env_locations: dict[str, Location] = field(default_factory=dict)  # variable -> where it is set
-    image_location: Location | None = field(default=None, compare=False)  # where `image:` is written
-    port_names: dict[str, int] = field(default_factory=dict)  # named containerPorts
-    security: SecurityContext = field(default_factory=SecurityContext)
-    runs_vllm: bool = False  # the container's command starts a vLLM server
-    resource_claims: list[str] = field(default_factory=list)  # resources.claims (dynamic resource allocation)
-    #: The pod's spec.resourceClaims: claim name -> (ResourceClaim or ResourceClaimTemplate, its name | UNKNOWN)
-    claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
-    env_written: dict[str, str] = field(default_factory=dict)
-    #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
-    #: ConfigMaps of the inputs, as Kubernetes does.
-    env_refs: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class HostAccess:
-    """The node namespaces a pod shares (``hostNetwork``, ``hostIPC``, ``hostPID``): bool | UNKNOWN."""
-
-    network: Any = False
-    ipc: Any = False
-    pid: Any = False
-    locations: dict[str, Location] = field(default_factory=dict)  # "network" | "ipc" | "pid" -> line
-
-
-@dataclass
-class ConfigMap:
-    """A ConfigMap of the inputs: its literal data, each key with its line."""
-
-    name: str
-    namespace: str = "default"
-    data: dict[str, str] = field(default_factory=dict)
-    key_locations: dict[str, Location] = field(default_factory=dict)
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class DeviceClaim:
-    """A ResourceClaim or ResourceClaimTemplate of the inputs (dynamic resource allocation): the devices its
-    requests ask for, and the DeviceClass they name (the first request's, when they name one class)."""
-
-    kind: str  # "ResourceClaim" | "ResourceClaimTemplate" | "DeviceClass"
-    name: str
-    namespace: str = "default"
-    count: Any = None  # int | UNKNOWN (allocationMode All, a prioritized list, a computed value)
-    device_class: str | None = None  # for a DeviceClass: the DRA driver its selector names
-    location: Location = Location()
-
-
-@dataclass
-class PodPorts:
-    """The named container ports of one workload's pods (any workload, vLLM or not), for resolving a
-    Service's named ``targetPort``."""
-
-    subject: str  # "Deployment serving/ray-head"
-    namespace: str
-    labels: Any  # dict[str, str] | UNKNOWN
-    named: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class EngineArgs:
-    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments)."""
-
-    model: str | None = None
-    tensor_parallel_size: Any = 1
-    pipeline_parallel_size: Any = 1
-    data_parallel_size: Any = 1
-    enable_expert_parallel: bool = False
-    gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20)
-    max_model_len: Any = None  # None: the model's max_position_embeddings
-    max_num_seqs: Any = None  # None: vLLM's default (256)
-    max_num_batched_tokens: Any = None
-    dtype: str = "auto"
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
-    block_size: int = 16
-    enforce_eager: bool = False
-    distributed_executor_backend: str | None = None
-    nnodes: Any = None
-    port: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    locations: dict[str, Location] = field(default_factory=dict)  # flag -> where it was set
-
-
-@dataclass
-class ServingGroup:
-    """One vLLM workload: N replicas (or LWS groups), each TP × PP GPUs."""
-
-    name: str
-    kind: str  # Deployment | StatefulSet | Pod | Job | LeaderWorkerSet | VllmService | VllmMultiNode | plan
-    location: Location = Location()
-    namespace: str = "default"
-    engine: EngineArgs = field(default_factory=EngineArgs)
-    model: ModelShape | None = None
-    model_error: str | None = None  # "file:line: unknown model …": an input error
-    model_unknown: str | None = None  # why the model cannot be known from the input (SW004; rules silent)
-    #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
-    #: the rules size it as that entry and SW004 says which one was assumed.
-    model_assumed: str | None = None
-    #: How many times a rule asked for the model's shape (``checks._capacity.require_model``): the engine
-    #: tells from it which findings rest on an assumed model.
-    model_reads: int = field(default=0, compare=False, repr=False)
-    replicas: Any = 1
-    pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
-    gpus_per_pod: Any = None
-    node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN
-    affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
-    tolerations: list[Toleration] = field(default_factory=list)
-    pool: NodePool | None = None
-    gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line
-    gpu_memory_gib_override: float | None = None
-    p95_context: int | None = None
-    target_concurrency: int | None = None  # declared concurrent sequences per replica (annotation)
-    output_tokens_per_second: float | None = None  # declared throughput of one replica (annotation)
-    tpot_target_ms: float | None = None  # declared per-output-token latency target (annotation)
-    vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
-    annotations: dict[str, str] = field(default_factory=dict)
-    pod_labels: dict[str, str] = field(default_factory=dict)
-    containers: list[Container] = field(default_factory=list)
-    vllm_container: str | None = None
-    volumes: list[Volume] = field(default_factory=list)
-    restart_policy: str | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
-    exclusive_topology: str | None = None
-    production: Any = None  # bool | None: the environment is production
-    placement_known: bool = True  # False for `plan` (no node pool to check)
-    suppressions: list[Suppression] = field(default_factory=list)
-    host: HostAccess = field(default_factory=HostAccess)
-    accelerator_resource: str | None = None  # the resource gpus_per_pod counts ("nvidia.com/gpu", "google.com/tpu")
-    #: A resource field puts the group on vLLM's CPU backend (KubeAI ``resourceProfile: cpu:N``); the image,
-    #: environment and flags can say so too (:func:`shardwise.rules.checks._layout.runs_on_cpu`).
-    cpu_backend: bool = False
-    #: Read by the generic reader: an operator shardwise does not know builds the pod from this object and
-    #: may add resources, /dev/shm or probes (the rules about those are advisory on it: engine.OPERATOR_ADDS).
-    unknown_operator: bool = False
-    #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
-    #: run on it set the model, resources, placement and namespace, so only the checks of its own container
-    #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
-    template: bool = False
-    #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
-    #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
-    #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".
-    #: Engine flags are in ``engine.locations``.
-    locations: dict[str, Location] = field(default_factory=dict)
-
-    def at(self, *keys: str) -> Location:
-        """The location of the first of ``keys`` that was written (engine flags included), else the object's."""
-        for key in keys:
-            loc = self.locations.get(key) or self.engine.locations.get(key)
-            if loc is not None and (loc.line is not None or loc.urn is not None):
-                return loc
-        return self.location
-
-    @property
-    def gpus_per_replica(self) -> int:
-        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size)
-
-    @property
-    def main_container(self) -> Container | None:
-        for c in self.containers:
-            if c.name == self.vllm_container:
-                return c
-        return self.containers[0] if self.containers else None
-
-
-@dataclass
-class SgRule:
-    direction: Any  # "ingress" | "egress" | UNKNOWN
-    protocol: str  # "-1" (all), "tcp", "udp", "icmp"
-    from_port: Any = 0
-    to_port: Any = 0
-    cidrs: list[str] = field(default_factory=list)
-    ipv6_cidrs: list[str] = field(default_factory=list)
-    prefix_lists: Any = field(default_factory=list)  # managed prefix list ids: sources of unknown extent
-    source_security_group: str | None = None
-    self_ref: bool = False
-    location: Location = Location()
-
-    def covers(self, port: int) -> bool:
-        if self.protocol in ("-1", "all"):
-            return True
-        lo, hi = self.from_port, self.to_port
-        if lo is UNKNOWN or hi is UNKNOWN:
-            return True
-        return int(lo) <= port <= int(hi)
-
-
-@dataclass
-class SecurityGroup:
-    name: str
-    id: str | None = None
-    location: Location = Location()
-    rules: list[SgRule] = field(default_factory=list)
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class Subnet:
-    name: str
-    id: str | None = None
-    map_public_ip_on_launch: Any = False
-    availability_zone: str | None = None
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class LaunchTemplate:
-    name: str
-    id: str | None = None
-    kind: str = "LaunchTemplate"  # LaunchTemplate (EC2) | EC2NodeClass (Karpenter)
-    http_tokens: Any = None  # "required" | "optional" | None (default: optional)
-    http_put_response_hop_limit: Any = None
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class Service:
-    name: str
-    namespace: str = "default"
-    type: str = "ClusterIP"
-    ports: list[int] = field(default_factory=list)
-    target_ports: list[Any] = field(default_factory=list)
-    selector: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-    port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort
-    type_location: Location | None = field(default=None, compare=False)  # where spec.type is written
-
-
-@dataclass
-class Ingress:
-    name: str
-    namespace: str = "default"
-    kind: str = "Ingress"  # Ingress | HTTPRoute
-    annotations: dict[str, str] = field(default_factory=dict)
-    services: list[str] = field(default_factory=list)
-    ports: list[Any] = field(default_factory=list)
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class NetworkPolicy:
-    """A policy that can isolate pods for ingress: a Kubernetes NetworkPolicy, or a CNI's own kind
-    (Cilium, Calico) or an AdminNetworkPolicy / BaselineAdminNetworkPolicy.
-
-    For the Kubernetes kind the rules read the selector, types and rule counts. For the others the
-    adapter decides ``denies_all_ingress`` itself (whether the policy leaves every pod it selects in a
-    default-deny state for ingress) and, for cluster-scoped kinds, ``namespaces`` (the namespaces whose
-    every pod it selects; ``("*",)`` for all of them).
-    """
-
-    name: str
-    namespace: str = "default"
-    pod_selector: dict[str, str] = field(default_factory=dict)  # empty: every pod
-    policy_types: list[str] = field(default_factory=list)
-    ingress_rules: int = 0
-    egress_rules: int = 0
-    location: Location = Location()
-    kind: str = "NetworkPolicy"
-    api_group: str = "networking.k8s.io"
-    denies_all_ingress: bool | None = None  # None: judge from selector, types and rules (Kubernetes kind)
-    namespaces: tuple[str, ...] | None = None  # cluster-scoped kinds: the namespaces covered, "*" for all
-    open_ingress: bool = False  # an ingress rule admits every source (no `from`, all namespaces, 0.0.0.0/0)
-
-    def isolates(self, namespace: str, labels: dict[str, str]) -> bool:
-        """Whether the policy puts pods with these labels in ``namespace`` into default deny for ingress
-        and admits only the sources its rules name (not everyone)."""
-        if self.namespaces is not None or self.namespace != namespace or "Ingress" not in self.policy_types:
-            return False
-        return not self.open_ingress and all(labels.get(k) == v for k, v in self.pod_selector.items())
-
-    @property
-    def default_deny_ingress(self) -> bool:
-        if self.denies_all_ingress is not None:
-            return self.denies_all_ingress
-        return not self.pod_selector and "Ingress" in self.policy_types and self.ingress_rules == 0
-
-    def covers(self, namespace: str) -> bool:
-        """Whether the policy applies to (every pod of) ``namespace``."""
-        if self.namespaces is not None:
-            return "*" in self.namespaces or namespace in self.namespaces
-        return self.namespace == namespace
-
-
-@dataclass
-class Autoscaler:
-    name: str
-    namespace: str = "default"
-    kind: str = "HorizontalPodAutoscaler"  # | ScaledObject
-    target_kind: str | None = None
-    target_name: str | None = None
-    metrics: list[str] = field(default_factory=list)  # cpu, memory, gpu-utilization, or a metric name
-    min_replicas: Any = None
-    max_replicas: Any = None
-    scale_down_window_seconds: Any = None
-    location: Location = Location()
-    suppressions: list[Suppression] = field(default_factory=list)
-
-
-@dataclass
-class LaunchIssue:
-    """A workload that looks like vLLM (its image or flags say so) but whose command shardwise cannot
-    read, or one that reads as a command vLLM would refuse (``crash`` says so): no rule can judge it."""
-
-    subject: str  # "Deployment llm/qwen"
-    container: str
-    reason: str  # what was seen, and what would make it readable
-    location: Location = Location()
-    crash: bool = False  # the command as written makes vLLM exit at start-up
-    suppressions: list[Suppression] = field(default_factory=list)
-    #: No workload was read from the object at all, though it mentions vLLM (SW005): ``reason`` says why
-    mentioned: bool = False
-    #: What of the workload is not known yet at preview ("its pod spec (spec.template.spec)"), "" when all of
-    #: it is: the security rules that read that part cannot decide and fail closed (SW305, SW306, SW310).
-    unknown_part: str = ""
-    #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
-    multi_node: bool = False
-    namespace: str = ""  # the object's namespace, as the subject gives it
-
-
-@dataclass
-class CrossRef:
-    """An object of the inputs that names others by name, or is named by one (an OME InferenceService, the
-    runtime and the base model it names), kept as read so that its adapter joins them once every input is
-    read, whichever files they are in (``adapters.k8s.ome``). Adapter state: no rule reads it."""
-
-    kind: str
-    obj: Any  # the object as read (its mappings keep their lines)
-    location: Location = Location()
-    lines: Any = None  # the text lines of its file, where engine flags are looked up
-    groups: list[ServingGroup] = field(default_factory=list)  # what was read from the object alone
-    issues: list[LaunchIssue] = field(default_factory=list)
-    done: bool = False  # joined: what it names was found
-
-
-@dataclass
-class Inventory:
-    """Everything the rules look at, from one or many inputs."""
-
-    groups: list[ServingGroup] = field(default_factory=list)
-    pools: list[NodePool] = field(default_factory=list)
-    security_groups: list[SecurityGroup] = field(default_factory=list)
-    subnets: list[Subnet] = field(default_factory=list)
-    launch_templates: list[LaunchTemplate] = field(default_factory=list)
-    services: list[Service] = field(default_factory=list)
-    ingresses: list[Ingress] = field(default_factory=list)
-    network_policies: list[NetworkPolicy] = field(default_factory=list)
-    autoscalers: list[Autoscaler] = field(default_factory=list)
-    production: bool | None = None
-    skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
-    sources: list[str] = field(default_factory=list)
-    launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
-    # What a lint run could not read, and what it did not read (see adapters.load_inputs):
-    errors: list[InputError] = field(default_factory=list)  # input errors: file, line, message
-    skipped_files: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not an input)
-    excluded: list[str] = field(default_factory=list)  # paths excluded by pattern ("dir/" for a directory)
-    config_maps: list[ConfigMap] = field(default_factory=list)
-    pod_ports: list[PodPorts] = field(default_factory=list)
-    device_claims: list[DeviceClaim] = field(default_factory=list)
-    cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
-    #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
-    index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    def extend(self, other: Inventory) -> None:
-        for name in (
-            "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
-            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "cross_refs",
-        ):
-            getattr(self, name).extend(getattr(other, name))
-        self.skipped.update(other.skipped)
-        if other.production is not None:
-            self.production = bool(self.production) or other.production
+from .inventory import (
+    Autoscaler,
+    ConfigMap,
+    Container,
+    CrossRef,
+    DeviceClaim,
+    EngineArgs,
+    EnvSource,
+    HostAccess,
+    Ingress,
+    Inventory,
+    LaunchIssue,
+    LaunchTemplate,
+    Location,
+    MatchExpression,
+    NetworkPolicy,
+    NodePool,
+    PodPorts,
+    Probe,
+    SecurityContext,
+    SecurityGroup,
+    Service,
+    ServingGroup,
+    SgRule,
+    Subnet,
+    Suppression,
+    Taint,
+    Toleration,
+    UnknownEnv,
+    Volume,
+)
+from .unknown import (
+    UNKNOWN,
+    UNKNOWN_AT,
+    UNKNOWN_NAMESPACE,
+    UNKNOWN_TOKEN,
+    ModelNotKnown,
+    Undecidable,
+    int_or_none,
+    is_unknown,
+    known,
+)
+
+__all__ = [
+    "UNKNOWN",
+    "UNKNOWN_AT",
+    "UNKNOWN_NAMESPACE",
+    "UNKNOWN_TOKEN",
+    "Autoscaler",
+    "ConfigMap",
+    "Container",
+    "CrossRef",
+    "DeviceClaim",
+    "EngineArgs",
+    "EnvSource",
+    "HostAccess",
+    "Ingress",
+    "Inventory",
+    "LaunchIssue",
+    "LaunchTemplate",
+    "Location",
+    "MatchExpression",
+    "ModelNotKnown",
+    "NetworkPolicy",
+    "NodePool",
+    "PodPorts",
+    "Probe",
+    "SecurityContext",
+    "SecurityGroup",
+    "Service",
+    "ServingGroup",
+    "SgRule",
+    "Subnet",
+    "Suppression",
+    "Taint",
+    "Toleration",
+    "Undecidable",
+    "UnknownEnv",
+    "Volume",
+    "int_or_none",
+    "is_unknown",
+    "known",
+]

@@ -29,7 +29,7 @@ class GpuInfo:
     ``memory_gib`` is the total device memory as the serving runtime reports it (CUDA's
     ``torch.cuda.mem_get_info`` total, HIP's on ROCm, JAX's ``bytes_limit`` on TPU), which is what
     ``gpu_memory_utilization`` is a fraction of; ``memory_gb`` is the nominal marketing figure in
-    decimal GB (used by the seeds' ``gpus_needed``). One record is one schedulable device: one
+    decimal GB (what ``gpus_needed`` takes). One record is one schedulable device: one
     ``amd.com/gpu`` of an MI250X is one of its two GCDs, one ``aws.amazon.com/neuron`` is one chip.
     """
 
@@ -67,7 +67,7 @@ class InstanceType:
     price_date: str = ""  # when that source published it (ISO date)
     #: Accelerators one NVLink (or other scale-up) domain joins: the node's own count on HGX
     #: boards, 1 on PCIe-only nodes, more than ``gpus`` where the domain spans nodes (72 for a
-    #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog._instance_index``.
+    #: p6e-gb200 UltraServer). 0 in the data means "derive it": see ``catalog.lookup._instance_index``.
     nvlink_domain_size: int = 0
     cloud: Cloud = "aws"
     source: str = ""

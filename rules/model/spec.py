@@ -372,6 +372,10 @@ class _WorkloadSpec(_Spec):
         None, gt=0, allow_inf_nan=False,
         description="Output tokens per second one replica generates at the declared load (measured); "
         "gives the cost per million output tokens.")
+    tpot_target_ms: float | None = Field(
+        None, gt=0, lt=3_600_000, allow_inf_nan=False,
+        description="Declared per-output-token latency target (ms; annotation shardwise.dev/tpot-target-ms): "
+        "a sharding that may be there to meet it is advisory, never blocking (SW104, SW202).")
     base_model: str | None = Field(None, description="Catalog model whose shape an unknown model id has.")
     weights_gib: float | None = Field(
         None, gt=0, le=100_000,

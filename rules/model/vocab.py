@@ -2,7 +2,7 @@
 
 One home for the vocabulary, below both the adapters that read manifests and :mod:`.render`, which
 writes them: neither reaches into the other for a name. Only constants live here; what the labels
-mean for a node pool is read in :mod:`.adapters.k8s.pools`.
+mean for a node pool is read in :mod:`.catalog.hardware`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,14 @@ EFA_RESOURCE = "vpc.amazonaws.com/efa"
 
 # LeaderWorkerSet
 LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+# Labels the LWS controller puts on the pods it creates (sigs.k8s.io/lws, api/leaderworkerset/v1): the set's
+# name, the group's index and the pod's index in its group (0: the leader).
+LWS_NAME = "leaderworkerset.sigs.k8s.io/name"
+LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
+LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+
+# Helm: an object created at a release's hook (``test``, ``pre-install``…) rather than as part of it.
+HELM_HOOK = "helm.sh/hook"
 
 #: Which extended resources request accelerators, who makes them and how many devices each holds is the
 #: vendor table, :mod:`.catalog.accelerators` (``catalog/data/accelerators.json``).

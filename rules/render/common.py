@@ -20,9 +20,9 @@ def label_value(value: object) -> str:
     return text[:63].rstrip("-._")
 
 
-def _num(x: float) -> str:
+def fmt_num(x: float) -> str:
     return f"{x:g}"
 
 
-def _gi(n: int) -> str:
+def fmt_gi(n: int) -> str:
     return f"{n}Gi"

@@ -12,30 +12,23 @@ from ..vllm.images import choose_launcher
 from .common import LABEL_ROLE
 from .nodepool import efa_interface_count
 from .workload import (
-    _env,
-    _extras,
-    _meta,
-    _mounts,
-    _resources,
-    _serving_container,
-    _template,
+    gpu_resources,
     group_labels,
+    object_meta,
+    pod_template,
     render_monitor,
     render_service,
     selector_labels,
+    serving_container,
+    serving_env,
+    serving_mounts,
     vllm_args,
     workload_annotations,
+    workload_extras,
 )
 
 ANN_EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
-LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 RAY_PORT = 6379
-
-#: EC2 instance-topology label EKS puts on nodes: the bottom network node, shared by the closest
-#: instances. A LeaderWorkerSet group is kept inside one such domain and other groups are kept out.
-#: ``kubernetes.io/hostname`` would be wrong (a group spans several nodes by design, so no
-#: placement could satisfy it) and ``topology.kubernetes.io/zone`` too coarse (one group per AZ).
-DEFAULT_EXCLUSIVE_TOPOLOGY = "topology.k8s.aws/network-node-layer-3"
 
 
 def efa_rdma(instance_type: str) -> bool:
@@ -44,7 +37,7 @@ def efa_rdma(instance_type: str) -> bool:
 
 
 def _multinode_env(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None, efa: int) -> list[dict[str, Any]]:
-    env = _env(spec) + [
+    env = serving_env(spec) + [
         {"name": "NCCL_SOCKET_IFNAME", "value": spec.network_interface},
         {"name": "GLOO_SOCKET_IFNAME", "value": spec.network_interface},
         {"name": "VLLM_HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
@@ -92,20 +85,21 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
     pp = spec.engine.pipeline_parallel_size
     efa = efa_interface_count(pool) if pool is not None else 0
     env = _multinode_env(spec, pool, efa)
-    resources = _resources(tp, efa)
+    resources = gpu_resources(tp, efa)
     budget = cache.startup_budget(spec, pool).budget_seconds
     worker: dict[str, Any]
     if launcher(spec) == "native":
-        leader = _serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
-                                    resources, budget)
+        leader = serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
+                                   resources, budget)
         worker = {"name": "vllm-worker", "image": spec.image, "command": ["vllm", "serve"],
                   "args": vllm_args(spec) + _NATIVE + ["--headless"]}
     else:
-        leader = _serving_container(spec, "vllm-leader", ["/bin/sh", "-c"], [_ray_leader_script(spec)], env,
-                                    resources, budget)
+        leader = serving_container(spec, "vllm-leader", ["/bin/sh", "-c"], [_ray_leader_script(spec)], env,
+                                   resources, budget)
         worker = {"name": "vllm-worker", "image": spec.image, "command": ["/bin/sh", "-c"],
                   "args": [_ray_worker_script()]}
-    worker.update({"env": [dict(e) for e in env], "resources": _resources(tp, efa), "volumeMounts": _mounts(spec)})
+    worker.update({"env": [dict(e) for e in env], "resources": gpu_resources(tp, efa),
+                   "volumeMounts": serving_mounts(spec)})
     leader_labels = {**group_labels(spec.name), LABEL_ROLE: "leader"}
     worker_labels = {**group_labels(spec.name), LABEL_ROLE: "worker"}
     annotations = workload_annotations(spec)
@@ -114,7 +108,7 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
     return {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
         "kind": "LeaderWorkerSet",
-        "metadata": _meta(spec.name, spec.namespace, annotations),
+        "metadata": object_meta(spec.name, spec.namespace, annotations),
         "spec": {
             "replicas": spec.groups,
             "startupPolicy": "LeaderCreated",
@@ -125,8 +119,8 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
             "leaderWorkerTemplate": {
                 "size": pp,
                 "restartPolicy": "RecreateGroupOnPodRestart",
-                "leaderTemplate": _template(spec, leader_labels, [leader], tp),
-                "workerTemplate": _template(spec, worker_labels, [worker], tp),
+                "leaderTemplate": pod_template(spec, leader_labels, [leader], tp),
+                "workerTemplate": pod_template(spec, worker_labels, [worker], tp),
             },
         },
     }
@@ -137,7 +131,7 @@ def render_vllm_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = N
     leaders only, and the Prometheus monitor (leaders: the workers serve no HTTP)."""
     selector = {**selector_labels(spec.name), LABEL_ROLE: "leader"}
     objs = [
-        *_extras(spec),
+        *workload_extras(spec),
         render_leaderworkerset(spec, pool),
         render_service(spec.name, spec.namespace, spec.engine.port, selector),
     ]

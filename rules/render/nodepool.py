@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import find_gpu
+from ..catalog.hardware import catalog_instance, instance_nvlink_domain
 from ..model.spec import NodePoolSpec
 from ..model.vocab import (
     GPU_RESOURCE,
@@ -19,14 +21,12 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
-from .common import LABEL_MANAGED_BY, _gi, _num, label_value
+from .common import LABEL_MANAGED_BY, fmt_gi, fmt_num, label_value
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
 
 def _instance(pool: NodePoolSpec):
-    from ..catalog.hardware import catalog_instance
-
     return catalog_instance(pool.instance_type)
 
 
@@ -46,17 +46,14 @@ def efa_interface_count(pool: NodePoolSpec) -> int:
 
 def node_labels(pool: NodePoolSpec) -> dict[str, str]:
     """The labels every node of ``pool`` carries (read back by :func:`catalog.hardware.pool_from_labels`)."""
-    from .. import catalog
-    from ..catalog.hardware import instance_nvlink_domain
-
     inst = _instance(pool)
-    gpu = catalog.find_gpu(inst.gpu)
+    gpu = find_gpu(inst.gpu)
     domain = instance_nvlink_domain(inst)
     return {
         LABEL_POOL: pool.name,
         LABEL_GPU_PRODUCT: label_value(gpu.name),
         LABEL_GPU_COUNT: str(inst.gpus),
-        LABEL_GPU_MEMORY_GIB: _num(gpu.memory_gib),
+        LABEL_GPU_MEMORY_GIB: fmt_num(gpu.memory_gib),
         LABEL_NVLINK: inst.interconnect,
         LABEL_NVLINK_DOMAIN_SIZE: str(domain),
         LABEL_EFA: "true" if pool_efa(pool) else "false",
@@ -106,7 +103,7 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
             },
             "blockDeviceMappings": [{
                 "deviceName": "/dev/xvda",
-                "ebs": {"volumeSize": _gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
+                "ebs": {"volumeSize": fmt_gi(pool.disk_size_gib), "volumeType": "gp3", "encrypted": True,
                         "deleteOnTermination": True, "throughput": pool.disk_throughput_mib_s,
                         "iops": max(3000, math.ceil(pool.disk_throughput_mib_s * 4))},
             }],

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model import Location
+from ..model.errors import InputError
 from ..model.spec import EngineArgsSpec, PodSpec, VllmMultiNodeSpec, VllmServiceSpec
 from ..model.vocab import (
     EFA_RESOURCE,
@@ -26,6 +28,7 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     LABEL_POOL,
 )
+from ..vllm.args import parse_serve_args
 
 Workload = VllmServiceSpec | VllmMultiNodeSpec
 
@@ -65,10 +68,6 @@ OWNED_FLAGS: dict[str, str] = {
 
 def extra_args_problems(engine: EngineArgsSpec, prefix: str = "engine.extra_args") -> list[tuple[str, str]]:
     """Every ``extra_args`` entry that a typed field owns, or that cannot be parsed."""
-    from ..model import Location
-    from ..model.errors import InputError
-    from ..vllm.args import parse_serve_args
-
     if not engine.extra_args:
         return []
     try:

@@ -7,29 +7,29 @@ from typing import Any
 
 from ..capacity import cache
 from ..model.spec import AutoscalingSpec, NodePoolSpec, VllmServiceSpec
-from .common import _num
+from .common import fmt_num
 from .workload import (
-    _env,
-    _extras,
-    _meta,
-    _resources,
-    _serving_container,
-    _template,
+    gpu_resources,
     group_labels,
+    object_meta,
+    pod_template,
     render_monitor,
     render_service,
     selector_labels,
+    serving_container,
+    serving_env,
     vllm_args,
     workload_annotations,
+    workload_extras,
 )
 
 
 def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     tp = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
     budget = cache.startup_budget(spec, pool).budget_seconds
-    container = _serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), _env(spec),
-                                   _resources(tp), budget)
-    template = _template(spec, group_labels(spec.name), [container], tp)
+    container = serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), serving_env(spec),
+                                  gpu_resources(tp), budget)
+    template = pod_template(spec, group_labels(spec.name), [container], tp)
     template["spec"]["topologySpreadConstraints"] = [{
         "maxSkew": 1,
         "topologyKey": "kubernetes.io/hostname",
@@ -42,7 +42,7 @@ def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": _meta(spec.name, spec.namespace, workload_annotations(spec)),
+        "metadata": object_meta(spec.name, spec.namespace, workload_annotations(spec)),
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": selector_labels(spec.name)},
@@ -57,7 +57,7 @@ def render_pdb(spec: VllmServiceSpec) -> dict[str, Any]:
     return {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
-        "metadata": _meta(spec.name, spec.namespace),
+        "metadata": object_meta(spec.name, spec.namespace),
         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": selector_labels(spec.name)}},
     }
 
@@ -78,7 +78,7 @@ def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
     if a.kind == "keda":
         if a.metric == "cpu":
             trigger: dict[str, Any] = {
-                "type": "cpu", "metricType": "Utilization", "metadata": {"value": _num(a.threshold)},
+                "type": "cpu", "metricType": "Utilization", "metadata": {"value": fmt_num(a.threshold)},
             }
         else:
             trigger = {
@@ -86,13 +86,13 @@ def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
                 "metadata": {
                     "serverAddress": a.prometheus_address,
                     "query": _prometheus_query(a.metric, spec),
-                    "threshold": _num(a.threshold),
+                    "threshold": fmt_num(a.threshold),
                 },
             }
         return {
             "apiVersion": "keda.sh/v1alpha1",
             "kind": "ScaledObject",
-            "metadata": _meta(spec.name, spec.namespace),
+            "metadata": object_meta(spec.name, spec.namespace),
             "spec": {
                 "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
                 "minReplicaCount": a.min_replicas,
@@ -111,12 +111,13 @@ def render_autoscaler(spec: VllmServiceSpec) -> dict[str, Any] | None:
         name = "DCGM_FI_DEV_GPU_UTIL" if a.metric == "gpu" else a.metric
         metric = {
             "type": "Pods",
-            "pods": {"metric": {"name": name}, "target": {"type": "AverageValue", "averageValue": _num(a.threshold)}},
+            "pods": {"metric": {"name": name},
+                     "target": {"type": "AverageValue", "averageValue": fmt_num(a.threshold)}},
         }
     return {
         "apiVersion": "autoscaling/v2",
         "kind": "HorizontalPodAutoscaler",
-        "metadata": _meta(spec.name, spec.namespace),
+        "metadata": object_meta(spec.name, spec.namespace),
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
             "minReplicas": max(1, a.min_replicas),
@@ -131,7 +132,7 @@ def render_vllm_service(spec: VllmServiceSpec, pool: NodePoolSpec | None = None)
     """ServiceAccount and claim (when asked), Deployment, ClusterIP Service, PodDisruptionBudget, the
     autoscaler and the Prometheus monitor (when set)."""
     objs = [
-        *_extras(spec),
+        *workload_extras(spec),
         render_deployment(spec, pool),
         render_service(spec.name, spec.namespace, spec.engine.port, selector_labels(spec.name)),
         render_pdb(spec),

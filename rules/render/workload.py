@@ -18,13 +18,14 @@ from ..model.vocab import (
     ANN_OUTPUT_TPS,
     ANN_P95,
     ANN_TARGET_CONCURRENCY,
+    ANN_TPOT_TARGET,
     EFA_RESOURCE,
     GPU_RESOURCE,
     LABEL_POOL,
 )
 from ..vllm.imageref import parse_image
 from . import pod as pod_extras
-from .common import HEALTH_PATH, LABEL_GROUP, LABEL_MANAGED_BY, LABEL_NAME, LABEL_ROLE, _gi
+from .common import HEALTH_PATH, LABEL_GROUP, LABEL_MANAGED_BY, LABEL_NAME, LABEL_ROLE, fmt_gi
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 #: Huge pages an EFA pod asks for. The EFA driver on the node pre-allocates 5128 pages of 2 MiB and
@@ -35,7 +36,6 @@ EFA_HUGEPAGES = ("hugepages-2Mi", "5120Mi")
 #: cpu or memory"); EFA pods request this much memory (the AWS EKS EFA guide's example) and set no
 #: memory limit, so the memory-backed /dev/shm and weight loading are never OOM-killed by it.
 EFA_MEMORY_REQUEST = "32000Mi"
-HF_CACHE = "/root/.cache/huggingface"
 PROBE_PERIOD_SECONDS = 10
 
 
@@ -84,13 +84,15 @@ def workload_annotations(spec: VllmServiceSpec | VllmMultiNodeSpec) -> dict[str,
         ann[ANN_BASE_MODEL] = spec.engine.model
     if spec.output_tokens_per_second:
         ann[ANN_OUTPUT_TPS] = f"{spec.output_tokens_per_second:g}"
+    if spec.tpot_target_ms:
+        ann[ANN_TPOT_TARGET] = f"{spec.tpot_target_ms:g}"
     ignore = ignore_annotation(spec.suppress)
     if ignore:
         ann[ANN_IGNORE] = ignore
     return ann
 
 
-def _meta(name: str, namespace: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+def object_meta(name: str, namespace: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": namespace, "labels": group_labels(name)}
     if annotations:
         meta["annotations"] = dict(annotations)
@@ -130,23 +132,23 @@ def _token_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]
     }]
 
 
-def _env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+def serving_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
     return _token_env(spec) + cache.cache_env(spec)
 
 
 def _volumes(gpus: int, spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
-    volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _gi(shm_size_gib(gpus))}}]
+    volumes = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": fmt_gi(shm_size_gib(gpus))}}]
     model_cache = cache.cache_volume(spec)
     if model_cache is not None:
         volumes.append(model_cache)
     return volumes
 
 
-def _mounts(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+def serving_mounts(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
     return [{"name": "dshm", "mountPath": "/dev/shm"}, *cache.cache_mounts(spec)]
 
 
-def _resources(gpus: int, efa: int = 0) -> dict[str, Any]:
+def gpu_resources(gpus: int, efa: int = 0) -> dict[str, Any]:
     """GPUs (and EFA devices) as request = limit; EFA pods also get huge pages and a memory request."""
     res: dict[str, Any] = {GPU_RESOURCE: gpus}
     if not efa:
@@ -197,17 +199,17 @@ def _pod_spec(spec: VllmServiceSpec | VllmMultiNodeSpec, containers: list[dict[s
     return pod
 
 
-def _template(spec: VllmServiceSpec | VllmMultiNodeSpec, labels: dict[str, str],
-              containers: list[dict[str, Any]], gpus: int) -> dict[str, Any]:
+def pod_template(spec: VllmServiceSpec | VllmMultiNodeSpec, labels: dict[str, str],
+                 containers: list[dict[str, Any]], gpus: int) -> dict[str, Any]:
     """A pod template with the escape hatches of ``spec.pod`` merged in."""
     template = {"metadata": {"labels": labels}, "spec": _pod_spec(spec, containers, gpus, spec.image)}
     pod_extras.apply_extras(template, containers, spec)
     return template
 
 
-def _serving_container(spec: VllmServiceSpec | VllmMultiNodeSpec, name: str, command: list[str],
-                       args: list[str], env: list[dict[str, Any]], resources: dict[str, Any],
-                       budget_seconds: int) -> dict[str, Any]:
+def serving_container(spec: VllmServiceSpec | VllmMultiNodeSpec, name: str, command: list[str],
+                      args: list[str], env: list[dict[str, Any]], resources: dict[str, Any],
+                      budget_seconds: int) -> dict[str, Any]:
     return {
         "name": name,
         "image": spec.image,
@@ -216,7 +218,7 @@ def _serving_container(spec: VllmServiceSpec | VllmMultiNodeSpec, name: str, com
         "ports": [{"name": "http", "containerPort": spec.engine.port, "protocol": "TCP"}],
         "env": env,
         "resources": resources,
-        "volumeMounts": _mounts(spec),
+        "volumeMounts": serving_mounts(spec),
         **_probes(budget_seconds),
         "lifecycle": prestop(spec),
     }
@@ -226,7 +228,7 @@ def render_service(name: str, namespace: str, port: int, selector: dict[str, str
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": _meta(name, namespace),
+        "metadata": object_meta(name, namespace),
         "spec": {
             "type": "ClusterIP",
             "selector": selector,
@@ -240,7 +242,7 @@ def render_monitor(spec: VllmServiceSpec | VllmMultiNodeSpec, leaders_only: bool
     m = spec.metrics
     if m.monitor not in ("pod-monitor", "service-monitor"):
         return None
-    meta = _meta(spec.name, spec.namespace)
+    meta = object_meta(spec.name, spec.namespace)
     meta["labels"] = {**m.labels, **meta["labels"]}
     endpoint = {"port": "http", "path": "/metrics", "interval": f"{m.interval_seconds}s"}
     selector = {**selector_labels(spec.name), **({LABEL_ROLE: "leader"} if leaders_only else {})}
@@ -253,7 +255,7 @@ def render_monitor(spec: VllmServiceSpec | VllmMultiNodeSpec, leaders_only: bool
     return {"apiVersion": "monitoring.coreos.com/v1", "kind": kind, "metadata": meta, "spec": body}
 
 
-def _extras(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+def workload_extras(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
     """Objects the workload needs before its pods: a ServiceAccount and a PersistentVolumeClaim."""
     labels = group_labels(spec.name)
     return [o for o in (pod_extras.render_service_account(spec, labels), cache.render_claim(spec, labels))

@@ -13,6 +13,7 @@ from typing import Any
 from ..engine import Finding
 from .charts import memory_chart
 from .markdown import cell
+from .text import visible
 
 MARKER = "<!-- shardwise-diff -->"
 
@@ -74,7 +75,7 @@ _COLUMNS = (
 def _finding_line(f: Finding) -> str:
     file, line = f.location.file, f.location.line
     where = f"{file}:{line}" if line else (file or "")
-    return f"- **{f.code}** `{f.name}` {f.level} — {f.subject}: {f.message} (`{where}`)"
+    return visible(f"- **{f.code}** `{f.name}` {f.level} — {f.subject}: {f.message} (`{where}`)")
 
 
 def render(result: Any) -> str:
@@ -116,7 +117,7 @@ def render(result: Any) -> str:
                  if (w["head"] or w["base"])["note"]]
         if notes:
             out.append("")
-            out += [f"- {s}: {n}" for s, n in notes]
+            out += [visible(f"- {s}: {n}") for s, n in notes]
     else:
         out.append("No vLLM workloads on either side.")
     out += ["", "### Findings", ""]
@@ -134,7 +135,7 @@ def render(result: Any) -> str:
         for side, errors in (("base", d["base_input_errors"]), ("head", d["head_input_errors"])):
             for e in errors:
                 where = f"{e['file']}:{e['line']}" if e["line"] else (e["file"] or "(input)")
-                out.append(f"- {side}: `{where}` — {e['message']}")
+                out.append(visible(f"- {side}: `{where}` — {e['message']}"))
     prices = d["prices"]
     out += ["", "### Prices", ""]
     if prices:

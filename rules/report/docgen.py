@@ -15,6 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
+from ..catalog.accelerators import accelerators
+from ..checks.registry import ALL_RULES
 from ..engine import RuleMeta
 from ..model.errors import InputError
 
@@ -24,8 +28,6 @@ _PAGE = re.compile(r"^SW\d{3}\.md$")
 
 
 def all_metas() -> list[RuleMeta]:
-    from ..checks.registry import ALL_RULES
-
     return [r.meta for r in ALL_RULES]
 
 
@@ -38,8 +40,6 @@ def fence_lang(example: str) -> str:
 
 
 def _env() -> Any:
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parent / "templates")),
         autoescape=False,
@@ -75,8 +75,6 @@ def rules_table_markdown(metas: Iterable[RuleMeta] | None = None, link_prefix: s
 def accelerators_table_markdown() -> str:
     """A Markdown table of the vendor table's families: resources (vLLM devices per unit), NCCL, TP across
     hosts, whether the layout counts the devices, and the source."""
-    from ..catalog.accelerators import accelerators
-
     rows = ["| Family | Resources (vLLM devices per unit) | DRA device classes | NCCL | TP across hosts | "
             "Layout counts devices | Source |", "|---|---|---|---|---|---|---|"]
     yes = {True: "yes", False: "no"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..engine import Finding
 from ..model.errors import InputError
-from . import Report
+from .result import Report
 
 
 def escape_data(s: str) -> str:

@@ -1,18 +1,19 @@
 """JSON: ``{"version", "findings", "input_errors", "workloads", "skipped_files", "excluded", "summary"}``
-for scripts and dashboards."""
+for scripts and dashboards. With a baseline (``--baseline``), ``findings`` are the new findings, ``baselined``
+those the baseline holds, and ``summary.baseline`` counts them and the baseline's stale entries."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from . import Report
+from shardwise import __version__
+
+from .result import Report
 
 
 def as_object(report: Report) -> dict:
-    from shardwise import __version__
-
-    return {
+    out: dict[str, Any] = {
         "version": __version__,
         "findings": [f.as_dict() for f in report.findings],
         "input_errors": report.input_errors(),
@@ -21,6 +22,9 @@ def as_object(report: Report) -> dict:
         "excluded": list(report.inventory.excluded),
         "summary": report.summary(),
     }
+    if report.baseline_file is not None:  # with a baseline, "findings" are the new ones
+        out["baselined"] = [f.as_dict() for f in report.baselined]
+    return out
 
 
 _ONE_LINE = json.JSONEncoder(ensure_ascii=False)  # no indent: the C encoder

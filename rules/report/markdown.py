@@ -5,7 +5,10 @@ per GPU, KV tokens, the concurrency ceiling at max_model_len and at the p95 cont
 on-demand cost per hour and month (:mod:`shardwise.rules.capacity.cost`); then the per-GPU memory as a Mermaid
 chart (:mod:`.charts`) and the prices used, with their source and date. Then the
 findings: blocking first, then the rest, then suppressed ones with their reasons. Autoescape is off
-(this is Markdown, not HTML); table cells escape ``|``.
+(this is Markdown, not HTML); table cells escape ``|``. Every value the template writes goes through
+:func:`.text.visible` (the environment's ``finalize``): a control character a repository wrote (a newline in
+a file name) is an escape, so no value starts a line of its own (a GitHub Actions workflow command on stdout).
+The chart is the one value written as it is: :class:`Lines`, built here.
 """
 
 from __future__ import annotations
@@ -13,7 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import Report
+import jinja2
+
+from .charts import memory_chart
+from .result import Report
+from .text import visible
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -62,10 +69,19 @@ def counts(by: dict[str, int]) -> str:
     return ", ".join(f"{k}×{n}" for k, n in by.items())
 
 
-def environment(loader_dir: Path = TEMPLATES) -> Any:
-    import jinja2
+class Lines(str):
+    """Text this module built, line breaks included (the Mermaid chart): written as it is."""
 
+    __slots__ = ()
+
+
+def _finalize(value: Any) -> Any:
+    return visible(value) if isinstance(value, str) and not isinstance(value, Lines) else value
+
+
+def environment(loader_dir: Path = TEMPLATES) -> Any:
     env = jinja2.Environment(
+        finalize=_finalize,
         loader=jinja2.FileSystemLoader(str(loader_dir)),
         autoescape=False,
         trim_blocks=True,
@@ -91,14 +107,12 @@ def render(report: Report, color: bool = False) -> str:
     blocking = [f for f in ordered if report.is_blocking(f)]
     advisory = [f for f in ordered if not f.suppressed and not report.is_blocking(f)]
     suppressed = [f for f in ordered if f.suppressed]
-    from .charts import memory_chart
-
     priced = {w["cost"]["instance_type"]: w["cost"] for w in report.workloads
               if w["cost"]["instance_type"] and w["cost"]["price_per_hour_usd"] is not None}
     prices = [{"instance_type": k, "price_per_hour_usd": c["price_per_hour_usd"], "source": c["price_source"],
                "date": c["price_date"]} for k, c in sorted(priced.items())]
     text = env.get_template("report.md.j2").render(
-        chart=memory_chart(report.workloads).rstrip("\n"),
+        chart=Lines(memory_chart(report.workloads).rstrip("\n")),
         prices=prices,
         assumed=any(w["cost"]["instance_assumed"] for w in report.workloads),
         summary=report.summary(),

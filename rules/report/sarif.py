@@ -6,6 +6,9 @@ relative to ``%SRCROOT%`` (the working directory); a finding known only by its P
 ``logicalLocation``; a suppressed finding is reported with its justification. Each input error is a
 ``toolExecutionNotification`` of the invocation (level ``error``, descriptor ``input-error``) with
 the file and line; an invocation with input errors did not succeed and carries the exit code 2.
+Compared with a baseline (``--baseline``), every result carries SARIF's ``baselineState``: ``new`` for the
+findings the baseline does not hold, ``unchanged`` for those it does (after the new ones), so a consumer
+can show or hide them; only the new ones fail the run.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from shardwise import __version__, repository_url
+
 from ..engine import Finding, RuleMeta
 from ..model.errors import InputError
-from . import Report, pascal_case
+from .result import Report, pascal_case
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"mandatory": "error", "advisory": "warning"}
@@ -121,12 +126,11 @@ def _locations(f: Finding, report: Report) -> list[dict[str, Any]]:
 
 
 def as_object(report: Report) -> dict[str, Any]:
-    from shardwise import __version__, repository_url
-
     rules: list[dict[str, Any]] = [rule_descriptor(m) for m in report.metas.values()]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    results = []
-    for f in report.findings:
+    results: list[dict[str, Any]] = []
+    with_baseline = report.baseline_file is not None
+    for f in [*report.findings, *report.baselined]:
         if f.code not in index:
             index[f.code] = len(rules)
             rules.append(_fallback_descriptor(f))
@@ -140,6 +144,8 @@ def as_object(report: Report) -> dict[str, Any]:
         }
         if f.suppressed:
             result["suppressions"] = [{"kind": "inSource", "justification": f.suppression_reason or ""}]
+        if with_baseline:
+            result["baselineState"] = "new" if len(results) < len(report.findings) else "unchanged"
         results.append(result)
     root = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
     driver: dict[str, Any] = {"name": "shardwise", "version": __version__, "semanticVersion": __version__}

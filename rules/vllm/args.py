@@ -358,13 +358,14 @@ def _repository(image: str) -> str:
     return parse_image(image).path.lower()
 
 
-_VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:[/_.-]|$)")
+#: ``vllm`` as a word of the repository path, a version written onto it included (``neuron-sdk2.20-vllm0.5.0-neuron``).
+_VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:v?\d+(?:\.\d+)*)?(?:[/_.-]|$)")
 
 
 def is_vllm_image(image: str | None) -> bool:
     """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
-    ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ... (``vllm`` as a word of the
-    repository path; the registry host does not count)."""
+    ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ``neuron-sdk2.20-vllm0.5.0-neuron``, ...
+    (``vllm`` as a word of the repository path, a version may follow; the registry host does not count)."""
     return bool(image) and _VLLM_WORD.search(_repository(str(image))) is not None
 
 
@@ -383,6 +384,27 @@ def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
     return False
 
 
+#: Words of an image repository that name a client of a vLLM server (``vllm-bench-client``), not the server.
+_CLIENT_WORDS = re.compile(r"(?:^|[/_.-])client(?:[/_.-]|$)")
+
+
+def is_client_argv(tokens: Sequence[str]) -> bool:
+    """Whether ``tokens`` are a client's: a flag that names the server it talks to (``--vllm-url``,
+    ``--base-url``, ``--server-url``, ``--api-base``). vLLM's server takes no flag ending in ``url`` and none
+    named ``api-base``; benchmark and load clients take the server's address that way (vLLM's own
+    ``vllm bench serve --base-url``)."""
+    for tok in tokens:
+        if tok.startswith("--"):
+            name = _normalise(tok[2:].partition("=")[0])
+            if name.endswith("url") or name.endswith("api-base"):
+                return True
+    return False
+
+
+def _client_image(image: str | None) -> bool:
+    return bool(image) and _CLIENT_WORDS.search(_repository(str(image))) is not None
+
+
 def find_vllm_invocation(
     command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None,
     unknown_env: Collection[str] = (),
@@ -392,7 +414,8 @@ def find_vllm_invocation(
     A container that gives only ``args`` runs its image's entrypoint: on a vLLM image
     (:func:`is_vllm_image`), or when the args carry a flag only vLLM takes, they are ``vllm serve``
     arguments (the entrypoint of ``vllm/vllm-openai``; the API-server module of older and derived
-    images takes the same flags).
+    images takes the same flags). Args that name a server's address (:func:`is_client_argv`) or an image named
+    for a client (``vllm-bench-client``) are a client's, whose ``--model`` names the model it asks for.
     """
     argv = [expand_k8s(str(t), env) for t in (*command, *args)]
     script = _shell_script(argv)
@@ -408,8 +431,9 @@ def find_vllm_invocation(
         found = _find_in_script(_K8S_REF_LEFT.sub(unresolved, script), env, unknown)
     else:
         found = _find_in_argv(argv)
-    if found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv)):
-        found = ("serve", argv)
+    if (found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv))
+            and not is_client_argv(argv) and not _client_image(image)):
+        found = ("serve", argv)  # a client of the server (its address in a flag, a client image) is not it
     return found
 
 
@@ -477,9 +501,6 @@ _FIELDS = frozenset(f.name for f in dataclasses.fields(EngineArgs)) - {"extra", 
 
 def _set(engine: EngineArgs, key: str, value: Any) -> None:
     if key in _FIELDS:
-        if key == "max_model_len" and value == "auto":
-            engine.extra["max_model_len"] = "auto"
-            value = None
         setattr(engine, key, value)
     else:
         engine.extra[key] = value

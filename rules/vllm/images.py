@@ -25,14 +25,14 @@ import re
 from dataclasses import dataclass
 
 from .imageref import parse_image
+from .versions import behaviour, first_release, version_from_image
+from .versions import parse_version as parse_release
 
 VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
 DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
 DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
 
 def _since(flag: str) -> tuple[int, int, int]:
-    from .versions import first_release
-
     v = parse_version(first_release(flag))
     assert v is not None
     return v
@@ -56,9 +56,7 @@ class ImageInfo:
 def parse_version(text: str | None) -> tuple[int, int, int] | None:
     """``v0.11.1`` / ``0.13.0`` → ``(0, 11, 1)`` / ``(0, 13, 0)``, read by
     :func:`shardwise.rules.vllm.versions.parse_version`."""
-    from .versions import parse_version as parse
-
-    v = parse(text) if text else None
+    v = parse_release(text) if text else None
     return (v.parts[0], v.parts[1], v.parts[2]) if v is not None else None
 
 
@@ -67,9 +65,7 @@ def version_text(v: tuple[int, int, int]) -> str:
 
 
 def has(version: tuple[int, int, int], flag: str) -> bool:
-    """Whether the release ``version`` has the behaviour ``flag`` of :class:`.vllm_versions.Behaviour`."""
-    from .versions import behaviour
-
+    """Whether the release ``version`` has the behaviour ``flag`` of :class:`.versions.Behaviour`."""
     return bool(getattr(behaviour(version_text(version)), flag))
 
 
@@ -83,8 +79,6 @@ def image_info(image: str) -> ImageInfo:
     """Split an image reference and read the vLLM version and EFA support where the family is known."""
     ref = parse_image(image)
     repository, tag, digest = ref.repository, ref.tag, ref.digest or ""
-    from .versions import version_from_image
-
     found = version_from_image(image)
     version = (found.parts[0], found.parts[1], found.parts[2]) if found is not None else None
     if repository in VLLM_OPENAI:

@@ -14,6 +14,12 @@ vLLM's model implementations read them:
 * multi-head latent attention (DeepSeek-V2/V3/R1): one latent of ``kv_lora_rank + qk_rope_head_dim``
   per layer and token, not split by TP.
 
+Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
+attention, Gemma 4's full-attention layers with their own head size and KV heads, layers that reuse another
+layer's KV cache, Mamba and lightning-attention hybrids, layer types not listed above) are laid out as full
+attention over the config's heads, and the layout says so (``modelled`` False and a note): the weights are
+known, the KV figures are not vLLM's.
+
 :func:`plan_kv_cache` then follows ``vllm/v1/core/kv_cache_utils.py`` (0.9-0.19): with the hybrid KV
 cache manager, layers are grouped by type into groups of equal size (the smallest type count), every
 group shares one page size, ``num_blocks = available // page // group_size``; a request at
@@ -59,6 +65,7 @@ class Layout:
     types: tuple[LayerType, ...]
     mla: bool = False
     note: str = ""
+    modelled: bool = True  # False: vLLM lays this model's KV cache out in a way not modelled here
 
     @property
     def attention_layers(self) -> int:
@@ -78,6 +85,51 @@ def _int(cfg: dict[str, object], key: str) -> int | None:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return None
+
+
+_KNOWN_LAYER_TYPES = frozenset({
+    "sliding_attention", "sliding", "local", "local_attention", "linear_attention", "mamba", "linear", "mamba2",
+    "gated_deltanet", "deltanet", "chunked_attention", "chunked_local_attention", "full_attention", "full",
+    "global", "global_attention", "attention",
+})
+
+
+def unmodelled_reason(model: ModelShape) -> str:
+    """Why vLLM's KV cache for this model is not modelled here, or "" when it is.
+
+    Read from the config.json keys that name such a layout: ``compress_ratios`` (DeepSeek-V4's compressed
+    sparse attention over a sliding window, vLLM's ``MLAAttentionSpec`` with a ``compress_ratio``),
+    ``global_head_dim`` / ``num_global_key_value_heads`` (Gemma 4's full-attention layers cache another
+    head size and KV head count than its sliding ones), ``num_kv_shared_layers`` (Gemma 3n / Gemma 4's
+    last layers reuse an earlier layer's cache), ``hybrid_override_pattern`` / ``layers_block_type`` with
+    Mamba layers (Nemotron-H, Granite 4, Jamba: a Mamba2 state per request), ``attn_type_list``
+    entries of 0 (MiniMax-Text-01 / M1's lightning attention; MiniMax-M2 lists only 1, softmax), and
+    ``layer_types`` entries of a kind not known here.
+    """
+    cfg = model.hf_config
+    ratios = cfg.get("compress_ratios")
+    if isinstance(ratios, list) and any(isinstance(r, int) and r > 1 for r in ratios):
+        return "compressed sparse attention (compress_ratios, DeepSeek-V4)"
+    if cfg.get("global_head_dim") or cfg.get("num_global_key_value_heads"):
+        return "full-attention layers with their own head size and KV heads (global_head_dim, Gemma 4)"
+    shared = _int(cfg, "num_kv_shared_layers")
+    if shared:
+        return f"{shared} layers reuse an earlier layer's KV cache (num_kv_shared_layers)"
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and "M" in pattern:
+        return "Mamba2 layers between the attention layers (hybrid_override_pattern, Nemotron-H)"
+    blocks = cfg.get("layers_block_type")
+    if isinstance(blocks, list) and any(str(b).lower() == "mamba" for b in blocks):
+        return "Mamba layers between the attention layers (layers_block_type)"
+    attn_types = cfg.get("attn_type_list")
+    if isinstance(attn_types, list) and 0 in attn_types:  # 0: lightning attention, 1: softmax (MiniMax-M2: all 1)
+        return "lightning (linear) attention layers (attn_type_list, MiniMax-Text-01 / M1)"
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        unknown = sorted({str(t) for t in types} - _KNOWN_LAYER_TYPES)
+        if unknown:
+            return f"layer types {', '.join(unknown)} (layer_types)"
+    return ""
 
 
 def _layer_kinds(model: ModelShape) -> tuple[list[str], int | None, int | None]:
@@ -217,6 +269,15 @@ def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, m
 
 
 def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool) -> Layout:
+    reason = unmodelled_reason(model)
+    if reason:
+        n = len(_stage_slice(model.num_hidden_layers, pp, stage))
+        if model.mla is not None:
+            per = (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        else:
+            per = 2 * max(1, math.ceil(model.num_key_value_heads / tp)) * model.head_dim * kv_bytes
+        return Layout((LayerType("full", n, per),), mla=model.mla is not None, modelled=False,
+                      note=f"KV layout not modelled: {reason}; the KV figures take every layer as full attention")
     kinds, window, chunk = _layer_kinds(model)
     kinds = [kinds[i] for i in _stage_slice(len(kinds), pp, stage)]
     if model.mla is not None and mla_cache:

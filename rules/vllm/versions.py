@@ -28,6 +28,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
   Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
   profiles only the logits.
+* ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
+  (pip installs before 0.11) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
   chunked prefill on for every generative model); off, the default ``max_num_batched_tokens`` becomes
@@ -40,8 +43,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   utilization").
 * ``sampler_warmup``: after the KV cache is sized and the CUDA graphs captured, V1 runs the dummy
   sampler again (``compile_or_warm_up_model``): its buffers come out of what the budget left outside.
-* ``tp_buffers_in_budget``: on several GPUs the communication buffers that are set up during the first
-  forward pass are counted as non-torch memory (about 2 GiB per GPU in 0.19 logs).
+* ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
+  communication buffers that are set up during the first forward pass are counted as non-torch memory
+  (about 2 GiB per GPU in 0.19 logs).
 * ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
   memory (V1), first tier that matches wins.
 * ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
@@ -147,6 +151,12 @@ class Behaviour:
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
+    #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
+    #: unset): yes in 0.8-0.11 and from 0.21, opt-in (=1) in 0.12-0.20. ``sampler`` is what the official image
+    #: runs; where FlashInfer is not used the PyTorch-native path runs (``native_sampler``).
+    flashinfer_sampler_default: bool = True
+    native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
+    pip_flashinfer: bool = False  # `pip install vllm` brings FlashInfer along (requirements/cuda.txt)
 
     @property
     def version(self) -> Version:
@@ -184,15 +194,16 @@ _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_
              concurrency_from_tokens=False, startup_free_check=True)
 _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True)
 _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
-              kv_cache_memory_flag=True, runai_streamer=True)
+              kv_cache_memory_flag=True, runai_streamer=True, pip_flashinfer=True)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
-_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True)
+_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
+              flashinfer_sampler_default=False)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
-_R0170 = _row(_R0140, "0.17.0", sampler="triton")
+_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency")
-_R0210 = _row(_R0200, "0.21.0", sampler="flashinfer")
+_R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0270 = _row(_R0210, "0.27.0", cudagraphs_in_budget_rocm=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 
@@ -245,7 +256,9 @@ SOURCES: dict[str, str] = {
     "tp_buffers_in_budget": "calibrated, not read: the issue's public 0.19 logs (about 2.1 GiB of non-torch memory "
                             "per GPU at TP2/TP4, against 0.1-0.3 GiB at TP1); the snapshot is taken after "
                             "init_worker_distributed_environment in 0.11.0-0.22.1, so what is counted is set up "
-                            "later (first collective, all-reduce workspaces)",
+                            "later (first collective, all-reduce workspaces); charged only where "
+                            "distributed/device_communicators/custom_all_reduce.py enables custom all-reduce "
+                            "(TP 2/4/6/8 in one node; above 2 fully connected GPUs only)",
     "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
                    "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
                    "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "
@@ -271,6 +284,19 @@ SOURCES: dict[str, str] = {
     "kv_cache_memory_flag": "engine/arg_utils.py --kv-cache-memory-bytes and v1/worker/gpu_worker.py "
                             "determine_available_memory returning it without the budget in 0.11.0 (absent in "
                             "0.10.1.1)",
+    "flashinfer_sampler_default": "v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__: FlashInfer when "
+                                  "it is importable and VLLM_USE_FLASHINFER_SAMPLER is not '0' (0.8.5.post1-0.11.0), "
+                                  "only when it is '1' (0.12.0-0.20.x), envs.py default True from 0.21.0; otherwise "
+                                  "it logs 'FlashInfer is not available. Falling back to the PyTorch-native "
+                                  "implementation' (or that FlashInfer is off) and runs forward_native",
+    "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
+                      "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
+                      "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
+    "pip_flashinfer": "the PyPI wheels of 0.8-0.10.x do not depend on flashinfer-python (their pip installs log "
+                      "'FlashInfer is not available. Falling back to the PyTorch-native implementation'); "
+                      "requirements/cuda.txt pins flashinfer-python in later releases (boundary at 0.11.0 assumed, not "
+                      "read in the 0.11.0 wheel's metadata); the official vllm/vllm-openai image installs it in "
+                      "every V1 release (docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
 }

@@ -3,7 +3,7 @@
 It builds IAM roles, an ECR repository, a VPC and an EKS cluster as plain ``pulumi_aws`` resources and
 a namespace with ``pulumi_kubernetes``, and wires their outputs into GpuNodePool, RuntimeNetwork,
 VllmService, VllmMultiNode, InferenceRouter, ServingEnvironment and EksCluster. The exports name each
-component's children and outputs; tests/test_component_api.py runs it under Pulumi's mocks. The stack
+component's children and outputs; tests/components/test_component_api.py runs it under Pulumi's mocks. The stack
 config ``composed:image_tag`` picks the image tag, so a test can make the resolved image a bad one.
 """
 

@@ -1,4 +1,4 @@
-"""A local Kubernetes control plane for the cluster tests (``tests/test_cluster.py``).
+"""A local Kubernetes control plane for the cluster tests (``tests/e2e/test_cluster.py``).
 
 ``scripts/build-cluster.sh`` builds kube-apiserver, kube-controller-manager and kube-scheduler from
 k8s.io/kubernetes, etcd from go.etcd.io/etcd/server/v3 and kwok from sigs.k8s.io/kwok, and copies the

@@ -1,6 +1,6 @@
 """Run the real Pulumi CLI and language host (built by ``scripts/build-pulumi.sh``) against this repository.
 
-What is real and what stands in (see README, "The real Pulumi engine"):
+What is real and what stands in (see docs/status.md and docs/development.md, "The real Pulumi engine"):
 
 * real: the ``pulumi`` CLI and its engine (built from ``github.com/pulumi/pulumi/pkg/v3``), the
   Python language host ``pulumi-language-python`` (built from ``sdk/v3@v3.79.0``, the last release

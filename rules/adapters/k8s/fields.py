@@ -26,6 +26,15 @@ def as_map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else _EMPTY  # dict, not Mapping: the ABC check is slow
 
 
+def api_group(obj: Mapping[str, Any]) -> str | None:
+    """The API group of an object's ``apiVersion``: ``"apps"`` of ``apps/v1``, ``""`` (the core group) of
+    ``v1``; None when ``apiVersion`` is not a string (not known yet at preview)."""
+    api = obj.get("apiVersion")
+    if not isinstance(api, str):
+        return None
+    return api.split("/", 1)[0].strip() if "/" in api else ""
+
+
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 

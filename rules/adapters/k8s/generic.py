@@ -29,8 +29,10 @@ from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
 from ...vllm.args import is_vllm_image
+from ...vllm.envs import ENGINE_ENV
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map
+from .fields import api_group, as_list, as_map
+from .ome import merge
 from .parse import Lines
 from .pods import read_pod
 from .serving import with_containers
@@ -38,6 +40,8 @@ from .workloads import fill_placement, make_group, note_launch
 
 #: Serving runtimes: pod templates that the services naming them fill in (ServingGroup.template).
 TEMPLATE_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+#: The API groups whose runtimes those are (KServe, OME).
+TEMPLATE_GROUPS = frozenset({"serving.kserve.io", "ome.io"})
 #: Keys that never hold the pod an object runs (its own metadata, its observed state).
 _NOT_POD = frozenset({"metadata", "status", "annotations", "labels", "selector", "nodeSelector", "affinity",
                       "tolerations", "volumes", "env", "envFrom", "resources", "securityContext"})
@@ -107,6 +111,31 @@ def _walk(node: Any, path: str, parent: Any, ancestors: list[Mapping[str, Any]],
         _walk(value, f"{path}.{key}", node, below, label if key in _PLAIN else [*label, key], out, depth + 1)
 
 
+def _fill_patches(found: list[FoundPod]) -> set[int]:
+    """Operators build a pod from a template and patches of it (RoleBasedGroup's ``templateRef`` + ``patch``, a
+    leader patch over a shared template): a container without an image in one pod spec is a patch of the
+    container of the same name that has one in another pod spec of the object, merged onto it as a strategic
+    merge patch. Returns the indices of the pod specs patched that way: bases, not pods of their own."""
+    named: dict[str, tuple[Mapping[str, Any], int]] = {}
+    for i, f in enumerate(found):
+        for c in as_list(f.spec.get("containers")):
+            if isinstance(c, dict) and isinstance(c.get("image"), str) and isinstance(c.get("name"), str):
+                named.setdefault(c["name"], (c, i))
+    bases: set[int] = set()
+    for j, f in enumerate(found):
+        containers = as_list(f.spec.get("containers"))
+        merged = []
+        for c in containers:
+            base = named.get(str(c.get("name"))) if isinstance(c, dict) and "image" not in c else None
+            if base is not None and base[1] != j:
+                c = merge(base[0], c)
+                bases.add(base[1])
+            merged.append(c)
+        if merged != containers:
+            f.spec = with_containers(f.spec, merged)
+    return bases
+
+
 def _replicas(found: FoundPod) -> Any:
     """The product of the ``replicas`` written on the way to the pod (``minReplicas`` where a level has
     none); UNKNOWN when none is written or one is not a whole number."""
@@ -140,6 +169,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     found = find_pods(obj)
     if not found:
         return False
+    bases = _fill_patches(found)
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
     pods = [(f, read_pod(f.meta, f.spec, file, file_lines, {}, where=loc, path=f.path)) for f in found]
@@ -152,7 +182,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
             return False
         note_launch(inv, kind, obj, loc, unread[1], None, _name(name, unread[0], len(pods)))
         return True
-    others = [(f, p) for f, p in pods if p.engine is None]
+    others = [(f, p) for i, (f, p) in enumerate(pods) if p.engine is None and i not in bases]
     for f, pod in serving:
         for _, other in others:
             fill_placement(pod, other)
@@ -160,7 +190,7 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         group_name = _name(name, f, len(serving))
         group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name)
         group.unknown_operator = True
-        group.template = kind in TEMPLATE_KINDS
+        group.template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
         if any(_may_be_engine_pod(o) for o, _ in others):
             group.pods_per_group = UNKNOWN  # workers of the same engine, in a number the operator decides
         inv.groups.append(group)
@@ -194,7 +224,8 @@ _VLLM_REQUIREMENT = re.compile(r"^vllm(?:[=<>~!\[\s]|$)")
 
 def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
     """The first thing in ``obj`` that says it runs vLLM, as words for a message and its line: a vLLM
-    image, a vLLM launch or install in a command or script, a parallel-size flag; None when nothing does."""
+    image, a vLLM launch or install in a command or script, a parallel-size flag, an environment variable only
+    the vLLM engine reads (:data:`~shardwise.rules.vllm.envs.ENGINE_ENV`); None when nothing does."""
     for key, value, holder in _strings(obj):
         if key.lower().endswith("image") and is_vllm_image(value):
             return f"the vLLM image {value}", _at(holder, key)
@@ -203,6 +234,9 @@ def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
             return f"`{' '.join(m.group(0).split())}`", _at(holder, key)
         if value.strip() == "vllm" and key in ("command", "args"):
             return "the command `vllm`", _at(holder, key)
+        if key == "name" and value in ENGINE_ENV and isinstance(holder, dict) and (
+                "value" in holder or "valueFrom" in holder):
+            return f"vLLM's environment variable {value}", _at(holder, key)
         if key == "pip" and _VLLM_REQUIREMENT.match(value.strip()):
             return f"the package requirement `{value.strip()}`", _at(holder, key)
         m = _PIP_LIST.search(value) if "pip" in value else None  # a list item `- vllm` only in a package list

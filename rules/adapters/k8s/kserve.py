@@ -26,7 +26,7 @@ from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field, line_of
+from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines, make_locate
 from .serving import (
     API_SERVER,
@@ -133,9 +133,38 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                              "spec.predictor.workerSpec", loc, file)
         stages = values["pipelineParallelSize"]
         pods = 1 if stages is None else stages  # one pod per pipeline stage
-    crd_group(inv, "InferenceService", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec,
-              replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
+    mark = len(inv.groups)
+    group = crd_group(inv, "InferenceService", obj, loc, lines, pod_meta=obj.get("metadata"), pod_spec=pod_spec,
+                      replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
+    if group is not None:
+        group.pod_labels = predictor_labels(obj, predictor)
+    if model and model.get("runtime") and pod_spec is not predictor and _runtime_for(model, runtimes) is None:
+        for g in inv.groups[mark:]:  # the runtime it names (not in its file) builds the container: image, command,
+            g.unknown_operator = True  # env, resources; what it adds (a CPU build, GPUs) is not known
     return True
+
+
+#: The InferenceService annotation that picks how KServe deploys the predictor (pkg/constants).
+_DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
+
+
+def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> dict[str, str]:
+    """The labels of the predictor's pods (KServe's pkg/controller/v1beta1/inferenceservice/components/predictor.go,
+    buildObjectMeta): the InferenceService's labels, the predictor's, and ``serving.kserve.io/inferenceservice``
+    and ``component: predictor``; in raw deployment mode ``app: isvc.<name>-predictor`` (the Deployment's
+    selector, reconcilers/deployment), in serverless mode the Knative Service's ``serving.knative.dev/service``
+    and ``…/configuration`` (``<name>-predictor``). The mode the cluster defaults to is not in the manifest: those
+    labels are added only when the annotation names the mode."""
+    meta = as_map(obj.get("metadata"))
+    name = str(meta.get("name") or "unnamed")
+    labels = {**str_map(meta.get("labels")), **str_map(predictor.get("labels")),
+              "serving.kserve.io/inferenceservice": name, "component": "predictor"}
+    mode = str_map(meta.get("annotations")).get(_DEPLOYMENT_MODE, "").strip()
+    if mode in ("RawDeployment", "Standard"):
+        labels["app"] = f"isvc.{name}-predictor"
+    elif mode in ("Serverless", "Knative"):
+        labels["serving.knative.dev/service"] = labels["serving.knative.dev/configuration"] = f"{name}-predictor"
+    return labels
 
 
 def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes: list[Mapping[str, Any]],

@@ -32,7 +32,6 @@ from .serving import (
     key_location,
     memory_shm,
     model_from_uri,
-    positive_int,
     synthetic_container,
     with_containers,
 )
@@ -130,7 +129,8 @@ def add_model_booster(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     ``workers[]``, each an image with ``config`` (vLLM's flags by name: ``max-model-len: 32768``; an empty
     value is a switch), ``resources``, ``replicas`` and ``pods``. The controller starts vLLM with those
     flags: each worker is a group ``NAME/<backend>/<type>`` with the backend's ``minReplicas`` × the
-    worker's ``replicas`` and ``pods`` pods (an entry pod and its Ray workers). For ``vLLM`` it mounts a
+    worker's ``replicas`` and ``pods`` pods (an entry pod and its Ray workers; ``pods: 0``, which the CRD
+    allows, is the entry pod alone). For ``vLLM`` it mounts a
     memory-backed ``/dev/shm`` in the engine container (kthena's convert/model_serving.go), for the
     disaggregated type it mounts none. A backend of another type (SGLang) is not vLLM."""
     spec = as_map(obj.get("spec"))
@@ -164,7 +164,11 @@ def add_model_booster(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
                 implied.model = (uri, key_location(backend, "modelURI", file, where))
             per = int_field(worker, "replicas", 1, at, "spec.backends[].workers[].replicas")
             total = copies * per if isinstance(copies, int) and isinstance(per, int) else UNKNOWN
-            pods = positive_int(worker, "pods", 1, at, "spec.backends[].workers[].pods")
+            # kthena's CRD allows pods: 0 (kubebuilder Minimum=0); the entry pod runs the server either way and
+            # a worker's pods beyond it join as Ray workers, so 0 and 1 both read as the entry pod alone
+            pods = int_field(worker, "pods", 1, at, "spec.backends[].workers[].pods", minimum=0)
+            if pods == 0:
+                pods = 1
             crd_group(inv, "ModelBooster", obj, at, lines, pod_meta=None,
                       pod_spec=pod_spec, replicas=total, implied=implied,
                       name=f"{name}/{backend.get('name') or 'backend'}/{worker.get('type') or 'server'}",

@@ -1,7 +1,8 @@
 """Nodes and node pools: Node, Karpenter NodePool and EC2NodeClass, and matching workloads to pools.
 
 Node and NodePool labels become :class:`NodePool` through :func:`.pools.pool_from_labels`; an
-EC2NodeClass becomes a :class:`LaunchTemplate` (its instance-metadata options).
+EC2NodeClass becomes a :class:`LaunchTemplate` (its instance-metadata options); an EKS Auto Mode NodeClass, which
+sets none, becomes the one AWS launches its managed instances with (:func:`auto_mode_template`).
 :func:`resolve_pools` matches each serving group to a pool.
 """
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog.accelerators import resource_names, vendor_of
+from ...catalog.hardware import pool_from_labels
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
@@ -28,9 +30,26 @@ from ...model.vocab import (
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .ome import link_services
-from .pools import pool_from_labels
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
+
+#: The API group of EKS Auto Mode's NodeClass (``nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass}``).
+AUTO_MODE_GROUP = "eks.amazonaws.com"
+
+
+def auto_mode_template(name: str, loc: Location, inv: Inventory) -> str:
+    """The launch settings of EKS Auto Mode NodeClass ``name``, added once; returns the reference a pool uses.
+
+    Auto Mode launches its nodes as EC2 managed instances whose launch templates AWS owns: the instance metadata
+    service requires IMDSv2 with a hop limit of 1, and a NodeClass (its own ``default`` included) has no field
+    that changes it (docs.aws.amazon.com/eks/latest/userguide/auto-security.html). So the settings are known
+    whether or not the NodeClass object is in the inputs."""
+    ref = f"{AUTO_MODE_GROUP}/NodeClass/{name}"
+    if not any(lt.id == ref for lt in inv.launch_templates):
+        inv.launch_templates.append(LaunchTemplate(name=f"EKS Auto Mode NodeClass {name}", id=ref,
+                                                   http_tokens="required", http_put_response_hop_limit=1,
+                                                   location=loc))
+    return ref
 
 
 def read_taints(raw: Any) -> list[Taint]:
@@ -95,11 +114,14 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):
         raise InputError(f"spec.template.spec.nodeClassRef.name: expected a string, found {node_class!r}", loc.file,
                          line_of(ref, "name") or loc.line)
+    launch = str(node_class) if node_class else None
+    if node_class and ref.get("group") == AUTO_MODE_GROUP:  # EKS Auto Mode: AWS's launch settings, not a template
+        launch = auto_mode_template(str(node_class), loc, inv)
     suppressions = suppressions_from(ann, lines, loc.file, loc.line)
     for pool_name, pool_labels in variants:
         pool = pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
         pool.capacity_type = capacity_type
-        pool.launch_template = str(node_class) if node_class else None
+        pool.launch_template = launch
         pool.suppressions = list(suppressions)
         inv.pools.append(pool)
 

@@ -51,6 +51,9 @@ from .serving import (
 # KubeAI
 # ---------------------------------------------------------------------------------------------
 
+#: NodePool.kind of the pool a KubeAI resource profile names.
+PROFILE_POOL_KIND = "resource-profile"
+
 #: KubeAI resource-profile name prefixes, and who makes the accelerator they name.
 _PROFILE_PREFIXES = (("nvidia-gpu-", "nvidia"), ("amd-gpu-", "amd"), ("google-tpu-", "google"),
                      ("intel-gaudi-", "intel"), ("aws-neuron-", "aws"))
@@ -65,7 +68,7 @@ def _profile_pool(profile: str, where: Location) -> NodePool | None:
         return None  # "cpu" or a profile named otherwise
     prefix, vendor = found
     part = profile[len(prefix):]
-    pool = NodePool(name=f"resourceProfile {profile}", location=where, kind="resource-profile", accelerator=vendor)
+    pool = NodePool(name=f"resourceProfile {profile}", location=where, kind=PROFILE_POOL_KIND, accelerator=vendor)
     candidates = [part, part.rsplit("-", 1)[0]] if vendor == "google" else [part]
     for name in candidates:  # google-tpu-v5e-2x2: the chip is v5e, 2x2 its topology
         try:
@@ -78,6 +81,23 @@ def _profile_pool(profile: str, where: Location) -> NodePool | None:
     else:
         pool.gpu_memory_gib = pool.gpu.memory_gib
     return pool  # gpus_per_node unset: the profile says what a pod gets (on one node), not what a node has
+
+
+#: Words of a custom profile's name that say whose accelerator it gives (``gaudi-for-text-generation``).
+_PROFILE_WORDS = (("gaudi", "intel"), ("neuron", "aws"), ("inferentia", "aws"), ("trainium", "aws"),
+                  ("tpu", "google"), ("amd", "amd"), ("instinct", "amd"), ("nvidia", "nvidia"))
+
+
+def _custom_profile_pool(profile: str, where: Location) -> NodePool:
+    """The pool of a resource profile that is not one of KubeAI's defaults (``gaudi-for-text-generation``): the
+    operator gives the pod the profile's ``limits`` × the count, and those live in KubeAI's configuration (the
+    Helm values' ``resourceProfiles``), not in the inputs; so the accelerator count is unknown (not none) and
+    the accelerator is the one the profile's name speaks of, where it names one."""
+    words = profile.lower().replace("_", "-").split("-")
+    vendor = next((v for w, v in _PROFILE_WORDS if w in words), None)
+    pool = NodePool(name=f"resourceProfile {profile}", location=where, kind=PROFILE_POOL_KIND, accelerator=vendor)
+    pool.gpu_memory_gib = UNKNOWN
+    return pool
 
 
 #: The probes KubeAI's model controller gives a vLLM server (internal/modelcontroller/engine_vllm.go): three
@@ -112,6 +132,10 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
             implied.resource = vendor_resources()[implied.pool.accelerator or "nvidia"]
         elif name == "cpu":  # cpu:6 is six times the CPU profile's cores and memory: no accelerator
             implied.cpu = True
+        else:  # a profile of the team's own KubeAI configuration: the operator writes its limits × the count
+            implied.pool = _custom_profile_pool(name, where)
+            implied.gpus = (UNKNOWN, where)
+            implied.resource = vendor_resources()[implied.pool.accelerator or "nvidia"]
     env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]
     container = synthetic_container("server", spec, file, image=spec.get("image"), args=spec.get("args") or [],
                                     env=env or None)

@@ -70,6 +70,7 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     tcp = as_map(p.get("tcpSocket"))
     grpc = as_map(p.get("grpc"))
     port = http.get("port", tcp.get("port", grpc.get("port")))
+    handler = next((h for h in ("httpGet", "tcpSocket", "grpc", "exec") if h in p), None)
 
     def num(key: str, default: int) -> int:
         v = p.get(key)
@@ -82,6 +83,7 @@ def _probe(kind: str, raw: Any) -> Probe | None:
         kind=kind,  # type: ignore[arg-type]
         path=str(http["path"]) if http.get("path") is not None else None,
         port=port,
+        handler=handler,
         initial_delay_seconds=num("initialDelaySeconds", 0),
         period_seconds=num("periodSeconds", 10),
         failure_threshold=num("failureThreshold", 3),
@@ -324,6 +326,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             claim_refs=refs,
             env_written=env_written,
             env_refs=env_refs,
+            runtime_class=spec.get("runtimeClassName") if spec.get("runtimeClassName") in (None, UNKNOWN)
+            else str(spec.get("runtimeClassName")),
         )
         for key, kind in (("startupProbe", "startup"), ("livenessProbe", "liveness"),
                           ("readinessProbe", "readiness")):

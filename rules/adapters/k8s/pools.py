@@ -1,6 +1,5 @@
-"""Node labels -> :class:`~shardwise.rules.model.NodePool`: read by the Kubernetes adapter, kept in
-:mod:`shardwise.rules.catalog.hardware` (the hardware vocabulary's one home, below the adapters, plan and
-the components)."""
+"""A stale re-export left by a move: node labels are read by :mod:`shardwise.rules.catalog.hardware`. Its one
+importer left is ``adapters/pulumi/aws.py``; import from the catalog there and delete this module."""
 
 from __future__ import annotations
 

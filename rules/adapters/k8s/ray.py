@@ -23,7 +23,7 @@ from typing import Any
 from ...model import UNKNOWN, Inventory, Location, NodePool, PodPorts, Service
 from ...model.errors import CatalogError, InputError
 from ..yamlsrc import LineDict, load_all
-from .fields import as_list, as_map, int_field, line_of
+from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines
 from .pods import read_pod
 from .serving import (
@@ -40,16 +40,46 @@ from .serving import (
 from .workloads import fill_placement, make_group, note_launch
 
 
-def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any]]]:
-    """(head template, [(worker template, replicas)]), each as KubeRay creates the pod (:func:`_object_store`)."""
+def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
+    """(head template, [(worker template, replicas, group name)]), each as KubeRay creates the pod
+    (:func:`_object_store`)."""
     head_group = as_map(cluster.get("headGroupSpec"))
     head = _object_store(as_map(head_group.get("template")), head_group.get("rayStartParams"))
     workers = []
     for wg in as_list(cluster.get("workerGroupSpecs")):
         wg = as_map(wg)
         replicas = wg.get("replicas", wg.get("minReplicas", 1))
-        workers.append((_object_store(as_map(wg.get("template")), wg.get("rayStartParams")), replicas))
+        workers.append((_object_store(as_map(wg.get("template")), wg.get("rayStartParams")), replicas,
+                        str(wg.get("groupName") or "")))
     return head, workers
+
+
+#: The group name KubeRay gives the head's pods (ray-operator/controllers/ray/utils/constant.go).
+_HEAD_GROUP = "headgroup"
+
+
+def ray_pod_labels(kind: str, obj: Mapping[str, Any], template: Mapping[str, Any], head: bool,
+                   group: str) -> dict[str, str]:
+    """The labels KubeRay gives a Ray pod (ray-operator/controllers/ray/common/pod.go, labelPod): its defaults
+    (``ray.io/is-ray-node``, ``app.kubernetes.io/name: kuberay``, ``app.kubernetes.io/created-by``,
+    ``ray.io/identifier``) under the template's labels, and over them ``ray.io/node-type``, ``ray.io/group`` and
+    ``ray.io/cluster``, which a template cannot override. A RayService's cluster (and a fleet's) gets a
+    generated name, so its pods' ``ray.io/cluster`` is not known from the manifest; a RayService's pods carry
+    ``ray.io/serve: "true"`` once they serve (its controller sets it on the head when Serve is ready)."""
+    name = str(as_map(obj.get("metadata")).get("name") or "unnamed")
+    node_type = "head" if head else "worker"
+    labels = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay",
+              "app.kubernetes.io/created-by": "kuberay-operator"}
+    if kind == "RayCluster":
+        labels["ray.io/identifier"] = f"{name}-{node_type}"
+    labels.update(str_map(as_map(template.get("metadata")).get("labels")))
+    if kind == "RayService":
+        labels["ray.io/serve"] = "true"
+    labels["ray.io/node-type"] = node_type
+    labels["ray.io/group"] = _HEAD_GROUP if head else group
+    if kind == "RayCluster":
+        labels["ray.io/cluster"] = name
+    return labels
 
 
 def _object_store(template: Mapping[str, Any], params: Any) -> Mapping[str, Any]:
@@ -78,9 +108,10 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
     head, workers = _cluster_pods(cluster)
-    templates = [(head, 1, True)] + [(t, r, False) for t, r in workers]
+    templates = [(head, 1, True, _HEAD_GROUP)] + [(t, r, False, name) for t, r, name in workers]
     pods = [(read_pod(t.get("metadata"), t.get("spec"), file, file_lines, {}), r, is_head)
-            for t, r, is_head in templates if t]
+            for t, r, is_head, _ in templates if t]
+    labels = [ray_pod_labels(kind, obj, t, is_head, name) for t, _, is_head, name in templates if t]
     serving = next((p for p in pods if p[0].engine is not None), None)
     if serving is None:
         unread = next((p for p, _, _ in pods if p.unread is not None), None)
@@ -94,6 +125,7 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     engine = pod.engine
     assert engine is not None
     group = make_group(kind, obj, loc, pod, replicas, file)
+    group.pod_labels = labels[pods.index(serving)]
     tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
     if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp:
         counted = [(p, r) for p, r, _ in pods if any(c.gpus for c in p.containers)]
@@ -123,13 +155,10 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
     subject = f"{kind} {namespace}/{name}"
     head_group = as_map(cluster.get("headGroupSpec"))
     workers = [as_map(wg) for wg in as_list(cluster.get("workerGroupSpecs"))]
-    groups = [(head_group, "head", "headgroup")] + [(wg, "worker", str(wg.get("groupName") or "")) for wg in workers]
+    groups = [(head_group, "head", _HEAD_GROUP)] + [(wg, "worker", str(wg.get("groupName") or "")) for wg in workers]
     for group, node_type, group_name in groups:
         template = as_map(group.get("template"))
-        labels = {str(k): str(v) for k, v in as_map(as_map(template.get("metadata")).get("labels")).items()}
-        if kind == "RayCluster":  # a RayService's cluster is named by the operator
-            labels["ray.io/cluster"] = name
-        labels.update({"ray.io/node-type": node_type, "ray.io/group": group_name, "ray.io/is-ray-node": "yes"})
+        labels = ray_pod_labels(kind, obj, template, node_type == "head", group_name)
         named: dict[str, int] = {}
         containers = as_list(as_map(template.get("spec")).get("containers"))
         for p in as_list(as_map(containers[0] if containers else None).get("ports")):
@@ -240,7 +269,9 @@ def _serve_llm(obj: Mapping[str, Any], spec: Mapping[str, Any], cluster: Mapping
         return False
     _shift(config, offset)
     head, workers = _cluster_pods(cluster)
-    placement = as_map(next((t.get("spec") for t, _ in workers if t), head.get("spec")))
+    placement = as_map(next((t.get("spec") for t, _, _ in workers if t), head.get("spec")))
+    # the Serve HTTP proxy on the head answers the app's requests: a Service in front of it selects the head
+    proxy = ray_pod_labels("RayService", obj, head, True, _HEAD_GROUP)
     added = False
     for app in as_list(config.get("applications")):
         app = as_map(app)
@@ -253,7 +284,7 @@ def _serve_llm(obj: Mapping[str, Any], spec: Mapping[str, Any], cluster: Mapping
             if not isinstance(cfg, dict):  # a path to a config file in the image
                 inv.launch_issues.append(_unread_config(obj, cfg, where))
                 continue
-            added = _llm_config(obj, cfg, placement, where, loc, inv, lines) or added
+            added = _llm_config(obj, cfg, placement, where, loc, inv, lines, proxy) or added
     return added
 
 
@@ -268,7 +299,7 @@ def _unread_config(obj: Mapping[str, Any], cfg: Any, where: Location) -> Any:
 
 
 def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, where: Location, loc: Location,
-                inv: Inventory, lines: Lines | None) -> bool:
+                inv: Inventory, lines: Lines | None, proxy: dict[str, str]) -> bool:
     file = loc.file
     loading = as_map(cfg.get("model_loading_config"))
     source = loading.get("model_source") or loading.get("model_id")
@@ -301,6 +332,7 @@ def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, 
                       implied=implied, name=name)
     if group is None:
         return False
+    group.pod_labels = dict(proxy)
     tp, pp = group.engine.tensor_parallel_size, group.engine.pipeline_parallel_size
     # Ray places TP × PP bundles of one GPU each for every replica
     group.gpus_per_pod = tp * pp if isinstance(tp, int) and isinstance(pp, int) else UNKNOWN

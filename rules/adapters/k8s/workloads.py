@@ -1,6 +1,8 @@
 """Workloads with a pod template -> :class:`ServingGroup`: Deployment, StatefulSet, DaemonSet,
-ReplicaSet, ReplicationController, Job, CronJob, Pod, Argo Rollout, LeaderWorkerSet, and unknown
-custom resources with ``spec.template``.
+ReplicaSet, ReplicationController, Job, CronJob, Pod, Argo Rollout, OpenKruise CloneSet (and its
+StatefulSet and DaemonSet), OpenShift DeploymentConfig, LeaderWorkerSet, and unknown custom resources
+with ``spec.template``. Each kind is known by its API group (:data:`WORKLOAD_GROUPS`): a ``Deployment``
+of another group is a custom resource like any other.
 
 Annotations read on workloads (object metadata merged with the pod template's, the pod template
 winning): ``shardwise.dev/p95-context-tokens``, ``shardwise.dev/base-model``,
@@ -34,16 +36,34 @@ from ...model.vocab import (
     ANN_TARGET_CONCURRENCY,
     ANN_TPOT_TARGET,
     LWS_EXCLUSIVE,
+    LWS_GROUP_INDEX,
+    LWS_NAME,
+    LWS_WORKER_INDEX,
 )
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
 
-SIMPLE_WORKLOADS = frozenset({
-    "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job",
-    "CronJob", "Pod", "Rollout", "LeaderWorkerSet",
-})
+#: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
+#: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
+#: OpenKruise (apps.kruise.io: CloneSet, Advanced StatefulSet and DaemonSet, the upstream shape), OpenShift's
+#: DeploymentConfig, and LeaderWorkerSet.
+WORKLOAD_GROUPS: dict[str, tuple[str, ...]] = {
+    "Deployment": ("apps", "extensions"),
+    "StatefulSet": ("apps", "apps.kruise.io"),
+    "DaemonSet": ("apps", "extensions", "apps.kruise.io"),
+    "ReplicaSet": ("apps", "extensions"),
+    "ReplicationController": ("",),
+    "Job": ("batch",),
+    "CronJob": ("batch",),
+    "Pod": ("",),
+    "Rollout": ("argoproj.io",),
+    "CloneSet": ("apps.kruise.io",),
+    "DeploymentConfig": ("apps.openshift.io",),
+    "LeaderWorkerSet": ("leaderworkerset.x-k8s.io",),
+}
+SIMPLE_WORKLOADS = frozenset(WORKLOAD_GROUPS)
 _HUMAN_INT = re.compile(r"^(\d+)([kK])$")
 
 
@@ -213,14 +233,13 @@ def _written_null(d: Any, key: str, what: str, loc: Location) -> None:
                          f"{need} (the object is rejected)", loc.file, line_of(d, key) or loc.line)
 
 
-def _template_of(kind: str, spec: Mapping[str, Any], loc: Location) -> tuple[Any, Any, str] | None:
+def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool) -> tuple[Any, Any, str] | None:
     """(template metadata, pod spec, the pod spec's path) for a workload, or None when it has no pod
-    template. For the workload kinds Kubernetes defines, a template or pod spec of the wrong type is an
+    template. For the workload kinds known (``strict``), a template or pod spec of the wrong type is an
     InputError at its line (Kubernetes rejects the object; it must not vanish from the run)."""
-    if kind == "Pod":
+    if strict and kind == "Pod":
         return None
-    strict = kind in SIMPLE_WORKLOADS
-    if kind == "CronJob":
+    if strict and kind == "CronJob":
         job = typed_map(typed_map(spec, "jobTemplate", "spec.jobTemplate", loc), "spec", "spec.jobTemplate.spec", loc)
         template, path = typed_map(job, "template", "spec.jobTemplate.spec.template", loc), "spec.jobTemplate.spec"
     elif strict:
@@ -272,8 +291,10 @@ def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, 
         note_launch(inv, kind, obj, loc, other, g, name=g.name)
 
 
-def _replicas(kind: str, obj: Mapping[str, Any], loc: Location) -> Any:
+def _replicas(kind: str, obj: Mapping[str, Any], loc: Location, known: bool) -> Any:
     spec = as_map(obj.get("spec"))
+    if not known:
+        return int_field(spec, "replicas", 1, loc, "spec.replicas")
     if kind == "DaemonSet":
         return UNKNOWN  # one per matching node
     if kind == "Pod":
@@ -286,22 +307,42 @@ def _replicas(kind: str, obj: Mapping[str, Any], loc: Location) -> Any:
     return int_field(spec, "replicas", 1, loc, "spec.replicas")
 
 
-def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
-    """Add a serving group for a workload that runs vLLM; True when one was added."""
+def controller_labels(kind: str, obj: Mapping[str, Any]) -> dict[str, str]:
+    """The labels Kubernetes' controllers add to the pods they create that a manifest can select on, for the first
+    pod (k8s.io/api apps/v1 and batch/v1 types.go): a StatefulSet's ``statefulset.kubernetes.io/pod-name``
+    (``<name>-0``) and ``apps.kubernetes.io/pod-index``, a Job's ``batch.kubernetes.io/job-name`` and the older
+    ``job-name`` (and the completion index of an Indexed Job). A Deployment's ``pod-template-hash`` and the
+    controllers' uids are made at run time: nobody selects on them in a manifest."""
+    name = str(as_map(obj.get("metadata")).get("name") or "unnamed")
+    if kind == "StatefulSet":
+        return {"statefulset.kubernetes.io/pod-name": f"{name}-0", "apps.kubernetes.io/pod-index": "0"}
+    if kind == "Job":
+        labels = {"batch.kubernetes.io/job-name": name, "job-name": name}
+        if as_map(obj.get("spec")).get("completionMode") == "Indexed":
+            labels["batch.kubernetes.io/job-completion-index"] = "0"
+        return labels
+    return {}
+
+
+def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
+                 known: bool = True) -> bool:
+    """Add a serving group for a workload that runs vLLM; True when one was added. ``known``: the object is
+    one of :data:`WORKLOAD_GROUPS` (its group checked by the caller); else a custom resource read by the
+    shape it shares with them (``spec.template``)."""
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
-    strict = kind in SIMPLE_WORKLOADS
+    strict = known and kind in SIMPLE_WORKLOADS
     spec = typed_map(obj, "spec", "spec", loc) if strict else as_map(obj.get("spec"))
     if strict:
         _written_null(obj, "spec", "spec", loc)
-    if kind == "LeaderWorkerSet":
+    if strict and kind == "LeaderWorkerSet":
         return add_lws(obj, loc, inv, file_lines)
-    if kind == "Pod":
+    if strict and kind == "Pod":
         meta, pod_spec, path = obj.get("metadata"), spec, "spec"
     else:
         if strict and kind != "CronJob":
             _written_null(spec, "template", "spec.template", loc)
-        tpl = _template_of(kind, spec, loc)
+        tpl = _template_of(kind, spec, loc, strict)
         if tpl is None:
             return False
         meta, pod_spec, path = tpl
@@ -311,18 +352,21 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         _written_null(pod_spec, "containers", f"{path}.containers", loc)
     obj_meta = as_map(obj.get("metadata"))
     namespace = str(obj_meta.get("namespace") or "default")
+    bare_pod = strict and kind == "Pod"
     ports = pod_ports(f"{kind} {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                      obj_meta if kind == "Pod" else meta, pod_spec)
+                      obj_meta if bare_pod else meta, pod_spec)
     if ports is not None:
         inv.pod_ports.append(ports)
     pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
     if pod.engine is None:
         note_launch(inv, kind, obj, loc, pod, None)
         return pod.unread is not None
-    replicas = _replicas(kind, obj, loc)
+    replicas = _replicas(kind, obj, loc, strict)
     group = make_group(kind, obj, loc, pod, replicas, file)
-    if kind == "Pod":  # a bare pod's annotations and labels are its own
+    if bare_pod:  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
+    elif strict:
+        group.pod_labels = {**group.pod_labels, **controller_labels(kind, obj)}
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group)
     add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
@@ -365,6 +409,12 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     group = make_group("LeaderWorkerSet", obj, loc, chosen, int_field(spec, "replicas", 1, loc, "spec.replicas"),
                    file)
     group.pods_per_group = size
+    # the labels the LWS controller puts on the pods it creates, over the template's (sigs.k8s.io/lws,
+    # api/leaderworkerset/v1): the set's name, the group index (the first group's pods: 0) and the worker
+    # index, 0 for the leader (the pod a Service in front of the group selects) and 1.. for the workers
+    leads = leader is None or chosen is leader
+    group.pod_labels = {**group.pod_labels, LWS_NAME: str(obj_meta.get("name") or "unnamed"),
+                        LWS_GROUP_INDEX: "0", LWS_WORKER_INDEX: "0" if leads else "1"}
     rp = lwt.get("restartPolicy")
     group.restart_policy = str(rp) if rp is not None else None
     meta_ann = str_map(as_map(obj.get("metadata")).get("annotations"))

@@ -373,7 +373,7 @@ def load_pulumi_json(path: str) -> Inventory:
 
     text = read_text(path)
     file = "<stdin>" if path == "-" else path
-    from .. import parse_json
+    from ..jsonsrc import parse_json
 
     inv = inventory_from_pulumi_json(parse_json(text, file), file, text)
     resolve_pools(inv)

@@ -1,0 +1,127 @@
+"""Kubernetes objects -> :class:`Inventory`: every object read by its extractor, each file's text lines
+kept for pointing at the line a word is written on, and the never-silent record of what was not read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...model import Inventory, Location
+from ...model.errors import InputError
+from ..yamlsrc import load_documents, read_text
+from .dispatch import Context, add_object, helm_hook, holds_data, not_workload
+from .kserve import RUNTIME_KINDS, runtimes_used
+from .nodes import resolve_pools
+from .parse import Lines, objects_from_documents
+from .unread import note_unread
+
+
+def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
+                           lines: Lines | None = None, errors: list[InputError] | None = None) -> Inventory:
+    """Turn Kubernetes objects into an inventory (pools are not resolved: see :func:`resolve_pools`).
+
+    ``lines`` (file -> its text's lines) lets engine flags point at the line they are written on.
+    With ``errors``, an object that is an input error adds the error there and nothing else (the other
+    objects are still read); without, the error is raised.
+    """
+    objs = list(objs)
+    runtimes = [obj for obj, _ in objs if obj.get("kind") in RUNTIME_KINDS
+                and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
+    ctx = Context(lines, runtimes)
+    if runtimes:
+        ctx.used_runtimes = runtimes_used([obj for obj, _ in objs if obj.get("kind") == "InferenceService"
+                                           and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")],
+                                          runtimes)
+    inv = Inventory()
+    lists = [getattr(inv, name) for name in _LISTS]
+    data: list[tuple[Mapping[str, Any], Location]] = []  # ConfigMaps and Secrets
+    read_files: set[str | None] = set()  # files of which a workload (or an unread vLLM pod) was recorded
+    for i, (obj, loc) in enumerate(objs):
+        file = loc.file
+        if lines is not None and file is not None and file in lines:  # words are looked up in their object only
+            nxt = objs[i + 1][1] if i + 1 < len(objs) else None
+            end = nxt.line - 1 if nxt is not None and nxt.file == file and nxt.line else None
+            ctx.lines = {file: Upto(lines[file], end)} if end is not None else lines
+        marks = [len(x) for x in lists]
+        if errors is None:
+            add_object(obj, loc, inv, ctx)
+        else:
+            try:
+                add_object(obj, loc, inv, ctx)
+            except InputError as e:
+                errors.append(e)
+                for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays
+                    del x[mark:]
+                read_files.add(loc.file)  # reported: not silent
+                continue
+        if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
+            read_files.add(loc.file)
+        else:
+            kind = str(obj.get("kind", ""))
+            if holds_data(obj):
+                data.append((obj, loc))
+            elif not not_workload(obj) and helm_hook(obj) is None and note_unread(kind, obj, loc, inv, errors):
+                read_files.add(loc.file)
+        for ref in inv.cross_refs[marks[_REFS]:]:  # what was read from it alone goes when it is joined
+            ref.groups, ref.issues = inv.groups[marks[0]:], inv.launch_issues[marks[_ISSUES]:]
+    for obj, loc in data:
+        if loc.file not in read_files:
+            note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
+    return inv
+
+
+class Upto(Sequence[str]):
+    """The first ``end`` lines of a file's lines, without copying them."""
+
+    __slots__ = ("_lines", "_end")
+
+    def __init__(self, lines: Sequence[str], end: int) -> None:
+        self._lines, self._end = lines, min(end, len(lines))
+
+    def __len__(self) -> int:
+        return self._end
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._end)
+            if step > 0:  # the common case, sliced in C
+                return list(self._lines[start:stop:step])
+            return [self._lines[j] for j in range(start, stop, step)]
+        if not -self._end <= i < self._end:
+            raise IndexError(i)
+        return self._lines[i % self._end]
+
+
+#: The inventory's lists an object's extractor may add to.
+_LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
+          "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports", "device_claims",
+          "cross_refs")
+_ISSUES = _LISTS.index("launch_issues")
+_REFS = _LISTS.index("cross_refs")
+
+
+def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:
+    """The documents of one manifest file (:func:`~shardwise.rules.adapters.yamlsrc.load_documents`) as a
+    pool-resolved inventory; each document or object that is an input error is in ``errors`` (by
+    line) and the others are read."""
+    errors: list[InputError] = []
+    objs = objects_from_documents(docs, file, errors)
+    inv = inventory_from_objects(objs, {file: text.splitlines()}, errors)
+    inv.errors.extend(sorted(errors, key=lambda e: e.line or 0))
+    inv.sources.append(file)
+    resolve_pools(inv)
+    return inv
+
+
+def load_kubernetes_text(text: str, file: str) -> Inventory:
+    """Parse manifests from ``text`` (named ``file`` in messages) into a pool-resolved inventory; the
+    first input error is raised."""
+    inv = inventory_from_documents(load_documents(text, file), text, file)
+    if inv.errors:
+        raise inv.errors[0]
+    return inv
+
+
+def load_kubernetes_file(path: str) -> Inventory:
+    """Read a manifest file (``-`` for stdin) into a pool-resolved inventory."""
+    return load_kubernetes_text(read_text(path), path)

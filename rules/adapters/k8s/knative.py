@@ -1,0 +1,127 @@
+"""Knative Serving (``serving.knative.dev``): Service, Configuration and Revision.
+
+A Knative ``Service`` is no core Service: it runs a pod. Its ``spec.template`` (a Configuration's too) is a
+pod template, and a Revision's ``spec`` is the pod spec itself (knative.dev/serving, pkg/apis/serving/v1).
+What Knative gives the pod, read as if written:
+
+- replicas from the template's autoscaling annotations (pkg/apis/autoscaling/register.go):
+  ``autoscaling.knative.dev/min-scale`` when it is at least 1, else ``initial-scale``, else 1 (Knative
+  starts one pod and, with min-scale 0, the default, scales to zero when idle); the older spellings
+  ``minScale``/``initialScale`` too;
+- the labels Knative puts on the pods (pkg/reconciler/service/resources/configuration.go,
+  configuration/resources/revision.go): ``serving.knative.dev/service`` and ``…/configuration``, over the
+  template's own (the revision's name and uid are made at run time and nobody selects on them in a manifest);
+- a TCP readiness probe on the serving container when it has none (pkg/apis/serving/v1/revision_defaults.go:
+  the container with a port, or the only one), which Knative's queue-proxy runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import Inventory, Location
+from ...model.errors import InputError
+from .fields import as_list, as_map, line_of, read_annotations, str_map, typed_map
+from .parse import Lines
+from .pods import read_pod
+from .serving import placed, replaced, with_containers
+from .workloads import add_more_groups, make_group, note_launch, pod_ports
+
+GROUP = "serving.knative.dev"
+KINDS = ("Service", "Configuration", "Revision")
+
+_SCALE = "autoscaling.knative.dev/"
+#: Knative's default port for the serving container when it names none (the PORT it sets).
+_DEFAULT_PORT = 8080
+
+
+def _scale(ann: Mapping[str, str], lines: Mapping[str, int | None], loc: Location) -> tuple[int, str | None]:
+    """(replicas, the annotation that set them) from the autoscaling annotations."""
+    values: dict[str, tuple[int, str]] = {}
+    for name, spellings in (("min", ("min-scale", "minScale")), ("initial", ("initial-scale", "initialScale"))):
+        for spelling in spellings:
+            key = _SCALE + spelling
+            if key not in ann:
+                continue
+            try:
+                n = int(ann[key].strip())
+            except ValueError:
+                raise InputError(f"{key}: expected a whole number of pods, got {ann[key]!r}", loc.file,
+                                 lines.get(key) or loc.line) from None
+            if n < 0:
+                raise InputError(f"{key}: expected a whole number of pods, got {ann[key]!r}", loc.file,
+                                 lines.get(key) or loc.line)
+            values[name] = (n, key)
+            break
+    for name in ("min", "initial"):
+        if name in values and values[name][0] >= 1:
+            return values[name]
+    return 1, None
+
+
+def _serving_container(containers: list[Any]) -> int | None:
+    """The index of the container Knative routes to: the only one, else the one with a port."""
+    if len(containers) == 1:
+        return 0
+    return next((i for i, c in enumerate(containers) if as_list(as_map(c).get("ports"))), None)
+
+
+def with_default_probe(pod_spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``pod_spec`` with the TCP readiness probe Knative gives the serving container when it has none."""
+    containers = as_list(pod_spec.get("containers"))
+    i = _serving_container(containers)
+    if i is None or not isinstance(containers[i], dict) or containers[i].get("readinessProbe") is not None:
+        return pod_spec
+    c = containers[i]
+    ports = [p for p in as_list(c.get("ports")) if isinstance(as_map(p).get("containerPort"), int)]
+    port = ports[0]["containerPort"] if ports else _DEFAULT_PORT
+    probe = placed({"tcpSocket": {"port": port}, "successThreshold": 1}, c)
+    return with_containers(pod_spec, [*containers[:i], replaced(c, readinessProbe=probe), *containers[i + 1:]])
+
+
+def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    """The serving group of a Knative Service, Configuration or Revision whose container runs vLLM (its kind
+    shown as ``Knative Service``: a core Service is another thing)."""
+    file = loc.file
+    file_lines = lines.get(file) if lines is not None and file is not None else None
+    meta = as_map(obj.get("metadata"))
+    spec = typed_map(obj, "spec", "spec", loc)
+    if kind == "Revision":  # its spec is the pod spec
+        tmeta: Mapping[str, Any] = meta
+        pod_spec: Mapping[str, Any] = spec
+        path = "spec"
+    else:
+        template = typed_map(spec, "template", "spec.template", loc)
+        tmeta = typed_map(template, "metadata", "spec.template.metadata", loc)
+        pod_spec = typed_map(template, "spec", "spec.template.spec", loc)
+        path = "spec.template.spec"
+    if not pod_spec:
+        return False
+    namespace = str(meta.get("namespace") or "default")
+    name = str(meta.get("name") or "unnamed")
+    labels = str_map(tmeta.get("labels"))
+    if kind in ("Service", "Configuration"):
+        labels[f"{GROUP}/configuration"] = name
+    if kind == "Service":
+        labels[f"{GROUP}/service"] = name
+    kind = f"Knative {kind}"
+    ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec)
+    if ports is not None:
+        inv.pod_ports.append(ports)
+    pod = read_pod(tmeta, with_default_probe(pod_spec), file, file_lines, {}, where=loc, path=path)
+    if pod.engine is None:
+        note_launch(inv, kind, obj, loc, pod, None)
+        return pod.unread is not None
+    ann, ann_lines = read_annotations(tmeta)
+    replicas, by = _scale(ann, ann_lines, loc)
+    group = make_group(kind, obj, loc, pod, replicas, file)
+    group.pod_labels = labels
+    if by is not None and ann_lines.get(by) is not None:
+        group.locations["replicas"] = Location(file, ann_lines[by])
+    elif isinstance(tmeta, dict) and line_of(tmeta, "annotations"):
+        group.locations.setdefault("replicas", Location(file, line_of(tmeta, "annotations")))
+    inv.groups.append(group)
+    note_launch(inv, kind, obj, loc, pod, group)
+    add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
+    return True

@@ -1,0 +1,118 @@
+"""Fields of an operator's object that say it runs vLLM where no pod spec in it does (SW005's record).
+
+:func:`.generic.vllm_mentions` finds vLLM in images, commands and package lists; operators that build the pod
+themselves name their engine in fields instead, and such an object that gives no workload must say why too
+(DESIGN: "A file that mentions vLLM but yields no workload says why"):
+
+- a runtime, backend or engine named for vLLM (``runtime: vllm`` on a KServe model, ``backendName: vllm`` on an
+  llmaz Playground, ``modelFormat: {name: vLLM}``);
+- a field named for vLLM (nebari's ``vllm:``, ``vllmArgs:``);
+- an image whose tag names its vLLM build (``kubeagi/arcadia-fastchat-worker:vllm-v0.4.0``);
+- a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``);
+- a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
+  ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace).
+
+Only ``spec`` is looked at: labels and annotations name routes and metrics (``vllm:num_requests_waiting``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ...model import Location
+from ...vllm.imageref import parse_image
+from ..yamlsrc import LineDict
+from .fields import as_map
+
+#: Kinds that name an engine but run no server: NVIDIA's NIMCache downloads the model a NIMService later serves
+#: (its ``engine: vllm`` picks which model profile to cache).
+_NO_SERVER = frozenset({("apps.nvidia.com", "NIMCache")})
+#: vLLM as a word of a name: ``vllm``, ``vLLM``, ``kserve-vllm``, ``vllm-runtime``, ``vllm0.5.0``.
+_WORD = re.compile(r"(?:^|[^a-z0-9])vllm(?:[^a-z]|$)")
+#: Keys whose value names the engine or runtime that serves.
+_NAME_KEYS = frozenset({"runtime", "runtimename", "backend", "backendname", "engine", "inferenceengine",
+                        "framework", "servingruntime"})
+#: Keys whose value is a Ray Serve application's import path.
+_IMPORT_KEYS = frozenset({"import_path", "importpath"})
+#: An import path of a vLLM module written in text (RayService ``serveConfigV2``).
+_IMPORT = re.compile(r"\bimport_path:\s*['\"]?(\S*(?:^|[^a-z0-9])vllm[^a-z]\S*)", re.IGNORECASE)
+#: An unrendered value: ``$NAME``, ``${NAME}``, ``{{ .Values.x }}``, ``<your-image>``.
+_PLACEHOLDER = re.compile(r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]+>)$")
+
+
+def _named(value: Any) -> bool:
+    return isinstance(value, str) and _WORD.search(value.lower()) is not None
+
+
+def _at(holder: Any, key: str, file: str | None) -> Location | None:
+    if isinstance(holder, LineDict):
+        return Location(file, holder.key_lines.get(key, holder.line))
+    return None
+
+
+def _walk(node: Any, depth: int = 0) -> Iterator[tuple[str, Any, Any]]:
+    """(key, value, the mapping that holds it) for every key under ``node``."""
+    if depth > 40:
+        return
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield str(k), v, node
+            yield from _walk(v, depth + 1)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v, depth + 1)
+
+
+Mention = tuple[str, Location | None, str | None]
+
+
+def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
+    """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
+    spec = obj.get("spec")
+    group = str(obj.get("apiVersion", "")).split("/", 1)[0]
+    if (group, kind) in _NO_SERVER:
+        return None
+    file = loc.file
+    for key, value, holder in _walk(spec):
+        low = key.lower()
+        if low.startswith("vllm"):
+            return f"the field `{key}`", _at(holder, key, file), None
+        if low in _NAME_KEYS and _named(value):
+            why = None
+            if kind == "InferenceService" and low == "runtime":
+                why = (f"it runs on the serving runtime `{value}`, which is not in its file, so what it runs (the "
+                       "vLLM command, its layout, GPUs and image) is not known: lint it together with that "
+                       "ServingRuntime or ClusterServingRuntime, in one file")
+            return f"`{key}: {value}`", _at(holder, key, file), why
+        if low == "modelformat" and _named(as_map(value).get("name")):
+            return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
+        if low.endswith("image") and isinstance(value, str) and value.strip():
+            text = value.strip()
+            if _PLACEHOLDER.match(text) and _named(text):  # an unrendered image named for vLLM: $VLLM_IMAGE
+                return f"the image placeholder `{text}`", _at(holder, key, file), None
+            name, colon, tag = parse_image(text).name_and_tag.rpartition(":")
+            if colon and tag and _named(tag):
+                return f"the vLLM image {text}", _at(holder, key, file), None
+        if isinstance(value, str):
+            m = _IMPORT.search(value)  # Ray Serve's import_path, as a field or in serveConfigV2's text
+            if (low in _IMPORT_KEYS and _named(value)) or m is not None:
+                return (f"the Ray Serve application `{m.group(1) if m is not None else value}`",
+                        _at(holder, key, file), None)
+    spec_map = as_map(spec)
+    if group == "inference.llmaz.io" and kind == "Playground":
+        backend = as_map(spec_map.get("backendRuntimeConfig")).get("backendName")
+        if not backend:  # llmaz's default backend is vLLM
+            return "an llmaz Playground (its backend defaults to vLLM)", _at(spec_map, "modelClaims", file) or \
+                _at(spec_map, "modelClaim", file), None
+    if group == "kaito.sh" and kind == "InferenceSet":
+        preset = as_map(as_map(as_map(spec_map.get("template")).get("inference")).get("preset"))
+        if preset.get("name"):
+            return (f"the KAITO preset {preset['name']!r} (vLLM is KAITO's default runtime)",
+                    _at(preset, "name", file),
+                    "KAITO's InferenceSet controller creates Workspaces from its template and KAITO writes the vLLM "
+                    "command (model, tensor parallel size from the instance type's GPUs, max model length) itself, "
+                    "so no command is in the object; lint the pod it renders (kubectl get pod -o yaml) to check "
+                    "the layout")
+    return None

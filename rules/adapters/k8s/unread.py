@@ -1,0 +1,60 @@
+"""Never silent: an object that mentions vLLM but gave no workload is recorded for SW005, with why."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import Inventory, LaunchIssue, Location, Suppression
+from ...model.errors import InputError
+from .dispatch import holds_data, is_template
+from .fields import as_map, read_annotations, suppressions_from
+from .generic import find_pods, vllm_mentions
+from .mentions import operator_mention
+
+
+def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
+                 errors: list[InputError] | None) -> bool:
+    """SW005's record: an object that mentions vLLM but gave no workload; True when one was added (or its
+    suppression annotation is an input error, added to ``errors`` when given)."""
+    mention = vllm_mentions(obj)
+    special = None
+    if mention is None:  # an operator's fields that name vLLM (runtime: vllm, backendName: vllm, vllmArgs: ...)
+        found = operator_mention(kind, obj, loc)
+        if found is None:
+            return False
+        mention, special = found[:2], found[2]
+    try:
+        suppressions = object_suppressions(obj, loc)
+    except InputError as e:
+        if errors is None:
+            raise
+        errors.append(e)
+        return True
+    what, at = mention
+    meta = as_map(obj.get("metadata"))
+    subject = f"{kind or '(no kind)'} {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
+    if holds_data(obj):
+        why = ("it holds data a workload reads, and no workload in this file was read: lint it together with "
+               "the workload that mounts it")
+    elif is_template(obj):
+        why = ("it is a template its services merge, and none in the inputs uses it: lint it together with "
+               "the services that run on it")
+    elif find_pods(obj):
+        why = ("none of its pod specs starts a vLLM server shardwise can read: the server is started "
+               "elsewhere (a script, a job's entrypoint, the operator's own command)")
+    else:
+        why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
+               "`containers` list or container with image and command at any depth); the operator builds "
+               "the pod from fields shardwise does not know")
+    why = special or why
+    where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
+    inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
+                                         mentioned=True, suppressions=suppressions))
+    return True
+
+
+def object_suppressions(obj: Mapping[str, Any], loc: Location) -> list[Suppression]:
+    meta = as_map(obj.get("metadata"))
+    ann, ann_lines = read_annotations(meta, {})
+    return suppressions_from(ann, ann_lines, loc.file, loc.line)

@@ -1,0 +1,90 @@
+"""One file's text into an :class:`~shardwise.rules.model.Inventory`, the adapter picked by its parsed content.
+
+:func:`load_text` is what every other path into the adapters ends in (a file, stdin, a chart's or a
+kustomization's rendered output): a Pulumi stack config, a ``pulumi preview --json`` / ``pulumi stack
+export`` file, or Kubernetes manifests (:mod:`.kinds`). The adapters are imported only when a file needs
+them, so linting manifests never imports pydantic.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..model import Inventory
+from ..model.errors import InputError
+from .jsonsrc import parse_json
+from .yamlsrc import DuplicateKey, load_documents, read_text
+
+
+def load_text(text: str, file: str) -> Inventory:
+    """One file's inventory, by its parsed content; its input errors are in ``errors``, and a file that
+    is not an input is in ``skipped_files``."""
+    inv = Inventory()
+    try:
+        return _load_text(text, file, inv)
+    except InputError as e:  # an error about the whole file
+        inv.errors.append(e)
+    except RecursionError:
+        inv.errors.append(InputError("nested too deeply to read", file))
+    except Exception as e:  # noqa: BLE001 - a bug on one file must not hide the others; it fails the run
+        if os.environ.get("SHARDWISE_DEBUG"):
+            raise
+        inv = Inventory(errors=[InputError(
+            f"internal error while reading this file: {type(e).__name__}: {e} (set SHARDWISE_DEBUG=1 for the "
+            "traceback; please report it)", file)])
+    if file not in inv.sources:
+        inv.sources.append(file)
+    return inv
+
+
+def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
+    from . import kinds
+
+    stripped = text.lstrip()
+    if not stripped:  # read, and nothing in it
+        inv.sources.append(file)
+        return inv
+    if file.endswith(".json") or stripped[:1] in "{[":
+        try:
+            data = parse_json(text, file)
+        except InputError:
+            if file.endswith(".json"):
+                raise
+        else:
+            kind = kinds.json_kind(data, file)
+            if kind == kinds.PULUMI:
+                from .pulumi import inventory_from_pulumi_json
+
+                return inventory_from_pulumi_json(data, file, text)
+            if kind != kinds.KUBERNETES:
+                inv.skipped_files.append((file, kind))
+                return inv
+    docs = load_documents(text, file)
+    kind = kinds.yaml_kind(docs, file)
+    if kind == kinds.STACK:
+        from .stack import load_stack_text
+
+        return load_stack_text(text, file)
+    if kind != kinds.KUBERNETES:
+        duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
+        if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
+            inv.errors.extend(duplicates)
+            inv.sources.append(file)
+            return inv
+        inv.skipped_files.append((file, kind))
+        return inv
+    from .k8s import inventory_from_documents
+
+    return inventory_from_documents(docs, text, file)
+
+
+def load_file(path: str) -> Inventory:
+    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = read_text(path)
+    except InputError as e:
+        inv = Inventory(sources=[name])
+        inv.errors.append(e)
+        return inv
+    return load_text(text, name)

@@ -1,0 +1,229 @@
+"""A baseline: the findings a repository already holds, recorded so that only new ones are reported.
+
+``shardwise lint --create-baseline FILE`` writes the run's findings to FILE; ``--baseline FILE`` reports
+only the findings FILE does not hold. An entry is a **fingerprint**, never a line number nor a message:
+
+- ``code``: the rule;
+- ``object``: the finding's subject (``Deployment serving/llama``, ``NodePool gpu``, ``SecurityGroup efa``);
+- ``field``: what on the object the finding is about, where the message names it (:func:`field_of`);
+- ``file``: the file, relative to the repository root (the folder holding ``.git`` above the working
+  directory, else the working directory), in ``/`` form; ``urn``: the Pulumi URN of a finding known by it;
+- ``count``: how many findings have this fingerprint.
+
+Moving lines, reformatting a document or reordering the documents of a file changes none of these. A
+**renamed or moved file** keeps its objects: matching is in two passes, first on the whole fingerprint,
+then, for the findings still unmatched, on code, object and field alone against the entries still unused
+(whatever their file). So a renamed file's findings stay baselined, while a *copy* of a baselined object
+into a new file (the original still there, its entry used by it) is new.
+
+Findings that are never baselined: a suppressed finding (it carries its own reason and does not block)
+and an internal error (a rule crashed: it always blocks).
+
+The file is JSON, one entry per line, sorted, with a format version (:data:`FORMAT_VERSION`): the same
+findings write the same bytes. A file that cannot be read, is not JSON, is not a shardwise baseline or
+has another format version is a :class:`~shardwise.rules.model.errors.InputError` (exit 2): a baseline
+is never silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine import Finding
+from ..model.errors import InputError
+
+#: The marker key of a baseline file and the format version this shardwise reads and writes.
+MARKER = "shardwise_baseline"
+FORMAT_VERSION = 1
+
+_KEYS = ("code", "object", "field", "file", "urn", "count")
+
+# What a message names on its object, in the forms the rules write them: a container (``container `vllm```),
+# an environment variable or capability (``HF_TOKEN``, ``SYS_ADMIN``), an engine flag (``--api-key``), a pod
+# spec key (``hostNetwork: true``). Numbers, sizes, image tags, pool lists and prose are not taken.
+_CONTAINER = re.compile(r"container `([^`]+)`")
+_CAPS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
+_KEY = re.compile(r"(?<![\w-])([a-z]+[A-Z][A-Za-z]*): ")
+_CANNOT = "cannot decide: "
+
+
+def field_of(f: Finding) -> str:
+    """What on its object finding ``f`` is about, derived from its code and message (the rules do not
+    carry it): the unknown value of a "cannot decide" finding (``tensor_parallel_size``); for a capacity or
+    topology rule (SW1xx, SW2xx) nothing else, since one such finding sizes the whole object and its message
+    carries estimates and suggested flags that move with them; for the other rules the names the message
+    gives before ``required:``, in order, without repeats: containers, environment variables and capabilities,
+    flags, pod spec keys (``container vllm HF_TOKEN``). Two findings with the same field on one object are
+    told apart by count."""
+    message = f.message
+    if f.undecided and message.startswith(_CANNOT):
+        rest = message[len(_CANNOT):]
+        first = rest.split(" ", 1)[0].strip("`;,")
+        names = [first, *(f"container {c}" for c in _CONTAINER.findall(rest))]
+        return " ".join(dict.fromkeys(n for n in names if n))
+    if f.code.startswith(("SW1", "SW2")):
+        return ""
+    message = message.split("required:", 1)[0]  # what is observed, not what the remedy names
+    names = [*(f"container {c}" for c in _CONTAINER.findall(message)), *_CAPS.findall(message),
+             *_FLAG.findall(message), *_KEY.findall(message)]
+    return " ".join(dict.fromkeys(names))
+
+
+def repository_root(start: str | None = None) -> Path:
+    """The folder holding ``.git`` at or above ``start`` (default: the working directory), else ``start``."""
+    here = Path(os.path.abspath(start or os.getcwd()))
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def relative_file(file: str | None, root: Path) -> str | None:
+    """``file`` (as the run names it: relative to the working directory, or absolute) relative to ``root``,
+    with ``/``; None for no file or standard input."""
+    if not file or file == "-" or file.startswith("<"):
+        return None
+    return Path(os.path.relpath(os.path.abspath(file), root)).as_posix()
+
+
+@dataclass(frozen=True, order=True)
+class Entry:
+    """One fingerprint of a baseline (without its count)."""
+
+    code: str
+    object: str
+    field: str
+    file: str | None
+    urn: str | None
+
+    @property
+    def anywhere(self) -> tuple[str, str, str]:
+        """The fingerprint without its file: what a renamed file's findings still match."""
+        return (self.code, self.object, self.field)
+
+
+def baselinable(f: Finding) -> bool:
+    return not f.suppressed and not f.internal
+
+
+def entry_of(f: Finding, root: Path) -> Entry:
+    return Entry(f.code, f.subject, field_of(f), relative_file(f.location.file, root), f.location.urn)
+
+
+def _sort_key(item: tuple[Entry, int]) -> tuple[str, str, str, str, str]:
+    e = item[0]
+    return (e.file or "", e.urn or "", e.code, e.object, e.field)
+
+
+def dumps(entries: dict[Entry, int]) -> str:
+    """The baseline file's text: the marker and version, then one entry per line, sorted by file, URN,
+    code, object and field."""
+    rows = [json.dumps({"code": e.code, "object": e.object, "field": e.field, "file": e.file, "urn": e.urn,
+                        "count": n}, ensure_ascii=False)
+            for e, n in sorted(entries.items(), key=_sort_key)]
+    body = ",\n    ".join(rows)
+    findings = f"[\n    {body}\n  ]" if rows else "[]"
+    return f'{{\n  "{MARKER}": {FORMAT_VERSION},\n  "findings": {findings}\n}}\n'
+
+
+def create(findings: Iterable[Finding], root: Path | None = None) -> dict[Entry, int]:
+    """The baseline of ``findings``: each baselinable finding's fingerprint and how many share it."""
+    root = root or repository_root()
+    out: dict[Entry, int] = {}
+    for f in findings:
+        if baselinable(f):
+            e = entry_of(f, root)
+            out[e] = out.get(e, 0) + 1
+    return out
+
+
+def _bad(name: str, what: str) -> InputError:
+    return InputError(f"--baseline: {what}; write it with `shardwise lint --create-baseline {name}`", name)
+
+
+def parse(text: str, name: str) -> dict[Entry, int]:
+    """The entries of a baseline file's ``text`` (``name`` names it in errors), or :class:`InputError`."""
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise _bad(name, f"not a shardwise baseline: not JSON ({e})") from None
+    if not isinstance(doc, dict) or MARKER not in doc:
+        raise _bad(name, f'not a shardwise baseline (no "{MARKER}" key)')
+    version = doc[MARKER]
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise _bad(name, f"baseline format version {json.dumps(version)}; this shardwise reads version "
+                         f"{FORMAT_VERSION}")
+    rows = doc.get("findings")
+    if not isinstance(rows, list):
+        raise _bad(name, 'not a shardwise baseline ("findings" is not a list)')
+    out: dict[Entry, int] = {}
+    for i, row in enumerate(rows):
+        if (not isinstance(row, dict) or set(row) != set(_KEYS)
+                or not all(isinstance(row[k], str) for k in ("code", "object", "field"))
+                or not all(row[k] is None or isinstance(row[k], str) for k in ("file", "urn"))
+                or not isinstance(row["count"], int) or isinstance(row["count"], bool) or row["count"] < 1):
+            raise _bad(name, f"entry {i + 1} of \"findings\" is not a baseline entry (the keys "
+                             f"{', '.join(_KEYS)}; count a whole number from 1)")
+        entry = Entry(row["code"], row["object"], row["field"], row["file"], row["urn"])
+        out[entry] = out.get(entry, 0) + row["count"]
+    return out
+
+
+def load(path: str) -> dict[Entry, int]:
+    """The baseline in file ``path``, or :class:`InputError`: unreadable, not UTF-8, not a baseline, or of
+    another format version."""
+    from ..model.files import read_file_bytes
+
+    try:
+        data = read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"--baseline: {e.message}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad(path, "not a shardwise baseline: not UTF-8 text") from None
+    return parse(text, path)
+
+
+@dataclass
+class Matched:
+    """Findings split by a baseline: the new ones, those it holds, and its entries no finding matched."""
+
+    new: list[Finding]
+    baselined: list[Finding]
+    stale: int  # entries (counted with their counts) that no finding of the run matched
+
+
+def match(findings: list[Finding], baseline: dict[Entry, int], root: Path | None = None) -> Matched:
+    """Split ``findings`` (in their order) by ``baseline``: first on the whole fingerprint, then, for those
+    still unmatched, on code, object and field against the entries still unused, in the baseline's order."""
+    root = root or repository_root()
+    left = dict(baseline)
+    keys = [entry_of(f, root) if baselinable(f) else None for f in findings]
+    held = [False] * len(findings)
+    for i, key in enumerate(keys):
+        if key is not None and left.get(key, 0) > 0:
+            left[key] -= 1
+            held[i] = True
+    spare: dict[tuple[str, str, str], list[Entry]] = {}
+    for e, _ in sorted(left.items(), key=_sort_key):
+        spare.setdefault(e.anywhere, []).append(e)
+    for i, key in enumerate(keys):
+        if key is None or held[i]:
+            continue
+        for e in spare.get(key.anywhere, ()):
+            if left[e] > 0:
+                left[e] -= 1
+                held[i] = True
+                break
+    return Matched(
+        new=[f for f, h in zip(findings, held, strict=True) if not h],
+        baselined=[f for f, h in zip(findings, held, strict=True) if h],
+        stale=sum(left.values()),
+    )

@@ -1,0 +1,83 @@
+"""Estimates of what vLLM measures at start-up (the activation peak, the sampler, the encoder, non-torch memory,
+CUDA graphs), and how far each may be off: the coefficients :func:`.sizing.size_deployment` sizes with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """Coefficients for the terms vLLM measures at start-up, and how far each may be off.
+
+    * forward pass of ``T`` = ``max_num_batched_tokens`` tokens: ``T × (mlp × MLP width per rank +
+      hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
+      ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
+      32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
+    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
+      only in V0. Per (row × vocabulary entry): the bf16 logits (2) and their float32 copy (4) stay
+      alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for Qwen2.5-0.5B × 256
+      rows, kvcached#448: 16); PyTorch's sort (0.12-0.16) adds the sorted values (4), the int64 indices
+      (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
+      Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
+      exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
+    * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
+      (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
+      language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
+    * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
+      what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
+      0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
+      forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
+    * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
+    * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
+      budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
+      (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
+      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
+      sampler warm-up.
+
+    Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
+    error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
+    engine spans several GPUs, non-torch memory may be off by ``nccl_error_gib`` (NVSwitch systems
+    allocate large NCCL buffers).
+    """
+
+    mlp: float = 3.0
+    hidden: float = 3.0
+    moe_chunk_tokens: int = 32768
+    sampler_bytes: tuple[tuple[str, float], ...] = (
+        ("logits", 2.0), ("flashinfer", 16.0), ("sort", 39.0), ("triton", 15.5))
+    vit_hidden: float = 12.0
+    nontorch_gib: tuple[tuple[str, float, float], ...] = (
+        # scope: (one GPU, extra when the replica spans several GPUs)
+        ("increase", 0.25, 0.15),
+        ("absolute", 0.70, 0.20),
+        ("after-distributed", 0.12, 0.10),
+    )
+    rocm_extra_gib: float = 1.0
+    tp_buffers_gib: float = 2.0
+    cuda_context_gib: float = 0.5
+    nccl_init_gib: float = 0.25
+    nccl_init_error_gib: float = 0.25
+    cudagraph_gib: float = 0.4
+    weights_error: float = 0.02
+    activation_error: float = 0.35
+    activation_floor_gib: float = 0.15
+    encoder_error: float = 0.5
+    nontorch_error_gib: float = 0.3
+    nccl_error_gib: float = 1.0
+    rocm_error_gib: float = 1.5
+    cudagraph_error_gib: float = 0.35
+    context_error_gib: float = 0.15
+    warmup_error: float = 0.2
+
+    def sampler(self, kind: str) -> float:
+        return dict(self.sampler_bytes)[kind]
+
+    def nontorch(self, scope: str) -> tuple[float, float]:
+        for s, one, extra in self.nontorch_gib:
+            if s == scope:
+                return one, extra
+        raise KeyError(scope)
+
+
+DEFAULT_ESTIMATES = Estimates()

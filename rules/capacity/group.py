@@ -1,0 +1,422 @@
+"""The front door to the capacity model: from one :class:`~shardwise.rules.model.ServingGroup` to what it sizes.
+
+Every reader of a group's capacity comes in here — the rules, the report, ``plan``, the stack export and the
+components' ``sizing`` output — so they read the same engine settings, device, vLLM release and parallel
+layout, and agree by construction:
+
+* :func:`engine_settings` — the group's vLLM flags as the capacity model reads them
+  (:class:`~.sizing.EngineSettings`; an unknown flag raises :class:`~shardwise.rules.model.Undecidable`);
+* :func:`device`, :func:`gpu_of`, :func:`gpu_memory_gib` — the GPU it lands on;
+* :func:`vllm_version` — the release it runs;
+* :func:`layout` and :func:`parallel` — its parallel layout (``TP × PP × DP``, pods per group);
+* :func:`sizing` and :func:`sizer` — one engine of it sized, and the same inputs to size other layouts;
+* :func:`summary` — one frozen record of all that, the one the report and the stack export print.
+
+What a group yields is made once per group (:func:`per_group`) and kept beside it, not on it: a group does not
+change while the rules run, and several rules ask for the same thing.
+
+A new engine flag that sizing reads touches four files: ``model/__init__.py`` (a typed field of
+:class:`~shardwise.rules.model.EngineArgs`), ``vllm/args.py`` (its parsing), this module's
+:func:`engine_settings` (the field into :class:`~.sizing.EngineSettings`) and ``capacity/sizing.py`` (the
+setting and what it changes).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..catalog.accelerators import group_vendor
+from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
+from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.versions import ResolvedVersion, resolve
+from .layout import Load, Parallel, Sizer
+from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
+
+T = TypeVar("T")
+
+
+class Context(Protocol):
+    """What sizing reads of a run's settings (:class:`shardwise.rules.engine.LintConfig` has it): the p95
+    context for workloads that do not declare one."""
+
+    @property
+    def p95_context_tokens(self) -> int | None: ...
+
+
+# --------------------------------------------------------------------------------------------------
+# Made once per group
+# --------------------------------------------------------------------------------------------------
+
+#: What each live group yielded, by the group's identity: dropped when the group is (``weakref.finalize``).
+_MADE: dict[int, dict[str, Any]] = {}
+
+
+def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> T:
+    """``make(g)``, made once per group and kept beside it (an Undecidable is raised again on each call)."""
+    key = id(g)
+    made = _MADE.get(key)
+    if made is None:
+        made = _MADE[key] = {}
+        weakref.finalize(g, _MADE.pop, key, None)
+    if name in made:
+        return made[name]  # type: ignore[no-any-return]
+    value = make(g)
+    made[name] = value
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# The model and the GPU
+# --------------------------------------------------------------------------------------------------
+
+_LOCATION_PREFIX = re.compile(r"^\S+?:\d+: ")
+
+
+def require_model(g: ServingGroup) -> ModelShape:
+    """The group's model shape (raises :class:`ModelNotKnown` or :class:`Undecidable` when there is none)."""
+    if g.model is None:
+        if g.model_unknown:  # SW004 reports it once for the workload
+            raise ModelNotKnown(g.model_unknown)
+        if g.model_error:  # its config.json cannot be read: an input error the run reports (exit 2)
+            raise ModelNotKnown(_LOCATION_PREFIX.sub("", g.model_error, count=1))
+        raise Undecidable("the model")
+    g.model_reads += 1
+    return g.model
+
+
+def gpu_of(g: ServingGroup) -> GpuInfo | None:
+    """The catalog GPU the group lands on: ``plan``'s, else its node pool's."""
+    if g.gpu_override is not None:
+        return g.gpu_override
+    if g.pool is not None:
+        return g.pool.gpu
+    return None
+
+
+def gpu_name(g: ServingGroup) -> str:
+    gpu = gpu_of(g)
+    if gpu is not None:
+        return gpu.name
+    return "custom GPU" if g.gpu_memory_gib_override else "unknown GPU"
+
+
+def gpu_memory_gib(g: ServingGroup) -> float | None:
+    """Memory per GPU as CUDA reports it, from the plan override, the pool, or its GPU."""
+    if g.gpu_memory_gib_override:
+        return g.gpu_memory_gib_override
+    if group_vendor(g) == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
+        raise Undecidable("memory per NeuronCore", "the catalog gives memory per Neuron device, which its "
+                          "NeuronCores share in a proportion set by the logical core size")
+    if g.pool is not None:
+        mem = known(g.pool.gpu_memory_gib, f"GPU memory of node pool `{g.pool.name}`")
+        if mem:
+            return float(mem)
+        if g.pool.gpu is not None:
+            return g.pool.gpu.memory_gib
+    if g.gpu_override is not None:
+        return g.gpu_override.memory_gib
+    return None
+
+
+def gpu_memory_gb(g: ServingGroup) -> float | None:
+    """Nominal decimal GB per GPU (``gpus_needed``'s ``gpu_gb``)."""
+    if group_vendor(g) == "aws":
+        gpu_memory_gib(g)  # raises: the memory per NeuronCore is not known
+    gpu = gpu_of(g)
+    if gpu is not None:
+        return gpu.memory_gb
+    mem = gpu_memory_gib(g)
+    return mem * 1024**3 / 1e9 if mem else None
+
+
+def device(g: ServingGroup) -> Device | None:
+    """The GPU as the capacity model sizes it (None: no GPU memory to size against)."""
+    mem = gpu_memory_gib(g)
+    if not mem:
+        return None
+    link = domain = None
+    if g.pool is not None:  # the node pool's own interconnect, where it says it (custom all-reduce reads it)
+        p = g.pool
+        link = None if is_unknown(p.interconnect) else p.interconnect
+        domain = None if is_unknown(p.nvlink_domain_size) else p.nvlink_domain_size
+        per_node = None if is_unknown(p.gpus_per_node) else p.gpus_per_node
+        if domain and per_node:
+            domain = min(int(domain), int(per_node))  # custom all-reduce stays within a node
+    return Device.of(gpu_of(g), mem, link, domain)
+
+
+# --------------------------------------------------------------------------------------------------
+# The release, the engine settings, the layout
+# --------------------------------------------------------------------------------------------------
+
+
+def vllm_version(g: ServingGroup) -> ResolvedVersion:
+    """The vLLM release the group runs: ``plan --vllm-version``, the stack's ``vllm_version``, the image tag,
+    or the current release."""
+    return per_group(g, "vllm_version", _vllm_version)
+
+
+def _vllm_version(g: ServingGroup) -> ResolvedVersion:
+    if g.vllm_version:
+        return resolve(g.vllm_version)
+    if g.kind == "plan":
+        return resolve(None, None, missing="--vllm-version not given")
+    c = g.main_container
+    if c is not None and is_unknown(c.image):
+        return resolve(None, None, missing="the image is not known yet")
+    return resolve(None, c.image if c is not None else None)
+
+
+def tp_pp(g: ServingGroup) -> tuple[int, int]:
+    tp = int(known(g.engine.tensor_parallel_size, "tensor_parallel_size"))
+    pp = int(known(g.engine.pipeline_parallel_size, "pipeline_parallel_size"))
+    return tp, pp
+
+
+def precision(g: ServingGroup, model: ModelShape) -> Precision:
+    """Precision of the weights vLLM will load for this group."""
+    return weight_precision(model, known(g.engine.dtype, "dtype"), known(g.engine.quantization, "quantization"))
+
+
+def _env_true(g: ServingGroup, name: str) -> bool:
+    c = g.main_container
+    value = c.env.get(name) if c is not None else None
+    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes")
+
+
+def utilization(value: Any) -> float | None:
+    """The declared gpu_memory_utilization, or None for vLLM's default (the release decides it)."""
+    v = known(value, "gpu_memory_utilization")
+    return None if v is None else float(v)
+
+
+def engine_settings(g: ServingGroup) -> EngineSettings:
+    """The group's vLLM engine arguments as the capacity model reads them (unknown values: Undecidable)."""
+    return per_group(g, "engine_settings", _engine_settings)
+
+
+def _engine_settings(g: ServingGroup) -> EngineSettings:
+    e = g.engine
+    tp, pp = tp_pp(g)
+    mml = known(e.max_model_len, "max_model_len")
+    chunked = known(e.enable_chunked_prefill, "enable_chunked_prefill")
+    block = known(e.block_size, "block_size")
+    return EngineSettings(
+        tp=tp, pp=pp,
+        dp=int(known(e.data_parallel_size, "data_parallel_size")),
+        expert_parallel=bool(known(e.enable_expert_parallel, "enable_expert_parallel")),
+        gpu_memory_utilization=utilization(e.gpu_memory_utilization),
+        max_model_len=mml if mml == "auto" or mml is None else int(mml),
+        max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
+        max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
+        enable_chunked_prefill=None if chunked is None else bool(chunked),
+        dtype=known(e.dtype, "dtype"),
+        quantization=known(e.quantization, "quantization"),
+        kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
+        block_size=None if block is None else int(block),
+        enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
+        allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+        kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
+        **_flashinfer(g),
+    )
+
+
+_PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
+
+
+def _flashinfer(g: ServingGroup) -> dict[str, Any]:
+    """What the container says about FlashInfer's sampler: ``VLLM_USE_FLASHINFER_SAMPLER`` in its env, and
+    whether its command installs vLLM from PyPI (then FlashInfer is there only where the release's wheel brings it,
+    or where the same command installs it). Otherwise the image is taken for the official one, which has it."""
+    c = g.main_container
+    if c is None:
+        return {}
+    out: dict[str, Any] = {}
+    flag = c.env.get("VLLM_USE_FLASHINFER_SAMPLER")
+    if isinstance(flag, str) and flag.strip().lower() in ("0", "1", "true", "false"):
+        out["flashinfer_sampler"] = flag.strip().lower() in ("1", "true")
+    script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
+    if _PIP_VLLM.search(script):
+        out["pip_install"] = True
+        if re.search(r"\bflashinfer", script, re.I):
+            out["flashinfer_installed"] = True
+    return out
+
+
+#: What an unknown number of pods per group is called in an undecided finding.
+PODS_PER_GROUP = "pods per group (leaderWorkerTemplate.size, or the workers an operator adds)"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The parallel layout of one serving group: how many GPUs vLLM starts workers on, per pod and per group.
+
+    vLLM places its ranks data-parallel outermost, then pipeline, then tensor parallel innermost: a group of
+    ``TP × PP × DP`` GPUs. ``--data-parallel-size-local`` says how many DP ranks one vLLM process (one pod)
+    runs; without it every DP rank is local, unless the group spans several pods, in which case the ranks
+    are spread over them. On a multi-pod group (a LeaderWorkerSet) each pod is one node and holds
+    ``world ÷ pods`` GPUs; the tensor-parallel group stays inside a node exactly when ``TP ≤`` GPUs per node.
+    """
+
+    tp: int
+    pp: int
+    dp: int
+    dp_local: int | None  # --data-parallel-size-local, when given
+    pods: int  # pods per group (1 for a single-pod replica)
+
+    @property
+    def world(self) -> int:
+        """GPUs the whole group runs vLLM workers on."""
+        return self.tp * self.pp * self.dp
+
+    @property
+    def per_pod(self) -> int | None:
+        """GPUs one pod must hold, when the layout fixes it (None: the ranks are spread over the pods)."""
+        if self.dp_local is not None:
+            return self.tp * self.pp * self.dp_local
+        if self.pods == 1:
+            return self.world
+        return None
+
+    def text(self) -> str:
+        """``"TP4×PP2"``, ``"TP1×PP1×DP8"`` (DP only when it is above 1)."""
+        base = f"TP{self.tp}×PP{self.pp}"
+        return f"{base}×DP{self.dp}" if self.dp > 1 else base
+
+
+def _int_flag(value: object, prop: str) -> int:
+    value = known(value, prop)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise Undecidable(prop, f"{value!r} is not a whole number")
+    try:
+        return int(value)
+    except ValueError:
+        raise Undecidable(prop) from None  # an unresolved reference kept as written
+
+
+def layout(g: ServingGroup) -> Layout:
+    """The group's layout; raises :class:`Undecidable` naming the first unknown setting."""
+    return per_group(g, "layout", _layout)
+
+
+def _layout(g: ServingGroup) -> Layout:
+    e = g.engine
+    tp = _int_flag(e.tensor_parallel_size, "tensor_parallel_size")
+    pp = _int_flag(e.pipeline_parallel_size, "pipeline_parallel_size")
+    dp = _int_flag(e.data_parallel_size, "data_parallel_size")
+    raw_local = e.extra.get("data_parallel_size_local")
+    dp_local = None if raw_local is None else _int_flag(raw_local, "data_parallel_size_local")
+    pods = g.pods_per_group
+    pods = 1 if pods is None else _int_flag(pods, PODS_PER_GROUP)
+    return Layout(tp, pp, dp, dp_local, max(pods, 1))
+
+
+def parallel(g: ServingGroup) -> Parallel:
+    """The group's layout as the layout search sees it (raises :class:`Undecidable` on an unknown flag)."""
+    lay = layout(g)
+    if lay.world == 1:
+        return Parallel(1)  # expert parallelism changes nothing on one GPU
+    return Parallel(lay.tp, lay.pp, lay.dp, bool(known(g.engine.enable_expert_parallel, "enable_expert_parallel")))
+
+
+# --------------------------------------------------------------------------------------------------
+# The sizing
+# --------------------------------------------------------------------------------------------------
+
+
+def expected_context(g: ServingGroup, config: Context) -> int | None:
+    """The p95 context the group declares, else the run's (None: every sequence at max_model_len)."""
+    return g.p95_context or config.p95_context_tokens
+
+
+def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
+    """The group's sizing (one engine, one data-parallel rank), or None when there is no GPU to size against.
+
+    Made once per group and run setting (several rules read it); raises Undecidable for unknown inputs.
+    """
+    key = f"sizing:{config.p95_context_tokens}"
+    return per_group(g, key, lambda g: _sizing(g, config))
+
+
+def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
+    model = require_model(g)
+    dev = device(g)
+    if dev is None:
+        return None
+    return size_deployment(model, dev, engine_settings(g), vllm_version(g),
+                           expected_context=expected_context(g, config))
+
+
+def sizer(g: ServingGroup, config: Context) -> Sizer | None:
+    """The group's model, GPU, settings and release, to size other layouts of it (None: no GPU to size on)."""
+    model = require_model(g)
+    dev = device(g)
+    if dev is None:
+        return None
+    return Sizer(model, dev, engine_settings(g), vllm_version(g), expected_context(g, config))
+
+
+def declared_load(g: ServingGroup, config: Context) -> Load:
+    """The load the team declared for the workload (docs/capacity-model.md, "Load"): the annotation
+    ``shardwise.dev/target-concurrency`` (the stack's ``target_concurrency``) for the whole workload, spread
+    over its replicas, at the declared p95 context. ``--max-num-seqs`` is vLLM's cap, never a load."""
+    if g.target_concurrency is None:
+        return Load(None, expected_context(g, config))
+    replicas = known(g.replicas, "replicas")
+    n = int(replicas) if isinstance(replicas, int) and replicas > 0 else 1
+    return Load(g.target_concurrency, expected_context(g, config), n, g.output_tokens_per_second)
+
+
+def round_max_model_len(n: int) -> int:
+    """A --max-model-len people would write: down to a multiple of 1,024 (of 16 below that)."""
+    return n // 1024 * 1024 if n >= 1024 else max(16, n // 16 * 16)
+
+
+# --------------------------------------------------------------------------------------------------
+# The summary
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What one group's capacity comes to: the model, the GPU and one engine's sizing, or why there is none.
+
+    The report (``workloads`` of every format), ``diff``, the stack export and the components' ``sizing``
+    output all print this record, so they say the same of the same workload."""
+
+    model: str | None  # the model's id (as written when the model is not known)
+    gpu: str | None  # the catalog GPU's name, "custom" for a memory given alone, None when not known
+    gpu_memory_gib: float | None
+    sizing: ReplicaSizing | None
+    note: str | None  # why there is no sizing: the model, an unknown input, no GPU
+
+    @property
+    def sized(self) -> bool:
+        return self.sizing is not None
+
+
+def summary(g: ServingGroup, config: Context) -> Summary:
+    """The group's :class:`Summary` (made once per group and run setting)."""
+    return per_group(g, f"summary:{config.p95_context_tokens}", lambda g: _summary(g, config))
+
+
+def _summary(g: ServingGroup, config: Context) -> Summary:
+    gpu = gpu_of(g)
+    e = g.engine
+    model = g.model.id if g.model is not None else (None if is_unknown(e.model) else e.model)
+    name = gpu.name if gpu is not None else ("custom" if g.gpu_memory_gib_override else None)
+    if g.model is None:
+        return Summary(model, name, None, None, g.model_error or g.model_unknown or "model unknown")
+    try:
+        s = sizing(g, config)
+        mem = gpu_memory_gib(g)
+    except Undecidable as u:
+        return Summary(model, name, None, None, f"unknown: {u.prop}")
+    if s is None:
+        note = "no GPU pool matches the workload" if g.pool is None else f"pool {g.pool.name} has no known GPU"
+        return Summary(model, name, None, None, note)
+    return Summary(model, name, mem, s, None)

@@ -1,0 +1,319 @@
+"""What the weights of a model take: the precision vLLM loads them at, bytes per parameter, the MXFP4 experts as
+vLLM lays them out, the parameters every rank keeps whole, and the KV bytes per token.
+
+Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes per parameter
+÷ TP, per pipeline stage (:func:`.sizing.size_deployment`); with ``--enable-expert-parallel`` the routed experts
+are spread over TP × DP ranks instead of split by TP.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..model.shapes import ModelShape, Precision
+from ..vllm import kv_layout
+
+if TYPE_CHECKING:
+    from .sizing import Device
+
+GIB = 1024**3
+GB = 10**9
+
+#: Bytes per parameter of the (quantised) linear layers.
+BYTES_PER_PARAM: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5 + 2.5 / 128,  # AWQ/GPTQ, group 128: fp16 scale + 4-bit zero point per group
+    "mxfp4": 0.5 + 1 / 32,  # e8m0 scale per 32 weights
+    "nvfp4": 0.5 + 1 / 16,  # fp8 scale per 16 weights
+}
+
+QUANTIZATION_PRECISION: dict[str, Precision] = {
+    "awq": "int4",
+    "awq_marlin": "int4",
+    "gptq": "int4",
+    "gptq_marlin": "int4",
+    "bitsandbytes": "int4",
+    "fp8": "fp8",
+    "fbgemm_fp8": "fp8",
+    "modelopt": "fp8",
+    "int8": "int8",
+    "w8a8": "int8",
+    "mxfp4": "mxfp4",
+    "nvfp4": "nvfp4",
+}
+
+DTYPE_PRECISION: dict[str, Precision] = {
+    "bfloat16": "bf16",
+    "bf16": "bf16",
+    "float16": "fp16",
+    "fp16": "fp16",
+    "half": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+    "fp32": "fp32",
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Precision, weights, KV bytes
+# --------------------------------------------------------------------------------------------------
+
+
+def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str | None = None) -> Precision:
+    """Precision of the linear-layer weights vLLM will load.
+
+    ``--quantization`` wins, then a quantised checkpoint's own precision, then ``--dtype``.
+    """
+    if quantization:
+        q = quantization.lower()
+        if q in QUANTIZATION_PRECISION:
+            return QUANTIZATION_PRECISION[q]
+    if model.precision not in ("bf16", "fp16", "fp32"):
+        return model.precision
+    if dtype and dtype != "auto":
+        return DTYPE_PRECISION.get(dtype.lower(), model.precision)
+    return model.precision
+
+
+def activation_dtype_bytes(model: ModelShape, dtype: str = "auto") -> int:
+    if dtype and dtype != "auto":
+        return 4 if DTYPE_PRECISION.get(dtype.lower()) == "fp32" else 2
+    return 4 if model.torch_dtype == "float32" else 2
+
+
+def bytes_per_param(model: ModelShape, precision: Precision) -> float:
+    """Bytes per weight of the linear layers at ``precision``: the checkpoint's own group size and bits
+    when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
+    qcfg = model.hf_config.get("quantization_config")
+    if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
+        from ..catalog.hfconfig import weight_bytes_per_param
+
+        return weight_bytes_per_param(precision, qcfg)
+    return BYTES_PER_PARAM[precision]
+
+
+def weights_bytes(model: ModelShape, precision: Precision) -> float:
+    """Bytes of all weights of the model at ``precision``.
+
+    MXFP4 (gpt-oss): vLLM quantises only the fused-MoE experts (``Mxfp4Config.get_quant_method``
+    gives every linear layer ``UnquantizedLinearMethod``), so attention, router, embeddings and the
+    LM head stay 16-bit whatever the checkpoint's ``modules_to_not_convert`` says.
+    """
+    bpp = bytes_per_param(model, precision)
+    if bpp >= 2.0:
+        return model.params * bpp
+    embed = min(model.embedding_params, model.params)
+    if precision == "mxfp4" and model.moe is not None:
+        experts = min(expert_params(model), model.params - embed)
+        return (model.params - experts) * 2.0 + experts * bpp
+    return embed * 2.0 + (model.params - embed) * bpp
+
+
+# --------------------------------------------------------------------------------------------------
+# MXFP4 experts as vLLM lays them out per GPU (vllm/model_executor/layers/quantization/mxfp4.py)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mxfp4Backend:
+    """The MXFP4 MoE kernel vLLM picks on a GPU, and how it pads and keeps the expert weights.
+
+    ``Mxfp4MoEMethod.create_weights`` rounds the per-rank intermediate size and the hidden size up to
+    the kernel's alignment; the Triton kernel's ``process_weights_after_loading`` swizzles the scales
+    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones,
+    and turns the biases into fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
+    """
+
+    name: str
+    intermediate_align: int
+    hidden_align: int
+    swizzled_scales: bool = False  # a second, padded copy of the scales (Triton on Hopper)
+    bias_bytes: int = 2
+
+
+MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
+    # SM90 with triton_kernels (vLLM's default there): intermediate per rank to 64, hidden as is
+    "triton": Mxfp4Backend("Triton (SM90)", 64, 1, swizzled_scales=True, bias_bytes=4),
+    # SM100 family with FlashInfer (B200, B300, GB200): both to 256
+    "flashinfer": Mxfp4Backend("FlashInfer TRTLLM (SM100)", 256, 256, bias_bytes=4),
+    # Ampere, Ada, SM120 (RTX 50, RTX PRO 6000 Blackwell): weight-only Marlin, n % 256 and k % 128
+    "marlin": Mxfp4Backend("Marlin", 128, 256),
+    # ROCm: get_padding_alignment(): 256 on gfx950 (MI350/MI355), 128 otherwise
+    "rocm": Mxfp4Backend("Triton (ROCm)", 128, 128, bias_bytes=4),
+    "rocm-gfx950": Mxfp4Backend("Triton (ROCm gfx950)", 256, 256, bias_bytes=4),
+}
+
+
+def mxfp4_backend(device: Device | None) -> Mxfp4Backend | None:
+    """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place)."""
+    if device is None:
+        return None
+    if device.vendor == "amd":
+        return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
+    arch = device.architecture
+    if arch == "hopper":
+        return MXFP4_BACKENDS["triton"]
+    if arch == "blackwell" and not device.name.upper().startswith("RTX"):
+        return MXFP4_BACKENDS["flashinfer"]
+    if arch in ("ampere", "ada", "blackwell"):
+        return MXFP4_BACKENDS["marlin"]
+    return None
+
+
+def _round_up(n: int, k: int) -> int:
+    return -(-n // k) * k
+
+
+def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: Mxfp4Backend | None = None) -> float:
+    """Bytes of the MXFP4 experts of one MoE layer on one rank: 4-bit values, an e8m0 scale per 32,
+    and the bf16 (or fp32) biases vLLM always creates, at the backend's padded sizes.
+
+    Without expert parallelism every rank holds all experts with ``moe_intermediate_size / tp``
+    columns; with it (``ep_ranks`` > 1) a rank holds ``experts / ep_ranks`` whole experts.
+    """
+    assert model.moe is not None
+    moe = model.moe
+    b = backend or Mxfp4Backend("unpadded", 1, 1)
+    local = -(-moe.num_experts // ep_ranks) if ep_ranks > 1 else moe.num_experts
+    inter = moe.moe_intermediate_size if ep_ranks > 1 else -(-moe.moe_intermediate_size // tp)
+    i_pad = _round_up(inter, b.intermediate_align)
+    h_pad = _round_up(model.hidden_size, b.hidden_align)
+    values = 3 * i_pad * h_pad / 2  # w13: 2I x H/2, w2: H x I/2 (uint8, two values each)
+    scales = 3 * i_pad * h_pad / 32
+    if b.swizzled_scales:
+        scales += (_round_up(2 * i_pad, 256) * _round_up(h_pad // 32, 2)
+                   + _round_up(h_pad, 256) * _round_up(i_pad // 32, 2))
+    bias = (2 * i_pad + h_pad) * b.bias_bytes
+    return local * (values + scales + bias)
+
+
+def replicated_params(model: ModelShape) -> tuple[int, int]:
+    """(quantised, 16-bit) parameters every tensor-parallel rank of an MLA model holds whole.
+
+    vLLM's DeepSeek-V2/V3 attention (``vllm/model_executor/models/deepseek_v2.py``) builds the down
+    projections ``q_a_proj`` (hidden -> q_lora_rank) and ``kv_a_proj_with_mqa`` (hidden -> kv_lora_rank +
+    qk_rope_head_dim) as ``ReplicatedLinear`` layers (fused into one with ``disable_tp`` in later
+    releases), the MoE router ``gate`` (hidden -> routed experts, unquantised) likewise, and DeepSeek-V3.2's
+    sparse-attention indexer (``wq_b``: q_lora_rank -> index heads × index_head_dim, ``wk``: hidden ->
+    index_head_dim, ``weights_proj``: hidden -> index heads) too. Only the up projections, the output
+    projection and the MLPs are split by TP.
+    """
+    if model.mla is None:
+        return 0, 0
+    cfg = model.extra.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+
+    def num(key: str) -> int:
+        v = cfg.get(key, model.hf_config.get(key))
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+    h, layers = model.hidden_size, model.num_hidden_layers
+    q_lora = num("q_lora_rank")
+    per_layer = h * (q_lora + model.mla.kv_lora_rank + model.mla.qk_rope_head_dim)
+    index_heads, index_dim = num("index_n_heads"), num("index_head_dim")
+    dense = num("first_k_dense_replace")  # DeepSeek's leading dense layers (kept in extra.config by the catalog)
+    router = model.moe.num_experts * h * (layers - dense if dense else moe_layers(model)) if model.moe else 0
+    if index_heads and index_dim:
+        per_layer += q_lora * index_heads * index_dim + h * index_dim
+        router += h * index_heads * layers  # weights_proj: unquantised
+    return per_layer * layers, router
+
+
+def _checkpoint_expert_bias_params(model: ModelShape) -> int:
+    """Expert biases the checkpoint itself holds (gpt-oss), already counted in ``params``."""
+    if model.moe is None or str(model.hf_config.get("model_type", "")) != "gpt_oss":
+        return 0
+    return moe_layers(model) * model.moe.num_experts * (2 * model.moe.moe_intermediate_size + model.hidden_size)
+
+
+def weights_gb(model: ModelShape, precision: Precision) -> float:
+    """Weights of the whole model in decimal GB (the seeds' ``model_gb``)."""
+    return weights_bytes(model, precision) / GB
+
+
+def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
+    """KV-cache bytes one token occupies on one GPU of a TP × PP replica, every layer full attention."""
+    layers = math.ceil(model.num_hidden_layers / pp)
+    if model.mla is not None:
+        index = kv_layout.indexer_bytes(model)  # DeepSeek-V3.2: fp8_ds_mla latent and indexer keys
+        latent = kv_layout.FP8_DS_MLA_BYTES if (index and kv_bytes == 1) else \
+            (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        return layers * (latent + index)
+    heads = max(1, math.ceil(model.num_key_value_heads / tp))
+    return 2 * layers * heads * model.head_dim * kv_bytes
+
+
+def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str = "auto") -> int:
+    """fp8 KV caches store one byte per element; ``auto`` follows the activation dtype."""
+    if kv_cache_dtype and kv_cache_dtype.lower().startswith("fp8"):
+        return 1
+    return activation_dtype_bytes(model, dtype)
+
+
+def _cfg_int(model: ModelShape, key: str) -> int | None:
+    v = model.hf_config.get(key)
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)) and float(v).is_integer():
+        return int(v)
+    return None
+
+
+def moe_layers(model: ModelShape) -> int:
+    """Layers whose MLP is a mixture of experts (DeepSeek's first dense layers, Llama 4's interleaving)."""
+    if model.moe is None:
+        return 0
+    n = model.num_hidden_layers
+    dense = _cfg_int(model, "first_k_dense_replace") or 0
+    step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
+    only = model.hf_config.get("mlp_only_layers")
+    count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
+    if isinstance(only, list):
+        count -= len([i for i in only if isinstance(i, int) and i >= dense])
+    return max(0, min(n, count))
+
+
+def expert_params(model: ModelShape) -> int:
+    """Parameters of the routed experts (what expert parallelism spreads over ranks)."""
+    if model.moe is None:
+        return 0
+    per_layer = model.moe.num_experts * 3 * model.hidden_size * model.moe.moe_intermediate_size
+    counted = per_layer * moe_layers(model)
+    if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
+        return min(counted, model.params)
+    # Without the config's dense-layer keys every layer counts as MoE: keep the attention projections
+    # outside (or 3 % of the body, whichever leaves more room). A 3 % cap alone cut gpt-oss-120b's
+    # experts (98 % of its parameters) short by 2.5 billion.
+    body = model.params - model.embedding_params
+    q = model.num_attention_heads * model.head_dim
+    attention = model.num_hidden_layers * model.hidden_size * (2 * q + 2 * model.num_key_value_heads * model.head_dim)
+    return int(min(max(0.97 * body, body - attention), counted))
+
+
+_MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers")
+
+
+def derived_max_model_len(model: ModelShape) -> int:
+    """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
+
+    ``max_position_embeddings`` scaled by ``rope_scaling.factor`` unless the RoPE type is ``su``,
+    ``longrope`` or ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN
+    scales ``original_max_position_embeddings``.
+    """
+    limit = model.max_position_embeddings
+    rope = model.hf_config.get("rope_scaling")
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    if isinstance(rope, dict) and "gemma3" not in model_type:
+        kind = str(rope.get("rope_type") or rope.get("type") or "")
+        factor = rope.get("factor")
+        if kind not in ("su", "longrope", "llama3", "mrope", "default") and isinstance(factor, (int, float)):
+            if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
+                limit = int(rope["original_max_position_embeddings"])
+            limit = int(limit * factor)
+    return limit

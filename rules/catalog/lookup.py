@@ -1,0 +1,449 @@
+"""The shipped catalogs of GPUs, AWS GPU instance types and model shapes (``data/*.json``), read lazily and
+once, and their forgiving lookups (see the package's docstring for what each accepts)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import re
+from typing import Any
+
+from ..model.errors import CatalogError
+from ..model.shapes import (
+    GpuInfo,
+    InstanceType,
+    MlaShape,
+    ModelShape,
+    MoeShape,
+    Precision,
+)
+from .accelerators import catalog_resources
+
+_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+# Keys a data entry may carry for people (provenance notes) that are not record fields.
+_NOTE_KEYS = frozenset({"note", "memory_gib_source", "family"})
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------
+
+
+def _read_data(filename: str) -> list[dict[str, Any]]:
+    path = os.path.join(_DATA_DIR, filename)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CatalogError(f"cannot read shipped catalog: {exc.strerror}", file=path) from None
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise CatalogError("expected a JSON list of objects", file=path)
+    return data
+
+
+def _field_names(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def _check_entry(entry: dict[str, Any], cls: type, path: str, extra_ok: frozenset[str]) -> None:
+    name = entry.get("name") or entry.get("id") or "?"
+    unknown = set(entry) - _field_names(cls) - extra_ok
+    if unknown:
+        raise CatalogError(f"entry {name!r} has unknown key(s): {', '.join(sorted(unknown))}", file=path)
+    source = entry.get("source")
+    if not isinstance(source, str) or not source.startswith("https://"):
+        raise CatalogError(f"entry {name!r} needs an https source URL", file=path)
+
+
+_VENDOR_WORDS = ("nvidia", "geforce", "tesla", "amd", "instinct", "intel", "habana", "google", "aws")
+
+#: An entry without ``nvlink_domain_size`` gets the usual domain of its interconnect: an HGX board
+#: (or another vendor's 8-way platform) joins 8, a PCIe-only card is alone.
+_GPU_DOMAIN_BY_LINK = {"nvswitch": 8, "nvlink": 8, "fabric": 8, "pcie": 1}
+
+
+def _norm_gpu(name: str) -> str:
+    """Fold a GPU spelling to a lookup key: case, separators and vendor words do not matter."""
+    key = re.sub(r"[\s_\-./()]+", "", name.strip().lower())
+    stripped = True
+    while stripped:  # "nvidia-tesla-t4" (GKE), "AMD Instinct MI300X", "Intel Gaudi 2"
+        stripped = False
+        for prefix in _VENDOR_WORDS:
+            if key.startswith(prefix) and len(key) > len(prefix):
+                key = key[len(prefix) :]
+                stripped = True
+    # GPU Feature Discovery appends "-SHARED" to the product label under time-slicing.
+    if key.endswith("shared") and len(key) > len("shared"):
+        key = key[: -len("shared")]
+    return key
+
+
+@functools.cache
+def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
+    path = os.path.join(_DATA_DIR, "gpus.json")
+    by_name: dict[str, GpuInfo] = {}
+    keys: dict[str, str] = {}
+    family: dict[str, str] = {}
+    for raw in _read_data("gpus.json"):
+        _check_entry(raw, GpuInfo, path, _NOTE_KEYS)
+        fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
+        fields["aliases"] = tuple(fields.get("aliases", ()))
+        fields.setdefault("nvlink_domain_size", _GPU_DOMAIN_BY_LINK.get(str(fields.get("interconnect", "pcie")), 1))
+        fields.setdefault("k8s_resource", catalog_resources()[str(fields.get("vendor", "nvidia"))])
+        try:
+            gpu = GpuInfo(**fields)
+        except TypeError as exc:
+            raise CatalogError(f"bad GPU entry {raw.get('name')!r}: {exc}", file=path) from None
+        if gpu.name in by_name:
+            raise CatalogError(f"duplicate GPU {gpu.name!r}", file=path)
+        by_name[gpu.name] = gpu
+        family[gpu.name] = raw.get("family", gpu.name)
+        for spelling in (gpu.name, *gpu.aliases):
+            key = _norm_gpu(spelling)
+            if keys.get(key, gpu.name) != gpu.name:
+                raise CatalogError(f"GPU spelling {spelling!r} names both {keys[key]!r} and {gpu.name!r}", file=path)
+            keys[key] = gpu.name
+    return by_name, keys, family
+
+
+def gpus() -> dict[str, GpuInfo]:
+    """All GPUs in the catalog, keyed by canonical name."""
+    return dict(_gpu_index()[0])
+
+
+def _unknown(kind: str, name: str, query: str, candidates: dict[str, str], cutoff: float = 0.75) -> CatalogError:
+    """An error naming the closest known spellings of ``query`` (mapped back to canonical names)."""
+    import difflib
+
+    close = difflib.get_close_matches(query, list(candidates), n=8, cutoff=cutoff)
+    suggestions: list[str] = []
+    for key in close:
+        if candidates[key] not in suggestions:
+            suggestions.append(candidates[key])
+    if suggestions:
+        return CatalogError(f"unknown {kind} {name!r}; did you mean: {', '.join(suggestions[:3])}?")
+    known = sorted(set(candidates.values()))
+    shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+    return CatalogError(f"unknown {kind} {name!r}; known: {shown}")
+
+
+def find_gpu(name: str, *, memory_mib: int | None = None) -> GpuInfo:
+    """Resolve any known spelling of a GPU to its catalog record.
+
+    Case, spaces, underscores and dashes do not matter; GPU Feature Discovery product labels
+    (``nvidia.com/gpu.product``) and Karpenter names (``karpenter.k8s.aws/instance-gpu-name``) are
+    accepted. When the name is a bare family name that several sizes share (``"a100"``,
+    ``"v100"``, ``"h100"``, as Karpenter's ``instance-gpu-name`` label gives them) and
+    ``memory_mib`` (the node's ``gpu.memory`` label, MiB) is given, the size closest to that memory
+    is chosen; a specific name is never overridden.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise CatalogError(f"unknown GPU {name!r}: expected a GPU name")
+    by_name, keys, family = _gpu_index()
+    canonical = keys.get(_norm_gpu(name))
+    if canonical is None:
+        raise _unknown("GPU", name, _norm_gpu(name), keys)
+    gpu = by_name[canonical]
+    bare_family = _norm_gpu(name) == _norm_gpu(family[canonical])
+    if memory_mib is not None and memory_mib > 0 and bare_family:
+        siblings = [g for g in by_name.values() if family[g.name] == family[canonical]]
+        reported_gib = memory_mib / 1024
+        # Stable: the bare name's own target wins ties (SXM and PCIe H100 report the same memory).
+        gpu = min(siblings, key=lambda g: (round(abs(g.memory_gib - reported_gib), 1), g is not gpu))
+    return gpu
+
+
+@functools.cache
+def _instance_index() -> dict[str, InstanceType]:
+    path = os.path.join(_DATA_DIR, "instances.json")
+    gpu_names = _gpu_index()[0]
+    out: dict[str, InstanceType] = {}
+    for raw in _read_data("instances.json"):
+        _check_entry(raw, InstanceType, path, _NOTE_KEYS)
+        fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
+        if not fields.get("nvlink_domain_size"):  # the node's own GPUs, unless they share no link
+            fields["nvlink_domain_size"] = 1 if fields.get("interconnect") == "pcie" else fields.get("gpus", 1)
+        try:
+            inst = InstanceType(**fields)
+        except TypeError as exc:
+            raise CatalogError(f"bad instance entry {raw.get('name')!r}: {exc}", file=path) from None
+        if inst.gpu not in gpu_names:
+            raise CatalogError(f"instance {inst.name!r} names unknown GPU {inst.gpu!r}", file=path)
+        if inst.name in out:
+            raise CatalogError(f"duplicate instance type {inst.name!r}", file=path)
+        out[inst.name] = inst
+    return out
+
+
+def instance_types() -> dict[str, InstanceType]:
+    """All AWS GPU instance types in the catalog, keyed by name (``"p5.48xlarge"``)."""
+    return dict(_instance_index())
+
+
+def find_instance(name: str) -> InstanceType:
+    """Look up an instance type by name, ignoring case and surrounding spaces."""
+    index = _instance_index()
+    key = name.strip().lower() if isinstance(name, str) else ""
+    inst = index.get(key)
+    if inst is None:
+        raise _unknown("instance type", str(name), key, {n: n for n in index})
+    return inst
+
+
+def instances_for_gpu(gpu_name: str) -> list[InstanceType]:
+    """Instance types that carry the given GPU (any known spelling), fewest GPUs first."""
+    gpu = find_gpu(gpu_name)
+    found = [i for i in _instance_index().values() if i.gpu == gpu.name]
+    return sorted(found, key=lambda i: (i.gpus, i.vcpus, i.name))
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+
+
+def _model_from_raw(raw: dict[str, Any], path: str) -> ModelShape:
+    fields = dict(raw)
+    moe = fields.get("moe")
+    mla = fields.get("mla")
+    try:
+        if moe is not None:
+            fields["moe"] = MoeShape(**moe)
+        if mla is not None:
+            fields["mla"] = MlaShape(**mla)
+        fields["aliases"] = tuple(fields.get("aliases", ()))
+        fields["extra"] = dict(fields.get("extra", {}))
+        fields["hf_config"] = dict(fields.get("hf_config", {}))
+        return ModelShape(**fields)
+    except TypeError as exc:
+        raise CatalogError(f"bad model entry {raw.get('id')!r}: {exc}", file=path) from None
+
+
+@functools.cache
+def _model_index() -> tuple[dict[str, ModelShape], dict[str, str], dict[str, list[str]]]:
+    """(models by id, lower-cased id/alias -> id, normalised bare name -> ids)."""
+    path = os.path.join(_DATA_DIR, "models.json")
+    raws: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, ModelShape] = {}
+    lower: dict[str, str] = {}
+    bare: dict[str, list[str]] = {}
+    for entry in _read_data("models.json"):
+        _check_entry(entry, ModelShape, path, frozenset({"inherits"}))
+        parent_id = entry.get("inherits")
+        if parent_id is not None:
+            if parent_id not in raws:
+                raise CatalogError(
+                    f"model {entry.get('id')!r} inherits {parent_id!r}, which is not listed before it",
+                    file=path,
+                )
+            merged = {k: v for k, v in raws[parent_id].items() if k not in ("aliases", "source")}
+            merged["extra"] = {**raws[parent_id].get("extra", {}), **entry.get("extra", {})}
+            merged.update({k: v for k, v in entry.items() if k not in ("inherits", "extra", "hf_config")})
+            merged["extra"]["inherits"] = parent_id
+            merged["hf_config"] = {**raws[parent_id].get("hf_config", {}), **entry.get("hf_config", {})}
+            raw = merged
+        else:
+            raw = dict(entry)
+        shape = _model_from_raw(raw, path)
+        if shape.id in by_id:
+            raise CatalogError(f"duplicate model {shape.id!r}", file=path)
+        raws[shape.id] = raw
+        by_id[shape.id] = shape
+        for spelling in (shape.id, *shape.aliases):
+            key = spelling.lower()
+            if lower.get(key, shape.id) != shape.id:
+                raise CatalogError(f"model spelling {spelling!r} names two models", file=path)
+            lower[key] = shape.id
+            bare.setdefault(_norm_model_name(spelling), [])
+            if shape.id not in bare[_norm_model_name(spelling)]:
+                bare[_norm_model_name(spelling)].append(shape.id)
+    return by_id, lower, bare
+
+
+def models() -> dict[str, ModelShape]:
+    """All models in the catalog, keyed by Hugging Face id."""
+    return dict(_model_index()[0])
+
+
+def _norm_model_name(model_id: str) -> str:
+    """A model name without organisation, case, separators or the ``Meta-`` / ``-hf`` decorations."""
+    name = model_id.strip().rsplit("/", 1)[-1].lower()
+    name = re.sub(r"^meta-llama-", "llama-", name)
+    name = re.sub(r"[-_]hf$", "", name)
+    return re.sub(r"[\s_\-]+", "", name)
+
+
+# (pattern on the end of the bare name, precision, quantization method), tried in this order.
+_QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
+    (r"[-_.]quantized[-_.]w4a16", "int4", "gptq"),
+    (r"[-_.]quantized[-_.]w8a16", "int8", "gptq"),
+    (r"[-_.]quantized[-_.]w8a8", "int8", "compressed-tensors"),
+    (r"[-_.]quantized[-_.]w4a4", "int4", "compressed-tensors"),
+    (r"[-_.]w4a16", "int4", "gptq"),
+    (r"[-_.]w8a16", "int8", "gptq"),
+    (r"[-_.]w8a8", "int8", "compressed-tensors"),
+    (r"[-_.]awq[-_.]int4", "int4", "awq"),
+    (r"[-_.]awq", "int4", "awq"),
+    (r"[-_.]gptq[-_.]int4", "int4", "gptq"),
+    (r"[-_.]gptq[-_.]int8", "int8", "gptq"),
+    (r"[-_.]gptq[-_.]4bit", "int4", "gptq"),
+    (r"[-_.]gptq[-_.]8bit", "int8", "gptq"),
+    (r"[-_.]gptq", "int4", "gptq"),
+    (r"[-_.]fp8[-_.]dynamic", "fp8", "fp8"),
+    (r"[-_.]fp8[-_.]block", "fp8", "fp8"),
+    (r"[-_.]fp8", "fp8", "fp8"),
+    (r"[-_.]nvfp4", "nvfp4", "modelopt"),
+    (r"[-_.]fp4", "nvfp4", "modelopt"),  # nvidia/DeepSeek-R1-FP4, nvidia/Llama-3.3-70B-Instruct-FP4
+    (r"[-_.]mxfp4", "mxfp4", "mxfp4"),
+    (r"[-_.]bnb[-_.]4bit", "int4", "bitsandbytes"),
+    (r"[-_.]bnb[-_.]8bit", "int8", "bitsandbytes"),
+    (r"[-_.]int4", "int4", "gptq"),
+    (r"[-_.]int8", "int8", "gptq"),
+    (r"[-_.]bf16", "bf16", None),  # an unquantised re-upload (unsloth/gpt-oss-20b-BF16)
+    (r"[-_.]fp16", "fp16", None),
+)
+#: Decorations re-uploaders add after the precision that state nothing about it.
+_DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf)$", re.IGNORECASE)
+
+
+@functools.cache
+def _quant_patterns() -> tuple[tuple[re.Pattern[str], Precision, str | None], ...]:
+    return tuple((re.compile(p + "$", re.IGNORECASE), prec, method) for p, prec, method in _QUANT_SUFFIXES)
+
+
+def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str | None] | None]:
+    """Split ``org/Name-AWQ-INT4`` into (``Name``, (precision, method)); the first suffix found wins.
+
+    ``method`` is None for an unquantised re-upload that names its dtype (``-BF16``).
+    """
+    name = model_id.strip().rsplit("/", 1)[-1]
+    found: tuple[Precision, str | None] | None = None
+    changed = True
+    while changed:
+        changed = False
+        decoration = _DECORATIONS.search(name)
+        if decoration and decoration.start() > 0 and found is not None:
+            name = name[: decoration.start()]
+            changed = True
+            continue
+        for pattern, precision, method in _quant_patterns():
+            m = pattern.search(name)
+            if m and m.start() > 0:
+                name = name[: m.start()]
+                if found is None:
+                    found = (precision, method)
+                changed = True
+                break
+    return name, found
+
+
+def resolve_precision_from_name(model_id: str) -> tuple[Precision, str | None] | None:
+    """The (precision, quantization method) a repository name states, or None if it states none.
+
+    ``...-AWQ`` / ``...-AWQ-INT4`` -> (int4, awq); ``...-GPTQ-Int4`` -> (int4, gptq);
+    ``...-FP8`` / ``...-FP8-dynamic`` -> (fp8, fp8); ``...-quantized.w8a8`` -> (int8,
+    compressed-tensors); ``...-quantized.w4a16`` -> (int4, gptq).
+    """
+    return _split_quant_suffix(model_id)[1]
+
+
+#: The ``quantization_config`` a re-upload whose name states only its method most often carries
+#: (the quantisers' defaults: GPTQ/AWQ group 128, RedHat's W4A16 group 128, W8A8 per channel).
+_ASSUMED_QUANT_CONFIG: dict[tuple[str, str], dict[str, object]] = {
+    ("int4", "awq"): {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    ("int4", "gptq"): {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    ("int8", "gptq"): {"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": False, "sym": True},
+    ("int8", "compressed-tensors"): {
+        "quant_method": "compressed-tensors",
+        "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}},
+    },
+    ("int4", "compressed-tensors"): {
+        "quant_method": "compressed-tensors",
+        "config_groups": {
+            "group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}
+        },
+    },
+    ("fp8", "fp8"): {"quant_method": "fp8", "activation_scheme": "dynamic"},
+    ("nvfp4", "modelopt"): {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16},
+    ("mxfp4", "mxfp4"): {"quant_method": "mxfp4"},
+    ("int4", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+    ("int8", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_8bit": True},
+}
+
+
+def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | None] | None) -> ModelShape:
+    """``base``'s shape under ``model_id``, at the precision the name states (its own when none)."""
+    precision, method = quant if quant is not None else (base.precision, base.quantization)
+    hf_config = dict(base.hf_config)
+    extra: dict[str, object] = {**base.extra, "resolved_from": base.id}
+    if quant is not None and (precision, method) != (base.precision, base.quantization):
+        assumed = _ASSUMED_QUANT_CONFIG.get((precision, str(method)))
+        if assumed is not None:
+            hf_config["quantization_config"] = assumed
+            extra["quantization_config_assumed"] = True
+        else:
+            hf_config.pop("quantization_config", None)
+    return dataclasses.replace(
+        base,
+        id=model_id,
+        precision=precision,
+        quantization=method,
+        aliases=(),
+        base_model=base.id,
+        extra=extra,
+        hf_config=hf_config,
+    )
+
+
+def find_model_exact(model_id: str) -> ModelShape | None:
+    """The catalog entry whose id or alias is ``model_id`` (case does not matter), or None: no guessing."""
+    if not isinstance(model_id, str):
+        return None
+    by_id, lower, _ = _model_index()
+    hit = by_id.get(model_id.strip()) or by_id.get(lower.get(model_id.strip().lower(), ""))
+    return hit
+
+
+def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
+    """Resolve a Hugging Face model id to its shape.
+
+    Order: exact id; id or alias ignoring case; with ``base_model``, that model's shape carrying
+    the precision ``model_id``'s name states; a re-upload whose name, stripped of organisation and
+    quantisation suffixes (``-AWQ``, ``-GPTQ-Int4``, ``-FP8-dynamic``, ``-quantized.w8a8``...),
+    matches exactly one catalog model. A resolved re-upload is a copy with ``id`` = ``model_id``,
+    the stated precision and ``base_model`` = the catalog id.
+    """
+    if not isinstance(model_id, str) or not model_id.strip():
+        raise CatalogError(f"unknown model {model_id!r}: expected a Hugging Face model id")
+    by_id, lower, bare = _model_index()
+    model_id = model_id.strip()
+    if model_id in by_id:
+        return by_id[model_id]
+    if base_model is not None:
+        base = find_model(base_model)
+        return _as_variant(base, model_id, resolve_precision_from_name(model_id))
+    hit = lower.get(model_id.lower())
+    if hit is not None:
+        return by_id[hit]
+    name, quant = _split_quant_suffix(model_id)
+    candidates = bare.get(_norm_model_name(name), [])
+    if len(candidates) == 1:
+        return _as_variant(by_id[candidates[0]], model_id, quant)
+    if len(candidates) > 1:
+        raise CatalogError(
+            f"model {model_id!r} is ambiguous; it could be: {', '.join(sorted(candidates))}; name one as the base model"
+        )
+    spellings = {_norm_model_name(k): v for k, v in lower.items()}
+    err = _unknown("model", model_id, _norm_model_name(name), spellings, cutoff=0.6)
+    if "did you mean" not in err.message:
+        err = CatalogError(
+            f"unknown model {model_id!r}; it is not in the catalog: name the catalog model it is a copy of "
+            "(annotation shardwise.dev/base-model, base_model in a stack, --base-model for plan) "
+            "or give the path of its config.json"
+        )
+    raise err

@@ -1,0 +1,143 @@
+"""Who owns a group's GPUs: what the manifests declare about sharing them (SW105, SW204, SW208).
+
+The rules that speak of whole GPUs (memory left unused, GPUs reserved and idle, a request short of the layout)
+hold only where the pod owns its GPUs. What the inputs may declare instead, each a fact of the vendor table
+(``rules/catalog/data/accelerators.json``, the NVIDIA record's ``sharing_note`` gives the sources):
+
+- **time-slicing or MPS**: the pod requests a share (``nvidia.com/gpu.shared``, a renamed ``nvidia.com/gpu.*``),
+  or its node selector, node affinity or node pool carries GPU Feature Discovery's sharing labels
+  (``nvidia.com/gpu.replicas`` above 1, ``nvidia.com/gpu.sharing-strategy`` other than ``none``, a product
+  ending in ``-SHARED``): other pods run on the same GPU;
+- **a MIG slice** (``nvidia.com/mig-3g.40gb``): the pod owns a slice of the stated memory, not the card;
+- **GPUs seen without a request**: ``runtimeClassName: nvidia`` or ``NVIDIA_VISIBLE_DEVICES`` and no request,
+  so the container sees the node's GPUs outside the scheduler's count, and anything else may use them too;
+- **a shared resource claim**: the pod names a ResourceClaim (not a template), which every pod naming it
+  shares (dynamic resource allocation);
+- **unified memory**: a GB10 (DGX Spark) or Jetson device, whose memory is the system's, shared with the CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..catalog.accelerators import (
+    mig_profile,
+    runtime_visibility,
+    shared_resource,
+    unified_memory_product,
+    visible_devices_envs,
+)
+from ..model import UNKNOWN, Container, ServingGroup
+from ..model.vocab import GPU_RESOURCE
+
+Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-memory"]
+
+_REPLICAS = "nvidia.com/gpu.replicas"
+_STRATEGY = "nvidia.com/gpu.sharing-strategy"
+_PRODUCTS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """How the group's GPUs are shared, as the inputs declare it."""
+
+    kind: Kind
+    how: str  # "time-sliced shares (nvidia.com/gpu.shared)", for a message
+    memory_gb: int | None = None  # a MIG slice's memory
+    via: str = ""  # what shows a container GPUs without a request: "runtimeClassName nvidia"
+
+    @property
+    def shared(self) -> bool:
+        """Whether other workloads may use the same GPU memory (not a MIG slice, which the pod owns)."""
+        return self.kind != "mig"
+
+
+def _main(g: ServingGroup) -> Container | None:
+    return g.main_container
+
+
+def _visible(c: Container) -> str | None:
+    """``NVIDIA_VISIBLE_DEVICES=all`` as written, when a variable shows the container devices."""
+    for name in visible_devices_envs():
+        value = c.env.get(name)
+        if isinstance(value, str) and value.strip().lower() not in ("", "void", "none"):
+            return f"{name}={value.strip()}"
+    return None
+
+
+def _labels(g: ServingGroup) -> list[tuple[str, str]]:
+    """The node labels the group's pods are placed by: its node selector, node affinity and pool's labels."""
+    out: list[tuple[str, str]] = []
+    if isinstance(g.node_selector, dict):
+        out += [(k, v) for k, v in g.node_selector.items() if isinstance(v, str)]
+    for term in g.affinity:
+        for e in term:
+            if e.operator == "In":
+                out += [(e.key, v) for v in e.values]
+            elif e.operator in ("Exists", "Gt"):
+                out.append((e.key, e.values[0] if e.values else ""))
+    if g.pool is not None:
+        out += list(g.pool.labels.items())
+    return out
+
+
+def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:
+    for key, value in labels:
+        v = value.strip().lower()
+        if key == _REPLICAS:
+            try:
+                if int(v) > 1:
+                    return f"{key}={value}"
+            except ValueError:
+                if v == "":
+                    return key  # an Exists term: placed on nodes that share their GPUs
+        elif key == _STRATEGY and v not in ("none",):
+            return f"{key}={value}" if v else key
+        elif key in _PRODUCTS and v.endswith("-shared"):
+            return f"{key}={value}"
+    return None
+
+
+def _unified(g: ServingGroup, labels: list[tuple[str, str]]) -> str | None:
+    for key, value in labels:
+        if key in _PRODUCTS and unified_memory_product(value):
+            return value
+    gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
+    if gpu is not None and unified_memory_product(gpu.name):
+        return gpu.name
+    return None
+
+
+def gpu_sharing(g: ServingGroup) -> Sharing | None:
+    """How the group's GPUs are shared, or None when the inputs declare no sharing (whole GPUs, as far as they
+    say). The first of: a MIG slice, a time-sliced share, GPUs seen without a request, a shared claim, unified
+    memory, time-slicing labels."""
+    c = _main(g)
+    resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
+    profile = mig_profile(resource)
+    if profile is not None:
+        return Sharing("mig", f"a MIG slice ({resource}, {profile[1]} GB)", profile[1])
+    if shared_resource(resource):
+        return Sharing("time-slicing", f"time-sliced shares of a GPU ({resource})")
+    gpus: Any = g.gpus_per_pod
+    requested = gpus is UNKNOWN or (isinstance(gpus, int) and gpus > 0) or bool(c is not None and c.resource_claims)
+    if c is not None and not requested:
+        seen = _visible(c)
+        runtime = c.runtime_class if isinstance(c.runtime_class, str) else None
+        if seen or runtime_visibility(runtime):
+            via = " and ".join(x for x in (f"runtimeClassName {runtime}" if runtime_visibility(runtime) else None,
+                                           seen) if x)
+            return Sharing("no-request", f"GPUs seen without a request ({via})", via=via)
+    if c is not None and c.resource_claims:
+        shared = [n for n in c.resource_claims if c.claim_refs.get(n, ("", None))[0] == "ResourceClaim"]
+        if shared:
+            return Sharing("shared-claim", f"the resource claim `{shared[0]}`, which every pod naming it shares")
+    labels = _labels(g)
+    product = _unified(g, labels)
+    if product is not None:
+        return Sharing("unified-memory", f"unified memory ({product}: the GPU's memory is the system's)")
+    label = _time_slicing_label(labels)
+    if label is not None and (resource in (None, GPU_RESOURCE)):
+        return Sharing("time-slicing", f"a time-sliced GPU ({label})")
+    return None

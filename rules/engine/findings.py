@@ -1,0 +1,96 @@
+"""What a rule yields (:class:`Hit`), what a run reports (:class:`Finding`) and the settings of one run
+(:class:`LintConfig`, with the configuration's suppressions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..model import Location, Suppression
+from .meta import Level, Severity
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    level: Literal["advisory", "mandatory"]
+    severity: Severity
+    message: str  # what is wrong, without the code: reports that show the code apart put it where they want
+    location: Location
+    subject: str  # the object the finding is about, e.g. "Deployment default/llama"
+    suppressed: bool = False
+    suppression_reason: str | None = None
+    undecided: bool = False  # the rule could not decide because an input was unknown
+    internal: bool = False  # the rule crashed: always mandatory, never suppressed
+
+    @property
+    def blocking(self) -> bool:
+        return self.level == "mandatory" and not self.suppressed
+
+    @property
+    def coded_message(self) -> str:
+        """The message after its code, as the reports that show it in one string do: ``SW104: …``."""
+        return f"{self.code}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "level": self.level,
+            "severity": self.severity,
+            "message": self.coded_message,
+            "subject": self.subject,
+            "file": self.location.file,
+            "line": self.location.line,
+            "urn": self.location.urn,
+            "suppressed": self.suppressed,
+            "suppression_reason": self.suppression_reason,
+            "undecided": self.undecided,
+            "internal": self.internal,
+        }
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a rule yields: a message about one object (without the rule's code: the finding carries it)."""
+
+    subject: str
+    message: str
+    location: Location
+    suppressions: tuple[Suppression, ...] = ()
+    undecided: bool = False
+    level: Literal["advisory", "mandatory"] | None = None  # escalation (RuleMeta.mandatory_when)
+    internal: bool = False  # the rule crashed on this object
+
+
+@dataclass
+class SuppressionEntry:
+    """A config-file suppression: a rule code, a glob over finding subjects, and the reason."""
+
+    code: str
+    reason: str
+    subject: str = "*"
+
+
+@dataclass
+class LintConfig:
+    """Settings for one run (from ``shardwise.toml``/``.shardwise.yaml``, CLI flags or policy config)."""
+
+    enforcement: dict[str, Level] = field(default_factory=dict)
+    suppressions: list[SuppressionEntry] = field(default_factory=list)
+    kv_reserve: float = 1.4
+    usable_fraction: float = 0.90
+    p95_context_tokens: int | None = None
+    unknown_is_failure: bool = True
+    #: The configuration set ``unknown`` itself. Unset, an undecided capacity or topology finding
+    #: (SW1xx, SW2xx) is advisory and an undecided security finding keeps its rule's level (fail
+    #: closed); ``unknown = "fail"`` keeps every rule's level, ``unknown = "warn"`` makes all advisory.
+    unknown_configured: bool = False
+    production: bool | None = None
+    #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
+    default_deny_namespaces: tuple[str, ...] = ()
+    #: One share of a run split over processes (:func:`run_rules_split`): group rules check only
+    #: ``inv.groups[start:stop]``, and the other rules run only in the share that starts at 0.
+    share: tuple[int, int] | None = None
+

@@ -1,0 +1,210 @@
+"""The rule classes: :class:`Rule`, and the two shapes most rules take, :class:`GroupRule` (one serving group
+at a time) and :class:`ObjectRule` (one object of the inventory at a time), with how findings name the objects
+they are about and what a crash or an unknown value on one of them becomes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from ..model import (
+    UNKNOWN_AT,
+    Autoscaler,
+    Ingress,
+    Inventory,
+    LaunchIssue,
+    Location,
+    ModelNotKnown,
+    NetworkPolicy,
+    ServingGroup,
+    Suppression,
+    Undecidable,
+)
+from ..model.vocab import ANN_BASE_MODEL
+from .findings import Hit, LintConfig
+from .meta import Level, RuleMeta
+
+
+class Rule:
+    """Base class: subclasses set ``meta`` and implement ``check``."""
+
+    meta: ClassVar[RuleMeta]
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:  # pragma: no cover
+        raise NotImplementedError
+
+    def applies_to(self, g: ServingGroup) -> bool:
+        """Whether the rule checks serving group ``g``: a plan only when its metadata says it applies to plans."""
+        return self.meta.applies_to_plans or g.kind != "plan"
+
+    def groups(self, inv: Inventory) -> Iterator[ServingGroup]:
+        """The serving groups of ``inv`` the rule checks (:meth:`applies_to`), in input order."""
+        return (g for g in inv.groups if self.applies_to(g))
+
+
+class InventoryObject(Protocol):
+    """What a finding about one object of the inventory needs of it: where it is written and its suppressions."""
+
+    @property
+    def location(self) -> Location: ...
+
+    @property
+    def suppressions(self) -> Sequence[Suppression]: ...
+
+
+#: The objects whose ``kind`` is their Kubernetes kind (a node pool's says where it was read from).
+_KINDED = (Ingress, Autoscaler, NetworkPolicy)
+
+
+def object_subject(kind: str, name: str, namespace: str | None = None) -> str:
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def group_subject(g: ServingGroup) -> str:
+    return object_subject(g.kind, g.name, g.namespace)
+
+
+def subject_of(obj: InventoryObject) -> str:
+    """How findings name an object of the inventory: ``Deployment serving/llama``, ``NodePool gpu``,
+    ``SecurityGroup gpu-nodes``, ``Service serving/llama``, ``HTTPRoute serving/chat``."""
+    if isinstance(obj, ServingGroup):
+        return group_subject(obj)
+    if isinstance(obj, LaunchIssue):
+        return obj.subject
+    named: Any = obj
+    kind = named.kind if isinstance(obj, _KINDED) else type(obj).__name__
+    return object_subject(kind, named.name, getattr(named, "namespace", None))
+
+
+def hit(
+    obj: InventoryObject,
+    message: str,
+    location: Location | None = None,
+    level: Literal["advisory", "mandatory"] | None = None,
+) -> Hit:
+    """A hit on one object of the inventory (a serving group, a node pool, a Service ...), carrying its
+    suppressions."""
+    return Hit(subject_of(obj), message, location or obj.location, tuple(obj.suppressions), level=level)
+
+
+def level_for(meta: RuleMeta, config: LintConfig) -> Level:
+    return config.enforcement.get(meta.code, meta.enforcement)
+
+
+#: How the message of an undecided finding starts.
+CANNOT = "cannot decide: "
+
+
+def internal_error(meta: RuleMeta, exc: Exception) -> str:
+    return f"internal error in rule {meta.name}: {type(exc).__name__}: {exc}"
+
+
+#: Rules about what an operator may add to the pod it builds (the GPU request, /dev/shm, probes): on a group
+#: the generic reader read (``ServingGroup.unknown_operator``) their blocking findings are advisory.
+OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
+
+
+#: The rules that run on a serving runtime read alone (``ServingGroup.template``): those about its own container.
+TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401", "SW402", "SW407", "SW408"})
+
+
+class GroupRule(Rule):
+    """A rule that looks at one serving group at a time.
+
+    An unknown value makes *this group* undecided (not the whole inventory): the finding names the
+    group and the unknown property. A crash on one group is a mandatory internal-error finding on
+    that group; the rule still checks the others. Plans are skipped unless the rule applies to them
+    (``RuleMeta.applies_to_plans``).
+
+    ``fields`` names the fields a finding of the rule asks to change (engine flags such as
+    ``"tensor_parallel_size"``, or ``ServingGroup.locations`` keys such as ``"resources"``): a hit
+    at the group's own location points at the first of them that is written (an undecided one at the
+    unknown property first), so the finding's line is the line to change.
+    """
+
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
+        for g in groups:
+            if not self.applies_to(g):
+                continue
+            if g.template and self.meta.code not in TEMPLATE_CHECKS:
+                continue  # the services that run on the template set what this rule reads
+            reads = g.model_reads
+            try:
+                hits = list(self.check_group(g, inv, config))
+                if g.model_assumed and g.model_reads > reads:
+                    hits = [self._on_assumed_model(h, g, config) for h in hits]
+                if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
+                    hits = [self._on_unknown_operator(h, g, config) for h in hits]
+            except ModelNotKnown:
+                continue  # SW004 reports the unknown model once for the workload, naming this rule
+            except Undecidable as u:
+                yield Hit(
+                    group_subject(g),
+                    f"{CANNOT}{u.text}",
+                    g.at(u.prop, UNKNOWN_AT, *self.fields),
+                    tuple(g.suppressions),
+                    undecided=True,
+                )
+            except Exception as exc:  # noqa: BLE001 - one bad group must not hide the others
+                yield Hit(group_subject(g), internal_error(self.meta, exc), g.location, internal=True)
+            else:
+                for h in hits:
+                    yield replace(h, location=g.at(*self.fields)) if self.fields and h.location == g.location else h
+
+    def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        raise NotImplementedError  # pragma: no cover
+
+    def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the
+        configuration wins): the object is not the whole pod."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return replace(h, level="advisory", message=(
+            f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
+            "renders to make this finding blocking)"))
+
+    def _on_assumed_model(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit that rests on a model matched only by the name of its path is advisory: the
+        directory may hold another model (SW004 names the entry). A level set in the configuration wins."""
+        code = self.meta.code
+        if code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return replace(h, level="advisory", message=(
+            f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path; "
+            f"the annotation {ANN_BASE_MODEL}: {g.model_assumed} makes this finding blocking)"))
+
+
+Obj = TypeVar("Obj", bound=InventoryObject)
+
+
+class ObjectRule(Rule, Generic[Obj]):
+    """A rule that looks at one object of the inventory at a time: node pools, security groups, Services,
+    Ingresses, autoscalers, ConfigMaps, launch issues, serving groups.
+
+    :meth:`objects` names the objects it checks, in the order it checks them; :meth:`check_object` checks
+    one. An unknown value met while checking an object makes *that object* undecided: one "cannot decide"
+    finding on it (its subject, its location, its suppressions). A crash on one object is a mandatory
+    internal-error finding naming the rule, on that object; the rule still checks the others.
+    """
+
+    def objects(self, inv: Inventory) -> Iterable[Obj]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check_object(self, obj: Obj, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        raise NotImplementedError  # pragma: no cover
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        for obj in self.objects(inv):
+            try:
+                hits = list(self.check_object(obj, inv, config))
+            except Undecidable as u:
+                yield Hit(subject_of(obj), f"{CANNOT}{u.text}", obj.location,
+                          tuple(obj.suppressions), undecided=True)
+            except Exception as exc:  # noqa: BLE001 - one bad object must not hide the others
+                yield Hit(subject_of(obj), internal_error(self.meta, exc), obj.location, internal=True)
+            else:
+                yield from hits

@@ -1,0 +1,162 @@
+"""The runner: one rule with its enforcement level, unknown handling, crash containment and suppressions
+(:func:`run_rule`), all of them over an inventory (:func:`run_rules`), shared out over forked processes
+(:func:`run_rules_split`), and one "cannot decide" finding per workload and unknown (:func:`merge_undecided`)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Literal, TypeVar
+
+from ..model import Inventory, Location, ServingGroup, Undecidable
+from .findings import Finding, Hit, LintConfig
+from .forked import map_parts, spans
+from .meta import RuleMeta
+from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
+
+T = TypeVar("T")
+
+
+def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
+    for s in h.suppressions:
+        if s.code == f.code and s.reason:
+            return replace(f, suppressed=True, suppression_reason=s.reason)
+    for e in config.suppressions:
+        if e.code == f.code and e.reason and fnmatch.fnmatchcase(f.subject, e.subject):
+            return replace(f, suppressed=True, suppression_reason=e.reason)
+    return f
+
+
+def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],
+                     hit_level: Literal["advisory", "mandatory"] | None = None) -> Literal["advisory", "mandatory"]:
+    """The level of a "cannot decide" finding of ``meta`` whose rule runs at ``level``.
+
+    ``unknown = "warn"`` makes it advisory, ``unknown = "fail"`` the highest level the rule can give
+    (unless the configuration set the rule's level). Unset: capacity and topology rules are advisory
+    unless the rule itself escalated the hit (``hit_level``, e.g. SW206 for a multi-node group);
+    other rules keep their level (security fails closed).
+    """
+    if meta.safe_to_skip_unknown or not config.unknown_is_failure:
+        return "advisory"
+    if config.unknown_configured:
+        return level if meta.code in config.enforcement else meta.highest_enforcement
+    if meta.decides_capacity_or_topology:
+        return hit_level or "advisory"
+    return hit_level or level
+
+
+def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding]:
+    """Run one rule with its enforcement level, unknown handling, crash containment and suppressions."""
+    meta = rule.meta
+    level = level_for(meta, config)
+    if level == "disabled":
+        return
+    try:
+        hits = list(rule.check(inv, config))
+    except Undecidable as u:
+        yield Finding(
+            meta.code, meta.name, _undecided_level(meta, config, level), meta.severity,
+            f"{CANNOT}{u.text}; the rule is re-checked when the value is known",
+            Location(), "(inventory)", undecided=True,
+        )
+        return
+    except Exception as exc:  # noqa: BLE001 - a crash in one rule must not hide the others
+        yield Finding(
+            meta.code, meta.name, "mandatory", "high", internal_error(meta, exc), Location(), "(inventory)",
+            internal=True,
+        )
+        return
+    for h in hits:
+        if h.internal:
+            yield Finding(meta.code, meta.name, "mandatory", "high", h.message, h.location, h.subject, internal=True)
+            continue
+        lvl: Literal["advisory", "mandatory"] = level
+        if h.level and meta.code not in config.enforcement:  # a configured level wins over escalation
+            lvl = h.level
+        if h.undecided:
+            lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
+        f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
+                    undecided=h.undecided)
+        yield _apply_suppression(f, h, config)
+
+
+def _finding_order(f: Finding) -> tuple[str, int, str, str]:
+    return (f.location.file or "", f.location.line or 0, f.code, f.subject)
+
+
+def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None = None) -> list[Finding]:
+    config = config or LintConfig()
+    out: list[Finding] = []
+    for rule in rules:
+        if config.share is not None and config.share[0] > 0 and not isinstance(rule, GroupRule):
+            continue
+        out.extend(run_rule(rule, inv, config))
+    out.sort(key=_finding_order)
+    return out
+
+
+def merge_undecided(findings: list[Finding]) -> list[Finding]:
+    """One "cannot decide" finding per workload and unknown value, not one per rule it holds back.
+
+    The unsuppressed advisory undecided findings of one subject that name the same unknown
+    (``tensor_parallel_size is not known …``) become one: the lowest code's, naming the codes of all
+    and what would make them decidable, at its location (the unknown value's line where it is written).
+    Suppressed ones stay as they are (each names its reason), and so do blocking ones (a rule that fails
+    closed on the unknown is addressed, configured and suppressed by its own code). The lint report
+    shows these; each rule (CrossGuard's policies, :func:`run_rules`) still yields its own."""
+    keyed: dict[tuple[str, str], list[Finding]] = {}
+    out: list[Finding] = []
+    for f in findings:
+        if (f.undecided and f.level == "advisory" and not f.suppressed and not f.internal
+                and f.message.startswith(CANNOT)):
+            keyed.setdefault((f.subject, f.message[len(CANNOT):]), []).append(f)
+        else:
+            out.append(f)
+    for (_, text), same in keyed.items():
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        first = min(same, key=lambda f: f.code)
+        codes = ", ".join(sorted({f.code for f in same}))
+        reason = text.removesuffix("; the rule is re-checked when the value is known")
+        out.append(replace(first, message=(
+            f"{CANNOT}{reason}; this holds back {codes}, which are checked once the value "
+            "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
+            "computed output)")))
+    out.sort(key=_finding_order)
+    return out
+
+
+#: Below this many serving groups the rules run in this process only.
+SPLIT_MIN_GROUPS = 200
+#: This process checks fewer groups than each forked one: it also runs the rules that look at the
+#: whole inventory (about a tenth of the time), and collects the others' findings.
+_OWN_SHARE = 0.9
+
+
+def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, jobs: int,
+                    per_group: Callable[[ServingGroup], T]) -> tuple[list[Finding], list[T] | None]:
+    """:func:`run_rules` with the serving groups shared out over ``jobs`` processes (this one and forked
+    ones, :mod:`.forked`), and ``per_group`` of every group, made where the group's rules ran (the
+    report's summaries read the sizings the rules cached there). The findings are the same, in the
+    same order, as one process finds them. With one job or few groups everything runs here and
+    ``per_group`` is not called (None): the caller makes what it needs when it needs it."""
+    groups = inv.groups
+    if jobs <= 1 or len(groups) < SPLIT_MIN_GROUPS:
+        return run_rules(rules, inv, config), None
+    shares = spans([1] * len(groups), jobs, first=_OWN_SHARE)
+
+    def share(i: int) -> tuple[list[Finding], list[T]]:
+        start, stop = shares[i]
+        found = run_rules(rules, inv, replace(config, share=(start, stop)))
+        return found, [per_group(g) for g in groups[start:stop]]
+
+    findings: list[Finding] = []
+    done: list[T] = []
+    for found, results in map_parts(share, len(shares)):
+        findings.extend(found)
+        done.extend(results)
+    findings.sort(key=_finding_order)  # stable: ties keep the order of one process (shares are contiguous)
+    return findings, done
+

@@ -1,0 +1,84 @@
+"""Values the engine does not know yet: :data:`UNKNOWN` (a computed output at preview, an unresolved reference),
+how a rule asks for a value it needs (:func:`known`) and what it raises when the value is unknown
+(:class:`Undecidable`, :class:`ModelNotKnown`)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class _Unknown:
+    """Sentinel for a value the engine does not know yet (a computed output at preview)."""
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+    def __bool__(self) -> bool:
+        raise TypeError("an unknown value has no truth value; use known() first")
+
+
+UNKNOWN: Any = _Unknown()
+
+
+#: How an unknown value is written inside a command line (args are text): the vLLM flag parser reads
+#: it as an unresolved reference, so the field becomes UNKNOWN.
+UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
+#: The key of ``EngineArgs.locations`` that holds where an unresolved word (``$(EXTRA_ARGS)``, an unknown
+#: value) made the settings it could carry unknown: an undecided finding about one of them points there.
+UNKNOWN_AT = "unknown-at"
+
+
+#: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
+UNKNOWN_NAMESPACE = repr(UNKNOWN)
+
+
+def is_unknown(value: object) -> bool:
+    return value is UNKNOWN
+
+
+def int_or_none(value: object) -> int | None:
+    """``value`` as an int for a summary or a cost, or None when it is absent, unknown or not a number."""
+    if value is None or value is UNKNOWN or isinstance(value, bool):
+        return None
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+
+
+class Undecidable(Exception):
+    """A rule needed a property whose value is unknown; ``reason`` says why it is unknown."""
+
+    def __init__(self, prop: str, reason: str = "a computed value or an unresolved reference") -> None:
+        self.prop = prop
+        self.reason = reason
+        super().__init__(prop)
+
+    @property
+    def text(self) -> str:
+        """``"tensor_parallel_size is not known (a computed value or an unresolved reference)"``."""
+        return f"{self.prop} is not known ({self.reason})"
+
+
+class ModelNotKnown(Undecidable):
+    """The group's model is not known: SW004 reports it once for the workload, so the rules that need
+    the model's shape say nothing on it (instead of each reporting "cannot decide")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("the model", reason)
+
+
+def known(value: T, prop: str) -> T:
+    """Return ``value``, or raise :class:`Undecidable` naming ``prop`` when it is unknown."""
+    if value is UNKNOWN:
+        raise Undecidable(prop)
+    return value

@@ -1,0 +1,50 @@
+"""The report formats, and where each report of a run goes. Each format is a module of this package with
+``render(report, color=False) -> str``; the front ends import only the one asked for
+(:func:`shardwise.rules.app.run.render`)."""
+
+from __future__ import annotations
+
+import os
+
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+
+
+def parse_format(spec: str) -> tuple[str, str | None]:
+    """``sarif=shardwise.sarif`` -> ``("sarif", "shardwise.sarif")``; ``github`` -> ``("github", None)``
+    (standard output; so is ``=-``). ValueError for a format not in :data:`FORMATS`."""
+    fmt, sep, path = spec.partition("=")
+    fmt = fmt.strip()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}, optionally =FILE")
+    if sep and not path:
+        raise ValueError(f"{spec!r} names no file; write {fmt}=FILE, or {fmt} for standard output")
+    return fmt, (None if not sep or path == "-" else path)
+
+
+def destinations(formats: list[tuple[str, str | None]] | None, output: str | None) -> list[tuple[str, str | None]]:
+    """Where each report of a run goes: ``(format, file)``, None for standard output.
+
+    ``output`` (``--output``) is the file of the one format given without its own; text is the
+    format when none is given. ValueError when two reports would go to one place."""
+    outs = list(formats or [("text", None)])
+    bare = [fmt for fmt, path in outs if path is None]
+    if output is not None:
+        if not bare:
+            raise ValueError("--output FILE is the file of the format given without =FILE, and every --format "
+                             "names its own file")
+        if len(bare) > 1:
+            raise ValueError(f"--output FILE takes one report, but {' and '.join(bare)} have no file of their "
+                             "own; write --format FMT=FILE")
+        outs = [(fmt, output if path is None else path) for fmt, path in outs]
+    elif len(bare) > 1:
+        raise ValueError(f"only one report can go to standard output, not {' and '.join(bare)}; write the "
+                         "others to files: --format FMT=FILE")
+    seen: dict[str, str] = {}
+    for fmt, path in outs:
+        if path is not None:
+            key = os.path.abspath(path)
+            if key in seen:
+                raise ValueError(f"the {seen[key]} and {fmt} reports would both be written to {path}")
+            seen[key] = fmt
+    return outs
+

@@ -1,0 +1,182 @@
+"""One lint run's :class:`Report`: the findings, the inventory they came from and the settings of the run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..adapters.config import Settings
+from ..engine import LEVEL_ORDER, Finding, RuleMeta
+from ..model import Inventory
+from ..model.errors import InputError
+from .summary import workload_summary
+
+
+@dataclass
+class Report:
+    """One lint run: what was read, what was found, with which settings."""
+
+    findings: list[Finding]
+    inventory: Inventory
+    settings: Settings = field(default_factory=Settings)
+    metas: dict[str, RuleMeta] = field(default_factory=dict)  # code -> metadata, registry order
+    inputs: list[str] = field(default_factory=list)  # paths given on the command line
+    #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
+    workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)
+    #: The baseline the run was compared with (``--baseline``, ``--create-baseline``), or None: then
+    #: ``findings`` are the new ones, ``baselined`` those the baseline holds (reported apart, never blocking)
+    #: and ``baseline_stale`` the baseline's entries that no finding matched.
+    baseline_file: str | None = None
+    baselined: list[Finding] = field(default_factory=list)
+    baseline_stale: int = 0
+
+    @property
+    def fail_on(self) -> str:
+        return self.settings.fail_on
+
+    def is_blocking(self, f: Finding) -> bool:
+        return not f.suppressed and LEVEL_ORDER[f.level] >= LEVEL_ORDER[self.fail_on]
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if self.is_blocking(f)]
+
+    @property
+    def errors(self) -> list[InputError]:
+        """Input errors: what could not be read (everything else was)."""
+        return self.inventory.errors
+
+    @property
+    def exit_code(self) -> int:
+        """2 when an input could not be read, else 1 when a finding blocks, else 0."""
+        return 2 if self.errors else 1 if self.blocking else 0
+
+    def input_errors(self) -> list[dict[str, Any]]:
+        return [{"file": e.file, "line": e.line, "message": e.message} for e in self.errors]
+
+    def skipped_files(self) -> dict[str, int]:
+        """Files that are not inputs, by reason, most first."""
+        counts: dict[str, int] = {}
+        for _, reason in self.inventory.skipped_files:
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def note(self) -> str | None:
+        """What a reader needs to know when the run found nothing to size."""
+        if self.inventory.groups:
+            return None
+        unread = sum(1 for i in self.inventory.launch_issues if i.mentioned)
+        if unread:
+            return (f"no vLLM workload could be read, though {unread} "
+                    f"{'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
+        return "no vLLM workload found in the inputs"
+
+    def ordered(self) -> list[Finding]:
+        """Blocking first, then the other unsuppressed findings, then suppressed ones."""
+        return (
+            self.blocking
+            + [f for f in self.findings if not f.suppressed and not self.is_blocking(f)]
+            + [f for f in self.findings if f.suppressed]
+        )
+
+    @property
+    def files(self) -> list[str]:
+        """The files read (once each, in order): not those skipped or excluded."""
+        return list(dict.fromkeys(self.inventory.sources))
+
+    @cached_property
+    def workloads(self) -> list[dict[str, Any]]:
+        if self.workloads_made is not None:
+            return self.workloads_made
+        return [workload_summary(g, self.settings.lint) for g in self.inventory.groups]
+
+    def meta_for(self, code: str) -> RuleMeta | None:
+        return self.metas.get(code)
+
+    def summary(self) -> dict[str, Any]:
+        active = [f for f in self.findings if not f.suppressed]
+        out: dict[str, Any] = {
+            "files": len(self.files),
+            "workloads": len(self.inventory.groups),
+            "findings": {
+                "mandatory": sum(1 for f in active if f.level == "mandatory"),
+                "advisory": sum(1 for f in active if f.level == "advisory"),
+            },
+            "suppressed": sum(1 for f in self.findings if f.suppressed),
+            "blocking": len(self.blocking),
+            "fail_on": self.fail_on,
+            "passed": not self.blocking and not self.errors,
+            "skipped": dict(sorted(self.inventory.skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "skipped_files": self.skipped_files(),
+            "excluded": len(self.inventory.excluded),
+            "input_errors": len(self.errors),
+            "note": self.note,
+        }
+        if self.baseline_file is not None:
+            out["baseline"] = {"file": self.baseline_file, "baselined": len(self.baselined),
+                               "stale": self.baseline_stale}
+        return out
+
+    def verdict(self) -> str:
+        """``passed``, or ``failed: …`` with the input errors and the blocking findings."""
+        s = self.summary()
+        why = []
+        if s["input_errors"]:
+            why.append(_count(s["input_errors"], "input error"))
+        if s["blocking"]:
+            why.append(f"{_count(s['blocking'], 'blocking finding')} at or above {self.fail_on}")
+        return f"failed: {', '.join(why)}" if why else "passed"
+
+    def summary_line(self) -> str:
+        s = self.summary()
+        workloads = _count(s["workloads"], "workload")
+        if s["note"]:
+            workloads += f" ({s['note']})"
+        parts = [
+            _count(s["files"], "file") + " read",
+            workloads,
+            f"{s['findings']['mandatory']} mandatory, {s['findings']['advisory']} advisory "
+            f"finding{'' if s['findings']['mandatory'] + s['findings']['advisory'] == 1 else 's'}",
+            f"{s['suppressed']} suppressed",
+        ]
+        line = "shardwise: " + ", ".join(parts)
+        if s["skipped"]:
+            n = sum(s["skipped"].values())
+            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped"].items())
+            line += f"; skipped {_count(n, 'object')} of unknown kinds: {kinds}"
+        if s["skipped_files"]:
+            n = sum(s["skipped_files"].values())
+            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
+            line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
+        if s["excluded"]:
+            line += f"; excluded {_count(s['excluded'], 'path')}"
+        if "baseline" in s:
+            line += "; " + self.baseline_line()
+        return f"{line} — {self.verdict()}"
+
+
+    def baseline_line(self) -> str:
+        """``3 findings in the baseline``, and how many of its entries no finding matched."""
+        text = f"{_count(len(self.baselined), 'finding')} in the baseline"
+        if self.baseline_stale:
+            n = self.baseline_stale
+            text += (f" ({_count(n, 'baseline entry', 'baseline entries')} no longer {'matches' if n == 1 else 'match'}"
+                     " a finding: refresh it with --create-baseline)")
+        return text
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+def pascal_case(name: str) -> str:
+    """``tp-across-nodes`` → ``TpAcrossNodes`` (SARIF rule names)."""
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("_", "-").split("-") if part)
+
+
+def metas_of(rules: Iterable[Any]) -> dict[str, RuleMeta]:
+    return {r.meta.code: r.meta for r in rules}
+

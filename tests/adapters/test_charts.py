@@ -1,0 +1,221 @@
+"""Helm charts and Kustomize directories named on the command line are rendered by the real tools
+(rules/adapters/charts.py); findings point at the template file and line a rendered line came from.
+
+The chart (tests/fixtures/charts/llm) and the kustomization (tests/fixtures/kustomize) were written
+for these tests. The mapping logic is tested on rendered text the tests write; the end-to-end tests
+run helm and kustomize built by scripts/build-tools.sh (marker ``tools``: skipped without them,
+required in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.adapters.charts import line_map, split_sources
+from shardwise.rules.app.cli import main
+from tools_support import find_tool, require_tool
+
+CHART = "tests/fixtures/charts/llm"
+DEPLOYMENT = f"{CHART}/templates/deployment.yaml"
+
+
+def lint_json(capsys, *argv: str) -> tuple[int, dict, str]:
+    rc = main(["lint", *argv, "--format", "json"])
+    out, err = capsys.readouterr()
+    return rc, json.loads(out), err
+
+
+def findings(doc: dict) -> list[tuple[str, str, str | None, int | None]]:
+    return [(f["code"], f["level"], f["file"], f["line"]) for f in doc["findings"]]
+
+
+# ------------------------------------------------------------------------------------- the mapping
+
+
+TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "x.fullname" . }}
+  labels:
+    {{- include "x.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  template:
+    spec:
+      containers:
+        - name: vllm
+          args:
+            - --tensor-parallel-size={{ .Values.tp }}
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+"""
+
+RENDERED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: r-x
+  labels:
+    app.kubernetes.io/name: x
+    app.kubernetes.io/instance: r
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: vllm
+          args:
+            - --tensor-parallel-size=2
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+"""
+
+
+def test_each_rendered_line_maps_to_its_template_line():
+    # lines an include or toYaml produced point at the line above them that has a literal twin
+    assert line_map(RENDERED, TEMPLATE) == [1, 2, 3, 4, 5, 5, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15, 15]
+
+
+def test_split_sources():
+    rendered = "---\n# Source: x/templates/a.yaml\nkind: A\n---\n# Source: x/templates/b.yaml\nkind: B\n---\nkind: C\n"
+    assert split_sources(rendered) == [("x/templates/a.yaml", "kind: A\n"), ("x/templates/b.yaml", "kind: B\nkind: C\n")]
+    assert split_sources("kind: Plain\n") == [(None, "kind: Plain\n")]
+
+
+# --------------------------------------------------------------------------------------------- helm
+
+
+@pytest.fixture()
+def tools_on_path(monkeypatch):
+    """helm and kustomize as built by scripts/build-tools.sh, first on PATH; cwd = the repository."""
+    monkeypatch.chdir(ROOT)
+    for name in ("helm", "kustomize"):
+        path = find_tool(name)
+        if path:
+            monkeypatch.setenv("PATH", os.path.dirname(path) + os.pathsep + os.environ["PATH"])
+
+
+@pytest.mark.tools
+def test_chart_rendered_by_helm_points_at_template_lines(tools_on_path, capsys):
+    require_tool("helm")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert rc == 0
+    assert findings(doc) == [
+        ("SW305", "advisory", DEPLOYMENT, 1),
+        ("SW407", "advisory", DEPLOYMENT, 20),  # - name: vllm
+        # - --tensor-parallel-size={{ .Values.tensorParallelSize }}; advisory: the chart declares no concurrency
+        ("SW104", "advisory", DEPLOYMENT, 24),
+    ]  # no SW103: the chart declares no load (vLLM's --max-num-seqs is a cap, not a load)
+    (w,) = doc["workloads"]
+    assert (w["subject"], w["replicas"], w["tensor_parallel_size"], w["file"], w["cost"]["nodes"]) == (
+        "Deployment default/llm-llm", 2, 2, DEPLOYMENT, 1)
+    assert doc["summary"]["files"] == 2  # the two templates: service.yaml and deployment.yaml
+
+
+@pytest.mark.tools
+def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
+    require_tool("helm")
+    values = tmp_path / "prod.yaml"
+    values.write_text("tensorParallelSize: 1\nresources: {limits: {nvidia.com/gpu: 1}}\n")
+    rc, doc, _ = lint_json(capsys, CHART, "--values", str(values), "--set", "serviceType=LoadBalancer")
+    assert rc == 1
+    assert findings(doc) == [
+        ("SW305", "advisory", DEPLOYMENT, 1),
+        ("SW407", "advisory", DEPLOYMENT, 20),
+        ("SW306", "mandatory", f"{CHART}/templates/service.yaml", 6),  # type: LoadBalancer from --set
+    ]
+
+
+@pytest.mark.tools
+def test_a_helm_error_is_an_input_error_of_the_chart(tools_on_path, capsys):
+    require_tool("helm")
+    rc, doc, _ = lint_json(capsys, CHART, "--set", "image=oops")
+    assert rc == 2
+    (e,) = doc["input_errors"]
+    assert (e["file"], e["line"]) == (f"{CHART}/Chart.yaml", None)
+    assert e["message"].startswith("helm template failed: Error: template: llm/templates/deployment.yaml:21:")
+
+
+def test_without_helm_the_error_says_how_to_install_it(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it
+    rc, doc, err = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": "this Helm chart cannot be rendered: the helm binary is not on PATH; install it from "
+                   "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0), or render "
+                   f"it yourself: helm template NAME {CHART} | shardwise lint -"}])
+
+
+def test_a_chart_met_while_searching_is_not_rendered(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    rc, doc, _ = lint_json(capsys, "tests/fixtures/charts")
+    assert (rc, doc["workloads"], doc["skipped_files"]) == (0, [], [
+        {"file": f"{CHART}/Chart.yaml", "reason": "Helm chart metadata"},
+        {"file": f"{CHART}/values.yaml", "reason": "Helm values"},
+        {"file": f"{CHART}/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},
+        {"file": f"{CHART}/templates/service.yaml", "reason": "Helm chart template (not rendered)"},
+    ])
+
+
+# ---------------------------------------------------------------------------------------- kustomize
+
+
+@pytest.mark.tools
+def test_kustomization_built_and_linted(tools_on_path, capsys):
+    require_tool("kustomize")
+    where = "tests/fixtures/kustomize/overlays/prod/kustomization.yaml (kustomize build)"
+    for named in ("tests/fixtures/kustomize/overlays/prod", "tests/fixtures/kustomize/overlays/prod/kustomization.yaml"):
+        rc, doc, _ = lint_json(capsys, named)
+        assert rc == 1
+        assert findings(doc) == [
+            ("SW305", "advisory", where, 1),
+            ("SW401", "mandatory", where, 11),  # - args: (the container: no /dev/shm for TP4)
+            ("SW106", "advisory", where, 14),
+        ]
+        (w,) = doc["workloads"]  # the overlay's namespace and replicas
+        assert (w["subject"], w["replicas"], w["cost"]["nodes"], w["cost"]["hourly_usd"]) == (
+            "Deployment serving/llama70b", 3, 2, 110.08)
+
+
+BROKEN_KUSTOMIZATION = "tests/fixtures/kustomize-broken"
+
+
+def test_a_kustomization_that_does_not_build_is_an_error_and_its_files_are_still_linted(capsys, monkeypatch,
+                                                                                          tmp_path):
+    """Without kustomize or kubectl (and the same for a build that fails): the error stays, and the
+    directory's manifests are read one by one, so the workload in them is linted, not left unread."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it
+    rc, doc, _ = lint_json(capsys, BROKEN_KUSTOMIZATION)
+    where = f"{BROKEN_KUSTOMIZATION}/kustomization.yaml"
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": where, "line": None,
+        "message": "this Kustomize directory cannot be built: neither kustomize nor kubectl is on PATH; install one "
+                   "from https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
+                   "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too), or build it yourself: "
+                   f"kustomize build {BROKEN_KUSTOMIZATION} | shardwise lint -; its 1 YAML file was read one by one "
+                   "instead (patches, overlays and generators not applied)"}])
+    (w,) = doc["workloads"]
+    assert (w["subject"], w["file"], w["gpu"], w["max_model_len"]) == (
+        "Deployment serving/llama8b", f"{BROKEN_KUSTOMIZATION}/deploy/llama8b.yaml", "L4", 131072)
+    file = f"{BROKEN_KUSTOMIZATION}/deploy/llama8b.yaml"
+    # the 131,072-token default does not fit one L4; at the args line, where --max-model-len goes
+    assert findings(doc) == [("SW305", "advisory", file, 1), ("SW102", "mandatory", file, 19)]
+
+
+@pytest.mark.tools
+def test_a_kustomize_build_failure_keeps_its_message_and_reads_the_files(tools_on_path, capsys, monkeypatch):
+    require_tool("kustomize")
+    monkeypatch.chdir(ROOT)
+    rc, doc, _ = lint_json(capsys, BROKEN_KUSTOMIZATION)
+    (e,) = doc["input_errors"]
+    assert rc == 2 and e["message"].startswith("kustomize build failed: Error: accumulating resources:"), e
+    assert e["message"].endswith("; its 1 YAML file was read one by one instead (patches, overlays and generators "
+                                 "not applied)")
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/llama8b"]

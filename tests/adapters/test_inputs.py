@@ -1,0 +1,544 @@
+"""The input layer of ``shardwise lint``: one bad input never hides the rest, files that are not inputs
+are skipped and counted, exclusion patterns, several reports from one run.
+
+Every input here is written for the test in the shape real repositories have (Helm output with
+``# Source:`` comments, a chart directory, Pulumi projects, CI files); each assertion is the exact line,
+count or message a user sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from repo_paths import ROOT, SCHEMAS
+from shardwise.rules.adapters import load_inputs, read_inputs
+from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
+from shardwise.rules.app.cli import main
+from shardwise.rules.model.errors import InputError
+
+SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text())
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
+
+
+def put(root: Path, rel: str, text: str) -> str:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return rel
+
+
+def lint(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(["lint", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def vllm_deployment(name: str, gpus: str = "1") -> str:
+    """A vLLM Deployment on one L40S (g6e.xlarge) that no capacity rule blocks (13 lines)."""
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: {name}, namespace: serving}}
+        spec:
+          replicas: 2
+          template:
+            spec:
+              nodeSelector: {{node.kubernetes.io/instance-type: g6e.xlarge}}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "16"]
+                  resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+        """)
+
+
+# Helm output: a Secret whose placeholder was never rendered, then the serving Deployment.
+HELM_OUTPUT = """\
+---
+# Source: llm/templates/secret.yaml
+apiVersion: v1
+kind: Secret
+metadata: {name: hf-token}
+stringData:
+  token: {{ .Values.hfToken }}
+---
+# Source: llm/templates/deployment.yaml
+""" + vllm_deployment("llama8b")
+
+
+# ------------------------------------------------------------------------- never abort: documents
+
+
+def test_a_broken_document_is_an_error_and_the_others_are_linted(work, capsys):
+    put(work, "rendered.yaml", HELM_OUTPUT)
+    rc, out, err = lint(capsys, "rendered.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 2
+    assert doc["input_errors"] == [{
+        "file": "rendered.yaml", "line": 7,
+        "message": "cannot parse YAML: a template placeholder {{ … }} is not YAML; render the template first "
+                   "(helm template …)",
+    }]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/llama8b"]
+    assert doc["summary"]["workloads"] == 1
+    assert err.splitlines()[0] == (
+        "shardwise: error: rendered.yaml:7: cannot parse YAML: a template placeholder {{ … }} is not YAML; "
+        "render the template first (helm template …)")
+
+
+def test_the_same_file_read_strictly_raises_the_error():
+    path = ROOT / "tests" / "fixtures"  # any real directory: the strict reader still stops at the first error
+    with pytest.raises(InputError) as err:
+        load_inputs([str(path / "no-such.yaml")])
+    assert str(err.value) == f"{path / 'no-such.yaml'}: no such file or directory"
+
+
+def test_an_object_that_is_an_input_error_does_not_hide_its_neighbours(work, capsys):
+    bad = vllm_deployment("broken", gpus='"two"')
+    put(work, "two.yaml", vllm_deployment("good") + "---\n" + bad)
+    rc, out, _ = lint(capsys, "two.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 2
+    assert doc["input_errors"] == [
+        {"file": "two.yaml", "line": 27, "message": "resources.limits.nvidia.com/gpu: expected a whole number, "
+                                                    "got 'two'"}]  # the line of the second container
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/good"]
+
+
+@pytest.mark.parametrize("doc,message", [
+    ("just text\n", "expected a Kubernetes object (a mapping), found a string"),
+    ("- a\n- b\n", "expected a Kubernetes object (a mapping), found a list"),
+    ("metadata: {name: x}\nspec: {replicas: 1}\n", "object has no apiVersion"),
+])
+def test_a_document_that_is_not_an_object_next_to_objects_is_an_error(work, capsys, doc, message):
+    put(work, "m.yaml", vllm_deployment("good") + "---\n" + doc)
+    rc, out, _ = lint(capsys, "m.yaml", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["input_errors"], d["summary"]["workloads"]) == (
+        2, [{"file": "m.yaml", "line": 15, "message": message}], 1)
+
+
+def test_several_files_with_errors_are_all_reported_in_input_order(work, capsys):
+    put(work, "a/1.yaml", "a: [\n")
+    put(work, "a/2.yaml", vllm_deployment("ok"))
+    (work / "a" / "3.json").write_bytes(b'{"deployment": {"resources": [], "x": NaN}}\n')
+    (work / "a" / "4.yaml").write_bytes(b"apiVersion: v1\nkind: Service\nmetadata: {name: \xe9}\n")
+    rc, out, err = lint(capsys, "a")
+    assert rc == 2
+    assert out.splitlines()[:3] == [
+        "a/1.yaml:2: error: cannot parse YAML: did not find expected node content",
+        "a/3.json:1: error: cannot parse JSON: NaN is not a JSON number (JSON has no NaN or infinity); write a "
+        "number, or null",
+        "a/4.yaml:3: error: not UTF-8 text: byte 0xE9 at column 18 is not UTF-8; save the file as UTF-8",
+    ]
+    assert out.splitlines()[-1].startswith("shardwise: 4 files read, 1 workload, ")
+    assert out.splitlines()[-1].endswith(" — failed: 3 input errors")
+
+
+def test_the_parallel_reader_keeps_every_error_and_its_line(tmp_path):
+    good = (ROOT / "tests/fixtures/rules/SW104/pass.yaml").read_text(encoding="utf-8")
+    for i in range(220):
+        (tmp_path / f"{i:04d}.yaml").write_text(good)
+    (tmp_path / "0100.yaml").write_text("kind: [broken\n")
+    (tmp_path / "0150.yaml").write_text(good + "---\na: 1\na: 2\n")
+    one, two = read_inputs([str(tmp_path)], jobs=1), read_inputs([str(tmp_path)], jobs=2)
+    # 0150.yaml's last document is read despite its duplicate key: it is no Kubernetes object either
+    expected = [(str(tmp_path / "0100.yaml"), 2), (str(tmp_path / "0150.yaml"), len(good.splitlines()) + 2),
+                (str(tmp_path / "0150.yaml"), len(good.splitlines()) + 3)]
+    assert [(e.file, e.line) for e in one.errors] == [(e.file, e.line) for e in two.errors] == expected
+    per_file = [g.name for g in load_inputs([str(ROOT / "tests/fixtures/rules/SW104/pass.yaml")]).groups]
+    assert [g.name for g in one.groups] == [g.name for g in two.groups] == per_file * 219  # all but 0100.yaml
+
+
+# ------------------------------------------------------------------------ files that are not inputs
+
+
+REPO = {
+    "Pulumi.yaml": "name: gpu-infra\nruntime: python\n",
+    "Pulumi.prod.yaml": "config:\n  aws:region: us-east-1\n  gpu-infra:environment: production\n",
+    "PulumiPolicy.yaml": "runtime: python\ndescription: org policies\n",
+    "package.json": '{"name": "infra", "version": "1.0.0", "devDependencies": {"@pulumi/pulumi": "^3"}}\n',
+    "kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deploy/]\n",
+    "docker-compose.yml": "services:\n  api: {image: vllm/vllm-openai:v0.11.0}\n",
+    ".gitlab-ci.yml": "stages: [lint]\nlint: {script: [shardwise lint deploy/]}\n",
+    "charts/llm/Chart.yaml": "apiVersion: v2\nname: llm\nversion: 0.3.1\n",
+    "charts/llm/values.yaml": "replicaCount: 2\nmodel: meta-llama/Llama-3.1-8B-Instruct\n",
+    "charts/llm/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+                                            "  name: {{ include \"llm.fullname\" . }}\n",
+    "charts/llm/files/runtime.yaml": "apiVersion: serving.kserve.io/v1alpha1\nkind: ClusterServingRuntime\n"
+                                     "metadata:\n  name: {{ .Values.runtime.name }}\n",
+    "ci/pipeline.yml": "on:\n  pull_request:\njobs:\n  lint: {runs-on: ubuntu-latest}\n",
+    "ci/compose.dev.yaml": "services:\n  web: {build: .}\n",
+    "meta/chart-copy.yaml": "apiVersion: v2\nname: llm\nversion: 0.3.1\n",
+    "meta/kustomize-base.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Component\n",
+    "meta/app-config.yaml": "log_level: debug\nfeatures: [a, b]\n",
+    "meta/other-stack.yaml": "config:\n  myapp:environment: staging\n",
+    "meta/report.json": '{"tool": "x", "results": [1, 2]}\n',
+}
+
+
+def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
+    for rel, text in REPO.items():
+        put(work, rel, text)
+    put(work, "deploy/llama8b.yaml", vllm_deployment("llama8b"))
+    rc, out, err = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, err.splitlines()[0]) == (0, (
+        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed; skipped 18 files that "
+        "are not inputs: CI configuration×2, Docker Compose file×2, Helm chart metadata×2, Kustomize file×2, "
+        "Pulumi stack configuration of another project×2, Helm chart file (not rendered)×1, "
+        "Helm chart template (not rendered)×1, Helm values×1, "
+        "JSON that is not a Kubernetes object nor a Pulumi preview or state file×1, Node.js project file×1, "
+        "Pulumi policy pack project×1, Pulumi project file×1, YAML that is not a Kubernetes object×1 — passed"))
+    assert doc["skipped_files"] == [
+        {"file": "./.gitlab-ci.yml", "reason": "CI configuration"},
+        {"file": "./Pulumi.prod.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "./Pulumi.yaml", "reason": "Pulumi project file"},
+        {"file": "./PulumiPolicy.yaml", "reason": "Pulumi policy pack project"},
+        {"file": "./docker-compose.yml", "reason": "Docker Compose file"},
+        {"file": "./kustomization.yaml", "reason": "Kustomize file"},
+        {"file": "./package.json", "reason": "Node.js project file"},
+        {"file": "./charts/llm/Chart.yaml", "reason": "Helm chart metadata"},
+        {"file": "./charts/llm/values.yaml", "reason": "Helm values"},
+        {"file": "./charts/llm/files/runtime.yaml", "reason": "Helm chart file (not rendered)"},
+        {"file": "./charts/llm/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},
+        {"file": "./ci/compose.dev.yaml", "reason": "Docker Compose file"},
+        {"file": "./ci/pipeline.yml", "reason": "CI configuration"},
+        {"file": "./meta/app-config.yaml", "reason": "YAML that is not a Kubernetes object"},
+        {"file": "./meta/chart-copy.yaml", "reason": "Helm chart metadata"},
+        {"file": "./meta/kustomize-base.yaml", "reason": "Kustomize file"},
+        {"file": "./meta/other-stack.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "./meta/report.json", "reason": "JSON that is not a Kubernetes object nor a Pulumi preview or "
+                                                 "state file"},
+    ]
+
+
+def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):
+    put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
+    put(work, "values.yaml", "replicaCount: 1\n")
+    assert lint(capsys, ".") == (0, (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; skipped 2 files that are not inputs: Helm chart metadata×1, Helm values×1 — "
+        "passed\n"), "")
+
+
+def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
+    put(work, ".github/workflows/lint.yml", "on: [pull_request]\njobs: {lint: {runs-on: ubuntu-latest}}\n")
+    rc, out, _ = lint(capsys, ".github/workflows/lint.yml")
+    assert (rc, out.splitlines()[-1]) == (0, (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; skipped 1 file that is not inputs: CI configuration×1 — passed"))
+
+
+def test_a_shardwise_stack_of_the_project_is_never_skipped(work, capsys):
+    # a stack file whose shardwise:environment went missing is broken, not "another project's"
+    put(work, "Pulumi.dev.yaml", "config:\n  aws:region: us-east-1\n  shardwise:cluster: dev\n")
+    rc, out, _ = lint(capsys, "Pulumi.dev.yaml", "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [{
+        "file": "Pulumi.dev.yaml", "line": 1,
+        "message": "not a Pulumi stack file with `shardwise:environment` under `config:`"}])
+
+
+def test_a_stack_in_flow_style_is_a_stack(work, capsys):
+    # detected from the parsed document, not a pattern over the text
+    block = (ROOT / "stacks" / "Pulumi.staging.yaml").read_text(encoding="utf-8")
+    flow = yaml.safe_dump(yaml.safe_load(block), default_flow_style=True, width=10_000, sort_keys=False)
+    assert flow.startswith("{config: {")
+    put(work, "block/Pulumi.staging.yaml", block)
+    put(work, "flow/Pulumi.staging.yaml", flow)
+    rc_block, out_block, _ = lint(capsys, "block", "--format", "json")
+    rc_flow, out_flow, _ = lint(capsys, "flow", "--format", "json")
+    a, b = json.loads(out_block), json.loads(out_flow)
+    assert rc_flow == rc_block
+    assert [f["code"] for f in b["findings"]] == [f["code"] for f in a["findings"]]
+    assert [w["subject"] for w in b["workloads"]] == [w["subject"] for w in a["workloads"]] != []
+
+
+def test_json_that_looks_like_pulumi_but_is_not_is_an_error(work, capsys):
+    put(work, "preview.json", '{"steps": "none", "changeSummary": {}}\n')
+    rc, out, _ = lint(capsys, "preview.json", "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [{
+        "file": "preview.json", "line": 1,
+        "message": "looks like a Pulumi preview or state file (deployment, steps or resources) but has no list of "
+                   "resources with urn and type; expected `pulumi preview --json` or `pulumi stack export` output"}])
+
+
+@pytest.mark.parametrize("rel,reason", [
+    ("Chart.yaml", "Helm chart metadata"), ("deploy/kustomization.yml", "Kustomize file"),
+    ("infra/Pulumi.yaml", "Pulumi project file"), ("PulumiPolicy.yaml", "Pulumi policy pack project"),
+    ("web/package.json", "Node.js project file"), ("docker-compose.prod.yml", "Docker Compose file"),
+    ("compose.yaml", "Docker Compose file"), (".pre-commit-config.yaml", "pre-commit configuration"),
+    ("repo/.github/workflows/ci.yaml", "CI configuration"), (".shardwise.yaml", "shardwise configuration"),
+    ("deploy/app.yaml", None), ("Pulumi.prod.yaml", None), ("values.yaml", None),  # read, and sorted by content
+])
+def test_skipped_by_name(tmp_path, rel, reason):
+    assert skipped_by_name(str(tmp_path / rel)) == reason
+
+
+# ------------------------------------------------------------------------------------- exclusions
+
+
+@pytest.mark.parametrize("pattern,path,is_dir,excluded", [
+    ("*.json", "a/b/preview.json", False, True),       # no slash: a name at any depth
+    ("legacy/", "legacy", True, True),                  # a directory...
+    ("legacy/", "legacy", False, False),                # ...only a directory
+    ("legacy/", "legacy/x.yaml", False, True),          # and what is under it
+    ("/deploy/old.yaml", "deploy/old.yaml", False, True),
+    ("deploy/old.yaml", "x/deploy/old.yaml", False, False),  # a slash anchors it to the current directory
+    ("charts/**/templates/", "charts/a/b/templates", True, True),
+    ("charts/**/templates/", "charts/templates", True, True),  # ** also matches no directory
+    ("**/tmp-*.yaml", "a/b/tmp-1.yaml", False, True),
+    ("dep?oy/*", "deploy/x.yaml", False, True),
+    ("dep?oy/*", "deploy/a/x.yaml", False, True),       # through the directory deploy/a
+    ("[ab].yaml", "b.yaml", False, True),
+    ("[!ab].yaml", "b.yaml", False, False),
+    ("# a comment", "# a comment", False, False),
+    ("\\#x.yaml", "#x.yaml", False, True),
+])
+def test_exclude_patterns_are_gitignore_like(work, pattern, path, is_dir, excluded):
+    assert Excludes.from_lines([pattern]).excluded(path, is_dir) is excluded
+
+
+def test_a_later_pattern_re_includes_but_never_under_an_excluded_directory(work):
+    ex = Excludes.from_lines(["*.yaml", "!keep.yaml", "old/"])
+    assert (ex.excluded("a/x.yaml", False), ex.excluded("a/keep.yaml", False),
+            ex.excluded("old/keep.yaml", False)) == (True, False, True)
+    assert compile_pattern("   ") is None and compile_pattern("!/") is None
+
+
+def test_exclude_flag_ignore_file_and_config_key_together(work, capsys):
+    put(work, "deploy/a.yaml", vllm_deployment("a"))
+    put(work, "deploy/b.yaml", vllm_deployment("b"))
+    put(work, "legacy/c.yaml", "a: [broken\n")
+    put(work, "vendor/d.yaml", "a: [broken\n")
+    put(work, "deploy/e.yaml", vllm_deployment("e"))
+    put(work, ".shardwiseignore", "# not ours\nvendor/\n\n*.yaml\n!deploy/*.yaml\n")
+    put(work, "shardwise.toml", 'exclude = ["legacy/"]\n')
+    rc, out, _ = lint(capsys, ".", "--exclude", "deploy/e.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 0
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/a", "Deployment serving/b"]
+    assert doc["excluded"] == ["./legacy/", "./vendor/", "./deploy/e.yaml"]  # as the walk meets them
+    assert doc["summary"]["excluded"] == 3
+
+
+def test_an_excluded_file_named_on_the_command_line_is_not_read(work, capsys):
+    put(work, "broken.yaml", "a: [\n")
+    assert lint(capsys, "broken.yaml", "--exclude", "broken.yaml") == (0, (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; excluded 1 path — passed\n"), "")
+
+
+def test_config_exclude_must_be_patterns(work, capsys):
+    put(work, "shardwise.toml", "exclude = 3\n")
+    put(work, "a.yaml", vllm_deployment("a"))
+    assert lint(capsys, "a.yaml") == (2, "", (
+        'shardwise: error: shardwise.toml:1: exclude must be a list of path patterns (gitignore-like, e.g. '
+        '"charts/**/templates/")\n'))
+
+
+# -------------------------------------------------------------------------------- what was read
+
+
+def test_an_unreadable_directory_is_named_with_the_os_error(work, capsys, monkeypatch):
+    put(work, "deploy/a.yaml", vllm_deployment("a"))
+    (work / "deploy" / "private").mkdir()
+    real_walk = os.walk
+
+    def walk(top, onerror=None):  # as os.walk reports a directory it may not list (root may list any)
+        for root, dirs, files in real_walk(top, onerror=onerror):
+            if root.endswith("private"):
+                onerror(PermissionError(13, "Permission denied", root))
+                continue
+            yield root, dirs, files
+
+    monkeypatch.setattr("shardwise.rules.adapters.select.os.walk", walk)
+    rc, out, _ = lint(capsys, "deploy")
+    assert rc == 2
+    assert out.splitlines()[0] == "deploy/private: error: cannot read directory: Permission denied"
+    assert out.splitlines()[-1].startswith("shardwise: 1 file read, 1 workload, ")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any directory")
+def test_an_unreadable_directory_for_real(work, capsys):
+    (work / "locked").mkdir()
+    (work / "locked").chmod(0)
+    try:
+        rc, out, _ = lint(capsys, ".")
+    finally:
+        (work / "locked").chmod(0o755)
+    assert (rc, out.splitlines()[0]) == (2, "./locked: error: cannot read directory: Permission denied")
+
+
+def test_selection_counts(work):
+    put(work, "x/a.yaml", "")
+    put(work, "x/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")  # met while searching: skipped
+    put(work, "x/notes.txt", "not an input suffix: not met at all\n")
+    put(work, "x/.hidden/b.yaml", "")
+    put(work, "x/node_modules/c.yaml", "")
+    sel = select_inputs(["x", "missing"], Excludes.from_lines(["a.yaml"]))
+    assert (sel.files, sel.skipped, sel.excluded, [str(e) for e in sel.errors]) == (
+        [], [("x/c/Chart.yaml", "Helm chart metadata")], ["x/a.yaml"], ["missing: no such file or directory"])
+
+
+# ------------------------------------------------------------------------------ several reports
+
+
+def test_several_reports_from_one_run(work, capsys):
+    put(work, "deploy/tp.yaml", vllm_deployment("llama8b"))
+    put(work, "deploy/bad.yaml", "a: b\na: c\n")
+    (work / "out").mkdir()
+    rc, out, err = lint(capsys, "deploy", "--format", "sarif=out/shardwise.sarif", "--format", "markdown=report.md",
+                        "--format", "github", "--format", "json=out/r.json")
+    assert rc == 2
+    assert out.splitlines()[0] == (
+        "::error file=deploy/bad.yaml,line=2,title=shardwise input error::cannot parse YAML: duplicate key 'a' "
+        "(first written on line 1): a mapping's keys must be unique, keep one")
+    assert err.splitlines() == [
+        "shardwise: error: deploy/bad.yaml:2: cannot parse YAML: duplicate key 'a' (first written on line 1): a "
+        "mapping's keys must be unique, keep one",
+        "shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: 1 input error",
+    ]
+    sarif = json.loads((work / "out" / "shardwise.sarif").read_text())
+    jsonschema.validate(sarif, SCHEMA)
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["locations"][0]["physicalLocation"]["region"] for n in notes] == [{"startLine": 2}]
+    assert "### Input errors\n\n- `deploy/bad.yaml:2` — cannot parse YAML: duplicate key" in (
+        work / "report.md").read_text()
+    assert json.loads((work / "out" / "r.json").read_text())["summary"]["input_errors"] == 1
+
+
+def test_output_flag_still_names_the_single_report(work, capsys):
+    put(work, "a.yaml", vllm_deployment("a"))
+    assert lint(capsys, "a.yaml", "--format", "sarif", "--output", "a.sarif")[0] == 0
+    assert json.loads((work / "a.sarif").read_text())["version"] == "2.1.0"
+    assert lint(capsys, "a.yaml", "--format", "sarif", "--format", "text", "--output", "a.txt") == (
+        2, "", "shardwise: error: --output FILE takes one report, but sarif and text have no file of their own; "
+               "write --format FMT=FILE\n")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--format", "json", "--format", "markdown"],
+     "only one report can go to standard output, not json and markdown; write the others to files: "
+     "--format FMT=FILE"),
+    (["--format", "json=r", "--format", "sarif=./r"], "the json and sarif reports would both be written to ./r"),
+    (["--format", "sarif=a.sarif", "--output", "b"],
+     "--output FILE is the file of the format given without =FILE, and every --format names its own file"),
+])
+def test_report_destinations_that_collide_are_usage_errors(work, capsys, argv, message):
+    put(work, "a.yaml", vllm_deployment("a"))
+    assert lint(capsys, "a.yaml", *argv) == (2, "", f"shardwise: error: {message}\n")
+
+
+def test_unknown_format_names_the_choices(work, capsys):
+    rc, _, err = lint(capsys, "a.yaml", "--format", "xml=x")
+    assert rc == 2
+    assert err.splitlines()[-1] == (
+        "shardwise lint: error: argument --format: unknown format 'xml'; expected one of text, json, sarif, github, "
+        "markdown, optionally =FILE")
+
+
+def test_the_workflow_lints_once():
+    """The workflow runs the action (action.yml) once; the action's one lint writes all three reports."""
+    workflow = (ROOT / ".github" / "workflows" / "shardwise.yml").read_text(encoding="utf-8")
+    steps = [line.strip() for line in workflow.splitlines() if not line.lstrip().startswith("#")]
+    assert [line for line in steps if "shardwise lint" in line or "uses: ./" in line] == [
+        "uses: ./"]
+    action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
+    [i] = [i for i, line in enumerate(action) if line.strip().startswith("shardwise lint")]
+    assert [line.strip() for line in action[i:i + 2]] == [
+        'shardwise lint $INPUT_PATHS "${args[@]}" --format "sarif=$INPUT_SARIF_FILE" --format "markdown=$report" \\',
+        "--format github || rc=$?"]
+
+
+def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    rc, out, err = lint(capsys, "tests/fixtures/inputs/helm-rendered-broken-secret.yaml", "--no-color")
+    assert (rc, err) == (2, "")
+    lines = out.splitlines()
+    assert lines[0] == (
+        "tests/fixtures/inputs/helm-rendered-broken-secret.yaml:13: error: cannot parse YAML: a template placeholder "
+        "{{ … }} is not YAML; render the template first (helm template …)")
+    assert lines[-1].startswith("shardwise: 1 file read, 1 workload, 0 mandatory, ")
+    assert lines[-1].endswith(" — failed: 1 input error")
+
+
+def test_a_bug_on_one_file_is_reported_on_that_file_and_the_others_are_linted(work, capsys, monkeypatch):
+    import shardwise.rules.adapters.k8s as k8s
+
+    real = k8s.inventory_from_documents
+
+    def flaky(docs, text, file):
+        if file.endswith("b.yaml"):
+            raise KeyError("spec")
+        return real(docs, text, file)
+
+    monkeypatch.setattr(k8s, "inventory_from_documents", flaky)
+    monkeypatch.delenv("SHARDWISE_DEBUG", raising=False)
+    put(work, "d/a.yaml", vllm_deployment("a"))
+    put(work, "d/b.yaml", vllm_deployment("b"))
+    rc, out, _ = lint(capsys, "d", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 2
+    assert doc["input_errors"] == [{"file": "d/b.yaml", "line": None, "message": (
+        "internal error while reading this file: KeyError: 'spec' (set SHARDWISE_DEBUG=1 for the traceback; please "
+        "report it)")}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/a"]
+    monkeypatch.setenv("SHARDWISE_DEBUG", "1")
+    with pytest.raises(KeyError):
+        read_inputs(["d"], jobs=1)
+
+
+def test_a_stack_environment_written_as_json_text_is_checked_as_json(work, capsys):
+    put(work, "Pulumi.dev.yaml", 'config:\n  shardwise:environment: \'{"name": "dev", "name": "prod"}\'\n')
+    rc, out, _ = lint(capsys, "Pulumi.dev.yaml", "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [{
+        "file": "Pulumi.dev.yaml", "line": 2,
+        "message": 'shardwise:environment: not a mapping nor JSON: duplicate key "name": an object\'s keys must be '
+                   "unique, keep one"}])
+
+
+_DUPLICATE_ENV = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: llm}
+spec:
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+          env:
+            - {name: A, value: "1"}
+          env:
+            - {name: HF_TOKEN, value: hf_abcdefghijklmnopqrstuvwxyz123456}
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_duplicate_key_is_an_input_error_and_the_document_is_still_linted(work):
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = put(work, "dup.yaml", _DUPLICATE_ENV)
+    inv = read_inputs([path])
+    assert [(e.line, e.message) for e in inv.errors] == [
+        (14, "duplicate key 'env' (first written on line 12): a mapping's keys must be unique, keep one (the rest "
+             "of the document is still checked, with the last value)")]
+    [g] = inv.groups
+    assert (g.name, sorted(g.containers[0].env)) == ("qwen", ["HF_TOKEN"])  # the last env, as lenient readers keep
+    secret = [(f.code, f.location.line) for f in run_rules(ALL_RULES, inv) if f.code == "SW308"]
+    assert secret == [("SW308", 15)]

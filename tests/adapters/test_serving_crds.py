@@ -1,0 +1,664 @@
+"""Serving operators' resources that start vLLM, read through the real Kubernetes adapter: KServe
+(InferenceService, ServingRuntime, LLMInferenceService), KubeAI Model, KubeRay (RayCluster, RayService
+with Ray Serve LLM), NVIDIA Dynamo, AIBrix (StormService, RayClusterFleet), llm-d ModelService and Knative
+Serving (Service, Configuration, Revision).
+
+The fixtures under fixtures/k8s/serving/ are written in the shapes each project documents; each test
+asserts every serving group exactly: what it is, the engine settings, the GPUs, the pool, and the line
+of each field a finding points at.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from repo_paths import FIXTURES
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+from shardwise.rules.model import UNKNOWN, Inventory
+from shardwise.rules.model.errors import InputError
+
+FIX = os.path.join(FIXTURES, "k8s", "serving")
+
+
+def load(name: str) -> Inventory:
+    return load_kubernetes_file(os.path.join(FIX, name))
+
+
+def show(v):
+    return "UNKNOWN" if v is UNKNOWN else v
+
+
+def groups(inv: Inventory) -> list[tuple]:
+    """(kind, namespace, name, line, model, TP, PP, DP, max_model_len, GPUs per pod, resource, replicas,
+    pods per group, (pool, its GPU))"""
+    out = []
+    for g in inv.groups:
+        e, p = g.engine, g.pool
+        out.append((g.kind, g.namespace, g.name, g.location.line, e.model, e.tensor_parallel_size,
+                    e.pipeline_parallel_size, e.data_parallel_size, e.max_model_len, show(g.gpus_per_pod),
+                    g.accelerator_resource, show(g.replicas), show(g.pods_per_group),
+                    (p.name, p.gpu.name if p.gpu else None) if p else None))
+    return out
+
+
+def lines(inv: Inventory) -> list[tuple[dict, dict]]:
+    """Per group: the line of each engine flag, and of each other field a finding may point at."""
+    return [({k: v.line for k, v in g.engine.locations.items()},
+             {k: v.line for k, v in g.locations.items() if k not in ("container", "podSpec")}) for g in inv.groups]
+
+
+# --- KServe -------------------------------------------------------------------------------------------
+
+
+def test_kserve_inference_services():
+    inv = load("kserve-huggingface.yaml")
+    assert groups(inv) == [
+        # Hugging Face runtime: --model_id names the model, vLLM flags pass through, GKE accelerator label
+        ("InferenceService", "models", "llama-8b", 2, "meta-llama/Llama-3.1-8B-Instruct", 2, 1, 1, 8192, 2,
+         "nvidia.com/gpu", 2, 1, ("gke-accelerator=nvidia-l4", "L4")),
+        # the model from storageUri hf://...; underscore flag spelling
+        ("InferenceService", "models", "qwen-7b", 30, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 1, 16384, 1,
+         "nvidia.com/gpu", 1, 1, None),
+        # (bert-classifier: --backend=huggingface is not vLLM, no group)
+        # the ServingRuntime of the file: its command and args, the model's args appended
+        ("InferenceService", "models", "mistral-7b", 69, "mistralai/Mistral-7B-Instruct-v0.3", 1, 1, 1, 16384, 1,
+         "nvidia.com/gpu", 1, 1, None),
+        # a custom predictor container
+        ("InferenceService", "models", "llama-70b-custom", 85, "meta-llama/Llama-3.1-70B-Instruct", 8, 1, 1, None,
+         8, "nvidia.com/gpu", 1, 1, ("instance-type=p4d.24xlarge", "A100-40GB")),
+        # multi-node: workerSpec's tensorParallelSize and pipelineParallelSize, one pod per stage
+        ("InferenceService", "models", "llama-405b", 106, "meta-llama/Llama-3.1-405B-Instruct", 8, 2, 1, 32768, 8,
+         "nvidia.com/gpu", 1, 2, None),
+    ]
+    assert lines(inv) == [
+        ({"model": 20, "max_model_len": 21, "tensor_parallel_size": 22},
+         {"resources": 26, "env": 23, "nodeSelector": 11, "tolerations": 13}),
+        ({"model": 39, "max_model_len": 40}, {"resources": 41}),
+        # the runtime's own args are in another object: they point at the InferenceService's args
+        ({"port": 81, "model": 80, "served_model_name": 81, "max_model_len": 81, "gpu_memory_utilization": 81},
+         {"resources": 82}),
+        ({"model": 98, "tensor_parallel_size": 99, "port": 101}, {"resources": 103, "image": 96, "nodeSelector": 92}),
+        ({"model": 115, "max_model_len": 116, "tensor_parallel_size": 120, "pipeline_parallel_size": 121},
+         {"resources": 117}),
+    ]
+    assert (inv.groups[2].engine.port, inv.groups[2].engine.gpu_memory_utilization) == (8080, 0.92)
+    # the vLLM container's own line (a finding about the container as a whole points there)
+    assert [g.at("container").line for g in inv.groups] == [15, 37, 77, 95, 113]
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
+def test_kserve_runtime_alone_deploys_nothing_and_is_not_silent():
+    """A runtime whose container gives no launch (its services give the args) is no workload by itself;
+    it mentions vLLM, so SW005 says why it was not read, at its image."""
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: ClusterServingRuntime\nmetadata: {name: vllm}\n"
+        "spec:\n  containers:\n    - name: kserve-container\n      image: vllm/vllm-openai:v0.10.1\n", "rt.yaml")
+    assert (inv.groups, dict(inv.skipped)) == ([], {})
+    assert [(i.subject, i.reason, i.location.line, i.mentioned) for i in inv.launch_issues] == [
+        ("ClusterServingRuntime default/vllm", "it mentions vLLM (the vLLM image vllm/vllm-openai:v0.10.1) but it is "
+         "a template its services merge, and none in the inputs uses it: lint it together with the services that "
+         "run on it", 7, True)]
+
+
+def test_kserve_vllm_format_on_a_runtime_outside_the_file_reads_the_model_args():
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\n"
+        "spec:\n  predictor:\n    model:\n      modelFormat: {name: vLLM}\n      runtime: team-vllm\n"
+        "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n      args: [--max-model-len=4096]\n", "isvc.yaml")
+    [g] = inv.groups
+    assert (g.engine.model, g.engine.max_model_len, g.at("model").line, g.at("max_model_len").line) == (
+        "Qwen/Qwen2.5-7B-Instruct", 4096, 9, 10)
+
+
+def test_kserve_model_format_that_is_not_an_llm_server_is_no_group():
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\n"
+        "spec:\n  predictor:\n    model:\n      modelFormat: {name: sklearn}\n"
+        "      storageUri: gs://kfserving-examples/models/sklearn/1.0/model\n", "isvc.yaml")
+    assert (inv.groups, dict(inv.skipped), inv.launch_issues) == ([], {}, [])
+
+
+def test_llm_inference_service_decode_prefill_and_multi_node():
+    inv = load("llminferenceservice.yaml")
+    assert groups(inv) == [
+        ("LLMInferenceService", "llm", "qwen3-8b", 2, "Qwen/Qwen3-8B", 2, 1, 1, 16384, 2, "nvidia.com/gpu", 2, 1,
+         ("gpu.product=NVIDIA-L40S", "L40S")),
+        ("LLMInferenceService", "llm", "qwen3-8b/prefill", 26, "Qwen/Qwen3-8B", 1, 1, 1, None, 1, "nvidia.com/gpu",
+         1, 1, ("gpu.product=NVIDIA-L40S", "L40S")),
+        # data 16 over dataLocal 8 per pod: two pods (template + worker) per group
+        ("LLMInferenceService", "llm", "deepseek-r1", 38, "deepseek-ai/DeepSeek-R1", 1, 1, 16, None, 8,
+         "nvidia.com/gpu", 1, 2, ("instance-type=p5en.48xlarge", "H200-141GB")),
+    ]
+    assert lines(inv) == [
+        ({"max_model_len": 23, "gpu_memory_utilization": 23, "model": 9, "tensor_parallel_size": 13},
+         {"resources": 24, "nodeSelector": 19, "replicas": 11}),
+        ({"model": 9, "tensor_parallel_size": 29}, {"resources": 35, "nodeSelector": 31, "replicas": 27}),
+        ({"model": 45, "data_parallel_size": 48, "data_parallel_size_local": 49, "enable_expert_parallel": 50},
+         {"resources": 56, "nodeSelector": 52, "replicas": 46}),
+    ]
+    deepseek = inv.groups[2].engine
+    assert (deepseek.enable_expert_parallel, deepseek.extra) == (True, {"data_parallel_size_local": 8})
+
+
+def test_llm_inference_service_without_template_takes_gpus_from_base_configs():
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata: {name: q, namespace: llm}\n"
+        "spec:\n  model: {uri: 'hf://Qwen/Qwen2.5-7B-Instruct'}\n  baseRefs:\n    - name: team-h100-config\n",
+        "l.yaml")
+    [g] = inv.groups
+    assert (g.engine.model, show(g.gpus_per_pod), g.at("resources").line, g.vllm_container) == (
+        "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", 6, "main")
+
+
+def test_inference_service_on_a_named_runtime_outside_its_file_is_built_by_an_unknown_operator():
+    # redhat-na-ssa/demo-ai-gitops-catalog: the InferenceService (format vLLM) names a ServingRuntime kept in
+    # another file (there a vLLM CPU build): the runtime writes image, command and resources, so what the pod
+    # holds is not known and SW204 cannot block it
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: granite\nspec:\n"
+        "  predictor:\n    model:\n      args:\n        - '--max-model-len=8192'\n      modelFormat:\n"
+        "        name: vLLM\n      resources:\n        limits: {cpu: '2', memory: 12Gi}\n"
+        "      runtime: granite-vision-model\n      storageUri: oci://registry.example/modelcars/granite:3.3-2b\n",
+        "isvc.yaml")
+    [g] = inv.groups
+    assert (g.unknown_operator, g.main_container.image, show(g.gpus_per_pod)) == (True, None, None)
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert (f.level, f.message.endswith("(advisory: the operator of this InferenceService builds the pod and may "
+                                        "add it; lint the pod it renders to make this finding blocking)")) == (
+        "advisory", True)
+
+
+# --- KubeAI ---------------------------------------------------------------------------------------------
+
+
+def test_kubeai_models():
+    inv = load("kubeai.yaml")
+    assert groups(inv) == [
+        ("Model", "kubeai", "llama-3.1-8b-instruct-l4", 2, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 1, 32768, 1,
+         "nvidia.com/gpu", 1, 1, ("resourceProfile nvidia-gpu-l4", "L4")),
+        # amd-gpu-mi300x:8 -> 8 amd.com/gpu of MI300X; minReplicas 0 (scale to zero) sized as one replica
+        ("Model", "kubeai", "llama-3.3-70b-mi300x", 22, "meta-llama/Llama-3.3-70B-Instruct", 8, 1, 1, 131072, 8,
+         "amd.com/gpu", 1, 1, ("resourceProfile amd-gpu-mi300x", "MI300X")),
+        # a profile named for a GPU the catalog does not know: the pool's memory is unknown, not absent
+        ("Model", "kubeai", "qwen-7b-a16", 35, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 1, None, 1, "nvidia.com/gpu", 1,
+         1, ("resourceProfile nvidia-gpu-a16", None)),
+        # (gemma2-2b-cpu: engine OLlama, recognised, no group)
+    ]
+    assert lines(inv) == [
+        ({"max_model_len": 12, "max_num_batched_tokens": 13, "gpu_memory_utilization": 14,
+          "enable_prefix_caching": 15, "model": 9}, {"env": 16, "resources": 18}),
+        ({"tensor_parallel_size": 31, "max_model_len": 31, "model": 29}, {"resources": 32}),
+        ({"model": 42}, {"resources": 44}),
+    ]
+    assert [(g.pool.accelerator, show(g.pool.gpu_memory_gib)) for g in inv.groups] == [
+        ("nvidia", 21.99), ("amd", 191.98), ("nvidia", "UNKNOWN")]
+    assert inv.groups[0].main_container.env == {"VLLM_ATTENTION_BACKEND": "FLASHINFER"}
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
+def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
+    inv = load_inputs([os.path.join(FIX, "kubeai.yaml")])
+    got = sorted({(f.code, f.message) for f in run_rules(ALL_RULES, inv)
+                  if f.subject == "Model kubeai/qwen-7b-a16" and f.undecided})
+    assert got == [
+        (code, "cannot decide: GPU memory of node pool `resourceProfile nvidia-gpu-a16` is not known "
+               "(a computed value or an unresolved reference)")
+        for code in ("SW101", "SW102", "SW206")  # one GPU: no sharding for SW104/SW106; no load for SW103
+    ]
+
+
+def test_kubeai_custom_profile_gives_an_unknown_accelerator_count_never_none():
+    # OPEA's GenAIInfra Models name a profile of their own KubeAI values (gaudi-for-text-generation:2): the
+    # operator writes the profile's limits × 2, which are not in the inputs; the profile's name says Gaudi
+    inv = load_kubernetes_text(
+        "apiVersion: kubeai.org/v1\nkind: Model\nmetadata:\n  name: r1-70b-gaudi\nspec:\n"
+        "  features: [TextGeneration]\n  url: hf://deepseek-ai/DeepSeek-R1-Distill-Llama-70B\n  engine: VLLM\n"
+        "  args:\n    - --tensor-parallel-size=2\n  minReplicas: 1\n"
+        "  resourceProfile: gaudi-for-text-generation:2\n", "m.yaml")
+    [g] = inv.groups
+    assert (show(g.gpus_per_pod), g.accelerator_resource, g.pool.name, g.pool.kind, g.pool.accelerator) == (
+        "UNKNOWN", "habana.ai/gaudi", "resourceProfile gaudi-for-text-generation", "resource-profile", "intel")
+    sw204 = [(f.level, f.location.line, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert sw204 == [("advisory", 12, "cannot decide: the accelerator count of KubeAI's resourceProfile "
+                      "gaudi-for-text-generation is not known (the profile is not one of KubeAI's defaults: the "
+                      "operator gives the pod its limits × the count, and those are in KubeAI's configuration (the "
+                      "Helm values' resourceProfiles), which is not in the inputs)")]
+
+
+# --- KubeRay and Ray Serve LLM --------------------------------------------------------------------------
+
+
+def test_ray_service_llm_configs_and_ray_cluster_running_vllm():
+    inv = load("ray.yaml")
+    assert groups(inv) == [
+        # Ray Serve LLM: engine_kwargs, accelerator_type L4, TP × PP GPUs per replica, min_replicas
+        ("RayService", "ray", "qwen-serve/qwen-14b", 15, "Qwen/Qwen2.5-14B-Instruct", 2, 1, 1, 16384, 2,
+         "nvidia.com/gpu", 2, 1, ("accelerator_type=L4", "L4")),
+        # vllm serve on the head with the Ray executor: TP8×PP2 over the head and one worker
+        ("RayCluster", "ray", "llama-405b-ray", 53, "meta-llama/Llama-3.1-405B-Instruct", 8, 2, 1, 32768, 8,
+         "nvidia.com/gpu", 1, 2, ("instance-type=p5.48xlarge", "H100-SXM-80GB")),
+    ]
+    # lines inside the serveConfigV2 block point at the file's lines
+    assert lines(inv) == [
+        ({"model": 17, "tensor_parallel_size": 19, "max_model_len": 20, "enable_prefix_caching": 21},
+         {"resources": 19, "image": 49, "nodeSelector": 45}),
+        ({"model": 72, "tensor_parallel_size": 73, "pipeline_parallel_size": 73, "distributed_executor_backend": 74,
+          "max_model_len": 74}, {"resources": 75, "image": 67, "nodeSelector": 63}),
+    ]
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
+def test_ray_service_llm_config_from_a_file_in_the_image_is_a_launch_issue():
+    inv = load_kubernetes_text(
+        "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: s, namespace: ray}\nspec:\n"
+        "  serveConfigV2: |\n    applications:\n      - import_path: ray.serve.llm:build_openai_app\n"
+        "        args:\n          llm_configs:\n            - ./configs/llama.yaml\n"
+        "  rayClusterConfig: {headGroupSpec: {template: {spec: {containers: [{name: h, image: rayproject/ray}]}}}}\n",
+        "s.yaml")
+    [issue] = inv.launch_issues
+    assert (inv.groups, issue.subject, issue.location.line, issue.crash, issue.reason) == (
+        [], "RayService ray/s", 9, False,
+        "llm_configs entry './configs/llama.yaml' is a file inside the image, which shardwise cannot read; "
+        "write the LLMConfig inline in serveConfigV2")
+
+
+def test_ray_service_bad_serve_config_is_an_input_error_at_its_line():
+    text = ("apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: s}\nspec:\n  serveConfigV2: |\n"
+            "    applications:\n      - name: [unclosed\n")
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(text, "s.yaml")
+    assert (e.value.file, e.value.line, e.value.message.split(":")[0]) == ("s.yaml", 8, "serveConfigV2")
+
+
+# --- Dynamo, AIBrix, llm-d ------------------------------------------------------------------------------
+
+
+def test_dynamo_graph_workers():
+    inv = load("dynamo.yaml")
+    assert groups(inv) == [
+        ("DynamoGraphDeployment", "dynamo", "llama-disagg/VllmDecodeWorker", 17, "meta-llama/Llama-3.3-70B-Instruct",
+         2, 1, 1, 16384, 2, "nvidia.com/gpu", 2, 1, ("gpu.product=NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB")),
+        # args only: the operator runs them through sh -c
+        ("DynamoGraphDeployment", "dynamo", "llama-disagg/VllmPrefillWorker", 32,
+         "meta-llama/Llama-3.3-70B-Instruct", 1, 1, 1, None, 1, "nvidia.com/gpu", 1, 1,
+         ("gpu.product=NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB")),
+    ]
+    assert lines(inv) == [
+        ({"model": 31, "tensor_parallel_size": 31, "max_model_len": 31},
+         {"image": 27, "nodeSelector": 24, "resources": 21}),
+        ({"model": 44, "is_prefill_worker": 44}, {"image": 42, "nodeSelector": 39, "resources": 36}),
+    ]
+    # the frontend runs no engine: neither a group nor an unreadable launch
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
+def test_aibrix_and_llm_d():
+    inv = load("aibrix-llmd.yaml")
+    assert groups(inv) == [
+        # StormService roles; Karpenter's instance-family g6e -> L40S
+        ("StormService", "aibrix", "qwen-1p1d/prefill", 17, "Qwen/Qwen2.5-32B-Instruct", 2, 1, 1, 8192, 2,
+         "nvidia.com/gpu", 2, 1, ("instance-family=g6e", "L40S")),
+        ("StormService", "aibrix", "qwen-1p1d/decode", 31, "Qwen/Qwen2.5-32B-Instruct", 2, 1, 1, 8192, 2,
+         "nvidia.com/gpu", 1, 1, ("instance-family=g6e", "L40S")),
+        # a Ray cluster fleet; EKS Auto Mode's instance-family p4de -> A100-80GB
+        ("RayClusterFleet", "aibrix", "mixtral-fleet", 46, "mistralai/Mixtral-8x7B-Instruct-v0.1", 8, 1, 1, None, 8,
+         "nvidia.com/gpu", 2, 1, ("instance-family=p4de", "A100-80GB")),
+        # llm-d ModelService: modelArtifacts.uri, parallelism.tensor, acceleratorTypes as node affinity
+        ("ModelService", "llm-d", "llama-8b/decode", 85, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 1, 65536, 1,
+         "nvidia.com/gpu", 2, 1, ("gpu.product=NVIDIA-L4", "L4")),
+        ("ModelService", "llm-d", "llama-8b/prefill", 97, "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 1, 65536, 1,
+         "nvidia.com/gpu", 1, 1, ("gpu.product=NVIDIA-L4", "L4")),
+    ]
+    assert lines(inv)[3] == ({"max_model_len": 94, "gpu_memory_utilization": 94, "model": 82,
+                              "tensor_parallel_size": 88}, {"resources": 95, "affinity": 89})
+
+
+def test_every_serving_fixture_lints_without_input_errors():
+    inv = load_inputs([FIX])
+    assert len(inv.groups) == 21
+    assert not [g.name for g in inv.groups if g.model is None]
+
+
+# --- findings point at the field to change ----------------------------------------------------------------
+
+
+def test_findings_on_serving_resources_point_at_the_field_to_change():
+    inv = load_inputs([os.path.join(FIX, "llminferenceservice.yaml"), os.path.join(FIX, "kubeai.yaml")])
+    got = sorted((f.location.file.rsplit("/", 1)[1], f.location.line, f.code, f.subject)
+                 for f in run_rules(ALL_RULES, inv) if f.code in ("SW102", "SW104", "SW401") and not f.undecided)
+    assert got == [
+        # KubeAI: --max-model-len=32768 (args line 12) does not fit the L4's KV cache
+        ("kubeai.yaml", 12, "SW102", "Model kubeai/llama-3.1-8b-instruct-l4"),
+        # TP8 from args (line 31); no SW401: KubeAI's controller mounts a memory /dev/shm in the server
+        ("kubeai.yaml", 31, "SW104", "Model kubeai/llama-3.3-70b-mi300x"),
+        # parallelism.tensor: 2 (line 13); no SW401: KServe's controller mounts a memory /dev/shm in `main`
+        ("llminferenceservice.yaml", 13, "SW104", "LLMInferenceService llm/qwen3-8b"),
+    ]
+
+
+def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
+    from shardwise.rules.app.cli import main
+
+    path = os.path.join(FIX, "llminferenceservice.yaml")
+    assert main(["lint", path, "--format", "github"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    # SW104 blocks here (no load declared: fewer GPUs start the model with the KV reserve): an error at the TP line
+    assert any(line.startswith(f"::error file={path},line=13,title=SW104 ") for line in out)
+    sarif = tmp_path / "r.sarif"
+    assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
+    import json
+
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    [sw104] = [r for r in results if r["ruleId"] == "SW104"]
+    assert sw104["locations"][0]["physicalLocation"]["region"] == {"startLine": 13}
+
+
+def test_a_parallelism_field_that_is_no_number_is_an_input_error_at_its_line():
+    text = ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n"
+            "  predictor:\n    model:\n      modelFormat: {name: huggingface}\n"
+            "      storageUri: hf://meta-llama/Llama-3.1-405B-Instruct\n"
+            "    workerSpec:\n      tensorParallelSize: 8\n      pipelineParallelSize: two\n")
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(text, "isvc.yaml")
+    assert (e.value.line, e.value.message) == (
+        11, "spec.predictor.workerSpec.pipelineParallelSize: expected an integer, got 'two'")
+
+
+_LLMISVC = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: llama-8b
+  namespace: llm
+spec:
+  model:
+    uri: hf://meta-llama/Llama-3.1-8B-Instruct
+  replicas: 1
+  parallelism:
+    tensor: 2
+  template:
+    nodeSelector:
+      nvidia.com/gpu.product: NVIDIA-L40S
+    containers:
+      - name: main
+        args: [--max-model-len, "8192"]
+        resources:
+          limits: {nvidia.com/gpu: "2"}
+"""
+
+
+def test_kserve_controller_gives_main_its_shm_and_probes(tmp_path):
+    """KServe merges an LLMInferenceService's template over its base config: `main` gets a memory-backed
+    /dev/shm and startup (60 × 10 s), liveness and readiness probes on /health, so SW401, SW402 and SW407
+    have nothing to say about a template that writes none of them."""
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(_LLMISVC, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    main = g.main_container
+    assert main is not None
+    assert {k: (p.initial_delay_seconds, p.period_seconds, p.failure_threshold) for k, p in main.probes.items()} == {
+        "startup": (0, 10, 60), "liveness": (0, 10, 10), "readiness": (0, 1, 2)}
+    assert [(v.name, v.kind, v.medium) for v in g.volumes if v.name == "dshm"] == [("dshm", "emptyDir", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402", "SW407")] == []
+
+
+def test_a_probe_or_shm_the_template_writes_wins_field_by_field(tmp_path):
+    text = _LLMISVC.replace(
+        "        resources:\n",
+        "        livenessProbe:\n"
+        "          httpGet: {path: /health, port: 8000}\n"
+        "          initialDelaySeconds: 120\n"
+        "          periodSeconds: 30\n"
+        "        volumeMounts: [{name: scratch, mountPath: /dev/shm}]\n"
+        "        resources:\n",
+    ).replace("  template:\n", "  template:\n    volumes: [{name: scratch, emptyDir: {}}]\n")
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    liveness = g.main_container.probes["liveness"]  # type: ignore[union-attr]
+    # its own delay and period, the base config's failureThreshold; the base startup probe stays
+    assert (liveness.initial_delay_seconds, liveness.period_seconds, liveness.failure_threshold) == (120, 30, 10)
+    assert g.main_container.probes["startup"].budget_seconds == 600  # type: ignore[union-attr]
+    found = [(f.code, f.message) for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402")]
+    assert found == [("SW401", "container `main` of LLMInferenceService llm/llama-8b runs tensor_parallel_size 2 "
+                                "with emptyDir `scratch` without medium: Memory (node disk) at /dev/shm; required: an "
+                                "emptyDir with medium: Memory")]
+
+
+def test_kubeai_gives_its_vllm_server_probes_and_shm():
+    """KubeAI's model controller starts vLLM with a three-hour startup probe, readiness and liveness on
+    /health and a memory-backed /dev/shm; a Model cannot set them, so they are read as the pod has them."""
+    inv = load("kubeai.yaml")
+    g = next(g for g in inv.groups if g.name == "llama-3.3-70b-mi300x")
+    main = g.main_container
+    assert main is not None
+    assert {k: p.budget_seconds for k, p in main.probes.items()} == {
+        "startup": 10800, "readiness": 30, "liveness": 90}
+    assert [(v.name, v.medium) for v in g.volumes] == [("dshm", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402", "SW407")] == []
+
+
+def test_kuberay_mounts_the_object_store_shm_unless_told_otherwise(tmp_path):
+    """KubeRay mounts a memory-backed /dev/shm in each Ray pod's first container, except when
+    rayStartParams names a plasma-directory: then a TP8 × PP2 group has the runtime's 64 MiB."""
+    with open(os.path.join(FIX, "ray.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    inv = load_inputs([os.path.join(FIX, "ray.yaml")])
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code == "SW401"] == []
+    cluster = next(g for g in inv.groups if g.name == "llama-405b-ray")
+    assert [(v.name, v.medium) for v in cluster.volumes if v.name == "shared-mem"] == [("shared-mem", "Memory")]
+    plasma = text.replace("  headGroupSpec:\n    rayStartParams: {}\n",
+                          "  headGroupSpec:\n    rayStartParams: {plasma-directory: /tmp/plasma}\n")
+    assert plasma != text
+    path = tmp_path / "ray.yaml"
+    path.write_text(plasma, encoding="utf-8")
+    found = [(f.location.line, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"]
+    assert found == [(66, "container `ray-head` of RayCluster ray/llama-405b-ray runs a multi-node group of 2 "
+                          "pods (TP8×PP2) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
+                          "required: an emptyDir with medium: Memory mounted there")]
+
+
+def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
+    """The Dynamo operator gives every worker an 8Gi memory /dev/shm (unless sharedMemory.disabled) and a
+    startup probe of 720 × 10 s; a TP4 worker without them in the file is not SW401 or SW402."""
+    text = (
+        "apiVersion: nvidia.com/v1alpha1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: qwen, namespace: dynamo}\n"
+        "spec:\n"
+        "  services:\n"
+        "    VllmDecodeWorker:\n"
+        "      componentType: worker\n"
+        "      replicas: 1\n"
+        "      resources: {limits: {gpu: '4'}}\n"
+        "      extraPodSpec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        mainContainer:\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0\n"
+        "          command: [/bin/sh, -c]\n"
+        "          args: ['python3 -m dynamo.vllm --model Qwen/Qwen3-32B --tensor-parallel-size 4']\n"
+        "          livenessProbe: {httpGet: {path: /live, port: 9090}, periodSeconds: 5, failureThreshold: 1}\n"
+    )
+    path = tmp_path / "dgd.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    assert g.main_container.probes["startup"].budget_seconds == 7200  # type: ignore[union-attr]
+    assert [(v.name, v.medium) for v in g.volumes] == [("shared-memory", "Memory")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402")] == []
+    path.write_text(text.replace("      replicas: 1\n", "      replicas: 1\n      sharedMemory: {disabled: true}\n"),
+                    encoding="utf-8")
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]
+
+
+# --- Knative Serving: a (group, kind), never a kind alone ----------------------------------------------------
+
+
+def test_a_knative_service_is_a_workload_not_a_core_service():
+    """serving.knative.dev Service: its template's pod is read (before, it was taken for a core Service and its
+    vLLM pod never seen); replicas from min-scale; Knative's own pod labels, which a core Service selects."""
+    inv = load("knative-vllm.yaml")
+    assert groups(inv) == [
+        ("Knative Service", "llm", "llama3", 5, "meta-llama/Llama-3.1-70B-Instruct", 4, 1, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 1, ("instance-type=g6e.12xlarge", "L40S"))]
+    [g] = inv.groups
+    assert g.pod_labels == {"app": "llama3", "serving.knative.dev/configuration": "llama3",
+                            "serving.knative.dev/service": "llama3"}
+    assert g.locations["replicas"].line == 16  # the min-scale annotation
+    # Knative's default readiness probe (TCP on the container's port), which its queue-proxy runs
+    probe = g.containers[0].probes["readiness"]
+    assert (probe.port, probe.path) == (8000, None)
+    assert [(s.name, s.type, s.selector) for s in inv.services] == [
+        ("llama3-public", "LoadBalancer", {"serving.knative.dev/service": "llama3"})]
+    got = sorted((f.code, f.location.line, f.level, f.subject) for f in run_rules(ALL_RULES, inv))
+    assert got == [
+        ("SW202", 27, "advisory", "Knative Service llm/llama3"),
+        ("SW305", 5, "advisory", "Namespace llm"),
+        ("SW306", 45, "mandatory", "Service llm/llama3-public"),
+    ]
+
+
+_KNATIVE = """apiVersion: serving.knative.dev/v1
+kind: {kind}
+metadata:
+  name: qwen
+  namespace: llm
+spec:
+{body}"""
+_KNATIVE_POD = """      containers:
+        - image: vllm/vllm-openai:v0.10.1
+          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_knative_configuration_and_revision_and_their_scale():
+    conf = load_kubernetes_text(_KNATIVE.format(kind="Configuration", body=(
+        "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/minScale: \"0\"\n"
+        "        autoscaling.knative.dev/initialScale: \"3\"\n    spec:\n" + _KNATIVE_POD)), "c.yaml")
+    rev = load_kubernetes_text(_KNATIVE.format(kind="Revision", body="\n".join(
+        line[4:] for line in _KNATIVE_POD.splitlines())), "r.yaml")
+    bare = load_kubernetes_text(_KNATIVE.format(kind="Service", body="  template:\n    spec:\n" + _KNATIVE_POD),
+                                "s.yaml")
+    # min-scale 0 scales to zero when idle: the replicas that serve are the initial scale (Knative's default 1)
+    assert [(g.kind, g.name, g.replicas, g.engine.model) for inv in (conf, rev, bare) for g in inv.groups] == [
+        ("Knative Configuration", "qwen", 3, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Revision", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct"),
+        ("Knative Service", "qwen", 1, "Qwen/Qwen2.5-7B-Instruct")]
+    assert conf.groups[0].pod_labels == {"serving.knative.dev/configuration": "qwen"}
+    # with no port the probe is on Knative's PORT, 8080
+    assert bare.groups[0].containers[0].probes["readiness"].port == 8080
+
+
+def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(_KNATIVE.format(kind="Service", body=(
+            "  template:\n    metadata:\n      annotations:\n        autoscaling.knative.dev/min-scale: two\n"
+            "    spec:\n" + _KNATIVE_POD)), "s.yaml")
+    assert (e.value.line, e.value.message) == (
+        10, "autoscaling.knative.dev/min-scale: expected a whole number of pods, got 'two'")
+
+
+# --- the labels operators put on the pods they create, which Services select --------------------------------
+
+
+def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
+    """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
+    Service selecting those labels selects the group."""
+    kserve = load("kserve-huggingface.yaml")
+    assert kserve.groups[0].pod_labels == {"serving.kserve.io/inferenceservice": "llama-8b", "component": "predictor"}
+    ray = load("ray.yaml")
+    head = {"ray.io/is-ray-node": "yes", "app.kubernetes.io/name": "kuberay",
+            "app.kubernetes.io/created-by": "kuberay-operator", "ray.io/node-type": "head", "ray.io/group": "headgroup"}
+    assert [(g.name, g.pod_labels) for g in ray.groups] == [
+        # Ray Serve LLM: the Serve proxy on the head answers; the RayService's cluster name is generated
+        ("qwen-serve/qwen-14b", {**head, "ray.io/serve": "true"}),
+        ("llama-405b-ray", {**head, "ray.io/identifier": "llama-405b-ray-head", "ray.io/cluster": "llama-405b-ray"}),
+    ]
+
+
+_ISVC_MODE = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+  namespace: llm
+  labels: {team: search}
+  annotations:
+    serving.kserve.io/deploymentMode: {mode}
+spec:
+  predictor:
+    labels: {tier: gpu}
+    containers:
+      - name: kserve-container
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: qwen-public, namespace: llm}}
+spec:
+  type: LoadBalancer
+  selector: {selector}
+  ports: [{{port: 80, targetPort: 8080}}]
+"""
+
+
+@pytest.mark.parametrize(("mode", "selector", "label"), [
+    ("RawDeployment", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Standard", "{app: isvc.qwen-predictor}", {"app": "isvc.qwen-predictor"}),
+    ("Serverless", "{serving.knative.dev/service: qwen-predictor}",
+     {"serving.knative.dev/service": "qwen-predictor", "serving.knative.dev/configuration": "qwen-predictor"}),
+])
+def test_a_service_selecting_kserve_predictor_pods_by_their_mode_label_is_sw306(mode, selector, label):
+    inv = load_kubernetes_text(_ISVC_MODE.replace("{mode}", mode).replace("{selector}", selector)
+                               .replace("{{", "{").replace("}}", "}"), "i.yaml")
+    [g] = inv.groups
+    assert g.pod_labels == {"team": "search", "tier": "gpu", "serving.kserve.io/inferenceservice": "qwen",
+                            "component": "predictor", **label}
+    assert [(f.code, f.level, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
+        ("SW306", "mandatory", "Service llm/qwen-public")]
+
+
+# --- RoleBasedGroup: a role's pod is its template with the patches applied --------------------------------------
+
+RBG = os.path.join(FIXTURES, "k8s", "rbg")
+
+
+def test_rbg_roles_that_patch_a_shared_template_keep_its_image():
+    """sgl-project/rbg's own vLLM example, verbatim: each role names `roleTemplates[vllm-base]` (the image) and
+    patches it (the command). Before, the patch was read alone: no image (SW307 silent on `latest`), the group
+    named `…/prefill/standalonePattern/templateRef/patch`, and its pods per group unknown."""
+    inv = load_kubernetes_file(os.path.join(RBG, "vllm-pd-disagg-with-mooncake-te.yaml"))
+    got = [(g.name, g.location.line, g.engine.model, show(g.replicas), show(g.pods_per_group), g.gpus_per_pod,
+            g.main_container.image, g.at("image").line, g.unknown_operator) for g in inv.groups]
+    assert got == [
+        ("vllm-pd-with-mooncake-te/prefill", 114, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False),
+        ("vllm-pd-with-mooncake-te/decode", 172, "Qwen/Qwen3-0.6B", 1, 1, 1, "vllm/vllm-openai:latest", 59, False)]
+    assert inv.groups[0].pod_labels == {"app": "vllm-inference",
+                                        "rbg.workloads.x-k8s.io/group-name": "vllm-pd-with-mooncake-te",
+                                        "rbg.workloads.x-k8s.io/role-name": "prefill"}
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+    assert sorted((f.code, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW307") == [
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/decode"),
+        ("SW307", 59, "RoleBasedGroup default/vllm-pd-with-mooncake-te/prefill")]
+
+
+def test_rbg_leader_worker_roles_span_their_size_in_pods():
+    inv = load_kubernetes_file(os.path.join(RBG, "leader-worker.yaml"))
+    assert groups(inv) == [
+        # v1alpha2: the leader's command from leaderTemplatePatch, over the template's image and GPUs
+        ("RoleBasedGroup", "llm", "llama-70b/backend", 11, "meta-llama/Llama-3.1-70B-Instruct", 4, 2, 1, 8192, 4,
+         "nvidia.com/gpu", 2, 2, ("instance-type=g6e.12xlarge", "L40S")),
+        # v1alpha1: patchLeaderTemplate over the role's template
+        ("RoleBasedGroup", "llm", "qwen-32b/lws", 54, "Qwen/Qwen2.5-32B-Instruct", 2, 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 2, ("instance-type=g6e.xlarge", "L40S")),
+    ]
+    assert [g.pod_labels["role"] for g in inv.groups] == ["leader", "leader"]
+    assert (inv.launch_issues, dict(inv.skipped)) == ([], {})

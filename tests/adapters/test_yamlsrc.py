@@ -1,0 +1,269 @@
+"""The line-keeping YAML loader: the fast event path and PyYAML's constructor give the same documents."""
+
+import pytest
+import yaml
+from repo_paths import ROOT
+from shardwise.rules.adapters import yamlsrc
+from shardwise.rules.model.errors import InputError
+
+
+def _same(a, b):
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return (a.line, a.key_lines, list(a)) == (b.line, b.key_lines, list(b)) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def _slow(text):
+    return list(yaml.load_all(text, Loader=yamlsrc._LineLoader))
+
+
+PLAIN = """\
+# comment
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: x
+  labels: {a: "1", b: yes, c: ~, d: 0.5, e: 0x10, f: 2026-11-29}
+spec:
+  replicas: 3
+  args: [serve, "--tp", '4', --flag=a, -1.5e3, .inf, null, true, No]
+  nested:
+    - {k: v}
+    - - inner
+      - 2
+---
+---
+just: a scalar doc
+--- plain string
+"""
+
+
+def test_event_path_matches_the_constructor_on_plain_yaml():
+    fast = yamlsrc._load_events(PLAIN)
+    assert _same(fast, _slow(PLAIN))
+    doc = fast[0]
+    assert (doc.line, doc.key_lines["spec"], doc["spec"].line, doc["metadata"]["labels"].line) == (2, 7, 8, 6)
+    assert doc["metadata"]["labels"] == {"a": "1", "b": True, "c": None, "d": 0.5, "e": 16,
+                                         "f": __import__("datetime").date(2026, 11, 29)}
+    assert fast[1:] == [None, {"just": "a scalar doc"}, "plain string"]
+
+
+@pytest.mark.parametrize("text,falls_back", [
+    ("base: &b {x: 1}\nuse: *b\n", True),                  # anchor and alias
+    ("base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n", True),   # merge key
+    ("n: !!str 12\nm: !!int '7'\n", False),                # explicit standard tags: built from events
+    ("t: !custom 1\n", True),                               # an unknown tag: the constructor's error
+])
+def test_features_left_to_the_constructor_give_the_same_documents(text, falls_back):
+    if falls_back:
+        with pytest.raises(yamlsrc._Fallback):
+            yamlsrc._load_events(text)
+    try:
+        slow = _slow(text)
+    except yaml.YAMLError:
+        with pytest.raises(InputError):
+            list(yamlsrc.load_all(text, "f.yaml"))
+        return
+    assert _same(list(yamlsrc.load_all(text, "f.yaml")), slow)
+
+
+def test_every_shipped_yaml_file_loads_the_same_both_ways():
+    files = [*ROOT.glob("tests/fixtures/**/*.yaml"), *ROOT.glob("stacks/*.yaml"), *ROOT.glob("examples/*.yaml")]
+    checked = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            slow = _slow(text)
+        except yaml.YAMLError:
+            continue  # the deliberately broken fixtures
+        assert _same(list(yamlsrc.load_all(text, str(path))), slow), path
+        checked += 1
+    assert checked >= 50
+
+
+def test_yaml_errors_name_the_file_and_line():
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all("a: 1\nb: [unclosed\nc: 3\n", "bad.yaml"))
+    assert (err.value.file, err.value.line) == ("bad.yaml", 3)
+    assert str(err.value).startswith("bad.yaml:3: cannot parse YAML: ")
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("a: 1\nb: 2\na: 3\n", 3, "duplicate key 'a' (first written on line 1)"),          # the event path
+    ("x: &v 1\nm:\n  k: *v\n  k: 2\n", 4, "duplicate key 'k' (first written on line 3)"),  # the constructor
+    ("m: {k: 1, k: 2}\n", 1, "duplicate key 'k' (first written on line 1)"),             # flow style
+    ("---\na: 1\n---\nb: 1\nb: 2\n", 5, "duplicate key 'b' (first written on line 4)"),  # second document
+    ("1: a\n1: b\n", 2, "duplicate key '1'"),                                         # not text: no first line
+])
+def test_duplicate_keys_are_an_error_at_the_second(text, line, message):
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "d.yaml"))
+    assert (err.value.file, err.value.line) == ("d.yaml", line)
+    assert err.value.message == f"cannot parse YAML: {message}: a mapping's keys must be unique, keep one"
+
+
+@pytest.mark.parametrize("text,line,first,value", [
+    ("a: 1\nb: 2\na: 3\n", 3, 1, {"a": 3, "b": 2}),                     # the event path
+    ("x: &v 1\nm:\n  k: *v\n  k: 2\n", 4, 3, {"x": 1, "m": {"k": 2}}),   # the constructor
+    ("m: {k: 1, k: 2}\n", 1, 1, {"m": {"k": 2}}),                         # flow style
+])
+def test_documents_with_a_duplicate_key_are_read_with_the_last_value(text, line, first, value):
+    docs = yamlsrc.load_documents(text, "d.yaml")
+    assert [(ln, type(d).__name__, d if isinstance(d, dict) else (d.file, d.line, d.message)) for ln, d in docs] == [
+        (1, "LineDict", value),
+        (line, "DuplicateKey", ("d.yaml", line, f"duplicate key {'k' if 'k' in text else 'a'!r} (first written on "
+                                f"line {first}): a mapping's keys must be unique, keep one (the rest of the document "
+                                "is still checked, with the last value)")),
+    ]
+    # the key's line is the last one written: a finding about the value points at it
+    doc = docs[0][1]
+    holder = doc["m"] if "m" in doc else doc
+    assert holder.key_lines["k" if "k" in holder else "a"] == line
+
+
+def test_a_merge_key_may_be_overridden_but_not_written_twice():
+    base = "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  x: 3\n"
+    [doc] = yamlsrc.load_all(base, "m.yaml")
+    assert doc["use"] == {"x": 3, "y": 2}
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(base + "  x: 4\n", "m.yaml"))
+    assert err.value.line == 5
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
+    ("a: !!int 1.5\n", "'1.5' tagged !!int is not an integer"),
+    ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
+    ("a: !!timestamp 2024-02-30\n", "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
+                                    "(2024-01-31, 2024-01-31T12:00:00Z)"),
+    ("a: 2024-02-30\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
+                        "quote it to keep it as text"),
+    ("a: &x !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # the constructor path
+    ("a: !!bool\n  - x\n", "expected a scalar node, but found sequence"),
+])
+def test_a_scalar_its_tag_cannot_construct_is_a_yaml_error(text, message):
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "t.yaml"))
+    assert (err.value.line, err.value.message) == (1, f"cannot parse YAML: {message}")
+
+
+@pytest.mark.parametrize("char,what", [("\x01", "control character U+0001"), ("\x1b", "control character U+001B"),
+                                       ("\x7f", "control character U+007F"), ("\ufffe", "character U+FFFE"),
+                                       ("\x00", "control character U+0000")])
+def test_a_control_character_is_named_with_its_line_and_column(char, what):
+    text = f"a: 1\nb: 'x{char}'\n"
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(text, "c.yaml"))
+    code = ord(char)
+    assert (err.value.line, err.value.message) == (2, (
+        f"cannot parse YAML: {what} at column 6 is not allowed in YAML text; remove it, or write it as the "
+        f'escape "\\u{code:04x}" inside a double-quoted string'))
+
+
+@pytest.mark.parametrize("data,line,message", [
+    (b"a: 1\nb: \xff\n", 2, "not UTF-8 text: byte 0xFF at column 4 is not UTF-8; save the file as UTF-8"),
+    (b"a: caf\xe9\n", 1, "not UTF-8 text: byte 0xE9 at column 7 is not UTF-8; save the file as UTF-8"),
+    (b"\xff\xfea\x00", 1, "not UTF-8 text: it starts with a UTF-16 byte order mark; save it as UTF-8 "
+                         "(iconv -f UTF-16 -t UTF-8)"),
+])
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path, data, line, message):
+    (tmp_path / "e.yaml").write_bytes(data)
+    with pytest.raises(InputError) as err:
+        yamlsrc.read_text(str(tmp_path / "e.yaml"))
+    assert (err.value.line, err.value.message) == (line, message)
+
+
+def test_a_byte_order_mark_and_crlf_line_breaks_are_read(tmp_path):
+    (tmp_path / "w.yaml").write_bytes(b"\xef\xbb\xbfa: 1\r\nb: 2\r\n")
+    assert yamlsrc.read_text(str(tmp_path / "w.yaml")) == "a: 1\nb: 2\n"
+
+
+HELM = """\
+# Source: chart/templates/secret.yaml
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData:
+  token: {{ .Values.token }}
+---
+# Source: chart/templates/svc.yaml
+apiVersion: v1
+kind: Service
+metadata: {name: vllm}
+...
+%YAML 1.1
+---
+broken: [1,
+---
+last: {k: 1, k: 2}
+--- |
+  a block
+---
+"""
+
+
+def test_documents_are_parsed_one_by_one_when_one_is_broken():
+    docs = yamlsrc.load_documents(HELM, "h.yaml")
+    assert [(line, str(d) if isinstance(d, InputError) else d) for line, d in docs] == [
+        (1, "h.yaml:6: cannot parse YAML: a template placeholder {{ … }} is not YAML; render the template first "
+            "(helm template …)"),
+        (9, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "vllm"}}),
+        (13, "h.yaml:15: cannot parse YAML: did not find expected node content"),  # the end of its document
+        # a duplicate key: the document is read with the last value, and the key is an error at its line
+        (17, {"last": {"k": 2}}),
+        (17, "h.yaml:17: duplicate key 'k' (first written on line 17): a mapping's keys must be unique, keep one "
+             "(the rest of the document is still checked, with the last value)"),
+        (18, "a block\n"),
+        (21, None),
+    ]
+    service = docs[1][1]
+    assert (service.line, service.key_lines["kind"], service["metadata"].line) == (9, 10, 11)
+
+
+def test_split_documents_keeps_directives_with_their_document():
+    assert [(b, t.splitlines()[0]) for b, t in yamlsrc.split_documents(HELM)] == [
+        (0, "# Source: chart/templates/secret.yaml"), (6, "---"), (12, "%YAML 1.1"), (15, "---"), (17, "--- |"),
+        (19, "---"),
+    ]
+
+
+def test_a_stream_that_parses_is_not_split():
+    assert yamlsrc.load_documents("a: 1\n---\n- x\n", "f.yaml") == [(1, {"a": 1}), (3, ["x"])]
+    assert yamlsrc.load_documents("", "f.yaml") == []
+
+
+def test_unhashable_key_is_an_input_error():
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all("? [a, b]\n: 1\n", "k.yaml"))
+    assert "unhashable mapping key at line 1" in str(err.value)
+
+
+def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
+    from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    sources = sorted((ROOT / "tests" / "fixtures" / "rules").glob("SW1*/*.yaml"))
+    for i in range(PARALLEL_MIN_FILES):
+        src = sources[i % len(sources)]
+        (tmp_path / f"{i:04d}-{src.parent.name}-{src.name}").write_text(src.read_text(encoding="utf-8"))
+    one, two = load_inputs([str(tmp_path)], jobs=1), load_inputs([str(tmp_path)], jobs=2)
+    assert [g.name for g in one.groups] == [g.name for g in two.groups]
+    assert len(one.groups) > PARALLEL_MIN_FILES
+    assert run_rules(ALL_RULES, one) == run_rules(ALL_RULES, two)
+
+
+def test_an_input_error_in_a_worker_keeps_its_file_and_line(tmp_path):
+    from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
+
+    good = (ROOT / "tests" / "fixtures" / "rules" / "SW104" / "pass.yaml").read_text(encoding="utf-8")
+    for i in range(PARALLEL_MIN_FILES):
+        (tmp_path / f"{i:04d}.yaml").write_text(good)
+    (tmp_path / "0150.yaml").write_text("kind: [broken\n")
+    with pytest.raises(InputError) as err:
+        load_inputs([str(tmp_path)], jobs=2)
+    assert (err.value.file, err.value.line) == (str(tmp_path / "0150.yaml"), 2)

@@ -1,0 +1,306 @@
+"""``shardwise lint --create-baseline FILE`` / ``--baseline FILE``: a repository that already holds findings
+turns the check on and is failed only by new ones.
+
+The repository is ``tests/fixtures/baseline/`` (SW309's and SW308's fail fixtures: 16 findings, 9 mandatory),
+copied into a folder with a ``.git`` so it is the repository root. Each test changes it as a team would and
+checks which findings are new, by rule, line and object.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from repo_paths import FIXTURES, ROOT, SCHEMAS
+from shardwise.rules.app.baseline import FORMAT_VERSION, dumps, field_of, match, parse
+from shardwise.rules.app.baseline import create as create_entries
+from shardwise.rules.app.cli import main
+from shardwise.rules.engine import Finding
+from shardwise.rules.model import Location
+
+BASELINE = ".shardwise-baseline.json"
+SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text(encoding="utf-8"))
+
+#: The baseline of the fixture repository, as --create-baseline writes it (sorted by file, code, object, field).
+ENTRIES = [
+    ("SW206", "Deployment serving/llama-8b", "", "deploy/secrets.yaml"),
+    ("SW308", "ConfigMap serving/model-download", "HUGGING_FACE_HUB_TOKEN", "deploy/secrets.yaml"),
+    ("SW308", "ConfigMap serving/model-download", "REGISTRY_PASSWORD", "deploy/secrets.yaml"),
+    ("SW308", "Deployment serving/llama-8b", "container vllm --api-key", "deploy/secrets.yaml"),
+    ("SW308", "Deployment serving/llama-8b", "container vllm HF_TOKEN", "deploy/secrets.yaml"),
+    ("SW104", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
+    ("SW106", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
+    ("SW305", "Namespace serving", "", "deploy/security.yaml"),
+    ("SW309", "Deployment serving/llama-70b", "container vllm", "deploy/security.yaml"),
+    ("SW309", "Deployment serving/llama-70b", "container vllm NET_RAW", "deploy/security.yaml"),
+    ("SW309", "Deployment serving/llama-70b", "container vllm SYS_ADMIN", "deploy/security.yaml"),
+    ("SW309", "Deployment serving/llama-70b", "hostIPC", "deploy/security.yaml"),
+    ("SW309", "LeaderWorkerSet serving/llama-405b", "container vllm", "deploy/security.yaml"),
+    ("SW309", "LeaderWorkerSet serving/llama-405b", "hostNetwork", "deploy/security.yaml"),
+    ("SW401", "Deployment serving/llama-70b", "container vllm", "deploy/security.yaml"),
+    ("SW401", "LeaderWorkerSet serving/llama-405b", "container vllm", "deploy/security.yaml"),
+]
+ALL_BASELINED = ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
+                 "16 findings in the baseline — passed\n")
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "models"
+    shutil.copytree(FIXTURES / "baseline", root)
+    (root / ".git").mkdir()  # the repository root: paths in the baseline are relative to it
+    monkeypatch.chdir(root)
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def entries(path: Path) -> list[tuple[str, str, str, str | None]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["shardwise_baseline"] == FORMAT_VERSION
+    assert all(e["urn"] is None and e["count"] == 1 for e in doc["findings"])
+    return [(e["code"], e["object"], e["field"], e["file"]) for e in doc["findings"]]
+
+
+def create(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_BASELINED, "")
+
+
+def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(repo, capsys):
+    rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
+    assert (rc, out, err) == (0, ALL_BASELINED, "")
+    assert entries(repo / BASELINE) == ENTRIES
+    text = (repo / BASELINE).read_text(encoding="utf-8")
+    assert text.splitlines()[:3] == ["{", '  "shardwise_baseline": 1,', '  "findings": [']
+    assert text.splitlines()[3] == ('    {"code": "SW206", "object": "Deployment serving/llama-8b", "field": "", '
+                                    '"file": "deploy/secrets.yaml", "urn": null, "count": 1},')
+    assert '"line"' not in text and "GiB" not in text  # no line numbers, nor messages with their sizing estimates
+    # the same findings write the same bytes: a file a team commits and diffs
+    run(capsys, "lint", "./deploy/", "--create-baseline", BASELINE)
+    assert (repo / BASELINE).read_text(encoding="utf-8") == text
+
+
+def test_without_changes_every_finding_is_in_the_baseline(repo, capsys):
+    create(capsys)
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    assert (rc, out, err) == (0, ALL_BASELINED, "")
+    # without the baseline the same repository fails
+    assert run(capsys, "lint", "deploy")[0] == 1
+
+
+def test_moved_lines_reformatting_reordered_documents_and_a_renamed_file_stay_baselined(repo, capsys):
+    create(capsys)
+    security = (repo / "deploy" / "security.yaml").read_text(encoding="utf-8")
+    lws, deployment = security.split("---\n")
+    # the Deployment first, comments that move every line, flow style written as blocks, keys reordered
+    deployment = deployment.replace(
+        "capabilities: {add: [IPC_LOCK, NET_RAW, SYS_ADMIN]}",
+        "capabilities:\n              add:\n                - SYS_ADMIN\n                - IPC_LOCK\n"
+        "                - NET_RAW")
+    deployment = deployment.replace("      hostIPC: true\n", "")
+    deployment = deployment.replace("    spec:\n      nodeSelector", "    spec:\n      hostIPC: true\n      nodeSelector")
+    assert "hostIPC: true\n      nodeSelector" in deployment and "- SYS_ADMIN" in deployment
+    (repo / "deploy" / "security.yaml").unlink()
+    (repo / "deploy" / "serving").mkdir()
+    (repo / "deploy" / "serving" / "llama.yaml").write_text(
+        "# moved here from deploy/security.yaml\n\n\n" + deployment + "---\n# the multi-node group\n" + lws,
+        encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    assert (rc, out, err) == (0, ALL_BASELINED, "")
+
+
+def test_a_new_bad_object_is_the_only_finding_and_fails_the_run(repo, capsys):
+    create(capsys)
+    security = (repo / "deploy" / "security.yaml").read_text(encoding="utf-8")
+    canary = security.split("---\n")[1].replace("name: llama-70b", "name: llama-70b-canary")
+    (repo / "deploy" / "canary.yaml").write_text(canary, encoding="utf-8")
+    # a copy of a baselined object under its own name in another file (another environment) is new too
+    (repo / "deploy" / "staging").mkdir()
+    (repo / "deploy" / "staging" / "security.yaml").write_text(security.split("---\n")[0], encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    assert rc == 1 and err == ""
+    found = [line.split(" [")[0] + " " + line.rsplit(" (", 1)[1] for line in out.splitlines()[:-1]]
+    assert found == [
+        "deploy/canary.yaml:12: SW309 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:15: SW401 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:17: SW104 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:17: SW106 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:18: SW309 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:18: SW309 Deployment serving/llama-70b-canary)",
+        "deploy/canary.yaml:18: SW309 Deployment serving/llama-70b-canary)",
+        "deploy/staging/security.yaml:16: SW309 LeaderWorkerSet serving/llama-405b)",
+        "deploy/staging/security.yaml:19: SW401 LeaderWorkerSet serving/llama-405b)",
+        "deploy/staging/security.yaml:23: SW309 LeaderWorkerSet serving/llama-405b)",
+    ]
+    assert out.splitlines()[-1] == (
+        "shardwise: 4 files read, 5 workloads, 5 mandatory, 5 advisory findings, 0 suppressed; "
+        "16 findings in the baseline — failed: 5 blocking findings at or above mandatory")
+
+
+def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
+    create(capsys)
+    path = repo / "deploy" / "security.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("[IPC_LOCK, NET_RAW, SYS_ADMIN]",
+                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_PTRACE]"),
+                    encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    # SW309 names both capabilities in one finding now: its field is not the baselined one's, so the finding is
+    # new (it fails the run) and the entry for SYS_ADMIN alone is stale
+    assert (rc, err) == (1, "")
+    assert out.splitlines()[0].startswith(
+        "deploy/security.yaml:45: SW309 [mandatory] container `vllm` of Deployment serving/llama-70b adds SYS_ADMIN, "
+        "SYS_PTRACE, which control the node")
+    assert out.splitlines()[1] == (
+        "shardwise: 2 files read, 3 workloads, 1 mandatory, 0 advisory finding, 0 suppressed; 15 findings in the "
+        "baseline (1 baseline entry no longer matches a finding: refresh it with --create-baseline) — failed: "
+        "1 blocking finding at or above mandatory")
+
+
+def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo, capsys):
+    create(capsys)
+    path = repo / "deploy" / "security.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("      hostIPC: true\n", ""), encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    assert (rc, err) == (0, "")  # stale entries are said, never a failure
+    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
+                   "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
+                   "--create-baseline) — passed\n")
+    rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
+    assert rc == 0 and out.endswith("15 findings in the baseline — passed\n")
+    assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
+
+
+def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(repo, capsys):
+    create(capsys)
+    path = repo / "deploy" / "security.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("[IPC_LOCK, NET_RAW, SYS_ADMIN]",
+                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_PTRACE]"),
+                    encoding="utf-8")
+    rc, _, _ = run(capsys, "lint", "deploy", "--baseline", BASELINE, "--format", "json=r.json",
+                   "--format", "sarif=r.sarif")
+    assert rc == 1
+    doc = json.loads((repo / "r.json").read_text(encoding="utf-8"))
+    assert [(f["code"], f["line"]) for f in doc["findings"]] == [("SW309", 45)]
+    assert len(doc["baselined"]) == 15
+    assert doc["summary"]["baseline"] == {"file": BASELINE, "baselined": 15, "stale": 1}
+    sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))
+    jsonschema.validate(sarif, SCHEMA)
+    results = sarif["runs"][0]["results"]
+    assert [r["baselineState"] for r in results] == ["new"] + ["unchanged"] * 15
+    assert "SYS_PTRACE" in results[0]["message"]["text"]
+    # without a baseline neither key is written
+    run(capsys, "lint", "deploy", "--format", "json=r.json", "--format", "sarif=r.sarif")
+    assert "baselined" not in json.loads((repo / "r.json").read_text(encoding="utf-8"))
+    assert "baseline" not in json.loads((repo / "r.json").read_text(encoding="utf-8"))["summary"]
+    sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))
+    assert not any("baselineState" in r for r in sarif["runs"][0]["results"])
+
+
+HOW = f"; write it with `shardwise lint --create-baseline {BASELINE}`"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (None, f"{BASELINE}: --baseline: cannot read: No such file or directory"),
+    ("garbage", f"{BASELINE}: --baseline: not a shardwise baseline: not JSON (Expecting value: line 1 column 1 "
+                f"(char 0)){HOW}"),
+    ('{"findings": []}', f'{BASELINE}: --baseline: not a shardwise baseline (no "shardwise_baseline" key){HOW}'),
+    ("[1, 2]", f'{BASELINE}: --baseline: not a shardwise baseline (no "shardwise_baseline" key){HOW}'),
+    ('{"shardwise_baseline": 2, "findings": []}',
+     f"{BASELINE}: --baseline: baseline format version 2; this shardwise reads version 1{HOW}"),
+    ('{"shardwise_baseline": "1", "findings": []}',
+     f'{BASELINE}: --baseline: baseline format version "1"; this shardwise reads version 1{HOW}'),
+    ('{"shardwise_baseline": 1, "findings": {}}',
+     f'{BASELINE}: --baseline: not a shardwise baseline ("findings" is not a list){HOW}'),
+    ('{"shardwise_baseline": 1, "findings": [{"code": "SW309", "object": "Deployment a/b", "line": 4}]}',
+     f'{BASELINE}: --baseline: entry 1 of "findings" is not a baseline entry (the keys code, object, field, '
+     f"file, urn, count; count a whole number from 1){HOW}"),
+])
+def test_a_baseline_that_cannot_be_used_is_an_input_error(repo, capsys, text, message):
+    if text is not None:
+        (repo / BASELINE).write_text(text, encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
+    assert (rc, out, err) == (2, "", f"shardwise: error: {message}\n")
+
+
+def test_a_baseline_that_is_not_utf8_or_a_directory_is_an_input_error(repo, capsys):
+    (repo / BASELINE).write_bytes(b"\xff\xfe{}")
+    assert run(capsys, "lint", "deploy", "--baseline", BASELINE) == (
+        2, "", f"shardwise: error: {BASELINE}: --baseline: not a shardwise baseline: not UTF-8 text{HOW}\n")
+    assert run(capsys, "lint", "deploy", "--baseline", "deploy") == (
+        2, "", "shardwise: error: deploy: --baseline: cannot read: it is a directory, not a regular file; "
+               "shardwise reads only regular files\n")
+
+
+def test_baseline_and_create_baseline_are_one_or_the_other(repo, capsys):
+    rc, out, err = run(capsys, "lint", "deploy", "--baseline", "a.json", "--create-baseline", "b.json")
+    assert rc == 2
+    assert err.endswith("error: argument --create-baseline: not allowed with argument --baseline\n")
+
+
+def _finding(code: str, message: str, undecided: bool = False) -> Finding:
+    return Finding(code, "x", "mandatory", "high", message, Location("a.yaml", 3), "Deployment a/b",
+                   undecided=undecided)
+
+
+@pytest.mark.parametrize(("code", "message", "undecided", "field"), [
+    # capacity and topology findings size the whole object: their estimates and suggested flags are not a field
+    ("SW104", "meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs; replicate with --tensor-parallel-size 1",
+     False, ""),
+    ("SW104", "cannot decide: tensor_parallel_size is not known (a computed output)", True, "tensor_parallel_size"),
+    ("SW310", "cannot decide: CUDA_VISIBLE_DEVICES of container `vllm` is not known (envFrom Secret `s`)", True,
+     "CUDA_VISIBLE_DEVICES container vllm"),
+    ("SW308", "container `vllm` of Deployment a/b passes --api-key a literal value (26 characters); required: the "
+              "key from a Secret (VLLM_API_KEY for --api-key, HF_TOKEN for --hf-token)", False,
+     "container vllm --api-key"),
+    ("SW309", "Deployment a/b sets hostNetwork: true, so its ports listen on the node", False, "hostNetwork"),
+    ("SW301", "security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0", False, ""),
+])
+def test_the_field_is_what_the_message_names_on_the_object(code, message, undecided, field):
+    assert field_of(_finding(code, message, undecided)) == field
+
+
+def test_entries_add_up_and_a_count_below_one_is_refused():
+    row = {"code": "SW301", "object": "SecurityGroup g", "field": "", "file": "sg.json", "urn": None, "count": 2}
+    parsed = parse(json.dumps({"shardwise_baseline": 1, "findings": [row, row]}), "b.json")
+    assert list(parsed.values()) == [4]
+    with pytest.raises(Exception, match="count a whole number from 1"):
+        parse(json.dumps({"shardwise_baseline": 1, "findings": [{**row, "count": 0}]}), "b.json")
+
+
+def test_the_pre_commit_hook_args_in_docs_ci_take_the_baseline(repo, capsys):
+    line = next(ln for ln in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8").splitlines()
+                if "--baseline" in ln and ln.strip().startswith("args:"))
+    args = yaml.safe_load(line.strip())["args"]
+    assert args == ["deploy/", "stacks/", "--baseline", BASELINE]
+    (repo / "stacks").mkdir()
+    create(capsys)
+    rc, out, err = run(capsys, "lint", *args)  # what the hook's `entry: shardwise lint` runs
+    assert (rc, err) == (0, "")
+    assert out.endswith("16 findings in the baseline — passed\n")
+
+
+def test_a_finding_known_by_its_urn_is_fingerprinted_by_it(tmp_path):
+    urn = "urn:pulumi:prod::models::kubernetes:apps/v1:Deployment::llama"
+    f = Finding("SW309", "host-access", "mandatory", "high", "Deployment a/b sets hostNetwork: true",
+                Location(urn=urn), "Deployment a/b")
+    made = create_entries([f, f], tmp_path)
+    assert [(e.code, e.object, e.field, e.file, e.urn, n) for e, n in made.items()] == [
+        ("SW309", "Deployment a/b", "hostNetwork", None, urn, 2)]
+    assert dumps(made) == (
+        '{\n  "shardwise_baseline": 1,\n  "findings": [\n    {"code": "SW309", "object": "Deployment a/b", '
+        f'"field": "hostNetwork", "file": null, "urn": "{urn}", "count": 2}}\n  ]\n}}\n')
+    matched = match([f, f, f], made, tmp_path)
+    assert (len(matched.new), len(matched.baselined), matched.stale) == (1, 2, 0)
+    # suppressed findings and internal errors are never baselined
+    assert create_entries([replace(f, suppressed=True, suppression_reason="r"), replace(f, internal=True)],
+                          tmp_path) == {}
+    assert dumps({}) == '{\n  "shardwise_baseline": 1,\n  "findings": []\n}\n'

@@ -1,0 +1,139 @@
+"""`shardwise diff BASE_REF`: the tree at a git ref against the working tree, in Markdown and JSON.
+
+The fixture change (tests/fixtures/diff/base → head) doubles a 70B Deployment on p5.48xlarge nodes,
+mounts its /dev/shm (SW401 fixed) and adds an 8B model sharded over two L40S GPUs (SW104 and SW202 added;
+no SW106: one L40S holds it at the precision served). Its Markdown is the sample in docs/ci.md ("What a pull
+request changes"); this test keeps the two equal: SHARDWISE_UPDATE_README=1 rewrites that copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from diff_support import DIFF, SAMPLE_PAGE, diff_repo, documented_sample, git
+from shardwise.rules.app.cli import main
+
+KARPENTER = "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/zz_generated.pricing_aws.go"
+
+
+@pytest.fixture()
+def repo(tmp_path, monkeypatch):
+    r = diff_repo(tmp_path)
+    monkeypatch.chdir(r)
+    return r
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_markdown_is_the_documented_sample(repo, capsys):
+    rc, out, err = run(capsys, "diff", "main", "deploy/")
+    assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added, "
+                            "1 fixed\n")
+    if os.environ.get("SHARDWISE_UPDATE_README"):
+        path = SAMPLE_PAGE
+        text = path.read_text(encoding="utf-8")
+        start = text.index("<!-- diff-sample:start -->\n````markdown\n") + len("<!-- diff-sample:start -->\n````markdown\n")
+        text = text[:start] + out + text[text.index("````\n<!-- diff-sample:end -->", start):]
+        path.write_text(text, encoding="utf-8")
+    assert out == documented_sample()
+
+
+def test_markdown_figures(repo, capsys):
+    _, out, _ = run(capsys, "diff", "main", "deploy/")
+    lines = out.splitlines()
+    commit = git(repo, "rev-parse", "main")[:12]
+    assert lines[:4] == ["<!-- shardwise-diff -->", "## shardwise diff: `main` → working tree", "",
+                         f"Base `main` ({commit}), head: working tree; paths: `deploy/`."]
+    # 2 → 4 replicas of TP4 on 8-GPU p5.48xlarge nodes ($55.04/h): 1 → 2 nodes; TP2 on a 4-GPU g6e.12xlarge
+    # ($10.49264/h): 1 node. 730 hours a month.
+    assert "| GPUs | 8 × H100-SXM-80GB | 16 × H100-SXM-80GB, 2 × L40S | +8 H100-SXM-80GB, +2 L40S |" in lines
+    assert "| Nodes | 1 | 3 | +2 |" in lines
+    assert "| On-demand $/hour | $55.04 | $120.57 | +$65.53 |" in lines
+    assert "| On-demand $/month (730 h) | $40,179.20 | $88,018.00 | +$47,838.80 |" in lines
+    assert "| Findings | 1 mandatory, 2 advisory | 2 mandatory, 2 advisory | 2 added, 1 fixed |" in lines
+    # $/M output tokens = $55.04 / (2 replicas × 2,400 tok/s × 3,600 s) × 10⁶ = $3.19 (and the same at 4 replicas)
+    row = next(ln for ln in lines if ln.startswith("| Deployment serving/llama70b |"))
+    assert row.split(" | ")[1:4] == ["changed", "8 × H100-SXM-80GB → 16 × H100-SXM-80GB",
+                                     "1 × p5.48xlarge → 2 × p5.48xlarge"]
+    assert row.endswith("| $55.04 → $110.08 | $40,179.20 → $80,358.40 | $3.19 |")
+
+
+def test_json(repo, capsys):
+    rc, out, _ = run(capsys, "diff", "main", "deploy/", "--format", "json")
+    d = json.loads(out)
+    assert rc == 0
+    assert d["base"] == {"ref": "main", "commit": git(repo, "rev-parse", "main")}
+    assert d["totals"]["base"] == {
+        "gpus": {"H100-SXM-80GB": 8}, "gpus_total": 8, "nodes": 1, "replicas": 2, "hourly_usd": 55.04,
+        "monthly_usd": 40179.2, "not_priced": [], "workloads": 1, "mandatory": 1, "advisory": 2, "input_errors": 0}
+    assert d["totals"]["change"] == {
+        "gpus": {"H100-SXM-80GB": 8, "L40S": 2}, "gpus_total": 10, "nodes": 2, "replicas": 3, "hourly_usd": 65.5326,
+        "monthly_usd": 47838.798, "mandatory": 1, "advisory": 0}
+    llama70b, llama8b = d["workloads"]
+    assert (llama70b["status"], llama8b["status"], llama8b["base"]) == ("changed", "added", None)
+    h = llama70b["head"]
+    assert (h["gpus"], h["nodes"], h["instance_type"], h["replicas"], h["layout"], h["p95_context"],
+            h["hourly_usd"], h["output_tokens_per_second"]) == (16, 2, "p5.48xlarge", 4, "TP4×PP1×DP1", 8192,
+                                                              110.08, 2400.0)
+    assert h["usd_per_million_output_tokens"] == round(110.08 / (4 * 2400 * 3600) * 1e6, 4) == 3.1852
+    assert llama8b["head"]["usd_per_million_output_tokens"] is None  # no throughput declared: no figure
+    assert [(f["code"], f["subject"], f["level"], f["line"]) for f in d["findings"]["added"]] == [
+        ("SW104", "Deployment serving/llama8b", "mandatory", 47),
+        ("SW202", "Deployment serving/llama8b", "mandatory", 47)]
+    assert [(f["code"], f["subject"], f["file"], f["line"]) for f in d["findings"]["fixed"]] == [
+        ("SW401", "Deployment serving/llama70b", "deploy/serving.yaml", 18)]
+    assert d["prices"] == [
+        {"instance_type": "g6e.12xlarge", "price_per_hour_usd": 10.49264, "source": KARPENTER, "date": "2026-07-20"},
+        {"instance_type": "p5.48xlarge", "price_per_hour_usd": 55.04, "source": KARPENTER, "date": "2026-07-20"}]
+
+
+def test_both_formats_to_files_from_one_run(repo, capsys):
+    rc, out, _ = run(capsys, "diff", "main", "deploy/", "--format", "markdown=diff.md", "--format", "json=diff.json")
+    assert (rc, out) == (0, "")
+    assert (repo / "diff.md").read_text().startswith("<!-- shardwise-diff -->\n")
+    assert json.loads((repo / "diff.json").read_text())["totals"]["change"]["nodes"] == 2
+
+
+def test_a_path_new_in_the_change_is_not_an_error_of_the_base(repo, capsys):
+    (repo / "new").mkdir()
+    shutil.copy(DIFF / "head" / "serving.yaml", repo / "new" / "more.yaml")
+    rc, out, _ = run(capsys, "diff", "main", "new/", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["base_input_errors"], d["totals"]["base"]["workloads"], d["totals"]["head"]["workloads"]) == (
+        0, [], 0, 2)
+
+
+def test_unchanged_tree(repo, capsys):
+    git(repo, "commit", "-q", "-am", "head")
+    rc, out, err = run(capsys, "diff", "HEAD", "deploy/")
+    assert rc == 0
+    assert "| Nodes | 3 | 3 | ±0 |" in out.splitlines()
+    assert "No finding added or fixed." in out
+    assert err == "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, 0 fixed\n"
+
+
+def test_unknown_ref_and_not_a_repository(repo, capsys, tmp_path, monkeypatch):
+    assert run(capsys, "diff", "no-such-branch") == (2, "", (
+        "shardwise: error: 'no-such-branch' is not a commit of this repository (git rev-parse --verify "
+        "no-such-branch)\n"))
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    rc, out, err = run(capsys, "diff", "main")
+    assert (rc, out) == (2, "")
+    assert err.startswith("shardwise: error: shardwise diff runs inside a git repository: git rev-parse "
+                          "--show-prefix: fatal: not a git repository")
+
+
+def test_diff_formats_are_markdown_and_json(repo, capsys):
+    rc, _, err = run(capsys, "diff", "main", "--format", "sarif")
+    assert rc == 2
+    assert err.splitlines()[-1] == "shardwise diff: error: argument --format: diff writes markdown or json, not 'sarif'"

@@ -1,0 +1,528 @@
+"""No repository content may hang the linter, exhaust it or make it read outside what it was asked to read.
+
+Each test builds a hostile repository at test time in ``tmp_path`` (a FIFO, symbolic links to ``/dev/zero``
+and out of the tree, an alias bomb, pathological ignore patterns, a file name with a newline) and runs the
+real CLI on it under a deadline: a hang fails the test instead of stalling the suite. Every assertion is
+the exact line a user sees, and each test also checks that the readable inputs beside the hostile one are
+still linted (one unreadable input never hides the others) and that the run exits 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shardwise.rules.adapters import globs
+from shardwise.rules.adapters.select import Excludes, compile_pattern
+from shardwise.rules.app.cli import main
+from shardwise.rules.model.errors import InputError
+from shardwise.rules.model.files import MAX_FILE_BYTES, read_file_bytes
+
+
+class Hung(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Fail (raise :class:`Hung`) when the block runs longer than ``seconds``: a blocking open of a FIFO or an
+    endless read is interrupted."""
+    def expire(signum: int, frame: object) -> None:  # noqa: ARG001 - the signal handler's signature
+        raise Hung(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
+
+
+def vllm_deployment(name: str, base_model: str = "") -> str:
+    """A vLLM Deployment on one L40S that no capacity rule blocks; SW305 notes its namespace's missing
+    default-deny policy (advisory), which tells a linted workload from one left unread. With ``base_model``,
+    the annotation naming it (line 7); the model argument is on line 16."""
+    ann = f"  annotations:\n    shardwise.dev/base-model: {base_model}\n" if base_model else "  labels: {app: vllm}\n"
+    return textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: NAME
+          namespace: serving
+        ANN
+        spec:
+          replicas: 2
+          template:
+            spec:
+              nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "16"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """).replace("NAME", name).replace("ANN\n", ann)
+
+
+def put(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def lint(capsys: pytest.CaptureFixture[str], *argv: str, seconds: float = 30) -> tuple[int, list[str], str]:
+    """Run ``shardwise lint`` in this process under a deadline: (exit status, the input errors as the text
+    report prints them, the summary line)."""
+    with deadline(seconds):
+        rc = main(["lint", *argv])
+    out, err = capsys.readouterr()
+    lines = (out + err).splitlines()
+    errors = [ln for ln in lines if ": error: " in ln]
+    summary = next(ln for ln in lines if ln.startswith("shardwise: ") and " read, " in ln)
+    return rc, errors, summary
+
+
+LINTED_ONE = "1 workload, 0 mandatory, 1 advisory finding"  # the good Deployment beside the hostile input
+
+
+# ------------------------------------------------------------------ only regular files inside what was asked
+
+
+def test_a_fifo_in_a_linted_folder_or_named_is_an_error_not_a_hang(repo, capsys):
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "deploy" / "pipe.yaml")
+    rc, errors, summary = lint(capsys, "deploy")
+    assert rc == 2
+    assert errors == ["deploy/pipe.yaml: error: cannot read: it is a FIFO (named pipe), not a regular file; "
+                      "shardwise reads only regular files"]
+    assert LINTED_ONE in summary
+    rc, errors, _ = lint(capsys, "deploy/pipe.yaml", "deploy/good.yaml")
+    assert (rc, errors) == (2, ["deploy/pipe.yaml: error: cannot read: it is a FIFO (named pipe), not a regular file; "
+                                "shardwise reads only regular files"])
+
+
+def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, capsys):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / ".shardwiseignore")
+    rc, errors, summary = lint(capsys, "good.yaml")
+    assert rc == 2
+    assert errors == [".shardwiseignore: error: cannot read the ignore file: it is a FIFO (named pipe), not a regular "
+                      "file; shardwise reads only regular files"]
+    assert LINTED_ONE in summary
+
+
+def test_an_ignore_file_linked_out_of_the_directory_is_not_read(repo, capsys):
+    secret = repo.parent / f"{repo.name}-secret"
+    secret.write_text("token-line\n", encoding="utf-8")
+    os.symlink(secret, repo / ".shardwiseignore")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    rc, errors, summary = lint(capsys, "good.yaml")
+    assert (rc, errors) == (2, [f".shardwiseignore: error: cannot read the ignore file: it is a symbolic link to {secret}, "
+                                "outside the current directory; shardwise does not follow it"])
+    assert LINTED_ONE in summary
+
+
+def test_links_to_a_device_or_out_of_the_tree_are_not_followed_from_a_folder(repo, capsys):
+    outside = repo.parent / f"{repo.name}-outside.yaml"
+    outside.write_text(vllm_deployment("outside"), encoding="utf-8")
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.symlink("/dev/zero", repo / "deploy" / "zero.yaml")
+    os.symlink(outside, repo / "deploy" / "out.yaml")
+    os.symlink("good.yaml", repo / "deploy" / "same.yml")  # inside the folder: read
+    rc, errors, summary = lint(capsys, "deploy")
+    assert rc == 2
+    assert errors == [
+        f"deploy/out.yaml: error: not read: a symbolic link to {outside}, outside deploy; shardwise follows no link "
+        "out of a folder it searches (name the file on the command line to read it)",
+        "deploy/zero.yaml: error: not read: a symbolic link to /dev/zero, outside deploy; shardwise follows no link "
+        "out of a folder it searches (name the file on the command line to read it)",
+    ]
+    assert "2 workloads" in summary  # good.yaml and the link to it
+    # named on the command line: the user asked for it; a device is still no regular file
+    rc, errors, summary = lint(capsys, "deploy/out.yaml", "deploy/zero.yaml")
+    assert (rc, errors) == (2, ["deploy/zero.yaml: error: cannot read: it is a character device, not a regular file; "
+                                "shardwise reads only regular files"])
+    assert LINTED_ONE in summary
+
+
+def test_a_file_over_the_size_limit_is_an_error_and_is_not_read(repo, capsys):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    with open(repo / "huge.yaml", "wb") as fh:  # sparse: costs no disk
+        fh.truncate(MAX_FILE_BYTES + 1)
+    rc, errors, summary = lint(capsys, ".")
+    assert rc == 2
+    assert errors == ["./huge.yaml: error: not read: the file is larger than 32 MiB, the most shardwise reads from "
+                      "one file"]
+    assert LINTED_ONE in summary
+    small = repo / "ten.json"
+    small.write_bytes(b"[1,2,3,4,5]")
+    assert read_file_bytes(str(small), limit=11) == b"[1,2,3,4,5]"
+    with pytest.raises(InputError, match=r"larger than 10 bytes"):
+        read_file_bytes(str(small), limit=10)
+
+
+@pytest.mark.parametrize("target,shown", [
+    ("/dev/zero", "'/dev/zero'"),
+    ("/proc/self/environ", "'/proc/self/environ', which is /proc/"),
+    ("../" * 12 + "etc/passwd", repr("../" * 12 + "etc/passwd") + ", which is /etc/passwd,"),
+])
+def test_a_base_model_path_outside_the_repository_is_not_read(repo, capsys, target, shown):
+    put(repo, "deploy/bot.yaml", vllm_deployment("bot", target))
+    rc, errors, summary = lint(capsys, "deploy/bot.yaml")
+    assert rc == 2
+    assert len(errors) == 1
+    assert errors[0].startswith(f"deploy/bot.yaml:16: error: the annotation shardwise.dev/base-model names {shown}")
+    assert errors[0].endswith(" outside the repository and the manifest's directory: not read; put the config.json in "
+                              "the repository or in a models directory (config key model_dirs)")
+    assert LINTED_ONE in summary
+
+
+def test_a_base_model_path_that_is_a_fifo_is_an_error_not_a_hang(repo, capsys):
+    os.mkfifo(repo / "config.json")
+    put(repo, "deploy/bot.yaml", vllm_deployment("bot", "config.json"))
+    rc, errors, _ = lint(capsys, "deploy/bot.yaml")
+    assert (rc, errors) == (2, [f"deploy/bot.yaml:16: error: {repo}/config.json: cannot read model config: it is a "
+                                "FIFO (named pipe), not a regular file; shardwise reads only regular files"])
+
+
+# ------------------------------------------------------------------------ patterns without backtracking
+
+PATHOLOGICAL = "*a*a*a*a*a*a*a*a*a*a*a*a*b"
+
+
+def test_a_pathological_ignore_pattern_matches_in_linear_time(repo, capsys):
+    put(repo, ".shardwiseignore", f"# hostile\n{PATHOLOGICAL}\n")
+    put(repo, "deploy/" + "a" * 200 + ".yaml", vllm_deployment("good"))
+    start = time.monotonic()
+    rc, errors, summary = lint(capsys, "deploy", "--exclude", PATHOLOGICAL.replace("b", "c"), seconds=20)
+    assert (rc, errors) == (0, [])
+    assert LINTED_ONE in summary
+    assert time.monotonic() - start < 10  # the backtracking matcher took minutes
+    automaton = globs.matcher(globs.tokens(PATHOLOGICAL))
+    assert isinstance(automaton, globs.Automaton)
+    assert (automaton("a" * 5000), automaton("a" * 5000 + "b"), automaton("a" * 11 + "b")) == (False, True, False)
+
+
+def test_an_empty_range_is_an_input_error_with_its_line_and_the_rest_is_linted(repo, capsys):
+    put(repo, ".shardwiseignore", "# generated\nlegacy/\n[z-a]*.yaml\n")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "legacy/old.yaml", "a: [broken\n")
+    rc, errors, summary = lint(capsys, ".", "--exclude", "x[9-0]")
+    assert rc == 2
+    assert errors == [
+        ".shardwiseignore:3: error: invalid exclude pattern '[z-a]*.yaml': the range z-a in [z-a] is empty: its first "
+        "character comes after its last (write a-z); it is not applied",
+        "--exclude: error: invalid exclude pattern 'x[9-0]': the range 9-0 in [9-0] is empty: its first character "
+        "comes after its last (write 0-9); it is not applied",
+    ]
+    assert LINTED_ONE in summary  # legacy/ still excluded by the good line
+
+
+@pytest.mark.parametrize("pattern,path,matched", [
+    ("[a-c].yaml", "b.yaml", True),
+    ("[!a-c].yaml", "b.yaml", False),
+    ("[^a-c].yaml", "d.yaml", True),
+    ("[]x].yaml", "].yaml", True),
+    ("a[/]b", "a/b", False),           # a bracket expression never matches a slash
+    ("a[!x]b", "a/b", False),
+    ("[ab", "[ab", True),              # not closed: "[" is itself
+    ("\\*.yaml", "*.yaml", True),
+    ("\\*.yaml", "x.yaml", False),
+    ("*-test-*.yaml", "deploy/a-test-b.yaml", True),  # three unbounded tokens: the automaton
+    ("*-test-*.yaml", "deploy/a-test/b.yaml", False),
+    ("a/**/b/*/c*d*e", "a/x/y/b/z/cXdYe", True),
+])
+def test_bracket_expressions_escapes_and_the_automaton(pattern, path, matched):
+    p = compile_pattern(pattern)
+    assert p is not None and p.match(path) is matched
+
+
+_ALPHABET = "ab/-.*?[]!\\"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_ALPHABET, min_size=1, max_size=10), st.text(alphabet="ab/-.[]", max_size=12))
+def test_the_automaton_and_the_regular_expression_agree(glob, path):
+    try:
+        toks = globs.tokens(glob)
+    except globs.PatternError:
+        return
+    import re
+
+    regex = re.compile(globs._regex(toks) + r"\Z", re.DOTALL)
+    assert globs.Automaton(toks)(path) is (regex.match(path) is not None)
+
+
+def test_excludes_keep_the_good_patterns_when_one_is_invalid():
+    ex = Excludes.from_lines(["[z-a]", "*.json"], source="shardwise.toml")
+    assert [p.text for p in ex.patterns] == ["*.json"]
+    assert [str(e) for e in ex.errors] == [
+        "shardwise.toml: invalid exclude pattern '[z-a]': the range z-a in [z-a] is empty: its first character comes "
+        "after its last (write a-z); it is not applied"]
+    assert ex.excluded("a/b.json", False)
+
+
+# ------------------------------------------------------------------------------- numbers Python cannot read
+
+
+def test_a_number_of_more_than_4300_digits_is_an_input_error_at_its_line(repo, capsys):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "preview.json", '{\n  "steps": [\n    ' + "9" * 5000 + "\n  ]\n}\n")
+    put(repo, "values.yml", "a: 1\nb: " + "9" * 4301 + "\n")
+    rc, errors, summary = lint(capsys, ".")
+    assert rc == 2
+    assert errors == [
+        "./preview.json:3: error: cannot parse JSON: a number of 5,000 digits; shardwise reads integers of at most "
+        "4,300 digits",
+        "./values.yml:2: error: cannot parse YAML: '" + "9" * 60 + "…' is an integer of 4,301 digits; shardwise reads "
+        "integers of at most 4,300 digits; quote it to keep it as text",
+    ]
+    assert LINTED_ONE in summary
+
+
+def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "shardwise.toml", "# team settings\nkv_reserve = " + "1" * 4400 + "\n")
+    with deadline(30):
+        rc = main(["lint", "good.yaml"])
+    _, err = capsys.readouterr()
+    assert rc == 2
+    assert err.strip() == ("shardwise: error: shardwise.toml:2: cannot parse TOML: a number of more than 4,300 digits; "
+                           "shardwise reads integers of at most 4,300 digits")
+
+
+@pytest.mark.slow
+def test_the_cli_process_ends_on_a_hostile_tree(repo):
+    """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "deploy" / "pipe.yml")
+    os.symlink("/dev/zero", repo / "deploy" / "zero.json")
+    put(repo, ".shardwiseignore", PATHOLOGICAL + "\n[z-a]\n")
+    proc = subprocess.run([str(Path(sys.executable).parent / "shardwise"), "lint", "deploy", "--format", "json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    if proc.returncode not in (0, 1, 2):
+        pytest.fail(proc.stderr)
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 2
+    assert sorted((e["file"], e.get("line")) for e in doc["input_errors"]) == [
+        (".shardwiseignore", 2), ("deploy/pipe.yml", None), ("deploy/zero.json", None)]
+
+
+# ------------------------------------------------------------------------------------------------ alias bombs
+
+
+def alias_bomb(copies: int, size: int = 1 << 20) -> str:
+    """A Deployment whose vLLM args are ``copies`` aliases of one ``size``-character scalar: 1.3 MB of YAML
+    that is 20 GiB of text once every alias is expanded (the shape of a "billion laughs" through one scalar)."""
+    head = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: bomb, namespace: serving}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+        """)
+    return head + f"          command: [vllm, serve, &big {'x' * size}]\n          args:\n" + "            - *big\n" * copies
+
+
+@pytest.mark.parametrize("reader", ["compiled", "python"])
+def test_an_alias_bomb_is_an_input_error_naming_the_limit(repo, capsys, monkeypatch, reader):
+    from shardwise.rules.adapters import yamlsrc
+
+    if reader == "python":
+        monkeypatch.setattr(yamlsrc, "_fast", None)
+    elif yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built (make setup)")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "bomb.yaml", alias_bomb(20_000))
+    assert (repo / "bomb.yaml").stat().st_size < 1_500_000
+    rc, errors, summary = lint(capsys, ".", seconds=60)
+    assert rc == 2
+    assert errors == ["./bomb.yaml:1: error: cannot parse YAML: its aliases expand to more than 33,554,432 characters "
+                      "of text (the most shardwise reads from one file, 32 MiB)"]
+    assert LINTED_ONE in summary
+
+
+def test_aliases_within_the_bound_are_read_as_written(repo):
+    from shardwise.rules.adapters import load_inputs
+
+    put(repo, "shared.yaml", alias_bomb(3, size=40))
+    (group,) = load_inputs(["shared.yaml"]).groups
+    assert [(c.command, c.args) for c in group.containers] == [(["vllm", "serve", "x" * 40], ["x" * 40] * 3)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["--api-key", "--hf_token", "=", " ", "\n", "x", "sk-1"]), max_size=4)
+                .map("".join), max_size=6))
+def test_sw308_reads_flags_word_by_word_as_the_joined_line_reads(words):
+    import re
+
+    from shardwise.rules.checks.sw308 import secret_flags
+
+    joined = re.compile(r"--(api[-_]key|hf[-_]token)(?:=|\s+)(\S+)")
+    assert list(secret_flags(words)) == [(m.group(1), m.group(2)) for m in joined.finditer(" ".join(words))]
+
+
+# ----------------------------------------------------------------------------------------- output injection
+
+INJECTED = "evil\n::stop-commands::pwned\n::error file=x.yaml::injected\x1b[2J.yaml"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "sarif", "github"])
+def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt):
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, INJECTED, "a: [broken\n")
+    with deadline(30):
+        rc = main(["lint", ".", "--format", fmt])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    lines = (out + err).splitlines()
+    commands = [ln for ln in lines if ln.startswith("::")]
+    if fmt == "github":  # the runner's own escaping: one annotation per line
+        assert commands == [
+            "::error file=./evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror file=x.yaml%3A%3Ainjected\x1b[2J.yaml,"
+            "line=2,title=shardwise input error::cannot parse YAML: did not find expected ',' or ']'",
+            *commands[1:]]
+        assert all(c.startswith(("::error ", "::warning ")) for c in commands)
+        return
+    assert commands == [] and "\x1b[2J" not in out + err
+    shown = "./evil\\n::stop-commands::pwned\\n::error file=x.yaml::injected\\x1b[2J.yaml"
+    if fmt == "text":
+        assert f"{shown}:2: error: cannot parse YAML: did not find expected ',' or ']'" in lines
+    elif fmt == "markdown":
+        assert f"- `{shown}:2` — cannot parse YAML: did not find expected ',' or ']'" in lines
+    elif fmt == "json":  # JSON escapes control characters itself: the name comes back exactly
+        assert [e["file"] for e in json.loads(out)["input_errors"]] == [f"./{INJECTED}"]
+    else:  # SARIF: a URI, percent-encoded
+        assert json.loads(out)["runs"][0]["tool"]["driver"]["name"] == "shardwise"
+        assert '"uri": "evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror' in out
+
+
+# ------------------------------------------------------------------------------------- --output atomically
+
+
+@pytest.mark.slow
+def test_concurrent_runs_leave_one_whole_report(repo):
+    """Runs of different sizes write one --output at once: the file is always one of their reports, whole."""
+    exe = str(Path(sys.executable).parent / "shardwise")
+    for n in range(1, 5):  # as many files in each, names of different lengths: reports of different lengths that
+        for i in range(60):  # the runs finish writing at about the same time
+            put(repo, f"set{n}/d{i}{'x' * 30 * n}.yaml", vllm_deployment(f"d{i}"))
+    expected = set()
+    for n in range(1, 5):
+        subprocess.run([exe, "lint", f"set{n}", "--format", "sarif", "--output", f"alone{n}.sarif"],
+                       capture_output=True, timeout=120, check=False)
+        expected.add((repo / f"alone{n}.sarif").read_text(encoding="utf-8"))
+    assert len(expected) == 4
+    for _ in range(4):
+        procs = [subprocess.Popen([exe, "lint", f"set{n}", "--format", "sarif", "--output", "shared.sarif", "--jobs",
+                                   "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in range(1, 5)]
+        for p in procs:
+            p.wait(timeout=120)
+        assert (repo / "shared.sarif").read_text(encoding="utf-8") in expected
+        assert [p.name for p in repo.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
+    from shardwise.rules.app.output import write_atomically
+
+    put(repo, "good.yaml", vllm_deployment("good"))
+    assert main(["lint", "good.yaml", "--format", "json", "--output", "/dev/null"]) == 0
+    assert Path("/dev/null").is_char_device()
+    report = put(repo, "reports/report.json", "old")
+    report.chmod(0o640)
+    os.symlink("reports/report.json", repo / "latest.json")
+    write_atomically(str(repo / "latest.json"), "new\n")
+    assert ((repo / "latest.json").is_symlink(), report.read_text(), oct(report.stat().st_mode & 0o777)) == (
+        True, "new\n", "0o640")
+    capsys.readouterr()
+
+
+# ------------------------------------------------------------------------- kustomize: nothing from outside
+
+
+def fake_kustomize(repo: Path) -> Path:
+    """A kustomize on PATH that records its arguments and prints one Deployment (the real one is a Go build)."""
+    bin_dir = repo.parent / f"{repo.name}-bin"
+    bin_dir.mkdir()
+    script = bin_dir / "kustomize"
+    script.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KUSTOMIZE_ARGS\"\ncat \"$KUSTOMIZE_OUT\"\n")
+    script.chmod(0o755)
+    return bin_dir
+
+
+@pytest.fixture
+def kustomize(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATH", f"{fake_kustomize(repo)}:/usr/bin:/bin")
+    monkeypatch.setenv("KUSTOMIZE_ARGS", str(repo.parent / f"{repo.name}-args"))
+    out = repo.parent / f"{repo.name}-out.yaml"
+    out.write_text(vllm_deployment("built"), encoding="utf-8")
+    monkeypatch.setenv("KUSTOMIZE_OUT", str(out))
+    return repo.parent / f"{repo.name}-args"
+
+
+def test_kustomize_runs_with_its_files_kept_under_the_root(repo, capsys, kustomize):
+    put(repo, "base/kustomization.yaml", "resources: [deploy.yaml]\n")
+    put(repo, "base/deploy.yaml", vllm_deployment("base"))
+    put(repo, "overlays/prod/kustomization.yaml", "resources:\n  - ../../base\n")
+    rc, errors, summary = lint(capsys, "overlays/prod")
+    assert (rc, errors) == (0, [])
+    assert LINTED_ONE in summary
+    assert kustomize.read_text().splitlines() == ["build", "--load-restrictor=LoadRestrictionsRootOnly",
+                                                  "overlays/prod"]
+
+
+@pytest.mark.parametrize("entry", [
+    "https://github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v5.4.1",
+    "github.com/acme/platform//base?ref=v1",
+    "git@github.com:acme/platform.git//base",
+])
+def test_a_remote_base_is_not_fetched_unless_allowed(repo, capsys, kustomize, entry):
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n  - {entry}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, summary = lint(capsys, "app")
+    assert rc == 2
+    assert errors == [
+        f"app/kustomization.yaml: error: remote base {entry!r} not fetched: kustomize would download it (git fetch); "
+        "pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | shardwise "
+        "lint -; its 1 YAML file was read one by one instead (patches, overlays and generators not applied)"]
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    rc, errors, _ = lint(capsys, "app", "--fetch-remote-bases")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
+def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
+    outside = repo.parent / f"{repo.name}-shared"
+    put(outside, "kustomization.yaml", "resources: [deploy.yaml]\n")
+    put(outside, "deploy.yaml", vllm_deployment("shared"))
+    put(repo, "app/kustomization.yaml", "resources:\n  - ../base\n")
+    put(repo, "base/kustomization.yaml", f"bases:\n  - ../../{outside.name}\n")
+    rc, errors, _ = lint(capsys, "app")
+    assert rc == 2 and not kustomize.exists()
+    assert errors == [
+        f"base/kustomization.yaml: error: bases entry '../../{outside.name}' is {outside}, outside {repo}: the "
+        "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
+        "that holds both)"]

@@ -1,0 +1,649 @@
+"""The CrossGuard policy pack, end to end through the analyzer protocol.
+
+The pack runs as its own process, started exactly as the Python language host starts it, and is
+driven over gRPC in the engine's order (see :mod:`grpc_harness`). It is fed what the real
+``__main__.py`` registers under Pulumi's mocks for each stack in ``stacks/`` (a preview: ids and
+other computed outputs unknown, references known only through property dependencies), with the
+stack config in ``PULUMI_CONFIG`` as the engine passes it.
+
+Broken variants come from a broken stack config with the components' own check turned off (what
+the program would declare if it did not refuse), or from editing one recorded resource the way a
+hand-written program would declare it. Each gets exactly the expected mandatory diagnostics:
+(policy name, code its message starts with, resource).
+
+The pure half of the pack (:mod:`shardwise.rules.app.crossguard`) is tested first, without the SDK.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from grpc_harness import PYTHON, ROOT, Diagnostic, PackProcess, Resource
+from pulumi_mocks import Recorded, engine_config, load_stack_config, record
+from shardwise.rules.adapters.pulumi import PulumiResource
+from shardwise.rules.app import crossguard
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import LintConfig, Rule, RuleMeta
+from shardwise.rules.model import Inventory
+
+STACKS = ("dev", "staging", "prod")
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+# =================================================================================================
+# The pure half
+# =================================================================================================
+
+
+def test_one_policy_per_rule_then_the_notes_and_error_policies():
+    specs = crossguard.policy_specs(ALL_RULES)
+    assert [s.name for s in specs[:len(ALL_RULES)]] == [r.meta.name for r in ALL_RULES]
+    assert [(s.name, s.scope, s.enforcement) for s in specs[len(ALL_RULES):]] == [
+        ("shardwise-resource-notes", "resource", "advisory"),
+        ("shardwise-stack-notes", "stack", "advisory"),
+        ("shardwise-resource-internal-error", "resource", "mandatory"),
+        ("shardwise-stack-internal-error", "stack", "mandatory"),
+    ]
+    for rule, spec in zip(ALL_RULES, specs, strict=False):
+        m = rule.meta
+        assert (spec.code, spec.scope, spec.enforcement, spec.severity, spec.remediation, spec.url) == (
+            m.code, m.scope, m.highest_enforcement, m.severity, m.remediation, None)
+        assert spec.description == f"{m.code}: {m.summary}"
+        assert spec.config_schema is crossguard.CONFIG_SCHEMA
+
+
+def test_lint_config_from_policy_config_and_stack():
+    ctx = crossguard.StackContext(production=True)
+    cfg = crossguard.lint_config({
+        "kv_reserve": 1.6, "p95_context_tokens": 4096.0, "usable_fraction": 0.85, "unknown_is_failure": False,
+        "suppressions": [{"subject": "Deployment serving/*", "reason": "benchmarked"}, {"reason": " "}],
+    }, "SW104", ctx)
+    assert (cfg.kv_reserve, cfg.p95_context_tokens, cfg.usable_fraction, cfg.unknown_is_failure, cfg.production) == (
+        1.6, 4096, 0.85, False, True)
+    assert [(e.code, e.subject, e.reason) for e in cfg.suppressions] == [("SW104", "Deployment serving/*", "benchmarked")]
+    assert crossguard.lint_config({"production": False}, "SW404", ctx).production is False
+    assert crossguard.lint_config(None, "SW404", crossguard.StackContext()).production is None
+    assert crossguard.lint_config({"default_deny_namespaces": ["serving", "team-*", 3]}, "SW305",
+                                  ctx).default_deny_namespaces == ("serving", "team-*")
+
+
+def test_stack_context_reads_the_environment_from_pulumi_config():
+    cfg = engine_config(load_stack_config(ROOT / "stacks" / "Pulumi.prod.yaml"))
+    ctx = crossguard.stack_context({"PULUMI_CONFIG": json.dumps(cfg)})
+    assert ctx == crossguard.StackContext(production=True)
+    dev = engine_config(load_stack_config(ROOT / "stacks" / "Pulumi.dev.yaml"))
+    assert crossguard.stack_context({"PULUMI_CONFIG": json.dumps(dev)}) == crossguard.StackContext(production=False)
+    assert crossguard.stack_context({}) == crossguard.StackContext()
+    assert crossguard.stack_context({"PULUMI_CONFIG": "{nope"}).error == "PULUMI_CONFIG is not JSON"
+    bad = crossguard.stack_context({"PULUMI_CONFIG": json.dumps({"shardwise:environment": '{"name": "x"}'})})
+    assert bad.error is not None and bad.error.startswith("shardwise:environment: ")
+
+
+class _Crash(Rule):
+    meta = RuleMeta("SW999", "always-crashes", "advisory", "low", "Crashes.", "w", "b", "g", "Fix it.",
+                    scope="stack")
+
+    def check(self, inv, config):
+        raise KeyError("boom")
+
+
+def test_a_crashing_rule_is_a_mandatory_internal_error_naming_rule_and_where():
+    a = crossguard.Analysis(Inventory(), "resource", "kubernetes:apps/v1:Deployment llama")
+    assert a.run(_Crash(), LintConfig()) == []
+    assert a.internal == [crossguard.Report(
+        "shardwise-resource-internal-error",
+        "SW999: internal error in rule always-crashes: KeyError: 'boom' "
+        "(while checking kubernetes:apps/v1:Deployment llama)")]
+
+
+def test_an_unreadable_resource_is_a_mandatory_internal_error():
+    bad = PulumiResource("aws:ec2/subnet:Subnet", "weird", "urn:s", {"mapPublicIpOnLaunch": "perhaps"})
+    a = crossguard.stack_analysis([bad], crossguard.StackContext())
+    assert a.internal == [crossguard.Report(
+        "shardwise-stack-internal-error",
+        "shardwise: cannot read aws:ec2/subnet:Subnet `weird`: mapPublicIpOnLaunch: expected true or false, found 'perhaps'; "
+        "no rule checked it", "urn:s")]
+
+
+def test_request_cache_builds_once_per_request():
+    cache = crossguard.RequestCache()
+    built: list[int] = []
+
+    def build() -> crossguard.Analysis:
+        built.append(1)
+        return crossguard.Analysis(Inventory(), "stack", "the stack")
+
+    first = cache.get("k", 0, build)
+    assert cache.get("k", 3, build) is first and len(built) == 1  # later policies of the same request
+    assert cache.get("k", 1, build) is not first and len(built) == 2  # the first policy again: a new request
+    assert cache.get("other", 5, build) is not first and len(built) == 3
+
+
+# =================================================================================================
+# End to end
+# =================================================================================================
+
+def resources_of(recorded: list[Recorded]) -> list[Resource]:
+    return [Resource(r.type, r.name, r.urn, copy.deepcopy(r.props), r.parent, tuple(r.dependencies),
+                     {k: list(v) for k, v in r.property_dependencies.items()}) for r in recorded]
+
+
+def stack_config(stack: str) -> dict[str, Any]:
+    return load_stack_config(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
+
+
+def broken_config(stack: str, edit) -> dict[str, Any]:
+    cfg = copy.deepcopy(stack_config(stack))
+    edit(cfg["shardwise:environment"])
+    return cfg
+
+
+def _service(**engine):
+    def edit(env):
+        env["services"][0]["engine"].update(engine)
+    return edit
+
+
+def _canonical(env):
+    """Issue 27's canonical case: Llama-3.1-8B at TP2 on H100s with no load declared (nor a p95 context). One H100
+    starts it at max_model_len with the KV reserve beyond the error band: the sharding blocks."""
+    svc = env["services"][0]
+    svc["engine"].update(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2)
+    for key in ("target_concurrency", "p95_context_tokens"):
+        svc.pop(key, None)
+
+
+def _tp16(env):
+    env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=16,
+                                        max_num_seqs=32)
+    env["services"][0]["model_load_seconds"] = 2400
+
+
+def _pcie(env):
+    env["pools"][0]["instance_type"] = "g6e.12xlarge"  # 4 L40S joined by PCIe
+    # an 8B model one L40S holds with the declared load: TP2 over PCIe was avoidable
+    env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2,
+                                        max_num_seqs=8)
+
+
+def _load(concurrency: int):
+    def edit(env):
+        env["services"][0]["target_concurrency"] = concurrency
+    return edit
+
+
+CONFIG_VARIANTS = {
+    "8b-at-tp2": ("prod", _service(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2)),
+    "8b-at-tp2-no-load": ("prod", _canonical),
+    "tp16-on-8-gpu-nodes": ("prod", _tp16),
+    "kv-budget-too-small": ("prod", _load(4096)),  # 1,024 sequences a replica (max_num_seqs is no load)
+    "tp-on-pcie-pool": ("staging", _pcie),
+}
+
+
+@pytest.fixture(scope="module")
+def recordings() -> dict[str, tuple[dict[str, Any], list[Recorded]]]:
+    """Every stack and every broken config, recorded in parallel child processes."""
+    jobs: dict[str, tuple[str, dict[str, Any], bool]] = {s: (s, stack_config(s), False) for s in STACKS}
+    for name, (stack, edit) in CONFIG_VARIANTS.items():
+        jobs[name] = (stack, broken_config(stack, edit), True)
+
+    def run(item):
+        name, (stack, cfg, skip) = item
+        return name, (cfg, record(ROOT / "stacks" / f"Pulumi.{stack}.yaml", config=cfg, skip_validation=skip,
+                                  stack=stack))
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        return dict(pool.map(run, jobs.items()))
+
+
+def analyze(stack: str, config: dict[str, Any], resources: list[Resource], policy_config=None,
+            env: dict[str, str] | None = None, argv: list[str] | None = None) -> list[Diagnostic]:
+    with PackProcess(stack=stack, config=engine_config(config), extra_env=env, argv=argv) as pack:
+        diagnostics = pack.run(resources, policy_config)
+        assert [m for level, m in pack.engine.logs if level >= 3] == []  # no errors logged to the engine
+        assert pack.proc.poll() is None
+    return diagnostics
+
+
+def short(urn: str) -> str:
+    return urn.rsplit("::", 1)[-1]
+
+
+def mandatory(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str]]:
+    return {(d.policy, d.code, short(d.urn)) for d in diagnostics if d.level == "mandatory"}
+
+
+def advisory(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str]]:
+    return {(d.policy, d.code, short(d.urn)) for d in diagnostics if d.level == "advisory"}
+
+
+def find(resources: list[Resource], name: str) -> Resource:
+    [r] = [r for r in resources if r.name == name]
+    return r
+
+
+@pytest.mark.slow
+def test_analyzer_info_describes_every_policy():
+    from pulumi.runtime.proto import analyzer_pb2
+
+    with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+        assert pack.plugin_info().version
+    assert (info.name, info.supportsConfig) == ("shardwise", True)
+    levels = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY}
+    severities = {"low": analyzer_pb2.POLICY_SEVERITY_LOW, "medium": analyzer_pb2.POLICY_SEVERITY_MEDIUM,
+                  "high": analyzer_pb2.POLICY_SEVERITY_HIGH, "critical": analyzer_pb2.POLICY_SEVERITY_CRITICAL}
+    types = {"resource": analyzer_pb2.POLICY_TYPE_RESOURCE, "stack": analyzer_pb2.POLICY_TYPE_STACK}
+    assert len(info.policies) == len(ALL_RULES) + 4
+    for rule, p in zip(ALL_RULES, info.policies, strict=False):
+        m = rule.meta
+        assert (p.name, p.description, p.enforcementLevel, p.severity, p.policy_type, p.remediation_steps, p.url) == (
+            m.name, f"{m.code}: {m.summary}", levels[m.highest_enforcement], severities[m.severity], types[m.scope],
+            m.remediation, "")  # no docs site yet: no URL (SHARDWISE_DOCS_URL gives one)
+        assert set(p.configSchema.properties) == set(crossguard.CONFIG_SCHEMA)
+        assert info.initialConfig[p.name].enforcementLevel == levels[m.highest_enforcement]
+    assert [p.name for p in info.policies[len(ALL_RULES):]] == [
+        "shardwise-resource-notes", "shardwise-stack-notes", "shardwise-resource-internal-error",
+        "shardwise-stack-internal-error"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stack", STACKS)
+def test_example_stacks_pass(recordings, stack):
+    cfg, recorded = recordings[stack]
+    diagnostics = analyze(stack, cfg, resources_of(recorded))
+    assert mandatory(diagnostics) == set()
+    expected_notes = {
+        "dev": set(),
+        "staging": set(),
+        "prod": {("shardwise-stack-notes", "SW106", "prod-llama-70b-deployment"),
+                 ("shardwise-stack-notes", "SW404", "prod-llama-405b-leaderworkerset")},
+    }[stack]
+    assert advisory(diagnostics) == expected_notes
+    for d in diagnostics:
+        assert d.message.startswith(f"{d.code} suppressed: "), d.message
+
+
+EXPECTED_CONFIG_VARIANTS = {
+    "8b-at-tp2": {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")},
+    "8b-at-tp2-no-load": {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")},
+    "tp16-on-8-gpu-nodes": {("tensor-parallel-larger-than-node", "SW201", "prod-llama-70b-deployment")},
+    "kv-budget-too-small": {("kv-budget-below-load", "SW103", "prod-llama-70b-deployment")},
+    "tp-on-pcie-pool": {("tensor-parallel-over-pcie", "SW202", "staging-llama-70b-awq-deployment"),
+                        ("sharded-model-that-fits", "SW104", "staging-llama-70b-awq-deployment")},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", sorted(CONFIG_VARIANTS))
+def test_broken_stack_configs_are_blocked(recordings, variant):
+    stack = CONFIG_VARIANTS[variant][0]
+    cfg, recorded = recordings[variant]
+    diagnostics = analyze(stack, cfg, resources_of(recorded))
+    assert mandatory(diagnostics) == EXPECTED_CONFIG_VARIANTS[variant]
+    for d in diagnostics:
+        if d.level == "mandatory":
+            assert d.description.startswith(d.code + ": ") and d.message.startswith(d.code + ": ")
+
+
+def _open_ray_port(resources: list[Resource]) -> list[Resource]:
+    sg = find(resources, "prod-network-gpu-nodes")
+    rule_type = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+    name = "prod-network-gpu-nodes-ingress-ray-anywhere"
+    return [*resources, Resource(
+        rule_type, name, sg.urn.replace(sg.type, rule_type).rsplit("::", 1)[0] + "::" + name,
+        {"securityGroupId": UNKNOWN, "ipProtocol": "tcp", "fromPort": 6379, "toPort": 6379,
+         "cidrIpv4": "0.0.0.0/0", "description": "Ray head from anywhere"},
+        sg.parent, (sg.urn,), {"securityGroupId": [sg.urn]})]
+
+
+def _no_shm(resources: list[Resource]) -> list[Resource]:
+    spec = find(resources, "prod-llama-70b-deployment").props["spec"]["template"]["spec"]
+    spec["volumes"] = [v for v in spec["volumes"] if v["name"] != "dshm"]
+    c = spec["containers"][0]
+    c["volumeMounts"] = [m for m in c["volumeMounts"] if m["mountPath"] != "/dev/shm"]
+    return resources
+
+
+def _imds_v1(resources: list[Resource]) -> list[Resource]:
+    find(resources, "prod-h100-launch-template").props["metadataOptions"]["httpTokens"] = "optional"
+    return resources
+
+
+def _efa_without_egress(resources: list[Resource]) -> list[Resource]:
+    return [r for r in resources if r.name != "prod-network-gpu-nodes-egress-self"]
+
+
+def _public_subnet(resources: list[Resource]) -> list[Resource]:
+    find(resources, "prod-network-private-us-east-1a").props["mapPublicIpOnLaunch"] = True
+    return resources
+
+
+def _load_balancer(resources: list[Resource]) -> list[Resource]:
+    find(resources, "prod-llama-70b-service").props["spec"]["type"] = "LoadBalancer"
+    return resources
+
+
+RESOURCE_VARIANTS = {
+    "sg-open-on-6379": (_open_ray_port, {
+        ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes-ingress-ray-anywhere")}),
+    "no-shm-with-tp4": (_no_shm, {("parallel-without-shm", "SW401", "prod-llama-70b-deployment")}),
+    "imdsv1-launch-template": (_imds_v1, {("imdsv2-not-required", "SW304", "prod-h100-launch-template")}),
+    "efa-sg-without-self-egress": (_efa_without_egress, {
+        ("efa-without-self-referencing-security-group", "SW302", "prod-network-gpu-nodes")}),
+    "gpu-nodes-in-public-subnet": (_public_subnet, {
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-node-group"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-efa-node-group"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-cluster-system")}),  # the created cluster's system nodes
+    "vllm-behind-load-balancer": (_load_balancer, {
+        ("vllm-exposed-without-gateway", "SW306", "prod-llama-70b-service")}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", sorted(RESOURCE_VARIANTS))
+def test_broken_resources_are_blocked(recordings, variant):
+    edit, expected = RESOURCE_VARIANTS[variant]
+    cfg, recorded = recordings["prod"]
+    diagnostics = analyze("prod", cfg, edit(resources_of(recorded)))
+    assert mandatory(diagnostics) == expected
+
+
+@pytest.mark.slow
+def test_policy_config_overrides_enforcement_and_suppresses(recordings):
+    cfg, recorded = recordings["8b-at-tp2"]
+    resources = resources_of(recorded)
+    advisory_level = analyze("prod", cfg, resources, {"sharded-model-that-fits": {"enforcementLevel": "advisory"}})
+    assert mandatory(advisory_level) == set()
+    assert ("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment") in advisory(advisory_level)
+
+    suppressed = analyze("prod", cfg, resources, {"sharded-model-that-fits": {
+        "suppressions": [{"subject": "Deployment serving/*", "reason": "benchmarked: TP2 TPOT p95 18 ms vs 31 ms"}]}})
+    assert mandatory(suppressed) == set()
+    [note] = [d for d in suppressed if d.code == "SW104"]
+    assert (note.policy, note.level) == ("shardwise-stack-notes", "advisory")
+    assert note.message.startswith("SW104 suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms (finding: SW104: ")
+
+    disabled = analyze("prod", cfg, _imds_v1(resources_of(recordings["prod"][1])),
+                       {"imdsv2-not-required": {"enforcementLevel": "disabled"}})
+    assert mandatory(disabled) == set()
+
+
+@pytest.mark.slow
+def test_unresolvable_references_fail_closed(recordings):
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    for r in resources:  # an engine that sent no property dependencies: references stay unknown
+        r.property_dependencies = {}
+    diagnostics = analyze("prod", cfg, resources)
+    got = {(d.policy, d.code, short(d.urn)) for d in diagnostics
+           if d.level == "mandatory" and "cannot decide" in d.message}
+    assert got == mandatory(diagnostics) == {
+        ("runtime-port-exposed", "SW301", "prod-h100-node-group"),
+        ("runtime-port-exposed", "SW301", "prod-h100-efa-node-group"),
+        ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes-ingress-self"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-h100-node-group"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-h100-efa-node-group"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-node-group"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-h100-efa-node-group"),
+        ("imdsv2-not-required", "SW304", "prod-h100-node-group"),
+        ("imdsv2-not-required", "SW304", "prod-h100-efa-node-group"),
+        # prod creates its cluster: the CPU system node group is judged like the GPU ones
+        ("runtime-port-exposed", "SW301", "prod-cluster-system"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-cluster-system"),
+        ("gpu-nodes-in-public-subnet", "SW303", "prod-cluster-system"),
+        ("imdsv2-not-required", "SW304", "prod-cluster-system"),
+    }
+
+
+@pytest.mark.slow
+def test_an_unreadable_resource_is_a_mandatory_diagnostic_naming_it(recordings):
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    find(resources, "prod-network-private-us-east-1a").props["mapPublicIpOnLaunch"] = "perhaps"
+    diagnostics = analyze("prod", cfg, resources)
+    assert mandatory(diagnostics) == {
+        ("shardwise-resource-internal-error", None, "prod-network-private-us-east-1a"),
+        ("shardwise-stack-internal-error", None, "prod-network-private-us-east-1a"),
+    }
+    for d in diagnostics:
+        if d.level == "mandatory":
+            assert d.message == ("shardwise: cannot read aws:ec2/subnet:Subnet `prod-network-private-us-east-1a`: "
+                                 "mapPublicIpOnLaunch: expected true or false, found 'perhaps'; no rule checked it")
+
+
+@pytest.mark.slow
+@pytest.mark.slow
+def test_the_stack_config_of_configure_stack_when_no_language_host_set_it(recordings):
+    """Started as an executable pack path, the pack gets no PULUMI_CONFIG: the engine's ConfigureStack
+    carries the config, and prod's production setting puts SW404 in force as it does from the env."""
+    cfg, recorded = recordings["prod"]
+    expected = {("shardwise-stack-notes", "SW106", "prod-llama-70b-deployment"),
+                ("shardwise-stack-notes", "SW404", "prod-llama-405b-leaderworkerset")}
+    with PackProcess(stack="prod", config=engine_config(cfg), config_in_env=False) as pack:
+        assert advisory(pack.run(resources_of(recorded))) == expected
+    with PackProcess(stack="prod", config=None, config_in_env=False) as pack:  # no config at all: not in force
+        assert advisory(pack.run(resources_of(recorded))) == {
+            ("shardwise-stack-notes", "SW106", "prod-llama-70b-deployment")}
+
+
+@pytest.mark.slow
+def test_started_as_a_script_too(recordings):
+    cfg, recorded = recordings["dev"]
+    with PackProcess(stack="dev", config=engine_config(cfg),
+                     argv=[PYTHON, str(ROOT / "rules" / "__main__.py"), "127.0.0.1:1"]) as pack:
+        assert pack.port > 0
+        assert mandatory(pack.run(resources_of(recorded))) == set()
+
+
+@pytest.mark.slow
+def test_the_pack_directory_for_an_installation_serves_the_same_policies(recordings, tmp_path):
+    from shardwise.rules.app.crossguard import pack_dir
+
+    pack = pack_dir(str(tmp_path / "pack"))
+    cfg, recorded = recordings["dev"]
+    with PackProcess(stack="dev", config=engine_config(cfg),
+                     argv=[PYTHON, "-m", "pulumi.policy", "127.0.0.1:1", pack]) as server:
+        assert server.port > 0
+        assert mandatory(server.run(resources_of(recorded))) == set()
+
+
+# --- parity with `shardwise lint` on the same resources as a `pulumi stack export` -----------------
+
+
+def stack_export(resources: list[Resource]) -> dict[str, Any]:
+    return {"version": 3, "deployment": {"manifest": {"version": "v3.200.0"}, "resources": [
+        {"urn": r.urn, "custom": True, "type": r.type, "inputs": r.props, "outputs": r.props,
+         "parent": r.parent, "dependencies": list(r.dependencies),
+         "propertyDependencies": dict(r.property_dependencies or {})}
+        for r in resources]}}
+
+
+def preview_json(resources: list[Resource]) -> dict[str, Any]:
+    """``pulumi preview --json`` of a first deployment: one create step per resource, its outputs the
+    provider's preview (unknowns included)."""
+    from grpc_harness import preview_outputs
+
+    return {"steps": [
+        {"op": "create", "urn": r.urn, "provider": "", "newState": {
+            "urn": r.urn, "custom": True, "type": r.type, "inputs": r.props,
+            "outputs": preview_outputs(r.type, r.props), "parent": r.parent, "dependencies": list(r.dependencies),
+            "propertyDependencies": {k: list(v) for k, v in (r.property_dependencies or {}).items() if list(v)}}}
+        for r in resources], "changeSummary": {"create": len(resources)}}
+
+
+def pack_findings(diagnostics: list[Diagnostic]) -> set[tuple[str | None, str, str, bool]]:
+    out: set[tuple[str | None, str, str, bool]] = set()
+    for d in diagnostics:
+        if d.message.startswith(f"{d.code} suppressed: "):
+            finding = d.message[d.message.index("(finding: ") + len("(finding: "):-1]
+            out.add((d.code, d.urn, finding, True))
+        else:
+            out.add((d.code, d.urn, d.message, False))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "document"), [("prod", "export"), ("8b-at-tp2", "export"),
+                                                   ("broken-resources", "export"), ("broken-resources", "preview")])
+def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, variant, document):
+    if variant == "broken-resources":
+        cfg, recorded = recordings["prod"]
+        resources = _load_balancer(_imds_v1(_no_shm(_open_ray_port(resources_of(recorded)))))
+    else:
+        cfg, recorded = recordings[variant]
+        resources = resources_of(recorded)
+    diagnostics = analyze("prod", cfg, resources)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(stack_export(resources) if document == "export" else preview_json(resources), indent=2))
+    (tmp_path / "shardwise.toml").write_text("production = true\n")
+    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "shardwise"), "lint", str(path), "--format", "json",
+                           "--config", str(tmp_path / "shardwise.toml")],
+                          capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode in (0, 1), proc.stderr
+    lint = {(f["code"], f["urn"], f["message"], f["suppressed"]) for f in json.loads(proc.stdout)["findings"]}
+    assert lint == pack_findings(diagnostics)
+    assert (proc.returncode == 1) == bool(mandatory(diagnostics))
+
+
+@pytest.mark.slow
+def test_concurrent_requests_keep_their_diagnostics_apart(recordings):
+    cfg, recorded = recordings["8b-at-tp2"]
+    resources = _no_shm(resources_of(recorded))
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        pack.info()
+        sequential = [pack.analyze(r) for r in resources]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            concurrent = list(pool.map(pack.analyze, resources * 4))
+            stacks = list(pool.map(pack.analyze_stack, [resources] * 4))
+    assert concurrent == sequential * 4
+    assert all(s == stacks[0] for s in stacks)
+    assert mandatory([d for ds in concurrent for d in ds]) == {
+        ("parallel-without-shm", "SW401", "prod-llama-70b-deployment")}
+    assert mandatory(stacks[0]) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")}
+
+
+# --- no RPC fails because of what it is sent ---------------------------------------------------------
+
+
+def test_a_crash_in_a_rule_or_its_config_is_an_internal_error_report():
+    a = crossguard.Analysis(Inventory(), "stack", "the stack")
+    assert a.check(_Crash(), None, crossguard.StackContext()) == []
+    assert a.check(ALL_RULES[0], {"kv_reserve": "lots"}, crossguard.StackContext()) == []
+    assert a.internal == [
+        crossguard.Report("shardwise-stack-internal-error",
+                          "SW999: internal error in rule always-crashes: KeyError: 'boom' (while checking the stack)"),
+        crossguard.Report("shardwise-stack-internal-error",
+                          f"{ALL_RULES[0].meta.code}: internal error in rule {ALL_RULES[0].meta.name}: ValueError: "
+                          "could not convert string to float: 'lots' (while checking the stack)"),
+    ]
+
+
+def test_a_crash_while_reading_the_resources_is_an_internal_error_report(monkeypatch):
+    from shardwise.rules.adapters import pulumi as adapter
+
+    def crash(*args, **kwargs):
+        raise TypeError("an unknown value has no truth value; use known() first")
+
+    monkeypatch.setattr(adapter, "inventory_from_resources", crash)
+    res = PulumiResource("aws:ec2/subnet:Subnet", "a", "urn:s", {})
+    assert crossguard.stack_analysis([res], crossguard.StackContext()).internal == [crossguard.Report(
+        "shardwise-stack-internal-error", "shardwise: internal error while reading the stack: TypeError: an unknown "
+        "value has no truth value; use known() first; no rule checked it")]
+    assert crossguard.resource_analysis(res, crossguard.StackContext()).internal == [crossguard.Report(
+        "shardwise-resource-internal-error", "shardwise: internal error while reading aws:ec2/subnet:Subnet a: "
+        "TypeError: an unknown value has no truth value; use known() first; no rule checked it")]
+
+
+UNDECIDED = "is not known (a computed value or an unresolved reference)"
+
+
+@pytest.mark.slow
+def test_unknown_instance_types_with_gpu_workloads_are_undecided_not_a_failed_rpc(recordings):
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    group = find(resources, "prod-h100-node-group").props  # as a hand-written program declares it:
+    group["instanceTypes"] = UNKNOWN  # from another resource's output
+    group["labels"] = {"shardwise.dev/pool": "h100"}  # and no labels that say which GPU
+    diagnostics = analyze("prod", cfg, resources)
+    assert [d for d in diagnostics if "internal-error" in d.policy] == []
+    # undecided capacity and topology findings are advisory unless the pack config says
+    # unknown_is_failure: nothing blocks the preview, every rule that could not run says so
+    assert [d for d in diagnostics if d.level == "mandatory"] == []
+    memory = f"GPU memory of node pool `h100` {UNDECIDED}"
+    advisory = {(d.code, short(d.urn), d.message) for d in diagnostics
+                if d.level == "advisory" and d.code in ("SW101", "SW102", "SW103", "SW104", "SW201")}
+    assert advisory == {  # (SW103 too: the prod stack declares its load)
+        *((code, "prod-llama-70b-deployment", f"{code}: cannot decide: {memory}")
+          for code in ("SW101", "SW102", "SW103", "SW104")),
+        ("SW201", "prod-llama-70b-deployment", f"SW201: cannot decide: GPUs per node of pool `h100` {UNDECIDED}"),
+    }
+
+
+SIG = "4dabf18193072939515e22adb298388d"
+
+
+@pytest.mark.slow
+def test_a_value_the_sdk_cannot_read_fails_the_request(recordings):
+    """pulumi-policy reads every resource's properties before any policy runs; a value signature it does
+    not know fails that RPC (the engine then stops the preview: nothing is allowed through). The pack uses
+    only the SDK's public API, which has no hook before that reading."""
+    import grpc
+
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    find(resources, "prod-network-private-us-east-1a").props["tags"] = {"x": {SIG: "not-a-signature"}}
+    with pytest.raises(grpc.RpcError) as e:
+        analyze("prod", cfg, resources)
+    assert e.value.code() == grpc.StatusCode.UNKNOWN
+
+
+# --- AnalyzeStack gets outputs: what a provider computes is unknown at preview --------------------------
+
+
+def test_stack_policies_read_outputs_with_the_inputs_analyze_saw():
+    urn = "urn:pulumi:prod::shardwise::aws:ec2/securityGroup:SecurityGroup::gpu"
+    inputs = {"description": "GPU nodes", "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}]}
+    outputs = {**inputs, "id": UNKNOWN, "arn": UNKNOWN, "egress": UNKNOWN, "ownerId": "123456789012"}
+    memory = crossguard.AnalyzedInputs()
+    assert memory.merged(urn, outputs) == outputs  # not analyzed: the outputs as they are
+    memory.remember(urn, inputs)
+    # unknown outputs the program did not set are the provider's to compute; known ones are kept
+    assert memory.merged(urn, outputs) == {**inputs, "ownerId": "123456789012"}
+    assert memory.merged(urn, {**outputs, "ingress": UNKNOWN}) == {**inputs, "ownerId": "123456789012"}
+
+
+def _sg_verdicts(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str, str]]:
+    return {(d.policy, d.code, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"}
+
+
+@pytest.mark.slow
+def test_stack_policies_without_analyze_fail_closed_on_computed_outputs(recordings):
+    from grpc_harness import engine_extras
+
+    cfg, recorded = recordings["prod"]
+    resources = resources_of(recorded)
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:  # AnalyzeStack only
+        pack.handshake()
+        pack.configure_stack()
+        pack.info()
+        diagnostics = pack.analyze_stack([*engine_extras(resources, "prod", "shardwise"), *resources])
+    # the security groups' rules are separate resources; their `ingress`/`egress` outputs are the
+    # provider's read-back, unknown at preview: without the inputs, nothing says they are not set
+    protocol = f"cannot decide: protocol of a security group rule {UNDECIDED}"
+    assert _sg_verdicts(diagnostics) == {
+        ("runtime-port-exposed", "SW301", "prod-network-endpoints", f"SW301: {protocol}"),
+        ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes", f"SW301: {protocol}"),
+        ("efa-without-self-referencing-security-group", "SW302", "prod-h100-efa-node-group", f"SW302: {protocol}"),
+    }

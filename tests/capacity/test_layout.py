@@ -1,0 +1,403 @@
+"""rules/capacity/layout.py: the layout search that `shardwise plan`, SW104, SW106 and SW202 share, and the promise it
+keeps: a layout plan recommends is one `shardwise lint` does not block, and a layout plan marks with a mandatory
+finding is one lint blocks with the same code."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from shardwise.rules.app.cli import main
+from shardwise.rules.app.plan import PlanRequest, make_plan
+from shardwise.rules.capacity.layout import (
+    Node,
+    Parallel,
+    Sizer,
+    gpu_counts,
+    judge,
+    layouts_for,
+    plural,
+    smaller,
+    tp_allowed,
+    weight_load_refusals,
+)
+from shardwise.rules.capacity.sizing import Device, EngineSettings
+from shardwise.rules.catalog import find_gpu, find_model
+from shardwise.rules.vllm.versions import resolve
+
+LLAMA_70B = find_model("meta-llama/Llama-3.1-70B-Instruct", None)  # 64 attention heads, 80 layers
+DEEPSEEK_R1 = find_model("deepseek-ai/DeepSeek-R1", None)
+
+
+def test_parallel_text_and_gpu_counts():
+    assert (Parallel(4, 2).text(), Parallel(4, 2).gpus, Parallel(4, 2).world) == ("TP4×PP2", 8, 8)
+    assert (Parallel(1, 1, 8, True).text(), Parallel(1, 1, 8, True).gpus, Parallel(1, 1, 8, True).world) == (
+        "TP1×PP1×DP8 EP", 1, 8)
+    assert (plural(1, "sequence"), plural(2, "sequence"), plural(1024, "GPU")) == (
+        "1 sequence", "2 sequences", "1,024 GPUs")
+
+
+def test_smaller_layouts_split_one_engine_evenly_fewest_gpus_first():
+    assert smaller(LLAMA_70B, Parallel(4, 2)) == [
+        Parallel(1, 1), Parallel(2, 1), Parallel(1, 2), Parallel(4, 1), Parallel(2, 2)]
+    # SW202 asks only for TPs inside the NVLink domain (1: PCIe only)
+    assert smaller(LLAMA_70B, Parallel(4, 1), max_tp=1) == [Parallel(1, 1)]
+    assert smaller(LLAMA_70B, Parallel(1, 1)) == []
+
+
+def test_layouts_for_keep_tp_inside_the_nvlink_domain_and_pipeline_beyond_it():
+    # 8 GPUs of 4-GPU PCIe nodes (g6e.12xlarge): no TP over PCIe, 8 pipeline stages
+    assert layouts_for(LLAMA_70B, 8, Node(4, 1)) == [Parallel(1, 8)]
+    # H100 NVL pairs: TP2 on the bridge, PP2 across the pairs
+    assert layouts_for(LLAMA_70B, 4, Node(4, 2)) == [Parallel(2, 2)]
+    # NVSwitch nodes of 8: TP8 inside a node, PP2 across two nodes; a fixed --pp takes the rest as TP
+    assert layouts_for(LLAMA_70B, 16, Node(8, 8)) == [Parallel(8, 2)]
+    assert layouts_for(LLAMA_70B, 8, Node(8, 8), pp=2) == [Parallel(4, 2)]
+    # a mixture-of-experts model also gets the same GPUs as data-parallel engines with the experts spread
+    assert layouts_for(DEEPSEEK_R1, 8, Node(8, 8)) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    assert gpu_counts(Node(4, 1)) == ([1, 2, 4], [8, 16])
+    assert gpu_counts(Node(8, 8)) == ([1, 2, 4, 8], [16, 32])
+
+
+def plan_json(capsys, *argv: str) -> dict:
+    assert main(["plan", *argv, "--vllm-version", "0.11.0", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_takes_the_node_from_the_instance_type(capsys):
+    """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages. For 16 sequences of 8,192 tokens,
+    PP4 holds 5 (4 replicas, 80 % full: 16 GPUs) and PP8, over 2 nodes, 62 (1 replica, 26 % full: 8 GPUs on 2 nodes,
+    no headroom replica doubling them): PP8 is recommended. PP16 is blocked by SW104: two PP8 replicas on its GPUs
+    hold the load."""
+    d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--instance-type", "g6e.12xlarge",
+                  "--max-model-len", "8192", "--concurrency", "16")
+    assert d["node"] == {"gpus": 4, "nvlink_domain": 1, "interconnect": "pcie", "source": "g6e.12xlarge",
+                         "instance_type": "g6e.12xlarge"}
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["mandatory"])
+            for c in d["candidates"]] == [
+        (1, 1, 0, ["SW101"]), (1, 2, 0, ["SW101"]), (1, 4, 5, []), (1, 8, 62, []), (1, 16, 176, ["SW104"])]
+    assert [(r["layout"], r["replicas"], r["gpus"], r["nodes"]) for r in d["for_the_load"]] == [
+        ("TP1 × PP8", 1, 8, 2), ("TP1 × PP4", 4, 16, 4)]
+    assert d["recommended"]["text"] == (
+        "recommended: 1 replica of TP1 × PP8 for 16 sequences of 8,192 tokens (1 for the load, each holding 62, no "
+        "headroom replica: the load fills 26% of the 62 they hold, not above the 80% at which one is added) = 8 GPUs "
+        "on 2 nodes (g6e.12xlarge); TP1 × PP8 = 8 GPUs: one replica spans 2 4-GPU nodes")
+    assert (d["recommended"]["nodes_per_replica"], d["recommended"]["replicas_per_node"]) == (2, None)
+
+
+def test_plan_keeps_tp_on_the_nvlink_bridge_of_h100_nvl_pairs(capsys):
+    d = plan_json(capsys, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100-NVL", "--gpus-per-node",
+                  "4", "--max-model-len", "8192", "--concurrency", "16")
+    assert d["node"] == {"gpus": 4, "nvlink_domain": 2, "interconnect": "nvlink", "source": "--gpus-per-node",
+                         "instance_type": None}
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["mandatory"])
+            for c in d["candidates"]] == [
+        (1, 1, 0, ["SW101"]), (2, 1, 10, []), (2, 2, 73, ["SW104"]), (2, 4, 197, ["SW104"]), (2, 8, 445, ["SW104"])]
+    assert d["recommended"]["text"] == (
+        "recommended: 2 replicas of TP2 for 16 sequences of 8,192 tokens (2 for the load, each holding 10, no "
+        "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
+        "on 1 node; TP2 × 2 replicas per 4-GPU node")
+    assert d["for_the_load"][0]["usd_per_hour"] is None  # no instance type in the catalog has 4 H100 NVL
+    assert d["for_the_load"][0]["no_price"] == "the catalog has no instance type with 4 H100-NVL-94GB GPUs"
+
+
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: planned
+  namespace: serving
+  annotations: {{shardwise.dev/target-concurrency: "{load}"}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: planned}}}}
+  template:
+    metadata: {{labels: {{app: planned}}}}
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: {instance}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, {model}, --tensor-parallel-size, "{tp}", --pipeline-parallel-size, "{pp}",
+                 --max-model-len, "8192"]
+          resources:
+            limits: {{nvidia.com/gpu: {gpus}}}
+          volumeMounts:
+            - {{name: shm, mountPath: /dev/shm}}
+      volumes:
+        - name: shm
+          emptyDir: {{medium: Memory, sizeLimit: 16Gi}}
+"""
+
+
+def lint_layout(tmp_path, capsys, model: str, instance: str, c: dict, load: int) -> tuple[int, list]:
+    tp, pp = c["tensor_parallel_size"], c["pipeline_parallel_size"]
+    path = tmp_path / f"tp{tp}pp{pp}.yaml"
+    path.write_text(MANIFEST.format(instance=instance, model=model, tp=tp, pp=pp, gpus=tp * pp, load=load,
+                                    replicas=c["load"]["replicas_needed"]))
+    rc = main(["lint", str(path), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    return rc, sorted({f["code"] for f in doc["findings"] if f["level"] == "mandatory"})
+
+
+@pytest.mark.parametrize("model,instance,load", [
+    ("meta-llama/Llama-3.1-70B-Instruct", "p5.48xlarge", 64),
+    ("meta-llama/Llama-3.1-8B-Instruct", "g6e.12xlarge", 32),
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "p5.48xlarge", 16),
+])
+def test_plan_and_lint_agree_on_every_single_node_layout(tmp_path, capsys, model, instance, load):
+    """Each layout plan sized for the load, written as a manifest with that load declared and the replicas plan
+    says hold it, has the mandatory findings plan gave it; the recommended one lints clean."""
+    d = plan_json(capsys, "--model", model, "--instance-type", instance, "--max-model-len", "8192",
+                  "--concurrency", str(load))
+    rc, blocking = lint_layout(tmp_path, capsys, model, instance, d["recommended"], load)
+    assert (rc, blocking) == (0, [])  # the layout plan recommends, written as a manifest, lints clean
+    checked = 0
+    for c in d["candidates"]:
+        if c["gpus"] > d["node"]["gpus"] or c["load"] is None:
+            continue  # multi-node groups need a LeaderWorkerSet; a layout holding no sequence has no replica count
+        _, blocking = lint_layout(tmp_path, capsys, model, instance, c, load)
+        assert blocking == sorted(c["mandatory"]), (c["tensor_parallel_size"], c["pipeline_parallel_size"])
+        checked += 1
+    assert checked >= 2
+
+
+# --- shard only as much as you must ----------------------------------------------------------------
+
+
+PLAN_MODELS = (
+    "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct",  # dense
+    "Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-Instruct-v0.1",  # mixture of experts
+    "deepseek-ai/DeepSeek-R1",  # MLA + experts
+    "google/gemma-3-27b-it",  # hybrid: sliding-window layers
+)
+PLAN_GPUS = ("H100", "L4", "A100-40GB", "MI300X")
+
+
+def _sure(s) -> int:
+    """Sequences of the expected context one engine holds with the error band taken off its KV cache."""
+    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
+        return 0
+    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
+
+
+def _smallest_with_room(plan) -> tuple[Parallel, int] | None:
+    """The fewest GPUs per replica at which the model starts beyond the error band with one sequence of its own
+    max_model_len, its weights × the KV reserve (1.4) fitting the memory vLLM may use; sized here directly."""
+    sz = Sizer(plan.model, Device.of(plan.gpu, plan.memory_gib), EngineSettings(gpu_memory_utilization=0.9),
+               resolve("0.11.0"), 4096)
+    inside, across = gpu_counts(plan.node.node)
+    for gpus in inside + across:
+        for p in layouts_for(plan.model, gpus, plan.node.node):
+            s = sz.size(p)
+            if judge(s, p, None).starts == "starts" and s.weights_gib_per_gpu * 1.4 <= s.usable_gib_per_gpu:
+                return p, _sure(s) * p.dp
+    return None
+
+
+@pytest.mark.parametrize("load", [None, 64])
+@pytest.mark.parametrize("gpu", PLAN_GPUS)
+@pytest.mark.parametrize("model", PLAN_MODELS)
+def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, load):
+    """plan never recommends more GPUs per replica than the smallest layout that loads the model with room for
+    one full sequence (and the KV reserve), unless a declared load is held at the same GPU count only by the
+    wider engine: the smaller layout's replicas (with their headroom) would need more GPUs."""
+    plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
+    small = _smallest_with_room(plan)
+    assert small is not None and plan.chosen is not None
+    smallest, holds = small
+    chosen = plan.chosen
+    if chosen.parallel.world <= smallest.world:
+        return
+    assert load is not None, (chosen.parallel, smallest)
+    assert chosen.load is not None
+    needed = -(-load // holds) if holds else None
+    if needed is not None and load > 0.8 * needed * holds:
+        needed += 1  # the headroom replica where the load fills the replicas beyond 80 %
+    assert needed is None or needed * smallest.world > chosen.load.gpus, (chosen.parallel, smallest, holds)
+
+
+@pytest.mark.parametrize("model,gpu,load,layout,replicas", [
+    # dense: one GPU holds an 8B with room on every GPU but the 24 GB L4, where two pipeline stages do
+    ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1, 2), None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 (89 % full) + 1 headroom
+    # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
+    # TP2 without a load; for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
+    # TP1 holds 24 (3 replicas, 89 % full, + 1 headroom: 4 GPUs)
+    ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(2), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1),
+    ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
+    # MoE: Qwen3-30B-A3B on H100 is TP2 either way: without a load the KV reserve asks for it, and for 64 sequences
+    # one TP2 replica holds 199 (2 GPUs) where TP1 holds 24 (3 replicas + 1 headroom: 4 GPUs)
+    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(2), None),
+    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(2), 1),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
+    # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
+    # spread hold the most sequences of the 8-GPU layouts
+    ("deepseek-ai/DeepSeek-R1", "H100", None, Parallel(8, 2), None),
+    ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
+    # hybrid (sliding-window layers): Gemma 3 27B on L4 takes eight pipeline stages (PCIe only), one MI300X
+    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 8), None),
+    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2),  # 55 a replica: 2, 58 % full, no headroom
+])
+def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):
+    plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
+    assert plan.chosen is not None
+    got = (plan.chosen.parallel, plan.chosen.load.replicas if plan.chosen.load else None)
+    assert got == (layout, replicas)
+    assert plan.chosen.sizing.max_num_seqs_default  # vLLM's batch cap is kept
+
+
+# --------------------------------------------------------------------------------------------------
+# Weights vLLM refuses to build or load at a tensor-parallel size (SW203; plan never proposes them)
+# --------------------------------------------------------------------------------------------------
+
+QWEN3_235B_FP8 = find_model("Qwen/Qwen3-235B-A22B-FP8", None)  # 128x128 blocks, moe_intermediate_size 1536
+QWEN3_30B_FP8 = find_model("Qwen/Qwen3-30B-A3B-FP8", None)  # moe_intermediate_size 768
+
+
+def _messages(model, tp, **kw):
+    return [(r.sure, r.experts, r.message) for r in weight_load_refusals(model, tp, **kw)]
+
+
+def test_block_fp8_experts_must_keep_whole_blocks_per_rank():
+    assert _messages(QWEN3_235B_FP8, 4) == []  # 384 = 3 blocks
+    assert _messages(QWEN3_235B_FP8, 8) == [(True, True, (
+        "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
+        "Qwen/Qwen3-235B-A22B-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load "
+        "the weights"))]
+    assert _messages(QWEN3_235B_FP8, 8, expert_parallel=True) == []  # whole experts per rank
+    assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(QWEN3_30B_FP8, tp)] == [4, 8, 16]
+    # the bf16 original has no blocks to keep whole
+    assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(find_model("Qwen/Qwen3-30B-A3B", None), tp)] == []
+
+
+def test_kv_heads_divide_or_replicate_evenly():
+    qwen7b = find_model("Qwen/Qwen2.5-7B-Instruct", None)  # 28 heads, 4 KV heads
+    assert _messages(qwen7b, 7) == [(True, False, (
+        "Qwen/Qwen2.5-7B-Instruct has 4 KV heads; tensor_parallel_size 7 neither divides them nor is a "
+        "multiple of them"))]
+    assert _messages(qwen7b, 2) == _messages(qwen7b, 4) == []  # 2 per rank; 1 per rank
+    llama8b = find_model("meta-llama/Llama-3.1-8B-Instruct", None)  # 32 heads, 8 KV heads
+    assert _messages(llama8b, 16) == []  # each KV head replicated on 2 ranks
+    assert _messages(llama8b, 3) == [(True, False, (
+        "meta-llama/Llama-3.1-8B-Instruct has 32 attention heads, not divisible by tensor_parallel_size 3"))]
+    assert _messages(DEEPSEEK_R1, 16) == []  # MLA: one latent, no KV heads to split
+
+
+def test_dense_block_fp8_and_awq_groups():
+    base = find_model("meta-llama/Llama-3.1-8B-Instruct", None)  # intermediate 14336 = 112 x 128
+    block = replace(base, id="acme/llama-fp8-block", precision="fp8", quantization="fp8", hf_config={
+        "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}})
+    assert _messages(block, 16) == []  # 896 = 7 blocks
+    assert _messages(block, 32) == [(True, False, (
+        "at tensor_parallel_size 32 each rank holds 448 columns of the MLP's gate/up projection of "
+        "acme/llama-fp8-block, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to load the weights"))]
+    # compressed-tensors states its blocks under config_groups
+    ct = replace(block, hf_config={"quantization_config": {"quant_method": "compressed-tensors", "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}}}}})
+    assert [r.message for r in weight_load_refusals(ct, 32)] == [m for _, _, m in _messages(block, 32)]
+    # AWQ groups of 128 run along the input of the row-parallel layers: 14336 / 16 = 896 = 7 groups
+    awq = replace(base, id="acme/llama-awq", precision="int4", quantization="awq", hf_config={
+        "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}})
+    assert _messages(awq, 16) == []
+    awq_g = replace(awq, hf_config={"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 256}})
+    assert _messages(awq_g, 16) == [(True, False, (
+        "at tensor_parallel_size 16 each rank holds 896 input columns of the MLP's down projection of "
+        "acme/llama-awq, not a multiple of group_size 256 (groups of 256 weights); vLLM refuses to load the weights"))]
+    # per-channel scales (group_size -1) and per-tensor FP8 have nothing to keep whole
+    per_channel = replace(awq, hf_config={"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1}})
+    per_tensor = replace(block, hf_config={"quantization_config": {"quant_method": "fp8"}})
+    assert _messages(per_channel, 32) == _messages(per_tensor, 32) == []
+
+
+def test_a_block_size_read_from_the_name_only_is_not_sure():
+    named = find_model("acme/Qwen3-235B-A22B-Instruct-2507-FP8", None)
+    assert named.extra.get("quantization_config_assumed") is True
+    assert _messages(named, 8) == [(False, True, (
+        "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
+        "acme/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128; vLLM refuses to load the weights "
+        "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
+    # Red Hat's FP8-dynamic copies scale per channel
+    assert _messages(find_model("RedHatAI/gpt-oss-120b-FP8-dynamic", None), 8) == []
+
+
+def test_the_layout_search_skips_tps_vllm_refuses():
+    node = Node(8, 8)
+    assert layouts_for(QWEN3_235B_FP8, 8, node) == [Parallel(4, 2), Parallel(1, 1, 8, True)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]
+
+
+# --- data parallelism: one KV cache per engine (issue 28) -------------------------------------------
+
+
+def test_judge_splits_a_replicas_load_over_its_data_parallel_engines():
+    """vLLM's DeepSeek-R1 recipe (DP8 + expert parallel, TP1, one 8 x H200 node): each engine has its own KV cache
+    (21.26 GiB ± 5.03 at 0.11.0) and takes 1/8 of the requests. 192 sequences of 8,192 tokens are 24 per engine,
+    12.87 GiB: it holds; 512 are 64 per engine, 34.3 GiB: it does not. The whole replica's 192 against one engine's
+    cache (102.9 GiB) was the false blocking SW103."""
+    sz = Sizer(DEEPSEEK_R1, Device.of(find_gpu("H200"), find_gpu("H200").memory_gib), EngineSettings(),
+               resolve("0.11.0"), 8192)
+    p = Parallel(1, 1, 8, True)
+    s = sz.size(p)
+    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2)) == (21.26, 5.03)
+    fit = judge(s, p, 192)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (24, 12.87, "holds")
+    fit = judge(s, p, 512)
+    assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (64, 34.31, "does-not-hold")
+    # one engine (DP1) is judged against the whole load, as before
+    assert judge(s, Parallel(1), 24).seqs == 24
+
+
+def test_plan_with_dp_keeps_a_single_node_replica_in_its_node():
+    """`plan --dp 8 --enable-expert-parallel` without --tp: GPUs per replica are DP × TP × PP, so on 8-GPU H200
+    nodes TP1 × DP8 fills one node and TP2/TP4 × DP8 span 2 and 4 nodes; never 128 GPUs on 16 nodes."""
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", dp=8, enable_expert_parallel=True,
+                                 vllm_version="0.11.0", p95_context=8192, concurrency=192))
+    assert [(c.parallel.text(), c.parallel.world) for c in plan.candidates] == [
+        ("TP1×PP1×DP8 EP", 8), ("TP2×PP1×DP8 EP", 16), ("TP4×PP1×DP8 EP", 32)]
+    chosen = plan.chosen
+    assert chosen is not None and chosen.parallel == Parallel(1, 1, 8, True)
+    assert [f.code for f in chosen.findings if f.level == "mandatory"] == []
+
+
+# --- NVLink domains wider than a node (issue 28) ----------------------------------------------------
+
+
+def test_gb200_nvl72_tensor_parallelism_spans_trays_inside_the_nvlink_domain():
+    """A p6e-gb200.36xlarge is one tray of 4 GB200s of an NVL72 UltraServer (72 GPUs in one NVLink domain,
+    nvidia.com/en-us/data-center/gb200-nvl72): TP may span trays inside the domain. Llama-3.1-405B in BF16 takes
+    8 GPUs: TP8 over two trays, not TP4 × PP2."""
+    from shardwise.rules.catalog.hardware import instance_pool, node_links
+    from shardwise.rules.model import Location
+
+    assert node_links(instance_pool("p6e-gb200.36xlarge", Location("test"))) == (4, 72)
+    assert node_links(instance_pool("p5.48xlarge", Location("test"))) == (8, 8)
+    assert Node(4, 72).tp_limit == 72 and Node(8, 8).tp_limit == 8 and Node(4, 2).tp_limit == 2
+    assert layouts_for(LLAMA_70B, 8, Node(4, 72)) == [Parallel(8, 1)]
+    plan = make_plan(PlanRequest(model="meta-llama/Llama-3.1-405B-Instruct", instance_type="p6e-gb200.36xlarge",
+                                 vllm_version="0.11.0"))
+    assert [(c.parallel.text(), [f.code for f in c.findings if f.level == "mandatory"]) for c in plan.candidates] == [
+        ("TP1×PP1", ["SW101"]), ("TP2×PP1", ["SW101"]), ("TP4×PP1", ["SW101"]), ("TP8×PP1", []),
+        ("TP16×PP1", ["SW104"])]  # two TP8 replicas on its GPUs have the KV reserve
+    assert plan.chosen is not None and plan.chosen.parallel == Parallel(8, 1)
+    assert plan.node.text("GB200") == (
+        "4 × GB200 per node (p6e-gb200.36xlarge; NVSwitch; one NVLink domain joins 72 GPUs across nodes: keep a "
+        "replica's pods in one nvidia.com/gpu.clique)")
+
+
+def test_sw104_counts_every_data_parallel_engine_on_both_sides():
+    """TP2 × DP8 of DeepSeek-R1 on 16 H200s against 2 replicas of TP1 × DP8 on the same GPUs: each side counts its
+    8 engines (TP1: 39 an engine, 2 × 8 × 39 = 624), not one engine's 78."""
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", tp=2, dp=8, enable_expert_parallel=True,
+                                 vllm_version="0.11.0", p95_context=8192, concurrency=192))
+    (sw104,) = [f for f in plan.candidates[0].findings if f.code == "SW104"]
+    assert sw104.level == "mandatory"
+    assert sw104.message == (
+        "deepseek-ai/DeepSeek-R1 is sharded over 16 GPUs per replica (TP2×PP1×DP8 EP) on H200-141GB, but 2 replicas × "
+        "TP1×PP1×DP8 EP on the same 16 GPUs hold 624 sequences of 8,192 tokens (p95 context) together, at least the "
+        "192 one replica must hold (192 by --concurrency) (vLLM 0.11.0)")

@@ -1,0 +1,552 @@
+"""The general capacity model: formulas checked term by term, plus properties (hypothesis)."""
+
+import dataclasses
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from repo_paths import ROOT
+from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import find_model
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
+
+GIB = 1024**3
+H100_GIB = 79.1875  # 85,029,158,912 bytes as torch reports an H100 80GB HBM3
+
+LLAMA70 = ModelShape(
+    id="meta-llama/Llama-3.1-70B-Instruct", params=70_553_706_496, num_hidden_layers=80, hidden_size=8192,
+    num_attention_heads=64, num_key_value_heads=8, head_dim=128, intermediate_size=28672,
+    vocab_size=128256, max_position_embeddings=131072,
+)
+DEEPSEEK = ModelShape(
+    id="deepseek-ai/DeepSeek-V3", params=671_026_419_200, num_hidden_layers=61, hidden_size=7168,
+    num_attention_heads=128, num_key_value_heads=128, head_dim=192, intermediate_size=18432,
+    vocab_size=129280, max_position_embeddings=163840, precision="fp8",
+    moe=MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048),
+    mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+)
+
+
+def test_weights_bf16_and_quantised():
+    assert sizing.weights_bytes(LLAMA70, "bf16") == 70_553_706_496 * 2
+    embed = 2 * 128256 * 8192  # untied input embeddings + LM head stay 16-bit
+    assert sizing.weights_bytes(LLAMA70, "fp8") == embed * 2 + (70_553_706_496 - embed) * 1.0
+    assert sizing.weights_bytes(LLAMA70, "int4") == pytest.approx(
+        embed * 2 + (70_553_706_496 - embed) * (0.5 + 2.5 / 128)
+    )
+    assert round(sizing.weights_gb(LLAMA70, "int4"), 1) == 39.8
+
+
+def test_kv_per_token_splits_heads_and_layers():
+    # 2 × 80 layers × (8 KV heads / TP4 = 2) × 128 × 2 bytes
+    assert sizing.kv_bytes_per_token_per_gpu(LLAMA70, tp=4) == 2 * 80 * 2 * 128 * 2 == 81920
+    # TP16 > 8 KV heads: each rank keeps one replicated KV head
+    assert sizing.kv_bytes_per_token_per_gpu(LLAMA70, tp=16) == 2 * 80 * 1 * 128 * 2
+    # PP2 halves the layers per GPU; fp8 KV halves the bytes
+    assert sizing.kv_bytes_per_token_per_gpu(LLAMA70, tp=8, pp=2, kv_bytes=1) == 2 * 40 * 1 * 128 * 1
+
+
+def test_kv_per_token_mla_is_not_split_by_tp():
+    assert sizing.kv_bytes_per_token_per_gpu(DEEPSEEK, tp=8) == 61 * (512 + 64) * 2
+    assert sizing.kv_bytes_per_token_per_gpu(DEEPSEEK, tp=1) == 61 * (512 + 64) * 2
+    assert sizing.kv_bytes_per_token_per_gpu(DEEPSEEK, tp=8, pp=2) == 31 * (512 + 64) * 2
+
+
+def _llama70_tp4(release: str, **kw) -> sizing.ReplicaSizing:
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+    return sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4, max_model_len=8192, **kw), release)
+
+
+ROTARY = 131072 * 128 * 2  # vLLM's rotary cos/sin cache: a bf16 buffer of context limit × head dim, per GPU
+
+
+def test_size_llama70_tp4_on_h100_v1_0_11_term_by_term():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    w = (70_553_706_496 * 2 / 4 + ROTARY) / GIB
+    # profile: 8,192 batched tokens (serve default >= 70 GiB); sampler over min(64, 8192) rows × vocab (FlashInfer)
+    forward = 8192 * (3 * 28672 / 4 + 3 * 8192) * 2
+    sampler = 64 * 128256 * 16 + 8192 * 8192 * 2
+    act = max(forward, sampler) / GIB
+    nt = 0.12 + 0.10  # 0.11+: measured after NCCL is set up; one GPU + a multi-GPU extra
+    kv = H100_GIB * 0.9 - w - act - nt  # CUDA graphs come from the margin before 0.20
+    num_blocks = int(kv * GIB) // (16 * 2 * 2 * 128 * 2) // 80
+    assert s.weights_gib_per_gpu == pytest.approx(w)
+    assert s.activation_gib_per_gpu == pytest.approx(act)
+    assert (s.non_torch_gib_per_gpu, s.cudagraphs_in_budget) == (pytest.approx(nt), False)
+    assert s.available_kv_gib == pytest.approx(kv)
+    assert s.kv_cache_tokens == num_blocks * 16
+    assert s.max_concurrency == num_blocks / 512  # blocks per 8,192-token request
+    assert s.load_tokens == 64 * 8192
+    assert (s.engine, s.max_num_batched_tokens, s.max_num_seqs, s.max_num_seqs_default) == ("v1", 8192, 64, False)
+    assert (s.starts, s.verdict, s.weights_fit) == (True, "starts", True)
+    assert (round(w, 2), s.kv_cache_tokens, int(s.max_concurrency)) == (32.89, 490992, 59)
+
+
+def test_cuda_graphs_join_the_budget_from_0_20():
+    # utilization pinned: 0.20.0 also raises its default to 0.92
+    before = _llama70_tp4("0.19.1", max_num_seqs=64, gpu_memory_utilization=0.9)
+    after = _llama70_tp4("0.20.0", max_num_seqs=64, gpu_memory_utilization=0.9)
+    assert (before.cudagraphs_in_budget, after.cudagraphs_in_budget) == (False, True)
+    assert before.available_kv_gib - after.available_kv_gib == pytest.approx(0.4)
+    eager = _llama70_tp4("0.20.0", max_num_seqs=64, enforce_eager=True, gpu_memory_utilization=0.9)
+    assert (eager.cudagraph_gib_per_gpu, eager.available_kv_gib) == (0.0, pytest.approx(before.available_kv_gib))
+
+
+def test_the_sampler_profile_follows_the_release_and_the_batch_width():
+    # 0.12-0.16 sort the logits (39 bytes per element), 0.17-0.20 mask them in place with Triton (15.5);
+    # FlashInfer before and after (16)
+    sort, flash = _llama70_tp4("0.13.0"), _llama70_tp4("0.11.0")
+    assert (sort.max_num_seqs, sort.sampler_gib_per_gpu) == (1024, pytest.approx((1024 * 128256 * 39 + 8192 * 8192 * 2) / GIB))
+    assert flash.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+    triton, later = _llama70_tp4("0.17.0"), _llama70_tp4("0.22.1")
+    assert triton.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 15.5 + 8192 * 8192 * 2) / GIB)
+    assert later.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+    # below 8 rows the Triton kernel is skipped and PyTorch sorts
+    few = _llama70_tp4("0.19.1", max_num_seqs=4)
+    assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 39 + 8192 * 8192 * 2) / GIB)
+    # V0 profiles the logits of max_num_seqs sequences only
+    v0 = _llama70_tp4("0.6.6")
+    assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
+        "v0", 256, pytest.approx((256 * 128256 * 2 + 8192 * 8192 * 2) / GIB))
+
+
+def test_v0_profiles_max_model_len_tokens_without_chunked_prefill():
+    v0 = _llama70_tp4("0.6.6")  # 8,192 <= 32,768: no chunked prefill, max(max_model_len, 2048) tokens
+    assert v0.max_num_batched_tokens == 8192
+    long_ctx = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB), sizing.EngineSettings(tp=4), "0.6.6")
+    assert long_ctx.max_num_batched_tokens == 2048  # > 32,768 tokens: chunked prefill, 2,048 (512 before 0.6.5)
+    old = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB), sizing.EngineSettings(tp=4), "0.6.3")
+    assert old.max_num_batched_tokens == 512
+
+
+def test_size_replica_refuses_to_start_at_full_context_on_one_gpu():
+    s = sizing.size_replica(LLAMA70, H100_GIB, tp=1, vllm_version="0.11.0")
+    assert not s.weights_fit and not s.starts and s.kv_cache_tokens == 0
+    assert (s.weights_fit_band, s.verdict) == ("refuses", "refuses")
+    assert s.refusal == "no memory is left for the KV cache (vLLM: No available memory for the cache blocks)"
+    assert s.max_model_len == 131072 and s.max_num_seqs == 1024  # vLLM's default for >= 70 GiB GPUs
+
+
+def test_max_model_len_above_the_models_limit_is_a_certain_refusal():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    assert s.model_max_len == 131072
+    above = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB),
+                                   sizing.EngineSettings(tp=4, max_model_len=200_000), "0.11.0")
+    assert (above.starts, above.verdict, above.certain) == (False, "refuses", True)
+    assert above.refusal.startswith("max_model_len 200,000 is above the 131,072 tokens")
+    allowed = sizing.size_deployment(LLAMA70, sizing.Device("H100", H100_GIB),
+                                     sizing.EngineSettings(tp=4, max_model_len=200_000,
+                                                           allow_long_max_model_len=True), "0.11.0")
+    assert not allowed.certain
+
+
+def test_rope_scaling_sets_the_context_limit():
+    yarn = dataclasses.replace(LLAMA70, max_position_embeddings=32768, hf_config={
+        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})
+    assert sizing.derived_max_model_len(yarn) == 131072
+    llama3 = dataclasses.replace(LLAMA70, hf_config={"rope_scaling": {"rope_type": "llama3", "factor": 8.0}})
+    assert sizing.derived_max_model_len(llama3) == 131072  # already the long limit
+    linear = dataclasses.replace(LLAMA70, max_position_embeddings=4096,
+                                 hf_config={"rope_scaling": {"type": "linear", "factor": 2.0}})
+    assert sizing.derived_max_model_len(linear) == 8192
+
+
+def test_max_model_len_auto_fits_the_kv_cache_from_0_14():
+    h100 = sizing.Device("H100", H100_GIB)
+    auto = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=2, max_model_len="auto"), "0.14.1")
+    assert auto.starts and auto.max_model_len < 131072 and auto.max_model_len == auto.max_model_len_fit
+    old = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=2, max_model_len="auto"), "0.13.0")
+    assert (old.certain, old.refusal) == (True, "vLLM 0.13.0 has no --max-model-len auto (added in 0.14)")
+
+
+def test_expert_parallel_spreads_only_the_experts():
+    moe = dataclasses.replace(DEEPSEEK, hf_config={"first_k_dense_replace": 3})
+    assert sizing.moe_layers(moe) == 58
+    experts = 58 * 256 * 3 * 7168 * 2048
+    assert sizing.expert_params(moe) == experts
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    ep = sizing.size_deployment(moe, h200, sizing.EngineSettings(dp=8, expert_parallel=True), "0.11.0")
+    tp = sizing.size_deployment(moe, h200, sizing.EngineSettings(tp=8), "0.11.0")
+    embed = 2 * 129280 * 7168 * 2  # 16-bit embeddings and LM head
+    rest = (671_026_419_200 - 2 * 129280 * 7168 - experts) * 1.0  # fp8 attention, dense and shared layers
+    rotary = 163840 * 64 * 2
+    assert ep.weights_gib_per_gpu == pytest.approx((embed + rest + experts / 8 + rotary) / GIB)
+    # kv_a_proj_with_mqa (fp8, this shape states no q_lora_rank) and the bf16 routers stay whole on every TP rank
+    whole = 61 * 7168 * (512 + 64) * 1.0 + 58 * 256 * 7168 * 2.0
+    assert tp.weights_gib_per_gpu == pytest.approx(((embed + rest + experts - whole) / 8 + whole + rotary) / GIB)
+    assert ep.verdict == "starts" and ep.block_size == 64  # FlashMLA forces 64-token blocks
+
+
+def test_the_error_band_is_never_below_the_calibration_tolerance():
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    assert s.error_band_gib == pytest.approx(max(0.6, 0.04 * H100_GIB * 0.9,
+                                                 s.weights_gib_per_gpu * 0.02 + s.activation_gib_per_gpu * 0.35
+                                                 + 0.15 + 0.3))
+
+
+def test_expected_context_and_block_rounding():
+    s = sizing.size_replica(LLAMA70, H100_GIB, tp=4, max_model_len=8192, max_num_seqs=10, expected_context=1000,
+                            vllm_version="0.11.0")
+    assert s.expected_context == 1000
+    assert s.load_tokens == 10 * 1008  # 63 blocks of 16
+    assert s.concurrency_at_expected_context == s.kv_cache_tokens // 1008
+    assert s.context_kv_gib == pytest.approx(1008 * 81920 / GIB)
+
+
+def test_weights_override_and_fp8_kv():
+    s = sizing.size_replica(LLAMA70, H100_GIB, tp=2, weights_gib=40.0, kv_cache_dtype="fp8", max_model_len=4096)
+    assert s.weights_gib_per_gpu == 20.0
+    assert s.kv_bytes_per_token_per_gpu == 2 * 80 * 4 * 128 * 1
+
+
+def test_quantization_flag_wins_over_checkpoint_precision():
+    assert sizing.weight_precision(LLAMA70, "auto", "awq") == "int4"
+    assert sizing.weight_precision(LLAMA70, "float16", None) == "fp16"
+    assert sizing.weight_precision(DEEPSEEK, "auto", None) == "fp8"
+
+
+def test_min_gpus_is_the_seed_formula():
+    assert sizing.min_gpus(LLAMA70, 80, "bf16") == sizing.gpus_needed(70_553_706_496 * 2 / 1e9, 80)
+    assert sizing.min_gpus(LLAMA70, 80, "bf16")["tensor_parallel_size"] == 4
+    assert sizing.min_gpus(LLAMA70, 80, "int4")["tensor_parallel_size"] == 1
+
+
+def test_bad_parallel_sizes_raise():
+    with pytest.raises(ValueError):
+        sizing.size_replica(LLAMA70, H100_GIB, tp=0)
+
+
+@given(tp=st.sampled_from([1, 2, 4, 8]), seqs=st.integers(1, 512), mml=st.integers(256, 131072))
+def test_more_memory_never_lowers_capacity(tp, seqs, mml):
+    a = sizing.size_replica(LLAMA70, 79.19, tp=tp, max_model_len=mml, max_num_seqs=seqs, vllm_version="0.11.0")
+    b = sizing.size_replica(LLAMA70, 139.8, tp=tp, max_model_len=mml, max_num_seqs=seqs, vllm_version="0.11.0")
+    assert b.kv_cache_tokens >= a.kv_cache_tokens
+    assert a.kv_cache_tokens % 16 == 0  # whole blocks up to 0.19
+
+
+@given(tp=st.sampled_from([1, 2, 4]), util=st.floats(0.5, 0.95))
+def test_more_tp_means_fewer_weights_per_gpu(tp, util):
+    a = sizing.size_replica(LLAMA70, 79.19, tp=tp, gpu_memory_utilization=util, max_model_len=4096)
+    b = sizing.size_replica(LLAMA70, 79.19, tp=tp * 2, gpu_memory_utilization=util, max_model_len=4096)
+    rotary = sizing.rotary_cache_bytes(LLAMA70) / GIB  # every GPU keeps the whole rotary cache
+    assert b.weights_gib_per_gpu - rotary == pytest.approx((a.weights_gib_per_gpu - rotary) / 2)
+    assert b.kv_cache_tokens >= a.kv_cache_tokens
+
+
+@given(seq=st.integers(1, 200_000))
+def test_units_kv_gb_vs_gib(seq):
+    gb = sizing.per_request_kv_gb(80, 8, 128, seq)
+    gib = sizing.kv_per_req_gib(80, 8, 128, seq)
+    assert math.isclose(gb * 1e9, gib * GIB)
+
+
+def test_the_docs_example_is_what_plan_prints():
+
+    doc = (ROOT / "docs" / "capacity-model.md").read_text(encoding="utf-8")
+    h100 = sizing.Device("H100-SXM-80GB", 79.19, "nvidia", "hopper")  # the catalog's H100, as plan uses it
+    s = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4, max_model_len=8192, max_num_seqs=64),
+                               "0.11.0")
+    example = " ".join(doc.split("## An example, as `plan` prints it", 1)[1].split("##", 1)[0].split())
+    for figure in (f"{s.weights_gib_per_gpu:.2f} GiB of weights", f"{s.activation_gib_per_gpu:.2f} GiB of activations",
+                   f"{s.non_torch_gib_per_gpu:.2f} GiB of non-torch", f"**{s.available_kv_gib:.2f} GiB** of KV",
+                   f"± {s.error_band_gib:.2f}", f"**{s.kv_cache_tokens:,} tokens**", f"{s.max_concurrency:.2f} requests"):
+        assert figure in example, figure
+
+
+def test_kv_cache_memory_bytes_replaces_the_budget_from_0_11():
+    # gpu_worker.py 0.11.0: with kv_cache_memory_bytes set, determine_available_memory returns it as given
+    given = sizing.EngineSettings(tp=4, max_model_len=8192, max_num_seqs=64, kv_cache_memory_bytes=20 * GIB)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+    s = sizing.size_deployment(LLAMA70, h100, given, "0.11.0")
+    assert (s.available_kv_gib, s.error_band_gib, s.verdict) == (20.0, 0.0, "starts")
+    assert s.kv_cache_tokens == 20 * GIB // (16 * 81920) * 16
+    too_small = dataclasses.replace(given, kv_cache_memory_bytes=GIB // 2)  # 8,192 tokens need 0.625 GiB
+    assert sizing.size_deployment(LLAMA70, h100, too_small, "0.11.0").verdict == "refuses"
+    # 0.10 has no such flag (behaviour table): the budget is estimated as usual
+    assert sizing.size_deployment(LLAMA70, h100, given, "0.10.1.1").available_kv_gib != 20.0
+
+
+# --------------------------------------------------------------------------------------------------
+# Start-up as each release behaves (defaults, batch clamps, the margin outside the budget)
+# --------------------------------------------------------------------------------------------------
+
+def _h100(model_id: str, release: str, **kw) -> sizing.ReplicaSizing:
+    from shardwise.rules.catalog import find_gpu
+
+    return sizing.size_replica(find_model(model_id), 0, gpu=find_gpu("H100"), vllm_version=release, **kw)
+
+
+def test_the_default_utilization_follows_the_release():
+    assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", max_model_len=8192).gpu_memory_utilization == 0.9
+    s = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", max_model_len=8192)
+    assert (s.gpu_memory_utilization, s.usable_gib_per_gpu) == (0.92, pytest.approx(79.19 * 0.92))
+
+
+def test_v1_batch_defaults_by_release():
+    # chunked prefill off: V1 ignores it before 0.12, from 0.12 profiles max(max_model_len, 8192) tokens
+    off = {v: _h100("meta-llama/Llama-3.1-8B-Instruct", v, max_model_len=32768, enable_chunked_prefill=False)
+           for v in ("0.11.0", "0.14.1")}
+    assert [(s.max_num_batched_tokens, s.max_num_seqs) for s in off.values()] == [(8192, 1024), (32768, 1024)]
+    # an explicit token budget below the default batch: 0.9.2 keeps 1,024 sequences and refuses; 0.10+ clamps
+    old = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.9.2", max_model_len=8192, max_num_batched_tokens=512)
+    assert (old.max_num_seqs, old.certain, old.verdict, old.refusal) == (
+        1024, True, "refuses", "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024) "
+                               "(vLLM's scheduler configuration)")
+    new = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", max_model_len=8192, max_num_batched_tokens=512)
+    assert (new.max_num_seqs, new.certain) == (512, False)
+
+
+def test_communication_buffers_count_at_tp2_from_0_19():
+    before = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.17.0", tp=2, max_model_len=8192)
+    after = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", tp=2, max_model_len=8192)
+    one = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", max_model_len=8192)
+    assert (before.non_torch_gib_per_gpu, after.non_torch_gib_per_gpu, one.non_torch_gib_per_gpu) == (
+        pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
+
+
+def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
+    # 1,024 rows × 201,088 tokens: 39 B each with 0.14's sort (7.48 GiB), 16 B with 0.11's FlashInfer (3.07)
+    sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
+    assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
+    assert sure.refusal == (
+        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
+        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
+    close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
+    assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
+        False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
+    # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
+    later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
+    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)
+    assert _h100("openai/gpt-oss-20b", "0.11.0").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
+
+
+def test_too_little_free_memory_at_the_first_snapshot_is_refused():
+    # 4 × H100 at 0.998: the CUDA context (0.50) and NCCL's communicators (0.25) leave 78.44 GiB free
+    s = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", tp=4, gpu_memory_utilization=0.998, max_model_len=8192,
+              enforce_eager=True, max_num_seqs=8)
+    assert (s.starts, s.verdict, s.kv_verdict) == (False, "refuses", "starts")
+    assert s.refusal == (
+        "about 78.44 of 79.19 GiB is free when vLLM takes its first snapshot (after the CUDA context and NCCL: "
+        "0.75 GiB), less than gpu_memory_utilization 0.998 × 79.19 = 79.03 GiB (vLLM: Free memory on device ... on "
+        "startup is less than desired GPU memory utilization)")
+    # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
+    late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
+    assert late.refusal == (
+        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
+        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
+        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
+        "dummy requests)")
+    # V0 has neither check
+    assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
+                 max_model_len=8192).margin_verdict == "starts"
+
+
+# MXFP4 (gpt-oss): 16-bit attention and embeddings, experts padded by the kernel vLLM picks per GPU
+# --------------------------------------------------------------------------------------------------
+
+H100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+A100 = sizing.Device("A100-80GB", 79.25, "nvidia", "ampere")
+B200 = sizing.Device("B200", 178.36, "nvidia", "blackwell")
+RTX5090 = sizing.Device("RTX-5090", 31.36, "nvidia", "blackwell")
+MI300X = sizing.Device("MI300X", 191.98, "amd", "cdna3")
+MI355X = sizing.Device("MI355X", 287.98, "amd", "cdna4")
+
+
+def _oss(model_id: str):
+    from shardwise.rules.catalog import find_model
+
+    return find_model(model_id)
+
+
+def test_vllm_quantises_only_the_experts_of_an_mxfp4_checkpoint():
+    oss = _oss("openai/gpt-oss-20b")
+    experts = 24 * 32 * 3 * 2880 * 2880  # 24 MoE layers × 32 experts × (w13 2I×H + w2 H×I)
+    assert sizing.expert_params(oss) == experts == 19_110_297_600
+    # everything else (embeddings, LM head, attention, router, norms, expert biases) stays bf16
+    assert sizing.weights_bytes(oss, "mxfp4") == (20_914_757_184 - experts) * 2 + experts * (0.5 + 1 / 32)
+    assert round(sizing.weights_bytes(oss, "mxfp4") / GIB, 3) == 12.816
+    big = _oss("openai/gpt-oss-120b")
+    assert sizing.expert_params(big) == 36 * 128 * 3 * 2880 * 2880  # not cut short by the 3 % cap
+
+
+def test_the_mxfp4_backend_follows_the_gpu():
+    assert [sizing.mxfp4_backend(d).name for d in (H100, A100, B200, RTX5090, MI300X, MI355X)] == [  # type: ignore[union-attr]
+        "Triton (SM90)", "Marlin", "FlashInfer TRTLLM (SM100)", "Marlin", "Triton (ROCm)", "Triton (ROCm gfx950)"]
+    assert sizing.mxfp4_backend(sizing.Device("T4", 14.58, "nvidia", "turing")) is None
+
+
+def test_mxfp4_expert_bytes_per_layer_by_backend():
+    oss = _oss("openai/gpt-oss-20b")
+    # Marlin: intermediate 2880 -> 2944 (128), hidden 2880 -> 3072 (256); values, e8m0 scales, bf16 biases
+    marlin = sizing.MXFP4_BACKENDS["marlin"]
+    assert sizing.mxfp4_expert_bytes(oss, 1, 1, marlin) == 32 * (
+        3 * 2944 * 3072 / 2 + 3 * 2944 * 3072 / 32 + (2 * 2944 + 3072) * 2)
+    # Triton on Hopper: no padding at 2880 (a multiple of 64), a second copy of the scales with rows
+    # padded to 256 (w13: 5760 -> 5888, w2: 2880 -> 3072), fp32 biases
+    triton = sizing.MXFP4_BACKENDS["triton"]
+    assert sizing.mxfp4_expert_bytes(oss, 1, 1, triton) == 32 * (
+        3 * 2880 * 2880 / 2 + 3 * 2880 * 2880 / 32 + 5888 * 90 + 3072 * 90 + (2 * 2880 + 2880) * 4)
+    # TP4: 720 columns per rank -> 768 on every backend; with EP over 4 ranks: 8 whole experts each
+    assert sizing.mxfp4_expert_bytes(oss, 4, 1, marlin) == 32 * (
+        3 * 768 * 3072 / 2 + 3 * 768 * 3072 / 32 + (2 * 768 + 3072) * 2)
+    assert sizing.mxfp4_expert_bytes(oss, 1, 4, marlin) == 8 * (
+        3 * 2944 * 3072 / 2 + 3 * 2944 * 3072 / 32 + (2 * 2944 + 3072) * 2)
+
+
+@pytest.mark.parametrize(("model_id", "device", "tp", "expected"), [
+    # "Model loading took 13.72 GiB" on A100 (Marlin, myoceane.fr A100 log; 13.7164 GiB in a KServe log)
+    ("openai/gpt-oss-20b", A100, 1, 13.687),
+    # 13.47-13.64 GiB on H100 in public logs (Triton)
+    ("openai/gpt-oss-20b", H100, 1, 13.421),
+    ("openai/gpt-oss-20b", B200, 1, 14.149),
+    ("openai/gpt-oss-20b", H100, 2, 6.838),
+    # vllm#33155, vLLM 0.14.1 on one H100, "Using Triton backend": "Model loading took 64.38 GiB"
+    ("openai/gpt-oss-120b", H100, 1, 64.318),
+    ("openai/gpt-oss-120b", H100, 4, 17.12),
+    ("openai/gpt-oss-120b", A100, 1, 65.913),
+    ("openai/gpt-oss-120b", MI300X, 1, 63.41),
+])
+def test_gpt_oss_weights_per_gpu_as_vllm_loads_them(model_id, device, tp, expected):
+    s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.11.0")
+    assert round(s.weights_gib_per_gpu, 3) == expected
+
+
+def test_gpt_oss_weights_match_the_public_logs_within_one_percent():
+    for model_id, device, logged in (("openai/gpt-oss-20b", A100, 13.72), ("openai/gpt-oss-20b", H100, 13.47),
+                                     ("openai/gpt-oss-120b", H100, 64.38)):
+        s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(max_model_len=8192), "0.14.1")
+        assert abs(s.weights_gib_per_gpu - logged) <= 0.01 * logged, (model_id, device.name, s.weights_gib_per_gpu)
+
+
+def test_mla_down_projections_and_router_are_whole_on_every_rank():
+    from shardwise.rules.catalog import find_model
+
+    r1 = find_model("deepseek-ai/DeepSeek-R1")
+    # 61 layers × 7168 × (q_lora 1536 + kv_lora 512 + rope 64); router 58 MoE layers × 256 experts × 7168
+    assert sizing.replicated_params(r1) == (61 * 7168 * 2112, 58 * 256 * 7168)
+    v32 = find_model("deepseek-ai/DeepSeek-V3.2")  # + the indexer: wq_b, wk (fp8) and weights_proj (bf16)
+    assert sizing.replicated_params(v32) == (61 * (7168 * 2112 + 1536 * 64 * 128 + 7168 * 128),
+                                             58 * 256 * 7168 + 61 * 7168 * 64)
+    lite = find_model("deepseek-ai/DeepSeek-V2-Lite")  # no query LoRA: q_proj is split by TP
+    assert sizing.replicated_params(lite) == (27 * 2048 * 576, 26 * 64 * 2048)
+    assert sizing.replicated_params(LLAMA70) == (0, 0)
+    h200 = sizing.Device("H200-141GB", 139.8, "nvidia", "hopper")
+    tp8 = sizing.size_deployment(r1, h200, sizing.EngineSettings(tp=8, max_model_len=8192), "0.11.0")
+    tp1 = sizing.size_deployment(r1, h200, sizing.EngineSettings(tp=1, max_model_len=8192), "0.11.0")
+    # at TP8 each rank keeps 7/8 of the fp8 down projections and the bf16 routers it would otherwise shed
+    whole = (61 * 7168 * 2112 * 1.0 + 58 * 256 * 7168 * 2.0) / GIB
+    assert round(tp8.weights_gib_per_gpu - (tp1.weights_gib_per_gpu - sizing.rotary_cache_bytes(r1) / GIB) / 8
+                 - sizing.rotary_cache_bytes(r1) / GIB, 4) == round(whole * 7 / 8, 4)
+    assert round(tp8.weights_gib_per_gpu, 2) == 79.28  # 79.41 GiB per device in HabanaAI/vllm-fork#809 (TP8)
+
+
+# --------------------------------------------------------------------------------------------------
+# Custom all-reduce: its 2.0 GiB from 0.19 only where vLLM runs it
+# --------------------------------------------------------------------------------------------------
+
+
+def test_the_catalog_gpu_gives_the_domain_custom_all_reduce_reads():
+    from shardwise.rules.catalog import find_gpu
+
+    assert sizing.Device.of(find_gpu("L4")).nvlink_domain == 1
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB")).nvlink_domain == 8
+    assert sizing.Device.of(find_gpu("H100-NVL-94GB")).nvlink_domain == 2
+    assert sizing.Device.of(find_gpu("H100-SXM-80GB"), interconnect="pcie").nvlink_domain == 1  # the pool's
+    assert sizing.Device.of(None, 80.0).nvlink_domain is None
+
+
+@pytest.mark.parametrize(("domain", "tp", "runs"), [
+    (1, 1, False),  # one GPU: no tensor-parallel group
+    (1, 2, True),  # a PCIe pair: custom all-reduce runs
+    (1, 4, False),  # "not supported on more than two PCIe-only GPUs"
+    (2, 4, False),  # NVLink-bridged pairs (H100 NVL) are not fully connected at TP4
+    (8, 4, True), (8, 8, True),
+    (8, 3, False),  # unsupported world size
+    (None, 4, True),  # not known: as if fully connected
+])
+def test_custom_all_reduce_runs_where_vllm_enables_it(domain, tp, runs):
+    assert sizing.custom_all_reduce(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is runs
+
+
+def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    l40s = sizing.Device("L40S", 44.52, "nvidia", "ada", 1)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper", 8)
+
+    def nontorch(device, tp=1, pp=1, release="0.19.0"):
+        s = sizing.size_deployment(llama, device, sizing.EngineSettings(tp=tp, pp=pp, max_model_len=8192), release)
+        return round(s.non_torch_gib_per_gpu, 6)
+
+    # after-distributed: 0.12 on one GPU, + 0.10 on several; + 2.0 where custom all-reduce registers its buffers
+    assert nontorch(l40s, tp=4) == 0.22  # PCIe-only, TP4: disabled
+    assert nontorch(l40s, tp=2) == 2.22  # PCIe pair: runs
+    assert nontorch(l40s, pp=2) == 0.22  # pipeline stages of TP1: no all-reduce
+    assert nontorch(h100, tp=4) == 2.22  # NVSwitch
+    assert nontorch(h100, tp=4, release="0.18.0") == 0.22  # before 0.19 nothing is counted
+
+
+# --------------------------------------------------------------------------------------------------
+# The sampler by release and image: FlashInfer where it is installed and used, else PyTorch's own
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("release", "settings", "vendor", "kind"), [
+    ("0.10.1", {}, "nvidia", "flashinfer"),  # the official image installs FlashInfer
+    ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
+    ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
+    ("0.11.0", {"pip_install": True}, "nvidia", "flashinfer"),  # requirements/cuda.txt brings it
+    ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
+    ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20
+    ("0.14.1", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
+    ("0.18.0", {}, "nvidia", "triton"),
+    ("0.22.0", {}, "nvidia", "flashinfer"),
+    ("0.22.0", {"flashinfer_sampler": False}, "nvidia", "triton"),
+    ("0.10.1", {}, "amd", "sort"),  # FlashInfer is CUDA-only
+])
+def test_the_sampler_follows_the_release_and_the_image(release, settings, vendor, kind):
+    from shardwise.rules.vllm.versions import behaviour
+
+    assert sizing.sampler_kind(behaviour(release), sizing.EngineSettings(**settings), vendor) == kind
+
+
+def test_a_pip_install_of_0_10_samples_at_39_bytes_per_logit():
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
+    l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 1)
+    image = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192), "0.10.1")
+    pip = sizing.size_deployment(qwen, l4, sizing.EngineSettings(max_model_len=8192, pip_install=True), "0.10.1")
+    rows = 256 * 152064  # min(256 seqs, 2048 tokens) × Qwen2.5's vocabulary
+    hidden = 2048 * 3584 * 2  # the last forward's hidden states beside it
+    assert round(image.sampler_gib_per_gpu * GIB) == rows * 16 + hidden
+    assert round(pip.sampler_gib_per_gpu * GIB) == rows * 39 + hidden
+
+
+def test_the_manifest_tells_the_sampler_env_and_a_pip_install(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: vllm
+          image: pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime
+          command: [sh, -c]
+          args: ["pip install vllm==0.10.1.1 && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"]
+          env:
+            - {name: VLLM_USE_FLASHINFER_SAMPLER, value: "0"}
+          resources:
+            limits: {nvidia.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.pip_install, s.flashinfer_installed, s.flashinfer_sampler) == (True, None, False)

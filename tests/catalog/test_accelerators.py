@@ -1,0 +1,271 @@
+"""The one vendor table (rules/catalog/data/accelerators.json) and the accelerator requests read from it:
+every vendor the catalogs name has a record, every resource resolves to its vendor, and a vLLM container's
+request of any family is counted in the devices it holds (TPU7x chips hold two) or left undecided."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from repo_paths import FIXTURES
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.catalog import gpus
+from shardwise.rules.catalog.accelerators import (
+    accelerators,
+    catalog_resources,
+    devices_per_unit,
+    family_known,
+    group_vendor,
+    is_extended_resource,
+    non_nccl_vendors,
+    resource_names,
+    vendor_of,
+    vendor_resources,
+)
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+
+HERE = os.path.join(FIXTURES, "k8s", "accelerators")
+
+
+def test_every_vendor_has_a_record_and_every_resource_resolves() -> None:
+    families = [a.family for a in accelerators()]
+    assert families == ["nvidia-gpu", "amd-gpu", "intel-gaudi", "intel-gpu", "google-tpu", "google-tpu-v7x",
+                        "aws-neuron", "huawei-ascend", "rebellions-atom", "furiosa-rngd"]
+    assert all(a.source.startswith("https://") for a in accelerators())
+    vendors = {a.vendor for a in accelerators()}
+    assert {g.vendor for g in gpus().values()} <= vendors
+    for g in gpus().values():  # a catalog GPU's resource is its vendor's, from the table
+        assert g.k8s_resource == catalog_resources()[g.vendor], g.name
+    for name in resource_names():
+        assert vendor_of(name) is not None and family_known(name) and is_extended_resource(name), name
+    assert vendor_resources() == {
+        "nvidia": "nvidia.com/gpu", "amd": "amd.com/gpu", "intel": "habana.ai/gaudi", "google": "google.com/tpu",
+        "aws": "aws.amazon.com/neuroncore", "huawei": "huawei.com/Ascend910", "rebellions": "rebellions.ai/ATOM",
+        "furiosa": "furiosa.ai/rngd"}
+    assert catalog_resources()["aws"] == "aws.amazon.com/neuron"  # one catalog record is one Neuron device
+    assert non_nccl_vendors() == frozenset({"intel", "google", "aws", "huawei", "rebellions", "furiosa"})
+
+
+@pytest.mark.parametrize("resource,arch,span", [
+    ("nvidia.com/gpu", None, (1, 1)),
+    ("nvidia.com/mig-3g.40gb", None, (1, 1)),
+    ("google.com/tpu", None, (1, 2)),
+    ("google.com/tpu", "tpu-v7x", (2, 2)),
+    ("google.com/tpu", "tpu-v6e", (1, 1)),
+    ("aws.amazon.com/neuron", None, (2, 8)),
+    ("aws.amazon.com/neuroncore", None, (1, 1)),
+    ("huawei.com/Ascend910", None, (1, 2)),
+    ("gpu.intel.com/i915", None, (1, 2)),
+    ("furiosa.ai/rngd-2core.12gb", None, (1, 1)),
+    ("example.com/npu", None, None),
+])
+def test_devices_per_unit(resource, arch, span) -> None:
+    assert devices_per_unit(resource, arch) == span
+
+
+@pytest.mark.parametrize("name,extended", [
+    ("example.com/npu", True), ("vpc.amazonaws.com/efa", False), ("rdma/rdma_shared_device_a", False),
+    ("hugepages-2Mi", False), ("cpu", False), ("openshift.io/mlnx_sriov", False), ("nvidia.com/gpu", True),
+])
+def test_is_extended_resource(name, extended) -> None:
+    assert is_extended_resource(name) is extended
+
+
+def _findings(name: str, codes: tuple[str, ...] = ("SW203", "SW204", "SW208", "SW401")):
+    inv = load_inputs([os.path.join(HERE, name)])
+    groups = {g.name: (group_vendor(g), g.accelerator_resource, g.gpus_per_pod if isinstance(g.gpus_per_pod, int)
+                       else "unknown", g.pool.gpu.name if g.pool is not None and g.pool.gpu is not None else None)
+              for g in inv.groups}
+    found = [(f.code, f.level, f.subject.rsplit("/", 1)[-1], f.location.line, f.message)
+             for f in run_rules(ALL_RULES, inv) if f.code in codes]
+    return groups, found
+
+
+def test_intel_xpu_requests_are_counted() -> None:
+    """gpu.intel.com/i915 and gpu.intel.com/xe are accelerator requests: two cards for TP2 passes (each card
+    is one or two XPU devices), one card for TP8 cannot start."""
+    groups, found = _findings("intel-xpu.yaml")
+    assert groups == {"llama-xpu": ("intel", "gpu.intel.com/i915", 2, None),
+                      "qwen-xe": ("intel", "gpu.intel.com/xe", 1, None)}
+    assert found == [
+        ("SW203", "mandatory", "qwen-xe", 50, "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
+         "divisible by tensor_parallel_size 8"),
+        ("SW204", "mandatory", "qwen-xe", 51, "the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
+         "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers"),
+    ]
+
+
+@pytest.mark.parametrize("name,group", [("rebellions-atom.yaml", ("rebellions", "rebellions.ai/ATOM", 4, None)),
+                                        ("furiosa-rngd.yaml", ("furiosa", "furiosa.ai/rngd", 1, None))])
+def test_npus_whose_compiler_places_the_model_are_not_compared_with_the_layout(name, group) -> None:
+    """vllm-rbln splits the model over ATOMs itself (VLLM_RBLN_TP_SIZE), Furiosa over the elements of a card:
+    the layout flags do not count devices, so no GPU-request or /dev/shm finding."""
+    groups, found = _findings(name)
+    assert list(groups.values()) == [group]
+    assert found == []
+
+
+def test_tpu_v7x_chips_hold_two_devices() -> None:
+    groups, found = _findings("tpu-v7x.yaml")
+    assert groups == {"llama-tpu7x": ("google", "google.com/tpu", 4, "TPU-v7x"),
+                      "llama-v6e": ("google", "google.com/tpu", 4, "TPU-v6e"),
+                      "llama-tpu-any": ("google", "google.com/tpu", 4, None)}
+    assert found == [
+        ("SW204", "mandatory", "llama-v6e", 51, "the pod requests 4 google.com/tpu but TP8×PP1 starts 8 "
+         "workers; vLLM cannot start with fewer GPUs than workers"),
+        ("SW204", "advisory", "llama-tpu-any", 71, "cannot decide: how many vLLM devices 4 google.com/tpu "
+         "hold is not known (one holds 1 to 2: a TPU7x (Ironwood) chip holds two devices, earlier generations "
+         "one; a cloud.google.com/gke-tpu-accelerator node selector says which)"),
+    ]
+
+
+def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
+    groups, found = _findings("unknown-family.yaml")
+    assert groups == {"qwen-npu": (None, "example.com/npu", "unknown", None),
+                      "qwen-mig": ("nvidia", "nvidia.com/mig-3g.40gb", 1, None)}
+    assert found == [
+        ("SW204", "advisory", "qwen-npu", 17, "cannot decide: what example.com/npu holds is not known (an "
+         "extended resource of an accelerator family the vendor table has no record of: add one to "
+         "rules/catalog/data/accelerators.json)"),
+        ("SW401", "mandatory", "qwen-mig", 34, "container `vllm` of Deployment default/qwen-mig runs "
+         "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
+         "required: an emptyDir with medium: Memory mounted there"),
+        ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
+         "starts 2 workers; vLLM cannot start with fewer GPUs than workers"),
+    ]
+
+
+def test_an_image_built_for_another_accelerator_is_a_finding() -> None:
+    """SW209: the image's platform (its name's and tag's words, or a repository that is one platform's build)
+    against the accelerator the pod requests; an image that says nothing is not judged, the CPU build on an
+    accelerator request is advisory."""
+    _, found = _findings("image-platforms.yaml", ("SW209",))
+    lands = "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up"
+    tpus = "Google TPUs v4 to v6e or Google TPU7x (Ironwood)"
+    assert found == [
+        ("SW209", "mandatory", "rocm-on-nvidia", 16, "image rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909 is "
+         f"built for AMD Instinct GPUs (ROCm) but the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
+        ("SW209", "mandatory", "cuda-on-amd", 35, "image vllm/vllm-openai:v0.10.1 is built for NVIDIA GPUs "
+         f"but the pod requests amd.com/gpu (AMD Instinct GPUs (ROCm)); {lands}"),
+        ("SW209", "mandatory", "gaudi-on-nvidia", 54, "image vault.habana.ai/gaudi-docker/1.22.0/ubuntu24.04/"
+         "habanalabs/vllm-installer-2.7.1:latest is built for Intel Gaudi HPUs but the pod requests nvidia.com/gpu "
+         f"(NVIDIA GPUs); {lands}"),
+        ("SW209", "mandatory", "tpu-on-nvidia", 73, f"image vllm/vllm-tpu:nightly is built for {tpus} but "
+         f"the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
+        ("SW209", "mandatory", "cuda-on-tpu", 92, "image docker.io/vllm/vllm-openai:latest is built for "
+         f"NVIDIA GPUs but the pod requests google.com/tpu ({tpus}); {lands}"),
+        ("SW209", "advisory", "cpu-on-nvidia", 111, "image public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:"
+         "v0.10.1 is vLLM's CPU build but the pod requests nvidia.com/gpu (NVIDIA GPUs); vLLM runs on the CPU and "
+         "the accelerators stay reserved and idle"),
+        ("SW209", "mandatory", "xpu-on-gaudi", 206, "image intel/vllm:0.10.2-xpu is built for Intel GPUs "
+         "(XPU: Data Center GPU Max, Arc) but the pod requests habana.ai/gaudi (Intel Gaudi HPUs); " + lands),
+    ]  # rocm-on-amd, cuda-on-nvidia, custom-on-amd, ascend-on-ascend: no finding
+
+
+def test_visible_devices_written_by_hand() -> None:
+    """SW310 on CUDA_, HIP_, HABANA_ and NVIDIA_VISIBLE_DEVICES: exactly the container's devices (0..n-1, all,
+    or the whole node's GPUs) is harmless; fewer visible devices than the layout needs cannot start, an
+    `export` in the script included; a reordered list is advisory."""
+    _, found = _findings("visible-devices.yaml", ("SW310",))
+    fix = "it cannot start; required: the variable unset (the device plugin already chose the devices)"
+    assert found == [
+        ("SW310", "mandatory", "hip-short", 40, "container `vllm` of Deployment default/hip-short sets "
+         f"HIP_VISIBLE_DEVICES='0', so vLLM sees 1 device but TP2×PP1 needs 2 in the pod; {fix}"),
+        ("SW310", "mandatory", "cuda-export-short", 58, "container `vllm` of Deployment default/"
+         "cuda-export-short sets CUDA_VISIBLE_DEVICES='0' (in the container's script), so vLLM sees 1 device but "
+         f"TP2×PP1 needs 2 in the pod; {fix}"),
+        ("SW310", "advisory", "cuda-reordered", 128, "container `vllm` of Deployment default/cuda-reordered "
+         "sets CUDA_VISIBLE_DEVICES='1,0'; the device plugin already chose the GPUs; required: the variable unset"),
+    ]  # cuda-exact, habana-all, nvidia-whole-node: no finding
+
+
+def test_dynamic_resource_allocation_claims_are_the_pods_request() -> None:
+    """A ResourceClaimTemplate (resource.k8s.io/v1 `exactly.count`, v1beta1 `count`) or ResourceClaim of the
+    inputs gives the pod its devices; allocationMode All and a claim outside the inputs are undecided."""
+    groups, found = _findings("dra-claims.yaml", ("SW204", "SW208"))
+    assert groups == {"llama-dra-tp2": ("nvidia", "nvidia.com/gpu", 2, None),
+                      "llama-dra-short": ("nvidia", "nvidia.com/gpu", 1, None),
+                      "llama-dra-all": ("nvidia", "nvidia.com/gpu", "unknown", None),
+                      "llama-dra-elsewhere": (None, None, "unknown", None)}
+    assert found == [
+        ("SW204", "mandatory", "llama-dra-short", 85, "the pod requests 1 nvidia.com/gpu but TP4×PP1 starts "
+         "4 workers; vLLM cannot start with fewer GPUs than workers"),
+        ("SW204", "advisory", "llama-dra-all", 108, "cannot decide: the device count of container `vllm` is "
+         "not known (the resource claim `node` asks for every device of its class (allocationMode All) or for a "
+         "prioritized list, so the count depends on the node)"),
+        ("SW204", "advisory", "llama-dra-elsewhere", 131, "cannot decide: the device count of container "
+         "`vllm` is not known (they come from the resource claim `gpu` (dynamic resource allocation), and "
+         "ResourceClaimTemplate `defined-in-another-repo` is not in the inputs; lint it together with the "
+         "workload)"),
+    ]
+
+
+def test_credential_placeholders_are_read_consistently() -> None:
+    """SW308: <HF_TOKEN>, changeme and a $(VAR) reference are no credential; an envsubst placeholder ($VAR,
+    ${VAR}) in a credential's plain value is advisory (the substituted token is stored in the object); a
+    setting such as MAX_TOKENS is not a credential."""
+    _, found = _findings("placeholders.yaml", ("SW308",))
+    stored = ("in a plain value: the token substituted for it at deploy time is stored in the Deployment in plain "
+              "text; required: a valueFrom.secretKeyRef to a Secret")
+    assert found == [
+        ("SW308", "advisory", "llama-placeholders", 18, "container `vllm` of Deployment default/"
+         f"llama-placeholders sets HF_TOKEN to the placeholder ${{HF_TOKEN}} {stored}"),
+        ("SW308", "advisory", "llama-placeholders", 20, "container `vllm` of Deployment default/"
+         f"llama-placeholders sets HUGGING_FACE_HUB_TOKEN to the placeholder $HF_TOKEN {stored}"),
+    ]
+
+
+def test_neuron_pools_hold_cores_not_devices() -> None:
+    """SW201 counts a node's vLLM devices: an inf2.8xlarge's one Inferentia2 device holds two NeuronCores, so
+    TP2 stays on the node and TP16 spans nodes (advisory: TP across hosts is slower, not refused, on Neuron)."""
+    _, found = _findings("neuron-cores.yaml", ("SW201",))
+    assert found == [
+        ("SW201", "advisory", "llama-inf2-tp16", 39, "pool `instance-type=inf2.8xlarge` has 1 "
+         "aws.amazon.com/neuron per node (2 to 8 vLLM devices) but tensor_parallel_size is 16; the TP group would "
+         "span at least 2 nodes"),
+    ]
+
+
+@pytest.mark.parametrize("image,families", [
+    ("vllm/vllm-openai:v0.10.1", ["nvidia-gpu"]),
+    ("vllm/vllm-openai:v0.9.0-rocm6.3", ["amd-gpu"]),  # a word of the tag wins over the repository's default
+    ("docker.io/vllm/vllm-openai-rocm:v0.11.0", ["amd-gpu"]),
+    ("rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909", ["amd-gpu"]),
+    ("intel/vllm:0.10.2-xpu", ["intel-gpu"]),
+    ("opea/vllm-gaudi:1.2", ["intel-gaudi"]),
+    ("public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:0.9.1", ["aws-neuron"]),
+    ("vllm/vllm-tpu:nightly", ["google-tpu", "google-tpu-v7x"]),
+    ("quay.io/ascend/vllm-ascend:v0.10.0rc1", ["huawei-ascend"]),
+    ("registry.example.com/team/vllm:0.10.1", []),
+    ("cuda-team/vllm:latest", []),  # a registry organisation says nothing
+])
+def test_image_families(image, families) -> None:
+    from shardwise.rules.catalog.accelerators import image_families
+
+    assert [a.family for a in image_families(image)] == families
+
+
+def test_shared_gpu_vocabulary() -> None:
+    """The NVIDIA record's sharing facts: time-sliced shares (nvidia.com/gpu.shared and renamed nvidia.com/gpu.*),
+    MIG slices with the memory their profile names, the runtime classes and variable that show GPUs without a
+    request, and the products whose memory is the system's."""
+    from shardwise.rules.catalog.accelerators import (
+        devices_per_unit,
+        mig_profile,
+        runtime_visibility,
+        shared_resource,
+        unified_memory_product,
+        visible_devices_envs,
+    )
+
+    assert (shared_resource("nvidia.com/gpu.shared"), shared_resource("nvidia.com/gpu"),
+            shared_resource("nvidia.com/mig-1g.10gb")) == (True, False, False)
+    assert devices_per_unit("nvidia.com/gpu.shared") == (1, 1)
+    assert (mig_profile("nvidia.com/mig-1g.10gb"), mig_profile("nvidia.com/mig-3g.40gb"),
+            mig_profile("nvidia.com/gpu")) == ((1, 10), (3, 40), None)
+    assert (runtime_visibility("nvidia"), runtime_visibility("runc"), runtime_visibility(None)) == (True, False, False)
+    assert visible_devices_envs() == ("NVIDIA_VISIBLE_DEVICES",)
+    assert [unified_memory_product(n) for n in ("NVIDIA-GB10", "NVIDIA Jetson AGX Orin", "Orin (nvgpu)",
+                                                "NVIDIA-H100-80GB-HBM3", "NVIDIA-GH200-480GB")] == [
+        True, True, True, False, False]

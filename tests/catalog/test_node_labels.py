@@ -1,0 +1,265 @@
+"""Accelerators and the node-label families people select them by, through the real Kubernetes adapter:
+GKE (GPU and TPU), Karpenter and EKS Auto Mode, NVIDIA GPU Feature Discovery, the AMD GPU operator, Azure
+instance types, pods pinned to one node by hostname; and the accelerator resources beyond nvidia.com/gpu.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+from repo_paths import FIXTURES
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
+from shardwise.rules.catalog.accelerators import group_vendor
+from shardwise.rules.catalog.hardware import pool_from_labels
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+from shardwise.rules.model import UNKNOWN, Location
+
+FAMILIES = os.path.join(FIXTURES, "k8s", "labels", "families.yaml")
+
+
+def show(v):
+    return "UNKNOWN" if v is UNKNOWN else v
+
+
+def pool_summary(p):
+    return (p.name, p.gpu.name if p.gpu else None, show(p.gpus_per_node), show(p.gpu_memory_gib), p.interconnect,
+            show(p.efa), p.fabric, p.accelerator)
+
+
+def test_each_label_family_names_the_accelerator():
+    inv = load_kubernetes_file(FAMILIES)
+    got = [(g.name, g.accelerator_resource, group_vendor(g), pool_summary(g.pool) if g.pool else None)
+           for g in inv.groups]
+    assert got == [
+        ("gke-l4", "nvidia.com/gpu", "nvidia",
+         ("gke-accelerator=nvidia-l4,gke-accelerator-count=2", "L4", 2, 21.99, "pcie", None, None, "nvidia")),
+        ("gke-a3-mega", "nvidia.com/gpu", "nvidia",
+         ("gke-accelerator=nvidia-h100-mega-80gb", "H100-SXM-80GB", None, 79.19, None, None, None, "nvidia")),
+        ("gke-tpu-v6e", "google.com/tpu", "google",
+         ("gke-tpu-accelerator=tpu-v6e-slice", "TPU-v6e", None, 31.25, None, None, None, "google")),
+        ("karpenter-family", "nvidia.com/gpu", "nvidia",
+         ("instance-family=g6e", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
+        # p + 4 is p4d (A100 40 GB) or p4de (A100 80 GB): 8 GPUs either way, their memory unknown
+        ("karpenter-gen", "nvidia.com/gpu", "nvidia",
+         ("instance-category=p,instance-generation=4", None, 8, "UNKNOWN", "nvswitch", True, "efa", None)),
+        ("eks-auto", "nvidia.com/gpu", "nvidia",
+         ("instance-gpu-name=l40s,instance-gpu-count=4", "L40S", 4, 44.31, "pcie", None, None, "nvidia")),
+        ("aks-nd-h100", "nvidia.com/gpu", "nvidia",
+         ("instance-type=Standard_ND96isr_H100_v5", "H100-SXM-80GB", 8, 79.19, "nvswitch", None, "infiniband",
+          "nvidia")),
+        ("amd-mi300x", "amd.com/gpu", "amd",
+         ("gpu.product-name=AMD_Instinct_MI300X_OAM", "MI300X", None, 191.98, None, None, None, "amd")),
+        ("gaudi-dl1", "habana.ai/gaudi", "intel",
+         ("instance-type=dl1.24xlarge", "Gaudi", 8, 32.0, "fabric", True, "efa", "intel")),
+        ("trn1-neuron", "aws.amazon.com/neuroncore", "aws",
+         ("instance-family=trn1", "Trainium", None, 32.0, "fabric", None, None, "aws")),
+        # a GPU the catalog does not know: memory unknown (capacity undecided), not absent
+        ("gpu-unknown", "nvidia.com/gpu", "nvidia",
+         ("gpu.product=NVIDIA-A16", None, None, "UNKNOWN", None, None, None, "nvidia")),
+        # pinned to one node by name: what it carries is unknown
+        ("pinned", "nvidia.com/gpu", "nvidia",
+         ("hostname=gpu-node-07", None, "UNKNOWN", "UNKNOWN", None, "UNKNOWN", None, None)),
+    ]
+
+
+def findings_by_group(path):
+    out: dict[str, list[tuple[str, str, bool]]] = {}
+    for f in run_rules(ALL_RULES, load_inputs([path])):
+        if f.code != "SW305":
+            out.setdefault(f.subject.split("/", 1)[1], []).append((f.code, f.level, f.undecided))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def test_nvidia_fabric_rules_do_not_fire_on_tpu_gaudi_or_neuron():
+    got = findings_by_group(FAMILIES)
+    # TPU v6e TP8: no TP-over-node (ICI spans hosts), NVLink, EFA or /dev/shm rule; capacity runs
+    # (4,096 sequences declared at max_model_len, no p95 context: advisory)
+    assert got["gke-tpu-v6e"] == [("SW103", "advisory", False)]
+    # Gaudi TP2 on dl1: capacity runs with the Gaudi's memory, nothing about NVLink or /dev/shm
+    # (SW104 advisory: one Gaudi holds the model at bf16 with the KV reserve, but the capacity model's estimates
+    # follow CUDA and ROCm, not vLLM's Gaudi plugin; SW106 defers to it; no load declared: no SW103)
+    assert got["gaudi-dl1"] == [("SW104", "advisory", False)]
+    # Neuron: tensor parallelism counts NeuronCores, the catalog gives memory per device: undecided
+    assert got["trn1-neuron"] == [(c, lvl, True) for c, lvl in (
+        ("SW101", "advisory"), ("SW102", "advisory"), ("SW104", "advisory"),
+        ("SW106", "advisory"), ("SW206", "advisory"))]
+    # the same TP2 on L4s behind GKE labels gets the PCIe and /dev/shm rules (and SW104, advisory: one L4 starts
+    # the 8B at max_model_len, but its KV reserve is thin)
+    assert [c for c, _, _ in got["gke-l4"]] == ["SW104", "SW106", "SW202", "SW401"]
+
+
+def test_unknown_accelerators_make_rules_undecided_never_silent():
+    got = findings_by_group(FAMILIES)
+    # (no load declared: SW103 has nothing to judge, so it needs no GPU memory)
+    capacity = [("SW101", "advisory", True), ("SW102", "advisory", True)]
+    sharded = [("SW104", "advisory", True), ("SW106", "advisory", True)]
+    # a product the catalog lacks: SW206 names it; at TP1 there is no sharding for SW104/SW106 to judge
+    assert got["gpu-unknown"] == [*capacity, ("SW206", "advisory", True)]
+    assert got["karpenter-gen"] == [*capacity, *sharded, ("SW206", "advisory", True), ("SW401", "mandatory", False)]
+    # hostname-pinned: undecided, never blocking on the pool; TP1 needs no node size
+    assert got["pinned"] == [*capacity, ("SW206", "advisory", True)]
+
+
+def test_undecided_message_names_the_pool():
+    inv = load_inputs([FAMILIES])
+    msgs = {f.message for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment accel/pinned"}
+    assert "cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (a computed value " \
+           "or an unresolved reference)" in msgs
+
+
+
+@pytest.mark.parametrize("labels,expected", [
+    ({"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"},
+     ("p", "A100-40GB", None, 39.39, None, None, None, "nvidia")),
+    ({"cloud.google.com/gke-accelerator": "nvidia-a100-80gb", "cloud.google.com/gke-accelerator-count": "2"},
+     ("p", "A100-80GB", 2, 79.15, "nvswitch", None, None, "nvidia")),
+    ({"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x2"},
+     ("p", "TPU-v5e", 4, 15.75, "fabric", None, None, "google")),
+    # a multi-host slice: how many chips one host has is GKE's choice
+    ({"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "4x4"},
+     ("p", "TPU-v5e", None, 15.75, None, None, None, "google")),
+    # every size of a family that joins GPUs joins them alike (p5.4xlarge's one GPU joins none), and all have EFA
+    ({"karpenter.k8s.aws/instance-family": "p5"},
+     ("p", "H100-SXM-80GB", None, 79.19, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-family": "trn2"}, ("p", "Trainium2", 16, 96.0, "fabric", True, "efa", "aws")),
+    # p5, p5e and p5en carry H100 or H200 (p5.4xlarge one, the others eight)
+    ({"karpenter.k8s.aws/instance-category": "p", "karpenter.k8s.aws/instance-generation": "5"},
+     ("p", None, None, "UNKNOWN", "nvswitch", True, "efa", None)),
+    ({"karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia", "karpenter.k8s.aws/instance-gpu-name": "b999"},
+     ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    ({"eks.amazonaws.com/instance-family": "inf2"}, ("p", "Inferentia2", None, 32.0, "fabric", False, None, "aws")),
+    # a part without NVLink joins its GPUs over PCIe on a node of any size (a Karpenter NodePool by GPU name)
+    ({"karpenter.k8s.aws/instance-gpu-name": "l40s"}, ("p", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
+    ({"karpenter.k8s.aws/instance-family": "g6"}, ("p", "L4", None, 21.99, "pcie", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "Standard_NC24ads_A100_v4"},
+     ("p", "A100-PCIe-80GB", 1, 79.15, "pcie", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "Standard_NC80adis_H100_v5"},
+     ("p", "H100-NVL-94GB", 2, 93.58, "nvlink", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "Standard_ND96isr_MI300X_v5"},
+     ("p", "MI300X", 8, 191.98, "fabric", None, "infiniband", "amd")),
+    # an Azure size not in the table: nothing guessed
+    ({"node.kubernetes.io/instance-type": "Standard_NV36ads_A10_v5"},
+     ("p", None, None, None, None, None, None, None)),
+    # GFD family and memory without the product: the memory is the node's, the GPU unnamed
+    ({"nvidia.com/gpu.family": "hopper", "nvidia.com/gpu.memory": "81559"},
+     ("p", None, None, 79.65, None, None, None, "nvidia")),
+])
+def test_label_families(labels, expected):
+    assert pool_summary(pool_from_labels("p", labels, Location("f", 1))) == expected
+
+
+def test_gfd_clique_takes_the_gpus_multi_node_nvlink_domain():
+    p = pool_from_labels("p", {"nvidia.com/gpu.product": "NVIDIA-GB200", "nvidia.com/gpu.count": "4",
+                               "nvidia.com/gpu.clique": "cluster-a.1"}, Location("f", 1))
+    assert (p.gpu.name, p.gpus_per_node, p.clique, p.nvlink_domain_size) == ("GB200", 4, "cluster-a.1", 72)
+
+
+def test_nodes_advertising_other_accelerators():
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: mi300x-node-1
+          labels: {amd.com/gpu.product-name: AMD_Instinct_MI300X_OAM}
+        status:
+          capacity: {amd.com/gpu: "8", cpu: "192"}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: tpu-host-1
+          labels: {cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice, cloud.google.com/gke-tpu-topology: 2x4}
+        status:
+          capacity: {google.com/tpu: "8"}
+        """), "nodes.yaml")
+    assert [pool_summary(p) for p in inv.pools] == [
+        ("mi300x-node-1", "MI300X", 8, 191.98, "fabric", None, None, "amd"),
+        ("tpu-host-1", "TPU-v6e", 8, 31.25, "fabric", None, None, "google"),
+    ]
+
+
+def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_family():
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: gpu}
+        spec:
+          template:
+            spec:
+              requirements:
+                - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e, p5]}
+              taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+        """), "np.yaml")
+    assert [(p.name, p.gpu.name, p.accelerator) for p in inv.pools] == [
+        ("gpu/g6e", "L40S", "nvidia"), ("gpu/p5", "H100-SXM-80GB", "nvidia")]
+
+
+@pytest.mark.parametrize("devices,tp,messages", [
+    (2, 8, [("SW204", "advisory", True, "cannot decide: how many vLLM devices 2 aws.amazon.com/neuron hold is not "
+          "known (one holds 2 to 8: aws.amazon.com/neuron counts Neuron devices of 2 (Inferentia2, Trainium1) to 8 "
+          "(Trainium2) NeuronCores, and tensor parallelism counts NeuronCores; request aws.amazon.com/neuroncore "
+          "to compare with the layout)")]),
+    (1, 16, [("SW204", "mandatory", False, "the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
+              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers")]),
+])
+def test_neuron_devices_are_compared_with_the_cores_they_hold(devices, tp, messages):
+    """aws.amazon.com/neuron counts devices of 2 to 8 NeuronCores: TP8 on 2 devices may or may not fit (the
+    generation decides), TP16 on 1 device cannot (8 cores at most)."""
+    inv = load_inputs([FAMILIES])
+    g = next(g for g in inv.groups if g.name == "trn1-neuron")
+    g.accelerator_resource = g.main_container.accelerator_resource = "aws.amazon.com/neuron"
+    g.gpus_per_pod, g.engine.tensor_parallel_size = devices, tp
+    found = [f for f in run_rules(ALL_RULES, inv) if f.code in ("SW204", "SW208") and f.subject.endswith("trn1-neuron")]
+    # undecided topology findings are advisory unless the config says unknown = "fail"
+    assert [(f.code, f.level, f.undecided, f.message) for f in found] == messages
+
+
+def test_gpu_request_message_names_the_resource():
+    inv = load_inputs([FAMILIES])
+    g = next(g for g in inv.groups if g.name == "amd-mi300x")
+    g.gpus_per_pod = 1
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
+    assert f.message == "the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"
+
+
+def _ascend(npus: int) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: qwen-ascend, namespace: npu}}
+        spec:
+          selector: {{matchLabels: {{app: qwen-ascend}}}}
+          template:
+            metadata: {{labels: {{app: qwen-ascend}}}}
+            spec:
+              containers:
+                - name: vllm
+                  image: quay.io/ascend/vllm-ascend:v0.11.0rc1
+                  args: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, "2"]
+                  resources:
+                    limits: {{huawei.com/Ascend910: "{npus}"}}
+        """)
+
+
+@pytest.mark.parametrize("npus,messages", [
+    (1, [("advisory", "cannot decide: how many vLLM devices 1 huawei.com/Ascend910 hold is not known (one "
+                      "holds 1 to 2: an Atlas A2 server's Ascend910 is one NPU, an Atlas A3 chip holds two NPU dies, "
+                      "each a vLLM worker)")]),
+    (2, []),
+])
+def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):
+    """vllm-ascend on Huawei Ascend NPUs: huawei.com/Ascend910 is an accelerator request; fewer than the
+    layout's workers cannot be judged (chips or dies), enough passes; the NVIDIA-only rules (NCCL's
+    /dev/shm, NVLink, EFA) stay silent."""
+    path = tmp_path / "ascend.yaml"
+    path.write_text(_ascend(npus), encoding="utf-8")
+    inv = load_inputs([str(path)])
+    [g] = inv.groups
+    assert (group_vendor(g), g.accelerator_resource, g.gpus_per_pod) == ("huawei", "huawei.com/Ascend910", npus)
+    found = run_rules(ALL_RULES, inv)
+    assert [(f.level, f.message) for f in found if f.code == "SW204"] == messages
+    assert [f.code for f in found if f.code in ("SW201", "SW202", "SW203", "SW205", "SW401")] == []

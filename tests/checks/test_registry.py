@@ -1,0 +1,173 @@
+"""Meta-tests over every rule of the registry (kube-linter style): its metadata, its default
+enforcement level, its fixtures and its generated doc page.
+
+What each fixture fires is asserted exactly by test_rule_fixtures.py against the ``.expected`` file beside
+it; the freshness of the doc pages by ``shardwise docs --check``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.checks.registry import ALL_RULES, codes, rule_by_code
+
+FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+DOCS = ROOT / "rules" / "docs"
+CODES = [r.meta.code for r in ALL_RULES]
+
+# The default level of every rule and whether it may skip an unknown input with an advisory note,
+# written out: changing either is a decision about what blocks a deployment, not a side effect.
+LEVELS = {
+    "SW001": ("mandatory", False),
+    "SW002": ("advisory", False),
+    "SW003": ("mandatory", False),
+    "SW004": ("advisory", False),  # mandatory with unknown = "fail" in the config (test_cli)
+    "SW005": ("advisory", False),  # an object that mentions vLLM gave no workload (test_generic_reader)
+    # capacity: mandatory only beyond the estimate's error band (test_rules_capacity)
+    "SW101": ("advisory", False),
+    "SW102": ("advisory", False),
+    "SW103": ("advisory", False),
+    "SW104": ("advisory", False),  # mandatory when replicas surely hold the declared load (test_rules_capacity)
+    "SW105": ("advisory", True),
+    "SW106": ("advisory", False),
+    "SW201": ("advisory", False),  # mandatory when the nodes have no RDMA fabric (test_rules_capacity)
+    "SW202": ("advisory", False),  # mandatory when the sharding over PCIe was avoidable (test_rules_capacity)
+    "SW203": ("mandatory", False),
+    "SW204": ("mandatory", False),
+    "SW205": ("advisory", False),  # mandatory when TP or expert traffic crosses nodes (test_rules_topology)
+    "SW206": ("advisory", False),  # an unknown GPU is a cannot-decide: mandatory only with unknown = "fail"
+    "SW207": ("mandatory", False),
+    "SW208": ("advisory", False),
+    "SW209": ("advisory", False),  # mandatory for an image built for another accelerator (test_accelerators)
+    # security rules fail closed on unknown values; SW305 and SW307 may skip them with a note
+    "SW301": ("mandatory", False),
+    "SW302": ("mandatory", False),
+    "SW303": ("mandatory", False),
+    "SW304": ("mandatory", False),
+    "SW305": ("advisory", False),  # mandatory for multi-node groups, unknown namespaces included (test_rules_net)
+    "SW306": ("mandatory", False),
+    "SW307": ("advisory", True),
+    "SW308": ("mandatory", False),  # generic credential-like names are advisory hits
+    "SW309": ("advisory", False),  # mandatory for hostNetwork, hostPID, privileged, node capabilities
+    "SW310": ("advisory", False),  # mandatory for NVIDIA_VISIBLE_DEVICES
+    "SW311": ("advisory", True),
+    "SW312": ("advisory", True),
+    "SW401": ("mandatory", True),
+    "SW402": ("mandatory", True),
+    "SW403": ("advisory", True),
+    "SW404": ("advisory", True),
+    "SW405": ("advisory", True),
+    "SW406": ("advisory", True),
+    "SW407": ("advisory", True),
+    "SW408": ("advisory", True),
+}
+
+# The rules that do not check `shardwise plan`'s sized replica (it has no manifest: no env, probes, pod or GPU
+# request to read), written out for the same reason.
+NOT_ON_PLANS = {"SW204", "SW208", "SW209", "SW305", "SW308", "SW309", "SW310", "SW311", "SW312", "SW404", "SW407",
+                "SW408"}
+
+# advisory: a finding that does not block (inside the estimate's error, or a load nobody declared)
+FIXTURE_KINDS = ("fail", "pass", "advisory", "unknown", "malformed")
+FIXTURE_SUFFIXES = (".yaml", ".json")
+EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
+# Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
+EXTRA_FIXTURES = {
+    # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
+    # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
+    "SW003": {"literal-words.yaml"},
+    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
+    "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
+    "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
+    "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
+    "SW301": {"ray-dashboard.yaml"},
+    "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
+              "karpenter-nodeclass-elsewhere.yaml"},
+    "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
+              "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
+              "fail-configmap.yaml"},
+    "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
+    "SW310": {"pass-envfrom-elsewhere.yaml"},
+    "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
+    "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
+    "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
+}
+
+
+def test_codes_are_unique_well_formed_and_in_ascending_order():
+    assert len(set(CODES)) == len(CODES)
+    assert all(re.fullmatch(r"SW\d{3}", c) for c in CODES), CODES
+    assert CODES == sorted(CODES)
+    assert codes() == CODES
+
+
+def test_names_are_unique():
+    names = [r.meta.name for r in ALL_RULES]
+    assert len(set(names)) == len(names)
+
+
+def test_rule_by_code_finds_every_rule():
+    assert [rule_by_code(c.lower()) for c in CODES] == list(ALL_RULES)
+    with pytest.raises(KeyError):
+        rule_by_code("SW999")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_metadata_is_complete(code):
+    m = rule_by_code(code).meta
+    assert m.code == code
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", m.name), m.name
+    assert m.summary.strip() and m.why.strip() and m.bad_example.strip() and m.good_example.strip()
+    assert m.remediation.rstrip().endswith("."), m.remediation
+    assert m.references and all(r.startswith("https://") for r in m.references), m.references
+    assert m.scope in ("resource", "stack")
+
+
+def test_the_level_table_covers_exactly_the_registry():
+    assert sorted(LEVELS) == CODES
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_default_enforcement_and_unknown_handling(code):
+    m = rule_by_code(code).meta
+    assert (m.enforcement, m.safe_to_skip_unknown) == LEVELS[code]
+
+
+def test_the_rules_that_skip_plans_are_these():
+    assert {c for c in CODES if not rule_by_code(c).meta.applies_to_plans} == NOT_ON_PLANS
+
+
+def test_every_fixture_folder_belongs_to_a_rule():
+    folders = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+    assert folders == CODES
+    assert [p.name for p in FIXTURES.iterdir() if not p.is_dir()] == []
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_rule_has_a_failing_a_passing_and_an_unknown_or_malformed_fixture(code):
+    files = {p.name for p in (FIXTURES / code).iterdir() if p.suffix != EXPECTED_SUFFIX}  # beside each: what it fires
+    extra = EXTRA_FIXTURES.get(code, set())
+    assert extra <= files, f"{code}: {sorted(extra - files)} listed in EXTRA_FIXTURES but missing"
+    kinds = {f.rsplit(".", 1)[0] for f in files - extra}
+    others = sorted(f for f in files - extra
+                    if f.rsplit(".", 1)[0] not in FIXTURE_KINDS or not f.endswith(FIXTURE_SUFFIXES))
+    assert others == [], f"{code}: unexpected fixture files {others}"
+    assert {"fail", "pass"} <= kinds, f"{code}: has {sorted(files)}"
+    assert kinds & {"unknown", "malformed"}, f"{code}: no unknown or malformed fixture in {sorted(files)}"
+
+
+def test_every_rule_has_a_doc_page_and_no_page_lacks_a_rule():
+    pages = sorted(p.stem for p in DOCS.glob("*.md") if p.name != "README.md")
+    assert pages == CODES
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_doc_page_is_the_rules(code):
+    lines = (DOCS / f"{code}.md").read_text(encoding="utf-8").splitlines()
+    assert f"# {code}: {rule_by_code(code).meta.name}" in lines

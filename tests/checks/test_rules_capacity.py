@@ -1,0 +1,167 @@
+"""Launch, capacity and topology rules (SW0xx, SW1xx, SW2xx). What each fixture fires, exactly, is written beside it
+(``tests/fixtures/rules/SW104/fail.yaml.expected``, test_rule_fixtures.py); here: levels, configuration and the
+runner. ``unknown.yaml`` fixtures hold a value the rule needs that the manifest does not state (from a ConfigMap
+or the downward API): the rule says it cannot decide. ``malformed.yaml`` ones are input errors that name the
+file and line.
+"""
+
+
+import pytest
+import repo_paths
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
+from shardwise.rules.engine import LintConfig, run_rules
+
+FIXTURES = repo_paths.FIXTURES / "rules"
+
+#: The rules whose fixtures this module looks at beyond test_rule_fixtures.py (which asserts every finding).
+CODES = ("SW001", "SW002", "SW003", "SW004", "SW005", "SW101", "SW102", "SW103", "SW104", "SW105", "SW106", "SW201",
+         "SW202", "SW203", "SW207")
+
+
+def fixtures(*kinds: str) -> list[tuple[str, str]]:
+    return sorted((c, kind) for c in CODES for kind in kinds if (FIXTURES / c / f"{kind}.yaml").is_file())
+
+
+@pytest.mark.parametrize("code,kind", fixtures("fail", "pass", "advisory"))
+def test_pass_fixtures_have_no_blocking_finding_of_their_rule(code, kind):
+    inv = load_inputs([str(FIXTURES / code / f"{kind}.yaml")])
+    found = [f for f in run_rules(ALL_RULES, inv) if f.code == code and not f.suppressed]
+    # fail.yaml has findings, pass.yaml none; advisory.yaml has findings, none of them blocking
+    assert (len(found) > 0) == (kind in ("fail", "advisory"))
+    if kind == "advisory":
+        assert not any(f.blocking for f in found)
+
+
+@pytest.mark.parametrize("code", [c for c, _ in fixtures("unknown")])
+def test_undecided_level_follows_the_rule_metadata(code):
+    meta = rule_by_code(code).meta
+    inv = load_inputs([str(FIXTURES / code / "unknown.yaml")])
+    found = [f for f in run_rules(ALL_RULES, inv) if f.code == code]
+    # one undecided finding on unknown.yaml; capacity and topology rules that cannot decide are advisory unless
+    # the config says unknown = "fail"
+    skip = meta.enforcement == "advisory" or meta.safe_to_skip_unknown or meta.decides_capacity_or_topology
+    assert [(f.undecided, f.level) for f in found] == [(True, "advisory" if skip else "mandatory")]
+
+
+def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
+    inv = load_inputs([str(FIXTURES / "SW104" / "unknown.yaml")])
+    undecided = {(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.undecided and f.code < "SW3"}
+    # by default an undecided capacity or topology finding is advisory (it says which value is missing)
+    assert undecided == {(code, "advisory") for code in (
+        "SW101", "SW102", "SW104", "SW106", "SW201", "SW202", "SW203", "SW204", "SW208")}
+    # no load is declared there: SW103 has nothing to judge, so it does not need TP
+    # unknown = "fail" in the configuration keeps each rule's own level
+    strict = LintConfig(unknown_is_failure=True, unknown_configured=True)
+    assert {(f.code, f.level) for f in run_rules(ALL_RULES, inv, strict) if f.undecided and f.code < "SW3"} == {
+        ("SW101", "mandatory"), ("SW102", "mandatory"), ("SW104", "mandatory"),
+        ("SW106", "advisory"), ("SW201", "mandatory"), ("SW202", "mandatory"), ("SW203", "mandatory"),
+        ("SW204", "mandatory"), ("SW208", "advisory"),
+    }
+    msg = next(f.message for f in run_rules(ALL_RULES, inv) if f.code == "SW104")
+    assert msg == (
+        "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    )
+
+
+def test_unknown_is_advisory_when_configured_to_warn():
+    from shardwise.rules.engine import LintConfig
+
+    inv = load_inputs([str(FIXTURES / "SW104" / "unknown.yaml")])
+    levels = {f.level for f in run_rules(ALL_RULES, inv, LintConfig(unknown_is_failure=False)) if f.undecided}
+    assert levels == {"advisory"}
+
+
+def test_a_crashing_rule_becomes_a_mandatory_diagnostic():
+    from shardwise.rules.engine import Rule
+
+    class Broken(Rule):
+        meta = rule_by_code("SW101").meta
+
+        def check(self, inv, config):
+            raise ZeroDivisionError("boom")
+
+    inv = load_inputs([str(FIXTURES / "SW101" / "fail.yaml")])
+    [f] = run_rules([Broken()], inv)
+    assert (f.code, f.level, f.message) == (
+        "SW101", "mandatory", "internal error in rule weights-exceed-gpu-memory: ZeroDivisionError: boom"
+    )
+
+
+def test_unknown_dtype_or_quantization_is_undecided_not_a_crash():
+    from shardwise.rules.model import UNKNOWN
+
+    for field in ("dtype", "quantization", "kv_cache_dtype", "block_size", "enforce_eager"):
+        inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+        setattr(inv.groups[0].engine, field, UNKNOWN)
+        found = {f.code: f for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment serving/llama8b-tp2"}
+        assert not any(f.internal for f in found.values()), field
+        assert found["SW101"].message == (
+            f"cannot decide: {field} is not known (a computed value or an unresolved reference)"
+        )
+        assert (found["SW101"].level, found["SW101"].undecided) == ("advisory", True)
+
+
+def test_a_rule_crashing_on_one_group_still_checks_the_others():
+    from shardwise.rules.engine import GroupRule, hit
+
+    class CrashesOnTp2(GroupRule):
+        meta = rule_by_code("SW101").meta
+
+        def check_group(self, g, inv, config):
+            if g.name == "llama8b-tp2":
+                raise KeyError("boom")
+            yield hit(g, f"checked {g.name}")
+
+    inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+    got = [(f.subject, f.level, f.internal, f.message) for f in run_rules([CrashesOnTp2()], inv)]
+    assert got == [
+        ("Deployment serving/llama8b-tp2", "mandatory", True,
+         "internal error in rule weights-exceed-gpu-memory: KeyError: 'boom'"),
+        ("StatefulSet serving/llama70b-tp4-pp2", "advisory", False, "checked llama70b-tp4-pp2"),
+    ]
+
+
+@pytest.mark.parametrize("applies", [True, False])
+def test_the_runner_skips_plans_for_a_rule_that_does_not_apply_to_them(applies):
+    from dataclasses import replace
+
+    from shardwise.rules.engine import GroupRule, Rule, hit
+
+    meta = replace(rule_by_code("SW101").meta, applies_to_plans=applies)
+
+    class Checks(GroupRule):
+        def check_group(self, g, inv, config):
+            yield hit(g, f"checked {g.name}")
+
+    class ChecksByHand(Rule):
+        def check(self, inv, config):
+            for g in self.groups(inv):
+                yield hit(g, f"checked {g.name}")
+
+    Checks.meta = ChecksByHand.meta = meta
+    inv = load_inputs([str(FIXTURES / "SW104" / "fail.yaml")])
+    inv.groups[0].kind = "plan"
+    names = [g.name for g in inv.groups if applies or g.kind != "plan"]
+    for rule in (Checks(), ChecksByHand()):
+        assert sorted(f.message for f in run_rules([rule], inv)) == sorted(f"checked {n}" for n in names)
+
+
+def test_an_image_not_known_yet_sizes_for_the_current_release_and_says_so():
+    from shardwise.rules.model import UNKNOWN
+    from shardwise.rules.vllm.versions import CURRENT_RELEASE
+
+    inv = load_inputs([str(FIXTURES / "SW102" / "fail.yaml")])
+    inv.groups[0].containers[0].image = UNKNOWN  # a computed image at `pulumi preview`
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW102" and f.subject.endswith("default-len")]
+    assert (f.level, f.undecided) == ("mandatory", False)
+    assert f"(vLLM {CURRENT_RELEASE}, assumed: the image is not known yet)" in f.message
+
+
+@pytest.mark.parametrize("code", ["SW101", "SW102", "SW103", "SW104", "SW202"])
+def test_capacity_fail_fixtures_block_and_advisory_ones_do_not(code):
+    levels = {kind: [f.level for f in run_rules(ALL_RULES, load_inputs([str(FIXTURES / code / f"{kind}.yaml")]))
+                     if f.code == code]
+              for kind in ("fail", "advisory")}
+    assert levels["fail"] and set(levels["fail"]) == {"mandatory"}
+    assert levels["advisory"] and set(levels["advisory"]) == {"advisory"}

@@ -1,0 +1,369 @@
+"""Network, security and reliability rules (SW3xx, SW4xx). Every fixture, in its real input format
+(Kubernetes YAML, ``pulumi stack export`` and ``pulumi preview --json`` files), through the real
+adapters (``load_inputs``), fires exactly the findings of its rule written beside it: line, level,
+subject, message and suppression reason (``SW301/fail.json.expected``, test_rule_fixtures.py).
+``unknown.*`` fixtures hold values that are unknown at preview (or come from a ConfigMap);
+``malformed.*`` ones are input errors: a field of the wrong type that a rule reads is an input error,
+never read as absent. Here: what the rules do with unknown values, configuration and suppressions.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import repo_paths
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks._net import runtime_ports_covered, world_families
+from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
+from shardwise.rules.checks.sw306 import dev_mode_on
+from shardwise.rules.checks.sw402 import required_startup_seconds
+from shardwise.rules.checks.sw403 import metric_kind
+from shardwise.rules.checks.sw406 import routing
+from shardwise.rules.engine import LintConfig, run_rules
+from shardwise.rules.model import Ingress, SgRule
+from shardwise.rules.model.errors import InputError
+
+FIXTURES = repo_paths.FIXTURES / "rules"
+CODES = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW307", "SW308", "SW309", "SW310", "SW311",
+         "SW312", "SW401", "SW402", "SW403", "SW404", "SW405", "SW406", "SW407", "SW408")
+
+
+
+def inputs(code: str, kind: str) -> list[str]:
+    """The names of ``code``'s fixtures of one kind (``unknown.yaml``, ``unknown.json``)."""
+    return sorted(p.name for p in (FIXTURES / code).glob(f"{kind}.*") if p.suffix in (".yaml", ".json"))
+
+
+def findings(code: str, name: str, config: LintConfig | None = None):
+    inv = load_inputs([str(FIXTURES / code / name)])
+    return [f for f in run_rules(ALL_RULES, inv, config) if f.code == code]
+
+
+@pytest.mark.parametrize("code,name", [(c, n) for c in CODES for n in inputs(c, "unknown")])
+def test_unknown_fixtures_say_cannot_decide(code, name):
+    got = findings(code, name)
+    undecided = [f for f in got if f.undecided]
+    if code == "SW406":  # an unknown replica count is read as "several": the finding stands
+        assert [f.undecided for f in got] == [False]
+        return
+    assert undecided and all(f.message.startswith("cannot decide: ") for f in undecided)
+    meta = rule_by_code(code).meta
+    if meta.mandatory_when:  # per-hit levels, asserted in the .expected files
+        assert {f.level for f in undecided} == {
+            "SW305": {"advisory", "mandatory"},  # mandatory for the multi-node group
+            "SW310": {"mandatory"},  # NVIDIA_VISIBLE_DEVICES not known yet (it overrides the device plugin)
+        }[code]
+        return
+    level = "advisory" if meta.safe_to_skip_unknown else "mandatory"
+    assert {f.level for f in undecided} == {level}
+
+
+def test_unknown_is_advisory_when_configured_to_warn():
+    [f] = [f for f in findings("SW304", "unknown.json", LintConfig(unknown_is_failure=False)) if f.undecided]
+    assert f.level == "advisory"
+
+
+def test_a_suppressed_finding_is_reported_not_dropped():
+    [f] = [f for f in findings("SW304", "fail.json") if f.suppressed]
+    assert (f.subject, f.blocking, f.suppression_reason) == (
+        "LaunchTemplate a10g-lt", False,
+        "the node-local DCGM exporter reads IMDS from a pod; ticket GPU-412 moves it to Pod Identity")
+
+
+def test_config_suppression_needs_the_subject_and_keeps_the_finding():
+    from shardwise.rules.engine import SuppressionEntry
+
+    cfg = LintConfig(suppressions=[SuppressionEntry("SW306", "internal NLB, mTLS at the mesh", "Service serving/*")])
+    got = [(f.subject, f.suppressed) for f in findings("SW306", "fail.yaml", cfg)]
+    assert got == [("Deployment serving/llama-8b", False), ("Service serving/llama-8b-public", True),
+                   ("Service serving/llama-8b-nodeport", True), ("Deployment serving/qwen-7b", False),
+                   ("Deployment serving/mistral-7b", False)]
+
+
+def test_production_from_config_turns_sw404_on():
+    assert findings("SW404", "pass.yaml", LintConfig(production=False)) == []
+    got = [(f.subject, f.message) for f in findings("SW404", "pass.yaml", LintConfig(production=True))]
+    assert got == [("Deployment dev/llama-8b-dev", "Deployment dev/llama-8b-dev runs in a production stack "
+                                                  "with 1 warm replica (replicas is 1); required: at least 2")]
+
+
+def test_malformed_kubernetes_input_is_an_input_error_with_file_and_line():
+    with pytest.raises(InputError) as e:
+        load_inputs([str(FIXTURES / "SW403" / "malformed.yaml")])
+    assert str(e.value) == (
+        f"{FIXTURES / 'SW403' / 'malformed.yaml'}:27: spec.minReplicas: expected an integer, got 'two'")
+
+
+def test_malformed_pulumi_input_is_an_input_error_naming_the_resource(tmp_path):
+    text = (FIXTURES / "SW301" / "fail.json").read_text().replace('"fromPort": 1024', '"fromPort": "1024-ish"')
+    path = tmp_path / "export.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_inputs([str(path)])
+    assert str(e.value) == (
+        f"{path}:21: aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule "
+        "urn:pulumi:dev::gpu::aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule::gpu-nodes-from-vpc: "
+        "fromPort: expected a whole number, found '1024-ish'")
+
+
+# --- the facts the rules compare against ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule,covered", [
+    (SgRule("ingress", "tcp", 6379, 6379), ["Ray GCS 6379"]),
+    (SgRule("ingress", "tcp", 8000, 8000), []),
+    (SgRule("ingress", "udp", 6379, 6379), []),
+    (SgRule("ingress", "tcp", 29000, 30000), ["torch.distributed / vLLM data-parallel master 29500",
+                                              "vLLM multi-node master (--master-port) 29501",
+                                              "vLLM data-parallel RPC 29550"]),
+    (SgRule("ingress", "tcp", 29501, 29501), ["vLLM multi-node master (--master-port) 29501"]),
+    (SgRule("ingress", "tcp", 40000, 42000), ["NCCL's ephemeral ports"]),
+    (SgRule("ingress", "-1", 0, 0), ["vLLM NIXL side channel 5600", "Ray GCS 6379", "Ray dashboard 8265",
+                                     "vLLM Mooncake bootstrap 8998", "Ray client 10001", "vLLM KV transfer 14579",
+                                     "torch.distributed / vLLM data-parallel master 29500",
+                                     "vLLM multi-node master (--master-port) 29501", "vLLM data-parallel RPC 29550",
+                                     "Ray dashboard agent 52365", "NCCL's ephemeral ports"]),
+])
+def test_runtime_ports_covered(rule, covered):
+    assert runtime_ports_covered(rule) == covered
+
+
+@pytest.mark.parametrize("cidrs,families", [
+    (["0.0.0.0/0"], ["IPv4"]), (["::/0"], ["IPv6"]), (["0::0/0"], ["IPv6"]), (["0:0:0:0:0:0:0:0/0"], ["IPv6"]),
+    ([" 0.0.0.0/0 "], ["IPv4"]), (["10.0.0.0/0"], ["IPv4"]),  # host bits set: still the whole internet
+    (["0.0.0.0/1", "128.0.0.0/1"], ["IPv4"]), (["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/2"], ["IPv4"]),
+    (["0.0.0.0/1"], []), (["10.0.0.0/8", "0.0.0.0/1"], []), (["::/1", "8000::/1", "0.0.0.0/0"], ["IPv4", "IPv6"]),
+    (["not-a-cidr"], []), ([], []),
+])
+def test_the_whole_internet_is_compared_as_networks(cidrs, families):
+    assert world_families(cidrs) == families
+
+
+@pytest.mark.parametrize("metric,kind", [
+    ("cpu", "utilization"), ("memory", "utilization"), ("gpu-utilization", "utilization"),
+    ("DCGM_FI_DEV_GPU_UTIL", "utilization"), ("vllm:num_requests_waiting", "queue"),
+    ("vllm:num_requests_running", "queue"), ("http_requests_total", "other"),
+])
+def test_metric_kind(metric, kind):
+    assert metric_kind(metric) == kind
+
+
+@pytest.mark.parametrize("annotations,route", [
+    ({}, None),
+    ({"kubernetes.io/ingress.class": "alb"}, ("alb", "round_robin")),
+    ({"alb.ingress.kubernetes.io/target-group-attributes":
+      "stickiness.enabled=false,load_balancing.algorithm.type=least_outstanding_requests"},
+     ("alb", "least_outstanding_requests")),
+    ({"alb.ingress.kubernetes.io/target-group-attributes": "load_balancing.algorithm.type=weighted_random"},
+     ("alb", "weighted_random")),
+    ({"nginx.ingress.kubernetes.io/upstream-hash-by": "$http_x_session"}, ("nginx", "consistent hash")),
+    ({"kubernetes.io/ingress.class": "nginx"}, ("nginx", "round_robin")),
+])
+def test_routing(annotations, route):
+    assert routing(Ingress("x", annotations=annotations)) == route
+
+
+@pytest.mark.parametrize("value,on", [
+    ("0", False), ("00", False), (" 0 ", False), ("-0", False), ("+0", False), ("0_0", False),
+    ("1", True), ("01", True), ("2", True), ("-1", True),
+    ("true", None), ("false", None), ("", None), ("0.0", None), ("on", None),
+])
+def test_dev_mode_follows_vllms_int_parsing(value, on):
+    # vllm/envs.py: "VLLM_SERVER_DEV_MODE": lambda: bool(int(os.getenv("VLLM_SERVER_DEV_MODE", "0")))
+    assert dev_mode_on(value) is on
+
+
+def test_required_startup_grows_with_the_weights_a_pod_loads():
+    inv = load_inputs([str(FIXTURES / "SW402" / "fail.yaml")])
+    g = inv.groups[0]
+    assert required_startup_seconds(g) == 562  # 300 s + 2 s × 131.4 GiB of bf16 weights
+    g.model = None
+    assert required_startup_seconds(g) == 300
+
+
+# --- metadata (the metadata and default level of every rule: test_registry.py) ----------------------
+
+
+def test_sw305_is_a_mandatory_policy_whose_single_node_hits_stay_advisory():
+    from shardwise.rules.checks.registry import rule_by_code
+
+    meta = rule_by_code("SW305").meta
+    assert (meta.enforcement, meta.highest_enforcement, meta.enforcement_text) == (
+        "advisory", "mandatory", "advisory (mandatory for multi-node groups)")
+
+
+def test_a_configured_level_wins_over_escalation():
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import rule_by_code
+    from shardwise.rules.engine import LintConfig, run_rules
+
+    inv = load_inputs([str(FIXTURES / "SW305" / "fail.yaml")])
+    levels = [f.level for f in run_rules([rule_by_code("SW305")], inv)]
+    assert levels == ["advisory", "mandatory", "advisory"]
+    cfg = LintConfig(enforcement={"SW305": "advisory"})
+    assert [f.level for f in run_rules([rule_by_code("SW305")], inv, cfg)] == ["advisory", "advisory", "advisory"]
+
+
+def test_namespaces_whose_default_deny_lives_elsewhere_are_listed_in_the_config():
+    cfg = LintConfig(default_deny_namespaces=("serving", "cilium-*"))
+    got = [(f.subject, f.level) for f in findings("SW305", "fail.yaml", cfg)]
+    assert got == [("Namespace llm", "mandatory")]
+
+
+def _samples_folder(tmp_path: pathlib.Path) -> pathlib.Path:
+    """Eight sample files in one folder, as repositories of examples have them: each a Deployment with the
+    same pod labels and a Service written under the same name, plus one Service of its own."""
+    for i in range(8):
+        (tmp_path / f"sample-{i}.yaml").write_text(
+            "apiVersion: apps/v1\n"
+            "kind: Deployment\n"
+            f"metadata: {{name: gemma-{i}}}\n"
+            "spec:\n"
+            "  selector: {matchLabels: {app: gemma-server}}\n"
+            "  template:\n"
+            "    metadata: {labels: {app: gemma-server}}\n"
+            "    spec:\n"
+            "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+            "      containers:\n"
+            "        - name: vllm\n"
+            "          image: vllm/vllm-openai:v0.10.0\n"
+            "          args: [--model, google/gemma-2-2b-it, --max-model-len, '4096']\n"
+            "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+            "---\n"
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            "metadata: {name: llm-service}\n"
+            "spec: {selector: {app: gemma-server}, ports: [{port: 8000}]}\n"
+            "---\n"
+            "apiVersion: v1\n"
+            "kind: Service\n"
+            f"metadata: {{name: extra-{i}}}\n"
+            "spec: {selector: {app: gemma-server}, ports: [{port: 8000}]}\n",
+            encoding="utf-8")
+    return tmp_path
+
+
+def test_lists_in_messages_name_each_once_and_count_the_rest(tmp_path):
+    inv = load_inputs([str(_samples_folder(tmp_path))], jobs=1)
+    found = run_rules([rule_by_code("SW407"), rule_by_code("SW305")], inv)
+    sw407 = [f for f in found if f.code == "SW407"]
+    assert len(sw407) == 8
+    assert sw407[0].message == (
+        "Service `default/llm-service`, `default/extra-0`, `default/extra-1`, `default/extra-2`, "
+        "`default/extra-3`, `default/extra-4` and 3 more sends traffic to container `vllm` of Deployment "
+        "default/gemma-0, which has neither a readiness probe nor a startup probe on its API port, so requests "
+        "reach it while the model is still loading; required: a readinessProbe on GET /health")
+    [sw305] = [f for f in found if f.code == "SW305"]
+    assert sw305.message == (
+        "namespace `default` (Deployment default/gemma-0, Deployment default/gemma-1, Deployment "
+        "default/gemma-2, Deployment default/gemma-3, Deployment default/gemma-4, Deployment default/gemma-5 and "
+        "2 more) has no default-deny ingress policy (no network policy at all); every pod in the cluster can "
+        "reach vLLM without the gateway; required: a default-deny ingress policy there, or the namespace in "
+        "default_deny_namespaces when its policy is managed elsewhere")
+
+
+def test_listed_keeps_the_first_of_each_name_in_order():
+    from shardwise.rules.checks._words import listed
+
+    assert listed([]) == ""
+    assert listed(["a", "b", "a", "c"]) == "a, b, c"
+    assert listed(["x"] * 40) == "x"
+    assert listed([f"n{i}" for i in range(8)], shown=3) == "n0, n1, n2 and 5 more"
+    assert listed([f"n{i}" for i in range(6)]) == "n0, n1, n2, n3, n4, n5"
+
+
+def test_an_object_rule_decides_and_contains_a_crash_per_object():
+    from shardwise.rules.engine import ObjectRule, hit
+    from shardwise.rules.model import Inventory, Location, NodePool, Suppression, Undecidable
+
+    class OnePoolAtATime(ObjectRule[NodePool]):
+        meta = rule_by_code("SW303").meta
+
+        def objects(self, inv):
+            return inv.pools
+
+        def check_object(self, pool, inv, config):
+            if pool.name == "crashes":
+                raise KeyError("boom")
+            if pool.name == "unknown":
+                raise Undecidable(f"the subnet list of node pool `{pool.name}`")
+            yield hit(pool, f"checked {pool.name}")
+
+    reason = Suppression("SW303", "reviewed", Location())
+    pools = [NodePool("crashes", Location("a.yaml", 1)), NodePool("unknown", Location("a.yaml", 2), suppressions=[reason]),
+             NodePool("fine", Location("a.yaml", 3))]
+    got = [(f.subject, f.location.line, f.level, f.internal, f.undecided, f.suppressed, f.message)
+           for f in run_rules([OnePoolAtATime()], Inventory(pools=pools))]
+    assert got == [
+        ("NodePool crashes", 1, "mandatory", True, False, False,
+         "internal error in rule gpu-nodes-in-public-subnet: KeyError: 'boom'"),
+        ("NodePool unknown", 2, "mandatory", False, True, True,
+         "cannot decide: the subnet list of node pool `unknown` is not known (a computed value or an "
+         "unresolved reference)"),
+        ("NodePool fine", 3, "mandatory", False, False, False, "checked fine"),
+    ]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("HF_TOKEN", "insert-your-huggingface-token-here"), ("HF_TOKEN", "<token>"), ("VLLM_API_KEY", "changeme"),
+    ("OPENAI_API_KEY", "xxx"), ("HF_TOKEN", "${HF_TOKEN}"), ("HF_TOKEN", "{{ .Values.hfToken }}"),
+    ("HF_TOKEN", "your-token"), ("HF_TOKEN", "YOUR_HF_TOKEN"), ("HF_TOKEN", "hf_" + "x" * 34),
+    ("VLLM_API_KEY", "token-abc123"), ("OPENAI_API_KEY", "EMPTY"), ("OPENAI_API_KEY", "not-needed"),
+    ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"), ("HF_TOKEN", "hf-token"), ("VLLM_API_KEY", "REPLACE_ME"),
+    ("HF_TOKEN", "__HF_TOKEN__"), ("HF_TOKEN", "#{HfToken}#"), ("HF_TOKEN", "put your token here"),
+    ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"), ("VLLM_API_KEY", "changeme123"),
+])
+def test_sw308_placeholders_are_no_credential(name, value):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) is None
+
+
+@pytest.mark.parametrize("name, value, found", [
+    ("ANY", "hf_Q7wErTy9UiOpAsDf3GhJkLzX5cVbNmQwE2", ("a Hugging Face token", "mandatory")),
+    ("ANY", "AKIA4V7QZ2XK9TBM3N5P", ("an AWS access key id", "mandatory")),
+    ("VLLM_API_KEY", "serving-key-2026-prod-41f9", ("a VLLM_API_KEY credential", "mandatory")),
+    ("HF_TOKEN", "my-own-mirror-k3y-2026", ("a literal value not shaped like a Hugging Face token", "advisory")),
+    ("REGISTRY_PASSWORD", "Tr0ub4dor-and-3", ("what looks like a credential", "advisory")),
+])
+def test_sw308_the_value_shape_decides(name, value, found):
+    from shardwise.rules.checks.sw308 import judge
+
+    assert judge(name, value) == found
+
+
+def test_sw402_startup_band_from_the_model_size():
+    """The start-up band (rules/capacity/cache.py): engine start-up 30-120 s with torch.compile, weights read at
+    4 to 0.5 GiB/s, the checkpoint downloaded at 1 GiB/s to 100 MiB/s when the pod downloads at every start."""
+    from shardwise.rules.capacity.cache import startup_estimate
+
+    tiny = startup_estimate(2.049, 1, "every start", "compile")
+    assert (tiny.low_seconds, tiny.high_seconds) == (32, 146)
+    big = startup_estimate(131.42, 1, "every start", "compile")
+    assert (big.low_seconds, big.high_seconds) == (194, 1729)
+    cached = startup_estimate(131.42, 1, "cached", "compile")
+    assert (cached.low_seconds, cached.high_seconds) == (62, 383)
+    assert startup_estimate(131.42, 1, "possible", "eager").high_seconds == 60 + 263 + 1346
+    unknown = startup_estimate(None, 1, "every start", "graphs")
+    assert (unknown.low_seconds, unknown.high_seconds, unknown.terms()) == (
+        20, 90, "weights of a size not known; CUDA graphs")
+
+
+def test_sw305_is_anchored_at_the_multi_node_group_that_needs_the_policy(tmp_path):
+    # kserve docs/samples/llmisvc: a single-GPU sample sorts first in namespace default, the multi-node group
+    # that makes the finding blocking is in another file; the finding points at that one
+    (tmp_path / "a-single-gpu.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: small}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.10.1\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (tmp_path / "b-multi-node.yaml").write_text(
+        "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: big}\nspec:\n"
+        "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n      spec:\n        containers:\n"
+        "          - name: vllm\n            image: vllm/vllm-openai:v0.10.1\n"
+        "            command: [vllm, serve, meta-llama/Llama-3.1-405B-Instruct, --tensor-parallel-size, '8',"
+        " --pipeline-parallel-size, '2']\n            resources: {limits: {nvidia.com/gpu: 8}}\n")
+    inv = load_inputs([str(tmp_path / "a-single-gpu.yaml"), str(tmp_path / "b-multi-node.yaml")])
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"]
+    assert (f.level, f.subject, pathlib.Path(f.location.file).name, f.location.line) == (
+        "mandatory", "Namespace default", "b-multi-node.yaml", 1)

@@ -1,0 +1,83 @@
+"""Topology rules that judge the parallel layout against the pods and the fabric (SW204, SW205, SW206,
+SW208): each fixture, through the real adapters, fires exactly the findings written beside it — line, level,
+subject, message and suppression reason (``SW205/fail.yaml.expected``, test_rule_fixtures.py). Their levels follow the blocking rule of DESIGN.md: mandatory only
+when the tool is sure (fewer GPUs than workers; tensor-parallel or expert traffic over TCP), advisory otherwise, saying
+what would make it sure (an unknown GPU, a multi-node group's too, is a cannot-decide: SW206 is advisory).
+"""
+
+from __future__ import annotations
+
+import pytest
+import repo_paths
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+from shardwise.rules.model import UNKNOWN
+
+FIXTURES = repo_paths.FIXTURES / "rules"
+CODES = ("SW204", "SW205", "SW206", "SW208", "SW209")
+
+
+
+def inputs(code: str, kind: str) -> list[str]:
+    """The names of ``code``'s fixtures of one kind (``unknown.yaml``, ``unknown.json``)."""
+    return sorted(p.name for p in (FIXTURES / code).glob(f"{kind}.*") if p.suffix in (".yaml", ".json"))
+
+
+def findings(code: str, name: str):
+    inv = load_inputs([str(FIXTURES / code / name)])
+    return [f for f in run_rules(ALL_RULES, inv) if f.code == code]
+
+
+@pytest.mark.parametrize("code,name", [(c, n) for c in CODES for n in inputs(c, "unknown")])
+def test_unknown_fixtures_say_cannot_decide(code, name):
+    assert [f.undecided for f in findings(code, name)] == [True]
+
+
+def test_the_cpu_backend_needs_no_gpu_and_no_gpu_pool():
+    """vLLM's CPU backend (a CPU image, VLLM_TARGET_DEVICE=cpu, CPU-only settings, KubeAI's cpu profile):
+    no GPU request is missing (SW204), no GPU pool is wanted (SW206), and cpu:6 is no GPU count (SW208)."""
+    from shardwise.rules.checks._layout import runs_on_cpu
+
+    inv = load_inputs([str(FIXTURES / "SW204" / "pass.yaml")])
+    cpu = {g.name for g in inv.groups if runs_on_cpu(g)}
+    assert cpu == {"opt-125m-cpu", "qwen-cpu-target", "qwen-cpu-release-image", "llama-3.1-8b-instruct-cpu"}
+    kubeai = next(g for g in inv.groups if g.name == "llama-3.1-8b-instruct-cpu")
+    assert (kubeai.gpus_per_pod, kubeai.cpu_backend, kubeai.pool) == (None, True, None)
+    found = [(f.code, f.subject) for f in run_rules(ALL_RULES, inv) if f.code in ("SW204", "SW206", "SW208")
+             and any(f.subject.endswith("/" + name) for name in cpu)]
+    assert found == []
+
+
+def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_that_may_span_nodes():
+    """A group of one pod runs on one node: TP16 over 16 GPUs on 8-GPU nodes is a pod that stays Pending.
+    Where the pod count is not known (an operator decides it), the group may span nodes: the across-nodes
+    finding stands, as for a LeaderWorkerSet of two 8-GPU pods."""
+    path = FIXTURES / "SW201" / "advisory.yaml"
+    inv = load_inputs([str(path)])
+    rule = [r for r in ALL_RULES if r.meta.code == "SW201"]
+    spans = [f.message for f in run_rules(rule, inv)]
+    for g in inv.groups:
+        g.pods_per_group = UNKNOWN
+    assert [f.message for f in run_rules(rule, inv)] == spans
+    assert all("the TP group would span 2 nodes" in m for m in spans) and len(spans) == 2
+    for g in inv.groups:
+        g.pods_per_group, g.gpus_per_pod = 1, 16
+    pending = [(f.level, f.message.split(":")[0]) for f in run_rules(rule, inv)]
+    assert pending == [
+        ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
+                      "pool `instance-type=p5.48xlarge` has 8"),
+        ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
+                      "pool `gpu.product=NVIDIA-H100-80GB-HBM3,gpu.count=8` has 8"),
+    ]
+
+
+def test_a_pod_is_placed_on_the_nodepool_variant_it_fits():
+    """A NodePool that may launch one-GPU and four-GPU instances: the two-GPU pod goes where it fits, as the
+    scheduler and Karpenter place it, so SW201 does not call it unschedulable."""
+    path = repo_paths.FIXTURES / "k8s" / "karpenter-two-sizes.yaml"
+    inv = load_inputs([str(path)])
+    (g,) = inv.groups
+    assert (g.pool.name, g.pool.gpus_per_node) == ("gpu/g6e.12xlarge", 4)
+    assert [(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code.startswith("SW20")] == [
+        ("SW202", "advisory")]

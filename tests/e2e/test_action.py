@@ -1,0 +1,464 @@
+"""The composite action (`action.yml`) and the repository's workflow that uses it.
+
+* `action.yml` is checked against GitHub's metadata syntax for actions ("Metadata syntax for GitHub
+  Actions": required `name`, `description`, `runs`; inputs and outputs with their keys; composite
+  `runs.using` and steps that have `run` + `shell` or `uses`), plus this repository's own rules: every
+  `inputs.X` and `steps.Y` it names exists, and no shell script holds a `${{ }}` expression.
+* Its shell steps run here, in order, as the runner runs them (`bash --noprofile --norc -eo pipefail`),
+  with `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, `GITHUB_PATH` and `GITHUB_ENV` pointed at temporary files
+  and the `${{ }}` values of their `env:` filled in from the inputs, the event and earlier steps' outputs.
+  The `uses:` steps (setup-python, upload-sarif) need GitHub and are not run. `gh` is a recording
+  script: the GitHub API is not reachable here, so the test checks the calls the comment step makes.
+* `actionlint` (built by scripts/build-tools.sh) passes on `.github/workflows/`; it also reads
+  `action.yml` for the workflow's `uses: ./` and checks the inputs the workflow gives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from diff_support import diff_repo, documented_sample
+from repo_paths import ROOT
+from tools_support import require_tool
+
+ACTION = ROOT / "action.yml"
+
+# GitHub's metadata syntax (docs.github.com, "Metadata syntax for GitHub Actions").
+TOP_KEYS = {"name", "author", "description", "inputs", "outputs", "runs", "branding"}
+INPUT_KEYS = {"description", "required", "default", "deprecationMessage"}
+COMPOSITE_STEP_KEYS = {"id", "if", "name", "uses", "with", "run", "shell", "env", "working-directory",
+                       "continue-on-error"}
+BRANDING_COLORS = {"white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"}
+ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def metadata_errors(meta: Any) -> list[str]:
+    """What makes ``meta`` (a parsed action.yml) invalid for a composite action; [] when nothing does."""
+    if not isinstance(meta, dict):
+        return ["the file is not a mapping"]
+    errors = [f"unknown top-level key `{k}`" for k in meta if k not in TOP_KEYS]
+    errors += [f"`{k}` is required" for k in ("name", "description", "runs") if k not in meta]
+    errors += [f"`{k}` must be a string" for k in ("name", "description", "author")
+               if k in meta and not isinstance(meta[k], str)]
+    inputs = meta.get("inputs") or {}
+    for name, spec in inputs.items():
+        where = f"inputs.{name}"
+        if not ID.match(name):
+            errors.append(f"{where}: an input id starts with a letter or _ and has only letters, digits, - and _")
+        if not isinstance(spec, dict):
+            errors.append(f"{where}: must be a mapping")
+            continue
+        errors += [f"{where}: unknown key `{k}`" for k in spec if k not in INPUT_KEYS]
+        if not isinstance(spec.get("description"), str):
+            errors.append(f"{where}: `description` is required")
+        if "required" in spec and not isinstance(spec["required"], bool):
+            errors.append(f"{where}: `required` must be a boolean")
+        if "default" in spec and not isinstance(spec["default"], str):
+            errors.append(f"{where}: `default` must be a string (quote it)")
+    for name, spec in (meta.get("outputs") or {}).items():
+        where = f"outputs.{name}"
+        if not isinstance(spec, dict) or not isinstance(spec.get("description"), str):
+            errors.append(f"{where}: `description` is required")
+        elif not isinstance(spec.get("value"), str):
+            errors.append(f"{where}: a composite action's output needs `value`")
+    branding = meta.get("branding")
+    if branding is not None and (not isinstance(branding, dict) or branding.get("color") not in BRANDING_COLORS
+                                 or not isinstance(branding.get("icon"), str)):
+        errors.append(f"branding: needs an icon and one of the colors {sorted(BRANDING_COLORS)}")
+    runs = meta.get("runs")
+    if not isinstance(runs, dict):
+        return errors + ["runs: must be a mapping"]
+    if runs.get("using") != "composite":
+        errors.append(f"runs.using: `{runs.get('using')}`, not composite")
+    errors += [f"runs: unknown key `{k}` for a composite action" for k in runs if k not in ("using", "steps")]
+    steps = runs.get("steps")
+    if not isinstance(steps, list) or not steps:
+        return errors + ["runs.steps: a composite action needs a list of steps"]
+    ids: list[str] = []
+    for i, step in enumerate(steps):
+        where = f"runs.steps[{i}]"
+        if not isinstance(step, dict):
+            errors.append(f"{where}: must be a mapping")
+            continue
+        errors += [f"{where}: unknown key `{k}`" for k in step if k not in COMPOSITE_STEP_KEYS]
+        if ("run" in step) == ("uses" in step):
+            errors.append(f"{where}: needs exactly one of `run` and `uses`")
+        if "run" in step and "shell" not in step:
+            errors.append(f"{where}: a `run` step of a composite action needs `shell`")
+        if "uses" in step and ({"shell", "working-directory"} & set(step)):
+            errors.append(f"{where}: `shell` and `working-directory` go with `run`, not `uses`")
+        if "with" in step and "uses" not in step:
+            errors.append(f"{where}: `with` goes with `uses`")
+        if "uses" in step and not re.search(r"^(\./|[\w.-]+/[\w./-]+@(v\d+(\.\d+)*|[0-9a-f]{40})$)", step["uses"]):
+            errors.append(f"{where}: `uses: {step['uses']}` is neither a local path nor pinned to a version or SHA")
+        if "id" in step:
+            if not ID.match(str(step["id"])) or step["id"] in ids:
+                errors.append(f"{where}: id `{step['id']}` is not a valid unique step id")
+            ids.append(step["id"])
+        if "${{" in str(step.get("run", "")):
+            errors.append(f"{where}: the script holds a `${{{{ }}}}` expression; pass the value through `env:`")
+    # every inputs.X and steps.Y named anywhere exists (a typo is an empty string at run time)
+    text = yaml.safe_dump(meta)
+    for expr in EXPR.findall(text):
+        errors += [f"`{expr}` names the unknown input `{n}`" for n in re.findall(r"inputs\.([\w-]+)", expr)
+                   if n not in inputs]
+        errors += [f"`{expr}` names the unknown step `{n}`" for n in re.findall(r"steps\.([\w-]+)", expr) if n not in ids]
+    return errors
+
+
+def load_action() -> dict[str, Any]:
+    meta = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    assert isinstance(meta, dict)
+    return meta
+
+
+def test_action_yml_follows_the_metadata_syntax():
+    meta = load_action()
+    assert metadata_errors(meta) == []
+    assert sorted(meta["inputs"]) == ["base-ref", "baseline", "comment", "config", "fail-level", "formats", "github-token",
+                                      "index-url", "install", "paths", "python-version", "sarif-file",
+                                      "upload-sarif", "wheel"]
+    assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "report-file", "sarif-file"]
+    assert [s.get("uses") or s["shell"] for s in meta["runs"]["steps"]] == [
+        "actions/setup-python@v5", "bash", "bash", "github/codeql-action/upload-sarif@v3", "bash", "bash", "bash"]
+
+
+def test_the_metadata_check_finds_what_github_rejects():
+    bad = {
+        "name": "x", "runs": {"using": "node20", "main": "index.js",
+                              "steps": [{"run": "echo ${{ inputs.pth }}", "with": {"a": 1}},
+                                        {"uses": "actions/checkout@main", "shell": "bash", "id": "a"},
+                                        {"run": "true", "shell": "bash", "id": "a"}]},
+        "inputs": {"paths": {"default": 1}, "9x": {"description": "d"}},
+        "outputs": {"o": {"description": "d"}},
+        "branding": {"icon": "cpu", "color": "pink"},
+        "on": "push",
+    }
+    assert metadata_errors(bad) == [
+        "unknown top-level key `on`",
+        "`description` is required",
+        "inputs.paths: `description` is required",
+        "inputs.paths: `default` must be a string (quote it)",
+        "inputs.9x: an input id starts with a letter or _ and has only letters, digits, - and _",
+        "outputs.o: a composite action's output needs `value`",
+        "branding: needs an icon and one of the colors ['black', 'blue', 'gray-dark', 'green', 'orange', 'purple', "
+        "'red', 'white', 'yellow']",
+        "runs.using: `node20`, not composite",
+        "runs: unknown key `main` for a composite action",
+        "runs.steps[0]: a `run` step of a composite action needs `shell`",
+        "runs.steps[0]: `with` goes with `uses`",
+        "runs.steps[0]: the script holds a `${{ }}` expression; pass the value through `env:`",
+        "runs.steps[1]: `shell` and `working-directory` go with `run`, not `uses`",
+        "runs.steps[1]: `uses: actions/checkout@main` is neither a local path nor pinned to a version or SHA",
+        "runs.steps[2]: id `a` is not a valid unique step id",
+        "`inputs.pth` names the unknown input `pth`",
+    ]
+
+
+# ------------------------------------------------------------------------------------------ running it
+
+FAKE_GH = """#!/usr/bin/env bash
+# gh, recorded: each call's arguments go to $GH_LOG; listing comments prints $GH_EXISTING (the ids the
+# real gh's --jq filter would print), posting or editing prints a comment URL.
+printf '%s\\n' "$*" >> "$GH_LOG"
+case "$*" in
+  *--paginate*) printf '%s' "$GH_EXISTING" ;;
+  *) echo "https://github.com/acme/models/pull/7#issuecomment-42" ;;
+esac
+"""
+
+
+def _value(expr: str, ctx: dict[str, Any]) -> str:
+    """A `${{ a.b.c }}` expression of the action: a path into ``ctx`` ('' when it leads nowhere)."""
+    node: Any = ctx
+    for part in expr.split("."):
+        if not re.fullmatch(r"[\w-]+", part):
+            raise AssertionError(f"the local runner evaluates only context paths, not `{expr}`")
+        node = node.get(part, "") if isinstance(node, dict) else ""
+    return str(node) if node is not None else ""
+
+
+def _read_outputs(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    lines = iter(path.read_text(encoding="utf-8").splitlines())
+    for line in lines:
+        if "<<" in line and "=" not in line.split("<<", 1)[0]:
+            key, delim = line.split("<<", 1)
+            out[key] = "\n".join(iter(lambda: next(lines), delim))
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            out[key] = value
+    return out
+
+
+def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[str, Any],
+               path: str, skip: tuple[str, ...] = (), action_path: Path = ROOT) -> list[dict[str, Any]]:
+    """Run action.yml's shell steps in ``workdir`` as a runner would; one record per step, in order."""
+    meta = load_action()
+    given = {k: str(v.get("default", "")) for k, v in meta["inputs"].items()}
+    given["github-token"] = "test-token"
+    given.update(inputs)
+    runner_temp = tmp / "runner-temp"
+    runner_temp.mkdir(exist_ok=True)
+    files = {name: tmp / name.lower() for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_PATH",
+                                                   "GITHUB_ENV")}
+    for f in files.values():
+        f.write_text("", encoding="utf-8")
+    ctx: dict[str, Any] = {"inputs": given, "steps": {}, "runner": {"temp": str(runner_temp)},
+                           "github": {"action_path": str(action_path), "event": event, "repository": "acme/models"}}
+    records: list[dict[str, Any]] = []
+    for step in meta["runs"]["steps"]:
+        if "uses" in step or step["name"] in skip:
+            records.append({"name": step["name"], "ran": False})
+            continue
+        assert "if" not in step, "the local runner runs shell steps unconditionally; conditions go in the script"
+        files["GITHUB_OUTPUT"].write_text("", encoding="utf-8")  # each step gets its own output file
+        added = [p for p in files["GITHUB_PATH"].read_text(encoding="utf-8").splitlines() if p]
+        env = {"HOME": os.environ.get("HOME", str(tmp)), "LANG": "C.UTF-8",
+               "PATH": os.pathsep.join([*reversed(added), path]),
+               "RUNNER_TEMP": str(runner_temp), "GITHUB_REPOSITORY": "acme/models", "GITHUB_WORKSPACE": str(workdir),
+               "PIP_CONSTRAINT": str(tmp / "constraints.txt"), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+               "GH_LOG": str(tmp / "gh.log"), "GH_EXISTING": os.environ.get("GH_EXISTING", ""),
+               **{k: str(v) for k, v in files.items()},
+               **_read_outputs(files["GITHUB_ENV"])}
+        for key, raw in (step.get("env") or {}).items():
+            env[key] = EXPR.sub(lambda m: _value(m.group(1), ctx), str(raw))
+        script = tmp / "step.sh"
+        script.write_text(step["run"], encoding="utf-8")
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=workdir,
+                              env=env, capture_output=True, text=True, timeout=900)
+        outputs = _read_outputs(files["GITHUB_OUTPUT"])
+        if "id" in step:
+            ctx["steps"][step["id"]] = {"outputs": outputs}
+        records.append({"name": step["name"], "ran": True, "rc": done.returncode, "stdout": done.stdout,
+                        "stderr": done.stderr, "outputs": outputs})
+        if done.returncode != 0:
+            break
+    return records
+
+
+@pytest.fixture()
+def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tests/app/test_diff.py's repository: `main` holds the base, the working tree the head (the sample in docs/ci.md)."""
+    r = diff_repo(tmp_path)
+    gh = tmp_path / "bin" / "gh"
+    gh.parent.mkdir()
+    gh.write_text(FAKE_GH, encoding="utf-8")
+    gh.chmod(gh.stat().st_mode | stat.S_IXUSR)
+    (tmp_path / "constraints.txt").write_text(
+        subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"], check=True,
+                       capture_output=True, text=True).stdout, encoding="utf-8")
+    monkeypatch.setenv("GH_EXISTING", "")
+    return r
+
+
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+SW104_ANNOTATION = (
+    '::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
+    'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
+    ' 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica must hold (16 by annotation '
+    'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
+FAIL_MESSAGE = ("::error title=shardwise::findings at or above mandatory (exit 1); see the annotations and the "
+                "summary\n")
+PR_EVENT = {"pull_request": {"number": 7}}
+
+
+@pytest.mark.slow
+def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
+    # the runner's Python (what setup-python provides) without shardwise: the install step must provide it
+    path = os.pathsep.join([str(tmp_path / "bin"), str(Path(sys.base_prefix) / "bin"), SYSTEM_PATH])
+    assert shutil.which("shardwise", path=path) is None
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "base-ref": "main", "comment": "true",
+                                             "formats": "json=shardwise.json"}, event=PR_EVENT, path=path)
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", 0), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 1)]
+    install, lint, _, diff, comment, fail = records[1:]
+    venv_bin = tmp_path / "runner-temp" / "shardwise-venv" / "bin"
+    assert install["stdout"] == "shardwise 0.1.0\n"
+    assert (tmp_path / "github_path").read_text(encoding="utf-8") == f"{venv_bin}\n"
+
+    report = tmp_path / "runner-temp" / "shardwise-report.md"
+    assert lint["outputs"] == {"exit-code": "1", "sarif-file": "shardwise.sarif", "report-file": str(report)}
+    annotations = [line for line in lint["stdout"].splitlines() if line.startswith("::")]
+    assert [a.split("::")[1].split(",title=")[1] for a in annotations] == [
+        "SW305 namespace-without-default-deny", "SW106 sharding-avoidable-by-quantization",
+        "SW104 sharded-model-that-fits", "SW202 tensor-parallel-over-pcie"]
+    assert annotations[2] == SW104_ANNOTATION
+    sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for r in sarif["runs"][0]["results"]] == [
+        ("SW305", "warning", 3), ("SW106", "warning", 21), ("SW104", "error", 47), ("SW202", "error", 47)]
+    assert [f["code"] for f in json.loads((pr_repo / "shardwise.json").read_text(encoding="utf-8"))["findings"]] \
+        == ["SW305", "SW106", "SW104", "SW202"]
+
+    diff_md = tmp_path / "runner-temp" / "shardwise-diff.md"
+    assert diff["outputs"] == {"diff-file": str(diff_md)}
+    assert diff_md.read_text(encoding="utf-8") == documented_sample()
+    assert (tmp_path / "github_step_summary").read_text(encoding="utf-8") == \
+        report.read_text(encoding="utf-8") + documented_sample()
+
+    body = tmp_path / "runner-temp" / "shardwise-comment.md"
+    assert (tmp_path / "gh.log").read_text(encoding="utf-8").splitlines() == [
+        'api --paginate repos/acme/models/issues/7/comments --jq .[] | select(.body | startswith("<!-- shardwise-diff'
+        ' -->")) | .id',
+        f"api --method POST repos/acme/models/issues/7/comments -F body=@{body} --jq .html_url"]
+    assert body.read_text(encoding="utf-8") == documented_sample()
+    assert comment["stdout"] == "https://github.com/acme/models/pull/7#issuecomment-42\n"
+    assert (fail["stdout"], fail["rc"]) == (FAIL_MESSAGE, 1)
+
+
+@pytest.mark.slow
+def test_a_second_push_edits_the_same_comment(pr_repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("GH_EXISTING", "1234567\n")
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "comment": "true", "upload-sarif": "false"},
+                         event=PR_EVENT, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 1)]
+    body = tmp_path / "runner-temp" / "shardwise-comment.md"
+    report = tmp_path / "runner-temp" / "shardwise-report.md"
+    assert (tmp_path / "gh.log").read_text(encoding="utf-8").splitlines() == [
+        'api --paginate repos/acme/models/issues/7/comments --jq .[] | select(.body | startswith("<!-- shardwise-lint'
+        ' -->")) | .id',
+        f"api --method PATCH repos/acme/models/issues/comments/1234567 -F body=@{body} --jq .html_url"]
+    # without base-ref the comment is the lint report under its own marker
+    assert body.read_text(encoding="utf-8") == "<!-- shardwise-lint -->\n" + report.read_text(encoding="utf-8")
+    assert records[4]["outputs"] == {"diff-file": ""}
+
+
+@pytest.mark.slow
+def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_repo, tmp_path):
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none", "comment": "true"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+    assert records[2]["outputs"]["exit-code"] == "1"
+    assert records[5]["stdout"] == "shardwise: not a pull request; no comment\n"
+    assert not (tmp_path / "gh.log").exists()
+
+    records = run_action(pr_repo, tmp_path, {"fail-level": "blocking"}, event={}, path=path,
+                         skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 2)]
+    assert records[2]["stdout"] == (
+        "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
+
+
+@pytest.mark.slow
+def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo, tmp_path):
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    shardwise = str(Path(sys.executable).parent / "shardwise")
+    made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
+                          cwd=pr_repo, capture_output=True, text=True, check=False)
+    assert made.returncode == 0 and made.stdout.endswith("4 findings in the baseline — passed\n")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+    assert records[2]["outputs"]["exit-code"] == "0"
+    assert [line for line in records[2]["stdout"].splitlines() if line.startswith("::")] == []  # no annotation
+    sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
+    assert [(r["ruleId"], r["baselineState"]) for r in sarif["runs"][0]["results"]] == [
+        ("SW305", "unchanged"), ("SW106", "unchanged"), ("SW104", "unchanged"), ("SW202", "unchanged")]
+    report = (tmp_path / "runner-temp" / "shardwise-report.md").read_text(encoding="utf-8")
+    assert "· 4 findings in the baseline\n" in report
+
+    (pr_repo / ".shardwise-baseline.json").write_text('{"shardwise_baseline": 2, "findings": []}', encoding="utf-8")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 2)]
+    assert records[2]["outputs"]["exit-code"] == "2"
+    assert "--baseline: baseline format version 2; this shardwise reads version 1" in records[2]["stderr"]
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# python3, recorded: `-m venv DIR` makes DIR/bin/python (this script) and a shardwise that prints its
+# version; every other call (pip) goes to the log.
+if [[ "$1 $2" == "-m venv" ]]; then
+  mkdir -p "$3/bin"; cp "$0" "$3/bin/python"
+  printf '#!/bin/sh\\necho "shardwise 0.1.0"\\n' > "$3/bin/shardwise"; chmod +x "$3/bin/shardwise"; exit 0
+fi
+printf '%s\\n' "$*" >> LOG
+"""
+
+
+@pytest.mark.parametrize("inputs,action_path,pip,error", [
+    # the published form: `uses: shardwise/shardwise@v0.1.0` checks the source out as the action's path
+    ({}, "checkout", "{checkout}", None),
+    ({"wheel": "tools/shardwise-0.1.0-py3-none-any.whl"}, "copy", "tools/shardwise-0.1.0-py3-none-any.whl", None),
+    ({"wheel": "https://artifacts.example.com/shardwise-0.1.0-py3-none-any.whl"}, "copy",
+     "https://artifacts.example.com/shardwise-0.1.0-py3-none-any.whl", None),
+    ({"index-url": "https://pypi.example.com/simple"}, "copy",
+     "--index-url https://pypi.example.com/simple shardwise", None),
+    ({"index-url": "https://pypi.example.com/simple", "install": "shardwise==0.1.0"}, "copy",
+     "--index-url https://pypi.example.com/simple shardwise==0.1.0", None),
+    ({"wheel": "tools/missing.whl"}, "copy", None,
+     "::error title=shardwise::wheel: no file tools/missing.whl in the workspace (commit it, or name an https URL)"),
+    ({"wheel": "tools/shardwise-0.1.0-py3-none-any.whl", "install": "shardwise"}, "copy", None,
+     "::error title=shardwise::set wheel or install, not both"),
+    ({}, "copy", None,
+     "::error title=shardwise::this copy of the action has no shardwise source beside it; set wheel (a wheel file or "
+     "URL) or index-url (an index that holds shardwise)"),
+])
+def test_the_install_step_takes_a_wheel_an_index_or_the_actions_checkout(tmp_path, inputs, action_path, pip, error):
+    """What the install step hands pip, for each way a team can have shardwise (docs/ci.md): a copy of
+    action.yml in the team's repository (`uses: ./.github/actions/shardwise`) has no source beside it."""
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    (work / "tools" / "shardwise-0.1.0-py3-none-any.whl").write_bytes(b"")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(ACTION, copy / "action.yml")
+    log = tmp_path / "pip.log"
+    fake = tmp_path / "fakebin" / "python3"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_PYTHON.replace("LOG", str(log)), encoding="utf-8")
+    fake.chmod(0o755)
+    records = run_action(work, tmp_path, inputs, event={}, path=f"{fake.parent}{os.pathsep}{SYSTEM_PATH}",
+                         action_path=ROOT if action_path == "checkout" else copy)
+    install = records[1]
+    assert install["name"] == "Install shardwise"
+    if error:
+        assert (install["rc"], install["stdout"], log.exists()) == (2, error + "\n", False)
+        return
+    assert (install["rc"], install["stdout"]) == (0, "shardwise 0.1.0\n")
+    assert log.read_text(encoding="utf-8") == (
+        f"-m pip install --quiet --disable-pip-version-check {pip.format(checkout=ROOT)}\n")
+
+
+@pytest.mark.tools
+def test_actionlint_passes_on_the_workflows():
+    actionlint = require_tool("actionlint")
+    workflows = sorted(str(p) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
+    assert [Path(w).name for w in workflows] == ["shardwise.yml"]
+    done = subprocess.run([actionlint, "-no-color", *workflows], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_the_workflow_uses_the_action():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "shardwise.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["lint"]["steps"]
+    [mine] = [s for s in steps if s.get("uses") == "./"]
+    assert mine["with"] == {"paths": "stacks/ examples/", "fail-level": "mandatory",
+                            "base-ref": "${{ github.event.pull_request.base.sha }}",
+                            "comment": "${{ github.event_name == 'pull_request' }}"}
+    assert steps[0] == {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}}

@@ -1,0 +1,184 @@
+"""Work shared out over forked processes (rules/engine/forked.py) and the lint steps that use it: the same
+answers, in the same order, as one process gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.engine import forked
+from shardwise.rules.engine.forked import map_parts, map_pieces, spans
+
+needs_fork = pytest.mark.skipif(not forked.can_fork(), reason="fork is Linux-only here")
+
+
+def test_spans_cover_every_index_once_in_order_with_about_equal_weight():
+    assert spans([1] * 10, 2) == [(0, 5), (5, 10)]
+    assert spans([1] * 10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert spans([9, 1, 1, 1], 2) == [(0, 1), (1, 4)]  # the heavy first item is a share of its own
+    assert spans([1, 1, 1, 9], 2) == [(0, 3), (3, 4)]
+    assert spans([5, 5], 4) == [(0, 1), (1, 2)]  # never more shares than items, none empty
+    assert spans([0, 0, 0], 2) == [(0, 1), (1, 3)]  # zero weights (empty files) still split
+    assert spans([], 2) == [(0, 0)]
+    assert spans([3, 4, 5], 1) == [(0, 3)]
+    assert spans([1] * 21, 2, first=1.1) == [(0, 11), (11, 21)]  # the first share 1.1 times the other
+    assert spans([1] * 20, 3, first=0.5) == [(0, 4), (4, 12), (12, 20)]
+
+
+@needs_fork
+def test_map_parts_returns_each_share_in_order_and_children_run_elsewhere():
+    parent = os.getpid()
+    got = map_parts(lambda i: (i, i * i, os.getpid() == parent), 3)
+    assert [(i, sq) for i, sq, _ in got] == [(0, 0), (1, 1), (2, 4)]
+    assert [here for _, _, here in got] == [True, False, False]
+
+
+@needs_fork
+def test_pieces_arrive_in_order_and_what_they_share_stays_shared():
+    from shardwise.rules.model import Location
+
+    shared = Location("deploy/a.yaml", 3)
+
+    def share(i: int):
+        for k in range(3):
+            yield {"share": i, "piece": k, "where": shared, "names": [f"w{i}-{k}", "common"], "pid": os.getpid()}
+
+    got = map_pieces(share, 2)
+    assert got[1][0]["pid"] != os.getpid()  # the child's pieces, not a share computed again here
+    assert [[(p["share"], p["piece"]) for p in pieces] for pieces in got] == [
+        [(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (1, 2)]]
+    assert all(p["where"] == shared for pieces in got for p in pieces)
+    child = got[1]
+    assert child[0]["where"] is child[2]["where"]  # one object on the way back, as it was one object there
+    assert [p["names"][0] for p in child] == ["w1-0", "w1-1", "w1-2"]
+
+
+@needs_fork
+def test_a_share_whose_child_fails_is_computed_again_here():
+    parent = os.getpid()
+
+    def share(i: int) -> str:
+        if os.getpid() != parent:
+            raise RuntimeError("only in the child")
+        return f"share {i}"
+
+    assert map_parts(share, 2) == ["share 0", "share 1"]
+
+
+@needs_fork
+def test_a_share_whose_child_is_killed_is_computed_again_here():
+    parent = os.getpid()
+
+    def share(i: int) -> int:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return i + 10
+
+    assert map_parts(share, 3) == [10, 11, 12]
+
+
+@needs_fork
+def test_an_error_computed_here_reaches_the_caller_and_leaves_no_child():
+    parent = os.getpid()
+
+    def share(i: int) -> int:
+        if os.getpid() == parent:
+            raise ValueError(f"share {i} is broken")
+        return i
+
+    with pytest.raises(ValueError, match="share 0 is broken"):
+        map_parts(share, 2)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every child was reaped
+
+
+def test_one_part_or_no_fork_runs_everything_here(monkeypatch):
+    parent = os.getpid()
+    assert map_parts(lambda i: (i, os.getpid() == parent), 1) == [(0, True)]
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    assert map_parts(lambda i: (i, os.getpid() == parent), 3) == [(0, True), (1, True), (2, True)]
+
+
+def _many_groups(tmp_path: Path) -> Path:
+    from shardwise.rules.engine import SPLIT_MIN_GROUPS
+
+    sources = sorted((ROOT / "tests" / "fixtures" / "rules").glob("SW*/*.yaml"))
+    out = tmp_path / "many"
+    out.mkdir()
+    for i in range(SPLIT_MIN_GROUPS + 40):
+        src = sources[i % len(sources)]
+        (out / f"{i:04d}-{src.parent.name}-{src.name}").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    return out
+
+
+@needs_fork
+def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
+    from shardwise.rules.adapters import read_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import SPLIT_MIN_GROUPS, LintConfig, run_rules, run_rules_split
+    from shardwise.rules.report import workload_summary
+
+    inv = read_inputs([str(_many_groups(tmp_path))], jobs=1)
+    assert len(inv.groups) >= SPLIT_MIN_GROUPS
+    config = LintConfig()
+    one = run_rules(ALL_RULES, inv, config)
+    split, summaries = run_rules_split(ALL_RULES, inv, config, 2, lambda g: workload_summary(g, config))
+    assert split == one
+    assert len({f.code for f in one}) > 20  # group rules and inventory rules both found something
+    assert summaries == [workload_summary(g, config) for g in inv.groups]
+    # one job, or too few groups: nothing is split and no summary is made ahead
+    assert run_rules_split(ALL_RULES, inv, config, 1, lambda g: 1) == (one, None)
+
+
+@needs_fork
+def test_a_split_lint_writes_the_report_one_process_writes(tmp_path, monkeypatch):
+    from shardwise.rules.app.run import LintOptions, lint_report, render
+
+    folder = _many_groups(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    one = lint_report([folder.name], LintOptions(jobs=1))
+    two = lint_report([folder.name], LintOptions(jobs=2))
+    assert one.workloads_made is None and two.workloads_made is not None
+    for fmt in ("json", "sarif", "text"):
+        assert render(two, fmt) == render(one, fmt)
+
+
+def test_the_json_report_has_one_finding_per_line(tmp_path, monkeypatch):
+    from shardwise.rules.app.run import LintOptions, lint_report, render
+
+    monkeypatch.chdir(ROOT)
+    report = lint_report(["tests/fixtures/rules/SW104/fail.yaml"], LintOptions(jobs=1))
+    text = render(report, "json")
+    data = json.loads(text)
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert lines[1] == f'  "version": {json.dumps(data["version"])},'
+    start = lines.index('  "findings": [')
+    for i, finding in enumerate(data["findings"]):
+        assert json.loads(lines[start + 1 + i].rstrip(",")) == finding
+    assert lines[start + 1 + len(data["findings"])] == "  ],"
+    assert '  "summary": {' in lines and '    "blocking": 4,' in lines
+
+
+@needs_fork
+def test_no_temporary_file_or_no_fork_means_the_share_is_computed_here(monkeypatch):
+    import tempfile
+
+    parent = os.getpid()
+
+    def no_file():
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_file)
+    assert map_parts(lambda i: (i, os.getpid() == parent), 3) == [(0, True), (1, True), (2, True)]
+    monkeypatch.undo()
+
+    def no_fork():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert map_parts(lambda i: (i, os.getpid() == parent), 2) == [(0, True), (1, True)]

@@ -1,0 +1,37 @@
+"""rules/render/environment.py: the namespaces of an environment and what its stacks need the cluster to run."""
+
+from __future__ import annotations
+
+from repo_paths import ROOT
+from shardwise.rules.adapters.stack import load_stack_spec
+from shardwise.rules.render.environment import (
+    environment_namespaces,
+    environment_prerequisites,
+    priority_classes,
+    render_namespace,
+)
+
+
+def test_namespaces_behind_an_alb_get_readiness_gates():
+    spec, _ = load_stack_spec(str(ROOT / "stacks" / "Pulumi.prod.yaml"))
+    assert environment_namespaces(spec) == [{"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "serving", "labels": {"app.kubernetes.io/managed-by": "shardwise",
+                                      "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}}}]
+    assert render_namespace("batch")["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "shardwise"}
+
+
+def test_what_each_stack_needs_the_cluster_to_run():
+    import yaml
+    from shardwise.rules.adapters.stack import spec_from_value
+
+    def needs(env: str) -> tuple[dict[str, str], dict[str, str]]:
+        cfg = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]
+        spec = spec_from_value(cfg["shardwise:environment"], env)
+        return environment_prerequisites(spec), priority_classes(spec)
+
+    common = {"keda": "services[0]", "prometheus-operator": "services[0]", "aws-load-balancer-controller": "routers[0]"}
+    assert needs("dev") == ({"nvidia-device-plugin": "pools[0]", **common, "karpenter": "pools[0].provisioner"}, {})
+    assert needs("staging") == ({"nvidia-device-plugin": "pools[0]", **common, "cluster-autoscaler": "pools[0].max_size"},
+                                {"inference-high": "services[0].pod.priority_class_name"})
+    assert needs("prod") == ({"nvidia-device-plugin": "pools[0]", "aws-efa-k8s-device-plugin": "pools[1]",
+                              "lws": "multi_node[0]", **common, "cluster-autoscaler": "pools[0].max_size"}, {})

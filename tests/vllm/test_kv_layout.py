@@ -1,0 +1,261 @@
+"""The KV cache as vLLM lays it out for attention that is not plain full attention.
+
+Layer layouts are read from config.json keys (``ModelShape.hf_config``); the grouping, blocks, tokens and
+concurrency follow ``vllm/v1/core/kv_cache_utils.py`` and ``vllm/v1/kv_cache_interface.py`` of the
+release (0.8.5.post1: sliding windows become full attention; 0.9.2-0.19.1: groups of equal size,
+``num_blocks // groups × block_size`` tokens; 0.20.0+: tokens = concurrency × max_model_len).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from shardwise.rules.capacity import sizing
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
+from shardwise.rules.vllm import kv_layout
+from shardwise.rules.vllm.versions import behaviour
+
+GIB = 1024**3
+
+
+def shape(**kw) -> ModelShape:
+    base = dict(id="test/model", params=1_000_000_000, num_hidden_layers=32, hidden_size=4096,
+                num_attention_heads=32, num_key_value_heads=8, head_dim=128, intermediate_size=14336,
+                vocab_size=128256, max_position_embeddings=131072)
+    base.update(kw)
+    return ModelShape(**base)  # type: ignore[arg-type]
+
+
+GEMMA3_27B = shape(id="google/gemma-3-27b-it", num_hidden_layers=62, hidden_size=5376, num_attention_heads=32,
+                   num_key_value_heads=16, head_dim=128, vocab_size=262208,
+                   hf_config={"model_type": "gemma3_text", "sliding_window": 1024, "sliding_window_pattern": 6})
+GPT_OSS = shape(id="openai/gpt-oss-120b", num_hidden_layers=36, num_key_value_heads=8, head_dim=64,
+                hf_config={"model_type": "gpt_oss", "sliding_window": 128,
+                           "layer_types": ["sliding_attention", "full_attention"] * 18})
+LLAMA4 = shape(id="meta-llama/Llama-4-Scout-17B-16E-Instruct", num_hidden_layers=48, num_key_value_heads=8,
+               head_dim=128, max_position_embeddings=10_485_760,
+               hf_config={"model_type": "llama4_text", "attention_chunk_size": 8192,
+                          "no_rope_layers": [0 if (i + 1) % 4 == 0 else 1 for i in range(48)]})
+QWEN3_NEXT = shape(id="Qwen/Qwen3-Next-80B-A3B-Instruct", num_hidden_layers=48, num_key_value_heads=2, head_dim=256,
+                   hf_config={"model_type": "qwen3_next", "full_attention_interval": 4, "linear_num_key_heads": 16,
+                              "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+                              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4})
+DEEPSEEK = shape(id="deepseek-ai/DeepSeek-V3", num_hidden_layers=61, num_attention_heads=128,
+                 num_key_value_heads=128, head_dim=192, mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+                 moe=MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048))
+MISTRAL_V01 = shape(id="mistralai/Mistral-7B-v0.1", num_hidden_layers=32, max_position_embeddings=32768,
+                    hf_config={"model_type": "mistral", "sliding_window": 4096})
+
+
+def test_layer_kinds_from_config():
+    kinds = {t.kind: t.layers for t in kv_layout.layout(GEMMA3_27B, 1, 1, 2).types}
+    assert kinds == {"full": 10, "sliding": 52}  # every 6th layer is global
+    assert {t.kind: t.layers for t in kv_layout.layout(GPT_OSS, 1, 1, 2).types} == {"full": 18, "sliding": 18}
+    assert {t.kind: t.layers for t in kv_layout.layout(LLAMA4, 1, 1, 2).types} == {"full": 12, "chunked": 36}
+    assert {t.kind: t.layers for t in kv_layout.layout(QWEN3_NEXT, 1, 1, 2).types} == {"full": 12, "state": 36}
+    assert {t.kind: t.layers for t in kv_layout.layout(MISTRAL_V01, 1, 1, 2).types} == {"sliding": 32}
+    plain = kv_layout.layout(shape(), 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in plain.types] == [("full", 32, 2 * 8 * 128 * 2)]
+
+
+def test_mla_caches_one_latent_not_split_by_tp_and_full_heads_before_0_7():
+    lay = kv_layout.layout(DEEPSEEK, 8, 1, 2)
+    assert lay.mla and [(t.layers, t.bytes_per_token) for t in lay.types] == [(61, (512 + 64) * 2)]
+    old = kv_layout.layout(DEEPSEEK, 8, 1, 2, mla_cache=False)  # 0.6.x: 128 heads / TP8, head size padded to 256
+    assert [(t.layers, t.bytes_per_token) for t in old.types] == [(61, 2 * 16 * 256 * 2)]
+
+
+def test_gemma3_groups_and_tokens_as_vllm_0_11_reports_them():
+    b = behaviour("0.11.0")
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    avail = 40 * GIB
+    plan = kv_layout.plan_kv_cache(lay, b, "v1", avail, 131072, 8192)
+    page = 16 * 2 * 16 * 128 * 2  # one block of one layer
+    # group size = the smaller type count (10 full layers): 6 sliding groups (8 padding layers) + 1 full
+    assert (plan.hybrid_manager, plan.group_layers, len(plan.groups), plan.page_bytes) == (True, 10, 7, page)
+    num_blocks = avail // page // 10
+    assert plan.num_blocks == num_blocks
+    assert plan.tokens == num_blocks // 7 * 16
+    # a 131,072-token request: 8,192 blocks in the full group, cdiv(1023 + 8192, 16) + 1 in each sliding group
+    assert plan.max_concurrency == num_blocks / (8192 + 6 * (576 + 1))
+    assert plan.note == "8 padding layers in the KV cache groups"
+
+
+def test_gemma3_without_the_hybrid_manager_holds_full_context_everywhere():
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    avail = 40 * GIB
+    old = kv_layout.plan_kv_cache(lay, behaviour("0.8.5"), "v1", avail, 131072, 8192)
+    assert (old.hybrid_manager, old.group_layers) == (False, 62)
+    assert old.tokens == avail // old.page_bytes // 62 * 16
+    new = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", avail, 131072, 8192)
+    assert new.max_concurrency > 4 * old.max_concurrency  # windows of 1,024 tokens instead of 131,072
+
+
+def test_tokens_reported_as_concurrency_times_length_from_0_20():
+    lay = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.20.0"), "v1", 40 * GIB, 131072, 8192)
+    assert plan.tokens == int(plan.max_concurrency * 131072)
+
+
+def test_llama4_chunked_attention_uses_the_hybrid_manager_only_from_0_14():
+    lay = kv_layout.layout(LLAMA4, 8, 1, 2)
+    before = kv_layout.plan_kv_cache(lay, behaviour("0.13.0"), "v1", 20 * GIB, 1_048_576, 8192)
+    after = kv_layout.plan_kv_cache(lay, behaviour("0.14.1"), "v1", 20 * GIB, 1_048_576, 8192)
+    assert (before.hybrid_manager, after.hybrid_manager) == (False, True)
+    # chunked layers hold chunk + batched tokens: cdiv(8192 + 8192, 16) blocks per request
+    chunked = [g for g in after.groups if g.kind == "chunked"]
+    assert len(chunked) == 3 and all(g.span == 8192 for g in chunked)
+    assert after.max_concurrency == after.num_blocks / (65536 + 3 * 1024)
+
+
+def test_state_layers_align_the_attention_block_to_the_state_page():
+    lay = kv_layout.layout(QWEN3_NEXT, 1, 1, 2)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.13.0"), "v1", 30 * GIB, 262144, 8192)
+    state = next(t for t in lay.types if t.kind == "state").state_bytes
+    per_token = 2 * 2 * 256 * 2
+    assert state == ((2 * 16 * 128 + 32 * 128) * 3 + 32 * 128 * 128) * 2  # conv + recurrent state, bf16
+    assert plan.block_size % 16 == 0 and plan.page_bytes == plan.block_size * per_token >= state
+    # one request: cdiv(len, block) blocks in the full group, one block in each of the 3 state groups
+    assert plan.max_concurrency == plan.num_blocks / (-(-262144 // plan.block_size) + 3)
+
+
+def test_one_request_check_and_longest_fitting_length():
+    b = behaviour("0.11.0")
+    lay = kv_layout.layout(shape(), 1, 1, 2)
+    per_token = 32 * 2 * 8 * 128 * 2
+    assert kv_layout.bytes_needed(lay, b, "v1", 8192, 8192) == 8192 * per_token
+    assert kv_layout.bytes_needed(lay, b, "v1", 8193, 8192) == 8208 * per_token  # whole blocks
+    assert kv_layout.longest_fitting(lay, b, "v1", 8192 * per_token, 8192, 131072) == 8192
+    sw = kv_layout.layout(GEMMA3_27B, 1, 1, 2)
+    # sliding layers need only their window: far less than 62 full layers
+    assert kv_layout.bytes_needed(sw, b, "v1", 131072, 8192) < 62 * 131072 * 2 * 16 * 128 * 2 / 4
+
+
+def test_pipeline_stage_slices_layers_like_vllm():
+    # vllm/distributed/utils.py get_pp_indices: the layers left over go one each to the stages before the
+    # last, from the second-to-last backwards (vLLM's docs: 61 layers at PP2 [31, 30], at PP4 [15, 15, 16, 15])
+    assert [len(kv_layout._stage_slice(61, 2, s)) for s in (0, 1)] == [31, 30]
+    assert [len(kv_layout._stage_slice(61, 4, s)) for s in range(4)] == [15, 15, 16, 15]
+    assert [kv_layout._stage_slice(126, 32, s) for s in (0, 1, 31)] == [range(0, 3), range(3, 7), range(123, 126)]
+    lay = kv_layout.layout(dataclasses.replace(GEMMA3_27B), 1, 2, 2, stage=1)
+    assert sum(t.layers for t in lay.types) == 31
+
+
+def _bisected(lay, b, engine, available, batched, upper, block=16) -> int:
+    """vLLM's binary search for the longest length whose one request fits, as a reference."""
+    lo, hi, best = 1, max(upper, 1), 0
+    if kv_layout.bytes_needed(lay, b, engine, 1, batched, block) > available:
+        return 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if kv_layout.bytes_needed(lay, b, engine, mid, batched, block) <= available:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def test_longest_fitting_length_worked_out_directly_equals_the_binary_search():
+    """Uniform layouts (every layer's blocks grow with the length) are worked out without a search:
+    the answer must be the search's on every model kind, release, engine and budget, including the
+    edges (exactly one block, one byte short of it, a budget past the upper bound)."""
+    models = (shape(), GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01)
+    checked = direct = 0
+    for model in models:
+        for version in ("0.6.0", "0.9.2", "0.11.0", "0.14.0"):
+            b = behaviour(version)
+            for engine in ("v0", "v1"):
+                for tp, kvb, block in ((1, 2, 16), (4, 1, 16), (2, 2, 64)):
+                    lay = kv_layout.layout(model, tp, 1, kvb)
+                    one = kv_layout.bytes_needed(lay, b, engine, 1, 8192, block)
+                    direct += kv_layout._linear_request_bytes(lay, b, engine, block) is not None
+                    budgets = (0, one - 1, one, one + 1, 3.5 * one, 2 * GIB + 0.75, 40 * GIB, 10**15, -5.0)
+                    for available in budgets:
+                        for upper in (1, 4096, 131072):
+                            got = kv_layout.longest_fitting(lay, b, engine, available, 8192, upper, block)
+                            assert got == _bisected(lay, b, engine, available, 8192, upper, block), (
+                                model.id, version, engine, tp, kvb, block, available, upper)
+                            checked += 1
+    assert checked == 7 * 4 * 2 * 3 * 9 * 3
+    assert 0 < direct < 7 * 4 * 2 * 3  # both ways were taken
+
+
+def test_deepseek_v32_caches_the_indexer_keys_and_an_fp8_ds_mla_latent():
+    from shardwise.rules.catalog import find_model
+
+    v32, r1 = find_model("deepseek-ai/DeepSeek-V3.2"), find_model("deepseek-ai/DeepSeek-R1")
+    assert kv_layout.indexer_bytes(v32) == 128 + 4 and kv_layout.indexer_bytes(r1) == 0
+    # bf16: the 576-wide latent + 132 bytes of indexer keys per layer; fp8: 656 (fp8_ds_mla) + 132
+    assert [t.bytes_per_token for t in kv_layout.layout(v32, 8, 1, 2).types] == [576 * 2 + 132]
+    assert [t.bytes_per_token for t in kv_layout.layout(v32, 8, 1, 1).types] == [512 + 16 + 128 + 132]
+    assert [t.bytes_per_token for t in kv_layout.layout(r1, 8, 1, 1).types] == [576]
+    assert sizing.kv_bytes_per_token_per_gpu(v32, 8, 1, 1) == 61 * 788
+
+
+@pytest.mark.parametrize(("arch", "name", "vendor", "version", "requested", "expected"), [
+    ("hopper", "H200-141GB", "nvidia", (0, 11, 0), None, 64),  # FlashMLA
+    ("hopper", "H100-SXM-80GB", "nvidia", (0, 11, 0), 16, 64),  # forced whatever was asked
+    ("blackwell", "B200", "nvidia", (0, 10, 0), None, 16),  # Triton MLA before vllm#21626
+    ("blackwell", "B200", "nvidia", (0, 11, 0), None, 128),  # CUTLASS MLA
+    ("blackwell", "GB200", "nvidia", (0, 13, 0), 64, 128),
+    ("blackwell", "B200", "nvidia", (0, 14, 0), None, 64),  # FlashInfer MLA (vllm#32339)
+    ("blackwell", "B300", "nvidia", (0, 15, 1), 32, 32),
+    ("blackwell", "RTX-PRO-6000-Blackwell", "nvidia", (0, 11, 0), None, 16),  # SM120: Triton MLA
+    ("ampere", "A100-80GB", "nvidia", (0, 11, 0), None, 16),
+    ("cdna3", "MI300X", "amd", (0, 11, 0), 32, 32),
+])
+def test_mla_block_size_follows_the_backend_vllm_picks(arch, name, vendor, version, requested, expected):
+    from shardwise.rules.catalog import find_model
+
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-R1"), arch, name, vendor, version,
+                                    requested) == expected
+    # DeepSeek-V3.2's sparse FlashMLA takes 64-token blocks everywhere
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-V3.2"), arch, name, vendor, version,
+                                    requested) == 64
+
+
+def test_near_equal_layer_types_share_one_group_size_from_0_12():
+    # 12 sliding + 11 full layers (a Gemma 2 27B pipeline stage of PP2): before 0.12 the group size is the
+    # smaller count, 11, so the 12 sliding layers take two groups (10 padding layers); from 0.12 (vllm#29303)
+    # the larger count, 12, one group per type (1 padding layer)
+    types = (kv_layout.LayerType("full", 11, 2048), kv_layout.LayerType("sliding", 12, 2048, 4096))
+    assert kv_layout.kv_group_size(types, behaviour("0.11.0")) == 11
+    assert kv_layout.kv_group_size(types, behaviour("0.12.0")) == 12
+    lay = kv_layout.Layout(types)
+    old = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", 2**30, 8192, 2048)
+    new = kv_layout.plan_kv_cache(lay, behaviour("0.12.0"), "v1", 2**30, 8192, 2048)
+    assert (old.group_layers, len(old.groups), old.note) == (11, 3, "10 padding layers in the KV cache groups")
+    assert (new.group_layers, len(new.groups), new.note) == (12, 2, "1 padding layer in the KV cache groups")
+    # 5:1 (Gemma 3) keeps the smaller count: 1.25 × 10 < 52
+    gemma3 = (kv_layout.LayerType("full", 10, 2048), kv_layout.LayerType("sliding", 52, 2048, 1024))
+    assert kv_layout.kv_group_size(gemma3, behaviour("0.12.0")) == 10
+
+
+# Layouts vLLM has and the KV model does not: the key names of the published configs that carry them.
+@pytest.mark.parametrize(("extra_cfg", "says"), [
+    ({"model_type": "deepseek_v4", "compress_ratios": [0, 0, 4, 128] * 8}, "compress_ratios"),
+    ({"model_type": "gemma4_text", "sliding_window": 1024, "global_head_dim": 512, "num_global_key_value_heads": 4,
+      "layer_types": ["sliding_attention"] * 5 + ["full_attention"]}, "global_head_dim"),
+    ({"model_type": "gemma3n_text", "num_kv_shared_layers": 10}, "10 layers reuse"),
+    ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M-M*-" * 5 + "M-"}, "Mamba2"),
+    ({"model_type": "granitemoehybrid", "layers_block_type": ["mamba"] * 3 + ["attention"]}, "Mamba layers"),
+    ({"model_type": "minimax_m1", "attn_type_list": [0] * 7 + [1]}, "lightning"),
+    ({"model_type": "x", "layer_types": ["qwen_sparse_attention", "full_attention"] * 16}, "qwen_sparse_attention"),
+])
+def test_a_layout_not_modelled_says_so_and_is_not_a_plain_dense_one(extra_cfg, says):
+    model = shape(hf_config=extra_cfg)
+    assert says in kv_layout.unmodelled_reason(model)
+    lay = kv_layout.layout(model, 2, 1, 2)
+    assert not lay.modelled and lay.note.startswith("KV layout not modelled: ") and says in lay.note
+    # the figures it still gives: every layer full attention over the config's KV heads (8 / TP2 × 128 × K and V)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 32, 2 * 4 * 128 * 2)]
+    # the note reaches the sizing's notes, so plan and lint say the KV figures are not vLLM's
+    sized = sizing.size_replica(model, 80.0, vllm_version="0.11.0")
+    assert any(n.startswith("KV layout not modelled") for n in sized.notes)
+
+
+def test_known_layouts_are_modelled():
+    minimax_m2 = shape(hf_config={"model_type": "minimax_m2", "attn_type_list": [1] * 32})  # softmax on every layer
+    for model in (GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01, shape(), minimax_m2):
+        assert kv_layout.unmodelled_reason(model) == "" and kv_layout.layout(model, 1, 1, 2).modelled

@@ -1,0 +1,442 @@
+"""Container command lines -> EngineArgs: every launch form and flag spelling the adapter accepts."""
+
+from __future__ import annotations
+
+import shlex
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import given, settings
+from shardwise.rules.model import UNKNOWN, UNKNOWN_TOKEN, EngineArgs, Location
+from shardwise.rules.model.errors import InputError
+from shardwise.rules.vllm.args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
+
+LOC = Location("deploy.yaml", 12)
+
+
+def parse(command, args=(), env=None, image=None, location=None):
+    return parse_vllm_command(list(command), list(args), env or {}, image, location)
+
+
+# --- launch forms ------------------------------------------------------------------------------
+
+
+def test_vllm_serve_positional_model_and_flags():
+    e = parse(["vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4",
+               "--max-model-len", "32768", "--gpu-memory-utilization", "0.95"])
+    assert e == EngineArgs(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4,
+                           max_model_len=32768, gpu_memory_utilization=0.95)
+
+
+def test_command_and_args_split_after_serve():
+    e = parse(["vllm", "serve"], ["Qwen/Qwen3-8B", "--max-num-seqs", "64"])
+    assert (e.model, e.max_num_seqs) == ("Qwen/Qwen3-8B", 64)
+
+
+def test_command_and_args_split_after_vllm():
+    e = parse(["/usr/local/bin/vllm"], ["serve", "Qwen/Qwen3-8B", "-tp", "2"])
+    assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-8B", 2)
+
+
+def test_python_module_api_server_with_model_equals():
+    e = parse(["python3", "-m", "vllm.entrypoints.openai.api_server"],
+              ["--model=Qwen/Qwen2.5-7B-Instruct", "--dtype=bfloat16", "--port=8080"])
+    assert (e.model, e.dtype, e.port) == ("Qwen/Qwen2.5-7B-Instruct", "bfloat16", 8080)
+
+
+def test_python_unbuffered_flag_before_module():
+    e = parse(["python", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x"])
+    assert e.model == "m/x"
+
+
+def test_python_api_server_positional_goes_to_extra():
+    e = parse(["python3.11", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x", "stray"])
+    assert (e.model, e.extra) == ("m/x", {"positional": ["stray"]})
+
+
+def test_serve_model_flag_and_positional_positional_wins():
+    e = parse(["vllm", "serve", "org/positional", "--model", "org/flag"])
+    assert e.model == "org/positional"
+
+
+def test_sh_c_script_with_exec_and_and_and():
+    script = "pip install hf_transfer && exec vllm serve mistralai/Mistral-7B-Instruct-v0.3 --enforce-eager"
+    e = parse(["sh", "-c", script])
+    assert (e.model, e.enforce_eager) == ("mistralai/Mistral-7B-Instruct-v0.3", True)
+
+
+def test_bash_lc_multiline_script_with_comments_continuations_and_redirects():
+    script = (
+        "set -e\n"
+        "# start the server\n"
+        "echo starting   # trailing comment\n"
+        "vllm serve org/m \\\n"
+        "  --tensor-parallel-size 2 \\\n"
+        "  --max-num-seqs 32 2>&1 | tee /tmp/log\n"
+        "echo done\n"
+    )
+    e = parse(["/bin/bash", "-lc"], [script])
+    assert (e.model, e.tensor_parallel_size, e.max_num_seqs, e.extra) == ("org/m", 2, 32, {})
+
+
+def test_shell_script_after_ray_start():
+    e = parse(["sh", "-c", "ray start --head --port=6379; vllm serve org/m -pp 2 --distributed-executor-backend ray"])
+    assert (e.model, e.pipeline_parallel_size, e.distributed_executor_backend) == ("org/m", 2, "ray")
+
+
+def test_shell_script_without_vllm_is_not_a_server():
+    assert parse(["sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"]) is None
+
+
+def test_shell_script_python_api_server():
+    e = parse(["bash", "-ec", "python3 -m vllm.entrypoints.openai.api_server --model org/m -tp 8"])
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 8)
+
+
+def test_args_only_on_vllm_openai_image_positional_model():
+    e = parse([], ["org/m", "--max-model-len", "4096"], image="vllm/vllm-openai:v0.10.1")
+    assert (e.model, e.max_model_len) == ("org/m", 4096)
+
+
+def test_args_only_on_vllm_openai_image_model_flag():
+    e = parse([], ["--model", "org/m"], image="123456789012.dkr.ecr.us-east-1.amazonaws.com/vllm-openai@sha256:ab")
+    assert e.model == "org/m"
+
+
+def test_args_only_on_other_image_is_not_a_server():
+    assert parse([], ["--model", "org/m"], image="ghcr.io/example/tgi:2") is None
+
+
+@pytest.mark.parametrize("image", [
+    "opea/vllm-gaudi:1.2",
+    "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521",
+    "rocm/vllm-dev:nightly",
+    "docker.io/lmcache/vllm-openai:v0.3.1",
+    "763104351884.dkr.ecr.us-west-2.amazonaws.com/pytorch-inference-vllm-neuronx:0.9.1-neuronx-py310-sdk2.24.0",
+    "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer-2.6.0:latest",
+    "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:latest",
+    "public.ecr.aws/data-on-eks/neuron-sdk2.20-vllm0.5.0-neuron:v8",  # a version written onto the word
+])
+def test_args_only_on_derived_vllm_images(image):
+    e = parse([], ["--model", "org/m", "--tensor-parallel-size", "2"], image=image)
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 2)
+
+
+@pytest.mark.parametrize("image", [
+    "vllm.example.com/team/server:1",  # "vllm" only in the registry host
+    "ghcr.io/example/vllmish-server:2",  # not a word of its own
+    "ghcr.io/huggingface/text-generation-inference:3.0",
+])
+def test_args_only_on_images_that_are_not_vllm(image):
+    assert parse([], ["--model", "org/m", "--num-shard", "2"], image=image) is None
+
+
+@pytest.mark.parametrize(("image", "args"), [
+    # HAMi's benchmark job: a client beside the server, its image and its args both a client's
+    ("<your-registry>/vllm-bench-client:latest",
+     ["--vllm-url", "http://127.0.0.1:8000/v1/chat/completions", "--model", "Qwen3-8B", "--warmup", "30"]),
+    # a load generator on a vLLM image: the server's address in a flag vLLM's server does not take
+    ("vllm/vllm-openai:v0.10.1", ["--model", "Qwen/Qwen3-8B", "--base-url=http://vllm:8000"]),
+    ("ghcr.io/team/vllm-loadgen:1", ["--model", "org/m", "--openai-api-base", "http://vllm:8000/v1"]),
+])
+def test_args_only_of_a_client_are_not_a_server(image, args):
+    assert parse([], args, image=image) is None
+
+
+def test_args_only_with_a_flag_only_vllm_takes_are_vllm_args_on_any_image():
+    e = parse([], ["--model", "org/m", "--gpu-memory-utilization=0.85", "--max_model_len", "8192"],
+              image="registry.example.com/ml/llm-server:2024.11")
+    assert (e.model, e.gpu_memory_utilization, e.max_model_len) == ("org/m", 0.85, 8192)
+
+
+def test_args_only_with_shared_flags_on_an_unknown_image_are_not_vllm():
+    # SGLang and TGI take --tensor-parallel-size / --served-model-name too: not enough to say vLLM
+    assert parse([], ["--model", "org/m", "--tensor-parallel-size", "2", "--served-model-name", "m"],
+                 image="lmsysorg/sglang:v0.4.6") is None
+
+
+def test_vllm_image_without_args_starts_nothing_shardwise_can_read():
+    assert parse([], [], image="vllm/vllm-openai:v0.10.1") is None
+
+
+def test_dynamo_vllm_worker_module():
+    e = parse(["python3", "-m", "dynamo.vllm"], ["--model", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"])
+    assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-8B", 2)
+    e = parse(["/bin/sh", "-c"], ["python3 -m dynamo.vllm --model Qwen/Qwen3-8B --is-prefill-worker"])
+    assert (e.model, e.extra) == ("Qwen/Qwen3-8B", {"is_prefill_worker": True})
+
+
+def test_doubled_serve_reads_serve_as_the_model():
+    e = parse([], ["serve", "org/m", "--max-model-len", "4096"], image="vllm/vllm-openai:v0.10.1")
+    assert (e.model, e.extra, e.max_model_len) == ("serve", {"positional": ["org/m"]}, 4096)
+
+
+def test_command_given_on_vllm_image_replaces_entrypoint():
+    assert parse(["sleep", "infinity"], [], image="vllm/vllm-openai:latest") is None
+
+
+def test_non_vllm_container():
+    assert parse(["nginx", "-g", "daemon off;"], image="nginx:1.27") is None
+
+
+def test_wrappers_before_vllm():
+    e = parse(["/usr/bin/tini", "--", "vllm", "serve", "org/m"])
+    assert e.model == "org/m"
+
+
+# --- flag spellings ----------------------------------------------------------------------------
+
+
+def test_equals_and_space_forms_agree():
+    a = parse(["vllm", "serve", "m/x", "--max-num-batched-tokens=8192", "--block-size", "32"])
+    b = parse(["vllm", "serve", "m/x", "--max-num-batched-tokens", "8192", "--block-size=32"])
+    assert (a.max_num_batched_tokens, a.block_size) == (b.max_num_batched_tokens, b.block_size) == (8192, 32)
+
+
+def test_underscore_spellings():
+    e = parse(["vllm", "serve", "m/x", "--tensor_parallel_size", "2", "--max_model_len=2048",
+               "--gpu_memory_utilization", "0.8", "--kv_cache_dtype", "fp8"])
+    assert (e.tensor_parallel_size, e.max_model_len, e.gpu_memory_utilization, e.kv_cache_dtype) == (
+        2, 2048, 0.8, "fp8")
+
+
+def test_boolean_flags_and_negations():
+    e = parse(["vllm", "serve", "m/x", "--enforce-eager", "--enable-expert-parallel",
+               "--no-enable-prefix-caching", "--trust-remote-code"])
+    assert (e.enforce_eager, e.enable_expert_parallel) == (True, True)
+    assert e.extra == {"enable_prefix_caching": False, "trust_remote_code": True}
+
+
+def test_boolean_flag_with_explicit_value():
+    e = parse(["vllm", "serve", "m/x", "--enforce-eager=false", "--enable-chunked-prefill", "False"])
+    assert e.enforce_eager is False
+    assert (e.enable_chunked_prefill, e.extra) == (False, {})
+
+
+def test_boolean_flag_does_not_swallow_positional_model():
+    e = parse(["vllm", "serve", "--trust-remote-code", "org/m"])
+    assert (e.model, e.extra) == ("org/m", {"trust_remote_code": True})
+
+
+def test_short_parallel_flags():
+    e = parse(["vllm", "serve", "m/x", "-tp", "4", "-pp", "2", "-dp", "2", "-q", "fp8", "-ep"])
+    assert (e.tensor_parallel_size, e.pipeline_parallel_size, e.data_parallel_size, e.quantization,
+            e.enable_expert_parallel) == (4, 2, 2, "fp8", True)
+
+
+def test_short_flag_with_equals():
+    assert parse(["vllm", "serve", "m/x", "-tp=8"]).tensor_parallel_size == 8
+
+
+def test_human_readable_lengths():
+    e = parse(["vllm", "serve", "m/x", "--max-model-len", "32k", "--max-num-batched-tokens", "2K"])
+    assert (e.max_model_len, e.max_num_batched_tokens) == (32000, 2048)
+
+
+def test_max_model_len_auto():
+    e = parse(["vllm", "serve", "m/x", "--max-model-len", "auto"])
+    assert (e.max_model_len, e.extra) == ("auto", {})
+
+
+def test_multinode_and_server_flags():
+    e = parse(["vllm", "serve", "m/x", "--nnodes", "2", "--node-rank", "1", "--master-addr", "10.0.0.5",
+               "--master-port", "29500", "--distributed-executor-backend", "mp", "--port", "8000",
+               "--api-key", "s3cr3t", "--host", "0.0.0.0"])
+    assert (e.nnodes, e.distributed_executor_backend, e.port) == (2, "mp", 8000)
+    assert e.extra == {"node_rank": 1, "master_addr": "10.0.0.5", "master_port": 29500,
+                       "api_key": "<redacted>", "host": "0.0.0.0"}
+
+
+def test_unknown_flags_go_to_extra():
+    e = parse(["vllm", "serve", "m/x", "--swap-space", "4", "--chat-template=/t.jinja", "--some-switch",
+               "--served-model-name", "llama", "llama-70b", "-O3"])
+    assert e.extra == {"swap_space": 4.0, "chat_template": "/t.jinja", "some_switch": True,
+                       "served_model_name": ["llama", "llama-70b"], "compilation_config": "3"}
+
+
+def test_json_valued_flag():
+    e = parse(["vllm", "serve", "m/x", "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 5}'])
+    assert e.extra == {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 5}'}
+
+
+# --- bad values ----------------------------------------------------------------------------------
+
+
+def test_unparseable_number_names_the_flag():
+    with pytest.raises(InputError) as err:
+        parse(["vllm", "serve", "m/x", "--tensor-parallel-size", "abc"], location=LOC)
+    assert str(err.value) == "deploy.yaml:12: --tensor-parallel-size: 'abc' is not an integer"
+
+
+def test_unparseable_float():
+    with pytest.raises(InputError, match=r"--gpu-memory-utilization: 'ninety' is not a number"):
+        parse(["vllm", "serve", "m/x", "--gpu-memory-utilization=ninety"])
+
+
+def test_zero_tensor_parallel_is_rejected():
+    with pytest.raises(InputError, match=r"-tp: '0' is not a positive integer"):
+        parse(["vllm", "serve", "m/x", "-tp", "0"])
+
+
+def test_missing_value():
+    with pytest.raises(InputError, match=r"--max-model-len: expects a value"):
+        parse(["vllm", "serve", "m/x", "--max-model-len"])
+
+
+# --- environment ---------------------------------------------------------------------------------
+
+
+def test_k8s_expansion_in_command_and_args():
+    env = {"MODEL_ID": "org/m", "TP": "4"}
+    e = parse(["vllm", "serve", "$(MODEL_ID)"], ["--tensor-parallel-size", "$(TP)"], env)
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 4)
+
+
+def test_k8s_escaped_reference_stays_literal():
+    assert expand_k8s("$$(MODEL) $(MODEL) $(NOPE)", {"MODEL": "x"}) == "$(MODEL) x $(NOPE)"
+
+
+def test_unresolved_reference_makes_typed_field_unknown_and_keeps_model_literal():
+    e = parse(["vllm", "serve", "$(MODEL_ID)", "--tensor-parallel-size", "$(TP)", "--master-addr",
+               "$(LWS_LEADER_ADDRESS)"])
+    assert e.model == "$(MODEL_ID)"
+    assert e.tensor_parallel_size is UNKNOWN
+    assert e.extra == {"master_addr": "$(LWS_LEADER_ADDRESS)"}
+
+
+def test_model_from_env_only_when_referenced():
+    with_ref = parse([], ["--model", "$(MODEL_NAME)"], {"MODEL_NAME": "org/m"}, "vllm/vllm-openai")
+    without = parse([], ["-tp", "2"], {"MODEL": "org/m", "MODEL_ID": "org/m"}, "vllm/vllm-openai")
+    assert with_ref.model == "org/m"
+    assert without.model is None
+
+
+def test_shell_variables_defaults_and_word_splitting():
+    script = 'exec vllm serve "$MODEL" --tensor-parallel-size ${TP} --max-num-seqs ${SEQS:-48} $EXTRA'
+    env = {"MODEL": "org/m", "TP": "2", "EXTRA": "--enforce-eager --max-model-len 8192"}
+    e = parse(["sh", "-c", script], env=env)
+    assert (e.model, e.tensor_parallel_size, e.max_num_seqs, e.enforce_eager, e.max_model_len) == (
+        "org/m", 2, 48, True, 8192)
+
+
+def test_shell_assignments_in_script():
+    e = parse(["bash", "-c", "export MODEL=org/m\nTP=4\nvllm serve $MODEL -tp $TP"])
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 4)
+
+
+def test_shell_unset_variable_is_unknown():
+    e = parse(["sh", "-c", "vllm serve org/m --max-model-len $MAX_LEN"])
+    assert e.max_model_len is UNKNOWN
+
+
+def test_k8s_expansion_happens_before_the_shell():
+    e = parse(["sh", "-c", "vllm serve $(MODEL) --port $(PORT)"], env={"MODEL": "org/m", "PORT": "9000"})
+    assert (e.model, e.port) == ("org/m", 9000)
+
+
+# --- locations -----------------------------------------------------------------------------------
+
+
+def test_every_flag_set_gets_the_location():
+    e = parse(["vllm", "serve", "m/x", "-tp", "2", "--enforce-eager"], location=LOC)
+    assert e.locations == {"model": LOC, "tensor_parallel_size": LOC, "enforce_eager": LOC}
+
+
+def test_locate_refines_per_token():
+    seen = []
+
+    def locate(token):
+        seen.append(token)
+        return Location("f.yaml", {"--max_model_len": 30, "m/x": 28}.get(token)) if token != "-tp" else None
+
+    e = parse_vllm_command(["vllm", "serve", "m/x", "--max_model_len=4096", "-tp", "2"], [], {}, None, LOC, locate)
+    assert seen == ["--max_model_len", "-tp", "m/x"]
+    assert e.locations == {"max_model_len": Location("f.yaml", 30), "tensor_parallel_size": LOC,
+                           "model": Location("f.yaml", 28)}
+
+
+def test_find_invocation_reports_form():
+    assert find_vllm_invocation(["python3", "-m", "vllm.entrypoints.openai.api_server"], ["--model", "m"], {}) == (
+        "api_server", ["--model", "m"])
+    assert find_vllm_invocation(["python3", "-m", "vllm.entrypoints.cli.main", "serve", "m"], [], {}) == (
+        "serve", ["m"])
+
+
+def test_kv_cache_memory_bytes_is_a_human_readable_int():
+    e = parse(["vllm", "serve", "m/x", "--kv-cache-memory-bytes", "20G"])
+    assert (e.kv_cache_memory_bytes, e.extra) == (20 * 2**30, {})
+
+
+_SCRIPT_CHARS = "ab -=/.:$_{}0\t\n;&|()<>~*?,@%+!"
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.text(alphabet=_SCRIPT_CHARS, max_size=60))
+def test_scripts_without_quotes_split_as_shlex_splits_them(text):
+    """The plain split (no quotes, backslashes or comments) gives shlex's words, operators included."""
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
+    lex.whitespace_split = True
+    assert script_words(text) == list(lex)
+
+
+def test_script_words_of_a_launcher_and_of_quoted_text():
+    assert script_words("pip install x&&vllm serve m --port=8000 2>&1|tee log;exec  a") == [
+        "pip", "install", "x", "&&", "vllm", "serve", "m", "--port=8000", "2", ">&", "1", "|", "tee", "log", ";",
+        "exec", "a"]
+    assert script_words("vllm serve 'my model' --x \"a b\" # comment") == ["vllm", "serve", "my model", "--x", "a b"]
+    assert script_words("echo 'unterminated") == ["echo", "'unterminated"]  # shlex refuses it: split on blanks
+
+
+# --- settings that may be set out of sight (issue 29) ----------------------------------------------
+
+
+def test_a_config_file_leaves_every_setting_not_on_the_command_line_unknown():
+    """vLLM reads the --config YAML for what the command line does not give (command line > config file >
+    defaults): a setting that is not written is not vLLM's default."""
+    engine = parse_vllm_command(["vllm", "serve"], ["meta-llama/Llama-3.1-8B-Instruct", "--config", "/etc/vllm.yaml",
+                                                   "--max-model-len", "8192"], {})
+    assert engine is not None
+    assert (engine.model, engine.max_model_len, engine.tensor_parallel_size, engine.pipeline_parallel_size,
+            engine.gpu_memory_utilization) == ("meta-llama/Llama-3.1-8B-Instruct", 8192, UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
+    """At preview a computed ``args`` list is one unknown word: it is not TP1×PP1, nor a model name."""
+    engine = parse_vllm_command([], [UNKNOWN_TOKEN], {}, image="vllm/vllm-openai:v0.11.0")
+    assert engine is not None
+    assert (engine.model, engine.tensor_parallel_size, engine.pipeline_parallel_size) == (UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+# --- words vLLM exits on, as Kubernetes passes them (issue 27 class 6, issue 29) --------------------------
+
+
+M8 = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.mark.parametrize(("command", "args", "env", "unknown", "crash"), [
+    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
+    ([], ["$(MODEL)"], {}, (), None),  # an operator or a kustomize base may define the model's variable
+    # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("*",), None),  # envFrom may define it
+    ([], [M8, "--port", "$(LLAMA_SERVICE_PORT)"], {}, (), None),  # a Service's variable (enableServiceLinks)
+    (["/bin/sh", "-c"], [f"vllm serve {M8} --tensor-parallel-size ${{TP}}"], {"TP": "2"}, (), None),
+    ([], [M8, "--served-model-name=llama 8b", "--host", "$(POD_IP)"], {}, ("POD_IP",), None),
+    ([], [M8, "--tensor-parallel-size", "$(SHARDWISE_UNKNOWN_VALUE)"], {}, (), None),  # a preview's unknown
+    (["/opt/start.sh", "vllm", "serve"], [M8, "--tensor-parallel-size=${TP}"], {}, (), None),  # a script may expand
+], ids=["one-item", "one-item-short", "shell-syntax", "dollar-var", "undefined", "helm", "empty-model",
+        "undefined-model", "defined", "value-from", "env-from", "service-link", "shell", "name-with-space",
+        "preview-unknown", "wrapper-script"])
+def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unknown(command, args, env, unknown,
+                                                                                     crash):
+    from shardwise.rules.vllm.args import literal_crash
+
+    found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
+    assert (found[:2] if found else None) == crash

@@ -345,6 +345,7 @@ K8S_CASES: list[Case] = [
     Case(CM, ("metadata",), {"name": "vllm-env", "namespace": "serving"}, "SW306",
          _both(DEV_CM, _ctx(CM, ("metadata", "name"), "other"))),
     Case(CM, ("metadata", "annotations"), why="annotations only suppress findings here"),
+    Case(CM, ("spec",), why="a ConfigMap has no spec: only the search for an operator's vLLM mentions looks there"),
     Case(CM, ("data",), {DEV_MODE: "1"}, "SW306", NO_ENV),
     Case(CM, ("data", "HF_HUB_OFFLINE"), "1", None, NO_ENV, why="no rule reads it"),
     Case(CM, ("metadata", "namespace"), "serving", "SW306", _both(DEV_CM, _ctx(CM, ("metadata", "namespace"),

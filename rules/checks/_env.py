@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..engine import Hit, group_subject
-from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
 
 
 def vllm_containers(g: ServingGroup) -> list[Container]:
@@ -28,34 +28,50 @@ def env_location(g: ServingGroup, c: Container, name: str) -> Location:
 
 def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> tuple[Any, str, Location] | None:
     """(value, "envFrom ConfigMap `x`", where) for variable ``name`` that ``envFrom`` gives container ``c``;
-    None when no source sets it.
+    None when no source of the inputs sets it.
 
-    A ConfigMap in the inputs is read; a Secret, a ConfigMap that is not in the inputs or a source whose
-    name is not known could set any variable, so the value is unknown: :class:`Undecidable`, naming the
-    source. Later sources win over earlier ones, and ``env`` over both, as in Kubernetes.
+    A ConfigMap in the inputs is read; what a Secret (envFrom reads none) or a ConfigMap that is not in the inputs
+    could hold is not an unknown: the rules judge what the manifests set (DESIGN.md, "Unknown, and what is
+    not"). A source whose name or prefix is not known yet (a preview's computed value) is: it is
+    :class:`Undecidable` when a ConfigMap of the inputs in the namespace could give the variable through it.
+    Later sources win over earlier ones, and ``env`` over both, as in Kubernetes.
     """
     found: tuple[Any, str, Location] | None = None
+    # envFrom configMapRef reads ConfigMaps only: a committed Secret of the same name is another object
+    maps = [m for m in inv.config_maps if m.namespace in (namespace, UNKNOWN_NAMESPACE) and m.kind == "ConfigMap"]
     for src in c.env_from:
+        if src.kind != "configMap":
+            continue
         if src.prefix is UNKNOWN or src.name is UNKNOWN:
-            raise Undecidable(f"{name} of container `{c.name}`", "it may come from an envFrom source whose name "
-                              "or prefix is not known")
+            if any(_may_give(m.data, src.prefix, name) for m in maps):
+                raise Undecidable(f"{name} of container `{c.name}`", "it may come from an envFrom ConfigMap "
+                                  "whose name or prefix is not known")
+            continue
         if not name.startswith(src.prefix):
             continue
         key = name[len(src.prefix):]
-        cm = next((m for m in inv.config_maps if m.name == src.name and m.namespace == namespace
-                   and m.kind == "ConfigMap"), None)
-        if src.kind == "configMap" and cm is not None:
-            if key in cm.data:
-                found = (cm.data[key], f"envFrom ConfigMap `{cm.name}`", cm.key_locations.get(key, cm.location))
-            continue
-        if src.kind == "secret":
-            why = (f"it may be set by envFrom Secret `{src.name}`, which shardwise does not read; set {name} in env "
-                   "(env wins over envFrom)")
-        else:
-            why = (f"it may be set by envFrom ConfigMap `{src.name}`, which is not in the inputs; lint it together "
-                   f"with the workload, or set {name} in env (env wins over envFrom)")
-        raise Undecidable(f"{name} of container `{c.name}`", why)
+        cm = next((m for m in maps if m.name == src.name and m.namespace == namespace), None)
+        if cm is not None and key in cm.data:
+            found = (cm.data[key], f"envFrom ConfigMap `{cm.name}`", cm.key_locations.get(key, cm.location))
+        elif cm is None and any(_may_give(m.data, src.prefix, name) for m in maps if _may_be(m, src.name)):
+            raise Undecidable(f"{name} of container `{c.name}`", f"envFrom ConfigMap `{src.name}` may be the "
+                              "ConfigMap of the inputs whose name or namespace is not known")
     return found
+
+
+def _may_be(cm: Any, name: str) -> bool:
+    """Whether a ConfigMap whose name or namespace is not known yet may be the one named ``name``."""
+    return UNKNOWN_NAMESPACE in (cm.name, cm.namespace) and cm.name in (name, UNKNOWN_NAMESPACE)
+
+
+def _may_give(data: Any, prefix: Any, name: str) -> bool:
+    """Whether ConfigMap ``data`` may set variable ``name`` through an envFrom source of prefix ``prefix``
+    (UNKNOWN: any)."""
+    if isinstance(data, UnknownEnv):
+        return True
+    if prefix is UNKNOWN:
+        return any(isinstance(k, str) and name.endswith(k) for k in data)
+    return name.startswith(prefix) and name[len(prefix):] in data
 
 
 def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
@@ -65,7 +81,19 @@ def env_value(inv: Inventory, g: ServingGroup, c: Container, name: str,
     None when neither sets it. Raises :class:`Undecidable` when an envFrom source that may set it cannot
     be read (see :func:`env_from_value`)."""
     if name in c.env:
-        return c.env[name], "", env_location(g, c, name)
+        value, via = c.env[name], ""
+        if value is UNKNOWN and name in c.env_refs:  # valueFrom.configMapKeyRef: Kubernetes reads the ConfigMap
+            cm_name, key = c.env_refs[name]
+            cm = next((m for m in inv.config_maps if m.name == cm_name and m.namespace == g.namespace
+                       and m.kind == "ConfigMap"), None)
+            if cm is None:
+                raise Undecidable(f"{name} of container `{c.name}`", f"it is set from key `{key}` of ConfigMap "
+                                  f"`{cm_name}`, which is not in the inputs; lint it together with the workload")
+            if key not in cm.data:  # a missing key: the container does not start (unless optional)
+                return None
+            value, via = cm.data[key], f" (from ConfigMap `{cm_name}`)"
+            return value, via, cm.key_locations.get(key, cm.location)
+        return value, via, env_location(g, c, name)
     if not (read_env_from and c.env_from):
         return None
     found = env_from_value(inv, g.namespace, c, name)
@@ -82,13 +110,18 @@ def switch_hits(inv: Inventory, g: ServingGroup, names: Iterable[str],
     For each variable of ``names`` set in ``env`` or a readable ``envFrom`` source, ``judge(name, value,
     via)`` gives what the finding says after the container's name (``via``: where an envFrom value came
     from; None: no finding). A value that cannot be read is an undecided finding at its line; an
-    unreadable envFrom source is left to SW306, which blocks it."""
+    envFrom source whose name is not known yet is left to SW306, which blocks it."""
     for c in vllm_containers(g):
         for name in names:
             try:
                 found = env_value(inv, g, c, name, read_env_from=True)
-            except Undecidable:
-                continue
+            except Undecidable as err:
+                if name in c.env:  # set from a ConfigMap key that is not in the inputs: say so at its line
+                    because = err.reason if unknown_reason is None else f"{err.reason}; {unknown_reason}"
+                    text = Undecidable(err.prop, because).text
+                    yield Hit(group_subject(g), f"cannot decide: {text}", env_location(g, c, name),
+                              tuple(g.suppressions), undecided=True)
+                continue  # an envFrom source not known yet: SW306 blocks it
             if found is None:
                 continue
             value, via, where = found

@@ -14,11 +14,21 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         name="vllm-command-that-crashes",
         enforcement="mandatory",
         severity="high",
-        summary="The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`).",
+        summary=(
+            "The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`, a flag and its "
+            "value in one list item, a reference Kubernetes leaves as written, an empty model)."
+        ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
             "again make the command `vllm serve serve MODEL`: vLLM reads `serve` as the model to load and the "
-            "real model as a stray argument, and the pod crash-loops without serving a request."
+            "real model as a stray argument, and the pod crash-loops without serving a request. Without a shell, "
+            "Kubernetes passes each list item of command and args as one word: `- --tensor-parallel-size 2` is one "
+            "word with a space, which vLLM's argument parser reads as a positional (it splits only "
+            "`--flag=value`) and exits on; Kubernetes expands only `$(VAR)` from the container's env, leaves an "
+            "undefined `$(VAR)` as written and never expands `${VAR}`, `$VAR` or an unrendered Helm `{{ }}`, so "
+            "vLLM receives them as the value of a flag it cannot convert (or as the model) and exits. These are "
+            "broken deployments, not values that are merely unknown: a reference to a Secret, a ConfigMap or the "
+            "downward API is resolved by Kubernetes and stays an unknown."
         ),
         bad_example=(
             "containers:\n"

@@ -161,15 +161,22 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
+        undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
-                raise Undecidable(f"a port of Service `{svc.name}`")
-            if isinstance(p, int) and p in RUNTIME_PORTS:
+                undecided = undecided or Undecidable(f"a port of Service `{svc.name}`")
+            elif isinstance(p, int) and p in RUNTIME_PORTS:
                 exposed.setdefault(p, "")
         for target in svc.target_ports:
-            port, named = resolve_target_port(inv, svc, target)
+            try:
+                port, named = resolve_target_port(inv, svc, target)
+            except Undecidable as u:
+                undecided = undecided or u
+                continue
             if port is not None and port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
+        if undecided is not None and not exposed:
+            raise undecided
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             yield hit(
@@ -181,6 +188,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
+        undecided: Undecidable | None = None  # raised only when no known port is exposed
         for name in ing.services:
             for svc in inv.services:
                 if svc.name != name or svc.namespace != ing.namespace:
@@ -193,9 +201,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     targets += svc.target_ports
                 targets += [t for n, t in svc.port_names.items() if n in ing.ports]
                 for target in targets:
-                    port, _ = resolve_target_port(inv, svc, target)
+                    try:
+                        port, _ = resolve_target_port(inv, svc, target)
+                    except Undecidable as u:
+                        undecided = undecided or u
+                        continue
                     if port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
+        if not exposed and UNKNOWN in ing.ports:
+            raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
+        if not exposed and undecided is not None:
+            raise undecided
         for port in sorted(exposed):
             yield hit(
                 ing,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, subject_of
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject, subject_of
 from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
 from ._net import find_launch_template
 from ._words import listed
@@ -92,7 +92,8 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         pool = obj
         ref = pool.launch_template
         if ref is UNKNOWN:
-            yield self._undecided(pool, f"the launch template of node pool `{pool.name}` is not known "
+            what = "EC2NodeClass" if pool.kind == "karpenter" else "launch template"
+            yield self._undecided(pool, f"the {what} of node pool `{pool.name}` is not known "
                                         "(a computed value or an unresolved reference)")
         elif ref is None:
             if pool.kind == "eks-nodegroup":  # Karpenter's EC2NodeClass defaults are required / hop limit 1
@@ -103,9 +104,27 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
                     "required: a launch template with http_tokens = required and "
                     f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
                 )
+        elif find_launch_template(inv, ref) is None and pool.kind == "karpenter":
+            yield from self._node_class_elsewhere(inv, pool, ref)
         elif find_launch_template(inv, ref) is None:
             yield self._undecided(pool, f"node pool `{pool.name}` uses launch template `{ref}`, which "
                                         "is not in the inputs")
+
+    def _node_class_elsewhere(self, inv: Inventory, pool: NodePool, ref: str) -> Iterator[Hit]:
+        """A Karpenter NodePool's EC2NodeClass that is not in the inputs: one advisory note per class, on its
+        first pool. Karpenter v1's CRD defaults an EC2NodeClass to httpTokens required and hop limit 1, so
+        only a class that overrides them would fail; what it holds is not guessed."""
+        pools = [p for p in launched_pools(inv) if p.kind == "karpenter" and p.launch_template == ref]
+        if pools[0] is not pool:
+            return
+        names = list(dict.fromkeys(p.name.split("/", 1)[0] for p in pools))  # a NodePool's variants: one name
+        uses = f"NodePool `{names[0]}` uses" if len(names) == 1 else f"NodePools {listed(f'`{n}`' for n in names)} use"
+        yield Hit(f"NodePool {names[0]}", (
+            f"Karpenter {uses} EC2NodeClass `{ref}`, which is not in the inputs, so its "
+            "metadataOptions are not checked (Karpenter's defaults, httpTokens required and hop limit 1, pass; "
+            "an EC2NodeClass that sets httpTokens: optional or a higher hop limit does not); lint the "
+            "EC2NodeClass together with the NodePool, or suppress SW304 on the NodePool naming where the "
+            "EC2NodeClass is kept"), pool.location, tuple(s for p in pools for s in p.suppressions), level="advisory")
 
     def _undecided(self, pool: NodePool, why: str) -> Hit:
         return Hit(subject_of(pool), f"cannot decide: {why}", pool.location,
@@ -113,14 +132,15 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
 
     def _template(self, lt: LaunchTemplate, pools: list[NodePool]) -> Iterator[Hit]:
         names = listed(f"`{p.name}`" for p in pools)
-        subject = subject_of(lt)
+        subject = object_subject(lt.kind, lt.name)
         suppressions = (*lt.suppressions, *(s for p in pools for s in p.suppressions))
         tokens = lt.http_tokens
         hops = lt.http_put_response_hop_limit
         unknown = [prop for prop, v in (("http_tokens", tokens), ("http_put_response_hop_limit", hops))
                    if v is UNKNOWN]
+        what = "EC2NodeClass" if lt.kind == "EC2NodeClass" else "launch template"
         if unknown:
-            yield Hit(subject, f"cannot decide: {' and '.join(unknown)} of launch template "
+            yield Hit(subject, f"cannot decide: {' and '.join(unknown)} of {what} "
                       f"`{lt.name}` is not known (a computed value or an unresolved reference)", lt.location,
                       suppressions, undecided=True)
             return
@@ -134,7 +154,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             return
         yield Hit(
             subject,
-            f"launch template `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
+            f"{what} `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
             f"required: http_tokens = required and http_put_response_hop_limit = {MAX_HOP_LIMIT}, so pods "
             "cannot take the node's IAM credentials",
             lt.location,

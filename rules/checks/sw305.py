@@ -9,6 +9,7 @@ from typing import Literal
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
 from ._net import is_multi_node
+from ._unseen import unseen, unseen_hits
 from ._words import listed
 
 #: How a policy of each kind is named in messages.
@@ -91,6 +92,7 @@ class NamespaceWithoutDefaultDeny(Rule):
             by_ns.setdefault(g.namespace, []).append(g)
         unknown_deny = [p for p in inv.network_policies
                         if p.namespaces is None and p.namespace == UNKNOWN_NAMESPACE and p.default_deny_ingress]
+        blocked: set[str] = set()
         for ns in sorted(by_ns):
             groups = sorted(by_ns[ns], key=lambda g: (g.location.file or "", g.location.line or 0))
             if any(fnmatch.fnmatchcase(ns, pattern) for pattern in config.default_deny_namespaces):
@@ -113,8 +115,18 @@ class NamespaceWithoutDefaultDeny(Rule):
                 yield Hit(subject, f"cannot decide: {u.text}", first.location, suppressions,
                           undecided=True, level=self._level(groups))
                 continue
+            if self._level(exposed):
+                blocked.add(ns)
             yield Hit(subject, self._message(ns, groups, exposed, policies), first.location, suppressions,
                       level=self._level(exposed))
+        # a multi-node workload whose pods are not known yet (a preview): its pod labels may escape the policies
+        # that select some pods, so only a default-deny policy of its namespace decides
+        hidden = [i for i in unseen(inv) if i.multi_node and i.namespace not in blocked and not (
+            i.namespace != UNKNOWN_NAMESPACE
+            and (any(fnmatch.fnmatchcase(i.namespace, pattern) for pattern in config.default_deny_namespaces)
+                 or any(p.default_deny_ingress for p in inv.network_policies if p.covers(i.namespace))))]
+        yield from unseen_hits(inv, "whether its namespace's pods can reach its runtime ports", "mandatory",
+                               only=hidden)
 
     @staticmethod
     def _level(groups: list[ServingGroup]) -> Literal["mandatory"] | None:

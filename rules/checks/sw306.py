@@ -8,6 +8,7 @@ from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value
 from ._net import EXTERNAL_SERVICE_TYPES, selects
+from ._unseen import unseen_hits
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 
@@ -28,9 +29,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
             "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
-            "allow) or a LoadBalancer its annotation makes internal is advisory. A VLLM_SERVER_DEV_MODE the "
-            "linter cannot read (from a Secret, or an envFrom ConfigMap or Secret that is not in the inputs) "
-            "blocks until it is known."
+            "allow) or a LoadBalancer its annotation makes internal is advisory. VLLM_SERVER_DEV_MODE is read "
+            "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
+            "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
+            "template not known yet) blocks until it is known."
         ),
         bad_example=(
             "apiVersion: v1\n"
@@ -65,6 +67,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
 
     def objects(self, inv: Inventory) -> Iterable[Service | ServingGroup]:
         return [*inv.services, *self.groups(inv)]
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        # a workload whose pods are not known yet may run vLLM with dev mode on: fail closed
+        yield from unseen_hits(inv, f"whether its containers set {DEV_MODE}")
 
     def check_object(self, obj: Service | ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         return self._service(inv, obj) if isinstance(obj, Service) else self._dev_mode(inv, obj)

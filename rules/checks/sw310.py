@@ -9,6 +9,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
+from ._unseen import unseen_hits
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
@@ -40,9 +41,11 @@ class GpuVisibilitySetByHand(GroupRule):
             "devices than tensor_parallel_size × pipeline_parallel_size vLLM cannot start. A list of exactly the "
             "devices the container was given (0 to n-1, or all) is harmless and not reported, nor is "
             "NVIDIA_VISIBLE_DEVICES=0,…,n-1 on a pod that holds every GPU of its node. An `export` in the "
-            "container's shell script counts like env. Values the linter cannot read (a valueFrom, an envFrom "
-            "source that is not in the inputs) of NVIDIA_ and CUDA_VISIBLE_DEVICES are reported as advisory notes; "
-            "SW306 already blocks an unreadable envFrom."
+            "container's shell script counts like env, and so does a ConfigMap of the inputs that envFrom names; "
+            "what a Secret or a ConfigMap that is not in the inputs could hold is not guessed. A value from a "
+            "Secret or the downward API (valueFrom) is reported as an advisory note. A pod that is not known yet "
+            "at preview (its template, containers or command line a computed value) is \"cannot decide\", "
+            "mandatory."
         ),
         bad_example=(
             "env:\n"
@@ -67,6 +70,11 @@ class GpuVisibilitySetByHand(GroupRule):
         applies_to_plans=False,
     )
 
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            yield from unseen_hits(inv, f"whether its containers set {NVIDIA}", level="mandatory")
+
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         vllm = vllm_containers(g)
         for c in g.containers:
@@ -77,11 +85,11 @@ class GpuVisibilitySetByHand(GroupRule):
         scripted = script_assignments([*c.command, *c.args], (NVIDIA, *RENUMBERING)) if runs_vllm else {}
         for name in (NVIDIA, *RENUMBERING):
             try:
-                # an unreadable envFrom is noted once for NVIDIA_ and CUDA_, not again for each vendor's variable
+                # an envFrom source not known yet is noted for NVIDIA_ and CUDA_, not again for each vendor's variable
                 found = env_value(inv, g, c, name, read_env_from=runs_vllm and name in (NVIDIA, CUDA))
-            except Undecidable as u:
+            except Undecidable as u:  # NVIDIA_VISIBLE_DEVICES would block: fail closed; CUDA_ is advisory
                 yield Hit(subject, f"cannot decide: {u.text}", env_location(g, c, name),
-                          tuple(g.suppressions), undecided=True, level="advisory")
+                          tuple(g.suppressions), undecided=True, level="mandatory" if name == NVIDIA else "advisory")
                 continue
             if name in scripted:  # `export CUDA_VISIBLE_DEVICES=...` before vllm serve wins over env
                 found = (scripted[name], " (in the container's script)", c.location if c.location.file else g.location)

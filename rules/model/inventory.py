@@ -208,6 +208,9 @@ class Container:
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
+    #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
+    #: ConfigMaps of the inputs, as Kubernetes does.
+    env_refs: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: The pod's spec.runtimeClassName (``nvidia`` shows the node's GPUs without a request): str | UNKNOWN | None.
     runtime_class: Any = None
 
@@ -412,6 +415,7 @@ class Subnet:
 class LaunchTemplate:
     name: str
     id: str | None = None
+    kind: str = "LaunchTemplate"  # LaunchTemplate (EC2) | EC2NodeClass (Karpenter)
     http_tokens: Any = None  # "required" | "optional" | None (default: optional)
     http_put_response_hop_limit: Any = None
     location: Location = Location()
@@ -517,6 +521,12 @@ class LaunchIssue:
     suppressions: list[Suppression] = field(default_factory=list)
     #: No workload was read from the object at all, though it mentions vLLM (SW005): ``reason`` says why
     mentioned: bool = False
+    #: What of the workload is not known yet at preview ("its pod spec (spec.template.spec)"), "" when all of
+    #: it is: the security rules that read that part cannot decide and fail closed (SW305, SW306, SW310).
+    unknown_part: str = ""
+    #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
+    multi_node: bool = False
+    namespace: str = ""  # the object's namespace, as the subject gives it
 
 
 @dataclass

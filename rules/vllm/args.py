@@ -36,7 +36,7 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from ..model import UNKNOWN, UNKNOWN_AT, EngineArgs, Location
+from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
 from .imageref import parse_image
 
@@ -593,8 +593,9 @@ def parse_serve_args(
         else:
             # an unresolved word after --model is a carrier of flags, not the model: Kubernetes expands
             # $(VAR) to one word, which vLLM's argparse reads as a positional only when it holds a space
-            if form == "serve" and positional_model is None and not _carries_words(tok) and \
-                    not (is_unresolved(tok) and "model" in set_at):
+            # (a whole argument list not known yet, UNKNOWN_TOKEN, is never one word: it carries flags)
+            if form == "serve" and positional_model is None and not _carries_words(tok) and tok != UNKNOWN_TOKEN \
+                    and not (is_unresolved(tok) and "model" in set_at):
                 positional_model = tok
             else:
                 positionals.append(tok)
@@ -614,7 +615,25 @@ def parse_serve_args(
         at = where(tokens[last_carrier - 1])
         if at is not None:
             engine.locations[UNKNOWN_AT] = at  # where the settings it may carry became unknown
+    if "config" in set_at:
+        _undecide_config_file(engine, set_at)
     return engine
+
+
+def _undecide_config_file(engine: EngineArgs, set_at: Mapping[str, int]) -> None:
+    """``--config FILE``: vLLM reads every setting from the YAML file that the command line does not give
+    (command line > config file > defaults; vllm/utils FlexibleArgumentParser, docs/configuration/serve_args.md).
+    The file is not read, so every setting not on the command line is unknown, not vLLM's default (the
+    model is left to the reader, which says it is in the file)."""
+    for key in sorted(_FIELDS - {"model"}):
+        if key not in set_at:
+            setattr(engine, key, UNKNOWN)
+    for key in _CARRIED_EXTRAS:
+        if key not in set_at and engine.extra.get(key) != "<redacted>":
+            engine.extra[key] = UNKNOWN
+    at = engine.locations.get("config")
+    if at is not None:
+        engine.locations.setdefault(UNKNOWN_AT, at)
 
 
 #: Extras the rules read, which a flag carrier could set as well as the typed fields.
@@ -678,3 +697,142 @@ def parse_vllm_command(
         return None
     form, tokens = found
     return parse_serve_args(tokens, form, location, locate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Literal words that make vLLM exit (not unknowns)
+# ---------------------------------------------------------------------------------------------
+
+#: Flag kinds whose value vLLM's argument parser converts (int(), float(), human-readable int, bool): a word
+#: it cannot convert makes it exit with "invalid ... value".
+_CONVERTED = frozenset({"int", "posint", "hint", "hint_auto", "float", "fraction", "bool"})
+#: Programs that run the rest of their arguments as they are (no shell, no expansion).
+_EXEC_WRAPPERS = frozenset({"exec", "env", "tini", "dumb-init", "nice", "nohup", "stdbuf", "taskset", "numactl",
+                            "--", "python", "python3", "vllm", "serve", "-m"})
+_HELM = re.compile(r"\{\{.*?\}\}", re.S)
+#: The variables Kubernetes gives a container for each Service of its namespace (enableServiceLinks, on by
+#: default): ``$(LLAMA_SERVICE_HOST)``, ``$(LLAMA_SERVICE_PORT)``, ``$(LLAMA_PORT_8000_TCP_ADDR)``... are expanded
+#: in command and args too, from Services the inputs may not hold.
+_SERVICE_ENV = re.compile(r"_SERVICE_(HOST|PORT)|_PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?$")
+_SHELL_SYNTAX = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]) -> tuple[str, str | None]:
+    """(the word as the container receives it, with references whose value is not known replaced by
+    UNKNOWN_TOKEN; the part of it that stays literal though it was meant as a reference, else None).
+
+    Kubernetes expands ``$(VAR)`` from the container's env and leaves an undefined one as written, and ``$$``
+    escapes a ``$``; it never expands ``${VAR}`` or ``$VAR`` (only a shell does), nor a Helm ``{{ }}``."""
+    leftover: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        value = env.get(name)
+        if isinstance(value, str):
+            return value
+        if name in unknown_env or "*" in unknown_env or m.group(0) == UNKNOWN_TOKEN or _SERVICE_ENV.search(name):
+            return UNKNOWN_TOKEN
+        leftover.append(m.group(0))
+        return m.group(0)
+
+    text = _K8S_REF.sub(sub, word)
+    rest = text.replace(UNKNOWN_TOKEN, "")
+    for pattern in (_SHELL_SYNTAX, _HELM):
+        found = pattern.search(rest)
+        if found is not None:
+            leftover.append(found.group(0))
+    return text, (leftover[0] if leftover else None)
+
+
+def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None,
+                  unknown_env: Collection[str] = ()) -> tuple[int, str, str] | None:
+    """(index in ``[*command, *args]`` of the word, the word to read in its place, why vLLM exits) when a word
+    the container passes to vLLM as written, without a shell, makes vLLM's argument parsing or model loading
+    fail at start-up; None otherwise. The word to read instead leaves the setting it was meant for unknown
+    (the deployment is broken; the other rules do not build on a guess of what was meant).
+
+    - a flag and its value in one list item (``"--tensor-parallel-size 2"``): argparse splits ``--flag=value``
+      but not a word with a space, which it reads as a positional: "unrecognized arguments" (or the model);
+    - a reference Kubernetes leaves as written (``${TP}``, ``$TP``, an undefined ``$(TP)``, a Helm ``{{ }}``)
+      as the value of a flag vLLM converts (an integer, a number, a boolean) or as the model;
+    - an empty model (``vllm serve ""``, ``--model ""``).
+
+    A shell form (``sh -c "..."``) is left alone: the shell splits the words and expands its own variables.
+    A reference whose value is not known (a Secret, the downward API, an envFrom source) is an unknown, not
+    a crash."""
+    words = [str(w) for w in (*command, *args)]
+    if _shell_script([expand_k8s(w, env) for w in words]) is not None:
+        return None
+    received = [_k8s_literal(w, env, unknown_env) for w in words]
+    argv = [text for text, _ in received]
+    found = _find_in_argv(argv)
+    if found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv)):
+        found = ("serve", argv)
+    if found is None:
+        return None
+    form, tokens = found
+    start = len(argv) - len(tokens)
+    if any(not (_base(w) in _EXEC_WRAPPERS or _PYTHON.match(_base(w)) or w.startswith("-") or _ASSIGN.match(w)
+                or w in _API_SERVER_MODULES or w in _CLI_MODULES) for w in argv[:start]):
+        return None  # a wrapper program of its own may split or expand the words: not sure
+    model_seen = False
+    i = 0
+    while i < len(tokens):
+        tok, at = tokens[i], start + i
+        i += 1
+        leftover = received[at][1]
+        if tok == "--":
+            break
+        if tok.startswith("-") and len(tok) > 1 and not _looks_negative_number(tok):
+            spelled, eq, inline = tok.partition("=")
+            if any(c.isspace() for c in spelled):
+                flag = spelled.split()[0]
+                return at, f"{flag}={UNKNOWN_TOKEN}", (
+                    f"the argument {words[at]!r} is one list item: Kubernetes passes it as one word with a space in "
+                    f"it, which vLLM's argument parser does not split (it splits only {flag}=VALUE) and reads as a "
+                    "positional (an unrecognized argument, or the model), so vLLM exits at start-up; write "
+                    f"{flag} and its value as two items, or as {flag}=VALUE")
+            name = _SHORT.get(spelled[1:], "") if not tok.startswith("--") else _normalise(spelled[2:])
+            key, kind = _FLAGS.get(name, ("", "bool" if name in _BOOL_FLAGS else "raw"))
+            if kind == "bool" and not eq:
+                continue
+            if eq:
+                value, vat = inline, at
+            elif i < len(tokens) and not tokens[i].startswith("-"):
+                value, vat = tokens[i], start + i
+                i += 1
+            else:
+                continue
+            why = _value_crash(key, kind, value, received[vat][1], words[vat])
+            if why is not None:
+                return vat, f"{spelled}={UNKNOWN_TOKEN}" if eq else UNKNOWN_TOKEN, f"{spelled} {why}"
+        elif form == "serve" and not model_seen:
+            model_seen = True
+            why = _value_crash("model", "str", tok, leftover, words[at])
+            if why is not None:
+                return at, words[at], f"the model {why}"  # read as written: a model shardwise cannot name
+    return None
+
+
+def _value_crash(key: str, kind: str, value: str, leftover: str | None, written: str) -> str | None:
+    """Why vLLM exits on ``value`` of a flag (``key``, ``kind``), or None."""
+    if key == "model" and value == "":
+        return "is empty: vLLM finds no model named '' and exits"
+    if leftover is None or UNKNOWN_TOKEN in value or not (kind in _CONVERTED or key == "model"):
+        return None
+    if leftover.startswith("$(") and kind not in _CONVERTED:
+        # the model named by $(VAR): operators (OME's MODEL_PATH, a kustomize base's env under a patch) define the
+        # variable in the pod they build, so an undefined one is not sure to stay as written
+        return None
+    if leftover.startswith("{{"):
+        how = "is an unrendered Helm placeholder: the file was not rendered (helm template), so vLLM receives it"
+    elif leftover.startswith("$("):
+        how = (f"refers to {leftover}, which the container's env does not define: Kubernetes leaves an undefined "
+               "$(VAR) as written, so vLLM receives it")
+    else:
+        how = (f"uses {leftover}: Kubernetes expands only $(VAR) in command and args (a shell expands ${{VAR}} and "
+               "$VAR, and there is none here), so vLLM receives it")
+    what = "cannot load a model by that name" if key == "model" else "cannot read it as a value of the flag"
+    return f"{how} as written ({written!r}) and {what}, and exits at start-up"

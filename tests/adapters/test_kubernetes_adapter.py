@@ -688,7 +688,10 @@ def test_model_in_a_config_file_is_unknown_with_the_reason():
                   command: [vllm, serve, --config, /etc/vllm/config.yaml]
     """), "c.yaml")
     [g] = inv.groups
-    assert (g.model, g.model_error, g.engine.extra) == (None, None, {"config": "/etc/vllm/config.yaml"})
+    assert (g.model, g.model_error, g.engine.extra["config"]) == (None, None, "/etc/vllm/config.yaml")
+    # the file may set any other setting too: none of them is vLLM's default (issue 29)
+    assert (g.engine.tensor_parallel_size, g.engine.max_model_len, g.engine.extra["api_key"]) == (
+        UNKNOWN, UNKNOWN, UNKNOWN)
     assert g.model_unknown == ("it is set in the --config file '/etc/vllm/config.yaml', which shardwise cannot "
                                "read; pass the model on the command line")
 

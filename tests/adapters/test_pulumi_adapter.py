@@ -17,6 +17,7 @@ from shardwise.rules.adapters.pulumi import (
     load_pulumi_json,
     resources_from_json,
 )
+from shardwise.rules.adapters.pulumi.values import ASSET
 from shardwise.rules.model import UNKNOWN, UNKNOWN_NAMESPACE, Location, SgRule, Suppression, Taint
 from shardwise.rules.model.errors import InputError
 
@@ -56,7 +57,7 @@ RULE_T = "aws:ec2/securityGroupRule:SecurityGroupRule"
     ({SIG: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value": 3.0}, 3),
     ({SIG: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "dependencies": ["urn:x"]}, UNKNOWN),
     ({SIG: "5cf8f73096256a8f31e491e813e4eb8e", "urn": "urn:x", "id": "sg-1"}, "sg-1"),
-    ({SIG: "c44067f5952c0a294b673a41bacd8c17", "path": "a.txt"}, None),
+    ({SIG: "c44067f5952c0a294b673a41bacd8c17", "path": "a.txt"}, ASSET),  # no property read takes one
     ({"a": [1.0, {"b": U}]}, {"a": [1, {"b": UNKNOWN}]}),
 ])
 def test_clean(raw, value):

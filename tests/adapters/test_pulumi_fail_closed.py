@@ -372,6 +372,11 @@ RULE_ERR = f"shardwise: error: p.json:{LINE[RULE]}: {RULE_T} {urn(RULE_T, 'gpu-n
      LT_ERR + "metadataOptions: expected an object, found an array"),
     (lambda d: inputs(d, LT)["metadataOptions"].update(httpTokens=True),
      LT_ERR + "metadataOptions.httpTokens: expected a string, found a boolean"),
+    # values AWS rejects are input errors, never read as safe (issue 29): a null subnet, an asset for an interface
+    (lambda d: inputs(d, NG).update(subnetIds=[None]), NG_ERR + "subnetIds[0]: expected a string, found null"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[
+        {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "path": "eni.json"}]),
+     LT_ERR + "networkInterfaces[0]: expected an object, found an asset or archive"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
 def test_a_wrongly_typed_value_is_an_input_error_naming_the_property(tmp_path, edit, message):
     assert error(tmp_path, edit) == message + "\n"

@@ -227,14 +227,24 @@ LB_OTHER = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec",
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 NO_ENV = _ctx(DEP, (*C0, "env"), [])  # VLLM_SERVER_DEV_MODE comes from envFrom only (env wins over envFrom)
 PROBE_TIMING = "probe timings decide SW402 (advisory) only"
+#: The ConfigMap of the inputs turns dev mode on, and env does not set it: envFrom decides.
+DEV_CM = _both(NO_ENV, _ctx(CM, ("data",), {DEV_MODE: "1"}))
+#: ... and the container takes its environment from a ConfigMap kept elsewhere instead (not guessed: it passes).
+ELSEWHERE = _both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"configMapRef": {"name": "elsewhere"}}]))
+#: The stack's pod with dev mode on (SW306 blocks it).
+DEV_POD: dict[str, Any] = {"metadata": {"labels": {"app": "llama-8b"}}, "spec": {"containers": [{
+    "name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["meta-llama/Llama-3.1-8B-Instruct"],
+    "env": [{"name": DEV_MODE, "value": "1"}], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
 
 K8S_CASES: list[Case] = [
     # the Deployment
-    Case(DEP, ("spec",), why="nothing of the workload is known", noted="SW002"),
-    Case(DEP, ("spec", "template"), why="nothing of the pod is known", noted="SW002"),
-    Case(DEP, ("spec", "template", "spec"), why="nothing of the pod is known", noted="SW002"),
-    Case(DEP, (*POD, "containers"), why="no container is known", noted="SW002"),
-    Case(DEP, C0, why="the container is not known", noted="SW002"),
+    # a workload part that is not known may run vLLM in dev mode: SW306 fails closed (SW002 notes it)
+    Case(DEP, ("spec",), {"selector": {"matchLabels": {"app": "llama-8b"}}, "template": DEV_POD}, "SW306",
+         noted="SW002"),
+    Case(DEP, ("spec", "template"), DEV_POD, "SW306", noted="SW002"),
+    Case(DEP, ("spec", "template", "spec"), DEV_POD["spec"], "SW306", noted="SW002"),
+    Case(DEP, (*POD, "containers"), DEV_POD["spec"]["containers"], "SW306", noted="SW002"),
+    Case(DEP, C0, DEV_POD["spec"]["containers"][0], "SW306", noted="SW002"),
     Case(DEP, (*C0, "name"), why=NAME_ONLY),
     Case(DEP, (*C0, "image"), why="the image decides nothing the command line does not"),
     Case(DEP, (*C0, "command"), why="no command: the image's entrypoint"),
@@ -251,12 +261,15 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "env", 0), {"name": DEV_MODE, "value": "1"}, "SW306"),
     Case(DEP, (*C0, "env", 0, "name"), DEV_MODE, "SW306", _ctx(DEP, (*C0, "env", 0), {"name": "OTHER", "value": "1"})),
     Case(DEP, (*C0, "env", 0, "value"), "1", "SW306"),
-    Case(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}], "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0), {"secretRef": {"name": "vllm-secrets"}}, "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0, "configMapRef"), {"name": "elsewhere"}, "SW306", NO_ENV),
-    Case(DEP, (*C0, "envFrom", 0, "configMapRef", "name"), "elsewhere", "SW306", NO_ENV),
+    # envFrom: a ConfigMap of the inputs is read; what a Secret or a ConfigMap kept elsewhere holds is not guessed
+    Case(DEP, (*C0, "envFrom"), [{"configMapRef": {"name": "vllm-env"}}], "SW306",
+         _both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}]))),
+    Case(DEP, (*C0, "envFrom", 0), {"configMapRef": {"name": "vllm-env"}}, "SW306", ELSEWHERE),
+    Case(DEP, (*C0, "envFrom", 0, "configMapRef"), {"name": "vllm-env"}, "SW306", ELSEWHERE),
+    Case(DEP, (*C0, "envFrom", 0, "configMapRef", "name"), "vllm-env", "SW306", ELSEWHERE),
     Case(DEP, (*C0, "envFrom", 0, "prefix"), "VLLM_SERVER_", "SW306", _both(NO_ENV, _ctx(CM, ("data",), {"DEV_MODE": "1"}))),
-    Case(DEP, (*C0, "envFrom", 0, "secretRef"), {"name": "vllm-secrets"}, "SW306", NO_ENV),
+    Case(DEP, (*C0, "envFrom", 0, "secretRef"), why="what a Secret holds is not guessed (it is not in the inputs)",
+         context=_both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}]))),
     Case(DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 1}}, None, why="the same"),
     Case(DEP, (*C0, "resources", "limits"), why="one GPU for TP1 either way"),
     Case(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 0, "SW204"),
@@ -328,12 +341,15 @@ K8S_CASES: list[Case] = [
         ("spec", "egress"), ("spec", "ingress"), ("spec", "podSelector", "matchExpressions"),
         ("spec", "podSelector", "matchLabels"), ("spec", "policyTypes", 0), ("metadata",))),
     Case(NP, ("metadata", "name"), why=NAME_ONLY),
-    Case(CM, ("metadata", "name"), "elsewhere", "SW306", NO_ENV),
-    Case(CM, ("metadata",), why="envFrom cannot find it", noted="SW306", context=NO_ENV),
+    Case(CM, ("metadata", "name"), "vllm-env", "SW306", _both(DEV_CM, _ctx(CM, ("metadata", "name"), "other"))),
+    Case(CM, ("metadata",), {"name": "vllm-env", "namespace": "serving"}, "SW306",
+         _both(DEV_CM, _ctx(CM, ("metadata", "name"), "other"))),
     Case(CM, ("metadata", "annotations"), why="annotations only suppress findings here"),
+    Case(CM, ("spec",), why="a ConfigMap has no spec: only the search for an operator's vLLM mentions looks there"),
     Case(CM, ("data",), {DEV_MODE: "1"}, "SW306", NO_ENV),
     Case(CM, ("data", "HF_HUB_OFFLINE"), "1", None, NO_ENV, why="no rule reads it"),
-    Case(CM, ("metadata", "namespace"), "elsewhere", "SW306", _both(NO_ENV, _ctx(CM, ("data",), {DEV_MODE: "0"}))),
+    Case(CM, ("metadata", "namespace"), "serving", "SW306", _both(DEV_CM, _ctx(CM, ("metadata", "namespace"),
+                                                                                "elsewhere"))),
 ]
 CASES += K8S_CASES
 
@@ -565,10 +581,17 @@ def test_the_pack_reads_every_unknown_without_an_internal_error(case: Case) -> N
     context = crossguard.StackContext()
     analyses = [crossguard.stack_analysis(resources, context),
                 *(crossguard.resource_analysis(r, context) for r in resources)]
+    blocked: set[str] = set()
     for analysis in analyses:
         reports = [r for rule in ALL_RULES for r in analysis.check(rule, None, context)]
         assert analysis.internal == [], analysis.internal
         assert all(r.message.startswith(("SW", "shardwise")) for r in reports)
+        # the policy's own violations (not its notes), where the pack runs the policy
+        blocked.update(r.message[:5] for rule in ALL_RULES if rule.meta.scope == analysis.scope
+                       for r in analysis.check(rule, None, context))
+    if case.bad is not NO_BAD and case.code is not None and not case.code.startswith(("SW1", "SW2")):
+        # a security or reliability rule that blocks the value fails closed on its unknown in the pack too
+        assert case.code in blocked, (case.id, blocked)
 
 
 @pytest.mark.slow
@@ -598,6 +621,7 @@ def test_no_pack_rpc_fails_on_an_unknown_or_a_wrong_type() -> None:
 # --- what an unknown inside a Kubernetes object reads as, exactly -------------------------------
 
 UNDECIDED = "is not known (a computed value or an unresolved reference)"
+AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
 NOT_CHECKED = ("is not known until the preview's unknown values are (a computed value); lint the `pulumi up` "
                "state, or pass the value as a literal")
 
@@ -622,18 +646,25 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW306", "mandatory", f"SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` {UNDECIDED}")]),
     ((DEP, ("metadata", "namespace")), None, [
         ("SW305", "advisory", f"SW305: cannot decide: the namespace {UNDECIDED}")]),
+    *(((DEP, (*C0, *where)), None, [  # not "requests no GPUs"
+        ("SW204", "advisory", f"SW204: cannot decide: the GPU request (nvidia.com/gpu limit) {UNDECIDED}; this holds "
+                              "back SW204, SW208, which are checked once the value is known: write it literally in "
+                              "the inputs (not a reference to a ConfigMap or Secret, nor a computed output)")])
+      for where in (("resources",), ("resources", "limits"))),
     ((DEP, (*C0, "image")), None, [
         ("SW307", "advisory", f"SW307: cannot decide: image of container `vllm` {UNDECIDED}")]),
-    ((DEP, ("spec", "template")), None, [
-        ("SW002", "advisory", f"SW002: cannot check this workload: its pod template (spec.template) {NOT_CHECKED}")]),
-    ((DEP, ("spec", "template", "spec")), None, [
-        ("SW002", "advisory", f"SW002: cannot check this workload: its pod spec (spec.template.spec) {NOT_CHECKED}")]),
-    ((DEP, (*POD, "containers")), None, [
-        ("SW002", "advisory", "SW002: cannot check this workload: its container list (spec.template.spec.containers) "
-                              f"{NOT_CHECKED}")]),
-    ((DEP, C0), None, [
-        ("SW002", "advisory", "SW002: cannot check this workload: one of its containers "
-                              f"(spec.template.spec.containers[0]) {NOT_CHECKED}")]),
+    *(((DEP, path), None, [
+        ("SW002", "advisory", f"SW002: cannot check this workload: {part} {NOT_CHECKED}"),
+        ("SW306", "mandatory", f"SW306: cannot decide: whether its containers set VLLM_SERVER_DEV_MODE: {part} "
+                               f"{AT_PREVIEW}"),
+        ("SW310", "mandatory", f"SW310: cannot decide: whether its containers set NVIDIA_VISIBLE_DEVICES: {part} "
+                               f"{AT_PREVIEW}")])
+      for path, part in (
+          (("spec", "template"), "its pod template (spec.template)"),
+          (("spec", "template", "spec"), "its pod spec (spec.template.spec)"),
+          ((*POD, "containers"), "its container list (spec.template.spec.containers)"),
+          (C0, "one of its containers (spec.template.spec.containers[0])"),
+      )),
 ], ids=lambda v: _dotted(v[1]) if isinstance(v, tuple) and len(v) == 2 else None)
 def test_an_unknown_in_a_kubernetes_object_is_never_read_as_absent(tmp_path: Path, path: tuple[int, Path_],
                                                                    context: Edit | None, expected: list[Any]) -> None:

@@ -75,6 +75,9 @@ FIXTURE_SUFFIXES = (".yaml", ".json")
 EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixtures.py)
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
+    # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
+    # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
+    "SW003": {"literal-words.yaml"},
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
@@ -82,10 +85,14 @@ EXTRA_FIXTURES = {
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
-    "SW304": {"auto-mode.yaml"},  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
+    "SW301": {"ray-dashboard.yaml"},
+    "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
+              "karpenter-nodeclass-elsewhere.yaml"},
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
-              "nodeport-internal.yaml"},  # a NodePort and an internal LoadBalancer are advisory
+              "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
+              "fail-configmap.yaml"},
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
+    "SW310": {"pass-envfrom-elsewhere.yaml"},
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not

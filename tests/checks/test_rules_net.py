@@ -52,7 +52,7 @@ def test_unknown_fixtures_say_cannot_decide(code, name):
     if meta.mandatory_when:  # per-hit levels, asserted in the .expected files
         assert {f.level for f in undecided} == {
             "SW305": {"advisory", "mandatory"},  # mandatory for the multi-node group
-            "SW310": {"advisory"},  # an unreadable envFrom: SW306 blocks it already
+            "SW310": {"mandatory"},  # NVIDIA_VISIBLE_DEVICES not known yet (it overrides the device plugin)
         }[code]
         return
     level = "advisory" if meta.safe_to_skip_unknown else "mandatory"

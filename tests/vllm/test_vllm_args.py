@@ -7,7 +7,7 @@ import shlex
 import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
-from shardwise.rules.model import UNKNOWN, EngineArgs, Location
+from shardwise.rules.model import UNKNOWN, UNKNOWN_TOKEN, EngineArgs, Location
 from shardwise.rules.model.errors import InputError
 from shardwise.rules.vllm.args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
 
@@ -385,3 +385,58 @@ def test_script_words_of_a_launcher_and_of_quoted_text():
         "exec", "a"]
     assert script_words("vllm serve 'my model' --x \"a b\" # comment") == ["vllm", "serve", "my model", "--x", "a b"]
     assert script_words("echo 'unterminated") == ["echo", "'unterminated"]  # shlex refuses it: split on blanks
+
+
+# --- settings that may be set out of sight (issue 29) ----------------------------------------------
+
+
+def test_a_config_file_leaves_every_setting_not_on_the_command_line_unknown():
+    """vLLM reads the --config YAML for what the command line does not give (command line > config file >
+    defaults): a setting that is not written is not vLLM's default."""
+    engine = parse_vllm_command(["vllm", "serve"], ["meta-llama/Llama-3.1-8B-Instruct", "--config", "/etc/vllm.yaml",
+                                                   "--max-model-len", "8192"], {})
+    assert engine is not None
+    assert (engine.model, engine.max_model_len, engine.tensor_parallel_size, engine.pipeline_parallel_size,
+            engine.gpu_memory_utilization) == ("meta-llama/Llama-3.1-8B-Instruct", 8192, UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
+    """At preview a computed ``args`` list is one unknown word: it is not TP1×PP1, nor a model name."""
+    engine = parse_vllm_command([], [UNKNOWN_TOKEN], {}, image="vllm/vllm-openai:v0.11.0")
+    assert engine is not None
+    assert (engine.model, engine.tensor_parallel_size, engine.pipeline_parallel_size) == (UNKNOWN, UNKNOWN, UNKNOWN)
+
+
+# --- words vLLM exits on, as Kubernetes passes them (issue 27 class 6, issue 29) --------------------------
+
+
+M8 = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.mark.parametrize(("command", "args", "env", "unknown", "crash"), [
+    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
+    ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
+    ([], ["$(MODEL)"], {}, (), None),  # an operator or a kustomize base may define the model's variable
+    # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API
+    ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("*",), None),  # envFrom may define it
+    ([], [M8, "--port", "$(LLAMA_SERVICE_PORT)"], {}, (), None),  # a Service's variable (enableServiceLinks)
+    (["/bin/sh", "-c"], [f"vllm serve {M8} --tensor-parallel-size ${{TP}}"], {"TP": "2"}, (), None),
+    ([], [M8, "--served-model-name=llama 8b", "--host", "$(POD_IP)"], {}, ("POD_IP",), None),
+    ([], [M8, "--tensor-parallel-size", "$(SHARDWISE_UNKNOWN_VALUE)"], {}, (), None),  # a preview's unknown
+    (["/opt/start.sh", "vllm", "serve"], [M8, "--tensor-parallel-size=${TP}"], {}, (), None),  # a script may expand
+], ids=["one-item", "one-item-short", "shell-syntax", "dollar-var", "undefined", "helm", "empty-model",
+        "undefined-model", "defined", "value-from", "env-from", "service-link", "shell", "name-with-space",
+        "preview-unknown", "wrapper-script"])
+def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unknown(command, args, env, unknown,
+                                                                                     crash):
+    from shardwise.rules.vllm.args import literal_crash
+
+    found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
+    assert (found[:2] if found else None) == crash

@@ -8,7 +8,17 @@ from typing import Any
 
 from ...model import UNKNOWN, Ingress, Inventory, Location, NetworkPolicy, Service
 from ...model.errors import InputError
-from .fields import as_list, as_map, line_of, read_annotations, str_map, suppressions_from, typed_items, typed_map
+from .fields import (
+    as_list,
+    as_map,
+    line_of,
+    read_annotations,
+    str_map,
+    suppressions_from,
+    typed_items,
+    typed_list,
+    typed_map,
+)
 
 #: The Service types Kubernetes accepts, spelled exactly so: the API server rejects any other spelling
 #: ("loadbalancer", "Loadbalancer", "LoadBalancer " with a space, full-width letters).
@@ -30,17 +40,40 @@ def _service_type(spec: Mapping[str, Any], loc: Location) -> Any:
                      loc.file, line_of(spec, "type") or loc.line)
 
 
+def _port(entry: Mapping[str, Any], key: str, what: str, at: Location, named: bool) -> Any:
+    """A Service port (a number 1-65535) or targetPort (the same, or a port name): any other value Kubernetes
+    rejects is an :class:`InputError` at the entry's line, never read as absent (UNKNOWN and absent pass)."""
+    value = entry.get(key)
+    if value is None or value is UNKNOWN:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 65535:
+        return value
+    if named and isinstance(value, str) and value.strip():
+        return value
+    accepted = "a port number (1-65535) or a port name" if named else "a port number (1-65535)"
+    shown = repr(value) if isinstance(value, int | float | str) and not isinstance(value, bool) else _kind(value)
+    raise InputError(f"{what}.{key}: expected {accepted}, found {shown}", at.file,
+                     line_of(entry, key) or at.line)
+
+
+def _kind(value: Any) -> str:
+    from .parse import yaml_type
+
+    return yaml_type(value)
+
+
 def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta = as_map(obj.get("metadata"))
     spec = typed_map(obj, "spec", "spec", loc)
     ann, lines = read_annotations(meta)
     ports, targets = [], []
     names: dict[str, Any] = {}
-    for p in typed_items(spec, "ports", "spec.ports", loc):
-        port = p.get("port")
+    for i, p in enumerate(typed_items(spec, "ports", "spec.ports", loc)):
+        at = Location(loc.file, getattr(p, "line", None) or loc.line)
+        port = _port(p, "port", f"spec.ports[{i}]", at, named=False)
         if isinstance(port, int):
             ports.append(port)
-        target = p.get("targetPort", port)
+        target = _port(p, "targetPort", f"spec.ports[{i}]", at, named=True) if "targetPort" in p else port
         targets.append(target)
         if isinstance(p.get("name"), str):
             names[p["name"]] = target
@@ -107,19 +140,24 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
 
 
 def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
-    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
-    sel = as_map(spec.get("podSelector"))
-    pod_selector = str_map(sel.get("matchLabels"))
+    # a field of the wrong type is an input error: Kubernetes rejects the policy, so it isolates nothing (and
+    # `spec: 7` must never read as an empty podSelector, which selects every pod)
+    meta, spec = as_map(obj.get("metadata")), typed_map(obj, "spec", "spec", loc)
+    sel = typed_map(spec, "podSelector", "spec.podSelector", loc)
+    pod_selector = str_map(typed_map(sel, "matchLabels", "spec.podSelector.matchLabels", loc))
     # matchExpressions cannot be folded into labels; record them so the policy is never mistaken
     # for one that selects every pod (a selector a pod's labels cannot equal is the safe reading).
-    for e in as_list(sel.get("matchExpressions")):
-        e = as_map(e)
+    for e in typed_items(sel, "matchExpressions", "spec.podSelector.matchExpressions", loc):
         if e.get("key"):
             values = ",".join(str(v) for v in as_list(e.get("values")))
             pod_selector[str(e["key"])] = f"{e.get('operator', 'In')}({values})"
-    ingress = as_list(spec.get("ingress"))
-    egress = as_list(spec.get("egress"))
-    types = [str(t) for t in as_list(spec.get("policyTypes"))]
+    ingress = typed_list(spec, "ingress", "spec.ingress", loc)
+    egress = typed_list(spec, "egress", "spec.egress", loc)
+    types = [str(t) for t in typed_list(spec, "policyTypes", "spec.policyTypes", loc)]
+    wrong = [t for t in types if t not in ("Ingress", "Egress")]
+    if wrong:
+        raise InputError(f"spec.policyTypes: {wrong[0]!r} is not a policy type Kubernetes accepts (Ingress, Egress)",
+                         loc.file, line_of(spec, "policyTypes") or loc.line)
     if not types:
         types = ["Ingress"] + (["Egress"] if egress else [])
     inv.network_policies.append(NetworkPolicy(

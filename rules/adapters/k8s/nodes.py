@@ -14,6 +14,7 @@ from typing import Any
 from ...catalog.accelerators import resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
+from ...model.errors import InputError
 from ...model.vocab import (
     GFD_CLIQUE,
     GPU_LABELS,
@@ -27,7 +28,7 @@ from ...model.vocab import (
     LABEL_NVLINK,
 )
 from .claims import resolve_claims
-from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from
+from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .ome import link_services
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
@@ -108,8 +109,11 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     variants = [(name, labels)]
     if multi is not None:  # one pool per instance type (or GPU name) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi[0]: v}) for v in multi[1]]
-    ref = as_map(tspec.get("nodeClassRef"))
+    ref = typed_map(tspec, "nodeClassRef", "spec.template.spec.nodeClassRef", loc)
     node_class = ref.get("name")
+    if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):
+        raise InputError(f"spec.template.spec.nodeClassRef.name: expected a string, found {node_class!r}", loc.file,
+                         line_of(ref, "name") or loc.line)
     launch = str(node_class) if node_class else None
     if node_class and ref.get("group") == AUTO_MODE_GROUP:  # EKS Auto Mode: AWS's launch settings, not a template
         launch = auto_mode_template(str(node_class), loc, inv)
@@ -125,11 +129,18 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
 def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
-    md = as_map(spec.get("metadataOptions"))
-    # Karpenter's defaults when metadataOptions is absent: httpTokens required, hop limit 1.
+    spec = typed_map(obj, "spec", "spec", loc)
+    md = typed_map(spec, "metadataOptions", "spec.metadataOptions", loc)
+    tokens = md.get("httpTokens")
+    # the CRD's enum: the API server rejects any other value
+    if tokens is not None and tokens is not UNKNOWN and tokens not in ("required", "optional"):
+        raise InputError(f"spec.metadataOptions.httpTokens: expected required or optional, found {tokens!r}",
+                         loc.file, line_of(md, "httpTokens") or loc.line)
+    # Karpenter v1's CRD defaults (karpenter.k8s.aws_ec2nodeclasses.yaml): httpTokens required, hop limit 1.
     inv.launch_templates.append(LaunchTemplate(
         name=str(meta.get("name") or "unnamed"),
-        http_tokens=str(md.get("httpTokens") or "required"),
+        kind="EC2NodeClass",
+        http_tokens=str(tokens or "required"),
         http_put_response_hop_limit=int_field(md, "httpPutResponseHopLimit", 1, loc,
                                                "spec.metadataOptions.httpPutResponseHopLimit"),
         location=loc,

@@ -27,7 +27,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import EFA_RESOURCE
-from ...vllm.args import expand_k8s, is_vllm_image, parse_vllm_command
+from ...vllm.args import expand_k8s, is_vllm_image, literal_crash, parse_vllm_command
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
@@ -91,10 +91,13 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     )
 
 
-def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location
+def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location,
+         refs: dict[str, tuple[str, str]] | None = None,
          ) -> tuple[dict[str, Any], dict[str, str], dict[str, Location], dict[str, str]]:
     """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable, what
-    was written for each value that referenced other variables with ``$(VAR)``)."""
+    was written for each value that referenced other variables with ``$(VAR)``); ``refs`` collects the
+    ``valueFrom.configMapKeyRef`` of each variable."""
+    refs = {} if refs is None else refs
     written: dict[str, str] = {}
     env: dict[str, Any] = {}
     literal: dict[str, str] = dict(injected)
@@ -118,6 +121,9 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
         elif "valueFrom" in item:
             env[name] = UNKNOWN
             literal.pop(name, None)
+            ref = as_map(as_map(item.get("valueFrom")).get("configMapKeyRef"))
+            if isinstance(ref.get("name"), str) and isinstance(ref.get("key"), str):
+                refs[name] = (ref["name"], ref["key"])
         else:
             env[name] = ""
             literal[name] = ""
@@ -290,7 +296,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         pod.image_vllm = pod.image_vllm or looks_vllm
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
-        env, literal, env_lines, env_written = _env(c, injected, what, cloc)
+        env_refs: dict[str, tuple[str, str]] = {}
+        env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
@@ -318,6 +325,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                                                                      cloc) if x.get("name")],
             claim_refs=refs,
             env_written=env_written,
+            env_refs=env_refs,
             runtime_class=spec.get("runtimeClassName") if spec.get("runtimeClassName") in (None, UNKNOWN)
             else str(spec.get("runtimeClassName")),
         )
@@ -341,7 +349,19 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
         unknown_env = {k for k, v in env.items() if v is UNKNOWN} | ({"*"} if env_from else set())
+        crash = literal_crash(run, args, literal, image, unknown_env)
+        if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
+            words = [*run, *args]
+            crashed, words[crash[0]] = words[crash[0]], crash[1]
+            run, args = words[:len(run)], words[len(run):]
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
+        if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
+            pod.crash = crash[2]
+            pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
+            if "which the container's env does not define" in crash[2]:
+                # the whole object must be read to know the variable is not defined (a kustomize patch's base,
+                # or the operator that builds the pod, may define it): note_launch decides
+                pod.locations["crash-undefined"] = pod.locations["crash"]
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:

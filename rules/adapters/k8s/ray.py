@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, Inventory, Location, NodePool
+from ...model import UNKNOWN, Inventory, Location, NodePool, PodPorts, Service
 from ...model.errors import CatalogError, InputError
 from ..yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of, str_map
@@ -138,9 +138,52 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     return True
 
 
+#: The named ports of the head Service KubeRay creates when the head container names none
+#: (ray-operator/controllers/ray/utils/constant.go: client, gcs-server, dashboard, metrics).
+_HEAD_DEFAULT_PORTS = {"client": 10001, "gcs-server": 6379, "dashboard": 8265, "metrics": 8080}
+
+
+def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
+                 inv: Inventory) -> None:
+    """The ports of a Ray cluster's pods with the labels KubeRay gives them (``ray.io/cluster``,
+    ``ray.io/node-type``, ``ray.io/group``, ``ray.io/is-ray-node``), so that a Service selecting the head
+    by them resolves its named ``targetPort`` (``dashboard``); and the head Service KubeRay itself creates
+    from ``headGroupSpec.serviceType``: with LoadBalancer or NodePort it publishes every port of the head
+    container (KubeRay's defaults, among them the Ray dashboard and client, when it names none)."""
+    meta = as_map(obj.get("metadata"))
+    name, namespace = str(meta.get("name") or "unnamed"), str(meta.get("namespace") or "default")
+    subject = f"{kind} {namespace}/{name}"
+    head_group = as_map(cluster.get("headGroupSpec"))
+    workers = [as_map(wg) for wg in as_list(cluster.get("workerGroupSpecs"))]
+    groups = [(head_group, "head", _HEAD_GROUP)] + [(wg, "worker", str(wg.get("groupName") or "")) for wg in workers]
+    for group, node_type, group_name in groups:
+        template = as_map(group.get("template"))
+        labels = ray_pod_labels(kind, obj, template, node_type == "head", group_name)
+        named: dict[str, int] = {}
+        containers = as_list(as_map(template.get("spec")).get("containers"))
+        for p in as_list(as_map(containers[0] if containers else None).get("ports")):
+            p = as_map(p)
+            if isinstance(p.get("containerPort"), int) and not isinstance(p.get("containerPort"), bool):
+                named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
+        if node_type == "head" and not named:
+            named = dict(_HEAD_DEFAULT_PORTS)
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named))
+        service_type = group.get("serviceType") if node_type == "head" else None
+        if service_type in ("LoadBalancer", "NodePort"):
+            inv.services.append(Service(
+                name=f"{name}-head-svc", namespace=namespace, type=str(service_type),
+                ports=list(named.values()), target_ports=list(named.values()),
+                selector={k: labels[k] for k in ("ray.io/node-type", "ray.io/cluster") if k in labels},
+                location=key_location(group, "serviceType", loc.file, loc),
+                port_names={n: p for n, p in named.items()},
+            ))
+
+
 def add_ray_cluster_object(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
                            lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
+    if kind in ("RayCluster", "RayService"):
+        add_ray_pods(kind, obj, as_map(spec.get("rayClusterConfig")) if kind == "RayService" else spec, loc, inv)
     if kind == "RayClusterFleet":
         template = as_map(spec.get("template"))
         replicas = int_field(spec, "replicas", 1, loc, "spec.replicas")

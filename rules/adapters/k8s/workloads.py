@@ -41,7 +41,7 @@ from ...model.vocab import (
     LWS_WORKER_INDEX,
 )
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field, read_annotations, str_map, suppressions_from, typed_map
+from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
 
@@ -204,7 +204,9 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     """Record a pod whose vLLM command would crash, or that looks like vLLM but could not be read."""
     meta = as_map(obj.get("metadata"))
     subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
-    if group is not None and pod.crash is not None and pod.vllm is not None:
+    # an undefined $(VAR) stays an unknown: a kustomize base or component, or the operator that builds the pod,
+    # may define it (the wide corpus's wg-serving and OME files), so it is not sure to reach vLLM as written
+    if group is not None and pod.crash is not None and pod.vllm is not None and "crash-undefined" not in pod.locations:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
                      group.at("crash"), group.suppressions, crash=True)
     elif group is None and pod.unread is not None:
@@ -216,6 +218,19 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
             "server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m "
             "vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+
+
+def _written_null(d: Any, key: str, what: str, loc: Location) -> None:
+    """A required field written as null (or, for ``containers``, as an empty list) in a kind Kubernetes defines:
+    the API server rejects the object, so it is an input error at its line, not a workload that silently
+    vanishes (a patch that leaves the field out is not one)."""
+    if not isinstance(d, dict) or key not in d:
+        return
+    value = d[key]
+    if value is None or (key == "containers" and value == []):
+        need = "at least one container" if key == "containers" else "a value"
+        raise InputError(f"{what}: written as {'null' if value is None else 'an empty list'}, but Kubernetes requires "
+                         f"{need} (the object is rejected)", loc.file, line_of(d, key) or loc.line)
 
 
 def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool) -> tuple[Any, Any, str] | None:
@@ -318,17 +333,23 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     file_lines = lines.get(file) if lines is not None and file is not None else None
     strict = known and kind in SIMPLE_WORKLOADS
     spec = typed_map(obj, "spec", "spec", loc) if strict else as_map(obj.get("spec"))
+    if strict:
+        _written_null(obj, "spec", "spec", loc)
     if strict and kind == "LeaderWorkerSet":
         return add_lws(obj, loc, inv, file_lines)
     if strict and kind == "Pod":
         meta, pod_spec, path = obj.get("metadata"), spec, "spec"
     else:
+        if strict and kind != "CronJob":
+            _written_null(spec, "template", "spec.template", loc)
         tpl = _template_of(kind, spec, loc, strict)
         if tpl is None:
             return False
         meta, pod_spec, path = tpl
         if not strict and not isinstance(as_map(pod_spec).get("containers"), list):
             return False
+    if strict:
+        _written_null(pod_spec, "containers", f"{path}.containers", loc)
     obj_meta = as_map(obj.get("metadata"))
     namespace = str(obj_meta.get("namespace") or "default")
     bare_pod = strict and kind == "Pod"

@@ -396,7 +396,7 @@ def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
     if isinstance(cap, str):
         labels.setdefault("eks.amazonaws.com/capacityType", cap)
     taints = _taints(props)
-    subnets = index.resolve_list(res, "subnetIds", texts(props.get("subnetIds"), "subnetIds"), (SUBNET,))
+    subnets = index.resolve_list(res, "subnetIds", texts(props.get("subnetIds"), "subnetIds", nulls=False), (SUBNET,))
     lt_ref: Any = None
     extras = LaunchExtras()
     spec = obj(props.get("launchTemplate"), "launchTemplate")

@@ -47,6 +47,14 @@ _PROBE_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds"
                  "failureThreshold": "failure_threshold", "timeoutSeconds": "timeout_seconds"}
 #: Keys under which a pod template sits (Deployment and friends, LeaderWorkerSet, Job in CronJob).
 _TEMPLATES = ("template", "leaderTemplate", "workerTemplate", "jobTemplate")
+#: Paths that hold all of a kind's pod templates (their unknown hides every pod of the workload).
+_TEMPLATE_HOLDERS: dict[str, tuple[Path, ...]] = {
+    "LeaderWorkerSet": (("spec", "leaderWorkerTemplate"),),
+    "RayCluster": (("spec", "headGroupSpec"), ("spec", "workerGroupSpecs")),
+    "RayService": (("spec", "rayClusterConfig"),),
+}
+#: Kinds whose one serving group runs over several pods (SW305 is mandatory for them).
+_MULTI_NODE_KINDS = ("LeaderWorkerSet", "RayCluster", "RayService")
 
 
 def kubernetes_api(type_token: str) -> tuple[str, str] | None:
@@ -124,6 +132,8 @@ def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Pat
                 if y is _DROP:
                     if path and path[-1] in ("args", "command"):
                         items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
+                    elif path and path[-1] in ("containers", "initContainers"):
+                        items.append(UNKNOWN)  # the readers skip it; the list is not empty
                     continue
                 items.append(y)
             return items
@@ -198,6 +208,21 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             for s in inv.services:
                 s.ports.append(UNKNOWN)
                 s.target_ports.append(UNKNOWN)
+        elif kind == "NodePool" and path == _CLASS_REF[:len(path)]:
+            for pool in inv.pools:  # which EC2NodeClass (and so which metadata options) is not known
+                pool.launch_template = UNKNOWN
+        elif kind == "EC2NodeClass" and path in (("spec",), ("spec", "metadataOptions"),
+                                                 ("spec", "metadataOptions", "httpTokens"),
+                                                 ("spec", "metadataOptions", "httpPutResponseHopLimit")):
+            for lt in inv.launch_templates:
+                if path[-1] != "httpPutResponseHopLimit":
+                    lt.http_tokens = UNKNOWN
+                if path[-1] != "httpTokens":
+                    lt.http_put_response_hop_limit = UNKNOWN
+        elif kind in ("Ingress", "HTTPRoute") and _routes_to(path):
+            for ing in inv.ingresses:  # a backend not known: it may route to any port of any Service
+                if UNKNOWN not in ing.ports:
+                    ing.ports.append(UNKNOWN)
         elif kind == "Service" and path == ("spec",):
             for s in inv.services:
                 s.type, s.selector = UNKNOWN, UNKNOWN
@@ -214,6 +239,8 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc)
         elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
             _cannot_read(inv, subject(), "its spec", loc)
+        elif path in _TEMPLATE_HOLDERS.get(kind, ()):  # every pod template below it
+            _cannot_read(inv, subject(), f"its pod templates ({_dotted(path)})", loc)
         elif template is not None and len(rel) == 4 and rel[:2] == ("spec", "tolerations") and isinstance(rel[2], int):
             for g in inv.groups:  # the reader kept the entry without the field: make the field unknown
                 if rel[2] < len(g.tolerations) and rel[3] in ("key", "operator", "value", "effect"):
@@ -232,6 +259,15 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                     if len(rel) == 4 or rel[4] == "capabilities":
                         sc.capabilities_add.append("<unknown>")
                 sc.seccomp = UNKNOWN
+        elif (len(path) >= 3 and path[-3] == "containers" and path[-1] == "resources") or (
+                len(path) >= 4 and path[-4] == "containers" and path[-2:] == ("resources", "limits")):
+            at = path[:-1] if path[-1] == "resources" else path[:-2]
+            for c in _containers_at(inv, props, at):  # the accelerators it requests are not known: not "none"
+                if not isinstance(c.gpus, int) or c.gpus == 0:
+                    c.gpus = UNKNOWN
+            for g in inv.groups:
+                if any(c.gpus is UNKNOWN for c in g.containers) and not isinstance(g.gpus_per_pod, int):
+                    g.gpus_per_pod = UNKNOWN
         elif len(path) >= 3 and (path[-1] == "envFrom" or path[-2] == "envFrom"):
             at = path[:-1] if path[-1] == "envFrom" else path[:-2]
             for c in _containers_at(inv, props, at):  # sources not known: any variable may come from them
@@ -252,6 +288,22 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                     setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
 
 
+_BACKENDS = ("backend", "defaultBackend", "backendRefs")
+#: Where a Karpenter NodePool names its EC2NodeClass.
+_CLASS_REF = ("spec", "template", "spec", "nodeClassRef", "name")
+
+
+def _routes_to(path: Path) -> bool:
+    """Whether an unknown at ``path`` of an Ingress or HTTPRoute hides where (which Service, which port) it
+    routes: a backend or a part of one, or a list or object that holds backends."""
+    if path[-1:] in (("host",), ("hostnames",), ("path",), ("pathType",), ("matches",), ("ingressClassName",)):
+        return False
+    if any(k in path for k in _BACKENDS):
+        return True
+    return path[-1] in ("spec", "rules", "http", "paths", "defaultBackend") or (
+        len(path) >= 2 and isinstance(path[-1], int) and path[-2] in ("rules", "paths"))
+
+
 def _unknown_labels(inv: Inventory) -> None:
     for g in inv.groups:
         g.pod_labels = UNKNOWN
@@ -270,7 +322,7 @@ def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location) -> None
     reason = (f"{what} is not known until the preview's unknown values are (a computed value); lint the "
               "`pulumi up` state, or pass the value as a literal")
     if not any(i.subject == subject and i.reason == reason for i in inv.launch_issues):
-        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc))
+        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what))
 
 
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
@@ -330,5 +382,54 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
         return f"{api[1]} {ns or 'default'}/{meta['name']}"
 
     _restore_unknowns(inv, props, api[1], unknown, subject, loc)
+    _unknown_commands(inv, props, unknown, subject, loc)
+    parts = [i for i in inv.launch_issues if i.unknown_part]
+    if parts:
+        from ..k8s.fields import read_annotations, suppressions_from
+
+        ann, lines = read_annotations(meta)
+        suppressions = suppressions_from(ann, lines, loc.file, loc.line)
+        ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else "default"
+        for issue in parts:
+            issue.namespace = UNKNOWN_NAMESPACE if ("metadata", "namespace") in unknown else (ns or "default")
+            issue.multi_node = api[1] in _MULTI_NODE_KINDS
+            issue.suppressions = [*issue.suppressions, *(x for x in suppressions if x not in issue.suppressions)]
     _fill_locations(inv, loc)
     return inv
+
+
+def _hidden(words: Any) -> bool:
+    return words is UNKNOWN or (isinstance(words, list) and any(w is UNKNOWN for w in words))
+
+
+def _is_command(path: Path) -> bool:
+    """Whether ``path`` is a container's command or args, or one word of them."""
+    for i in (-1, -2):
+        if len(path) >= 2 - i and path[i] in ("command", "args") and path[i - 2] == "containers":
+            return i == -1 or isinstance(path[-1], int)
+    return False
+
+
+def _unknown_commands(inv: Inventory, props: Mapping[str, Any], unknown: list[Path],
+                      subject: Callable[[], str], loc: Location) -> None:
+    """A command line that is not known hides whether and how a container runs vLLM.
+
+    The launch issues of an object whose command or args hold an unknown name it as the unknown part
+    (the vLLM image was seen, the launch could not be read); a container whose image and command are
+    both unknown may run vLLM though nothing of it says so: it is reported as not known unless a serving
+    group was read from it."""
+    commands = [p for p in unknown if _is_command(p)]
+    for issue in inv.launch_issues:
+        if commands and not issue.crash and not issue.unknown_part and not issue.mentioned:
+            issue.unknown_part = f"the command line of a container ({_dotted(commands[0])})"
+    read = {c.name for g in inv.groups for c in g.containers}
+    for path in unknown:
+        if path[-1:] != ("image",) or len(path) < 3 or path[-3] != "containers":
+            continue
+        raw = _at(props, path[:-1])
+        if not isinstance(raw, Mapping) or raw.get("name") in read:
+            continue
+        cmd, args = raw.get("command"), raw.get("args")
+        if _hidden(cmd) or (cmd is None and _hidden(args)):
+            _cannot_read(inv, subject(), f"the image and command of container `{raw.get('name')}` "
+                                         f"({_dotted(path[:-1])})", loc)

@@ -5,7 +5,8 @@
 - the engine's unknown sentinels (``04da6b54-…`` for strings and the other typed ones), an output
   value with no ``value``, and a secret whose plaintext is not in the input (``ciphertext`` only)
   become :data:`~shardwise.rules.model.UNKNOWN`; a secret with ``value`` (or ``plaintext``) is
-  unwrapped; assets and archives become ``None``; resource references become their id, else their URN;
+  unwrapped; assets and archives become :data:`ASSET` (a typed read of one is an input error); resource
+  references become their id, else their URN;
 - protobuf numbers arrive as floats: whole floats become ``int``.
 
 The typed reads (:func:`obj`, :func:`objs`, :func:`text`, :func:`texts`, :func:`whole`,
@@ -42,6 +43,17 @@ RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 
 
+class _Asset:
+    """An asset or archive where a plain value was expected: no property the adapters read takes one."""
+
+    def __repr__(self) -> str:
+        return "<asset>"
+
+
+#: What :func:`clean` makes of an asset or archive; a typed read of it is an input error naming the property.
+ASSET = _Asset()
+
+
 def clean(value: Any) -> Any:
     """Engine property values -> plain Python values with :data:`UNKNOWN` (see the module docstring)."""
     if isinstance(value, str):
@@ -74,7 +86,7 @@ def _special(sig: Any, value: Mapping[str, Any]) -> Any:
         ref = value.get("id") or value.get("urn")
         return clean(ref) if ref is not None else UNKNOWN
     if sig in (ASSET_SIG, ARCHIVE_SIG):
-        return None
+        return ASSET
     raise InputError(f"unrecognised Pulumi value signature {sig!r}")
 
 
@@ -89,6 +101,8 @@ def json_type(value: Any) -> str:
     """How JSON names the type of ``value``: an object, an array, a string, a number, a boolean, null."""
     if value is None:
         return "null"
+    if value is ASSET:
+        return "an asset or archive"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int | float):
@@ -114,7 +128,8 @@ def obj(value: Any, path: str) -> Any:
 
 def objs(value: Any, path: str) -> Any:
     """An array of objects: ``[]`` when absent, UNKNOWN when unknown; entries may be UNKNOWN or None
-    (a null entry; the caller skips it, keeping the indexes of the others for its messages)."""
+    (a null entry; the caller skips it, keeping the indexes of the others for its messages). An asset or
+    archive entry is an input error, never read as no entry."""
     if value is None:
         return []
     if value is UNKNOWN:
@@ -136,9 +151,11 @@ def text(value: Any, path: str, *, numbers: bool = False) -> Any:
     raise wrong(path, "a string", value)
 
 
-def texts(value: Any, path: str) -> Any:
-    """An array of strings: ``[]`` when absent, UNKNOWN when unknown; unknown entries stay UNKNOWN,
-    null entries are dropped."""
+def texts(value: Any, path: str, *, nulls: bool = True) -> Any:
+    """An array of strings: ``[]`` when absent, UNKNOWN when unknown; unknown entries stay UNKNOWN, null
+    entries are dropped (a program's optional value left out of a list, such as a computed security group
+    that resolved to nothing), unless ``nulls`` is false: then a null entry is an input error (``subnetIds:
+    [null]``: AWS launches nodes in no such subnet; it is not a shorter list)."""
     if value is None:
         return []
     if value is UNKNOWN:
@@ -147,7 +164,7 @@ def texts(value: Any, path: str) -> Any:
         raise wrong(path, "an array of strings", value)
     out: list[Any] = []
     for i, v in enumerate(value):
-        if v is None:
+        if v is None and nulls:
             continue
         if v is not UNKNOWN and not isinstance(v, str):
             raise wrong(f"{path}[{i}]", "a string", v)

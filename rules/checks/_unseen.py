@@ -1,0 +1,29 @@
+"""Workloads of which a part is not known yet at preview (a pod template, a container, a command line).
+
+The Pulumi adapter reports such a workload as a :class:`~shardwise.rules.model.LaunchIssue` whose
+``unknown_part`` says what is not known (SW002 notes it). A security rule that reads that part cannot
+decide, and fails closed: :func:`unseen_hits` gives its "cannot decide" finding, once per workload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+from ..engine import Hit
+from ..model import Inventory, LaunchIssue
+
+
+def unseen(inv: Inventory) -> list[LaunchIssue]:
+    """The workloads with a part that is not known yet, in input order."""
+    return [i for i in inv.launch_issues if i.unknown_part and not i.crash]
+
+
+def unseen_hits(inv: Inventory, what: str, level: Literal["advisory", "mandatory"] | None = None,
+                only: list[LaunchIssue] | None = None) -> Iterator[Hit]:
+    """One undecided hit per workload of :func:`unseen` (or ``only``): ``what`` the rule would read in it
+    ("whether it sets VLLM_SERVER_DEV_MODE") cannot be decided while its unknown part is not known."""
+    for issue in unseen(inv) if only is None else only:
+        yield Hit(issue.subject, f"cannot decide: {what}: {issue.unknown_part} is not known (a computed value at "
+                  "preview; lint the `pulumi up` state, or write the value as a literal)", issue.location,
+                  tuple(issue.suppressions), undecided=True, level=level)

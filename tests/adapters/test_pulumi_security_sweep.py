@@ -1,0 +1,218 @@
+"""Every security-relevant path of a preview, made unknown, still blocks with the rule that decides on it.
+
+A ``pulumi preview --json`` of a serving namespace (a vLLM Deployment, its ClusterIP Service and Ingress, a
+default-deny NetworkPolicy, a multi-node LeaderWorkerSet, a Karpenter NodePool with its EC2NodeClass, and an
+EC2NodeClass that allows IMDSv1 which no NodePool uses) gives no blocking finding of the rules below. For each
+:class:`Case` a value at one path makes a security rule block; then that path *and every path above it* (the
+container, the pod spec, the whole ``spec``...) set to the engine's unknown sentinel must make the same rule
+block (mandatory: "cannot decide" or the finding itself) — in ``shardwise lint`` of the preview file and in the
+policy pack's analysis of the same resources. At preview a whole unknown part of a workload is exactly when the
+gate matters (DESIGN.md, "Unknown, and what is not").
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi_preview import DEP_T, NP_T, SVC_T, U, lint_document, step
+from shardwise.rules.adapters.pulumi import resources_from_json
+from shardwise.rules.app import crossguard
+from shardwise.rules.checks.registry import ALL_RULES
+
+LWS_T = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
+ING_T = "kubernetes:networking.k8s.io/v1:Ingress"
+NODEPOOL_T = "kubernetes:karpenter.sh/v1:NodePool"
+NODECLASS_T = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+DEV_MODE = "VLLM_SERVER_DEV_MODE"
+SECURITY = ("SW301", "SW303", "SW304", "SW305", "SW306", "SW310")
+
+DEP, SVC, ING, NP, LWS, NODEPOOL, NODECLASS, LEGACY = range(8)
+NAMES = ["Deployment", "Service", "Ingress", "NetworkPolicy", "LeaderWorkerSet", "NodePool", "EC2NodeClass",
+         "EC2NodeClass(legacy)"]
+
+
+def _container(args: list[str], **more: Any) -> dict[str, Any]:
+    return {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": args,
+            "env": [{"name": DEV_MODE, "value": "0"}, {"name": "VLLM_LOGGING_LEVEL", "value": "INFO"}],
+            "ports": [{"name": "http", "containerPort": 8000}], **more}
+
+
+def _pod(labels: dict[str, str], container: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"labels": labels}, "spec": {
+        "nodeSelector": {"karpenter.sh/nodepool": "gpu"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "containers": [container]}}
+
+
+def preview() -> dict[str, Any]:
+    meta = {"namespace": "serving"}
+    leader = _container(["meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4",
+                         "--pipeline-parallel-size", "2", "--distributed-executor-backend", "ray"],
+                        resources={"limits": {"nvidia.com/gpu": 4}})
+    worker = {"name": "ray", "image": "vllm/vllm-openai:v0.11.0",
+              "command": ["/bin/sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"],
+              "resources": {"limits": {"nvidia.com/gpu": 4}}}
+    steps = [
+        step(DEP_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {
+            "replicas": 2, "selector": {"matchLabels": {"app": "llama"}},
+            "template": _pod({"app": "llama"}, _container(
+                ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"],
+                resources={"limits": {"nvidia.com/gpu": 1}}))}}),
+        step(SVC_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {
+            "type": "ClusterIP", "selector": {"app": "llama"},
+            "ports": [{"name": "http", "port": 8000, "targetPort": "http"}]}}),
+        step(ING_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {
+            "ingressClassName": "internal-gateway",
+            "rules": [{"http": {"paths": [{"path": "/v1", "pathType": "Prefix", "backend": {
+                "service": {"name": "llama", "port": {"number": 8000}}}}]}}]}}),
+        step(NP_T, "default-deny", {"metadata": {"name": "default-deny", **meta},
+                                    "spec": {"podSelector": {}, "policyTypes": ["Ingress"]}}),
+        step(LWS_T, "big", {"metadata": {"name": "big", **meta}, "spec": {
+            "replicas": 1, "leaderWorkerTemplate": {
+                "size": 2, "restartPolicy": "RecreateGroupOnPodRestart",
+                "leaderTemplate": _pod({"app": "big"}, leader),
+                "workerTemplate": _pod({"app": "big"}, worker)}}}),
+        step(NODEPOOL_T, "gpu", {"metadata": {"name": "gpu"}, "spec": {"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+            "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                              "values": ["p4d.24xlarge"]}],
+            "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]}}}}),
+        step(NODECLASS_T, "gpu", {"metadata": {"name": "gpu"}, "spec": {
+            "amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole-llm",
+            "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1}}}),
+        step(NODECLASS_T, "legacy", {"metadata": {"name": "legacy"}, "spec": {
+            "amiSelectorTerms": [{"alias": "al2@latest"}], "role": "KarpenterNodeRole-llm",
+            "metadataOptions": {"httpTokens": "optional"}}}),
+    ]
+    return {"steps": steps, "changeSummary": {"create": len(steps)}}
+
+
+Path_ = tuple[Any, ...]
+C0 = ("spec", "template", "spec", "containers", 0)
+LEADER_C0 = ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec", "containers", 0)
+BACKEND = ("spec", "rules", 0, "http", "paths", 0, "backend", "service", "port", "number")
+
+
+@dataclass(frozen=True)
+class Case:
+    res: int
+    path: Path_
+    bad: Any  # a value at path that makes `code` block
+    code: str
+    top: int = 1  # the shortest path above it that is still checked (1: from spec down)
+
+    @property
+    def paths(self) -> list[Path_]:
+        return [self.path[:n] for n in range(len(self.path), self.top - 1, -1)]
+
+
+CASES = [
+    Case(DEP, (*C0, "env", 0, "value"), "1", "SW306"),
+    Case(DEP, (*C0, "env", 1), {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}, "SW310"),
+    Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
+    Case(ING, BACKEND, 8265, "SW301"),
+    Case(NP, ("spec", "podSelector"), {"matchLabels": {"app": "llama"}}, "SW305"),
+    Case(NP, ("spec", "policyTypes"), ["Egress"], "SW305"),
+    Case(LWS, (*LEADER_C0, "env", 0, "value"), "1", "SW306"),
+    Case(LWS, (*LEADER_C0, "env", 1), {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}, "SW310"),
+    Case(NODECLASS, ("spec", "metadataOptions", "httpTokens"), "optional", "SW304"),
+    Case(NODECLASS, ("spec", "metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
+    Case(NODEPOOL, ("spec", "template", "spec", "nodeClassRef", "name"), "legacy", "SW304"),
+]
+SWEEP = [(c, p) for c in CASES for p in c.paths]
+
+
+def _with(res: int, path: Path_, value: Any) -> dict[str, Any]:
+    doc = preview()
+    node: Any = doc["steps"][res]["newState"]["inputs"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = copy.deepcopy(value)
+    return doc
+
+
+def _blocking(findings: list[dict[str, Any]]) -> set[str]:
+    return {f["code"] for f in findings if f["level"] == "mandatory" and not f["suppressed"]}
+
+
+def _pack_blocking(doc: dict[str, Any]) -> set[str]:
+    """The codes whose policy reports a violation (not a note) in the pack's stack and resource analyses."""
+    resources = resources_from_json(doc, "p.json")
+    context = crossguard.StackContext()
+    out: set[str] = set()
+    for analysis in [crossguard.stack_analysis(resources, context),
+                     *(crossguard.resource_analysis(r, context) for r in resources)]:
+        for rule in ALL_RULES:  # each policy runs where the pack runs it: on one resource, or on the stack
+            if rule.meta.code in SECURITY and rule.meta.scope == analysis.scope:
+                out.update(r.message[:5] for r in analysis.check(rule, None, context))
+        assert analysis.internal == [], analysis.internal
+    return out
+
+
+def test_the_baseline_blocks_on_none_of_the_security_rules(tmp_path: Path) -> None:
+    code, errors, findings = lint_document(tmp_path, preview())
+    assert errors == ""
+    assert _blocking(findings) & set(SECURITY) == set(), findings
+    assert _pack_blocking(preview()) == set()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, c.path))}")
+def test_the_value_blocks(tmp_path: Path, case: Case) -> None:
+    doc = _with(case.res, case.path, case.bad)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "") and case.code in _blocking(findings), findings
+    assert case.code in _pack_blocking(doc)
+
+
+@pytest.mark.parametrize(("case", "path"), SWEEP,
+                         ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])
+def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path: Path_) -> None:
+    doc = _with(case.res, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, ""), (errors, findings)
+    assert case.code in _blocking(findings), [f["message"] for f in findings if f["code"] == case.code]
+    assert case.code in _pack_blocking(doc)
+
+
+# --- a workload part that hides whether it runs vLLM at all ----------------------------------------------------
+
+AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
+
+
+def _codes(findings: list[dict[str, Any]], level: str = "mandatory") -> list[tuple[str, str]]:
+    return sorted((f["code"], f["message"]) for f in findings if f["level"] == level and f["code"] in SECURITY)
+
+
+def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tmp_path: Path) -> None:
+    doc = preview()
+    c = doc["steps"][DEP]["newState"]["inputs"]["spec"]["template"]["spec"]["containers"][0]
+    c.update(image=U, command=U, args=U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    part = "the image and command of container `vllm` (spec.template.spec.containers[0])"
+    assert (code, errors) == (1, "")
+    assert _codes(findings) == [
+        ("SW306", f"SW306: cannot decide: whether its containers set {DEV_MODE}: {part} {AT_PREVIEW}"),
+        ("SW310", f"SW310: cannot decide: whether its containers set NVIDIA_VISIBLE_DEVICES: {part} {AT_PREVIEW}"),
+    ]
+
+
+def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_without_default_deny(
+        tmp_path: Path) -> None:
+    """The LeaderWorkerSet's leader runs Ray's head and its workers run vLLM: with the workers' command not known
+    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy)."""
+    doc = preview()
+    lwt = doc["steps"][LWS]["newState"]["inputs"]["spec"]["leaderWorkerTemplate"]
+    lwt["leaderTemplate"]["spec"]["containers"][0].update(
+        args=None, command=["/bin/sh", "-c", "ray start --head --port=6379 --block"])
+    lwt["workerTemplate"]["spec"]["containers"][0]["command"] = U
+    del doc["steps"][NP]
+    code, errors, findings = lint_document(tmp_path, doc)
+    part = ("the command line of a container "
+            "(spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].command)")
+    assert (code, errors) == (1, "")
+    assert [m for c, m in _codes(findings) if c == "SW305"] == [
+        f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]

@@ -1,0 +1,135 @@
+"""Values Kubernetes rejects are input errors on that object, never read as safe (issue 29).
+
+A NetworkPolicy ``spec: 7`` is not an empty podSelector (which would select every pod and read as
+default-deny), ``targetPort: true`` is not an absent targetPort, and a workload written with ``spec: null``
+or ``containers: null`` does not vanish behind a LoadBalancer. Each is an error at its line (or its URN in
+a preview), the run exits 2, and the other objects' findings are still reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi_preview import NP_T, SVC_T, lint_document, step
+from shardwise.rules.app.cli import main
+
+#: A Service that publishes Ray's dashboard: SW301 blocks it in every file below (the finding that is kept).
+RAY_LB = """
+apiVersion: v1
+kind: Service
+metadata: {name: ray-dashboard, namespace: serving}
+spec:
+  type: LoadBalancer
+  selector: {app: ray}
+  ports: [{port: 8265, targetPort: 8265}]
+"""
+KEPT = ("SW301", "Service `serving/ray-dashboard` of type LoadBalancer exposes port 8265 (Ray dashboard) outside "
+        "the cluster; runtime ports must stay inside the serving group's private network")
+
+
+def lint(tmp_path: Path, text: str) -> tuple[int, list[str], list[tuple[str, str]]]:
+    path = tmp_path / "m.yaml"
+    path.write_text(textwrap.dedent(text).lstrip() + "---" + RAY_LB, encoding="utf-8")
+    out, err = tmp_path / "r.json", io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["lint", str(path), "--format", "json", "--output", str(out)])
+    errors = [line.replace(str(path), "m.yaml") for line in err.getvalue().splitlines() if "error:" in line]
+    findings = [(f["code"], f["message"].split(": ", 1)[1]) for f in json.loads(out.read_text())["findings"]
+                if f["level"] == "mandatory"] if out.exists() else []
+    return code, errors, findings
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("""
+     apiVersion: networking.k8s.io/v1
+     kind: NetworkPolicy
+     metadata: {name: default-deny, namespace: serving}
+     spec: 7
+     """, "shardwise: error: m.yaml:4: spec: expected a mapping, found a number"),
+    ("""
+     apiVersion: networking.k8s.io/v1
+     kind: NetworkPolicy
+     metadata: {name: default-deny, namespace: serving}
+     spec:
+       podSelector: []
+     """, "shardwise: error: m.yaml:5: spec.podSelector: expected a mapping, found a list"),
+    ("""
+     apiVersion: networking.k8s.io/v1
+     kind: NetworkPolicy
+     metadata: {name: default-deny, namespace: serving}
+     spec:
+       podSelector: {}
+       policyTypes: [ingress]
+     """, "shardwise: error: m.yaml:6: spec.policyTypes: 'ingress' is not a policy type Kubernetes accepts (Ingress, Egress)"),
+    ("""
+     apiVersion: v1
+     kind: Service
+     metadata: {name: llama, namespace: serving}
+     spec:
+       type: LoadBalancer
+       selector: {app: llama}
+       ports:
+         - {port: 80, targetPort: true}
+     """, "shardwise: error: m.yaml:8: spec.ports[0].targetPort: expected a port number (1-65535) or a port name, found a "
+          "boolean"),
+    ("""
+     apiVersion: v1
+     kind: Service
+     metadata: {name: llama, namespace: serving}
+     spec:
+       ports:
+         - {port: 70000}
+     """, "shardwise: error: m.yaml:6: spec.ports[0].port: expected a port number (1-65535), found 70000"),
+    ("""
+     apiVersion: apps/v1
+     kind: Deployment
+     metadata: {name: llama, namespace: serving}
+     spec: null
+     """, "shardwise: error: m.yaml:4: spec: written as null, but Kubernetes requires a value (the object is rejected)"),
+    ("""
+     apiVersion: apps/v1
+     kind: Deployment
+     metadata: {name: llama, namespace: serving}
+     spec:
+       selector: {matchLabels: {app: llama}}
+       template:
+         metadata: {labels: {app: llama}}
+         spec:
+           containers: null
+     """, "shardwise: error: m.yaml:9: spec.template.spec.containers: written as null, but Kubernetes requires at least one "
+          "container (the object is rejected)"),
+    ("""
+     apiVersion: apps/v1
+     kind: Deployment
+     metadata: {name: llama, namespace: serving}
+     spec:
+       selector: {matchLabels: {app: llama}}
+       template:
+         metadata: {labels: {app: llama}}
+         spec:
+           containers:
+             - - name: vllm
+                 image: vllm/vllm-openai:v0.11.0
+     """, "shardwise: error: m.yaml:9: spec.template.spec.containers[0]: expected a mapping, found a list"),
+], ids=["np-spec-number", "np-selector-list", "np-policy-type", "target-port-bool", "port-out-of-range",
+        "workload-spec-null", "containers-null", "container-nested"])
+def test_a_value_kubernetes_rejects_is_an_input_error_and_the_rest_is_linted(tmp_path, text, error):
+    code, errors, findings = lint(tmp_path, text)
+    assert (code, errors, findings) == (2, [error], [KEPT])
+
+
+def test_a_network_policy_of_the_wrong_type_at_preview_names_its_urn(tmp_path):
+    doc: dict[str, Any] = {"steps": [
+        step(NP_T, "default-deny", {"metadata": {"name": "default-deny", "namespace": "serving"}, "spec": 7}),
+        step(SVC_T, "ray", {"metadata": {"name": "ray-dashboard", "namespace": "serving"}, "spec": {
+            "type": "LoadBalancer", "selector": {"app": "ray"}, "ports": [{"port": 8265, "targetPort": 8265}]}}),
+    ]}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (2, f"shardwise: error: p.json:5: {NP_T} urn:pulumi:dev::llm::{NP_T}::default-deny: "
+                                 "spec: expected a mapping, found a number\n")

@@ -384,8 +384,8 @@ def _taints(props: Mapping[str, Any]) -> list[Taint]:
 
 def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                templates: Mapping[str, tuple[LaunchTemplate, LaunchExtras]]) -> list[NodePool]:
+    from ...catalog.hardware import pool_from_labels
     from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
-    from ..k8s.pools import pool_from_labels
 
     loc = res.location
     labels, unknown_labels = _labels(props)

@@ -184,9 +184,10 @@ class PackProcess:
     def __init__(self, *, stack: str = "dev", project: str = "shardwise", dry_run: bool = True,
                  config: Mapping[str, str] | None = None, argv: list[str] | None = None,
                  extra_env: Mapping[str, str] | None = None, start_timeout: float = 60,
-                 config_in_env: bool = True) -> None:
+                 config_in_env: bool = True, launcher: list[str] | None = None) -> None:
         """``config_in_env=False``: the config only in ``ConfigureStack``, as the engine sends it to a pack
-        it starts as an executable path (no language host sets ``PULUMI_*`` then)."""
+        it starts as an executable path (no language host sets ``PULUMI_*`` then). ``launcher``: what runs
+        in place of ``python -m pulumi.policy``, given the same two arguments (the engine and ``rules``)."""
         self.engine = FakeEngine()
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
         engine_pb2_grpc.add_EngineServicer_to_server(self.engine, self.server)
@@ -203,7 +204,7 @@ class PackProcess:
             env["PULUMI_CONFIG"] = json.dumps(dict(config))
         env.pop("PYTHONUNBUFFERED", None)  # the pack must print its port without it
         env.update(extra_env or {})
-        cmd = argv or [PYTHON, "-m", "pulumi.policy", self.engine_address, "rules"]
+        cmd = argv or [*(launcher or [PYTHON, "-m", "pulumi.policy"]), self.engine_address, "rules"]
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.port = self._read_port(start_timeout)

@@ -1,0 +1,36 @@
+"""A small run of each benchmark script, as the CI runs it: the scripts still run end to end and print
+their figure lines, so that a change that doubles the cost shows in the log. A benchmark, not a timed
+test: nothing here compares a time with a threshold."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from repo_paths import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def _run(args: list[str]) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    print(done.stdout)  # the figures, in the CI's log
+    assert done.returncode == 0, done.stderr[-4000:]
+    return done.stdout
+
+
+def test_bench_lint_prints_its_figures(tmp_path):
+    out = _run(["benchmarks/bench_lint.py", "--n", "200", "--runs", "1", "--cold-runs", "1", "--skip-checkov",
+                "--skip-kube-linter", "--out", str(tmp_path)])
+    assert re.search(r"^  -> [0-9.]+ files/s \(best [0-9.]+ s\)$", out, re.M), out
+    assert re.search(r"^  -> in-process [0-9.]+ files/s warm, [0-9.]+ files/s first call;", out, re.M), out
+    assert (tmp_path / "bench_lint.json").is_file()
+
+
+def test_bench_pack_prints_its_figures():
+    out = _run(["benchmarks/bench_pack.py", "--resources", "200", "--runs", "1"])
+    assert re.search(r"^AnalyzeStack over 200 resources, \d+ policies:$", out, re.M), out
+    assert re.search(r"^  best [0-9.]+ s, median [0-9.]+ s of 1 \(goal < 0.5 s: (met|NOT met)\)$", out, re.M), out
+    assert re.search(r"^Analyze per resource: median [0-9.]+ ms, p95 [0-9.]+ ms, max [0-9.]+ ms", out, re.M), out

@@ -21,7 +21,6 @@ and the price of a million output tokens where the team declared a throughput.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -99,6 +98,10 @@ def _instance(g: ServingGroup, per_pod: int | None) -> tuple[Any, bool, str | No
     return chosen, True, None
 
 
+#: The largest replica count Kubernetes accepts (``replicas`` is an int32 in every workload API).
+INT32_MAX = 2**31 - 1
+
+
 def workload_cost(g: ServingGroup) -> WorkloadCost:
     """Nodes, instance type and on-demand cost of ``g`` (see the module docstring for the formulas)."""
     per_pod = _gpus_per_pod(g)
@@ -125,7 +128,11 @@ def workload_cost(g: ServingGroup) -> WorkloadCost:
     if per_pod > per_node:
         return WorkloadCost(nodes=None, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,
                             note=f"a pod asks for {per_pod} GPUs but a {inst.name} node has {per_node}", **base)
-    nodes = math.ceil(pods / (per_node // per_pod))
+    if pods > INT32_MAX:  # Kubernetes' replica counts are int32: no cluster runs more, and no float holds the cost
+        return WorkloadCost(nodes=None, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,
+                            note=f"a pod count of {len(str(pods))} digits is more than Kubernetes accepts "
+                                 f"({INT32_MAX:,})", **base)
+    nodes = -(-pods // (per_node // per_pod))  # whole nodes, in integers
     if price is None:
         return WorkloadCost(nodes=nodes, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,
                             note=f"{inst.name} has no public on-demand price", **base)

@@ -938,7 +938,7 @@ def test_stack_karpenter_pool_with_unknown_instance_type(tmp_path):
     text = (ROOT / "stacks/Pulumi.dev.yaml").read_text(encoding="utf-8").replace("instance_type: g6e.xlarge",
                                                                                   "instance_type: m5.large", 1)
     err = error_of(tmp_path, "Pulumi.s.yaml", text)
-    assert err.startswith("shardwise: error: Pulumi.s.yaml:26: pools[0].instance_type: unknown instance type "
+    assert err.startswith("shardwise: error: Pulumi.s.yaml:29: pools[0].instance_type: unknown instance type "
                           "'m5.large'; did you mean: "), err
 
 

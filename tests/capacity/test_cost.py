@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -112,3 +113,21 @@ def test_stack_service_throughput_reaches_the_cost(tmp_path):
     assert (g.output_tokens_per_second, c.gpus, c.nodes, c.instance_type, c.hourly_usd) == (
         1200.0, 1, 1, "g6e.xlarge", 1.861)
     assert round(c.usd_per_million_output_tokens, 4) == round(1.861 / (1200 * 3600) * 1e6, 4) == 0.4308
+
+
+def test_a_replica_count_beyond_int32_is_priced_as_nothing_not_an_internal_error(tmp_path, capsys):
+    # a fuzzed LeaderWorkerSet with replicas of 401 digits: the cost's node count was a float division
+    # (OverflowError); Kubernetes' replicas are int32, so such a count is said and not priced
+    from repo_paths import FIXTURES
+    from shardwise.rules.app.cli import main
+
+    text = (FIXTURES / "rules/SW309/fail.yaml").read_text(encoding="utf-8").replace(
+        "replicas: 1\n", "replicas: 1" + "0" * 400 + "\n", 1)
+    path = tmp_path / "big.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["lint", str(path), "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert "internal error" not in err
+    [lws] = [w for w in json.loads(out)["workloads"] if w["name"] == "llama-405b"]
+    assert (lws["cost"]["nodes"], lws["cost"]["hourly_usd"], lws["cost"]["note"]) == (
+        None, None, "a pod count of 401 digits is more than Kubernetes accepts (2,147,483,647)")

@@ -86,7 +86,9 @@ PROGRAM = textwrap.dedent('''
         pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
         engine = EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=tp,
                                 max_model_len=8192, max_num_seqs=16)
-        VllmService("llama", VllmServiceArgs(name="llama", pool=pool, engine=engine, target_concurrency=16))
+        # meta-llama is gated: the Hugging Face token's Secret is made elsewhere (External Secrets, say)
+        VllmService("llama", VllmServiceArgs(name="llama", pool=pool, engine=engine, target_concurrency=16,
+                                             hf_token_secret_exists=True))
 
 
     _sync_await(run_pulumi_func(lambda: program(1)))

@@ -49,6 +49,7 @@ from pulumi_preview import (
 )
 from shardwise.rules.adapters import pulumi as adapter
 from shardwise.rules.adapters.pulumi import aws as pulumi_aws
+from shardwise.rules.adapters.pulumi import inventory as pulumi_inventory
 from shardwise.rules.adapters.pulumi import k8s as pulumi_k8s
 from shardwise.rules.adapters.pulumi import resources_from_json
 from shardwise.rules.app import crossguard
@@ -507,7 +508,7 @@ def kubernetes_census(monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, Path_]]
         return read(res, props, api)
 
     monkeypatch.setattr(pulumi_k8s, "prepare_manifest", recorded)
-    monkeypatch.setattr(adapter, "kubernetes", kubernetes)
+    monkeypatch.setattr(pulumi_inventory, "kubernetes", kubernetes)  # where inventory_from_resources calls it
     adapter.inventory_from_resources(resources_from_json(stack_preview(), "p.json"))
     return {(t, p) for t, paths in seen.items() for p in paths}
 

@@ -23,7 +23,7 @@ from ...model.errors import InputError
 from .values import flag, obj, objs, text, texts, whole, wrong
 
 if TYPE_CHECKING:
-    from . import PulumiResource
+    from .resource import PulumiResource
 
 IGNORE_TAG = "shardwise.dev/ignore"
 

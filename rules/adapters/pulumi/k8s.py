@@ -39,7 +39,7 @@ from ...model import (
 )
 
 if TYPE_CHECKING:
-    from . import PulumiResource
+    from .resource import PulumiResource
 
 _K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
 _PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}

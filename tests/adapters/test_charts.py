@@ -104,12 +104,13 @@ def tools_on_path(monkeypatch):
 def test_chart_rendered_by_helm_points_at_template_lines(tools_on_path, capsys):
     require_tool("helm")
     rc, doc, _ = lint_json(capsys, CHART)
-    assert rc == 0
+    assert rc == 1
     assert findings(doc) == [
         ("SW305", "advisory", DEPLOYMENT, 1),
         ("SW407", "advisory", DEPLOYMENT, 20),  # - name: vllm
-        # - --tensor-parallel-size={{ .Values.tensorParallelSize }}; advisory: the chart declares no concurrency
-        ("SW104", "advisory", DEPLOYMENT, 24),
+        # - --tensor-parallel-size={{ .Values.tensorParallelSize }}; an 8B model at TP2 on H100 blocks without a
+        # declared load: one GPU keeps the doctrine's KV reserve (weights × 1.4) beside the weights
+        ("SW104", "mandatory", DEPLOYMENT, 24),
     ]  # no SW103: the chart declares no load (vLLM's --max-num-seqs is a cap, not a load)
     (w,) = doc["workloads"]
     assert (w["subject"], w["replicas"], w["tensor_parallel_size"], w["file"], w["cost"]["nodes"]) == (
@@ -176,6 +177,8 @@ def test_kustomization_built_and_linted(tools_on_path, capsys):
         assert findings(doc) == [
             ("SW305", "advisory", where, 1),
             ("SW401", "mandatory", where, 11),  # - args: (the container: no /dev/shm for TP4)
+            # 70B at TP2 leaves ~5 GiB of KV per GPU: within the error band, so it is said, not blocked
+            ("SW104", "advisory", where, 14),
             ("SW106", "advisory", where, 14),
         ]
         (w,) = doc["workloads"]  # the overlay's namespace and replicas

@@ -377,6 +377,10 @@ RULE_ERR = f"shardwise: error: p.json:{LINE[RULE]}: {RULE_T} {urn(RULE_T, 'gpu-n
     (lambda d: inputs(d, LT).update(networkInterfaces=[
         {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "path": "eni.json"}]),
      LT_ERR + "networkInterfaces[0]: expected an object, found an asset or archive"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[None]), LT_ERR + "networkInterfaces[0]: expected an object, "
+                                                                         "found null"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[{"deviceIndex": 0, "interfaceType": "efa"}, None]),
+     LT_ERR + "networkInterfaces[1]: expected an object, found null"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
 def test_a_wrongly_typed_value_is_an_input_error_naming_the_property(tmp_path, edit, message):
     assert error(tmp_path, edit) == message + "\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_preview import DEP_T, NP_T, SVC_T, U, lint_document, step
+from pulumi_preview import DEP_T, LT_T, NP_T, SVC_T, U, lint_document, stack_preview, step
 from shardwise.rules.adapters.pulumi import resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
@@ -216,3 +216,27 @@ def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_with
     assert (code, errors) == (1, "")
     assert [m for c, m in _codes(findings) if c == "SW305"] == [
         f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]
+
+
+# --- a value AWS rejects is an input error on that resource, in lint and in the pack (issue 29) ---------------
+
+
+@pytest.mark.parametrize("interfaces", [[None], [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": [U]},
+                                                 None]], ids=["only", "second"])
+def test_a_null_network_interface_is_an_input_error_not_one_interface_fewer(tmp_path: Path,
+                                                                             interfaces: list[Any]) -> None:
+    """``networkInterfaces: [null]`` in a launch template: AWS rejects the template (an interface needs a device
+    index). It was dropped, and the template read as having no interface (no EFA, no security group of its own)."""
+    doc = stack_preview()
+    [lt] = [s for s in doc["steps"] if s["newState"]["type"] == LT_T]
+    lt["newState"]["inputs"]["networkInterfaces"] = interfaces
+    code, errors, _ = lint_document(tmp_path, doc)
+    at = len(interfaces) - 1
+    assert code == 2 and errors.startswith("shardwise: error: p.json:") and errors.endswith(
+        f": {LT_T} {lt['urn']}: networkInterfaces[{at}]: expected an object, found null\n"), errors
+    resources = resources_from_json(doc, "p.json")
+    context = crossguard.StackContext()
+    [res] = [r for r in resources if r.type == LT_T]
+    for analysis in (crossguard.resource_analysis(res, context), crossguard.stack_analysis(resources, context)):
+        assert [(r.policy, r.urn) for r in analysis.internal] == [(analysis.errors_policy, res.urn)]
+        assert f"networkInterfaces[{at}]: expected an object, found null" in analysis.internal[0].message

@@ -287,8 +287,8 @@ def launch_template(res: PulumiResource, props: Mapping[str, Any], index: Index
                 groups_unknown = True
                 extras.efa = UNKNOWN
                 continue
-            if nic is None:
-                continue
+            if nic is None:  # AWS rejects an interface with no device index; it is not one interface fewer
+                raise wrong(f"networkInterfaces[{i}]", "an object", nic)
             kind = text(nic.get("interfaceType"), f"networkInterfaces[{i}].interfaceType")
             if kind is UNKNOWN:
                 extras.efa = UNKNOWN

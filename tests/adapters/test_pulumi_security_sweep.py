@@ -183,6 +183,7 @@ def test_the_value_blocks(tmp_path: Path, case: Case) -> None:
     assert case.code in _pack_blocking(doc)
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize(("case", "path"), SWEEP,
                          ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])
 def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path: Path_) -> None:

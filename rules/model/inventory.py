@@ -115,6 +115,9 @@ class NodePool:
     security_groups: list[str] = field(default_factory=list)
     subnets: list[str] = field(default_factory=list)
     launch_template: str | None = None
+    #: A network interface of the launch template asks for a public IPv4 (associatePublicIpAddress), whatever its
+    #: subnet maps: True, UNKNOWN, or None (not asked: the subnet decides)
+    public_ip: Any = None
     placement_group: str | None = None
     capacity_type: str | None = None
     #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"

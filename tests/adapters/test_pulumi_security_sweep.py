@@ -137,6 +137,7 @@ CASES = [
     Case(SUBNET, ("mapPublicIpOnLaunch",), True, "SW303"),
     Case(LT, ("metadataOptions", "httpTokens"), "optional", "SW304"),
     Case(LT, ("metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
+    Case(LT, ("networkInterfaces", 0, "associatePublicIpAddress"), "true", "SW303"),
 ]
 SWEEP = [(c, p) for c in CASES for p in c.paths]
 

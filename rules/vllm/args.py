@@ -784,7 +784,7 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
 class Crash(NamedTuple):
     """A word vLLM exits on (:func:`literal_crash`)."""
 
-    index: int  # in ``[*command, *args]``
+    at: int  # the word's index in ``[*command, *args]``
     word: str  # the word to read in its place
     why: str
     #: The variable whose absence from the container's env makes it a crash (an undefined ``$(VAR)``), else None:

@@ -448,4 +448,4 @@ def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unk
     from shardwise.rules.vllm.args import literal_crash
 
     found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
-    assert ((found.index, found.word, found.pending) if found else None) == crash
+    assert ((found.at, found.word, found.pending) if found else None) == crash

@@ -365,7 +365,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]
-            crashed, words[crash.index] = words[crash.index], crash.word
+            crashed, words[crash.at] = words[crash.at], crash.word
             run, args = words[:len(run)], words[len(run):]
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:

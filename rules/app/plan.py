@@ -458,7 +458,8 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     """The layout to recommend.
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
-    KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
+    KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
+    error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
     GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
     the narrower engine (more replicas), then the fewest nodes."""
     if load_declared:
@@ -535,7 +536,9 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        roomy=fits and s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu,
+        # room for a KV cache: the rule of thumb (weights × the KV reserve) where no p95 context is declared; with
+        # one, the KV actually left holding it beyond the error band (``fits``) is the judge
+        roomy=fits and (req.p95_context is not None or s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -549,8 +552,11 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _evaluate(ctx, p)
     s = c.sizing
     req = ctx.req
-    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
-    if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
+    # with neither a load nor a p95 context declared, the rule of thumb judges: weights that leave no KV reserve are
+    # not squeezed onto the GPU by a shorter context; a declared load or p95 context is judged on the KV actually left
+    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu
+    declared = req.concurrency is not None or req.p95_context is not None
+    if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
     length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:

@@ -130,6 +130,7 @@ class LoadSizing:
     instance_type: str | None = None  # the instance type the nodes are and the price is of
     no_price: str | None = None  # why there is no price
     gpus_per_node: int | None = None  # GPUs of one node of ``instance_type``
+    billed_as: str | None = None  # which instance type ``instance_type`` is: named, or the smallest holding a replica
 
     @property
     def headroom_text(self) -> str:
@@ -145,7 +146,7 @@ class LoadSizing:
             "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
             "replicas_needed": self.replicas_needed, "replicas": self.replicas,
             "headroom_replicas": self.replicas - self.replicas_needed,
-            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type,
+            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type, "billed_as": self.billed_as,
             "usd_per_hour": self.usd_per_hour, "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
             "no_price": self.no_price,
         }
@@ -577,7 +578,7 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     # warm headroom where the load needs it: one replica more where the load would fill the replicas that hold it
     # beyond the seed autoscaler's scale-up threshold (KV use above 80 %, seeds.autoscale), which would add one
     replicas = needed + (1 if req.concurrency > HEADROOM_FILL * needed * holds else 0)
-    inst, why = _billed_instance(ctx, p)
+    inst, why, how = _billed_instance(ctx, p)
     per_node = inst.gpus if inst is not None else ctx.node.node.gpus
     nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
     hourly = per_mtok = None
@@ -592,36 +593,42 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
         why = f"{inst.name} has no public us-east-1 on-demand price in the catalog"
     return LoadSizing(req.concurrency, s.expected_context, holds, needed, replicas, replicas * p.world, nodes,
                       hourly, per_mtok, inst.name if inst is not None else None, why if hourly is None else None,
-                      per_node)
+                      per_node, how if inst is not None else None)
 
 
-def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None]:
-    """The instance type replicas of ``p`` are billed on, or None and why: the node pool's instance type when
-    --instance-type or --gpus-per-node names it; else the smallest priced instance type of the GPU that holds one
-    replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica wider than any
-    instance type runs on the plan's nodes."""
+def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None, str]:
+    """The instance type replicas of ``p`` are billed on (or None and why), and which it is (``billed_as``)."""
+    return billed_instance(ctx.req, ctx.node, ctx.gpu, p.world)
+
+
+def billed_instance(req: PlanRequest, node: NodeInfo, gpu: GpuInfo | None, world: int) -> tuple[Any, str | None, str]:
+    """The instance type a replica of ``world`` GPUs is billed on, or None and why, and which one it is: the node
+    pool's instance type when --instance-type or --gpus-per-node names it; else the smallest priced instance type of
+    the GPU that holds one replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica
+    wider than any instance type runs on the plan's nodes."""
     from ..catalog import CatalogError, instances_for_gpu
 
-    req, node = ctx.req, ctx.node
-    if req.instance_type or req.gpus_per_node or ctx.gpu is None:
+    if req.instance_type or req.gpus_per_node or gpu is None:
+        how = "the named instance type" if req.instance_type else "the node of --gpus-per-node"
         if node.instance is not None:
-            return node.instance, None
-        if ctx.gpu is None:
-            return None, "a custom GPU has no instance type to price"
-        return None, f"the catalog has no instance type with {node.node.gpus} {ctx.gpu.name} GPUs"
+            return node.instance, None, how
+        if gpu is None:
+            return None, "a custom GPU has no instance type to price", how
+        return None, f"the catalog has no instance type with {node.node.gpus} {gpu.name} GPUs", how
     try:
-        found = instances_for_gpu(ctx.gpu.name)
+        found = instances_for_gpu(gpu.name)
     except CatalogError:
         found = []
     if not found:
-        return None, f"the catalog has no instance type with {ctx.gpu.name} GPUs (none is sold on-demand on AWS)"
-    holding = [i for i in found if i.gpus >= p.world]
+        return None, f"the catalog has no instance type with {gpu.name} GPUs (none is sold on-demand on AWS)", ""
+    holding = [i for i in found if i.gpus >= world]
     priced = [i for i in holding if i.price_per_hour_usd is not None]
+    smallest = "the smallest priced instance type with the GPU that holds one replica"
     if priced:
-        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None
+        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None, smallest
     if holding:
-        return holding[0], None
-    return node.instance, None
+        return holding[0], None, "the smallest instance type with the GPU that holds one replica (none is priced)"
+    return node.instance, None, "the plan's node: no instance type with the GPU holds one replica"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -631,7 +631,8 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
     assert hourly == 55.04
     row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
            "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
-           "instance_type": "p5.48xlarge", "usd_per_hour": hourly,
+           "instance_type": "p5.48xlarge",
+           "billed_as": "the smallest priced instance type with the GPU that holds one replica", "usd_per_hour": hourly,
            # the hour's cost over 2 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
            "usd_per_million_output_tokens": round(round(hourly / (2 * 1500 * 3600 / 1000), 5) * 1000, 2),
            "no_price": None}

@@ -248,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
                       help="the rule of thumb that the weights × X must fit the GPUs' usable memory (room for a "
                       "KV cache), used where no concurrency is declared (default 1.4)")
+    plan.add_argument("--emit", choices=("manifest", "stack-config", "vllm-args"), metavar="WHAT",
+                      help="instead of the plan, print the recommended layout as a Deployment or LeaderWorkerSet "
+                      "with its Service and NetworkPolicies (manifest), as the pool and service entries of "
+                      "stacks/Pulumi.<env>.yaml (stack-config), or as the vllm serve command line (vllm-args)")
     plan.add_argument("--format", choices=("text", "json"), default=None, dest="plan_format",
                       help="text (default) or json")
     plan.add_argument("--json", action="store_true", help="print JSON (as --format json)")
@@ -547,6 +551,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         output_tokens_per_second=args.output_tokens_per_second,
     )
     if len(gpus) > 1 or len(instance_types) > 1:
+        if args.emit:
+            raise _Usage("--emit writes one layout: give one --gpu or --instance-type (the comparison names the "
+                         "cheapest)")
         cmp = make_comparison(req, gpus if len(gpus) > 1 else [], instance_types if len(instance_types) > 1 else [])
         if as_json:
             print(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False))
@@ -555,11 +562,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0 if cmp.ok else 1
     plan = make_plan(replace(req, gpu=gpus[0] if gpus else None,
                              instance_type=instance_types[0] if instance_types else None))
+    failure = plan.failure()
+    if args.emit:
+        from .emit import emit
+
+        if not plan.ok:
+            codes = ", ".join(dict.fromkeys(f.code for f in plan.shown.findings if f.blocking))
+            why = failure or f"{plan.shown.parallel.text()} has mandatory findings ({codes})"
+            print(f"{PROG}: nothing to emit: {why}", file=sys.stderr)
+            return 1
+        sys.stdout.write(emit(plan, args.emit))
+        return 0
     if as_json:
         print(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(plan_text(plan))
-    failure = plan.failure()
     if failure:
         print(f"{PROG}: {failure}", file=sys.stderr)
     return 0 if plan.ok else 1

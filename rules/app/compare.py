@@ -14,7 +14,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..capacity.layout import plural
-from .plan import Plan, PlanError, PlanRequest, billed_instance, engine_text, make_plan, plan_json
+from .plan import (
+    Plan,
+    PlanError,
+    PlanRequest,
+    billed_instance,
+    engine_text,
+    make_plan,
+    plan_json,
+    replica_estimate,
+)
 
 
 def hardware_list(text: str | None) -> list[str]:
@@ -40,6 +49,37 @@ class Row:
     no_price: str | None = None  # why there is no price (or no layout)
 
     @property
+    def tokens_per_second(self) -> float | None:
+        """One replica's output tokens per second: measured, else the decode estimate (at its share of the load,
+        or at the most sequences it runs)."""
+        c = self.plan.chosen
+        if c is None:
+            return None
+        if self.plan.request.output_tokens_per_second:
+            return self.plan.request.output_tokens_per_second
+        est = replica_estimate(self.plan, c)
+        return round(est.tokens_per_second, 1) if est is not None else None
+
+    @property
+    def usd_per_million_output_tokens(self) -> float | None:
+        """The load's cost per million output tokens; without a load, one replica's instances over its tokens."""
+        c = self.plan.chosen
+        if c is not None and c.load is not None:
+            return c.load.usd_per_million_output_tokens
+        tps = self.tokens_per_second
+        if self.usd_per_hour is None or not tps:
+            return None
+        return round(self.usd_per_hour / (tps * 3600) * 1e6, 2)
+
+    def per_million_text(self) -> str:
+        cost = self.usd_per_million_output_tokens
+        return "–" if cost is None else f"${cost:,.2f}" + (" (est.)" if self.tokens_estimated else "")
+
+    @property
+    def tokens_estimated(self) -> bool:
+        return self.tokens_per_second is not None and not self.plan.request.output_tokens_per_second
+
+    @property
     def layout(self) -> str | None:
         c = self.plan.chosen
         return engine_text(c.parallel) if c is not None else None
@@ -55,7 +95,9 @@ class Row:
             "gpus": load.gpus if load is not None else None,
             "instance_type": self.instance_type, "instances": self.instances, "billed_as": self.billed_as,
             "usd_per_hour": self.usd_per_hour,
-            "usd_per_million_output_tokens": load.usd_per_million_output_tokens if load is not None else None,
+            "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "output_tokens_per_second": self.tokens_per_second,
+            "output_tokens_per_second_estimated": self.tokens_estimated,
             "no_price": self.no_price,
         }
 
@@ -87,8 +129,10 @@ class Comparison:
             held = f"{plural(c.load.replicas, 'replica')} of {engine_text(c.parallel)}"
         else:
             held = f"one {engine_text(c.parallel)} replica"
+        per_m = (f", {best.per_million_text()} per million output tokens"
+                 if best.usd_per_million_output_tokens is not None else "")
         return (f"cheapest {what}: {best.asked} — {held} on {best.instances:,} × {best.instance_type} "
-                f"({best.billed_as}), ${best.usd_per_hour:,.2f}/hour on demand")
+                f"({best.billed_as}), ${best.usd_per_hour:,.2f}/hour on demand{per_m}")
 
 
 def make_comparison(req: PlanRequest, gpus: list[str], instance_types: list[str]) -> Comparison:
@@ -137,7 +181,7 @@ def comparison_text(cmp: Comparison) -> str:
     else:
         head = f"{first.model.id}, one replica each (no --concurrency); {first.shown.sizing.vllm_version_note}:"
     header = ("hardware", "GPU", "layout", "GPUs/replica", "seqs/replica", "replicas", "GPUs", "billed on", "$/hour",
-              "$/M output tokens")
+              "tokens/s/replica", "$/M output tokens")
     body = []
     for r in cmp.rows:
         c = r.plan.chosen
@@ -148,7 +192,10 @@ def comparison_text(cmp: Comparison) -> str:
             f"{load.replicas:,}" if load else ("1" if c else "–"),
             f"{load.gpus:,}" if load else (str(c.parallel.world) if c else "–"),
             f"{r.instances:,} × {r.instance_type}" if r.instance_type and r.instances else "–",
-            _money(r.usd_per_hour), _money(load.usd_per_million_output_tokens if load else None),
+            _money(r.usd_per_hour),
+            "–" if r.tokens_per_second is None else f"{r.tokens_per_second:,.0f}" + (
+                " (est.)" if r.tokens_estimated else ""),
+            r.per_million_text(),
         ))
     lines = [head, *("  " + line for line in _columns(header, body))]
     billed: dict[str, list[str]] = {}
@@ -159,6 +206,9 @@ def comparison_text(cmp: Comparison) -> str:
             billed.setdefault(r.billed_as, []).append(r.asked)
     lines += [f"  billed as whole instances at the on-demand price, on {how}: {', '.join(names)}"
               for how, names in billed.items()]
+    if any(r.tokens_estimated for r in cmp.rows):
+        lines.append("  tokens/s (est.): the decode estimate of one replica from the GPU's memory bandwidth, compute "
+                     "and links (docs/capacity-model.md), not a measurement; --output-tokens-per-second R for one")
     lines.append(cmp.cheapest_text())
     return "\n".join(lines) + "\n"
 

@@ -618,7 +618,7 @@ def decode_estimate(model: ModelShape, gpu: GpuInfo | None, s: ReplicaSizing, p:
         return None
     return estimate_decode(model, gpu.name, weights_bytes_per_gpu=s.weights_gib_per_gpu * GIB,
                            kv_bytes_per_token_per_gpu=s.kv_bytes_per_token_per_gpu, tp=p.tp, pp=p.pp, dp=p.dp,
-                           batch=batch, context=s.expected_context)
+                           batch=batch, context=s.expected_context, expert_parallel=p.expert_parallel)
 
 
 def replica_estimate(plan: Plan, c: Candidate) -> DecodeEstimate | None:

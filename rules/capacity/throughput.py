@@ -16,7 +16,8 @@ experts with ``k`` per token, a batch of ``b`` tokens touches ``1 − (1 − k/E
 of the bandwidth ceiling vLLM's decode reaches, as measured at batch 1 (docs/capacity-model.md); ``α`` is the fixed
 cost of one all-reduce (10 µs over NVLink or a vendor fabric, 30 µs over PCIe: an assumption of this model). With
 pipeline parallelism the batch runs as PP micro-batches of ``b / PP`` through PP stages, and a replica makes
-``b`` tokens in ``PP × t(b / PP)``; data-parallel engines each run ``b / DP``.
+``b`` tokens in ``PP × t(b / PP)``; data-parallel engines each run ``b / DP`` (with expert parallelism the experts
+a GPU holds see every engine's tokens; the all-to-all is not modelled).
 
 Prefill is not in the step: the estimate is decode only, an upper bound where prompts are long beside the output
 and at large batches (docs/capacity-model.md compares it with published vLLM benchmarks and states the error).
@@ -94,7 +95,8 @@ def touched_share(model: ModelShape, tokens: int) -> float:
 
 
 def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float,
-                    tp: int, pp: int, dp: int, batch: int, context: int) -> DecodeEstimate | None:
+                    tp: int, pp: int, dp: int, batch: int, context: int,
+                    expert_parallel: bool = False) -> DecodeEstimate | None:
     """The decode estimate of one replica (DP engines of TP × PP GPUs) at ``batch`` sequences of ``context`` tokens;
     None when the catalog has no speeds for ``gpu`` or the batch is empty."""
     from ..catalog.speeds import speed_of
@@ -105,7 +107,9 @@ def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float
     per_engine = batch / max(1, dp)
     micro = per_engine / pp  # sequences in one micro-batch of one stage
     routed = routed_expert_params(model)
-    share = touched_share(model, math.ceil(micro))
+    # with expert parallelism every engine's tokens reach the experts a GPU holds (the all-to-all itself is not
+    # modelled)
+    share = touched_share(model, math.ceil(batch / pp if expert_parallel else micro))
     # bytes: the weights of the shard, the routed experts only as far as the micro-batch touches them
     routed_fraction = routed / model.params if model.params else 0.0
     weights = weights_bytes_per_gpu * ((1.0 - routed_fraction) + routed_fraction * share)

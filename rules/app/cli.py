@@ -554,7 +554,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if args.emit:
             raise _Usage("--emit writes one layout: give one --gpu or --instance-type (the comparison names the "
                          "cheapest)")
-        cmp = make_comparison(req, gpus if len(gpus) > 1 else [], instance_types if len(instance_types) > 1 else [])
+        cmp = make_comparison(req, gpus, instance_types)
         if as_json:
             print(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False))
         else:

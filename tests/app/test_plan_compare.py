@@ -110,6 +110,9 @@ def test_no_price_says_why_and_no_load_compares_one_replica(capsys):
                               "H100,H200,L40S"),
     (("--gpu", "H100,A100", "--instance-type", "p5.48xlarge,p4d.24xlarge"),
      "compare either GPUs (--gpu H100,H200) or instance types (--instance-type p5.48xlarge,p4de.24xlarge), not both"),
+    # one instance type beside a list of GPUs is not silently dropped
+    (("--gpu", "H100,A100", "--instance-type", "p5.48xlarge"),
+     "compare either GPUs (--gpu H100,H200) or instance types (--instance-type p5.48xlarge,p4de.24xlarge), not both"),
 ])
 def test_comparison_usage_errors(capsys, argv, message):
     assert run(capsys, "plan", *MODEL, *argv) == (2, "", f"shardwise: error: {message}\n")

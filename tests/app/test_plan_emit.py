@@ -186,6 +186,10 @@ def test_nothing_to_emit(capsys):
     assert run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "2",
                "--vllm-version", "0.11.0", "--emit", "manifest") == (
         1, "", "shardwise: nothing to emit: TP2×PP1 has mandatory findings (SW104)\n")
+    # nodes are selected by instance type: a GPU no instance type in the catalog carries has none to select
+    assert run(capsys, "plan", *L8[:2], "--gpu", "MI300X", "--emit", "manifest") == (
+        2, "", "shardwise: error: --emit needs an instance type to run on: the catalog has none for MI300X (give "
+        "--instance-type)\n")
     rc, out, err = run(capsys, "plan", *L8[:2], "--gpu", "H100,L4", "--emit", "manifest")
     assert (rc, out) == (2, "")
     assert err == ("shardwise: error: --emit writes one layout: give one --gpu or --instance-type (the comparison "

@@ -465,7 +465,8 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     """The layout to recommend.
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
-    KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
+    KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
+    error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
     GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
     the narrower engine (more replicas), then the fewest nodes."""
     if load_declared:
@@ -508,6 +509,12 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
+#: With a p95 context declared, a layout whose weights × the KV reserve do not fit still has room for a KV cache
+#: when the KV cache it keeps beyond the error band is at least this share of the reserve (weights × (reserve − 1)):
+#: a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room (3.1 GiB sure of a 6.0 GiB reserve),
+#: a 70B on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
+MIN_KV_SHARE = 0.25
+
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
 REFUSALS = frozenset({"SW203"})
 
@@ -542,7 +549,11 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        roomy=fits and s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu,
+        # room for a KV cache: the rule of thumb (weights × the KV reserve) where no p95 context is declared; with
+        # one, the KV actually left is the judge (see MIN_KV_SHARE)
+        roomy=fits and (s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu
+                        or (req.p95_context is not None and s.kv_cache_gib_per_gpu - s.error_band_gib
+                            >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu)),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -556,8 +567,11 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _evaluate(ctx, p)
     s = c.sizing
     req = ctx.req
-    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
-    if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
+    # with neither a load nor a p95 context declared, the rule of thumb judges: weights that leave no KV reserve are
+    # not squeezed onto the GPU by a shorter context; a declared load or p95 context is judged on the KV actually left
+    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu
+    declared = req.concurrency is not None or req.p95_context is not None
+    if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
     length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:

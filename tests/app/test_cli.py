@@ -951,3 +951,24 @@ def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
     assert ("  starts                      no: weights 626.69 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
             "the GPU's whole 79.19 GiB") in out.splitlines()
     assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out
+
+
+def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95_context(capsys):
+    """Llama-3.1-8B on one L4 (22 GiB): its 15.0 GiB of weights × 1.4 exceed the 20.2 GiB vLLM may use, so the rule
+    of thumb says two GPUs; but with a p95 context of 2,048 tokens declared, one L4 at a --max-model-len of what its
+    KV cache holds serves 13 such sequences beyond the error band: the doctrine lowers the length before it shards
+    (TP1 × PP2 was recommended). Without a p95 context the rule of thumb still judges."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--p95-context",
+                     "2048", "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    rec = d["recommended"]
+    assert (rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (1, 1, 26624, True, 13)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["roomy"],
+             c["mandatory"]) for c in d["candidates"]] == [
+        (1, 1, 13, True, []), (1, 2, 86, True, []), (1, 4, 224, False, ["SW104"]), (1, 8, 500, False, ["SW104"])]
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                     "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert (rc, d["recommended"]["tensor_parallel_size"], d["recommended"]["pipeline_parallel_size"]) == (0, 1, 2)

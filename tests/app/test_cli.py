@@ -631,10 +631,11 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
     assert hourly == 55.04
     row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
            "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
-           "instance_type": "p5.48xlarge", "usd_per_hour": hourly,
+           "instance_type": "p5.48xlarge",
+           "billed_as": "the smallest priced instance type with the GPU that holds one replica", "usd_per_hour": hourly,
            # the hour's cost over 2 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
            "usd_per_million_output_tokens": round(round(hourly / (2 * 1500 * 3600 / 1000), 5) * 1000, 2),
-           "no_price": None}
+           "output_tokens_per_second": 1500.0, "output_tokens_per_second_estimated": False, "no_price": None}
     assert d["for_the_load"] == [row]
     assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
     assert d["recommended"]["text"] == (
@@ -654,14 +655,17 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     assert rc == 0
     lines = out.splitlines()
     i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
-    # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge
+    # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge; per million output
+    # tokens from the decode estimate of each replica at its share of the load (TP1: 163 tokens/s at 4 sequences,
+    # 27.52 / (4 × 163.3 × 3,600) × 10^6)
     assert lines[i + 1:i + 5] == [
         "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
-        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  –",
-        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  –",
+        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
+        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
         "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
         "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
-        "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens needs --output-tokens-per-second",
+        "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens (est.) from the decode estimate of each replica "
+        "at its share of the load (docs/capacity-model.md; --output-tokens-per-second R for a measured rate)",
     ]
     assert ("recommended: 4 replicas of TP1 for 16 sequences of 16,384 tokens (4 for the load, each holding 5, no "
             "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
@@ -901,11 +905,12 @@ def test_plan_prices_the_smallest_instance_that_holds_a_replica(capsys):
         ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None), ("TP1", 4, 4, "g6.xlarge", 3.22, None)]
 
 
-@pytest.mark.parametrize("gpu,why", [
-    ("MI300X", "the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)"),
-    ("GB200", "p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog"),
+@pytest.mark.parametrize("gpu,why,tokens", [
+    # nothing is priced, so nothing is said of the cost per token
+    ("MI300X", "the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)", ""),
+    ("GB200", "p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog", ""),
 ])
-def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
+def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why, tokens):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
                      "32", "--p95-context", "2048", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
@@ -913,7 +918,7 @@ def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
     assert [(r["usd_per_hour"], r["no_price"]) for r in d["for_the_load"]] == [(None, why)] * len(d["for_the_load"])
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
                      "32", "--p95-context", "2048", "--vllm-version", "0.11.0")
-    assert f"  no price: {why}; $/M output tokens needs --output-tokens-per-second" in out.splitlines()
+    assert f"  no price: {why}{tokens}" in out.splitlines()
 
 
 def test_plan_blames_the_models_limit_for_an_impossible_length(capsys):

@@ -26,7 +26,7 @@ per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the r
 spread over TP × DP ranks instead of split by TP.
 
 The one function the rules, ``plan`` and the report call is :func:`size_deployment` (through the front door,
-:mod:`.group`); the seed documents' functions are re-exported here unchanged, and so are the public names of its
+:mod:`.group`); the rule-of-thumb functions are re-exported here unchanged, and so are the public names of its
 parts: :mod:`.estimates` (the coefficients of what vLLM measures) and :mod:`.weights` (precision, weights, MXFP4
 experts, KV bytes per token).
 """
@@ -44,7 +44,7 @@ from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
 )
-from .seeds import (  # noqa: F401  (public API: the seed functions)
+from .seeds import (  # noqa: F401  (public API: the rule-of-thumb functions)
     autoscale,
     concurrency,
     gpus_needed,

@@ -151,5 +151,5 @@ def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool
     meet it (SW104, SW202)."""
     if not sure or g.tpot_target_ms is None:
         return message, sure
-    return (f"{message}; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "
-            "the sharding may be there to meet: benchmark the replicas against it"), False
+    return (f"{message}; the sharding may be there to meet the per-token latency target of {g.tpot_target_ms:g} ms "
+            f"({ANN_TPOT_TARGET})"), False

@@ -481,17 +481,16 @@ def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, mar
     if not (warm or graphs):
         return None
     nccl = " and NCCL" if before.nccl else ""
-    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    parts = [f"the CUDA context{nccl} {before.gib:.2f} GiB"]
     if graphs:
-        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+        parts.append(f"CUDA graphs captured after sizing {graphs:.2f} GiB")
     if warm:
-        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+        parts.append(f"the sampler warm-up over {rows:,} × {vocab:,} tokens {warm:.2f} GiB")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
     return (after, after_band,
-            f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-            f": {after:.2f} GiB ({oom})")
+            f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
+            f"{', '.join(parts)} ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the r
 spread over TP × DP ranks instead of split by TP.
 
 The one function the rules, ``plan`` and the report call is :func:`size_deployment` (through the front door,
-:mod:`.group`); the seed documents' functions are re-exported here unchanged, and so are the public names of its
+:mod:`.group`); the rule-of-thumb functions are re-exported here unchanged, and so are the public names of its
 parts: :mod:`.estimates` (the coefficients of what vLLM measures) and :mod:`.weights` (precision, weights, MXFP4
 experts, KV bytes per token).
 """
@@ -44,7 +44,7 @@ from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
 )
-from .seeds import (  # noqa: F401  (public API: the seed functions)
+from .seeds import (  # noqa: F401  (public API: the rule-of-thumb functions)
     autoscale,
     concurrency,
     gpus_needed,
@@ -481,17 +481,16 @@ def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, mar
     if not (warm or graphs):
         return None
     nccl = " and NCCL" if before.nccl else ""
-    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    parts = [f"the CUDA context{nccl} {before.gib:.2f} GiB"]
     if graphs:
-        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+        parts.append(f"CUDA graphs captured after sizing {graphs:.2f} GiB")
     if warm:
-        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+        parts.append(f"the sampler warm-up over {rows:,} × {vocab:,} tokens {warm:.2f} GiB")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
     return (after, after_band,
-            f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-            f": {after:.2f} GiB ({oom})")
+            f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
+            f"{', '.join(parts)} ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ class WeightsDoNotFit(GroupRule):
             "Shard the model over more GPUs of one node with --tensor-parallel-size (or spread a "
             "mixture-of-experts model's experts with --data-parallel-size and --enable-expert-parallel), "
             "use a quantised checkpoint, or pick a GPU with more memory. For the margin: lower "
-            "--gpu-memory-utilization or --max-num-seqs (the sampler warm-up grows with it)."
+            "--gpu-memory-utilization or --max-num-seqs (the sampler warm-up grows with it). Within the "
+            "estimate's error band, the weights vLLM logs at start-up ('Model loading took') settle it."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
@@ -68,8 +69,7 @@ class WeightsDoNotFit(GroupRule):
         if sure:
             yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
         else:
-            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note}); "
-                         "the weights vLLM logs at start-up ('Model loading took') settle it")
+            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
 
     def _margin(self, g: ServingGroup, s: ReplicaSizing) -> Iterable[Hit]:
         """The start-up failures outside the KV budget (vLLM's V1 engine)."""
@@ -79,8 +79,7 @@ class WeightsDoNotFit(GroupRule):
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
-            yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up; a lower "
-                         "--gpu-memory-utilization or --max-num-seqs leaves room")
+            yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up")
         else:
             yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
-                         "start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room")
+                         "start-up")

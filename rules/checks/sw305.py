@@ -135,7 +135,7 @@ class NamespaceWithoutDefaultDeny(Rule):
     @staticmethod
     def _message(ns: str, groups: list[ServingGroup], exposed: list[ServingGroup],
                  policies: list[NetworkPolicy]) -> str:
-        names = listed(group_subject(g) for g in groups)
+        names = listed((group_subject(g) for g in groups), shown=2)
         if not policies:
             found = "no network policy at all"
         else:
@@ -152,6 +152,4 @@ class NamespaceWithoutDefaultDeny(Rule):
             why = "every pod in the cluster can reach vLLM without the gateway"
         else:
             why = "its vLLM pods are isolated by the policies that select them, but every other pod there is not"
-        return (f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
-                "required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when "
-                "its policy is managed elsewhere")
+        return f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"

@@ -790,10 +790,8 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
             if any(c.isspace() for c in spelled):
                 flag = spelled.split()[0]
                 return at, f"{flag}={UNKNOWN_TOKEN}", (
-                    f"the argument {words[at]!r} is one list item: Kubernetes passes it as one word with a space in "
-                    f"it, which vLLM's argument parser does not split (it splits only {flag}=VALUE) and reads as a "
-                    "positional (an unrecognized argument, or the model), so vLLM exits at start-up; write "
-                    f"{flag} and its value as two items, or as {flag}=VALUE")
+                    f"the argument {words[at]!r} is one list item, one word with a space in it, which vLLM's "
+                    f"argument parser does not split (it splits only {flag}=VALUE), so vLLM exits at start-up")
             name = _SHORT.get(spelled[1:], "") if not tok.startswith("--") else _normalise(spelled[2:])
             key, kind = _FLAGS.get(name, ("", "bool" if name in _BOOL_FLAGS else "raw"))
             if kind == "bool" and not eq:

@@ -157,7 +157,7 @@ def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
     # new (it fails the run) and the entry for SYS_ADMIN alone is stale
     assert (rc, err) == (1, "")
     assert out.splitlines()[0].startswith(
-        "deploy/security.yaml:45: SW309 [mandatory] container `vllm` of Deployment serving/llama-70b adds SYS_ADMIN, "
+        "deploy/security.yaml:45: SW309 [mandatory] container `vllm` adds SYS_ADMIN, "
         "SYS_PTRACE, which control the node")
     assert out.splitlines()[1] == (
         "shardwise: 2 files read, 3 workloads, 1 mandatory, 0 advisory finding, 0 suppressed; 15 findings in the "
@@ -258,7 +258,7 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
     ("SW104", "cannot decide: tensor_parallel_size is not known (a computed output)", True, "tensor_parallel_size"),
     ("SW310", "cannot decide: CUDA_VISIBLE_DEVICES of container `vllm` is not known (envFrom Secret `s`)", True,
      "CUDA_VISIBLE_DEVICES container vllm"),
-    ("SW308", "container `vllm` of Deployment a/b passes --api-key a literal value (26 characters); required: the "
+    ("SW308", "container `vllm` passes --api-key a literal value (26 characters); required: the "
               "key from a Secret (VLLM_API_KEY for --api-key, HF_TOKEN for --hf-token)", False,
      "container vllm --api-key"),
     ("SW309", "Deployment a/b sets hostNetwork: true, so its ports listen on the node", False, "hostNetwork"),

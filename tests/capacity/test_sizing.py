@@ -310,10 +310,9 @@ def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
     sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
     assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
     assert sure.refusal == (
-        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
-        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
+        "the 3.96 GiB outside the KV budget (1 − 0.95) must hold 8.38 GiB: the CUDA context 0.50 GiB, CUDA graphs "
+        "captured after sizing 0.40 GiB, the sampler warm-up over 1,024 × 201,088 tokens 7.48 GiB (vLLM: CUDA out of "
+        "memory occurred when warming up sampler with 1024 dummy requests)")
     close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
     assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
         False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
@@ -335,10 +334,9 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
     # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
     late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
     assert late.refusal == (
-        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
-        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
+        "the 0.79 GiB outside the KV budget (1 − 0.99) must hold 3.11 GiB: the CUDA context and NCCL 0.75 GiB, CUDA "
+        "graphs captured after sizing 0.40 GiB, the sampler warm-up over 1,024 × 128,256 tokens 1.96 GiB (vLLM: CUDA "
+        "out of memory occurred when warming up sampler with 1024 dummy requests)")
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"

@@ -73,6 +73,14 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "host": ("host", "str"),
     "served-model-name": ("served_model_name", "names"),
     "lora-modules": ("lora_modules", "names"),  # nargs="+": name=path or JSON, one or more
+    # list-typed settings, which vLLM's argparse gives nargs="+" (EngineArgs' list fields):
+    # `--cudagraph-capture-sizes 1 2 4 8` takes every word up to the next flag, none is the model
+    "cudagraph-capture-sizes": ("cudagraph_capture_sizes", "names"),
+    "cuda-graph-sizes": ("cuda_graph_sizes", "names"),  # its older spelling (SchedulerConfig)
+    "ignore-patterns": ("ignore_patterns", "names"),
+    "logits-processors": ("logits_processors", "names"),
+    "collect-detailed-traces": ("collect_detailed_traces", "names"),
+    "allowed-media-domains": ("allowed_media_domains", "names"),
     "data-parallel-size-local": ("data_parallel_size_local", "int"),
     "kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
     "data-parallel-rank": ("data_parallel_rank", "int"),

@@ -254,6 +254,19 @@ def test_unknown_flags_go_to_extra():
                        "served_model_name": ["llama", "llama-70b"], "compilation_config": "3"}
 
 
+def test_list_valued_flags_take_every_word_up_to_the_next_flag():
+    # kedify-on-eks-blueprint's Deployment: `--cudagraph-capture-sizes 1 2 4 8 16 24 32` after `--model`; vLLM
+    # gives list-typed settings nargs="+", so none of the sizes is a positional model that would win over --model
+    e = parse(["vllm", "serve", "--model", "s3://bucket/models/mistral-7b-awq/", "--max-model-len", "4096",
+               "--cudagraph-capture-sizes", "1", "2", "4", "8", "16", "24", "32", "--port", "8000"])
+    assert (e.model, e.max_model_len, e.port) == ("s3://bucket/models/mistral-7b-awq/", 4096, 8000)
+    assert e.extra == {"cudagraph_capture_sizes": ["1", "2", "4", "8", "16", "24", "32"]}
+    e = parse(["vllm", "serve", "org/m", "--cuda-graph-sizes", "1", "2", "--ignore-patterns", "original/**",
+               "*.pth"])
+    assert e.model == "org/m" and e.extra == {"cuda_graph_sizes": ["1", "2"],
+                                              "ignore_patterns": ["original/**", "*.pth"]}
+
+
 def test_json_valued_flag():
     e = parse(["vllm", "serve", "m/x", "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 5}'])
     assert e.extra == {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 5}'}

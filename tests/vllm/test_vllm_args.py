@@ -44,6 +44,16 @@ def test_python_module_api_server_with_model_equals():
     assert (e.model, e.dtype, e.port) == ("Qwen/Qwen2.5-7B-Instruct", "bfloat16", 8080)
 
 
+def test_vllm_grpc_server_takes_the_engine_args():
+    # vllm/entrypoints/grpc_server.py ("python -m vllm.entrypoints.grpc_server --model <model_path>"), as the
+    # gateway-api-inference-extension's gpu-grpc-deployment.yaml runs it
+    e = parse(["python3", "-m", "vllm.entrypoints.grpc_server"],
+              ["--model", "Qwen/Qwen3-32B", "--tensor-parallel-size", "1", "--gpu-memory-utilization", "0.90",
+               "--max-model-len", "16000", "--port", "8000"])
+    assert (e.model, e.tensor_parallel_size, e.gpu_memory_utilization, e.max_model_len, e.port) == (
+        "Qwen/Qwen3-32B", 1, 0.9, 16000, 8000)
+
+
 def test_python_unbuffered_flag_before_module():
     e = parse(["python", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x"])
     assert e.model == "m/x"

@@ -78,6 +78,15 @@ _GITOPS = {("argoproj.io", "Application"): "Argo CD", ("argoproj.io", "Applicati
 _VALUES_IMAGE = re.compile(r"^[ \t]*-?[ \t]*(?:repository|image):[ \t]*['\"]?([^\s'\"#]+)", re.MULTILINE)
 
 
+def gitops_why(kind: str, obj: Mapping[str, Any]) -> str | None:
+    """Why a GitOps object that renders a Helm chart gives no workload, or None for another object."""
+    renderer = _GITOPS.get((str(obj.get("apiVersion", "")).split("/", 1)[0], kind))
+    if renderer is None:
+        return None
+    return (f"{renderer} renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+            "chart rendered with these values (helm template, with the values or parameters set here)")
+
+
 def _gitops_image(spec: Any, file: str | None) -> tuple[str, Location | None] | None:
     """The vLLM image a GitOps object's Helm values name, and its line: Helm's ``image.repository`` convention
     as a map, as an Argo CD parameter (``name: image.repository``, ``value: ...``) or in a values text."""
@@ -103,13 +112,11 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
     if (group, kind) in _NO_SERVER:
         return None
     file = loc.file
-    renderer = _GITOPS.get((group, kind))
-    if renderer is not None:
+    why = gitops_why(kind, obj)
+    if why is not None:
         image = _gitops_image(spec, file)
         if image is not None:
-            return (*image, f"{renderer} renders the Helm chart it names in the cluster, so its pods are not in the "
-                            "inputs: lint the chart rendered with these values (helm template, with the values or "
-                            "parameters set here)")
+            return (*image, why)
     for key, value, holder in _walk(spec):
         low = key.lower()
         if low.startswith("vllm"):

@@ -74,7 +74,7 @@ Mention = tuple[str, Location | None, str | None]
 #: GitOps objects that render a Helm chart in the cluster, and who renders it.
 _GITOPS = {("argoproj.io", "Application"): "Argo CD", ("argoproj.io", "ApplicationSet"): "Argo CD",
            ("helm.toolkit.fluxcd.io", "HelmRelease"): "Flux", ("helm.cattle.io", "HelmChart"): "k3s' Helm controller"}
-#: An image in a Helm values text (Argo CD's ``helm.values``, k3s' ``valuesContent``): ``repository: x`` or ``image: x``.
+#: An image in a Helm values text (Argo CD's ``helm.values``, k3s' ``valuesContent``): ``repository: x``, ``image: x``.
 _VALUES_IMAGE = re.compile(r"^[ \t]*-?[ \t]*(?:repository|image):[ \t]*['\"]?([^\s'\"#]+)", re.MULTILINE)
 
 

@@ -365,11 +365,13 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
         if engine is not None and isinstance(engine.extra.get("config"), str):
             # `--config FILE` mounted from a ConfigMap of the input: its settings, then the command line's
-            text = mounted_config(engine.extra["config"], c, spec)
-            words = config_tokens(text) if text is not None else None
-            found = find_vllm_invocation(run, args, literal, image, unknown_env) if words is not None else None
-            if words is not None and found is not None:
-                engine = parse_serve_args([*words, *_without_config(found[1])], found[0], flag_loc, locate)
+            config_text = mounted_config(engine.extra["config"], c, spec)
+            settings = config_tokens(config_text) if config_text is not None else None
+            invocation = find_vllm_invocation(run, args, literal, image, unknown_env) if settings is not None \
+                else None
+            if settings is not None and invocation is not None:
+                engine = parse_serve_args([*settings, *_without_config(invocation[1])], invocation[0], flag_loc,
+                                          locate)
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash[2]
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc

@@ -360,7 +360,16 @@ def test_sw305_is_anchored_at_the_multi_node_group_that_needs_the_policy(tmp_pat
         "          - name: vllm\n            image: vllm/vllm-openai:v0.10.1\n"
         "            command: [vllm, serve, meta-llama/Llama-3.1-405B-Instruct, --tensor-parallel-size, '8',"
         " --pipeline-parallel-size, '2']\n            resources: {limits: {nvidia.com/gpu: 8}}\n")
-    inv = load_inputs([str(tmp_path / "a-single-gpu.yaml"), str(tmp_path / "b-multi-node.yaml")])
+    # the input holds the cluster's policies (a default-deny for another namespace): the gap in default is sure
+    (tmp_path / "c-policies.yaml").write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: monitoring}\n"
+        "spec: {podSelector: {}, policyTypes: [Ingress]}\n")
+    inv = load_inputs([str(tmp_path / n) for n in ("a-single-gpu.yaml", "b-multi-node.yaml", "c-policies.yaml")])
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"]
     assert (f.level, f.subject, pathlib.Path(f.location.file).name, f.location.line) == (
         "mandatory", "Namespace default", "b-multi-node.yaml", 1)
+    # without any policy in the input the cluster's may live elsewhere: advisory, at the same place
+    inv = load_inputs([str(tmp_path / "a-single-gpu.yaml"), str(tmp_path / "b-multi-node.yaml")])
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"]
+    assert (f.level, f.subject, pathlib.Path(f.location.file).name, f.location.line) == (
+        "advisory", "Namespace default", "b-multi-node.yaml", 1)

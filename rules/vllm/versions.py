@@ -43,6 +43,11 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   utilization").
 * ``sampler_warmup``: after the KV cache is sized and the CUDA graphs captured, V1 runs the dummy
   sampler again (``compile_or_warm_up_model``): its buffers come out of what the budget left outside.
+* ``cudagraph_sizes`` / ``full_cudagraphs`` / ``gpt_oss_capture``: which CUDA graphs V1 captures (the batch sizes,
+  ``1, 2, 4`` then multiples of 8 up to 512 (0.8-0.9), up to ``min(2 × max_num_seqs, 512)`` (0.10-0.11), and from
+  0.12 multiples of 8 below 256 and of 16 from 256; none above ``max_num_batched_tokens``), whether each size is
+  captured twice, piecewise and as a full decode graph for sizes up to ``max_num_seqs`` (``FULL_AND_PIECEWISE``,
+  the default from 0.11), and the largest size gpt-oss raises the capture to (1,024; 992 in 0.11).
 * ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
   communication buffers that are set up during the first forward pass are counted as non-torch memory
   (about 2 GiB per GPU in 0.19 logs).
@@ -73,6 +78,9 @@ Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
 Sampler = Literal["logits", "flashinfer", "sort", "triton"]
 HybridKv = Literal["as-full", "groups"]
+#: The default CUDA graph batch sizes: ``step8-512`` ([1, 2, 4] + multiples of 8 up to 512), ``step8`` (the same up
+#: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
+CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
@@ -149,6 +157,9 @@ class Behaviour:
     startup_free_check: bool = False  # V1 refuses when free memory at start is below utilization × total
     sampler_warmup: bool = False  # V1 warms the sampler up again after sizing, after the CUDA graphs
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
+    cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
+    full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
+    gpt_oss_capture: int = 0  # gpt-oss raises the largest capture size to this (0: no override)
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
@@ -192,12 +203,13 @@ _R080 = _row(
 )
 _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
-_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True)
+_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
 _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
-              kv_cache_memory_flag=True, runai_streamer=True, pip_flashinfer=True)
+              kv_cache_memory_flag=True, runai_streamer=True, pip_flashinfer=True, full_cudagraphs=True,
+              gpt_oss_capture=992)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False)
+              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -297,6 +309,17 @@ SOURCES: dict[str, str] = {
                       "requirements/cuda.txt pins flashinfer-python in later releases (boundary at 0.11.0 assumed, not "
                       "read in the 0.11.0 wheel's metadata); the official vllm/vllm-openai image installs it in "
                       "every V1 release (docker/Dockerfile)",
+    "cudagraph_sizes": "config.py VllmConfig._set_cudagraph_sizes: [1, 2, 4] + range(8, 513, 8) in 0.8.5 (0.9.2: "
+                       "SchedulerConfig.cuda_graph_sizes default [512]); config/scheduler.py cuda_graph_sizes default "
+                       "[min(max_num_seqs * 2, 512)] with range(8, max + 1, 8) in 0.10.1.1 and 0.11.0; config/vllm.py "
+                       "[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), max = min(max_num_seqs * 2, 512), from "
+                       "0.12.0 (read in 0.12.0, 0.14.1, 0.20.0); sizes above max_num_batched_tokens dropped in all",
+    "full_cudagraphs": "config/__init__.py VllmConfig.__post_init__: cudagraph_mode defaults to FULL_AND_PIECEWISE for "
+                       "V1 with piecewise compilation from 0.11.0 (PIECEWISE only before: full_cuda_graph=False in "
+                       "0.10.1.1); full graphs are captured for uniform decode batches, up to max_num_seqs tokens",
+    "gpt_oss_capture": "model_executor/models/config.py GptOssForCausalLMConfig.verify_and_update_config: the largest "
+                       "capture size raised to 1024 (0.10.1.1, 0.12.0, 0.14.1, 0.20.0) or 992 (0.11.0) unless the user "
+                       "set capture sizes",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
 }

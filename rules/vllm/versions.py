@@ -29,7 +29,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
   profiles only the logits.
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
-  (pip installs before 0.11) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
@@ -205,11 +205,12 @@ _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_
              concurrency_from_tokens=False, startup_free_check=True)
 _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
 _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
-              kv_cache_memory_flag=True, runai_streamer=True, pip_flashinfer=True, full_cudagraphs=True,
+              kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
               gpt_oss_capture=992)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024)
+              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
+              pip_flashinfer=True)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -304,22 +305,11 @@ SOURCES: dict[str, str] = {
     "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
                       "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
                       "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
-    "pip_flashinfer": "the PyPI wheels of 0.8-0.10.x do not depend on flashinfer-python (their pip installs log "
-                      "'FlashInfer is not available. Falling back to the PyTorch-native implementation'); "
-                      "requirements/cuda.txt pins flashinfer-python in later releases (boundary at 0.11.0 assumed, not "
-                      "read in the 0.11.0 wheel's metadata); the official vllm/vllm-openai image installs it in "
-                      "every V1 release (docker/Dockerfile)",
-    "cudagraph_sizes": "config.py VllmConfig._set_cudagraph_sizes: [1, 2, 4] + range(8, 513, 8) in 0.8.5 (0.9.2: "
-                       "SchedulerConfig.cuda_graph_sizes default [512]); config/scheduler.py cuda_graph_sizes default "
-                       "[min(max_num_seqs * 2, 512)] with range(8, max + 1, 8) in 0.10.1.1 and 0.11.0; config/vllm.py "
-                       "[1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), max = min(max_num_seqs * 2, 512), from "
-                       "0.12.0 (read in 0.12.0, 0.14.1, 0.20.0); sizes above max_num_batched_tokens dropped in all",
-    "full_cudagraphs": "config/__init__.py VllmConfig.__post_init__: cudagraph_mode defaults to FULL_AND_PIECEWISE for "
-                       "V1 with piecewise compilation from 0.11.0 (PIECEWISE only before: full_cuda_graph=False in "
-                       "0.10.1.1); full graphs are captured for uniform decode batches, up to max_num_seqs tokens",
-    "gpt_oss_capture": "model_executor/models/config.py GptOssForCausalLMConfig.verify_and_update_config: the largest "
-                       "capture size raised to 1024 (0.10.1.1, 0.12.0, 0.14.1, 0.20.0) or 992 (0.11.0) unless the user "
-                       "set capture sizes",
+    "pip_flashinfer": "requirements/cuda.txt (what the PyPI wheel depends on): no flashinfer-python in 0.10.1.1 or "
+                      "0.11.0, flashinfer-python==0.5.3 from 0.12.0 (read in the 0.12.0 and 0.14.1 sdists); the pip "
+                      "installs of 0.8-0.11 log 'FlashInfer is not available. Falling back to the PyTorch-native "
+                      "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
+                      "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
 }

@@ -95,9 +95,16 @@ LOGS = [
     Log("https://github.com/vllm-project/vllm/pull/21489", "0.10.0", GEMMA3_4B, 178.36,
         sizing.EngineSettings(offline=True), True, 8.58, 178.36 * 0.9 - 8.58 - 9.96 - 0.07, arch="blackwell",
         name="B200"),
+    # one H100 (79.11 GiB) at 0.95, `vllm serve openai/gpt-oss-120b --gpu-memory-utilization 0.95
+    # --max-num-batched-tokens 1024` from a conda env's pip install (no FlashInfer: the sampler sorts 1,024 rows ×
+    # 201,088 at 39 B): "Available KV cache memory: 1.71 GiB", then one 131,072-token request does not fit
+    Log("https://github.com/vllm-project/vllm/issues/27508", "0.11.0", find_model("openai/gpt-oss-120b"), 79.11,
+        sizing.EngineSettings(gpu_memory_utilization=0.95, max_num_batched_tokens=1024, pip_install=True), False,
+        kv_gib=1.71, arch="hopper", name="H100"),
     # 2 × H100 at 0.95 (llm-d nightly, vLLM 0.11.0): graphs captured, "KV cache allocated: 41.87 GiB per
     # worker", then "CUDA out of memory occurred when warming up sampler with 1024 dummy requests". The
-    # margin (3.96 GiB) against context + NCCL + graphs + 1,024 × 151,936 × 16 B: 3.72 GiB, inside the band.
+    # margin (3.96 GiB) against context + NCCL + slack + the graphs captured after sizing (67 + 67 sizes,
+    # 2.86 GiB; the warm-up reuses the profile's peak): 3.86 GiB, inside the band.
     Log("https://github.com/llm-d/llm-d/issues/787", "0.11.0", find_model("Qwen/Qwen3-32B"), 79.19,
         sizing.EngineSettings(tp=2, gpu_memory_utilization=0.95), False, kv_gib=41.87, arch="hopper", name="H100",
         central=False),

@@ -23,7 +23,8 @@ class Estimates:
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
-      language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
+      language model, and the batch's pixel values (float32 and the model's dtype) while the tower runs
+      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB, against 2.51 in vllm#16570's V1 log).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first

@@ -310,7 +310,14 @@ _QWEN_VL_MAX_PIXELS = 12_845_056  # Qwen2-VL / Qwen2.5-VL preprocessor default (
 
 def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act: int,
              e: Estimates) -> tuple[float, float, str]:
-    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes."""
+    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes.
+
+    The peak is the tower's activations (``vit_hidden`` × its hidden size and the MLP per patch) and the
+    batch's pixel values, which stay on the GPU while the tower runs: the image processor's float32 values
+    (channels × temporal patch × patch² per patch: 1,176 for Qwen's ViT, 588 for SigLIP) and their copy in the
+    model's dtype (``Qwen2_5_VLForConditionalGeneration._process_image_input`` casts them to the tower's dtype;
+    V1 ``gpu_model_runner.py`` ``_get_mm_dummy_batch`` moves the dummy batch to the device as the processor made
+    it)."""
     vc = model.hf_config.get("vision_config")
     if not isinstance(vc, dict):
         return 0.0, 0.0, ""
@@ -339,7 +346,11 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
     # sequences, one item each (worker/model_runner.py profile_run)
     items = max(1, min(seqs, int(budget // max(tokens, 1))))
     gated = str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith("qwen2_5_vl")
-    peak = items * patches * (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
+    qwen = model_type.startswith(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_omni")) or num("window_size")
+    pixels = num("in_chans", num("in_channels", num("num_channels", 3)) or 3) * patch * patch
+    if qwen:
+        pixels *= num("temporal_patch_size", 2) or 2
+    peak = items * patches * ((e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act + pixels * (4 + act))
     cache = budget * model.hidden_size * act
     note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "
             f"({int(patches):,} patches each)")

@@ -359,7 +359,7 @@ def test_at_0_95_on_one_h100_gpt_oss_20b_fails_after_sizing_and_llama_qwen_gemma
         ("meta-llama/Llama-3.1-8B-Instruct", "0.11.0"): (True, 2.97),
         ("Qwen/Qwen2.5-7B-Instruct", "0.14.1"): (True, 1.96),
         # the vision encoder's profile peak (above the sampler's) leaves room the graphs reuse
-        ("google/gemma-3-12b-it", "0.11.0"): (True, 1.42),
+        ("google/gemma-3-12b-it", "0.11.0"): (True, 0.99),
     }
 
 
@@ -592,3 +592,21 @@ spec:
     [g] = load_inputs([str(path)]).groups
     s = engine_settings(g)
     assert (s.pip_install, s.flashinfer_installed, s.flashinfer_sampler) == (True, None, False)
+
+
+def test_a_72b_vision_language_model_on_four_a100_40gb_at_0_95_and_4096_tokens():
+    # V1 profiles one dummy image of the processor's largest size (16,384 tokens, 65,536 patches) through the
+    # vision tower: its activations and the pixel values it keeps (1,176 per patch, float32 and bf16)
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    a100 = sizing.Device("A100-40GB", 39.38, "nvidia", "ampere", 1)
+    settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096)
+    got = {v: sizing.size_deployment(vl, a100, settings, v) for v in ("0.9.2", "0.11.0", "0.20.0")}
+    assert {v: (s.starts, round(s.encoder_gib_per_gpu, 2), round(s.available_kv_gib, 2), round(s.needed_kv_gib, 2))
+            for v, s in got.items()} == {
+        "0.9.2": (False, 2.62, 0.18, 0.31),  # vLLM refuses: one 4,096-token request does not fit
+        "0.11.0": (True, 2.62, 0.36, 0.31),  # NCCL outside the budget from 0.11: inside the band
+        "0.20.0": (False, 2.62, -0.04, 0.31),  # the graphs' estimate comes out of the budget
+    }
+    assert {s.verdict for s in got.values()} == {"may-refuse"}
+    assert got["0.9.2"].notes[0] == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+

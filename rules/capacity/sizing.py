@@ -872,8 +872,8 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
-    if in_budget or engine != "v1" or model is None or batch is None:
-        return _Graphs(in_budget, e.cudagraph_gib)
+    if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
+        return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
     sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
     tokens = sum(sizes) + sum(full)
     gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act / GIB

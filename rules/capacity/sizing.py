@@ -867,7 +867,8 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     while profiling and takes it from the KV budget (``cudagraph_gib``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
-    bytes per token (:class:`Estimates`): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
+    bytes per token (:class:`Estimates`; at TP > 1 the half that is not the residual stream is split over the
+    ranks): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
     in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
@@ -876,7 +877,10 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
     sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
     tokens = sum(sizes) + sum(full)
-    gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act / GIB
+    # calibrated at TP1; with tensor parallelism each rank keeps the residual stream whole and its share of the
+    # rest, taken as half and half (not measured)
+    share = (1.0 + 1.0 / s.tp) / 2.0
+    gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act * share / GIB
     return _Graphs(False, gib, len(sizes) + len(full), tokens)
 
 

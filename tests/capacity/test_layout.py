@@ -207,8 +207,8 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     small = _smallest_with_room(plan)
     if small is None:
-        # no layout starts beyond the band (Llama-3.1-70B on L4 with 0.11: the CUDA graphs captured after sizing,
-        # 2.87 GiB, do not fit the 2.2 GiB outside the budget at any TP × PP): plan recommends none
+        # no layout starts beyond the band (Llama-3.1-70B on L4 with 0.11: the CUDA graphs captured after sizing
+        # do not fit the 2.2 GiB outside the budget at any TP × PP): plan recommends none
         assert plan.chosen is None
         return
     assert plan.chosen is not None

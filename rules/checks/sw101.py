@@ -78,6 +78,8 @@ class WeightsDoNotFit(GroupRule):
         """The start-up failures outside the KV budget (vLLM's V1 engine)."""
         if s.margin_verdict == "starts" or not s.margin_failure or s.certain:
             return
+        if s.margin_after_sizing and s.kv_verdict == "refuses":
+            return  # vLLM refuses the KV cache (SW102) before it captures graphs or warms the sampler up
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")

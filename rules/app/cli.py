@@ -201,10 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--model", required=True, metavar="M",
                       help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
     plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
-    plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog)")
+    plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
+                      "(H100,H200,L40S,A100) compares the layouts each recommends and names the cheapest")
     plan.add_argument("--instance-type", metavar="T",
                       help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
-                      "and NVLink (default: the largest instance type with --gpu in the catalog)")
+                      "and NVLink (default: the largest instance type with --gpu in the catalog); a list "
+                      "(p5.48xlarge,p4de.24xlarge) compares them")
     plan.add_argument("--gpu-memory-gib", type=_ranged(float, 0, 4096, lo_open=True), metavar="X",
                       help="memory of one GPU as CUDA reports it; without --gpu, a custom GPU")
     plan.add_argument("--gpus-per-node", type=_ranged(int, 1, 64), metavar="N",
@@ -246,7 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
                       help="the rule of thumb that the weights × X must fit the GPUs' usable memory (room for a "
                       "KV cache), used where no concurrency is declared (default 1.4)")
-    plan.add_argument("--json", action="store_true", help="print JSON")
+    plan.add_argument("--emit", choices=("manifest", "stack-config", "vllm-args"), metavar="WHAT",
+                      help="instead of the plan, print the recommended layout as a Deployment or LeaderWorkerSet "
+                      "with its Service and NetworkPolicies (manifest), as the pool and service entries of "
+                      "stacks/Pulumi.<env>.yaml (stack-config), or as the vllm serve command line (vllm-args)")
+    plan.add_argument("--format", choices=("text", "json"), default=None, dest="plan_format",
+                      help="text (default) or json")
+    plan.add_argument("--json", action="store_true", help="print JSON (as --format json)")
     plan.set_defaults(func=cmd_plan)
 
     rules = sub.add_parser("rules", help="list every rule", description="List every rule.")
@@ -525,10 +533,14 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     import json
+    from dataclasses import replace
 
+    from .compare import comparison_json, comparison_text, hardware_list, make_comparison
     from .plan import PlanRequest, make_plan, plan_json, plan_text
 
-    plan = make_plan(PlanRequest(
+    gpus, instance_types = hardware_list(args.gpu), hardware_list(args.instance_type)
+    as_json = args.json or args.plan_format == "json"
+    req = PlanRequest(
         model=args.model, base_model=args.base_model, gpu=args.gpu, gpu_memory_gib=args.gpu_memory_gib,
         instance_type=args.instance_type, gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp, dp=args.dp,
         enable_expert_parallel=args.enable_expert_parallel, gpu_memory_utilization=args.gpu_memory_utilization,
@@ -537,12 +549,34 @@ def cmd_plan(args: argparse.Namespace) -> int:
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
         kv_reserve=args.kv_reserve, concurrency=args.concurrency,
         output_tokens_per_second=args.output_tokens_per_second,
-    ))
-    if args.json:
+    )
+    if len(gpus) > 1 or len(instance_types) > 1:
+        if args.emit:
+            raise _Usage("--emit writes one layout: give one --gpu or --instance-type (the comparison names the "
+                         "cheapest)")
+        cmp = make_comparison(req, gpus, instance_types)
+        if as_json:
+            print(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False))
+        else:
+            sys.stdout.write(comparison_text(cmp))
+        return 0 if cmp.ok else 1
+    plan = make_plan(replace(req, gpu=gpus[0] if gpus else None,
+                             instance_type=instance_types[0] if instance_types else None))
+    failure = plan.failure()
+    if args.emit:
+        from .emit import emit
+
+        if not plan.ok:
+            codes = ", ".join(dict.fromkeys(f.code for f in plan.shown.findings if f.blocking))
+            why = failure or f"{plan.shown.parallel.text()} has mandatory findings ({codes})"
+            print(f"{PROG}: nothing to emit: {why}", file=sys.stderr)
+            return 1
+        sys.stdout.write(emit(plan, args.emit))
+        return 0
+    if as_json:
         print(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(plan_text(plan))
-    failure = plan.failure()
     if failure:
         print(f"{PROG}: {failure}", file=sys.stderr)
     return 0 if plan.ok else 1

@@ -24,6 +24,7 @@ from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
 
 if TYPE_CHECKING:
+    from ..capacity.throughput import DecodeEstimate
     from ..engine import Finding
 
 
@@ -130,6 +131,9 @@ class LoadSizing:
     instance_type: str | None = None  # the instance type the nodes are and the price is of
     no_price: str | None = None  # why there is no price
     gpus_per_node: int | None = None  # GPUs of one node of ``instance_type``
+    billed_as: str | None = None  # which instance type ``instance_type`` is: named, or the smallest holding a replica
+    output_tokens_per_second: float | None = None  # one replica: measured (--output-tokens-per-second) or estimated
+    tokens_estimated: bool = False  # output_tokens_per_second is the decode estimate, not a measurement
 
     @property
     def headroom_text(self) -> str:
@@ -145,8 +149,11 @@ class LoadSizing:
             "concurrency": self.concurrency, "context": self.context, "sequences_per_replica": self.per_replica,
             "replicas_needed": self.replicas_needed, "replicas": self.replicas,
             "headroom_replicas": self.replicas - self.replicas_needed,
-            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type,
+            "gpus": self.gpus, "nodes": self.nodes, "instance_type": self.instance_type, "billed_as": self.billed_as,
             "usd_per_hour": self.usd_per_hour, "usd_per_million_output_tokens": self.usd_per_million_output_tokens,
+            "output_tokens_per_second": (round(self.output_tokens_per_second, 1)
+                                         if self.output_tokens_per_second is not None else None),
+            "output_tokens_per_second_estimated": self.tokens_estimated,
             "no_price": self.no_price,
         }
 
@@ -458,7 +465,8 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     """The layout to recommend.
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
-    KV reserve fit, and one sequence of max_model_len); among those, the one holding the most sequences per
+    KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
+    error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
     GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
     the narrower engine (more replicas), then the fewest nodes."""
     if load_declared:
@@ -501,6 +509,12 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
+#: With a p95 context declared, a layout whose weights × the KV reserve do not fit still has room for a KV cache
+#: when the KV cache it keeps beyond the error band is at least this share of the reserve (weights × (reserve − 1)):
+#: a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room (3.1 GiB sure of a 6.0 GiB reserve),
+#: a 70B on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
+MIN_KV_SHARE = 0.25
+
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
 REFUSALS = frozenset({"SW203"})
 
@@ -535,7 +549,11 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        roomy=fits and s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu,
+        # room for a KV cache: the rule of thumb (weights × the KV reserve) where no p95 context is declared; with
+        # one, the KV actually left is the judge (see MIN_KV_SHARE)
+        roomy=fits and (s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu
+                        or (req.p95_context is not None and s.kv_cache_gib_per_gpu - s.error_band_gib
+                            >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu)),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -549,8 +567,11 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _evaluate(ctx, p)
     s = c.sizing
     req = ctx.req
-    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu  # no declared load: the rule of thumb
-    if c.fits or req.max_model_len is not None or (req.concurrency is None and crowded):
+    # with neither a load nor a p95 context declared, the rule of thumb judges: weights that leave no KV reserve are
+    # not squeezed onto the GPU by a shorter context; a declared load or p95 context is judged on the KV actually left
+    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu
+    declared = req.concurrency is not None or req.p95_context is not None
+    if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
     length = round_max_model_len(s.max_model_len_fit_sure)
     if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
@@ -559,8 +580,8 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     return low if low.fits else c
 
 
-#: The share of what the replicas hold that the load may fill before a headroom replica is added: the seed's
-#: autoscaler scales up above 80 % KV use (seeds.autoscale, ``up``).
+#: The share of what the replicas hold that the load may fill before a headroom replica is added: the
+#: rule-of-thumb autoscaler scales up above 80 % KV use (capacity.seeds.autoscale, ``up``).
 HEADROOM_FILL = 0.80
 
 
@@ -575,16 +596,21 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     if needed is None:
         return None
     # warm headroom where the load needs it: one replica more where the load would fill the replicas that hold it
-    # beyond the seed autoscaler's scale-up threshold (KV use above 80 %, seeds.autoscale), which would add one
+    # beyond the rule-of-thumb autoscaler's threshold (KV use above 80 %, seeds.autoscale), which would add one
     replicas = needed + (1 if req.concurrency > HEADROOM_FILL * needed * holds else 0)
-    inst, why = _billed_instance(ctx, p)
+    inst, why, how = _billed_instance(ctx, p)
     per_node = inst.gpus if inst is not None else ctx.node.node.gpus
     nodes = -(-replicas // (per_node // p.world)) if p.world <= per_node else replicas * -(-p.world // per_node)
     hourly = per_mtok = None
+    tps = req.output_tokens_per_second
+    estimated = None
+    if not tps:  # each replica runs its share of the load: the decode estimate at that batch
+        batch = min(-(-req.concurrency // replicas), holds, s.max_num_seqs)
+        estimated = decode_estimate(ctx.model, ctx.gpu, s, p, batch)
+        tps = estimated.tokens_per_second if estimated is not None else None
     if inst is not None and inst.price_per_hour_usd is not None:
         # whole instances are billed (what lint and diff price too): the nodes × the instance's on-demand price
         hourly = round(nodes * inst.price_per_hour_usd, 2)
-        tps = req.output_tokens_per_second
         if tps:
             cost = plan_cost(p.text(), replicas, p.world, tps / 300, hourly / (replicas * p.world), 0.0)
             per_mtok = round(float(cost["cost/1k_tok"]) * 1000, 2)
@@ -592,36 +618,67 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
         why = f"{inst.name} has no public us-east-1 on-demand price in the catalog"
     return LoadSizing(req.concurrency, s.expected_context, holds, needed, replicas, replicas * p.world, nodes,
                       hourly, per_mtok, inst.name if inst is not None else None, why if hourly is None else None,
-                      per_node)
+                      per_node, how if inst is not None else None, tps, estimated is not None)
 
 
-def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None]:
-    """The instance type replicas of ``p`` are billed on, or None and why: the node pool's instance type when
-    --instance-type or --gpus-per-node names it; else the smallest priced instance type of the GPU that holds one
-    replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica wider than any
-    instance type runs on the plan's nodes."""
+def decode_estimate(model: ModelShape, gpu: GpuInfo | None, s: ReplicaSizing, p: Parallel,
+                    batch: int) -> DecodeEstimate | None:
+    """The decode-throughput estimate of one replica of ``p`` at ``batch`` sequences of the expected context (None:
+    a custom GPU, or one the speed catalog lacks)."""
+    from ..capacity.sizing import GIB
+    from ..capacity.throughput import estimate_decode
+
+    if gpu is None or batch < 1:
+        return None
+    return estimate_decode(model, gpu.name, weights_bytes_per_gpu=s.weights_gib_per_gpu * GIB,
+                           kv_bytes_per_token_per_gpu=s.kv_bytes_per_token_per_gpu, tp=p.tp, pp=p.pp, dp=p.dp,
+                           batch=batch, context=s.expected_context, expert_parallel=p.expert_parallel)
+
+
+def replica_estimate(plan: Plan, c: Candidate) -> DecodeEstimate | None:
+    """The estimate for the layout: at its share of the declared load, else at the most sequences one replica runs
+    (what it holds, within max_num_seqs)."""
+    s = c.sizing
+    if c.load is not None:
+        batch = min(-(-c.load.concurrency // c.load.replicas), c.holds, s.max_num_seqs)
+    else:
+        batch = min(c.holds, s.max_num_seqs)
+    return decode_estimate(plan.model, plan.gpu, s, c.parallel, batch)
+
+
+def _billed_instance(ctx: _Context, p: Parallel) -> tuple[Any, str | None, str]:
+    """The instance type replicas of ``p`` are billed on (or None and why), and which it is (``billed_as``)."""
+    return billed_instance(ctx.req, ctx.node, ctx.gpu, p.world)
+
+
+def billed_instance(req: PlanRequest, node: NodeInfo, gpu: GpuInfo | None, world: int) -> tuple[Any, str | None, str]:
+    """The instance type a replica of ``world`` GPUs is billed on, or None and why, and which one it is: the node
+    pool's instance type when --instance-type or --gpus-per-node names it; else the smallest priced instance type of
+    the GPU that holds one replica (a one-GPU replica of L4 on a g6.xlarge, not an eighth of a g6.48xlarge); a replica
+    wider than any instance type runs on the plan's nodes."""
     from ..catalog import CatalogError, instances_for_gpu
 
-    req, node = ctx.req, ctx.node
-    if req.instance_type or req.gpus_per_node or ctx.gpu is None:
+    if req.instance_type or req.gpus_per_node or gpu is None:
+        how = "the named instance type" if req.instance_type else "the node of --gpus-per-node"
         if node.instance is not None:
-            return node.instance, None
-        if ctx.gpu is None:
-            return None, "a custom GPU has no instance type to price"
-        return None, f"the catalog has no instance type with {node.node.gpus} {ctx.gpu.name} GPUs"
+            return node.instance, None, how
+        if gpu is None:
+            return None, "a custom GPU has no instance type to price", how
+        return None, f"the catalog has no instance type with {node.node.gpus} {gpu.name} GPUs", how
     try:
-        found = instances_for_gpu(ctx.gpu.name)
+        found = instances_for_gpu(gpu.name)
     except CatalogError:
         found = []
     if not found:
-        return None, f"the catalog has no instance type with {ctx.gpu.name} GPUs (none is sold on-demand on AWS)"
-    holding = [i for i in found if i.gpus >= p.world]
+        return None, f"the catalog has no instance type with {gpu.name} GPUs (none is sold on-demand on AWS)", ""
+    holding = [i for i in found if i.gpus >= world]
     priced = [i for i in holding if i.price_per_hour_usd is not None]
+    smallest = "the smallest priced instance type with the GPU that holds one replica"
     if priced:
-        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None
+        return min(priced, key=lambda i: (i.gpus, i.price_per_hour_usd)), None, smallest
     if holding:
-        return holding[0], None
-    return node.instance, None
+        return holding[0], None, "the smallest instance type with the GPU that holds one replica (none is priced)"
+    return node.instance, None, "the plan's node: no instance type with the GPU holds one replica"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -652,6 +709,9 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     out["load"] = {"concurrency": plan.request.concurrency, "context": s.expected_context,
                    "context_declared": plan.request.p95_context is not None,
                    "output_tokens_per_second": plan.request.output_tokens_per_second}
+    est = replica_estimate(plan, shown) if shown.starts else None
+    out["throughput"] = ({"estimate": False, "output_tokens_per_second": plan.request.output_tokens_per_second}
+                         if plan.request.output_tokens_per_second else est.as_dict() if est is not None else None)
     out["findings"] = finding_dicts(shown.findings)
     out["gpus_needed"] = plan.gpus_needed
     out["recommended"] = plan.recommended()
@@ -700,6 +760,13 @@ def _money(x: float | None) -> str:
     return "–" if x is None else f"${x:,.2f}"
 
 
+def per_million_text(load: LoadSizing | None) -> str:
+    """``$1.23`` (measured rate), ``$1.23 (est.)`` (the decode estimate), or ``–``."""
+    if load is None or load.usd_per_million_output_tokens is None:
+        return "–"
+    return _money(load.usd_per_million_output_tokens) + (" (est.)" if load.tokens_estimated else "")
+
+
 def _candidates_table(plan: Plan) -> list[str]:
     header = ("TP", "PP", "DP", "GPUs", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "max conc", "seqs/replica",
               "starts", "mandatory findings")
@@ -740,7 +807,7 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
               "$/hour", "$/M output tokens")
     body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
              f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", c.load.instance_type or "–",
-             _money(c.load.usd_per_hour), _money(c.load.usd_per_million_output_tokens))
+             _money(c.load.usd_per_hour), per_million_text(c.load))
             for c in best if c.load is not None]
     from ..catalog import CatalogError, find_instance
 
@@ -758,8 +825,28 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
     why = list(dict.fromkeys(c.load.no_price for c in best if c.load is not None and c.load.no_price))
     if why:
         price += ("; " if price else "") + "no price: " + "; ".join(why)
-    tokens = ("" if req.output_tokens_per_second else "; $/M output tokens needs --output-tokens-per-second")
+    if not any(c.load is not None and c.load.usd_per_hour is not None for c in best):
+        tokens = ""  # nothing priced: no cost per token either
+    elif req.output_tokens_per_second:
+        tokens = "; $/M output tokens from --output-tokens-per-second (measured)"
+    elif any(c.load is not None and c.load.tokens_estimated for c in best):
+        tokens = ("; $/M output tokens (est.) from the decode estimate of each replica at its share of the load "
+                  "(docs/capacity-model.md; --output-tokens-per-second R for a measured rate)")
+    else:
+        tokens = f"; $/M output tokens needs --output-tokens-per-second (no speeds of {plan.gpu_name} for an estimate)"
     return [head, *("  " + line for line in _columns(header, body)), f"  {price}{tokens}"]
+
+
+def _throughput_text(plan: Plan, c: Candidate) -> str:
+    measured = plan.request.output_tokens_per_second
+    if measured:
+        return f"{measured:,.0f} output tokens/s per replica (--output-tokens-per-second, measured)"
+    est = replica_estimate(plan, c) if c.starts else None
+    if est is None:
+        why = "the layout does not start" if not c.starts else (
+            "no sequence fits" if c.holds < 1 else f"no speeds of {plan.gpu_name} in the catalog")
+        return f"no estimate: {why}; --output-tokens-per-second R gives a measured rate"
+    return est.text()
 
 
 def plan_text(plan: Plan) -> str:
@@ -816,6 +903,7 @@ def plan_text(plan: Plan) -> str:
     else:
         rows.append(("load", f"{plural(req.concurrency, 'sequence')} (--concurrency): this layout holds none of "
                              f"{s.expected_context:,} tokens"))
+    rows.append(("throughput", _throughput_text(plan, shown)))
     rows += [
         ("starts", _starts_text(shown)),
         (f"GPUs for weights × {req.kv_reserve:g}",

@@ -233,7 +233,7 @@ def _checkpoint_expert_bias_params(model: ModelShape) -> int:
 
 
 def weights_gb(model: ModelShape, precision: Precision) -> float:
-    """Weights of the whole model in decimal GB (the seeds' ``model_gb``)."""
+    """Weights of the whole model in decimal GB (the rule-of-thumb functions' ``model_gb``)."""
     return weights_bytes(model, precision) / GB
 
 

@@ -46,7 +46,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         ),
         remediation=(
             "Remove `serve` from args when the image's entrypoint is `vllm serve`, or give the whole "
-            "command as `command: [vllm, serve]` with the model first in args."
+            "command as `command: [vllm, serve]` with the model first in args. Write a flag and its value as two "
+            "list items, or as one `--flag=VALUE`, never as one item with a space in it."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/docker.html",

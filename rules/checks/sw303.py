@@ -73,8 +73,7 @@ class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
                 yield Hit(
                     subject_of(pool),
                     f"node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
-                    "maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in "
-                    "private subnets",
+                    "maps public IPs on launch (map_public_ip_on_launch = true)",
                     pool.location,
                     (*pool.suppressions, *subnet.suppressions),
                 )

@@ -3,8 +3,8 @@
 Recognised launch forms:
 
 - ``vllm serve MODEL [flags]`` (also after wrappers such as ``exec``, ``env``, ``tini --``);
-- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]`` (also NVIDIA Dynamo's
-  ``python3 -m dynamo.vllm --model MODEL [flags]``);
+- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]`` (also vLLM's gRPC server
+  ``vllm.entrypoints.grpc_server`` and NVIDIA Dynamo's ``python3 -m dynamo.vllm --model MODEL [flags]``);
 - shell forms, ``sh -c "..."`` / ``bash -lc "..."``: the script is split into simple commands
   (``;``, ``&&``, ``||``, ``|``, newlines) and the first vLLM invocation is used;
 - the command/args split either way (``command: [vllm, serve]`` + ``args: [MODEL, ...]``);
@@ -73,6 +73,14 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "host": ("host", "str"),
     "served-model-name": ("served_model_name", "names"),
     "lora-modules": ("lora_modules", "names"),  # nargs="+": name=path or JSON, one or more
+    # list-typed settings, which vLLM's argparse gives nargs="+" (EngineArgs' list fields):
+    # `--cudagraph-capture-sizes 1 2 4 8` takes every word up to the next flag, none is the model
+    "cudagraph-capture-sizes": ("cudagraph_capture_sizes", "names"),
+    "cuda-graph-sizes": ("cuda_graph_sizes", "names"),  # its older spelling (SchedulerConfig)
+    "ignore-patterns": ("ignore_patterns", "names"),
+    "logits-processors": ("logits_processors", "names"),
+    "collect-detailed-traces": ("collect_detailed_traces", "names"),
+    "allowed-media-domains": ("allowed_media_domains", "names"),
     "data-parallel-size-local": ("data_parallel_size_local", "int"),
     "kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
     "data-parallel-rank": ("data_parallel_rank", "int"),
@@ -141,7 +149,8 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 # Modules that take vLLM's engine flags with the model as ``--model``: vLLM's own API servers, and
 # NVIDIA Dynamo's vLLM worker (``python -m dynamo.vllm --model ...``).
-_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "dynamo.vllm"})
+_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "dynamo.vllm",
+                                 "vllm.entrypoints.grpc_server"})  # vLLM's gRPC server takes the engine args too
 _CLI_MODULES = frozenset({"vllm.entrypoints.cli.main", "vllm"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
@@ -837,10 +846,8 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
             if any(c.isspace() for c in spelled):
                 flag = spelled.split()[0]
                 return Crash(at, f"{flag}={UNKNOWN_TOKEN}", (
-                    f"the argument {words[at]!r} is one list item: Kubernetes passes it as one word with a space in "
-                    f"it, which vLLM's argument parser does not split (it splits only {flag}=VALUE) and reads as a "
-                    "positional (an unrecognized argument, or the model), so vLLM exits at start-up; write "
-                    f"{flag} and its value as two items, or as {flag}=VALUE"))
+                    f"the argument {words[at]!r} is one list item, one word with a space in it, which vLLM's "
+                    f"argument parser does not split (it splits only {flag}=VALUE), so vLLM exits at start-up"))
             name = _SHORT.get(spelled[1:], "") if not tok.startswith("--") else _normalise(spelled[2:])
             key, kind = _FLAGS.get(name, ("", "bool" if name in _BOOL_FLAGS else "raw"))
             if kind == "bool" and not eq:

@@ -243,6 +243,24 @@ def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
         "findings, 0 suppressed; skipped 1 file that is not inputs: CI configuration×1 — passed"))
 
 
+def test_tool_configurations_with_a_kind_but_no_api_version_are_not_inputs(work, capsys):
+    # defenseunicorns/leapfrogai: Zarf's zarf.yaml and UDS CLI's uds-bundle.yaml write `kind:` without `apiVersion`
+    # (no Kubernetes object does); they deploy charts, they are no broken manifests (exit 0, skipped with a reason)
+    put(work, "packages/vllm/zarf.yaml", "# yaml-language-server: $schema=zarf.schema.json\nkind: ZarfPackageConfig\n"
+        "metadata:\n  name: vllm\n  version: \"###ZARF_PKG_TMPL_IMAGE_VERSION###\"\ncomponents:\n  - name: vllm-model\n"
+        "    required: true\n    images:\n      - ghcr.io/defenseunicorns/leapfrogai/vllm:###ZARF_PKG_TMPL_IMAGE_VERSION###\n")
+    put(work, "bundles/uds-bundle.yaml", "kind: UDSBundle\nmetadata:\n  name: leapfrogai\n  version: dev\npackages:\n"
+        "  - name: vllm\n    path: ../../packages/vllm\n    ref: dev\n")
+    put(work, "deploy/broken.yaml", "kind: Deployment\nmetadata: {name: x}\nspec: {}\n")
+    rc, out, _ = lint(capsys, "packages", "bundles", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [
+        {"file": "packages/vllm/zarf.yaml", "reason": "Zarf package configuration"},
+        {"file": "bundles/uds-bundle.yaml", "reason": "UDS bundle configuration"}])
+    rc, out, _ = lint(capsys, "deploy/broken.yaml", "--format", "json")  # a Deployment without apiVersion: broken
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, ["object has no apiVersion"])
+
+
 def test_a_shardwise_stack_of_the_project_is_never_skipped(work, capsys):
     # a stack file whose shardwise:environment went missing is broken, not "another project's"
     put(work, "Pulumi.dev.yaml", "config:\n  aws:region: us-east-1\n  shardwise:cluster: dev\n")

@@ -79,13 +79,12 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
         ("SW201", "mandatory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
          "tensor_parallel_size is 16; the TP group would span 4 nodes without a shared NVLink domain (the pool has "
          "EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on "
-         "every layer; --tensor-parallel-size 4 --pipeline-parallel-size 4 keeps the all-reduces inside each node"),
+         "every layer"),
         ("SW202", "advisory", 25, "tensor_parallel_size 16 on pool `instance-type=g6.12xlarge` (L4, joined "
-         "only by PCIe) runs every layer's all-reduce over PCIe, which carries a fraction of NVLink's bandwidth. The "
-         "sharding is not avoidable on this pool: at TP1×PP1 meta-llama/Llama-3.1-70B-Instruct in bf16 would not "
-         "start: no memory is left for the KV cache (vLLM: No available memory for the cache blocks); alternatives: "
-         "pipeline parallelism (--tensor-parallel-size 1 --pipeline-parallel-size 16), which sends only activations "
-         "over PCIe; a pool whose GPUs share NVLink or NVSwitch (vLLM 0.10.1 from the image tag)"),
+         "only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is not avoidable on this pool: at "
+         "TP1×PP1 meta-llama/Llama-3.1-70B-Instruct in bf16 would not start: no memory is left for the KV cache "
+         "(vLLM: No available memory for the cache blocks); alternatives: --tensor-parallel-size 1 "
+         "--pipeline-parallel-size 16 (vLLM 0.10.1 from the image tag)"),
         # the entry's 4 GPUs and the worker's 4: the group holds 8 of the 16 workers TP16 starts
         ("SW204", "mandatory", 27, "2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP16×PP1 needs 16; "
          "vLLM cannot place all its workers"),

@@ -282,8 +282,7 @@ def test_a_state_entry_without_urn_names_its_line(tmp_path):
 
 # --- 9: a managed prefix list is a source --------------------------------------------------------------
 
-RAY_FROM = "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}; runtime ports must be reachable " \
-           "only from the group's own security group"
+RAY_FROM = "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}, not only from itself"
 
 
 def _vpc_rule(d: dict[str, Any], **source: Any) -> None:
@@ -459,8 +458,7 @@ def test_a_hop_limit_aws_accepts_is_read(tmp_path, hops):
     expected = {
         1: [],
         64: [("SW304", "mandatory", AT[LT], "SW304: launch template `gpu-lt` of node pool `h100` sets "
-                                              "http_put_response_hop_limit = 64; required: http_tokens = required and "
-                                              "http_put_response_hop_limit = 1, so pods cannot take the node's IAM "
+                                              "http_put_response_hop_limit = 64, so pods can take the node's IAM "
                                               "credentials")],
         U: [("SW304", "mandatory", AT[LT], "SW304: cannot decide: http_put_response_hop_limit of launch template "
                                              f"`gpu-lt` {UNDECIDED}")],

@@ -220,18 +220,26 @@ def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tm
 def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_without_default_deny(
         tmp_path: Path) -> None:
     """The LeaderWorkerSet's leader runs Ray's head and its workers run vLLM: with the workers' command not known
-    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy)."""
+    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy; the
+    stack holds policies, so the gap is its own — with no policy in the input at all it would be advisory)."""
     doc = preview()
     lwt = doc["steps"][LWS]["newState"]["inputs"]["spec"]["leaderWorkerTemplate"]
     lwt["leaderTemplate"]["spec"]["containers"][0].update(
         args=None, command=["/bin/sh", "-c", "ray start --head --port=6379 --block"])
     lwt["workerTemplate"]["spec"]["containers"][0]["command"] = U
-    del doc["steps"][NP]
+    # the stack keeps its policies, but the one of the namespace now selects only the Deployment's pods
+    doc["steps"][NP]["newState"]["inputs"]["spec"]["podSelector"] = {"matchLabels": {"app": "llama"}}
     code, errors, findings = lint_document(tmp_path, doc)
     part = ("the command line of a container "
             "(spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].command)")
     assert (code, errors) == (1, "")
     assert [m for c, m in _codes(findings) if c == "SW305"] == [
+        f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]
+    # a stack that holds no network policy at all does not say the cluster has none: the same note, advisory
+    del doc["steps"][NP]
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert [m for c, m in _codes(findings) if c == "SW305"] == []
+    assert [m for c, m in _codes(findings, "advisory") if c == "SW305" and "cannot decide" in m] == [
         f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]
 
 

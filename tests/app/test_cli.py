@@ -23,13 +23,6 @@ SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text())
 GIB = 2**30
 
 
-TEACH = (
-    "teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a"
-    " copy of or the repository path of its config.json; a models directory (config key model_dirs, <dir>"
-    "/<org>/<name>/config.json); or its config.json in the local Hugging Face cache (HF_HOME; `shardwise lint --fetch-configs` downloads it)"
-)
-
-
 def deployment(name: str, args: str, gpus: int, extra_meta: str = "", replicas: int = 2) -> str:
     """A Deployment in the shape the examples use: a vLLM container on a p5.48xlarge (8 × H100) with
     /dev/shm in memory, and a default-deny NetworkPolicy for its namespace (so only capacity rules fire)."""
@@ -89,8 +82,8 @@ TP2_32B_DEFAULT_BATCH = deployment(
 
 SW104_TP2 = (
     "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
-    "H100-SXM-80GB, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; "
-    "no p95 context declared) together, at least the 64 one replica must hold (128 by annotation "
+    "H100-SXM-80GB, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len) "
+    "together, at least the 64 one replica must hold (128 by annotation "
     "shardwise.dev/target-concurrency over 2 replicas) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b-tp2)"
 )
 
@@ -307,8 +300,7 @@ def test_unknown_model_is_one_advisory_finding_naming_the_line(work, capsys):
     assert (rc, err) == (0, "")
     assert out == (
         "unk.yaml:17: SW004 [advisory] shardwise does not know the model: 'acme/secret-model-13b' is not in the "
-        "catalog. SW101, SW102, SW104, SW106, SW203 could not run on it; "
-        f"{TEACH} (Deployment serving/mystery)\n"
+        "catalog; SW101, SW102, SW104, SW106, SW203 could not run on it (Deployment serving/mystery)\n"
         "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — passed\n"
     )
 
@@ -631,10 +623,11 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
     assert hourly == 55.04
     row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
            "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
-           "instance_type": "p5.48xlarge", "usd_per_hour": hourly,
+           "instance_type": "p5.48xlarge",
+           "billed_as": "the smallest priced instance type with the GPU that holds one replica", "usd_per_hour": hourly,
            # the hour's cost over 2 replicas × 1,500 output tokens/s × 3,600 s, per million tokens
            "usd_per_million_output_tokens": round(round(hourly / (2 * 1500 * 3600 / 1000), 5) * 1000, 2),
-           "no_price": None}
+           "output_tokens_per_second": 1500.0, "output_tokens_per_second_estimated": False, "no_price": None}
     assert d["for_the_load"] == [row]
     assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
     assert d["recommended"]["text"] == (
@@ -654,14 +647,17 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     assert rc == 0
     lines = out.splitlines()
     i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
-    # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge
+    # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge; per million output
+    # tokens from the decode estimate of each replica at its share of the load (TP1: 163 tokens/s at 4 sequences,
+    # 27.52 / (4 × 163.3 × 3,600) × 10^6)
     assert lines[i + 1:i + 5] == [
         "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
-        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  –",
-        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  –",
+        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
+        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
         "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
         "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
-        "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens needs --output-tokens-per-second",
+        "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens (est.) from the decode estimate of each replica "
+        "at its share of the load (docs/capacity-model.md; --output-tokens-per-second R for a measured rate)",
     ]
     assert ("recommended: 4 replicas of TP1 for 16 sequences of 16,384 tokens (4 for the load, each holding 5, no "
             "headroom replica: the load fills 80% of the 20 they hold, not above the 80% at which one is added) = 4 GPUs "
@@ -882,8 +878,7 @@ def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
     assert sw004["message"] == (
         "SW004: shardwise does not know the model: 'meta-llama/Llama-3.1-8B-Instrukt' is not in the catalog; "
         "did you mean: meta-llama/Llama-3.1-8B-Instruct, meta-llama/Llama-3.2-1B-Instruct, "
-        "meta-llama/Meta-Llama-3-8B-Instruct?. SW101, SW102, SW103, SW104, SW106, SW203 could not run on it; "
-        f"{TEACH}"
+        "meta-llama/Meta-Llama-3-8B-Instruct?; SW101, SW102, SW103, SW104, SW106, SW203 could not run on it"
     )
     mine = [f["code"] for f in findings if f["subject"] == sw004["subject"]]
     assert not {"SW101", "SW102", "SW103", "SW104", "SW106", "SW203"} & set(mine), mine
@@ -902,11 +897,12 @@ def test_plan_prices_the_smallest_instance_that_holds_a_replica(capsys):
         ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None), ("TP1", 4, 4, "g6.xlarge", 3.22, None)]
 
 
-@pytest.mark.parametrize("gpu,why", [
-    ("MI300X", "the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)"),
-    ("GB200", "p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog"),
+@pytest.mark.parametrize("gpu,why,tokens", [
+    # nothing is priced, so nothing is said of the cost per token
+    ("MI300X", "the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)", ""),
+    ("GB200", "p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog", ""),
 ])
-def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
+def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why, tokens):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
                      "32", "--p95-context", "2048", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
@@ -914,7 +910,7 @@ def test_plan_says_why_a_layout_has_no_price(capsys, gpu, why):
     assert [(r["usd_per_hour"], r["no_price"]) for r in d["for_the_load"]] == [(None, why)] * len(d["for_the_load"])
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", gpu, "--concurrency",
                      "32", "--p95-context", "2048", "--vllm-version", "0.11.0")
-    assert f"  no price: {why}; $/M output tokens needs --output-tokens-per-second" in out.splitlines()
+    assert f"  no price: {why}{tokens}" in out.splitlines()
 
 
 def test_plan_blames_the_models_limit_for_an_impossible_length(capsys):
@@ -947,3 +943,24 @@ def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
     assert ("  starts                      no: weights 626.69 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
             "the GPU's whole 79.19 GiB") in out.splitlines()
     assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out
+
+
+def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95_context(capsys):
+    """Llama-3.1-8B on one L4 (22 GiB): its 15.0 GiB of weights × 1.4 exceed the 20.2 GiB vLLM may use, so the rule
+    of thumb says two GPUs; but with a p95 context of 2,048 tokens declared, one L4 at a --max-model-len of what its
+    KV cache holds serves 13 such sequences beyond the error band: the doctrine lowers the length before it shards
+    (TP1 × PP2 was recommended). Without a p95 context the rule of thumb still judges."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--p95-context",
+                     "2048", "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    rec = d["recommended"]
+    assert (rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (1, 1, 26624, True, 13)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["sequences_per_replica"], c["roomy"],
+             c["mandatory"]) for c in d["candidates"]] == [
+        (1, 1, 13, True, []), (1, 2, 86, True, []), (1, 4, 224, False, ["SW104"]), (1, 8, 500, False, ["SW104"])]
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                     "--vllm-version", "0.11.0", "--json")
+    d = json.loads(out)
+    assert (rc, d["recommended"]["tensor_parallel_size"], d["recommended"]["pipeline_parallel_size"]) == (0, 1, 2)

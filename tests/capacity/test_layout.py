@@ -206,7 +206,12 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     wider engine: the smaller layout's replicas (with their headroom) would need more GPUs."""
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     small = _smallest_with_room(plan)
-    assert small is not None and plan.chosen is not None
+    if small is None:
+        # no layout starts beyond the band (Llama-3.1-70B on L4 with 0.11: the CUDA graphs captured after sizing
+        # do not fit the 2.2 GiB outside the budget at any TP × PP): plan recommends none
+        assert plan.chosen is None
+        return
+    assert plan.chosen is not None
     smallest, holds = small
     chosen = plan.chosen
     if chosen.parallel.world <= smallest.world:
@@ -220,28 +225,31 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
 
 
 @pytest.mark.parametrize("model,gpu,load,layout,replicas", [
-    # dense: one GPU holds an 8B with room on every GPU but the 24 GB L4, where two pipeline stages do
+    # dense: one GPU holds an 8B with room on every GPU; on the 24 GB L4 at a lowered --max-model-len (26,624), its
+    # KV cache beyond the error band a quarter of the reserve and more (6 sequences of the p95 context)
     ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
-    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1, 2), None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1), None),
     ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 (89 % full) + 1 headroom
     # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
-    # TP2 without a load; for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
+    # TP1 without a load (35 GiB of KV beside 131 GiB of weights: 22 sequences of the p95 context); for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
     # TP1 holds 24 (3 replicas, 89 % full, + 1 headroom: 4 GPUs)
     ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
-    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(2), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(1), None),
     ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1),
     ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
-    # MoE: Qwen3-30B-A3B on H100 is TP2 either way: without a load the KV reserve asks for it, and for 64 sequences
-    # one TP2 replica holds 199 (2 GPUs) where TP1 holds 24 (3 replicas + 1 headroom: 4 GPUs)
-    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(2), None),
+    # MoE: Qwen3-30B-A3B on H100 is TP1 without a load (24 sequences of the p95 context; the weights × 1.4 rule of
+    # thumb asked for TP2), and TP2 for 64 sequences: one TP2 replica holds 199 (2 GPUs) where TP1 holds 24
+    # (3 replicas + 1 headroom: 4 GPUs)
+    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(1), None),
     ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(2), 1),
     ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
     # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
     # spread hold the most sequences of the 8-GPU layouts
     ("deepseek-ai/DeepSeek-R1", "H100", None, Parallel(8, 2), None),
     ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
-    # hybrid (sliding-window layers): Gemma 3 27B on L4 takes eight pipeline stages (PCIe only), one MI300X
-    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 8), None),
+    # hybrid (sliding-window layers): Gemma 3 27B on L4 takes four pipeline stages (PCIe only; 6 sequences of the
+    # p95 context), one MI300X
+    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 4), None),
     ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2),  # 55 a replica: 2, 58 % full, no headroom
 ])
 def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):

@@ -13,6 +13,9 @@ that pool's nodes). Then:
   there to read back);
 * every vLLM pod is scheduled by the real scheduler onto a node of the instance type and GPU the linter
   sized the workload for;
+* a second ``up`` of the same program and config changes nothing (``--expect-no-changes``), Kubernetes
+  objects through the real provider and AWS resources through the stand-in (which names and versions
+  them as the AWS provider would);
 * a stack the policy pack blocks creates nothing; ``pulumi destroy`` leaves nothing of the stack.
 
 prod creates its cluster and installs its controllers from Helm charts, which this machine cannot fetch:
@@ -223,6 +226,10 @@ def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, 
             got = plane.api("GET", _object_path(ing))
             assert got["status"]["loadBalancer"]["ingress"][0]["hostname"].endswith(".elb.amazonaws.com"), got
         print(f"{name}: up in {took:.0f} s, {len(declared)} Kubernetes objects")
+        # a second up of the same program and config is a no-op: nothing updated or replaced (a perpetual diff
+        # would roll the GPU pods on every deploy)
+        again = project.operation("up", "--yes", "--expect-no-changes", config=kube)
+        assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
 
         down = project.run("destroy", "--yes", "--stack", stack, "--config", f"shardwise:kubeconfig={plane.kubeconfig}")
         assert down.returncode == 0, down.stdout[-6000:] + down.stderr[-3000:]

@@ -6,7 +6,11 @@ and ``pulumi-resource-kubernetes`` run this module, a provider written with Pulu
 provider SDK (``pulumi.provider.experimental``). It talks to the real engine over the real provider
 protocol and touches nothing outside the test:
 
-* ``Check`` accepts the inputs as they are; ``Diff`` reports no change.
+* ``Check`` accepts the inputs as they are, and gives an AWS resource without a ``name`` the one the AWS
+  provider's auto-naming would (the logical name and a suffix, kept from the old inputs on later runs), so
+  the outputs that other resources read (a role's or a placement group's name) exist and stay the same;
+  ``Diff`` leaves the comparison to the engine (old inputs against new).
+* A launch template has a ``latestVersion`` (1, one more on each update), as the AWS provider computes it.
 * ``Create`` during a preview answers the inputs plus computed outputs that are unknown, as a real
   provider does (``id`` and ``arn`` for AWS, whose bridged provider lists the id among the
   outputs, ``status`` for Kubernetes; the engine makes the resource's id unknown itself); outside
@@ -40,6 +44,8 @@ from pulumi.runtime.rpc import UNKNOWN
 UNKNOWN_VALUE = PropertyValue(UNKNOWN)
 
 COMPUTED = {"aws": ("id", "arn"), "kubernetes": ("status",)}
+#: outputs of one resource type that the real provider computes, with their value after a create
+COMPUTED_BY_TYPE = {"aws:ec2/launchTemplate:LaunchTemplate": {"latestVersion": 1.0}}
 
 CLUSTER = {
     "arn": "arn:aws:eks:us-east-1:123456789012:cluster/{name}",
@@ -130,6 +136,11 @@ ID_PREFIXES = {"aws:ec2/securityGroup:SecurityGroup": "sg", "aws:ec2/subnet:Subn
                "aws:ec2/vpcEndpoint:VpcEndpoint": "vpce"}
 
 
+def _type(urn: str) -> str:
+    """The resource type token of ``urn`` (``aws:ec2/launchTemplate:LaunchTemplate``)."""
+    return urn.split("::")[-2].split("$")[-1]
+
+
 def resource_id(urn: str, name: str) -> str:
     """An id of AWS's shape for the types in :data:`ID_PREFIXES` (17 hex digits from the name, stable
     across runs), else ``<name>-id``."""
@@ -156,6 +167,14 @@ class StandIn(p.Provider):
         return p.ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=True,
                                    accept_outputs=True)
 
+    async def check(self, request: p.CheckRequest) -> p.CheckResponse:
+        news = dict(request.new_inputs)
+        if self.package == "aws" and "name" not in news and "namePrefix" not in news:
+            old = request.old_inputs.get("name")
+            suffix = hashlib.sha256(request.urn.encode()).hexdigest()[:7]
+            news["name"] = old if old is not None else PropertyValue(f"{request.name}-{suffix}")
+        return p.CheckResponse(inputs=news)
+
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         self._record("create", request.urn, request.preview)
         out = {k: wire(v) for k, v in request.properties.items()}
@@ -165,11 +184,22 @@ class StandIn(p.Provider):
                 out[key] = UNKNOWN_VALUE
             else:
                 out[key] = PropertyValue(known.get(key, f"{self.package}:{request.name}:{key}"))
+        for key, value in COMPUTED_BY_TYPE.get(_type(request.urn), {}).items():
+            out[key] = UNKNOWN_VALUE if request.preview else PropertyValue(value)
         return p.CreateResponse(resource_id=None if request.preview else known["id"], properties=out)
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         self._record("update", request.urn, request.preview)
-        return p.UpdateResponse(properties={k: wire(v) for k, v in request.news.items()})
+        out = {k: wire(v) for k, v in request.news.items()}
+        # the computed outputs stay (a launch template's version goes up by one)
+        for key in (*COMPUTED.get(self.package, ()), *COMPUTED_BY_TYPE.get(_type(request.urn), {})):
+            if key in request.olds and key not in out:
+                out[key] = request.olds[key]
+        if "latestVersion" in COMPUTED_BY_TYPE.get(_type(request.urn), {}):
+            old = request.olds.get("latestVersion")
+            version = old.value if old is not None and isinstance(old.value, float) else 1.0
+            out["latestVersion"] = UNKNOWN_VALUE if request.preview else PropertyValue(version + 1)
+        return p.UpdateResponse(properties=out)
 
     async def delete(self, request: p.DeleteRequest) -> None:
         self._record("delete", request.urn, False)

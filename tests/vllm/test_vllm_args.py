@@ -44,6 +44,16 @@ def test_python_module_api_server_with_model_equals():
     assert (e.model, e.dtype, e.port) == ("Qwen/Qwen2.5-7B-Instruct", "bfloat16", 8080)
 
 
+def test_vllm_grpc_server_takes_the_engine_args():
+    # vllm/entrypoints/grpc_server.py ("python -m vllm.entrypoints.grpc_server --model <model_path>"), as the
+    # gateway-api-inference-extension's gpu-grpc-deployment.yaml runs it
+    e = parse(["python3", "-m", "vllm.entrypoints.grpc_server"],
+              ["--model", "Qwen/Qwen3-32B", "--tensor-parallel-size", "1", "--gpu-memory-utilization", "0.90",
+               "--max-model-len", "16000", "--port", "8000"])
+    assert (e.model, e.tensor_parallel_size, e.gpu_memory_utilization, e.max_model_len, e.port) == (
+        "Qwen/Qwen3-32B", 1, 0.9, 16000, 8000)
+
+
 def test_python_unbuffered_flag_before_module():
     e = parse(["python", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x"])
     assert e.model == "m/x"
@@ -252,6 +262,19 @@ def test_unknown_flags_go_to_extra():
                "--served-model-name", "llama", "llama-70b", "-O3"])
     assert e.extra == {"swap_space": 4.0, "chat_template": "/t.jinja", "some_switch": True,
                        "served_model_name": ["llama", "llama-70b"], "compilation_config": "3"}
+
+
+def test_list_valued_flags_take_every_word_up_to_the_next_flag():
+    # kedify-on-eks-blueprint's Deployment: `--cudagraph-capture-sizes 1 2 4 8 16 24 32` after `--model`; vLLM
+    # gives list-typed settings nargs="+", so none of the sizes is a positional model that would win over --model
+    e = parse(["vllm", "serve", "--model", "s3://bucket/models/mistral-7b-awq/", "--max-model-len", "4096",
+               "--cudagraph-capture-sizes", "1", "2", "4", "8", "16", "24", "32", "--port", "8000"])
+    assert (e.model, e.max_model_len, e.port) == ("s3://bucket/models/mistral-7b-awq/", 4096, 8000)
+    assert e.extra == {"cudagraph_capture_sizes": ["1", "2", "4", "8", "16", "24", "32"]}
+    e = parse(["vllm", "serve", "org/m", "--cuda-graph-sizes", "1", "2", "--ignore-patterns", "original/**",
+               "*.pth"])
+    assert e.model == "org/m" and e.extra == {"cuda_graph_sizes": ["1", "2"],
+                                              "ignore_patterns": ["original/**", "*.pth"]}
 
 
 def test_json_valued_flag():

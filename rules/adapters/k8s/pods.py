@@ -27,9 +27,18 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import EFA_RESOURCE
-from ...vllm.args import expand_k8s, is_vllm_image, literal_crash, names_unknown, parse_vllm_command
+from ...vllm.args import (
+    expand_k8s,
+    find_vllm_invocation,
+    is_vllm_image,
+    literal_crash,
+    names_unknown,
+    parse_serve_args,
+    parse_vllm_command,
+)
 from ..yamlsrc import LineDict
 from .claims import claim_refs
+from .configfile import config_tokens, mounted_config
 from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 
@@ -368,6 +377,15 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             crashed, words[crash.at] = words[crash.at], crash.word
             run, args = words[:len(run)], words[len(run):]
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
+        if engine is not None and isinstance(engine.extra.get("config"), str):
+            # `--config FILE` mounted from a ConfigMap of the input: its settings, then the command line's
+            config_text = mounted_config(engine.extra["config"], c, spec)
+            settings = config_tokens(config_text) if config_text is not None else None
+            invocation = find_vllm_invocation(run, args, literal, image, unknown_env) if settings is not None \
+                else None
+            if settings is not None and invocation is not None:
+                engine = parse_serve_args([*settings, *_without_config(invocation[1])], invocation[0], flag_loc,
+                                          locate)
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash.why
             pod.crash_pending = crash.pending
@@ -413,6 +431,20 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
     return pod
+
+
+def _without_config(tokens: Sequence[str]) -> list[str]:
+    """vLLM's arguments without ``--config FILE`` (its settings are read in its place)."""
+    out: list[str] = []
+    skip = False
+    for tok in tokens:
+        if skip:
+            skip = False
+        elif tok == "--config":
+            skip = True
+        elif not tok.startswith("--config="):
+            out.append(tok)
+    return out
 
 
 def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> None:

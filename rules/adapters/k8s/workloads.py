@@ -268,10 +268,14 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
         c = pod.unread
         launch_issue(inv, subject, c, (
             f"container {c.name!r} runs the vLLM image {c.image} but its command "
-            f"({' '.join([*c.command, *c.args]) or 'the image entrypoint, no args'}) does not start a vLLM "
-            "server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m "
-            "vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script"),
+            f"({_shown_command([*c.command, *c.args])}) does not start a vLLM server shardwise can read"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+
+
+def _shown_command(words: list[str], most: int = 80) -> str:
+    """A command as a finding quotes it: on one line, cut after ``most`` characters (a script can run to pages)."""
+    text = " ".join(" ".join(words).split()) or "the image entrypoint, no args"
+    return text if len(text) <= most else text[:most].rstrip() + " …"
 
 
 def _written_null(d: Any, key: str, what: str, loc: Location) -> None:

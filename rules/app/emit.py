@@ -1,0 +1,199 @@
+"""``shardwise plan --emit manifest|stack-config|vllm-args``: the recommended layout as something a team deploys.
+
+One typed spec (:class:`VllmServiceSpec` for replicas inside one node, :class:`VllmMultiNodeSpec` for a replica over
+several nodes) is made from the plan, and every form comes from it:
+
+- ``manifest``: what the components render for it (:mod:`..render`), so the probes on /health, the memory-backed
+  /dev/shm, the GPU requests and the preStop drain are the components' own: a Deployment (TP inside a node) or a
+  LeaderWorkerSet (PP across nodes, EFA where the instance has it), its ClusterIP Service, for a Deployment its
+  PodDisruptionBudget, and RuntimeNetwork's NetworkPolicies for the namespace (default deny; DNS and HTTPS out;
+  all traffic inside the serving group; the API port from the gateway and monitoring namespaces). The pods select
+  their nodes by the well-known ``node.kubernetes.io/instance-type`` label (not the components'
+  ``shardwise.dev/pool``, which only a shardwise node pool carries), and the workload carries the ``shardwise.dev/``
+  annotations of the load it was planned for (target concurrency and p95 context), so ``shardwise lint`` judges it
+  against that load.
+- ``stack-config``: the node pool and the service (or multi-node group) entries of ``stacks/Pulumi.<env>.yaml``,
+  under ``config: shardwise:environment:``, to merge into a stack that has the environment's name and cluster.
+- ``vllm-args``: the ``vllm serve`` command line of one replica (multi-node: the leader's, with the LWS variables).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from ..capacity.layout import plural
+from .plan import Candidate, Plan, PlanError, engine_text
+
+EMITS = ("manifest", "stack-config", "vllm-args")
+INSTANCE_LABEL = "node.kubernetes.io/instance-type"
+
+
+def workload_name(model_id: str) -> str:
+    """``meta-llama/Llama-3.1-70B-Instruct`` → ``llama-3-1-70b-instruct``: a DNS label for the objects."""
+    base = model_id.rstrip("/").rsplit("/", 1)[-1].lower()
+    name = re.sub(r"[^a-z0-9]+", "-", base).strip("-")[:63].strip("-")
+    return name or "vllm"
+
+
+def _chosen(plan: Plan) -> Candidate:
+    c = plan.chosen
+    if c is None:
+        raise PlanError("nothing to emit: " + (plan.failure() or "the layout has a mandatory finding"))
+    return c
+
+
+def _instance_type(plan: Plan, c: Candidate) -> str:
+    """The instance type the layout runs (and is billed) on."""
+    if c.load is not None and c.load.instance_type:
+        return c.load.instance_type
+    if plan.node.instance is not None:
+        from .plan import billed_instance
+
+        inst, _, _ = billed_instance(plan.request, plan.node, plan.gpu, c.parallel.world)
+        return str((inst or plan.node.instance).name)
+    raise PlanError(f"--emit needs an instance type to run on: the catalog has none for {plan.gpu_name} "
+                    "(give --instance-type)")
+
+
+def specs(plan: Plan) -> tuple[Any, Any]:
+    """The node pool spec and the workload spec (service or multi-node group) of the recommended layout."""
+    from ..catalog import find_instance
+    from ..model.spec import (
+        EngineArgsSpec,
+        NodePoolSpec,
+        VllmMultiNodeSpec,
+        VllmServiceSpec,
+    )
+    from ..vllm.versions import resolve
+
+    c = _chosen(plan)
+    req, s, p = plan.request, c.sizing, c.parallel
+    inst = find_instance(_instance_type(plan, c))
+    nodes_per_replica = -(-p.world // inst.gpus)
+    replicas = c.load.replicas if c.load is not None else 1
+    nodes = c.load.nodes if c.load is not None else nodes_per_replica
+    name = workload_name(plan.model.id)
+    multi = nodes_per_replica > 1
+    version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
+    engine = EngineArgsSpec(
+        model=plan.model.id, tensor_parallel_size=p.tp,
+        pipeline_parallel_size=p.pp, data_parallel_size=p.dp, enable_expert_parallel=p.expert_parallel,
+        gpu_memory_utilization=s.gpu_memory_utilization, max_model_len=s.max_model_len,
+        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
+        quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
+    )
+    pool = NodePoolSpec(name=re.sub(r"[^a-z0-9]+", "-", inst.name.lower()).strip("-"), instance_type=inst.name,
+                        min_size=nodes, desired_size=nodes, max_size=nodes + nodes_per_replica,
+                        multi_node=multi)
+    common: dict[str, Any] = {
+        "name": name, "namespace": "serving", "pool": pool.name, "engine": engine,
+        "image": f"vllm/vllm-openai:v{version}", "vllm_version": version,
+        "p95_context_tokens": s.expected_context, "target_concurrency": req.concurrency,
+        "output_tokens_per_second": req.output_tokens_per_second,
+        "base_model": plan.model.base_model if plan.model.base_model and plan.model.base_model != plan.model.id
+        else None,
+        "weights_gib": req.weights_gib,
+    }
+    if multi:
+        return pool, VllmMultiNodeSpec(**common, groups=replicas)
+    return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
+
+
+def manifest_objects(plan: Plan) -> list[dict[str, Any]]:
+    """The Kubernetes objects of the recommended layout, selecting nodes by instance type."""
+    from ..model.spec import NetworkSpec, VllmMultiNodeSpec
+    from ..model.vocab import LABEL_POOL
+    from ..render.multinode import render_vllm_multinode
+    from ..render.network import render_network_policies
+    from ..render.vllm import render_vllm_service
+
+    pool, spec = specs(plan)
+    multi = isinstance(spec, VllmMultiNodeSpec)
+    objs = render_vllm_multinode(spec, pool) if multi else render_vllm_service(spec, pool)
+    # the Prometheus Operator's PodMonitor only where the cluster has its CRD: the stack config keeps it
+    objs = [o for o in objs if o["kind"] not in ("PodMonitor", "ServiceMonitor")]
+    objs += render_network_policies(NetworkSpec(), multi_node=[spec]) if multi else render_network_policies(
+        NetworkSpec(), services=[spec])
+    for obj in objs:
+        for template in _templates(obj):
+            selector = template["spec"]["nodeSelector"]
+            selector.pop(LABEL_POOL, None)
+            selector[INSTANCE_LABEL] = pool.instance_type
+    return objs
+
+
+def _templates(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = obj.get("spec") or {}
+    if obj["kind"] == "LeaderWorkerSet":
+        lwt = spec["leaderWorkerTemplate"]
+        return [lwt["leaderTemplate"], lwt["workerTemplate"]]
+    return [spec["template"]] if "template" in spec else []
+
+
+def header(plan: Plan) -> str:
+    """The comment that says what was planned, for which load."""
+    c = _chosen(plan)
+    req = plan.request
+    load = (f"{plural(req.concurrency, 'sequence')} of {c.sizing.expected_context:,} tokens at once"
+            if req.concurrency is not None else
+            f"no load declared (one replica; --concurrency C sizes replicas); sequences of "
+            f"{c.sizing.expected_context:,} tokens")
+    return (f"# shardwise plan: {plan.model.id} as {engine_text(c.parallel)} on {plan.gpu_name}, for {load}; "
+            f"{c.sizing.vllm_version_note}")
+
+
+def dump_documents(docs: list[dict[str, Any]]) -> str:
+    """YAML documents, keys in the order given, multi-line strings as literal blocks."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+        style = "|" if "\n" in text else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+    _Dumper.add_representer(str, _str)
+    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                         explicit_start=True, width=120)
+
+
+def emit_manifest(plan: Plan) -> str:
+    return header(plan) + "\n" + dump_documents(manifest_objects(plan))
+
+
+def emit_stack_config(plan: Plan) -> str:
+    from ..model.spec import VllmMultiNodeSpec
+    pool, spec = specs(plan)
+    multi = isinstance(spec, VllmMultiNodeSpec)
+    kept = ("name", "namespace", "pool", "image", "groups" if multi else "replicas")
+    entry = {k: v for k, v in spec.model_dump(mode="json").items() if k in kept}
+    entry.update(spec.model_dump(mode="json", exclude_defaults=True))
+    body = {"config": {"shardwise:environment": {
+        "pools": [pool.model_dump(mode="json", exclude_defaults=True)],
+        "multi_node" if multi else "services": [entry],
+    }}}
+    return (header(plan) + "\n# merge under config: shardwise:environment: of stacks/Pulumi.<env>.yaml (which names "
+            "the environment and its cluster)\n" + dump_documents([body]))
+
+
+def emit_vllm_args(plan: Plan) -> str:
+    from ..model.spec import VllmMultiNodeSpec
+    from ..render.workload import vllm_args
+
+    _, spec = specs(plan)
+    line = shlex.join(["vllm", "serve", *vllm_args(spec)])
+    if not isinstance(spec, VllmMultiNodeSpec):
+        return f"{header(plan)}\n{line}\n"
+    # vLLM's own multi-node launch (the components' LeaderWorkerSet passes the LWS variables instead)
+    nodes = spec.engine.pipeline_parallel_size
+    launch = f"{line} --distributed-executor-backend mp --nnodes {nodes} --master-addr \"$LEADER_ADDR\""
+    others = "the other node" if nodes == 2 else f"each other node, with its --node-rank from 1 to {nodes - 1}"
+    return (f"{header(plan)}\n# on the leader node (its address in LEADER_ADDR):\n{launch} --node-rank 0\n"
+            f"# on {others}:\n{launch} --node-rank 1 --headless\n")
+
+
+def emit(plan: Plan, what: str) -> str:
+    return {"manifest": emit_manifest, "stack-config": emit_stack_config, "vllm-args": emit_vllm_args}[what](plan)

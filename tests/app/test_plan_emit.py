@@ -1,0 +1,196 @@
+"""``shardwise plan --emit manifest|stack-config|vllm-args``: the recommended layout as a Deployment or a
+LeaderWorkerSet, as the entries of a stack config, or as the ``vllm serve`` line; and what is emitted lints clean
+with ``shardwise lint`` under the load it was planned for (every layout kind: a Deployment, a LeaderWorkerSet)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+import yaml
+from shardwise.rules.app.cli import main
+
+L8 = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S", "--max-model-len", "8192",
+      "--vllm-version", "0.11.0")
+L70 = ("--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100", "--max-model-len", "8192",
+       "--concurrency", "64", "--vllm-version", "0.11.0")
+L405 = ("--model", "meta-llama/Llama-3.1-405B-Instruct", "--gpu", "H100", "--max-model-len", "16384",
+        "--concurrency", "32", "--vllm-version", "0.13.0")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def emitted(capsys: pytest.CaptureFixture[str], what: str, *argv: str) -> str:
+    rc, out, err = run(capsys, "plan", *argv, "--emit", what)
+    assert (rc, err) == (0, "")
+    return out
+
+
+def lint(capsys: pytest.CaptureFixture[str], path: pathlib.Path) -> tuple[int, list[tuple[str, str]]]:
+    """The findings of ``shardwise lint`` on ``path``: (code, level), and the exit status."""
+    rc, out, _ = run(capsys, "lint", str(path), "--format", "json")
+    return rc, [(f["code"], f["level"]) for f in json.loads(out)["findings"]]
+
+
+def objects(text: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+# ------------------------------------------------------------------------------------------------ manifest
+
+
+def test_a_deployment_with_probes_shm_node_selection_gpus_and_the_load(capsys):
+    """The 70B for 64 sequences of 8,192 tokens: 2 TP4 replicas on p5.48xlarge, as the plan recommends."""
+    docs = objects(emitted(capsys, "manifest", *L70))
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("Deployment", "llama-3-1-70b-instruct"), ("Service", "llama-3-1-70b-instruct"),
+        ("PodDisruptionBudget", "llama-3-1-70b-instruct"), ("NetworkPolicy", "default-deny"),
+        ("NetworkPolicy", "allow-dns"), ("NetworkPolicy", "allow-https-egress"),
+        ("NetworkPolicy", "llama-3-1-70b-instruct-intra-group"), ("NetworkPolicy", "llama-3-1-70b-instruct-api")]
+    dep = docs[0]
+    assert dep["metadata"]["annotations"] == {"shardwise.dev/p95-context-tokens": "8192",
+                                              "shardwise.dev/target-concurrency": "64"}
+    assert dep["spec"]["replicas"] == 2
+    pod = dep["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "p5.48xlarge"}
+    [c] = pod["containers"]
+    assert c["image"] == "vllm/vllm-openai:v0.11.0"
+    assert c["args"] == ["meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4", "--max-model-len", "8192",
+                         "--host", "0.0.0.0"]
+    assert c["resources"] == {"requests": {"nvidia.com/gpu": 4}, "limits": {"nvidia.com/gpu": 4}}
+    assert {k: c[k]["httpGet"] for k in ("startupProbe", "readinessProbe", "livenessProbe")} == {
+        k: {"path": "/health", "port": "http"} for k in ("startupProbe", "readinessProbe", "livenessProbe")}
+    assert {"name": "dshm", "mountPath": "/dev/shm"} in c["volumeMounts"]
+    assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}} in pod["volumes"]
+
+
+def test_a_leaderworkerset_for_a_replica_over_two_nodes(capsys):
+    """The 405B for 32 sequences of 16,384 tokens: TP8 × PP2 spans two p5.48xlarge; each group is a leader and a
+    worker pod of 8 GPUs with EFA, restarted as a group."""
+    docs = objects(emitted(capsys, "manifest", *L405))
+    lws = docs[0]
+    assert (lws["kind"], lws["spec"]["replicas"], lws["spec"]["leaderWorkerTemplate"]["size"],
+            lws["spec"]["leaderWorkerTemplate"]["restartPolicy"]) == ("LeaderWorkerSet", 2, 2,
+                                                                      "RecreateGroupOnPodRestart")
+    assert lws["metadata"]["annotations"] == {"shardwise.dev/p95-context-tokens": "16384",
+                                              "shardwise.dev/target-concurrency": "32"}
+    leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+    worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+    for pod in (leader, worker):
+        assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "p5.48xlarge"}
+        assert pod["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32,
+                                                               "hugepages-2Mi": "5120Mi"}
+    assert leader["containers"][0]["startupProbe"]["httpGet"] == {"path": "/health", "port": "http"}
+    assert leader["containers"][0]["args"][:6] == ["meta-llama/Llama-3.1-405B-Instruct", "--tensor-parallel-size", "8",
+                                                   "--pipeline-parallel-size", "2", "--max-model-len"]
+
+
+@pytest.mark.parametrize("argv,kind,justified", [
+    # the 8B on one L40S (g6e.xlarge), no load declared: one replica, judged at the doctrine's reserve
+    (L8, "Deployment", []),
+    # SW106 is the plan's own advisory: the 70B is asked in bf16, and a 4-bit variant would run on one GPU; the team
+    # chooses the precision (plan prints the same advisory beside its recommendation)
+    (L70, "Deployment", [("SW106", "advisory")]),
+    (L405, "LeaderWorkerSet", []),
+    # without a load: one group, judged at the doctrine's reserve
+    (L405[:-4] + L405[-2:], "LeaderWorkerSet", []),
+])
+def test_every_emitted_manifest_lints_clean_under_the_same_load(capsys, tmp_path, argv, kind, justified):
+    text = emitted(capsys, "manifest", *argv)
+    assert objects(text)[0]["kind"] == kind
+    path = tmp_path / "emitted.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert lint(capsys, path) == (0, justified)
+
+
+# ------------------------------------------------------------------------------------------------ stack-config
+
+
+def _stack(fragment: str, where: pathlib.Path) -> pathlib.Path:
+    """The fragment merged into a stack that names its environment and cluster, as the output tells a team to."""
+    config = yaml.safe_load(fragment)["config"]["shardwise:environment"]
+    doc = {"config": {"aws:region": "us-east-1", "shardwise:environment": {
+        "name": "dev", "production": False, "region": "us-east-1", "cluster_name": "llm-dev", **config}}}
+    path = where / "Pulumi.dev.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_stack_config_for_a_service(capsys, tmp_path):
+    text = emitted(capsys, "stack-config", *L8, "--concurrency", "32", "--p95-context", "4096")
+    assert text == """\
+# shardwise plan: meta-llama/Llama-3.1-8B-Instruct as TP1 on L40S, for 32 sequences of 4,096 tokens at once; vLLM 0.11.0
+# merge under config: shardwise:environment: of stacks/Pulumi.<env>.yaml (which names the environment and its cluster)
+---
+config:
+  shardwise:environment:
+    pools:
+    - name: g6e-xlarge
+      instance_type: g6e.xlarge
+      min_size: 1
+      max_size: 2
+    services:
+    - name: llama-3-1-8b-instruct
+      namespace: serving
+      pool: g6e-xlarge
+      image: vllm/vllm-openai:v0.11.0
+      replicas: 1
+      engine:
+        model: meta-llama/Llama-3.1-8B-Instruct
+        max_model_len: 8192
+      vllm_version: 0.11.0
+      p95_context_tokens: 4096
+      target_concurrency: 32
+      autoscaling: null
+"""
+    assert lint(capsys, _stack(text, tmp_path)) == (0, [])
+
+
+def test_stack_config_for_a_multi_node_group(capsys, tmp_path):
+    text = emitted(capsys, "stack-config", *L405)
+    env = yaml.safe_load(text)["config"]["shardwise:environment"]
+    assert env == {
+        "pools": [{"name": "p5-48xlarge", "instance_type": "p5.48xlarge", "min_size": 4, "desired_size": 4,
+                   "max_size": 6, "multi_node": True}],
+        "multi_node": [{"name": "llama-3-1-405b-instruct", "namespace": "serving", "pool": "p5-48xlarge",
+                        "image": "vllm/vllm-openai:v0.13.0", "groups": 2,
+                        "engine": {"model": "meta-llama/Llama-3.1-405B-Instruct", "tensor_parallel_size": 8,
+                                   "pipeline_parallel_size": 2, "max_model_len": 16384},
+                        "vllm_version": "0.13.0", "p95_context_tokens": 16384, "target_concurrency": 32}],
+    }
+    assert lint(capsys, _stack(text, tmp_path)) == (0, [])
+
+
+# ------------------------------------------------------------------------------------------------ vllm-args
+
+
+def test_vllm_args(capsys):
+    assert emitted(capsys, "vllm-args", *L70).splitlines()[1:] == [
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --max-model-len 8192 --host 0.0.0.0"]
+    launch = ("vllm serve meta-llama/Llama-3.1-405B-Instruct --tensor-parallel-size 8 --pipeline-parallel-size 2 "
+              "--max-model-len 16384 --host 0.0.0.0 --distributed-executor-backend mp --nnodes 2 --master-addr "
+              '"$LEADER_ADDR"')
+    assert emitted(capsys, "vllm-args", *L405).splitlines() == [
+        "# shardwise plan: meta-llama/Llama-3.1-405B-Instruct as TP8 × PP2 on H100-SXM-80GB, for 32 sequences of "
+        "16,384 tokens at once; vLLM 0.13.0",
+        "# on the leader node (its address in LEADER_ADDR):", f"{launch} --node-rank 0",
+        "# on the other node:", f"{launch} --node-rank 1 --headless"]
+
+
+def test_nothing_to_emit(capsys):
+    assert run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "2",
+               "--vllm-version", "0.11.0", "--emit", "manifest") == (
+        1, "", "shardwise: nothing to emit: TP2×PP1 has mandatory findings (SW104)\n")
+    # nodes are selected by instance type: a GPU no instance type in the catalog carries has none to select
+    assert run(capsys, "plan", *L8[:2], "--gpu", "MI300X", "--emit", "manifest") == (
+        2, "", "shardwise: error: --emit needs an instance type to run on: the catalog has none for MI300X (give "
+        "--instance-type)\n")
+    rc, out, err = run(capsys, "plan", *L8[:2], "--gpu", "H100,L4", "--emit", "manifest")
+    assert (rc, out) == (2, "")
+    assert err == ("shardwise: error: --emit writes one layout: give one --gpu or --instance-type (the comparison "
+                   "names the cheapest)\n")

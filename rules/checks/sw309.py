@@ -7,6 +7,7 @@ from typing import Literal
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ._unseen import unseen, unseen_hits
 
 #: Capabilities that hand a container control of its node or of other pods' traffic and processes.
 NODE_CAPABILITIES = frozenset({
@@ -89,6 +90,14 @@ class VllmPodWithHostAccess(GroupRule):
                         "control the node"),
         applies_to_plans=False,
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose pod spec or containers are not known yet may share the node's namespaces or
+            # run privileged: fail closed
+            yield from unseen_hits(inv, "whether its pods share the node's namespaces or run privileged containers",
+                                   level="mandatory", only=[i for i in unseen(inv) if i.pod_unknown])
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         subject = group_subject(g)

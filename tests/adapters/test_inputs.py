@@ -147,6 +147,7 @@ def test_several_files_with_errors_are_all_reported_in_input_order(work, capsys)
     assert out.splitlines()[-1].endswith(" — failed: 3 input errors")
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_the_parallel_reader_keeps_every_error_and_its_line(tmp_path):
     good = (ROOT / "tests/fixtures/rules/SW104/pass.yaml").read_text(encoding="utf-8")
     for i in range(220):

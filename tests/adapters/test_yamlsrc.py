@@ -242,6 +242,7 @@ def test_unhashable_key_is_an_input_error():
     assert "unhashable mapping key at line 1" in str(err.value)
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
     from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
     from shardwise.rules.checks.registry import ALL_RULES
@@ -257,6 +258,7 @@ def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
     assert run_rules(ALL_RULES, one) == run_rules(ALL_RULES, two)
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_an_input_error_in_a_worker_keeps_its_file_and_line(tmp_path):
     from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
 

@@ -777,6 +777,7 @@ def test_plan_absurd_numbers(capsys, flag, value, message):
 # ------------------------------------------------------------------------------------------------ docs
 
 
+@pytest.mark.slow  # writes and checks every rule page (make test runs `shardwise docs --check` too): not in the edit loop
 def test_docs_write_and_check(tmp_path, capsys):
     out = tmp_path / "docs"
     rc, stdout, _ = run(capsys, "docs", "--out", str(out))

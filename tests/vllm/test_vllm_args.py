@@ -436,15 +436,24 @@ def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
 M8 = "meta-llama/Llama-3.1-8B-Instruct"
 
 
+U = "$(SHARDWISE_UNKNOWN_VALUE)"
+
+
 @pytest.mark.parametrize(("command", "args", "env", "unknown", "crash"), [
-    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
-    ([], ["$(MODEL)"], {}, (), None),  # an operator or a kustomize base may define the model's variable
+    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)", None)),
+    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)", None)),
+    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=" + U, None)),
+    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, U, None)),
+    # undefined: a crash where the pod runs as read, which the reader decides (pending on the variable)
+    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, U, "TP")),
+    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, U, None)),
+    ([], ["", "--max-model-len", "8192"], {}, (), (0, "", None)),
+    ([], ["$(MODEL)"], {}, (), (0, "$(MODEL)", "MODEL")),
+    # $$ escapes: Kubernetes passes $(TP) whatever the env holds
+    ([], [M8, "--tensor-parallel-size", "$$(TP)"], {"TP": "2"}, (), (2, U, None)),
+    ([], [M8, "--tensor-parallel-size", "$$TP"], {"TP": "2"}, (), (2, U, None)),  # vLLM receives $TP
+    # an env value expands only the variables before it: TP_ARG holds $(TP) as written
+    ([], [M8, "--tensor-parallel-size", "$(TP_ARG)"], {"TP_ARG": "$(TP)", "TP": "2"}, (), (2, U, "TP")),
     # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API
@@ -455,11 +464,11 @@ M8 = "meta-llama/Llama-3.1-8B-Instruct"
     ([], [M8, "--tensor-parallel-size", "$(SHARDWISE_UNKNOWN_VALUE)"], {}, (), None),  # a preview's unknown
     (["/opt/start.sh", "vllm", "serve"], [M8, "--tensor-parallel-size=${TP}"], {}, (), None),  # a script may expand
 ], ids=["one-item", "one-item-short", "shell-syntax", "dollar-var", "undefined", "helm", "empty-model",
-        "undefined-model", "defined", "value-from", "env-from", "service-link", "shell", "name-with-space",
-        "preview-unknown", "wrapper-script"])
+        "undefined-model", "escaped", "escaped-shell", "env-value-before-its-variable", "defined", "value-from", "env-from",
+        "service-link", "shell", "name-with-space", "preview-unknown", "wrapper-script"])
 def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unknown(command, args, env, unknown,
                                                                                      crash):
     from shardwise.rules.vllm.args import literal_crash
 
     found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
-    assert (found[:2] if found else None) == crash
+    assert ((found.at, found.word, found.pending) if found else None) == crash

@@ -374,11 +374,10 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
     # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
     late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
     assert late.refusal == (
-        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
-        "(0.75 GiB), the allocator's slack (0.25 GiB) and what the CUDA graphs captured after sizing (1.71 GiB) and "
-        "the sampler warm-up over 1,024 sequences × 128,256 tokens (1.96 GiB) need beyond the 2.02 GiB the profile "
-        "run reserved inside the budget (1.65 GiB): 2.65 GiB (vLLM: CUDA out of memory occurred when warming up "
-        "sampler with 1024 dummy requests)")  # at TP2 the graphs keep 3/4 of what TP1's do (2.29 GiB)
+        "the 0.79 GiB outside the KV budget (1 − 0.99) must hold 2.65 GiB: the CUDA context and NCCL 0.75 GiB, "
+        "allocator slack 0.25 GiB, CUDA graphs captured after sizing 1.71 GiB and the sampler warm-up over 1,024 × "
+        "128,256 tokens 1.96 GiB less the 2.02 GiB the profile run reserved: 1.65 GiB (vLLM: CUDA out of memory "
+        "occurred when warming up sampler with 1024 dummy requests)")  # at TP2 the graphs keep 3/4 of what TP1's do (2.29 GiB)
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"

@@ -36,35 +36,13 @@ from typing import Any
 from ..model import Inventory, Location
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
+from .renderkind import KUSTOMIZATION_FILES, render_kind
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
                      "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
 _TIMEOUT_S = 120
-
-
-def to_render(path: str) -> str | None:
-    """The directory to render when ``path`` is named on the command line: a chart or kustomization
-    directory other than the current one, or the ``Chart.yaml`` or kustomization file of one; else None."""
-    if os.path.isdir(path):
-        if os.path.abspath(path) == os.getcwd():
-            return None
-        return path if render_kind(path) is not None else None
-    name = os.path.basename(path)
-    if name == "Chart.yaml" or name in KUSTOMIZATION_FILES:
-        return os.path.dirname(path) or "."
-    return None
-
-
-def render_kind(directory: str) -> str | None:
-    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None."""
-    if os.path.isfile(os.path.join(directory, "Chart.yaml")):
-        return "helm"
-    if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
-        return "kustomize"
-    return None
 
 
 @dataclass

@@ -36,7 +36,9 @@ from typing import Any
 from ..model import Inventory, Location
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
+from .load import load_text
 from .renderkind import KUSTOMIZATION_FILES, render_kind
+from .yamlsrc import decode_text, load_all
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
@@ -108,8 +110,6 @@ class Renderer:
             raise InputError("--values and --set are Helm chart values; a Kustomize directory takes none", where)
         check_kustomization(directory, self.remote_bases)
         out = _run(cmd, where, what)
-        from .load import load_text
-
         inv = load_text(out, f"{where} (kustomize build)")
         return inv
 
@@ -131,8 +131,6 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
     (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
     no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``)."""
-    from .yamlsrc import decode_text, load_all
-
     root = os.getcwd() if inside(directory, os.getcwd()) else directory
     seen: set[str] = set()
     todo = [directory]
@@ -239,8 +237,6 @@ def _chart_path(directory: str, source: str) -> str:
 def helm_inventory(rendered: str, directory: str) -> Inventory:
     """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
     pointing at its template file and line."""
-    from .load import load_text
-
     inv = Inventory()
     for source, text in split_sources(rendered):
         if source is None:

@@ -56,6 +56,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import catalog
+from ..model.errors import CatalogError
+from .sizing import weight_precision, weights_bytes
+
 if TYPE_CHECKING:  # the typed spec (pydantic) is not imported where the linter reads manifests (SW402)
     from ..model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 
@@ -219,10 +223,6 @@ def checkpoint_gib(spec: Workload) -> float | None:
     """The checkpoint's weights: declared, else parameters × bytes per parameter from the catalog."""
     if spec.weights_gib is not None:
         return spec.weights_gib
-    from .. import catalog
-    from ..model.errors import CatalogError
-    from .sizing import weight_precision, weights_bytes
-
     try:
         model = catalog.find_model(spec.engine.model, spec.base_model)
         precision = weight_precision(model, spec.engine.dtype, spec.engine.quantization)

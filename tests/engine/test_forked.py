@@ -120,7 +120,8 @@ def _many_groups(tmp_path: Path) -> Path:
 def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
     from shardwise.rules.adapters import read_inputs
     from shardwise.rules.checks.registry import ALL_RULES
-    from shardwise.rules.engine import SPLIT_MIN_GROUPS, LintConfig, run_rules, run_rules_split
+    from shardwise.rules.engine import SPLIT_MIN_GROUPS, LintConfig, run_rules
+    from shardwise.rules.engine.split import run_rules_split
     from shardwise.rules.report import workload_summary
 
     inv = read_inputs([str(_many_groups(tmp_path))], jobs=1)

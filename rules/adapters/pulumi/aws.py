@@ -18,8 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...catalog.hardware import pool_from_labels
 from ...model import UNKNOWN, LaunchTemplate, Location, NodePool, SecurityGroup, SgRule, Subnet, Suppression, Taint
 from ...model.errors import InputError
+from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
+from ..k8s import parse_ignore
 from .values import flag, obj, objs, text, texts, whole, wrong
 
 if TYPE_CHECKING:
@@ -48,8 +51,6 @@ HOP_LIMIT_RANGE = (1, 64)
 def suppressions(props: Mapping[str, Any], loc: Location) -> list[Suppression]:
     """The ``shardwise.dev/ignore`` tag (``"SW304: reason; SW301: reason"``); an unknown tag
     suppresses nothing."""
-    from ..k8s import parse_ignore
-
     tags = obj(props.get("tags"), "tags")
     value = tags.get(IGNORE_TAG) if tags is not UNKNOWN else None
     if not isinstance(value, str):
@@ -401,9 +402,6 @@ def _taints(props: Mapping[str, Any]) -> list[Taint]:
 
 def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                templates: Mapping[str, tuple[LaunchTemplate, LaunchExtras]]) -> list[NodePool]:
-    from ...catalog.hardware import pool_from_labels
-    from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
-
     loc = res.location
     labels, unknown_labels = _labels(props)
     ng_name = text(props.get("nodeGroupName"), "nodeGroupName")

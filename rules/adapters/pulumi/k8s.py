@@ -37,6 +37,8 @@ from ...model import (
     Suppression,
     UnknownEnv,
 )
+from ..k8s import inventory_from_objects
+from ..k8s.fields import read_annotations, suppressions_from
 
 if TYPE_CHECKING:
     from .resource import PulumiResource
@@ -360,8 +362,6 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
 
 def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
     """One Kubernetes resource -> its inventory (see the module docstring)."""
-    from ..k8s import inventory_from_objects
-
     manifest, unknown = prepare_manifest(props)
     manifest.setdefault("apiVersion", api[0])
     manifest.setdefault("kind", api[1])
@@ -385,8 +385,6 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
     _unknown_commands(inv, props, unknown, subject, loc)
     parts = [i for i in inv.launch_issues if i.unknown_part]
     if parts:
-        from ..k8s.fields import read_annotations, suppressions_from
-
         ann, lines = read_annotations(meta)
         suppressions = suppressions_from(ann, lines, loc.file, loc.line)
         ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else "default"

@@ -42,7 +42,7 @@ POOL_SELECTORS = frozenset({*GPU_LABELS, LABEL_POOL, LABEL_EFA, LABEL_NVLINK, LA
 #: Resources the typed fields own: GPUs = TP, EFA devices and huge pages from the pool.
 OWNED_RESOURCES = frozenset({GPU_RESOURCE, EFA_RESOURCE, "hugepages-2Mi", "hugepages-1Gi"})
 #: Environment variables shardwise sets (launch, cache, fabric).
-OWNED_ENV = frozenset({"HF_TOKEN", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME",
+OWNED_ENV = frozenset({"HF_TOKEN", "VLLM_API_KEY", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME",
                        "GLOO_SOCKET_IFNAME", "FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "LWS_LEADER_ADDRESS",
                        "LWS_GROUP_SIZE", "LWS_WORKER_INDEX"})
 OWNED_VOLUMES = frozenset({"dshm", "model-cache"})
@@ -61,7 +61,7 @@ OWNED_FLAGS: dict[str, str] = {
     "host": "is set by shardwise (it serves on 0.0.0.0 behind the Service)",
     "load_format": "is set by `cache` (kind s3 streams with runai_streamer)",
     "download_dir": "is set by `cache`",
-    "api_key": "would show the key in the pod spec: set VLLM_API_KEY from a Secret in pod.env",
+    "api_key": "would show the key in the pod spec: name its Secret in api_key_secret",
     "config": "would hide the flags in its file from the rules: set them in engine's fields or extra_args",
 }
 
@@ -114,7 +114,8 @@ def pod_problems(spec: Workload, prefix: str = "pod") -> list[tuple[str, str]]:
                 out.append((f"{prefix}.{field}", f"`{res}` comes from {owner}"))
     for i, env in enumerate(p.env):
         if env.name in OWNED_ENV:
-            out.append((f"{prefix}.env[{i}].name", f"`{env.name}` is set by shardwise"))
+            hint = ": name the key's Secret in api_key_secret" if env.name == "VLLM_API_KEY" else ""
+            out.append((f"{prefix}.env[{i}].name", f"`{env.name}` is set by shardwise{hint}"))
     names = {v.name for v in p.volumes}
     for i, vol in enumerate(p.volumes):
         if vol.name in OWNED_VOLUMES:

@@ -132,8 +132,18 @@ def _token_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]
     }]
 
 
+def _api_key_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    """vLLM's API key from its Secret: vLLM reads ``VLLM_API_KEY`` when ``--api-key`` is not given, so the key
+    is neither in the pod spec nor on the command line."""
+    ref = spec.api_key_secret
+    if ref is None:
+        return []
+    return [{"name": "VLLM_API_KEY",
+             "valueFrom": {"secretKeyRef": {"name": ref.name, "key": ref.key, "optional": ref.optional}}}]
+
+
 def serving_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
-    return _token_env(spec) + cache.cache_env(spec)
+    return _token_env(spec) + _api_key_env(spec) + cache.cache_env(spec)
 
 
 def _volumes(gpus: int, spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:

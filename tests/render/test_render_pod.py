@@ -25,7 +25,7 @@ def test_escape_hatches_are_merged_into_the_pod():
     assert tpl["metadata"] == {"labels": {"team": "inference", **group_labels("llama-70b")},
                                "annotations": {"example.com/owner": "ml-platform"}}
     assert c["args"][-5:] == ["--trust-remote-code", "--chat-template", "/templates/llama.jinja", "--host", "0.0.0.0"]
-    assert c["env"][-2:] == [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}},
+    assert c["env"][-2:] == [{"name": "WANDB_API_KEY", "valueFrom": {"secretKeyRef": {"name": "wandb", "key": "key"}}},
                              {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]
     assert c["envFrom"] == [{"configMapRef": {"name": "vllm-tuning"}, "prefix": "VLLM_"}]
     assert c["volumeMounts"][-1] == {"name": "templates", "mountPath": "/templates", "readOnly": True}

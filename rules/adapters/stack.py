@@ -278,7 +278,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
             availability_zone=plan.availability_zone,
             location=loc,
         ))
-        if not plan.public:
+        if not plan.public and not plan.load_balancer:  # the nodes' subnets
             private.append(plan.name)
     return sg_name, private
 

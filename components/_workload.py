@@ -60,6 +60,7 @@ class WorkloadArgs:
     cache: ModelCacheSpec | Mapping[str, Any] = field(default_factory=ModelCacheSpec)
     drain_seconds: int = 30
     pod: PodSpec | Mapping[str, Any] = field(default_factory=PodSpec)
+    run_as_non_root: bool = False
     metrics: MetricsSpec | Mapping[str, Any] = field(default_factory=MetricsSpec)
     suppress: Sequence[SuppressionSpec | Mapping[str, Any]] = ()
     # --- the component's own ---------------------------------------------------------------------

@@ -401,6 +401,13 @@ class _WorkloadSpec(_Spec):
         "leaves the endpoints (the grace period adds 30 s).",
     )
     pod: PodSpec = Field(PodSpec(), description="Escape hatches onto the pod template.")
+    run_as_non_root: bool = Field(
+        False,
+        description="Run the pods as UID 2000, GID 0 (the `vllm` user newer vllm/vllm-openai images ship; "
+        "the image itself stays USER root) with no privilege escalation, every capability dropped and the "
+        "RuntimeDefault seccomp profile, HOME and the Hugging Face cache under /home/vllm: the Pod Security "
+        "`restricted` level. Not with a node-nvme cache (a root-owned hostPath).",
+    )
     metrics: MetricsSpec = Field(MetricsSpec(), description="How Prometheus scrapes /metrics.")
     suppress: tuple[SuppressionSpec, ...] = Field((), description="Rules skipped for this workload, with reasons.")
 

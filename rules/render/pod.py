@@ -45,8 +45,8 @@ OWNED_RESOURCES = frozenset({GPU_RESOURCE, EFA_RESOURCE, "hugepages-2Mi", "hugep
 OWNED_ENV = frozenset({"HF_TOKEN", "VLLM_API_KEY", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME",
                        "GLOO_SOCKET_IFNAME", "FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "LWS_LEADER_ADDRESS",
                        "LWS_GROUP_SIZE", "LWS_WORKER_INDEX"})
-OWNED_VOLUMES = frozenset({"dshm", "model-cache"})
-OWNED_PATHS = ("/dev/shm", "/root/.cache/huggingface")
+OWNED_VOLUMES = frozenset({"dshm", "model-cache", "home"})
+OWNED_PATHS = ("/dev/shm", "/root/.cache/huggingface", "/home/vllm")
 
 #: ``extra_args`` flags (snake_case, as :func:`~shardwise.rules.vllm.args.parse_serve_args`
 #: names them) and why each is refused there.
@@ -129,6 +129,9 @@ def pod_problems(spec: Workload, prefix: str = "pod") -> list[tuple[str, str]]:
     for i, t in enumerate(p.tolerations):
         if t.key == GPU_TAINT_KEY:
             out.append((f"{prefix}.tolerations[{i}]", "the GPU taint is tolerated already"))
+    if spec.run_as_non_root and spec.cache.kind == "node-nvme":
+        out.append(("run_as_non_root", "a node-nvme cache is a hostPath directory the kubelet creates owned by root: "
+                    "UID 2000 could not write the download there; use a pvc or s3 cache, or run as root"))
     return out
 
 

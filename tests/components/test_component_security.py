@@ -108,3 +108,28 @@ def test_an_api_key_secret_nothing_makes_fails_at_preview():
         "nothing creates the Secret `vllm-api-key` that `llama-70b-awq` reads vLLM's API key from: give api_key "
         "(a Pulumi secret, e.g. `pulumi config set --secret shardwise:apiKey …`), or set api_key_secret_exists when "
         "the Secret is made outside this program")}]
+
+
+def test_a_non_root_workload_makes_its_namespace_enforce_restricted():
+    from component_mocks import run_program
+
+    def edit(env: dict[str, Any]) -> None:
+        env["services"][0]["run_as_non_root"] = True  # staging's cache is a pvc: no hostPath
+
+    run = run_program(broken("staging", edit), stack="staging")
+    (ns,) = run.of_type("kubernetes:core/v1:Namespace")
+    assert {k: v for k, v in ns.inputs["metadata"]["labels"].items() if k.startswith("pod-security")} == {
+        "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/audit": "restricted"}
+    dep = run.one("kubernetes:apps/v1:Deployment", "staging-llama-70b-awq-deployment").inputs
+    assert dep["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == 2000
+    assert container(dep)["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def test_non_root_with_a_node_nvme_cache_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        env["services"][0]["run_as_non_root"] = True
+
+    err, _ = refused(broken("dev", edit))
+    assert err.errors == [{"property_path": "services[0].run_as_non_root", "reason": (
+        "a node-nvme cache is a hostPath directory the kubelet creates owned by root: UID 2000 could not write the "
+        "download there; use a pvc or s3 cache, or run as root")}]

@@ -77,7 +77,10 @@ def test_every_stack_builds_its_environment(env):
     # the ALB routes to the serving namespace: its pods get readiness gates
     (ns,) = run.of_type("kubernetes:core/v1:Namespace")
     assert (ns.name, ns.inputs["metadata"]) == (f"{env}-namespace-serving", {"name": "serving", "labels": {
-        "app.kubernetes.io/managed-by": "shardwise", "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}})
+        "app.kubernetes.io/managed-by": "shardwise", "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled",
+        # dev and prod keep weights on the node's NVMe (a hostPath: not even baseline); staging's pods run as root
+        "pod-security.kubernetes.io/enforce": "baseline" if env == "staging" else "privileged",
+        "pod-security.kubernetes.io/audit": "restricted"}})
     # the GPU-node security group: all traffic to and from itself, HTTPS out, nothing else
     sg = f"{env}-network-gpu-nodes"
     vpc = {"dev": "vpc-0d1e2f3a4b5c6d7e8", "staging": "vpc-0a1b2c3d4e5f60718", "prod": "prod-network-vpc-id"}[env]

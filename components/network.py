@@ -87,7 +87,10 @@ class RuntimeNetwork(pulumi.ComponentResource):
       internal load balancers, so the ALB is placed there and the API port admits their ranges alone), and with ``nat_gateway`` a NAT gateway in a small subnet of
       its own for HTTPS egress. Existing-VPC mode: the given private subnets.
     * A GPU-node security group from :func:`shardwise.rules.render.network.gpu_node_sg_rules`: all traffic to and
-      from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and HTTPS out.
+      from itself (EFA needs both directions) and HTTPS out. The nodes also carry the EKS cluster security
+      group, which admits everything from every node and pod of the cluster: the NCCL/Ray/torch.distributed
+      TCP ports are confined by the serving groups' NetworkPolicies (the VPC CNI network policy agent), not by
+      security groups; EFA traffic can only come from EFA interfaces.
     * With ``endpoints`` (default: in a new VPC only): an S3 gateway endpoint on the subnets' route tables
       (an existing subnet without an explicit association uses the VPC's main table) and ECR ``api``/``dkr``
       interface endpoints with private DNS, so images and weights are pulled without public egress.

@@ -72,8 +72,19 @@ def gpu_node_sg_rules() -> list[SgRulePlan]:
 
     All traffic to and from the group itself (NCCL, EFA, Ray, torch.distributed; EFA requires the
     self-reference in both directions), and HTTPS out (Hugging Face Hub, ECR and S3 through the
-    endpoints, the EKS API). No runtime port is open to anything but the group; kubelet and
-    control-plane traffic use the cluster security group the launch template also attaches.
+    endpoints, the EKS API). Kubelet and control-plane traffic use the EKS cluster security group the
+    launch template also attaches.
+
+    What this does not confine: the cluster security group admits all traffic from every node and pod that
+    carries it (every node of the cluster: pods on the VPC CNI share their node's groups), and a packet is
+    admitted when any group of the interface admits it. So at the security-group layer the NCCL, Gloo, Ray
+    and torch.distributed TCP ports of a GPU pod are open to the whole cluster; they cannot be closed there
+    without closing what every pod needs from every node (CoreDNS answers, Prometheus scrapes, the ALB's
+    health checks, kubelet probes). They are confined per pod by the serving group's NetworkPolicies
+    (:func:`render_network_policies`: a group's pods accept other ports only from the group), which the VPC
+    CNI's network policy agent enforces; a cluster without it enforces nothing of that. EFA's own traffic
+    (SRD, outside the kernel's IP stack, so outside NetworkPolicy) needs the self-rule here and can only
+    come from another EFA interface: the cluster's CPU nodes have none.
     """
     return [
         SgRulePlan("ingress", "-1", self_ref=True, description="all traffic from the GPU nodes themselves"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import pathlib
 import re
 import types
 import typing
@@ -263,6 +264,41 @@ namespace or added capability is needed); `privileged` when a pod mounts a hostP
 cache, a `pod.volumes` host_path), which baseline forbids. So prod and dev, whose weights stay on the
 nodes' NVMe, enforce `privileged`, and staging `baseline`.
 
+## GPU capacity on a new account
+
+**Quotas.** EC2 counts running instances in vCPUs per quota, and a new account's GPU quotas are small
+or zero: P instances (p4d, p5, p5e, p5en) count against "Running On-Demand P instances" (`L-417A185B`),
+G instances (g5, g6, g6e) against "Running On-Demand G and VT instances" (`L-DB2E81BA`); spot pools
+against "All P Spot Instance Requests" (`L-7212CCBC`) and "All G and VT Spot Instance Requests"
+(`L-3819A6DF`). Ask for them in Service Quotas (region of the stack) before the first `up`: without
+them the node group's launches fail and the pods stay Pending until the rollout times out. What the
+stacks need at their `max_size` (vCPUs from the catalog):
+
+{quotas}
+
+Instances launched into a Capacity Block for ML are bought with the block (`ec2:PurchaseCapacityBlock`);
+whether an On-Demand Capacity Reservation or a block draws on the quotas above is not checked here.
+
+**Reservations.** Four on-demand p5.48xlarge are rarely there when asked for. A pool names an
+On-Demand Capacity Reservation (`capacity_type: on-demand`, `capacity_reservation_id`: a reservation
+for the pool's instance type and Linux/UNIX, accepting targeted launches) or a Capacity Block for ML
+(`capacity_type: capacity-block`, the block's `cr-` id) and `availability_zone`, the reservation's zone
+(required: a reservation holds instances in one zone, and an instance cannot launch into it from a
+subnet of another). The launch template targets it (`capacityReservationSpecification.
+capacityReservationTarget`); a Capacity Block adds `instanceMarketOptions.marketType: capacity-block`
+and the instance type, and the node group's capacity type is `CAPACITY_BLOCK`. Karpenter pools select
+it (`capacityReservationSelectorTerms`, capacity type `reserved`, plus `on-demand` beyond an ODCR). prod's
+`h100-efa` pool targets an ODCR in us-east-1a. The reservation itself (and its end: a Capacity Block's
+instances are terminated when it expires) is yours; shardwise does not buy or create it.
+
+**Zones that offer the instance type.** A managed pool's node group uses only the subnets whose zone
+offers its instance type (`aws.ec2.getInstanceTypeOfferings`, location type `availability-zone`,
+through the component's AWS provider) and, with `availability_zone`, that zone's; a multi-node pool
+the first of them (one placement group, one zone). The subnets' zones are known in a new VPC and
+looked up (`aws.ec2.getSubnet`) in an existing one, so when no subnet is left `pulumi preview` fails
+at `subnet_ids` (or `pool.availability_zone`), naming the subnets' zones and the zones that offer the
+type. Karpenter pools choose subnets themselves.
+
 ### Prerequisites per mode
 
 {prerequisites}
@@ -288,8 +324,8 @@ are not checked.
 
 ### What each component creates
 
-* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets, a NAT gateway (new-VPC mode), the GPU-node security group
-  and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
+* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets, a NAT gateway (new-VPC mode), the
+  GPU-node security group and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
 * **EksCluster**: the cluster and its IAM role, the node role, access entries, the system node group
   and launch template, the add-ons, the Kubernetes provider, the Helm releases, the controllers' IAM
   roles and Pod Identity associations.
@@ -410,6 +446,40 @@ def prerequisites() -> str:
     return "\n".join(lines)
 
 
+#: EC2's vCPU quotas (Service Quotas, service `ec2`) that GPU instances count against, by family letter and
+#: purchase: (quota name, quota code).
+VCPU_QUOTAS = {
+    ("p", "on-demand"): ("Running On-Demand P instances", "L-417A185B"),
+    ("g", "on-demand"): ("Running On-Demand G and VT instances", "L-DB2E81BA"),
+    ("p", "spot"): ("All P Spot Instance Requests", "L-7212CCBC"),
+    ("g", "spot"): ("All G and VT Spot Instance Requests", "L-3819A6DF"),
+}
+
+
+def quotas() -> str:
+    """Per stack, the vCPUs of each EC2 quota its GPU pools need at their max_size."""
+    import yaml
+    from shardwise.rules.adapters.stack import spec_from_value
+    from shardwise.rules.catalog.hardware import catalog_instance
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "stacks"
+    lines = [_row("stack", "pool", "instances (max_size)", "quota", "vCPUs"), "|---|---|---|---|---|"]
+    for env in ("dev", "staging", "prod"):
+        config = yaml.safe_load((root / f"Pulumi.{env}.yaml").read_text(encoding="utf-8"))["config"]
+        spec = spec_from_value(config["shardwise:environment"], env)
+        for pool in spec.pools:
+            family = pool.instance_type[0]
+            purchase = "spot" if pool.capacity_type == "spot" else "on-demand"
+            name, code = VCPU_QUOTAS[(family, purchase)]
+            how = {"capacity-block": " (a Capacity Block)"}.get(pool.capacity_type, "")
+            if pool.capacity_reservation_id and pool.capacity_type == "on-demand":
+                how = f" (in reservation {pool.capacity_reservation_id})"
+            vcpus = pool.max_size * catalog_instance(pool.instance_type).vcpus
+            lines.append(_row(env, f"`{pool.name}`", f"{pool.max_size} × {pool.instance_type}{how}",
+                              f"{name} (`{code}`)", str(vcpus)))
+    return "\n".join(lines)
+
+
 def render() -> str:
     out = [INTRO]
     for name, args_cls, spec_cls, component in COMPONENTS:
@@ -424,7 +494,8 @@ def render() -> str:
     from .hf_token import GATED
 
     gated = "; ".join(f"`{pattern.lstrip('^')}…` ({source})" for pattern, _, source in GATED)
-    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated))
+    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated)
+               .replace("{quotas}", quotas()))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -235,7 +235,8 @@ class ServingEnvironment(pulumi.ComponentResource):
             return self.token_secrets.get(f"{w.namespace}/{w.hf_token_secret}") or True
         self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
             pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,
-            subnet_ids=self.network.private_subnet_ids, k8s_provider=provider,
+            subnet_ids=self.network.private_subnet_ids, subnet_zones=self.network.private_subnet_zones,
+            k8s_provider=provider,
             security_group_ids=[self.network.security_group_id, cluster_sg]),
             opts=pulumi.ResourceOptions(parent=self, depends_on=node_deps or None)) for p in spec.pools}
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,

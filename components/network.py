@@ -84,8 +84,9 @@ class RuntimeNetwork(pulumi.ComponentResource):
 
     * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ for the nodes and one small
       load-balancer subnet per AZ (no public IP mapping; only the load-balancer subnets are tagged for
-      internal load balancers, so the ALB is placed there and the API port admits their ranges alone), and with ``nat_gateway`` a NAT gateway in a small subnet of
-      its own for HTTPS egress. Existing-VPC mode: the given private subnets.
+      internal load balancers, so the ALB is placed there and the API port admits their ranges alone), and
+      with ``nat_gateway`` a NAT gateway in a small subnet of its own for HTTPS egress. Existing-VPC mode:
+      the given private subnets.
     * A GPU-node security group from :func:`shardwise.rules.render.network.gpu_node_sg_rules`: all traffic to and
       from itself (EFA needs both directions) and HTTPS out. The nodes also carry the EKS cluster security
       group, which admits everything from every node and pod of the cluster: the NCCL/Ray/torch.distributed
@@ -98,7 +99,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
 
     Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``load_balancer_subnets``, ``security_group``,
     ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
-    ``private_subnet_ids`` (a list of ids, or the Output list given), ``security_group_id``,
+    ``private_subnet_ids`` (a list of ids, or the Output list given), ``private_subnet_zones`` (their zones in
+    a new VPC, else None), ``security_group_id``,
     ``endpoint_ids``. Whether existing subnets map public IPs is not visible here: the policy pack checks
     it (SW303). Method ``declare_policies(workloads, routers)`` declares NetworkPolicies for workloads
     built after the network.
@@ -113,6 +115,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
     network_policies: list[pulumi.CustomResource]
     vpc_id: pulumi.Output[str]
     private_subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    private_subnet_zones: list[str] | None
     security_group_id: pulumi.Output[str]
     endpoint_ids: list[pulumi.Output[str]]
 
@@ -159,6 +162,9 @@ class RuntimeNetwork(pulumi.ComponentResource):
         # a list of ids (each an Output or a value) when known to be a list, so the subnets a multi-node pool
         # takes are chosen here; an Output list only when one was given
         self.private_subnet_ids = list(subnet_ids) if isinstance(subnet_ids, (list, tuple)) else subnet_ids
+        # a new VPC's subnets are in known zones (the GPU pools choose by instance-type offering at preview)
+        self.private_subnet_zones = None if self._existing else [
+            p.availability_zone for p in subnet_plan(network, name) if not p.public and not p.load_balancer]
         self.security_group_id = self.security_group.id
         self.endpoint_ids = [e.id for e in self.endpoints]
         self.register_outputs({
@@ -166,7 +172,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
             "security_group": self.security_group,
             "endpoint_security_group": self.endpoint_security_group, "endpoints": self.endpoints,
             "network_policies": self.network_policies, "vpc_id": self.vpc_id,
-            "private_subnet_ids": self.private_subnet_ids, "security_group_id": self.security_group_id,
+            "private_subnet_ids": self.private_subnet_ids, "private_subnet_zones": self.private_subnet_zones,
+            "security_group_id": self.security_group_id,
             "endpoint_ids": self.endpoint_ids,
         })
 

@@ -164,6 +164,12 @@ def _structure(spec: EnvironmentSpec) -> list[Finding]:
                         f"pool `{p.name}` serves multi-node groups, which need a cluster placement group "
                         "and one subnet; use provisioner managed-nodegroup"))
     pools = {p.name: p for p in spec.pools}
+    for i, p in enumerate(spec.pools):
+        if p.capacity_reservation_id and not p.availability_zone:
+            out.append((f"pools[{i}].availability_zone", (
+                f"pool `{p.name}` launches into reservation {p.capacity_reservation_id}, which holds instances in "
+                "one zone: name that zone so the node group uses only its subnets (a launch in another zone finds "
+                "no reserved capacity)")))
     for i, m in enumerate(spec.multi_node):
         if not pools[m.pool].multi_node:
             out.append((f"multi_node[{i}].pool",

@@ -308,6 +308,9 @@ def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inve
     pool.instance_type = p.instance_type
     pool.efa = pool_efa(p)
     pool.security_groups = [sg]
+    # a pool held to one zone: a new VPC's subnets are named by zone; an existing VPC's are ids, kept as given
+    in_zone = [n for n in subnets if p.availability_zone and n.endswith(f"-{p.availability_zone}")]
+    subnets = in_zone or subnets
     pool.subnets = subnets[:1] if p.multi_node else list(subnets)
     pool.capacity_type = p.capacity_type
     pool.suppressions = _suppressions(p, loc)

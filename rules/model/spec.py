@@ -121,7 +121,15 @@ class NodePoolSpec(_Spec):
     disk_size_gib: int = Field(500, ge=50, le=16_384, description="Root volume for images and weights.")
     capacity_reservation_id: str | None = Field(
         None, pattern=r"^cr-[0-9a-f]{8,17}$",
-        description="EC2 Capacity Block reservation the nodes launch into (capacity_type capacity-block).",
+        description="EC2 capacity reservation the nodes launch into, targeted from the launch template: an "
+        "On-Demand Capacity Reservation (capacity_type on-demand; its instance type, platform and zone must be "
+        "the pool's, and it must accept targeted launches) or a Capacity Block for ML (capacity_type "
+        "capacity-block).",
+    )
+    availability_zone: str | None = Field(
+        None, pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$",
+        description="Launch only in this zone (the pool's subnets in it): a capacity reservation's zone, which a "
+        "pool with capacity_reservation_id must name (a reservation holds instances in one zone).",
     )
     ami_alias: str = Field(
         "al2023@latest", min_length=1,
@@ -147,6 +155,9 @@ class NodePoolSpec(_Spec):
             )
         if self.capacity_type == "capacity-block" and not self.capacity_reservation_id:
             raise ValueError("capacity_type capacity-block needs capacity_reservation_id")
+        if self.capacity_type == "spot" and self.capacity_reservation_id:
+            raise ValueError("a spot pool cannot launch into a capacity reservation: use capacity_type on-demand "
+                             "(an On-Demand Capacity Reservation) or capacity-block")
         return self
 
 

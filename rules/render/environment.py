@@ -15,7 +15,6 @@ from .nodepool import node_role_name, pool_efa, render_karpenter
 from .router import ALB_READINESS_GATE_LABEL, render_router
 from .vllm import render_vllm_service
 
-
 #: Pod Security Admission's namespace labels (Kubernetes "Pod Security Standards").
 PSA_ENFORCE, PSA_AUDIT = "pod-security.kubernetes.io/enforce", "pod-security.kubernetes.io/audit"
 

@@ -6,7 +6,6 @@ from render_support import multinode, service
 from shardwise.rules.model.spec import RouterSpec
 from shardwise.rules.render.router import render_router
 
-
 CERT = "arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
 
 

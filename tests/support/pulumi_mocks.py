@@ -109,6 +109,12 @@ def _invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
         }
     if token == "aws:ec2/getRouteTable:getRouteTable":
         return {"routeTableId": f"rtb-{abs(hash(str(args))) % 10**8:08d}", "id": "rtb"}
+    if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+        return {"locations": ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]}  # every type in these
+    if token == "aws:ec2/getSubnet:getSubnet":  # the stacks' subnet ids end in 1, 2: us-east-1a, us-east-1b
+        subnet = str(args.get("id", ""))
+        return {"id": subnet, "availabilityZone": "us-east-1" + ("abcdef"[int(subnet[-1]) - 1]
+                                                                 if subnet[-1:].isdigit() else "a")}
     return {}
 
 

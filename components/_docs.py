@@ -459,14 +459,13 @@ VCPU_QUOTAS = {
 def quotas() -> str:
     """Per stack, the vCPUs of each EC2 quota its GPU pools need at their max_size."""
     import yaml
-    from shardwise.rules.adapters.stack import spec_from_value
     from shardwise.rules.catalog.hardware import catalog_instance
 
     root = pathlib.Path(__file__).resolve().parents[1] / "stacks"
     lines = [_row("stack", "pool", "instances (max_size)", "quota", "vCPUs"), "|---|---|---|---|---|"]
     for env in ("dev", "staging", "prod"):
         config = yaml.safe_load((root / f"Pulumi.{env}.yaml").read_text(encoding="utf-8"))["config"]
-        spec = spec_from_value(config["shardwise:environment"], env)
+        spec = specs.EnvironmentSpec.model_validate(config["shardwise:environment"])
         for pool in spec.pools:
             family = pool.instance_type[0]
             purchase = "spot" if pool.capacity_type == "spot" else "on-demand"

@@ -30,8 +30,8 @@ CLUSTER_VPCS = {"llm-dev": "vpc-0d1e2f3a4b5c6d7e8", "llm-staging": "vpc-0a1b2c3d
 #: The secret config a user sets on a stack and does not commit (``pulumi config set --secret``): prod's gated
 #: models need the Hugging Face token, which the stack file cannot carry in plain text.
 STACK_SECRETS = {"prod": {"shardwise:hfToken": "hf_shardwise_test_token_not_a_real_one",
-                          "shardwise:apiKey": "sk-shardwise-test-key-not-a-real-one"},
-                 "staging": {"shardwise:apiKey": "sk-shardwise-test-key-not-a-real-one"}}
+                          "shardwise:apiKey": "shardwise-test-api-key-not-a-real-one"},
+                 "staging": {"shardwise:apiKey": "shardwise-test-api-key-not-a-real-one"}}
 PYTHON = sys.executable
 
 

@@ -173,6 +173,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs, deps: list[pulumi.Resource]) -> None:
         child = pulumi.ResourceOptions(parent=self)
+        subnet_ids = self._offered_subnets(pool, args)  # before any child: no subnet offering the type fails first
         plan = launch_template_plan(pool)
         tags = {"shardwise.dev/pool": pool.name}
         placement: Any = None
@@ -217,7 +218,7 @@ class GpuNodePool(pulumi.ComponentResource):
             f"{name}-node-group",
             cluster_name=args.cluster_name,
             node_role_arn=args.node_role_arn,
-            subnet_ids=self._offered_subnets(pool, args),
+            subnet_ids=subnet_ids,
             # EKS: an instance type goes in the launch template or the node group, never both
             instance_types=None if plan.instance_type else [pool.instance_type],
             ami_type=EKS_AMI_TYPE,
@@ -240,27 +241,30 @@ class GpuNodePool(pulumi.ComponentResource):
         self.node_group_name = self.node_group.node_group_name
         self.launch_template_id = self.launch_template.id
 
-    def _offered_subnets(self, pool: NodePoolSpec, args: GpuNodePoolArgs) -> pulumi.Output[list[str]]:
+    def _offered_subnets(self, pool: NodePoolSpec, args: GpuNodePoolArgs) -> Any:
         """:func:`offered_subnets` of the given subnets: the zones offering the instance type come from
         ``aws.ec2.getInstanceTypeOfferings`` (location type availability-zone), the subnets' zones from
-        ``subnet_zones`` or ``aws.ec2.getSubnet``, through the component's AWS provider. With the zones known
-        (a new VPC, or existing subnets' ids) the check runs at preview; the ids may resolve later."""
+        ``subnet_zones`` or ``aws.ec2.getSubnet``, through the component's AWS provider. When the zones can be
+        known now (a new VPC's, or subnet ids given as strings) the lookups run now and the node group gets a
+        list of the chosen ids, each as given (an id unknown at preview stays one element, so the policy pack
+        still sees how many subnets a pool has); ids given as one Output are chosen when they resolve."""
         invoke = pulumi.InvokeOptions(parent=self)
-        offered = aws.ec2.get_instance_type_offerings_output(
-            location_type="availability-zone",
-            filters=[{"name": "instance-type", "values": [pool.instance_type]}], opts=invoke).locations
-        ids = pulumi.Output.from_input(args.subnet_ids).apply(list)
-        if args.subnet_zones is not None:
-            zones: Any = pulumi.Output.from_input(list(args.subnet_zones))
-            indexes = pulumi.Output.all(zones, offered).apply(
-                lambda v: offered_subnets(pool, list(range(len(v[0]))), v[0], v[1] or []))
-            return pulumi.Output.all(ids, indexes).apply(lambda v: [v[0][i] for i in v[1]])
+        ids: Any = args.subnet_ids
+        filters = [{"name": "instance-type", "values": [pool.instance_type]}]
+        if not is_output(ids) and (args.subnet_zones is not None or not any(is_output(i) for i in ids)):
+            offered = aws.ec2.get_instance_type_offerings(location_type="availability-zone", filters=filters,
+                                                          opts=invoke).locations or []
+            zones = list(args.subnet_zones) if args.subnet_zones is not None else [
+                aws.ec2.get_subnet(id=i, opts=invoke).availability_zone for i in ids]
+            return offered_subnets(pool, list(ids), zones, offered)
+        later = aws.ec2.get_instance_type_offerings_output(location_type="availability-zone", filters=filters,
+                                                           opts=invoke).locations
+        resolved = pulumi.Output.from_input(ids).apply(list)
 
         def lookup(found: list[str]) -> Any:
             return pulumi.Output.all(*[aws.ec2.get_subnet_output(id=i, opts=invoke).availability_zone for i in found])
 
-        zones = ids.apply(lookup)
-        return pulumi.Output.all(ids, zones, offered).apply(
+        return pulumi.Output.all(resolved, resolved.apply(lookup), later).apply(
             lambda v: offered_subnets(pool, v[0], v[1], v[2] or []))
 
     def _karpenter(self, name: str, pool: NodePoolSpec, role_arn: pulumi.Input[str], args: GpuNodePoolArgs,

@@ -221,8 +221,9 @@ class ServingEnvironment(pulumi.ComponentResource):
                 if w.api_key_secret is not None:
                     keys.setdefault((w.namespace, w.api_key_secret.name), set()).add(w.api_key_secret.key)
             for (ns, secret), names in keys.items():
+                key_meta: Any = secret_metadata(secret, ns)
                 self.api_key_secrets[f"{ns}/{secret}"] = k8s.core.v1.Secret(
-                    f"{name}-api-key-{ns}-{secret}", metadata=secret_metadata(secret, ns), type="Opaque",
+                    f"{name}-api-key-{ns}-{secret}", metadata=key_meta, type="Opaque",
                     string_data={k: pulumi.Output.secret(args.api_key) for k in sorted(names)}, opts=in_namespaces)
 
         def key_made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:

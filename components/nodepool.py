@@ -250,7 +250,7 @@ class GpuNodePool(pulumi.ComponentResource):
         still sees how many subnets a pool has); ids given as one Output are chosen when they resolve."""
         invoke = pulumi.InvokeOptions(parent=self)
         ids: Any = args.subnet_ids
-        filters = [{"name": "instance-type", "values": [pool.instance_type]}]
+        filters: Any = [{"name": "instance-type", "values": [pool.instance_type]}]
         if not is_output(ids) and (args.subnet_zones is not None or not any(is_output(i) for i in ids)):
             offered = aws.ec2.get_instance_type_offerings(location_type="availability-zone", filters=filters,
                                                           opts=invoke).locations or []

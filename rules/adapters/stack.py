@@ -282,7 +282,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
             availability_zone=plan.availability_zone,
             location=loc,
         ))
-        if not plan.public:
+        if not plan.public and not plan.load_balancer:  # the nodes' subnets
             private.append(plan.name)
     return sg_name, private
 
@@ -309,6 +309,9 @@ def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inve
     pool.instance_type = p.instance_type
     pool.efa = pool_efa(p)
     pool.security_groups = [sg]
+    # a pool held to one zone: a new VPC's subnets are named by zone; an existing VPC's are ids, kept as given
+    in_zone = [n for n in subnets if p.availability_zone and n.endswith(f"-{p.availability_zone}")]
+    subnets = in_zone or subnets
     pool.subnets = subnets[:1] if p.multi_node else list(subnets)
     pool.capacity_type = p.capacity_type
     pool.suppressions = _suppressions(p, loc)

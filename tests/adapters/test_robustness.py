@@ -945,7 +945,7 @@ def test_stack_unknown_model_is_one_finding_on_the_line_of_its_service(tmp_path)
     text = _staging("model: hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "model: acme/x")
     code, err, findings = lint_text(tmp_path, "Pulumi.s.yaml", text)
     [sw004] = [f for f in findings if f["code"] == "SW004"]
-    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 32, "advisory", True)
+    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 33, "advisory", True)
     assert sw004["message"].startswith("SW004: shardwise does not know the model: 'acme/x' is not in the catalog; ")
 
 

@@ -91,7 +91,8 @@ def test_prod_inventory():
     assert [(r.direction, r.cidrs, r.from_port) for r in endpoints.rules] == [("ingress", ["10.42.0.0/16"], 443)]
     assert [(s.name, s.map_public_ip_on_launch) for s in inv.subnets] == [
         ("prod-private-us-east-1a", False), ("prod-private-us-east-1b", False),
-        ("prod-private-us-east-1c", False), ("prod-nat-us-east-1a", False)]
+        ("prod-private-us-east-1c", False), ("prod-lb-us-east-1a", False), ("prod-lb-us-east-1b", False),
+        ("prod-lb-us-east-1c", False), ("prod-nat-us-east-1a", False)]
     assert [(lt.name, lt.http_tokens, lt.http_put_response_hop_limit) for lt in inv.launch_templates] == [
         ("h100-launch-template", "required", 1), ("h100-efa-launch-template", "required", 1)]
     assert [(i.name, i.services) for i in inv.ingresses] == [("llm", ["llama-70b", "llama-405b"])]

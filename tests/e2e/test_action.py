@@ -499,10 +499,15 @@ def test_a_plan_without_a_clean_layout_is_reported_and_fails_nothing(tmp_path):
     ({"plan": "--model nope/x --gpu H100"},
      "::error title=shardwise::plan (exit 2): unknown model 'nope/x'; it is not in the catalog: name the catalog model "
      "it is a copy of (annotation shardwise.dev/base-model, base_model in a stack, --base-model for plan) or give the "
-     "path of its config.json", None),
+     "path of its config.json",
+     "## shardwise plan\n\nThe plan could not run (exit 2): unknown model 'nope/x'; it is not in the catalog: name the "
+     "catalog model it is a copy of (annotation shardwise.dev/base-model, base_model in a stack, --base-model for "
+     "plan) or give the path of its config.json\n"),
     ({"plan": COMPARE, "plan-emit": "manifest"},
      "::error title=shardwise::plan-emit (exit 2): --emit writes one layout: give one --gpu or --instance-type (the "
-     "comparison names the cheapest)", None),
+     "comparison names the cheapest)",
+     "\nplan-emit manifest could not run (exit 2): --emit writes one layout: give one --gpu or --instance-type (the "
+     "comparison names the cheapest)\n"),
     ({"plan": ONE_GPU + " --emit manifest"},
      "::error title=shardwise::plan: --emit is the action's to set; use plan-emit for an emitted layout", ""),
     ({"plan": ONE_GPU, "plan-emit": "helm"},
@@ -515,7 +520,9 @@ def test_plan_arguments_it_cannot_take_fail_the_step(tmp_path, inputs, error, su
     assert [(r["name"], r.get("rc")) for r in records] == [*STEPS_BEFORE_PLAN, ("Plan", 2)]
     assert records[6]["stdout"].splitlines()[-1] == error
     written = (tmp_path / "github_step_summary").read_text(encoding="utf-8")
-    if summary is not None:
+    if summary.startswith("\n"):  # after the plan's own block
+        assert written.startswith("## shardwise plan\n\n```text\n") and written.endswith("```\n" + summary)
+    else:
         assert written == summary
     assert not (tmp_path / "pwned").exists()
 

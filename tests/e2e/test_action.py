@@ -127,11 +127,12 @@ def test_action_yml_follows_the_metadata_syntax():
     meta = load_action()
     assert metadata_errors(meta) == []
     assert sorted(meta["inputs"]) == ["base-ref", "baseline", "comment", "config", "fail-level", "formats", "github-token",
-                                      "index-url", "install", "paths", "python-version", "sarif-file",
-                                      "upload-sarif", "wheel"]
-    assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "report-file", "sarif-file"]
+                                      "index-url", "install", "paths", "plan", "plan-emit", "python-version",
+                                      "sarif-file", "upload-sarif", "wheel"]
+    assert sorted(meta["outputs"]) == ["diff-file", "exit-code", "plan-file", "report-file", "sarif-file"]
     assert [s.get("uses") or s["shell"] for s in meta["runs"]["steps"]] == [
-        "actions/setup-python@v5", "bash", "bash", "github/codeql-action/upload-sarif@v3", "bash", "bash", "bash"]
+        "actions/setup-python@v5", "bash", "bash", "github/codeql-action/upload-sarif@v3", "bash", "bash", "bash",
+        "bash"]
 
 
 def test_the_metadata_check_finds_what_github_rejects():
@@ -283,8 +284,8 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
                                              "formats": "json=shardwise.json"}, event=PR_EVENT, path=path)
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", 0), ("Lint", 0), ("Upload SARIF to code scanning", None),
-        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 1)]
-    install, lint, _, diff, comment, fail = records[1:]
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 1)]
+    install, lint, _, diff, comment, plan, fail = records[1:]
     venv_bin = tmp_path / "runner-temp" / "shardwise-venv" / "bin"
     assert install["stdout"] == "shardwise 0.1.0\n"
     assert (tmp_path / "github_path").read_text(encoding="utf-8") == f"{venv_bin}\n"
@@ -303,6 +304,7 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
     assert [f["code"] for f in json.loads((pr_repo / "shardwise.json").read_text(encoding="utf-8"))["findings"]] \
         == ["SW305", "SW106", "SW104", "SW202"]
 
+    assert plan["outputs"] == {"plan-file": ""}  # no plan input: no plan
     diff_md = tmp_path / "runner-temp" / "shardwise-diff.md"
     assert diff["outputs"] == {"diff-file": str(diff_md)}
     assert diff_md.read_text(encoding="utf-8") == documented_sample()
@@ -327,7 +329,7 @@ def test_a_second_push_edits_the_same_comment(pr_repo, tmp_path, monkeypatch):
                          event=PR_EVENT, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
-        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 1)]
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 1)]
     body = tmp_path / "runner-temp" / "shardwise-comment.md"
     report = tmp_path / "runner-temp" / "shardwise-report.md"
     assert (tmp_path / "gh.log").read_text(encoding="utf-8").splitlines() == [
@@ -346,9 +348,10 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
-        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 0)]
     assert records[2]["outputs"]["exit-code"] == "1"
     assert records[5]["stdout"] == "shardwise: not a pull request; no comment\n"
+    assert records[6]["outputs"] == {"plan-file": ""}  # no plan input: no plan
     assert not (tmp_path / "gh.log").exists()
 
     records = run_action(pr_repo, tmp_path, {"fail-level": "blocking"}, event={}, path=path,
@@ -370,7 +373,7 @@ def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo,
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
-        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 0)]
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 0)]
     assert records[2]["outputs"]["exit-code"] == "0"
     assert [line for line in records[2]["stdout"].splitlines() if line.startswith("::")] == []  # no annotation
     sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
@@ -384,9 +387,144 @@ def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo,
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
-        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Fail on findings", 2)]
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 2)]
     assert records[2]["outputs"]["exit-code"] == "2"
     assert "--baseline: baseline format version 2; this shardwise reads version 1" in records[2]["stderr"]
+
+
+COMPARE = "--model meta-llama/Llama-3.1-70B-Instruct --gpu H100,H200,L40S,A100 --max-model-len 8192 --concurrency 64"
+ONE_GPU = "--model meta-llama/Llama-3.1-70B-Instruct\n--gpu H100 --max-model-len 8192 --concurrency 64\n"
+STEPS_BEFORE_PLAN = [("Set up Python", None), ("Install shardwise", None), ("Lint", None),
+                     ("Upload SARIF to code scanning", None), ("Capacity and cost diff", None),
+                     ("Pull-request comment", None)]
+ONLY_PLAN = ("Install shardwise", "Lint", "Capacity and cost diff", "Pull-request comment")
+
+
+def _plan_text(args: str) -> tuple[int, str]:
+    done = subprocess.run([str(Path(sys.executable).parent / "shardwise"), "plan", *args.split()],
+                          capture_output=True, text=True, check=False)
+    return done.returncode, done.stdout
+
+
+@pytest.mark.slow
+def test_the_plan_input_puts_the_comparison_in_the_summary_after_the_lint(pr_repo, tmp_path):
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "plan": COMPARE}, event={}, path=path,
+                         skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records] == [
+        ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
+        ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 1)]
+    rc, text = _plan_text(COMPARE)
+    assert rc == 0
+    assert text.splitlines()[1].split() == ["hardware", "GPU", "layout", "GPUs/replica", "seqs/replica", "replicas",
+                                            "GPUs", "billed", "on", "$/hour", "tokens/s/replica", "$/M", "output",
+                                            "tokens"]
+    assert [line.split()[0] for line in text.splitlines()[2:6]] == ["H100", "H200", "L40S", "A100"]
+    assert text.splitlines()[-1].startswith("cheapest for the declared load: A100 — 2 replicas of TP8 on 2 × "
+                                            "p4d.24xlarge")
+    plan = records[6]
+    assert plan["outputs"] == {"plan-file": ""}
+    assert plan["stdout"] == text
+    report = (tmp_path / "runner-temp" / "shardwise-report.md").read_text(encoding="utf-8")
+    # the lint's report, then the plan in a fenced block under its heading; the lint's verdict stays its own
+    assert (tmp_path / "github_step_summary").read_text(encoding="utf-8") == (
+        report + "## shardwise plan\n\n```text\n" + text + "```\n")
+    assert records[7]["stdout"] == FAIL_MESSAGE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("emit,suffix,shape", [
+    ("vllm-args", "sh", "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 "
+                        "--gpu-memory-utilization 0.92 --max-model-len 8192 --host 0.0.0.0"),
+    ("manifest", "yaml", ["Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "NetworkPolicy",
+                          "NetworkPolicy", "NetworkPolicy", "NetworkPolicy"]),
+    ("stack-config", "yaml", ["config"]),
+])
+def test_plan_emit_writes_the_recommended_layout_to_plan_file(tmp_path, emit, suffix, shape):
+    path = f"{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(tmp_path, tmp_path, {"plan": ONE_GPU, "plan-emit": emit}, event={}, path=path,
+                         skip=ONLY_PLAN)
+    assert [(r["name"], r.get("rc")) for r in records] == [*STEPS_BEFORE_PLAN, ("Plan", 0), ("Fail on findings", 0)]
+    plan_file = tmp_path / "runner-temp" / f"shardwise-plan-{emit}.{suffix}"
+    assert records[6]["outputs"] == {"plan-file": str(plan_file)}
+    emitted = subprocess.run([str(Path(sys.executable).parent / "shardwise"), "plan", *ONE_GPU.split(), "--emit", emit],
+                             capture_output=True, text=True, check=True).stdout
+    assert plan_file.read_text(encoding="utf-8") == emitted
+    assert records[6]["stdout"].endswith(f"shardwise: the {emit} layout is in {plan_file}\n")
+    assert emitted.startswith("# shardwise plan: meta-llama/Llama-3.1-70B-Instruct as TP4 on H100-SXM-80GB, for 64 "
+                              "sequences of 8,192 tokens at once")
+    if emit == "vllm-args":
+        assert emitted.splitlines()[1] == shape
+    else:
+        docs = [d for d in yaml.safe_load_all(emitted) if d]
+        if emit == "manifest":
+            assert [d["kind"] for d in docs] == shape
+        else:
+            assert [sorted(d) for d in docs] == [shape]
+    summary = (tmp_path / "github_step_summary").read_text(encoding="utf-8")
+    assert summary == "## shardwise plan\n\n```text\n" + _plan_text(ONE_GPU)[1] + "```\n"
+
+
+@pytest.mark.slow
+def test_a_plan_without_a_clean_layout_is_reported_and_fails_nothing(tmp_path):
+    args = "--model meta-llama/Llama-3.1-70B-Instruct --gpu L40S --tp 1"
+    path = f"{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(tmp_path, tmp_path, {"plan": args, "plan-emit": "manifest"}, event={}, path=path,
+                         skip=ONLY_PLAN)
+    assert [(r["name"], r.get("rc")) for r in records] == [*STEPS_BEFORE_PLAN, ("Plan", 0), ("Fail on findings", 0)]
+    rc, text = _plan_text(args)
+    assert rc == 1
+    assert "  SW101 [mandatory] meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU" \
+        in text
+    plan = records[6]
+    assert plan["outputs"] == {"plan-file": ""}
+    assert [line for line in plan["stdout"].splitlines() if line.startswith("::")] == [
+        "::warning title=shardwise::plan: no layout is free of mandatory findings (exit 1); see the summary",
+        "::warning title=shardwise::plan-emit: nothing to emit: TP1×PP1 has mandatory findings (SW101)"]
+    assert not (tmp_path / "runner-temp" / "shardwise-plan-manifest.yaml").exists()
+    assert (tmp_path / "github_step_summary").read_text(encoding="utf-8") == (
+        "## shardwise plan\n\n```text\n" + text + "```\n\nNo layout is free of mandatory findings (exit 1): the plan"
+        " above says which findings block each one.\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inputs,error,summary", [
+    ({"plan": "--model meta-llama/Llama-3.1-70B-Instruct --gpu H100 --bogus"},
+     "::error title=shardwise::plan (exit 2): unrecognized arguments: --bogus",
+     "## shardwise plan\n\nThe plan could not run (exit 2): unrecognized arguments: --bogus\n"),
+    # the words reach shardwise as they are: no command substitution, no glob
+    ({"plan": "--model $(touch pwned) --gpu H100 *"},
+     "::error title=shardwise::plan (exit 2): unrecognized arguments: pwned) *",
+     "## shardwise plan\n\nThe plan could not run (exit 2): unrecognized arguments: pwned) *\n"),
+    ({"plan": "--model nope/x --gpu H100"},
+     "::error title=shardwise::plan (exit 2): unknown model 'nope/x'; it is not in the catalog: name the catalog model "
+     "it is a copy of (annotation shardwise.dev/base-model, base_model in a stack, --base-model for plan) or give the "
+     "path of its config.json",
+     "## shardwise plan\n\nThe plan could not run (exit 2): unknown model 'nope/x'; it is not in the catalog: name the "
+     "catalog model it is a copy of (annotation shardwise.dev/base-model, base_model in a stack, --base-model for "
+     "plan) or give the path of its config.json\n"),
+    ({"plan": COMPARE, "plan-emit": "manifest"},
+     "::error title=shardwise::plan-emit (exit 2): --emit writes one layout: give one --gpu or --instance-type (the "
+     "comparison names the cheapest)",
+     "\nplan-emit manifest could not run (exit 2): --emit writes one layout: give one --gpu or --instance-type (the "
+     "comparison names the cheapest)\n"),
+    ({"plan": ONE_GPU + " --emit manifest"},
+     "::error title=shardwise::plan: --emit is the action's to set; use plan-emit for an emitted layout", ""),
+    ({"plan": ONE_GPU, "plan-emit": "helm"},
+     "::error title=shardwise::plan-emit is 'helm'; it must be manifest, stack-config or vllm-args", ""),
+    ({"plan-emit": "manifest"}, "::error title=shardwise::plan-emit needs plan (the arguments of shardwise plan)", ""),
+])
+def test_plan_arguments_it_cannot_take_fail_the_step(tmp_path, inputs, error, summary):
+    path = f"{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(tmp_path, tmp_path, inputs, event={}, path=path, skip=ONLY_PLAN)
+    assert [(r["name"], r.get("rc")) for r in records] == [*STEPS_BEFORE_PLAN, ("Plan", 2)]
+    assert records[6]["stdout"].splitlines()[-1] == error
+    written = (tmp_path / "github_step_summary").read_text(encoding="utf-8")
+    if summary.startswith("\n"):  # after the plan's own block
+        assert written.startswith("## shardwise plan\n\n```text\n") and written.endswith("```\n" + summary)
+    else:
+        assert written == summary
+    assert not (tmp_path / "pwned").exists()
 
 
 FAKE_PYTHON = """#!/usr/bin/env bash

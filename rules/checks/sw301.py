@@ -195,8 +195,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     continue
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
-                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)
-                                if not ing.ports or p in ing.ports]
+                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
+                                if not ing.ports or p in ing.ports or p is UNKNOWN]  # may be the one routed to
                 else:
                     targets += svc.target_ports
                 targets += [t for n, t in svc.port_names.items() if n in ing.ports]

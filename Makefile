@@ -39,9 +39,11 @@ test: setup
 	$(BIN)/shardwise docs --readme README.md --check
 	$(BIN)/pytest -q
 
-# The edit loop: the tests that start no process and build nothing, stopping at the first failure.
+# The edit loop: the tests that start no process, build nothing, fuzz nothing and sweep no full matrix (those are
+# marked slow and run in `make test`), stopping at the first failure. Byte code is written even where
+# PYTHONDONTWRITEBYTECODE is set: without it every run compiles and assert-rewrites every module again.
 test-fast: setup
-	$(BIN)/pytest -q -x -m "not slow and not engine and not tools and not cluster"
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -x -m "not slow and not engine and not tools and not cluster"
 
 # The real Pulumi CLI, Python language host and Kubernetes provider from their Go modules (cached
 # under ~/.cache/shardwise-pulumi), then the tests that run them; `make test` skips those when they

@@ -13,6 +13,10 @@ token: the environment creates the Secret each workload's ``hf_token_secret`` na
 it. A gated model (meta-llama, Gemma) needs it, or ``shardwise:hfTokenSecretExists: true`` when that Secret
 is made outside this program (External Secrets from AWS Secrets Manager); without either, preview fails.
 
+``shardwise:apiKey`` (a secret) is vLLM's API key: the environment creates the Secret each workload's
+``api_key_secret`` names with it (a workload behind an ALB router must name one); or
+``shardwise:apiKeySecretExists: true`` when those Secrets are made outside this program.
+
 ``shardwise:validate`` (optional, default true) is the components' ``validate``: ``false`` turns their
 own rule check off (the policy pack, ``pulumi preview --policy-pack``, still checks the resources), or
 ``{"SW104": "reason"}`` disables named rules.
@@ -83,7 +87,8 @@ if not spec.cluster.create:
 validate = config.get_object("validate")
 env = ServingEnvironment(spec.name, ServingEnvironmentArgs(
     spec=spec, k8s_provider=provider, validate=True if validate is None else validate,
-    hf_token=config.get_secret("hfToken"), hf_token_secret_exists=config.get_bool("hfTokenSecretExists") or False))
+    hf_token=config.get_secret("hfToken"), hf_token_secret_exists=config.get_bool("hfTokenSecretExists") or False,
+    api_key=config.get_secret("apiKey"), api_key_secret_exists=config.get_bool("apiKeySecretExists") or False))
 
 pulumi.export("endpoints", env.endpoints)
 pulumi.export("pools", env.pool_names)

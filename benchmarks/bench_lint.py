@@ -20,10 +20,11 @@ What it does, in one run:
    for each kind (offline it retries and then reports a download error for every object, about 5 s per
    object kind and file set). Without the binary it prints ``kube-linter: not available (<the reason>)``
    and no figure;
-5. prints the throughput ratios against the goals (shardwise >= 20x Checkov's files/s, faster than
-   kube-linter);
+5. prints the throughput ratios against the goals (shardwise >= 50x Checkov's files/s, >= 3x
+   kube-linter's);
 6. measures cold start: ``shardwise lint <one manifest>`` as a fresh process ``--cold-runs`` times
-   (goal: median < 0.35 s), and lists the slowest imports of that path (``python -X importtime``);
+   (goal: with cached bytecode, median at most 0.05 s above ``python -c pass``), and lists the slowest imports
+   of that path (``python -X importtime``);
 7. prints a Markdown table for the README.
 
 Figures go to stdout and to ``bench-out/bench_lint.json``. Only the standard library is used
@@ -53,8 +54,11 @@ sys.path.insert(0, HERE)
 
 import gen_manifests  # noqa: E402  (a sibling script, not a package)
 
-GOAL_RATIO = 20.0
-GOAL_COLD_S = 0.35
+GOAL_RATIO = 50.0  # shardwise files/s over Checkov's (issue 30)
+GOAL_KUBE_LINTER_RATIO = 3.0  # over kube-linter's
+#: Cold start of a one-file lint with cached bytecode, above the interpreter's own (`python -c pass`).
+GOAL_COLD_ABOVE_S = 0.05
+CHECKOV_VERSION = "3.3.30"  # the release the issue's figures compare with
 CHECKOV_INSTALL_TIMEOUT_S = 1800
 CHECKOV_RUN_TIMEOUT_S = 3600
 LINT_TIMEOUT_S = 900
@@ -309,14 +313,16 @@ def bench_cold(one_file: str, runs: int, out_dir: str) -> dict[str, Any]:
         "python_pass_s": round(bare, 4),
         "python_S_pass_s": round(bare_s, 4),
         "python_import_cli_s": round(imp, 4),
-        "goal_s": GOAL_COLD_S,
-        "goal_met": statistics.median(times) < GOAL_COLD_S,
+        "above_python_s": round(statistics.median(ctimes) - bare, 4),
+        "goal_above_python_s": GOAL_COLD_ABOVE_S,
+        "goal_met": statistics.median(ctimes) - bare <= GOAL_COLD_ABOVE_S,
     }
     _say(f"  as this environment is (PYTHONDONTWRITEBYTECODE={dontwrite or 'unset'}): "
          f"median {res['median_s']:.3f} s, min {res['min_s']:.3f} s "
-         f"(goal < {GOAL_COLD_S} s: {'met' if res['goal_met'] else 'NOT met'}); exit codes {res['exit_codes']}")
+         f"exit codes {res['exit_codes']}")
     _say(f"  with cached bytecode: median {res['cached_bytecode_median_s']:.3f} s, "
-         f"min {res['cached_bytecode_min_s']:.3f} s")
+         f"min {res['cached_bytecode_min_s']:.3f} s: {res['above_python_s']:.3f} s above `python -c pass` "
+         f"(goal <= {GOAL_COLD_ABOVE_S} s: {'met' if res['goal_met'] else 'NOT met'})")
     _say(f"  floor: `python -c pass` {bare:.3f} s, `python -S -c pass` {bare_s:.3f} s, "
          f"`python -c 'import shardwise.rules.app.cli'` {imp:.3f} s (cached bytecode)")
     return res
@@ -370,7 +376,7 @@ def ensure_checkov(venv: str) -> tuple[str | None, str]:
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             proc = subprocess.Popen(
                 [_venv_bin(venv, "python"), "-m", "pip", "install", "--disable-pip-version-check",
-                 "--progress-bar", "off", "checkov"],
+                 "--progress-bar", "off", f"checkov=={CHECKOV_VERSION}"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
             )
             tail: list[str] = []
@@ -540,18 +546,20 @@ def markdown(results: dict[str, Any]) -> str:
     lines = rows + [""]
     if results.get("ratio_kube_linter"):
         lines.append(f"Throughput ratio shardwise / kube-linter: **{results['ratio_kube_linter']:.2f}x** "
-                     f"(goal > 1x: {'met' if results['ratio_kube_linter'] > 1 else 'not met'}; least CPU time of a "
-                     f"run: shardwise {min(sw['runs_cpu_s']):.2f} s, kube-linter {min(kl['runs_cpu_s']):.2f} s).")
+                     f"(goal >= {GOAL_KUBE_LINTER_RATIO:g}x: "
+                     f"{'met' if results['ratio_kube_linter'] >= GOAL_KUBE_LINTER_RATIO else 'not met'}; "
+                     f"least CPU time of a run: shardwise {min(sw['runs_cpu_s']):.2f} s, "
+                     f"kube-linter {min(kl['runs_cpu_s']):.2f} s).")
     if results.get("ratio"):
         lines.append(f"Throughput ratio shardwise / Checkov: **{results['ratio']:.1f}x** "
                      f"(goal >= {GOAL_RATIO:.0f}x: {'met' if results['ratio_goal_met'] else 'not met'}).")
     cold = results.get("cold_start", {})
     if cold.get("median_s"):
         lines.append(f"Cold start, `shardwise lint <one manifest>`: median **{cold['median_s']:.3f} s**, "
-                     f"min {cold['min_s']:.3f} s over {len(cold['runs_s'])} runs "
-                     f"(goal < {GOAL_COLD_S} s: {'met' if cold['goal_met'] else 'not met'}; "
-                     f"with cached bytecode {cold['cached_bytecode_median_s']:.3f} s; "
-                     f"`python -c pass` alone: {cold['python_pass_s']:.3f} s).")
+                     f"min {cold['min_s']:.3f} s over {len(cold['runs_s'])} runs; with cached bytecode median "
+                     f"{cold['cached_bytecode_median_s']:.3f} s, {cold['above_python_s']:.3f} s above "
+                     f"`python -c pass` ({cold['python_pass_s']:.3f} s; goal <= {GOAL_COLD_ABOVE_S} s above it: "
+                     f"{'met' if cold['goal_met'] else 'not met'}).")
     m = results["machine"]
     lines.append(f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, {m['os']}, "
                  f"{m['implementation']} {m['python']}.")
@@ -567,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-checkov", action="store_true", help="do not install or run Checkov")
     ap.add_argument("--skip-kube-linter", action="store_true", help="do not run kube-linter")
     ap.add_argument("--profile", action="store_true", help="also print a cProfile of one in-process lint")
+    ap.add_argument("--checkov-venv", default=None,
+                    help=f"the virtual environment Checkov is in, or is installed into (checkov=={CHECKOV_VERSION}; "
+                    "default bench-out/checkov-venv)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"), help="output folder (default bench-out/)")
     args = ap.parse_args(argv)
 
@@ -626,7 +637,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         _say("\n== checkov ==")
         try:
-            exe, version = ensure_checkov(os.path.join(out_dir, "checkov-venv"))
+            exe, version = ensure_checkov(args.checkov_venv or os.path.join(out_dir, "checkov-venv"))
             if exe is None:
                 _say(f"  ! Checkov unavailable: {version}; continuing with shardwise figures only")
                 results["checkov"] = {"error": version}
@@ -674,7 +685,8 @@ def main(argv: list[str] | None = None) -> int:
                 results["ratio_kube_linter"] = round(sw_fps / kl_fps, 2)
                 _say(f"  -> {kl_fps} files/s (best {kl['best_s']:.3f} s)\n\n== ratio ==\n  shardwise {sw_fps} files/s "
                      f"/ kube-linter {kl_fps} files/s = {sw_fps / kl_fps:.2f}x "
-                     f"(goal > 1x: {'MET' if sw_fps > kl_fps else 'NOT MET'})")
+                     f"(goal >= {GOAL_KUBE_LINTER_RATIO:g}x: "
+                     f"{'MET' if sw_fps / kl_fps >= GOAL_KUBE_LINTER_RATIO else 'NOT MET'})")
 
     _say("\n== cold start ==")
     one = _rel(paths[0])

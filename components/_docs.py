@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import pathlib
 import re
 import types
 import typing
@@ -208,6 +209,96 @@ main table for a subnet without an explicit association. Lookups (`aws.eks.getCl
 `aws.ec2.getRouteTable(s)`) go through the AWS provider given to the component (`opts.provider` /
 `providers`), so the right account and region.
 
+## Security defaults
+
+**The ALB** (`alb-ingress` routers) listens on HTTPS on 443 with the ACM certificate `certificate_arn`
+and the TLS 1.3/1.2 policy `ELBSecurityPolicy-TLS13-1-2-2021-06`; port 80 redirects to it (`http:
+redirect`, the controller gives that listener only the redirect) or is not opened (`http: off`). Plain
+HTTP on 80 with no certificate is `http: plain`, written to mean it. `inbound_cidrs` become the load
+balancer's security-group rules (`alb.ingress.kubernetes.io/inbound-cidrs`) and are required: left
+out, the AWS Load Balancer Controller opens the listeners to 0.0.0.0/0, so that too must be written.
+Checked at `pulumi preview` (`routers[i].certificate_arn`, `routers[i].inbound_cidrs`).
+
+**vLLM's API key.** The ALB does not authenticate, so every workload behind an ALB router names
+`api_key_secret` (a Secret and key); the pods get `VLLM_API_KEY` from that `secretKeyRef`, which vLLM
+reads when `--api-key` is not given (the key is in neither the pod spec nor the command line;
+`--api-key` in `extra_args` and `VLLM_API_KEY` in `pod.env` are refused). vLLM then asks
+`Authorization: Bearer <key>` on `/v1` paths; `/health` (the probes, the ALB's health check) and
+`/metrics` (Prometheus) stay open. The program takes the key from the secret config `shardwise:apiKey`
+and the environment creates the Secret in each namespace (the pods wait for it), or
+`shardwise:apiKeySecretExists: true` says it is made elsewhere; with neither, preview fails at
+`services[i].api_key_secret`. An `optional` key ref is refused (a missing Secret would start vLLM open).
+
+**Who may call the API port.** Target type `ip`: the ALB connects to pod IPs from its own subnets. A new
+VPC gets one small load-balancer subnet per zone (from the VPC's last /19, after the NAT subnet), and
+only those are tagged `kubernetes.io/role/internal-elb`, so the controller places the internal ALB
+there; the API port's NetworkPolicy admits the gateway and monitoring namespaces and those subnets'
+ranges, not the VPC (pods have VPC addresses, so the VPC's range would let any pod call the model). An
+existing VPC names the ranges of its load-balancer subnets in `network.load_balancer_cidrs` (required
+with an ALB router, checked at preview). An internet-facing router needs public subnets the new VPC
+does not make.
+
+**Security groups and the distributed runtime's ports.** GPU nodes carry the GPU-node group (all
+traffic to and from itself: EFA needs it both ways) and the EKS cluster security group, which admits
+all traffic from every node and pod of the cluster; an interface admits what any of its groups admits.
+So the NCCL, Gloo, Ray and torch.distributed TCP ports of a GPU pod are not confined by security
+groups, and cannot be without closing what every pod needs from every node (CoreDNS, Prometheus, the
+ALB's health checks, kubelet probes). They are confined per pod by each serving group's NetworkPolicy
+(its pods accept other ports only from the group), which the VPC CNI's network policy agent enforces
+(`enableNetworkPolicy` on a created cluster; an existing cluster without it enforces none of this).
+EFA's own traffic (SRD, outside the kernel's IP stack and so outside NetworkPolicy) can only come from
+another EFA interface, and the cluster's CPU nodes have none.
+
+**Non-root pods and Pod Security.** The vllm/vllm-openai image runs as root (`USER root`; its caches
+under `/root/.cache`); images built after vLLM PR #40275 (May 2026) also ship a `vllm` user (UID 2000,
+GID 0, HOME `/home/vllm`, group-0-writable caches) for `--user 2000:0`, and the image stays root by
+default. `run_as_non_root: true` runs the pods as 2000:0 (`runAsNonRoot`, `fsGroup` 2000, no privilege
+escalation, every capability dropped, the RuntimeDefault seccomp profile) with `HOME=/home/vllm` on an
+emptyDir and the Hugging Face cache at `/home/vllm/.cache/huggingface` (`/root` is closed to UID 2000),
+which also serves images without that user; it is refused with a `node-nvme` cache, a root-owned
+hostPath. Not run on a cluster here: the stacks keep root. Each namespace the environment creates
+enforces the strictest Pod Security level all its pods meet and audits against `restricted`:
+`restricted` when every workload runs non-root without a hostPath; `baseline` otherwise (GPUs and EFA
+devices come from device plugins, `/dev/shm` is a memory emptyDir: no privileged container, host
+namespace or added capability is needed); `privileged` when a pod mounts a hostPath (a `node-nvme`
+cache, a `pod.volumes` host_path), which baseline forbids. So prod and dev, whose weights stay on the
+nodes' NVMe, enforce `privileged`, and staging `baseline`.
+
+## GPU capacity on a new account
+
+**Quotas.** EC2 counts running instances in vCPUs per quota, and a new account's GPU quotas are small
+or zero: P instances (p4d, p5, p5e, p5en) count against "Running On-Demand P instances" (`L-417A185B`),
+G instances (g5, g6, g6e) against "Running On-Demand G and VT instances" (`L-DB2E81BA`); spot pools
+against "All P Spot Instance Requests" (`L-7212CCBC`) and "All G and VT Spot Instance Requests"
+(`L-3819A6DF`). Ask for them in Service Quotas (region of the stack) before the first `up`: without
+them the node group's launches fail and the pods stay Pending until the rollout times out. What the
+stacks need at their `max_size` (vCPUs from the catalog):
+
+{quotas}
+
+Instances launched into a Capacity Block for ML are bought with the block (`ec2:PurchaseCapacityBlock`);
+whether an On-Demand Capacity Reservation or a block draws on the quotas above is not checked here.
+
+**Reservations.** Four on-demand p5.48xlarge are rarely there when asked for. A pool names an
+On-Demand Capacity Reservation (`capacity_type: on-demand`, `capacity_reservation_id`: a reservation
+for the pool's instance type and Linux/UNIX, accepting targeted launches) or a Capacity Block for ML
+(`capacity_type: capacity-block`, the block's `cr-` id) and `availability_zone`, the reservation's zone
+(required: a reservation holds instances in one zone, and an instance cannot launch into it from a
+subnet of another). The launch template targets it (`capacityReservationSpecification.
+capacityReservationTarget`); a Capacity Block adds `instanceMarketOptions.marketType: capacity-block`
+and the instance type, and the node group's capacity type is `CAPACITY_BLOCK`. Karpenter pools select
+it (`capacityReservationSelectorTerms`, capacity type `reserved`, plus `on-demand` beyond an ODCR). prod's
+`h100-efa` pool targets an ODCR in us-east-1a. The reservation itself (and its end: a Capacity Block's
+instances are terminated when it expires) is yours; shardwise does not buy or create it.
+
+**Zones that offer the instance type.** A managed pool's node group uses only the subnets whose zone
+offers its instance type (`aws.ec2.getInstanceTypeOfferings`, location type `availability-zone`,
+through the component's AWS provider) and, with `availability_zone`, that zone's; a multi-node pool
+the first of them (one placement group, one zone). The subnets' zones are known in a new VPC and
+looked up (`aws.ec2.getSubnet`) in an existing one, so when no subnet is left `pulumi preview` fails
+at `subnet_ids` (or `pool.availability_zone`), naming the subnets' zones and the zones that offer the
+type. Karpenter pools choose subnets themselves.
+
 ### Prerequisites per mode
 
 {prerequisites}
@@ -233,8 +324,8 @@ are not checked.
 
 ### What each component creates
 
-* **RuntimeNetwork**: a VPC, private subnets, a NAT gateway (new-VPC mode), the GPU-node security group
-  and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
+* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets, a NAT gateway (new-VPC mode), the
+  GPU-node security group and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
 * **EksCluster**: the cluster and its IAM role, the node role, access entries, the system node group
   and launch template, the add-ons, the Kubernetes provider, the Helm releases, the controllers' IAM
   roles and Pod Identity associations.
@@ -355,6 +446,39 @@ def prerequisites() -> str:
     return "\n".join(lines)
 
 
+#: EC2's vCPU quotas (Service Quotas, service `ec2`) that GPU instances count against, by family letter and
+#: purchase: (quota name, quota code).
+VCPU_QUOTAS = {
+    ("p", "on-demand"): ("Running On-Demand P instances", "L-417A185B"),
+    ("g", "on-demand"): ("Running On-Demand G and VT instances", "L-DB2E81BA"),
+    ("p", "spot"): ("All P Spot Instance Requests", "L-7212CCBC"),
+    ("g", "spot"): ("All G and VT Spot Instance Requests", "L-3819A6DF"),
+}
+
+
+def quotas() -> str:
+    """Per stack, the vCPUs of each EC2 quota its GPU pools need at their max_size."""
+    import yaml
+    from shardwise.rules.catalog.hardware import catalog_instance
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "stacks"
+    lines = [_row("stack", "pool", "instances (max_size)", "quota", "vCPUs"), "|---|---|---|---|---|"]
+    for env in ("dev", "staging", "prod"):
+        config = yaml.safe_load((root / f"Pulumi.{env}.yaml").read_text(encoding="utf-8"))["config"]
+        spec = specs.EnvironmentSpec.model_validate(config["shardwise:environment"])
+        for pool in spec.pools:
+            family = pool.instance_type[0]
+            purchase = "spot" if pool.capacity_type == "spot" else "on-demand"
+            name, code = VCPU_QUOTAS[(family, purchase)]
+            how = {"capacity-block": " (a Capacity Block)"}.get(pool.capacity_type, "")
+            if pool.capacity_reservation_id and pool.capacity_type == "on-demand":
+                how = f" (in reservation {pool.capacity_reservation_id})"
+            vcpus = pool.max_size * catalog_instance(pool.instance_type).vcpus
+            lines.append(_row(env, f"`{pool.name}`", f"{pool.max_size} × {pool.instance_type}{how}",
+                              f"{name} (`{code}`)", str(vcpus)))
+    return "\n".join(lines)
+
+
 def render() -> str:
     out = [INTRO]
     for name, args_cls, spec_cls, component in COMPONENTS:
@@ -369,7 +493,8 @@ def render() -> str:
     from .hf_token import GATED
 
     gated = "; ".join(f"`{pattern.lstrip('^')}…` ({source})" for pattern, _, source in GATED)
-    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated))
+    out.append(FACTS.replace("{charts}", charts).replace("{prerequisites}", prerequisites()).replace("{gated}", gated)
+               .replace("{quotas}", quotas()))
     return "\n".join(out).rstrip() + "\n"
 
 

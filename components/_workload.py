@@ -19,6 +19,7 @@ from shardwise.rules.model.spec import (
     ModelCacheSpec,
     NodePoolSpec,
     PodSpec,
+    SecretKeySpec,
     SuppressionSpec,
     VllmMultiNodeSpec,
     VllmServiceSpec,
@@ -54,10 +55,12 @@ class WorkloadArgs:
     weights_gib: float | None = None
     model_load_seconds: int | None = None
     hf_token_secret: pulumi.Input[str] | None = "hf-token"
+    api_key_secret: SecretKeySpec | Mapping[str, Any] | None = None
     model_cache_gib: int = 200
     cache: ModelCacheSpec | Mapping[str, Any] = field(default_factory=ModelCacheSpec)
     drain_seconds: int = 30
     pod: PodSpec | Mapping[str, Any] = field(default_factory=PodSpec)
+    run_as_non_root: bool = False
     metrics: MetricsSpec | Mapping[str, Any] = field(default_factory=MetricsSpec)
     suppress: Sequence[SuppressionSpec | Mapping[str, Any]] = ()
     # --- the component's own ---------------------------------------------------------------------
@@ -76,10 +79,13 @@ class WorkloadArgs:
         "The Secret `hf_token_secret` is made elsewhere: True (outside this program: External Secrets from AWS "
         "Secrets Manager, a platform team) or the resource of this program that makes it (the pods wait for it). "
         "A gated model may then go without `hf_token`."))
+    api_key_secret_exists: bool | pulumi.Resource = field(default=False, metadata=doc(
+        "The resource of this program that makes the Secret `api_key_secret` names (the pods wait for it), or "
+        "True when it is made outside the program; the component does not make that Secret."))
 
 
 COMPONENT_FIELDS = frozenset({"production", "validate", "cluster_name", "installs", "k8s_provider", "kubeconfig",
-                              "hf_token", "hf_token_secret_exists"})
+                              "hf_token", "hf_token_secret_exists", "api_key_secret_exists"})
 
 
 def pool_spec(pool: Any) -> NodePoolSpec:
@@ -289,7 +295,8 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
             string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)},
             opts=child_opts(component, provider, depends_on(opts)))
     made_elsewhere = args.hf_token_secret_exists if isinstance(args.hf_token_secret_exists, pulumi.Resource) else None
-    pod_deps = [r for r in (c.pod_identity_association, c.token_secret, made_elsewhere) if r is not None]
+    key_made = args.api_key_secret_exists if isinstance(args.api_key_secret_exists, pulumi.Resource) else None
+    pod_deps = [r for r in (c.pod_identity_association, c.token_secret, made_elsewhere, key_made) if r is not None]
     made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options, args.installs,
                        pod_deps)
     c.rollout_minutes = minutes

@@ -63,6 +63,25 @@ class ServingEnvironmentArgs:
     hf_token_secret_exists: bool = field(default=False, metadata=doc(
         "The workloads' `hf_token_secret` Secrets are made outside this program (the program's "
         "`shardwise:hfTokenSecretExists`)."))
+    api_key: pulumi.Input[str] | None = field(default=None, metadata=doc(
+        "vLLM's API key, as a Pulumi secret (the program's `shardwise:apiKey`): the Secret each workload's "
+        "`api_key_secret` names is created with it (under that key) in the workload's namespace. Required when a "
+        "workload names one, unless `api_key_secret_exists`."))
+    api_key_secret_exists: bool = field(default=False, metadata=doc(
+        "The workloads' `api_key_secret` Secrets are made outside this program (the program's "
+        "`shardwise:apiKeySecretExists`)."))
+
+
+def api_key_findings(spec: EnvironmentSpec, key_given: bool, secret_exists: bool) -> list[tuple[str, str]]:
+    """A workload that names an ``api_key_secret`` nothing creates: its pods would wait for the Secret
+    (CreateContainerConfigError) until the rollout times out."""
+    if key_given or secret_exists:
+        return []
+    return [(f"{kind}[{i}].api_key_secret", f"nothing creates the Secret `{w.api_key_secret.name}` that `{w.name}` "
+             "reads vLLM's API key from: give api_key (a Pulumi secret, e.g. `pulumi config set --secret "
+             "shardwise:apiKey …`), or set api_key_secret_exists when the Secret is made outside this program")
+            for kind in ("services", "multi_node") for i, w in enumerate(getattr(spec, kind))
+            if w.api_key_secret is not None]
 
 
 def validate_environment(spec: EnvironmentSpec, validation: Validation = DEFAULT,
@@ -116,7 +135,8 @@ class ServingEnvironment(pulumi.ComponentResource):
     cluster brings its own.
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
-    ``namespaces``, ``network_policies``, ``token_secrets`` (resources, the last by ``namespace/name``);
+    ``namespaces``, ``network_policies``, ``token_secrets``, ``api_key_secrets`` (resources, the last two by
+    ``namespace/name``);
     ``endpoints``, ``pool_names``, ``sizing``, ``validation``, ``vpc_id``, ``security_group_id``.
     """
 
@@ -130,6 +150,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         validation = as_validation(args.validate)
         token = [f for kind in ("services", "multi_node") for i, w in enumerate(getattr(spec, kind))
                  for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
+        token += api_key_findings(spec, args.api_key is not None, args.api_key_secret_exists)
         token += cluster_findings(spec.cluster)
         # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
         notes = validate_environment(checked, validation, token) if validation.enabled else []
@@ -192,30 +213,52 @@ class ServingEnvironment(pulumi.ComponentResource):
                         f"{name}-hf-token-{w.namespace}-{w.hf_token_secret}", metadata=meta, type="Opaque",
                         string_data={"HF_TOKEN": pulumi.Output.secret(args.hf_token)}, opts=in_namespaces)
 
+        # vLLM's API key: one Secret per namespace and name, holding every key the workloads there name
+        self.api_key_secrets: dict[str, pulumi.CustomResource] = {}
+        if args.api_key is not None:
+            keys: dict[tuple[str, str], set[str]] = {}
+            for w in (*spec.services, *spec.multi_node):
+                if w.api_key_secret is not None:
+                    keys.setdefault((w.namespace, w.api_key_secret.name), set()).add(w.api_key_secret.key)
+            for (ns, secret), names in keys.items():
+                key_meta: Any = secret_metadata(secret, ns)
+                self.api_key_secrets[f"{ns}/{secret}"] = k8s.core.v1.Secret(
+                    f"{name}-api-key-{ns}-{secret}", metadata=key_meta, type="Opaque",
+                    string_data={k: pulumi.Output.secret(args.api_key) for k in sorted(names)}, opts=in_namespaces)
+
+        def key_made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:
+            """The API key's Secret this environment makes (the pods wait for it), else made elsewhere."""
+            ref = w.api_key_secret
+            return self.api_key_secrets.get(f"{w.namespace}/{ref.name}", True) if ref is not None else False
+
         def made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:
             """Checked above: the environment makes the Secret (the pods wait for it), or it is made elsewhere."""
             return self.token_secrets.get(f"{w.namespace}/{w.hf_token_secret}") or True
         self.pools = {p.name: GpuNodePool(f"{name}-{p.name}", GpuNodePoolArgs(
             pool=p, cluster_name=cluster_name, node_role_arn=node_role or "", validate=False,
-            subnet_ids=self.network.private_subnet_ids, k8s_provider=provider,
+            subnet_ids=self.network.private_subnet_ids, subnet_zones=self.network.private_subnet_zones,
+            k8s_provider=provider,
             security_group_ids=[self.network.security_group_id, cluster_sg]),
             opts=pulumi.ResourceOptions(parent=self, depends_on=node_deps or None)) for p in spec.pools}
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
                   "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
-            **_fields(s, args), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s), **common),
+            **_fields(s, args), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
+            api_key_secret_exists=key_made_by(s), **common),
             opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
-            **_fields(m, args), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m), **common),
+            **_fields(m, args), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
+            api_key_secret_exists=key_made_by(m), **common),
             opts=in_namespaces) for m in spec.multi_node}
         backends: dict[str, Any] = {**self.services, **self.multi_node}
         self.routers = {r.name: InferenceRouter(f"{name}-{r.name}", InferenceRouterArgs(
             name=r.name, namespace=r.namespace, kind=r.kind, services=r.services, internal=r.internal,
-            domain=r.domain, gateway=r.gateway, backends=[backends[s] for s in r.services], validate=False,
+            domain=r.domain, gateway=r.gateway, certificate_arn=r.certificate_arn, http=r.http,
+            inbound_cidrs=r.inbound_cidrs, backends=[backends[s] for s in r.services], validate=False,
             installs=installs, k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
         self.network_policies = declare_network_policies(
             f"{name}-network", self.network, spec.network, list(backends.values()), list(self.routers.values()),
-            provider, self.namespaces)
+            provider, self.namespaces, existing_vpc=existing_vpc is not None)
 
         self.endpoints: dict[str, Any] = {s: c.endpoint for s, c in backends.items()}
         self.endpoints.update({f"router/{r}": c.hostname for r, c in self.routers.items()})
@@ -230,7 +273,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "endpoints": self.endpoints, "pool_names": self.pool_names, "sizing": self.sizing,
             "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
-            "token_secrets": self.token_secrets,
+            "token_secrets": self.token_secrets, "api_key_secrets": self.api_key_secrets,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,

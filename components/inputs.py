@@ -5,7 +5,7 @@ namespace goes (an ECR repository URL, an IAM role's ARN, a namespace created in
 Such a value is unknown while the program runs, so the component validates with a stand-in:
 
 * :class:`Unknowns` replaces each Output in the arguments with a token that the spec's field
-  accepts (a DNS label, a role ARN, a pinned image reference, an ``sg-``/``subnet-``/``vpc-`` id),
+  accepts (a DNS label, a role or certificate ARN, a pinned image reference, an ``sg-``/``subnet-``/``vpc-`` id),
   and remembers the path it came from;
 * the spec is validated and rendered with the tokens; :meth:`Unknowns.substitute` then puts the
   Outputs back wherever a token appears in the rendered objects (inside longer strings too);
@@ -37,6 +37,7 @@ _COUNTER = itertools.count(1)
 #: kind in a program (the same Output as a role ARN and as a name needs a stand-in each field accepts).
 _BY_OUTPUT: dict[tuple[int, str], tuple[pulumi.Output[Any], str, dict[str, pulumi.Output[Any]]]] = {}
 _ROLE = "arn:aws:iam::000000000000:role/"
+_CERT = "arn:aws:acm:us-east-1:000000000000:certificate/"
 
 Check = Callable[[Any], list[tuple[str, str]]]
 
@@ -47,6 +48,8 @@ def is_output(value: Any) -> bool:
 
 def _kind(path: str) -> str:
     leaf = path.rsplit(".", 1)[-1].split("[", 1)[0]
+    if leaf == "certificate_arn":
+        return "certificate"
     if leaf.endswith("_arn") or leaf.endswith("_arns"):
         return "role"
     if leaf == "image" or path.startswith("images."):  # ServingEnvironmentArgs.images: per workload, an image
@@ -79,6 +82,9 @@ class Unknowns:
         n = next(_COUNTER)
         if kind == "role":
             token = f"{_ROLE}{TOKEN_PREFIX}{n:08d}"
+            self._outputs[f"{TOKEN_PREFIX}{n:08d}"] = value.apply(lambda arn: str(arn).rsplit("/", 1)[-1])
+        elif kind == "certificate":  # an ACM certificate made in the same program
+            token = f"{_CERT}{TOKEN_PREFIX}{n:08d}"
             self._outputs[f"{TOKEN_PREFIX}{n:08d}"] = value.apply(lambda arn: str(arn).rsplit("/", 1)[-1])
         elif kind == "image":
             token = f"{TOKEN_PREFIX}{n:08d}:unknown"

@@ -16,6 +16,7 @@ from shardwise.rules.render.network import (
     gateway_endpoint_services,
     gpu_node_sg_rules,
     interface_endpoint_services,
+    load_balancer_cidrs,
     render_network_policies,
     subnet_plan,
     wants_endpoints,
@@ -81,19 +82,25 @@ def _spec_of(item: Any) -> Any:
 class RuntimeNetwork(pulumi.ComponentResource):
     """VPC pieces for GPU nodes and the Kubernetes NetworkPolicies of the serving namespaces.
 
-    * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ (no public IP mapping, tagged for
-      internal load balancers and the cluster), and with ``nat_gateway`` a NAT gateway in a small subnet of
-      its own for HTTPS egress. Existing-VPC mode: the given private subnets.
+    * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ for the nodes and one small
+      load-balancer subnet per AZ (no public IP mapping; only the load-balancer subnets are tagged for
+      internal load balancers, so the ALB is placed there and the API port admits their ranges alone), and
+      with ``nat_gateway`` a NAT gateway in a small subnet of its own for HTTPS egress. Existing-VPC mode:
+      the given private subnets.
     * A GPU-node security group from :func:`shardwise.rules.render.network.gpu_node_sg_rules`: all traffic to and
-      from itself only (NCCL, EFA, Ray, torch.distributed — EFA needs both directions) and HTTPS out.
+      from itself (EFA needs both directions) and HTTPS out. The nodes also carry the EKS cluster security
+      group, which admits everything from every node and pod of the cluster: the NCCL/Ray/torch.distributed
+      TCP ports are confined by the serving groups' NetworkPolicies (the VPC CNI network policy agent), not by
+      security groups; EFA traffic can only come from EFA interfaces.
     * With ``endpoints`` (default: in a new VPC only): an S3 gateway endpoint on the subnets' route tables
       (an existing subnet without an explicit association uses the VPC's main table) and ECR ``api``/``dkr``
       interface endpoints with private DNS, so images and weights are pulled without public egress.
     * NetworkPolicies from :func:`shardwise.rules.render.network.render_network_policies`.
 
-    Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``security_group``,
+    Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``load_balancer_subnets``, ``security_group``,
     ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
-    ``private_subnet_ids`` (a list of ids, or the Output list given), ``security_group_id``,
+    ``private_subnet_ids`` (a list of ids, or the Output list given), ``private_subnet_zones`` (their zones in
+    a new VPC, else None), ``security_group_id``,
     ``endpoint_ids``. Whether existing subnets map public IPs is not visible here: the policy pack checks
     it (SW303). Method ``declare_policies(workloads, routers)`` declares NetworkPolicies for workloads
     built after the network.
@@ -101,12 +108,14 @@ class RuntimeNetwork(pulumi.ComponentResource):
 
     vpc: aws.ec2.Vpc | None
     subnets: list[aws.ec2.Subnet]
+    load_balancer_subnets: list[aws.ec2.Subnet]
     security_group: aws.ec2.SecurityGroup
     endpoint_security_group: aws.ec2.SecurityGroup | None
     endpoints: list[aws.ec2.VpcEndpoint]
     network_policies: list[pulumi.CustomResource]
     vpc_id: pulumi.Output[str]
     private_subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    private_subnet_zones: list[str] | None
     security_group_id: pulumi.Output[str]
     endpoint_ids: list[pulumi.Output[str]]
 
@@ -123,7 +132,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
         super().__init__("shardwise:network:RuntimeNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {"shardwise.dev/network": name}
-        self.vpc, self.subnets, self.endpoints = None, [], []
+        self.vpc, self.subnets, self.endpoints, self.load_balancer_subnets = None, [], [], []
         self.endpoint_security_group = None
         vpc_id: pulumi.Input[str] | None = args.vpc_id if args.vpc_id is not None else network.vpc_id
         subnet_ids: Any
@@ -143,7 +152,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
         if wants_endpoints(network, existing_vpc=self.vpc is None):
             self._endpoints(name, network, args.region, vpc_id, subnet_ids, route_table_ids, tags, child)
 
-        self._name, self._network = name, network
+        self._name, self._network, self._existing = name, network, self.vpc is None
         self._provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
         self.network_policies = []
         if args.network_policies:
@@ -153,13 +162,18 @@ class RuntimeNetwork(pulumi.ComponentResource):
         # a list of ids (each an Output or a value) when known to be a list, so the subnets a multi-node pool
         # takes are chosen here; an Output list only when one was given
         self.private_subnet_ids = list(subnet_ids) if isinstance(subnet_ids, (list, tuple)) else subnet_ids
+        # a new VPC's subnets are in known zones (the GPU pools choose by instance-type offering at preview)
+        self.private_subnet_zones = None if self._existing else [
+            p.availability_zone for p in subnet_plan(network, name) if not p.public and not p.load_balancer]
         self.security_group_id = self.security_group.id
         self.endpoint_ids = [e.id for e in self.endpoints]
         self.register_outputs({
-            "vpc": self.vpc, "subnets": self.subnets, "security_group": self.security_group,
+            "vpc": self.vpc, "subnets": self.subnets, "load_balancer_subnets": self.load_balancer_subnets,
+            "security_group": self.security_group,
             "endpoint_security_group": self.endpoint_security_group, "endpoints": self.endpoints,
             "network_policies": self.network_policies, "vpc_id": self.vpc_id,
-            "private_subnet_ids": self.private_subnet_ids, "security_group_id": self.security_group_id,
+            "private_subnet_ids": self.private_subnet_ids, "private_subnet_zones": self.private_subnet_zones,
+            "security_group_id": self.security_group_id,
             "endpoint_ids": self.endpoint_ids,
         })
 
@@ -167,7 +181,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
                          deps: Sequence[pulumi.Resource] = ()) -> list[pulumi.CustomResource]:
         """Declare the NetworkPolicies of ``workloads`` (components or specs) behind ``routers``, as children
         of this network: for programs that build the workloads after the network their nodes need."""
-        made = declare_network_policies(self._name, self, self._network, workloads, routers, self._provider, deps)
+        made = declare_network_policies(self._name, self, self._network, workloads, routers, self._provider, deps,
+                                        existing_vpc=self._existing)
         self.network_policies.extend(made)
         return made
 
@@ -178,13 +193,16 @@ class RuntimeNetwork(pulumi.ComponentResource):
         private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=self.vpc.id, tags=tags, opts=child)
         subnet_ids: list[pulumi.Output[str]] = []
         for plan in subnet_plan(network, name):
-            extra = {"Name": plan.name} if plan.public else {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"}
+            extra = {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"} if plan.load_balancer else \
+                {"Name": plan.name}
             subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(_cluster_tags(tags, extra))
             subnet = aws.ec2.Subnet(plan.name, vpc_id=self.vpc.id, cidr_block=plan.cidr,
                                     availability_zone=plan.availability_zone,
                                     map_public_ip_on_launch=plan.map_public_ip_on_launch, tags=subnet_tags, opts=child)
             if plan.public:
                 self._nat(name, self.vpc, subnet, private_rt, tags, child)
+            elif plan.load_balancer:  # the VPC's main table: an internal load balancer needs only the local route
+                self.load_balancer_subnets.append(subnet)
             else:
                 self.subnets.append(subnet)
                 aws.ec2.RouteTableAssociation(f"{plan.name}-rt", subnet_id=subnet.id,
@@ -255,12 +273,14 @@ def _route_tables(parent: pulumi.Resource, vpc_id: pulumi.Input[str], subnet_ids
 
 def declare_network_policies(name: str, parent: pulumi.Resource, network: NetworkSpec, workloads: Sequence[Any],
                              routers: Sequence[Any], provider: pulumi.ProviderResource | None,
-                             deps: Sequence[pulumi.Resource]) -> list[pulumi.CustomResource]:
+                             deps: Sequence[pulumi.Resource], existing_vpc: bool | None = None,
+                             ) -> list[pulumi.CustomResource]:
     """The NetworkPolicies of the workloads' namespaces
     (:func:`shardwise.rules.render.network.render_network_policies`).
 
     ``workloads`` and ``routers`` are components or specs; Outputs in the components' arguments are put
-    back into the policies."""
+    back into the policies. In an existing VPC a workload behind an ALB router needs
+    ``network.load_balancer_cidrs`` (else nothing could reach its API port from the load balancer)."""
     unknowns = Unknowns()
     for item in (*workloads, *routers):
         if hasattr(item, "unknowns"):
@@ -269,9 +289,15 @@ def declare_network_policies(name: str, parent: pulumi.Resource, network: Networ
     services = [w for w in specs if isinstance(w, VllmServiceSpec)]
     groups = [w for w in specs if isinstance(w, VllmMultiNodeSpec)]
     router_specs: list[RouterSpec] = [_spec_of(r) for r in routers]
+    alb = next((r for r in router_specs if r.kind == "alb-ingress"), None)
+    if alb is not None and not load_balancer_cidrs(network, existing_vpc):
+        raise ArgumentsError("RuntimeNetwork", [("network.load_balancer_cidrs", (
+            f"router `{alb.name}` is an ALB whose targets are pod IPs, in an existing VPC: name the CIDRs of the "
+            "subnets the load balancer is placed in (tagged kubernetes.io/role/internal-elb); the API port's "
+            "NetworkPolicy admits those only"))])
     out: list[pulumi.CustomResource] = []
     labels: dict[str, str] = {}  # a namespace given as an Output is named by its order in resource names
-    for obj in render_network_policies(network, services, groups, router_specs):
+    for obj in render_network_policies(network, services, groups, router_specs, existing_vpc):
         meta = obj["metadata"]
         ns = meta["namespace"]
         label = ns if not unknowns.is_token(ns) else labels.setdefault(ns, f"namespace{len(labels) + 1}")

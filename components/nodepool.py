@@ -46,9 +46,13 @@ class GpuNodePoolArgs:
     cluster_name: pulumi.Input[str] = field(metadata=doc("EKS cluster the nodes join."))
     node_role_arn: pulumi.Input[str] = field(metadata=doc("IAM role of the nodes (Karpenter: its name is used)."))
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]] = field(metadata=doc(
-        "Private subnets (a multi-node pool takes the first: one placement group, one AZ)."))
+        "Private subnets; the node group takes those whose zone offers the instance type (a multi-node pool the "
+        "first of them: one placement group, one AZ)."))
     security_group_ids: pulumi.Input[Sequence[pulumi.Input[str]]] = field(metadata=doc(
         "Security groups of every network interface: the GPU-node group and the cluster's."))
+    subnet_zones: Sequence[str] | None = field(default=None, metadata=doc(
+        "The zone of each subnet, in order, when known (a new VPC's); else each subnet is looked up "
+        "(`aws.ec2.getSubnet`)."))
     validate: bool | Validation | Mapping[str, str] = field(default=True, metadata=doc(VALIDATE_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(
         "Karpenter pools: the provider their NodePool and EC2NodeClass go through."))
@@ -66,13 +70,6 @@ def _nics(plan: LaunchTemplatePlan, security_group_ids: Any) -> list[Any]:
             nic["associate_public_ip_address"] = "false"
         nics.append(nic)
     return nics
-
-
-def _first(ids: Any, n: int | None) -> Any:
-    """The first ``n`` of a list or of an Output list (all for None)."""
-    if is_output(ids):
-        return ids.apply(lambda v: list(v)[:n] if n else list(v))
-    return list(ids)[:n] if n else list(ids)
 
 
 #: How EKS rolls a GPU node group when its launch template or AMI changes: one node at a time, and the
@@ -96,7 +93,11 @@ class GpuNodePool(pulumi.ComponentResource):
     hop limit 1, an encrypted gp3 root volume at the pool's throughput, no public IP, the given security
     groups, the instance store as RAID-0 when asked, and for multi-node pools EFA interfaces in AWS's
     current layout (:func:`shardwise.rules.render.nodepool.efa_interfaces`), a cluster placement group and a single
-    subnet. A Capacity Block pool's launch template targets the reservation and names the instance type.
+    subnet. The node group's subnets are those whose zone offers the instance type
+    (``ec2:DescribeInstanceTypeOfferings``) and, when the pool names one, is its ``availability_zone``; none left
+    fails naming the zones (at preview when the zones are known). A pool with ``capacity_reservation_id``
+    targets the reservation from its launch template (an On-Demand Capacity Reservation; a Capacity Block also
+    with market type ``capacity-block`` and the instance type in the template).
     ``scalingConfig.desiredSize`` is left to the Cluster Autoscaler (``ignoreChanges``): it grows the group up
     to ``max_size`` when replicas are Pending. The node group waits for ``opts.depends_on`` (the node role's
     policy attachments). Updates (:data:`GPU_UPDATE_CONFIG`): one node at a time, old node first (EKS's
@@ -172,6 +173,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def _managed(self, name: str, pool: NodePoolSpec, args: GpuNodePoolArgs, deps: list[pulumi.Resource]) -> None:
         child = pulumi.ResourceOptions(parent=self)
+        subnet_ids = self._offered_subnets(pool, args)  # before any child: no subnet offering the type fails first
         plan = launch_template_plan(pool)
         tags = {"shardwise.dev/pool": pool.name}
         placement: Any = None
@@ -184,7 +186,8 @@ class GpuNodePool(pulumi.ComponentResource):
             self.placement_group_name = self.placement_group.name
         if plan.market_type:
             market = {"market_type": plan.market_type}
-            reservation = {"capacity_reservation_target": {"capacity_reservation_id": pool.capacity_reservation_id}}
+        if plan.capacity_reservation_id:
+            reservation = {"capacity_reservation_target": {"capacity_reservation_id": plan.capacity_reservation_id}}
         root_volume: Any = {
             "device_name": "/dev/xvda",
             "ebs": {"volume_size": plan.volume_size_gib, "volume_type": "gp3", "encrypted": "true",
@@ -215,7 +218,7 @@ class GpuNodePool(pulumi.ComponentResource):
             f"{name}-node-group",
             cluster_name=args.cluster_name,
             node_role_arn=args.node_role_arn,
-            subnet_ids=_first(args.subnet_ids, 1 if pool.multi_node else None),
+            subnet_ids=subnet_ids,
             # EKS: an instance type goes in the launch template or the node group, never both
             instance_types=None if plan.instance_type else [pool.instance_type],
             ami_type=EKS_AMI_TYPE,
@@ -238,6 +241,32 @@ class GpuNodePool(pulumi.ComponentResource):
         self.node_group_name = self.node_group.node_group_name
         self.launch_template_id = self.launch_template.id
 
+    def _offered_subnets(self, pool: NodePoolSpec, args: GpuNodePoolArgs) -> Any:
+        """:func:`offered_subnets` of the given subnets: the zones offering the instance type come from
+        ``aws.ec2.getInstanceTypeOfferings`` (location type availability-zone), the subnets' zones from
+        ``subnet_zones`` or ``aws.ec2.getSubnet``, through the component's AWS provider. When the zones can be
+        known now (a new VPC's, or subnet ids given as strings) the lookups run now and the node group gets a
+        list of the chosen ids, each as given (an id unknown at preview stays one element, so the policy pack
+        still sees how many subnets a pool has); ids given as one Output are chosen when they resolve."""
+        invoke = pulumi.InvokeOptions(parent=self)
+        ids: Any = args.subnet_ids
+        filters: Any = [{"name": "instance-type", "values": [pool.instance_type]}]
+        if not is_output(ids) and (args.subnet_zones is not None or not any(is_output(i) for i in ids)):
+            offered = aws.ec2.get_instance_type_offerings(location_type="availability-zone", filters=filters,
+                                                          opts=invoke).locations or []
+            zones = list(args.subnet_zones) if args.subnet_zones is not None else [
+                aws.ec2.get_subnet(id=i, opts=invoke).availability_zone for i in ids]
+            return offered_subnets(pool, list(ids), zones, offered)
+        later = aws.ec2.get_instance_type_offerings_output(location_type="availability-zone", filters=filters,
+                                                           opts=invoke).locations
+        resolved = pulumi.Output.from_input(ids).apply(list)
+
+        def lookup(found: list[str]) -> Any:
+            return pulumi.Output.all(*[aws.ec2.get_subnet_output(id=i, opts=invoke).availability_zone for i in found])
+
+        return pulumi.Output.all(resolved, resolved.apply(lookup), later).apply(
+            lambda v: offered_subnets(pool, v[0], v[1], v[2] or []))
+
     def _karpenter(self, name: str, pool: NodePoolSpec, role_arn: pulumi.Input[str], args: GpuNodePoolArgs,
                    opts: pulumi.ResourceOptions | None) -> None:
         provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
@@ -250,6 +279,27 @@ class GpuNodePool(pulumi.ComponentResource):
         self.node_class = declare(f"{name}-ec2nodeclass", nodeclass, child)
         self.node_pool = declare(f"{name}-nodepool", nodepool, child_opts(self, provider,
                                                                           [*depends_on(opts), self.node_class]))
+
+
+def offered_subnets(pool: NodePoolSpec, subnet_ids: Sequence[Any], zones: Sequence[str], offered: Sequence[str],
+                    ) -> list[Any]:
+    """The subnets a managed pool launches in: those whose zone offers its instance type (and is its
+    ``availability_zone``, when named); the first of them for a multi-node pool (one placement group, one zone).
+    Raises :class:`ArgumentsError` with the zones when none is left."""
+    want = [z for z in zones if z in offered and (pool.availability_zone is None or z == pool.availability_zone)]
+    chosen = [i for i, z in zip(subnet_ids, zones, strict=True) if z in want]
+    if not chosen:
+        where = f"the subnets are in {', '.join(zones) or 'no zone'}; {pool.instance_type} is offered in " \
+                f"{', '.join(sorted(offered)) or 'no zone of the region'} (ec2:DescribeInstanceTypeOfferings)"
+        if pool.availability_zone is not None and pool.availability_zone in offered:
+            raise ArgumentsError("GpuNodePool", [("pool.availability_zone", (
+                f"no subnet is in {pool.availability_zone}, the zone pool `{pool.name}` names: {where}"))],
+                when="when the subnets' zones were known")
+        raise ArgumentsError("GpuNodePool", [("subnet_ids", (
+            f"no subnet's zone offers {pool.instance_type} for pool `{pool.name}`"
+            + (f" in {pool.availability_zone}" if pool.availability_zone else "") + f": {where}"))],
+            when="when the subnets' zones were known")
+    return chosen[:1] if pool.multi_node else chosen
 
 
 def _terms(ids: Any) -> Any:

@@ -43,6 +43,9 @@ class InferenceRouterArgs:
     internal: bool = True
     domain: str | None = None
     gateway: str = "inference-gateway"
+    certificate_arn: pulumi.Input[str] | None = None
+    http: str = "redirect"
+    inbound_cidrs: Sequence[str] = ()
     validate: bool = field(default=True, metadata=doc("False skips the checks (an Ingress across namespaces)."))
     installs: Mapping[str, pulumi.Resource] = field(default_factory=dict, metadata=doc(INSTALLS_DOC))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
@@ -60,6 +63,12 @@ def _hostname(status: Any) -> str | None:
 
 class InferenceRouter(pulumi.ComponentResource):
     """An internal AWS Load Balancer Controller Ingress, or Gateway API HTTPRoutes, for the backends.
+
+    The ALB listens on HTTPS with ``certificate_arn`` (TLS 1.3/1.2 policy) and port 80 redirects to it
+    (``http: redirect``), is closed (``off``), or, with ``http: plain`` and no certificate, serves HTTP only;
+    ``inbound_cidrs`` are the only sources its security group admits (required: the controller's own default
+    is 0.0.0.0/0). The ALB does not authenticate: every backend must name ``api_key_secret`` (vLLM then asks
+    ``Authorization: Bearer <key>`` on /v1; /health stays open to the target health checks).
 
     The ALB variant sets ``load_balancing.algorithm.type=least_outstanding_requests`` (a request to vLLM
     can take seconds to minutes; round-robin piles work onto the slowest replica) and a deregistration
@@ -88,7 +97,8 @@ class InferenceRouter(pulumi.ComponentResource):
         services = list(args.services) if args.services is not None else [b.name for b in backends]
         values = unknowns.replace({"name": args.name, "namespace": args.namespace, "kind": args.kind,
                                    "services": services, "internal": args.internal, "domain": args.domain,
-                                   "gateway": args.gateway})
+                                   "gateway": args.gateway, "certificate_arn": args.certificate_arn,
+                                   "http": args.http, "inbound_cidrs": list(args.inbound_cidrs)})
         try:
             spec = RouterSpec.model_validate(values)
         except ValidationError as e:

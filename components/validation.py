@@ -164,6 +164,12 @@ def _structure(spec: EnvironmentSpec) -> list[Finding]:
                         f"pool `{p.name}` serves multi-node groups, which need a cluster placement group "
                         "and one subnet; use provisioner managed-nodegroup"))
     pools = {p.name: p for p in spec.pools}
+    for i, p in enumerate(spec.pools):
+        if p.capacity_reservation_id and not p.availability_zone:
+            out.append((f"pools[{i}].availability_zone", (
+                f"pool `{p.name}` launches into reservation {p.capacity_reservation_id}, which holds instances in "
+                "one zone: name that zone so the node group uses only its subnets (a launch in another zone finds "
+                "no reserved capacity)")))
     for i, m in enumerate(spec.multi_node):
         if not pools[m.pool].multi_node:
             out.append((f"multi_node[{i}].pool",
@@ -172,16 +178,41 @@ def _structure(spec: EnvironmentSpec) -> list[Finding]:
     backends = {s.name: s for s in (*spec.services, *spec.multi_node)}
     for i, r in enumerate(spec.routers):
         out += _router(r, [backends[n] for n in r.services], f"routers[{i}]")
+    alb = next((i for i, r in enumerate(spec.routers) if r.kind == "alb-ingress"), None)
+    if alb is not None and spec.network.vpc_id and not spec.network.load_balancer_cidrs:
+        out.append(("network.load_balancer_cidrs", (
+            f"routers[{alb}] is an ALB whose targets are pod IPs, in an existing VPC: name the CIDRs of the subnets "
+            "the load balancer is placed in (tagged kubernetes.io/role/internal-elb); the API port's NetworkPolicy "
+            "admits those only (the whole VPC would let every pod call the model directly)")))
     return out
 
 
 def _router(r: RouterSpec, backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec], path: str) -> list[Finding]:
+    """An ALB router: its Ingress and backends share a namespace; HTTPS with a certificate unless `http: plain`;
+    who may reach it is written down; and every backend asks for vLLM's API key (the load balancer does not
+    authenticate)."""
     if r.kind != "alb-ingress":
         return []
-    return [(f"{path}.namespace" if path else "namespace",
-             f"an Ingress routes only to Services in its own namespace: router `{r.name}` is in "
-             f"`{r.namespace}` but `{b.name}` is in `{b.namespace}`; put the router in `{b.namespace}`")
-            for b in backends if b.namespace != r.namespace]
+    at = (lambda f: f"{path}.{f}") if path else (lambda f: f)
+    out: list[Finding] = [(at("namespace"),
+                           f"an Ingress routes only to Services in its own namespace: router `{r.name}` is in "
+                           f"`{r.namespace}` but `{b.name}` is in `{b.namespace}`; put the router in `{b.namespace}`")
+                          for b in backends if b.namespace != r.namespace]
+    if r.http != "plain" and not r.certificate_arn:
+        out.append((at("certificate_arn"), f"router `{r.name}` listens on HTTPS (http `{r.http}`): give the ACM "
+                    "certificate's ARN, or set http `plain` to serve HTTP only"))
+    if not r.inbound_cidrs:
+        out.append((at("inbound_cidrs"), f"router `{r.name}`: without inbound_cidrs the AWS Load Balancer "
+                    "Controller opens the load balancer to 0.0.0.0/0; list the client ranges (0.0.0.0/0 too, "
+                    "written to mean it)"))
+    for b in backends:
+        if b.api_key_secret is None:
+            out.append((at("services"), f"`{b.name}` is behind ALB router `{r.name}`, which does not authenticate: "
+                        f"give `{b.name}` an api_key_secret (vLLM's API key, env VLLM_API_KEY)"))
+        elif b.api_key_secret.optional:
+            out.append((at("services"), f"`{b.name}`'s api_key_secret is optional: a missing Secret would start "
+                        "vLLM without authentication; make it required"))
+    return out
 
 
 def _image_code() -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..model import Inventory
 from ..model.errors import InputError
 from .jsonsrc import parse_json
+from .k8s import resolve_pools
 from .load import load_file, load_text
 from .select import Excludes, select_inputs
 
@@ -119,8 +120,6 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
-    from .k8s import resolve_pools
-
     resolve_pools(inv)
     return inv
 

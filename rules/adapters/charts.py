@@ -36,35 +36,15 @@ from typing import Any
 from ..model import Inventory, Location
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
+from .load import load_text
+from .renderkind import KUSTOMIZATION_FILES, render_kind
+from .yamlsrc import decode_text, load_all
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
                      "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
 _TIMEOUT_S = 120
-
-
-def to_render(path: str) -> str | None:
-    """The directory to render when ``path`` is named on the command line: a chart or kustomization
-    directory other than the current one, or the ``Chart.yaml`` or kustomization file of one; else None."""
-    if os.path.isdir(path):
-        if os.path.abspath(path) == os.getcwd():
-            return None
-        return path if render_kind(path) is not None else None
-    name = os.path.basename(path)
-    if name == "Chart.yaml" or name in KUSTOMIZATION_FILES:
-        return os.path.dirname(path) or "."
-    return None
-
-
-def render_kind(directory: str) -> str | None:
-    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None."""
-    if os.path.isfile(os.path.join(directory, "Chart.yaml")):
-        return "helm"
-    if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
-        return "kustomize"
-    return None
 
 
 @dataclass
@@ -130,8 +110,6 @@ class Renderer:
             raise InputError("--values and --set are Helm chart values; a Kustomize directory takes none", where)
         check_kustomization(directory, self.remote_bases)
         out = _run(cmd, where, what)
-        from .load import load_text
-
         inv = load_text(out, f"{where} (kustomize build)")
         return inv
 
@@ -153,8 +131,6 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
     (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
     no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``)."""
-    from .yamlsrc import decode_text, load_all
-
     root = os.getcwd() if inside(directory, os.getcwd()) else directory
     seen: set[str] = set()
     todo = [directory]
@@ -261,8 +237,6 @@ def _chart_path(directory: str, source: str) -> str:
 def helm_inventory(rendered: str, directory: str) -> Inventory:
     """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
     pointing at its template file and line."""
-    from .load import load_text
-
     inv = Inventory()
     for source, text in split_sources(rendered):
         if source is None:

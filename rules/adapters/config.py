@@ -38,6 +38,7 @@ from typing import Any
 from ..engine import LintConfig, SuppressionEntry
 from ..model.errors import InputError
 from ..model.files import read_file_bytes
+from .yamlsrc import load_all
 
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")
@@ -122,8 +123,6 @@ def discover(cwd: str = ".") -> str | None:
 
 def _parse(path: str, text: str) -> Any:
     if path.endswith((".yaml", ".yml")):
-        from .yamlsrc import load_all
-
         docs = list(load_all(text, path))
         if len(docs) > 1:
             raise InputError("a config file holds one YAML document", path)

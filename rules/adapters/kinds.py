@@ -23,6 +23,11 @@ STACK = "stack"
 PULUMI = "pulumi"
 
 _KUSTOMIZE_GROUP = "kustomize.config.k8s.io/"
+#: Tools that deploy to Kubernetes and write their own configuration with a `kind` but never an `apiVersion`
+#: (every Kubernetes object has one): Zarf's zarf.yaml and UDS CLI's uds-bundle.yaml (defenseunicorns/leapfrogai).
+#: A document of another kind without `apiVersion` stays an input error.
+_TOOL_CONFIGS = {"ZarfPackageConfig": "Zarf package configuration", "ZarfInitConfig": "Zarf package configuration",
+                 "UDSBundle": "UDS bundle configuration"}
 
 
 def _k8s_like(value: Any) -> bool:
@@ -53,6 +58,10 @@ def is_shardwise_stack(doc: Any) -> bool:
 
 def _helm_chart(doc: Mapping[str, Any]) -> bool:
     return doc.get("apiVersion") in ("v1", "v2") and "kind" not in doc and "name" in doc and "version" in doc
+
+
+def _tool_config(doc: Mapping[str, Any]) -> bool:
+    return "apiVersion" not in doc and isinstance(doc.get("kind"), str) and doc["kind"] in _TOOL_CONFIGS
 
 
 def _kustomize(doc: Mapping[str, Any]) -> bool:
@@ -90,7 +99,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     first = values[0]
     if is_shardwise_stack(first):
         return STACK
-    if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v) for v in values):
+    if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
+           and not _tool_config(v) for v in values):
         return KUBERNETES
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip
@@ -99,6 +109,9 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     mappings = [v for v in values if isinstance(v, Mapping)]
     if mappings and all(_kustomize(v) for v in mappings):
         return "Kustomize file"
+    tools = [v for v in mappings if _tool_config(v)]
+    if tools:
+        return _TOOL_CONFIGS[tools[0]["kind"]]
     if mappings:
         return _what_yaml(mappings[0], name)
     return "YAML that is not a Kubernetes object"

@@ -12,6 +12,7 @@ import os
 
 from ..model import Inventory
 from ..model.errors import InputError
+from . import kinds
 from .jsonsrc import parse_json
 from .yamlsrc import DuplicateKey, load_documents, read_text
 
@@ -38,8 +39,6 @@ def load_text(text: str, file: str) -> Inventory:
 
 
 def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
-    from . import kinds
-
     stripped = text.lstrip()
     if not stripped:  # read, and nothing in it
         inv.sources.append(file)

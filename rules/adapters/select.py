@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from . import globs
+from .renderkind import to_render
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"
@@ -267,8 +268,6 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
             if excludes.excluded(p, True):
                 sel.excluded.append(p.rstrip("/") + "/")
                 continue
-            from .charts import to_render
-
             if render and to_render(p) is not None:  # a chart or kustomization named: rendered, not searched
                 sel.order.setdefault(p, len(sel.order))
                 sel.renders.append(p)
@@ -301,8 +300,6 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                             continue
                         consider(path)
         elif os.path.exists(p):
-            from .charts import to_render
-
             target = to_render(p)
             if target is not None:  # Chart.yaml or kustomization.yaml named: its directory is rendered
                 sel.order.setdefault(p, len(sel.order))

@@ -20,6 +20,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .. import catalog
+from ..capacity import cache
+from ..capacity.group import summary
+from ..catalog.hardware import pool_from_labels
+from ..engine import LintConfig
 from ..model import (
     Inventory,
     LaunchTemplate,
@@ -33,9 +38,12 @@ from ..model import (
 )
 from ..model.errors import CatalogError, InputError
 from ..model.spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..model.vocab import INSTANCE_TYPE
 from ..render.environment import render_environment_objects
 from ..render.network import SgRulePlan, endpoint_sg_rules, gpu_node_sg_rules, subnet_plan, wants_endpoints
 from ..render.nodepool import launch_template_plan, node_labels, node_taints, pool_efa
+from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
+from .k8s import inventory_from_objects, resolve_pools
 from .yamlsrc import LineDict, load_all, read_text
 
 CONFIG_KEY = "shardwise:environment"
@@ -171,8 +179,6 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
     value = config[key]
     key_line = config.key_lines.get(key) if isinstance(config, LineDict) else None
     if isinstance(value, str):  # `pulumi config set --path` writes objects; a JSON string also works
-        from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
-
         try:
             value = parse_json(value, path)
         except InputError as e:
@@ -250,8 +256,6 @@ def _check_network(spec: EnvironmentSpec, where: _Locator) -> None:
 
 def _check_instance_types(spec: EnvironmentSpec, where: _Locator) -> None:
     """Every pool's instance type is in the catalog (rendering a Karpenter pool needs it)."""
-    from .. import catalog
-
     for i, p in enumerate(spec.pools):
         try:
             catalog.find_instance(p.instance_type)
@@ -278,7 +282,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
             availability_zone=plan.availability_zone,
             location=loc,
         ))
-        if not plan.public:
+        if not plan.public and not plan.load_balancer:  # the nodes' subnets
             private.append(plan.name)
     return sg_name, private
 
@@ -286,9 +290,6 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
 def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inventory) -> NodePool | None:
     """The stack pool of a managed node group; a Karpenter pool already came from its rendered
     NodePool and EC2NodeClass (through the Kubernetes adapter) and only gets its network here."""
-    from ..catalog.hardware import pool_from_labels
-    from ..model.vocab import INSTANCE_TYPE
-
     if p.provisioner == "karpenter":
         pool = next((x for x in inv.pools if x.name == p.name and x.kind == "karpenter"), None)
         if pool is not None:
@@ -308,6 +309,9 @@ def _pool(p: NodePoolSpec, loc: Location, sg: str, subnets: list[str], inv: Inve
     pool.instance_type = p.instance_type
     pool.efa = pool_efa(p)
     pool.security_groups = [sg]
+    # a pool held to one zone: a new VPC's subnets are named by zone; an existing VPC's are ids, kept as given
+    in_zone = [n for n in subnets if p.availability_zone and n.endswith(f"-{p.availability_zone}")]
+    subnets = in_zone or subnets
     pool.subnets = subnets[:1] if p.multi_node else list(subnets)
     pool.capacity_type = p.capacity_type
     pool.suppressions = _suppressions(p, loc)
@@ -332,8 +336,6 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
     ``lines`` is the YAML value the spec was read from (a :class:`~shardwise.rules.adapters.yamlsrc.LineDict`),
     used to point each object at its entry; without it every location is ``file`` (and ``line``).
     """
-    from .k8s import inventory_from_objects, resolve_pools
-
     where = _Locator(file, lines, line)
     _check_network(spec, where)
     _check_instance_types(spec, where)
@@ -391,11 +393,6 @@ def workload_sizing(s: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) 
 
 def _sized(spec: EnvironmentSpec) -> dict[str, dict[str, Any]]:
     """:func:`workload_sizing` of every workload of ``spec``, from the inventory the rules validate."""
-    from .. import catalog
-    from ..capacity import cache
-    from ..capacity.group import summary
-    from ..engine import LintConfig
-
     pools = {p.name: p for p in spec.pools}
     served: list[VllmServiceSpec | VllmMultiNodeSpec] = [*spec.services, *spec.multi_node]
     for w in served:  # the catalog's own errors first (the components say which)

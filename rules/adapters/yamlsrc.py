@@ -12,17 +12,15 @@ them is broken, so the others are still read.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
-
-import yaml
 
 from ..model.errors import InputError
 from ..model.files import MAX_FILE_BYTES, read_file_bytes, read_stream_bytes, size_text
-
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class LineDict(dict):
@@ -52,36 +50,6 @@ def _short(value: str, limit: int = 60) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
-def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedYAMLError:
-    """A scalar its tag cannot construct (``!!bool maybe``, an unquoted ``2024-13-45``, ``!!float abc``)
-    as a YAML error at its line, in our words (never the constructor's exception text)."""
-    kind = tag.rsplit(":", 1)[-1]
-    what = _WHAT.get(kind, f"a valid {kind}")
-    digits = sum(c.isdigit() for c in value)
-    if kind == "int" and digits > sys.get_int_max_str_digits():  # Python reads no longer decimal integer
-        problem = (f"{_short(value)} is an integer of {digits:,} digits; shardwise reads integers of at most "
-                   f"{sys.get_int_max_str_digits():,} digits" + ("; quote it to keep it as text" if implicit else ""))
-        return yaml.constructor.ConstructorError(None, None, problem, mark)
-    if implicit:  # no tag written: the value only looks like a date or a number
-        problem = f"{_short(value)} is not {what}; quote it to keep it as text"
-    else:
-        problem = f"{_short(value)} tagged !!{kind} is not {what}"
-    return yaml.constructor.ConstructorError(None, None, problem, mark)
-
-
-def _mark(line: int) -> Any:
-    """A mark at the start of 0-based ``line`` (for errors found after the parser's own marks are gone)."""
-    return yaml.Mark("<text>", 0, line, 0, None, None)
-
-
-def _duplicate_key(key: Any, first: int | None, line: int) -> yaml.MarkedYAMLError:
-    """A key written twice in one mapping, reported at the second (``line`` is 1-based)."""
-    also = f" (first written on line {first})" if first else ""
-    return yaml.constructor.ConstructorError(
-        None, None, f"duplicate key {_short(str(key))}{also}: a mapping's keys must be unique, keep one",
-        _mark(line - 1))
-
-
 class DuplicateKey(InputError):
     """A key written twice in one mapping of a document that was still read, with the last value (the
     one lenient YAML readers keep): an input error at the second key, beside the document's value."""
@@ -101,65 +69,6 @@ def _duplicate_error(key: Any, first: int | None, line: int, file: str) -> Dupli
                         + _STILL_READ, file, line)
 
 
-class _LineLoader(_Base):  # type: ignore[misc, valid-type]
-    """PyYAML's constructor (anchors, aliases, tags, merge keys) building :class:`LineDict` mappings.
-    ``line_base`` is added to every line: the document's offset in its file when parsed alone. With a
-    ``dups`` list, a duplicate key is recorded there as ``(key, first line, line)`` and the last value kept."""
-
-    line_base = 0
-    dups: list[tuple[Any, int | None, int]] | None = None
-
-    def construct_object(self, node: Any, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep=deep)
-        except (yaml.YAMLError, RecursionError):
-            raise
-        except Exception:  # noqa: BLE001 - a constructor's own error (KeyError for !!bool maybe, ValueError, ...)
-            if isinstance(node, yaml.ScalarNode):
-                implicit = not node.style and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
-                raise _bad_scalar(node.tag, node.value, implicit, node.start_mark) from None
-            kind = str(node.tag).rsplit(":", 1)[-1]
-            raise yaml.constructor.ConstructorError(
-                None, None, f"this value cannot be read as !!{kind}", node.start_mark) from None
-
-
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
-    base = loader.line_base
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:  # the keys written in this mapping (merged ones may be overridden)
-        if key_node.tag == _MERGE_TAG:
-            continue
-        key = loader.construct_object(key_node, deep=True)
-        line = key_node.start_mark.line + 1 + base
-        try:
-            first = seen.get(key)
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"unhashable mapping key at line {line} "
-                "(a key must be text or a number)", key_node.start_mark,
-            ) from None
-        if first is not None:
-            if loader.dups is None:
-                raise _duplicate_key(key, first, key_node.start_mark.line + 1)
-            loader.dups.append((key, first if isinstance(key, str) else None, line))
-        seen[key] = line
-    loader.flatten_mapping(node)
-    d = LineDict()
-    d.line = node.start_mark.line + 1 + base
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        d[key] = loader.construct_object(value_node, deep=True)
-        if isinstance(key, str):
-            d.key_lines[key] = key_node.start_mark.line + 1 + base
-    return d
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 class _Fallback(Exception):
     """The text uses a feature the event loader leaves to PyYAML's constructor (anchors, tags, merges)."""
 
@@ -170,54 +79,61 @@ _SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int
 _INT_TAG = "tag:yaml.org,2002:int"
 _MAP_TAGS = (None, "tag:yaml.org,2002:map")
 _SEQ_TAGS = (None, "tag:yaml.org,2002:seq")
-#: The tag of each plain scalar seen (a plain scalar's tag depends on its text only), bounded.
-_resolved: dict[str, str] = {}
-_scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
+_NOT_HERE = object()
+
+#: The plain scalars whose value PyYAML's resolvers and constructors give without doubt (YAML 1.1's booleans
+#: and nulls): the compiled reader's commonest questions, answered without importing PyYAML.
+_PLAIN_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), None),
+}
 
 
-def _plain_tag(value: str) -> str:
-    """The tag PyYAML's resolvers give a plain (untagged, unquoted) scalar: it follows from the text alone."""
-    tag = _resolved.get(value)
-    if tag is None:
-        if len(_resolved) >= 65536:
-            _resolved.clear()
-        tag = _resolved[value] = _scalar_ctor.resolve(yaml.ScalarNode, value, (True, False))
-    return tag
-
-
-def _scalar(tag: str, value: str) -> Any:
-    """The value of a non-text scalar with ``tag``: a plain decimal int directly, else the tag's
-    constructor's. Raises :class:`_Fallback` for a tag with no scalar constructor (``!!set x``, an
-    unknown tag) and the constructor's own exception for a text it cannot construct (``!!bool maybe``)."""
-    if tag == _INT_TAG and value.isascii() and value.isdigit() and (len(value) == 1 or value[0] != "0"):
-        return int(value)  # plain decimal (a leading 0 is octal)
-    ctor = _SCALAR_CONSTRUCTORS.get(tag)
-    if ctor is None:
-        raise _Fallback
-    return ctor(_scalar_ctor, yaml.ScalarNode(tag, value, None, None, None))  # marks only serve errors
+#: Every character a plain scalar that starts with a digit may hold and still be a YAML 1.1 int, float or
+#: timestamp (PyYAML's implicit resolvers): one outside these is text (``32Gi``, ``8080/TCP``).
+_NUMBER_CHARS = frozenset("0123456789_.:+-eEbxabcdfABCDEFTtZ \t")
 
 
 def _plain_value(value: str) -> Any:
-    """A plain scalar as :func:`_load_events` builds it, or :data:`_NOT_HERE` when only the Python
-    reader can say (a merge key, a tag without a constructor, a value its tag cannot construct)."""
-    tag = _plain_tag(value)
-    if tag == _STR_TAG:
+    """A plain scalar the compiled reader could not type alone (it asks for every one whose first character a
+    YAML 1.1 resolver may claim), as PyYAML builds it, or :data:`_NOT_HERE` when only the Python reader can
+    say (a merge key, a tag without a constructor, a value its tag cannot construct). What is surely text, a
+    boolean, a null or a plain decimal number is read here; every other form (an octal, a sexagesimal,
+    ``.inf``, a date, ``1_000``) goes to PyYAML's resolvers (:mod:`.yamlpy`)."""
+    word = _PLAIN_WORDS.get(value, _NOT_HERE)
+    if word is not _NOT_HERE:
+        return word
+    first = value[0]
+    if first.isascii() and first.isalpha():  # only the boolean and null words start with a letter
         return value
-    try:
-        return _scalar(tag, value)
-    except Exception:  # noqa: BLE001 - _Fallback or the constructor's error: the Python reader reports it
-        return _NOT_HERE
+    digits = value
+    if first in ("-", "+"):
+        digits = value[1:]
+        if not digits[:1].isdigit() and digits[:1] != ".":  # a sign before no digit nor dot (``--tp``): text
+            return value
+    if digits[:1].isdigit() and digits.isascii():
+        if digits.isdigit() and digits[0] != "0" and len(digits) <= 18:  # YAML 1.1 int, not octal
+            return int(value)
+        whole, dot, fraction = digits.partition(".")
+        if dot and whole.isdigit() and fraction.isdigit():  # YAML 1.1 float: digits, a dot, digits
+            return float(value)
+        if not _NUMBER_CHARS.issuperset(digits):
+            return value
+    return _python_reader().plain_value(value)
 
 
-_NOT_HERE = object()
-_SCALAR_CONSTRUCTORS = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
+def _python_reader() -> ModuleType:
+    """:mod:`.yamlpy`, the Python reader over PyYAML: imported only for a text the compiled reader leaves to it
+    (or where that reader is not built), so a run over plain manifests never imports PyYAML (start-up time)."""
+    from . import yamlpy
+
+    return yamlpy
 
 
 def _fast_module() -> Any:
     """The compiled reader (``native/``, built by ``make setup`` where cargo is installed), or None:
     not built, or ``SHARDWISE_PURE_YAML=1``."""
-    import os
-
     if os.environ.get("SHARDWISE_PURE_YAML"):
         return None
     try:
@@ -230,122 +146,44 @@ def _fast_module() -> Any:
 _fast = _fast_module()
 
 
+def _load_fast(text: str, base: int, starts: list[int] | None) -> list[Any] | None:
+    """The documents of ``text`` as the compiled reader builds them (``base`` added to every line, each
+    document's first line into ``starts``), or None: not built, or a text it leaves to the Python reader
+    (anchors, aliases, tags, merge keys, a duplicate key, every error)."""
+    if _fast is None:
+        return None
+    try:
+        got = _fast.load(text, base, LineDict, _plain_value, _NOT_HERE)
+    except Exception:  # noqa: BLE001 - text it cannot take (a lone surrogate): the Python reader's
+        return None
+    if got is None:
+        return None
+    built, first_lines = got
+    if starts is not None:
+        starts.extend(first_lines)
+    return built  # type: ignore[no-any-return]
+
+
 def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
                  dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
-    """Build the documents straight from libyaml's events: the same values and lines as
-    :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). Raises
-    :class:`_Fallback` for anchors, aliases, tags it has no constructor for, ``<<`` merge keys and
-    unhashable keys; a duplicate key is a YAML error at its line, or with ``dups`` recorded there (the
-    last value kept). ``starts`` receives each document's first line.
+    """Build the documents straight from libyaml's events: the compiled reader's when it takes the text,
+    else :func:`.yamlpy.load_events` (which raises :class:`_Fallback` for what only PyYAML's constructor
+    reads)."""
+    built = _load_fast(text, base, starts)
+    if built is not None:
+        return built
+    return _python_reader().load_events(text, base, starts, dups)  # type: ignore[no-any-return]
 
-    The compiled reader (:func:`_fast_module`) builds the same documents from the same parser's
-    events in Rust when the text takes only the common path; anything else, and every error, is left
-    to the Python code below."""
-    if _fast is not None:
-        try:
-            got = _fast.load(text, base, LineDict, _plain_value, _NOT_HERE)
-        except Exception:  # noqa: BLE001 - text it cannot take (a lone surrogate): the Python reader's
-            got = None
-        if got is not None:
-            built, first_lines = got
-            if starts is not None:
-                starts.extend(first_lines)
-            return built  # type: ignore[no-any-return]
-    from yaml.events import (
-        AliasEvent,
-        DocumentEndEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        SequenceStartEvent,
-        StreamEndEvent,
-    )
 
-    loader = _Base(text)
-    get = loader.get_event
-    roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
-    nokey = _Fallback  # a sentinel no YAML value can be
-    docs: list[Any] = []
-    stack: list[tuple[Any, Any, int]] = []
-    cur: Any = None
-    key: Any = nokey
-    key_line: int = 0
-    root: Any = None
-    try:
-        while True:
-            ev = get()
-            cls = ev.__class__
-            if cur is None and starts is not None and cls in roots:  # a document's value begins
-                starts.append(ev.start_mark.line + 1 + base)
-            if cls is ScalarEvent:
-                if ev.anchor is not None:
-                    raise _Fallback
-                val = ev.value
-                tag = ev.tag
-                if tag is None or tag == "!":
-                    tag = _plain_tag(val) if ev.implicit[0] else _STR_TAG
-                if tag != _STR_TAG:
-                    try:
-                        val = _scalar(tag, val)
-                    except _Fallback:  # a collection tag on a scalar, an unknown tag: the constructor's error
-                        raise
-                    except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
-                        raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
-            elif cls is MappingStartEvent:
-                if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
-                    raise _Fallback
-                d = LineDict()
-                d.line = ev.start_mark.line + 1 + base
-                stack.append((cur, key, key_line))
-                cur, key = d, nokey
-                continue
-            elif cls is SequenceStartEvent:
-                if ev.anchor is not None or (ev.tag not in _SEQ_TAGS and not ev.implicit):
-                    raise _Fallback
-                stack.append((cur, key, key_line))
-                cur, key = [], nokey
-                continue
-            elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                val = cur
-                cur, key, key_line = stack.pop()
-            elif cls is DocumentStartEvent:
-                cur, key, stack = None, nokey, []
-                continue
-            elif cls is DocumentEndEvent:
-                docs.append(root)
-                root = None
-                continue
-            elif cls is StreamEndEvent:
-                return docs
-            elif cls is AliasEvent:
-                raise _Fallback
-            else:  # StreamStartEvent
-                continue
-            if cur is None:
-                root = val
-            elif cur.__class__ is list:
-                cur.append(val)
-            elif key is nokey:  # a key: always a scalar here (a collection key falls back)
-                if val == "<<" or val.__class__ in (list, LineDict):
-                    raise _Fallback
-                line = ev.start_mark.line + 1
-                try:
-                    if val in cur:
-                        if dups is None:
-                            raise _duplicate_key(val, cur.key_lines.get(val), line)
-                        dups.append((val, cur.key_lines.get(val), line + base))
-                except TypeError:  # an unhashable scalar key (a !!set): the constructor says so
-                    raise _Fallback from None
-                key, key_line = val, line + base
-            else:
-                cur[key] = val
-                if key.__class__ is str:
-                    cur.key_lines[key] = key_line
-                key = nokey
-    finally:
-        loader.dispose()
+def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
+           dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
+    """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
+    ``starts`` receives the first line of each document; ``dups``, when given, the duplicate keys, which
+    are then no error (the last value is kept). The compiled reader first; the Python reader for the rest."""
+    built = _load_fast(text, base, starts)
+    if built is not None:
+        return built
+    return _python_reader().parse(text, file, base, starts, dups)  # type: ignore[no-any-return]
 
 
 #: A document whose aliases make it larger than this is refused (a "billion laughs": a few lines of
@@ -395,53 +233,6 @@ def _expanded_size(root: Any, limit: int, char_limit: int = MAX_EXPANDED_CHARS) 
             stack.append((node, True))
             stack.extend((c, False) for c in items if isinstance(c, dict | list) and id(c) not in sizes)
     return sizes[id(root)]
-
-
-def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
-           dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
-    """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
-    ``starts`` receives the first line of each document; ``dups``, when given, the duplicate keys, which
-    are then no error (the last value is kept)."""
-    try:
-        try:
-            return _load_events(text, base, starts, dups)
-        except _Fallback:
-            if starts is not None:
-                del starts[:]
-            if dups is not None:
-                del dups[:]
-        loader = _LineLoader(text)  # yaml.load_all, with each document's line
-        loader.line_base = base
-        loader.dups = dups
-        docs = []
-        try:
-            while loader.check_node():
-                node = loader.get_node()
-                if starts is not None:
-                    starts.append(node.start_mark.line + 1 + base)
-                doc = loader.construct_document(node)
-                size, chars = _expanded_size(doc, MAX_EXPANDED_VALUES)
-                if size < 0 or size > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
-                    what = ("make a list that contains itself" if size < 0 else
-                            f"expand to more than {MAX_EXPANDED_VALUES:,} values" if size > MAX_EXPANDED_VALUES else
-                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
-                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
-                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
-                docs.append(doc)
-        finally:
-            loader.dispose()
-        return docs
-    except yaml.reader.ReaderError:
-        raise _bad_character(text, file, base) from None
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 + base if mark is not None else None
-        problem = _template_problem(text, line, base) or e.problem or e.context or "invalid YAML"
-        raise InputError(f"cannot parse YAML: {problem}", file, line) from None
-    except yaml.YAMLError:
-        raise InputError("cannot parse YAML", file) from None
-    except RecursionError:
-        raise InputError("cannot parse YAML: nesting too deep", file) from None
 
 
 def load_all(text: str, file: str) -> Iterator[Any]:

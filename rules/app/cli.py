@@ -361,7 +361,6 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations
     from ..report.text import visible
-    from .output import write_atomically
     from .run import lint_report, render
 
     try:
@@ -377,6 +376,8 @@ def _lint(args: argparse.Namespace) -> int:
             sys.stdout.write(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)))
             sys.stdout.flush()
             continue
+        from .output import write_atomically  # tempfile: only for a report written to a file
+
         try:
             write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:

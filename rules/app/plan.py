@@ -580,8 +580,8 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     return low if low.fits else c
 
 
-#: The share of what the replicas hold that the load may fill before a headroom replica is added: the seed's
-#: autoscaler scales up above 80 % KV use (seeds.autoscale, ``up``).
+#: The share of what the replicas hold that the load may fill before a headroom replica is added: the
+#: rule-of-thumb autoscaler scales up above 80 % KV use (capacity.seeds.autoscale, ``up``).
 HEADROOM_FILL = 0.80
 
 
@@ -596,7 +596,7 @@ def _load_sizing(ctx: _Context, p: Parallel, holds: int, s: ReplicaSizing) -> Lo
     if needed is None:
         return None
     # warm headroom where the load needs it: one replica more where the load would fill the replicas that hold it
-    # beyond the seed autoscaler's scale-up threshold (KV use above 80 %, seeds.autoscale), which would add one
+    # beyond the rule-of-thumb autoscaler's threshold (KV use above 80 %, seeds.autoscale), which would add one
     replicas = needed + (1 if req.concurrency > HEADROOM_FILL * needed * holds else 0)
     inst, why, how = _billed_instance(ctx, p)
     per_node = inst.gpus if inst is not None else ctx.node.node.gpus

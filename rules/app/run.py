@@ -47,12 +47,15 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from ..adapters.select import IGNORE_FILE, Excludes, read_ignore_file
     from ..catalog import resolve
     from ..checks.registry import ALL_RULES
-    from ..engine import merge_undecided, run_rules_split
+    from ..engine import SPLIT_MIN_GROUPS, merge_undecided, run_rules
     from ..model.errors import InputError, ShardwiseError
     from ..report import Report, metas_of, workload_summary
-    from .baseline import load as load_baseline
 
-    baseline = load_baseline(options.baseline) if options.baseline else None  # a bad baseline fails before the run
+    baseline = None
+    if options.baseline:  # a bad baseline fails before the run
+        from .baseline import load as load_baseline
+
+        baseline = load_baseline(options.baseline)
     settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
     if options.fail_on:
         settings.fail_on = options.fail_on
@@ -79,7 +82,12 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
     lint = settings.lint
     jobs = default_jobs() if options.jobs is None else options.jobs
-    findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
+    if jobs > 1 and len(inv.groups) >= SPLIT_MIN_GROUPS:
+        from ..engine.split import run_rules_split  # forked processes (pickle, tempfile): only a large run
+
+        findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
+    else:
+        findings, workloads = run_rules(ALL_RULES, inv, lint), None
     findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
     report = Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
     if options.create_baseline:
@@ -125,7 +133,11 @@ def render(report: Report, fmt: str, color: bool = False) -> str:
     return module.render(report, color=color)
 
 
-def _renderer(options: LintOptions) -> Renderer:
+def _renderer(options: LintOptions) -> Renderer | None:
+    """The chart renderer the options ask for, or None for the default one (then :mod:`..adapters.charts`, with
+    its subprocesses, is imported only when a chart or kustomization directory is named)."""
+    if not (options.values or options.set_values or options.remote_bases):
+        return None
     from ..adapters.charts import Renderer
 
     return Renderer(values=list(options.values), set_values=list(options.set_values), remote_bases=options.remote_bases)

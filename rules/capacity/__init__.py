@@ -1,1 +1,1 @@
-"""The capacity model: sizing, the layout search, cost, the startup budget, the seeds' functions."""
+"""The capacity model: sizing, the layout search, cost, the startup budget, the rule-of-thumb functions."""

@@ -56,6 +56,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import catalog
+from ..model.errors import CatalogError
+from .sizing import weight_precision, weights_bytes
+
 if TYPE_CHECKING:  # the typed spec (pydantic) is not imported where the linter reads manifests (SW402)
     from ..model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 
@@ -63,6 +67,8 @@ if TYPE_CHECKING:  # the typed spec (pydantic) is not imported where the linter 
 
 CACHE_VOLUME = "model-cache"
 HF_HOME = "/root/.cache/huggingface"
+#: The cache of a pod that runs as non-root (``run_as_non_root``): under the `vllm` user's HOME.
+NON_ROOT_HF_HOME = "/home/vllm/.cache/huggingface"
 #: vLLM's start-up besides reading weights: CUDA init, memory profiling, CUDA-graph capture (estimate).
 ENGINE_START_SECONDS = 300
 #: Headroom over the ideal read time (estimate).
@@ -128,8 +134,13 @@ def cache_volume(spec: Workload) -> dict[str, Any] | None:
     return None
 
 
+def hf_home(spec: Workload) -> str:
+    """Where the cache is mounted and HF_HOME points: /root is closed to a pod that runs as non-root."""
+    return NON_ROOT_HF_HOME if spec.run_as_non_root else HF_HOME
+
+
 def cache_mounts(spec: Workload) -> list[dict[str, Any]]:
-    return [] if spec.cache.kind == "s3" else [{"name": CACHE_VOLUME, "mountPath": HF_HOME}]
+    return [] if spec.cache.kind == "s3" else [{"name": CACHE_VOLUME, "mountPath": hf_home(spec)}]
 
 
 def render_claim(spec: Workload, labels: dict[str, str]) -> dict[str, Any] | None:
@@ -168,7 +179,7 @@ def cache_env(spec: Workload) -> list[dict[str, Any]]:
     """HF_HOME on the cache; offline once the init container has downloaded the checkpoint."""
     if spec.cache.kind == "s3":
         return []
-    env: list[dict[str, Any]] = [{"name": "HF_HOME", "value": HF_HOME}]
+    env: list[dict[str, Any]] = [{"name": "HF_HOME", "value": hf_home(spec)}]
     if download_needed(spec):
         env.append({"name": "HF_HUB_OFFLINE", "value": "1"})
     return env
@@ -187,7 +198,7 @@ def download_container(spec: Workload, image: str, token_env: list[dict[str, Any
         "image": image,
         "command": ["python3", "-c", _DOWNLOAD],
         "args": [spec.engine.model, spec.engine.revision or ""],
-        "env": [*token_env, {"name": "HF_HOME", "value": HF_HOME}],
+        "env": [*token_env, {"name": "HF_HOME", "value": hf_home(spec)}],
         "volumeMounts": cache_mounts(spec),
     }
 
@@ -219,10 +230,6 @@ def checkpoint_gib(spec: Workload) -> float | None:
     """The checkpoint's weights: declared, else parameters × bytes per parameter from the catalog."""
     if spec.weights_gib is not None:
         return spec.weights_gib
-    from .. import catalog
-    from ..model.errors import CatalogError
-    from .sizing import weight_precision, weights_bytes
-
     try:
         model = catalog.find_model(spec.engine.model, spec.base_model)
         precision = weight_precision(model, spec.engine.dtype, spec.engine.quantization)

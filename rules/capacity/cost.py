@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..catalog import CatalogError, find_instance, instances_for_gpu
 from ..model import ServingGroup, is_unknown
 from ..model import int_or_none as _int
 
@@ -74,8 +75,6 @@ def _gpus_per_pod(g: ServingGroup) -> int | None:
 
 def _instance(g: ServingGroup, per_pod: int | None) -> tuple[Any, bool, str | None]:
     """The catalog instance type of the group's nodes, whether it was assumed, and why there is none."""
-    from ..catalog import CatalogError, find_instance, instances_for_gpu
-
     pool = g.pool
     if pool is not None and not is_unknown(pool.instance_type) and pool.instance_type:
         try:

@@ -23,17 +23,26 @@ class Estimates:
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
-      language model (calibrated on Qwen2.5-VL-72B at TP4: 2.51 GiB, vllm#16570).
+      language model, and the batch's pixel values (float32 and the model's dtype) while the tower runs
+      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB, against 2.51 in vllm#16570's V1 log).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
-    * CUDA graphs: ``cudagraph_gib`` (0.17-0.7 GiB in vLLM 0.2x logs).
+    * CUDA graphs: ``cudagraph_gib`` where the release estimates them inside the budget (0.17-0.7 GiB in vLLM 0.2x
+      logs). Where they are captured after sizing (V1 before 0.20) the graphs vLLM captures are counted (the sizes
+      and modes of :data:`shardwise.rules.vllm.versions.RANGES`) and each holds ``cudagraph_token_bytes`` × hidden
+      size × activation bytes per captured token: calibrated on two public logs, vllm PR #22897 (24-28 MiB per
+      piecewise size of 264-464 tokens, 6-8 MiB at 80-112: about 64 KiB per token) and vllm#27508 (gpt-oss-120b on
+      0.11.0 out of memory with 660 MiB of graph pools and about 5.4 GiB of memory outside PyTorch after 254
+      captures of 124,014 tokens in all).
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
-      NCCL's communicators (``nccl_init_gib``); so do CUDA graphs captured after sizing and V1's
-      sampler warm-up.
+      NCCL's communicators (``nccl_init_gib``); so do the CUDA graphs captured after sizing, the allocator's slack
+      (``allocator_slack_gib``: 186 and 331 MiB reserved but unallocated in the out-of-memory reports of
+      vllm#15105 and vllm#27508) and what V1's sampler warm-up needs beyond the profile run's peak, which the
+      budget reserved and ``memory_profiling`` gave back before the KV cache was allocated.
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
     error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
@@ -59,6 +68,10 @@ class Estimates:
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
+    cudagraph_token_bytes: float = 9.0  # × hidden size × activation bytes, per token of every captured graph
+    cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing
+    allocator_slack_gib: float = 0.25
+    allocator_slack_error_gib: float = 0.1
     weights_error: float = 0.02
     activation_error: float = 0.35
     activation_floor_gib: float = 0.15

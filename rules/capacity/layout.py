@@ -39,6 +39,7 @@ from .sizing import (
     EngineSettings,
     ReplicaSizing,
     Verdict,
+    moe_layers,
     size_deployment,
     weight_precision,
 )
@@ -276,8 +277,6 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
     what = f"{bn}x{bk} FP8 blocks" if kind == "block" else f"groups of {bk} weights"
     tail = ("vLLM refuses to load the weights" if sure else
             f"vLLM refuses to load the weights if the checkpoint stores {what} (its quantization_config would say)")
-    from .sizing import moe_layers
-
     checks: list[tuple[str, int, bool]] = []  # (layer, size per rank, column-parallel output)
     if model.moe is not None and moe_layers(model) and not expert_parallel:
         per = model.moe.moe_intermediate_size // tp

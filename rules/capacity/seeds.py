@@ -1,11 +1,11 @@
-"""The seed documents' sizing functions, reproduced with their names, signatures and printed outputs.
+"""The rule-of-thumb sizing functions, with the names, signatures and printed outputs they were first published
+with in this project (docs/capacity-model.md, "Where the rules differ from the rule-of-thumb functions").
 
-These are the formulas the project was created from (``shared/seeds``). They stay as written so
-that their printed figures come out exactly; the rules use the general per-GPU model in
-:mod:`shardwise.rules.capacity.sizing` instead. Where a seed function compares the KV cache of the *whole*
+They stay as written so that their printed figures come out exactly; the rules use the general per-GPU model
+in :mod:`shardwise.rules.capacity.sizing` instead. Where one of them compares the KV cache of the *whole*
 model with *one* GPU's budget (``validate``, ``concurrency``, ``topology``), the rules make the
 per-GPU comparison: with tensor parallelism each GPU holds only ``kv_heads / TP`` of the heads, so
-the seeds overstate the KV need per GPU by a factor of TP. :func:`validate_per_gpu` is the corrected
+these functions overstate the KV need per GPU by a factor of TP. :func:`validate_per_gpu` is the corrected
 form of ``validate``.
 """
 
@@ -90,7 +90,7 @@ def kv_per_req_gib(
 def concurrency(
     card_gib: float = 80, weight_gib: float = 32.6, headroom: float = 0.10, seq: int = 4096
 ) -> tuple[int, float]:
-    """Seed form: (requests that fit, KV per request); compares whole-model KV with one card's budget."""
+    """Rule of thumb: (requests that fit, KV per request); compares whole-model KV with one card's budget."""
     budget = card_gib * (1 - headroom) - weight_gib
     per = kv_per_req_gib(seq=seq)
     return max(0, int(budget // per)), per
@@ -105,7 +105,7 @@ def validate(
     card_gib: float = 80,
     bytes_per: int = 2,
 ) -> str:
-    """Seed form: whole-model KV need for max_num_seqs × max_model_len against one GPU's budget."""
+    """Rule of thumb: whole-model KV need for max_num_seqs × max_model_len against one GPU's budget."""
     weight = params_b * 1e9 * bytes_per / tp / (1024**3)
     budget = card_gib * gpu_mem_util - weight
     kv_per = 2 * 80 * 8 * 128 * max_model_len * bytes_per / (1024**3)
@@ -145,7 +145,7 @@ def validate_per_gpu(
 def autoscale(
     replicas: int, kv_util: float, queue: int, up: float = 0.80, down: float = 0.40, max_r: int = 20
 ) -> tuple[int, str]:
-    """Seed autoscaler: scale up on high KV use or a queue over 5, down when idle."""
+    """Rule-of-thumb autoscaler: scale up on high KV use or a queue over 5, down when idle."""
     if kv_util > up or queue > 5:
         return min(max_r, replicas + 1), "scale UP (KV/queue high)"
     if kv_util < down and queue == 0 and replicas > 1:
@@ -161,7 +161,7 @@ def kv_per_req(seq: int = 8192) -> float:
 def topology(
     users: int, params_b: float = 70, card_gib: float = 80, tp: int = 4, gpu_hr: float = 2.0, seq: int = 8192
 ) -> str:
-    """Seed form: replicas and monthly cost to serve ``users`` concurrent users."""
+    """Rule of thumb: replicas and monthly cost to serve ``users`` concurrent users."""
     weight = params_b * 1e9 * 2 / tp / (1024**3)
     budget = card_gib * 0.9 - weight
     per_replica_users = max(1, int(budget // kv_per_req(seq)))

@@ -26,14 +26,14 @@ per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the r
 spread over TP × DP ranks instead of split by TP.
 
 The one function the rules, ``plan`` and the report call is :func:`size_deployment` (through the front door,
-:mod:`.group`); the seed documents' functions are re-exported here unchanged, and so are the public names of its
+:mod:`.group`); the rule-of-thumb functions are re-exported here unchanged, and so are the public names of its
 parts: :mod:`.estimates` (the coefficients of what vLLM measures) and :mod:`.weights` (precision, weights, MXFP4
 experts, KV bytes per token).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from ..catalog.accelerators import vendor_of
@@ -44,7 +44,7 @@ from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
 )
-from .seeds import (  # noqa: F401  (public API: the seed functions)
+from .seeds import (  # noqa: F401  (public API: the rule-of-thumb functions)
     autoscale,
     concurrency,
     gpus_needed,
@@ -310,7 +310,14 @@ _QWEN_VL_MAX_PIXELS = 12_845_056  # Qwen2-VL / Qwen2.5-VL preprocessor default (
 
 def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act: int,
              e: Estimates) -> tuple[float, float, str]:
-    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes."""
+    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes.
+
+    The peak is the tower's activations (``vit_hidden`` × its hidden size and the MLP per patch) and the
+    batch's pixel values, which stay on the GPU while the tower runs: the image processor's float32 values
+    (channels × temporal patch × patch² per patch: 1,176 for Qwen's ViT, 588 for SigLIP) and their copy in the
+    model's dtype (``Qwen2_5_VLForConditionalGeneration._process_image_input`` casts them to the tower's dtype;
+    V1 ``gpu_model_runner.py`` ``_get_mm_dummy_batch`` moves the dummy batch to the device as the processor made
+    it)."""
     vc = model.hf_config.get("vision_config")
     if not isinstance(vc, dict):
         return 0.0, 0.0, ""
@@ -339,7 +346,11 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
     # sequences, one item each (worker/model_runner.py profile_run)
     items = max(1, min(seqs, int(budget // max(tokens, 1))))
     gated = str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith("qwen2_5_vl")
-    peak = items * patches * (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
+    qwen = model_type.startswith(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_omni")) or num("window_size")
+    pixels = num("in_chans", num("in_channels", num("num_channels", 3)) or 3) * patch * patch
+    if qwen:
+        pixels *= num("temporal_patch_size", 2) or 2
+    peak = items * patches * ((e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act + pixels * (4 + act))
     cache = budget * model.hidden_size * act
     note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "
             f"({int(patches):,} patches each)")
@@ -396,7 +407,7 @@ class Margin:
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates) -> Margin:
+            e: Estimates, reserved: float = 0.0) -> Margin:
     """The two start-up failures that happen outside the KV budget (V1).
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
@@ -404,8 +415,12 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       not count it, and from 0.11 NCCL's communicators on several GPUs) must fit the margin.
     * After the KV cache has taken the budget, vLLM captures the CUDA graphs (where they were not
       estimated in the budget) and warms the sampler up again over ``min(max_num_seqs,
-      max_num_batched_tokens)`` rows: both come out of what is left of the margin, and vLLM runs out of
-      memory ("CUDA out of memory occurred when warming up sampler with N dummy requests").
+      max_num_batched_tokens)`` rows. The profile run ran that sampler already and the budget reserved its peak
+      (``reserved``, GiB: the last stage's profiled torch peak, which ``memory_profiling`` hands back with
+      ``empty_cache`` before the KV cache is allocated), so the warm-up reuses that room; what has to fit the
+      margin is what the profile did not see: the graphs, the allocator's slack, and any part of the warm-up
+      beyond the reserved peak. When it does not fit vLLM runs out of memory ("CUDA out of memory occurred when
+      warming up sampler with N dummy requests").
 
     The first check that fails decides, else the one closest to failing.
     """
@@ -418,7 +433,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
     after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
-                                last_stage, e)
+                                last_stage, e, reserved)
     if after is not None:
         checks.append(after)
     if not checks:
@@ -467,31 +482,40 @@ def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Che
 
 def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
                         cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
-                        last_stage: bool, e: Estimates) -> _Check | None:
-    """What vLLM does after the KV cache has taken the budget: it captures the CUDA graphs the budget did not
-    hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up again; both have to fit
-    beside what was allocated before the snapshot. None when neither happens, or with
-    ``--kv-cache-memory-bytes`` (no budget: what the given KV cache leaves is not the margin)."""
+                        last_stage: bool, e: Estimates, reserved: float = 0.0) -> _Check | None:
+    """What vLLM does after the KV cache has taken the budget (``compile_or_warm_up_model``): it captures the CUDA
+    graphs the budget did not hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up
+    again. The warm-up allocates into the room of the profile run's peak (``reserved`` GiB, given back before the
+    KV cache was allocated); the graphs' pools and the memory the driver keeps for them stay allocated, so they,
+    the allocator's slack and what the warm-up needs beyond the reserved peak have to fit beside what was
+    allocated before the snapshot. None when neither happens, or with ``--kv-cache-memory-bytes`` (no budget:
+    what the given KV cache leaves is not the margin)."""
     graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
     warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
-    after = before.gib + graphs + warm
-    after_band = before.band + (e.cudagraph_error_gib if graphs else 0.0) + warm * e.warmup_error
     if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
         graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
     if not (warm or graphs):
         return None
+    # the graphs and the warm-up allocate into the room the profile's peak reserved; what is beyond it
+    beyond = max(graphs + warm - reserved, 0.0)
+    slack = e.allocator_slack_gib
+    after = before.gib + slack + beyond
+    after_band = (before.band + e.allocator_slack_error_gib
+                  + (max(e.cudagraph_error_gib, graphs * e.cudagraph_error) if graphs else 0.0)
+                  + warm * e.warmup_error)
     nccl = " and NCCL" if before.nccl else ""
-    parts = [f"the CUDA context{nccl} ({before.gib:.2f} GiB)"]
+    parts = [f"the CUDA context{nccl} {before.gib:.2f} GiB", f"allocator slack {slack:.2f} GiB"]
+    used = []
     if graphs:
-        parts.append(f"CUDA graphs captured after sizing ({graphs:.2f} GiB)")
+        used.append(f"CUDA graphs captured after sizing {graphs:.2f} GiB")
     if warm:
-        parts.append(f"the sampler warm-up over {rows:,} sequences × {vocab:,} tokens ({warm:.2f} GiB)")
+        used.append(f"the sampler warm-up over {rows:,} × {vocab:,} tokens {warm:.2f} GiB")
+    parts.append(f"{' and '.join(used)} less the {reserved:.2f} GiB the profile run reserved: {beyond:.2f} GiB")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
     return (after, after_band,
-            f"after the KV cache takes the budget, the {margin:.2f} GiB outside it (1 − {util:g}) "
-            f"must hold {', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
-            f": {after:.2f} GiB ({oom})")
+            f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
+            f"{', '.join(parts)} ({oom})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -570,7 +594,7 @@ def _size_deployment(
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
     nontorch = _nontorch_gib(b, engine, device, s, e)
-    graphs = _cuda_graphs(b, engine, device, s, e)
+    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                      notes)
@@ -591,7 +615,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e)
+                      sampler.per_elem, True, e, worst.last_peak)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -809,15 +833,53 @@ class _Graphs:
 
     in_budget: bool
     gib: float
+    captures: int = 0  # graphs captured after sizing (counted; 0 where the flat estimate is used)
+    tokens: int = 0  # ... and their batch sizes added up
 
 
-def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> _Graphs:
+def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int) -> tuple[tuple[int, ...],
+                                                                                         tuple[int, ...]]:
+    """The batch sizes V1 captures CUDA graphs for with its defaults: (piecewise sizes, full decode sizes).
+
+    The sizes are ``1, 2, 4`` and multiples of 8 up to the largest (0.8-0.11), from 0.12 multiples of 16 from 256
+    on; the largest is 512 (0.8-0.9) or ``min(2 × max_num_seqs, 512)``, 1,024 for gpt-oss (992 in 0.11), never
+    above ``max_num_batched_tokens``. From 0.11 (``FULL_AND_PIECEWISE``) the sizes up to ``max_num_seqs`` are
+    captured a second time as full decode graphs (``gpu_model_runner.py`` ``capture_model``)."""
+    largest = 512 if b.cudagraph_sizes == "step8-512" else min(2 * seqs, 512)
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    if b.gpt_oss_capture and model_type == "gpt_oss" and largest < b.gpt_oss_capture:
+        largest = b.gpt_oss_capture
+    largest = min(largest, batched)
+    if b.cudagraph_sizes == "step16":
+        candidates = [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)]
+    else:
+        candidates = [1, 2, 4, *range(8, largest + 1, 8)]
+    sizes = tuple(x for x in candidates if x <= largest)
+    full = tuple(x for x in sizes if x <= seqs) if b.full_cudagraphs else ()
+    return sizes, full
+
+
+def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
+                 model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2) -> _Graphs:
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
-    while profiling and takes it from the KV budget; otherwise they are captured after the KV cache is
-    allocated and have to fit the margin outside the budget (:func:`_margin`)."""
+    while profiling and takes it from the KV budget (``cudagraph_gib``); otherwise they are captured after the
+    KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
+    graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
+    bytes per token (:class:`Estimates`; at TP > 1 the half that is not the residual stream is split over the
+    ranks): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
     in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
-    return _Graphs(in_budget, 0.0 if s.enforce_eager else e.cudagraph_gib)
+    if s.enforce_eager:
+        return _Graphs(in_budget, 0.0)
+    if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
+        return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
+    sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
+    tokens = sum(sizes) + sum(full)
+    # calibrated at TP1; with tensor parallelism each rank keeps the residual stream whole and its share of the
+    # rest, taken as half and half (not measured)
+    share = (1.0 + 1.0 / s.tp) / 2.0
+    gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act * share / GIB
+    return _Graphs(False, gib, len(sizes) + len(full), tokens)
 
 
 @dataclass(frozen=True)
@@ -866,6 +928,7 @@ class _Stage:
     sampler: float
     encoder: float
     avail: float  # what determine_available_memory leaves for the KV cache
+    last_peak: float = 0.0  # the last stage's profiled torch peak: the room the sampler warm-up reuses
 
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
@@ -883,6 +946,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     if enc_note:
         notes.append(enc_note)
     worst: _Stage | None = None
+    last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
@@ -890,13 +954,15 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
+        if last:
+            last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
         row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
                      enc_peak / GIB if stage == 0 else 0.0, avail)
         if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    return worst
+    return replace(worst, last_peak=last_peak)
 
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:

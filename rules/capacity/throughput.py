@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..catalog.speeds import speed_of
 from ..model.shapes import ModelShape
+from .layout import plural
 
 #: Share of the HBM bandwidth ceiling vLLM's decode reaches: Llama-3.1-8B-Instruct in BF16 on one A100 40GB decodes
 #: at about 75 tokens/s at batch 1, "roughly 77 % of the GPU's memory-bandwidth ceiling" (vLLM 0.23,
@@ -67,8 +69,6 @@ class DecodeEstimate:
                 "source": self.source}
 
     def text(self) -> str:
-        from .layout import plural
-
         return (f"{self.tokens_per_second:,.0f} output tokens/s per replica (estimate: decode only, at "
                 f"{plural(self.batch, 'sequence')} of {self.context:,} tokens; a {self.step_ms:.1f} ms step = memory "
                 f"{self.memory_ms:.1f} + compute {self.compute_ms:.1f} + all-reduce {self.allreduce_ms:.1f}; "
@@ -99,8 +99,6 @@ def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float
                     expert_parallel: bool = False) -> DecodeEstimate | None:
     """The decode estimate of one replica (DP engines of TP × PP GPUs) at ``batch`` sequences of ``context`` tokens;
     None when the catalog has no speeds for ``gpu`` or the batch is empty."""
-    from ..catalog.speeds import speed_of
-
     speed = speed_of(gpu)
     if speed is None or batch < 1:
         return None

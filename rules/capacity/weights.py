@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..catalog.hfconfig import weight_bytes_per_param
 from ..model.shapes import ModelShape, Precision
 from ..vllm import kv_layout
 
@@ -92,8 +93,6 @@ def bytes_per_param(model: ModelShape, precision: Precision) -> float:
     when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
     qcfg = model.hf_config.get("quantization_config")
     if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
-        from ..catalog.hfconfig import weight_bytes_per_param
-
         return weight_bytes_per_param(precision, qcfg)
     return BYTES_PER_PARAM[precision]
 
@@ -233,7 +232,7 @@ def _checkpoint_expert_bias_params(model: ModelShape) -> int:
 
 
 def weights_gb(model: ModelShape, precision: Precision) -> float:
-    """Weights of the whole model in decimal GB (the seeds' ``model_gb``)."""
+    """Weights of the whole model in decimal GB (the rule-of-thumb functions' ``model_gb``)."""
     return weights_bytes(model, precision) / GB
 
 

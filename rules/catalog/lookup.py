@@ -46,8 +46,10 @@ def _read_data(filename: str) -> list[dict[str, Any]]:
     return data
 
 
-def _field_names(cls: type) -> set[str]:
-    return {f.name for f in dataclasses.fields(cls)}
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    """The fields of a catalog record class (asked once per entry of its file: computed once)."""
+    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 def _check_entry(entry: dict[str, Any], cls: type, path: str, extra_ok: frozenset[str]) -> None:

@@ -42,7 +42,7 @@ from ..vllm.args import is_unresolved
 from .hfconfig import load_local_model
 from .lookup import find_model, find_model_exact
 
-#: The three ways to teach shardwise a model, as findings and errors state them.
+#: The three ways to teach shardwise a model (SW004's remediation says them; kept for callers that print them).
 TEACH_HINT = (
     "teach it one of three ways: the annotation shardwise.dev/base-model naming the catalog model it is a "
     "copy of or the repository path of its config.json; a models directory (config key model_dirs, "

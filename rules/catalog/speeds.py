@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 
 from ..model.errors import CatalogError
+from .lookup import gpus
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "speeds.json")
 
@@ -29,8 +30,6 @@ class GpuSpeed:
 def speeds() -> dict[str, GpuSpeed]:
     """Every record, by GPU name; a record naming a GPU the catalog lacks, or without an https source, is an
     error in the shipped catalog."""
-    from .lookup import gpus
-
     try:
         with open(_PATH, encoding="utf-8") as fh:
             raw = json.load(fh)

@@ -54,8 +54,8 @@ def load_text(load: Load, g: ServingGroup) -> str:
 
 
 def context_text(g: ServingGroup, config: LintConfig, s: ReplicaSizing) -> str:
-    """``8,192 tokens (p95 context)`` or ``8,192 tokens (max_model_len; no p95 context declared)``."""
-    how = "p95 context" if expected_context(g, config) else "max_model_len; no p95 context declared"
+    """``8,192 tokens (p95 context)`` or ``8,192 tokens (max_model_len)`` where no p95 context is declared."""
+    how = "p95 context" if expected_context(g, config) else "max_model_len"
     return f"{s.expected_context:,} tokens ({how})"
 
 
@@ -99,7 +99,7 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     for text, settings in candidates:
         r = size_deployment(model, dev, settings, version, expected_context=expected_context(g, config))
         if r.verdict == "starts" and r.margin_verdict == "starts":  # a change that starts, margin included
-            parts.append(f"cheapest change keeping max_model_len {s.max_model_len:,}: {text}")
+            parts.append(f"{text} keeps max_model_len {s.max_model_len:,}")
             break
     return "; ".join(parts)
 
@@ -151,5 +151,5 @@ def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool
     meet it (SW104, SW202)."""
     if not sure or g.tpot_target_ms is None:
         return message, sure
-    return (f"{message}; {ANN_TPOT_TARGET} declares a per-token latency target of {g.tpot_target_ms:g} ms, which "
-            "the sharding may be there to meet: benchmark the replicas against it"), False
+    return (f"{message}; the sharding may be there to meet the per-token latency target of {g.tpot_target_ms:g} ms "
+            f"({ANN_TPOT_TARGET})"), False

@@ -133,5 +133,5 @@ def switch_hits(inv: Inventory, g: ServingGroup, names: Iterable[str],
                 continue
             said = judge(name, str(value), via)
             if said is not None:
-                yield Hit(group_subject(g), f"container `{c.name}` of {group_subject(g)} {said}", where,
+                yield Hit(group_subject(g), f"container `{c.name}` {said}", where,
                           tuple(g.suppressions))

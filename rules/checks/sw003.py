@@ -28,7 +28,9 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "undefined `$(VAR)` as written and never expands `${VAR}`, `$VAR` or an unrendered Helm `{{ }}`, so "
             "vLLM receives them as the value of a flag it cannot convert (or as the model) and exits. These are "
             "broken deployments, not values that are merely unknown: a reference to a Secret, a ConfigMap or the "
-            "downward API is resolved by Kubernetes and stays an unknown."
+            "downward API is resolved by Kubernetes and stays an unknown, and so does an undefined `$(VAR)` in a "
+            "pod an operator builds from its template (OME, KServe add env of their own) or in a file of a "
+            "kustomization read without building it (an overlay may set the variable)."
         ),
         bad_example=(
             "containers:\n"
@@ -44,7 +46,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         ),
         remediation=(
             "Remove `serve` from args when the image's entrypoint is `vllm serve`, or give the whole "
-            "command as `command: [vllm, serve]` with the model first in args."
+            "command as `command: [vllm, serve]` with the model first in args. Write a flag and its value as two "
+            "list items, or as one `--flag=VALUE`, never as one item with a space in it."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/docker.html",

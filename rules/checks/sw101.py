@@ -30,9 +30,11 @@ class WeightsDoNotFit(GroupRule):
             "TP × DP ranks instead. The 1 − gpu_memory_utilization left outside the budget must hold what "
             "vLLM does not charge to it: the CUDA context and NCCL's communicators (allocated before its first "
             "snapshot: too little free memory then and vLLM refuses, 'Free memory on device ... is less than "
-            "desired GPU memory utilization'), and, after the KV cache has taken the budget, the CUDA graphs "
-            "(releases before 0.20) and the sampler warm-up over max_num_seqs sequences × the vocabulary "
-            "('CUDA out of memory occurred when warming up sampler')."
+            "desired GPU memory utilization'), and, after the KV cache has taken the budget, what vLLM's profile "
+            "run did not see: the CUDA graphs (releases before 0.20: one per capture size, up to 1,024 tokens "
+            "for gpt-oss), the allocator's slack and whatever the sampler warm-up over max_num_seqs sequences × "
+            "the vocabulary needs beyond the peak the profile run reserved inside the budget ('CUDA out of "
+            "memory occurred when warming up sampler')."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
@@ -40,7 +42,9 @@ class WeightsDoNotFit(GroupRule):
             "Shard the model over more GPUs of one node with --tensor-parallel-size (or spread a "
             "mixture-of-experts model's experts with --data-parallel-size and --enable-expert-parallel), "
             "use a quantised checkpoint, or pick a GPU with more memory. For the margin: lower "
-            "--gpu-memory-utilization or --max-num-seqs (the sampler warm-up grows with it)."
+            "--gpu-memory-utilization, or --max-num-seqs (the CUDA graphs captured and the sampler warm-up grow "
+            "with it). Within the estimate's error band, the weights vLLM logs at start-up ('Model loading took') "
+            "settle it."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
@@ -68,19 +72,19 @@ class WeightsDoNotFit(GroupRule):
         if sure:
             yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
         else:
-            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note}); "
-                         "the weights vLLM logs at start-up ('Model loading took') settle it")
+            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
 
     def _margin(self, g: ServingGroup, s: ReplicaSizing) -> Iterable[Hit]:
         """The start-up failures outside the KV budget (vLLM's V1 engine)."""
         if s.margin_verdict == "starts" or not s.margin_failure or s.certain:
             return
+        if s.margin_after_sizing and s.kv_verdict == "refuses":
+            return  # vLLM refuses the KV cache (SW102) before it captures graphs or warms the sampler up
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
-            yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up; a lower "
-                         "--gpu-memory-utilization or --max-num-seqs leaves room")
+            yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up")
         else:
             yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
-                         "start-up; a lower --gpu-memory-utilization or --max-num-seqs leaves room")
+                         "start-up")

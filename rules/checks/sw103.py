@@ -68,7 +68,7 @@ class KvBudgetBelowLoad(GroupRule):
         if fit.load == "holds":
             return
         ctx_declared = load.context is not None
-        ctx_how = "p95 context" if ctx_declared else "max_model_len; no p95 context declared"
+        ctx_how = "p95 context" if ctx_declared else "max_model_len"
         dp = fit.parallel.dp  # each data-parallel engine has its own KV cache and takes its share of the load
         fits = s.concurrency_at_expected_context * dp
         over = (f" over {plural(load.replicas, 'replica')}: {seqs:,} per replica" if load.replicas > 1 else "")
@@ -79,8 +79,7 @@ class KvBudgetBelowLoad(GroupRule):
             f"the declared load of {plural(load.concurrency or 0, 'sequence')} "
             f"({load_source(g)}){over} × {s.expected_context:,} tokens ({ctx_how}) needs "
             f"{fit.need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
-            f"(±{s.error_band_gib:.1f}): {plural(fits, 'such sequence')} per replica; vLLM queues and preempts "
-            "beyond that"
+            f"(±{s.error_band_gib:.1f}): {plural(fits, 'such sequence')} per replica"
         )
         if fit.load == "may-not-hold":
             yield hit(g, f"{msg} (within the estimate's error band)")

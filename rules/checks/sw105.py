@@ -32,7 +32,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         bad_example="--gpu-memory-utilization 0.99",
         good_example="--gpu-memory-utilization 0.90",
         remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
-                     "release's default (0.9; 0.92 from vLLM 0.20)."),
+                     "release's default (0.9; 0.92 from vLLM 0.20). Where other servers share the GPU, declare "
+                     "it (a time-slicing resource or node label) or suppress the rule with the reason."),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/engine_args.html",
             "https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus",
@@ -67,5 +68,4 @@ class MemoryUtilizationOutOfRange(GroupRule):
                          f"{sharing.memory_gb} GB is left unused by the KV cache ({default})")
         else:
             yield hit(g, f"gpu_memory_utilization is {u:g}, below {LOW}: most of each GPU's "
-                         f"memory is left unused by the KV cache ({default}); where other servers share the GPU, "
-                         "declare it (a time-slicing resource or node label) or suppress this with the reason")
+                         f"memory is left unused by the KV cache ({default})")

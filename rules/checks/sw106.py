@@ -68,12 +68,10 @@ class ShardingAvoidableByQuantization(GroupRule):
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
         about = "" if alt.sure or seqs is None else "about "
-        text = (f"{model.id} is sharded over {current.world} GPUs in {s.weight_precision}; "
+        text = (f"{model.id} is sharded over {current.world} GPUs in {s.weight_precision}, but "
                 f"{'an' if label[0] in 'AEFHILMNORSX' else 'a'} {label} variant ({a.weights_gb_total:.1f} GB of "
-                f"weights) would run on one {gpu_name(g)}: it starts with {a.weights_gib_per_gpu:.1f} GiB of weights "
-                f"and {a.kv_cache_gib_per_gpu:.1f} GiB (±{a.error_band_gib:.1f}) of KV cache, room for "
-                f"{about}{plural(alt.fit.holds, 'sequence')} of {context_text(g, config, a)}; "
-                f"{alt.replicas} such replicas on the same {current.world} GPUs hold {about}{r.together:,} together")
+                f"weights) runs on one {gpu_name(g)}: {alt.replicas} such replicas on the same {current.world} GPUs "
+                f"hold {about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
         if seqs is not None:
             text += (f", at least the {seqs:,} one replica must hold ({how}; {current.text()} holds "
                      f"{r.current_holds:,})")
@@ -82,7 +80,6 @@ class ShardingAvoidableByQuantization(GroupRule):
         elif r.suggest:
             text += f", at least the {r.current_holds:,} {current.text()} holds (no load is declared)"
         else:
-            text = (f"{text} where {current.text()} holds {r.current_holds:,}: the variant saves the all-reduce but "
-                    "holds "
-                    f"fewer sequences; declare the load ({load_source(g)}) to have it judged")
+            text = (f"{text} where {current.text()} holds {r.current_holds:,}; declare the load ({load_source(g)}) "
+                    "to have it judged")
         yield hit(g, f"{text} ({s.vllm_version_note})")

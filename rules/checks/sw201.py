@@ -60,7 +60,10 @@ class TensorParallelLargerThanNode(GroupRule):
         remediation=(
             "Set --tensor-parallel-size to at most the GPUs of one node and use --pipeline-parallel-size "
             "for the rest (for MoE models: --data-parallel-size with --enable-expert-parallel), or choose a "
-            "pool whose nodes share a multi-node NVLink domain or an EFA/InfiniBand fabric."
+            "pool whose nodes share a multi-node NVLink domain or an EFA/InfiniBand fabric. One pod runs on one "
+            "node: a pod that requests more GPUs than a node has never schedules, so span nodes with a multi-node "
+            "group (a LeaderWorkerSet) or choose a pool with enough GPUs per node. Where the fabric is not known, "
+            "name the instance type or label the pool shardwise.dev/efa or shardwise.dev/fabric."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html",
@@ -104,24 +107,15 @@ class TensorParallelLargerThanNode(GroupRule):
         nodes = -(-tp // per_node)
         head = (f"pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
                 f"the TP group would span {nodes} nodes without a shared NVLink domain")
-        moe = g.model is not None and g.model.moe is not None
-        inside = (f"--tensor-parallel-size {per_node} --data-parallel-size {tp // per_node} --enable-expert-parallel "
-                  "keeps attention inside each node and sends only the experts' all-to-all across"
-                  if moe and tp % per_node == 0 else
-                  f"--tensor-parallel-size {per_node} --pipeline-parallel-size {nodes * pp} keeps the all-reduces "
-                  "inside each node")
         fabric, sure, unused = _fabric(g)
         if fabric:
-            yield hit(g, f"{head}: over {fabric} it works but is slower: every layer's all-reduce crosses the "
-                         f"network; {MEASURED}; {inside}")
+            yield hit(g, f"{head}: over {fabric} it works, but every layer's all-reduce crosses the network")
         elif sure:
             how = f" ({unused})" if unused else " or an RDMA fabric"
-            yield hit(g, f"{head}{how}: NCCL's all-reduces run over TCP sockets on every layer; {inside}",
-                      level="mandatory")
+            yield hit(g, f"{head}{how}: NCCL's all-reduces run over TCP sockets on every layer", level="mandatory")
         else:
-            yield hit(g, f"{head}; whether the nodes share EFA or InfiniBand is not known (an instance type, or "
-                         f"the label shardwise.dev/efa or shardwise.dev/fabric, would say): without one NCCL runs "
-                         f"every layer's all-reduce over TCP; {inside}")
+            yield hit(g, f"{head}, and whether the nodes share EFA or InfiniBand is not known: without one NCCL runs "
+                         "every layer's all-reduce over TCP")
 
 
 def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:
@@ -133,7 +127,5 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
     yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for tensor_parallel_size {tp}, but a node of "
-                 f"pool `{g.pool.name}` has {per_node}: one pod runs on one node, so the scheduler places it on none "
-                 f"and it stays Pending (Insufficient {unit}); --tensor-parallel-size {per_node} (with "
-                 f"--pipeline-parallel-size across a multi-node group, e.g. a LeaderWorkerSet) or a pool with "
-                 f"{int(gpus)} GPUs per node", level="mandatory")
+                 f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit})",
+              level="mandatory")

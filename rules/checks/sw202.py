@@ -107,8 +107,8 @@ class TensorParallelOverPcie(GroupRule):
             why = _why_not(sz.fit(inside[-1], share), current, seqs, config.kv_reserve,
                            context_text(g, config, s)) if inside else (
                 f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
-        yield hit(g, f"{head}, which carries a fraction of NVLink's bandwidth. The sharding is not avoidable on this "
-                     f"pool: {why}; alternatives: {others} ({s.vllm_version_note})")
+        tail = f"; alternatives: {others}" if others else ""
+        yield hit(g, f"{head}, and the sharding is not avoidable on this pool: {why}{tail} ({s.vllm_version_note})")
 
 
 def nvlink_domain(pool: NodePool) -> int | None:
@@ -134,9 +134,8 @@ def _why_not(fit: Fit, current: Parallel, seqs: int | None, kv_reserve: float, c
         k = current.gpus // fit.parallel.gpus
         return (f"{at} holds about {plural(fit.holds, 'sequence')} of {context} where each of {k} replicas needs "
                 f"{fit.seqs:,}")
-    return (f"{at} leaves too little room for a KV cache: {s.weights_gib_per_gpu:.1f} GiB of weights × the "
-            f"{kv_reserve:g} KV reserve is more than the {s.usable_gib_per_gpu:.1f} GiB vLLM may use, and the "
-            "concurrency is vLLM's default (declare it to have the load sized)")
+    return (f"{at} leaves too little room for a KV cache ({s.weights_gib_per_gpu:.1f} GiB of weights × "
+            f"{kv_reserve:g} is more than the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
 
 
 def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain: int, seqs: int | None,
@@ -148,11 +147,9 @@ def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain
     piped = layouts_for(model, current.gpus, Node(current.gpus, domain))
     if piped and piped[0].tp < current.tp:
         p = piped[0]
-        out.append(f"pipeline parallelism (--tensor-parallel-size {p.tp} --pipeline-parallel-size {p.pp}), which "
-                   "sends only activations over PCIe")
-    out.append("a pool whose GPUs share NVLink or NVSwitch")
+        out.append(f"--tensor-parallel-size {p.tp} --pipeline-parallel-size {p.pp}")
     variant = precision_variant(sz, current, gpu_of(g), seqs, config.kv_reserve, inside)
     if variant is not None:
-        out.append(f"{'an' if variant.precision == 'fp8' else 'a'} {VARIANTS[variant.precision][1]} checkpoint, "
-                   f"which runs at {variant.fit.parallel.text()} here")
-    return "; ".join(out)
+        out.append(f"{'an' if variant.precision == 'fp8' else 'a'} {VARIANTS[variant.precision][1]} checkpoint "
+                   f"at {variant.fit.parallel.text()}")
+    return ", or ".join(out)

@@ -49,8 +49,7 @@ class HeadsNotDivisibleByTp(GroupRule):
         if any(r.experts for r in refusals) and known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
             refusals = weight_load_refusals(model, tp, expert_parallel=True)
         for r in refusals:
-            fix = "; --enable-expert-parallel keeps each expert whole on one rank" if r.experts else ""
-            yield hit(g, f"{r.message}{fix}", level=None if r.sure else "advisory")
+            yield hit(g, r.message, level=None if r.sure else "advisory")
         if pp > model.num_hidden_layers:
             yield hit(g, f"pipeline_parallel_size {pp} exceeds the {model.num_hidden_layers} layers "
                          f"of {model.id}")

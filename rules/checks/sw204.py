@@ -41,7 +41,9 @@ class GpuRequestNotTp(GroupRule):
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
         remediation=(
             "Request tensor_parallel_size × pipeline_parallel_size × the pod's data-parallel ranks GPUs in the "
-            "vLLM container, and in a LeaderWorkerSet make size × GPUs per pod equal the whole layout."
+            "vLLM container, and in a LeaderWorkerSet make size × GPUs per pod equal the whole layout. A container "
+            "that sees the node's GPUs through runtimeClassName nvidia or NVIDIA_VISIBLE_DEVICES needs the request "
+            "too, for the scheduler to count them."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/k8s.html",
@@ -65,9 +67,8 @@ class GpuRequestNotTp(GroupRule):
             sharing = gpu_sharing(g)
             if sharing is not None and sharing.kind == "no-request":
                 yield hit(g, f"the vLLM container requests no GPUs but {lay.text()} needs {need} per pod; it sees "
-                             f"the node's GPUs through {sharing.via}, outside the scheduler's count, so how many "
-                             f"depends on the node and what else runs there; required: a request of {need} "
-                             f"{resource} to make it sure", location=g.at("resources"), level="advisory")
+                             f"the node's GPUs through {sharing.via}, outside the scheduler's count",
+                          location=g.at("resources"), level="advisory")
                 return
             c = g.main_container
             if c is not None and c.runtime_class is UNKNOWN:

@@ -45,7 +45,8 @@ class MultiNodeWithoutFastFabric(GroupRule):
             "Run multi-node groups on an EFA-capable pool (p4d, p5, p5e, p5en, p6) with EFA interfaces, a "
             "cluster placement group and one subnet, and request vpc.amazonaws.com/efa in every pod. Keep "
             "the tensor-parallel group inside one node (TP at most the GPUs per node) and span nodes with "
-            "pipeline parallelism."
+            "pipeline parallelism. Where a pool does not say whether it has EFA, name its instance type or label "
+            "it shardwise.dev/efa."
         ),
         references=(
             "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
@@ -72,8 +73,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
         efa = known(pool.efa, f"EFA of pool `{pool.name}`")
         sure = efa is not None
         if efa is None:
-            lacking = (f"pool `{pool.name}`, which does not say whether it has EFA (an instance type or the "
-                       "label shardwise.dev/efa would)")
+            lacking = f"pool `{pool.name}`, which does not say whether it has EFA"
         elif not efa:
             lacking = f"pool `{pool.name}`, which has no EFA or InfiniBand"
         elif not any(c.efa > 0 for c in g.containers):

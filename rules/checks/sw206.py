@@ -17,10 +17,7 @@ from ._words import listed
 #: Selector labels that name a GPU product.
 _PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
 
-_CANNOT_SIZE = (
-    "the capacity rules cannot size this workload (weights, KV cache, context) until its GPU is known; select "
-    "the GPU pool by node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool"
-)
+_CANNOT_SIZE = "so the capacity rules cannot size this workload"
 
 
 def fits_every_gpu(g: ServingGroup) -> bool:
@@ -127,5 +124,5 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
         if fits_every_gpu(g):
             return
-        yield Hit(group_subject(g), f"{what}; {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
+        yield Hit(group_subject(g), f"{what}, {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
                   tuple(g.suppressions), undecided=True)  # the capacity verdict is undecided

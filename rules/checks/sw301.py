@@ -124,8 +124,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             where = rule.location if (rule.location.file or rule.location.urn) else sg.location
             yield hit(
                 sg,
-                f"security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}; runtime "
-                "ports must be reachable only from the group's own security group",
+                f"security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}, not only from "
+                "itself",
                 where,
             )
 
@@ -182,8 +182,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 svc,
                 f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({RUNTIME_PORTS[port]}{via}) outside the cluster; runtime ports must stay inside the serving "
-                "group's private network",
+                f"({RUNTIME_PORTS[port]}{via}) outside the cluster",
             )
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
@@ -216,7 +215,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({RUNTIME_PORTS[port]}); runtime ports must stay inside the serving group's private network",
+                f"({RUNTIME_PORTS[port]})",
             )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, subject_of
 from ..model import Inventory, NodePool, known
-from ._net import find_subnet
+from ._net import find_launch_template, find_subnet
 
 
 class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
@@ -20,7 +20,8 @@ class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
             "A node with a public IP is one security-group mistake away from exposing the kubelet, NodePorts "
             "and the unauthenticated distributed-runtime ports (Ray, torch.distributed, NCCL) to the "
             "internet. GPU nodes need no inbound internet path: model weights and images come through NAT "
-            "or VPC endpoints."
+            "or VPC endpoints. A launch template whose network interface sets associatePublicIpAddress = true "
+            "gives the node a public IPv4 in any subnet, private or not."
         ),
         bad_example=(
             "resources:\n"
@@ -72,8 +73,20 @@ class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
                 yield Hit(
                     subject_of(pool),
                     f"node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
-                    "maps public IPs on launch (map_public_ip_on_launch = true); GPU nodes must be in "
-                    "private subnets",
+                    "maps public IPs on launch (map_public_ip_on_launch = true)",
                     pool.location,
                     (*pool.suppressions, *subnet.suppressions),
                 )
+        # an interface that asks for a public IPv4 gets one in any subnet (EC2 RunInstances)
+        lt = find_launch_template(inv, pool.launch_template) if pool.public_ip is not None else None
+        name = lt.name if lt is not None else pool.launch_template
+        if known(pool.public_ip, f"associatePublicIpAddress of launch template `{name}` of node pool "
+                                 f"`{pool.name}`") is True:
+            yield Hit(
+                subject_of(pool),
+                f"node pool `{pool.name}` launches GPU nodes with a public IP: a network interface of its launch "
+                f"template `{name}` sets associatePublicIpAddress = true, which gives the node a public address "
+                "in any subnet; GPU nodes must have private addresses only",
+                lt.location if lt is not None else pool.location,
+                (*pool.suppressions, *(lt.suppressions if lt is not None else ())),
+            )

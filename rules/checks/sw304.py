@@ -64,7 +64,10 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         remediation=(
             "Give every GPU node group a launch template whose metadata options set http_tokens to "
             "required and http_put_response_hop_limit to 1. Give pods that need AWS APIs their own IAM "
-            "role with EKS Pod Identity or IRSA instead of the node's."
+            "role with EKS Pod Identity or IRSA instead of the node's. For a Karpenter NodePool whose "
+            "EC2NodeClass is kept elsewhere, lint the EC2NodeClass together with the NodePool, or suppress SW304 "
+            "on the NodePool naming where it is kept (Karpenter v1's defaults, httpTokens required and hop limit "
+            "1, pass; an EC2NodeClass that sets httpTokens: optional or a higher hop limit does not)."
         ),
         references=(
             "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-options.html",
@@ -100,9 +103,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
                 yield hit(
                     pool,
                     f"node pool `{pool.name}` has no launch template, so its instance metadata "
-                    "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2); "
-                    "required: a launch template with http_tokens = required and "
-                    f"http_put_response_hop_limit = {MAX_HOP_LIMIT}",
+                    "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2)",
                 )
         elif find_launch_template(inv, ref) is None and pool.kind == "karpenter":
             yield from self._node_class_elsewhere(inv, pool, ref)
@@ -120,11 +121,8 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         names = list(dict.fromkeys(p.name.split("/", 1)[0] for p in pools))  # a NodePool's variants: one name
         uses = f"NodePool `{names[0]}` uses" if len(names) == 1 else f"NodePools {listed(f'`{n}`' for n in names)} use"
         yield Hit(f"NodePool {names[0]}", (
-            f"Karpenter {uses} EC2NodeClass `{ref}`, which is not in the inputs, so its "
-            "metadataOptions are not checked (Karpenter's defaults, httpTokens required and hop limit 1, pass; "
-            "an EC2NodeClass that sets httpTokens: optional or a higher hop limit does not); lint the "
-            "EC2NodeClass together with the NodePool, or suppress SW304 on the NodePool naming where the "
-            "EC2NodeClass is kept"), pool.location, tuple(s for p in pools for s in p.suppressions), level="advisory")
+            f"Karpenter {uses} EC2NodeClass `{ref}`, which is not in the inputs, so its metadataOptions are "
+            "not checked"), pool.location, tuple(s for p in pools for s in p.suppressions), level="advisory")
 
     def _undecided(self, pool: NodePool, why: str) -> Hit:
         return Hit(subject_of(pool), f"cannot decide: {why}", pool.location,
@@ -154,9 +152,8 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             return
         yield Hit(
             subject,
-            f"{what} `{lt.name}` of node pool {names} sets {' and '.join(problems)}; "
-            f"required: http_tokens = required and http_put_response_hop_limit = {MAX_HOP_LIMIT}, so pods "
-            "cannot take the node's IAM credentials",
+            f"{what} `{lt.name}` of node pool {names} sets {' and '.join(problems)}, so pods can take the node's "
+            "IAM credentials",
             lt.location,
             suppressions,
         )

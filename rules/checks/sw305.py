@@ -42,8 +42,12 @@ class NamespaceWithoutDefaultDeny(Rule):
             "(CiliumNetworkPolicy, CiliumClusterwideNetworkPolicy), Calico (projectcalico.org/v3 "
             "NetworkPolicy, GlobalNetworkPolicy) and AdminNetworkPolicy/BaselineAdminNetworkPolicy objects "
             "that deny all ingress to every pod of the namespace. A namespace whose policies are managed "
-            "elsewhere is listed in the config key default_deny_namespaces. When the namespace of a "
-            "multi-node group is not known the rule cannot decide, and blocks (it is mandatory for those)."
+            "elsewhere is listed in the config key default_deny_namespaces. A multi-node group blocks when the "
+            "input holds network policies and none denies ingress in its namespace; an input that holds no "
+            "network policy at all (a docs sample, an examples folder, a chart whose cluster keeps its policies "
+            "in another repository) does not say the cluster has none, so the finding is advisory there and "
+            "says what would decide it. When the namespace of a multi-node group is not known the rule cannot "
+            "decide, and blocks (it is mandatory for those)."
         ),
         bad_example=(
             "apiVersion: apps/v1\n"
@@ -64,7 +68,8 @@ class NamespaceWithoutDefaultDeny(Rule):
             "every serving namespace (or the Cilium, Calico or BaselineAdminNetworkPolicy equivalent), then "
             "allow traffic inside each serving group and the API port from the gateway's namespace. Run a CNI "
             "that enforces these policies (the VPC CNI with network policy enabled, Calico or Cilium). When "
-            "the policy is managed in another repository, list the namespace in default_deny_namespaces."
+            "the policy is managed in another repository, list the namespace in default_deny_namespaces; an input "
+            "that holds no network policy at all is judged once the namespace's policies are included in it."
         ),
         references=(
             "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-deny-all-ingress-traffic",
@@ -115,18 +120,21 @@ class NamespaceWithoutDefaultDeny(Rule):
                 yield Hit(subject, f"cannot decide: {u.text}", first.location, suppressions,
                           undecided=True, level=self._level(groups))
                 continue
-            if self._level(exposed):
+            # sure only where the input holds the policies: with no network policy in it at all, the cluster's
+            # may live in another repository (a docs sample, an examples folder, a chart): say what would decide
+            level = self._level(exposed) if inv.network_policies else None
+            if level:
                 blocked.add(ns)
-            yield Hit(subject, self._message(ns, groups, exposed, policies), first.location, suppressions,
-                      level=self._level(exposed))
+            yield Hit(subject, self._message(ns, groups, exposed, policies, bool(inv.network_policies)),
+                      first.location, suppressions, level=level)
         # a multi-node workload whose pods are not known yet (a preview): its pod labels may escape the policies
         # that select some pods, so only a default-deny policy of its namespace decides
         hidden = [i for i in unseen(inv) if i.multi_node and i.namespace not in blocked and not (
             i.namespace != UNKNOWN_NAMESPACE
             and (any(fnmatch.fnmatchcase(i.namespace, pattern) for pattern in config.default_deny_namespaces)
                  or any(p.default_deny_ingress for p in inv.network_policies if p.covers(i.namespace))))]
-        yield from unseen_hits(inv, "whether its namespace's pods can reach its runtime ports", "mandatory",
-                               only=hidden)
+        yield from unseen_hits(inv, "whether its namespace's pods can reach its runtime ports",
+                               "mandatory" if inv.network_policies else None, only=hidden)
 
     @staticmethod
     def _level(groups: list[ServingGroup]) -> Literal["mandatory"] | None:
@@ -134,8 +142,8 @@ class NamespaceWithoutDefaultDeny(Rule):
 
     @staticmethod
     def _message(ns: str, groups: list[ServingGroup], exposed: list[ServingGroup],
-                 policies: list[NetworkPolicy]) -> str:
-        names = listed(group_subject(g) for g in groups)
+                 policies: list[NetworkPolicy], input_has_policies: bool) -> str:
+        names = listed((group_subject(g) for g in groups), shown=2)
         if not policies:
             found = "no network policy at all"
         else:
@@ -152,6 +160,8 @@ class NamespaceWithoutDefaultDeny(Rule):
             why = "every pod in the cluster can reach vLLM without the gateway"
         else:
             why = "its vLLM pods are isolated by the policies that select them, but every other pod there is not"
-        return (f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}; "
-                "required: a default-deny ingress policy there, or the namespace in default_deny_namespaces when "
-                "its policy is managed elsewhere")
+        if multi and not input_has_policies:
+            # advisory: what the input does not hold is not known to be missing from the cluster
+            return (f"namespace `{ns}` ({names}) has no default-deny ingress policy in the input, which holds no "
+                    f"network policy at all; unless the cluster has one, {why}")
+        return f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"

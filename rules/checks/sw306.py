@@ -85,17 +85,17 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                   f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}; required: type "
-                   "ClusterIP behind a gateway that authenticates clients")
+                   f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
+                   "authenticates clients")
         internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
         at = svc.type_location or svc.location
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
-            yield hit(svc, f"{message} (advisory: a NodePort answers on every node, so who reaches it depends on the "
-                           "nodes' security groups or firewall, which the inputs do not show; a LoadBalancer is sure)",
+            yield hit(svc, f"{message} (advisory: who reaches a NodePort depends on the nodes' firewall, which the "
+                           "inputs do not show)",
                       at, level="advisory")
         elif internal is not None:  # reachable inside the network only
-            yield hit(svc, f"{message} (advisory: {internal} makes the load balancer internal, reachable from the "
-                           "network and its peers, not the internet)", at, level="advisory")
+            yield hit(svc, f"{message} (advisory: {internal} keeps the load balancer off the internet)", at,
+                      level="advisory")
         else:
             yield hit(svc, message, at)
 
@@ -113,18 +113,15 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             if on is None:
                 yield Hit(
                     group_subject(g),
-                    f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value!r}{source}, which is "
-                    "not an "
-                    "integer: vLLM reads it with int() and stops with a ValueError at start-up (dev mode is not on); "
-                    f"required: {DEV_MODE} unset or 0",
+                    f"container `{c.name}` sets {DEV_MODE}={value!r}{source}, which is not an integer: vLLM reads "
+                    "it with int() and stops with a ValueError at start-up (dev mode is not on)",
                     where, tuple(g.suppressions), level="advisory",
                 )
                 continue
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` of {group_subject(g)} sets {DEV_MODE}={value}{source}, which serves "
-                "unauthenticated development endpoints (/sleep, /reset_prefix_cache, /collective_rpc); "
-                f"required: {DEV_MODE} unset or 0",
+                f"container `{c.name}` sets {DEV_MODE}={value}{source}, which serves unauthenticated development "
+                "endpoints (/sleep, /reset_prefix_cache, /collective_rpc)",
                 where,
                 tuple(g.suppressions),
             )

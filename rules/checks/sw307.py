@@ -46,8 +46,7 @@ class ImageUnpinned(GroupRule):
             found = "no tag, so :latest" if unpinned == "no tag" else "tag latest"
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` of {group_subject(g)} uses image `{image}` ({found}); "
-                "required: a release tag or a digest",
+                f"container `{c.name}` uses image `{image}` ({found}), which is not pinned to a release",
                 c.image_location or (c.location if (c.location.file or c.location.urn) else g.location),
                 tuple(g.suppressions),
             )

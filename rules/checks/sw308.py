@@ -242,9 +242,8 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
                     group_subject(g),
-                    f"container `{c.name}` of {group_subject(g)} sets {name} to the placeholder {value} in a "
-                    f"plain value: the token substituted for it at deploy time is stored in the {g.kind} in plain "
-                    "text; required: a valueFrom.secretKeyRef to a Secret",
+                    f"container `{c.name}` sets {name} to the placeholder {value} in a plain value: the token "
+                    f"substituted for it at deploy time is stored in the {g.kind} in plain text",
                     env_location(g, c, name), tuple(g.suppressions), level="advisory",
                 )
             if found is None:
@@ -252,8 +251,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             what, level = found
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` of {group_subject(g)} sets {name} to {what} written in the manifest "
-                f"({redact(str(value))}); required: a valueFrom.secretKeyRef to a Secret",
+                f"container `{c.name}` sets {name} to {what} written in the manifest ({redact(str(value))})",
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
 
@@ -273,9 +271,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             shaped = f"{what}, " if what in _SHAPES else ""
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` of {group_subject(g)} passes --{flag} a literal value "
-                f"({shaped}{redact(value)}); required: the key from a Secret (VLLM_API_KEY from "
-                "valueFrom.secretKeyRef for --api-key, HF_TOKEN for --hf-token)",
+                f"container `{c.name}` passes --{flag} a literal value ({shaped}{redact(value)})",
                 where or c.location, tuple(g.suppressions), level=level,
             )
 
@@ -289,14 +285,12 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 continue
             what, level = found
             if cm.kind == "Secret":
-                tail = ("a committed Secret's values are in the repository (data is base64, not encryption); "
-                        "required: the value kept out of the repository (an external secret store, a sealed "
-                        "Secret, or one created at deploy time)")
+                tail = "committed to the repository (a Secret's data is base64, not encryption)"
             else:
-                tail = "ConfigMaps are not for credentials; required: a Secret"
+                tail = "in a ConfigMap, which is not for credentials"
             yield Hit(
                 subject,
-                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}); {tail}",
+                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
 

@@ -7,6 +7,7 @@ from typing import Literal
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ._unseen import unseen, unseen_hits
 
 #: Capabilities that hand a container control of its node or of other pods' traffic and processes.
 NODE_CAPABILITIES = frozenset({
@@ -73,7 +74,8 @@ class VllmPodWithHostAccess(GroupRule):
         ),
         remediation=(
             "Remove hostNetwork, hostPID, hostIPC and privileged from serving pods; request GPUs and EFA devices "
-            "through their device plugins; mount a memory-backed emptyDir at /dev/shm; add only the capabilities "
+            "through their device plugins (GKE 1.28 and later give TPU containers their chips without "
+            "privileged); mount a memory-backed emptyDir at /dev/shm; add only the capabilities "
             "RDMA needs (IPC_LOCK) and keep the runtime's default seccomp profile (RuntimeDefault)."
         ),
         references=(
@@ -88,6 +90,14 @@ class VllmPodWithHostAccess(GroupRule):
                         "control the node"),
         applies_to_plans=False,
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose pod spec or containers are not known yet may share the node's namespaces or
+            # run privileged: fail closed
+            yield from unseen_hits(inv, "whether its pods share the node's namespaces or run privileged containers",
+                                   level="mandatory", only=[i for i in unseen(inv) if i.pod_unknown])
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         subject = group_subject(g)
@@ -106,7 +116,7 @@ class VllmPodWithHostAccess(GroupRule):
             if value is UNKNOWN:
                 yield self._undecided(g, f"{key} of {subject}", where, level)
             elif value is True:
-                yield Hit(subject, f"{subject} sets {key}: true, so {consequence}; required: {key} unset",
+                yield Hit(subject, f"the pod sets {key}: true, so {consequence}",
                           where, tuple(g.suppressions), level=level)
         for c in g.containers:
             yield from self._container(g, c)
@@ -120,14 +130,12 @@ class VllmPodWithHostAccess(GroupRule):
         elif sc.privileged is True and _tpu(g, c):
             # GKE before 1.28 needed privileged TPU containers; later versions hand TPUs out without it: a
             # reviewer cannot tell from the manifest which cluster it targets
-            yield Hit(subject, f"container `{c.name}` of {subject} is privileged: it has every device and "
-                               "capability of the node; required: privileged unset (GKE 1.28 and later give TPU "
-                               "containers their chips without it; only older clusters needed it)", where,
+            yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
+                               "node (TPU containers need it only on GKE before 1.28)", where,
                       tuple(g.suppressions), level="advisory")
         elif sc.privileged is True:
-            yield Hit(subject, f"container `{c.name}` of {subject} is privileged: it has every device and "
-                               "capability of the node; required: privileged unset (GPUs and EFA come from their "
-                               "device plugins)", where, tuple(g.suppressions), level="mandatory")
+            yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
+                               "node", where, tuple(g.suppressions), level="mandatory")
         added = [cap.removeprefix("CAP_") for cap in sc.capabilities_add]
         if "<unknown>" in added:
             yield self._undecided(g, f"the capabilities container `{c.name}` adds", where, "mandatory")
@@ -135,20 +143,18 @@ class VllmPodWithHostAccess(GroupRule):
         other = sorted(cap for cap in added if cap not in NODE_CAPABILITIES and cap not in HARMLESS_CAPABILITIES
                        and cap != "<unknown>")
         if node:
-            yield Hit(subject, f"container `{c.name}` of {subject} adds {', '.join(node)}, which "
-                               f"control{'s' if len(node) == 1 else ''} the node or its other pods; required: no "
-                               "capabilities beyond IPC_LOCK (for RDMA)", where, tuple(g.suppressions),
+            yield Hit(subject, f"container `{c.name}` adds {', '.join(node)}, which "
+                               f"control{'s' if len(node) == 1 else ''} the node or its other pods", where,
+                      tuple(g.suppressions),
                       level="mandatory")
         if other:
-            yield Hit(subject, f"container `{c.name}` of {subject} adds {', '.join(other)}, which vLLM does "
-                               "not need; required: no capabilities beyond IPC_LOCK (for RDMA)", where,
+            yield Hit(subject, f"container `{c.name}` adds {', '.join(other)}, which vLLM does not need", where,
                       tuple(g.suppressions), level="advisory")
         if sc.seccomp is UNKNOWN:
             yield self._undecided(g, f"the seccomp profile of container `{c.name}`", where, "advisory")
         elif isinstance(sc.seccomp, str) and sc.seccomp.lower() == "unconfined":
-            yield Hit(subject, f"container `{c.name}` of {subject} runs with seccomp Unconfined, without "
-                               "the runtime's system-call filter; required: RuntimeDefault (or a Localhost "
-                               "profile)", where, tuple(g.suppressions), level="advisory")
+            yield Hit(subject, f"container `{c.name}` runs with seccomp Unconfined, without the runtime's "
+                               "system-call filter", where, tuple(g.suppressions), level="advisory")
 
     def _undecided(self, g: ServingGroup, prop: str, where: Location, level: Level) -> Hit:
         u = Undecidable(prop)

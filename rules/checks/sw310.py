@@ -101,15 +101,13 @@ class GpuVisibilitySetByHand(GroupRule):
                 if value is not UNKNOWN and str(value).strip().lower() in _NO_GPU:
                     if not runs_vllm:
                         continue  # a sidecar that needs no GPU, saying so
-                    yield Hit(subject, f"container `{c.name}` of {subject} sets {NVIDIA}={shown}{via}, which "
-                                       "hides every GPU from the vLLM server; required: the variable unset (request "
-                                       "GPUs with nvidia.com/gpu)", where, tuple(g.suppressions), level="advisory")
+                    yield Hit(subject, f"container `{c.name}` sets {NVIDIA}={shown}{via}, which hides every GPU "
+                                       "from the vLLM server", where, tuple(g.suppressions), level="advisory")
                     continue
                 if value is not UNKNOWN and _whole_node(g, c, str(value)):
                     continue  # the pod holds every GPU of its node: 0..n-1 are exactly the GPUs it was given
-                yield Hit(subject, f"container `{c.name}` of {subject} sets {NVIDIA} to {shown}{via}, which "
-                                   "overrides the GPUs the device plugin allocated (it can reach other pods' GPUs); "
-                                   "required: the variable unset, GPUs requested with nvidia.com/gpu", where,
+                yield Hit(subject, f"container `{c.name}` sets {NVIDIA} to {shown}{via}, which overrides the GPUs "
+                                   "the device plugin allocated (it can reach other pods' GPUs)", where,
                           tuple(g.suppressions), level="mandatory")
                 continue
             yield from self._renumbering(g, c, name, value, via, where, runs_vllm)
@@ -118,9 +116,9 @@ class GpuVisibilitySetByHand(GroupRule):
                      runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
         if value is UNKNOWN:
-            yield Hit(subject, f"container `{c.name}` of {subject} sets {name} from a Secret, ConfigMap or "
-                               "the downward API; inside the container the allocated GPUs are numbered from 0, and a "
-                               "hand-written list can hide them; required: the variable unset", where,
+            yield Hit(subject, f"container `{c.name}` sets {name} from a Secret, ConfigMap or the downward API, "
+                               "and a hand-written list can hide the allocated GPUs (numbered from 0 inside the "
+                               "container)", where,
                       tuple(g.suppressions), level="advisory")
             return
         text = str(value).strip()
@@ -135,9 +133,8 @@ class GpuVisibilitySetByHand(GroupRule):
             shown = f"{visible} device" if visible == 1 else f"{visible} devices"
             inside = f" (the container's {gpus} are numbered 0-{gpus - 1} inside it)" if gpus and visible < len(
                 listed) else ""
-            yield Hit(subject, f"container `{c.name}` of {subject} sets {name}={value!r}{via}, so vLLM sees "
-                               f"{shown}{inside} but {lay.text()} needs {need} in the pod; it cannot start; required: "
-                               "the variable unset (the device plugin already chose the devices)", where,
+            yield Hit(subject, f"container `{c.name}` sets {name}={value!r}{via}, so vLLM sees {shown}{inside} "
+                               f"but {lay.text()} needs {need} in the pod: it cannot start", where,
                       tuple(g.suppressions), level="mandatory")
             return
         detail = ""
@@ -145,8 +142,8 @@ class GpuVisibilitySetByHand(GroupRule):
             detail = f"; it lists {len(listed)} of the {gpus} GPUs the container requests"
         elif gpus is not None and any(d.isdigit() and int(d) >= gpus for d in listed):
             detail = f"; the container's {gpus} GPUs are numbered 0-{gpus - 1} inside it"
-        yield Hit(subject, f"container `{c.name}` of {subject} sets {name}={value!r}{via}{detail}; the device "
-                           "plugin already chose the GPUs; required: the variable unset", where,
+        yield Hit(subject, f"container `{c.name}` sets {name}={value!r}{via}{detail}, where the device plugin "
+                           "already chose the GPUs", where,
                   tuple(g.suppressions), level="advisory")
 
 

@@ -56,8 +56,7 @@ class TlsVerificationDisabled(GroupRule):
             if value.strip() not in _OFF[name]:
                 return None
             what = f"sets {name} empty" if not value.strip() else f"sets {name}={value.strip()}"
-            return (f"{what}{via}, which switches TLS certificate verification off for the model downloads; "
-                    "required: the variable removed (mount a CA bundle for a re-signing proxy)")
+            return f"{what}{via}, which switches TLS certificate verification off for the model downloads"
 
         yield from switch_hits(inv, g, _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
                                "API; an empty value switches TLS verification off")

@@ -70,8 +70,7 @@ class RuntimeLoraWithoutAuth(GroupRule):
                 continue
         if routed:
             return
-        yield Hit(group_subject(g), f"container `{c.name}` of {group_subject(g)} sets {LORA}={value.strip()}, "
-                                    "so anyone who reaches its port can load LoRA adapters at run time, and the "
-                                    "server checks no API key and no Ingress or HTTPRoute routes to it; required: "
-                                    "VLLM_API_KEY from a Secret, or a gateway that authenticates",
+        yield Hit(group_subject(g), f"container `{c.name}` sets {LORA}={value.strip()} with no API key and no "
+                                    "Ingress or HTTPRoute in front, so anyone who reaches its port can load LoRA "
+                                    "adapters at run time",
                   env_location(g, c, LORA), tuple(g.suppressions))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
@@ -77,9 +77,8 @@ class ParallelWithoutShm(GroupRule):
             layout = f"tensor_parallel_size {tp}"
         mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
         if not mounted:
-            yield hit(g, f"container `{c.name}` of {group_subject(g)} runs {layout} but mounts nothing "
-                         f"at {SHM} (the container runtime's default is 64 MiB); required: an emptyDir with "
-                         "medium: Memory mounted there")
+            yield hit(g, f"container `{c.name}` runs {layout} but mounts nothing at {SHM} (the container "
+                         "runtime's default is 64 MiB)")
             return
         name = mounted[0]
         volume = next((v for v in g.volumes if v.name == name), None)
@@ -93,5 +92,5 @@ class ParallelWithoutShm(GroupRule):
             found = f"emptyDir `{name}` without medium: Memory (node disk)"
         else:
             found = f"{volume.kind} volume `{name}`"
-        yield hit(g, f"container `{c.name}` of {group_subject(g)} runs {layout} with {found} at "
-                     f"{SHM}; required: an emptyDir with medium: Memory")
+        yield hit(g, f"container `{c.name}` runs {layout} with {found} at {SHM}, not an emptyDir with medium: "
+                     "Memory")

@@ -14,7 +14,7 @@ from ..capacity.cache import (
     startup_estimate,
 )
 from ..capacity.sizing import weight_precision, weights_bytes
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, known
 from ..vllm.imageref import parse_image
 from ._capacity import vllm_version
@@ -146,7 +146,8 @@ class LivenessWithoutStartupProbe(GroupRule):
         remediation=(
             "Add a startupProbe on /health whose periodSeconds × failureThreshold (plus "
             "initialDelaySeconds) exceeds the longest start-up you have measured, with margin; keep the Hugging "
-            "Face cache on a volume so a restart does not download the checkpoint again. Keep the liveness probe "
+            "Face cache on a volume so a restart does not download the checkpoint again. Where the message gives "
+            "a band, measure the start-up on this hardware and allow its upper end. Keep the liveness probe "
             "for detecting a hung server after start-up."
         ),
         references=(
@@ -175,20 +176,15 @@ class LivenessWithoutStartupProbe(GroupRule):
         if window >= est.high_seconds:  # the first kill comes after the slowest start the estimate allows
             return
         sure = window < est.low_seconds
-        required = f"{est.high_seconds} s"
+        cached = ""
         if est.download == "every start":
-            cached = startup_estimate(est.checkpoint_gib, _pods(g), "cached", est.engine)
-            required += f" ({cached.high_seconds} s with a volume that keeps the Hugging Face cache)"
-        if sure:
-            need = f"starting needs at least {est.low_seconds} s ({est.terms()})"
-        else:
-            need = (f"starting takes an estimated {est.low_seconds}-{est.high_seconds} s ({est.terms()}); "
-                    "measure it on this hardware to be sure")
+            kept = startup_estimate(est.checkpoint_gib, _pods(g), "cached", est.engine)
+            cached = f"; up to {kept.high_seconds} s with the cache on a volume"
+        need = (f"starting {'needs' if sure else 'takes an estimated'} {est.low_seconds}-{est.high_seconds} s "
+                f"({est.terms()}){cached}")
         if startup is None:
-            yield hit(g, f"container `{c.name}` of {group_subject(g)} has a liveness probe that acts "
-                         f"after {_budget(liveness)} and no startup probe; {need}, so required: a startup probe "
-                         f"allowing at least {required}", level="mandatory" if sure else "advisory")
+            yield hit(g, f"container `{c.name}` has a liveness probe that acts after {_budget(liveness)} and no "
+                         f"startup probe, but {need}", level="mandatory" if sure else "advisory")
         else:
-            yield hit(g, f"the startup probe of container `{c.name}` of {group_subject(g)} allows "
-                         f"{_budget(startup)}; {need}, so required: at least {required}",
+            yield hit(g, f"the startup probe of container `{c.name}` allows {_budget(startup)}, but {need}",
                       location=g.at("probe:startup"), level="mandatory" if sure else "advisory")

@@ -83,7 +83,6 @@ class AutoscalingOnUtilization(ObjectRule[Autoscaler]):
             return
         yield hit(
             a,
-            f"{a.kind} `{a.namespace}/{a.name}` scales {group_subject(groups[0])} on "
-            f"{', '.join(used)}; required: queue depth (vllm:num_requests_waiting) or in-flight requests "
-            "(vllm:num_requests_running)",
+            f"scales {group_subject(groups[0])} on {', '.join(used)}, which does not rise with vLLM's load as "
+            "its queue does",
         )

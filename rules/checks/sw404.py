@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, known
 from ._net import targets
 
@@ -80,5 +80,5 @@ class SingleReplicaInProduction(GroupRule):
             found = f"replicas is {warm}"
         if warm >= MIN_WARM_REPLICAS:
             return
-        yield hit(g, f"{group_subject(g)} runs in a production stack with {warm} warm "
-                     f"replica{'s' if warm != 1 else ''} ({found}); required: at least {MIN_WARM_REPLICAS}")
+        yield hit(g, f"{warm} warm replica{'s' if warm != 1 else ''} in a production stack ({found}), where at "
+                     f"least {MIN_WARM_REPLICAS} are required")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 
 GROUP_RESTART = ("RecreateGroupOnPodRestart", "RecreateGroupAfterStart")
@@ -55,5 +55,5 @@ class LwsWithoutGroupRestart(GroupRule):
         policy = known(g.restart_policy, "leaderWorkerTemplate.restartPolicy")
         if policy is None or policy in GROUP_RESTART:
             return  # unset: the LeaderWorkerSet API defaults to RecreateGroupOnPodRestart
-        yield hit(g, f"{group_subject(g)} sets restartPolicy {policy}, so a failed pod restarts "
-                     "alone and cannot rejoin its group's NCCL world; required: RecreateGroupOnPodRestart")
+        yield hit(g, f"restartPolicy is {policy}, so a failed pod restarts alone and cannot rejoin its group's "
+                     "NCCL world")

@@ -109,14 +109,9 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
                 groups.append(g)
         if not groups:
             return
-        if controller == "alb":
-            want = f"a load-aware algorithm ({ALB_ATTRS}: {ALB_ALGORITHM}={LEAST_OUTSTANDING})"
-        else:
-            want = ("a gateway that balances by load; ingress-nginx is retired (no fixes after March 2026), so "
-                    "move this route to a maintained Gateway API implementation, such as one running the "
-                    "Gateway API Inference Extension")
+        retired = "" if controller == "alb" else " (ingress-nginx, retired: no fixes after March 2026)"
         yield hit(
             ing,
-            f"{ing.kind} `{ing.namespace}/{ing.name}` balances "
-            f"{', '.join(group_subject(g) for g in groups)} with {algorithm}; required: {want}",
+            f"balances {', '.join(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
+            "each replica's load",
         )

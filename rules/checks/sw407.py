@@ -76,9 +76,8 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         for c in unready:
             yield Hit(
                 group_subject(g),
-                f"Service {names} sends traffic to container `{c.name}` of {group_subject(g)}, which has neither a "
-                "readiness probe nor a startup probe on its API port, so requests reach it while the model is still "
-                "loading; required: a readinessProbe on GET /health",
+                f"Service {names} sends traffic to container `{c.name}` while its model loads: it has no readiness "
+                "probe and no startup probe on its API port",
                 c.location if (c.location.file or c.location.urn) else g.location,
                 tuple(g.suppressions),
             )

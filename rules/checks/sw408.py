@@ -102,7 +102,7 @@ class DebugSwitchInServing(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         def judge(name: str, value: str, via: str) -> str | None:
             switch = SWITCHES[name]
-            return f"sets {name}={value}{via}, which {switch.effect}; required: {switch.off}" if switch.on(value) \
+            return f"sets {name}={value}{via}, which {switch.effect}" if switch.on(value) \
                 else None
 
         yield from switch_hits(inv, g, SWITCHES, judge)

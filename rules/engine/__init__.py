@@ -14,8 +14,9 @@ reported). A suppression without a reason is itself a finding (SW001).
 
 The code lives in named modules; this face re-exports their public names (import from here):
 :mod:`.meta` (what is published about a rule), :mod:`.findings` (hits, findings and the settings of a run),
-:mod:`.rule` (the rule classes and how findings name objects), :mod:`.runner` (running the rules) and
-:mod:`.forked` (work shared out over forked processes).
+:mod:`.rule` (the rule classes and how findings name objects) and :mod:`.runner` (running the rules). Not
+re-exported, so that a small run does not load them: :mod:`.split` (the rules shared out over forked processes)
+and :mod:`.forked` (work shared out over forked processes).
 """
 
 from .findings import Finding, Hit, LintConfig, SuppressionEntry
@@ -33,7 +34,7 @@ from .rule import (
     object_subject,
     subject_of,
 )
-from .runner import SPLIT_MIN_GROUPS, merge_undecided, run_rule, run_rules, run_rules_split
+from .runner import SPLIT_MIN_GROUPS, merge_undecided, run_rule, run_rules
 
 __all__ = [
     "DOCS_URL_ENV",
@@ -60,6 +61,5 @@ __all__ = [
     "rule_doc_url",
     "run_rule",
     "run_rules",
-    "run_rules_split",
     "subject_of",
 ]

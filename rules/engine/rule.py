@@ -174,8 +174,8 @@ class GroupRule(Rule):
         if code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
         return replace(h, level="advisory", message=(
-            f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path; "
-            f"the annotation {ANN_BASE_MODEL}: {g.model_assumed} makes this finding blocking)"))
+            f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path only; "
+            f"{ANN_BASE_MODEL} confirms it)"))
 
 
 Obj = TypeVar("Obj", bound=InventoryObject)

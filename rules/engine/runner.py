@@ -1,21 +1,19 @@
 """The runner: one rule with its enforcement level, unknown handling, crash containment and suppressions
-(:func:`run_rule`), all of them over an inventory (:func:`run_rules`), shared out over forked processes
-(:func:`run_rules_split`), and one "cannot decide" finding per workload and unknown (:func:`merge_undecided`)."""
+(:func:`run_rule`), all of them over an inventory (:func:`run_rules`), and one "cannot decide" finding per workload
+and unknown (:func:`merge_undecided`). Shared out over forked processes: :mod:`.split` (imported by the front end
+only when a run is large enough to be shared, so a small run never loads :mod:`pickle` and :mod:`tempfile`)."""
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import Literal, TypeVar
+from typing import Literal
 
-from ..model import Inventory, Location, ServingGroup, Undecidable
+from ..model import Inventory, Location, Undecidable
 from .findings import Finding, Hit, LintConfig
-from .forked import map_parts, spans
 from .meta import RuleMeta
 from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
-
-T = TypeVar("T")
 
 
 def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
@@ -128,35 +126,5 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-#: Below this many serving groups the rules run in this process only.
+#: Below this many serving groups the rules run in this process only (:mod:`.split`).
 SPLIT_MIN_GROUPS = 200
-#: This process checks fewer groups than each forked one: it also runs the rules that look at the
-#: whole inventory (about a tenth of the time), and collects the others' findings.
-_OWN_SHARE = 0.9
-
-
-def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, jobs: int,
-                    per_group: Callable[[ServingGroup], T]) -> tuple[list[Finding], list[T] | None]:
-    """:func:`run_rules` with the serving groups shared out over ``jobs`` processes (this one and forked
-    ones, :mod:`.forked`), and ``per_group`` of every group, made where the group's rules ran (the
-    report's summaries read the sizings the rules cached there). The findings are the same, in the
-    same order, as one process finds them. With one job or few groups everything runs here and
-    ``per_group`` is not called (None): the caller makes what it needs when it needs it."""
-    groups = inv.groups
-    if jobs <= 1 or len(groups) < SPLIT_MIN_GROUPS:
-        return run_rules(rules, inv, config), None
-    shares = spans([1] * len(groups), jobs, first=_OWN_SHARE)
-
-    def share(i: int) -> tuple[list[Finding], list[T]]:
-        start, stop = shares[i]
-        found = run_rules(rules, inv, replace(config, share=(start, stop)))
-        return found, [per_group(g) for g in groups[start:stop]]
-
-    findings: list[Finding] = []
-    done: list[T] = []
-    for found, results in map_parts(share, len(shares)):
-        findings.extend(found)
-        done.extend(results)
-    findings.sort(key=_finding_order)  # stable: ties keep the order of one process (shares are contiguous)
-    return findings, done
-

@@ -115,6 +115,9 @@ class NodePool:
     security_groups: list[str] = field(default_factory=list)
     subnets: list[str] = field(default_factory=list)
     launch_template: str | None = None
+    #: A network interface of the launch template asks for a public IPv4 (associatePublicIpAddress), whatever its
+    #: subnet maps: True, UNKNOWN, or None (not asked: the subnet decides)
+    public_ip: Any = None
     placement_group: str | None = None
     capacity_type: str | None = None
     #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
@@ -526,6 +529,9 @@ class LaunchIssue:
     #: What of the workload is not known yet at preview ("its pod spec (spec.template.spec)"), "" when all of
     #: it is: the security rules that read that part cannot decide and fail closed (SW305, SW306, SW310).
     unknown_part: str = ""
+    #: The unknown part holds the pod's own settings (a pod template or spec, the container list, a whole
+    #: container), not only a container's command, image or name: what SW309 reads is not known either.
+    pod_unknown: bool = False
     #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
     multi_node: bool = False
     namespace: str = ""  # the object's namespace, as the subject gives it

@@ -8,6 +8,7 @@ file (``stacks/Pulumi.<env>.yaml``) holds one :class:`EnvironmentSpec` under the
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any, Literal
 
@@ -120,7 +121,15 @@ class NodePoolSpec(_Spec):
     disk_size_gib: int = Field(500, ge=50, le=16_384, description="Root volume for images and weights.")
     capacity_reservation_id: str | None = Field(
         None, pattern=r"^cr-[0-9a-f]{8,17}$",
-        description="EC2 Capacity Block reservation the nodes launch into (capacity_type capacity-block).",
+        description="EC2 capacity reservation the nodes launch into, targeted from the launch template: an "
+        "On-Demand Capacity Reservation (capacity_type on-demand; its instance type, platform and zone must be "
+        "the pool's, and it must accept targeted launches) or a Capacity Block for ML (capacity_type "
+        "capacity-block).",
+    )
+    availability_zone: str | None = Field(
+        None, pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$",
+        description="Launch only in this zone (the pool's subnets in it): a capacity reservation's zone, which a "
+        "pool with capacity_reservation_id must name (a reservation holds instances in one zone).",
     )
     ami_alias: str = Field(
         "al2023@latest", min_length=1,
@@ -146,6 +155,9 @@ class NodePoolSpec(_Spec):
             )
         if self.capacity_type == "capacity-block" and not self.capacity_reservation_id:
             raise ValueError("capacity_type capacity-block needs capacity_reservation_id")
+        if self.capacity_type == "spot" and self.capacity_reservation_id:
+            raise ValueError("a spot pool cannot launch into a capacity reservation: use capacity_type on-demand "
+                             "(an On-Demand Capacity Reservation) or capacity-block")
         return self
 
 
@@ -387,6 +399,11 @@ class _WorkloadSpec(_Spec):
         "least what the weights take at the cache's throughput.",
     )
     hf_token_secret: str | None = Field("hf-token", description="Secret with key HF_TOKEN; null for none.")
+    api_key_secret: SecretKeySpec | None = Field(
+        None, description="The Secret key holding vLLM's API key (env VLLM_API_KEY, which vLLM reads when "
+        "`--api-key` is not given): requests to /v1 then need `Authorization: Bearer <key>`; /health and /metrics "
+        "stay open to the probes and Prometheus. Required behind an alb-ingress router.",
+    )
     model_cache_gib: int = Field(200, ge=1, le=16_384, description="Size of the model cache volume (GiB).")
     cache: ModelCacheSpec = Field(ModelCacheSpec(), description="Where the weights are kept between restarts.")
     drain_seconds: int = Field(
@@ -395,6 +412,13 @@ class _WorkloadSpec(_Spec):
         "leaves the endpoints (the grace period adds 30 s).",
     )
     pod: PodSpec = Field(PodSpec(), description="Escape hatches onto the pod template.")
+    run_as_non_root: bool = Field(
+        False,
+        description="Run the pods as UID 2000, GID 0 (the `vllm` user newer vllm/vllm-openai images ship; "
+        "the image itself stays USER root) with no privilege escalation, every capability dropped and the "
+        "RuntimeDefault seccomp profile, HOME and the Hugging Face cache under /home/vllm: the Pod Security "
+        "`restricted` level. Not with a node-nvme cache (a root-owned hostPath).",
+    )
     metrics: MetricsSpec = Field(MetricsSpec(), description="How Prometheus scrapes /metrics.")
     suppress: tuple[SuppressionSpec, ...] = Field((), description="Rules skipped for this workload, with reasons.")
 
@@ -450,6 +474,20 @@ class RouterSpec(_Spec):
         "inference-gateway", pattern=_DNS_LABEL,
         description="Gateway (in the router's namespace) a gateway-api route attaches to.",
     )
+    certificate_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/[0-9A-Za-z-]+$",
+        description="alb-ingress: the ACM certificate of the HTTPS listener (port 443); required unless "
+        "`http: plain`.",
+    )
+    http: Literal["redirect", "off", "plain"] = Field(
+        "redirect",
+        description="alb-ingress, port 80: `redirect` (to HTTPS), `off` (no HTTP listener), or `plain` (HTTP "
+        "only, no certificate: write it to mean it).",
+    )
+    inbound_cidrs: tuple[str, ...] = Field(
+        (), description="alb-ingress: who may reach the load balancer (alb.ingress.kubernetes.io/inbound-cidrs). "
+        "Required: without it the controller opens the listeners to 0.0.0.0/0, so that is written to mean it.",
+    )
 
     @model_validator(mode="after")
     def _hosts(self) -> RouterSpec:
@@ -457,6 +495,17 @@ class RouterSpec(_Spec):
             raise ValueError("a router with several services needs `domain` to route by host")
         if len(set(self.services)) != len(self.services):
             raise ValueError("a router lists each service once")
+        if self.http == "plain" and self.certificate_arn:
+            raise ValueError("http `plain` has no HTTPS listener: drop certificate_arn, or use `redirect`/`off`")
+        for cidr in self.inbound_cidrs:
+            try:
+                ipaddress.ip_network(cidr)
+            except ValueError:
+                raise ValueError(f"inbound_cidrs: `{cidr}` is not a CIDR (host bits set, or not an address)") \
+                    from None
+        if self.kind == "gateway-api" and (self.certificate_arn or self.inbound_cidrs):
+            raise ValueError("certificate_arn and inbound_cidrs are for alb-ingress: a gateway-api route's "
+                             "Gateway owns its listeners")
         return self
 
 
@@ -467,7 +516,7 @@ class NetworkSpec(_Spec):
     cidr: str = Field(
         "10.40.0.0/16",
         description="CIDR of the new VPC; with vpc_id, set it to that VPC's CIDR (the endpoint security group "
-        "and the ALB-to-pod NetworkPolicy allow it).",
+        "allows it).",
     )
     availability_zones: tuple[str, ...] = Field(
         ("us-east-1a", "us-east-1b"), min_length=1, description="Zones of the new VPC's private subnets."
@@ -487,6 +536,11 @@ class NetworkSpec(_Spec):
         None, description="Create the S3 gateway and ECR interface endpoints (images and weights stay private); "
         "null: yes in a new VPC, no in an existing one (which usually has them: a second one conflicts).",
     )
+    load_balancer_cidrs: tuple[str, ...] = Field(
+        (), description="An existing VPC with an alb-ingress router: the CIDRs of the subnets its load balancer is "
+        "placed in (those tagged kubernetes.io/role/internal-elb): the ALB connects to pod IPs from there, and the "
+        "API port's NetworkPolicy admits these ranges only. A new VPC has load-balancer subnets of its own.",
+    )
 
     @model_validator(mode="after")
     def _existing_vpc(self) -> NetworkSpec:
@@ -494,6 +548,12 @@ class NetworkSpec(_Spec):
             raise ValueError("an existing VPC (vpc_id) needs its private_subnet_ids")
         if self.private_subnet_ids and not self.vpc_id:
             raise ValueError("private_subnet_ids need the vpc_id they belong to")
+        for cidr in self.load_balancer_cidrs:
+            try:
+                ipaddress.ip_network(cidr)
+            except ValueError:
+                raise ValueError(f"load_balancer_cidrs: `{cidr}` is not a CIDR (host bits set, or not an address)") \
+                    from None
         return self
 
 

@@ -4,6 +4,7 @@ name."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
@@ -14,21 +15,47 @@ from .nodepool import node_role_name, pool_efa, render_karpenter
 from .router import ALB_READINESS_GATE_LABEL, render_router
 from .vllm import render_vllm_service
 
+#: Pod Security Admission's namespace labels (Kubernetes "Pod Security Standards").
+PSA_ENFORCE, PSA_AUDIT = "pod-security.kubernetes.io/enforce", "pod-security.kubernetes.io/audit"
 
-def render_namespace(name: str, alb_readiness_gates: bool = False) -> dict[str, Any]:
-    """A namespace shardwise creates; with an ALB in front of its pods, labelled for readiness gates."""
+
+def pod_security_level(workloads: Sequence[VllmServiceSpec | VllmMultiNodeSpec]) -> str:
+    """The strictest Pod Security level every one of ``workloads``' pods meets, which their namespace enforces.
+
+    ``restricted`` when each runs as non-root (``run_as_non_root``: no escalation, no capabilities, RuntimeDefault
+    seccomp) and mounts no hostPath; ``baseline`` (root, but no privileged container, host namespace, hostPath or
+    added capability: GPUs and EFA devices come from device plugins, /dev/shm is an emptyDir) when none mounts a
+    hostPath; else ``privileged``: a node-nvme cache or a ``pod.volumes`` host_path is a hostPath volume, which
+    baseline forbids."""
+    def host_path(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool:
+        return w.cache.kind == "node-nvme" or any(v.host_path for v in w.pod.volumes)
+
+    if any(host_path(w) for w in workloads):
+        return "privileged"
+    return "restricted" if all(w.run_as_non_root for w in workloads) else "baseline"
+
+
+def render_namespace(name: str, alb_readiness_gates: bool = False, pod_security: str = "restricted",
+                     ) -> dict[str, Any]:
+    """A namespace shardwise creates; with an ALB in front of its pods, labelled for readiness gates; enforcing
+    ``pod_security`` (:func:`pod_security_level`) and auditing against ``restricted``."""
     labels = {LABEL_MANAGED_BY: "shardwise"}
     if alb_readiness_gates:
         labels[ALB_READINESS_GATE_LABEL] = "enabled"
+    labels[PSA_ENFORCE] = pod_security
+    labels[PSA_AUDIT] = "restricted"
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
 
 
 def environment_namespaces(env: EnvironmentSpec) -> list[dict[str, Any]]:
-    """The namespaces of an environment's workloads and routers (readiness gates where an ALB routes)."""
-    wanted = {s.namespace for s in (*env.services, *env.multi_node)} | {r.namespace for r in env.routers}
-    backends = {b.name: b for b in (*env.services, *env.multi_node)}
+    """The namespaces of an environment's workloads and routers (readiness gates where an ALB routes), each
+    enforcing the Pod Security level its pods meet."""
+    workloads: list[VllmServiceSpec | VllmMultiNodeSpec] = [*env.services, *env.multi_node]
+    wanted = {s.namespace for s in workloads} | {r.namespace for r in env.routers}
+    backends = {b.name: b for b in workloads}
     gated = {backends[s].namespace for r in env.routers if r.kind == "alb-ingress" for s in r.services}
-    return [render_namespace(ns, ns in gated) for ns in sorted(wanted)]
+    return [render_namespace(ns, ns in gated, pod_security_level([w for w in workloads if w.namespace == ns]))
+            for ns in sorted(wanted)]
 
 
 def render_environment_objects(env: EnvironmentSpec) -> list[tuple[str, dict[str, Any]]]:

@@ -19,6 +19,7 @@ class SubnetPlan:
     cidr: str
     availability_zone: str
     public: bool = False  # routes to an internet gateway (only the NAT gateway's subnet)
+    load_balancer: bool = False  # holds the internal load balancers (tagged kubernetes.io/role/internal-elb)
     map_public_ip_on_launch: bool = False
 
 
@@ -34,8 +35,12 @@ class SgRulePlan:
 
 
 def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
-    """Private subnets, one per AZ, carved from the VPC CIDR (/16 → /19 each), plus with a NAT
-    gateway one small subnet for it in the first AZ. No subnet maps public IPs at launch."""
+    """Private subnets, one per AZ, carved from the VPC CIDR (/16 → /19 each); from the last block
+    (/16 → /22 each), one load-balancer subnet per AZ and with a NAT gateway one subnet for it in the
+    first AZ. Only the load-balancer subnets are tagged for internal load balancers, so the AWS Load
+    Balancer Controller places an internal ALB there and nowhere else: the NetworkPolicy of the API port
+    then admits their ranges (:func:`load_balancer_cidrs`), not the nodes' and pods' subnets. No subnet
+    maps public IPs at launch."""
     if network.vpc_id is not None:
         return []
     vpc = ipaddress.IPv4Network(network.cidr)
@@ -43,12 +48,23 @@ def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
     blocks = list(vpc.subnets(new_prefix=new_prefix))
     plans = [SubnetPlan(f"{prefix}-private-{az}", str(blocks[i]), az)
              for i, az in enumerate(network.availability_zones)]
+    last = blocks[-1]
+    small = list(last.subnets(new_prefix=min(last.prefixlen + 3, 28)))
+    plans += [SubnetPlan(f"{prefix}-lb-{az}", str(small[1 + i]), az, load_balancer=True)
+              for i, az in enumerate(network.availability_zones)]
     if network.nat_gateway:
-        last = blocks[-1]
-        nat_block = next(last.subnets(new_prefix=min(last.prefixlen + 3, 28)))
-        plans.append(SubnetPlan(f"{prefix}-nat-{network.availability_zones[0]}", str(nat_block),
+        plans.append(SubnetPlan(f"{prefix}-nat-{network.availability_zones[0]}", str(small[0]),
                                 network.availability_zones[0], public=True))
     return plans
+
+
+def load_balancer_cidrs(network: NetworkSpec, existing_vpc: bool | None = None) -> list[str]:
+    """Where an internal ALB's connections to pod IPs come from: a new VPC's load-balancer subnets, or the
+    ranges an existing VPC's spec names (``network.load_balancer_cidrs``). ``existing_vpc``: the mode, when
+    the VPC is given apart from the spec (a component's ``vpc_id``); default: ``network.vpc_id`` is set."""
+    if network.vpc_id is not None or existing_vpc:
+        return list(network.load_balancer_cidrs)
+    return [p.cidr for p in subnet_plan(network, "") if p.load_balancer]
 
 
 def gpu_node_sg_rules() -> list[SgRulePlan]:
@@ -56,8 +72,19 @@ def gpu_node_sg_rules() -> list[SgRulePlan]:
 
     All traffic to and from the group itself (NCCL, EFA, Ray, torch.distributed; EFA requires the
     self-reference in both directions), and HTTPS out (Hugging Face Hub, ECR and S3 through the
-    endpoints, the EKS API). No runtime port is open to anything but the group; kubelet and
-    control-plane traffic use the cluster security group the launch template also attaches.
+    endpoints, the EKS API). Kubelet and control-plane traffic use the EKS cluster security group the
+    launch template also attaches.
+
+    What this does not confine: the cluster security group admits all traffic from every node and pod that
+    carries it (every node of the cluster: pods on the VPC CNI share their node's groups), and a packet is
+    admitted when any group of the interface admits it. So at the security-group layer the NCCL, Gloo, Ray
+    and torch.distributed TCP ports of a GPU pod are open to the whole cluster; they cannot be closed there
+    without closing what every pod needs from every node (CoreDNS answers, Prometheus scrapes, the ALB's
+    health checks, kubelet probes). They are confined per pod by the serving group's NetworkPolicies
+    (:func:`render_network_policies`: a group's pods accept other ports only from the group), which the VPC
+    CNI's network policy agent enforces; a cluster without it enforces nothing of that. EFA's own traffic
+    (SRD, outside the kernel's IP stack, so outside NetworkPolicy) needs the self-rule here and can only
+    come from another EFA interface: the cluster's CPU nodes have none.
     """
     return [
         SgRulePlan("ingress", "-1", self_ref=True, description="all traffic from the GPU nodes themselves"),
@@ -120,6 +147,7 @@ def render_network_policies(
     services: Sequence[VllmServiceSpec] = (),
     multi_node: Sequence[VllmMultiNodeSpec] = (),
     routers: Sequence[RouterSpec] = (),
+    existing_vpc: bool | None = None,
 ) -> list[dict[str, Any]]:
     """NetworkPolicies for every serving namespace.
 
@@ -131,7 +159,9 @@ def render_network_policies(
     ephemeral ports that cannot be listed); allow the API port only from the gateway namespace and
     the monitoring namespace (Prometheus scrapes ``/metrics`` on the API port for the queue-depth
     autoscaler); and, for groups behind an ALB Ingress (target type ``ip``: the load balancer
-    connects to pod IPs from inside the VPC), from the VPC CIDR.
+    connects to pod IPs from its own subnets), from the load balancer's subnets only
+    (:func:`load_balancer_cidrs`): the pods of every node have VPC addresses too, and admitting the VPC
+    range would let any of them call the model directly.
     """
     groups: list[VllmServiceSpec | VllmMultiNodeSpec] = [*services, *multi_node]
     alb_routed = {s for r in routers if r.kind == "alb-ingress" for s in r.services}
@@ -161,7 +191,7 @@ def render_network_policies(
         if network.monitoring_namespace:
             sources.append(_ns_peer(network.monitoring_namespace))
         if g.name in alb_routed:
-            sources.append({"ipBlock": {"cidr": network.cidr}})
+            sources += [{"ipBlock": {"cidr": cidr}} for cidr in load_balancer_cidrs(network, existing_vpc)]
         out.append(_policy(f"{g.name}-api", g.namespace, sel, ["Ingress"], ingress=[{
             "from": sources,
             "ports": [{"protocol": "TCP", "port": g.engine.port}],

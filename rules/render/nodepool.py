@@ -112,9 +112,10 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
     }
     if pool.instance_store == "raid0":
         nodeclass["spec"]["instanceStorePolicy"] = "RAID0"  # Karpenter: the same RAID-0 at /mnt/k8s-disks/0
-    if pool.capacity_type == "capacity-block":
+    if pool.capacity_reservation_id:
         # Karpenter launches capacity-type `reserved` only into reservations the node class selects
-        # (Capacity Blocks are modelled as capacity reservations; Karpenter >= 1.6, ReservedCapacity).
+        # (Capacity Blocks are modelled as capacity reservations; Karpenter >= 1.6, ReservedCapacity); an
+        # on-demand pool with an ODCR uses the reservation first and plain on-demand beyond it
         nodeclass["spec"]["capacityReservationSelectorTerms"] = [{"id": pool.capacity_reservation_id}]
     nodepool = {
         "apiVersion": "karpenter.sh/v1",
@@ -130,7 +131,8 @@ def render_karpenter(pool: NodePoolSpec, role: str, subnet_ids: Sequence[Any],
                         {"key": "node.kubernetes.io/instance-type", "operator": "In",
                          "values": [pool.instance_type]},
                         {"key": "karpenter.sh/capacity-type", "operator": "In",
-                         "values": [KARPENTER_CAPACITY_TYPE[pool.capacity_type]]},
+                         "values": ["reserved", "on-demand"] if pool.capacity_type == "on-demand" and
+                         pool.capacity_reservation_id else [KARPENTER_CAPACITY_TYPE[pool.capacity_type]]},
                     ],
                     "expireAfter": "720h",
                 },
@@ -157,6 +159,8 @@ class LaunchTemplatePlan:
     network_interfaces: tuple[tuple[int, int, str], ...] = ((0, 0, "interface"),)
     placement_group: bool = False
     market_type: str | None = None
+    # the reservation the launch template targets (an On-Demand Capacity Reservation or a Capacity Block)
+    capacity_reservation_id: str | None = None
     # set only for Capacity Blocks, which EKS requires in the launch template; the node group then
     # names no instance types (EKS rejects an instance type in both places)
     instance_type: str | None = None
@@ -209,9 +213,10 @@ def efa_interfaces(n: int) -> tuple[tuple[int, int, str], ...]:
 def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
     """IMDSv2 required with hop limit 1 (pods cannot reach the node's credentials), an encrypted gp3
     root volume at the pool's throughput, no public IP, EFA interfaces per :func:`efa_interfaces`,
-    the instance store as RAID-0 when asked. A Capacity Block pool's template targets the
-    reservation with market type ``capacity-block`` and names the instance type, as EKS requires for
-    node groups of capacity type ``CAPACITY_BLOCK``."""
+    the instance store as RAID-0 when asked. A pool with ``capacity_reservation_id`` targets that
+    reservation (``capacityReservationSpecification.capacityReservationTarget``): an On-Demand Capacity
+    Reservation as it is, a Capacity Block also with market type ``capacity-block`` and the instance type
+    named in the template, as EKS requires for node groups of capacity type ``CAPACITY_BLOCK``."""
     throughput = pool.disk_throughput_mib_s
     return LaunchTemplatePlan(
         volume_size_gib=pool.disk_size_gib,
@@ -221,6 +226,7 @@ def launch_template_plan(pool: NodePoolSpec) -> LaunchTemplatePlan:
         network_interfaces=efa_interfaces(efa_interface_count(pool)),
         placement_group=pool.multi_node,
         market_type="capacity-block" if pool.capacity_type == "capacity-block" else None,
+        capacity_reservation_id=pool.capacity_reservation_id,
         instance_type=pool.instance_type if pool.capacity_type == "capacity-block" else None,
         user_data=RAID0_USER_DATA if pool.instance_store == "raid0" else None,
         tags={"shardwise.dev/pool": pool.name},

@@ -42,11 +42,11 @@ POOL_SELECTORS = frozenset({*GPU_LABELS, LABEL_POOL, LABEL_EFA, LABEL_NVLINK, LA
 #: Resources the typed fields own: GPUs = TP, EFA devices and huge pages from the pool.
 OWNED_RESOURCES = frozenset({GPU_RESOURCE, EFA_RESOURCE, "hugepages-2Mi", "hugepages-1Gi"})
 #: Environment variables shardwise sets (launch, cache, fabric).
-OWNED_ENV = frozenset({"HF_TOKEN", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME",
+OWNED_ENV = frozenset({"HF_TOKEN", "VLLM_API_KEY", "HF_HOME", "HF_HUB_OFFLINE", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME",
                        "GLOO_SOCKET_IFNAME", "FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "LWS_LEADER_ADDRESS",
                        "LWS_GROUP_SIZE", "LWS_WORKER_INDEX"})
-OWNED_VOLUMES = frozenset({"dshm", "model-cache"})
-OWNED_PATHS = ("/dev/shm", "/root/.cache/huggingface")
+OWNED_VOLUMES = frozenset({"dshm", "model-cache", "home"})
+OWNED_PATHS = ("/dev/shm", "/root/.cache/huggingface", "/home/vllm")
 
 #: ``extra_args`` flags (snake_case, as :func:`~shardwise.rules.vllm.args.parse_serve_args`
 #: names them) and why each is refused there.
@@ -61,7 +61,7 @@ OWNED_FLAGS: dict[str, str] = {
     "host": "is set by shardwise (it serves on 0.0.0.0 behind the Service)",
     "load_format": "is set by `cache` (kind s3 streams with runai_streamer)",
     "download_dir": "is set by `cache`",
-    "api_key": "would show the key in the pod spec: set VLLM_API_KEY from a Secret in pod.env",
+    "api_key": "would show the key in the pod spec: name its Secret in api_key_secret",
     "config": "would hide the flags in its file from the rules: set them in engine's fields or extra_args",
 }
 
@@ -114,7 +114,8 @@ def pod_problems(spec: Workload, prefix: str = "pod") -> list[tuple[str, str]]:
                 out.append((f"{prefix}.{field}", f"`{res}` comes from {owner}"))
     for i, env in enumerate(p.env):
         if env.name in OWNED_ENV:
-            out.append((f"{prefix}.env[{i}].name", f"`{env.name}` is set by shardwise"))
+            hint = ": name the key's Secret in api_key_secret" if env.name == "VLLM_API_KEY" else ""
+            out.append((f"{prefix}.env[{i}].name", f"`{env.name}` is set by shardwise{hint}"))
     names = {v.name for v in p.volumes}
     for i, vol in enumerate(p.volumes):
         if vol.name in OWNED_VOLUMES:
@@ -128,6 +129,9 @@ def pod_problems(spec: Workload, prefix: str = "pod") -> list[tuple[str, str]]:
     for i, t in enumerate(p.tolerations):
         if t.key == GPU_TAINT_KEY:
             out.append((f"{prefix}.tolerations[{i}]", "the GPU taint is tolerated already"))
+    if spec.run_as_non_root and spec.cache.kind == "node-nvme":
+        out.append(("run_as_non_root", "a node-nvme cache is a hostPath directory the kubelet creates owned by root: "
+                    "UID 2000 could not write the download there; use a pvc or s3 cache, or run as root"))
     return out
 
 

@@ -24,6 +24,33 @@ ALB_ANNOTATIONS = {
 }
 
 
+#: The TLS policy of the HTTPS listener: TLS 1.3 and 1.2 only (an ELB predefined policy).
+ALB_SSL_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+
+
+def listener_annotations(router: RouterSpec) -> dict[str, str]:
+    """The listeners of an ALB router and who may reach them.
+
+    ``redirect``: HTTPS on 443 with ``certificate_arn`` and port 80 answering with a redirect to it (the
+    controller gives an HTTP listener only that default action when ``ssl-redirect`` is set); ``off``: HTTPS
+    only; ``plain``: HTTP on 80 only. ``inbound-cidrs`` becomes the load balancer's security group rules:
+    left out, the controller allows 0.0.0.0/0, so the components require it."""
+    ann: dict[str, str] = {}
+    if router.http == "plain":
+        ann["alb.ingress.kubernetes.io/listen-ports"] = '[{"HTTP": 80}]'
+    else:
+        ports = '[{"HTTP": 80}, {"HTTPS": 443}]' if router.http == "redirect" else '[{"HTTPS": 443}]'
+        ann["alb.ingress.kubernetes.io/listen-ports"] = ports
+        if router.certificate_arn:
+            ann["alb.ingress.kubernetes.io/certificate-arn"] = router.certificate_arn
+        ann["alb.ingress.kubernetes.io/ssl-policy"] = ALB_SSL_POLICY
+        if router.http == "redirect":
+            ann["alb.ingress.kubernetes.io/ssl-redirect"] = "443"
+    if router.inbound_cidrs:
+        ann["alb.ingress.kubernetes.io/inbound-cidrs"] = ",".join(router.inbound_cidrs)
+    return ann
+
+
 def _backend_host(router: RouterSpec, service: str) -> str | None:
     if len(router.services) == 1:
         return None
@@ -32,7 +59,8 @@ def _backend_host(router: RouterSpec, service: str) -> str | None:
 
 def render_router(router: RouterSpec,
                   backends: Sequence[VllmServiceSpec | VllmMultiNodeSpec]) -> list[dict[str, Any]]:
-    """An internal ALB Ingress with least-outstanding-requests routing, or Gateway API routes.
+    """An internal ALB Ingress with least-outstanding-requests routing and the listeners of
+    :func:`listener_annotations`, or Gateway API routes.
 
     One service is the default backend; several are told apart by host (``<service>.<domain>``).
     An Ingress routes only to Services of its own namespace (checked by the components).
@@ -41,7 +69,7 @@ def render_router(router: RouterSpec,
     chosen = [by_name[s] for s in router.services]
     if router.kind == "alb-ingress":
         ann = {"alb.ingress.kubernetes.io/scheme": "internal" if router.internal else "internet-facing",
-               **ALB_ANNOTATIONS}
+               **ALB_ANNOTATIONS, **listener_annotations(router)}
         # the load balancer lets in-flight requests of a deregistered pod finish while it drains
         drain = max(b.drain_seconds for b in chosen)
         ann[ALB_TG_ATTRIBUTES] = f"{ann[ALB_TG_ATTRIBUTES]},deregistration_delay.timeout_seconds={drain}"

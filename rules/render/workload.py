@@ -132,8 +132,18 @@ def _token_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]
     }]
 
 
+def _api_key_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
+    """vLLM's API key from its Secret: vLLM reads ``VLLM_API_KEY`` when ``--api-key`` is not given, so the key
+    is neither in the pod spec nor on the command line."""
+    ref = spec.api_key_secret
+    if ref is None:
+        return []
+    return [{"name": "VLLM_API_KEY",
+             "valueFrom": {"secretKeyRef": {"name": ref.name, "key": ref.key, "optional": ref.optional}}}]
+
+
 def serving_env(spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
-    return _token_env(spec) + cache.cache_env(spec)
+    return _token_env(spec) + _api_key_env(spec) + cache.cache_env(spec)
 
 
 def _volumes(gpus: int, spec: VllmServiceSpec | VllmMultiNodeSpec) -> list[dict[str, Any]]:
@@ -199,11 +209,33 @@ def _pod_spec(spec: VllmServiceSpec | VllmMultiNodeSpec, containers: list[dict[s
     return pod
 
 
+#: The user a non-root pod runs as: the `vllm` user of vllm/vllm-openai images that ship one (UID 2000, GID 0,
+#: HOME /home/vllm, group-0-writable caches); the other images run the same way with HOME on an emptyDir.
+NON_ROOT_UID, NON_ROOT_GID, NON_ROOT_HOME = 2000, 0, "/home/vllm"
+
+
+def harden(pod: dict[str, Any]) -> None:
+    """Run a pod spec as :data:`NON_ROOT_UID` at the Pod Security ``restricted`` level: non-root, no privilege
+    escalation, no capabilities, the RuntimeDefault seccomp profile; HOME (where HF, Triton, torch.compile and vLLM
+    keep their caches) on a writable emptyDir, and USER set (``getpass.getuser()`` of a UID /etc/passwd may not
+    list)."""
+    pod["securityContext"] = {"runAsNonRoot": True, "runAsUser": NON_ROOT_UID, "runAsGroup": NON_ROOT_GID,
+                              "fsGroup": NON_ROOT_UID, "seccompProfile": {"type": "RuntimeDefault"}}
+    pod["volumes"] = [*pod.get("volumes", []), {"name": "home", "emptyDir": {}}]
+    for c in [*pod.get("initContainers", []), *pod["containers"]]:
+        c["securityContext"] = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+        c["env"] = [{"name": "HOME", "value": NON_ROOT_HOME}, {"name": "USER", "value": "vllm"}, *c.get("env", [])]
+        c["volumeMounts"] = [{"name": "home", "mountPath": NON_ROOT_HOME}, *c.get("volumeMounts", [])]
+
+
 def pod_template(spec: VllmServiceSpec | VllmMultiNodeSpec, labels: dict[str, str],
                  containers: list[dict[str, Any]], gpus: int) -> dict[str, Any]:
-    """A pod template with the escape hatches of ``spec.pod`` merged in."""
+    """A pod template with the escape hatches of ``spec.pod`` merged in (and :func:`harden`-ed with
+    ``run_as_non_root``)."""
     template = {"metadata": {"labels": labels}, "spec": _pod_spec(spec, containers, gpus, spec.image)}
     pod_extras.apply_extras(template, containers, spec)
+    if spec.run_as_non_root:
+        harden(template["spec"])
     return template
 
 

@@ -3,8 +3,8 @@
 Recognised launch forms:
 
 - ``vllm serve MODEL [flags]`` (also after wrappers such as ``exec``, ``env``, ``tini --``);
-- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]`` (also NVIDIA Dynamo's
-  ``python3 -m dynamo.vllm --model MODEL [flags]``);
+- ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL [flags]`` (also vLLM's gRPC server
+  ``vllm.entrypoints.grpc_server`` and NVIDIA Dynamo's ``python3 -m dynamo.vllm --model MODEL [flags]``);
 - shell forms, ``sh -c "..."`` / ``bash -lc "..."``: the script is split into simple commands
   (``;``, ``&&``, ``||``, ``|``, newlines) and the first vLLM invocation is used;
 - the command/args split either way (``command: [vllm, serve]`` + ``args: [MODEL, ...]``);
@@ -34,7 +34,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
@@ -73,6 +73,14 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "host": ("host", "str"),
     "served-model-name": ("served_model_name", "names"),
     "lora-modules": ("lora_modules", "names"),  # nargs="+": name=path or JSON, one or more
+    # list-typed settings, which vLLM's argparse gives nargs="+" (EngineArgs' list fields):
+    # `--cudagraph-capture-sizes 1 2 4 8` takes every word up to the next flag, none is the model
+    "cudagraph-capture-sizes": ("cudagraph_capture_sizes", "names"),
+    "cuda-graph-sizes": ("cuda_graph_sizes", "names"),  # its older spelling (SchedulerConfig)
+    "ignore-patterns": ("ignore_patterns", "names"),
+    "logits-processors": ("logits_processors", "names"),
+    "collect-detailed-traces": ("collect_detailed_traces", "names"),
+    "allowed-media-domains": ("allowed_media_domains", "names"),
     "data-parallel-size-local": ("data_parallel_size_local", "int"),
     "kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
     "data-parallel-rank": ("data_parallel_rank", "int"),
@@ -141,7 +149,8 @@ _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 # Modules that take vLLM's engine flags with the model as ``--model``: vLLM's own API servers, and
 # NVIDIA Dynamo's vLLM worker (``python -m dynamo.vllm --model ...``).
-_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "dynamo.vllm"})
+_API_SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "dynamo.vllm",
+                                 "vllm.entrypoints.grpc_server"})  # vLLM's gRPC server takes the engine args too
 _CLI_MODULES = frozenset({"vllm.entrypoints.cli.main", "vllm"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&"})
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
@@ -169,6 +178,14 @@ def expand_k8s(text: str, env: Mapping[str, str]) -> str:
         return value if isinstance(value, str) else m.group(0)
 
     return _K8S_REF.sub(sub, text)
+
+
+def names_unknown(value: str, unknown: Collection[str]) -> bool:
+    """Whether ``value``, an env value after :func:`expand_k8s` over the variables defined before it, still
+    refers to a variable Kubernetes resolves but shardwise cannot read: one in ``unknown`` (a Secret, a
+    ConfigMap, the downward API; ``"*"`` when envFrom may define any) or a Service's variable."""
+    return any(name in unknown or "*" in unknown or _SERVICE_ENV.search(name)
+               for name in _K8S_REF_LEFT.findall(value))
 
 
 def _expand_shell(token: str, env: Mapping[str, str], unknown: Collection[str] = ()) -> str:
@@ -717,37 +734,75 @@ _SERVICE_ENV = re.compile(r"_SERVICE_(HOST|PORT)|_PORT(_\d+_(TCP|UDP|SCTP)(_(PRO
 _SHELL_SYNTAX = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]) -> tuple[str, str | None]:
-    """(the word as the container receives it, with references whose value is not known replaced by
-    UNKNOWN_TOKEN; the part of it that stays literal though it was meant as a reference, else None).
+#: A ``$(VAR)`` reference as text (what an escaped ``$$(VAR)`` or an env value Kubernetes left unexpanded holds).
+_REF_TEXT = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 
-    Kubernetes expands ``$(VAR)`` from the container's env and leaves an undefined one as written, and ``$$``
-    escapes a ``$``; it never expands ``${VAR}`` or ``$VAR`` (only a shell does), nor a Helm ``{{ }}``."""
-    leftover: list[str] = []
+
+@dataclasses.dataclass(frozen=True)
+class Leftover:
+    """A part of a word that reaches vLLM as written though it was meant as a reference.
+
+    ``how``: ``undefined`` (a ``$(VAR)`` the container's env does not define), ``unexpanded`` (``$(VAR)`` names
+    an env value that holds a ``$(X)`` Kubernetes did not expand: X is defined after it, or nowhere),
+    ``escaped`` (``$$(VAR)``: Kubernetes passes ``$(VAR)``), ``shell`` (``${VAR}``, ``$VAR``), ``helm``
+    (``{{ }}``). ``name``: the variable that decides it for ``undefined`` and ``unexpanded`` (whatever defines
+    it in the pod that really runs, an operator or a kustomize overlay, would change the word), else None."""
+
+    text: str
+    how: str
+    name: str | None = None
+
+
+def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]) -> tuple[str, Leftover | None]:
+    """(the word as the container receives it, with references whose value is not known replaced by
+    UNKNOWN_TOKEN; the first part of it that stays literal though it was meant as a reference, else None).
+
+    Kubernetes expands ``$(VAR)`` in command and args from the container's env (env, envFrom and the Service
+    variables) and leaves an undefined one as written; ``$$`` escapes a ``$`` (``$$(VAR)`` is passed as
+    ``$(VAR)``); an env value expands only the variables defined before it, and what it holds is not expanded
+    again. It never expands ``${VAR}`` or ``$VAR`` (only a shell does), nor a Helm ``{{ }}``."""
+    leftover: list[Leftover] = []
 
     def sub(m: re.Match[str]) -> str:
         if m.group(0) == "$$":
+            after = _REF_TEXT.match(word, m.end() - 1)
+            if after is not None and word[m.end():m.end() + 1] == "(":
+                leftover.append(Leftover("$" + after.group(0), "escaped"))
             return "$"
         name = m.group(1)
         value = env.get(name)
         if isinstance(value, str):
+            inner = _REF_TEXT.search(value)
+            if inner is not None and UNKNOWN_TOKEN not in value:
+                leftover.append(Leftover(m.group(0), "unexpanded", inner.group(1)))
             return value
         if name in unknown_env or "*" in unknown_env or m.group(0) == UNKNOWN_TOKEN or _SERVICE_ENV.search(name):
             return UNKNOWN_TOKEN
-        leftover.append(m.group(0))
+        leftover.append(Leftover(m.group(0), "undefined", name))
         return m.group(0)
 
     text = _K8S_REF.sub(sub, word)
     rest = text.replace(UNKNOWN_TOKEN, "")
-    for pattern in (_SHELL_SYNTAX, _HELM):
+    for pattern, how in ((_SHELL_SYNTAX, "shell"), (_HELM, "helm")):
         found = pattern.search(rest)
         if found is not None:
-            leftover.append(found.group(0))
+            leftover.append(Leftover(found.group(0), how))
     return text, (leftover[0] if leftover else None)
 
 
+class Crash(NamedTuple):
+    """A word vLLM exits on (:func:`literal_crash`)."""
+
+    at: int  # the word's index in ``[*command, *args]``
+    word: str  # the word to read in its place
+    why: str
+    #: The variable whose absence from the container's env makes it a crash (an undefined ``$(VAR)``), else None:
+    #: sure only where the object read is the pod that runs (not a kustomize patch, not an operator's template)
+    pending: str | None = None
+
+
 def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None,
-                  unknown_env: Collection[str] = ()) -> tuple[int, str, str] | None:
+                  unknown_env: Collection[str] = ()) -> Crash | None:
     """(index in ``[*command, *args]`` of the word, the word to read in its place, why vLLM exits) when a word
     the container passes to vLLM as written, without a shell, makes vLLM's argument parsing or model loading
     fail at start-up; None otherwise. The word to read instead leaves the setting it was meant for unknown
@@ -755,7 +810,8 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
 
     - a flag and its value in one list item (``"--tensor-parallel-size 2"``): argparse splits ``--flag=value``
       but not a word with a space, which it reads as a positional: "unrecognized arguments" (or the model);
-    - a reference Kubernetes leaves as written (``${TP}``, ``$TP``, an undefined ``$(TP)``, a Helm ``{{ }}``)
+    - a reference Kubernetes leaves as written (``${TP}``, ``$TP``, an undefined ``$(TP)``, an escaped
+      ``$$(TP)``, a ``$(VAR)`` whose env value holds a reference to a variable defined after it, a Helm ``{{ }}``)
       as the value of a flag vLLM converts (an integer, a number, a boolean) or as the model;
     - an empty model (``vllm serve ""``, ``--model ""``).
 
@@ -789,11 +845,9 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
             spelled, eq, inline = tok.partition("=")
             if any(c.isspace() for c in spelled):
                 flag = spelled.split()[0]
-                return at, f"{flag}={UNKNOWN_TOKEN}", (
-                    f"the argument {words[at]!r} is one list item: Kubernetes passes it as one word with a space in "
-                    f"it, which vLLM's argument parser does not split (it splits only {flag}=VALUE) and reads as a "
-                    "positional (an unrecognized argument, or the model), so vLLM exits at start-up; write "
-                    f"{flag} and its value as two items, or as {flag}=VALUE")
+                return Crash(at, f"{flag}={UNKNOWN_TOKEN}", (
+                    f"the argument {words[at]!r} is one list item, one word with a space in it, which vLLM's "
+                    f"argument parser does not split (it splits only {flag}=VALUE), so vLLM exits at start-up"))
             name = _SHORT.get(spelled[1:], "") if not tok.startswith("--") else _normalise(spelled[2:])
             key, kind = _FLAGS.get(name, ("", "bool" if name in _BOOL_FLAGS else "raw"))
             if kind == "bool" and not eq:
@@ -807,32 +861,43 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
                 continue
             why = _value_crash(key, kind, value, received[vat][1], words[vat])
             if why is not None:
-                return vat, f"{spelled}={UNKNOWN_TOKEN}" if eq else UNKNOWN_TOKEN, f"{spelled} {why}"
+                return Crash(vat, f"{spelled}={UNKNOWN_TOKEN}" if eq else UNKNOWN_TOKEN, f"{spelled} {why}",
+                             _pending(received[vat][1]))
         elif form == "serve" and not model_seen:
             model_seen = True
             why = _value_crash("model", "str", tok, leftover, words[at])
-            if why is not None:
-                return at, words[at], f"the model {why}"  # read as written: a model shardwise cannot name
+            if why is not None:  # read as written: a model shardwise cannot name
+                return Crash(at, words[at], f"the model {why}", _pending(leftover))
     return None
 
 
-def _value_crash(key: str, kind: str, value: str, leftover: str | None, written: str) -> str | None:
+def _pending(leftover: Leftover | None) -> str | None:
+    return leftover.name if leftover is not None and leftover.how in ("undefined", "unexpanded") else None
+
+
+def _value_crash(key: str, kind: str, value: str, leftover: Leftover | None, written: str) -> str | None:
     """Why vLLM exits on ``value`` of a flag (``key``, ``kind``), or None."""
     if key == "model" and value == "":
         return "is empty: vLLM finds no model named '' and exits"
     if leftover is None or UNKNOWN_TOKEN in value or not (kind in _CONVERTED or key == "model"):
         return None
-    if leftover.startswith("$(") and kind not in _CONVERTED:
-        # the model named by $(VAR): operators (OME's MODEL_PATH, a kustomize base's env under a patch) define the
-        # variable in the pod they build, so an undefined one is not sure to stay as written
-        return None
-    if leftover.startswith("{{"):
+    text = leftover.text
+    if leftover.how == "helm":
         how = "is an unrendered Helm placeholder: the file was not rendered (helm template), so vLLM receives it"
-    elif leftover.startswith("$("):
-        how = (f"refers to {leftover}, which the container's env does not define: Kubernetes leaves an undefined "
+    elif leftover.how == "undefined":
+        how = (f"refers to {text}, which the container's env does not define: Kubernetes leaves an undefined "
                "$(VAR) as written, so vLLM receives it")
+    elif leftover.how == "unexpanded":
+        how = (f"refers to {text}, whose env value holds $({leftover.name}), which Kubernetes does not expand (an "
+               "env value expands only the variables defined before it in the container's env), so vLLM "
+               f"receives $({leftover.name}) (written {written!r})")
+        written = ""
+    elif leftover.how == "escaped":
+        how = (f"escapes a reference: Kubernetes passes {text} as {text[1:]} ($$ is a literal $), so vLLM receives "
+               f"{text[1:]} (written {written!r})")
+        written = ""
     else:
-        how = (f"uses {leftover}: Kubernetes expands only $(VAR) in command and args (a shell expands ${{VAR}} and "
+        how = (f"uses {text}: Kubernetes expands only $(VAR) in command and args (a shell expands ${{VAR}} and "
                "$VAR, and there is none here), so vLLM receives it")
     what = "cannot load a model by that name" if key == "model" else "cannot read it as a value of the flag"
-    return f"{how} as written ({written!r}) and {what}, and exits at start-up"
+    return f"{how}{f' as written ({written!r})' if written else ''} and {what}, and exits at start-up"

@@ -29,7 +29,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
   profiles only the logits.
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
-  (pip installs before 0.11) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
@@ -43,6 +43,11 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   utilization").
 * ``sampler_warmup``: after the KV cache is sized and the CUDA graphs captured, V1 runs the dummy
   sampler again (``compile_or_warm_up_model``): its buffers come out of what the budget left outside.
+* ``cudagraph_sizes`` / ``full_cudagraphs`` / ``gpt_oss_capture``: which CUDA graphs V1 captures (the batch sizes,
+  ``1, 2, 4`` then multiples of 8 up to 512 (0.8-0.9), up to ``min(2 × max_num_seqs, 512)`` (0.10-0.11), and from
+  0.12 multiples of 8 below 256 and of 16 from 256; none above ``max_num_batched_tokens``), whether each size is
+  captured twice, piecewise and as a full decode graph for sizes up to ``max_num_seqs`` (``FULL_AND_PIECEWISE``,
+  the default from 0.11), and the largest size gpt-oss raises the capture to (1,024; 992 in 0.11).
 * ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
   communication buffers that are set up during the first forward pass are counted as non-torch memory
   (about 2 GiB per GPU in 0.19 logs).
@@ -73,6 +78,9 @@ Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
 Sampler = Literal["logits", "flashinfer", "sort", "triton"]
 HybridKv = Literal["as-full", "groups"]
+#: The default CUDA graph batch sizes: ``step8-512`` ([1, 2, 4] + multiples of 8 up to 512), ``step8`` (the same up
+#: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
+CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
@@ -149,6 +157,9 @@ class Behaviour:
     startup_free_check: bool = False  # V1 refuses when free memory at start is below utilization × total
     sampler_warmup: bool = False  # V1 warms the sampler up again after sizing, after the CUDA graphs
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
+    cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
+    full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
+    gpt_oss_capture: int = 0  # gpt-oss raises the largest capture size to this (0: no override)
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
@@ -192,12 +203,14 @@ _R080 = _row(
 )
 _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
-_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True)
+_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
 _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
-              kv_cache_memory_flag=True, runai_streamer=True, pip_flashinfer=True)
+              kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
+              gpt_oss_capture=992)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False)
+              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
+              pip_flashinfer=True)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -292,11 +305,11 @@ SOURCES: dict[str, str] = {
     "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
                       "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
                       "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
-    "pip_flashinfer": "the PyPI wheels of 0.8-0.10.x do not depend on flashinfer-python (their pip installs log "
-                      "'FlashInfer is not available. Falling back to the PyTorch-native implementation'); "
-                      "requirements/cuda.txt pins flashinfer-python in later releases (boundary at 0.11.0 assumed, not "
-                      "read in the 0.11.0 wheel's metadata); the official vllm/vllm-openai image installs it in "
-                      "every V1 release (docker/Dockerfile)",
+    "pip_flashinfer": "requirements/cuda.txt (what the PyPI wheel depends on): no flashinfer-python in 0.10.1.1 or "
+                      "0.11.0, flashinfer-python==0.5.3 from 0.12.0 (read in the 0.12.0 and 0.14.1 sdists); the pip "
+                      "installs of 0.8-0.11 log 'FlashInfer is not available. Falling back to the PyTorch-native "
+                      "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
+                      "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
 }

@@ -147,6 +147,7 @@ def test_several_files_with_errors_are_all_reported_in_input_order(work, capsys)
     assert out.splitlines()[-1].endswith(" — failed: 3 input errors")
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_the_parallel_reader_keeps_every_error_and_its_line(tmp_path):
     good = (ROOT / "tests/fixtures/rules/SW104/pass.yaml").read_text(encoding="utf-8")
     for i in range(220):
@@ -240,6 +241,24 @@ def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
     assert (rc, out.splitlines()[-1]) == (0, (
         "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
         "findings, 0 suppressed; skipped 1 file that is not inputs: CI configuration×1 — passed"))
+
+
+def test_tool_configurations_with_a_kind_but_no_api_version_are_not_inputs(work, capsys):
+    # defenseunicorns/leapfrogai: Zarf's zarf.yaml and UDS CLI's uds-bundle.yaml write `kind:` without `apiVersion`
+    # (no Kubernetes object does); they deploy charts, they are no broken manifests (exit 0, skipped with a reason)
+    put(work, "packages/vllm/zarf.yaml", "# yaml-language-server: $schema=zarf.schema.json\nkind: ZarfPackageConfig\n"
+        "metadata:\n  name: vllm\n  version: \"###ZARF_PKG_TMPL_IMAGE_VERSION###\"\ncomponents:\n  - name: vllm-model\n"
+        "    required: true\n    images:\n      - ghcr.io/defenseunicorns/leapfrogai/vllm:###ZARF_PKG_TMPL_IMAGE_VERSION###\n")
+    put(work, "bundles/uds-bundle.yaml", "kind: UDSBundle\nmetadata:\n  name: leapfrogai\n  version: dev\npackages:\n"
+        "  - name: vllm\n    path: ../../packages/vllm\n    ref: dev\n")
+    put(work, "deploy/broken.yaml", "kind: Deployment\nmetadata: {name: x}\nspec: {}\n")
+    rc, out, _ = lint(capsys, "packages", "bundles", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [
+        {"file": "packages/vllm/zarf.yaml", "reason": "Zarf package configuration"},
+        {"file": "bundles/uds-bundle.yaml", "reason": "UDS bundle configuration"}])
+    rc, out, _ = lint(capsys, "deploy/broken.yaml", "--format", "json")  # a Deployment without apiVersion: broken
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, ["object has no apiVersion"])
 
 
 def test_a_shardwise_stack_of_the_project_is_never_skipped(work, capsys):

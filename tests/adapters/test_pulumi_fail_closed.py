@@ -282,8 +282,7 @@ def test_a_state_entry_without_urn_names_its_line(tmp_path):
 
 # --- 9: a managed prefix list is a source --------------------------------------------------------------
 
-RAY_FROM = "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}; runtime ports must be reachable " \
-           "only from the group's own security group"
+RAY_FROM = "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}, not only from itself"
 
 
 def _vpc_rule(d: dict[str, Any], **source: Any) -> None:
@@ -377,6 +376,14 @@ RULE_ERR = f"shardwise: error: p.json:{LINE[RULE]}: {RULE_T} {urn(RULE_T, 'gpu-n
     (lambda d: inputs(d, LT).update(networkInterfaces=[
         {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "path": "eni.json"}]),
      LT_ERR + "networkInterfaces[0]: expected an object, found an asset or archive"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[None]), LT_ERR + "networkInterfaces[0]: expected an object, "
+                                                                         "found null"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[{"deviceIndex": 0, "interfaceType": "efa"}, None]),
+     LT_ERR + "networkInterfaces[1]: expected an object, found null"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[{"deviceIndex": 0, "associatePublicIpAddress": "yes"}]),
+     LT_ERR + "networkInterfaces[0].associatePublicIpAddress: expected \"true\" or \"false\", found 'yes'"),
+    (lambda d: inputs(d, LT).update(networkInterfaces=[{"deviceIndex": 0, "associatePublicIpAddress": 1}]),
+     LT_ERR + "networkInterfaces[0].associatePublicIpAddress: expected \"true\" or \"false\", found a number"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None)
 def test_a_wrongly_typed_value_is_an_input_error_naming_the_property(tmp_path, edit, message):
     assert error(tmp_path, edit) == message + "\n"
@@ -451,8 +458,7 @@ def test_a_hop_limit_aws_accepts_is_read(tmp_path, hops):
     expected = {
         1: [],
         64: [("SW304", "mandatory", AT[LT], "SW304: launch template `gpu-lt` of node pool `h100` sets "
-                                              "http_put_response_hop_limit = 64; required: http_tokens = required and "
-                                              "http_put_response_hop_limit = 1, so pods cannot take the node's IAM "
+                                              "http_put_response_hop_limit = 64, so pods can take the node's IAM "
                                               "credentials")],
         U: [("SW304", "mandatory", AT[LT], "SW304: cannot decide: http_put_response_hop_limit of launch template "
                                              f"`gpu-lt` {UNDECIDED}")],
@@ -464,3 +470,30 @@ def test_the_baseline_document_is_the_one_the_line_table_describes():
     text = json.dumps(preview(), indent=2).splitlines()
     for i, line in LINE.items():
         assert text[line - 1].strip().startswith('"urn": "') and copy.deepcopy(preview())["steps"][i]["urn"] in text[line - 1]
+
+
+# --- a launch template's interface that asks for a public IP (SW303) ---------------------------------------
+
+
+@pytest.mark.parametrize(("value", "found"), [
+    ("true", [("SW303", "mandatory", AT[LT], "SW303: node pool `h100` launches GPU nodes with a public IP: a network "
+                                              "interface of its launch template `gpu-lt` sets associatePublicIpAddress "
+                                              "= true, which gives the node a public address in any subnet; GPU nodes "
+                                              "must have private addresses only")]),
+    (True, [("SW303", "mandatory", AT[LT], "SW303: node pool `h100` launches GPU nodes with a public IP: a network "
+                                            "interface of its launch template `gpu-lt` sets associatePublicIpAddress "
+                                            "= true, which gives the node a public address in any subnet; GPU nodes "
+                                            "must have private addresses only")]),
+    (U, [("SW303", "mandatory", AT[NG], "SW303: cannot decide: associatePublicIpAddress of launch template `gpu-lt` "
+                                         f"of node pool `h100` {UNDECIDED}")]),
+    ("false", []),
+], ids=["true", "boolean", "unknown", "false"])
+def test_an_interface_that_asks_for_a_public_ip_blocks_in_any_subnet(tmp_path, value, found):
+    """EC2 gives an interface with associatePublicIpAddress a public IPv4 whatever its subnet maps on launch: the
+    node group's subnet here is one outside the inputs, which SW303 cannot see."""
+    def edit(d):
+        inputs(d, LT)["networkInterfaces"] = [{"deviceIndex": 0, "associatePublicIpAddress": value,
+                                               "securityGroups": [U]}]
+        d["steps"][LT]["newState"]["propertyDependencies"]["networkInterfaces"] = [urn(SG_T, "gpu-nodes")]
+    code, errors, findings = lint(tmp_path, edit)
+    assert (code, errors, [f for f in findings if f[0] == "SW303"]) == (1 if found else 0, "", found)

@@ -2,7 +2,9 @@
 
 A ``pulumi preview --json`` of a serving namespace (a vLLM Deployment, its ClusterIP Service and Ingress, a
 default-deny NetworkPolicy, a multi-node LeaderWorkerSet, a Karpenter NodePool with its EC2NodeClass, and an
-EC2NodeClass that allows IMDSv1 which no NodePool uses) gives no blocking finding of the rules below. For each
+EC2NodeClass that allows IMDSv1 which no NodePool uses) and of the AWS side of an EKS node group
+(:func:`pulumi_preview.stack_preview`'s security group, its rules, subnet, placement group, EFA launch template
+and node group) gives no blocking finding of the rules below. For each
 :class:`Case` a value at one path makes a security rule block; then that path *and every path above it* (the
 container, the pod spec, the whole ``spec``...) set to the engine's unknown sentinel must make the same rule
 block (mandatory: "cannot decide" or the finding itself) — in ``shardwise lint`` of the preview file and in the
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_preview import DEP_T, NP_T, SVC_T, U, lint_document, step
+from pulumi_preview import DEP_T, LT_T, NG_T, NP_T, PG_T, SG_T, SUB_T, SVC_T, U, lint_document, stack_preview, step
 from shardwise.rules.adapters.pulumi import resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
@@ -28,11 +30,13 @@ ING_T = "kubernetes:networking.k8s.io/v1:Ingress"
 NODEPOOL_T = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS_T = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
-SECURITY = ("SW301", "SW303", "SW304", "SW305", "SW306", "SW310")
+SECURITY = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW309", "SW310")
+#: The AWS resources of stack_preview, in its order.
+AWS_TYPES = (SG_T, SUB_T, PG_T, LT_T, NG_T)
 
-DEP, SVC, ING, NP, LWS, NODEPOOL, NODECLASS, LEGACY = range(8)
+DEP, SVC, ING, NP, LWS, NODEPOOL, NODECLASS, LEGACY, SG, SUBNET, PG, LT, NG = range(13)
 NAMES = ["Deployment", "Service", "Ingress", "NetworkPolicy", "LeaderWorkerSet", "NodePool", "EC2NodeClass",
-         "EC2NodeClass(legacy)"]
+         "EC2NodeClass(legacy)", "SecurityGroup", "Subnet", "PlacementGroup", "LaunchTemplate", "NodeGroup"]
 
 
 def _container(args: list[str], **more: Any) -> dict[str, Any]:
@@ -87,6 +91,7 @@ def preview() -> dict[str, Any]:
         step(NODECLASS_T, "legacy", {"metadata": {"name": "legacy"}, "spec": {
             "amiSelectorTerms": [{"alias": "al2@latest"}], "role": "KarpenterNodeRole-llm",
             "metadataOptions": {"httpTokens": "optional"}}}),
+        *(s for s in stack_preview()["steps"] if s["newState"]["type"] in AWS_TYPES),
     ]
     return {"steps": steps, "changeSummary": {"create": len(steps)}}
 
@@ -126,6 +131,17 @@ CASES = [
     Case(NODECLASS, ("spec", "metadataOptions", "httpTokens"), "optional", "SW304"),
     Case(NODECLASS, ("spec", "metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
     Case(NODEPOOL, ("spec", "template", "spec", "nodeClassRef", "name"), "legacy", "SW304"),
+    Case(DEP, ("spec", "template", "spec", "hostNetwork"), True, "SW309"),
+    Case(DEP, (*C0, "securityContext", "privileged"), True, "SW309"),
+    Case(LWS, (*LEADER_C0, "securityContext", "capabilities", "add"), ["SYS_ADMIN"], "SW309"),
+    # the AWS side: the node group's security group, subnet and launch template
+    Case(SG, ("ingress", 0, "cidrBlocks"), ["0.0.0.0/0"], "SW301"),
+    Case(SG, ("ingress", 0, "self"), False, "SW302"),
+    Case(SG, ("egress", 0, "self"), False, "SW302"),
+    Case(SUBNET, ("mapPublicIpOnLaunch",), True, "SW303"),
+    Case(LT, ("metadataOptions", "httpTokens"), "optional", "SW304"),
+    Case(LT, ("metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
+    Case(LT, ("networkInterfaces", 0, "associatePublicIpAddress"), "true", "SW303"),
 ]
 SWEEP = [(c, p) for c in CASES for p in c.paths]
 
@@ -134,7 +150,7 @@ def _with(res: int, path: Path_, value: Any) -> dict[str, Any]:
     doc = preview()
     node: Any = doc["steps"][res]["newState"]["inputs"]
     for key in path[:-1]:
-        node = node[key]
+        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]  # a securityContext to add
     node[path[-1]] = copy.deepcopy(value)
     return doc
 
@@ -172,6 +188,7 @@ def test_the_value_blocks(tmp_path: Path, case: Case) -> None:
     assert case.code in _pack_blocking(doc)
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize(("case", "path"), SWEEP,
                          ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])
 def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path: Path_) -> None:
@@ -207,16 +224,48 @@ def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tm
 def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_without_default_deny(
         tmp_path: Path) -> None:
     """The LeaderWorkerSet's leader runs Ray's head and its workers run vLLM: with the workers' command not known
-    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy)."""
+    the group is not read at all, and its runtime ports are open to the namespace (no default-deny policy; the
+    stack holds policies, so the gap is its own — with no policy in the input at all it would be advisory)."""
     doc = preview()
     lwt = doc["steps"][LWS]["newState"]["inputs"]["spec"]["leaderWorkerTemplate"]
     lwt["leaderTemplate"]["spec"]["containers"][0].update(
         args=None, command=["/bin/sh", "-c", "ray start --head --port=6379 --block"])
     lwt["workerTemplate"]["spec"]["containers"][0]["command"] = U
-    del doc["steps"][NP]
+    # the stack keeps its policies, but the one of the namespace now selects only the Deployment's pods
+    doc["steps"][NP]["newState"]["inputs"]["spec"]["podSelector"] = {"matchLabels": {"app": "llama"}}
     code, errors, findings = lint_document(tmp_path, doc)
     part = ("the command line of a container "
             "(spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].command)")
     assert (code, errors) == (1, "")
     assert [m for c, m in _codes(findings) if c == "SW305"] == [
         f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]
+    # a stack that holds no network policy at all does not say the cluster has none: the same note, advisory
+    del doc["steps"][NP]
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert [m for c, m in _codes(findings) if c == "SW305"] == []
+    assert [m for c, m in _codes(findings, "advisory") if c == "SW305" and "cannot decide" in m] == [
+        f"SW305: cannot decide: whether its namespace's pods can reach its runtime ports: {part} {AT_PREVIEW}"]
+
+
+# --- a value AWS rejects is an input error on that resource, in lint and in the pack (issue 29) ---------------
+
+
+@pytest.mark.parametrize("interfaces", [[None], [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": [U]},
+                                                 None]], ids=["only", "second"])
+def test_a_null_network_interface_is_an_input_error_not_one_interface_fewer(tmp_path: Path,
+                                                                             interfaces: list[Any]) -> None:
+    """``networkInterfaces: [null]`` in a launch template: AWS rejects the template (an interface needs a device
+    index). It was dropped, and the template read as having no interface (no EFA, no security group of its own)."""
+    doc = stack_preview()
+    [lt] = [s for s in doc["steps"] if s["newState"]["type"] == LT_T]
+    lt["newState"]["inputs"]["networkInterfaces"] = interfaces
+    code, errors, _ = lint_document(tmp_path, doc)
+    at = len(interfaces) - 1
+    assert code == 2 and errors.startswith("shardwise: error: p.json:") and errors.endswith(
+        f": {LT_T} {lt['urn']}: networkInterfaces[{at}]: expected an object, found null\n"), errors
+    resources = resources_from_json(doc, "p.json")
+    context = crossguard.StackContext()
+    [res] = [r for r in resources if r.type == LT_T]
+    for analysis in (crossguard.resource_analysis(res, context), crossguard.stack_analysis(resources, context)):
+        assert [(r.policy, r.urn) for r in analysis.internal] == [(analysis.errors_policy, res.urn)]
+        assert f"networkInterfaces[{at}]: expected an object, found null" in analysis.internal[0].message

@@ -379,6 +379,7 @@ def _variant(case: Case, value: Any) -> list[dict[str, Any]]:
     return steps
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_an_unknown_never_passes_where_a_value_blocks(tmp_path: Path, case: Case) -> None:
     if case.context is not None:
@@ -542,6 +543,7 @@ def _line_of_urn(text: str, res_urn: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if f'"urn": "{res_urn}"' in line)
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize("case", AWS_CASES, ids=lambda c: c.id)
 def test_a_wrongly_typed_aws_property_is_an_input_error_naming_it(tmp_path: Path, case: Case) -> None:
     steps = _steps(case.context)
@@ -576,6 +578,7 @@ def _pulumi_resources(steps: list[dict[str, Any]]) -> list[Any]:
     return resources_from_json(_doc(steps), "p.json")
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_the_pack_reads_every_unknown_without_an_internal_error(case: Case) -> None:
     resources = _pulumi_resources(_variant(case, U))

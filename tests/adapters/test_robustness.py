@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import io
 import json
 import math
@@ -67,8 +68,15 @@ def _parse(path: Path) -> list[Any] | None:
         return None  # bad-yaml.yaml: a parse error is its point; mutating it proves nothing more
 
 
-_PARSED = {p: _parse(p) for p in FIXTURES}
-MUTABLE = [p for p in FIXTURES if _PARSED[p] is not None]
+@functools.cache
+def _parsed(path: Path) -> list[Any] | None:
+    """:func:`_parse`, once per file and only when a test asks (not at collection: the edit loop pays nothing)."""
+    return _parse(path)
+
+
+@functools.cache
+def _mutable() -> tuple[Path, ...]:
+    return tuple(p for p in FIXTURES if _parsed(p) is not None)
 
 
 # --- values --------------------------------------------------------------------------------------
@@ -280,7 +288,7 @@ def _dump(docs: list[Any], suffix: str) -> str:
 
 def _mutated(data: st.DataObject, paths: list[Path]) -> tuple[Path, str]:
     path = data.draw(st.sampled_from(paths), label="fixture")
-    docs = copy.deepcopy(_PARSED[path])
+    docs = copy.deepcopy(_parsed(path))
     assert docs is not None
     for _ in range(data.draw(st.integers(1, 3), label="mutations")):
         data.draw(st.sampled_from(MUTATIONS), label="mutation")(docs, data)
@@ -364,7 +372,7 @@ _FUZZ = settings(
 @given(data=st.data())
 def test_fuzz_yaml_inputs(data: st.DataObject) -> None:
     """Kubernetes manifests, rule fixtures and examples, mutated."""
-    _check(*_mutated(data, [p for p in MUTABLE if p.suffix == ".yaml" and p not in STACK_FIXTURES]))
+    _check(*_mutated(data, [p for p in _mutable() if p.suffix == ".yaml" and p not in STACK_FIXTURES]))
 
 
 @pytest.mark.slow  # a thousand mutated inputs, each read and linted: most of the edit loop's time
@@ -380,9 +388,10 @@ def test_fuzz_stack_files(data: st.DataObject) -> None:
 @given(data=st.data())
 def test_fuzz_pulumi_json(data: st.DataObject) -> None:
     """``pulumi stack export`` and ``pulumi preview --json`` files, mutated."""
-    _check(*_mutated(data, [p for p in MUTABLE if p.suffix == ".json"]))
+    _check(*_mutated(data, [p for p in _mutable() if p.suffix == ".json"]))
 
 
+@pytest.mark.slow  # a sweep over every case: in make test, not in the edit loop (make test-fast)
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_unmutated_fixtures_keep_the_promise(path: Path) -> None:
     _check(path, path.read_text(encoding="utf-8"))
@@ -404,9 +413,10 @@ def _clean(path: Path) -> bool:
     return not read_inputs([str(path)], jobs=1).errors
 
 
-CLEAN = [p for p in MUTABLE if _clean(p)]
-YAML_TEXTS = {p: p.read_text(encoding="utf-8") for p in CLEAN if p.suffix == ".yaml"}
-JSON_TEXTS = {p: p.read_text(encoding="utf-8") for p in CLEAN if p.suffix == ".json"}
+@functools.cache
+def _texts(suffix: str) -> dict[Path, str]:
+    """The text of each clean fixture with ``suffix``, read when a test first asks."""
+    return {p: p.read_text(encoding="utf-8") for p in _mutable() if p.suffix == suffix and _clean(p)}
 
 
 def _run_source(data: st.DataObject, suffix: str, raw: bytes) -> tuple[int, dict[str, Any] | None, str, str]:
@@ -463,12 +473,13 @@ TAGS = ["!!bool", "!!int", "!!float", "!!timestamp", "!!binary", "!!null", "!!st
         "!!omap", "!!pairs", "!Ref", "!!python/object:os.system", "!"]
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_explicit_tags(data: st.DataObject) -> None:
     """An explicit tag on any scalar: read as that type, or an input error at that line."""
-    path = data.draw(st.sampled_from(sorted(YAML_TEXTS)), label="fixture")
-    text = YAML_TEXTS[path]
+    path = data.draw(st.sampled_from(sorted(_texts(".yaml"))), label="fixture")
+    text = _texts(".yaml")[path]
     keys = _key_lines(text)
     if not keys:
         return
@@ -481,12 +492,13 @@ def test_fuzz_explicit_tags(data: st.DataObject) -> None:
         assert any(e["line"] == line for e in doc["input_errors"]) or tag in ("!!str", "!!null", "!"), (line, err)
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_duplicate_yaml_keys(data: st.DataObject) -> None:
     """A key written twice in one mapping is an input error at the second, whatever the key."""
-    path = data.draw(st.sampled_from(sorted(YAML_TEXTS)), label="fixture")
-    text = YAML_TEXTS[path]
+    path = data.draw(st.sampled_from(sorted(_texts(".yaml"))), label="fixture")
+    text = _texts(".yaml")[path]
     keys = _key_lines(text)
     if not keys:
         return
@@ -519,12 +531,13 @@ def _json_with_duplicate(value: Any, target: int, counter: list[int]) -> str:
     return json.dumps(value)
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_duplicate_json_keys(data: st.DataObject) -> None:
     """A key written twice in one JSON object is an input error at the second (not: the last one wins)."""
-    path = data.draw(st.sampled_from(sorted(JSON_TEXTS)), label="fixture")
-    value = json.loads(JSON_TEXTS[path])
+    path = data.draw(st.sampled_from(sorted(_texts(".json"))), label="fixture")
+    value = json.loads(_texts(".json")[path])
     counter = [0]
     _json_with_duplicate(value, 0, counter)
     target = data.draw(st.integers(1, counter[0]), label="object")
@@ -541,11 +554,12 @@ def test_fuzz_duplicate_json_keys(data: st.DataObject) -> None:
 BAD_BYTES = [b"\xff", b"\xfe", b"\xc3", b"\xe9", b"\x80", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"]
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_bytes_that_are_not_utf8(data: st.DataObject) -> None:
     """A byte that is not UTF-8 anywhere in a file: an input error naming its line and column."""
-    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    path = data.draw(st.sampled_from(sorted({**_texts(".yaml"), **_texts(".json")})), label="fixture")
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     line = data.draw(st.integers(1, len(lines)), label="line")
@@ -561,11 +575,12 @@ def test_fuzz_bytes_that_are_not_utf8(data: st.DataObject) -> None:
                                       "save the file as UTF-8"), err
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_byte_order_mark_and_crlf_change_nothing(data: st.DataObject) -> None:
     """A UTF-8 byte order mark and Windows line breaks: the same report as the file without them."""
-    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    path = data.draw(st.sampled_from(sorted({**_texts(".yaml"), **_texts(".json")})), label="fixture")
     raw = path.read_bytes()
     variant = (b"\xef\xbb\xbf" if data.draw(st.booleans(), label="bom") else b"") + raw.replace(b"\n", b"\r\n")
     code, doc, _, _ = _run_source(data, path.suffix, raw)
@@ -583,11 +598,12 @@ YAML_CONTROLS = [*(chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)), 
 JSON_CONTROLS = [chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)]
 
 
+@pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())
 def test_fuzz_control_characters(data: st.DataObject) -> None:
     """A control character anywhere: an input error at its line, in our words for YAML."""
-    path = data.draw(st.sampled_from(sorted({**YAML_TEXTS, **JSON_TEXTS})), label="fixture")
+    path = data.draw(st.sampled_from(sorted({**_texts(".yaml"), **_texts(".json")})), label="fixture")
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
     line = data.draw(st.integers(1, len(lines)), label="line")
@@ -929,8 +945,8 @@ def test_stack_unknown_model_is_one_finding_on_the_line_of_its_service(tmp_path)
     text = _staging("model: hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "model: acme/x")
     code, err, findings = lint_text(tmp_path, "Pulumi.s.yaml", text)
     [sw004] = [f for f in findings if f["code"] == "SW004"]
-    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 32, "advisory", True)
-    assert sw004["message"].startswith("SW004: shardwise does not know the model: 'acme/x' is not in the catalog. ")
+    assert (code, sw004["line"], sw004["level"], sw004["undecided"]) == (0, 33, "advisory", True)
+    assert sw004["message"].startswith("SW004: shardwise does not know the model: 'acme/x' is not in the catalog; ")
 
 
 def test_stack_karpenter_pool_with_unknown_instance_type(tmp_path):
@@ -1000,13 +1016,14 @@ def _with_carrier(docs: list[Any], carrier: str) -> int:
     return touched
 
 
+@pytest.mark.slow  # fuzzes dozens of inputs: in make test, not in the edit loop (make test-fast)
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_flag_carrier_leaves_no_definite_verdict_on_the_flags_it_could_set(data: st.DataObject) -> None:
     path = data.draw(st.sampled_from(FLAG_FIXTURES), label="fixture")
     carrier = data.draw(st.sampled_from(CARRIERS), label="carrier")
-    docs = copy.deepcopy(_PARSED[path])
+    docs = copy.deepcopy(_parsed(path))
     assert docs is not None
     assert _with_carrier(docs, carrier) > 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -1044,6 +1061,7 @@ _EXPECTED_TYPE = {"template": dict, "spec": dict, "metadata": dict, "containers"
 _WRONG = {dict: [[1], "x", 5], list: [{"a": 1}, "x", 5], bool: ["true", 1, [True]]}
 
 
+@pytest.mark.slow  # fuzzes dozens of inputs: in make test, not in the edit loop (make test-fast)
 @settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

@@ -73,6 +73,7 @@ def agree(text: str, base: int = 0) -> bool:
     return True
 
 
+@pytest.mark.slow  # reads every YAML file of the repository twice: in make test, not in the edit loop
 def test_every_yaml_file_of_the_repository_reads_the_same():
     """Each file the Python reader reads, the compiled reader builds the same (it may leave a file to the
     Python reader only for an anchor, alias, tag or merge key); each file the Python reader refuses, it
@@ -194,6 +195,7 @@ def yamlish(draw: Any) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n...\n"]))
 
 
+@pytest.mark.slow  # fuzzes hundreds of inputs: in make test, not in the edit loop (make test-fast)
 @settings(max_examples=1500, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yamlish(), st.integers(0, 50))
 def test_random_yaml_reads_the_same_or_is_left_to_the_python_reader(text, base):
@@ -219,6 +221,7 @@ _DATA = st.recursive(
 )
 
 
+@pytest.mark.slow  # fuzzes hundreds of inputs: in make test, not in the edit loop (make test-fast)
 @settings(max_examples=600, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_DATA, min_size=1, max_size=3), st.sampled_from([None, False, True]), st.sampled_from([2, 4]),
        st.sampled_from([None, "'", '"', "|"]), st.integers(0, 50))

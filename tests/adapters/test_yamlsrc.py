@@ -3,7 +3,7 @@
 import pytest
 import yaml
 from repo_paths import ROOT
-from shardwise.rules.adapters import yamlsrc
+from shardwise.rules.adapters import yamlpy, yamlsrc
 from shardwise.rules.model.errors import InputError
 
 
@@ -18,7 +18,7 @@ def _same(a, b):
 
 
 def _slow(text):
-    return list(yaml.load_all(text, Loader=yamlsrc._LineLoader))
+    return list(yaml.load_all(text, Loader=yamlpy._LineLoader))
 
 
 PLAIN = """\
@@ -50,6 +50,40 @@ def test_event_path_matches_the_constructor_on_plain_yaml():
     assert doc["metadata"]["labels"] == {"a": "1", "b": True, "c": None, "d": 0.5, "e": 16,
                                          "f": __import__("datetime").date(2026, 11, 29)}
     assert fast[1:] == [None, {"just": "a scalar doc"}, "plain string"]
+
+
+#: Plain scalars the compiled reader asks Python to type: the words and numbers read without PyYAML and their
+#: neighbours that only PyYAML's resolvers read (octal, sexagesimal, underscores, exponents, dates, .inf).
+PLAIN_SCALARS = [
+    "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON",
+    "off", "Off", "OFF", "y", "n", "tRUE", "~", "null", "Null", "NULL", "nULL", "", "-1", "+1", "-0", "+0", "-07",
+    "-08", "-5", "+12", "-123456789012345678", "1234567890123456789", "-1234567890123456789", "0.9", "00.5", "-0.0",
+    "+0.25", "1.", ".5", "-.5", "1.5e3", "1.5e+3", "1_000", "1_0.5", "0x10", "0b11", "0o7", "017", "1:30",
+    "1:30.5", ".inf", "-.inf", ".nan", "2026-11-29", "2026-11-29T12:00:00Z", "2024-13-45", "<<", "=", "1.2.3",
+    "-", "+", "--tp", "-x", "9abc", "١٢", "1.٢", "name", "NoSchedule", "nvidia.com/gpu", "ON_DEMAND", "--port=8000",
+    "--max-model-len=8192", "-x.5", "32Gi", "300Gi", "0.0.0.0", "1e5", "12abc", "8080/TCP", "10.0.0.0/16", "1.5Gi",
+    "2026-11-29 12:00:00", "0.5 ", "-.5x", "9.9.9", "1__2", "0x1F", "0xZZ", "Z", "t", "T", "o", "x",
+]
+
+
+@pytest.mark.parametrize("value", PLAIN_SCALARS)
+def test_plain_scalars_read_without_pyyaml_are_what_pyyaml_reads(value):
+    fast, slow = yamlsrc._plain_value(value), yamlpy.plain_value(value)
+    assert (type(fast), fast) == (type(slow), slow) or (fast is slow is yamlsrc._NOT_HERE)
+
+
+def test_a_plain_manifest_is_read_without_importing_pyyaml():
+    """The compiled reader and the common plain scalars need no PyYAML (start-up time of a one-file lint)."""
+    import subprocess
+    import sys
+
+    if yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built")
+    code = ("import sys\nfrom shardwise.rules.adapters.yamlsrc import load_documents\n"
+            "docs = load_documents('a: true\\nb: [0.9, -3, null, x]\\n---\\nc: 8000\\n', 'f.yaml')\n"
+            "print(docs, 'yaml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[(1, {'a': True, 'b': [0.9, -3, None, 'x']}), (4, {'c': 8000})] False"
 
 
 @pytest.mark.parametrize("text,falls_back", [
@@ -242,6 +276,7 @@ def test_unhashable_key_is_an_input_error():
     assert "unhashable mapping key at line 1" in str(err.value)
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
     from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
     from shardwise.rules.checks.registry import ALL_RULES
@@ -257,6 +292,7 @@ def test_reading_many_files_in_processes_gives_the_same_inventory(tmp_path):
     assert run_rules(ALL_RULES, one) == run_rules(ALL_RULES, two)
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 def test_an_input_error_in_a_worker_keeps_its_file_and_line(tmp_path):
     from shardwise.rules.adapters import PARALLEL_MIN_FILES, load_inputs
 

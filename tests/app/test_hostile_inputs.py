@@ -260,6 +260,7 @@ def test_bracket_expressions_escapes_and_the_automaton(pattern, path, matched):
 _ALPHABET = "ab/-.*?[]!\\"
 
 
+@pytest.mark.slow  # fuzzes hundreds of inputs: in make test, not in the edit loop (make test-fast)
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=_ALPHABET, min_size=1, max_size=10), st.text(alphabet="ab/-.[]", max_size=12))
 def test_the_automaton_and_the_regular_expression_agree(glob, path):

@@ -87,17 +87,26 @@ LOGS = [
     Log("https://github.com/ovg-project/kvcached/pull/448", "0.27.1", find_model("Qwen/Qwen2.5-0.5B-Instruct"),
         36.33 / 0.92, sizing.EngineSettings(gpu_memory_utilization=0.92, enforce_eager=True), True, 0.93, 34.70,
         name="A100-40GB"),
-    # 4 × A100-40GB at 0.95: weights 34.43 GiB, activation 2.51 GiB, 0.04-0.13 GiB left for the KV cache
+    # 4 × A100-PCIE-40GB at 0.95, V1 (gpu_model_runner.py), --max-num-seqs 2 --max-model-len 8192: weights
+    # 34.43 GiB, activation 2.51 GiB (the vision tower on one dummy image of the processor's largest size, 16,384
+    # tokens: the mm_processor_kwargs max_pixels of the command is not applied to the profile), 0.04-0.13 GiB left
     Log("https://github.com/vllm-project/vllm/issues/16570", "0.8.3", QWEN25_VL_72B, 39.38,
-        sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=32768), False, 34.43,
-        name="A100-40GB (V0 engine: the log is worker.py's)"),
+        sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=8192, max_num_seqs=2), False, 34.43,
+        kv_gib=0.13, name="A100-PCIE-40GB"),
     # B200 (178.36 GiB), LLM class: weights 8.58, peak activation 9.96, non-torch 0.07 GiB; graphs after
     Log("https://github.com/vllm-project/vllm/pull/21489", "0.10.0", GEMMA3_4B, 178.36,
         sizing.EngineSettings(offline=True), True, 8.58, 178.36 * 0.9 - 8.58 - 9.96 - 0.07, arch="blackwell",
         name="B200"),
+    # one H100 (79.11 GiB) at 0.95, `vllm serve openai/gpt-oss-120b --gpu-memory-utilization 0.95
+    # --max-num-batched-tokens 1024` from a conda env's pip install (no FlashInfer: the sampler sorts 1,024 rows ×
+    # 201,088 at 39 B): "Available KV cache memory: 1.71 GiB", then one 131,072-token request does not fit
+    Log("https://github.com/vllm-project/vllm/issues/27508", "0.11.0", find_model("openai/gpt-oss-120b"), 79.11,
+        sizing.EngineSettings(gpu_memory_utilization=0.95, max_num_batched_tokens=1024, pip_install=True), False,
+        kv_gib=1.71, arch="hopper", name="H100"),
     # 2 × H100 at 0.95 (llm-d nightly, vLLM 0.11.0): graphs captured, "KV cache allocated: 41.87 GiB per
     # worker", then "CUDA out of memory occurred when warming up sampler with 1024 dummy requests". The
-    # margin (3.96 GiB) against context + NCCL + graphs + 1,024 × 151,936 × 16 B: 3.72 GiB, inside the band.
+    # margin (3.96 GiB) against context + NCCL + slack + the graphs captured after sizing (67 + 67 sizes,
+    # 2.86 GiB; the warm-up reuses the profile's peak): 3.86 GiB, inside the band.
     Log("https://github.com/llm-d/llm-d/issues/787", "0.11.0", find_model("Qwen/Qwen3-32B"), 79.19,
         sizing.EngineSettings(tp=2, gpu_memory_utilization=0.95), False, kv_gib=41.87, arch="hopper", name="H100",
         central=False),
@@ -107,11 +116,7 @@ LOGS = [
 def _size(log: Log) -> sizing.ReplicaSizing:
     device = sizing.Device(log.name or "GPU", log.gpu_gib, "nvidia", log.arch)
     settings = log.settings
-    if "V0 engine" in log.name:
-        release = "0.7.3"  # worker.py printed it: vLLM 0.8.3 fell back to V0 for this model
-    else:
-        release = log.release
-    return sizing.size_deployment(log.model, device, settings, release)
+    return sizing.size_deployment(log.model, device, settings, log.release)
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[f"{i}-{lg.url.rsplit('/', 1)[-1]}" for i, lg in enumerate(LOGS)])

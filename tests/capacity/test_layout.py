@@ -206,7 +206,12 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     wider engine: the smaller layout's replicas (with their headroom) would need more GPUs."""
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     small = _smallest_with_room(plan)
-    assert small is not None and plan.chosen is not None
+    if small is None:
+        # no layout starts beyond the band (Llama-3.1-70B on L4 with 0.11: the CUDA graphs captured after sizing
+        # do not fit the 2.2 GiB outside the budget at any TP × PP): plan recommends none
+        assert plan.chosen is None
+        return
+    assert plan.chosen is not None
     smallest, holds = small
     chosen = plan.chosen
     if chosen.parallel.world <= smallest.world:

@@ -305,22 +305,61 @@ def test_communication_buffers_count_at_tp2_from_0_19():
         pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
 
 
-def test_gpt_oss_20b_at_0_95_on_one_h100_fails_in_the_sampler_warm_up():
-    # 1,024 rows × 201,088 tokens: 39 B each with 0.14's sort (7.48 GiB), 16 B with 0.11's FlashInfer (3.07)
-    sure = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
-    assert (sure.starts, sure.verdict, sure.kv_verdict, sure.margin_verdict) == (False, "refuses", "starts", "refuses")
-    assert sure.refusal == (
-        "after the KV cache takes the budget, the 3.96 GiB outside it (1 − 0.95) must hold the CUDA context "
-        "(0.50 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "201,088 tokens (7.48 GiB): 8.38 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
-    close = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
-    assert (close.starts, close.verdict, close.margin_verdict, round(close.margin_need_gib, 2)) == (
-        False, "starts", "may-refuse", 3.97)  # the KV cache fits; SW101 says the margin may not
-    # 0.20 estimates the graphs inside the budget: only the context and the warm-up are left outside
+def test_cuda_graph_captures_by_release_and_model():
+    from shardwise.rules.vllm.versions import behaviour
+
+    def counted(model_id, release, seqs=1024, batched=8192):
+        sizes, full = sizing.cudagraph_captures(find_model(model_id), behaviour(release), seqs, batched)
+        return len(sizes), sum(sizes), len(full), max(sizes)
+
+    llama, oss = "meta-llama/Llama-3.1-8B-Instruct", "openai/gpt-oss-20b"
+    # 0.9: 1, 2, 4, 8 ... 512 whatever the batch; piecewise only
+    assert counted(llama, "0.9.2", seqs=256) == (67, 16647, 0, 512)
+    # 0.10: up to min(2 × max_num_seqs, 512); gpt-oss raises it to 1,024
+    assert counted(llama, "0.10.1.1", seqs=128) == (35, 4231, 0, 256)
+    assert counted(oss, "0.10.1.1") == (131, 66055, 0, 1024)
+    # 0.11: FULL_AND_PIECEWISE captures the decode sizes (up to max_num_seqs) a second time; gpt-oss up to 992
+    assert counted(llama, "0.11.0") == (67, 16647, 67, 512)
+    assert counted(oss, "0.11.0") == (127, 62007, 127, 992)
+    # 0.12: steps of 16 from 256; gpt-oss 1,024 again; never above max_num_batched_tokens
+    assert counted(llama, "0.14.1") == (51, 10503, 51, 512)
+    assert counted(llama, "0.14.1", seqs=256, batched=2048) == (51, 10503, 35, 512)
+    assert counted(oss, "0.14.1") == (83, 35335, 83, 1024)
+    assert counted(oss, "0.14.1", batched=512) == (51, 10503, 51, 512)
+
+
+def test_at_0_95_on_one_h100_gpt_oss_20b_fails_after_sizing_and_llama_qwen_gemma_start():
+    # The profile run already sampled 1,024 rows and the budget reserved that peak; memory_profiling gives it back
+    # before the KV cache is allocated, so the warm-up after sizing reuses it. What the profile did not see has to
+    # fit the 3.96 GiB outside the budget: the context, the allocator's slack and the CUDA graphs, which gpt-oss
+    # captures up to 1,024 tokens (992 on 0.11, twice from 0.11: piecewise and full) where others stop at 512.
+    oss11 = _h100("openai/gpt-oss-20b", "0.11.0", gpu_memory_utilization=0.95)
+    assert (oss11.starts, oss11.verdict, oss11.kv_verdict, oss11.margin_verdict) == (False, "refuses", "starts",
+                                                                                     "refuses")
+    assert round(oss11.cudagraph_gib_per_gpu, 2) == 5.99  # 124,014 tokens × 9 × 2,880 × 2 B
+    assert oss11.refusal == (
+        "the 3.96 GiB outside the KV budget (1 − 0.95) must hold 6.69 GiB: the CUDA context 0.50 GiB, allocator "
+        "slack 0.25 GiB, CUDA graphs captured after sizing 5.99 GiB and the sampler warm-up over 1,024 × 201,088 "
+        "tokens 3.07 GiB less the 3.11 GiB the profile run reserved: 5.94 GiB (vLLM: CUDA out of memory occurred "
+        "when warming up sampler with 1024 dummy requests)")
+    oss14 = _h100("openai/gpt-oss-20b", "0.14.1", gpu_memory_utilization=0.95)
+    assert (oss14.starts, oss14.verdict, oss14.margin_verdict, round(oss14.margin_need_gib, 2)) == (
+        False, "starts", "may-refuse", 4.12)  # 0.50 + 0.25 + 3.41 of graphs + 7.48 of warm-up − 7.52 reserved
+    # 0.20 estimates the graphs inside the budget: only the context and the slack are left outside
     later = _h100("openai/gpt-oss-20b", "0.20.0", gpu_memory_utilization=0.95)
-    assert (later.starts, round(later.margin_need_gib, 2)) == (True, 3.47)
-    assert _h100("openai/gpt-oss-20b", "0.11.0").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
+    assert (later.starts, later.margin_verdict, round(later.margin_need_gib, 2)) == (True, "starts", 0.75)
+    assert _h100("openai/gpt-oss-20b", "0.14.1").margin_verdict == "starts"  # 7.92 GiB at the default 0.9
+    # the same check lets the dense models start at 0.95, where charging the whole warm-up refused them
+    started = {(m, r): _h100(m, r, gpu_memory_utilization=0.95) for m, r in (
+        ("meta-llama/Llama-3.1-8B-Instruct", "0.14.1"), ("meta-llama/Llama-3.1-8B-Instruct", "0.11.0"),
+        ("Qwen/Qwen2.5-7B-Instruct", "0.14.1"), ("google/gemma-3-12b-it", "0.11.0"))}
+    assert {k: (s.starts, round(s.margin_need_gib, 2)) for k, s in started.items()} == {
+        ("meta-llama/Llama-3.1-8B-Instruct", "0.14.1"): (True, 2.13),
+        ("meta-llama/Llama-3.1-8B-Instruct", "0.11.0"): (True, 2.97),
+        ("Qwen/Qwen2.5-7B-Instruct", "0.14.1"): (True, 1.96),
+        # the vision encoder's profile peak (above the sampler's) leaves room the graphs reuse
+        ("google/gemma-3-12b-it", "0.11.0"): (True, 0.99),
+    }
 
 
 def test_too_little_free_memory_at_the_first_snapshot_is_refused():
@@ -335,10 +374,10 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
     # at 0.99 the snapshot passes (0.79 GiB margin) but the graphs and the warm-up do not fit after sizing
     late = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.11.0", tp=2, gpu_memory_utilization=0.99, max_model_len=8192)
     assert late.refusal == (
-        "after the KV cache takes the budget, the 0.79 GiB outside it (1 − 0.99) must hold the CUDA context and NCCL "
-        "(0.75 GiB), CUDA graphs captured after sizing (0.40 GiB) and the sampler warm-up over 1,024 sequences × "
-        "128,256 tokens (1.96 GiB): 3.11 GiB (vLLM: CUDA out of memory occurred when warming up sampler with 1024 "
-        "dummy requests)")
+        "the 0.79 GiB outside the KV budget (1 − 0.99) must hold 2.65 GiB: the CUDA context and NCCL 0.75 GiB, "
+        "allocator slack 0.25 GiB, CUDA graphs captured after sizing 1.71 GiB and the sampler warm-up over 1,024 × "
+        "128,256 tokens 1.96 GiB less the 2.02 GiB the profile run reserved: 1.65 GiB (vLLM: CUDA out of memory "
+        "occurred when warming up sampler with 1024 dummy requests)")  # at TP2 the graphs keep 3/4 of what TP1's do (2.29 GiB)
     # V0 has neither check
     assert _h100("meta-llama/Llama-3.1-8B-Instruct", "0.6.6", tp=2, gpu_memory_utilization=0.99,
                  max_model_len=8192).margin_verdict == "starts"
@@ -497,7 +536,8 @@ def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
     ("0.10.1", {}, "nvidia", "flashinfer"),  # the official image installs FlashInfer
     ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
     ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
-    ("0.11.0", {"pip_install": True}, "nvidia", "flashinfer"),  # requirements/cuda.txt brings it
+    ("0.11.0", {"pip_install": True}, "nvidia", "sort"),  # requirements/cuda.txt has no flashinfer-python yet
+    ("0.12.0", {"pip_install": True, "flashinfer_sampler": True}, "nvidia", "flashinfer"),  # it pins 0.5.3
     ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
     ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20
     ("0.14.1", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
@@ -550,3 +590,21 @@ spec:
     [g] = load_inputs([str(path)]).groups
     s = engine_settings(g)
     assert (s.pip_install, s.flashinfer_installed, s.flashinfer_sampler) == (True, None, False)
+
+
+def test_a_72b_vision_language_model_on_four_a100_40gb_at_0_95_and_4096_tokens():
+    # V1 profiles one dummy image of the processor's largest size (16,384 tokens, 65,536 patches) through the
+    # vision tower: its activations and the pixel values it keeps (1,176 per patch, float32 and bf16)
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    a100 = sizing.Device("A100-40GB", 39.38, "nvidia", "ampere", 1)
+    settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096)
+    got = {v: sizing.size_deployment(vl, a100, settings, v) for v in ("0.9.2", "0.11.0", "0.20.0")}
+    assert {v: (s.starts, round(s.encoder_gib_per_gpu, 2), round(s.available_kv_gib, 2), round(s.needed_kv_gib, 2))
+            for v, s in got.items()} == {
+        "0.9.2": (False, 2.62, 0.18, 0.31),  # vLLM refuses: one 4,096-token request does not fit
+        "0.11.0": (True, 2.62, 0.36, 0.31),  # NCCL outside the budget from 0.11: inside the band
+        "0.20.0": (False, 2.62, -0.04, 0.31),  # the graphs' estimate comes out of the budget
+    }
+    assert {s.verdict for s in got.values()} == {"may-refuse"}
+    assert got["0.9.2"].notes[0] == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+

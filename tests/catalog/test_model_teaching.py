@@ -354,8 +354,7 @@ def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_pat
     assert [f for f in _capacity_findings(guessed) if f[0] == "SW101"] == [(
         "SW101", "advisory",
         f"llama-3.1-70b-instruct {weights} (advisory: the model was matched to meta-llama/Llama-3.1-70B-Instruct by the name of its "
-        "path; the annotation shardwise.dev/base-model: meta-llama/Llama-3.1-70B-Instruct makes this finding "
-        "blocking)")]
+        "path only; shardwise.dev/base-model confirms it)")]
     # no finding of the guessed workload blocks
     assert [f for f in _capacity_findings(guessed) if f[1] == "mandatory"] == []
 

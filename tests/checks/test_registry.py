@@ -77,7 +77,8 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
-    "SW003": {"literal-words.yaml"},
+    "SW003": {"literal-words.yaml",
+              "operators.yaml"},  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
@@ -88,6 +89,8 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml"},
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},
+    "SW005": {"gitops.yaml"},  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+    "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "fail-configmap.yaml"},

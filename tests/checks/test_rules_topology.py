@@ -63,7 +63,7 @@ def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_tha
     assert all("the TP group would span 2 nodes" in m for m in spans) and len(spans) == 2
     for g in inv.groups:
         g.pods_per_group, g.gpus_per_pod = 1, 16
-    pending = [(f.level, f.message.split(":")[0]) for f in run_rules(rule, inv)]
+    pending = [(f.level, f.message.split(", so ")[0]) for f in run_rules(rule, inv)]
     assert pending == [
         ("mandatory", "a pod of this workload requests 16 nvidia.com/gpu for tensor_parallel_size 16, but a node of "
                       "pool `instance-type=p5.48xlarge` has 8"),

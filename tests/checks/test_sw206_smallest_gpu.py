@@ -26,7 +26,6 @@ def test_sw206_counts_one_max_model_len_sequence() -> None:
              for f in run_rules(ALL_RULES, load_inputs([FIXTURE])) if f.code == "SW206"]
     assert found == [
         ("SW206", "advisory", True, "Deployment default/phi4-mini-default", 13,
-         "the vLLM workload has no nodeSelector or node affinity; the capacity rules cannot size this "
-         "workload (weights, KV cache, context) until its GPU is known; select the GPU pool by "
-         "node.kubernetes.io/instance-type, nvidia.com/gpu.product or shardwise.dev/pool"),
+         "the vLLM workload has no nodeSelector or node affinity, so the capacity rules cannot size this "
+         "workload"),
     ]  # phi4-mini-4k (--max-model-len 4096) starts on any GPU

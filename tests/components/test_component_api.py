@@ -108,7 +108,9 @@ def test_runtime_network_in_the_programs_vpc():
         "net-namespace1-llama-405b-api"]
     policy = run.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "net-namespace1-llama-70b-api").inputs
     assert policy["metadata"]["namespace"] == "inference"
-    assert policy["spec"]["ingress"][0]["from"][2] == {"ipBlock": {"cidr": "10.50.0.0/16"}}  # the ALB's targets
+    # the ALB's targets: its subnets' ranges (the program's VPC: the ones its network spec names), not the VPC
+    assert policy["spec"]["ingress"][0]["from"][2:] == [{"ipBlock": {"cidr": "10.50.240.0/24"}},
+                                                        {"ipBlock": {"cidr": "10.50.241.0/24"}}]
 
 
 def test_vllm_service_children_outputs_and_escape_hatches():
@@ -140,7 +142,8 @@ def test_vllm_service_children_outputs_and_escape_hatches():
         "path": "/mnt/k8s-disks/0/shardwise-model-cache", "type": "DirectoryOrCreate"}}
     assert (c["startupProbe"]["periodSeconds"], c["startupProbe"]["failureThreshold"]) == (10, 57)
     assert c["args"][-5:] == ["--enable-auto-tool-choice", "--tool-call-parser", "llama3_json", "--host", "0.0.0.0"]
-    assert c["env"][-1] == {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}}
+    assert c["env"][1] == {"name": "VLLM_API_KEY",
+                           "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key", "optional": False}}}
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 4, "cpu": "16"}, "limits": {"nvidia.com/gpu": 4}}
     assert (pod["serviceAccountName"], pod["priorityClassName"], pod["imagePullSecrets"]) == (
         "model-reader", "inference-high", [{"name": "ecr-pull"}])
@@ -289,7 +292,7 @@ def test_standalone_problems_are_relative_to_the_arguments(tmp_path):
         "  pod.volume_mounts[0].name: no volume `scratch` in pod.volumes\n"
         "  pod.volume_mounts[0].mount_path: /dev/shm/x is shardwise's (/dev/shm, the model cache)\n"
         "  engine.extra_args: --load-format is set by `cache` (kind s3 streams with runai_streamer)\n"
-        "  engine.extra_args: --api-key would show the key in the pod spec: set VLLM_API_KEY from a Secret in pod.env")
+        "  engine.extra_args: --api-key would show the key in the pod spec: name its Secret in api_key_secret")
     assert [r.type for r in run.resources] == ["aws:ecr/repository:Repository"]  # nothing of the component
 
 
@@ -346,8 +349,8 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
         pulumi.export("validation", svc.validation)
     '''
     sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, "
-             "but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len; no p95 "
-             "context declared) together, at least the 16 one replica must hold (16 by annotation "
+             "but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len) "
+             "together, at least the 16 one replica must hold (16 by annotation "
              "shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag)")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
     assert run.exports["validation"] == {
@@ -450,9 +453,10 @@ def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches
 
 @pytest.mark.parametrize("args_cls,spec_cls,own", [
     (VllmServiceArgs, VllmServiceSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
-                                        "kubeconfig", "hf_token", "hf_token_secret_exists"}),
+                                        "kubeconfig", "hf_token", "hf_token_secret_exists", "api_key_secret_exists"}),
     (VllmMultiNodeArgs, VllmMultiNodeSpec, {"production", "validate", "cluster_name", "installs", "k8s_provider",
-                                            "kubeconfig", "hf_token", "hf_token_secret_exists"}),
+                                            "kubeconfig", "hf_token", "hf_token_secret_exists",
+                                            "api_key_secret_exists"}),
     (InferenceRouterArgs, RouterSpec, {"backends", "validate", "installs", "k8s_provider", "kubeconfig"}),
 ])
 def test_args_map_onto_the_spec_fields_with_the_same_defaults(args_cls, spec_cls, own):

@@ -21,6 +21,7 @@ from test_components import broken, stack_config, stack_run
 
 REL = "kubernetes:helm.sh/v3:Release::prod-cluster-"
 NS = "kubernetes:core/v1:Namespace::prod-namespace-serving"
+KEY = "kubernetes:core/v1:Secret::prod-api-key-serving-vllm-api-key"
 
 
 def test_custom_resources_wait_for_the_releases_that_install_their_crds():
@@ -32,7 +33,7 @@ def test_custom_resources_wait_for_the_releases_that_install_their_crds():
             NS, f"{REL}kube-prometheus-stack"]
     assert run.depends_on("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
                           "prod-llama-405b-leaderworkerset") == [
-        NS, "kubernetes:core/v1:Secret::prod-hf-token-serving-hf-token", f"{REL}lws"]
+        NS, KEY, "kubernetes:core/v1:Secret::prod-hf-token-serving-hf-token", f"{REL}lws"]
     # the Ingress waits for the controller that gives it an address (and whose webhook gates the pods)
     assert run.depends_on("kubernetes:networking.k8s.io/v1:Ingress", "prod-llm-ingress-llm") == [
         NS, f"{REL}aws-load-balancer-controller"]
@@ -95,7 +96,8 @@ def test_the_cache_claim_is_not_awaited_and_the_deployment_waits_for_it():
     assert claim.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert run.depends_on("kubernetes:apps/v1:Deployment", "staging-llama-70b-awq-deployment") == [
         "kubernetes:core/v1:Namespace::staging-namespace-serving",
-        "kubernetes:core/v1:PersistentVolumeClaim::staging-llama-70b-awq-persistentvolumeclaim"]
+        "kubernetes:core/v1:PersistentVolumeClaim::staging-llama-70b-awq-persistentvolumeclaim",
+        "kubernetes:core/v1:Secret::staging-api-key-serving-vllm-api-key"]
 
 
 def test_the_created_cluster_installs_the_load_balancer_controller_and_the_autoscaler_with_their_iam():
@@ -190,7 +192,8 @@ from shardwise.rules.adapters.stack import spec_from_value
 
 spec = spec_from_value(pulumi.Config("shardwise").require_object("environment"), "shardwise:environment")
 other = aws.Provider("other-account", region="eu-west-1")
-ServingEnvironment("env", ServingEnvironmentArgs(spec=spec, kubeconfig="{{}}", hf_token_secret_exists=True),
+ServingEnvironment("env", ServingEnvironmentArgs(spec=spec, kubeconfig="{{}}", hf_token_secret_exists=True,
+                                                 api_key_secret_exists=True),
                    opts=pulumi.ResourceOptions(providers=[other]))
 '''
 
@@ -272,7 +275,7 @@ def test_prod_without_its_token_fails_at_preview_naming_the_gated_models():
 
 def test_prod_makes_one_secret_from_the_token_and_its_workloads_wait_for_it():
     run = stack_run("prod")
-    (secret,) = run.of_type("kubernetes:core/v1:Secret")
+    (secret,) = [s for s in run.of_type("kubernetes:core/v1:Secret") if "hf-token" in s.name]
     assert secret.name == "prod-hf-token-serving-hf-token"
     assert secret.inputs["metadata"] == {"name": "hf-token", "namespace": "serving",
                                          "labels": {"app.kubernetes.io/managed-by": "shardwise"}}
@@ -281,9 +284,9 @@ def test_prod_makes_one_secret_from_the_token_and_its_workloads_wait_for_it():
     assert run.depends_on("kubernetes:core/v1:Secret", secret.name) == [NS]
     token = f"kubernetes:core/v1:Secret::{secret.name}"
     # the pods wait for it; the workloads' other objects do not
-    assert run.depends_on("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment") == [NS, token]
+    assert run.depends_on("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment") == [NS, KEY, token]
     assert run.depends_on("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
-                          "prod-llama-405b-leaderworkerset") == [NS, token, f"{REL}lws"]
+                          "prod-llama-405b-leaderworkerset") == [NS, KEY, token, f"{REL}lws"]
     assert run.depends_on("kubernetes:core/v1:Service", "prod-llama-70b-service") == [NS]
     # the pods read it under the key the Secret has
     dep = run.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs
@@ -293,7 +296,8 @@ def test_prod_makes_one_secret_from_the_token_and_its_workloads_wait_for_it():
 
 
 def test_a_secret_made_elsewhere_is_named_not_made():
-    run = stack_run("dev")  # shardwise:hfTokenSecretExists: External Secrets makes hf-token in serving
+    # shardwise:hfTokenSecretExists and apiKeySecretExists: External Secrets makes hf-token and vllm-api-key
+    run = stack_run("dev")
     assert run.of_type("kubernetes:core/v1:Secret") == []
 
 
@@ -301,7 +305,10 @@ def test_the_token_is_kept_secret_in_the_state():
     from pulumi.runtime import rpc
 
     run = stack_run("prod")
-    (secret,) = run.of_type("kubernetes:core/v1:Secret")
+    secret, key = run.one("kubernetes:core/v1:Secret", "prod-hf-token-serving-hf-token"), run.one(
+        "kubernetes:core/v1:Secret", "prod-api-key-serving-vllm-api-key")
+    assert key.inputs["stringData"] == {rpc._special_sig_key: rpc._special_secret_sig,
+                                        "value": {"api-key": STACK_SECRETS["prod"]["shardwise:apiKey"]}}
     value = secret.inputs["stringData"]
     # the mocks see the secret's wire form: the engine encrypts it in the state
     assert value == {rpc._special_sig_key: rpc._special_secret_sig,

@@ -77,7 +77,10 @@ def test_every_stack_builds_its_environment(env):
     # the ALB routes to the serving namespace: its pods get readiness gates
     (ns,) = run.of_type("kubernetes:core/v1:Namespace")
     assert (ns.name, ns.inputs["metadata"]) == (f"{env}-namespace-serving", {"name": "serving", "labels": {
-        "app.kubernetes.io/managed-by": "shardwise", "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}})
+        "app.kubernetes.io/managed-by": "shardwise", "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled",
+        # dev and prod keep weights on the node's NVMe (a hostPath: not even baseline); staging's pods run as root
+        "pod-security.kubernetes.io/enforce": "baseline" if env == "staging" else "privileged",
+        "pod-security.kubernetes.io/audit": "restricted"}})
     # the GPU-node security group: all traffic to and from itself, HTTPS out, nothing else
     sg = f"{env}-network-gpu-nodes"
     vpc = {"dev": "vpc-0d1e2f3a4b5c6d7e8", "staging": "vpc-0a1b2c3d4e5f60718", "prod": "prod-network-vpc-id"}[env]
@@ -110,8 +113,15 @@ def test_existing_vpc_mode_uses_the_clusters_subnets(env):
     net = stack_config(env)["shardwise:environment"]["network"]
     assert run.of_type("aws:ec2/vpc:Vpc") == [] and run.of_type("aws:ec2/subnet:Subnet") == []
     assert run.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") == []  # endpoints are opt-in in an existing VPC
-    # no endpoint, no route-table lookup; the cluster's own lookup (the program's and the environment's)
-    assert run.calls == [("aws:eks/getCluster:getCluster", {"name": f"llm-{env}"})] * 2
+    # no endpoint, no route-table lookup; the cluster's own lookup (the program's and the environment's); the
+    # managed pool (staging) looks up where its instance type is offered and its subnets' zones (Karpenter chooses
+    # its own: dev)
+    offered = [("aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings", {
+        "locationType": "availability-zone", "filters": [{"name": "instance-type", "values": ["p5.4xlarge"]}]})]
+    subnets = [("aws:ec2/getSubnet:getSubnet", {"id": i}) for i in net["private_subnet_ids"]]
+    assert sorted(run.calls, key=json.dumps) == sorted(
+        [("aws:eks/getCluster:getCluster", {"name": f"llm-{env}"})] * 2 + (offered + subnets if env == "staging"
+                                                                           else []), key=json.dumps)
     assert net["vpc_id"] == run.one("aws:ec2/securityGroup:SecurityGroup", f"{env}-network-gpu-nodes").inputs["vpcId"]
 
 

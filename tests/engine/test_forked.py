@@ -115,11 +115,13 @@ def _many_groups(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 @needs_fork
 def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
     from shardwise.rules.adapters import read_inputs
     from shardwise.rules.checks.registry import ALL_RULES
-    from shardwise.rules.engine import SPLIT_MIN_GROUPS, LintConfig, run_rules, run_rules_split
+    from shardwise.rules.engine import SPLIT_MIN_GROUPS, LintConfig, run_rules
+    from shardwise.rules.engine.split import run_rules_split
     from shardwise.rules.report import workload_summary
 
     inv = read_inputs([str(_many_groups(tmp_path))], jobs=1)
@@ -134,6 +136,7 @@ def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
     assert run_rules_split(ALL_RULES, inv, config, 1, lambda g: 1) == (one, None)
 
 
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 @needs_fork
 def test_a_split_lint_writes_the_report_one_process_writes(tmp_path, monkeypatch):
     from shardwise.rules.app.run import LintOptions, lint_report, render

@@ -58,7 +58,9 @@ namespace_name = namespace.metadata.name
 
 # --- every component, fed with those outputs -----------------------------------------------------------
 network = RuntimeNetwork("net", RuntimeNetworkArgs(
-    region="us-east-1", cluster_name=cluster.name, network={"cidr": "10.50.0.0/16", "endpoints": True}, vpc_id=vpc.id,
+    region="us-east-1", cluster_name=cluster.name, network={"cidr": "10.50.0.0/16", "endpoints": True,
+                                               "load_balancer_cidrs": ["10.50.240.0/24", "10.50.241.0/24"]},
+    vpc_id=vpc.id,
     private_subnet_ids=subnet_ids, network_policies=False, k8s_provider=provider))
 node_sgs = [network.security_group_id, cluster.vpc_config.cluster_security_group_id]
 h100 = GpuNodePool("h100", GpuNodePoolArgs(
@@ -77,8 +79,8 @@ service = VllmService("llama-70b", VllmServiceArgs(
     engine=EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", tensor_parallel_size=4, max_model_len=32768,
                           max_num_seqs=64, extra_args=("--enable-auto-tool-choice", "--tool-call-parser", "llama3_json")),
     p95_context_tokens=6144, cache={"kind": "node-nvme", "throughput_mib_s": 2000},
+    api_key_secret={"name": "vllm-api", "key": "key"},
     pod={"service_account": {"name": "model-reader", "role_arn": reader_role.arn},
-         "env": [{"name": "VLLM_API_KEY", "secret_key_ref": {"name": "vllm-api", "key": "key"}}],
          "requests": {"cpu": "16"}, "priority_class_name": "inference-high", "image_pull_secrets": ["ecr-pull"]},
     metrics={"labels": {"release": "kube-prometheus-stack"}}, validate={"SW106": "bf16 is the evaluated baseline"},
     cluster_name=cluster.name, k8s_provider=provider, hf_token=hf_token))
@@ -87,9 +89,11 @@ group = VllmMultiNode("llama-405b", VllmMultiNodeArgs(
     engine={"model": "meta-llama/Llama-3.1-405B-Instruct", "tensor_parallel_size": 8, "pipeline_parallel_size": 2,
             "max_model_len": 16384, "max_num_seqs": 16},
     model_cache_gib=900, cache={"kind": "pvc", "storage_class": "fsx-lustre", "throughput_mib_s": 4500},
-    kubeconfig=kube, hf_token_secret_exists=service.token_secret))  # the service makes hf-token in this namespace
+    api_key_secret={"name": "vllm-api", "key": "key"}, kubeconfig=kube, hf_token_secret_exists=service.token_secret))  # the service makes hf-token in this namespace
 router = InferenceRouter("llm", InferenceRouterArgs(
-    name="llm", namespace=namespace_name, backends=[service, group], domain="llm.example.com", k8s_provider=provider))
+    name="llm", namespace=namespace_name, backends=[service, group], domain="llm.example.com",
+    certificate_arn="arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+    inbound_cidrs=["10.50.0.0/16", "192.0.2.0/24"], k8s_provider=provider))
 policies = network.declare_policies([service, group], [router])
 made = EksCluster("made", EksClusterArgs(
     name="made", region="us-east-1", subnet_ids=subnet_ids, role_arn=cluster_role.arn, node_role_arn=node_role.arn,

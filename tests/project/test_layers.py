@@ -260,3 +260,43 @@ def test_components_do_not_size_through_the_adapters():
     assert sorted(reaching - SIZING_THROUGH_ADAPTERS) == []
     assert sorted(SIZING_THROUGH_ADAPTERS - reaching) == [], "gone: take it off the list"
 
+
+
+#: The imports of shardwise modules made inside a function outside app/ (the front ends, where lazy imports keep
+#: the start-up short): each loads what only some inputs need, so a run over plain manifests never imports it.
+#: Elsewhere an import inside a function hides an arrow of the floor plan. Never add to it without that reason.
+LOCAL_IMPORTS_FOR_START_UP = {
+    "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
+    "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
+    "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
+    "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
+    "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
+    "rules/adapters/load.py: shardwise.rules.adapters.stack",
+    "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
+    "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
+    "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries
+}
+
+
+def test_imports_inside_functions_outside_the_front_ends_are_the_listed_ones():
+    inside = set()
+    for path, module, is_package, parts in _modules("rules"):
+        if parts[:1] == ("app",) or path == ROOT / "rules" / "__main__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            base = module.split(".") if is_package else module.split(".")[:-1]
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    target = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+                    subs = [f"{target}.{a.name}" for a in node.names]
+                    inside.update(f"{path.relative_to(ROOT)}: {s if _is_module(s) else target}" for s in subs)
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shardwise"):
+                    inside.add(f"{path.relative_to(ROOT)}: {node.module}")
+                elif isinstance(node, ast.Import):
+                    inside.update(f"{path.relative_to(ROOT)}: {a.name}" for a in node.names
+                                  if a.name.startswith("shardwise"))
+    assert sorted(inside - LOCAL_IMPORTS_FOR_START_UP) == []
+    assert sorted(LOCAL_IMPORTS_FOR_START_UP - inside) == [], "gone: take it off the list"

@@ -101,3 +101,18 @@ def test_karpenter_capacity_block_selects_its_reservation():
     assert nodeclass["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
     assert nodepool["spec"]["template"]["spec"]["requirements"][1] == {
         "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
+
+
+def test_an_on_demand_capacity_reservation_is_targeted_without_a_market_type():
+    odcr = NodePoolSpec(name="h100", instance_type="p5.48xlarge", capacity_reservation_id="cr-0a1b2c3d4e5f60718",
+                        availability_zone="us-east-1a")
+    plan = launch_template_plan(odcr)
+    # targeted from the launch template; the market type and the template's instance type are Capacity Blocks' only
+    assert (plan.capacity_reservation_id, plan.market_type, plan.instance_type) == (
+        "cr-0a1b2c3d4e5f60718", None, None)
+    assert launch_template_plan(NodePoolSpec(name="h100", instance_type="p5.48xlarge")).capacity_reservation_id is None
+    # Karpenter: the reservation first, plain on-demand beyond it
+    nodeclass, nodepool = render_karpenter(odcr.model_copy(update={"provisioner": "karpenter"}), "role", ["s"], ["g"])
+    assert nodeclass["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0a1b2c3d4e5f60718"}]
+    assert nodepool["spec"]["template"]["spec"]["requirements"][1] == {
+        "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved", "on-demand"]}

@@ -25,7 +25,7 @@ def test_escape_hatches_are_merged_into_the_pod():
     assert tpl["metadata"] == {"labels": {"team": "inference", **group_labels("llama-70b")},
                                "annotations": {"example.com/owner": "ml-platform"}}
     assert c["args"][-5:] == ["--trust-remote-code", "--chat-template", "/templates/llama.jinja", "--host", "0.0.0.0"]
-    assert c["env"][-2:] == [{"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": "vllm-api", "key": "key"}}},
+    assert c["env"][-2:] == [{"name": "WANDB_API_KEY", "valueFrom": {"secretKeyRef": {"name": "wandb", "key": "key"}}},
                              {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]
     assert c["envFrom"] == [{"configMapRef": {"name": "vllm-tuning"}, "prefix": "VLLM_"}]
     assert c["volumeMounts"][-1] == {"name": "templates", "mountPath": "/templates", "readOnly": True}
@@ -76,3 +76,33 @@ def test_escape_hatches_refuse_what_the_rules_or_shardwise_own():
         ("engine.extra_args", "--enforce-eager is read by the rules: set engine.enforce_eager"),
         ("engine.extra_args", "`x.jinja` is not a flag (a positional argument would be taken as the model)"),
     ]
+
+
+def test_a_non_root_pod_meets_the_restricted_level_with_its_caches_under_home():
+    spec = service(cache={"kind": "pvc", "storage_class": "gp3"}, run_as_non_root=True)
+    dep = next(o for o in render_vllm_service(spec) if o["kind"] == "Deployment")
+    pod = dep["spec"]["template"]["spec"]
+    assert pod["securityContext"] == {"runAsNonRoot": True, "runAsUser": 2000, "runAsGroup": 0, "fsGroup": 2000,
+                                      "seccompProfile": {"type": "RuntimeDefault"}}
+    assert pod["volumes"][-1] == {"name": "home", "emptyDir": {}}
+    (init,) = pod["initContainers"]
+    (c,) = pod["containers"]
+    for container in (init, c):
+        assert container["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        # /root is closed to UID 2000: HOME and the Hugging Face cache live under /home/vllm
+        assert (env["HOME"], env["USER"], env["HF_HOME"]) == ("/home/vllm", "vllm", "/home/vllm/.cache/huggingface")
+        assert [(m["name"], m["mountPath"]) for m in container["volumeMounts"] if m["name"] in ("home", "model-cache")] \
+            == [("home", "/home/vllm"), ("model-cache", "/home/vllm/.cache/huggingface")]
+    # a root pod is as before: no securityContext, the cache under /root
+    root = next(o for o in render_vllm_service(service(cache={"kind": "pvc", "storage_class": "gp3"}))
+                if o["kind"] == "Deployment")["spec"]["template"]["spec"]
+    assert "securityContext" not in root and "securityContext" not in root["containers"][0]
+    assert {"name": "model-cache", "mountPath": "/root/.cache/huggingface"} in root["containers"][0]["volumeMounts"]
+
+
+def test_non_root_refuses_the_root_owned_node_nvme_cache():
+    spec = service(cache={"kind": "node-nvme"}, run_as_non_root=True)
+    assert pod_problems(spec) == [("run_as_non_root", (
+        "a node-nvme cache is a hostPath directory the kubelet creates owned by root: UID 2000 could not write the "
+        "download there; use a pvc or s3 cache, or run as root"))]

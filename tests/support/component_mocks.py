@@ -6,7 +6,8 @@ registration is recorded. The mocks answer like the AWS provider would for the o
 (an IAM role's ARN, an ECR repository's URL, an EKS cluster's endpoint, certificate and security
 group) and for the data sources the program reads (``aws.eks.getCluster``; ``aws.ec2.getRouteTables`` by
 subnet and ``aws.ec2.getRouteTable`` for a VPC's main table, which the subnets in
-:data:`MAIN_TABLE_SUBNETS` use).
+:data:`MAIN_TABLE_SUBNETS` use; ``aws.ec2.getInstanceTypeOfferings`` from :data:`OFFERED_ZONES`;
+``aws.ec2.getSubnet`` from :func:`subnet_zone`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ MAIN = ROOT / "__main__.py"
 ACCOUNT = "123456789012"
 #: Subnets without an explicit route table association (they use their VPC's main table).
 MAIN_TABLE_SUBNETS = {"private-b-id", "subnet-0d1e2f3a4b5c60002"}
+#: The zones ``aws.ec2.getInstanceTypeOfferings`` answers for an instance type (a test may change them):
+#: every type in us-east-1a to us-east-1d unless listed.
+OFFERED_ZONES: dict[str, list[str]] = {}
+DEFAULT_ZONES = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
+
+
+def subnet_zone(subnet_id: str) -> str:
+    """The zone ``aws.ec2.getSubnet`` answers: the stacks' subnets end in 1, 2, … (us-east-1a, -1b, …), the
+    composed program's are private-a-id, private-b-id."""
+    last = subnet_id.removesuffix("-id")[-1]
+    return "us-east-1" + ("abcdef"[int(last) - 1] if last.isdigit() else last)
 
 
 @dataclass
@@ -121,6 +133,14 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.token == "aws:ec2/getRouteTable:getRouteTable":  # the VPC's main table
             assert args.args["filters"] == [{"name": "association.main", "values": ["true"]}], args.args
             return {"routeTableId": f"rtb-main-{args.args['vpcId']}"}, []
+        if args.token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+            assert args.args["locationType"] == "availability-zone", args.args
+            ((kind,),) = [f["values"] for f in args.args["filters"] if f["name"] == "instance-type"]
+            zones = OFFERED_ZONES.get(kind, DEFAULT_ZONES)
+            return {"locations": zones, "instanceTypes": [kind] * len(zones),
+                    "locationTypes": ["availability-zone"] * len(zones)}, []
+        if args.token == "aws:ec2/getSubnet:getSubnet":
+            return {"id": args.args["id"], "availabilityZone": subnet_zone(args.args["id"])}, []
         if args.token == "aws:ec2/getRouteTables:getRouteTables":  # a subnet's explicitly associated table
             (subnet,) = args.args["filters"][0]["values"]
             return {"ids": [] if subnet in MAIN_TABLE_SUBNETS else [f"rtb-{subnet}"]}, []

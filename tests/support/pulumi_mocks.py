@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_VPCS = {"llm-dev": "vpc-0d1e2f3a4b5c6d7e8", "llm-staging": "vpc-0a1b2c3d4e5f60718"}
 #: The secret config a user sets on a stack and does not commit (``pulumi config set --secret``): prod's gated
 #: models need the Hugging Face token, which the stack file cannot carry in plain text.
-STACK_SECRETS = {"prod": {"shardwise:hfToken": "hf_shardwise_test_token_not_a_real_one"}}
+STACK_SECRETS = {"prod": {"shardwise:hfToken": "hf_shardwise_test_token_not_a_real_one",
+                          "shardwise:apiKey": "shardwise-test-api-key-not-a-real-one"},
+                 "staging": {"shardwise:apiKey": "shardwise-test-api-key-not-a-real-one"}}
 PYTHON = sys.executable
 
 
@@ -107,6 +109,12 @@ def _invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
         }
     if token == "aws:ec2/getRouteTable:getRouteTable":
         return {"routeTableId": f"rtb-{abs(hash(str(args))) % 10**8:08d}", "id": "rtb"}
+    if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+        return {"locations": ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]}  # every type in these
+    if token == "aws:ec2/getSubnet:getSubnet":  # the stacks' subnet ids end in 1, 2: us-east-1a, us-east-1b
+        subnet = str(args.get("id", ""))
+        return {"id": subnet, "availabilityZone": "us-east-1" + ("abcdef"[int(subnet[-1]) - 1]
+                                                                 if subnet[-1:].isdigit() else "a")}
     return {}
 
 

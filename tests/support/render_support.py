@@ -42,7 +42,7 @@ P5_EFA = NodePoolSpec(name="h100-efa", instance_type="p5.48xlarge", multi_node=T
 #: Every escape hatch, as a real service would set them.
 ESCAPES = {
     "labels": {"team": "inference"}, "annotations": {"example.com/owner": "ml-platform"},
-    "env": [{"name": "VLLM_API_KEY", "secret_key_ref": {"name": "vllm-api", "key": "key"}},
+    "env": [{"name": "WANDB_API_KEY", "secret_key_ref": {"name": "wandb", "key": "key"}},
             {"name": "POD_NAME", "field_path": "metadata.name"}],
     "env_from": [{"config_map": "vllm-tuning", "prefix": "VLLM_"}],
     "volumes": [{"name": "templates", "config_map": "chat-templates"}],

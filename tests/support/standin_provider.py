@@ -16,7 +16,8 @@ protocol and touches nothing outside the test:
   outputs, ``status`` for Kubernetes; the engine makes the resource's id unknown itself); outside
   a preview it answers the id ``<name>-id`` and the same outputs, known.
 * ``Invoke`` answers ``aws:eks/getCluster:getCluster`` and ``aws:ec2/getRouteTable:getRouteTable``
-  with a fixed cluster and route table.
+  with a fixed cluster and route table, ``aws:ec2/getInstanceTypeOfferings`` with us-east-1a to -1d for
+  every type and ``aws:ec2/getSubnet`` with a zone from the id's last digit.
 * Every ``Create``, ``Update`` and ``Delete`` is appended, one JSON object a line, to the file named
   by ``SHARDWISE_STANDIN_LOG``: ``{"call", "package", "type", "name", "preview"}``; so a test can
   prove that nothing was created when the pack blocked the update.
@@ -216,6 +217,13 @@ class StandIn(p.Provider):
             subnet = str(args.get("subnetId") or "")
             return p.InvokeResponse(return_value={"routeTableId": to_value(f"rtb-{subnet or 'main'}"),
                                                   "id": to_value("rtb")})
+        if request.tok == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+            zones = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]  # every type, every zone of the stacks
+            return p.InvokeResponse(return_value={"locations": to_value(zones), "id": to_value("us-east-1")})
+        if request.tok == "aws:ec2/getSubnet:getSubnet":  # the stacks' subnet ids end in 1, 2: us-east-1a, -1b
+            subnet = str(args.get("id") or "")
+            zone = "us-east-1" + ("abcdef"[int(subnet[-1]) - 1] if subnet[-1:].isdigit() else "a")
+            return p.InvokeResponse(return_value={"id": to_value(subnet), "availabilityZone": to_value(zone)})
         return p.InvokeResponse(failures=[p.CheckFailure("", f"the stand-in provider has no {request.tok}")])
 
 

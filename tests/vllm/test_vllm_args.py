@@ -44,6 +44,16 @@ def test_python_module_api_server_with_model_equals():
     assert (e.model, e.dtype, e.port) == ("Qwen/Qwen2.5-7B-Instruct", "bfloat16", 8080)
 
 
+def test_vllm_grpc_server_takes_the_engine_args():
+    # vllm/entrypoints/grpc_server.py ("python -m vllm.entrypoints.grpc_server --model <model_path>"), as the
+    # gateway-api-inference-extension's gpu-grpc-deployment.yaml runs it
+    e = parse(["python3", "-m", "vllm.entrypoints.grpc_server"],
+              ["--model", "Qwen/Qwen3-32B", "--tensor-parallel-size", "1", "--gpu-memory-utilization", "0.90",
+               "--max-model-len", "16000", "--port", "8000"])
+    assert (e.model, e.tensor_parallel_size, e.gpu_memory_utilization, e.max_model_len, e.port) == (
+        "Qwen/Qwen3-32B", 1, 0.9, 16000, 8000)
+
+
 def test_python_unbuffered_flag_before_module():
     e = parse(["python", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x"])
     assert e.model == "m/x"
@@ -254,6 +264,19 @@ def test_unknown_flags_go_to_extra():
                        "served_model_name": ["llama", "llama-70b"], "compilation_config": "3"}
 
 
+def test_list_valued_flags_take_every_word_up_to_the_next_flag():
+    # kedify-on-eks-blueprint's Deployment: `--cudagraph-capture-sizes 1 2 4 8 16 24 32` after `--model`; vLLM
+    # gives list-typed settings nargs="+", so none of the sizes is a positional model that would win over --model
+    e = parse(["vllm", "serve", "--model", "s3://bucket/models/mistral-7b-awq/", "--max-model-len", "4096",
+               "--cudagraph-capture-sizes", "1", "2", "4", "8", "16", "24", "32", "--port", "8000"])
+    assert (e.model, e.max_model_len, e.port) == ("s3://bucket/models/mistral-7b-awq/", 4096, 8000)
+    assert e.extra == {"cudagraph_capture_sizes": ["1", "2", "4", "8", "16", "24", "32"]}
+    e = parse(["vllm", "serve", "org/m", "--cuda-graph-sizes", "1", "2", "--ignore-patterns", "original/**",
+               "*.pth"])
+    assert e.model == "org/m" and e.extra == {"cuda_graph_sizes": ["1", "2"],
+                                              "ignore_patterns": ["original/**", "*.pth"]}
+
+
 def test_json_valued_flag():
     e = parse(["vllm", "serve", "m/x", "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 5}'])
     assert e.extra == {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 5}'}
@@ -413,15 +436,24 @@ def test_a_whole_unknown_argument_list_carries_flags_and_is_not_the_model():
 M8 = "meta-llama/Llama-3.1-8B-Instruct"
 
 
+U = "$(SHARDWISE_UNKNOWN_VALUE)"
+
+
 @pytest.mark.parametrize(("command", "args", "env", "unknown", "crash"), [
-    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, "$(SHARDWISE_UNKNOWN_VALUE)")),
-    ([], ["", "--max-model-len", "8192"], {}, (), (0, "")),
-    ([], ["$(MODEL)"], {}, (), None),  # an operator or a kustomize base may define the model's variable
+    ([], [M8, "--tensor-parallel-size 2"], {}, (), (1, "--tensor-parallel-size=$(SHARDWISE_UNKNOWN_VALUE)", None)),
+    ([], [M8, "-tp 2"], {}, (), (1, "-tp=$(SHARDWISE_UNKNOWN_VALUE)", None)),
+    ([], [M8, "--tensor-parallel-size=${TP}"], {"TP": "2"}, (), (1, "--tensor-parallel-size=" + U, None)),
+    ([], [M8, "--max-model-len", "$MAX_LEN"], {}, (), (2, U, None)),
+    # undefined: a crash where the pod runs as read, which the reader decides (pending on the variable)
+    (["vllm", "serve"], [M8, "--tensor-parallel-size", "$(TP)"], {}, (), (4, U, "TP")),
+    ([], [M8, "--gpu-memory-utilization", "{{ .Values.gpuMem }}"], {}, (), (2, U, None)),
+    ([], ["", "--max-model-len", "8192"], {}, (), (0, "", None)),
+    ([], ["$(MODEL)"], {}, (), (0, "$(MODEL)", "MODEL")),
+    # $$ escapes: Kubernetes passes $(TP) whatever the env holds
+    ([], [M8, "--tensor-parallel-size", "$$(TP)"], {"TP": "2"}, (), (2, U, None)),
+    ([], [M8, "--tensor-parallel-size", "$$TP"], {"TP": "2"}, (), (2, U, None)),  # vLLM receives $TP
+    # an env value expands only the variables before it: TP_ARG holds $(TP) as written
+    ([], [M8, "--tensor-parallel-size", "$(TP_ARG)"], {"TP_ARG": "$(TP)", "TP": "2"}, (), (2, U, "TP")),
     # not crashes: Kubernetes or a shell expands them, or the value is merely unknown
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {"TP": "2"}, (), None),
     ([], [M8, "--tensor-parallel-size", "$(TP)"], {}, ("TP",), None),  # valueFrom: a Secret, the downward API
@@ -432,11 +464,11 @@ M8 = "meta-llama/Llama-3.1-8B-Instruct"
     ([], [M8, "--tensor-parallel-size", "$(SHARDWISE_UNKNOWN_VALUE)"], {}, (), None),  # a preview's unknown
     (["/opt/start.sh", "vllm", "serve"], [M8, "--tensor-parallel-size=${TP}"], {}, (), None),  # a script may expand
 ], ids=["one-item", "one-item-short", "shell-syntax", "dollar-var", "undefined", "helm", "empty-model",
-        "undefined-model", "defined", "value-from", "env-from", "service-link", "shell", "name-with-space",
-        "preview-unknown", "wrapper-script"])
+        "undefined-model", "escaped", "escaped-shell", "env-value-before-its-variable", "defined", "value-from", "env-from",
+        "service-link", "shell", "name-with-space", "preview-unknown", "wrapper-script"])
 def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unknown(command, args, env, unknown,
                                                                                      crash):
     from shardwise.rules.vllm.args import literal_crash
 
     found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
-    assert (found[:2] if found else None) == crash
+    assert ((found.at, found.word, found.pending) if found else None) == crash

@@ -201,6 +201,28 @@ def test_start_up_defaults_of_each_release(release, util, chunked_off, clamped, 
         util, chunked_off, clamped, capped, free_check, warmup, tp)
 
 
+# (release, default capture sizes, full decode graphs captured too, gpt-oss's largest capture size)
+CUDAGRAPHS = [
+    # config.py 0.8.5: [1, 2, 4] + range(8, 513, 8); 0.9.2: cuda_graph_sizes default [512]
+    ("0.8.5", "step8-512", False, 0),
+    ("0.9.2", "step8-512", False, 0),
+    # config/scheduler.py 0.10.1.1: [min(max_num_seqs * 2, 512)]; models/config.py GptOss: 1024
+    ("0.10.1.1", "step8", False, 1024),
+    # config/__init__.py 0.11.0: FULL_AND_PIECEWISE by default; models/config.py GptOss: 992
+    ("0.11.0", "step8", True, 992),
+    # config/vllm.py 0.12.0: range(8, 256, 8) + range(256, max + 1, 16); GptOss max_cudagraph_capture_size 1024
+    ("0.12.0", "step16", True, 1024),
+    ("0.14.1", "step16", True, 1024),
+    ("0.20.0", "step16", True, 1024),
+]
+
+
+@pytest.mark.parametrize(("release", "sizes", "full", "gpt_oss"), CUDAGRAPHS)
+def test_which_cuda_graphs_each_release_captures(release, sizes, full, gpt_oss):
+    b = behaviour(release)
+    assert (b.cudagraph_sizes, b.full_cudagraphs, b.gpt_oss_capture) == (sizes, full, gpt_oss)
+
+
 def test_rows_are_written_as_what_changed():
     """Each row differs from the one before it in at least one field, and only in fields it names."""
     import dataclasses

@@ -15,6 +15,7 @@ from ...model import UNKNOWN, Location, Suppression
 from ...model.errors import InputError
 from ...model.vocab import ANN_IGNORE
 from ..yamlsrc import LineDict
+from .parse import yaml_type
 
 _CODE = re.compile(r"^SW\d{3}$")
 _CODES_THEN_REASON = re.compile(r"^((?:SW\d{3}\b[\s,]*)+)(.*)$", re.IGNORECASE | re.DOTALL)
@@ -76,8 +77,6 @@ def typed_items(d: Any, key: str, what: str, loc: Location) -> list[Mapping[str,
 
 
 def _yaml_type(value: Any) -> str:
-    from .parse import yaml_type
-
     return yaml_type(value)
 
 

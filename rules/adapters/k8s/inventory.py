@@ -9,6 +9,7 @@ from typing import Any
 from ...model import Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import load_documents, read_text
+from .configfile import config_maps_of
 from .dispatch import Context, add_object, helm_hook, holds_data, not_workload
 from .kserve import RUNTIME_KINDS, runtimes_used
 from .nodes import resolve_pools
@@ -25,6 +26,12 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     objects are still read); without, the error is raised.
     """
     objs = list(objs)
+    with config_maps_of(objs):  # a vLLM --config file mounted from a ConfigMap of the input is read (configfile.py)
+        return _read_objects(objs, lines, errors)
+
+
+def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines | None,
+                  errors: list[InputError] | None) -> Inventory:
     runtimes = [obj for obj, _ in objs if obj.get("kind") in RUNTIME_KINDS
                 and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
     ctx = Context(lines, runtimes)

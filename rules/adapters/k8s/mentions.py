@@ -10,7 +10,10 @@ themselves name their engine in fields instead, and such an object that gives no
 - an image whose tag names its vLLM build (``kubeagi/arcadia-fastchat-worker:vllm-v0.4.0``);
 - a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``);
 - a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
-  ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace).
+  ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace);
+- a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
+  ``HelmRelease``, a k3s ``HelmChart``) whose Helm values name a vLLM image: ``repository: vllm/vllm-openai``, a
+  parameter ``{name: image.repository, value: vllm/vllm-openai}``, or the same in a values text.
 
 Only ``spec`` is looked at: labels and annotations name routes and metrics (``vllm:num_requests_waiting``).
 """
@@ -22,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...model import Location
+from ...vllm.args import is_vllm_image
 from ...vllm.imageref import parse_image
 from ..yamlsrc import LineDict
 from .fields import as_map
@@ -67,6 +71,39 @@ def _walk(node: Any, depth: int = 0) -> Iterator[tuple[str, Any, Any]]:
 
 Mention = tuple[str, Location | None, str | None]
 
+#: GitOps objects that render a Helm chart in the cluster, and who renders it.
+_GITOPS = {("argoproj.io", "Application"): "Argo CD", ("argoproj.io", "ApplicationSet"): "Argo CD",
+           ("helm.toolkit.fluxcd.io", "HelmRelease"): "Flux", ("helm.cattle.io", "HelmChart"): "k3s' Helm controller"}
+#: An image in a Helm values text (Argo CD's ``helm.values``, k3s' ``valuesContent``): ``repository: x``, ``image: x``.
+_VALUES_IMAGE = re.compile(r"^[ \t]*-?[ \t]*(?:repository|image):[ \t]*['\"]?([^\s'\"#]+)", re.MULTILINE)
+
+
+def gitops_why(kind: str, obj: Mapping[str, Any]) -> str | None:
+    """Why a GitOps object that renders a Helm chart gives no workload, or None for another object."""
+    renderer = _GITOPS.get((str(obj.get("apiVersion", "")).split("/", 1)[0], kind))
+    if renderer is None:
+        return None
+    return (f"{renderer} renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+            "chart rendered with these values (helm template, with the values or parameters set here)")
+
+
+def _gitops_image(spec: Any, file: str | None) -> tuple[str, Location | None] | None:
+    """The vLLM image a GitOps object's Helm values name, and its line: Helm's ``image.repository`` convention
+    as a map, as an Argo CD parameter (``name: image.repository``, ``value: ...``) or in a values text."""
+    for key, value, holder in _walk(spec):
+        low = key.lower()
+        if low == "repository" and isinstance(value, str) and is_vllm_image(value):
+            return f"the vLLM image {value} in its Helm values", _at(holder, key, file)
+        if low == "name" and isinstance(value, str) and value.lower().endswith(("image", "repository")) \
+                and isinstance(holder, dict) and isinstance(holder.get("value"), str) \
+                and is_vllm_image(holder["value"]):
+            return f"the vLLM image {holder['value']} as its Helm parameter {value}", _at(holder, "value", file)
+        if low in ("values", "valuescontent") and isinstance(value, str):
+            for m in _VALUES_IMAGE.finditer(value):
+                if is_vllm_image(m.group(1)):
+                    return f"the vLLM image {m.group(1)} in its Helm values", _at(holder, key, file)
+    return None
+
 
 def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
     """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
@@ -75,6 +112,11 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
     if (group, kind) in _NO_SERVER:
         return None
     file = loc.file
+    why = gitops_why(kind, obj)
+    if why is not None:
+        image = _gitops_image(spec, file)
+        if image is not None:
+            return (*image, why)
     for key, value, holder in _walk(spec):
         low = key.lower()
         if low.startswith("vllm"):

@@ -19,6 +19,7 @@ from .fields import (
     typed_list,
     typed_map,
 )
+from .parse import yaml_type
 
 #: The Service types Kubernetes accepts, spelled exactly so: the API server rejects any other spelling
 #: ("loadbalancer", "Loadbalancer", "LoadBalancer " with a space, full-width letters).
@@ -57,8 +58,6 @@ def _port(entry: Mapping[str, Any], key: str, what: str, at: Location, named: bo
 
 
 def _kind(value: Any) -> str:
-    from .parse import yaml_type
-
     return yaml_type(value)
 
 

@@ -23,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ... import catalog
 from ...catalog.accelerators import vendor_resources
-from ...model import UNKNOWN, Inventory, Location, NodePool
+from ...model import UNKNOWN, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field
+from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
 from .parse import Lines
 from .serving import (
     API_SERVER,
@@ -61,8 +62,6 @@ _PROFILE_PREFIXES = (("nvidia-gpu-", "nvidia"), ("amd-gpu-", "amd"), ("google-tp
 
 def _profile_pool(profile: str, where: Location) -> NodePool | None:
     """The pool a KubeAI resource profile names: ``nvidia-gpu-h100`` -> H100, ``amd-gpu-mi300x`` -> MI300X."""
-    from ... import catalog
-
     found = next(((p, v) for p, v in _PROFILE_PREFIXES if profile.startswith(p)), None)
     if found is None:
         return None  # "cpu" or a profile named otherwise
@@ -272,9 +271,6 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
     the preset and the instance type, so no command is in the object. What is known (the preset, the
     instance type, the node count) is recorded for SW005, which says why the workload was not sized; a
     workspace with its own pod template (``inference.template``) is read by the generic reader instead."""
-    from ...model import LaunchIssue
-    from .fields import read_annotations, suppressions_from
-
     inference = as_map(obj.get("inference"))
     preset = as_map(inference.get("preset"))
     if not preset.get("name"):

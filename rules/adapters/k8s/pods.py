@@ -27,9 +27,18 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import EFA_RESOURCE
-from ...vllm.args import expand_k8s, is_vllm_image, literal_crash, parse_vllm_command
+from ...vllm.args import (
+    expand_k8s,
+    find_vllm_invocation,
+    is_vllm_image,
+    literal_crash,
+    names_unknown,
+    parse_serve_args,
+    parse_vllm_command,
+)
 from ..yamlsrc import LineDict
 from .claims import claim_refs
+from .configfile import config_tokens, mounted_config
 from .fields import as_list, as_map, line_of, port_names, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 
@@ -102,6 +111,9 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
     env: dict[str, Any] = {}
     literal: dict[str, str] = dict(injected)
     lines: dict[str, Location] = {}
+    # Kubernetes resolves envFrom first, then each env value over envFrom, the entries before it and the
+    # Service variables (kubelet makeEnvironmentVariables)
+    unknown: set[str] = {"*"} if c.get("envFrom") else set()
     for item in typed_items(c, "env", f"{what}.env", where):
         name = item.get("name")
         if not isinstance(name, str):
@@ -111,16 +123,23 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
         if "value" in item and item["value"] is UNKNOWN:
             env[name] = UNKNOWN
             literal.pop(name, None)
+            unknown.add(name)
         elif "value" in item:
             raw = "" if item["value"] is None else str(item["value"])
             value = expand_k8s(raw, literal)  # env values may reference earlier variables
             if value != raw:
                 written[name] = raw
+            if names_unknown(value, unknown):  # an earlier variable from a Secret: the value is not known
+                env[name] = UNKNOWN
+                literal.pop(name, None)
+                unknown.add(name)
+                continue
             env[name] = value
             literal[name] = value
         elif "valueFrom" in item:
             env[name] = UNKNOWN
             literal.pop(name, None)
+            unknown.add(name)
             ref = as_map(as_map(item.get("valueFrom")).get("configMapKeyRef"))
             if isinstance(ref.get("name"), str) and isinstance(ref.get("key"), str):
                 refs[name] = (ref["name"], ref["key"])
@@ -210,7 +229,7 @@ class Pod:
     """What one pod template contributes to a serving group."""
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
-                 "volumes", "image_vllm", "unread", "crash", "locations", "host", "more")
+                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "locations", "host", "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -225,6 +244,9 @@ class Pod:
         self.image_vllm = False
         self.unread: Container | None = None  # the first container that looks like vLLM but did not parse
         self.crash: str | None = None  # why vLLM would exit at start-up with the command as written
+        #: the variable whose absence makes it so (an undefined $(VAR)): whether it is sure depends on what
+        #: builds the pod (note_launch), else None
+        self.crash_pending: str | None = None
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
         self.host = HostAccess()
         self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
@@ -351,16 +373,22 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]
-            crashed, words[crash[0]] = words[crash[0]], crash[1]
+            crashed, words[crash.at] = words[crash.at], crash.word
             run, args = words[:len(run)], words[len(run):]
         engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
+        if engine is not None and isinstance(engine.extra.get("config"), str):
+            # `--config FILE` mounted from a ConfigMap of the input: its settings, then the command line's
+            config_text = mounted_config(engine.extra["config"], c, spec)
+            settings = config_tokens(config_text) if config_text is not None else None
+            invocation = find_vllm_invocation(run, args, literal, image, unknown_env) if settings is not None \
+                else None
+            if settings is not None and invocation is not None:
+                engine = parse_serve_args([*settings, *_without_config(invocation[1])], invocation[0], flag_loc,
+                                          locate)
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
-            pod.crash = crash[2]
+            pod.crash = crash.why
+            pod.crash_pending = crash.pending
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
-            if "which the container's env does not define" in crash[2]:
-                # the whole object must be read to know the variable is not defined (a kustomize patch's base,
-                # or the operator that builds the pod, may define it): note_launch decides
-                pod.locations["crash-undefined"] = pod.locations["crash"]
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:
@@ -402,6 +430,20 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
     return pod
+
+
+def _without_config(tokens: Sequence[str]) -> list[str]:
+    """vLLM's arguments without ``--config FILE`` (its settings are read in its place)."""
+    out: list[str] = []
+    skip = False
+    for tok in tokens:
+        if skip:
+            skip = False
+        elif tok == "--config":
+            skip = True
+        elif not tok.startswith("--config="):
+            out.append(tok)
+    return out
 
 
 def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, Inventory, Location, NodePool, PodPorts, Service
+from ... import catalog
+from ...model import UNKNOWN, Inventory, LaunchIssue, Location, NodePool, PodPorts, Service
 from ...model.errors import CatalogError, InputError
 from ..yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of, str_map
@@ -244,8 +245,6 @@ def _accelerator_pool(accelerator: Any, where: Location) -> NodePool | None:
     """A pool for Ray's ``accelerator_type`` ("A10G", "L4", "H100", "A100-80G", "AMD-Instinct-MI300X-OAM")."""
     if not isinstance(accelerator, str) or not accelerator.strip():
         return None
-    from ... import catalog
-
     name = accelerator.strip()
     # Ray Serve LLM packs a replica's TP bundles onto one node (STRICT_PACK), so the node size does not
     # bound the layout the way a pod's request does; gpus_per_node stays unset.
@@ -289,8 +288,6 @@ def _serve_llm(obj: Mapping[str, Any], spec: Mapping[str, Any], cluster: Mapping
 
 
 def _unread_config(obj: Mapping[str, Any], cfg: Any, where: Location) -> Any:
-    from ...model import LaunchIssue
-
     meta = as_map(obj.get("metadata"))
     return LaunchIssue(
         f"RayService {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}", "serveConfigV2",

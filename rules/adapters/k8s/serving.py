@@ -21,7 +21,7 @@ from ...model.errors import InputError
 from ...model.vocab import GPU_RESOURCE
 from ...vllm.args import parse_serve_args
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map
+from .fields import as_list, as_map, int_field
 from .parse import Lines
 from .pods import read_pod
 from .workloads import fill_placement, make_group, note_launch
@@ -206,8 +206,6 @@ def with_containers(spec: Any, containers: list[Any]) -> LineDict:
 
 def positive_int(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str) -> Any:
     """An integer field of at least 1 (``parallelism.tensor``), UNKNOWN when not known yet."""
-    from .fields import int_field
-
     value = int_field(d, key, default, loc, what, minimum=1)
     return value
 

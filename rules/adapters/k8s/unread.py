@@ -10,7 +10,7 @@ from ...model.errors import InputError
 from .dispatch import holds_data, is_template
 from .fields import as_map, read_annotations, suppressions_from
 from .generic import find_pods, vllm_mentions
-from .mentions import operator_mention
+from .mentions import gitops_why, operator_mention
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -47,7 +47,9 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
                "`containers` list or container with image and command at any depth); the operator builds "
                "the pod from fields shardwise does not know")
-    why = special or why
+    # a Flux HelmRelease or Argo CD Application whose values hold a container (bjw-s' app-template: image, args):
+    # the chart is rendered in the cluster, whatever mentioned vLLM
+    why = special or gitops_why(kind, obj) or why
     where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
     inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
                                          mentioned=True, suppressions=suppressions))

@@ -209,14 +209,68 @@ def launch_issue(inv: Inventory, subject: str, container: Container, reason: str
     inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions)))
 
 
+#: The workload kinds whose controller creates pods from the template as written, adding to a container's env
+#: only what :func:`_injected_name` names: Kubernetes' own (the Service variables aside) and LeaderWorkerSet
+#: (LWS_LEADER_ADDRESS, LWS_GROUP_SIZE, LWS_WORKER_INDEX). An operator's resource (OME, KServe, kthena, RBG,
+#: Knative, Ray, a custom resource with spec.template) is a template the operator builds the pod from, and may
+#: add env of its own (OME's MODEL_PATH): an undefined $(VAR) there is not sure to stay as written.
+_AS_WRITTEN = frozenset((group, kind) for kind, groups in WORKLOAD_GROUPS.items() for group in groups
+                        if group in ("", "apps", "extensions", "batch", "leaderworkerset.x-k8s.io"))
+#: kustomize's files: a folder holding one is a kustomization, whose files are bases and patches.
+_KUSTOMIZATION = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+#: A file whose name calls it a patch (deployment.patch.yaml, patch-env.yaml, patches/...): a fragment merged
+#: onto a base elsewhere.
+_PATCH_NAME = re.compile(r"(?:^|[._/-])patch(?:es)?(?:[._/-]|$)", re.I)
+
+
+def _injected_name(kind: str, name: str) -> bool:
+    """Whether something other than the manifest may put ``name`` into the container's env: LeaderWorkerSet's
+    variables, and the TPU variables GKE's webhook and LeaderWorkerSet give a pod requesting TPUs
+    (TPU_WORKER_ID, TPU_WORKER_HOSTNAMES, ...)."""
+    return name.startswith("TPU_") or (kind == "LeaderWorkerSet" and name.startswith("LWS_"))
+
+
+def _in_kustomization(directory: str, stop: str) -> bool:
+    """Whether ``directory`` or a folder above it, up to ``stop`` (the tree linted), is a kustomization."""
+    while True:
+        if any(os.path.isfile(os.path.join(directory, k)) for k in _KUSTOMIZATION):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory or not parent.startswith(stop):
+            return False
+        directory = parent
+
+
+def runs_as_read(kind: str, obj: Mapping[str, Any], file: str | None) -> bool:
+    """Whether the object read is what Kubernetes receives and its pods run as written: a workload kind of
+    :data:`_AS_WRITTEN`, not read from a file of a kustomization searched plainly (a base an overlay may
+    patch, or a patch) nor from a file named as a patch. Stdin and rendered output (helm template,
+    kustomize build, a Pulumi program's resources) are what is applied."""
+    api = str(obj.get("apiVersion") or "")
+    group = api.rpartition("/")[0] if "/" in api else ""
+    if (group, kind) not in _AS_WRITTEN:
+        return False
+    if file is None or not os.path.isfile(file):
+        return True
+    path = os.path.abspath(file)
+    if _PATCH_NAME.search(os.path.relpath(path, os.path.dirname(os.path.dirname(path)))):
+        return False
+    cwd = os.getcwd()
+    stop = cwd if path.startswith(cwd + os.sep) else os.path.dirname(path)
+    return not _in_kustomization(os.path.dirname(path), stop)
+
+
 def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod,
                 group: ServingGroup | None, name: str | None = None) -> None:
-    """Record a pod whose vLLM command would crash, or that looks like vLLM but could not be read."""
+    """Record a pod whose vLLM command would crash, or that looks like vLLM but could not be read. A crash that
+    rests on a variable the container's env does not define (``$(TP)``) is sure only where the pod runs as
+    read (:func:`runs_as_read`): elsewhere an overlay or the operator may define it, and the value the
+    variable stands for stays an unknown."""
     meta = as_map(obj.get("metadata"))
     subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
-    # an undefined $(VAR) stays an unknown: a kustomize base or component, or the operator that builds the pod,
-    # may define it (the wide corpus's wg-serving and OME files), so it is not sure to reach vLLM as written
-    if group is not None and pod.crash is not None and pod.vllm is not None and "crash-undefined" not in pod.locations:
+    pending = pod.crash_pending
+    sure = pending is None or (not _injected_name(kind, pending) and runs_as_read(kind, obj, loc.file))
+    if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
                      group.at("crash"), group.suppressions, crash=True)
     elif group is None and pod.unread is not None:
@@ -224,10 +278,14 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
         c = pod.unread
         launch_issue(inv, subject, c, (
             f"container {c.name!r} runs the vLLM image {c.image} but its command "
-            f"({' '.join([*c.command, *c.args]) or 'the image entrypoint, no args'}) does not start a vLLM "
-            "server shardwise can read; start it as `vllm serve MODEL [flags]` (or `python3 -m "
-            "vllm.entrypoints.openai.api_server --model MODEL`), directly or in a `sh -c` script"),
+            f"({_shown_command([*c.command, *c.args])}) does not start a vLLM server shardwise can read"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+
+
+def _shown_command(words: list[str], most: int = 80) -> str:
+    """A command as a finding quotes it: on one line, cut after ``most`` characters (a script can run to pages)."""
+    text = " ".join(" ".join(words).split()) or "the image entrypoint, no args"
+    return text if len(text) <= most else text[:most].rstrip() + " …"
 
 
 def _written_null(d: Any, key: str, what: str, loc: Location) -> None:

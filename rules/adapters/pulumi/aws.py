@@ -18,8 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...catalog.hardware import pool_from_labels
 from ...model import UNKNOWN, LaunchTemplate, Location, NodePool, SecurityGroup, SgRule, Subnet, Suppression, Taint
 from ...model.errors import InputError
+from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
+from ..k8s import parse_ignore
 from .values import flag, obj, objs, text, texts, whole, wrong
 
 if TYPE_CHECKING:
@@ -48,8 +51,6 @@ HOP_LIMIT_RANGE = (1, 64)
 def suppressions(props: Mapping[str, Any], loc: Location) -> list[Suppression]:
     """The ``shardwise.dev/ignore`` tag (``"SW304: reason; SW301: reason"``); an unknown tag
     suppresses nothing."""
-    from ..k8s import parse_ignore
-
     tags = obj(props.get("tags"), "tags")
     value = tags.get(IGNORE_TAG) if tags is not UNKNOWN else None
     if not isinstance(value, str):
@@ -255,6 +256,7 @@ class LaunchExtras:
     efa: Any = False
     placement_group: Any = None
     instance_type: Any = None  # set in the template when the node group cannot (Capacity Blocks)
+    public_ip: Any = None  # True when a network interface asks for a public IPv4; UNKNOWN; None: not asked
 
 
 def launch_template(res: PulumiResource, props: Mapping[str, Any], index: Index
@@ -280,20 +282,25 @@ def launch_template(res: PulumiResource, props: Mapping[str, Any], index: Index
     nic_groups: list[Any] = []
     if nics is UNKNOWN:
         groups_unknown = True
-        extras.efa = UNKNOWN
+        extras.efa = extras.public_ip = UNKNOWN
     else:
         for i, nic in enumerate(nics):
             if nic is UNKNOWN:
                 groups_unknown = True
                 extras.efa = UNKNOWN
+                if extras.public_ip is not True:
+                    extras.public_ip = UNKNOWN
                 continue
-            if nic is None:
-                continue
+            if nic is None:  # AWS rejects an interface with no device index; it is not one interface fewer
+                raise wrong(f"networkInterfaces[{i}]", "an object", nic)
             kind = text(nic.get("interfaceType"), f"networkInterfaces[{i}].interfaceType")
             if kind is UNKNOWN:
                 extras.efa = UNKNOWN
             elif isinstance(kind, str) and kind.startswith("efa") and extras.efa is not UNKNOWN:
                 extras.efa = True
+            public = _public_ip(nic.get("associatePublicIpAddress"), f"networkInterfaces[{i}].associatePublicIpAddress")
+            if public is True or (public is UNKNOWN and extras.public_ip is not True):
+                extras.public_ip = public
             sgs = texts(nic.get("securityGroups"), f"networkInterfaces[{i}].securityGroups")
             if sgs is UNKNOWN:
                 groups_unknown = True
@@ -314,6 +321,17 @@ def launch_template(res: PulumiResource, props: Mapping[str, Any], index: Index
                 ref = pg_props["name"] if isinstance(pg_props.get("name"), str) else pg_res.name
             extras.placement_group = ref
     return lt, extras
+
+
+def _public_ip(value: Any, path: str) -> Any:
+    """A launch template interface's ``associatePublicIpAddress``: the provider takes the strings "true" and
+    "false" (a program may pass a boolean); True, False, UNKNOWN or None (not set)."""
+    if value is None or value is UNKNOWN or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise wrong(path, '"true" or "false"', value) if not isinstance(value, str) else InputError(
+        f'{path}: expected "true" or "false", found {value!r}')
 
 
 def subnet(res: PulumiResource, props: Mapping[str, Any]) -> Subnet:
@@ -384,9 +402,6 @@ def _taints(props: Mapping[str, Any]) -> list[Taint]:
 
 def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                templates: Mapping[str, tuple[LaunchTemplate, LaunchExtras]]) -> list[NodePool]:
-    from ...catalog.hardware import pool_from_labels
-    from ...model.vocab import INSTANCE_TYPE, LABEL_EFA, LABEL_POOL
-
     loc = res.location
     labels, unknown_labels = _labels(props)
     ng_name = text(props.get("nodeGroupName"), "nodeGroupName")
@@ -441,6 +456,7 @@ def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
         pool.capacity_type = _capacity(cap)
         pool.subnets = subnets
         pool.launch_template = lt_ref
+        pool.public_ip = extras.public_ip
         pool.security_groups = extras.security_groups
         # EFA interfaces come from the launch template (the instance type only says they are possible)
         pool.efa = extras.efa

@@ -14,6 +14,8 @@ from ...model import (
     SecurityGroup,
 )
 from ...model.errors import InputError
+from ..jsonsrc import parse_json
+from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
 from .k8s import kubernetes, kubernetes_api
@@ -111,8 +113,6 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
         except Exception as exc:  # noqa: BLE001
             fail(res, exc)
     if resolve:
-        from ..k8s import resolve_pools
-
         resolve_pools(inv)
     return inv
 
@@ -291,12 +291,8 @@ def inventory_from_pulumi_json(data: Any, file: str, text: str | None = None) ->
 
 def load_pulumi_json(path: str) -> Inventory:
     """Read a ``pulumi preview --json`` or ``pulumi stack export`` file (``-`` for stdin)."""
-    from ..k8s import resolve_pools
-
     text = read_text(path)
     file = "<stdin>" if path == "-" else path
-    from ..jsonsrc import parse_json
-
     inv = inventory_from_pulumi_json(parse_json(text, file), file, text)
     resolve_pools(inv)
     return inv

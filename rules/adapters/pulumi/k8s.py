@@ -38,6 +38,8 @@ from ...model import (
     Suppression,
     UnknownEnv,
 )
+from ..k8s import inventory_from_objects
+from ..k8s.fields import read_annotations, suppressions_from
 
 if TYPE_CHECKING:
     from .resource import PulumiResource
@@ -238,16 +240,16 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             _unknown_labels(inv)
         elif template and rel == ():  # the whole pod template
             _unknown_labels(inv)
-            _cannot_read(inv, subject(), f"its pod template ({_dotted(path)})", loc)
+            _cannot_read(inv, subject(), f"its pod template ({_dotted(path)})", loc, pod=True)
         elif template is not None and (rel in (("spec",), ("spec", "containers"))
                                        or (len(rel) == 3 and rel[:2] == ("spec", "containers"))):
             what = "one of its containers" if len(rel) == 3 else "its container list" if rel[-1] == "containers" \
                 else "its pod spec"
-            _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc)
+            _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc, pod=True)
         elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
-            _cannot_read(inv, subject(), "its spec", loc)
+            _cannot_read(inv, subject(), "its spec", loc, pod=True)
         elif path in _TEMPLATE_HOLDERS.get(kind, ()):  # every pod template below it
-            _cannot_read(inv, subject(), f"its pod templates ({_dotted(path)})", loc)
+            _cannot_read(inv, subject(), f"its pod templates ({_dotted(path)})", loc, pod=True)
         elif template is not None and len(rel) == 4 and rel[:2] == ("spec", "tolerations") and isinstance(rel[2], int):
             for g in inv.groups:  # the reader kept the entry without the field: make the field unknown
                 if rel[2] < len(g.tolerations) and rel[3] in ("key", "operator", "value", "effect"):
@@ -325,11 +327,11 @@ def _dotted(path: Path) -> str:
     return out
 
 
-def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location) -> None:
+def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location, pod: bool = False) -> None:
     reason = (f"{what} is not known until the preview's unknown values are (a computed value); lint the "
               "`pulumi up` state, or pass the value as a literal")
     if not any(i.subject == subject and i.reason == reason for i in inv.launch_issues):
-        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what))
+        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what, pod_unknown=pod))
 
 
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
@@ -367,8 +369,6 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
 
 def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
     """One Kubernetes resource -> its inventory (see the module docstring)."""
-    from ..k8s import inventory_from_objects
-
     manifest, unknown = prepare_manifest(props)
     manifest.setdefault("apiVersion", api[0])
     manifest.setdefault("kind", api[1])
@@ -392,8 +392,6 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
     _unknown_commands(inv, props, unknown, subject, loc)
     parts = [i for i in inv.launch_issues if i.unknown_part]
     if parts:
-        from ..k8s.fields import read_annotations, suppressions_from
-
         ann, lines = read_annotations(meta)
         suppressions = suppressions_from(ann, lines, loc.file, loc.line)
         ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else "default"

@@ -1,0 +1,100 @@
+"""vLLM's ``--config FILE`` read from the ConfigMap that the container mounts at that path, when the ConfigMap
+is in the same input (DESIGN: rules resolve ConfigMap values that are in the input).
+
+``vllm serve --config /etc/vllm/config.yaml`` reads every setting the command line does not give from that YAML
+file (vLLM's FlexibleArgumentParser: the file's keys are the flags' names, the command line wins). A homelab
+Deployment mounts the file from a ConfigMap (``volumes: [{name: c, configMap: {name: vllm-config}}]``,
+``volumeMounts: [{name: c, mountPath: /etc/vllm/config.yaml, subPath: config.yaml}]``); its settings are then
+known. A file that is not mounted from a ConfigMap of the input, or a ConfigMap whose name is ambiguous,
+stays unread: the settings stay unknown (vllm/args.py ``_undecide_config_file``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import yaml
+
+from .fields import as_map
+
+#: ConfigMap name -> the ``data`` of each ConfigMap of that name in the input being read.
+_CONFIG_MAPS: ContextVar[dict[str, list[Mapping[str, Any]]] | None] = ContextVar("vllm_config_maps", default=None)
+
+
+@contextmanager
+def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[None]:
+    """Make the input's ConfigMaps known to :func:`mounted_config` while the input is read."""
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for obj, _ in objs:
+        if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
+            name = as_map(obj.get("metadata")).get("name")
+            if isinstance(name, str):
+                found.setdefault(name, []).append(as_map(obj.get("data")))
+    token = _CONFIG_MAPS.set(found)
+    try:
+        yield
+    finally:
+        _CONFIG_MAPS.reset(token)
+
+
+def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+    """The text of the file at ``path`` in the container when it comes from a ConfigMap of the input."""
+    maps = _CONFIG_MAPS.get()
+    if not maps:
+        return None
+    volumes = {v.get("name"): v for v in spec.get("volumes") or [] if isinstance(v, Mapping)}
+    for m in container.get("volumeMounts") or []:
+        if not isinstance(m, Mapping):
+            continue
+        source = as_map(as_map(volumes.get(m.get("name"))).get("configMap"))
+        name = source.get("name")
+        mount = str(m.get("mountPath") or "").rstrip("/")
+        if not isinstance(name, str) or not mount:
+            continue
+        sub = m.get("subPath")
+        if isinstance(sub, str) and sub:
+            if path != mount:
+                continue
+            rel = sub
+        elif path.startswith(mount + "/"):
+            rel = path[len(mount) + 1:]
+        else:
+            continue
+        items = [i for i in source.get("items") or [] if isinstance(i, Mapping)]
+        key = next((str(i.get("key")) for i in items if i.get("path") == rel), None) if items else rel
+        datas = maps.get(name, [])
+        if key is None or len(datas) != 1:
+            return None  # not projected there, not in the input, or ambiguous: unread
+        text = datas[0].get(key)
+        return text if isinstance(text, str) else None
+    return None
+
+
+def config_tokens(text: str) -> list[str] | None:
+    """The flags vLLM reads from a ``--config`` YAML file (its FlexibleArgumentParser: ``key: value`` is
+    ``--key value``, ``true`` a switch and ``false`` left out, a list its items, a mapping its JSON); None when
+    the text is no mapping."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(doc, Mapping):
+        return None
+    tokens: list[str] = []
+    for key, value in doc.items():
+        flag = f"--{key}"
+        if value is None or value is False:
+            continue
+        if value is True:
+            tokens.append(flag)
+        elif isinstance(value, list):
+            tokens += [flag, *(str(v) for v in value)]
+        elif isinstance(value, Mapping):
+            tokens += [flag, json.dumps(value)]
+        else:
+            tokens += [flag, str(value)]
+    return tokens

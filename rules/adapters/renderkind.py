@@ -1,0 +1,33 @@
+"""Which directories are rendered rather than read (a Helm chart, a kustomization), told from their files
+alone: the input selection asks this of every directory named on the command line without importing the
+renderer (:mod:`.charts`, which runs helm and kustomize as subprocesses)."""
+
+from __future__ import annotations
+
+import os
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+__all__ = ["KUSTOMIZATION_FILES", "render_kind", "to_render"]
+
+
+def to_render(path: str) -> str | None:
+    """The directory to render when ``path`` is named on the command line: a chart or kustomization
+    directory other than the current one, or the ``Chart.yaml`` or kustomization file of one; else None."""
+    if os.path.isdir(path):
+        if os.path.abspath(path) == os.getcwd():
+            return None
+        return path if render_kind(path) is not None else None
+    name = os.path.basename(path)
+    if name == "Chart.yaml" or name in KUSTOMIZATION_FILES:
+        return os.path.dirname(path) or "."
+    return None
+
+
+def render_kind(directory: str) -> str | None:
+    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None."""
+    if os.path.isfile(os.path.join(directory, "Chart.yaml")):
+        return "helm"
+    if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
+        return "kustomize"
+    return None

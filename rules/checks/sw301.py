@@ -194,8 +194,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     continue
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
-                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)
-                                if not ing.ports or p in ing.ports]
+                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
+                                if not ing.ports or p in ing.ports or p is UNKNOWN]  # may be the one routed to
                 else:
                     targets += svc.target_ports
                 targets += [t for n, t in svc.port_names.items() if n in ing.ports]
@@ -242,7 +242,8 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
 
     A name is looked up in the containers of the pods the Service selects (Kubernetes sends nothing to
     a pod without that port name). It is unknown, and the rule cannot decide, when no workload of the
-    inputs has pods the Service selects, or when the target itself is not known yet.
+    inputs has pods the Service selects, when the target itself is not known yet, or when a selected pod's
+    port of that name (its number, its name, the port list) is not known yet and no known one is a runtime port.
     """
     if target is UNKNOWN:
         raise Undecidable(f"a targetPort of Service `{svc.name}`")
@@ -258,17 +259,27 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
         raise Undecidable(f"the selector of Service `{svc.name}`")
     matched = False
     found: set[int] = set()
+    unknown = False  # a selected pod's port of that name, or the name of one of its ports, is not known yet
+
+    def look_up(named: dict[str, Any]) -> None:
+        nonlocal unknown
+        number = named.get(name, named.get("*"))
+        if number is UNKNOWN:
+            unknown = True
+        elif number is not None:
+            found.add(number)
+
     for pods in inv.pod_ports:
         if pods.namespace != svc.namespace or pods.labels is UNKNOWN or not selector:
             continue
         if all(pods.labels.get(k) == v for k, v in selector.items()):
             matched = True
-            if name in pods.named:
-                found.add(pods.named[name])
+            look_up(pods.named)
     for g in inv.groups:
         if selects(svc, g):
             matched = True
-            found.update(c.port_names[name] for c in g.containers if name in c.port_names)
+            for c in g.containers:
+                look_up(c.port_names)
     if not matched:
         raise Undecidable(
             f"the port behind targetPort `{name}` of Service `{svc.name}`",
@@ -277,6 +288,8 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
     runtime = sorted(p for p in found if p in RUNTIME_PORTS)
     if runtime:
         return runtime[0], name
+    if unknown:
+        raise Undecidable(f"the port behind targetPort `{name}` of Service `{svc.name}`")
     return (min(found) if found else None), name
 
 

@@ -203,7 +203,9 @@ class Container:
     env_from: list[EnvSource] = field(default_factory=list)
     env_locations: dict[str, Location] = field(default_factory=dict)  # variable -> where it is set
     image_location: Location | None = field(default=None, compare=False)  # where `image:` is written
-    port_names: dict[str, int] = field(default_factory=dict)  # named containerPorts
+    #: Named containerPorts: name -> number, UNKNOWN when the number is not known yet; the key "*" (no port
+    #: name has it) -> UNKNOWN when the list, an entry or a name is not known yet: any name may be there.
+    port_names: dict[str, Any] = field(default_factory=dict)
     security: SecurityContext = field(default_factory=SecurityContext)
     runs_vllm: bool = False  # the container's command starts a vLLM server
     resource_claims: list[str] = field(default_factory=list)  # resources.claims (dynamic resource allocation)
@@ -263,7 +265,7 @@ class PodPorts:
     subject: str  # "Deployment serving/ray-head"
     namespace: str
     labels: Any  # dict[str, str] | UNKNOWN
-    named: dict[str, int] = field(default_factory=dict)
+    named: dict[str, Any] = field(default_factory=dict)  # as Container.port_names ("*": a name not known)
 
 
 @dataclass

@@ -119,7 +119,11 @@ CASES = [
     Case(DEP, (*C0, "env", 0, "value"), "1", "SW306"),
     Case(DEP, (*C0, "env", 1), {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}, "SW310"),
     Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
+    # the Ingress routes to the Service's port 8000: an unknown port entry may send it on to Ray's dashboard
+    Case(SVC, ("spec", "ports", 0, "targetPort"), 8265, "SW301"),
     Case(ING, BACKEND, 8265, "SW301"),
+    # the Service's targetPort `http` names this port: unknown, the Ingress may route to Ray's dashboard
+    Case(DEP, (*C0, "ports", 0, "containerPort"), 8265, "SW301"),
     Case(NP, ("spec", "podSelector"), {"matchLabels": {"app": "llama"}}, "SW305"),
     Case(NP, ("spec", "policyTypes"), ["Egress"], "SW305"),
     Case(LWS, (*LEADER_C0, "env", 0, "value"), "1", "SW306"),

@@ -80,6 +80,25 @@ def _yaml_type(value: Any) -> str:
     return yaml_type(value)
 
 
+def port_names(ports: Any, first_wins: bool = False) -> dict[str, Any]:
+    """A container's named ports (``Container.port_names``): name -> containerPort, UNKNOWN when the number is
+    not known yet; ``"*"`` -> UNKNOWN when the list, an entry or a name is not known yet (a Kubernetes port
+    name never is ``*``)."""
+    if ports is UNKNOWN:
+        return {"*": UNKNOWN}
+    out: dict[str, Any] = {}
+    for p in as_list(ports):
+        if p is UNKNOWN or (isinstance(p, Mapping) and p.get("name") is UNKNOWN):
+            out["*"] = UNKNOWN
+            continue
+        p = as_map(p)
+        name, number = p.get("name"), p.get("containerPort")
+        if isinstance(name, str) and (number is UNKNOWN or (isinstance(number, int) and not isinstance(number, bool))):
+            if not first_wins or name not in out:
+                out[name] = number
+    return out
+
+
 def str_map(value: Any) -> dict[str, str]:
     return {str(k): "" if v is None else str(v) for k, v in as_map(value).items()}
 

@@ -39,7 +39,7 @@ from ...vllm.args import (
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_tokens, mounted_config
-from .fields import as_list, as_map, line_of, str_map, typed_items, typed_list, typed_map
+from .fields import as_list, as_map, line_of, port_names, str_map, typed_items, typed_list, typed_map
 from .parse import make_locate, yaml_type
 
 
@@ -340,8 +340,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             env_from=env_from,
             env_locations=env_lines,
             image_location=_key_location(c, "image", file),
-            port_names={str(p["name"]): int(p["containerPort"]) for p in ports
-                        if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int)},
+            port_names=port_names(c.get("ports")),
             security=_security(pod_sc, c, what, cloc),
             resource_claims=[str(x.get("name")) for x in typed_items(resources, "claims", f"{what}.resources.claims",
                                                                      cloc) if x.get("name")],

@@ -41,7 +41,17 @@ from ...model.vocab import (
     LWS_WORKER_INDEX,
 )
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
+from .fields import (
+    as_list,
+    as_map,
+    int_field,
+    line_of,
+    port_names,
+    read_annotations,
+    str_map,
+    suppressions_from,
+    typed_map,
+)
 from .parse import Lines
 from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
 
@@ -316,12 +326,10 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
 
 def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
     """The named container ports of a pod template (any workload), or None when it names none."""
-    named: dict[str, int] = {}
+    named: dict[str, Any] = {}
     for c in as_list(as_map(pod_spec).get("containers")):
-        for p in as_list(as_map(c).get("ports")):
-            p = as_map(p)
-            if isinstance(p.get("name"), str) and isinstance(p.get("containerPort"), int):
-                named.setdefault(p["name"], p["containerPort"])
+        for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
+            named.setdefault(name, number)
     if not named:
         return None
     labels = as_map(meta).get("labels")

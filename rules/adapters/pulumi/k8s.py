@@ -11,7 +11,8 @@ reads:
 - the fields the Kubernetes readers take as unknown are handed to them as such: a container's
   ``image``, an env ``value``, a ``command``/``args`` word (an unresolved ``$(VAR)``), the pod's
   ``nodeSelector``, resource quantities, ``envFrom`` sources, ``securityContext.privileged``, a
-  Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
+  container's ``ports`` (the list, an entry, its ``name`` or ``containerPort``: a Service's named
+  ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
   policy, autoscaler bounds, probe timings, the namespace (read as ``<unknown>``), a Service's
@@ -95,6 +96,12 @@ def _read_as_unknown(path: Path) -> bool:
     if n >= 3 and path[-3] == "envFrom" and path[-1] in ("configMapRef", "secretRef", "prefix"):
         return True
     if n >= 2 and path[-2] in ("configMapRef", "secretRef") and path[-1] == "name":
+        return True
+    if n >= 3 and path[-3] == "containers" and path[-1] == "ports":  # a container's ports, one of them, its
+        return True                                                     # name or number: a named targetPort
+    if n >= 4 and path[-4] == "containers" and path[-2] == "ports":    # may resolve to any port
+        return True
+    if n >= 5 and path[-5] == "containers" and path[-3] == "ports" and path[-1] in ("name", "containerPort"):
         return True
     if n >= 2 and path[-2:] == ("securityContext", "privileged"):
         return True

@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 import traceback
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
@@ -73,7 +74,7 @@ def sources():
                         out.append(p)
     return sorted(out)
 
-PARSED = {}
+PARSED: dict[str, Any] = {}
 def parsed(p):
     if p not in PARSED:
         try:
@@ -84,7 +85,7 @@ def parsed(p):
             PARSED[p] = None
     return PARSED[p]
 
-ODD = [None, 0, 1, -1, -(2**63), 2**64, 10**30, 10**400, 1.5, -0.5, 1e308, math.inf, -math.inf, math.nan, True, False,
+ODD: list[Any] = [None, 0, 1, -1, -(2**63), 2**64, 10**30, 10**400, 1.5, -0.5, 1e308, math.inf, -math.inf, math.nan, True, False,
        "", " ", "x", "true", "auto", "-1", "inf", "nan", "1e300", "1e400", "99999999999999999999k", "9" * 5000, U, U, U,
        "ünïcødé ✓ 😀", "${X}", "a; rm -rf /", "\x00", "H100", "p5.48xlarge", [], [None], [U], [1, "a"], {}, {"a": 1},
        {"value": U}, [{"name": U}], {U: U}, [[]], [{}], "0.0.0.0/0", "LoadBalancer", "optional", 65536, -8000,
@@ -181,7 +182,7 @@ def lint(path, fmt):
         os.unlink(out)
     return code, report, err.getvalue(), time.process_time() - t0
 
-STATS = {}
+STATS: dict[str, Any] = {}
 
 def check(path, fmt):
     """None, or (class, detail)."""
@@ -215,11 +216,11 @@ def check(path, fmt):
                 return ("internal-finding", internal[0]["message"][:300])
             if (code == 2) != bool(doc["input_errors"]):
                 return ("exit-vs-input-errors", f"{code} {doc['input_errors'][:1]}")
-            for e in doc["input_errors"]:
-                if "Error" in e["message"] and "rror:" in e["message"] or "Exception" in e["message"]:
+            for entry in doc["input_errors"]:
+                if "Error" in entry["message"] and "rror:" in entry["message"] or "Exception" in entry["message"]:
                     import re
-                    if re.search(r"\b\w+(Error|Exception)\b", e["message"]):
-                        return ("python-exception-in-message", e["message"][:300])
+                    if re.search(r"\b\w+(Error|Exception)\b", entry["message"]):
+                        return ("python-exception-in-message", entry["message"][:300])
         else:
             try:
                 jsonschema.validate(doc, SARIF)

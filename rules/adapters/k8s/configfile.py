@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-import yaml
-
+from ...model.errors import InputError
+from ..yamlsrc import DuplicateKey, load_documents
 from .fields import as_map
 
 #: ConfigMap name -> the ``data`` of each ConfigMap of that name in the input being read.
@@ -78,10 +78,11 @@ def config_tokens(text: str) -> list[str] | None:
     """The flags vLLM reads from a ``--config`` YAML file (its FlexibleArgumentParser: ``key: value`` is
     ``--key value``, ``true`` a switch and ``false`` left out, a list its items, a mapping its JSON); None when
     the text is no mapping."""
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+    # the project's YAML reader (vLLM reads the file with yaml.safe_load: one document, a repeated key's last value)
+    docs = [doc for _, doc in load_documents(text, "--config") if not isinstance(doc, DuplicateKey)]
+    if len(docs) != 1 or isinstance(docs[0], InputError):
         return None
+    doc = docs[0]
     if not isinstance(doc, Mapping):
         return None
     tokens: list[str] = []

@@ -847,10 +847,11 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
     captured a second time as full decode graphs (``gpu_model_runner.py`` ``capture_model``)."""
     largest = 512 if b.cudagraph_sizes == "step8-512" else min(2 * seqs, 512)
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
-    if b.gpt_oss_capture and model_type == "gpt_oss" and largest < b.gpt_oss_capture:
+    gpt_oss = bool(b.gpt_oss_capture) and model_type == "gpt_oss" and largest < b.gpt_oss_capture
+    if gpt_oss:
         largest = b.gpt_oss_capture
     largest = min(largest, batched)
-    if b.cudagraph_sizes == "step16":
+    if b.cudagraph_sizes == "step16" or gpt_oss:  # GptOssForCausalLMConfig's own list steps by 16 from 256
         candidates = [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)]
     else:
         candidates = [1, 2, 4, *range(8, largest + 1, 8)]
@@ -865,8 +866,9 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     while profiling and takes it from the KV budget (``cudagraph_gib``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
-    bytes per token (:class:`Estimates`; at TP > 1 the half that is not the residual stream is split over the
-    ranks): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
+    bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
+    ``cudagraph_full_token_bytes`` for a full decode graph; :class:`Estimates`), on every GPU whatever the
+    tensor-parallel size: gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
     in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
@@ -875,10 +877,11 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
     sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
     tokens = sum(sizes) + sum(full)
-    # calibrated at TP1; with tensor parallelism each rank keeps the residual stream whole and its share of the
-    # rest, taken as half and half (not measured)
-    share = (1.0 + 1.0 / s.tp) / 2.0
-    gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act * share / GIB
+    # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
+    # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
+    moe = model.moe is not None and moe_layers(model) > 0
+    piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
+    gib = (sum(sizes) * piecewise + sum(full) * e.cudagraph_full_token_bytes) * model.hidden_size * act / GIB
     return _Graphs(False, gib, len(sizes) + len(full), tokens)
 
 

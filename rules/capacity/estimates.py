@@ -40,7 +40,13 @@ class Estimates:
       83 sizes of 35,335 tokens (9.9 B). Full decode graphs (0.11+) keep ``cudagraph_full_token_bytes``: the 0.11.0
       logs of vllm#27508 (gpt-oss-120b on one H100, 660 MiB of graph pools and about 5.4 GiB outside PyTorch when
       the warm-up ran out of memory) and llm-d#787 (Qwen3-32B at TP2 and 0.95, out of memory at the warm-up after
-      67 + 67 graphs) need about 9 B per token over both kinds.
+      67 + 67 graphs) need about 9 B per token over both kinds. From 0.14 vLLM warms the model up with a dummy
+      forward of ``max_num_batched_tokens`` tokens before it captures, and the graphs reuse the blocks that run left
+      in PyTorch's cache: what the capture adds is small (``cudagraph_token_bytes_warm``, ``_warm_moe``). vLLM's
+      own "CUDAGraph memory" on one H100 (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md,
+      the 0.12-0.16 line): gpt-oss-20b 0.39 GiB and gpt-oss-120b 1.03 GiB for 83 + 83 graphs of 35,335 tokens each
+      (1.0 and 2.7 B), Qwen3-0.6B 0.10 GiB, Llama-3.1-8B -0.45, Qwen3-32B -0.88 (TP2 -0.33), Llama-3.3-70B-FP8 at
+      TP2 -0.42.
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
@@ -76,6 +82,9 @@ class Estimates:
     cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
     cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
     cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)
+    #: from 0.14 (a warm-up forward before the capture), per token of every graph: dense models, MoE models
+    cudagraph_token_bytes_warm: float = 1.0
+    cudagraph_token_bytes_warm_moe: float = 3.0
     cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing
     allocator_slack_gib: float = 0.25
     allocator_slack_error_gib: float = 0.1

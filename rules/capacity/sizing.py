@@ -868,7 +868,8 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
     bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
     ``cudagraph_full_token_bytes`` for a full decode graph; :class:`Estimates`), on every GPU whatever the
-    tensor-parallel size: gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
+    tensor-parallel size; from 0.14, where a warm-up forward runs before the capture and leaves its blocks in
+    PyTorch's cache for the graphs, far less (``cudagraph_token_bytes_warm``): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
     in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
@@ -880,8 +881,13 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
     # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
     moe = model.moe is not None and moe_layers(model) > 0
-    piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
-    gib = (sum(sizes) * piecewise + sum(full) * e.cudagraph_full_token_bytes) * model.hidden_size * act / GIB
+    if b.warmup_before_capture:
+        # the capture reuses what the warm-up forward left in PyTorch's cache: it adds little, for either kind
+        piecewise = full_bytes = e.cudagraph_token_bytes_warm_moe if moe else e.cudagraph_token_bytes_warm
+    else:
+        piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
+        full_bytes = e.cudagraph_full_token_bytes
+    gib = (sum(sizes) * piecewise + sum(full) * full_bytes) * model.hidden_size * act / GIB
     return _Graphs(False, gib, len(sizes) + len(full), tokens)
 
 

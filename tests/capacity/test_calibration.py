@@ -20,7 +20,10 @@ memory of 1.79 GiB on one GPU) that the merged code no longer measures; vllm PR 
 kvcached's patched allocator; the 32B and 72B runs of dennislee22/vLLM-benchmarking's README give the KV budget
 without the utilization or the context they ran at; vllm#20305, vllm#23192 and vllm-omni#276 ("Free memory on
 device ... is less than desired") were refused because other processes held the GPU; pytorch#175666 is a
-regression of a PyTorch release candidate; vllm#34076 runs pipeline stages on two different GPUs.
+regression of a PyTorch release candidate; vllm#34076 runs pipeline stages on two different GPUs. The
+llm-d-benchmark rows ran `vllm/vllm-openai:latest` on 2026-01-27: their profile's sampler peak (PyTorch's sort, 39 B
+per logit) places them in the 0.12-0.16 line, scored as 0.14.1; its gpt-oss-120b row says 0.9 but its logged terms
+add up to 0.95 of the GPU, which is what it is scored at.
 """
 
 from __future__ import annotations

@@ -254,8 +254,10 @@ def rotary_cache_bytes(model: ModelShape) -> int:
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
-                   stage: int, buffers: bool = True, device: Device | None = None) -> float:
-    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included)."""
+                   stage: int, buffers: bool = True, device: Device | None = None,
+                   triton_kernels: bool = True) -> float:
+    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included); ``triton_kernels``:
+    whether OpenAI's Triton kernels are installed (:func:`mxfp4_backend`)."""
     tp, pp = s.tp, s.pp
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
@@ -270,7 +272,8 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1, mxfp4_backend(device))
+        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1,
+                                       mxfp4_backend(device, triton_kernels))
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
@@ -596,8 +599,9 @@ def _size_deployment(
     nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
+    triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                     notes)
+                     notes, triton_kernels)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     available = _kv_budget(worst, s, given, notes)
@@ -942,7 +946,7 @@ class _Stage:
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
-             notes: list[str]) -> _Stage:
+             notes: list[str], triton_kernels: bool = True) -> _Stage:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage; the stage
     that leaves the least for the KV cache decides (vLLM gives every worker the cache of the tightest).
 
@@ -957,7 +961,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     worst: _Stage | None = None
     last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
-        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
+        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
+                           triton_kernels=triton_kernels)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0

@@ -174,6 +174,9 @@ class Behaviour:
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
     pip_flashinfer: bool = False  # `pip install vllm` brings FlashInfer along (requirements/cuda.txt)
+    #: `pip install vllm` brings OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12); without
+    #: them MXFP4 experts on Hopper run on Marlin, whose padding differs
+    pip_triton_kernels: bool = False
 
     @property
     def version(self) -> Version:
@@ -216,7 +219,7 @@ _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="afte
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
-              pip_flashinfer=True)
+              pip_flashinfer=True, pip_triton_kernels=True)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, warmup_before_capture=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -285,6 +288,11 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "pip_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
+                          "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
+                          "0.10.1.1 and 0.11.0; utils has_triton_kernels looks for triton_kernels or "
+                          "vllm.third_party.triton_kernels (0.14.1); quantization/mxfp4.py picks Marlin on SM90 "
+                          "without them (0.10.1.1 _should_use_marlin, 0.11.0 get_mxfp4_backend)",
     "warmup_before_capture": "v1/worker/gpu_worker.py compile_or_warm_up_model: 0.14.1 and 0.20.0 add the end of "
                              "every compile range (get_compile_ranges, up to max_num_batched_tokens) to the warm-up "
                              "sizes and run _dummy_run for each before capture_model; 0.11.0 and 0.12.0 warm up "

@@ -613,3 +613,29 @@ def test_a_72b_vision_language_model_on_four_a100_40gb_at_0_95_and_4096_tokens()
     assert {s.verdict for s in got.values()} == {"may-refuse"}
     assert got["0.9.2"].notes[0] == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
 
+
+
+def test_mxfp4_experts_fall_back_to_marlin_on_hopper_without_openais_triton_kernels():
+    # 0.10 and 0.11 wheels carry no triton_kernels: a pip install on an H100 runs the experts on Marlin (vllm#23278,
+    # "Model loading took 65.9651 GiB"); the official image, and every wheel from 0.12, runs Triton (64.38 GiB logged)
+    model = find_model("openai/gpt-oss-120b")
+    h100 = sizing.Device("H100", 79.19, "nvidia", "hopper")
+
+    def weights(release: str, pip: bool) -> float:
+        s = sizing.size_deployment(model, h100, sizing.EngineSettings(pip_install=pip), release)
+        return round(s.weights_gib_per_gpu, 2)
+
+    assert [weights("0.10.1.1", True), weights("0.10.1.1", False), weights("0.11.0", True),
+            weights("0.14.1", True)] == [65.91, 64.32, 65.91, 64.32]
+
+
+def test_from_0_14_the_graphs_reuse_the_warm_up_forward():
+    from shardwise.rules.vllm.versions import behaviour
+
+    assert [behaviour(v).warmup_before_capture for v in ("0.12.0", "0.13.0", "0.14.1", "0.19.1")] == [
+        False, False, True, True]
+    # the same 51 + 51 graphs of Llama-3.1-8B on one H100: 10,503 tokens each × 4,096 × 2 B × 5 (piecewise) and 9
+    # (full) in 0.12, × 1 from 0.14
+    twelve = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.12.0", max_model_len=8192)
+    fourteen = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", max_model_len=8192)
+    assert (round(twelve.cudagraph_gib_per_gpu, 3), round(fourteen.cudagraph_gib_per_gpu, 3)) == (1.122, 0.16)

@@ -32,10 +32,21 @@ class Estimates:
     * CUDA graphs: ``cudagraph_gib`` where the release estimates them inside the budget (0.17-0.7 GiB in vLLM 0.2x
       logs). Where they are captured after sizing (V1 before 0.20) the graphs vLLM captures are counted (the sizes
       and modes of :data:`shardwise.rules.vllm.versions.RANGES`) and each holds ``cudagraph_token_bytes`` × hidden
-      size × activation bytes per captured token: calibrated on two public logs, vllm PR #22897 (24-28 MiB per
-      piecewise size of 264-464 tokens, 6-8 MiB at 80-112: about 64 KiB per token) and vllm#27508 (gpt-oss-120b on
-      0.11.0 out of memory with 660 MiB of graph pools and about 5.4 GiB of memory outside PyTorch after 254
-      captures of 124,014 tokens in all).
+      size × activation bytes per captured token (``cudagraph_token_bytes_moe`` for mixture-of-experts models, whose
+      fused-MoE buffers live in the graphs' pools too), on every GPU whatever the TP: calibrated on what vLLM 0.10.1.1
+      logged as "Graph capturing finished ... took X GiB" (the free memory the capture used) in
+      dennislee22/vLLM-benchmarking: Qwen2-7B (hidden 3,584) on one A100 0.50 GiB for 67 sizes of 16,647 tokens
+      (4.4 B), 0.65 GiB per GPU at TP2 (5.7 B: no smaller at TP2); gpt-oss-120b (hidden 2,880) at TP4 1.88 GiB for
+      83 sizes of 35,335 tokens (9.9 B). Full decode graphs (0.11+) keep ``cudagraph_full_token_bytes``: the 0.11.0
+      logs of vllm#27508 (gpt-oss-120b on one H100, 660 MiB of graph pools and about 5.4 GiB outside PyTorch when
+      the warm-up ran out of memory) and llm-d#787 (Qwen3-32B at TP2 and 0.95, out of memory at the warm-up after
+      67 + 67 graphs) need about 9 B per token over both kinds. From 0.14 vLLM warms the model up with a dummy
+      forward of ``max_num_batched_tokens`` tokens before it captures, and the graphs reuse the blocks that run left
+      in PyTorch's cache: what the capture adds is small (``cudagraph_token_bytes_warm``, ``_warm_moe``). vLLM's
+      own "CUDAGraph memory" on one H100 (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md,
+      the 0.12-0.16 line): gpt-oss-20b 0.39 GiB and gpt-oss-120b 1.03 GiB for 83 + 83 graphs of 35,335 tokens each
+      (1.0 and 2.7 B), Qwen3-0.6B 0.10 GiB, Llama-3.1-8B -0.45, Qwen3-32B -0.88 (TP2 -0.33), Llama-3.3-70B-FP8 at
+      TP2 -0.42.
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
@@ -68,7 +79,12 @@ class Estimates:
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
-    cudagraph_token_bytes: float = 9.0  # × hidden size × activation bytes, per token of every captured graph
+    cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
+    cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
+    cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)
+    #: from 0.14 (a warm-up forward before the capture), per token of every graph: dense models, MoE models
+    cudagraph_token_bytes_warm: float = 1.0
+    cudagraph_token_bytes_warm_moe: float = 3.0
     cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing
     allocator_slack_gib: float = 0.25
     allocator_slack_error_gib: float = 0.1

@@ -254,8 +254,10 @@ def rotary_cache_bytes(model: ModelShape) -> int:
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
-                   stage: int, buffers: bool = True, device: Device | None = None) -> float:
-    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included)."""
+                   stage: int, buffers: bool = True, device: Device | None = None,
+                   triton_kernels: bool = True) -> float:
+    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included); ``triton_kernels``:
+    whether OpenAI's Triton kernels are installed (:func:`mxfp4_backend`)."""
     tp, pp = s.tp, s.pp
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
@@ -270,7 +272,8 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1, mxfp4_backend(device))
+        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1,
+                                       mxfp4_backend(device, triton_kernels))
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
@@ -596,8 +599,9 @@ def _size_deployment(
     nontorch = _nontorch_gib(b, engine, device, s, e)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
+    triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                     notes)
+                     notes, triton_kernels)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     available = _kv_budget(worst, s, given, notes)
@@ -847,10 +851,11 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
     captured a second time as full decode graphs (``gpu_model_runner.py`` ``capture_model``)."""
     largest = 512 if b.cudagraph_sizes == "step8-512" else min(2 * seqs, 512)
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
-    if b.gpt_oss_capture and model_type == "gpt_oss" and largest < b.gpt_oss_capture:
+    gpt_oss = bool(b.gpt_oss_capture) and model_type == "gpt_oss" and largest < b.gpt_oss_capture
+    if gpt_oss:
         largest = b.gpt_oss_capture
     largest = min(largest, batched)
-    if b.cudagraph_sizes == "step16":
+    if b.cudagraph_sizes == "step16" or gpt_oss:  # GptOssForCausalLMConfig's own list steps by 16 from 256
         candidates = [1, 2, 4, *range(8, 256, 8), *range(256, largest + 1, 16)]
     else:
         candidates = [1, 2, 4, *range(8, largest + 1, 8)]
@@ -865,8 +870,11 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     while profiling and takes it from the KV budget (``cudagraph_gib``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
-    bytes per token (:class:`Estimates`; at TP > 1 the half that is not the residual stream is split over the
-    ranks): gpt-oss, whose capture goes up to 1,024 tokens, needs several GiB."""
+    bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
+    ``cudagraph_full_token_bytes`` for a full decode graph; :class:`Estimates`), on every GPU whatever the
+    tensor-parallel size; from 0.14, where a warm-up forward runs before the capture and leaves its blocks in
+    PyTorch's cache for the graphs, far less (``cudagraph_token_bytes_warm``). gpt-oss, whose capture goes up to
+    1,024 tokens, needs several GiB before 0.14."""
     in_budget = engine == "v1" and not s.enforce_eager and (
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
@@ -875,10 +883,16 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
     sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
     tokens = sum(sizes) + sum(full)
-    # calibrated at TP1; with tensor parallelism each rank keeps the residual stream whole and its share of the
-    # rest, taken as half and half (not measured)
-    share = (1.0 + 1.0 / s.tp) / 2.0
-    gib = tokens * e.cudagraph_token_bytes * model.hidden_size * act * share / GIB
+    # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
+    # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
+    moe = model.moe is not None and moe_layers(model) > 0
+    if b.warmup_before_capture:
+        # the capture reuses what the warm-up forward left in PyTorch's cache: it adds little, for either kind
+        piecewise = full_bytes = e.cudagraph_token_bytes_warm_moe if moe else e.cudagraph_token_bytes_warm
+    else:
+        piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
+        full_bytes = e.cudagraph_full_token_bytes
+    gib = (sum(sizes) * piecewise + sum(full) * full_bytes) * model.hidden_size * act / GIB
     return _Graphs(False, gib, len(sizes) + len(full), tokens)
 
 
@@ -933,7 +947,7 @@ class _Stage:
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
-             notes: list[str]) -> _Stage:
+             notes: list[str], triton_kernels: bool = True) -> _Stage:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage; the stage
     that leaves the least for the KV cache decides (vLLM gives every worker the cache of the tightest).
 
@@ -948,7 +962,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     worst: _Stage | None = None
     last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
-        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device)
+        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
+                           triton_kernels=triton_kernels)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0

@@ -149,15 +149,18 @@ MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
 }
 
 
-def mxfp4_backend(device: Device | None) -> Mxfp4Backend | None:
-    """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place)."""
+def mxfp4_backend(device: Device | None, triton_kernels: bool = True) -> Mxfp4Backend | None:
+    """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place). On Hopper the Triton
+    kernels need OpenAI's ``triton_kernels`` package; without it (``triton_kernels`` False: a ``pip install`` of
+    0.10 or 0.11, whose wheels do not carry it) vLLM falls back to Marlin (``mxfp4.py``: ``not
+    has_triton_kernels()`` -> Marlin in 0.10.1.1 and 0.11.0)."""
     if device is None:
         return None
     if device.vendor == "amd":
         return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
     arch = device.architecture
     if arch == "hopper":
-        return MXFP4_BACKENDS["triton"]
+        return MXFP4_BACKENDS["triton" if triton_kernels else "marlin"]
     if arch == "blackwell" and not device.name.upper().startswith("RTX"):
         return MXFP4_BACKENDS["flashinfer"]
     if arch in ("ampere", "ada", "blackwell"):

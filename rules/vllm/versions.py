@@ -48,6 +48,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   0.12 multiples of 8 below 256 and of 16 from 256; none above ``max_num_batched_tokens``), whether each size is
   captured twice, piecewise and as a full decode graph for sizes up to ``max_num_seqs`` (``FULL_AND_PIECEWISE``,
   the default from 0.11), and the largest size gpt-oss raises the capture to (1,024; 992 in 0.11).
+* ``warmup_before_capture``: from 0.14 V1 runs a dummy forward of ``max_num_batched_tokens`` tokens before it
+  captures the CUDA graphs, so the capture reuses the blocks that run left in PyTorch's cache and grows the memory
+  in use by little (vLLM's own "CUDAGraph memory" figure: -0.88 to 1.03 GiB on one H100).
 * ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
   communication buffers that are set up during the first forward pass are counted as non-torch memory
   (about 2 GiB per GPU in 0.19 logs).
@@ -160,6 +163,9 @@ class Behaviour:
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
     gpt_oss_capture: int = 0  # gpt-oss raises the largest capture size to this (0: no override)
+    #: compile_or_warm_up_model runs a dummy forward of max_num_batched_tokens (the end of each compile range)
+    #: before capture_model, and the graphs reuse the blocks it leaves in PyTorch's cache (0.14+)
+    warmup_before_capture: bool = False
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
@@ -168,6 +174,9 @@ class Behaviour:
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
     pip_flashinfer: bool = False  # `pip install vllm` brings FlashInfer along (requirements/cuda.txt)
+    #: `pip install vllm` brings OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12); without
+    #: them MXFP4 experts on Hopper run on Marlin, whose padding differs
+    pip_triton_kernels: bool = False
 
     @property
     def version(self) -> Version:
@@ -210,8 +219,8 @@ _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="afte
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
-              pip_flashinfer=True)
-_R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
+              pip_flashinfer=True, pip_triton_kernels=True)
+_R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, warmup_before_capture=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
@@ -279,6 +288,15 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "pip_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
+                          "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
+                          "0.10.1.1 and 0.11.0; utils has_triton_kernels looks for triton_kernels or "
+                          "vllm.third_party.triton_kernels (0.14.1); quantization/mxfp4.py picks Marlin on SM90 "
+                          "without them (0.10.1.1 _should_use_marlin, 0.11.0 get_mxfp4_backend)",
+    "warmup_before_capture": "v1/worker/gpu_worker.py compile_or_warm_up_model: 0.14.1 and 0.20.0 add the end of "
+                             "every compile range (get_compile_ranges, up to max_num_batched_tokens) to the warm-up "
+                             "sizes and run _dummy_run for each before capture_model; 0.11.0 and 0.12.0 warm up "
+                             "compile_sizes only (empty by default); 0.13.0 not read",
     "cudagraphs_in_budget": "v1/worker/gpu_worker.py determine_available_memory subtracts "
                             "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (absent in "
                             "0.17.0; envs.py default '0' in 0.18.1/0.19.1, '1' in 0.20.0-0.22.1); ROCm skipped "

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""The capacity model's scoreboard against public vLLM start-up logs, by release line.
+
+    .venv/bin/python benchmarks/startup_logs.py
+
+Reads ``tests/capacity/data/startup_logs.json`` (each case: URL, release, model, GPU, settings and what vLLM
+logged) and prints, per release line and in all, how many verdicts (started / refused) the model gets right, how
+many KV budgets are within max(0.6 GiB, 4 % of the usable memory), token counts within 5 % and weights within
+2 % + 0.3 GiB, then every row that misses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "capacity"))
+import startup_logs  # noqa: E402  (the test helper that reads the cases)
+
+
+def main() -> int:
+    print(startup_logs.scoreboard(startup_logs.load()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""The public vLLM start-up logs of ``data/startup_logs.json``, and how the capacity model scores against them.
+
+One place reads the cases and scores them: ``test_calibration.py`` holds the model to each one, and
+``benchmarks/startup_logs.py`` prints the scoreboard an outside evaluation would (verdicts right, KV budgets within
+tolerance, token counts within 5 %, weights within 2 % + 0.3 GiB), by release line.
+
+Models the catalog lacks are explicit shapes here, each from its published config.json.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import find_model
+from shardwise.rules.model.shapes import ModelShape
+
+GIB = 1024**3
+DATA = Path(__file__).with_name("data") / "startup_logs.json"
+
+#: Qwen/Qwen2.5-VL-72B-Instruct config.json (vision tower of 32 layers, 1,280 wide, window attention).
+QWEN25_VL_72B = ModelShape(
+    id="Qwen/Qwen2.5-VL-72B-Instruct", params=73_410_000_000, num_hidden_layers=80, hidden_size=8192,
+    num_attention_heads=64, num_key_value_heads=8, head_dim=128, intermediate_size=29568, vocab_size=152064,
+    max_position_embeddings=128000,
+    hf_config={"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+               "vision_config": {"depth": 32, "hidden_size": 1280, "intermediate_size": 3456, "patch_size": 14,
+                                 "spatial_merge_size": 2, "window_size": 112, "hidden_act": "silu"}},
+)
+#: google/gemma-3-4b-it config.json (SigLIP tower, 256 tokens per image, every 6th layer global).
+GEMMA3_4B = dataclasses.replace(
+    find_model("google/gemma-3-4b-it"),
+    hf_config={"model_type": "gemma3", "sliding_window": 1024, "sliding_window_pattern": 6,
+               "mm_tokens_per_image": 256,
+               "vision_config": {"hidden_size": 1152, "intermediate_size": 4304, "image_size": 896,
+                                 "patch_size": 14, "hidden_act": "gelu_pytorch_tanh"}},
+)
+#: deepseek-ai/DeepSeek-R1-Distill-Qwen-14B config.json: Qwen2.5-14B's shape, max_position_embeddings 131,072.
+R1_DISTILL_14B = dataclasses.replace(find_model("Qwen/Qwen2.5-14B-Instruct"),
+                                     id="deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", max_position_embeddings=131072)
+#: Qwen/Qwen2-7B-Instruct config.json: Qwen2.5-7B's shape (28 layers, hidden 3,584, 28 heads, 4 KV heads, MLP 18,944,
+#: vocabulary 152,064, untied embeddings, max_position_embeddings 32,768, use_sliding_window false).
+QWEN2_7B = dataclasses.replace(find_model("Qwen/Qwen2.5-7B-Instruct"), id="Qwen/Qwen2-7B-Instruct")
+
+SHAPES: dict[str, ModelShape] = {
+    "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Log:
+    """One start-up log: the run's release, model, GPU and settings, and what vLLM logged."""
+
+    url: str
+    release: str
+    model: ModelShape
+    gpu: str
+    gpu_gib: float  # total memory as the runtime reported it
+    settings: sizing.EngineSettings
+    started: bool
+    weights_gib: float | None = None
+    kv_gib: float | None = None
+    tokens: int | None = None
+    arch: str = "ampere"
+    vendor: str = "nvidia"
+    nvlink_domain: int | None = None
+    central: bool = True  # False: the failure is inside the error band; only the banded verdict is held to it
+    logged: str = ""
+
+    @property
+    def line(self) -> str:
+        """The release line it belongs to on the scoreboard: 0.6, 0.7, ..., 0.11, 0.2x."""
+        major, minor = (int(p) for p in self.release.split(".")[:2])
+        return f"{major}.2x" if (major == 0 and minor >= 20) else f"{major}.{minor}"
+
+
+def _model(ref: str) -> ModelShape:
+    return SHAPES[ref.removeprefix("shape:")] if ref.startswith("shape:") else find_model(ref)
+
+
+def load(path: Path = DATA) -> list[Log]:
+    """The cases of the data file, in its order."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    logs = []
+    for c in raw["cases"]:
+        logs.append(Log(
+            url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
+            settings=sizing.EngineSettings(**c.get("settings", {})), started=bool(c["started"]),
+            weights_gib=c.get("weights_gib"), kv_gib=c.get("kv_gib"), tokens=c.get("tokens"),
+            arch=c.get("arch", "ampere"), vendor=c.get("vendor", "nvidia"), nvlink_domain=c.get("nvlink_domain"),
+            central=c.get("central", True), logged=c.get("logged", ""),
+        ))
+    return logs
+
+
+def size(log: Log) -> sizing.ReplicaSizing:
+    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, log.nvlink_domain)  # type: ignore[arg-type]
+    return sizing.size_deployment(log.model, device, log.settings, log.release)
+
+
+@dataclasses.dataclass(frozen=True)
+class Score:
+    """How the model did on one log (None: vLLM logged no such figure)."""
+
+    log: Log
+    sized: sizing.ReplicaSizing
+    verdict_right: bool  # the central verdict (where the log holds it to one) and never the opposite beyond the band
+    kv_within: bool | None  # within max(0.6 GiB, 4 % of the usable memory)
+    tokens_within_5pct: bool | None
+    tokens_within_band: bool | None  # within the KV tolerance, in tokens
+    weights_within: bool | None  # within 2 % + 0.3 GiB
+
+
+def score(log: Log) -> Score:
+    s = size(log)
+    tolerance = max(0.6, 0.04 * s.usable_gib_per_gpu)
+    banded = next((v for v in ("refuses", "may-refuse") if v in (s.verdict, s.margin_verdict)), "starts")
+    right = banded != ("refuses" if log.started else "starts")
+    if log.central:
+        right = right and s.starts == log.started
+    kv = None if log.kv_gib is None else abs(s.available_kv_gib - log.kv_gib) <= tolerance
+    weights = None if log.weights_gib is None else abs(s.weights_gib_per_gpu - log.weights_gib) <= (
+        0.02 * log.weights_gib + 0.3)
+    tokens_5 = tokens_band = None
+    if log.tokens is not None:
+        tokens_5 = abs(s.kv_cache_tokens - log.tokens) <= 0.05 * log.tokens
+        per_token = s.needed_kv_gib * GIB / s.max_model_len
+        tokens_band = abs(s.kv_cache_tokens - log.tokens) <= tolerance * GIB / per_token
+    return Score(log, s, right, kv, tokens_5, tokens_band, weights)
+
+
+def _ratio(values: Iterable[bool | None]) -> str:
+    vals = [v for v in values if v is not None]
+    return f"{sum(vals)}/{len(vals)}" if vals else "-"
+
+
+def scoreboard(logs: list[Log]) -> str:
+    """The table an outside evaluation prints: per release line and in all, then every row that misses."""
+    scores = [score(lg) for lg in logs]
+    lines = sorted({sc.log.line for sc in scores}, key=lambda x: [int(p) if p.isdigit() else 99
+                                                                   for p in x.replace("x", "").split(".")])
+    out = [f"{'release':<8} {'logs':>4}  {'verdict':>7}  {'KV':>7}  {'tokens 5%':>9}  {'weights':>7}"]
+
+    def row(name: str, group: list[Score]) -> str:
+        return (f"{name:<8} {len(group):>4}  {_ratio(g.verdict_right for g in group):>7}  "
+                f"{_ratio(g.kv_within for g in group):>7}  {_ratio(g.tokens_within_5pct for g in group):>9}  "
+                f"{_ratio(g.weights_within for g in group):>7}")
+
+    for line in lines:
+        out.append(row(line, [sc for sc in scores if sc.log.line == line]))
+    out.append(row("all", scores))
+    misses = [sc for sc in scores if not sc.verdict_right or sc.kv_within is False or sc.tokens_within_5pct is False
+              or sc.weights_within is False]
+    if misses:
+        out.append("")
+        out.append("misses:")
+    for sc in misses:
+        s, lg = sc.sized, sc.log
+        what = []
+        if not sc.verdict_right:
+            what.append(f"verdict {'starts' if s.starts else 'refuses'} ({s.verdict}), logged "
+                        f"{'started' if lg.started else 'refused'}")
+        if sc.kv_within is False:
+            what.append(f"KV {s.available_kv_gib:.2f} GiB, logged {lg.kv_gib}")
+        if sc.tokens_within_5pct is False:
+            what.append(f"tokens {s.kv_cache_tokens:,}, logged {lg.tokens:,}")
+        if sc.weights_within is False:
+            what.append(f"weights {s.weights_gib_per_gpu:.2f} GiB, logged {lg.weights_gib}")
+        out.append(f"  {lg.release} {lg.model.id} {lg.gpu} TP{lg.settings.tp}: {'; '.join(what)}  {lg.url}")
+    return "\n".join(out)

@@ -1,0 +1,265 @@
+"""Families served in 2026 added from published configurations (round 3): NVIDIA Nemotron Nano 9B v2 (a Mamba2
+hybrid), Gemma 4 31B and 26B-A4B (global layers with their own head size, a MoE beside a dense MLP), Qwen3.5-35B-A3B.
+
+Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
+:func:`derive_params` makes of them, then the weights per GPU, the KV layout vLLM builds per token and per request,
+and a lint of a Deployment written the way public vLLM manifests are (``vllm serve`` with the model as the first
+argument): the model is known, so its capacity rules are decided (no SW004).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.app.cli import main
+from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import derive_params, find_model, shape_from_config
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+from shardwise.rules.vllm import kv_layout
+from shardwise.rules.vllm.versions import behaviour
+
+GIB = 1024**3
+
+# nvidia/NVIDIA-Nemotron-Nano-9B-v2's config.json keys at 6533e8de2c68e4536bf7c411d7a3ce5734111476
+NEMOTRON_NANO_9B_V2: dict[str, Any] = {
+    "architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "torch_dtype": "bfloat16",
+    "vocab_size": 131072, "hidden_size": 4480, "intermediate_size": 15680, "num_hidden_layers": 56,
+    "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 131072,
+    "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-",
+    "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+    "tie_word_embeddings": False,
+}
+
+# transformers' convert_gemma4_weights.py (_VARIANTS) at 0f3f0632a38798af2adf264adc752130ecc5fa66: the text configs
+# it writes for gemma-4-31b and gemma-4-26b-a4b
+_GEMMA4_TYPES = ["sliding_attention"] * 5 + ["full_attention"]
+GEMMA4_31B: dict[str, Any] = {
+    "architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4",
+    "text_config": {
+        "model_type": "gemma4_text", "hidden_size": 5376, "hidden_size_per_layer_input": 0,
+        "intermediate_size": 4 * 5376, "num_hidden_layers": 60, "layer_types": _GEMMA4_TYPES * 10,
+        "num_attention_heads": 32, "num_key_value_heads": 16, "num_global_key_value_heads": 4,
+        "global_head_dim": 512, "attention_k_eq_v": True, "num_kv_shared_layers": 0, "sliding_window": 1024,
+        "max_position_embeddings": 262_144,
+    },
+}
+GEMMA4_26B_A4B: dict[str, Any] = {
+    "architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4",
+    "text_config": {
+        "model_type": "gemma4_text", "hidden_size": 2816, "hidden_size_per_layer_input": 0,
+        "intermediate_size": 2112, "num_hidden_layers": 30, "layer_types": _GEMMA4_TYPES * 5,
+        "num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2,
+        "global_head_dim": 512, "attention_k_eq_v": True, "num_kv_shared_layers": 0, "enable_moe_block": True,
+        "num_experts": 128, "moe_intermediate_size": 704, "top_k_experts": 8, "sliding_window": 1024,
+        "max_position_embeddings": 262_144,
+    },
+}
+
+
+def test_nemotron_nano_9b_v2_params_from_its_pattern():
+    # 27 Mamba2 mixers: in_proj 4480 x (10240 + 12288 + 128), conv 12288 x 4 + bias, dt_bias / A_log / D, gated norm
+    # 10240, out_proj 10240 x 4480; 4 attention layers 4480 x (40 + 2 x 8 + 40) x 128; 25 squared-ReLU MLPs
+    # 2 x 4480 x 15680; one RMSNorm per layer and the final one; untied embeddings 2 x 131072 x 4480
+    mamba = 4480 * (10240 + 12288 + 128) + 12288 * 4 + 12288 + 3 * 128 + 10240 + 10240 * 4480
+    assert mamba == 147_446_144
+    expected = 2 * 131072 * 4480 + 27 * mamba + 4 * 55_050_240 + 25 * 140_492_800 + 57 * 4480
+    assert derive_params(NEMOTRON_NANO_9B_V2) == expected == 8_888_227_328
+    record = find_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert record.params == expected
+    taught = shape_from_config(NEMOTRON_NANO_9B_V2, model_id="nemotron", source="config.json")
+    assert (taught.params, taught.num_hidden_layers, taught.max_position_embeddings) == (expected, 56, 131072)
+    # a newer config that lists the layers instead (NemotronHConfig.layers_block_type) is the same model
+    names = {"M": "linear_attention", "*": "full_attention", "-": "mlp"}
+    listed = {k: v for k, v in NEMOTRON_NANO_9B_V2.items() if k not in ("hybrid_override_pattern", "num_hidden_layers")}
+    listed["layers_block_type"] = [names[c] for c in NEMOTRON_NANO_9B_V2["hybrid_override_pattern"]]
+    relisted = shape_from_config(listed, model_id="nemotron", source="config.json")
+    assert (relisted.params, relisted.num_hidden_layers) == (expected, 56)
+    assert [(t.kind, t.layers) for t in kv_layout.layout(relisted, 1, 1, 2).types] == [("full", 4), ("state", 27)]
+
+
+def test_nemotron_nano_9b_v2_kv_cache():
+    model = find_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    lay = kv_layout.layout(model, 1, 1, 2)
+    # 4 attention layers of 2 x 8 x 128 bf16 per token; 27 Mamba2 states of 73,728 (conv, bf16) + 5,242,880 (SSM,
+    # float32) bytes per request; the 25 MLP layers cache nothing
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 4, 4096, 0), ("state", 27, 0, 5_316_608)]
+    sized = sizing.size_replica(model, 47.7, vllm_version="0.11.0", max_model_len=131_072, max_num_seqs=64)
+    # the attention block becomes 1,312 tokens (16 x cdiv(5,316,608, 16 x 4,096)), one page 5,373,952 bytes
+    assert sized.block_size == 1312 and sized.hybrid_kv
+    assert round(sized.weights_gib_per_gpu, 2) == 16.59  # 8,888,227,328 x 2 bytes
+
+
+def test_gemma4_params_are_the_model_cards_totals():
+    # 31B: 50 sliding layers (q 32 x 256, k and v 16 x 256, o) + 10 global (q 32 x 512, k 4 x 512 serving as V, o),
+    # q/k norms, GELU MLP 3 x 5376 x 21504, 4 norms per layer; tied embeddings 262144 x 5376: the card's 30.7B
+    assert derive_params(GEMMA4_31B) == 30_697_345_280
+    # 26B-A4B: every layer a dense MLP of 2112 beside 128 experts of 3 x 2816 x 704, a router 2816 x 128 with its
+    # scale, a per-expert scale and 3 more norms: the card's 25.2B total
+    assert derive_params(GEMMA4_26B_A4B) == 25_233_141_760
+    g31, g26 = find_model("google/gemma-4-31B-it"), find_model("google/gemma-4-26B-A4B-it")
+    # the records add the vision encoder's approximate 550M that the model card states
+    assert (g31.params, g31.vision_params) == (30_697_345_280 + 550_000_000, 550_000_000)
+    assert (g26.params, g26.vision_params) == (25_233_141_760 + 550_000_000, 550_000_000)
+    assert g26.moe is not None and (g26.moe.num_experts, g26.moe.experts_per_token) == (128, 8)
+    taught = shape_from_config(GEMMA4_26B_A4B, model_id="gemma4", source="config.json")
+    assert taught.moe is not None and taught.moe.experts_per_token == 8  # top_k_experts
+    assert find_model("google/gemma-4-31B") is g31
+
+
+def test_gemma4_kv_layout_and_weights():
+    g31 = find_model("google/gemma-4-31B-it")
+    lay = kv_layout.layout(g31, 2, 1, 2)
+    # TP2: sliding 8 KV heads of 256, global 2 KV heads of 512, K and V cached (k_eq_v loads K into both)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.span) for t in lay.types] == [
+        ("full", 10, 2 * 2 * 512 * 2, None), ("sliding", 50, 2 * 8 * 256 * 2, 1024)]
+    # a page is 16 sliding tokens (131,072 bytes): 32 global tokens
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.20.0"), "v1", 30 * GIB, 32_768, 8192)
+    assert (plan.page_bytes, plan.group_layers, len(plan.groups)) == (131_072, 10, 6)
+    assert plan.num_blocks == 30 * GIB // 131_072 // 10 == 24_576
+    # one 32,768-token request: 1,024 global blocks + 5 sliding groups x (cdiv(1023 + 8192, 16) + 1 = 577)
+    assert plan.max_concurrency == pytest.approx(24_576 / (1024 + 5 * 577))
+    sized = sizing.size_replica(g31, 79.19, tp=2, vllm_version="0.20.0", max_model_len=32_768)
+    assert round(sized.weights_gib_per_gpu, 2) == 29.23
+    g26 = kv_layout.layout(find_model("google/gemma-4-26B-A4B-it"), 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in g26.types] == [("full", 5, 4096), ("sliding", 25, 8192)]
+
+
+def test_qwen35_35b_a3b_is_the_qwen36_shape():
+    q35, q36 = find_model("Qwen/Qwen3.5-35B-A3B"), find_model("Qwen/Qwen3.6-35B-A3B")
+    fields = ("params", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+              "vocab_size", "max_position_embeddings", "vision_params", "moe")
+    assert {f: getattr(q35, f) for f in fields} == {f: getattr(q36, f) for f in fields}
+    assert "configuration_qwen3_5_moe.py" in q35.source
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(q35, 1, 1, 2).types if t.kind == "full"] \
+        == [("full", 10, 2048)]
+
+
+@pytest.mark.parametrize("model_id", ["nvidia/NVIDIA-Nemotron-Nano-9B-v2", "google/gemma-4-31B-it",
+                                      "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.5-35B-A3B"])
+def test_plan_runs(model_id, capsys):
+    assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
+    out, err = capsys.readouterr()
+    assert model_id in out and "Traceback" not in err
+
+
+# Deployments written the way public vLLM manifests are: `vllm serve <model>` with flags as args, an HF token from a
+# Secret, a memory-backed /dev/shm, a readiness probe on /health, a GPU node selected by instance type.
+GEMMA4_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+  namespace: llm
+  labels:
+    app: gemma-4-31b
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: gemma-4-31b
+  template:
+    metadata:
+      labels:
+        app: gemma-4-31b
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: p5.48xlarge
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.20.0
+          command: ["vllm", "serve"]
+          args:
+            - google/gemma-4-31B-it
+            - --tensor-parallel-size
+            - "2"
+            - --max-model-len
+            - "32768"
+            - --gpu-memory-utilization
+            - "0.90"
+          env:
+            - name: HF_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: hf-token
+                  key: token
+          ports:
+            - containerPort: 8000
+              name: http
+          resources:
+            limits:
+              nvidia.com/gpu: "2"
+          readinessProbe:
+            httpGet:
+              path: /health
+              port: 8000
+          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 16Gi
+"""
+# NVIDIA's model card command (vllm serve ... --trust-remote-code --mamba_ssm_cache_dtype float32) on one L40S
+NEMOTRON_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+  namespace: llm
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: nemotron-nano
+  template:
+    metadata:
+      labels:
+        app: nemotron-nano
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: g6e.xlarge
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          command: ["vllm", "serve"]
+          args:
+            - nvidia/NVIDIA-Nemotron-Nano-9B-v2
+            - --trust-remote-code
+            - --max-num-seqs
+            - "64"
+            - --mamba_ssm_cache_dtype
+            - float32
+          ports:
+            - containerPort: 8000
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+
+
+@pytest.mark.parametrize(("manifest", "codes"), [
+    # TP2 with a 32k context on H100s: TP1 holds one 32k request only within the estimate's error band, so SW104
+    # stays advisory, and SW106 names the 4-bit variant that would fit one GPU
+    (GEMMA4_DEPLOYMENT, {"SW104", "SW106"}),
+    # one L40S holds it with room to spare: nothing to say
+    (NEMOTRON_DEPLOYMENT, set()),
+])
+def test_a_manifest_serving_a_new_family_is_decided(tmp_path: Path, manifest, codes):
+    path = tmp_path / "deploy.yaml"
+    path.write_text(manifest)
+    findings = run_rules(ALL_RULES, load_inputs([str(path)]))
+    mine = [f for f in findings if f.subject == "Deployment llm/server"]
+    assert not [f for f in mine if f.code == "SW004" or f.undecided]  # the model is known: nothing undecided
+    assert {f.code for f in mine if f.code.startswith(("SW1", "SW2"))} == codes
+    assert all(f.level == "advisory" for f in mine if f.code.startswith("SW1"))

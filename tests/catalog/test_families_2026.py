@@ -1,5 +1,6 @@
 """Families served in 2026 added from published configurations (round 3): NVIDIA Nemotron Nano 9B v2 (a Mamba2
-hybrid), Gemma 4 31B and 26B-A4B (global layers with their own head size, a MoE beside a dense MLP), Qwen3.5-35B-A3B.
+hybrid), Gemma 4 31B and 26B-A4B (global layers with their own head size, a MoE beside a dense MLP), Qwen3.5-35B-A3B,
+SmolLM3-3B.
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the weights per GPU, the KV layout vLLM builds per token and per request,
@@ -140,7 +141,8 @@ def test_qwen35_35b_a3b_is_the_qwen36_shape():
 
 
 @pytest.mark.parametrize("model_id", ["nvidia/NVIDIA-Nemotron-Nano-9B-v2", "google/gemma-4-31B-it",
-                                      "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.5-35B-A3B"])
+                                      "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.5-35B-A3B",
+                                      "HuggingFaceTB/SmolLM3-3B"])
 def test_plan_runs(model_id, capsys):
     assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
     out, err = capsys.readouterr()
@@ -263,3 +265,19 @@ def test_a_manifest_serving_a_new_family_is_decided(tmp_path: Path, manifest, co
     assert not [f for f in mine if f.code == "SW004" or f.undecided]  # the model is known: nothing undecided
     assert {f.code for f in mine if f.code.startswith(("SW1", "SW2"))} == codes
     assert all(f.level == "advisory" for f in mine if f.code.startswith("SW1"))
+
+
+def test_smollm3_3b():
+    config = {"architectures": ["SmolLM3ForCausalLM"], "model_type": "smollm3", "hidden_size": 2048,
+              "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 128,
+              "intermediate_size": 11008, "vocab_size": 128256, "max_position_embeddings": 65536,
+              "tie_word_embeddings": True, "no_rope_layers": [1, 1, 1, 0] * 9}
+    # tied 128256 x 2048 + 36 x (q 2048 x 2048, k and v 2048 x 512, o, SwiGLU 3 x 2048 x 11008, 2 norms) + norm
+    assert derive_params(config) == 128256 * 2048 + 36 * (2 * 2048 * 2048 + 2 * 2048 * 512 + 3 * 2048 * 11008
+                                                           + 2 * 2048) + 2048 == 3_075_098_624
+    model = find_model("HuggingFaceTB/SmolLM3-3B")
+    assert model.params == 3_075_098_624
+    # NoPE layers are still full attention: 36 layers of 2 x 4 x 128 bf16
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(model, 1, 1, 2).types] == [
+        ("full", 36, 2048)]
+    assert sizing.derived_max_model_len(model) == 65_536

@@ -1,6 +1,6 @@
 """Families served in 2026 added from published configurations (round 3): NVIDIA Nemotron Nano 9B v2 (a Mamba2
 hybrid), Gemma 4 31B and 26B-A4B (global layers with their own head size, a MoE beside a dense MLP), Qwen3.5-35B-A3B,
-SmolLM3-3B.
+SmolLM3-3B, Qwen3.5-9B and Qwen3-VL-8B-Instruct.
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the weights per GPU, the KV layout vLLM builds per token and per request,
@@ -142,7 +142,7 @@ def test_qwen35_35b_a3b_is_the_qwen36_shape():
 
 @pytest.mark.parametrize("model_id", ["nvidia/NVIDIA-Nemotron-Nano-9B-v2", "google/gemma-4-31B-it",
                                       "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.5-35B-A3B",
-                                      "HuggingFaceTB/SmolLM3-3B"])
+                                      "HuggingFaceTB/SmolLM3-3B", "Qwen/Qwen3.5-9B", "Qwen/Qwen3-VL-8B-Instruct"])
 def test_plan_runs(model_id, capsys):
     assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
     out, err = capsys.readouterr()
@@ -281,3 +281,22 @@ def test_smollm3_3b():
     assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(model, 1, 1, 2).types] == [
         ("full", 36, 2048)]
     assert sizing.derived_max_model_len(model) == 65_536
+
+
+def test_qwen35_9b_text_is_what_llama_cpp_counts():
+    model = find_model("Qwen/Qwen3.5-9B")
+    # the decoder alone: llama.cpp logs 'model params = 8.95 B' for a GGUF of a Qwen3.5-9B fine-tune
+    assert (model.params - model.vision_params, model.vision_params) == (8_953_803_264, 456_010_480)
+    lay = kv_layout.layout(model, 1, 1, 2)
+    # 8 gated-attention layers of 2 x 4 x 256 bf16; 24 Gated DeltaNet states: conv (2 x 16 x 128 + 32 x 128) x 3
+    # + recurrent 32 x 128 x 128, bf16
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 8, 4096, 0), ("state", 24, 0, (2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 2)]
+    assert sizing.derived_max_model_len(model) == 262_144
+
+
+def test_qwen3_vl_8b_counts_its_deepstack_tower():
+    model = find_model("Qwen/Qwen3-VL-8B-Instruct")
+    assert model.params == find_model("Qwen/Qwen3-8B").params + 576_388_336 == 8_767_123_696
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(model, 1, 1, 2).types] == [
+        ("full", 36, 2 * 8 * 128 * 2)]

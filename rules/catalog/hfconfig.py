@@ -122,6 +122,8 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "expand",
     "mamba_ssm_cache_dtype", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_num_groups",
     "mamba_d_conv", "mamba_expand",
+    # Kimi Linear: which layers are KDA (linear attention) and their heads
+    "linear_attn_config",
 })
 
 

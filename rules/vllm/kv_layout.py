@@ -11,8 +11,9 @@ vLLM's model implementations read them:
   ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
 * linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
   ``linear_attention``, ``full_attention_interval``; Mamba2 layers of Nemotron-H's
-  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``): a constant state per
-  request (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
+  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Kimi Linear's KDA layers,
+  ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
+  (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
 * layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks) and layers that read another
   layer's cache (``num_kv_shared_layers``: Gemma 3n and Gemma 4 E2B/E4B, vLLM's
   ``kv_sharing_target_layer_name``): no KV cache of their own;
@@ -126,9 +127,22 @@ def _kind_of(name: str) -> str:
     return "full"
 
 
+def _kda_layers(cfg: dict[str, object]) -> list[int] | None:
+    """Kimi Linear's KDA layers, 1-based (``linear_attn_config.kda_layers``; vLLM's ``is_kda_layer``)."""
+    lac = cfg.get("linear_attn_config")
+    kda = lac.get("kda_layers") if isinstance(lac, dict) else None
+    if isinstance(kda, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in kda):
+        return kda
+    return None
+
+
 def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
     """One kind per layer from a list the config gives (``hybrid_override_pattern``, ``layers_block_type``,
-    ``layer_types``), or None when it gives none of length ``num_hidden_layers``."""
+    ``layer_types``, Kimi Linear's ``linear_attn_config.kda_layers``), or None when it gives none of length
+    ``num_hidden_layers``."""
+    kda = _kda_layers(cfg)
+    if kda is not None:
+        return ["state" if i + 1 in kda else "full" for i in range(n)]
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and len(pattern) == n and set(pattern) <= set(_PATTERN):
         return [_PATTERN[c] for c in pattern]
@@ -231,6 +245,8 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     """Per layer and request on one GPU: a Gated DeltaNet's conv and recurrent state, or a Mamba2 mixer's
     (:func:`mamba2_state_bytes`)."""
     cfg = model.hf_config
+    if _kda_layers(cfg) is not None:
+        return kda_state_bytes(model, tp, dtype_bytes)
     if _is_mamba(cfg):
         return mamba2_state_bytes(model, tp, dtype_bytes)
     kh = _int(cfg, "linear_num_key_heads") or 0
@@ -271,6 +287,19 @@ def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
     ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
     return conv + ssm
+
+
+def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One Kimi Delta Attention layer's state per request on one GPU (``MambaStateShapeCalculator.kda_state_shape``
+    and ``kda_state_dtype``): a conv state of ``(short_conv_kernel_size - 1) × 3 × heads × head_dim / TP`` values
+    in the model dtype (q, k and v) and a recurrent state of ``heads / TP × head_dim × head_dim`` float32 values."""
+    lac = model.hf_config.get("linear_attn_config")
+    lac = lac if isinstance(lac, dict) else {}
+    heads = _int(lac, "num_heads") or model.num_attention_heads
+    dim = _int(lac, "head_dim") or 128
+    kernel = _int(lac, "short_conv_kernel_size") or 4
+    conv = 3 * heads * dim // tp * (kernel - 1) * dtype_bytes
+    return conv + heads // tp * dim * dim * 4
 
 
 _SSM_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 0}
@@ -368,6 +397,11 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
             per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
             return Layout((LayerType("full", len(kinds), per),), mla=True,
                           note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
+        states = kinds.count("state")
+        if states:  # Kimi Linear: MLA layers between KDA layers, one KDA state per layer and request
+            types = (LayerType("full", kinds.count("full"), per),
+                     LayerType("state", states, 0, state_bytes=_state_bytes(model, tp, 2)))
+            return Layout(tuple(t for t in types if t.layers), mla=True)
         return Layout((LayerType("full", len(kinds), per),), mla=True)
     if model.mla is not None:
         heads = max(1, math.ceil(model.num_attention_heads / tp))

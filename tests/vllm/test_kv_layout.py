@@ -350,3 +350,20 @@ def test_shared_kv_layers_hold_no_cache():
                            "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7})
     lay = kv_layout.layout(e2b, 1, 1, 2)
     assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 3, 2048), ("sliding", 12, 1024)]
+
+
+def test_kimi_linear_mla_layers_between_kda_states():
+    # Kimi Linear: linear_attn_config lists the KDA layers (1-based, vLLM's is_kda_layer); the others are MLA
+    kimi = shape(id="moonshotai/x", num_hidden_layers=8, num_attention_heads=32, num_key_value_heads=32,
+                 head_dim=192, mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+                 hf_config={"model_type": "kimi_linear",
+                            "linear_attn_config": {"kda_layers": [1, 2, 3, 5, 6, 7], "full_attn_layers": [4, 8],
+                                                   "num_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4}})
+    lay = kv_layout.layout(kimi, 2, 1, 2)
+    # MLA: a 512 + 64 latent in bf16 per layer and token, not split by TP; KDA (kda_state_shape): conv
+    # 3 x 32 x 128 / 2 x 3 bf16 + recurrent 16 x 128 x 128 float32
+    assert lay.mla and [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 2, 1152, 0), ("state", 6, 0, 36_864 + 1_048_576)]
+    # the attention block grows until a page of 1,152-byte tokens holds a state: 16 x cdiv(1,085,440, 16 x 1,152)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", GIB, 4096, 2048)
+    assert plan.block_size == 16 * -(-1_085_440 // (16 * 1152)) == 944

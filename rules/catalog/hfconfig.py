@@ -88,7 +88,7 @@ _UNGATED_MLP = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigco
 _LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
 # Families with a learned weight per head dimension on q and k (QK-norm).
 _QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "qwen3_5_text", "qwen3_5_moe_text",
-                      "qwen3_vl_text", "qwen3_vl_moe_text"})
+                      "qwen3_vl_text", "qwen3_vl_moe_text", "qwen3_omni_moe_text"})
 # Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
 # (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
 _HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
@@ -534,6 +534,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         kind = "qwen2_5_vl"
     if top_type == "llama4":
         kind = "llama4_vision_model"
+    if top_type.startswith("qwen3_omni") or kind == "qwen3_omni_moe_vision_encoder":
+        kind = "qwen3_vl"  # Qwen3OmniMoeVisionEncoderConfig: Qwen3-VL's tower with its deepstack mergers
     if top_type.startswith("qwen3_vl") or kind in ("qwen3_vl", "qwen3_vl_moe"):
         kind = "qwen3_vl"
     if top_type.startswith("qwen3_5") or kind in ("qwen3_5", "qwen3_5_moe", "qwen3_5_vision"):
@@ -560,10 +562,15 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         return None
 
 
-#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B).
+#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B) and
+#: Qwen3OmniMoeAudioEncoderConfig's (checkpoint Qwen/Qwen3-Omni-30B-A3B-Instruct).
 _AUDIO_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_5_omni_audio_encoder": {
         "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+    },
+    "qwen3_omni_moe_audio_encoder": {
+        "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+        "downsample_hidden_size": 480,
     },
 }
 
@@ -579,10 +586,14 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
     kind = str(audio.get("model_type") or "")
     if not kind and thinker_type.startswith("qwen2_5_omni"):
         kind = "qwen2_5_omni_audio_encoder"
+    if not kind and thinker_type.startswith("qwen3_omni"):
+        kind = "qwen3_omni_moe_audio_encoder"
     defaults = _AUDIO_DEFAULTS.get(kind)
     if defaults is None:
         return None
     a = {**defaults, **audio}
+    if kind == "qwen3_omni_moe_audio_encoder":
+        return _qwen3_omni_audio(a)
     try:
         d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
         mel, out = int(a["num_mel_bins"]), int(a["output_dim"])
@@ -591,6 +602,22 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
     convs = mel * d * 3 + d + d * d * 3 + d
     layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
     return convs + layers * layer + 2 * d + d * out + out + 2 * out
+
+
+def _qwen3_omni_audio(a: dict[str, Any]) -> int | None:
+    """Qwen3-Omni's audio encoder (``Qwen3OmniMoeAudioEncoder``): Qwen2.5-Omni's layers with a biased k_proj
+    (4d^2 + 4d; two LayerNorms 4d; fc1 and fc2 with biases 2 d f + f + d), three 3x3 stride-2 Conv2d with biases
+    (1 -> c, c -> c, c -> c, c = ``downsample_hidden_size``), conv_out c x mel' -> d without bias (mel' = the mel bins
+    halved three times, rounding up), ln_post 2d, proj1 d -> d and proj2 d -> output_dim with biases."""
+    try:
+        d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
+        mel, out, c = int(a["num_mel_bins"]), int(a["output_dim"]), int(a["downsample_hidden_size"])
+    except (TypeError, ValueError):
+        return None
+    freq = (((mel + 1) // 2 + 1) // 2 + 1) // 2
+    convs = (9 * c + c) + 2 * (9 * c * c + c) + c * freq * d
+    layer = 4 * d * d + 4 * d + 4 * d + 2 * d * f + f + d
+    return convs + layers * layer + 2 * d + d * d + d + d * out + out
 
 
 def _siglip(v: dict[str, Any], text_h: int) -> int:

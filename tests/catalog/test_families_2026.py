@@ -17,7 +17,7 @@ import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
-from shardwise.rules.catalog import derive_params, find_model, shape_from_config
+from shardwise.rules.catalog import derive_params, derive_vision_params, find_model, shape_from_config
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
@@ -300,3 +300,43 @@ def test_qwen3_vl_8b_counts_its_deepstack_tower():
     assert model.params == find_model("Qwen/Qwen3-8B").params + 576_388_336 == 8_767_123_696
     assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(model, 1, 1, 2).types] == [
         ("full", 36, 2 * 8 * 128 * 2)]
+
+
+# Qwen3-Omni-30B-A3B's layout (Qwen3OmniMoeThinkerConfig and its sub-configs in transformers, checkpoint
+# Qwen/Qwen3-Omni-30B-A3B-Instruct): the thinker vLLM serves, beside a talker and code2wav it does not load. The audio
+# and vision sub-configs at their defaults but for the width they project to; the decoder sized as keras-hub's
+# Qwen3-Omni preset describes it (48 layers, 32 Q / 4 KV heads, 128 experts, 8 active, Qwen3-30B-A3B's 30.5B), the
+# context at Qwen3OmniMoeTextConfig's default. No catalog record: the checkpoint's own config.json was not found.
+QWEN3_OMNI: dict[str, Any] = {
+    "architectures": ["Qwen3OmniMoeForConditionalGeneration"], "model_type": "qwen3_omni_moe",
+    "thinker_config": {
+        "model_type": "qwen3_omni_moe_thinker",
+        "audio_config": {"model_type": "qwen3_omni_moe_audio_encoder", "output_dim": 2048},
+        "vision_config": {"model_type": "qwen3_omni_moe_vision_encoder", "out_hidden_size": 2048},
+        "text_config": {"model_type": "qwen3_omni_moe_text", "hidden_size": 2048, "num_hidden_layers": 48,
+                        "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936,
+                        "intermediate_size": 768, "moe_intermediate_size": 768, "num_experts": 128,
+                        "num_experts_per_tok": 8, "max_position_embeddings": 32768},
+    },
+    "talker_config": {"model_type": "qwen3_omni_moe_talker"},
+    "code2wav_config": {"model_type": "qwen3_omni_moe_code2wav"},
+}
+
+
+def test_qwen3_omni_audio_and_vision_towers_count():
+    # audio (Qwen3OmniMoeAudioEncoder): three 3x3 stride-2 convs of 480 channels with biases, conv_out 480 x 16 x 1280
+    # (128 mel bins halved three times), 32 layers of 4 biased 1280^2 projections, 2 LayerNorms and a 5120 GELU MLP,
+    # ln_post, proj1 1280 x 1280 and proj2 1280 x 2048 with biases
+    convs = (9 * 480 + 480) + 2 * (9 * 480 * 480 + 480) + 480 * 16 * 1280
+    layer = 4 * 1280 * 1280 + 4 * 1280 + 4 * 1280 + 2 * 1280 * 5120 + 5120 + 1280
+    audio = convs + 32 * layer + 2 * 1280 + 1280 * 1280 + 1280 + 1280 * 2048 + 2048
+    assert audio == 647_927_168
+    # vision: Qwen3-VL's tower (27 blocks of 1152, 3 deepstack mergers) projecting to 2048
+    vision = 538_631_408
+    assert derive_vision_params(QWEN3_OMNI) == audio + vision
+    # 1.19B weights the thinker loads beside its decoder: 2.21 GiB in bf16
+    assert round((audio + vision) * 2 / 2**30, 2) == 2.21
+    taught = shape_from_config(QWEN3_OMNI, model_id="qwen3-omni", source="config.json")
+    assert taught.vision_params == audio + vision and "talker_config" in str(taught.extra["params_note"])
+    # the decoder is Qwen3-30B-A3B's shape (q/k norms, 128 experts of 768): 30,532,122,624 with its vocabulary
+    assert taught.params - taught.vision_params == find_model("Qwen/Qwen3-30B-A3B").params

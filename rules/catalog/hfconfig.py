@@ -450,7 +450,40 @@ def _gemma4_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total
 
 
+def _granite_hybrid(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Granite 4.0 (``GraniteMoeHybridForCausalLM``): per layer two RMSNorms, a mixer as ``layer_types`` says and
+    the shared MLP (input_linear h -> 2 s, output_linear s -> h, s = ``shared_intermediate_size``) with, when
+    ``num_local_experts`` > 0, a router h x E and E experts of 3 h x ``intermediate_size``. Mamba2 mixer: in_proj
+    h x (inner + conv + heads), conv (inner + 2 G N) x ``mamba_d_conv`` with its bias (``mamba_conv_bias``), dt_bias,
+    A_log and D, the gated norm (inner) and out_proj inner x h (biases with ``mamba_proj_bias``), inner =
+    ``mamba_expand`` x h; attention q, k, v, o (biases with ``attention_bias``)."""
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    types = cfg.get("layer_types") or cfg.get("layers_block_type")
+    if not isinstance(types, list) or len(types) != layers:
+        types = ["mamba"] * layers  # GraniteMoeHybridConfig.layers_block_type when layer_types is unset
+    inner = (_int(cfg, "mamba_expand") or 2) * h
+    m_heads = _int(cfg, "mamba_n_heads") or 128
+    conv = inner + 2 * (_int(cfg, "mamba_n_groups") or 1) * (_int(cfg, "mamba_d_state") or 256)
+    mamba = h * (inner + conv + m_heads) + conv * (_int(cfg, "mamba_d_conv") or 4) + 3 * m_heads + inner + inner * h
+    if cfg.get("mamba_conv_bias", True):
+        mamba += conv
+    if cfg.get("mamba_proj_bias"):
+        mamba += inner + conv + m_heads + h
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+    if cfg.get("attention_bias"):
+        attention += heads * head_dim + 2 * kv * head_dim + h
+    shared = _int(cfg, "shared_intermediate_size") or 0
+    experts = _int(cfg, "num_local_experts") or 0
+    mlp = 3 * h * shared + (h * experts + experts * 3 * h * (_int(cfg, "intermediate_size") or 0) if experts else 0)
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + h
+    return total + sum((mamba if str(t) == "mamba" else attention) + mlp + 2 * h for t in types)
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "granitemoehybrid":
+        return _granite_hybrid(cfg, required(cfg))
     if cfg.get("model_type") == "gemma4_text":
         return _gemma4_text(cfg, required(cfg))
     if cfg.get("model_type") == "nemotron_h":

@@ -340,3 +340,21 @@ def test_qwen3_omni_audio_and_vision_towers_count():
     assert taught.vision_params == audio + vision and "talker_config" in str(taught.extra["params_note"])
     # the decoder is Qwen3-30B-A3B's shape (q/k norms, 128 experts of 768): 30,532,122,624 with its vocabulary
     assert taught.params - taught.vision_params == find_model("Qwen/Qwen3-30B-A3B").params
+
+
+def test_a_granite_4_h_config_counts_its_mamba_layers_shared_mlp_and_experts():
+    # a Granite 4.0-H-shaped config (GraniteMoeHybridConfig keys): 4 layers, one of them attention
+    config = {"model_type": "granitemoehybrid", "hidden_size": 1536, "num_hidden_layers": 4, "num_attention_heads": 12,
+              "num_key_value_heads": 4, "vocab_size": 100352, "intermediate_size": 512, "shared_intermediate_size": 1024,
+              "num_local_experts": 64, "num_experts_per_tok": 6, "tie_word_embeddings": True,
+              "max_position_embeddings": 131072, "layer_types": ["mamba", "mamba", "attention", "mamba"],
+              "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128,
+              "mamba_d_conv": 4, "mamba_expand": 2}
+    inner, conv = 3072, 3072 + 2 * 128
+    mamba = 1536 * (inner + conv + 48) + conv * 4 + conv + 3 * 48 + inner + inner * 1536
+    attention = 1536 * 12 * 128 + 2 * 1536 * 4 * 128 + 12 * 128 * 1536
+    mlp = 3 * 1536 * 1024 + 1536 * 64 + 64 * 3 * 1536 * 512
+    expected = 100352 * 1536 + 1536 + 3 * mamba + attention + 4 * (mlp + 2 * 1536)
+    assert derive_params(config) == expected
+    taught = shape_from_config(config, model_id="granite", source="config.json")
+    assert [(t.kind, t.layers) for t in kv_layout.layout(taught, 1, 1, 2).types] == [("full", 1), ("state", 3)]

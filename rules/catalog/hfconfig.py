@@ -423,7 +423,9 @@ def _gemma4_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
     v_proj: K serves as V), q and k norms of one head; a gated GELU MLP (twice as wide on KV-shared layers with
     ``use_double_wide_mlp``); four RMSNorms; with ``enable_moe_block`` a router (h x E and a scale of h), a
     per-expert scale (E), E experts of 3 h x ``moe_intermediate_size`` and three more RMSNorms. Per-layer
-    embeddings (``hidden_size_per_layer_input`` of the E2B / E4B models) are not counted.
+    embeddings (``hidden_size_per_layer_input`` d > 0, the E2B / E4B models): the table
+    ``vocab_size_per_layer_input`` x (layers x d), the model projection h x (layers x d) and its norm d, and per
+    layer a gate h x d, a projection d x h and its norm h.
     """
     h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
     heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
@@ -441,6 +443,10 @@ def _gemma4_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
     if cfg.get("enable_moe_block") and experts:
         moe = h * experts + h + experts + experts * 3 * h * (_int(cfg, "moe_intermediate_size") or 0) + 3 * h
     total = vocab * h * (1 if cfg.get("tie_word_embeddings", True) else 2) + h
+    ple = _int(cfg, "hidden_size_per_layer_input") or 0
+    if ple:
+        total += (_int(cfg, "vocab_size_per_layer_input") or vocab) * layers * ple + h * layers * ple + ple
+        total += layers * (2 * h * ple + h)
     for i, kind in enumerate(types):
         full = kind == "full_attention"
         d, n_kv = (global_dim, global_kv) if full else (head_dim, kv)

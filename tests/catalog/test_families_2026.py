@@ -1,6 +1,6 @@
 """Families served in 2026 added from published configurations (round 3): NVIDIA Nemotron Nano 9B v2 (a Mamba2
 hybrid), Gemma 4 31B and 26B-A4B (global layers with their own head size, a MoE beside a dense MLP), Qwen3.5-35B-A3B,
-SmolLM3-3B, Qwen3.5-9B and Qwen3-VL-8B-Instruct.
+SmolLM3-3B, Qwen3.5-9B, Qwen3-VL-8B-Instruct, Gemma 4 E2B and E4B (per-layer embeddings, KV-shared layers).
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the weights per GPU, the KV layout vLLM builds per token and per request,
@@ -142,7 +142,8 @@ def test_qwen35_35b_a3b_is_the_qwen36_shape():
 
 @pytest.mark.parametrize("model_id", ["nvidia/NVIDIA-Nemotron-Nano-9B-v2", "google/gemma-4-31B-it",
                                       "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.5-35B-A3B",
-                                      "HuggingFaceTB/SmolLM3-3B", "Qwen/Qwen3.5-9B", "Qwen/Qwen3-VL-8B-Instruct"])
+                                      "HuggingFaceTB/SmolLM3-3B", "Qwen/Qwen3.5-9B", "Qwen/Qwen3-VL-8B-Instruct",
+                                      "google/gemma-4-E2B-it", "google/gemma-4-E4B-it"])
 def test_plan_runs(model_id, capsys):
     assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
     out, err = capsys.readouterr()
@@ -358,3 +359,27 @@ def test_a_granite_4_h_config_counts_its_mamba_layers_shared_mlp_and_experts():
     assert derive_params(config) == expected
     taught = shape_from_config(config, model_id="granite", source="config.json")
     assert [(t.kind, t.layers) for t in kv_layout.layout(taught, 1, 1, 2).types] == [("full", 1), ("state", 3)]
+
+
+def test_gemma4_e2b_and_e4b():
+    # per-layer embeddings: the table 262144 x (35 x 256), the model projection 1536 x (35 x 256) and its norm, and per
+    # layer a gate 1536 x 256, a projection 256 x 1536 and a norm; without them the decoder is the card's 2.3B
+    # "effective" parameters
+    e2b_text = {"model_type": "gemma4_text", "hidden_size": 1536, "intermediate_size": 6144, "num_hidden_layers": 35,
+                "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7, "num_attention_heads": 8,
+                "num_key_value_heads": 1, "global_head_dim": 512, "num_kv_shared_layers": 20,
+                "use_double_wide_mlp": True, "vocab_size": 262144}
+    assert derive_params({"model_type": "gemma4", "text_config": e2b_text}) == 2_257_297_920
+    ple = 262144 * 35 * 256 + 1536 * 35 * 256 + 256 + 35 * (2 * 1536 * 256 + 1536)
+    e2b = {"model_type": "gemma4", "text_config": {**e2b_text, "hidden_size_per_layer_input": 256}}
+    assert derive_params(e2b) == 2_257_297_920 + ple == 4_647_449_856
+    record = find_model("google/gemma-4-E2B-it")
+    assert (record.params, record.extra["derived_params"]) == (5_100_000_000, 4_647_449_856)
+    # the 20 KV-shared layers hold no cache: 3 global (1 KV head of 512) and 12 sliding (1 of 256, window 512)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.span) for t in kv_layout.layout(record, 1, 1, 2).types] == [
+        ("full", 3, 2048, None), ("sliding", 12, 1024, 512)]
+    e4b = find_model("google/gemma-4-E4B-it")
+    assert (e4b.params, e4b.extra["derived_params"]) == (8_000_000_000, 7_518_068_992)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(e4b, 1, 1, 2).types] == [
+        ("full", 4, 4096), ("sliding", 20, 2048)]
+    assert sizing.derived_max_model_len(e4b) == 131_072

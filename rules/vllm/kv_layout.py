@@ -399,9 +399,9 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
                           note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
         states = kinds.count("state")
         if states:  # Kimi Linear: MLA layers between KDA layers, one KDA state per layer and request
-            types = (LayerType("full", kinds.count("full"), per),
+            mixed = (LayerType("full", kinds.count("full"), per),
                      LayerType("state", states, 0, state_bytes=_state_bytes(model, tp, 2)))
-            return Layout(tuple(t for t in types if t.layers), mla=True)
+            return Layout(tuple(t for t in mixed if t.layers), mla=True)
         return Layout((LayerType("full", len(kinds), per),), mla=True)
     if model.mla is not None:
         heads = max(1, math.ceil(model.num_attention_heads / tp))

@@ -32,6 +32,20 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
         "tie_word_embeddings": True,
     },
     "gemma3": {"tie_word_embeddings": True},
+    # Gemma4TextConfig's defaults (transformers, checkpoint google/gemma-4-e2b-it)
+    "gemma4_text": {
+        "vocab_size": 262_144,
+        "hidden_size": 2304,
+        "intermediate_size": 9216,
+        "num_hidden_layers": 30,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "max_position_embeddings": 131_072,
+        "sliding_window": 512,
+        "tie_word_embeddings": True,
+    },
+    "gemma4": {"tie_word_embeddings": True},
     "gemma2": {"tie_word_embeddings": True, "head_dim": 256},
     "gemma": {"tie_word_embeddings": True, "head_dim": 256},
     "falcon": {"tie_word_embeddings": True, "max_position_embeddings": 2048},
@@ -74,7 +88,7 @@ _UNGATED_MLP = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigco
 _LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode", "starcoder2", "gptj", "bloom"})
 # Families with a learned weight per head dimension on q and k (QK-norm).
 _QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "qwen3_5_text", "qwen3_5_moe_text",
-                      "qwen3_vl_text", "qwen3_vl_moe_text"})
+                      "qwen3_vl_text", "qwen3_vl_moe_text", "qwen3_omni_moe_text"})
 # Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
 # (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
 _HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
@@ -104,6 +118,12 @@ HF_CONFIG_KEYS = frozenset({
     "hybrid_override_pattern", "layers_block_type", "attn_type_list",
     # DeepSeek-V3.2-style sparse-attention indexer (its keys are cached beside the MLA latent)
     "index_head_dim", "index_n_heads", "index_topk",
+    # Mamba2 mixers' state per request (kv_layout.mamba2_state_bytes): Nemotron-H's and Granite 4.0-H's spellings
+    "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "expand",
+    "mamba_ssm_cache_dtype", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_num_groups",
+    "mamba_d_conv", "mamba_expand",
+    # Kimi Linear: which layers are KDA (linear attention) and their heads
+    "linear_attn_config",
 })
 
 
@@ -179,7 +199,8 @@ def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
     experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
     if not experts or experts <= 1:
         return None
-    per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k") or 1
+    per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k",
+                     "top_k_experts") or 1  # top_k_experts: Gemma 4
     shared = _int(cfg, "n_shared_experts") or 0
     if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
         shared = 1
@@ -187,9 +208,27 @@ def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
     return MoeShape(num_experts=experts, experts_per_token=per_token, shared_experts=shared, moe_intermediate_size=size)
 
 
+def _layer_pattern(cfg: dict[str, Any]) -> str | None:
+    """Nemotron-H's layer pattern: ``hybrid_override_pattern``, or the one its ``layers_block_type`` list spells
+    (``NemotronHConfig._list_to_pattern``: Mamba2 ``M``, attention ``*``, MLP ``-``, MoE ``E``)."""
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern:
+        return pattern
+    blocks = cfg.get("layers_block_type")
+    letters = {"linear_attention": "M", "mamba": "M", "full_attention": "*", "attention": "*", "mlp": "-",
+               "moe": "E"}
+    if isinstance(blocks, list) and blocks and all(str(b) in letters for b in blocks):
+        return "".join(letters[str(b)] for b in blocks)
+    return None
+
+
 def required(cfg: dict[str, Any]) -> dict[str, int]:
     out: dict[str, int] = {}
     missing = []
+    if cfg.get("model_type") == "nemotron_h" and _int(cfg, "num_hidden_layers") is None:
+        pattern = _layer_pattern(cfg)  # newer configs give the layer count only as the list's length
+        if pattern:
+            cfg = {**cfg, "num_hidden_layers": len(pattern)}
     aliases = {
         "hidden_size": ("hidden_size", "n_embd", "d_model"),
         "num_hidden_layers": ("num_hidden_layers", "n_layer"),
@@ -346,7 +385,117 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
     return dense_layers * dense_mlp + (layers - dense_layers) * moe_layer
 
 
+def _nemotron_h(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Nemotron-H (``NemotronHForCausalLM``): one RMSNorm and one mixer per layer, as its pattern says.
+
+    Mamba2 ``M``: in_proj h x (2 inner + 2 G N + H) (z, x, B, C, dt), depthwise conv (inner + 2 G N) x kernel with
+    its bias (``use_conv_bias``, default true), dt_bias, A_log and D (H each), the gated RMSNorm (inner) and out_proj
+    inner x h, inner = ``mamba_num_heads`` x ``mamba_head_dim``; attention ``*``: q, k, v, o without biases;
+    MLP ``-``: up and down, squared ReLU, no gate; MoE ``E``: a router h x E with its score-correction bias, E ungated
+    experts 2 h x ``moe_intermediate_size`` and the shared expert 2 h x ``moe_shared_expert_intermediate_size``.
+    Embeddings and the LM head are not tied.
+    """
+    h, vocab = req["hidden_size"], req["vocab_size"]
+    pattern = _layer_pattern(cfg) or ""
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    m_heads = _int(cfg, "mamba_num_heads") or 128
+    inner = m_heads * (_int(cfg, "mamba_head_dim") or 64)
+    xbc = inner + 2 * (_int(cfg, "n_groups") or 8) * (_int(cfg, "ssm_state_size") or 128)
+    conv_bias = xbc if cfg.get("use_conv_bias", True) else 0
+    mamba = h * (inner + xbc + m_heads) + xbc * (_int(cfg, "conv_kernel") or 4) + conv_bias + 3 * m_heads \
+        + inner + inner * h
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+    mlp = 2 * h * (_int(cfg, "intermediate_size") or 4 * h)
+    experts = _int(cfg, "n_routed_experts") or 0
+    moe = h * experts + experts + experts * 2 * h * (_int(cfg, "moe_intermediate_size") or 0) \
+        + 2 * h * (_int(cfg, "moe_shared_expert_intermediate_size") or 0)
+    per = {"M": mamba, "*": attention, "-": mlp, "E": moe}
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
+    return total + sum(per.get(c, 0) + h for c in pattern) + h
+
+
+def _gemma4_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Gemma 4's decoder as vLLM's ``Gemma4DecoderLayer`` holds it (``vllm/model_executor/models/gemma4.py``).
+
+    Tied embeddings; per layer: q / k / v / o over the layer's head size (``global_head_dim`` on full-attention
+    layers) and KV heads (``num_global_key_value_heads`` on full layers with ``attention_k_eq_v``, which store no
+    v_proj: K serves as V), q and k norms of one head; a gated GELU MLP (twice as wide on KV-shared layers with
+    ``use_double_wide_mlp``); four RMSNorms; with ``enable_moe_block`` a router (h x E and a scale of h), a
+    per-expert scale (E), E experts of 3 h x ``moe_intermediate_size`` and three more RMSNorms. Per-layer
+    embeddings (``hidden_size_per_layer_input`` d > 0, the E2B / E4B models): the table
+    ``vocab_size_per_layer_input`` x (layers x d), the model projection h x (layers x d) and its norm d, and per
+    layer a gate h x d, a projection d x h and its norm h.
+    """
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or 256
+    global_dim = _int(cfg, "global_head_dim") or head_dim
+    k_eq_v = bool(cfg.get("attention_k_eq_v"))
+    global_kv = (_int(cfg, "num_global_key_value_heads") or kv) if k_eq_v else kv
+    types = cfg.get("layer_types")
+    if not isinstance(types, list) or len(types) != layers:
+        types = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(layers)]
+    shared_from = layers - (_int(cfg, "num_kv_shared_layers") or 0)
+    inter = _int(cfg, "intermediate_size") or 4 * h
+    experts = _int(cfg, "num_experts") or 0
+    moe = 0
+    if cfg.get("enable_moe_block") and experts:
+        moe = h * experts + h + experts + experts * 3 * h * (_int(cfg, "moe_intermediate_size") or 0) + 3 * h
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings", True) else 2) + h
+    ple = _int(cfg, "hidden_size_per_layer_input") or 0
+    if ple:
+        total += (_int(cfg, "vocab_size_per_layer_input") or vocab) * layers * ple + h * layers * ple + ple
+        total += layers * (2 * h * ple + h)
+    for i, kind in enumerate(types):
+        full = kind == "full_attention"
+        d, n_kv = (global_dim, global_kv) if full else (head_dim, kv)
+        attn = h * heads * d + h * n_kv * d * (1 if full and k_eq_v else 2) + heads * d * h + 2 * d
+        width = inter * (2 if cfg.get("use_double_wide_mlp") and i >= shared_from else 1)
+        total += attn + 3 * h * width + 4 * h + moe
+    return total
+
+
+def _granite_hybrid(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Granite 4.0 (``GraniteMoeHybridForCausalLM``): per layer two RMSNorms, a mixer as ``layer_types`` says and
+    the shared MLP (input_linear h -> 2 s, output_linear s -> h, s = ``shared_intermediate_size``) with, when
+    ``num_local_experts`` > 0, a router h x E and E experts of 3 h x ``intermediate_size``. Mamba2 mixer: in_proj
+    h x (inner + conv + heads), conv (inner + 2 G N) x ``mamba_d_conv`` with its bias (``mamba_conv_bias``), dt_bias,
+    A_log and D, the gated norm (inner) and out_proj inner x h (biases with ``mamba_proj_bias``), inner =
+    ``mamba_expand`` x h; attention q, k, v, o (biases with ``attention_bias``)."""
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    types = cfg.get("layer_types") or cfg.get("layers_block_type")
+    if not isinstance(types, list) or len(types) != layers:
+        types = ["mamba"] * layers  # GraniteMoeHybridConfig.layers_block_type when layer_types is unset
+    inner = (_int(cfg, "mamba_expand") or 2) * h
+    m_heads = _int(cfg, "mamba_n_heads") or 128
+    conv = inner + 2 * (_int(cfg, "mamba_n_groups") or 1) * (_int(cfg, "mamba_d_state") or 256)
+    mamba = h * (inner + conv + m_heads) + conv * (_int(cfg, "mamba_d_conv") or 4) + 3 * m_heads + inner + inner * h
+    if cfg.get("mamba_conv_bias", True):
+        mamba += conv
+    if cfg.get("mamba_proj_bias"):
+        mamba += inner + conv + m_heads + h
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+    if cfg.get("attention_bias"):
+        attention += heads * head_dim + 2 * kv * head_dim + h
+    shared = _int(cfg, "shared_intermediate_size") or 0
+    experts = _int(cfg, "num_local_experts") or 0
+    mlp = 3 * h * shared + (h * experts + experts * 3 * h * (_int(cfg, "intermediate_size") or 0) if experts else 0)
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + h
+    return total + sum((mamba if str(t) == "mamba" else attention) + mlp + 2 * h for t in types)
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "granitemoehybrid":
+        return _granite_hybrid(cfg, required(cfg))
+    if cfg.get("model_type") == "gemma4_text":
+        return _gemma4_text(cfg, required(cfg))
+    if cfg.get("model_type") == "nemotron_h":
+        if _layer_pattern(cfg) is None:
+            raise KeyError("hybrid_override_pattern")
+        return _nemotron_h(cfg, required(cfg))
     req = required(cfg)
     h, layers = req["hidden_size"], req["num_hidden_layers"]
     heads, vocab = req["num_attention_heads"], req["vocab_size"]
@@ -424,6 +573,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         kind = "qwen2_5_vl"
     if top_type == "llama4":
         kind = "llama4_vision_model"
+    if top_type.startswith("qwen3_omni") or kind == "qwen3_omni_moe_vision_encoder":
+        kind = "qwen3_vl"  # Qwen3OmniMoeVisionEncoderConfig: Qwen3-VL's tower with its deepstack mergers
     if top_type.startswith("qwen3_vl") or kind in ("qwen3_vl", "qwen3_vl_moe"):
         kind = "qwen3_vl"
     if top_type.startswith("qwen3_5") or kind in ("qwen3_5", "qwen3_5_moe", "qwen3_5_vision"):
@@ -450,10 +601,15 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         return None
 
 
-#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B).
+#: Qwen2_5OmniAudioEncoderConfig's defaults (transformers, checkpoint Qwen/Qwen2.5-Omni-7B) and
+#: Qwen3OmniMoeAudioEncoderConfig's (checkpoint Qwen/Qwen3-Omni-30B-A3B-Instruct).
 _AUDIO_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_5_omni_audio_encoder": {
         "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+    },
+    "qwen3_omni_moe_audio_encoder": {
+        "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
+        "downsample_hidden_size": 480,
     },
 }
 
@@ -469,10 +625,14 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
     kind = str(audio.get("model_type") or "")
     if not kind and thinker_type.startswith("qwen2_5_omni"):
         kind = "qwen2_5_omni_audio_encoder"
+    if not kind and thinker_type.startswith("qwen3_omni"):
+        kind = "qwen3_omni_moe_audio_encoder"
     defaults = _AUDIO_DEFAULTS.get(kind)
     if defaults is None:
         return None
     a = {**defaults, **audio}
+    if kind == "qwen3_omni_moe_audio_encoder":
+        return _qwen3_omni_audio(a)
     try:
         d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
         mel, out = int(a["num_mel_bins"]), int(a["output_dim"])
@@ -481,6 +641,22 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
     convs = mel * d * 3 + d + d * d * 3 + d
     layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
     return convs + layers * layer + 2 * d + d * out + out + 2 * out
+
+
+def _qwen3_omni_audio(a: dict[str, Any]) -> int | None:
+    """Qwen3-Omni's audio encoder (``Qwen3OmniMoeAudioEncoder``): Qwen2.5-Omni's layers with a biased k_proj
+    (4d^2 + 4d; two LayerNorms 4d; fc1 and fc2 with biases 2 d f + f + d), three 3x3 stride-2 Conv2d with biases
+    (1 -> c, c -> c, c -> c, c = ``downsample_hidden_size``), conv_out c x mel' -> d without bias (mel' = the mel bins
+    halved three times, rounding up), ln_post 2d, proj1 d -> d and proj2 d -> output_dim with biases."""
+    try:
+        d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
+        mel, out, c = int(a["num_mel_bins"]), int(a["output_dim"]), int(a["downsample_hidden_size"])
+    except (TypeError, ValueError):
+        return None
+    freq = (((mel + 1) // 2 + 1) // 2 + 1) // 2
+    convs = (9 * c + c) + 2 * (9 * c * c + c) + c * freq * d
+    layer = 4 * d * d + 4 * d + 4 * d + 2 * d * f + f + d
+    return convs + layers * layer + 2 * d + d * d + d + d * out + out
 
 
 def _siglip(v: dict[str, Any], text_h: int) -> int:
@@ -647,6 +823,8 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
 def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, directory: str | None = None) -> ModelShape:
     """A :class:`ModelShape` from a parsed ``config.json`` (errors name ``source``)."""
     cfg = text_config(raw)
+    if cfg.get("model_type") == "nemotron_h" and _int(cfg, "num_hidden_layers") is None and _layer_pattern(cfg):
+        cfg = {**cfg, "num_hidden_layers": len(_layer_pattern(cfg) or "")}
     try:
         req = required(cfg)
         max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")

@@ -10,22 +10,32 @@ vLLM's model implementations read them:
 * chunked local attention: Llama 4's ``attention_chunk_size`` on the layers whose
   ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
 * linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
-  ``linear_attention``, ``full_attention_interval``): a constant state per request;
+  ``linear_attention``, ``full_attention_interval``; Mamba2 layers of Nemotron-H's
+  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Kimi Linear's KDA layers,
+  ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
+  (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
+* layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks) and layers that read another
+  layer's cache (``num_kv_shared_layers``: Gemma 3n and Gemma 4 E2B/E4B, vLLM's
+  ``kv_sharing_target_layer_name``): no KV cache of their own;
+* Gemma 4's full-attention layers: ``global_head_dim`` and, with ``attention_k_eq_v``,
+  ``num_global_key_value_heads`` (``Gemma4DecoderLayer`` in ``vllm/model_executor/models/gemma4.py``), so a
+  page of them holds more tokens than a sliding page (``unify_kv_cache_spec_page_size`` raises their block
+  size until the pages are equal);
 * multi-head latent attention (DeepSeek-V2/V3/R1): one latent of ``kv_lora_rank + qk_rope_head_dim``
   per layer and token, not split by TP.
 
 Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
-attention, Gemma 4's full-attention layers with their own head size and KV heads, layers that reuse another
-layer's KV cache, Mamba and lightning-attention hybrids, layer types not listed above) are laid out as full
-attention over the config's heads, and the layout says so (``modelled`` False and a note): the weights are
-known, the KV figures are not vLLM's.
+attention, lightning-attention hybrids, Mamba layers whose positions the config does not list, layer types not
+listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
+False and a note): the weights are known, the KV figures are not vLLM's.
 
 :func:`plan_kv_cache` then follows ``vllm/v1/core/kv_cache_utils.py`` (0.9-0.19): with the hybrid KV
 cache manager, layers are grouped by type into groups of equal size (the smallest type count), every
 group shares one page size, ``num_blocks = available // page // group_size``; a request at
 ``max_model_len`` needs ``cdiv(len, block)`` blocks in a full-attention group, ``cdiv(min(window - 1 +
 max_num_batched_tokens, len), block) + 1`` in a sliding group, ``cdiv(min(chunk +
-max_num_batched_tokens, len), block)`` in a chunked group and one block in a state group.
+max_num_batched_tokens, len), block)`` in a chunked group and one block in a state group; a type whose
+token takes fewer bytes has proportionally more tokens per block (Gemma 4's full layers).
 Without the hybrid manager (V0, V1 before 0.9, or when vLLM turns it off) every attention layer
 holds the full context.
 """
@@ -41,6 +51,8 @@ from ..model.shapes import ModelShape
 from .versions import Behaviour
 
 LayerKind = Literal["full", "sliding", "chunked", "state"]
+#: A layer's kind as the config lists it; "none" holds no cache of its own (an MLP or MoE block, a shared layer).
+_Kind = str
 
 
 def cdiv(a: int, b: int) -> int:
@@ -87,40 +99,82 @@ def _int(cfg: dict[str, object], key: str) -> int | None:
     return None
 
 
-_KNOWN_LAYER_TYPES = frozenset({
-    "sliding_attention", "sliding", "local", "local_attention", "linear_attention", "mamba", "linear", "mamba2",
-    "gated_deltanet", "deltanet", "chunked_attention", "chunked_local_attention", "full_attention", "full",
-    "global", "global_attention", "attention",
-})
+_SLIDING = frozenset({"sliding_attention", "sliding", "local", "local_attention"})
+_STATE = frozenset({"linear_attention", "mamba", "linear", "mamba2", "gated_deltanet", "deltanet"})
+_CHUNKED = frozenset({"chunked_attention", "chunked_local_attention"})
+_FULL = frozenset({"full_attention", "full", "global", "global_attention", "attention"})
+_NO_CACHE = frozenset({"mlp", "moe"})  # Nemotron-H's layers_block_type entries without a mixer that caches
+_KNOWN_LAYER_TYPES = _SLIDING | _STATE | _CHUNKED | _FULL | _NO_CACHE
+#: Nemotron-H's hybrid_override_pattern: Mamba2, attention, MLP, MoE (NemotronHConfig._pattern_to_list)
+_PATTERN = {"M": "state", "*": "full", "-": "none", "E": "none"}
+#: config.json keys that size a Mamba2 mixer (Nemotron-H spells them one way, Granite 4.0-H another)
+_MAMBA_KEYS = ("mamba_num_heads", "mamba_n_heads", "ssm_state_size", "mamba_d_state")
+
+
+def _is_mamba(cfg: dict[str, object]) -> bool:
+    return any(k in cfg for k in _MAMBA_KEYS) and "linear_num_key_heads" not in cfg
+
+
+def _kind_of(name: str) -> str:
+    if name in _SLIDING:
+        return "sliding"
+    if name in _STATE:
+        return "state"
+    if name in _CHUNKED:
+        return "chunked"
+    if name in _NO_CACHE:
+        return "none"
+    return "full"
+
+
+def _kda_layers(cfg: dict[str, object]) -> list[int] | None:
+    """Kimi Linear's KDA layers, 1-based (``linear_attn_config.kda_layers``; vLLM's ``is_kda_layer``)."""
+    lac = cfg.get("linear_attn_config")
+    kda = lac.get("kda_layers") if isinstance(lac, dict) else None
+    if isinstance(kda, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in kda):
+        return kda
+    return None
+
+
+def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
+    """One kind per layer from a list the config gives (``hybrid_override_pattern``, ``layers_block_type``,
+    ``layer_types``, Kimi Linear's ``linear_attn_config.kda_layers``), or None when it gives none of length
+    ``num_hidden_layers``."""
+    kda = _kda_layers(cfg)
+    if kda is not None:
+        return ["state" if i + 1 in kda else "full" for i in range(n)]
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and len(pattern) == n and set(pattern) <= set(_PATTERN):
+        return [_PATTERN[c] for c in pattern]
+    for key in ("layers_block_type", "layer_types"):
+        types = cfg.get(key)
+        if isinstance(types, list) and len(types) == n:
+            return [_kind_of(str(t)) for t in types]
+    return None
 
 
 def unmodelled_reason(model: ModelShape) -> str:
     """Why vLLM's KV cache for this model is not modelled here, or "" when it is.
 
     Read from the config.json keys that name such a layout: ``compress_ratios`` (DeepSeek-V4's compressed
-    sparse attention over a sliding window, vLLM's ``MLAAttentionSpec`` with a ``compress_ratio``),
-    ``global_head_dim`` / ``num_global_key_value_heads`` (Gemma 4's full-attention layers cache another
-    head size and KV head count than its sliding ones), ``num_kv_shared_layers`` (Gemma 3n / Gemma 4's
-    last layers reuse an earlier layer's cache), ``hybrid_override_pattern`` / ``layers_block_type`` with
-    Mamba layers (Nemotron-H, Granite 4, Jamba: a Mamba2 state per request), ``attn_type_list``
-    entries of 0 (MiniMax-Text-01 / M1's lightning attention; MiniMax-M2 lists only 1, softmax), and
-    ``layer_types`` entries of a kind not known here.
+    sparse attention over a sliding window, vLLM's ``MLAAttentionSpec`` with a ``compress_ratio``) or
+    DeepSeek-V4's ``layer_types`` (``compressed_sparse_attention``, ``heavily_compressed_attention``),
+    Mamba layers whose positions no ``hybrid_override_pattern`` / ``layers_block_type`` / ``layer_types`` of
+    ``num_hidden_layers`` entries gives (Jamba's ``attn_layer_period``, Falcon-H1's parallel mixers),
+    Mamba1 mixers (Jamba), ``attn_type_list`` entries of 0 (MiniMax-Text-01 / M1's lightning attention;
+    MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
     ratios = cfg.get("compress_ratios")
     if isinstance(ratios, list) and any(isinstance(r, int) and r > 1 for r in ratios):
         return "compressed sparse attention (compress_ratios, DeepSeek-V4)"
-    if cfg.get("global_head_dim") or cfg.get("num_global_key_value_heads"):
-        return "full-attention layers with their own head size and KV heads (global_head_dim, Gemma 4)"
-    shared = _int(cfg, "num_kv_shared_layers")
-    if shared:
-        return f"{shared} layers reuse an earlier layer's KV cache (num_kv_shared_layers)"
-    pattern = cfg.get("hybrid_override_pattern")
-    if isinstance(pattern, str) and "M" in pattern:
-        return "Mamba2 layers between the attention layers (hybrid_override_pattern, Nemotron-H)"
-    blocks = cfg.get("layers_block_type")
-    if isinstance(blocks, list) and any(str(b).lower() == "mamba" for b in blocks):
-        return "Mamba layers between the attention layers (layers_block_type)"
+    model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
+    if _is_mamba(cfg) or model_type in ("jamba", "falcon_h1", "bamba"):
+        if model_type == "jamba" or (cfg.get("mamba_d_state") is not None and "mamba_n_heads" not in cfg
+                                     and "mamba_num_heads" not in cfg):
+            return "Mamba1 layers between the attention layers (jamba)"
+        if _listed_kinds(cfg, model.num_hidden_layers) is None:
+            return "Mamba layers whose positions the config does not list"
     attn_types = cfg.get("attn_type_list")
     if isinstance(attn_types, list) and 0 in attn_types:  # 0: lightning attention, 1: softmax (MiniMax-M2: all 1)
         return "lightning (linear) attention layers (attn_type_list, MiniMax-Text-01 / M1)"
@@ -133,28 +187,26 @@ def unmodelled_reason(model: ModelShape) -> str:
 
 
 def _layer_kinds(model: ModelShape) -> tuple[list[str], int | None, int | None]:
-    """One kind per layer ('full', 'sliding', 'chunked', 'state'), the sliding window, the chunk size."""
+    """One kind per layer ('full', 'sliding', 'chunked', 'state', or 'none' for a layer without a cache of
+    its own), the sliding window, the chunk size."""
+    kinds, window, chunk = _listed_or_derived_kinds(model)
+    shared = _int(model.hf_config, "num_kv_shared_layers") or 0
+    if 0 < shared < len(kinds):  # vLLM gives these layers a kv_sharing_target_layer_name: no cache
+        kinds = kinds[:len(kinds) - shared] + ["none"] * shared
+    return kinds, window, chunk
+
+
+def _listed_or_derived_kinds(model: ModelShape) -> tuple[list[str], int | None, int | None]:
     cfg = model.hf_config
     n = model.num_hidden_layers
     window = _int(cfg, "sliding_window")
     chunk = _int(cfg, "attention_chunk_size")
     model_type = str(cfg.get("model_type", model.extra.get("model_type", "")) or "")
-    types = cfg.get("layer_types")
-    if isinstance(types, list) and len(types) == n:
-        kinds = []
-        for t in types:
-            t = str(t)
-            if t in ("sliding_attention", "sliding", "local", "local_attention"):
-                kinds.append("sliding")
-            elif t in ("linear_attention", "mamba", "linear", "mamba2", "gated_deltanet", "deltanet"):
-                kinds.append("state")
-            elif t in ("chunked_attention", "chunked_local_attention"):
-                kinds.append("chunked")
-            else:
-                kinds.append("full")
-        if "sliding" in kinds and not window:
-            kinds = ["full" if k == "sliding" else k for k in kinds]
-        return kinds, window, chunk
+    listed = _listed_kinds(cfg, n)
+    if listed is not None:
+        if "sliding" in listed and not window:
+            listed = ["full" if k == "sliding" else k for k in listed]
+        return listed, window, chunk
     interval = _int(cfg, "full_attention_interval")
     if interval and interval > 1 and any(k.startswith("linear_") for k in cfg):
         return ["full" if (i + 1) % interval == 0 else "state" for i in range(n)], None, None
@@ -190,8 +242,13 @@ def _stage_slice(n: int, pp: int, stage: int) -> range:
 
 
 def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
-    """Per layer and request: Gated DeltaNet conv + recurrent state on one GPU."""
+    """Per layer and request on one GPU: a Gated DeltaNet's conv and recurrent state, or a Mamba2 mixer's
+    (:func:`mamba2_state_bytes`)."""
     cfg = model.hf_config
+    if _kda_layers(cfg) is not None:
+        return kda_state_bytes(model, tp, dtype_bytes)
+    if _is_mamba(cfg):
+        return mamba2_state_bytes(model, tp, dtype_bytes)
     kh = _int(cfg, "linear_num_key_heads") or 0
     vh = _int(cfg, "linear_num_value_heads") or kh
     kd = _int(cfg, "linear_key_head_dim") or 0
@@ -204,6 +261,57 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
     inner = 2 * model.hidden_size
     return (inner // tp) * (d_state + 3) * dtype_bytes
+
+
+def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One Mamba2 mixer's state per request on one GPU, as vLLM's ``MambaStateShapeCalculator.mamba2_state_shape``
+    sizes it: a conv state of ``(conv_kernel - 1) × (intermediate + 2 × groups × d_state) / TP`` values in the
+    model dtype (groups raised to TP when TP does not divide them, ``extra_groups_for_head_shards``) and an SSM
+    state of ``heads / TP × head_dim × d_state`` values, float32 for Nemotron-H (``NemotronHForCausalLMConfig``
+    takes config.json's ``mamba_ssm_cache_dtype``, float32 when absent), the model dtype otherwise.
+
+    Keys: Nemotron-H ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``, ``ssm_state_size``, ``conv_kernel``
+    (intermediate = heads × head_dim); Granite 4.0-H ``mamba_n_heads``, ``mamba_d_head``, ``mamba_n_groups``,
+    ``mamba_d_state``, ``mamba_d_conv``, ``mamba_expand`` (intermediate = expand × hidden).
+    """
+    cfg = model.hf_config
+    heads = _int(cfg, "mamba_num_heads") or _int(cfg, "mamba_n_heads") or 128
+    expand = _int(cfg, "mamba_expand") or _int(cfg, "expand") or 2
+    head_dim = _int(cfg, "mamba_head_dim") or _int(cfg, "mamba_d_head") or expand * model.hidden_size // heads
+    groups = _int(cfg, "n_groups") or _int(cfg, "mamba_n_groups") or _int(cfg, "mamba_num_groups") or 1
+    state = _int(cfg, "ssm_state_size") or _int(cfg, "mamba_d_state") or 128
+    kernel = _int(cfg, "conv_kernel") or _int(cfg, "mamba_d_conv") or 4
+    intermediate = heads * head_dim
+    if groups % tp:
+        groups += tp - groups
+    conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
+    ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
+    return conv + ssm
+
+
+def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One Kimi Delta Attention layer's state per request on one GPU (``MambaStateShapeCalculator.kda_state_shape``
+    and ``kda_state_dtype``): a conv state of ``(short_conv_kernel_size - 1) × 3 × heads × head_dim / TP`` values
+    in the model dtype (q, k and v) and a recurrent state of ``heads / TP × head_dim × head_dim`` float32 values."""
+    lac = model.hf_config.get("linear_attn_config")
+    lac = lac if isinstance(lac, dict) else {}
+    heads = _int(lac, "num_heads") or model.num_attention_heads
+    dim = _int(lac, "head_dim") or 128
+    kernel = _int(lac, "short_conv_kernel_size") or 4
+    conv = 3 * heads * dim // tp * (kernel - 1) * dtype_bytes
+    return conv + heads // tp * dim * dim * 4
+
+
+_SSM_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 0}
+
+
+def _ssm_dtype_bytes(model: ModelShape, dtype_bytes: int) -> int:
+    cfg = model.hf_config
+    model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
+    if model_type.startswith("nemotron_h"):
+        named = _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_cache_dtype", "float32")), 4)
+        return named or dtype_bytes
+    return dtype_bytes
 
 
 def indexer_bytes(model: ModelShape) -> int:
@@ -289,6 +397,11 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
             per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
             return Layout((LayerType("full", len(kinds), per),), mla=True,
                           note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
+        states = kinds.count("state")
+        if states:  # Kimi Linear: MLA layers between KDA layers, one KDA state per layer and request
+            mixed = (LayerType("full", kinds.count("full"), per),
+                     LayerType("state", states, 0, state_bytes=_state_bytes(model, tp, 2)))
+            return Layout(tuple(t for t in mixed if t.layers), mla=True)
         return Layout((LayerType("full", len(kinds), per),), mla=True)
     if model.mla is not None:
         heads = max(1, math.ceil(model.num_attention_heads / tp))
@@ -305,10 +418,25 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
             continue
         if kind == "state":
             types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2)))
+        elif kind == "full" and "sliding" in counts:
+            types.append(LayerType("full", c, _global_bytes(model, tp, kv_bytes) or per))
         else:
             span = window if kind == "sliding" else chunk if kind == "chunked" else None
             types.append(LayerType(kind, c, per, span))  # type: ignore[arg-type]
     return Layout(tuple(types))
+
+
+def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
+    """Gemma 4's full-attention layers per token on one GPU: ``global_head_dim`` (the sliding head size when
+    absent) over ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set, else over the KV heads
+    (``Gemma4DecoderLayer``); K and V are both cached. 0 when the config names neither key."""
+    cfg = model.hf_config
+    dim = _int(cfg, "global_head_dim")
+    kv = _int(cfg, "num_global_key_value_heads") if cfg.get("attention_k_eq_v") else None
+    if not dim and not kv:
+        return 0
+    heads = max(1, math.ceil((kv or model.num_key_value_heads) / tp))
+    return 2 * heads * (dim or model.head_dim) * kv_bytes
 
 
 @dataclass(frozen=True)
@@ -324,6 +452,14 @@ class KvPlan:
     max_concurrency: float  # "Maximum concurrency for L tokens per request: X"
     hybrid_manager: bool
     note: str = ""
+
+
+def type_block(t: LayerType, block: int, page: int) -> int:
+    """Tokens one page of type ``t`` holds: the block size, or more where its tokens take fewer bytes than the
+    type that sets the page (``unify_kv_cache_spec_page_size`` raises the block size of the smaller pages)."""
+    if t.kind == "state" or t.bytes_per_token <= 0 or t.bytes_per_token * block >= page:
+        return block
+    return page // t.bytes_per_token
 
 
 def _blocks_per_request(t: LayerType, length: int, block: int, batched: int) -> int:
@@ -396,6 +532,7 @@ def plan_kv_cache(
         layers = sum(t.layers for t in types)
         num_blocks = avail // page // layers if layers else 0
         t0 = types[0]
+        block = type_block(t0, block, page)
         per_req = _blocks_per_request(t0, max_model_len, block, batched)
         if engine == "v0" or b.concurrency_from_tokens:
             tokens = num_blocks * block
@@ -409,10 +546,10 @@ def plan_kv_cache(
     for t in types:
         groups += [t] * cdiv(t.layers, group_size)
     num_blocks = avail // page // group_size
-    per_req = sum(_blocks_per_request(g, max_model_len, block, batched) for g in groups)
+    per_req = sum(_blocks_per_request(g, max_model_len, type_block(g, block, page), batched) for g in groups)
     conc = num_blocks / per_req if per_req else 0.0
     if b.tokens_report == "blocks":
-        tokens = num_blocks // len(groups) * block
+        tokens = num_blocks // len(groups) * block  # the smallest block size of the groups
     else:
         tokens = int(conc * max_model_len)
     padding = sum(cdiv(t.layers, group_size) * group_size - t.layers for t in types)
@@ -436,7 +573,7 @@ def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: 
             if t.kind == "state":
                 total += t.layers * page
             elif hybrid:
-                total += t.layers * _blocks_per_request(t, length, block, batched) * page
+                total += t.layers * _blocks_per_request(t, length, type_block(t, block, page), batched) * page
             else:
                 total += t.layers * cdiv(length, block) * page
         return total
@@ -449,6 +586,8 @@ def _linear_request_bytes(lay: Layout, b: Behaviour, engine: str, block: int) ->
     ⌈length / block⌉`` bytes (no sliding window or attention chunk bounds a layer's blocks), else None."""
     types, hybrid = effective_types(lay, b, engine)
     block, page = _aligned_block(types, block)
+    if len({type_block(t, block, page) for t in types if t.kind != "state"}) > 1:
+        return None
     constant = per_block = 0
     for t in types:
         if t.kind == "state":
@@ -489,8 +628,11 @@ def concurrency_at(plan: KvPlan, length: int, batched: int) -> float:
     """How many requests of ``length`` tokens the cache holds at once."""
     if not plan.groups or length <= 0:
         return 0.0
+    page = plan.page_bytes
     if len(plan.groups) == 1:
-        per = _blocks_per_request(plan.groups[0], length, plan.block_size, batched)
+        per = _blocks_per_request(plan.groups[0], length, type_block(plan.groups[0], plan.block_size, page),
+                                  batched)
     else:
-        per = sum(_blocks_per_request(g, length, plan.block_size, batched) for g in plan.groups)
+        per = sum(_blocks_per_request(g, length, type_block(g, plan.block_size, page), batched)
+                  for g in plan.groups)
     return plan.num_blocks / per if per else 0.0

@@ -235,11 +235,12 @@ def test_near_equal_layer_types_share_one_group_size_from_0_12():
 # Layouts vLLM has and the KV model does not: the key names of the published configs that carry them.
 @pytest.mark.parametrize(("extra_cfg", "says"), [
     ({"model_type": "deepseek_v4", "compress_ratios": [0, 0, 4, 128] * 8}, "compress_ratios"),
-    ({"model_type": "gemma4_text", "sliding_window": 1024, "global_head_dim": 512, "num_global_key_value_heads": 4,
-      "layer_types": ["sliding_attention"] * 5 + ["full_attention"]}, "global_head_dim"),
-    ({"model_type": "gemma3n_text", "num_kv_shared_layers": 10}, "10 layers reuse"),
-    ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M-M*-" * 5 + "M-"}, "Mamba2"),
-    ({"model_type": "granitemoehybrid", "layers_block_type": ["mamba"] * 3 + ["attention"]}, "Mamba layers"),
+    ({"model_type": "deepseek_v4", "layer_types": ["sliding_attention", "compressed_sparse_attention"] * 16},
+     "compressed_sparse_attention"),
+    # a Mamba pattern that does not cover num_hidden_layers (32) says where the Mamba layers are
+    ({"model_type": "nemotron_h", "mamba_num_heads": 128, "hybrid_override_pattern": "M-M-M*-" * 5 + "M-"},
+     "positions the config does not list"),
+    ({"model_type": "jamba", "mamba_d_state": 16, "mamba_expand": 2, "attn_layer_period": 8}, "Mamba1"),
     ({"model_type": "minimax_m1", "attn_type_list": [0] * 7 + [1]}, "lightning"),
     ({"model_type": "x", "layer_types": ["qwen_sparse_attention", "full_attention"] * 16}, "qwen_sparse_attention"),
 ])
@@ -259,3 +260,110 @@ def test_known_layouts_are_modelled():
     minimax_m2 = shape(hf_config={"model_type": "minimax_m2", "attn_type_list": [1] * 32})  # softmax on every layer
     for model in (GEMMA3_27B, GPT_OSS, LLAMA4, QWEN3_NEXT, DEEPSEEK, MISTRAL_V01, shape(), minimax_m2):
         assert kv_layout.unmodelled_reason(model) == "" and kv_layout.layout(model, 1, 1, 2).modelled
+
+
+# NVIDIA-Nemotron-Nano-9B-v2's config.json keys (56 layers: 27 Mamba2, 4 attention, 25 MLP)
+NEMOTRON_NANO_9B = shape(
+    id="nvidia/NVIDIA-Nemotron-Nano-9B-v2", num_hidden_layers=56, hidden_size=4480, num_attention_heads=40,
+    num_key_value_heads=8, head_dim=128,
+    hf_config={"model_type": "nemotron_h",
+               "hybrid_override_pattern": "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-",
+               "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4})
+
+
+def test_mamba2_hybrid_caches_only_its_attention_layers_and_a_state_per_mamba_layer():
+    lay = kv_layout.layout(NEMOTRON_NANO_9B, 1, 1, 2)
+    assert lay.modelled and kv_layout.unmodelled_reason(NEMOTRON_NANO_9B) == ""
+    # vLLM's mamba2_state_shape: conv (4 - 1) x (128 x 80 + 2 x 8 x 128) bf16 = 73,728 bytes; SSM 128 x 80 x 128
+    # float32 (NemotronHForCausalLMConfig's default mamba_ssm_cache_dtype) = 5,242,880 bytes
+    assert kv_layout.mamba2_state_bytes(NEMOTRON_NANO_9B, 1) == 73_728 + 5_242_880
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 4, 2 * 8 * 128 * 2, 0), ("state", 27, 0, 5_316_608)]
+    # TP2: 4 KV heads; conv and SSM split by 2 (8 groups divide)
+    tp2 = kv_layout.layout(NEMOTRON_NANO_9B, 2, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in tp2.types] == [
+        ("full", 4, 2048, 0), ("state", 27, 0, 36_864 + 2_621_440)]
+    # a checkpoint that asks for a bf16 SSM cache gets one
+    bf16 = dataclasses.replace(NEMOTRON_NANO_9B, hf_config={**NEMOTRON_NANO_9B.hf_config,
+                                                            "mamba_ssm_cache_dtype": "bfloat16"})
+    assert kv_layout.mamba2_state_bytes(bf16, 1) == 73_728 + 2_621_440
+    # HybridAttentionMambaModelConfig: the attention block grows to 16 x cdiv(5,316,608, 16 x 4,096) = 1,312 tokens
+    # so one attention page (5,373,952 bytes) holds a Mamba state; each Mamba layer takes one page per request
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", 10 * GIB, 131_072, 8192)
+    assert (plan.block_size, plan.page_bytes) == (1312, 5_373_952)
+    # groups of 4 layers: 1 attention group and 7 state groups (27 -> 28, 1 padding layer)
+    assert (plan.group_layers, len(plan.groups)) == (4, 8)
+    assert plan.num_blocks == 10 * GIB // 5_373_952 // 4 == 499
+    # a 131,072-token request: 100 attention blocks + one block in each of 7 state groups
+    assert plan.max_concurrency == pytest.approx(499 / 107)
+
+
+def test_granite_4_h_layer_types_and_mamba_keys():
+    # Granite 4.0-H spells the Mamba2 keys mamba_n_heads / mamba_d_head / mamba_n_groups / mamba_d_state /
+    # mamba_d_conv; vLLM keeps its SSM state in the model dtype
+    granite = shape(id="ibm-granite/x", num_hidden_layers=8, hidden_size=1536, num_key_value_heads=4,
+                    head_dim=128, hf_config={"model_type": "granitemoehybrid",
+                                             "layer_types": ["mamba"] * 3 + ["attention"] + ["mamba"] * 4,
+                                             "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_n_groups": 1,
+                                             "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_expand": 2})
+    lay = kv_layout.layout(granite, 2, 1, 2)
+    # conv (3072 + 2 x 2 x 128) / 2 x 3 x 2 bytes (1 group raised to TP 2); SSM 24 x 64 x 128 x 2 bytes
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 1, 2 * 2 * 128 * 2, 0), ("state", 7, 0, 10_752 + 393_216)]
+    assert (3072 + 2 * 2 * 128) // 2 * 3 * 2 == 10_752 and 24 * 64 * 128 * 2 == 393_216
+
+
+# google/gemma-4-31B as transformers' convert_gemma4_weights.py builds its config: 60 layers, 5 sliding (16 KV
+# heads of 256, window 1024) to 1 full (attention_k_eq_v: 4 global KV heads of 512)
+GEMMA4_31B = shape(
+    id="google/gemma-4-31B-it", num_hidden_layers=60, hidden_size=5376, num_key_value_heads=16, head_dim=256,
+    max_position_embeddings=262_144,
+    hf_config={"model_type": "gemma4_text", "sliding_window": 1024, "global_head_dim": 512,
+               "num_global_key_value_heads": 4, "attention_k_eq_v": True,
+               "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10})
+
+
+def test_gemma4_full_layers_cache_their_own_head_size_and_a_page_holds_more_of_their_tokens():
+    lay = kv_layout.layout(GEMMA4_31B, 1, 1, 2)
+    assert lay.modelled
+    assert [(t.kind, t.layers, t.bytes_per_token, t.span) for t in lay.types] == [
+        ("full", 10, 2 * 4 * 512 * 2, None), ("sliding", 50, 2 * 16 * 256 * 2, 1024)]
+    # pages are the sliding layers' 16 x 16,384 bytes; a full-attention page holds 32 tokens
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.12.0"), "v1", 10 * GIB, 8192, 2048)
+    assert (plan.block_size, plan.page_bytes, plan.group_layers, len(plan.groups)) == (16, 262_144, 10, 6)
+    assert kv_layout.type_block(lay.types[0], 16, 262_144) == 32
+    assert plan.num_blocks == 10 * GIB // 262_144 // 10 == 4096
+    # one 8,192-token request: 256 full blocks of 32 + 5 sliding groups x (cdiv(1023 + 2048, 16) + 1 = 193)
+    assert plan.max_concurrency == pytest.approx(4096 / (256 + 5 * 193))
+    assert kv_layout.bytes_needed(lay, behaviour("0.12.0"), "v1", 8192, 2048) == (10 * 256 + 50 * 193) * 262_144
+    # TP8: 2 sliding KV heads, the 4 global KV heads split to 1 (no replication below 1)
+    tp8 = kv_layout.layout(GEMMA4_31B, 8, 1, 2)
+    assert [(t.kind, t.bytes_per_token) for t in tp8.types] == [("full", 2 * 1 * 512 * 2), ("sliding", 2 * 2 * 256 * 2)]
+
+
+def test_shared_kv_layers_hold_no_cache():
+    # Gemma 3n / Gemma 4 E2B: the last num_kv_shared_layers read an earlier layer's cache
+    # (kv_sharing_target_layer_name), so only the first 15 of 35 layers are laid out
+    e2b = shape(id="google/gemma-4-E2B-it", num_hidden_layers=35, num_key_value_heads=1, head_dim=256,
+                hf_config={"model_type": "gemma4_text", "sliding_window": 512, "num_kv_shared_layers": 20,
+                           "global_head_dim": 512,
+                           "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7})
+    lay = kv_layout.layout(e2b, 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 3, 2048), ("sliding", 12, 1024)]
+
+
+def test_kimi_linear_mla_layers_between_kda_states():
+    # Kimi Linear: linear_attn_config lists the KDA layers (1-based, vLLM's is_kda_layer); the others are MLA
+    kimi = shape(id="moonshotai/x", num_hidden_layers=8, num_attention_heads=32, num_key_value_heads=32,
+                 head_dim=192, mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+                 hf_config={"model_type": "kimi_linear",
+                            "linear_attn_config": {"kda_layers": [1, 2, 3, 5, 6, 7], "full_attn_layers": [4, 8],
+                                                   "num_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4}})
+    lay = kv_layout.layout(kimi, 2, 1, 2)
+    # MLA: a 512 + 64 latent in bf16 per layer and token, not split by TP; KDA (kda_state_shape): conv
+    # 3 x 32 x 128 / 2 x 3 bf16 + recurrent 16 x 128 x 128 float32
+    assert lay.mla and [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 2, 1152, 0), ("state", 6, 0, 36_864 + 1_048_576)]
+    # the attention block grows until a page of 1,152-byte tokens holds a state: 16 x cdiv(1,085,440, 16 x 1,152)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", GIB, 4096, 2048)
+    assert plan.block_size == 16 * -(-1_085_440 // (16 * 1152)) == 944

@@ -440,6 +440,8 @@ def prerequisites() -> str:
         created = "installed (Helm)" if name in CREATED_CLUSTER_INSTALLS else "yours: list it in `cluster.installed`"
         if name == "aws-load-balancer-controller":
             created = "installed, with `cluster.load_balancer_controller_policy_arn`"
+        if name == "dcgm-exporter":
+            created = "installed (Helm) unless `cluster.gpu_telemetry: false`"
         lines.append(_row(f"`{name}`", what, created, "yours: list it in `cluster.installed`"))
     lines.append(_row("PriorityClasses", "`pod.priority_class_name`", "yours: list them in `cluster.priority_classes`",
                       "yours: list them in `cluster.priority_classes`"))

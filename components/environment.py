@@ -184,6 +184,7 @@ class ServingEnvironment(pulumi.ComponentResource):
                 "aws-load-balancer-controller" not in spec.cluster.installed,
                 cluster_autoscaler=any(p.provisioner == "managed-nodegroup" and p.max_size > p.min_size
                                        for p in spec.pools) and "cluster-autoscaler" not in spec.cluster.installed,
+                dcgm_exporter=spec.cluster.gpu_telemetry and "dcgm-exporter" not in spec.cluster.installed,
                 vpc_id=self.network.vpc_id), opts=child)
             provider: pulumi.ProviderResource | None = self.cluster.provider
             node_role = self.cluster.node_role_arn

@@ -588,6 +588,11 @@ class ClusterSpec(_Spec):
     chart_versions: dict[str, str] = Field(
         {}, description="Override the pinned chart versions, by chart name (see docs/components.md).",
     )
+    gpu_telemetry: bool = Field(
+        True, description="A created cluster: install NVIDIA's DCGM exporter on the GPU nodes (GPU utilisation, "
+        "memory, power, XID errors as DCGM_FI_* metrics, scraped by kube-prometheus-stack's Prometheus when "
+        "it is installed); an autoscaler on the `gpu` metric needs it.",
+    )
     load_balancer_controller_policy_arn: str | None = Field(
         None, pattern=r"^arn:aws[a-z-]*:iam::(aws|\d{12}):policy/.+$",
         description="A created cluster with an alb-ingress router: the IAM policy of the AWS Load Balancer "
@@ -597,7 +602,8 @@ class ClusterSpec(_Spec):
     installed: tuple[str, ...] = Field(
         (), description="An existing cluster: what it already runs, from the prerequisites in "
         "docs/components.md (nvidia-device-plugin, aws-efa-k8s-device-plugin, lws, keda, prometheus-operator, "
-        "aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api); checked at preview.",
+        "aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api, dcgm-exporter); checked at "
+        "preview.",
     )
     priority_classes: tuple[str, ...] = Field(
         (), description="An existing cluster: the PriorityClasses it has (pods that name another fail at preview).",

@@ -235,8 +235,13 @@ only those are tagged `kubernetes.io/role/internal-elb`, so the controller place
 there; the API port's NetworkPolicy admits the gateway and monitoring namespaces and those subnets'
 ranges, not the VPC (pods have VPC addresses, so the VPC's range would let any pod call the model). An
 existing VPC names the ranges of its load-balancer subnets in `network.load_balancer_cidrs` (required
-with an ALB router, checked at preview). An internet-facing router needs public subnets the new VPC
-does not make.
+with an ALB router, checked at preview). An internet-facing router (`internal: false`) in a new VPC
+gets one public subnet per zone (from the VPC's second-last /19, so at most six zones; more fail at
+preview at `network.availability_zones`), routed to the internet gateway (made for it when there is no
+NAT gateway) and tagged `kubernetes.io/role/elb`, where the controller places an internet-facing ALB
+(it finds no subnet otherwise); no subnet maps public IPs at launch, and the API port admits the
+public subnets' ranges instead of the internal ones. In an existing VPC its public subnets must carry
+that tag, their ranges in `network.load_balancer_cidrs`.
 
 **Security groups and the distributed runtime's ports.** GPU nodes carry the GPU-node group (all
 traffic to and from itself: EFA needs it both ways) and the EKS cluster security group, which admits
@@ -324,7 +329,8 @@ are not checked.
 
 ### What each component creates
 
-* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets, a NAT gateway (new-VPC mode), the
+* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets (public ones for an internet-facing
+  router), an internet gateway and a NAT gateway (new-VPC mode), the
   GPU-node security group and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
 * **EksCluster**: the cluster and its IAM role, the node role, access entries, the system node group
   and launch template, the add-ons, the Kubernetes provider, the Helm releases, the controllers' IAM

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from shardwise.rules.adapters.stack import sizing_summary
 from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
 from shardwise.rules.render.environment import environment_namespaces
+from shardwise.rules.render.network import wants_public_subnets
 from shardwise.rules.render.nodepool import pool_efa
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
@@ -22,7 +23,7 @@ from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns, is_output
 from .multinode import VllmMultiNode, VllmMultiNodeArgs
-from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies
+from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies, public_subnet_findings
 from .nodepool import GpuNodePool, GpuNodePoolArgs
 from .router import InferenceRouter, InferenceRouterArgs
 from .validation import (
@@ -152,6 +153,7 @@ class ServingEnvironment(pulumi.ComponentResource):
                  for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
         token += api_key_findings(spec, args.api_key is not None, args.api_key_secret_exists)
         token += cluster_findings(spec.cluster)
+        token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers) and args.vpc_id is None)
         # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
         notes = validate_environment(checked, validation, token) if validation.enabled else []
         if token and not validation.enabled:
@@ -165,6 +167,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         self.network = RuntimeNetwork(f"{name}-network", RuntimeNetworkArgs(
             network=spec.network, region=spec.region, cluster_name=spec.cluster_name, vpc_id=args.vpc_id,
             private_subnet_ids=args.private_subnet_ids, network_policies=False, k8s_provider=args.k8s_provider,
+            internet_facing=wants_public_subnets(spec.routers),
             kubeconfig=args.kubeconfig), opts=child)
 
         self.cluster: EksCluster | None = None
@@ -259,7 +262,8 @@ class ServingEnvironment(pulumi.ComponentResource):
             installs=installs, k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
         self.network_policies = declare_network_policies(
             f"{name}-network", self.network, spec.network, list(backends.values()), list(self.routers.values()),
-            provider, self.namespaces, existing_vpc=existing_vpc is not None)
+            provider, self.namespaces, existing_vpc=existing_vpc is not None,
+            public_subnets=self.network.internet_facing)
 
         self.endpoints: dict[str, Any] = {s: c.endpoint for s, c in backends.items()}
         self.endpoints.update({f"router/{r}": c.hostname for r, c in self.routers.items()})

@@ -465,7 +465,11 @@ class RouterSpec(_Spec):
         "alb-ingress", description="AWS Load Balancer Controller Ingress, or Gateway API HTTPRoutes."
     )
     services: tuple[str, ...] = Field(min_length=1, description="Names of the services to route to.")
-    internal: bool = Field(True, description="An internal load balancer (not internet-facing).")
+    internal: bool = Field(
+        True, description="An internal load balancer; false: internet-facing, in public subnets tagged "
+        "kubernetes.io/role/elb (a new VPC gets them; an existing one names their ranges in "
+        "network.load_balancer_cidrs).",
+    )
     domain: str | None = Field(
         None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
         description="DNS suffix; with several services each is routed by host <service>.<domain>.",
@@ -538,7 +542,8 @@ class NetworkSpec(_Spec):
     )
     load_balancer_cidrs: tuple[str, ...] = Field(
         (), description="An existing VPC with an alb-ingress router: the CIDRs of the subnets its load balancer is "
-        "placed in (those tagged kubernetes.io/role/internal-elb): the ALB connects to pod IPs from there, and the "
+        "placed in (those tagged kubernetes.io/role/internal-elb, or kubernetes.io/role/elb for an internet-facing "
+        "one): the ALB connects to pod IPs from there, and the "
         "API port's NetworkPolicy admits these ranges only. A new VPC has load-balancer subnets of its own.",
     )
 

@@ -59,7 +59,8 @@ MODELS: list[type[BaseModel]] = [
     specs.EnvironmentSpec, specs.ClusterSpec, specs.NetworkSpec, specs.NodePoolSpec, specs.VllmServiceSpec,
     specs.VllmMultiNodeSpec, specs.EngineArgsSpec, specs.ModelCacheSpec, specs.AutoscalingSpec, specs.MetricsSpec,
     specs.PodSpec, specs.EnvVarSpec, specs.SecretKeySpec, specs.EnvFromSpec, specs.VolumeSpec, specs.VolumeMountSpec,
-    specs.TolerationSpec, specs.ServiceAccountSpec, specs.RouterSpec, specs.SuppressionSpec,
+    specs.TolerationSpec, specs.ServiceAccountSpec, specs.RouterSpec, specs.ImageCacheSpec, specs.ModelStoreSpec,
+    specs.SuppressionSpec,
 ]
 
 INTRO = """\
@@ -208,6 +209,37 @@ an ECR endpoint with private DNS conflicts; the S3 gateway takes each subnet's r
 main table for a subnet without an explicit association. Lookups (`aws.eks.getCluster`,
 `aws.ec2.getRouteTable(s)`) go through the AWS provider given to the component (`opts.provider` /
 `providers`), so the right account and region.
+
+## Images, weights and GPU telemetry
+
+**GPU telemetry.** A created cluster (`cluster.gpu_telemetry`, default on) runs NVIDIA's DCGM exporter
+(chart `dcgm-exporter` 4.8.2 from https://nvidia.github.io/dcgm-exporter/helm-charts: exporter 4.8.2 on
+DCGM 4.5.3, port 9400) in the monitoring namespace, on the GPU nodes only (the pools'
+`shardwise.dev/gpu-count` label, their `nvidia.com/gpu` taint tolerated). It exports its default counters
+(`DCGM_FI_DEV_GPU_UTIL`, `DCGM_FI_DEV_FB_USED`/`FB_FREE`, power, temperatures, clocks, `DCGM_FI_DEV_XID_ERRORS`)
+labelled with the `pod` and `namespace` using each GPU. With kube-prometheus-stack installed, the chart's
+ServiceMonitor scrapes it with `honorLabels: true`: without it Prometheus renames those labels
+`exported_pod`/`exported_namespace`, and the `gpu` autoscaler's query
+(`avg(DCGM_FI_DEV_GPU_UTIL{namespace="…",pod=~"<service>-…"})`) would match nothing. An autoscaler on the
+`gpu` metric without the exporter (`gpu_telemetry: false`, or an existing cluster without `dcgm-exporter`
+in `cluster.installed`) fails at preview. An HPA (not KEDA) on it also needs a metrics adapter, which is
+not installed. No dashboards are installed (Grafana is off in kube-prometheus-stack).
+
+**ECR pull-through cache** (`image_cache`). One ECR pull-through cache rule per upstream registry the
+workloads' images come from: Docker Hub (prefix `docker-hub`, upstream `registry-1.docker.io`; ECR
+requires a credential, a Secrets Manager secret with the keys `username` and `accessToken` whose name
+starts `ecr-pullthroughcache/`, in the stack's account and region: `docker_hub_credential_arn`, checked
+at preview) and ECR Public (`ecr-public`, `public.ecr.aws`, no credential). The workloads' image
+references are rewritten to the cache (`<account>.dkr.ecr.<region>.amazonaws.com/docker-hub/vllm/vllm-openai:v0.13.0`,
+the account the node role's), so every node pulls from ECR in the region through the ECR and S3
+endpoints rather than through the NAT gateway, and outside Docker Hub's pull limits; images of other
+registries (nvcr.io, your ECR) and images the program gives in `images` are left alone. The node role
+keeps `AmazonEC2ContainerRegistryReadOnly` and gets an inline policy with `ecr:BatchImportUpstreamImage`
+and `ecr:CreateRepository` on the cache's repositories only (what the first pull of an image through a
+rule needs); an existing cluster's role (`node_role_arn`, required) gets it by name. The rules see a
+cache copy as its upstream image (version, EFA support). `create_rules: false` uses rules the account
+already has with these prefixes (one rule per prefix and account). Only declared under the AWS stand-in:
+no image has been pulled through a rule here.
 
 ## Security defaults
 

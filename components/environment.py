@@ -21,6 +21,7 @@ from ._workload import pydantic_findings
 from .cluster import EksCluster, EksClusterArgs, cluster_findings
 from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
+from .image_cache import ImageCache, image_cache_findings, pinned_fields, role_name
 from .inputs import Unknowns, is_output
 from .multinode import VllmMultiNode, VllmMultiNodeArgs
 from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies, public_subnet_findings
@@ -137,7 +138,7 @@ class ServingEnvironment(pulumi.ComponentResource):
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
     ``namespaces``, ``network_policies``, ``token_secrets``, ``api_key_secrets`` (resources, the last two by
-    ``namespace/name``);
+    ``namespace/name``), ``image_cache_rules`` (the ECR pull-through cache rules, by prefix);
     ``endpoints``, ``pool_names``, ``sizing``, ``validation``, ``vpc_id``, ``security_group_id``.
     """
 
@@ -154,6 +155,11 @@ class ServingEnvironment(pulumi.ComponentResource):
         token += api_key_findings(spec, args.api_key is not None, args.api_key_secret_exists)
         token += cluster_findings(spec.cluster)
         token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers) and args.vpc_id is None)
+        token += image_cache_findings(spec, list(args.images))
+        if spec.image_cache is not None and not spec.cluster.create and args.node_role_arn is None and \
+                spec.node_role_arn is None:
+            token.append(("node_role_arn", "image_cache: the nodes' IAM role gets the permission to import images "
+                          "through the cache, and its account names the registry: give node_role_arn"))
         # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
         notes = validate_environment(checked, validation, token) if validation.enabled else []
         if token and not validation.enabled:
@@ -230,6 +236,14 @@ class ServingEnvironment(pulumi.ComponentResource):
                     f"{name}-api-key-{ns}-{secret}", metadata=key_meta, type="Opaque",
                     string_data={k: pulumi.Output.secret(args.api_key) for k in sorted(names)}, opts=in_namespaces)
 
+        self.image_cache_rules: dict[str, pulumi.CustomResource] = {}
+        cached: dict[str, Any] = {}
+        if spec.image_cache is not None and node_role is not None:
+            made_role = self.cluster.node_role if self.cluster is not None else None
+            cache = ImageCache(f"{name}-image-cache", self, spec, node_role,
+                               made_role.name if made_role is not None else role_name(node_role), list(args.images))
+            self.image_cache_rules, cached = dict(cache.rules), cache.images
+
         def key_made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:
             """The API key's Secret this environment makes (the pods wait for it), else made elsewhere."""
             ref = w.api_key_secret
@@ -247,11 +261,11 @@ class ServingEnvironment(pulumi.ComponentResource):
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
                   "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
-            **_fields(s, args), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
+            **_fields(s, args, cached), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
             api_key_secret_exists=key_made_by(s), **common),
             opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
-            **_fields(m, args), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
+            **_fields(m, args, cached), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
             api_key_secret_exists=key_made_by(m), **common),
             opts=in_namespaces) for m in spec.multi_node}
         backends: dict[str, Any] = {**self.services, **self.multi_node}
@@ -279,6 +293,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
             "token_secrets": self.token_secrets, "api_key_secrets": self.api_key_secrets,
+            "image_cache_rules": self.image_cache_rules,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,
@@ -300,9 +315,14 @@ class ServingEnvironment(pulumi.ComponentResource):
                                  vpc_id).apply(check)
 
 
-def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs) -> dict[str, Any]:
-    """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one."""
+def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs,
+            cached: Mapping[str, Any]) -> dict[str, Any]:
+    """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one, else the
+    pull-through cache's (and what the upstream image decides, :func:`~.image_cache.pinned_fields`)."""
     values = {f: getattr(workload, f) for f in type(workload).model_fields if f != "pool"}
     if workload.name in args.images:
         values["image"] = args.images[workload.name]
+    elif workload.name in cached:
+        values["image"] = cached[workload.name]
+        values.update(pinned_fields(workload))
     return values

@@ -615,6 +615,45 @@ class ClusterSpec(_Spec):
     )
 
 
+#: ECR's pattern for a pull-through cache rule's credential (CreatePullThroughCacheRule's credentialArn).
+_PULL_THROUGH_SECRET = (r"^arn:aws(-\w+)*:secretsmanager:[a-z0-9-]+:\d{12}:secret:"
+                        r"ecr-pullthroughcache/[A-Za-z0-9/_+=.@-]+$")
+
+
+class ImageCacheSpec(_Spec):
+    """An ECR pull-through cache for the workloads' images: each node pulls the vLLM image (10-20 GiB) from ECR in
+    the region, through the VPC's ECR endpoints, instead of from Docker Hub or ECR Public through the NAT gateway
+    (and within Docker Hub's pull limits)."""
+
+    create_rules: bool = Field(
+        True, description="Create the pull-through cache rules (prefixes docker-hub and ecr-public, for the "
+        "registries the workloads' images come from); false: the account has them already, with those prefixes.",
+    )
+    docker_hub_credential_arn: str | None = Field(
+        None, pattern=_PULL_THROUGH_SECRET,
+        description="The Secrets Manager secret (keys username and accessToken) of the Docker Hub rule: ECR "
+        "requires one for Docker Hub, named with the ecr-pullthroughcache/ prefix, in the stack's account and "
+        "region.",
+    )
+
+
+class ModelStoreSpec(_Spec):
+    """An S3 bucket the environment creates for model weights: workloads whose ``cache`` is ``s3`` with an
+    ``s3_uri`` in it stream the safetensors from there (vLLM's ``runai_streamer``) through the VPC's S3 gateway
+    endpoint, with an IAM role that may read it, instead of each node downloading from the Hugging Face Hub
+    through the NAT gateway. The weights are copied into it outside the program."""
+
+    bucket: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+        description="Name of the bucket to create (globally unique); private, encrypted (SSE-S3), unversioned, "
+        "with every public access blocked.",
+    )
+    force_destroy: bool = Field(
+        False, description="`pulumi destroy` deletes the bucket with the weights in it (else it fails while "
+        "objects remain).",
+    )
+
+
 class EnvironmentSpec(_Spec):
     """Everything one environment (stack) serves."""
 
@@ -637,6 +676,14 @@ class EnvironmentSpec(_Spec):
     services: tuple[VllmServiceSpec, ...] = Field((), description="Replicated vLLM services.")
     multi_node: tuple[VllmMultiNodeSpec, ...] = Field((), description="Multi-node vLLM groups.")
     routers: tuple[RouterSpec, ...] = Field((), description="Routers in front of the services.")
+    image_cache: ImageCacheSpec | None = Field(
+        None, description="An ECR pull-through cache the workloads' Docker Hub and ECR Public images are pulled "
+        "through (their references rewritten to it).",
+    )
+    model_store: ModelStoreSpec | None = Field(
+        None, description="An S3 bucket for model weights, which workloads with an s3 cache in it read with an IAM "
+        "role this environment creates.",
+    )
 
     @model_validator(mode="after")
     def _references(self) -> EnvironmentSpec:

@@ -6,9 +6,11 @@ provider is a stand-in here: these are the resources declared, never created (do
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from component_mocks import run_program
+import pulumi
+from component_mocks import failing_program, run_program
 from test_components import broken, refused, stack_run
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -134,3 +136,120 @@ def test_an_internet_facing_router_in_an_existing_vpc_admits_the_ranges_the_stac
     api = run.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "dev-network-serving-llama-8b-api").inputs
     assert [p for p in api["spec"]["ingress"][0]["from"] if "ipBlock" in p] == [
         {"ipBlock": {"cidr": "10.40.240.0/24"}}, {"ipBlock": {"cidr": "10.40.241.0/24"}}]
+
+
+HUB_SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:ecr-pullthroughcache/docker-hub-AbCdEf"
+REGISTRY = "123456789012.dkr.ecr.us-east-1.amazonaws.com"
+
+
+def _image_cache(env: dict[str, Any]) -> None:
+    env["image_cache"] = {"docker_hub_credential_arn": HUB_SECRET}
+
+
+def test_the_image_cache_pulls_the_vllm_images_through_ecr_and_the_nodes_may_import_them():
+    run = run_program(broken("prod", _image_cache), stack="prod")
+    rules = {r.name: r.inputs for r in run.of_type("aws:ecr/pullThroughCacheRule:PullThroughCacheRule")}
+    assert rules == {
+        # llama-70b's vllm/vllm-openai: Docker Hub, with its credential
+        "prod-image-cache-docker-hub": {"ecrRepositoryPrefix": "docker-hub",
+                                        "upstreamRegistryUrl": "registry-1.docker.io", "credentialArn": HUB_SECRET},
+        # llama-405b's AWS DLC: ECR Public, which needs none
+        "prod-image-cache-ecr-public": {"ecrRepositoryPrefix": "ecr-public", "upstreamRegistryUrl": "public.ecr.aws"}}
+    dep = run.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
+    assert {c["name"]: c["image"] for c in dep["spec"]["template"]["spec"]["containers"]} == {
+        "vllm": f"{REGISTRY}/docker-hub/vllm/vllm-openai:v0.13.0"}
+    for tpl in ("leaderTemplate", "workerTemplate"):
+        (c,) = lws["spec"]["leaderWorkerTemplate"][tpl]["spec"]["containers"]
+        assert c["image"] == f"{REGISTRY}/ecr-public/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
+        # the launch the upstream image decided: vLLM 0.13.0's native multi-node, not Ray
+        assert "--nnodes" in " ".join(c.get("args", []) + c.get("command", []))
+    # the model-download init containers run the same image
+    assert {c["image"] for c in dep["spec"]["template"]["spec"].get("initContainers", [])} <= {
+        f"{REGISTRY}/docker-hub/vllm/vllm-openai:v0.13.0"}
+    # the created node role: the first pull through a rule imports the image and creates its repository
+    policy = run.one("aws:iam/rolePolicy:RolePolicy", "prod-image-cache-pull-through").inputs
+    assert policy["role"] == "prod-cluster-nodes"
+    assert json.loads(policy["policy"]) == {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": ["ecr:BatchImportUpstreamImage", "ecr:CreateRepository"],
+        "Resource": ["arn:aws:ecr:us-east-1:123456789012:repository/docker-hub/*",
+                     "arn:aws:ecr:us-east-1:123456789012:repository/ecr-public/*"]}]}
+
+
+def test_an_image_the_program_gives_or_no_rule_mirrors_is_left_as_it_is():
+    def edit(env: dict[str, Any]) -> None:
+        _image_cache(env)
+        env["multi_node"][0]["image"] = "nvcr.io/nvidia/vllm:25.09-py3"
+        env["multi_node"][0].update(vllm_version="0.10.1", image_efa=True)
+
+    run = run_program(broken("prod", edit), stack="prod")
+    assert run.names("aws:ecr/pullThroughCacheRule:PullThroughCacheRule") == ["prod-image-cache-docker-hub"]
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
+    assert lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["image"] == \
+        "nvcr.io/nvidia/vllm:25.09-py3"
+
+
+def test_a_docker_hub_rule_without_its_credential_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        env["image_cache"] = {}
+
+    err, _ = refused(broken("prod", edit))
+    assert err.errors == [{"property_path": "image_cache.docker_hub_credential_arn", "reason": (
+        "`vllm/vllm-openai:v0.13.0` of `llama-70b` is on Docker Hub, and ECR creates a Docker Hub pull-through cache "
+        "rule only with a credential: store a Docker Hub username and access token (keys username and accessToken) "
+        "in a Secrets Manager secret named ecr-pullthroughcache/…, in this account and region, and give its ARN")}]
+
+
+def test_a_credential_in_another_region_or_without_the_prefix_fails_at_preview():
+    def elsewhere(env: dict[str, Any]) -> None:
+        env["image_cache"] = {"docker_hub_credential_arn": HUB_SECRET.replace("us-east-1", "us-west-2")}
+
+    err, _ = refused(broken("prod", elsewhere))
+    assert err.errors == [{"property_path": "image_cache.docker_hub_credential_arn", "reason": (
+        "the secret is in us-west-2, the pull-through cache rule in us-east-1: ECR reads the credential only from "
+        "the rule's own account and region")}]
+
+    def unprefixed(env: dict[str, Any]) -> None:
+        env["image_cache"] = {"docker_hub_credential_arn": HUB_SECRET.replace("ecr-pullthroughcache/", "dockerhub/")}
+
+    # the stack config is refused as it is read, before any resource
+    failed, run = failing_program(broken("prod", unprefixed), error=pulumi.RunError)
+    assert run.resources == []
+    assert str(failed) == (
+        "stack config shardwise:environment: image_cache.docker_hub_credential_arn: String should match pattern "
+        r"'^arn:aws(-\w+)*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache/[A-Za-z0-9/_+=.@-]+$'")
+
+
+def test_a_cache_copy_is_read_as_its_upstream_image():
+    from shardwise.rules.vllm import images
+    from shardwise.rules.vllm.imageref import through_cache, upstream
+
+    assert through_cache("ubuntu:24.04", REGISTRY) == f"{REGISTRY}/docker-hub/library/ubuntu:24.04"
+    assert through_cache("nvcr.io/nvidia/vllm:25.09-py3", REGISTRY) is None
+    dlc = through_cache("public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2", REGISTRY)
+    assert upstream(dlc) == "public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2"
+    info = images.image_info(dlc)
+    assert (info.family, info.vllm_version, info.efa) == ("aws-dlc", (0, 13, 0), True)
+    assert upstream(f"{REGISTRY}/docker-hub/library/ubuntu:24.04") == "ubuntu:24.04"
+    assert upstream(f"{REGISTRY}/team/vllm:1") == f"{REGISTRY}/team/vllm:1"  # not a cache prefix
+
+
+def test_an_existing_clusters_node_role_gets_the_import_permissions_by_its_name():
+    run = run_program(broken("dev", _image_cache), stack="dev")
+    policy = run.one("aws:iam/rolePolicy:RolePolicy", "dev-image-cache-pull-through").inputs
+    assert policy["role"] == "llm-dev-gpu-node"
+    assert json.loads(policy["policy"])["Statement"][0]["Resource"] == [
+        "arn:aws:ecr:us-east-1:123456789012:repository/docker-hub/*"]
+    dep = run.one("kubernetes:apps/v1:Deployment", "dev-llama-8b-deployment").inputs
+    assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == f"{REGISTRY}/docker-hub/vllm/vllm-openai:v0.11.0"
+
+
+def test_an_image_cache_without_a_node_role_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        _image_cache(env)
+        del env["node_role_arn"]
+
+    err, _ = refused(broken("dev", edit))
+    assert {"property_path": "node_role_arn", "reason": (
+        "image_cache: the nodes' IAM role gets the permission to import images through the cache, and its account "
+        "names the registry: give node_role_arn")} in err.errors

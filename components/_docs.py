@@ -241,6 +241,24 @@ cache copy as its upstream image (version, EFA support). `create_rules: false` u
 already has with these prefixes (one rule per prefix and account). Only declared under the AWS stand-in:
 no image has been pulled through a rule here.
 
+**Model store** (`model_store`). An S3 bucket the environment creates for the weights, so that nodes do not
+each download 131-756 GiB from the Hugging Face Hub through the one NAT gateway: private (ACLs disabled,
+`BucketOwnerEnforced`; every public access blocked), SSE-S3 encrypted, not versioned, a bucket policy that
+denies requests without TLS, and `force_destroy` off unless asked. A workload whose `cache` is `s3` with an
+`s3_uri` in that bucket runs `vllm serve s3://bucket/prefix --load-format runai_streamer` (vLLM's Run:ai
+Model Streamer: an image of vLLM 0.11.0 or later, checked; the served name stays the model id) and reads it
+through the VPC's S3 gateway endpoint with an IAM role the environment creates: trusted by EKS Pod Identity,
+`s3:ListBucket` on the bucket and `s3:GetObject` on its objects. The workload gets a service account of its
+own (named after it) with that role when it names none, the role when its service account has no `role_arn`,
+and keeps its own `role_arn` otherwise; `mode: irsa` without a role fails at preview (no IAM OIDC provider
+is made). EKS Pod Identity injects `AWS_REGION` and the container-credential variables the streamer's AWS
+SDK reads, and the namespace's default-deny egress admits the Pod Identity agent. Copying the weights in is
+yours (`huggingface-cli download`, then `aws s3 sync`), once per revision. Not run here: whether the
+streamer's AWS SDK for C++ in a given vLLM image reads Pod Identity's container credentials is not tested (a
+role of your own through IRSA is the fallback), and the AWS side is declared under the stand-in only. FSx
+for Lustre (a `pvc` cache) is the alternative for weights read as files; it is not created by the
+environment.
+
 ## Security defaults
 
 **The ALB** (`alb-ingress` routers) listens on HTTPS on 443 with the ACM certificate `certificate_arn`

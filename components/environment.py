@@ -23,6 +23,14 @@ from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
 from .image_cache import ImageCache, image_cache_findings, pinned_fields, role_name
 from .inputs import Unknowns, is_output
+from .model_store import (
+    STAND_IN_ROLE,
+    ModelStore,
+    model_store_findings,
+    service_account_with,
+    stored_workloads,
+    with_store_role,
+)
 from .multinode import VllmMultiNode, VllmMultiNodeArgs
 from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies, public_subnet_findings
 from .nodepool import GpuNodePool, GpuNodePoolArgs
@@ -111,6 +119,7 @@ def _with_tokens(spec: EnvironmentSpec, args: ServingEnvironmentArgs, unknowns: 
         ids = args.private_subnet_ids
         data["network"]["private_subnet_ids"] = [unknowns.replace(ids, "private_subnet_ids")] if is_output(ids) \
             else unknowns.replace(list(ids or []), "private_subnet_ids")  # type: ignore[arg-type]
+    with_store_role(data, spec, STAND_IN_ROLE)  # the role the environment creates for the model store's readers
     names = {item["name"] for kind in ("services", "multi_node") for item in data[kind]}
     unknown = [(f"images.{n}", f"no service or multi-node group is named `{n}`") for n in args.images if n not in names]
     if unknown:
@@ -138,7 +147,8 @@ class ServingEnvironment(pulumi.ComponentResource):
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
     ``namespaces``, ``network_policies``, ``token_secrets``, ``api_key_secrets`` (resources, the last two by
-    ``namespace/name``), ``image_cache_rules`` (the ECR pull-through cache rules, by prefix);
+    ``namespace/name``), ``image_cache_rules`` (the ECR pull-through cache rules, by prefix), ``model_store`` (the
+    bucket, its settings and its readers' role and policy, by kind);
     ``endpoints``, ``pool_names``, ``sizing``, ``validation``, ``vpc_id``, ``security_group_id``.
     """
 
@@ -156,6 +166,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         token += cluster_findings(spec.cluster)
         token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers) and args.vpc_id is None)
         token += image_cache_findings(spec, list(args.images))
+        token += model_store_findings(spec)
         if spec.image_cache is not None and not spec.cluster.create and args.node_role_arn is None and \
                 spec.node_role_arn is None:
             token.append(("node_role_arn", "image_cache: the nodes' IAM role gets the permission to import images "
@@ -236,6 +247,15 @@ class ServingEnvironment(pulumi.ComponentResource):
                     f"{name}-api-key-{ns}-{secret}", metadata=key_meta, type="Opaque",
                     string_data={k: pulumi.Output.secret(args.api_key) for k in sorted(names)}, opts=in_namespaces)
 
+        self.model_store: dict[str, pulumi.CustomResource] = {}
+        accounts: dict[str, Any] = {}  # workload → its service account with the store's role
+        if spec.model_store is not None:
+            store = ModelStore(f"{name}-model-store", self, spec)
+            self.model_store = store.resources
+            for w in stored_workloads(spec):
+                sa = service_account_with(w, store.role.arn)
+                if sa is not None:
+                    accounts[w.name] = sa
         self.image_cache_rules: dict[str, pulumi.CustomResource] = {}
         cached: dict[str, Any] = {}
         if spec.image_cache is not None and node_role is not None:
@@ -261,11 +281,11 @@ class ServingEnvironment(pulumi.ComponentResource):
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
                   "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
-            **_fields(s, args, cached), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
+            **_fields(s, args, cached, accounts), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
             api_key_secret_exists=key_made_by(s), **common),
             opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
-            **_fields(m, args, cached), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
+            **_fields(m, args, cached, accounts), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
             api_key_secret_exists=key_made_by(m), **common),
             opts=in_namespaces) for m in spec.multi_node}
         backends: dict[str, Any] = {**self.services, **self.multi_node}
@@ -293,7 +313,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
             "token_secrets": self.token_secrets, "api_key_secrets": self.api_key_secrets,
-            "image_cache_rules": self.image_cache_rules,
+            "image_cache_rules": self.image_cache_rules, "model_store": self.model_store,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,
@@ -316,10 +336,13 @@ class ServingEnvironment(pulumi.ComponentResource):
 
 
 def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs,
-            cached: Mapping[str, Any]) -> dict[str, Any]:
+            cached: Mapping[str, Any], accounts: Mapping[str, Any]) -> dict[str, Any]:
     """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one, else the
-    pull-through cache's (and what the upstream image decides, :func:`~.image_cache.pinned_fields`)."""
+    pull-through cache's (and what the upstream image decides, :func:`~.image_cache.pinned_fields`), and the
+    service account that gets the model store's role."""
     values = {f: getattr(workload, f) for f in type(workload).model_fields if f != "pool"}
+    if workload.name in accounts:
+        values["pod"] = {**workload.pod.model_dump(), "service_account": accounts[workload.name]}
     if workload.name in args.images:
         values["image"] = args.images[workload.name]
     elif workload.name in cached:

@@ -253,3 +253,97 @@ def test_an_image_cache_without_a_node_role_fails_at_preview():
     assert {"property_path": "node_role_arn", "reason": (
         "image_cache: the nodes' IAM role gets the permission to import images through the cache, and its account "
         "names the registry: give node_role_arn")} in err.errors
+
+
+STORE_URI = "s3://acme-llm-weights/meta-llama/Llama-3.1-70B-Instruct"
+
+
+def _model_store(env: dict[str, Any]) -> None:
+    env["model_store"] = {"bucket": "acme-llm-weights"}
+    env["services"][0]["cache"] = {"kind": "s3", "s3_uri": STORE_URI, "throughput_mib_s": 1500}
+
+
+def test_the_model_store_is_a_private_encrypted_bucket_the_serving_pods_stream_from():
+    run = run_program(broken("prod", _model_store), stack="prod")
+    bucket = run.one("aws:s3/bucket:Bucket", "prod-model-store-bucket").inputs
+    assert (bucket["bucket"], bucket["forceDestroy"]) == ("acme-llm-weights", False)
+    assert "versioning" not in bucket and run.of_type("aws:s3/bucketVersioning:BucketVersioning") == []
+    block = run.one("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "prod-model-store-public-access").inputs
+    assert {k: block[k] for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls",
+                                  "restrictPublicBuckets")} == dict.fromkeys(
+        ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"), True)
+    assert run.one("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "prod-model-store-ownership").inputs[
+        "rule"] == {"objectOwnership": "BucketOwnerEnforced"}
+    assert run.one("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+                   "prod-model-store-encryption").inputs["rules"] == [
+        {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]
+    assert json.loads(run.one("aws:s3/bucketPolicy:BucketPolicy", "prod-model-store-tls-only").inputs["policy"]) == {
+        "Version": "2012-10-17", "Statement": [{
+            "Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+            "Resource": ["arn:aws:s3:::acme-llm-weights", "arn:aws:s3:::acme-llm-weights/*"],
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]}
+    # the readers' role: Pod Identity, list and get on this bucket only
+    role = run.one("aws:iam/role:Role", "prod-model-store-reader").inputs
+    assert json.loads(role["assumeRolePolicy"])["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert json.loads(run.one("aws:iam/rolePolicy:RolePolicy", "prod-model-store-read").inputs["policy"]) == {
+        "Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": ["arn:aws:s3:::acme-llm-weights"]},
+            {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::acme-llm-weights/*"]}]}
+    # llama-70b streams from it with a service account of its own that gets the role
+    sa = run.one("kubernetes:core/v1:ServiceAccount", "prod-llama-70b-serviceaccount").inputs["metadata"]
+    assert (sa["name"], sa["namespace"]) == ("llama-70b", "serving")
+    assoc = [r.inputs for r in run.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+             if r.inputs.get("serviceAccount") == "llama-70b"]
+    assert [(a["namespace"], a["roleArn"], a["clusterName"]) for a in assoc] == [
+        ("serving", "arn:aws:iam::123456789012:role/prod-model-store-reader", "llm-prod")]
+    dep = run.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs
+    pod = dep["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "llama-70b"
+    (c,) = pod["containers"]
+    assert c["args"][0] == STORE_URI and c["args"][c["args"].index("--load-format") + 1] == "runai_streamer"
+    assert "initContainers" not in pod  # nothing downloads from the Hub
+    # the default-deny egress lets the pods reach the Pod Identity agent for their credentials
+    agent = run.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "prod-network-serving-allow-pod-identity-agent")
+    assert agent.inputs["spec"]["egress"] == [{"to": [{"ipBlock": {"cidr": "169.254.170.23/32"}}],
+                                               "ports": [{"protocol": "TCP", "port": 80}]}]
+    # and S3 is reached through the new VPC's gateway endpoint, not the NAT gateway
+    s3 = run.one("aws:ec2/vpcEndpoint:VpcEndpoint", "prod-network-s3").inputs
+    assert (s3["serviceName"], s3["vpcEndpointType"]) == ("com.amazonaws.us-east-1.s3", "Gateway")
+
+
+def test_a_workloads_own_role_is_kept_and_another_bucket_is_not_the_stores():
+    def edit(env: dict[str, Any]) -> None:
+        _model_store(env)
+        env["services"][0]["pod"] = {"service_account": {
+            "name": "weights-reader", "role_arn": "arn:aws:iam::123456789012:role/team-weights"}}
+        env["multi_node"][0]["cache"] = {"kind": "s3", "s3_uri": "s3://other-bucket/405b", "throughput_mib_s": 1500}
+        env["multi_node"][0]["pod"] = {"service_account": {
+            "name": "other-reader", "role_arn": "arn:aws:iam::123456789012:role/other"}}
+
+    run = run_program(broken("prod", edit), stack="prod")
+    assert sorted((r.inputs["serviceAccount"], r.inputs["roleArn"])
+                  for r in run.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+                  if r.inputs["namespace"] == "serving") == [
+        ("other-reader", "arn:aws:iam::123456789012:role/other"),
+        ("weights-reader", "arn:aws:iam::123456789012:role/team-weights")]
+
+
+def test_a_store_reader_through_irsa_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        _model_store(env)
+        env["services"][0]["pod"] = {"service_account": {"name": "weights-reader", "mode": "irsa"}}
+
+    err, _ = refused(broken("prod", edit))
+    assert err.errors == [{"property_path": "services[0].pod.service_account.mode", "reason": (
+        "`llama-70b` reads the model store through the role this environment creates, which EKS Pod Identity gives "
+        "to pods (the cluster has no IAM OIDC provider shardwise makes): use mode pod-identity, or a role_arn of "
+        "your own that trusts your OIDC provider")}]
+
+
+def test_an_s3_cache_outside_the_store_without_credentials_still_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        _model_store(env)
+        env["services"][0]["cache"]["s3_uri"] = "s3://other-bucket/70b"
+
+    err, _ = refused(broken("prod", edit))
+    assert [e["property_path"] for e in err.errors] == ["services[0].pod.service_account"]

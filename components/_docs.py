@@ -202,6 +202,20 @@ Cluster Autoscaler (installed on a created cluster when a managed pool's `max_si
 `min_size`; a prerequisite otherwise) grows them when KEDA's extra replicas are Pending; Karpenter pools
 are NodePools.
 
+**Karpenter and EKS Auto Mode: not in a created cluster.** A cluster the environment creates scales its GPU
+pools as managed node groups with the Cluster Autoscaler; it does not install Karpenter, and a `provisioner:
+karpenter` pool there fails at preview at `pools[i].provisioner` (karpenter is a prerequisite of the
+cluster, listed in `cluster.installed` once you have installed it; the pool then renders its NodePool and
+EC2NodeClass, and the node role gets an `EC2_LINUX` access entry). Why not built: a working Karpenter needs
+its controller's IAM role and policy, an SQS interruption queue fed by EventBridge rules (Spot
+interruptions, rebalance, instance state changes), its CRDs before any NodePool, a chart version matched to
+the cluster's Kubernetes version, and a place to run that it does not itself provision; any part missing
+leaves NodePools that no controller serves or nodes that are not drained before an interruption, which is
+worse than the node groups that work today. EKS Auto Mode would replace what the cluster component declares
+(the managed node groups and launch templates with their NVMe RAID-0, ODCR and Capacity Block targeting, EFA
+interfaces and placement groups, the add-ons and the Load Balancer Controller) with AWS-managed node pools:
+a different component, not an option of this one, and not evaluated here. Both stay open items.
+
 **Network.** Where a workload's service account uses Pod Identity, the namespace's default-deny egress
 lets pods reach the EKS Pod Identity agent (169.254.170.23, TCP 80). In existing-VPC mode the S3/ECR
 endpoints are opt-in (`network.endpoints: true`): the VPC usually has them, and a second S3 gateway or

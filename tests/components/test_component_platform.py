@@ -347,3 +347,13 @@ def test_an_s3_cache_outside_the_store_without_credentials_still_fails_at_previe
 
     err, _ = refused(broken("prod", edit))
     assert [e["property_path"] for e in err.errors] == ["services[0].pod.service_account"]
+
+
+def test_a_created_cluster_installs_no_karpenter_and_a_karpenter_pool_there_fails_at_preview():
+    def edit(env: dict[str, Any]) -> None:
+        env["pools"][0]["provisioner"] = "karpenter"
+
+    err, _ = refused(broken("prod", edit))
+    assert {"property_path": "pools[0].provisioner", "reason": (
+        "needs karpenter on cluster `llm-prod` (Karpenter with its NodePool/EC2NodeClass CRDs (karpenter pools)): "
+        "its charts do not install it; install it and list it in cluster.installed")} in err.errors

@@ -143,7 +143,9 @@ class ServingEnvironment(pulumi.ComponentResource):
     rule checks. An existing cluster needs existing-VPC mode (``network.vpc_id``): nodes in a VPC of
     their own never join it; its VPC is compared with ``network.vpc_id`` when the cluster is looked up.
     Kubernetes resources use ``k8s_provider`` (or ``kubeconfig``, or the provider in ``opts``); a created
-    cluster brings its own.
+    cluster brings its own. With ``image_cache`` the workloads' Docker Hub and ECR Public images are pulled
+    through an ECR pull-through cache (:mod:`.image_cache`); with ``model_store`` an S3 bucket holds the weights
+    that workloads with an ``s3`` cache in it stream from (:mod:`.model_store`).
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
     ``namespaces``, ``network_policies``, ``token_secrets``, ``api_key_secrets`` (resources, the last two by

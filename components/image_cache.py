@@ -24,11 +24,11 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec
 from shardwise.rules.vllm import images
 from shardwise.rules.vllm.imageref import PULL_THROUGH_UPSTREAMS, cache_prefix, through_cache
 
-Workload = VllmServiceSpec | VllmMultiNodeSpec
+from ._workload import Workload
 
 
 def cached_workloads(spec: EnvironmentSpec, given: Sequence[str] = ()) -> dict[str, str]:
@@ -107,9 +107,11 @@ class ImageCache:
         ready = [r.id for r in self.rules.values()] + ([self.policy.id] if self.policy is not None else [])
         registry = pulumi.Output.all(arn, *ready).apply(lambda v: registry_host(v[0], spec.region))
         by_name = {w.name: w for w in (*spec.services, *spec.multi_node)}
-        self.images: dict[str, pulumi.Output[str]] = {
-            n: registry.apply(lambda host, image=by_name[n].image: through_cache(image, host) or image)
-            for n in wanted}
+
+        def cached(image: str) -> pulumi.Output[str]:
+            return registry.apply(lambda host: through_cache(image, host) or image)
+
+        self.images: dict[str, pulumi.Output[str]] = {n: cached(by_name[n].image) for n in wanted}
 
 
 def registry_host(role_arn: str, region: str) -> str:

@@ -25,11 +25,11 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
+from shardwise.rules.model.spec import EnvironmentSpec
 
+from ._workload import Workload
 from .cluster import POD_IDENTITY_PRINCIPAL, _assume
 
-Workload = VllmServiceSpec | VllmMultiNodeSpec
 #: What validation sees as the store's role while the role is not yet declared.
 STAND_IN_ROLE = "arn:aws:iam::000000000000:role/shardwise-model-store"
 

@@ -59,7 +59,8 @@ MODELS: list[type[BaseModel]] = [
     specs.EnvironmentSpec, specs.ClusterSpec, specs.NetworkSpec, specs.NodePoolSpec, specs.VllmServiceSpec,
     specs.VllmMultiNodeSpec, specs.EngineArgsSpec, specs.ModelCacheSpec, specs.AutoscalingSpec, specs.MetricsSpec,
     specs.PodSpec, specs.EnvVarSpec, specs.SecretKeySpec, specs.EnvFromSpec, specs.VolumeSpec, specs.VolumeMountSpec,
-    specs.TolerationSpec, specs.ServiceAccountSpec, specs.RouterSpec, specs.SuppressionSpec,
+    specs.TolerationSpec, specs.ServiceAccountSpec, specs.RouterSpec, specs.ImageCacheSpec, specs.ModelStoreSpec,
+    specs.SuppressionSpec,
 ]
 
 INTRO = """\
@@ -201,6 +202,20 @@ Cluster Autoscaler (installed on a created cluster when a managed pool's `max_si
 `min_size`; a prerequisite otherwise) grows them when KEDA's extra replicas are Pending; Karpenter pools
 are NodePools.
 
+**Karpenter and EKS Auto Mode: not in a created cluster.** A cluster the environment creates scales its GPU
+pools as managed node groups with the Cluster Autoscaler; it does not install Karpenter, and a `provisioner:
+karpenter` pool there fails at preview at `pools[i].provisioner` (karpenter is a prerequisite of the
+cluster, listed in `cluster.installed` once you have installed it; the pool then renders its NodePool and
+EC2NodeClass, and the node role gets an `EC2_LINUX` access entry). Why not built: a working Karpenter needs
+its controller's IAM role and policy, an SQS interruption queue fed by EventBridge rules (Spot
+interruptions, rebalance, instance state changes), its CRDs before any NodePool, a chart version matched to
+the cluster's Kubernetes version, and a place to run that it does not itself provision; any part missing
+leaves NodePools that no controller serves or nodes that are not drained before an interruption, which is
+worse than the node groups that work today. EKS Auto Mode would replace what the cluster component declares
+(the managed node groups and launch templates with their NVMe RAID-0, ODCR and Capacity Block targeting, EFA
+interfaces and placement groups, the add-ons and the Load Balancer Controller) with AWS-managed node pools:
+a different component, not an option of this one, and not evaluated here. Both stay open items.
+
 **Network.** Where a workload's service account uses Pod Identity, the namespace's default-deny egress
 lets pods reach the EKS Pod Identity agent (169.254.170.23, TCP 80). In existing-VPC mode the S3/ECR
 endpoints are opt-in (`network.endpoints: true`): the VPC usually has them, and a second S3 gateway or
@@ -208,6 +223,55 @@ an ECR endpoint with private DNS conflicts; the S3 gateway takes each subnet's r
 main table for a subnet without an explicit association. Lookups (`aws.eks.getCluster`,
 `aws.ec2.getRouteTable(s)`) go through the AWS provider given to the component (`opts.provider` /
 `providers`), so the right account and region.
+
+## Images, weights and GPU telemetry
+
+**GPU telemetry.** A created cluster (`cluster.gpu_telemetry`, default on) runs NVIDIA's DCGM exporter
+(chart `dcgm-exporter` 4.8.2 from https://nvidia.github.io/dcgm-exporter/helm-charts: exporter 4.8.2 on
+DCGM 4.5.3, port 9400) in the monitoring namespace, on the GPU nodes only (the pools'
+`shardwise.dev/gpu-count` label, their `nvidia.com/gpu` taint tolerated). It exports its default counters
+(`DCGM_FI_DEV_GPU_UTIL`, `DCGM_FI_DEV_FB_USED`/`FB_FREE`, power, temperatures, clocks, `DCGM_FI_DEV_XID_ERRORS`)
+labelled with the `pod` and `namespace` using each GPU. With kube-prometheus-stack installed, the chart's
+ServiceMonitor scrapes it with `honorLabels: true`: without it Prometheus renames those labels
+`exported_pod`/`exported_namespace`, and the `gpu` autoscaler's query
+(`avg(DCGM_FI_DEV_GPU_UTIL{namespace="…",pod=~"<service>-…"})`) would match nothing. An autoscaler on the
+`gpu` metric without the exporter (`gpu_telemetry: false`, or an existing cluster without `dcgm-exporter`
+in `cluster.installed`) fails at preview. An HPA (not KEDA) on it also needs a metrics adapter, which is
+not installed. No dashboards are installed (Grafana is off in kube-prometheus-stack).
+
+**ECR pull-through cache** (`image_cache`). One ECR pull-through cache rule per upstream registry the
+workloads' images come from: Docker Hub (prefix `docker-hub`, upstream `registry-1.docker.io`; ECR
+requires a credential, a Secrets Manager secret with the keys `username` and `accessToken` whose name
+starts `ecr-pullthroughcache/`, in the stack's account and region: `docker_hub_credential_arn`, checked
+at preview) and ECR Public (`ecr-public`, `public.ecr.aws`, no credential). The workloads' image
+references are rewritten to the cache (`<account>.dkr.ecr.<region>.amazonaws.com/docker-hub/vllm/vllm-openai:v0.13.0`,
+the account the node role's), so every node pulls from ECR in the region through the ECR and S3
+endpoints rather than through the NAT gateway, and outside Docker Hub's pull limits; images of other
+registries (nvcr.io, your ECR) and images the program gives in `images` are left alone. The node role
+keeps `AmazonEC2ContainerRegistryReadOnly` and gets an inline policy with `ecr:BatchImportUpstreamImage`
+and `ecr:CreateRepository` on the cache's repositories only (what the first pull of an image through a
+rule needs); an existing cluster's role (`node_role_arn`, required) gets it by name. The rules see a
+cache copy as its upstream image (version, EFA support). `create_rules: false` uses rules the account
+already has with these prefixes (one rule per prefix and account). Only declared under the AWS stand-in:
+no image has been pulled through a rule here.
+
+**Model store** (`model_store`). An S3 bucket the environment creates for the weights, so that nodes do not
+each download 131-756 GiB from the Hugging Face Hub through the one NAT gateway: private (ACLs disabled,
+`BucketOwnerEnforced`; every public access blocked), SSE-S3 encrypted, not versioned, a bucket policy that
+denies requests without TLS, and `force_destroy` off unless asked. A workload whose `cache` is `s3` with an
+`s3_uri` in that bucket runs `vllm serve s3://bucket/prefix --load-format runai_streamer` (vLLM's Run:ai
+Model Streamer: an image of vLLM 0.11.0 or later, checked; the served name stays the model id) and reads it
+through the VPC's S3 gateway endpoint with an IAM role the environment creates: trusted by EKS Pod Identity,
+`s3:ListBucket` on the bucket and `s3:GetObject` on its objects. The workload gets a service account of its
+own (named after it) with that role when it names none, the role when its service account has no `role_arn`,
+and keeps its own `role_arn` otherwise; `mode: irsa` without a role fails at preview (no IAM OIDC provider
+is made). EKS Pod Identity injects `AWS_REGION` and the container-credential variables the streamer's AWS
+SDK reads, and the namespace's default-deny egress admits the Pod Identity agent. Copying the weights in is
+yours (`huggingface-cli download`, then `aws s3 sync`), once per revision. Not run here: whether the
+streamer's AWS SDK for C++ in a given vLLM image reads Pod Identity's container credentials is not tested (a
+role of your own through IRSA is the fallback), and the AWS side is declared under the stand-in only. FSx
+for Lustre (a `pvc` cache) is the alternative for weights read as files; it is not created by the
+environment.
 
 ## Security defaults
 
@@ -235,8 +299,13 @@ only those are tagged `kubernetes.io/role/internal-elb`, so the controller place
 there; the API port's NetworkPolicy admits the gateway and monitoring namespaces and those subnets'
 ranges, not the VPC (pods have VPC addresses, so the VPC's range would let any pod call the model). An
 existing VPC names the ranges of its load-balancer subnets in `network.load_balancer_cidrs` (required
-with an ALB router, checked at preview). An internet-facing router needs public subnets the new VPC
-does not make.
+with an ALB router, checked at preview). An internet-facing router (`internal: false`) in a new VPC
+gets one public subnet per zone (from the VPC's second-last /19, so at most six zones; more fail at
+preview at `network.availability_zones`), routed to the internet gateway (made for it when there is no
+NAT gateway) and tagged `kubernetes.io/role/elb`, where the controller places an internet-facing ALB
+(it finds no subnet otherwise); no subnet maps public IPs at launch, and the API port admits the
+public subnets' ranges instead of the internal ones. In an existing VPC its public subnets must carry
+that tag, their ranges in `network.load_balancer_cidrs`.
 
 **Security groups and the distributed runtime's ports.** GPU nodes carry the GPU-node group (all
 traffic to and from itself: EFA needs it both ways) and the EKS cluster security group, which admits
@@ -324,7 +393,8 @@ are not checked.
 
 ### What each component creates
 
-* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets, a NAT gateway (new-VPC mode), the
+* **RuntimeNetwork**: a VPC, private subnets, load-balancer subnets (public ones for an internet-facing
+  router), an internet gateway and a NAT gateway (new-VPC mode), the
   GPU-node security group and its rules, the S3/ECR endpoints (new VPC, or opted in), the NetworkPolicies.
 * **EksCluster**: the cluster and its IAM role, the node role, access entries, the system node group
   and launch template, the add-ons, the Kubernetes provider, the Helm releases, the controllers' IAM
@@ -440,6 +510,8 @@ def prerequisites() -> str:
         created = "installed (Helm)" if name in CREATED_CLUSTER_INSTALLS else "yours: list it in `cluster.installed`"
         if name == "aws-load-balancer-controller":
             created = "installed, with `cluster.load_balancer_controller_policy_arn`"
+        if name == "dcgm-exporter":
+            created = "installed (Helm) unless `cluster.gpu_telemetry: false`"
         lines.append(_row(f"`{name}`", what, created, "yours: list it in `cluster.installed`"))
     lines.append(_row("PriorityClasses", "`pod.priority_class_name`", "yours: list them in `cluster.priority_classes`",
                       "yours: list them in `cluster.priority_classes`"))

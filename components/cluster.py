@@ -4,7 +4,8 @@ What a serving environment needs from a new cluster, and nothing it does not: th
 authentication mode, so access is granted by EKS access entries), its IAM role, the GPU nodes' IAM
 role, a small CPU node group for cluster services (GPU nodes carry a NoSchedule taint, so CoreDNS and
 the controllers could not run anywhere else), access entries for the admins, EKS managed add-ons, and
-with Helm the charts the environment's workloads need (:data:`CHARTS`).
+with Helm the charts the environment's workloads need (:data:`CHARTS`), and with ``dcgm_exporter`` NVIDIA's DCGM
+exporter on the GPU nodes (GPU telemetry; :func:`dcgm_exporter_values`).
 
 With ``load_balancer_controller`` the AWS Load Balancer Controller (an ALB router needs it) with an IAM
 role that gets the given policy through EKS Pod Identity, and with ``cluster_autoscaler`` the Cluster
@@ -42,6 +43,9 @@ CHARTS: dict[str, tuple[str, str, str]] = {
     # not checked against an install: the controller's 2.13 line and the autoscaler's 1.32 line
     "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.13.4"),
     "cluster-autoscaler": ("https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
+    # NVIDIA/dcgm-exporter deployment/Chart.yaml at tag 4.5.3-4.8.2 (691c927): chart 4.8.2, exporter 4.8.2
+    # on DCGM 4.5.3; port 9400, a ServiceMonitor, the pod-resources mapping (pod and namespace labels)
+    "dcgm-exporter": ("https://nvidia.github.io/dcgm-exporter/helm-charts", "dcgm-exporter", "4.8.2"),
 }
 #: Seconds Helm waits for each release's resources to be ready (the Release's ``timeout``; Helm's default is
 #: 300). A first install on a new cluster pulls every image cold onto the system nodes (two small ones by
@@ -52,8 +56,12 @@ CHARTS: dict[str, tuple[str, str, str]] = {
 HELM_TIMEOUT_SECONDS: dict[str, int] = {
     "kube-prometheus-stack": 1200,
     "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600,
-    "lws": 600, "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600,
+    "lws": 600, "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600, "dcgm-exporter": 600,
 }
+#: Metrics the DCGM exporter chart exports by default (its ``default-counters.csv`` at 4.8.2) that shardwise reads:
+#: the ``gpu`` autoscaling metric's query (:func:`shardwise.rules.render.vllm.render_autoscaler`).
+DCGM_METRICS = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_POWER_USAGE",
+                "DCGM_FI_DEV_XID_ERRORS")
 #: The prerequisite (:data:`shardwise.rules.render.environment.PREREQUISITES`) each chart installs.
 PREREQUISITE_OF_CHART = {"kube-prometheus-stack": "prometheus-operator"}
 _SYSTEM_NODES = {"shardwise.dev/role": "system"}
@@ -63,6 +71,19 @@ NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnl
 _GPU_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
     {"matchExpressions": [{"key": "shardwise.dev/gpu-count", "operator": "Exists"}]}]}}}
 _TOLERATE_ALL = [{"operator": "Exists"}]
+#: The GPU nodes' taint (:func:`shardwise.rules.render.nodepool.node_taints`), tolerated by GPU-only DaemonSets.
+_TOLERATE_GPU = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def dcgm_exporter_values(service_monitor: bool) -> dict[str, Any]:
+    """Values of the DCGM exporter chart: on the GPU nodes only (the pools' ``shardwise.dev/gpu-count`` label),
+    tolerating their taint; with ``service_monitor`` (kube-prometheus-stack is installed) the chart's
+    ServiceMonitor with ``honorLabels``: the exporter labels each GPU's series with the ``pod`` and ``namespace``
+    using it, and without honorLabels Prometheus renames them ``exported_pod``/``exported_namespace`` (its own
+    target labels name the exporter's pod), so the ``gpu`` autoscaler's query
+    (``DCGM_FI_DEV_GPU_UTIL{namespace=…,pod=~…}``) would match nothing."""
+    return {"affinity": _GPU_NODES, "tolerations": _TOLERATE_GPU,
+            "serviceMonitor": {"enabled": service_monitor, "honorLabels": True, "interval": "15s"}}
 
 
 def kubeconfig(cluster_name: str, region: str, endpoint: str, ca_data: str) -> str:
@@ -115,6 +136,9 @@ class EksClusterArgs:
         "cluster.load_balancer_controller_policy_arn."))
     cluster_autoscaler: bool = field(default=False, metadata=doc(
         "Install the Cluster Autoscaler (managed node groups that grow past min_size)."))
+    dcgm_exporter: bool = field(default=False, metadata=doc(
+        "Install NVIDIA's DCGM exporter on the GPU nodes, in monitoring_namespace (with its ServiceMonitor when "
+        "`prometheus`)."))
     vpc_id: pulumi.Input[str] | None = field(default=None, metadata=doc(
         "The cluster's VPC (the load-balancer controller's `vpcId`)."))
 
@@ -267,12 +291,16 @@ class EksCluster(pulumi.ComponentResource):
                 "autoDiscovery": {"clusterName": cluster},
                 "rbac": {"serviceAccount": {"name": "cluster-autoscaler"}},
                 "extraArgs": {"balance-similar-node-groups": True}}))
+        if args.dcgm_exporter:
+            wanted["dcgm-exporter"] = (args.monitoring_namespace, dcgm_exporter_values(args.prometheus))
         releases: dict[str, k8s.helm.v3.Release] = {}
         for chart_name, (namespace, values) in wanted.items():
             repo, chart, version = CHARTS[chart_name]
             deps: list[pulumi.Resource] = [self.system_node_group]
             if chart_name in self.controller_roles:  # its pods get their credentials at start
                 deps.append(self._associations[chart_name])
+            if chart_name == "dcgm-exporter" and args.prometheus:  # its ServiceMonitor's CRD
+                deps.append(releases["kube-prometheus-stack"])
             releases[chart_name] = k8s.helm.v3.Release(
                 f"{name}-{chart_name}", name=chart_name, chart=chart,
                 version=spec.chart_versions.get(chart_name, version),

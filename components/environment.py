@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from shardwise.rules.adapters.stack import sizing_summary
 from shardwise.rules.model.spec import EnvironmentSpec, VllmMultiNodeSpec, VllmServiceSpec
 from shardwise.rules.render.environment import environment_namespaces
+from shardwise.rules.render.network import wants_public_subnets
 from shardwise.rules.render.nodepool import pool_efa
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, provider_for
@@ -20,9 +21,18 @@ from ._workload import pydantic_findings
 from .cluster import EksCluster, EksClusterArgs, cluster_findings
 from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
+from .image_cache import ImageCache, image_cache_findings, pinned_fields, role_name
 from .inputs import Unknowns, is_output
+from .model_store import (
+    STAND_IN_ROLE,
+    ModelStore,
+    model_store_findings,
+    service_account_with,
+    stored_workloads,
+    with_store_role,
+)
 from .multinode import VllmMultiNode, VllmMultiNodeArgs
-from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies
+from .network import RuntimeNetwork, RuntimeNetworkArgs, declare_network_policies, public_subnet_findings
 from .nodepool import GpuNodePool, GpuNodePoolArgs
 from .router import InferenceRouter, InferenceRouterArgs
 from .validation import (
@@ -109,6 +119,7 @@ def _with_tokens(spec: EnvironmentSpec, args: ServingEnvironmentArgs, unknowns: 
         ids = args.private_subnet_ids
         data["network"]["private_subnet_ids"] = [unknowns.replace(ids, "private_subnet_ids")] if is_output(ids) \
             else unknowns.replace(list(ids or []), "private_subnet_ids")  # type: ignore[arg-type]
+    with_store_role(data, spec, STAND_IN_ROLE)  # the role the environment creates for the model store's readers
     names = {item["name"] for kind in ("services", "multi_node") for item in data[kind]}
     unknown = [(f"images.{n}", f"no service or multi-node group is named `{n}`") for n in args.images if n not in names]
     if unknown:
@@ -132,11 +143,14 @@ class ServingEnvironment(pulumi.ComponentResource):
     rule checks. An existing cluster needs existing-VPC mode (``network.vpc_id``): nodes in a VPC of
     their own never join it; its VPC is compared with ``network.vpc_id`` when the cluster is looked up.
     Kubernetes resources use ``k8s_provider`` (or ``kubeconfig``, or the provider in ``opts``); a created
-    cluster brings its own.
+    cluster brings its own. With ``image_cache`` the workloads' Docker Hub and ECR Public images are pulled
+    through an ECR pull-through cache (:mod:`.image_cache`); with ``model_store`` an S3 bucket holds the weights
+    that workloads with an ``s3`` cache in it stream from (:mod:`.model_store`).
 
     Outputs: ``network``, ``cluster``, ``pools``, ``services``, ``multi_node``, ``routers`` (components),
     ``namespaces``, ``network_policies``, ``token_secrets``, ``api_key_secrets`` (resources, the last two by
-    ``namespace/name``);
+    ``namespace/name``), ``image_cache_rules`` (the ECR pull-through cache rules, by prefix), ``model_store`` (the
+    bucket, its settings and its readers' role and policy, by kind);
     ``endpoints``, ``pool_names``, ``sizing``, ``validation``, ``vpc_id``, ``security_group_id``.
     """
 
@@ -152,6 +166,13 @@ class ServingEnvironment(pulumi.ComponentResource):
                  for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
         token += api_key_findings(spec, args.api_key is not None, args.api_key_secret_exists)
         token += cluster_findings(spec.cluster)
+        token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers) and args.vpc_id is None)
+        token += image_cache_findings(spec, list(args.images))
+        token += model_store_findings(spec)
+        if spec.image_cache is not None and not spec.cluster.create and args.node_role_arn is None and \
+                spec.node_role_arn is None:
+            token.append(("node_role_arn", "image_cache: the nodes' IAM role gets the permission to import images "
+                          "through the cache, and its account names the registry: give node_role_arn"))
         # whatever `validate` says: a gated model without a token never serves, a public endpoint needs its CIDRs
         notes = validate_environment(checked, validation, token) if validation.enabled else []
         if token and not validation.enabled:
@@ -165,6 +186,7 @@ class ServingEnvironment(pulumi.ComponentResource):
         self.network = RuntimeNetwork(f"{name}-network", RuntimeNetworkArgs(
             network=spec.network, region=spec.region, cluster_name=spec.cluster_name, vpc_id=args.vpc_id,
             private_subnet_ids=args.private_subnet_ids, network_policies=False, k8s_provider=args.k8s_provider,
+            internet_facing=wants_public_subnets(spec.routers),
             kubeconfig=args.kubeconfig), opts=child)
 
         self.cluster: EksCluster | None = None
@@ -184,6 +206,7 @@ class ServingEnvironment(pulumi.ComponentResource):
                 "aws-load-balancer-controller" not in spec.cluster.installed,
                 cluster_autoscaler=any(p.provisioner == "managed-nodegroup" and p.max_size > p.min_size
                                        for p in spec.pools) and "cluster-autoscaler" not in spec.cluster.installed,
+                dcgm_exporter=spec.cluster.gpu_telemetry and "dcgm-exporter" not in spec.cluster.installed,
                 vpc_id=self.network.vpc_id), opts=child)
             provider: pulumi.ProviderResource | None = self.cluster.provider
             node_role = self.cluster.node_role_arn
@@ -226,6 +249,23 @@ class ServingEnvironment(pulumi.ComponentResource):
                     f"{name}-api-key-{ns}-{secret}", metadata=key_meta, type="Opaque",
                     string_data={k: pulumi.Output.secret(args.api_key) for k in sorted(names)}, opts=in_namespaces)
 
+        self.model_store: dict[str, pulumi.CustomResource] = {}
+        accounts: dict[str, Any] = {}  # workload → its service account with the store's role
+        if spec.model_store is not None:
+            store = ModelStore(f"{name}-model-store", self, spec)
+            self.model_store = store.resources
+            for w in stored_workloads(spec):
+                sa = service_account_with(w, store.role.arn)
+                if sa is not None:
+                    accounts[w.name] = sa
+        self.image_cache_rules: dict[str, pulumi.CustomResource] = {}
+        cached: dict[str, Any] = {}
+        if spec.image_cache is not None and node_role is not None:
+            made_role = self.cluster.node_role if self.cluster is not None else None
+            cache = ImageCache(f"{name}-image-cache", self, spec, node_role,
+                               made_role.name if made_role is not None else role_name(node_role), list(args.images))
+            self.image_cache_rules, cached = dict(cache.rules), cache.images
+
         def key_made_by(w: VllmServiceSpec | VllmMultiNodeSpec) -> bool | pulumi.Resource:
             """The API key's Secret this environment makes (the pods wait for it), else made elsewhere."""
             ref = w.api_key_secret
@@ -243,11 +283,11 @@ class ServingEnvironment(pulumi.ComponentResource):
         common = {"production": spec.production, "validate": False, "k8s_provider": provider,
                   "cluster_name": cluster_name, "installs": installs}
         self.services = {s.name: VllmService(f"{name}-{s.name}", VllmServiceArgs(
-            **_fields(s, args), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
+            **_fields(s, args, cached, accounts), pool=self.pools[s.pool], hf_token_secret_exists=made_by(s),
             api_key_secret_exists=key_made_by(s), **common),
             opts=in_namespaces) for s in spec.services}
         self.multi_node = {m.name: VllmMultiNode(f"{name}-{m.name}", VllmMultiNodeArgs(
-            **_fields(m, args), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
+            **_fields(m, args, cached, accounts), pool=self.pools[m.pool], hf_token_secret_exists=made_by(m),
             api_key_secret_exists=key_made_by(m), **common),
             opts=in_namespaces) for m in spec.multi_node}
         backends: dict[str, Any] = {**self.services, **self.multi_node}
@@ -258,7 +298,8 @@ class ServingEnvironment(pulumi.ComponentResource):
             installs=installs, k8s_provider=provider), opts=in_namespaces) for r in spec.routers}
         self.network_policies = declare_network_policies(
             f"{name}-network", self.network, spec.network, list(backends.values()), list(self.routers.values()),
-            provider, self.namespaces, existing_vpc=existing_vpc is not None)
+            provider, self.namespaces, existing_vpc=existing_vpc is not None,
+            public_subnets=self.network.internet_facing)
 
         self.endpoints: dict[str, Any] = {s: c.endpoint for s, c in backends.items()}
         self.endpoints.update({f"router/{r}": c.hostname for r, c in self.routers.items()})
@@ -274,6 +315,7 @@ class ServingEnvironment(pulumi.ComponentResource):
             "validation": self.validation, "vpc_id": self.network.vpc_id,
             "security_group_id": self.network.security_group_id, "network_policies": self.network_policies,
             "token_secrets": self.token_secrets, "api_key_secrets": self.api_key_secrets,
+            "image_cache_rules": self.image_cache_rules, "model_store": self.model_store,
         })
 
     def _existing_cluster_sg(self, spec: EnvironmentSpec, args: ServingEnvironmentArgs,
@@ -295,9 +337,17 @@ class ServingEnvironment(pulumi.ComponentResource):
                                  vpc_id).apply(check)
 
 
-def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs) -> dict[str, Any]:
-    """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one."""
+def _fields(workload: VllmServiceSpec | VllmMultiNodeSpec, args: ServingEnvironmentArgs,
+            cached: Mapping[str, Any], accounts: Mapping[str, Any]) -> dict[str, Any]:
+    """A workload spec's fields as child ``…Args`` keywords, with the program's image when it gave one, else the
+    pull-through cache's (and what the upstream image decides, :func:`~.image_cache.pinned_fields`), and the
+    service account that gets the model store's role."""
     values = {f: getattr(workload, f) for f in type(workload).model_fields if f != "pool"}
+    if workload.name in accounts:
+        values["pod"] = {**workload.pod.model_dump(), "service_account": accounts[workload.name]}
     if workload.name in args.images:
         values["image"] = args.images[workload.name]
+    elif workload.name in cached:
+        values["image"] = cached[workload.name]
+        values.update(pinned_fields(workload))
     return values

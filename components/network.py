@@ -11,6 +11,7 @@ import pulumi_aws as aws
 from pydantic import ValidationError
 from shardwise.rules.model.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpec, VllmServiceSpec
 from shardwise.rules.render.network import (
+    MAX_PUBLIC_SUBNET_ZONES,
     SgRulePlan,
     endpoint_sg_rules,
     gateway_endpoint_services,
@@ -20,6 +21,7 @@ from shardwise.rules.render.network import (
     render_network_policies,
     subnet_plan,
     wants_endpoints,
+    wants_public_subnets,
 )
 
 from ._k8s import KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, depends_on, doc, provider_for
@@ -52,8 +54,21 @@ class RuntimeNetworkArgs:
         "InferenceRouter components or RouterSpecs in front of them."))
     network_policies: bool = field(default=True, metadata=doc(
         "Declare the NetworkPolicies of `workloads` now (else later with `declare_policies`)."))
+    internet_facing: bool | None = field(default=None, metadata=doc(
+        "A new VPC gets public subnets (internet gateway route, tagged kubernetes.io/role/elb) for an "
+        "internet-facing ALB; None: when one of `routers` is an internet-facing alb-ingress."))
     k8s_provider: pulumi.ProviderResource | None = field(default=None, metadata=doc(PROVIDER_DOC))
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
+
+
+def public_subnet_findings(network: NetworkSpec, internet_facing: bool) -> list[tuple[str, str]]:
+    """A new VPC with public load-balancer subnets has room for them in :data:`MAX_PUBLIC_SUBNET_ZONES` zones."""
+    zones = len(network.availability_zones)
+    if internet_facing and network.vpc_id is None and zones > MAX_PUBLIC_SUBNET_ZONES:
+        return [("network.availability_zones", (
+            f"an internet-facing ALB router needs a public subnet per zone, and the new VPC has room for them in "
+            f"{MAX_PUBLIC_SUBNET_ZONES} zones, not {zones}: list fewer zones (an ALB needs two)"))]
+    return []
 
 
 def _rule_name(rule: SgRulePlan) -> str:
@@ -85,8 +100,11 @@ class RuntimeNetwork(pulumi.ComponentResource):
     * New-VPC mode (no ``vpc_id``): a VPC, one private subnet per AZ for the nodes and one small
       load-balancer subnet per AZ (no public IP mapping; only the load-balancer subnets are tagged for
       internal load balancers, so the ALB is placed there and the API port admits their ranges alone), and
-      with ``nat_gateway`` a NAT gateway in a small subnet of its own for HTTPS egress. Existing-VPC mode:
-      the given private subnets.
+      with ``nat_gateway`` a NAT gateway in a small subnet of its own for HTTPS egress. With
+      ``internet_facing`` (an internet-facing ALB router) one public subnet per AZ too, routed to the internet
+      gateway and tagged ``kubernetes.io/role/elb``, where the controller places that ALB (without them it
+      finds no subnet for it). Existing-VPC mode: the given private subnets (an internet-facing ALB needs the
+      VPC's public subnets tagged ``kubernetes.io/role/elb``, their ranges in ``network.load_balancer_cidrs``).
     * A GPU-node security group from :func:`shardwise.rules.render.network.gpu_node_sg_rules`: all traffic to and
       from itself (EFA needs both directions) and HTTPS out. The nodes also carry the EKS cluster security
       group, which admits everything from every node and pod of the cluster: the NCCL/Ray/torch.distributed
@@ -97,7 +115,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
       interface endpoints with private DNS, so images and weights are pulled without public egress.
     * NetworkPolicies from :func:`shardwise.rules.render.network.render_network_policies`.
 
-    Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``load_balancer_subnets``, ``security_group``,
+    Outputs: ``vpc`` (None in existing-VPC mode), ``subnets``, ``load_balancer_subnets`` (the public ones
+    too), ``security_group``,
     ``endpoint_security_group``, ``endpoints``, ``network_policies`` (resources); ``vpc_id``,
     ``private_subnet_ids`` (a list of ids, or the Output list given), ``private_subnet_zones`` (their zones in
     a new VPC, else None), ``security_group_id``,
@@ -129,6 +148,11 @@ class RuntimeNetwork(pulumi.ComponentResource):
         if (args.vpc_id is None) != (args.private_subnet_ids is None):
             raise ArgumentsError("RuntimeNetwork", [("vpc_id" if args.vpc_id is None else "private_subnet_ids",
                                                      "vpc_id and private_subnet_ids go together")])
+        internet_facing = args.internet_facing if args.internet_facing is not None else \
+            wants_public_subnets([_spec_of(r) for r in args.routers])
+        problems = public_subnet_findings(network, internet_facing and args.vpc_id is None)
+        if problems:
+            raise ArgumentsError("RuntimeNetwork", problems)
         super().__init__("shardwise:network:RuntimeNetwork", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {"shardwise.dev/network": name}
@@ -137,7 +161,8 @@ class RuntimeNetwork(pulumi.ComponentResource):
         vpc_id: pulumi.Input[str] | None = args.vpc_id if args.vpc_id is not None else network.vpc_id
         subnet_ids: Any
         if vpc_id is None:
-            subnet_ids, route_table_ids, vpc_id = self._new_vpc(name, network, args.cluster_name, tags, child)
+            subnet_ids, route_table_ids, vpc_id = self._new_vpc(name, network, args.cluster_name, tags, child,
+                                                                internet_facing)
         else:
             subnet_ids = args.private_subnet_ids if args.private_subnet_ids is not None else \
                 list(network.private_subnet_ids)
@@ -153,6 +178,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
             self._endpoints(name, network, args.region, vpc_id, subnet_ids, route_table_ids, tags, child)
 
         self._name, self._network, self._existing = name, network, self.vpc is None
+        self.internet_facing = internet_facing
         self._provider = provider_for(name, self, args.k8s_provider, args.kubeconfig)
         self.network_policies = []
         if args.network_policies:
@@ -182,25 +208,34 @@ class RuntimeNetwork(pulumi.ComponentResource):
         """Declare the NetworkPolicies of ``workloads`` (components or specs) behind ``routers``, as children
         of this network: for programs that build the workloads after the network their nodes need."""
         made = declare_network_policies(self._name, self, self._network, workloads, routers, self._provider, deps,
-                                        existing_vpc=self._existing)
+                                        existing_vpc=self._existing, public_subnets=self.internet_facing)
         self.network_policies.extend(made)
         return made
 
     def _new_vpc(self, name: str, network: NetworkSpec, cluster_name: pulumi.Input[str], tags: dict[str, str],
-                 child: pulumi.ResourceOptions) -> tuple[list[pulumi.Output[str]], Any, pulumi.Output[str]]:
+                 child: pulumi.ResourceOptions, internet_facing: bool,
+                 ) -> tuple[list[pulumi.Output[str]], Any, pulumi.Output[str]]:
         self.vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=network.cidr, enable_dns_hostnames=True,
                                enable_dns_support=True, tags={**tags, "Name": name}, opts=child)
         private_rt = aws.ec2.RouteTable(f"{name}-private", vpc_id=self.vpc.id, tags=tags, opts=child)
         subnet_ids: list[pulumi.Output[str]] = []
-        for plan in subnet_plan(network, name):
-            extra = {"Name": plan.name, "kubernetes.io/role/internal-elb": "1"} if plan.load_balancer else \
-                {"Name": plan.name}
+        public_rt: aws.ec2.RouteTable | None = None
+        for plan in subnet_plan(network, name, internet_facing):
+            extra = {"Name": plan.name}
+            if plan.load_balancer:
+                extra["kubernetes.io/role/elb" if plan.internet_facing else "kubernetes.io/role/internal-elb"] = "1"
             subnet_tags: Any = pulumi.Output.from_input(cluster_name).apply(_cluster_tags(tags, extra))
             subnet = aws.ec2.Subnet(plan.name, vpc_id=self.vpc.id, cidr_block=plan.cidr,
                                     availability_zone=plan.availability_zone,
                                     map_public_ip_on_launch=plan.map_public_ip_on_launch, tags=subnet_tags, opts=child)
             if plan.public:
-                self._nat(name, self.vpc, subnet, private_rt, tags, child)
+                public_rt = public_rt or self._internet_gateway(name, self.vpc, tags, child)
+            if plan.internet_facing and public_rt is not None:  # the internet-facing ALB's: to the internet gateway
+                self.load_balancer_subnets.append(subnet)
+                aws.ec2.RouteTableAssociation(f"{plan.name}-rt", subnet_id=subnet.id, route_table_id=public_rt.id,
+                                              opts=child)
+            elif plan.public and public_rt is not None:
+                self._nat(name, subnet, public_rt, private_rt, tags, child)
             elif plan.load_balancer:  # the VPC's main table: an internal load balancer needs only the local route
                 self.load_balancer_subnets.append(subnet)
             else:
@@ -230,17 +265,23 @@ class RuntimeNetwork(pulumi.ComponentResource):
                 private_dns_enabled=True, subnet_ids=subnet_ids, security_group_ids=[self.endpoint_security_group.id],
                 tags=tags, opts=child))
 
-    def _nat(self, name: str, vpc: aws.ec2.Vpc, subnet: aws.ec2.Subnet, private_rt: aws.ec2.RouteTable,
-             tags: dict[str, str], child: pulumi.ResourceOptions) -> None:
-        """Internet gateway, the NAT subnet's route to it, a NAT gateway and the private default route."""
-        igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
+    def _internet_gateway(self, name: str, vpc: aws.ec2.Vpc, tags: dict[str, str],
+                          child: pulumi.ResourceOptions) -> aws.ec2.RouteTable:
+        """The internet gateway and the public subnets' route table, whose default route goes to it (the names
+        are the NAT's of earlier versions: its subnet was the only public one)."""
+        self._igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
         public_rt = aws.ec2.RouteTable(f"{name}-nat", vpc_id=vpc.id, tags=tags, opts=child)
         aws.ec2.Route(f"{name}-nat-default", route_table_id=public_rt.id, destination_cidr_block="0.0.0.0/0",
-                      gateway_id=igw.id, opts=child)
+                      gateway_id=self._igw.id, opts=child)
+        return public_rt
+
+    def _nat(self, name: str, subnet: aws.ec2.Subnet, public_rt: aws.ec2.RouteTable, private_rt: aws.ec2.RouteTable,
+             tags: dict[str, str], child: pulumi.ResourceOptions) -> None:
+        """The NAT subnet's route to the internet gateway, a NAT gateway and the private default route."""
         aws.ec2.RouteTableAssociation(f"{name}-nat-rt", subnet_id=subnet.id, route_table_id=public_rt.id, opts=child)
         eip = aws.ec2.Eip(f"{name}-nat-ip", domain="vpc", tags=tags, opts=child)
         nat = aws.ec2.NatGateway(f"{name}-nat", subnet_id=subnet.id, allocation_id=eip.id, tags=tags,
-                                 opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]))
+                                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self._igw]))
         aws.ec2.Route(f"{name}-private-default", route_table_id=private_rt.id, destination_cidr_block="0.0.0.0/0",
                       nat_gateway_id=nat.id, opts=child)
 
@@ -274,13 +315,14 @@ def _route_tables(parent: pulumi.Resource, vpc_id: pulumi.Input[str], subnet_ids
 def declare_network_policies(name: str, parent: pulumi.Resource, network: NetworkSpec, workloads: Sequence[Any],
                              routers: Sequence[Any], provider: pulumi.ProviderResource | None,
                              deps: Sequence[pulumi.Resource], existing_vpc: bool | None = None,
-                             ) -> list[pulumi.CustomResource]:
+                             public_subnets: bool = True) -> list[pulumi.CustomResource]:
     """The NetworkPolicies of the workloads' namespaces
     (:func:`shardwise.rules.render.network.render_network_policies`).
 
     ``workloads`` and ``routers`` are components or specs; Outputs in the components' arguments are put
     back into the policies. In an existing VPC a workload behind an ALB router needs
-    ``network.load_balancer_cidrs`` (else nothing could reach its API port from the load balancer)."""
+    ``network.load_balancer_cidrs`` (else nothing could reach its API port from the load balancer). In a new VPC
+    made without ``public_subnets``, an internet-facing ALB router has no subnet to be placed in."""
     unknowns = Unknowns()
     for item in (*workloads, *routers):
         if hasattr(item, "unknowns"):
@@ -295,6 +337,12 @@ def declare_network_policies(name: str, parent: pulumi.Resource, network: Networ
             f"router `{alb.name}` is an ALB whose targets are pod IPs, in an existing VPC: name the CIDRs of the "
             "subnets the load balancer is placed in (tagged kubernetes.io/role/internal-elb); the API port's "
             "NetworkPolicy admits those only"))])
+    public = next((r for r in router_specs if wants_public_subnets([r])), None)
+    if public is not None and not public_subnets and not (network.vpc_id is not None or existing_vpc):
+        raise ArgumentsError("RuntimeNetwork", [("internet_facing", (
+            f"router `{public.name}` is an internet-facing ALB, but this network was made without public subnets: "
+            "the AWS Load Balancer Controller would find no subnet tagged kubernetes.io/role/elb to place it in; "
+            "give the network the router (routers) or internet_facing"))])
     out: list[pulumi.CustomResource] = []
     labels: dict[str, str] = {}  # a namespace given as an Output is named by its order in resource names
     for obj in render_network_policies(network, services, groups, router_specs, existing_vpc):

@@ -326,7 +326,8 @@ def environment_findings(spec: EnvironmentSpec, validation: Validation = DEFAULT
 #: What a cluster shardwise creates installs with Helm (``cluster.helm_charts``); the load-balancer
 #: controller only with its IAM policy (``cluster.load_balancer_controller_policy_arn``).
 CREATED_CLUSTER_INSTALLS = ("nvidia-device-plugin", "aws-efa-k8s-device-plugin", "lws", "keda",
-                            "prometheus-operator", "cluster-autoscaler", "aws-load-balancer-controller")
+                            "prometheus-operator", "cluster-autoscaler", "aws-load-balancer-controller",
+                            "dcgm-exporter")
 
 
 def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
@@ -343,6 +344,8 @@ def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
     policy_missing = False
     if cluster.create and cluster.helm_charts:
         have.update(CREATED_CLUSTER_INSTALLS)
+        if not cluster.gpu_telemetry and "dcgm-exporter" not in cluster.installed:
+            have.discard("dcgm-exporter")
         alb = next((i for i, r in enumerate(spec.routers) if r.kind == "alb-ingress"), None)
         if alb is not None and cluster.load_balancer_controller_policy_arn is None and \
                 "aws-load-balancer-controller" not in cluster.installed:

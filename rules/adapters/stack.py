@@ -40,7 +40,14 @@ from ..model.errors import CatalogError, InputError
 from ..model.spec import EnvironmentSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
 from ..model.vocab import INSTANCE_TYPE
 from ..render.environment import render_environment_objects
-from ..render.network import SgRulePlan, endpoint_sg_rules, gpu_node_sg_rules, subnet_plan, wants_endpoints
+from ..render.network import (
+    SgRulePlan,
+    endpoint_sg_rules,
+    gpu_node_sg_rules,
+    subnet_plan,
+    wants_endpoints,
+    wants_public_subnets,
+)
 from ..render.nodepool import launch_template_plan, node_labels, node_taints, pool_efa
 from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
 from .k8s import inventory_from_objects, resolve_pools
@@ -275,7 +282,7 @@ def _network(spec: EnvironmentSpec, inv: Inventory, where: _Locator) -> tuple[st
     if net.vpc_id:
         return sg_name, list(net.private_subnet_ids)
     private: list[str] = []
-    for plan in subnet_plan(net, spec.name):
+    for plan in subnet_plan(net, spec.name, wants_public_subnets(spec.routers)):
         inv.subnets.append(Subnet(
             name=plan.name,
             map_public_ip_on_launch=plan.map_public_ip_on_launch,

@@ -465,7 +465,11 @@ class RouterSpec(_Spec):
         "alb-ingress", description="AWS Load Balancer Controller Ingress, or Gateway API HTTPRoutes."
     )
     services: tuple[str, ...] = Field(min_length=1, description="Names of the services to route to.")
-    internal: bool = Field(True, description="An internal load balancer (not internet-facing).")
+    internal: bool = Field(
+        True, description="An internal load balancer; false: internet-facing, in public subnets tagged "
+        "kubernetes.io/role/elb (a new VPC gets them; an existing one names their ranges in "
+        "network.load_balancer_cidrs).",
+    )
     domain: str | None = Field(
         None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
         description="DNS suffix; with several services each is routed by host <service>.<domain>.",
@@ -538,7 +542,8 @@ class NetworkSpec(_Spec):
     )
     load_balancer_cidrs: tuple[str, ...] = Field(
         (), description="An existing VPC with an alb-ingress router: the CIDRs of the subnets its load balancer is "
-        "placed in (those tagged kubernetes.io/role/internal-elb): the ALB connects to pod IPs from there, and the "
+        "placed in (those tagged kubernetes.io/role/internal-elb, or kubernetes.io/role/elb for an internet-facing "
+        "one): the ALB connects to pod IPs from there, and the "
         "API port's NetworkPolicy admits these ranges only. A new VPC has load-balancer subnets of its own.",
     )
 
@@ -588,6 +593,11 @@ class ClusterSpec(_Spec):
     chart_versions: dict[str, str] = Field(
         {}, description="Override the pinned chart versions, by chart name (see docs/components.md).",
     )
+    gpu_telemetry: bool = Field(
+        True, description="A created cluster: install NVIDIA's DCGM exporter on the GPU nodes (GPU utilisation, "
+        "memory, power, XID errors as DCGM_FI_* metrics, scraped by kube-prometheus-stack's Prometheus when "
+        "it is installed); an autoscaler on the `gpu` metric needs it.",
+    )
     load_balancer_controller_policy_arn: str | None = Field(
         None, pattern=r"^arn:aws[a-z-]*:iam::(aws|\d{12}):policy/.+$",
         description="A created cluster with an alb-ingress router: the IAM policy of the AWS Load Balancer "
@@ -597,10 +607,50 @@ class ClusterSpec(_Spec):
     installed: tuple[str, ...] = Field(
         (), description="An existing cluster: what it already runs, from the prerequisites in "
         "docs/components.md (nvidia-device-plugin, aws-efa-k8s-device-plugin, lws, keda, prometheus-operator, "
-        "aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api); checked at preview.",
+        "aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api, dcgm-exporter); checked at "
+        "preview.",
     )
     priority_classes: tuple[str, ...] = Field(
         (), description="An existing cluster: the PriorityClasses it has (pods that name another fail at preview).",
+    )
+
+
+#: ECR's pattern for a pull-through cache rule's credential (CreatePullThroughCacheRule's credentialArn).
+_PULL_THROUGH_SECRET = (r"^arn:aws(-\w+)*:secretsmanager:[a-z0-9-]+:\d{12}:secret:"
+                        r"ecr-pullthroughcache/[A-Za-z0-9/_+=.@-]+$")
+
+
+class ImageCacheSpec(_Spec):
+    """An ECR pull-through cache for the workloads' images: each node pulls the vLLM image (10-20 GiB) from ECR in
+    the region, through the VPC's ECR endpoints, instead of from Docker Hub or ECR Public through the NAT gateway
+    (and within Docker Hub's pull limits)."""
+
+    create_rules: bool = Field(
+        True, description="Create the pull-through cache rules (prefixes docker-hub and ecr-public, for the "
+        "registries the workloads' images come from); false: the account has them already, with those prefixes.",
+    )
+    docker_hub_credential_arn: str | None = Field(
+        None, pattern=_PULL_THROUGH_SECRET,
+        description="The Secrets Manager secret (keys username and accessToken) of the Docker Hub rule: ECR "
+        "requires one for Docker Hub, named with the ecr-pullthroughcache/ prefix, in the stack's account and "
+        "region.",
+    )
+
+
+class ModelStoreSpec(_Spec):
+    """An S3 bucket the environment creates for model weights: workloads whose ``cache`` is ``s3`` with an
+    ``s3_uri`` in it stream the safetensors from there (vLLM's ``runai_streamer``) through the VPC's S3 gateway
+    endpoint, with an IAM role that may read it, instead of each node downloading from the Hugging Face Hub
+    through the NAT gateway. The weights are copied into it outside the program."""
+
+    bucket: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+        description="Name of the bucket to create (globally unique); private, encrypted (SSE-S3), unversioned, "
+        "with every public access blocked.",
+    )
+    force_destroy: bool = Field(
+        False, description="`pulumi destroy` deletes the bucket with the weights in it (else it fails while "
+        "objects remain).",
     )
 
 
@@ -626,6 +676,14 @@ class EnvironmentSpec(_Spec):
     services: tuple[VllmServiceSpec, ...] = Field((), description="Replicated vLLM services.")
     multi_node: tuple[VllmMultiNodeSpec, ...] = Field((), description="Multi-node vLLM groups.")
     routers: tuple[RouterSpec, ...] = Field((), description="Routers in front of the services.")
+    image_cache: ImageCacheSpec | None = Field(
+        None, description="An ECR pull-through cache the workloads' Docker Hub and ECR Public images are pulled "
+        "through (their references rewritten to it).",
+    )
+    model_store: ModelStoreSpec | None = Field(
+        None, description="An S3 bucket for model weights, which workloads with an s3 cache in it read with an IAM "
+        "role this environment creates.",
+    )
 
     @model_validator(mode="after")
     def _references(self) -> EnvironmentSpec:

@@ -97,6 +97,8 @@ PREREQUISITES: dict[str, str] = {
     "cluster-autoscaler": "the Cluster Autoscaler for the managed node groups (pools that grow past min_size)",
     "karpenter": "Karpenter with its NodePool/EC2NodeClass CRDs (karpenter pools)",
     "gateway-api": "the Gateway API CRDs and a Gateway (gateway-api routers)",
+    "dcgm-exporter": "NVIDIA's DCGM exporter on the GPU nodes, scraped with its pod and namespace labels kept: "
+                     "an autoscaler on the `gpu` metric reads DCGM_FI_DEV_GPU_UTIL",
 }
 #: The prerequisite that installs the CRD of a kind (or serves it, for the ALB Ingress).
 PREREQUISITE_OF_KIND: dict[str, str] = {
@@ -118,6 +120,9 @@ def environment_prerequisites(env: EnvironmentSpec) -> dict[str, str]:
             needed.setdefault("karpenter", f"pools[{i}].provisioner")
         elif p.max_size > p.min_size:
             needed.setdefault("cluster-autoscaler", f"pools[{i}].max_size")
+    for i, s in enumerate(env.services):
+        if s.autoscaling is not None and s.autoscaling.metric == "gpu":
+            needed.setdefault("dcgm-exporter", f"services[{i}].autoscaling.metric")
     for path, obj in render_environment_objects(env):
         name = PREREQUISITE_OF_KIND.get(obj["kind"])
         if name is not None:

@@ -18,8 +18,9 @@ class SubnetPlan:
     name: str
     cidr: str
     availability_zone: str
-    public: bool = False  # routes to an internet gateway (only the NAT gateway's subnet)
-    load_balancer: bool = False  # holds the internal load balancers (tagged kubernetes.io/role/internal-elb)
+    public: bool = False  # routes to an internet gateway (the NAT gateway's subnet, the internet-facing ALB's)
+    load_balancer: bool = False  # holds load balancers: internal ones (kubernetes.io/role/internal-elb), or with
+    internet_facing: bool = False  # internet-facing ones (kubernetes.io/role/elb)
     map_public_ip_on_launch: bool = False
 
 
@@ -34,13 +35,29 @@ class SgRulePlan:
     description: str = ""
 
 
-def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
+#: Zones a new VPC may have public load-balancer subnets in: they take the second-last of the VPC's eight blocks
+#: (:func:`subnet_plan`), which the private subnets leave free up to six zones (no AWS region has more).
+MAX_PUBLIC_SUBNET_ZONES = 6
+
+
+def wants_public_subnets(routers: Sequence[RouterSpec]) -> bool:
+    """Whether a new VPC needs public subnets for load balancers: an ALB router is internet-facing."""
+    return any(r.kind == "alb-ingress" and not r.internal for r in routers)
+
+
+def subnet_plan(network: NetworkSpec, prefix: str, internet_facing: bool = False) -> list[SubnetPlan]:
     """Private subnets, one per AZ, carved from the VPC CIDR (/16 → /19 each); from the last block
     (/16 → /22 each), one load-balancer subnet per AZ and with a NAT gateway one subnet for it in the
     first AZ. Only the load-balancer subnets are tagged for internal load balancers, so the AWS Load
     Balancer Controller places an internal ALB there and nowhere else: the NetworkPolicy of the API port
     then admits their ranges (:func:`load_balancer_cidrs`), not the nodes' and pods' subnets. No subnet
-    maps public IPs at launch."""
+    maps public IPs at launch.
+
+    With ``internet_facing`` (:func:`wants_public_subnets`), one public subnet per AZ from the second-last block
+    (/16 → /22 each), routed to the internet gateway and tagged for internet-facing load balancers
+    (``kubernetes.io/role/elb``), where the controller places an internet-facing ALB: it needs a subnet in at
+    least two zones whose route table reaches an internet gateway, and finds none in a VPC of private subnets.
+    An ALB needs no public IP on its subnet's instances, so these too map none."""
     if network.vpc_id is not None:
         return []
     vpc = ipaddress.IPv4Network(network.cidr)
@@ -55,16 +72,24 @@ def subnet_plan(network: NetworkSpec, prefix: str) -> list[SubnetPlan]:
     if network.nat_gateway:
         plans.append(SubnetPlan(f"{prefix}-nat-{network.availability_zones[0]}", str(small[0]),
                                 network.availability_zones[0], public=True))
+    if internet_facing:
+        block = blocks[-2]
+        public = list(block.subnets(new_prefix=min(block.prefixlen + 3, 28)))
+        plans += [SubnetPlan(f"{prefix}-public-{az}", str(public[i]), az, public=True, load_balancer=True,
+                             internet_facing=True) for i, az in enumerate(network.availability_zones)]
     return plans
 
 
-def load_balancer_cidrs(network: NetworkSpec, existing_vpc: bool | None = None) -> list[str]:
-    """Where an internal ALB's connections to pod IPs come from: a new VPC's load-balancer subnets, or the
-    ranges an existing VPC's spec names (``network.load_balancer_cidrs``). ``existing_vpc``: the mode, when
-    the VPC is given apart from the spec (a component's ``vpc_id``); default: ``network.vpc_id`` is set."""
+def load_balancer_cidrs(network: NetworkSpec, existing_vpc: bool | None = None, internet_facing: bool = False,
+                        ) -> list[str]:
+    """Where an ALB's connections to pod IPs come from: a new VPC's load-balancer subnets (the internal ones, or
+    with ``internet_facing`` the public ones), or the ranges an existing VPC's spec names
+    (``network.load_balancer_cidrs``). ``existing_vpc``: the mode, when the VPC is given apart from the spec (a
+    component's ``vpc_id``); default: ``network.vpc_id`` is set."""
     if network.vpc_id is not None or existing_vpc:
         return list(network.load_balancer_cidrs)
-    return [p.cidr for p in subnet_plan(network, "") if p.load_balancer]
+    return [p.cidr for p in subnet_plan(network, "", internet_facing)
+            if p.load_balancer and p.internet_facing == internet_facing]
 
 
 def gpu_node_sg_rules() -> list[SgRulePlan]:
@@ -160,11 +185,16 @@ def render_network_policies(
     the monitoring namespace (Prometheus scrapes ``/metrics`` on the API port for the queue-depth
     autoscaler); and, for groups behind an ALB Ingress (target type ``ip``: the load balancer
     connects to pod IPs from its own subnets), from the load balancer's subnets only
-    (:func:`load_balancer_cidrs`): the pods of every node have VPC addresses too, and admitting the VPC
-    range would let any of them call the model directly.
+    (:func:`load_balancer_cidrs`; an internet-facing ALB's are the public ones): the pods of every node
+    have VPC addresses too, and admitting the VPC range would let any of them call the model directly.
     """
     groups: list[VllmServiceSpec | VllmMultiNodeSpec] = [*services, *multi_node]
-    alb_routed = {s for r in routers if r.kind == "alb-ingress" for s in r.services}
+    alb_routed: dict[str, list[str]] = {}  # workload → the subnets its ALBs connect from, in router order
+    for r in routers:
+        if r.kind == "alb-ingress":
+            for s in r.services:
+                cidrs = alb_routed.setdefault(s, [])
+                cidrs += [c for c in load_balancer_cidrs(network, existing_vpc, not r.internal) if c not in cidrs]
     out: list[dict[str, Any]] = []
     for ns in sorted({g.namespace for g in groups}):
         out.append(_policy("default-deny", ns, {}, ["Ingress", "Egress"]))
@@ -190,8 +220,7 @@ def render_network_policies(
         sources = [_ns_peer(network.gateway_namespace)]
         if network.monitoring_namespace:
             sources.append(_ns_peer(network.monitoring_namespace))
-        if g.name in alb_routed:
-            sources += [{"ipBlock": {"cidr": cidr}} for cidr in load_balancer_cidrs(network, existing_vpc)]
+        sources += [{"ipBlock": {"cidr": cidr}} for cidr in alb_routed.get(g.name, [])]
         out.append(_policy(f"{g.name}-api", g.namespace, sel, ["Ingress"], ingress=[{
             "from": sources,
             "ports": [{"protocol": "TCP", "port": g.engine.port}],

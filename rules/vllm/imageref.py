@@ -9,6 +9,7 @@ of the last path component; a digest is what follows ``@``.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 #: Docker Hub's names: an image there is named without them (``docker.io/library/ubuntu`` is ``ubuntu``).
@@ -68,3 +69,47 @@ def parse_image(text: str) -> ImageRef:
     if ":" in parts[-1]:
         parts[-1], tag = parts[-1].rsplit(":", 1)
     return ImageRef(text, registry, "/".join(parts), tag, digest if at else None)
+
+
+#: The repository prefixes of the ECR pull-through cache rules the components create → the upstream registry each
+#: mirrors (ECR's names for those upstreams: Docker Hub's rule URL is ``registry-1.docker.io``).
+PULL_THROUGH_UPSTREAMS = {"docker-hub": "registry-1.docker.io", "ecr-public": "public.ecr.aws"}
+_ECR_PRIVATE = re.compile(r"^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$")
+
+
+def cache_prefix(text: str) -> str | None:
+    """The pull-through cache prefix whose rule mirrors the image's registry (:data:`PULL_THROUGH_UPSTREAMS`), or
+    None when none does (nvcr.io, a private ECR, ...)."""
+    ref = parse_image(text)
+    if ref.registry is None or ref.registry in DOCKER_HUB:
+        return "docker-hub"
+    return "ecr-public" if ref.registry == "public.ecr.aws" else None
+
+
+def _suffix(ref: ImageRef) -> str:
+    return (f":{ref.tag}" if ref.tag is not None else "") + (f"@{ref.digest}" if ref.digest else "")
+
+
+def through_cache(text: str, registry: str) -> str | None:
+    """The reference of the image's copy in the pull-through cache of the private ECR ``registry``
+    (``<account>.dkr.ecr.<region>.amazonaws.com``): ``<registry>/<prefix>/<upstream path>``, with Docker Hub's
+    official images under ``library/`` (ECR asks for the full path); None when no rule mirrors its registry."""
+    prefix = cache_prefix(text)
+    if prefix is None:
+        return None
+    ref = parse_image(text)
+    path = f"library/{ref.path}" if prefix == "docker-hub" and "/" not in ref.path else ref.path
+    return f"{registry}/{prefix}/{path}{_suffix(ref)}"
+
+
+def upstream(text: str) -> str:
+    """The reference a pull-through cache copy (:func:`through_cache`) mirrors; any other reference as it is."""
+    ref = parse_image(text)
+    if ref.registry is None or not _ECR_PRIVATE.match(ref.registry):
+        return text
+    prefix, _, path = ref.path.partition("/")
+    if not path or prefix not in PULL_THROUGH_UPSTREAMS:
+        return text
+    if prefix == "docker-hub":
+        return f"{path.removeprefix('library/') if path.count('/') == 1 else path}{_suffix(ref)}"
+    return f"{PULL_THROUGH_UPSTREAMS[prefix]}/{path}{_suffix(ref)}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .imageref import parse_image
+from .imageref import parse_image, upstream
 from .versions import behaviour, first_release, version_from_image
 from .versions import parse_version as parse_release
 
@@ -77,7 +77,7 @@ RUNAI_STREAMER_SINCE = _since("runai_streamer")
 
 def image_info(image: str) -> ImageInfo:
     """Split an image reference and read the vLLM version and EFA support where the family is known."""
-    ref = parse_image(image)
+    ref = parse_image(upstream(image))  # a pull-through cache's copy is its upstream's image
     repository, tag, digest = ref.repository, ref.tag, ref.digest or ""
     found = version_from_image(image)
     version = (found.parts[0], found.parts[1], found.parts[2]) if found is not None else None

@@ -225,7 +225,8 @@ def test_an_existing_cluster_must_declare_what_the_environment_needs():
     assert err.errors == [
         {"property_path": "cluster.installed[3]", "reason": (
             "`kedaa` is not a prerequisite shardwise knows (nvidia-device-plugin, aws-efa-k8s-device-plugin, lws, "
-            "keda, prometheus-operator, aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api)")},
+            "keda, prometheus-operator, aws-load-balancer-controller, cluster-autoscaler, karpenter, gateway-api, "
+            "dcgm-exporter)")},
         {"property_path": "services[0]", "reason": (
             "needs keda on cluster `llm-dev` (KEDA and its ScaledObject CRD (KEDA autoscalers)): not listed in "
             "cluster.installed; install it and list it in cluster.installed")},
@@ -347,7 +348,8 @@ def test_every_helm_release_waits_longer_than_helms_default():
     assert {r.name.removeprefix("prod-cluster-"): r.inputs["timeout"]
             for r in run.of_type("kubernetes:helm.sh/v3:Release")} == {
         "kube-prometheus-stack": 1200, "nvidia-device-plugin": 600, "aws-efa-k8s-device-plugin": 600, "lws": 600,
-        "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600}
+        "keda": 600, "aws-load-balancer-controller": 600, "cluster-autoscaler": 600,
+        "dcgm-exporter": 600}
 
 
 def test_gpu_node_groups_update_without_asking_for_more_gpus():

@@ -163,6 +163,7 @@ def test_prod_creates_the_cluster_in_its_new_vpc():
         "kube-prometheus-stack": ("kube-prometheus-stack", "78.3.0", "monitoring"),
         "aws-load-balancer-controller": ("aws-load-balancer-controller", "1.13.4", "kube-system"),
         "cluster-autoscaler": ("cluster-autoscaler", "9.46.6", "kube-system"),
+        "dcgm-exporter": ("dcgm-exporter", "4.8.2", "monitoring"),
     }
     # the GPU node groups join the created cluster with the role it created, in its security group
     for ng in ("prod-h100-node-group", "prod-h100-efa-node-group"):

@@ -141,7 +141,7 @@ def _ratio(values: Iterable[bool | None]) -> str:
 
 
 def scoreboard(logs: list[Log]) -> str:
-    """The table an outside evaluation prints: per release line and in all, then every row that misses."""
+    """The table an outside evaluation prints: per release line and in all, per GPU, then every row that misses."""
     scores = [score(lg) for lg in logs]
     lines = sorted({sc.log.line for sc in scores}, key=lambda x: [int(p) if p.isdigit() else 99
                                                                    for p in x.replace("x", "").split(".")])
@@ -155,6 +155,10 @@ def scoreboard(logs: list[Log]) -> str:
     for line in lines:
         out.append(row(line, [sc for sc in scores if sc.log.line == line]))
     out.append(row("all", scores))
+    out.append("")
+    out.append(f"{'GPU':<15} {'logs':>4}  {'verdict':>7}  {'KV':>7}  {'tokens 5%':>9}  {'weights':>7}")
+    for gpu in sorted({sc.log.gpu for sc in scores}):
+        out.append(row(f"{gpu:<15}", [sc for sc in scores if sc.log.gpu == gpu]))
     misses = [sc for sc in scores if not sc.verdict_right or sc.kv_within is False or sc.tokens_within_5pct is False
               or sc.weights_within is False]
     if misses:

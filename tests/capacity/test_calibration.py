@@ -33,7 +33,10 @@ not give its command; vllm#25350 (fp8 KV cache, 10.55 GiB) names neither GPU nor
 kaito#2132 (Mistral-Small-4-119B on Standard_NC80adis_H100_v5: 17.39 GiB), vllm#53961 (DeepSeek-V4-Pro at TP8 on
 MI300X, dummy weights), myoceane.fr's Gemma-4-26B-A4B on an A100 (48.5 GiB of weights, 21.5 GiB at 0.9) and
 kenrollins/gemma-forge's Gemma-4-31B NVFP4 on 2×L4 serve families the catalog lacks; the L4 (g6.2xlarge) runs of
-icebreaker70/vllm-quantization-hands-on-benchmark that enginrect/llmso compares with are not in the stored copies.
+icebreaker70/vllm-quantization-hands-on-benchmark that enginrect/llmso compares with are not in the stored copies;
+the V0 sample in oracle-samples/oci-data-science-ai-samples `ai-quick-actions/troubleshooting-tips.md`
+(Llama-3.1-8B, 22.07 GiB total, 0.90: 4.60 GiB, 37,696 tokens < 131,072) names neither the shape nor the
+container's vLLM release.
 One case is an open miss (``open_miss`` in the data file, expected to fail here): Qwen2.5-7B-Instruct BF16 on an
 RTX 4090 with 0.27.1, 1.3 GiB less KV cache than estimated where the GPTQ and FP8 runs of the same script agree.
 """

@@ -69,6 +69,9 @@ class Log:
     nvlink_domain: int | None = None
     central: bool = True  # False: the failure is inside the error band; only the banded verdict is held to it
     logged: str = ""
+    #: A known miss the model does not explain yet, and why: the test expects it to fail (strictly, so a fix shows),
+    #: the scoreboard counts it as a miss.
+    open_miss: str = ""
 
     @property
     def line(self) -> str:
@@ -91,7 +94,7 @@ def load(path: Path = DATA) -> list[Log]:
             settings=sizing.EngineSettings(**c.get("settings", {})), started=bool(c["started"]),
             weights_gib=c.get("weights_gib"), kv_gib=c.get("kv_gib"), tokens=c.get("tokens"),
             arch=c.get("arch", "ampere"), vendor=c.get("vendor", "nvidia"), nvlink_domain=c.get("nvlink_domain"),
-            central=c.get("central", True), logged=c.get("logged", ""),
+            central=c.get("central", True), logged=c.get("logged", ""), open_miss=c.get("open_miss", ""),
         ))
     return logs
 
@@ -138,7 +141,7 @@ def _ratio(values: Iterable[bool | None]) -> str:
 
 
 def scoreboard(logs: list[Log]) -> str:
-    """The table an outside evaluation prints: per release line and in all, then every row that misses."""
+    """The table an outside evaluation prints: per release line and in all, per GPU, then every row that misses."""
     scores = [score(lg) for lg in logs]
     lines = sorted({sc.log.line for sc in scores}, key=lambda x: [int(p) if p.isdigit() else 99
                                                                    for p in x.replace("x", "").split(".")])
@@ -152,6 +155,10 @@ def scoreboard(logs: list[Log]) -> str:
     for line in lines:
         out.append(row(line, [sc for sc in scores if sc.log.line == line]))
     out.append(row("all", scores))
+    out.append("")
+    out.append(f"{'GPU':<15} {'logs':>4}  {'verdict':>7}  {'KV':>7}  {'tokens 5%':>9}  {'weights':>7}")
+    for gpu in sorted({sc.log.gpu for sc in scores}):
+        out.append(row(f"{gpu:<15}", [sc for sc in scores if sc.log.gpu == gpu]))
     misses = [sc for sc in scores if not sc.verdict_right or sc.kv_within is False or sc.tokens_within_5pct is False
               or sc.weights_within is False]
     if misses:

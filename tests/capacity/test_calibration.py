@@ -24,6 +24,21 @@ regression of a PyTorch release candidate; vllm#34076 runs pipeline stages on tw
 llm-d-benchmark rows ran `vllm/vllm-openai:latest` on 2026-01-27: their profile's sampler peak (PyTorch's sort, 39 B
 per logit) places them in the 0.12-0.16 line, scored as 0.14.1; its gpt-oss-120b row says 0.9 but its logged terms
 add up to 0.95 of the GPU, which is what it is scored at.
+
+Searched for and left out in the round that looked for L4, L40S, A10G, MI300X and 0.20-0.27 logs (issue 28):
+LMCache#1739 (Qwen3-14B on A100-40GB, 0.10.2: 6.51 GiB, 42,656 tokens) runs an LMCache connector and does not
+give its utilization; vllm#6746 (Llama-3.1-405B-FP8 on 8×H100, 0.5.3: 57.75 GiB of weights, 79,392 tokens) does
+not give its command; vllm#25350 (fp8 KV cache, 10.55 GiB) names neither GPU nor model; gpustack#1800
+(Qwen2.5-VL-7B on an RTX 3090, V0: 2,400 tokens) ran with gpustack's own engine arguments, not quoted;
+kaito#2132 (Mistral-Small-4-119B on Standard_NC80adis_H100_v5: 17.39 GiB), vllm#53961 (DeepSeek-V4-Pro at TP8 on
+MI300X, dummy weights), myoceane.fr's Gemma-4-26B-A4B on an A100 (48.5 GiB of weights, 21.5 GiB at 0.9) and
+kenrollins/gemma-forge's Gemma-4-31B NVFP4 on 2×L4 serve families the catalog lacks; the L4 (g6.2xlarge) runs of
+icebreaker70/vllm-quantization-hands-on-benchmark that enginrect/llmso compares with are not in the stored copies;
+the V0 sample in oracle-samples/oci-data-science-ai-samples `ai-quick-actions/troubleshooting-tips.md`
+(Llama-3.1-8B, 22.07 GiB total, 0.90: 4.60 GiB, 37,696 tokens < 131,072) names neither the shape nor the
+container's vLLM release.
+One case is an open miss (``open_miss`` in the data file, expected to fail here): Qwen2.5-7B-Instruct BF16 on an
+RTX 4090 with 0.27.1, 1.3 GiB less KV cache than estimated where the GPTQ and FP8 runs of the same script agree.
 """
 
 from __future__ import annotations
@@ -32,9 +47,12 @@ import pytest
 from startup_logs import GIB, load, score
 
 LOGS = load()
+CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
+                      marks=[pytest.mark.xfail(strict=True, reason=lg.open_miss)] if lg.open_miss else [])
+         for i, lg in enumerate(LOGS)]
 
 
-@pytest.mark.parametrize("log", LOGS, ids=[f"{i}-{lg.url.rsplit('/', 1)[-1]}" for i, lg in enumerate(LOGS)])
+@pytest.mark.parametrize("log", CASES)
 def test_the_model_reproduces_what_vllm_logged(log):
     sc = score(log)
     s = sc.sized

@@ -272,6 +272,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",
+    "rules/adapters/select.py: shardwise.rules.adapters.globs",  # only where there are exclude patterns
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries

@@ -52,6 +52,37 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
     assert out.stdout.strip() == "0 []"
 
 
+#: What a one-file lint of a Deployment (with a Service and a ScaledObject) leaves unimported (start-up time): the
+#: readers of the other kinds of objects, the glob matcher without exclude patterns, the rules of objects the file
+#: does not hold and the registry (checks/index.py), and what argparse's help formatter imported (shutil, with bz2,
+#: lzma and zlib).
+NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
+    *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
+                                                    "ray", "rbg")),
+    "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
+    "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
+    "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
+    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml",
+)
+
+
+def test_a_one_file_lint_imports_only_what_it_needs(tmp_path):
+    text = (ROOT / "examples" / "llama-3.1-70b-tp4.yaml").read_text(encoding="utf-8")
+    one = tmp_path / "one.yaml"
+    one.write_text(text[text.index("apiVersion: apps/v1"):], encoding="utf-8")  # the Deployment and what follows
+    code = (
+        "import sys\n"
+        "from shardwise.rules.app.cli import main\n"
+        f"rc = main(['lint', {str(one)!r}])\n"
+        f"print(rc, sorted(m for m in {NOT_IMPORTED_BY_ONE_DEPLOYMENT!r} if m in sys.modules))\n"
+        "print(sorted(m for m in ('shardwise.rules.adapters.k8s.autoscaling', 'shardwise.rules.checks.sw403')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.splitlines()[-2:] == [
+        "0 []", "['shardwise.rules.adapters.k8s.autoscaling', 'shardwise.rules.checks.sw403']"]
+
+
 # --- the floor plan: one folder per concern, imports only point down -------------------------------------
 
 #: The packages of rules/, lowest first. A module may import its own package and the packages before it;

@@ -159,15 +159,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
-    """The command an argument list runs (its first word that is no option: the parser itself takes no option with a
-    value), or None when it names none."""
-    return next((a for a in argv if not a.startswith("-")), None)
+    """The command an argument list starts with, or None: then (``--help``, ``--version``, a usage error) the parser of
+    every command is built, and what it prints names them all."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or with ``command`` the parser whose subcommand ``command`` alone has its options
-    (the others are there, with their help, and take none): a run builds the options of its own command only, as
-    adding them costs start-up time (a few ms for plan's alone)."""
+    """The parser of every command, or with ``command`` the parser of that command alone: a run that starts with its
+    command builds only that command's parser (argparse translates three strings for each parser it makes, and adds
+    each option with a formatter of its own: about 10 ms for the parsers of the other commands)."""
     parser = _Parser(
         prog=PROG,
         description="Capacity-aware checks for serving LLMs with vLLM on Kubernetes.",
@@ -176,13 +176,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    lint = sub.add_parser(
-        "lint",
-        help="check stack configs, Kubernetes manifests and Pulumi preview/state JSON",
-        description="Check stack configs, Kubernetes manifests (plain, Helm-rendered, multi-document) and "
-        "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
-    )
     if command in (None, "lint"):
+        lint = sub.add_parser(
+            "lint",
+            help="check stack configs, Kubernetes manifests and Pulumi preview/state JSON",
+            description="Check stack configs, Kubernetes manifests (plain, Helm-rendered, multi-document) and "
+            "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
+        )
         lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
         lint.add_argument(
             "--format", action="append", type=_format, metavar="FMT[=FILE]", dest="formats",
@@ -209,18 +209,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             help="download the config.json of models shardwise does not know into the Hugging Face cache "
             "(needs huggingface_hub and network access; HF_TOKEN for gated models)",
         )
-    lint.set_defaults(func=cmd_lint)
+        lint.set_defaults(func=cmd_lint)
 
-    diff = sub.add_parser(
-        "diff",
-        help="what a change does to GPUs, nodes, KV cache, cost and findings, against a git ref",
-        description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
-        "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
-        "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
-        "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
-        "2 when the ref cannot be read or an input of the working tree cannot be read.",
-    )
     if command in (None, "diff"):
+        diff = sub.add_parser(
+            "diff",
+            help="what a change does to GPUs, nodes, KV cache, cost and findings, against a git ref",
+            description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
+            "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
+            "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
+            "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
+            "2 when the ref cannot be read or an input of the working tree cannot be read.",
+        )
         diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
         diff.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                           help="files or directories, relative to the current directory (default: .)")
@@ -232,20 +232,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         diff.add_argument("--output", "-o", metavar="FILE",
                           help="write the report (the one --format without =FILE) to FILE instead of stdout")
         _add_run_options(diff)
-    diff.set_defaults(func=cmd_diff)
+        diff.set_defaults(func=cmd_diff)
 
-    plan = sub.add_parser(
-        "plan",
-        help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
-        description="Size one vLLM replica (weights, KV cache, concurrency) and run every rule on it, as lint "
-        "would on a manifest of it. Without --tp, tries tensor parallelism inside the NVLink domain and "
-        "pipeline parallelism beyond it (and data parallelism with the experts spread, for a mixture-of-experts "
-        "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
-        "fewest GPUs that starts, holds the batch width asked and has no mandatory finding; when none holds "
-        "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
-        "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
-    )
     if command in (None, "plan"):
+        plan = sub.add_parser(
+            "plan",
+            help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
+            description="Size one vLLM replica (weights, KV cache, concurrency) and run every rule on it, as lint "
+            "would on a manifest of it. Without --tp, tries tensor parallelism inside the NVLink domain and "
+            "pipeline parallelism beyond it (and data parallelism with the experts spread, for a mixture-of-experts "
+            "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
+            "fewest GPUs that starts, holds the batch width asked and has no mandatory finding; when none holds "
+            "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
+            "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
+        )
         plan.add_argument("--model", required=True, metavar="M",
                           help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
         plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
@@ -303,37 +303,37 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--format", choices=("text", "json"), default=None, dest="plan_format",
                           help="text (default) or json")
         plan.add_argument("--json", action="store_true", help="print JSON (as --format json)")
-    plan.set_defaults(func=cmd_plan)
+        plan.set_defaults(func=cmd_plan)
 
-    rules = sub.add_parser("rules", help="list every rule", description="List every rule.")
     if command in (None, "rules"):
+        rules = sub.add_parser("rules", help="list every rule", description="List every rule.")
         rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    rules.set_defaults(func=cmd_rules)
+        rules.set_defaults(func=cmd_rules)
 
-    explain = sub.add_parser("explain", help="print one rule's documentation",
-                             description="Print a rule's summary, why, examples, remediation and references.")
     if command in (None, "explain"):
+        explain = sub.add_parser("explain", help="print one rule's documentation",
+                                 description="Print a rule's summary, why, examples, remediation and references.")
         explain.add_argument("code", metavar="CODE", help="rule code (SW104) or name (sharded-model-that-fits)")
-    explain.set_defaults(func=cmd_explain)
+        explain.set_defaults(func=cmd_explain)
 
-    pack = sub.add_parser(
-        "policy-pack-dir", help="write a policy pack directory for this installation and print it",
-        description="Write a CrossGuard policy pack directory for the shardwise installed in this Python "
-                    "environment and print it: PulumiPolicy.yaml, requirements.txt, the pack entry and its config "
-                    "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
-                    "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
-                    "environment needs pulumi-policy (shardwise[pulumi]).")
     if command in (None, "policy-pack-dir"):
+        pack = sub.add_parser(
+            "policy-pack-dir", help="write a policy pack directory for this installation and print it",
+            description="Write a CrossGuard policy pack directory for the shardwise installed in this Python "
+                        "environment and print it: PulumiPolicy.yaml, requirements.txt, the pack entry and its config "
+                        "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
+                        "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
+                        "environment needs pulumi-policy (shardwise[pulumi]).")
         pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
-    pack.set_defaults(func=cmd_policy_pack_dir)
-    docs = sub.add_parser("docs", help="generate or check the rule documentation",
-                          description="Write one Markdown page per rule and an index; --check only compares.")
+        pack.set_defaults(func=cmd_policy_pack_dir)
     if command in (None, "docs"):
+        docs = sub.add_parser("docs", help="generate or check the rule documentation",
+                              description="Write one Markdown page per rule and an index; --check only compares.")
         docs.add_argument("--check", action="store_true", help="exit 1 if a page is missing or stale")
         docs.add_argument("--out", metavar="DIR", help="output folder (default: the package's rules/docs)")
         docs.add_argument("--readme", metavar="FILE",
                           help="update (or --check) the rule table between <!-- rules:start/end --> in FILE instead")
-    docs.set_defaults(func=cmd_docs)
+        docs.set_defaults(func=cmd_docs)
     return parser
 
 
@@ -343,8 +343,7 @@ def _err(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
-    command = _command_of(args_list)
-    parser = build_parser(command if command in COMMANDS else None)
+    parser = build_parser(_command_of(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as e:  # --help, --version, usage errors

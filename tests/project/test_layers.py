@@ -60,7 +60,7 @@ NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
                                                     "ray", "rbg")),
     "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
-    "shardwise.rules.adapters.k8s.mentions",
+    "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
     "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
     "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
     "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml",
@@ -302,6 +302,8 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
     "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload
+    "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
+    "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",

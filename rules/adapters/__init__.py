@@ -17,21 +17,30 @@ import gc
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory
 from ..model.errors import InputError
-from .jsonsrc import parse_json
 from .k8s import resolve_pools
 from .load import load_file, load_text
 from .select import Excludes, select_inputs
 
 if TYPE_CHECKING:
     from .charts import Renderer
+    from .jsonsrc import parse_json
 
 __all__ = [
     "PARALLEL_MIN_FILES", "default_jobs", "load_file", "load_inputs", "load_text", "parse_json", "read_inputs",
 ]
+
+def __getattr__(name: str) -> Any:
+    """:func:`parse_json`, from :mod:`.jsonsrc` when first asked for: a run over YAML files never loads it."""
+    if name == "parse_json":
+        from .jsonsrc import parse_json
+
+        return parse_json
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Below this many files one process reads them all; above it they are split over the CPUs.
 PARALLEL_MIN_FILES = 200

@@ -13,7 +13,6 @@ import os
 from ..model import Inventory
 from ..model.errors import InputError
 from . import kinds
-from .jsonsrc import parse_json
 from .yamlsrc import DuplicateKey, load_documents, read_text
 
 
@@ -44,6 +43,8 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
         inv.sources.append(file)
         return inv
     if file.endswith(".json") or stripped[:1] in "{[":
+        from .jsonsrc import parse_json  # only a text that may be JSON (start-up time: its patterns, and json)
+
         try:
             data = parse_json(text, file)
         except InputError:

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
-from . import globs
 from .renderkind import to_render
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -142,6 +141,8 @@ def compile_pattern(line: str) -> Pattern | None:
     if not glob:
         return None
     anchored = "/" in glob
+    from . import globs  # only where there are patterns: a run with none never loads the matcher (start-up time)
+
     toks = globs.tokens(glob.lstrip("/"))
     if not anchored:
         toks.insert(0, globs.DIRS)
@@ -167,6 +168,8 @@ class Excludes:
     def extend(self, lines: Iterable[str], source: str | None = None, numbered: bool = False) -> None:
         """Add ``lines`` from ``source`` (a file, or ``--exclude``); ``numbered``: errors give the line number."""
         for n, line in enumerate(lines, 1):
+            from . import globs  # as in compile_pattern
+
             try:
                 p = compile_pattern(line)
             except globs.PatternError as e:

@@ -322,13 +322,15 @@ def _duplicates(dups: list[tuple[Any, int | None, int]], file: str) -> list[tupl
     return [(line, _duplicate_error(key, first, line, file)) for key, first, line in dups]
 
 
-#: What YAML accepts as text: tab, line breaks and printable Unicode (YAML 1.1, section 5.1).
-_NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: What YAML accepts as text: tab, line breaks and printable Unicode (YAML 1.1, section 5.1). Compiled when a text
+#: is refused (:func:`_bad_character`), not at import: its ranges take re about 9 ms of CPU to compile (here, loaded),
+#: a fifth of the start-up budget of a one-file lint.
+_NOT_PRINTABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
 def _bad_character(text: str, file: str, base: int) -> InputError:
     """The first character YAML does not accept (a control character, U+FFFE), with its line and column."""
-    m = _NOT_PRINTABLE.search(text)
+    m = re.search(_NOT_PRINTABLE, text)
     if m is None:  # not expected: the reader rejected something this pattern accepts
         return InputError("cannot parse YAML: it holds a character YAML does not accept", file)
     pos = m.start()

@@ -23,6 +23,8 @@ from typing import Any, TextIO
 
 PROG = "shardwise"
 FORMATS = ("text", "json", "sarif", "github", "markdown")  # as rules.report.FORMATS (not imported: start-up)
+#: The commands, in the order ``--help`` lists them (:func:`build_parser`).
+COMMANDS = ("lint", "diff", "plan", "rules", "explain", "policy-pack-dir", "docs")
 
 
 class _Usage(Exception):
@@ -122,8 +124,51 @@ def _diff_format(spec: str) -> tuple[str, str | None]:
     return fmt, path
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _terminal_columns() -> int:
+    """The columns of the terminal, as :func:`shutil.get_terminal_size` says them (``COLUMNS`` when it is a positive
+    integer, else the terminal of ``sys.__stdout__``, else 80), without importing :mod:`shutil`."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, with its default width found without :mod:`shutil`: argparse makes a formatter for
+    every option it adds, and the first one imported shutil (with bz2, lzma and zlib: 6 ms of every start)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose formatter is :class:`_HelpFormatter` (the subcommands' too: they are
+    made of the parser's own class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command an argument list starts with, or None: then (``--help``, ``--version``, a usage error) the parser of
+    every command is built, and what it prints names them all."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with ``command`` the parser of that command alone: a run that starts with its
+    command builds only that command's parser (argparse translates three strings for each parser it makes, and adds
+    each option with a formatter of its own: about 10 ms for the parsers of the other commands)."""
+    parser = _Parser(
         prog=PROG,
         description="Capacity-aware checks for serving LLMs with vLLM on Kubernetes.",
         epilog="Exit codes: 0 clean, 1 blocking findings, 2 usage or input error.",
@@ -131,157 +176,164 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    lint = sub.add_parser(
-        "lint",
-        help="check stack configs, Kubernetes manifests and Pulumi preview/state JSON",
-        description="Check stack configs, Kubernetes manifests (plain, Helm-rendered, multi-document) and "
-        "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
-    )
-    lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
-    lint.add_argument(
-        "--format", action="append", type=_format, metavar="FMT[=FILE]", dest="formats",
-        help=f"a report: {', '.join(FORMATS)} (default text), to FILE or stdout; repeat it for several reports "
-        "from one run: --format sarif=shardwise.sarif --format github",
-    )
-    lint.add_argument("--output", "-o", metavar="FILE",
-                      help="write the report (the one --format without =FILE) to FILE instead of stdout")
-    _add_run_options(lint)
-    lint.add_argument("--no-color", action="store_true", help="never colour the text output")
-    known = lint.add_mutually_exclusive_group()
-    known.add_argument(
-        "--baseline", metavar="FILE",
-        help="report only the findings FILE does not hold (a file --create-baseline wrote); only those fail the "
-        "run, and the summary counts the others and the entries that no longer match",
-    )
-    known.add_argument(
-        "--create-baseline", metavar="FILE",
-        help="write the findings of this run to FILE (rule, object, field and file of each; no line numbers), "
-        "for --baseline FILE in later runs; rewriting it drops the findings that are gone",
-    )
-    lint.add_argument(
-        "--fetch-configs", action="store_true",
-        help="download the config.json of models shardwise does not know into the Hugging Face cache "
-        "(needs huggingface_hub and network access; HF_TOKEN for gated models)",
-    )
-    lint.set_defaults(func=cmd_lint)
+    if command in (None, "lint"):
+        lint = sub.add_parser(
+            "lint",
+            help="check stack configs, Kubernetes manifests and Pulumi preview/state JSON",
+            description="Check stack configs, Kubernetes manifests (plain, Helm-rendered, multi-document) and "
+            "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
+        )
+        lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
+        lint.add_argument(
+            "--format", action="append", type=_format, metavar="FMT[=FILE]", dest="formats",
+            help=f"a report: {', '.join(FORMATS)} (default text), to FILE or stdout; repeat it for several reports "
+            "from one run: --format sarif=shardwise.sarif --format github",
+        )
+        lint.add_argument("--output", "-o", metavar="FILE",
+                          help="write the report (the one --format without =FILE) to FILE instead of stdout")
+        _add_run_options(lint)
+        lint.add_argument("--no-color", action="store_true", help="never colour the text output")
+        known = lint.add_mutually_exclusive_group()
+        known.add_argument(
+            "--baseline", metavar="FILE",
+            help="report only the findings FILE does not hold (a file --create-baseline wrote); only those fail the "
+            "run, and the summary counts the others and the entries that no longer match",
+        )
+        known.add_argument(
+            "--create-baseline", metavar="FILE",
+            help="write the findings of this run to FILE (rule, object, field and file of each; no line numbers), "
+            "for --baseline FILE in later runs; rewriting it drops the findings that are gone",
+        )
+        lint.add_argument(
+            "--fetch-configs", action="store_true",
+            help="download the config.json of models shardwise does not know into the Hugging Face cache "
+            "(needs huggingface_hub and network access; HF_TOKEN for gated models)",
+        )
+        lint.set_defaults(func=cmd_lint)
 
-    diff = sub.add_parser(
-        "diff",
-        help="what a change does to GPUs, nodes, KV cache, cost and findings, against a git ref",
-        description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
-        "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
-        "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
-        "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
-        "2 when the ref cannot be read or an input of the working tree cannot be read.",
-    )
-    diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
-    diff.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                      help="files or directories, relative to the current directory (default: .)")
-    diff.add_argument(
-        "--format", action="append", type=_diff_format, metavar="FMT[=FILE]", dest="formats",
-        help="markdown (default) or json, to FILE or stdout; repeatable: --format markdown=diff.md --format "
-        "json=diff.json",
-    )
-    diff.add_argument("--output", "-o", metavar="FILE",
-                      help="write the report (the one --format without =FILE) to FILE instead of stdout")
-    _add_run_options(diff)
-    diff.set_defaults(func=cmd_diff)
+    if command in (None, "diff"):
+        diff = sub.add_parser(
+            "diff",
+            help="what a change does to GPUs, nodes, KV cache, cost and findings, against a git ref",
+            description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
+            "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
+            "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
+            "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
+            "2 when the ref cannot be read or an input of the working tree cannot be read.",
+        )
+        diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
+        diff.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                          help="files or directories, relative to the current directory (default: .)")
+        diff.add_argument(
+            "--format", action="append", type=_diff_format, metavar="FMT[=FILE]", dest="formats",
+            help="markdown (default) or json, to FILE or stdout; repeatable: --format markdown=diff.md --format "
+            "json=diff.json",
+        )
+        diff.add_argument("--output", "-o", metavar="FILE",
+                          help="write the report (the one --format without =FILE) to FILE instead of stdout")
+        _add_run_options(diff)
+        diff.set_defaults(func=cmd_diff)
 
-    plan = sub.add_parser(
-        "plan",
-        help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
-        description="Size one vLLM replica (weights, KV cache, concurrency) and run every rule on it, as lint "
-        "would on a manifest of it. Without --tp, tries tensor parallelism inside the NVLink domain and "
-        "pipeline parallelism beyond it (and data parallelism with the experts spread, for a mixture-of-experts "
-        "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
-        "fewest GPUs that starts, holds the batch width asked and has no mandatory finding; when none holds "
-        "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
-        "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
-    )
-    plan.add_argument("--model", required=True, metavar="M",
-                      help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
-    plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
-    plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
-                      "(H100,H200,L40S,A100) compares the layouts each recommends and names the cheapest")
-    plan.add_argument("--instance-type", metavar="T",
-                      help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
-                      "and NVLink (default: the largest instance type with --gpu in the catalog); a list "
-                      "(p5.48xlarge,p4de.24xlarge) compares them")
-    plan.add_argument("--gpu-memory-gib", type=_ranged(float, 0, 4096, lo_open=True), metavar="X",
-                      help="memory of one GPU as CUDA reports it; without --gpu, a custom GPU")
-    plan.add_argument("--gpus-per-node", type=_ranged(int, 1, 64), metavar="N",
-                      help="GPUs per node (default: the instance type's)")
-    plan.add_argument("--tp", type=_ranged(int, 1, 64), metavar="N", help="tensor_parallel_size")
-    plan.add_argument("--pp", type=_ranged(int, 1, 64), metavar="N",
-                      help="pipeline_parallel_size (default: searched; 1 with --tp)")
-    plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=None,
-                      metavar="U", help="fraction of GPU memory vLLM may use (default: the release's, "
-                                        "0.9; 0.92 from vLLM 0.20)")
-    plan.add_argument("--vllm-version", metavar="X.Y.Z",
-                      help="the vLLM release to size for (default: the current release, said in the output)")
-    plan.add_argument("--max-model-len", type=_max_model_len, metavar="L",
-                      help="longest prompt+output, or auto (vLLM 0.14+ fits it to the KV cache; default: the "
-                      "model's context limit)")
-    plan.add_argument("--max-num-seqs", type=_ranged(int, 1, 65_536), metavar="S",
-                      help="vLLM's cap on the sequences batched at once, a setting and never a load (default: "
-                      "vLLM's, 256 or 1024 by GPU and release)")
-    plan.add_argument("--concurrency", type=_ranged(int, 1, 10_000_000), metavar="C",
-                      help="the load: sequences the deployment serves at once, all replicas together, at the p95 "
-                      "context (or max_model_len); plan sizes replicas for it (+1 for headroom above 80 %% full)")
-    plan.add_argument("--output-tokens-per-second", type=_ranged(float, 0, 10_000_000, lo_open=True), metavar="R",
-                      help="output tokens one replica generates per second at the load (measured): the cost per "
-                      "million output tokens")
-    plan.add_argument("--max-num-batched-tokens", type=_ranged(int, 16, 10_000_000), metavar="T",
-                      help="token budget per scheduler step (default: vLLM's for the release and GPU)")
-    plan.add_argument("--dp", type=_ranged(int, 1, 256), default=1, metavar="N",
-                      help="data_parallel_size: engines per replica group (expert parallelism spreads experts)")
-    plan.add_argument("--enable-expert-parallel", action="store_true",
-                      help="spread a mixture-of-experts model's experts over TP × DP ranks")
-    plan.add_argument("--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
-                      help="p95 prompt+output tokens of the real traffic (the length of each sequence of the load)")
-    plan.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto")
-    plan.add_argument("--quantization", metavar="Q",
-                      help="weight quantisation: awq, gptq, fp8, int8, mxfp4, nvfp4, ...")
-    plan.add_argument("--kv-cache-dtype", choices=("auto", "fp8"), default="auto")
-    plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
-                      help="weights of the whole model in GiB, instead of params × bytes per param")
-    plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
-                      help="the rule of thumb that the weights × X must fit the GPUs' usable memory (room for a "
-                      "KV cache), used where no concurrency is declared (default 1.4)")
-    plan.add_argument("--emit", choices=("manifest", "stack-config", "vllm-args"), metavar="WHAT",
-                      help="instead of the plan, print the recommended layout as a Deployment or LeaderWorkerSet "
-                      "with its Service and NetworkPolicies (manifest), as the pool and service entries of "
-                      "stacks/Pulumi.<env>.yaml (stack-config), or as the vllm serve command line (vllm-args)")
-    plan.add_argument("--format", choices=("text", "json"), default=None, dest="plan_format",
-                      help="text (default) or json")
-    plan.add_argument("--json", action="store_true", help="print JSON (as --format json)")
-    plan.set_defaults(func=cmd_plan)
+    if command in (None, "plan"):
+        plan = sub.add_parser(
+            "plan",
+            help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
+            description="Size one vLLM replica (weights, KV cache, concurrency) and run every rule on it, as lint "
+            "would on a manifest of it. Without --tp, tries tensor parallelism inside the NVLink domain and "
+            "pipeline parallelism beyond it (and data parallelism with the experts spread, for a mixture-of-experts "
+            "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
+            "fewest GPUs that starts, holds the batch width asked and has no mandatory finding; when none holds "
+            "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
+            "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
+        )
+        plan.add_argument("--model", required=True, metavar="M",
+                          help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
+        plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
+        plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
+                          "(H100,H200,L40S,A100) compares the layouts each recommends and names the cheapest")
+        plan.add_argument("--instance-type", metavar="T",
+                          help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
+                          "and NVLink (default: the largest instance type with --gpu in the catalog); a list "
+                          "(p5.48xlarge,p4de.24xlarge) compares them")
+        plan.add_argument("--gpu-memory-gib", type=_ranged(float, 0, 4096, lo_open=True), metavar="X",
+                          help="memory of one GPU as CUDA reports it; without --gpu, a custom GPU")
+        plan.add_argument("--gpus-per-node", type=_ranged(int, 1, 64), metavar="N",
+                          help="GPUs per node (default: the instance type's)")
+        plan.add_argument("--tp", type=_ranged(int, 1, 64), metavar="N", help="tensor_parallel_size")
+        plan.add_argument("--pp", type=_ranged(int, 1, 64), metavar="N",
+                          help="pipeline_parallel_size (default: searched; 1 with --tp)")
+        plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=None,
+                          metavar="U", help="fraction of GPU memory vLLM may use (default: the release's, "
+                                            "0.9; 0.92 from vLLM 0.20)")
+        plan.add_argument("--vllm-version", metavar="X.Y.Z",
+                          help="the vLLM release to size for (default: the current release, said in the output)")
+        plan.add_argument("--max-model-len", type=_max_model_len, metavar="L",
+                          help="longest prompt+output, or auto (vLLM 0.14+ fits it to the KV cache; default: the "
+                          "model's context limit)")
+        plan.add_argument("--max-num-seqs", type=_ranged(int, 1, 65_536), metavar="S",
+                          help="vLLM's cap on the sequences batched at once, a setting and never a load (default: "
+                          "vLLM's, 256 or 1024 by GPU and release)")
+        plan.add_argument("--concurrency", type=_ranged(int, 1, 10_000_000), metavar="C",
+                          help="the load: sequences the deployment serves at once, all replicas together, at the p95 "
+                          "context (or max_model_len); plan sizes replicas for it (+1 for headroom above 80 %% full)")
+        plan.add_argument("--output-tokens-per-second", type=_ranged(float, 0, 10_000_000, lo_open=True), metavar="R",
+                          help="output tokens one replica generates per second at the load (measured): the cost per "
+                          "million output tokens")
+        plan.add_argument("--max-num-batched-tokens", type=_ranged(int, 16, 10_000_000), metavar="T",
+                          help="token budget per scheduler step (default: vLLM's for the release and GPU)")
+        plan.add_argument("--dp", type=_ranged(int, 1, 256), default=1, metavar="N",
+                          help="data_parallel_size: engines per replica group (expert parallelism spreads experts)")
+        plan.add_argument("--enable-expert-parallel", action="store_true",
+                          help="spread a mixture-of-experts model's experts over TP × DP ranks")
+        plan.add_argument("--p95-context", type=_ranged(int, 1, 10_000_000), metavar="N",
+                          help="p95 prompt+output tokens of the real traffic (the length of each sequence of the load)")
+        plan.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto")
+        plan.add_argument("--quantization", metavar="Q",
+                          help="weight quantisation: awq, gptq, fp8, int8, mxfp4, nvfp4, ...")
+        plan.add_argument("--kv-cache-dtype", choices=("auto", "fp8"), default="auto")
+        plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
+                          help="weights of the whole model in GiB, instead of params × bytes per param")
+        plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
+                          help="the rule of thumb that the weights × X must fit the GPUs' usable memory (room for a "
+                          "KV cache), used where no concurrency is declared (default 1.4)")
+        plan.add_argument("--emit", choices=("manifest", "stack-config", "vllm-args"), metavar="WHAT",
+                          help="instead of the plan, print the recommended layout as a Deployment or LeaderWorkerSet "
+                          "with its Service and NetworkPolicies (manifest), as the pool and service entries of "
+                          "stacks/Pulumi.<env>.yaml (stack-config), or as the vllm serve command line (vllm-args)")
+        plan.add_argument("--format", choices=("text", "json"), default=None, dest="plan_format",
+                          help="text (default) or json")
+        plan.add_argument("--json", action="store_true", help="print JSON (as --format json)")
+        plan.set_defaults(func=cmd_plan)
 
-    rules = sub.add_parser("rules", help="list every rule", description="List every rule.")
-    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    rules.set_defaults(func=cmd_rules)
+    if command in (None, "rules"):
+        rules = sub.add_parser("rules", help="list every rule", description="List every rule.")
+        rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+        rules.set_defaults(func=cmd_rules)
 
-    explain = sub.add_parser("explain", help="print one rule's documentation",
-                             description="Print a rule's summary, why, examples, remediation and references.")
-    explain.add_argument("code", metavar="CODE", help="rule code (SW104) or name (sharded-model-that-fits)")
-    explain.set_defaults(func=cmd_explain)
+    if command in (None, "explain"):
+        explain = sub.add_parser("explain", help="print one rule's documentation",
+                                 description="Print a rule's summary, why, examples, remediation and references.")
+        explain.add_argument("code", metavar="CODE", help="rule code (SW104) or name (sharded-model-that-fits)")
+        explain.set_defaults(func=cmd_explain)
 
-    pack = sub.add_parser(
-        "policy-pack-dir", help="write a policy pack directory for this installation and print it",
-        description="Write a CrossGuard policy pack directory for the shardwise installed in this Python "
-                    "environment and print it: PulumiPolicy.yaml, requirements.txt, the pack entry and its config "
-                    "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
-                    "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
-                    "environment needs pulumi-policy (shardwise[pulumi]).")
-    pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
-    pack.set_defaults(func=cmd_policy_pack_dir)
-    docs = sub.add_parser("docs", help="generate or check the rule documentation",
-                          description="Write one Markdown page per rule and an index; --check only compares.")
-    docs.add_argument("--check", action="store_true", help="exit 1 if a page is missing or stale")
-    docs.add_argument("--out", metavar="DIR", help="output folder (default: the package's rules/docs)")
-    docs.add_argument("--readme", metavar="FILE",
-                      help="update (or --check) the rule table between <!-- rules:start/end --> in FILE instead")
-    docs.set_defaults(func=cmd_docs)
+    if command in (None, "policy-pack-dir"):
+        pack = sub.add_parser(
+            "policy-pack-dir", help="write a policy pack directory for this installation and print it",
+            description="Write a CrossGuard policy pack directory for the shardwise installed in this Python "
+                        "environment and print it: PulumiPolicy.yaml, requirements.txt, the pack entry and its config "
+                        "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
+                        "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
+                        "environment needs pulumi-policy (shardwise[pulumi]).")
+        pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
+        pack.set_defaults(func=cmd_policy_pack_dir)
+    if command in (None, "docs"):
+        docs = sub.add_parser("docs", help="generate or check the rule documentation",
+                              description="Write one Markdown page per rule and an index; --check only compares.")
+        docs.add_argument("--check", action="store_true", help="exit 1 if a page is missing or stale")
+        docs.add_argument("--out", metavar="DIR", help="output folder (default: the package's rules/docs)")
+        docs.add_argument("--readme", metavar="FILE",
+                          help="update (or --check) the rule table between <!-- rules:start/end --> in FILE instead")
+        docs.set_defaults(func=cmd_docs)
     return parser
 
 
@@ -290,9 +342,10 @@ def _err(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(args_list))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
     except SystemExit as e:  # --help, --version, usage errors
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     from ..model.errors import ShardwiseError

@@ -46,17 +46,17 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from ..adapters.config import load_config
     from ..adapters.select import IGNORE_FILE, Excludes, read_ignore_file
     from ..catalog import resolve
-    from ..checks.registry import ALL_RULES
+    from ..checks.index import CODES, Metas, rules_for
     from ..engine import SPLIT_MIN_GROUPS, merge_undecided, run_rules
     from ..model.errors import InputError, ShardwiseError
-    from ..report import Report, metas_of, workload_summary
+    from ..report import Report, workload_summary
 
     baseline = None
     if options.baseline:  # a bad baseline fails before the run
         from .baseline import load as load_baseline
 
         baseline = load_baseline(options.baseline)
-    settings = load_config(options.config, known_codes={r.meta.code for r in ALL_RULES})
+    settings = load_config(options.config, known_codes=set(CODES))
     if options.fail_on:
         settings.fail_on = options.fail_on
     if options.kv_reserve is not None:
@@ -81,15 +81,16 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
             print(f"shardwise: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)
     inv.errors.extend(resolve.model_input_errors(inv.groups))  # unreadable config.json files: exit 2 after linting
     lint = settings.lint
+    rules = rules_for(inv)  # only the rules whose objects the inputs hold: the others are not even imported
     jobs = default_jobs() if options.jobs is None else options.jobs
     if jobs > 1 and len(inv.groups) >= SPLIT_MIN_GROUPS:
         from ..engine.split import run_rules_split  # forked processes (pickle, tempfile): only a large run
 
-        findings, workloads = run_rules_split(ALL_RULES, inv, lint, jobs, lambda g: workload_summary(g, lint))
+        findings, workloads = run_rules_split(rules, inv, lint, jobs, lambda g: workload_summary(g, lint))
     else:
-        findings, workloads = run_rules(ALL_RULES, inv, lint), None
+        findings, workloads = run_rules(rules, inv, lint), None
     findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
-    report = Report(findings, inv, settings, metas_of(ALL_RULES), list(paths), workloads_made=workloads)
+    report = Report(findings, inv, settings, Metas(), list(paths), workloads_made=workloads)
     if options.create_baseline:
         baseline = _create_baseline(report, options.create_baseline)
     if baseline is not None:

@@ -261,9 +261,9 @@ def _model_index() -> tuple[dict[str, ModelShape], dict[str, str], dict[str, lis
             if lower.get(key, shape.id) != shape.id:
                 raise CatalogError(f"model spelling {spelling!r} names two models", file=path)
             lower[key] = shape.id
-            bare.setdefault(_norm_model_name(spelling), [])
-            if shape.id not in bare[_norm_model_name(spelling)]:
-                bare[_norm_model_name(spelling)].append(shape.id)
+            ids = bare.setdefault(_norm_model_name(spelling), [])  # once per spelling: three patterns each
+            if shape.id not in ids:
+                ids.append(shape.id)
     return by_id, lower, bare
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -21,7 +21,7 @@ class Report:
     findings: list[Finding]
     inventory: Inventory
     settings: Settings = field(default_factory=Settings)
-    metas: dict[str, RuleMeta] = field(default_factory=dict)  # code -> metadata, registry order
+    metas: Mapping[str, RuleMeta] = field(default_factory=dict)  # code -> metadata, registry order
     inputs: list[str] = field(default_factory=list)  # paths given on the command line
     #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
     workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)

@@ -52,6 +52,38 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
     assert out.stdout.strip() == "0 []"
 
 
+#: What a one-file lint of a Deployment (with a Service and a ScaledObject) leaves unimported (start-up time): the
+#: readers of the other kinds of objects, the glob matcher without exclude patterns, the rules of objects the file
+#: does not hold and the registry (checks/index.py), and what argparse's help formatter imported (shutil, with bz2,
+#: lzma and zlib).
+NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
+    *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
+                                                    "ray", "rbg")),
+    "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
+    "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
+    "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
+    "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
+    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml",
+)
+
+
+def test_a_one_file_lint_imports_only_what_it_needs(tmp_path):
+    text = (ROOT / "examples" / "llama-3.1-70b-tp4.yaml").read_text(encoding="utf-8")
+    one = tmp_path / "one.yaml"
+    one.write_text(text[text.index("apiVersion: apps/v1"):], encoding="utf-8")  # the Deployment and what follows
+    code = (
+        "import sys\n"
+        "from shardwise.rules.app.cli import main\n"
+        f"rc = main(['lint', {str(one)!r}])\n"
+        f"print(rc, sorted(m for m in {NOT_IMPORTED_BY_ONE_DEPLOYMENT!r} if m in sys.modules))\n"
+        "print(sorted(m for m in ('shardwise.rules.adapters.k8s.autoscaling', 'shardwise.rules.checks.sw403')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.splitlines()[-2:] == [
+        "0 []", "['shardwise.rules.adapters.k8s.autoscaling', 'shardwise.rules.checks.sw403']"]
+
+
 # --- the floor plan: one folder per concern, imports only point down -------------------------------------
 
 #: The packages of rules/, lowest first. A module may import its own package and the packages before it;
@@ -163,7 +195,7 @@ def test_no_rule_imports_another_rule():
     """Shared helpers of several rules live in checks/_*.py; the registry is the one module that imports rules."""
     crossing = []
     for path, module, is_package, parts in _modules("rules"):
-        if parts[:1] != ("checks",) or parts[-1].startswith("_") or parts[-1] == "registry":
+        if parts[:1] != ("checks",) or parts[-1].startswith("_") or parts[-1] in ("registry", "index"):
             continue
         for target, line in _imports(path, module, is_package):
             tp = target.split(".")
@@ -269,9 +301,14 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
+    "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload
+    "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
+    "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",
+    "rules/adapters/select.py: shardwise.rules.adapters.globs",  # only where there are exclude patterns
+    "rules/checks/index.py: shardwise.rules.checks.registry",  # every rule's metadata, only for SARIF and Markdown
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries

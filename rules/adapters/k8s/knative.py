@@ -23,13 +23,11 @@ from typing import Any
 from ...model import Inventory, Location
 from ...model.errors import InputError
 from .fields import as_list, as_map, line_of, read_annotations, str_map, typed_map
+from .groups import KNATIVE_GROUP as GROUP
 from .parse import Lines
 from .pods import read_pod
 from .serving import placed, replaced, with_containers
 from .workloads import add_more_groups, make_group, note_launch, pod_ports
-
-GROUP = "serving.knative.dev"
-KINDS = ("Service", "Configuration", "Revision")
 
 _SCALE = "autoscaling.knative.dev/"
 #: Knative's default port for the serving container when it names none (the PORT it sets).

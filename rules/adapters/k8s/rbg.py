@@ -30,8 +30,6 @@ from .ome import merge
 from .parse import Lines
 from .serving import crd_group
 
-GROUP = "workloads.x-k8s.io"
-KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")
 _PREFIX = "rbg.workloads.x-k8s.io/"
 
 

@@ -10,7 +10,6 @@ from ...model.errors import InputError
 from .dispatch import holds_data, is_template
 from .fields import as_map, read_annotations, suppressions_from
 from .generic import find_pods, vllm_mentions
-from .mentions import gitops_why, operator_mention
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -19,6 +18,9 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     suppression annotation is an input error, added to ``errors`` when given)."""
     mention = vllm_mentions(obj)
     special = None
+    # what operators and GitOps objects say of vLLM: read only for an object that gave no workload (start-up time)
+    from .mentions import gitops_why, operator_mention
+
     if mention is None:  # an operator's fields that name vLLM (runtime: vllm, backendName: vllm, vllmArgs: ...)
         found = operator_mention(kind, obj, loc)
         if found is None:

@@ -1,0 +1,12 @@
+"""The API groups and kinds of the families :mod:`.dispatch` routes to an extractor module it imports only when the
+first object of the family is read (start-up time: a run over plain manifests loads none of them). Their one home:
+the extractor modules take them from here."""
+
+from __future__ import annotations
+
+#: Knative Serving (:mod:`.knative`).
+KNATIVE_GROUP = "serving.knative.dev"
+KNATIVE_KINDS = ("Service", "Configuration", "Revision")
+#: RoleBasedGroup, RoleBasedGroupSet (:mod:`.rbg`).
+RBG_GROUP = "workloads.x-k8s.io"
+RBG_KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")

@@ -1,0 +1,110 @@
+"""The registry as data: every rule's code, module, class and what of the inventory it reads, in code order, so that
+a lint run imports only the rules its inventory gives something to say (start-up time).
+
+``reads`` names the collections of :class:`~shardwise.rules.model.Inventory` a rule takes its objects from: with all
+of them empty the rule yields nothing (a group rule reads ``groups``; a rule that also fails closed on a workload not
+known yet at preview reads ``launch_issues``). :func:`rules_for` imports and makes the rules whose ``reads`` hold
+something, in the registry's order; :mod:`.registry` still makes them all (``shardwise rules``, the policy pack,
+``plan``). ``tests/checks/test_rule_index.py`` holds this table to the rule modules and checks every ``reads`` on the
+rule fixtures.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine import Rule, RuleMeta
+    from ..model import Inventory
+
+_G = ("groups",)
+_L = ("launch_issues",)
+
+#: (code, module of this package, class, collections of the inventory it reads), in the registry's order.
+RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("SW001", "sw001", "SuppressionWithoutReason",
+     ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "autoscalers")),
+    ("SW002", "sw002", "VllmCommandNotUnderstood", _L),
+    ("SW003", "sw003", "VllmCommandCrashes", _L),
+    ("SW004", "sw004", "ModelNotKnownToShardwise", _G),
+    ("SW005", "sw005", "VllmMentionedNotRead", _L),
+    ("SW101", "sw101", "WeightsDoNotFit", _G),
+    ("SW102", "sw102", "KvCapacityBelowMaxModelLen", _G),
+    ("SW103", "sw103", "KvBudgetBelowLoad", _G),
+    ("SW104", "sw104", "ShardedModelThatFits", _G),
+    ("SW105", "sw105", "MemoryUtilizationOutOfRange", _G),
+    ("SW106", "sw106", "ShardingAvoidableByQuantization", _G),
+    ("SW201", "sw201", "TensorParallelLargerThanNode", _G),
+    ("SW202", "sw202", "TensorParallelOverPcie", _G),
+    ("SW203", "sw203", "HeadsNotDivisibleByTp", _G),
+    ("SW204", "sw204", "GpuRequestNotTp", _G),
+    ("SW205", "sw205", "MultiNodeWithoutFastFabric", _G),
+    ("SW206", "sw206", "WorkloadWithoutGpuPool", _G),
+    ("SW207", "sw207", "ExpertParallelOnDenseModel", _G),
+    ("SW208", "sw208", "GpusRequestedButUnused", _G),
+    ("SW209", "sw209", "ImageForAnotherAccelerator", _G),
+    ("SW301", "sw301", "RuntimePortExposed", ("pools", "security_groups", "services", "ingresses")),
+    ("SW302", "sw302", "EfaWithoutSelfReference", ("pools",)),
+    ("SW303", "sw303", "GpuNodesInPublicSubnet", ("pools",)),
+    ("SW304", "sw304", "ImdsV2NotRequired", ("pools",)),
+    ("SW305", "sw305", "NamespaceWithoutDefaultDeny", ("groups", "launch_issues")),
+    ("SW306", "sw306", "VllmExposedWithoutGateway", ("services", "groups", "launch_issues")),
+    ("SW307", "sw307", "ImageUnpinned", _G),
+    ("SW308", "sw308", "LiteralSecretInManifest", ("groups", "config_maps")),
+    ("SW309", "sw309", "VllmPodWithHostAccess", ("groups", "launch_issues")),
+    ("SW310", "sw310", "GpuVisibilitySetByHand", ("groups", "launch_issues")),
+    ("SW311", "sw311", "TlsVerificationDisabled", _G),
+    ("SW312", "sw312", "RuntimeLoraWithoutAuth", _G),
+    ("SW401", "sw401", "ParallelWithoutShm", _G),
+    ("SW402", "sw402", "LivenessWithoutStartupProbe", _G),
+    ("SW403", "sw403", "AutoscalingOnUtilization", ("autoscalers",)),
+    ("SW404", "sw404", "SingleReplicaInProduction", _G),
+    ("SW405", "sw405", "LwsWithoutGroupRestart", _G),
+    ("SW406", "sw406", "RoundRobinInFrontOfVllm", ("ingresses",)),
+    ("SW407", "sw407", "VllmServiceWithoutReadinessProbe", _G),
+    ("SW408", "sw408", "DebugSwitchInServing", _G),
+)
+
+#: Every rule code, in the registry's order.
+CODES: tuple[str, ...] = tuple(code for code, *_ in RULES)
+
+
+def _make(module: str, cls: str, rules: Callable[[], tuple[Rule, ...]]) -> Rule:
+    made: Any = getattr(importlib.import_module(f"{__package__}.{module}"), cls)
+    return made(rules) if module == "sw004" else made()  # SW004 asks the run's other rules (as the registry's)
+
+
+def rules_for(inv: Inventory) -> tuple[Rule, ...]:
+    """The rules that may say something about ``inv``, in the registry's order: those whose ``reads`` hold something.
+    The others would yield nothing; they are neither imported nor run."""
+    made: tuple[Rule, ...] = ()
+    made = tuple(_make(module, cls, lambda: made) for _, module, cls, reads in RULES
+                 if any(getattr(inv, name) for name in reads))
+    return made
+
+
+class Metas(Mapping[str, "RuleMeta"]):
+    """Every rule's metadata by code, in the registry's order, read from :mod:`.registry` when first asked (the SARIF
+    and Markdown reports ask; the text, JSON and GitHub reports never do, so a run writing them imports no rule it
+    did not run)."""
+
+    def __init__(self) -> None:
+        self._metas: dict[str, RuleMeta] | None = None
+
+    def _all(self) -> dict[str, RuleMeta]:
+        if self._metas is None:
+            from .registry import ALL_RULES
+
+            self._metas = {r.meta.code: r.meta for r in ALL_RULES}
+        return self._metas
+
+    def __getitem__(self, code: str) -> RuleMeta:
+        return self._all()[code]
+
+    def __iter__(self) -> Any:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(CODES)

@@ -1,0 +1,83 @@
+"""The registry as data (``rules/checks/index.py``): a lint run imports only the rules whose objects its inventory
+holds. The index names every rule of the registry, in its order, with its module and class; what each rule
+``reads`` is honest (with those collections empty the rule says nothing, on every rule fixture, example and stack);
+and a run over the rules :func:`rules_for` picks finds exactly what the whole registry finds."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.adapters import read_inputs
+from shardwise.rules.checks import index
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import LintConfig, run_rule, run_rules
+from shardwise.rules.model import Inventory
+
+INPUTS = sorted(
+    [*(p for p in (ROOT / "tests" / "fixtures" / "rules").glob("SW*/*") if p.suffix in (".yaml", ".json")),
+     *(ROOT / "examples").glob("*.yaml"), *(ROOT / "stacks").glob("Pulumi.*.yaml")])
+COLLECTIONS = {f.name for f in dataclasses.fields(Inventory) if f.type.startswith("list[")}
+
+
+def _inventory(path) -> Inventory:
+    return read_inputs([str(path)], jobs=1)
+
+
+def test_the_index_is_the_registry():
+    assert [(code, f"shardwise.rules.checks.{module}", cls) for code, module, cls, _ in index.RULES] == [
+        (r.meta.code, type(r).__module__, type(r).__name__) for r in ALL_RULES]
+    assert list(index.CODES) == [r.meta.code for r in ALL_RULES]
+    assert dict(index.Metas()) == {r.meta.code: r.meta for r in ALL_RULES}
+    assert len(index.Metas()) == len(ALL_RULES)
+
+
+def test_every_rule_reads_collections_of_the_inventory():
+    assert [(code, sorted(set(reads) - COLLECTIONS)) for code, _, _, reads in index.RULES
+            if not reads or set(reads) - COLLECTIONS] == []
+
+
+def test_the_inputs_give_every_collection_a_rule_reads():
+    """The checks below mean something: each collection some rule reads is non-empty in some input."""
+    read = {name for *_, reads in index.RULES for name in reads}
+    seen = {name for p in INPUTS for name in read if getattr(_inventory(p), name)}
+    assert sorted(read - seen) == []
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_rule_says_nothing_when_what_it_reads_is_empty(path):
+    inv = _inventory(path)
+    config = LintConfig()
+    loud = []
+    for rule, (code, _, _, reads) in zip(ALL_RULES, index.RULES, strict=True):
+        emptied = dataclasses.replace(inv, **{name: [] for name in reads}, index={})
+        found = list(run_rule(rule, emptied, config))
+        if found:
+            loud.append((code, [f.message for f in found]))
+    assert loud == []
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_rules_a_run_picks_find_what_the_registry_finds(path):
+    inv = _inventory(path)
+    picked = index.rules_for(inv)
+    assert [r.meta.code for r in picked] == [code for code, _, _, reads in index.RULES
+                                              if any(getattr(inv, name) for name in reads)]
+    assert run_rules(picked, inv) == run_rules(ALL_RULES, dataclasses.replace(inv, index={}))
+
+
+def test_a_one_file_lint_imports_only_the_rules_it_runs():
+    """A Deployment with a Service and no Ingress, launch issue or ConfigMap: the rules of launch issues (SW002,
+    SW003, SW005) and of Ingresses (SW406) are not imported, nor the registry."""
+    code = (
+        "import sys\n"
+        "from shardwise.rules.app.cli import main\n"
+        "rc = main(['lint', 'tests/fixtures/rules/SW104/fail.yaml', '--format', 'json', '--output', '/dev/null'])\n"
+        "print(rc, sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('shardwise.rules.checks.')"
+        " and m.rsplit('.', 1)[1] in ('registry', 'sw002', 'sw003', 'sw005', 'sw406', 'sw101', 'sw305')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "1 ['sw101', 'sw305']"

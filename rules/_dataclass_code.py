@@ -1,0 +1,125 @@
+"""The methods ``@dataclass`` writes for shardwise's classes, compiled once and kept between runs.
+
+``dataclasses`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and, for frozen
+classes, ``__setattr__``/``__delattr__`` as Python source and compiles it every time the class is defined.
+Compiling is about nine tenths of what defining a dataclass costs, and a one-file lint defines about ninety
+of them before it reads a byte: most of the start-up time above the interpreter's own.
+
+The source ``dataclasses`` writes is a pure function of the class (its fields, options and the Python
+release), so the compiled code can be kept like a ``.pyc``: in ``rules/__pycache__``, keyed by the exact
+source text and the interpreter's version, and used only when both match. Nothing else changes: the methods
+are made by the same ``exec`` from the same code, in the class's module, so behaviour, tracebacks
+(``File "<string>"``) and reprs are those of plain ``dataclasses``.
+
+Only classes of shardwise's own modules use the store; every other module's dataclasses are compiled as
+usual. The store is written at exit when a run compiled something it did not hold, unless bytecode writing
+is off (``PYTHONDONTWRITEBYTECODE``, ``-B``) or the folder is read-only; ``make setup`` writes it
+(``python -c "from shardwise.rules._dataclass_code import main; main()"``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import dataclasses
+import marshal
+import os
+import sys
+from types import CodeType
+from typing import Any
+
+#: the folder of rules/'s bytecode, where the store sits beside the .pyc files
+STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
+                     f"dataclass-code.{sys.implementation.cache_tag}.marshal")
+_OWN = "shardwise."
+_builtin_exec = builtins.exec
+
+_codes: dict[str, CodeType] = {}
+_state = {"hits": 0, "misses": 0, "installed": False, "save_at_exit": False}
+
+
+def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
+    """``exec`` as ``dataclasses`` calls it: the source text of one class's methods, in its module's globals."""
+    if type(source) is str and type(globals) is dict and str(globals.get("__name__", "")).startswith(_OWN):
+        code = _codes.get(source)
+        if code is None:
+            code = _codes[source] = compile(source, "<string>", "exec")
+            _state["misses"] += 1
+        else:
+            _state["hits"] += 1
+        source = code
+    _builtin_exec(source, globals, locals)
+
+
+def load(path: str = STORE) -> int:
+    """Read the store at ``path`` into memory; how many entries it held (0 when absent, unreadable, or
+    written by another Python release)."""
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return 0
+    if not (isinstance(data, tuple) and len(data) == 2 and data[0] == sys.hexversion and isinstance(data[1], dict)):
+        return 0
+    for text, code in data[1].items():
+        if isinstance(text, str) and isinstance(code, CodeType):
+            _codes.setdefault(text, code)
+    return len(data[1])
+
+
+def save(path: str = STORE) -> bool:
+    """Write what is in memory to ``path`` (atomically: concurrent runs each leave a whole store)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(marshal.dumps((sys.hexversion, dict(_codes))))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
+def _save_if_new() -> None:
+    if _state["misses"] and not sys.dont_write_bytecode:
+        save()
+
+
+def install() -> None:
+    """Use the store for the classes shardwise defines from now on (once per process)."""
+    if _state["installed"]:
+        return
+    _state["installed"] = True
+    if getattr(dataclasses, "exec", builtins.exec) is not builtins.exec:
+        return  # someone else already stands in for exec there: leave dataclasses as it is
+    load()
+    dataclasses.exec = _exec  # type: ignore[attr-defined]  # dataclasses looks exec up in its own globals first
+    atexit.register(_save_if_new)
+
+
+def stats() -> dict[str, int]:
+    """Entries held, and the classes' method sets found in the store or compiled in this process."""
+    return {"entries": len(_codes), "hits": _state["hits"], "misses": _state["misses"]}
+
+
+def main() -> int:
+    """Import every module of shardwise's rules and write the store (``make setup``)."""
+    import importlib
+    import pkgutil
+
+    install()
+    for info in pkgutil.walk_packages([os.path.dirname(os.path.abspath(__file__))], "shardwise.rules."):
+        if info.name.rsplit(".", 1)[-1] in {"__main__"}:
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ImportError:
+            continue  # an optional dependency absent (pulumi for the pack): its classes are compiled when used
+    ok = save()
+    print(f"dataclass code: {len(_codes)} method sets in {STORE}" if ok else
+          f"dataclass code: could not write {STORE} (each run compiles them)")
+    return 0

@@ -1,0 +1,65 @@
+"""The compiled dataclass methods kept between runs (rules/_dataclass_code.py): a run that finds them compiles
+none, the classes behave exactly as plain dataclasses, other packages' classes never use the store, and a store
+from another Python release or a damaged file is ignored."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import subprocess
+import sys
+import textwrap
+
+_PROBE = textwrap.dedent("""
+    import json, sys
+    from shardwise.rules import _dataclass_code as d
+    d._codes.clear()
+    held = d.load(sys.argv[1])
+    from shardwise.rules.model.inventory import Location
+    import dataclasses
+    @dataclasses.dataclass(frozen=True)
+    class Elsewhere:  # __main__'s own class: never looked up in the store
+        a: int = 1
+    loc = Location("f.yaml", 3)
+    out = {"held": held, "stats": d.stats(), "repr": repr(loc), "eq": loc == Location("f.yaml", 3),
+           "hash": hash(loc) == hash(Location("f.yaml", 3)), "other": repr(Elsewhere())}
+    try:
+        loc.line = 4
+    except dataclasses.FrozenInstanceError:
+        out["frozen"] = True
+    if len(sys.argv) > 2:
+        out["saved"] = d.save(sys.argv[1])
+    print(json.dumps(out))
+""")
+
+
+def _probe(store, *extra):
+    # a fresh interpreter with the store at `store`; -B so that nothing is written at exit
+    proc = subprocess.run([sys.executable, "-B", "-c", _PROBE, str(store), *extra],
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def test_a_run_that_finds_the_store_compiles_nothing_and_the_classes_behave_the_same(tmp_path):
+    store = tmp_path / "dataclass-code.marshal"
+    first = _probe(store, "save")
+    assert first["held"] == 0 and first["saved"] is True
+    assert first["stats"]["hits"] == 0 and first["stats"]["misses"] > 0
+    second = _probe(store)
+    assert second["held"] == first["stats"]["entries"]
+    assert second["stats"]["misses"] == 0 and second["stats"]["hits"] == first["stats"]["misses"]
+    for key in ("repr", "eq", "hash", "frozen", "other"):
+        assert second[key] == first[key]
+    assert second["eq"] is True and second["hash"] is True and second["frozen"] is True
+    assert second["other"] == "Elsewhere(a=1)"
+
+
+def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
+    store = tmp_path / "dataclass-code.marshal"
+    _probe(store, "save")
+    codes = marshal.loads(store.read_bytes())[1]
+    store.write_bytes(marshal.dumps((sys.hexversion - 1, codes)))
+    assert _probe(store)["held"] == 0
+    store.write_bytes(b"\x00not marshal")
+    out = _probe(store)
+    assert out["held"] == 0 and out["stats"]["hits"] == 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"

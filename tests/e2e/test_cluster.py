@@ -308,6 +308,13 @@ def test_the_control_plane_is_the_one_built(plane):
     assert Path(plane.kubeconfig).is_file()
 
 
+def test_the_control_plane_runs_the_kubernetes_version_prod_creates(plane):
+    """prod creates its EKS cluster at ``cluster.version``; the control plane the tests run is that minor version."""
+    version = plane.api("GET", "/version")
+    declared = load_stack_config("prod")["shardwise:environment"]["cluster"]["version"]
+    assert f"{version['major']}.{version['minor']}" == declared, (version["gitVersion"], declared)
+
+
 def test_the_scheduler_agrees_with_sw201_on_a_pod_wider_than_its_nodes(plane):
     """SW201's one-pod case, against the real scheduler: a pod asking for 2 GPUs on g6e.xlarge nodes (one L40S
     each) is placed nowhere, and the same pod at TP1 with 1 GPU runs."""

@@ -194,8 +194,11 @@ cannot make in place (subnets, instance types, AMI type, capacity type, node rol
 delete-before-replace: the old group goes first, and the pool serves nothing until the new one has
 joined and the pods started (a first start's budget). The price of both: during an update the pool has
 one node (or, replaced, all its nodes) fewer; a multi-node group with a member on a replaced node
-restarts. The CPU system node group keeps EKS's default. Only checked as the inputs shardwise sends: the
-AWS provider is stood in for, and no update has run on EKS ([status.md](status.md)).
+restarts. The CPU system node group keeps EKS's default. Checked through the real engine with an AWS
+stand-in that plans as the AWS provider does (`tests/e2e/test_node_updates.py`: a launch-template change
+updates the template to a new version and the group in place, a subnet change replaces the group, the old
+one deleted first); the AWS provider itself is stood in for, and no update has run on EKS
+([status.md](status.md)).
 
 **Growing.** Managed GPU node groups ignore `scalingConfig.desiredSize` drift (`ignoreChanges`): the
 Cluster Autoscaler (installed on a created cluster when a managed pool's `max_size` exceeds its
@@ -410,7 +413,8 @@ are not checked.
 
 The AWS provider (`pulumi-resource-aws`) cannot be built or downloaded here: the tests run the AWS side
 under Pulumi's mocks (tests/support/component_mocks.py answers like the provider for the outputs programs read)
-and the engine tests under a stand-in provider (tests/support/standin_provider.py) that accepts every input. So
+and the engine tests under a stand-in provider (tests/support/standin_provider.py) that accepts every input and
+plans node-group and launch-template changes as the AWS provider does (ForceNew fields replace). So
 IAM policy contents, EKS add-on configuration, launch templates and node groups are checked as the
 inputs shardwise sends, not as AWS accepts them; the Helm releases are never installed.
 
@@ -419,10 +423,12 @@ staging and prod stacks (prod without its Helm charts, which this machine cannot
 Kubernetes provider against a local kube-apiserver, controller manager and scheduler (v1.35.4), with
 the published CRDs of KEDA, the Prometheus operator and Karpenter installed and kwok playing the
 nodes of each GPU pool. Every object is accepted, every vLLM pod is scheduled onto the instance type
-the linter sized it for, `pulumi destroy` leaves nothing, and a stack the pack blocks creates nothing.
-No container runs there (so no probe, download or vLLM start-up), no controller of those CRDs runs,
-and the LeaderWorkerSet CRD is a schema-less stand-in (`sigs.k8s.io/lws` is not served), so the
-multi-node group's pods are not made.
+the linter sized it for, a second `up` changes nothing, `pulumi destroy` leaves nothing, and a stack the
+pack blocks creates nothing. The LeaderWorkerSet controller v0.7.0 runs there with its webhooks (built from
+`sigs.k8s.io/lws`, its CRD from the same module): prod's 405B group forms, a leader and a worker pod on the
+two `h100-efa` nodes, and `up` waits for the status the controller writes. No container runs (so no probe,
+download or vLLM start-up), no other controller of those CRDs runs, and the CRDs and the LWS controller are
+put there before `up`, not installed by the stack's Helm charts ([status.md](status.md)).
 
 ### Toward `pulumi package add`
 

@@ -32,6 +32,56 @@ _TYPED: dict[tuple[str, str], Any] = {
 }
 
 
+_BINARY = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def canonical_quantity(value: Any) -> Any:
+    """A resource quantity as Kubernetes writes it back (``resource.Quantity``'s canonical form): a whole number
+    of a binary suffix takes the largest suffix it is a whole multiple of (``5120Mi`` -> ``5Gi``), a decimal one
+    the largest power of 1000 (``8`` -> ``"8"``, ``1000m`` -> ``"1"``). Other forms (fractions, exponents) are
+    returned as given."""
+    import re
+
+    m = re.fullmatch(r"(\d+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?", str(value)) if not isinstance(value, bool) else None
+    if m is None:
+        return value
+    number, suffix = int(m.group(1)), m.group(2) or ""
+    if suffix and suffix in _BINARY:
+        amount = number * 1024 ** _BINARY.index(suffix)
+        if amount >= 1024:
+            k = max(k for k in range(len(_BINARY)) if amount % 1024 ** k == 0)
+            return f"{amount // 1024 ** k}{_BINARY[k]}"
+        suffix = ""  # below 1Ki Kubernetes writes a binary quantity in decimal form
+    milli = number * 10 ** (_DECIMAL[suffix] + 3)
+    if milli == 0:
+        return "0"
+    exp = max(e for e in _DECIMAL.values() if milli % 10 ** (e + 3) == 0)
+    return f"{milli // 10 ** (exp + 3)}{next(s for s, e in _DECIMAL.items() if e == exp)}"
+
+
+def canonical_pod_quantities(obj: dict[str, Any]) -> dict[str, Any]:
+    """A LeaderWorkerSet with the resource quantities of its leader and worker templates in canonical form.
+
+    The LWS admission webhook decodes the object into Go types and encodes it again, so the API server stores
+    every quantity canonicalised; the Kubernetes provider compares a custom resource's fields as declared
+    (it has no schema that says they are quantities), so ``5120Mi`` against the stored ``5Gi`` and ``8``
+    against ``"8"`` was a change on every ``up`` (found on the local control plane with the real controller).
+    Built-in kinds need none of this: the provider knows their schema."""
+    import copy
+
+    out = copy.deepcopy(obj)
+    lwt = out.get("spec", {}).get("leaderWorkerTemplate", {})
+    for template in (lwt.get("leaderTemplate"), lwt.get("workerTemplate")):
+        pod = (template or {}).get("spec") or {}
+        for container in [*pod.get("initContainers", []), *pod.get("containers", [])]:
+            for kind in ("requests", "limits"):
+                amounts = container.get("resources", {}).get(kind)
+                if isinstance(amounts, dict):
+                    container["resources"][kind] = {k: canonical_quantity(v) for k, v in amounts.items()}
+    return out
+
+
 def declare(resource_name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """The typed resource for built-in kinds; a ``CustomResource`` for CRDs (LWS, KEDA, Karpenter...)."""
     cls = _TYPED.get((obj["apiVersion"], obj["kind"]))

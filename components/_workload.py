@@ -25,7 +25,16 @@ from shardwise.rules.model.spec import (
     VllmServiceSpec,
 )
 
-from ._k8s import INSTALLS_DOC, KUBECONFIG_DOC, PROVIDER_DOC, child_opts, declare, doc, installed_by
+from ._k8s import (
+    INSTALLS_DOC,
+    KUBECONFIG_DOC,
+    PROVIDER_DOC,
+    canonical_pod_quantities,
+    child_opts,
+    declare,
+    doc,
+    installed_by,
+)
 from .errors import ArgumentsError
 from .hf_token import secret_metadata, token_findings
 from .inputs import Unknowns
@@ -231,7 +240,7 @@ def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any
             continue
         extra = options(obj) if options is not None else {}
         if obj["kind"] == "LeaderWorkerSet":
-            obj = _annotated(obj, WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
+            obj = _annotated(canonical_pod_quantities(obj), WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
         wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
         wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),

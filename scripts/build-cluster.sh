@@ -16,12 +16,17 @@
 # cache calls its published etcdmain package. kwok's command is built the same way as the
 # Kubernetes commands (its module copied, its own go.mod as is). The CustomResourceDefinitions of
 # KEDA, the Prometheus operator and Karpenter come from those projects' Go modules (their zips hold the
-# generated YAML) into the cache's crds/. Nothing is copied into this repository; built binaries are reused.
+# generated YAML) into the cache's crds/. The LeaderWorkerSet controller is built from sigs.k8s.io/lws (its
+# module copied, its own go.mod as is; the proxy lists no versions of it but serves the exact tag), and its
+# CRD and webhook configuration come from the same module. Nothing is copied into this repository; built
+# binaries are reused.
 #
 #   SHARDWISE_CLUSTER_CACHE  cache root (default ~/.cache/shardwise-cluster)
 #   K8S_VERSION              k8s.io/kubernetes version (default v1.35.4)
 #   ETCD_VERSION             go.etcd.io/etcd/server/v3 version (default v3.6.13)
 #   KWOK_VERSION             sigs.k8s.io/kwok version (default v0.8.0)
+#   LWS_VERSION              sigs.k8s.io/lws version (default v0.7.0: the release of the lws chart
+#                            components/cluster.py pins)
 #   KEDA_VERSION, PROMETHEUS_OPERATOR_VERSION, KARPENTER_VERSION  the modules the CRDs come from
 #                            (defaults v2.21.0, v0.85.0, v1.13.1: the newest that this Go (1.26.8) accepts)
 #
@@ -31,12 +36,14 @@ set -euo pipefail
 K8S_VERSION="${K8S_VERSION:-v1.35.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.13}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
+LWS_VERSION="${LWS_VERSION:-v0.7.0}"
 CACHE="${SHARDWISE_CLUSTER_CACHE:-$HOME/.cache/shardwise-cluster}"
 BIN="$CACHE/bin-k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}-kwok-${KWOK_VERSION}"
 PRINT_BIN=0
 [[ "${1:-}" == "--print-bin" ]] && PRINT_BIN=1
 if [[ "${1:-}" == "--check" ]]; then  # exit 0 when everything is built and cached, 1 otherwise; builds nothing
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml crds/.complete; do
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok kwok-stages.yaml crds/.complete \
+           "lws-$LWS_VERSION/lws-controller" "lws-$LWS_VERSION/.complete"; do
     [[ -e "$BIN/$b" ]] || exit 1
   done
   exit 0
@@ -152,6 +159,27 @@ else
   chmod u+w "$BIN"/crds/*.yaml
   touch "$BIN/crds/.complete"
   say "CRDs: $(ls "$BIN/crds" | wc -l) copied from KEDA, the Prometheus operator and Karpenter"
+fi
+
+# ---- the LeaderWorkerSet controller, its CRD and its webhook configuration (the module's config/)
+LWS="$BIN/lws-$LWS_VERSION"
+if [[ -x "$LWS/lws-controller" && -f "$LWS/.complete" ]]; then
+  say "LeaderWorkerSet ${LWS_VERSION}: cached"
+else
+  t0=$(date +%s)
+  SRC="$CACHE/src-lws-${LWS_VERSION}"
+  rm -rf "$SRC" "$LWS" && mkdir -p "$LWS"
+  cp -r "$(moddir sigs.k8s.io/lws "$LWS_VERSION")" "$SRC" && chmod -R u+w "$SRC"
+  (
+    cd "$SRC"
+    "${GO[@]}" build -ldflags "-s -w -X sigs.k8s.io/lws/pkg/version.GitVersion=${LWS_VERSION}" -o "$LWS/lws-controller" ./cmd
+    cp config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml "$LWS/crd.yaml"
+    cp config/webhook/manifests.yaml "$LWS/webhook-manifests.yaml"
+    cp config/webhook/mutating-patch.yaml config/webhook/validating-patch.yaml "$LWS/"
+  )
+  chmod u+w "$LWS"/*.yaml
+  touch "$LWS/.complete"
+  say "LeaderWorkerSet ${LWS_VERSION}: built in $(( $(date +%s) - t0 ))s"
 fi
 
 if [[ $PRINT_BIN == 1 ]]; then

@@ -298,9 +298,10 @@ def test_prod_replicas_multinode_and_efa():
     assert "leaderworkerset.sigs.k8s.io/exclusive-topology" not in lws["metadata"]["annotations"]
     leader, worker = container(lws, "leaderTemplate"), container(lws, "workerTemplate")
     for ct in (leader, worker):
+        # in the form the API server stores them once the LWS webhook has re-encoded the object (5120Mi is 5Gi)
         assert ct["resources"] == {
-            "requests": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi", "memory": "32000Mi"},
-            "limits": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32, "hugepages-2Mi": "5120Mi"},
+            "requests": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "hugepages-2Mi": "5Gi", "memory": "32000Mi"},
+            "limits": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "hugepages-2Mi": "5Gi"},
         }
         env = env_of(ct)
         assert (env["FI_PROVIDER"], env["FI_EFA_USE_DEVICE_RDMA"]) == ("efa", "1")

@@ -4,7 +4,7 @@ The real Pulumi CLI, Python language host and Kubernetes provider run the progra
 ``shardwise:kubeconfig`` pointing at a local kube-apiserver; the AWS resources go to the stand-in AWS
 provider (``tests/support/standin_provider.py``: the real one cannot be built here). Before each stack the test
 gives the cluster what that stack's mode expects of it: the CRDs (KEDA, the Prometheus operator,
-Karpenter: their published definitions; LeaderWorkerSet: a schema-less stand-in), the PriorityClasses
+Karpenter, LeaderWorkerSet: their published definitions), the PriorityClasses
 and storage class the stack names, a volume for each model-cache claim (as a CSI driver would provision
 it), and the nodes of its GPU pools (kwok Nodes with the labels, taints and capacity the components give
 that pool's nodes). Then:
@@ -13,6 +13,10 @@ that pool's nodes). Then:
   there to read back);
 * every vLLM pod is scheduled by the real scheduler onto a node of the instance type and GPU the linter
   sized the workload for;
+* a multi-node group forms: the real LeaderWorkerSet controller (``sigs.k8s.io/lws``, with its webhooks) makes
+  the leader and worker StatefulSets, each group's pods carry its size and indices, all are placed on the
+  pool's GPU nodes, and the controller reports the set ``Available``, which the ``pulumi.com/waitFor`` of the
+  LeaderWorkerSet waited for;
 * a second ``up`` of the same program and config changes nothing (``--expect-no-changes``), Kubernetes
   objects through the real provider and AWS resources through the stand-in (which names and versions
   them as the AWS provider would);
@@ -20,10 +24,9 @@ that pool's nodes). Then:
 
 prod creates its cluster and installs its controllers from Helm charts, which this machine cannot fetch:
 it runs here with ``cluster.helm_charts: false`` and what the charts would install listed as installed
-(the CRDs above), so its serving objects meet the same API server. No LeaderWorkerSet controller runs
-(its module is not served), so the 405B group's pods are not made; ``cluster_support.GroupsReported`` writes
-the status the controller would once the group is ready, which the ``pulumi.com/waitFor`` of the
-LeaderWorkerSet waits for (the wait is exercised; the group's formation is not).
+(the CRDs above, and the LeaderWorkerSet controller, started from its own build rather than its chart),
+so its serving objects meet the same API server. Pods are kwok's: they are Running and Ready once bound, and
+no container, so no vLLM and no probe, ever runs.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ def plane(tmp_path_factory: pytest.TempPathFactory):
     bin_dir = require_cluster()
     with ControlPlane(bin_dir, tmp_path_factory.mktemp("control-plane")) as cp:
         cp.apply_crds()
+        cp.start_lws_controller()
         yield cp
 
 
@@ -216,11 +220,13 @@ def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, 
                 labels = by_node[node]
                 assert labels["node.kubernetes.io/instance-type"] == w["cost"]["instance_type"], (node, w["cost"])
                 assert pod["status"].get("phase") == "Running", pod["status"]
-        # the LeaderWorkerSet waited for its groups (status written by cluster_support.GroupsReported)
-        for lws in (o for o in declared if o["kind"] == "LeaderWorkerSet"):
+        # each LeaderWorkerSet formed its groups on its pool's nodes, and up waited for them
+        pools = {p["name"]: p for p in env.get("pools", [])}
+        for group in env.get("multi_node", []):
+            [lws] = [o for o in declared if o["kind"] == "LeaderWorkerSet" and o["name"] == group["name"]]
             got = plane.api("GET", _object_path(lws))
             assert "pulumi.com/waitFor" in got["metadata"]["annotations"], got["metadata"]
-            assert got["status"]["readyReplicas"] == got["spec"]["replicas"], got.get("status")
+            assert_groups_formed(plane, got, by_node, pools[group["pool"]])
         # the router's Ingress waited for its address (written by cluster_support.IngressAddresses)
         for ing in (o for o in declared if o["kind"] == "Ingress"):
             got = plane.api("GET", _object_path(ing))
@@ -240,6 +246,40 @@ def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, 
         plane.wait_for("the destroyed stack's objects to go", gone, timeout=120)
     finally:
         _clean_up(plane, nodes, volumes)
+
+
+LWS = "leaderworkerset.sigs.k8s.io"
+
+
+def assert_groups_formed(plane: ControlPlane, lws: dict[str, Any], by_node: dict[str, dict[str, str]],
+                         pool: dict[str, Any]) -> None:
+    """What the LeaderWorkerSet controller makes of ``lws`` once its groups are ready: a leader StatefulSet of
+    ``replicas`` pods and, per group, a worker StatefulSet of ``size - 1``; each pod labelled with its group and
+    worker index and annotated with the group size; all Running on nodes of ``pool``; status Available."""
+    name, ns = lws["metadata"]["name"], lws["metadata"]["namespace"]
+    groups, size = int(lws["spec"]["replicas"]), int(lws["spec"]["leaderWorkerTemplate"]["size"])
+    selector = f"labelSelector={LWS}/name%3D{name}"
+    sets = {s["metadata"]["name"]: s["spec"]["replicas"]
+            for s in plane.items(f"/apis/apps/v1/namespaces/{ns}/statefulsets?{selector}")}
+    assert sets == {name: groups, **{f"{name}-{g}": size - 1 for g in range(groups) if size > 1}}, sets
+    pods = plane.items(f"/api/v1/namespaces/{ns}/pods?{selector}")
+    members = sorted((p["metadata"]["labels"][f"{LWS}/group-index"], p["metadata"]["labels"][f"{LWS}/worker-index"])
+                     for p in pods)
+    assert members == sorted((str(g), str(w)) for g in range(groups) for w in range(size)), members
+    for pod in pods:
+        assert pod["metadata"]["annotations"][f"{LWS}/size"] == str(size), pod["metadata"]
+        env = {e["name"]: e.get("value") for c in pod["spec"]["containers"] for e in c.get("env", [])}
+        assert env.get("LWS_GROUP_SIZE") == str(size), sorted(env)
+        node = pod["spec"].get("nodeName")
+        assert node, (pod["metadata"]["name"], pod.get("status", {}).get("conditions"))
+        assert by_node[node].get("eks.amazonaws.com/nodegroup", by_node[node].get("karpenter.sh/nodepool")) == \
+            pool["name"], (pod["metadata"]["name"], by_node[node])
+        assert by_node[node]["node.kubernetes.io/instance-type"] == pool["instance_type"], by_node[node]
+        assert pod["status"].get("phase") == "Running", pod["status"]
+    status = lws.get("status", {})
+    conditions = {c["type"]: c["status"] for c in status.get("conditions", [])}
+    assert (status.get("readyReplicas"), conditions.get("Available")) == (groups, "True"), status
+    print(f"{ns}/{name}: {groups} group(s) of {size} on {sorted({p['spec']['nodeName'] for p in pods})}")
 
 
 def test_a_stack_the_pack_blocks_creates_nothing_on_the_api_server(plane, tmp_path):
@@ -266,6 +306,13 @@ def test_the_control_plane_is_the_one_built(plane):
     want = re.search(r'K8S_VERSION="\$\{K8S_VERSION:-(v[\d.]+)\}"', script)
     assert want and version["gitVersion"] == want.group(1), version
     assert Path(plane.kubeconfig).is_file()
+
+
+def test_the_control_plane_runs_the_kubernetes_version_prod_creates(plane):
+    """prod creates its EKS cluster at ``cluster.version``; the control plane the tests run is that minor version."""
+    version = plane.api("GET", "/version")
+    declared = load_stack_config("prod")["shardwise:environment"]["cluster"]["version"]
+    assert f"{version['major']}.{version['minor']}" == declared, (version["gitVersion"], declared)
 
 
 def test_the_scheduler_agrees_with_sw201_on_a_pod_wider_than_its_nodes(plane):

@@ -15,10 +15,14 @@ starts them on loopback ports in a temporary folder and stops them afterwards:
   container runs, so no probe does either;
 * :class:`IngressAddresses`, a thread that writes a load balancer's hostname into every Ingress's status,
   as the AWS Load Balancer Controller would once it made the ALB;
-* :class:`GroupsReported`, a thread that writes what the LeaderWorkerSet controller reports once every group
-  is ready (``readyReplicas`` = ``spec.replicas``, condition ``Available``) into each LeaderWorkerSet's
-  status, so the ``pulumi.com/waitFor`` the components put on it is met. No LWS controller runs here, so no
-  group forms: the wait is exercised, the group formation is not.
+* the LeaderWorkerSet controller (built from ``sigs.k8s.io/lws`` at the release of the chart
+  ``components/cluster.py`` pins, with the CRD and webhook configuration of the same module): it runs on the
+  host with its webhooks enabled, served on a loopback port with a self-signed certificate, and the API server
+  calls them at that address (``clientConfig.url`` instead of the chart's Service, whose pod would not run
+  here: kwok runs no container). So a LeaderWorkerSet is defaulted and validated by the real webhooks, its
+  leader and worker StatefulSets are made by the real controller, its pods get the group labels and
+  ``LWS_*`` variables from the real pod webhook and are placed by the real scheduler, and its status
+  (``readyReplicas``, condition ``Available``) is the controller's.
 
 The API is spoken to with :meth:`ControlPlane.api` (JSON over HTTPS with the admin token); there is no
 kubectl. Where a binary is missing the tests are skipped, or fail with ``SHARDWISE_REQUIRE_CLUSTER`` set.
@@ -26,6 +30,7 @@ kubectl. Where a binary is missing the tests are skipped, or fail with ``SHARDWI
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -47,8 +52,6 @@ CACHE = Path(os.environ.get("SHARDWISE_CLUSTER_CACHE", Path.home() / ".cache" / 
 BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 TOKEN = "shardwise-cluster-tests"
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
-#: CRDs of projects whose modules are not served, written for these tests (each file says what it lacks)
-OWN_CRDS = ROOT / "tests" / "fixtures" / "cluster"
 
 
 def _default(name: str) -> str:
@@ -58,13 +61,19 @@ def _default(name: str) -> str:
     raise AssertionError(f"{BUILD_SCRIPT} sets no default {name}")
 
 
+def lws_dir(bin_dir: Path) -> Path:
+    """Where ``scripts/build-cluster.sh`` puts the LeaderWorkerSet controller, its CRD and webhook files."""
+    return bin_dir / f"lws-{_default('LWS_VERSION')}"
+
+
 def cluster_bin() -> Path | None:
     """The folder ``scripts/build-cluster.sh`` builds into, where every binary is there."""
     env = os.environ.get("SHARDWISE_CLUSTER_BIN")
     folder = Path(env) if env else CACHE / (
         f"bin-k8s-{_default('K8S_VERSION')}-etcd-{_default('ETCD_VERSION')}-kwok-{_default('KWOK_VERSION')}")
     ok = all(os.access(folder / b, os.X_OK) for b in BINARIES) and (folder / "crds" / ".complete").is_file() \
-        and (folder / "kwok-stages.yaml").is_file()
+        and (folder / "kwok-stages.yaml").is_file() and os.access(lws_dir(folder) / "lws-controller", os.X_OK) \
+        and (lws_dir(folder) / ".complete").is_file()
     return folder if ok else None
 
 
@@ -109,13 +118,13 @@ class ControlPlane:
         self._tls.check_hostname = False
         self._tls.verify_mode = ssl.CERT_NONE
         self.ingress_addresses: IngressAddresses | None = None
-        self.groups_reported: GroupsReported | None = None
+        self.lws_port: int | None = None
 
     # -- start and stop
-    def _start(self, name: str, *args: str) -> None:
+    def _start(self, name: str, *args: str, path: Path | None = None) -> None:
         log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed in stop()
         self._logs.append(log)
-        proc = subprocess.Popen([str(self.bin / name), *args], stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([str(path or self.bin / name), *args], stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, cwd=self.dir)
         self.procs.append((name, proc))
 
@@ -198,15 +207,11 @@ class ControlPlane:
                    lambda: self.api("GET", "/api/v1/namespaces/default/serviceaccounts/default") is not None)
         self.ingress_addresses = IngressAddresses(self)
         self.ingress_addresses.start()
-        self.groups_reported = GroupsReported(self)
-        self.groups_reported.start()
         return self
 
     def stop(self) -> None:
         if self.ingress_addresses is not None:
             self.ingress_addresses.stop()
-        if self.groups_reported is not None:
-            self.groups_reported.stop()
         for _name, proc in reversed(self.procs):
             proc.terminate()
         for _name, proc in reversed(self.procs):
@@ -254,10 +259,10 @@ class ControlPlane:
         return self.api("POST", collection_path(obj), obj)
 
     def apply_crds(self) -> list[str]:
-        """Every CustomResourceDefinition under the build's ``crds/`` folder and :data:`OWN_CRDS`, then wait until each is
-        established; their names."""
+        """Every CustomResourceDefinition under the build's ``crds/`` folder and the LeaderWorkerSet's, then wait
+        until each is established; their names."""
         names = []
-        for f in [*sorted((self.bin / "crds").glob("*.yaml")), *sorted(OWN_CRDS.glob("*-crd.yaml"))]:
+        for f in [*sorted((self.bin / "crds").glob("*.yaml")), lws_dir(self.bin) / "crd.yaml"]:
             for doc in yaml.safe_load_all(f.read_text(encoding="utf-8")):
                 if doc and doc.get("kind") == "CustomResourceDefinition":
                     self.create(doc)
@@ -266,13 +271,39 @@ class ControlPlane:
         def established() -> bool:
             for n in names:
                 got = self.api("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}") or {}
-                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+                conds = {c["type"]: c["status"] for c in (got.get("status") or {}).get("conditions") or []}
                 if conds.get("Established") != "True":
                     return False
             return True
 
         self._wait("the CustomResourceDefinitions", established)
         return names
+
+    def start_lws_controller(self) -> None:
+        """The LeaderWorkerSet controller with its webhooks (after :meth:`apply_crds`: it watches its CRD)."""
+        d, lws = self.dir / "lws", lws_dir(self.bin)
+        d.mkdir(exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                        "-keyout", str(d / "tls.key"), "-out", str(d / "tls.crt"), "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        self.lws_port = _free_port()
+        (d / "config.yaml").write_text(yaml.safe_dump({
+            "apiVersion": "config.lws.x-k8s.io/v1alpha1", "kind": "Configuration",
+            "leaderElection": {"leaderElect": False}, "internalCertManagement": {"enable": False},
+            "webhook": {"host": "127.0.0.1", "port": self.lws_port, "certDir": str(d)},
+            "metrics": {"bindAddress": "0"}, "health": {"healthProbeBindAddress": f"127.0.0.1:{_free_port()}"},
+        }), encoding="utf-8")
+        self._start("lws-controller", "--kubeconfig", str(self.kubeconfig), "--config", str(d / "config.yaml"),
+                    "--zap-log-level", "info", path=lws / "lws-controller")
+
+        def listening() -> bool:
+            with socket.create_connection(("127.0.0.1", int(self.lws_port or 0)), timeout=1):
+                return True
+
+        self._wait("the LeaderWorkerSet webhook server", listening, timeout=120)
+        ca = base64.b64encode((d / "tls.crt").read_bytes()).decode()
+        for config in lws_webhook_configurations(lws, f"https://127.0.0.1:{self.lws_port}", ca):
+            self.create(config)
 
     def add_node(self, name: str, labels: dict[str, str], taints: list[dict[str, str]],
                  capacity: dict[str, str]) -> None:
@@ -296,6 +327,27 @@ class ControlPlane:
         self._wait(what, ready, timeout)
 
 
+def lws_webhook_configurations(lws: Path, url: str, ca_bundle: str) -> list[dict[str, Any]]:
+    """The LeaderWorkerSet webhook configurations of its module (``config/webhook/manifests.yaml`` with the
+    kustomize patches its release applies: the pod webhooks only for pods of a LeaderWorkerSet), each webhook
+    called at ``url`` + its path instead of through the chart's Service."""
+    patches = {"MutatingWebhookConfiguration": "mutating-patch.yaml",
+               "ValidatingWebhookConfiguration": "validating-patch.yaml"}
+    out = []
+    for doc in yaml.safe_load_all((lws / "webhook-manifests.yaml").read_text(encoding="utf-8")):
+        if not doc:
+            continue
+        for op in yaml.safe_load((lws / patches[doc["kind"]]).read_text(encoding="utf-8")):
+            assert op["op"] == "replace" and op["path"].startswith("/webhooks/"), op
+            doc["webhooks"][int(op["path"].rsplit("/", 1)[1])] = op["value"]
+        doc["metadata"]["name"] = f"lws-{doc['metadata']['name']}"
+        for hook in doc["webhooks"]:
+            path = hook["clientConfig"]["service"]["path"]
+            hook["clientConfig"] = {"url": url + path, "caBundle": ca_bundle}
+        out.append(doc)
+    return out
+
+
 def collection_path(obj: dict[str, Any]) -> str:
     """The REST collection an object is created in (core, named groups; namespaced or not)."""
     api_version, kind = obj["apiVersion"], obj["kind"]
@@ -315,40 +367,6 @@ def _plural(kind: str) -> str:
     if kind.endswith("y") and kind[-2:-1] not in "aeiou":
         return kind[:-1] + "ies"
     return kind + "s"
-
-
-class GroupsReported(threading.Thread):
-    """Plays the LeaderWorkerSet controller's status once every group is ready: ``readyReplicas``,
-    ``updatedReplicas`` and ``replicas`` = ``spec.replicas`` and the condition ``Available`` (its pods are not
-    made: no LWS controller runs here)."""
-
-    def __init__(self, plane: ControlPlane) -> None:
-        super().__init__(daemon=True)
-        self.plane = plane
-        self._done = threading.Event()
-        self.reported: list[str] = []
-
-    def stop(self) -> None:
-        self._done.set()
-        self.join(5)
-
-    def run(self) -> None:
-        while not self._done.wait(1.0):
-            try:
-                for lws in self.plane.items("/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets"):
-                    meta = lws["metadata"]
-                    if lws.get("status", {}).get("conditions"):
-                        continue
-                    n = int(lws.get("spec", {}).get("replicas", 1))
-                    status = {"replicas": n, "readyReplicas": n, "updatedReplicas": n, "conditions": [{
-                        "type": "Available", "status": "True", "reason": "AllGroupsReady",
-                        "message": "All replicas are ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
-                    self.plane.api("PATCH", f"/apis/leaderworkerset.x-k8s.io/v1/namespaces/{meta['namespace']}/"
-                                   f"leaderworkersets/{meta['name']}/status", {"status": status},
-                                   content_type="application/merge-patch+json")
-                    self.reported.append(f"{meta['namespace']}/{meta['name']}")
-            except (OSError, ApiError):
-                continue
 
 
 class IngressAddresses(threading.Thread):

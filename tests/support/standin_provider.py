@@ -9,7 +9,10 @@ protocol and touches nothing outside the test:
 * ``Check`` accepts the inputs as they are, and gives an AWS resource without a ``name`` the one the AWS
   provider's auto-naming would (the logical name and a suffix, kept from the old inputs on later runs), so
   the outputs that other resources read (a role's or a placement group's name) exist and stay the same;
-  ``Diff`` leaves the comparison to the engine (old inputs against new).
+  ``Diff`` leaves the comparison to the engine (old inputs against new), except for the types in
+  :data:`FORCE_NEW`: there it plans as the AWS provider does, an update in place unless a property its schema
+  marks ``ForceNew`` changes, which replaces the resource (the engine then deletes first where the resource
+  asks for ``deleteBeforeReplace``).
 * A launch template has a ``latestVersion`` (1, one more on each update), as the AWS provider computes it.
 * ``Create`` during a preview answers the inputs plus computed outputs that are unknown, as a real
   provider does (``id`` and ``arn`` for AWS, whose bridged provider lists the id among the
@@ -47,6 +50,20 @@ UNKNOWN_VALUE = PropertyValue(UNKNOWN)
 COMPUTED = {"aws": ("id", "arn"), "kubernetes": ("status",)}
 #: outputs of one resource type that the real provider computes, with their value after a create
 COMPUTED_BY_TYPE = {"aws:ec2/launchTemplate:LaunchTemplate": {"latestVersion": 1.0}}
+
+#: Properties the AWS provider cannot change in place, by type: ``ForceNew`` in the schema of the Terraform
+#: provider it bridges (internal/service/eks/node_group.go, internal/service/ec2/ec2_launch_template.go); a
+#: change of one replaces the resource. Every other change of these types is an update: a launch template gets
+#: a new version (``CreateLaunchTemplateVersion``), a node group ``UpdateNodegroupVersion`` (a launch-template
+#: version, an AMI release) or ``UpdateNodegroupConfig`` (labels, taints, sizes, ``updateConfig``). A dotted
+#: name is a field of a one-element block.
+FORCE_NEW: dict[str, tuple[str, ...]] = {
+    "aws:eks/nodeGroup:NodeGroup": (
+        "amiType", "capacityType", "clusterName", "diskSize", "instanceTypes", "nodeGroupName",
+        "nodeGroupNamePrefix", "nodeRoleArn", "remoteAccess", "subnetIds", "launchTemplate.id",
+        "launchTemplate.name"),
+    "aws:ec2/launchTemplate:LaunchTemplate": ("name", "namePrefix"),
+}
 
 CLUSTER = {
     "arn": "arn:aws:eks:us-east-1:123456789012:cluster/{name}",
@@ -151,6 +168,37 @@ def resource_id(urn: str, name: str) -> str:
     return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:17]}"
 
 
+def _unknown(v: PropertyValue) -> bool:
+    value = v.value
+    if isinstance(value, Computed) or value == UNKNOWN:
+        return True
+    if isinstance(value, Mapping):
+        return any(_unknown(x) for x in value.values())
+    if isinstance(value, tuple):
+        return any(_unknown(x) for x in value)
+    return False
+
+
+def _differs(old: PropertyValue | None, new: PropertyValue | None) -> bool:
+    """Whether a property changes: a value not known yet (an output of a resource being updated) counts as a
+    change, as it does for the AWS provider at preview."""
+    if old is None or new is None:
+        return (old is None) != (new is None)
+    return _unknown(new) or plain(old) != plain(new)
+
+
+def _field(v: PropertyValue | None, dotted: str) -> PropertyValue | None:
+    """``launchTemplate.id`` of a property value: the field of the block (an object, or a list of one)."""
+    if v is None:
+        return None
+    value = v.value
+    if isinstance(value, tuple):
+        value = value[0].value if value else None
+    if not isinstance(value, Mapping):
+        return None
+    return value.get(dotted.split(".", 1)[1])
+
+
 class StandIn(p.Provider):
     def __init__(self, package: str) -> None:
         self.package = package
@@ -188,6 +236,21 @@ class StandIn(p.Provider):
         for key, value in COMPUTED_BY_TYPE.get(_type(request.urn), {}).items():
             out[key] = UNKNOWN_VALUE if request.preview else PropertyValue(value)
         return p.CreateResponse(resource_id=None if request.preview else known["id"], properties=out)
+
+    async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
+        force_new = FORCE_NEW.get(_type(request.urn))
+        if self.package != "aws" or force_new is None:
+            return p.DiffResponse()  # the engine compares old inputs with new
+        computed = {*COMPUTED["aws"], *COMPUTED_BY_TYPE.get(_type(request.urn), {})}
+        olds = {k: v for k, v in request.old_state.items() if k not in computed}
+        news = dict(request.new_inputs)
+        changed = sorted(k for k in {*olds, *news} if k not in news or k not in olds
+                         or _differs(olds[k], news[k]))
+        replaces = sorted({k for k in changed for f in force_new if f == k or (
+            f.startswith(k + ".") and _differs(_field(olds.get(k), f), _field(news.get(k), f)))})
+        detailed = {k: p.PropertyDiff(p.PropertyDiffKind.UPDATE_REPLACE if k in replaces
+                                      else p.PropertyDiffKind.UPDATE, True) for k in changed}
+        return p.DiffResponse(changes=bool(changed), replaces=replaces, diffs=changed, detailed_diff=detailed)
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         self._record("update", request.urn, request.preview)

@@ -192,7 +192,7 @@ class ReplicaSizing:
     available_kv_gib: float  # vLLM's "Available KV cache memory" (negative: nothing left)
     kv_cache_gib_per_gpu: float  # max(available, 0)
     error_band_gib: float
-    kv_bytes_per_token_per_gpu: int  # every layer as full attention (for comparisons)
+    kv_bytes_per_token_per_gpu: int  # attention layers vLLM caches, on the stage that caches most per token
     block_size: int
     kv_cache_tokens: int  # vLLM's "GPU KV cache size: N tokens"
     max_concurrency: float  # vLLM's "Maximum concurrency for max_model_len tokens per request: X"
@@ -662,7 +662,7 @@ def _size_deployment(
         available_kv_gib=available,
         kv_cache_gib_per_gpu=max(available, 0.0),
         error_band_gib=band,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes),
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
         block_size=kv.plan.block_size,
         kv_cache_tokens=kv.plan.tokens,
         max_concurrency=kv.plan.max_concurrency,

@@ -426,6 +426,40 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
     return Layout(tuple(types))
 
 
+def token_bytes(lay: Layout) -> int:
+    """KV bytes one token takes on one GPU of the layout's stage: its attention layers only (a state layer holds a
+    constant per request, a layer without a cache of its own nothing); a sliding or chunked layer's token takes as
+    many bytes as a full layer's, it only keeps fewer tokens."""
+    return sum(t.layers * t.bytes_per_token for t in lay.types if t.kind != "state")
+
+
+def decode_read_bytes(lay: Layout, context: int) -> int:
+    """Bytes one decode step reads from one sequence's cache on one GPU of the layout's stage at ``context``
+    tokens: every token of a full layer, at most the window of a sliding layer (``min(context, window)``) and
+    the chunk of a chunked layer, and the state of a state layer once."""
+    total = 0
+    for t in lay.types:
+        if t.kind == "state":
+            total += t.layers * t.state_bytes
+        else:
+            tokens = min(context, t.span) if t.kind in ("sliding", "chunked") and t.span else context
+            total += t.layers * t.bytes_per_token * max(tokens, 0)
+    return total
+
+
+def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_cache: bool = True) -> int:
+    """:func:`token_bytes` of the pipeline stage that caches the most per token (every stage's GPUs hold their
+    own layers' cache)."""
+    return max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache)) for stage in range(max(pp, 1)))
+
+
+def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, context: int,
+                              mla_cache: bool = True) -> int:
+    """:func:`decode_read_bytes` of the pipeline stage that reads the most (the stages run one after another)."""
+    return max(decode_read_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache), context)
+               for stage in range(max(pp, 1)))
+
+
 def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
     """Gemma 4's full-attention layers per token on one GPU: ``global_head_dim`` (the sliding head size when
     absent) over ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set, else over the KV heads

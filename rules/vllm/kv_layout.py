@@ -460,6 +460,31 @@ def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int
                for stage in range(max(pp, 1)))
 
 
+def kv_sharing_split(model: ModelShape, pp: int) -> str:
+    """Why vLLM refuses to build the model with ``pp`` pipeline stages because a KV-shared layer
+    (``num_kv_shared_layers``: Gemma 3n, Gemma 4 E2B/E4B) lands on a later stage than the layer whose cache it
+    reads, or "". Each stage registers only its own attention layers, and ``Attention.__init__`` checks the
+    target with ``validate_kv_sharing_target`` (``vllm/attention/utils/kv_sharing_utils.py`` from 0.10,
+    ``vllm/model_executor/layers/attention/attention.py`` by 0.20): a target not registered there raises
+    "is not a valid Attention layer in the model". The targets are the last layer of each attention type before
+    the shared ones (``Gemma4Attention``)."""
+    shared = _int(model.hf_config, "num_kv_shared_layers") or 0
+    n = model.num_hidden_layers
+    if pp <= 1 or not 0 < shared < n or unmodelled_reason(model):
+        return ""
+    kinds, _, _ = _listed_or_derived_kinds(model)
+    first = n - shared
+    targets = {kinds[i]: i for i in range(first)}  # the last layer of each kind before the shared ones
+    for stage in range(pp):
+        layers = _stage_slice(n, pp, stage)
+        missing = sorted({targets.get(kinds[i], first - 1) for i in layers if i >= first} - set(layers))
+        if missing:
+            return (f"pipeline stage {stage} holds KV-shared layers {max(layers.start, first)}-{layers.stop - 1} "
+                    f"whose target layer {missing[0]} is on an earlier stage (vLLM: Specified KV sharing target "
+                    "layer ... is not a valid Attention layer in the model)")
+    return ""
+
+
 def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
     """Gemma 4's full-attention layers per token on one GPU: ``global_head_dim`` (the sliding head size when
     absent) over ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set, else over the KV heads

@@ -58,3 +58,41 @@ def test_decode_estimate_reads_the_layers_read():
                         tp=1, pp=1, dp=1, batch=8, context=8192, kv_read_bytes_per_sequence=read)
     assert e is not None
     assert e.memory_ms == pytest.approx((18e9 + 8 * 277_766_144) / (3350e9 * MEMORY_EFFICIENCY) * 1e3)
+
+
+def test_kv_shared_layers_on_a_later_stage_than_their_target_refuse():
+    # gemma-4-E2B: 35 layers, the last 20 read layers 13 (sliding) and 14 (full). PP2 puts layers 18-34 on stage 1,
+    # whose attention layers find no target there: vLLM's validate_kv_sharing_target raises at model construction
+    e2b = find_model("google/gemma-4-E2B-it")
+    reason = kv_layout.kv_sharing_split(e2b, 2)
+    assert reason.startswith("pipeline stage 1 holds KV-shared layers 18-34 whose target layer 13")
+    s = sizing.size_replica(e2b, 22.0, tp=1, pp=2, max_model_len=8192, vllm_version="0.20.0")
+    assert (s.starts, s.certain, s.verdict, s.refusal) == (False, True, "refuses", reason)
+    # the tokens come from stage 0, the stage that caches (stage 1 caches nothing)
+    assert s.kv_cache_tokens > 0 and s.kv_bytes_per_token_per_gpu == 3 * 2048 + 12 * 1024
+    assert kv_layout.kv_sharing_split(e2b, 1) == ""
+    # gemma-4-E4B: 42 layers, 18 shared from layer 24, targets 22 and 23: PP2 (layers 21-41 on stage 1) keeps them
+    # together; PP3 (28-41 on stage 2) does not
+    e4b = find_model("google/gemma-4-E4B-it")
+    assert kv_layout.kv_sharing_split(e4b, 2) == ""
+    assert kv_layout.kv_sharing_split(e4b, 3).startswith("pipeline stage 2 holds KV-shared layers 28-41 whose "
+                                                         "target layer 22")
+
+
+def test_the_stage_with_the_fewest_blocks_sizes_the_cache():
+    # gemma-4-E4B PP2: stage 0 (3 full and 18 sliding layers) has fewer blocks than stage 1 (1 full, 2 sliding)
+    # although stage 1, which holds the LM head and runs the sampler, leaves less memory: every worker takes the
+    # smallest num_blocks (get_kv_cache_configs)
+    e4b = find_model("google/gemma-4-E4B-it")
+    s = sizing.size_replica(e4b, 22.0, tp=1, pp=2, max_model_len=8192, vllm_version="0.20.0")
+    assert s.starts
+    lay0 = kv_layout.layout(e4b, 1, 2, 2, 0)
+    b = sizing.resolve("0.20.0").behaviour
+    plan0 = kv_layout.plan_kv_cache(lay0, b, "v1", s.available_kv_gib * sizing.GIB, 8192, s.max_num_batched_tokens,
+                                    s.block_size)
+    assert s.kv_cache_tokens == plan0.tokens
+    # stage 1 would hold more blocks even in the memory stage 0 leaves (and it leaves less than stage 0 does)
+    lay1 = kv_layout.layout(e4b, 1, 2, 2, 1)
+    plan1 = kv_layout.plan_kv_cache(lay1, b, "v1", s.available_kv_gib * sizing.GIB, 8192, s.max_num_batched_tokens,
+                                    s.block_size)
+    assert plan1.num_blocks > plan0.num_blocks

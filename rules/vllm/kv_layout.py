@@ -479,7 +479,9 @@ def kv_sharing_split(model: ModelShape, pp: int) -> str:
         layers = _stage_slice(n, pp, stage)
         missing = sorted({targets.get(kinds[i], first - 1) for i in layers if i >= first} - set(layers))
         if missing:
-            return (f"pipeline stage {stage} holds KV-shared layers {max(layers.start, first)}-{layers.stop - 1} "
+            low, high = max(layers.start, first), layers.stop - 1
+            which = f"layer {low}" if low == high else f"layers {low}-{high}"
+            return (f"pipeline stage {stage} holds KV-shared {which} "
                     f"whose target layer {missing[0]} is on an earlier stage (vLLM: Specified KV sharing target "
                     "layer ... is not a valid Attention layer in the model)")
     return ""

@@ -71,6 +71,8 @@ def test_kv_shared_layers_on_a_later_stage_than_their_target_refuse():
     # the tokens come from stage 0, the stage that caches (stage 1 caches nothing)
     assert s.kv_cache_tokens > 0 and s.kv_bytes_per_token_per_gpu == 3 * 2048 + 12 * 1024
     assert kv_layout.kv_sharing_split(e2b, 1) == ""
+    # PP16: stage 7 holds layer 15 alone
+    assert kv_layout.kv_sharing_split(e2b, 16).startswith("pipeline stage 7 holds KV-shared layer 15 whose target")
     # gemma-4-E4B: 42 layers, 18 shared from layer 24, targets 22 and 23: PP2 (layers 21-41 on stage 1) keeps them
     # together; PP3 (28-41 on stage 2) does not
     e4b = find_model("google/gemma-4-E4B-it")

@@ -627,12 +627,17 @@ def decode_estimate(model: ModelShape, gpu: GpuInfo | None, s: ReplicaSizing, p:
     a custom GPU, or one the speed catalog lacks)."""
     from ..capacity.sizing import GIB
     from ..capacity.throughput import estimate_decode
+    from ..vllm import kv_layout
+    from ..vllm.versions import resolve
 
     if gpu is None or batch < 1:
         return None
+    read = kv_layout.replica_decode_read_bytes(model, p.tp, p.pp, s.kv_cache_dtype_bytes, s.expected_context,
+                                               resolve(s.vllm_version).behaviour.mla_cache)
     return estimate_decode(model, gpu.name, weights_bytes_per_gpu=s.weights_gib_per_gpu * GIB,
                            kv_bytes_per_token_per_gpu=s.kv_bytes_per_token_per_gpu, tp=p.tp, pp=p.pp, dp=p.dp,
-                           batch=batch, context=s.expected_context, expert_parallel=p.expert_parallel)
+                           batch=batch, context=s.expected_context, expert_parallel=p.expert_parallel,
+                           kv_read_bytes_per_sequence=read)
 
 
 def replica_estimate(plan: Plan, c: Candidate) -> DecodeEstimate | None:

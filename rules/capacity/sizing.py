@@ -192,7 +192,7 @@ class ReplicaSizing:
     available_kv_gib: float  # vLLM's "Available KV cache memory" (negative: nothing left)
     kv_cache_gib_per_gpu: float  # max(available, 0)
     error_band_gib: float
-    kv_bytes_per_token_per_gpu: int  # every layer as full attention (for comparisons)
+    kv_bytes_per_token_per_gpu: int  # attention layers vLLM caches, on the stage that caches most per token
     block_size: int
     kv_cache_tokens: int  # vLLM's "GPU KV cache size: N tokens"
     max_concurrency: float  # vLLM's "Maximum concurrency for max_model_len tokens per request: X"
@@ -592,6 +592,9 @@ def _size_deployment(
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True
+    split = kv_layout.kv_sharing_split(model, s.pp)
+    if split and not refusal:
+        refusal, certain = split, True
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
@@ -600,11 +603,12 @@ def _size_deployment(
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
-    worst = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                     notes, triton_kernels)
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, worst.stage, b.mla_cache)
+    worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
+                             notes, triton_kernels)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
-    available = _kv_budget(worst, s, given, notes)
+    cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block)
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, cache_stage.stage, b.mla_cache)
+    available = _kv_budget(cache_stage, s, given, notes)
     band = _error_band(worst, device, s, b, engine, usable, graphs, given, e)
 
     # the KV cache and vLLM's checks of it
@@ -662,7 +666,7 @@ def _size_deployment(
         available_kv_gib=available,
         kv_cache_gib_per_gpu=max(available, 0.0),
         error_band_gib=band,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes),
+        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
         block_size=kv.plan.block_size,
         kv_cache_tokens=kv.plan.tokens,
         max_concurrency=kv.plan.max_concurrency,
@@ -947,9 +951,10 @@ class _Stage:
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
-             notes: list[str], triton_kernels: bool = True) -> _Stage:
-    """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage; the stage
-    that leaves the least for the KV cache decides (vLLM gives every worker the cache of the tightest).
+             notes: list[str], triton_kernels: bool = True) -> tuple[_Stage, tuple[_Stage, ...]]:
+    """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
+    that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
+    smallest).
 
     The profile run is one dummy forward pass of ``max_num_batched_tokens`` tokens, on the first stage
     the multimodal encoder's dummy batch, on the last the dummy sampler run; the torch peak it reaches,
@@ -960,6 +965,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     if enc_note:
         notes.append(enc_note)
     worst: _Stage | None = None
+    rows: list[_Stage] = []
     last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
@@ -974,10 +980,33 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
         row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
                      enc_peak / GIB if stage == 0 else 0.0, avail)
+        rows.append(row)
         if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    return replace(worst, last_peak=last_peak)
+    return replace(worst, last_peak=last_peak), tuple(replace(r, last_peak=last_peak) for r in rows)
+
+
+def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,
+                 stages: tuple[_Stage, ...], worst: _Stage, max_model_len: int, batched: int, block: int) -> _Stage:
+    """The profiled stage whose KV cache has the fewest blocks. Every worker sizes its cache from its own free
+    memory and its own layers, and the engine gives every worker the smallest number of blocks (V1:
+    ``unify_kv_cache_configs``, from 0.11 the end of ``get_kv_cache_configs`` in ``vllm/v1/core/kv_cache_utils.py``;
+    V0: the executor's ``determine_num_available_blocks`` takes the minimum over workers). A stage none of
+    whose layers caches (only KV-shared layers) sizes nothing and does not bound the others; with one stage, or
+    every stage without a cache, the stage that leaves the least memory."""
+    best: tuple[int, float, _Stage] | None = None
+    for row in stages:
+        lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, row.stage, b.mla_cache)
+        if not lay.types:
+            continue
+        avail = s.kv_cache_memory_bytes if (engine == "v1" and b.kv_cache_memory_flag
+                                            and s.kv_cache_memory_bytes is not None) else row.avail * GIB
+        blocks = kv_layout.plan_kv_cache(lay, b, engine, avail, max_model_len, batched, block).num_blocks
+        key = (blocks, row.avail, row)
+        if best is None or key[:2] < best[:2]:
+            best = key
+    return best[2] if best is not None else worst
 
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:

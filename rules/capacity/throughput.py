@@ -5,12 +5,15 @@ weights of its shard once and the KV cache of every running sequence, does two m
 token, and (with TP > 1) all-reduces the hidden state twice per layer. The step time is the sum of the three terms
 (no overlap is assumed)::
 
-    t_memory    = (W + b × L × kv_bytes_per_token) / (HBM bandwidth × 0.77)
+    t_memory    = (W + b × KV(L)) / (HBM bandwidth × 0.77)
     t_compute   = (2 × P_active / (TP × PP) × b + 4 × b × L × layers/PP × heads/TP × head_dim) / dense 16-bit FLOP/s
     t_allreduce = 2 × layers/PP × (α + 2 (TP − 1)/TP × b × hidden × 2 bytes / link bandwidth)   (TP > 1)
 
-``W`` is the weights per GPU (the sizing's), ``L`` the context each running sequence has (the declared p95
-context, else max_model_len: a long context, so the KV term is not understated), ``P_active`` the parameters a
+``W`` is the weights per GPU (the sizing's), ``KV(L)`` what one step reads of one sequence's KV cache at ``L``
+tokens on the stage that reads most (every token of a full-attention layer, at most the window of a sliding one, the
+state of a Mamba or linear-attention layer once, nothing for a KV-shared layer), ``L`` the context each running
+sequence has (the declared p95 context, else max_model_len: a long context, so the KV term is not understated),
+``P_active`` the parameters a
 token uses (a mixture of experts reads and multiplies only the experts its tokens are routed to: of ``E`` routed
 experts with ``k`` per token, a batch of ``b`` tokens touches ``1 − (1 − k/E)^b`` of them). The 0.77 is the share
 of the bandwidth ceiling vLLM's decode reaches, as measured at batch 1 (docs/capacity-model.md); ``α`` is the fixed
@@ -96,9 +99,14 @@ def touched_share(model: ModelShape, tokens: int) -> float:
 
 def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float,
                     tp: int, pp: int, dp: int, batch: int, context: int,
-                    expert_parallel: bool = False) -> DecodeEstimate | None:
+                    expert_parallel: bool = False,
+                    kv_read_bytes_per_sequence: float | None = None) -> DecodeEstimate | None:
     """The decode estimate of one replica (DP engines of TP × PP GPUs) at ``batch`` sequences of ``context`` tokens;
-    None when the catalog has no speeds for ``gpu`` or the batch is empty."""
+    None when the catalog has no speeds for ``gpu`` or the batch is empty.
+
+    ``kv_read_bytes_per_sequence``: what one step reads of one sequence's cache on one GPU, layer by layer
+    (``kv_layout.replica_decode_read_bytes``: a sliding layer reads its window, a state layer its state); without
+    it ``context × kv_bytes_per_token_per_gpu``."""
     speed = speed_of(gpu)
     if speed is None or batch < 1:
         return None
@@ -111,7 +119,9 @@ def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float
     # bytes: the weights of the shard, the routed experts only as far as the micro-batch touches them
     routed_fraction = routed / model.params if model.params else 0.0
     weights = weights_bytes_per_gpu * ((1.0 - routed_fraction) + routed_fraction * share)
-    kv = micro * context * kv_bytes_per_token_per_gpu
+    per_sequence = (kv_read_bytes_per_sequence if kv_read_bytes_per_sequence is not None
+                    else context * kv_bytes_per_token_per_gpu)
+    kv = micro * per_sequence
     memory_s = (weights + kv) / (speed.memory_bandwidth_gb_s * 1e9 * MEMORY_EFFICIENCY)
     moe = model.moe
     active = model.params - routed + (routed * moe.experts_per_token / moe.num_experts if moe and routed else 0)

@@ -8,7 +8,6 @@ are spread over TP × DP ranks instead of split by TP.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -239,16 +238,13 @@ def weights_gb(model: ModelShape, precision: Precision) -> float:
     return weights_bytes(model, precision) / GB
 
 
-def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
-    """KV-cache bytes one token occupies on one GPU of a TP × PP replica, every layer full attention."""
-    layers = math.ceil(model.num_hidden_layers / pp)
-    if model.mla is not None:
-        index = kv_layout.indexer_bytes(model)  # DeepSeek-V3.2: fp8_ds_mla latent and indexer keys
-        latent = kv_layout.FP8_DS_MLA_BYTES if (index and kv_bytes == 1) else \
-            (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
-        return layers * (latent + index)
-    heads = max(1, math.ceil(model.num_key_value_heads / tp))
-    return 2 * layers * heads * model.head_dim * kv_bytes
+def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2,
+                               mla_cache: bool = True) -> int:
+    """KV-cache bytes one token occupies on one GPU of a TP × PP replica, as vLLM lays the cache out
+    (:func:`kv_layout.replica_token_bytes`): the attention layers of the stage that caches the most, not the
+    state layers of a hybrid nor the KV-shared ones; a sliding-window layer's token counts in full (the window
+    bounds how many tokens it keeps, not what one costs)."""
+    return kv_layout.replica_token_bytes(model, tp, pp, kv_bytes, mla_cache)
 
 
 def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str = "auto") -> int:

@@ -426,6 +426,67 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
     return Layout(tuple(types))
 
 
+def token_bytes(lay: Layout) -> int:
+    """KV bytes one token takes on one GPU of the layout's stage: its attention layers only (a state layer holds a
+    constant per request, a layer without a cache of its own nothing); a sliding or chunked layer's token takes as
+    many bytes as a full layer's, it only keeps fewer tokens."""
+    return sum(t.layers * t.bytes_per_token for t in lay.types if t.kind != "state")
+
+
+def decode_read_bytes(lay: Layout, context: int) -> int:
+    """Bytes one decode step reads from one sequence's cache on one GPU of the layout's stage at ``context``
+    tokens: every token of a full layer, at most the window of a sliding layer (``min(context, window)``) and
+    the chunk of a chunked layer, and the state of a state layer once."""
+    total = 0
+    for t in lay.types:
+        if t.kind == "state":
+            total += t.layers * t.state_bytes
+        else:
+            tokens = min(context, t.span) if t.kind in ("sliding", "chunked") and t.span else context
+            total += t.layers * t.bytes_per_token * max(tokens, 0)
+    return total
+
+
+def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_cache: bool = True) -> int:
+    """:func:`token_bytes` of the pipeline stage that caches the most per token (every stage's GPUs hold their
+    own layers' cache)."""
+    return max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache)) for stage in range(max(pp, 1)))
+
+
+def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, context: int,
+                              mla_cache: bool = True) -> int:
+    """:func:`decode_read_bytes` of the pipeline stage that reads the most (the stages run one after another)."""
+    return max(decode_read_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache), context)
+               for stage in range(max(pp, 1)))
+
+
+def kv_sharing_split(model: ModelShape, pp: int) -> str:
+    """Why vLLM refuses to build the model with ``pp`` pipeline stages because a KV-shared layer
+    (``num_kv_shared_layers``: Gemma 3n, Gemma 4 E2B/E4B) lands on a later stage than the layer whose cache it
+    reads, or "". Each stage registers only its own attention layers, and ``Attention.__init__`` checks the
+    target with ``validate_kv_sharing_target`` (``vllm/attention/utils/kv_sharing_utils.py`` from 0.10,
+    ``vllm/model_executor/layers/attention/attention.py`` by 0.20): a target not registered there raises
+    "is not a valid Attention layer in the model". The targets are the last layer of each attention type before
+    the shared ones (``Gemma4Attention``)."""
+    shared = _int(model.hf_config, "num_kv_shared_layers") or 0
+    n = model.num_hidden_layers
+    if pp <= 1 or not 0 < shared < n or unmodelled_reason(model):
+        return ""
+    kinds, _, _ = _listed_or_derived_kinds(model)
+    first = n - shared
+    targets = {kinds[i]: i for i in range(first)}  # the last layer of each kind before the shared ones
+    for stage in range(pp):
+        layers = _stage_slice(n, pp, stage)
+        missing = sorted({targets.get(kinds[i], first - 1) for i in layers if i >= first} - set(layers))
+        if missing:
+            low, high = max(layers.start, first), layers.stop - 1
+            which = f"layer {low}" if low == high else f"layers {low}-{high}"
+            return (f"pipeline stage {stage} holds KV-shared {which} "
+                    f"whose target layer {missing[0]} is on an earlier stage (vLLM: Specified KV sharing target "
+                    "layer ... is not a valid Attention layer in the model)")
+    return ""
+
+
 def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
     """Gemma 4's full-attention layers per token on one GPU: ``global_head_dim`` (the sliding head size when
     absent) over ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set, else over the KV heads

@@ -1,0 +1,100 @@
+"""KV bytes per token per GPU and the KV a decode step reads, as vLLM lays the cache out
+(:func:`kv_layout.replica_token_bytes`, :func:`kv_layout.replica_decode_read_bytes`): attention layers only, per
+pipeline stage, a sliding layer read up to its window; and the pipeline stage whose cache bounds the replica."""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules.capacity import sizing
+from shardwise.rules.capacity.throughput import MEMORY_EFFICIENCY, estimate_decode
+from shardwise.rules.catalog import find_model
+from shardwise.rules.vllm import kv_layout
+
+NEMOTRON = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
+# Nemotron-Nano-9B-v2's Mamba2 state per layer and request at TP1: conv 3 x (128 x 80 + 2 x 8 x 128) bf16 +
+# SSM 128 x 80 x 128 float32
+MAMBA_STATE = 73_728 + 5_242_880
+
+
+@pytest.mark.parametrize(("model_id", "tp", "pp", "per_token", "read_8k"), [
+    # 4 attention layers of 8 KV heads of 128 (the 27 Mamba2 and 25 MLP layers cache no tokens): 16,384, not
+    # 56 x 4,096 = 229,376; a step at 8,192 tokens reads 4 x 4,096 x 8,192 and 27 Mamba states
+    (NEMOTRON, 1, 1, 4 * 4096, 4 * 4096 * 8192 + 27 * MAMBA_STATE),
+    # PP2: layers 0-27 hold 2 attention and 14 Mamba2 layers, 28-55 2 and 13
+    (NEMOTRON, 1, 2, 2 * 4096, 2 * 4096 * 8192 + 14 * MAMBA_STATE),
+    # gemma-4-31B TP2: 50 sliding layers of 8 KV heads of 256 (16,384 at TP1, 8,192 at TP2) with a 1,024 window,
+    # 10 full layers of 2 global KV heads of 512 (8,192 at TP1, 4,096 at TP2)
+    ("google/gemma-4-31B-it", 2, 1, 50 * 8192 + 10 * 4096, 10 * 4096 * 8192 + 50 * 8192 * 1024),
+    # gpt-oss-20b: 12 sliding (window 128) and 12 full layers of 8 KV heads of 64: 24 x 2,048 stored per token
+    ("openai/gpt-oss-20b", 1, 1, 24 * 2048, 12 * 2048 * 8192 + 12 * 2048 * 128),
+    # Qwen3-Next TP4: 12 full-attention layers of 1 KV head of 256 (2 heads over TP4), 36 Gated DeltaNet states
+    # of (2 x 16 x 128 + 32 x 128) / 4 x 3 + 8 x 128 x 128 bf16 values
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", 4, 1, 12 * 1024,
+     12 * 1024 * 8192 + 36 * ((2 * 16 * 128 + 32 * 128) // 4 * 3 + 8 * 128 * 128) * 2),
+    # Llama-3.1-8B: every layer full attention, as before
+    ("meta-llama/Llama-3.1-8B-Instruct", 1, 1, 32 * 4096, 32 * 4096 * 8192),
+])
+def test_bytes_per_token_and_decode_read(model_id, tp, pp, per_token, read_8k):
+    model = find_model(model_id)
+    assert kv_layout.replica_token_bytes(model, tp, pp, 2) == per_token
+    assert sizing.kv_bytes_per_token_per_gpu(model, tp, pp, 2) == per_token
+    assert kv_layout.replica_decode_read_bytes(model, tp, pp, 2, 8192) == read_8k
+
+
+def test_short_context_reads_every_token_of_a_sliding_layer():
+    gpt = find_model("openai/gpt-oss-20b")
+    assert kv_layout.replica_decode_read_bytes(gpt, 1, 1, 2, 100) == 24 * 2048 * 100
+
+
+def test_sizing_reports_what_vllm_stores():
+    s = sizing.size_replica(find_model(NEMOTRON), 79.19, tp=1, max_model_len=8192, vllm_version="0.11.0")
+    assert s.kv_bytes_per_token_per_gpu == 16_384
+
+
+def test_decode_estimate_reads_the_layers_read():
+    model = find_model(NEMOTRON)
+    read = kv_layout.replica_decode_read_bytes(model, 1, 1, 2, 8192)
+    e = estimate_decode(model, "H100-SXM-80GB", weights_bytes_per_gpu=18e9, kv_bytes_per_token_per_gpu=16_384,
+                        tp=1, pp=1, dp=1, batch=8, context=8192, kv_read_bytes_per_sequence=read)
+    assert e is not None
+    assert e.memory_ms == pytest.approx((18e9 + 8 * 277_766_144) / (3350e9 * MEMORY_EFFICIENCY) * 1e3)
+
+
+def test_kv_shared_layers_on_a_later_stage_than_their_target_refuse():
+    # gemma-4-E2B: 35 layers, the last 20 read layers 13 (sliding) and 14 (full). PP2 puts layers 18-34 on stage 1,
+    # whose attention layers find no target there: vLLM's validate_kv_sharing_target raises at model construction
+    e2b = find_model("google/gemma-4-E2B-it")
+    reason = kv_layout.kv_sharing_split(e2b, 2)
+    assert reason.startswith("pipeline stage 1 holds KV-shared layers 18-34 whose target layer 13")
+    s = sizing.size_replica(e2b, 22.0, tp=1, pp=2, max_model_len=8192, vllm_version="0.20.0")
+    assert (s.starts, s.certain, s.verdict, s.refusal) == (False, True, "refuses", reason)
+    # the tokens come from stage 0, the stage that caches (stage 1 caches nothing)
+    assert s.kv_cache_tokens > 0 and s.kv_bytes_per_token_per_gpu == 3 * 2048 + 12 * 1024
+    assert kv_layout.kv_sharing_split(e2b, 1) == ""
+    # PP16: stage 7 holds layer 15 alone
+    assert kv_layout.kv_sharing_split(e2b, 16).startswith("pipeline stage 7 holds KV-shared layer 15 whose target")
+    # gemma-4-E4B: 42 layers, 18 shared from layer 24, targets 22 and 23: PP2 (layers 21-41 on stage 1) keeps them
+    # together; PP3 (28-41 on stage 2) does not
+    e4b = find_model("google/gemma-4-E4B-it")
+    assert kv_layout.kv_sharing_split(e4b, 2) == ""
+    assert kv_layout.kv_sharing_split(e4b, 3).startswith("pipeline stage 2 holds KV-shared layers 28-41 whose "
+                                                         "target layer 22")
+
+
+def test_the_stage_with_the_fewest_blocks_sizes_the_cache():
+    # gemma-4-E4B PP2: stage 0 (3 full and 18 sliding layers) has fewer blocks than stage 1 (1 full, 2 sliding)
+    # although stage 1, which holds the LM head and runs the sampler, leaves less memory: every worker takes the
+    # smallest num_blocks (get_kv_cache_configs)
+    e4b = find_model("google/gemma-4-E4B-it")
+    s = sizing.size_replica(e4b, 22.0, tp=1, pp=2, max_model_len=8192, vllm_version="0.20.0")
+    assert s.starts
+    lay0 = kv_layout.layout(e4b, 1, 2, 2, 0)
+    b = sizing.resolve("0.20.0").behaviour
+    plan0 = kv_layout.plan_kv_cache(lay0, b, "v1", s.available_kv_gib * sizing.GIB, 8192, s.max_num_batched_tokens,
+                                    s.block_size)
+    assert s.kv_cache_tokens == plan0.tokens
+    # stage 1 would hold more blocks even in the memory stage 0 leaves (and it leaves less than stage 0 does)
+    lay1 = kv_layout.layout(e4b, 1, 2, 2, 1)
+    plan1 = kv_layout.plan_kv_cache(lay1, b, "v1", s.available_kv_gib * sizing.GIB, 8192, s.max_num_batched_tokens,
+                                    s.block_size)
+    assert plan1.num_blocks > plan0.num_blocks

@@ -112,6 +112,7 @@ class _Pack:
         self.stacks = crossguard.RequestCache()
         self._context: crossguard.StackContext | None = None
         self._local = threading.local()  # crashes of this thread's request, by scope
+        self._stack = threading.local()  # the AnalyzeStack request this thread serves, read once (_Wiring)
         self.inputs = crossguard.AnalyzedInputs()
 
     @property
@@ -139,6 +140,10 @@ class _Pack:
         return self.resources.get((args.urn, args.resource_type), position, build)
 
     def _stack_analysis(self, args: StackValidationArgs, position: int) -> crossguard.Analysis:
+        request: _StackRequest | None = getattr(self._stack, "request", None)
+        if request is not None:
+            return request.analysis(self)
+
         def build() -> crossguard.Analysis:
             resources = [
                 PulumiResource(
@@ -152,12 +157,20 @@ class _Pack:
             return crossguard.stack_analysis(resources, self.context)
         return self.stacks.get(tuple(r.urn for r in args.resources), position, build)
 
+    def serving_stack(self, request: _StackRequest | None) -> None:
+        """The ``AnalyzeStack`` request this thread serves from now on (``None``: it is done)."""
+        self._stack.request = request
+
     def _validator(self, spec: crossguard.PolicySpec, position: int):
         rule = _RULES.get(spec.code) if spec.code else None
         resource = spec.scope == "resource"
         errors_policy = spec.name in (crossguard.RESOURCE_ERRORS, crossguard.STACK_ERRORS)
 
         def validate(args: Any, report_violation: ReportViolation) -> None:
+            if not resource:
+                request: _StackRequest | None = getattr(self._stack, "request", None)
+                if request is not None:  # the SDK's reading: what it cannot read fails the request, as it did
+                    request.read()
             try:
                 if resource:
                     analysis = self._resource_analysis(args, position)
@@ -231,40 +244,96 @@ def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
     setattr(servicer, "ConfigureStack", configure_stack)  # noqa: B010
 
 
-class _Once:
-    """The SDK's per-resource reading in ``AnalyzeStack``, done once per resource instead of once per policy.
+class _StackRequest:
+    """One ``AnalyzeStack`` request's resources, read once for all the stack policies (see :class:`_Wiring`).
 
-    pulumi-policy's ``AnalyzeStack`` turns every resource's properties into a dict
-    (``json_format.MessageToDict``), deserializes it and wraps it in unknown-checking proxies again for
-    each stack policy: 21 times the same work for the same request, most of the request's time. While
-    this thread serves an ``AnalyzeStack``, the three steps are memoised by the identity of their argument
-    (kept alive by the memo, so that its id stays its own): protobuf's upb hands out the same Python object
-    for a submessage while one is alive, and each step's result is the next one's argument; a miss only
-    repeats the SDK's work. The proxies are read-only to the pack (:func:`raw` copies out of them), so the
-    policies can share them. Elsewhere (``Analyze``, another thread) the SDK's own functions run unchanged.
+    :meth:`read` does what pulumi-policy's servicer does to each resource before a stack policy runs
+    (``MessageToDict``, then ``deserialize_properties``), with the SDK's own functions, once; what they
+    cannot read raises out of the first stack policy and fails the request, as it did in the SDK's loop.
+    The SDK then wraps each dict in unknown-checking proxies, from which :func:`raw` copies the same dict
+    back (an unknown item reads as the sentinel it holds), so the pack takes the dict. Parents and
+    dependencies are the URNs among the request's resources, as the SDK links them.
     """
 
-    def __init__(self, sdk: Any) -> None:
+    def __init__(self, resources: Sequence[Any], read: Any) -> None:
+        self._resources = resources
+        self._read = read
+        self._props: list[Any] | None = None
+        self._analysis: crossguard.Analysis | None = None
+
+    def read(self) -> None:
+        if self._props is None:
+            self._props = [self._read(r.properties) for r in self._resources]
+
+    def analysis(self, pack: _Pack) -> crossguard.Analysis:
+        if self._analysis is None:
+            self.read()
+            assert self._props is not None
+            urns = {r.urn for r in self._resources}
+            resources = [
+                PulumiResource(
+                    type=r.type, name=r.name, urn=r.urn, props=pack.inputs.merged(r.urn, props),
+                    parent=r.parent if r.parent in urns else None,
+                    dependencies=tuple(d for d in r.dependencies if d in urns),
+                    property_dependencies={k: tuple(d for d in v.urns if d in urns)
+                                           for k, v in r.propertyDependencies.items()},
+                )
+                for r, props in zip(self._resources, self._props, strict=True)
+            ]
+            self._analysis = crossguard.stack_analysis(resources, pack.context)
+        return self._analysis
+
+
+class _WithoutResources:
+    """An ``AnalyzeStack`` request as the SDK's policy loop sees it: every field but the resources, which
+    the pack reads once (:class:`_StackRequest`)."""
+
+    resources: tuple[()] = ()
+
+    def __init__(self, request: Any) -> None:
+        self._request = request
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._request, name)
+
+
+#: What the SDK's ``_configure_runtime_settings`` reads (pulumi-policy 1.21, pulumi 3).
+_RUNTIME_ENV = ("PULUMI_CONFIG", "PULUMI_PROJECT", "PULUMI_STACK", "PULUMI_DRY_RUN", "PULUMI_ORGANIZATION")
+
+
+class _Wiring:
+    """The servicer's per-request work, done once per request instead of once per policy.
+
+    pulumi-policy's servicer (1.21) reads a request's resources again for every policy it runs:
+    ``Analyze`` turns the resource's properties into a dict (``json_format.MessageToDict``),
+    deserializes it, wraps it in unknown-checking proxies and reads its options and provider for each of
+    the 23 resource policies; ``AnalyzeStack`` does all of that for every resource, for each of the 21
+    stack policies (21,000 times for 1,000 resources: most of the request's time), and links parents and
+    dependencies again each time. The SDK's public API has no hook for it, so the servicer's methods are
+    wrapped where the SDK has them (without them the pack runs on the SDK's own path, slower, same reports):
+
+    - ``Analyze``: while this thread serves the request, those five steps are memoised by the identity of
+      their argument (kept alive by the memo, so that its id stays its own: protobuf's upb hands out the
+      same Python object for a submessage while one is alive, and each step's result is the next one's
+      argument; a miss only repeats the SDK's work). The proxies and options are read-only to the pack
+      (:func:`raw` copies out of them), so the policies can share them.
+    - ``AnalyzeStack``: the SDK's loop gets the request without its resources, and the stack policies
+      read them from the pack's :class:`_StackRequest`, once.
+    """
+
+    def __init__(self, sdk: Any, pack: _Pack) -> None:
         self._local = threading.local()
+        self._pack = pack
         self._to_dict = sdk.json_format.MessageToDict
         self._deserialize = sdk.deserialize_properties
         self._proxy = sdk.unknown_checking_proxy
 
-    def _memo(self) -> dict[Any, Any] | None:
-        memo: dict[Any, Any] | None = getattr(self._local, "memo", None)
-        return memo
-
-    def message_to_dict(self, message: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._once("dict", self._to_dict, message, args, kwargs)
-
-    def deserialize_properties(self, props: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._once("deserialize", self._deserialize, props, args, kwargs)
-
-    def unknown_checking_proxy(self, props: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._once("proxy", self._proxy, props, args, kwargs)
+    def read_properties(self, message: Any) -> Any:
+        """A resource's properties, deserialized by the SDK's functions (see :class:`_StackRequest`)."""
+        return self._deserialize(self._to_dict(message))
 
     def _once(self, step: str, fn: Any, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        memo = self._memo()
+        memo: dict[Any, Any] | None = getattr(self._local, "memo", None)
         if memo is None or args or kwargs:
             return fn(value, *args, **kwargs)
         key = (step, id(value))
@@ -273,30 +342,70 @@ class _Once:
         return memo[key][1]
 
     def install(self, sdk: Any, servicer: type | None) -> None:
-        original = getattr(servicer, "AnalyzeStack", None) if servicer is not None else None
-        if original is None:
+        analyze = getattr(servicer, "Analyze", None) if servicer is not None else None
+        analyze_stack = getattr(servicer, "AnalyzeStack", None) if servicer is not None else None
+        if analyze is None or analyze_stack is None:
             return
-        once = self
+        wiring, pack, once = self, self._pack, self._once
+        to_dict, deserialize, proxy = self._to_dict, self._deserialize, self._proxy
+        sdk_json_format = sdk.json_format
 
         class _JsonFormat:
             def __getattr__(self, name: str) -> Any:
                 return getattr(sdk_json_format, name)
 
-            MessageToDict = staticmethod(self.message_to_dict)  # noqa: N815 - the SDK's name
+            @staticmethod
+            def MessageToDict(message: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - the SDK's name
+                return once("dict", to_dict, message, args, kwargs)
 
-        sdk_json_format = sdk.json_format
         sdk.json_format = _JsonFormat()
-        sdk.deserialize_properties = self.deserialize_properties
-        sdk.unknown_checking_proxy = self.unknown_checking_proxy
+        sdk.deserialize_properties = lambda props, *a, **k: once("deserialize", deserialize, props, a, k)
+        sdk.unknown_checking_proxy = lambda props, *a, **k: once("proxy", proxy, props, a, k)
+        for name in ("_get_resource_options", "_get_provider_resource"):
+            method = getattr(servicer, name, None)
+            if method is not None:
+                setattr(servicer, name, self._memoised(name, method))
+        configure = getattr(servicer, "_configure_runtime_settings", None)
+        if configure is not None:
+            setattr(servicer, "_configure_runtime_settings", self._configured_once(configure))  # noqa: B010
 
-        def analyze_stack(self: Any, request: Any, context: Any) -> Any:
-            once._local.memo = {}
+        def analyze_memoised(self: Any, request: Any, context: Any) -> Any:
+            wiring._local.memo = {}
             try:
-                return original(self, request, context)
+                return analyze(self, request, context)
             finally:
-                once._local.memo = None
+                wiring._local.memo = None
 
-        setattr(servicer, "AnalyzeStack", analyze_stack)  # noqa: B010
+        def analyze_stack_once(self: Any, request: Any, context: Any) -> Any:
+            pack.serving_stack(_StackRequest(request.resources, wiring.read_properties))
+            try:
+                return analyze_stack(self, _WithoutResources(request), context)
+            finally:
+                pack.serving_stack(None)
+
+        setattr(servicer, "Analyze", analyze_memoised)  # noqa: B010
+        setattr(servicer, "AnalyzeStack", analyze_stack_once)  # noqa: B010
+
+    def _configured_once(self, configure: Any) -> Any:
+        """The SDK's ``_configure_runtime_settings``, which every request starts with (it parses ``PULUMI_CONFIG``
+        into the Pulumi runtime's config and settings of the serving thread's context: about 0.2 ms), run
+        again on a thread only when the environment it reads has changed. The pack's policies never read
+        the Pulumi runtime's config: the stack config comes from ``PULUMI_CONFIG`` or ``ConfigureStack``."""
+        local = self._local
+
+        def configure_runtime_settings(servicer: Any) -> None:
+            env = tuple(os.environ.get(k) for k in _RUNTIME_ENV)
+            if getattr(local, "configured", None) != env:
+                configure(servicer)
+                local.configured = env
+        return configure_runtime_settings
+
+    def _memoised(self, step: str, method: Any) -> Any:
+        once = self._once
+
+        def memoised(servicer: Any, request: Any) -> Any:
+            return once(step, lambda r: method(servicer, r), request, (), {})
+        return memoised
 
 
 def main() -> None:
@@ -306,7 +415,7 @@ def main() -> None:
 
     _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     if all(hasattr(sdk, name) for name in ("json_format", "deserialize_properties", "unknown_checking_proxy")):
-        _Once(sdk).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
+        _Wiring(sdk, pack).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
     _unbuffered_stdout()
     PolicyPack(
         name=crossguard.PACK_NAME,

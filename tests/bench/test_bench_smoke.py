@@ -32,5 +32,10 @@ def test_bench_lint_prints_its_figures(tmp_path):
 def test_bench_pack_prints_its_figures():
     out = _run(["benchmarks/bench_pack.py", "--resources", "200", "--runs", "1"])
     assert re.search(r"^AnalyzeStack over 200 resources, \d+ policies:$", out, re.M), out
-    assert re.search(r"^  best [0-9.]+ s, median [0-9.]+ s of 1 \(goal < 0.5 s: (met|NOT met)\)$", out, re.M), out
+    assert re.search(r"^  best [0-9.]+ s, median [0-9.]+ s of 1 \(goal < 0.5 s: (met|NOT met)\); the pack's CPU "
+                     r"time: median [0-9.]+ s$", out, re.M), out
     assert re.search(r"^Analyze per resource: median [0-9.]+ ms, p95 [0-9.]+ ms, max [0-9.]+ ms", out, re.M), out
+    # the profile's top lines, so that a regression shows its cause in the log
+    assert re.search(r"^== cProfile of one AnalyzeStack in the pack \(top 12 by cumulative time\) ==$", out, re.M), out
+    assert re.search(r"^== cProfile of Analyze over the 200 resources in the pack", out, re.M), out
+    assert re.search(r"\d+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ policy\.py:\d+\(AnalyzeStack\)$", out, re.M), out

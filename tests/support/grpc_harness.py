@@ -270,14 +270,18 @@ class PackProcess:
             req.policyConfig[p.name].CopyFrom(cfg)
         self.stub.Configure(req)
 
-    def analyze(self, r: Resource) -> list[Diagnostic]:
-        req = analyzer_pb2.AnalyzeRequest(
+    def analyze_request(self, r: Resource) -> analyzer_pb2.AnalyzeRequest:
+        return analyzer_pb2.AnalyzeRequest(
             type=r.type, name=r.name, urn=r.urn, properties=struct(r.props),
             options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent))
-        return _diagnostics(self.stub.Analyze(req), r.urn)
 
-    def analyze_stack(self, resources: Iterable[Resource]) -> list[Diagnostic]:
-        """``AnalyzeStack`` with each resource's outputs (at preview, :func:`preview_outputs`)."""
+    def analyze(self, r: Resource | analyzer_pb2.AnalyzeRequest) -> list[Diagnostic]:
+        """``Analyze`` of one resource (or of a request made by :meth:`analyze_request`)."""
+        req = r if isinstance(r, analyzer_pb2.AnalyzeRequest) else self.analyze_request(r)
+        return _diagnostics(self.stub.Analyze(req), req.urn)
+
+    def stack_request(self, resources: Iterable[Resource]) -> analyzer_pb2.AnalyzeStackRequest:
+        """The ``AnalyzeStack`` request: each resource's outputs (at preview, :func:`preview_outputs`)."""
         req = analyzer_pb2.AnalyzeStackRequest()
         for r in resources:
             ar = req.resources.add()
@@ -290,7 +294,20 @@ class PackProcess:
             for k, urns in (r.property_dependencies or {}).items():
                 if list(urns):  # the engine skips properties without dependencies
                     ar.propertyDependencies[k].urns.extend(urns)
+        return req
+
+    def analyze_stack(self, resources: Iterable[Resource] | analyzer_pb2.AnalyzeStackRequest) -> list[Diagnostic]:
+        """``AnalyzeStack`` of the resources (or of a request made by :meth:`stack_request`)."""
+        req = resources if isinstance(resources, analyzer_pb2.AnalyzeStackRequest) else self.stack_request(resources)
         return _diagnostics(self.stub.AnalyzeStack(req), "")
+
+    def cpu_seconds(self) -> float:
+        """The pack process's CPU time so far (user + system, Linux ``/proc``; 0.0 where there is none)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def run(self, resources: list[Resource], policy_config: Mapping[str, Mapping[str, Any]] | None = None
             ) -> list[Diagnostic]:

@@ -96,9 +96,12 @@ def test_a_leaderworkerset_for_a_replica_over_two_nodes(capsys):
     # SW106 is the plan's own advisory: the 70B is asked in bf16, and a 4-bit variant would run on one GPU; the team
     # chooses the precision (plan prints the same advisory beside its recommendation)
     (L70, "Deployment", [("SW106", "advisory")]),
-    (L405, "LeaderWorkerSet", []),
+    # SW101 is the plan's own advisory too: vLLM 0.13 captures its CUDA graphs after sizing the KV cache (the warm-up
+    # that lets them reuse its memory came in 0.14), 4.49 GiB of the 7.92 outside the budget at 0.9: within the
+    # estimate's error (plan prints the same finding beside its recommendation)
+    (L405, "LeaderWorkerSet", [("SW101", "advisory")]),
     # without a load: one group, judged at the doctrine's reserve
-    (L405[:-4] + L405[-2:], "LeaderWorkerSet", []),
+    (L405[:-4] + L405[-2:], "LeaderWorkerSet", [("SW101", "advisory")]),
 ])
 def test_every_emitted_manifest_lints_clean_under_the_same_load(capsys, tmp_path, argv, kind, justified):
     text = emitted(capsys, "manifest", *argv)
@@ -163,7 +166,8 @@ def test_stack_config_for_a_multi_node_group(capsys, tmp_path):
                                    "pipeline_parallel_size": 2, "max_model_len": 16384},
                         "vllm_version": "0.13.0", "p95_context_tokens": 16384, "target_concurrency": 32}],
     }
-    assert lint(capsys, _stack(text, tmp_path)) == (0, [])
+    # the advisory plan prints beside this layout (see the LeaderWorkerSet cases above)
+    assert lint(capsys, _stack(text, tmp_path)) == (0, [("SW101", "advisory")])
 
 
 # ------------------------------------------------------------------------------------------------ vllm-args

@@ -608,3 +608,16 @@ def test_a_72b_vision_language_model_on_four_a100_40gb_at_0_95_and_4096_tokens()
     assert {s.verdict for s in got.values()} == {"may-refuse"}
     assert got["0.9.2"].notes[0] == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
 
+
+
+def test_a_sizing_is_the_dataclass_its_fields_make():
+    # _size_deployment builds its ReplicaSizing without the dataclass's __init__ (speed): it must be the same
+    # object, every field set, as ReplicaSizing(**fields) makes, and hash, compare and copy as one
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    fields = {f.name: getattr(s, f.name) for f in dataclasses.fields(sizing.ReplicaSizing)}
+    assert set(vars(s)) == set(fields)
+    made = sizing.ReplicaSizing(**fields)
+    assert made == s and hash(made) == hash(s) and repr(made) == repr(s)
+    assert dataclasses.replace(s, max_num_seqs=32).max_num_seqs == 32 and s.max_num_seqs == 64
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.max_num_seqs = 1  # type: ignore[misc]

@@ -29,6 +29,7 @@ flags, e.g. ``"tensor_parallel_size"``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import re
@@ -379,6 +380,7 @@ def _repository(image: str) -> str:
 _VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:v?\d+(?:\.\d+)*)?(?:[/_.-]|$)")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_vllm_image(image: str | None) -> bool:
     """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
     ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ``neuron-sdk2.20-vllm0.5.0-neuron``, ...
@@ -683,6 +685,8 @@ def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[s
 
 
 def _looks_negative_number(tok: str) -> bool:
+    if tok.startswith("--"):  # a long flag: never a number (float() would raise, which costs more)
+        return False
     try:
         float(tok)
     except ValueError:
@@ -761,6 +765,8 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
     variables) and leaves an undefined one as written; ``$$`` escapes a ``$`` (``$$(VAR)`` is passed as
     ``$(VAR)``); an env value expands only the variables defined before it, and what it holds is not expanded
     again. It never expands ``${VAR}`` or ``$VAR`` (only a shell does), nor a Helm ``{{ }}``."""
+    if "$" not in word and "{{" not in word:  # no reference of any kind (most words): as written
+        return word, None
     leftover: list[Leftover] = []
 
     def sub(m: re.Match[str]) -> str:

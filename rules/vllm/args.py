@@ -796,6 +796,11 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
     return text, (leftover[0] if leftover else None)
 
 
+#: What a word needs for :func:`literal_crash` to find a crash in it (besides being empty or ending in an empty
+#: ``=`` value): a space (a flag and its value in one word), a ``$`` (a reference of any kind) or a Helm ``{{``.
+_MAY_CRASH = re.compile(r"\s|\$|\{\{")
+
+
 class Crash(NamedTuple):
     """A word vLLM exits on (:func:`literal_crash`)."""
 
@@ -825,6 +830,8 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
     A reference whose value is not known (a Secret, the downward API, an envFrom source) is an unknown, not
     a crash."""
     words = [str(w) for w in (*command, *args)]
+    if not any(not w or w[-1] == "=" or _MAY_CRASH.search(w) for w in words):
+        return None  # no empty word or value (--model=), no space, reference or placeholder: nothing below crashes
     if _shell_script([expand_k8s(w, env) for w in words]) is not None:
         return None
     received = [_k8s_literal(w, env, unknown_env) for w in words]

@@ -2,7 +2,7 @@
 
 Run from the repository root (``make bench`` does)::
 
-    .venv/bin/python benchmarks/bench_lint.py [--n 2000] [--skip-checkov] [--profile]
+    .venv/bin/python benchmarks/bench_lint.py [--n 2000] [--skip-checkov] [--no-profile]
 
 What it does, in one run:
 
@@ -20,12 +20,17 @@ What it does, in one run:
    for each kind (offline it retries and then reports a download error for every object, about 5 s per
    object kind and file set). Without the binary it prints ``kube-linter: not available (<the reason>)``
    and no figure;
-5. prints the throughput ratios against the goals (shardwise >= 50x Checkov's files/s, >= 3x
-   kube-linter's);
+5. prints the floor, the compiled YAML reader's parse of the same files alone (CPU time), and how far above
+   it the whole lint is; then the throughput ratios against the goals (shardwise >= 50x Checkov's files/s,
+   >= 3x kube-linter's), each also by CPU time (user + system of all processes: on a loaded machine the
+   wall time measures the load as much as the tool);
 6. measures cold start: ``shardwise lint <one manifest>`` as a fresh process ``--cold-runs`` times
    (goal: with cached bytecode, median at most 0.05 s above ``python -c pass``), and lists the slowest imports
    of that path (``python -X importtime``);
-7. prints a Markdown table for the README.
+7. profiles one in-process lint (cProfile, one process) and prints its top lines by own and by cumulative
+   time, so that a regression shows its cause (``--no-profile`` skips it; the top 25 go to
+   ``bench-out/profile.txt``);
+8. prints a Markdown table for the README.
 
 Figures go to stdout and to ``bench-out/bench_lint.json``. Only the standard library is used
 (plus the project, and PyYAML through the generator). Nothing here fails because Checkov cannot be
@@ -207,10 +212,11 @@ def bench_shardwise_inprocess(manifests: str, n: int, runs: int) -> dict[str, An
         return {"error": f"cannot import shardwise.rules.app.cli: {type(e).__name__}: {e}"}
     import_s = time.perf_counter() - t0
     argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
-    times = []
+    times, cpus = [], []
     rc = None
     for _ in range(runs):
         sink = io.StringIO()
+        c0 = time.process_time() + _children_cpu()  # the forked processes' share too, once they are waited for
         t0 = time.perf_counter()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             try:
@@ -218,11 +224,15 @@ def bench_shardwise_inprocess(manifests: str, n: int, runs: int) -> dict[str, An
             except SystemExit as e:
                 rc = e.code
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() + _children_cpu() - c0)
     _say(f"  in-process: import {import_s * 1000:.0f} ms; main() runs "
-         + ", ".join(f"{t:.3f}" for t in times) + f" s; exit {rc}")
+         + ", ".join(f"{t:.3f}" for t in times) + " s wall, " + ", ".join(f"{c:.3f}" for c in cpus)
+         + f" s CPU; exit {rc}")
     return {
         "import_s": round(import_s, 4),
         "runs_s": [round(t, 4) for t in times],
+        "runs_cpu_s": [round(c, 4) for c in cpus],
+        "best_cpu_s": round(min(cpus), 4),
         "first_s": round(times[0], 4),
         "best_s": round(min(times), 4),
         "files_per_s_first": _fps(n, times[0]),
@@ -231,15 +241,43 @@ def bench_shardwise_inprocess(manifests: str, n: int, runs: int) -> dict[str, An
     }
 
 
+def bench_floor(manifests: str, runs: int) -> dict[str, Any]:
+    """The floor: the compiled YAML reader's parse of the same files alone (read and parsed as the lint reads
+    them, :func:`shardwise.rules.adapters.yamlsrc.load_documents`), least CPU time of ``runs``."""
+    try:
+        from shardwise.rules.adapters import yamlsrc  # type: ignore[import-not-found]
+    except Exception as e:  # noqa: BLE001 - report, do not crash
+        return {"error": f"cannot import the YAML reader: {type(e).__name__}: {e}"}
+    files = sorted(os.path.join(manifests, f) for f in os.listdir(manifests) if f.endswith((".yaml", ".yml")))
+    cpus = []
+    for _ in range(runs):
+        c0 = time.process_time()
+        for f in files:
+            yamlsrc.load_documents(yamlsrc.read_text(f), f)
+        cpus.append(time.process_time() - c0)
+    return {"files": len(files), "compiled_reader": yamlsrc._fast is not None,
+            "runs_cpu_s": [round(c, 4) for c in cpus], "best_cpu_s": round(min(cpus), 4)}
+
+
+def _profile_lines(text: str, top: int) -> list[str]:
+    """The header and the first ``top`` rows of one pstats listing."""
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.lstrip().startswith("ncalls")), None)
+    if at is None:
+        return []
+    return [lines[at], *[line for line in lines[at + 1:] if line.strip()][:top]]
+
+
 def profile_inprocess(manifests: str, top: int = 25) -> tuple[str, str]:
-    """cProfile of one in-process lint (after a warm-up call): the top ``top`` by own time and by
-    cumulative time (for ``profile.txt``), and the top 10 by cumulative time (for the output)."""
+    """cProfile of one in-process lint in one process (``--jobs 1``, after a warm-up call): the top ``top`` by own
+    time and by cumulative time (for ``profile.txt``), and the top 12 by own time and by cumulative time (for the
+    output, so that a regression shows its cause)."""
     import cProfile
     import pstats
 
     from shardwise.rules.app.cli import main  # type: ignore[import-not-found]
 
-    argv = ["lint", manifests, "--format", "json", "--output", os.devnull]
+    argv = ["lint", manifests, "--format", "json", "--output", os.devnull, "--jobs", "1"]
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         main(argv)
@@ -252,9 +290,12 @@ def profile_inprocess(manifests: str, top: int = 25) -> tuple[str, str]:
     st = pstats.Stats(prof, stream=buf)
     st.strip_dirs().sort_stats("tottime").print_stats(top)
     st.sort_stats("cumulative").print_stats(top)
-    short = io.StringIO()
-    pstats.Stats(prof, stream=short).strip_dirs().sort_stats("cumulative").print_stats(10)
-    return buf.getvalue(), short.getvalue()
+    own, cum = io.StringIO(), io.StringIO()
+    pstats.Stats(prof, stream=own).strip_dirs().sort_stats("tottime").print_stats(12)
+    pstats.Stats(prof, stream=cum).strip_dirs().sort_stats("cumulative").print_stats(12)
+    short = "\n".join(["  by own time:", *("    " + x for x in _profile_lines(own.getvalue(), 12)),
+                        "  by cumulative time:", *("    " + x for x in _profile_lines(cum.getvalue(), 12))])
+    return buf.getvalue(), short
 
 
 # ----------------------------------------------------------------------------------------- cold start
@@ -574,7 +615,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold-runs", type=int, default=10, help="cold-start runs (default 10)")
     ap.add_argument("--skip-checkov", action="store_true", help="do not install or run Checkov")
     ap.add_argument("--skip-kube-linter", action="store_true", help="do not run kube-linter")
-    ap.add_argument("--profile", action="store_true", help="also print a cProfile of one in-process lint")
+    ap.add_argument("--no-profile", dest="profile", action="store_false",
+                    help="do not print the cProfile of one in-process lint (its top lines by own and cumulative "
+                    "time are printed by default, so that a regression shows its cause)")
+    ap.add_argument("--profile", action="store_true", default=True, help=argparse.SUPPRESS)  # the default now
     ap.add_argument("--checkov-venv", default=None,
                     help=f"the virtual environment Checkov is in, or is installed into (checkov=={CHECKOV_VERSION}; "
                     "default bench-out/checkov-venv)")
@@ -625,6 +669,24 @@ def main(argv: list[str] | None = None) -> int:
         results["process_overhead_s"] = round(overhead, 4)
         _say(f"  -> in-process {ip['files_per_s_best']} files/s warm, {ip['files_per_s_first']} files/s first call; "
              f"process start-up + imports ~ {overhead:.3f} s of the subprocess time")
+    results["floor"] = floor = bench_floor(manifests, args.runs)
+    if "error" in floor:
+        _say(f"  ! floor: {floor['error']}")
+    else:
+        sw_cpu = min(results["shardwise"].get("runs_cpu_s") or [0.0])
+        reader = "compiled YAML reader" if floor["compiled_reader"] else "YAML reader (the compiled one is not built)"
+        line = (f"  floor: the {reader}'s parse of the {floor['files']} files alone: {floor['best_cpu_s']:.3f} s CPU "
+                f"(least of {args.runs})")
+        if sw_cpu and floor["best_cpu_s"]:
+            floor["lint_cpu_s"] = sw_cpu
+            floor["above_s"] = round(sw_cpu - floor["best_cpu_s"], 4)
+            floor["times"] = round(sw_cpu / floor["best_cpu_s"], 2)
+            line += (f"; the whole lint (new process, least CPU) {sw_cpu:.3f} s is {floor['times']:.1f}x the floor, "
+                     f"{floor['above_s']:.3f} s above it")
+        if ip.get("best_cpu_s") and floor["best_cpu_s"]:
+            floor["inprocess_times"] = round(ip["best_cpu_s"] / floor["best_cpu_s"], 2)
+            line += f" (in-process lint {ip['best_cpu_s']:.3f} s CPU: {floor['inprocess_times']:.1f}x)"
+        _say(line)
 
     if args.skip_checkov:
         prev = _previous_checkov(out_dir, args.n, args.seed)
@@ -662,6 +724,11 @@ def main(argv: list[str] | None = None) -> int:
         results["ratio_goal_met"] = ratio >= GOAL_RATIO
         _say(f"\n== ratio ==\n  shardwise {sw_fps} files/s / checkov {ck_fps} files/s = {ratio:.1f}x "
              f"(goal >= {GOAL_RATIO:.0f}x: {'MET' if ratio >= GOAL_RATIO else 'NOT MET'})")
+        sw_cpu, ck_cpu = min(results["shardwise"].get("runs_cpu_s") or [0.0]), results["checkov"].get("cpu_s")
+        if sw_cpu and ck_cpu:
+            results["ratio_cpu"] = round(ck_cpu / sw_cpu, 2)
+            _say(f"  by CPU time (user + system, all processes; the fairer figure on a loaded machine): checkov "
+                 f"{ck_cpu:.2f} s / shardwise {sw_cpu:.2f} s = {ck_cpu / sw_cpu:.1f}x")
 
     _say("\n== kube-linter ==")
     if args.skip_kube_linter:
@@ -687,6 +754,12 @@ def main(argv: list[str] | None = None) -> int:
                      f"/ kube-linter {kl_fps} files/s = {sw_fps / kl_fps:.2f}x "
                      f"(goal >= {GOAL_KUBE_LINTER_RATIO:g}x: "
                      f"{'MET' if sw_fps / kl_fps >= GOAL_KUBE_LINTER_RATIO else 'NOT MET'})")
+                sw_cpu = min(results["shardwise"].get("runs_cpu_s") or [0.0])
+                kl_cpu = min(kl.get("runs_cpu_s") or [0.0])
+                if sw_cpu and kl_cpu:
+                    results["ratio_kube_linter_cpu"] = round(kl_cpu / sw_cpu, 2)
+                    _say(f"  by least CPU time of a run: kube-linter {kl_cpu:.2f} s / shardwise {sw_cpu:.2f} s = "
+                         f"{kl_cpu / sw_cpu:.2f}x")
 
     _say("\n== cold start ==")
     one = _rel(paths[0])
@@ -701,14 +774,14 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"    {r['cumulative_ms']:7.1f} ms cumulative {r['self_ms']:7.1f} ms self  {r['module']}")
 
     if args.profile:
-        _say("\n== cProfile of one in-process lint (warm; top 10 by cumulative time) ==")
+        _say("\n== cProfile of one in-process lint (one process, warm; top 12 by own and by cumulative time) ==")
         try:
             text, short = profile_inprocess(rel_manifests)
             results["profile"] = os.path.join(_rel(out_dir), "profile.txt")
             with open(os.path.join(out_dir, "profile.txt"), "w", encoding="utf-8") as fh:
                 fh.write(text)
             _say(short)
-            _say(f"  (by own time, and the top 25: {results['profile']})")
+            _say(f"  (the top 25 of each: {results['profile']})")
         except Exception as e:  # noqa: BLE001
             _say(f"  ! cannot profile: {type(e).__name__}: {e}")
 

@@ -27,6 +27,7 @@ import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..catalog.accelerators import group_vendor
@@ -51,8 +52,14 @@ class Context(Protocol):
 # Made once per group
 # --------------------------------------------------------------------------------------------------
 
-#: What each live group yielded, by the group's identity: dropped when the group is (``weakref.finalize``).
-_MADE: dict[int, dict[str, Any]] = {}
+#: What each live group yielded, by the group's identity: dropped when the group is (a weak reference's callback,
+#: kept in the entry under :data:`_REF`; ``weakref.finalize`` cost three times as much per group).
+_MADE: dict[Any, dict[Any, Any]] = {}
+_REF = object()
+
+
+def _forget(key: int, _ref: Any) -> None:
+    _MADE.pop(key, None)
 
 
 def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> T:
@@ -60,8 +67,7 @@ def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> 
     key = id(g)
     made = _MADE.get(key)
     if made is None:
-        made = _MADE[key] = {}
-        weakref.finalize(g, _MADE.pop, key, None)
+        made = _MADE[key] = {_REF: weakref.ref(g, partial(_forget, key))}
     if name in made:
         return made[name]  # type: ignore[no-any-return]
     value = make(g)

@@ -28,9 +28,10 @@ and one ``max_model_len`` sequence fits its KV cache.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
+from ..model.records import evolve
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.versions import ResolvedVersion
 from .sizing import (
@@ -146,7 +147,7 @@ class Sizer:
             changes["quantization"] = quantization
         if max_num_seqs is not None:
             changes["max_num_seqs"] = max_num_seqs
-        settings = replace(self.settings, **changes)  # type: ignore[arg-type]
+        settings = evolve(self.settings, **changes)
         return size_deployment(self.model, self.device, settings, self.version,
                                expected_context=self.expected_context, weights_gib=self.weights_gib)
 

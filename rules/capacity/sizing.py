@@ -33,8 +33,10 @@ experts, KV bytes per token).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from typing import Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
@@ -243,6 +245,24 @@ def _blocks(tokens: int, block: int) -> int:
 # --------------------------------------------------------------------------------------------------
 
 
+#: Facts of one model that sizing reads again and again (its context limit, its rotary cache, its weights at a
+#: precision, ...), by the model's identity: a model's shape does not change while it is alive, and the entry
+#: holds the model, so its identity cannot be reused while the entry is there.
+_FACTS: dict[int, tuple[ModelShape, dict[Any, Any]]] = {}
+
+
+def _facts(model: ModelShape) -> dict[Any, Any]:
+    """The memo of ``model``'s facts (:data:`_FACTS`)."""
+    hit = _FACTS.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    if len(_FACTS) >= 4096:
+        _FACTS.clear()
+    memo: dict[Any, Any] = {}
+    _FACTS[id(model)] = (model, memo)
+    return memo
+
+
 def rotary_cache_bytes(model: ModelShape) -> int:
     """vLLM's rotary cos/sin cache, a buffer every GPU holds: context limit × rotary dim × 2 bytes per RoPE
     (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights."""
@@ -258,7 +278,20 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
                    triton_kernels: bool = True) -> float:
     """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included); ``triton_kernels``:
     whether OpenAI's Triton kernels are installed (:func:`mxfp4_backend`)."""
-    tp, pp = s.tp, s.pp
+    # the backend is the only thing of the device and the image it reads
+    backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
+    ep = s.expert_parallel
+    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep, stage, buffers, backend)
+    memo = _facts(model)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep,
+                                             stage, buffers, backend)
+    return hit  # type: ignore[no-any-return]
+
+
+def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
+                      expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None) -> float:
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
     embed_total = embed_one * (1 if model.tie_word_embeddings else 2)
@@ -266,14 +299,13 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     body = total_bytes - embed_total
     experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
     experts = min(experts, body)
-    ep_ranks = tp * (s.dp if s.expert_parallel else 1)
+    ep_ranks = tp * (dp if expert_parallel else 1)
     layers = model.num_hidden_layers
     share = len(kv_layout._stage_slice(layers, pp, stage)) / layers if layers else 1.0
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if s.expert_parallel else 1,
-                                       mxfp4_backend(device, triton_kernels))
+        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if expert_parallel else 1, backend)
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
@@ -393,8 +425,7 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
     return gib
 
 
-@dataclass(frozen=True)
-class Margin:
+class Margin(NamedTuple):
     """What must fit outside the KV budget, the ``1 − gpu_memory_utilization`` share of the GPU."""
 
     margin: float  # GiB
@@ -441,22 +472,23 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
         checks.append(after)
     if not checks:
         return Margin(margin, before.gib, before.band, "starts", False, "")
-    need, band, text = max(checks, key=lambda c: c[0] - margin + c[1])
+    chosen = max(checks, key=lambda c: c[0] - margin + c[1])
     fails = any(n > margin for n, _, _ in checks)
     if fails:
-        need, band, text = next(c for c in checks if c[0] > margin)
+        chosen = next(c for c in checks if c[0] > margin)
+    need, band, text = chosen
     verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
                         "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
-    return Margin(margin, need, band, verdict, fails, text if (fails or verdict != "starts") else "",
-                  after_sizing=after is not None and text is checks[-1][2])
+    return Margin(margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
+                  after_sizing=after is not None and chosen is checks[-1])
 
 
-#: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words).
-_Check = tuple[float, float, str]
+#: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words). The words are made
+#: only for the check that decides, and only when it does not fit beyond its band (most sizings start).
+_Check = tuple[float, float, Callable[[], str]]
 
 
-@dataclass(frozen=True)
-class _Allocated:
+class _Allocated(NamedTuple):
     """What is allocated before vLLM's first memory snapshot, outside the budget."""
 
     gib: float
@@ -475,9 +507,12 @@ def _before_snapshot(b: Behaviour, gpus: int, e: Estimates) -> _Allocated:
 
 def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Check:
     """vLLM's first snapshot (0.9+): it refuses when less than ``gpu_memory_utilization × total`` is free."""
+    return before.gib, before.band, partial(_first_snapshot_text, before, total, util)
+
+
+def _first_snapshot_text(before: _Allocated, total: float, util: float) -> str:
     free = total - before.gib
-    return (before.gib, before.band,
-            f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
+    return (f"about {free:.2f} of {total:.2f} GiB is free when vLLM takes its first snapshot "
             f"(after the CUDA context{' and NCCL' if before.nccl else ''}: {before.gib:.2f} GiB), less than "
             f"gpu_memory_utilization {util:g} × {total:.2f} = {total * util:.2f} GiB (vLLM: Free "
             f"memory on device ... on startup is less than desired GPU memory utilization)")
@@ -506,6 +541,12 @@ def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, mar
     after_band = (before.band + e.allocator_slack_error_gib
                   + (max(e.cudagraph_error_gib, graphs * e.cudagraph_error) if graphs else 0.0)
                   + warm * e.warmup_error)
+    return after, after_band, partial(_after_sizing_text, before, margin, util, graphs, warm, rows, vocab, reserved,
+                                      beyond, slack, after)
+
+
+def _after_sizing_text(before: _Allocated, margin: float, util: float, graphs: float, warm: float, rows: int,
+                       vocab: int, reserved: float, beyond: float, slack: float, after: float) -> str:
     nccl = " and NCCL" if before.nccl else ""
     parts = [f"the CUDA context{nccl} {before.gib:.2f} GiB", f"allocator slack {slack:.2f} GiB"]
     used = []
@@ -516,8 +557,7 @@ def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, mar
     parts.append(f"{' and '.join(used)} less the {reserved:.2f} GiB the profile run reserved: {beyond:.2f} GiB")
     oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
            f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
-    return (after, after_band,
-            f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
+    return (f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
             f"{', '.join(parts)} ({oom})")
 
 
@@ -640,7 +680,7 @@ def _size_deployment(
         whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
         notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
                      f"requests, so the load is judged at {mml:,} tokens")
-    return ReplicaSizing(
+    return _replica_sizing(
         model_id=model.id,
         vllm_version=str(rv.version),
         vllm_version_note=rv.note,
@@ -701,6 +741,15 @@ def _size_deployment(
     )
 
 
+def _replica_sizing(**fields: Any) -> ReplicaSizing:
+    """The :class:`ReplicaSizing` of every one of its fields, by name, made without the frozen dataclass's
+    ``__init__``, which sets its sixty fields one ``object.__setattr__`` at a time (a fifth of what a sizing
+    took). The same object as ``ReplicaSizing(**fields)``; tests/capacity/test_sizing.py holds the two equal."""
+    r = object.__new__(ReplicaSizing)
+    r.__dict__.update(fields)
+    return r
+
+
 # --------------------------------------------------------------------------------------------------
 # The steps of the start-up, in the order _size_deployment takes them
 # --------------------------------------------------------------------------------------------------
@@ -717,8 +766,7 @@ def _engine(rv: ResolvedVersion, device: Device, notes: list[str]) -> str:
     return engine
 
 
-@dataclass(frozen=True)
-class _Checkpoint:
+class _Checkpoint(NamedTuple):
     """What vLLM loads, and the dtypes it computes and caches in."""
 
     precision: Precision  # of the linear layers
@@ -731,19 +779,21 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
     """The model configuration's dtypes: the linear layers' precision (``--quantization``, else the
     checkpoint's own, else ``--dtype``), the activation dtype, the KV cache dtype
     (``--kv-cache-dtype``), and the weights of the whole model (or ``plan --weights-gib``)."""
-    precision = weight_precision(model, s.dtype, s.quantization)
-    act = activation_dtype_bytes(model, s.dtype)
-    kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
     if weights_gib is not None:
-        total_bytes = weights_gib * GIB
         notes.append(f"weights given as {weights_gib} GiB for the whole model")
-    else:
-        total_bytes = weights_bytes(model, precision)
-    return _Checkpoint(precision, act, kvb, total_bytes)
+    key = ("checkpoint", s.dtype, s.quantization, s.kv_cache_dtype, weights_gib)
+    memo = _facts(model)
+    hit = memo.get(key)
+    if hit is None:
+        precision = weight_precision(model, s.dtype, s.quantization)
+        act = activation_dtype_bytes(model, s.dtype)
+        kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
+        total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision)
+        hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes)
+    return hit  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
-class _Length:
+class _Length(NamedTuple):
     """The context limit and the request length vLLM checks the KV cache against."""
 
     model_limit: int  # what vLLM derives from config.json
@@ -771,8 +821,7 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion) ->
     return _Length(model_limit, mml, auto, refusal, certain)
 
 
-@dataclass(frozen=True)
-class _Batch:
+class _Batch(NamedTuple):
     """The scheduler's limits: sequences and tokens per step."""
 
     seqs: int  # max_num_seqs
@@ -835,8 +884,7 @@ def _requested_memory(device: Device, s: EngineSettings, b: Behaviour) -> tuple[
     return util, device.memory_gib * util
 
 
-@dataclass(frozen=True)
-class _Graphs:
+class _Graphs(NamedTuple):
     """The CUDA graphs' memory and whether vLLM takes it from the KV budget."""
 
     in_budget: bool
@@ -885,8 +933,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _Graphs(in_budget, 0.0)
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
-    sizes, full = cudagraph_captures(model, b, batch.seqs, batch.batched)
-    tokens = sum(sizes) + sum(full)
+    count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched)
     # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
     # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
     moe = model.moe is not None and moe_layers(model) > 0
@@ -896,12 +943,23 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     else:
         piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
         full_bytes = e.cudagraph_full_token_bytes
-    gib = (sum(sizes) * piecewise + sum(full) * full_bytes) * model.hidden_size * act / GIB
-    return _Graphs(False, gib, len(sizes) + len(full), tokens)
+    gib = (piecewise_tokens * piecewise + full_tokens * full_bytes) * model.hidden_size * act / GIB
+    return _Graphs(False, gib, count, piecewise_tokens + full_tokens)
 
 
-@dataclass(frozen=True)
-class _Sampler:
+def _captured(model: ModelShape, b: Behaviour, seqs: int, batched: int) -> tuple[int, int, int]:
+    """(graphs, the piecewise graphs' batch sizes added up, the full graphs' added up) of
+    :func:`cudagraph_captures`, by what it reads."""
+    key = ("captured", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched)
+    memo = _facts(model)
+    hit = memo.get(key)
+    if hit is None:
+        sizes, full = cudagraph_captures(model, b, seqs, batched)
+        hit = memo[key] = (len(sizes) + len(full), sum(sizes), sum(full))
+    return hit  # type: ignore[no-any-return]
+
+
+class _Sampler(NamedTuple):
     """The dummy sampler run: its rows and its bytes per row × vocabulary entry."""
 
     rows: int
@@ -936,8 +994,7 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
 
 
-@dataclass(frozen=True)
-class _Stage:
+class _Stage(NamedTuple):
     """The memory profile of one GPU of one pipeline stage, in GiB."""
 
     stage: int
@@ -984,7 +1041,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         if worst is None or avail < worst.avail:
             worst = row
     assert worst is not None
-    return replace(worst, last_peak=last_peak), tuple(replace(r, last_peak=last_peak) for r in rows)
+    return worst._replace(last_peak=last_peak), tuple(r._replace(last_peak=last_peak) for r in rows)
 
 
 def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,
@@ -1039,8 +1096,7 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     return band
 
 
-@dataclass(frozen=True)
-class _KvCache:
+class _KvCache(NamedTuple):
     """The KV cache vLLM builds from the budget, and the longest requests it holds."""
 
     max_model_len: int  # after ``auto`` fitted it
@@ -1094,8 +1150,7 @@ def _kv_refusal(engine: str, available: float, kv: _KvCache) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class _Weights:
+class _Weights(NamedTuple):
     """Whether the weights of one GPU fit the budget at all."""
 
     band: float  # GiB
@@ -1128,8 +1183,7 @@ def _kv_verdict(certain: bool, engine: str, available: float, band: float, kv: _
             "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
 
 
-@dataclass(frozen=True)
-class _Load:
+class _Load(NamedTuple):
     """The declared load against the KV cache."""
 
     context: int  # the expected context, at most max_model_len

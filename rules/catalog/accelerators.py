@@ -114,6 +114,7 @@ def families_of(resource: str) -> tuple[Accelerator, ...]:
     return tuple(a for a in accelerators() if a.devices(resource) is not None)
 
 
+@functools.lru_cache(maxsize=1024)
 def vendor_of(resource: str | None) -> str | None:
     """Who makes the accelerators ``resource`` requests, None when the table does not know it."""
     if not resource:
@@ -134,6 +135,7 @@ def family_known(resource: str) -> bool:
     return bool(families_of(resource))
 
 
+@functools.cache
 def resource_names() -> tuple[str, ...]:
     """The exact resource names of the table, in its order: the first a pod or node carries wins."""
     seen: dict[str, None] = {}
@@ -159,6 +161,7 @@ def catalog_resources() -> dict[str, str]:
     return out
 
 
+@functools.cache
 def non_nccl_vendors() -> frozenset[str]:
     """Vendors none of whose families run NCCL: the NVIDIA fabric rules do not speak about them."""
     vendors = {a.vendor for a in accelerators()}
@@ -213,11 +216,13 @@ def runtime_visibility(runtime_class: str | None) -> bool:
     return bool(runtime_class) and any(runtime_class in a.runtime_classes for a in accelerators())
 
 
+@functools.cache
 def visible_devices_envs() -> tuple[str, ...]:
     """The variables that pick the devices a container sees without a request (NVIDIA_VISIBLE_DEVICES)."""
     return tuple(a.visible_devices_env for a in accelerators() if a.visible_devices_env)
 
 
+@functools.lru_cache(maxsize=1024)
 def unified_memory_product(name: str | None) -> bool:
     """Whether a product name (a GPU Feature Discovery label, a catalog GPU) is a device whose memory is the
     system's, shared with the CPU (NVIDIA GB10, Jetson)."""
@@ -226,6 +231,7 @@ def unified_memory_product(name: str | None) -> bool:
                for a in accelerators() for w in a.unified_memory_products)
 
 
+@functools.lru_cache(maxsize=1024)
 def is_extended_resource(name: str) -> bool:
     """Whether a resource name is an extended resource that may be an accelerator: ``<domain>/<name>``
     outside kubernetes.io and the network, storage and security devices the table lists."""
@@ -249,6 +255,7 @@ def _marked(text: str, marker: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(marker)}(?![a-z])", text) is not None
 
 
+@functools.lru_cache(maxsize=1024)
 def image_families(image: str) -> tuple[Accelerator, ...]:
     """The families an image is a build for, read from the words of its repository's own name and tag
     (``rocm``, ``gaudi``, ``tpu``, ``neuronx``, ``xpu``, ``rbln``) and from repositories that are one

@@ -203,6 +203,13 @@ def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
         return None
 
 
+#: What :func:`pool_from_labels` reads from the labels (and the ``gpus_per_node`` fallback) alone.
+_READ_FIELDS = ("instance_type", "gpu", "gpus_per_node", "gpu_memory_gib", "interconnect", "nvlink_domain_size",
+                "clique", "efa", "fabric", "accelerator")
+#: Those fields by the labels' items and the fallback: every workload that selects the same instance type asks.
+_READ: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def pool_from_labels(
     name: str,
     labels: Mapping[str, str],
@@ -217,6 +224,26 @@ def pool_from_labels(
     ``gpus_per_node`` is a fallback for the GPU count when no label gives it (a Node's
     ``status.capacity``); labels and the instance type win over it.
     """
+    key: tuple[Any, ...] | None = (tuple(labels.items()), gpus_per_node)
+    try:
+        read = _READ.get(key)  # type: ignore[arg-type]
+    except TypeError:  # a label value that cannot be hashed
+        key = read = None
+    if read is None:
+        pool = _pool_from_labels(name, labels, location, taints, kind, gpus_per_node)
+        if key is not None:
+            if len(_READ) >= 4096:
+                _READ.clear()
+            _READ[key] = tuple(getattr(pool, f) for f in _READ_FIELDS)
+        return pool
+    pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
+    for f, value in zip(_READ_FIELDS, read, strict=True):
+        setattr(pool, f, value)
+    return pool
+
+
+def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, taints: Iterable[Taint], kind: str,
+                      gpus_per_node: int | None) -> NodePool:
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 
     instance = None

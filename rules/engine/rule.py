@@ -5,7 +5,6 @@ they are about and what a crash or an unknown value on one of them becomes."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..model import (
@@ -21,6 +20,7 @@ from ..model import (
     Suppression,
     Undecidable,
 )
+from ..model.records import evolve
 from ..model.vocab import ANN_BASE_MODEL
 from .findings import Hit, LintConfig
 from .meta import Level, RuleMeta
@@ -153,7 +153,7 @@ class GroupRule(Rule):
                 yield Hit(group_subject(g), internal_error(self.meta, exc), g.location, internal=True)
             else:
                 for h in hits:
-                    yield replace(h, location=g.at(*self.fields)) if self.fields and h.location == g.location else h
+                    yield evolve(h, location=g.at(*self.fields)) if self.fields and h.location == g.location else h
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover
@@ -163,7 +163,7 @@ class GroupRule(Rule):
         configuration wins): the object is not the whole pod."""
         if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
-        return replace(h, level="advisory", message=(
+        return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
             "renders to make this finding blocking)"))
 
@@ -173,7 +173,7 @@ class GroupRule(Rule):
         code = self.meta.code
         if code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
-        return replace(h, level="advisory", message=(
+        return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path only; "
             f"{ANN_BASE_MODEL} confirms it)"))
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from typing import Literal
 
 from ..model import Inventory, Location, Undecidable
+from ..model.records import evolve
 from .findings import Finding, Hit, LintConfig
 from .meta import RuleMeta
 from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
@@ -19,10 +19,10 @@ from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
 def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
     for s in h.suppressions:
         if s.code == f.code and s.reason:
-            return replace(f, suppressed=True, suppression_reason=s.reason)
+            return evolve(f, suppressed=True, suppression_reason=s.reason)
     for e in config.suppressions:
         if e.code == f.code and e.reason and fnmatch.fnmatchcase(f.subject, e.subject):
-            return replace(f, suppressed=True, suppression_reason=e.reason)
+            return evolve(f, suppressed=True, suppression_reason=e.reason)
     return f
 
 
@@ -118,7 +118,7 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         first = min(same, key=lambda f: f.code)
         codes = ", ".join(sorted({f.code for f in same}))
         reason = text.removesuffix("; the rule is re-checked when the value is known")
-        out.append(replace(first, message=(
+        out.append(evolve(first, message=(
             f"{CANNOT}{reason}; this holds back {codes}, which are checked once the value "
             "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
             "computed output)")))

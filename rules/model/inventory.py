@@ -21,6 +21,14 @@ class Location:
     line: int | None = None
     urn: str | None = None
 
+    def __init__(self, file: str | None = None, line: int | None = None, urn: str | None = None) -> None:
+        # the dataclass's own __init__ for a frozen class sets each field with object.__setattr__; a lint makes
+        # about 37 locations per file, so they are set straight into the instance's dict (the same object)
+        d = self.__dict__
+        d["file"] = file
+        d["line"] = line
+        d["urn"] = urn
+
     def __str__(self) -> str:
         if self.file:
             return f"{self.file}:{self.line}" if self.line else self.file

@@ -29,6 +29,7 @@ flags, e.g. ``"tensor_parallel_size"``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import re
@@ -379,6 +380,7 @@ def _repository(image: str) -> str:
 _VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:v?\d+(?:\.\d+)*)?(?:[/_.-]|$)")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_vllm_image(image: str | None) -> bool:
     """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
     ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ``neuron-sdk2.20-vllm0.5.0-neuron``, ...
@@ -683,6 +685,8 @@ def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[s
 
 
 def _looks_negative_number(tok: str) -> bool:
+    if tok.startswith("--"):  # a long flag: never a number (float() would raise, which costs more)
+        return False
     try:
         float(tok)
     except ValueError:
@@ -761,6 +765,8 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
     variables) and leaves an undefined one as written; ``$$`` escapes a ``$`` (``$$(VAR)`` is passed as
     ``$(VAR)``); an env value expands only the variables defined before it, and what it holds is not expanded
     again. It never expands ``${VAR}`` or ``$VAR`` (only a shell does), nor a Helm ``{{ }}``."""
+    if "$" not in word and "{{" not in word:  # no reference of any kind (most words): as written
+        return word, None
     leftover: list[Leftover] = []
 
     def sub(m: re.Match[str]) -> str:
@@ -788,6 +794,11 @@ def _k8s_literal(word: str, env: Mapping[str, str], unknown_env: Collection[str]
         if found is not None:
             leftover.append(Leftover(found.group(0), how))
     return text, (leftover[0] if leftover else None)
+
+
+#: What a word needs for :func:`literal_crash` to find a crash in it (besides being empty or ending in an empty
+#: ``=`` value): a space (a flag and its value in one word), a ``$`` (a reference of any kind) or a Helm ``{{``.
+_MAY_CRASH = re.compile(r"\s|\$|\{\{")
 
 
 class Crash(NamedTuple):
@@ -819,6 +830,8 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
     A reference whose value is not known (a Secret, the downward API, an envFrom source) is an unknown, not
     a crash."""
     words = [str(w) for w in (*command, *args)]
+    if not any(not w or w[-1] == "=" or _MAY_CRASH.search(w) for w in words):
+        return None  # no empty word or value (--model=), no space, reference or placeholder: nothing below crashes
     if _shell_script([expand_k8s(w, env) for w in words]) is not None:
         return None
     received = [_k8s_literal(w, env, unknown_env) for w in words]

@@ -566,6 +566,26 @@ def _aligned_block(types: tuple[LayerType, ...], block: int) -> tuple[int, int]:
     return aligned, per * aligned
 
 
+#: _resolved()'s answers by the identity of the layout and the release row (both immutable, both held by the entry
+#: so neither identity is reused while it is there), the engine and the block size asked for.
+_RESOLVED: dict[tuple[int, int, str, int], tuple[Layout, Behaviour, tuple[tuple[LayerType, ...], bool, int, int]]] = {}
+
+
+def _resolved(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[tuple[LayerType, ...], bool, int, int]:
+    """``(types, hybrid, block size, page bytes)``: :func:`effective_types` and :func:`_aligned_block` of a layout,
+    which a sizing asks for five times."""
+    key = (id(lay), id(b), engine, block)
+    hit = _RESOLVED.get(key)
+    if hit is not None and hit[0] is lay and hit[1] is b:
+        return hit[2]
+    types, hybrid = effective_types(lay, b, engine)
+    aligned, page = _aligned_block(types, block)
+    if len(_RESOLVED) >= 4096:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (lay, b, (types, hybrid, aligned, page))
+    return types, hybrid, aligned, page
+
+
 def kv_group_size(types: tuple[LayerType, ...], b: Behaviour) -> int:
     """Layers per KV cache group (``_get_kv_cache_groups_uniform_page_size``): the smallest type's count,
     every type split into groups of that size and the last one padded. From 0.12 (vllm#29303) the largest
@@ -584,8 +604,7 @@ def plan_kv_cache(
     lay: Layout, b: Behaviour, engine: str, available: float, max_model_len: int, batched: int, block: int = 16,
 ) -> KvPlan:
     """How vLLM splits ``available`` bytes into blocks, and the tokens and concurrency it logs."""
-    types, hybrid = effective_types(lay, b, engine)
-    block, page = _aligned_block(types, block)
+    types, hybrid, block, page = _resolved(lay, b, engine, block)
     avail = max(int(available), 0)
     if not types or page <= 0:
         return KvPlan(block, page, 0, (), 0, 0, 0.0, hybrid)
@@ -625,8 +644,7 @@ def bytes_needed(lay: Layout, b: Behaviour, engine: str, length: int, batched: i
 
 def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: int) -> Callable[[int], int]:
     """``length -> bytes`` of one request, with the layout's types and block size resolved once."""
-    types, hybrid = effective_types(lay, b, engine)
-    block, page = _aligned_block(types, block)
+    types, hybrid, block, page = _resolved(lay, b, engine, block)
 
     def needed(length: int) -> int:
         total = 0
@@ -645,8 +663,7 @@ def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: 
 def _linear_request_bytes(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[int, int, int] | None:
     """``(constant, per_block, block)`` when one request of ``length`` tokens needs ``constant + per_block ×
     ⌈length / block⌉`` bytes (no sliding window or attention chunk bounds a layer's blocks), else None."""
-    types, hybrid = effective_types(lay, b, engine)
-    block, page = _aligned_block(types, block)
+    types, hybrid, block, page = _resolved(lay, b, engine, block)
     if len({type_block(t, block, page) for t in types if t.kind != "state"}) > 1:
         return None
     constant = per_block = 0

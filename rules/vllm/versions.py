@@ -98,7 +98,13 @@ class Version:
     parts: tuple[int, ...]
 
     def __str__(self) -> str:
-        return ".".join(str(p) for p in self.parts)
+        return _dotted(self.parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _dotted(parts: tuple[int, ...]) -> str:
+    """``(0, 11, 0)`` -> ``"0.11.0"`` (a sizing writes its release's number into every result)."""
+    return ".".join(str(p) for p in parts)
 
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.+\-]?(?:post|rc|dev|a|b)\d*.*)?$", re.I)

@@ -26,6 +26,11 @@ def test_bench_lint_prints_its_figures(tmp_path):
                 "--skip-kube-linter", "--out", str(tmp_path)])
     assert re.search(r"^  -> [0-9.]+ files/s \(best [0-9.]+ s\)$", out, re.M), out
     assert re.search(r"^  -> in-process [0-9.]+ files/s warm, [0-9.]+ files/s first call;", out, re.M), out
+    # the floor (the YAML reader's parse alone) and how far above it the lint is; the profile's top lines
+    assert re.search(r"^  floor: the compiled YAML reader's parse of the 200 files alone: [0-9.]+ s CPU .*; the whole "
+                     r"lint \(new process, least CPU\) [0-9.]+ s is [0-9.]+x the floor, -?[0-9.]+ s above it", out, re.M), out
+    assert re.search(r"^  by own time:\n +ncalls +tottime", out, re.M), out
+    assert re.search(r"^  by cumulative time:\n +ncalls +tottime", out, re.M), out
     assert (tmp_path / "bench_lint.json").is_file()
 
 

@@ -639,3 +639,15 @@ def test_from_0_14_the_graphs_reuse_the_warm_up_forward():
     twelve = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.12.0", max_model_len=8192)
     fourteen = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", max_model_len=8192)
     assert (round(twelve.cudagraph_gib_per_gpu, 3), round(fourteen.cudagraph_gib_per_gpu, 3)) == (1.122, 0.16)
+
+def test_a_sizing_is_the_dataclass_its_fields_make():
+    # _size_deployment builds its ReplicaSizing without the dataclass's __init__ (speed): it must be the same
+    # object, every field set, as ReplicaSizing(**fields) makes, and hash, compare and copy as one
+    s = _llama70_tp4("0.11.0", max_num_seqs=64)
+    fields = {f.name: getattr(s, f.name) for f in dataclasses.fields(sizing.ReplicaSizing)}
+    assert set(vars(s)) == set(fields)
+    made = sizing.ReplicaSizing(**fields)
+    assert made == s and hash(made) == hash(s) and repr(made) == repr(s)
+    assert dataclasses.replace(s, max_num_seqs=32).max_num_seqs == 32 and s.max_num_seqs == 64
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.max_num_seqs = 1  # type: ignore[misc]

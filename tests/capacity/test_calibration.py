@@ -11,7 +11,7 @@ figures are facts; the model must reproduce:
 * the weights ("Model loading took" / "Loading model weights took"), within 2 % + 0.3 GiB;
 * the token capacity ("GPU KV cache size" / "# GPU blocks" × 16) within the same tolerance in tokens.
 
-``benchmarks/startup_logs.py`` prints the same cases as a scoreboard by release line, with tokens held to 5 %.
+``benchmarks/bench_startup_logs.py`` prints the same cases as a scoreboard by release line, with tokens held to 5 %.
 
 Logs left out, and why: vllm#21348 (Qwen3-235B-FP8 on 4×H100) ran with an LMCache connector whose own GPU
 buffers vLLM counted; vllm PR #10511's figures are from a development build of the profiler (non-torch

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The capacity model's scoreboard against public vLLM start-up logs, by release line.
 
-    .venv/bin/python benchmarks/startup_logs.py
+    .venv/bin/python benchmarks/bench_startup_logs.py
 
 Reads ``tests/capacity/data/startup_logs.json`` (each case: URL, release, model, GPU, settings and what vLLM
 logged) and prints, per release line and in all, how many verdicts (started / refused) the model gets right, how

@@ -106,12 +106,14 @@ def stats() -> dict[str, int]:
     return {"entries": len(_codes), "hits": _state["hits"], "misses": _state["misses"]}
 
 
-def main() -> int:
-    """Import every module of shardwise's rules and write the store (``make setup``)."""
+def main(path: str = STORE) -> int:
+    """Import every module of shardwise's rules and write the store (``make setup``): only what today's sources
+    make, so that entries of classes since changed do not pile up."""
     import importlib
     import pkgutil
 
     install()
+    _codes.clear()
     for info in pkgutil.walk_packages([os.path.dirname(os.path.abspath(__file__))], "shardwise.rules."):
         if info.name.rsplit(".", 1)[-1] in {"__main__"}:
             continue
@@ -119,7 +121,7 @@ def main() -> int:
             importlib.import_module(info.name)
         except ImportError:
             continue  # an optional dependency absent (pulumi for the pack): its classes are compiled when used
-    ok = save()
-    print(f"dataclass code: {len(_codes)} method sets in {STORE}" if ok else
-          f"dataclass code: could not write {STORE} (each run compiles them)")
+    ok = save(path)
+    print(f"dataclass code: {len(_codes)} method sets in {path}" if ok else
+          f"dataclass code: could not write {path} (each run compiles them)")
     return 0

@@ -63,3 +63,18 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store.write_bytes(b"\x00not marshal")
     out = _probe(store)
     assert out["held"] == 0 and out["stats"]["hits"] == 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"
+
+
+def test_setup_writes_only_what_todays_sources_make(tmp_path):
+    store = tmp_path / "dataclass-code.marshal"
+    _probe(store, "save")
+    codes = marshal.loads(store.read_bytes())[1]
+    stale = "def __create_fn__():\n def __init__(self):\n  pass\n return __init__"  # a class since changed
+    codes[stale] = compile(stale, "<string>", "exec")
+    store.write_bytes(marshal.dumps((sys.hexversion, codes)))
+    proc = subprocess.run([sys.executable, "-B", "-c", "from shardwise.rules._dataclass_code import main; "
+                           f"main({str(store)!r})"], capture_output=True, text=True, check=True)
+    written = marshal.loads(store.read_bytes())[1]
+    assert proc.stdout == f"dataclass code: {len(written)} method sets in {store}\n"
+    assert stale not in written
+    assert set(codes) - {stale} <= set(written)  # Location's methods and the rest are still there

@@ -40,7 +40,7 @@ class Estimates:
       83 sizes of 35,335 tokens (9.9 B). Full decode graphs (0.11+) keep ``cudagraph_full_token_bytes``: the 0.11.0
       logs of vllm#27508 (gpt-oss-120b on one H100, 660 MiB of graph pools and about 5.4 GiB outside PyTorch when
       the warm-up ran out of memory) and llm-d#787 (Qwen3-32B at TP2 and 0.95, out of memory at the warm-up after
-      67 + 67 graphs) need about 9 B per token over both kinds. From 0.14 vLLM warms the model up with a dummy
+      67 + 67 graphs) need about 9 B per token over both kinds. From 0.13 vLLM warms the model up with a dummy
       forward of ``max_num_batched_tokens`` tokens before it captures, and the graphs reuse the blocks that run left
       in PyTorch's cache: what the capture adds is small (``cudagraph_token_bytes_warm``, ``_warm_moe``). vLLM's
       own "CUDAGraph memory" on one H100 (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md,
@@ -82,7 +82,7 @@ class Estimates:
     cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
     cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
     cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)
-    #: from 0.14 (a warm-up forward before the capture), per token of every graph: dense models, MoE models
+    #: from 0.13 (a warm-up forward before the capture), per token of every graph: dense models, MoE models
     cudagraph_token_bytes_warm: float = 1.0
     cudagraph_token_bytes_warm_moe: float = 3.0
     cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing

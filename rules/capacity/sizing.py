@@ -924,7 +924,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
     bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
     ``cudagraph_full_token_bytes`` for a full decode graph; :class:`Estimates`), on every GPU whatever the
-    tensor-parallel size; from 0.14, where a warm-up forward runs before the capture and leaves its blocks in
+    tensor-parallel size; from 0.13, where a warm-up forward runs before the capture and leaves its blocks in
     PyTorch's cache for the graphs, far less (``cudagraph_token_bytes_warm``). gpt-oss, whose capture goes up to
     1,024 tokens, needs several GiB before 0.14."""
     in_budget = engine == "v1" and not s.enforce_eager and (

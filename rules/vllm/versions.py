@@ -48,7 +48,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   0.12 multiples of 8 below 256 and of 16 from 256; none above ``max_num_batched_tokens``), whether each size is
   captured twice, piecewise and as a full decode graph for sizes up to ``max_num_seqs`` (``FULL_AND_PIECEWISE``,
   the default from 0.11), and the largest size gpt-oss raises the capture to (1,024; 992 in 0.11).
-* ``warmup_before_capture``: from 0.14 V1 runs a dummy forward of ``max_num_batched_tokens`` tokens before it
+* ``warmup_before_capture``: from 0.13 V1 runs a dummy forward of ``max_num_batched_tokens`` tokens before it
   captures the CUDA graphs, so the capture reuses the blocks that run left in PyTorch's cache and grows the memory
   in use by little (vLLM's own "CUDAGraph memory" figure: -0.88 to 1.03 GiB on one H100).
 * ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
@@ -226,7 +226,8 @@ _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
               pip_flashinfer=True, pip_triton_kernels=True)
-_R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, warmup_before_capture=True)
+_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True)
+_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
@@ -238,7 +239,7 @@ _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R080, _R090, _R0100, _R0110, _R0111, _R0120, _R0140, _R0170, _R0190, _R0200, _R0210,
+    _V0, _R065, _R070, _R080, _R090, _R0100, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170, _R0190, _R0200, _R0210,
     _R0270, _R0280,
 )
 
@@ -299,10 +300,13 @@ SOURCES: dict[str, str] = {
                           "0.10.1.1 and 0.11.0; utils has_triton_kernels looks for triton_kernels or "
                           "vllm.third_party.triton_kernels (0.14.1); quantization/mxfp4.py picks Marlin on SM90 "
                           "without them (0.10.1.1 _should_use_marlin, 0.11.0 get_mxfp4_backend)",
-    "warmup_before_capture": "v1/worker/gpu_worker.py compile_or_warm_up_model: 0.14.1 and 0.20.0 add the end of "
-                             "every compile range (get_compile_ranges, up to max_num_batched_tokens) to the warm-up "
-                             "sizes and run _dummy_run for each before capture_model; 0.11.0 and 0.12.0 warm up "
-                             "compile_sizes only (empty by default); 0.13.0 not read",
+    "warmup_before_capture": "v1/worker/gpu_worker.py compile_or_warm_up_model: 0.13.0, 0.14.1 and 0.20.0 add the "
+                             "end of every compile range (get_compile_ranges, up to max_num_batched_tokens, set by "
+                             "config/vllm.py _set_compile_ranges) to the warm-up sizes and run _dummy_run for each "
+                             "before capture_model, then kernel_warmup (model_executor/warmup/kernel_warmup.py); the "
+                             "method, _set_compile_ranges, kernel_warmup and GPUModelRunner.capture_model are the "
+                             "same code in 0.13.0 and 0.14.1 (log formatting aside); 0.11.0 and 0.12.0 warm up "
+                             "compile_sizes only (empty by default) and have no compile ranges",
     "cudagraphs_in_budget": "v1/worker/gpu_worker.py determine_available_memory subtracts "
                             "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (absent in "
                             "0.17.0; envs.py default '0' in 0.18.1/0.19.1, '1' in 0.20.0-0.22.1); ROCm skipped "

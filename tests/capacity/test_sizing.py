@@ -629,16 +629,20 @@ def test_mxfp4_experts_fall_back_to_marlin_on_hopper_without_openais_triton_kern
             weights("0.14.1", True)] == [65.91, 64.32, 65.91, 64.32]
 
 
-def test_from_0_14_the_graphs_reuse_the_warm_up_forward():
+def test_from_0_13_the_graphs_reuse_the_warm_up_forward():
     from shardwise.rules.vllm.versions import behaviour
 
+    # 0.13.0's compile_or_warm_up_model (compile ranges up to max_num_batched_tokens) is 0.14.1's code; 0.12.0 has
+    # no compile ranges
     assert [behaviour(v).warmup_before_capture for v in ("0.12.0", "0.13.0", "0.14.1", "0.19.1")] == [
-        False, False, True, True]
+        False, True, True, True]
     # the same 51 + 51 graphs of Llama-3.1-8B on one H100: 10,503 tokens each × 4,096 × 2 B × 5 (piecewise) and 9
-    # (full) in 0.12, × 1 from 0.14
+    # (full) in 0.12, × 1 from 0.13
     twelve = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.12.0", max_model_len=8192)
+    thirteen = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.13.0", max_model_len=8192)
     fourteen = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.14.1", max_model_len=8192)
-    assert (round(twelve.cudagraph_gib_per_gpu, 3), round(fourteen.cudagraph_gib_per_gpu, 3)) == (1.122, 0.16)
+    assert (round(twelve.cudagraph_gib_per_gpu, 3), round(thirteen.cudagraph_gib_per_gpu, 3),
+            round(fourteen.cudagraph_gib_per_gpu, 3)) == (1.122, 0.16, 0.16)
 
 def test_a_sizing_is_the_dataclass_its_fields_make():
     # _size_deployment builds its ReplicaSizing without the dataclass's __init__ (speed): it must be the same

@@ -487,7 +487,38 @@ def _granite_hybrid(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total + sum((mamba if str(t) == "mamba" else attention) + mlp + 2 * h for t in types)
 
 
+def _gemma3n_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Gemma 3n's decoder as vLLM's ``Gemma3nDecoderLayer`` holds it (``vllm/model_executor/models/gemma3n.py``).
+
+    Tied embeddings h x vocab; per-layer embeddings ``vocab_size_per_layer_input`` x (layers x d), their model
+    projection h x (layers x d) and its norm d (d = ``hidden_size_per_layer_input``); AltUp's
+    ``altup_num_inputs`` - 1 projections and as many unembedding projections of h x h; the final norm. Per
+    layer: q / k / v / o with q and k norms of one head (v's norm has no weight); a gated GELU MLP of the layer's
+    ``intermediate_size`` (a list, one width per layer, in the published configs); four RMSNorms; AltUp
+    (correction n x n, prediction n x n², router h x n, its norm h and the output scale h); LAuReL (h x r, r x h,
+    its norm h, r = ``laurel_rank``); the per-layer input gate h x d, projection d x h and its norm h.
+    """
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    d_head = _int(cfg, "head_dim") or 256
+    widths = cfg.get("intermediate_size")
+    if not isinstance(widths, list):
+        widths = [_int(cfg, "intermediate_size") or 16_384] * layers
+    if len(widths) != layers or not all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
+        raise ValueError("intermediate_size must be one integer or one per layer")
+    ple = _int(cfg, "hidden_size_per_layer_input") or 256
+    n = _int(cfg, "altup_num_inputs") or 4
+    rank = _int(cfg, "laurel_rank") or 64
+    total = vocab * h + (_int(cfg, "vocab_size_per_layer_input") or 262_144) * layers * ple
+    total += h * layers * ple + ple + 2 * (n - 1) * h * h + h
+    attn = h * heads * d_head + 2 * h * kv * d_head + heads * d_head * h + 2 * d_head
+    per_layer = attn + 4 * h + (n * n + n * n * n + h * n + 2 * h) + (2 * h * rank + h) + (2 * h * ple + h)
+    return total + layers * per_layer + sum(3 * h * w for w in widths)
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "gemma3n_text":
+        return _gemma3n_text(cfg, required(cfg))
     if cfg.get("model_type") == "granitemoehybrid":
         return _granite_hybrid(cfg, required(cfg))
     if cfg.get("model_type") == "gemma4_text":
@@ -831,6 +862,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         heads = req["num_attention_heads"]
         kv_heads = kv_heads_of(cfg, heads)
         moe = moe_from_config(cfg)
+        widths = cfg.get("intermediate_size")
+        if isinstance(widths, list) and widths and all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
+            cfg = {**cfg, "intermediate_size": max(widths)}  # one width per layer (Gemma 3n): the widest
         intermediate = _int(cfg, "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner")
         if intermediate is None and cfg.get("model_type") in ("falcon", "phi", "gpt2"):
             intermediate = 4 * req["hidden_size"]

@@ -460,6 +460,42 @@ def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int
                for stage in range(max(pp, 1)))
 
 
+#: FLOPs a decode step spends per byte of a state layer's state for one sequence: the recurrence scales and updates
+#: each element of the state once and reads it out once (two multiply-adds, 4 FLOPs, per 16-bit element). An
+#: assumption of this model: a Mamba2 mixer's update (``dt·A`` decay, ``B·x`` input) and readout (``C·h``) and a
+#: Gated DeltaNet's delta rule (decay, ``S·k``, rank-one update, ``S·q``) take 4 to 8 FLOPs per element.
+STATE_FLOPS_PER_BYTE = 2.0
+
+
+def mixer_flops(model: ModelShape, tp: int, pp: int, context: int) -> float:
+    """FLOPs one decode step spends per sequence in the token mixers of one GPU, on the pipeline stage that spends
+    most: ``4 × tokens × heads/TP × head_dim`` per attention layer (q·K and p·V over the tokens it attends: the
+    context on a full layer, at most the window or chunk on a sliding or chunked one; a KV-shared layer attends over
+    the cache it reads), :data:`STATE_FLOPS_PER_BYTE` × its state per linear-attention or Mamba layer, nothing for a
+    layer without a mixer (Nemotron-H's MLP and MoE blocks). A layout not modelled counts every layer as full
+    attention, as its KV figures do."""
+    n = model.num_hidden_layers
+    if unmodelled_reason(model):
+        kinds, window, chunk = ["full"] * n, None, None
+    else:
+        kinds, window, chunk = _listed_or_derived_kinds(model)
+    per_token = 4.0 * max(1, model.num_attention_heads // tp) * model.head_dim
+    state = STATE_FLOPS_PER_BYTE * _state_bytes(model, tp, 2) if "state" in kinds else 0.0
+    tokens = {"full": context, "sliding": min(context, window) if window else context,
+              "chunked": min(context, chunk) if chunk else context}
+    worst = 0.0
+    for stage in range(max(pp, 1)):
+        total = 0.0
+        for i in _stage_slice(len(kinds), max(pp, 1), stage):
+            kind = kinds[i]
+            if kind == "state":
+                total += state
+            elif kind in tokens:
+                total += per_token * max(tokens[kind], 0)
+        worst = max(worst, total)
+    return worst
+
+
 def kv_sharing_split(model: ModelShape, pp: int) -> str:
     """Why vLLM refuses to build the model with ``pp`` pipeline stages because a KV-shared layer
     (``num_kv_shared_layers``: Gemma 3n, Gemma 4 E2B/E4B) lands on a later stage than the layer whose cache it

@@ -113,6 +113,7 @@ HF_CONFIG_KEYS = frozenset({
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
     # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
     "first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
+    "moe_layer_start_index",
     # attention layouts the KV model names as not modelled (kv_layout.unmodelled_reason)
     "compress_ratios", "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
     "hybrid_override_pattern", "layers_block_type", "attn_type_list",
@@ -122,6 +123,8 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "expand",
     "mamba_ssm_cache_dtype", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_num_groups",
     "mamba_d_conv", "mamba_expand",
+    # Granite 4.0: every layer's shared MLP beside the experts (derive_params)
+    "shared_intermediate_size",
     # Kimi Linear: which layers are KDA (linear attention) and their heads
     "linear_attn_config",
 })
@@ -196,12 +199,12 @@ def _int(cfg: dict[str, Any], *keys: str) -> int | None:
 
 
 def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
-    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
+    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")  # ERNIE 4.5
     if not experts or experts <= 1:
         return None
     per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k",
-                     "top_k_experts") or 1  # top_k_experts: Gemma 4
-    shared = _int(cfg, "n_shared_experts") or 0
+                     "top_k_experts", "moe_k") or 1  # top_k_experts: Gemma 4; moe_k: ERNIE 4.5
+    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts") or 0
     if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
         shared = 1
     size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
@@ -314,7 +317,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     elif model_type in ("phi", "opt"):
         attn += q_out + 2 * kv_out + h
     elif cfg.get("attention_bias"):
-        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" else h)
+        # GLM-4.5 and Seed-OSS (attention_out_bias false) have no o_proj bias
+        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" or cfg.get("attention_out_bias") is False else h)
     if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
     elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
@@ -372,7 +376,7 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
     elif moe.shared_experts:
         moe_layer += moe.shared_experts * 3 * h * width
-    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe" or (
+    if cfg.get("topk_method") == "noaux_tc" or model_type in ("glm4_moe", "ernie4_5_moe") or (
             model_type == "minimax_m2" and cfg.get("use_routing_bias", True)):
         moe_layer += moe.num_experts  # e_score_correction_bias
     step = _int(cfg, "interleave_moe_layer_step")
@@ -380,7 +384,8 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layers = layers // step
         dense_mlp = 3 * h * (_int(cfg, "intermediate_size_mlp") or width)
         return (layers - moe_layers) * dense_mlp + moe_layers * moe_layer
-    dense_layers = _int(cfg, "first_k_dense_replace") or len(cfg.get("mlp_only_layers") or ())
+    dense_layers = (_int(cfg, "first_k_dense_replace", "moe_layer_start_index")  # moe_layer_start_index: ERNIE 4.5
+                    or len(cfg.get("mlp_only_layers") or ()))
     dense_layers = min(dense_layers, layers)
     return dense_layers * dense_mlp + (layers - dense_layers) * moe_layer
 

@@ -1,5 +1,7 @@
 """Families served in 2026 added from published configurations (round 4), and the facts vLLM's model files give
-about them: Gemma 3n (per-layer embeddings, AltUp, LAuReL, KV-shared layers; no pipeline parallelism), ...
+about them: Gemma 3n (per-layer embeddings, AltUp, LAuReL, KV-shared layers; no pipeline parallelism), Granite 4.0
+(Mamba2 hybrids with experts on every layer, and the dense micro), Seed-OSS-36B, ERNIE-4.5-21B-A3B, and Mistral Small's
+derivatives Devstral Small and Magistral Small.
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the KV layout vLLM builds and what a layout of it does at start-up.
@@ -11,9 +13,12 @@ import dataclasses
 from typing import Any
 
 import pytest
+from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.support import NO_PIPELINE_PARALLEL, pp_refusal
 
@@ -108,3 +113,148 @@ def test_plan_never_proposes_pipeline_stages_for_gemma3n(capsys):
     main(["plan", "--model", "google/gemma-3n-E4B-it", "--gpu", "L4", "--pp", "2"])
     out, _ = capsys.readouterr()
     assert "does not implement SupportsPP, so pipeline_parallel_size 2 is refused at start-up" in out
+
+
+# ibm-granite/granite-4.0-h-small, -h-micro and -micro: config.json keys as public projects quote them
+_GRANITE_TYPES = (["mamba"] * 5 + ["attention"] + ["mamba"] * 4) * 4
+GRANITE_H_MICRO: dict[str, Any] = {
+    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "torch_dtype": "bfloat16",
+    "hidden_size": 2048, "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "layer_types": _GRANITE_TYPES, "mamba_n_heads": 64, "mamba_d_head": 64, "mamba_d_state": 128,
+    "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2, "num_local_experts": 0,
+    "shared_intermediate_size": 8192, "intermediate_size": 8192, "vocab_size": 100352,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True,
+}
+GRANITE_H_SMALL: dict[str, Any] = {
+    **GRANITE_H_MICRO, "hidden_size": 4096, "mamba_n_heads": 128, "num_local_experts": 72, "num_experts_per_tok": 10,
+    "intermediate_size": 768, "shared_intermediate_size": 1536,
+}
+GRANITE_MICRO: dict[str, Any] = {
+    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "torch_dtype": "bfloat16",
+    "hidden_size": 2560, "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 8,
+    "layer_types": ["attention"] * 40, "num_local_experts": 0, "shared_intermediate_size": 8192,
+    "intermediate_size": 8192, "vocab_size": 100352, "max_position_embeddings": 131072, "tie_word_embeddings": True,
+}
+# ByteDance-Seed/Seed-OSS-36B-Instruct: config.json's shape (a public test vendors it); SeedOssConfig's biases
+SEED_OSS: dict[str, Any] = {
+    "architectures": ["SeedOssForCausalLM"], "model_type": "seed_oss", "torch_dtype": "bfloat16",
+    "hidden_size": 5120, "num_hidden_layers": 64, "intermediate_size": 27648, "num_attention_heads": 80,
+    "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 155136, "max_position_embeddings": 524288,
+    "tie_word_embeddings": False, "attention_bias": True, "attention_out_bias": False,
+}
+# baidu/ERNIE-4.5-21B-A3B-PT: Ernie4_5_MoeConfig's defaults (transformers at 001f85b3)
+ERNIE_21B: dict[str, Any] = {
+    "architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "torch_dtype": "bfloat16",
+    "vocab_size": 103424, "hidden_size": 2560, "intermediate_size": 12288, "num_hidden_layers": 28,
+    "num_attention_heads": 20, "num_key_value_heads": 4, "max_position_embeddings": 131072,
+    "tie_word_embeddings": True, "moe_intermediate_size": 1536, "moe_k": 6, "moe_num_experts": 64,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1,
+}
+
+
+def test_granite4_params_are_the_cards():
+    # h-small: 36 Mamba2 mixers (in_proj 4096 x (8192 + 8448 + 128), conv 8448 x 4 + bias, dt/A/D, norm, out_proj),
+    # 4 attention layers, every layer 72 experts of 3 x 4096 x 768, a router and a shared MLP of 1536: 32.2B
+    assert derive_params(GRANITE_H_SMALL) == find_model("ibm-granite/granite-4.0-h-small").params == 32_207_337_984
+    assert derive_params(GRANITE_H_MICRO) == find_model("ibm-granite/granite-4.0-h-micro").params == 3_191_396_096
+    assert derive_params(GRANITE_MICRO) == find_model("ibm-granite/granite-4.0-micro").params == 3_402_836_480
+    small = find_model("ibm-granite/granite-4.0-h-small")
+    assert small.moe is not None and (small.moe.num_experts, small.moe.experts_per_token) == (72, 10)
+    assert find_model("ibm-granite/granite-4.0-h-small-base") is small
+
+
+def test_granite4_kv_layout():
+    # h-small: 4 attention layers of 8 KV heads of 128; 36 Mamba2 states of conv (3 x (8192 + 2 x 128)) and SSM
+    # (128 heads x 64 x 128) in bf16
+    lay = kv_layout.layout(find_model("ibm-granite/granite-4.0-h-small"), 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 4, 4096, 0), ("state", 36, 0, 3 * 8448 * 2 + 128 * 64 * 128 * 2)]
+    micro = kv_layout.layout(find_model("ibm-granite/granite-4.0-micro"), 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in micro.types] == [("full", 40, 2 * 8 * 64 * 2)]
+
+
+def test_seed_oss_ernie_params():
+    # Seed-OSS: q/k/v biases without an o_proj bias, untied 155136 x 5120 embeddings: 36.15B
+    attention = 5120 * 80 * 128 * 2 + 2 * 5120 * 8 * 128 + (80 + 16) * 128
+    layer = attention + 3 * 5120 * 27_648 + 2 * 5120
+    assert derive_params(SEED_OSS) == 2 * 155_136 * 5120 + 64 * layer + 5120 == 36_151_104_512
+    seed = find_model("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    assert (seed.params, seed.max_position_embeddings) == (36_151_104_512, 524_288)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(seed, 1, 1, 2).types] == [
+        ("full", 64, 2 * 8 * 128 * 2)]
+    # ERNIE-4.5-21B-A3B: layer 0 a dense MLP of 12288; 27 MoE layers of 64 experts, 2 shared experts, a router and its
+    # score-correction bias; tied embeddings: 21.83B
+    moe_layer = 64 * 3 * 2560 * 1536 + 2560 * 64 + 2 * 3 * 2560 * 1536 + 64
+    attention = 2 * 2560 * 2560 + 2 * 2560 * 512
+    expected = 103_424 * 2560 + 28 * (attention + 2 * 2560) + 3 * 2560 * 12_288 + 27 * moe_layer + 2560
+    assert derive_params(ERNIE_21B) == expected == 21_825_437_888
+    ernie = find_model("baidu/ERNIE-4.5-21B-A3B-PT")
+    assert ernie.params == expected and sizing.moe_layers(ernie) == 27
+    taught = shape_from_config(ERNIE_21B, model_id="ernie", source="config.json")
+    assert taught.moe is not None and (taught.moe.num_experts, taught.moe.experts_per_token,
+                                       taught.moe.shared_experts) == (64, 6, 2)
+
+
+def test_mistral_small_derivatives():
+    # Devstral Small and Magistral Small 2506/2507: Mistral Small 24B's text decoder at 131,072 tokens; Magistral Small
+    # 2509 (1.2) keeps Mistral Small 3.1/3.2's vision encoder
+    text = find_model("mistralai/Mistral-Small-24B-Instruct-2501")
+    for mid in ("mistralai/Devstral-Small-2505", "mistralai/Devstral-Small-2507", "mistralai/Magistral-Small-2506",
+                "mistralai/Magistral-Small-2507"):
+        m = find_model(mid)
+        assert (m.params, m.vision_params, m.max_position_embeddings) == (text.params, 0, 131_072), mid
+    m = find_model("mistralai/Magistral-Small-2509")
+    assert (m.params, m.vision_params) == (24_011_361_280, 438_958_080)
+
+
+NEW_FAMILIES = ["google/gemma-3n-E4B-it", "google/gemma-3n-E2B-it", "ibm-granite/granite-4.0-h-small",
+                "ibm-granite/granite-4.0-h-micro", "ibm-granite/granite-4.0-micro",
+                "ByteDance-Seed/Seed-OSS-36B-Instruct", "baidu/ERNIE-4.5-21B-A3B-PT", "mistralai/Devstral-Small-2505",
+                "mistralai/Magistral-Small-2506", "mistralai/Magistral-Small-2509"]
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+  namespace: llm
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: llm
+  template:
+    metadata:
+      labels:
+        app: llm
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: p5.48xlarge
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.20.0
+          command: ["vllm", "serve"]
+          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"]
+          resources:
+            limits:
+              nvidia.com/gpu: {tp}
+"""
+
+
+@pytest.mark.parametrize("model_id", NEW_FAMILIES)
+def test_a_manifest_serving_a_new_family_is_decided(tmp_path, model_id):
+    # the public shape: `vllm serve <model>` on H100s; the model is known, so nothing is undecided for lack of it
+    tp = 2 if model_id in ("ByteDance-Seed/Seed-OSS-36B-Instruct", "ibm-granite/granite-4.0-h-small") else 1
+    path = tmp_path / "deploy.yaml"
+    path.write_text(DEPLOYMENT.format(model=model_id, tp=tp))
+    findings = run_rules(ALL_RULES, load_inputs([str(path)]))
+    mine = [f for f in findings if f.subject == "Deployment llm/server"]
+    assert not [f for f in mine if f.code == "SW004" or f.undecided], model_id
+    assert not [f for f in mine if f.code.startswith("SW1") and f.level == "mandatory"], model_id
+
+
+@pytest.mark.parametrize("model_id", NEW_FAMILIES)
+def test_plan_runs(model_id, capsys):
+    assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
+    out, err = capsys.readouterr()
+    assert model_id in out and "Traceback" not in err

@@ -125,6 +125,9 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_d_conv", "mamba_expand",
     # Granite 4.0: every layer's shared MLP beside the experts (derive_params)
     "shared_intermediate_size",
+    # Jamba: where its attention and expert layers are, and its Mamba1 mixers
+    "attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset", "mamba_dt_rank",
+    "mamba_conv_bias", "mamba_proj_bias",
     # Kimi Linear: which layers are KDA (linear attention) and their heads
     "linear_attn_config",
 })
@@ -521,7 +524,45 @@ def _gemma3n_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total + layers * per_layer + sum(3 * h * w for w in widths)
 
 
+def _jamba(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Jamba (``JambaForCausalLM``, ``vllm/model_executor/models/jamba.py``): attention where ``i %
+    attn_layer_period == attn_layer_offset`` (q, k, v, o without biases), a Mamba1 mixer elsewhere: in_proj h x 2
+    inner (a bias with ``mamba_proj_bias``), a depthwise conv inner x ``mamba_d_conv`` with its bias
+    (``mamba_conv_bias``), x_proj inner x (dt_rank + 2 N), dt_proj dt_rank x inner with its bias, A_log inner x N,
+    D inner, out_proj inner x h, and the dt / B / C RMSNorms (dt_rank + 2 N), inner = ``mamba_expand`` x h, N =
+    ``mamba_d_state``, dt_rank = ``mamba_dt_rank`` ("auto": ceil(h / 16)). The MLP is a mixture of experts where ``i %
+    expert_layer_period == expert_layer_offset`` (a router h x E and E experts of 3 h x ``intermediate_size``), a
+    gated MLP of that width elsewhere; two RMSNorms per layer, the final one, untied embeddings."""
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    inner = (_int(cfg, "mamba_expand") or 2) * h
+    state = _int(cfg, "mamba_d_state") or 16
+    rank = cfg.get("mamba_dt_rank", "auto")
+    dt_rank = -(-h // 16) if rank == "auto" or rank is None else _int(cfg, "mamba_dt_rank") or -(-h // 16)
+    mamba = h * 2 * inner + inner * (_int(cfg, "mamba_d_conv") or 4) + inner * (dt_rank + 2 * state)
+    mamba += dt_rank * inner + inner + inner * state + inner + inner * h + dt_rank + 2 * state
+    if cfg.get("mamba_conv_bias", True):
+        mamba += inner
+    if cfg.get("mamba_proj_bias"):
+        mamba += 2 * inner + h
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+    width = _int(cfg, "intermediate_size") or 4 * h
+    experts = _int(cfg, "num_experts") or 1
+    a_period, a_offset = _int(cfg, "attn_layer_period") or 8, _int(cfg, "attn_layer_offset") or 4
+    e_period, e_offset = _int(cfg, "expert_layer_period") or 2, _int(cfg, "expert_layer_offset") or 1
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + h
+    for i in range(layers):
+        total += attention if i % a_period == a_offset else mamba
+        moe = experts > 1 and i % e_period == e_offset
+        total += (h * experts + experts * 3 * h * width) if moe else 3 * h * width
+        total += 2 * h
+    return total
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "jamba":
+        return _jamba(cfg, required(cfg))
     if cfg.get("model_type") == "gemma3n_text":
         return _gemma3n_text(cfg, required(cfg))
     if cfg.get("model_type") == "granitemoehybrid":

@@ -11,7 +11,8 @@ vLLM's model implementations read them:
   ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
 * linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
   ``linear_attention``, ``full_attention_interval``; Mamba2 layers of Nemotron-H's
-  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Kimi Linear's KDA layers,
+  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Jamba's Mamba1 layers, all but
+  every ``attn_layer_period``-th from ``attn_layer_offset``; Kimi Linear's KDA layers,
   ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
   (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
 * layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks) and layers that read another
@@ -25,7 +26,7 @@ vLLM's model implementations read them:
   per layer and token, not split by TP.
 
 Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
-attention, lightning-attention hybrids, Mamba layers whose positions the config does not list, layer types not
+attention, lightning-attention hybrids, Mamba layers whose positions the config does not give, layer types not
 listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
 False and a note): the weights are known, the KV figures are not vLLM's.
 
@@ -136,6 +137,15 @@ def _kda_layers(cfg: dict[str, object]) -> list[int] | None:
     return None
 
 
+def _jamba_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
+    """Jamba's layers: attention where ``i % attn_layer_period == attn_layer_offset``, Mamba1 elsewhere
+    (``JambaConfig.layers_block_type``, which vLLM's ``JambaModel`` reads); None when the config gives no period."""
+    period, offset = _int(cfg, "attn_layer_period"), _int(cfg, "attn_layer_offset")
+    if not period or offset is None or not 0 <= offset < period:
+        return None
+    return ["full" if i % period == offset else "state" for i in range(n)]
+
+
 def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
     """One kind per layer from a list the config gives (``hybrid_override_pattern``, ``layers_block_type``,
     ``layer_types``, Kimi Linear's ``linear_attn_config.kda_layers``), or None when it gives none of length
@@ -143,6 +153,8 @@ def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
     kda = _kda_layers(cfg)
     if kda is not None:
         return ["state" if i + 1 in kda else "full" for i in range(n)]
+    if str(cfg.get("model_type") or "") == "jamba":
+        return _jamba_kinds(cfg, n)
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and len(pattern) == n and set(pattern) <= set(_PATTERN):
         return [_PATTERN[c] for c in pattern]
@@ -160,8 +172,9 @@ def unmodelled_reason(model: ModelShape) -> str:
     sparse attention over a sliding window, vLLM's ``MLAAttentionSpec`` with a ``compress_ratio``) or
     DeepSeek-V4's ``layer_types`` (``compressed_sparse_attention``, ``heavily_compressed_attention``),
     Mamba layers whose positions no ``hybrid_override_pattern`` / ``layers_block_type`` / ``layer_types`` of
-    ``num_hidden_layers`` entries gives (Jamba's ``attn_layer_period``, Falcon-H1's parallel mixers),
-    Mamba1 mixers (Jamba), ``attn_type_list`` entries of 0 (MiniMax-Text-01 / M1's lightning attention;
+    ``num_hidden_layers`` entries gives (Falcon-H1's parallel mixers; Jamba's ``attn_layer_period`` and
+    ``attn_layer_offset`` give them), Mamba1 mixers other than Jamba's, ``attn_type_list`` entries of 0
+    (MiniMax-Text-01 / M1's lightning attention;
     MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
@@ -169,10 +182,12 @@ def unmodelled_reason(model: ModelShape) -> str:
     if isinstance(ratios, list) and any(isinstance(r, int) and r > 1 for r in ratios):
         return "compressed sparse attention (compress_ratios, DeepSeek-V4)"
     model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
-    if _is_mamba(cfg) or model_type in ("jamba", "falcon_h1", "bamba"):
-        if model_type == "jamba" or (cfg.get("mamba_d_state") is not None and "mamba_n_heads" not in cfg
-                                     and "mamba_num_heads" not in cfg):
-            return "Mamba1 layers between the attention layers (jamba)"
+    if model_type == "jamba":
+        if _jamba_kinds(cfg, model.num_hidden_layers) is None:
+            return "Mamba1 layers whose positions the config does not give (attn_layer_period, attn_layer_offset)"
+    elif _is_mamba(cfg) or model_type in ("falcon_h1", "bamba"):
+        if cfg.get("mamba_d_state") is not None and "mamba_n_heads" not in cfg and "mamba_num_heads" not in cfg:
+            return "Mamba1 layers between the attention layers"
         if _listed_kinds(cfg, model.num_hidden_layers) is None:
             return "Mamba layers whose positions the config does not list"
     attn_types = cfg.get("attn_type_list")
@@ -247,6 +262,8 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     cfg = model.hf_config
     if _kda_layers(cfg) is not None:
         return kda_state_bytes(model, tp, dtype_bytes)
+    if str(cfg.get("model_type") or model.extra.get("model_type") or "") == "jamba":
+        return mamba1_state_bytes(model, tp, dtype_bytes)
     if _is_mamba(cfg):
         return mamba2_state_bytes(model, tp, dtype_bytes)
     kh = _int(cfg, "linear_num_key_heads") or 0
@@ -287,6 +304,16 @@ def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
     ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
     return conv + ssm
+
+
+def mamba1_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One Mamba1 mixer's state per request on one GPU (Jamba), as vLLM's
+    ``MambaStateShapeCalculator.mamba1_state_shape`` sizes it: a conv state of ``intermediate / TP ×
+    (mamba_d_conv - 1)`` and an SSM state of ``intermediate / TP × mamba_d_state`` values, both in the model dtype
+    (``mamba_cache_dtype`` and ``mamba_ssm_cache_dtype`` "auto"), intermediate = ``mamba_expand`` × hidden."""
+    cfg = model.hf_config
+    inner = (_int(cfg, "mamba_expand") or 2) * model.hidden_size // tp
+    return inner * ((_int(cfg, "mamba_d_conv") or 4) - 1 + (_int(cfg, "mamba_d_state") or 16)) * dtype_bytes
 
 
 def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:

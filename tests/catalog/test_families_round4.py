@@ -208,6 +208,7 @@ def test_mistral_small_derivatives():
 
 
 NEW_FAMILIES = ["google/gemma-3n-E4B-it", "google/gemma-3n-E2B-it", "ibm-granite/granite-4.0-h-small",
+                "ai21labs/AI21-Jamba-Mini-1.7",
                 "ibm-granite/granite-4.0-h-micro", "ibm-granite/granite-4.0-micro",
                 "ByteDance-Seed/Seed-OSS-36B-Instruct", "baidu/ERNIE-4.5-21B-A3B-PT", "mistralai/Devstral-Small-2505",
                 "mistralai/Magistral-Small-2506", "mistralai/Magistral-Small-2509"]
@@ -244,7 +245,8 @@ spec:
 @pytest.mark.parametrize("model_id", NEW_FAMILIES)
 def test_a_manifest_serving_a_new_family_is_decided(tmp_path, model_id):
     # the public shape: `vllm serve <model>` on H100s; the model is known, so nothing is undecided for lack of it
-    tp = 2 if model_id in ("ByteDance-Seed/Seed-OSS-36B-Instruct", "ibm-granite/granite-4.0-h-small") else 1
+    tp = 2 if model_id in ("ByteDance-Seed/Seed-OSS-36B-Instruct", "ibm-granite/granite-4.0-h-small",
+                           "ai21labs/AI21-Jamba-Mini-1.7") else 1
     path = tmp_path / "deploy.yaml"
     path.write_text(DEPLOYMENT.format(model=model_id, tp=tp))
     findings = run_rules(ALL_RULES, load_inputs([str(path)]))
@@ -258,3 +260,51 @@ def test_plan_runs(model_id, capsys):
     assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
     out, err = capsys.readouterr()
     assert model_id in out and "Traceback" not in err
+
+
+# ai21labs Jamba: JambaConfig's defaults (transformers at 008f5c8c; Jamba-v0.1 and the 1.5-1.7 Mini) and the Large width
+JAMBA_MINI: dict[str, Any] = {
+    "architectures": ["JambaForCausalLM"], "model_type": "jamba", "torch_dtype": "bfloat16", "vocab_size": 65536,
+    "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_experts": 16, "num_experts_per_tok": 2, "expert_layer_period": 2,
+    "expert_layer_offset": 1, "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
+    "mamba_expand": 2, "mamba_dt_rank": "auto", "mamba_conv_bias": True, "mamba_proj_bias": False,
+    "max_position_embeddings": 262144, "tie_word_embeddings": False,
+}
+
+
+def test_jamba_params():
+    # Mamba1 mixer: in_proj 4096 x 16384, conv 8192 x 4 + bias, x_proj 8192 x (256 + 32), dt_proj 256 x 8192 + bias,
+    # A_log 8192 x 16, D, out_proj 8192 x 4096, dt/B/C norms 256 + 16 + 16 (dt_rank "auto" = 4096 / 16)
+    mamba = 4096 * 16384 + 8192 * 4 + 8192 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 8192 * 4096 + 288
+    attention = 2 * 4096 * 4096 + 2 * 4096 * 1024
+    experts = 4096 * 16 + 16 * 3 * 4096 * 14336
+    dense = 3 * 4096 * 14336
+    expected = 2 * 65536 * 4096 + 4096 + 28 * mamba + 4 * attention + 16 * experts + 16 * dense + 32 * 2 * 4096
+    assert derive_params(JAMBA_MINI) == expected == 51_570_323_328  # the card's 52B
+    mini, large = find_model("ai21labs/AI21-Jamba-Mini-1.7"), find_model("ai21labs/AI21-Jamba-Large-1.7")
+    assert mini.params == expected and large.params == 398_555_145_696  # the card's 398B
+    assert find_model("ai21labs/AI21-Jamba-1.5-Mini") is mini
+    assert sizing.moe_layers(mini) == 16 and sizing.moe_layers(large) == 36
+    # 2 of 16 experts on the expert layers: the cards' 12B and 94B active
+    active = mini.params - 16 * 16 * 3 * 4096 * 14336 * 14 // 16
+    assert round(active / 1e9, 1) == 12.1
+    assert round((large.params - 36 * 16 * 3 * 8192 * 24576 * 14 // 16) / 1e9, 1) == 94.1
+
+
+def test_jamba_mamba1_layers_are_a_state_per_request():
+    # attention at layers 4, 12, 20, 28; 28 Mamba1 layers, each a conv state of 8192 x 3 and an SSM state of
+    # 8192 x 16 per request in bf16 (MambaStateShapeCalculator.mamba1_state_shape), split over TP
+    mini = find_model("ai21labs/AI21-Jamba-Mini-1.7")
+    assert kv_layout.unmodelled_reason(mini) == ""
+    lay = kv_layout.layout(mini, 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
+        ("full", 4, 2 * 8 * 128 * 2, 0), ("state", 28, 0, 8192 * (3 + 16) * 2)]
+    assert kv_layout.mamba1_state_bytes(mini, 2) == 4096 * 19 * 2
+    # the attention block grows until its page holds a state: 16 × cdiv(311,296, 16 × 4,096) = 80 tokens
+    s = sizing.size_replica(mini, 79.19, tp=1, max_model_len=32_768, vllm_version="0.11.0")
+    assert s.block_size == 80 and s.hybrid_kv
+    # PP2 splits 16 layers a stage: attention 4 and 12 on stage 0, 20 and 28 on stage 1
+    assert [(t.kind, t.layers) for t in kv_layout.layout(mini, 1, 2, 2, 1).types] == [("full", 2), ("state", 14)]
+    # decode compute: 4 attention layers over the context, 28 state updates
+    assert kv_layout.mixer_flops(mini, 1, 1, 8192) == 4 * 4 * 8192 * 32 * 128 + 28 * 2 * 311_296

@@ -308,3 +308,23 @@ def test_jamba_mamba1_layers_are_a_state_per_request():
     assert [(t.kind, t.layers) for t in kv_layout.layout(mini, 1, 2, 2, 1).types] == [("full", 2), ("state", 14)]
     # decode compute: 4 attention layers over the context, 28 state updates
     assert kv_layout.mixer_flops(mini, 1, 1, 8192) == 4 * 4 * 8192 * 32 * 128 + 28 * 2 * 311_296
+
+
+def test_qwen35_sizes():
+    # the model cards' shapes over Qwen3.6-35B-A3B's keys: 397B-A17B (60 layers, 512 experts of 1024, 10 routed) and
+    # 122B-A10B (48 layers, 256 experts of 1024, 8 routed), both 32 Q / 2 KV heads of 256 and 64 linear V heads
+    big, mid = find_model("Qwen/Qwen3.5-397B-A17B"), find_model("Qwen/Qwen3.5-122B-A10B")
+    assert (big.params, big.vision_params) == (396_802_360_816, 456_010_480)  # the name's 397B
+    assert (mid.params, mid.vision_params) == (122_562_817_776, 451_290_864)  # 122B
+    routed = 60 * 512 * 3 * 4096 * 1024
+    assert round((big.params - routed + routed * 10 // 512) / 1e9, 1) == 17.8  # A17B, embeddings and vision included
+    routed = 48 * 256 * 3 * 3072 * 1024
+    assert round((mid.params - routed + routed * 8 // 256) / 1e9, 1) == 10.2  # A10B
+    # 15 (12) gated-attention layers of 2 KV heads of 256; 45 (36) Gated DeltaNet states of conv 3 x (2 x 16 + 64) x
+    # 128 and recurrent 64 x 128 x 128, bf16
+    state = (2 * 16 * 128 + 64 * 128) * 3 * 2 + 64 * 128 * 128 * 2
+    assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in kv_layout.layout(big, 1, 1, 2).types] == [
+        ("full", 15, 2048, 0), ("state", 45, 0, state)]
+    assert state == 2_170_880
+    q27 = find_model("Qwen/Qwen3.5-27B")
+    assert q27.params == find_model("Qwen/Qwen3.6-27B").params == 27_356_728_560

@@ -211,7 +211,7 @@ NEW_FAMILIES = ["google/gemma-3n-E4B-it", "google/gemma-3n-E2B-it", "ibm-granite
                 "ai21labs/AI21-Jamba-Mini-1.7",
                 "ibm-granite/granite-4.0-h-micro", "ibm-granite/granite-4.0-micro",
                 "ByteDance-Seed/Seed-OSS-36B-Instruct", "baidu/ERNIE-4.5-21B-A3B-PT", "mistralai/Devstral-Small-2505",
-                "mistralai/Magistral-Small-2506", "mistralai/Magistral-Small-2509"]
+                "mistralai/Magistral-Small-2506", "mistralai/Magistral-Small-2509", "Qwen/Qwen3-VL-30B-A3B-Instruct"]
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -328,3 +328,17 @@ def test_qwen35_sizes():
     assert state == 2_170_880
     q27 = find_model("Qwen/Qwen3.5-27B")
     assert q27.params == find_model("Qwen/Qwen3.6-27B").params == 27_356_728_560
+
+
+def test_qwen3_vl_moe_sizes_are_the_qwen3_moe_decoders_with_the_vision_tower():
+    # the decoders are Qwen3-30B-A3B's and Qwen3-235B-A22B's; Qwen3-VL-8B's tower (deepstack mergers included)
+    # projects to their widths: 31.07B and 235.67B, the Hub's 31.1B and 236B
+    for vl, text, total, vision in (("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3-30B-A3B", 31_070_754_032,
+                                     538_631_408),
+                                    ("Qwen/Qwen3-VL-235B-A22B-Instruct", "Qwen/Qwen3-235B-A22B", 235_670_022_896,
+                                     576_388_336)):
+        m, t = find_model(vl), find_model(text)
+        assert (m.params, m.vision_params, m.params - m.vision_params) == (total, vision, t.params)
+        assert m.moe == t.moe and m.max_position_embeddings == 262_144
+        assert sizing.moe_layers(m) == m.num_hidden_layers
+    assert find_model("Qwen/Qwen3-VL-235B-A22B-Thinking") is find_model("Qwen/Qwen3-VL-235B-A22B-Instruct")

@@ -33,6 +33,7 @@ from typing import Literal
 
 from ..model.records import evolve
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.support import pp_refusal
 from ..vllm.versions import ResolvedVersion
 from .sizing import (
     BYTES_PER_PARAM,
@@ -534,7 +535,7 @@ def layouts_for(model: ModelShape, gpus: int, node: Node, *, pp: int | None = No
             out.append(Parallel(gpus // pp, pp))
         return out
     tp = _largest_tp(model, min(gpus, node.tp_limit))
-    if gpus % tp == 0 and gpus // tp <= model.num_hidden_layers:
+    if gpus % tp == 0 and gpus // tp <= model.num_hidden_layers and not pp_refusal(model, gpus // tp):
         out.append(Parallel(tp, gpus // tp))
     if model.moe is not None and 1 < gpus <= node.gpus:
         out.append(Parallel(1, 1, gpus, True))

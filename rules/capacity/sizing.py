@@ -41,6 +41,7 @@ from typing import Any, Literal, NamedTuple
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout
+from ..vllm.support import pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -632,7 +633,8 @@ def _size_deployment(
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True
-    split = kv_layout.kv_sharing_split(model, s.pp)
+    # vLLM checks the model class for SupportsPP before it builds a layer; the KV-sharing targets when it does
+    split = pp_refusal(model, s.pp) or kv_layout.kv_sharing_split(model, s.pp)
     if split and not refusal:
         refusal, certain = split, True
     block = _block_size(model, s, rv, engine, device, first)

@@ -6,13 +6,16 @@ token, and (with TP > 1) all-reduces the hidden state twice per layer. The step 
 (no overlap is assumed)::
 
     t_memory    = (W + b × KV(L)) / (HBM bandwidth × 0.77)
-    t_compute   = (2 × P_active / (TP × PP) × b + 4 × b × L × layers/PP × heads/TP × head_dim) / dense 16-bit FLOP/s
+    t_compute   = (2 × P_active / (TP × PP) × b + b × M(L)) / dense 16-bit FLOP/s
     t_allreduce = 2 × layers/PP × (α + 2 (TP − 1)/TP × b × hidden × 2 bytes / link bandwidth)   (TP > 1)
 
 ``W`` is the weights per GPU (the sizing's), ``KV(L)`` what one step reads of one sequence's KV cache at ``L``
 tokens on the stage that reads most (every token of a full-attention layer, at most the window of a sliding one, the
 state of a Mamba or linear-attention layer once, nothing for a KV-shared layer), ``L`` the context each running
 sequence has (the declared p95 context, else max_model_len: a long context, so the KV term is not understated),
+``M(L)`` what one sequence's token mixers compute on the stage that computes most (``kv_layout.mixer_flops``:
+``4 × L × heads/TP × head_dim`` per full-attention layer, the window or chunk instead of ``L`` on a sliding or chunked
+layer, a constant state update on a Mamba or linear-attention layer, nothing on a layer without a mixer),
 ``P_active`` the parameters a
 token uses (a mixture of experts reads and multiplies only the experts its tokens are routed to: of ``E`` routed
 experts with ``k`` per token, a batch of ``b`` tokens touches ``1 − (1 − k/E)^b`` of them). The 0.77 is the share
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 
 from ..catalog.speeds import speed_of
 from ..model.shapes import ModelShape
+from ..vllm import kv_layout
 from .layout import plural
 
 #: Share of the HBM bandwidth ceiling vLLM's decode reaches: Llama-3.1-8B-Instruct in BF16 on one A100 40GB decodes
@@ -126,8 +130,7 @@ def estimate_decode(model: ModelShape, gpu: str, *, weights_bytes_per_gpu: float
     moe = model.moe
     active = model.params - routed + (routed * moe.experts_per_token / moe.num_experts if moe and routed else 0)
     layers = model.num_hidden_layers / pp
-    heads = max(1, model.num_attention_heads // tp)
-    flops = 2.0 * active / (tp * pp) * micro + 4.0 * micro * context * layers * heads * model.head_dim
+    flops = 2.0 * active / (tp * pp) * micro + micro * kv_layout.mixer_flops(model, tp, pp, context)
     compute_s = flops / (speed.dense_16bit_tflops * 1e12)
     allreduce_s = 0.0
     if tp > 1:

@@ -268,7 +268,10 @@ def moe_layers(model: ModelShape) -> int:
     if model.moe is None:
         return 0
     n = model.num_hidden_layers
-    dense = _cfg_int(model, "first_k_dense_replace") or 0
+    period, offset = _cfg_int(model, "expert_layer_period"), _cfg_int(model, "expert_layer_offset")
+    if period and offset is not None:  # Jamba: experts where i % expert_layer_period == expert_layer_offset
+        return len([i for i in range(n) if i % period == offset])
+    dense = _cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index") or 0  # ERNIE 4.5
     step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
     only = model.hf_config.get("mlp_only_layers")
     count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
@@ -294,7 +297,8 @@ def expert_params(model: ModelShape) -> int:
     return int(min(max(0.97 * body, body - attention), counted))
 
 
-_MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers")
+_MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
+                   "moe_layer_start_index", "expert_layer_period")
 
 
 def derived_max_model_len(model: ModelShape) -> int:

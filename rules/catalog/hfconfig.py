@@ -113,6 +113,7 @@ HF_CONFIG_KEYS = frozenset({
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
     # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
     "first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
+    "moe_layer_start_index",
     # attention layouts the KV model names as not modelled (kv_layout.unmodelled_reason)
     "compress_ratios", "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
     "hybrid_override_pattern", "layers_block_type", "attn_type_list",
@@ -122,6 +123,11 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "expand",
     "mamba_ssm_cache_dtype", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_num_groups",
     "mamba_d_conv", "mamba_expand",
+    # Granite 4.0: every layer's shared MLP beside the experts (derive_params)
+    "shared_intermediate_size",
+    # Jamba: where its attention and expert layers are, and its Mamba1 mixers
+    "attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset", "mamba_dt_rank",
+    "mamba_conv_bias", "mamba_proj_bias",
     # Kimi Linear: which layers are KDA (linear attention) and their heads
     "linear_attn_config",
 })
@@ -196,12 +202,12 @@ def _int(cfg: dict[str, Any], *keys: str) -> int | None:
 
 
 def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
-    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
+    experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")  # ERNIE 4.5
     if not experts or experts <= 1:
         return None
     per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k",
-                     "top_k_experts") or 1  # top_k_experts: Gemma 4
-    shared = _int(cfg, "n_shared_experts") or 0
+                     "top_k_experts", "moe_k") or 1  # top_k_experts: Gemma 4; moe_k: ERNIE 4.5
+    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts") or 0
     if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
         shared = 1
     size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
@@ -314,7 +320,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     elif model_type in ("phi", "opt"):
         attn += q_out + 2 * kv_out + h
     elif cfg.get("attention_bias"):
-        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" else h)
+        # GLM-4.5 and Seed-OSS (attention_out_bias false) have no o_proj bias
+        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" or cfg.get("attention_out_bias") is False else h)
     if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
     elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
@@ -372,7 +379,7 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
     elif moe.shared_experts:
         moe_layer += moe.shared_experts * 3 * h * width
-    if cfg.get("topk_method") == "noaux_tc" or model_type == "glm4_moe" or (
+    if cfg.get("topk_method") == "noaux_tc" or model_type in ("glm4_moe", "ernie4_5_moe") or (
             model_type == "minimax_m2" and cfg.get("use_routing_bias", True)):
         moe_layer += moe.num_experts  # e_score_correction_bias
     step = _int(cfg, "interleave_moe_layer_step")
@@ -380,7 +387,8 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layers = layers // step
         dense_mlp = 3 * h * (_int(cfg, "intermediate_size_mlp") or width)
         return (layers - moe_layers) * dense_mlp + moe_layers * moe_layer
-    dense_layers = _int(cfg, "first_k_dense_replace") or len(cfg.get("mlp_only_layers") or ())
+    dense_layers = (_int(cfg, "first_k_dense_replace", "moe_layer_start_index")  # moe_layer_start_index: ERNIE 4.5
+                    or len(cfg.get("mlp_only_layers") or ()))
     dense_layers = min(dense_layers, layers)
     return dense_layers * dense_mlp + (layers - dense_layers) * moe_layer
 
@@ -487,7 +495,76 @@ def _granite_hybrid(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total + sum((mamba if str(t) == "mamba" else attention) + mlp + 2 * h for t in types)
 
 
+def _gemma3n_text(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Gemma 3n's decoder as vLLM's ``Gemma3nDecoderLayer`` holds it (``vllm/model_executor/models/gemma3n.py``).
+
+    Tied embeddings h x vocab; per-layer embeddings ``vocab_size_per_layer_input`` x (layers x d), their model
+    projection h x (layers x d) and its norm d (d = ``hidden_size_per_layer_input``); AltUp's
+    ``altup_num_inputs`` - 1 projections and as many unembedding projections of h x h; the final norm. Per
+    layer: q / k / v / o with q and k norms of one head (v's norm has no weight); a gated GELU MLP of the layer's
+    ``intermediate_size`` (a list, one width per layer, in the published configs); four RMSNorms; AltUp
+    (correction n x n, prediction n x n², router h x n, its norm h and the output scale h); LAuReL (h x r, r x h,
+    its norm h, r = ``laurel_rank``); the per-layer input gate h x d, projection d x h and its norm h.
+    """
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    d_head = _int(cfg, "head_dim") or 256
+    widths = cfg.get("intermediate_size")
+    if not isinstance(widths, list):
+        widths = [_int(cfg, "intermediate_size") or 16_384] * layers
+    if len(widths) != layers or not all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
+        raise ValueError("intermediate_size must be one integer or one per layer")
+    ple = _int(cfg, "hidden_size_per_layer_input") or 256
+    n = _int(cfg, "altup_num_inputs") or 4
+    rank = _int(cfg, "laurel_rank") or 64
+    total = vocab * h + (_int(cfg, "vocab_size_per_layer_input") or 262_144) * layers * ple
+    total += h * layers * ple + ple + 2 * (n - 1) * h * h + h
+    attn = h * heads * d_head + 2 * h * kv * d_head + heads * d_head * h + 2 * d_head
+    per_layer = attn + 4 * h + (n * n + n * n * n + h * n + 2 * h) + (2 * h * rank + h) + (2 * h * ple + h)
+    return total + layers * per_layer + sum(3 * h * w for w in widths)
+
+
+def _jamba(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Jamba (``JambaForCausalLM``, ``vllm/model_executor/models/jamba.py``): attention where ``i %
+    attn_layer_period == attn_layer_offset`` (q, k, v, o without biases), a Mamba1 mixer elsewhere: in_proj h x 2
+    inner (a bias with ``mamba_proj_bias``), a depthwise conv inner x ``mamba_d_conv`` with its bias
+    (``mamba_conv_bias``), x_proj inner x (dt_rank + 2 N), dt_proj dt_rank x inner with its bias, A_log inner x N,
+    D inner, out_proj inner x h, and the dt / B / C RMSNorms (dt_rank + 2 N), inner = ``mamba_expand`` x h, N =
+    ``mamba_d_state``, dt_rank = ``mamba_dt_rank`` ("auto": ceil(h / 16)). The MLP is a mixture of experts where ``i %
+    expert_layer_period == expert_layer_offset`` (a router h x E and E experts of 3 h x ``intermediate_size``), a
+    gated MLP of that width elsewhere; two RMSNorms per layer, the final one, untied embeddings."""
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    inner = (_int(cfg, "mamba_expand") or 2) * h
+    state = _int(cfg, "mamba_d_state") or 16
+    rank = cfg.get("mamba_dt_rank", "auto")
+    dt_rank = -(-h // 16) if rank == "auto" or rank is None else _int(cfg, "mamba_dt_rank") or -(-h // 16)
+    mamba = h * 2 * inner + inner * (_int(cfg, "mamba_d_conv") or 4) + inner * (dt_rank + 2 * state)
+    mamba += dt_rank * inner + inner + inner * state + inner + inner * h + dt_rank + 2 * state
+    if cfg.get("mamba_conv_bias", True):
+        mamba += inner
+    if cfg.get("mamba_proj_bias"):
+        mamba += 2 * inner + h
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+    width = _int(cfg, "intermediate_size") or 4 * h
+    experts = _int(cfg, "num_experts") or 1
+    a_period, a_offset = _int(cfg, "attn_layer_period") or 8, _int(cfg, "attn_layer_offset") or 4
+    e_period, e_offset = _int(cfg, "expert_layer_period") or 2, _int(cfg, "expert_layer_offset") or 1
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + h
+    for i in range(layers):
+        total += attention if i % a_period == a_offset else mamba
+        moe = experts > 1 and i % e_period == e_offset
+        total += (h * experts + experts * 3 * h * width) if moe else 3 * h * width
+        total += 2 * h
+    return total
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "jamba":
+        return _jamba(cfg, required(cfg))
+    if cfg.get("model_type") == "gemma3n_text":
+        return _gemma3n_text(cfg, required(cfg))
     if cfg.get("model_type") == "granitemoehybrid":
         return _granite_hybrid(cfg, required(cfg))
     if cfg.get("model_type") == "gemma4_text":
@@ -831,6 +908,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         heads = req["num_attention_heads"]
         kv_heads = kv_heads_of(cfg, heads)
         moe = moe_from_config(cfg)
+        widths = cfg.get("intermediate_size")
+        if isinstance(widths, list) and widths and all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
+            cfg = {**cfg, "intermediate_size": max(widths)}  # one width per layer (Gemma 3n): the widest
         intermediate = _int(cfg, "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner")
         if intermediate is None and cfg.get("model_type") in ("falcon", "phi", "gpt2"):
             intermediate = 4 * req["hidden_size"]

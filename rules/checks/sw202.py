@@ -18,6 +18,7 @@ from ..capacity.layout import (
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
+from ..vllm.support import pp_refusal
 from ._capacity import context_text, declared_seqs, latency_escape, load_source, nccl_rules_apply, replicas_text
 
 
@@ -44,7 +45,10 @@ class TensorParallelOverPcie(GroupRule):
             "served, sized like any layout (weights, activations and KV cache per GPU for the vLLM release), "
             "beyond the estimate's error band. Otherwise it is advisory and names the alternatives: pipeline "
             "parallelism (only activations cross PCIe, as vLLM's parallelism guide advises for GPUs without "
-            "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs. A "
+            "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs; each "
+            "layout it names is sized the same way and named only when it starts (vLLM builds some models without "
+            "pipeline parallelism, and splits others' KV-shared layers from their targets), and when pipeline "
+            "stages would not start the finding says why. A "
             "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
             "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
             "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it."
@@ -98,7 +102,7 @@ class TensorParallelOverPcie(GroupRule):
                 g, f"{head}, and the sharding {'is' if sure else 'may be'} avoidable: {text}", sure)
             yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
             return
-        others = _alternatives(g, config, current, domain, seqs, inside)
+        others, no_pp = _alternatives(g, config, current, domain, seqs, inside)
         if r is not None:
             why = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing),
                                 load_source(g))[0]
@@ -108,6 +112,8 @@ class TensorParallelOverPcie(GroupRule):
                            context_text(g, config, s)) if inside else (
                 f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
         tail = f"; alternatives: {others}" if others else ""
+        if no_pp:
+            tail += f"; pipeline stages are no alternative: {no_pp}"
         yield hit(g, f"{head}, and the sharding is not avoidable on this pool: {why}{tail} ({s.vllm_version_note})")
 
 
@@ -139,17 +145,31 @@ def _why_not(fit: Fit, current: Parallel, seqs: int | None, kv_reserve: float, c
 
 
 def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain: int, seqs: int | None,
-                  inside: list[Parallel]) -> str:
+                  inside: list[Parallel]) -> tuple[str, str]:
+    """The alternatives to name (pipeline stages across PCIe, a lower precision), and why pipeline stages are none
+    when the layout with them was sized and does not start ("" otherwise)."""
     model = require_model(g)
     sz = sizer(g, config)
     assert sz is not None
     out = []
-    piped = layouts_for(model, current.gpus, Node(current.gpus, domain))
-    if piped and piped[0].tp < current.tp:
-        p = piped[0]
-        out.append(f"--tensor-parallel-size {p.tp} --pipeline-parallel-size {p.pp}")
+    # the same GPUs with TP inside the NVLink domain and pipeline stages across PCIe, sized like the layout under
+    # review: proposed only when it starts (a model vLLM builds without SupportsPP, KV-shared layers split from their
+    # targets, a first or last stage that the embedding and LM head leave without a KV cache all refuse)
+    refused, piped = "", False
+    for p in layouts_for(model, current.gpus, Node(current.gpus, domain)):
+        if p.tp >= current.tp or p.dp != 1:
+            continue
+        fit = sz.fit(p, seqs)
+        if fit.starts == "starts":
+            out.append(f"--tensor-parallel-size {p.tp} --pipeline-parallel-size {p.pp}")
+            piped = True
+            break
+        refused = refused or (f"{p.text()} {'would' if fit.starts == 'refuses' else 'may'} not start"
+                              + (f": {fit.sizing.refusal}" if fit.sizing.refusal else ""))
     variant = precision_variant(sz, current, gpu_of(g), seqs, config.kv_reserve, inside)
     if variant is not None:
         out.append(f"{'an' if variant.precision == 'fp8' else 'a'} {VARIANTS[variant.precision][1]} checkpoint "
                    f"at {variant.fit.parallel.text()}")
-    return ", or ".join(out)
+    if not piped and not refused and domain < current.gpus:
+        refused = pp_refusal(model, current.gpus // domain)  # the search left pipeline stages out for this model
+    return ", or ".join(out), "" if piped else refused

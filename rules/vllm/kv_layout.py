@@ -11,7 +11,8 @@ vLLM's model implementations read them:
   ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
 * linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
   ``linear_attention``, ``full_attention_interval``; Mamba2 layers of Nemotron-H's
-  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Kimi Linear's KDA layers,
+  ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Jamba's Mamba1 layers, all but
+  every ``attn_layer_period``-th from ``attn_layer_offset``; Kimi Linear's KDA layers,
   ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
   (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
 * layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks) and layers that read another
@@ -25,7 +26,7 @@ vLLM's model implementations read them:
   per layer and token, not split by TP.
 
 Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
-attention, lightning-attention hybrids, Mamba layers whose positions the config does not list, layer types not
+attention, lightning-attention hybrids, Mamba layers whose positions the config does not give, layer types not
 listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
 False and a note): the weights are known, the KV figures are not vLLM's.
 
@@ -136,6 +137,15 @@ def _kda_layers(cfg: dict[str, object]) -> list[int] | None:
     return None
 
 
+def _jamba_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
+    """Jamba's layers: attention where ``i % attn_layer_period == attn_layer_offset``, Mamba1 elsewhere
+    (``JambaConfig.layers_block_type``, which vLLM's ``JambaModel`` reads); None when the config gives no period."""
+    period, offset = _int(cfg, "attn_layer_period"), _int(cfg, "attn_layer_offset")
+    if not period or offset is None or not 0 <= offset < period:
+        return None
+    return ["full" if i % period == offset else "state" for i in range(n)]
+
+
 def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
     """One kind per layer from a list the config gives (``hybrid_override_pattern``, ``layers_block_type``,
     ``layer_types``, Kimi Linear's ``linear_attn_config.kda_layers``), or None when it gives none of length
@@ -143,6 +153,8 @@ def _listed_kinds(cfg: dict[str, object], n: int) -> list[str] | None:
     kda = _kda_layers(cfg)
     if kda is not None:
         return ["state" if i + 1 in kda else "full" for i in range(n)]
+    if str(cfg.get("model_type") or "") == "jamba":
+        return _jamba_kinds(cfg, n)
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and len(pattern) == n and set(pattern) <= set(_PATTERN):
         return [_PATTERN[c] for c in pattern]
@@ -160,8 +172,9 @@ def unmodelled_reason(model: ModelShape) -> str:
     sparse attention over a sliding window, vLLM's ``MLAAttentionSpec`` with a ``compress_ratio``) or
     DeepSeek-V4's ``layer_types`` (``compressed_sparse_attention``, ``heavily_compressed_attention``),
     Mamba layers whose positions no ``hybrid_override_pattern`` / ``layers_block_type`` / ``layer_types`` of
-    ``num_hidden_layers`` entries gives (Jamba's ``attn_layer_period``, Falcon-H1's parallel mixers),
-    Mamba1 mixers (Jamba), ``attn_type_list`` entries of 0 (MiniMax-Text-01 / M1's lightning attention;
+    ``num_hidden_layers`` entries gives (Falcon-H1's parallel mixers; Jamba's ``attn_layer_period`` and
+    ``attn_layer_offset`` give them), Mamba1 mixers other than Jamba's, ``attn_type_list`` entries of 0
+    (MiniMax-Text-01 / M1's lightning attention;
     MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
@@ -169,10 +182,12 @@ def unmodelled_reason(model: ModelShape) -> str:
     if isinstance(ratios, list) and any(isinstance(r, int) and r > 1 for r in ratios):
         return "compressed sparse attention (compress_ratios, DeepSeek-V4)"
     model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
-    if _is_mamba(cfg) or model_type in ("jamba", "falcon_h1", "bamba"):
-        if model_type == "jamba" or (cfg.get("mamba_d_state") is not None and "mamba_n_heads" not in cfg
-                                     and "mamba_num_heads" not in cfg):
-            return "Mamba1 layers between the attention layers (jamba)"
+    if model_type == "jamba":
+        if _jamba_kinds(cfg, model.num_hidden_layers) is None:
+            return "Mamba1 layers whose positions the config does not give (attn_layer_period, attn_layer_offset)"
+    elif _is_mamba(cfg) or model_type in ("falcon_h1", "bamba"):
+        if cfg.get("mamba_d_state") is not None and "mamba_n_heads" not in cfg and "mamba_num_heads" not in cfg:
+            return "Mamba1 layers between the attention layers"
         if _listed_kinds(cfg, model.num_hidden_layers) is None:
             return "Mamba layers whose positions the config does not list"
     attn_types = cfg.get("attn_type_list")
@@ -247,6 +262,8 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     cfg = model.hf_config
     if _kda_layers(cfg) is not None:
         return kda_state_bytes(model, tp, dtype_bytes)
+    if str(cfg.get("model_type") or model.extra.get("model_type") or "") == "jamba":
+        return mamba1_state_bytes(model, tp, dtype_bytes)
     if _is_mamba(cfg):
         return mamba2_state_bytes(model, tp, dtype_bytes)
     kh = _int(cfg, "linear_num_key_heads") or 0
@@ -287,6 +304,16 @@ def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
     ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
     return conv + ssm
+
+
+def mamba1_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One Mamba1 mixer's state per request on one GPU (Jamba), as vLLM's
+    ``MambaStateShapeCalculator.mamba1_state_shape`` sizes it: a conv state of ``intermediate / TP ×
+    (mamba_d_conv - 1)`` and an SSM state of ``intermediate / TP × mamba_d_state`` values, both in the model dtype
+    (``mamba_cache_dtype`` and ``mamba_ssm_cache_dtype`` "auto"), intermediate = ``mamba_expand`` × hidden."""
+    cfg = model.hf_config
+    inner = (_int(cfg, "mamba_expand") or 2) * model.hidden_size // tp
+    return inner * ((_int(cfg, "mamba_d_conv") or 4) - 1 + (_int(cfg, "mamba_d_state") or 16)) * dtype_bytes
 
 
 def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
@@ -458,6 +485,42 @@ def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int
     """:func:`decode_read_bytes` of the pipeline stage that reads the most (the stages run one after another)."""
     return max(decode_read_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache), context)
                for stage in range(max(pp, 1)))
+
+
+#: FLOPs a decode step spends per byte of a state layer's state for one sequence: the recurrence scales and updates
+#: each element of the state once and reads it out once (two multiply-adds, 4 FLOPs, per 16-bit element). An
+#: assumption of this model: a Mamba2 mixer's update (``dt·A`` decay, ``B·x`` input) and readout (``C·h``) and a
+#: Gated DeltaNet's delta rule (decay, ``S·k``, rank-one update, ``S·q``) take 4 to 8 FLOPs per element.
+STATE_FLOPS_PER_BYTE = 2.0
+
+
+def mixer_flops(model: ModelShape, tp: int, pp: int, context: int) -> float:
+    """FLOPs one decode step spends per sequence in the token mixers of one GPU, on the pipeline stage that spends
+    most: ``4 × tokens × heads/TP × head_dim`` per attention layer (q·K and p·V over the tokens it attends: the
+    context on a full layer, at most the window or chunk on a sliding or chunked one; a KV-shared layer attends over
+    the cache it reads), :data:`STATE_FLOPS_PER_BYTE` × its state per linear-attention or Mamba layer, nothing for a
+    layer without a mixer (Nemotron-H's MLP and MoE blocks). A layout not modelled counts every layer as full
+    attention, as its KV figures do."""
+    n = model.num_hidden_layers
+    if unmodelled_reason(model):
+        kinds, window, chunk = ["full"] * n, None, None
+    else:
+        kinds, window, chunk = _listed_or_derived_kinds(model)
+    per_token = 4.0 * max(1, model.num_attention_heads // tp) * model.head_dim
+    state = STATE_FLOPS_PER_BYTE * _state_bytes(model, tp, 2) if "state" in kinds else 0.0
+    tokens = {"full": context, "sliding": min(context, window) if window else context,
+              "chunked": min(context, chunk) if chunk else context}
+    worst = 0.0
+    for stage in range(max(pp, 1)):
+        total = 0.0
+        for i in _stage_slice(len(kinds), max(pp, 1), stage):
+            kind = kinds[i]
+            if kind == "state":
+                total += state
+            elif kind in tokens:
+                total += per_token * max(tokens[kind], 0)
+        worst = max(worst, total)
+    return worst
 
 
 def kv_sharing_split(model: ModelShape, pp: int) -> str:

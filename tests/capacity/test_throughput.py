@@ -13,6 +13,7 @@ from shardwise.rules.capacity.sizing import GIB
 from shardwise.rules.capacity.throughput import MEMORY_EFFICIENCY, estimate_decode, touched_share
 from shardwise.rules.catalog import find_model
 from shardwise.rules.catalog.speeds import speed_of, speeds
+from shardwise.rules.vllm import kv_layout
 
 # Llama-3.1-8B: 8,030,261,248 parameters, 32 layers, 8 KV heads of 128, hidden 4,096: 131,072 KV bytes per token
 P8, KV8 = 8_030_261_248, 2 * 32 * 8 * 128 * 2
@@ -131,3 +132,62 @@ def test_plan_labels_the_estimate_and_prices_tokens_with_it(capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["throughput"] == {"estimate": False, "output_tokens_per_second": 900}
     assert d["for_the_load"][0]["output_tokens_per_second_estimated"] is False
+
+
+# --------------------------------------------------------------------------------------------------
+# The token mixers' compute: attention only where a layer attends, a state update where it recurs
+# --------------------------------------------------------------------------------------------------
+
+
+def test_mamba_and_mlp_layers_charge_no_attention():
+    """Nemotron Nano 9B v2 at 8,192 tokens: 4 attention layers of 40 heads of 128 (4 × 8,192 × 40 × 128 each), 27
+    Mamba2 mixers updating a 5,316,608-byte state (2 FLOPs a byte), 25 MLP layers with no mixer; charging every layer
+    attention (the old term) was 9.8 times as much."""
+    model = find_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    attention = 4 * (4 * 8192 * 40 * 128)
+    state = 27 * 2 * 5_316_608
+    assert kv_layout.mixer_flops(model, 1, 1, 8192) == attention + state == 958_185_472
+    assert 4 * 8192 * 56 * 40 * 128 == 9_395_240_960
+    # the state update does not grow with the context
+    assert kv_layout.mixer_flops(model, 1, 1, 16_384) - kv_layout.mixer_flops(model, 1, 1, 8192) == attention
+    e = estimate_decode(model, "H100-SXM-80GB", weights_bytes_per_gpu=18e9, kv_bytes_per_token_per_gpu=16_384,
+                        tp=1, pp=1, dp=1, batch=8, context=8192)
+    assert e is not None
+    assert e.compute_ms == pytest.approx((2 * model.params * 8 + 8 * 958_185_472) / 989.4e12 * 1e3)
+
+
+def test_gated_deltanet_layers_charge_their_state_update():
+    """Qwen3-Next-80B-A3B: 12 gated-attention layers of 16 heads of 256, 36 Gated DeltaNet layers whose conv and
+    recurrent state takes 1,097,728 bytes at TP1 (kv_layout's state layer)."""
+    model = find_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    (full, state), = [(t, s) for t in kv_layout.layout(model, 1, 1, 2).types if t.kind == "full"
+                      for s in kv_layout.layout(model, 1, 1, 2).types if s.kind == "state"]
+    assert (full.layers, state.layers, state.state_bytes) == (12, 36, 1_097_728)
+    assert kv_layout.mixer_flops(model, 1, 1, 8192) == 12 * 4 * 8192 * 16 * 256 + 36 * 2 * 1_097_728 == 1_689_649_152
+
+
+def test_sliding_and_chunked_layers_attend_their_span():
+    """gpt-oss-20b: 12 full layers over 8,192 tokens, 12 sliding over their 128; Llama 4 Scout: 12 NoPE layers over
+    the context, 36 chunked over at most 8,192; Gemma 4 E2B's 20 KV-shared layers still attend (over the cache
+    they read): 7 full and 28 sliding (window 512) of 8 heads of 256."""
+    gpt = find_model("openai/gpt-oss-20b")
+    assert kv_layout.mixer_flops(gpt, 1, 1, 8192) == 4 * 64 * 64 * (12 * 8192 + 12 * 128) == 1_635_778_560
+    scout = find_model("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    per = 4 * 40 * 128
+    assert kv_layout.mixer_flops(scout, 1, 1, 32_768) == per * (12 * 32_768 + 36 * 8192)
+    e2b = find_model("google/gemma-4-E2B-it")
+    assert kv_layout.mixer_flops(e2b, 1, 1, 8192) == 4 * 8 * 256 * (7 * 8192 + 28 * 512) == 587_202_560
+    # a dense model without a window: every layer, as before
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    assert kv_layout.mixer_flops(llama, 1, 1, 1000) == 4 * 1000 * 32 * 32 * 128
+
+
+def test_pipeline_stage_and_tensor_shards_of_the_mixers():
+    """Nemotron Nano 9B v2 at TP2 × PP2: each stage holds 28 layers; the stage with more attention layers decides;
+    heads and the Mamba2 state are split over the 2 ranks."""
+    model = find_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    pattern = model.hf_config["hybrid_override_pattern"]
+    state = kv_layout.mamba2_state_bytes(model, 2, 2)
+    stages = [pattern[:28], pattern[28:]]
+    expected = max(s.count("*") * 4 * 8192 * 20 * 128 + s.count("M") * 2 * state for s in stages)
+    assert kv_layout.mixer_flops(model, 2, 2, 8192) == expected == 242_204_672

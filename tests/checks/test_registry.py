@@ -79,10 +79,12 @@ EXTRA_FIXTURES = {
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml",
               "operators.yaml"},  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
+    "SW102": {"no-pipeline-parallel.yaml"},  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
-              "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory
+              "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
+              "no-pipeline.yaml"},  # pipeline stages that would not start are no alternative, and it says why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices

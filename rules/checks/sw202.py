@@ -19,7 +19,15 @@ from ..capacity.layout import (
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
 from ..vllm.support import pp_refusal
-from ._capacity import context_text, declared_seqs, latency_escape, load_source, nccl_rules_apply, replicas_text
+from ._capacity import (
+    context_text,
+    declared_seqs,
+    latency_escape,
+    load_source,
+    nccl_rules_apply,
+    not_starting,
+    replicas_text,
+)
 
 
 class TensorParallelOverPcie(GroupRule):
@@ -94,10 +102,12 @@ class TensorParallelOverPcie(GroupRule):
             return
         seqs, how = declared_seqs(g, config)
         inside = [p for p in smaller(model, current, max_tp=domain) if p.pp == current.pp]
-        r = replication(sz, current, s.concurrency_at_expected_context, inside, seqs, config.kv_reserve)
+        down = not_starting(s, current)  # a layout that does not start holds nothing to compare with
+        holds = 0 if down else s.concurrency_at_expected_context
+        r = replication(sz, current, holds, inside, seqs, config.kv_reserve)
         if r is not None and r.suggest:
             alt = r.alt
-            text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g))
+            text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g), down)
             message, sure = latency_escape(
                 g, f"{head}, and the sharding {'is' if sure else 'may be'} avoidable: {text}", sure)
             yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
@@ -105,7 +115,7 @@ class TensorParallelOverPcie(GroupRule):
         others, no_pp = _alternatives(g, config, current, domain, seqs, inside)
         if r is not None:
             why = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing),
-                                load_source(g))[0]
+                                load_source(g), down)[0]
         else:
             share = None if seqs is None or not inside else -(-seqs // (current.gpus // inside[-1].gpus))
             why = _why_not(sz.fit(inside[-1], share), current, seqs, config.kv_reserve,

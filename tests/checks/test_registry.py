@@ -79,7 +79,8 @@ EXTRA_FIXTURES = {
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml",
               "operators.yaml"},  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
-    "SW102": {"no-pipeline-parallel.yaml"},  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+    "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "mtp-pipeline-parallel.yaml"},  # so does an MTP draft whose class lacks SupportsPP, by release
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice

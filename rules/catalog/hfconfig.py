@@ -246,7 +246,7 @@ def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
         return None
     per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k",
                      "top_k_experts", "moe_k") or 1  # top_k_experts: Gemma 4; moe_k: ERNIE 4.5
-    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts") or 0
+    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts", "num_shared_experts") or 0  # the last: Kimi Linear
     if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
         shared = 1
     size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
@@ -604,7 +604,49 @@ def _jamba(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total
 
 
+def _kda_count(cfg: dict[str, Any], layers: int) -> int:
+    """Kimi Linear's KDA layers: ``linear_attn_config.kda_layers``, else the layers ``full_attn_layers`` leaves."""
+    lac = cfg.get("linear_attn_config")
+    if not isinstance(lac, dict):
+        raise KeyError("linear_attn_config")
+    kda, full = lac.get("kda_layers"), lac.get("full_attn_layers")
+    if isinstance(kda, list):
+        return len(kda)
+    if isinstance(full, list):
+        return layers - len(full)
+    raise KeyError("linear_attn_config.kda_layers")
+
+
+def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Kimi Linear (``KimiLinearForCausalLM``): MLA on ``full_attn_layers``, Kimi Delta Attention elsewhere.
+
+    One KDA layer as vLLM's ``vllm/model_executor/layers/kda.py`` builds it (P = ``num_heads`` × ``head_dim`` of
+    ``linear_attn_config``): q, k and v projections h × P, the forget gate's low-rank pair h × head_dim and
+    head_dim × P with its ``dt_bias`` (P), the beta projection h × heads, three short convolutions of
+    ``short_conv_kernel_size`` × P without bias, ``A_log`` (heads), the output gate's low-rank pair, the gated
+    RMSNorm (head_dim) and o_proj P × h. MLA layers as DeepSeek's (no q LoRA). The first ``first_k_dense_replace``
+    layers are a dense MLP; the rest ``num_experts`` experts with ``num_shared_experts`` shared ones of the experts'
+    width and a router with its score-correction bias. Two RMSNorms per layer, untied embeddings."""
+    h, layers = req["hidden_size"], req["num_hidden_layers"]
+    heads, vocab = req["num_attention_heads"], req["vocab_size"]
+    lac = cfg["linear_attn_config"]
+    k_heads, k_dim = int(lac["num_heads"]), int(lac["head_dim"])
+    kernel = int(lac.get("short_conv_kernel_size") or 4)
+    p = k_heads * k_dim
+    kda = (3 * h * p + (h * k_dim + k_dim * p + p) + h * k_heads + 3 * kernel * p + k_heads
+           + (h * k_dim + k_dim * p) + k_dim + p * h)
+    n_kda = _kda_count(cfg, layers)
+    mla = _attention(cfg, h, heads, heads, _int(cfg, "head_dim") or h // heads, "kimi_linear")
+    shared = _int(cfg, "num_shared_experts", "n_shared_experts") or 0
+    moe_cfg = {**cfg, "n_shared_experts": shared, "topk_method": "noaux_tc"}
+    mlp = _mlp(moe_cfg, h, layers, "kimi_linear")
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
+    return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * 2 * h + h
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "kimi_linear":
+        return _kimi_linear(cfg, required(cfg))
     if cfg.get("model_type") == "jamba":
         return _jamba(cfg, required(cfg))
     if cfg.get("model_type") == "gemma3n_text":
@@ -965,7 +1007,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         cfg = {**cfg, "num_hidden_layers": len(_layer_pattern(cfg) or "")}
     try:
         req = required(cfg)
-        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
+        # vLLM's _get_and_verify_max_len reads these keys (Kimi Linear gives only model_max_length)
+        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions",
+                       "max_seq_len", "max_seq_length", "seq_len", "model_max_length")
         heads = req["num_attention_heads"]
         kv_heads = kv_heads_of(cfg, heads)
         moe = moe_from_config(cfg)

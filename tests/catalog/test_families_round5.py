@@ -1,6 +1,7 @@
 """Families served in 2026 added from published configurations (round 5): ERNIE-4.5-300B-A47B, granite-4.0-h-tiny,
 Hunyuan-A13B (its per-layer lists read as vLLM's hunyuan_v1.py reads them), Kimi-K2.5 (Kimi-K2's decoder with the
-MoonViT vision tower) and Nemotron-3-Nano-30B-A3B (a Mamba2 / attention / MoE hybrid).
+MoonViT vision tower), Nemotron-3-Nano-30B-A3B (a Mamba2 / attention / MoE hybrid) and Kimi Linear (Kimi Delta
+Attention between MLA layers).
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the KV layout vLLM builds, and that a Deployment serving it is decided.
@@ -155,10 +156,48 @@ def test_nemotron3_nano_params_experts_and_state():
         ("full", 6, 2 * 2 * 128 * 2, 0), ("state", 23, 0, 3 * 6144 * 2 + 64 * 64 * 128 * 4)]
 
 
+_KDA = [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26]
+# moonshotai/Kimi-Linear-48B-A3B-Instruct: config.json as public projects quote it
+KIMI_LINEAR: dict[str, Any] = {
+    "architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear", "torch_dtype": "bfloat16",
+    "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 27,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "tie_word_embeddings": False, "first_k_dense_replace": 1,
+    "moe_intermediate_size": 1024, "moe_layer_freq": 1, "num_experts": 256, "num_experts_per_token": 8,
+    "num_shared_experts": 1, "q_lora_rank": None, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "mla_use_nope": True, "model_max_length": 1048576,
+    "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 27], "head_dim": 128, "kda_layers": _KDA,
+                           "num_heads": 32, "short_conv_kernel_size": 4},
+}
+
+
+def test_kimi_linear_params_and_layout():
+    # KDA (P = 32 x 128 = 4096): q/k/v 3 x 2304 x P, forget gate 2304 x 128 + 128 x P + dt_bias P, beta 2304 x 32,
+    # three short convs 3 x 4 x P, A_log 32, output gate 2304 x 128 + 128 x P, gated norm 128, o_proj P x 2304
+    p = 4096
+    kda = 3 * 2304 * p + (2304 * 128 + 128 * p + p) + 2304 * 32 + 3 * 4 * p + 32 + (2304 * 128 + 128 * p) + 128 \
+        + p * 2304
+    # MLA without q LoRA: q 2304 x 32 x 192, kv_a 2304 x (512 + 64), its norm 512, kv_b 512 x 32 x 256, o 32 x 128 x 2304
+    mla = 2304 * 32 * 192 + 2304 * 576 + 512 + 512 * 32 * 256 + 32 * 128 * 2304
+    moe = 256 * 3 * 2304 * 1024 + 2304 * 256 + 3 * 2304 * 1024 + 256
+    expected = 2 * 163_840 * 2304 + 20 * kda + 7 * mla + 3 * 2304 * 9216 + 26 * moe + 27 * 2 * 2304 + 2304
+    assert derive_params(KIMI_LINEAR) == expected == 49_122_681_728
+    kimi = find_model("moonshotai/Kimi-Linear-48B-A3B-Instruct")
+    assert (kimi.params, kimi.max_position_embeddings, sizing.moe_layers(kimi)) == (expected, 1_048_576, 26)
+    taught = shape_from_config(KIMI_LINEAR, model_id="kimi-linear", source="config.json")
+    assert taught.max_position_embeddings == 1_048_576  # from model_max_length, as vLLM reads it
+    assert taught.moe is not None and taught.moe.shared_experts == 1
+    # 7 MLA layers cache one latent of 512 + 64; 20 KDA layers hold a constant state per request
+    for shape in (kimi, taught):
+        assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(shape, 1, 1, 2).types] == [
+            ("full", 7, 576 * 2), ("state", 20, 0)]
+
+
 NEW_FAMILIES = ["baidu/ERNIE-4.5-300B-A47B-PT", "ibm-granite/granite-4.0-h-tiny", "tencent/Hunyuan-A13B-Instruct",
-                "moonshotai/Kimi-K2.5", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"]
+                "moonshotai/Kimi-K2.5", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+                "moonshotai/Kimi-Linear-48B-A3B-Instruct"]
 TP = {"baidu/ERNIE-4.5-300B-A47B-PT": 8, "ibm-granite/granite-4.0-h-tiny": 1, "tencent/Hunyuan-A13B-Instruct": 4,
-      "moonshotai/Kimi-K2.5": 8, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": 1}
+      "moonshotai/Kimi-K2.5": 8, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": 1,
+      "moonshotai/Kimi-Linear-48B-A3B-Instruct": 2}
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

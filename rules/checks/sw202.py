@@ -56,7 +56,8 @@ class TensorParallelOverPcie(GroupRule):
             "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs; each "
             "layout it names is sized the same way and named only when it starts (vLLM builds some models without "
             "pipeline parallelism, and splits others' KV-shared layers from their targets), and when pipeline "
-            "stages would not start the finding says why. A "
+            "stages would not start the finding says why. A layout under review that does not start itself holds "
+            "nothing to compare replicas with: the finding then says why it does not start. A "
             "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
             "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
             "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it."
@@ -113,6 +114,12 @@ class TensorParallelOverPcie(GroupRule):
             yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
             return
         others, no_pp = _alternatives(g, config, current, domain, seqs, inside)
+        tail = f"; alternatives: {others}" if others else ""
+        if no_pp:
+            tail += f"; pipeline stages are no alternative: {no_pp}"
+        if down:  # nothing on fewer GPUs holds more than a layout that does not start: say why it does not
+            yield hit(g, f"{head}, and {down}{tail} ({s.vllm_version_note})")
+            return
         if r is not None:
             why = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing),
                                 load_source(g), down)[0]
@@ -121,9 +128,6 @@ class TensorParallelOverPcie(GroupRule):
             why = _why_not(sz.fit(inside[-1], share), current, seqs, config.kv_reserve,
                            context_text(g, config, s)) if inside else (
                 f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
-        tail = f"; alternatives: {others}" if others else ""
-        if no_pp:
-            tail += f"; pipeline stages are no alternative: {no_pp}"
         yield hit(g, f"{head}, and the sharding is not avoidable on this pool: {why}{tail} ({s.vllm_version_note})")
 
 

@@ -85,6 +85,7 @@ EXTRA_FIXTURES = {
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml"},  # pipeline stages that would not start are no alternative, and it says why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each

@@ -13,7 +13,7 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -467,11 +467,10 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
     KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
     error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
-    GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
-    the narrower engine (more replicas), then the fewest nodes."""
+    GPU. With one: :func:`load_key`."""
     if load_declared:
         fits = [c for c in candidates if c.fits and c.load is not None]
-        return min(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes), default=None)  # type: ignore
+        return min(fits, key=load_key(fits), default=None)
     roomy = [c for c in candidates if c.roomy]
     if not roomy:
         return None
@@ -480,10 +479,26 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     return max(same, key=lambda c: c.holds / c.parallel.world)
 
 
+def load_key(fits: list[Candidate]) -> Callable[[Candidate], tuple[float, int, int, int]]:
+    """How the layouts ``fits`` that hold the declared load rank (smallest first): what the team is billed for the
+    load with its headroom replica, where every one of them has a price (the instance types they are billed on,
+    :func:`billed_instance`), then the fewest GPUs in all, the narrower engine and the fewest nodes. Three one-GPU
+    replicas of an 8B on g6.xlarge (2.41 USD an hour) beat one TP1 × PP2 replica that needs no headroom but is
+    billed a 4-GPU g6.12xlarge (4.60); without prices (MI300X, GB200) the GPUs decide."""
+    priced = all(c.load is not None and c.load.usd_per_hour is not None for c in fits)
+
+    def key(c: Candidate) -> tuple[float, int, int, int]:
+        assert c.load is not None
+        bill = c.load.usd_per_hour if priced and c.load.usd_per_hour is not None else 0.0
+        return bill, c.load.gpus, c.parallel.world, c.load.nodes
+
+    return key
+
+
 def ranked(plan: Plan) -> list[Candidate]:
     """The layouts that hold the declared load, best first (as :func:`_pick` orders them)."""
     fits = [c for c in plan.candidates if c.fits and c.load is not None]
-    return sorted(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes))  # type: ignore[union-attr]
+    return sorted(fits, key=load_key(fits))
 
 
 def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int) -> ServingGroup:

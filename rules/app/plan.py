@@ -524,10 +524,12 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
-#: With a p95 context declared, a layout whose weights × the KV reserve do not fit still has room for a KV cache
-#: when the KV cache it keeps beyond the error band is at least this share of the reserve (weights × (reserve − 1)):
-#: a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room (3.1 GiB sure of a 6.0 GiB reserve),
-#: a 70B on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
+#: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond
+#: the error band is at least this share of the reserve (weights × (reserve − 1)) and holds a sequence of the context
+#: (the p95 context, else max_model_len): a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room
+#: (3.1 GiB sure of a 6.0 GiB reserve), and so has Llama-3.1-405B at TP8 on one 8 × H200 node without a declared
+#: load (23.9 GiB sure of 37.8: three 131,072-token sequences), where the rule of thumb added a second node; a 70B
+#: on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
 MIN_KV_SHARE = 0.25
 
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
@@ -564,11 +566,11 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        # room for a KV cache: the rule of thumb (weights × the KV reserve) where no p95 context is declared; with
-        # one, the KV actually left is the judge (see MIN_KV_SHARE)
+        # room for a KV cache: the rule of thumb (weights × the KV reserve), or the KV actually left, with or without a
+        # declared p95 context (see MIN_KV_SHARE); ``fits`` already asks one sequence of the context beyond the band
         roomy=fits and (s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu
-                        or (req.p95_context is not None and s.kv_cache_gib_per_gpu - s.error_band_gib
-                            >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu)),
+                        or s.kv_cache_gib_per_gpu - s.error_band_gib
+                        >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 

@@ -76,6 +76,12 @@ def specs(plan: Plan) -> tuple[Any, Any]:
     nodes = c.load.nodes if c.load is not None else nodes_per_replica
     name = workload_name(plan.model.id)
     multi = nodes_per_replica > 1
+    if multi and p.dp > 1:
+        # VllmMultiNode runs groups of PP pods of TP GPUs; data-parallel ranks spread over nodes are launched with
+        # --data-parallel-size-local and a start rank per node, which it does not write
+        raise PlanError(f"--emit writes a replica over several nodes as pipeline stages of TP GPUs; "
+                        f"{engine_text(p)} spreads {p.dp} data-parallel engines over {nodes_per_replica} nodes "
+                        "(vLLM's --data-parallel-size-local launch), which it does not write yet")
     version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,

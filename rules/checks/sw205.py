@@ -76,7 +76,8 @@ class MultiNodeWithoutFastFabric(GroupRule):
             lacking = f"pool `{pool.name}`, which does not say whether it has EFA"
         elif not efa:
             lacking = f"pool `{pool.name}`, which has no EFA or InfiniBand"
-        elif not any(c.efa > 0 for c in g.containers):
+        elif g.kind != "plan" and not any(c.efa > 0 for c in g.containers):
+            # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             lacking = f"EFA pool `{pool.name}`, but its pods request no vpc.amazonaws.com/efa devices"
         else:
             return

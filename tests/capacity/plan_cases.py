@@ -81,6 +81,7 @@ def outcome(case: Case) -> dict[str, Any]:
         "layout": engine_text(plan.chosen.parallel) if plan.chosen is not None else None,
         "starts": shown.starts,
         "world": shown.parallel.world,
+        "nodes_per_replica": -(-shown.parallel.world // plan.node.node.gpus),
         "max_model_len": s.max_model_len,
         "max_model_len_lowered": shown.max_model_len_lowered,
         "mandatory": sorted({f.code for f in shown.findings if f.level == "mandatory"}),
@@ -107,7 +108,7 @@ def misses(case: Case, got: dict[str, Any]) -> list[str]:
         if "error" not in got:
             return [f"plan made a plan ({got.get('layout')}), expected the error '{e['error']}'"]
         return [] if e["error"] in got["error"] else [f"error '{got['error']}' lacks '{e['error']}'"]
-    for key in ("layout", "world", "starts", "max_model_len", "max_model_len_lowered", "mandatory", "replicas",
+    for key in ("layout", "world", "nodes_per_replica", "starts", "max_model_len", "max_model_len_lowered", "mandatory", "replicas",
                 "gpus", "nodes", "instance_type", "usd_per_hour", "usd_per_node"):
         if key in e and got.get(key) != e[key]:
             out.append(f"{key} {got.get(key)!r}, expected {e[key]!r}")

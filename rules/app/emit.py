@@ -66,6 +66,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         VllmMultiNodeSpec,
         VllmServiceSpec,
     )
+    from ..model.vocab import GFD_CLIQUE
     from ..vllm.versions import resolve
 
     c = _chosen(plan)
@@ -103,7 +104,9 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         "weights_gib": req.weights_gib,
     }
     if multi:
-        return pool, VllmMultiNodeSpec(**common, groups=replicas)
+        # an NVLink domain wider than a node (GB200 NVL72): each group's pods stay inside one nvidia.com/gpu.clique
+        clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
+        return pool, VllmMultiNodeSpec(**common, groups=replicas, exclusive_topology=clique)
     return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
 
 

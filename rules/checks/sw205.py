@@ -8,7 +8,7 @@ from ..capacity.group import PODS_PER_GROUP, layout, require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
-from ._layout import gpus_per_node
+from ._layout import gpus_per_node, in_one_nvlink_domain
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -68,7 +68,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
         if fabric == "infiniband":
             return
         lay = layout(g)
-        if pool.clique and (pool.nvlink_domain_size or 0) >= lay.world:
+        if in_one_nvlink_domain(g, lay.world):
             return
         efa = known(pool.efa, f"EFA of pool `{pool.name}`")
         sure = efa is not None

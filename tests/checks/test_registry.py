@@ -79,7 +79,8 @@ EXTRA_FIXTURES = {
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml",
               "operators.yaml"},  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
-    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW104": {"canonical.yaml"},
+    "SW201": {"nvl72-clique.yaml"},  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "latency.yaml"},  # a declared per-token latency target makes the avoidable sharding advisory

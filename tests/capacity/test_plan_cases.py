@@ -32,3 +32,18 @@ def test_the_set_covers_the_kinds_and_every_case_is_cited():
     for c in CASES])
 def test_plan_case(case):
     assert plan_cases.misses(case, plan_cases.outcome(case)) == []
+
+
+def test_lint_takes_vllms_deepseek_r1_dp8_recipe_as_plan_does():
+    """The recipe written by hand as a Deployment (not what plan emits): eight engines, each with its own KV cache,
+    hold the declared 16 sequences of 9,000 tokens; no SW103 (issue 28: one engine's KV cache was compared with the
+    whole replica's load), nothing blocks, as in plan case deepseek-r1-h200-dp8-ep."""
+    from pathlib import Path
+
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    path = Path(__file__).with_name("data") / "deepseek-r1-dp8-recipe.yaml"
+    report = lint_report([str(path)], LintOptions(jobs=1))
+    assert sorted((f.code, f.level) for f in report.findings) == [("SW305", "advisory")]
+    (case,) = [c for c in CASES if c.id == "deepseek-r1-h200-dp8-ep"]
+    assert plan_cases.outcome(case)["mandatory"] == []

@@ -765,6 +765,9 @@ def _starts_text(c: Candidate) -> str:
                  else "")
         return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
                 f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
+    if s.verdict == "starts" and not s.starts:
+        # the margin outside the budget fails on the central estimate, inside its error band (SW101, advisory)
+        return "maybe: within the estimate's error band" + (f" ({s.refusal})" if s.refusal else "")
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":

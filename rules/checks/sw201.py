@@ -28,7 +28,8 @@ def _fabric(g: ServingGroup) -> tuple[str | None, bool, str]:
     if named == "infiniband":
         return "InfiniBand", True, ""
     if efa:
-        if any(c.efa > 0 for c in g.containers):
+        if g.kind == "plan" or any(c.efa > 0 for c in g.containers):
+            # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             return "EFA", True, ""
         return None, True, "the pool has EFA but the pods request no vpc.amazonaws.com/efa devices"
     if pool.efa is False:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import plan_cases
 import pytest
+from shardwise.rules.app.plan import PlanRequest, make_plan
 
 CASES = plan_cases.load()
 
@@ -47,3 +48,16 @@ def test_lint_takes_vllms_deepseek_r1_dp8_recipe_as_plan_does():
     assert sorted((f.code, f.level) for f in report.findings) == [("SW305", "advisory")]
     (case,) = [c for c in CASES if c.id == "deepseek-r1-h200-dp8-ep"]
     assert plan_cases.outcome(case)["mandatory"] == []
+
+
+def test_the_text_and_the_json_agree_on_whether_the_layout_starts():
+    """gpt-oss-20b on one A10G (vLLM 0.11.0): the margin outside the KV budget (2.21 GiB) is short of what it must hold
+    (2.73 GiB) on the central estimate, inside the error band: SW101 says vLLM may fail at start-up, the JSON's
+    ``starts`` is false, and the text says "maybe", not "yes"."""
+    from shardwise.rules.app.plan import plan_json, plan_text
+
+    plan = make_plan(PlanRequest(model="openai/gpt-oss-20b", gpu="A10G", vllm_version="0.11.0", p95_context=8192))
+    assert plan_json(plan)["starts"] is False
+    (line,) = [line for line in plan_text(plan).splitlines() if line.startswith("  starts ")]
+    assert line.split()[1:3] == ["maybe:", "within"]
+    assert [f.level for f in plan.shown.findings if f.code == "SW101"] == ["advisory"]

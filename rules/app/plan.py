@@ -536,6 +536,13 @@ MIN_KV_SHARE = 0.25
 REFUSALS = frozenset({"SW203"})
 
 
+def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
+    """Room for a KV cache: the rule of thumb (the weights × the KV reserve fit the memory vLLM may use), or the KV
+    actually left beyond the error band is :data:`MIN_KV_SHARE` of the reserve, with or without a declared load."""
+    return (s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu
+            or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
+
+
 def _sure_holds(s: ReplicaSizing) -> int:
     """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
     :func:`.layout.judge` calls holding)."""
@@ -566,11 +573,8 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        # room for a KV cache: the rule of thumb (weights × the KV reserve), or the KV actually left, with or without a
-        # declared p95 context (see MIN_KV_SHARE); ``fits`` already asks one sequence of the context beyond the band
-        roomy=fits and (s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu
-                        or s.kv_cache_gib_per_gpu - s.error_band_gib
-                        >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu),
+        # ``fits`` already asks one sequence of the context beyond the band
+        roomy=fits and has_room(s, req.kv_reserve),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -584,9 +588,10 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _evaluate(ctx, p)
     s = c.sizing
     req = ctx.req
-    # with neither a load nor a p95 context declared, the rule of thumb judges: weights that leave no KV reserve are
-    # not squeezed onto the GPU by a shorter context; a declared load or p95 context is judged on the KV actually left
-    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu
+    # with neither a load nor a p95 context declared, weights that leave no room for a KV cache (neither the rule of
+    # thumb nor the KV actually left, has_room) are not squeezed onto the GPU by a shorter context; a declared load
+    # or p95 context is judged on the sequences of it the shorter context holds
+    crowded = not has_room(s, req.kv_reserve)
     declared = req.concurrency is not None or req.p95_context is not None
     if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c

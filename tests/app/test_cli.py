@@ -951,7 +951,8 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     """Llama-3.1-8B on one L4 (22 GiB): its 15.0 GiB of weights × 1.4 exceed the 20.2 GiB vLLM may use, so the rule
     of thumb says two GPUs; but with a p95 context of 2,048 tokens declared, one L4 at a --max-model-len of what its
     KV cache holds serves 13 such sequences beyond the error band: the doctrine lowers the length before it shards
-    (TP1 × PP2 was recommended). Without a p95 context the rule of thumb still judges."""
+    (TP1 × PP2 was recommended). Without a p95 context the KV actually left judges too (6.0 GiB × ¼ beyond the
+    band is room): one L4 at the same lowered length, holding one sequence of it (TP1 × PP2 was recommended)."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--p95-context",
                      "2048", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
@@ -965,4 +966,6 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
                      "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
-    assert (rc, d["recommended"]["tensor_parallel_size"], d["recommended"]["pipeline_parallel_size"]) == (0, 1, 2)
+    rec = d["recommended"]
+    assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 26624, True, 1)

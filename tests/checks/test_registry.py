@@ -81,6 +81,7 @@ EXTRA_FIXTURES = {
               "operators.yaml"},  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
     "SW102": {"no-pipeline-parallel.yaml"},  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW201": {"nvl72-clique.yaml"},  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory

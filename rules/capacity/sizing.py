@@ -156,6 +156,7 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
 
 
 # --------------------------------------------------------------------------------------------------
@@ -624,7 +625,7 @@ def _size_deployment(
     notes: list[str] = []
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
-    engine = _engine(rv, device, notes)
+    engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
@@ -755,11 +756,16 @@ def _replica_sizing(**fields: Any) -> ReplicaSizing:
 # --------------------------------------------------------------------------------------------------
 
 
-def _engine(rv: ResolvedVersion, device: Device, notes: list[str]) -> str:
+def _engine(rv: ResolvedVersion, device: Device, notes: list[str], s: EngineSettings = EngineSettings()) -> str:
     """The engine the release runs: its own, except that the V1 releases before 0.11 still run V0 on GPUs
-    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there."""
+    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there; and in those
+    releases ``VLLM_USE_V1=0`` selects V0 (AMD's ``rocm/vllm`` images and benchmark scripts of the 0.8-0.10 line
+    set it)."""
     b = rv.behaviour
     engine = b.engine
+    if engine == "v1" and b.v0_by_env and s.use_v1 is False:
+        notes.append(f"VLLM_USE_V1=0: vLLM {rv.version} runs the V0 engine")
+        return "v0"
     if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
         engine = "v0"
         notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")

@@ -13,7 +13,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 
 * ``engine``: ``v0`` (``vllm/worker/worker.py``) or ``v1`` (``vllm/v1/worker/gpu_worker.py``).
   Releases 0.8-0.10 run V1 but fall back to V0 on GPUs with compute capability below 8.0
-  (``v0_below_cc80``).
+  (``v0_below_cc80``), and run V0 when ``VLLM_USE_V1=0`` is set (``v0_by_env``).
 * ``nontorch``: which memory outside PyTorch's allocator vLLM charges against the KV cache:
   ``increase`` (V0 and V1 0.9-0.10: everything allocated outside torch after the first snapshot,
   NCCL buffers included), ``absolute`` (V1 0.7-0.8: all device memory in use that torch did not
@@ -150,6 +150,7 @@ class Behaviour:
     cudagraphs_in_budget: bool = False
     cudagraphs_in_budget_rocm: bool = False
     v0_below_cc80: bool = False
+    v0_by_env: bool = False  # VLLM_USE_V1=0 selects the V0 engine (0.8-0.10; V0 is gone from 0.11)
     v0_chunked_tokens: int = 2048
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
@@ -214,12 +215,12 @@ _R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
 _R070 = _row(_R065, "0.7.0", mla_cache=True)
 _R080 = _row(
     _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
-    v0_below_cc80=True, sampler_warmup=True,
+    v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
 _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
 _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
-_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
+_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
               gpt_oss_capture=992)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
@@ -247,6 +248,9 @@ SOURCES: dict[str, str] = {
     "engine": "envs.py VLLM_USE_V1 (default 1 from 0.8.0); engine/arg_utils.py _is_v1_supported_oracle "
               "falls back to V0 for 'Compute Capability < 8.0' in 0.8.5.post1, 0.9.2 and 0.10.1.1; "
               "worker/worker.py is gone in 0.11.0",
+    "v0_by_env": "envs.py VLLM_USE_V1 (default '1') and engine/arg_utils.py create_engine_config ('If "
+                 "VLLM_USE_V1=0, we disable V1'), read in the 0.8.5 and 0.10.1.1 sdists; 0.11.0 still declares the "
+                 "variable but has no worker/worker.py (no V0 engine)",
     "nontorch": "worker/worker.py determine_num_available_blocks (0.5.5: init free - free after profiling; "
                 "0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase); v1/worker/gpu_worker.py "
                 "(0.7.3, 0.8.5.post1: peak allocated + all non-torch memory; 0.9.2, 0.10.1.1: MemorySnapshot "

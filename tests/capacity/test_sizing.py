@@ -111,6 +111,48 @@ def test_the_sampler_profile_follows_the_release_and_the_batch_width():
         "v0", 256, pytest.approx((256 * 128256 * 2 + 8192 * 8192 * 2) / GIB))
 
 
+@pytest.mark.parametrize(("release", "use_v1", "engine", "noted"), [
+    ("0.9.2", False, "v0", True),  # AMD's rocm/vllm images and benchmark scripts of the 0.8-0.10 line set VLLM_USE_V1=0
+    ("0.10.1.1", False, "v0", True),
+    ("0.8.5", False, "v0", True),
+    ("0.9.2", None, "v1", False),
+    ("0.9.2", True, "v1", False),
+    ("0.11.0", False, "v1", False),  # V0 is gone from 0.11
+    ("0.7.3", None, "v0", False),  # V0 is the release's own engine
+])
+def test_vllm_use_v1_0_selects_the_v0_engine_where_it_still_exists(release, use_v1, engine, noted):
+    s = _llama70_tp4(release, use_v1=use_v1)
+    assert s.engine == engine
+    assert (f"VLLM_USE_V1=0: vLLM {release} runs the V0 engine" in s.notes) == noted
+
+
+def test_the_manifest_tells_vllm_use_v1(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama}
+spec:
+  selector: {matchLabels: {app: llama}}
+  template:
+    metadata: {labels: {app: llama}}
+    spec:
+      containers:
+        - name: vllm
+          image: rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715
+          args: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072"]
+          env:
+            - {name: VLLM_USE_V1, value: "0"}
+          resources:
+            limits: {amd.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    assert engine_settings(g).use_v1 is False
+
+
 def test_v0_profiles_max_model_len_tokens_without_chunked_prefill():
     v0 = _llama70_tp4("0.6.6")  # 8,192 <= 32,768: no chunked prefill, max(max_model_len, 2048) tokens
     assert v0.max_num_batched_tokens == 8192

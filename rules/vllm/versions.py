@@ -26,8 +26,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
   ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
   0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
-  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
-  profiles only the logits.
+  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); the V0
+  rows say ``logits``: V0's profile samples ``max_num_seqs`` dummy prompts with top-k/top-p through PyTorch's
+  sort, and only with chunked prefill do its logs show the logits alone (``capacity/sizing.py`` ``_sampler_run``).
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
   (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.

@@ -105,10 +105,33 @@ def test_the_sampler_profile_follows_the_release_and_the_batch_width():
     # below 8 rows the Triton kernel is skipped and PyTorch sorts
     few = _llama70_tp4("0.19.1", max_num_seqs=4)
     assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 39 + 8192 * 8192 * 2) / GIB)
-    # V0 profiles the logits of max_num_seqs sequences only
+    # V0 samples its max_num_seqs dummy prompts with top-k/top-p, which PyTorch sorts (39 bytes per element)
     v0 = _llama70_tp4("0.6.6")
     assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
-        "v0", 256, pytest.approx((256 * 128256 * 2 + 8192 * 8192 * 2) / GIB))
+        "v0", 256, pytest.approx((256 * 128256 * 39 + 8192 * 8192 * 2) / GIB))
+
+
+def test_v0_with_chunked_prefill_profiles_the_logits_only():
+    # above 32,768 tokens of context V0 chunks prefills (2,048 tokens from 0.6.5): the logs show only the logits of
+    # the max_num_seqs rows in the model's dtype (vllm#10517 at 35,000 tokens, vllm#13061)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+    long_ctx = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4), "0.6.6")
+    assert (long_ctx.max_num_batched_tokens, long_ctx.sampler_gib_per_gpu) == (
+        2048, pytest.approx((256 * 128256 * 2 + 2048 * 8192 * 2) / GIB))
+    # VLLM_USE_FLASHINFER_SAMPLER=1 samples with FlashInfer instead of the sort
+    flash = _llama70_tp4("0.6.6", flashinfer_sampler=True)
+    assert flash.sampler_gib_per_gpu == pytest.approx((256 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+
+
+def test_the_v0_sort_sampler_sets_the_activation_peak_when_the_forward_pass_is_small():
+    # vllm#13882 (0.7.3, Qwen2.5-7B-AWQ at 4,096 tokens on an 8 GiB RTX 4060): "PyTorch activation peak memory takes
+    # 1.42GiB" - the sort over 256 × 152,064 logits and the hidden states beside it, above the 4,096-token forward
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    rtx = sizing.Device("RTX 4060", 8.0, "nvidia", "ada", 1)
+    s = sizing.size_deployment(qwen, rtx, sizing.EngineSettings(gpu_memory_utilization=0.7, max_model_len=4096), "0.7.3")
+    assert s.engine == "v0" and s.max_num_batched_tokens == 4096
+    assert round(s.activation_gib_per_gpu * GIB) == 256 * 152064 * 39 + 4096 * 3584 * 2
+    assert round(s.activation_gib_per_gpu, 2) == 1.44
 
 
 @pytest.mark.parametrize(("release", "use_v1", "engine", "noted"), [

@@ -25,12 +25,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
   rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
   ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
-  0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
+  0.11.1-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
   Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); the V0
   rows say ``logits``: V0's profile samples ``max_num_seqs`` dummy prompts with top-k/top-p through PyTorch's
   sort, and only with chunked prefill do its logs show the logits alone (``capacity/sizing.py`` ``_sampler_run``).
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
-  (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  (pip installs before 0.11.1) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
@@ -177,7 +177,7 @@ class Behaviour:
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
-    #: unset): yes in 0.8-0.11 and from 0.21, opt-in (=1) in 0.12-0.20. ``sampler`` is what the official image
+    #: unset): yes in 0.8-0.11.0 and from 0.21, opt-in (=1) in 0.11.1-0.20. ``sampler`` is what the official image
     #: runs; where FlashInfer is not used the PyTorch-native path runs (``native_sampler``).
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
@@ -224,10 +224,10 @@ _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8
 _R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
               gpt_oss_capture=992)
-_R0111 = _row(_R0110, "0.11.1", native_multinode=True)
-_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
-              pip_flashinfer=True, pip_triton_kernels=True)
+_R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
+              pip_flashinfer=True)
+_R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
+              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
 _R0140 = _row(_R0120, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, warmup_before_capture=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -259,8 +259,8 @@ SOURCES: dict[str, str] = {
     "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases; the logits come out of "
                "compute_logits in the model dtype and v1/sample/sampler.py converts them to float32); "
                "v1/sample/ops/topk_topp_sampler.py: FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 in "
-               "0.8.5.post1-0.11.0; opt-in only from 0.12.0, so forward_native runs apply_top_k_top_p: "
-               "logits.sort (0.12.0-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
+               "0.8.5.post1-0.11.0; opt-in only from 0.11.1, so forward_native runs apply_top_k_top_p: "
+               "logits.sort (0.11.1-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
                "0.17.0 (v1/sample/ops/topk_topp_triton.py, unchanged in kind to 0.20.0); envs.py "
                "VLLM_USE_FLASHINFER_SAMPLER default True from 0.21.0 (read in 0.21.0 and 0.22.1)",
     "gpu_memory_utilization": "config/cache.py CacheConfig.gpu_memory_utilization: 0.9 in 0.9.2 (config.py) and "
@@ -328,15 +328,18 @@ SOURCES: dict[str, str] = {
                             "0.10.1.1)",
     "flashinfer_sampler_default": "v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__: FlashInfer when "
                                   "it is importable and VLLM_USE_FLASHINFER_SAMPLER is not '0' (0.8.5.post1-0.11.0), "
-                                  "only when it is '1' (0.12.0-0.20.x), envs.py default True from 0.21.0; otherwise "
+                                  "only when it is '1' (0.11.1-0.20.x: 'Users must opt in explicitly via "
+                                  "VLLM_USE_FLASHINFER_SAMPLER=1' in the 0.11.1 sdist), envs.py default True from "
+                                  "0.21.0; otherwise "
                                   "it logs 'FlashInfer is not available. Falling back to the PyTorch-native "
                                   "implementation' (or that FlashInfer is off) and runs forward_native",
     "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
                       "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
                       "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
     "pip_flashinfer": "requirements/cuda.txt (what the PyPI wheel depends on): no flashinfer-python in 0.10.1.1 or "
-                      "0.11.0, flashinfer-python==0.5.3 from 0.12.0 (read in the 0.12.0 and 0.14.1 sdists); the pip "
-                      "installs of 0.8-0.11 log 'FlashInfer is not available. Falling back to the PyTorch-native "
+                      "0.11.0, flashinfer-python==0.5.2 in 0.11.1 and ==0.5.3 from 0.12.0 (read in the 0.11.1, "
+                      "0.12.0 and 0.14.1 sdists); the pip installs of 0.8-0.11.0 log 'FlashInfer is not "
+                      "available. Falling back to the PyTorch-native "
                       "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
                       "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "

@@ -607,6 +607,8 @@ def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
     ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
     ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
     ("0.11.0", {"pip_install": True}, "nvidia", "sort"),  # requirements/cuda.txt has no flashinfer-python yet
+    ("0.11.1", {}, "nvidia", "sort"),  # "Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1" from 0.11.1
+    ("0.11.2", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
     ("0.12.0", {"pip_install": True, "flashinfer_sampler": True}, "nvidia", "flashinfer"),  # it pins 0.5.3
     ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
     ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20

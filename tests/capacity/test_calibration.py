@@ -37,7 +37,7 @@ icebreaker70/vllm-quantization-hands-on-benchmark that enginrect/llmso compares 
 the V0 sample in oracle-samples/oci-data-science-ai-samples `ai-quick-actions/troubleshooting-tips.md`
 (Llama-3.1-8B, 22.07 GiB total, 0.90: 4.60 GiB, 37,696 tokens < 131,072) names neither the shape nor the
 container's vLLM release.
-The second round (issue 28) added L4, A10G, L40S, A100, H100 and MI300X rows (11 logs, 0.6.3-0.26.1) and left out:
+The second round (issue 28) added L4, A10G, L40S, A100, H100, H200 and MI300X rows (13 logs, 0.6.3-0.26.1) and left out:
 amdgoose/arno_vllm_chat `vllm_server.log` (0.17.0 on a ROCm GPU it does not name), jayashan10/Deepseek-qwen-deployment
 and DaisukeTakai/eval_dataset (the GPU is not named), kumaxxp/duo-talk (the GPU is only implied by other files),
 Tennsoku/k8s-llm-serving-public (DGX Spark GB10, unified memory, not in the catalog), zjpzhao/vllm-qwen3vl-cu118-t4

@@ -14,11 +14,12 @@ class Estimates:
       hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
       ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
       32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
-    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
-      only in V0. Per (row × vocabulary entry): the bf16 logits (2) and their float32 copy (4) stay
-      alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for Qwen2.5-0.5B × 256
-      rows, kvcached#448: 16); PyTorch's sort (0.12-0.16) adds the sorted values (4), the int64 indices
-      (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
+    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, ``max_num_seqs`` in V0
+      (whose profile samples its dummy prompts with top-k/top-p through PyTorch's sort; the logits only with
+      chunked prefill, as the 0.6-0.7 logs show). Per (row × vocabulary entry): the bf16 logits (2) and their
+      float32 copy (4) stay alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for
+      Qwen2.5-0.5B × 256 rows, kvcached#448: 16); PyTorch's sort (0.11.1-0.16) adds the sorted values (4), the
+      int64 indices (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
       Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×

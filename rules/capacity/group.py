@@ -245,6 +245,9 @@ def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     flag = c.env.get("VLLM_USE_FLASHINFER_SAMPLER")
     if isinstance(flag, str) and flag.strip().lower() in ("0", "1", "true", "false"):
         out["flashinfer_sampler"] = flag.strip().lower() in ("1", "true")
+    v1 = c.env.get("VLLM_USE_V1")
+    if isinstance(v1, str) and v1.strip().lower() in ("0", "1", "true", "false"):
+        out["use_v1"] = v1.strip().lower() in ("1", "true")
     script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
     if _PIP_VLLM.search(script):
         out["pip_install"] = True

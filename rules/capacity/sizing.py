@@ -157,6 +157,7 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
 
 
 # --------------------------------------------------------------------------------------------------
@@ -625,7 +626,7 @@ def _size_deployment(
     notes: list[str] = []
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
-    engine = _engine(rv, device, notes)
+    engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
@@ -757,11 +758,16 @@ def _replica_sizing(**fields: Any) -> ReplicaSizing:
 # --------------------------------------------------------------------------------------------------
 
 
-def _engine(rv: ResolvedVersion, device: Device, notes: list[str]) -> str:
+def _engine(rv: ResolvedVersion, device: Device, notes: list[str], s: EngineSettings = EngineSettings()) -> str:
     """The engine the release runs: its own, except that the V1 releases before 0.11 still run V0 on GPUs
-    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there."""
+    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there; and in those
+    releases ``VLLM_USE_V1=0`` selects V0 (AMD's ``rocm/vllm`` images and benchmark scripts of the 0.8-0.10 line
+    set it)."""
     b = rv.behaviour
     engine = b.engine
+    if engine == "v1" and b.v0_by_env and s.use_v1 is False:
+        notes.append(f"VLLM_USE_V1=0: vLLM {rv.version} runs the V0 engine")
+        return "v0"
     if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
         engine = "v0"
         notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")
@@ -829,6 +835,7 @@ class _Batch(NamedTuple):
     seqs: int  # max_num_seqs
     batched: int  # max_num_batched_tokens
     refusal: str  # the scheduler configuration vLLM rejects ("" when none)
+    chunked: bool = True  # V0: chunked prefill on (V1 always chunks generative models' prefills)
 
 
 def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,
@@ -866,7 +873,7 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
         batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
         if multimodal and not s.max_num_batched_tokens:
             batched = max(batched, 5120)
-    return _Batch(seqs, batched, refusal)
+    return _Batch(seqs, batched, refusal, engine == "v1" or bool(chunked))
 
 
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
@@ -987,9 +994,19 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
                  s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
     max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
-    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows).
+
+    V0's ``profile_run`` gives its ``max_num_seqs`` dummy prompts ``SamplingParams(top_p=0.99, top_k=vocab − 1)``
+    "to reflect the accurate memory usage", and its sampler applies them with PyTorch's sort over the float32
+    logits (``_apply_top_k_top_p``; FlashInfer only with ``VLLM_USE_FLASHINFER_SAMPLER=1``): the sort's bytes per
+    logit on ``max_num_seqs`` rows, which show when the forward pass is small (vllm#13882: 1.42 GiB for Qwen2.5-7B-AWQ
+    at 4,096 tokens). With chunked prefill on, the logs show only the logits in the model's dtype (vllm#10517 at
+    35,000 tokens: 0.06 GiB over the weights; vllm#13061: 0.19 GiB), which is what is charged there."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
-    kind = "logits" if engine == "v0" else sampler_kind(b, s, vendor)
+    if engine == "v0":
+        kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
+    else:
+        kind = sampler_kind(b, s, vendor)
     per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
         per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead

@@ -13,7 +13,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 
 * ``engine``: ``v0`` (``vllm/worker/worker.py``) or ``v1`` (``vllm/v1/worker/gpu_worker.py``).
   Releases 0.8-0.10 run V1 but fall back to V0 on GPUs with compute capability below 8.0
-  (``v0_below_cc80``).
+  (``v0_below_cc80``), and run V0 when ``VLLM_USE_V1=0`` is set (``v0_by_env``).
 * ``nontorch``: which memory outside PyTorch's allocator vLLM charges against the KV cache:
   ``increase`` (V0 and V1 0.9-0.10: everything allocated outside torch after the first snapshot,
   NCCL buffers included), ``absolute`` (V1 0.7-0.8: all device memory in use that torch did not
@@ -25,11 +25,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
   rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
   ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
-  0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
-  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
-  profiles only the logits.
+  0.11.1-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
+  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); the V0
+  rows say ``logits``: V0's profile samples ``max_num_seqs`` dummy prompts with top-k/top-p through PyTorch's
+  sort, and only with chunked prefill do its logs show the logits alone (``capacity/sizing.py`` ``_sampler_run``).
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
-  (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  (pip installs before 0.11.1) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
@@ -150,6 +151,7 @@ class Behaviour:
     cudagraphs_in_budget: bool = False
     cudagraphs_in_budget_rocm: bool = False
     v0_below_cc80: bool = False
+    v0_by_env: bool = False  # VLLM_USE_V1=0 selects the V0 engine (0.8-0.10; V0 is gone from 0.11)
     v0_chunked_tokens: int = 2048
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
@@ -175,7 +177,7 @@ class Behaviour:
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
-    #: unset): yes in 0.8-0.11 and from 0.21, opt-in (=1) in 0.12-0.20. ``sampler`` is what the official image
+    #: unset): yes in 0.8-0.11.0 and from 0.21, opt-in (=1) in 0.11.1-0.20. ``sampler`` is what the official image
     #: runs; where FlashInfer is not used the PyTorch-native path runs (``native_sampler``).
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
@@ -214,18 +216,18 @@ _R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
 _R070 = _row(_R065, "0.7.0", mla_cache=True)
 _R080 = _row(
     _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
-    v0_below_cc80=True, sampler_warmup=True,
+    v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
 _R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
 _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
-_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
+_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
               gpt_oss_capture=992)
-_R0111 = _row(_R0110, "0.11.1", native_multinode=True)
-_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
-              pip_flashinfer=True, pip_triton_kernels=True)
+_R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
+              pip_flashinfer=True)
+_R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
+              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
@@ -248,6 +250,9 @@ SOURCES: dict[str, str] = {
     "engine": "envs.py VLLM_USE_V1 (default 1 from 0.8.0); engine/arg_utils.py _is_v1_supported_oracle "
               "falls back to V0 for 'Compute Capability < 8.0' in 0.8.5.post1, 0.9.2 and 0.10.1.1; "
               "worker/worker.py is gone in 0.11.0",
+    "v0_by_env": "envs.py VLLM_USE_V1 (default '1') and engine/arg_utils.py create_engine_config ('If "
+                 "VLLM_USE_V1=0, we disable V1'), read in the 0.8.5 and 0.10.1.1 sdists; 0.11.0 still declares the "
+                 "variable but has no worker/worker.py (no V0 engine)",
     "nontorch": "worker/worker.py determine_num_available_blocks (0.5.5: init free - free after profiling; "
                 "0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase); v1/worker/gpu_worker.py "
                 "(0.7.3, 0.8.5.post1: peak allocated + all non-torch memory; 0.9.2, 0.10.1.1: MemorySnapshot "
@@ -255,8 +260,8 @@ SOURCES: dict[str, str] = {
     "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases; the logits come out of "
                "compute_logits in the model dtype and v1/sample/sampler.py converts them to float32); "
                "v1/sample/ops/topk_topp_sampler.py: FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 in "
-               "0.8.5.post1-0.11.0; opt-in only from 0.12.0, so forward_native runs apply_top_k_top_p: "
-               "logits.sort (0.12.0-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
+               "0.8.5.post1-0.11.0; opt-in only from 0.11.1, so forward_native runs apply_top_k_top_p: "
+               "logits.sort (0.11.1-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
                "0.17.0 (v1/sample/ops/topk_topp_triton.py, unchanged in kind to 0.20.0); envs.py "
                "VLLM_USE_FLASHINFER_SAMPLER default True from 0.21.0 (read in 0.21.0 and 0.22.1)",
     "gpu_memory_utilization": "config/cache.py CacheConfig.gpu_memory_utilization: 0.9 in 0.9.2 (config.py) and "
@@ -327,15 +332,18 @@ SOURCES: dict[str, str] = {
                             "0.10.1.1)",
     "flashinfer_sampler_default": "v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__: FlashInfer when "
                                   "it is importable and VLLM_USE_FLASHINFER_SAMPLER is not '0' (0.8.5.post1-0.11.0), "
-                                  "only when it is '1' (0.12.0-0.20.x), envs.py default True from 0.21.0; otherwise "
+                                  "only when it is '1' (0.11.1-0.20.x: 'Users must opt in explicitly via "
+                                  "VLLM_USE_FLASHINFER_SAMPLER=1' in the 0.11.1 sdist), envs.py default True from "
+                                  "0.21.0; otherwise "
                                   "it logs 'FlashInfer is not available. Falling back to the PyTorch-native "
                                   "implementation' (or that FlashInfer is off) and runs forward_native",
     "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
                       "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
                       "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
     "pip_flashinfer": "requirements/cuda.txt (what the PyPI wheel depends on): no flashinfer-python in 0.10.1.1 or "
-                      "0.11.0, flashinfer-python==0.5.3 from 0.12.0 (read in the 0.12.0 and 0.14.1 sdists); the pip "
-                      "installs of 0.8-0.11 log 'FlashInfer is not available. Falling back to the PyTorch-native "
+                      "0.11.0, flashinfer-python==0.5.2 in 0.11.1 and ==0.5.3 from 0.12.0 (read in the 0.11.1, "
+                      "0.12.0 and 0.14.1 sdists); the pip installs of 0.8-0.11.0 log 'FlashInfer is not "
+                      "available. Falling back to the PyTorch-native "
                       "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
                       "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "

@@ -157,6 +157,11 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: ``--mm-processor-kwargs`` ``max_pixels`` (or ``size.longest_edge``): the largest image Qwen's processors make,
+    #: which sizes the image vLLM profiles (None: the checkpoint's preprocessor default)
+    mm_max_pixels: int | None = None
+    #: ``--limit-mm-per-prompt`` as (modality, items) pairs; a modality it does not name keeps the release's default
+    mm_limits: tuple[tuple[str, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -350,6 +355,26 @@ _QWEN_VIT_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_
 _QWEN_GATED_VIT_TYPES = ("qwen2_5_vl", "qwen2_5_omni")
 
 
+#: Qwen towers whose largest image vLLM finds with Qwen2-VL's processing info under the processor's ``max_pixels``
+#: (``Qwen2VLProcessingInfo.get_image_size_with_most_features``; Qwen2.5-Omni's thinker inherits it).
+_QWEN_PIXELS_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni")
+
+
+def _qwen_image_tokens(max_pixels: int, unit: int, how: str) -> int:
+    """Tokens of the largest image Qwen2-VL's processing info profiles under ``max_pixels`` (``unit`` = patch ×
+    merge pixels a side): up to 0.12 a huge square through ``smart_resize`` (``floor(√max_pixels ÷ unit)`` units a
+    side), from 0.13 the most tokens up to ``max_pixels // unit²`` whose closest factor pair is at most 200 : 1
+    (``versions.py`` ``qwen_image``). 12,845,056 pixels: 16,384 tokens both ways."""
+    if how == "square":
+        side = max(1, math.isqrt(max_pixels) // unit)
+        return side * side
+    for n in range(max(1, max_pixels // (unit * unit)), 0, -1):
+        d = next(d for d in range(math.isqrt(n), 0, -1) if n % d == 0)
+        if (n // d) / d <= 200:
+            return n
+    return 1
+
+
 class _Encoder(NamedTuple):
     """The multimodal encoder's part of the profile run, in bytes per GPU."""
 
@@ -363,20 +388,21 @@ _NO_ENCODER = _Encoder(0.0, 0.0, 0.0, "")
 
 
 def _mm_items(b: Behaviour, engine: str, s: EngineSettings, mml: int, batched: int, seqs: int,
-              tokens: float) -> tuple[int, float]:
+              tokens: float, limit: int | None = None) -> tuple[int, float]:
     """(items of the largest size the profile runs, the encoder budget in tokens).
 
     V1 (``versions.py`` ``mm_items``): the budget is ``max(max_num_batched_tokens, tokens per item)``; 0.8-0.9 run
     ``min(ceil(budget ÷ tokens), max_num_seqs × limit)`` items, 0.10.0 ``max(1, min(budget // tokens, max_num_seqs ×
     limit))``, from 0.10.1 ``MultiModalBudget`` takes ``max(1, min(limit, max_model_len // tokens))`` items per
     prompt and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests. ``limit`` is
-    ``--limit-mm-per-prompt``'s default (1 up to 0.8.3, 999 from 0.8.4). V0 profiles ``max_num_batched_tokens //
+    ``--limit-mm-per-prompt`` for the modality profiled, else its default (1 up to 0.8.3, 999 from 0.8.4). V0
+    profiles ``max_num_batched_tokens //
     tokens`` sequences of one item each (``worker/model_runner.py`` ``profile_run``)."""
     per = max(tokens, 1.0)
     budget = max(float(batched), tokens)
     if engine != "v1":
         return max(1, min(seqs, int(budget // per))), budget
-    limit = b.mm_default_limit
+    limit = limit or b.mm_default_limit
     if b.mm_items == "ceil":
         return max(1, min(math.ceil(budget / per), seqs * limit)), budget
     if b.mm_items == "floor":
@@ -423,7 +449,15 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     vision_type = str(vc.get("model_type", "") or "")
     qwen = (model_type.startswith(_QWEN_VIT_TYPES) or vision_type.startswith(_QWEN_VIT_TYPES)
             or bool(num("window_size")))
-    if qwen:
+    limits = dict(s.mm_limits)
+    if limits and not any(limits.get(m, 1) > 0 for m in (("image", "video") if qwen else ("image",))):
+        return _NO_ENCODER  # every modality the tower takes is turned off: no encoder cache, no profile
+    if qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
+                 or vision_type.startswith(_QWEN_PIXELS_TYPES)):
+        unit = int(patch * merge)
+        tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN_VL_MAX_PIXELS, unit, b.qwen_image))
+        patches = tokens * merge * merge
+    elif qwen:
         patches = _QWEN_VL_MAX_PIXELS / (patch * patch)
         tokens = patches / (merge * merge)
     else:
@@ -431,7 +465,9 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
         patches = (size / patch) ** 2
         per_image = model.hf_config.get("mm_tokens_per_image")
         tokens = float(per_image) if isinstance(per_image, (int, float)) else patches / (merge * merge)
-    items, budget = _mm_items(b, engine, s, mml, batched, seqs, tokens)
+    profiled = "image" if limits.get("image", 1) > 0 else "video"  # Qwen: a one-frame video is the same item
+    limit = limits.get(profiled)
+    items, budget = _mm_items(b, engine, s, mml, batched, seqs, tokens, limit)
     gated = (str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith(_QWEN_GATED_VIT_TYPES)
              or vision_type.startswith(_QWEN_GATED_VIT_TYPES))
     pixels = num("in_chans", num("in_channels", num("num_channels", 3)) or 3) * patch * patch

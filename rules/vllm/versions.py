@@ -74,6 +74,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
   ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
   output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+* ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
+  ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
+  ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
 """
 
 from __future__ import annotations
@@ -95,6 +98,9 @@ CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
 #: How V1 counts the dummy multimodal items it profiles (see ``mm_items`` in the module docstring).
 MmItems = Literal["ceil", "floor", "budget"]
+#: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
+#: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
+QwenImage = Literal["square", "factors"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
 #: when this table was last checked, whose source it was read from).
@@ -196,6 +202,7 @@ class Behaviour:
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
+    qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
 
     @property
     def version(self) -> Version:
@@ -242,7 +249,7 @@ _R0111 = _row(_R0110, "0.11.1", native_multinode=True)
 _R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
               pip_flashinfer=True, pip_triton_kernels=True)
-_R0130 = _row(_R0120, "0.13.0", mm_expand_outputs=False)
+_R0130 = _row(_R0120, "0.13.0", mm_expand_outputs=False, qwen_image="factors")
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, warmup_before_capture=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -368,6 +375,9 @@ SOURCES: dict[str, str] = {
     "mm_expand_outputs": "v1/worker/gpu_model_runner.py profile_run: 'expanded_outputs' (new_zeros((encoder_budget, "
                          "hidden)) per item when the output is shorter than the budget) in 0.11.0 and 0.12.0; absent "
                          "in 0.10.2 and 0.13.0 (each output cached as it is, encoder_cache[f'tmp_{i}'])",
+    "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
+                  "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
+                  "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",
 }
 
 

@@ -134,3 +134,84 @@ def test_an_omni_model_profiles_its_largest_image_through_the_gated_qwen_vit(tmp
     # 65,536 patches × ((12 × 1,280 + 3 × 3,420) × 2 + 1,176 × 6) bytes
     assert got.encoder_gib_per_gpu * GIB == 65536 * ((12 * 1280 + 3 * 3420) * 2 + 1176 * 6)
     assert got.encoder_gib_per_gpu == vl.encoder_gib_per_gpu
+
+
+def test_max_pixels_sizes_the_profiled_image_by_release():
+    # --mm-processor-kwargs '{"max_pixels": 1048576}' (vllm#16570's 0.8.4 run): the processor vLLM builds takes it,
+    # and Qwen2VLProcessingInfo finds the largest image under it. Up to 0.12 a huge square through smart_resize:
+    # floor(1,024 / 28) = 36 units a side, 1,296 tokens (5,184 patches); from 0.13 the most tokens up to
+    # 1,048,576 // 28² = 1,337 with a factor pair within 200 : 1 (7 × 191): 1,337 tokens (5,348 patches)
+    settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096, max_num_seqs=2,
+                                     mm_max_pixels=1048576)
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    got = {v: sizing.size_deployment(vl, A100_40, settings, v) for v in ("0.8.3", "0.12.0", "0.13.0")}
+    assert {v: _vision_note(s) for v, s in got.items()} == {
+        # 0.8.3: cdiv(2,048 batched tokens, 1,296) = 2 images, within 2 requests × 1 image
+        "0.8.3": "vision encoder profiled with 2 images of 1,296 tokens (5,184 patches each)",
+        "0.12.0": "vision encoder profiled with 1 image of 1,296 tokens (5,184 patches each)",
+        "0.13.0": "vision encoder profiled with 1 image of 1,337 tokens (5,348 patches each)",
+    }
+    per_patch = (12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6
+    assert {v: round(s.encoder_gib_per_gpu * GIB) for v, s in got.items()} == {
+        "0.8.3": round(2 * 5184 * per_patch), "0.12.0": round(5184 * per_patch), "0.13.0": round(5348 * per_patch)}
+
+
+def test_the_default_processor_gives_16384_tokens_both_ways():
+    from shardwise.rules.capacity.sizing import _qwen_image_tokens
+
+    assert [_qwen_image_tokens(12_845_056, 28, how) for how in ("square", "factors")] == [16384, 16384]
+    # the Qwen2.5-VL card's max_pixels = 1280 × 28 × 28: 35² = 1,225 tokens up to 0.12, 1,280 (32 × 40) from 0.13
+    assert [_qwen_image_tokens(1280 * 28 * 28, 28, how) for how in ("square", "factors")] == [1225, 1280]
+
+
+def test_limit_mm_per_prompt_bounds_the_items_and_zero_turns_the_profile_off():
+    gemma = find_model("google/gemma-3-4b-it")
+    one = sizing.size_deployment(gemma, L4, sizing.EngineSettings(max_num_seqs=2, max_model_len=8192,
+                                                                  mm_limits=(("image", 1),)), "0.11.0")
+    # two requests × one image, against eight without the flag (test_the_default_item_limit_...)
+    assert _vision_note(one) == "vision encoder profiled with 2 images of 256 tokens (4,096 patches each)"
+    # every modality the tower takes at 0: "Encoder cache will not be initialized", no tower in the profile
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    off = sizing.size_deployment(vl, A100_40, sizing.EngineSettings(
+        tp=4, gpu_memory_utilization=0.95, max_model_len=4096, mm_limits=(("image", 0), ("video", 0))), "0.14.1")
+    assert (off.encoder_gib_per_gpu, [n for n in off.notes if n.startswith("vision")]) == (0.0, [])
+    # video only: Qwen's one-frame video is the image's item (the same 65,536 patches at 4,096 tokens of context)
+    video = sizing.size_deployment(vl, A100_40, sizing.EngineSettings(
+        tp=4, gpu_memory_utilization=0.95, max_model_len=4096, mm_limits=(("image", 0), ("video", 1))), "0.14.1")
+    assert round(video.encoder_gib_per_gpu, 2) == 2.62
+
+
+def test_the_manifest_flags_reach_the_profile(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings, multimodal_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen-vl}
+spec:
+  selector: {matchLabels: {app: qwen-vl}}
+  template:
+    metadata: {labels: {app: qwen-vl}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.4
+          args: ["Qwen/Qwen2.5-VL-72B-Instruct", "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.95",
+                 "--max-num-seqs", "2", "--max-model-len", "4096", "--limit-mm-per-prompt", "image=1,video=0",
+                 "--mm_processor_kwargs", '{"max_pixels":1048576}']
+          resources:
+            limits: {nvidia.com/gpu: 4}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.mm_max_pixels, s.mm_limits) == (1048576, (("image", 1), ("video", 0)))
+    # the JSON and dotted spellings, 0.11's {"count": N}, the processor's size.longest_edge; an unresolved value
+    assert multimodal_settings({"limit_mm_per_prompt": '{"image": {"count": 2}, "video": 0}',
+                                "mm_processor_kwargs.max_pixels": "460800"}) == {
+        "mm_max_pixels": 460800, "mm_limits": (("image", 2), ("video", 0))}
+    assert multimodal_settings({"mm_processor_kwargs": '{"size": {"longest_edge": 1003520}}',
+                                "limit_mm_per_prompt.video": "0"}) == {
+        "mm_max_pixels": 1003520, "mm_limits": (("video", 0),)}
+    assert multimodal_settings({"mm_processor_kwargs": "$(PIXELS)"}) == {}

@@ -262,3 +262,7 @@ def test_how_each_release_counts_the_multimodal_items_it_profiles():
     # expanded_outputs: 0.11.0 and 0.12.0 only (absent in 0.10.2 and 0.13.0)
     assert [behaviour(v).mm_expand_outputs for v in ("0.10.2", "0.11.0", "0.12.0", "0.13.0", "0.14.1")] == [
         False, True, True, False, False]
+    # qwen2_vl.py get_image_size_with_most_features: a huge square through smart_resize in 0.12.0, closest_factor_pair
+    # from 0.13.0
+    assert [behaviour(v).qwen_image for v in ("0.8.3", "0.12.0", "0.13.0", "0.33.0")] == [
+        "square", "square", "factors", "factors"]

@@ -25,7 +25,11 @@ class Estimates:
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
       language model, and the batch's pixel values (float32 and the model's dtype) while the tower runs
-      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB, against 2.51 in vllm#16570's V1 log).
+      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB. vllm#16570's 2.51 GiB for it is a V0 log, whose
+      peak is the language model's forward over the whole dummy prompt, so it bounds the tower without measuring it;
+      Gemma 3 4B's 64 images on a B200, V1 0.10.0, vllm PR #21489: 9.96 GiB logged for the whole profile, 11.81
+      estimated). How many items, and what V1 holds through the forward pass after them, is by release
+      (:func:`.sizing._encoder`).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first

@@ -67,6 +67,17 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
   ``max_model_len``).
 * ``max_model_len_auto``: ``--max-model-len auto`` / ``-1`` (fit the KV cache) exists.
+* ``mm_items`` / ``mm_default_limit`` / ``mm_expand_outputs``: V1's profile of a multimodal encoder. It runs the
+  modality whose largest item has the most tokens, as many items of it as the encoder budget ``B = max(
+  max_num_batched_tokens, tokens per item)`` and the decoder allow: ``ceil`` (0.8-0.9) ``min(ceil(B ÷ tokens),
+  max_num_seqs × limit)``; ``floor`` (0.10.0) ``max(1, min(B // tokens, max_num_seqs × limit))``; ``budget``
+  (0.10.1+, ``MultiModalBudget``) the same with ``max(1, min(limit, max_model_len // tokens))`` items per prompt
+  (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
+  ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
+  output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+* ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
+  ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
+  ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
 """
 
 from __future__ import annotations
@@ -86,6 +97,11 @@ HybridKv = Literal["as-full", "groups"]
 #: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
 CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
+#: How V1 counts the dummy multimodal items it profiles (see ``mm_items`` in the module docstring).
+MmItems = Literal["ceil", "floor", "budget"]
+#: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
+#: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
+QwenImage = Literal["square", "factors"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
 #: when this table was last checked, whose source it was read from).
@@ -185,6 +201,10 @@ class Behaviour:
     #: `pip install vllm` brings OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12); without
     #: them MXFP4 experts on Hopper run on Marlin, whose padding differs
     pip_triton_kernels: bool = False
+    mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
+    mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
+    mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
+    qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
 
     @property
     def version(self) -> Version:
@@ -218,17 +238,20 @@ _R080 = _row(
     _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
     v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
-_R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
+_R084 = _row(_R080, "0.8.4", mm_default_limit=999)
+_R090 = _row(_R084, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
-_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
-_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
+_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
+              mm_items="floor")
+_R0101 = _row(_R0100, "0.10.1", mm_items="budget")
+_R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
-              gpt_oss_capture=992)
+              gpt_oss_capture=992, mm_expand_outputs=True)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
 _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
-_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True)
+_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors")
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -241,8 +264,8 @@ _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R080, _R090, _R0100, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170, _R0190, _R0200, _R0210,
-    _R0270, _R0280,
+    _V0, _R065, _R070, _R080, _R084, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170,
+    _R0190, _R0200, _R0210, _R0270, _R0280,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -348,6 +371,24 @@ SOURCES: dict[str, str] = {
                       "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
+    "mm_items": "v1/worker/gpu_model_runner.py profile_run: cdiv(encoder_budget, max_tokens_per_mm_item) items, at "
+                "most max_num_reqs × the modality's limit, in 0.8.3, 0.8.5.post1 and 0.9.2; max(1, min(budget // "
+                "tokens, max_num_reqs × limit)) in 0.10.0; v1/worker/utils.py MultiModalBudget.get_max_items (items "
+                "per prompt max(1, min(limit, max_model_len // tokens)); max_num_reqs capped at "
+                "max_num_batched_tokens // tokens without chunked prefill) in 0.10.1.1-0.14.1, "
+                "multimodal/encoder_budget.py _get_max_items in 0.17.0-0.33.0 (0.10.1 itself not read); the budget "
+                "is min(compute, cache) = max(max_num_batched_tokens, tokens per item) "
+                "(v1/core/encoder_cache_manager.py compute_encoder_budget / compute_mm_encoder_budget, every V1 "
+                "release read)",
+    "mm_default_limit": "config.py MultiModalConfig.get_limit_per_prompt: 1 in 0.8.3, get_default_limit_per_prompt "
+                        "999 if VLLM_USE_V1 else 1 in 0.8.4, 999 in 0.8.5.post1-0.11.0 (config/multimodal.py) and "
+                        "0.20.0 ('Unspecified modality is set to 999 by default')",
+    "mm_expand_outputs": "v1/worker/gpu_model_runner.py profile_run: 'expanded_outputs' (new_zeros((encoder_budget, "
+                         "hidden)) per item when the output is shorter than the budget) in 0.11.0 and 0.12.0; absent "
+                         "in 0.10.2 and 0.13.0 (each output cached as it is, encoder_cache[f'tmp_{i}'])",
+    "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
+                  "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
+                  "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",
 }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi
 from shardwise.rules.model.spec import VllmMultiNodeSpec
-from shardwise.rules.render.multinode import render_vllm_multinode
+from shardwise.rules.render.multinode import group_shape, render_vllm_multinode
 from shardwise.rules.vllm import images
 
 from ._k8s import metadata_name
@@ -30,7 +30,9 @@ class VllmMultiNodeArgs(WorkloadArgs):
 class VllmMultiNode(pulumi.ComponentResource):
     """A LeaderWorkerSet of ``groups`` groups, each PP pods of TP GPUs, a leader-only Service and a monitor.
 
-    From :func:`shardwise.rules.render.multinode.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP,
+    From :func:`shardwise.rules.render.multinode.render_vllm_multinode`: ``leaderWorkerTemplate.size`` = PP (or
+    TP × PP ÷ a node's GPUs where TP spans the trays of one NVLink domain, :func:`~shardwise.rules.render.multinode.
+    group_shape`),
     ``restartPolicy: RecreateGroupOnPodRestart`` (one lost rank breaks the whole group), on EFA pools
     every ``vpc.amazonaws.com/efa`` device, ``hugepages-2Mi`` and ``FI_PROVIDER=efa`` (the image must carry
     libfabric and aws-ofi-nccl: an AWS DLC vLLM image), ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/
@@ -72,7 +74,7 @@ class VllmMultiNode(pulumi.ComponentResource):
                                 render_vllm_multinode(spec, pool), "LeaderWorkerSet", opts)
         self.leader_worker_set = made["LeaderWorkerSet"]
         self.leaderworkerset_name = metadata_name(self.leader_worker_set)
-        self.group_size = spec.engine.pipeline_parallel_size
+        self.group_size = group_shape(spec, pool)[0]
         self.gpus_per_group = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
         chosen, why = images.choose_launcher(spec.launcher, spec.image, spec.vllm_version)
         self.launcher = {"launcher": chosen, "why": why}

@@ -66,6 +66,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         VllmMultiNodeSpec,
         VllmServiceSpec,
     )
+    from ..model.vocab import GFD_CLIQUE
     from ..vllm.versions import resolve
 
     c = _chosen(plan)
@@ -76,6 +77,12 @@ def specs(plan: Plan) -> tuple[Any, Any]:
     nodes = c.load.nodes if c.load is not None else nodes_per_replica
     name = workload_name(plan.model.id)
     multi = nodes_per_replica > 1
+    if multi and p.dp > 1:
+        # VllmMultiNode runs groups of PP pods of TP GPUs; data-parallel ranks spread over nodes are launched with
+        # --data-parallel-size-local and a start rank per node, which it does not write
+        raise PlanError(f"--emit writes a replica over several nodes as pipeline stages of TP GPUs; "
+                        f"{engine_text(p)} spreads {p.dp} data-parallel engines over {nodes_per_replica} nodes "
+                        "(vLLM's --data-parallel-size-local launch), which it does not write yet")
     version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,
@@ -97,7 +104,9 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         "weights_gib": req.weights_gib,
     }
     if multi:
-        return pool, VllmMultiNodeSpec(**common, groups=replicas)
+        # an NVLink domain wider than a node (GB200 NVL72): each group's pods stay inside one nvidia.com/gpu.clique
+        clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
+        return pool, VllmMultiNodeSpec(**common, groups=replicas, exclusive_topology=clique)
     return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
 
 

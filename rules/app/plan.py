@@ -13,7 +13,7 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -467,11 +467,10 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
     KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
     error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
-    GPU. With one: the fewest GPUs in all for the load with its headroom replica (where the load needs one), then
-    the narrower engine (more replicas), then the fewest nodes."""
+    GPU. With one: :func:`load_key`."""
     if load_declared:
         fits = [c for c in candidates if c.fits and c.load is not None]
-        return min(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes), default=None)  # type: ignore
+        return min(fits, key=load_key(fits), default=None)
     roomy = [c for c in candidates if c.roomy]
     if not roomy:
         return None
@@ -480,10 +479,26 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
     return max(same, key=lambda c: c.holds / c.parallel.world)
 
 
+def load_key(fits: list[Candidate]) -> Callable[[Candidate], tuple[float, int, int, int]]:
+    """How the layouts ``fits`` that hold the declared load rank (smallest first): what the team is billed for the
+    load with its headroom replica, where every one of them has a price (the instance types they are billed on,
+    :func:`billed_instance`), then the fewest GPUs in all, the narrower engine and the fewest nodes. Three one-GPU
+    replicas of an 8B on g6.xlarge (2.41 USD an hour) beat one TP1 × PP2 replica that needs no headroom but is
+    billed a 4-GPU g6.12xlarge (4.60); without prices (MI300X, GB200) the GPUs decide."""
+    priced = all(c.load is not None and c.load.usd_per_hour is not None for c in fits)
+
+    def key(c: Candidate) -> tuple[float, int, int, int]:
+        assert c.load is not None
+        bill = c.load.usd_per_hour if priced and c.load.usd_per_hour is not None else 0.0
+        return bill, c.load.gpus, c.parallel.world, c.load.nodes
+
+    return key
+
+
 def ranked(plan: Plan) -> list[Candidate]:
     """The layouts that hold the declared load, best first (as :func:`_pick` orders them)."""
     fits = [c for c in plan.candidates if c.fits and c.load is not None]
-    return sorted(fits, key=lambda c: (c.load.gpus, c.parallel.world, c.load.nodes))  # type: ignore[union-attr]
+    return sorted(fits, key=load_key(fits))
 
 
 def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int) -> ServingGroup:
@@ -509,14 +524,23 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
-#: With a p95 context declared, a layout whose weights × the KV reserve do not fit still has room for a KV cache
-#: when the KV cache it keeps beyond the error band is at least this share of the reserve (weights × (reserve − 1)):
-#: a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room (3.1 GiB sure of a 6.0 GiB reserve),
-#: a 70B on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
+#: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond
+#: the error band is at least this share of the reserve (weights × (reserve − 1)) and holds a sequence of the context
+#: (the p95 context, else max_model_len): a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room
+#: (3.1 GiB sure of a 6.0 GiB reserve), and so has Llama-3.1-405B at TP8 on one 8 × H200 node without a declared
+#: load (23.9 GiB sure of 37.8: three 131,072-token sequences), where the rule of thumb added a second node; a 70B
+#: on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
 MIN_KV_SHARE = 0.25
 
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
 REFUSALS = frozenset({"SW203"})
+
+
+def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
+    """Room for a KV cache: the rule of thumb (the weights × the KV reserve fit the memory vLLM may use), or the KV
+    actually left beyond the error band is :data:`MIN_KV_SHARE` of the reserve, with or without a declared load."""
+    return (s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu
+            or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
 
 
 def _sure_holds(s: ReplicaSizing) -> int:
@@ -549,11 +573,8 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        # room for a KV cache: the rule of thumb (weights × the KV reserve) where no p95 context is declared; with
-        # one, the KV actually left is the judge (see MIN_KV_SHARE)
-        roomy=fits and (s.weights_gib_per_gpu * req.kv_reserve <= s.usable_gib_per_gpu
-                        or (req.p95_context is not None and s.kv_cache_gib_per_gpu - s.error_band_gib
-                            >= MIN_KV_SHARE * (req.kv_reserve - 1) * s.weights_gib_per_gpu)),
+        # ``fits`` already asks one sequence of the context beyond the band
+        roomy=fits and has_room(s, req.kv_reserve),
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -567,9 +588,10 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _evaluate(ctx, p)
     s = c.sizing
     req = ctx.req
-    # with neither a load nor a p95 context declared, the rule of thumb judges: weights that leave no KV reserve are
-    # not squeezed onto the GPU by a shorter context; a declared load or p95 context is judged on the KV actually left
-    crowded = s.weights_gib_per_gpu * req.kv_reserve > s.usable_gib_per_gpu
+    # with neither a load nor a p95 context declared, weights that leave no room for a KV cache (neither the rule of
+    # thumb nor the KV actually left, has_room) are not squeezed onto the GPU by a shorter context; a declared load
+    # or p95 context is judged on the sequences of it the shorter context holds
+    crowded = not has_room(s, req.kv_reserve)
     declared = req.concurrency is not None or req.p95_context is not None
     if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
@@ -748,6 +770,9 @@ def _starts_text(c: Candidate) -> str:
                  else "")
         return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
                 f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
+    if s.verdict == "starts" and not s.starts:
+        # the margin outside the budget fails on the central estimate, inside its error band (SW101, advisory)
+        return "maybe: within the estimate's error band" + (f" ({s.refusal})" if s.refusal else "")
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":

@@ -14,17 +14,22 @@ class Estimates:
       hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
       ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
       32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
-    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, the logits
-      only in V0. Per (row × vocabulary entry): the bf16 logits (2) and their float32 copy (4) stay
-      alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for Qwen2.5-0.5B × 256
-      rows, kvcached#448: 16); PyTorch's sort (0.12-0.16) adds the sorted values (4), the int64 indices
-      (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
+    * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, ``max_num_seqs`` in V0
+      (whose profile samples its dummy prompts with top-k/top-p through PyTorch's sort; the logits only with
+      chunked prefill, as the 0.6-0.7 logs show). Per (row × vocabulary entry): the bf16 logits (2) and their
+      float32 copy (4) stay alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for
+      Qwen2.5-0.5B × 256 rows, kvcached#448: 16); PyTorch's sort (0.11.1-0.16) adds the sorted values (4), the
+      int64 indices (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
       Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
       (vit_hidden × hidden + 3 × MLP width ÷ TP) × 2`` bytes, plus the encoder cache kept for the
       language model, and the batch's pixel values (float32 and the model's dtype) while the tower runs
-      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB, against 2.51 in vllm#16570's V1 log).
+      (Qwen2.5-VL-72B at TP4 on one image of 16,384 tokens: 2.62 GiB. vllm#16570's 2.51 GiB for it is a V0 log, whose
+      peak is the language model's forward over the whole dummy prompt, so it bounds the tower without measuring it;
+      Gemma 3 4B's 64 images on a B200, V1 0.10.0, vllm PR #21489: 9.96 GiB logged for the whole profile, 11.81
+      estimated). How many items, and what V1 holds through the forward pass after them, is by release
+      (:func:`.sizing._encoder`).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first

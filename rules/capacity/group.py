@@ -23,9 +23,10 @@ setting and what it changes).
 
 from __future__ import annotations
 
+import json
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -230,7 +231,65 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
         **_flashinfer(g),
+        **multimodal_settings(e.extra),
     )
+
+
+def _json_object(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, dict):  # 0.11+: {"count": N, ...} with media options
+        value = value.get("count")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``--mm-processor-kwargs`` and ``--limit-mm-per-prompt`` set for the encoder's profile: the processor's
+    ``max_pixels`` (or ``size.longest_edge``), and the items per prompt by modality. Both flags take JSON
+    (``'{"max_pixels": 1003520}'``, ``'{"image": 1, "video": 0}'``, from 0.11 also ``{"image": {"count": 1}}``), vLLM's
+    dotted form (``--mm-processor-kwargs.max_pixels 1003520``, ``--limit-mm-per-prompt.video 0``) and, for the limits,
+    the older ``image=1,video=0``. A value that is not one of these (an unresolved ``$(VAR)``) is left to the
+    defaults."""
+    out: dict[str, Any] = {}
+    kwargs = dict(_json_object(extra.get("mm_processor_kwargs")) or {})
+    for key, value in extra.items():
+        if key.startswith("mm_processor_kwargs."):
+            kwargs[key.split(".", 1)[1]] = value
+    size = kwargs.get("size")
+    pixels = _count(kwargs.get("max_pixels"))
+    if pixels is None and isinstance(size, dict):
+        pixels = _count(size.get("longest_edge"))
+    if pixels is not None and pixels > 0:
+        out["mm_max_pixels"] = pixels
+    raw = extra.get("limit_mm_per_prompt")
+    limits: dict[str, Any] = dict(_json_object(raw) or {})
+    if not limits and isinstance(raw, str) and "=" in raw:
+        for part in raw.split(","):
+            name, _, value = part.partition("=")
+            limits[name.strip()] = value
+    for key, value in extra.items():
+        if key.startswith("limit_mm_per_prompt."):
+            limits[key.split(".", 1)[1]] = value
+    counted = tuple(sorted((str(m), n) for m, v in limits.items() if (n := _count(v)) is not None and n >= 0))
+    if counted:
+        out["mm_limits"] = counted
+    return out
 
 
 _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
@@ -247,6 +306,9 @@ def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     flag = c.env.get("VLLM_USE_FLASHINFER_SAMPLER")
     if isinstance(flag, str) and flag.strip().lower() in ("0", "1", "true", "false"):
         out["flashinfer_sampler"] = flag.strip().lower() in ("1", "true")
+    v1 = c.env.get("VLLM_USE_V1")
+    if isinstance(v1, str) and v1.strip().lower() in ("0", "1", "true", "false"):
+        out["use_v1"] = v1.strip().lower() in ("1", "true")
     script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
     if _PIP_VLLM.search(script):
         out["pip_install"] = True

@@ -33,6 +33,7 @@ experts, KV bytes per token).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -158,6 +159,12 @@ class EngineSettings:
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
+    use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
+    #: ``--mm-processor-kwargs`` ``max_pixels`` (or ``size.longest_edge``): the largest image Qwen's processors make,
+    #: which sizes the image vLLM profiles (None: the checkpoint's preprocessor default)
+    mm_max_pixels: int | None = None
+    #: ``--limit-mm-per-prompt`` as (modality, items) pairs; a modality it does not name keeps the release's default
+    mm_limits: tuple[tuple[str, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -343,21 +350,93 @@ def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
 
 
 _QWEN_VL_MAX_PIXELS = 12_845_056  # Qwen2-VL / Qwen2.5-VL preprocessor default (16,384 tokens per image)
+#: Model types (top level, or the vision config's own) whose images go through Qwen's ViT and its processor:
+#: Qwen2-VL, Qwen2.5-VL, Qwen2.5-Omni's thinker (``Qwen2_5OmniThinkerProcessingInfo`` is a
+#: ``Qwen2_5_VLProcessingInfo``), Qwen3-VL, Qwen3-Omni, Qwen3.5.
+_QWEN_VIT_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_5", "qwen3_omni")
+#: Qwen ViTs whose MLP is gated (SiLU: gate, up and down projections): Qwen2.5-VL's, and Qwen2.5-Omni's, which is it.
+_QWEN_GATED_VIT_TYPES = ("qwen2_5_vl", "qwen2_5_omni")
 
 
-def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act: int,
-             e: Estimates) -> tuple[float, float, str]:
-    """(peak of the vision tower on the dummy image batch, encoder cache kept, note) in bytes.
+#: Qwen towers whose largest image vLLM finds with Qwen2-VL's processing info under the processor's ``max_pixels``
+#: (``Qwen2VLProcessingInfo.get_image_size_with_most_features``; Qwen2.5-Omni's thinker inherits it).
+_QWEN_PIXELS_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni")
 
-    The peak is the tower's activations (``vit_hidden`` × its hidden size and the MLP per patch) and the
-    batch's pixel values, which stay on the GPU while the tower runs: the image processor's float32 values
-    (channels × temporal patch × patch² per patch: 1,176 for Qwen's ViT, 588 for SigLIP) and their copy in the
-    model's dtype (``Qwen2_5_VLForConditionalGeneration._process_image_input`` casts them to the tower's dtype;
-    V1 ``gpu_model_runner.py`` ``_get_mm_dummy_batch`` moves the dummy batch to the device as the processor made
-    it)."""
+
+def _qwen_image_tokens(max_pixels: int, unit: int, how: str) -> int:
+    """Tokens of the largest image Qwen2-VL's processing info profiles under ``max_pixels`` (``unit`` = patch ×
+    merge pixels a side): up to 0.12 a huge square through ``smart_resize`` (``floor(√max_pixels ÷ unit)`` units a
+    side), from 0.13 the most tokens up to ``max_pixels // unit²`` whose closest factor pair is at most 200 : 1
+    (``versions.py`` ``qwen_image``). 12,845,056 pixels: 16,384 tokens both ways."""
+    if how == "square":
+        side = max(1, math.isqrt(max_pixels) // unit)
+        return side * side
+    for n in range(max(1, max_pixels // (unit * unit)), 0, -1):
+        d = next(d for d in range(math.isqrt(n), 0, -1) if n % d == 0)
+        if (n // d) / d <= 200:
+            return n
+    return 1
+
+
+class _Encoder(NamedTuple):
+    """The multimodal encoder's part of the profile run, in bytes per GPU."""
+
+    peak: float  # the vision tower on the dummy batch, with the batch's pixel values
+    cache: float  # the encoder outputs cached while the dummy forward pass runs
+    inputs: float  # the dummy batch's float32 pixel values, still on the GPU during that forward pass
+    note: str
+
+
+_NO_ENCODER = _Encoder(0.0, 0.0, 0.0, "")
+
+
+def _mm_items(b: Behaviour, engine: str, s: EngineSettings, mml: int, batched: int, seqs: int,
+              tokens: float, limit: int | None = None) -> tuple[int, float]:
+    """(items of the largest size the profile runs, the encoder budget in tokens).
+
+    V1 (``versions.py`` ``mm_items``): the budget is ``max(max_num_batched_tokens, tokens per item)``; 0.8-0.9 run
+    ``min(ceil(budget ÷ tokens), max_num_seqs × limit)`` items, 0.10.0 ``max(1, min(budget // tokens, max_num_seqs ×
+    limit))``, from 0.10.1 ``MultiModalBudget`` takes ``max(1, min(limit, max_model_len // tokens))`` items per
+    prompt and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests. ``limit`` is
+    ``--limit-mm-per-prompt`` for the modality profiled, else its default (1 up to 0.8.3, 999 from 0.8.4). V0
+    profiles ``max_num_batched_tokens //
+    tokens`` sequences of one item each (``worker/model_runner.py`` ``profile_run``)."""
+    per = max(tokens, 1.0)
+    budget = max(float(batched), tokens)
+    if engine != "v1":
+        return max(1, min(seqs, int(budget // per))), budget
+    limit = limit or b.mm_default_limit
+    if b.mm_items == "ceil":
+        return max(1, min(math.ceil(budget / per), seqs * limit)), budget
+    if b.mm_items == "floor":
+        return max(1, min(int(budget // per), seqs * limit)), budget
+    per_prompt = max(1, min(limit, int(mml // per)))
+    reqs = seqs
+    if b.chunked_prefill_optional and s.enable_chunked_prefill is False:
+        reqs = min(seqs, int(batched // per))
+    return max(1, min(int(budget // per), reqs * per_prompt)), budget
+
+
+def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mml: int, batched: int, seqs: int,
+             act: int, e: Estimates) -> _Encoder:
+    """The vision tower's part of the profile run (:class:`_Encoder`), by release.
+
+    The items (:func:`_mm_items`) are the processor's largest image: Qwen's ViTs take ``max_pixels`` (12,845,056:
+    a 3,584-pixel square, 65,536 patches of 14 pixels, 16,384 tokens after the 2 × 2 merge), the others their fixed
+    image size. An omni model (Qwen2.5-Omni, Qwen3-Omni) profiles the same image: its audio items are far shorter
+    (a 30-second clip, about 750 tokens) and V1 profiles only the modality with the most tokens per item.
+
+    The peak is the tower's activations (``vit_hidden`` × its hidden size and the MLP per patch) and the batch's
+    pixel values, which stay on the GPU while the tower runs: the image processor's float32 values (channels ×
+    temporal patch × patch² per patch: 1,176 for Qwen's ViT, 588 for SigLIP) and their copy in the model's dtype
+    (``Qwen2_5_VLForConditionalGeneration._process_image_input`` casts them to the tower's dtype). In V1 the dummy
+    batch (``batched_dummy_mm_inputs`` in ``profile_run``, on the device as the processor made it) and the encoder
+    outputs (``encoder_cache``) are both still held while the dummy forward pass of the language model runs; in
+    0.11-0.12 every output shorter than the encoder budget is first copied into a zeroed tensor of the budget's
+    length (``mm_expand_outputs``). V0 runs the tower inside its forward pass and keeps the budget's embeddings."""
     vc = model.hf_config.get("vision_config")
     if not isinstance(vc, dict):
-        return 0.0, 0.0, ""
+        return _NO_ENCODER
 
     def num(key: str, default: float = 0.0) -> float:
         v = vc.get(key)
@@ -365,12 +444,23 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
 
     vh = num("hidden_size") or num("embed_dim") or num("width")
     if not vh:
-        return 0.0, 0.0, ""
+        return _NO_ENCODER
     vi = num("intermediate_size", 4 * vh)
     patch = num("patch_size", 14) or 14
     merge = num("spatial_merge_size", 1) or 1
     model_type = str(model.hf_config.get("model_type", "") or "")
-    if model_type.startswith(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_omni")) or num("window_size"):
+    vision_type = str(vc.get("model_type", "") or "")
+    qwen = (model_type.startswith(_QWEN_VIT_TYPES) or vision_type.startswith(_QWEN_VIT_TYPES)
+            or bool(num("window_size")))
+    limits = dict(s.mm_limits)
+    if limits and not any(limits.get(m, 1) > 0 for m in (("image", "video") if qwen else ("image",))):
+        return _NO_ENCODER  # every modality the tower takes is turned off: no encoder cache, no profile
+    if qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
+                 or vision_type.startswith(_QWEN_PIXELS_TYPES)):
+        unit = int(patch * merge)
+        tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN_VL_MAX_PIXELS, unit, b.qwen_image))
+        patches = tokens * merge * merge
+    elif qwen:
         patches = _QWEN_VL_MAX_PIXELS / (patch * patch)
         tokens = patches / (merge * merge)
     else:
@@ -378,20 +468,24 @@ def _encoder(model: ModelShape, s: EngineSettings, batched: int, seqs: int, act:
         patches = (size / patch) ** 2
         per_image = model.hf_config.get("mm_tokens_per_image")
         tokens = float(per_image) if isinstance(per_image, (int, float)) else patches / (merge * merge)
-    budget = max(batched, tokens)
-    # V1: as many items of the largest size as the encoder budget holds; V0: batched tokens // item tokens
-    # sequences, one item each (worker/model_runner.py profile_run)
-    items = max(1, min(seqs, int(budget // max(tokens, 1))))
-    gated = str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith("qwen2_5_vl")
-    qwen = model_type.startswith(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_omni")) or num("window_size")
+    profiled = "image" if limits.get("image", 1) > 0 else "video"  # Qwen: a one-frame video is the same item
+    limit = limits.get(profiled)
+    items, budget = _mm_items(b, engine, s, mml, batched, seqs, tokens, limit)
+    gated = (str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith(_QWEN_GATED_VIT_TYPES)
+             or vision_type.startswith(_QWEN_GATED_VIT_TYPES))
     pixels = num("in_chans", num("in_channels", num("num_channels", 3)) or 3) * patch * patch
     if qwen:
         pixels *= num("temporal_patch_size", 2) or 2
     peak = items * patches * ((e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act + pixels * (4 + act))
-    cache = budget * model.hidden_size * act
+    if engine == "v1":
+        kept = budget if (b.mm_expand_outputs and tokens < budget) else tokens
+        cache = items * kept * model.hidden_size * act
+        inputs = items * patches * pixels * 4
+    else:
+        cache, inputs = budget * model.hidden_size * act, 0.0
     note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "
             f"({int(patches):,} patches each)")
-    return peak, cache, note
+    return _Encoder(peak, cache, inputs, note)
 
 
 #: Tensor-parallel sizes vLLM's custom all-reduce supports (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
@@ -626,7 +720,7 @@ def _size_deployment(
     notes: list[str] = []
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
-    engine = _engine(rv, device, notes)
+    engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
@@ -648,8 +742,9 @@ def _size_deployment(
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
+    encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels)
+                             notes, triton_kernels, encoder)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, cache_stage.stage, b.mla_cache)
@@ -760,11 +855,16 @@ def _replica_sizing(**fields: Any) -> ReplicaSizing:
 # --------------------------------------------------------------------------------------------------
 
 
-def _engine(rv: ResolvedVersion, device: Device, notes: list[str]) -> str:
+def _engine(rv: ResolvedVersion, device: Device, notes: list[str], s: EngineSettings = EngineSettings()) -> str:
     """The engine the release runs: its own, except that the V1 releases before 0.11 still run V0 on GPUs
-    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there."""
+    below compute capability 8.0 (Turing, Volta): their engine arguments fall back to it there; and in those
+    releases ``VLLM_USE_V1=0`` selects V0 (AMD's ``rocm/vllm`` images and benchmark scripts of the 0.8-0.10 line
+    set it)."""
     b = rv.behaviour
     engine = b.engine
+    if engine == "v1" and b.v0_by_env and s.use_v1 is False:
+        notes.append(f"VLLM_USE_V1=0: vLLM {rv.version} runs the V0 engine")
+        return "v0"
     if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
         engine = "v0"
         notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")
@@ -832,6 +932,7 @@ class _Batch(NamedTuple):
     seqs: int  # max_num_seqs
     batched: int  # max_num_batched_tokens
     refusal: str  # the scheduler configuration vLLM rejects ("" when none)
+    chunked: bool = True  # V0: chunked prefill on (V1 always chunks generative models' prefills)
 
 
 def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,
@@ -869,7 +970,7 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
         batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
         if multimodal and not s.max_num_batched_tokens:
             batched = max(batched, 5120)
-    return _Batch(seqs, batched, refusal)
+    return _Batch(seqs, batched, refusal, engine == "v1" or bool(chunked))
 
 
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
@@ -990,9 +1091,19 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
                  s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
     max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
-    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows); V0 profiles the logits only."""
+    Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows).
+
+    V0's ``profile_run`` gives its ``max_num_seqs`` dummy prompts ``SamplingParams(top_p=0.99, top_k=vocab − 1)``
+    "to reflect the accurate memory usage", and its sampler applies them with PyTorch's sort over the float32
+    logits (``_apply_top_k_top_p``; FlashInfer only with ``VLLM_USE_FLASHINFER_SAMPLER=1``): the sort's bytes per
+    logit on ``max_num_seqs`` rows, which show when the forward pass is small (vllm#13882: 1.42 GiB for Qwen2.5-7B-AWQ
+    at 4,096 tokens). With chunked prefill on, the logs show only the logits in the model's dtype (vllm#10517 at
+    35,000 tokens: 0.06 GiB over the weights; vllm#13061: 0.19 GiB), which is what is charged there."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
-    kind = "logits" if engine == "v0" else sampler_kind(b, s, vendor)
+    if engine == "v0":
+        kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
+    else:
+        kind = sampler_kind(b, s, vendor)
     per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
         per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
@@ -1013,19 +1124,21 @@ class _Stage(NamedTuple):
 
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
-             notes: list[str], triton_kernels: bool = True) -> tuple[_Stage, tuple[_Stage, ...]]:
+             notes: list[str], triton_kernels: bool = True,
+             encoder: _Encoder = _NO_ENCODER) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
     that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
     smallest).
 
     The profile run is one dummy forward pass of ``max_num_batched_tokens`` tokens, on the first stage
-    the multimodal encoder's dummy batch, on the last the dummy sampler run; the torch peak it reaches,
+    the multimodal encoder's dummy batch (``encoder``, :func:`_encoder`: the tower's peak, then the outputs and
+    V1's dummy batch held through the forward pass), on the last the dummy sampler run; the torch peak it reaches,
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
     the weights.
     """
-    enc_peak, enc_cache, enc_note = _encoder(model, s, batch.batched, batch.seqs, ck.act_bytes, e)
-    if enc_note:
-        notes.append(enc_note)
+    enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
+    if encoder.note:
+        notes.append(encoder.note)
     worst: _Stage | None = None
     rows: list[_Stage] = []
     last_peak = 0.0
@@ -1035,7 +1148,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
-        enc = max(enc_peak, fwd + enc_cache) if (stage == 0 and enc_peak) else fwd
+        enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
         if last:
             last_peak = peak / GIB

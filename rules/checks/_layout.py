@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..model import UNKNOWN, ServingGroup
+from ..model.vocab import GFD_CLIQUE
 from ..vllm.imageref import parse_image
 
 #: A CPU build of vLLM's image: vllm/vllm-openai-cpu, vllm-cpu-release-repo, a tag ending in -cpu.
@@ -56,3 +57,14 @@ def gpus_per_node(g: ServingGroup) -> int | None:
         if per_node is not UNKNOWN and isinstance(per_node, int) and per_node > 0:
             return per_node
     return None
+
+
+def in_one_nvlink_domain(g: ServingGroup, gpus: int) -> bool:
+    """Whether ``gpus`` GPUs of the group share one NVLink domain that spans nodes (GB200 NVL72: 72 GPUs over 18
+    trays): the pool's nodes are one ``nvidia.com/gpu.clique``, or the LeaderWorkerSet keeps each group inside one
+    (``leaderworkerset.sigs.k8s.io/exclusive-topology: nvidia.com/gpu.clique``), and the domain holds them."""
+    pool = g.pool
+    if pool is None:
+        return False
+    one = bool(pool.clique) or g.exclusive_topology == GFD_CLIQUE
+    return one and (pool.nvlink_domain_size or 0) >= gpus

@@ -8,6 +8,7 @@ from ..capacity.group import tp_pp
 from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ._layout import in_one_nvlink_domain
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
 MEASURED = (
@@ -27,7 +28,8 @@ def _fabric(g: ServingGroup) -> tuple[str | None, bool, str]:
     if named == "infiniband":
         return "InfiniBand", True, ""
     if efa:
-        if any(c.efa > 0 for c in g.containers):
+        if g.kind == "plan" or any(c.efa > 0 for c in g.containers):
+            # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             return "EFA", True, ""
         return None, True, "the pool has EFA but the pods request no vpc.amazonaws.com/efa devices"
     if pool.efa is False:
@@ -92,8 +94,7 @@ class TensorParallelLargerThanNode(GroupRule):
         if tp <= int(per_node) * hi:
             raise Undecidable(f"the workers one node of pool `{g.pool.name}` holds",
                               f"each of its {int(per_node)} {unit} holds {lo} to {hi} vLLM devices")
-        domain = g.pool.nvlink_domain_size or 0
-        if g.pool.clique and domain >= tp:
+        if in_one_nvlink_domain(g, tp):
             return
         if (lo, hi) != (1, 1):
             held = f"{int(per_node)} {unit} per node ({int(per_node) * lo} to {int(per_node) * hi} vLLM devices)"

@@ -8,7 +8,7 @@ from ..capacity.group import PODS_PER_GROUP, layout, require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
-from ._layout import gpus_per_node
+from ._layout import gpus_per_node, in_one_nvlink_domain
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -68,7 +68,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
         if fabric == "infiniband":
             return
         lay = layout(g)
-        if pool.clique and (pool.nvlink_domain_size or 0) >= lay.world:
+        if in_one_nvlink_domain(g, lay.world):
             return
         efa = known(pool.efa, f"EFA of pool `{pool.name}`")
         sure = efa is not None
@@ -76,7 +76,8 @@ class MultiNodeWithoutFastFabric(GroupRule):
             lacking = f"pool `{pool.name}`, which does not say whether it has EFA"
         elif not efa:
             lacking = f"pool `{pool.name}`, which has no EFA or InfiniBand"
-        elif not any(c.efa > 0 for c in g.containers):
+        elif g.kind != "plan" and not any(c.efa > 0 for c in g.containers):
+            # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             lacking = f"EFA pool `{pool.name}`, but its pods request no vpc.amazonaws.com/efa devices"
         else:
             return

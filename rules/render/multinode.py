@@ -7,6 +7,7 @@ import shlex
 from typing import Any
 
 from ..capacity import cache
+from ..catalog.hardware import catalog_instance
 from ..model.spec import NodePoolSpec, VllmMultiNodeSpec
 from ..vllm.images import choose_launcher
 from .common import LABEL_ROLE
@@ -79,13 +80,25 @@ def launcher(spec: VllmMultiNodeSpec) -> str:
     return choose_launcher(spec.launcher, spec.image, spec.vllm_version)[0]
 
 
-def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
-    """One LeaderWorkerSet: groups × (PP pods of TP GPUs); the API runs on the leader only."""
+def group_shape(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> tuple[int, int]:
+    """``(pods per group, GPUs per pod)``: PP pods of TP GPUs; where TP is wider than a node of ``pool`` (a
+    tensor-parallel group over the trays of one NVLink domain, GB200 NVL72's 4-GPU trays), each pod takes a whole
+    node's GPUs and the group has TP × PP ÷ that many pods (vLLM's ranks run TP-major over ``--nnodes``)."""
     tp = spec.engine.tensor_parallel_size
     pp = spec.engine.pipeline_parallel_size
+    per_node = catalog_instance(pool.instance_type).gpus if pool is not None else tp
+    if tp <= per_node or tp % per_node:
+        return pp, tp
+    return tp * pp // per_node, per_node
+
+
+def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
+    """One LeaderWorkerSet: groups × (PP pods of TP GPUs, or of a node's GPUs where TP spans nodes,
+    :func:`group_shape`); the API runs on the leader only."""
+    size, per_pod = group_shape(spec, pool)
     efa = efa_interface_count(pool) if pool is not None else 0
     env = _multinode_env(spec, pool, efa)
-    resources = gpu_resources(tp, efa)
+    resources = gpu_resources(per_pod, efa)
     budget = cache.startup_budget(spec, pool).budget_seconds
     worker: dict[str, Any]
     if launcher(spec) == "native":
@@ -98,7 +111,7 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
                                    resources, budget)
         worker = {"name": "vllm-worker", "image": spec.image, "command": ["/bin/sh", "-c"],
                   "args": [_ray_worker_script()]}
-    worker.update({"env": [dict(e) for e in env], "resources": gpu_resources(tp, efa),
+    worker.update({"env": [dict(e) for e in env], "resources": gpu_resources(per_pod, efa),
                    "volumeMounts": serving_mounts(spec)})
     leader_labels = {**group_labels(spec.name), LABEL_ROLE: "leader"}
     worker_labels = {**group_labels(spec.name), LABEL_ROLE: "worker"}
@@ -117,10 +130,10 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
                 "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
             },
             "leaderWorkerTemplate": {
-                "size": pp,
+                "size": size,
                 "restartPolicy": "RecreateGroupOnPodRestart",
-                "leaderTemplate": pod_template(spec, leader_labels, [leader], tp),
-                "workerTemplate": pod_template(spec, worker_labels, [worker], tp),
+                "leaderTemplate": pod_template(spec, leader_labels, [leader], per_pod),
+                "workerTemplate": pod_template(spec, worker_labels, [worker], per_pod),
             },
         },
     }

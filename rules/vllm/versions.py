@@ -13,7 +13,7 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 
 * ``engine``: ``v0`` (``vllm/worker/worker.py``) or ``v1`` (``vllm/v1/worker/gpu_worker.py``).
   Releases 0.8-0.10 run V1 but fall back to V0 on GPUs with compute capability below 8.0
-  (``v0_below_cc80``).
+  (``v0_below_cc80``), and run V0 when ``VLLM_USE_V1=0`` is set (``v0_by_env``).
 * ``nontorch``: which memory outside PyTorch's allocator vLLM charges against the KV cache:
   ``increase`` (V0 and V1 0.9-0.10: everything allocated outside torch after the first snapshot,
   NCCL buffers included), ``absolute`` (V1 0.7-0.8: all device memory in use that torch did not
@@ -25,11 +25,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
   rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
   ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
-  0.12-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
-  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); V0
-  profiles only the logits.
+  0.11.1-0.16: sorted values, int64 indices and the sort's own buffers), ``triton`` (0.17-0.20: an in-place
+  Triton top-k/top-p kernel for 8 rows or more, then the probabilities and the exponential noise); the V0
+  rows say ``logits``: V0's profile samples ``max_num_seqs`` dummy prompts with top-k/top-p through PyTorch's
+  sort, and only with chunked prefill do its logs show the logits alone (``capacity/sizing.py`` ``_sampler_run``).
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
-  (pip installs before 0.12) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
+  (pip installs before 0.11.1) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 39 B per logit; Triton from 0.17); ``sampler`` is the official image's.
 * ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
@@ -66,6 +67,17 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
   ``max_model_len``).
 * ``max_model_len_auto``: ``--max-model-len auto`` / ``-1`` (fit the KV cache) exists.
+* ``mm_items`` / ``mm_default_limit`` / ``mm_expand_outputs``: V1's profile of a multimodal encoder. It runs the
+  modality whose largest item has the most tokens, as many items of it as the encoder budget ``B = max(
+  max_num_batched_tokens, tokens per item)`` and the decoder allow: ``ceil`` (0.8-0.9) ``min(ceil(B ÷ tokens),
+  max_num_seqs × limit)``; ``floor`` (0.10.0) ``max(1, min(B // tokens, max_num_seqs × limit))``; ``budget``
+  (0.10.1+, ``MultiModalBudget``) the same with ``max(1, min(limit, max_model_len // tokens))`` items per prompt
+  (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
+  ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
+  output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+* ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
+  ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
+  ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
 """
 
 from __future__ import annotations
@@ -85,6 +97,11 @@ HybridKv = Literal["as-full", "groups"]
 #: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
 CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
+#: How V1 counts the dummy multimodal items it profiles (see ``mm_items`` in the module docstring).
+MmItems = Literal["ceil", "floor", "budget"]
+#: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
+#: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
+QwenImage = Literal["square", "factors"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
 #: when this table was last checked, whose source it was read from).
@@ -150,6 +167,7 @@ class Behaviour:
     cudagraphs_in_budget: bool = False
     cudagraphs_in_budget_rocm: bool = False
     v0_below_cc80: bool = False
+    v0_by_env: bool = False  # VLLM_USE_V1=0 selects the V0 engine (0.8-0.10; V0 is gone from 0.11)
     v0_chunked_tokens: int = 2048
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
@@ -175,7 +193,7 @@ class Behaviour:
     runai_streamer: bool = False  # --load-format runai_streamer (safetensors from s3://) in the image
     native_multinode: bool = False  # --nnodes / --node-rank / --master-addr, headless workers
     #: Whether V1 samples with FlashInfer by default where FlashInfer is installed (VLLM_USE_FLASHINFER_SAMPLER
-    #: unset): yes in 0.8-0.11 and from 0.21, opt-in (=1) in 0.12-0.20. ``sampler`` is what the official image
+    #: unset): yes in 0.8-0.11.0 and from 0.21, opt-in (=1) in 0.11.1-0.20. ``sampler`` is what the official image
     #: runs; where FlashInfer is not used the PyTorch-native path runs (``native_sampler``).
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
@@ -183,6 +201,10 @@ class Behaviour:
     #: `pip install vllm` brings OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12); without
     #: them MXFP4 experts on Hopper run on Marlin, whose padding differs
     pip_triton_kernels: bool = False
+    mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
+    mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
+    mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
+    qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
 
     @property
     def version(self) -> Version:
@@ -214,19 +236,22 @@ _R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
 _R070 = _row(_R065, "0.7.0", mla_cache=True)
 _R080 = _row(
     _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
-    v0_below_cc80=True, sampler_warmup=True,
+    v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
-_R090 = _row(_R080, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
+_R084 = _row(_R080, "0.8.4", mm_default_limit=999)
+_R090 = _row(_R084, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True)
-_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024)
-_R0110 = _row(_R0100, "0.11.0", engine="v1", v0_below_cc80=False, nontorch="after-distributed",
+_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
+              mm_items="floor")
+_R0101 = _row(_R0100, "0.10.1", mm_items="budget")
+_R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
-              gpt_oss_capture=992)
-_R0111 = _row(_R0110, "0.11.1", native_multinode=True)
-_R0120 = _row(_R0111, "0.12.0", sampler="sort", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              flashinfer_sampler_default=False, cudagraph_sizes="step16", gpt_oss_capture=1024,
-              pip_flashinfer=True, pip_triton_kernels=True)
-_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True)
+              gpt_oss_capture=992, mm_expand_outputs=True)
+_R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
+              pip_flashinfer=True)
+_R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
+              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
+_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors")
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
@@ -239,8 +264,8 @@ _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R080, _R090, _R0100, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170, _R0190, _R0200, _R0210,
-    _R0270, _R0280,
+    _V0, _R065, _R070, _R080, _R084, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170,
+    _R0190, _R0200, _R0210, _R0270, _R0280,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -248,6 +273,9 @@ SOURCES: dict[str, str] = {
     "engine": "envs.py VLLM_USE_V1 (default 1 from 0.8.0); engine/arg_utils.py _is_v1_supported_oracle "
               "falls back to V0 for 'Compute Capability < 8.0' in 0.8.5.post1, 0.9.2 and 0.10.1.1; "
               "worker/worker.py is gone in 0.11.0",
+    "v0_by_env": "envs.py VLLM_USE_V1 (default '1') and engine/arg_utils.py create_engine_config ('If "
+                 "VLLM_USE_V1=0, we disable V1'), read in the 0.8.5 and 0.10.1.1 sdists; 0.11.0 still declares the "
+                 "variable but has no worker/worker.py (no V0 engine)",
     "nontorch": "worker/worker.py determine_num_available_blocks (0.5.5: init free - free after profiling; "
                 "0.6.6.post1, 0.8.5.post1: memory_profiling non_torch_increase); v1/worker/gpu_worker.py "
                 "(0.7.3, 0.8.5.post1: peak allocated + all non-torch memory; 0.9.2, 0.10.1.1: MemorySnapshot "
@@ -255,8 +283,8 @@ SOURCES: dict[str, str] = {
     "sampler": "v1/worker/gpu_model_runner.py _dummy_sampler_run (all V1 releases; the logits come out of "
                "compute_logits in the model dtype and v1/sample/sampler.py converts them to float32); "
                "v1/sample/ops/topk_topp_sampler.py: FlashInfer unless VLLM_USE_FLASHINFER_SAMPLER=0 in "
-               "0.8.5.post1-0.11.0; opt-in only from 0.12.0, so forward_native runs apply_top_k_top_p: "
-               "logits.sort (0.12.0-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
+               "0.8.5.post1-0.11.0; opt-in only from 0.11.1, so forward_native runs apply_top_k_top_p: "
+               "logits.sort (0.11.1-0.16.0), apply_top_k_top_p_triton (in place, for 8 rows or more) from "
                "0.17.0 (v1/sample/ops/topk_topp_triton.py, unchanged in kind to 0.20.0); envs.py "
                "VLLM_USE_FLASHINFER_SAMPLER default True from 0.21.0 (read in 0.21.0 and 0.22.1)",
     "gpu_memory_utilization": "config/cache.py CacheConfig.gpu_memory_utilization: 0.9 in 0.9.2 (config.py) and "
@@ -327,19 +355,40 @@ SOURCES: dict[str, str] = {
                             "0.10.1.1)",
     "flashinfer_sampler_default": "v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__: FlashInfer when "
                                   "it is importable and VLLM_USE_FLASHINFER_SAMPLER is not '0' (0.8.5.post1-0.11.0), "
-                                  "only when it is '1' (0.12.0-0.20.x), envs.py default True from 0.21.0; otherwise "
+                                  "only when it is '1' (0.11.1-0.20.x: 'Users must opt in explicitly via "
+                                  "VLLM_USE_FLASHINFER_SAMPLER=1' in the 0.11.1 sdist), envs.py default True from "
+                                  "0.21.0; otherwise "
                                   "it logs 'FlashInfer is not available. Falling back to the PyTorch-native "
                                   "implementation' (or that FlashInfer is off) and runs forward_native",
     "native_sampler": "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: logits.sort over the vocabulary up to "
                       "0.16.x (39 B per logit, as the sort releases' logs show), the in-place Triton kernel "
                       "(v1/sample/ops/topk_topp_triton.py) from 0.17.0",
     "pip_flashinfer": "requirements/cuda.txt (what the PyPI wheel depends on): no flashinfer-python in 0.10.1.1 or "
-                      "0.11.0, flashinfer-python==0.5.3 from 0.12.0 (read in the 0.12.0 and 0.14.1 sdists); the pip "
-                      "installs of 0.8-0.11 log 'FlashInfer is not available. Falling back to the PyTorch-native "
+                      "0.11.0, flashinfer-python==0.5.2 in 0.11.1 and ==0.5.3 from 0.12.0 (read in the 0.11.1, "
+                      "0.12.0 and 0.14.1 sdists); the pip installs of 0.8-0.11.0 log 'FlashInfer is not "
+                      "available. Falling back to the PyTorch-native "
                       "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
                       "(docker/Dockerfile)",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
+    "mm_items": "v1/worker/gpu_model_runner.py profile_run: cdiv(encoder_budget, max_tokens_per_mm_item) items, at "
+                "most max_num_reqs × the modality's limit, in 0.8.3, 0.8.5.post1 and 0.9.2; max(1, min(budget // "
+                "tokens, max_num_reqs × limit)) in 0.10.0; v1/worker/utils.py MultiModalBudget.get_max_items (items "
+                "per prompt max(1, min(limit, max_model_len // tokens)); max_num_reqs capped at "
+                "max_num_batched_tokens // tokens without chunked prefill) in 0.10.1.1-0.14.1, "
+                "multimodal/encoder_budget.py _get_max_items in 0.17.0-0.33.0 (0.10.1 itself not read); the budget "
+                "is min(compute, cache) = max(max_num_batched_tokens, tokens per item) "
+                "(v1/core/encoder_cache_manager.py compute_encoder_budget / compute_mm_encoder_budget, every V1 "
+                "release read)",
+    "mm_default_limit": "config.py MultiModalConfig.get_limit_per_prompt: 1 in 0.8.3, get_default_limit_per_prompt "
+                        "999 if VLLM_USE_V1 else 1 in 0.8.4, 999 in 0.8.5.post1-0.11.0 (config/multimodal.py) and "
+                        "0.20.0 ('Unspecified modality is set to 999 by default')",
+    "mm_expand_outputs": "v1/worker/gpu_model_runner.py profile_run: 'expanded_outputs' (new_zeros((encoder_budget, "
+                         "hidden)) per item when the output is shorter than the budget) in 0.11.0 and 0.12.0; absent "
+                         "in 0.10.2 and 0.13.0 (each output cached as it is, encoder_cache[f'tmp_{i}'])",
+    "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
+                  "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
+                  "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",
 }
 
 

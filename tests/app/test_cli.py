@@ -887,14 +887,16 @@ def test_unknown_model_in_a_manifest_names_the_args_line_once(work, capsys):
 
 def test_plan_prices_the_smallest_instance_that_holds_a_replica(capsys):
     """An 8B on L4 for 32 sequences of 2,048 tokens: one-GPU replicas are billed as g6.xlarge (0.8048 USD/hour), not
-    an eighth of a g6.48xlarge (1.67 USD per GPU-hour); TP1 × PP2 on a 4-GPU g6.12xlarge (4.6016)."""
+    an eighth of a g6.48xlarge (1.67 USD per GPU-hour); TP1 × PP2 on a 4-GPU g6.12xlarge (4.6016). The four g6.xlarge
+    (3.22 an hour) are recommended: the bill ranks the layouts that hold the load, not the GPUs alone."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--concurrency",
                      "32", "--p95-context", "2048", "--max-model-len", "8192", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
     assert rc == 0
     assert [(r["layout"], r["replicas"], r["nodes"], r["instance_type"], r["usd_per_hour"], r["no_price"])
             for r in d["for_the_load"]] == [
-        ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None), ("TP1", 4, 4, "g6.xlarge", 3.22, None)]
+        ("TP1", 4, 4, "g6.xlarge", 3.22, None), ("TP1 × PP2", 1, 1, "g6.12xlarge", 4.6, None)]
+    assert d["recommended"]["tensor_parallel_size"] == 1 and d["recommended"]["pipeline_parallel_size"] == 1
 
 
 @pytest.mark.parametrize("gpu,why,tokens", [
@@ -949,7 +951,8 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     """Llama-3.1-8B on one L4 (22 GiB): its 15.0 GiB of weights × 1.4 exceed the 20.2 GiB vLLM may use, so the rule
     of thumb says two GPUs; but with a p95 context of 2,048 tokens declared, one L4 at a --max-model-len of what its
     KV cache holds serves 13 such sequences beyond the error band: the doctrine lowers the length before it shards
-    (TP1 × PP2 was recommended). Without a p95 context the rule of thumb still judges."""
+    (TP1 × PP2 was recommended). Without a p95 context the KV actually left judges too (6.0 GiB × ¼ beyond the
+    band is room): one L4 at the same lowered length, holding one sequence of it (TP1 × PP2 was recommended)."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--p95-context",
                      "2048", "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
@@ -963,4 +966,6 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
                      "--vllm-version", "0.11.0", "--json")
     d = json.loads(out)
-    assert (rc, d["recommended"]["tensor_parallel_size"], d["recommended"]["pipeline_parallel_size"]) == (0, 1, 2)
+    rec = d["recommended"]
+    assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 26624, True, 1)

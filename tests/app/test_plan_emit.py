@@ -194,6 +194,14 @@ def test_nothing_to_emit(capsys):
     assert run(capsys, "plan", *L8[:2], "--gpu", "MI300X", "--emit", "manifest") == (
         2, "", "shardwise: error: --emit needs an instance type to run on: the catalog has none for MI300X (give "
         "--instance-type)\n")
+    # Kimi-K2's recipe spreads 16 data-parallel engines over two 8-GPU nodes (--data-parallel-size-local 8): a
+    # LeaderWorkerSet of pipeline stages cannot say that, so nothing is written rather than pods of one GPU each
+    assert run(capsys, "plan", "--model", "moonshotai/Kimi-K2-Instruct", "--gpu", "H200", "--vllm-version", "0.12.0",
+               "--tp", "1", "--dp", "16", "--enable-expert-parallel", "--gpu-memory-utilization", "0.85",
+               "--max-model-len", "65536", "--emit", "manifest") == (
+        2, "", "shardwise: error: --emit writes a replica over several nodes as pipeline stages of TP GPUs; TP1 × DP16 "
+        "with expert parallelism spreads 16 data-parallel engines over 2 nodes (vLLM's --data-parallel-size-local "
+        "launch), which it does not write yet\n")
     rc, out, err = run(capsys, "plan", *L8[:2], "--gpu", "H100,L4", "--emit", "manifest")
     assert (rc, out) == (2, "")
     assert err == ("shardwise: error: --emit writes one layout: give one --gpu or --instance-type (the comparison "

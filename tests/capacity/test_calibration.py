@@ -37,6 +37,15 @@ icebreaker70/vllm-quantization-hands-on-benchmark that enginrect/llmso compares 
 the V0 sample in oracle-samples/oci-data-science-ai-samples `ai-quick-actions/troubleshooting-tips.md`
 (Llama-3.1-8B, 22.07 GiB total, 0.90: 4.60 GiB, 37,696 tokens < 131,072) names neither the shape nor the
 container's vLLM release.
+The second round (issue 28) added L4, A10G, L40S, A100, H100, H200, RTX PRO 6000 and MI300X rows (16 logs, 0.6.3-0.26.1) and left out:
+amdgoose/arno_vllm_chat `vllm_server.log` (0.17.0 on a ROCm GPU it does not name), jayashan10/Deepseek-qwen-deployment
+and DaisukeTakai/eval_dataset (the GPU is not named), kumaxxp/duo-talk (the GPU is only implied by other files),
+Tennsoku/k8s-llm-serving-public (DGX Spark GB10, unified memory, not in the catalog), zjpzhao/vllm-qwen3vl-cu118-t4
+(a custom 0.11 build for T4 serving a pooling model), gnosia93/vlm-on-eks (8 x L40S with a video model the catalog
+lacks), the failed experiment of graz-dev/vllm-benchmark (its other settings were drawn by the optimizer and are not
+given), LzyFischer/MemSuit and ljg6861/anton_new, KevinHuang8/Augment_QA, giyushino/ModelMerging, jyngjeon/multiagentsdebate, emocat17/GraphRAG and
+ShanghaoLi0913/memory-aware_RLHF (the GPU that ran is not named), leadawon/structrag (4 of 8 RTX A5000 named in a later note, not in the 0.6.3 log), and the MI300X logs of
+vllm-project/recipes PR #273 beyond its token count (no breakdown).
 One case is an open miss (``open_miss`` in the data file, expected to fail here): Qwen2.5-7B-Instruct BF16 on an
 RTX 4090 with 0.27.1, 1.3 GiB less KV cache than estimated where the GPTQ and FP8 runs of the same script agree.
 """

@@ -105,10 +105,75 @@ def test_the_sampler_profile_follows_the_release_and_the_batch_width():
     # below 8 rows the Triton kernel is skipped and PyTorch sorts
     few = _llama70_tp4("0.19.1", max_num_seqs=4)
     assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 39 + 8192 * 8192 * 2) / GIB)
-    # V0 profiles the logits of max_num_seqs sequences only
+    # V0 samples its max_num_seqs dummy prompts with top-k/top-p, which PyTorch sorts (39 bytes per element)
     v0 = _llama70_tp4("0.6.6")
     assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
-        "v0", 256, pytest.approx((256 * 128256 * 2 + 8192 * 8192 * 2) / GIB))
+        "v0", 256, pytest.approx((256 * 128256 * 39 + 8192 * 8192 * 2) / GIB))
+
+
+def test_v0_with_chunked_prefill_profiles_the_logits_only():
+    # above 32,768 tokens of context V0 chunks prefills (2,048 tokens from 0.6.5): the logs show only the logits of
+    # the max_num_seqs rows in the model's dtype (vllm#10517 at 35,000 tokens, vllm#13061)
+    h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
+    long_ctx = sizing.size_deployment(LLAMA70, h100, sizing.EngineSettings(tp=4), "0.6.6")
+    assert (long_ctx.max_num_batched_tokens, long_ctx.sampler_gib_per_gpu) == (
+        2048, pytest.approx((256 * 128256 * 2 + 2048 * 8192 * 2) / GIB))
+    # VLLM_USE_FLASHINFER_SAMPLER=1 samples with FlashInfer instead of the sort
+    flash = _llama70_tp4("0.6.6", flashinfer_sampler=True)
+    assert flash.sampler_gib_per_gpu == pytest.approx((256 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
+
+
+def test_the_v0_sort_sampler_sets_the_activation_peak_when_the_forward_pass_is_small():
+    # vllm#13882 (0.7.3, Qwen2.5-7B-AWQ at 4,096 tokens on an 8 GiB RTX 4060): "PyTorch activation peak memory takes
+    # 1.42GiB" - the sort over 256 × 152,064 logits and the hidden states beside it, above the 4,096-token forward
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    rtx = sizing.Device("RTX 4060", 8.0, "nvidia", "ada", 1)
+    s = sizing.size_deployment(qwen, rtx, sizing.EngineSettings(gpu_memory_utilization=0.7, max_model_len=4096), "0.7.3")
+    assert s.engine == "v0" and s.max_num_batched_tokens == 4096
+    assert round(s.activation_gib_per_gpu * GIB) == 256 * 152064 * 39 + 4096 * 3584 * 2
+    assert round(s.activation_gib_per_gpu, 2) == 1.44
+
+
+@pytest.mark.parametrize(("release", "use_v1", "engine", "noted"), [
+    ("0.9.2", False, "v0", True),  # AMD's rocm/vllm images and benchmark scripts of the 0.8-0.10 line set VLLM_USE_V1=0
+    ("0.10.1.1", False, "v0", True),
+    ("0.8.5", False, "v0", True),
+    ("0.9.2", None, "v1", False),
+    ("0.9.2", True, "v1", False),
+    ("0.11.0", False, "v1", False),  # V0 is gone from 0.11
+    ("0.7.3", None, "v0", False),  # V0 is the release's own engine
+])
+def test_vllm_use_v1_0_selects_the_v0_engine_where_it_still_exists(release, use_v1, engine, noted):
+    s = _llama70_tp4(release, use_v1=use_v1)
+    assert s.engine == engine
+    assert (f"VLLM_USE_V1=0: vLLM {release} runs the V0 engine" in s.notes) == noted
+
+
+def test_the_manifest_tells_vllm_use_v1(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama}
+spec:
+  selector: {matchLabels: {app: llama}}
+  template:
+    metadata: {labels: {app: llama}}
+    spec:
+      containers:
+        - name: vllm
+          image: rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715
+          args: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072"]
+          env:
+            - {name: VLLM_USE_V1, value: "0"}
+          resources:
+            limits: {amd.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    assert engine_settings(g).use_v1 is False
 
 
 def test_v0_profiles_max_model_len_tokens_without_chunked_prefill():
@@ -542,6 +607,8 @@ def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
     ("0.10.1", {"pip_install": True}, "nvidia", "sort"),  # "FlashInfer is not available. Falling back ..."
     ("0.10.1", {"pip_install": True, "flashinfer_installed": True}, "nvidia", "flashinfer"),
     ("0.11.0", {"pip_install": True}, "nvidia", "sort"),  # requirements/cuda.txt has no flashinfer-python yet
+    ("0.11.1", {}, "nvidia", "sort"),  # "Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1" from 0.11.1
+    ("0.11.2", {"flashinfer_sampler": True}, "nvidia", "flashinfer"),
     ("0.12.0", {"pip_install": True, "flashinfer_sampler": True}, "nvidia", "flashinfer"),  # it pins 0.5.3
     ("0.10.1", {"flashinfer_sampler": False}, "nvidia", "sort"),  # VLLM_USE_FLASHINFER_SAMPLER=0
     ("0.14.1", {}, "nvidia", "sort"),  # opt-in only in 0.12-0.20

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from render_support import P5_EFA, multinode
-from shardwise.rules.render.multinode import render_leaderworkerset, render_vllm_multinode
+from shardwise.rules.model.spec import EngineArgsSpec
+from shardwise.rules.render.multinode import group_shape, render_leaderworkerset, render_vllm_multinode
 from shardwise.rules.vllm import images
 
 
@@ -90,6 +91,24 @@ def test_leaderworkerset_without_efa_and_with_an_exclusive_topology():
     assert "FI_PROVIDER" not in [e["name"] for e in c["env"]]
     assert lws["metadata"]["annotations"] == {
         "leaderworkerset.sigs.k8s.io/exclusive-topology": "topology.k8s.aws/network-node-layer-3"}
+
+
+def test_tensor_parallelism_over_gb200_trays_takes_each_trays_gpus():
+    """TP8 on p6e-gb200.36xlarge trays of 4 GB200 (one NVL72 NVLink domain): a group is 2 pods of 4 GPUs, not one
+    pod asking for 8 GPUs a tray does not have; TP8 × PP2 on 8-GPU p5 nodes stays PP pods of TP GPUs."""
+    gb200 = P5_EFA.model_copy(update={"name": "gb200", "instance_type": "p6e-gb200.36xlarge"})
+    spec = multinode(engine=EngineArgsSpec(model="meta-llama/Llama-3.1-405B-Instruct", tensor_parallel_size=8,
+                                           max_model_len=8192), exclusive_topology="nvidia.com/gpu.clique")
+    assert group_shape(spec, gb200) == (2, 4)
+    assert group_shape(multinode(), P5_EFA) == (2, 8)
+    assert group_shape(spec, None) == (1, 8)  # no pool: TP GPUs per pod, as before
+    lws = render_leaderworkerset(spec, gb200)
+    template = lws["spec"]["leaderWorkerTemplate"]
+    assert template["size"] == 2
+    for role in ("leaderTemplate", "workerTemplate"):
+        (c,) = template[role]["spec"]["containers"]
+        assert c["resources"]["limits"]["nvidia.com/gpu"] == 4, role
+    assert lws["metadata"]["annotations"]["leaderworkerset.sigs.k8s.io/exclusive-topology"] == "nvidia.com/gpu.clique"
 
 
 def test_leaderworkerset_ray_launch():

@@ -65,6 +65,18 @@ def test_deployment_container_is_rendered_from_the_engine_spec():
                                                        "shardwise.dev/serving-group": "llama-70b"}}
 
 
+def test_a_data_parallel_replica_requests_every_engines_gpus():
+    """``--data-parallel-size 8 --enable-expert-parallel`` (vLLM's DeepSeek-R1 recipe on one 8-GPU node) starts
+    TP × PP × DP = 8 workers in the pod: it requests 8 GPUs, not TP × PP = 1 (SW204 would block it)."""
+    spec = service(name="deepseek-r1", engine=EngineArgsSpec(
+        model="deepseek-ai/DeepSeek-R1", tensor_parallel_size=1, data_parallel_size=8, enable_expert_parallel=True,
+        max_model_len=16384))
+    (c,) = render_deployment(spec)["spec"]["template"]["spec"]["containers"]
+    assert c["resources"] == {"requests": {"nvidia.com/gpu": 8}, "limits": {"nvidia.com/gpu": 8}}
+    assert c["args"][:6] == ["deepseek-ai/DeepSeek-R1", "--data-parallel-size", "8", "--enable-expert-parallel",
+                             "--max-model-len", "16384"]
+
+
 def test_no_hf_token_secret_means_no_token_env():
     dep = render_deployment(service(hf_token_secret=None))
     pod = dep["spec"]["template"]["spec"]

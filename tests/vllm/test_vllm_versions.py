@@ -250,3 +250,19 @@ def test_image_capabilities_are_fields_of_the_release():
         ("0.10.2", False, False), ("0.11.0", False, True), ("0.11.1", True, True)]
     assert (vv.first_release("native_multinode"), vv.first_release("runai_streamer"),
             vv.first_release("kv_cache_memory_flag")) == ("0.11.1", "0.11.0", "0.11.0")
+
+
+def test_how_each_release_counts_the_multimodal_items_it_profiles():
+    # v1/worker/gpu_model_runner.py profile_run: cdiv(budget, tokens) in 0.8.3, 0.8.5.post1, 0.9.2; budget // tokens in
+    # 0.10.0; MultiModalBudget (v1/worker/utils.py, multimodal/encoder_budget.py) from 0.10.1.1
+    assert [behaviour(v).mm_items for v in ("0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.14.1", "0.33.0")] == [
+        "ceil", "ceil", "floor", "budget", "budget", "budget"]
+    # config.py get_limit_per_prompt: 1 in 0.8.3; get_default_limit_per_prompt 999 (V1) in 0.8.4
+    assert [behaviour(v).mm_default_limit for v in ("0.8.3", "0.8.4", "0.11.0", "0.33.0")] == [1, 999, 999, 999]
+    # expanded_outputs: 0.11.0 and 0.12.0 only (absent in 0.10.2 and 0.13.0)
+    assert [behaviour(v).mm_expand_outputs for v in ("0.10.2", "0.11.0", "0.12.0", "0.13.0", "0.14.1")] == [
+        False, True, True, False, False]
+    # qwen2_vl.py get_image_size_with_most_features: a huge square through smart_resize in 0.12.0, closest_factor_pair
+    # from 0.13.0
+    assert [behaviour(v).qwen_image for v in ("0.8.3", "0.12.0", "0.13.0", "0.33.0")] == [
+        "square", "square", "factors", "factors"]

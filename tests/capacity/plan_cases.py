@@ -1,0 +1,143 @@
+"""The plan cases of ``data/plan_cases.json``, and how ``shardwise plan`` scores against them.
+
+One place reads the cases and scores them: ``test_plan_cases.py`` holds ``plan`` to each one, and
+``benchmarks/bench_plan_cases.py`` prints the scoreboard (right or wrong per case, with what differs, and totals by
+kind of case).
+
+Each case is a public recipe (a vLLM recipe, a model card's serving command, vLLM's documentation): the model, the
+GPU and node, the release, the load the recipe states and what it runs, given to ``plan`` as its options; and the
+plan a reviewer would accept (``expect``): the layout (``engine_text``: ``TP1``, ``TP8 × PP2``, ``TP1 × DP8 with
+expert parallelism``; None where no layout should be recommended), whether it starts, the max_model_len, the
+mandatory findings (exact), findings that must and must not appear (any level), and for a declared load the
+replicas, GPUs, nodes, the instance type billed and its price, or why there is none. ``error``: ``plan`` refuses the
+request (a PlanError whose message holds the text). ``lint``: the recommended layout, emitted as a manifest with the
+load declared, lints without a mandatory finding (plan and lint agree).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from shardwise.rules.app.plan import Plan, PlanError, PlanRequest, engine_text, make_plan
+
+DATA = Path(__file__).with_name("data") / "plan_cases.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One plan case: where it comes from, what plan is asked, and the plan a reviewer accepts."""
+
+    id: str
+    kind: str  # "1-gpu", "dense", "moe", "multi-node", "gb200", "mi300x", "vl", "hybrid", "limits", "price"
+    source: str
+    recipe: str
+    request: dict[str, Any]
+    expect: dict[str, Any]
+    why: str
+    open_miss: str | None = None
+
+
+def load(path: Path = DATA) -> list[Case]:
+    doc = json.loads(path.read_text())
+    return [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
+                 expect=c["expect"], why=c["why"], open_miss=c.get("open_miss")) for c in doc["cases"]]
+
+
+def _lint_mandatory(plan: Plan) -> list[str]:
+    """The mandatory findings ``lint`` gives the recommended layout written as a manifest (the load declared)."""
+    from shardwise.rules.app.emit import emit_manifest
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    text = emit_manifest(plan)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "plan.yaml")
+        Path(path).write_text(text)
+        report = lint_report([path], LintOptions(jobs=1))
+    return sorted({f.code for f in report.findings if f.level == "mandatory" and not f.suppressed})
+
+
+def _price(instance_type: str | None) -> float | None:
+    """One node's on-demand price per hour in the catalog."""
+    from shardwise.rules.catalog import find_instance
+
+    return find_instance(instance_type).price_per_hour_usd if instance_type else None
+
+
+def outcome(case: Case) -> dict[str, Any]:
+    """What ``plan`` says for the case, in the terms of ``expect``."""
+    try:
+        plan = make_plan(PlanRequest(**case.request))
+    except PlanError as e:
+        return {"error": str(e)}
+    shown = plan.shown
+    s = shown.sizing
+    codes = [f.code for f in shown.findings]
+    out: dict[str, Any] = {
+        "layout": engine_text(plan.chosen.parallel) if plan.chosen is not None else None,
+        "starts": shown.starts,
+        "world": shown.parallel.world,
+        "nodes_per_replica": -(-shown.parallel.world // plan.node.node.gpus),
+        "max_model_len": s.max_model_len,
+        "max_model_len_lowered": shown.max_model_len_lowered,
+        "mandatory": sorted({f.code for f in shown.findings if f.level == "mandatory"}),
+        "codes": sorted(set(codes)),
+    }
+    c = plan.chosen
+    if c is not None and c.load is not None:
+        ld = c.load
+        out.update(replicas=ld.replicas, gpus=ld.gpus, nodes=ld.nodes, instance_type=ld.instance_type,
+                   billed_as=ld.billed_as, usd_per_hour=ld.usd_per_hour, no_price=ld.no_price,
+                   usd_per_node=_price(ld.instance_type) if ld.usd_per_hour is not None else None)
+    if case.expect.get("lint") and c is not None:
+        out["lint_mandatory"] = _lint_mandatory(plan)
+    return out
+
+
+def misses(case: Case, got: dict[str, Any]) -> list[str]:
+    """What differs from the reviewer's plan (empty: right)."""
+    e = case.expect
+    out: list[str] = []
+    if "error" in e or "error" in got:
+        if "error" not in e:
+            return [f"plan refused the request: {got['error']}"]
+        if "error" not in got:
+            return [f"plan made a plan ({got.get('layout')}), expected the error '{e['error']}'"]
+        return [] if e["error"] in got["error"] else [f"error '{got['error']}' lacks '{e['error']}'"]
+    for key in ("layout", "world", "nodes_per_replica", "starts", "max_model_len", "max_model_len_lowered", "mandatory", "replicas",
+                "gpus", "nodes", "instance_type", "usd_per_hour", "usd_per_node"):
+        if key in e and got.get(key) != e[key]:
+            out.append(f"{key} {got.get(key)!r}, expected {e[key]!r}")
+    for code in e.get("must", []):
+        if code not in got["codes"]:
+            out.append(f"no {code} (expected)")
+    for code in e.get("must_not", []):
+        if code in got["codes"]:
+            out.append(f"{code} (must not appear)")
+    for key in ("billed_as", "no_price"):
+        if key in e and (got.get(key) is None or e[key] not in got[key]):
+            out.append(f"{key} {got.get(key)!r} lacks {e[key]!r}")
+    if e.get("lint") and got.get("lint_mandatory"):
+        out.append(f"lint of the recommended layout: mandatory {got['lint_mandatory']}")
+    return out
+
+
+def scoreboard(cases: list[Case]) -> str:
+    """Right or wrong per case, then totals by kind and in all."""
+    lines: list[str] = []
+    right: dict[str, list[bool]] = {}
+    for case in cases:
+        wrong = misses(case, outcome(case))
+        right.setdefault(case.kind, []).append(not wrong)
+        mark = "right" if not wrong else "WRONG"
+        lines.append(f"{mark:5}  {case.id}" + (f": {'; '.join(wrong)}" if wrong else ""))
+    lines.append("")
+    for kind, oks in right.items():
+        lines.append(f"{kind:10} {sum(oks)}/{len(oks)}")
+    total = [ok for oks in right.values() for ok in oks]
+    lines.append(f"{'all':10} {sum(total)}/{len(total)} right")
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""The multimodal encoder's part of vLLM's profile run, by release: how many dummy items V1 runs through the tower,
+what it keeps while the language model's dummy forward pass runs, and which towers take Qwen's largest image.
+
+What each release does was read in its wheel (``rules/vllm/versions.py`` ``SOURCES``: ``mm_items``,
+``mm_default_limit``, ``mm_expand_outputs``); the figures are shardwise's, term by term."""
+
+import json
+
+from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import find_model, load_local_model
+
+GIB = 1024**3
+L4 = sizing.Device("L4", 22.05, "nvidia", "ada")
+H100 = sizing.Device("H100", 79.19, "nvidia", "hopper")
+A100_40 = sizing.Device("A100-PCIE-40GB", 39.38, "nvidia", "ampere", 1)
+
+
+def _size(model_id: str, device: sizing.Device, release: str, **kw: object) -> sizing.ReplicaSizing:
+    return sizing.size_deployment(find_model(model_id), device, sizing.EngineSettings(**kw), release)  # type: ignore[arg-type]
+
+
+def _vision_note(s: sizing.ReplicaSizing) -> str:
+    [note] = [n for n in s.notes if n.startswith("vision encoder")]
+    return note
+
+
+def test_the_default_item_limit_bounds_the_batch_only_up_to_0_8_3():
+    # Gemma 3's images are 256 tokens; the encoder budget is max(2,048 batched tokens, 256) = 2,048: eight images.
+    # 0.8.3 allows one image per request by default and two requests: two images. From 0.8.4 the default limit is
+    # 999: eight (0.8.4's get_default_limit_per_prompt; 0.9.2's cdiv, 0.10.0's floor and 0.10.1's MultiModalBudget
+    # agree here)
+    got = {v: _size("google/gemma-3-4b-it", L4, v, max_num_seqs=2, max_model_len=8192)
+           for v in ("0.8.3", "0.8.5", "0.9.2", "0.10.0", "0.11.0", "0.20.0")}
+    assert {v: (_vision_note(s), round(s.encoder_gib_per_gpu, 3)) for v, s in got.items()} == {
+        "0.8.3": ("vision encoder profiled with 2 images of 256 tokens (4,096 patches each)", 0.369),
+        **{v: ("vision encoder profiled with 8 images of 256 tokens (4,096 patches each)", 1.477)
+           for v in ("0.8.5", "0.9.2", "0.10.0", "0.11.0", "0.20.0")},
+    }
+
+
+def test_0_8_and_0_9_round_the_encoder_budget_up_to_whole_images():
+    # 20,000 batched tokens over 16,384-token images: cdiv gives 2 (0.9.2), floor 1 (0.10.0 and later)
+    got = {v: _size("Qwen/Qwen2.5-VL-7B-Instruct", H100, v, max_num_batched_tokens=20000, max_model_len=32768)
+           for v in ("0.9.2", "0.10.0", "0.11.0")}
+    assert {v: (_vision_note(s), round(s.encoder_gib_per_gpu, 3)) for v, s in got.items()} == {
+        "0.9.2": ("vision encoder profiled with 2 images of 16,384 tokens (65,536 patches each)", 7.116),
+        "0.10.0": ("vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)", 3.558),
+        "0.11.0": ("vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)", 3.558),
+    }
+
+
+def test_from_0_10_1_a_request_holds_only_the_items_its_max_model_len_fits():
+    # One request, max_model_len 1,024, 16,384 batched tokens: 0.10.0 profiles 64 Gemma 3 images (16,384 // 256,
+    # the decoder bound being 1 request × 999), and leaves nothing for the KV cache on an L4. MultiModalBudget
+    # (0.10.1.1) takes 1,024 // 256 = 4 images per request: 4.
+    got = {v: _size("google/gemma-3-4b-it", L4, v, max_num_seqs=1, max_model_len=1024, max_num_batched_tokens=16384)
+           for v in ("0.10.0", "0.10.1.1")}
+    assert [_vision_note(s) for s in got.values()] == [
+        "vision encoder profiled with 64 images of 256 tokens (4,096 patches each)",
+        "vision encoder profiled with 4 images of 256 tokens (4,096 patches each)"]
+    assert [(round(s.encoder_gib_per_gpu, 3), round(s.available_kv_gib, 3), s.starts) for s in got.values()] == [
+        (11.814, -0.354, False), (0.738, 10.248, True)]
+
+
+def test_0_11_and_0_12_pad_each_dummy_output_to_the_encoder_budget():
+    # The four 256-token outputs are copied into zeroed 16,384-token tensors (gpu_model_runner.py "expanded_outputs",
+    # 0.11.0 and 0.12.0; gone in 0.13.0): 4 × 16,384 × 2,560 × 2 B = 0.3125 GiB held through the forward pass of
+    # 16,384 tokens (1.17 GiB), with the batch's float32 pixel values (4 × 4,096 × 588 × 4 B), instead of
+    # 4 × 256 × 2,560 × 2 B
+    got = {v: _size("google/gemma-3-4b-it", L4, v, max_num_seqs=1, max_model_len=1024, max_num_batched_tokens=16384)
+           for v in ("0.10.1.1", "0.11.0", "0.12.0", "0.13.0")}
+    forward = 16384 * (3 * 10240 + 3 * 2560) * 2
+    pixels = 4 * 4096 * 588 * 4
+    assert {v: round(s.activation_gib_per_gpu * GIB) for v, s in got.items()} == {
+        "0.10.1.1": round(forward + 4 * 256 * 2560 * 2 + pixels),
+        "0.11.0": round(forward + 4 * 16384 * 2560 * 2 + pixels),
+        "0.12.0": round(forward + 4 * 16384 * 2560 * 2 + pixels),
+        "0.13.0": round(forward + 4 * 256 * 2560 * 2 + pixels),
+    }
+
+
+def test_the_72b_vision_language_model_profiles_one_image_on_every_release():
+    # Qwen2.5-VL-72B on 4 × A100-40GB at 0.95 and 4,096 tokens: one 16,384-token image in every release (its tokens
+    # exceed the 2,048-token batch and the 4,096-token context, so the budget is one item); the tower's peak
+    # (2.62 GiB) is above the forward pass of 2,048 tokens with the image's embeddings (0.25 GiB) and its pixel values
+    # (0.29 GiB) held, so what vLLM profiles for it does not change from 0.8 to 0.33
+    for release in ("0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.11.0", "0.12.0", "0.14.1", "0.20.0", "0.33.0"):
+        s = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-72B-Instruct"), A100_40,
+                                   sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096),
+                                   release)
+        assert _vision_note(s) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+        assert round(s.encoder_gib_per_gpu, 2) == round(s.activation_gib_per_gpu, 2) == 2.62, release
+
+
+#: Qwen/Qwen2.5-Omni-7B config.json: the thinker vLLM serves (Qwen2_5OmniThinkerForConditionalGeneration), its
+#: Qwen2.5-VL vision encoder and its Whisper-style audio encoder; the talker is not loaded.
+QWEN25_OMNI_7B = {
+    "architectures": ["Qwen2_5OmniModel"], "model_type": "qwen2_5_omni",
+    "thinker_config": {
+        "model_type": "qwen2_5_omni_thinker", "torch_dtype": "bfloat16",
+        "text_config": {
+            "model_type": "qwen2_5_omni_text", "hidden_size": 3584, "intermediate_size": 18944,
+            "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28, "vocab_size": 152064,
+            "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        },
+        "audio_config": {
+            "model_type": "qwen2_5_omni_audio_encoder", "d_model": 1280, "encoder_attention_heads": 20,
+            "encoder_ffn_dim": 5120, "encoder_layers": 32, "num_mel_bins": 128, "max_source_positions": 1500,
+            "n_window": 100, "output_dim": 3584,
+        },
+        "vision_config": {
+            "model_type": "qwen2_5_omni_vision_encoder", "depth": 32, "hidden_size": 1280, "intermediate_size": 3420,
+            "num_heads": 16, "in_chans": 3, "patch_size": 14, "spatial_merge_size": 2,
+            "temporal_patch_size": 2, "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31],
+            "out_hidden_size": 3584,
+        },
+    },
+    "talker_config": {"model_type": "qwen2_5_omni_talker", "hidden_size": 896, "num_hidden_layers": 24},
+    "token2wav_config": {"model_type": "qwen2_5_omni_token2wav"},
+}
+
+
+def test_an_omni_model_profiles_its_largest_image_through_the_gated_qwen_vit(tmp_path):
+    # Qwen2_5OmniThinkerProcessingInfo is a Qwen2_5_VLProcessingInfo: its largest image is 16,384 tokens, far more
+    # than a 30-second audio clip (about 750), so V1 profiles one image through the vision tower, whose MLP is
+    # Qwen2.5-VL's gated SiLU (gate, up, down): the same term as Qwen2.5-VL-7B's tower, which it is. The audio tower
+    # is in the weights (tests/catalog/test_current_families.py), not in the profile.
+    (tmp_path / "config.json").write_text(json.dumps(QWEN25_OMNI_7B))
+    omni = load_local_model(tmp_path)
+    settings = sizing.EngineSettings(max_model_len=8192)
+    got = sizing.size_deployment(omni, H100, settings, "0.11.0")
+    vl = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-7B-Instruct"), H100, settings, "0.11.0")
+    assert _vision_note(got) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+    # 65,536 patches × ((12 × 1,280 + 3 × 3,420) × 2 + 1,176 × 6) bytes
+    assert got.encoder_gib_per_gpu * GIB == 65536 * ((12 * 1280 + 3 * 3420) * 2 + 1176 * 6)
+    assert got.encoder_gib_per_gpu == vl.encoder_gib_per_gpu
+
+
+def test_max_pixels_sizes_the_profiled_image_by_release():
+    # --mm-processor-kwargs '{"max_pixels": 1048576}' (vllm#16570's 0.8.4 run): the processor vLLM builds takes it,
+    # and Qwen2VLProcessingInfo finds the largest image under it. Up to 0.12 a huge square through smart_resize:
+    # floor(1,024 / 28) = 36 units a side, 1,296 tokens (5,184 patches); from 0.13 the most tokens up to
+    # 1,048,576 // 28² = 1,337 with a factor pair within 200 : 1 (7 × 191): 1,337 tokens (5,348 patches)
+    settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096, max_num_seqs=2,
+                                     mm_max_pixels=1048576)
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    got = {v: sizing.size_deployment(vl, A100_40, settings, v) for v in ("0.8.3", "0.12.0", "0.13.0")}
+    assert {v: _vision_note(s) for v, s in got.items()} == {
+        # 0.8.3: cdiv(2,048 batched tokens, 1,296) = 2 images, within 2 requests × 1 image
+        "0.8.3": "vision encoder profiled with 2 images of 1,296 tokens (5,184 patches each)",
+        "0.12.0": "vision encoder profiled with 1 image of 1,296 tokens (5,184 patches each)",
+        "0.13.0": "vision encoder profiled with 1 image of 1,337 tokens (5,348 patches each)",
+    }
+    per_patch = (12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6
+    assert {v: round(s.encoder_gib_per_gpu * GIB) for v, s in got.items()} == {
+        "0.8.3": round(2 * 5184 * per_patch), "0.12.0": round(5184 * per_patch), "0.13.0": round(5348 * per_patch)}
+
+
+def test_the_default_processor_gives_16384_tokens_both_ways():
+    from shardwise.rules.capacity.sizing import _qwen_image_tokens
+
+    assert [_qwen_image_tokens(12_845_056, 28, how) for how in ("square", "factors")] == [16384, 16384]
+    # the Qwen2.5-VL card's max_pixels = 1280 × 28 × 28: 35² = 1,225 tokens up to 0.12, 1,280 (32 × 40) from 0.13
+    assert [_qwen_image_tokens(1280 * 28 * 28, 28, how) for how in ("square", "factors")] == [1225, 1280]
+
+
+def test_limit_mm_per_prompt_bounds_the_items_and_zero_turns_the_profile_off():
+    gemma = find_model("google/gemma-3-4b-it")
+    one = sizing.size_deployment(gemma, L4, sizing.EngineSettings(max_num_seqs=2, max_model_len=8192,
+                                                                  mm_limits=(("image", 1),)), "0.11.0")
+    # two requests × one image, against eight without the flag (test_the_default_item_limit_...)
+    assert _vision_note(one) == "vision encoder profiled with 2 images of 256 tokens (4,096 patches each)"
+    # every modality the tower takes at 0: "Encoder cache will not be initialized", no tower in the profile
+    vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    off = sizing.size_deployment(vl, A100_40, sizing.EngineSettings(
+        tp=4, gpu_memory_utilization=0.95, max_model_len=4096, mm_limits=(("image", 0), ("video", 0))), "0.14.1")
+    assert (off.encoder_gib_per_gpu, [n for n in off.notes if n.startswith("vision")]) == (0.0, [])
+    # video only: Qwen's one-frame video is the image's item (the same 65,536 patches at 4,096 tokens of context)
+    video = sizing.size_deployment(vl, A100_40, sizing.EngineSettings(
+        tp=4, gpu_memory_utilization=0.95, max_model_len=4096, mm_limits=(("image", 0), ("video", 1))), "0.14.1")
+    assert round(video.encoder_gib_per_gpu, 2) == 2.62
+
+
+def test_the_manifest_flags_reach_the_profile(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings, multimodal_settings
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen-vl}
+spec:
+  selector: {matchLabels: {app: qwen-vl}}
+  template:
+    metadata: {labels: {app: qwen-vl}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.4
+          args: ["Qwen/Qwen2.5-VL-72B-Instruct", "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.95",
+                 "--max-num-seqs", "2", "--max-model-len", "4096", "--limit-mm-per-prompt", "image=1,video=0",
+                 "--mm_processor_kwargs", '{"max_pixels":1048576}']
+          resources:
+            limits: {nvidia.com/gpu: 4}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.mm_max_pixels, s.mm_limits) == (1048576, (("image", 1), ("video", 0)))
+    # the JSON and dotted spellings, 0.11's {"count": N}, the processor's size.longest_edge; an unresolved value
+    assert multimodal_settings({"limit_mm_per_prompt": '{"image": {"count": 2}, "video": 0}',
+                                "mm_processor_kwargs.max_pixels": "460800"}) == {
+        "mm_max_pixels": 460800, "mm_limits": (("image", 2), ("video", 0))}
+    assert multimodal_settings({"mm_processor_kwargs": '{"size": {"longest_edge": 1003520}}',
+                                "limit_mm_per_prompt.video": "0"}) == {
+        "mm_max_pixels": 1003520, "mm_limits": (("video", 0),)}
+    assert multimodal_settings({"mm_processor_kwargs": "$(PIXELS)"}) == {}

@@ -34,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.support import speculative_method
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
@@ -228,6 +229,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
+        speculative_method=speculative_method(e.extra.get("speculative_config")),
         **_flashinfer(g),
         **multimodal_settings(e.extra),
     )

@@ -42,7 +42,7 @@ from typing import Any, Literal, NamedTuple
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout
-from ..vllm.support import pp_refusal
+from ..vllm.support import draft_pp_refusal, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -158,6 +158,7 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
     use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
     #: ``--mm-processor-kwargs`` ``max_pixels`` (or ``size.longest_edge``): the largest image Qwen's processors make,
     #: which sizes the image vLLM profiles (None: the checkpoint's preprocessor default)
@@ -727,8 +728,10 @@ def _size_deployment(
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True
-    # vLLM checks the model class for SupportsPP before it builds a layer; the KV-sharing targets when it does
-    split = pp_refusal(model, s.pp) or kv_layout.kv_sharing_split(model, s.pp)
+    # vLLM checks the model class for SupportsPP before it builds a layer (and an MTP draft's class, which keeps the
+    # target's PP); the KV-sharing targets when it does
+    split = (pp_refusal(model, s.pp) or draft_pp_refusal(model, s.pp, s.speculative_method, rv.version)
+             or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
     block = _block_size(model, s, rv, engine, device, first)

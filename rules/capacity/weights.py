@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..catalog.hfconfig import weight_bytes_per_param
+from ..catalog.hfconfig import layer_pattern, weight_bytes_per_param
 from ..model.shapes import ModelShape, Precision
 from ..vllm import kv_layout
 
@@ -271,6 +271,9 @@ def moe_layers(model: ModelShape) -> int:
     period, offset = _cfg_int(model, "expert_layer_period"), _cfg_int(model, "expert_layer_offset")
     if period and offset is not None:  # Jamba: experts where i % expert_layer_period == expert_layer_offset
         return len([i for i in range(n) if i % period == offset])
+    pattern = layer_pattern(model.hf_config) if _nemotron_h(model) else None
+    if pattern:  # Nemotron-H: the MoE blocks its pattern spells "E"
+        return pattern.count("E")
     dense = _cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index") or 0  # ERNIE 4.5
     step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
     only = model.hf_config.get("mlp_only_layers")
@@ -284,7 +287,8 @@ def expert_params(model: ModelShape) -> int:
     """Parameters of the routed experts (what expert parallelism spreads over ranks)."""
     if model.moe is None:
         return 0
-    per_layer = model.moe.num_experts * 3 * model.hidden_size * model.moe.moe_intermediate_size
+    matrices = 2 if _nemotron_h(model) else 3  # Nemotron-H's experts are ungated (up and down, squared ReLU)
+    per_layer = model.moe.num_experts * matrices * model.hidden_size * model.moe.moe_intermediate_size
     counted = per_layer * moe_layers(model)
     if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
         return min(counted, model.params)
@@ -298,7 +302,11 @@ def expert_params(model: ModelShape) -> int:
 
 
 _MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
-                   "moe_layer_start_index", "expert_layer_period")
+                   "moe_layer_start_index", "expert_layer_period", "hybrid_override_pattern", "layers_block_type")
+
+
+def _nemotron_h(model: ModelShape) -> bool:
+    return str(model.hf_config.get("model_type") or model.extra.get("model_type") or "") == "nemotron_h"
 
 
 def derived_max_model_len(model: ModelShape) -> int:

@@ -54,6 +54,11 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
 
 # Vision encoders' config defaults (transformers' SiglipVisionConfig, Qwen2_5_VLVisionConfig, ...).
 _VISION_DEFAULTS: dict[str, dict[str, Any]] = {
+    # KimiK25VisionConfig's defaults (vLLM's vllm/transformers_utils/configs/kimi_k25.py, 0.20.0): MoonViT
+    "kimi_k25_vision": {
+        "patch_size": 14, "init_pos_emb_height": 64, "init_pos_emb_width": 64, "num_hidden_layers": 27,
+        "hidden_size": 1152, "intermediate_size": 4304, "merge_kernel_size": [2, 2],
+    },
     "siglip_vision_model": {
         "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "num_channels": 3,
         "image_size": 224, "patch_size": 16,
@@ -186,7 +191,41 @@ def text_config(config: dict[str, Any]) -> dict[str, Any]:
         merged.setdefault(key, value)
     if "tie_word_embeddings" not in merged:
         merged["tie_word_embeddings"] = model_type.startswith("gemma")
+    if model_type in _HUNYUAN:
+        merged = _hunyuan(merged)
     return merged
+
+
+#: Hunyuan-A13B's config.json: ``model_type`` "hunyuan" in the release repository, "hunyuan_v1_moe" in transformers.
+_HUNYUAN = frozenset({"hunyuan", "hunyuan_v1_moe"})
+
+
+def _hunyuan(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Hunyuan-A13B's per-layer lists read the way vLLM's ``hunyuan_v1.py`` reads them: ``moe_topk``,
+    ``moe_intermediate_size`` and ``num_shared_expert`` give one value per layer (one value for all when they are the
+    same), the shared MLP is ``intermediate_size`` × ``num_shared_expert`` wide, ``attention_head_dim`` is the head
+    width, and ``use_qk_norm`` puts an RMSNorm of one head's width on q and k. Lists that differ by layer are
+    refused: the shape here has one expert width."""
+    out = dict(cfg)
+    for key, name in (("moe_topk", "num_experts_per_tok"), ("moe_intermediate_size", "moe_intermediate_size"),
+                      ("num_shared_expert", "num_shared_expert")):
+        value = cfg.get(key)
+        if isinstance(value, list):
+            if not value or any(v != value[0] for v in value):
+                raise ValueError(f"{key} differs by layer ({value!r}); one value for every layer is modelled")
+            value = value[0]
+        if value is not None:
+            out[name] = value
+    shared = _int(out, "num_shared_expert") or 0
+    intermediate = _int(out, "intermediate_size") or 0
+    if shared and intermediate != _int(out, "moe_intermediate_size"):
+        raise ValueError("a shared MLP narrower or wider than the experts is not modelled")
+    out["n_shared_experts"] = shared
+    if "head_dim" not in out and _int(out, "attention_head_dim"):
+        out["head_dim"] = _int(out, "attention_head_dim")
+    if cfg.get("use_cla"):
+        raise ValueError("cross-layer attention (use_cla) is not modelled")
+    return out
 
 
 def _int(cfg: dict[str, Any], *keys: str) -> int | None:
@@ -207,7 +246,7 @@ def moe_from_config(cfg: dict[str, Any]) -> MoeShape | None:
         return None
     per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k",
                      "top_k_experts", "moe_k") or 1  # top_k_experts: Gemma 4; moe_k: ERNIE 4.5
-    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts") or 0
+    shared = _int(cfg, "n_shared_experts", "moe_num_shared_experts", "num_shared_experts") or 0  # the last: Kimi Linear
     if not shared and (_int(cfg, "shared_expert_intermediate_size") or cfg.get("model_type") == "llama4_text"):
         shared = 1
     size = _int(cfg, "moe_intermediate_size") or _int(cfg, "intermediate_size") or 0
@@ -226,6 +265,11 @@ def _layer_pattern(cfg: dict[str, Any]) -> str | None:
     if isinstance(blocks, list) and blocks and all(str(b) in letters for b in blocks):
         return "".join(letters[str(b)] for b in blocks)
     return None
+
+
+def layer_pattern(cfg: dict[str, Any]) -> str | None:
+    """Nemotron-H's layer pattern (:func:`_layer_pattern`), for the capacity model's expert count."""
+    return _layer_pattern(cfg)
 
 
 def required(cfg: dict[str, Any]) -> dict[str, int]:
@@ -322,7 +366,7 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     elif cfg.get("attention_bias"):
         # GLM-4.5 and Seed-OSS (attention_out_bias false) have no o_proj bias
         attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" or cfg.get("attention_out_bias") is False else h)
-    if model_type in _QK_NORM or (model_type == "glm4_moe" and cfg.get("use_qk_norm")):
+    if model_type in _QK_NORM or (model_type in ("glm4_moe", *_HUNYUAN) and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
     elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
         attn += q_out + kv_out  # MiniMax-M2: one RMSNorm over all q heads and one over all k heads
@@ -560,7 +604,49 @@ def _jamba(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total
 
 
+def _kda_count(cfg: dict[str, Any], layers: int) -> int:
+    """Kimi Linear's KDA layers: ``linear_attn_config.kda_layers``, else the layers ``full_attn_layers`` leaves."""
+    lac = cfg.get("linear_attn_config")
+    if not isinstance(lac, dict):
+        raise KeyError("linear_attn_config")
+    kda, full = lac.get("kda_layers"), lac.get("full_attn_layers")
+    if isinstance(kda, list):
+        return len(kda)
+    if isinstance(full, list):
+        return layers - len(full)
+    raise KeyError("linear_attn_config.kda_layers")
+
+
+def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Kimi Linear (``KimiLinearForCausalLM``): MLA on ``full_attn_layers``, Kimi Delta Attention elsewhere.
+
+    One KDA layer as vLLM's ``vllm/model_executor/layers/kda.py`` builds it (P = ``num_heads`` × ``head_dim`` of
+    ``linear_attn_config``): q, k and v projections h × P, the forget gate's low-rank pair h × head_dim and
+    head_dim × P with its ``dt_bias`` (P), the beta projection h × heads, three short convolutions of
+    ``short_conv_kernel_size`` × P without bias, ``A_log`` (heads), the output gate's low-rank pair, the gated
+    RMSNorm (head_dim) and o_proj P × h. MLA layers as DeepSeek's (no q LoRA). The first ``first_k_dense_replace``
+    layers are a dense MLP; the rest ``num_experts`` experts with ``num_shared_experts`` shared ones of the experts'
+    width and a router with its score-correction bias. Two RMSNorms per layer, untied embeddings."""
+    h, layers = req["hidden_size"], req["num_hidden_layers"]
+    heads, vocab = req["num_attention_heads"], req["vocab_size"]
+    lac = cfg["linear_attn_config"]
+    k_heads, k_dim = int(lac["num_heads"]), int(lac["head_dim"])
+    kernel = int(lac.get("short_conv_kernel_size") or 4)
+    p = k_heads * k_dim
+    kda = (3 * h * p + (h * k_dim + k_dim * p + p) + h * k_heads + 3 * kernel * p + k_heads
+           + (h * k_dim + k_dim * p) + k_dim + p * h)
+    n_kda = _kda_count(cfg, layers)
+    mla = _attention(cfg, h, heads, heads, _int(cfg, "head_dim") or h // heads, "kimi_linear")
+    shared = _int(cfg, "num_shared_experts", "n_shared_experts") or 0
+    moe_cfg = {**cfg, "n_shared_experts": shared, "topk_method": "noaux_tc"}
+    mlp = _mlp(moe_cfg, h, layers, "kimi_linear")
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
+    return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * 2 * h + h
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") == "kimi_linear":
+        return _kimi_linear(cfg, required(cfg))
     if cfg.get("model_type") == "jamba":
         return _jamba(cfg, required(cfg))
     if cfg.get("model_type") == "gemma3n_text":
@@ -673,6 +759,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
             return _qwen3_vit(v)
         if kind == "pixtral":
             return _pixtral(v, config, text_h)
+        if kind == "kimi_k25_vision":
+            return _moonvit(v, text_h)
         return _llama4_vision(v, text_h)
     except (TypeError, ValueError):
         return None
@@ -752,6 +840,21 @@ def _qwen_vit(v: dict[str, Any]) -> int:
     merged = H * merge * merge
     merger = H + merged * merged + merged + merged * out + out
     return ch * t * p * p * H + depth * block + merger
+
+
+def _moonvit(v: dict[str, Any], text_h: int) -> int:
+    """Kimi-K2.5's MoonViT as vLLM's ``kimi_k25_vit.py`` builds it: a patch convolution with bias, a learned
+    height x width position table (its temporal table is a buffer), blocks of two LayerNorms, a fused QKV and an
+    output projection with biases and a biased GELU MLP, a final LayerNorm; then the patch-merger projector: a
+    LayerNorm, and merged-width x merged-width and merged-width x text-hidden linears with biases."""
+    h, inter, depth, patch = (int(v["hidden_size"]), int(v["intermediate_size"]), int(v["num_hidden_layers"]),
+                              int(v["patch_size"]))
+    mh, mw = (int(x) for x in v["merge_kernel_size"])
+    block = 4 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * inter + inter) + (inter * h + h)
+    tower = (3 * patch * patch * h + h) + int(v["init_pos_emb_height"]) * int(v["init_pos_emb_width"]) * h
+    tower += depth * block + 2 * h
+    merged = h * mh * mw
+    return tower + 2 * h + (merged * merged + merged) + (merged * text_h + text_h)
 
 
 def _qwen3_vit(v: dict[str, Any]) -> int:
@@ -904,7 +1007,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         cfg = {**cfg, "num_hidden_layers": len(_layer_pattern(cfg) or "")}
     try:
         req = required(cfg)
-        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions")
+        # vLLM's _get_and_verify_max_len reads these keys (Kimi Linear gives only model_max_length)
+        max_pos = _int(cfg, "max_position_embeddings", "max_sequence_length", "seq_length", "n_positions",
+                       "max_seq_len", "max_seq_length", "seq_len", "model_max_length")
         heads = req["num_attention_heads"]
         kv_heads = kv_heads_of(cfg, heads)
         moe = moe_from_config(cfg)

@@ -104,17 +104,27 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     return "; ".join(parts)
 
 
+def not_starting(s: ReplicaSizing, current: Parallel) -> str:
+    """``"TP1×PP2 does not start: …"`` when the layout under review refuses at start-up (``does`` for a
+    configuration vLLM rejects whatever the memory, ``would`` for the central estimate), else "": a finding that
+    proposes another layout never compares it with what a layout that does not start would hold."""
+    if s.starts:
+        return ""
+    return f"{current.text()} {'does' if s.certain else 'would'} not start: {s.refusal or 'its weights do not fit'}"
+
+
 def replicas_text(r: Replication, current: Parallel, how: str, context: str,
-                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}") -> tuple[str, bool]:
+                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}", down: str = "") -> tuple[str, bool]:
     """What the replicas of a smaller layout hold together against the declared load, and whether that is sure:
     ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together, at least the 64 one
     replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
-    beside what the current layout holds, never sure."""
+    beside what the current layout holds (or ``down``: why it does not start), never sure."""
     alt = r.alt
     them = f"{alt.replicas} replicas × {alt.fit.parallel.text()} on the same {current.world} GPUs"
     if r.need is None:
-        return (f"{them} would hold {r.together:,} sequences of {context} together where {current.text()} holds "
-                f"{r.current_holds:,}; declare the load ({source}) to have it judged"), False
+        where = down or f"{current.text()} holds {r.current_holds:,}"
+        return (f"{them} would hold {r.together:,} sequences of {context} together where {where}; declare the load "
+                f"({source}) to have it judged"), False
     about = "" if alt.fit.sure else "about "
     text = (f"{them} hold {about}{r.together:,} sequences of {context} together, at least the {r.need:,} one "
             f"replica must hold ({how})")

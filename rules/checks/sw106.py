@@ -8,7 +8,7 @@ from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, s
 from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import context_text, declared_seqs, load_source
+from ._capacity import context_text, declared_seqs, load_source, not_starting
 
 
 class ShardingAvoidableByQuantization(GroupRule):
@@ -26,7 +26,8 @@ class ShardingAvoidableByQuantization(GroupRule):
             "the variant on one GPU the way it sizes any layout (weights, activations and KV cache per GPU for "
             "the vLLM release) and suggests it only when its replicas on the same GPUs hold at least the same "
             "load: the declared concurrency (annotation shardwise.dev/target-concurrency), or, without one, what "
-            "the sharded layout holds; otherwise it states the trade-off without a recommendation, and it says "
+            "the sharded layout holds (nothing, when the sharded layout does not start: the finding then says why it "
+            "does not); otherwise it states the trade-off without a recommendation, and it says "
             "nothing when the variant would not start or would not hold the declared load."
         ),
         bad_example=("annotations: {shardwise.dev/target-concurrency: '8'}\n"
@@ -53,7 +54,10 @@ class ShardingAvoidableByQuantization(GroupRule):
             return
         seqs, how = declared_seqs(g, config)
         one = [Parallel(1, 1, current.dp, current.expert_parallel)]
-        holds = s.concurrency_at_expected_context
+        # a layout that does not start holds nothing: what its KV cache would hold is no yardstick, and the
+        # variant is compared with the declared load alone, or proposed because it starts at all
+        down = not_starting(s, current)
+        holds = 0 if down else s.concurrency_at_expected_context
         same = replication(sz, current, holds, one, seqs, config.kv_reserve)
         if same is not None:
             return  # one GPU has room at the precision served: SW104 says what its replicas hold
@@ -73,10 +77,12 @@ class ShardingAvoidableByQuantization(GroupRule):
                 f"weights) runs on one {gpu_name(g)}: {alt.replicas} such replicas on the same {current.world} GPUs "
                 f"hold {about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
         if seqs is not None:
-            text += (f", at least the {seqs:,} one replica must hold ({how}; {current.text()} holds "
-                     f"{r.current_holds:,})")
+            text += (f", at least the {seqs:,} one replica must hold ({how}"
+                     + (f"), where {down}" if down else f"; {current.text()} holds {r.current_holds:,})"))
             if not alt.sure:
                 text += ", within the estimate's error band"
+        elif down:
+            text += f" (no load is declared), where {down}"
         elif r.suggest:
             text += f", at least the {r.current_holds:,} {current.text()} holds (no load is declared)"
         else:

@@ -19,7 +19,15 @@ from ..capacity.layout import (
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, NodePool, ServingGroup
 from ..vllm.support import pp_refusal
-from ._capacity import context_text, declared_seqs, latency_escape, load_source, nccl_rules_apply, replicas_text
+from ._capacity import (
+    context_text,
+    declared_seqs,
+    latency_escape,
+    load_source,
+    nccl_rules_apply,
+    not_starting,
+    replicas_text,
+)
 
 
 class TensorParallelOverPcie(GroupRule):
@@ -48,7 +56,8 @@ class TensorParallelOverPcie(GroupRule):
             "NVLink), a pool whose GPUs share NVLink, or an FP8 or 4-bit checkpoint that fits fewer GPUs; each "
             "layout it names is sized the same way and named only when it starts (vLLM builds some models without "
             "pipeline parallelism, and splits others' KV-shared layers from their targets), and when pipeline "
-            "stages would not start the finding says why. A "
+            "stages would not start the finding says why. A layout under review that does not start itself holds "
+            "nothing to compare replicas with: the finding then says why it does not start. A "
             "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
             "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
             "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it."
@@ -94,26 +103,31 @@ class TensorParallelOverPcie(GroupRule):
             return
         seqs, how = declared_seqs(g, config)
         inside = [p for p in smaller(model, current, max_tp=domain) if p.pp == current.pp]
-        r = replication(sz, current, s.concurrency_at_expected_context, inside, seqs, config.kv_reserve)
+        down = not_starting(s, current)  # a layout that does not start holds nothing to compare with
+        holds = 0 if down else s.concurrency_at_expected_context
+        r = replication(sz, current, holds, inside, seqs, config.kv_reserve)
         if r is not None and r.suggest:
             alt = r.alt
-            text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g))
+            text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g), down)
             message, sure = latency_escape(
                 g, f"{head}, and the sharding {'is' if sure else 'may be'} avoidable: {text}", sure)
             yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
             return
         others, no_pp = _alternatives(g, config, current, domain, seqs, inside)
+        tail = f"; alternatives: {others}" if others else ""
+        if no_pp:
+            tail += f"; pipeline stages are no alternative: {no_pp}"
+        if down:  # nothing on fewer GPUs holds more than a layout that does not start: say why it does not
+            yield hit(g, f"{head}, and {down}{tail} ({s.vllm_version_note})")
+            return
         if r is not None:
             why = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing),
-                                load_source(g))[0]
+                                load_source(g), down)[0]
         else:
             share = None if seqs is None or not inside else -(-seqs // (current.gpus // inside[-1].gpus))
             why = _why_not(sz.fit(inside[-1], share), current, seqs, config.kv_reserve,
                            context_text(g, config, s)) if inside else (
                 f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
-        tail = f"; alternatives: {others}" if others else ""
-        if no_pp:
-            tail += f"; pipeline stages are no alternative: {no_pp}"
         yield hit(g, f"{head}, and the sharding is not avoidable on this pool: {why}{tail} ({s.vllm_version_note})")
 
 

@@ -11,11 +11,23 @@ loaded::
 :data:`NO_PIPELINE_PARALLEL` lists the architectures (config.json's ``architectures``) whose class vLLM declares
 without ``SupportsPP``, with the file that declares it. A layout with PP > 1 of such a model is a certain refusal
 (:func:`pp_refusal`).
+
+The same check runs on a speculative draft: ``SpeculativeConfig._verify_args`` (``vllm/config/speculative.py``) calls
+``draft_model_config.verify_with_parallel_config(draft_parallel_config)``, and ``create_draft_parallel_config`` copies
+the target's ``pipeline_parallel_size`` into the draft's. An MTP draft (``--speculative-config '{"method": "mtp"}'``)
+is the target's own multi-token-prediction head, built by the class ``SpeculativeConfig.hf_config_override`` names
+for the target's architecture; :data:`MTP_DRAFTS` lists those classes and the releases whose class lacks
+``SupportsPP`` (:func:`draft_pp_refusal`). vLLM's issue #52069 (0.26.1 nightly) shows the refusal at
+``create_engine_config``, before any weight is loaded.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from ..model.shapes import ModelShape
+from .versions import Version, parse_version
 
 #: Architecture → the vLLM model file whose class for it does not implement ``SupportsPP``.
 NO_PIPELINE_PARALLEL: dict[str, str] = {
@@ -48,3 +60,79 @@ def pp_refusal(model: ModelShape, pp: int) -> str:
                     "refused at start-up (vLLM: Pipeline parallelism is not supported for this model); use "
                     "tensor parallelism or replicas")
     return ""
+
+
+#: MTP draft architecture → (vLLM model file, first and last release read whose class lacks ``SupportsPP`` while the
+#: draft's parallel config keeps the target's PP). Read from the releases' sources: ``DeepSeekMTP``,
+#: ``Glm4MoeMTP``, ``ErnieMTP`` and ``Qwen3NextMTP`` implement ``SupportsPP`` in 0.10.2 to 0.13.0 and not in 0.14.1,
+#: 0.17.0, 0.19.0, 0.20.0 and 0.27.1; ``Qwen3_5MTP`` (0.17.0 on) and ``MiMoMTP`` (0.9.2 on) never did up to 0.27.1.
+#: 0.33.0 builds the draft with ``pipeline_parallel_size=1``; the releases between 0.27.1 and 0.33.0 and 0.14.0 are
+#: not read, so no refusal is asserted for them.
+MTP_DRAFTS: dict[str, tuple[str, str, str]] = {
+    "DeepSeekMTPModel": ("vllm/model_executor/models/deepseek_mtp.py", "0.14.1", "0.27.1"),
+    "Glm4MoeMTPModel": ("vllm/model_executor/models/glm4_moe_mtp.py", "0.14.1", "0.27.1"),
+    "ErnieMTPModel": ("vllm/model_executor/models/ernie_mtp.py", "0.14.1", "0.27.1"),
+    "Qwen3NextMTP": ("vllm/model_executor/models/qwen3_next_mtp.py", "0.14.1", "0.27.1"),
+    "Qwen3_5MTP": ("vllm/model_executor/models/qwen3_5_mtp.py", "0.17.0", "0.27.1"),
+    "Qwen3_5MoeMTP": ("vllm/model_executor/models/qwen3_5_mtp.py", "0.17.0", "0.27.1"),
+    "MiMoMTPModel": ("vllm/model_executor/models/mimo_mtp.py", "0.9.2", "0.27.1"),
+}
+
+#: ``SpeculativeConfig.hf_config_override`` (0.20.0): the target's model_type or first architecture → the draft
+#: architecture its MTP head is built as.
+_MTP_BY_TYPE: dict[str, str] = {
+    "deepseek_v3": "DeepSeekMTPModel", "deepseek_v32": "DeepSeekMTPModel", "glm_moe_dsa": "DeepSeekMTPModel",
+    "ernie4_5_moe": "ErnieMTPModel", "qwen3_next": "Qwen3NextMTP", "qwen3_5": "Qwen3_5MTP",
+    "qwen3_5_moe": "Qwen3_5MoeMTP",
+}
+_MTP_BY_ARCH: dict[str, str] = {"Glm4MoeForCausalLM": "Glm4MoeMTPModel", "MiMoForCausalLM": "MiMoMTPModel"}
+
+#: ``MTPModelTypes`` (``vllm/config/speculative.py``): the methods that draft with the target's MTP head.
+MTP_METHODS = frozenset({
+    "mtp", "deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp", "glm_ocr_mtp", "ernie_mtp",
+    "nemotron_h_mtp", "exaone_moe_mtp", "exaone4_5_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "longcat_flash_mtp",
+    "pangu_ultra_moe_mtp", "step3p5_mtp", "hy_v3_mtp",
+})
+
+
+def speculative_method(config: Any) -> str | None:
+    """The ``method`` of a ``--speculative-config`` value (JSON text or a dict), or None when it names none or
+    cannot be read."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return None
+    if isinstance(config, dict) and isinstance(config.get("method"), str):
+        return str(config["method"])
+    return None
+
+
+def mtp_draft(model: ModelShape) -> str | None:
+    """The architecture vLLM builds ``model``'s MTP head as (``hf_config_override``), None when not known."""
+    archs = architectures(model)
+    for arch in archs[:1]:
+        if arch in _MTP_BY_ARCH:
+            return _MTP_BY_ARCH[arch]
+    kind = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    return _MTP_BY_TYPE.get(kind.removesuffix("_text"))
+
+
+def draft_pp_refusal(model: ModelShape, pp: int, method: str | None, version: Version) -> str:
+    """Why vLLM ``version`` refuses an MTP draft of ``model`` at ``pp`` pipeline stages (its draft class lacks
+    ``SupportsPP`` and the draft keeps the target's PP), or ""."""
+    if pp <= 1 or method not in MTP_METHODS:
+        return ""
+    draft = mtp_draft(model)
+    row = MTP_DRAFTS.get(draft or "")
+    if row is None:
+        return ""
+    where, first, last = row
+    lo, hi = parse_version(first), parse_version(last)
+    assert lo is not None and hi is not None
+    if not lo.parts <= version.parts <= hi.parts:
+        return ""
+    return (f"the speculative method {method} drafts with {model.id}'s MTP head, which vLLM {version} builds as "
+            f"{draft} ({where}) without SupportsPP and checks against the target's pipeline_parallel_size {pp}, so "
+            "it refuses at start-up (vLLM: Pipeline parallelism is not supported for this model. Supported models "
+            "implement the `SupportsPP` interface.); drop the speculative config or use tensor parallelism")

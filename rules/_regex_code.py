@@ -8,9 +8,10 @@ their names) is a pure function of the pattern text, its flags and the Python re
 directly. Patterns built so are equal (``==`` compares the code) to those ``re`` builds: an entry is recorded
 only after checking that, and a store written by another Python release is ignored.
 
-Only patterns written in the source are kept: those compiled in a module or class body, or written as a
-literal in the function that compiles them. Patterns a run builds from its input (globs, configuration keys)
-are compiled as usual and never stored, so the store does not grow with what users lint. The store is written
+Only patterns written in the source are kept: those compiled in a module or class body, written as a
+literal in the function that compiles them, or built from shipped data and compiled with :func:`kept` (the
+accelerator table's image markers). Patterns a run builds from its input (globs, configuration keys) are
+compiled as usual and never stored, so the store does not grow with what users lint. The store is written
 at exit when a run compiled a storable pattern it did not hold, unless bytecode writing is off
 (``PYTHONDONTWRITEBYTECODE``, ``-B``) or the folder is read-only; ``make setup`` writes it.
 """
@@ -37,7 +38,7 @@ _SUPPORTED = sys.version_info[:2] in {(3, 11), (3, 12), (3, 13)} and _original i
 #: (pattern, flags) -> the arguments of ``_sre.compile`` after the pattern
 _entries: dict[tuple[str | bytes, int], tuple[object, ...]] = {}
 _used: set[tuple[str | bytes, int]] = set()  # the keys this process found or recorded
-_state = {"hits": 0, "misses": 0, "installed": False}
+_state = {"hits": 0, "misses": 0, "installed": False, "vouched": False}
 _RE_MODULES = frozenset({"re", "re._compiler", "re._parser", "sre_compile"})
 
 
@@ -53,9 +54,21 @@ def _build(pattern: str | bytes, flags: int) -> tuple[object, ...]:
     return int(flags | parsed.state.flags), code, parsed.state.groups - 1, dict(groupindex), tuple(indexgroup)
 
 
+def kept(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile``, and the pattern may be stored although the caller built it: only for patterns made from
+    shipped data (a table of the package), never from what a run reads."""
+    _state["vouched"] = True
+    try:
+        return re.compile(pattern, flags)
+    finally:
+        _state["vouched"] = False
+
+
 def _written_in_source(pattern: str | bytes) -> bool:
-    """Whether the code that asked ``re`` for ``pattern`` has it in its source: a module or class body, or a
-    literal of the calling function."""
+    """Whether the code that asked ``re`` for ``pattern`` has it in its source (a module or class body, or a
+    literal of the calling function), or vouched for it with :func:`kept`."""
+    if _state["vouched"]:
+        return True
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in _RE_MODULES:
         frame = frame.f_back

@@ -21,10 +21,14 @@ _PROBE = textwrap.dedent("""
     def from_input(text):
         return re.compile(re.escape(text) + "$")  # built from what a run reads: never stored
     from_input("user-glob*")
+    def from_table(marker):
+        return r.kept(re.escape(marker) + "(?![a-z])")  # built from shipped data: stored
+    from_table("rocm")
     stored = {k: v for k, v in r._entries.items()}
     same = all(r._sre.compile(p, *a) == r._original(p, f) for (p, f), a in stored.items())
     out = {"held": held, "stats": r.stats(), "same": same,
            "input_stored": any(k[0] == re.escape("user-glob*") + "$" for k in stored),
+           "table_stored": ("rocm(?![a-z])", 0) in stored,
            "literal": [LITERAL.pattern, LITERAL.flags, LITERAL.groups, dict(LITERAL.groupindex)],
            "match": LITERAL.match("Abc-12").groups()}
     if len(sys.argv) > 2:
@@ -45,7 +49,7 @@ def test_a_run_that_finds_the_store_compiles_nothing_and_the_patterns_are_the_sa
     first = _probe(store, "save")
     assert first["held"] == 0 and first["saved"] is True
     assert first["stats"]["hits"] == 0 and first["stats"]["misses"] > 10
-    assert first["same"] is True and first["input_stored"] is False
+    assert first["same"] is True and first["input_stored"] is False and first["table_stored"] is True
     second = _probe(store)
     assert second["held"] == first["stats"]["entries"]
     assert second["stats"]["misses"] == 0 and second["stats"]["hits"] >= first["stats"]["misses"]

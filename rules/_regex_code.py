@@ -24,6 +24,7 @@ import marshal
 import os
 import re
 import sys
+from types import FrameType
 
 #: beside the .pyc files of rules/
 STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
@@ -69,7 +70,7 @@ def _written_in_source(pattern: str | bytes) -> bool:
     literal of the calling function), or vouched for it with :func:`kept`."""
     if _state["vouched"]:
         return True
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in _RE_MODULES:
         frame = frame.f_back
     if frame is None:
@@ -91,12 +92,12 @@ def _compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[str] | re.Patte
     compiled = _original(pattern, flags)  # type: ignore[misc]
     if (kind is str or kind is bytes) and not flags & re.DEBUG and _written_in_source(pattern):
         try:
-            args = _build(pattern, flags)
-            same = _sre.compile(pattern, *args) == compiled
+            built = _build(pattern, flags)
+            same = _sre.compile(pattern, *built) == compiled
         except Exception:  # noqa: BLE001 - a release whose internals differ: nothing is stored
             same = False
         if same:
-            _entries[(pattern, flags)] = args
+            _entries[(pattern, flags)] = built
             _used.add((pattern, flags))
             _state["misses"] += 1
     return compiled

@@ -46,8 +46,10 @@ def test_console_main_runs_the_exit_handlers_and_writes_whole_reports(tmp_path):
 
 
 def test_console_main_leaves_a_live_thread_to_the_interpreter(tmp_path):
-    """A thread still running (none does in a lint; a caller's might) is joined by a normal exit, not cut off."""
-    extra = ("import threading, time\n"
-             "threading.Thread(target=lambda: (time.sleep(0.2), print('thread done', flush=True))).start()\n")
+    """A thread still running (none does in a lint; a caller's might) is joined by a normal exit, not cut off: this
+    one waits for the main thread's end, which only the interpreter's own shutdown brings."""
+    extra = ("import threading\n"
+             "threading.Thread(target=lambda: (threading.main_thread().join(), print('thread done', flush=True)))"
+             ".start()\n")
     p = _run(["lint", str(PASS)], "console_main", str(tmp_path), extra)
     assert (p.returncode, p.stdout.splitlines()[-1]) == (1, "thread done")

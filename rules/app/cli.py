@@ -370,6 +370,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def console_main() -> int:
+    """The ``shardwise`` console script: :func:`main`, then the process ends without tearing the interpreter down.
+
+    A normal exit frees every object of the run and makes the cyclic collector walk them all two or three
+    times (about 20 ms of CPU after a one-file lint, a sixth of its start-up cost); the operating system
+    reclaims the memory anyway. Before :func:`os._exit` the exit handlers run (the dataclass store is saved
+    there) and stdout and stderr are flushed. When a flush fails (a closed pipe), another thread is still
+    alive, or a handler stands in for ``os._exit``, the interpreter exits as usual, so those cases behave as
+    before. In-process callers use :func:`main`, which returns."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return code
+    if "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
+        return code
+    import atexit
+
+    atexit._run_exitfuncs()  # what Py_FinalizeEx would run; it reports a failing handler on stderr itself
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return code
+    os._exit(code)
+
+
 def cmd_policy_pack_dir(args: argparse.Namespace) -> int:
     from .crossguard import pack_dir
 

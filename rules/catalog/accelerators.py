@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._regex_code import kept
 from ..vllm.imageref import parse_image
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def unified_memory_product(name: str | None) -> bool:
     """Whether a product name (a GPU Feature Discovery label, a catalog GPU) is a device whose memory is the
     system's, shared with the CPU (NVIDIA GB10, Jetson)."""
     words = " ".join(re.findall(r"[a-z0-9]+", (name or "").lower()))
-    return any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", words)
+    return any(kept(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])").search(words)
                for a in accelerators() for w in a.unified_memory_products)
 
 
@@ -252,7 +253,7 @@ def _repository(image: str) -> str:
 
 def _marked(text: str, marker: str) -> bool:
     """``marker`` as a word of ``text``, a version may follow it (``rocm6.4``, ``cuda12.8``, ``gaudi3``)."""
-    return re.search(rf"(?<![a-z0-9]){re.escape(marker)}(?![a-z])", text) is not None
+    return kept(rf"(?<![a-z0-9]){re.escape(marker)}(?![a-z])").search(text) is not None  # a table's marker
 
 
 @functools.lru_cache(maxsize=1024)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import marshal
 import os
 import re
+import sys
 from typing import Any
 
 from ..model.errors import CatalogError
@@ -19,6 +21,7 @@ from ..model.shapes import (
     MoeShape,
     Precision,
 )
+from . import accelerators as _accelerators
 from .accelerators import catalog_resources
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -44,6 +47,70 @@ def _read_data(filename: str) -> list[dict[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
         raise CatalogError("expected a JSON list of objects", file=path)
     return data
+
+
+# The three indexes below, read from JSON and checked entry by entry, cost a one-file lint about as much CPU
+# as the rest of its work (48M instructions). What they build from is kept in one file beside this package's
+# bytecode, as a .pyc is: the entries as the records are made from them (after the checks, inherited fields
+# merged, defaults filled) and the spelling tables. It is used only for the shipped data folder and only
+# while every file it was made from has the size and modification time it had (the three data files, the
+# accelerator table and the two modules that turn them into records), with the same Python release; then
+# the records are made from it by the same constructors, in the same order. It is written when all three
+# indexes were built from the JSON in one process, unless bytecode writing is off.
+_SHIPPED_DATA_DIR = _DATA_DIR
+_INDEX_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
+                            f"catalog-index.{sys.implementation.cache_tag}.marshal")
+_built: dict[str, Any] = {}  # what each index was built from in this process, for the cache
+
+
+def _index_stamp() -> tuple[Any, ...] | None:
+    """What the cache must have been made from: the Python release and each source file's size and mtime."""
+    files = [os.path.join(_DATA_DIR, name) for name in ("gpus.json", "instances.json", "models.json")]
+    files += [_accelerators._DATA, os.path.abspath(__file__), os.path.abspath(_accelerators.__file__)]
+    try:
+        return (sys.hexversion, *((st.st_size, st.st_mtime_ns) for st in map(os.stat, files)))
+    except OSError:
+        return None
+
+
+def _cached_indexes() -> dict[str, Any] | None:
+    """The cache's content when the data folder is the shipped one and the cache matches it, else None."""
+    return _read_index_cache() if _DATA_DIR == _SHIPPED_DATA_DIR else None
+
+
+@functools.cache
+def _read_index_cache() -> dict[str, Any] | None:
+    stamp = _index_stamp()
+    try:
+        with open(_INDEX_CACHE, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, tuple) and len(data) == 2 and stamp is not None and data[0] == stamp
+            and isinstance(data[1], dict) and set(data[1]) == {"gpus", "instances", "models"}):
+        return None
+    return data[1]
+
+
+def _remember(kind: str, built: Any) -> None:
+    """Keep what one index was built from; once all three are there, write the cache (shipped data only)."""
+    if _DATA_DIR != _SHIPPED_DATA_DIR:
+        return
+    _built[kind] = built
+    if len(_built) < 3 or sys.dont_write_bytecode:
+        return
+    stamp = _index_stamp()
+    tmp = f"{_INDEX_CACHE}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(_INDEX_CACHE), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(marshal.dumps((stamp, dict(_built))))
+        os.replace(tmp, _INDEX_CACHE)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 @functools.cache
@@ -87,10 +154,15 @@ def _norm_gpu(name: str) -> str:
 
 @functools.cache
 def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
+    cached = _cached_indexes()
+    if cached is not None:
+        entries, keys, family = cached["gpus"]
+        return {fields["name"]: GpuInfo(**fields) for fields in entries}, keys, family
     path = os.path.join(_DATA_DIR, "gpus.json")
     by_name: dict[str, GpuInfo] = {}
-    keys: dict[str, str] = {}
-    family: dict[str, str] = {}
+    keys = {}
+    family = {}
+    entries = []
     for raw in _read_data("gpus.json"):
         _check_entry(raw, GpuInfo, path, _NOTE_KEYS)
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
@@ -101,6 +173,9 @@ def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
             gpu = GpuInfo(**fields)
         except TypeError as exc:
             raise CatalogError(f"bad GPU entry {raw.get('name')!r}: {exc}", file=path) from None
+        if gpu.name != fields.get("name"):  # the cache keys each record by its entry's name
+            raise CatalogError(f"bad GPU entry {raw.get('name')!r}: name must be a string", file=path)
+        entries.append(fields)
         if gpu.name in by_name:
             raise CatalogError(f"duplicate GPU {gpu.name!r}", file=path)
         by_name[gpu.name] = gpu
@@ -110,6 +185,7 @@ def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
             if keys.get(key, gpu.name) != gpu.name:
                 raise CatalogError(f"GPU spelling {spelling!r} names both {keys[key]!r} and {gpu.name!r}", file=path)
             keys[key] = gpu.name
+    _remember("gpus", (entries, keys, family))
     return by_name, keys, family
 
 
@@ -162,9 +238,13 @@ def find_gpu(name: str, *, memory_mib: int | None = None) -> GpuInfo:
 
 @functools.cache
 def _instance_index() -> dict[str, InstanceType]:
+    cached = _cached_indexes()
+    if cached is not None:
+        return {fields["name"]: InstanceType(**fields) for fields in cached["instances"]}
     path = os.path.join(_DATA_DIR, "instances.json")
     gpu_names = _gpu_index()[0]
     out: dict[str, InstanceType] = {}
+    entries = []
     for raw in _read_data("instances.json"):
         _check_entry(raw, InstanceType, path, _NOTE_KEYS)
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
@@ -178,7 +258,11 @@ def _instance_index() -> dict[str, InstanceType]:
             raise CatalogError(f"instance {inst.name!r} names unknown GPU {inst.gpu!r}", file=path)
         if inst.name in out:
             raise CatalogError(f"duplicate instance type {inst.name!r}", file=path)
+        if inst.name != fields.get("name"):  # the cache keys each record by its entry's name
+            raise CatalogError(f"bad instance entry {raw.get('name')!r}: name must be a string", file=path)
         out[inst.name] = inst
+        entries.append(fields)
+    _remember("instances", entries)
     return out
 
 
@@ -230,10 +314,17 @@ def _model_from_raw(raw: dict[str, Any], path: str) -> ModelShape:
 def _model_index() -> tuple[dict[str, ModelShape], dict[str, str], dict[str, list[str]]]:
     """(models by id, lower-cased id/alias -> id, normalised bare name -> ids)."""
     path = os.path.join(_DATA_DIR, "models.json")
-    raws: dict[str, dict[str, Any]] = {}
     by_id: dict[str, ModelShape] = {}
-    lower: dict[str, str] = {}
-    bare: dict[str, list[str]] = {}
+    cached = _cached_indexes()
+    if cached is not None:
+        entries, lower, bare = cached["models"]
+        for raw in entries:
+            shape = _model_from_raw(raw, path)
+            by_id[shape.id] = shape
+        return by_id, lower, bare
+    raws: dict[str, dict[str, Any]] = {}
+    lower = {}
+    bare = {}
     for entry in _read_data("models.json"):
         _check_entry(entry, ModelShape, path, frozenset({"inherits"}))
         parent_id = entry.get("inherits")
@@ -264,6 +355,7 @@ def _model_index() -> tuple[dict[str, ModelShape], dict[str, str], dict[str, lis
             ids = bare.setdefault(_norm_model_name(spelling), [])  # once per spelling: three patterns each
             if shape.id not in ids:
                 ids.append(shape.id)
+    _remember("models", (list(raws.values()), lower, bare))
     return by_id, lower, bare
 
 

@@ -26,6 +26,8 @@ def _word_on(*words: str) -> Callable[[str], bool]:
 
 @dataclass(frozen=True)
 class Switch:
+    """One switch the rule reads, how to tell it is on, and what the message requires of it."""
+
     effect: str  # what it does when on
     on: Callable[[str], bool]  # whether a value turns it on
     off: str  # what the message requires

@@ -12,6 +12,8 @@ from .meta import Level, Severity
 
 @dataclass(frozen=True)
 class Finding:
+    """One finding of one rule on one object."""
+
     code: str
     name: str
     level: Literal["advisory", "mandatory"]

@@ -46,6 +46,8 @@ class Suppression:
 
 @dataclass(frozen=True)
 class Taint:
+    """A node taint (``spec.taints`` of a Node, or the taints a node pool gives its nodes)."""
+
     key: Any  # str | UNKNOWN
     value: Any  # str | None | UNKNOWN
     effect: Any  # NoSchedule | NoExecute | PreferNoSchedule | UNKNOWN
@@ -53,6 +55,8 @@ class Taint:
 
 @dataclass(frozen=True)
 class Toleration:
+    """A pod's toleration of node taints (``spec.tolerations``)."""
+
     key: str | None
     operator: str = "Equal"  # Equal | Exists
     value: str | None = None
@@ -137,6 +141,8 @@ class NodePool:
 
 @dataclass
 class Probe:
+    """A container's startup, liveness or readiness probe."""
+
     kind: Literal["startup", "liveness", "readiness"]
     path: str | None = None
     port: Any = None  # int | a named container port | UNKNOWN | None
@@ -154,6 +160,8 @@ class Probe:
 
 @dataclass
 class Volume:
+    """A pod volume, as far as the rules look at it (its kind, and the medium and size of an emptyDir)."""
+
     name: str
     kind: str  # emptyDir | persistentVolumeClaim | secret | hostPath | configMap | other
     medium: str | None = None  # "Memory" for a memory-backed emptyDir
@@ -196,6 +204,8 @@ class UnknownEnv(dict[str, Any]):
 
 @dataclass
 class Container:
+    """One container of a pod template."""
+
     name: str
     image: str | None = None
     command: list[str] = field(default_factory=list)
@@ -385,6 +395,8 @@ class ServingGroup:
 
 @dataclass
 class SgRule:
+    """One ingress or egress rule of an AWS security group."""
+
     direction: Any  # "ingress" | "egress" | UNKNOWN
     protocol: str  # "-1" (all), "tcp", "udp", "icmp"
     from_port: Any = 0
@@ -407,6 +419,8 @@ class SgRule:
 
 @dataclass
 class SecurityGroup:
+    """An AWS security group and its rules."""
+
     name: str
     id: str | None = None
     location: Location = Location()
@@ -416,6 +430,8 @@ class SecurityGroup:
 
 @dataclass
 class Subnet:
+    """An AWS subnet."""
+
     name: str
     id: str | None = None
     map_public_ip_on_launch: Any = False
@@ -426,6 +442,8 @@ class Subnet:
 
 @dataclass
 class LaunchTemplate:
+    """An EC2 launch template or a Karpenter EC2NodeClass: the node settings the rules check."""
+
     name: str
     id: str | None = None
     kind: str = "LaunchTemplate"  # LaunchTemplate (EC2) | EC2NodeClass (Karpenter)
@@ -437,6 +455,8 @@ class LaunchTemplate:
 
 @dataclass
 class Service:
+    """A Kubernetes Service."""
+
     name: str
     namespace: str = "default"
     type: str = "ClusterIP"
@@ -452,6 +472,8 @@ class Service:
 
 @dataclass
 class Ingress:
+    """A Kubernetes Ingress or Gateway API HTTPRoute."""
+
     name: str
     namespace: str = "default"
     kind: str = "Ingress"  # Ingress | HTTPRoute
@@ -508,6 +530,8 @@ class NetworkPolicy:
 
 @dataclass
 class Autoscaler:
+    """A HorizontalPodAutoscaler or KEDA ScaledObject."""
+
     name: str
     namespace: str = "default"
     kind: str = "HorizontalPodAutoscaler"  # | ScaledObject

@@ -75,6 +75,8 @@ class InstanceType:
 
 @dataclass(frozen=True)
 class MoeShape:
+    """The mixture-of-experts layout of a model."""
+
     num_experts: int  # routed experts
     experts_per_token: int
     shared_experts: int = 0

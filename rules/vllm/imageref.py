@@ -18,6 +18,8 @@ DOCKER_HUB = ("docker.io", "index.docker.io", "registry-1.docker.io")
 
 @dataclass(frozen=True)
 class ImageRef:
+    """A container image reference, split into its parts."""
+
     text: str  # the reference as written
     registry: str | None  # the registry host (with its port), None for Docker Hub without a host
     path: str  # the repository path without the registry: ``vllm/vllm-openai``

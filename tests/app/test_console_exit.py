@@ -1,0 +1,55 @@
+"""The console script (``cli.console_main``) ends the process without the interpreter's teardown: what it
+prints, writes and exits with must be what :func:`main` gives, and the exit handlers must still run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from repo_paths import FIXTURES
+
+FAIL = FIXTURES / "rules" / "SW104" / "fail.yaml"
+PASS = FIXTURES / "rules" / "SW104" / "pass.yaml"
+
+
+def _run(args: list[str], entry: str, cwd: str, extra: str = "") -> subprocess.CompletedProcess[str]:
+    code = (
+        "import sys\n"
+        f"from shardwise.rules.app.cli import {entry}\n"
+        f"{extra}"
+        f"sys.argv = ['shardwise', *{args!r}]\n"
+        f"sys.exit({entry}())\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+def test_console_main_prints_and_exits_as_main_does(tmp_path):
+    for args in (["lint", str(FAIL)], ["lint", str(PASS)], ["lint", str(FAIL), "--format", "json"],
+                 ["lint", str(tmp_path / "missing.yaml")], ["lint", "--no-such-flag"], ["--version"]):
+        fast = _run(args, "console_main", str(tmp_path))
+        slow = _run(args, "main", str(tmp_path))
+        assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr), args
+    assert _run(["lint", str(FAIL)], "console_main", str(tmp_path)).returncode == 1
+    assert _run(["lint", str(tmp_path / "missing.yaml")], "console_main", str(tmp_path)).returncode == 2
+
+
+def test_console_main_runs_the_exit_handlers_and_writes_whole_reports(tmp_path):
+    report = tmp_path / "out.json"
+    extra = "import atexit\natexit.register(lambda: print('handler ran', flush=True))\n"
+    p = _run(["lint", str(FAIL), "--format", "json", "--output", str(report)], "console_main", str(tmp_path), extra)
+    assert p.returncode == 1
+    assert p.stdout == "handler ran\n"
+    assert [f["code"] for f in json.loads(report.read_text(encoding="utf-8"))["findings"]].count("SW104") >= 1
+
+
+def test_console_main_leaves_a_live_thread_to_the_interpreter(tmp_path):
+    """A thread still running (none does in a lint; a caller's might) is joined by a normal exit, not cut off: this
+    one waits for the main thread's end, which only the interpreter's own shutdown brings."""
+    extra = ("import threading\n"
+             "threading.Thread(target=lambda: (threading.main_thread().join(), print('thread done', flush=True)))"
+             ".start()\n")
+    p = _run(["lint", str(PASS)], "console_main", str(tmp_path), extra)
+    assert (p.returncode, p.stdout.splitlines()[-1]) == (1, "thread done")

@@ -496,6 +496,65 @@ def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]
 
 
+
+def test_dynamo_v1beta1_components_are_workers_with_their_own_pod_templates(tmp_path):
+    """``nvidia.com/v1beta1`` lists ``spec.components`` (ai-dynamo/dynamo's examples/backends/*/deploy/v1beta1):
+    each has a ``type``, ``replicas``, ``multinode.nodeCount`` and a whole ``podTemplate`` whose container
+    ``main`` runs the engine with its GPUs in its own resources. One pod per group unless ``multinode`` says
+    more (never unknown), and the operator's /dev/shm and startup probe as in v1alpha1."""
+    text = (
+        "apiVersion: nvidia.com/v1beta1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: qwen, namespace: dynamo}\n"
+        "spec:\n"
+        "  components:\n"
+        "  - name: Frontend\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        containers:\n"
+        "        - {image: 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1', name: main}\n"
+        "    replicas: 1\n"
+        "    type: frontend\n"
+        "  - name: VllmDecodeWorker\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        containers:\n"
+        "        - {name: log-shipper, image: 'fluent/fluent-bit:3.1'}\n"
+        "        - args: [--model, Qwen/Qwen3-32B, --tensor-parallel-size, '8']\n"
+        "          command: [python3, -m, dynamo.vllm]\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1\n"
+        "          name: main\n"
+        "          resources: {limits: {nvidia.com/gpu: '8'}}\n"
+        "    replicas: 2\n"
+        "    type: worker\n"
+        "  - multinode: {nodeCount: 2}\n"
+        "    name: prefill\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        containers:\n"
+        "        - args: [--model, Qwen/Qwen3-32B, --is-prefill-worker, --tensor-parallel-size, '8']\n"
+        "          command: [python3, -m, dynamo.vllm]\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1\n"
+        "          name: main\n"
+        "          resources: {limits: {nvidia.com/gpu: '4'}}\n"
+        "    replicas: 1\n"
+        "    type: prefill\n"
+    )
+    path = tmp_path / "dgd.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    assert [(g.name, g.location.line, g.engine.model, g.engine.tensor_parallel_size, show(g.gpus_per_pod),
+             show(g.replicas), show(g.pods_per_group), g.main_container.name) for g in inv.groups] == [
+        ("qwen/VllmDecodeWorker", 13, "Qwen/Qwen3-32B", 8, 8, 2, 1, "main"),
+        ("qwen/prefill", 26, "Qwen/Qwen3-32B", 8, 4, 1, 2, "main"),
+    ]
+    for g in inv.groups:
+        assert g.main_container.probes["startup"].budget_seconds == 7200  # type: ignore[union-attr]
+        assert [(v.name, v.medium) for v in g.volumes] == [("shared-memory", "Memory")]
+    assert inv.launch_issues == []
+
 # --- Knative Serving: a (group, kind), never a kind alone ----------------------------------------------------
 
 

@@ -274,6 +274,42 @@ def test_ray_service_bad_serve_config_is_an_input_error_at_its_line():
     assert (e.value.file, e.value.line, e.value.message.split(":")[0]) == ("s.yaml", 8, "serveConfigV2")
 
 
+
+def test_kserve_storage_path_names_the_model_a_mount_stands_for(tmp_path):
+    """``storage: {key, path}`` (KServe's data-connection form, rh-aiservices-bu/models-aas): the storage
+    initializer copies <path> of the connection's bucket to /mnt/models, and the path names the model as its
+    files were uploaded; a storageUri, when there is one, wins, and a blank path names nothing."""
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\n"
+        "kind: InferenceService\n"
+        "metadata: {name: mistral-7b-instruct}\n"
+        "spec:\n"
+        "  predictor:\n"
+        "    containers:\n"
+        "    - name: kserve-container\n"
+        "      image: quay.io/modh/vllm:rhoai-2.20-cuda\n"
+        "      command: [python, -m, vllm.entrypoints.openai.api_server]\n"
+        "      args: [--port=8080, --model=/mnt/models, --served-model-name=mistral-7b-instruct]\n"
+        "      resources: {limits: {nvidia.com/gpu: '1'}}\n"
+        "    model:\n"
+        "      modelFormat: {name: vLLM}\n"
+        "      storage:\n"
+        "        key: aws-connection-models\n"
+        "        path: mistralai/Mistral-7B-Instruct-v0.3/\n"
+    )
+    path = tmp_path / "isvc.yaml"
+    path.write_text(text, encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert (g.engine.model, g.engine.locations["model"].line) == ("mistralai/Mistral-7B-Instruct-v0.3", 16)
+    path.write_text(text.replace("        path: mistralai/Mistral-7B-Instruct-v0.3/\n", "        path: ' / '\n"),
+                    encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert g.engine.model == "/mnt/models"
+    path.write_text(text.replace("      storage:\n", "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n      storage:\n"),
+                    encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert g.engine.model == "Qwen/Qwen2.5-7B-Instruct"
+
 # --- Dynamo, AIBrix, llm-d ------------------------------------------------------------------------------
 
 

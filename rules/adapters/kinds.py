@@ -64,6 +64,19 @@ def _tool_config(doc: Mapping[str, Any]) -> bool:
     return "apiVersion" not in doc and isinstance(doc.get("kind"), str) and doc["kind"] in _TOOL_CONFIGS
 
 
+def _values_name(name: str) -> bool:
+    base = os.path.basename(name)
+    return base.startswith("values") or base.endswith(("values.yaml", "values.yml"))
+
+
+def _helm_values(doc: Mapping[str, Any], name: str) -> bool:
+    """A Helm values file whose chart switches its workload kind with a top-level ``kind: Deployment`` (or
+    StatefulSet): a `kind` but no `apiVersion` and no `metadata`, in a file named as values files are
+    (infracloudio/charts' vllm chart). A Kubernetes object always has an `apiVersion`; one that lost it keeps its
+    `metadata`, and stays an input error."""
+    return "apiVersion" not in doc and "metadata" not in doc and _values_name(name)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -73,6 +86,8 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
     """Why a mapping that is no Kubernetes object is not an input, in the words its users know."""
     if _helm_chart(doc):
         return "Helm chart metadata"
+    if _values_name(name):  # before the words of other tools: values often hold a `config:` or `services:`
+        return HELM_VALUES
     if isinstance(doc.get("config"), Mapping) or "encryptionsalt" in doc or "secretsprovider" in doc:
         return "Pulumi stack configuration of another project"
     if "runtime" in doc and "name" in doc:
@@ -85,9 +100,6 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
     if isinstance(services, Mapping) and any(isinstance(v, Mapping) and ("image" in v or "build" in v)
                                              for v in services.values()):
         return "Docker Compose file"
-    base = os.path.basename(name)
-    if base.startswith("values") or base.endswith(("values.yaml", "values.yml")):
-        return HELM_VALUES
     return "YAML that is not a Kubernetes object"
 
 
@@ -100,7 +112,7 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     if is_shardwise_stack(first):
         return STACK
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
-           and not _tool_config(v) for v in values):
+           and not _tool_config(v) and not _helm_values(v, name) for v in values):
         return KUBERNETES
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip

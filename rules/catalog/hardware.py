@@ -242,6 +242,16 @@ def pool_from_labels(
     return pool
 
 
+def _ec2_name(instance_type: str) -> str:
+    """The EC2 instance type a node label names: SageMaker HyperPod's EKS nodes carry SageMaker's name for it,
+    ``ml.`` before the EC2 name (``node.kubernetes.io/instance-type=ml.g6e.xlarge``, the selector of
+    aws-samples/sagemaker-genai-hosting-examples' HyperPod deployments), the same machine with the same GPUs.
+    Only the hardware is read from it: the pool keeps the label's name, so no EC2 price is put on a HyperPod
+    instance, which SageMaker prices apart."""
+    name = instance_type.strip()
+    return name[3:] if name[:3].lower() == "ml." else name
+
+
 def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, taints: Iterable[Taint], kind: str,
                       gpus_per_node: int | None) -> NodePool:
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
@@ -252,7 +262,7 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if itype:
         pool.instance_type = str(itype)
         try:
-            instance = find_instance(str(itype))
+            instance = find_instance(_ec2_name(str(itype)))
         except CatalogError:
             azure = _AZURE_SIZES.get(str(itype).strip().lower())
 

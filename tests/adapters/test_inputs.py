@@ -561,3 +561,27 @@ def test_a_duplicate_key_is_an_input_error_and_the_document_is_still_linted(work
     assert (g.name, sorted(g.containers[0].env)) == ("qwen", ["HF_TOKEN"])  # the last env, as lenient readers keep
     secret = [(f.code, f.location.line) for f in run_rules(ALL_RULES, inv) if f.code == "SW308"]
     assert secret == [("SW308", 15)]
+
+
+def test_helm_values_that_switch_the_workload_kind_are_values_not_a_manifest(work, capsys):
+    """A chart that lets its values pick Deployment or StatefulSet writes a top-level ``kind:`` in its values
+    (infracloudio/charts' vllm chart, vendored in the wide corpus); a GitOps repository keeps such values files
+    outside the chart (``values-prod.yaml`` beside an Argo CD Application). They are Helm values, skipped with
+    that reason; an object named like values that kept its ``metadata`` but lost its ``apiVersion`` is still an
+    input error."""
+    put(work, "apps/vllm/values-prod.yaml", """\
+        replicaCount: 1
+        kind: Deployment
+        image:
+          repository: vllm/vllm-openai
+        config:
+          model: "bigscience/bloom-560m"
+        """)
+    put(work, "apps/vllm/chart-values.yaml", "kind: StatefulSet\nstrategy: {}\n")
+    put(work, "broken/values.yaml", "kind: Deployment\nmetadata: {name: vllm}\nspec: {replicas: 1}\n")
+    rc, out, err = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert doc["skipped_files"] == [{"file": "./apps/vllm/chart-values.yaml", "reason": "Helm values"},
+                                    {"file": "./apps/vllm/values-prod.yaml", "reason": "Helm values"}]
+    assert rc == 2 and [(e["file"], e["message"]) for e in doc["input_errors"]] == [
+        ("./broken/values.yaml", "object has no apiVersion")]

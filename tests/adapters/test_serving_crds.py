@@ -274,6 +274,42 @@ def test_ray_service_bad_serve_config_is_an_input_error_at_its_line():
     assert (e.value.file, e.value.line, e.value.message.split(":")[0]) == ("s.yaml", 8, "serveConfigV2")
 
 
+
+def test_kserve_storage_path_names_the_model_a_mount_stands_for(tmp_path):
+    """``storage: {key, path}`` (KServe's data-connection form, rh-aiservices-bu/models-aas): the storage
+    initializer copies <path> of the connection's bucket to /mnt/models, and the path names the model as its
+    files were uploaded; a storageUri, when there is one, wins, and a blank path names nothing."""
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\n"
+        "kind: InferenceService\n"
+        "metadata: {name: mistral-7b-instruct}\n"
+        "spec:\n"
+        "  predictor:\n"
+        "    containers:\n"
+        "    - name: kserve-container\n"
+        "      image: quay.io/modh/vllm:rhoai-2.20-cuda\n"
+        "      command: [python, -m, vllm.entrypoints.openai.api_server]\n"
+        "      args: [--port=8080, --model=/mnt/models, --served-model-name=mistral-7b-instruct]\n"
+        "      resources: {limits: {nvidia.com/gpu: '1'}}\n"
+        "    model:\n"
+        "      modelFormat: {name: vLLM}\n"
+        "      storage:\n"
+        "        key: aws-connection-models\n"
+        "        path: mistralai/Mistral-7B-Instruct-v0.3/\n"
+    )
+    path = tmp_path / "isvc.yaml"
+    path.write_text(text, encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert (g.engine.model, g.engine.locations["model"].line) == ("mistralai/Mistral-7B-Instruct-v0.3", 16)
+    path.write_text(text.replace("        path: mistralai/Mistral-7B-Instruct-v0.3/\n", "        path: ' / '\n"),
+                    encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert g.engine.model == "/mnt/models"
+    path.write_text(text.replace("      storage:\n", "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n      storage:\n"),
+                    encoding="utf-8")
+    [g] = load_inputs([str(path)]).groups
+    assert g.engine.model == "Qwen/Qwen2.5-7B-Instruct"
+
 # --- Dynamo, AIBrix, llm-d ------------------------------------------------------------------------------
 
 
@@ -495,6 +531,65 @@ def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):
                     encoding="utf-8")
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"] == ["SW401"]
 
+
+
+def test_dynamo_v1beta1_components_are_workers_with_their_own_pod_templates(tmp_path):
+    """``nvidia.com/v1beta1`` lists ``spec.components`` (ai-dynamo/dynamo's examples/backends/*/deploy/v1beta1):
+    each has a ``type``, ``replicas``, ``multinode.nodeCount`` and a whole ``podTemplate`` whose container
+    ``main`` runs the engine with its GPUs in its own resources. One pod per group unless ``multinode`` says
+    more (never unknown), and the operator's /dev/shm and startup probe as in v1alpha1."""
+    text = (
+        "apiVersion: nvidia.com/v1beta1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: qwen, namespace: dynamo}\n"
+        "spec:\n"
+        "  components:\n"
+        "  - name: Frontend\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        containers:\n"
+        "        - {image: 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1', name: main}\n"
+        "    replicas: 1\n"
+        "    type: frontend\n"
+        "  - name: VllmDecodeWorker\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        containers:\n"
+        "        - {name: log-shipper, image: 'fluent/fluent-bit:3.1'}\n"
+        "        - args: [--model, Qwen/Qwen3-32B, --tensor-parallel-size, '8']\n"
+        "          command: [python3, -m, dynamo.vllm]\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1\n"
+        "          name: main\n"
+        "          resources: {limits: {nvidia.com/gpu: '8'}}\n"
+        "    replicas: 2\n"
+        "    type: worker\n"
+        "  - multinode: {nodeCount: 2}\n"
+        "    name: prefill\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}\n"
+        "        containers:\n"
+        "        - args: [--model, Qwen/Qwen3-32B, --is-prefill-worker, --tensor-parallel-size, '8']\n"
+        "          command: [python3, -m, dynamo.vllm]\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1\n"
+        "          name: main\n"
+        "          resources: {limits: {nvidia.com/gpu: '4'}}\n"
+        "    replicas: 1\n"
+        "    type: prefill\n"
+    )
+    path = tmp_path / "dgd.yaml"
+    path.write_text(text, encoding="utf-8")
+    inv = load_inputs([str(path)])
+    assert [(g.name, g.location.line, g.engine.model, g.engine.tensor_parallel_size, show(g.gpus_per_pod),
+             show(g.replicas), show(g.pods_per_group), g.main_container.name) for g in inv.groups] == [
+        ("qwen/VllmDecodeWorker", 13, "Qwen/Qwen3-32B", 8, 8, 2, 1, "main"),
+        ("qwen/prefill", 26, "Qwen/Qwen3-32B", 8, 4, 1, 2, "main"),
+    ]
+    for g in inv.groups:
+        assert g.main_container.probes["startup"].budget_seconds == 7200  # type: ignore[union-attr]
+        assert [(v.name, v.medium) for v in g.volumes] == [("shared-memory", "Memory")]
+    assert inv.launch_issues == []
 
 # --- Knative Serving: a (group, kind), never a kind alone ----------------------------------------------------
 

@@ -154,6 +154,21 @@ def test_label_families(labels, expected):
     assert pool_summary(pool_from_labels("p", labels, Location("f", 1))) == expected
 
 
+@pytest.mark.parametrize(("hyperpod", "ec2", "expected"), [
+    ("ml.g6e.xlarge", "g6e.xlarge", ("p", "L40S", 1, 44.31, "pcie", False, None, "nvidia")),
+    ("ML.P5.48XLARGE", "p5.48xlarge", ("p", "H100-SXM-80GB", 8, 79.19, "nvswitch", True, "efa", "nvidia")),
+])
+def test_sagemaker_hyperpod_nodes_name_the_ec2_instance_with_ml_before_it(hyperpod, ec2, expected):
+    """HyperPod's EKS nodes carry SageMaker's name of the instance type (``ml.g6e.xlarge``, the selector of
+    aws-samples/sagemaker-genai-hosting-examples' HyperPod gpt-oss Deployment): the same machine as the EC2
+    type, read as it; the pool keeps the label's name (no EC2 price is put on it)."""
+    key = "node.kubernetes.io/instance-type"
+    pool = pool_from_labels("p", {key: hyperpod}, Location("f", 1))
+    assert pool_summary(pool) == pool_summary(pool_from_labels("p", {key: ec2}, Location("f", 1))) == expected
+    assert pool.instance_type == hyperpod
+    assert pool_summary(pool_from_labels("p", {key: "mlx.g6e.xlarge"}, Location("f", 1)))[1:] == (
+        None, None, None, None, None, None, None)
+
 def test_gfd_clique_takes_the_gpus_multi_node_nvlink_domain():
     p = pool_from_labels("p", {"nvidia.com/gpu.product": "NVIDIA-GB200", "nvidia.com/gpu.count": "4",
                                "nvidia.com/gpu.clique": "cluster-a.1"}, Location("f", 1))

@@ -121,6 +121,12 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     if uri_model is not None:
         holder = model if model.get("storageUri") else predictor
         implied.model = (uri_model, key_location(holder, "storageUri", file, loc))
+    elif isinstance(as_map(model.get("storage")).get("path"), str) and as_map(model.get("storage"))["path"].strip("/ "):
+        # `storage: {key, path}`: the storage initializer copies <path> of the data connection's bucket to
+        # /mnt/models, and the path names the model the way its files were uploaded (`mistralai/Mistral-7B-
+        # Instruct-v0.3/`, rh-aiservices-bu/models-aas), as a storageUri's would
+        stored = as_map(model.get("storage"))
+        implied.model = (stored["path"].strip("/ "), key_location(stored, "path", file, loc))
     pod_spec: Any = predictor
     if model and not as_list(predictor.get("containers")):
         pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file)

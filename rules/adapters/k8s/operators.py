@@ -9,7 +9,8 @@
   ``extraPodSpec.mainContainer`` runs vLLM (``python3 -m dynamo.vllm``, ``vllm serve``) is a group
   ``NAME/<service>``; GPUs from ``resources.limits.gpu`` (or ``requests.gpu``), pods per group from
   ``multinode.nodeCount``, placement from ``extraPodSpec``. A main container with only ``args`` runs
-  them through ``sh -c``, as the operator does.
+  them through ``sh -c``, as the operator does. ``nvidia.com/v1beta1`` lists ``spec.components`` instead,
+  each with a ``type`` and a whole ``podTemplate`` (the container ``main`` runs the engine).
 - AIBrix ``StormService`` (``orchestration.aibrix.ai``): each role of ``spec.template.spec.roles``
   whose pod template runs vLLM is a group ``NAME/<role>`` with ``spec.replicas`` × the role's replicas.
 - llm-d ``ModelService`` (``llm-d.ai``): ``decode`` and ``prefill`` each hold ``containers`` (the
@@ -163,31 +164,50 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
 _DYNAMO_WORKER_STARTUP: dict[str, Any] = {"periodSeconds": 10, "failureThreshold": 720}  # its timing only
 
 
+def _dynamo_worker(svc: Mapping[str, Any]) -> bool:
+    """A component that runs an engine: v1alpha1's ``componentType`` or v1beta1's ``type`` (worker, prefill,
+    decode); the frontend, planner and router run none."""
+    kind = svc.get("type") if "type" in svc else svc.get("componentType")
+    return str(kind or "worker").lower() in ("worker", "prefill", "decode")
+
+
+def _dynamo_defaults(svc: Mapping[str, Any], container: LineDict, pod_spec: LineDict) -> None:
+    """The operator's defaults for a worker's main container: its startup probe and its /dev/shm."""
+    if "startupProbe" not in container:  # the operator's for workers: two hours to load
+        container["startupProbe"] = placed(_DYNAMO_WORKER_STARTUP, container)
+    if as_map(svc.get("sharedMemory")).get("disabled") is not True and not mounts_shm(container):
+        volume, mount = memory_shm("shared-memory", container)  # the operator's default: 8Gi of memory
+        container["volumeMounts"] = [*as_list(container.get("volumeMounts")), mount]
+        pod_spec["volumes"] = [*as_list(pod_spec.get("volumes")), volume]
+
+
+def _copy(value: Any) -> LineDict:
+    out = LineDict(as_map(value))
+    if isinstance(value, LineDict):
+        out.line, out.key_lines = value.line, dict(value.key_lines)
+    return out
+
+
 def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     file = loc.file
     name = as_map(obj.get("metadata")).get("name") or "unnamed"
+    if isinstance(spec.get("components"), list):
+        return _add_dynamo_components(obj, spec, loc, inv, lines, str(name))
     services = as_map(spec.get("services"))
     for service, raw in services.items():
         svc = as_map(raw)
-        if str(svc.get("componentType") or "worker").lower() not in ("worker", "prefill", "decode"):
-            continue  # the frontend, planner and router run no engine
+        if not _dynamo_worker(svc):
+            continue
         extra = as_map(svc.get("extraPodSpec"))
         main = extra.get("mainContainer")
         if not isinstance(main, dict):
             continue
         where = key_location(services, str(service), file, loc)
-        container = LineDict(main)
-        if isinstance(main, LineDict):
-            container.line, container.key_lines = main.line, dict(main.key_lines)
+        container = _copy(main)
         container.setdefault("name", "main")
         pod_spec = with_containers(extra, [container])
-        if "startupProbe" not in container:  # the operator's for workers: two hours to load
-            container["startupProbe"] = placed(_DYNAMO_WORKER_STARTUP, container)
-        if as_map(svc.get("sharedMemory")).get("disabled") is not True and not mounts_shm(container):
-            volume, mount = memory_shm("shared-memory", container)  # the operator's default: 8Gi of memory
-            container["volumeMounts"] = [*as_list(container.get("volumeMounts")), mount]
-            pod_spec["volumes"] = [*as_list(pod_spec.get("volumes")), volume]
+        _dynamo_defaults(svc, container, pod_spec)
         implied = Implied(entrypoint=(None, ("/bin/sh", "-c")))
         resources = as_map(svc.get("resources"))
         for part in ("limits", "requests"):
@@ -202,6 +222,38 @@ def add_dynamo_graph(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
         replicas = int_field(svc, "replicas", 1, where, f"spec.services.{service}.replicas")
         crd_group(inv, "DynamoGraphDeployment", obj, where, lines, pod_meta=None, pod_spec=pod_spec,
                   replicas=replicas, implied=implied, name=f"{name}/{service}", pods_per_group=pods)
+    return True
+
+
+def _add_dynamo_components(obj: Mapping[str, Any], spec: Mapping[str, Any], loc: Location, inv: Inventory,
+                           lines: Lines | None, name: str) -> bool:
+    """``nvidia.com/v1beta1``: ``spec.components`` is a list; each has a ``name``, a ``type``, ``replicas``,
+    ``multinode.nodeCount`` and a whole ``podTemplate`` whose container ``main`` (else the first) is the
+    engine's, with its GPUs in its own ``resources``. One pod per group unless ``multinode`` says more."""
+    file = loc.file
+    components = spec["components"]
+    for index, raw in enumerate(components):
+        svc = as_map(raw)
+        if not _dynamo_worker(svc):
+            continue
+        template = as_map(svc.get("podTemplate"))
+        pod = as_map(template.get("spec"))
+        containers = [c for c in as_list(pod.get("containers")) if isinstance(c, Mapping)]
+        if not containers:
+            continue
+        main = next((c for c in containers if c.get("name") == "main"), containers[0])
+        component = str(svc.get("name") or index)
+        where = Location(file, raw.line if isinstance(raw, LineDict) and raw.line else loc.line)
+        container = _copy(main)
+        pod_spec = with_containers(pod, [container if c is main else c for c in containers])
+        _dynamo_defaults(svc, container, pod_spec)
+        multinode = as_map(svc.get("multinode"))
+        what = f"spec.components[{index}]"
+        pods = positive_int(multinode, "nodeCount", 1, where, f"{what}.multinode.nodeCount")
+        replicas = int_field(svc, "replicas", 1, where, f"{what}.replicas")
+        crd_group(inv, "DynamoGraphDeployment", obj, where, lines, pod_meta=template.get("metadata"),
+                  pod_spec=pod_spec, replicas=replicas, implied=Implied(entrypoint=(None, ("/bin/sh", "-c"))),
+                  name=f"{name}/{component}", pods_per_group=pods)
     return True
 
 

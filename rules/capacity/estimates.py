@@ -84,6 +84,10 @@ class Estimates:
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
+    #: 0.20+: what vLLM's profiled estimate charges besides two forward passes of the largest size, and per layer of
+    #: every further graph it extrapolates (``sizing.profiled_cudagraph_gib``)
+    cudagraph_profile_base_gib: float = 0.065
+    cudagraph_profile_layer_mib: float = 0.17
     cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
     cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
     cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)

@@ -75,6 +75,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
   ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
   output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+* ``v2_runner`` / ``v2_model_types`` / ``v2_listed_dense_only``: which generative models run Model Runner V2 by default
+  (0.22+), whose profile puts no CUDA graph estimate in the budget: the listed architectures (by config.json
+  ``model_type``; 0.22-0.23 dense and unquantized only), and from 0.25 every model that is not a mixture of experts.
+  The sizing keeps the flat graph term for them (V2 is not modelled; docs/capacity-model.md, "Model Runner V2").
 * ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
   ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
   ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).

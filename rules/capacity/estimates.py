@@ -34,8 +34,11 @@ class Estimates:
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
       forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
-    * CUDA graphs: ``cudagraph_gib`` where the release estimates them inside the budget (0.17-0.7 GiB in vLLM 0.2x
-      logs). Where they are captured after sizing (V1 before 0.20) the graphs vLLM captures are counted (the sizes
+    * CUDA graphs: where the release estimates them inside the budget (V1 runner, 0.20+), vLLM's own estimate
+      (``sizing.profiled_cudagraph_gib``: ``cudagraph_profile_base_gib`` + two forward passes of the largest
+      capture size + ``cudagraph_profile_layer_mib`` per layer of every further graph; the 0.22.0 and 0.26.1rc1 logs
+      of docs/capacity-model.md), ``cudagraph_gib`` where that is not modelled (Model Runner V2, state layers).
+      Where they are captured after sizing (V1 before 0.20) the graphs vLLM captures are counted (the sizes
       and modes of :data:`shardwise.rules.vllm.versions.RANGES`) and each holds ``cudagraph_token_bytes`` × hidden
       size × activation bytes per captured token (``cudagraph_token_bytes_moe`` for mixture-of-experts models, whose
       fused-MoE buffers live in the graphs' pools too), on every GPU whatever the TP: calibrated on what vLLM 0.10.1.1
@@ -84,6 +87,10 @@ class Estimates:
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
+    #: 0.20+: what vLLM's profiled estimate charges besides two forward passes of the largest size, and per layer of
+    #: every further graph it extrapolates (``sizing.profiled_cudagraph_gib``)
+    cudagraph_profile_base_gib: float = 0.065
+    cudagraph_profile_layer_mib: float = 0.17
     cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
     cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
     cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)

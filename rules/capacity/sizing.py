@@ -739,7 +739,8 @@ def _size_deployment(
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
     nontorch = _nontorch_gib(b, engine, device, s, e)
-    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes)
+    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
+                          flat=any(t.kind == "state" for t in first.types) or model_runner_v2(model, b, ck.precision))
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
@@ -1023,9 +1024,12 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
 
 
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
-                 model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2) -> _Graphs:
+                 model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2,
+                 flat: bool = False) -> _Graphs:
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
-    while profiling and takes it from the KV budget (``cudagraph_gib``); otherwise they are captured after the
+    while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
+    ``cudagraph_gib`` where the estimate is not modelled: models with state layers, and models that run Model
+    Runner V2, :func:`model_runner_v2`); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
     bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
@@ -1038,6 +1042,8 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
+        if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
+            return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
     count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched)
     # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
@@ -1051,6 +1057,53 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         full_bytes = e.cudagraph_full_token_bytes
     gib = (piecewise_tokens * piecewise + full_tokens * full_bytes) * model.hidden_size * act / GIB
     return _Graphs(False, gib, count, piecewise_tokens + full_tokens)
+
+
+def model_runner_v2(model: ModelShape, b: Behaviour, precision: str) -> bool:
+    """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
+    ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
+    "Model Runner V2"). Hybrid models, which V2 skips from 0.25, never reach this (their graphs keep the flat term)."""
+    if b.v2_runner == "none":
+        return False
+    moe = model.moe is not None and moe_layers(model) > 0
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    if model_type in b.v2_model_types:
+        return not (b.v2_listed_dense_only and (moe or precision not in ("bf16", "fp16", "fp32")))
+    return b.v2_runner == "dense" and not moe
+
+
+def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, seqs: int, batched: int, act: int,
+                           e: Estimates = DEFAULT_ESTIMATES) -> float:
+    """GiB the V1 worker takes from the KV budget for the CUDA graphs it will capture (0.20 and later,
+    ``v1/worker/gpu_model_runner.py`` ``profile_cudagraph_memory``, the same method in 0.20.0 - 0.28.0).
+
+    For each mode (PIECEWISE over the sizes of :func:`cudagraph_captures`, FULL over the decode sizes) vLLM
+    captures only the two largest sizes into a throw-away pool and reads the free memory before and after each:
+    the first capture is the mode's shared part, the second every further graph's; the estimate is the larger
+    shared part plus ``(graphs − 1) × per-graph`` of both modes. The first capture of the largest size holds a
+    forward pass of that many tokens twice (the eager warm-up in PyTorch's cache, emptied just before, and the
+    graph's own pool) over ``cudagraph_profile_base_gib`` (cuBLAS workspaces, allocator segments); every further
+    graph costs about ``cudagraph_profile_layer_mib`` per layer of the stage (a piecewise graph is one CUDA graph
+    per layer, a full graph holds every layer's kernels). Calibrated on the two public logs with a standard
+    attention model (docs/capacity-model.md): Qwen2.5-7B, 0.22.0, 35 + 19 graphs up to 256 tokens: 0.37 GiB
+    logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
+    estimated."""
+    key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
+           s.tp, s.pp, s.dp, s.expert_parallel, e)
+    memo = _facts(model)
+    hit = memo.get(key)
+    if hit is None:
+        sizes, full = cudagraph_captures(model, b, seqs, batched)
+        if not sizes:
+            hit = memo[key] = 0.0
+            return 0.0
+        first = max(_forward_bytes(model, s, max(sizes), act, e),
+                    _forward_bytes(model, s, max(full), act, e) if full else 0.0)
+        extra = len(sizes) - 1 + max(len(full) - 1, 0)
+        layers = -(-model.num_hidden_layers // s.pp)
+        hit = memo[key] = (e.cudagraph_profile_base_gib + 2 * first / GIB
+                           + extra * layers * e.cudagraph_profile_layer_mib / 1024)
+    return hit  # type: ignore[no-any-return]
 
 
 def _captured(model: ModelShape, b: Behaviour, seqs: int, batched: int) -> tuple[int, int, int]:

@@ -75,6 +75,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
   ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
   output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+* ``v2_runner`` / ``v2_model_types`` / ``v2_listed_dense_only``: which generative models run Model Runner V2 by default
+  (0.22+), whose profile puts no CUDA graph estimate in the budget: the listed architectures (by config.json
+  ``model_type``; 0.22-0.23 dense and unquantized only), and from 0.25 every model that is not a mixture of experts.
+  The sizing keeps the flat graph term for them (V2 is not modelled; docs/capacity-model.md, "Model Runner V2").
 * ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
   ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
   ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
@@ -102,6 +106,8 @@ MmItems = Literal["ceil", "floor", "budget"]
 #: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
 #: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
 QwenImage = Literal["square", "factors"]
+#: Which models run Model Runner V2 by default (see ``Behaviour.v2_runner``).
+V2Runner = Literal["none", "listed", "dense"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
 #: when this table was last checked, whose source it was read from).
@@ -205,6 +211,13 @@ class Behaviour:
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
     qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
+    #: Which generative models run Model Runner V2 by default (``v1/worker/gpu/model_runner.py``, whose
+    #: ``profile_cudagraph_memory`` returns 0: no CUDA graph estimate in the budget): ``none``; ``listed`` (the
+    #: architectures of ``v2_model_types``, by config.json ``model_type``; dense and unquantized only where
+    #: ``v2_listed_dense_only``); ``dense`` (those and every model that is not a mixture of experts)
+    v2_runner: V2Runner = "none"
+    v2_model_types: tuple[str, ...] = ()
+    v2_listed_dense_only: bool = False
 
     @property
     def version(self) -> Version:
@@ -258,14 +271,19 @@ _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
-_R0270 = _row(_R0210, "0.27.0", cudagraphs_in_budget_rocm=True)
+_R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True)
+_R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
+_R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
+              v2_listed_dense_only=False)
+_R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"))
+_R0270 = _row(_R0250, "0.27.0", cudagraphs_in_budget_rocm=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R080, _R084, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170,
-    _R0190, _R0200, _R0210, _R0270, _R0280,
+    _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -339,6 +357,17 @@ SOURCES: dict[str, str] = {
                             "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (absent in "
                             "0.17.0; envs.py default '0' in 0.18.1/0.19.1, '1' in 0.20.0-0.22.1); ROCm skipped "
                             "(not current_platform.is_rocm()) until 0.24.0, included in 0.27.1",
+    "v2_runner": "config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and _is_default_v2_model_runner_model: "
+                 "{Qwen3ForCausalLM}, not MoE and not quantized, in 0.22.0; the six listed architectures, any "
+                 "quantization, in 0.24.0 (0.23.0 from docs/capacity-model.md 'Model Runner V2'); listed or not MoE "
+                 "(not hybrid, not attention-free) in 0.26.0, 0.27.1 and 0.28.0 (0.25.0 per the same table); "
+                 "envs.py VLLM_USE_V2_MODEL_RUNNER default '0' in 0.20.0-0.21.0",
+    "v2_model_types": "config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (0.22.0, 0.24.0, 0.26.0), as config.json "
+                      "model_type: Qwen3ForCausalLM qwen3, LlamaForCausalLM llama, MistralForCausalLM mistral, "
+                      "DeepseekV2ForCausalLM deepseek_v2, Qwen2MoeForCausalLM qwen2_moe, GraniteMoeForCausalLM "
+                      "granitemoe (0.26.0's Inkling and LongcatFlashNgram are not in the catalog)",
+    "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
+                            "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "hybrid_kv": "v1/core/kv_cache_utils.py: 0.8.5.post1 unify_hybrid_kv_cache_specs turns sliding windows "
                  "into full attention; _get_kv_cache_config_uniform_page_size groups from 0.9.2",
     "chunked_local_hybrid": "envs.py VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default '0' in "

@@ -572,6 +572,7 @@ _SIZED: dict[tuple[Any, ...], tuple[ModelShape, ReplicaSizing]] = {}
 #: Entries the memo keeps before it starts again (a 2,000-workload lint asks for about 5,700 distinct
 #: sizings; a sizing is about 2 KB).
 _SIZED_MAX = 32768
+_DEFAULT_KEY = object()  # DEFAULT_ESTIMATES in a memo key (an equal Estimates of its own is merely a miss)
 
 
 def size_deployment(
@@ -588,7 +589,9 @@ def size_deployment(
 
     ``weights_gib`` overrides the computed weights of the whole model (``plan --weights-gib``).
     """
-    key = (id(model), device, settings, version, expected_context, weights_gib, estimates)
+    # the default estimates by identity: hashing their thirty fields on every call cost more than a sizing's lookup
+    key = (id(model), device, settings, version, expected_context, weights_gib,
+           _DEFAULT_KEY if estimates is DEFAULT_ESTIMATES else estimates)
     try:
         hit = _SIZED.get(key)
     except TypeError:  # an argument that cannot be hashed: size it without the memo

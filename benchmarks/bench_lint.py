@@ -103,12 +103,12 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _run(cmd: list[str], timeout: float, stdout: Any = subprocess.DEVNULL) -> tuple[float, int, str]:
-    """Run ``cmd`` from the repository root; return (wall seconds, exit code, stderr tail)."""
+def _run(cmd: list[str], timeout: float, stdout: Any = subprocess.DEVNULL, cwd: str = ROOT) -> tuple[float, int, str]:
+    """Run ``cmd`` from ``cwd`` (the repository root); return (wall seconds, exit code, stderr tail)."""
     global _LAST_CPU_S
     c0 = _children_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout, check=False)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout, check=False)
     dt = time.perf_counter() - t0
     _LAST_CPU_S = _children_cpu() - c0
     return dt, proc.returncode, proc.stderr.decode("utf-8", "replace")[-2000:]
@@ -451,12 +451,18 @@ def ensure_checkov(venv: str) -> tuple[str | None, str]:
 
 
 def bench_checkov(exe: str, manifests: str, n: int, out_dir: str) -> dict[str, Any]:
+    """Checkov over ``manifests``, run from the folder that holds it with ``-d <its name>``: Checkov skips every
+    file whose path holds ``/.`` (``kubernetes_utils.should_include_path``: "inside a hidden directory"), so a
+    path such as ``../../tmp/bench/manifests`` (``--out`` outside the repository) or one under ``~/.cache`` would
+    leave it nothing to check."""
     report = os.path.join(out_dir, "checkov-report.json")
-    cmd = [exe, "-d", manifests, "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"]
-    _say(f"$ {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)} > {_rel(report)}   (once)")
+    where, name = os.path.split(os.path.abspath(manifests))
+    cmd = [exe, "-d", name, "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"]
+    _say(f"$ (cd {_rel(where)} && {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)}) > {_rel(report)}"
+         "   (once)")
     try:
         with open(report, "wb") as fh:
-            dt, rc, err = _run(cmd, CHECKOV_RUN_TIMEOUT_S, stdout=fh)
+            dt, rc, err = _run(cmd, CHECKOV_RUN_TIMEOUT_S, stdout=fh, cwd=where)
     except subprocess.TimeoutExpired:
         return {"error": f"checkov ran over {CHECKOV_RUN_TIMEOUT_S} s"}
     except OSError as e:
@@ -477,6 +483,10 @@ def bench_checkov(exe: str, manifests: str, n: int, out_dir: str) -> dict[str, A
                           for k in ("passed", "failed", "skipped", "parsing_errors", "resource_count")}
     except (OSError, ValueError, AttributeError, TypeError) as e:
         res["summary_error"] = str(e)[:200]
+    if not res.get("error") and not (res.get("summary") or {}).get("resource_count"):
+        # a run that checked nothing is no figure to compare with: it would flatter Checkov's speed
+        res["error"] = f"checkov checked no resource in {n} files (see {_rel(report)})"
+        _say(f"  ! {res['error']}")
     return res
 
 
@@ -557,6 +567,8 @@ def _previous_checkov(out_dir: str, n: int, seed: int) -> dict[str, Any] | None:
         return None
     ck = prev.get("checkov") or {}
     if prev.get("files") != n or prev.get("seed") != seed or not ck.get("files_per_s") or ck.get("error"):
+        return None
+    if not (ck.get("summary") or {}).get("resource_count"):  # a run that checked nothing (an --out path with "/.")
         return None
     return {**ck, "measured": ck.get("measured") or prev.get("date"), "reused": True}
 
@@ -705,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
                 results["checkov"] = {"error": version}
             else:
                 _say(f"  checkov {version}")
-                results["checkov"] = bench_checkov(exe, rel_manifests, args.n, out_dir)
+                results["checkov"] = bench_checkov(exe, manifests, args.n, out_dir)
                 results["checkov"]["version"] = version
                 results["checkov"]["measured"] = results["date"]
                 if "summary" in results["checkov"]:

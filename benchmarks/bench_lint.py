@@ -457,15 +457,17 @@ def bench_checkov(exe: str, manifests: str, n: int, out_dir: str) -> dict[str, A
     leave it nothing to check."""
     report = os.path.join(out_dir, "checkov-report.json")
     where, name = os.path.split(os.path.abspath(manifests))
-    cmd = [exe, "-d", name, "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"]
+    cmd = [os.path.abspath(exe), "-d", name, "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"]
     _say(f"$ (cd {_rel(where)} && {' '.join(_rel(c) if c.startswith(ROOT) else c for c in cmd)}) > {_rel(report)}"
          "   (once)")
     try:
         with open(report, "wb") as fh:
             dt, rc, err = _run(cmd, CHECKOV_RUN_TIMEOUT_S, stdout=fh, cwd=where)
     except subprocess.TimeoutExpired:
+        _say(f"  ! checkov ran over {CHECKOV_RUN_TIMEOUT_S} s")
         return {"error": f"checkov ran over {CHECKOV_RUN_TIMEOUT_S} s"}
     except OSError as e:
+        _say(f"  ! cannot run checkov: {e}")
         return {"error": f"cannot run checkov: {e}"}
     cpu = _LAST_CPU_S
     _say(f"  {dt:.2f} s wall, {cpu:.2f} s CPU (all its processes)  exit {rc} (1 = it found failed checks, expected)")

@@ -77,8 +77,11 @@ def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
     return hit
 
 
-def skipped_by_name(path: str, charts: dict[str, bool] | None = None) -> str | None:
-    """Why ``path`` is not an input, from its name and place alone (None: read it and see)."""
+def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
+                    places: dict[str, str | None] | None = None) -> str | None:
+    """Why ``path`` is not an input, from its name and place alone (None: read it and see). ``charts`` and
+    ``places`` keep what was found out about each directory (whether it holds a chart; what its place makes
+    of the files in it) for the next file of one walk."""
     charts = {} if charts is None else charts
     name = os.path.basename(path)
     reason = _NAMED.get(name)
@@ -87,9 +90,22 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None) -> str | N
     for pattern, why in _NAMED_PATTERNS:
         if pattern.match(name):
             return why
-    directory = os.path.dirname(os.path.abspath(path))
-    if re.match(r"^values([.-].*)?\.ya?ml$", name) and _is_chart(directory, charts):
+    if _VALUES.match(name) and _is_chart(os.path.dirname(os.path.abspath(path)), charts):
         return HELM_VALUES
+    where = os.path.dirname(path)  # the files of one directory share their place
+    if places is not None and where in places:
+        return places[where]
+    reason = _skipped_by_place(path, os.path.dirname(os.path.abspath(path)), charts)
+    if places is not None:
+        places[where] = reason
+    return reason
+
+
+_VALUES = re.compile(r"^values([.-].*)?\.ya?ml$")
+
+
+def _skipped_by_place(path: str, directory: str, charts: dict[str, bool]) -> str | None:
+    """Why a file in ``directory`` (``path``'s, absolute) is not an input, from the folders it is in alone."""
     parts = os.path.normpath(path).replace("\\", "/").split("/")
     for part in parts[:-1]:
         if part in _CI_DIRS:
@@ -251,13 +267,14 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
     excludes = excludes or Excludes()
     sel = Selection()
     charts: dict[str, bool] = {}
+    places: dict[str, str | None] = {}
 
     def consider(path: str) -> None:
         sel.order.setdefault(path, len(sel.order))
         if excludes.excluded(path, False):
             sel.excluded.append(path)
             return
-        reason = skipped_by_name(path, charts)
+        reason = skipped_by_name(path, charts, places)
         if reason is not None:
             sel.skipped.append((path, reason))
         else:

@@ -100,10 +100,28 @@ def _plain_value(value: str) -> Any:
     YAML 1.1 resolver may claim), as PyYAML builds it, or :data:`_NOT_HERE` when only the Python reader can
     say (a merge key, a tag without a constructor, a value its tag cannot construct). What is surely text, a
     boolean, a null or a plain decimal number is read here; every other form (an octal, a sexagesimal,
-    ``.inf``, a date, ``1_000``) goes to PyYAML's resolvers (:mod:`.yamlpy`)."""
-    word = _PLAIN_WORDS.get(value, _NOT_HERE)
+    ``.inf``, a date, ``1_000``) goes to PyYAML's resolvers (:mod:`.yamlpy`). What is read here is kept
+    (:data:`_PLAIN_SEEN`): manifests repeat the same flags, ports and versions file after file."""
+    word = _PLAIN_SEEN.get(value, _NOT_HERE)
     if word is not _NOT_HERE:
         return word
+    word = _plain_text_or_number(value)
+    if word is _NOT_HERE:
+        return _python_reader().plain_value(value)
+    if len(_PLAIN_SEEN) < _PLAIN_SEEN_MAX:
+        _PLAIN_SEEN[value] = word
+    return word
+
+
+#: :func:`_plain_value`'s answers that are text, a boolean, a null or a plain decimal number (immutable), by the
+#: scalar as written; at most :data:`_PLAIN_SEEN_MAX` of them.
+_PLAIN_SEEN: dict[str, Any] = dict(_PLAIN_WORDS)
+_PLAIN_SEEN_MAX = 65536
+
+
+def _plain_text_or_number(value: str) -> Any:
+    """A plain scalar that is surely text or a plain decimal number, as PyYAML builds it, else :data:`_NOT_HERE`
+    (only PyYAML's resolvers can say)."""
     first = value[0]
     if first.isascii() and first.isalpha():  # only the boolean and null words start with a letter
         return value
@@ -120,7 +138,7 @@ def _plain_value(value: str) -> Any:
             return float(value)
         if not _NUMBER_CHARS.issuperset(digits):
             return value
-    return _python_reader().plain_value(value)
+    return _NOT_HERE
 
 
 def _python_reader() -> ModuleType:

@@ -662,12 +662,16 @@ def _after_sizing_text(before: _Allocated, margin: float, util: float, graphs: f
 # --------------------------------------------------------------------------------------------------
 
 
-#: size_deployment's answers by their arguments (the model by identity: its config dict is not hashable).
+#: size_deployment's answers by the hash of their arguments (the model by identity: its config dict is not
+#: hashable), each beside its arguments: ``hash -> (key, model, sizing)``. The hash is taken once per call (a
+#: dict keyed by the arguments hashes the settings, the device and the release again to store a new answer:
+#: about a fifth of a 2,000-workload lint's lookups). Two keys of one hash keep the last (the other is a miss).
 #: A lint sizes the same layout for several rules (SW101-SW104, SW106, SW202); a ReplicaSizing is immutable.
-_SIZED: dict[tuple[Any, ...], tuple[ModelShape, ReplicaSizing]] = {}
-#: Entries the memo keeps before it starts again (a 2,000-workload lint asks for about 5,700 distinct
+_SIZED: dict[int, tuple[tuple[Any, ...], ModelShape, ReplicaSizing]] = {}
+#: Entries the memo keeps before it starts again (a 2,000-workload lint asks for about 5,600 distinct
 #: sizings; a sizing is about 2 KB).
 _SIZED_MAX = 32768
+_DEFAULT_KEY = object()  # DEFAULT_ESTIMATES in a memo key (an equal Estimates of its own is merely a miss)
 
 
 def size_deployment(
@@ -684,19 +688,22 @@ def size_deployment(
 
     ``weights_gib`` overrides the computed weights of the whole model (``plan --weights-gib``).
     """
-    key = (id(model), device, settings, version, expected_context, weights_gib, estimates)
+    # the default estimates by identity: hashing their thirty fields on every call cost more than a sizing's lookup
+    key = (id(model), device, settings, version, expected_context, weights_gib,
+           _DEFAULT_KEY if estimates is DEFAULT_ESTIMATES else estimates)
     try:
-        hit = _SIZED.get(key)
+        h = hash(key)
     except TypeError:  # an argument that cannot be hashed: size it without the memo
         return _size_deployment(model, device, settings, version, expected_context=expected_context,
                                 weights_gib=weights_gib, estimates=estimates)
-    if hit is not None and hit[0] is model:
-        return hit[1]
+    hit = _SIZED.get(h)
+    if hit is not None and hit[1] is model and hit[0] == key:
+        return hit[2]
     sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
                              weights_gib=weights_gib, estimates=estimates)
     if len(_SIZED) >= _SIZED_MAX:
         _SIZED.clear()
-    _SIZED[key] = (model, sized)
+    _SIZED[h] = (key, model, sized)
     return sized
 
 

@@ -1,7 +1,10 @@
-"""benchmarks/bench_lint.py's kube-linter half: how it says kube-linter is missing, and the rows it prints."""
+"""benchmarks/bench_lint.py's kube-linter half (how it says kube-linter is missing, and the rows it prints) and how it
+runs Checkov."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import pytest
@@ -64,3 +67,48 @@ def test_the_built_kube_linter_reports_a_manifest(tmp_path):
         "no-read-only-root-fs", "no-readiness-probe", "non-isolated-pod", "required-annotation-email",
         "required-label-owner", "restart-policy", "run-as-non-root", "sorted-keys", "unset-cpu-requirements",
         "unset-memory-requirements", "use-namespace"]
+
+
+#: A stand-in for Checkov 3.3.30's directory walk over Kubernetes files: it skips every file whose path holds
+#: "/." (checkov/kubernetes/kubernetes_utils.py, should_include_path: "inside a hidden directory"), which a
+#: relative path such as ../../tmp/bench/manifests does; it reports one resource per file it kept.
+FAKE_CHECKOV = """#!/bin/sh
+d="$2"
+n=0
+for f in "$d"/*.yaml; do case "$f" in */.*) ;; *) n=$((n+1)) ;; esac; done
+printf '{"summary": {"passed": %d, "failed": 0, "skipped": 0, "parsing_errors": 0, "resource_count": %d}}' "$n" "$n"
+"""
+
+
+def _fake_checkov(tmp_path):
+    exe = tmp_path / "bin" / "checkov"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_CHECKOV)
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_checkov_checks_the_manifests_of_an_output_folder_outside_the_repository(tmp_path):
+    out = tmp_path / "bench"
+    (out / "manifests").mkdir(parents=True)
+    for i in range(3):
+        (out / "manifests" / f"m{i}.yaml").write_text("kind: Pod\n")
+    assert os.path.relpath(out / "manifests", ROOT).startswith("..")  # what the benchmark used to hand Checkov
+    exe = os.path.relpath(_fake_checkov(tmp_path))  # as --checkov-venv gives it: relative to where the run started
+    res = bench_lint.bench_checkov(exe, str(out / "manifests"), 3, str(out))
+    assert "error" not in res
+    assert res["summary"]["resource_count"] == 3
+    assert res["command"].split()[1:3] == ["-d", "manifests"]
+    assert json.loads((out / "checkov-report.json").read_text())["summary"]["resource_count"] == 3
+
+
+def test_a_checkov_run_that_checked_nothing_is_no_figure(tmp_path):
+    out = tmp_path / "bench"
+    (out / "manifests").mkdir(parents=True)
+    (out / "manifests" / "m0.yaml").write_text("kind: Pod\n")
+    exe = _fake_checkov(tmp_path)
+    with open(exe, "w") as fh:
+        fh.write('#!/bin/sh\necho \'{"summary": {"resource_count": 0}}\'\n')
+    res = bench_lint.bench_checkov(exe, str(out / "manifests"), 1, str(out))
+    assert res["error"] == "checkov checked no resource in 1 files (see " + os.path.relpath(
+        out / "checkov-report.json", ROOT) + ")"

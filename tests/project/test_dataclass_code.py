@@ -78,3 +78,42 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     assert proc.stdout == f"dataclass code: {len(written)} method sets in {store}\n"
     assert stale not in written
     assert set(codes) - {stale} <= set(written)  # Location's methods and the rest are still there
+
+
+def test_is_type_answers_as_dataclasses_does():
+    # the split of each annotation text is kept; the look-ups in the class's module are made every time
+    import dataclasses
+    import types
+    import typing
+
+    from shardwise.rules import _dataclass_code as d
+
+    if not d._IS_TYPE_SUPPORTED:
+        return
+    assert dataclasses._is_type is d._is_type  # installed with the store when shardwise.rules is imported
+    mod = types.ModuleType("shardwise_probe_is_type")
+    mod.ClassVar = typing.ClassVar
+    mod.InitVar = dataclasses.InitVar
+    mod.typing, mod.dataclasses, mod.t = typing, dataclasses, typing
+    mod.KW_ONLY = dataclasses.KW_ONLY
+    cls = type("C", (), {"__module__": mod.__name__})
+    sys.modules[mod.__name__] = mod
+    try:
+        texts = ["ClassVar[int]", "typing.ClassVar[int]", " t . ClassVar", "InitVar[str]", "dataclasses.InitVar",
+                 "KW_ONLY", "dataclasses.KW_ONLY", "str", "int | None", "tuple[str, ...]", "'ClassVar'", "",
+                 "os.ClassVar[int]", "Optional[ClassVar[int]]", "ClassVarX"]
+        checks = [(typing, typing.ClassVar, dataclasses._is_classvar),
+                  (dataclasses, dataclasses.InitVar, dataclasses._is_initvar),
+                  (dataclasses, dataclasses.KW_ONLY, dataclasses._is_kw_only)]
+        answers = []
+        for _ in range(2):  # the second round from the kept splits
+            for text in texts:
+                for a_module, a_type, pred in checks:
+                    want = d._original_is_type(text, cls, a_module, a_type, pred)
+                    assert d._is_type(text, cls, a_module, a_type, pred) is want, (text, a_type)
+                    answers.append(want)
+        assert answers.count(True) == 2 * 7
+        del mod.ClassVar  # a module that no longer has the name: the kept split is looked up again
+        assert d._is_type("ClassVar[int]", cls, typing, typing.ClassVar, dataclasses._is_classvar) is False
+    finally:
+        del sys.modules[mod.__name__]

@@ -18,6 +18,12 @@ asks it about 2,100 times for about 120 texts, a third of what defining the clas
 keeps the split of each text for the process and does the lookups as ``dataclasses`` does, so the answers are
 the same (on the releases whose ``_is_type`` it repeats, 3.11 to 3.13).
 
+``typing.NamedTuple`` classes compile too: each string annotation becomes a ``ForwardRef``, which compiles the
+text as an expression, and ``collections.namedtuple`` compiles the ``__new__`` it writes with ``eval``. Those
+are kept in the same store (under ``<eval>`` and the text) for the classes of shardwise's modules, and made
+with the same ``compile`` arguments and flags as ``typing`` and ``collections`` use (neither module has a
+``__future__`` import), so the ``ForwardRef`` and ``__new__`` are those of a plain run.
+
 Only classes of shardwise's own modules use the store; every other module's dataclasses are compiled as
 usual. The store is written at exit when a run compiled something it did not hold, unless bytecode writing
 is off (``PYTHONDONTWRITEBYTECODE``, ``-B``) or the folder is read-only; ``make setup`` writes it
@@ -32,7 +38,7 @@ import dataclasses
 import marshal
 import os
 import sys
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 #: the folder of rules/'s bytecode, where the store sits beside the .pyc files
@@ -49,6 +55,9 @@ _IS_TYPE_SUPPORTED = (sys.version_info[:2] in {(3, 11), (3, 12), (3, 13)} and _o
 _splits: dict[str, tuple[str | None, str] | None] = {}
 
 _codes: dict[str, CodeType] = {}
+_builtin_compile = builtins.compile
+_builtin_eval = builtins.eval
+_EVAL = "<eval>\n"  # the key of an expression's code: dataclasses' texts start with "def "
 _state = {"hits": 0, "misses": 0, "installed": False, "save_at_exit": False}
 
 
@@ -84,6 +93,50 @@ def _is_type(annotation: str, cls: type, a_module: Any, a_type: Any, is_type_pre
         if module and module.__dict__.get(module_name) is a_module:
             ns = sys.modules.get(a_type.__module__).__dict__  # type: ignore[union-attr]
     return bool(ns and is_type_predicate(ns.get(name), a_module))
+
+
+def _from_own_module(frame: FrameType | None) -> bool:
+    """Whether one of the ten frames from ``frame`` up runs in a shardwise module (the class body or function
+    that defines the named tuple, above typing's and collections' own frames)."""
+    for _ in range(10):
+        if frame is None:
+            return False
+        if str(frame.f_globals.get("__name__", "")).startswith(_OWN):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _expression(source: str) -> CodeType:
+    """``source`` compiled as ``typing`` and ``collections`` compile it (``'<string>'``, ``'eval'``, no
+    inherited flags: neither has a ``__future__`` import); kept in the store when a shardwise module asked."""
+    key = _EVAL + source
+    code = _codes.get(key)
+    if code is not None:
+        _state["hits"] += 1
+        return code
+    code = _builtin_compile(source, "<string>", "eval", 0, True)
+    if _from_own_module(sys._getframe(2)):
+        _codes[key] = code
+        _state["misses"] += 1
+    return code
+
+
+def _typing_compile(source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+    """``compile`` as ``typing.ForwardRef`` calls it: an annotation's text, as an expression."""
+    if args or kwargs or type(source) is not str or filename != "<string>" or mode != "eval":
+        return _builtin_compile(source, filename, mode, *args, **kwargs)
+    return _expression(source)
+
+
+def _namedtuple_eval(source: Any, globals: Any = None, locals: Any = None, /) -> Any:
+    """``eval`` as ``collections.namedtuple`` calls it: the ``__new__`` lambda, in the namespace it made."""
+    if type(source) is not str or type(globals) is not dict:
+        if globals is None:
+            frame = sys._getframe(1)
+            globals, locals = frame.f_globals, frame.f_locals if locals is None else locals
+        return _builtin_eval(source, globals, locals)
+    return _builtin_eval(_expression(source), globals, locals)
 
 
 def load(path: str = STORE) -> int:
@@ -135,6 +188,12 @@ def install() -> None:
     if _IS_TYPE_SUPPORTED and getattr(dataclasses, "_is_type", None) is _original_is_type:
         dataclasses._is_type = _is_type  # type: ignore[attr-defined]  # looked up in dataclasses' globals
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # dataclasses looks exec up in its own globals first
+    typing = sys.modules.get("typing")
+    if typing is not None and getattr(typing, "compile", builtins.compile) is builtins.compile:
+        typing.compile = _typing_compile  # type: ignore[attr-defined]  # ForwardRef's compile, from its globals
+    collections = sys.modules.get("collections")
+    if collections is not None and getattr(collections, "eval", builtins.eval) is builtins.eval:
+        collections.eval = _namedtuple_eval  # type: ignore[attr-defined]  # namedtuple's eval, from its globals
     atexit.register(_save_if_new)
 
 

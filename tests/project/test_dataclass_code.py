@@ -117,3 +117,51 @@ def test_is_type_answers_as_dataclasses_does():
         assert d._is_type("ClassVar[int]", cls, typing, typing.ClassVar, dataclasses._is_classvar) is False
     finally:
         del sys.modules[mod.__name__]
+
+
+_NT_PROBE = textwrap.dedent("""
+    import json, sys, typing, collections
+    from shardwise.rules import _dataclass_code as d
+    d._codes.clear()
+    held = d.load(sys.argv[1])
+    from shardwise.rules.capacity import sizing
+    class Elsewhere(typing.NamedTuple):  # __main__'s own: compiled, never stored
+        a: "int"
+        b: "str" = "x"
+    Plain = collections.namedtuple("Plain", "p q")
+    kept = sorted(k for k in d._codes if k.startswith(d._EVAL))
+    stage = sizing._Stage
+    out = {"held": held, "stats": d.stats(), "kept": kept, "fields": list(stage._fields),
+           "annotations": {k: repr(v) for k, v in stage.__annotations__.items()},
+           "new": stage.__new__.__name__ + stage.__new__.__doc__, "new_file": stage.__new__.__code__.co_filename,
+           "elsewhere": repr(Elsewhere(1)), "elsewhere_ann": repr(Elsewhere.__annotations__),
+           "plain": repr(Plain(1, 2)),
+           "forward": typing.get_type_hints(Elsewhere) == {"a": int, "b": str}}
+    if len(sys.argv) > 2:
+        out["saved"] = d.save(sys.argv[1])
+    print(json.dumps(out))
+""")
+
+
+def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_same(tmp_path):
+    # typing.NamedTuple compiles each string annotation (ForwardRef) and namedtuple's __new__: kept for
+    # shardwise's modules only, and the classes made from the kept code are those of a plain run
+    store = tmp_path / "dataclass-code.marshal"
+
+    def probe(*extra):
+        proc = subprocess.run([sys.executable, "-B", "-c", _NT_PROBE, str(store), *extra],
+                              capture_output=True, text=True, check=True)
+        return json.loads(proc.stdout)
+
+    first = probe("save")
+    second = probe()
+    assert first["kept"] == second["kept"]
+    assert any(k.startswith("<eval>\nlambda _cls, ") for k in first["kept"])
+    assert "<eval>\nint" in first["kept"] or "<eval>\nfloat" in first["kept"]
+    assert not any("_cls, a, b:" in k or "_cls, p, q:" in k for k in first["kept"])  # __main__'s are not kept
+    assert second["stats"]["misses"] == 0
+    for key in ("fields", "annotations", "new", "new_file", "elsewhere", "elsewhere_ann", "plain", "forward"):
+        assert second[key] == first[key], key
+    assert second["new_file"] == "<string>" and second["forward"] is True
+    assert second["elsewhere"] == "Elsewhere(a=1, b='x')" and second["plain"] == "Plain(p=1, q=2)"
+    assert all(v.startswith("ForwardRef(") for v in second["annotations"].values())

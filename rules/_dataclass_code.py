@@ -30,7 +30,8 @@ is off (``PYTHONDONTWRITEBYTECODE``, ``-B``) or the folder is read-only; ``make 
 (``python -c "from shardwise.rules._dataclass_code import main; main()"``).
 """
 
-from __future__ import annotations
+# no ``from __future__ import annotations`` here: ``exec``, ``eval`` and ``compile`` called from this module
+# would pass its flags on to the code they make (``__init__`` annotations as strings)
 
 import atexit
 import builtins
@@ -55,6 +56,9 @@ _IS_TYPE_SUPPORTED = (sys.version_info[:2] in {(3, 11), (3, 12), (3, 13)} and _o
 _splits: dict[str, tuple[str | None, str] | None] = {}
 
 _codes: dict[str, CodeType] = {}
+#: the Python release and the store's format: 2 since its code is compiled without this module's __future__
+#: flags (format 1 kept ``__init__`` annotations as strings)
+_HEADER = (sys.hexversion, 2)
 _builtin_compile = builtins.compile
 _builtin_eval = builtins.eval
 _EVAL = "<eval>\n"  # the key of an expression's code: dataclasses' texts start with "def "
@@ -66,11 +70,13 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
     if type(source) is str and type(globals) is dict and str(globals.get("__name__", "")).startswith(_OWN):
         code = _codes.get(source)
         if code is None:
-            code = _codes[source] = compile(source, "<string>", "exec")
+            code = _codes[source] = _builtin_compile(source, "<string>", "exec", 0, True)
             _state["misses"] += 1
         else:
             _state["hits"] += 1
         source = code
+    elif type(source) is str:  # compiled without this module's flags, as in dataclasses (which has none)
+        source = _builtin_compile(source, "<string>", "exec", 0, True)
     _builtin_exec(source, globals, locals)
 
 
@@ -95,16 +101,15 @@ def _is_type(annotation: str, cls: type, a_module: Any, a_type: Any, is_type_pre
     return bool(ns and is_type_predicate(ns.get(name), a_module))
 
 
+_MAKERS = frozenset({"typing", "collections", __name__})
+
+
 def _from_own_module(frame: FrameType | None) -> bool:
-    """Whether one of the ten frames from ``frame`` up runs in a shardwise module (the class body or function
-    that defines the named tuple, above typing's and collections' own frames)."""
-    for _ in range(10):
-        if frame is None:
-            return False
-        if str(frame.f_globals.get("__name__", "")).startswith(_OWN):
-            return True
+    """Whether the code that defines the named tuple (the first frame above ``typing``'s, ``collections``' and
+    this module's own) runs in a shardwise module."""
+    while frame is not None and frame.f_globals.get("__name__") in _MAKERS:
         frame = frame.f_back
-    return False
+    return frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_OWN)
 
 
 def _expression(source: str) -> CodeType:
@@ -147,7 +152,7 @@ def load(path: str = STORE) -> int:
             data = marshal.loads(f.read())
     except (OSError, EOFError, ValueError, TypeError):
         return 0
-    if not (isinstance(data, tuple) and len(data) == 2 and data[0] == sys.hexversion and isinstance(data[1], dict)):
+    if not (isinstance(data, tuple) and len(data) == 2 and data[0] == _HEADER and isinstance(data[1], dict)):
         return 0
     for text, code in data[1].items():
         if isinstance(text, str) and isinstance(code, CodeType):
@@ -161,7 +166,7 @@ def save(path: str = STORE) -> bool:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(marshal.dumps((sys.hexversion, dict(_codes))))
+            f.write(marshal.dumps((_HEADER, dict(_codes))))
         os.replace(tmp, path)
     except OSError:
         try:

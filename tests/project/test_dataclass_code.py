@@ -15,14 +15,15 @@ _PROBE = textwrap.dedent("""
     from shardwise.rules import _dataclass_code as d
     d._codes.clear()
     held = d.load(sys.argv[1])
-    from shardwise.rules.model.inventory import Location
+    from shardwise.rules.model.inventory import Location, Taint
     import dataclasses
     @dataclasses.dataclass(frozen=True)
     class Elsewhere:  # __main__'s own class: never looked up in the store
         a: int = 1
     loc = Location("f.yaml", 3)
     out = {"held": held, "stats": d.stats(), "repr": repr(loc), "eq": loc == Location("f.yaml", 3),
-           "hash": hash(loc) == hash(Location("f.yaml", 3)), "other": repr(Elsewhere())}
+           "hash": hash(loc) == hash(Location("f.yaml", 3)), "other": repr(Elsewhere()),
+           "annotations": repr(Taint.__init__.__annotations__)}
     try:
         loc.line = 4
     except dataclasses.FrozenInstanceError:
@@ -48,8 +49,10 @@ def test_a_run_that_finds_the_store_compiles_nothing_and_the_classes_behave_the_
     second = _probe(store)
     assert second["held"] == first["stats"]["entries"]
     assert second["stats"]["misses"] == 0 and second["stats"]["hits"] == first["stats"]["misses"]
-    for key in ("repr", "eq", "hash", "frozen", "other"):
+    for key in ("repr", "eq", "hash", "frozen", "other", "annotations"):
         assert second[key] == first[key]
+    # the field types as the class has them (strings: rules/ uses __future__ annotations), not '_type_key'
+    assert second["annotations"] == "{'key': 'Any', 'value': 'Any', 'effect': 'Any', 'return': None}"
     assert second["eq"] is True and second["hash"] is True and second["frozen"] is True
     assert second["other"] == "Elsewhere(a=1)"
 
@@ -58,7 +61,9 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store = tmp_path / "dataclass-code.marshal"
     _probe(store, "save")
     codes = marshal.loads(store.read_bytes())[1]
-    store.write_bytes(marshal.dumps((sys.hexversion - 1, codes)))
+    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 2), codes)))
+    assert _probe(store)["held"] == 0
+    store.write_bytes(marshal.dumps((sys.hexversion, codes)))  # format 1: its code kept __future__ flags
     assert _probe(store)["held"] == 0
     store.write_bytes(b"\x00not marshal")
     out = _probe(store)
@@ -71,7 +76,7 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     codes = marshal.loads(store.read_bytes())[1]
     stale = "def __create_fn__():\n def __init__(self):\n  pass\n return __init__"  # a class since changed
     codes[stale] = compile(stale, "<string>", "exec")
-    store.write_bytes(marshal.dumps((sys.hexversion, codes)))
+    store.write_bytes(marshal.dumps(((sys.hexversion, 2), codes)))
     proc = subprocess.run([sys.executable, "-B", "-c", "from shardwise.rules._dataclass_code import main; "
                            f"main({str(store)!r})"], capture_output=True, text=True, check=True)
     written = marshal.loads(store.read_bytes())[1]
@@ -165,3 +170,4 @@ def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_sa
     assert second["new_file"] == "<string>" and second["forward"] is True
     assert second["elsewhere"] == "Elsewhere(a=1, b='x')" and second["plain"] == "Plain(p=1, q=2)"
     assert all(v.startswith("ForwardRef(") for v in second["annotations"].values())
+

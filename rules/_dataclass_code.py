@@ -35,12 +35,35 @@ is off (``PYTHONDONTWRITEBYTECODE``, ``-B``) or the folder is read-only; ``make 
 
 import atexit
 import builtins
-import dataclasses
 import marshal
 import os
 import sys
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import Any
+
+
+class _InspectOnUse(ModuleType):
+    """What ``dataclasses`` binds as ``inspect`` when shardwise imports it first: the real module is imported on
+    the first use of one of its names (``dataclasses`` asks it only for ``signature``, to write the docstring
+    of a class that has none) and then stands in ``dataclasses`` for good. ``inspect`` imports ``ast``, ``dis``
+    and ``tokenize``; a lint that never asks was paying for them at every start."""
+
+    def __getattr__(self, name: str) -> Any:
+        import inspect
+
+        sys.modules["dataclasses"].inspect = inspect  # type: ignore[attr-defined]
+        return getattr(inspect, name)
+
+
+if "dataclasses" not in sys.modules and "inspect" not in sys.modules:
+    _stand_in = sys.modules["inspect"] = _InspectOnUse("inspect")
+    try:
+        import dataclasses
+    finally:
+        if sys.modules.get("inspect") is _stand_in:
+            del sys.modules["inspect"]  # any later `import inspect` imports the real one
+else:
+    import dataclasses
 
 #: the folder of rules/'s bytecode, where the store sits beside the .pyc files
 STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",

@@ -171,3 +171,24 @@ def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_sa
     assert second["elsewhere"] == "Elsewhere(a=1, b='x')" and second["plain"] == "Plain(p=1, q=2)"
     assert all(v.startswith("ForwardRef(") for v in second["annotations"].values())
 
+
+def test_dataclasses_imports_inspect_only_when_it_asks_for_it():
+    # a lint never asks dataclasses for a signature: inspect (ast, dis, tokenize) is not imported; a class
+    # without a docstring still gets the one dataclasses writes from inspect.signature
+    code = textwrap.dedent("""
+        import json, sys
+        import shardwise.rules
+        import dataclasses
+        before = sorted(m for m in ("inspect", "ast", "dis", "tokenize") if m in sys.modules)
+        @dataclasses.dataclass(frozen=True)
+        class NoDoc:
+            a: int = 1
+            b: "list[str]" = dataclasses.field(default_factory=list)
+        real = sys.modules.get("inspect")
+        print(json.dumps({"before": before, "doc": NoDoc.__doc__, "real": type(real).__name__,
+                          "same": dataclasses.inspect is real, "signature": str(real.signature(NoDoc))}))
+    """)
+    proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout)
+    assert out == {"before": [], "doc": "NoDoc(a: int = 1, b: 'list[str]' = <factory>)", "real": "module",
+                   "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None"}

@@ -85,10 +85,13 @@ def raw(value: Any) -> Any:
 
     The proxies are a ``Mapping`` and a ``Sequence`` whose item access raises ``UnknownValueError`` for a
     value that is not known yet (a computed output at preview); that value becomes the sentinel the error
-    carries (the engine's own), which the adapter reads as unknown, never as absent.
+    carries (the engine's own), which the adapter reads as unknown, never as absent. The proxies of
+    properties the pack read itself (:class:`_LazyProxy`) hand over the dict they were made from.
     """
     if isinstance(value, str | bytes) or value is None:
         return value
+    if type(value) is _LazyProxy:
+        return value.plain
     if isinstance(value, Mapping):
         return {k: raw(_item(value, k)) for k in value}
     if isinstance(value, Sequence):
@@ -101,6 +104,85 @@ def _item(container: Any, key: Any) -> Any:
         return container[key]
     except UnknownValueError as e:
         return e.unknown_type_sentinel
+
+
+#: The key of a value's signature in the engine's properties (``pulumi_policy.deserialize.SPECIAL_SIG_KEY``):
+#: a secret, an asset or an archive, which the SDK's reading turns into objects.
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+
+
+class _NotPlain(Exception):
+    """Properties :func:`plain_properties` leaves to the SDK's own reading."""
+
+
+class _Plain(dict):  # type: ignore[type-arg]
+    """Properties read by :func:`plain_properties`: what the SDK's ``deserialize_properties`` makes of them is
+    an equal dict, so the pack's wiring hands on this one."""
+
+
+def plain_properties(struct: Any) -> _Plain:
+    """A resource's properties (a ``google.protobuf.Struct``) as the SDK reads them (``json_format.MessageToDict``,
+    then ``deserialize_properties``: objects, lists, strings, floats, booleans and ``None``, in the message's
+    order), read directly, about three times faster.
+
+    Raises :class:`_NotPlain` where the SDK's reading differs from a plain copy or fails: a value with a
+    signature anywhere (a secret, asset or archive, or one the SDK does not know), or a number that is not
+    finite (``MessageToDict`` refuses it); the caller then reads the properties with the SDK's functions."""
+    fields = struct.fields
+    if _SIG_KEY in fields:
+        raise _NotPlain
+    return _Plain((k, _plain_value(fields[k])) for k in fields)
+
+
+def _plain_struct(struct: Any) -> dict[str, Any]:
+    fields = struct.fields
+    if _SIG_KEY in fields:
+        raise _NotPlain
+    return {k: _plain_value(fields[k]) for k in fields}
+
+
+def _plain_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return _plain_struct(value.struct_value)
+    if kind == "list_value":
+        return [_plain_value(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if number - number != 0:  # infinite or NaN
+            raise _NotPlain
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or no value set (MessageToDict's None)
+
+
+class _LazyProxy(Mapping):  # type: ignore[type-arg]
+    """The SDK's unknown-checking proxy of :class:`_Plain` properties, made only when a policy reads it.
+
+    The pack's own policies take the dict (:func:`raw`), which is what they would copy out of the proxy;
+    anything else reading it gets the SDK's proxy, as it would have."""
+
+    def __init__(self, plain: _Plain, make: Any) -> None:
+        self.plain = plain
+        self._make = make
+        self._proxy: Any = None
+
+    def _target(self) -> Any:
+        if self._proxy is None:
+            self._proxy = self._make(self.plain)
+        return self._proxy
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._target()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._target())
+
+    def __len__(self) -> int:
+        return len(self._target())
 
 
 class _Pack:
@@ -319,6 +401,10 @@ class _Wiring:
       (:func:`raw` copies out of them), so the policies can share them.
     - ``AnalyzeStack``: the SDK's loop gets the request without its resources, and the stack policies
       read them from the pack's :class:`_StackRequest`, once.
+    - Properties without signatures or odd numbers (all but secrets, assets and archives) are read by
+      :func:`plain_properties`, which gives what ``MessageToDict`` and ``deserialize_properties`` give; their
+      proxy is made only if something other than the pack's policies reads it (:class:`_LazyProxy`): the
+      pack's policies take the dict. The others take the SDK's path as they did.
     """
 
     def __init__(self, sdk: Any, pack: _Pack) -> None:
@@ -327,10 +413,35 @@ class _Wiring:
         self._to_dict = sdk.json_format.MessageToDict
         self._deserialize = sdk.deserialize_properties
         self._proxy = sdk.unknown_checking_proxy
+        self._struct = getattr(getattr(sdk, "struct_pb2", None), "Struct", ())
 
     def read_properties(self, message: Any) -> Any:
-        """A resource's properties, deserialized by the SDK's functions (see :class:`_StackRequest`)."""
-        return self._deserialize(self._to_dict(message))
+        """A resource's properties, as the SDK's functions deserialize them (see :class:`_StackRequest`)."""
+        try:
+            return plain_properties(message)
+        except _NotPlain:
+            return self._deserialize(self._to_dict(message))
+
+    def to_dict(self, message: Any, *args: Any, **kwargs: Any) -> Any:
+        """``json_format.MessageToDict``; a ``Struct`` without signatures read by :func:`plain_properties`."""
+        if not args and not kwargs and isinstance(message, self._struct):
+            try:
+                return plain_properties(message)
+            except _NotPlain:
+                pass
+        return self._to_dict(message, *args, **kwargs)
+
+    def deserialize(self, props: Any, *args: Any, **kwargs: Any) -> Any:
+        """``deserialize_properties``, which would copy :class:`_Plain` properties unchanged."""
+        if type(props) is _Plain and not args and not kwargs:
+            return props
+        return self._deserialize(props, *args, **kwargs)
+
+    def proxy(self, props: Any, *args: Any, **kwargs: Any) -> Any:
+        """``unknown_checking_proxy``, made when first read for :class:`_Plain` properties."""
+        if type(props) is _Plain and not args and not kwargs:
+            return _LazyProxy(props, self._proxy)
+        return self._proxy(props, *args, **kwargs)
 
     def _once(self, step: str, fn: Any, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         memo: dict[Any, Any] | None = getattr(self._local, "memo", None)
@@ -347,7 +458,7 @@ class _Wiring:
         if analyze is None or analyze_stack is None:
             return
         wiring, pack, once = self, self._pack, self._once
-        to_dict, deserialize, proxy = self._to_dict, self._deserialize, self._proxy
+        to_dict, deserialize, proxy = self.to_dict, self.deserialize, self.proxy
         sdk_json_format = sdk.json_format
 
         class _JsonFormat:

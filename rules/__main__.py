@@ -196,6 +196,7 @@ class _Pack:
         self._local = threading.local()  # crashes of this thread's request, by scope
         self._stack = threading.local()  # the AnalyzeStack request this thread serves, read once (_Wiring)
         self.inputs = crossguard.AnalyzedInputs()
+        self.sdk_policies: list[Policy] = []  # what :meth:`policies` made
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -303,6 +304,7 @@ class _Pack:
                 out.append(ResourceValidationPolicy(validate=self._validator(spec, position), **common))
             else:
                 out.append(StackValidationPolicy(validate=self._validator(spec, position), **common))
+        self.sdk_policies = out
         return out
 
     def initial_config(self) -> dict[str, Any]:
@@ -324,6 +326,69 @@ def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
         return original(self, request, context)
 
     setattr(servicer, "ConfigureStack", configure_stack)  # noqa: B010
+
+
+_REMEDIATE = "/pulumirpc.Analyzer/Remediate"
+
+
+class _RemediateWhenAsked:
+    """The servicer's gRPC handlers, without ``Remediate`` while no resource policy is at the remediate level.
+
+    The engine calls ``Remediate`` for every resource before ``Analyze`` (``step_generator.go``), whether or
+    not a policy remediates. No shardwise policy remediates, and with none at that level the SDK's answer is
+    empty, after reading the resource's properties, options and provider (1.21): a third of the pack's time
+    in a preview. A method the server does not serve is answered ``UNIMPLEMENTED`` without a worker thread;
+    the engine reads that as an empty answer (``analyzer_plugin.go``: "is unimplemented, skipping"), so the
+    preview is the same. A policy configured ``remediate`` (``--policy-pack-config``) gets the SDK's answer
+    again: each of the pack's policies not applicable ("Policy does not implement remediate").
+    """
+
+    def __init__(self, handler: Any, remediates: Any) -> None:
+        self._handler = handler
+        self._remediates = remediates
+
+    def service(self, details: Any) -> Any:
+        if details.method == _REMEDIATE and not self._remediates():
+            return None
+        return self._handler.service(details)
+
+
+class _ServerWithoutRemediate:
+    """The gRPC server, its generic handlers given as :class:`_RemediateWhenAsked` (everything else as it is)."""
+
+    def __init__(self, server: Any, remediates: Any) -> None:
+        self._server = server
+        self._remediates = remediates
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
+        self._server.add_generic_rpc_handlers(tuple(_RemediateWhenAsked(h, self._remediates) for h in handlers))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._server, name)
+
+
+def _remediate_when_asked(sdk: Any, pack: _Pack) -> None:
+    """Serve ``Remediate`` only while a resource policy is at the remediate level (:class:`_RemediateWhenAsked`):
+    the SDK registers its servicer through ``analyzer_pb2_grpc.add_AnalyzerServicer_to_server``, which is
+    wrapped where the SDK has it (1.21) and the servicer has ``_get_enforcement_level``, the SDK's own test of
+    a policy's level (the pack's default or ``Configure``'s); otherwise ``Remediate`` is served as it was."""
+    grpc_module = getattr(sdk, "analyzer_pb2_grpc", None)
+    add = getattr(grpc_module, "add_AnalyzerServicer_to_server", None)
+    remediate = getattr(getattr(sdk, "EnforcementLevel", None), "REMEDIATE", None)
+    resource_policy = getattr(sdk, "ResourceValidationPolicy", None)
+    if add is None or remediate is None or resource_policy is None:
+        return
+
+    def add_servicer(servicer: Any, server: Any) -> Any:
+        level = getattr(servicer, "_get_enforcement_level", None)
+        if level is None:
+            return add(servicer, server)
+
+        def remediates() -> bool:
+            return any(level(p) == remediate for p in pack.sdk_policies if isinstance(p, resource_policy))
+        return add(servicer, _ServerWithoutRemediate(server, remediates))
+
+    grpc_module.add_AnalyzerServicer_to_server = add_servicer
 
 
 class _StackRequest:
@@ -527,6 +592,7 @@ def main() -> None:
     _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     if all(hasattr(sdk, name) for name in ("json_format", "deserialize_properties", "unknown_checking_proxy")):
         _Wiring(sdk, pack).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
+    _remediate_when_asked(sdk, pack)
     _unbuffered_stdout()
     PolicyPack(
         name=crossguard.PACK_NAME,

@@ -701,3 +701,32 @@ def test_the_pack_leaves_signatures_and_odd_numbers_to_the_sdk(value):
     for props in ({"a": value}, {"a": {"b": [1, value]}}):
         with pytest.raises(wiring._NotPlain):
             wiring.plain_properties(_struct(props))
+
+
+@pytest.mark.slow
+def test_remediate_is_answered_unimplemented_unless_a_policy_remediates(recordings):
+    """The engine calls Remediate for every resource; no shardwise policy remediates, so while none is at the
+    remediate level the pack does not serve it (the engine reads UNIMPLEMENTED as an empty answer). A policy
+    configured at that level gets pulumi-policy's answer: not applicable."""
+    import grpc
+    from pulumi.runtime.proto import analyzer_pb2
+
+    cfg, recorded = recordings["dev"]
+    request = None
+    with PackProcess(stack="dev", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+        request = pack.analyze_request(resources_of(recorded)[0])
+        with pytest.raises(grpc.RpcError) as e:
+            pack.stub.Remediate(request)
+        assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        pack.configure(info, {"suppression-without-reason": {"enforcementLevel": "remediate"}})
+        answer = pack.stub.Remediate(request)
+        assert (list(answer.remediations), [(n.policy_name, n.reason) for n in answer.not_applicable]) == (
+            [], [("suppression-without-reason", "Policy does not implement remediate")])
+        pack.configure(info, {})
+        with pytest.raises(grpc.RpcError) as e:
+            pack.stub.Remediate(request)
+        assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert isinstance(pack.stub.Analyze(request), analyzer_pb2.AnalyzeResponse)

@@ -134,15 +134,16 @@ class PackWatch:
             for pid in pids:
                 try:
                     if pid not in seen:
-                        seen.add(pid)
                         cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-                        if pid == me:
-                            continue
+                        mine = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == me
                         if self._is_pack(cmd):
                             pack = pid
                             self.first_seen = time.perf_counter() - self.t0
-                        elif self._is_cli(cmd):
+                        elif self._is_cli(cmd) and mine:
                             cli = pid
+                        elif mine or self._is_cli(cmd):
+                            continue  # a child forked but not yet started (this process's or the CLI's): again
+                        seen.add(pid)
                     if pid not in (pack, cli):
                         continue
                     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

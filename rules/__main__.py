@@ -338,11 +338,12 @@ class _RemediateWhenAsked:
 
     The engine calls ``Remediate`` for every resource before ``Analyze`` (``step_generator.go``), whether or
     not a policy remediates. No shardwise policy remediates, and with none at that level the SDK's answer is
-    empty, after reading the resource's properties, options and provider (1.21): a third of the pack's time
-    in a preview. A method the server does not serve is answered ``UNIMPLEMENTED`` without a worker thread;
-    the engine reads that as an empty answer (``analyzer_plugin.go``: "is unimplemented, skipping"), so the
-    preview is the same. A policy configured ``remediate`` (``--policy-pack-config``) gets the SDK's answer
-    again: each of the pack's policies not applicable ("Policy does not implement remediate").
+    empty, after reading the resource's properties, options and provider (1.21): a fifth of the pack's CPU
+    time in a 1,121-resource preview. A method the server does not serve is answered ``UNIMPLEMENTED``
+    without a worker thread; the engine reads that as an empty answer (``analyzer_plugin.go``: "is
+    unimplemented, skipping"), so the preview is the same. A policy configured ``remediate``
+    (``--policy-pack-config``) gets the SDK's answer again: each of the pack's policies not applicable
+    ("Policy does not implement remediate").
     """
 
     def __init__(self, handler: Any, remediates: Any) -> None:

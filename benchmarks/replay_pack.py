@@ -112,7 +112,7 @@ def replay(path: Path, answers_out: Path | None, profile: bool) -> str:
         stats.parent.mkdir(exist_ok=True)
         launcher = [PYTHON, "-c", _PROFILED_PACK]
         extra["SHARDWISE_PACK_PROFILE"] = str(stats)
-    cpu: Counter[str] = Counter()
+    cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
     calls: Counter[str] = Counter()
     answers: list[tuple[str, bytes]] = []
     with PackProcess(config_in_env=False, extra_env=extra, launcher=launcher) as pack:

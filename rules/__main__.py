@@ -375,7 +375,7 @@ def _remediate_when_asked(sdk: Any, pack: _Pack) -> None:
     the SDK registers its servicer through ``analyzer_pb2_grpc.add_AnalyzerServicer_to_server``, which is
     wrapped where the SDK has it (1.21) and the servicer has ``_get_enforcement_level``, the SDK's own test of
     a policy's level (the pack's default or ``Configure``'s); otherwise ``Remediate`` is served as it was."""
-    grpc_module = getattr(sdk, "analyzer_pb2_grpc", None)
+    grpc_module: Any = getattr(sdk, "analyzer_pb2_grpc", None)
     add = getattr(grpc_module, "add_AnalyzerServicer_to_server", None)
     remediate = getattr(getattr(sdk, "EnforcementLevel", None), "REMEDIATE", None)
     resource_policy = getattr(sdk, "ResourceValidationPolicy", None)

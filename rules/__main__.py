@@ -12,6 +12,7 @@ in :mod:`shardwise.rules.app.crossguard` (pure Python, tested without the SDK).
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import io
 import json
@@ -85,10 +86,13 @@ def raw(value: Any) -> Any:
 
     The proxies are a ``Mapping`` and a ``Sequence`` whose item access raises ``UnknownValueError`` for a
     value that is not known yet (a computed output at preview); that value becomes the sentinel the error
-    carries (the engine's own), which the adapter reads as unknown, never as absent.
+    carries (the engine's own), which the adapter reads as unknown, never as absent. The proxies of
+    properties the pack read itself (:class:`_LazyProxy`) hand over the dict they were made from.
     """
     if isinstance(value, str | bytes) or value is None:
         return value
+    if type(value) is _LazyProxy:
+        return value.plain
     if isinstance(value, Mapping):
         return {k: raw(_item(value, k)) for k in value}
     if isinstance(value, Sequence):
@@ -103,6 +107,85 @@ def _item(container: Any, key: Any) -> Any:
         return e.unknown_type_sentinel
 
 
+#: The key of a value's signature in the engine's properties (``pulumi_policy.deserialize.SPECIAL_SIG_KEY``):
+#: a secret, an asset or an archive, which the SDK's reading turns into objects.
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+
+
+class _NotPlain(Exception):
+    """Properties :func:`plain_properties` leaves to the SDK's own reading."""
+
+
+class _Plain(dict):  # type: ignore[type-arg]
+    """Properties read by :func:`plain_properties`: what the SDK's ``deserialize_properties`` makes of them is
+    an equal dict, so the pack's wiring hands on this one."""
+
+
+def plain_properties(struct: Any) -> _Plain:
+    """A resource's properties (a ``google.protobuf.Struct``) as the SDK reads them (``json_format.MessageToDict``,
+    then ``deserialize_properties``: objects, lists, strings, floats, booleans and ``None``, in the message's
+    order), read directly, about three times faster.
+
+    Raises :class:`_NotPlain` where the SDK's reading differs from a plain copy or fails: a value with a
+    signature anywhere (a secret, asset or archive, or one the SDK does not know), or a number that is not
+    finite (``MessageToDict`` refuses it); the caller then reads the properties with the SDK's functions."""
+    fields = struct.fields
+    if _SIG_KEY in fields:
+        raise _NotPlain
+    return _Plain((k, _plain_value(fields[k])) for k in fields)
+
+
+def _plain_struct(struct: Any) -> dict[str, Any]:
+    fields = struct.fields
+    if _SIG_KEY in fields:
+        raise _NotPlain
+    return {k: _plain_value(fields[k]) for k in fields}
+
+
+def _plain_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return _plain_struct(value.struct_value)
+    if kind == "list_value":
+        return [_plain_value(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if number - number != 0:  # infinite or NaN
+            raise _NotPlain
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or no value set (MessageToDict's None)
+
+
+class _LazyProxy(Mapping):  # type: ignore[type-arg]
+    """The SDK's unknown-checking proxy of :class:`_Plain` properties, made only when a policy reads it.
+
+    The pack's own policies take the dict (:func:`raw`), which is what they would copy out of the proxy;
+    anything else reading it gets the SDK's proxy, as it would have."""
+
+    def __init__(self, plain: _Plain, make: Any) -> None:
+        self.plain = plain
+        self._make = make
+        self._proxy: Any = None
+
+    def _target(self) -> Any:
+        if self._proxy is None:
+            self._proxy = self._make(self.plain)
+        return self._proxy
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._target()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._target())
+
+    def __len__(self) -> int:
+        return len(self._target())
+
+
 class _Pack:
     """Builds the SDK policies from :func:`crossguard.policy_specs` and serves the pack."""
 
@@ -114,6 +197,7 @@ class _Pack:
         self._local = threading.local()  # crashes of this thread's request, by scope
         self._stack = threading.local()  # the AnalyzeStack request this thread serves, read once (_Wiring)
         self.inputs = crossguard.AnalyzedInputs()
+        self.sdk_policies: list[Policy] = []  # what :meth:`policies` made
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -129,6 +213,7 @@ class _Pack:
         """
         if not os.environ.get("PULUMI_CONFIG") and config:
             self._context = crossguard.stack_context({"PULUMI_CONFIG": json.dumps(dict(config))})
+            gc.freeze()  # what reading it imported (the stack spec's models) is kept for good: see main()
 
     def _resource_analysis(self, args: ResourceValidationArgs, position: int) -> crossguard.Analysis:
         def build() -> crossguard.Analysis:
@@ -221,6 +306,7 @@ class _Pack:
                 out.append(ResourceValidationPolicy(validate=self._validator(spec, position), **common))
             else:
                 out.append(StackValidationPolicy(validate=self._validator(spec, position), **common))
+        self.sdk_policies = out
         return out
 
     def initial_config(self) -> dict[str, Any]:
@@ -242,6 +328,70 @@ def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
         return original(self, request, context)
 
     setattr(servicer, "ConfigureStack", configure_stack)  # noqa: B010
+
+
+_REMEDIATE = "/pulumirpc.Analyzer/Remediate"
+
+
+class _RemediateWhenAsked:
+    """The servicer's gRPC handlers, without ``Remediate`` while no resource policy is at the remediate level.
+
+    The engine calls ``Remediate`` for every resource before ``Analyze`` (``step_generator.go``), whether or
+    not a policy remediates. No shardwise policy remediates, and with none at that level the SDK's answer is
+    empty, after reading the resource's properties, options and provider (1.21): a fifth of the pack's CPU
+    time in a 1,121-resource preview. A method the server does not serve is answered ``UNIMPLEMENTED``
+    without a worker thread; the engine reads that as an empty answer (``analyzer_plugin.go``: "is
+    unimplemented, skipping"), so the preview is the same. A policy configured ``remediate``
+    (``--policy-pack-config``) gets the SDK's answer again: each of the pack's policies not applicable
+    ("Policy does not implement remediate").
+    """
+
+    def __init__(self, handler: Any, remediates: Any) -> None:
+        self._handler = handler
+        self._remediates = remediates
+
+    def service(self, details: Any) -> Any:
+        if details.method == _REMEDIATE and not self._remediates():
+            return None
+        return self._handler.service(details)
+
+
+class _ServerWithoutRemediate:
+    """The gRPC server, its generic handlers given as :class:`_RemediateWhenAsked` (everything else as it is)."""
+
+    def __init__(self, server: Any, remediates: Any) -> None:
+        self._server = server
+        self._remediates = remediates
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
+        self._server.add_generic_rpc_handlers(tuple(_RemediateWhenAsked(h, self._remediates) for h in handlers))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._server, name)
+
+
+def _remediate_when_asked(sdk: Any, pack: _Pack) -> None:
+    """Serve ``Remediate`` only while a resource policy is at the remediate level (:class:`_RemediateWhenAsked`):
+    the SDK registers its servicer through ``analyzer_pb2_grpc.add_AnalyzerServicer_to_server``, which is
+    wrapped where the SDK has it (1.21) and the servicer has ``_get_enforcement_level``, the SDK's own test of
+    a policy's level (the pack's default or ``Configure``'s); otherwise ``Remediate`` is served as it was."""
+    grpc_module: Any = getattr(sdk, "analyzer_pb2_grpc", None)
+    add = getattr(grpc_module, "add_AnalyzerServicer_to_server", None)
+    remediate = getattr(getattr(sdk, "EnforcementLevel", None), "REMEDIATE", None)
+    resource_policy = getattr(sdk, "ResourceValidationPolicy", None)
+    if add is None or remediate is None or resource_policy is None:
+        return
+
+    def add_servicer(servicer: Any, server: Any) -> Any:
+        level = getattr(servicer, "_get_enforcement_level", None)
+        if level is None:
+            return add(servicer, server)
+
+        def remediates() -> bool:
+            return any(level(p) == remediate for p in pack.sdk_policies if isinstance(p, resource_policy))
+        return add(servicer, _ServerWithoutRemediate(server, remediates))
+
+    grpc_module.add_AnalyzerServicer_to_server = add_servicer
 
 
 class _StackRequest:
@@ -319,6 +469,10 @@ class _Wiring:
       (:func:`raw` copies out of them), so the policies can share them.
     - ``AnalyzeStack``: the SDK's loop gets the request without its resources, and the stack policies
       read them from the pack's :class:`_StackRequest`, once.
+    - Properties without signatures or odd numbers (all but secrets, assets and archives) are read by
+      :func:`plain_properties`, which gives what ``MessageToDict`` and ``deserialize_properties`` give; their
+      proxy is made only if something other than the pack's policies reads it (:class:`_LazyProxy`): the
+      pack's policies take the dict. The others take the SDK's path as they did.
     """
 
     def __init__(self, sdk: Any, pack: _Pack) -> None:
@@ -327,10 +481,35 @@ class _Wiring:
         self._to_dict = sdk.json_format.MessageToDict
         self._deserialize = sdk.deserialize_properties
         self._proxy = sdk.unknown_checking_proxy
+        self._struct = getattr(getattr(sdk, "struct_pb2", None), "Struct", ())
 
     def read_properties(self, message: Any) -> Any:
-        """A resource's properties, deserialized by the SDK's functions (see :class:`_StackRequest`)."""
-        return self._deserialize(self._to_dict(message))
+        """A resource's properties, as the SDK's functions deserialize them (see :class:`_StackRequest`)."""
+        try:
+            return plain_properties(message)
+        except _NotPlain:
+            return self._deserialize(self._to_dict(message))
+
+    def to_dict(self, message: Any, *args: Any, **kwargs: Any) -> Any:
+        """``json_format.MessageToDict``; a ``Struct`` without signatures read by :func:`plain_properties`."""
+        if not args and not kwargs and isinstance(message, self._struct):
+            try:
+                return plain_properties(message)
+            except _NotPlain:
+                pass
+        return self._to_dict(message, *args, **kwargs)
+
+    def deserialize(self, props: Any, *args: Any, **kwargs: Any) -> Any:
+        """``deserialize_properties``, which would copy :class:`_Plain` properties unchanged."""
+        if type(props) is _Plain and not args and not kwargs:
+            return props
+        return self._deserialize(props, *args, **kwargs)
+
+    def proxy(self, props: Any, *args: Any, **kwargs: Any) -> Any:
+        """``unknown_checking_proxy``, made when first read for :class:`_Plain` properties."""
+        if type(props) is _Plain and not args and not kwargs:
+            return _LazyProxy(props, self._proxy)
+        return self._proxy(props, *args, **kwargs)
 
     def _once(self, step: str, fn: Any, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         memo: dict[Any, Any] | None = getattr(self._local, "memo", None)
@@ -347,7 +526,7 @@ class _Wiring:
         if analyze is None or analyze_stack is None:
             return
         wiring, pack, once = self, self._pack, self._once
-        to_dict, deserialize, proxy = self._to_dict, self._deserialize, self._proxy
+        to_dict, deserialize, proxy = self.to_dict, self.deserialize, self.proxy
         sdk_json_format = sdk.json_format
 
         class _JsonFormat:
@@ -416,13 +595,19 @@ def main() -> None:
     _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     if all(hasattr(sdk, name) for name in ("json_format", "deserialize_properties", "unknown_checking_proxy")):
         _Wiring(sdk, pack).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
+    _remediate_when_asked(sdk, pack)
     _unbuffered_stdout()
+    policies, initial_config = pack.policies(), pack.initial_config()
+    # Everything made so far (the modules, the SDK, the registry and the policies) lives as long as the
+    # process: out of the garbage collector's sight, a request's collections go through what that request
+    # made only (in a 1,121-resource preview they took an eighth of the requests' CPU time, 0.19 s -> 0.07 s)
+    gc.freeze()
     PolicyPack(
         name=crossguard.PACK_NAME,
         description=crossguard.PACK_DESCRIPTION,
         enforcement_level=EnforcementLevel.ADVISORY,
-        policies=pack.policies(),
-        initial_config=pack.initial_config(),
+        policies=policies,
+        initial_config=initial_config,
     )
 
 

@@ -351,6 +351,22 @@ def lint_config(props: Mapping[str, Any] | None, code: str | None, context: Stac
     return cfg
 
 
+#: The settings of a policy given no configuration, by the stack's production setting: what every policy of
+#: every request of a preview without ``--policy-pack-config`` reads (23,000 times for 1,000 resources).
+#: The rules and the runner only read a :class:`LintConfig`.
+_UNCONFIGURED: dict[bool | None, LintConfig] = {}
+
+
+def _policy_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:
+    """:func:`lint_config`, made once per production setting for a policy without configuration."""
+    if props:
+        return lint_config(props, code, context)
+    cfg = _UNCONFIGURED.get(context.production)
+    if cfg is None:
+        cfg = _UNCONFIGURED[context.production] = lint_config(None, code, context)
+    return cfg
+
+
 # ---------------------------------------------------------------------------------------------
 # Analysis
 # ---------------------------------------------------------------------------------------------
@@ -387,7 +403,7 @@ class Analysis:
         """:meth:`run` with the policy's configuration; never raises: a crash (in reading the
         configuration, the rule or the runner) becomes an internal-error report."""
         try:
-            return self.run(rule, lint_config(props, rule.meta.code, context))
+            return self.run(rule, _policy_config(props, rule.meta.code, context))
         except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
             crash = f"{rule.meta.code}: {internal_error(rule.meta, exc)}"
             self.internal.append(Report(self.errors_policy, f"{crash} (while checking {self.where})"))

@@ -647,3 +647,86 @@ def test_stack_policies_without_analyze_fail_closed_on_computed_outputs(recordin
         ("runtime-port-exposed", "SW301", "prod-network-gpu-nodes", f"SW301: {protocol}"),
         ("efa-without-self-referencing-security-group", "SW302", "prod-h100-efa-node-group", f"SW302: {protocol}"),
     }
+
+
+# --- the pack's own reading of the engine's properties, and Remediate -----------------------------------
+
+
+def _struct(props: dict[str, Any]) -> Any:
+    from google.protobuf import struct_pb2
+
+    s = struct_pb2.Struct()
+    s.update(props)
+    return s
+
+
+def test_the_pack_reads_plain_properties_as_the_sdk_does():
+    """``plain_properties`` gives what pulumi-policy's MessageToDict + deserialize_properties give, key order
+    included; the SDK's proxies of them copy back (``raw``) to the same dict."""
+    from google.protobuf import json_format
+    from pulumi_policy.deserialize import deserialize_properties
+    from pulumi_policy.proxy import unknown_checking_proxy
+    from shardwise.rules import __main__ as wiring
+
+    props = {
+        "metadata": {"name": "llama", "namespace": "serving", "labels": {"b": "2", "a": "1"}},
+        "spec": {"replicas": 2, "paused": False, "minReadySeconds": 0.5, "selector": None,
+                 "template": {"spec": {"containers": [{"args": ["--tensor-parallel-size", "8"], "env": []}]}}},
+        "tags": UNKNOWN, "ports": [80, 443.0, UNKNOWN, [], {}], "empty": {},
+    }
+    message = _struct(props)
+    sdk = deserialize_properties(json_format.MessageToDict(message))
+    ours = wiring.plain_properties(message)
+    assert json.dumps(ours) == json.dumps(sdk)  # same values, types and key order
+    assert ours["spec"]["replicas"] == 2.0 and isinstance(ours["spec"]["replicas"], float)
+    assert json.dumps(wiring.raw(unknown_checking_proxy(sdk))) == json.dumps(ours)
+    lazy = wiring._LazyProxy(ours, unknown_checking_proxy)
+    assert wiring.raw(lazy) is ours
+    assert sorted(lazy) == sorted(props) and len(lazy) == len(props)  # read by anyone else: the SDK's proxy
+    from pulumi_policy.proxy import UnknownValueError
+
+    with pytest.raises(UnknownValueError):
+        lazy["tags"]
+
+
+@pytest.mark.parametrize("value", [
+    {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": "hf_token"},  # a secret: the SDK's reading unwraps it
+    {SIG: "c44067f5952c0a294b673a41bacd8c17", "text": "x"},  # an asset: an object
+    {SIG: "not-a-signature"},  # one the SDK refuses
+    float("inf"), float("nan"),  # numbers MessageToDict refuses
+])
+def test_the_pack_leaves_signatures_and_odd_numbers_to_the_sdk(value):
+    from shardwise.rules import __main__ as wiring
+
+    for props in ({"a": value}, {"a": {"b": [1, value]}}):
+        with pytest.raises(wiring._NotPlain):
+            wiring.plain_properties(_struct(props))
+
+
+@pytest.mark.slow
+def test_remediate_is_answered_unimplemented_unless_a_policy_remediates(recordings):
+    """The engine calls Remediate for every resource; no shardwise policy remediates, so while none is at the
+    remediate level the pack does not serve it (the engine reads UNIMPLEMENTED as an empty answer). A policy
+    configured at that level gets pulumi-policy's answer: not applicable."""
+    import grpc
+    from pulumi.runtime.proto import analyzer_pb2
+
+    cfg, recorded = recordings["dev"]
+    request = None
+    with PackProcess(stack="dev", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+        request = pack.analyze_request(resources_of(recorded)[0])
+        with pytest.raises(grpc.RpcError) as e:
+            pack.stub.Remediate(request)
+        assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        pack.configure(info, {"suppression-without-reason": {"enforcementLevel": "remediate"}})
+        answer = pack.stub.Remediate(request)
+        assert (list(answer.remediations), [(n.policy_name, n.reason) for n in answer.not_applicable]) == (
+            [], [("suppression-without-reason", "Policy does not implement remediate")])
+        pack.configure(info, {})
+        with pytest.raises(grpc.RpcError) as e:
+            pack.stub.Remediate(request)
+        assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert isinstance(pack.stub.Analyze(request), analyzer_pb2.AnalyzeResponse)

@@ -1,0 +1,174 @@
+"""Replay the requests the real engine sent the policy pack in one ``pulumi preview`` to a fresh pack.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/replay_pack.py --record bench-out/preview-requests.jsonl [--services 138]
+    .venv/bin/python benchmarks/replay_pack.py bench-out/preview-requests.jsonl [--answers OUT] [--profile]
+
+``--record`` runs one preview of ``bench_engine.py``'s stack (``--services`` copies of the dev stack's service:
+1,121 resources for 138) with the pack started through ``tests/support/pack_recorder.py``, which writes down
+every request (Handshake, ConfigureStack, GetAnalyzerInfo, Configure, Remediate and Analyze for each resource,
+AnalyzeStack), a few MB. It needs what ``bench_engine.py`` needs.
+
+A replay starts the pack as the CLI starts an executable pack path (the config only in ConfigureStack, with
+the ``PULUMI_*`` environment the recording saw), sends the requests in the recorded order, one at a time, and
+prints the pack's CPU time (``/proc``) for its start and by method: the engine's requests without the engine,
+steady enough to compare two commits on a shared machine. It prints a digest of the answers (each answer's
+deterministic serialization; a Remediate answered UNIMPLEMENTED counts as the empty answer the engine reads
+it as), which a change that keeps every diagnostic must not change; ``--answers`` writes them, one a line.
+``--profile`` runs the pack under a cProfile of its request handlers and prints the top functions by method.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+
+import grpc  # noqa: E402
+from google.protobuf import json_format  # noqa: E402
+from grpc_harness import PYTHON, PackProcess  # noqa: E402
+from pack_recorder import REQUESTS  # noqa: E402
+from pulumi.runtime.proto import analyzer_pb2  # noqa: E402
+
+# the pack's entry point with each request handler profiled, one profile per method, written after AnalyzeStack
+_PROFILED_PACK = """
+import cProfile, os, runpy, sys, threading
+from pulumi.runtime.proto import analyzer_pb2_grpc
+out, lock, profiles = os.environ["SHARDWISE_PACK_PROFILE"], threading.Lock(), {}
+add = analyzer_pb2_grpc.add_AnalyzerServicer_to_server
+def wrap(servicer, name):
+    serve, prof = getattr(servicer, name), profiles.setdefault(name, cProfile.Profile())
+    def call(request, context):
+        with lock:
+            prof.enable()
+            try:
+                return serve(request, context)
+            finally:
+                prof.disable()
+                if name == "AnalyzeStack":
+                    for n, p in profiles.items():
+                        p.dump_stats(f"{out}.{n}")
+    setattr(servicer, name, call)
+def add_profiled(servicer, server):
+    for name in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
+        wrap(servicer, name)
+    return add(servicer, server)
+analyzer_pb2_grpc.add_AnalyzerServicer_to_server = add_profiled
+sys.argv = ["pulumi.policy", *sys.argv[1:]]
+runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+"""
+
+
+def record(path: Path, services: int) -> None:
+    from bench_engine import bench_config
+    from cluster_support import ControlPlane, cluster_bin
+    from engine_support import HOW, Project, engine_bin, k8s_provider_bin
+
+    bin_dir = engine_bin()
+    if bin_dir is None:
+        raise SystemExit(f"replay_pack: the Pulumi CLI is not built: {HOW}")
+    k8s_bin = k8s_provider_bin()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        project = Project(Path(tmp), bin_dir, "bench", bench_config(services), k8s_bin=k8s_bin)
+        config: dict[str, str] = {}
+        plane_bin = cluster_bin() if k8s_bin is not None else None
+        if plane_bin is not None:
+            plane = stack.enter_context(ControlPlane(plane_bin, Path(tmp) / "control-plane"))
+            plane.apply_crds()
+            config = {"shardwise:kubeconfig": str(plane.kubeconfig)}
+        elif k8s_bin is not None:
+            config = {"kubernetes:renderYamlToDirectory": str(Path(tmp) / "rendered")}
+        proc = project.operation("preview", record_pack=True, config=config)
+        if proc.returncode != 0:
+            raise SystemExit(f"pulumi preview failed:\n{proc.stdout}\n{proc.stderr}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(project.pack_record, path)
+    counts = Counter(json.loads(line)["method"] for line in path.read_text(encoding="utf-8").splitlines())
+    print(f"recorded {path}: {dict(counts)}")
+
+
+def replay(path: Path, answers_out: Path | None, profile: bool) -> str:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    env = lines[0]["env"]
+    requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
+    launcher = None
+    extra = dict(env)
+    stats = ROOT / "bench-out" / "replay_pack.prof"
+    if profile:
+        stats.parent.mkdir(exist_ok=True)
+        launcher = [PYTHON, "-c", _PROFILED_PACK]
+        extra["SHARDWISE_PACK_PROFILE"] = str(stats)
+    cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
+    calls: Counter[str] = Counter()
+    answers: list[tuple[str, bytes]] = []
+    with PackProcess(config_in_env=False, extra_env=extra, launcher=launcher) as pack:
+        start_cpu = pack.cpu_seconds()
+        t0 = time.perf_counter()
+        for method, request in requests:
+            cpu0 = pack.cpu_seconds()
+            try:
+                answer = getattr(pack.stub, method)(request).SerializeToString(deterministic=True)
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                    raise
+                answer = analyzer_pb2.RemediateResponse().SerializeToString() if method == "Remediate" else b"-"
+            cpu[method] += pack.cpu_seconds() - cpu0
+            calls[method] += 1
+            answers.append((method, answer))
+        wall = time.perf_counter() - t0
+    total = start_cpu + sum(cpu.values())
+    print(f"the pack over {calls['Analyze']} resources ({path.name}): {total:.2f} s CPU; start-up {start_cpu:.2f} s, "
+          f"requests {sum(cpu.values()):.2f} s ({wall:.2f} s wall)")
+    for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
+        if calls[method]:
+            print(f"  {method}: {cpu[method]:.2f} s CPU over {calls[method]} calls "
+                  f"({cpu[method] / calls[method] * 1000:.3f} ms a call)")
+    digest = hashlib.sha256()
+    for method, answer in answers:
+        digest.update(method.encode() + b"\0" + answer + b"\0")
+    print(f"  answers: sha256 {digest.hexdigest()}")
+    if answers_out is not None:
+        answers_out.write_text("".join(f"{m} {a.hex()}\n" for m, a in answers), encoding="utf-8")
+    if profile:
+        for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
+            if Path(f"{stats}.{method}").exists():
+                buf = io.StringIO()
+                pstats.Stats(f"{stats}.{method}", stream=buf).strip_dirs().sort_stats("cumulative").print_stats(15)
+                print(f"\n== cProfile of {method} in the pack (top 15 by cumulative time) ==\n{buf.getvalue()}")
+    return digest.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("requests", nargs="?", help="a recording (--record writes one)")
+    ap.add_argument("--record", metavar="FILE", help="record one preview's requests to FILE")
+    ap.add_argument("--services", type=int, default=138)
+    ap.add_argument("--answers", metavar="OUT", help="write each answer, hex-encoded, one a line")
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args(argv)
+    if a.record:
+        record(Path(a.record), a.services)
+        return 0
+    if not a.requests:
+        ap.error("give a recording, or --record FILE")
+    os.chdir(ROOT)
+    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -41,6 +41,8 @@ import sys
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
+from shardwise.rules._regex_code import dump_atomically
+
 
 class _InspectOnUse(ModuleType):
     """What ``dataclasses`` binds as ``inspect`` when shardwise imports it first: the real module is imported on
@@ -185,19 +187,7 @@ def load(path: str = STORE) -> int:
 
 def save(path: str = STORE) -> bool:
     """Write what is in memory to ``path`` (atomically: concurrent runs each leave a whole store)."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps((_HEADER, dict(_codes))))
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
-    return True
+    return dump_atomically(path, (_HEADER, dict(_codes)))
 
 
 def _save_if_new() -> None:

@@ -118,13 +118,15 @@ def load(path: str = STORE) -> int:
     return len(data[1])
 
 
-def save(path: str = STORE) -> bool:
-    """Write what is in memory to ``path`` (atomically: concurrent runs each leave a whole store)."""
+def dump_atomically(path: str, data: object) -> bool:
+    """Write ``data`` marshalled to ``path`` through a temporary file of this process, so that concurrent runs each
+    leave a whole file; False (and nothing left behind) when the folder is not writable or ``data`` not marshallable.
+    The stores beside the bytecode (this one, the dataclass code, the catalog's indexes) all write through it."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(marshal.dumps((sys.hexversion, dict(_entries))))
+            f.write(marshal.dumps(data))
         os.replace(tmp, path)
     except (OSError, ValueError):
         try:
@@ -133,6 +135,11 @@ def save(path: str = STORE) -> bool:
             pass
         return False
     return True
+
+
+def save(path: str = STORE) -> bool:
+    """Write what is in memory to ``path`` (atomically: concurrent runs each leave a whole store)."""
+    return dump_atomically(path, (sys.hexversion, dict(_entries)))
 
 
 def _save_if_new() -> None:

@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Any
 
+from .._regex_code import dump_atomically
 from ..model.errors import CatalogError
 from ..model.shapes import (
     GpuInfo,
@@ -99,18 +100,7 @@ def _remember(kind: str, built: Any) -> None:
     _built[kind] = built
     if len(_built) < 3 or sys.dont_write_bytecode:
         return
-    stamp = _index_stamp()
-    tmp = f"{_INDEX_CACHE}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(_INDEX_CACHE), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            fh.write(marshal.dumps((stamp, dict(_built))))
-        os.replace(tmp, _INDEX_CACHE)
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    dump_atomically(_INDEX_CACHE, (_index_stamp(), dict(_built)))
 
 
 @functools.cache

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 from types import FrameType
+from typing import Any
 
 #: beside the .pyc files of rules/
 STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
@@ -118,7 +119,7 @@ def load(path: str = STORE) -> int:
     return len(data[1])
 
 
-def dump_atomically(path: str, data: object) -> bool:
+def dump_atomically(path: str, data: Any) -> bool:
     """Write ``data`` marshalled to ``path`` through a temporary file of this process, so that concurrent runs each
     leave a whole file; False (and nothing left behind) when the folder is not writable or ``data`` not marshallable.
     The stores beside the bytecode (this one, the dataclass code, the catalog's indexes) all write through it."""

@@ -9,6 +9,7 @@ from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, know
 from ._env import env_value
 from ._net import EXTERNAL_SERVICE_TYPES, selects
 from ._unseen import unseen_hits
+from ._words import listed
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 
@@ -85,7 +86,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                   f"{', '.join(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
+                   f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
                    "authenticates clients")
         internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
         at = svc.type_location or svc.location

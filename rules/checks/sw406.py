@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, ServingGroup
 from ._net import groups_behind, targets
+from ._words import listed
 
 ALB_ATTRS = "alb.ingress.kubernetes.io/target-group-attributes"
 ALB_ALGORITHM = "load_balancing.algorithm.type"
@@ -112,6 +113,6 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
         retired = "" if controller == "alb" else " (ingress-nginx, retired: no fixes after March 2026)"
         yield hit(
             ing,
-            f"balances {', '.join(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
+            f"balances {listed(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
             "each replica's load",
         )

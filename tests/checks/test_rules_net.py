@@ -373,3 +373,52 @@ def test_sw305_is_anchored_at_the_multi_node_group_that_needs_the_policy(tmp_pat
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"]
     assert (f.level, f.subject, pathlib.Path(f.location.file).name, f.location.line) == (
         "advisory", "Namespace default", "b-multi-node.yaml", 1)
+
+
+_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama
+  namespace: serving
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: llama}}
+  template:
+    metadata:
+      labels: {{app: llama}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct"]
+          resources:
+            limits: {{nvidia.com/gpu: 1}}
+"""
+
+
+def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
+    # the same Deployment in a base and a copied overlay (two files, one name): the Service and the
+    # ingress that reach it name it once, not once per file
+    for folder in ("base", "prod"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "deployment.yaml").write_text(_DEPLOYMENT.format(replicas=2), encoding="utf-8")
+    (tmp_path / "base" / "service.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: llama, namespace: serving}\n"
+        "spec:\n  type: LoadBalancer\n  selector: {app: llama}\n  ports: [{port: 80, targetPort: 8000}]\n",
+        encoding="utf-8")
+    (tmp_path / "base" / "ingress.yaml").write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: llama\n  namespace: serving\n"
+        "  annotations: {alb.ingress.kubernetes.io/target-type: ip}\n"
+        "spec:\n  ingressClassName: alb\n  rules:\n    - http:\n        paths:\n          - path: /\n"
+        "            pathType: Prefix\n            backend: {service: {name: llama, port: {number: 80}}}\n",
+        encoding="utf-8")
+    inv = load_inputs([str(tmp_path)], jobs=1)
+    found = run_rules([rule_by_code("SW306"), rule_by_code("SW406")], inv)
+    [sw306] = [f for f in found if f.code == "SW306"]
+    assert sw306.message == (
+        "Service `serving/llama` of type LoadBalancer exposes Deployment serving/llama directly on port 80, "
+        "with no gateway that authenticates clients")
+    [sw406] = [f for f in found if f.code == "SW406"]
+    assert sw406.message == "balances Deployment serving/llama with round_robin, which ignores each replica's load"

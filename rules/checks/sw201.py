@@ -8,6 +8,8 @@ from ..capacity.group import tp_pp
 from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ..model.vocab import GFD_CLIQUE
+from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -45,7 +47,8 @@ class TensorParallelLargerThanNode(GroupRule):
         mandatory_when=("when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them, or when "
                         "one pod requests more GPUs than a node has"),
         severity="critical",
-        summary="tensor_parallel_size is larger than the GPUs of one node in the selected pool.",
+        summary=("tensor_parallel_size is larger than the GPUs of one node in the selected pool, or than the GPUs "
+                 "of one pod of a multi-node group."),
         why=(
             "Tensor parallelism all-reduces twice per layer on every token. Inside a node that runs over "
             "NVLink/NVSwitch (~900 GB/s per H100); split across nodes it crosses the network. On an RDMA "
@@ -55,7 +58,11 @@ class TensorParallelLargerThanNode(GroupRule):
             "it is advisory. Keep TP inside one NVLink domain and span nodes with pipeline parallelism, or, "
             "for a mixture-of-experts model, with data parallelism and expert parallelism (attention inside "
             "each node, only the experts' all-to-all across). A single pod never spans nodes: where one pod "
-            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending."
+            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending. "
+            "Nor does NVLink join pods (outside a multi-node NVLink domain such as GB200 NVL72): each pod sees "
+            "only its own GPUs and NCCL takes each pod for a host of its "
+            "own, so a TP group spread over the pods of a multi-node group all-reduces over the network wherever "
+            "the pods run (advisory)."
         ),
         bad_example="--tensor-parallel-size 16   # on g5.48xlarge nodes with 8 A10G each and no EFA",
         good_example="--tensor-parallel-size 8 --pipeline-parallel-size 2   # TP in the node, PP across two",
@@ -76,13 +83,17 @@ class TensorParallelLargerThanNode(GroupRule):
     fields = ("tensor_parallel_size",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not g.placement_known or g.pool is None or group_vendor(g) == "google":
+        if group_vendor(g) == "google":
             return  # a TPU slice joins the chips of several hosts by ICI: TP may span them
+        if not g.placement_known or g.pool is None:
+            yield from _across_pods(g)
+            return
         tp, pp = tp_pp(g)
         if tp <= 1:
             return
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
+            yield from _across_pods(g)
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
         if not layout_counts_devices(unit):
@@ -117,6 +128,31 @@ class TensorParallelLargerThanNode(GroupRule):
         else:
             yield hit(g, f"{head}, and whether the nodes share EFA or InfiniBand is not known: without one NCCL runs "
                          "every layer's all-reduce over TCP")
+
+
+def _across_pods(g: ServingGroup) -> Iterable[Hit]:
+    """A multi-pod group whose pods hold fewer GPUs than tensor_parallel_size: the TP group spans pods. Each
+    pod sees only its own GPUs and NCCL takes each pod for a host of its own, so the all-reduces between pods run
+    over the network (TCP sockets, or EFA/InfiniBand where the pods use it), never over NVLink, wherever the
+    scheduler puts the pods. Advisory: whether a fabric carries it is SW205's and the pool's to say."""
+    if not nccl_rules_apply(g) or not layout_counts_devices(g.accelerator_resource or "nvidia.com/gpu"):
+        return
+    pods, gpus = g.pods_per_group, g.gpus_per_pod
+    if not isinstance(pods, int) or pods <= 1 or not isinstance(gpus, int) or gpus < 1:
+        return
+    if g.host.network is not False or g.host.ipc is not False:
+        return  # pods that share the node's network and IPC namespaces may reach each other's GPUs on one node
+    tp, pp = tp_pp(g)
+    if tp <= gpus or in_one_nvlink_domain(g, tp) or g.exclusive_topology == GFD_CLIQUE:
+        return  # (a multi-node NVLink domain, GB200 NVL72, joins pods through IMEX: SW205 and the pool decide)
+    if tp * pp > pods * gpus:
+        return  # the pods hold fewer GPUs than the workers: SW204's finding
+    spanned = -(-tp // gpus)
+    per_pod = f"{gpus} GPU" + ("" if gpus == 1 else "s")
+    yield hit(g, f"tensor_parallel_size is {tp} but each of the group's {pods} pods has {per_pod}, so the TP group "
+                 f"spans {spanned} pods: NCCL between pods runs over the network (TCP, or EFA/InfiniBand where the "
+                 "pods use it), not NVLink, and every layer's all-reduce waits on it; put each TP group in one pod "
+                 f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
 
 
 def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:

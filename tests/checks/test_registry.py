@@ -83,7 +83,8 @@ EXTRA_FIXTURES = {
               "mtp-pipeline-parallel.yaml"},  # so does an MTP draft whose class lacks SupportsPP, by release
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
-    "SW201": {"nvl72-clique.yaml"},  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
+    "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
+              "across-pods.yaml"},  # a TP group spread over the 1-GPU pods of a multi-node group
     "SW105": {"shared-gpu.yaml"},  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas

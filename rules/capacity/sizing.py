@@ -509,10 +509,19 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
     buffers a tensor-parallel group sets up in the first forward pass (only where custom all-reduce runs:
-    :func:`custom_all_reduce`)."""
+    :func:`custom_all_reduce`).
+
+    V1 0.9 – 0.10 takes its snapshot before the distributed set-up and 0.11 after it, but on one GPU that set-up
+    builds no device communicator (``GroupCoordinator`` makes one only for a group of more than one rank, and
+    the pynccl warm-up all-reduce is the communicator's; ``distributed/parallel_state.py`` and
+    ``device_communicators/pynccl.py`` 0.10.1.1), so a one-GPU V1 engine of 0.9 – 0.10 measures what 0.11 does:
+    the ``after-distributed`` one-GPU term. On several GPUs the ``increase`` scope stays as it was (its NCCL
+    communicators are set up after that snapshot)."""
     gpus = s.tp * s.pp
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
+    if engine == "v1" and scope == "increase" and gpus == 1:
+        one = e.nontorch("after-distributed")[0]
     gib = one + (extra if gpus > 1 else 0.0)
     if device.vendor == "amd":
         gib += e.rocm_extra_gib

@@ -82,3 +82,12 @@ def test_the_error_band_is_at_least_the_calibration_tolerance():
     for log in LOGS:
         s = score(log).sized
         assert s.error_band_gib >= max(0.6, 0.04 * s.usable_gib_per_gpu) - 1e-9
+
+
+def test_the_dennislee22_qwen2_7b_runs_are_within_5_percent_of_their_token_counts():
+    # 0.10.1.1: the one-GPU run at 0.25 (a one-GPU group builds no NCCL communicator, so its non-torch memory is
+    # 0.11's 0.12 GiB) and the two-node TP2 run, whose image had no FlashInfer (PyTorch's sort over 256 rows)
+    names = ("vllm-7B-1gpuA10080GB-0.25GRAM.log", "vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log")
+    rows = [score(lg) for lg in LOGS if lg.url.endswith(names)]
+    assert [(sc.sized.kv_cache_tokens, sc.log.tokens, sc.tokens_within_5pct) for sc in rows] == [
+        (91376, 93872, True), (403200, 412944, True)]

@@ -376,6 +376,19 @@ def test_communication_buffers_count_at_tp2_from_0_19():
         pytest.approx(0.22), pytest.approx(2.22), pytest.approx(0.12))
 
 
+def test_one_gpu_v1_measures_the_same_non_torch_memory_before_and_after_0_11():
+    # 0.9 - 0.10 snapshot before the distributed set-up, 0.11 after it; a one-GPU group builds no communicator, so
+    # V1 charges one GPU the same 0.12 GiB either side (V0, 0.7.3 here, keeps its own 0.25); on two GPUs 0.10's snapshot still
+    # sees NCCL's communicators set up (0.25 + 0.15) where 0.11's does not (0.12 + 0.10)
+    def nontorch(release: str, tp: int = 1, **kw) -> float:
+        return round(_h100("meta-llama/Llama-3.1-8B-Instruct", release, tp=tp, max_model_len=8192,
+                           **kw).non_torch_gib_per_gpu, 6)
+
+    assert [nontorch("0.9.2"), nontorch("0.10.1.1"), nontorch("0.11.0"), nontorch("0.7.3")] == [
+        0.12, 0.12, 0.12, 0.25]
+    assert [nontorch("0.10.1.1", tp=2), nontorch("0.11.0", tp=2)] == [0.4, 0.22]
+
+
 def test_cuda_graph_captures_by_release_and_model():
     from shardwise.rules.vllm.versions import behaviour
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..model.errors import CatalogError, InputError
 from ..model.files import read_file_bytes
 from ..model.shapes import MlaShape, ModelShape, MoeShape, Precision
+from ..vllm.nas import block_params, nas_blocks
 
 # Defaults for keys a model family's config.json may leave out (the transformers config class
 # defaults). Gemma 3 multimodal checkpoints omit most of their text_config.
@@ -135,6 +136,8 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_conv_bias", "mamba_proj_bias",
     # Kimi Linear: which layers are KDA (linear attention) and their heads
     "linear_attn_config",
+    # Llama-Nemotron (DeciLM, NAS): each layer's attention (or none) and MLP width
+    "block_configs",
 })
 
 
@@ -297,7 +300,11 @@ def required(cfg: dict[str, Any]) -> dict[str, int]:
 
 
 def kv_heads_of(cfg: dict[str, Any], heads: int) -> int:
-    """KV heads: ``num_key_value_heads``, Falcon's multi-query / ``num_kv_heads``, else one per head."""
+    """KV heads: ``num_key_value_heads``, Falcon's multi-query / ``num_kv_heads``, Llama-Nemotron's first attention
+    layer's (vLLM's ``ModelConfig.get_total_num_kv_heads`` for ``nemotron-nas``), else one per head."""
+    blocks = nas_blocks(cfg)
+    if blocks is not None:
+        return next((b.kv_heads for b in blocks if b.kv_heads), heads)
     if cfg.get("model_type") == "falcon":
         if cfg.get("new_decoder_architecture"):
             return _int(cfg, "num_kv_heads") or heads
@@ -644,7 +651,21 @@ def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * 2 * h + h
 
 
+def _nemotron_nas(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Llama-Nemotron (``DeciLMForCausalLM``): each layer as its ``block_configs`` entry builds it
+    (:func:`~shardwise.rules.vllm.nas.block_params`), the embeddings, the LM head unless tied, the final norm."""
+    h, heads = req["hidden_size"], req["num_attention_heads"]
+    if len(cfg["block_configs"]) != req["num_hidden_layers"]:
+        raise ValueError(f"block_configs has {len(cfg['block_configs'])} entries for {req['num_hidden_layers']} layers")
+    head_dim = _int(cfg, "head_dim") or h // heads
+    bias = bool(cfg.get("attention_bias"))
+    layers = sum(block_params(b, h, heads, head_dim, bias) for b in nas_blocks(cfg) or ())
+    return req["vocab_size"] * h * (1 if cfg.get("tie_word_embeddings") else 2) + layers + h
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if nas_blocks(cfg) is not None:
+        return _nemotron_nas(cfg, required(cfg))
     if cfg.get("model_type") == "kimi_linear":
         return _kimi_linear(cfg, required(cfg))
     if cfg.get("model_type") == "jamba":
@@ -1017,6 +1038,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         if isinstance(widths, list) and widths and all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
             cfg = {**cfg, "intermediate_size": max(widths)}  # one width per layer (Gemma 3n): the widest
         intermediate = _int(cfg, "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner")
+        blocks = nas_blocks(cfg)
+        if intermediate is None and blocks:  # Llama-Nemotron: a width per layer, the widest sizes the activations
+            intermediate = max(b.ffn_width for b in blocks) or None
         if intermediate is None and cfg.get("model_type") in ("falcon", "phi", "gpt2"):
             intermediate = 4 * req["hidden_size"]
         mla = None

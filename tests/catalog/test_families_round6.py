@@ -1,6 +1,6 @@
 """Families served in 2026 added from published configurations (round 6): Llama-Nemotron's NAS models
 (Llama-3.3-Nemotron-Super-49B-v1, Llama-3.1-Nemotron-Ultra-253B-v1: ``DeciLMForCausalLM``, one ``block_configs`` entry
-per layer, layers without attention or without an MLP).
+per layer, layers without attention or without an MLP) and gpt-oss-safeguard (fine-tunes of gpt-oss).
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the KV layout vLLM builds, and that a Deployment serving it is decided.
@@ -155,8 +155,18 @@ def test_nemotron_nas_shapes_not_modelled():
     assert not lay.modelled and "different KV heads (4, 8; block_configs)" in lay.note
 
 
+@pytest.mark.parametrize("size", ["20b", "120b"])
+def test_gpt_oss_safeguard_is_gpt_oss(size):
+    # the model cards: base_model openai/gpt-oss-<size>, base_model_relation finetune, the same 21B / 117B totals
+    safeguard, base = find_model(f"openai/gpt-oss-safeguard-{size}"), find_model(f"openai/gpt-oss-{size}")
+    assert (safeguard.params, safeguard.precision, safeguard.hf_config) == (base.params, "mxfp4", base.hf_config)
+    assert kv_layout.layout(safeguard, 1, 1, 2) == kv_layout.layout(base, 1, 1, 2)
+
+
 NEW_FAMILIES = {"nvidia/Llama-3_3-Nemotron-Super-49B-v1": ("p5.48xlarge", 2),
-                "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1": ("p5en.48xlarge", 8)}
+                "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1": ("p5en.48xlarge", 8),
+                "openai/gpt-oss-safeguard-20b": ("p5.48xlarge", 1),
+                "openai/gpt-oss-safeguard-120b": ("p5.48xlarge", 1)}
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -1,6 +1,6 @@
 """Families served in 2026 added from published configurations (round 6): Llama-Nemotron's NAS models
 (Llama-3.3-Nemotron-Super-49B-v1, Llama-3.1-Nemotron-Ultra-253B-v1: ``DeciLMForCausalLM``, one ``block_configs`` entry
-per layer, layers without attention or without an MLP) and gpt-oss-safeguard (fine-tunes of gpt-oss).
+per layer, layers without attention or without an MLP) gpt-oss-safeguard (fine-tunes of gpt-oss) and GLM-4.5V (GLM-4.5-Air's decoder with the GLM-4.1V vision tower).
 
 Each case rebuilds the config keys the record was taken from and checks the catalog's parameter count against what
 :func:`derive_params` makes of them, then the KV layout vLLM builds, and that a Deployment serving it is decided.
@@ -155,6 +155,46 @@ def test_nemotron_nas_shapes_not_modelled():
     assert not lay.modelled and "different KV heads (4, 8; block_configs)" in lay.note
 
 
+# zai-org/GLM-4.5V: config.json as a public model-information report of the checkpoint prints it
+GLM_45V: dict[str, Any] = {
+    "architectures": ["Glm4vMoeForConditionalGeneration"], "model_type": "glm4v_moe", "tie_word_embeddings": False,
+    "text_config": {
+        "model_type": "glm4v_moe_text", "attention_bias": True, "first_k_dense_replace": 1, "head_dim": 128,
+        "hidden_size": 4096, "intermediate_size": 10944, "max_position_embeddings": 65536,
+        "moe_intermediate_size": 1408, "n_group": 1, "n_routed_experts": 128, "n_shared_experts": 1,
+        "norm_topk_prob": True, "num_attention_heads": 96, "num_experts_per_tok": 8, "num_hidden_layers": 46,
+        "num_key_value_heads": 8, "partial_rotary_factor": 0.5, "tie_word_embeddings": False, "topk_group": 1,
+        "use_qk_norm": False, "vocab_size": 151552, "dtype": "bfloat16",
+    },
+    "vision_config": {
+        "model_type": "glm4v_moe_vision", "attention_bias": False, "depth": 24, "hidden_size": 1536,
+        "image_size": 336, "in_channels": 3, "intermediate_size": 10944, "num_heads": 12, "out_hidden_size": 4096,
+        "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
+    },
+}
+
+
+def test_glm_45v_params_match_its_checkpoint():
+    # vision: 576 x 1536 positions; Conv3d 3 x 2 x 14 x 14 -> 1536 with bias; 24 blocks of 2 RMSNorms, qkv 1536 x 4608
+    # and proj 1536 x 1536 without biases, a gated MLP 1536 -> 4096; the post-conv and final RMSNorms; the 2 x 2
+    # downsample Conv2d 1536 -> 4096 with bias; the merger: proj 4096 x 4096, a LayerNorm, a gated MLP 4096 -> 10944
+    block = 2 * 1536 + 3 * 1536 * 1536 + 1536 * 1536 + 3 * 1536 * 4096
+    vision = (576 * 1536 + (3 * 2 * 14 * 14 * 1536 + 1536) + 1536 + 24 * block + 1536 + (1536 * 4096 * 4 + 4096)
+              + 4096 * 4096 + 2 * 4096 + 3 * 4096 * 10944)
+    assert vision == 858_681_856
+    air = find_model("zai-org/GLM-4.5-Air")  # the text tower is GLM-4.5-Air's shape
+    assert derive_params(GLM_45V) == air.params + vision == 107_710_933_120  # the checkpoint's tensor total
+    glm = find_model("zai-org/GLM-4.5V")
+    assert (glm.params, glm.vision_params, glm.max_position_embeddings) == (107_710_933_120, vision, 65_536)
+    assert glm.moe == air.moe
+    taught = shape_from_config(GLM_45V, model_id="glm-4.5v", source="config.json")
+    assert (taught.params, taught.vision_params, taught.num_key_value_heads) == (107_710_933_120, vision, 8)
+    # full attention on all 46 layers, 8 KV heads of 128: 4,096 bytes per layer and token at TP1
+    for model in (glm, taught):
+        assert [(t.kind, t.layers, t.bytes_per_token) for t in kv_layout.layout(model, 1, 1, 2).types] == [
+            ("full", 46, 4096)]
+
+
 @pytest.mark.parametrize("size", ["20b", "120b"])
 def test_gpt_oss_safeguard_is_gpt_oss(size):
     # the model cards: base_model openai/gpt-oss-<size>, base_model_relation finetune, the same 21B / 117B totals
@@ -166,7 +206,8 @@ def test_gpt_oss_safeguard_is_gpt_oss(size):
 NEW_FAMILIES = {"nvidia/Llama-3_3-Nemotron-Super-49B-v1": ("p5.48xlarge", 2),
                 "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1": ("p5en.48xlarge", 8),
                 "openai/gpt-oss-safeguard-20b": ("p5.48xlarge", 1),
-                "openai/gpt-oss-safeguard-120b": ("p5.48xlarge", 1)}
+                "openai/gpt-oss-safeguard-120b": ("p5.48xlarge", 1),
+                "zai-org/GLM-4.5V": ("p5.48xlarge", 4)}
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -203,6 +203,26 @@ def test_gpt_oss_safeguard_is_gpt_oss(size):
     assert kv_layout.layout(safeguard, 1, 1, 2) == kv_layout.layout(base, 1, 1, 2)
 
 
+def test_present_families_agree_with_their_checkpoints_tensor_totals():
+    # public model-information reports list every tensor of a checkpoint and print the total; the catalog counts
+    # what vLLM loads, so what it leaves out is named here
+    # GLM-5.1 (GLM-5's shape): 753,864,139,008 with layer 78, the multi-token-prediction layer (a MoE layer with its
+    # DSA indexer, eh_proj 6144 x 12288, enorm, hnorm and the shared head's norm)
+    h = 6144
+    attention = (h * 2048 + 2048 + 2048 * 16_384 + h * 576 + 512 + 512 * 28_672 + 16_384 * h
+                 + 2048 * 4096 + h * 128 + 2 * 128 + h * 32)
+    moe = 256 * 3 * h * 2048 + 256 * h + 256 + 3 * h * 2048
+    mtp = attention + moe + 2 * h + h * 12_288 + 3 * h
+    assert find_model("zai-org/GLM-5.1").params + mtp == 753_864_139_008
+    # MiniMax-M2.7 (MiniMax-M2's shape), FP8: 228,703,644,928 with the block scales (weight_scale_inv) of the experts,
+    # 3 x 12 x 24 per expert, and of q/k/v/o, 8 x 24 + 48 x 24 + 24 x 48 + 8 x 24 per layer, on 62 layers
+    scales = 62 * 256 * 3 * 12 * 24 + 62 * (8 * 24 + 48 * 24 + 24 * 48 + 8 * 24)
+    assert find_model("MiniMaxAI/MiniMax-M2.7").params + scales == 228_703_644_928
+    # a bf16 copy of gpt-oss-20b and Kimi-Linear-48B-A3B: the totals themselves
+    assert find_model("openai/gpt-oss-20b").params == 20_914_757_184
+    assert find_model("moonshotai/Kimi-Linear-48B-A3B-Instruct").params == 49_122_681_728
+
+
 NEW_FAMILIES = {"nvidia/Llama-3_3-Nemotron-Super-49B-v1": ("p5.48xlarge", 2),
                 "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1": ("p5en.48xlarge", 8),
                 "openai/gpt-oss-safeguard-20b": ("p5.48xlarge", 1),

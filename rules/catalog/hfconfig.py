@@ -905,10 +905,11 @@ def _qwen3_vit(v: dict[str, Any]) -> int:
 
 def _glm4v_vit(v: dict[str, Any]) -> int:
     """GLM-4.1V / GLM-4.5V's vision tower as GLM-4.5V's checkpoint holds it (a public listing of its tensors, the
-    modules of transformers' ``Glm4vMoeVisionModel``; vLLM loads them into ``glm4_1v.py``'s tower): positions (image/p)^2 x H; patch Conv3d c x t x p^2 x H with its bias; an RMSNorm after it;
-    depth x (2 RMSNorms 2H + qkv 3H^2 + proj H^2, no biases, + a gated MLP 3 x H x out); a final RMSNorm; the
-    downsample Conv2d H x out x s^2 with its bias; the merger: proj out^2, a LayerNorm 2 out and a gated MLP
-    3 x out x I (out = ``out_hidden_size``, I = ``intermediate_size``)."""
+    modules of transformers' ``Glm4vMoeVisionModel``; vLLM loads them into ``glm4_1v.py``'s tower): positions
+    (image/p)^2 x H; patch Conv3d c x t x p^2 x H with its bias; an RMSNorm after it; depth x (2 RMSNorms 2H + qkv
+    3H^2 + proj H^2, no biases, + a gated MLP 3 x H x out); a final RMSNorm; the downsample Conv2d H x out x s^2 with
+    its bias; the merger: proj out^2, a LayerNorm 2 out and a gated MLP 3 x out x I (out = ``out_hidden_size``,
+    I = ``intermediate_size``)."""
     h, out, inter = _int(v, "hidden_size") or 0, _int(v, "out_hidden_size") or 0, _int(v, "intermediate_size") or 0
     p, t = _int(v, "patch_size") or 14, _int(v, "temporal_patch_size") or 2
     side = (_int(v, "image_size") or 336) // p

@@ -85,6 +85,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     mxfp4_backend,
     mxfp4_expert_bytes,
     replicated_params,
+    stage_share,
     weight_precision,
     weights_bytes,
     weights_gb,
@@ -309,8 +310,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
     experts = min(experts, body)
     ep_ranks = tp * (dp if expert_parallel else 1)
-    layers = model.num_hidden_layers
-    share = len(kv_layout._stage_slice(layers, pp, stage)) / layers if layers else 1.0
+    share = stage_share(model, pp, stage)
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..catalog.hfconfig import layer_pattern, weight_bytes_per_param
 from ..model.shapes import ModelShape, Precision
-from ..vllm import kv_layout
+from ..vllm import kv_layout, nas
 
 if TYPE_CHECKING:
     from .sizing import Device
@@ -224,6 +224,24 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
         per_layer += q_lora * index_heads * index_dim + h * index_dim
         router += h * index_heads * layers  # weights_proj: unquantised
     return per_layer * layers, router
+
+
+def stage_share(model: ModelShape, pp: int, stage: int) -> float:
+    """The part of the decoder layers' weights that pipeline stage ``stage`` holds: its share of the layers
+    (``get_pp_indices``), or, for Llama-Nemotron, whose layers differ in size (:mod:`..vllm.nas`), its layers'
+    parameters over all layers' (Ultra-253B's 162 layers run from nothing to a 425,984-wide MLP)."""
+    layers = model.num_hidden_layers
+    stage_layers = kv_layout._stage_slice(layers, pp, stage)
+    try:
+        blocks = nas.nas_blocks(model.hf_config, model.num_attention_heads, model.hidden_size) if pp > 1 else None
+    except ValueError:
+        blocks = None
+    if blocks and len(blocks) == layers:
+        sizes = [nas.block_params(b, model.hidden_size, model.num_attention_heads, model.head_dim) for b in blocks]
+        total = sum(sizes)
+        if total:
+            return sum(sizes[i] for i in stage_layers) / total
+    return len(stage_layers) / layers if layers else 1.0
 
 
 def _checkpoint_expert_bias_params(model: ModelShape) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 from ..model.errors import CatalogError, InputError
 from ..model.files import read_file_bytes
 from ..model.shapes import MlaShape, ModelShape, MoeShape, Precision
+from ..vllm.nas import block_params, nas_blocks
 
 # Defaults for keys a model family's config.json may leave out (the transformers config class
 # defaults). Gemma 3 multimodal checkpoints omit most of their text_config.
@@ -80,6 +81,12 @@ _VISION_DEFAULTS: dict[str, dict[str, Any]] = {
         "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 3584, "num_position_embeddings": 2304,
         "deepstack_visual_indexes": [],
     },
+    # Glm4vMoeVisionConfig's defaults (transformers' configuration_glm4v_moe.py at 008e5743); GLM-4.5V's config.json
+    # sets intermediate_size 10944 (its merger's width)
+    "glm4v_vision": {
+        "depth": 24, "hidden_size": 1536, "intermediate_size": 13696, "in_channels": 3, "image_size": 336,
+        "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 4096,
+    },
     "llama4_vision_model": {
         "hidden_size": 768, "intermediate_size": 5632, "num_hidden_layers": 34, "num_channels": 3,
         "image_size": 448, "patch_size": 14, "projector_input_dim": 4096, "projector_output_dim": 4096,
@@ -94,6 +101,9 @@ _LAYERNORM = frozenset({"phi", "opt", "falcon", "gpt2", "gpt_neox", "gpt_bigcode
 # Families with a learned weight per head dimension on q and k (QK-norm).
 _QK_NORM = frozenset({"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "qwen3_5_text", "qwen3_5_moe_text",
                       "qwen3_vl_text", "qwen3_vl_moe_text", "qwen3_omni_moe_text"})
+# GLM-4.5's MoE decoder, and GLM-4.5V's text tower, which is GLM-4.5-Air's (q/k/v biases without an o_proj bias, a
+# score-correction bias on every router)
+_GLM4_MOE = frozenset({"glm4_moe", "glm4v_moe_text"})
 # Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
 # (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
 _HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
@@ -135,6 +145,8 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_conv_bias", "mamba_proj_bias",
     # Kimi Linear: which layers are KDA (linear attention) and their heads
     "linear_attn_config",
+    # Llama-Nemotron (DeciLM, NAS): each layer's attention (or none) and MLP width
+    "block_configs",
 })
 
 
@@ -297,7 +309,11 @@ def required(cfg: dict[str, Any]) -> dict[str, int]:
 
 
 def kv_heads_of(cfg: dict[str, Any], heads: int) -> int:
-    """KV heads: ``num_key_value_heads``, Falcon's multi-query / ``num_kv_heads``, else one per head."""
+    """KV heads: ``num_key_value_heads``, Falcon's multi-query / ``num_kv_heads``, Llama-Nemotron's first attention
+    layer's (vLLM's ``ModelConfig.get_total_num_kv_heads`` for ``nemotron-nas``), else one per head."""
+    blocks = nas_blocks(cfg)
+    if blocks is not None:
+        return next((b.kv_heads for b in blocks if b.kv_heads), heads)
     if cfg.get("model_type") == "falcon":
         if cfg.get("new_decoder_architecture"):
             return _int(cfg, "num_kv_heads") or heads
@@ -365,8 +381,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
         attn += q_out + 2 * kv_out + h
     elif cfg.get("attention_bias"):
         # GLM-4.5 and Seed-OSS (attention_out_bias false) have no o_proj bias
-        attn += q_out + 2 * kv_out + (0 if model_type == "glm4_moe" or cfg.get("attention_out_bias") is False else h)
-    if model_type in _QK_NORM or (model_type in ("glm4_moe", *_HUNYUAN) and cfg.get("use_qk_norm")):
+        attn += q_out + 2 * kv_out + (0 if model_type in _GLM4_MOE or cfg.get("attention_out_bias") is False else h)
+    if model_type in _QK_NORM or (model_type in (*_GLM4_MOE, *_HUNYUAN) and cfg.get("use_qk_norm")):
         attn += 2 * head_dim
     elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
         attn += q_out + kv_out  # MiniMax-M2: one RMSNorm over all q heads and one over all k heads
@@ -423,7 +439,7 @@ def _mlp(cfg: dict[str, Any], h: int, layers: int, model_type: str) -> int:
         moe_layer += 3 * h * shared_size + h  # Qwen2-MoE / Qwen3-Next shared expert and its gate
     elif moe.shared_experts:
         moe_layer += moe.shared_experts * 3 * h * width
-    if cfg.get("topk_method") == "noaux_tc" or model_type in ("glm4_moe", "ernie4_5_moe") or (
+    if cfg.get("topk_method") == "noaux_tc" or model_type in (*_GLM4_MOE, "ernie4_5_moe") or (
             model_type == "minimax_m2" and cfg.get("use_routing_bias", True)):
         moe_layer += moe.num_experts  # e_score_correction_bias
     step = _int(cfg, "interleave_moe_layer_step")
@@ -644,7 +660,21 @@ def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * 2 * h + h
 
 
+def _nemotron_nas(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """Llama-Nemotron (``DeciLMForCausalLM``): each layer as its ``block_configs`` entry builds it
+    (:func:`~shardwise.rules.vllm.nas.block_params`), the embeddings, the LM head unless tied, the final norm."""
+    h, heads = req["hidden_size"], req["num_attention_heads"]
+    if len(cfg["block_configs"]) != req["num_hidden_layers"]:
+        raise ValueError(f"block_configs has {len(cfg['block_configs'])} entries for {req['num_hidden_layers']} layers")
+    head_dim = _int(cfg, "head_dim") or h // heads
+    bias = bool(cfg.get("attention_bias"))
+    layers = sum(block_params(b, h, heads, head_dim, bias) for b in nas_blocks(cfg) or ())
+    return req["vocab_size"] * h * (1 if cfg.get("tie_word_embeddings") else 2) + layers + h
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if nas_blocks(cfg) is not None:
+        return _nemotron_nas(cfg, required(cfg))
     if cfg.get("model_type") == "kimi_linear":
         return _kimi_linear(cfg, required(cfg))
     if cfg.get("model_type") == "jamba":
@@ -744,6 +774,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         kind = "qwen3_5_vision"
     if top_type == "mistral3" and not kind:
         kind = "pixtral"
+    if top_type in ("glm4v", "glm4v_moe") or kind in ("glm4v", "glm4v_moe", "glm4v_vision", "glm4v_moe_vision"):
+        kind = "glm4v_vision"
     defaults = _VISION_DEFAULTS.get(kind)
     if defaults is None:
         return None
@@ -761,6 +793,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
             return _pixtral(v, config, text_h)
         if kind == "kimi_k25_vision":
             return _moonvit(v, text_h)
+        if kind == "glm4v_vision":
+            return _glm4v_vit(v)
         return _llama4_vision(v, text_h)
     except (TypeError, ValueError):
         return None
@@ -867,6 +901,23 @@ def _qwen3_vit(v: dict[str, Any]) -> int:
     merged = H * merge * merge
     mlp = merged * merged + merged + merged * out + out
     return embed + depth * block + (2 * H + mlp) + len(deepstack) * (2 * merged + mlp)
+
+
+def _glm4v_vit(v: dict[str, Any]) -> int:
+    """GLM-4.1V / GLM-4.5V's vision tower as GLM-4.5V's checkpoint holds it (a public listing of its tensors, the
+    modules of transformers' ``Glm4vMoeVisionModel``; vLLM loads them into ``glm4_1v.py``'s tower): positions
+    (image/p)^2 x H; patch Conv3d c x t x p^2 x H with its bias; an RMSNorm after it; depth x (2 RMSNorms 2H + qkv
+    3H^2 + proj H^2, no biases, + a gated MLP 3 x H x out); a final RMSNorm; the downsample Conv2d H x out x s^2 with
+    its bias; the merger: proj out^2, a LayerNorm 2 out and a gated MLP 3 x out x I (out = ``out_hidden_size``,
+    I = ``intermediate_size``)."""
+    h, out, inter = _int(v, "hidden_size") or 0, _int(v, "out_hidden_size") or 0, _int(v, "intermediate_size") or 0
+    p, t = _int(v, "patch_size") or 14, _int(v, "temporal_patch_size") or 2
+    side = (_int(v, "image_size") or 336) // p
+    merge = _int(v, "spatial_merge_size") or 2
+    channels = _int(v, "in_channels", "num_channels") or 3
+    blocks = (_int(v, "depth", "num_hidden_layers") or 0) * (2 * h + 4 * h * h + 3 * h * out)
+    return (side * side * h + channels * t * p * p * h + h + h + blocks + h + h * out * merge * merge + out
+            + out * out + 2 * out + 3 * out * inter)
 
 
 def _pixtral(v: dict[str, Any], config: dict[str, Any], text_h: int) -> int:
@@ -1017,6 +1068,9 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         if isinstance(widths, list) and widths and all(isinstance(w, int) and not isinstance(w, bool) for w in widths):
             cfg = {**cfg, "intermediate_size": max(widths)}  # one width per layer (Gemma 3n): the widest
         intermediate = _int(cfg, "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner")
+        blocks = nas_blocks(cfg)
+        if intermediate is None and blocks:  # Llama-Nemotron: a width per layer, the widest sizes the activations
+            intermediate = max(b.ffn_width for b in blocks) or None
         if intermediate is None and cfg.get("model_type") in ("falcon", "phi", "gpt2"):
             intermediate = 4 * req["hidden_size"]
         mla = None

@@ -15,7 +15,8 @@ vLLM's model implementations read them:
   every ``attn_layer_period``-th from ``attn_layer_offset``; Kimi Linear's KDA layers,
   ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
   (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
-* layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks) and layers that read another
+* layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks, Llama-Nemotron's
+  ``block_configs`` entries whose ``attention.no_op`` is true, :mod:`.nas`) and layers that read another
   layer's cache (``num_kv_shared_layers``: Gemma 3n and Gemma 4 E2B/E4B, vLLM's
   ``kv_sharing_target_layer_name``): no KV cache of their own;
 * Gemma 4's full-attention layers: ``global_head_dim`` and, with ``attention_k_eq_v``,
@@ -49,6 +50,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..model.shapes import ModelShape
+from . import nas
 from .versions import Behaviour
 
 LayerKind = Literal["full", "sliding", "chunked", "state"]
@@ -175,9 +177,12 @@ def unmodelled_reason(model: ModelShape) -> str:
     ``num_hidden_layers`` entries gives (Falcon-H1's parallel mixers; Jamba's ``attn_layer_period`` and
     ``attn_layer_offset`` give them), Mamba1 mixers other than Jamba's, ``attn_type_list`` entries of 0
     (MiniMax-Text-01 / M1's lightning attention;
-    MiniMax-M2 lists only 1, softmax), and ``layer_types`` entries of a kind not known here.
+    MiniMax-M2 lists only 1, softmax), Llama-Nemotron ``block_configs`` whose attention layers differ in KV heads
+    (:func:`.nas.unmodelled_reason`), and ``layer_types`` entries of a kind not known here.
     """
     cfg = model.hf_config
+    if nas.is_nas(cfg):
+        return nas.unmodelled_reason(cfg, model.num_attention_heads, model.hidden_size)
     ratios = cfg.get("compress_ratios")
     if isinstance(ratios, list) and any(isinstance(r, int) and r > 1 for r in ratios):
         return "compressed sparse attention (compress_ratios, DeepSeek-V4)"
@@ -217,6 +222,13 @@ def _listed_or_derived_kinds(model: ModelShape) -> tuple[list[str], int | None, 
     window = _int(cfg, "sliding_window")
     chunk = _int(cfg, "attention_chunk_size")
     model_type = str(cfg.get("model_type", model.extra.get("model_type", "")) or "")
+    if nas.is_nas(cfg):  # Llama-Nemotron: a no-op attention builds no Attention module, so no cache
+        try:
+            blocks = nas.nas_blocks(cfg, model.num_attention_heads, model.hidden_size)
+        except ValueError:
+            blocks = None
+        if blocks and len(blocks) == n:
+            return ["full" if b.kv_heads else "none" for b in blocks], None, None
     listed = _listed_kinds(cfg, n)
     if listed is not None:
         if "sliding" in listed and not window:

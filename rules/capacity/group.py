@@ -446,6 +446,25 @@ def round_max_model_len(n: int) -> int:
     return n // 1024 * 1024 if n >= 1024 else max(16, n // 16 * 16)
 
 
+#: The shortest --max-model-len shardwise suggests: below it a request holds little more than a chat template and a
+#: question (a system prompt alone often runs to several hundred tokens), and a multimodal model not one image of
+#: the sizes its processor makes by default; a shorter length is no fix.
+MIN_SUGGESTED_MAX_MODEL_LEN = 1024
+
+
+def suggested_max_model_len(s: ReplicaSizing) -> tuple[int, bool]:
+    """(the --max-model-len to suggest, whether it fits beyond the estimate's error band), rounded as people write it.
+
+    The longest length that fits with the band taken off the KV budget where that is at least
+    :data:`MIN_SUGGESTED_MAX_MODEL_LEN`; else the central estimate's (not sure: inside the band); else ``(0, False)``:
+    no usable length fits even by the central estimate. A band edge that leaves nothing never becomes a
+    suggestion of 16 tokens."""
+    for fit, sure in ((s.max_model_len_fit_sure, True), (s.max_model_len_fit, False)):
+        if fit >= MIN_SUGGESTED_MAX_MODEL_LEN:
+            return round_max_model_len(fit), sure
+    return 0, False
+
+
 # --------------------------------------------------------------------------------------------------
 # The summary
 # --------------------------------------------------------------------------------------------------

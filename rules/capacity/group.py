@@ -34,6 +34,8 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.args import is_unresolved
+from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.support import speculative_method
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
@@ -289,6 +291,11 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     counted = tuple(sorted((str(m), n) for m, v in limits.items() if (n := _count(v)) is not None and n >= 0))
     if counted:
         out["mm_limits"] = counted
+    written = tuple((flag, value) for flag, key in ((LIMIT_FLAG, "limit_mm_per_prompt"),
+                                                    (KWARGS_FLAG, "mm_processor_kwargs"))
+                    if isinstance(value := extra.get(key), str) and not is_unknown(value) and not is_unresolved(value))
+    if written:
+        out["mm_args"] = written  # as vLLM receives them: its parser may refuse them (sizing._mm_args_refusal)
     return out
 
 

@@ -41,9 +41,9 @@ from typing import Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_layout
+from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from ..vllm.versions import Behaviour, ResolvedVersion, Version, batch_defaults, resolve
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
@@ -165,6 +165,9 @@ class EngineSettings:
     mm_max_pixels: int | None = None
     #: ``--limit-mm-per-prompt`` as (modality, items) pairs; a modality it does not name keeps the release's default
     mm_limits: tuple[tuple[str, int], ...] = ()
+    #: ``--limit-mm-per-prompt`` / ``--mm-processor-kwargs`` as written (flag, value): the release's parser may
+    #: refuse them (:func:`_mm_args_refusal`)
+    mm_args: tuple[tuple[str, str], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -351,6 +354,16 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         if stage == pp - 1:
             per_gpu += (embed_total - embed_one if not model.tie_word_embeddings else embed_one) / tp
     return per_gpu
+
+
+def _mm_args_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
+    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else ""."""
+    for flag, value in s.mm_args:
+        how = b.mm_limit_parse if flag == mm_args.LIMIT_FLAG else b.mm_kwargs_parse
+        why = mm_args.refusal(flag, value, how, str(version))
+        if why:
+            return why
+    return ""
 
 
 def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
@@ -761,6 +774,9 @@ def _size_deployment(
              or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
+    bad_arg = _mm_args_refusal(s, b, rv.version)
+    if bad_arg and not refusal:
+        refusal, certain = bad_arg, True
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least

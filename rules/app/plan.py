@@ -583,7 +583,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
     max_model_len that fits beyond the error band, if that still holds the p95 context."""
-    from ..capacity.group import round_max_model_len
+    from ..capacity.group import MIN_SUGGESTED_MAX_MODEL_LEN, round_max_model_len
 
     c = _evaluate(ctx, p)
     s = c.sizing
@@ -596,7 +596,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
     length = round_max_model_len(s.max_model_len_fit_sure)
-    if not max(req.p95_context or 0, 1024) <= length < s.max_model_len:
+    if not max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) <= length < s.max_model_len:
         return c
     low = _evaluate(ctx, p, length)
     return low if low.fits else c

@@ -34,6 +34,8 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..vllm.args import is_unresolved
+from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.support import speculative_method
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
@@ -289,6 +291,11 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     counted = tuple(sorted((str(m), n) for m, v in limits.items() if (n := _count(v)) is not None and n >= 0))
     if counted:
         out["mm_limits"] = counted
+    written = tuple((flag, value) for flag, key in ((LIMIT_FLAG, "limit_mm_per_prompt"),
+                                                    (KWARGS_FLAG, "mm_processor_kwargs"))
+                    if isinstance(value := extra.get(key), str) and not is_unknown(value) and not is_unresolved(value))
+    if written:
+        out["mm_args"] = written  # as vLLM receives them: its parser may refuse them (sizing._mm_args_refusal)
     return out
 
 
@@ -444,6 +451,25 @@ def declared_load(g: ServingGroup, config: Context) -> Load:
 def round_max_model_len(n: int) -> int:
     """A --max-model-len people would write: down to a multiple of 1,024 (of 16 below that)."""
     return n // 1024 * 1024 if n >= 1024 else max(16, n // 16 * 16)
+
+
+#: The shortest --max-model-len shardwise suggests: below it a request holds little more than a chat template and a
+#: question (a system prompt alone often runs to several hundred tokens), and a multimodal model not one image of
+#: the sizes its processor makes by default; a shorter length is no fix.
+MIN_SUGGESTED_MAX_MODEL_LEN = 1024
+
+
+def suggested_max_model_len(s: ReplicaSizing) -> tuple[int, bool]:
+    """(the --max-model-len to suggest, whether it fits beyond the estimate's error band), rounded as people write it.
+
+    The longest length that fits with the band taken off the KV budget where that is at least
+    :data:`MIN_SUGGESTED_MAX_MODEL_LEN`; else the central estimate's (not sure: inside the band); else ``(0, False)``:
+    no usable length fits even by the central estimate. A band edge that leaves nothing never becomes a
+    suggestion of 16 tokens."""
+    for fit, sure in ((s.max_model_len_fit_sure, True), (s.max_model_len_fit, False)):
+        if fit >= MIN_SUGGESTED_MAX_MODEL_LEN:
+            return round_max_model_len(fit), sure
+    return 0, False
 
 
 # --------------------------------------------------------------------------------------------------

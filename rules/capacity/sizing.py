@@ -41,9 +41,9 @@ from typing import Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_layout
+from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from ..vllm.versions import Behaviour, ResolvedVersion, Version, batch_defaults, resolve
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
@@ -166,6 +166,9 @@ class EngineSettings:
     mm_max_pixels: int | None = None
     #: ``--limit-mm-per-prompt`` as (modality, items) pairs; a modality it does not name keeps the release's default
     mm_limits: tuple[tuple[str, int], ...] = ()
+    #: ``--limit-mm-per-prompt`` / ``--mm-processor-kwargs`` as written (flag, value): the release's parser may
+    #: refuse them (:func:`_mm_args_refusal`)
+    mm_args: tuple[tuple[str, str], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -273,35 +276,55 @@ def _facts(model: ModelShape) -> dict[Any, Any]:
     return memo
 
 
-def rotary_cache_bytes(model: ModelShape) -> int:
+def mrope(model: ModelShape) -> bool:
+    """Whether vLLM builds the model's rotary embedding as ``MRotaryEmbedding`` (``get_rope``: an ``mrope_section``
+    in ``rope_scaling``, or ``rope_parameters`` in newer configs; Qwen2-VL, Qwen2.5-VL, Qwen3-VL, the Omni
+    thinkers), whose cos/sin cache is larger (:func:`rotary_cache_bytes`)."""
+    cfg = model.hf_config
+    text = cfg.get("text_config")
+    for c in (cfg, text if isinstance(text, dict) else {}):
+        for key in ("rope_scaling", "rope_parameters"):
+            rope = c.get(key)
+            if isinstance(rope, dict) and "mrope_section" in rope:
+                return True
+    return False
+
+
+def rotary_cache_bytes(model: ModelShape, mrope_scale: int = 1) -> int:
     """vLLM's rotary cos/sin cache, a buffer every GPU holds: context limit × rotary dim × 2 bytes per RoPE
-    (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights."""
+    (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights. A multimodal RoPE's
+    cache holds ``mrope_scale`` times the context limit (4 from vLLM 0.7.2, ``versions.py`` ``mrope_cache_scale``:
+    0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03)."""
     if model.mla is not None:
         return derived_max_model_len(model) * model.mla.qk_rope_head_dim * 2
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
     ropes = 2 if ("rope_local_base_freq" in model.hf_config or model_type.startswith("gemma3")) else 1
-    return derived_max_model_len(model) * model.head_dim * 2 * ropes
+    positions = derived_max_model_len(model) * (mrope_scale if mrope(model) else 1)
+    return positions * model.head_dim * 2 * ropes
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
-                   triton_kernels: bool = True) -> float:
-    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included); ``triton_kernels``:
-    whether OpenAI's Triton kernels are installed (:func:`mxfp4_backend`)."""
+                   triton_kernels: bool = True, mrope_scale: int = 1) -> float:
+    """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included, a multimodal RoPE's
+    ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed
+    (:func:`mxfp4_backend`)."""
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
     ep = s.expert_parallel
-    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep, stage, buffers, backend)
+    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep, stage, buffers, backend,
+           mrope_scale)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep,
-                                             stage, buffers, backend)
+                                             stage, buffers, backend, mrope_scale)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
-                      expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None) -> float:
+                      expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
+                      mrope_scale: int = 1) -> float:
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
     embed_total = embed_one * (1 if model.tie_word_embeddings else 2)
@@ -322,7 +345,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     if buffers:
-        per_gpu += rotary_cache_bytes(model)
+        per_gpu += rotary_cache_bytes(model, mrope_scale)
     if pp == 1:
         per_gpu += embed_total / tp
     else:
@@ -331,6 +354,16 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         if stage == pp - 1:
             per_gpu += (embed_total - embed_one if not model.tie_word_embeddings else embed_one) / tp
     return per_gpu
+
+
+def _mm_args_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
+    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else ""."""
+    for flag, value in s.mm_args:
+        how = b.mm_limit_parse if flag == mm_args.LIMIT_FLAG else b.mm_kwargs_parse
+        why = mm_args.refusal(flag, value, how, str(version))
+        if why:
+            return why
+    return ""
 
 
 def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
@@ -750,6 +783,9 @@ def _size_deployment(
              or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
+    bad_arg = _mm_args_refusal(s, b, rv.version)
+    if bad_arg and not refusal:
+        refusal, certain = bad_arg, True
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
@@ -761,7 +797,7 @@ def _size_deployment(
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block)
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, cache_stage.stage, b.mla_cache)
@@ -1194,7 +1230,7 @@ class _Stage(NamedTuple):
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
-             encoder: _Encoder = _NO_ENCODER) -> tuple[_Stage, tuple[_Stage, ...]]:
+             encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
     that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
     smallest).
@@ -1213,7 +1249,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     last_peak = 0.0
     for stage in sorted({0, s.pp - 1}):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
-                           triton_kernels=triton_kernels)
+                           triton_kernels=triton_kernels, mrope_scale=mrope_scale)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0

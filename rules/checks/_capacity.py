@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..capacity.group import declared_load as _declared_load
 from ..capacity.group import (
+    MIN_SUGGESTED_MAX_MODEL_LEN,
     device,
     engine_settings,
     expected_context,
     require_model,
-    round_max_model_len,
+    suggested_max_model_len,
     vllm_version,
 )
+from ..capacity.group import declared_load as _declared_load
 from ..capacity.layout import Load, Parallel, Replication, Reserve
 from ..capacity.sizing import EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
@@ -77,9 +78,13 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     """What makes one max_model_len request fit: the max_model_len that does, and the cheapest change that
     keeps max_model_len (a higher utilization, an fp8 KV cache, twice the tensor parallelism)."""
     parts: list[str] = []
-    fit = round_max_model_len(s.max_model_len_fit_sure)
-    if 16 <= fit < s.max_model_len:
-        parts.append(f"--max-model-len {fit} fits")
+    fit, sure = suggested_max_model_len(s)
+    if fit and fit < s.max_model_len:
+        parts.append(f"--max-model-len {fit} fits" if sure else
+                     f"--max-model-len {fit} fits by the central estimate (within the error band no --max-model-len "
+                     f"of {MIN_SUGGESTED_MAX_MODEL_LEN:,} tokens or more is sure to)")
+    elif not fit and s.max_model_len > MIN_SUGGESTED_MAX_MODEL_LEN:
+        parts.append(f"no --max-model-len of {MIN_SUGGESTED_MAX_MODEL_LEN:,} tokens or more fits")
     base = engine_settings(g)
     model = require_model(g)
     dev = device(g)  # the GPU ``s`` was sized on

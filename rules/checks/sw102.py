@@ -7,7 +7,11 @@ from collections.abc import Iterable
 from ..capacity.group import gpu_name, sizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
+from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ._capacity import fits_instead, layout_text
+
+#: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
+_FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"))
 
 
 class KvCapacityBelowMaxModelLen(GroupRule):
@@ -22,7 +26,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "At start-up vLLM profiles one forward pass, takes the weights, the activation peak and "
             "the memory outside PyTorch from gpu_memory_utilization × the GPU's memory, and refuses to "
             "start when what is left cannot hold one request of max_model_len tokens (or nothing is left). "
-            "It also refuses a max_model_len above the model's own limit. Leaving max_model_len at the "
+            "It also refuses a max_model_len above the model's own limit, and a multimodal flag its argument "
+            "parser cannot read (--limit-mm-per-prompt takes KEY=VALUE pairs up to 0.8.4 and JSON only from 0.10; "
+            "--mm-processor-kwargs takes JSON). Leaving max_model_len at the "
             "model's maximum (often 128k tokens) is the usual cause. shardwise estimates what vLLM "
             "measures, so the finding blocks only when the shortfall exceeds the estimate's error band; "
             "inside the band it says the server may refuse."
@@ -47,7 +53,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             return
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         if s.certain:  # a setting vLLM rejects, whatever the memory
-            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start", level="mandatory")
+            flag = next((key for text, key in _FLAG_KEYS if s.refusal.startswith(f"{text} ")), None)
+            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start",
+                      g.at(flag) if flag else None, level="mandatory")
             return
         if s.weights_fit_band != "starts" or s.kv_verdict == "starts":
             return  # SW101 speaks for a model whose weights may not fit

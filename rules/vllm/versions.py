@@ -79,6 +79,15 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (0.22+), whose profile puts no CUDA graph estimate in the budget: the listed architectures (by config.json
   ``model_type``; 0.22-0.23 dense and unquantized only), and from 0.25 every model that is not a mixture of experts.
   The sizing keeps the flat graph term for them (V2 is not modelled; docs/capacity-model.md, "Model Runner V2").
+* ``mrope_cache_scale``: how many times the model's position limit the multimodal rotary embedding's cos/sin cache
+  holds (``MRotaryEmbedding``, models whose ``rope_scaling`` has an ``mrope_section``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
+  the Qwen Omni thinkers): 1 up to 0.7.1, 4 from 0.7.2 ("we enlarge max_position_embeddings to 4 times", for
+  videos' position indices).
+* ``mm_limit_parse`` / ``mm_kwargs_parse``: how vLLM's argument parser reads ``--limit-mm-per-prompt`` and
+  ``--mm-processor-kwargs``: ``kvs`` (``image=1,video=0``, integers only: "Each item should be in the form
+  KEY=VALUE", "Failed to parse value of item image=x"), ``loads`` (argparse's ``type=json.loads``: "invalid loads
+  value"), ``json-or-kvs`` (JSON where the value is ``{...}``, else the pairs, deprecated), ``json`` (JSON only: "Value
+  ... cannot be converted to <function loads ...>"). A value it cannot read makes vLLM exit before it starts.
 * ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
   ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
   ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
@@ -106,6 +115,8 @@ MmItems = Literal["ceil", "floor", "budget"]
 #: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
 #: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
 QwenImage = Literal["square", "factors"]
+#: How vLLM's argument parser reads a multimodal flag's value (see ``mm_limit_parse`` in the module docstring).
+MmArgParse = Literal["kvs", "loads", "json-or-kvs", "json"]
 #: Which models run Model Runner V2 by default (see ``Behaviour.v2_runner``).
 V2Runner = Literal["none", "listed", "dense"]
 
@@ -211,6 +222,9 @@ class Behaviour:
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
     qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
+    mm_limit_parse: MmArgParse = "kvs"  # --limit-mm-per-prompt's parser (module docstring)
+    mm_kwargs_parse: MmArgParse = "loads"  # --mm-processor-kwargs' parser
+    mrope_cache_scale: int = 1  # MRotaryEmbedding's cos/sin cache: this many times max_position_embeddings (0.7.2+: 4)
     #: Which generative models run Model Runner V2 by default (``v1/worker/gpu/model_runner.py``, whose
     #: ``profile_cudagraph_memory`` returns 0: no CUDA graph estimate in the budget): ``none``; ``listed`` (the
     #: architectures of ``v2_model_types``, by config.json ``model_type``; dense and unquantized only where
@@ -247,15 +261,17 @@ def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
 
 _R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
 _R070 = _row(_R065, "0.7.0", mla_cache=True)
+_R072 = _row(_R070, "0.7.2", mrope_cache_scale=4)
 _R080 = _row(
-    _R070, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
+    _R072, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
     v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
 _R084 = _row(_R080, "0.8.4", mm_default_limit=999)
-_R090 = _row(_R084, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
-             concurrency_from_tokens=False, startup_free_check=True)
+_R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs")
+_R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
+             concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs")
 _R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
-              mm_items="floor")
+              mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json")
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
@@ -282,8 +298,8 @@ _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R080, _R084, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140, _R0170,
-    _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280,
+    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
+    _R0170, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -418,6 +434,17 @@ SOURCES: dict[str, str] = {
     "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
                   "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
                   "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",
+    "mm_limit_parse": "engine/arg_utils.py: --limit-mm-per-prompt type=nullable_kvs in 0.6.3, 0.7.2, 0.8.3 and "
+                      "0.8.4; get_kwargs(MultiModalConfig) with optional_type/parse_type(json.loads) falling back to "
+                      "nullable_kvs (deprecated) for a value not matching ^{.*}$ in 0.8.5, 0.9.0 and 0.9.1; "
+                      "parse_type(json.loads) alone in 0.10.0, 0.10.1.1, 0.11.0, 0.14.0 and 0.22.0",
+    "mm_kwargs_parse": "engine/arg_utils.py: --mm-processor-kwargs type=json.loads in 0.6.3 - 0.8.5; "
+                       "get_kwargs(MultiModalConfig): optional_type(parse_type(json.loads)) with the nullable_kvs "
+                       "fallback in 0.9.0 and 0.9.1, without it in 0.10.0, 0.10.1.1, 0.11.0, 0.14.0 and 0.22.0",
+    "mrope_cache_scale": "model_executor/layers/rotary_embedding.py MRotaryEmbedding.__init__: max_position_embeddings "
+                         "as given in 0.7.1, cache_max_position_num = max_position_embeddings * 4 in 0.7.2 and 0.8.3; "
+                         "rotary_embedding/mrope.py the same in 0.10.1.1, 0.11.0, 0.14.0 and 0.22.0 (the cache cast "
+                         "to the model dtype, rotary_embedding/base.py)",
 }
 
 

@@ -208,10 +208,14 @@ spec:
     s = engine_settings(g)
     assert (s.mm_max_pixels, s.mm_limits) == (1048576, (("image", 1), ("video", 0)))
     # the JSON and dotted spellings, 0.11's {"count": N}, the processor's size.longest_edge; an unresolved value
+    assert s.mm_args == (("--limit-mm-per-prompt", "image=1,video=0"),
+                         ("--mm-processor-kwargs", '{"max_pixels":1048576}'))  # as written: 0.8.4 reads both
     assert multimodal_settings({"limit_mm_per_prompt": '{"image": {"count": 2}, "video": 0}',
                                 "mm_processor_kwargs.max_pixels": "460800"}) == {
-        "mm_max_pixels": 460800, "mm_limits": (("image", 2), ("video", 0))}
+        "mm_max_pixels": 460800, "mm_limits": (("image", 2), ("video", 0)),
+        "mm_args": (("--limit-mm-per-prompt", '{"image": {"count": 2}, "video": 0}'),)}
     assert multimodal_settings({"mm_processor_kwargs": '{"size": {"longest_edge": 1003520}}',
                                 "limit_mm_per_prompt.video": "0"}) == {
-        "mm_max_pixels": 1003520, "mm_limits": (("video", 0),)}
-    assert multimodal_settings({"mm_processor_kwargs": "$(PIXELS)"}) == {}
+        "mm_max_pixels": 1003520, "mm_limits": (("video", 0),),
+        "mm_args": (("--mm-processor-kwargs", '{"size": {"longest_edge": 1003520}}'),)}
+    assert multimodal_settings({"mm_processor_kwargs": "$(PIXELS)"}) == {}  # unresolved: not judged

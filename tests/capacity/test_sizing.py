@@ -685,20 +685,38 @@ spec:
 
 def test_a_72b_vision_language_model_on_four_a100_40gb_at_0_95_and_4096_tokens():
     # V1 profiles one dummy image of the processor's largest size (16,384 tokens, 65,536 patches) through the
-    # vision tower: its activations and the pixel values it keeps (1,176 per patch, float32 and bf16)
+    # vision tower: its activations and the pixel values it keeps (1,176 per patch, float32 and bf16). The weights
+    # hold MRotaryEmbedding's cos/sin cache for 4 × 128,000 positions from 0.7.2 (0.122 GiB, not 0.031):
+    # per GPU (34.30 here; vllm#16570 logs 34.43 at 0.8.3). vLLM 0.11 and 0.14 refuse this layout, and so does the central
+    # estimate now (0.27 GiB left, 0.36 before the cache was counted whole).
     vl = find_model("Qwen/Qwen2.5-VL-72B-Instruct")
     a100 = sizing.Device("A100-40GB", 39.38, "nvidia", "ampere", 1)
     settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096)
-    got = {v: sizing.size_deployment(vl, a100, settings, v) for v in ("0.9.2", "0.11.0", "0.20.0")}
-    assert {v: (s.starts, round(s.encoder_gib_per_gpu, 2), round(s.available_kv_gib, 2), round(s.needed_kv_gib, 2))
-            for v, s in got.items()} == {
-        "0.9.2": (False, 2.62, 0.18, 0.31),  # vLLM refuses: one 4,096-token request does not fit
-        "0.11.0": (True, 2.62, 0.36, 0.31),  # NCCL outside the budget from 0.11: inside the band
-        "0.20.0": (False, 2.62, -0.91, 0.31),  # the graphs' estimate (1.27 GiB: 80 layers) leaves the budget
+    got = {v: sizing.size_deployment(vl, a100, settings, v) for v in ("0.9.2", "0.11.0", "0.14.0", "0.20.0")}
+    assert {v: (s.starts, round(s.weights_gib_per_gpu, 2), round(s.encoder_gib_per_gpu, 2),
+                round(s.available_kv_gib, 2), round(s.needed_kv_gib, 2)) for v, s in got.items()} == {
+        "0.9.2": (False, 34.3, 2.62, 0.09, 0.31),  # vLLM refuses: one 4,096-token request does not fit
+        "0.11.0": (False, 34.3, 2.62, 0.27, 0.31),  # NCCL outside the budget from 0.11: still short of 0.31
+        "0.14.0": (False, 34.3, 2.62, 0.27, 0.31),
+        "0.20.0": (False, 34.3, 2.62, -1.0, 0.31),  # the graphs' estimate (1.27 GiB: 80 layers) leaves the budget
     }
     assert {s.verdict for s in got.values()} == {"may-refuse"}
     assert got["0.9.2"].notes[0] == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
 
+
+def test_the_multimodal_rotary_cache_holds_four_times_the_positions_from_0_7_2():
+    # MRotaryEmbedding (rope_scaling with an mrope_section) enlarges its cos/sin cache to 4 × max_position_embeddings
+    # from vLLM 0.7.2; 0.7.1 and plain RoPE models keep 1 ×
+    vl = find_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    text = find_model("Qwen/Qwen2.5-7B-Instruct")
+    assert (sizing.mrope(vl), sizing.mrope(text)) == (True, False)
+    assert sizing.rotary_cache_bytes(vl, 4) == 4 * 128_000 * 128 * 2
+    assert sizing.rotary_cache_bytes(text, 4) == sizing.rotary_cache_bytes(text) == 32_768 * 128 * 2
+    l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 1)
+    w = {v: sizing.size_deployment(vl, l4, sizing.EngineSettings(max_model_len=8192), v).weights_gib_per_gpu
+         for v in ("0.7.1", "0.7.2", "0.11.0")}
+    assert round((w["0.7.2"] - w["0.7.1"]) * GIB) == 3 * 128_000 * 128 * 2
+    assert w["0.11.0"] == w["0.7.2"]
 
 
 def test_mxfp4_experts_fall_back_to_marlin_on_hopper_without_openais_triton_kernels():

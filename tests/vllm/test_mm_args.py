@@ -1,0 +1,71 @@
+"""vLLM's parser of --limit-mm-per-prompt and --mm-processor-kwargs, by release (rules/vllm/mm_args.py): the words
+``vllm serve`` exits with, as engine/arg_utils.py of 0.6.3 - 0.22.0 writes them."""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules.vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG, parse_error, refusal
+from shardwise.rules.vllm.versions import behaviour
+
+LOADS = "<function loads at 0x…>"
+
+
+@pytest.mark.parametrize(("release", "limit", "kwargs"), [
+    ("0.6.3", "kvs", "loads"), ("0.8.3", "kvs", "loads"), ("0.8.4", "kvs", "loads"),
+    ("0.8.5", "json-or-kvs", "loads"), ("0.9.2", "json-or-kvs", "json-or-kvs"),
+    ("0.10.0", "json", "json"), ("0.11.0", "json", "json"), ("0.14.0", "json", "json"), ("0.22.0", "json", "json"),
+])
+def test_each_release_reads_the_flags_as_its_arg_utils_does(release, limit, kwargs):
+    b = behaviour(release)
+    assert (b.mm_limit_parse, b.mm_kwargs_parse) == (limit, kwargs)
+
+
+def test_key_value_pairs_up_to_0_8_4():
+    assert parse_error(LIMIT_FLAG, "image=1,video=0", "kvs") is None
+    assert parse_error(LIMIT_FLAG, "IMAGE = 2", "kvs") is None  # keys lower-cased, parts stripped
+    assert parse_error(LIMIT_FLAG, "", "kvs") is None  # nullable_kvs: no limit
+    assert parse_error(LIMIT_FLAG, "image=x", "kvs") == (
+        "argument --limit-mm-per-prompt: Failed to parse value of item image=x")
+    assert parse_error(LIMIT_FLAG, '{"image": 1}', "kvs") == (
+        "argument --limit-mm-per-prompt: Each item should be in the form KEY=VALUE")
+    assert parse_error(LIMIT_FLAG, "image=1,image=2", "kvs") == (
+        "argument --limit-mm-per-prompt: Conflicting values specified for key: image")
+
+
+def test_json_loads_as_argparse_converts_it_up_to_0_8_5():
+    assert parse_error(KWARGS_FLAG, '{"max_pixels": 1003520}', "loads") is None
+    assert parse_error(KWARGS_FLAG, "{max_pixels: 1003520}", "loads") == (
+        "argument --mm-processor-kwargs: invalid loads value: '{max_pixels: 1003520}'")
+    assert parse_error(KWARGS_FLAG, "max_pixels=1003520", "loads") == (
+        "argument --mm-processor-kwargs: invalid loads value: 'max_pixels=1003520'")
+
+
+def test_json_or_pairs_in_0_8_5_to_0_9():
+    assert parse_error(LIMIT_FLAG, '{"image": 2, "video": 0}', "json-or-kvs") is None
+    assert parse_error(LIMIT_FLAG, "image=2,video=0", "json-or-kvs") is None  # deprecated, still read
+    assert parse_error(KWARGS_FLAG, "max_pixels=1003520", "json-or-kvs") is None
+    assert parse_error(KWARGS_FLAG, "None", "json-or-kvs") is None
+    assert parse_error(LIMIT_FLAG, "{image: 2}", "json-or-kvs") == (
+        f"argument --limit-mm-per-prompt: Value {{image: 2}} cannot be converted to {LOADS}.")
+    assert parse_error(LIMIT_FLAG, "image=two", "json-or-kvs") == (
+        "argument --limit-mm-per-prompt: Failed to parse value of item image=two")
+
+
+def test_json_only_from_0_10():
+    assert parse_error(LIMIT_FLAG, '{"image": {"count": 1}, "video": 0}', "json") is None
+    assert parse_error(KWARGS_FLAG, '{"max_pixels": 1003520}', "json") is None
+    assert parse_error(KWARGS_FLAG, "", "json") is None  # an Optional field: "" and "None" are None
+    assert parse_error(LIMIT_FLAG, "image=1,video=0", "json") == (
+        f"argument --limit-mm-per-prompt: Value image=1,video=0 cannot be converted to {LOADS}.")
+    assert parse_error(LIMIT_FLAG, "None", "json") == (
+        f"argument --limit-mm-per-prompt: Value None cannot be converted to {LOADS}.")
+    assert parse_error(KWARGS_FLAG, "{'max_pixels': 1003520}", "json") == (
+        f"argument --mm-processor-kwargs: Value {{'max_pixels': 1003520}} cannot be converted to {LOADS}.")
+
+
+def test_the_refusal_names_the_flag_the_release_and_what_it_reads():
+    assert refusal(LIMIT_FLAG, '{"image": 1}', "json", "0.11.0") is None
+    assert refusal(LIMIT_FLAG, "image=1", "json", "0.11.0") == (
+        "--limit-mm-per-prompt 'image=1' is not what vLLM 0.11.0 reads there (JSON only ('{\"image\": 1}'; the "
+        "KEY=VALUE pairs were read up to 0.9)): it exits with \"argument --limit-mm-per-prompt: Value image=1 cannot "
+        f"be converted to {LOADS}.\"")

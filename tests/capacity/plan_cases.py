@@ -26,6 +26,8 @@ from typing import Any
 from shardwise.rules.app.plan import Plan, PlanError, PlanRequest, engine_text, make_plan
 
 DATA = Path(__file__).with_name("data") / "plan_cases.json"
+# the second set, from recipes the first does not use (GKE tutorials, production-stack, llm-d, vLLM's newer guides)
+DATA_2 = Path(__file__).with_name("data") / "plan_cases_2.json"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,10 +44,14 @@ class Case:
     open_miss: str | None = None
 
 
-def load(path: Path = DATA) -> list[Case]:
-    doc = json.loads(path.read_text())
-    return [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
-                 expect=c["expect"], why=c["why"], open_miss=c.get("open_miss")) for c in doc["cases"]]
+def load(*paths: Path) -> list[Case]:
+    """The cases of the given files, in order (default: both sets)."""
+    out: list[Case] = []
+    for path in paths or (DATA, DATA_2):
+        doc = json.loads(path.read_text())
+        out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
+                     expect=c["expect"], why=c["why"], open_miss=c.get("open_miss")) for c in doc["cases"]]
+    return out
 
 
 def _lint_mandatory(plan: Plan) -> list[str]:

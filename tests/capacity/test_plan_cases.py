@@ -28,6 +28,21 @@ def test_the_set_covers_the_kinds_and_every_case_is_cited():
         assert c.expect, c.id
 
 
+def test_the_second_set_asks_what_the_first_does_not():
+    """plan_cases_2.json: 30+ cases, none of them a request of plan_cases.json, most from sources it does not cite
+    (GKE tutorials, production-stack, llm-d); four vLLM guides are shared, with other models, GPUs or layouts."""
+    import json
+
+    first, second = plan_cases.load(plan_cases.DATA), plan_cases.load(plan_cases.DATA_2)
+    assert len(second) >= 30
+    asked = {json.dumps(c.request, sort_keys=True) for c in first}
+    assert not [c.id for c in second if json.dumps(c.request, sort_keys=True) in asked]
+    cited = {c.source for c in first}
+    assert len([c for c in second if c.source not in cited]) >= 30
+    assert {c.kind for c in second} >= {"1-gpu", "dense", "moe", "multi-node", "gb200", "mi300x", "vl", "hybrid",
+                                         "limits", "price"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

@@ -76,3 +76,19 @@ def test_the_text_and_the_json_agree_on_whether_the_layout_starts():
     (line,) = [line for line in plan_text(plan).splitlines() if line.startswith("  starts ")]
     assert line.split()[1:3] == ["maybe:", "within"]
     assert [f.level for f in plan.shown.findings if f.code == "SW101"] == ["advisory"]
+
+
+def test_the_vendored_manifests_are_the_recipes_files():
+    """Every file under data/recipes is named in PROVENANCE.json with its repository, path, commit, licence and
+    sha256, and every case's ``manifest`` is one of them."""
+    import hashlib
+    import json
+
+    prov = json.loads((plan_cases.RECIPES / "PROVENANCE.json").read_text())
+    files = sorted(p.name for p in plan_cases.RECIPES.iterdir() if p.name != "PROVENANCE.json")
+    assert sorted(e["file"] for e in prov) == files
+    for e in prov:
+        assert e["repository"] and e["path"] and len(e["commit"]) == 40 and e["licence"], e["file"]
+        assert (plan_cases.ROOT / e["licence_file"]).is_file(), e["file"]
+        assert hashlib.sha256((plan_cases.RECIPES / e["file"]).read_bytes()).hexdigest() == e["sha256"], e["file"]
+    assert {c.manifest for c in CASES if c.manifest} <= set(files)

@@ -604,12 +604,14 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
         if low.fits:
             return low
     # Where the profile run's batch follows max_model_len (V0 without chunked prefill, which it turns on only above
-    # 32,768 tokens: max_num_batched_tokens = max_model_len), a shorter context shortens that batch and its
-    # activation, so the length sized at the model's context is not what fits at itself: DeepSeek-R1-Distill-Llama-8B
-    # on one A10G with vLLM 0.7.0 fits 29,328 tokens beside a 2,048-token profile, but at 28,672 the profile takes
-    # 2.5 GiB more (and Mistral-7B's 32,768 tokens, profiled whole, leave less than the p95 context). The longest
-    # length that fits lies between the p95 context and the first try: bisected on multiples of 1,024 (a handful of
-    # sizings, only on this path).
+    # 32,768 tokens: max_num_batched_tokens = max(max_model_len, 2048) unless given), a shorter context shortens that
+    # batch and its activation, so the length sized at the model's context is not what fits at itself:
+    # DeepSeek-R1-Distill-Llama-8B on one A10G with vLLM 0.7.0 fits 29,328 tokens beside a 2,048-token profile, but at
+    # 28,672 the profile takes 2.5 GiB more (and Mistral-7B's 32,768 tokens, profiled whole, leave less than the p95
+    # context). The longest length that fits lies between the p95 context and the first try: bisected on multiples of
+    # 1,024 (a handful of sizings). V1 profiles a fixed token budget: the first try decides, as before.
+    if s.engine != "v0" or req.max_num_batched_tokens is not None:
+        return c
     best = _evaluate(ctx, p, floor)
     if not best.fits:
         return c

@@ -596,10 +596,36 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     if c.fits or req.max_model_len is not None or (not declared and crowded):
         return c
     length = round_max_model_len(s.max_model_len_fit_sure)
-    if not max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) <= length < s.max_model_len:
+    # the p95 context, as a length people write
+    floor = round_max_model_len(max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) + 1023)
+    if floor >= s.max_model_len or length >= s.max_model_len:
+        return c  # no shorter context to try, or the context is not what keeps the layout out
+    if floor <= length:
+        low = _evaluate(ctx, p, length)
+        if low.fits:
+            return low
+    # Where the profile run's batch follows max_model_len (V0 without chunked prefill, which it turns on only above
+    # 32,768 tokens: max_num_batched_tokens = max(max_model_len, 2048) unless given), a shorter context shortens that
+    # batch and its activation, so the length sized at the model's context is not what fits at itself:
+    # DeepSeek-R1-Distill-Llama-8B on one A10G with vLLM 0.7.0 fits 29,328 tokens beside a 2,048-token profile, but at
+    # 28,672 the profile takes 2.5 GiB more (and Mistral-7B's 32,768 tokens, profiled whole, leave less than the p95
+    # context). The longest length that fits lies between the p95 context and the first try: bisected on multiples of
+    # 1,024 (a handful of sizings). V1 profiles a fixed token budget: the first try decides, as before.
+    if s.engine != "v0" or req.max_num_batched_tokens is not None:
         return c
-    low = _evaluate(ctx, p, length)
-    return low if low.fits else c
+    best = _evaluate(ctx, p, floor)
+    if not best.fits:
+        return c
+    lo = floor // 1024  # fits
+    hi = (length if length >= floor else s.max_model_len) // 1024  # does not fit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        trial = _evaluate(ctx, p, mid * 1024)
+        if trial.fits:
+            lo, best = mid, trial
+        else:
+            hi = mid
+    return best
 
 
 #: The share of what the replicas hold that the load may fill before a headroom replica is added: the

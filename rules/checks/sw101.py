@@ -16,8 +16,9 @@ class WeightsDoNotFit(GroupRule):
         code="SW101",
         name="weights-exceed-gpu-memory",
         enforcement="advisory",
-        mandatory_when=("when the weights exceed that memory by more than the estimate's error, or less memory is "
-                        "free at vLLM's first snapshot than gpu_memory_utilization asks"),
+        mandatory_when=("when the weights exceed that memory by more than the estimate's error, when with the "
+                        "activations they leave the KV cache short of one request by more than the estimate's error, "
+                        "or less memory is free at vLLM's first snapshot than gpu_memory_utilization asks"),
         severity="critical",
         summary=("The model's weights per GPU exceed gpu_memory_utilization × the GPU's memory, or what vLLM "
                  "needs outside that budget at start-up does not fit the rest."),
@@ -71,6 +72,14 @@ class WeightsDoNotFit(GroupRule):
         )
         if sure:
             yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
+        elif s.kv_verdict == "refuses":
+            # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
+            # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
+            # leaves a model whose weights may not fit to this rule
+            left = (f"with {s.activation_gib_per_gpu:.1f} GiB of activations about {s.available_kv_gib:.2f} GiB "
+                    f"(±{s.error_band_gib:.1f}) is left for the KV cache, and one request of {s.max_model_len:,} "
+                    f"tokens needs {s.needed_kv_gib:.2f} GiB")
+            yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
         else:
             yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
 

@@ -947,6 +947,22 @@ def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
     assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out
 
 
+def test_plan_searches_the_lowered_length_where_the_profile_batch_follows_max_model_len(capsys):
+    """vLLM 0.7.0 (V0) turns chunked prefill on only above 32,768 tokens; below, max_num_batched_tokens is
+    max_model_len and the profile run grows with it. DeepSeek-R1-Distill-Llama-8B on one A10G (the ai-on-eks blueprint
+    runs it there at 8,192 tokens, plan case eks-r1-distill-llama8b-a10g-p95): sized at its 131,072 tokens (a 2,048-token
+    profile) 29,328 fit, but at 28,672 the profile takes 2.5 GiB more and nothing fits, so TP1 × PP2 was recommended.
+    The length is bisected between the p95 context and that first try: 14,336 fits one 8k sequence beyond the band."""
+    rc, out, _ = run(capsys, "plan", "--model", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "--gpu", "A10G",
+                     "--p95-context", "8192", "--vllm-version", "0.7.0", "--json")
+    d = json.loads(out)
+    rec = d["recommended"]
+    assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 14336, True, 1)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["max_model_len"], c["sequences_per_replica"],
+             c["mandatory"]) for c in d["candidates"]][:2] == [(1, 1, 14336, 1, []), (1, 2, 131072, 20, [])]
+
+
 def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95_context(capsys):
     """Llama-3.1-8B on one L4 (22 GiB): its 15.0 GiB of weights × 1.4 exceed the 20.2 GiB vLLM may use, so the rule
     of thumb says two GPUs; but with a p95 context of 2,048 tokens declared, one L4 at a --max-model-len of what its

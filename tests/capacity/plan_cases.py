@@ -11,7 +11,9 @@ expert parallelism``; None where no layout should be recommended), whether it st
 mandatory findings (exact), findings that must and must not appear (any level), and for a declared load the
 replicas, GPUs, nodes, the instance type billed and its price, or why there is none. ``error``: ``plan`` refuses the
 request (a PlanError whose message holds the text). ``lint``: the recommended layout, emitted as a manifest with the
-load declared, lints without a mandatory finding (plan and lint agree).
+load declared, lints without a mandatory finding (plan and lint agree). ``manifest``: the recipe's own manifest,
+vendored under ``data/recipes/`` (``PROVENANCE.json`` gives repository, path, commit and licence); ``lint`` of it must
+give exactly the mandatory findings ``expect['manifest_mandatory']`` says, the verdict ``plan`` gives that layout.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from typing import Any
 from shardwise.rules.app.plan import Plan, PlanError, PlanRequest, engine_text, make_plan
 
 DATA = Path(__file__).with_name("data") / "plan_cases.json"
+# the second set, from recipes the first does not use (GKE tutorials, production-stack, llm-d, vLLM's newer guides)
+DATA_2 = Path(__file__).with_name("data") / "plan_cases_2.json"
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,25 +46,37 @@ class Case:
     expect: dict[str, Any]
     why: str
     open_miss: str | None = None
+    manifest: str | None = None  # a file under data/recipes: the recipe's manifest, linted beside the plan
 
 
-def load(path: Path = DATA) -> list[Case]:
-    doc = json.loads(path.read_text())
-    return [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
-                 expect=c["expect"], why=c["why"], open_miss=c.get("open_miss")) for c in doc["cases"]]
+def load(*paths: Path) -> list[Case]:
+    """The cases of the given files, in order (default: both sets)."""
+    out: list[Case] = []
+    for path in paths or (DATA, DATA_2):
+        doc = json.loads(path.read_text())
+        out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
+                     expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))
+                for c in doc["cases"]]
+    return out
+
+
+def _mandatory_codes(path: str) -> list[str]:
+    """The codes of the mandatory findings ``lint`` gives one file."""
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    report = lint_report([path], LintOptions(jobs=1))
+    return sorted({f.code for f in report.findings if f.level == "mandatory" and not f.suppressed})
 
 
 def _lint_mandatory(plan: Plan) -> list[str]:
     """The mandatory findings ``lint`` gives the recommended layout written as a manifest (the load declared)."""
     from shardwise.rules.app.emit import emit_manifest
-    from shardwise.rules.app.run import LintOptions, lint_report
 
     text = emit_manifest(plan)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "plan.yaml")
         Path(path).write_text(text)
-        report = lint_report([path], LintOptions(jobs=1))
-    return sorted({f.code for f in report.findings if f.level == "mandatory" and not f.suppressed})
+        return _mandatory_codes(path)
 
 
 def _price(instance_type: str | None) -> float | None:
@@ -95,6 +113,8 @@ def outcome(case: Case) -> dict[str, Any]:
                    usd_per_node=_price(ld.instance_type) if ld.usd_per_hour is not None else None)
     if case.expect.get("lint") and c is not None:
         out["lint_mandatory"] = _lint_mandatory(plan)
+    if case.manifest is not None:
+        out["manifest_mandatory"] = _mandatory_codes(str(RECIPES / case.manifest))
     return out
 
 
@@ -123,6 +143,10 @@ def misses(case: Case, got: dict[str, Any]) -> list[str]:
             out.append(f"{key} {got.get(key)!r} lacks {e[key]!r}")
     if e.get("lint") and got.get("lint_mandatory"):
         out.append(f"lint of the recommended layout: mandatory {got['lint_mandatory']}")
+    if "manifest_mandatory" in e or "manifest_mandatory" in got:
+        if got.get("manifest_mandatory") != e.get("manifest_mandatory"):
+            out.append(f"lint of the recipe's manifest: mandatory {got.get('manifest_mandatory')!r}, expected "
+                       f"{e.get('manifest_mandatory')!r}")
     return out
 
 

@@ -28,6 +28,21 @@ def test_the_set_covers_the_kinds_and_every_case_is_cited():
         assert c.expect, c.id
 
 
+def test_the_second_set_asks_what_the_first_does_not():
+    """plan_cases_2.json: 30+ cases, none of them a request of plan_cases.json, most from sources it does not cite
+    (GKE tutorials, production-stack, llm-d); four vLLM guides are shared, with other models, GPUs or layouts."""
+    import json
+
+    first, second = plan_cases.load(plan_cases.DATA), plan_cases.load(plan_cases.DATA_2)
+    assert len(second) >= 30
+    asked = {json.dumps(c.request, sort_keys=True) for c in first}
+    assert not [c.id for c in second if json.dumps(c.request, sort_keys=True) in asked]
+    cited = {c.source for c in first}
+    assert len([c for c in second if c.source not in cited]) >= 30
+    assert {c.kind for c in second} >= {"1-gpu", "dense", "moe", "multi-node", "gb200", "mi300x", "vl", "hybrid",
+                                         "limits", "price"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])
@@ -61,3 +76,19 @@ def test_the_text_and_the_json_agree_on_whether_the_layout_starts():
     (line,) = [line for line in plan_text(plan).splitlines() if line.startswith("  starts ")]
     assert line.split()[1:3] == ["maybe:", "within"]
     assert [f.level for f in plan.shown.findings if f.code == "SW101"] == ["advisory"]
+
+
+def test_the_vendored_manifests_are_the_recipes_files():
+    """Every file under data/recipes is named in PROVENANCE.json with its repository, path, commit, licence and
+    sha256, and every case's ``manifest`` is one of them."""
+    import hashlib
+    import json
+
+    prov = json.loads((plan_cases.RECIPES / "PROVENANCE.json").read_text())
+    files = sorted(p.name for p in plan_cases.RECIPES.iterdir() if p.name != "PROVENANCE.json")
+    assert sorted(e["file"] for e in prov) == files
+    for e in prov:
+        assert e["repository"] and e["path"] and len(e["commit"]) == 40 and e["licence"], e["file"]
+        assert (plan_cases.ROOT / e["licence_file"]).is_file(), e["file"]
+        assert hashlib.sha256((plan_cases.RECIPES / e["file"]).read_bytes()).hexdigest() == e["sha256"], e["file"]
+    assert {c.manifest for c in CASES if c.manifest} <= set(files)

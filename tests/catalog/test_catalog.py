@@ -1284,3 +1284,22 @@ def test_one_home_says_what_a_node_carries():
     assert hardware.largest_instance("L4").name == "g6.48xlarge"
     assert hardware.instance_with("L4", 4).name == "g6.12xlarge"
     assert (hardware.largest_instance("MI300X"), hardware.instance_with("H100-NVL", 4)) == (None, None)
+
+
+def test_an_entry_that_restates_its_context_gets_it_from_vllms_derivation():
+    """vLLM derives a model's limit from its config (``_get_and_verify_max_len``): with a YaRN ``rope_scaling`` it is
+    ``original_max_position_embeddings`` × ``factor``, not ``max_position_embeddings``. An entry that inherits a
+    parent's shape and restates ``max_position_embeddings`` must restate the RoPE scaling its own config has, or it
+    keeps the parent's limit: Kimi-K2-Instruct-0905, Kimi-K2-Thinking and Kimi-K2.5 (262,144 tokens, YaRN factor 64)
+    inherited Kimi-K2-Instruct's factor 32 and were sized at 131,072 tokens."""
+    from shardwise.rules.capacity.weights import derived_max_model_len
+
+    raw = {e["id"]: e for e in lookup._read_data("models.json")}
+    restated = [i for i, e in raw.items() if "inherits" in e and "max_position_embeddings" in e]
+    assert {"moonshotai/Kimi-K2-Instruct-0905", "moonshotai/Kimi-K2-Thinking"} <= set(restated)
+    by_id = {i: lookup.find_model_exact(i) for i in (*restated, "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5")}
+    wrong = {i: derived_max_model_len(by_id[i]) for i in restated
+             if derived_max_model_len(by_id[i]) != raw[i]["max_position_embeddings"]}
+    assert wrong == {}
+    assert [derived_max_model_len(by_id[i]) for i in ("moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Thinking",
+                                                      "moonshotai/Kimi-K2.5")] == [131072, 262144, 262144]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import marshal
 import os
 import re
@@ -38,6 +37,8 @@ _NOTE_KEYS = frozenset({"note", "memory_gib_source", "family"})
 
 
 def _read_data(filename: str) -> list[dict[str, Any]]:
+    import json  # only without the index cache below (start-up time)
+
     path = os.path.join(_DATA_DIR, filename)
     try:
         with open(path, encoding="utf-8") as fh:

@@ -57,11 +57,13 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 #: objects), the glob matcher without exclude patterns, the rules of objects the file does not hold and the registry
 #: (checks/index.py), the ``config.json`` reader of a model the catalog holds (and :mod:`glob`, which only the
 #: Hugging Face cache's search uses), :mod:`shlex` (only args with quotes, backslashes or comments, or a secret flag),
-#: and what argparse's help formatter imported (shutil, with bz2, lzma and zlib).
+#: :mod:`json` (the accelerator table is read from its cache), argparse with gettext and locale (``lint PATH``
+#: without options is read without them), and what argparse's help formatter imported (shutil, with bz2, lzma and
+#: zlib).
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
                                                     "ray", "rbg", "kserve", "generic", "unread")),
-    "shardwise.rules.catalog.hfconfig", "glob", "shlex",
+    "shardwise.rules.catalog.hfconfig", "glob", "shlex", "json", "argparse", "gettext", "locale",
     "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
     "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),

@@ -28,9 +28,10 @@ setup: $(BIN)/shardwise
 	@# the regular expressions the rules' modules compile at import (rules/_regex_code.py): about 8 ms of
 	@# CPU of every one-file lint
 	@$(BIN)/python -c "from shardwise.rules._regex_code import main; main()"
-	@# the catalog's indexes as the records are made from them (catalog/lookup.py): a one-file lint read and
-	@# checked the three JSON files at every start; written when bytecode writing is on, so it is turned on here
-	@PYTHONDONTWRITEBYTECODE= $(BIN)/python -c "from shardwise.rules.catalog import lookup; lookup._model_index(); lookup._instance_index()"
+	@# the catalog's indexes as the records are made from them (catalog/lookup.py) and the accelerator table
+	@# (catalog/accelerators.py): a one-file lint read and checked the JSON files at every start; written when
+	@# bytecode writing is on, so it is turned on here
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/python -c "from shardwise.rules.catalog import accelerators, lookup; accelerators._table(); lookup._model_index(); lookup._instance_index()"
 
 # dist/: the sdist, the Linux wheel with the compiled YAML reader (abi3, manylinux) and the pure-Python
 # wheel (scripts/build-dist.sh; needs cargo)

@@ -7,19 +7,24 @@ it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:
 when no text report is on the terminal), then exits 2. A usage error (a bad flag, a config file
 that cannot be read) stops before linting. Never a traceback.
 
-Imports are lazy: this module loads only :mod:`argparse` at import time, and each command imports
-what it needs (jinja2 only for Markdown, pydantic only when an adapter reads a stack file), so
-``shardwise lint one.yaml`` starts fast.
+Imports are lazy: this module loads nothing beyond what the interpreter has at import time (:mod:`argparse`,
+with :mod:`gettext` and :mod:`locale`, only when a command line needs parsing: not ``shardwise lint PATH...``
+without options, see :func:`_plain_lint`), and each command imports what it needs (jinja2 only for Markdown,
+pydantic only when an adapter reads a stack file), so ``shardwise lint one.yaml`` starts fast.
 """
 
 from __future__ import annotations
 
-import argparse
+import functools
 import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import argparse
 
 PROG = "shardwise"
 FORMATS = ("text", "json", "sarif", "github", "markdown")  # as rules.report.FORMATS (not imported: start-up)
@@ -37,6 +42,8 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
     bounds = f"{'greater than' if lo_open else 'from'} {lo:g} {'up to' if lo_open else 'to'} {hi:g}"
 
     def parse(text: str) -> Any:
+        import argparse  # the parser that calls this imported it
+
         try:
             value = kind(text)
         except ValueError:
@@ -50,6 +57,8 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
 
 
 def _format(spec: str) -> tuple[str, str | None]:
+    import argparse  # the parser that calls this imported it
+
     from ..report import parse_format
 
     try:
@@ -118,6 +127,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _diff_format(spec: str) -> tuple[str, str | None]:
+    import argparse
+
     fmt, path = _format(spec)
     if fmt not in ("markdown", "json"):
         raise argparse.ArgumentTypeError(f"diff writes markdown or json, not {fmt!r}")
@@ -140,22 +151,30 @@ def _terminal_columns() -> int:
     return columns or 80
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's help formatter, with its default width found without :mod:`shutil`: argparse makes a formatter for
-    every option it adds, and the first one imported shutil (with bz2, lzma and zlib: 6 ms of every start)."""
+@functools.cache
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """:class:`_Parser`, made on first use: the classes derive from argparse's, which is imported only when a command
+    line needs parsing (a plain ``lint PATH...`` does not: :func:`_plain_lint`)."""
+    import argparse
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+    class _HelpFormatter(argparse.HelpFormatter):
+        """argparse's help formatter, with its default width found without :mod:`shutil`: argparse makes a formatter
+        for every option it adds, and the first one imported shutil (with bz2, lzma and zlib: 6 ms of every start)."""
 
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position,
+                             _terminal_columns() - 2 if width is None else width)
 
-class _Parser(argparse.ArgumentParser):
-    """An :class:`argparse.ArgumentParser` whose formatter is :class:`_HelpFormatter` (the subcommands' too: they are
-    made of the parser's own class)."""
+    class _Parser(argparse.ArgumentParser):
+        """An :class:`argparse.ArgumentParser` whose formatter is :class:`_HelpFormatter` (the subcommands' too: they
+        are made of the parser's own class)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(*args, **kwargs)
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("formatter_class", _HelpFormatter)
+            super().__init__(*args, **kwargs)
+
+    return _Parser
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -168,7 +187,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or with ``command`` the parser of that command alone: a run that starts with its
     command builds only that command's parser (argparse translates three strings for each parser it makes, and adds
     each option with a formatter of its own: about 10 ms for the parsers of the other commands)."""
-    parser = _Parser(
+    parser = _parser_class()(
         prog=PROG,
         description="Capacity-aware checks for serving LLMs with vLLM on Kubernetes.",
         epilog="Exit codes: 0 clean, 1 blocking findings, 2 usage or input error.",
@@ -341,13 +360,37 @@ def _err(message: str) -> None:
     print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
+#: What ``lint``'s parser gives every option when the command line sets none (:func:`_plain_lint`); the lists are
+#: copied for each run. tests/app/test_cli.py holds this to :func:`build_parser`'s namespace.
+_LINT_DEFAULTS: dict[str, Any] = {
+    "formats": None, "output": None, "exclude": [], "fail_on": None, "config": None, "kv_reserve": None,
+    "p95_context": None, "jobs": None, "model_dir": [], "values": [], "set": [], "fetch_remote_bases": False,
+    "no_color": False, "baseline": None, "create_baseline": None, "fetch_configs": False,
+}
+
+
+def _plain_lint(argv: Sequence[str]) -> Any:
+    """The namespace ``lint``'s parser makes of ``lint PATH...`` with no option, or None for any other command line.
+
+    Such a line has one reading: every word after ``lint`` is a path (argparse reads a word as an option only when
+    it starts with ``-`` and is more than ``-``, stdin's name). Building the parser imports argparse, gettext and
+    locale and makes two parsers, each translating its headings: 15M instructions, a thirteenth of a one-file lint
+    above the interpreter. Anything else (an option, ``--``, no path) goes to argparse as before."""
+    if len(argv) < 2 or argv[0] != "lint" or any(a[:1] == "-" and a != "-" for a in argv[1:]):
+        return None
+    fields = {key: list(value) if type(value) is list else value for key, value in _LINT_DEFAULTS.items()}
+    return SimpleNamespace(command="lint", paths=list(argv[1:]), **fields, func=cmd_lint)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_of(args_list))
-    try:
-        args = parser.parse_args(args_list)
-    except SystemExit as e:  # --help, --version, usage errors
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    args = _plain_lint(args_list)
+    if args is None:
+        parser = build_parser(_command_of(args_list))
+        try:
+            args = parser.parse_args(args_list)
+        except SystemExit as e:  # --help, --version, usage errors
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     from ..model.errors import ShardwiseError
 
     try:

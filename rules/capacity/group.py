@@ -23,7 +23,6 @@ setting and what it changes).
 
 from __future__ import annotations
 
-import json
 import re
 import weakref
 from collections.abc import Callable, Mapping
@@ -242,6 +241,8 @@ def _json_object(value: Any) -> dict[str, Any] | None:
         return value
     if not isinstance(value, str):
         return None
+    import json  # only an engine argument given as JSON text (start-up time)
+
     try:
         parsed = json.loads(value)
     except ValueError:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..catalog.hfconfig import layer_pattern, weight_bytes_per_param
 from ..model.shapes import ModelShape, Precision
 from ..vllm import kv_layout, nas
 
@@ -92,6 +91,8 @@ def bytes_per_param(model: ModelShape, precision: Precision) -> float:
     when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
     qcfg = model.hf_config.get("quantization_config")
     if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
+        from ..catalog.hfconfig import weight_bytes_per_param  # a checkpoint stored quantised: rare, and big
+
         return weight_bytes_per_param(precision, qcfg)
     return BYTES_PER_PARAM[precision]
 
@@ -289,7 +290,11 @@ def moe_layers(model: ModelShape) -> int:
     period, offset = _cfg_int(model, "expert_layer_period"), _cfg_int(model, "expert_layer_offset")
     if period and offset is not None:  # Jamba: experts where i % expert_layer_period == expert_layer_offset
         return len([i for i in range(n) if i % period == offset])
-    pattern = layer_pattern(model.hf_config) if _nemotron_h(model) else None
+    pattern = None
+    if _nemotron_h(model):
+        from ..catalog.hfconfig import layer_pattern  # Nemotron-H only
+
+        pattern = layer_pattern(model.hf_config)
     if pattern:  # Nemotron-H: the MoE blocks its pattern spells "E"
         return pattern.count("E")
     dense = _cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index") or 0  # ERNIE 4.5

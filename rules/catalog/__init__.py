@@ -25,6 +25,8 @@ The lookups live in :mod:`.lookup`, the Hugging Face ``config.json`` reader in :
 re-exports their public names (import from here).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ..model.errors import CatalogError
 from ..model.shapes import (
     GpuInfo,
@@ -35,14 +37,6 @@ from ..model.shapes import (
     MoeShape,
     Precision,
     Vendor,
-)
-from .hfconfig import (
-    HF_CONFIG_KEYS,
-    derive_params,
-    derive_vision_params,
-    load_local_model,
-    shape_from_config,
-    weight_bytes_per_param,
 )
 from .lookup import (
     find_gpu,
@@ -55,6 +49,32 @@ from .lookup import (
     models,
     resolve_precision_from_name,
 )
+
+if TYPE_CHECKING:
+    from .hfconfig import (
+        HF_CONFIG_KEYS,
+        derive_params,
+        derive_vision_params,
+        load_local_model,
+        shape_from_config,
+        weight_bytes_per_param,
+    )
+
+#: The names of :mod:`.hfconfig` this face re-exports: that module (the ``config.json`` reader, the largest of the
+#: package) is imported on the first use of one of them, not with the package (a lint of models the catalog holds
+#: never reads a ``config.json``: start-up time).
+_FROM_HFCONFIG = frozenset({"HF_CONFIG_KEYS", "derive_params", "derive_vision_params", "load_local_model",
+                            "shape_from_config", "weight_bytes_per_param"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_HFCONFIG:
+        from . import hfconfig
+
+        value = getattr(hfconfig, name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CatalogError",

@@ -17,13 +17,14 @@ table does not know: :func:`family_known` is False and the rules that count devi
 from __future__ import annotations
 
 import functools
-import json
+import marshal
 import os
 import re
+import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .._regex_code import kept
+from .._regex_code import dump_atomically, kept
 from ..vllm.imageref import parse_image
 
 if TYPE_CHECKING:
@@ -79,10 +80,45 @@ def _span(raw: list[int]) -> tuple[int, int]:
     return int(raw[0]), int(raw[1])
 
 
+#: The table as JSON gives it, kept beside this package's bytecode as a .pyc is: a one-file lint read it with
+#: :mod:`json`, whose import was most of the cost (5.4M instructions). Used only while accelerators.json has the size
+#: and modification time it had, with the same Python release; the records are made from it as from the JSON.
+_DATA_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
+                           f"accelerators-table.{sys.implementation.cache_tag}.marshal")
+
+
+def _data_stamp() -> tuple[int, str, int, int] | None:
+    try:
+        st = os.stat(_DATA)
+    except OSError:
+        return None
+    return sys.hexversion, os.path.abspath(_DATA), st.st_size, st.st_mtime_ns
+
+
+def _read_data() -> dict[str, Any]:
+    """accelerators.json's content: from the cache when it matches the file, else parsed (and the cache written,
+    unless bytecode writing is off)."""
+    stamp = _data_stamp()
+    try:
+        with open(_DATA_CACHE, "rb") as fh:
+            cached = marshal.loads(fh.read())
+        if (isinstance(cached, tuple) and len(cached) == 2 and stamp is not None and cached[0] == stamp
+                and isinstance(cached[1], dict)):
+            return cached[1]
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    import json
+
+    with open(_DATA, encoding="utf-8") as f:
+        data: dict[str, Any] = json.load(f)
+    if stamp is not None and not sys.dont_write_bytecode:
+        dump_atomically(_DATA_CACHE, (stamp, data))
+    return data
+
+
 @functools.cache
 def _table() -> tuple[tuple[Accelerator, ...], tuple[str, ...]]:
-    with open(_DATA, encoding="utf-8") as f:
-        data = json.load(f)
+    data = _read_data()
     out = []
     for raw in data["accelerators"]:
         resources = {str(k): _span(v) for k, v in raw["resources"].items()}

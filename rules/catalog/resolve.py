@@ -28,7 +28,6 @@ into the Hugging Face cache with ``huggingface_hub``, imported only then.
 from __future__ import annotations
 
 import dataclasses
-import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ from ..model.errors import CatalogError, InputError
 from ..model.files import inside
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
-from .hfconfig import load_local_model
 from .lookup import find_model, find_model_exact
 
 #: The three ways to teach shardwise a model (SW004's remediation says them; kept for callers that print them).
@@ -130,6 +128,8 @@ def _not_in_catalog(name: str, err: CatalogError) -> str:
 
 def _load_config(path: str, model_id: str, how: str) -> Any:
     """A shape from a config.json (or its directory), named ``model_id``, saying how it was found."""
+    from .hfconfig import load_local_model  # a config.json to read: the reader is imported then (start-up time)
+
     shape = load_local_model(path)
     return dataclasses.replace(shape, id=model_id, extra={**shape.extra, "taught_by": how})
 
@@ -163,6 +163,8 @@ def find_in_hf_cache(model_id: str, cache: str | None = None) -> str | None:
             return preferred
     except OSError:
         pass
+    import glob  # only when refs/main names no snapshot (start-up time)
+
     found = glob.glob(os.path.join(glob.escape(root), "snapshots", "*", "config.json"))
     return max(found, key=os.path.getmtime) if found else None
 

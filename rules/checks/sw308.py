@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
@@ -258,6 +257,8 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
         for flag, value in secret_flags(words):
+            import shlex  # only a container that passes a secret flag (start-up time)
+
             flag = flag.replace("_", "-")
             try:
                 value = shlex.split(value)[0] if value else value

@@ -33,7 +33,6 @@ import functools
 import math
 import os
 import re
-import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -271,6 +270,8 @@ def script_words(text: str) -> list[str]:
     runs as operators); without quotes, backslashes or comments that is a plain split, done by a regex."""
     if _NEEDS_SHLEX.search(text) is None:
         return _SHELL_WORD.findall(text)
+    import shlex  # quotes, backslashes or comments: rare in a container's args (start-up time)
+
     try:
         lex = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
         lex.whitespace_split = True
@@ -337,6 +338,8 @@ def _find_in_script(script: str, env: Mapping[str, str],
             whole = _SHELL_REF.fullmatch(w)
             if whole and value != w and any(c.isspace() for c in value):
                 try:
+                    import shlex
+
                     expanded.extend(shlex.split(value))  # unquoted $EXTRA_ARGS word-splits
                 except ValueError:
                     expanded.extend(value.split())

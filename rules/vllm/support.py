@@ -23,7 +23,6 @@ for the target's architecture; :data:`MTP_DRAFTS` lists those classes and the re
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..model.shapes import ModelShape
@@ -99,6 +98,8 @@ def speculative_method(config: Any) -> str | None:
     """The ``method`` of a ``--speculative-config`` value (JSON text or a dict), or None when it names none or
     cannot be read."""
     if isinstance(config, str):
+        import json  # only a JSON text to read (start-up time)
+
         try:
             config = json.loads(config)
         except ValueError:

@@ -985,3 +985,43 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     rec = d["recommended"]
     assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
             rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 26624, True, 1)
+
+
+# --- `lint PATH...` without options: read without argparse ----------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["lint", "deploy.yaml"],
+    ["lint", "-"],
+    ["lint", "a.yaml", "manifests/", "-", "name with spaces.yaml", "", "lint", "x=y", "@file"],
+])
+def test_a_plain_lint_line_reads_as_the_parser_reads_it(argv):
+    from shardwise.rules.app.cli import _plain_lint, build_parser
+
+    plain = _plain_lint(argv)
+    parsed = build_parser("lint").parse_args(argv)
+    assert plain is not None and vars(plain) == vars(parsed)
+    assert list(vars(plain)) == list(vars(parsed))  # every option, none more, in the parser's order
+    again = _plain_lint(argv)
+    assert again.exclude is not plain.exclude and again.model_dir is not plain.model_dir  # fresh lists
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["lint"], ["lint", "--format", "json", "a.yaml"], ["lint", "a.yaml", "-o", "out"], ["lint", "--", "-a.yaml"],
+    ["lint", "a.yaml", "--no-color"], ["lint", "-x"], ["lint", "--help"], ["plan", "a"], ["--version"],
+    ["lin", "a.yaml"], ["lint", "a.yaml", "-1"],
+])
+def test_any_other_line_goes_to_the_parser(argv):
+    from shardwise.rules.app.cli import _plain_lint
+
+    assert _plain_lint(argv) is None
+
+
+def test_a_plain_lint_imports_no_argparse(tmp_path):
+    one = tmp_path / "one.yaml"
+    one.write_text((FIXTURES / "rules" / "SW104" / "fail.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    code = ("import sys\nfrom shardwise.rules.app.cli import main\n"
+            f"rc = main(['lint', {str(one)!r}])\n"
+            "print(rc, sorted(m for m in ('argparse', 'gettext', 'locale') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.splitlines()[-1] == "1 []"

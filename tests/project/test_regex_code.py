@@ -83,3 +83,12 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     assert proc.stdout == f"regex code: {len(written)} patterns in {store}\n"
     assert stale not in written
     assert any(k[0].startswith("^(\\d+(?:\\.\\d+)?)") for k in written)  # vllm/args.py's constants are there
+
+
+def test_importing_the_rules_leaves_the_collector_as_it_found_it():
+    # the stores are read with the cyclic collector paused (rules/__init__.py); it is on again after, or still off
+    code = ("import gc, sys\nif sys.argv[1] == 'off':\n    gc.disable()\nimport shardwise.rules\n"
+            "print(gc.isenabled())\n")
+    for state, expected in (("on", "True"), ("off", "False")):
+        out = subprocess.run([sys.executable, "-c", code, state], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == expected, state

@@ -11,7 +11,6 @@ stays unread: the settings stay unknown (vllm/args.py ``_undecide_config_file``)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -95,6 +94,8 @@ def config_tokens(text: str) -> list[str] | None:
         elif isinstance(value, list):
             tokens += [flag, *(str(v) for v in value)]
         elif isinstance(value, Mapping):
+            import json  # only a --config file with a mapping (start-up time)
+
             tokens += [flag, json.dumps(value)]
         else:
             tokens += [flag, str(value)]

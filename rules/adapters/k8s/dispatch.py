@@ -21,9 +21,7 @@ from ...model.vocab import HELM_HOOK
 from ..yamlsrc import LineDict
 from .claims import add_device_claim
 from .fields import api_group, as_list, as_map
-from .generic import add_generic
-from .groups import KNATIVE_GROUP, KNATIVE_KINDS, RBG_GROUP, RBG_KINDS
-from .kserve import RUNTIME_KINDS, add_inference_service, add_llm_inference_service
+from .groups import KNATIVE_GROUP, KNATIVE_KINDS, RBG_GROUP, RBG_KINDS, RUNTIME_KINDS
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import add_ec2_node_class, add_karpenter_pool, add_node
 from .ome import GROUP as OME_GROUP
@@ -48,10 +46,11 @@ class Context:
 Extractor = Callable[[str, Mapping[str, Any], Location, Inventory, Context], Any]
 
 
-class _Later:
+class Later:
     """The function ``name`` of the extractor module ``module`` (of this package), imported when the first object
-    of its family is read: a run over plain manifests never loads the readers of Knative, Ray, the serving
-    operators, Kthena, the policy engines, ConfigMaps and Secrets, autoscalers (start-up time)."""
+    of its family is read: a run over plain manifests never loads the readers of Knative, Ray, KServe, the serving
+    operators, Kthena, the policy engines, ConfigMaps and Secrets, autoscalers, nor the generic pod finder
+    (start-up time)."""
 
     __slots__ = ("fn", "module", "name")
 
@@ -74,7 +73,11 @@ def _with_lines(add: Callable[[Mapping[str, Any], Location, Inventory, Lines | N
     return lambda kind, obj, loc, inv, ctx: add(obj, loc, inv, ctx.lines)
 
 
-_add_ray_cluster_object = _Later("ray", "add_ray_cluster_object")
+_add_ray_cluster_object = Later("ray", "add_ray_cluster_object")
+_add_inference_service = Later("kserve", "add_inference_service")
+#: the reader of a pod spec anywhere in an object (:mod:`.generic`): for kinds no adapter claims and for serving
+#: resources whose shape their adapter does not know, neither of which a plain Deployment or StatefulSet is
+add_generic = Later("generic", "add_generic")
 
 
 def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> Any:
@@ -97,24 +100,24 @@ def _none(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx:
 EXTRACTORS: dict[tuple[str, str], Extractor] = {
     **{(group, kind): (lambda kind, obj, loc, inv, ctx: add_workload(kind, obj, loc, inv, ctx.lines))
        for kind, groups in WORKLOAD_GROUPS.items() for group in groups},
-    **{(KNATIVE_GROUP, kind): _with_kind_lines(_Later("knative", "add_knative")) for kind in KNATIVE_KINDS},
-    **{(RBG_GROUP, kind): _with_kind_lines(_Later("rbg", "add_role_based_group")) for kind in RBG_KINDS},
+    **{(KNATIVE_GROUP, kind): _with_kind_lines(Later("knative", "add_knative")) for kind in KNATIVE_KINDS},
+    **{(RBG_GROUP, kind): _with_kind_lines(Later("rbg", "add_role_based_group")) for kind in RBG_KINDS},
     ("serving.kserve.io", "InferenceService"):
-        lambda kind, obj, loc, inv, ctx: add_inference_service(obj, loc, inv, ctx.lines, ctx.runtimes),
+        lambda kind, obj, loc, inv, ctx: _add_inference_service(obj, loc, inv, ctx.lines, ctx.runtimes),
     **{("serving.kserve.io", kind): _none for kind in RUNTIME_KINDS},
-    ("serving.kserve.io", "LLMInferenceService"): _with_lines(add_llm_inference_service),
+    ("serving.kserve.io", "LLMInferenceService"): _with_lines(Later("kserve", "add_llm_inference_service")),
     ("serving.kserve.io", "LLMInferenceServiceConfig"): _none,
     **{(OME_GROUP, kind): _ome for kind in OME_KINDS},
-    ("kubeai.org", "Model"): _with_lines(_Later("operators", "add_kubeai_model")),
+    ("kubeai.org", "Model"): _with_lines(Later("operators", "add_kubeai_model")),
     ("ray.io", "RayCluster"): _ray,
     ("ray.io", "RayService"): _ray,
     ("orchestration.aibrix.ai", "RayClusterFleet"): _ray,
-    ("orchestration.aibrix.ai", "StormService"): _with_lines(_Later("operators", "add_storm_service")),
-    ("nvidia.com", "DynamoGraphDeployment"): _with_lines(_Later("operators", "add_dynamo_graph")),
-    ("llm-d.ai", "ModelService"): _with_lines(_Later("operators", "add_model_service")),
-    ("kaito.sh", "Workspace"): _with_lines(_Later("operators", "add_kaito_workspace")),
-    ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(_Later("kthena", "add_model_booster")),
-    ("workload.serving.volcano.sh", "ModelServing"): _with_lines(_Later("kthena", "add_model_serving")),
+    ("orchestration.aibrix.ai", "StormService"): _with_lines(Later("operators", "add_storm_service")),
+    ("nvidia.com", "DynamoGraphDeployment"): _with_lines(Later("operators", "add_dynamo_graph")),
+    ("llm-d.ai", "ModelService"): _with_lines(Later("operators", "add_model_service")),
+    ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
+    ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(Later("kthena", "add_model_booster")),
+    ("workload.serving.volcano.sh", "ModelServing"): _with_lines(Later("kthena", "add_model_serving")),
     ("", "Service"): _plain(add_service),
     ("networking.k8s.io", "Ingress"): _plain(add_ingress),
     ("extensions", "Ingress"): _plain(add_ingress),
@@ -122,19 +125,19 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("", "NetworkPolicy"): _plain(add_network_policy),
     ("networking.k8s.io", "NetworkPolicy"): _plain(add_network_policy),
     ("extensions", "NetworkPolicy"): _plain(add_network_policy),
-    ("cilium.io", "CiliumNetworkPolicy"): _plain(_Later("policies", "add_cilium_policy")),
-    ("cilium.io", "CiliumClusterwideNetworkPolicy"): _plain(_Later("policies", "add_cilium_clusterwide_policy")),
-    ("projectcalico.org", "NetworkPolicy"): _plain(_Later("policies", "add_calico_policy")),
-    ("crd.projectcalico.org", "NetworkPolicy"): _plain(_Later("policies", "add_calico_policy")),
-    ("projectcalico.org", "GlobalNetworkPolicy"): _plain(_Later("policies", "add_calico_global_policy")),
-    ("crd.projectcalico.org", "GlobalNetworkPolicy"): _plain(_Later("policies", "add_calico_global_policy")),
-    ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(_Later("policies", "add_admin_policy")),
+    ("cilium.io", "CiliumNetworkPolicy"): _plain(Later("policies", "add_cilium_policy")),
+    ("cilium.io", "CiliumClusterwideNetworkPolicy"): _plain(Later("policies", "add_cilium_clusterwide_policy")),
+    ("projectcalico.org", "NetworkPolicy"): _plain(Later("policies", "add_calico_policy")),
+    ("crd.projectcalico.org", "NetworkPolicy"): _plain(Later("policies", "add_calico_policy")),
+    ("projectcalico.org", "GlobalNetworkPolicy"): _plain(Later("policies", "add_calico_global_policy")),
+    ("crd.projectcalico.org", "GlobalNetworkPolicy"): _plain(Later("policies", "add_calico_global_policy")),
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(Later("policies", "add_admin_policy")),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"):
-        _plain(_Later("policies", "add_baseline_admin_policy")),
-    ("", "ConfigMap"): _plain(_Later("configmaps", "add_config_map")),
-    ("", "Secret"): _plain(_Later("configmaps", "add_secret")),
-    ("autoscaling", "HorizontalPodAutoscaler"): _plain(_Later("autoscaling", "add_hpa")),
-    ("keda.sh", "ScaledObject"): _plain(_Later("autoscaling", "add_scaled_object")),
+        _plain(Later("policies", "add_baseline_admin_policy")),
+    ("", "ConfigMap"): _plain(Later("configmaps", "add_config_map")),
+    ("", "Secret"): _plain(Later("configmaps", "add_secret")),
+    ("autoscaling", "HorizontalPodAutoscaler"): _plain(Later("autoscaling", "add_hpa")),
+    ("keda.sh", "ScaledObject"): _plain(Later("autoscaling", "add_scaled_object")),
     ("", "Node"): _plain(add_node),
     ("karpenter.sh", "NodePool"): _plain(add_karpenter_pool),
     ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),

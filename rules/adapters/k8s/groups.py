@@ -10,3 +10,6 @@ KNATIVE_KINDS = ("Service", "Configuration", "Revision")
 #: RoleBasedGroup, RoleBasedGroupSet (:mod:`.rbg`).
 RBG_GROUP = "workloads.x-k8s.io"
 RBG_KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")
+#: KServe's serving runtimes (:mod:`.kserve`), which its InferenceServices name.
+KSERVE_GROUP = "serving.kserve.io"
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")

@@ -10,11 +10,15 @@ from ...model import Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import load_documents, read_text
 from .configfile import config_maps_of
-from .dispatch import Context, add_object, helm_hook, holds_data, not_workload
-from .kserve import RUNTIME_KINDS, runtimes_used
+from .dispatch import Context, Later, add_object, helm_hook, holds_data, not_workload
+from .groups import RUNTIME_KINDS
 from .nodes import resolve_pools
 from .parse import Lines, objects_from_documents
-from .unread import note_unread
+
+# imported with the first input that needs them (start-up time): KServe's runtimes, and the search of an object that
+# was not read for a vLLM pod (generic.py's pod finder)
+_runtimes_used = Later("kserve", "runtimes_used")
+_note_unread = Later("unread", "note_unread")
 
 
 def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
@@ -36,7 +40,7 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
                 and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
     ctx = Context(lines, runtimes)
     if runtimes:
-        ctx.used_runtimes = runtimes_used([obj for obj, _ in objs if obj.get("kind") == "InferenceService"
+        ctx.used_runtimes = _runtimes_used([obj for obj, _ in objs if obj.get("kind") == "InferenceService"
                                            and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")],
                                           runtimes)
     inv = Inventory()
@@ -67,13 +71,13 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
             kind = str(obj.get("kind", ""))
             if holds_data(obj):
                 data.append((obj, loc))
-            elif not not_workload(obj) and helm_hook(obj) is None and note_unread(kind, obj, loc, inv, errors):
+            elif not not_workload(obj) and helm_hook(obj) is None and _note_unread(kind, obj, loc, inv, errors):
                 read_files.add(loc.file)
         for ref in inv.cross_refs[marks[_REFS]:]:  # what was read from it alone goes when it is joined
             ref.groups, ref.issues = inv.groups[marks[0]:], inv.launch_issues[marks[_ISSUES]:]
     for obj, loc in data:
         if loc.file not in read_files:
-            note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
+            _note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
     return inv
 
 

@@ -44,8 +44,6 @@ from .serving import (
     with_containers,
 )
 
-RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
-
 #: KServe's Hugging Face server: its own flags beside vLLM's (which it passes through to the engine).
 _HF_SERVER_FLAGS = ("--model_name", "--model-name", "--model_dir", "--model-dir", "--model_id", "--model-id",
                     "--backend", "--task", "--return_probabilities", "--disable_lower_case", "--http_port",

@@ -624,7 +624,8 @@ class _Dispatch:
     never runs for them. Here the properties, options and provider are read once for the request (the SDK's
     loop reads them through :class:`_Wiring`'s memo, once too), and each policy's validate function is
     called with the same arguments and the SDK's own ``report_violation``: the same diagnostics, in the
-    same order, without the SDK's per-policy steps (about half of an ``Analyze``'s CPU time).
+    same order, without the SDK's per-policy steps (in a replay of a 1,121-resource preview, Analyze 0.96 s
+    of the pack's CPU before, 0.865 s after).
 
     Only while every policy the servicer holds is one of the pack's; otherwise the SDK's loop runs.
     """

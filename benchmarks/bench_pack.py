@@ -83,35 +83,38 @@ def big_stack(n: int) -> tuple[dict, list[Resource]]:
     return config, out
 
 
-# The pack's entry point (``python -m pulumi.policy <engine> rules``) with the SDK's request handlers profiled
-# (the pack's wiring wraps them when it starts; what it adds outside them is a request's memo): each
-# AnalyzeStack's profile replaces SHARDWISE_PACK_PROFILE, and one profile of the Analyze calls so far is
-# written beside it (``.analyze`` appended).
+# The pack's entry point (``python -m pulumi.policy <engine> rules``) with the request handlers the gRPC server
+# calls profiled (wrapped on the servicer when the SDK adds it to the server, after the pack's wiring has
+# replaced the SDK's methods): each AnalyzeStack's profile replaces SHARDWISE_PACK_PROFILE, and one profile of
+# the Analyze calls so far is written beside it (``.analyze`` appended).
 _PROFILED_PACK = """
 import cProfile, os, runpy, sys, threading
-from pulumi_policy import policy as sdk
+from pulumi.runtime.proto import analyzer_pb2_grpc
 out = os.environ["SHARDWISE_PACK_PROFILE"]
-servicer = sdk._PolicyAnalyzerServicer
-analyze, analyze_stack = servicer.Analyze, servicer.AnalyzeStack
 analyze_prof, lock = cProfile.Profile(), threading.Lock()
-def profiled_analyze(self, request, context):
-    with lock:
-        analyze_prof.enable()
-        try:
-            return analyze(self, request, context)
-        finally:
-            analyze_prof.disable()
-def profiled_analyze_stack(self, request, context):
-    prof = cProfile.Profile()
-    prof.enable()
-    try:
-        return analyze_stack(self, request, context)
-    finally:
-        prof.disable()
-        prof.dump_stats(out)
+add = analyzer_pb2_grpc.add_AnalyzerServicer_to_server
+def add_profiled(servicer, server):
+    analyze, analyze_stack = servicer.Analyze, servicer.AnalyzeStack
+    def profiled_analyze(request, context):
         with lock:
-            analyze_prof.dump_stats(out + ".analyze")
-servicer.Analyze, servicer.AnalyzeStack = profiled_analyze, profiled_analyze_stack
+            analyze_prof.enable()
+            try:
+                return analyze(request, context)
+            finally:
+                analyze_prof.disable()
+    def profiled_analyze_stack(request, context):
+        prof = cProfile.Profile()
+        prof.enable()
+        try:
+            return analyze_stack(request, context)
+        finally:
+            prof.disable()
+            prof.dump_stats(out)
+            with lock:
+                analyze_prof.dump_stats(out + ".analyze")
+    servicer.Analyze, servicer.AnalyzeStack = profiled_analyze, profiled_analyze_stack
+    return add(servicer, server)
+analyzer_pb2_grpc.add_AnalyzerServicer_to_server = add_profiled
 sys.argv = ["pulumi.policy", *sys.argv[1:]]
 runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
 """

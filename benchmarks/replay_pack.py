@@ -17,6 +17,8 @@ steady enough to compare two commits on a shared machine. It prints a digest of 
 deterministic serialization; a Remediate answered UNIMPLEMENTED counts as the empty answer the engine reads
 it as), which a change that keeps every diagnostic must not change; ``--answers`` writes them, one a line.
 ``--profile`` runs the pack under a cProfile of its request handlers and prints the top functions by method.
+``--pack DIR`` serves the pack from ``DIR`` (a folder with another commit's ``rules/__main__.py``, the library
+imported as installed) in place of ``rules``, so that two entry points can be replayed in turn.
 """
 
 from __future__ import annotations
@@ -101,7 +103,15 @@ def record(path: Path, services: int) -> None:
     print(f"recorded {path}: {dict(counts)}")
 
 
-def replay(path: Path, answers_out: Path | None, profile: bool) -> str:
+# ``python -m pulumi.policy <engine> <pack folder>``, the folder given in SHARDWISE_PACK_DIR (``--pack``)
+_OTHER_PACK = """
+import os, runpy, sys
+sys.argv = ["pulumi.policy", sys.argv[1], os.environ["SHARDWISE_PACK_DIR"]]
+runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+"""
+
+
+def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path | None = None) -> str:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     env = lines[0]["env"]
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
@@ -112,6 +122,11 @@ def replay(path: Path, answers_out: Path | None, profile: bool) -> str:
         stats.parent.mkdir(exist_ok=True)
         launcher = [PYTHON, "-c", _PROFILED_PACK]
         extra["SHARDWISE_PACK_PROFILE"] = str(stats)
+    if pack_dir is not None:
+        if profile:
+            raise SystemExit("replay_pack: --pack and --profile cannot be combined")
+        launcher = [PYTHON, "-c", _OTHER_PACK]
+        extra["SHARDWISE_PACK_DIR"] = str(pack_dir.resolve())
     cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
     calls: Counter[str] = Counter()
     answers: list[tuple[str, bytes]] = []
@@ -147,7 +162,12 @@ def replay(path: Path, answers_out: Path | None, profile: bool) -> str:
         for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
             if Path(f"{stats}.{method}").exists():
                 buf = io.StringIO()
-                pstats.Stats(f"{stats}.{method}", stream=buf).strip_dirs().sort_stats("cumulative").print_stats(15)
+                try:
+                    st = pstats.Stats(f"{stats}.{method}", stream=buf)
+                except TypeError:  # an empty profile: no call reached the servicer (Remediate, UNIMPLEMENTED)
+                    print(f"\n== cProfile of {method} in the pack: no call reached its handler ==")
+                    continue
+                st.strip_dirs().sort_stats("cumulative").print_stats(15)
                 print(f"\n== cProfile of {method} in the pack (top 15 by cumulative time) ==\n{buf.getvalue()}")
     return digest.hexdigest()
 
@@ -159,14 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--services", type=int, default=138)
     ap.add_argument("--answers", metavar="OUT", help="write each answer, hex-encoded, one a line")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--pack", metavar="DIR", help="serve the pack from DIR's __main__.py, not rules/")
     a = ap.parse_args(argv)
     if a.record:
         record(Path(a.record), a.services)
         return 0
     if not a.requests:
         ap.error("give a recording, or --record FILE")
+    pack_dir = Path(a.pack).resolve() if a.pack else None
     os.chdir(ROOT)
-    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile)
+    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir)
     return 0
 
 

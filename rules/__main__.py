@@ -198,6 +198,7 @@ class _Pack:
         self._stack = threading.local()  # the AnalyzeStack request this thread serves, read once (_Wiring)
         self.inputs = crossguard.AnalyzedInputs()
         self.sdk_policies: list[Policy] = []  # what :meth:`policies` made
+        self.validators: dict[int, Any] = {}  # id of each of them -> its validate function (:meth:`_validator`)
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -302,10 +303,14 @@ class _Pack:
                 "tags": list(spec.tags),
                 "config_schema": PolicyConfigSchema(dict(spec.config_schema)) if spec.config_schema else None,
             }
+            validate = self._validator(spec, position)
+            policy: Policy
             if spec.scope == "resource":
-                out.append(ResourceValidationPolicy(validate=self._validator(spec, position), **common))
+                policy = ResourceValidationPolicy(validate=validate, **common)
             else:
-                out.append(StackValidationPolicy(validate=self._validator(spec, position), **common))
+                policy = StackValidationPolicy(validate=validate, **common)
+            out.append(policy)
+            self.validators[id(policy)] = validate
         self.sdk_policies = out
         return out
 
@@ -548,9 +553,15 @@ class _Wiring:
         if configure is not None:
             setattr(servicer, "_configure_runtime_settings", self._configured_once(configure))  # noqa: B010
 
+        dispatch = self._dispatch(sdk, servicer) if servicer is not None else None
+
         def analyze_memoised(self: Any, request: Any, context: Any) -> Any:
             wiring._local.memo = {}
             try:
+                if dispatch is not None:
+                    policies = dispatch.ours(self)
+                    if policies is not None:
+                        return dispatch.analyze(self, policies, request)
                 return analyze(self, request, context)
             finally:
                 wiring._local.memo = None
@@ -564,6 +575,19 @@ class _Wiring:
 
         setattr(servicer, "Analyze", analyze_memoised)  # noqa: B010
         setattr(servicer, "AnalyzeStack", analyze_stack_once)  # noqa: B010
+
+    def _dispatch(self, sdk: Any, servicer: type) -> _Dispatch | None:
+        """The pack's own ``Analyze`` loop where the SDK has every piece it calls (1.21), else ``None``."""
+        level = getattr(sdk, "EnforcementLevel", None)
+        proto = getattr(sdk, "proto", None)
+        pieces = (getattr(sdk, "ResourceValidationArgs", None), getattr(sdk, "ResourceValidationPolicy", None),
+                  getattr(proto, "AnalyzeResponse", None), getattr(level, "DISABLED", None),
+                  getattr(level, "REMEDIATE", None), getattr(level, "MANDATORY", None))
+        methods = ("_configure_runtime_settings", "_get_enforcement_level", "_create_report_violation",
+                   "_get_policy_config", "_get_resource_options", "_get_provider_resource")
+        if any(p is None for p in pieces) or not all(hasattr(servicer, m) for m in methods):
+            return None
+        return _Dispatch(sdk, self._pack)
 
     def _configured_once(self, configure: Any) -> Any:
         """The SDK's ``_configure_runtime_settings``, which every request starts with (it parses ``PULUMI_CONFIG``
@@ -585,6 +609,74 @@ class _Wiring:
         def memoised(servicer: Any, request: Any) -> Any:
             return once(step, lambda r: method(servicer, r), request, (), {})
         return memoised
+
+
+class _Dispatch:
+    """``Analyze`` as pulumi-policy's servicer runs it (1.21), with the pack's policies called directly.
+
+    The SDK's loop, for each resource policy not disabled (a remediate level reported as mandatory): a
+    ``report_violation`` for the policy at that level, the resource's properties read, wrapped in
+    unknown-checking proxies, its options and provider read, the policy's config copied, a
+    ``ResourceValidationArgs`` of them, then the policy's ``validate``, through ``ResourceValidationPolicy.validate``,
+    which calls each validation and gathers what it may await. The pack's validate functions
+    (:meth:`_Pack._validator`) return nothing to await and never raise (a crash becomes the internal-error
+    policy's report), so the SDK's handling of awaitables, ``UnknownValueError`` and not-applicable answers
+    never runs for them. Here the properties, options and provider are read once for the request (the SDK's
+    loop reads them through :class:`_Wiring`'s memo, once too), and each policy's validate function is
+    called with the same arguments and the SDK's own ``report_violation``: the same diagnostics, in the
+    same order, without the SDK's per-policy steps (in a replay of a 1,121-resource preview, Analyze 0.96 s
+    of the pack's CPU before, 0.865 s after).
+
+    Only while every policy the servicer holds is one of the pack's; otherwise the SDK's loop runs.
+    """
+
+    def __init__(self, sdk: Any, pack: _Pack) -> None:
+        self._pack = pack
+        self._args = sdk.ResourceValidationArgs
+        self._resource_policy = sdk.ResourceValidationPolicy
+        self._response = sdk.proto.AnalyzeResponse
+        self._disabled = sdk.EnforcementLevel.DISABLED
+        self._remediate = sdk.EnforcementLevel.REMEDIATE
+        self._mandatory = sdk.EnforcementLevel.MANDATORY
+        self._sdk = sdk
+        self._seen: tuple[Any, list[tuple[Any, Any]] | None] = (None, None)
+
+    def ours(self, servicer: Any) -> list[tuple[Any, Any]] | None:
+        """The servicer's resource policies with their validate functions, in its order; ``None`` if one of
+        its policies is not the pack's."""
+        held = getattr(servicer, "_PolicyAnalyzerServicer__policies", None)
+        seen = self._seen
+        if seen[0] is held and held is not None:
+            return seen[1]
+        validators = self._pack.validators
+        policies: list[tuple[Any, Any]] | None = None
+        if isinstance(held, list) and all(id(p) in validators for p in held):
+            policies = [(p, validators[id(p)]) for p in held if isinstance(p, self._resource_policy)]
+        self._seen = (held, policies)
+        return policies
+
+    def analyze(self, servicer: Any, policies: list[tuple[Any, Any]], request: Any) -> Any:
+        servicer._configure_runtime_settings()
+        response = self._response()
+        sdk, make_args = self._sdk, self._args
+        read: tuple[Any, Any, Any] | None = None
+        stack_tags = getattr(servicer, "_PolicyAnalyzerServicer__stack_tags", None)
+        for policy, validate in policies:
+            level = servicer._get_enforcement_level(policy)
+            if level == self._disabled:
+                continue
+            if level == self._remediate:
+                level = self._mandatory
+            report_violation = servicer._create_report_violation(response, policy.name, policy.description, level,
+                                                                 policy.severity)
+            if read is None:
+                props = sdk.unknown_checking_proxy(sdk.deserialize_properties(
+                    sdk.json_format.MessageToDict(request.properties)))
+                read = (props, servicer._get_resource_options(request), servicer._get_provider_resource(request))
+            config = servicer._get_policy_config(policy.name)
+            validate(make_args(request.type, read[0], request.urn, request.name, read[1], read[2], config,
+                               stack_tags), report_violation)
+        return response
 
 
 def main() -> None:

@@ -300,7 +300,8 @@ class StackContext:
 
 
 def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
-    """Read ``shardwise:environment`` (or any ``<project>:environment``) from ``PULUMI_CONFIG``."""
+    """Read ``shardwise:environment`` (or any ``<project>:environment``) from ``PULUMI_CONFIG``; what a value
+    read before concluded comes from the store beside the bytecode (:mod:`.stack_verdicts`)."""
     environ = os.environ if environ is None else environ
     raw = environ.get("PULUMI_CONFIG")
     if not raw:
@@ -316,6 +317,18 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
     if key is None:
         return StackContext()
     value = config[key]
+    from .stack_verdicts import STORE_OF_PACK, digest
+
+    kept = digest(key, value)
+    verdict = STORE_OF_PACK.get(kept)
+    if verdict is None:
+        verdict = _read_environment(key, value)
+        STORE_OF_PACK.put(kept, verdict)
+    return StackContext(production=verdict[0], error=verdict[1])
+
+
+def _read_environment(key: str, value: Any) -> tuple[bool | None, str | None]:
+    """``(production, error)`` of one environment config value, validated against the stack spec (pydantic)."""
     try:
         if isinstance(value, str):
             value = json.loads(value)
@@ -323,8 +336,8 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
 
         spec = spec_from_value(value, key)
     except (ValueError, ShardwiseError) as e:
-        return StackContext(error=f"{key}: {e}")
-    return StackContext(production=spec.production)
+        return None, f"{key}: {e}"
+    return spec.production, None
 
 
 def lint_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:

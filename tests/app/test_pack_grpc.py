@@ -730,3 +730,68 @@ def test_remediate_is_answered_unimplemented_unless_a_policy_remediates(recordin
             pack.stub.Remediate(request)
         assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
         assert isinstance(pack.stub.Analyze(request), analyzer_pb2.AnalyzeResponse)
+
+
+# --- the pack's own Analyze loop answers as pulumi-policy's does ------------------------------------------------
+
+_LOOPS = r"""
+import json, sys
+from google.protobuf import struct_pb2
+from pulumi.runtime.proto import analyzer_pb2
+from pulumi_policy import policy as sdk
+from shardwise.rules import __main__ as wiring
+
+resources, overrides = json.load(open(sys.argv[1], encoding="utf-8"))
+pack = wiring._Pack()
+policies = pack.policies()
+sdk_analyze = sdk._PolicyAnalyzerServicer.Analyze  # the SDK's own loop, kept before the wiring replaces it
+wiring._Wiring(sdk, pack).install(sdk, sdk._PolicyAnalyzerServicer)
+servicer = sdk._PolicyAnalyzerServicer("shardwise", "0.1.0", policies, sdk.EnforcementLevel.ADVISORY,
+                                       pack.initial_config())
+configure = analyzer_pb2.ConfigureAnalyzerRequest()
+levels = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
+          "disabled": analyzer_pb2.DISABLED, "remediate": analyzer_pb2.REMEDIATE}
+for name, level in pack.initial_config().items():
+    o = dict(overrides.get(name, {}))
+    cfg = analyzer_pb2.PolicyConfig(enforcementLevel=levels[o.pop("enforcementLevel", level["enforcementLevel"].value)])
+    if o:
+        cfg.properties.update(o)
+    configure.policyConfig[name].CopyFrom(cfg)
+servicer.Configure(configure, None)
+servicer.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(tags={"team": "serving"}), None)
+ours = servicer.Analyze  # the wiring's: the pack's loop
+assert wiring._Dispatch(sdk, pack).ours(servicer) is not None
+out = []
+for type_, name, urn, props, parent in resources:
+    struct = struct_pb2.Struct()
+    struct.update(props)
+    request = analyzer_pb2.AnalyzeRequest(type=type_, name=name, urn=urn, properties=struct,
+                                          options=analyzer_pb2.AnalyzerResourceOptions(parent=parent))
+    a = ours(request, None).SerializeToString(deterministic=True)
+    b = sdk_analyze(servicer, request, None).SerializeToString(deterministic=True)
+    out.append([a == b, len(analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics)])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
+    """Each resource of a stack with a per-resource violation, with one policy disabled, one at the remediate level
+    (reported as mandatory), one raised to mandatory and one configured, and the stack's tags: the pack's loop and
+    pulumi-policy's give the same bytes."""
+    cfg, recorded = recordings["prod"]
+    resources = _no_shm(resources_of(recorded))
+    overrides = {"parallel-without-shm": {"enforcementLevel": "remediate"},
+                 "liveness-without-startup-probe": {"enforcementLevel": "disabled"},
+                 "image-unpinned": {"enforcementLevel": "mandatory"},
+                 "gpu-memory-utilization-out-of-range": {"usable_fraction": 0.9}}
+    names = {s.name for s in crossguard.policy_specs(ALL_RULES) if s.scope == "resource"}
+    assert set(overrides) <= names
+    data = tmp_path / "requests.json"
+    data.write_text(json.dumps([[[r.type, r.name, r.urn, r.props, r.parent] for r in resources], overrides]),
+                    encoding="utf-8")
+    proc = subprocess.run([PYTHON, "-c", _LOOPS, str(data)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    answers = json.loads(proc.stdout)
+    assert len(answers) == len(resources) and all(same for same, _ in answers)
+    assert sum(n for _, n in answers) >= 1  # the violation is among them

@@ -79,3 +79,46 @@ def test_mtp_without_a_layer_count_is_not_guessed():
     assert (spec.weights_gib_per_gpu, spec.kv_cache_tokens) == (plain.weights_gib_per_gpu, plain.kv_cache_tokens)
     assert spec.error_band_gib > plain.error_band_gib
     assert any("names no MTP layer count" in n for n in spec.notes)
+
+
+SPEC = '{"method": "mtp", "num_speculative_tokens": 1}'
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: r1, namespace: serving}
+spec:
+  selector: {matchLabels: {app: r1}}
+  template:
+    metadata: {labels: {app: r1}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: p5en.48xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["deepseek-ai/DeepSeek-R1", "--tensor-parallel-size", "8", "--max-model-len", "32768",
+                 "--speculative-config", 'SPEC']
+          resources:
+            limits: {nvidia.com/gpu: 8}
+""".replace("SPEC", SPEC)
+
+
+def test_plan_and_lint_size_the_same_mtp_draft(tmp_path):
+    """`plan --speculative-config` and a manifest's `--speculative-config` reach the same sizing."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.app.plan import PlanError, PlanRequest, make_plan
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "r1.yaml"
+    path.write_text(MANIFEST)
+    [g] = load_inputs([str(path)]).groups
+    settings = engine_settings(g)
+    assert settings.speculative_method == "mtp"
+    linted = size_deployment(find_model("deepseek-ai/DeepSeek-R1"), Device.of(find_gpu("H200")), settings, "0.11.0")
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", instance_type="p5en.48xlarge", tp=8,
+                                 max_model_len=32768, vllm_version="0.11.0", speculative_config=SPEC))
+    planned = plan.candidates[0].sizing
+    assert (planned.weights_gib_per_gpu, planned.kv_cache_tokens, planned.kv_bytes_per_token_per_gpu) == (
+        linted.weights_gib_per_gpu, linted.kv_cache_tokens, linted.kv_bytes_per_token_per_gpu)
+    assert planned.kv_bytes_per_token_per_gpu == 62 * 576 * 2  # 61 MLA layers and the MTP layer, bf16
+    with pytest.raises(PlanError, match="names no method"):
+        make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", tp=8, speculative_config='{"x": 1}'))

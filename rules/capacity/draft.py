@@ -92,6 +92,10 @@ def draft(model: ModelShape, method: str | None, precision: Precision, tp: int, 
                          f"the speculative method {method}: {model.id}'s config names no MTP layer count "
                          "(num_nextn_predict_layers), so the draft's weights and KV layers are not known; the error "
                          "band holds one MTP layer")
+        if n == 0:
+            return Draft(method, 0, 0.0, 0.0,
+                         f"the speculative method {method}: {model.id}'s config has no MTP layer "
+                         "(num_nextn_predict_layers 0), so there is no draft to load; shardwise charges nothing")
         arch = mtp_draft(model) or ""
         own_head = arch in OWN_HEAD_DRAFTS
         per_layer = decoder_layer_bytes(model, precision, tp, ep_ranks) + 2 * h * h * 2 + (head if own_head else 0.0)

@@ -122,3 +122,11 @@ def test_plan_and_lint_size_the_same_mtp_draft(tmp_path):
     assert planned.kv_bytes_per_token_per_gpu == 62 * 576 * 2  # 61 MLA layers and the MTP layer, bf16
     with pytest.raises(PlanError, match="names no method"):
         make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", tp=8, speculative_config='{"x": 1}'))
+
+
+def test_a_config_with_no_mtp_layer_charges_nothing():
+    # Kimi-K2's config.json: num_nextn_predict_layers 0
+    _, plain, spec = _pair("moonshotai/Kimi-K2-Instruct", "H200", "0.11.0", "mtp", tp=8)
+    assert (spec.weights_gib_per_gpu, spec.kv_cache_tokens, spec.error_band_gib) == (
+        plain.weights_gib_per_gpu, plain.kv_cache_tokens, plain.error_band_gib)
+    assert any("has no MTP layer" in n for n in spec.notes)

@@ -310,6 +310,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--quantization", metavar="Q",
                           help="weight quantisation: awq, gptq, fp8, int8, mxfp4, nvfp4, ...")
         plan.add_argument("--kv-cache-dtype", choices=("auto", "fp8"), default="auto")
+        plan.add_argument("--speculative-config", metavar="JSON",
+                          help="vLLM's speculative decoding config, e.g. '{\"method\": \"mtp\", "
+                          "\"num_speculative_tokens\": 1}': an MTP draft's layers are charged to the weights and "
+                          "the KV cache; a draft checkpoint shardwise does not know widens the error band")
         plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
                           help="weights of the whole model in GiB, instead of params × bytes per param")
         plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
@@ -672,7 +676,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         vllm_version=args.vllm_version, max_model_len=args.max_model_len, max_num_seqs=args.max_num_seqs,
         max_num_batched_tokens=args.max_num_batched_tokens, p95_context=args.p95_context, dtype=args.dtype,
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
-        kv_reserve=args.kv_reserve, concurrency=args.concurrency,
+        speculative_config=args.speculative_config, kv_reserve=args.kv_reserve, concurrency=args.concurrency,
         output_tokens_per_second=args.output_tokens_per_second,
     )
     if len(gpus) > 1 or len(instance_types) > 1:

@@ -90,6 +90,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         gpu_memory_utilization=s.gpu_memory_utilization, max_model_len=s.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
+        extra_args=("--speculative-config", req.speculative_config) if req.speculative_config else (),
     )
     pool = NodePoolSpec(name=re.sub(r"[^a-z0-9]+", "-", inst.name.lower()).strip("-"), instance_type=inst.name,
                         min_size=nodes, desired_size=nodes, max_size=nodes + nodes_per_replica,

@@ -22,6 +22,7 @@ from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
+from ..vllm.support import speculative_method
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -55,6 +56,7 @@ class PlanRequest:
     dtype: str = "auto"
     quantization: str | None = None
     kv_cache_dtype: str = "auto"
+    speculative_config: str | None = None  # --speculative-config as vLLM takes it (JSON)
     weights_gib: float | None = None
     kv_reserve: float = 1.4
     concurrency: int | None = None  # the load: sequences the deployment serves at once (None: not declared)
@@ -392,6 +394,9 @@ def make_plan(req: PlanRequest) -> Plan:
     if req.quantization and req.quantization.lower() not in QUANTIZATION_PRECISION:
         raise PlanError(f"unknown --quantization '{req.quantization}'; expected one of: "
                         f"{', '.join(sorted(QUANTIZATION_PRECISION))}")
+    if req.speculative_config is not None and speculative_method(req.speculative_config) is None:
+        raise PlanError(f"--speculative-config '{req.speculative_config}' names no method (JSON with \"method\", "
+                        "e.g. '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}')")
     if req.vllm_version is not None and parse_version(req.vllm_version) is None:
         raise PlanError(f"--vllm-version '{req.vllm_version}' is not a vLLM release number (e.g. 0.11.0)")
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
@@ -414,6 +419,7 @@ def make_plan(req: PlanRequest) -> Plan:
         gpu_memory_utilization=req.gpu_memory_utilization, max_model_len=req.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
+        speculative_method=speculative_method(req.speculative_config),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
@@ -511,6 +517,7 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
         max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
+        extra={"speculative_config": req.speculative_config} if req.speculative_config else {},
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Any, Literal, NamedTuple
 
@@ -44,6 +44,7 @@ from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, Version, batch_defaults, resolve
+from .draft import NO_DRAFT, Draft, draft
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
@@ -794,15 +795,20 @@ def _size_deployment(
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
                           flat=any(t.kind == "state" for t in first.types) or model_runner_v2(model, b, ck.precision))
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
+    dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1))
+    if dr.note:
+        notes.append(dr.note)
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
-    cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block)
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, cache_stage.stage, b.mla_cache)
+    cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block,
+                               dr)
+    lay = _stage_layout(model, s, ck, b, cache_stage.stage, dr)
     available = _kv_budget(cache_stage, s, given, notes)
-    band = _error_band(worst, device, s, b, engine, usable, graphs, given, e)
+    band = _error_band(worst, device, s, b, engine, usable, graphs, given, e) + (0.0 if given else
+                                                                                 dr.unknown_bytes / GIB)
 
     # the KV cache and vLLM's checks of it
     kv = _kv_cache(model, s, lay, b, engine, available, band, length, batch.batched, block, notes)
@@ -859,7 +865,8 @@ def _size_deployment(
         available_kv_gib=available,
         kv_cache_gib_per_gpu=max(available, 0.0),
         error_band_gib=band,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+        kv_bytes_per_token_per_gpu=max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+                                       kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
         block_size=kv.plan.block_size,
         kv_cache_tokens=kv.plan.tokens,
         max_concurrency=kv.plan.max_concurrency,
@@ -1230,7 +1237,8 @@ class _Stage(NamedTuple):
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
-             encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1) -> tuple[_Stage, tuple[_Stage, ...]]:
+             encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
+             dr: Draft = NO_DRAFT) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
     that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
     smallest).
@@ -1252,6 +1260,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale)
         fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
+        if last:
+            w += dr.weight_bytes  # the drafter loads with the target, on the last stage
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
         peak = max(enc, samp)
@@ -1268,7 +1278,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
 
 
 def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,
-                 stages: tuple[_Stage, ...], worst: _Stage, max_model_len: int, batched: int, block: int) -> _Stage:
+                 stages: tuple[_Stage, ...], worst: _Stage, max_model_len: int, batched: int, block: int,
+                 dr: Draft = NO_DRAFT) -> _Stage:
     """The profiled stage whose KV cache has the fewest blocks. Every worker sizes its cache from its own free
     memory and its own layers, and the engine gives every worker the smallest number of blocks (V1:
     ``unify_kv_cache_configs``, from 0.11 the end of ``get_kv_cache_configs`` in ``vllm/v1/core/kv_cache_utils.py``;
@@ -1277,7 +1288,7 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
     every stage without a cache, the stage that leaves the least memory."""
     best: tuple[int, float, _Stage] | None = None
     for row in stages:
-        lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, row.stage, b.mla_cache)
+        lay = _stage_layout(model, s, ck, b, row.stage, dr)
         if not lay.types:
             continue
         avail = s.kv_cache_memory_bytes if (engine == "v1" and b.kv_cache_memory_flag
@@ -1287,6 +1298,22 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
         if best is None or key[:2] < best[:2]:
             best = key
     return best[2] if best is not None else worst
+
+
+def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, stage: int,
+                  dr: Draft = NO_DRAFT) -> kv_layout.Layout:
+    """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
+    (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
+    budget and the same group as the target's full-attention layers)."""
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache)
+    if not dr.kv_layers or stage != s.pp - 1:
+        return lay
+    types = list(lay.types)
+    for i, t in enumerate(types):
+        if t.kind == "full":
+            types[i] = replace(t, layers=t.layers + dr.kv_layers)
+            return replace(lay, types=tuple(types))
+    return lay
 
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:

@@ -274,7 +274,7 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     if kh and kd:
         conv = (2 * kh * kd + vh * vd) // tp * (kernel - 1)
         ssm = (vh // max(1, min(tp, vh))) * kd * vd if vh >= tp else kd * vd
-        return (conv + ssm) * dtype_bytes
+        return conv * dtype_bytes + ssm * _ssm_dtype_bytes(model, dtype_bytes)
     d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
     inner = 2 * model.hidden_size
     return (inner // tp) * (d_state + 3) * dtype_bytes
@@ -333,11 +333,19 @@ _SSM_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 0}
 
 
 def _ssm_dtype_bytes(model: ModelShape, dtype_bytes: int) -> int:
+    """Bytes of one value of the recurrent (temporal) state vLLM keeps, where ``--mamba-ssm-cache-dtype`` is left
+    at ``auto``: config.json's ``mamba_ssm_cache_dtype`` for Nemotron-H (float32 when absent); config.json's
+    ``mamba_ssm_dtype`` for Qwen3.5 and Qwen3.6 (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``
+    in ``model_executor/models/config.py``, the same in every wheel read from 0.17.1, the first with Qwen3.5, to
+    0.27.1; their published configs say float32, and a 0.27.1 log of Qwen3.6-27B-FP8 shows it: attention block
+    784, the page of a float32 state); the model dtype otherwise (Qwen3-Next, Mamba, Jamba)."""
     cfg = model.hf_config
     model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
     if model_type.startswith("nemotron_h"):
         named = _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_cache_dtype", "float32")), 4)
         return named or dtype_bytes
+    if model_type.startswith("qwen3_5"):
+        return _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_dtype", "float32")), 4) or dtype_bytes
     return dtype_bytes
 
 

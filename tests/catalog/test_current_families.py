@@ -127,6 +127,18 @@ def test_taught_qwen36_config_is_the_catalog_record():
     assert kinds == {"full": 16, "state": 48}
 
 
+def test_qwen36_attention_block_is_what_vllm_0_27_1_logs():
+    """phivan3008/meeting-translator vllm_serve.log at 59159b20 (0.27.1, one H100, Qwen3.6-27B-FP8): 'Setting attention
+    block size to 784 tokens to ensure that attention page size is >= mamba page size', 'Padding mamba page size by
+    0.13%': 16 x cdiv(3,207,168, 16 x 4,096) = 784 with a float32 recurrent state (400 with a bf16 one)."""
+    device = sizing.Device("H100", 79.18, "nvidia", "hopper")
+    settings = sizing.EngineSettings(max_model_len=4096, gpu_memory_utilization=0.88, enforce_eager=True,
+                                     max_num_batched_tokens=4096, max_num_seqs=32)
+    sized = sizing.size_deployment(find_model("Qwen/Qwen3.6-27B-FP8"), device, settings, "0.27.1")
+    assert sized.block_size == 784
+    assert round((784 * 4096 - 3_207_168) / 3_207_168 * 100, 2) == 0.13
+
+
 def test_kv_bytes_per_token_at_tp1_bf16():
     q27 = kv_layout.layout(find_model("Qwen/Qwen3.6-27B"), 1, 1, 2)
     # 16 full-attention layers of 2 x 4 KV heads x 256 x 2 bytes; 48 Gated DeltaNet layers hold a constant state

@@ -228,12 +228,20 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
         block_size=None if block is None else int(block),
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
+        enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
         **_flashinfer(g),
         **multimodal_settings(e.extra),
     )
+
+
+def _prefix_caching(value: Any) -> bool | None:
+    """``--enable-prefix-caching`` / ``--no-enable-prefix-caching`` as written; a value not known here counts as
+    vLLM's default, which lays out the KV cache the same (it only changes models with state layers, where it is off
+    by default)."""
+    return value if isinstance(value, bool) else None
 
 
 def _json_object(value: Any) -> dict[str, Any] | None:

@@ -160,6 +160,9 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: --enable-prefix-caching (None: vLLM's default, which is off for models with state layers and does not change
+    #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
+    enable_prefix_caching: bool | None = None
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
     use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
     #: ``--mm-processor-kwargs`` ``max_pixels`` (or ``size.longest_edge``): the largest image Qwen's processors make,
@@ -805,7 +808,7 @@ def _size_deployment(
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block,
                                dr)
-    lay = _stage_layout(model, s, ck, b, cache_stage.stage, dr)
+    lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, cache_stage.stage, dr))
     available = _kv_budget(cache_stage, s, given, notes)
     band = _error_band(worst, device, s, b, engine, usable, graphs, given, e) + (0.0 if given else
                                                                                  dr.unknown_bytes / GIB)
@@ -1118,6 +1121,15 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     return _Graphs(False, gib, count, piecewise_tokens + full_tokens)
 
 
+def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str,
+                   lay: kv_layout.Layout) -> kv_layout.Layout:
+    """The layout vLLM allocates: with ``--enable-prefix-caching`` (V1, from 0.17) state layers keep their states in a
+    Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`)."""
+    if s.enable_prefix_caching and engine == "v1" and b.mamba_cache_modes:
+        return kv_layout.with_mamba_cache_mode(lay, model)
+    return lay
+
+
 def model_runner_v2(model: ModelShape, b: Behaviour, precision: str) -> bool:
     """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
     ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
@@ -1288,7 +1300,7 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
     every stage without a cache, the stage that leaves the least memory."""
     best: tuple[int, float, _Stage] | None = None
     for row in stages:
-        lay = _stage_layout(model, s, ck, b, row.stage, dr)
+        lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, row.stage, dr))
         if not lay.types:
             continue
         avail = s.kv_cache_memory_bytes if (engine == "v1" and b.kv_cache_memory_flag

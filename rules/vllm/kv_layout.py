@@ -44,6 +44,7 @@ holds the full context.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,9 @@ class LayerType:
     bytes_per_token: int  # per layer on one GPU (attention); 0 for state layers
     span: int | None = None  # sliding window or attention chunk, tokens
     state_bytes: int = 0  # per layer and request on one GPU (state layers)
+    #: state layers: blocks a request holds: one, two (Mamba cache mode ``align``) or one per block of tokens
+    #: (``all``); vLLM's modes under ``--enable-prefix-caching`` (:func:`with_mamba_cache_mode`)
+    state_blocks: Literal["one", "align", "all"] = "one"
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,7 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     if kh and kd:
         conv = (2 * kh * kd + vh * vd) // tp * (kernel - 1)
         ssm = (vh // max(1, min(tp, vh))) * kd * vd if vh >= tp else kd * vd
-        return (conv + ssm) * dtype_bytes
+        return conv * dtype_bytes + ssm * _ssm_dtype_bytes(model, dtype_bytes)
     d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
     inner = 2 * model.hidden_size
     return (inner // tp) * (d_state + 3) * dtype_bytes
@@ -345,11 +349,19 @@ _SSM_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 0}
 
 
 def _ssm_dtype_bytes(model: ModelShape, dtype_bytes: int) -> int:
+    """Bytes of one value of the recurrent (temporal) state vLLM keeps, where ``--mamba-ssm-cache-dtype`` is left
+    at ``auto``: config.json's ``mamba_ssm_cache_dtype`` for Nemotron-H (float32 when absent); config.json's
+    ``mamba_ssm_dtype`` for Qwen3.5 and Qwen3.6 (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``
+    in ``model_executor/models/config.py``, the same in every wheel read from 0.17.1, the first with Qwen3.5, to
+    0.27.1; their published configs say float32, and a 0.27.1 log of Qwen3.6-27B-FP8 shows it: attention block
+    784, the page of a float32 state); the model dtype otherwise (Qwen3-Next, Mamba, Jamba)."""
     cfg = model.hf_config
     model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
     if model_type.startswith("nemotron_h"):
         named = _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_cache_dtype", "float32")), 4)
         return named or dtype_bytes
+    if model_type.startswith("qwen3_5"):
+        return _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_dtype", "float32")), 4) or dtype_bytes
     return dtype_bytes
 
 
@@ -590,6 +602,26 @@ class KvPlan:
     note: str = ""
 
 
+#: Architectures whose model class declares ``SupportsMambaPrefixCaching`` (0.27.1's ``model_executor/models``:
+#: mamba, mamba2, jamba, zamba2, falcon_h1, nemotron_h, granitemoehybrid), by config.json ``model_type``: under
+#: ``--enable-prefix-caching`` they keep a state per block of tokens (mode ``all``); the other models with state
+#: layers (Qwen3-Next, Qwen3.5/3.6, Kimi Linear) two a request (``align``).
+MAMBA_PREFIX_CACHING_TYPES = ("mamba", "mamba2", "falcon_mamba", "jamba", "zamba2", "falcon_h1", "nemotron_h",
+                              "granitemoehybrid")
+
+
+def with_mamba_cache_mode(lay: Layout, model: ModelShape) -> Layout:
+    """The layout as vLLM caches it with prefix caching on (``MambaModelConfig.verify_and_update_config``, from
+    0.17): state layers hold ``all`` or ``align`` blocks (:data:`MAMBA_PREFIX_CACHING_TYPES`); other layouts as
+    they are."""
+    if not any(t.kind == "state" for t in lay.types):
+        return lay
+    model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    mode: Literal["all", "align"] = "all" if model_type.startswith(MAMBA_PREFIX_CACHING_TYPES) else "align"
+    types = tuple(dataclasses.replace(t, state_blocks=mode) if t.kind == "state" else t for t in lay.types)
+    return dataclasses.replace(lay, types=types)
+
+
 def type_block(t: LayerType, block: int, page: int) -> int:
     """Tokens one page of type ``t`` holds: the block size, or more where its tokens take fewer bytes than the
     type that sets the page (``unify_kv_cache_spec_page_size`` raises the block size of the smaller pages)."""
@@ -600,7 +632,7 @@ def type_block(t: LayerType, block: int, page: int) -> int:
 
 def _blocks_per_request(t: LayerType, length: int, block: int, batched: int) -> int:
     if t.kind == "state":
-        return 1
+        return cdiv(length, block) if t.state_blocks == "all" else 2 if t.state_blocks == "align" else 1
     if t.kind == "sliding" and t.span:
         return cdiv(min(t.span - 1 + batched, length), block) + 1
     if t.kind == "chunked" and t.span:
@@ -725,7 +757,7 @@ def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: 
         total = 0
         for t in types:
             if t.kind == "state":
-                total += t.layers * page
+                total += t.layers * _blocks_per_request(t, length, block, batched) * page
             elif hybrid:
                 total += t.layers * _blocks_per_request(t, length, type_block(t, block, page), batched) * page
             else:
@@ -743,8 +775,10 @@ def _linear_request_bytes(lay: Layout, b: Behaviour, engine: str, block: int) ->
         return None
     constant = per_block = 0
     for t in types:
-        if t.kind == "state":
-            constant += t.layers * page
+        if t.kind == "state" and t.state_blocks == "all":
+            per_block += t.layers * page
+        elif t.kind == "state":
+            constant += t.layers * page * (2 if t.state_blocks == "align" else 1)
         elif not hybrid or not (t.kind in ("sliding", "chunked") and t.span):
             per_block += t.layers * page
         else:

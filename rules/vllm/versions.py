@@ -63,6 +63,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   holds the full context), ``groups`` (the hybrid KV cache manager: layers grouped by type, sliding
   windows and chunks hold only their span).
 * ``chunked_local_hybrid``: Llama 4's chunked local attention uses the hybrid manager by default.
+* ``mamba_cache_modes``: with ``--enable-prefix-caching`` a model with state layers (Mamba, Gated DeltaNet) keeps
+  its states in Mamba cache mode ``all`` (a state block per block of tokens: the models that declare
+  ``SupportsMambaPrefixCaching``) or ``align`` (two state blocks a request: the others), not one block a request.
 * ``tokens_report``: how "GPU KV cache size: N tokens" is computed: ``blocks`` (blocks × block size,
   or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
   ``max_model_len``).
@@ -188,6 +191,7 @@ class Behaviour:
     v0_chunked_tokens: int = 2048
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
+    mamba_cache_modes: bool = False
     tokens_report: TokensReport = "blocks"
     max_model_len_auto: bool = False
     concurrency_from_tokens: bool = False  # "Maximum concurrency" = tokens / max_model_len (before 0.9)
@@ -282,7 +286,7 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
               cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors")
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
-_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton")
+_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True)
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency")
@@ -389,6 +393,13 @@ SOURCES: dict[str, str] = {
     "chunked_local_hybrid": "envs.py VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default '0' in "
                             "0.10.1.1-0.13.0, '1' from 0.14.1; config/vllm.py disables the hybrid manager "
                             "otherwise",
+    "mamba_cache_modes": "model_executor/models/config.py MambaModelConfig.verify_and_update_config ('all' where "
+                         "model_config.supports_mamba_prefix_caching, else 'align', when prefix caching is on) and "
+                         "v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes (all: cdiv(max_model_len, "
+                         "block) pages; align: 2; none: 1) in 0.17.1, 0.19.1, 0.20.0, 0.22.0 and 0.27.1; absent "
+                         "in 0.14.1 (0.15-0.16 not read); prefix caching is opt-in for hybrid models "
+                         "(config/model.py is_prefix_caching_supported in 0.22.0, engine/arg_utils.py "
+                         "default_prefix_caching in 0.27.1)",
     "tokens_report": "v1/core/kv_cache_utils.py: num_blocks // len(groups) * block_size up to 0.19.1; "
                      "int(max_concurrency * max_model_len) from 0.20.0",
     "concurrency_from_tokens": "v1/core/kv_cache_utils.py 0.8.5.post1 logs num_tokens / max_model_len; "

@@ -127,15 +127,29 @@ def test_taught_qwen36_config_is_the_catalog_record():
     assert kinds == {"full": 16, "state": 48}
 
 
+def test_qwen36_attention_block_is_what_vllm_0_27_1_logs():
+    """phivan3008/meeting-translator vllm_serve.log at 59159b20 (0.27.1, one H100, Qwen3.6-27B-FP8): 'Setting attention
+    block size to 784 tokens to ensure that attention page size is >= mamba page size', 'Padding mamba page size by
+    0.13%': 16 x cdiv(3,207,168, 16 x 4,096) = 784 with a float32 recurrent state (400 with a bf16 one)."""
+    device = sizing.Device("H100", 79.18, "nvidia", "hopper")
+    settings = sizing.EngineSettings(max_model_len=4096, gpu_memory_utilization=0.88, enforce_eager=True,
+                                     max_num_batched_tokens=4096, max_num_seqs=32)
+    sized = sizing.size_deployment(find_model("Qwen/Qwen3.6-27B-FP8"), device, settings, "0.27.1")
+    assert sized.block_size == 784
+    assert round((784 * 4096 - 3_207_168) / 3_207_168 * 100, 2) == 0.13
+
+
 def test_kv_bytes_per_token_at_tp1_bf16():
     q27 = kv_layout.layout(find_model("Qwen/Qwen3.6-27B"), 1, 1, 2)
     # 16 full-attention layers of 2 x 4 KV heads x 256 x 2 bytes; 48 Gated DeltaNet layers hold a constant state
-    # per request: conv (2 x 16 x 128 + 48 x 128) x 3 + recurrent 48 x 128 x 128 values of 2 bytes
+    # per request: conv (2 x 16 x 128 + 48 x 128) x 3 values of 2 bytes + recurrent 48 x 128 x 128 of 4 (config.json's
+    # mamba_ssm_dtype float32, which vLLM's Qwen3_5 config hook applies; a 0.27.1 log's attention block of 784 shows it)
     assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in q27.types] == [
-        ("full", 16, 4096, 0), ("state", 48, 0, 1_634_304)]
+        ("full", 16, 4096, 0), ("state", 48, 0, (2 * 16 * 128 + 48 * 128) * 3 * 2 + 48 * 128 * 128 * 4)]
+    assert q27.types[1].state_bytes == 3_207_168
     q35 = kv_layout.layout(find_model("Qwen/Qwen3.6-35B-A3B"), 1, 1, 2)
     assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in q35.types] == [
-        ("full", 10, 2048, 0), ("state", 30, 0, 1_097_728)]
+        ("full", 10, 2048, 0), ("state", 30, 0, (2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 4)]
     glm5 = find_model("zai-org/GLM-5")
     lay = kv_layout.layout(glm5, 1, 1, 2)
     # DeepSeek-V3.2's layout (vLLM runs GlmMoeDsaForCausalLM as DeepseekV2 with the indexer): a 512 + 64 latent in

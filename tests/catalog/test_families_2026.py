@@ -290,9 +290,9 @@ def test_qwen35_9b_text_is_what_llama_cpp_counts():
     assert (model.params - model.vision_params, model.vision_params) == (8_953_803_264, 456_010_480)
     lay = kv_layout.layout(model, 1, 1, 2)
     # 8 gated-attention layers of 2 x 4 x 256 bf16; 24 Gated DeltaNet states: conv (2 x 16 x 128 + 32 x 128) x 3
-    # + recurrent 32 x 128 x 128, bf16
+    # bf16 + recurrent 32 x 128 x 128, float32 (config.json's mamba_ssm_dtype, applied by vLLM's Qwen3_5 config hook)
     assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in lay.types] == [
-        ("full", 8, 4096, 0), ("state", 24, 0, (2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 2)]
+        ("full", 8, 4096, 0), ("state", 24, 0, (2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 4)]
     assert sizing.derived_max_model_len(model) == 262_144
 
 

@@ -321,11 +321,11 @@ def test_qwen35_sizes():
     routed = 48 * 256 * 3 * 3072 * 1024
     assert round((mid.params - routed + routed * 8 // 256) / 1e9, 1) == 10.2  # A10B
     # 15 (12) gated-attention layers of 2 KV heads of 256; 45 (36) Gated DeltaNet states of conv 3 x (2 x 16 + 64) x
-    # 128 and recurrent 64 x 128 x 128, bf16
-    state = (2 * 16 * 128 + 64 * 128) * 3 * 2 + 64 * 128 * 128 * 2
+    # 128, bf16, and recurrent 64 x 128 x 128, float32 (config.json's mamba_ssm_dtype, applied by vLLM's Qwen3_5 hook)
+    state = (2 * 16 * 128 + 64 * 128) * 3 * 2 + 64 * 128 * 128 * 4
     assert [(t.kind, t.layers, t.bytes_per_token, t.state_bytes) for t in kv_layout.layout(big, 1, 1, 2).types] == [
         ("full", 15, 2048, 0), ("state", 45, 0, state)]
-    assert state == 2_170_880
+    assert state == 4_268_032
     q27 = find_model("Qwen/Qwen3.5-27B")
     assert q27.params == find_model("Qwen/Qwen3.6-27B").params == 27_356_728_560
 

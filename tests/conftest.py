@@ -16,6 +16,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests assert what the code does, never how fast: hypothesis's default 200 ms deadline per example
+# fails a test on a loaded machine (a first sizing under load takes over a second), so no example has one.
+# Speed is measured by the benchmarks (benchmarks/), which print figures.
+settings.register_profile("shardwise", deadline=None)
+settings.load_profile("shardwise")
 from cluster_support import require_cluster  # noqa: E402
 from engine_support import HOW, require_engine  # noqa: E402
 from tools_support import HOW as TOOLS_HOW  # noqa: E402

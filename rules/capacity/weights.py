@@ -9,7 +9,7 @@ are spread over TP × DP ranks instead of split by TP.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..model.shapes import ModelShape, Precision
 from ..vllm import kv_layout, nas
@@ -273,8 +273,18 @@ def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str =
     return activation_dtype_bytes(model, dtype)
 
 
+def _cfg(model: ModelShape, key: str) -> Any:
+    """A config.json key of the model: from ``hf_config`` (a taught config keeps its keys there) or, for a catalog
+    entry, from ``extra.config`` (where the catalog keeps DeepSeek's ``first_k_dense_replace``, Llama 4's
+    ``interleave_moe_layer_step`` and the like); None when neither has it."""
+    if key in model.hf_config:
+        return model.hf_config[key]
+    extra = model.extra.get("config")
+    return extra.get(key) if isinstance(extra, dict) else None
+
+
 def _cfg_int(model: ModelShape, key: str) -> int | None:
-    v = model.hf_config.get(key)
+    v = _cfg(model, key)
     if isinstance(v, bool) or v is None:
         return None
     if isinstance(v, (int, float)) and float(v).is_integer():
@@ -299,7 +309,7 @@ def moe_layers(model: ModelShape) -> int:
         return pattern.count("E")
     dense = _cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index") or 0  # ERNIE 4.5
     step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
-    only = model.hf_config.get("mlp_only_layers")
+    only = _cfg(model, "mlp_only_layers")
     count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
     if isinstance(only, list):
         count -= len([i for i in only if isinstance(i, int) and i >= dense])
@@ -313,7 +323,7 @@ def expert_params(model: ModelShape) -> int:
     matrices = 2 if _nemotron_h(model) else 3  # Nemotron-H's experts are ungated (up and down, squared ReLU)
     per_layer = model.moe.num_experts * matrices * model.hidden_size * model.moe.moe_intermediate_size
     counted = per_layer * moe_layers(model)
-    if any(k in model.hf_config for k in _MOE_LAYER_KEYS):
+    if any(_cfg(model, k) is not None for k in _MOE_LAYER_KEYS):
         return min(counted, model.params)
     # Without the config's dense-layer keys every layer counts as MoE: keep the attention projections
     # outside (or 3 % of the body, whichever leaves more room). A 3 % cap alone cut gpt-oss-120b's

@@ -25,19 +25,20 @@ def test_deepseek_v3_mtp_layer_weights_and_kv_on_tp8_h200():
     model, plain, spec = _pair("deepseek-ai/DeepSeek-V3", "H200", "0.11.0", "mtp", tp=8)
     # one MTP layer (num_nextn_predict_layers 1) at FP8, TP8: the 256 routed experts of one MoE layer
     # (3 × 7,168 × 2,048 each) split over 8 ranks, the layer's share of the other non-embedding parameters
-    # ((671,026,419,200 − 2 × 129,280 × 7,168 − 649,097,869,286 experts the model counts) ÷ 61 layers ÷ 8),
+    # ((671,026,419,200 − 2 × 129,280 × 7,168 − the routed experts of its 58 MoE layers, first_k_dense_replace 3)
+    # ÷ 61 layers ÷ 8),
     # eh_proj 2 × 7,168² in 16 bits on every rank, its own shared_head LM head 129,280 × 7,168 × 2 bytes ÷ 8
-    other = (671_026_419_200 - 2 * 129_280 * 7_168 - 649_097_869_286) / 61 / 8
+    other = (671_026_419_200 - 2 * 129_280 * 7_168 - 58 * 256 * 3 * 7_168 * 2_048) / 61 / 8
     expected = other + 256 * 3 * 7_168 * 2_048 / 8 + 2 * 7_168 * 7_168 * 2 + 129_280 * 7_168 * 2 / 8
     assert (spec.weights_gib_per_gpu - plain.weights_gib_per_gpu) * GIB == pytest.approx(expected, abs=1.0)
-    assert expected / GIB == pytest.approx(1.758, abs=0.001)
+    assert expected / GIB == pytest.approx(1.749, abs=0.001)
     # the budget loses what the draft weighs; the MLA cache now has 62 layers of 576 × 2 bytes a token
     assert spec.available_kv_gib == pytest.approx(plain.available_kv_gib - expected / GIB, abs=1e-9)
     per_block = 62 * 576 * 2 * spec.block_size
     assert spec.kv_cache_tokens == int(spec.available_kv_gib * GIB) // per_block * spec.block_size
-    assert (plain.kv_cache_tokens, spec.kv_cache_tokens) == (676_096, 638_720)
+    assert (plain.kv_cache_tokens, spec.kv_cache_tokens) == (676_096, 638_848)
     assert spec.error_band_gib == plain.error_band_gib
-    assert any("1 MTP layer (1.76 GiB per GPU, with its own LM head)" in n for n in spec.notes)
+    assert any("1 MTP layer (1.75 GiB per GPU, with its own LM head)" in n for n in spec.notes)
 
 
 def test_qwen3_5_mtp_shares_the_lm_head_and_adds_one_full_attention_layer():

@@ -788,73 +788,74 @@ def _size_deployment(
         whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
         notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
                      f"requests, so the load is judged at {mml:,} tokens")
-    return _replica_sizing(
-        model_id=model.id,
-        vllm_version=str(rv.version),
-        vllm_version_note=rv.note,
-        engine=engine,
-        tensor_parallel_size=s.tp,
-        pipeline_parallel_size=s.pp,
-        data_parallel_size=s.dp,
-        expert_parallel=s.expert_parallel,
-        gpus=s.tp * s.pp,
-        gpu_memory_gib=device.memory_gib,
-        gpu_memory_utilization=util,
-        weight_precision=ck.precision,
-        kv_cache_dtype_bytes=ck.kv_bytes,
-        weights_gb_total=ck.total_bytes / GB,
-        weights_gib_per_gpu=worst.weights,
-        activation_gib_per_gpu=worst.act,
-        sampler_gib_per_gpu=worst.sampler,
-        encoder_gib_per_gpu=worst.encoder,
-        non_torch_gib_per_gpu=nontorch,
-        cudagraph_gib_per_gpu=graphs.gib,
-        cudagraphs_in_budget=graphs.in_budget,
-        usable_gib_per_gpu=usable,
-        available_kv_gib=available,
-        kv_cache_gib_per_gpu=max(available, 0.0),
-        error_band_gib=band,
-        kv_bytes_per_token_per_gpu=kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
-        block_size=kv.plan.block_size,
-        kv_cache_tokens=kv.plan.tokens,
-        max_concurrency=kv.plan.max_concurrency,
-        hybrid_kv=kv.plan.hybrid_manager,
-        model_max_len=length.model_limit,
-        max_model_len=mml,
-        max_model_len_fit=kv.fit_len,
-        max_model_len_fit_sure=kv.fit_sure,
-        max_num_seqs=batch.seqs,
-        max_num_seqs_default=s.max_num_seqs is None,
-        max_num_batched_tokens=batch.batched,
-        expected_context=load.context,
-        concurrency_at_expected_context=int(load.concurrency),
-        context_kv_gib=load.context_kv_gib,
-        load_tokens=load.tokens,
-        needed_kv_gib=kv.needed / GIB,
-        weights_fit=weights.fits,
-        weights_error_gib=weights.band,
-        weights_fit_band=weights.verdict,
-        starts=starts,
-        verdict=verdict,
-        kv_verdict=kv_verdict,
-        margin_gib=outside.margin,
-        margin_need_gib=outside.need,
-        margin_verdict=outside.verdict,
-        margin_failure=outside.failure,
-        margin_after_sizing=outside.after_sizing,
-        refusal=refusal,
-        certain=certain,
-        headroom_gib_per_gpu=load.headroom,
-        notes=tuple(notes),
-    )
+    return _replica_sizing({
+        "model_id": model.id,
+        "vllm_version": str(rv.version),
+        "vllm_version_note": rv.note,
+        "engine": engine,
+        "tensor_parallel_size": s.tp,
+        "pipeline_parallel_size": s.pp,
+        "data_parallel_size": s.dp,
+        "expert_parallel": s.expert_parallel,
+        "gpus": s.tp * s.pp,
+        "gpu_memory_gib": device.memory_gib,
+        "gpu_memory_utilization": util,
+        "weight_precision": ck.precision,
+        "kv_cache_dtype_bytes": ck.kv_bytes,
+        "weights_gb_total": ck.total_bytes / GB,
+        "weights_gib_per_gpu": worst.weights,
+        "activation_gib_per_gpu": worst.act,
+        "sampler_gib_per_gpu": worst.sampler,
+        "encoder_gib_per_gpu": worst.encoder,
+        "non_torch_gib_per_gpu": nontorch,
+        "cudagraph_gib_per_gpu": graphs.gib,
+        "cudagraphs_in_budget": graphs.in_budget,
+        "usable_gib_per_gpu": usable,
+        "available_kv_gib": available,
+        "kv_cache_gib_per_gpu": max(available, 0.0),
+        "error_band_gib": band,
+        "kv_bytes_per_token_per_gpu": kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+        "block_size": kv.plan.block_size,
+        "kv_cache_tokens": kv.plan.tokens,
+        "max_concurrency": kv.plan.max_concurrency,
+        "hybrid_kv": kv.plan.hybrid_manager,
+        "model_max_len": length.model_limit,
+        "max_model_len": mml,
+        "max_model_len_fit": kv.fit_len,
+        "max_model_len_fit_sure": kv.fit_sure,
+        "max_num_seqs": batch.seqs,
+        "max_num_seqs_default": s.max_num_seqs is None,
+        "max_num_batched_tokens": batch.batched,
+        "expected_context": load.context,
+        "concurrency_at_expected_context": int(load.concurrency),
+        "context_kv_gib": load.context_kv_gib,
+        "load_tokens": load.tokens,
+        "needed_kv_gib": kv.needed / GIB,
+        "weights_fit": weights.fits,
+        "weights_error_gib": weights.band,
+        "weights_fit_band": weights.verdict,
+        "starts": starts,
+        "verdict": verdict,
+        "kv_verdict": kv_verdict,
+        "margin_gib": outside.margin,
+        "margin_need_gib": outside.need,
+        "margin_verdict": outside.verdict,
+        "margin_failure": outside.failure,
+        "margin_after_sizing": outside.after_sizing,
+        "refusal": refusal,
+        "certain": certain,
+        "headroom_gib_per_gpu": load.headroom,
+        "notes": tuple(notes),
+    })
 
 
-def _replica_sizing(**fields: Any) -> ReplicaSizing:
+def _replica_sizing(fields: dict[str, Any]) -> ReplicaSizing:
     """The :class:`ReplicaSizing` of every one of its fields, by name, made without the frozen dataclass's
     ``__init__``, which sets its sixty fields one ``object.__setattr__`` at a time (a fifth of what a sizing
-    took). The same object as ``ReplicaSizing(**fields)``; tests/capacity/test_sizing.py holds the two equal."""
+    took): ``fields`` becomes its ``__dict__`` (a dict display costs less than sixty keyword arguments and their
+    copy). The same object as ``ReplicaSizing(**fields)``; tests/capacity/test_sizing.py holds the two equal."""
     r = object.__new__(ReplicaSizing)
-    r.__dict__.update(fields)
+    object.__setattr__(r, "__dict__", fields)
     return r
 
 
@@ -1230,6 +1231,8 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
     V0: the executor's ``determine_num_available_blocks`` takes the minimum over workers). A stage none of
     whose layers caches (only KV-shared layers) sizes nothing and does not bound the others; with one stage, or
     every stage without a cache, the stage that leaves the least memory."""
+    if len(stages) == 1:
+        return worst  # one stage: it is the one whatever its blocks (worst is that stage)
     best: tuple[int, float, _Stage] | None = None
     for row in stages:
         lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, row.stage, b.mla_cache)

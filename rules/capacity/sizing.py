@@ -568,13 +568,24 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
         checks.append(after)
     if not checks:
         return Margin(margin, before.gib, before.band, "starts", False, "")
-    chosen = max(checks, key=lambda c: c[0] - margin + c[1])
-    fails = any(n > margin for n, _, _ in checks)
-    if fails:
-        chosen = next(c for c in checks if c[0] > margin)
+    # one or two checks: the first that fails, else the first closest to failing (its band added)
+    chosen = checks[0]
+    for c in checks[1:]:
+        if c[0] - margin + c[1] > chosen[0] - margin + chosen[1]:
+            chosen = c
+    fails = False
+    for c in checks:
+        if c[0] > margin:
+            chosen, fails = c, True
+            break
     need, band, text = chosen
-    verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
-                        "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
+    verdict: Verdict = "starts"  # refuses when one check fails beyond its band, starts when each fits beyond it
+    for n, bd, _ in checks:
+        if n - bd > margin:
+            verdict = "refuses"
+            break
+        if n + bd > margin:
+            verdict = "may-refuse"
     return Margin(margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
                   after_sizing=after is not None and chosen is checks[-1])
 
@@ -1200,13 +1211,12 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    worst: _Stage | None = None
-    rows: list[_Stage] = []
+    fields: list[tuple[int, float, float, float, float, float]] = []
     last_peak = 0.0
-    for stage in sorted({0, s.pp - 1}):
+    fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
+    for stage in ((0,) if s.pp == 1 else (0, s.pp - 1)):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels)
-        fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
@@ -1214,13 +1224,15 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         if last:
             last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
-        row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
-                     enc_peak / GIB if stage == 0 else 0.0, avail)
-        rows.append(row)
-        if worst is None or avail < worst.avail:
+        fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
+                       avail))
+    # every row carries the last stage's peak, known once the last stage is profiled
+    rows = tuple(_Stage(*f, last_peak) for f in fields)
+    worst = rows[0]
+    for row in rows[1:]:
+        if row.avail < worst.avail:
             worst = row
-    assert worst is not None
-    return worst._replace(last_peak=last_peak), tuple(r._replace(last_peak=last_peak) for r in rows)
+    return worst, rows
 
 
 def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,

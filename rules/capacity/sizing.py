@@ -614,13 +614,24 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
         checks.append(after)
     if not checks:
         return Margin(margin, before.gib, before.band, "starts", False, "")
-    chosen = max(checks, key=lambda c: c[0] - margin + c[1])
-    fails = any(n > margin for n, _, _ in checks)
-    if fails:
-        chosen = next(c for c in checks if c[0] > margin)
+    # one or two checks: the first that fails, else the first closest to failing (its band added)
+    chosen = checks[0]
+    for c in checks[1:]:
+        if c[0] - margin + c[1] > chosen[0] - margin + chosen[1]:
+            chosen = c
+    fails = False
+    for c in checks:
+        if c[0] > margin:
+            chosen, fails = c, True
+            break
     need, band, text = chosen
-    verdict: Verdict = ("refuses" if any(n - bd > margin for n, bd, _ in checks) else
-                        "starts" if all(n + bd <= margin for n, bd, _ in checks) else "may-refuse")
+    verdict: Verdict = "starts"  # refuses when one check fails beyond its band, starts when each fits beyond it
+    for n, bd, _ in checks:
+        if n - bd > margin:
+            verdict = "refuses"
+            break
+        if n + bd > margin:
+            verdict = "may-refuse"
     return Margin(margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
                   after_sizing=after is not None and chosen is checks[-1])
 
@@ -842,74 +853,75 @@ def _size_deployment(
         whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
         notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
                      f"requests, so the load is judged at {mml:,} tokens")
-    return _replica_sizing(
-        model_id=model.id,
-        vllm_version=str(rv.version),
-        vllm_version_note=rv.note,
-        engine=engine,
-        tensor_parallel_size=s.tp,
-        pipeline_parallel_size=s.pp,
-        data_parallel_size=s.dp,
-        expert_parallel=s.expert_parallel,
-        gpus=s.tp * s.pp,
-        gpu_memory_gib=device.memory_gib,
-        gpu_memory_utilization=util,
-        weight_precision=ck.precision,
-        kv_cache_dtype_bytes=ck.kv_bytes,
-        weights_gb_total=ck.total_bytes / GB,
-        weights_gib_per_gpu=worst.weights,
-        activation_gib_per_gpu=worst.act,
-        sampler_gib_per_gpu=worst.sampler,
-        encoder_gib_per_gpu=worst.encoder,
-        non_torch_gib_per_gpu=nontorch,
-        cudagraph_gib_per_gpu=graphs.gib,
-        cudagraphs_in_budget=graphs.in_budget,
-        usable_gib_per_gpu=usable,
-        available_kv_gib=available,
-        kv_cache_gib_per_gpu=max(available, 0.0),
-        error_band_gib=band,
-        kv_bytes_per_token_per_gpu=max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
-                                       kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
-        block_size=kv.plan.block_size,
-        kv_cache_tokens=kv.plan.tokens,
-        max_concurrency=kv.plan.max_concurrency,
-        hybrid_kv=kv.plan.hybrid_manager,
-        model_max_len=length.model_limit,
-        max_model_len=mml,
-        max_model_len_fit=kv.fit_len,
-        max_model_len_fit_sure=kv.fit_sure,
-        max_num_seqs=batch.seqs,
-        max_num_seqs_default=s.max_num_seqs is None,
-        max_num_batched_tokens=batch.batched,
-        expected_context=load.context,
-        concurrency_at_expected_context=int(load.concurrency),
-        context_kv_gib=load.context_kv_gib,
-        load_tokens=load.tokens,
-        needed_kv_gib=kv.needed / GIB,
-        weights_fit=weights.fits,
-        weights_error_gib=weights.band,
-        weights_fit_band=weights.verdict,
-        starts=starts,
-        verdict=verdict,
-        kv_verdict=kv_verdict,
-        margin_gib=outside.margin,
-        margin_need_gib=outside.need,
-        margin_verdict=outside.verdict,
-        margin_failure=outside.failure,
-        margin_after_sizing=outside.after_sizing,
-        refusal=refusal,
-        certain=certain,
-        headroom_gib_per_gpu=load.headroom,
-        notes=tuple(notes),
-    )
+    return _replica_sizing({
+        "model_id": model.id,
+        "vllm_version": str(rv.version),
+        "vllm_version_note": rv.note,
+        "engine": engine,
+        "tensor_parallel_size": s.tp,
+        "pipeline_parallel_size": s.pp,
+        "data_parallel_size": s.dp,
+        "expert_parallel": s.expert_parallel,
+        "gpus": s.tp * s.pp,
+        "gpu_memory_gib": device.memory_gib,
+        "gpu_memory_utilization": util,
+        "weight_precision": ck.precision,
+        "kv_cache_dtype_bytes": ck.kv_bytes,
+        "weights_gb_total": ck.total_bytes / GB,
+        "weights_gib_per_gpu": worst.weights,
+        "activation_gib_per_gpu": worst.act,
+        "sampler_gib_per_gpu": worst.sampler,
+        "encoder_gib_per_gpu": worst.encoder,
+        "non_torch_gib_per_gpu": nontorch,
+        "cudagraph_gib_per_gpu": graphs.gib,
+        "cudagraphs_in_budget": graphs.in_budget,
+        "usable_gib_per_gpu": usable,
+        "available_kv_gib": available,
+        "kv_cache_gib_per_gpu": max(available, 0.0),
+        "error_band_gib": band,
+        "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+                                          kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
+        "block_size": kv.plan.block_size,
+        "kv_cache_tokens": kv.plan.tokens,
+        "max_concurrency": kv.plan.max_concurrency,
+        "hybrid_kv": kv.plan.hybrid_manager,
+        "model_max_len": length.model_limit,
+        "max_model_len": mml,
+        "max_model_len_fit": kv.fit_len,
+        "max_model_len_fit_sure": kv.fit_sure,
+        "max_num_seqs": batch.seqs,
+        "max_num_seqs_default": s.max_num_seqs is None,
+        "max_num_batched_tokens": batch.batched,
+        "expected_context": load.context,
+        "concurrency_at_expected_context": int(load.concurrency),
+        "context_kv_gib": load.context_kv_gib,
+        "load_tokens": load.tokens,
+        "needed_kv_gib": kv.needed / GIB,
+        "weights_fit": weights.fits,
+        "weights_error_gib": weights.band,
+        "weights_fit_band": weights.verdict,
+        "starts": starts,
+        "verdict": verdict,
+        "kv_verdict": kv_verdict,
+        "margin_gib": outside.margin,
+        "margin_need_gib": outside.need,
+        "margin_verdict": outside.verdict,
+        "margin_failure": outside.failure,
+        "margin_after_sizing": outside.after_sizing,
+        "refusal": refusal,
+        "certain": certain,
+        "headroom_gib_per_gpu": load.headroom,
+        "notes": tuple(notes),
+    })
 
 
-def _replica_sizing(**fields: Any) -> ReplicaSizing:
+def _replica_sizing(fields: dict[str, Any]) -> ReplicaSizing:
     """The :class:`ReplicaSizing` of every one of its fields, by name, made without the frozen dataclass's
     ``__init__``, which sets its sixty fields one ``object.__setattr__`` at a time (a fifth of what a sizing
-    took). The same object as ``ReplicaSizing(**fields)``; tests/capacity/test_sizing.py holds the two equal."""
+    took): ``fields`` becomes its ``__dict__`` (a dict display costs less than sixty keyword arguments and their
+    copy). The same object as ``ReplicaSizing(**fields)``; tests/capacity/test_sizing.py holds the two equal."""
     r = object.__new__(ReplicaSizing)
-    r.__dict__.update(fields)
+    object.__setattr__(r, "__dict__", fields)
     return r
 
 
@@ -1264,13 +1276,12 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    worst: _Stage | None = None
-    rows: list[_Stage] = []
+    fields: list[tuple[int, float, float, float, float, float]] = []
     last_peak = 0.0
-    for stage in sorted({0, s.pp - 1}):
+    fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
+    for stage in ((0,) if s.pp == 1 else (0, s.pp - 1)):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale)
-        fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)
         last = stage == s.pp - 1
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage
@@ -1280,13 +1291,15 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         if last:
             last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
-        row = _Stage(stage, w / GIB, peak / GIB, samp / GIB if last else 0.0,
-                     enc_peak / GIB if stage == 0 else 0.0, avail)
-        rows.append(row)
-        if worst is None or avail < worst.avail:
+        fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
+                       avail))
+    # every row carries the last stage's peak, known once the last stage is profiled
+    rows = tuple(_Stage(*f, last_peak) for f in fields)
+    worst = rows[0]
+    for row in rows[1:]:
+        if row.avail < worst.avail:
             worst = row
-    assert worst is not None
-    return worst._replace(last_peak=last_peak), tuple(r._replace(last_peak=last_peak) for r in rows)
+    return worst, rows
 
 
 def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,
@@ -1298,6 +1311,8 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
     V0: the executor's ``determine_num_available_blocks`` takes the minimum over workers). A stage none of
     whose layers caches (only KV-shared layers) sizes nothing and does not bound the others; with one stage, or
     every stage without a cache, the stage that leaves the least memory."""
+    if len(stages) == 1:
+        return worst  # one stage: it is the one whatever its blocks (worst is that stage)
     best: tuple[int, float, _Stage] | None = None
     for row in stages:
         lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, row.stage, dr))

@@ -127,14 +127,22 @@ class GroupRule(Rule):
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
+        # what the loop asks of every group, looked up once (a lint visits each group once per rule)
+        applies = None if type(self).applies_to is Rule.applies_to else self.applies_to
+        plans = self.meta.applies_to_plans
+        on_templates = self.meta.code in TEMPLATE_CHECKS
+        check_group = self.check_group
         for g in groups:
-            if not self.applies_to(g):
+            if applies is None:
+                if not plans and g.kind == "plan":  # Rule.applies_to
+                    continue
+            elif not applies(g):
                 continue
-            if g.template and self.meta.code not in TEMPLATE_CHECKS:
+            if g.template and not on_templates:
                 continue  # the services that run on the template set what this rule reads
             reads = g.model_reads
             try:
-                hits = list(self.check_group(g, inv, config))
+                hits = list(check_group(g, inv, config))
                 if g.model_assumed and g.model_reads > reads:
                     hits = [self._on_assumed_model(h, g, config) for h in hits]
                 if g.unknown_operator and self.meta.code in OPERATOR_ADDS:

@@ -498,10 +498,23 @@ def decode_read_bytes(lay: Layout, context: int) -> int:
     return total
 
 
+#: replica_token_bytes()'s answers: (model, bytes) by (id(model), tp, pp, kv_bytes, mla_cache), as :data:`_LAYOUTS`
+#: (every sizing writes it into its result).
+_REPLICA_TOKEN_BYTES: dict[tuple[int, int, int, int, bool], tuple[ModelShape, int]] = {}
+
+
 def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_cache: bool = True) -> int:
     """:func:`token_bytes` of the pipeline stage that caches the most per token (every stage's GPUs hold their
     own layers' cache)."""
-    return max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache)) for stage in range(max(pp, 1)))
+    key = (id(model), tp, pp, kv_bytes, mla_cache)
+    hit = _REPLICA_TOKEN_BYTES.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    n = max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache)) for stage in range(max(pp, 1)))
+    if len(_REPLICA_TOKEN_BYTES) >= 4096:
+        _REPLICA_TOKEN_BYTES.clear()
+    _REPLICA_TOKEN_BYTES[key] = (model, n)
+    return n
 
 
 def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, context: int,
@@ -746,6 +759,10 @@ def plan_kv_cache(
 
 def bytes_needed(lay: Layout, b: Behaviour, engine: str, length: int, batched: int, block: int = 16) -> int:
     """KV bytes one request of ``length`` tokens needs (vLLM's check before it refuses to start)."""
+    linear = _linear_request_bytes(lay, b, engine, block)
+    if linear is not None:  # the same bytes as _request_bytes's, without building it
+        constant, per_block, size = linear
+        return constant + per_block * cdiv(length, size)
     return _request_bytes(lay, b, engine, batched, block)(length)
 
 
@@ -767,9 +784,25 @@ def _request_bytes(lay: Layout, b: Behaviour, engine: str, batched: int, block: 
     return needed
 
 
+#: _linear_request_bytes()'s answers, keyed and held as :data:`_RESOLVED`'s (a sizing asks for them three times).
+_LINEAR: dict[tuple[int, int, str, int], tuple[Layout, Behaviour, tuple[int, int, int] | None]] = {}
+
+
 def _linear_request_bytes(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[int, int, int] | None:
     """``(constant, per_block, block)`` when one request of ``length`` tokens needs ``constant + per_block ×
     ⌈length / block⌉`` bytes (no sliding window or attention chunk bounds a layer's blocks), else None."""
+    key = (id(lay), id(b), engine, block)
+    hit = _LINEAR.get(key)
+    if hit is not None and hit[0] is lay and hit[1] is b:
+        return hit[2]
+    linear = _linear_of(lay, b, engine, block)
+    if len(_LINEAR) >= 4096:
+        _LINEAR.clear()
+    _LINEAR[key] = (lay, b, linear)
+    return linear
+
+
+def _linear_of(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[int, int, int] | None:
     types, hybrid, block, page = _resolved(lay, b, engine, block)
     if len({type_block(t, block, page) for t in types if t.kind != "state"}) > 1:
         return None

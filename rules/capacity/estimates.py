@@ -19,7 +19,8 @@ class Estimates:
       chunked prefill, as the 0.6-0.7 logs show). Per (row × vocabulary entry): the bf16 logits (2) and their
       float32 copy (4) stay alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for
       Qwen2.5-0.5B × 256 rows, kvcached#448: 16); PyTorch's sort (0.11.1-0.16) adds the sorted values (4), the
-      int64 indices (8) and the sort's own key/value/index buffers (about 20): 39, as the 0.14-0.16 logs show; the
+      int64 indices (8) and the sort's own key/value/index buffers (about 20): 39 from 128 rows, as the 0.14-0.16 logs
+      show (``sort_bytes``: 51 below 128 rows, 31 on one); the
       Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
@@ -74,6 +75,13 @@ class Estimates:
     moe_chunk_tokens: int = 32768
     sampler_bytes: tuple[tuple[str, float], ...] = (
         ("logits", 2.0), ("flashinfer", 16.0), ("sort", 39.0), ("triton", 15.5))
+    #: PyTorch's sort takes one of three paths by the number of rows (``launch_stable_sort_kernel``,
+    #: aten/src/ATen/native/cuda/SortStable.cu): from 128 rows CUB's segmented radix sort (``sort`` above: an int64
+    #: index per logit and CUB's alternate key and value buffers, 8 + 4 + 8); from 2 to 127 rows a full radix sort of
+    #: every row at once, then a sort by segment (two int2 buffers, a float32 key copy and CUB's alternate key and
+    #: int2 buffers: 8 + 8 + 4 + 4 + 8, 12 more); one row sorts alone (CUB's alternate buffers only, 8 fewer)
+    sort_few_rows_extra: float = 12.0
+    sort_one_row_less: float = 8.0
     vit_hidden: float = 12.0
     nontorch_gib: tuple[tuple[str, float, float], ...] = (
         # scope: (one GPU, extra when the replica spans several GPUs)
@@ -113,6 +121,13 @@ class Estimates:
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]
+
+    def sort_bytes(self, rows: int) -> float:
+        """Bytes per logit of PyTorch's sort over ``rows`` rows of the vocabulary (see ``sort_few_rows_extra``)."""
+        sort = self.sampler("sort")
+        if rows <= 1:
+            return sort - self.sort_one_row_less
+        return sort + self.sort_few_rows_extra if rows < 128 else sort
 
     def nontorch(self, scope: str) -> tuple[float, float]:
         for s, one, extra in self.nontorch_gib:

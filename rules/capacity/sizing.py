@@ -1240,9 +1240,10 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
     else:
         kind = sampler_kind(b, s, vendor)
-    per_elem = e.sampler(kind)
     if kind == "triton" and rows < 8:
-        per_elem = e.sampler("sort")  # below 8 rows vLLM sorts with PyTorch instead
+        kind = "sort"  # below 8 rows vLLM sorts with PyTorch instead
+    # PyTorch's sort costs more below 128 rows and less on one (Estimates.sort_few_rows_extra)
+    per_elem = e.sort_bytes(rows) if kind == "sort" else e.sampler(kind)
     return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
 
 

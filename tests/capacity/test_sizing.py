@@ -108,13 +108,29 @@ def test_the_sampler_profile_follows_the_release_and_the_batch_width():
     triton, later = _llama70_tp4("0.17.0"), _llama70_tp4("0.22.1")
     assert triton.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 15.5 + 8192 * 8192 * 2) / GIB)
     assert later.sampler_gib_per_gpu == pytest.approx((1024 * 128256 * 16 + 8192 * 8192 * 2) / GIB)
-    # below 8 rows the Triton kernel is skipped and PyTorch sorts
+    # below 8 rows the Triton kernel is skipped and PyTorch sorts, below 128 rows by its full-sort path (51 bytes)
     few = _llama70_tp4("0.19.1", max_num_seqs=4)
-    assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 39 + 8192 * 8192 * 2) / GIB)
+    assert few.sampler_gib_per_gpu == pytest.approx((4 * 128256 * 51 + 8192 * 8192 * 2) / GIB)
     # V0 samples its max_num_seqs dummy prompts with top-k/top-p, which PyTorch sorts (39 bytes per element)
     v0 = _llama70_tp4("0.6.6")
     assert (v0.engine, v0.max_num_seqs, v0.sampler_gib_per_gpu) == (
         "v0", 256, pytest.approx((256 * 128256 * 39 + 8192 * 8192 * 2) / GIB))
+
+
+def test_pytorchs_sort_costs_by_its_path_for_the_number_of_rows():
+    # aten's launch_stable_sort_kernel: CUB's segmented radix sort from 128 rows (39 bytes per logit with the logits
+    # and their float32 copy), below it one full radix sort and a sort by segment (int2 index/segment pairs twice, a
+    # key copy: 51), one row alone (31); vLLM 0.13 samples min(max_num_seqs, max_num_batched_tokens) rows
+    rows = {n: _llama70_tp4("0.13.0", max_num_seqs=n).sampler_gib_per_gpu for n in (1, 2, 127, 128, 256)}
+    hidden = 8192 * 8192 * 2
+    assert rows == {1: pytest.approx((1 * 128256 * 31 + hidden) / GIB),
+                    2: pytest.approx((2 * 128256 * 51 + hidden) / GIB),
+                    127: pytest.approx((127 * 128256 * 51 + hidden) / GIB),
+                    128: pytest.approx((128 * 128256 * 39 + hidden) / GIB),
+                    256: pytest.approx((256 * 128256 * 39 + hidden) / GIB)}
+    # FlashInfer and the Triton kernel do not sort: the same bytes per logit at any width from 8 rows
+    assert _llama70_tp4("0.17.0", max_num_seqs=64).sampler_gib_per_gpu == pytest.approx(
+        (64 * 128256 * 15.5 + hidden) / GIB)
 
 
 def test_v0_with_chunked_prefill_profiles_the_logits_only():

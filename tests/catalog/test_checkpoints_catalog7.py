@@ -11,6 +11,7 @@ import pytest
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity.layout import weight_load_refusals
 from shardwise.rules.catalog import find_model
+from shardwise.rules.vllm import kv_layout
 
 
 @pytest.mark.parametrize(
@@ -51,3 +52,35 @@ def test_plan_loads_glm45_air_fp8_at_the_recipes_tp(capsys, tp, rc, per_gpu):
     assert f"108.1 GB fp8 in total, {per_gpu}" in out
     assert "  starts                      yes" in out
     assert "SW203" not in out
+
+
+@pytest.mark.parametrize(
+    ("model_id", "base", "params", "kv_bytes_per_token"),
+    [
+        # 28 layers x 4 KV heads x 128 x (K + V) x 2 bytes; 48 x 8 x 128 x 2 x 2
+        ("Qwen/Qwen2.5-7B-Instruct-1M", "Qwen/Qwen2.5-7B-Instruct", 7_615_616_512, 57_344),
+        ("Qwen/Qwen2.5-14B-Instruct-1M", "Qwen/Qwen2.5-14B-Instruct", 14_770_033_664, 196_608),
+    ],
+)
+def test_qwen25_1m_is_its_base_at_1_010_000_tokens(model_id, base, params, kv_bytes_per_token):
+    m, b = find_model(model_id), find_model(base)
+    assert (m.params, m.num_hidden_layers, m.num_key_value_heads) == (params, b.num_hidden_layers, b.num_key_value_heads)
+    assert (m.max_position_embeddings, b.max_position_embeddings) == (1_010_000, 32_768)
+    assert m.hf_config["dual_chunk_attention_config"] == {
+        "chunk_size": 262_144, "local_size": 8_192, "original_max_position_embeddings": 262_144}
+    assert m.hf_config["rope_theta"] == 10_000_000.0
+    # Dual Chunk Attention keeps every key and value in vLLM's paged cache: the base's bytes per token
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == kv_bytes_per_token
+
+
+def test_plan_holds_the_whole_1m_context_of_qwen25_7b_1m(capsys):
+    # vLLM's examples/offline_inference/qwen_1m.py serves it at TP4 (no GPU named); on H100 one request of
+    # 1,010,000 tokens needs 1,010,000 x 14,336 bytes = 13.5 GiB of KV per GPU at TP4
+    assert main(["plan", "--model", "Qwen/Qwen2.5-7B-Instruct-1M", "--gpu", "H100", "--tp", "4",
+                 "--max-model-len", "1010000", "--max-num-seqs", "1", "--vllm-version", "0.10.0"]) == 1
+    out, _ = capsys.readouterr()
+    assert "KV bytes per token per GPU  14,336" in out
+    assert "max_model_len               1,010,000 (the model allows 1,010,000)" in out
+    assert "  starts                      yes" in out
+    # without the example's 131,072 batched tokens declared, two TP2 replicas hold the same context: SW104
+    assert "SW104 [mandatory] Qwen/Qwen2.5-7B-Instruct-1M is sharded over 4 GPUs per replica" in out

@@ -460,30 +460,14 @@ _ASSUMED_QUANT_CONFIG: dict[tuple[str, str], dict[str, object]] = {
 }
 
 
-#: The ``quantization_config`` a publisher states for all its re-uploads of one kind, by (organisation, precision,
-#: method): Qwen's own FP8 releases say on every model card "The quantization method is fine-grained fp8
-#: quantization with block size of 128" (Qwen3, Qwen3-Next, Qwen3-VL, Qwen3.5, Qwen3.6; vLLM's trace for
-#: Qwen3-Coder-480B-A35B-Instruct-FP8 at TP8 names block_n = 128), so their blocks are known, not assumed.
-_PUBLISHED_QUANT_CONFIG: dict[tuple[str, str, str], dict[str, object]] = {
-    ("qwen", "fp8", "fp8"): {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                             "weight_block_size": [128, 128]},
-}
-
-
 def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | None] | None) -> ModelShape:
     """``base``'s shape under ``model_id``, at the precision the name states (its own when none)."""
     precision, method = quant if quant is not None else (base.precision, base.quantization)
     hf_config = dict(base.hf_config)
     extra: dict[str, object] = {**base.extra, "resolved_from": base.id}
-    org = model_id.split("/", 1)[0].strip().lower() if "/" in model_id else ""
     if quant is not None and (precision, method) != (base.precision, base.quantization):
-        published = None if "fp8-dynamic" in model_id.lower() else _PUBLISHED_QUANT_CONFIG.get(
-            (org, precision, str(method)))
         assumed = _ASSUMED_QUANT_CONFIG.get((precision, str(method)))
-        if published is not None:
-            hf_config["quantization_config"] = published
-            extra.pop("quantization_config_assumed", None)
-        elif assumed is not None:
+        if assumed is not None:
             hf_config["quantization_config"] = assumed
             extra["quantization_config_assumed"] = True
         else:

@@ -84,20 +84,3 @@ def test_plan_holds_the_whole_1m_context_of_qwen25_7b_1m(capsys):
     assert "  starts                      yes" in out
     # without the example's 131,072 batched tokens declared, two TP2 replicas hold the same context: SW104
     assert "SW104 [mandatory] Qwen/Qwen2.5-7B-Instruct-1M is sharded over 4 GPUs per replica" in out
-
-
-def test_qwens_own_fp8_releases_state_their_blocks():
-    """Every Qwen FP8 model card: "fine-grained fp8 quantization with block size of 128". A Qwen/...-FP8 name the
-    catalog lacks gets those blocks as stated, so a TP that splits one is a sure refusal; another publisher's copy
-    of the same name keeps the assumption (advisory)."""
-    own = find_model("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
-    assert "quantization_config_assumed" not in own.extra
-    assert own.hf_config["quantization_config"]["weight_block_size"] == [128, 128]
-    assert weight_load_refusals(own, 4) == ()  # 512 / 4 = 128 expert columns: one block
-    assert [(r.sure, r.experts) for r in weight_load_refusals(own, 8)] == [(True, True)]
-    assert "64 columns of each expert's gate/up projection" in weight_load_refusals(own, 8)[0].message
-    copy = find_model("acme/Qwen3-Next-80B-A3B-Instruct-FP8")
-    assert copy.extra.get("quantization_config_assumed") is True
-    assert [(r.sure, r.experts) for r in weight_load_refusals(copy, 8)] == [(False, True)]
-    coder = find_model("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8")  # vLLM's trace at TP8: 320 not divisible by 128
-    assert "320 columns" in weight_load_refusals(coder, 8)[0].message and weight_load_refusals(coder, 8)[0].sure

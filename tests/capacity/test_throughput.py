@@ -20,7 +20,7 @@ P8, KV8 = 8_030_261_248, 2 * 32 * 8 * 128 * 2
 
 
 def test_every_speed_names_a_catalog_gpu_and_a_source():
-    assert len(speeds()) == 13
+    assert len(speeds()) == 17
     for s in speeds().values():
         assert s.source.startswith("https://") and s.memory_bandwidth_gb_s > 0 and s.dense_16bit_tflops > 0
     h100 = speed_of("H100-SXM-80GB")

@@ -17,7 +17,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..capacity.layout import Load, Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural, replicas_for
+from ..capacity.layout import (
+    Load,
+    Node,
+    Parallel,
+    Sizer,
+    gpu_counts,
+    has_room,
+    judge,
+    layouts_for,
+    plural,
+    replicas_for,
+    serves,
+    sure_holds,
+)
 from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
@@ -81,7 +94,7 @@ class Candidate:
     refused: bool  # a mandatory finding that is vLLM refusing the layout itself (SW203): it does not start
     holds: int  # sequences of the expected context one replica (every DP engine) holds beyond the error band
     fits: bool  # nothing blocks, it starts beyond the error band, and it holds at least one sequence
-    roomy: bool  # fits, and its weights × the KV reserve fit the memory vLLM may use
+    roomy: bool  # nothing blocks and it serves the model (capacity.layout.serves: starts, holds one, room for KV)
     max_model_len_lowered: bool = False  # max_model_len lowered to what the KV cache holds
     load: LoadSizing | None = None  # replicas, GPUs, nodes and cost for the declared load
 
@@ -524,31 +537,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
-#: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond
-#: the error band is at least this share of the reserve (weights × (reserve − 1)) and holds a sequence of the context
-#: (the p95 context, else max_model_len): a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room
-#: (3.1 GiB sure of a 6.0 GiB reserve), and so has Llama-3.1-405B at TP8 on one 8 × H200 node without a declared
-#: load (23.9 GiB sure of 37.8: three 131,072-token sequences), where the rule of thumb added a second node; a 70B
-#: on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
-MIN_KV_SHARE = 0.25
-
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
 REFUSALS = frozenset({"SW203"})
-
-
-def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
-    """Room for a KV cache: the rule of thumb (the weights × the KV reserve fit the memory vLLM may use), or the KV
-    actually left beyond the error band is :data:`MIN_KV_SHARE` of the reserve, with or without a declared load."""
-    return (s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu
-            or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
-
-
-def _sure_holds(s: ReplicaSizing) -> int:
-    """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
-    :func:`.layout.judge` calls holding)."""
-    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
-        return 0
-    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
 
 
 def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None) -> Candidate:
@@ -562,7 +552,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         ctx.sizer, settings=replace(ctx.sizer.settings, max_model_len=mml))
     s = sizer.size(p)
     fit = judge(s, p, None)
-    holds = _sure_holds(s) * p.dp if fit.starts == "starts" else 0
+    holds = sure_holds(s) * p.dp if fit.starts == "starts" else 0
     load = _load_sizing(ctx, p, holds, s) if req.concurrency is not None else None
     config = LintConfig(kv_reserve=req.kv_reserve, p95_context_tokens=req.p95_context)
     group = _group(ctx, p, mml, load.replicas_needed if load else 1)
@@ -573,8 +563,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        # ``fits`` already asks one sequence of the context beyond the band
-        roomy=fits and has_room(s, req.kv_reserve),
+        roomy=not blocked and serves(fit, req.kv_reserve),  # the judgement SW104 makes of a smaller layout
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 

@@ -17,7 +17,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..capacity.layout import Load, Node, Parallel, Sizer, gpu_counts, judge, layouts_for, plural, replicas_for
+from ..capacity.layout import (
+    Load,
+    Node,
+    Parallel,
+    Sizer,
+    gpu_counts,
+    has_room,
+    judge,
+    layouts_for,
+    plural,
+    replicas_for,
+    serves,
+    sure_holds,
+)
 from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
@@ -83,13 +96,28 @@ class Candidate:
     refused: bool  # a mandatory finding that is vLLM refusing the layout itself (SW203): it does not start
     holds: int  # sequences of the expected context one replica (every DP engine) holds beyond the error band
     fits: bool  # nothing blocks, it starts beyond the error band, and it holds at least one sequence
-    roomy: bool  # fits, and its weights × the KV reserve fit the memory vLLM may use
+    roomy: bool  # nothing blocks and it serves the model (capacity.layout.serves: starts, holds one, room for KV)
     max_model_len_lowered: bool = False  # max_model_len lowered to what the KV cache holds
     load: LoadSizing | None = None  # replicas, GPUs, nodes and cost for the declared load
 
     @property
     def starts(self) -> bool:
         return self.sizing.starts and not self.refused
+
+    @property
+    def start_up(self) -> str:
+        """``yes``, ``maybe`` or ``no``: plan's one start-up verdict for the layout, in its table, its ``starts`` line
+        and its recommendation, as SW101 and SW102 judge it: ``maybe`` when the weights and one ``max_model_len``
+        request fit only within the estimate's error band, or when they fit but the margin outside the KV budget
+        (CUDA graphs captured after sizing, the sampler's warm-up) is short within the band (SW101's advisory)."""
+        s = self.sizing
+        if self.refused or s.verdict == "refuses":
+            return "no"
+        if s.verdict == "may-refuse":
+            return "maybe"
+        if not s.starts or (s.margin_verdict != "starts" and s.margin_failure and not s.certain):
+            return "maybe"
+        return "yes"
 
     def as_dict(self) -> dict[str, Any]:
         s = self.sizing
@@ -237,6 +265,9 @@ class Plan:
         if c.max_model_len_lowered:
             text += (f"; --max-model-len {s.max_model_len} (the model's {s.model_max_len:,} tokens do not fit one "
                      "replica's KV cache)")
+        if c.start_up == "maybe":
+            text += ("; start-up: MAYBE, within the estimate's error band (see SW101 below): no layout on as few GPUs "
+                     "surely starts")
         return {
             "tensor_parallel_size": c.parallel.tp,
             "pipeline_parallel_size": c.parallel.pp,
@@ -472,8 +503,8 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
 
     Without a declared load: the fewest GPUs per replica that fit with room for a KV cache (the weights × the
     KV reserve fit, and one sequence of max_model_len; with a p95 context declared, that context held beyond the
-    error band, at a lowered max_model_len where need be); among those, the one holding the most sequences per
-    GPU. With one: :func:`load_key`."""
+    error band, at a lowered max_model_len where need be); among those, one that surely starts (no SW101 advisory)
+    before one that may not, then the one holding the most sequences per GPU. With one: :func:`load_key`."""
     if load_declared:
         fits = [c for c in candidates if c.fits and c.load is not None]
         return min(fits, key=load_key(fits), default=None)
@@ -482,21 +513,26 @@ def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:
         return None
     fewest = min(c.parallel.world for c in roomy)
     same = [c for c in roomy if c.parallel.world == fewest]
-    return max(same, key=lambda c: c.holds / c.parallel.world)
+    # a layout that surely starts before one that may not (SW101's margin), then the most sequences per GPU; never
+    # more GPUs for it: the margin is the estimate's error, and SW101's remedies (eager mode, a smaller batch cap) cost
+    # no GPU
+    return max(same, key=lambda c: (c.start_up == "yes", c.holds / c.parallel.world))
 
 
-def load_key(fits: list[Candidate]) -> Callable[[Candidate], tuple[float, int, int, int]]:
+def load_key(fits: list[Candidate]) -> Callable[[Candidate], tuple[float, int, int, int, bool]]:
     """How the layouts ``fits`` that hold the declared load rank (smallest first): what the team is billed for the
     load with its headroom replica, where every one of them has a price (the instance types they are billed on,
-    :func:`billed_instance`), then the fewest GPUs in all, the narrower engine and the fewest nodes. Three one-GPU
+    :func:`billed_instance`), then the fewest GPUs in all, the narrower engine, the fewest nodes, and a layout that
+    surely starts (:attr:`Candidate.start_up`) before one that may not. Three one-GPU
     replicas of an 8B on g6.xlarge (2.41 USD an hour) beat one TP1 × PP2 replica that needs no headroom but is
     billed a 4-GPU g6.12xlarge (4.60); without prices (MI300X, GB200) the GPUs decide."""
     priced = all(c.load is not None and c.load.usd_per_hour is not None for c in fits)
 
-    def key(c: Candidate) -> tuple[float, int, int, int]:
+    def key(c: Candidate) -> tuple[float, int, int, int, bool]:
         assert c.load is not None
         bill = c.load.usd_per_hour if priced and c.load.usd_per_hour is not None else 0.0
-        return bill, c.load.gpus, c.parallel.world, c.load.nodes
+        # at the same bill and GPUs, a layout that surely starts before one that may not (SW101's margin)
+        return bill, c.load.gpus, c.parallel.world, c.load.nodes, c.start_up != "yes"
 
     return key
 
@@ -531,31 +567,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     )
 
 
-#: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond
-#: the error band is at least this share of the reserve (weights × (reserve − 1)) and holds a sequence of the context
-#: (the p95 context, else max_model_len): a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room
-#: (3.1 GiB sure of a 6.0 GiB reserve), and so has Llama-3.1-405B at TP8 on one 8 × H200 node without a declared
-#: load (23.9 GiB sure of 37.8: three 131,072-token sequences), where the rule of thumb added a second node; a 70B
-#: on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
-MIN_KV_SHARE = 0.25
-
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
 REFUSALS = frozenset({"SW203"})
-
-
-def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
-    """Room for a KV cache: the rule of thumb (the weights × the KV reserve fit the memory vLLM may use), or the KV
-    actually left beyond the error band is :data:`MIN_KV_SHARE` of the reserve, with or without a declared load."""
-    return (s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu
-            or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
-
-
-def _sure_holds(s: ReplicaSizing) -> int:
-    """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
-    :func:`.layout.judge` calls holding)."""
-    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
-        return 0
-    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
 
 
 def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None) -> Candidate:
@@ -569,7 +582,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         ctx.sizer, settings=replace(ctx.sizer.settings, max_model_len=mml))
     s = sizer.size(p)
     fit = judge(s, p, None)
-    holds = _sure_holds(s) * p.dp if fit.starts == "starts" else 0
+    holds = sure_holds(s) * p.dp if fit.starts == "starts" else 0
     load = _load_sizing(ctx, p, holds, s) if req.concurrency is not None else None
     config = LintConfig(kv_reserve=req.kv_reserve, p95_context_tokens=req.p95_context)
     group = _group(ctx, p, mml, load.replicas_needed if load else 1)
@@ -580,8 +593,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         parallel=p, sizing=s,
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
-        # ``fits`` already asks one sequence of the context beyond the band
-        roomy=fits and has_room(s, req.kv_reserve),
+        roomy=not blocked and serves(fit, req.kv_reserve),  # the judgement SW104 makes of a smaller layout
         max_model_len_lowered=max_model_len is not None, load=load,
     )
 
@@ -803,9 +815,10 @@ def _starts_text(c: Candidate) -> str:
                  else "")
         return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
                 f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
-    if s.verdict == "starts" and not s.starts:
-        # the margin outside the budget fails on the central estimate, inside its error band (SW101, advisory)
-        return "maybe: within the estimate's error band" + (f" ({s.refusal})" if s.refusal else "")
+    if s.verdict == "starts" and c.start_up == "maybe":
+        # the margin outside the budget is short within its error band, on the central estimate or beside it (SW101)
+        why = s.refusal or s.margin_failure
+        return "maybe: within the estimate's error band" + (f" ({why})" if why else "")
     if s.verdict == "starts":
         return "yes"
     if s.verdict == "may-refuse":
@@ -841,7 +854,7 @@ def _candidates_table(plan: Plan) -> list[str]:
             f"{c.parallel.dp}{' EP' if c.parallel.expert_parallel else ''}", str(c.parallel.world),
             f"{s.weights_gib_per_gpu:.2f}", f"{s.kv_cache_gib_per_gpu:.2f}", f"{s.kv_cache_tokens:,}",
             f"{s.max_concurrency:,.2f}", f"{c.holds:,}",
-            "no" if c.refused else {"starts": "yes", "may-refuse": "maybe"}.get(s.verdict, "no"),
+            c.start_up,
             ", ".join(f.code for f in c.findings if f.level == "mandatory") or "–",
         ))
     lines = _columns(header, body)

@@ -310,6 +310,39 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
     return tuple(out)
 
 
+#: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond
+#: the error band is at least this share of the reserve (weights × (reserve − 1)) and holds a sequence of the context
+#: (the p95 context, else max_model_len): a quarter, so an 8B on one 24 GB L4 at a lowered --max-model-len has room
+#: (3.1 GiB sure of a 6.0 GiB reserve), and so has Llama-3.1-405B at TP8 on one 8 × H200 node without a declared
+#: load (23.9 GiB sure of 37.8: three 131,072-token sequences), where the rule of thumb added a second node; a 70B
+#: on four 40 GB A100 (0.3 GiB of 13.2) or DeepSeek-R1 on four MI300X does not.
+MIN_KV_SHARE = 0.25
+
+
+def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
+    """Room for a KV cache: the rule of thumb (the weights × the KV reserve fit the memory vLLM may use), or the KV
+    actually left beyond the error band is :data:`MIN_KV_SHARE` of the reserve, with or without a declared load."""
+    return (s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu
+            or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
+
+
+def sure_holds(s: ReplicaSizing) -> int:
+    """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
+    :func:`judge` calls holding)."""
+    if s.context_kv_gib <= 0 or s.kv_cache_gib_per_gpu <= s.error_band_gib:
+        return 0
+    return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
+
+
+def serves(fit: Fit, kv_reserve: float) -> bool:
+    """The one judgement, without a declared load, of whether a layout serves the model: it starts beyond the
+    estimate's error band, its KV cache holds one sequence of the expected context beyond the band, and it has room
+    for a KV cache (:func:`has_room`). ``plan`` recommends the fewest GPUs per replica that serve the model
+    (``shardwise.rules.app.plan``, a candidate's ``roomy``), and SW104 names a smaller layout only when it serves
+    the model (:func:`reserve_alternative`): so a layout ``plan`` recommends never gets SW104 for want of a load."""
+    return fit.starts == "starts" and sure_holds(fit.sizing) >= 1 and has_room(fit.sizing, kv_reserve)
+
+
 def roomy(fit: Fit, kv_reserve: float) -> bool:
     """The rule of thumb for an undeclared load: the weights × the KV reserve fit the memory vLLM may use."""
     s = fit.sizing
@@ -410,12 +443,14 @@ CALIBRATED_VENDORS = frozenset({"nvidia", "amd"})
 
 def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Reserve | None:
     """Without a declared load: the first of ``candidates`` (fewest GPUs first) that surely starts at
-    max_model_len with the KV reserve kept; else the first that starts or may start (the reserve thin, or
-    within the error band); None when none may start."""
+    max_model_len with the KV reserve kept; else the first that serves the model (:func:`serves`: it starts beyond
+    the error band with room for a KV cache) though the reserve is thin, or on a device the estimates do not
+    follow; None when none serves it. A smaller layout that only may start, or starts without room for a KV cache,
+    is not one ``plan`` would recommend: the sharding is what gives the model its KV cache."""
     first = None
     for cand in candidates:
         fit = sz.fit(cand, None)
-        if fit.starts == "refuses":
+        if not serves(fit, kv_reserve):
             continue
         r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
         if r.sure:

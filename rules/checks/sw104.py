@@ -42,7 +42,10 @@ class ShardedModelThatFits(GroupRule):
             "sharded layout holds itself (sharding always holds more, since it splits the weights): a smaller "
             "layout that starts at max_model_len and keeps the KV reserve (its weights × 1.4, --kv-reserve, fit "
             "the memory vLLM may use) serves the model. The finding blocks only beyond the estimate's error "
-            "band; inside it, or where the reserve is thin, it is advisory and asks for the load. A per-token "
+            "band; where the reserve is thin but the KV cache left beyond the band is at least a quarter of it, it "
+            "is advisory and asks for the load. A smaller layout that only may start, or has no room for a KV "
+            "cache, is not named: it is the judgement `shardwise plan` makes, so a layout plan recommends without a "
+            "load never gets this finding. A per-token "
             "latency target declared with the annotation shardwise.dev/tpot-target-ms (the stack's "
             "tpot_target_ms) makes it advisory: the sharding may be there to meet it."
         ),

@@ -77,11 +77,8 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
          "0.25 GiB, CUDA graphs captured after sizing 1.27 GiB and the sampler warm-up over 256 × 128,256 tokens 0.49 "
          "GiB less the 0.52 GiB the profile run reserved: 1.24 GiB (vLLM: CUDA out of memory occurred when warming up "
          "sampler with 256 dummy requests); within the estimate's error, so vLLM may fail at start-up"),
-        # no load declared: two TP8 replicas would start at max_model_len, but the KV reserve is thin (advisory)
-        ("SW104", "advisory", 25, "meta-llama/Llama-3.1-70B-Instruct is sharded over 16 GPUs per replica (TP16×PP1) "
-         "on L4, and 2 replicas × TP8×PP1 may fit the same GPUs: each starts at max_model_len 8,192, but the KV "
-         "reserve is thin (16.5 GiB of weights × 1.4 = 23.0 GiB against the 19.8 GiB (±1.7) vLLM may use); declare "
-         "the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
+        # no SW104: no load is declared, and two TP8 replicas (16.5 GiB of weights per L4) start at max_model_len
+        # without room for a KV cache (capacity.layout.serves, what plan judges): the sharding is what gives the KV cache
         ("SW201", "mandatory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
          "tensor_parallel_size is 16; the TP group would span 4 nodes without a shared NVLink domain (the pool has "
          "EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on "

@@ -1,7 +1,7 @@
 """``shardwise lint --create-baseline FILE`` / ``--baseline FILE``: a repository that already holds findings
 turns the check on and is failed only by new ones.
 
-The repository is ``tests/fixtures/baseline/`` (SW309's and SW308's fail fixtures: 17 findings, 9 mandatory; one is SW101's
+The repository is ``tests/fixtures/baseline/`` (SW309's and SW308's fail fixtures: 16 findings, 9 mandatory; one is SW101's
 in-band advisory on the 405B at TP8×PP2 with 0.11: the CUDA graphs captured after sizing),
 copied into a folder with a ``.git`` so it is the repository root. Each test changes it as a team would and
 checks which findings are new, by rule, line and object.
@@ -35,7 +35,6 @@ ENTRIES = [
     ("SW308", "Deployment serving/llama-8b", "container vllm --api-key", "deploy/secrets.yaml"),
     ("SW308", "Deployment serving/llama-8b", "container vllm HF_TOKEN", "deploy/secrets.yaml"),
     ("SW101", "LeaderWorkerSet serving/llama-405b", "", "deploy/security.yaml"),
-    ("SW104", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
     ("SW106", "Deployment serving/llama-70b", "", "deploy/security.yaml"),
     ("SW305", "Namespace serving", "", "deploy/security.yaml"),
     ("SW309", "Deployment serving/llama-70b", "container vllm", "deploy/security.yaml"),
@@ -48,7 +47,7 @@ ENTRIES = [
     ("SW401", "LeaderWorkerSet serving/llama-405b", "container vllm", "deploy/security.yaml"),
 ]
 ALL_BASELINED = ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
-                 "17 findings in the baseline — passed\n")
+                 "16 findings in the baseline — passed\n")
 
 
 @pytest.fixture()
@@ -134,7 +133,6 @@ def test_a_new_bad_object_is_the_only_finding_and_fails_the_run(repo, capsys):
     assert found == [
         "deploy/canary.yaml:12: SW309 Deployment serving/llama-70b-canary)",
         "deploy/canary.yaml:15: SW401 Deployment serving/llama-70b-canary)",
-        "deploy/canary.yaml:17: SW104 Deployment serving/llama-70b-canary)",
         "deploy/canary.yaml:17: SW106 Deployment serving/llama-70b-canary)",
         "deploy/canary.yaml:18: SW309 Deployment serving/llama-70b-canary)",
         "deploy/canary.yaml:18: SW309 Deployment serving/llama-70b-canary)",
@@ -145,8 +143,8 @@ def test_a_new_bad_object_is_the_only_finding_and_fails_the_run(repo, capsys):
         "deploy/staging/security.yaml:23: SW309 LeaderWorkerSet serving/llama-405b)",
     ]
     assert out.splitlines()[-1] == (
-        "shardwise: 4 files read, 5 workloads, 5 mandatory, 6 advisory findings, 0 suppressed; "
-        "17 findings in the baseline — failed: 5 blocking findings at or above mandatory")
+        "shardwise: 4 files read, 5 workloads, 5 mandatory, 5 advisory findings, 0 suppressed; "
+        "16 findings in the baseline — failed: 5 blocking findings at or above mandatory")
 
 
 def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
@@ -163,7 +161,7 @@ def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
         "deploy/security.yaml:45: SW309 [mandatory] container `vllm` adds SYS_ADMIN, "
         "SYS_PTRACE, which control the node")
     assert out.splitlines()[1] == (
-        "shardwise: 2 files read, 3 workloads, 1 mandatory, 0 advisory finding, 0 suppressed; 16 findings in the "
+        "shardwise: 2 files read, 3 workloads, 1 mandatory, 0 advisory finding, 0 suppressed; 15 findings in the "
         "baseline (1 baseline entry no longer matches a finding: refresh it with --create-baseline) — failed: "
         "1 blocking finding at or above mandatory")
 
@@ -175,10 +173,10 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
     rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
     assert (rc, err) == (0, "")  # stale entries are said, never a failure
     assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
-                   "16 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
+                   "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
                    "--create-baseline) — passed\n")
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert rc == 0 and out.endswith("16 findings in the baseline — passed\n")
+    assert rc == 0 and out.endswith("15 findings in the baseline — passed\n")
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 
@@ -193,12 +191,12 @@ def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(
     assert rc == 1
     doc = json.loads((repo / "r.json").read_text(encoding="utf-8"))
     assert [(f["code"], f["line"]) for f in doc["findings"]] == [("SW309", 45)]
-    assert len(doc["baselined"]) == 16
-    assert doc["summary"]["baseline"] == {"file": BASELINE, "baselined": 16, "stale": 1}
+    assert len(doc["baselined"]) == 15
+    assert doc["summary"]["baseline"] == {"file": BASELINE, "baselined": 15, "stale": 1}
     sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))
     jsonschema.validate(sarif, SCHEMA)
     results = sarif["runs"][0]["results"]
-    assert [r["baselineState"] for r in results] == ["new"] + ["unchanged"] * 16
+    assert [r["baselineState"] for r in results] == ["new"] + ["unchanged"] * 15
     assert "SYS_PTRACE" in results[0]["message"]["text"]
     # without a baseline neither key is written
     run(capsys, "lint", "deploy", "--format", "json=r.json", "--format", "sarif=r.sarif")
@@ -288,7 +286,7 @@ def test_the_pre_commit_hook_args_in_docs_ci_take_the_baseline(repo, capsys):
     create(capsys)
     rc, out, err = run(capsys, "lint", *args)  # what the hook's `entry: shardwise lint` runs
     assert (rc, err) == (0, "")
-    assert out.endswith("17 findings in the baseline — passed\n")
+    assert out.endswith("16 findings in the baseline — passed\n")
 
 
 def test_a_finding_known_by_its_urn_is_fingerprinted_by_it(tmp_path):

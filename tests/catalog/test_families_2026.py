@@ -252,9 +252,10 @@ spec:
 
 
 @pytest.mark.parametrize(("manifest", "codes"), [
-    # TP2 with a 32k context on H100s: TP1 holds one 32k request only within the estimate's error band, so SW104
-    # stays advisory, and SW106 names the 4-bit variant that would fit one GPU
-    (GEMMA4_DEPLOYMENT, {"SW104", "SW106"}),
+    # TP2 with a 32k context on H100s: TP1 holds one 32k request only within the estimate's error band, so it does
+    # not serve the model (capacity.layout.serves, the judgement plan makes: plan case gemma4-31b-h100 recommends
+    # TP2) and SW104 is silent; SW106 names the 4-bit variant that would fit one GPU
+    (GEMMA4_DEPLOYMENT, {"SW106"}),
     # one L40S holds it with room to spare: nothing to say
     (NEMOTRON_DEPLOYMENT, set()),
 ])

@@ -43,7 +43,7 @@ from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, Version, batch_defaults, resolve
+from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
 from .draft import NO_DRAFT, Draft, draft
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -360,12 +360,13 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     return per_gpu
 
 
-def _mm_args_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
-    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else ""."""
+def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> str:
+    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else "". Where the
+    release is only assumed (an image tag that names none), only a value no release reads is refused."""
     for flag, value in s.mm_args:
         how = b.mm_limit_parse if flag == mm_args.LIMIT_FLAG else b.mm_kwargs_parse
-        why = mm_args.refusal(flag, value, how, str(version))
-        if why:
+        why = mm_args.refusal(flag, value, how, str(rv.version))
+        if why and (rv.source != "assumed" or mm_args.refused_by_every_release(flag, value)):
             return why
     return ""
 
@@ -798,7 +799,7 @@ def _size_deployment(
              or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
-    bad_arg = _mm_args_refusal(s, b, rv.version)
+    bad_arg = _mm_args_refusal(s, b, rv)
     if bad_arg and not refusal:
         refusal, certain = bad_arg, True
     block = _block_size(model, s, rv, engine, device, first)

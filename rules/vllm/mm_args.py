@@ -89,3 +89,19 @@ def refusal(flag: str, value: str, how: MmArgParse, release: str) -> str | None:
     if words is None:
         return None
     return f"{flag} {value!r} is not what vLLM {release} reads there ({_forms(how)}): it exits with \"{words}\""
+
+
+#: Every way a release has read each flag (``mm_limit_parse`` / ``mm_kwargs_parse`` of the release rows in
+#: ``vllm/versions.py``): 0.6-0.8.4, 0.8.5-0.9.x and from 0.10 for the limits; to 0.8.5, 0.9.x and from 0.10 for
+#: the kwargs.
+EVERY_PARSE: dict[str, tuple[MmArgParse, ...]] = {
+    LIMIT_FLAG: ("kvs", "json-or-kvs", "json"),
+    KWARGS_FLAG: ("loads", "json-or-kvs", "json"),
+}
+
+
+def refused_by_every_release(flag: str, value: str) -> bool:
+    """Whether no release's parser reads ``flag value``: where the release is only assumed (a tag that names
+    none), a value some release reads is no certain refusal (``image=2`` is right up to 0.9)."""
+    return all(parse_error(flag, value, how) is not None for how in EVERY_PARSE[flag])
+

@@ -69,3 +69,23 @@ def test_the_refusal_names_the_flag_the_release_and_what_it_reads():
         "--limit-mm-per-prompt 'image=1' is not what vLLM 0.11.0 reads there (JSON only ('{\"image\": 1}'; the "
         "KEY=VALUE pairs were read up to 0.9)): it exits with \"argument --limit-mm-per-prompt: Value image=1 cannot "
         f"be converted to {LOADS}.\"")
+
+
+def test_every_parse_a_release_has_is_listed():
+    from shardwise.rules.vllm.mm_args import EVERY_PARSE
+    from shardwise.rules.vllm.versions import RANGES
+    seen_limit = {b.mm_limit_parse for b in RANGES}
+    seen_kwargs = {b.mm_kwargs_parse for b in RANGES}
+    assert (seen_limit, seen_kwargs) == (set(EVERY_PARSE[LIMIT_FLAG]), set(EVERY_PARSE[KWARGS_FLAG]))
+
+
+@pytest.mark.parametrize(("flag", "value", "every"), [
+    (LIMIT_FLAG, "image=2", False),  # read up to 0.9
+    (LIMIT_FLAG, '{"image": 2}', False),  # read from 0.8.5
+    (LIMIT_FLAG, "image=x", True),  # neither pairs of integers nor JSON
+    (KWARGS_FLAG, '{"max_pixels": 1003520}', False),
+    (KWARGS_FLAG, "{max_pixels: 1003520}", True),  # not JSON, nor pairs
+])
+def test_a_value_some_release_reads_is_not_refused_by_every_release(flag, value, every):
+    from shardwise.rules.vllm.mm_args import refused_by_every_release
+    assert refused_by_every_release(flag, value) is every

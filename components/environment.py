@@ -166,7 +166,8 @@ class ServingEnvironment(pulumi.ComponentResource):
                  for f in token_findings(w, args.hf_token is not None, args.hf_token_secret_exists, f"{kind}[{i}].")]
         token += api_key_findings(spec, args.api_key is not None, args.api_key_secret_exists)
         token += cluster_findings(spec.cluster)
-        token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers) and args.vpc_id is None)
+        token += public_subnet_findings(spec.network, wants_public_subnets(spec.routers),
+                                        existing_vpc=args.vpc_id is not None)
         token += image_cache_findings(spec, list(args.images))
         token += model_store_findings(spec)
         if spec.image_cache is not None and not spec.cluster.create and args.node_role_arn is None and \

@@ -13,6 +13,7 @@ from shardwise.rules.model.spec import NetworkSpec, RouterSpec, VllmMultiNodeSpe
 from shardwise.rules.render.network import (
     MAX_PUBLIC_SUBNET_ZONES,
     SgRulePlan,
+    carve_problem,
     endpoint_sg_rules,
     gateway_endpoint_services,
     gpu_node_sg_rules,
@@ -61,14 +62,20 @@ class RuntimeNetworkArgs:
     kubeconfig: pulumi.Input[str] | None = field(default=None, metadata=doc(KUBECONFIG_DOC))
 
 
-def public_subnet_findings(network: NetworkSpec, internet_facing: bool) -> list[tuple[str, str]]:
-    """A new VPC with public load-balancer subnets has room for them in :data:`MAX_PUBLIC_SUBNET_ZONES` zones."""
+def public_subnet_findings(network: NetworkSpec, internet_facing: bool, existing_vpc: bool = False,
+                           ) -> list[tuple[str, str]]:
+    """A new VPC's subnets can be carved from its CIDR (:func:`carve_problem`); with public load-balancer subnets
+    they have room in :data:`MAX_PUBLIC_SUBNET_ZONES` zones. ``existing_vpc``: the VPC is given apart from the
+    spec (a component's ``vpc_id``), so nothing is carved."""
+    if existing_vpc or network.vpc_id is not None:
+        return []
     zones = len(network.availability_zones)
-    if internet_facing and network.vpc_id is None and zones > MAX_PUBLIC_SUBNET_ZONES:
+    if internet_facing and zones > MAX_PUBLIC_SUBNET_ZONES:
         return [("network.availability_zones", (
             f"an internet-facing ALB router needs a public subnet per zone, and the new VPC has room for them in "
             f"{MAX_PUBLIC_SUBNET_ZONES} zones, not {zones}: list fewer zones (an ALB needs two)"))]
-    return []
+    problem = carve_problem(network, internet_facing)
+    return [problem] if problem is not None else []
 
 
 def _rule_name(rule: SgRulePlan) -> str:
@@ -150,7 +157,7 @@ class RuntimeNetwork(pulumi.ComponentResource):
                                                      "vpc_id and private_subnet_ids go together")])
         internet_facing = args.internet_facing if args.internet_facing is not None else \
             wants_public_subnets([_spec_of(r) for r in args.routers])
-        problems = public_subnet_findings(network, internet_facing and args.vpc_id is None)
+        problems = public_subnet_findings(network, internet_facing, existing_vpc=args.vpc_id is not None)
         if problems:
             raise ArgumentsError("RuntimeNetwork", problems)
         super().__init__("shardwise:network:RuntimeNetwork", name, None, opts)

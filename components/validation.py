@@ -33,6 +33,7 @@ from shardwise.rules.model.spec import (
     VllmServiceSpec,
 )
 from shardwise.rules.render.environment import PREREQUISITES, environment_prerequisites, priority_classes
+from shardwise.rules.render.network import CarveError
 from shardwise.rules.render.nodepool import pool_efa
 from shardwise.rules.render.pod import extra_args_problems, pod_problems
 from shardwise.rules.render.workload import unpinned_image_reason
@@ -361,6 +362,8 @@ def prerequisite_findings(spec: EnvironmentSpec) -> list[Finding]:
     try:
         needed = environment_prerequisites(spec)
     except CatalogError:  # an instance type the catalog does not know: reported by the catalog check
+        needed = {}
+    except CarveError:  # a VPC whose subnets cannot be carved: reported by public_subnet_findings
         needed = {}
     for name, path in needed.items():
         if name not in have and not (name == "aws-load-balancer-controller" and policy_missing):

@@ -13,7 +13,6 @@ at the spec entry each object comes from (``services[1]`` → the line of that l
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +41,7 @@ from ..model.vocab import INSTANCE_TYPE
 from ..render.environment import render_environment_objects
 from ..render.network import (
     SgRulePlan,
+    carve_problem,
     endpoint_sg_rules,
     gpu_node_sg_rules,
     subnet_plan,
@@ -232,33 +232,12 @@ def _sg(name: str, plans: list[SgRulePlan], loc: Location) -> SecurityGroup:
     return SecurityGroup(name=name, location=loc, rules=rules)
 
 
-#: Each private subnet is the VPC CIDR's prefix + 3 bits, at most a /28 (:func:`subnet_plan`).
-_SUBNET_BITS, _SMALLEST_SUBNET = 3, 28
-
-
 def _check_network(spec: EnvironmentSpec, where: _Locator) -> None:
-    """The VPC CIDR of a new VPC must be an IPv4 block with room for a subnet per availability zone."""
-    net = spec.network
-    if net.vpc_id is not None:
-        return
-    try:
-        vpc = ipaddress.IPv4Network(net.cidr)
-    except ValueError as e:  # AddressValueError, NetmaskValueError, "has host bits set"
-        loc = where("network.cidr")
-        raise InputError(f"network.cidr: {net.cidr!r} is not an IPv4 CIDR block such as 10.40.0.0/16 ({e})",
-                         loc.file, loc.line) from None
-    new_prefix = min(vpc.prefixlen + _SUBNET_BITS, _SMALLEST_SUBNET)
-    blocks = 2 ** (new_prefix - vpc.prefixlen) if new_prefix >= vpc.prefixlen else 0
-    zones = len(net.availability_zones)
-    if zones <= blocks:
-        return
-    if blocks == 2**_SUBNET_BITS:  # the block is large enough; there are just more zones than subnets
-        loc = where("network.availability_zones")
-        raise InputError(f"network.availability_zones: at most {blocks} zones (one /{new_prefix} of {vpc} "
-                         f"each), got {zones}", loc.file, loc.line)
-    loc = where("network.cidr")
-    raise InputError(f"network.cidr: {vpc} is too small for {zones} availability zones (a private subnet of at "
-                     f"least /{_SMALLEST_SUBNET} each); use a larger block such as 10.40.0.0/16", loc.file, loc.line)
+    """A new VPC's CIDR must be a block AWS creates, with room for every subnet :func:`subnet_plan` carves."""
+    problem = carve_problem(spec.network, wants_public_subnets(spec.routers))
+    if problem is not None:
+        loc = where(problem[0])
+        raise InputError(f"{problem[0]}: {problem[1]}", loc.file, loc.line)
 
 
 def _check_instance_types(spec: EnvironmentSpec, where: _Locator) -> None:

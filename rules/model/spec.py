@@ -519,8 +519,9 @@ class NetworkSpec(_Spec):
     vpc_id: str | None = Field(None, description="Use an existing VPC instead of creating one.")
     cidr: str = Field(
         "10.40.0.0/16",
-        description="CIDR of the new VPC; with vpc_id, set it to that VPC's CIDR (the endpoint security group "
-        "allows it).",
+        description="CIDR of the new VPC, a /16 to /28 as AWS allows, with room for a private subnet per zone and "
+        "the load-balancer and NAT subnets (a /23 holds three zones); with vpc_id, set it to that VPC's CIDR (the "
+        "endpoint security group allows it).",
     )
     availability_zones: tuple[str, ...] = Field(
         ("us-east-1a", "us-east-1b"), min_length=1, description="Zones of the new VPC's private subnets."

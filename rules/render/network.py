@@ -39,6 +39,52 @@ class SgRulePlan:
 #: (:func:`subnet_plan`), which the private subnets leave free up to six zones (no AWS region has more).
 MAX_PUBLIC_SUBNET_ZONES = 6
 
+#: The IPv4 block sizes EC2's CreateVpc accepts: the largest VPC is a /16 (65,536 addresses), the smallest a /28
+#: (16). A subnet is at least a /28 too.
+VPC_PREFIXES = (16, 28)
+_SUBNET_BITS = 3  # each of a VPC's eight blocks, and each of a block's eight small subnets: prefix + 3 bits
+
+
+class CarveError(ValueError):
+    """:func:`subnet_plan` was asked to carve subnets from a VPC CIDR it cannot (:func:`carve_problem` says why)."""
+
+
+def _carved(prefixlen: int) -> int:
+    """The prefix of the blocks :func:`subnet_plan` carves from a block of ``prefixlen``: 3 bits longer, at most /28."""
+    return min(prefixlen + _SUBNET_BITS, VPC_PREFIXES[1])
+
+
+def carve_problem(network: NetworkSpec, internet_facing: bool = False) -> tuple[str, str] | None:
+    """Why :func:`subnet_plan` cannot carve a new VPC's subnets from ``network``, as (field, message); None when
+    it can (or the VPC exists). The plan takes the first blocks for the private subnets, one per zone; the last
+    block for the load-balancer subnets (one per zone) and the NAT subnet before them; with ``internet_facing`` the
+    second-last block for the public subnets. So no two subnets overlap (EC2 refuses a subnet that overlaps
+    another) and each fits its block."""
+    if network.vpc_id is not None:
+        return None
+    try:
+        vpc = ipaddress.IPv4Network(network.cidr)
+    except ValueError as e:  # AddressValueError, NetmaskValueError, "has host bits set"
+        return "network.cidr", f"{network.cidr!r} is not an IPv4 CIDR block such as 10.40.0.0/16 ({e})"
+    lo, hi = VPC_PREFIXES
+    if not lo <= vpc.prefixlen <= hi:
+        return "network.cidr", (f"{vpc} is a /{vpc.prefixlen}: AWS creates VPCs of /{lo} (65,536 addresses) to "
+                                f"/{hi} (16); use a block such as 10.40.0.0/16")
+    zones = len(network.availability_zones)
+    blocks = 2 ** (_carved(vpc.prefixlen) - vpc.prefixlen)
+    small = 2 ** (_carved(_carved(vpc.prefixlen)) - _carved(vpc.prefixlen))
+    reserved = 2 if internet_facing else 1  # the last block (load balancers, NAT), the public one before it
+    if zones + reserved <= blocks and zones + 1 <= small:
+        return None
+    holds = "load-balancer and NAT subnets" + (", the one before it the public subnets" if internet_facing else "")
+    if blocks == 2 ** _SUBNET_BITS and small == 2 ** _SUBNET_BITS:  # large enough: more zones than blocks
+        return "network.availability_zones", (
+            f"at most {blocks - reserved} zones (one /{_carved(vpc.prefixlen)} of {vpc} each; the last holds the "
+            f"{holds}), got {zones}")
+    return "network.cidr", (
+        f"{vpc} is too small for {zones} availability zones (a private /28 or larger per zone, and in the last "
+        f"block a /28 per zone for load balancers and one for NAT); use a larger block such as 10.40.0.0/16")
+
 
 def wants_public_subnets(routers: Sequence[RouterSpec]) -> bool:
     """Whether a new VPC needs public subnets for load balancers: an ALB router is internet-facing."""
@@ -60,13 +106,15 @@ def subnet_plan(network: NetworkSpec, prefix: str, internet_facing: bool = False
     An ALB needs no public IP on its subnet's instances, so these too map none."""
     if network.vpc_id is not None:
         return []
+    problem = carve_problem(network, internet_facing)
+    if problem is not None:
+        raise CarveError(f"{problem[0]}: {problem[1]}")
     vpc = ipaddress.IPv4Network(network.cidr)
-    new_prefix = min(vpc.prefixlen + 3, 28)
-    blocks = list(vpc.subnets(new_prefix=new_prefix))
+    blocks = list(vpc.subnets(new_prefix=_carved(vpc.prefixlen)))
     plans = [SubnetPlan(f"{prefix}-private-{az}", str(blocks[i]), az)
              for i, az in enumerate(network.availability_zones)]
     last = blocks[-1]
-    small = list(last.subnets(new_prefix=min(last.prefixlen + 3, 28)))
+    small = list(last.subnets(new_prefix=_carved(last.prefixlen)))
     plans += [SubnetPlan(f"{prefix}-lb-{az}", str(small[1 + i]), az, load_balancer=True)
               for i, az in enumerate(network.availability_zones)]
     if network.nat_gateway:
@@ -74,7 +122,7 @@ def subnet_plan(network: NetworkSpec, prefix: str, internet_facing: bool = False
                                 network.availability_zones[0], public=True))
     if internet_facing:
         block = blocks[-2]
-        public = list(block.subnets(new_prefix=min(block.prefixlen + 3, 28)))
+        public = list(block.subnets(new_prefix=_carved(block.prefixlen)))
         plans += [SubnetPlan(f"{prefix}-public-{az}", str(public[i]), az, public=True, load_balancer=True,
                              internet_facing=True) for i, az in enumerate(network.availability_zones)]
     return plans

@@ -41,6 +41,8 @@ from shardwise.rules.app.cli import main
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model.errors import InputError
+from shardwise.rules.model.spec import EnvironmentSpec
+from shardwise.rules.render.network import carve_problem, subnet_plan
 
 SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
@@ -869,8 +871,16 @@ def _staging(old: str, new: str) -> str:
     ("H100", "'H100' is not an IPv4 CIDR block such as 10.40.0.0/16 (Expected 4 octets in 'H100')"),
     ("10.0.0.1/16", "'10.0.0.1/16' is not an IPv4 CIDR block such as 10.40.0.0/16 (10.0.0.1/16 has host bits set)"),
     ("'::/0'", "'::/0' is not an IPv4 CIDR block such as 10.40.0.0/16 (Expected 4 octets in '::')"),
-    ("10.0.0.0/29", "10.0.0.0/29 is too small for 2 availability zones (a private subnet of at least /28 each); "
-                    "use a larger block such as 10.40.0.0/16"),
+    ("10.0.0.0/29", "10.0.0.0/29 is a /29: AWS creates VPCs of /16 (65,536 addresses) to /28 (16); use a block "
+                    "such as 10.40.0.0/16"),
+    # EC2's CreateVpc refuses a block larger than /16: the stack passed and `up` failed
+    ("10.32.0.0/12", "10.32.0.0/12 is a /12: AWS creates VPCs of /16 (65,536 addresses) to /28 (16); use a block "
+                     "such as 10.40.0.0/16"),
+    # a /24 has eight /27 blocks for two zones, but its last /27 holds two /28s, not the NAT subnet and one
+    # load-balancer subnet per zone: was "internal error: IndexError" (render.network.subnet_plan)
+    ("10.0.0.0/24", "10.0.0.0/24 is too small for 2 availability zones (a private /28 or larger per zone, and in "
+                    "the last block a /28 per zone for load balancers and one for NAT); use a larger block such as "
+                    "10.40.0.0/16"),
 ])
 def test_stack_vpc_cidr_that_cannot_be_split(tmp_path, cidr, message):
     # was: "internal error: AddressValueError: ..." / "ValueError: ..." / "IndexError" (render.network.subnet_plan)
@@ -878,13 +888,25 @@ def test_stack_vpc_cidr_that_cannot_be_split(tmp_path, cidr, message):
     assert error_of(tmp_path, "Pulumi.s.yaml", text) == f"shardwise: error: Pulumi.s.yaml:20: network.cidr: {message}\n"
 
 
-def test_stack_more_zones_than_subnets(tmp_path):
-    # was: "internal error: IndexError: list index out of range"
-    text = _staging("availability_zones: [us-east-1a, us-east-1b]", "availability_zones: [a, b, c, d, e, f, g, h, i]")
+@pytest.mark.parametrize("zones", ["a, b, c, d, e, f, g, h, i", "a, b, c, d, e, f, g, h"])
+def test_stack_more_zones_than_subnets(tmp_path, zones):
+    # nine: was "internal error: IndexError: list index out of range"; eight: passed, and the eighth private subnet
+    # was the block the load-balancer and NAT subnets are carved from (EC2 refuses overlapping subnets)
+    text = _staging("availability_zones: [us-east-1a, us-east-1b]", f"availability_zones: [{zones}]")
     assert error_of(tmp_path, "Pulumi.s.yaml", text) == (
-        "shardwise: error: Pulumi.s.yaml:21: network.availability_zones: at most 8 zones (one /19 of "
-        "10.41.0.0/16 each), got 9\n"
+        "shardwise: error: Pulumi.s.yaml:21: network.availability_zones: at most 7 zones (one /19 of "
+        f"10.41.0.0/16 each; the last holds the load-balancer and NAT subnets), got {zones.count(',') + 1}\n"
     )
+
+
+def test_stack_small_vpc_that_holds_its_subnets(tmp_path):
+    # a /23 has /26 blocks; its last holds four /28s: the NAT subnet and one load-balancer subnet per zone
+    text = _staging("cidr: 10.41.0.0/16", "cidr: 10.41.0.0/23")
+    spec = EnvironmentSpec.model_validate(yaml.safe_load(text)["config"]["shardwise:environment"])
+    assert [(p.cidr, p.load_balancer, p.public) for p in subnet_plan(spec.network, "s")] == [
+        ("10.41.0.0/26", False, False), ("10.41.0.64/26", False, False),
+        ("10.41.1.208/28", True, False), ("10.41.1.224/28", True, False), ("10.41.1.192/28", False, True)]
+    assert carve_problem(spec.network) is None
 
 
 # --- stdin (yamlsrc) ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pulumi
+import pytest
 from component_mocks import failing_program, run_program
 from test_components import broken, refused, stack_run
 
@@ -357,3 +358,21 @@ def test_a_created_cluster_installs_no_karpenter_and_a_karpenter_pool_there_fail
     assert {"property_path": "pools[0].provisioner", "reason": (
         "needs karpenter on cluster `llm-prod` (Karpenter with its NodePool/EC2NodeClass CRDs (karpenter pools)): "
         "its charts do not install it; install it and list it in cluster.installed")} in err.errors
+
+
+@pytest.mark.parametrize(("cidr", "reason"), [
+    # a /24's last /27 holds two /28s, not the NAT subnet and one load-balancer subnet for each of three zones:
+    # the program failed with IndexError inside subnet_plan
+    ("10.42.0.0/24", "10.42.0.0/24 is too small for 3 availability zones (a private /28 or larger per zone, and in "
+                     "the last block a /28 per zone for load balancers and one for NAT); use a larger block such as "
+                     "10.40.0.0/16"),
+    # EC2's CreateVpc refuses it at `up`
+    ("10.32.0.0/12", "10.32.0.0/12 is a /12: AWS creates VPCs of /16 (65,536 addresses) to /28 (16); use a block "
+                     "such as 10.40.0.0/16"),
+])
+def test_a_vpc_cidr_the_subnets_cannot_be_carved_from_fails_at_preview(cidr, reason):
+    def edit(env: dict[str, Any]) -> None:
+        env["network"]["cidr"] = cidr
+
+    err, _ = refused(broken("prod", edit))
+    assert {"property_path": "network.cidr", "reason": reason} in err.errors

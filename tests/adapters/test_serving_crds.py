@@ -650,6 +650,21 @@ def test_knative_configuration_and_revision_and_their_scale():
     assert bare.groups[0].containers[0].probes["readiness"].port == 8080
 
 
+def test_knative_names_unnamed_containers_as_its_webhook_does():
+    """Knative's defaulting webhook names an unnamed container ``user-container``, or with several containers
+    ``user-container-0``, ``-1``, … skipping names in use (revision_defaults.go, applyDefaultContainerNames): findings
+    name the container the cluster shows, not a placeholder."""
+    one = load_kubernetes_text(_KNATIVE.format(kind="Service", body="  template:\n    spec:\n" + _KNATIVE_POD),
+                               "s.yaml")
+    assert [c.name for c in one.groups[0].containers] == ["user-container"]
+    two = load_kubernetes_text(_KNATIVE.format(kind="Service", body=(
+        "  template:\n    spec:\n      initContainers:\n        - {name: user-container-0, image: busybox}\n"
+        + _KNATIVE_POD + "        - image: ghcr.io/example/sidecar:1.0\n"
+        "        - {name: user-container-1, image: ghcr.io/example/proxy:1.0}\n")), "s.yaml")
+    pod = two.groups[0]
+    assert [c.name for c in pod.containers] == ["user-container-2", "user-container-3", "user-container-1"]
+
+
 def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
     with pytest.raises(InputError) as e:
         load_kubernetes_text(_KNATIVE.format(kind="Service", body=(

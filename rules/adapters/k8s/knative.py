@@ -78,6 +78,35 @@ def with_default_probe(pod_spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return with_containers(pod_spec, [*containers[:i], replaced(c, readinessProbe=probe), *containers[i + 1:]])
 
 
+#: The name Knative gives an unnamed container (``container-name-template`` of ``config-defaults``).
+_DEFAULT_NAME = "user-container"
+
+
+def with_default_names(pod_spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``pod_spec`` with the names Knative's defaulting webhook gives unnamed containers
+    (``applyDefaultContainerNames``, pkg/apis/serving/v1/revision_defaults.go): ``user-container`` for the only
+    container, else ``user-container-0``, ``-1``, … in order, skipping the names the spec already uses."""
+    containers = as_list(pod_spec.get("containers"))
+    if not any(isinstance(c, dict) and not c.get("name") for c in containers):
+        return pod_spec
+    taken = {str(c.get("name")) for c in containers if isinstance(c, dict) and c.get("name")}
+    taken |= {str(c.get("name")) for c in as_list(pod_spec.get("initContainers")) if isinstance(c, dict)
+              and c.get("name")}
+    named, suffix = [], 0
+    for c in containers:
+        if isinstance(c, dict) and not c.get("name"):
+            name = _DEFAULT_NAME
+            if len(containers) > 1 or name in taken:
+                while True:
+                    name = f"{_DEFAULT_NAME}-{suffix}"
+                    suffix += 1
+                    if name not in taken:
+                        break
+            c = replaced(c, name=name)
+        named.append(c)
+    return with_containers(pod_spec, named)
+
+
 def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     """The serving group of a Knative Service, Configuration or Revision whose container runs vLLM (its kind
     shown as ``Knative Service``: a core Service is another thing)."""
@@ -107,7 +136,7 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec)
     if ports is not None:
         inv.pod_ports.append(ports)
-    pod = read_pod(tmeta, with_default_probe(pod_spec), file, file_lines, {}, where=loc, path=path)
+    pod = read_pod(tmeta, with_default_probe(with_default_names(pod_spec)), file, file_lines, {}, where=loc, path=path)
     if pod.engine is None:
         note_launch(inv, kind, obj, loc, pod, None)
         return pod.unread is not None

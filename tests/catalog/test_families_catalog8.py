@@ -1,5 +1,5 @@
 """Families public manifests and vLLM's recipes serve that the catalog lacked (issue 28, round 8): Qwen3-VL-32B and
--2B, Qwen2.5-Omni-7B (the thinker vLLM loads), Gemma 3 270M, GLM-4.6V, DeepSeek-R1-0528-Qwen3-8B and Qwen2.
+-2B, Qwen2.5-Omni-7B (the thinker vLLM loads), Gemma 3 270M, GLM-4.6V, DeepSeek-R1-0528-Qwen3-8B, DeepSeek-Coder-V2-Lite and Qwen2.
 
 Each full record is checked against the config keys it was taken from (``derive_params`` of them gives its count, and
 the published total agrees), then the KV bytes per token vLLM caches and the weights per GPU of a layout.
@@ -135,6 +135,16 @@ def test_r1_0528_qwen3_8b_is_qwen3_8b_at_131072_tokens():
     assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (15.29, True)
 
 
+def test_deepseek_coder_v2_lite_is_deepseek_v2_lite():
+    m, lite = find_model("deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"), find_model("deepseek-ai/DeepSeek-V2-Lite")
+    assert (m.params, m.moe, m.mla, m.max_position_embeddings) == (15_706_484_224, lite.moe, lite.mla, 163_840)
+    assert find_model("deepseek-ai/DeepSeek-Coder-V2-Lite-Base") is m
+    # MLA caches the 512 latent + 64 rope dims once per layer: 27 x 576 x 2 bytes
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 27 * 576 * 2 == 31_104
+    assert round(sizing.size_replica(m, 79.19, vllm_version="0.20.0", max_model_len=32_768).weights_gib_per_gpu,
+                 2) == 29.28
+
+
 @pytest.mark.parametrize(
     ("model_id", "base", "params", "kv_bytes_per_token", "vocab"),
     [
@@ -155,7 +165,8 @@ def test_qwen2_has_qwen25s_shapes(model_id, base, params, kv_bytes_per_token, vo
 
 NEW = ["Qwen/Qwen3-VL-32B-Instruct", "Qwen/Qwen3-VL-2B-Instruct", "Qwen/Qwen2.5-Omni-7B", "google/gemma-3-270m-it",
        "zai-org/GLM-4.6V", "deepseek-ai/DeepSeek-R1-0528-Qwen3-8B", "Qwen/Qwen2-7B-Instruct",
-       "Qwen/Qwen2-72B-Instruct", "Qwen/Qwen2-1.5B-Instruct", "Qwen/Qwen2-0.5B-Instruct"]
+       "Qwen/Qwen2-72B-Instruct", "Qwen/Qwen2-1.5B-Instruct", "Qwen/Qwen2-0.5B-Instruct",
+       "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"]
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -396,6 +396,33 @@ _QWEN_VIT_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_
 _QWEN_GATED_VIT_TYPES = ("qwen2_5_vl", "qwen2_5_omni")
 
 
+#: Qwen3-VL's vision tower (``Qwen3_VisionTransformer``: Qwen3-VL and Qwen3.5/3.6 reuse it), whose image processor
+#: caps an image at 16,777,216 pixels (``size.longest_edge``: 16,384 tokens of 32 × 32 pixels, which vLLM's
+#: Qwen2-VL processing info reads as ``max_pixels``; the Qwen3.5-27B logs at 0.19.0 initialise the encoder cache with
+#: "a budget of 16384 tokens" at 2,048 batched tokens) and whose peak is :func:`_qwen3_vit_patch_bytes`.
+_QWEN3_VIT_TYPES = ("qwen3_vl", "qwen3_5")
+_QWEN3_VL_MAX_PIXELS = 16_777_216
+
+
+def _qwen3_vit_patch_bytes(pos: str, vh: float, vi: float, tp: int, act: int) -> float:
+    """Bytes per patch of Qwen3-VL's vision tower at its peak, beyond the dummy batch's pixel values
+    (``Qwen3_VisionTransformer.forward``, ``model_executor/models/qwen3_vl.py``): the larger of
+
+    * the position embeddings' interpolation (``fast_pos_embed_interpolate``), run once the patch embedding's output
+      (one row of ``vh``) is there: ``copies`` (0.11) holds the four neighbours' rows, a weighted copy of them, their
+      sum, the permuted copy and ``torch.cat``'s, 11 rows; ``in-place`` (0.17) weights the four rows in place and
+      frees the sum once permuted: 4 + 1 + 1 rows; ``kernel`` (0.22) writes one row and ``torch.cat`` copies it;
+    * a block, with the interpolated embeddings (kept for the whole tower), the residual stream and the norm's output:
+      attention adds q, k, v (``3 vh ÷ TP``), the rotated q and k (``2 vh ÷ TP``), the output (``vh ÷ TP``) and the
+      projection's (``vh``); the MLP the activation (``vi ÷ TP``) and the second projection's output (``vh``).
+    """
+    rows = {"copies": 11.0, "in-place": 6.0, "kernel": 2.0}[pos]
+    interpolation = (1.0 + rows) * vh
+    attention = 4.0 * vh + 6.0 * vh / tp
+    mlp = 4.0 * vh + vi / tp
+    return max(interpolation, attention, mlp) * act
+
+
 #: Qwen towers whose largest image vLLM finds with Qwen2-VL's processing info under the processor's ``max_pixels``
 #: (``Qwen2VLProcessingInfo.get_image_size_with_most_features``; Qwen2.5-Omni's thinker inherits it).
 _QWEN_PIXELS_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni")
@@ -493,8 +520,13 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     limits = dict(s.mm_limits)
     if limits and not any(limits.get(m, 1) > 0 for m in (("image", "video") if qwen else ("image",))):
         return _NO_ENCODER  # every modality the tower takes is turned off: no encoder cache, no profile
-    if qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
-                 or vision_type.startswith(_QWEN_PIXELS_TYPES)):
+    qwen3 = model_type.startswith(_QWEN3_VIT_TYPES) or vision_type.startswith(_QWEN3_VIT_TYPES)
+    if qwen3 and engine == "v1":
+        unit = int(patch * merge)
+        tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN3_VL_MAX_PIXELS, unit, b.qwen_image))
+        patches = tokens * merge * merge
+    elif qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
+                   or vision_type.startswith(_QWEN_PIXELS_TYPES)):
         unit = int(patch * merge)
         tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN_VL_MAX_PIXELS, unit, b.qwen_image))
         patches = tokens * merge * merge
@@ -514,11 +546,20 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     pixels = num("in_chans", num("in_channels", num("num_channels", 3)) or 3) * patch * patch
     if qwen:
         pixels *= num("temporal_patch_size", 2) or 2
-    peak = items * patches * ((e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act + pixels * (4 + act))
+    # Qwen3-VL's tower is modelled from its source (:func:`_qwen3_vit_patch_bytes`), with the dummy batch's pixel
+    # values in the model's dtype where the processor's outputs are cast (0.9.1+, every release with the tower);
+    # the other towers keep the float32 values, their copy in the tower's dtype and ``vit_hidden`` rows per patch
+    # (their blocks not read; docs/capacity-model.md)
+    in_dtype = qwen3 and engine == "v1" and b.mm_inputs_model_dtype
+    if qwen3 and engine == "v1":
+        per_patch = _qwen3_vit_patch_bytes(b.qwen3_vit_pos, vh, vi, s.tp, act)
+    else:
+        per_patch = (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
+    peak = items * patches * (per_patch + pixels * (act if in_dtype else 4 + act))
     if engine == "v1":
         kept = budget if (b.mm_expand_outputs and tokens < budget) else tokens
         cache = items * kept * model.hidden_size * act
-        inputs = items * patches * pixels * 4
+        inputs = items * patches * pixels * (act if in_dtype else 4)
     else:
         cache, inputs = budget * model.hidden_size * act, 0.0
     note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "

@@ -91,6 +91,15 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   KEY=VALUE", "Failed to parse value of item image=x"), ``loads`` (argparse's ``type=json.loads``: "invalid loads
   value"), ``json-or-kvs`` (JSON where the value is ``{...}``, else the pairs, deprecated), ``json`` (JSON only: "Value
   ... cannot be converted to <function loads ...>"). A value it cannot read makes vLLM exit before it starts.
+* ``mm_inputs_model_dtype``: the multimodal processor's floating-point outputs (pixel values) are cast to the
+  model's dtype before they reach the GPU (0.9.1+: ``InputProcessingContext.call_hf_processor`` "emulates
+  output.to(dtype=self.model_config.dtype)"); before, the dummy batch's pixel values are float32 on the GPU and the
+  tower casts a copy.
+* ``qwen3_vit_pos``: how Qwen3-VL's vision tower (Qwen3-VL, Qwen3.5/3.6) interpolates its learned position
+  embeddings over the image (``Qwen3_VisionTransformer.fast_pos_embed_interpolate``), whose temporaries are the
+  tower's peak on a large image: ``copies`` (0.11: the four neighbours' embeddings, a weighted copy of them, their sum,
+  a contiguous copy and a permuted copy), ``in-place`` (0.17: the four embeddings weighted in place, their sum, a
+  permuted copy and ``torch.cat``'s copy), ``kernel`` (0.22: a Triton kernel writes the interpolated rows).
 * ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
   ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
   ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
@@ -118,6 +127,8 @@ MmItems = Literal["ceil", "floor", "budget"]
 #: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
 #: ``factors`` (``max_pixels // 28²`` tokens factorised into a height and a width, 0.13+).
 QwenImage = Literal["square", "factors"]
+#: How Qwen3-VL's vision tower interpolates its position embeddings (see ``qwen3_vit_pos`` in the module docstring).
+Qwen3VitPos = Literal["copies", "in-place", "kernel"]
 #: How vLLM's argument parser reads a multimodal flag's value (see ``mm_limit_parse`` in the module docstring).
 MmArgParse = Literal["kvs", "loads", "json-or-kvs", "json"]
 #: Which models run Model Runner V2 by default (see ``Behaviour.v2_runner``).
@@ -226,6 +237,8 @@ class Behaviour:
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
     qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
+    mm_inputs_model_dtype: bool = False  # the processor's pixel values reach the GPU in the model's dtype (0.9.1+)
+    qwen3_vit_pos: Qwen3VitPos = "copies"  # Qwen3-VL's position-embedding interpolation (module docstring)
     mm_limit_parse: MmArgParse = "kvs"  # --limit-mm-per-prompt's parser (module docstring)
     mm_kwargs_parse: MmArgParse = "loads"  # --mm-processor-kwargs' parser
     mrope_cache_scale: int = 1  # MRotaryEmbedding's cos/sin cache: this many times max_position_embeddings (0.7.2+: 4)
@@ -274,7 +287,8 @@ _R084 = _row(_R080, "0.8.4", mm_default_limit=999)
 _R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs")
 _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs")
-_R0100 = _row(_R090, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
+_R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True)
+_R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
               mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json")
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
@@ -286,12 +300,14 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
               cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors")
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
-_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True)
+_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
+              qwen3_vit_pos="in-place")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
-_R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True)
+_R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
+              qwen3_vit_pos="kernel")
 _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
@@ -302,7 +318,7 @@ _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
+    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
     _R0170, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280,
 )
 
@@ -445,6 +461,16 @@ SOURCES: dict[str, str] = {
     "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
                   "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
                   "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",
+    "mm_inputs_model_dtype": "inputs/registry.py InputProcessingContext.call_hf_processor: maybe_cast_dtype "
+                             "(floating-point outputs .to(model_config.dtype), 'This mimics the behavior of "
+                             "transformers.BatchFeature') in 0.9.1, 0.9.2 and 0.10.1.1, multimodal/processing.py in "
+                             "0.11.0, multimodal/processing/context.py _postprocess_output in 0.17.1, 0.19.0 and "
+                             "0.22.0; absent in 0.8.4, 0.8.5 and 0.9.0 (the processor's float32 tensors as they are)",
+    "qwen3_vit_pos": "model_executor/models/qwen3_vl.py Qwen3_VisionTransformer.fast_pos_embed_interpolate: embeds "
+                     "= pos_embed(indices) (4 × patches × hidden), weighted_embeds = embeds * weights, p0 + p1 + p2 + "
+                     "p3, .contiguous() and a permuted reshape in 0.11.0; embeds *= weights, embeds.sum(0), a permuted "
+                     "reshape and torch.cat in 0.17.1 and 0.19.0; triton_pos_embed_interpolate in 0.22.0 (0.12-0.16 "
+                     "and 0.20-0.21 not read: taken as the release before them)",
     "mm_limit_parse": "engine/arg_utils.py: --limit-mm-per-prompt type=nullable_kvs in 0.6.3, 0.7.2, 0.8.3 and "
                       "0.8.4; get_kwargs(MultiModalConfig) with optional_type/parse_type(json.loads) falling back to "
                       "nullable_kvs (deprecated) for a value not matching ^{.*}$ in 0.8.5, 0.9.0 and 0.9.1; "

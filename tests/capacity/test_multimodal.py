@@ -219,3 +219,35 @@ spec:
         "mm_max_pixels": 1003520, "mm_limits": (("video", 0),),
         "mm_args": (("--mm-processor-kwargs", '{"size": {"longest_edge": 1003520}}'),)}
     assert multimodal_settings({"mm_processor_kwargs": "$(PIXELS)"}) == {}  # unresolved: not judged
+
+
+def test_qwen3_vit_peak_per_patch_by_release():
+    # Qwen3.5-27B's tower: hidden 1,152, MLP 4,304, at TP4 in bf16. In 0.17-0.21 the position interpolation holds the
+    # patch embedding's row, the four neighbours' rows, the permuted copy and torch.cat's (7 rows of 1,152); in 0.11
+    # also a weighted copy of the four and their sum (12 rows); from 0.22 a kernel writes one row, and a block is the
+    # peak: the interpolated rows, the residual, the norm and attention's q, k, v, rotated q, k and output at TP4
+    assert sizing._qwen3_vit_patch_bytes("in-place", 1152, 4304, 4, 2) == 7 * 1152 * 2 == 16_128
+    assert sizing._qwen3_vit_patch_bytes("copies", 1152, 4304, 4, 2) == 12 * 1152 * 2 == 27_648
+    assert sizing._qwen3_vit_patch_bytes("kernel", 1152, 4304, 4, 2) == (4 * 1152 + 6 * 288) * 2 == 12_672
+    # on one GPU the MLP's activation (4,304) is the larger block term: 4 × 1,152 + 4,304 = 8,912 > 6 × 1,152 + ...
+    assert sizing._qwen3_vit_patch_bytes("kernel", 1152, 4304, 1, 2) == max(3 * 1152, 10 * 1152, 4 * 1152 + 4304) * 2
+
+
+def test_qwen3_5_profiles_the_processors_16384_token_image_in_the_model_dtype():
+    # vLLM 0.19.0 on 4 × RTX 3090 (leadawon/LAMBO, logs/vllm_serve_v4.log): "Encoder cache will be initialized with a
+    # budget of 16384 tokens, and profiled with 1 image items": 16,777,216 pixels, 65,536 patches of 16 × 16 pixels,
+    # whose values (3 × 2 × 16² = 1,536 a patch) reach the GPU in bf16 from 0.9.1. Peak: 65,536 × (16,128 + 1,536 × 2)
+    s = _size("Qwen/Qwen3.5-27B", sizing.Device("RTX 3090", 23.58, "nvidia", "ampere", 1), "0.19.0", tp=4,
+              max_model_len=32768, gpu_memory_utilization=0.92, enforce_eager=True, pip_install=True)
+    assert _vision_note(s) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+    assert s.encoder_gib_per_gpu * GIB == 65_536 * (16_128 + 1_536 * 2) == 1_258_291_200
+    # what vLLM logged: 7.47 GiB, 122,304 tokens
+    assert (round(s.available_kv_gib, 2), s.kv_cache_tokens) == (7.44, 121_520)
+
+
+def test_the_other_qwen_towers_keep_their_float32_pixels():
+    # Qwen2.5-VL's windowed tower is not modelled from its source: its pixel values stay float32 plus the tower's copy
+    # (1,176 per patch × 6 bytes) and vit_hidden rows per patch, on 0.19 as before
+    s = _size("Qwen/Qwen2.5-VL-72B-Instruct", A100_40, "0.19.0", tp=4, gpu_memory_utilization=0.95,
+              max_model_len=4096)
+    assert s.encoder_gib_per_gpu * GIB == 65_536 * ((12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6)

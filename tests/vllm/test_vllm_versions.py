@@ -266,3 +266,11 @@ def test_how_each_release_counts_the_multimodal_items_it_profiles():
     # from 0.13.0
     assert [behaviour(v).qwen_image for v in ("0.8.3", "0.12.0", "0.13.0", "0.33.0")] == [
         "square", "square", "factors", "factors"]
+    # the processor's floating-point outputs cast to the model's dtype: call_hf_processor's maybe_cast_dtype in 0.9.1,
+    # absent in 0.8.4, 0.8.5 and 0.9.0
+    assert [behaviour(v).mm_inputs_model_dtype for v in ("0.8.4", "0.8.5", "0.9.0", "0.9.1", "0.9.2", "0.19.0")] == [
+        False, False, False, True, True, True]
+    # Qwen3_VisionTransformer.fast_pos_embed_interpolate: weighted copies in 0.11.0, in place in 0.17.1 and 0.19.0,
+    # a Triton kernel in 0.22.0
+    assert [behaviour(v).qwen3_vit_pos for v in ("0.11.0", "0.16.0", "0.17.1", "0.19.0", "0.22.0", "0.33.0")] == [
+        "copies", "copies", "in-place", "in-place", "kernel", "kernel"]

@@ -21,8 +21,10 @@ deployment (annotation ``shardwise.dev/target-concurrency``, the stack field ``t
 ``shardwise.dev/p95-context-tokens``, ``--p95-context``); without a declared p95 context every sequence is
 taken at ``max_model_len``, the most it can be. ``max_num_seqs`` is vLLM's cap on the batch, never a load:
 vLLM's scheduler admits a sequence only when its KV blocks can be allocated. Without a declared load a
-layout is judged by the rule of thumb that its weights × the KV reserve (1.4) fit the memory vLLM may use
-and one ``max_model_len`` sequence fits its KV cache.
+layout is judged by :func:`serves`, for ``plan`` and for every rule that names a smaller layout (SW104, SW106,
+SW202): it starts, one sequence of the expected context fits its KV cache beyond the error band, and it has room
+for a KV cache (the weights × the KV reserve, 1.4, fit the memory vLLM may use, or the KV cache left beyond the
+band is a quarter of that reserve).
 """
 
 from __future__ import annotations
@@ -343,12 +345,6 @@ def serves(fit: Fit, kv_reserve: float) -> bool:
     return fit.starts == "starts" and sure_holds(fit.sizing) >= 1 and has_room(fit.sizing, kv_reserve)
 
 
-def roomy(fit: Fit, kv_reserve: float) -> bool:
-    """The rule of thumb for an undeclared load: the weights × the KV reserve fit the memory vLLM may use."""
-    s = fit.sizing
-    return fit.starts == "starts" and s.weights_gib_per_gpu * kv_reserve <= s.usable_gib_per_gpu and fit.holds >= 1
-
-
 # --------------------------------------------------------------------------------------------------
 # Fewer GPUs per engine: SW104, SW106, SW202
 # --------------------------------------------------------------------------------------------------
@@ -387,7 +383,7 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
                 quantization: str | None = None) -> Alternative | None:
     """The first of ``candidates`` whose replicas, sharing one engine's load of ``seqs`` (None: undeclared),
     surely start and hold their share; else the first that does within the error band; else, for an
-    undeclared load, the first that starts with room for the KV cache by the rule of thumb."""
+    undeclared load, the first that serves the model (:func:`serves`, the judgement ``plan`` makes)."""
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     maybe = None
     for cand in candidates:
@@ -398,7 +394,7 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
         if fit.starts != "starts":
             continue
         if seqs is None:
-            if roomy(fit, kv_reserve):
+            if serves(fit, kv_reserve):
                 return alt
         elif fit.load == "holds":
             return alt
@@ -482,9 +478,9 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     """What replicas of ``candidates`` hold on the GPUs of one engine of ``current``, against its load.
 
     With a declared load (``seqs`` per current replica): the :func:`alternative` whose replicas hold their
-    share (None when none does: the sharding is needed). Without one: the first roomy candidate whose
-    replicas hold at least ``current_holds`` together, else the first roomy one as a trade-off
-    (``suggest`` False), else None.
+    share (None when none does: the sharding is needed). Without one: the first candidate that serves the model
+    (:func:`serves`) whose replicas hold at least ``current_holds`` together, else the first that serves it as a
+    trade-off (``suggest`` False), else None.
 
     ``current_holds`` is what one engine of ``current`` holds: a replica of data-parallel engines holds DP times
     that, and so does each replica of a candidate (the candidates keep the DP size)."""
@@ -499,7 +495,7 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     for cand in candidates:
         k = current.gpus // cand.gpus
         fit = sz.fit(cand, None, quantization=quantization)
-        if not roomy(fit, kv_reserve):
+        if not serves(fit, kv_reserve):
             continue
         together = k * fit.holds * cand.dp
         r = Replication(Alternative(fit, k, precision, quantization), together, current_holds, None,

@@ -413,6 +413,9 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     (r"[-_.]gptq", "int4", "gptq"),
     (r"[-_.]fp8[-_.]dynamic", "fp8", "fp8"),
     (r"[-_.]fp8[-_.]block", "fp8", "fp8"),
+    # AMD's Quark checkpoints (amd/Llama-3.1-70B-Instruct-FP8-KV): FP8 per-tensor weights and activations, with FP8
+    # scales for the KV cache, which vLLM uses only under --kv-cache-dtype fp8 (the name says nothing of the default)
+    (r"[-_.]fp8[-_.]kv", "fp8", "fp8"),
     (r"[-_.]fp8", "fp8", "fp8"),
     (r"[-_.]nvfp4", "nvfp4", "modelopt"),
     (r"[-_.]fp4", "nvfp4", "modelopt"),  # nvidia/DeepSeek-R1-FP4, nvidia/Llama-3.3-70B-Instruct-FP4

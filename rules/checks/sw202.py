@@ -10,6 +10,7 @@ from ..capacity.layout import (
     Fit,
     Node,
     Parallel,
+    has_room,
     layouts_for,
     plural,
     precision_variant,
@@ -154,8 +155,12 @@ def _why_not(fit: Fit, current: Parallel, seqs: int | None, kv_reserve: float, c
         k = current.gpus // fit.parallel.gpus
         return (f"{at} holds about {plural(fit.holds, 'sequence')} of {context} where each of {k} replicas needs "
                 f"{fit.seqs:,}")
-    return (f"{at} leaves too little room for a KV cache ({s.weights_gib_per_gpu:.1f} GiB of weights × "
-            f"{kv_reserve:g} is more than the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
+    if not has_room(s, kv_reserve):  # the judgement plan makes (capacity.layout.serves)
+        left = max(s.kv_cache_gib_per_gpu - s.error_band_gib, 0.0)
+        return (f"{at} leaves too little room for a KV cache ({s.weights_gib_per_gpu:.1f} GiB of weights × "
+                f"{kv_reserve:g} is more than the {s.usable_gib_per_gpu:.1f} GiB vLLM may use, and the "
+                f"{left:.1f} GiB of KV cache left beyond the error band are less than a quarter of that reserve)")
+    return f"{at} holds no sequence of {context} beyond the estimate's error band"
 
 
 def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain: int, seqs: int | None,

@@ -30,6 +30,8 @@ from shardwise.rules.app.plan import Plan, PlanError, PlanRequest, engine_text, 
 DATA = Path(__file__).with_name("data") / "plan_cases.json"
 # the second set, from recipes the first does not use (GKE tutorials, production-stack, llm-d, vLLM's newer guides)
 DATA_2 = Path(__file__).with_name("data") / "plan_cases_2.json"
+# the third set, from sources neither cites (KubeAI's model catalog, KAITO's workspaces, AIBrix, llm-on-gke)
+DATA_3 = Path(__file__).with_name("data") / "plan_cases_3.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -50,9 +52,9 @@ class Case:
 
 
 def load(*paths: Path) -> list[Case]:
-    """The cases of the given files, in order (default: both sets)."""
+    """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2):
+    for path in paths or (DATA, DATA_2, DATA_3):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

@@ -48,6 +48,23 @@ def test_the_second_set_asks_what_the_first_does_not():
                                          "limits", "price"}
 
 
+def test_the_third_set_asks_what_the_others_do_not():
+    """plan_cases_3.json: 30+ cases from sources neither earlier set cites (KubeAI's model catalog, KAITO's
+    workspaces, AIBrix's samples, llm-on-gke, kubernetes/examples), none of them an earlier request; Azure's GPUs
+    (A100 80GB PCIe, H100 NVL), AMD's FP8-KV checkpoints, --max-model-len=auto and a manifest that does not start."""
+    import json
+
+    earlier, third = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2), plan_cases.load(plan_cases.DATA_3)
+    assert len(third) >= 30
+    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
+    assert not [c.id for c in third if json.dumps(c.request, sort_keys=True) in asked]
+    cited = {c.source for c in earlier}
+    assert not [c.id for c in third if c.source in cited]
+    assert {c.request.get("gpu") for c in third} >= {"L4", "A10G", "A100-PCIe-80GB", "H100-NVL-94GB", "MI300X"}
+    assert [c.id for c in third if c.request.get("max_model_len") == "auto"]
+    assert [c.id for c in third if c.expect.get("starts") is False]
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])
@@ -109,13 +126,22 @@ ALLOWED_ADVISORIES: dict[str, str] = {
 #: Findings allowed only where the request fixes the layout (--tp, --pp, --dp): plan judges the layout asked for,
 #: with every rule, and recommends nothing else; the finding is plan's judgement of it, not a contradiction.
 ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202"})
+#: With a declared load, plan counts the sequences a layout holds beyond the estimate's error band (its replicas and
+#: bill); SW104 may still name, as advisory, smaller replicas on the same GPUs that hold the load only within the
+#: band (its message says so): the same estimate, read at its centre. One TP1 × PP8 replica of Qwen2.5-7B on a
+#: g6.48xlarge surely holds 256 sequences of 8k; two TP1 × PP4 hold about 268, within the band.
+WITHIN_BAND_WITH_A_LOAD = frozenset({"SW104"})
+#: Findings about a setting the request gives (KubeAI's --gpu-memory-utilization=0.98): plan keeps what it is
+#: asked and judges it as lint does; the finding is the request's, not a contradiction of plan's search.
+ASKED_SETTING = {"SW105": "gpu_memory_utilization"}
 #: Why ``--emit`` writes no manifest for a recommendation (the case is not linted): said by emit itself.
 #: (a GPU no AWS instance type carries, as MI300X, H20 and A800, needs --instance-type, which the cases do not give)
 EMIT_LIMITS = ("--emit needs an instance type to run on: the catalog has none for", "which it does not write yet")
 
 
-def _agreement(request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]]] | None:
-    """(what happened, lint's SW1xx/SW2xx findings of the emitted layout, plan's own of it), or None: no plan."""
+def _agreement(request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], set[str]] | None:
+    """(what happened, lint's SW1xx/SW2xx findings of the emitted layout, plan's own of it, the codes of lint's that
+    say they are within the estimate's error band), or None: no plan."""
     from shardwise.rules.app.emit import emit_manifest
     from shardwise.rules.app.plan import PlanError
     from shardwise.rules.app.run import LintOptions, lint_report
@@ -130,7 +156,7 @@ def _agreement(request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], lis
         text = emit_manifest(plan)
     except PlanError as e:
         assert any(why in str(e) for why in EMIT_LIMITS), (request, str(e))
-        return "not emitted", [], []
+        return "not emitted", [], [], set()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "plan.yaml")
         Path(path).write_text(text)
@@ -139,7 +165,8 @@ def _agreement(request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], lis
     def ours(findings):
         return sorted({(f.code, f.level) for f in findings if f.code[2] in "12" and not f.suppressed})
 
-    return "linted", ours(report.findings), ours(plan.chosen.findings)
+    band = {f.code for f in report.findings if "within the estimate's error band" in f.message}
+    return "linted", ours(report.findings), ours(plan.chosen.findings), band
 
 
 #: Requests issue 28's agreement pass named beside the plan cases (a load, PCIe nodes, layouts that may not start):
@@ -165,12 +192,14 @@ def test_lint_of_the_emitted_layout_agrees_with_plan(cid, request_):
     got = _agreement(request_)
     if got is None or got[0] == "not emitted":
         return
-    _, lint, own = got
+    _, lint, own, band = got
     assert lint == own, cid
     asked = any(k in request_ for k in ("tp", "pp"))
     for code, level in lint:
         assert level == "advisory", (cid, code)
-        assert code in ALLOWED_ADVISORIES or (asked and code in ASKED_LAYOUT_ONLY), (cid, code)
+        assert (code in ALLOWED_ADVISORIES or (asked and code in ASKED_LAYOUT_ONLY)
+                or ASKED_SETTING.get(code) in request_
+                or (code in WITHIN_BAND_WITH_A_LOAD and "concurrency" in request_ and code in band)), (cid, code)
 
 
 def test_the_agreement_covers_most_cases_and_the_disagreements_it_was_written_for():

@@ -884,6 +884,10 @@ def test_model_aliases_and_case(spelling: str, canonical: str) -> None:
         ("unsloth/gpt-oss-20b-BF16", "openai/gpt-oss-20b", "bf16", None),
         ("Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-Coder-32B-Instruct", "int8", "gptq"),
         ("neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic", "deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "fp8", "fp8"),
+        # AMD's Quark FP8 checkpoints with KV-cache scales (KubeAI's MI300X presets serve them)
+        ("amd/Llama-3.1-70B-Instruct-FP8-KV", "meta-llama/Llama-3.1-70B-Instruct", "fp8", "fp8"),
+        ("amd/Llama-3.1-405B-Instruct-FP8-KV", "meta-llama/Llama-3.1-405B-Instruct", "fp8", "fp8"),
+        ("amd/Mixtral-8x7B-Instruct-v0.1-FP8-KV", "mistralai/Mixtral-8x7B-Instruct-v0.1", "fp8", "fp8"),
     ],
 )
 def test_quantised_reuploads_resolve_to_the_base_shape(
@@ -1001,6 +1005,7 @@ def test_unknown_model_suggests_close_names() -> None:
         ("meta-llama/Llama-3.1-8B-Instruct", None),
         ("nvidia/Llama-3.3-70B-Instruct-FP4", ("nvfp4", "modelopt")),
         ("unsloth/gpt-oss-20b-BF16", ("bf16", None)),
+        ("amd/Llama-3.1-8B-Instruct-FP8-KV", ("fp8", "fp8")),
         ("FP8", None),
     ],
 )

@@ -91,7 +91,8 @@ EXTRA_FIXTURES = {
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
-              "no-pipeline.yaml"},  # pipeline stages that would not start are no alternative, and it says why
+              "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
+              "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices

@@ -14,10 +14,12 @@ import pytest
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
+from shardwise.rules.capacity.group import engine_settings, pooling_runner
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
+from shardwise.rules.vllm.versions import behaviour
 
 # Qwen/Qwen3-Embedding-0.6B's config.json keys as public ports restate them (vocabulary 151,669, not Qwen3-0.6B's 151,936)
 QWEN3_EMBEDDING_06B: dict[str, Any] = {
@@ -132,3 +134,42 @@ def test_plan_runs_for_each_new_record(model_id, capsys):
     assert main(["plan", "--model", model_id, "--gpu", "H100"]) == 0
     out, err = capsys.readouterr()
     assert "Traceback" not in err and find_model(model_id).id in out
+
+
+@pytest.mark.parametrize(("extra", "pooling"), [
+    ({"runner": "pooling"}, True), ({"task": "embed"}, True), ({"convert": "classify"}, True),
+    ({"task": "score"}, True), ({"runner": "generate"}, False), ({"runner": "auto"}, False), ({}, False),
+])
+def test_the_pooling_runner_is_read_from_the_flags(extra, pooling):
+    assert pooling_runner(extra) is pooling
+
+
+def test_the_pooling_runner_charges_no_sampler():
+    # V1 runs the pooler where it would run the sampler (profile and warm-up): no logits over 151,669 entries are made;
+    # what stays is the batch's hidden states the pooler reads, 8,192 tokens x 1024 x 2 bytes
+    m = find_model("Qwen/Qwen3-Embedding-0.6B")
+    gen = sizing.size_deployment(m, sizing.Device.of(None, 79.19), sizing.EngineSettings(max_model_len=32_768), "0.20.0")
+    pool = sizing.size_deployment(m, sizing.Device.of(None, 79.19),
+                                  sizing.EngineSettings(max_model_len=32_768, pooling=True), "0.20.0")
+    assert (round(gen.sampler_gib_per_gpu, 2), pool.sampler_gib_per_gpu) == (2.26, 8192 * 1024 * 2 / 2**30)
+    # the profile peak falls from the sampler run to the forward pass: 2.07 GiB more for the KV cache
+    assert round(pool.available_kv_gib - gen.available_kv_gib, 2) == 2.07
+    assert (pool.weights_gib_per_gpu, pool.kv_bytes_per_token_per_gpu) == (gen.weights_gib_per_gpu, 114_688)
+
+
+def test_a_manifest_with_the_pooling_runner_reaches_the_settings(tmp_path):
+    path = tmp_path / "deploy.yaml"
+    path.write_text(DEPLOYMENT.format(model="Qwen/Qwen3-Embedding-0.6B", tp=1, extra=", --runner, pooling"))
+    (g,) = load_inputs([str(path)]).groups
+    assert engine_settings(g).pooling
+    path.write_text(DEPLOYMENT.format(model="Qwen/Qwen3-0.6B", tp=1, extra=""))
+    (g,) = load_inputs([str(path)]).groups
+    assert not engine_settings(g).pooling
+
+
+def test_the_pooling_runner_stays_on_the_v1_runner():
+    # 0.22 runs Qwen3 dense models on Model Runner V2 by default, generative ones only: a 0.22.0 log of
+    # Qwen3-Embedding-8B with --runner pooling shows the V1 runner's CUDA graph estimate
+    m = find_model("Qwen/Qwen3-Embedding-0.6B")
+    assert sizing.model_runner_v2(m, behaviour("0.22.0"), "bf16") is True
+    assert sizing.model_runner_v2(m, behaviour("0.22.0"), "bf16", pooling=True) is False

@@ -232,9 +232,22 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
+        pooling=pooling_runner(e.extra),
         **_flashinfer(g),
         **multimodal_settings(e.extra),
     )
+
+
+#: ``--task`` values (before ``--runner``, 0.10.2) and ``--convert`` values that serve a model with the pooling runner
+_POOLING_TASKS = frozenset({"embed", "embedding", "classify", "score", "reward"})
+
+
+def pooling_runner(extra: Mapping[str, Any]) -> bool:
+    """Whether the engine runs the pooling runner: ``--runner pooling``, a ``--convert`` to a pooling model or a
+    pooling ``--task``. ``--runner auto`` (the default) picks it from the checkpoint's architecture, which is not read
+    here: the generating runner is assumed, whose sampler costs more."""
+    values = {str(extra.get(k, "")).strip().lower() for k in ("task", "convert")}
+    return str(extra.get("runner", "")).strip().lower() == "pooling" or bool(values & _POOLING_TASKS)
 
 
 def _prefix_caching(value: Any) -> bool | None:

@@ -160,6 +160,9 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: the pooling runner (``--runner pooling``, ``--task embed`` and the like): V1 runs the pooler where it would
+    #: run the sampler, in the profile and in the warm-up (:func:`.group.pooling_runner`)
+    pooling: bool = False
     #: --enable-prefix-caching (None: vLLM's default, which is off for models with state layers and does not change
     #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
@@ -848,8 +851,9 @@ def _size_deployment(
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
     nontorch = _nontorch_gib(b, engine, device, s, e)
+    v2 = model_runner_v2(model, b, ck.precision, s.pooling)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
-                          flat=any(t.kind == "state" for t in first.types) or model_runner_v2(model, b, ck.precision))
+                          flat=any(t.kind == "state" for t in first.types) or v2)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
     dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1))
     if dr.note:
@@ -1184,11 +1188,13 @@ def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: s
     return lay
 
 
-def model_runner_v2(model: ModelShape, b: Behaviour, precision: str) -> bool:
+def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
     """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
     ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
-    "Model Runner V2"). Hybrid models, which V2 skips from 0.25, never reach this (their graphs keep the flat term)."""
-    if b.v2_runner == "none":
+    "Model Runner V2"). Hybrid models, which V2 skips from 0.25, never reach this (their graphs keep the flat term);
+    nor does the pooling runner: V2 is the default for generative models only (a 0.22.0 log of Qwen3-Embedding-8B
+    with ``--runner pooling`` shows the V1 runner's CUDA graph estimate)."""
+    if b.v2_runner == "none" or pooling:
         return False
     moe = model.moe is not None and moe_layers(model) > 0
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
@@ -1276,8 +1282,14 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     logits (``_apply_top_k_top_p``; FlashInfer only with ``VLLM_USE_FLASHINFER_SAMPLER=1``): the sort's bytes per
     logit on ``max_num_seqs`` rows, which show when the forward pass is small (vllm#13882: 1.42 GiB for Qwen2.5-7B-AWQ
     at 4,096 tokens). With chunked prefill on, the logs show only the logits in the model's dtype (vllm#10517 at
-    35,000 tokens: 0.06 GiB over the weights; vllm#13061: 0.19 GiB), which is what is charged there."""
+    35,000 tokens: 0.06 GiB over the weights; vllm#13061: 0.19 GiB), which is what is charged there.
+
+    V1's pooling runner (``EngineSettings.pooling``) runs ``_dummy_pooler_run`` over the hidden states instead, in
+    ``profile_run`` and in ``compile_or_warm_up_model`` (``v1/worker/gpu_model_runner.py``, ``gpu_worker.py``): no
+    logits over the vocabulary are made, so nothing is charged for them."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
+    if engine == "v1" and s.pooling:
+        return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled
     if engine == "v0":
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
     else:

@@ -99,7 +99,8 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml"},
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},
-    "SW005": {"gitops.yaml"},  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+    "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+              "annotation-patch.yaml"},  # the server container in an annotation a controller applies (llm-d FMA)
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

@@ -99,6 +99,7 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml"},
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},
+    "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "annotation-patch.yaml"},  # the server container in an annotation a controller applies (llm-d FMA)
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides

@@ -34,7 +34,7 @@ CORPUS = os.path.join(ROOT, "tests", "corpus", "wide")
 TRIAGE = os.path.join(CORPUS, "TRIAGE.yaml")
 PROVENANCE = os.path.join(CORPUS, "PROVENANCE.json")
 #: licences whose terms let the files be redistributed here (with the licence text, under LICENSES/)
-LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "MPL-2.0", "CC"}
+LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "MPL-2.0", "CC"}
 #: what a file that runs a vLLM server says somewhere (its image, its command, its engine arguments)
 SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-tpu|vllm-openai|/vllm:|--tensor-parallel-size"
                     r"|--max-model-len|engineArgs|engine_kwargs|llm_configs", re.I)

@@ -248,6 +248,27 @@ def mig_profile(resource: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+@dataclass(frozen=True)
+class DeviceAnnotation:
+    """A pod annotation by which an admission webhook or a scheduler gives the pod accelerators its resources do
+    not request (``composite.dra/gpu-nic-pairs: "8"``, KAI's ``gpu-fraction: "0.5"``): the table's
+    ``device_annotations``."""
+
+    annotation: str
+    counts: str  # "count": the value's leading integer is the device count; "fraction": a share of devices
+    by: str  # who reads it, for a message
+    source: str
+    count_annotation: str = ""  # for a fraction: the annotation that gives how many devices it spans (else one)
+
+
+@functools.cache
+def device_annotations() -> tuple[DeviceAnnotation, ...]:
+    """The pod annotations that ask for accelerators at admission, in the table's order."""
+    return tuple(DeviceAnnotation(str(r["annotation"]), str(r["counts"]), str(r["by"]), str(r["source"]),
+                                  str(r.get("count_annotation", "")))
+                 for r in _read_data().get("device_annotations", ()))
+
+
 def runtime_visibility(runtime_class: str | None) -> bool:
     """Whether a RuntimeClass shows a container the node's devices without a request (``nvidia``)."""
     return bool(runtime_class) and any(runtime_class in a.runtime_classes for a in accelerators())

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..capacity.group import gpu_of
-from ..catalog.accelerators import devices_per_unit, family_known, layout_counts_devices
+from ..catalog.accelerators import (
+    DeviceAnnotation,
+    device_annotations,
+    devices_per_unit,
+    family_known,
+    layout_counts_devices,
+)
 from ..model import ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GPU_RESOURCE
 
@@ -89,3 +96,38 @@ def counts_layout(g: ServingGroup) -> bool:
     whose compilers split the model over devices themselves)."""
     resource = g.accelerator_resource
     return resource is None or not family_known(resource) or layout_counts_devices(resource)
+
+
+_LEADING_INT = re.compile(r"^\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class AnnotatedDevices:
+    """Accelerators a pod asks for by an annotation that an admission webhook or a scheduler reads (the table's
+    ``device_annotations``), not in its resources: ``count`` devices, None where the value gives no count."""
+
+    record: DeviceAnnotation
+    value: str
+    count: int | None
+
+    def text(self) -> str:
+        return f"`{self.record.annotation}: {self.value}`"
+
+
+def annotated_devices(g: ServingGroup) -> AnnotatedDevices | None:
+    """The first device annotation of the group's pod (template) metadata, or None when it carries none."""
+    ann = g.annotations if isinstance(g.annotations, dict) else {}
+    for rec in device_annotations():
+        value = ann.get(rec.annotation)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        count: int | None
+        if rec.counts == "count":
+            m = _LEADING_INT.match(value)
+            count = int(m.group(1)) if m else None
+        else:  # a share of one device, or of the devices its count annotation names
+            n = ann.get(rec.count_annotation) if rec.count_annotation else None
+            m = _LEADING_INT.match(n) if isinstance(n, str) else None
+            count = int(m.group(1)) if m else (1 if n is None else None)
+        return AnnotatedDevices(rec, value.strip(), count)
+    return None

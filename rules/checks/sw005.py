@@ -19,8 +19,10 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
         why=(
             "A file whose objects shardwise cannot read as workloads would otherwise end \"no vLLM workload "
             "found\" and pass, though it deploys vLLM: an operator's resource that builds the pod from its "
-            "own fields, a runtime template no service in the inputs uses, or a launch script kept in a "
-            "ConfigMap. None of the capacity, topology or security checks looked at it; the finding names the "
+            "own fields, a runtime template no service in the inputs uses, a launch script kept in a "
+            "ConfigMap, or a server container written in an annotation's text that a controller applies to build "
+            "the server's pod (llm-d's dual-pod.llm-d.ai/server-patch). None of the capacity, topology or "
+            "security checks looked at it; the finding names the "
             "object, what said it runs vLLM, and why it was not read."
         ),
         bad_example=(

@@ -9,7 +9,7 @@ from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
-from ._request import Request, check_server_elsewhere, counts_layout, gpu_request
+from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, gpu_request
 from ._sharing import gpu_sharing
 
 
@@ -35,7 +35,9 @@ class GpuRequestNotTp(GroupRule):
             "a multi-node group the pods together must hold the whole layout. Requesting more than the layout "
             "uses is SW208. A container that sees GPUs without a request (runtimeClassName nvidia, "
             "NVIDIA_VISIBLE_DEVICES) shares them outside the scheduler's count: whether it sees enough depends on "
-            "the node, so that is advisory."
+            "the node, so that is advisory. A pod that asks for its devices by an annotation an admission webhook or "
+            "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction) gets "
+            "them at admission: enough by the annotation's count is no finding, fewer or no count is undecided."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -70,6 +72,16 @@ class GpuRequestNotTp(GroupRule):
                              f"the node's GPUs through {sharing.via}, outside the scheduler's count",
                           location=g.at("resources"), level="advisory")
                 return
+            asked = annotated_devices(g)
+            if asked is not None:  # a webhook or scheduler adds the devices at admission
+                if asked.count is not None and asked.count >= need:
+                    return
+                many = f"asks for {asked.count}" if asked.count is not None else "gives no count"
+                raise Undecidable("how many GPUs the pod gets at admission",
+                                  f"its vLLM container requests none in resources, but {asked.text()} asks "
+                                  f"{asked.record.by}; {lay.text()} needs {need} per pod and the annotation {many}, "
+                                  "and what the pod gets depends on that component's configuration, which is not "
+                                  "in the inputs")
             c = g.main_container
             if c is not None and c.runtime_class is UNKNOWN:
                 raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "

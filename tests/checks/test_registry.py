@@ -94,12 +94,15 @@ EXTRA_FIXTURES = {
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
               "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW301": {"ray-dashboard.yaml"},
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},
-    "SW005": {"gitops.yaml"},  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+    "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
+    "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+              "annotation-patch.yaml"},  # the server container in an annotation a controller applies (llm-d FMA)
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

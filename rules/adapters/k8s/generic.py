@@ -245,6 +245,43 @@ def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
     return None
 
 
+#: A container image written in an embedded YAML text (a pod patch in an annotation): ``image: x``, ``- image: x``.
+_TEXT_IMAGE = re.compile(r"^[ \t]*-?[ \t]*image:[ \t]*['\"]?([^\s'\"#]+)", re.MULTILINE)
+
+
+def annotation_mentions(obj: Any, depth: int = 0) -> tuple[str, Location | None, str] | None:
+    """(what, its line, the annotation) when an annotation of ``obj`` (its own or a pod template's) holds a
+    container text that runs vLLM: a pod patch a controller applies to build the server's pod (llm-d's dual-pods
+    controller reads ``dual-pod.llm-d.ai/server-patch``). Only texts that write an ``image:`` or a vLLM launch count:
+    annotations that name vLLM's metrics or routes (``vllm:num_requests_waiting``) are no container."""
+    if depth > 40:
+        return None
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "status":
+                continue
+            if k == "annotations" and isinstance(v, dict):
+                for key, text in v.items():
+                    if not isinstance(text, str) or "\n" not in text:
+                        continue
+                    for m in _TEXT_IMAGE.finditer(text):
+                        if is_vllm_image(m.group(1)):
+                            return f"the vLLM image {m.group(1)}", _at(v, str(key)), str(key)
+                    launch = _LAUNCH.search(text)
+                    if launch is not None and "containers:" in text:
+                        return f"`{' '.join(launch.group(0).split())}`", _at(v, str(key)), str(key)
+                continue
+            found = annotation_mentions(v, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(obj, list):
+        for v in obj:
+            found = annotation_mentions(v, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def _at(holder: Any, key: str) -> Location | None:
     if isinstance(holder, LineDict):
         return Location(None, holder.key_lines.get(key, holder.line))

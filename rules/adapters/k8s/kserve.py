@@ -266,12 +266,16 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
     file = loc.file
     model = as_map(spec.get("model"))
     uri = model_from_uri(model.get("uri"))
+    # `uri: ''` written in a kustomize base whose overlays set it: a value that does not exist yet, not a refusal
+    empty = uri is None and "uri" in model and model.get("uri") in ("", None)
     for part, workload, name in (("spec", spec, None), ("spec.prefill", as_map(spec.get("prefill")), "prefill")):
         if part == "spec.prefill" and not workload:
             continue
         implied = Implied(entrypoint=("main", VLLM_SERVE))
         if uri is not None:
             implied.model = (uri, key_location(model, "uri", file, loc))
+        elif empty:
+            implied.model = (UNKNOWN, key_location(model, "uri", file, loc))
         par = as_map(workload.get("parallelism"))
         values = parallelism(implied, par, ("tensor", "pipeline", "data", "dataLocal"), f"{part}.parallelism",
                              loc, file)
@@ -301,4 +305,8 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
                           pods_per_group=pods)
         if group is not None and workload.get("replicas") is not None:
             group.locations["replicas"] = Location(file, line_of(workload, "replicas"))
+        if group is not None and empty and group.engine.model is UNKNOWN:
+            group.model, group.model_assumed, group.model_error = None, None, None
+            group.model_unknown = ("spec.model.uri is empty, a value this file leaves to be set (a kustomize base "
+                                   "whose overlays patch it): lint the rendered overlay, or name the model here")
     return True

@@ -15,7 +15,9 @@ themselves name their engine in fields instead, and such an object that gives no
   ``HelmRelease``, a k3s ``HelmChart``) whose Helm values name a vLLM image: ``repository: vllm/vllm-openai``, a
   parameter ``{name: image.repository, value: vllm/vllm-openai}``, or the same in a values text.
 
-Only ``spec`` is looked at: labels and annotations name routes and metrics (``vllm:num_requests_waiting``).
+Only ``spec`` is looked at: labels and annotations name routes and metrics (``vllm:num_requests_waiting``);
+an annotation whose text writes a container (a pod patch a controller applies) is
+:func:`.generic.annotation_mentions`'s.
 """
 
 from __future__ import annotations

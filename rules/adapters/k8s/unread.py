@@ -9,15 +9,24 @@ from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
 from .dispatch import holds_data, is_template
 from .fields import as_map, read_annotations, suppressions_from
-from .generic import find_pods, vllm_mentions
+from .generic import annotation_mentions, find_pods, vllm_mentions
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
                  errors: list[InputError] | None) -> bool:
     """SW005's record: an object that mentions vLLM but gave no workload; True when one was added (or its
     suppression annotation is an input error, added to ``errors`` when given)."""
-    mention = vllm_mentions(obj)
+    mention: tuple[str, Location | None] | None
     special = None
+    in_annotation = annotation_mentions(obj)
+    if in_annotation is not None:  # a pod patch in an annotation: a controller builds the server's pod from it
+        what, at, key = in_annotation
+        mention = (f"{what} in the annotation `{key}`", at)
+        special = ("a controller reads that text to build the server's pod (as llm-d's dual-pods controller "
+                   "applies dual-pod.llm-d.ai/server-patch to the requester's pod), so that pod is not in the "
+                   "inputs: lint the pod the controller creates (kubectl get pod -o yaml)")
+    else:
+        mention = vllm_mentions(obj)
     # what operators and GitOps objects say of vLLM: read only for an object that gave no workload (start-up time)
     from .mentions import gitops_why, operator_mention
 

@@ -291,7 +291,9 @@ class _Pack:
                     report_violation(r.message, None if resource else r.urn)
             except Exception as exc:  # noqa: BLE001 - no RPC fails because of what it was sent
                 message = f"shardwise: internal error in policy {spec.name}: {type(exc).__name__}: {exc}"
-                if errors_policy:
+                if errors_policy:  # with the crashes of this request's other policies, not left to the next one
+                    for c in self._take_crashes(spec.scope):
+                        report_violation(c.message, None)
                     report_violation(message, None)
                 else:  # reported by this request's (mandatory) internal-error policy, which runs last
                     self._crashes(spec.scope).append(crossguard.Report(spec.name, message))

@@ -46,7 +46,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -222,10 +224,10 @@ class _Started(BaseException):  # not an Exception: pulumi.policy's main() catch
 
 class _StandInServer:
     def __init__(self) -> None:
-        self.handlers: list[object] = []
+        self.handlers: list[Any] = []
 
-    def add_generic_rpc_handlers(self, handlers: object) -> None:
-        self.handlers.extend(handlers)  # type: ignore[call-overload]
+    def add_generic_rpc_handlers(self, handlers: Iterable[Any]) -> None:
+        self.handlers.extend(handlers)
 
     def add_registered_method_handlers(self, service: str, handlers: object) -> None:
         raise SystemExit("replay_pack --in-process: the SDK registers its methods; only generic handlers are read")
@@ -283,7 +285,7 @@ def replay_in_process(path: Path) -> str:
     for method, request in requests:
         c0 = time.process_time()
         details = _Details(f"/pulumirpc.Analyzer/{method}")
-        handler = next((h for h in (g.service(details) for g in server.handlers) if h is not None), None)  # type: ignore[attr-defined]
+        handler = next((h for h in (g.service(details) for g in server.handlers) if h is not None), None)
         if handler is None:
             answer = analyzer_pb2.RemediateResponse().SerializeToString() if method == "Remediate" else b"-"
         else:

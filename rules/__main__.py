@@ -199,7 +199,7 @@ class _Pack:
         self.inputs = crossguard.AnalyzedInputs()
         self.sdk_policies: list[Policy] = []  # what :meth:`policies` made
         self.validators: dict[int, Any] = {}  # id of each of them -> its validate function (:meth:`_validator`)
-        self.resource_runs: dict[int, Any] = {}  # id of each resource policy -> its run (:meth:`_resource_run`)
+        self.resource_runs: dict[int, Any] = {}  # id of each resource policy -> its run (:meth:`_policy_run`)
 
     @property
     def context(self) -> crossguard.StackContext:

@@ -19,6 +19,17 @@ it as), which a change that keeps every diagnostic must not change; ``--answers`
 ``--profile`` runs the pack under a cProfile of its request handlers and prints the top functions by method.
 ``--pack DIR`` serves the pack from ``DIR`` (a folder with another commit's ``rules/__main__.py``, the library
 imported as installed) in place of ``rules``, so that two entry points can be replayed in turn.
+
+Without the Pulumi CLI, ``--synthesize FILE [--resources 1121]`` writes a recording of the same shape from
+``bench_pack.py``'s stack (the prod stack's resources under Pulumi's mocks, copied until there are that many):
+the requests the engine would send for them (``grpc_harness.PackProcess.run``'s order, a ``Remediate`` before
+each ``Analyze``, the config only in ``ConfigureStack``, the outputs at preview in ``AnalyzeStack``). The
+Kubernetes objects' outputs are their inputs there, not what a real provider's dry run returns.
+
+``--in-process`` runs the pack's ``main()`` in this process with a stand-in for the gRPC server and calls the
+handlers the pack registered (the same generic handlers a call of the server reaches) with the recorded
+requests: the pack's own work without the transport, in this process's CPU time, steady enough for
+``valgrind --tool=callgrind`` (instruction counts: the pack's start-up, then every request, one process).
 """
 
 from __future__ import annotations
@@ -35,7 +46,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -101,6 +114,39 @@ def record(path: Path, services: int) -> None:
         shutil.copy(project.pack_record, path)
     counts = Counter(json.loads(line)["method"] for line in path.read_text(encoding="utf-8").splitlines())
     print(f"recorded {path}: {dict(counts)}")
+
+
+def synthesize(path: Path, resources: int) -> None:
+    from bench_pack import big_stack
+    from grpc_harness import PackProcess as _Pack
+    from grpc_harness import engine_extras
+    from pulumi_mocks import engine_config
+
+    stack, project = "prod", "shardwise"
+    config, stack_resources = big_stack(resources)
+    everything = [*engine_extras(stack_resources, stack, project), *stack_resources]
+    # the request builders of the harness, without starting a pack
+    builder = _Pack.__new__(_Pack)
+    builder.stack, builder.project, builder.dry_run = stack, project, True
+    entries: list[dict[str, object]] = [{
+        "method": "start", "request": {},
+        "env": {"PULUMI_PROJECT": project, "PULUMI_STACK": stack, "PULUMI_DRY_RUN": "true"}}]
+
+    def add(method: str, request: object) -> None:
+        entries.append({"method": method, "request": json_format.MessageToDict(request)})
+
+    add("Handshake", analyzer_pb2.AnalyzerHandshakeRequest(engine_address="127.0.0.1:0"))
+    add("ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=stack, project=project, organization="organization", dry_run=True, config=engine_config(config)))
+    add("GetAnalyzerInfo", REQUESTS["GetAnalyzerInfo"]())
+    for r in everything:
+        request = builder.analyze_request(r)
+        add("Remediate", request)
+        add("Analyze", request)
+    add("AnalyzeStack", builder.stack_request(everything))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    print(f"synthesized {path}: {len(everything)} resources ({resources} of the prod stack's, copied)")
 
 
 # ``python -m pulumi.policy <engine> <pack folder>``, the folder given in SHARDWISE_PACK_DIR (``--pack``)
@@ -172,22 +218,122 @@ def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path |
     return digest.hexdigest()
 
 
+class _Started(BaseException):  # not an Exception: pulumi.policy's main() catches those
+    """Raised by the stand-in server's ``start``: the pack has registered its handlers."""
+
+
+class _StandInServer:
+    def __init__(self) -> None:
+        self.handlers: list[Any] = []
+
+    def add_generic_rpc_handlers(self, handlers: Iterable[Any]) -> None:
+        self.handlers.extend(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: object) -> None:
+        raise SystemExit("replay_pack --in-process: the SDK registers its methods; only generic handlers are read")
+
+    def add_insecure_port(self, address: str) -> int:
+        return 0
+
+    def start(self) -> None:
+        raise _Started
+
+
+class _Details:
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.invocation_metadata = ()
+
+
+class _Context:
+    """What a handler may call on its context: the generated servicer's defaults set UNIMPLEMENTED."""
+
+    def set_code(self, code: object) -> None:
+        self.code = code
+
+    def set_details(self, details: str) -> None:
+        self.details = details
+
+    def abort(self, code: object, details: str) -> None:
+        raise RuntimeError(f"{code}: {details}")
+
+
+def replay_in_process(path: Path) -> str:
+    """:func:`replay` without the pack's process and its gRPC server (see the module doc)."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    os.environ.update(lines[0]["env"])
+    requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
+    server = _StandInServer()
+    make_server = grpc.server
+    grpc.server = lambda *a, **k: server  # type: ignore[assignment]
+    argv, sys.argv = sys.argv, ["pulumi.policy", "127.0.0.1:0", "rules"]
+    t0 = time.process_time()
+    try:
+        import runpy
+
+        runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+    except _Started:
+        pass
+    finally:
+        grpc.server = make_server  # type: ignore[assignment]
+        sys.argv = argv
+    start_cpu = time.process_time() - t0
+    cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
+    calls: Counter[str] = Counter()
+    digest = hashlib.sha256()
+    context = _Context()
+    for method, request in requests:
+        c0 = time.process_time()
+        details = _Details(f"/pulumirpc.Analyzer/{method}")
+        handler = next((h for h in (g.service(details) for g in server.handlers) if h is not None), None)
+        if handler is None:
+            answer = analyzer_pb2.RemediateResponse().SerializeToString() if method == "Remediate" else b"-"
+        else:
+            try:
+                answer = handler.unary_unary(request, context).SerializeToString(deterministic=True)
+            except NotImplementedError:  # UNIMPLEMENTED, as the out-of-process replay counts it
+                answer = b"-"
+        cpu[method] += time.process_time() - c0
+        calls[method] += 1
+        digest.update(method.encode() + b"\0" + answer + b"\0")
+    total = start_cpu + sum(cpu.values())
+    print(f"the pack in this process over {calls['Analyze']} resources ({path.name}): {total:.3f} s CPU; "
+          f"start-up {start_cpu:.3f} s, requests {sum(cpu.values()):.3f} s")
+    for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
+        if calls[method]:
+            print(f"  {method}: {cpu[method]:.3f} s CPU over {calls[method]} calls "
+                  f"({cpu[method] / calls[method] * 1000:.3f} ms a call)")
+    print(f"  answers: sha256 {digest.hexdigest()}")
+    return digest.hexdigest()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("requests", nargs="?", help="a recording (--record writes one)")
     ap.add_argument("--record", metavar="FILE", help="record one preview's requests to FILE")
     ap.add_argument("--services", type=int, default=138)
+    ap.add_argument("--synthesize", metavar="FILE", help="write a recording of bench_pack.py's stack to FILE")
+    ap.add_argument("--resources", type=int, default=1121, help="with --synthesize: how many resources")
     ap.add_argument("--answers", metavar="OUT", help="write each answer, hex-encoded, one a line")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--pack", metavar="DIR", help="serve the pack from DIR's __main__.py, not rules/")
+    ap.add_argument("--in-process", action="store_true", help="call the pack's handlers in this process (no gRPC)")
     a = ap.parse_args(argv)
     if a.record:
         record(Path(a.record), a.services)
+        return 0
+    if a.synthesize:
+        synthesize(Path(a.synthesize), a.resources)
         return 0
     if not a.requests:
         ap.error("give a recording, or --record FILE")
     pack_dir = Path(a.pack).resolve() if a.pack else None
     os.chdir(ROOT)
+    if a.in_process:
+        if a.pack or a.profile or a.answers:
+            ap.error("--in-process takes no --pack, --profile or --answers")
+        replay_in_process(Path(a.requests))
+        return 0
     replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir)
     return 0
 

@@ -742,6 +742,16 @@ from pulumi_policy import policy as sdk
 from shardwise.rules import __main__ as wiring
 
 resources, overrides = json.load(open(sys.argv[1], encoding="utf-8"))
+read = wiring.crossguard.resource_analysis
+
+
+def resource_analysis(res, context):  # a resource the pack cannot make an analysis of: every policy crashes
+    if res.urn.endswith("::boom"):
+        raise RuntimeError("boom")
+    return read(res, context)
+
+
+wiring.crossguard.resource_analysis = resource_analysis
 pack = wiring._Pack()
 policies = pack.policies()
 sdk_analyze = sdk._PolicyAnalyzerServicer.Analyze  # the SDK's own loop, kept before the wiring replaces it
@@ -769,7 +779,7 @@ for type_, name, urn, props, parent in resources:
                                           options=analyzer_pb2.AnalyzerResourceOptions(parent=parent))
     a = ours(request, None).SerializeToString(deterministic=True)
     b = sdk_analyze(servicer, request, None).SerializeToString(deterministic=True)
-    out.append([a == b, len(analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics)])
+    out.append([a == b, [d.policyName for d in analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics]])
 print(json.dumps(out))
 """
 
@@ -778,9 +788,13 @@ print(json.dumps(out))
 def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
     """Each resource of a stack with a per-resource violation, with one policy disabled, one at the remediate level
     (reported as mandatory), one raised to mandatory and one configured, and the stack's tags: the pack's loop and
-    pulumi-policy's give the same bytes."""
+    pulumi-policy's give the same bytes. So does a resource whose analysis crashes (every policy's crash reported by
+    the internal-error policy of its own request, none left to the next one)."""
     cfg, recorded = recordings["prod"]
     resources = _no_shm(resources_of(recorded))
+    first = resources[0]
+    boom = Resource(first.type, "boom", first.urn.rsplit("::", 1)[0] + "::boom", dict(first.props))
+    resources = [*resources[:2], boom, *resources[2:]]
     overrides = {"parallel-without-shm": {"enforcementLevel": "remediate"},
                  "liveness-without-startup-probe": {"enforcementLevel": "disabled"},
                  "image-unpinned": {"enforcementLevel": "mandatory"},
@@ -794,4 +808,6 @@ def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
     assert proc.returncode == 0, proc.stderr
     answers = json.loads(proc.stdout)
     assert len(answers) == len(resources) and all(same for same, _ in answers)
-    assert sum(n for _, n in answers) >= 1  # the violation is among them
+    assert sum(len(names) for _, names in answers) >= 1 + 22  # the violation is among them, and the crashes
+    assert answers[2][1] == ["shardwise-resource-internal-error"] * 22  # 20 rules not disabled, the notes, its own
+    assert "shardwise-resource-internal-error" not in answers[3][1]

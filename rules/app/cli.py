@@ -9,8 +9,9 @@ that cannot be read) stops before linting. Never a traceback.
 
 Imports are lazy: this module loads nothing beyond what the interpreter has at import time (:mod:`argparse`,
 with :mod:`gettext` and :mod:`locale`, only when a command line needs parsing: not ``shardwise lint PATH...``
-without options, see :func:`_plain_lint`), and each command imports what it needs (jinja2 only for Markdown,
-pydantic only when an adapter reads a stack file), so ``shardwise lint one.yaml`` starts fast.
+without options or with the common ones, such as ``--format json``, see :func:`_plain_lint`), and each command
+imports what it needs (jinja2 only for Markdown, pydantic only when an adapter reads a stack file), so
+``shardwise lint one.yaml`` starts fast.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def _terminal_columns() -> int:
 @functools.cache
 def _parser_class() -> type[argparse.ArgumentParser]:
     """:class:`_Parser`, made on first use: the classes derive from argparse's, which is imported only when a command
-    line needs parsing (a plain ``lint PATH...`` does not: :func:`_plain_lint`)."""
+    line needs parsing (a plain ``lint PATH...`` line does not: :func:`_plain_lint`)."""
     import argparse
 
     class _HelpFormatter(argparse.HelpFormatter):
@@ -373,17 +374,84 @@ _LINT_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _plain_lint(argv: Sequence[str]) -> Any:
-    """The namespace ``lint``'s parser makes of ``lint PATH...`` with no option, or None for any other command line.
+#: The options :func:`_plain_lint` reads itself, in their exact spellings: option -> (namespace field, kind of value).
+#: ``--format`` appends; the others keep their last value, as argparse's ``store`` and ``store_true`` do.
+_PLAIN_OPTIONS: dict[str, tuple[str, str]] = {
+    "--format": ("formats", "format"), "--output": ("output", "word"), "-o": ("output", "word"),
+    "--no-color": ("no_color", "flag"), "--jobs": ("jobs", "jobs"), "-j": ("jobs", "jobs"),
+    "--fail-on": ("fail_on", "fail_on"),
+}
 
-    Such a line has one reading: every word after ``lint`` is a path (argparse reads a word as an option only when
-    it starts with ``-`` and is more than ``-``, stdin's name). Building the parser imports argparse, gettext and
-    locale and makes two parsers, each translating its headings: 15M instructions, a thirteenth of a one-file lint
-    above the interpreter. Anything else (an option, ``--``, no path) goes to argparse as before."""
-    if len(argv) < 2 or argv[0] != "lint" or any(a[:1] == "-" and a != "-" for a in argv[1:]):
+
+def _plain_lint(argv: Sequence[str]) -> Any:
+    """The namespace ``lint``'s parser makes of a plain ``lint`` line, or None for any other command line.
+
+    A plain line is ``lint`` and one run of paths, with options of :data:`_PLAIN_OPTIONS` before or after it
+    (``--format FMT[=FILE]``, ``--output``/``-o FILE``, ``--no-color``, ``--jobs``/``-j N``, ``--fail-on``), each
+    spelt in full, its value as the next word or after ``=``, and every value one that argparse accepts. Such a line
+    has one reading: argparse reads a word as an option only when it starts with ``-`` and is more than ``-`` (stdin's
+    name), a value that does not start with ``-`` is the option's, and the paths are one positional run. Building the
+    parser imports argparse, gettext and locale and makes two parsers, each translating its headings: 15M
+    instructions, a thirteenth of a one-file lint above the interpreter, and 25M with ``--format``. Anything else (an
+    abbreviation, ``--``, ``-oFILE``, a value argparse would refuse, paths on both sides of an option, no path) goes
+    to argparse as before, which reads it or says what is wrong."""
+    if len(argv) < 2 or argv[0] != "lint":
         return None
     fields = {key: list(value) if type(value) is list else value for key, value in _LINT_DEFAULTS.items()}
-    return SimpleNamespace(command="lint", paths=list(argv[1:]), **fields, func=cmd_lint)
+    paths: list[str] = []
+    ended = False  # a run of paths was read and an option followed it: another path is argparse's error
+    i, n = 1, len(argv)
+    while i < n:
+        word = argv[i]
+        i += 1
+        if word[:1] != "-" or word == "-":
+            if ended:
+                return None
+            paths.append(word)
+            continue
+        if paths:
+            ended = True
+        name, eq, value = word.partition("=") if word[:2] == "--" else (word, "", "")
+        spec = _PLAIN_OPTIONS.get(name)
+        if spec is None:
+            return None
+        field, kind = spec
+        if kind == "flag":
+            if eq:
+                return None
+            fields[field] = True
+            continue
+        if not eq:
+            if i == n or argv[i][:1] == "-":
+                return None
+            value = argv[i]
+            i += 1
+        if not value:
+            return None
+        if kind == "format":
+            from ..report.formats import parse_format
+
+            try:
+                fields[field] = [*(fields[field] or ()), parse_format(value)]
+            except ValueError:
+                return None
+        elif kind == "jobs":  # as _ranged(int, 1, 256)
+            try:
+                jobs = int(value)
+            except ValueError:
+                return None
+            if not 1 <= jobs <= 256:
+                return None
+            fields[field] = jobs
+        elif kind == "fail_on":
+            if value not in ("advisory", "mandatory"):
+                return None
+            fields[field] = value
+        else:
+            fields[field] = value
+    if not paths:
+        return None
+    return SimpleNamespace(command="lint", paths=paths, **fields, func=cmd_lint)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -995,6 +995,13 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     ["lint", "deploy.yaml"],
     ["lint", "-"],
     ["lint", "a.yaml", "manifests/", "-", "name with spaces.yaml", "", "lint", "x=y", "@file"],
+    ["lint", "--format", "json", "a.yaml"],
+    ["lint", "a.yaml", "-o", "out"],
+    ["lint", "a.yaml", "--no-color"],
+    ["lint", "m/", "--format", "json", "--output", "/dev/null"],
+    ["lint", "--format=sarif=out.sarif", "--format", "github", "--format", "text=-", "a.yaml", "b.yaml"],
+    ["lint", "--jobs", "2", "-j", " 3 ", "--fail-on", "advisory", "--fail-on=mandatory", "a", "--jobs=1"],
+    ["lint", "--output", "a.yaml", "b.yaml", "--output=c", "--no-color", "--no-color"],
 ])
 def test_a_plain_lint_line_reads_as_the_parser_reads_it(argv):
     from shardwise.rules.app.cli import _plain_lint, build_parser
@@ -1008,14 +1015,54 @@ def test_a_plain_lint_line_reads_as_the_parser_reads_it(argv):
 
 
 @pytest.mark.parametrize("argv", [
-    [], ["lint"], ["lint", "--format", "json", "a.yaml"], ["lint", "a.yaml", "-o", "out"], ["lint", "--", "-a.yaml"],
-    ["lint", "a.yaml", "--no-color"], ["lint", "-x"], ["lint", "--help"], ["plan", "a"], ["--version"],
-    ["lin", "a.yaml"], ["lint", "a.yaml", "-1"],
+    [], ["lint"], ["lint", "--", "-a.yaml"], ["lint", "-x"], ["lint", "--help"], ["plan", "a"], ["--version"],
+    ["lin", "a.yaml"], ["lint", "a.yaml", "-1"], ["lint", "--format", "json"], ["lint", "--no-color"],
+    # paths on both sides of an option (argparse: unrecognized arguments)
+    ["lint", "a.yaml", "--format", "json", "b.yaml"], ["lint", "a.yaml", "--no-color", "b.yaml"],
+    # abbreviations, attached values, options the fast path does not read
+    ["lint", "--form", "json", "a"], ["lint", "a", "-ojson"], ["lint", "a", "-o=x"], ["lint", "a", "-j2"],
+    ["lint", "a", "--exclude", "b"], ["lint", "a", "--baseline", "b"], ["lint", "a", "--config", "c"],
+    ["lint", "a", "--no-color=yes"], ["lint", "a", "--NO-COLOR"],
+    # values argparse refuses or reads otherwise
+    ["lint", "a", "--format", "nope"], ["lint", "a", "--format", "json="], ["lint", "a", "--format="],
+    ["lint", "a", "--format"], ["lint", "a", "--format", "-"], ["lint", "a", "--format", "--no-color"],
+    ["lint", "a", "-o", "-"], ["lint", "a", "--output", ""], ["lint", "a", "--output="],
+    ["lint", "a", "--jobs", "0"], ["lint", "a", "--jobs", "257"], ["lint", "a", "--jobs", "two"],
+    ["lint", "a", "-j", "-1"], ["lint", "a", "--fail-on", "info"], ["lint", "a", "--fail-on"],
 ])
 def test_any_other_line_goes_to_the_parser(argv):
     from shardwise.rules.app.cli import _plain_lint
 
     assert _plain_lint(argv) is None
+
+
+def test_every_short_lint_line_the_fast_path_reads_reads_as_the_parser_reads_it():
+    """Every line of up to four words after ``lint`` from a vocabulary of paths, options and values: where
+    :func:`_plain_lint` reads the line, argparse reads it to the same namespace (and does not refuse it)."""
+    import contextlib
+    import io
+    import itertools
+
+    from shardwise.rules.app.cli import _plain_lint, build_parser
+
+    parser = build_parser("lint")
+    words = ["a", "-", "--format", "json", "sarif=s", "--no-color", "-o", "-j", "2", "0", "--fail-on", "advisory",
+             "--output=o", "--format=github", "--", "--form"]
+    read = 0
+    for n in range(1, 5):
+        for rest in itertools.product(words, repeat=n):
+            argv = ["lint", *rest]
+            plain = _plain_lint(argv)
+            if plain is None:
+                continue
+            read += 1
+            with contextlib.redirect_stderr(io.StringIO()):
+                try:
+                    parsed = parser.parse_args(argv)
+                except SystemExit:
+                    parsed = None
+            assert parsed is not None and vars(plain) == vars(parsed), argv
+    assert read == 9842
 
 
 def test_a_plain_lint_imports_no_argparse(tmp_path):

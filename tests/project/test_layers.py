@@ -40,13 +40,15 @@ def test_importing_every_rules_module_loads_no_pulumi():
 
 def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
     """Nor the report formats not asked for: the front end imports the one it writes (app/run.py's render);
-    text.py's escaping of what a repository wrote serves every message the CLI prints."""
+    text.py's escaping of what a repository wrote serves every message the CLI prints. Nor argparse: ``--format``
+    and ``--output`` are read without it (app/cli.py's _plain_lint)."""
     code = (
         "import sys\n"
         "from shardwise.rules.app.cli import main\n"
         "rc = main(['lint', 'examples/llama-3.1-70b-tp4.yaml', '--format', 'json', '--output', '/dev/null'])\n"
         "print(rc, sorted(m for m in sys.modules if m in ('shardwise.rules.adapters.pulumi',"
-        " 'shardwise.rules.adapters.stack', 'pydantic', 'jinja2') or m.startswith('shardwise.rules.report.')"
+        " 'shardwise.rules.adapters.stack', 'pydantic', 'jinja2', 'argparse', 'gettext', 'locale')"
+        " or m.startswith('shardwise.rules.report.')"
         " and m.rsplit('.', 1)[1] in ('sarif', 'github', 'markdown', 'docgen', 'diff_markdown')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -13,7 +13,7 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,11 @@ class PlanRequest:
     #: the engine's environment the capacity model reads (``--env NAME=VALUE``: :data:`..capacity.group.SIZING_ENV`),
     #: as (name, value) pairs; ``--emit`` writes it into the pod's env
     env: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        # a mapping or a list of pairs (a JSON request) is taken as the pairs it holds
+        pairs = self.env.items() if isinstance(self.env, Mapping) else self.env
+        object.__setattr__(self, "env", tuple((str(k), str(v)) for k, v in pairs))
 
     @property
     def searching(self) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..capacity.group import SIZING_ENV, SWITCH_VALUES, env_settings
 from ..capacity.layout import (
     Load,
     Node,
@@ -31,7 +32,6 @@ from ..capacity.layout import (
     serves,
     sure_holds,
 )
-from ..capacity.group import SIZING_ENV, SWITCH_VALUES, env_settings
 from ..capacity.sizing import ReplicaSizing
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
@@ -515,9 +515,9 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len
-    if isinstance(mml, int) and mml > limit:
+    if isinstance(mml, int) and mml > limit and not env_settings(dict(req.env)).get("allow_long_max_model_len"):
         raise PlanError(f"--max-model-len {mml:,} is above the model's limit: {why}; vLLM refuses it on any GPU "
-                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set")
+                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (--env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     if req.p95_context is not None and req.p95_context > limit:
         raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
                         "longer requests, so no layout serves that context")

@@ -75,6 +75,16 @@ def _max_model_len(text: str) -> Any:
     return _ranged(int, 16, 10_000_000)(text)
 
 
+def _env_pair(text: str) -> tuple[str, str]:
+    """An argparse type: ``NAME=VALUE`` (plan checks the name: :func:`.plan.check_env`)."""
+    import argparse  # the parser that calls this imported it
+
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=VALUE")
+    return name.strip(), value
+
+
 def _version() -> str:
     from shardwise import __version__
 
@@ -315,6 +325,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="vLLM's speculative decoding config, e.g. '{\"method\": \"mtp\", "
                           "\"num_speculative_tokens\": 1}': an MTP draft's layers are charged to the weights and "
                           "the KV cache; a draft checkpoint shardwise does not know widens the error band")
+        plan.add_argument("--env", action="append", type=_env_pair, default=[], metavar="NAME=VALUE",
+                          help="the vLLM engine's environment, as the pod would set it; only what the capacity model "
+                          "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN); "
+                          "repeatable; --emit writes it into the pod's env")
         plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
                           help="weights of the whole model in GiB, instead of params × bytes per param")
         plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
@@ -745,7 +759,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         max_num_batched_tokens=args.max_num_batched_tokens, p95_context=args.p95_context, dtype=args.dtype,
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
         speculative_config=args.speculative_config, kv_reserve=args.kv_reserve, concurrency=args.concurrency,
-        output_tokens_per_second=args.output_tokens_per_second,
+        output_tokens_per_second=args.output_tokens_per_second, env=tuple(args.env),
     )
     if len(gpus) > 1 or len(instance_types) > 1:
         if args.emit:

@@ -15,6 +15,10 @@ several nodes) is made from the plan, and every form comes from it:
 - ``stack-config``: the node pool and the service (or multi-node group) entries of ``stacks/Pulumi.<env>.yaml``,
   under ``config: shardwise:environment:``, to merge into a stack that has the environment's name and cluster.
 - ``vllm-args``: the ``vllm serve`` command line of one replica (multi-node: the leader's, with the LWS variables).
+
+The engine environment ``plan --env`` was given (what the capacity model reads, e.g. ``VLLM_USE_FLASHINFER_SAMPLER``)
+goes with every form: the vLLM container's env (``pod.env``) of the manifest and the stack config, and the variables
+before ``vllm serve`` on the command line.
 """
 
 from __future__ import annotations
@@ -62,7 +66,9 @@ def specs(plan: Plan) -> tuple[Any, Any]:
     from ..catalog import find_instance
     from ..model.spec import (
         EngineArgsSpec,
+        EnvVarSpec,
         NodePoolSpec,
+        PodSpec,
         VllmMultiNodeSpec,
         VllmServiceSpec,
     )
@@ -104,6 +110,8 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         else None,
         "weights_gib": req.weights_gib,
     }
+    if req.env:  # what the plan was sized with: the pod runs with it, so lint reads the same
+        common["pod"] = PodSpec(env=tuple(EnvVarSpec(name=k, value=v) for k, v in req.env))
     if multi:
         # an NVLink domain wider than a node (GB200 NVL72): each group's pods stay inside one nvidia.com/gpu.clique
         clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
@@ -194,7 +202,8 @@ def emit_vllm_args(plan: Plan) -> str:
     from ..render.workload import vllm_args
 
     _, spec = specs(plan)
-    line = shlex.join(["vllm", "serve", *vllm_args(spec)])
+    env = [f"{k}={v}" for k, v in plan.request.env]  # the environment it was sized with, before the command
+    line = shlex.join([*env, "vllm", "serve", *vllm_args(spec)])
     if not isinstance(spec, VllmMultiNodeSpec):
         return f"{header(plan)}\n{line}\n"
     # vLLM's own multi-node launch (the components' LeaderWorkerSet passes the LWS variables instead)

@@ -13,10 +13,11 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..capacity.group import SIZING_ENV, SWITCH_VALUES, env_settings
 from ..capacity.layout import (
     Load,
     Node,
@@ -74,6 +75,14 @@ class PlanRequest:
     kv_reserve: float = 1.4
     concurrency: int | None = None  # the load: sequences the deployment serves at once (None: not declared)
     output_tokens_per_second: float | None = None  # one replica at the load, measured: the cost per token
+    #: the engine's environment the capacity model reads (``--env NAME=VALUE``: :data:`..capacity.group.SIZING_ENV`),
+    #: as (name, value) pairs; ``--emit`` writes it into the pod's env
+    env: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        # a mapping or a list of pairs (a JSON request) is taken as the pairs it holds
+        pairs = self.env.items() if isinstance(self.env, Mapping) else self.env
+        object.__setattr__(self, "env", tuple((str(k), str(v)) for k, v in pairs))
 
     @property
     def searching(self) -> bool:
@@ -432,6 +441,7 @@ def make_plan(req: PlanRequest) -> Plan:
         raise PlanError(f"--vllm-version '{req.vllm_version}' is not a vLLM release number (e.g. 0.11.0)")
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
+    env = check_env(req.env)
     model = load_model(req.model, req.base_model)
     _check_lengths(req, model)
     gpu, node = resolve_node(req)
@@ -450,7 +460,7 @@ def make_plan(req: PlanRequest) -> Plan:
         gpu_memory_utilization=req.gpu_memory_utilization, max_model_len=req.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        speculative_method=speculative_method(req.speculative_config),
+        speculative_method=speculative_method(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
@@ -481,6 +491,21 @@ def make_plan(req: PlanRequest) -> Plan:
     return Plan(req, model, gpu, mem, node, candidates, chosen, need, rules_model.params)
 
 
+def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """``--env``: only the variables the capacity model reads, each once, a switch as 0 or 1 (or true/false)."""
+    out: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in SIZING_ENV:
+            raise PlanError(f"--env {name}: the capacity model does not read {name}; it reads "
+                            f"{', '.join(SIZING_ENV)}")
+        if name in out and out[name] != value:
+            raise PlanError(f"--env {name} is given twice ({out[name]!r} and {value!r})")
+        if name != "VLLM_ALLOW_LONG_MAX_MODEL_LEN" and value.strip().lower() not in SWITCH_VALUES:
+            raise PlanError(f"--env {name}={value}: a switch, 0 or 1")
+        out[name] = value
+    return out
+
+
 def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     """A --max-model-len or --p95-context beyond the model's own limit is the model's, not the GPU's: vLLM refuses
     such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
@@ -490,9 +515,9 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len
-    if isinstance(mml, int) and mml > limit:
+    if isinstance(mml, int) and mml > limit and not env_settings(dict(req.env)).get("allow_long_max_model_len"):
         raise PlanError(f"--max-model-len {mml:,} is above the model's limit: {why}; vLLM refuses it on any GPU "
-                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set")
+                        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (--env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     if req.p95_context is not None and req.p95_context > limit:
         raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
                         "longer requests, so no layout serves that context")
@@ -563,7 +588,7 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
         pool=ctx.node.pool, placement_known=ctx.node.pool is not None, gpu_override=ctx.gpu,
         gpu_memory_gib_override=ctx.memory_gib if req.gpu_memory_gib else None, p95_context=req.p95_context,
         target_concurrency=req.concurrency, output_tokens_per_second=req.output_tokens_per_second,
-        vllm_version=req.vllm_version,
+        vllm_version=req.vllm_version, engine_env=dict(req.env),
     )
 
 
@@ -774,6 +799,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     out.update(s.as_dict())
     for key in ("load_tokens", "headroom_gib_per_gpu"):  # max_num_seqs × the context: a cap, not a load
         out.pop(key, None)
+    if plan.request.env:
+        out["env"] = dict(plan.request.env)
     out["starts"] = shown.starts
     if shown.refused:
         out["verdict"] = "refuses"
@@ -945,6 +972,7 @@ def plan_text(plan: Plan) -> str:
     need = plan.gpus_needed
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
+        *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
         ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "
                     f"{s.weights_gib_per_gpu:.2f} GiB per GPU"),
         ("usable per GPU", f"{s.usable_gib_per_gpu:.2f} GiB ({s.gpu_memory_utilization:g} × {plan.memory_gib:.2f})"),

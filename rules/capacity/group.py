@@ -191,10 +191,30 @@ def precision(g: ServingGroup, model: ModelShape) -> Precision:
     return weight_precision(model, known(g.engine.dtype, "dtype"), known(g.engine.quantization, "quantization"))
 
 
-def _env_true(g: ServingGroup, name: str) -> bool:
+def engine_env(g: ServingGroup) -> Mapping[str, Any]:
+    """The environment the engine runs with: its container's, else the one ``plan --env`` states for the group."""
     c = g.main_container
-    value = c.env.get(name) if c is not None else None
-    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes")
+    return c.env if c is not None else g.engine_env
+
+
+#: The engine's environment variables the capacity model reads (:func:`env_settings`); ``plan --env`` takes these.
+SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1")
+#: The values of the switches among them the model reads as set (vLLM reads them as ``bool(int(...))``).
+SWITCH_VALUES = ("0", "1", "true", "false")
+
+
+def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
+    """The :class:`EngineSettings` fields the engine's environment sets: ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``,
+    ``VLLM_USE_FLASHINFER_SAMPLER`` (the sampler's warm-up, :func:`.sizing.sampler_kind`) and ``VLLM_USE_V1``."""
+    out: dict[str, Any] = {}
+    value = env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes"):
+        out["allow_long_max_model_len"] = True
+    for name, key in (("VLLM_USE_FLASHINFER_SAMPLER", "flashinfer_sampler"), ("VLLM_USE_V1", "use_v1")):
+        flag = env.get(name)
+        if isinstance(flag, str) and flag.strip().lower() in SWITCH_VALUES:
+            out[key] = flag.strip().lower() in ("1", "true")
+    return out
 
 
 def utilization(value: Any) -> float | None:
@@ -229,7 +249,6 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         block_size=None if block is None else int(block),
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
-        allow_long_max_model_len=_env_true(g, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
         pooling=pooling_runner(e.extra),
@@ -325,19 +344,13 @@ _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
 
 
 def _flashinfer(g: ServingGroup) -> dict[str, Any]:
-    """What the container says about FlashInfer's sampler: ``VLLM_USE_FLASHINFER_SAMPLER`` in its env, and
+    """What the engine's environment sets (:func:`env_settings`: ``VLLM_USE_FLASHINFER_SAMPLER`` and the rest), and
     whether its command installs vLLM from PyPI (then FlashInfer is there only where the release's wheel brings it,
     or where the same command installs it). Otherwise the image is taken for the official one, which has it."""
     c = g.main_container
+    out = env_settings(engine_env(g))
     if c is None:
-        return {}
-    out: dict[str, Any] = {}
-    flag = c.env.get("VLLM_USE_FLASHINFER_SAMPLER")
-    if isinstance(flag, str) and flag.strip().lower() in ("0", "1", "true", "false"):
-        out["flashinfer_sampler"] = flag.strip().lower() in ("1", "true")
-    v1 = c.env.get("VLLM_USE_V1")
-    if isinstance(v1, str) and v1.strip().lower() in ("0", "1", "true", "false"):
-        out["use_v1"] = v1.strip().lower() in ("1", "true")
+        return out
     script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
     if _PIP_VLLM.search(script):
         out["pip_install"] = True

@@ -345,6 +345,8 @@ class ServingGroup:
     output_tokens_per_second: float | None = None  # declared throughput of one replica (annotation)
     tpot_target_ms: float | None = None  # declared per-output-token latency target (annotation)
     vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
+    #: The engine's environment where no container carries one: ``plan --env`` (the container's env otherwise).
+    engine_env: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
     pod_labels: dict[str, str] = field(default_factory=dict)
     containers: list[Container] = field(default_factory=list)

@@ -21,8 +21,18 @@ def test_a_max_model_len_above_the_models_context_limit_names_the_limit(capsys):
     assert err == (
         "shardwise: error: --max-model-len 1,000,000 is above the model's limit: meta-llama/Llama-3.1-8B-Instruct "
         "allows 131,072 tokens (max_position_embeddings 131,072 in its config.json); vLLM refuses it on any GPU "
-        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set\n")
+        "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set (--env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)\n")
     assert "more memory" not in err
+
+
+def test_with_vllms_allow_long_switch_the_length_is_planned_as_vllm_would_take_it(capsys):
+    """``--env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``: vLLM takes the longer --max-model-len (it warns), so plan sizes it
+    and the manifest it emits carries the switch, which lint reads."""
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "1",
+                       "--max-model-len", "262144", "--vllm-version", "0.11.0",
+                       "--env", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+    assert (rc, err) == (0, "")
+    assert "  max_model_len               262,144 (the model allows 131,072)" in out.splitlines()
 
 
 def test_a_p95_context_above_the_models_context_limit_names_the_limit(capsys):

@@ -51,7 +51,8 @@ def test_the_second_set_asks_what_the_first_does_not():
 def test_the_third_set_asks_what_the_others_do_not():
     """plan_cases_3.json: 30+ cases from sources neither earlier set cites (KubeAI's model catalog, KAITO's
     workspaces, AIBrix's samples, llm-on-gke, kubernetes/examples), none of them an earlier request; Azure's GPUs
-    (A100 80GB PCIe, H100 NVL), AMD's FP8-KV checkpoints, --max-model-len=auto and a manifest that does not start."""
+    (A100 80GB PCIe, H100 NVL), AMD's FP8-KV checkpoints, --max-model-len=auto, a manifest that does not start and
+    an engine environment (``--env``)."""
     import json
 
     earlier, third = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2), plan_cases.load(plan_cases.DATA_3)
@@ -63,6 +64,8 @@ def test_the_third_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in third} >= {"L4", "A10G", "A100-PCIe-80GB", "H100-NVL-94GB", "MI300X"}
     assert [c.id for c in third if c.request.get("max_model_len") == "auto"]
     assert [c.id for c in third if c.expect.get("starts") is False]
+    # the engine's environment the capacity model reads (KAITO's pods turn FlashInfer's sampler off)
+    assert [c.id for c in third if c.request.get("env") == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}]
 
 
 @pytest.mark.parametrize("case", [

@@ -68,6 +68,23 @@ def test_the_third_set_asks_what_the_others_do_not():
     assert [c.id for c in third if c.request.get("env") == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}]
 
 
+def test_the_fifth_set_asks_what_the_others_do_not():
+    """plan_cases_5.json: 25+ cases from sources no earlier set cites (BentoVLLM's configs and their
+    gpu_recommendation, dstack's vLLM examples, SkyPilot's gpt-oss, Llama 4, Gemma 3 and R1-distill recipes), none of
+    them an earlier request; recipes that do not start or are oversized, a recommendation that does not fit."""
+    import json
+
+    earlier, fifth = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3), plan_cases.load(plan_cases.DATA_5)
+    assert len(fifth) >= 25
+    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
+    assert not [c.id for c in fifth if json.dumps(c.request, sort_keys=True) in asked]
+    cited = {c.source for c in earlier}
+    assert not [c.id for c in fifth if c.source in cited]
+    assert len([c for c in fifth if c.expect.get("starts") is False]) >= 4
+    assert len([c for c in fifth if c.expect.get("mandatory") == ["SW104"]]) >= 4
+    assert {c.request.get("gpu") for c in fifth} >= {"L4", "A10G", "A100-40GB", "H100", "H200", "MI300X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

@@ -5,7 +5,7 @@ themselves name their engine in fields instead, and such an object that gives no
 (DESIGN: "A file that mentions vLLM but yields no workload says why"):
 
 - a runtime, backend or engine named for vLLM (``runtime: vllm`` on a KServe model, ``backendName: vllm`` on an
-  llmaz Playground, ``modelFormat: {name: vLLM}``);
+  llmaz Playground, ``modelFormat: {name: vLLM}``, ``engine: {type: vllm}`` on an AI Runway ModelDeployment);
 - a field named for vLLM (nebari's ``vllm:``, ``vllmArgs:``);
 - an image whose tag names its vLLM build (``kubeagi/arcadia-fastchat-worker:vllm-v0.4.0``);
 - a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``) or RayLLM's
@@ -137,6 +137,10 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
                        "vLLM command, its layout, GPUs and image) is not known: lint it together with that "
                        "ServingRuntime or ClusterServingRuntime, in one file")
             return f"`{key}: {value}`", _at(holder, key, file), why
+        if low in _NAME_KEYS and isinstance(value, Mapping):  # AI Runway's engine: {type: vllm}
+            inner = next((k for k in ("type", "name") if _named(value.get(k))), None)
+            if inner is not None:
+                return f"`{key}.{inner}: {value[inner]}`", _at(value, inner, file), None
         if low == "modelformat" and _named(as_map(value).get("name")):
             return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
         if low.endswith("image") and isinstance(value, str) and value.strip():

@@ -71,7 +71,8 @@ _CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gi
 CHART_TEMPLATE = "Helm chart template (not rendered)"
 CHART_FILE = "Helm chart file (not rendered)"
 HELM_VALUES = "Helm values"
-MANIFEST_TEMPLATE = "manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, and lint the output)"
+MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
+                     "and lint the output)")
 #: A YAML manifest kept as a template whose placeholders a tool fills before it is applied (``lws.yaml-template``
 #: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, ``pod.yaml.j2`` / ``lws.yaml.jinja2`` for
 #: Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of passing it over.

@@ -6,6 +6,9 @@
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
   and a ``.shardwiseignore`` file in the current directory. A path the patterns exclude is not read
   (a directory: nothing under it), also when it is named on the command line; each is counted.
+- A manifest template met while searching (``*.yaml-template``, ``*.yaml.tpl``, ``*.yaml.tmpl``, ``*.yaml.j2``,
+  ``*.yaml.jinja2``) is
+  not YAML until a tool fills its placeholders: it is skipped with that reason (named on the command line, it is read).
 - A file whose name says what it is, and that is never a Kubernetes manifest, a Pulumi preview or
   state file or a shardwise stack (``Chart.yaml``, ``kustomization.yaml``, ``Pulumi.yaml``,
   ``package.json``, CI workflows, a Helm chart's ``templates/`` and ``files/`` ...), is skipped without being read
@@ -68,6 +71,12 @@ _CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gi
 CHART_TEMPLATE = "Helm chart template (not rendered)"
 CHART_FILE = "Helm chart file (not rendered)"
 HELM_VALUES = "Helm values"
+MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
+                     "and lint the output)")
+#: A YAML manifest kept as a template whose placeholders a tool fills before it is applied (``lws.yaml-template``
+#: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, ``pod.yaml.j2`` / ``lws.yaml.jinja2`` for
+#: Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of passing it over.
+TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.j2|\.jinja2?)$", re.IGNORECASE)
 
 
 def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
@@ -309,6 +318,14 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                         keep.append(d)
                 dirs[:] = keep
                 for f in sorted(files):
+                    if TEMPLATE_SUFFIX.search(f):
+                        path = os.path.join(root, f)
+                        sel.order.setdefault(path, len(sel.order))
+                        if excludes.excluded(path, False):
+                            sel.excluded.append(path)
+                        else:
+                            sel.skipped.append((path, MANIFEST_TEMPLATE))
+                        continue
                     if f.endswith(INPUT_SUFFIXES):
                         path = os.path.join(root, f)
                         if os.path.islink(path) and not inside(path, p):

@@ -243,6 +243,40 @@ def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
         "findings, 0 suppressed; skipped 1 file that is not inputs: CI configuration×1 — passed"))
 
 
+LWS_TEMPLATE = (  # aws-samples/aws-do-eks .../nemotron/ultra/agg/lws.yaml-template: envsubst fills it before kubectl apply
+    "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: ${DEPLOYMENT_NAME}\n"
+    "  labels: { app.kubernetes.io/part-of: ${DEPLOYMENT_NAME}, app.kubernetes.io/component: worker }\n"
+    "spec:\n  leaderWorkerTemplate:\n    size: ${NUM_NODES}\n    leaderTemplate:\n      spec:\n        containers:\n"
+    "          - name: worker\n            image: ${REGISTRY}${IMAGE}${TAG}\n"
+    "            command: [\"python3\", \"-m\", \"dynamo.vllm\", \"--model\", \"${MODEL_NAME}\"]\n"
+    "            resources: { limits: { nvidia.com/gpu: ${GPU_PER_WORKER} } }\n")
+
+
+def test_manifest_templates_met_while_searching_are_skipped_with_the_reason(work, capsys):
+    # a manifest kept as a template is not YAML until a tool fills it: searching a folder, it was passed over in
+    # silence (no workload, no word); now it is skipped and counted with the reason. Helm's _helpers.tpl and other
+    # files are no manifests at all (not counted); a plain manifest beside the templates is still read.
+    put(work, "agg/lws.yaml-template", LWS_TEMPLATE)
+    put(work, "agg/deployment.yml.tpl", LWS_TEMPLATE)
+    put(work, "ansible/pod.yaml.j2", "apiVersion: v1\nkind: Pod\nmetadata: {name: '{{ pod_name }}'}\n")
+    put(work, "e2e/lws.yaml.jinja2", "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n"
+        "  name: vllm\nspec:\n  replicas: {{ replicas | default(1) }}\n")  # vllm-ascend's nightly multi-node test
+    put(work, "charts/llm/templates/_helpers.tpl", "{{- define \"llm.fullname\" -}}llm{{- end }}\n")
+    put(work, "agg/README.template", "fill in ${MODEL_NAME}\n")
+    put(work, "deploy/llama8b.yaml", vllm_deployment("llama8b"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    why = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, and lint "
+           "the output)")
+    assert (rc, doc["input_errors"], doc["skipped_files"], [w["name"] for w in doc["workloads"]]) == (0, [], [
+        {"file": "./agg/deployment.yml.tpl", "reason": why},
+        {"file": "./agg/lws.yaml-template", "reason": why},
+        {"file": "./ansible/pod.yaml.j2", "reason": why},
+        {"file": "./e2e/lws.yaml.jinja2", "reason": why}], ["llama8b"])
+    rc, out, _ = lint(capsys, "agg/lws.yaml-template", "--format", "json")  # named on the command line: read
+    assert (rc, json.loads(out)["skipped_files"]) == (2, [])
+
+
 def test_tool_configurations_with_a_kind_but_no_api_version_are_not_inputs(work, capsys):
     # defenseunicorns/leapfrogai: Zarf's zarf.yaml and UDS CLI's uds-bundle.yaml write `kind:` without `apiVersion`
     # (no Kubernetes object does); they deploy charts, they are no broken manifests (exit 0, skipped with a reason)

@@ -102,7 +102,9 @@ EXTRA_FIXTURES = {
               "karpenter-nodeclass-elsewhere.yaml"},
     "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
-              "annotation-patch.yaml"},  # the server container in an annotation a controller applies (llm-d FMA)
+              "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
+              "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
+              "engine-type.yaml"},  # an engine named as a mapping: AI Runway's engine: {type: vllm}
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

@@ -5,10 +5,12 @@ themselves name their engine in fields instead, and such an object that gives no
 (DESIGN: "A file that mentions vLLM but yields no workload says why"):
 
 - a runtime, backend or engine named for vLLM (``runtime: vllm`` on a KServe model, ``backendName: vllm`` on an
-  llmaz Playground, ``modelFormat: {name: vLLM}``);
+  llmaz Playground, ``modelFormat: {name: vLLM}``, ``engine: {type: vllm}`` on an AI Runway ModelDeployment);
 - a field named for vLLM (nebari's ``vllm:``, ``vllmArgs:``);
 - an image whose tag names its vLLM build (``kubeagi/arcadia-fastchat-worker:vllm-v0.4.0``);
-- a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``);
+- a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``) or RayLLM's
+  (``rayllm.backend:router_application``: RayLLM serves each model with the engine its model file names,
+  ``engine_config: {type: VLLMEngine}``, and those files are not in the pod spec);
 - a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
   ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace);
 - a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
@@ -45,6 +47,11 @@ _IMPORT_KEYS = frozenset({"import_path", "importpath"})
 #: An import path of a vLLM module written in text (RayService ``serveConfigV2``).
 _IMPORT = re.compile(r"\bimport_path:\s*['\"]?(\S*(?:^|[^a-z0-9])vllm[^a-z]\S*)", re.IGNORECASE)
 #: An unrendered value: ``$NAME``, ``${NAME}``, ``{{ .Values.x }}``, ``<your-image>``.
+#: RayLLM's application (ray-project/ray-llm, archived): ``import_path: rayllm.backend:router_application``.
+_RAYLLM = re.compile(r"\bimport_path:\s*['\"]?(rayllm[.:]\S*)")
+_RAYLLM_WHY = ("RayLLM reads each model's engine config (model, vLLM engine_kwargs, GPUs per replica) from the model "
+               "files its application names (here mounted into the pod), not from the pod spec, so no vLLM command "
+               "is in the object; RayLLM is archived: ray.serve.llm's LLMConfig in serveConfigV2 is read")
 _PLACEHOLDER = re.compile(r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]+>)$")
 
 
@@ -130,6 +137,10 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
                        "vLLM command, its layout, GPUs and image) is not known: lint it together with that "
                        "ServingRuntime or ClusterServingRuntime, in one file")
             return f"`{key}: {value}`", _at(holder, key, file), why
+        if low in _NAME_KEYS and isinstance(value, Mapping):  # AI Runway's engine: {type: vllm}
+            inner = next((k for k in ("type", "name") if _named(value.get(k))), None)
+            if inner is not None:
+                return f"`{key}.{inner}: {value[inner]}`", _at(value, inner, file), None
         if low == "modelformat" and _named(as_map(value).get("name")):
             return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
         if low.endswith("image") and isinstance(value, str) and value.strip():
@@ -140,6 +151,10 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             if colon and tag and _named(tag):
                 return f"the vLLM image {text}", _at(holder, key, file), None
         if isinstance(value, str):
+            r = _RAYLLM.search(value)
+            if r is not None or (low in _IMPORT_KEYS and value.startswith(("rayllm.", "rayllm:"))):
+                return (f"the RayLLM application `{r.group(1) if r is not None else value}`, which runs vLLM",
+                        _at(holder, key, file), _RAYLLM_WHY)
             m = _IMPORT.search(value)  # Ray Serve's import_path, as a field or in serveConfigV2's text
             if (low in _IMPORT_KEYS and _named(value)) or m is not None:
                 return (f"the Ray Serve application `{m.group(1) if m is not None else value}`",

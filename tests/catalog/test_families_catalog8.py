@@ -10,13 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters import load_inputs
+from family_manifest import deployment, lint
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
 from shardwise.rules.catalog.hfconfig import derive_vision_params
-from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 
 _MROPE = {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"}
@@ -168,41 +166,12 @@ NEW = ["Qwen/Qwen3-VL-32B-Instruct", "Qwen/Qwen3-VL-2B-Instruct", "Qwen/Qwen2.5-
        "Qwen/Qwen2-72B-Instruct", "Qwen/Qwen2-1.5B-Instruct", "Qwen/Qwen2-0.5B-Instruct",
        "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"]
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-  namespace: llm
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: llm
-  template:
-    metadata:
-      labels:
-        app: llm
-    spec:
-      nodeSelector:
-        node.kubernetes.io/instance-type: p5.48xlarge
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.20.0
-          command: ["vllm", "serve"]
-          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"]
-          resources:
-            limits:
-              nvidia.com/gpu: {tp}
-"""
 
 _TP = {"zai-org/GLM-4.6V": 4, "Qwen/Qwen2-72B-Instruct": 4, "Qwen/Qwen3-VL-32B-Instruct": 2}
 
 
 def _findings(tmp_path, model_id: str, tp: int):
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model=model_id, tp=tp))
-    return [f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.subject == "Deployment llm/server"]
+    return [f for f in lint(tmp_path, deployment(model_id, tp)) if f.subject == "Deployment llm/server"]
 
 
 @pytest.mark.parametrize("model_id", NEW)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from family_manifest import deployment, lint
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.group import engine_settings, pooling_runner
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
-from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.versions import behaviour
 
@@ -79,39 +78,10 @@ def test_granite_8b_code_instruct_128k_counts_and_caches():
 
 NEW = ["Qwen/Qwen2.5-Coder-1.5B", "Qwen/Qwen3-Embedding-0.6B", "ibm-granite/granite-8b-code-instruct-128k"]
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-  namespace: llm
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: llm
-  template:
-    metadata:
-      labels:
-        app: llm
-    spec:
-      nodeSelector:
-        node.kubernetes.io/instance-type: p5.48xlarge
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.20.0
-          command: ["vllm", "serve"]
-          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"{extra}]
-          resources:
-            limits:
-              nvidia.com/gpu: {tp}
-"""
 
 
 def _findings(tmp_path, model_id: str, tp: int, extra: str = ""):
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model=model_id, tp=tp, extra=extra))
-    return [f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.subject == "Deployment llm/server"]
+    return [f for f in lint(tmp_path, deployment(model_id, tp, extra=extra)) if f.subject == "Deployment llm/server"]
 
 
 @pytest.mark.parametrize("model_id", NEW)
@@ -159,10 +129,10 @@ def test_the_pooling_runner_charges_no_sampler():
 
 def test_a_manifest_with_the_pooling_runner_reaches_the_settings(tmp_path):
     path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model="Qwen/Qwen3-Embedding-0.6B", tp=1, extra=", --runner, pooling"))
+    path.write_text(deployment("Qwen/Qwen3-Embedding-0.6B", 1, extra=", --runner, pooling"))
     (g,) = load_inputs([str(path)]).groups
     assert engine_settings(g).pooling
-    path.write_text(DEPLOYMENT.format(model="Qwen/Qwen3-0.6B", tp=1, extra=""))
+    path.write_text(deployment("Qwen/Qwen3-0.6B", 1))
     (g,) = load_inputs([str(path)]).groups
     assert not engine_settings(g).pooling
 

@@ -13,12 +13,10 @@ import dataclasses
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters import load_inputs
+from family_manifest import deployment, lint
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
-from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.support import NO_PIPELINE_PARALLEL, pp_refusal
 
@@ -213,33 +211,6 @@ NEW_FAMILIES = ["google/gemma-3n-E4B-it", "google/gemma-3n-E2B-it", "ibm-granite
                 "ByteDance-Seed/Seed-OSS-36B-Instruct", "baidu/ERNIE-4.5-21B-A3B-PT", "mistralai/Devstral-Small-2505",
                 "mistralai/Magistral-Small-2506", "mistralai/Magistral-Small-2509", "Qwen/Qwen3-VL-30B-A3B-Instruct"]
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-  namespace: llm
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: llm
-  template:
-    metadata:
-      labels:
-        app: llm
-    spec:
-      nodeSelector:
-        node.kubernetes.io/instance-type: p5.48xlarge
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.20.0
-          command: ["vllm", "serve"]
-          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"]
-          resources:
-            limits:
-              nvidia.com/gpu: {tp}
-"""
 
 
 @pytest.mark.parametrize("model_id", NEW_FAMILIES)
@@ -247,9 +218,7 @@ def test_a_manifest_serving_a_new_family_is_decided(tmp_path, model_id):
     # the public shape: `vllm serve <model>` on H100s; the model is known, so nothing is undecided for lack of it
     tp = 2 if model_id in ("ByteDance-Seed/Seed-OSS-36B-Instruct", "ibm-granite/granite-4.0-h-small",
                            "ai21labs/AI21-Jamba-Mini-1.7") else 1
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model=model_id, tp=tp))
-    findings = run_rules(ALL_RULES, load_inputs([str(path)]))
+    findings = lint(tmp_path, deployment(model_id, tp, replicas=2))
     mine = [f for f in findings if f.subject == "Deployment llm/server"]
     assert not [f for f in mine if f.code == "SW004" or f.undecided], model_id
     assert not [f for f in mine if f.code.startswith("SW1") and f.level == "mandatory"], model_id

@@ -12,13 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters import load_inputs
+from family_manifest import deployment, lint
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.weights import expert_params
 from shardwise.rules.catalog import CatalogError, derive_params, find_model, shape_from_config
-from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 
 # baidu/ERNIE-4.5-300B-A47B-PT: the 300B config keys MindIE-LLM's ERNIE MoE router test quotes, and the card's table
@@ -199,33 +197,6 @@ TP = {"baidu/ERNIE-4.5-300B-A47B-PT": 8, "ibm-granite/granite-4.0-h-tiny": 1, "t
       "moonshotai/Kimi-K2.5": 8, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": 1,
       "moonshotai/Kimi-Linear-48B-A3B-Instruct": 2}
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-  namespace: llm
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: llm
-  template:
-    metadata:
-      labels:
-        app: llm
-    spec:
-      nodeSelector:
-        node.kubernetes.io/instance-type: {instance}
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.20.0
-          command: ["vllm", "serve"]
-          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"]
-          resources:
-            limits:
-              nvidia.com/gpu: {tp}
-"""
 
 
 @pytest.mark.parametrize("model_id", NEW_FAMILIES)
@@ -233,9 +204,7 @@ def test_a_manifest_serving_a_new_family_is_decided(tmp_path, model_id):
     # the public shape: `vllm serve <model>` on H100s (H200s for the 1T Kimi-K2.5); the model is known, so nothing is
     # undecided for lack of it
     instance = "p5en.48xlarge" if model_id == "moonshotai/Kimi-K2.5" else "p5.48xlarge"
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model=model_id, tp=TP[model_id], instance=instance))
-    findings = run_rules(ALL_RULES, load_inputs([str(path)]))
+    findings = lint(tmp_path, deployment(model_id, TP[model_id], replicas=2, instance=instance))
     mine = [f for f in findings if f.subject == "Deployment llm/server"]
     assert not [f for f in mine if f.code == "SW004" or f.undecided], model_id
     assert not [f for f in mine if f.code.startswith("SW1") and f.level == "mandatory"], model_id

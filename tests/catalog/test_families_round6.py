@@ -11,12 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters import load_inputs
+from family_manifest import deployment, lint
 from shardwise.rules.app.cli import main
 from shardwise.rules.capacity.weights import stage_share
 from shardwise.rules.catalog import CatalogError, derive_params, find_model, shape_from_config
-from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
 from shardwise.rules.vllm import kv_layout
 
 
@@ -229,41 +227,12 @@ NEW_FAMILIES = {"nvidia/Llama-3_3-Nemotron-Super-49B-v1": ("p5.48xlarge", 2),
                 "openai/gpt-oss-safeguard-120b": ("p5.48xlarge", 1),
                 "zai-org/GLM-4.5V": ("p5.48xlarge", 4)}
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-  namespace: llm
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: llm
-  template:
-    metadata:
-      labels:
-        app: llm
-    spec:
-      nodeSelector:
-        node.kubernetes.io/instance-type: {instance}
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.20.0
-          command: ["vllm", "serve"]
-          args: [{model}, --tensor-parallel-size, "{tp}", --max-model-len, "32768"]
-          resources:
-            limits:
-              nvidia.com/gpu: {tp}
-"""
 
 
 @pytest.mark.parametrize("model_id", sorted(NEW_FAMILIES))
 def test_a_manifest_serving_a_new_family_is_decided(tmp_path, model_id):
     instance, tp = NEW_FAMILIES[model_id]
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(model=model_id, tp=tp, instance=instance))
-    findings = run_rules(ALL_RULES, load_inputs([str(path)]))
+    findings = lint(tmp_path, deployment(model_id, tp, replicas=2, instance=instance))
     mine = [f for f in findings if f.subject == "Deployment llm/server"]
     assert not [f for f in mine if f.code == "SW004" or f.undecided], model_id
     assert not [f for f in mine if f.code.startswith("SW1") and f.level == "mandatory"], model_id

@@ -194,10 +194,7 @@ def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path |
     total = start_cpu + sum(cpu.values())
     print(f"the pack over {calls['Analyze']} resources ({path.name}): {total:.2f} s CPU; start-up {start_cpu:.2f} s, "
           f"requests {sum(cpu.values()):.2f} s ({wall:.2f} s wall)")
-    for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
-        if calls[method]:
-            print(f"  {method}: {cpu[method]:.2f} s CPU over {calls[method]} calls "
-                  f"({cpu[method] / calls[method] * 1000:.3f} ms a call)")
+    _print_methods(cpu, calls, 2)
     digest = hashlib.sha256()
     for method, answer in answers:
         digest.update(method.encode() + b"\0" + answer + b"\0")
@@ -299,12 +296,17 @@ def replay_in_process(path: Path) -> str:
     total = start_cpu + sum(cpu.values())
     print(f"the pack in this process over {calls['Analyze']} resources ({path.name}): {total:.3f} s CPU; "
           f"start-up {start_cpu:.3f} s, requests {sum(cpu.values()):.3f} s")
-    for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
-        if calls[method]:
-            print(f"  {method}: {cpu[method]:.3f} s CPU over {calls[method]} calls "
-                  f"({cpu[method] / calls[method] * 1000:.3f} ms a call)")
+    _print_methods(cpu, calls, 3)
     print(f"  answers: sha256 {digest.hexdigest()}")
     return digest.hexdigest()
+
+
+def _print_methods(cpu: dict[str, float], calls: dict[str, int], digits: int) -> None:
+    """One line per method the replay called: its CPU seconds, its calls and the CPU of a call."""
+    for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
+        if calls[method]:
+            print(f"  {method}: {cpu[method]:.{digits}f} s CPU over {calls[method]} calls "
+                  f"({cpu[method] / calls[method] * 1000:.3f} ms a call)")
 
 
 def main(argv: list[str] | None = None) -> int:

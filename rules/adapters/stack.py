@@ -160,13 +160,26 @@ def spec_from_value(value: Any, file: str, lines: Any = None, line: int | None =
     try:
         return EnvironmentSpec.model_validate(value)
     except ValidationError as e:
+        found = []
         errors = e.errors()
-        first = errors[0]
-        msg = first.get("msg", "invalid value").removeprefix("Value error, ")
-        loc = _pinpoint(value, tuple(first.get("loc", ())), msg)
-        at = _walk(lines if lines is not None else value, loc, line)
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise InputError(f"{_dotted(loc)}: {msg}{more}", file, at) from None
+        locs = [tuple(err.get("loc", ())) for err in errors]
+        for err in errors:
+            mine = tuple(err.get("loc", ()))
+            if any(other[:len(mine)] == mine and len(other) > len(mine) for other in locs):
+                continue  # a field that failed because one inside it did (a list left empty): the inner one says why
+            msg = err.get("msg", "invalid value").removeprefix("Value error, ")
+            loc = _pinpoint(value, tuple(err.get("loc", ())), msg)
+            found.append((_dotted(loc), msg, _walk(lines if lines is not None else value, loc, line)))
+        (where, msg, at), rest = found[0], found[1:]
+        # every problem at once, each with its line, so a stack file is not fixed one run at a time
+        also = "".join(f"; also {w}" + (f" (line {ln})" if ln else "") + f": {m}" for w, m, ln in rest[:_MORE])
+        if len(rest) > _MORE:
+            also += f"; and {len(rest) - _MORE} more"
+        raise InputError(f"{where}: {msg}{also}", file, at) from None
+
+
+#: How many more problems of a stack file's environment an input error lists after the first.
+_MORE = 4
 
 
 def load_stack_spec(path: str) -> tuple[EnvironmentSpec, Any]:

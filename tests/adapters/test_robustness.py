@@ -888,6 +888,15 @@ def test_stack_vpc_cidr_that_cannot_be_split(tmp_path, cidr, message):
     assert error_of(tmp_path, "Pulumi.s.yaml", text) == f"shardwise: error: Pulumi.s.yaml:20: network.cidr: {message}\n"
 
 
+def test_stack_with_several_bad_fields_names_each_with_its_line(tmp_path):
+    # was: "region: Input should be a valid string (and 2 more)": the others were found one run at a time
+    text = _staging("    region: us-east-1", "    region: [1]").replace("instance_type: p5.4xlarge", "instance_type: 42")
+    text = text.replace("- name: h100-single", "- name: 5")
+    assert error_of(tmp_path, "Pulumi.s.yaml", text) == (
+        "shardwise: error: Pulumi.s.yaml:13: region: Input should be a valid string; also pools[0].name (line 24): "
+        "Input should be a valid string; also pools[0].instance_type (line 25): Input should be a valid string\n")
+
+
 @pytest.mark.parametrize("zones", ["a, b, c, d, e, f, g, h, i", "a, b, c, d, e, f, g, h"])
 def test_stack_more_zones_than_subnets(tmp_path, zones):
     # nine: was "internal error: IndexError: list index out of range"; eight: passed, and the eighth private subnet

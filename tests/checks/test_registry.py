@@ -97,6 +97,7 @@ EXTRA_FIXTURES = {
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
+    "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},

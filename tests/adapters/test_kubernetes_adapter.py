@@ -1020,3 +1020,30 @@ def test_a_public_service_for_one_statefulset_pod_is_sw306():
     """), "s.yaml")
     assert [(f.code, f.level, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
         ("SW306", "mandatory", 20, "Service llm/qwen-0-public")]
+
+
+def _lws(name: str, gpus: str) -> str:
+    return text(f"""
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {{name: {name}, namespace: serving}}
+        spec:
+          leaderWorkerTemplate:
+            size: 2
+            workerTemplate:
+              spec:
+                containers:
+                  - name: vllm
+                    image: vllm/vllm-openai:v0.11.0
+                    command: [vllm, serve]
+                    args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "${{TP}}"]
+                    resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+    """)
+
+
+def test_envsubst_placeholder_in_args_is_a_crash_only_in_a_document_valid_as_written():
+    # the second document's GPU count is a placeholder: it is a template, its ${TP} the value envsubst fills; the
+    # first is valid as written (a template elsewhere in the file does not make it one), and vLLM gets ${TP}
+    inv = load_kubernetes_text(_lws("real", "8") + "---\n" + _lws("template", '"${GPU_PER_WORKER}"'), "t.yaml")
+    assert [(i.subject, i.crash) for i in inv.launch_issues] == [("LeaderWorkerSet serving/real", True)]
+    assert [g.engine.tensor_parallel_size for g in inv.groups] == [UNKNOWN, UNKNOWN]

@@ -82,6 +82,16 @@ def _efa(resources: Mapping[str, Any], file: str | None, line: int | None) -> An
     return 0 if count is None else count
 
 
+def template_counts(resources: Any) -> bool:
+    """Whether a container's ``resources`` (limits or requests) hold a template placeholder as a quantity
+    (``nvidia.com/gpu: ${GPU_PER_WORKER}``): Kubernetes refuses such an object as written, so the document it is
+    in is a template a tool fills before it is applied."""
+    if not isinstance(resources, Mapping):
+        return False
+    return any(is_placeholder(v) for part in ("limits", "requests")
+               if isinstance(resources.get(part), Mapping) for v in resources[part].values())
+
+
 def _probe(kind: str, raw: Any) -> Probe | None:
     p = as_map(raw)
     if not p:
@@ -240,7 +250,8 @@ class Pod:
     """What one pod template contributes to a serving group."""
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
-                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "locations", "host", "more")
+                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "crash_placeholder", "locations", "host",
+                 "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -258,6 +269,7 @@ class Pod:
         #: the variable whose absence makes it so (an undefined $(VAR)): whether it is sure depends on what
         #: builds the pod (note_launch), else None
         self.crash_pending: str | None = None
+        self.crash_placeholder = False  # the crash is a template's placeholder (``${TP}``): see Crash.placeholder
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
         self.host = HostAccess()
         self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
@@ -399,6 +411,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash.why
             pod.crash_pending = crash.pending
+            pod.crash_placeholder = crash.placeholder
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
         if engine is not None:
             container.runs_vllm = True

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ..model import UNKNOWN, ServingGroup
-from ..model.vocab import GFD_CLIQUE
+from ..model import UNKNOWN, ServingGroup, Undecidable
+from ..model.vocab import EFA_RESOURCE, GFD_CLIQUE
 from ..vllm.imageref import parse_image
 
 #: A CPU build of vLLM's image: vllm/vllm-openai-cpu, vllm-cpu-release-repo, a tag ending in -cpu.
@@ -68,3 +68,15 @@ def in_one_nvlink_domain(g: ServingGroup, gpus: int) -> bool:
         return False
     one = bool(pool.clique) or g.exclusive_topology == GFD_CLIQUE
     return one and (pool.nvlink_domain_size or 0) >= gpus
+
+
+def requests_efa(g: ServingGroup) -> bool:
+    """Whether a container of the group's pods requests ``vpc.amazonaws.com/efa`` devices; :class:`Undecidable`
+    when none does for sure and one's count is not known (a computed value, a template placeholder)."""
+    if any(c.efa is not UNKNOWN and c.efa > 0 for c in g.containers):
+        return True
+    unknown = next((c for c in g.containers if c.efa is UNKNOWN), None)
+    if unknown is not None:
+        raise Undecidable(EFA_RESOURCE, f"the count container `{unknown.name}` requests is a template placeholder or "
+                                        "a computed value")
+    return False

@@ -30,7 +30,10 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "broken deployments, not values that are merely unknown: a reference to a Secret, a ConfigMap or the "
             "downward API is resolved by Kubernetes and stays an unknown, and so does an undefined `$(VAR)` in a "
             "pod an operator builds from its template (OME, KServe add env of their own) or in a file of a "
-            "kustomization read without building it (an overlay may set the variable)."
+            "kustomization read without building it (an overlay may set the variable). A document in which a "
+            "resource count is itself a placeholder (`nvidia.com/gpu: ${GPU_PER_WORKER}`, which Kubernetes refuses as "
+            "written) is a template that envsubst or Helm fills before it is applied: there `${VAR}`, `$VAR` and "
+            "`{{ }}` in command and args are its placeholders, values not known yet, not this mistake."
         ),
         bad_example=(
             "containers:\n"

@@ -10,7 +10,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
-from ._layout import in_one_nvlink_domain
+from ._layout import in_one_nvlink_domain, requests_efa
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
 MEASURED = (
@@ -30,7 +30,7 @@ def _fabric(g: ServingGroup) -> tuple[str | None, bool, str]:
     if named == "infiniband":
         return "InfiniBand", True, ""
     if efa:
-        if g.kind == "plan" or any(c.efa > 0 for c in g.containers):
+        if g.kind == "plan" or requests_efa(g):
             # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             return "EFA", True, ""
         return None, True, "the pool has EFA but the pods request no vpc.amazonaws.com/efa devices"

@@ -8,7 +8,7 @@ from ..capacity.group import PODS_PER_GROUP, layout, require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
-from ._layout import gpus_per_node, in_one_nvlink_domain
+from ._layout import gpus_per_node, in_one_nvlink_domain, requests_efa
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -76,7 +76,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
             lacking = f"pool `{pool.name}`, which does not say whether it has EFA"
         elif not efa:
             lacking = f"pool `{pool.name}`, which has no EFA or InfiniBand"
-        elif g.kind != "plan" and not any(c.efa > 0 for c in g.containers):
+        elif g.kind != "plan" and not requests_efa(g):
             # (a plan's group has no pods yet: the LeaderWorkerSet plan --emit writes requests the pool's EFA devices)
             lacking = f"EFA pool `{pool.name}`, but its pods request no vpc.amazonaws.com/efa devices"
         else:

@@ -214,7 +214,7 @@ class Container:
     ports: list[int] = field(default_factory=list)
     gpus: Any = None  # accelerators requested (nvidia.com/gpu, amd.com/gpu, ...): int | UNKNOWN | None
     accelerator_resource: str | None = None  # the resource ``gpus`` counts, e.g. "nvidia.com/gpu"
-    efa: int = 0  # vpc.amazonaws.com/efa
+    efa: Any = 0  # vpc.amazonaws.com/efa devices: int | UNKNOWN (a computed value, a template placeholder)
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
     location: Location = Location()

@@ -4,6 +4,7 @@ how a rule asks for a value it needs (:func:`known`) and what it raises when the
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -39,6 +40,17 @@ UNKNOWN_AT = "unknown-at"
 
 #: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
 UNKNOWN_NAMESPACE = repr(UNKNOWN)
+
+
+#: A template placeholder written as the whole value: envsubst's ``${NAME}`` (``${NAME:-x}``) and ``$NAME``, or an
+#: unrendered Helm/Go ``{{ … }}``; never Kubernetes' own ``$(VAR)`` reference, which it expands itself.
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+-][^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}")
+
+
+def is_placeholder(value: object) -> bool:
+    """Whether ``value`` is a whole-value template placeholder (:data:`_PLACEHOLDER`): a value the template's tool
+    fills before the object is applied, an unknown, not a value as written."""
+    return isinstance(value, str) and _PLACEHOLDER.fullmatch(value.strip()) is not None
 
 
 def is_unknown(value: object) -> bool:

@@ -813,6 +813,9 @@ class Crash(NamedTuple):
     #: The variable whose absence from the container's env makes it a crash (an undefined ``$(VAR)``), else None:
     #: sure only where the object read is the pod that runs (not a kustomize patch, not an operator's template)
     pending: str | None = None
+    #: Whether the word is a template's placeholder (``${TP}``, ``$TP``, ``{{ }}``): no crash in a document that is
+    #: evidently a template (one Kubernetes would refuse as written), where the tool fills it before it applies
+    placeholder: bool = False
 
 
 def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None = None,
@@ -878,17 +881,21 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
             why = _value_crash(key, kind, value, received[vat][1], words[vat])
             if why is not None:
                 return Crash(vat, f"{spelled}={UNKNOWN_TOKEN}" if eq else UNKNOWN_TOKEN, f"{spelled} {why}",
-                             _pending(received[vat][1]))
+                             _pending(received[vat][1]), _placeholder(received[vat][1]))
         elif form == "serve" and not model_seen:
             model_seen = True
             why = _value_crash("model", "str", tok, leftover, words[at])
             if why is not None:  # read as written: a model shardwise cannot name
-                return Crash(at, words[at], f"the model {why}", _pending(leftover))
+                return Crash(at, words[at], f"the model {why}", _pending(leftover), _placeholder(leftover))
     return None
 
 
 def _pending(leftover: Leftover | None) -> str | None:
     return leftover.name if leftover is not None and leftover.how in ("undefined", "unexpanded") else None
+
+
+def _placeholder(leftover: Leftover | None) -> bool:
+    return leftover is not None and leftover.how in ("shell", "helm")
 
 
 def _value_crash(key: str, kind: str, value: str, leftover: Leftover | None, written: str) -> str | None:

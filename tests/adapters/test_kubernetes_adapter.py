@@ -353,6 +353,68 @@ def test_bad_gpu_limit():
         """), "g.yaml")
 
 
+@pytest.mark.parametrize("gpus,efa", [
+    ('"${GPU_PER_WORKER}"', '"${EFA_PER_WORKER}"'),  # aws-samples/aws-do-eks' LeaderWorkerSet templates
+    ("${GPU_PER_WORKER}", "${EFA}"),  # unquoted: YAML reads the same text
+    ("$GPUS", "$EFA"),
+    ('"{{ .Values.gpus }}"', '"{{ .Values.efa }}"'),  # an unrendered Helm value
+])
+def test_a_placeholder_count_is_unknown(gpus, efa):
+    inv = load_kubernetes_text(text(f"""
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: p}}
+        spec:
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.11.0
+              args: [org/m]
+              resources:
+                limits:
+                  nvidia.com/gpu: {gpus}
+                  vpc.amazonaws.com/efa: {efa}
+    """), "t.yaml")
+    (g,) = inv.groups
+    assert g.gpus_per_pod is UNKNOWN
+    assert g.containers[0].gpus is UNKNOWN
+    assert g.containers[0].efa is UNKNOWN
+    assert g.at("vpc.amazonaws.com/efa") == Location("t.yaml", 12)
+
+
+def test_efa_counts_as_written():
+    inv = load_kubernetes_text(text("""
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.11.0
+              args: [org/m]
+              resources: {limits: {nvidia.com/gpu: 8, vpc.amazonaws.com/efa: "32"}}
+            - name: sidecar
+              image: busybox
+    """), "t.yaml")
+    (g,) = inv.groups
+    assert [c.efa for c in g.containers] == [32, 0]
+
+
+@pytest.mark.parametrize("value", ["GPUS", "$(GPUS)", "${GPUS}x", "2${GPUS}", "{{ x }} 2"])
+def test_a_count_that_is_no_placeholder_is_an_input_error(value):
+    with pytest.raises(InputError, match=r"t.yaml:9: resources.limits.nvidia.com/gpu: expected a whole number"):
+        load_kubernetes_text(text(f"""
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: p}}
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai
+                  args: [org/m]
+                  resources: {{limits: {{nvidia.com/gpu: "{value}"}}}}
+        """), "t.yaml")
+
+
 def test_bad_replicas():
     with pytest.raises(InputError, match=r"r.yaml:5: spec.replicas: expected an integer, got 'two'"):
         load_kubernetes_text(text("""
@@ -958,3 +1020,30 @@ def test_a_public_service_for_one_statefulset_pod_is_sw306():
     """), "s.yaml")
     assert [(f.code, f.level, f.location.line, f.subject) for f in run_rules(ALL_RULES, inv) if f.code == "SW306"] == [
         ("SW306", "mandatory", 20, "Service llm/qwen-0-public")]
+
+
+def _lws(name: str, gpus: str) -> str:
+    return text(f"""
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {{name: {name}, namespace: serving}}
+        spec:
+          leaderWorkerTemplate:
+            size: 2
+            workerTemplate:
+              spec:
+                containers:
+                  - name: vllm
+                    image: vllm/vllm-openai:v0.11.0
+                    command: [vllm, serve]
+                    args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "${{TP}}"]
+                    resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+    """)
+
+
+def test_envsubst_placeholder_in_args_is_a_crash_only_in_a_document_valid_as_written():
+    # the second document's GPU count is a placeholder: it is a template, its ${TP} the value envsubst fills; the
+    # first is valid as written (a template elsewhere in the file does not make it one), and vLLM gets ${TP}
+    inv = load_kubernetes_text(_lws("real", "8") + "---\n" + _lws("template", '"${GPU_PER_WORKER}"'), "t.yaml")
+    assert [(i.subject, i.crash) for i in inv.launch_issues] == [("LeaderWorkerSet serving/real", True)]
+    assert [g.engine.tensor_parallel_size for g in inv.groups] == [UNKNOWN, UNKNOWN]

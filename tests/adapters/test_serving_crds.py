@@ -138,7 +138,7 @@ def test_llm_inference_service_decode_prefill_and_multi_node():
          {"resources": 24, "nodeSelector": 19, "replicas": 11}),
         ({"model": 9, "tensor_parallel_size": 29}, {"resources": 35, "nodeSelector": 31, "replicas": 27}),
         ({"model": 45, "data_parallel_size": 48, "data_parallel_size_local": 49, "enable_expert_parallel": 50},
-         {"resources": 56, "nodeSelector": 52, "replicas": 46}),
+         {"resources": 56, "vpc.amazonaws.com/efa": 57, "nodeSelector": 52, "replicas": 46}),
     ]
     deepseek = inv.groups[2].engine
     assert (deepseek.enable_expert_parallel, deepseek.extra) == (True, {"data_parallel_size_local": 8})
@@ -247,7 +247,8 @@ def test_ray_service_llm_configs_and_ray_cluster_running_vllm():
         ({"model": 17, "tensor_parallel_size": 19, "max_model_len": 20, "enable_prefix_caching": 21},
          {"resources": 19, "image": 49, "nodeSelector": 45}),
         ({"model": 72, "tensor_parallel_size": 73, "pipeline_parallel_size": 73, "distributed_executor_backend": 74,
-          "max_model_len": 74}, {"resources": 75, "image": 67, "nodeSelector": 63}),
+          "max_model_len": 74}, {"resources": 75, "image": 67, "vpc.amazonaws.com/efa": 76,
+                                 "nodeSelector": 63}),
     ]
     assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
 

@@ -26,6 +26,7 @@ from ...model import (
     Volume,
 )
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
     expand_k8s,
@@ -56,11 +57,15 @@ def read_node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
 
 
 def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, line: int | None) -> Any:
+    """The whole-number count of resource ``name`` the container requests (limits first), None when it requests
+    none, UNKNOWN when the count is not known yet (a computed value, a template placeholder such as
+    ``${GPU_PER_WORKER}`` that the template's tool fills); any other value that is no whole number is an
+    :class:`InputError` at its line (Kubernetes refuses the object)."""
     for part in ("limits", "requests"):
         section = typed_map(resources, part, f"resources.{part}", Location(file, line))
         if name in section:
             value = section[name]
-            if value is UNKNOWN:
+            if value is UNKNOWN or is_placeholder(value):
                 return UNKNOWN
             try:
                 n = int(str(value).strip())
@@ -69,6 +74,22 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
                                  line_of(section, name) or line) from None
             return n
     return None
+
+
+def _efa(resources: Mapping[str, Any], file: str | None, line: int | None) -> Any:
+    """The container's ``vpc.amazonaws.com/efa`` devices: a count, 0 when it requests none, or UNKNOWN."""
+    count = _quantity_int(resources, EFA_RESOURCE, file, line)
+    return 0 if count is None else count
+
+
+def template_counts(resources: Any) -> bool:
+    """Whether a container's ``resources`` (limits or requests) hold a template placeholder as a quantity
+    (``nvidia.com/gpu: ${GPU_PER_WORKER}``): Kubernetes refuses such an object as written, so the document it is
+    in is a template a tool fills before it is applied."""
+    if not isinstance(resources, Mapping):
+        return False
+    return any(is_placeholder(v) for part in ("limits", "requests")
+               if isinstance(resources.get(part), Mapping) for v in resources[part].values())
 
 
 def _probe(kind: str, raw: Any) -> Probe | None:
@@ -229,7 +250,8 @@ class Pod:
     """What one pod template contributes to a serving group."""
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
-                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "locations", "host", "more")
+                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "crash_placeholder", "locations", "host",
+                 "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -247,6 +269,7 @@ class Pod:
         #: the variable whose absence makes it so (an undefined $(VAR)): whether it is sure depends on what
         #: builds the pod (note_launch), else None
         self.crash_pending: str | None = None
+        self.crash_placeholder = False  # the crash is a template's placeholder (``${TP}``): see Crash.placeholder
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
         self.host = HostAccess()
         self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
@@ -333,7 +356,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             ports=[int(p["containerPort"]) for p in ports if isinstance(p.get("containerPort"), int)],
             gpus=gpus,
             accelerator_resource=accelerator,
-            efa=_quantity_int(resources, EFA_RESOURCE, file, cline) or 0,
+            efa=_efa(resources, file, cline),
             volume_mounts={str(m["name"]): str(m.get("mountPath", ""))
                            for m in typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc) if "name" in m},
             location=cloc,
@@ -388,6 +411,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash.why
             pod.crash_pending = crash.pending
+            pod.crash_placeholder = crash.placeholder
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
         if engine is not None:
             container.runs_vllm = True
@@ -456,6 +480,12 @@ def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> 
             out[name] = where
     if isinstance(c, LineDict) and c.line is not None:
         out["container"] = Location(file, c.line)
+    resources = c.get("resources") if isinstance(c, Mapping) else None
+    for part in ("limits", "requests"):  # the line of the EFA count (a rule that cannot decide on it points there)
+        where = _key_location(resources.get(part), EFA_RESOURCE, file) if isinstance(resources, Mapping) else None
+        if where is not None:
+            out[EFA_RESOURCE] = where
+            break
 
 
 def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location) -> None:

@@ -53,7 +53,7 @@ from .fields import (
     typed_map,
 )
 from .parse import Lines
-from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations
+from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts
 
 #: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
 #: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
@@ -270,6 +270,8 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
     pending = pod.crash_pending
     sure = pending is None or (not _injected_name(kind, pending) and runs_as_read(kind, obj, loc.file))
+    if pod.crash_placeholder and is_template(obj):
+        sure = False  # ${TP} in args is the template's placeholder: the value the tool fills stays unknown
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
                      group.at("crash"), group.suppressions, crash=True)
@@ -280,6 +282,24 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
             f"container {c.name!r} runs the vLLM image {c.image} but its command "
             f"({_shown_command([*c.command, *c.args])}) does not start a vLLM server shardwise can read"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+
+
+def is_template(obj: Any, depth: int = 0) -> bool:
+    """Whether a document is evidently a template a tool fills before it is applied (envsubst, Helm): a container
+    in it requests a resource quantity written as a placeholder (``nvidia.com/gpu: ${GPU_PER_WORKER}``), which
+    Kubernetes refuses as written. A document valid as written is read as the object that runs."""
+    if depth > 64:
+        return False
+    if isinstance(obj, Mapping):
+        for key in ("containers", "initContainers"):
+            containers = obj.get(key)
+            if isinstance(containers, list) and any(isinstance(c, Mapping) and template_counts(c.get("resources"))
+                                                    for c in containers):
+                return True
+        return any(is_template(v, depth + 1) for v in obj.values() if isinstance(v, Mapping | list))
+    if isinstance(obj, list):
+        return any(is_template(v, depth + 1) for v in obj if isinstance(v, Mapping | list))
+    return False
 
 
 def _shown_command(words: list[str], most: int = 80) -> str:

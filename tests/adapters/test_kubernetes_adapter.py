@@ -399,6 +399,38 @@ def test_efa_counts_as_written():
     assert [c.efa for c in g.containers] == [32, 0]
 
 
+def test_a_placeholder_replica_count_or_group_size_is_unknown():
+    # a template's spec.replicas and LeaderWorkerSet size (aws-do-eks writes them as ${NUM_WORKERS}): unknown, so the
+    # rules that need them say "cannot decide"; before, "spec.replicas: expected an integer" failed the run
+    inv = load_kubernetes_text(text("""
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {name: big}
+        spec:
+          replicas: ${REPLICAS}
+          leaderWorkerTemplate:
+            size: "{{ .Values.groupSize }}"
+            workerTemplate:
+              spec:
+                containers:
+                  - name: vllm
+                    image: vllm/vllm-openai:v0.11.0
+                    args: [org/m, --tensor-parallel-size, "8", --pipeline-parallel-size, "2"]
+                    resources: {limits: {nvidia.com/gpu: 8}}
+    """), "t.yaml")
+    (g,) = inv.groups
+    assert (g.replicas, g.pods_per_group) == (UNKNOWN, UNKNOWN)
+    with pytest.raises(InputError, match=r"t.yaml:5: spec.replicas: expected an integer, got '2x'"):
+        load_kubernetes_text(text("""
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: d}
+            spec:
+              replicas: 2x
+              template: {spec: {containers: [{name: vllm, image: vllm/vllm-openai, args: [org/m]}]}}
+        """), "t.yaml")
+
+
 @pytest.mark.parametrize("value", ["GPUS", "$(GPUS)", "${GPUS}x", "2${GPUS}", "{{ x }} 2"])
 def test_a_count_that_is_no_placeholder_is_an_input_error(value):
     with pytest.raises(InputError, match=r"t.yaml:9: resources.limits.nvidia.com/gpu: expected a whole number"):

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...model import UNKNOWN, Location, Suppression
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from ...model.vocab import ANN_IGNORE
 from ..yamlsrc import LineDict
 from .parse import yaml_type
@@ -108,7 +109,7 @@ def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what:
     value = d.get(key)
     if value is None:
         return default
-    if value is UNKNOWN:
+    if value is UNKNOWN or is_placeholder(value):  # a template's ${REPLICAS} / {{ .Values.size }}: not known yet
         return UNKNOWN
     if isinstance(value, bool):
         raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, line_of(d, key) or loc.line)

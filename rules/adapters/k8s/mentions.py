@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...model import Location
+from ...model.unknown import is_placeholder
 from ...vllm.args import is_vllm_image
 from ...vllm.imageref import parse_image
 from ..yamlsrc import LineDict
@@ -46,13 +47,14 @@ _NAME_KEYS = frozenset({"runtime", "runtimename", "backend", "backendname", "eng
 _IMPORT_KEYS = frozenset({"import_path", "importpath"})
 #: An import path of a vLLM module written in text (RayService ``serveConfigV2``).
 _IMPORT = re.compile(r"\bimport_path:\s*['\"]?(\S*(?:^|[^a-z0-9])vllm[^a-z]\S*)", re.IGNORECASE)
-#: An unrendered value: ``$NAME``, ``${NAME}``, ``{{ .Values.x }}``, ``<your-image>``.
 #: RayLLM's application (ray-project/ray-llm, archived): ``import_path: rayllm.backend:router_application``.
 _RAYLLM = re.compile(r"\bimport_path:\s*['\"]?(rayllm[.:]\S*)")
 _RAYLLM_WHY = ("RayLLM reads each model's engine config (model, vLLM engine_kwargs, GPUs per replica) from the model "
                "files its application names (here mounted into the pod), not from the pod spec, so no vLLM command "
                "is in the object; RayLLM is archived: ray.serve.llm's LLMConfig in serveConfigV2 is read")
-_PLACEHOLDER = re.compile(r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]+>)$")
+#: A value left for the reader to fill, beside a template's placeholders (:func:`.model.unknown.is_placeholder`):
+#: ``<your-image>``.
+_ANGLED = re.compile(r"^<[^>]+>$")
 
 
 def _named(value: Any) -> bool:
@@ -145,7 +147,8 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
         if low.endswith("image") and isinstance(value, str) and value.strip():
             text = value.strip()
-            if _PLACEHOLDER.match(text) and _named(text):  # an unrendered image named for vLLM: $VLLM_IMAGE
+            # an unrendered image named for vLLM: $VLLM_IMAGE, {{ .Values.vllmImage }}, <vllm-image>
+            if (is_placeholder(text) or _ANGLED.match(text)) and _named(text):
                 return f"the image placeholder `{text}`", _at(holder, key, file), None
             name, colon, tag = parse_image(text).name_and_tag.rpartition(":")
             if colon and tag and _named(tag):

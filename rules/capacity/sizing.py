@@ -523,15 +523,12 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     limits = dict(s.mm_limits)
     if limits and not any(limits.get(m, 1) > 0 for m in (("image", "video") if qwen else ("image",))):
         return _NO_ENCODER  # every modality the tower takes is turned off: no encoder cache, no profile
-    qwen3 = model_type.startswith(_QWEN3_VIT_TYPES) or vision_type.startswith(_QWEN3_VIT_TYPES)
-    if qwen3 and engine == "v1":
+    qwen3 = (model_type.startswith(_QWEN3_VIT_TYPES) or vision_type.startswith(_QWEN3_VIT_TYPES)) and engine == "v1"
+    if qwen3 or (qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
+                           or vision_type.startswith(_QWEN_PIXELS_TYPES))):
         unit = int(patch * merge)
-        tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN3_VL_MAX_PIXELS, unit, b.qwen_image))
-        patches = tokens * merge * merge
-    elif qwen and (s.mm_max_pixels is not None or model_type.startswith(_QWEN_PIXELS_TYPES)
-                   or vision_type.startswith(_QWEN_PIXELS_TYPES)):
-        unit = int(patch * merge)
-        tokens = float(_qwen_image_tokens(s.mm_max_pixels or _QWEN_VL_MAX_PIXELS, unit, b.qwen_image))
+        largest = _QWEN3_VL_MAX_PIXELS if qwen3 else _QWEN_VL_MAX_PIXELS
+        tokens = float(_qwen_image_tokens(s.mm_max_pixels or largest, unit, b.qwen_image))
         patches = tokens * merge * merge
     elif qwen:
         patches = _QWEN_VL_MAX_PIXELS / (patch * patch)
@@ -553,8 +550,8 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     # values in the model's dtype where the processor's outputs are cast (0.9.1+, every release with the tower);
     # the other towers keep the float32 values, their copy in the tower's dtype and ``vit_hidden`` rows per patch
     # (their blocks not read; docs/capacity-model.md)
-    in_dtype = qwen3 and engine == "v1" and b.mm_inputs_model_dtype
-    if qwen3 and engine == "v1":
+    in_dtype = qwen3 and b.mm_inputs_model_dtype
+    if qwen3:
         per_patch = _qwen3_vit_patch_bytes(b.qwen3_vit_pos, vh, vi, s.tp, act)
     else:
         per_patch = (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act

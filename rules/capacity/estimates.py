@@ -115,7 +115,7 @@ class Estimates:
     weights_error_gib: float = 0.3
     #: ... and LESS than it by at most ``weights_error_below`` + ``weights_error_below_gib`` for an unquantised
     #: checkpoint with an exact parameter count and nothing vLLM may skip (no encoder tower, no MTP module): its bytes
-    #: are parameters × dtype bytes (the logs: never more than 0.004 GiB less, 31 rows, CUDA and ROCm); a quantised,
+    #: are parameters × dtype bytes (the logs: never more than 0.004 GiB less, 27 rows, CUDA and ROCm); a quantised,
     #: multimodal, MTP-carrying or config-derived one keeps the wide side (Qwen3.6-27B-FP8: 0.30 GiB, 1.1 %, less)
     weights_error_below: float = 0.005
     weights_error_below_gib: float = 0.05

@@ -1503,7 +1503,7 @@ def exact_weights(model: ModelShape, precision: Precision, given: bool) -> bool:
     """Whether vLLM loads (nearly) exactly the weights shardwise counts, never materially fewer: an unquantised
     checkpoint (its bytes are parameters × dtype bytes) whose parameter count is the catalog's or its index's (not
     derived from config.json's shapes, not ``plan --weights-gib``), with nothing vLLM may leave unloaded: no vision
-    or audio tower, no MTP module (loaded only for an MTP draft). The start-up logs hold it: 31 such rows, CUDA and
+    or audio tower, no MTP module (loaded only for an MTP draft). The start-up logs hold it: 27 such rows, CUDA and
     ROCm, none more than 0.004 GiB below the estimate (docs/capacity-model.md, "The weights' band")."""
     return (precision in ("bf16", "fp16", "fp32") and model.quantization is None and not given
             and model.extra.get("params_source") != "derived" and not model.vision_params

@@ -32,7 +32,7 @@ from ..capacity.layout import (
     serves,
     sure_holds,
 )
-from ..capacity.sizing import ReplicaSizing
+from ..capacity.sizing import ReplicaSizing, band_text
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
@@ -965,7 +965,8 @@ def plan_text(plan: Plan) -> str:
                  f"{s.vllm_version_note} ({s.engine.upper()} engine)")
     graphs = ("taken from the KV budget" if s.cudagraphs_in_budget else
               "captured after the KV cache is sized: not in the budget" if s.cudagraph_gib_per_gpu else "none")
-    kv = (f"{s.available_kv_gib:.2f} GiB ± {s.error_band_gib:.2f} (vLLM logs it as 'Available KV cache memory')"
+    band = band_text(s.error_band_gib, s.error_band_above_gib, 2, " ")
+    kv = (f"{s.available_kv_gib:.2f} GiB {band} (vLLM logs it as 'Available KV cache memory')"
           if s.available_kv_gib > 0 else
           f"none: the weights, activations and the rest take {-s.available_kv_gib:.2f} GiB more than the usable "
           "memory")

@@ -108,7 +108,17 @@ class Estimates:
     cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing
     allocator_slack_gib: float = 0.25
     allocator_slack_error_gib: float = 0.1
+    #: the weights' error band, asymmetric (docs/capacity-model.md, "The weights' band"; estimate − logged over the
+    #: start-up logs' "Model loading took"): vLLM may load up to ``weights_error`` + ``weights_error_gib`` MORE than
+    #: the estimate (a vision tower's buffers, ROCm: up to 5.2 % and 0.45 GiB in the logs) ...
     weights_error: float = 0.02
+    weights_error_gib: float = 0.3
+    #: ... and LESS than it by at most ``weights_error_below`` + ``weights_error_below_gib`` for an unquantised
+    #: checkpoint with an exact parameter count and nothing vLLM may skip (no encoder tower, no MTP module): its bytes
+    #: are parameters × dtype bytes (the logs: never more than 0.004 GiB less, 27 rows, CUDA and ROCm); a quantised,
+    #: multimodal, MTP-carrying or config-derived one keeps the wide side (Qwen3.6-27B-FP8: 0.30 GiB, 1.1 %, less)
+    weights_error_below: float = 0.005
+    weights_error_below_gib: float = 0.05
     activation_error: float = 0.35
     activation_floor_gib: float = 0.15
     encoder_error: float = 0.5

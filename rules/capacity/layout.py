@@ -125,9 +125,9 @@ def judge(s: ReplicaSizing, parallel: Parallel, seqs: int | None) -> Fit:
         starts = "may-refuse"
     n = s.max_num_seqs if seqs is None else seqs
     need = n * s.context_kv_gib
-    kv, band = s.kv_cache_gib_per_gpu, s.error_band_gib
-    load: LoadVerdict = ("holds" if need <= kv - band and starts != "refuses" else
-                         "does-not-hold" if need > kv + band or starts == "refuses" else "may-not-hold")
+    kv, below, above = s.kv_cache_gib_per_gpu, s.error_band_gib, s.error_band_above_gib
+    load: LoadVerdict = ("holds" if need <= kv - below and starts != "refuses" else
+                         "does-not-hold" if need > kv + above or starts == "refuses" else "may-not-hold")
     return Fit(parallel, s, n, seqs is not None, starts, load)
 
 

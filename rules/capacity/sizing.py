@@ -44,7 +44,7 @@ from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
-from .draft import NO_DRAFT, Draft, draft
+from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
@@ -213,7 +213,10 @@ class ReplicaSizing:
     usable_gib_per_gpu: float  # total × gpu_memory_utilization
     available_kv_gib: float  # vLLM's "Available KV cache memory" (negative: nothing left)
     kv_cache_gib_per_gpu: float  # max(available, 0)
-    error_band_gib: float
+    error_band_gib: float  # how much LESS KV budget vLLM may find than estimated (its weights the band's high side)
+    #: how much MORE it may find (the weights' low side, ``weights_error_below_gib``): where a refusal or a load
+    #: that does not fit stops being sure
+    error_band_above_gib: float
     kv_bytes_per_token_per_gpu: int  # attention layers vLLM caches, on the stage that caches most per token
     block_size: int
     kv_cache_tokens: int  # vLLM's "GPU KV cache size: N tokens"
@@ -232,7 +235,8 @@ class ReplicaSizing:
     needed_kv_gib: float  # one max_model_len request, as vLLM checks it
     max_model_len_fit_sure: int  # ... with the error band taken off the KV budget
     weights_fit: bool  # central estimate
-    weights_error_gib: float
+    weights_error_gib: float  # how much MORE vLLM may load than the estimate
+    weights_error_below_gib: float  # how much LESS (narrow for an unquantised checkpoint: :func:`weights_band`)
     weights_fit_band: Verdict
     starts: bool  # central estimate
     verdict: Verdict  # with the error band: the KV cache and the margin outside the budget together
@@ -246,6 +250,16 @@ class ReplicaSizing:
     certain: bool  # the refusal does not depend on an estimate (a configuration vLLM rejects)
     headroom_gib_per_gpu: float  # KV budget left after the declared load
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def kv_band_text(self) -> str:
+        """The KV budget's band as messages give it (:func:`band_text`)."""
+        return band_text(self.error_band_gib, self.error_band_above_gib)
+
+    @property
+    def weights_band_text(self) -> str:
+        """The weights' band as messages give it: how much fewer, how much more (:func:`band_text`)."""
+        return band_text(self.weights_error_below_gib, self.weights_error_gib)
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -864,17 +878,19 @@ def _size_deployment(
                                dr)
     lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, cache_stage.stage, dr))
     available = _kv_budget(cache_stage, s, given, notes)
-    band = _error_band(worst, device, s, b, engine, usable, graphs, given, e) + (0.0 if given else
-                                                                                 dr.unknown_bytes / GIB)
+    exact = exact_weights(model, ck.precision, weights_gib is not None)
+    below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e)
+    draft_err = 0.0 if given else dr.unknown_bytes / GIB
+    band, band_above = below + draft_err, above + draft_err
 
     # the KV cache and vLLM's checks of it
     kv = _kv_cache(model, s, lay, b, engine, available, band, length, batch.batched, block, notes)
     mml = kv.max_model_len
     if not refusal:
         refusal = _kv_refusal(engine, available, kv)
-    weights = _weights_fit(worst.weights, usable, e)
+    weights = _weights_fit(worst.weights, usable, exact, e)
     starts = not refusal
-    verdict = _kv_verdict(certain, engine, available, band, kv)
+    verdict = _kv_verdict(certain or weights.verdict == "refuses", engine, available, band, band_above, kv)
 
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
@@ -922,6 +938,7 @@ def _size_deployment(
         "available_kv_gib": available,
         "kv_cache_gib_per_gpu": max(available, 0.0),
         "error_band_gib": band,
+        "error_band_above_gib": band_above,
         "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
                                           kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
         "block_size": kv.plan.block_size,
@@ -942,6 +959,7 @@ def _size_deployment(
         "needed_kv_gib": kv.needed / GIB,
         "weights_fit": weights.fits,
         "weights_error_gib": weights.band,
+        "weights_error_below_gib": weights.below,
         "weights_fit_band": weights.verdict,
         "starts": starts,
         "verdict": verdict,
@@ -1408,21 +1426,23 @@ def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) 
 
 
 def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, engine: str, usable: float,
-                graphs: _Graphs, given: bool, e: Estimates) -> float:
-    """GiB the KV budget may be off by: the sum of the errors of the terms vLLM measures and shardwise
-    estimates (:class:`Estimates`), at least 0.6 GiB and 4 % of the budget; none when the KV cache's size
-    is given."""
+                graphs: _Graphs, given: bool, exact: bool, e: Estimates) -> tuple[float, float]:
+    """GiB the KV budget may be off by, below and above the estimate: the sum of the errors of the terms vLLM
+    measures and shardwise estimates (:class:`Estimates`), at least 0.6 GiB and 4 % of the budget; none when the
+    KV cache's size is given. The weights' error is asymmetric (:func:`weights_band`): weights heavier than the
+    estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``)."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
     counted = b.tp_buffers_in_budget and custom_all_reduce(device, s.tp)
     if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
-    band = (worst.weights * e.weights_error + act_err + worst.encoder * e.encoder_error
-            + nontorch_err + (e.cudagraph_error_gib if graphs.in_budget else 0.0))
-    band = max(band, 0.6, 0.04 * usable)
+    rest = (act_err + worst.encoder * e.encoder_error + nontorch_err
+            + (e.cudagraph_error_gib if graphs.in_budget else 0.0))
     if given:
-        band = 0.0  # vLLM uses the figure given; nothing is estimated
-    return band
+        return 0.0, 0.0  # vLLM uses the figure given; nothing is estimated
+    floor = max(0.6, 0.04 * usable)
+    lighter = e.weights_error_below if exact else e.weights_error
+    return max(worst.weights * e.weights_error + rest, floor), max(worst.weights * lighter + rest, floor)
 
 
 class _KvCache(NamedTuple):
@@ -1479,36 +1499,67 @@ def _kv_refusal(engine: str, available: float, kv: _KvCache) -> str:
     return ""
 
 
+def exact_weights(model: ModelShape, precision: Precision, given: bool) -> bool:
+    """Whether vLLM loads (nearly) exactly the weights shardwise counts, never materially fewer: an unquantised
+    checkpoint (its bytes are parameters × dtype bytes) whose parameter count is the catalog's or its index's (not
+    derived from config.json's shapes, not ``plan --weights-gib``), with nothing vLLM may leave unloaded: no vision
+    or audio tower, no MTP module (loaded only for an MTP draft). The start-up logs hold it: 27 such rows, CUDA and
+    ROCm, none more than 0.004 GiB below the estimate (docs/capacity-model.md, "The weights' band")."""
+    return (precision in ("bf16", "fp16", "fp32") and model.quantization is None and not given
+            and model.extra.get("params_source") != "derived" and not model.vision_params
+            and not any(isinstance(model.hf_config.get(k), dict) for k in ("vision_config", "audio_config"))
+            and not mtp_layers(model))
+
+
+def weights_band(weights: float, exact: bool, e: Estimates = DEFAULT_ESTIMATES) -> tuple[float, float]:
+    """GiB by which vLLM may load fewer and more weights per GPU than ``weights``: more by ``weights_error`` of
+    them + ``weights_error_gib`` (the logs: a vision tower 5.2 %, ROCm 2.1 %); fewer by as much for a checkpoint
+    that is not :func:`exact_weights`, else by ``weights_error_below`` + ``weights_error_below_gib``."""
+    above = weights * e.weights_error + e.weights_error_gib
+    below = weights * e.weights_error_below + e.weights_error_below_gib if exact else above
+    return below, above
+
+
+def band_text(below: float, above: float, digits: int = 1, sep: str = "") -> str:
+    """An error band as messages give it: ``±5.1`` when its two sides read alike at ``digits``, else
+    ``−0.7/+2.9`` (how much less, how much more)."""
+    lo, hi = f"{below:.{digits}f}", f"{above:.{digits}f}"
+    return f"±{sep}{lo}" if lo == hi else f"−{sep}{lo}/+{hi}"
+
+
 class _Weights(NamedTuple):
     """Whether the weights of one GPU fit the budget at all."""
 
-    band: float  # GiB
+    band: float  # GiB vLLM may load more than the estimate
+    below: float  # ... and fewer
     fits: bool  # central estimate
     verdict: Verdict
 
 
-def _weights_fit(weights: float, usable: float, e: Estimates) -> _Weights:
-    """The weights of one GPU against the budget, with their own error band (``weights_error`` of them
-    + 0.3 GiB)."""
-    band = weights * e.weights_error + 0.3
-    verdict: Verdict = ("starts" if weights + band < usable else
-                        "refuses" if weights - band > usable else "may-refuse")
-    return _Weights(band, weights < usable, verdict)
+def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates) -> _Weights:
+    """The weights of one GPU against the budget, with their own asymmetric band (:func:`weights_band`): they fit
+    for sure when the heaviest they may be fits, and surely not when even the lightest does not."""
+    below, above = weights_band(weights, exact, e)
+    verdict: Verdict = ("starts" if weights + above < usable else
+                        "refuses" if weights - below > usable else "may-refuse")
+    return _Weights(above, below, weights < usable, verdict)
 
 
-def _kv_verdict(certain: bool, engine: str, available: float, band: float, kv: _KvCache) -> Verdict:
-    """vLLM's KV cache check with the error band: a certain refusal refuses; V0 compares the tokens the cache
-    holds, V1 the bytes one max_model_len request needs, each with the band added and taken off."""
+def _kv_verdict(certain: bool, engine: str, available: float, band: float, band_above: float,
+                kv: _KvCache) -> Verdict:
+    """vLLM's KV cache check with the error band: a certain refusal (or weights that surely exceed the budget)
+    refuses; V0 compares the tokens the cache holds, V1 the bytes one max_model_len request needs, each with
+    ``band`` taken off (it starts for sure) and ``band_above`` added (it refuses for sure)."""
     if certain:
         return "refuses"
     plan, mml, needed, avail_bytes = kv.plan, kv.max_model_len, kv.needed, available * GIB
     if engine == "v0":
         per_token = plan.page_bytes / plan.block_size * plan.group_layers if plan.block_size else 0
-        margin = band * GIB / per_token if per_token else 0
-        low_tokens, high_tokens = plan.tokens - margin, plan.tokens + margin
-        return ("refuses" if high_tokens < mml or available + band <= 0 else
+        low_tokens = plan.tokens - (band * GIB / per_token if per_token else 0)
+        high_tokens = plan.tokens + (band_above * GIB / per_token if per_token else 0)
+        return ("refuses" if high_tokens < mml or available + band_above <= 0 else
                 "starts" if low_tokens >= mml and available - band > 0 else "may-refuse")
-    return ("refuses" if needed > avail_bytes + band * GIB or available + band <= 0 else
+    return ("refuses" if needed > avail_bytes + band_above * GIB or available + band_above <= 0 else
             "starts" if needed <= avail_bytes - band * GIB and available - band > 0 else "may-refuse")
 
 

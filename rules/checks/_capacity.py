@@ -147,14 +147,14 @@ def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
     reserve = f"{s.weights_gib_per_gpu:.1f} GiB of weights × {res.kv_reserve:g} = {res.reserve_gib:.1f} GiB"
     if res.sure:
         return (f"{alt} fit the same GPUs: each starts at max_model_len {s.max_model_len:,} with "
-                f"{s.kv_cache_gib_per_gpu:.1f} GiB (±{s.error_band_gib:.1f}) of KV cache per GPU and keeps the KV "
+                f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
                 f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)"), True
     if res.kept:
         why = (f"each starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
                "estimates follow CUDA and ROCm, not this device's vLLM plugin")
     else:
         why = (f"each starts at max_model_len {s.max_model_len:,} with {s.kv_cache_gib_per_gpu:.1f} GiB "
-               f"(±{s.error_band_gib:.1f}) of KV cache per GPU, but the KV reserve is thin ({reserve} against the "
+               f"({s.kv_band_text}) of KV cache per GPU, but the KV reserve is thin ({reserve} against the "
                f"{s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
     return f"{alt} may fit the same GPUs: {why}; declare the load ({source}) to have it judged", False
 

@@ -66,7 +66,7 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"(±{s.weights_error_gib:.1f}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "
+            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
@@ -77,7 +77,7 @@ class WeightsDoNotFit(GroupRule):
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
             # leaves a model whose weights may not fit to this rule
             left = (f"with {s.activation_gib_per_gpu:.1f} GiB of activations about {s.available_kv_gib:.2f} GiB "
-                    f"(±{s.error_band_gib:.1f}) is left for the KV cache, and one request of {s.max_model_len:,} "
+                    f"({s.kv_band_text}) is left for the KV cache, and one request of {s.max_model_len:,} "
                     f"tokens needs {s.needed_kv_gib:.2f} GiB")
             yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
         else:

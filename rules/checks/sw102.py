@@ -66,7 +66,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             measured = f"{need}; --kv-cache-memory-bytes gives it {s.available_kv_gib:.2f} GiB"
         else:
             measured = (
-                f"{need}; about {s.available_kv_gib:.2f} GiB (±{s.error_band_gib:.1f}) is left after "
+                f"{need}; about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left after "
                 f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
             )
         if s.kv_verdict == "refuses":

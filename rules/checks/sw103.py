@@ -79,7 +79,7 @@ class KvBudgetBelowLoad(GroupRule):
             f"the declared load of {plural(load.concurrency or 0, 'sequence')} "
             f"({load_source(g)}){over} × {s.expected_context:,} tokens ({ctx_how}) needs "
             f"{fit.need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
-            f"(±{s.error_band_gib:.1f}): {plural(fits, 'such sequence')} per replica"
+            f"({s.kv_band_text}): {plural(fits, 'such sequence')} per replica"
         )
         if fit.load == "may-not-hold":
             yield hit(g, f"{msg} (within the estimate's error band)")

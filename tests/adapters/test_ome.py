@@ -67,7 +67,7 @@ def test_a_service_is_linted_as_its_runtimes_pod_with_its_own_overrides():
     assert findings(inv) == [
         ("SW102", "mandatory", "llama-8b-on-l4.yaml", 57, False, "meta-llama/Llama-3.1-8B-Instruct at "
          "TP1×PP1 on L4 (vLLM 0.10.1 from the image tag): one request of 131,072 tokens needs 16.00 GiB of KV cache "
-         "per GPU; about 4.18 GiB (±0.9) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will "
+         "per GPU; about 4.18 GiB (−0.9/+0.8) is left after 15.0 GiB of weights and 0.5 GiB of activations; vLLM will "
          "refuse to start; --max-model-len 26624 fits")]
 
 

@@ -2,7 +2,7 @@
 
 One place reads the cases and scores them: ``test_calibration.py`` holds the model to each one, and
 ``benchmarks/startup_logs.py`` prints the scoreboard an outside evaluation would (verdicts right, KV budgets within
-tolerance, token counts within 5 %, weights within 2 % + 0.3 GiB), by release line.
+tolerance, token counts within 5 %, weights within their asymmetric band), by release line.
 
 Models the catalog lacks are explicit shapes here, each from its published config.json.
 """
@@ -114,7 +114,9 @@ class Score:
     kv_within: bool | None  # within max(0.6 GiB, 4 % of the usable memory)
     tokens_within_5pct: bool | None
     tokens_within_band: bool | None  # within the KV tolerance, in tokens
-    weights_within: bool | None  # within 2 % + 0.3 GiB
+    #: within the weights' band: at most ``weights_error_gib`` below what vLLM loaded, at most
+    #: ``weights_error_below_gib`` above it (sizing.weights_band)
+    weights_within: bool | None
 
 
 def score(log: Log) -> Score:
@@ -125,8 +127,8 @@ def score(log: Log) -> Score:
     if log.central:
         right = right and s.starts == log.started
     kv = None if log.kv_gib is None else abs(s.available_kv_gib - log.kv_gib) <= tolerance
-    weights = None if log.weights_gib is None else abs(s.weights_gib_per_gpu - log.weights_gib) <= (
-        0.02 * log.weights_gib + 0.3)
+    weights = None if log.weights_gib is None else (
+        -s.weights_error_gib <= s.weights_gib_per_gpu - log.weights_gib <= s.weights_error_below_gib)
     tokens_5 = tokens_band = None
     if log.tokens is not None:
         tokens_5 = abs(s.kv_cache_tokens - log.tokens) <= 0.05 * log.tokens

@@ -272,6 +272,57 @@ def test_the_error_band_is_never_below_the_calibration_tolerance():
                                                  + 0.15 + 0.3))
 
 
+def test_the_weights_band_is_narrow_below_only_for_a_checkpoint_vllm_loads_whole():
+    # docs/capacity-model.md, "The weights' band": 27 unquantised rows without a tower or an MTP module, none more
+    # than 0.004 GiB below the estimate; the quantised, multimodal, MTP-carrying or derived keep 2 % + 0.3 GiB below
+    llama = find_model("meta-llama/Llama-3.1-70B-Instruct")
+    assert sizing.exact_weights(llama, "bf16", False) and sizing.exact_weights(llama, "fp16", False)
+    assert not sizing.exact_weights(llama, "fp8", False)  # --quantization fp8: online quantisation
+    assert not sizing.exact_weights(llama, "bf16", True)  # plan --weights-gib: a size given, not counted
+    assert not sizing.exact_weights(dataclasses.replace(llama, extra={"params_source": "derived"}), "bf16", False)
+    assert not sizing.exact_weights(find_model("google/gemma-3-4b-it"), "bf16", False)  # its SigLIP tower
+    assert not sizing.exact_weights(find_model("zai-org/GLM-4.5-Air"), "bf16", False)  # its MTP layer
+    fp8 = find_model("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic")
+    assert not sizing.exact_weights(fp8, fp8.precision, False)
+    assert sizing.weights_band(100.0, True) == pytest.approx((0.55, 2.3))  # 0.5 % + 0.05 below, 2 % + 0.3 above
+    assert sizing.weights_band(100.0, False) == pytest.approx((2.3, 2.3))
+    assert (sizing.band_text(0.7072, 2.929), sizing.band_text(5.14, 5.14), sizing.band_text(5.14, 5.14, 2, " ")) == (
+        "−0.7/+2.9", "±5.1", "± 5.14")
+
+
+H200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+
+
+@pytest.mark.parametrize("util, over, verdict", [
+    (0.92, 2.823, "refuses"),  # kubernetes.recipes' one-H200 request (plan case k8srecipes-llama31-70b-h200-tp1)
+    (0.935, 0.725, "refuses"),  # inside the old symmetric 2.93 GiB, beyond the low side's 0.71
+    (0.937, 0.446, "may-refuse"),  # inside the low side: were they 0.71 GiB lighter they would fit
+])
+def test_weights_over_the_budget_by_more_than_their_low_side_refuse(util, over, verdict):
+    s = sizing.size_deployment(find_model("meta-llama/Llama-3.1-70B-Instruct"), H200,
+                               sizing.EngineSettings(gpu_memory_utilization=util, max_model_len=8192), "0.11.0")
+    assert round(s.weights_gib_per_gpu - s.usable_gib_per_gpu, 3) == over
+    assert (round(s.weights_error_below_gib, 3), round(s.weights_error_gib, 3)) == (0.707, 2.929)
+    # the weights alone surely leave no KV cache: the KV verdict says so too, whatever the KV band's floor (5.2 GiB)
+    assert (s.weights_fit_band, s.kv_verdict, s.verdict, s.starts) == (verdict, verdict, verdict, False)
+
+
+def test_the_kv_band_takes_the_weights_low_side_above_the_estimate():
+    # Qwen2.5-7B in fp16 on one V100 (0.8.5, V0): 14.19 GiB of weights, 1.47 GiB of activations. Below: 2 % of the
+    # weights + 35 % of the activations + 0.15 + 0.3 non-torch = 1.25 GiB; above, the weights' 0.5 %: 1.03 GiB
+    v100 = sizing.Device("V100-16GB", 15.78, "nvidia", "volta")
+    s = sizing.size_deployment(find_model("Qwen/Qwen2.5-7B-Instruct"), v100,
+                               sizing.EngineSettings(dtype="float16", max_model_len=8192), "0.8.5")
+    rest = s.activation_gib_per_gpu * 0.35 + 0.15 + 0.3
+    assert s.error_band_gib == pytest.approx(s.weights_gib_per_gpu * 0.02 + rest)
+    assert s.error_band_above_gib == pytest.approx(s.weights_gib_per_gpu * 0.005 + rest)
+    assert (round(s.error_band_gib, 2), round(s.error_band_above_gib, 2), s.kv_band_text) == (1.25, 1.03, "−1.2/+1.0")
+    # a quantised checkpoint keeps the weights' 2 % on both sides
+    fp8 = sizing.size_deployment(find_model("Qwen/Qwen2.5-7B-Instruct"), v100,
+                                 sizing.EngineSettings(quantization="fp8", max_model_len=8192), "0.8.5")
+    assert fp8.error_band_above_gib == fp8.error_band_gib
+
+
 def test_expected_context_and_block_rounding():
     s = sizing.size_replica(LLAMA70, H100_GIB, tp=4, max_model_len=8192, max_num_seqs=10, expected_context=1000,
                             vllm_version="0.11.0")

@@ -344,7 +344,7 @@ def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_pat
     # a 70B model on one 48 GB L40S: blocking when the annotation says which model it is ...
     sure = tmp_path / "sure.yaml"
     sure.write_text(manifest("/models/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B-Instruct"))
-    weights = ("in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
+    weights = ("in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
                "44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)")
     assert [f for f in _capacity_findings(sure) if f[0] == "SW101"] == [
         ("SW101", "mandatory", f"/models/llama-3.1-70b-instruct {weights}")]
@@ -366,6 +366,6 @@ def test_a_configured_level_wins_over_the_assumed_model(tmp_path: Path):
     [f] = [f for f in run_rules(ALL_RULES, load_inputs([str(guessed)]), cfg) if f.code == "SW101"]
     assert (f.level, f.message) == (
         "mandatory",
-        "llama-3.1-70b-instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU at TP1×PP1, but "
+        "llama-3.1-70b-instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU at TP1×PP1, but "
         "gpu_memory_utilization 0.9 × 44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 "
         "from the image tag)")

@@ -474,7 +474,7 @@ def test_a_plan_without_a_clean_layout_is_reported_and_fails_nothing(tmp_path):
     assert [(r["name"], r.get("rc")) for r in records] == [*STEPS_BEFORE_PLAN, ("Plan", 0), ("Fail on findings", 0)]
     rc, text = _plan_text(args)
     assert rc == 1
-    assert "  SW101 [mandatory] meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (±2.9) of weights per GPU" \
+    assert "  SW101 [mandatory] meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU" \
         in text
     plan = records[6]
     assert plan["outputs"] == {"plan-file": ""}

@@ -373,9 +373,16 @@ def _model_index() -> tuple[Mapping[str, ModelShape], dict[str, str], dict[str, 
             if lower.get(key, shape.id) != shape.id:
                 raise CatalogError(f"model spelling {spelling!r} names two models", file=path)
             lower[key] = shape.id
-            ids = bare.setdefault(_norm_model_name(spelling), [])  # once per spelling: three patterns each
-            if shape.id not in ids:
-                ids.append(shape.id)
+            keys = [_norm_model_name(spelling)]  # once per spelling: three patterns each
+            stem, stated = _split_quant_suffix(spelling)
+            if stated is not None and stated[1] is None:
+                # an id that names its unquantised dtype (nvidia/...-Nano-30B-A3B-BF16): its quantised uploads
+                # (...-Nano-30B-A3B-FP8, RedHatAI/...-FP8-block) name the model without it
+                keys.append(_norm_model_name(stem))
+            for key in keys:
+                ids = bare.setdefault(key, [])
+                if shape.id not in ids:
+                    ids.append(shape.id)
     # each model's entry marshalled on its own: a run unmarshals only the entries of the models it asks for (reading
     # them all cost a one-file lint 4.7M instructions, two thirds of reading the cache)
     _remember("models", ({model_id: marshal.dumps(raw) for model_id, raw in raws.items()}, lower, bare))

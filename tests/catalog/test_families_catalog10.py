@@ -1,5 +1,6 @@
 """Models people serve now that the catalog lacked (issue 28, round 10): NVIDIA Nemotron 3 Super and Ultra (LatentMoE),
-GLM-5.2, Kimi-K2.6, Qwen3-Embedding-4B and -8B, and the quantised uploads of the Nemotron 3 family.
+GLM-5.2, Kimi-K2.6, Qwen3-Embedding-4B and -8B, Qwen3.5-0.8B and -4B, and the quantised uploads of the Nemotron 3
+family.
 
 Each record is checked against the config keys it was taken from (``derive_params`` of them gives its count, within
 1 % of the published size), then the KV bytes per token vLLM caches and the weights per GPU of a layout. A manifest
@@ -156,10 +157,63 @@ def test_qwen3_embedding_4b_and_8b():
     assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (14.1, True)
 
 
+def _qwen35(h: int, ffn: int, layers: int, heads: int, kv: int, v_heads: int, vision: dict[str, Any]) -> dict[str, Any]:
+    """A Qwen3.5 config.json in its published nesting (text_config, vision_config), tied, 3 linear : 1 full."""
+    return {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "tie_word_embeddings": True,
+            "text_config": {
+                "model_type": "qwen3_5_text", "vocab_size": 248320, "hidden_size": h, "intermediate_size": ffn,
+                "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": 256,
+                "attn_output_gate": True, "linear_num_key_heads": 16, "linear_num_value_heads": v_heads,
+                "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+                "full_attention_interval": 4, "max_position_embeddings": 262144, "tie_word_embeddings": True,
+                "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * (layers // 4),
+                "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_theta": 10000000,
+                                    "partial_rotary_factor": 0.25}},
+            "vision_config": {"model_type": "qwen3_5", "in_channels": 3, "patch_size": 16, "temporal_patch_size": 2,
+                              "spatial_merge_size": 2, "num_position_embeddings": 2304, "deepstack_visual_indexes": [],
+                              **vision}}
+
+
+QWEN35_08B = _qwen35(1024, 3584, 24, 8, 2, 16, {"depth": 12, "hidden_size": 768, "num_heads": 12,
+                                                "intermediate_size": 3072, "out_hidden_size": 1024})
+QWEN35_4B = _qwen35(2560, 9216, 32, 16, 4, 32, {"depth": 24, "hidden_size": 1024, "num_heads": 16,
+                                                "intermediate_size": 4096, "out_hidden_size": 2560})
+
+
+def test_qwen35_08b_counts_its_hybrid_decoder_and_tower():
+    h = 1024
+    full = h * 8 * 256 * 2 + 2 * h * 2 * 256 + 8 * 256 * h + 2 * 256  # gated q, k, v, o, q/k norms
+    linear = h * (2 * 16 * 128 + 2 * 16 * 128) + h * 2 * 16 + (2 * 2048 + 2048) * 4 + 16 + 16 + 128 + 2048 * h
+    text = 248320 * h + 6 * full + 18 * linear + 24 * 3 * h * 3584 + 24 * 2 * h + h
+    assert text == 752_393_024
+    taught = shape_from_config(QWEN35_08B, model_id="q", source="config.json")
+    m = find_model("Qwen/Qwen3.5-0.8B")
+    assert (taught.params, taught.vision_params) == (m.params, m.vision_params) == (852_985_920, 100_592_896)
+    assert m.params - m.vision_params == text
+    # 6 full-attention layers of 2 KV heads x 256 cache; the 18 Gated DeltaNet layers keep a fixed state
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 6 * 2 * 256 * 2 * 2 == 12_288
+    sized = sizing.size_replica(m, 22.0, vllm_version="0.20.0", max_model_len=32_768)
+    assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (1.71, True)
+
+
+def test_qwen35_4b_counts_its_hybrid_decoder_and_tower():
+    taught = shape_from_config(QWEN35_4B, model_id="q", source="config.json")
+    m = find_model("Qwen/Qwen3.5-4B")
+    assert (taught.params, taught.vision_params) == (m.params, m.vision_params) == (4_539_265_536, 333_514_240)
+    assert (m.num_hidden_layers, m.hidden_size, m.tie_word_embeddings, m.max_position_embeddings) == (
+        32, 2560, True, 262_144)
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 8 * 4 * 256 * 2 * 2 == 32_768
+    sized = sizing.size_replica(m, 22.0, vllm_version="0.20.0", max_model_len=32_768)
+    assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (8.58, True)
+    # the wide corpus serves a third party's build named -AWQ-INT8-INT4: the 4B's shape at 4 bits
+    awq = find_model("cyankiwi/Qwen3.5-4B-AWQ-INT8-INT4")
+    assert (awq.base_model, awq.precision) == (m.id, "int4")
+
+
 # each at the tensor parallelism its weights need on an 8 x H200 node (NVFP4 Super fits one H200: 64.71 GiB)
 LAYOUTS = {"nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4": 1, "RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block": 8,
            "zai-org/GLM-5.2-FP8": 8, "moonshotai/Kimi-K2.6": 8, "Qwen/Qwen3-Embedding-4B": 1,
-           "Qwen/Qwen3-Embedding-8B": 1}
+           "Qwen/Qwen3-Embedding-8B": 1, "Qwen/Qwen3.5-0.8B": 1, "Qwen/Qwen3.5-4B": 1}
 NEW = list(LAYOUTS)
 
 

@@ -559,6 +559,9 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
         return by_id[hit]
     name, quant = _split_quant_suffix(model_id)
     candidates = bare.get(_norm_model_name(name), [])
+    if not candidates:  # a version written with a dash for its dot (mistral-7b-v0-3, qwen2-5-7b-instruct)
+        dotless = _norm_model_name(name).replace(".", "")
+        candidates = list(dict.fromkeys(i for key, ids in bare.items() if key.replace(".", "") == dotless for i in ids))
     if len(candidates) == 1:
         return _as_variant(by_id[candidates[0]], model_id, quant)
     if len(candidates) > 1:

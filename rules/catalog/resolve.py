@@ -13,7 +13,8 @@
 5. the local Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
    ``~/.cache/huggingface/hub``): ``models--<org>--<name>/snapshots/<rev>/config.json``, read offline;
 6. for a path (``/models/llama-3.1-8b-instruct``, ``s3://bucket/llama-3.1-8b-instruct``), a catalog
-   entry whose name matches the last path component. This is a guess: the group records which
+   entry whose name matches the last path component (an OCI modelcar's image tag; for a revision
+   folder, ``…/org/name/main``, the ``org/name`` above it). This is a guess: the group records which
    entry it assumed (``model_assumed``) and SW004 says so.
 
 When nothing matches, the group records why (``model_unknown``, with the closest catalog names):

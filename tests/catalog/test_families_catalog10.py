@@ -1,6 +1,6 @@
 """Models people serve now that the catalog lacked (issue 28, round 10): NVIDIA Nemotron 3 Super and Ultra (LatentMoE),
-GLM-5.2, Kimi-K2.6, Qwen3-Embedding-4B and -8B, Qwen3.5-0.8B and -4B, and the quantised uploads of the Nemotron 3
-family.
+GLM-5.2, Kimi-K2.6, Qwen3-Embedding-4B and -8B, Qwen3.5-0.8B and -4B, Qwen3-Coder-Next, and the quantised uploads of
+the Nemotron 3 family.
 
 Each record is checked against the config keys it was taken from (``derive_params`` of them gives its count, within
 1 % of the published size), then the KV bytes per token vLLM caches and the weights per GPU of a layout. A manifest
@@ -210,10 +210,23 @@ def test_qwen35_4b_counts_its_hybrid_decoder_and_tower():
     assert (awq.base_model, awq.precision) == (m.id, "int4")
 
 
+def test_qwen3_coder_next_is_qwen3_next_80b_a3b():
+    m, base = find_model("Qwen/Qwen3-Coder-Next"), find_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    # the card's every key: 2048 hidden, 48 layers, 16 / 2 heads of 256, 512 experts of 512, 10 active, 1 shared
+    assert (m.params, m.hidden_size, m.num_hidden_layers, m.num_key_value_heads, m.head_dim, m.moe) == (
+        base.params, 2048, 48, 2, 256, base.moe)
+    assert (m.moe.num_experts, m.moe.experts_per_token, m.moe.moe_intermediate_size, m.max_position_embeddings) == (
+        512, 10, 512, 262_144)
+    assert find_model("Qwen/Qwen3-Coder-Next-FP8").base_model == m.id
+    # 12 gated-attention layers of 2 KV heads x 256 cache; the 36 Gated DeltaNet layers keep a fixed state
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 12 * 2 * 256 * 2 * 2 == 24_576
+
+
 # each at the tensor parallelism its weights need on an 8 x H200 node (NVFP4 Super fits one H200: 64.71 GiB)
 LAYOUTS = {"nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4": 1, "RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block": 8,
            "zai-org/GLM-5.2-FP8": 8, "moonshotai/Kimi-K2.6": 8, "Qwen/Qwen3-Embedding-4B": 1,
-           "Qwen/Qwen3-Embedding-8B": 1, "Qwen/Qwen3.5-0.8B": 1, "Qwen/Qwen3.5-4B": 1}
+           "Qwen/Qwen3-Embedding-8B": 1, "Qwen/Qwen3.5-0.8B": 1, "Qwen/Qwen3.5-4B": 1,
+           "Qwen/Qwen3-Coder-Next": 2}  # the card's vllm serve --tensor-parallel-size 2
 NEW = list(LAYOUTS)
 
 

@@ -205,7 +205,16 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     sparse-attention indexer (``wq_b``: q_lora_rank -> index heads × index_head_dim, ``wk``: hidden ->
     index_head_dim, ``weights_proj``: hidden -> index heads) too. Only the up projections, the output
     projection and the MLPs are split by TP.
+
+    Nemotron-H's LatentMoE (``moe_latent_size``, ``vllm/model_executor/models/nemotron_h.py``: ``NemotronHMoE``)
+    builds ``fc1_latent_proj`` (hidden -> latent) and ``fc2_latent_proj`` (latent -> hidden) as ``ReplicatedLinear``
+    with the checkpoint's quantisation, and its router ``gate`` (hidden -> routed experts, float32) likewise, in
+    every MoE layer.
     """
+    latent = _cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None
+    if latent and model.moe is not None:
+        layers = moe_layers(model)
+        return 2 * model.hidden_size * latent * layers, model.moe.num_experts * model.hidden_size * layers
     if model.mla is None:
         return 0, 0
     cfg = model.extra.get("config")
@@ -321,7 +330,8 @@ def expert_params(model: ModelShape) -> int:
     if model.moe is None:
         return 0
     matrices = 2 if _nemotron_h(model) else 3  # Nemotron-H's experts are ungated (up and down, squared ReLU)
-    per_layer = model.moe.num_experts * matrices * model.hidden_size * model.moe.moe_intermediate_size
+    width = (_cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None) or model.hidden_size  # LatentMoE
+    per_layer = model.moe.num_experts * matrices * width * model.moe.moe_intermediate_size
     counted = per_layer * moe_layers(model)
     if any(_cfg(model, k) is not None for k in _MOE_LAYER_KEYS):
         return min(counted, model.params)

@@ -138,6 +138,8 @@ HF_CONFIG_KEYS = frozenset({
     "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "expand",
     "mamba_ssm_cache_dtype", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_num_groups",
     "mamba_d_conv", "mamba_expand",
+    # Nemotron 3 Super / Ultra: LatentMoE's expert width (derive_params, expert parallelism, replicated projections)
+    "moe_latent_size",
     # Granite 4.0: every layer's shared MLP beside the experts (derive_params)
     "shared_intermediate_size",
     # Jamba: where its attention and expert layers are, and its Mamba1 mixers
@@ -461,7 +463,10 @@ def _nemotron_h(cfg: dict[str, Any], req: dict[str, int]) -> int:
     inner x h, inner = ``mamba_num_heads`` x ``mamba_head_dim``; attention ``*``: q, k, v, o without biases;
     MLP ``-``: up and down, squared ReLU, no gate; MoE ``E``: a router h x E with its score-correction bias, E ungated
     experts 2 h x ``moe_intermediate_size`` and the shared expert 2 h x ``moe_shared_expert_intermediate_size``.
-    Embeddings and the LM head are not tied.
+    With ``moe_latent_size`` (Nemotron 3 Super and Ultra's LatentMoE, vLLM's ``NemotronHMoE``: ``use_latent_moe``)
+    the routed experts work in the latent width (2 latent x ``moe_intermediate_size`` each) between
+    ``fc1_latent_proj`` (h -> latent) and ``fc2_latent_proj`` (latent -> h); the router and the shared expert
+    stay on h. Embeddings and the LM head are not tied.
     """
     h, vocab = req["hidden_size"], req["vocab_size"]
     pattern = _layer_pattern(cfg) or ""
@@ -476,8 +481,9 @@ def _nemotron_h(cfg: dict[str, Any], req: dict[str, int]) -> int:
     attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
     mlp = 2 * h * (_int(cfg, "intermediate_size") or 4 * h)
     experts = _int(cfg, "n_routed_experts") or 0
-    moe = h * experts + experts + experts * 2 * h * (_int(cfg, "moe_intermediate_size") or 0) \
-        + 2 * h * (_int(cfg, "moe_shared_expert_intermediate_size") or 0)
+    latent = _int(cfg, "moe_latent_size") or 0
+    moe = h * experts + experts + experts * 2 * (latent or h) * (_int(cfg, "moe_intermediate_size") or 0) \
+        + 2 * h * (_int(cfg, "moe_shared_expert_intermediate_size") or 0) + 2 * h * latent
     per = {"M": mamba, "*": attention, "-": mlp, "E": moe}
     total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
     return total + sum(per.get(c, 0) + h for c in pattern) + h

@@ -373,9 +373,16 @@ def _model_index() -> tuple[Mapping[str, ModelShape], dict[str, str], dict[str, 
             if lower.get(key, shape.id) != shape.id:
                 raise CatalogError(f"model spelling {spelling!r} names two models", file=path)
             lower[key] = shape.id
-            ids = bare.setdefault(_norm_model_name(spelling), [])  # once per spelling: three patterns each
-            if shape.id not in ids:
-                ids.append(shape.id)
+            keys = [_norm_model_name(spelling)]  # once per spelling: three patterns each
+            stem, stated = _split_quant_suffix(spelling)
+            if stated is not None and stated[1] is None:
+                # an id that names its unquantised dtype (nvidia/...-Nano-30B-A3B-BF16): its quantised uploads
+                # (...-Nano-30B-A3B-FP8, RedHatAI/...-FP8-block) name the model without it
+                keys.append(_norm_model_name(stem))
+            for key in keys:
+                ids = bare.setdefault(key, [])
+                if shape.id not in ids:
+                    ids.append(shape.id)
     # each model's entry marshalled on its own: a run unmarshals only the entries of the models it asks for (reading
     # them all cost a one-file lint 4.7M instructions, two thirds of reading the cache)
     _remember("models", ({model_id: marshal.dumps(raw) for model_id, raw in raws.items()}, lower, bare))
@@ -552,6 +559,9 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
         return by_id[hit]
     name, quant = _split_quant_suffix(model_id)
     candidates = bare.get(_norm_model_name(name), [])
+    if not candidates:  # a version written with a dash for its dot (mistral-7b-v0-3, qwen2-5-7b-instruct)
+        dotless = _norm_model_name(name).replace(".", "")
+        candidates = list(dict.fromkeys(i for key, ids in bare.items() if key.replace(".", "") == dotless for i in ids))
     if len(candidates) == 1:
         return _as_variant(by_id[candidates[0]], model_id, quant)
     if len(candidates) > 1:

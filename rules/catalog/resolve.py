@@ -13,7 +13,8 @@
 5. the local Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
    ``~/.cache/huggingface/hub``): ``models--<org>--<name>/snapshots/<rev>/config.json``, read offline;
 6. for a path (``/models/llama-3.1-8b-instruct``, ``s3://bucket/llama-3.1-8b-instruct``), a catalog
-   entry whose name matches the last path component. This is a guess: the group records which
+   entry whose name matches the last path component (an OCI modelcar's image tag; for a revision
+   folder, ``…/org/name/main``, the ``org/name`` above it). This is a guess: the group records which
    entry it assumed (``model_assumed``) and SW004 says so.
 
 When nothing matches, the group records why (``model_unknown``, with the closest catalog names):
@@ -214,15 +215,37 @@ def _taught(model_id: str) -> tuple[str, str] | None:
     return None
 
 
-def _name_guess(model: str) -> Any:
-    """The catalog entry a path's last component names (``/models/Llama-3.1-8B-Instruct``), or None."""
-    tail = model.rstrip("/").rsplit("/", 1)[-1]
+def _revision_dir(name: str) -> bool:
+    """``main`` or a 40-hex commit: a folder that holds one revision of the model named above it."""
+    return name == "main" or (len(name) == 40 and all(c in "0123456789abcdef" for c in name))
+
+
+def _guessed_names(model: str) -> list[str]:
+    """The names a path may give its model, most specific first: its last component (``/models/Llama-3.1-8B``);
+    for an OCI image (KServe's modelcars), the tag that names the model (``oci://quay.io/…/modelcar-catalog:
+    llama-3.2-1b-instruct``) and then the image's name; for a revision folder (``/models/microsoft/phi-2/main``, a
+    40-hex commit as the Hugging Face cache's snapshots), the ``org/name`` above it."""
+    parts = [p for p in model.rstrip("/").split("/") if p]
+    tail = parts[-1] if parts else ""
     if not tail or tail in (".", ".."):
-        return None
-    try:
-        return _find_model(tail, None)
-    except CatalogError:
-        return None
+        return []
+    names = [tail]
+    if model.lower().startswith("oci://") and ":" in tail:
+        image, _, tag = tail.rpartition(":")
+        names = [tag, image]
+    elif _revision_dir(tail) and len(parts) >= 2:
+        names = ([parts[-3] + "/" + parts[-2]] if len(parts) >= 3 else []) + [parts[-2]]
+    return [n for n in names if n]
+
+
+def _name_guess(model: str) -> Any:
+    """The catalog entry a path's name gives (:func:`_guessed_names`), or None."""
+    for name in _guessed_names(model):
+        try:
+            return _find_model(name, None)
+        except CatalogError:
+            continue
+    return None
 
 
 def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
@@ -297,9 +320,9 @@ def _resolve_named(group: ServingGroup, model: str, base_dir: str | None) -> Non
         group.model = guess
         group.model_assumed = guess.base_model or guess.id
         return
-    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    names = _guessed_names(model) or [model.rstrip("/").rsplit("/", 1)[-1]]
     group.model_unknown = (
-        f"{model!r} is a path whose config.json shardwise cannot read here, and its name {tail!r} matches no "
+        f"{model!r} is a path whose config.json shardwise cannot read here, and its name {names[0]!r} matches no "
         "catalog model"
     )
 

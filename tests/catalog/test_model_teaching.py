@@ -15,7 +15,7 @@ import pytest
 from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.app.cli import main
-from shardwise.rules.catalog import resolve
+from shardwise.rules.catalog import find_model, resolve
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import ServingGroup
@@ -269,6 +269,15 @@ def test_the_linter_start_up_does_not_import_huggingface_hub():
     ("/models/llama-3.1-8b-instruct", "meta-llama/Llama-3.1-8B-Instruct"),
     ("s3://weights-bucket/prod/llama-3.1-8b-instruct", "meta-llama/Llama-3.1-8B-Instruct"),
     ("/mnt/models/Qwen3-32B-FP8", "Qwen/Qwen3-32B"),
+    # KServe modelcars: the image tag names the model (rh-ai-quickstart/vllm-tool-calling's InferenceServices)
+    ("oci://quay.io/redhat-ai-services/modelcar-catalog:llama-3.2-1b-instruct", "meta-llama/Llama-3.2-1B-Instruct"),
+    # a revision folder under org/name (Kelvinskell/k8s-llm-serving-platform's KServe and Deployment manifests)
+    ("/models/microsoft/phi-2/main", "microsoft/phi-2"),
+    ("/models/TinyLlama/TinyLlama-1.1B-Chat-v1.0/main", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"),
+    ("/cache/meta-llama/Llama-3.1-8B-Instruct/0e9e39f249a16976918f6564b8830bc894c89659",
+     "meta-llama/Llama-3.1-8B-Instruct"),
+    # a version written with a dash for its dot (aws-samples/gen-ai-on-eks's vllm-deployment.yaml)
+    ("/local-storage/models/mistral-7b-v0-3", "mistralai/Mistral-7B-v0.3"),
 ])
 def test_a_path_matched_by_name_says_which_entry_it_assumed(tmp_path: Path, model: str, assumed: str):
     deploy = tmp_path / "bot.yaml"
@@ -290,6 +299,26 @@ def test_a_path_whose_name_matches_nothing_is_unknown(tmp_path: Path):
     assert (g.model, g.model_unknown) == (
         None, "'/models/support-bot-v7' is a path whose config.json shardwise cannot read here, and its name "
         "'support-bot-v7' matches no catalog model")
+
+
+@pytest.mark.parametrize(("model", "name"), [
+    # a modelcar whose tag names no catalog model is said by its tag, not "modelcar-catalog:granite-…"
+    ("oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.2-8b-instruct", "granite-3.2-8b-instruct"),
+    ("/tmp/models/mistral-7b-v0-2", "mistral-7b-v0-2"),  # no base Mistral-7B-v0.2 in the catalog
+    ("/models/acme/support-bot/main", "acme/support-bot"),
+])
+def test_a_path_whose_names_match_nothing_says_the_name_it_tried(tmp_path: Path, model: str, name: str):
+    deploy = tmp_path / "bot.yaml"
+    deploy.write_text(manifest(model))
+    g = group_of(deploy)
+    assert (g.model, g.model_unknown) == (
+        None, f"{model!r} is a path whose config.json shardwise cannot read here, and its name {name!r} matches no "
+        "catalog model")
+
+
+def test_a_dotted_version_written_with_a_dash_resolves():
+    assert find_model("mistralai/mistral-7b-v0-3").base_model == "mistralai/Mistral-7B-v0.3"
+    assert find_model("Qwen/Qwen2-5-7B-Instruct-AWQ").base_model == "Qwen/Qwen2.5-7B-Instruct"
 
 
 def test_an_annotated_path_is_not_a_guess(tmp_path: Path):

@@ -1396,10 +1396,10 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
-        if last and stage == 0 and enc_peak and encoder.through_sampler:
-            samp += enc_held  # the encoder's outputs and dummy batch are freed only after the sampler run
+        # the encoder's outputs and dummy batch are freed only after the sampler run (0.11+, one stage)
+        held = enc_held if (last and stage == 0 and enc_peak and encoder.through_sampler) else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
-        peak = max(enc, samp)
+        peak = max(enc, samp + held)
         if last:
             last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
@@ -419,6 +419,41 @@ _QWEN_GATED_VIT_TYPES = ("qwen2_5_vl", "qwen2_5_omni")
 #: "a budget of 16384 tokens" at 2,048 batched tokens) and whose peak is :func:`_qwen3_vit_patch_bytes`.
 _QWEN3_VIT_TYPES = ("qwen3_vl", "qwen3_5")
 _QWEN3_VL_MAX_PIXELS = 16_777_216
+#: Qwen3-VL's video processor caps a video at 25,165,824 pixels over all its frames (``size.longest_edge`` of the
+#: checkpoints' video_preprocessor_config.json: 49,152 patches of 16 × 16 × 2 frames, 12,288 tokens after the 2 × 2
+#: merge; the 0.12.0 log of Qwen3-VL-30B-A3B on 2 × H100 initialises the encoder cache with "a budget of 153600
+#: tokens" for "1 video items": 12,288 × 12.5), frames at most 24,576 a video (``_MAX_FRAMES_PER_VIDEO``)
+_QWEN3_VL_VIDEO_MAX_PIXELS = 25_165_824
+_QWEN3_VL_VIDEO_MIN_PIXELS = 4_096
+_QWEN3_VL_MAX_FRAMES = 24_576
+
+
+@lru_cache(maxsize=64)
+def _qwen3_video_tokens(seq_len: int, side: int, patch: int, merge: int, temporal: int) -> int:
+    """Vision tokens of the largest video vLLM 0.11-0.12 profiles for Qwen3-VL (``get_max_video_tokens`` before its
+    12.5 × timestamps): frames from 2 up while the next count's tokens still fit ``seq_len`` (``_get_max_video_frames``,
+    start 2), at most 24,576; each frame the largest image (``side`` pixels square) through transformers' video
+    ``smart_resize`` (factor ``patch × merge``: above the video's pixel cap the sides shrink by √(frames × side² ÷
+    cap), floored to the factor, at least one factor), then ``(frames rounded up to the temporal patch) ÷ temporal ×
+    (h ÷ patch) × (w ÷ patch) ÷ merge²`` (``Qwen3VLProcessingInfo._get_vision_info``)."""
+    factor = patch * merge
+
+    def tokens(frames: int) -> int:
+        h = round(side / factor) * factor
+        t_bar = round(frames / temporal) * temporal
+        if t_bar * h * h > _QWEN3_VL_VIDEO_MAX_PIXELS:
+            beta = math.sqrt(frames * side * side / _QWEN3_VL_VIDEO_MAX_PIXELS)
+            h = max(factor, math.floor(side / beta / factor) * factor)
+        elif t_bar * h * h < _QWEN3_VL_VIDEO_MIN_PIXELS:
+            beta = math.sqrt(_QWEN3_VL_VIDEO_MIN_PIXELS / (frames * side * side))
+            h = math.ceil(side * beta / factor) * factor
+        grid_t = max((frames + frames % temporal) // temporal, 1)
+        return grid_t * (h // patch) * (h // patch) // (merge * merge)
+
+    frames = 2
+    while frames < _QWEN3_VL_MAX_FRAMES and tokens(frames + 1) <= seq_len:
+        frames += 1
+    return tokens(frames)
 
 
 def _qwen3_vit_patch_bytes(pos: str, vh: float, vi: float, tp: int, act: int) -> float:
@@ -467,6 +502,8 @@ class _Encoder(NamedTuple):
     cache: float  # the encoder outputs cached while the dummy forward pass runs
     inputs: float  # the dummy batch's float32 pixel values, still on the GPU during that forward pass
     note: str
+    #: 0.11+ (``mm_held_through_sampler``): the outputs and the batch are still held while the dummy sampler runs
+    through_sampler: bool = False
 
 
 _NO_ENCODER = _Encoder(0.0, 0.0, 0.0, "")
@@ -515,7 +552,13 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     batch (``batched_dummy_mm_inputs`` in ``profile_run``, on the device as the processor made it) and the encoder
     outputs (``encoder_cache``) are both still held while the dummy forward pass of the language model runs; in
     0.11-0.12 every output shorter than the encoder budget is first copied into a zeroed tensor of the budget's
-    length (``mm_expand_outputs``). V0 runs the tower inside its forward pass and keeps the budget's embeddings."""
+    length (``mm_expand_outputs``; 0.12 to the item's largest token count, ``mm_expand_to_item``), and from 0.11 both
+    are still held while the dummy sampler runs (``mm_held_through_sampler``: ``encoder_cache`` is cleared after
+    ``_dummy_sampler_run``). In 0.11-0.12 Qwen3-VL's largest video outweighs its largest image (its vision tokens
+    count 12.5 times with their timestamps, ``qwen3_video_format``): V1 profiles one video of the video processor's
+    pixel cap (:func:`_qwen3_video_tokens`) and pads its output to the formatted count. Qwen3-VL's outputs carry its
+    deepstack features beside the embeddings (``out_hidden_size × (1 + levels)`` a token). V0 runs the tower inside
+    its forward pass and keeps the budget's embeddings."""
     vc = model.hf_config.get("vision_config")
     if not isinstance(vc, dict):
         return _NO_ENCODER
@@ -553,6 +596,14 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
         per_image = model.hf_config.get("mm_tokens_per_image")
         tokens = float(per_image) if isinstance(per_image, (int, float)) else patches / (merge * merge)
     profiled = "image" if limits.get("image", 1) > 0 else "video"  # Qwen: a one-frame video is the same item
+    outputs = tokens  # the rows of one item's encoder output
+    if qwen3 and b.qwen3_video_format and limits.get("video", 1) > 0:
+        # 0.11-0.12: Qwen3-VL's largest video counts its timestamps, and V1 profiles the modality with the most tokens
+        temporal = int(num("temporal_patch_size", 2) or 2)
+        soft = _qwen3_video_tokens(mml, math.isqrt(_QWEN3_VL_MAX_PIXELS), int(patch), int(merge), temporal)
+        formatted = float(int(soft * b.qwen3_video_format))
+        if profiled == "video" or formatted > tokens:
+            profiled, tokens, outputs, patches = "video", formatted, float(soft), soft * merge * merge
     limit = limits.get(profiled)
     items, budget = _mm_items(b, engine, s, mml, batched, seqs, tokens, limit)
     gated = (str(vc.get("hidden_act", "")) in ("silu", "swiglu") or model_type.startswith(_QWEN_GATED_VIT_TYPES)
@@ -570,15 +621,22 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     else:
         per_patch = (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
     peak = items * patches * (per_patch + pixels * (act if in_dtype else 4 + act))
+    # Qwen3-VL's tower returns its deepstack mergers' features beside its output: out_hidden_size × (1 + levels)
+    # per token (``Qwen3_VisionTransformer``: ``torch.cat([hidden_states] + deepstack_feature_lists, dim=1)``)
+    deepstack = vc.get("deepstack_visual_indexes")
+    width = model.hidden_size * (1 + (len(deepstack) if qwen3 and isinstance(deepstack, list) else 0))
     if engine == "v1":
-        kept = budget if (b.mm_expand_outputs and tokens < budget) else tokens
-        cache = items * kept * model.hidden_size * act
+        target = tokens if b.mm_expand_to_item else budget  # 0.12 pads to the item's largest, 0.11 to the budget
+        kept = target if (b.mm_expand_outputs and outputs < target) else outputs
+        cache = items * kept * width * act
         inputs = items * patches * pixels * (act if in_dtype else 4)
     else:
         cache, inputs = budget * model.hidden_size * act, 0.0
-    note = (f"vision encoder profiled with {items} image{'s' if items != 1 else ''} of {int(tokens):,} tokens "
-            f"({int(patches):,} patches each)")
-    return _Encoder(peak, cache, inputs, note)
+    kind = "image" if outputs == tokens else "video"
+    timestamps = f"; {int(tokens):,} with its timestamps" if kind == "video" else ""
+    note = (f"vision encoder profiled with {items} {kind}{'s' if items != 1 else ''} of {int(outputs):,} tokens "
+            f"({int(patches):,} patches each{timestamps})")
+    return _Encoder(peak, cache, inputs, note, engine == "v1" and b.mm_held_through_sampler)
 
 
 #: Tensor-parallel sizes vLLM's custom all-reduce supports (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
@@ -1356,8 +1414,10 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage
         samp = sampler.bytes + batch.batched * model.hidden_size * ck.act_bytes if last else 0.0
+        # the encoder's outputs and dummy batch are freed only after the sampler run (0.11+, one stage)
+        held = enc_held if (last and stage == 0 and enc_peak and encoder.through_sampler) else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
-        peak = max(enc, samp)
+        peak = max(enc, samp + held)
         if last:
             last_peak = peak / GIB
         avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)

@@ -77,7 +77,15 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (0.10.1+, ``MultiModalBudget``) the same with ``max(1, min(limit, max_model_len // tokens))`` items per prompt
   (and, without chunked prefill, at most ``max_num_batched_tokens // tokens`` requests). ``limit`` is
   ``--limit-mm-per-prompt``'s default per modality: 1 up to 0.8.3, 999 from 0.8.4. In 0.11-0.12 each encoder
-  output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``).
+  output shorter than ``B`` is copied into a zeroed ``B``-token tensor before it is cached (``mm_expand_outputs``);
+  0.12 pads to the item's largest token count instead (``mm_expand_to_item``), so an image as long as its modality's
+  largest is cached as it is.
+  From 0.11 the outputs and the dummy batch stay held until the dummy sampler run has run on them too
+  (``mm_held_through_sampler``: ``profile_run`` clears ``encoder_cache`` after ``_dummy_sampler_run``). In 0.11-0.12
+  Qwen3-VL's largest video item counts 12.5 tokens a vision token (its ``<t seconds>`` timestamps and vision tokens,
+  ``qwen3_video_format``), so V1 profiles one video of the video processor's 25,165,824 pixels, not the largest
+  image, and pads its output to those tokens; not modelled from 0.13 (absent in 0.22.0, which counts the vision
+  tokens only; 0.13-0.21 not read: the image profile is kept).
 * ``v2_runner`` / ``v2_model_types`` / ``v2_listed_dense_only``: which generative models run Model Runner V2 by default
   (0.22+), whose profile puts no CUDA graph estimate in the budget: the listed architectures (by config.json
   ``model_type``; 0.22-0.23 dense and unquantized only), and from 0.25 every model that is not a mixture of experts.
@@ -236,6 +244,13 @@ class Behaviour:
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
+    #: 0.12: the padding's length is the profiled item's largest token count, not the encoder budget
+    mm_expand_to_item: bool = False
+    #: 0.11+: the dummy encoder outputs and batch stay held through the dummy sampler run too (module docstring)
+    mm_held_through_sampler: bool = False
+    #: 0.11-0.12: Qwen3-VL counts a video item's tokens with their timestamps, this many per vision token (0: no video
+    #: item is modelled, the largest image is profiled; module docstring)
+    qwen3_video_format: float = 0.0
     qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
     mm_inputs_model_dtype: bool = False  # the processor's pixel values reach the GPU in the model's dtype (0.9.1+)
     qwen3_vit_pos: Qwen3VitPos = "copies"  # Qwen3-VL's position-embedding interpolation (module docstring)
@@ -293,12 +308,13 @@ _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
-              gpt_oss_capture=992, mm_expand_outputs=True)
+              gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
 _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True)
-_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors")
+              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True, mm_expand_to_item=True)
+_R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
+              qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
               qwen3_vit_pos="in-place")
@@ -458,6 +474,18 @@ SOURCES: dict[str, str] = {
     "mm_expand_outputs": "v1/worker/gpu_model_runner.py profile_run: 'expanded_outputs' (new_zeros((encoder_budget, "
                          "hidden)) per item when the output is shorter than the budget) in 0.11.0 and 0.12.0; absent "
                          "in 0.10.2 and 0.13.0 (each output cached as it is, encoder_cache[f'tmp_{i}'])",
+    "mm_expand_to_item": "v1/worker/gpu_model_runner.py profile_run: 'if encoder_output_shape[0] < "
+                         "max_mm_tokens_per_item' then new_zeros((max_mm_tokens_per_item, encoder_hidden_size)) "
+                         "(mm_budget.max_tokens_by_modality) in 0.12.0, where 0.11.0 pads to encoder_budget",
+    "mm_held_through_sampler": "v1/worker/gpu_model_runner.py profile_run: encoder_cache['tmp'] (the dummy encoder "
+                               "outputs) and batched_dummy_mm_inputs are set before the dummy forward pass and "
+                               "encoder_cache.clear() runs after _dummy_sampler_run in 0.11.0, 0.12.0, 0.22.0 and "
+                               "0.24.0 (0.13-0.21 not read, assumed the same; 0.8-0.10 not read)",
+    "qwen3_video_format": "model_executor/models/qwen3_vl.py Qwen3VLProcessingInfo.get_max_video_tokens: "
+                          "'formatted_video_soft_tokens = video_soft_tokens * 12.5' in 0.11.0 and 0.12.0, absent "
+                          "in 0.22.0; the frames from get_num_frames_with_most_features (start 2, at most 24,576, "
+                          "mm_counts {modality: 1} in multimodal/registry.py) through transformers' Qwen3-VL "
+                          "video smart_resize (video_processing_qwen3_vl.py, 4.57.1)",
     "qwen_image": "model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features: "
                   "_get_vision_info(9999999, 9999999) (smart_resize under image_processor.max_pixels) in 0.8.3-0.12.0; "
                   "closest_factor_pair of max_pixels // (patch × merge)² with a 200:1 aspect bound in 0.13.0-0.33.0",

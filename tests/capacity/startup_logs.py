@@ -45,8 +45,20 @@ R1_DISTILL_14B = dataclasses.replace(find_model("Qwen/Qwen2.5-14B-Instruct"),
 #: vocabulary 152,064, untied embeddings, max_position_embeddings 32,768, use_sliding_window false).
 QWEN2_7B = dataclasses.replace(find_model("Qwen/Qwen2.5-7B-Instruct"), id="Qwen/Qwen2-7B-Instruct")
 
+#: A DeepSeek-R1-Distill-Qwen-32B FP8 re-upload: the distill's shape (catalog), its linear layers stored as FP8; the
+#: log's config line gives quantization=compressed-tensors (one scale per output channel, llm-compressor's FP8 scheme).
+R1_DISTILL_32B_FP8 = dataclasses.replace(
+    find_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B"), id="DeepSeek-R1-Distill-Qwen-32B-FP8", precision="fp8",
+    quantization="compressed-tensors", base_model="deepseek-ai/DeepSeek-R1-Distill-Qwen-32B")
+#: cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit: Qwen3-30B-A3B-Thinking-2507's shape (catalog), its weights 4-bit;
+#: the log's config line gives quantization=compressed-tensors (an AWQ-calibrated W4A16 checkpoint).
+QWEN3_30B_A3B_AWQ = dataclasses.replace(
+    find_model("Qwen/Qwen3-30B-A3B-Thinking-2507"), id="cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit",
+    precision="int4", quantization="compressed-tensors", base_model="Qwen/Qwen3-30B-A3B-Thinking-2507")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
+    "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
 }
 
 

@@ -62,11 +62,12 @@ def test_from_0_10_1_a_request_holds_only_the_items_its_max_model_len_fits():
         (11.814, -0.224, False), (0.738, 10.378, True)]
 
 
-def test_0_11_and_0_12_pad_each_dummy_output_to_the_encoder_budget():
-    # The four 256-token outputs are copied into zeroed 16,384-token tensors (gpu_model_runner.py "expanded_outputs",
-    # 0.11.0 and 0.12.0; gone in 0.13.0): 4 × 16,384 × 2,560 × 2 B = 0.3125 GiB held through the forward pass of
-    # 16,384 tokens (1.17 GiB), with the batch's float32 pixel values (4 × 4,096 × 588 × 4 B), instead of
-    # 4 × 256 × 2,560 × 2 B
+def test_0_11_pads_each_dummy_output_to_the_encoder_budget_and_0_12_to_the_items_largest():
+    # 0.11.0 copies the four 256-token outputs into zeroed 16,384-token tensors (gpu_model_runner.py
+    # "expanded_outputs", new_zeros((encoder_budget, ...))): 4 × 16,384 × 2,560 × 2 B = 0.3125 GiB held through the
+    # forward pass of 16,384 tokens (1.17 GiB), with the batch's float32 pixel values (4 × 4,096 × 588 × 4 B),
+    # instead of 4 × 256 × 2,560 × 2 B. 0.12.0 pads only an output shorter than its modality's largest item
+    # (max_mm_tokens_per_item: 256 for Gemma 3's images), so nothing here; 0.13.0 pads nothing
     got = {v: _size("google/gemma-3-4b-it", L4, v, max_num_seqs=1, max_model_len=1024, max_num_batched_tokens=16384)
            for v in ("0.10.1.1", "0.11.0", "0.12.0", "0.13.0")}
     forward = 16384 * (3 * 10240 + 3 * 2560) * 2
@@ -74,7 +75,7 @@ def test_0_11_and_0_12_pad_each_dummy_output_to_the_encoder_budget():
     assert {v: round(s.activation_gib_per_gpu * GIB) for v, s in got.items()} == {
         "0.10.1.1": round(forward + 4 * 256 * 2560 * 2 + pixels),
         "0.11.0": round(forward + 4 * 16384 * 2560 * 2 + pixels),
-        "0.12.0": round(forward + 4 * 16384 * 2560 * 2 + pixels),
+        "0.12.0": round(forward + 4 * 256 * 2560 * 2 + pixels),
         "0.13.0": round(forward + 4 * 256 * 2560 * 2 + pixels),
     }
 
@@ -241,8 +242,14 @@ def test_qwen3_5_profiles_the_processors_16384_token_image_in_the_model_dtype():
               max_model_len=32768, gpu_memory_utilization=0.92, enforce_eager=True, pip_install=True)
     assert _vision_note(s) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
     assert s.encoder_gib_per_gpu * GIB == 65_536 * (16_128 + 1_536 * 2) == 1_258_291_200
+    # the 16,384-token output (5,120 wide: Qwen3.5's tower has no deepstack levels) and the bf16 pixel values stay
+    # held while the dummy sampler runs (from 0.11): 0.16 + 0.19 GiB on top of the warm-up of 256 rows of 248,320
+    # logits through Triton's top-k/top-p (15.5 B each) and the 2,048 batched tokens' hidden states, the larger peak
+    held = 16_384 * 5_120 * 2 + 65_536 * 1_536 * 2
+    assert s.sampler_gib_per_gpu * GIB == 256 * 248_320 * 15.5 + 2_048 * 5_120 * 2 == 1_006_305_280
+    assert s.activation_gib_per_gpu * GIB == 1_006_305_280 + held == 1_375_404_032
     # what vLLM logged: 7.47 GiB, 122,304 tokens
-    assert (round(s.available_kv_gib, 2), s.kv_cache_tokens) == (7.44, 121_520)
+    assert (round(s.available_kv_gib, 2), s.kv_cache_tokens) == (7.33, 119_952)
 
 
 def test_the_other_qwen_towers_keep_their_float32_pixels():
@@ -251,3 +258,36 @@ def test_the_other_qwen_towers_keep_their_float32_pixels():
     s = _size("Qwen/Qwen2.5-VL-72B-Instruct", A100_40, "0.19.0", tp=4, gpu_memory_utilization=0.95,
               max_model_len=4096)
     assert s.encoder_gib_per_gpu * GIB == 65_536 * ((12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6)
+
+
+def test_qwen3_vl_largest_video_counts_its_frames_as_vllm_0_11_and_0_12_do():
+    # frames from 2 up while the next count's tokens fit the sequence (at most 24,576), each frame the largest image
+    # (4,096 pixels square) shrunk under the video processor's 25,165,824-pixel cap: 2 frames give 3,520-pixel sides,
+    # 1 × 110 × 110 = 12,100 tokens; 3 frames (padded to 4) 2,880-pixel sides, 2 × 90 × 90 = 16,200; 24,576 frames
+    # 32-pixel sides, 12,288 × 2 × 2 ÷ 4 = 12,288
+    assert sizing._qwen3_video_tokens(65_536, 4096, 16, 2, 2) == 12_288
+    assert sizing._qwen3_video_tokens(8_192, 4096, 16, 2, 2) == 12_100  # 2 frames even where they do not fit
+    assert sizing._qwen3_video_tokens(13_000, 4096, 16, 2, 2) == 12_100  # the loop stops before 3 frames' 16,200
+
+
+def test_qwen3_vl_profiles_one_video_in_0_11_and_0_12_held_through_the_sampler():
+    # vLLM 0.12.0 on 2 × H100 (Zzsf11/VideoCuttingAgent, vllm_serve.log and output/Qwen3VL_vllm-server.out): "Encoder
+    # cache will be initialized with a budget of 153600 tokens, and profiled with 1 video items": 12,288 vision tokens
+    # × 12.5 with their timestamps. The tower runs 49,152 patches; its output (2,048 × 4 wide with the three
+    # deepstack levels) is padded to 153,600 rows and held, with the bf16 pixel values (1,536 a patch), until the
+    # dummy sampler has run over 256 (or 64) rows of 151,936 logits through PyTorch's sort (39 B, 51 below 128 rows)
+    got = {(v, n): _size("Qwen/Qwen3-VL-30B-A3B-Instruct", H100, v, tp=2, max_model_len=65536, max_num_seqs=n)
+           for v in ("0.11.0", "0.12.0", "0.13.0") for n in (256, 64)}
+    video = "vision encoder profiled with 1 video of 12,288 tokens (49,152 patches each; 153,600 with its timestamps)"
+    image = "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
+    assert {k: _vision_note(s) for k, s in got.items()} == {
+        **{(v, n): video for v in ("0.11.0", "0.12.0") for n in (256, 64)}, ("0.13.0", 256): image,
+        ("0.13.0", 64): image}
+    held = 153_600 * 8_192 * 2 + 49_152 * 1_536 * 2
+    hidden = 8_192 * 2_048 * 2  # the 8,192 batched tokens' hidden states
+    assert got["0.12.0", 256].activation_gib_per_gpu * GIB == 256 * 151_936 * 39 + hidden + held
+    assert got["0.12.0", 64].activation_gib_per_gpu * GIB == 64 * 151_936 * 51 + hidden + held
+    # what vLLM logged: 37.23 GiB and 813,152 tokens at 256 sequences, 38.15 GiB and 833,344 at 64 (0.92 GiB apart:
+    # the sampler's two warm-ups on top of the same held outputs, 0.95 here)
+    assert [(round(got["0.12.0", n].available_kv_gib, 2), got["0.12.0", n].kv_cache_tokens) for n in (256, 64)] == [
+        (38.12, 832_800), (39.07, 853_584)]

@@ -867,3 +867,16 @@ def test_model_runner_v2s_warm_up_after_sizing_has_to_fit_the_margin():
         "0.25 GiB, Model Runner V2's penalty buffers 0.26 GiB, CUDA graphs captured after sizing 0.06 GiB and Model "
         "Runner V2's warm-up of 256 requests (every sampling feature over 262,144 tokens) 0.97 GiB less the 0.38 GiB "
         "the profile run reserved: 0.65 GiB (vLLM: CUDA out of memory in Model Runner V2's warmup_kernels)")
+
+
+def test_model_runner_v2_profiles_no_multimodal_encoder_before_0_27():
+    # Gemma 3 27B (dense, multimodal) runs the V1 runner in 0.24 and V2 from 0.25: 0.25.1's V2 profile_run is the
+    # language model's forward and the sampler only; 0.27.1's profiles the encoder first (profile_encoder_cache)
+    gemma = find_model("google/gemma-3-27b-it")
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
+    s = sizing.EngineSettings(max_model_len=8192)
+    got = {v: sizing.size_deployment(gemma, h100, s, v) for v in ("0.24.0", "0.25.1", "0.27.1")}
+    assert got["0.24.0"].encoder_gib_per_gpu == got["0.27.1"].encoder_gib_per_gpu == pytest.approx(5.9072265625)
+    assert got["0.25.1"].encoder_gib_per_gpu == 0.0
+    assert ("vLLM 0.25.1 runs google/gemma-3-27b-it on Model Runner V2, whose profile runs no multimodal encoder: the "
+            "first image's encoder activations are not in the budget") in got["0.25.1"].notes

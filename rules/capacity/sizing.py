@@ -1176,8 +1176,9 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
     while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
     ``cudagraph_gib`` where the estimate is not modelled: models with state layers); Model Runner V2
-    (:func:`model_runner_v2`, ``v2``) estimates none (its ``profile_cudagraph_memory`` returns 0 in 0.22.0 - 0.27.1)
-    and captures ``cudagraph_v2_gib`` after sizing; otherwise they are captured after the
+    (:func:`model_runner_v2`, ``v2``) estimates none (its ``profile_cudagraph_memory`` returns 0 in 0.22.0 - 0.28.0)
+    and captures ``cudagraph_v2_gib`` after sizing; from 0.33 it measures them into the budget (the flat
+    ``cudagraph_gib``: ``Behaviour.v2_cudagraphs_in_budget``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
     bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
@@ -1190,7 +1191,8 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
     if v2 and engine == "v1" and device.vendor in ("nvidia", "amd"):
-        return _Graphs(False, e.cudagraph_v2_gib)
+        # 0.33 measures them in the budget (every piecewise graph captured once): not modelled, the flat term
+        return _Graphs(True, e.cudagraph_gib) if b.v2_cudagraphs_in_budget else _Graphs(False, e.cudagraph_v2_gib)
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
             return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))

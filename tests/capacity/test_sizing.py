@@ -880,3 +880,14 @@ def test_model_runner_v2_profiles_no_multimodal_encoder_before_0_27():
     assert got["0.25.1"].encoder_gib_per_gpu == 0.0
     assert ("vLLM 0.25.1 runs google/gemma-3-27b-it on Model Runner V2, whose profile runs no multimodal encoder: the "
             "first image's encoder activations are not in the budget") in got["0.25.1"].notes
+
+
+def test_model_runner_v2_measures_its_graphs_into_the_budget_from_0_33():
+    # 0.22.0-0.28.0: profile_cudagraph_memory returns 0 (graphs captured after sizing); 0.33.0 captures them into a
+    # throw-away pool before sizing: the flat term in the budget, the measurement not modelled
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
+    s = sizing.EngineSettings(max_model_len=8192)
+    got = [(g.cudagraph_gib_per_gpu, g.cudagraphs_in_budget)
+           for g in (sizing.size_deployment(llama, h100, s, v) for v in ("0.28.0", "0.33.0"))]
+    assert got == [(0.06, False), (0.4, True)]

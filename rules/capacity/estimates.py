@@ -38,7 +38,8 @@ class Estimates:
     * CUDA graphs: where the release estimates them inside the budget (V1 runner, 0.20+), vLLM's own estimate
       (``sizing.profiled_cudagraph_gib``: ``cudagraph_profile_base_gib`` + two forward passes of the largest
       capture size + ``cudagraph_profile_layer_mib`` per layer of every further graph; the 0.22.0 and 0.26.1rc1 logs
-      of docs/capacity-model.md), ``cudagraph_gib`` where that is not modelled (Model Runner V2, state layers).
+      of docs/capacity-model.md), ``cudagraph_gib`` where that is not modelled (state layers). Model Runner V2
+      estimates none in the budget and captures after sizing: ``cudagraph_v2_gib`` in the margin.
       Where they are captured after sizing (V1 before 0.20) the graphs vLLM captures are counted (the sizes
       and modes of :data:`shardwise.rules.vllm.versions.RANGES`) and each holds ``cudagraph_token_bytes`` × hidden
       size × activation bytes per captured token (``cudagraph_token_bytes_moe`` for mixture-of-experts models, whose
@@ -62,7 +63,9 @@ class Estimates:
       NCCL's communicators (``nccl_init_gib``); so do the CUDA graphs captured after sizing, the allocator's slack
       (``allocator_slack_gib``: 186 and 331 MiB reserved but unallocated in the out-of-memory reports of
       vllm#15105 and vllm#27508) and what V1's sampler warm-up needs beyond the profile run's peak, which the
-      budget reserved and ``memory_profiling`` gave back before the KV cache was allocated.
+      budget reserved and ``memory_profiling`` gave back before the KV cache was allocated; on Model Runner V2
+      its ``warmup_kernels`` (every sampling feature, after a greedy profile) and, before 0.27, its penalty
+      buffers (``sizing.v2_runner_terms``).
 
     Each ``*_error`` is the relative (or absolute GiB) error allowed for that term; their sum is the
     error band of the KV budget. Where a release counts NCCL's buffers (V0, V1 before 0.11) and the
@@ -95,6 +98,10 @@ class Estimates:
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
+    #: Model Runner V2's CUDA graphs, captured after sizing (its ``profile_cudagraph_memory`` returns 0): the two V2
+    #: logs that give the capture log 0.06 GiB (0.22.0, an 8B Qwen3 at ``--max-num-seqs 2``) and 0.00 (0.27.1,
+    #: Qwen2.5-0.5B with the defaults); the larger is charged, ``cudagraph_error_gib`` is its band
+    cudagraph_v2_gib: float = 0.06
     #: 0.20+: what vLLM's profiled estimate charges besides two forward passes of the largest size, and per layer of
     #: every further graph it extrapolates (``sizing.profiled_cudagraph_gib``)
     cudagraph_profile_base_gib: float = 0.065

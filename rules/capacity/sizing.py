@@ -697,7 +697,7 @@ class Margin(NamedTuple):
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates, reserved: float = 0.0) -> Margin:
+            e: Estimates, reserved: float = 0.0, v2: V2Terms | None = None) -> Margin:
     """The two start-up failures that happen outside the KV budget (V1).
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
@@ -710,7 +710,8 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
       ``empty_cache`` before the KV cache is allocated), so the warm-up reuses that room; what has to fit the
       margin is what the profile did not see: the graphs, the allocator's slack, and any part of the warm-up
       beyond the reserved peak. When it does not fit vLLM runs out of memory ("CUDA out of memory occurred when
-      warming up sampler with N dummy requests").
+      warming up sampler with N dummy requests"). Model Runner V2 (``v2``, :func:`v2_runner_terms`) warms up with
+      its own prefill and decode after a greedy profile, and before 0.27 its penalty buffers are outside the budget.
 
     The first check that fails decides, else the one closest to failing.
     """
@@ -723,7 +724,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
     after = _after_sizing_check(before, b, s, margin, util, cg_in_budget, cudagraph, rows, vocab, per_elem,
-                                last_stage, e, reserved)
+                                last_stage, e, reserved, v2)
     if after is not None:
         checks.append(after)
     if not checks:
@@ -787,43 +788,64 @@ def _first_snapshot_text(before: _Allocated, total: float, util: float) -> str:
 
 def _after_sizing_check(before: _Allocated, b: Behaviour, s: EngineSettings, margin: float, util: float,
                         cg_in_budget: bool, cudagraph: float, rows: int, vocab: int, per_elem: float,
-                        last_stage: bool, e: Estimates, reserved: float = 0.0) -> _Check | None:
+                        last_stage: bool, e: Estimates, reserved: float = 0.0,
+                        v2: V2Terms | None = None) -> _Check | None:
     """What vLLM does after the KV cache has taken the budget (``compile_or_warm_up_model``): it captures the CUDA
     graphs the budget did not hold (none with ``--enforce-eager``) and, on the last stage, warms the sampler up
     again. The warm-up allocates into the room of the profile run's peak (``reserved`` GiB, given back before the
     KV cache was allocated); the graphs' pools and the memory the driver keeps for them stay allocated, so they,
     the allocator's slack and what the warm-up needs beyond the reserved peak have to fit beside what was
     allocated before the snapshot. None when neither happens, or with ``--kv-cache-memory-bytes`` (no budget:
-    what the given KV cache leaves is not the margin)."""
+    what the given KV cache leaves is not the margin).
+
+    Model Runner V2 (``v2``) captures its graphs after sizing too, then runs ``warmup_kernels`` (its prefill of
+    ``warm_rows`` requests with every sampling feature, :class:`V2Terms`) on the last stage instead of V1's sampler
+    warm-up; before 0.27 its penalty buffers, which no term of the budget counts, stay allocated beside them."""
     graphs = 0.0 if (cg_in_budget or s.enforce_eager) else cudagraph
-    warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
+    kept = 0.0
+    if v2 is not None:
+        warm = v2.warm / GIB if last_stage else 0.0
+        rows = v2.warm_rows
+        kept = 0.0 if (b.v2_persistent_in_budget or not last_stage) else v2.persistent / GIB
+    else:
+        warm = rows * vocab * per_elem / GIB if (b.sampler_warmup and last_stage) else 0.0
     if s.kv_cache_memory_bytes is not None and b.kv_cache_memory_flag:
-        graphs = warm = 0.0  # no budget: what is left after the given KV cache is not the margin
+        graphs = warm = kept = 0.0  # no budget: what is left after the given KV cache is not the margin
     if not (warm or graphs):
         return None
     # the graphs and the warm-up allocate into the room the profile's peak reserved; what is beyond it
     beyond = max(graphs + warm - reserved, 0.0)
     slack = e.allocator_slack_gib
-    after = before.gib + slack + beyond
+    after = before.gib + slack + kept + beyond
     after_band = (before.band + e.allocator_slack_error_gib
                   + (max(e.cudagraph_error_gib, graphs * e.cudagraph_error) if graphs else 0.0)
                   + warm * e.warmup_error)
     return after, after_band, partial(_after_sizing_text, before, margin, util, graphs, warm, rows, vocab, reserved,
-                                      beyond, slack, after)
+                                      beyond, slack, after, kept, v2 is not None)
 
 
 def _after_sizing_text(before: _Allocated, margin: float, util: float, graphs: float, warm: float, rows: int,
-                       vocab: int, reserved: float, beyond: float, slack: float, after: float) -> str:
+                       vocab: int, reserved: float, beyond: float, slack: float, after: float, kept: float = 0.0,
+                       v2: bool = False) -> str:
     nccl = " and NCCL" if before.nccl else ""
     parts = [f"the CUDA context{nccl} {before.gib:.2f} GiB", f"allocator slack {slack:.2f} GiB"]
+    if kept:
+        parts.append(f"Model Runner V2's penalty buffers {kept:.2f} GiB")
     used = []
     if graphs:
         used.append(f"CUDA graphs captured after sizing {graphs:.2f} GiB")
-    if warm:
+    if warm and v2:
+        used.append(f"Model Runner V2's warm-up of {rows:,} requests (every sampling feature over {vocab:,} "
+                    f"tokens) {warm:.2f} GiB")
+    elif warm:
         used.append(f"the sampler warm-up over {rows:,} × {vocab:,} tokens {warm:.2f} GiB")
     parts.append(f"{' and '.join(used)} less the {reserved:.2f} GiB the profile run reserved: {beyond:.2f} GiB")
-    oom = ("vLLM: CUDA out of memory occurred when warming up sampler with "
-           f"{rows} dummy requests" if warm else "vLLM: CUDA out of memory while capturing CUDA graphs")
+    if warm and v2:
+        oom = "vLLM: CUDA out of memory in Model Runner V2's warmup_kernels"
+    elif warm:
+        oom = f"vLLM: CUDA out of memory occurred when warming up sampler with {rows} dummy requests"
+    else:
+        oom = "vLLM: CUDA out of memory while capturing CUDA graphs"
     return (f"the {margin:.2f} GiB outside the KV budget (1 − {util:g}) must hold {after:.2f} GiB: "
             f"{', '.join(parts)} ({oom})")
 
@@ -920,17 +942,25 @@ def _size_deployment(
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     util, usable = _requested_memory(device, s, b)
     nontorch = _nontorch_gib(b, engine, device, s, e)
-    v2 = model_runner_v2(model, b, ck.precision, s.pooling)
+    v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
-                          flat=any(t.kind == "state" for t in first.types) or v2)
-    sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor)
+                          flat=any(t.kind == "state" for t in first.types), v2=v2)
+    sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor, v2_act=ck.act_bytes if v2 else 0)
+    v2_terms = v2_runner_terms(model, b, s, batch.seqs, batch.batched, ck.act_bytes, e, device.vendor) if v2 else None
+    # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
+    kept = v2_terms.persistent if (v2_terms is not None and b.v2_persistent_in_budget) else 0.0
     dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1))
     if dr.note:
         notes.append(dr.note)
     triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
     encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
+    if v2 and encoder.note and not b.v2_encoder_profile:
+        # Model Runner V2's profile_run runs no multimodal encoder before 0.27 (v1/worker/gpu/model_runner.py)
+        encoder = _NO_ENCODER
+        notes.append(f"vLLM {rv.version} runs {model.id} on Model Runner V2, whose profile runs no multimodal "
+                     "encoder: the first image's encoder activations are not in the budget")
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block,
                                dr)
@@ -953,7 +983,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e, worst.last_peak)
+                      sampler.per_elem, True, e, worst.last_peak, v2_terms)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -1218,11 +1248,13 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
 
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
                  model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2,
-                 flat: bool = False) -> _Graphs:
+                 flat: bool = False, v2: bool = False) -> _Graphs:
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
     while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
-    ``cudagraph_gib`` where the estimate is not modelled: models with state layers, and models that run Model
-    Runner V2, :func:`model_runner_v2`); otherwise they are captured after the
+    ``cudagraph_gib`` where the estimate is not modelled: models with state layers); Model Runner V2
+    (:func:`model_runner_v2`, ``v2``) estimates none (its ``profile_cudagraph_memory`` returns 0 in 0.22.0 - 0.28.0)
+    and captures ``cudagraph_v2_gib`` after sizing; from 0.33 it measures them into the budget (the flat
+    ``cudagraph_gib``: ``Behaviour.v2_cudagraphs_in_budget``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
     bytes per token of a piecewise graph (``cudagraph_token_bytes_moe`` for mixture-of-experts models;
@@ -1234,6 +1266,9 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
+    if v2 and engine == "v1" and device.vendor in ("nvidia", "amd"):
+        # 0.33 measures them in the budget (every piecewise graph captured once): not modelled, the flat term
+        return _Graphs(True, e.cudagraph_gib) if b.v2_cudagraphs_in_budget else _Graphs(False, e.cudagraph_v2_gib)
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
             return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))
@@ -1345,7 +1380,7 @@ def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
 
 
 def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates,
-                 s: EngineSettings = EngineSettings(), vendor: str = "nvidia") -> _Sampler:
+                 s: EngineSettings = EngineSettings(), vendor: str = "nvidia", v2_act: int = 0) -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
     max_num_batched_tokens)`` rows with the sampler the release and the image run (:func:`sampler_kind`; the
     Triton top-k/top-p kernel falls back to PyTorch's sort below 8 rows).
@@ -1359,19 +1394,73 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
 
     V1's pooling runner (``EngineSettings.pooling``) runs ``_dummy_pooler_run`` over the hidden states instead, in
     ``profile_run`` and in ``compile_or_warm_up_model`` (``v1/worker/gpu_model_runner.py``, ``gpu_worker.py``): no
-    logits over the vocabulary are made, so nothing is charged for them."""
+    logits over the vocabulary are made, so nothing is charged for them.
+
+    Model Runner V2 (``v2_act``: the logits' bytes, where the model runs it) samples the same rows greedily: its
+    ``_dummy_sampler_run`` keeps the dummy requests' default states (temperature 0, no top-k/top-p), so its
+    ``Sampler`` copies the logits to float32 (``apply_sampling_params``) and takes a Gumbel arg-max that allocates
+    nothing more: ``v2_act`` + 4 bytes per logit (``v1/worker/gpu/sample/sampler.py`` 0.22.0 - 0.27.1)."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
     if engine == "v1" and s.pooling:
         return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled
+    if v2_act:
+        per = float(v2_act + 4)
+        return _Sampler(rows, per, rows * model.vocab_size * per)
     if engine == "v0":
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
     else:
         kind = sampler_kind(b, s, vendor)
+    per_elem = _sampler_per_elem(kind, rows, e)
+    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
+
+
+def _sampler_per_elem(kind: str, rows: int, e: Estimates) -> float:
+    """Bytes per logit of the top-k/top-p sampler ``kind`` over ``rows`` rows."""
     if kind == "triton" and rows < 8:
         kind = "sort"  # below 8 rows vLLM sorts with PyTorch instead
     # PyTorch's sort costs more below 128 rows and less on one (Estimates.sort_few_rows_extra)
-    per_elem = e.sort_bytes(rows) if kind == "sort" else e.sampler(kind)
-    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
+    return e.sort_bytes(rows) if kind == "sort" else e.sampler(kind)
+
+
+class V2Terms(NamedTuple):
+    """Model Runner V2's memory terms on the last pipeline stage, in bytes (:func:`v2_runner_terms`)."""
+
+    persistent: float  # PenaltiesState's output_bin_counts and prompt_bin_mask, allocated once
+    warm_rows: int  # requests warmup_kernels prefills, two tokens each
+    warm_sampler: float  # its sampler over warm_rows rows with every sampling feature on
+    warm_prompt_logprobs: float  # the prompt logprobs' logits over the 2 × warm_rows prompt tokens
+    warm_hidden: float  # the prefill's hidden states, held while it samples
+
+    @property
+    def warm(self) -> float:
+        """The warm-up's peak: the sampler and the prompt logprobs run one after the other (``sample_tokens``)."""
+        return max(self.warm_sampler, self.warm_prompt_logprobs) + self.warm_hidden
+
+
+def v2_runner_terms(model: ModelShape, b: Behaviour, s: EngineSettings, seqs: int, batched: int, act: int,
+                    e: Estimates = DEFAULT_ESTIMATES, vendor: str = "nvidia") -> V2Terms:
+    """What Model Runner V2 allocates on the last stage that its profile does not see (docs/capacity-model.md,
+    "Model Runner V2"; ``v1/worker/gpu/`` read in 0.22.0, 0.24.0, 0.25.1 and 0.27.1).
+
+    * ``PenaltiesState`` (``sample/penalties.py``): ``output_bin_counts`` (``max_num_seqs`` × vocabulary int32)
+      and ``prompt_bin_mask`` (``max_num_seqs`` × ⌈vocabulary ÷ 32⌉ int32), allocated with the ``Sampler`` outside
+      the weights' measurement. Whether the budget counts them is by release (``Behaviour.v2_persistent_in_budget``).
+    * ``warmup_kernels`` (``gpu/warmup.py``), run by ``compile_or_warm_up_model`` after the CUDA graphs are
+      captured: ``min(max_num_seqs, max_num_batched_tokens // 2)`` requests of two prompt tokens each, with
+      ``SamplingParams.for_sampler_warmup()`` (top-k 50, top-p 0.9, min-p, penalties, logit bias, bad words,
+      ``logprobs=5``, ``prompt_logprobs=1``). Its sampler copies the logits to float32 and runs the same top-k/top-p
+      kernels as V1's (``v1/sample/ops/topk_topp_sampler.py``: FlashInfer where supported, else Triton, PyTorch's
+      sort below 8 rows): :func:`sampler_kind`'s bytes per logit over those rows. Then the prompt logprobs
+      (``sample/prompt_logprob.py``) compute the logits of every prompt token in one chunk (``CHUNK_SIZE`` 1,024)
+      and read their log-softmax with a Triton kernel that materialises nothing more: the logits' bytes over
+      ``2 × rows`` tokens (a soft-capped model's division makes a second copy for a moment: 4 bytes per logit,
+      still below the sampler's 15.5 or 16 over half the rows). The prefill's hidden states stay held meanwhile."""
+    vocab = model.vocab_size
+    persistent = float(seqs * (vocab * 4 + -(-vocab // 32) * 4))
+    rows = max(1, min(seqs, batched // 2))
+    per = _sampler_per_elem(sampler_kind(b, s, vendor), rows, e)
+    return V2Terms(persistent, rows, rows * vocab * per, 2 * rows * vocab * act,
+                   2 * rows * model.hidden_size * act)
 
 
 class _Stage(NamedTuple):
@@ -1390,7 +1479,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
-             dr: Draft = NO_DRAFT) -> tuple[_Stage, tuple[_Stage, ...]]:
+             dr: Draft = NO_DRAFT, kept: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
     that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
     smallest).
@@ -1399,7 +1488,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     the multimodal encoder's dummy batch (``encoder``, :func:`_encoder`: the tower's peak, then the outputs and
     V1's dummy batch held through the forward pass), on the last the dummy sampler run; the torch peak it reaches,
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
-    the weights.
+    the weights, and on the last stage ``kept`` bytes the runner keeps allocated where the release counts them
+    (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`).
     """
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
@@ -1420,7 +1510,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         peak = max(enc, samp + held)
         if last:
             last_peak = peak / GIB
-        avail = usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
+        avail = (usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
+                 - (kept / GIB if last else 0.0))
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
                        avail))
     # every row carries the last stage's peak, known once the last stage is profiled

@@ -264,6 +264,16 @@ class Behaviour:
     v2_runner: V2Runner = "none"
     v2_model_types: tuple[str, ...] = ()
     v2_listed_dense_only: bool = False
+    #: Model Runner V2's buffers kept from ``load_model`` on (its penalty state: ``max_num_seqs`` × vocabulary) come
+    #: out of the KV budget (``memory_profiling``'s ``total_consumed``, 0.27); before, the budget does not count them
+    #: and they sit in the margin outside it (docs/capacity-model.md, "Model Runner V2")
+    v2_persistent_in_budget: bool = False
+    #: Model Runner V2's ``profile_run`` profiles the multimodal encoder (``profile_encoder_cache``, 0.27); before,
+    #: it runs only the language model's dummy forward and sampler
+    v2_encoder_profile: bool = False
+    #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
+    #: throw-away pool, 0.33); before, it returns 0 and the graphs are captured after sizing
+    v2_cudagraphs_in_budget: bool = False
 
     @property
     def version(self) -> Version:
@@ -328,14 +338,16 @@ _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"))
-_R0270 = _row(_R0250, "0.27.0", cudagraphs_in_budget_rocm=True)
+_R0270 = _row(_R0250, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
+              v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
+_R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
-    _R0170, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280,
+    _R0170, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280, _R0330,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -418,6 +430,20 @@ SOURCES: dict[str, str] = {
                       "model_type: Qwen3ForCausalLM qwen3, LlamaForCausalLM llama, MistralForCausalLM mistral, "
                       "DeepseekV2ForCausalLM deepseek_v2, Qwen2MoeForCausalLM qwen2_moe, GraniteMoeForCausalLM "
                       "granitemoe (0.26.0's Inkling and LongcatFlashNgram are not in the catalog)",
+    "v2_persistent_in_budget": "utils/mem_utils.py memory_profiling: 0.22.0, 0.24.0 and 0.25.1 take "
+                               "torch_peak_increase over the peak before the profile and the weights from "
+                               "load_model's DeviceMemoryProfiler, "
+                               "and v1/worker/gpu/model_runner.py builds the Sampler (PenaltiesState) outside both "
+                               "(0.22.0 in __init__, 0.24.0 and 0.25.1 in load_model after the weights are measured):"
+                               " its buffers are in neither; 0.27.1 counts total_consumed (free "
+                               "memory at the first snapshot - after the profile), which holds them (0.27.0 not read)",
+    "v2_encoder_profile": "v1/worker/gpu/model_runner.py profile_run: _dummy_run and the sampler only in 0.22.0, "
+                          "0.24.0 and 0.25.1; 0.27.1 first runs encoder_runner.profile_encoder_cache over "
+                          "get_dummy_encoder_profile_inputs (0.27.0 not read)",
+    "v2_cudagraphs_in_budget": "v1/worker/gpu/model_runner.py profile_cudagraph_memory: 'return 0' in 0.22.0, 0.24.0, "
+                               "0.25.1, 0.27.1 and 0.28.0; 0.33.0 calls cudagraph_utils.profile_cudagraph_memory "
+                               "(a minimal KV cache, every PIECEWISE graph captured into a throw-away pool, the "
+                               "largest FULL ones extrapolated; 0.29-0.32 not read)",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "hybrid_kv": "v1/core/kv_cache_utils.py: 0.8.5.post1 unify_hybrid_kv_cache_specs turns sliding windows "

@@ -48,8 +48,10 @@ lacks), the failed experiment of graz-dev/vllm-benchmark (its other settings wer
 given), LzyFischer/MemSuit and ljg6861/anton_new, KevinHuang8/Augment_QA, giyushino/ModelMerging, jyngjeon/multiagentsdebate, emocat17/GraphRAG and
 ShanghaoLi0913/memory-aware_RLHF (the GPU that ran is not named), leadawon/structrag (4 of 8 RTX A5000 named in a later note, not in the 0.6.3 log), and the MI300X logs of
 vllm-project/recipes PR #273 beyond its token count (no breakdown).
-One case is an open miss (``open_miss`` in the data file, expected to fail here): Qwen2.5-7B-Instruct BF16 on an
-RTX 4090 with 0.27.1, 1.3 GiB less KV cache than estimated where the GPTQ and FP8 runs of the same script agree.
+Open misses (``open_miss`` in the data file, expected to fail here): the four 0.27.1 RTX 4090 runs of enginrect/llmso
+at ``--max-model-len 8192`` (Qwen2.5-7B-Instruct in BF16, GPTQ-Int4 and FP8-dynamic, Qwen3-14B-FP8), 0.93-1.87 GiB less
+KV cache than Model Runner V2's terms give, where the same repository's Qwen2.5-0.5B breakdown log and Qwen3-8B-FP8
+run at 2k agree with them; and the 2 x T4 run of 0.22.0 (communication buffers without GPU peer access).
 """
 
 from __future__ import annotations

@@ -840,12 +840,105 @@ def test_the_profiled_cuda_graph_estimate_of_0_2x_reproduces_the_logged_ones():
     coder = find_model("Qwen/Qwen3-Coder-30B-A3B-Instruct")  # 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 GiB
     got = sizing.profiled_cudagraph_gib(coder, behaviour("0.26.1"), sizing.EngineSettings(), 16, 2048, 2)
     assert round(got, 2) == 0.15
-    # Model Runner V2 (dense models from 0.25, Qwen3 dense and unquantized from 0.22) estimates nothing: not modelled,
-    # the flat term stays; MoE models run the V1 runner, whose estimate is charged
+    # Model Runner V2 (dense models from 0.25, Qwen3 dense and unquantized from 0.22) estimates nothing: its graphs are
+    # captured after sizing (cudagraph_v2_gib, outside the budget); MoE models run the V1 runner, whose estimate is
+    # charged
     a10g = sizing.Device("A10G", 22.06, "nvidia", "ampere", 1)
     settings = sizing.EngineSettings(max_model_len=8192)
-    assert sizing.size_deployment(qwen7, a10g, settings, "0.27.1").cudagraph_gib_per_gpu == 0.4
+    v2 = sizing.size_deployment(qwen7, a10g, settings, "0.27.1")
+    assert (v2.cudagraph_gib_per_gpu, v2.cudagraphs_in_budget) == (0.06, False)
     assert round(sizing.size_deployment(qwen7, a10g, settings, "0.24.0").cudagraph_gib_per_gpu, 2) == 0.58
     assert sizing.model_runner_v2(find_model("Qwen/Qwen3-8B"), behaviour("0.22.0"), "bf16") is True
     assert sizing.model_runner_v2(find_model("Qwen/Qwen3-8B"), behaviour("0.22.0"), "fp8") is False
     assert sizing.model_runner_v2(coder, behaviour("0.27.1"), "bf16") is False
+
+
+def test_model_runner_v2s_terms_are_those_of_its_source():
+    from shardwise.rules.vllm.versions import behaviour
+
+    # google/gemma-4-E2B-it (vocabulary 262,144, hidden 1,536) with KAITO's VLLM_USE_FLASHINFER_SAMPLER=0 on 0.25.1:
+    # PenaltiesState keeps 256 x 262,144 int32 counts and 256 x 8,192 int32 mask words; warmup_kernels prefills
+    # min(256, 2,048 // 2) requests of 2 tokens, samples them with Triton's top-k/top-p (15.5 B a logit) and reads
+    # the prompt logprobs of 512 tokens from their bf16 logits, the prefill's hidden states held
+    gemma = find_model("google/gemma-4-E2B-it")
+    s = sizing.EngineSettings(flashinfer_sampler=False)
+    t = sizing.v2_runner_terms(gemma, behaviour("0.25.1"), s, 256, 2048, 2)
+    assert t == (256 * (262144 * 4 + 8192 * 4), 256, 256 * 262144 * 15.5, 512 * 262144 * 2, 512 * 1536 * 2)
+    assert t.persistent == 276_824_064
+    assert t.warm == 256 * 262144 * 15.5 + 512 * 1536 * 2  # the sampler, not the prompt logprobs, is the peak
+    # the official image's FlashInfer (16 B) over min(max_num_seqs, batched // 2) rows: 1,024 // 2 = 512 > 256
+    t = sizing.v2_runner_terms(gemma, behaviour("0.25.1"), sizing.EngineSettings(), 1024, 1024, 2)
+    assert (t.warm_rows, t.warm_sampler) == (512, 512 * 262144 * 16)
+    # below 8 rows the Triton kernel gives way to PyTorch's sort (one row: 31 B)
+    t = sizing.v2_runner_terms(gemma, behaviour("0.25.1"), s, 1, 2048, 2)
+    assert (t.warm_rows, t.warm_sampler, t.warm_prompt_logprobs) == (1, 262144 * 31, 2 * 262144 * 2)
+
+
+def test_model_runner_v2s_profile_samples_greedily_and_estimates_no_graphs():
+    # Qwen2.5-0.5B on an RTX 4090 with 0.27.1's LLM defaults (8,192 tokens, 256 sequences): vLLM logged 0.31 GiB of
+    # peak activation, 1.23 GiB consumed for 0.93 of weights and 0.0 GiB of CUDA graph memory, 20.52 GiB of KV cache
+    qwen = find_model("Qwen/Qwen2.5-0.5B")
+    rtx = sizing.Device("RTX 4090", 23.99, "nvidia", "ada", 1)
+    s = sizing.EngineSettings(max_num_batched_tokens=8192, max_num_seqs=256)
+    got = sizing.size_deployment(qwen, rtx, s, "0.27.1")
+    # the dummy sampler copies 256 x 151,936 bf16 logits to float32 (6 B a logit); the forward of 8,192 tokens is larger
+    assert got.sampler_gib_per_gpu == pytest.approx((256 * 151936 * 6 + 8192 * 896 * 2) / GIB)
+    assert got.activation_gib_per_gpu == pytest.approx(8192 * (3 * 4864 + 3 * 896) * 2 / GIB)
+    assert (got.cudagraph_gib_per_gpu, got.cudagraphs_in_budget) == (0.06, False)
+    penalties = 256 * (151936 * 4 + 4748 * 4) / GIB
+    assert got.available_kv_gib == pytest.approx(
+        23.99 * 0.92 - got.weights_gib_per_gpu - got.activation_gib_per_gpu - 0.12 - penalties)
+    assert round(got.available_kv_gib, 2) == 20.61
+    # 0.25.1 counts no penalty buffers in the budget (memory_profiling's torch peak increase): they move to the margin
+    older = sizing.size_deployment(qwen, rtx, s, "0.25.1")
+    assert older.available_kv_gib - got.available_kv_gib == pytest.approx(penalties)
+    assert older.margin_need_gib - got.margin_need_gib == pytest.approx(penalties)
+    # the V1 runner (a MoE model) keeps its own profile: FlashInfer's 16 B a logit and the graphs' estimate in the budget
+    coder = sizing.size_deployment(find_model("Qwen/Qwen3-Coder-30B-A3B-Instruct"), rtx, s, "0.27.1")
+    assert coder.cudagraphs_in_budget is True
+
+
+def test_model_runner_v2s_warm_up_after_sizing_has_to_fit_the_margin():
+    # KAITO's gemma-4-E2B-it on a 24 GB A10 at 0.84, vLLM 0.25.1, VLLM_USE_FLASHINFER_SAMPLER=0: the CUDA context, the
+    # allocator's slack, the penalty buffers (outside 0.25's budget) and what the warm-up and the graphs captured after
+    # sizing need beyond the greedy profile's peak (the sampler's 6 B a logit over 256 rows and its hidden states)
+    gemma = find_model("google/gemma-4-E2B-it")
+    a10 = sizing.Device("A10G", 22.06, "nvidia", "ampere", 1)
+    s = sizing.EngineSettings(gpu_memory_utilization=0.84, flashinfer_sampler=False, max_model_len=8192)
+    got = sizing.size_deployment(gemma, a10, s, "0.25.1")
+    reserved = (256 * 262144 * 6 + 2048 * 1536 * 2) / GIB
+    warm = (256 * 262144 * 15.5 + 512 * 1536 * 2) / GIB
+    assert got.margin_need_gib == pytest.approx(0.5 + 0.25 + 276_824_064 / GIB + 0.06 + warm - reserved)
+    assert round(got.margin_need_gib, 2) == 1.66
+    assert (got.margin_verdict, got.starts) == ("starts", True)
+    # the words name V2's warm-up and its buffers
+    tight = sizing.size_deployment(gemma, a10, dataclasses.replace(s, gpu_memory_utilization=0.95), "0.25.1")
+    assert tight.margin_failure == (
+        "the 1.10 GiB outside the KV budget (1 − 0.95) must hold 1.66 GiB: the CUDA context 0.50 GiB, allocator slack "
+        "0.25 GiB, Model Runner V2's penalty buffers 0.26 GiB, CUDA graphs captured after sizing 0.06 GiB and Model "
+        "Runner V2's warm-up of 256 requests (every sampling feature over 262,144 tokens) 0.97 GiB less the 0.38 GiB "
+        "the profile run reserved: 0.65 GiB (vLLM: CUDA out of memory in Model Runner V2's warmup_kernels)")
+
+
+def test_model_runner_v2_profiles_no_multimodal_encoder_before_0_27():
+    # Gemma 3 27B (dense, multimodal) runs the V1 runner in 0.24 and V2 from 0.25: 0.25.1's V2 profile_run is the
+    # language model's forward and the sampler only; 0.27.1's profiles the encoder first (profile_encoder_cache)
+    gemma = find_model("google/gemma-3-27b-it")
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
+    s = sizing.EngineSettings(max_model_len=8192)
+    got = {v: sizing.size_deployment(gemma, h100, s, v) for v in ("0.24.0", "0.25.1", "0.27.1")}
+    assert got["0.24.0"].encoder_gib_per_gpu == got["0.27.1"].encoder_gib_per_gpu == pytest.approx(5.9072265625)
+    assert got["0.25.1"].encoder_gib_per_gpu == 0.0
+    assert ("vLLM 0.25.1 runs google/gemma-3-27b-it on Model Runner V2, whose profile runs no multimodal encoder: the "
+            "first image's encoder activations are not in the budget") in got["0.25.1"].notes
+
+
+def test_model_runner_v2_measures_its_graphs_into_the_budget_from_0_33():
+    # 0.22.0-0.28.0: profile_cudagraph_memory returns 0 (graphs captured after sizing); 0.33.0 captures them into a
+    # throw-away pool before sizing: the flat term in the budget, the measurement not modelled
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
+    s = sizing.EngineSettings(max_model_len=8192)
+    got = [(g.cudagraph_gib_per_gpu, g.cudagraphs_in_budget)
+           for g in (sizing.size_deployment(llama, h100, s, v) for v in ("0.28.0", "0.33.0"))]
+    assert got == [(0.06, False), (0.4, True)]

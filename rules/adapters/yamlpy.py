@@ -37,12 +37,13 @@ from .yamlsrc import (
     _WHAT,
     MAX_EXPANDED_CHARS,
     MAX_EXPANDED_VALUES,
+    TEMPLATE_PROBLEM,
     LineDict,
     _bad_character,
     _expanded_size,
     _Fallback,
     _short,
-    _template_problem,
+    _template_line,
 )
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -315,8 +316,11 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 + base if mark is not None else None
-        problem = _template_problem(text, line, base) or e.problem or e.context or "invalid YAML"
-        raise InputError(f"cannot parse YAML: {problem}", file, line) from None
+        context = e.context_mark.line + 1 + base if e.context_mark is not None else None
+        template = _template_line(text, (line, context), base)
+        if template is not None:
+            raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
+        raise InputError(f"cannot parse YAML: {e.problem or e.context or 'invalid YAML'}", file, line) from None
     except yaml.YAMLError:
         raise InputError("cannot parse YAML", file) from None
     except RecursionError:

@@ -361,16 +361,21 @@ def _bad_character(text: str, file: str, base: int) -> InputError:
         f"or write it as the escape \"\\u{code:04x}\" inside a double-quoted string", file, line + base)
 
 
-def _template_problem(text: str, line: int | None, base: int) -> str | None:
-    """What is wrong when the line holds a Helm/Go template action (``{{ .Values.x }}``): the parser's
-    own complaint (an unhashable key, a flow mapping not closed) would only mislead."""
-    if line is None:
-        return None
-    lines = text.split("\n", line - base)
-    where = lines[line - base - 1] if 0 < line - base <= len(lines) else ""
-    if "{{" not in where:
-        return None
-    return "a template placeholder {{ … }} is not YAML; render the template first (helm template …)"
+#: What the report says when a parse error comes from a Helm/Go template action (``{{ .Values.x }}``): the
+#: parser's own complaint (an unhashable key, a flow mapping not closed, a missing ``:``) would only mislead.
+TEMPLATE_PROBLEM = "a template placeholder {{ … }} is not YAML; render the template first (helm template …)"
+
+
+def _template_line(text: str, lines: tuple[int | None, ...], base: int) -> int | None:
+    """The first of ``lines`` (file lines, ``text`` starting at line ``base`` + 1) that holds a template action
+    ``{{``, or None. The parser names two: where it failed and where the construct it was reading began (its
+    context: "while scanning a simple key", "while parsing a flow mapping"); a ``{{- include … }}`` line or a
+    ``{{/* comment */}}`` makes it fail a line or more later, on a line that is plain YAML itself."""
+    rows = text.split("\n")
+    for line in lines:
+        if line is not None and 0 < line - base <= len(rows) and "{{" in rows[line - base - 1]:
+            return line
+    return None
 
 
 def decode_text(data: bytes, name: str) -> str:

@@ -528,6 +528,25 @@ def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch
     assert lines[-1].endswith(" — failed: 1 input error")
 
 
+def test_an_unrendered_chart_template_is_named_where_its_template_action_is(capsys, monkeypatch):
+    """Charts' templates as committed (corpus: robo-cap/helm-charts, danchev/helm-charts, giantswarm/vllm): YAML
+    fails a line or more after the template action, on a line that is plain YAML (`annotations:`, the text of a
+    {{/* comment */}}); the report names the action's line and says to render the chart, not the parser's "could
+    not find expected ':'" (line 10) or "did not find expected ',' or '}'" (line 4). The Service after the
+    comment-headed document is still read: no error of its own."""
+    monkeypatch.chdir(ROOT)
+    rc, out, err = lint(capsys, "tests/fixtures/inputs/helm-template-block-action.yaml",
+                        "tests/fixtures/inputs/helm-template-comment-header.yaml", "--no-color")
+    assert (rc, err) == (2, "")
+    problem = "error: cannot parse YAML: a template placeholder {{ … }} is not YAML; render the template first " \
+              "(helm template …)"
+    assert out.splitlines()[:-1] == [
+        f"tests/fixtures/inputs/helm-template-block-action.yaml:9: {problem}",
+        f"tests/fixtures/inputs/helm-template-comment-header.yaml:1: {problem}",
+    ]
+    assert out.splitlines()[-1].endswith(" — failed: 2 input errors")
+
+
 def test_a_bug_on_one_file_is_reported_on_that_file_and_the_others_are_linted(work, capsys, monkeypatch):
     import shardwise.rules.adapters.k8s as k8s
 

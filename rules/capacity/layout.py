@@ -46,6 +46,7 @@ from .sizing import (
     moe_layers,
     size_deployment,
     weight_precision,
+    weights_refuse,
 )
 
 LoadVerdict = Literal["holds", "may-not-hold", "does-not-hold"]
@@ -142,17 +143,26 @@ class Sizer:
     expected_context: int | None = None
     weights_gib: float | None = None
 
-    def size(self, parallel: Parallel, *, quantization: str | None = None,
-             max_num_seqs: int | None = None) -> ReplicaSizing:
+    def _settings(self, parallel: Parallel, quantization: str | None, max_num_seqs: int | None) -> EngineSettings:
         changes: dict[str, object] = {"tp": parallel.tp, "pp": parallel.pp, "dp": parallel.dp,
                                       "expert_parallel": parallel.expert_parallel}
         if quantization is not None:
             changes["quantization"] = quantization
         if max_num_seqs is not None:
             changes["max_num_seqs"] = max_num_seqs
-        settings = evolve(self.settings, **changes)
-        return size_deployment(self.model, self.device, settings, self.version,
-                               expected_context=self.expected_context, weights_gib=self.weights_gib)
+        return evolve(self.settings, **changes)
+
+    def size(self, parallel: Parallel, *, quantization: str | None = None,
+             max_num_seqs: int | None = None) -> ReplicaSizing:
+        return size_deployment(self.model, self.device, self._settings(parallel, quantization, max_num_seqs),
+                               self.version, expected_context=self.expected_context, weights_gib=self.weights_gib)
+
+    def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
+        """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
+        told without sizing it (:func:`.sizing.weights_refuse`; False where only the sizing can tell): its
+        :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
+        return weights_refuse(self.model, self.device, self._settings(parallel, quantization, None), self.version,
+                              weights_gib=self.weights_gib)
 
     def fit(self, parallel: Parallel, seqs: int | None, *, quantization: str | None = None,
             max_num_seqs: int | None = None) -> Fit:
@@ -387,6 +397,8 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     maybe = None
     for cand in candidates:
+        if sz.refuses(cand, quantization=quantization):
+            continue  # does not start: sizing it would tell no more
         k = current.gpus // cand.gpus
         share = None if seqs is None else math.ceil(seqs / k)
         fit = sz.fit(cand, share, quantization=quantization)
@@ -445,6 +457,8 @@ def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel]
     is not one ``plan`` would recommend: the sharding is what gives the model its KV cache."""
     first = None
     for cand in candidates:
+        if sz.refuses(cand):
+            continue  # does not start, so does not serve the model
         fit = sz.fit(cand, None)
         if not serves(fit, kv_reserve):
             continue
@@ -493,6 +507,8 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     first = None
     for cand in candidates:
+        if sz.refuses(cand, quantization=quantization):
+            continue  # does not start, so does not serve the model
         k = current.gpus // cand.gpus
         fit = sz.fit(cand, None, quantization=quantization)
         if not serves(fit, kv_reserve):

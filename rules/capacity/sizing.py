@@ -900,6 +900,37 @@ def size_deployment(
     return sized
 
 
+def weights_refuse(
+    model: ModelShape,
+    device: Device,
+    settings: EngineSettings,
+    version: ResolvedVersion,
+    *,
+    weights_gib: float | None = None,
+    estimates: Estimates = DEFAULT_ESTIMATES,
+) -> bool:
+    """Whether the weights of one GPU surely refuse (``size_deployment(...).weights_fit_band == "refuses"``, so the
+    layout does not start), told without the sizing: True only where it is so. The layout search asks it before it
+    sizes a smaller layout (:mod:`.layout`): a quarter of a lint's sizings are of layouts whose weights alone do
+    not fit (a 70B model on one GPU), and the answer is all that is read of them.
+
+    With one pipeline stage the weights are those of that stage, as :func:`_size_deployment` takes them (the same
+    steps: the checkpoint, the stage's weights, the draft's, the budget); with several, which stage is the worst
+    depends on the whole profile, and the answer is False (the sizing decides)."""
+    s, e = settings, estimates
+    if s.pp != 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
+        return False
+    b = version.behaviour
+    ck = _checkpoint(model, s, weights_gib, [])
+    _, usable = _requested_memory(device, s, b)
+    triton_kernels = not s.pip_install or b.pip_triton_kernels
+    w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
+                       triton_kernels=triton_kernels, mrope_scale=b.mrope_cache_scale)
+    w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
+    exact = exact_weights(model, ck.precision, weights_gib is not None)
+    return _weights_fit(w / GIB, usable, exact, e).verdict == "refuses"
+
+
 def _size_deployment(
     model: ModelShape,
     device: Device,

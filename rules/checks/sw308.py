@@ -167,6 +167,29 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     return None
 
 
+#: :func:`judge`'s answers by (name, text value) for the run: manifests repeat the same variables file after file
+#: (HF_HOME=/models, VLLM_LOGGING_LEVEL=INFO), and the answer is a pure function of the two. At most
+#: :data:`_JUDGED_MAX` of them.
+_JUDGED: dict[tuple[str, str], tuple[str, Literal["advisory", "mandatory"]] | None] = {}
+_JUDGED_MAX = 8192
+
+
+def judged(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory"]] | None:
+    """:func:`judge`, each (name, text value) judged once."""
+    if not isinstance(value, str):
+        return judge(name, value)
+    key = (name, value)
+    try:
+        return _JUDGED[key]
+    except KeyError:
+        pass
+    found = judge(name, value)
+    if len(_JUDGED) >= _JUDGED_MAX:
+        _JUDGED.clear()
+    _JUDGED[key] = found
+    return found
+
+
 class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
     meta = RuleMeta(
         code="SW308",
@@ -237,7 +260,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
 
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         for name, value in c.env.items():
-            found = judge(name, value)
+            found = judged(name, value)
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
                     group_subject(g),

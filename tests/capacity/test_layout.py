@@ -65,6 +65,27 @@ def plan_json(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def test_refuses_tells_without_sizing_what_the_sizing_says_of_weights_that_do_not_fit():
+    """The layout search skips a smaller layout whose weights alone surely do not fit before sizing it (issue 30: a
+    quarter of a 2,000-file lint's sizings). Llama-3.1-70B on L4s (19.79 GiB usable at 0.9): 131.45 GiB at TP1,
+    65.74 at TP2, 32.89 at TP4 refuse; 16.46 at TP8 starts; FP8 halves the weights and 4-bit AWQ quarters them.
+    With several pipeline stages the worst stage depends on the whole profile: the sizing decides (False)."""
+    sz = Sizer(LLAMA_70B, Device.of(find_gpu("L4"), find_gpu("L4").memory_gib),
+               EngineSettings(gpu_memory_utilization=0.9), resolve("0.11.0"))
+    told = {(q, p.text()): sz.refuses(p, quantization=q)
+            for q in (None, "fp8", "awq") for p in (Parallel(1), Parallel(2), Parallel(4), Parallel(8))}
+    assert [k for k, v in told.items() if v] == [
+        (None, "TP1×PP1"), (None, "TP2×PP1"), (None, "TP4×PP1"), ("fp8", "TP1×PP1"), ("fp8", "TP2×PP1"),
+        ("awq", "TP1×PP1")]
+    for (q, _), p in zip(told, [Parallel(1), Parallel(2), Parallel(4), Parallel(8)] * 3, strict=True):
+        s = sz.size(p, quantization=q)
+        assert told[(q, p.text())] == (s.weights_fit_band == "refuses")
+        if told[(q, p.text())]:
+            assert judge(s, p, None).starts == "refuses"
+    for p in (Parallel(1, 2), Parallel(2, 2)):
+        assert (sz.refuses(p), sz.size(p).weights_fit_band) == (False, "refuses")
+
+
 def test_plan_takes_the_node_from_the_instance_type(capsys):
     """4 L40S joined by PCIe: no TP over PCIe; 70B in bf16 needs pipeline stages. For 16 sequences of 8,192 tokens,
     PP4 holds 5 (4 replicas, 80 % full: 16 GPUs) and PP8, over 2 nodes, 62 (1 replica, 26 % full: 8 GPUs on 2 nodes,

@@ -330,6 +330,25 @@ def test_sw308_the_value_shape_decides(name, value, found):
     assert judge(name, value) == found
 
 
+def test_sw308_judges_each_name_and_value_once_with_a_bounded_memo(monkeypatch):
+    """SW308 judges a container's variables through a memo (issue 30: the same variables repeat file after file):
+    the same answers as judge, each (name, text value) kept once, the memo emptied when full; a value that is not
+    text (UNKNOWN) is judged every time and never kept."""
+    from shardwise.rules.checks import sw308
+    from shardwise.rules.model import UNKNOWN
+
+    monkeypatch.setattr(sw308, "_JUDGED", {})
+    monkeypatch.setattr(sw308, "_JUDGED_MAX", 2)
+    token = "hf_Q7wErTy9UiOpAsDf3GhJkLzX5cVbNmQwE2"
+    assert sw308.judged("ANY", token) == ("a Hugging Face token", "mandatory")
+    assert sw308.judged("HF_TOKEN", "<token>") is None
+    assert sw308._JUDGED == {("ANY", token): ("a Hugging Face token", "mandatory"), ("HF_TOKEN", "<token>"): None}
+    assert sw308.judged("HF_TOKEN", "<token>") is None and len(sw308._JUDGED) == 2  # found, not judged again
+    assert sw308.judged("VLLM_API_KEY", "serving-key-2026-prod-41f9") == ("a VLLM_API_KEY credential", "mandatory")
+    assert list(sw308._JUDGED) == [("VLLM_API_KEY", "serving-key-2026-prod-41f9")]  # full: started again
+    assert sw308.judged("HF_TOKEN", UNKNOWN) is None and len(sw308._JUDGED) == 1
+
+
 def test_sw402_startup_band_from_the_model_size():
     """The start-up band (rules/capacity/cache.py): engine start-up 30-120 s with torch.compile, weights read at
     4 to 0.5 GiB/s, the checkpoint downloaded at 1 GiB/s to 100 MiB/s when the pod downloads at every start."""

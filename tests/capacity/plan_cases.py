@@ -34,6 +34,9 @@ DATA_2 = Path(__file__).with_name("data") / "plan_cases_2.json"
 DATA_3 = Path(__file__).with_name("data") / "plan_cases_3.json"
 # the fifth set (issue 28, plancases5), from sources none of them cites (BentoVLLM, dstack, SkyPilot's other recipes)
 DATA_5 = Path(__file__).with_name("data") / "plan_cases_5.json"
+# the sixth set (issue 28, plancases6), from vLLM recipes none of them cites (Qwen3.5, gemma-4, Kimi-K2.5, Nemotron 3,
+# GLM-5.1, Seed-OSS, Qwen3 on MI300X)
+DATA_6 = Path(__file__).with_name("data") / "plan_cases_6.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -56,7 +59,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

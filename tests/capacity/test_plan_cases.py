@@ -85,6 +85,28 @@ def test_the_fifth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in fifth} >= {"L4", "A10G", "A100-40GB", "H100", "H200", "MI300X"}
 
 
+def test_the_sixth_set_asks_what_the_others_do_not():
+    """plan_cases_6.json: 30+ cases from sources no earlier set cites (vLLM's recipe files for Qwen3.5, gemma-4
+    26B-A4B and E4B, Kimi-K2.5, Nemotron 3 Super and Nano, GLM-5.1, GLM-4.7, DeepSeek-V3.2, Seed-OSS, and the Qwen3
+    ROCm guide), none of them an earlier request; layouts that do not start, oversized ones, two-node replicas,
+    expert parallelism and prices."""
+    import json
+
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5)
+    sixth = plan_cases.load(plan_cases.DATA_6)
+    assert len(sixth) >= 30
+    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
+    assert not [c.id for c in sixth if json.dumps(c.request, sort_keys=True) in asked]
+    cited = {c.source for c in earlier}
+    assert not [c.id for c in sixth if c.source in cited]
+    assert len([c for c in sixth if c.expect.get("starts") is False]) >= 3
+    assert len([c for c in sixth if c.expect.get("mandatory") == ["SW104"]]) >= 2
+    assert len([c for c in sixth if c.expect.get("nodes_per_replica") == 2]) >= 3
+    assert [c.id for c in sixth if c.request.get("enable_expert_parallel")]
+    assert len([c for c in sixth if c.kind == "price"]) >= 3
+    assert {c.request.get("gpu") for c in sixth} >= {"L4", "L40S", "A100-80GB", "H100", "H200", "MI300X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

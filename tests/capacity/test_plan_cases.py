@@ -68,18 +68,24 @@ def test_the_third_set_asks_what_the_others_do_not():
     assert [c.id for c in third if c.request.get("env") == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}]
 
 
+def _repeats(earlier: list, new: list) -> tuple[list[str], list[str]]:
+    """The ids of ``new`` cases that repeat an earlier case's request, and of those that cite an earlier case's
+    source: a held-out set asks what the others do not, from sources they do not cite."""
+    import json
+
+    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
+    cited = {c.source for c in earlier}
+    return ([c.id for c in new if json.dumps(c.request, sort_keys=True) in asked],
+            [c.id for c in new if c.source in cited])
+
+
 def test_the_fifth_set_asks_what_the_others_do_not():
     """plan_cases_5.json: 25+ cases from sources no earlier set cites (BentoVLLM's configs and their
     gpu_recommendation, dstack's vLLM examples, SkyPilot's gpt-oss, Llama 4, Gemma 3 and R1-distill recipes), none of
     them an earlier request; recipes that do not start or are oversized, a recommendation that does not fit."""
-    import json
-
     earlier, fifth = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3), plan_cases.load(plan_cases.DATA_5)
     assert len(fifth) >= 25
-    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
-    assert not [c.id for c in fifth if json.dumps(c.request, sort_keys=True) in asked]
-    cited = {c.source for c in earlier}
-    assert not [c.id for c in fifth if c.source in cited]
+    assert _repeats(earlier, fifth) == ([], [])
     assert len([c for c in fifth if c.expect.get("starts") is False]) >= 4
     assert len([c for c in fifth if c.expect.get("mandatory") == ["SW104"]]) >= 4
     assert {c.request.get("gpu") for c in fifth} >= {"L4", "A10G", "A100-40GB", "H100", "H200", "MI300X"}
@@ -90,15 +96,10 @@ def test_the_sixth_set_asks_what_the_others_do_not():
     26B-A4B and E4B, Kimi-K2.5, Nemotron 3 Super and Nano, GLM-5.1, GLM-4.7, DeepSeek-V3.2, Seed-OSS, and the Qwen3
     ROCm guide), none of them an earlier request; layouts that do not start, oversized ones, two-node replicas,
     expert parallelism and prices."""
-    import json
-
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5)
     sixth = plan_cases.load(plan_cases.DATA_6)
     assert len(sixth) >= 30
-    asked = {json.dumps(c.request, sort_keys=True) for c in earlier}
-    assert not [c.id for c in sixth if json.dumps(c.request, sort_keys=True) in asked]
-    cited = {c.source for c in earlier}
-    assert not [c.id for c in sixth if c.source in cited]
+    assert _repeats(earlier, sixth) == ([], [])
     assert len([c for c in sixth if c.expect.get("starts") is False]) >= 3
     assert len([c for c in sixth if c.expect.get("mandatory") == ["SW104"]]) >= 2
     assert len([c for c in sixth if c.expect.get("nodes_per_replica") == 2]) >= 3

@@ -51,7 +51,8 @@ vllm-project/recipes PR #273 beyond its token count (no breakdown).
 Open misses (``open_miss`` in the data file, expected to fail here): the four 0.27.1 RTX 4090 runs of enginrect/llmso
 at ``--max-model-len 8192`` (Qwen2.5-7B-Instruct in BF16, GPTQ-Int4 and FP8-dynamic, Qwen3-14B-FP8), 0.93-1.87 GiB less
 KV cache than Model Runner V2's terms give, where the same repository's Qwen2.5-0.5B breakdown log and Qwen3-8B-FP8
-run at 2k agree with them; and the 2 x T4 run of 0.22.0 (communication buffers without GPU peer access).
+run at 2k agree with them. The 2 x T4 run of 0.22.0 is no longer one: custom all-reduce runs on that PCIe pair
+without the 2 GiB the NVLink logs of 0.19 count (``sizing.tp_buffers_counted``).
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ class Estimates:
       (:func:`.sizing._encoder`).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
-      0.19 ``tp_buffers_gib`` more where custom all-reduce runs (the communication buffers set up in the first
-      forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs).
+      0.19 ``tp_buffers_gib`` more where custom all-reduce runs on NVLink-joined GPUs (the communication buffers set
+      up in the first forward pass; about 2.1 GiB per GPU at TP2/TP4 in 0.19 logs; none on a PCIe pair).
     * CUDA graphs: where the release estimates them inside the budget (V1 runner, 0.20+), vLLM's own estimate
       (``sizing.profiled_cudagraph_gib``: ``cudagraph_profile_base_gib`` + two forward passes of the largest
       capture size + ``cudagraph_profile_layer_mib`` per layer of every further graph; the 0.22.0 and 0.26.1rc1 logs

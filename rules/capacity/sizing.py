@@ -655,12 +655,23 @@ def custom_all_reduce(device: Device, tp: int) -> bool:
     return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
 
 
+def tp_buffers_counted(device: Device, tp: int) -> bool:
+    """Whether the 0.19+ communication-buffer term (``Estimates.tp_buffers_gib``) applies to a tensor-parallel group
+    of ``tp`` GPUs of ``device``: where custom all-reduce runs (:func:`custom_all_reduce`) on GPUs joined by NVLink
+    or a vendor fabric (a domain of at least ``tp``; not known: charged). The term was calibrated on NVLink-joined
+    GPUs and is not custom all-reduce's own: its IPC buffer is ``max_size`` = 8 MiB per rank
+    (``custom_all_reduce.py`` 0.22.0; at most 64 MiB in ``all_reduce_utils.CUSTOM_ALL_REDUCE_MAX_SIZES``), and the
+    0.22.0 log of a PCIe pair of T4s that runs it ("Using ['CUSTOM', 'PYNCCL'] all-reduce backends") counts about
+    0.2 GiB of non-torch memory at TP2, no 2 GiB (docs/capacity-model.md)."""
+    return custom_all_reduce(device, tp) and (device.nvlink_domain is None or device.nvlink_domain >= tp)
+
+
 def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
-    buffers a tensor-parallel group sets up in the first forward pass (only where custom all-reduce runs:
-    :func:`custom_all_reduce`).
+    buffers a tensor-parallel group sets up in the first forward pass (only on NVLink-joined GPUs where custom
+    all-reduce runs: :func:`tp_buffers_counted`).
 
     V1 0.9 – 0.10 takes its snapshot before the distributed set-up and 0.11 after it, but on one GPU that set-up
     builds no device communicator (``GroupCoordinator`` makes one only for a group of more than one rank, and
@@ -676,7 +687,7 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
     gib = one + (extra if gpus > 1 else 0.0)
     if device.vendor == "amd":
         gib += e.rocm_extra_gib
-    if engine == "v1" and b.tp_buffers_in_budget and custom_all_reduce(device, s.tp):
+    if engine == "v1" and b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp):
         gib += e.tp_buffers_gib
     return gib
 
@@ -1615,7 +1626,7 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``)."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
-    counted = b.tp_buffers_in_budget and custom_all_reduce(device, s.tp)
+    counted = b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp)
     if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     rest = (act_err + worst.encoder * e.encoder_error + nontorch_err

@@ -52,7 +52,8 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``warmup_before_capture``: from 0.13 V1 runs a dummy forward of ``max_num_batched_tokens`` tokens before it
   captures the CUDA graphs, so the capture reuses the blocks that run left in PyTorch's cache and grows the memory
   in use by little (vLLM's own "CUDAGraph memory" figure: -0.88 to 1.03 GiB on one H100).
-* ``tp_buffers_in_budget``: where custom all-reduce runs (TP > 1 in one node; NVLink, or a PCIe pair) the
+* ``tp_buffers_in_budget``: where custom all-reduce runs on NVLink-joined GPUs (TP > 1 in one node; not on a
+  PCIe pair, where it runs without them: a 0.22.0 log of two T4s) the
   communication buffers that are set up during the first forward pass are counted as non-torch memory
   (about 2 GiB per GPU in 0.19 logs).
 * ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
@@ -397,7 +398,9 @@ SOURCES: dict[str, str] = {
                             "init_worker_distributed_environment in 0.11.0-0.22.1, so what is counted is set up "
                             "later (first collective, all-reduce workspaces); charged only where "
                             "distributed/device_communicators/custom_all_reduce.py enables custom all-reduce "
-                            "(TP 2/4/6/8 in one node; above 2 fully connected GPUs only)",
+                            "(TP 2/4/6/8 in one node; above 2 fully connected GPUs only) on NVLink-joined GPUs: "
+                            "not its own buffer (max_size 8 MiB in 0.22.0), the 0.22.0 log of a PCIe T4 pair running "
+                            "it counts about 0.2 GiB",
     "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
                    "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
                    "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "

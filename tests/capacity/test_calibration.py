@@ -51,7 +51,9 @@ vllm-project/recipes PR #273 beyond its token count (no breakdown).
 Open misses (``open_miss`` in the data file, expected to fail here): the four 0.27.1 RTX 4090 runs of enginrect/llmso
 at ``--max-model-len 8192`` (Qwen2.5-7B-Instruct in BF16, GPTQ-Int4 and FP8-dynamic, Qwen3-14B-FP8), 0.93-1.87 GiB less
 KV cache than Model Runner V2's terms give, where the same repository's Qwen2.5-0.5B breakdown log and Qwen3-8B-FP8
-run at 2k agree with them; and the 2 x T4 run of 0.22.0 (communication buffers without GPU peer access).
+run at 2k agree with them. The 2 x T4 run of 0.22.0 is no longer one: custom all-reduce runs on that PCIe pair
+without the 2 GiB the NVLink logs of 0.19 count (``sizing.tp_buffers_counted``). The 0.22.0 A10G run of
+graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a strict open miss of its own below.
 """
 
 from __future__ import annotations
@@ -95,3 +97,28 @@ def test_the_dennislee22_qwen2_7b_runs_are_within_5_percent_of_their_token_count
     rows = [score(lg) for lg in LOGS if lg.url.endswith(names)]
     assert [(sc.sized.kv_cache_tokens, sc.log.tokens, sc.tokens_within_5pct) for sc in rows] == [
         (91376, 93872, True), (403200, 412944, True)]
+
+
+#: graz-dev/vllm-benchmark studies/0-explorative: vllm/vllm-openai:v0.22.0, Qwen2.5-7B-Instruct on one A10G
+A10G_0220 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/graz-dev/vllm-benchmark/"))
+
+
+def test_the_0_22_0_a10g_run_is_sized_as_vllm_sizes_it_except_an_unexplained_0_45_gib():
+    # the V1 runner (Qwen2ForCausalLM is not in 0.22.0's DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES), its CUDA graph
+    # estimate in the budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1), weights 0.10 GiB under the
+    # 14.29 the study logged; what is left of the 0.55 GiB gap has no term (docs/capacity-model.md)
+    s = score(A10G_0220).sized
+    assert (round(s.weights_gib_per_gpu, 2), round(s.cudagraph_gib_per_gpu, 2), s.cudagraphs_in_budget,
+            round(s.available_kv_gib, 2), s.kv_cache_tokens) == (14.19, 0.37, True, 5.31, 99376)
+    assert round(A10G_0220.settings.gpu_memory_utilization * A10G_0220.gpu_gib - A10G_0220.kv_gib
+                 - A10G_0220.weights_gib - s.cudagraph_gib_per_gpu - s.non_torch_gib_per_gpu
+                 - s.activation_gib_per_gpu, 2) == 0.45
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 99,376 tokens against 89,088 (+11.5 %); vLLM's non-KV memory is 15.54 GiB, shardwise's 14.99: 0.10 "
+    "the weights (14.29 logged), about 0.45 activation or non-torch memory no term explains; the lead (graphs "
+    "profiled inside memory_profiling from 0.20 to 0.26 leave non-torch memory) accounts for about 0.22 in the one "
+    "0.26.1rc1 breakdown and needs a GPU with vLLM 0.22.0 to measure"))
+def test_the_0_22_0_a10g_run_is_within_5_percent_of_its_token_count():
+    assert score(A10G_0220).tokens_within_5pct

@@ -666,6 +666,29 @@ def test_custom_all_reduce_runs_where_vllm_enables_it(domain, tp, runs):
     assert sizing.custom_all_reduce(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is runs
 
 
+@pytest.mark.parametrize(("domain", "tp", "counted"), [
+    (1, 2, False),  # a PCIe pair: custom all-reduce runs, its 8 MiB buffer is no 2 GiB (the 0.22.0 2 x T4 log)
+    (2, 2, True),  # an NVLink-bridged pair
+    (8, 4, True), (8, 8, True),
+    (1, 4, False), (8, 3, False), (8, 1, False),  # custom all-reduce does not run
+    (None, 2, True), (None, 4, True),  # not known: as if fully connected
+])
+def test_the_tp_buffers_are_counted_on_nvlink_joined_gpus_where_custom_all_reduce_runs(domain, tp, counted):
+    assert sizing.tp_buffers_counted(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is counted
+
+
+def test_the_two_t4_run_of_0_22_0_counts_no_tp_buffers():
+    # trietnguyeminh/Submission---EXACT--IJCNN v12-inference.ipynb: Qwen3-8B in fp16 at TP2 on two PCIe T4s, 0.85,
+    # 8,192 tokens, eager, Model Runner V2; custom all-reduce runs ("Using ['CUSTOM', 'PYNCCL'] all-reduce
+    # backends"); logged: 7.64 GiB of weights, 4.11 GiB of KV cache, 59,856 tokens
+    t4 = sizing.Device("T4", 14.58, "nvidia", "turing", 1)
+    settings = sizing.EngineSettings(tp=2, max_model_len=8192, gpu_memory_utilization=0.85, dtype="float16",
+                                     enforce_eager=True, offline=True, pip_install=True)
+    s = sizing.size_deployment(find_model("Qwen/Qwen3-8B"), t4, settings, "0.22.0")
+    assert (round(s.non_torch_gib_per_gpu, 6), round(s.available_kv_gib, 4), s.kv_cache_tokens) == (
+        0.22, 4.0663, 59216)
+
+
 def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
     llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
     l40s = sizing.Device("L40S", 44.52, "nvidia", "ada", 1)
@@ -675,9 +698,9 @@ def test_the_tp_buffers_are_charged_only_where_custom_all_reduce_runs():
         s = sizing.size_deployment(llama, device, sizing.EngineSettings(tp=tp, pp=pp, max_model_len=8192), release)
         return round(s.non_torch_gib_per_gpu, 6)
 
-    # after-distributed: 0.12 on one GPU, + 0.10 on several; + 2.0 where custom all-reduce registers its buffers
+    # after-distributed: 0.12 on one GPU, + 0.10 on several; + 2.0 where custom all-reduce runs on NVLink
     assert nontorch(l40s, tp=4) == 0.22  # PCIe-only, TP4: disabled
-    assert nontorch(l40s, tp=2) == 2.22  # PCIe pair: runs
+    assert nontorch(l40s, tp=2) == 0.22  # PCIe pair: custom all-reduce runs, the 2.0 GiB is not its (2 x T4, 0.22.0)
     assert nontorch(l40s, pp=2) == 0.22  # pipeline stages of TP1: no all-reduce
     assert nontorch(h100, tp=4) == 2.22  # NVSwitch
     assert nontorch(h100, tp=4, release="0.18.0") == 0.22  # before 0.19 nothing is counted

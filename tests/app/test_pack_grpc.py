@@ -534,6 +534,31 @@ def test_concurrent_requests_keep_their_diagnostics_apart(recordings):
     assert mandatory(stacks[0]) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")}
 
 
+@pytest.mark.slow
+def test_each_configure_sets_the_levels_and_config_of_the_analyze_requests_after_it(recordings):
+    """The pack keeps what its loop runs (levels, configs) per ``Configure``: each new one is obeyed at once."""
+    cfg, recorded = recordings["8b-at-tp2"]
+    resource = find(_no_shm(resources_of(recorded)), "prod-llama-70b-deployment")
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+
+        def shm() -> list[tuple[str, str]]:
+            return [(d.policy, d.level) for d in pack.analyze(resource) if d.policy == "parallel-without-shm"]
+
+        first = shm()
+        pack.configure(info, {"parallel-without-shm": {"enforcementLevel": "disabled"}})
+        disabled = shm()
+        pack.configure(info, {"parallel-without-shm": {"enforcementLevel": "advisory"}})
+        advisory = shm()
+        pack.configure(info, {})
+        again = shm()
+    assert (first, disabled, advisory, again) == (
+        [("parallel-without-shm", "mandatory")], [], [("parallel-without-shm", "advisory")],
+        [("parallel-without-shm", "mandatory")])
+
+
 # --- no RPC fails because of what it is sent ---------------------------------------------------------
 
 

@@ -102,6 +102,36 @@ def test_a_crashing_rule_is_a_mandatory_internal_error_naming_rule_and_where():
         "(while checking kubernetes:apps/v1:Deployment llama)")]
 
 
+def test_a_registry_rule_runs_only_where_the_collections_it_reads_hold_something(monkeypatch):
+    """As ``lint`` does (``checks.index.rules_for``): a rule whose ``reads`` are all empty would yield nothing, so
+    the pack does not run it; a rule the registry does not make always runs."""
+    from collections import Counter
+
+    from shardwise.rules.model import NetworkPolicy
+
+    rule = next(r for r in ALL_RULES if r.meta.code == "SW403")  # reads the autoscalers only
+
+    def crash(self, inv, config):
+        raise KeyError("ran")
+
+    monkeypatch.setattr(type(rule), "check", crash)
+    where = "kubernetes:core/v1:Namespace serving"
+    empty = crossguard.Analysis(Inventory(skipped=Counter({"Namespace": 1})), "resource", where)
+    assert (empty.run(rule, LintConfig()), empty.internal) == ([], [])
+    other = crossguard.Analysis(Inventory(network_policies=[NetworkPolicy.__new__(NetworkPolicy)]), "resource", where)
+    assert (other.run(rule, LintConfig()), other.internal) == ([], [])
+
+    class Subclass(type(rule)):  # type: ignore[misc]
+        pass
+
+    held = crossguard.Analysis(Inventory(autoscalers=[object()]), "resource", where)  # type: ignore[list-item]
+    assert held.run(rule, LintConfig()) == []
+    assert held.run(Subclass(), LintConfig()) == []
+    assert [r.message.split(": ", 1)[1] for r in held.internal] == [
+        "internal error in rule autoscaling-on-utilization: KeyError: 'ran' (while checking " + where + ")"] * 2
+    assert (empty.run(Subclass(), LintConfig()), len(empty.internal)) == ([], 1)
+
+
 def test_an_unreadable_resource_is_a_mandatory_internal_error():
     bad = PulumiResource("aws:ec2/subnet:Subnet", "weird", "urn:s", {"mapPublicIpOnLaunch": "perhaps"})
     a = crossguard.stack_analysis([bad], crossguard.StackContext())

@@ -423,7 +423,19 @@ class Analysis:
             return []
 
     def run(self, rule: Rule, config: LintConfig) -> list[Report]:
-        """Run one rule; return its policy's violations and divert the rest (see the module doc)."""
+        """Run one rule; return its policy's violations and divert the rest (see the module doc).
+
+        A registry rule whose collections of the inventory (:data:`~shardwise.rules.checks.index.RULES`'s
+        ``reads``) are all empty yields nothing, as ``lint`` relies on: it is not run (most resources of a
+        stack give a one-resource inventory with none of them, a Namespace or an IAM role)."""
+        reads = _reads(type(rule))
+        if reads is not None:
+            inv = self.inventory
+            for name in reads:
+                if getattr(inv, name):
+                    break
+            else:
+                return []
         out: list[Report] = []
         for f in run_rule(rule, self.inventory, config):
             urn = f.location.urn
@@ -438,6 +450,24 @@ class Analysis:
             else:
                 out.append(Report(rule.meta.name, f.coded_message, urn))
         return out
+
+
+_READS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _reads(cls: type) -> tuple[str, ...] | None:
+    """The ``reads`` of the registry's rule class ``cls`` (:mod:`~shardwise.rules.checks.index`); ``None`` for any
+    other class (a subclass or a rule the registry does not make), which always runs."""
+    try:
+        return _READS[cls]
+    except KeyError:
+        pass
+    from ..checks.index import RULES
+
+    package = __package__.rsplit(".", 1)[0] + ".checks."
+    _READS[cls] = next((reads for _, module, name, reads in RULES
+                        if cls.__name__ == name and cls.__module__ == package + module), None)
+    return _READS[cls]
 
 
 def _crashed(f: Finding) -> bool:

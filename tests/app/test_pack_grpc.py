@@ -102,6 +102,36 @@ def test_a_crashing_rule_is_a_mandatory_internal_error_naming_rule_and_where():
         "(while checking kubernetes:apps/v1:Deployment llama)")]
 
 
+def test_a_registry_rule_runs_only_where_the_collections_it_reads_hold_something(monkeypatch):
+    """As ``lint`` does (``checks.index.rules_for``): a rule whose ``reads`` are all empty would yield nothing, so
+    the pack does not run it; a rule the registry does not make always runs."""
+    from collections import Counter
+
+    from shardwise.rules.model import NetworkPolicy
+
+    rule = next(r for r in ALL_RULES if r.meta.code == "SW403")  # reads the autoscalers only
+
+    def crash(self, inv, config):
+        raise KeyError("ran")
+
+    monkeypatch.setattr(type(rule), "check", crash)
+    where = "kubernetes:core/v1:Namespace serving"
+    empty = crossguard.Analysis(Inventory(skipped=Counter({"Namespace": 1})), "resource", where)
+    assert (empty.run(rule, LintConfig()), empty.internal) == ([], [])
+    other = crossguard.Analysis(Inventory(network_policies=[NetworkPolicy.__new__(NetworkPolicy)]), "resource", where)
+    assert (other.run(rule, LintConfig()), other.internal) == ([], [])
+
+    class Subclass(type(rule)):  # type: ignore[misc]
+        pass
+
+    held = crossguard.Analysis(Inventory(autoscalers=[object()]), "resource", where)  # type: ignore[list-item]
+    assert held.run(rule, LintConfig()) == []
+    assert held.run(Subclass(), LintConfig()) == []
+    assert [r.message.split(": ", 1)[1] for r in held.internal] == [
+        "internal error in rule autoscaling-on-utilization: KeyError: 'ran' (while checking " + where + ")"] * 2
+    assert (empty.run(Subclass(), LintConfig()), len(empty.internal)) == ([], 1)
+
+
 def test_an_unreadable_resource_is_a_mandatory_internal_error():
     bad = PulumiResource("aws:ec2/subnet:Subnet", "weird", "urn:s", {"mapPublicIpOnLaunch": "perhaps"})
     a = crossguard.stack_analysis([bad], crossguard.StackContext())
@@ -532,6 +562,31 @@ def test_concurrent_requests_keep_their_diagnostics_apart(recordings):
     assert mandatory([d for ds in concurrent for d in ds]) == {
         ("parallel-without-shm", "SW401", "prod-llama-70b-deployment")}
     assert mandatory(stacks[0]) == {("sharded-model-that-fits", "SW104", "prod-llama-70b-deployment")}
+
+
+@pytest.mark.slow
+def test_each_configure_sets_the_levels_and_config_of_the_analyze_requests_after_it(recordings):
+    """The pack keeps what its loop runs (levels, configs) per ``Configure``: each new one is obeyed at once."""
+    cfg, recorded = recordings["8b-at-tp2"]
+    resource = find(_no_shm(resources_of(recorded)), "prod-llama-70b-deployment")
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+
+        def shm() -> list[tuple[str, str]]:
+            return [(d.policy, d.level) for d in pack.analyze(resource) if d.policy == "parallel-without-shm"]
+
+        first = shm()
+        pack.configure(info, {"parallel-without-shm": {"enforcementLevel": "disabled"}})
+        disabled = shm()
+        pack.configure(info, {"parallel-without-shm": {"enforcementLevel": "advisory"}})
+        advisory = shm()
+        pack.configure(info, {})
+        again = shm()
+    assert (first, disabled, advisory, again) == (
+        [("parallel-without-shm", "mandatory")], [], [("parallel-without-shm", "advisory")],
+        [("parallel-without-shm", "mandatory")])
 
 
 # --- no RPC fails because of what it is sent ---------------------------------------------------------

@@ -58,6 +58,8 @@ graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a s
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from startup_logs import GIB, load, score
 
@@ -122,3 +124,20 @@ def test_the_0_22_0_a10g_run_is_sized_as_vllm_sizes_it_except_an_unexplained_0_4
     "0.26.1rc1 breakdown and needs a GPU with vLLM 0.22.0 to measure"))
 def test_the_0_22_0_a10g_run_is_within_5_percent_of_its_token_count():
     assert score(A10G_0220).tokens_within_5pct
+
+
+#: emocat17/GraphRAG vllm.log: vLLM 0.13.0, Meta-Llama-3-8B-Instruct at TP4 with every default
+GRAPHRAG_0130 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/emocat17/GraphRAG/"))
+
+
+def test_the_0_13_0_graphrag_run_is_sized_on_the_gpu_its_default_token_budget_names():
+    # the log prints 'max_num_batched_tokens=8192' for `vllm serve` with no such flag: vLLM gives that default only to
+    # a GPU of at least 70 GiB whose name lacks "a100" (arg_utils.py; an A100-80GB gets 2,048 tokens and 256
+    # sequences), and its workers log capability 8.0: an A800-80GB, whose 1,024 sequences the sampler warm-up samples
+    s = score(GRAPHRAG_0130).sized
+    assert GRAPHRAG_0130.gpu == "A800-80GB"
+    assert (s.max_num_seqs, s.max_num_batched_tokens, round(s.sampler_gib_per_gpu, 2), round(s.available_kv_gib, 2),
+            s.kv_cache_tokens) == (1024, 8192, 4.83, 62.44, 2046048)
+    as_a100 = score(dataclasses.replace(GRAPHRAG_0130, gpu="A100-80GB")).sized
+    assert (as_a100.max_num_seqs, as_a100.max_num_batched_tokens) == (256, 2048)  # not what the log printed
+    assert score(GRAPHRAG_0130).tokens_within_5pct

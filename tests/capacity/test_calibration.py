@@ -53,7 +53,11 @@ at ``--max-model-len 8192`` (Qwen2.5-7B-Instruct in BF16, GPTQ-Int4 and FP8-dyna
 KV cache than Model Runner V2's terms give, where the same repository's Qwen2.5-0.5B breakdown log and Qwen3-8B-FP8
 run at 2k agree with them. The 2 x T4 run of 0.22.0 is no longer one: custom all-reduce runs on that PCIe pair
 without the 2 GiB the NVLink logs of 0.19 count (``sizing.tp_buffers_counted``). The 0.22.0 A10G run of
-graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a strict open miss of its own below.
+graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a strict open miss of its own below, as
+are three more runs within tolerance and more than 5 % off their token counts (the 0.10.0 TP8 H100 run of
+Qwen3-235B-A22B-FP8, the 0.11.0 L4 run and the 0.10.0 RTX 3090 run; docs/capacity-model.md, "Calibration"). The
+0.13.0 TP4 run of emocat17/GraphRAG, an open miss while its GPU was taken for an A100-80GB, ran on A800s (its default
+token budget says so) and is sized within 0.2 %.
 """
 
 from __future__ import annotations

@@ -53,10 +53,16 @@ at ``--max-model-len 8192`` (Qwen2.5-7B-Instruct in BF16, GPTQ-Int4 and FP8-dyna
 KV cache than Model Runner V2's terms give, where the same repository's Qwen2.5-0.5B breakdown log and Qwen3-8B-FP8
 run at 2k agree with them. The 2 x T4 run of 0.22.0 is no longer one: custom all-reduce runs on that PCIe pair
 without the 2 GiB the NVLink logs of 0.19 count (``sizing.tp_buffers_counted``). The 0.22.0 A10G run of
-graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a strict open miss of its own below.
+graz-dev/vllm-benchmark is within tolerance but 11.5 % over its token count: a strict open miss of its own below, as
+are three more runs within tolerance and more than 5 % off their token counts (the 0.10.0 TP8 H100 run of
+Qwen3-235B-A22B-FP8, the 0.11.0 L4 run and the 0.10.0 RTX 3090 run; docs/capacity-model.md, "Calibration"). The
+0.13.0 TP4 run of emocat17/GraphRAG, an open miss while its GPU was taken for an A100-80GB, ran on A800s (its default
+token budget says so) and is sized within 0.2 %.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from startup_logs import GIB, load, score
@@ -122,3 +128,82 @@ def test_the_0_22_0_a10g_run_is_sized_as_vllm_sizes_it_except_an_unexplained_0_4
     "0.26.1rc1 breakdown and needs a GPU with vLLM 0.22.0 to measure"))
 def test_the_0_22_0_a10g_run_is_within_5_percent_of_its_token_count():
     assert score(A10G_0220).tokens_within_5pct
+
+
+#: emocat17/GraphRAG vllm.log: vLLM 0.13.0, Meta-Llama-3-8B-Instruct at TP4 with every default
+GRAPHRAG_0130 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/emocat17/GraphRAG/"))
+
+
+def test_the_0_13_0_graphrag_run_is_sized_on_the_gpu_its_default_token_budget_names():
+    # the log prints 'max_num_batched_tokens=8192' for `vllm serve` with no such flag: vLLM gives that default only to
+    # a GPU of at least 70 GiB whose name lacks "a100" (arg_utils.py; an A100-80GB gets 2,048 tokens and 256
+    # sequences), and its workers log capability 8.0: an A800-80GB, whose 1,024 sequences the sampler warm-up samples
+    s = score(GRAPHRAG_0130).sized
+    assert GRAPHRAG_0130.gpu == "A800-80GB"
+    assert (s.max_num_seqs, s.max_num_batched_tokens, round(s.sampler_gib_per_gpu, 2), round(s.available_kv_gib, 2),
+            s.kv_cache_tokens) == (1024, 8192, 4.83, 62.44, 2046048)
+    as_a100 = score(dataclasses.replace(GRAPHRAG_0130, gpu="A100-80GB")).sized
+    assert (as_a100.max_num_seqs, as_a100.max_num_batched_tokens) == (256, 2048)  # not what the log printed
+    assert score(GRAPHRAG_0130).tokens_within_5pct
+
+
+def _beside_kv(lg) -> tuple[float, float]:
+    """(what vLLM's budget kept beside the weights and the KV cache, what shardwise's keeps), GiB per GPU: the
+    activation peak, non-torch memory and the graphs where the budget holds them."""
+    s = score(lg).sized
+    logged = s.usable_gib_per_gpu - lg.weights_gib - lg.kv_gib
+    return round(logged, 2), round(s.usable_gib_per_gpu - s.weights_gib_per_gpu - s.available_kv_gib, 2)
+
+
+#: DaisukeTakai/eval_dataset: vLLM 0.10.0 (pip, no FlashInfer) on one 8 x H100 node, TP8, 32k, fp8 KV cache
+H100_TP8_0100 = {name: next(lg for lg in LOGS if lg.url.endswith(name)) for name in ("vllm_judge.log",
+                                                                                     "vllm_predict.log")}
+
+
+def test_the_0_10_0_tp8_h100_runs_keep_the_same_memory_beside_the_kv_cache_whatever_the_model():
+    # Qwen3-235B-A22B-FP8 with expert parallelism and the dense Qwen3-32B, one node, one release: vLLM kept 7.96 GiB a
+    # GPU beside the weights and the cache for both (the sort over 1,024 rows of the same 151,936-entry vocabulary);
+    # shardwise keeps 6.11 / 6.13: the 1.84 GiB it lacks belong to the TP8 layout on this node, not to the model
+    assert [_beside_kv(H100_TP8_0100[n]) for n in ("vllm_judge.log", "vllm_predict.log")] == [(7.96, 6.11),
+                                                                                             (7.96, 6.13)]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 1,679,248 tokens against 1,590,736 (+5.6 %); 1.84 GiB a GPU that both runs of the node keep and no "
+    "term explains. 0.10.0 counts NCCL's communicators in its non-torch increase (snapshot before the distributed "
+    "set-up), and only H100 and later enable NCCL's NVLS beyond two GPUs, but NCCL 2.26.2's NVLS buffers (the log's "
+    "nccl; src/transport/nvls.cc: 16 channels x 2 x 8 steps x 128 KiB x 8 heads) are 0.25 GiB; the rest (ring and "
+    "tree buffers of the pynccl and torch communicators) is not in the log (no NCCL_DEBUG)"))
+def test_the_0_10_0_tp8_h100_qwen3_235b_run_is_within_5_percent_of_its_token_count():
+    assert score(H100_TP8_0100["vllm_judge.log"]).tokens_within_5pct
+
+
+#: abinavChandar/demo_env_l4 vllm.log: vLLM 0.11.0 (pip, no FlashInfer), Llama-3.1-8B on one L4, 128 sequences
+L4_0110 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/abinavChandar/demo_env_l4/"))
+#: ljg6861/anton_new vllm_server.log: vLLM 0.10.0 (pip, no FlashInfer), a Qwen3-30B-A3B AWQ on one RTX 3090
+RTX3090_0100 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/ljg6861/anton_new/"))
+
+
+def test_the_small_gpu_pytorch_sort_runs_keep_less_beside_the_kv_cache_than_shardwise_charges():
+    # PyTorch's sort over 128 x 128,256 (L4) and 256 x 151,936 (RTX 3090) logits, charged at 39 B a logit: vLLM kept
+    # 0.49 and 1.33 GiB beside the weights and the cache, shardwise 0.73 and 1.54 (the RTX 3090's cache is 0.29 GiB
+    # short: those 0.21 and 0.08 of weights estimated above the logged 15.61)
+    assert _beside_kv(L4_0110) == (0.49, 0.73)
+    assert _beside_kv(RTX3090_0100) == (1.33, 1.54)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 36,944 tokens against 38,944 (-5.1 %); vLLM kept 0.49 GiB beside the weights and the cache, "
+    "shardwise 0.73, of which the sort over 128 x 128,256 logits is 0.60 (39 B a logit): 23 B a logit would fit, "
+    "where the sort-only logs of 1,024 rows imply 37.9 - 38.7 and those of 256 rows 30 - 41; no GPU was at hand to "
+    "measure PyTorch's sort at 128, 256 and 1,024 rows, so no term was changed"))
+def test_the_0_11_0_l4_run_is_within_5_percent_of_its_token_count():
+    assert score(L4_0110).tokens_within_5pct
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 17,792 tokens against 20,960 (-15 %, a 1.92 GiB cache where 5 % is 0.10 GiB); vLLM kept 1.33 GiB "
+    "beside the weights and the cache, shardwise 1.54, and estimates the weights 0.08 above the logged 15.61; the "
+    "1.42 of sampler is the sort over 256 x 151,936 logits at 39 B (33 B a logit would fit; the four 0.10 sort-only logs of 256 rows imply 31 - 36)"))
+def test_the_0_10_0_rtx_3090_run_is_within_5_percent_of_its_token_count():
+    assert score(RTX3090_0100).tokens_within_5pct

@@ -253,9 +253,11 @@ def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
         # FP8 without a stated block: per-tensor or per-channel scales unless the checkpoint says otherwise.
         # Qwen's and DeepSeek's own FP8 releases use 128 x 128 blocks, so a copy whose configuration is not
         # known may too.
-        # "FP8-dynamic" copies (Neural Magic / Red Hat) scale per channel.
-        per_channel = "fp8-dynamic" in model.id.lower()
-        return ("block", 128, 128, False) if assumed and not per_channel else None
+        # "FP8-dynamic" copies (Neural Magic / Red Hat) scale per channel; NVIDIA's own FP8 releases are TensorRT
+        # Model Optimizer's FP8 recipe, one scale per tensor (vLLM's ModelOptFp8Config, quant_algo "FP8").
+        name = model.id.lower()
+        unblocked = "fp8-dynamic" in name or name.startswith("nvidia/")
+        return ("block", 128, 128, False) if assumed and not unblocked else None
     return None
 
 

@@ -37,6 +37,8 @@ DATA_5 = Path(__file__).with_name("data") / "plan_cases_5.json"
 # the sixth set (issue 28, plancases6), from vLLM recipes none of them cites (Qwen3.5, gemma-4, Kimi-K2.5, Nemotron 3,
 # GLM-5.1, Seed-OSS, Qwen3 on MI300X)
 DATA_6 = Path(__file__).with_name("data") / "plan_cases_6.json"
+# the seventh set (issue 28, plancases7), from NVIDIA Dynamo's recipes, AWS's AI on EKS guides and vLLM GitHub issues
+DATA_7 = Path(__file__).with_name("data") / "plan_cases_7.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -59,7 +61,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

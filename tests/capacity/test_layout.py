@@ -354,6 +354,16 @@ def test_a_block_size_read_from_the_name_only_is_not_sure():
         "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
     # Red Hat's FP8-dynamic copies scale per channel
     assert _messages(find_model("RedHatAI/gpt-oss-120b-FP8-dynamic", None), 8) == []
+    # NVIDIA's own FP8 releases (Model Optimizer, one scale per tensor): Nemotron 3 Super FP8 at TP4 keeps 672 expert
+    # columns per rank, which 128 x 128 blocks would refuse; NVIDIA Dynamo's recipe runs it there (vLLM 0.16.0)
+    nemotron = find_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", None)
+    assert nemotron.extra.get("quantization_config_assumed") is True
+    assert _messages(nemotron, 4) == _messages(nemotron, 2) == []
+    # ... while another publisher's copy of the same name, its configuration unknown, may store blocks
+    assert _messages(find_model("acme/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", None), 4) == [(False, True, (
+        "at tensor_parallel_size 4 each rank holds 672 columns of each expert's gate/up projection of "
+        "acme/NVIDIA-Nemotron-3-Super-120B-A12B-FP8, not a multiple of block_n 128; vLLM refuses to load the weights "
+        "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
 
 
 def test_the_layout_search_skips_tps_vllm_refuses():

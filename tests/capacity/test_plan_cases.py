@@ -108,6 +108,24 @@ def test_the_sixth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in sixth} >= {"L4", "L40S", "A100-80GB", "H100", "H200", "MI300X"}
 
 
+def test_the_seventh_set_asks_what_the_others_do_not():
+    """plan_cases_7.json: 20+ cases from sources no earlier set cites (NVIDIA Dynamo's recipes, AWS's AI on EKS guide
+    and inference chart, vLLM GitHub issues and a vLLM recipes pull request), none of them an earlier request; layouts
+    that do not start (with the error the source logs), oversized ones, a two-node replica, DP16 with expert
+    parallelism, FP8 and INT4 checkpoints, 262k contexts and a priced load."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6)
+    seventh = plan_cases.load(plan_cases.DATA_7)
+    assert len(seventh) >= 20
+    assert _repeats(earlier, seventh) == ([], [])
+    assert len([c for c in seventh if c.expect.get("starts") is False]) >= 6
+    assert len([c for c in seventh if c.expect.get("mandatory") == ["SW104"]]) >= 3
+    assert [c.id for c in seventh if c.expect.get("nodes_per_replica") == 2]
+    assert [c.id for c in seventh if c.request.get("dp", 1) > 1 and c.request.get("enable_expert_parallel")]
+    assert [c.id for c in seventh if c.kind == "price"]
+    assert {c.request.get("gpu") for c in seventh} >= {"A100-80GB", "A800-80GB", "H20", "H100", "H200"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

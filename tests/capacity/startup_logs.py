@@ -1,4 +1,5 @@
-"""The public vLLM start-up logs of ``data/startup_logs.json``, and how the capacity model scores against them.
+"""The public vLLM start-up logs of ``data/startup_logs.json`` and the held-out sets after it
+(``data/startup_logs_<n>.json``), and how the capacity model scores against them.
 
 One place reads the cases and scores them: ``test_calibration.py`` holds the model to each one, and
 ``benchmarks/startup_logs.py`` prints the scoreboard an outside evaluation would (verdicts right, KV budgets within

@@ -103,6 +103,13 @@ def weights_bytes(model: ModelShape, precision: Precision) -> float:
     MXFP4 (gpt-oss): vLLM quantises only the fused-MoE experts (``Mxfp4Config.get_quant_method``
     gives every linear layer ``UnquantizedLinearMethod``), so attention, router, embeddings and the
     LM head stay 16-bit whatever the checkpoint's ``modules_to_not_convert`` says.
+
+    A checkpoint stored quantised (``precision`` is the checkpoint's own) keeps its vision or audio encoder
+    16-bit: AutoAWQ and llm-compressor quantise the language model only and list the encoder as not converted
+    (``modules_to_not_convert``, ``ignore``), which vLLM's ``is_layer_skipped`` honours, and vLLM's
+    multimodal models drop a GPTQ config for the encoder themselves (``_maybe_ignore_quant_config``,
+    ``qwen2_5_vl.py``). Quantising a 16-bit checkpoint at load time (``--quantization fp8``) keeps the
+    count as before: the encoder is quantised with the rest.
     """
     bpp = bytes_per_param(model, precision)
     if bpp >= 2.0:
@@ -111,7 +118,10 @@ def weights_bytes(model: ModelShape, precision: Precision) -> float:
     if precision == "mxfp4" and model.moe is not None:
         experts = min(expert_params(model), model.params - embed)
         return (model.params - experts) * 2.0 + experts * bpp
-    return embed * 2.0 + (model.params - embed) * bpp
+    kept = embed
+    if precision == model.precision:
+        kept += min(model.vision_params, model.params - embed)
+    return kept * 2.0 + (model.params - kept) * bpp
 
 
 # --------------------------------------------------------------------------------------------------

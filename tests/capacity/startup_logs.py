@@ -1,4 +1,5 @@
-"""The public vLLM start-up logs of ``data/startup_logs.json``, and how the capacity model scores against them.
+"""The public vLLM start-up logs of ``data/startup_logs.json`` and the held-out sets after it
+(``data/startup_logs_<n>.json``), and how the capacity model scores against them.
 
 One place reads the cases and scores them: ``test_calibration.py`` holds the model to each one, and
 ``benchmarks/startup_logs.py`` prints the scoreboard an outside evaluation would (verdicts right, KV budgets within
@@ -20,6 +21,8 @@ from shardwise.rules.model.shapes import ModelShape
 
 GIB = 1024**3
 DATA = Path(__file__).with_name("data") / "startup_logs.json"
+#: Every held-out set: the first file and the sets added after it (``startup_logs_<n>.json``), in that order.
+SETS = (DATA, *sorted(DATA.parent.glob("startup_logs_*.json")))
 
 #: Qwen/Qwen2.5-VL-72B-Instruct config.json (vision tower of 32 layers, 1,280 wide, window attention).
 QWEN25_VL_72B = ModelShape(
@@ -56,9 +59,26 @@ QWEN3_30B_A3B_AWQ = dataclasses.replace(
     find_model("Qwen/Qwen3-30B-A3B-Thinking-2507"), id="cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit",
     precision="int4", quantization="compressed-tensors", base_model="Qwen/Qwen3-30B-A3B-Thinking-2507")
 
+#: Quantised re-uploads of catalog models logged on a DGX Spark (set 10): the catalog's shape, its linear layers
+#: stored as the log's config line says (quantization=compressed-tensors for all three).
+#: cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4: Gemma 4 26B-A4B (catalog), 4-bit AWQ weights.
+GEMMA4_26B_A4B_AWQ = dataclasses.replace(
+    find_model("google/gemma-4-26B-A4B-it"), id="cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4", precision="int4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
+#: RedHatAI/gemma-4-26B-A4B-it-NVFP4: Gemma 4 26B-A4B (catalog), NVFP4 weights.
+GEMMA4_26B_A4B_NVFP4 = dataclasses.replace(
+    find_model("google/gemma-4-26B-A4B-it"), id="RedHatAI/gemma-4-26B-A4B-it-NVFP4", precision="nvfp4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
+#: RedHatAI/Qwen3.6-35B-A3B-NVFP4: Qwen3.6-35B-A3B (catalog), NVFP4 weights.
+QWEN36_35B_A3B_NVFP4 = dataclasses.replace(
+    find_model("Qwen/Qwen3.6-35B-A3B"), id="RedHatAI/Qwen3.6-35B-A3B-NVFP4", precision="nvfp4",
+    quantization="compressed-tensors", base_model="Qwen/Qwen3.6-35B-A3B")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
+    "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
+    "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4,
 }
 
 
@@ -96,11 +116,11 @@ def _model(ref: str) -> ModelShape:
     return SHAPES[ref.removeprefix("shape:")] if ref.startswith("shape:") else find_model(ref)
 
 
-def load(path: Path = DATA) -> list[Log]:
-    """The cases of the data file, in its order."""
-    raw = json.loads(path.read_text(encoding="utf-8"))
+def load(*paths: Path) -> list[Log]:
+    """The cases of the data files (every set, ``SETS``, when none is named), in their order."""
+    cases = [c for path in (paths or SETS) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
     logs = []
-    for c in raw["cases"]:
+    for c in cases:
         logs.append(Log(
             url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
             settings=sizing.EngineSettings(**c.get("settings", {})), started=bool(c["started"]),

@@ -38,6 +38,23 @@ def test_weights_bf16_and_quantised():
     assert round(sizing.weights_gb(LLAMA70, "int4"), 1) == 39.8
 
 
+
+def test_a_quantised_multimodal_checkpoint_keeps_its_encoder_16_bit():
+    # Qwen/Qwen2.5-VL-3B-Instruct-AWQ: 3,754,622,976 parameters, 668,684,288 of them the vision tower (which AutoAWQ
+    # leaves unconverted and vLLM loads unquantised), tied embeddings 151,936 x 2,048; vLLM 0.23.0 logged
+    # "Model loading took 3.32 GiB" on an RTX 3050 (Kartikeya2046/Invoice-Processor_VLM, set 10)
+    awq = find_model("Qwen/Qwen2.5-VL-3B-Instruct-AWQ")
+    kept = 151_936 * 2_048 + 668_684_288
+    assert sizing.weights_bytes(awq, "int4") == pytest.approx(kept * 2 + (3_754_622_976 - kept) * (0.5 + 2.5 / 128))
+    assert round(sizing.weights_bytes(awq, "int4") / GIB, 2) == 3.17  # the whole model; 3.29 a GPU with its buffers
+    # a 16-bit checkpoint quantised at load time (--quantization fp8) is counted as before: the encoder with the rest
+    bf16 = find_model("Qwen/Qwen2.5-VL-3B-Instruct")
+    embed = 151_936 * 2_048
+    assert sizing.weights_bytes(bf16, "fp8") == embed * 2 + (3_754_622_976 - embed) * 1.0
+    # a text-only checkpoint has no encoder to keep
+    assert sizing.weights_bytes(dataclasses.replace(LLAMA70, precision="int4"), "int4") == pytest.approx(
+        sizing.weights_bytes(LLAMA70, "int4"))
+
 def test_kv_per_token_splits_heads_and_layers():
     # 2 × 80 layers × (8 KV heads / TP4 = 2) × 128 × 2 bytes
     assert sizing.kv_bytes_per_token_per_gpu(LLAMA70, tp=4) == 2 * 80 * 2 * 128 * 2 == 81920

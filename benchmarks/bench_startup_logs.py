@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The capacity model's scoreboard against public vLLM start-up logs, by release line.
 
-    .venv/bin/python benchmarks/bench_startup_logs.py
+    .venv/bin/python benchmarks/bench_startup_logs.py [SET.json ...]
 
-Reads ``tests/capacity/data/startup_logs.json`` (each case: URL, release, model, GPU, settings and what vLLM
+Reads every held-out set, ``tests/capacity/data/startup_logs*.json``, or the files named
+(each case: URL, release, model, GPU, settings and what vLLM
 logged) and prints, per release line and in all, how many verdicts (started / refused) the model gets right, how
 many KV budgets are within max(0.6 GiB, 4 % of the usable memory), token counts within 5 % and weights within
 their asymmetric band (no more than 2 % + 0.3 GiB below what vLLM loaded; above it, 0.5 % + 0.05 GiB for an
@@ -14,13 +15,15 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "capacity"))
 import startup_logs  # noqa: E402  (the test helper that reads the cases)
 
 
-def main() -> int:
-    print(startup_logs.scoreboard(startup_logs.load()))
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    print(startup_logs.scoreboard(startup_logs.load(*paths)))
     return 0
 
 

@@ -20,6 +20,8 @@ from shardwise.rules.model.shapes import ModelShape
 
 GIB = 1024**3
 DATA = Path(__file__).with_name("data") / "startup_logs.json"
+#: Every held-out set: the first file and the sets added after it (``startup_logs_<n>.json``), in that order.
+SETS = (DATA, *sorted(DATA.parent.glob("startup_logs_*.json")))
 
 #: Qwen/Qwen2.5-VL-72B-Instruct config.json (vision tower of 32 layers, 1,280 wide, window attention).
 QWEN25_VL_72B = ModelShape(
@@ -96,11 +98,11 @@ def _model(ref: str) -> ModelShape:
     return SHAPES[ref.removeprefix("shape:")] if ref.startswith("shape:") else find_model(ref)
 
 
-def load(path: Path = DATA) -> list[Log]:
-    """The cases of the data file, in its order."""
-    raw = json.loads(path.read_text(encoding="utf-8"))
+def load(*paths: Path) -> list[Log]:
+    """The cases of the data files (every set, ``SETS``, when none is named), in their order."""
+    cases = [c for path in (paths or SETS) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
     logs = []
-    for c in raw["cases"]:
+    for c in cases:
         logs.append(Log(
             url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
             settings=sizing.EngineSettings(**c.get("settings", {})), started=bool(c["started"]),

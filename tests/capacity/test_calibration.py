@@ -58,6 +58,17 @@ are three more runs within tolerance and more than 5 % off their token counts (t
 Qwen3-235B-A22B-FP8, the 0.11.0 L4 run and the 0.10.0 RTX 3090 run; docs/capacity-model.md, "Calibration"). The
 0.13.0 TP4 run of emocat17/GraphRAG, an open miss while its GPU was taken for an A100-80GB, ran on A800s (its default
 token budget says so) and is sized within 0.2 %.
+
+Set 11 (``data/startup_logs_11.json``, issue 28: PCIe-only tensor parallelism and the V0 engine on MI300X) left out:
+gnosia93/vlm-distillation (the InternVL3-78B run on 8 x L40S at 0.6.6.post1 that gnosia93/vlm-on-eks also holds:
+a vision tower the catalog lacks), vllm PR #10909 (Bamba, a hybrid the catalog lacks), vllm#7553 (0.5.4, Yi-1.5-34B
+on 4 x RTX 4090: no figures), the kaitchup benchmark of Llama-3.1-8B quantisations on 0.5.4 (the GPU is not
+named), nalanzeyu/vllm-gfx906 on a Radeon Pro VII (a fork, a part the catalog lacks), the InstructLab run of
+granite-3.1-8b at TP4 (the log stops before the profile), the Qwen2.5-Math-1.5B runs on an L40 and an A10 of a CS336
+assignment (not found in the stored repositories) and the MI300X TunableOp runs of AUGMXNT/MI300-testing (one tuned
+its GEMMs inside the profile: 10,207 blocks against 78,921). Open misses of the set: the three TP8 Llama-3.1-8B runs
+on MI300X (7.1 - 9.0 GiB a GPU more kept beside the cache than shardwise charges, growing with the group) and the
+TP4 Qwen3-VL-30B-A3B run on RTX 3090s (its weights 0.24 GiB under what vLLM loaded, +11.3 % of a 2.31 GiB cache).
 """
 
 from __future__ import annotations
@@ -207,3 +218,63 @@ def test_the_0_11_0_l4_run_is_within_5_percent_of_its_token_count():
     "1.42 of sampler is the sort over 256 x 151,936 logits at 39 B (33 B a logit would fit; the four 0.10 sort-only logs of 256 rows imply 31 - 36)"))
 def test_the_0_10_0_rtx_3090_run_is_within_5_percent_of_its_token_count():
     assert score(RTX3090_0100).tokens_within_5pct
+
+
+#: Set 11 (issue 28): AUGMXNT/MI300-testing, V0 builds 0.6.4.dev9 / dev5 for ROCm 6.2 on one 8 x MI300X host (XGMI),
+#: vLLM's benchmark scripts; the logs give the KV cache only as '# GPU blocks'
+MI300X_V0 = [lg for lg in LOGS if lg.url.startswith("https://github.com/AUGMXNT/MI300-testing/")]
+
+
+def _beside_kv_from_tokens(lg) -> tuple[float, float]:
+    """:func:`_beside_kv` for a log that gives its cache as blocks: the logged tokens at shardwise's bytes a token
+    (the cache layout, which the block counts match to the token: 16 tokens a block)."""
+    s = score(lg).sized
+    kv = lg.tokens * s.needed_kv_gib / s.max_model_len
+    return round(s.usable_gib_per_gpu - lg.weights_gib - kv, 2), round(
+        s.usable_gib_per_gpu - s.weights_gib_per_gpu - s.available_kv_gib, 2)
+
+
+def test_the_v0_mi300x_runs_keep_more_beside_the_kv_cache_the_larger_the_tensor_parallel_group():
+    # (TP, chunked prefill) -> (vLLM, shardwise), GiB a GPU beside the weights and the cache. The gap is 1.2 - 1.7 at
+    # TP1 (3.3 with a 131,072-token profile), 2.7 at TP2 and 5.7 - 7.6 at TP8 with or without the activation of the
+    # profile (chunked prefill: 512 tokens), where this build counts everything set up after its init_device
+    # snapshot, RCCL's communicators included (worker/worker.py, the 0.6.3 form); NCCL_MIN_NCHANNELS=112 adds 1.31 of
+    # the chunked run's 9.04 (5,384 blocks fewer on the same command). Not explained: no term was added.
+    got = [(lg.settings.tp, bool(lg.settings.enable_chunked_prefill), _beside_kv_from_tokens(lg)) for lg in MI300X_V0]
+    assert got == [
+        (1, False, (3.68, 2.51)),  # Meta-Llama-3-8B-Instruct, 8,192
+        (8, False, (12.83, 5.71)),  # Llama-3.1-8B-Instruct, 131,072
+        (1, False, (18.07, 14.75)),  # Llama-3.1-8B-Instruct, 131,072, 15 scheduler steps
+        (8, False, (7.39, 1.73)),  # Llama-2-7b-chat-hf, 4,096
+        (2, False, (7.68, 5.03)),  # Mixtral-8x7B-Instruct-v0.1, 32,768
+        (1, False, (9.2, 7.5)),  # Mixtral-8x7B-Instruct-v0.1, 32,768
+        (8, False, (13.34, 5.71)),  # Llama-3.1-8B-Instruct, 131,072 (0.6.4.dev5)
+        (8, True, (10.51, 1.47)),  # the same with --enable-chunked-prefill and NCCL_MIN_NCHANNELS=112
+    ]
+
+
+#: sipeed/sipeed_wiki NanoKVM_Pro/cua.md: vLLM 0.11.0 (pip, no FlashInfer), Qwen3-VL-30B-A3B-Instruct, 4 x RTX 3090
+RTX3090_QWEN3VL_0110 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/sipeed/sipeed_wiki/"))
+#: Zzsf11/VideoCuttingAgent: vLLM 0.12.0, the same model at TP2 on H100s (two runs, 29.3114 / 29.3115 GiB loaded)
+H100_QWEN3VL_0120 = [lg for lg in LOGS if lg.model.id == "Qwen/Qwen3-VL-30B-A3B-Instruct" and lg.gpu == "H100"]
+
+
+def test_qwen3_vl_30b_a3b_loads_more_weights_than_its_shape_at_tp2_and_tp4():
+    # The budget beside the weights and the cache agrees within 0.02 GiB at TP4 (4.14 logged, 4.12 shardwise's):
+    # the cache is 0.26 GiB over because the weights are 0.24 under. The TP2 logs are 0.31 under: what vLLM
+    # loads is 58.16 GiB sharded plus 0.23 replicated on each GPU (solved from 29.3114 at TP2 and 14.7708 at TP4),
+    # shardwise's shape 57.87 plus 0.06. Both within the weights' band; which tensors they are was not read.
+    s4 = score(RTX3090_QWEN3VL_0110).sized
+    assert _beside_kv(RTX3090_QWEN3VL_0110) == (4.14, 4.12)
+    assert (round(s4.weights_gib_per_gpu, 2), round(s4.available_kv_gib, 2), s4.kv_cache_tokens) == (14.53, 2.57,
+                                                                                                      112112)
+    assert [round(score(lg).sized.weights_gib_per_gpu - lg.weights_gib, 2) for lg in H100_QWEN3VL_0120] == [-0.31,
+                                                                                                            -0.31]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 112,112 tokens against 100,752 (+11.3 %, a 2.31 GiB cache where 5 % is 0.12 GiB); the budget beside "
+    "the weights and the cache agrees, the weights are 0.24 GiB a GPU under what 0.11.0 loaded (Qwen3-VL-30B-A3B "
+    "at TP2 on 0.12.0 is 0.31 under: 0.23 GiB replicated on each GPU that the shape does not have)"))
+def test_the_0_11_0_tp4_rtx_3090_qwen3_vl_run_is_within_5_percent_of_its_token_count():
+    assert score(RTX3090_QWEN3VL_0110).tokens_within_5pct

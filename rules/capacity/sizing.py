@@ -1201,12 +1201,36 @@ class _Batch(NamedTuple):
     chunked: bool = True  # V0: chunked prefill on (V1 always chunks generative models' prefills)
 
 
+#: Gemma 4's largest video item: 32 frames (``_VIDEO_MAX_FRAMES``) of 70 soft tokens, their begin and end tokens and
+#: about 6 timestamp tokens each (``Gemma4ProcessingInfo.get_mm_max_tokens_per_item``,
+#: ``vllm/model_executor/models/gemma4_mm.py``, 0.22.0 and 0.25.1): 2,496 tokens.
+GEMMA4_VIDEO_ITEM_TOKENS = 32 * (70 + 2 + 6)
+
+
+def mm_prefix_lm_tokens(model: ModelShape) -> int:
+    """The largest multimodal item of a prefix-LM model, which vLLM's default ``max_num_batched_tokens`` must hold
+    from 0.22 (``Behaviour.mm_prefix_lm_batched``), or 0. Modelled for Gemma 4 with a vision tower and
+    ``use_bidirectional_attention`` ``vision`` (the 26B-A4B and 31B;
+    ``Gemma4ModelArchConfigConvertor.is_mm_prefix_lm``): the larger of a video (:data:`GEMMA4_VIDEO_ITEM_TOKENS`)
+    and an image (the vision tower's ``default_output_length``, 280). The other prefix-LM models vLLM lists
+    (Gemma 3, PaliGemma, ...) have items below every default budget."""
+    cfg = model.hf_config
+    vision = cfg.get("vision_config")
+    model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
+    if (not isinstance(vision, dict) or not model_type.startswith("gemma4")
+            or cfg.get("use_bidirectional_attention") != "vision"):
+        return 0
+    image = vision.get("default_output_length", 280)
+    return max(GEMMA4_VIDEO_ITEM_TOKENS, image if isinstance(image, int) else 280)
+
+
 def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,
                       first: kv_layout.Layout) -> _Batch:
     """The scheduler configuration: ``max_num_seqs`` and ``max_num_batched_tokens`` as given, else the
     release's defaults. V1 takes them by usage context (``vllm serve`` or the LLM class) and GPU memory;
     where the release does, it widens the token budget to one max_model_len prompt when chunked prefill is
-    off, caps it at ``max_num_seqs × max_model_len`` and clamps ``max_num_seqs`` to it; it rejects fewer
+    off, raises it to a prefix-LM model's largest multimodal item (:func:`mm_prefix_lm_tokens`), caps it at
+    ``max_num_seqs × max_model_len`` and clamps ``max_num_seqs`` to it; it rejects fewer
     tokens than sequences. V0 chunks prefills by default only above 32,768 tokens of context on NVIDIA GPUs
     (no sliding window, not multimodal), else takes one max_model_len prompt (at least 2048 tokens) per
     step; multimodal models at least 5120."""
@@ -1220,6 +1244,8 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
         if s.max_num_batched_tokens is None:
             if b.chunked_prefill_optional and s.enable_chunked_prefill is False:
                 batched = max(mml, batched)  # one prompt of max_model_len in one step
+            if b.mm_prefix_lm_batched:
+                batched = max(batched, mm_prefix_lm_tokens(model))  # one whole multimodal item in one step
             if b.batched_capped_by_seqs:
                 batched = min(seqs * mml, batched)
         if s.max_num_seqs is None and b.max_num_seqs_clamped:

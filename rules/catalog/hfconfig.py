@@ -132,6 +132,8 @@ HF_CONFIG_KEYS = frozenset({
     # attention layouts the KV model names as not modelled (kv_layout.unmodelled_reason)
     "compress_ratios", "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
     "hybrid_override_pattern", "layers_block_type", "attn_type_list",
+    # Gemma 4's bidirectional attention over images: vLLM's default token budget holds a whole item (sizing)
+    "use_bidirectional_attention",
     # DeepSeek-V3.2-style sparse-attention indexer (its keys are cached beside the MLA latent)
     "index_head_dim", "index_n_heads", "index_topk",
     # Mamba2 mixers' state per request (kv_layout.mamba2_state_bytes): Nemotron-H's and Granite 4.0-H's spellings

@@ -57,7 +57,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   communication buffers that are set up during the first forward pass are counted as non-torch memory
   (about 2 GiB per GPU in 0.19 logs).
 * ``batch_tiers``: the ``vllm serve`` defaults of ``max_num_batched_tokens`` / ``max_num_seqs`` by GPU
-  memory (V1), first tier that matches wins.
+  memory (V1), first tier that matches wins. vLLM reads the memory from NVML, and a GPU whose NVML reports none
+  (:data:`NVML_NO_MEMORY_PRODUCTS`: the GB10 of a DGX Spark) gets the smallest tier whatever its memory.
+* ``mm_prefix_lm_batched``: a default ``max_num_batched_tokens`` is raised to the largest multimodal item of a
+  prefix-LM model (bidirectional attention over an item, so an item is never split across steps: Gemma 4's 26B-A4B
+  and 31B, ``use_bidirectional_attention`` ``vision``; :func:`shardwise.rules.capacity.sizing.mm_prefix_lm_tokens`),
+  before the cap at ``max_num_seqs × max_model_len`` (0.22+).
 * ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
   by default for ``max_model_len`` > 32,768 on CUDA); off, V0 profiles ``max(max_model_len, 2048)``.
 * ``hybrid_kv``: how layers that are not full attention are given KV cache: ``as-full`` (every layer
@@ -213,6 +218,7 @@ class Behaviour:
     chunked_local_hybrid: bool = False
     mamba_cache_modes: bool = False
     tokens_report: TokensReport = "blocks"
+    mm_prefix_lm_batched: bool = False  # a default token budget holds a prefix-LM model's largest item (0.22+)
     max_model_len_auto: bool = False
     concurrency_from_tokens: bool = False  # "Maximum concurrency" = tokens / max_model_len (before 0.9)
     mla_cache: bool = True  # MLA models cache one latent per token (0.7 and later); before, full heads
@@ -334,7 +340,7 @@ _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budge
               tokens_report="concurrency")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
-              qwen3_vit_pos="kernel")
+              qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)
 _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
@@ -404,7 +410,21 @@ SOURCES: dict[str, str] = {
     "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
                    "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
                    "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "
-                   "0.28.0; else 2048 / 256 (TPU and CPU have their own, not modelled)",
+                   "0.28.0; else 2048 / 256 (TPU and CPU have their own, not modelled). The memory is "
+                   "platforms/cuda.py NvmlCudaPlatform.get_device_total_memory (nvmlDeviceGetMemoryInfo); where it "
+                   "raises, get_batch_defaults takes 0 (0.20.0, 0.21.0, 0.25.1): the GB10 of a DGX Spark, whose "
+                   "NVML reports no memory (docs.nvidia.com/dgx/dgx-spark/known-issues.html, 'nvidia-smi reports "
+                   "memory usage Not Supported'), so a 121.63 GiB GB10 gets 2048 / 256 (the three GB10 logs of "
+                   "sostrowsk/dgx-spark-local-llm at 0.25.1: compile range 2048, 'Raising max_num_batched_tokens "
+                   "from 2048')",
+    "mm_prefix_lm_batched": "engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args and "
+                            "_get_min_mm_batched_tokens (0.22.0, 0.25.1; absent in 0.20.0 and 0.21.0): with the "
+                            "default budget, a multimodal model whose is_mm_prefix_lm holds "
+                            "(transformers_utils/model_arch_config_convertor.py Gemma4ModelArchConfigConvertor: "
+                            "use_bidirectional_attention == 'vision') gets max_num_batched_tokens = the largest "
+                            "get_mm_max_tokens_per_item where that is larger, before the max_num_seqs x "
+                            "max_model_len cap; the 0.25.1 GB10 logs of Gemma-4-26B-A4B: 'Raising "
+                            "max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input'",
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
@@ -562,9 +582,18 @@ def first_release(flag: str) -> str:
     raise KeyError(flag)
 
 
+#: Lower-case words of GPU names whose NVML reports no memory (``nvmlDeviceGetMemoryInfo`` "Not Supported"): vLLM's
+#: ``get_batch_defaults`` then takes 0 GiB and the smallest tier (the GB10 of a DGX Spark, one memory with the CPU;
+#: docs.nvidia.com/dgx/dgx-spark/known-issues.html). Jetson Thor and Orin are left out: not read.
+NVML_NO_MEMORY_PRODUCTS: tuple[str, ...] = ("gb10",)
+
+
 def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> BatchTier:
-    """vLLM's ``vllm serve`` default token budget and batch width for a GPU of this size and name."""
+    """vLLM's ``vllm serve`` default token budget and batch width for a GPU of this size and name (0 GiB where
+    NVML reports none: :data:`NVML_NO_MEMORY_PRODUCTS`)."""
     name = gpu_name.lower()
+    if any(w in name for w in NVML_NO_MEMORY_PRODUCTS):
+        gpu_total_gib = 0.0
     for tier in b.batch_tiers:
         if gpu_total_gib >= tier.min_gib and not any(x in name for x in tier.exclude):
             return tier

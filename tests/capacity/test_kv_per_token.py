@@ -9,6 +9,7 @@ from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.throughput import MEMORY_EFFICIENCY, estimate_decode
 from shardwise.rules.catalog import find_model
 from shardwise.rules.vllm import kv_layout
+from shardwise.rules.vllm.versions import behaviour
 
 NEMOTRON = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
 # Nemotron-Nano-9B-v2's Mamba2 state per layer and request at TP1: conv 3 x (128 x 80 + 2 x 8 x 128) bf16 +
@@ -98,3 +99,29 @@ def test_the_stage_with_the_fewest_blocks_sizes_the_cache():
     plan1 = kv_layout.plan_kv_cache(lay1, b, "v1", s.available_kv_gib * sizing.GIB, 8192, s.max_num_batched_tokens,
                                     s.block_size)
     assert plan1.num_blocks > plan0.num_blocks
+
+
+@pytest.mark.parametrize(("available_gib", "tokens", "concurrency"), [
+    # vLLM 0.25.1 on a DGX Spark (GB10), Gemma-4-26B-A4B at 262,144 tokens, max_num_batched_tokens raised to 2,496
+    # (sostrowsk/dgx-spark-local-llm gemma4-nvfp4.log and gemma4-int4.log): 3,912,140 and 3,875,400 tokens, 14.92x
+    # and 14.78x. 25 sliding layers of 8 KV heads of 256 (8,192 bytes a token) and 5 full layers of 2 K=V heads of
+    # 512, both K and V cached (4,096): groups of 5 layers, one page of 16 sliding tokens (131,072 bytes) holds 32
+    # full tokens. A request holds 262,144 / 32 = 8,192 full blocks and 5 x (ceil((1,023 + 2,496) / 16) + 1) = 1,105
+    # sliding blocks; the logged GiB are rounded to 0.01, hence the few hundred tokens either way.
+    (84.68, 3_911_971, 14.92),
+    (83.89, 3_875_484, 14.78),
+])
+def test_gemma4_hybrid_tokens_as_vllm_0_25_logs_them(available_gib, tokens, concurrency):
+    model = find_model("google/gemma-4-26B-A4B-it")
+    lay = kv_layout.layout(model, 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 5, 4096), ("sliding", 25, 8192)]
+    assert kv_layout.token_bytes(lay) == 5 * 4096 + 25 * 8192
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.25.1"), "v1", available_gib * 2**30, 262144, 2496)
+    assert (plan.group_layers, len(plan.groups), plan.block_size, plan.page_bytes) == (5, 6, 16, 131072)
+    assert plan.num_blocks == int(available_gib * 2**30) // 131072 // 5
+    assert plan.tokens == tokens
+    assert round(plan.max_concurrency, 2) == concurrency
+    # with the 8,192-token budget of a GPU whose NVML reports its memory, each sliding layer would hold 9,232
+    # tokens, not 3,536: 12.52x, 16 % fewer tokens than vLLM logged
+    wide = kv_layout.plan_kv_cache(lay, behaviour("0.25.1"), "v1", 84.68 * 2**30, 262144, 8192)
+    assert round(wide.max_concurrency, 2) == 12.52

@@ -452,6 +452,29 @@ def test_v1_batch_defaults_by_release():
     assert (new.max_num_seqs, new.certain) == (512, False)
 
 
+@pytest.mark.parametrize(("release", "gpu", "batched", "seqs"), [
+    # Gemma-4-26B-A4B is a prefix-LM model (use_bidirectional_attention "vision"): from 0.22 a default budget below
+    # its largest item, a 2,496-token video (32 frames of 70 + 2 + 6 tokens), is raised to it; 0.21 keeps 2,048
+    ("0.21.0", "L40S", 2048, 256),
+    ("0.22.0", "L40S", 2496, 256),
+    ("0.25.1", "H100", 8192, 1024),
+])
+def test_gemma4_token_budget_holds_a_video_item(release, gpu, batched, seqs):
+    from shardwise.rules.catalog import find_gpu
+
+    s = sizing.size_replica(find_model("google/gemma-4-26B-A4B-it"), 0, gpu=find_gpu(gpu), vllm_version=release,
+                            max_model_len=32768)
+    assert (s.max_num_batched_tokens, s.max_num_seqs) == (batched, seqs)
+
+
+def test_prefix_lm_item_tokens_by_model():
+    # the 26B-A4B and 31B set use_bidirectional_attention "vision" (transformers' convert_gemma4_weights.py
+    # _VARIANTS); E2B/E4B leave it None, Gemma 3's items (256 tokens) are below every default budget
+    tokens = [sizing.mm_prefix_lm_tokens(find_model(m)) for m in (
+        "google/gemma-4-26B-A4B-it", "google/gemma-4-31B-it", "google/gemma-4-E4B-it", "google/gemma-3-27b-it")]
+    assert tokens == [2496, 2496, 0, 0]
+
+
 def test_communication_buffers_count_at_tp2_from_0_19():
     before = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.17.0", tp=2, max_model_len=8192)
     after = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.19.1", tp=2, max_model_len=8192)

@@ -45,7 +45,7 @@ GEMMA4_31B: dict[str, Any] = {
         "intermediate_size": 4 * 5376, "num_hidden_layers": 60, "layer_types": _GEMMA4_TYPES * 10,
         "num_attention_heads": 32, "num_key_value_heads": 16, "num_global_key_value_heads": 4,
         "global_head_dim": 512, "attention_k_eq_v": True, "num_kv_shared_layers": 0, "sliding_window": 1024,
-        "max_position_embeddings": 262_144,
+        "max_position_embeddings": 262_144, "use_bidirectional_attention": "vision",
     },
 }
 GEMMA4_26B_A4B: dict[str, Any] = {
@@ -56,7 +56,7 @@ GEMMA4_26B_A4B: dict[str, Any] = {
         "num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2,
         "global_head_dim": 512, "attention_k_eq_v": True, "num_kv_shared_layers": 0, "enable_moe_block": True,
         "num_experts": 128, "moe_intermediate_size": 704, "top_k_experts": 8, "sliding_window": 1024,
-        "max_position_embeddings": 262_144,
+        "max_position_embeddings": 262_144, "use_bidirectional_attention": "vision",
     },
 }
 
@@ -110,6 +110,16 @@ def test_gemma4_params_are_the_model_cards_totals():
     taught = shape_from_config(GEMMA4_26B_A4B, model_id="gemma4", source="config.json")
     assert taught.moe is not None and taught.moe.experts_per_token == 8  # top_k_experts
     assert find_model("google/gemma-4-31B") is g31
+
+
+def test_gemma4_bidirectional_vision_attention_is_kept_from_a_config_json():
+    # vLLM's Gemma4ModelArchConfigConvertor reads text_config.use_bidirectional_attention; with a vision tower a
+    # "vision" model is a prefix-LM model whose default token budget holds its 2,496-token video item (0.22+)
+    with_vision = {**GEMMA4_26B_A4B, "vision_config": {"model_type": "gemma4_vision", "default_output_length": 280}}
+    taught = shape_from_config(with_vision, model_id="gemma4", source="config.json")
+    assert taught.hf_config["use_bidirectional_attention"] == "vision"
+    assert sizing.mm_prefix_lm_tokens(taught) == 2496
+    assert sizing.mm_prefix_lm_tokens(shape_from_config(GEMMA4_26B_A4B, model_id="gemma4", source="config.json")) == 0
 
 
 def test_gemma4_kv_layout_and_weights():

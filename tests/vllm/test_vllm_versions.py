@@ -81,6 +81,10 @@ BATCH_DEFAULTS = [
     ("0.28.0", 178.4, "NVIDIA B200", 16384, 1024),
     ("0.28.0", 191.98, "AMD Instinct MI300X", 16384, 1024),
     ("0.33.0", 139.8, "NVIDIA H200", 8192, 1024),
+    # a GB10's NVML reports no memory ("Not Supported"): get_batch_defaults takes 0 GiB, whatever torch reports
+    # (sostrowsk/dgx-spark-local-llm at 0.25.1: "Raising max_num_batched_tokens from 2048", compile range 2048)
+    ("0.25.1", 121.63, "NVIDIA GB10", 2048, 256),
+    ("0.28.0", 121.63, "GB10", 2048, 256),
 ]
 
 
@@ -274,3 +278,9 @@ def test_how_each_release_counts_the_multimodal_items_it_profiles():
     # a Triton kernel in 0.22.0
     assert [behaviour(v).qwen3_vit_pos for v in ("0.11.0", "0.16.0", "0.17.1", "0.19.0", "0.22.0", "0.33.0")] == [
         "copies", "copies", "in-place", "in-place", "kernel", "kernel"]
+
+
+def test_prefix_lm_token_budget_from_0_22():
+    # engine/arg_utils.py _get_min_mm_batched_tokens: absent in the 0.20.0 and 0.21.0 wheels, present in 0.22.0
+    assert [behaviour(v).mm_prefix_lm_batched for v in ("0.20.0", "0.21.0", "0.22.0", "0.25.1")] == [
+        False, False, True, True]

@@ -934,7 +934,7 @@ def weights_refuse(
     b = version.behaviour
     ck = _checkpoint(model, s, weights_gib, [])
     _, usable = _requested_memory(device, s, b)
-    triton_kernels = not s.pip_install or b.pip_triton_kernels
+    triton_kernels = b.wheel_triton_kernels
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=triton_kernels, mrope_scale=b.mrope_cache_scale)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
@@ -994,7 +994,7 @@ def _size_deployment(
     dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1))
     if dr.note:
         notes.append(dr.note)
-    triton_kernels = not s.pip_install or b.pip_triton_kernels  # the official image carries OpenAI's kernels
+    triton_kernels = b.wheel_triton_kernels  # the wheel's, the official image's and a pip install's alike
     encoder = _encoder(model, s, b, engine, length.max_model_len, batch.batched, batch.seqs, ck.act_bytes, e)
     if v2 and encoder.note and not b.v2_encoder_profile:
         # Model Runner V2's profile_run runs no multimodal encoder before 0.27 (v1/worker/gpu/model_runner.py)

@@ -161,9 +161,9 @@ MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
 
 def mxfp4_backend(device: Device | None, triton_kernels: bool = True) -> Mxfp4Backend | None:
     """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place). On Hopper the Triton
-    kernels need OpenAI's ``triton_kernels`` package; without it (``triton_kernels`` False: a ``pip install`` of
-    0.10 or 0.11, whose wheels do not carry it) vLLM falls back to Marlin (``mxfp4.py``: ``not
-    has_triton_kernels()`` -> Marlin in 0.10.1.1 and 0.11.0)."""
+    kernels need OpenAI's ``triton_kernels`` package; without it (``triton_kernels`` False: 0.10 and 0.11, whose
+    wheels do not carry it and whose official image installs nothing else that does) vLLM falls back to Marlin
+    (``mxfp4.py``: ``not has_triton_kernels()`` -> Marlin in 0.10.1.1, 0.11.0 and 0.11.2)."""
     if device is None:
         return None
     if device.vendor == "amd":

@@ -245,9 +245,10 @@ class Behaviour:
     flashinfer_sampler_default: bool = True
     native_sampler: Sampler = "sort"  # top-k/top-p without FlashInfer: PyTorch's sort, Triton's kernel (0.17+)
     pip_flashinfer: bool = False  # `pip install vllm` brings FlashInfer along (requirements/cuda.txt)
-    #: `pip install vllm` brings OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12); without
-    #: them MXFP4 experts on Hopper run on Marlin, whose padding differs
-    pip_triton_kernels: bool = False
+    #: The wheel carries OpenAI's triton_kernels (vllm.third_party.triton_kernels, built in from 0.12), and so does the
+    #: official image, which installs that wheel and requirements/cuda.txt and nothing else that brings them; without
+    #: them MXFP4 experts on Hopper run on Marlin, whose padding and bf16 scales differ
+    wheel_triton_kernels: bool = False
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
@@ -329,7 +330,7 @@ _R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=Fals
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
 _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              cudagraph_sizes="step16", gpt_oss_capture=1024, pip_triton_kernels=True, mm_expand_to_item=True)
+              cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
@@ -428,9 +429,11 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
-    "pip_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
-                          "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
-                          "0.10.1.1 and 0.11.0; utils has_triton_kernels looks for triton_kernels or "
+    "wheel_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
+                            "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
+                            "0.10.1.1, 0.11.0 and 0.11.2, whose docker/Dockerfile installs requirements/cuda.txt and "
+                            "the wheel (neither lists triton_kernels: the official image has none either); utils "
+                            "has_triton_kernels looks for triton_kernels or "
                           "vllm.third_party.triton_kernels (0.14.1); quantization/mxfp4.py picks Marlin on SM90 "
                           "without them (0.10.1.1 _should_use_marlin, 0.11.0 get_mxfp4_backend)",
     "warmup_before_capture": "v1/worker/gpu_worker.py compile_or_warm_up_model: 0.13.0, 0.14.1 and 0.20.0 add the "

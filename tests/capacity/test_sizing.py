@@ -645,8 +645,17 @@ def test_mxfp4_expert_bytes_per_layer_by_backend():
     ("openai/gpt-oss-120b", MI300X, 1, 63.41),
 ])
 def test_gpt_oss_weights_per_gpu_as_vllm_loads_them(model_id, device, tp, expected):
-    s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.11.0")
+    # 0.14.1: the wheel and the image carry OpenAI's Triton kernels, so Hopper runs Triton (0.10-0.11: Marlin, below)
+    s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.14.1")
     assert round(s.weights_gib_per_gpu, 3) == expected
+
+
+def test_gpt_oss_on_hopper_in_0_11_is_laid_out_for_marlin():
+    # no triton_kernels in 0.11.0's wheel or image: an H100 pads as the A100 does (Marlin), at every TP
+    for model_id, tp, expected in (("openai/gpt-oss-20b", 1, 13.687), ("openai/gpt-oss-120b", 1, 65.913),
+                                   ("openai/gpt-oss-120b", 4, 17.183)):
+        s = sizing.size_deployment(_oss(model_id), H100, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.11.0")
+        assert round(s.weights_gib_per_gpu, 3) == expected, model_id
 
 
 def test_gpt_oss_weights_match_the_public_logs_within_one_percent():
@@ -850,8 +859,10 @@ def test_the_multimodal_rotary_cache_holds_four_times_the_positions_from_0_7_2()
 
 
 def test_mxfp4_experts_fall_back_to_marlin_on_hopper_without_openais_triton_kernels():
-    # 0.10 and 0.11 wheels carry no triton_kernels: a pip install on an H100 runs the experts on Marlin (vllm#23278,
-    # "Model loading took 65.9651 GiB"); the official image, and every wheel from 0.12, runs Triton (64.38 GiB logged)
+    # 0.10 and 0.11 wheels carry no triton_kernels, and the official image of those releases installs only that wheel
+    # and requirements/cuda.txt (docker/Dockerfile at v0.10.1.1, v0.11.0, v0.11.2): on an H100 the experts run on
+    # Marlin (vllm#23278, a pip install: "Model loading took 65.9651 GiB"), from the image as from pip; every wheel from
+    # 0.12 builds them in and runs Triton (64.38 GiB logged at 0.14.1, vllm#33155)
     model = find_model("openai/gpt-oss-120b")
     h100 = sizing.Device("H100", 79.19, "nvidia", "hopper")
 
@@ -859,8 +870,12 @@ def test_mxfp4_experts_fall_back_to_marlin_on_hopper_without_openais_triton_kern
         s = sizing.size_deployment(model, h100, sizing.EngineSettings(pip_install=pip), release)
         return round(s.weights_gib_per_gpu, 2)
 
-    assert [weights("0.10.1.1", True), weights("0.10.1.1", False), weights("0.11.0", True),
-            weights("0.14.1", True)] == [65.91, 64.32, 65.91, 64.32]
+    assert [weights("0.10.1.1", True), weights("0.10.1.1", False), weights("0.11.0", True), weights("0.11.0", False),
+            weights("0.11.2", False), weights("0.12.0", False), weights("0.14.1", True)] == [
+        65.91, 65.91, 65.91, 65.91, 65.91, 64.32, 64.32]
+    # the H200 is SM90 too: the same Marlin layout from the 0.11.0 image
+    h200 = sizing.Device("H200", 139.8, "nvidia", "hopper")
+    assert round(sizing.size_deployment(model, h200, sizing.EngineSettings(), "0.11.0").weights_gib_per_gpu, 2) == 65.91
 
 
 def test_from_0_13_the_graphs_reuse_the_warm_up_forward():

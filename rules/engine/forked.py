@@ -18,7 +18,7 @@ import pickle
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TypeVar
 
 T = TypeVar("T")
@@ -127,6 +127,50 @@ def _abandon(children: list[tuple[int, int, IO[bytes]]]) -> None:
             os.waitpid(pid, 0)
         except OSError:
             pass
+
+
+class Tickets:
+    """The numbers ``0 … count - 1`` handed out one at a time to whichever process asks first: this one and the
+    processes forked from it after the tickets were made (:func:`map_pieces`). A share that takes its batches
+    from the tickets rather than a fixed range balances itself: a process that gets less CPU (a loaded machine)
+    takes fewer batches, and the others are not left waiting for it.
+
+    The numbers lie in a pipe, written before any process reads and its writing end then closed: each read of
+    one 4-byte record takes one number (a read from a Linux pipe is made whole under the pipe's lock, and every
+    record is there before the first read), and the end of the pipe says that none is left. A process that dies
+    holding numbers takes them with it: the caller finds which batches never came back and computes them."""
+
+    #: a pipe holds 64 KiB unless told otherwise: more records than this would block the writer
+    MOST = 4096
+
+    def __init__(self, count: int) -> None:
+        if not 0 <= count <= self.MOST:
+            raise ValueError(f"{count} tickets: at most {self.MOST}")
+        self._read, write = os.pipe()
+        try:
+            data = memoryview(b"".join(k.to_bytes(4, "little") for k in range(count)))
+            while data:
+                data = data[os.write(write, data):]
+        finally:
+            os.close(write)
+
+    def __iter__(self) -> Iterator[int]:
+        while True:
+            record = os.read(self._read, 4)
+            if len(record) != 4:
+                return
+            yield int.from_bytes(record, "little")
+
+    def close(self) -> None:
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+
+    def __enter__(self) -> Tickets:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def spans(weights: list[int], parts: int, first: float = 1.0) -> list[tuple[int, int]]:

@@ -208,6 +208,39 @@ def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
 
 @pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
 @needs_fork
+def test_a_batch_of_groups_whose_process_died_is_checked_here(tmp_path):
+    from shardwise.rules.adapters import read_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import LintConfig, run_rules
+    from shardwise.rules.engine.split import run_rules_split
+
+    inv = read_inputs([str(_many_groups(tmp_path))], jobs=1)
+    config = LintConfig()
+    one = run_rules(ALL_RULES, inv, config)
+    parent = os.getpid()
+    took_r, took_w = os.pipe()  # this process checks its first batch once the child has checked one
+    waited: list[bytes] = []
+
+    def per_group(g):
+        if os.getpid() != parent:
+            os.write(took_w, b"x")
+            os.kill(os.getpid(), signal.SIGKILL)  # holding the batch it took
+        elif not waited:
+            waited.append(os.read(took_r, 1))
+        return g.name
+
+    try:
+        split, names = run_rules_split(ALL_RULES, inv, config, 2, per_group)
+    finally:
+        os.close(took_r)
+        os.close(took_w)
+    assert waited == [b"x"]
+    assert split == one
+    assert names == [g.name for g in inv.groups]
+
+
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
+@needs_fork
 def test_a_split_lint_writes_the_report_one_process_writes(tmp_path, monkeypatch):
     from shardwise.rules.app.run import LintOptions, lint_report, render
 

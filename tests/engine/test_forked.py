@@ -57,6 +57,18 @@ def test_pieces_arrive_in_order_and_what_they_share_stays_shared():
     assert [p["names"][0] for p in child] == ["w1-0", "w1-1", "w1-2"]
 
 
+def test_a_location_goes_to_another_process_as_its_three_values():
+    import pickle
+
+    from shardwise.rules.model import Location
+
+    for loc in (Location("deploy/a.yaml", 3), Location("deploy/a.yaml"), Location(urn="urn:pulumi:dev::p::t::n"),
+                Location()):
+        back = pickle.loads(pickle.dumps(loc, protocol=pickle.HIGHEST_PROTOCOL))
+        assert (type(back), back, vars(back), str(back)) == (Location, loc, vars(loc), str(loc))
+    assert Location("deploy/a.yaml", 3).__reduce__() == (Location, ("deploy/a.yaml", 3, None))
+
+
 @needs_fork
 def test_a_share_whose_child_fails_is_computed_again_here():
     parent = os.getpid()

@@ -4,7 +4,9 @@ A lint of thousands of files spends its time in Python code that one interpreter
 :func:`map_parts` runs ``fn(0)`` here and ``fn(1)`` … ``fn(n-1)`` each in a process forked from
 this one, so the children see everything this process has built (the inventory, the catalog, the
 memos) without it being copied to them; only their results come back, pickled into an unnamed
-temporary file (:func:`map_pieces` sends a share in pieces, each as soon as it is made).
+temporary file (:func:`map_pieces` sends a share in pieces, each as soon as it is made). The lint's two
+parallel steps (the read, the rules) hand their work out in batches through :class:`Tickets`, each process
+taking the next batch when it is done with one, so that a process the machine gives less CPU does less.
 
 A child that fails in any way (an exception, a signal, a result that cannot be pickled, a full
 disk) is not an error: its share is computed again here, where an exception takes the caller's usual path. On

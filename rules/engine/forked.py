@@ -142,8 +142,9 @@ class Tickets:
     record is there before the first read), and the end of the pipe says that none is left. A process that dies
     holding numbers takes them with it: the caller finds which batches never came back and computes them."""
 
-    #: a pipe holds 64 KiB unless told otherwise: more records than this would block the writer
-    MOST = 4096
+    #: every pipe holds at least one page (4 KiB), also where the system has cut new pipes down to that (a user
+    #: over ``fs.pipe-user-pages-soft``): more records than fit in it could block the writer, which no one reads
+    MOST = 1024
 
     def __init__(self, count: int) -> None:
         if not 0 <= count <= self.MOST:

@@ -55,35 +55,35 @@ def _load_chunk(files: list[str]) -> Inventory:
 
 
 def _load_parallel(files: list[str], jobs: int) -> Inventory:
-    """Read ``files`` as ``jobs`` contiguous shares of about equal size, this process reading the first
-    and a forked process each other one (:mod:`..forked`); merged in input order."""
-    from ..engine.forked import map_pieces, spans
+    """Read ``files`` in ``jobs`` processes, this one and forked ones (:mod:`..forked`), merged in input order.
 
-    sizes = []
-    for f in files:
-        try:
-            sizes.append(os.stat(f).st_size + 1024)  # a file costs something however short it is
-        except OSError:
-            sizes.append(1024)
-    shares = spans(sizes, jobs, first=_OWN_SHARE)
+    The files are cut into batches of :data:`_BATCH_FILES`, and each process takes the next batch when it is done
+    with one (:class:`~..engine.forked.Tickets`), so that a process the machine gives less CPU reads less and
+    sends less back (its batches are pickled to this process, which is most of what reading in several
+    processes costs), rather than holding up the others with a fixed share. A batch whose process failed is
+    read here."""
+    from ..engine.forked import Tickets, map_pieces
 
-    def share(i: int) -> Iterator[Inventory]:  # in pieces, so a child pickles one while it reads the next
-        start, stop = shares[i]
-        for at in range(start, stop, _PIECE_FILES):
-            yield _load_chunk(files[at:min(at + _PIECE_FILES, stop)])
+    size = max(_BATCH_FILES, -(-len(files) // Tickets.MOST))
+    bounds = [(at, min(at + size, len(files))) for at in range(0, len(files), size)]
+    with Tickets(len(bounds)) as tickets:
 
+        def share(_: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
+            for k in tickets:
+                start, stop = bounds[k]
+                yield k, _load_chunk(files[start:stop])
+
+        read = {k: piece for pieces in map_pieces(share, jobs) for k, piece in pieces}
     inv = Inventory()
-    for pieces in map_pieces(share, len(shares)):
-        for piece in pieces:
-            inv.extend(piece)
+    for k, (start, stop) in enumerate(bounds):
+        piece = read.get(k)
+        inv.extend(piece if piece is not None else _load_chunk(files[start:stop]))
     return inv
 
 
-#: Files per piece a reading process sends back (:func:`_load_parallel`).
-_PIECE_FILES = 100
-#: This process reads a larger share than each forked one: they also pickle what they read (about a
-#: tenth of the time reading takes), and this process only starts to unpickle it when they are done.
-_OWN_SHARE = 1.1
+#: Files per batch a reading process takes (:func:`_load_parallel`): a process that finishes its last batch
+#: waits at most for one batch of another's (about 15 ms of reading).
+_BATCH_FILES = 25
 
 
 def default_jobs() -> int:

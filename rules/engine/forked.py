@@ -4,7 +4,9 @@ A lint of thousands of files spends its time in Python code that one interpreter
 :func:`map_parts` runs ``fn(0)`` here and ``fn(1)`` … ``fn(n-1)`` each in a process forked from
 this one, so the children see everything this process has built (the inventory, the catalog, the
 memos) without it being copied to them; only their results come back, pickled into an unnamed
-temporary file (:func:`map_pieces` sends a share in pieces, each as soon as it is made).
+temporary file (:func:`map_pieces` sends a share in pieces, each as soon as it is made). The lint's two
+parallel steps (the read, the rules) hand their work out in batches through :class:`Tickets`, each process
+taking the next batch when it is done with one, so that a process the machine gives less CPU does less.
 
 A child that fails in any way (an exception, a signal, a result that cannot be pickled, a full
 disk) is not an error: its share is computed again here, where an exception takes the caller's usual path. On
@@ -18,7 +20,7 @@ import pickle
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TypeVar
 
 T = TypeVar("T")
@@ -127,6 +129,51 @@ def _abandon(children: list[tuple[int, int, IO[bytes]]]) -> None:
             os.waitpid(pid, 0)
         except OSError:
             pass
+
+
+class Tickets:
+    """The numbers ``0 … count - 1`` handed out one at a time to whichever process asks first: this one and the
+    processes forked from it after the tickets were made (:func:`map_pieces`). A share that takes its batches
+    from the tickets rather than a fixed range balances itself: a process that gets less CPU (a loaded machine)
+    takes fewer batches, and the others are not left waiting for it.
+
+    The numbers lie in a pipe, written before any process reads and its writing end then closed: each read of
+    one 4-byte record takes one number (a read from a Linux pipe is made whole under the pipe's lock, and every
+    record is there before the first read), and the end of the pipe says that none is left. A process that dies
+    holding numbers takes them with it: the caller finds which batches never came back and computes them."""
+
+    #: every pipe holds at least one page (4 KiB), also where the system has cut new pipes down to that (a user
+    #: over ``fs.pipe-user-pages-soft``): more records than fit in it could block the writer, which no one reads
+    MOST = 1024
+
+    def __init__(self, count: int) -> None:
+        if not 0 <= count <= self.MOST:
+            raise ValueError(f"{count} tickets: at most {self.MOST}")
+        self._read, write = os.pipe()
+        try:
+            data = memoryview(b"".join(k.to_bytes(4, "little") for k in range(count)))
+            while data:
+                data = data[os.write(write, data):]
+        finally:
+            os.close(write)
+
+    def __iter__(self) -> Iterator[int]:
+        while True:
+            record = os.read(self._read, 4)
+            if len(record) != 4:
+                return
+            yield int.from_bytes(record, "little")
+
+    def close(self) -> None:
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+
+    def __enter__(self) -> Tickets:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def spans(weights: list[int], parts: int, first: float = 1.0) -> list[tuple[int, int]]:

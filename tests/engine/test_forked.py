@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from repo_paths import ROOT
 from shardwise.rules.engine import forked
-from shardwise.rules.engine.forked import map_parts, map_pieces, spans
+from shardwise.rules.engine.forked import Tickets, map_parts, map_pieces, spans
 
 needs_fork = pytest.mark.skipif(not forked.can_fork(), reason="fork is Linux-only here")
 
@@ -57,6 +57,18 @@ def test_pieces_arrive_in_order_and_what_they_share_stays_shared():
     assert [p["names"][0] for p in child] == ["w1-0", "w1-1", "w1-2"]
 
 
+def test_a_location_goes_to_another_process_as_its_three_values():
+    import pickle
+
+    from shardwise.rules.model import Location
+
+    for loc in (Location("deploy/a.yaml", 3), Location("deploy/a.yaml"), Location(urn="urn:pulumi:dev::p::t::n"),
+                Location()):
+        back = pickle.loads(pickle.dumps(loc, protocol=pickle.HIGHEST_PROTOCOL))
+        assert (type(back), back, vars(back), str(back)) == (Location, loc, vars(loc), str(loc))
+    assert Location("deploy/a.yaml", 3).__reduce__() == (Location, ("deploy/a.yaml", 3, None))
+
+
 @needs_fork
 def test_a_share_whose_child_fails_is_computed_again_here():
     parent = os.getpid()
@@ -94,6 +106,77 @@ def test_an_error_computed_here_reaches_the_caller_and_leaves_no_child():
         map_parts(share, 2)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every child was reaped
+
+
+@needs_fork
+def test_tickets_hand_out_every_number_once_over_the_processes():
+    with Tickets(300) as tickets:
+        got = map_pieces(lambda i: ((i, k) for k in tickets), 3)
+    taken = [k for pieces in got for _, k in pieces]
+    assert sorted(taken) == list(range(300))  # each number to one process, none lost
+    assert all([k for _, k in pieces] == sorted(k for _, k in pieces) for pieces in got)  # each in order
+    assert all(i == share for share, pieces in enumerate(got) for i, _ in pieces)
+
+
+@needs_fork
+def test_a_process_that_gets_no_cpu_takes_no_tickets_and_holds_no_one_up():
+    wake_r, wake_w = os.pipe()  # the child waits on it until this process has taken every ticket
+    parent = os.getpid()
+
+    def share(i: int):
+        if os.getpid() != parent:
+            os.close(wake_w)
+            os.read(wake_r, 1)  # the end of the pipe: this process closed it
+        yield from tickets
+        if os.getpid() == parent:
+            os.close(wake_w)
+
+    with Tickets(40) as tickets:
+        got = map_pieces(share, 2)
+    os.close(wake_r)
+    assert got == [list(range(40)), []]
+
+
+def test_tickets_are_bounded_by_what_a_pipe_holds():
+    assert Tickets.MOST * 4 <= 4096  # one page: what a pipe holds at the least
+    with pytest.raises(ValueError, match="at most 1024"):
+        Tickets(Tickets.MOST + 1)
+    with Tickets(0) as none:
+        assert list(none) == []
+
+
+@needs_fork
+def test_a_batch_whose_reader_died_is_read_here(tmp_path, monkeypatch):
+    from shardwise.rules import adapters
+    from shardwise.rules.adapters import PARALLEL_MIN_FILES, read_inputs
+
+    sources = sorted((ROOT / "tests" / "fixtures" / "rules").glob("SW1*/*.yaml"))
+    for i in range(PARALLEL_MIN_FILES):
+        src = sources[i % len(sources)]
+        (tmp_path / f"{i:04d}-{src.parent.name}-{src.name}").write_text(src.read_text(encoding="utf-8"))
+    one = read_inputs([str(tmp_path)], jobs=1)
+    parent = os.getpid()
+    load_chunk = adapters._load_chunk
+    took_r, took_w = os.pipe()  # this process reads its first batch once the child has taken one
+    waited: list[bytes] = []
+
+    def dies_in_the_child(files):
+        if os.getpid() != parent:
+            os.write(took_w, b"x")
+            os.kill(os.getpid(), signal.SIGKILL)  # holding the batch it took
+        elif not waited:
+            waited.append(os.read(took_r, 1))
+        return load_chunk(files)
+
+    monkeypatch.setattr(adapters, "_load_chunk", dies_in_the_child)
+    try:
+        two = read_inputs([str(tmp_path)], jobs=2)
+    finally:
+        os.close(took_r)
+        os.close(took_w)
+    assert waited == [b"x"]  # the child took a batch and died with it
+    assert [(g.name, g.location) for g in two.groups] == [(g.name, g.location) for g in one.groups]
+    assert two.sources == one.sources and two.errors == one.errors
 
 
 def test_one_part_or_no_fork_runs_everything_here(monkeypatch):
@@ -134,6 +217,39 @@ def test_rules_split_over_processes_find_what_one_process_finds(tmp_path):
     assert summaries == [workload_summary(g, config) for g in inv.groups]
     # one job, or too few groups: nothing is split and no summary is made ahead
     assert run_rules_split(ALL_RULES, inv, config, 1, lambda g: 1) == (one, None)
+
+
+@pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)
+@needs_fork
+def test_a_batch_of_groups_whose_process_died_is_checked_here(tmp_path):
+    from shardwise.rules.adapters import read_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import LintConfig, run_rules
+    from shardwise.rules.engine.split import run_rules_split
+
+    inv = read_inputs([str(_many_groups(tmp_path))], jobs=1)
+    config = LintConfig()
+    one = run_rules(ALL_RULES, inv, config)
+    parent = os.getpid()
+    took_r, took_w = os.pipe()  # this process checks its first batch once the child has checked one
+    waited: list[bytes] = []
+
+    def per_group(g):
+        if os.getpid() != parent:
+            os.write(took_w, b"x")
+            os.kill(os.getpid(), signal.SIGKILL)  # holding the batch it took
+        elif not waited:
+            waited.append(os.read(took_r, 1))
+        return g.name
+
+    try:
+        split, names = run_rules_split(ALL_RULES, inv, config, 2, per_group)
+    finally:
+        os.close(took_r)
+        os.close(took_w)
+    assert waited == [b"x"]
+    assert split == one
+    assert names == [g.name for g in inv.groups]
 
 
 @pytest.mark.slow  # starts processes: in make test, not in the edit loop (make test-fast)

@@ -1232,7 +1232,8 @@ def mm_prefix_lm_item(model: ModelShape, limits: tuple[tuple[str, int], ...] = (
     if not tokens:
         return 0
     limit = dict(limits)
-    image = model.hf_config["vision_config"].get("default_output_length", 280)
+    vision = model.hf_config.get("vision_config")
+    image = vision.get("default_output_length", 280) if isinstance(vision, dict) else 280
     items = [t for modality, t in (("video", GEMMA4_VIDEO_ITEM_TOKENS), ("image", image if isinstance(image, int)
                                                                          else 280))
              if limit.get(modality, 1) > 0]

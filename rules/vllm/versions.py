@@ -427,8 +427,8 @@ SOURCES: dict[str, str] = {
                               "v1/core/encoder_cache_manager.py compute_mm_encoder_budget raises 'Chunked MM input "
                               "disabled but max_tokens_per_mm_item (...) is larger than max_num_batched_tokens' "
                               "(0.20.0, 0.21.0, 0.22.0); Gemma4ModelArchConfigConvertor.is_mm_prefix_lm from 0.20.0 "
-                              "(absent in 0.19.0 and 0.19.1); vllm-project/recipes#441 (2496 > 2048 on an A100 80 GB, fixed "
-                              "by --max-num-batched-tokens above 2496)",
+                              "(absent in 0.19.0 and 0.19.1); vllm-project/recipes#441 (2496 > 2048 on an A100 "
+                              "80 GB, fixed by --max-num-batched-tokens above 2496)",
     "mm_prefix_lm_batched": "engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args and "
                             "_get_min_mm_batched_tokens (0.22.0, 0.25.1; absent in 0.20.0 and 0.21.0): with the "
                             "default budget, a multimodal model whose is_mm_prefix_lm holds "

@@ -1224,6 +1224,22 @@ def mm_prefix_lm_tokens(model: ModelShape) -> int:
     return max(GEMMA4_VIDEO_ITEM_TOKENS, image if isinstance(image, int) else 280)
 
 
+def mm_prefix_lm_item(model: ModelShape, limits: tuple[tuple[str, int], ...] = ()) -> int:
+    """The largest item vLLM's encoder budget counts for a prefix-LM model (:func:`mm_prefix_lm_tokens`), or 0:
+    ``MultiModalBudget`` takes only the modalities ``--limit-mm-per-prompt`` leaves above 0
+    (``vllm/multimodal/encoder_budget.py``, 0.21.0), so ``video=0`` leaves Gemma 4's image (280 tokens)."""
+    tokens = mm_prefix_lm_tokens(model)
+    if not tokens:
+        return 0
+    limit = dict(limits)
+    vision = model.hf_config.get("vision_config")
+    image = vision.get("default_output_length", 280) if isinstance(vision, dict) else 280
+    items = [t for modality, t in (("video", GEMMA4_VIDEO_ITEM_TOKENS), ("image", image if isinstance(image, int)
+                                                                         else 280))
+             if limit.get(modality, 1) > 0]
+    return max(items, default=0)
+
+
 def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,
                       first: kv_layout.Layout) -> _Batch:
     """The scheduler configuration: ``max_num_seqs`` and ``max_num_batched_tokens`` as given, else the
@@ -1253,6 +1269,14 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
         if seqs > batched:
             refusal = (f"max_num_batched_tokens ({batched}) must be greater than or equal to "
                        f"max_num_seqs ({seqs}) (vLLM's scheduler configuration)")
+        # CUDA forces chunked multimodal input off for a prefix-LM model (CudaPlatform.check_and_update_config), and
+        # the encoder budget then rejects an item larger than the token budget (compute_mm_encoder_budget): the
+        # default budget of 0.20 - 0.21 on a 2,048-token GPU, or any release's explicit budget below the item
+        item = mm_prefix_lm_item(model, s.mm_limits) if b.mm_prefix_lm_chunk_off and device.vendor == "nvidia" else 0
+        if not refusal and item > batched:
+            refusal = (f"Chunked MM input disabled but max_tokens_per_mm_item ({item}) is larger than "
+                       f"max_num_batched_tokens ({batched}) (vLLM forces chunked multimodal input off for a "
+                       "prefix-LM model; set --max-num-batched-tokens to at least the item)")
     else:
         seqs = s.max_num_seqs or b.default_max_num_seqs_v0
         chunked = s.enable_chunked_prefill

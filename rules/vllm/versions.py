@@ -63,6 +63,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   prefix-LM model (bidirectional attention over an item, so an item is never split across steps: Gemma 4's 26B-A4B
   and 31B, ``use_bidirectional_attention`` ``vision``; :func:`shardwise.rules.capacity.sizing.mm_prefix_lm_tokens`),
   before the cap at ``max_num_seqs × max_model_len`` (0.22+).
+* ``mm_prefix_lm_chunk_off``: on CUDA, chunked multimodal input is forced off for Gemma 4's prefix-LM models, and
+  vLLM refuses to start where their largest multimodal item is above ``max_num_batched_tokens`` (0.20+; in
+  0.19.0 and 0.19.1 Gemma 4 is no prefix-LM model). Before 0.22 the default budget is not raised to the item, so
+  a 2,048-token GPU refuses them with the defaults (:func:`shardwise.rules.capacity.sizing.mm_prefix_lm_item`).
 * ``v0_chunked_tokens``: V0's ``max_num_batched_tokens`` when chunked prefill is on (it is turned on
   by default for ``max_model_len`` > 32,768 on CUDA); off, V0 profiles ``max(max_model_len, 2048)``.
 * ``hybrid_kv``: how layers that are not full attention are given KV cache: ``as-full`` (every layer
@@ -219,6 +223,7 @@ class Behaviour:
     mamba_cache_modes: bool = False
     tokens_report: TokensReport = "blocks"
     mm_prefix_lm_batched: bool = False  # a default token budget holds a prefix-LM model's largest item (0.22+)
+    mm_prefix_lm_chunk_off: bool = False  # Gemma 4's prefix-LM items are never chunked: one must fit the budget (0.20+)
     max_model_len_auto: bool = False
     concurrency_from_tokens: bool = False  # "Maximum concurrency" = tokens / max_model_len (before 0.9)
     mla_cache: bool = True  # MLA models cache one latent per token (0.7 and later); before, full heads
@@ -338,7 +343,7 @@ _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba
               qwen3_vit_pos="in-place")
 _R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
-              tokens_report="concurrency")
+              tokens_report="concurrency", mm_prefix_lm_chunk_off=True)
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
               qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)
@@ -418,6 +423,13 @@ SOURCES: dict[str, str] = {
                    "memory usage Not Supported'), so a 121.63 GiB GB10 gets 2048 / 256 (the three GB10 logs of "
                    "sostrowsk/dgx-spark-local-llm at 0.25.1: compile range 2048, 'Raising max_num_batched_tokens "
                    "from 2048')",
+    "mm_prefix_lm_chunk_off": "platforms/cuda.py CudaPlatform.check_and_update_config forces "
+                              "disable_chunked_mm_input for a multimodal model whose is_mm_prefix_lm holds, and "
+                              "v1/core/encoder_cache_manager.py compute_mm_encoder_budget raises 'Chunked MM input "
+                              "disabled but max_tokens_per_mm_item (...) is larger than max_num_batched_tokens' "
+                              "(0.20.0, 0.21.0, 0.22.0); Gemma4ModelArchConfigConvertor.is_mm_prefix_lm from 0.20.0 "
+                              "(absent in 0.19.0 and 0.19.1); vllm-project/recipes#441 (2496 > 2048 on an A100 "
+                              "80 GB, fixed by --max-num-batched-tokens above 2496)",
     "mm_prefix_lm_batched": "engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args and "
                             "_get_min_mm_batched_tokens (0.22.0, 0.25.1; absent in 0.20.0 and 0.21.0): with the "
                             "default budget, a multimodal model whose is_mm_prefix_lm holds "

@@ -467,6 +467,39 @@ def test_gemma4_token_budget_holds_a_video_item(release, gpu, batched, seqs):
     assert (s.max_num_batched_tokens, s.max_num_seqs) == (batched, seqs)
 
 
+def _gemma(model: str, release: str, gpu: str = "L40S", **kw) -> sizing.ReplicaSizing:
+    from shardwise.rules.catalog import find_gpu
+
+    device = sizing.Device.of(find_gpu(gpu), 0)
+    return sizing.size_deployment(find_model(model), device, sizing.EngineSettings(tp=2, max_model_len=32768, **kw),
+                                  release)
+
+
+_CHUNK_OFF = ("Chunked MM input disabled but max_tokens_per_mm_item ({item}) is larger than max_num_batched_tokens "
+              "({batched}) (vLLM forces chunked multimodal input off for a prefix-LM model; set "
+              "--max-num-batched-tokens to at least the item)")
+
+
+def test_gemma4_refuses_a_budget_below_its_video_item():
+    # 0.20 - 0.21 force chunked multimodal input off for Gemma 4's 26B-A4B on CUDA and keep the L40S's 2,048-token
+    # default: compute_mm_encoder_budget raises (vllm-project/recipes#441 logs the same 2496 > 2048)
+    for release in ("0.20.0", "0.21.0"):
+        s = _gemma("google/gemma-4-26B-A4B-it", release)
+        assert (s.verdict, s.certain, s.refusal) == ("refuses", True, _CHUNK_OFF.format(item=2496, batched=2048))
+    # a budget that holds the video, or no video (--limit-mm-per-prompt video=0 leaves the 280-token image)
+    assert _gemma("google/gemma-4-26B-A4B-it", "0.21.0", max_num_batched_tokens=4096).refusal == ""
+    assert _gemma("google/gemma-4-26B-A4B-it", "0.21.0", mm_limits=(("video", 0),)).refusal == ""
+    # 0.22 raises the default to the item; an explicit budget below it still refuses
+    assert _gemma("google/gemma-4-26B-A4B-it", "0.22.0").refusal == ""
+    assert _gemma("google/gemma-4-26B-A4B-it", "0.22.0", max_num_batched_tokens=2048).refusal == _CHUNK_OFF.format(
+        item=2496, batched=2048)
+    # 0.19.0 does not treat Gemma 4 as prefix-LM; Gemma 3's 256-token image fits; the E4B is no prefix-LM
+    assert _gemma("google/gemma-4-26B-A4B-it", "0.19.0").refusal == ""
+    assert _gemma("google/gemma-3-27b-it", "0.21.0").refusal == ""
+    assert _gemma("google/gemma-4-E4B-it", "0.21.0").refusal == ""
+    assert _gemma("google/gemma-4-31B-it", "0.21.0").refusal == _CHUNK_OFF.format(item=2496, batched=2048)
+
+
 def test_prefix_lm_item_tokens_by_model():
     # the 26B-A4B and 31B set use_bidirectional_attention "vision" (transformers' convert_gemma4_weights.py
     # _VARIANTS); E2B/E4B leave it None, Gemma 3's items (256 tokens) are below every default budget

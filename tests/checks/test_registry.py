@@ -83,7 +83,8 @@ EXTRA_FIXTURES = {
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
-              "multimodal-flags.yaml"},  # issue 28: a multimodal flag the release's argument parser refuses
+              "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
+              "gemma4-chunked-mm.yaml"},  # issue 28: a prefix-LM model's item above the token budget (0.20+)
     "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept

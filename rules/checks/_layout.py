@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..catalog.accelerators import image_families
 from ..model import UNKNOWN, ServingGroup, Undecidable
 from ..model.vocab import EFA_RESOURCE, GFD_CLIQUE
 from ..vllm.imageref import parse_image
@@ -27,7 +28,13 @@ def cpu_image(image: str) -> bool:
 def runs_on_cpu(g: ServingGroup) -> bool:
     """Whether the group runs vLLM's CPU backend and requests no accelerator: a resource field says so
     (``cpu_backend``), or the vLLM container's image is a CPU build, its environment sets
-    VLLM_TARGET_DEVICE=cpu or a setting only the CPU backend reads, or it passes ``--device cpu``."""
+    VLLM_TARGET_DEVICE=cpu or a setting only the CPU backend reads, or it passes ``--device cpu`` to an
+    image that is not known as an accelerator's build.
+
+    vLLM picks its platform from how it was built, never from ``--device`` (deprecated as having no
+    effect in vllm-project/vllm#18399, removed in 0.10.0 by #21349): ``vllm/vllm-openai`` with
+    ``--device cpu`` is the CUDA build and still needs a GPU. Only on an image whose build nothing
+    names (a team's own) is the flag kept as a sign of a CPU build."""
     gpus = g.gpus_per_pod
     if (isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0) or g.accelerator_resource:
         return False
@@ -44,7 +51,9 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     if any(name in c.env for name in _CPU_ENV):
         return True
     device = g.engine.extra.get("device")
-    return isinstance(device, str) and device.strip().lower() == "cpu"
+    if not (isinstance(device, str) and device.strip().lower() == "cpu"):
+        return False
+    return not (isinstance(c.image, str) and image_families(c.image))
 
 
 def gpus_per_node(g: ServingGroup) -> int | None:

@@ -97,7 +97,8 @@ EXTRA_FIXTURES = {
               "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
-              "client-beside-server.yaml"},  # which container is the server: a client beside it, a GPU elsewhere
+              "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
+              "device-flag.yaml"},  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},

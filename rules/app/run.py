@@ -49,7 +49,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     from ..checks.index import CODES, Metas, rules_for
     from ..engine import SPLIT_MIN_GROUPS, merge_undecided, run_rules
     from ..model.errors import InputError, ShardwiseError
-    from ..report import Report, workload_summary
+    from ..report import Report
 
     baseline = None
     if options.baseline:  # a bad baseline fails before the run
@@ -85,6 +85,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     jobs = default_jobs() if options.jobs is None else options.jobs
     if jobs > 1 and len(inv.groups) >= SPLIT_MIN_GROUPS:
         from ..engine.split import run_rules_split  # forked processes (pickle, tempfile): only a large run
+        from ..report.summary import workload_summary
 
         findings, workloads = run_rules_split(rules, inv, lint, jobs, lambda g: workload_summary(g, lint))
     else:

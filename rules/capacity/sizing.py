@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache, partial
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
@@ -48,21 +48,6 @@ from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
     Estimates,
-)
-from .seeds import (  # noqa: F401  (public API: the rule-of-thumb functions)
-    autoscale,
-    concurrency,
-    gpus_needed,
-    kv_per_req,
-    kv_per_req_gib,
-    max_concurrent_requests,
-    per_request_kv_gb,
-    plan_cost,
-    topology,
-    tp_comm_gib_per_tok,
-    tp_weight_gib,
-    validate,
-    validate_per_gpu,
 )
 from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     _MOE_LAYER_KEYS,
@@ -91,6 +76,23 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     weights_bytes,
     weights_gb,
 )
+
+if TYPE_CHECKING:
+    from .seeds import (  # noqa: F401  (public API: the rule-of-thumb functions)
+        autoscale,
+        concurrency,
+        gpus_needed,
+        kv_per_req,
+        kv_per_req_gib,
+        max_concurrent_requests,
+        per_request_kv_gb,
+        plan_cost,
+        topology,
+        tp_comm_gib_per_tok,
+        tp_weight_gib,
+        validate,
+        validate_per_gpu,
+    )
 
 #: vLLM's default before 0.20.0 (0.92 from then: ``Behaviour.gpu_memory_utilization``).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
@@ -1881,5 +1883,36 @@ def min_gpus(
     weights_gib: float | None = None,
 ) -> dict:
     """``gpus_needed`` for this model's weights at ``precision`` on this GPU."""
+    from .seeds import gpus_needed  # start-up: see _SEED_NAMES
+
     model_gb = weights_gib * GIB / GB if weights_gib is not None else weights_gb(model, precision)
     return gpus_needed(model_gb=model_gb, gpu_gb=gpu_memory_gb, kv_overhead=kv_reserve, usable=usable)
+
+
+#: the rule-of-thumb functions of :mod:`.seeds`, public names of this module too, imported on first use
+#: (:func:`__getattr__`): a lint never calls them, and its start-up paid for the module
+_SEED_NAMES = frozenset({
+    "autoscale",
+    "concurrency",
+    "gpus_needed",
+    "kv_per_req",
+    "kv_per_req_gib",
+    "max_concurrent_requests",
+    "per_request_kv_gb",
+    "plan_cost",
+    "topology",
+    "tp_comm_gib_per_tok",
+    "tp_weight_gib",
+    "validate",
+    "validate_per_gpu",
+})
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_SEED_NAMES`, from :mod:`.seeds` on first use (PEP 562); any other name is missing."""
+    if name in _SEED_NAMES:
+        from . import seeds
+
+        value = globals()[name] = getattr(seeds, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,9 +9,29 @@ The code lives in named modules; this face re-exports their public names (import
 (the formats and where each report goes).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .formats import FORMATS, destinations, parse_format
 from .result import Report, metas_of, pascal_case
-from .summary import group_subject, workload_summary
+
+if TYPE_CHECKING:
+    from .summary import group_subject, workload_summary
+
+#: :mod:`.summary`'s names, imported on their first use (:func:`__getattr__`): a text report shows no summary
+_FROM_SUMMARY = frozenset({"group_subject", "workload_summary"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_SUMMARY:
+        from . import summary
+
+        value = getattr(summary, name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FORMATS",

@@ -325,9 +325,12 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries
+    "rules/report/__init__.py: shardwise.rules.report.summary",  # its re-exports, on their first use
+    "rules/report/result.py: shardwise.rules.report.summary",  # only a report that holds the workload summaries
     "rules/catalog/__init__.py: shardwise.rules.catalog.hfconfig",  # its re-exports, on their first use
     "rules/catalog/resolve.py: shardwise.rules.catalog.hfconfig",  # only a config.json to read
     "rules/capacity/weights.py: shardwise.rules.catalog.hfconfig",  # only a quantised checkpoint or Nemotron-H
+    "rules/capacity/sizing.py: shardwise.rules.capacity.seeds",  # its re-exports, on their first use (no lint)
 }
 
 

@@ -1209,37 +1209,34 @@ class _Batch(NamedTuple):
 GEMMA4_VIDEO_ITEM_TOKENS = 32 * (70 + 2 + 6)
 
 
-def mm_prefix_lm_tokens(model: ModelShape) -> int:
-    """The largest multimodal item of a prefix-LM model, which vLLM's default ``max_num_batched_tokens`` must hold
-    from 0.22 (``Behaviour.mm_prefix_lm_batched``), or 0. Modelled for Gemma 4 with a vision tower and
-    ``use_bidirectional_attention`` ``vision`` (the 26B-A4B and 31B;
-    ``Gemma4ModelArchConfigConvertor.is_mm_prefix_lm``): the larger of a video (:data:`GEMMA4_VIDEO_ITEM_TOKENS`)
-    and an image (the vision tower's ``default_output_length``, 280). The other prefix-LM models vLLM lists
-    (Gemma 3, PaliGemma, ...) have items below every default budget."""
+def _prefix_lm_items(model: ModelShape) -> tuple[tuple[str, int], ...]:
+    """(modality, tokens) of a prefix-LM model's largest items, or none. Modelled for Gemma 4 with a vision tower
+    and ``use_bidirectional_attention`` ``vision`` (the 26B-A4B and 31B;
+    ``Gemma4ModelArchConfigConvertor.is_mm_prefix_lm``): a video (:data:`GEMMA4_VIDEO_ITEM_TOKENS`) and an image
+    (the vision tower's ``default_output_length``, 280). The other prefix-LM models vLLM lists (Gemma 3,
+    PaliGemma, ...) have items below every default budget."""
     cfg = model.hf_config
     vision = cfg.get("vision_config")
     model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
     if (not isinstance(vision, dict) or not model_type.startswith("gemma4")
             or cfg.get("use_bidirectional_attention") != "vision"):
-        return 0
+        return ()
     image = vision.get("default_output_length", 280)
-    return max(GEMMA4_VIDEO_ITEM_TOKENS, image if isinstance(image, int) else 280)
+    return (("video", GEMMA4_VIDEO_ITEM_TOKENS), ("image", image if isinstance(image, int) else 280))
+
+
+def mm_prefix_lm_tokens(model: ModelShape) -> int:
+    """The largest multimodal item of a prefix-LM model (:func:`_prefix_lm_items`), which vLLM's default
+    ``max_num_batched_tokens`` must hold from 0.22 (``Behaviour.mm_prefix_lm_batched``), or 0."""
+    return max((tokens for _, tokens in _prefix_lm_items(model)), default=0)
 
 
 def mm_prefix_lm_item(model: ModelShape, limits: tuple[tuple[str, int], ...] = ()) -> int:
-    """The largest item vLLM's encoder budget counts for a prefix-LM model (:func:`mm_prefix_lm_tokens`), or 0:
+    """The largest item vLLM's encoder budget counts for a prefix-LM model (:func:`_prefix_lm_items`), or 0:
     ``MultiModalBudget`` takes only the modalities ``--limit-mm-per-prompt`` leaves above 0
     (``vllm/multimodal/encoder_budget.py``, 0.21.0), so ``video=0`` leaves Gemma 4's image (280 tokens)."""
-    tokens = mm_prefix_lm_tokens(model)
-    if not tokens:
-        return 0
     limit = dict(limits)
-    vision = model.hf_config.get("vision_config")
-    image = vision.get("default_output_length", 280) if isinstance(vision, dict) else 280
-    items = [t for modality, t in (("video", GEMMA4_VIDEO_ITEM_TOKENS), ("image", image if isinstance(image, int)
-                                                                         else 280))
-             if limit.get(modality, 1) > 0]
-    return max(items, default=0)
+    return max((tokens for modality, tokens in _prefix_lm_items(model) if limit.get(modality, 1) > 0), default=0)
 
 
 def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, device: Device, mml: int,

@@ -83,6 +83,12 @@ def _forms(how: MmArgParse) -> str:
     }[how]
 
 
+#: Why quotes around a value reach vLLM (the entrypoint of an image that is not vLLM's may still run its args through
+#: a shell: then they are removed).
+_QUOTES = ("the quotes are part of the value (Kubernetes passes a container's args as written; only a shell would "
+           "remove them)")
+
+
 def _shell_quoted(value: str) -> str | None:
     """The text inside ``value``'s outer quotes (``'image=5'``, ``"{...}"``), or None: quotes a shell would remove,
     but a container's ``args`` and a Compose ``command`` list reach vLLM without a shell."""
@@ -100,8 +106,7 @@ def refusal(flag: str, value: str, how: MmArgParse, release: str) -> str | None:
     why = f"{flag} {value!r} is not what vLLM {release} reads there ({_forms(how)}): it exits with \"{words}\""
     inner = _shell_quoted(value)
     if inner is not None and parse_error(flag, inner, how) is None:
-        why += (f"; the quotes are part of the value (no shell reads a container's args to remove them): "
-                f"{inner} without them is read")
+        why += f"; {_QUOTES}: {inner} without them is read"
     return why
 
 
@@ -120,8 +125,7 @@ def no_release_reads(flag: str, value: str) -> str:
     words = "; no vLLM release reads it"
     inner = _shell_quoted(value)
     if inner is not None and not refused_by_every_release(flag, inner):
-        words += (f": the quotes are part of the value (no shell reads a container's args to remove them), and "
-                  f"{inner} without them is read by some releases")
+        words += f": {_QUOTES}, and {inner} without them is read by some releases"
     return words
 
 

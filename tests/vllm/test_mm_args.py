@@ -77,11 +77,11 @@ def test_quotes_no_shell_removes_are_named_where_the_text_inside_is_read():
     assert refusal(LIMIT_FLAG, "'image=5'", "kvs", "0.8.4") == (
         "--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.8.4 reads there (KEY=VALUE pairs of integers "
         "(image=1,video=0); JSON only from 0.8.5): it exits with \"argument --limit-mm-per-prompt: Failed to parse "
-        "value of item 'image=5'\"; the quotes are part of the value (no shell reads a container's args to remove "
-        "them): image=5 without them is read")
+        "value of item 'image=5'\"; the quotes are part of the value (Kubernetes passes a container's args as written; "
+        "only a shell would remove them): image=5 without them is read")
     assert refusal(KWARGS_FLAG, "'{\"do_pan_and_scan\": true}'", "json", "0.11.0").endswith(
-        "; the quotes are part of the value (no shell reads a container's args to remove them): "
-        "{\"do_pan_and_scan\": true} without them is read")
+        "; the quotes are part of the value (Kubernetes passes a container's args as written; only a shell would "
+        "remove them): {\"do_pan_and_scan\": true} without them is read")
     # inside the quotes the 0.11 parser still refuses pairs: the quotes are not named as the cause
     assert refusal(LIMIT_FLAG, "'image=5'", "json", "0.11.0") == (
         "--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.11.0 reads there (JSON only ('{\"image\": 1}'; the "
@@ -96,8 +96,8 @@ def test_quotes_no_shell_removes_are_named_where_the_text_inside_is_read():
 def test_where_the_release_is_assumed_the_refusal_says_no_release_reads_the_value():
     from shardwise.rules.vllm.mm_args import no_release_reads
     assert no_release_reads(LIMIT_FLAG, "'image=5'") == (
-        "; no vLLM release reads it: the quotes are part of the value (no shell reads a container's args to remove "
-        "them), and image=5 without them is read by some releases")
+        "; no vLLM release reads it: the quotes are part of the value (Kubernetes passes a container's args as written; "
+        "only a shell would remove them), and image=5 without them is read by some releases")
     assert no_release_reads(LIMIT_FLAG, "image=x") == "; no vLLM release reads it"
     assert no_release_reads(LIMIT_FLAG, "'image=x'") == "; no vLLM release reads it"
 

@@ -385,8 +385,10 @@ def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> st
     for flag, value in s.mm_args:
         how = b.mm_limit_parse if flag == mm_args.LIMIT_FLAG else b.mm_kwargs_parse
         why = mm_args.refusal(flag, value, how, str(rv.version))
-        if why and (rv.source != "assumed" or mm_args.refused_by_every_release(flag, value)):
+        if why and rv.source != "assumed":
             return why
+        if why and mm_args.refused_by_every_release(flag, value):
+            return why + mm_args.no_release_reads(flag, value)
     return ""
 
 

@@ -83,12 +83,31 @@ def _forms(how: MmArgParse) -> str:
     }[how]
 
 
+#: Why quotes around a value reach vLLM (the entrypoint of an image that is not vLLM's may still run its args through
+#: a shell: then they are removed).
+_QUOTES = ("the quotes are part of the value (Kubernetes passes a container's args as written; only a shell would "
+           "remove them)")
+
+
+def _shell_quoted(value: str) -> str | None:
+    """The text inside ``value``'s outer quotes (``'image=5'``, ``"{...}"``), or None: quotes a shell would remove,
+    but a container's ``args`` and a Compose ``command`` list reach vLLM without a shell."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return None
+
+
 def refusal(flag: str, value: str, how: MmArgParse, release: str) -> str | None:
-    """Why vLLM ``release`` exits on ``flag value`` at start-up, in its own words, or None."""
+    """Why vLLM ``release`` exits on ``flag value`` at start-up, in its own words, or None. Where the value is
+    wrapped in quotes that a shell would have removed and the text inside would be read, the words say so."""
     words = parse_error(flag, value, how)
     if words is None:
         return None
-    return f"{flag} {value!r} is not what vLLM {release} reads there ({_forms(how)}): it exits with \"{words}\""
+    why = f"{flag} {value!r} is not what vLLM {release} reads there ({_forms(how)}): it exits with \"{words}\""
+    inner = _shell_quoted(value)
+    if inner is not None and parse_error(flag, inner, how) is None:
+        why += f"; {_QUOTES}: {inner} without them is read"
+    return why
 
 
 #: Every way a release has read each flag (``mm_limit_parse`` / ``mm_kwargs_parse`` of the release rows in
@@ -98,6 +117,16 @@ EVERY_PARSE: dict[str, tuple[MmArgParse, ...]] = {
     LIMIT_FLAG: ("kvs", "json-or-kvs", "json"),
     KWARGS_FLAG: ("loads", "json-or-kvs", "json"),
 }
+
+
+def no_release_reads(flag: str, value: str) -> str:
+    """Words for a refusal where the release is only assumed (:func:`refused_by_every_release` holds): no release
+    reads the value, and where the text inside shell quotes would be read by some release, the quotes are why."""
+    words = "; no vLLM release reads it"
+    inner = _shell_quoted(value)
+    if inner is not None and not refused_by_every_release(flag, inner):
+        words += f": {_QUOTES}, and {inner} without them is read by some releases"
+    return words
 
 
 def refused_by_every_release(flag: str, value: str) -> bool:

@@ -71,6 +71,37 @@ def test_the_refusal_names_the_flag_the_release_and_what_it_reads():
         f"be converted to {LOADS}.\"")
 
 
+def test_quotes_no_shell_removes_are_named_where_the_text_inside_is_read():
+    """A container's args reach vLLM as written (GKE Model Garden's gemma3-12b-deploy.yaml in the wide corpus has
+    ``--limit_mm_per_prompt='image=5'``): the refusal says the quotes are the cause where the text inside is read."""
+    assert refusal(LIMIT_FLAG, "'image=5'", "kvs", "0.8.4") == (
+        "--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.8.4 reads there (KEY=VALUE pairs of integers "
+        "(image=1,video=0); JSON only from 0.8.5): it exits with \"argument --limit-mm-per-prompt: Failed to parse "
+        "value of item 'image=5'\"; the quotes are part of the value (Kubernetes passes a container's args as written; "
+        "only a shell would remove them): image=5 without them is read")
+    assert refusal(KWARGS_FLAG, "'{\"do_pan_and_scan\": true}'", "json", "0.11.0").endswith(
+        "; the quotes are part of the value (Kubernetes passes a container's args as written; only a shell would "
+        "remove them): {\"do_pan_and_scan\": true} without them is read")
+    # inside the quotes the 0.11 parser still refuses pairs: the quotes are not named as the cause
+    assert refusal(LIMIT_FLAG, "'image=5'", "json", "0.11.0") == (
+        "--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.11.0 reads there (JSON only ('{\"image\": 1}'; the "
+        "KEY=VALUE pairs were read up to 0.9)): it exits with \"argument --limit-mm-per-prompt: Value 'image=5' "
+        f"cannot be converted to {LOADS}.\"")
+    assert refusal(LIMIT_FLAG, "image=x", "kvs", "0.8.4") == (
+        "--limit-mm-per-prompt 'image=x' is not what vLLM 0.8.4 reads there (KEY=VALUE pairs of integers "
+        "(image=1,video=0); JSON only from 0.8.5): it exits with \"argument --limit-mm-per-prompt: Failed to parse "
+        "value of item image=x\"")
+
+
+def test_where_the_release_is_assumed_the_refusal_says_no_release_reads_the_value():
+    from shardwise.rules.vllm.mm_args import no_release_reads
+    assert no_release_reads(LIMIT_FLAG, "'image=5'") == (
+        "; no vLLM release reads it: the quotes are part of the value (Kubernetes passes a container's args as written; "
+        "only a shell would remove them), and image=5 without them is read by some releases")
+    assert no_release_reads(LIMIT_FLAG, "image=x") == "; no vLLM release reads it"
+    assert no_release_reads(LIMIT_FLAG, "'image=x'") == "; no vLLM release reads it"
+
+
 def test_every_parse_a_release_has_is_listed():
     from shardwise.rules.vllm.mm_args import EVERY_PARSE
     from shardwise.rules.vllm.versions import RANGES
@@ -85,6 +116,7 @@ def test_every_parse_a_release_has_is_listed():
     (LIMIT_FLAG, "image=x", True),  # neither pairs of integers nor JSON
     (KWARGS_FLAG, '{"max_pixels": 1003520}', False),
     (KWARGS_FLAG, "{max_pixels: 1003520}", True),  # not JSON, nor pairs
+    (LIMIT_FLAG, "'image=5'", True),  # shell quotes kept in exec args: "5'" is no integer, and it is not JSON
 ])
 def test_a_value_some_release_reads_is_not_refused_by_every_release(flag, value, every):
     from shardwise.rules.vllm.mm_args import refused_by_every_release

@@ -34,6 +34,7 @@ from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.args import is_unresolved
+from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.support import speculative_method
 from ..vllm.versions import ResolvedVersion, resolve
@@ -254,6 +255,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         pooling=pooling_runner(e.extra),
         **_flashinfer(g),
         **multimodal_settings(e.extra),
+        mm_args_verbatim=_args_verbatim(g),
     )
 
 
@@ -341,6 +343,16 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
+
+
+def _args_verbatim(g: ServingGroup) -> bool:
+    """Whether vLLM's parser gets the container's words as written: its command is given (vLLM itself, or a shell
+    whose own quoting shardwise has read), or its image's entrypoint is vLLM's (``vllm/vllm-openai``). Args handed
+    to another image's entrypoint may go through a shell script of its own, which removes quotes."""
+    c = g.main_container
+    if c is None or any(isinstance(w, str) and w for w in c.command):
+        return True
+    return isinstance(c.image, str) and not is_unknown(c.image) and image_info(c.image).family == "vllm-openai"
 
 
 def _flashinfer(g: ServingGroup) -> dict[str, Any]:

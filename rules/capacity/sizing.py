@@ -178,6 +178,10 @@ class EngineSettings:
     #: ``--limit-mm-per-prompt`` / ``--mm-processor-kwargs`` as written (flag, value): the release's parser may
     #: refuse them (:func:`_mm_args_refusal`)
     mm_args: tuple[tuple[str, str], ...] = ()
+    #: Whether ``mm_args`` reach vLLM's parser as written: the container runs vLLM itself (its command names it, or
+    #: the image's entrypoint is vLLM's). Where not (another image's entrypoint, which may run its args through a
+    #: shell), a refusal caused only by shell quotes around a value is not certain (:func:`_mm_args_refusal`).
+    mm_args_verbatim: bool = True
 
 
 # --------------------------------------------------------------------------------------------------
@@ -379,17 +383,20 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     return per_gpu
 
 
-def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> str:
-    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else "". Where the
-    release is only assumed (an image tag that names none), only a value no release reads is refused."""
+def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> tuple[str, bool]:
+    """Why vLLM's argument parser exits on a multimodal flag as written (``vllm/mm_args.py``), else "", and whether
+    that is certain. Where the release is only assumed (an image tag that names none), only a value no release reads
+    is refused. A refusal caused only by shell quotes around a value that is read without them is certain only where
+    the args reach vLLM's parser verbatim (``EngineSettings.mm_args_verbatim``)."""
     for flag, value in s.mm_args:
         how = b.mm_limit_parse if flag == mm_args.LIMIT_FLAG else b.mm_kwargs_parse
         why = mm_args.refusal(flag, value, how, str(rv.version))
         if why and rv.source != "assumed":
-            return why
+            return why, s.mm_args_verbatim or not mm_args.quotes_only(flag, value, how)
         if why and mm_args.refused_by_every_release(flag, value):
-            return why + mm_args.no_release_reads(flag, value)
-    return ""
+            why += mm_args.no_release_reads(flag, value)
+            return why, s.mm_args_verbatim or not mm_args.quotes_only(flag, value, None)
+    return "", False
 
 
 def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
@@ -980,9 +987,10 @@ def _size_deployment(
              or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
-    bad_arg = _mm_args_refusal(s, b, rv)
+    bad_arg, arg_sure = _mm_args_refusal(s, b, rv)
+    unsure_arg = bool(bad_arg) and not arg_sure and not refusal  # the image's entrypoint may strip the quotes
     if bad_arg and not refusal:
-        refusal, certain = bad_arg, True
+        refusal, certain = bad_arg, arg_sure
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
@@ -1040,6 +1048,8 @@ def _size_deployment(
         if not refusal:
             refusal = outside.failure
         starts = False
+    if unsure_arg and verdict == "starts":
+        verdict = "may-refuse"
 
     load = _declared_load(lay, b, engine, kv, batch, expected_context, available)
     if expected_context is not None and expected_context > mml:

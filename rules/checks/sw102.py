@@ -52,10 +52,14 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         if s is None:
             return
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        flag = next((key for text, key in _FLAG_KEYS if s.refusal.startswith(f"{text} ")), None)
         if s.certain:  # a setting vLLM rejects, whatever the memory
-            flag = next((key for text, key in _FLAG_KEYS if s.refusal.startswith(f"{text} ")), None)
             yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start",
                       g.at(flag) if flag else None, level="mandatory")
+            return
+        if flag and not s.starts and s.verdict == "may-refuse":  # refused only for quotes an entrypoint may strip
+            yield hit(g, f"{where}: {s.refusal}; vLLM refuses to start unless the image's entrypoint runs its args "
+                         f"through a shell that removes the quotes", g.at(flag))
             return
         if s.weights_fit_band != "starts" or s.kv_verdict == "starts":
             return  # SW101 speaks for a model whose weights may not fit

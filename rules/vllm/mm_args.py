@@ -129,6 +129,17 @@ def no_release_reads(flag: str, value: str) -> str:
     return words
 
 
+def quotes_only(flag: str, value: str, how: MmArgParse | None) -> bool:
+    """Whether vLLM refuses ``flag value`` only because of the shell quotes around it: the text inside them is read by
+    the release's parser ``how`` (None: the release is only assumed, by some release). Such a refusal is certain
+    only where the quotes surely reach vLLM's parser: an image whose entrypoint is not vLLM's may run its args
+    through a shell, which removes them."""
+    inner = _shell_quoted(value)
+    if inner is None:
+        return False
+    return parse_error(flag, inner, how) is None if how is not None else not refused_by_every_release(flag, inner)
+
+
 def refused_by_every_release(flag: str, value: str) -> bool:
     """Whether no release's parser reads ``flag value``: where the release is only assumed (a tag that names
     none), a value some release reads is no certain refusal (``image=2`` is right up to 0.9)."""

@@ -6,6 +6,7 @@ What each release does was read in its wheel (``rules/vllm/versions.py`` ``SOURC
 
 import json
 
+import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import find_model, load_local_model
 
@@ -291,3 +292,49 @@ def test_qwen3_vl_profiles_one_video_in_0_11_and_0_12_held_through_the_sampler()
     # the sampler's two warm-ups on top of the same held outputs, 0.95 here)
     assert [(round(got["0.12.0", n].available_kv_gib, 2), got["0.12.0", n].kv_cache_tokens) for n in (256, 64)] == [
         (38.12, 832_800), (39.07, 853_584)]
+
+
+_QUOTED_VL = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: qwen-vl}}
+spec:
+  selector: {{matchLabels: {{app: qwen-vl}}}}
+  template:
+    metadata: {{labels: {{app: qwen-vl}}}}
+    spec:
+      nodeSelector: {{node.kubernetes.io/instance-type: g6e.xlarge}}
+      containers:
+        - name: vllm
+          image: {image}
+{command}          args: {args}
+          resources:
+            limits: {{nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize("image, command, args, verbatim", [
+    # GKE Model Garden's shape: args to an image's own entrypoint, which may run them through a shell
+    ("us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:20250312_0916_RC01", "",
+     "[python, -m, vllm.entrypoints.api_server, --model=Qwen/Qwen2.5-VL-7B-Instruct, \"--limit_mm_per_prompt='image=5'\"]",
+     False),
+    # the command runs vLLM itself: the quotes reach its parser
+    ("registry.example.com/ml/vllm-server:2024-11", "          command: [python3, -m, vllm.entrypoints.openai.api_server]\n",
+     "[--model=Qwen/Qwen2.5-VL-7B-Instruct, \"--limit-mm-per-prompt='image=5'\"]", True),
+    # vllm/vllm-openai's entrypoint is `vllm serve`
+    ("vllm/vllm-openai:v0.8.4", "", "[Qwen/Qwen2.5-VL-7B-Instruct, \"--limit-mm-per-prompt='image=5'\"]", True),
+])
+def test_quotes_refuse_for_sure_only_where_the_args_reach_vllm_verbatim(tmp_path, image, command, args, verbatim):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "vl.yaml"
+    path.write_text(_QUOTED_VL.format(image=image, command=command, args=args))
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert s.mm_args == (("--limit-mm-per-prompt", "'image=5'"),)
+    assert s.mm_args_verbatim is verbatim
+    # 0.8.4 reads image=5 without the quotes
+    r = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-7B-Instruct"), H100, s, "0.8.4")
+    assert r.refusal.startswith("--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.8.4 reads there")
+    assert (r.certain, r.starts, r.verdict) == ((True, False, "refuses") if verbatim else (False, False, "may-refuse"))

@@ -102,6 +102,19 @@ def test_where_the_release_is_assumed_the_refusal_says_no_release_reads_the_valu
     assert no_release_reads(LIMIT_FLAG, "'image=x'") == "; no vLLM release reads it"
 
 
+def test_a_refusal_is_quotes_only_where_the_text_inside_them_is_read():
+    """Only such a refusal depends on whether a shell stands between Kubernetes and vLLM's parser (an image's own
+    entrypoint script may be one): the others are refused whatever removes the quotes."""
+    from shardwise.rules.vllm.mm_args import quotes_only
+    assert quotes_only(LIMIT_FLAG, "'image=5'", "kvs") is True
+    assert quotes_only(LIMIT_FLAG, "'image=5'", "json") is False  # 0.10+ refuses image=5 too
+    assert quotes_only(LIMIT_FLAG, "'{\"image\": 5}'", "json") is True
+    assert quotes_only(LIMIT_FLAG, "image=x", "kvs") is False  # no quotes
+    assert quotes_only(LIMIT_FLAG, "'image=5'", None) is True  # release assumed: read up to 0.9
+    assert quotes_only(LIMIT_FLAG, "'image=x'", None) is False  # no release reads image=x
+    assert quotes_only(KWARGS_FLAG, "'{\"max_pixels\": 1003520}'", "json") is True
+
+
 def test_every_parse_a_release_has_is_listed():
     from shardwise.rules.vllm.mm_args import EVERY_PARSE
     from shardwise.rules.vllm.versions import RANGES

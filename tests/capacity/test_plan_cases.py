@@ -127,12 +127,12 @@ def test_the_seventh_set_asks_what_the_others_do_not():
 
 
 def test_the_eighth_set_asks_what_the_others_do_not():
-    """plan_cases_8.json: 20+ cases from sources no earlier set cites (the vLLM blog's Llama 4 post, Moonshot AI's
+    """plan_cases_8.json: 30+ cases from sources no earlier set cites (the vLLM blog's Llama 4 post, Moonshot AI's
     Kimi-K2 deployment guidance, the GLM-4.5 README, vLLM's Expert Parallel Deployment doc, the Mistral-Small-3.2 and
     gpt-oss-20b model cards, vLLM issue 6689; then Fixstars' Llama 4 post, AMD's Llama 4 MI300X blog, Google's Gemma 3
-    QAT memory table and the vLLM blog's Qwen3-Next post), none of them
-    an earlier request; single-GPU fits, layouts that do not start, an oversized asked layout, two-node replicas,
-    DP8/DP16 with expert parallelism and priced loads."""
+    QAT memory table and the vLLM blog's Qwen3-Next post), none of them an earlier request; single-GPU fits, layouts
+    that do not start, oversized asked layouts, two-node replicas, DP8/DP16 with expert parallelism and priced
+    loads."""
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
                               plan_cases.DATA_6, plan_cases.DATA_7)
     eighth = plan_cases.load(plan_cases.DATA_8)
@@ -140,7 +140,7 @@ def test_the_eighth_set_asks_what_the_others_do_not():
     assert _repeats(earlier, eighth) == ([], [])
     assert len([c for c in eighth if c.expect.get("layout") == "TP1" and "tp" not in c.request]) >= 3
     assert len([c for c in eighth if c.expect.get("starts") is False]) >= 4
-    assert [c.id for c in eighth if c.expect.get("mandatory") == ["SW104"]]
+    assert len([c for c in eighth if c.expect.get("mandatory") == ["SW104"]]) >= 2
     assert len([c for c in eighth if c.expect.get("nodes_per_replica") == 2]) >= 4
     assert {c.request.get("dp") for c in eighth if c.request.get("enable_expert_parallel")} == {8, 16}
     assert len([c for c in eighth if c.kind == "price"]) >= 2

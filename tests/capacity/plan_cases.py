@@ -39,6 +39,10 @@ DATA_5 = Path(__file__).with_name("data") / "plan_cases_5.json"
 DATA_6 = Path(__file__).with_name("data") / "plan_cases_6.json"
 # the seventh set (issue 28, plancases7), from NVIDIA Dynamo's recipes, AWS's AI on EKS guides and vLLM GitHub issues
 DATA_7 = Path(__file__).with_name("data") / "plan_cases_7.json"
+# the eighth set (issue 28, plancases8), from the vLLM blog's Llama 4 post, Moonshot AI's Kimi-K2 deployment guidance,
+# the GLM-4.5 README, vLLM's Expert Parallel Deployment doc, the Mistral-Small-3.2 and gpt-oss-20b model cards and
+# vLLM issue 6689
+DATA_8 = Path(__file__).with_name("data") / "plan_cases_8.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -61,7 +65,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

@@ -126,6 +126,27 @@ def test_the_seventh_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in seventh} >= {"A100-80GB", "A800-80GB", "H20", "H100", "H200"}
 
 
+def test_the_eighth_set_asks_what_the_others_do_not():
+    """plan_cases_8.json: 30+ cases from sources no earlier set cites (the vLLM blog's Llama 4 post, Moonshot AI's
+    Kimi-K2 deployment guidance, the GLM-4.5 README, vLLM's Expert Parallel Deployment doc, the Mistral-Small-3.2 and
+    gpt-oss-20b model cards, vLLM issue 6689; then Fixstars' Llama 4 post, AMD's Llama 4 MI300X blog, Google's Gemma 3
+    QAT memory table and the vLLM blog's Qwen3-Next post), none of them an earlier request; single-GPU fits, layouts
+    that do not start, oversized asked layouts, two-node replicas, DP8/DP16 with expert parallelism and priced
+    loads."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7)
+    eighth = plan_cases.load(plan_cases.DATA_8)
+    assert len(eighth) >= 30
+    assert _repeats(earlier, eighth) == ([], [])
+    assert len([c for c in eighth if c.expect.get("layout") == "TP1" and "tp" not in c.request]) >= 3
+    assert len([c for c in eighth if c.expect.get("starts") is False]) >= 4
+    assert len([c for c in eighth if c.expect.get("mandatory") == ["SW104"]]) >= 2
+    assert len([c for c in eighth if c.expect.get("nodes_per_replica") == 2]) >= 4
+    assert {c.request.get("dp") for c in eighth if c.request.get("enable_expert_parallel")} == {8, 16}
+    assert len([c for c in eighth if c.kind == "price"]) >= 2
+    assert {c.request.get("gpu") for c in eighth} >= {"L4", "L40S", "A100-80GB", "H20", "H100", "H200", "MI300X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

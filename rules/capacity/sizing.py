@@ -43,7 +43,7 @@ from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -1342,18 +1342,9 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
 
 def cudagraph_estimate_applied(b: Behaviour, s: EngineSettings, vendor: str = "nvidia") -> bool:
     """Whether V1's ``determine_available_memory`` takes its CUDA-graph estimate from the KV budget: the release's
-    default (``Behaviour.cudagraphs_in_budget``, on ROCm ``cudagraphs_in_budget_rocm``), unless
-    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``EngineSettings.cudagraph_profiling``) says otherwise where the
-    release reads it (0.18+, ``Behaviour.cudagraph_profiler_env``): the estimate is applied only "if
-    envs.VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" (``v1/worker/gpu_worker.py`` 0.18.0, 0.19.1, 0.20.0, 0.27.1),
-    whose default is "0" in 0.18.0 - 0.19.1 and "1" from 0.20.0 (``envs.py``). On ROCm the releases that skip the
-    estimate (``not current_platform.is_rocm()`` before 0.27) skip it whatever the variable says."""
-    default = b.cudagraphs_in_budget_rocm if vendor == "amd" else b.cudagraphs_in_budget
-    if s.cudagraph_profiling is None or not b.cudagraph_profiler_env:
-        return default
-    if vendor == "amd" and not b.cudagraphs_in_budget_rocm:
-        return False
-    return s.cudagraph_profiling
+    default, unless ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``EngineSettings.cudagraph_profiling``) says
+    otherwise where the release reads it (:func:`shardwise.rules.vllm.versions.cudagraph_estimate_in_budget`)."""
+    return cudagraph_estimate_in_budget(b, s.cudagraph_profiling, vendor)
 
 
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,

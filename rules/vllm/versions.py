@@ -600,6 +600,22 @@ def behaviour(version: Version | str) -> Behaviour:
     return row
 
 
+def cudagraph_estimate_in_budget(b: Behaviour, flag: bool | None, vendor: str = "nvidia") -> bool:
+    """Whether V1's ``determine_available_memory`` takes its CUDA-graph estimate from the KV budget: the release's
+    default (``cudagraphs_in_budget``, on ROCm ``cudagraphs_in_budget_rocm``), unless
+    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``flag``: 1/0, None unset) says otherwise where the release reads
+    it (0.18+, ``cudagraph_profiler_env``): the estimate is applied only "if
+    envs.VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" (``v1/worker/gpu_worker.py`` 0.18.0, 0.19.1, 0.20.0, 0.27.1),
+    whose default is "0" in 0.18.0 - 0.19.1 and "1" from 0.20.0 (``envs.py``). On ROCm the releases that skip the
+    estimate (``not current_platform.is_rocm()`` before 0.27) skip it whatever the variable says."""
+    default = b.cudagraphs_in_budget_rocm if vendor == "amd" else b.cudagraphs_in_budget
+    if flag is None or not b.cudagraph_profiler_env:
+        return default
+    if vendor == "amd" and not b.cudagraphs_in_budget_rocm:
+        return False
+    return flag
+
+
 def first_release(flag: str) -> str:
     """The first release whose row turns the boolean field ``flag`` on (``"native_multinode"`` -> ``"0.11.1"``)."""
     for r in RANGES:

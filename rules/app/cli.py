@@ -327,7 +327,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           "the KV cache; a draft checkpoint shardwise does not know widens the error band")
         plan.add_argument("--env", action="append", type=_env_pair, default=[], metavar="NAME=VALUE",
                           help="the vLLM engine's environment, as the pod would set it; only what the capacity model "
-                          "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN); "
+                          "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, "
+                          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); "
                           "repeatable; --emit writes it into the pod's env")
         plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
                           help="weights of the whole model in GiB, instead of params × bytes per param")

@@ -199,19 +199,23 @@ def engine_env(g: ServingGroup) -> Mapping[str, Any]:
 
 
 #: The engine's environment variables the capacity model reads (:func:`env_settings`); ``plan --env`` takes these.
-SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1")
+SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1",
+              "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
 #: The values of the switches among them the model reads as set (vLLM reads them as ``bool(int(...))``).
 SWITCH_VALUES = ("0", "1", "true", "false")
 
 
 def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`EngineSettings` fields the engine's environment sets: ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``,
-    ``VLLM_USE_FLASHINFER_SAMPLER`` (the sampler's warm-up, :func:`.sizing.sampler_kind`) and ``VLLM_USE_V1``."""
+    ``VLLM_USE_FLASHINFER_SAMPLER`` (the sampler's warm-up, :func:`.sizing.sampler_kind`), ``VLLM_USE_V1`` and
+    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (whether the CUDA-graph estimate comes out of the KV budget,
+    :func:`.sizing.cudagraph_estimate_applied`)."""
     out: dict[str, Any] = {}
     value = env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
     if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes"):
         out["allow_long_max_model_len"] = True
-    for name, key in (("VLLM_USE_FLASHINFER_SAMPLER", "flashinfer_sampler"), ("VLLM_USE_V1", "use_v1")):
+    for name, key in (("VLLM_USE_FLASHINFER_SAMPLER", "flashinfer_sampler"), ("VLLM_USE_V1", "use_v1"),
+                      ("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "cudagraph_profiling")):
         flag = env.get(name)
         if isinstance(flag, str) and flag.strip().lower() in SWITCH_VALUES:
             out[key] = flag.strip().lower() in ("1", "true")

@@ -43,7 +43,7 @@ from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
 from ..vllm.support import draft_pp_refusal, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, resolve
+from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -162,6 +162,9 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1/0 (None: unset, the release's default): whether the CUDA-graph
+    #: estimate comes out of the KV budget, where the release reads the variable (``Behaviour.cudagraph_profiler_env``)
+    cudagraph_profiling: bool | None = None
     #: the pooling runner (``--runner pooling``, ``--task embed`` and the like): V1 runs the pooler where it would
     #: run the sampler, in the profile and in the warm-up (:func:`.group.pooling_runner`)
     pooling: bool = False
@@ -1349,6 +1352,13 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
     return sizes, full
 
 
+def cudagraph_estimate_applied(b: Behaviour, s: EngineSettings, vendor: str = "nvidia") -> bool:
+    """Whether V1's ``determine_available_memory`` takes its CUDA-graph estimate from the KV budget: the release's
+    default, unless ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``EngineSettings.cudagraph_profiling``) says
+    otherwise where the release reads it (:func:`shardwise.rules.vllm.versions.cudagraph_estimate_in_budget`)."""
+    return cudagraph_estimate_in_budget(b, s.cudagraph_profiling, vendor)
+
+
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
                  model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2,
                  flat: bool = False, v2: bool = False) -> _Graphs:
@@ -1365,13 +1375,14 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     tensor-parallel size; from 0.13, where a warm-up forward runs before the capture and leaves its blocks in
     PyTorch's cache for the graphs, far less (``cudagraph_token_bytes_warm``). gpt-oss, whose capture goes up to
     1,024 tokens, needs several GiB before 0.14."""
-    in_budget = engine == "v1" and not s.enforce_eager and (
-        b.cudagraphs_in_budget_rocm if device.vendor == "amd" else b.cudagraphs_in_budget)
+    in_budget = engine == "v1" and not s.enforce_eager and cudagraph_estimate_applied(b, s, device.vendor)
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
     if v2 and engine == "v1" and device.vendor in ("nvidia", "amd"):
         # 0.33 measures them in the budget (every piecewise graph captured once): not modelled, the flat term
-        return _Graphs(True, e.cudagraph_gib) if b.v2_cudagraphs_in_budget else _Graphs(False, e.cudagraph_v2_gib)
+        # (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 gates it as it gates V1's: gpu_worker.py 0.27.1)
+        v2_in = b.v2_cudagraphs_in_budget and s.cudagraph_profiling is not False
+        return _Graphs(True, e.cudagraph_gib) if v2_in else _Graphs(False, e.cudagraph_v2_gib)
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
             return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import vllm_version
+from ..capacity.group import engine_env, env_settings, vllm_version
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
+from ..vllm.versions import cudagraph_estimate_in_budget
 from ._sharing import gpu_sharing
 
 LOW, HIGH = 0.5, 0.95
@@ -55,7 +56,9 @@ class MemoryUtilizationOutOfRange(GroupRule):
         default = f"vLLM {rv.version}'s default is {b.gpu_memory_utilization:g}"
         sharing = gpu_sharing(g)
         if u > HIGH:
-            outside = "the CUDA context, NCCL buffers, " + ("" if b.cudagraphs_in_budget else "CUDA graphs, ")
+            # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 leaves the graphs outside the budget on 0.20+ too
+            in_budget = cudagraph_estimate_in_budget(b, env_settings(engine_env(g)).get("cudagraph_profiling"))
+            outside = "the CUDA context, NCCL buffers, " + ("" if in_budget else "CUDA graphs, ")
             outside += "the sampler warm-up and fragmentation"
             shared = (f"; the GPU is shared ({sharing.how}), and vLLM needs that fraction of all its memory free "
                       "at start") if sharing is not None and sharing.shared else ""

@@ -22,6 +22,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``cudagraphs_in_budget``: CUDA graphs are estimated during profiling and taken from the KV budget
   (V1 0.20+ on CUDA, 0.27+ on ROCm too). Before that graphs are captured after the KV cache is sized
   and come out of the margin.
+* ``cudagraph_profiler_env``: vLLM reads ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (0.18+): ``1`` puts the
+  estimate in the budget where the release leaves it out by default (0.18-0.19), ``0`` leaves it out where the
+  release puts it in (0.20+); the ROCm releases that skip the estimate skip it whatever the variable says.
 * ``sampler``: the dummy sampler run in profiling (V1: ``min(max_num_seqs, max_num_batched_tokens)``
   rows × vocabulary), which sets how many bytes per (sequence × vocabulary entry) it needs:
   ``flashinfer`` (FlashInfer top-k/top-p: no sort), ``sort`` (PyTorch's sort of the whole vocabulary,
@@ -215,6 +218,8 @@ class Behaviour:
     batch_tiers: tuple[BatchTier, ...]
     cudagraphs_in_budget: bool = False
     cudagraphs_in_budget_rocm: bool = False
+    #: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is read (0.18+): it overrides ``cudagraphs_in_budget`` either way
+    cudagraph_profiler_env: bool = False
     v0_below_cc80: bool = False
     v0_by_env: bool = False  # VLLM_USE_V1=0 selects the V0 engine (0.8-0.10; V0 is gone from 0.11)
     v0_chunked_tokens: int = 2048
@@ -341,7 +346,8 @@ _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=Fa
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
               qwen3_vit_pos="in-place")
-_R0190 = _row(_R0170, "0.19.0", tp_buffers_in_budget=True)
+_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True)
+_R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True)
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
@@ -360,7 +366,7 @@ _R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
-    _R0170, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280, _R0330,
+    _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280, _R0330,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -459,6 +465,11 @@ SOURCES: dict[str, str] = {
                             "profile_cudagraph_memory() when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (absent in "
                             "0.17.0; envs.py default '0' in 0.18.1/0.19.1, '1' in 0.20.0-0.22.1); ROCm skipped "
                             "(not current_platform.is_rocm()) until 0.24.0, included in 0.27.1",
+    "cudagraph_profiler_env": "envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: absent in 0.17.0; "
+                              "os.getenv(..., '0') in 0.18.0 and 0.19.1, '1' in 0.20.0 and 0.27.1; "
+                              "v1/worker/gpu_worker.py determine_available_memory applies profile_cudagraph_memory() "
+                              "only 'if envs.VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS' (0.18.0, 0.19.1, 0.20.0, "
+                              "0.27.1); 0.18.0 and 0.19.1 estimate only 'not current_platform.is_rocm()'",
     "v2_runner": "config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and _is_default_v2_model_runner_model: "
                  "{Qwen3ForCausalLM}, not MoE and not quantized, in 0.22.0; the six listed architectures, any "
                  "quantization, in 0.24.0 (0.23.0 from docs/capacity-model.md 'Model Runner V2'); listed or not MoE "
@@ -587,6 +598,22 @@ def behaviour(version: Version | str) -> Behaviour:
         if r.version <= v:
             row = r
     return row
+
+
+def cudagraph_estimate_in_budget(b: Behaviour, flag: bool | None, vendor: str = "nvidia") -> bool:
+    """Whether V1's ``determine_available_memory`` takes its CUDA-graph estimate from the KV budget: the release's
+    default (``cudagraphs_in_budget``, on ROCm ``cudagraphs_in_budget_rocm``), unless
+    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``flag``: 1/0, None unset) says otherwise where the release reads
+    it (0.18+, ``cudagraph_profiler_env``): the estimate is applied only "if
+    envs.VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" (``v1/worker/gpu_worker.py`` 0.18.0, 0.19.1, 0.20.0, 0.27.1),
+    whose default is "0" in 0.18.0 - 0.19.1 and "1" from 0.20.0 (``envs.py``). On ROCm the releases that skip the
+    estimate (``not current_platform.is_rocm()`` before 0.27) skip it whatever the variable says."""
+    default = b.cudagraphs_in_budget_rocm if vendor == "amd" else b.cudagraphs_in_budget
+    if flag is None or not b.cudagraph_profiler_env:
+        return default
+    if vendor == "amd" and not b.cudagraphs_in_budget_rocm:
+        return False
+    return flag
 
 
 def first_release(flag: str) -> str:

@@ -265,7 +265,8 @@ def test_env_goes_into_every_emitted_form_and_lint_sizes_it_as_plan_did(capsys, 
 def test_env_takes_only_what_the_capacity_model_reads(capsys):
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_ATTENTION_BACKEND=FLASHINFER") == (
         2, "", "shardwise: error: --env VLLM_ATTENTION_BACKEND: the capacity model does not read "
-        "VLLM_ATTENTION_BACKEND; it reads VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1\n")
+        "VLLM_ATTENTION_BACKEND; it reads VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, "
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS\n")
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER=yes") == (
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER=yes: a switch, 0 or 1\n")
     assert run(capsys, "plan", *L8_L4, *NO_FLASHINFER, "--env", "VLLM_USE_FLASHINFER_SAMPLER=1") == (

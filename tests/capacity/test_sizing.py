@@ -8,8 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repo_paths import ROOT
 from shardwise.rules.capacity import sizing
+from shardwise.rules.capacity.group import env_settings
 from shardwise.rules.catalog import find_model
 from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
+from shardwise.rules.vllm.versions import behaviour
 
 GIB = 1024**3
 H100_GIB = 79.1875  # 85,029,158,912 bytes as torch reports an H100 80GB HBM3
@@ -114,6 +116,56 @@ def test_cuda_graphs_join_the_budget_from_0_20():
     assert before.available_kv_gib - after.available_kv_gib == pytest.approx(graphs)
     eager = _llama70_tp4("0.20.0", max_num_seqs=64, enforce_eager=True, gpu_memory_utilization=0.9)
     assert (eager.cudagraph_gib_per_gpu, eager.available_kv_gib) == (0.0, pytest.approx(before.available_kv_gib))
+
+
+def test_vllm_memory_profiler_estimate_cudagraphs_overrides_the_release_default_from_0_18():
+    """VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (envs.py: absent in 0.17.0, default '0' in 0.18.0 - 0.19.1, '1' from
+    0.20.0): determine_available_memory takes the CUDA-graph estimate from the budget only where it is on."""
+    on, off = sizing.EngineSettings(cudagraph_profiling=True), sizing.EngineSettings(cudagraph_profiling=False)
+    unset = sizing.EngineSettings()
+    b = behaviour
+    got = [(r, sizing.cudagraph_estimate_applied(b(r), x))
+           for r in ("0.17.1", "0.18.0", "0.19.1", "0.20.0", "0.27.1") for x in (unset, on, off)]
+    assert got == [("0.17.1", False), ("0.17.1", False), ("0.17.1", False),  # not read before 0.18
+                   ("0.18.0", False), ("0.18.0", True), ("0.18.0", False),
+                   ("0.19.1", False), ("0.19.1", True), ("0.19.1", False),
+                   ("0.20.0", True), ("0.20.0", True), ("0.20.0", False),
+                   ("0.27.1", True), ("0.27.1", True), ("0.27.1", False)]
+    # ROCm: 0.18 - 0.26 skip the estimate ('not current_platform.is_rocm()') whatever the variable says
+    assert [sizing.cudagraph_estimate_applied(b(r), on, "amd") for r in ("0.19.1", "0.24.0", "0.27.1")] == [
+        False, False, True]
+    assert sizing.cudagraph_estimate_applied(b("0.27.1"), off, "amd") is False
+    # through the sizing: 0.19.1 with it on charges 0.20's estimate; 0.20.0 with it off captures the graphs after
+    # sizing as 0.19 does (in the margin), so the budget is 0.19's
+    before = _llama70_tp4("0.19.1", max_num_seqs=64, gpu_memory_utilization=0.9)
+    opted = _llama70_tp4("0.19.1", max_num_seqs=64, gpu_memory_utilization=0.9, cudagraph_profiling=True)
+    after = _llama70_tp4("0.20.0", max_num_seqs=64, gpu_memory_utilization=0.9)
+    opted_out = _llama70_tp4("0.20.0", max_num_seqs=64, gpu_memory_utilization=0.9, cudagraph_profiling=False)
+    assert (opted.cudagraphs_in_budget, round(opted.cudagraph_gib_per_gpu, 3)) == (True, 0.459)
+    assert opted.available_kv_gib == pytest.approx(after.available_kv_gib)
+    assert (opted_out.cudagraphs_in_budget, opted_out.available_kv_gib) == (
+        False, pytest.approx(before.available_kv_gib))
+    assert opted_out.cudagraph_gib_per_gpu == pytest.approx(before.cudagraph_gib_per_gpu)
+    assert round(before.available_kv_gib - after.available_kv_gib, 3) == 0.459
+    # a pod's env sets it as vLLM reads it (bool(int(...)))
+    assert env_settings({"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0"}) == {"cudagraph_profiling": False}
+    assert env_settings({"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "1"}) == {"cudagraph_profiling": True}
+    assert env_settings({"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "maybe"}) == {}
+
+
+def test_a_nightly_build_with_the_cuda_graph_estimate_on_gemma_4_e4b_on_an_a100_40gb():
+    # HienHoang3011/translate-pipeline vllm_server.log: vLLM 0.19.2rc1.dev206 (a build of main after 0.19.1) logs
+    # "CUDA graph memory profiling is enabled", Estimated CUDA graph memory 0.79 GiB, Available KV cache memory
+    # 16.45 GiB, GPU KV cache size 179,632 tokens (0.19's report: num_blocks // groups x block)
+    e4b = find_model("google/gemma-4-E4B-it")
+    a100 = sizing.Device("A100-40GB", 39.39, "nvidia", "ampere", 1)
+    s = sizing.EngineSettings(gpu_memory_utilization=0.85, max_model_len=16384)
+    default = sizing.size_deployment(e4b, a100, s, "0.19.2rc1.dev206")
+    on = sizing.size_deployment(e4b, a100, dataclasses.replace(s, cudagraph_profiling=True), "0.19.2rc1.dev206")
+    assert (default.cudagraphs_in_budget, round(default.available_kv_gib, 2), default.kv_cache_tokens) == (
+        False, 17.41, 190112)
+    assert (on.cudagraphs_in_budget, round(on.cudagraph_gib_per_gpu, 2)) == (True, 0.72)
+    assert (round(on.available_kv_gib, 2), on.kv_cache_tokens) == (16.68, 182208)
 
 
 def test_the_sampler_profile_follows_the_release_and_the_batch_width():

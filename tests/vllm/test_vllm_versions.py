@@ -284,3 +284,14 @@ def test_prefix_lm_token_budget_from_0_22():
     # engine/arg_utils.py _get_min_mm_batched_tokens: absent in the 0.20.0 and 0.21.0 wheels, present in 0.22.0
     assert [behaviour(v).mm_prefix_lm_batched for v in ("0.20.0", "0.21.0", "0.22.0", "0.25.1")] == [
         False, False, True, True]
+
+
+@pytest.mark.parametrize(("release", "reads", "default"), [
+    ("0.17.1", False, False), ("0.18.0", True, False), ("0.19.1", True, False), ("0.20.0", True, True),
+    ("0.27.1", True, True)])
+def test_which_releases_read_vllm_memory_profiler_estimate_cudagraphs(release, reads, default):
+    # envs.py: absent in 0.17.0, os.getenv("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "0") in 0.18.0 and 0.19.1,
+    # "1" in 0.20.0 and 0.27.1
+    b = behaviour(release)
+    assert (b.cudagraph_profiler_env, b.cudagraphs_in_budget) == (reads, default)
+    assert "0.18.0" in vv.SOURCES["cudagraph_profiler_env"]

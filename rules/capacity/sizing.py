@@ -335,13 +335,12 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
     ep = s.expert_parallel
-    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep, stage, buffers, backend,
-           mrope_scale)
+    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
-        hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep,
-                                             stage, buffers, backend, mrope_scale)
+        hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
+                                             backend, mrope_scale)
     return hit  # type: ignore[no-any-return]
 
 
@@ -355,12 +354,16 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     body = total_bytes - embed_total
     experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
     experts = min(experts, body)
-    ep_ranks = tp * (dp if expert_parallel else 1)
+    # The routed experts are spread over the TP × DP ranks of the replica with or without expert parallelism
+    # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
+    # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
+    ep_ranks = tp * dp
     share = stage_share(model, pp, stage)
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if expert_parallel else 1, backend)
+        per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) if expert_parallel
+                     else mxfp4_expert_bytes(model, ep_ranks, 1, backend))
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
@@ -398,8 +401,10 @@ def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     if model.moe is None or moe_layers(model) == 0:
         return dense
     moe = model.moe
-    width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp)
-    routed_tokens = min(tokens * (s.dp if s.expert_parallel else 1), e.moe_chunk_tokens)
+    # the MoE layer of a DP replica gathers the tokens of every DP rank (expert parallel or not: the naive DP
+    # dispatch, ``MoEPrepareAndFinalizeNaiveDPEPModular``) and splits each expert TP × DP ways without EP
+    width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
+    routed_tokens = min(tokens * s.dp, e.moe_chunk_tokens)
     moe_peak = routed_tokens * moe.experts_per_token * (e.mlp * width + h) * act
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers

@@ -1068,3 +1068,33 @@ def test_model_runner_v2_measures_its_graphs_into_the_budget_from_0_33():
     got = [(g.cudagraph_gib_per_gpu, g.cudagraphs_in_budget)
            for g in (sizing.size_deployment(llama, h100, s, v) for v in ("0.28.0", "0.33.0"))]
     assert got == [(0.06, False), (0.4, True)]
+
+
+def test_a_manifest_turns_async_scheduling_off_and_the_sliding_window_holds_one_batch(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.vllm.versions import behaviour
+
+    path = tmp_path / "gemma.yaml"
+    path.write_text("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gemma}
+spec:
+  selector: {matchLabels: {app: gemma}}
+  template:
+    metadata: {labels: {app: gemma}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.29.0
+          args: ["vllm", "serve", "google/gemma-4-26B-A4B-it", "--max-model-len", "4096", "--no-async-scheduling"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert s.async_scheduling is False
+    assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), s, 2048, v2=False) == 2048
+    assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), dataclasses.replace(s, async_scheduling=None), 2048,
+                                      v2=False) == 4096

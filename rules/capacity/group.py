@@ -256,6 +256,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
+        async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         pooling=pooling_runner(e.extra),
         **_flashinfer(g),
         **multimodal_settings(e.extra),

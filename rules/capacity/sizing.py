@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args
-from ..vllm.support import draft_pp_refusal, pp_refusal
+from ..vllm.support import MTP_METHODS, draft_pp_refusal, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
@@ -172,6 +172,8 @@ class EngineSettings:
     #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
+    #: --async-scheduling / --no-async-scheduling (None: the release's default, :func:`async_scheduling`)
+    async_scheduling: bool | None = None
     use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
     #: ``--mm-processor-kwargs`` ``max_pixels`` (or ``size.longest_edge``): the largest image Qwen's processors make,
     #: which sizes the image vLLM profiles (None: the checkpoint's preprocessor default)
@@ -342,13 +344,12 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
     ep = s.expert_parallel
-    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep, stage, buffers, backend,
-           mrope_scale)
+    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
-        hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp if ep else 1, ep,
-                                             stage, buffers, backend, mrope_scale)
+        hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
+                                             backend, mrope_scale)
     return hit  # type: ignore[no-any-return]
 
 
@@ -362,12 +363,16 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     body = total_bytes - embed_total
     experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
     experts = min(experts, body)
-    ep_ranks = tp * (dp if expert_parallel else 1)
+    # The routed experts are spread over the TP × DP ranks of the replica with or without expert parallelism
+    # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
+    # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
+    ep_ranks = tp * dp
     share = stage_share(model, pp, stage)
     if precision == "mxfp4" and model.moe is not None and experts and buffers:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = mxfp4_expert_bytes(model, tp, ep_ranks if expert_parallel else 1, backend)
+        per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) if expert_parallel
+                     else mxfp4_expert_bytes(model, ep_ranks, 1, backend))
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
@@ -410,8 +415,10 @@ def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     if model.moe is None or moe_layers(model) == 0:
         return dense
     moe = model.moe
-    width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp)
-    routed_tokens = min(tokens * (s.dp if s.expert_parallel else 1), e.moe_chunk_tokens)
+    # the MoE layer of a DP replica gathers the tokens of every DP rank (expert parallel or not: the naive DP
+    # dispatch, ``MoEPrepareAndFinalizeNaiveDPEPModular``) and splits each expert TP × DP ways without EP
+    width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
+    routed_tokens = min(tokens * s.dp, e.moe_chunk_tokens)
     moe_peak = routed_tokens * moe.experts_per_token * (e.mlp * width + h) * act
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers
@@ -1019,7 +1026,9 @@ def _size_deployment(
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
-    cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, batch.batched, block,
+    # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
+    kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
+    cache_stage = _cache_stage(model, s, ck, b, engine, stages, worst, length.max_model_len, kv_batch.batched, block,
                                dr)
     lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, cache_stage.stage, dr))
     available = _kv_budget(cache_stage, s, given, notes)
@@ -1029,7 +1038,7 @@ def _size_deployment(
     band, band_above = below + draft_err, above + draft_err
 
     # the KV cache and vLLM's checks of it
-    kv = _kv_cache(model, s, lay, b, engine, available, band, length, batch.batched, block, notes)
+    kv = _kv_cache(model, s, lay, b, engine, available, band, length, kv_batch.batched, block, notes)
     mml = kv.max_model_len
     if not refusal:
         refusal = _kv_refusal(engine, available, kv)
@@ -1054,7 +1063,7 @@ def _size_deployment(
     if unsure_arg and verdict == "starts":
         verdict = "may-refuse"
 
-    load = _declared_load(lay, b, engine, kv, batch, expected_context, available)
+    load = _declared_load(lay, b, engine, kv, kv_batch, expected_context, available)
     if expected_context is not None and expected_context > mml:
         whose = f"the {mml:,} tokens {model.id} allows" if mml == length.model_limit else f"max_model_len {mml:,}"
         notes.append(f"the expected context of {expected_context:,} tokens is above {whose}: vLLM rejects longer "
@@ -1423,6 +1432,39 @@ def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bo
     if model_type in b.v2_model_types:
         return not (b.v2_listed_dense_only and (moe or precision not in ("bf16", "fp16", "fp32")))
     return b.v2_runner == "dense" and not moe
+
+
+#: ``--speculative-config`` methods async scheduling runs with (config/vllm.py: EAGLE and MTP, the ``dflash``,
+#: ``draft_model``, ``ngram_gpu`` and ``dspark`` proposers, 0.26.0 - 0.29.0); any other method turns its default off.
+ASYNC_SPEC_METHODS = frozenset({"eagle", "eagle3", "extract_hidden_states", "dflash", "draft_model", "ngram_gpu",
+                                "dspark"}) | MTP_METHODS
+
+
+def async_scheduling(s: EngineSettings) -> bool:
+    """Whether the engine schedules asynchronously: the flag where given, else vLLM's default (config/vllm.py
+    ``VllmConfig.__post_init__``: on unless the pooling runner or a speculative method it does not support; the
+    releases that read it here, 0.26+, have that default)."""
+    if s.async_scheduling is not None:
+        return s.async_scheduling
+    if s.pooling:
+        return False
+    return s.speculative_method is None or s.speculative_method in ASYNC_SPEC_METHODS
+
+
+def kv_in_flight_tokens(b: Behaviour, s: EngineSettings, batched: int, v2: bool) -> int:
+    """The tokens a sliding-window or chunked-local layer holds beyond its span for each request: from 0.26
+    ``max_in_flight_tokens``, concurrent batches × ``max_num_batched_tokens`` (config/vllm.py
+    ``max_concurrent_batches``: with async scheduling PP + 1 on Model Runner V2, 2 at PP1 on V1, else PP), before it
+    one ``max_num_batched_tokens`` (``Behaviour.kv_in_flight``)."""
+    if not b.kv_in_flight:
+        return batched
+    concurrent = s.pp
+    if async_scheduling(s):
+        if v2:
+            concurrent = s.pp + 1
+        elif s.pp <= 1:
+            concurrent = 2
+    return concurrent * batched
 
 
 def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, seqs: int, batched: int, act: int,

@@ -79,6 +79,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``mamba_cache_modes``: with ``--enable-prefix-caching`` a model with state layers (Mamba, Gated DeltaNet) keeps
   its states in Mamba cache mode ``all`` (a state block per block of tokens: the models that declare
   ``SupportsMambaPrefixCaching``) or ``align`` (two state blocks a request: the others), not one block a request.
+* ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
+  scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
+  batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
+  out-of-window blocks are freed on the processed-token basis).
 * ``tokens_report``: how "GPU KV cache size: N tokens" is computed: ``blocks`` (blocks × block size,
   or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
   ``max_model_len``).
@@ -289,6 +293,9 @@ class Behaviour:
     #: Model Runner V2's ``profile_run`` profiles the multimodal encoder (``profile_encoder_cache``, 0.27); before,
     #: it runs only the language model's dummy forward and sampler
     v2_encoder_profile: bool = False
+    #: a sliding-window layer's blocks a request: span + ``max_in_flight_tokens`` (concurrent batches ×
+    #: max_num_batched_tokens, 0.26+), not span + one max_num_batched_tokens (module docstring)
+    kv_in_flight: bool = False
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.33); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
@@ -357,7 +364,8 @@ _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"))
-_R0270 = _row(_R0250, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
+_R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
+_R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 _R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
@@ -366,7 +374,7 @@ _R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
-    _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0270, _R0280, _R0330,
+    _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280, _R0330,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -507,6 +515,11 @@ SOURCES: dict[str, str] = {
                          "in 0.14.1 (0.15-0.16 not read); prefix caching is opt-in for hybrid models "
                          "(config/model.py is_prefix_caching_supported in 0.22.0, engine/arg_utils.py "
                          "default_prefix_caching in 0.27.1)",
+    "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
+                    "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
+                    "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "
+                    "pp + 1 on Model Runner V2, 2 at pp 1, else pp) in 0.26.0, 0.27.1, 0.28.0 and 0.29.0; "
+                    "sliding_window - 1 + max_num_batched_tokens in 0.25.1 (vllm#47728)",
     "tokens_report": "v1/core/kv_cache_utils.py: num_blocks // len(groups) * block_size up to 0.19.1; "
                      "int(max_concurrency * max_model_len) from 0.20.0",
     "concurrency_from_tokens": "v1/core/kv_cache_utils.py 0.8.5.post1 logs num_tokens / max_model_len; "

@@ -74,11 +74,17 @@ QWEN36_35B_A3B_NVFP4 = dataclasses.replace(
     find_model("Qwen/Qwen3.6-35B-A3B"), id="RedHatAI/Qwen3.6-35B-A3B-NVFP4", precision="nvfp4",
     quantization="compressed-tensors", base_model="Qwen/Qwen3.6-35B-A3B")
 
+#: RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic (set 12): Gemma 4 26B-A4B (catalog), its linear layers stored as FP8; the
+#: log's config line gives quantization=compressed-tensors (CompressedTensorsW8A8Fp8, dynamic per-token activations).
+GEMMA4_26B_A4B_FP8 = dataclasses.replace(
+    find_model("google/gemma-4-26B-A4B-it"), id="RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", precision="fp8",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
     "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
-    "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4,
+    "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4, "GEMMA4_26B_A4B_FP8": GEMMA4_26B_A4B_FP8,
 }
 
 
@@ -121,9 +127,12 @@ def load(*paths: Path) -> list[Log]:
     cases = [c for path in (paths or SETS) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
     logs = []
     for c in cases:
+        settings = dict(c.get("settings", {}))
+        if "mm_limits" in settings:  # JSON holds the (modality, items) pairs as lists
+            settings["mm_limits"] = tuple((str(m), int(n)) for m, n in settings["mm_limits"])
         logs.append(Log(
             url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
-            settings=sizing.EngineSettings(**c.get("settings", {})), started=bool(c["started"]),
+            settings=sizing.EngineSettings(**settings), started=bool(c["started"]),
             weights_gib=c.get("weights_gib"), kv_gib=c.get("kv_gib"), tokens=c.get("tokens"),
             arch=c.get("arch", "ampere"), vendor=c.get("vendor", "nvidia"), nvlink_domain=c.get("nvlink_domain"),
             central=c.get("central", True), logged=c.get("logged", ""), open_miss=c.get("open_miss", ""),

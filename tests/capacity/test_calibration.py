@@ -69,6 +69,15 @@ assignment (not found in the stored repositories) and the MI300X TunableOp runs 
 its GEMMs inside the profile: 10,207 blocks against 78,921). Open misses of the set: the three TP8 Llama-3.1-8B runs
 on MI300X (7.1 - 9.0 GiB a GPU more kept beside the cache than shardwise charges, growing with the group) and the
 TP4 Qwen3-VL-30B-A3B run on RTX 3090s (its weights 0.24 GiB under what vLLM loaded, +11.3 % of a 2.31 GiB cache).
+
+Set 12 (``data/startup_logs_12.json``, logs12: vLLM 0.29.0 on an L40S and four L4s, akamaslabs/vllm-benchmark) left
+out: the study 30 probes that change only a kernel (attention or linear backend) or add MTP, the tp1-block96 smoke
+configuration (the tp1-auto engine at another block size), study 16's TP1/DP2 refusal (its figures are only in a
+report.html) and, from other repositories, logs whose GPU is named nowhere (a 0.22.0 Qwen2.5-7B run at 0.95 on a
+44.5 GiB card, a 0.19.2rc1 Qwen3.6-35B-A3B-NVFP4 refusal on a 32 GiB card under WSL, a 0.8.5.post1
+R1-Distill-Qwen-14B run). Open misses of the set: the Gemma 4 row at block size 48 (a 48-token block's layout),
+gpt-oss-20b at TP1 (+43 % tokens, no budget logged) and at DP4 (-6.7 %), and the TP2/DP2 layout that ran out of
+memory warming up its sampler (the margin has no term for DP and EP communicators).
 """
 
 from __future__ import annotations

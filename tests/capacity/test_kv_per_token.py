@@ -125,3 +125,54 @@ def test_gemma4_hybrid_tokens_as_vllm_0_25_logs_them(available_gib, tokens, conc
     # tokens, not 3,536: 12.52x, 16 % fewer tokens than vLLM logged
     wide = kv_layout.plan_kv_cache(lay, behaviour("0.25.1"), "v1", 84.68 * 2**30, 262144, 8192)
     assert round(wide.max_concurrency, 2) == 12.52
+
+
+@pytest.mark.parametrize(("available_gib", "kv_dtype_bytes", "batched", "tokens", "concurrency", "logged"), [
+    # vLLM 0.29.0 on an L40S, RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic at 4,096 tokens, async scheduling on (held-out
+    # set 12, akamaslabs/vllm-benchmark studies/30 probe B-default and E-memory): a sliding layer holds its window and
+    # the tokens of two batches in flight, min(1,023 + 2 x 2,048, 4,096) = 4,096, so 5 x 257 + 128 = 1,413 blocks a
+    # request; logged 63,988 tokens (15.62x) and, with the FP8 cache and 2 x 16,384 in flight, 126,210 (30.81x). The
+    # logged GiB are rounded to 0.01, hence the few tokens either way.
+    (13.47, 2, 2 * 2048, 63_973, 15.62, 63_988),
+    (13.29, 1, 2 * 16384, 126_236, 30.82, 126_210),
+])
+def test_gemma4_sliding_layers_hold_the_tokens_in_flight_from_0_26(available_gib, kv_dtype_bytes, batched, tokens,
+                                                                    concurrency, logged):
+    model = find_model("google/gemma-4-26B-A4B-it")
+    lay = kv_layout.layout(model, 1, 1, kv_dtype_bytes)
+    plan = kv_layout.plan_kv_cache(lay, behaviour("0.29.0"), "v1", available_gib * 2**30, 4096, batched)
+    assert plan.num_blocks == int(available_gib * 2**30) // (131072 * kv_dtype_bytes // 2) // 5
+    assert (plan.tokens, round(plan.max_concurrency, 2)) == (tokens, concurrency)
+    assert abs(plan.tokens - logged) < 30
+    # one batch in flight (vLLM up to 0.25.1) would give 1,093 blocks a request and 29 % more tokens than logged
+    one = kv_layout.plan_kv_cache(kv_layout.layout(model, 1, 1, 2), behaviour("0.29.0"), "v1", 13.47 * 2**30, 4096,
+                                  2048)
+    assert one.tokens == 82_703
+
+
+def test_tokens_in_flight_by_release_scheduling_and_runner():
+    # config/vllm.py max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens (0.26.0 - 0.29.0)
+    new, old = behaviour("0.29.0"), behaviour("0.25.1")
+    on, off = sizing.EngineSettings(), sizing.EngineSettings(async_scheduling=False)
+    assert sizing.kv_in_flight_tokens(new, on, 2048, v2=False) == 4096  # async at PP1: two batches
+    assert sizing.kv_in_flight_tokens(new, off, 2048, v2=False) == 2048
+    assert sizing.kv_in_flight_tokens(new, sizing.EngineSettings(pp=2), 2048, v2=True) == 3 * 2048  # V2: PP + 1
+    assert sizing.kv_in_flight_tokens(new, sizing.EngineSettings(pp=2), 2048, v2=False) == 2 * 2048  # V1: PP
+    assert sizing.kv_in_flight_tokens(old, on, 2048, v2=False) == 2048  # 0.25.1: one batch
+    # async scheduling's default: off for the pooling runner and for a speculative method it does not run with
+    assert not sizing.async_scheduling(sizing.EngineSettings(pooling=True))
+    assert not sizing.async_scheduling(sizing.EngineSettings(speculative_method="ngram"))
+    assert sizing.async_scheduling(sizing.EngineSettings(speculative_method="mtp"))
+
+
+def test_the_sizing_plans_the_kv_cache_with_the_tokens_in_flight():
+    model = find_model("google/gemma-4-26B-A4B-it")
+    l40s = sizing.Device("L40S", 44.42, "nvidia", "ada")
+    text = (("image", 0), ("video", 0), ("audio", 0))
+    for async_on, in_flight in ((None, 4096), (False, 2048)):
+        s = sizing.size_deployment(model, l40s, sizing.EngineSettings(
+            max_model_len=4096, gpu_memory_utilization=0.92, max_num_seqs=256, max_num_batched_tokens=2048,
+            mm_limits=text, async_scheduling=async_on), "0.29.0")
+        plan = kv_layout.plan_kv_cache(kv_layout.layout(model, 1, 1, 2), behaviour("0.29.0"), "v1",
+                                       s.available_kv_gib * sizing.GIB, 4096, in_flight)
+        assert s.kv_cache_tokens == plan.tokens

@@ -334,6 +334,21 @@ def test_expert_parallel_spreads_only_the_experts():
     assert ep.verdict == "starts" and ep.block_size == 64  # FlashMLA forces 64-token blocks
 
 
+def test_data_parallel_spreads_the_experts_with_or_without_expert_parallelism():
+    # vLLM's FusedMoEParallelConfig.make flattens TP across DP (``flatten_tp_across_dp_and_pcp``, 0.25.1 - 0.29.0):
+    # without --enable-expert-parallel each expert is split TP x DP ways, with it each rank holds whole experts; the
+    # memory on a GPU is the same. gpt-oss-20b at DP4 on four L4s (held-out set 12, 0.29.0) logs 438,932 tokens an
+    # engine, which only a quarter of the experts on each GPU leaves room for.
+    moe = dataclasses.replace(DEEPSEEK, hf_config={"first_k_dense_replace": 3})
+    experts = 58 * 256 * 3 * 7168 * 2048
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    dp = sizing.size_deployment(moe, h200, sizing.EngineSettings(dp=8), "0.29.0")
+    ep = sizing.size_deployment(moe, h200, sizing.EngineSettings(dp=8, expert_parallel=True), "0.29.0")
+    one = sizing.size_deployment(moe, h200, sizing.EngineSettings(), "0.29.0")
+    assert dp.weights_gib_per_gpu == pytest.approx(ep.weights_gib_per_gpu)
+    assert one.weights_gib_per_gpu - dp.weights_gib_per_gpu == pytest.approx(experts * 7 / 8 / GIB)
+
+
 def test_the_error_band_is_never_below_the_calibration_tolerance():
     s = _llama70_tp4("0.11.0", max_num_seqs=64)
     assert s.error_band_gib == pytest.approx(max(0.6, 0.04 * H100_GIB * 0.9,
@@ -1105,3 +1120,33 @@ def test_model_runner_v2_measures_its_graphs_into_the_budget_from_0_33():
     got = [(g.cudagraph_gib_per_gpu, g.cudagraphs_in_budget)
            for g in (sizing.size_deployment(llama, h100, s, v) for v in ("0.28.0", "0.33.0"))]
     assert got == [(0.06, False), (0.4, True)]
+
+
+def test_a_manifest_turns_async_scheduling_off_and_the_sliding_window_holds_one_batch(tmp_path):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.vllm.versions import behaviour
+
+    path = tmp_path / "gemma.yaml"
+    path.write_text("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gemma}
+spec:
+  selector: {matchLabels: {app: gemma}}
+  template:
+    metadata: {labels: {app: gemma}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.29.0
+          args: ["vllm", "serve", "google/gemma-4-26B-A4B-it", "--max-model-len", "4096", "--no-async-scheduling"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert s.async_scheduling is False
+    assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), s, 2048, v2=False) == 2048
+    assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), dataclasses.replace(s, async_scheduling=None), 2048,
+                                      v2=False) == 4096

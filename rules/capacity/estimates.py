@@ -59,8 +59,9 @@ class Estimates:
       TP2 -0.42.
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
-      (``cuda_context_gib``, where the release does not count it) and, from 0.11 on several GPUs,
-      NCCL's communicators (``nccl_init_gib``); so do the CUDA graphs captured after sizing, the allocator's slack
+      (``cuda_context_gib``, where the release does not count it) and, from 0.11 where a rank holds one (several
+      GPUs, or a data-parallel rank: ``sizing.device_communicators``), NCCL's communicators (``nccl_init_gib``,
+      once); so do the CUDA graphs captured after sizing, the allocator's slack
       (``allocator_slack_gib``: 186 and 331 MiB reserved but unallocated in the out-of-memory reports of
       vllm#15105 and vllm#27508) and what V1's sampler warm-up needs beyond the profile run's peak, which the
       budget reserved and ``memory_profiling`` gave back before the KV cache was allocated; on Model Runner V2

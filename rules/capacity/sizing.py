@@ -687,6 +687,21 @@ def tp_buffers_counted(device: Device, tp: int) -> bool:
     return custom_all_reduce(device, tp) and (device.nvlink_domain is None or device.nvlink_domain >= tp)
 
 
+def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
+    """The parallel groups in which one rank of an engine holds a device communicator (NCCL, RCCL), in vLLM's order
+    of creation (``distributed/parallel_state.py`` ``initialize_model_parallel``, 0.10.1.1 - 0.14.1):
+    ``GroupCoordinator`` builds a ``CudaCommunicator`` (and with it a pynccl communicator that warms up with a
+    one-element all-reduce, which connects NCCL's rings) for every group of more than one rank: ``tp``, ``pp``,
+    ``dp`` and ``ep`` (TP × DP ranks wide, with or without ``--enable-expert-parallel``; 0.14.1 builds it only for a
+    mixture-of-experts model, 0.10.1.1 and 0.11.0 for every model: ``moe``). The world group has none
+    (``init_world_group``: ``use_device_communicator=False``). So a data-parallel rank of a one-GPU engine holds
+    communicators too, before vLLM's first snapshot from 0.11."""
+    groups = [name for name, size in (("tp", s.tp), ("pp", s.pp), ("dp", s.dp)) if size > 1]
+    if moe and s.tp * s.dp > 1:
+        groups.append("ep")
+    return tuple(groups)
+
+
 def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
@@ -751,7 +766,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     margin = total * (1.0 - util)
     if engine != "v1":
         return Margin(margin, 0.0, 0.0, "starts", False, "")
-    before = _before_snapshot(b, s.tp * s.pp, e)
+    before = _before_snapshot(b, device_communicators(s, moe=False), e)
     checks: list[_Check] = []
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
@@ -796,11 +811,16 @@ class _Allocated(NamedTuple):
     nccl: float  # GiB of it NCCL's communicators hold
 
 
-def _before_snapshot(b: Behaviour, gpus: int, e: Estimates) -> _Allocated:
+def _before_snapshot(b: Behaviour, groups: tuple[str, ...], e: Estimates) -> _Allocated:
     """The CUDA context (where the release does not count it in the budget: 0.8 does) and, where vLLM sets
-    the distributed environment up before the snapshot (0.11+), NCCL's communicators on several GPUs."""
+    the distributed environment up before the snapshot (0.11+), NCCL's communicators where a rank holds any
+    (``groups``, :func:`device_communicators`: a data-parallel rank of a one-GPU engine holds the ``dp`` one; the
+    ``ep`` group is more than one rank only where TP or DP is, so it never decides). ``nccl_init_gib`` is charged once,
+    whatever the number of communicators: what a further one adds is its ring buffers, 12 MiB a channel over NVLink
+    or PCIe peer-to-peer and none on the GPU over shared memory (NCCL 2.27.3; docs/capacity-model.md, "NCCL's
+    communicators, from source")."""
     context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
-    nccl = e.nccl_init_gib if (gpus > 1 and b.nontorch == "after-distributed") else 0.0
+    nccl = e.nccl_init_gib if (groups and b.nontorch == "after-distributed") else 0.0
     band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
     return _Allocated(context + nccl, band, nccl)
 

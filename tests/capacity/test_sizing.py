@@ -1150,3 +1150,30 @@ spec:
     assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), s, 2048, v2=False) == 2048
     assert sizing.kv_in_flight_tokens(behaviour("0.29.0"), dataclasses.replace(s, async_scheduling=None), 2048,
                                       v2=False) == 4096
+
+
+def test_a_data_parallel_rank_holds_nccl_communicators_before_the_first_snapshot():
+    # vLLM builds a device communicator (pynccl, warmed up with an all-reduce) for every group of more than one rank,
+    # tp, pp, dp and a MoE model's ep group (TP × DP wide); the world group has none (parallel_state.py 0.14.1)
+    groups = [sizing.device_communicators(sizing.EngineSettings(**kw), moe) for kw, moe in (
+        ({}, False), ({}, True), ({"dp": 2}, False), ({"dp": 2}, True), ({"tp": 2, "dp": 2}, True),
+        ({"tp": 4, "pp": 2}, False), ({"tp": 4, "pp": 2}, True))]
+    assert groups == [(), (), ("dp",), ("dp", "ep"), ("tp", "dp", "ep"), ("tp", "pp"),
+                                     ("tp", "pp", "ep")]
+    # so a TP1 engine of a DP2 deployment (0.11+) has NCCL's communicators before its snapshot, as a TP2 one does
+    kw = {"gpu_memory_utilization": 0.998, "max_model_len": 8192, "enforce_eager": True, "max_num_seqs": 8}
+    one, dp2 = (_h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", dp=dp, **kw) for dp in (1, 2))
+    assert (round(one.margin_need_gib, 2), round(dp2.margin_need_gib, 2)) == (0.50, 0.75)
+    assert dp2.refusal == (
+        "about 78.44 of 79.19 GiB is free when vLLM takes its first snapshot (after the CUDA context and NCCL: "
+        "0.75 GiB), less than gpu_memory_utilization 0.998 × 79.19 = 79.03 GiB (vLLM: Free memory on device ... on "
+        "startup is less than desired GPU memory utilization)")
+    # 1.11 GiB outside the budget (0.986): after sizing the context and the allocator's slack (0.75 ± 0.25) fit
+    # beyond their band; with NCCL's communicators (1.00 ± 0.50) they may not
+    kw["gpu_memory_utilization"] = 0.986
+    after = [_h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", dp=dp, **kw) for dp in (1, 2)]
+    assert [(s.margin_verdict, round(s.margin_need_gib, 2)) for s in after] == [
+        ("starts", 0.75), ("may-refuse", 1.0)]
+    # V1 0.9 – 0.10 takes its snapshot before the distributed set-up: the context and the slack, nothing of NCCL's
+    old = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.10.1.1", dp=2, **kw)
+    assert (old.margin_verdict, round(old.margin_need_gib, 2)) == ("starts", 0.75)

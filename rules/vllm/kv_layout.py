@@ -75,6 +75,10 @@ class LayerType:
     #: state layers: blocks a request holds: one, two (Mamba cache mode ``align``) or one per block of tokens
     #: (``all``); vLLM's modes under ``--enable-prefix-caching`` (:func:`with_mamba_cache_mode`)
     state_blocks: Literal["one", "align", "all"] = "one"
+    #: tokens of this type's own block before pages are unified, where it is not the engine's block size: from
+    #: 0.25 a sliding-window layer takes the attention backend's smallest kernel block (16), not ``--block-size``
+    #: (:func:`effective_types`); 0: the engine's block size
+    block: int = 0
 
 
 @dataclass(frozen=True)
@@ -636,11 +640,16 @@ def with_mamba_cache_mode(lay: Layout, model: ModelShape) -> Layout:
 
 
 def type_block(t: LayerType, block: int, page: int) -> int:
-    """Tokens one page of type ``t`` holds: the block size, or more where its tokens take fewer bytes than the
-    type that sets the page (``unify_kv_cache_spec_page_size`` raises the block size of the smaller pages)."""
-    if t.kind == "state" or t.bytes_per_token <= 0 or t.bytes_per_token * block >= page:
-        return block
-    return page // t.bytes_per_token
+    """Tokens one page of type ``t`` holds (``unify_kv_cache_spec_page_size``): its own block size (the engine's,
+    or :attr:`LayerType.block`) where its page is the largest; a page that divides the largest one evenly has its
+    block size raised by the ratio (Gemma 4's full layers, whose tokens take fewer bytes); one that does not is
+    padded to the largest page and keeps its block size (0.24+, non-MLA attention), so its pages carry waste."""
+    own = t.block or block
+    if t.kind == "state" or t.bytes_per_token <= 0 or t.bytes_per_token * own >= page:
+        return own if t.kind != "state" else block
+    if page % (t.bytes_per_token * own) == 0:
+        return page // t.bytes_per_token
+    return own
 
 
 def _blocks_per_request(t: LayerType, length: int, block: int, batched: int) -> int:
@@ -664,7 +673,11 @@ def effective_types(lay: Layout, b: Behaviour, engine: str) -> tuple[tuple[Layer
     if "chunked" in kinds and not b.chunked_local_hybrid:
         hybrid_on = False
     if kinds <= {"full"} or (hybrid_on and len(lay.types) >= 1):
-        return lay.types, hybrid_on and len(lay.types) > 1
+        types = lay.types
+        if hybrid_on and len(lay.types) > 1 and b.sliding_kernel_block:
+            types = tuple(dataclasses.replace(t, block=b.sliding_kernel_block) if t.kind == "sliding" and t.span
+                          else t for t in types)
+        return types, hybrid_on and len(lay.types) > 1
     merged = sum(t.layers for t in lay.types if t.kind != "state")
     per = max((t.bytes_per_token for t in lay.types if t.kind != "state"), default=0)
     out = [LayerType("full", merged, per)] if merged else []
@@ -678,7 +691,8 @@ def _aligned_block(types: tuple[LayerType, ...], block: int) -> tuple[int, int]:
     states = [t for t in types if t.kind == "state"]
     per = max((t.bytes_per_token for t in attn), default=0)
     if not states or not per:
-        return block, per * block
+        # the largest page of the types, each at its own block size (unify_kv_cache_spec_page_size's max_page_size)
+        return block, max((t.bytes_per_token * (t.block or block) for t in attn), default=0)
     state = max(t.state_bytes for t in states)
     if per * block >= state:
         return block, per * block

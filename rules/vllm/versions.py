@@ -76,6 +76,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   holds the full context), ``groups`` (the hybrid KV cache manager: layers grouped by type, sliding
   windows and chunks hold only their span).
 * ``chunked_local_hybrid``: Llama 4's chunked local attention uses the hybrid manager by default.
+* ``sliding_kernel_block``: in a hybrid layout a sliding-window layer's own block is the attention backend's
+  smallest kernel block (16), whatever ``--block-size`` says (0.25+); ``unify_kv_cache_spec_page_size`` then raises
+  the smaller pages' block size by the ratio to the largest page, or pads a page that does not divide it (Gemma 4
+  at ``--block-size 48``: sliding pages of 16 tokens padded from 128 to 192 KiB beside 48-token full pages).
 * ``mamba_cache_modes``: with ``--enable-prefix-caching`` a model with state layers (Mamba, Gated DeltaNet) keeps
   its states in Mamba cache mode ``all`` (a state block per block of tokens: the models that declare
   ``SupportsMambaPrefixCaching``) or ``align`` (two state blocks a request: the others), not one block a request.
@@ -296,6 +300,9 @@ class Behaviour:
     #: a sliding-window layer's blocks a request: span + ``max_in_flight_tokens`` (concurrent batches ×
     #: max_num_batched_tokens, 0.26+), not span + one max_num_batched_tokens (module docstring)
     kv_in_flight: bool = False
+    #: a sliding-window layer's own block size in a hybrid layout: the attention backend's smallest kernel block
+    #: (16 on the CUDA and ROCm backends), not ``--block-size``, before pages are unified (0.25+); 0: the engine's
+    sliding_kernel_block: int = 0
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.33); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
@@ -363,7 +370,8 @@ _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v
 _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
-_R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"))
+_R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
+              sliding_kernel_block=16)
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
@@ -503,6 +511,12 @@ SOURCES: dict[str, str] = {
                                "largest FULL ones extrapolated; 0.29-0.32 not read)",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
+    "sliding_kernel_block": "model_executor/layers/attention/attention.py Attention.get_kv_cache_spec: 'SW chooses its "
+                            "own block_size, decoupled from the user's --block-size' (_largest_kernel_block_within: "
+                            "the smallest of get_supported_kernel_block_sizes, MultipleOf(16) for TRITON_ATTN and "
+                            "FLASH_ATTN) in 0.25.0-0.34.0, the cache's block_size in 0.24.0; "
+                            "v1/core/kv_cache_utils.py unify_kv_cache_spec_page_size pads a page that does not divide "
+                            "the largest (0.24.0+)",
     "hybrid_kv": "v1/core/kv_cache_utils.py: 0.8.5.post1 unify_hybrid_kv_cache_specs turns sliding windows "
                  "into full attention; _get_kv_cache_config_uniform_page_size groups from 0.9.2",
     "chunked_local_hybrid": "envs.py VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default '0' in "

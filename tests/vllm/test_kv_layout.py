@@ -341,6 +341,46 @@ def test_gemma4_full_layers_cache_their_own_head_size_and_a_page_holds_more_of_t
     assert [(t.kind, t.bytes_per_token) for t in tp8.types] == [("full", 2 * 1 * 512 * 2), ("sliding", 2 * 2 * 256 * 2)]
 
 
+# google/gemma-4-26B-A4B: 30 layers, 5 sliding (8 KV heads of 256, window 1024) to 1 full (2 global KV heads of 512)
+GEMMA4_26B_A4B = shape(
+    id="google/gemma-4-26B-A4B-it", num_hidden_layers=30, hidden_size=2816, num_key_value_heads=8, head_dim=256,
+    max_position_embeddings=262_144,
+    hf_config={"model_type": "gemma4_text", "sliding_window": 1024, "global_head_dim": 512,
+               "num_global_key_value_heads": 2, "attention_k_eq_v": True,
+               "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 5})
+
+
+def test_from_025_sliding_layers_keep_the_kernel_block_and_an_uneven_page_is_padded():
+    # akamaslabs/vllm-benchmark study 30, vLLM 0.29.0, one L40S (TRITON_ATTN: kernel blocks MultipleOf(16)).
+    # Attention.get_kv_cache_spec gives the sliding layers a 16-token block whatever --block-size says.
+    lay = kv_layout.layout(GEMMA4_26B_A4B, 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token) for t in lay.types] == [("full", 5, 4096), ("sliding", 25, 8192)]
+    b29 = behaviour("0.29.0")
+    # E-o3.log, --block-size 48: full pages 48 x 4,096 = 196,608 bytes are the largest; a sliding page of
+    # 16 x 8,192 = 131,072 does not divide it and is padded to 196,608, its block staying 16. Six groups of five
+    # layers: 983,040 bytes a block. A 4,096-token request: 5 sliding groups x (cdiv(4,096, 16) + 1) + cdiv(4,096, 48)
+    # = 1,285 + 86 = 1,371 blocks; 9,354 blocks (8.5639 GiB, logged 8.56) give 6.8228x and 27,946 tokens, as logged
+    o3 = kv_layout.plan_kv_cache(lay, b29, "v1", 9354 * 983_040, 4096, 4096, block=48)
+    assert (o3.block_size, o3.page_bytes, o3.group_layers, len(o3.groups), o3.num_blocks) == (48, 196_608, 5, 6, 9354)
+    assert [kv_layout.type_block(t, 48, 196_608) for t in o3.groups] == [48] + [16] * 5
+    assert (o3.tokens, round(o3.max_concurrency, 2)) == (27_946, 6.82)
+    # E-eager.log, --block-size 128, 512 tokens in flight (no async scheduling): full pages 524,288 bytes, the
+    # sliding 131,072 raised to a 64-token block (ratio 4); 5 x (cdiv(1,023 + 512, 64) + 1) + cdiv(4,096, 128) = 157
+    # blocks; 6,406 blocks of 5 x 524,288 (15.64 GiB, as logged) give 40.80x and 167,127 tokens, as logged
+    eager = kv_layout.plan_kv_cache(lay, b29, "v1", 6406 * 5 * 524_288, 4096, 512, block=128)
+    assert (eager.page_bytes, eager.num_blocks) == (524_288, 6406)
+    assert [kv_layout.type_block(t, 128, 524_288) for t in eager.groups] == [128] + [64] * 5
+    assert (eager.tokens, round(eager.max_concurrency, 2)) == (167_127, 40.80)
+    # at block 16 (B-default.log) the two rules agree: sliding pages set the page, full blocks of 32
+    default = kv_layout.plan_kv_cache(lay, b29, "v1", 22_074 * 5 * 131_072, 4096, 4096, block=16)
+    assert (default.page_bytes, default.tokens, round(default.max_concurrency, 2)) == (131_072, 63_988, 15.62)
+    # 0.24.0 gave the sliding layers the engine's block: at 48 the sliding page sets it, full blocks of 96
+    old = kv_layout.plan_kv_cache(lay, behaviour("0.24.0"), "v1", 9354 * 983_040, 4096, 2048, block=48)
+    assert (old.page_bytes, [kv_layout.type_block(t, 48, 393_216) for t in old.groups]) == (393_216, [96] + [48] * 5)
+    # bytes_needed follows the same pages: 1,371 blocks of 983,040 bytes for one request at 0.29
+    assert kv_layout.bytes_needed(lay, b29, "v1", 4096, 4096, block=48) == 1371 * 983_040
+
+
 def test_shared_kv_layers_hold_no_cache():
     # Gemma 3n / Gemma 4 E2B: the last num_kv_shared_layers read an earlier layer's cache
     # (kv_sharing_target_layer_name), so only the first 15 of 35 layers are laid out

@@ -20,6 +20,8 @@ Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most
 - GKE: ``cloud.google.com/gke-accelerator`` (``nvidia-l4``, ``nvidia-h100-80gb``) with
   ``cloud.google.com/gke-accelerator-count``, and TPU nodes' ``cloud.google.com/gke-tpu-accelerator``
   (``tpu-v5-lite-podslice``) with ``cloud.google.com/gke-tpu-topology`` (``2x4``);
+- Cloud Run: ``run.googleapis.com/accelerator`` (``nvidia-l4``, ``nvidia-rtx-pro-6000``), the node selector of a
+  Knative Service that Cloud Run gives one GPU of that type per instance;
 - the AMD GPU operator's ``amd.com/gpu.product-name``;
 - the well-known ``node.kubernetes.io/instance-type`` (and the deprecated
   ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog, or one of the
@@ -41,6 +43,7 @@ from ..model import UNKNOWN, Location, NodePool, Taint
 from ..model.errors import CatalogError
 from ..model.vocab import (
     AMD_PRODUCT,
+    CLOUD_RUN_ACCELERATOR,
     EKS_PREFIX,
     GFD_CLIQUE,
     GFD_COUNT,
@@ -275,7 +278,8 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     memory_mib = gfd_mib or karpenter_mib
 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
-               or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT))
+               or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT)
+               or labels.get(CLOUD_RUN_ACCELERATOR))
     members = _family_members(labels) if instance is None else []
     family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
     family_link, family_efa = _family_links(members)
@@ -302,6 +306,8 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
         count = azure[1]
     if count is None and GKE_TPU_ACCELERATOR in labels:
         count = _tpu_chips(labels.get(GKE_TPU_TOPOLOGY))
+    if count is None and CLOUD_RUN_ACCELERATOR in labels:
+        count = 1  # Cloud Run attaches one GPU to an instance
     if count is None:
         count = family_count
     if count is None:
@@ -374,7 +380,7 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
         return "amd"
     if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY)):
         return "nvidia"
-    accel = labels.get(GKE_ACCELERATOR, "")
+    accel = labels.get(GKE_ACCELERATOR) or labels.get(CLOUD_RUN_ACCELERATOR) or ""
     return "nvidia" if accel.lower().startswith("nvidia") else None
 
 

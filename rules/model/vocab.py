@@ -63,6 +63,9 @@ GKE_ACCELERATOR_COUNT = "cloud.google.com/gke-accelerator-count"
 GKE_TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
 GKE_TPU_TOPOLOGY = "cloud.google.com/gke-tpu-topology"
 GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
+# Cloud Run (a Knative Service with a GPU): the node selector that attaches the GPU, with GKE's values
+# (``nvidia-l4``, ``nvidia-rtx-pro-6000``), one GPU per instance (cloud.google.com/run/docs/configuring/services/gpu)
+CLOUD_RUN_ACCELERATOR = "run.googleapis.com/accelerator"
 # Karpenter and EKS Auto Mode describe the instance with the same suffixes under two prefixes.
 KARPENTER_AWS_PREFIX = "karpenter.k8s.aws/"
 EKS_PREFIX = "eks.amazonaws.com/"
@@ -89,6 +92,6 @@ GPU_LABELS: tuple[str, ...] = (
     *(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (
         INSTANCE_GPU_NAME_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_FAMILY_SUFFIX,
         INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX)),
-    GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, AMD_PRODUCT,
+    GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, CLOUD_RUN_ACCELERATOR, AMD_PRODUCT,
     INSTANCE_TYPE, INSTANCE_TYPE_BETA,
 )

@@ -150,6 +150,10 @@ def test_undecided_message_names_the_pool():
     # GFD family and memory without the product: the memory is the node's, the GPU unnamed
     ({"nvidia.com/gpu.family": "hopper", "nvidia.com/gpu.memory": "81559"},
      ("p", None, None, 79.65, None, None, None, "nvidia")),
+    # Cloud Run's GPU selector (a Knative Service): GKE's accelerator names, one GPU per instance
+    ({"run.googleapis.com/accelerator": "nvidia-l4"}, ("p", "L4", 1, 21.99, None, None, None, "nvidia")),
+    ({"run.googleapis.com/accelerator": "nvidia-rtx-pro-6000"},
+     ("p", "RTX-PRO-6000-Blackwell", 1, 94.97, None, None, None, "nvidia")),
 ])
 def test_label_families(labels, expected):
     assert pool_summary(pool_from_labels("p", labels, Location("f", 1))) == expected
@@ -281,3 +285,14 @@ def test_ascend_npus_are_accelerators_and_not_nccl(tmp_path, npus, messages):
     found = run_rules(ALL_RULES, inv)
     assert [(f.level, f.message) for f in found if f.code == "SW204"] == messages
     assert [f.code for f in found if f.code in ("SW201", "SW202", "SW203", "SW205", "SW401")] == []
+
+
+def test_cloud_run_services_are_sized_on_the_gpu_their_selector_attaches():
+    """A Knative Service as Cloud Run takes it (tests/fixtures/rules/SW101/cloud-run-knative.yaml): the selector
+    run.googleapis.com/accelerator names the GPU, so neither service is left to SW206; gemma-2-27b's weights block
+    on the L4 and not on the RTX PRO 6000."""
+    inv = load_inputs([str(FIXTURES / "rules" / "SW101" / "cloud-run-knative.yaml")])
+    got = sorted((f.code, f.subject, f.level) for f in run_rules(ALL_RULES, inv) if f.code in ("SW101", "SW206"))
+    assert got == [("SW101", "Knative Service default/gemma-27b-l4", "mandatory")]
+    pools = {g.name: (g.pool.gpu.name, g.pool.gpus_per_node) for g in inv.groups if g.pool is not None}
+    assert pools == {"gemma-27b-l4": ("L4", 1), "gemma-27b-rtx-pro": ("RTX-PRO-6000-Blackwell", 1)}

@@ -80,11 +80,18 @@ GEMMA4_26B_A4B_FP8 = dataclasses.replace(
     find_model("google/gemma-4-26B-A4B-it"), id="RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", precision="fp8",
     quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
 
+#: huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2 (set 13): an abliterated fine-tune of gpt-oss-20b (catalog) with its
+#: shape and weight format; the log's config line gives quantization=mxfp4.
+GPT_OSS_20B_ABLITERATED = dataclasses.replace(
+    find_model("openai/gpt-oss-20b"), id="huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2",
+    base_model="openai/gpt-oss-20b")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
     "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
     "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4, "GEMMA4_26B_A4B_FP8": GEMMA4_26B_A4B_FP8,
+    "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED,
 }
 
 

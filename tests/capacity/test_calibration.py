@@ -80,6 +80,27 @@ R1-Distill-Qwen-14B run). Open misses of the set: gpt-oss-20b at TP1 (+43 % toke
 communicators). The Gemma 4 row at block size 48 is sized within 1 % since hybridkv: from 0.25 a sliding-window
 layer keeps the backend's 16-token kernel block whatever --block-size says, and its page is padded to the full
 layers' 48-token page.
+
+R1-Distill-Qwen-14B run). Open misses of the set: the Gemma 4 row at block size 48 (a 48-token block's layout),
+gpt-oss-20b at TP1 (+43 % tokens, no budget logged) and at DP4 (-6.7 %), and the TP2/DP2 layout that ran out of
+memory warming up its sampler (the margin has no term for DP and EP communicators).
+
+Set 13 (``data/startup_logs_13.json``, logs13: repositories no earlier set used) holds three logs: gpt-oss-20b (an
+abliterated fine-tune) on a GB10 in NVIDIA's 26.01 vLLM container (0.13.0), Qwen2.5-Coder-14B-Instruct on one L40S
+(0.11.2) and Qwen3-4B on one H100 (0.10.2; the GPU by its 79.18 GiB and the repository's Slurm partition). Left out,
+the GPU named nowhere in the log or its repository: JerryMouseZ/vlm_qwen3 (Qwen3-30B-A3B at TP4, 0.9.1: no KV figure
+logged), GiakyLi/llm-app-framework (Qwen3-4B-Instruct-2507, 0.10.0), zyfjrx/train_sft (Qwen3-14B, 0.10.0, an 80 GB
+part), hanzhizhz/prograph (a local Qwen3-30B-A3B W4A16 at TP2, 0.13.0), passionworkeer/tengxun_open (Qwen3.5-9B,
+0.18.0), parallelworks/activate-rag-vllm (gpt-oss-120b at TP2, 0.15.1), Captain-Jay29/vllm (TinyLlama with
+bitsandbytes, 0.8.3), marissazli/AttnPIProbe (Mistral-7B, 0.5.5) and 0324wy/MapCoder (Llama-3.1-8B at 0.6.4.post1 on
+44.42 GiB parts: an L40S or an L40); the GPU only in later files or at odds with the log:
+Kiloma-Advanced-Solutions/PLG_AI (gemma-3-12b-it-qat-autoawq at TP2, 0.8.4; a later README names dual RTX 4090s and an
+RTX 5090) and daxdelvira/distributed_agent_gc (Qwen2.5-14B at TP2, 0.7.2, on 39.50 GiB parts where the repository's
+batch script asks for L40S); models the catalog lacks: mrpid12org/imageworks (Qwen2-VL-2B, LLaVA),
+WaroonRagwongsiri/SuperAi-SS6-Level2-Hack4 (typhoon-ocr-7b), DoanNgocCuong/fintech (dots.ocr, a development build);
+refused because other processes held the GPU: ShensiCeciliaLi/TradingAgents (Qwen3-Embedding-4B, 0.11.0) and
+vatsasree/MedQA_Agent (Qwen3.5-122B-A10B at TP4, 0.23.0). Open miss of the set: the GB10 row (1.75 GiB more kept
+beside the cache than modelled: set 10's unified-memory class; ``open_miss`` says what was read).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         severity="high",
         summary=(
             "The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`, a flag and its "
-            "value in one list item, a reference Kubernetes leaves as written, an empty model)."
+            "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
+            "vLLM release does not define)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -33,7 +34,13 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "kustomization read without building it (an overlay may set the variable). A document in which a "
             "resource count is itself a placeholder (`nvidia.com/gpu: ${GPU_PER_WORKER}`, which Kubernetes refuses as "
             "written) is a template that envsubst or Helm fills before it is applied: there `${VAR}`, `$VAR` and "
-            "`{{ }}` in command and args are its placeholders, values not known yet, not this mistake."
+            "`{{ }}` in command and args are its placeholders, values not known yet, not this mistake. vLLM's "
+            "argument parser exits on a flag its release does not define (\"unrecognized arguments\"): flags are "
+            "removed (`--device` in 0.10.0, `--guided-decoding-backend` in 0.12.0, `--task` in 0.13.0, "
+            "`--swap-space` in 0.18.0) and added (`--async-scheduling` in 0.10.0, `--nnodes` in 0.11.1), so a flag "
+            "copied from another release's docs crash-loops a pinned image. That is judged only where the image names "
+            "a release whose source was read (a `vllm/vllm-openai` or AWS DLC tag; not `latest`, a nightly, a digest "
+            "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix)."
         ),
         bad_example=(
             "containers:\n"
@@ -50,11 +57,14 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         remediation=(
             "Remove `serve` from args when the image's entrypoint is `vllm serve`, or give the whole "
             "command as `command: [vllm, serve]` with the model first in args. Write a flag and its value as two "
-            "list items, or as one `--flag=VALUE`, never as one item with a space in it."
+            "list items, or as one `--flag=VALUE`, never as one item with a space in it. Write only the flags the "
+            "image's vLLM release defines (`vllm serve --help` in that image): drop a removed flag or use its "
+            "replacement, or pin a release that has a newer flag."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/docker.html",
             "https://docs.vllm.ai/en/latest/cli/serve.html",
+            "https://docs.python.org/3/library/argparse.html#allow-abbrev",
         ),
         scope="resource",
     )

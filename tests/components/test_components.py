@@ -506,6 +506,12 @@ def test_the_multinode_group_needs_a_cache_that_outlives_its_pods_and_an_efa_ima
             "`vllm/vllm-openai:v0.11.0` has no libfabric or aws-ofi-nccl: NCCL would not use pool `h100-efa`'s EFA; "
             "use public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2 (or another AWS DLC vLLM image), "
             "or declare image_efa: true for an image that has them")},
+        # the rules read the pods it would render: vLLM 0.11.0 exits on --nnodes (the same fact, as SW003 says it)
+        {"property_path": "multi_node[0]", "reason": (
+            "SW003: container 'vllm-leader': `--nnodes` is not a flag of vLLM 0.11.0 (the release the image names): "
+            "it first appears in 0.11.1 (vLLM's own multi-node launch): use an image of vLLM 0.11.1 or later, or "
+            "remove it; vLLM's argument parser defines no option that is or begins with `--nnodes` there, so it "
+            "exits at start-up (\"unrecognized arguments\") and the pod crash-loops")},
     ]
 
 

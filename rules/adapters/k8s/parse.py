@@ -66,6 +66,9 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
     for key in ("apiVersion", "kind"):
         value = obj.get(key)
         if not isinstance(value, str) or not value:
+            if value is not None and value != "":  # written, as another type (`kind: !!binary ...`): at its line
+                raise InputError(f"{key}: expected a string, found {yaml_type(value)}", file,
+                                 obj.line_of(key) or obj.line)
             raise InputError(f"object has no {key}", file, obj.line)
     if obj["kind"] == "List" or (obj["kind"].endswith("List") and isinstance(obj.get("items"), list)):
         items = obj.get("items")

@@ -7,7 +7,7 @@ manifest text is known), its GPU request, and the pod's volumes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ...catalog.accelerators import family_known, is_extended_resource, resource_names
@@ -37,6 +37,7 @@ from ...vllm.args import (
     parse_serve_args,
     parse_vllm_command,
 )
+from ...vllm.flags import absent_flag, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_tokens, mounted_config
@@ -413,6 +414,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.crash_pending = crash.pending
             pod.crash_placeholder = crash.placeholder
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
+        elif engine is not None and pod.engine is None and pod.crash is None:
+            _absent_flag(pod, run, args, literal, image, unknown_env, locate, flag_loc)
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:
@@ -454,6 +457,22 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
     return pod
+
+
+def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None,
+                 unknown_env: Collection[str], locate: Any, flag_loc: Location) -> None:
+    """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it."""
+    release = release_read(image)
+    if release is None:
+        return
+    found = find_vllm_invocation(run, args, env, image, unknown_env)
+    if found is None:
+        return
+    absent = absent_flag([str(w) for w in (*run, *args)], found[1], release)
+    if absent is not None:
+        word, why = absent
+        pod.crash = why
+        pod.locations["crash"] = (locate(word) if locate is not None else None) or flag_loc
 
 
 def _without_config(tokens: Sequence[str]) -> list[str]:

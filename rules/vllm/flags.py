@@ -1,0 +1,183 @@
+"""``vllm serve`` flags that a vLLM release does not define: its argument parser exits on them at start-up.
+
+vLLM reads its command line with argparse (``FlexibleArgumentParser``, ``vllm/utils``): an option the release does
+not define ends the process with "error: unrecognized arguments: --FLAG" (exit code 2) before anything loads, and
+the pod crash-loops. vLLM's parser keeps argparse's ``allow_abbrev`` (no release read sets it), so a word that is
+a unique prefix of a defined option is taken as that option: a flag counts as absent only where no option of the
+release *is or begins with* it. ``FlexibleArgumentParser.parse_args`` turns ``_`` into ``-`` in a flag's name
+(from 0.5.1; 0.5.0 has no such parser, and a flag spelled with ``_`` is not judged there), so ``--swap_space`` is
+``--swap-space``; ``--flag=value`` is read by its name.
+
+:data:`GAPS` is a table read from vLLM's source at each release in :data:`RELEASES_READ` (the source
+distributions on PyPI; the files vLLM's serve and OpenAI API-server parsers are built from, and more:
+``engine/``, ``entrypoints/`` (``openai/cli_args.py``; ``launchers/`` from 0.29, ``common/`` from 0.33;
+``cli/serve.py``), ``utils`` (``FlexibleArgumentParser``; from 0.2x ``EnableDisableAction`` pairs ``--enable-x``
+with ``--disable-x``), ``config``, ``v1/engine/``, ``platforms/``, ``tool_parsers/``, ``scripts.py`` and the
+tensorizer loader). Per release, every option string those files can register was collected, over-counted on purpose:
+every string literal shaped like a long option, the fields of a dataclass whose fields become flags
+(``FrontendArgs``), their ``--no-`` forms and their ``--enable-``/``--disable-`` twins. A flag counts as absent at
+a release only where no string of that set is or begins with it; so the table errs only towards silence.
+
+A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
+no finding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .imageref import parse_image
+from .images import image_info
+from .versions import Version, parse_version, version_from_image
+
+#: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
+#: to 0.34.0 (0.15.0 and 0.15.1 have none, so they are not here).
+RELEASES_READ: frozenset[str] = frozenset((
+    "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.6.1", "0.6.2", "0.6.3", "0.6.4", "0.6.5",
+    "0.6.6", "0.7.0", "0.7.1", "0.7.2", "0.7.3", "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.9.0",
+    "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
+    "0.13.0", "0.14.0", "0.14.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
+    "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0",
+    "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
+))
+#: The post releases read, each with the same gaps as its release (a ``.postN`` tag reads as its release):
+#: a post release not here (0.6.1.post1) is not judged.
+POSTS_READ: tuple[str, ...] = ("0.5.0.post1", "0.5.3.post1", "0.6.1.post2", "0.6.3.post1", "0.6.4.post1",
+                               "0.6.6.post1", "0.8.5.post1")
+
+
+@dataclass(frozen=True)
+class FlagGap:
+    """``--flag`` is defined by no option of the releases read from ``first`` up to (not including) ``until``
+    (None: through the newest release read)."""
+
+    flag: str  # dashed, without ``--``
+    first: str
+    until: str | None
+    #: What happened to it and what to write instead, as a clause: "was removed in 0.10.0: vLLM picks ...".
+    what: str
+
+    def holds(self, release: Version) -> bool:
+        first = parse_version(self.first)
+        until = parse_version(self.until) if self.until else None
+        assert first is not None
+        return first <= release and (until is None or release < until)
+
+
+_OLDEST = "0.5.0"
+_SPECULATIVE = ("was removed in 0.8.3: write `--speculative-config '{\"model\": \"NAME\", "
+                "\"num_speculative_tokens\": N}'`")
+
+
+def _added(release: str, what: str = "") -> str:
+    return (f"first appears in {release}{f' ({what})' if what else ''}: use an image of vLLM {release} or later, "
+            "or remove it")
+
+
+#: Flags removed from, or added to, ``vllm serve``, for the releases read. Only flags that manifests write.
+GAPS: tuple[FlagGap, ...] = (
+    # removed
+    FlagGap("device", "0.10.0", "0.24.0",  # 0.24 adds --device-ids, of which --device is then a unique prefix
+            "was removed in 0.10.0 (deprecated as having no effect, vllm-project/vllm#18399, #21349): vLLM picks its "
+            "platform from how the image was built"),
+    FlagGap("use-v2-block-manager", "0.10.0", None,
+            "was removed in 0.10.0 (the v2 block manager is the only one; the flag had no effect)"),
+    FlagGap("tokenizer-pool-size", "0.10.0", None, "was removed in 0.10.0 (tokenizer pools are gone)"),
+    FlagGap("tokenizer-pool-type", "0.10.0", None, "was removed in 0.10.0 (tokenizer pools are gone)"),
+    FlagGap("enable-reasoning", "0.10.0", None,
+            "was removed in 0.10.0: `--reasoning-parser NAME` alone turns reasoning output on"),
+    FlagGap("num-scheduler-steps", "0.10.1", None, "was removed in 0.10.1 with multi-step scheduling"),
+    FlagGap("multi-step-stream-outputs", "0.10.1", None, "was removed in 0.10.1 with multi-step scheduling"),
+    FlagGap("enable-prompt-adapter", "0.10.2", None, "was removed in 0.10.2 with prompt adapters"),
+    FlagGap("preemption-mode", "0.11.0", None, "was removed in 0.11.0 with the V0 engine (V1 recomputes)"),
+    FlagGap("max-seq-len-to-capture", "0.11.0", None, "was removed in 0.11.0 with the V0 engine"),
+    FlagGap("scheduler-delay-factor", "0.11.0", None, "was removed in 0.11.0 with the V0 engine"),
+    FlagGap("disable-async-output-proc", "0.11.0", None, "was removed in 0.11.0 with the V0 engine"),
+    FlagGap("rope-scaling", "0.11.1", None,
+            "was removed in 0.11.1: give it in `--hf-overrides` (its `rope_scaling` key)"),
+    FlagGap("rope-theta", "0.11.1", None, "was removed in 0.11.1: give it in `--hf-overrides` (its `rope_theta` key)"),
+    FlagGap("guided-decoding-backend", "0.12.0", None,
+            "was removed in 0.12.0 (deprecated in 0.11): write `--structured-outputs-config "
+            "'{\"backend\": \"NAME\"}'`"),
+    FlagGap("num-lookahead-slots", "0.12.0", None, "was removed in 0.12.0"),
+    FlagGap("override-pooler-config", "0.12.0", None, "was removed in 0.12.0: write `--pooler-config`"),
+    FlagGap("task", "0.13.0", None,
+            "was removed in 0.13.0: for a pooling model write `--runner pooling` (and `--convert embed`, "
+            "`classify` or `reward` to adapt a generative one)"),
+    FlagGap("swap-space", "0.18.0", None, "was removed in 0.18.0 (V1 keeps no CPU swap space)"),
+    FlagGap("disable-frontend-multiprocessing", "0.19.0", None, "was removed in 0.19.0"),
+    FlagGap("worker-use-ray", "0.7.0", None,
+            "was removed in 0.7.0: write `--distributed-executor-backend ray`"),
+    FlagGap("speculative-model", "0.8.3", None,
+            _SPECULATIVE),
+    FlagGap("num-speculative-tokens", "0.8.3", None,
+            _SPECULATIVE),
+    # added: absent before the release that brought them
+    FlagGap("async-scheduling", _OLDEST, "0.10.0", _added("0.10.0")),
+    FlagGap("structured-outputs-config", _OLDEST, "0.11.0", _added("0.11.0")),
+    FlagGap("nnodes", _OLDEST, "0.11.1", _added("0.11.1", "vLLM's own multi-node launch")),
+    FlagGap("node-rank", _OLDEST, "0.11.1", _added("0.11.1", "vLLM's own multi-node launch")),
+    FlagGap("master-addr", _OLDEST, "0.11.1", _added("0.11.1", "vLLM's own multi-node launch")),
+    FlagGap("enable-expert-parallel", _OLDEST, "0.8.0", _added("0.8.0")),
+    FlagGap("data-parallel-size", _OLDEST, "0.8.3", _added("0.8.3")),
+    FlagGap("reasoning-parser", _OLDEST, "0.7.1", _added("0.7.1")),
+    FlagGap("enable-sleep-mode", _OLDEST, "0.7.0", _added("0.7.0")),
+    FlagGap("kv-transfer-config", _OLDEST, "0.6.5", _added("0.6.5")),
+    FlagGap("speculative-config", _OLDEST, "0.8.2", _added("0.8.2")),
+    FlagGap("runner", _OLDEST, "0.10.1", _added("0.10.1")),
+    FlagGap("kv-cache-memory-bytes", _OLDEST, "0.10.2", _added("0.10.2")),
+)
+
+_BY_FLAG: dict[str, tuple[FlagGap, ...]] = {}
+for _gap in GAPS:
+    _BY_FLAG[_gap.flag] = (*_BY_FLAG.get(_gap.flag, ()), _gap)
+
+#: The first release whose parser turns ``_`` into ``-`` in a flag's name (``FlexibleArgumentParser``).
+_UNDERSCORES_SINCE = Version((0, 5, 1))
+#: Tags that name no release's own build: a release candidate, a development build, a nightly.
+_NOT_A_RELEASE = re.compile(r"rc\d|dev|nightly")
+#: The programs whose parser is vLLM's serve parser (``vllm serve``, vLLM's OpenAI API server); others (the old
+#: demo ``vllm.entrypoints.api_server``, the gRPC server, NVIDIA Dynamo) define flags of their own.
+_OTHER_PARSERS = frozenset({"vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server", "dynamo.vllm"})
+
+
+def release_read(image: str | None) -> Version | None:
+    """The vLLM release an image of vLLM's own build names, when its source was read (:data:`RELEASES_READ`);
+    None for ``latest``, a digest alone, a nightly or release candidate, another family, a release not read."""
+    if not image:
+        return None
+    if image_info(image).family not in ("vllm-openai", "aws-dlc"):
+        return None
+    tag = (parse_image(image).tag or "").lower()
+    if _NOT_A_RELEASE.search(tag) or ("post" in tag and not any(p in tag for p in POSTS_READ)):
+        return None
+    found = version_from_image(image)
+    return found if found is not None and str(found) in RELEASES_READ else None
+
+
+def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[str, str] | None:
+    """(the word as vLLM receives it, why vLLM exits) for the first flag in ``tokens`` (vLLM's own arguments) that
+    ``release`` does not define; None when every flag is one :data:`GAPS` does not rule out. ``words`` is the
+    whole command line (to see which program parses the flags). A word still holding a reference (``$X``,
+    ``$(X)``, ``{{ }}``) is not judged: its name is not known."""
+    if any(m in w for w in words for m in _OTHER_PARSERS):
+        return None
+    for tok in tokens:
+        if tok == "--":
+            break
+        if not tok.startswith("--") or len(tok) < 3:
+            continue
+        name = tok[2:].partition("=")[0]
+        if "$" in name or "{" in name or "." in name or any(c.isspace() for c in name):
+            continue
+        if "_" in name and release < _UNDERSCORES_SINCE:
+            continue  # 0.5.0 reads `--swap_space` as written
+        name = name.replace("_", "-")
+        for gap in _BY_FLAG.get(name, ()):
+            if gap.holds(release):
+                return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
+                             f"{gap.what}; vLLM's argument parser defines no option that is or begins with "
+                             f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
+                             f"crash-loops")
+    return None

@@ -1,0 +1,100 @@
+"""The flags a vLLM release does not define (``shardwise.rules.vllm.flags``), read from vLLM's source at each release:
+which image names a release read, and which words of a command line vLLM's argument parser exits on."""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules.vllm.flags import GAPS, RELEASES_READ, absent_flag, release_read
+from shardwise.rules.vllm.versions import Version, parse_version
+
+
+def _release(text: str) -> Version:
+    v = parse_version(text)
+    assert v is not None
+    return v
+
+
+@pytest.mark.parametrize(("image", "release"), [
+    ("vllm/vllm-openai:v0.10.1", "0.10.1"),
+    ("docker.io/vllm/vllm-openai:v0.10.1.1", "0.10.1.1"),
+    ("vllm/vllm-openai:v0.20.1-cu129", "0.20.1"),  # the same release built for CUDA 12.9
+    ("public.ecr.aws/deep-learning-containers/vllm:0.13.0-gpu-py312-ec2", "0.13.0"),  # AWS DLC: FROM vllm-openai
+    ("vllm/vllm-openai:v0.8.5.post1", "0.8.5"),  # a post release read: the gaps of its release
+    ("vllm/vllm-openai:v0.23.0@sha256:6d8429e38e3747723ca07ee1b17972e09bb9c51c4032b266f24fb1cc3b22ed8f", "0.23.0"),
+])
+def test_an_image_of_vllms_own_build_names_a_release_read(image: str, release: str) -> None:
+    assert release_read(image) == _release(release)
+
+
+@pytest.mark.parametrize("image", [
+    "vllm/vllm-openai:latest",
+    "vllm/vllm-openai",
+    "vllm/vllm-openai@sha256:6d8429e38e3747723ca07ee1b17972e09bb9c51c4032b266f24fb1cc3b22ed8f",
+    "vllm/vllm-openai:nightly-0d4f48fa",
+    "vllm/vllm-openai:v0.13.0rc1",  # a release candidate's flags are not the release's
+    "vllm/vllm-openai:v0.15.1",  # no source distribution on PyPI: not read
+    "vllm/vllm-openai:v0.6.1.post1",  # a post release not read
+    "vllm/vllm-openai:v0.99.0",  # newer than the table
+    "rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812",  # ROCm's fork, flags of its own
+    "lmcache/vllm-openai:v0.3.1",
+    "",
+])
+def test_no_release_read_for_other_images(image: str) -> None:
+    assert release_read(image) is None
+
+
+def test_a_flag_removed_before_the_release_is_found_in_each_spelling() -> None:
+    at = _release("0.10.1")
+    words = ["vllm", "serve", "m", "--device=cuda"]
+    assert absent_flag(words, ["m", "--device=cuda"], at) is not None
+    found = absent_flag(words, ["m", "--max-model-len", "8192", "--device", "cuda"], at)
+    assert found is not None and found[0] == "--device"
+    assert found[1].startswith("`--device` is not a flag of vLLM 0.10.1 (the release the image names): it was "
+                               "removed in 0.10.0")
+    swap = absent_flag(words, ["m", "--swap_space", "16"], _release("0.19.0"))  # vLLM turns _ into -
+    assert swap is not None and swap[0] == "--swap_space" and swap[1].startswith("`--swap-space` is not a flag")
+    # 0.5.0 has no FlexibleArgumentParser: `_` is not turned into `-`, so the dashed name's gap says nothing
+    assert absent_flag(words, ["--model", "m", "--async_scheduling"], _release("0.5.0")) is None
+    assert absent_flag(words, ["--model", "m", "--async-scheduling"], _release("0.5.0")) is not None
+
+
+def test_a_flag_the_release_still_defines_is_not_found() -> None:
+    words = ["vllm", "serve"]
+    assert absent_flag(words, ["m", "--device", "cuda"], _release("0.9.2")) is None  # removed only in 0.10.0
+    assert absent_flag(words, ["m", "--swap-space", "16"], _release("0.17.0")) is None  # removed in 0.18.0
+    # from 0.24.0 --device is a unique prefix of --device-ids, which argparse's abbreviations accept
+    assert absent_flag(words, ["m", "--device", "0"], _release("0.24.0")) is None
+
+
+def test_a_flag_added_after_the_release_is_found() -> None:
+    words = ["vllm", "serve"]
+    found = absent_flag(words, ["m", "--async-scheduling"], _release("0.9.2"))
+    assert found is not None and "first appears in 0.10.0: use an image of vLLM 0.10.0 or later" in found[1]
+    assert absent_flag(words, ["m", "--async-scheduling"], _release("0.10.0")) is None
+    assert absent_flag(words, ["m", "--nnodes=2"], _release("0.11.0")) is not None
+    assert absent_flag(words, ["m", "--nnodes=2"], _release("0.11.1")) is None
+
+
+def test_words_not_read_as_a_flag_name() -> None:
+    at = _release("0.13.0")
+    words = ["vllm", "serve"]
+    assert absent_flag(words, ["m", "--$(TASK_FLAG)", "embed"], at) is None  # a name not known
+    assert absent_flag(words, ["m", "--${TASK_FLAG}", "embed"], at) is None
+    assert absent_flag(words, ["m", "--", "--task"], at) is None  # after `--`: a positional
+    assert absent_flag(words, ["m", "-task"], at) is None  # not a long option
+    assert absent_flag(words, ["m", "--task", "embed"], at) is not None
+
+
+def test_other_programs_parse_flags_of_their_own() -> None:
+    at = _release("0.13.0")
+    for module in ("dynamo.vllm", "vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server"):
+        assert absent_flag(["python3", "-m", module, "--task", "embed"], ["--task", "embed"], at) is None
+    assert absent_flag(["sh", "-c", "python3 -m dynamo.vllm --task embed"], ["--task", "embed"], at) is None
+    assert absent_flag(["python3", "-m", "vllm.entrypoints.openai.api_server"], ["--task", "embed"], at) is not None
+
+
+def test_the_table_names_releases_read() -> None:
+    for gap in GAPS:
+        assert gap.first in RELEASES_READ, gap
+        assert gap.until is None or gap.until in RELEASES_READ, gap
+        assert gap.until is None or _release(gap.first) < _release(gap.until), gap

@@ -200,6 +200,8 @@ class _Pack:
         self.sdk_policies: list[Policy] = []  # what :meth:`policies` made
         self.validators: dict[int, Any] = {}  # id of each of them -> its validate function (:meth:`_validator`)
         self.resource_runs: dict[int, Any] = {}  # id of each resource policy -> its run (:meth:`_policy_run`)
+        #: id of each resource policy -> its rule's reads (:func:`crossguard.rule_reads`; ``None``: it always runs)
+        self.resource_reads: dict[int, tuple[str, ...] | None] = {}
 
     @property
     def context(self) -> crossguard.StackContext:
@@ -329,6 +331,8 @@ class _Pack:
             if spec.scope == "resource":
                 policy = ResourceValidationPolicy(validate=validate, **common)
                 self.resource_runs[id(policy)] = self._policy_run(spec)
+                rule = _RULES.get(spec.code) if spec.code else None
+                self.resource_reads[id(policy)] = crossguard.rule_reads(rule) if rule is not None else None
             else:
                 policy = StackValidationPolicy(validate=validate, **common)
             out.append(policy)
@@ -679,7 +683,7 @@ class _Dispatch:
         self._mandatory = sdk.EnforcementLevel.MANDATORY
         self._sdk = sdk
         self._seen: tuple[Any, list[tuple[Any, Any]] | None] = (None, None)
-        self._kept: tuple[tuple[Any, Any, Any], list[tuple[Any, Any, Any, bool]]] | None = None
+        self._kept: tuple[tuple[Any, Any, Any], list[tuple[Any, Any, Any, bool, Any]]] | None = None
 
     def ours(self, servicer: Any) -> list[tuple[Any, Any]] | None:
         """The servicer's resource policies with their runs (:meth:`_Pack._policy_run`), in its order; ``None``
@@ -708,29 +712,34 @@ class _Dispatch:
                 built.append(pack.resource_analysis(request.type, request.name, request.urn, read[0], read[1]))
             return built[0]
 
-        for policy, run, level, configured in self._plan(servicer, policies):
+        context = pack.context
+        for policy, run, level, configured, reads in self._plan(servicer, policies):
             if read is None:
                 props = sdk.unknown_checking_proxy(sdk.deserialize_properties(
                     sdk.json_format.MessageToDict(request.properties)))
                 opts = servicer._get_resource_options(request)
                 servicer._get_provider_resource(request)  # not read by the pack's policies; what it cannot read fails
                 read = (props, opts.parent)
+            elif reads is not None and built and built[0].idle(reads, context):
+                continue  # its run would report nothing: no collection it reads, no configuration (Analysis.idle)
             config = servicer._get_policy_config(policy.name) if configured else None
             run(analysis, config, _Reporter(servicer, response, policy, level))
         return response
 
-    def _plan(self, servicer: Any, policies: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any, bool]]:
-        """The policies a request runs, as the SDK's loop decides each time: ``(policy, run, level, configured)``
-        for each one not disabled, its level (a remediate level as mandatory) and whether the engine's
-        ``Configure`` gave it a config (``_get_policy_config`` copies it, else gives ``None``). Kept while the
-        servicer holds the same policies and the same dicts of ``Configure``'s levels and config."""
+    def _plan(self, servicer: Any, policies: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any, bool, Any]]:
+        """The policies a request runs, as the SDK's loop decides each time: ``(policy, run, level, configured,
+        reads)`` for each one not disabled, its level (a remediate level as mandatory), whether the engine's
+        ``Configure`` gave it a config (``_get_policy_config`` copies it, else gives ``None``) and, for a registry
+        rule's policy without one, what the rule reads (:meth:`crossguard.Analysis.idle`; else ``None``). Kept
+        while the servicer holds the same policies and the same dicts of ``Configure``'s levels and config."""
         levels, configs = getattr(servicer, _CONFIGURED_LEVELS, _UNSET), getattr(servicer, _CONFIGURED, _UNSET)
         key = (policies, levels, configs)
         kept = self._kept
         if kept is not None and all(a is b for a, b in zip(kept[0], key, strict=True)) and levels is not _UNSET \
                 and configs is not _UNSET:
             return kept[1]
-        plan: list[tuple[Any, Any, Any, bool]] = []
+        plan: list[tuple[Any, Any, Any, bool, Any]] = []
+        reads_of = self._pack.resource_reads
         for policy, run in policies:
             level = servicer._get_enforcement_level(policy)
             if level == self._disabled:
@@ -738,7 +747,7 @@ class _Dispatch:
             if level == self._remediate:
                 level = self._mandatory
             configured = bool(configs.get(policy.name)) if isinstance(configs, dict) else True
-            plan.append((policy, run, level, configured))
+            plan.append((policy, run, level, configured, None if configured else reads_of.get(id(policy))))
         self._kept = (key, plan)
         return plan
 

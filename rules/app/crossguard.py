@@ -422,6 +422,19 @@ class Analysis:
             self.internal.append(Report(self.errors_policy, f"{crash} (while checking {self.where})"))
             return []
 
+    def idle(self, reads: tuple[str, ...], context: StackContext) -> bool:
+        """Whether :meth:`check` of a registry rule whose ``reads`` (:func:`rule_reads`) are these, with no
+        configuration, would return nothing and change nothing: its collections of the inventory are all empty
+        and the configuration of a policy without one has been made for ``context`` (making it may fail, which
+        :meth:`check` reports). The pack's ``Analyze`` loop skips such a policy without calling it."""
+        if context.production not in _UNCONFIGURED:
+            return False
+        inv = self.inventory
+        for name in reads:
+            if getattr(inv, name):
+                return False
+        return True
+
     def run(self, rule: Rule, config: LintConfig) -> list[Report]:
         """Run one rule; return its policy's violations and divert the rest (see the module doc).
 
@@ -453,6 +466,12 @@ class Analysis:
 
 
 _READS: dict[type, tuple[str, ...] | None] = {}
+
+
+def rule_reads(rule: Rule) -> tuple[str, ...] | None:
+    """The inventory collections ``rule`` reads (:data:`~shardwise.rules.checks.index.RULES`), where it is a
+    registry rule :meth:`Analysis.run` skips when they are all empty; ``None`` for a rule that always runs."""
+    return _reads(type(rule))
 
 
 def _reads(cls: type) -> tuple[str, ...] | None:

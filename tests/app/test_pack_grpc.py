@@ -132,6 +132,29 @@ def test_a_registry_rule_runs_only_where_the_collections_it_reads_hold_something
     assert (empty.run(Subclass(), LintConfig()), len(empty.internal)) == ([], 1)
 
 
+
+def test_a_policy_is_idle_only_where_its_check_would_return_nothing_and_change_nothing(monkeypatch):
+    """The pack's Analyze loop skips a registry rule's policy without configuration where :meth:`Analysis.idle`
+    says so: every collection the rule reads is empty and the configuration of a policy without one is made
+    (making it may fail, which ``check`` reports, so until then the policy runs)."""
+    from collections import Counter
+
+    rule = next(r for r in ALL_RULES if r.meta.code == "SW403")  # reads the autoscalers only
+    reads = crossguard.rule_reads(rule)
+    assert reads == ("autoscalers",)
+    assert crossguard.rule_reads(type("Subclass", (type(rule),), {})()) is None  # not the registry's: always runs
+
+    where = "kubernetes:core/v1:Namespace serving"
+    context = crossguard.StackContext()
+    empty = crossguard.Analysis(Inventory(skipped=Counter({"Namespace": 1})), "resource", where)
+    held = crossguard.Analysis(Inventory(autoscalers=[object()]), "resource", where)  # type: ignore[list-item]
+    monkeypatch.setattr(crossguard, "_UNCONFIGURED", {})
+    assert not empty.idle(reads, context)  # the unconfigured configuration is not made yet: check makes it
+    assert (empty.check(rule, None, context), empty.notes, empty.internal) == ([], [], [])
+    assert empty.idle(reads, context)
+    assert not held.idle(reads, context)
+
+
 def test_an_unreadable_resource_is_a_mandatory_internal_error():
     bad = PulumiResource("aws:ec2/subnet:Subnet", "weird", "urn:s", {"mapPublicIpOnLaunch": "perhaps"})
     a = crossguard.stack_analysis([bad], crossguard.StackContext())

@@ -47,3 +47,11 @@ def test_bench_pack_prints_its_figures():
     assert re.search(r"^== cProfile of one AnalyzeStack in the pack \(top 12 by cumulative time\) ==$", out, re.M), out
     assert re.search(r"^== cProfile of Analyze over the 200 resources in the pack", out, re.M), out
     assert re.search(r"\d+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ policy\.py:\d+\(AnalyzeStack\)$", out, re.M), out
+
+
+def test_bench_grpc_transport_prints_its_figures():
+    out = _run(["benchmarks/bench_grpc_transport.py", "--calls", "100", "--runs", "1", "--variant", "generic",
+                "--variant", "refused"])
+    for variant in ("generic", "refused"):
+        assert re.search(rf"^  {variant} +server CPU a call: min [0-9.]+ ms, median [0-9.]+ ms; voluntary context "
+                         r"switches a call: median [0-9.]+ \(\d+ s\)$", out, re.M), out

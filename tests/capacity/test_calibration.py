@@ -81,10 +81,6 @@ communicators). The Gemma 4 row at block size 48 is sized within 1 % since hybri
 layer keeps the backend's 16-token kernel block whatever --block-size says, and its page is padded to the full
 layers' 48-token page.
 
-R1-Distill-Qwen-14B run). Open misses of the set: the Gemma 4 row at block size 48 (a 48-token block's layout),
-gpt-oss-20b at TP1 (+43 % tokens, no budget logged) and at DP4 (-6.7 %), and the TP2/DP2 layout that ran out of
-memory warming up its sampler (the margin has no term for DP and EP communicators).
-
 Set 13 (``data/startup_logs_13.json``, logs13: repositories no earlier set used) holds three logs: gpt-oss-20b (an
 abliterated fine-tune) on a GB10 in NVIDIA's 26.01 vLLM container (0.13.0), Qwen2.5-Coder-14B-Instruct on one L40S
 (0.11.2) and Qwen3-4B on one H100 (0.10.2; the GPU by its 79.18 GiB and the repository's Slurm partition). Left out,

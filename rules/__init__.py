@@ -2,6 +2,10 @@
 
 import gc
 
+from shardwise.rules import _module_code
+
+_module_code.install()  # this package's modules' bytecode read from one file (make setup writes it)
+
 # The two stores below are read with the cyclic collector paused: reading them makes some ten thousand tuples,
 # dicts and code objects that all live on, and the collections their allocations set off found nothing to free
 # (2M instructions of a one-file lint). The collector's state is put back as it was.

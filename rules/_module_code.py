@@ -17,7 +17,8 @@ exit, unless bytecode writing is off (``PYTHONDONTWRITEBYTECODE``, ``-B``) or th
 other stores are; ``make setup`` writes it (``python -c "from shardwise.rules._module_code import main; main()"``).
 """
 
-# Only what the interpreter has loaded before any import of ours: this module is imported first.
+# Only what the interpreter has loaded before any import of ours (this module is imported first): no typing.
+from __future__ import annotations
 
 import _imp
 import atexit
@@ -25,7 +26,10 @@ import marshal
 import os
 import sys
 from importlib.machinery import ModuleSpec, SourceFileLoader
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PACKAGE = "shardwise.rules"

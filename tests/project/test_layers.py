@@ -103,9 +103,9 @@ def test_a_one_file_lint_imports_only_what_it_needs(tmp_path):
 LAYERS = ("model", "vllm", "catalog", "capacity", "render", "engine", "adapters", "checks", "report", "app")
 #: What components/ may use: the packages it builds and validates with, never the report or the front ends.
 COMPONENTS_MAY_USE = {"model", "vllm", "catalog", "capacity", "render", "engine", "adapters", "checks"}
-#: rules/ itself holds only the pack's entry point, the compiled YAML reader and the stores of compiled dataclass
-#: methods and regular expressions (the last three below every layer).
-ROOT_MODULES = {"__init__", "__main__", "_yamlfast", "_dataclass_code", "_regex_code"}
+#: rules/ itself holds only the pack's entry point, the compiled YAML reader and the stores of the modules' bytecode,
+#: compiled dataclass methods and regular expressions (the last four below every layer).
+ROOT_MODULES = {"__init__", "__main__", "_yamlfast", "_module_code", "_dataclass_code", "_regex_code"}
 
 
 def _imports(path: pathlib.Path, module: str, is_package: bool) -> list[tuple[str, int]]:

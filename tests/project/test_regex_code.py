@@ -25,7 +25,7 @@ _PROBE = textwrap.dedent("""
         return r.kept(re.escape(marker) + "(?![a-z])")  # built from shipped data: stored
     from_table("rocm")
     stored = {k: v for k, v in r._entries.items()}
-    same = all(r._sre.compile(p, *a) == r._original(p, f) for (p, f), a in stored.items())
+    same = all(r._sre.compile(p, *r._unpacked(a)) == r._original(p, f) for (p, f), a in stored.items())
     out = {"held": held, "stats": r.stats(), "same": same,
            "input_stored": any(k[0] == re.escape("user-glob*") + "$" for k in stored),
            "table_stored": ("rocm(?![a-z])", 0) in stored,
@@ -62,7 +62,9 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store = tmp_path / "regex-code.marshal"
     _probe(store, "save")
     entries = marshal.loads(store.read_bytes())[1]
-    store.write_bytes(marshal.dumps((sys.hexversion - 1, entries)))
+    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 2), entries)))
+    assert _probe(store)["held"] == 0
+    store.write_bytes(marshal.dumps((sys.hexversion, entries)))  # format 1: the code as a list of integers
     assert _probe(store)["held"] == 0
     store.write_bytes(b"\x00not marshal")
     out = _probe(store)
@@ -74,8 +76,8 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     _probe(store, "save")
     entries = marshal.loads(store.read_bytes())[1]
     stale = ("a pattern since changed", 0)
-    entries[stale] = (32, [1], 0, {}, (None,))
-    store.write_bytes(marshal.dumps((sys.hexversion, entries)))
+    entries[stale] = (32, (1).to_bytes(4, sys.byteorder), 0, {}, (None,))
+    store.write_bytes(marshal.dumps(((sys.hexversion, 2), entries)))
     code = ("import shardwise.rules._regex_code as r; "
             f"r._entries.clear(); r._used.clear(); r.load({str(store)!r}); r.main({str(store)!r})")
     proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)

@@ -259,8 +259,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         pooling=pooling_runner(e.extra),
         **_flashinfer(g),
-        **multimodal_settings(e.extra),
-        mm_args_verbatim=_args_verbatim(g),
+        **_multimodal(g),
     )
 
 
@@ -348,6 +347,15 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
+
+
+def _multimodal(g: ServingGroup) -> dict[str, Any]:
+    """:func:`multimodal_settings` of the group's engine, and whether its flags reach vLLM verbatim where it writes
+    any (asked only then: a group without them keeps the default, and shares its sizings with its like)."""
+    out = multimodal_settings(g.engine.extra)
+    if "mm_args" in out:
+        out["mm_args_verbatim"] = _args_verbatim(g)
+    return out
 
 
 def _args_verbatim(g: ServingGroup) -> bool:

@@ -156,7 +156,7 @@ class EngineSettings:
     enforce_eager: bool = False
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     offline: bool = False  # the LLM class (vLLM's LLM_CLASS usage context), not `vllm serve`
-    kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.11+)
+    kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes: the KV cache, no budget (0.10.2+)
     #: Whether FlashInfer is installed: None for the official vllm/vllm-openai image (it is); False for a
     #: ``pip install vllm`` where the release's wheel does not bring it (``Behaviour.pip_flashinfer``).
     flashinfer_installed: bool | None = None
@@ -1742,7 +1742,7 @@ def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Beha
 
 def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) -> float:
     """GiB for the KV cache: what vLLM logs as "Available KV cache memory" (negative: nothing left), or with
-    ``--kv-cache-memory-bytes`` (0.11+) the size given, without gpu_memory_utilization's budget."""
+    ``--kv-cache-memory-bytes`` (0.10.2+) the size given, without gpu_memory_utilization's budget."""
     if not given:
         return worst.avail
     assert s.kv_cache_memory_bytes is not None

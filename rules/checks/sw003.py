@@ -17,7 +17,7 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         summary=(
             "The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`, a flag and its "
             "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
-            "vLLM release does not define)."
+            "vLLM release does not define, `vllm serve --model X` where that release refuses it)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -40,7 +40,11 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "`--swap-space` in 0.18.0) and added (`--async-scheduling` in 0.10.0, `--nnodes` in 0.11.1), so a flag "
             "copied from another release's docs crash-loops a pinned image. That is judged only where the image names "
             "a release whose source was read (a `vllm/vllm-openai` or AWS DLC tag; not `latest`, a nightly, a digest "
-            "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix)."
+            "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix). "
+            "`vllm serve` written as the command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
+            "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
+            "images of those releases run the OpenAI API-server module as their entrypoint, which takes `--model`, "
+            "so args alone are fine."
         ),
         bad_example=(
             "containers:\n"

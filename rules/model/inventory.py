@@ -311,7 +311,7 @@ class EngineArgs:
     block_size: Any = None  # None: vLLM's default (16; MLA models by attention backend)
     enforce_eager: bool = False
     enable_chunked_prefill: Any = None  # None: the release's default
-    kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.11+)
+    kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.10.2+)
     distributed_executor_backend: str | None = None
     nnodes: Any = None
     port: Any = None

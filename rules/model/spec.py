@@ -70,7 +70,8 @@ class EngineArgsSpec(_Spec):
         None, description="Split long prefills into max_num_batched_tokens chunks (None: vLLM's default)."
     )
     kv_cache_memory_bytes: int | None = Field(
-        None, ge=1, description="KV cache per GPU in bytes; vLLM (0.11+) then ignores gpu_memory_utilization's budget."
+        None, ge=1,
+        description="KV cache per GPU in bytes; vLLM (0.10.2+) then ignores gpu_memory_utilization's budget.",
     )
     port: int = Field(8000, ge=1, le=65_535, description="HTTP port of the OpenAI-compatible API.")
     revision: str | None = Field(

@@ -181,3 +181,44 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
                              f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
                              f"crash-loops")
     return None
+
+
+
+#: ``vllm serve`` refuses the model given as ``--model`` (read in every source distribution from 0.5.3 to 0.11.2):
+#: from 0.5.5 to 0.8.2 its ``serve`` (``vllm/scripts.py``, then ``vllm/entrypoints/cli/serve.py`` from 0.7.3)
+#: raises ValueError("With `vllm serve`, you should provide the model as a positional argument instead of via the
+#: `--model` option.") when ``args.model`` is not EngineArgs' default (``facebook/opt-125m``), and its
+#: ``model_tag`` positional is required besides; from 0.8.3 to 0.11.0 ``FlexibleArgumentParser.parse_args``
+#: (``vllm/utils.py``, ``vllm/utils/__init__.py`` from 0.10) raises the same before parsing when the arguments
+#: start with ``serve`` and a word is exactly ``--model`` (``--model=X`` passes there). From 0.11.1
+#: (``utils/argparse_utils.py``) it only warns and moves the model to the front. 0.5.3 and 0.5.4 let the
+#: positional win silently: not judged.
+MODEL_VALUE_RAISES: tuple[Version, Version] = (Version((0, 5, 5)), Version((0, 8, 3)))
+MODEL_WORD_RAISES: tuple[Version, Version] = (Version((0, 8, 3)), Version((0, 11, 1)))
+_ENGINE_DEFAULT_MODEL = "facebook/opt-125m"
+
+
+def model_option_raises(tokens: list[str], release: Version) -> str | None:
+    """Why ``vllm serve`` (called as such: ``vllm serve`` or ``python -m vllm.entrypoints.cli.main serve``, not the
+    OpenAI API-server module that the images of those releases run as their entrypoint) exits on ``tokens``, its
+    arguments, at ``release``; None when it does not (:data:`MODEL_VALUE_RAISES`, :data:`MODEL_WORD_RAISES`). A
+    value still holding a reference counts: vLLM compares it only with the default model's name."""
+    by_value = MODEL_VALUE_RAISES[0] <= release < MODEL_VALUE_RAISES[1]
+    by_word = MODEL_WORD_RAISES[0] <= release < MODEL_WORD_RAISES[1]
+    if not (by_value or by_word):
+        return None
+    for i, tok in enumerate(tokens):
+        if tok == "--":
+            return None
+        if by_word and tok == "--model":
+            break
+        if by_value and (tok == "--model" or tok.startswith("--model=")):
+            value = tok.partition("=")[2] if "=" in tok else (tokens[i + 1] if i + 1 < len(tokens) else "")
+            if value != _ENGINE_DEFAULT_MODEL:
+                break
+    else:
+        return None
+    return (f"`vllm serve` in vLLM {release} (the release the image names) refuses `--model`: it raises \"With "
+            "`vllm serve`, you should provide the model as a positional argument ... instead of via the `--model` "
+            "option\" before anything loads (0.5.5-0.11.0; from 0.11.1 it only warns), so the pod crash-loops; "
+            "write the model first, `vllm serve MODEL ...`")

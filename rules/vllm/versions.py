@@ -348,8 +348,9 @@ _R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True)
 _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
               mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json")
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
-_R0110 = _row(_R0101, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
-              kv_cache_memory_flag=True, runai_streamer=True, full_cudagraphs=True,
+_R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
+_R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
+              runai_streamer=True, full_cudagraphs=True,
               gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5)
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
@@ -381,8 +382,9 @@ _R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0110, _R0111, _R0120, _R0130, _R0140,
-    _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280, _R0330,
+    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110, _R0111, _R0120,
+    _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280,
+    _R0330,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -541,8 +543,8 @@ SOURCES: dict[str, str] = {
     "mla_cache": "config.py ModelConfig.use_mla in 0.7.3 (absent in 0.6.6.post1, which pads DeepSeek's "
                  "head size to 256 and caches every KV head)",
     "kv_cache_memory_flag": "engine/arg_utils.py --kv-cache-memory-bytes and v1/worker/gpu_worker.py "
-                            "determine_available_memory returning it without the budget in 0.11.0 (absent in "
-                            "0.10.1.1)",
+                            "determine_available_memory returning it without the budget in 0.10.2 and 0.11.0 "
+                            "(absent in 0.10.1.1)",
     "flashinfer_sampler_default": "v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__: FlashInfer when "
                                   "it is importable and VLLM_USE_FLASHINFER_SAMPLER is not '0' (0.8.5.post1-0.11.0), "
                                   "only when it is '1' (0.11.1-0.20.x: 'Users must opt in explicitly via "

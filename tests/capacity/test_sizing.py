@@ -476,8 +476,8 @@ def test_the_docs_example_is_what_plan_prints():
         assert figure in example, figure
 
 
-def test_kv_cache_memory_bytes_replaces_the_budget_from_0_11():
-    # gpu_worker.py 0.11.0: with kv_cache_memory_bytes set, determine_available_memory returns it as given
+def test_kv_cache_memory_bytes_replaces_the_budget_from_0_10_2():
+    # gpu_worker.py 0.10.2 and 0.11.0: with kv_cache_memory_bytes set, determine_available_memory returns it as given
     given = sizing.EngineSettings(tp=4, max_model_len=8192, max_num_seqs=64, kv_cache_memory_bytes=20 * GIB)
     h100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
     s = sizing.size_deployment(LLAMA70, h100, given, "0.11.0")
@@ -485,7 +485,9 @@ def test_kv_cache_memory_bytes_replaces_the_budget_from_0_11():
     assert s.kv_cache_tokens == 20 * GIB // (16 * 81920) * 16
     too_small = dataclasses.replace(given, kv_cache_memory_bytes=GIB // 2)  # 8,192 tokens need 0.625 GiB
     assert sizing.size_deployment(LLAMA70, h100, too_small, "0.11.0").verdict == "refuses"
-    # 0.10 has no such flag (behaviour table): the budget is estimated as usual
+    assert (sizing.size_deployment(LLAMA70, h100, given, "0.10.2").available_kv_gib,
+            sizing.size_deployment(LLAMA70, h100, given, "0.10.2").error_band_gib) == (20.0, 0.0)
+    # 0.10.1.1 has no such flag (behaviour table): the budget is estimated as usual
     assert sizing.size_deployment(LLAMA70, h100, given, "0.10.1.1").available_kv_gib != 20.0
 
 

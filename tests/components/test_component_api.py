@@ -402,10 +402,19 @@ def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
     # 16 GiB ÷ 128 KiB per token (32 layers × 8 KV heads × 128 × 2 × bf16) = 131072 tokens = 16 × 8192
     sizing = run.exports["sizing"]
     assert (sizing["kv_cache_gib_per_gpu"], sizing["kv_cache_tokens"], sizing["max_concurrency"]) == (16.0, 131072, 16.0)
-    err, _ = failing_program({}, program=program(tmp_path, body.format(tag="v0.10.2")))
-    assert err.errors == [{"property_path": "engine.kv_cache_memory_bytes", "reason": (
-        "vLLM 0.10.2 has no --kv-cache-memory-bytes (it came in 0.11.0) and would not start; use "
-        "gpu_memory_utilization or a newer image")}]
+    err, _ = failing_program({}, program=program(tmp_path, body.format(tag="v0.10.1")))
+    assert err.errors == [
+        {"property_path": "engine.kv_cache_memory_bytes", "reason": (
+            "vLLM 0.10.1 has no --kv-cache-memory-bytes (it came in 0.10.2) and would not start; use "
+            "gpu_memory_utilization or a newer image")},
+        {"property_path": "spec", "reason": (
+            "SW003: container 'vllm': `--kv-cache-memory-bytes` is not a flag of vLLM 0.10.1 (the release the image "
+            "names): it first appears in 0.10.2: use an image of vLLM 0.10.2 or later, or remove it; vLLM's argument "
+            "parser defines no option that is or begins with `--kv-cache-memory-bytes` there, so it exits at start-up "
+            "(\"unrecognized arguments\") and the pod crash-loops")}]
+    # 0.10.2 has the flag (engine/arg_utils.py, v1/worker/gpu_worker.py of its source distribution)
+    run = run_program({}, program=program(tmp_path, body.format(tag="v0.10.2")))
+    assert run.exports["sizing"]["kv_cache_gib_per_gpu"] == 16.0
 
 
 def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches_throughput(tmp_path):

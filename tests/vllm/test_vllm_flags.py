@@ -4,7 +4,7 @@ which image names a release read, and which words of a command line vLLM's argum
 from __future__ import annotations
 
 import pytest
-from shardwise.rules.vllm.flags import GAPS, RELEASES_READ, absent_flag, release_read
+from shardwise.rules.vllm.flags import GAPS, RELEASES_READ, absent_flag, model_option_raises, release_read
 from shardwise.rules.vllm.versions import Version, parse_version
 
 
@@ -98,3 +98,26 @@ def test_the_table_names_releases_read() -> None:
         assert gap.first in RELEASES_READ, gap
         assert gap.until is None or gap.until in RELEASES_READ, gap
         assert gap.until is None or _release(gap.first) < _release(gap.until), gap
+
+
+@pytest.mark.parametrize(("tokens", "release", "raises"), [
+    # 0.8.3-0.11.0: FlexibleArgumentParser.parse_args raises on the word `--model` only
+    (["--model", "Qwen/Qwen2.5-7B-Instruct", "--port", "8000"], "0.8.3", True),
+    (["--port", "8000", "--model", "Qwen/Qwen2.5-7B-Instruct"], "0.11.0", True),
+    (["--model=Qwen/Qwen2.5-7B-Instruct"], "0.10.1.1", False),
+    (["Qwen/Qwen2.5-7B-Instruct", "--", "--model", "x"], "0.9.2", False),  # after `--`: not vLLM's flag
+    # 0.5.5-0.8.2: `serve` raises on any --model other than EngineArgs' default, both spellings
+    (["Qwen/Qwen2.5-7B-Instruct", "--model=Qwen/Qwen2.5-7B-Instruct"], "0.6.4", True),
+    (["Qwen/Qwen2.5-7B-Instruct", "--model", "Qwen/Qwen2.5-7B-Instruct"], "0.5.5", True),
+    (["Qwen/Qwen2.5-7B-Instruct", "--model", "facebook/opt-125m"], "0.8.2", False),
+    # before 0.5.5 the positional wins; from 0.11.1 vLLM warns and moves the model first
+    (["Qwen/Qwen2-1.5B-Instruct", "--model", "Qwen/Qwen2-1.5B-Instruct"], "0.5.4", False),
+    (["--model", "Qwen/Qwen2.5-7B-Instruct"], "0.11.1", False),
+    (["--model", "Qwen/Qwen2.5-7B-Instruct"], "0.20.0", False),
+    (["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"], "0.10.0", False),
+])
+def test_vllm_serve_refuses_the_model_given_as_an_option(tokens: list[str], release: str, raises: bool) -> None:
+    why = model_option_raises(tokens, _release(release))
+    assert (why is not None) == raises
+    if why is not None:
+        assert why.startswith(f"`vllm serve` in vLLM {release} (the release the image names) refuses `--model`")

@@ -110,8 +110,8 @@ def test_kv_cache_manager_and_reporting_by_release():
     assert (behaviour("0.19.1").tokens_report, behaviour("0.20.0").tokens_report) == ("blocks", "concurrency")
     # --max-model-len auto: arg_utils.py 0.14.1 (absent in 0.13.0)
     assert (behaviour("0.13.0").max_model_len_auto, behaviour("0.14.1").max_model_len_auto) == (False, True)
-    # --kv-cache-memory-bytes: arg_utils.py 0.11.0, absent in 0.10.1.1
-    assert (behaviour("0.10.1.1").kv_cache_memory_flag, behaviour("0.11.0").kv_cache_memory_flag) == (False, True)
+    # --kv-cache-memory-bytes: arg_utils.py and gpu_worker.py 0.10.2 and 0.11.0, absent in 0.10.1.1
+    assert [behaviour(r).kv_cache_memory_flag for r in ("0.10.1.1", "0.10.2", "0.11.0")] == [False, True, True]
     # MLA's compressed cache: config.py use_mla in 0.7.3, absent in 0.6.6.post1
     assert (behaviour("0.6.6").mla_cache, behaviour("0.7.3").mla_cache) == (False, True)
     # V1 falls back to V0 below compute capability 8.0 in 0.8-0.10 (arg_utils.py _is_v1_supported_oracle)
@@ -253,7 +253,7 @@ def test_image_capabilities_are_fields_of_the_release():
     assert [(r, behaviour(r).native_multinode, behaviour(r).runai_streamer) for r in ("0.10.2", "0.11.0", "0.11.1")] == [
         ("0.10.2", False, False), ("0.11.0", False, True), ("0.11.1", True, True)]
     assert (vv.first_release("native_multinode"), vv.first_release("runai_streamer"),
-            vv.first_release("kv_cache_memory_flag")) == ("0.11.1", "0.11.0", "0.11.0")
+            vv.first_release("kv_cache_memory_flag")) == ("0.11.1", "0.11.0", "0.10.2")
 
 
 def test_how_each_release_counts_the_multimodal_items_it_profiles():

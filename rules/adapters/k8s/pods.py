@@ -37,7 +37,7 @@ from ...vllm.args import (
     parse_serve_args,
     parse_vllm_command,
 )
-from ...vllm.flags import absent_flag, release_read
+from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_tokens, mounted_config
@@ -469,6 +469,9 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], env: Mapping
     if found is None:
         return
     absent = absent_flag([str(w) for w in (*run, *args)], found[1], release)
+    if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint
+        why = model_option_raises(found[1], release)
+        absent = ("--model", why) if why is not None else None
     if absent is not None:
         word, why = absent
         pod.crash = why

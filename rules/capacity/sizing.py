@@ -1395,7 +1395,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
     ``cudagraph_gib`` where the estimate is not modelled: models with state layers); Model Runner V2
     (:func:`model_runner_v2`, ``v2``) estimates none (its ``profile_cudagraph_memory`` returns 0 in 0.22.0 - 0.28.0)
-    and captures ``cudagraph_v2_gib`` after sizing; from 0.33 it measures them into the budget (the flat
+    and captures ``cudagraph_v2_gib`` after sizing; from 0.29 it measures them into the budget (the flat
     ``cudagraph_gib``: ``Behaviour.v2_cudagraphs_in_budget``); otherwise they are captured after the
     KV cache is allocated and have to fit the margin outside the budget (:func:`_margin`). There V1 captures one
     graph per size of :func:`cudagraph_captures`, and each keeps about ``cudagraph_token_bytes`` × hidden size
@@ -1408,7 +1408,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     if s.enforce_eager:
         return _Graphs(in_budget, 0.0)
     if v2 and engine == "v1" and device.vendor in ("nvidia", "amd"):
-        # 0.33 measures them in the budget (every piecewise graph captured once): not modelled, the flat term
+        # 0.29+ measures them in the budget (every piecewise graph captured once): not modelled, the flat term
         # (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 gates it as it gates V1's: gpu_worker.py 0.27.1)
         v2_in = b.v2_cudagraphs_in_budget and s.cudagraph_profiling is not False
         return _Graphs(True, e.cudagraph_gib) if v2_in else _Graphs(False, e.cudagraph_v2_gib)

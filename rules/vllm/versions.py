@@ -109,8 +109,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   tokens only; 0.13-0.21 not read: the image profile is kept).
 * ``v2_runner`` / ``v2_model_types`` / ``v2_listed_dense_only``: which generative models run Model Runner V2 by default
   (0.22+), whose profile puts no CUDA graph estimate in the budget: the listed architectures (by config.json
-  ``model_type``; 0.22-0.23 dense and unquantized only), and from 0.25 every model that is not a mixture of experts.
-  The sizing keeps the flat graph term for them (V2 is not modelled; docs/capacity-model.md, "Model Runner V2").
+  ``model_type``; 0.22-0.23 dense and unquantized only), from 0.25 every model that is not a mixture of experts, and
+  from 0.29 every generative model (``use_v2_model_runner`` no longer asks for a listed or dense model: mixtures of
+  experts and hybrids too, but DeepSeek-V3.2 and V4 on ROCm). That last step is **not modelled**: the 0.29 rows it
+  would move (mixtures of experts only) move away from their logs, so 0.29+ keeps 0.25's ``dense`` rule (an open
+  finding, docs/capacity-model.md, "Model Runner V2"). From 0.29 V2 measures its CUDA graphs into the budget
+  (``v2_cudagraphs_in_budget``); the sizing keeps the flat graph term for them (V2's measurement is not modelled).
 * ``mrope_cache_scale``: how many times the model's position limit the multimodal rotary embedding's cos/sin cache
   holds (``MRotaryEmbedding``, models whose ``rope_scaling`` has an ``mrope_section``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
   the Qwen Omni thinkers): 1 up to 0.7.1, 4 from 0.7.2 ("we enlarge max_position_embeddings to 4 times", for
@@ -286,7 +290,8 @@ class Behaviour:
     #: Which generative models run Model Runner V2 by default (``v1/worker/gpu/model_runner.py``, whose
     #: ``profile_cudagraph_memory`` returns 0: no CUDA graph estimate in the budget): ``none``; ``listed`` (the
     #: architectures of ``v2_model_types``, by config.json ``model_type``; dense and unquantized only where
-    #: ``v2_listed_dense_only``); ``dense`` (those and every model that is not a mixture of experts)
+    #: ``v2_listed_dense_only``); ``dense`` (those and every model that is not a mixture of experts; 0.29 runs every
+    #: generative model on it, which is not modelled: docs/capacity-model.md, "Model Runner V2")
     v2_runner: V2Runner = "none"
     v2_model_types: tuple[str, ...] = ()
     v2_listed_dense_only: bool = False
@@ -304,7 +309,7 @@ class Behaviour:
     #: (16 on the CUDA and ROCm backends), not ``--block-size``, before pages are unified (0.25+); 0: the engine's
     sliding_kernel_block: int = 0
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
-    #: throw-away pool, 0.33); before, it returns 0 and the graphs are captured after sizing
+    #: throw-away pool, 0.29); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
 
     @property
@@ -377,14 +382,14 @@ _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
-_R0330 = _row(_R0280, "0.33.0", v2_cudagraphs_in_budget=True)
+_R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110, _R0111, _R0120,
     _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280,
-    _R0330,
+    _R0290,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -492,6 +497,9 @@ SOURCES: dict[str, str] = {
                  "{Qwen3ForCausalLM}, not MoE and not quantized, in 0.22.0; the six listed architectures, any "
                  "quantization, in 0.24.0 (0.23.0 from docs/capacity-model.md 'Model Runner V2'); listed or not MoE "
                  "(not hybrid, not attention-free) in 0.26.0, 0.27.1 and 0.28.0 (0.25.0 per the same table); "
+                 "0.29.0 and 0.30.0 drop _is_default_v2_model_runner_model: use_v2_model_runner is True unless the "
+                 "env says otherwise, ROCm with ROCM_DEFAULT_MRV1_ARCHITECTURES (DeepseekV32ForCausalLM, "
+                 "DeepseekV4ForCausalLM), no Triton, or _get_v2_model_runner_unsupported_features; "
                  "envs.py VLLM_USE_V2_MODEL_RUNNER default '0' in 0.20.0-0.21.0",
     "v2_model_types": "config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (0.22.0, 0.24.0, 0.26.0), as config.json "
                       "model_type: Qwen3ForCausalLM qwen3, LlamaForCausalLM llama, MistralForCausalLM mistral, "
@@ -508,9 +516,10 @@ SOURCES: dict[str, str] = {
                           "0.24.0 and 0.25.1; 0.27.1 first runs encoder_runner.profile_encoder_cache over "
                           "get_dummy_encoder_profile_inputs (0.27.0 not read)",
     "v2_cudagraphs_in_budget": "v1/worker/gpu/model_runner.py profile_cudagraph_memory: 'return 0' in 0.22.0, 0.24.0, "
-                               "0.25.1, 0.27.1 and 0.28.0; 0.33.0 calls cudagraph_utils.profile_cudagraph_memory "
-                               "(a minimal KV cache, every PIECEWISE graph captured into a throw-away pool, the "
-                               "largest FULL ones extrapolated; 0.29-0.32 not read)",
+                               "0.25.1, 0.27.1 and 0.28.0; 0.29.0, 0.30.0 and 0.33.0 call "
+                               "cudagraph_utils.profile_cudagraph_memory (a minimal KV cache, every PIECEWISE graph "
+                               "captured into a throw-away pool, the largest FULL ones extrapolated), which "
+                               "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "sliding_kernel_block": "model_executor/layers/attention/attention.py Attention.get_kv_cache_spec: 'SW chooses its "

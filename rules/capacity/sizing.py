@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog.accelerators import vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_layout, mm_args
+from ..vllm import kv_layout, mm_args, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
@@ -1651,14 +1651,37 @@ class _Stage(NamedTuple):
     last_peak: float = 0.0  # the last stage's profiled torch peak: the room the sampler warm-up reuses
 
 
+def _distinct_stages(model: ModelShape, pp: int) -> tuple[int, ...]:
+    """The pipeline stages whose memory profile can differ: the first, the last, and one middle stage of each layer
+    count ``get_pp_indices`` gives the middle ones (``kv_layout._stage_slice``); middle stages of the same count hold
+    the same weights and layers. A model whose layers differ in size (Llama-Nemotron, :func:`stage_share`) keeps
+    every stage."""
+    if pp == 1:
+        return (0,)
+    if nas.is_nas(model.hf_config):
+        return tuple(range(pp))
+    seen: set[int] = set()
+    middle = []
+    for stage in range(1, pp - 1):
+        n = len(kv_layout._stage_slice(model.num_hidden_layers, pp, stage))
+        if n not in seen:
+            seen.add(n)
+            middle.append(stage)
+    return (0, *middle, pp - 1)
+
+
 def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint, batch: _Batch, usable: float,
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
              dr: Draft = NO_DRAFT, kept: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
-    """``load_model`` and ``determine_available_memory`` on the first and the last pipeline stage: the stage
-    that leaves the least memory, and every profiled stage (:func:`_cache_stage` picks the one whose cache is
-    smallest).
+    """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
+    ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
+    (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
+    the last the LM head and the sampler, and where the layers do not divide evenly ``get_pp_indices`` gives the
+    one-layer surplus to the stages before the last from the second-to-last backwards, so from PP3 a middle stage
+    can hold more layers (and more bytes of KV cache a token) than either end (Qwen3-235B-A22B's 94 layers at PP4:
+    23, 24, 24, 23).
 
     The profile run is one dummy forward pass of ``max_num_batched_tokens`` tokens, on the first stage
     the multimodal encoder's dummy batch (``encoder``, :func:`_encoder`: the tower's peak, then the outputs and
@@ -1673,7 +1696,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     fields: list[tuple[int, float, float, float, float, float]] = []
     last_peak = 0.0
     fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
-    for stage in ((0,) if s.pp == 1 else (0, s.pp - 1)):
+    for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale)
         last = stage == s.pp - 1

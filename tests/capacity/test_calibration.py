@@ -97,6 +97,25 @@ WaroonRagwongsiri/SuperAi-SS6-Level2-Hack4 (typhoon-ocr-7b), DoanNgocCuong/finte
 refused because other processes held the GPU: ShensiCeciliaLi/TradingAgents (Qwen3-Embedding-4B, 0.11.0) and
 vatsasree/MedQA_Agent (Qwen3.5-122B-A10B at TP4, 0.23.0). Open miss of the set: the GB10 row (1.75 GiB more kept
 beside the cache than modelled: set 10's unified-memory class; ``open_miss`` says what was read).
+
+Set 14 (``data/startup_logs_14.json``, logs14: vLLM 0.27.1, kubesimplify/website) holds seven runs on RTX PRO 6000
+Blackwell Server Edition cards joined across CPU sockets (no NVLink): Qwen3-32B in BF16 at TP1 (refused), TP2 and PP2 at
+0.426, and Qwen3-235B-A22B-Instruct-2507-FP8 at TP2 (refused while loading), TP4, TP4 with expert parallelism and PP4.
+Left out: the 8 x L40S Qwen3-235B-A22B-FP8 notes (0.10.2, TP4/TP8 with expert parallelism) and a Qwen3-Next-80B-A3B run
+at TP2 on two H200s (0.10.2, custom all-reduce on): stored, but the index names neither file's repository, so neither has
+a URL at a commit; a GLM-5.1-FP8 run at TP8 on H200s (a bisect build, 0.19.1rc1.dev329); DGX Spark (GB10) logs (Arm
+learning path's Mistral-7B GPTQ, a Qwen3.8-27B session: set 10's open class, and a model the catalog lacks); LLaVA-1.6 on
+an H100 (0.10.2: not in the catalog); an A100 Llama-3.1-8B note (the release and the model implied only); a Qwen2.5-7B
+fine-tune ('/workspace/base', 0.24.0, GPU not named); opt-1.3b on 2 x L4 (0.22.1, a course page, no catalog shape);
+noonghunna/club-3090's bench reports (Qwen3.6/3.8 builds with Genesis patches on nightly images); the Qwen2.5-72B TP4
+L40S lesson (set 11's), the Llama-3-70B AWQ TP2 L40S lab and the gpt-oss-120b refusals on one H100 (vllm#23278,
+vllm#27508), all cited already; er0080/vllm-benchmarking's 0.25.1 fixtures (CPU backend); refusals because other processes
+held the GPU. Open miss of the set: the TP1 Qwen3-32B refusal (1.74 GiB more kept beside the cache than Model Runner V2's
+terms: the class of the 0.27.1 RTX 4090 rows). Its PP4 row is within the band since logs14 profiles every stage whose
+profile can differ (a middle stage's 24 layers bound the cache; before, 671,168 tokens, outside the band) but still
+11.2 % over its token count: the quoted 55.70 and 26.84 GiB are a middle stage's (586,328 tokens at 49,152 bytes a
+token), so an end stage (23 layers) held fewer blocks, about 6.6 GiB kept beside its 54.51 GiB of weights where
+shardwise charges 1.55 (the same box's TP4 run logs 1.70 GiB of non-torch memory against 0.22 charged); not explained.
 """
 
 from __future__ import annotations

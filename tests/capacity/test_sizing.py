@@ -1200,3 +1200,25 @@ def test_a_data_parallel_rank_holds_nccl_communicators_before_the_first_snapshot
     # V1 0.9 – 0.10 takes its snapshot before the distributed set-up: the context and the slack, nothing of NCCL's
     old = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.10.1.1", dp=2, **kw)
     assert (old.margin_verdict, round(old.margin_need_gib, 2)) == ("starts", 0.75)
+
+
+def test_every_pipeline_stage_is_profiled_and_a_middle_stage_can_bound_the_cache():
+    # vLLM's get_pp_indices gives Qwen3-235B-A22B's 94 layers at PP4 as 23, 24, 24, 23: the middle stages hold one
+    # more layer than the ends and neither the embedding nor the LM head. Each worker sizes its own cache and the
+    # engine keeps the fewest blocks of any (kubesimplify/website's 0.27.1 PP4 run: 55.70 GiB of weights on the
+    # worker it quotes, a middle stage's)
+    model = find_model("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8")
+    assert sizing._distinct_stages(model, 4) == (0, 1, 3)
+    assert sizing._distinct_stages(model, 8) == (0, 1, 7)  # 11, then six stages of 12, then 11
+    assert sizing._distinct_stages(model, 2) == (0, 1)
+    assert sizing._distinct_stages(model, 1) == (0,)
+    card = sizing.Device("RTX PRO 6000 Blackwell", 95.01, "nvidia", "blackwell", 1)
+    settings = sizing.EngineSettings(pp=4, gpu_memory_utilization=0.9, max_model_len=32768, max_num_seqs=32)
+    s = sizing.size_deployment(model, card, settings, "0.27.1")
+    total = sizing._checkpoint(model, settings, None, []).total_bytes
+    ends, middle = (sizing._stage_weights(model, total, "fp8", settings, stage) / GIB for stage in (0, 1))
+    assert (round(ends, 2), round(middle, 2)) == (54.51, 55.67)
+    assert round(s.weights_gib_per_gpu, 2) == 55.67  # the heaviest stage, the one that leaves the least
+    # 24 layers × 4 KV heads × 128 × 2 (K, V) × 2 bytes a token, in 16-token blocks: the middle stage's
+    assert s.kv_bytes_per_token_per_gpu == 49152
+    assert s.kv_cache_tokens == 617_904  # the first stage alone would give 671,168

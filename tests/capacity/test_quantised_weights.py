@@ -71,6 +71,18 @@ def test_plain_entries_are_exact_names_except_for_awq():
     assert ignored_params(_with(int4, quant_method="compressed-tensors", ignore=["lm_head"])) == 0
 
 
+def test_kimi_k2_thinking_keeps_attention_shared_experts_and_dense_mlp_16_bit():
+    # moonshotai/Kimi-K2-Thinking's config.json: ignore lm_head, re:.*self_attn.*, re:.*shared_experts.*,
+    # re:.*mlp\.(gate|up|gate_up|down)_proj.* (the routed experts alone are int4, group 32). MLA attention a layer:
+    # q_a 7,168 x 1,536 (+ its norm), q_b 1,536 x 64 x 192, kv_a 7,168 x 576 (+ norm 512), kv_b 512 x 64 x 256,
+    # o 64 x 128 x 7,168; one shared expert of 3 x 7,168 x 2,048 in each of 60 MoE layers; one dense MLP of 18,432
+    kimi = find_model("moonshotai/Kimi-K2-Thinking")
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    assert ignored_params(kimi) == 61 * attention + 60 * 3 * 7168 * 2048 + 3 * 7168 * 18432 == 9_207_343_104
+    # 593.97 GB (580.7 GB when everything but the embeddings was counted int4)
+    assert round(weights_bytes(kimi, "int4") / 1e9, 2) == 593.97
+
+
 def test_load_time_quantisation_keeps_nothing_beyond_the_embeddings():
     # --quantization fp8 on a 16-bit checkpoint quantises every linear layer: no ignore list applies
     qwen = find_model("Qwen/Qwen3.6-35B-A3B")

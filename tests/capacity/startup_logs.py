@@ -80,10 +80,20 @@ GEMMA4_26B_A4B_AWQ = dataclasses.replace(
     _GEMMA4, id="cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4", precision="int4",
     quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it",
     hf_config={**_GEMMA4.hf_config, "quantization_config": _GEMMA4_AWQ_QUANT})
-#: RedHatAI/gemma-4-26B-A4B-it-NVFP4: Gemma 4 26B-A4B (catalog), NVFP4 weights.
+#: RedHatAI/gemma-4-26B-A4B-it-NVFP4: Gemma 4 26B-A4B (catalog), NVFP4 weights. Its quantization_config (the checkpoint's
+#: config.json was not reachable here) as llm-compressor's recipe for this model writes it
+#: (vllm-project/llm-compressor ``examples/quantization_w4a4_fp4/gemma4_example.py`` at 0babc01e: scheme NVFP4, ignore
+#: ``lm_head``, the embeddings, the routers and the vision tower; the dense MLP beside the experts is quantised).
+_GEMMA4_NVFP4_QUANT = {
+    "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}}},
+    "ignore": ["lm_head", "re:.*embed.*", "re:.*router", "re:.*vision_tower.*"],
+}
 GEMMA4_26B_A4B_NVFP4 = dataclasses.replace(
-    find_model("google/gemma-4-26B-A4B-it"), id="RedHatAI/gemma-4-26B-A4B-it-NVFP4", precision="nvfp4",
-    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
+    _GEMMA4, id="RedHatAI/gemma-4-26B-A4B-it-NVFP4", precision="nvfp4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it",
+    hf_config={**_GEMMA4.hf_config, "quantization_config": _GEMMA4_NVFP4_QUANT})
 #: RedHatAI/Qwen3.6-35B-A3B-NVFP4: Qwen3.6-35B-A3B (catalog), NVFP4 weights. Its quantization_config (the checkpoint's
 #: config.json was not reachable here) as llm-compressor's own recipe for this model writes it
 #: (vllm-project/llm-compressor ``examples/quantization_w4a4_fp4/qwen3_6_example.py`` at 009e5b91: scheme NVFP4, group

@@ -62,6 +62,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     _checkpoint_expert_bias_params,
     _round_up,
     activation_dtype_bytes,
+    attention_unquantised,
     bytes_per_param,
     derived_max_model_len,
     expert_params,
@@ -376,7 +377,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
-        whole = quantised * bytes_per_param(model, precision) + plain * 2.0
+        kept = precision == model.precision and quantised and attention_unquantised(model)
+        whole = quantised * (2.0 if kept else bytes_per_param(model, precision)) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     if buffers:

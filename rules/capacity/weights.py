@@ -253,6 +253,14 @@ def ignored_params(model: ModelShape) -> int:
     return total
 
 
+def attention_unquantised(model: ModelShape) -> bool:
+    """Whether a quantised checkpoint's ignore list keeps the attention projections 16-bit (``re:.*self_attn.*``,
+    Kimi-K2-Thinking): the MLA down projections every TP rank holds whole (:func:`replicated_params`) are then 16-bit
+    too."""
+    ignored = _ignore_matcher(model)
+    return ignored is not None and _layer_ignored(ignored, model.num_hidden_layers - 1, "self_attn")
+
+
 def mtp_unquantised(model: ModelShape) -> bool:
     """Whether a quantised checkpoint's ignore list names its MTP module (``mtp.*``): vLLM then builds the draft's
     layers unquantised (``Qwen3_5MultiTokenPredictor`` passes the target's ``quant_config``, whose

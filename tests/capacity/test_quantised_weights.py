@@ -88,3 +88,23 @@ def test_load_time_quantisation_keeps_nothing_beyond_the_embeddings():
     qwen = find_model("Qwen/Qwen3.6-35B-A3B")
     embed = 2 * 248_320 * 2_048
     assert sizing.weights_bytes(qwen, "fp8") == embed * 2 + (qwen.params - embed) * 1.0
+
+
+def test_an_mla_checkpoint_that_keeps_attention_16_bit_replicates_its_down_projections_16_bit():
+    # at TP8 every rank holds q_a_proj and kv_a_proj_with_mqa whole (ReplicatedLinear, deepseek_v2.py); with Kimi's
+    # re:.*self_attn.* they are BF16, so a GPU holds them at 2 bytes, not at int4's 0.5625
+    kimi = find_model("moonshotai/Kimi-K2-Thinking")
+    listed = kimi.hf_config["quantization_config"]
+    no_attention = _with(kimi, **{**listed, "ignore": [e for e in listed["ignore"] if "self_attn" not in e]})
+    h100 = sizing.Device("H100", 79.19, "nvidia", "hopper", 8)
+
+    def per_gpu(model):
+        return sizing.size_deployment(model, h100, sizing.EngineSettings(tp=8), "0.19.1").weights_gib_per_gpu * GIB
+
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    whole = 61 * 7168 * (1536 + 512 + 64)  # q_a and kv_a (+ rope) of every layer
+    assert sizing.replicated_params(kimi)[0] == whole
+    b = 0.5 + 2 / 32
+    assert per_gpu(kimi) - per_gpu(no_attention) == pytest.approx(
+        (61 * attention - whole) * (2 - b) / 8 + whole * (2 - b), rel=1e-9)
+    assert round(per_gpu(kimi) / GIB, 2) == 70.95  # against 71.27 usable at 0.9 of an H100: inside SW101's band

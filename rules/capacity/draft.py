@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from ..model.shapes import ModelShape, Precision
 from ..vllm.support import MTP_METHODS, mtp_draft
-from .weights import BYTES_PER_PARAM, bytes_per_param, expert_params
+from .weights import BYTES_PER_PARAM, bytes_per_param, expert_params, mtp_unquantised
 
 #: Methods whose proposer keeps nothing on the GPU (``NgramProposer``, ``SuffixDecodingProposer``).
 CPU_METHODS = frozenset({"ngram", "suffix"})
@@ -68,7 +68,7 @@ def mtp_layers(model: ModelShape) -> int | None:
 def decoder_layer_bytes(model: ModelShape, precision: Precision, tp: int, ep_ranks: int) -> float:
     """Bytes of one decoder layer of ``model`` on one GPU: its share of the non-embedding, non-expert parameters
     split by TP (a vision tower's parameters left out), and one MoE layer's routed experts over the expert ranks."""
-    bpp = bytes_per_param(model, precision)
+    bpp = 2.0 if precision == model.precision and mtp_unquantised(model) else bytes_per_param(model, precision)
     embed = model.vocab_size * model.hidden_size * (1 if model.tie_word_embeddings else 2)
     experts = expert_params(model)
     layers = max(model.num_hidden_layers, 1)

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ..catalog.accelerators import vendor_of
+from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, pp_refusal
@@ -62,6 +62,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     _checkpoint_expert_bias_params,
     _round_up,
     activation_dtype_bytes,
+    attention_unquantised,
     bytes_per_param,
     derived_max_model_len,
     expert_params,
@@ -376,7 +377,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
-        whole = quantised * bytes_per_param(model, precision) + plain * 2.0
+        kept = precision == model.precision and quantised and attention_unquantised(model)
+        whole = quantised * (2.0 if kept else bytes_per_param(model, precision)) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     if buffers:
@@ -1082,6 +1084,9 @@ def _size_deployment(
         starts = False
     if unsure_arg and verdict == "starts":
         verdict = "may-refuse"
+    host = unified_memory_note(device, util)
+    if host:  # the host can only take from the budget: a predicted refusal stands, a start is the host's to keep
+        notes.append(host)
 
     load = _declared_load(lay, b, engine, kv, kv_batch, expected_context, available)
     if expected_context is not None and expected_context > mml:
@@ -1893,6 +1898,31 @@ def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates) -> _W
     verdict: Verdict = ("starts" if weights + above < usable else
                         "refuses" if weights - below > usable else "may-refuse")
     return _Weights(above, below, weights < usable, verdict)
+
+
+def unified_memory_note(device: Device, util: float) -> str:
+    """What the start-up of a device whose memory is the host's (GB10 of a DGX Spark, Jetson:
+    :func:`~shardwise.rules.catalog.accelerators.unified_memory_product`) depends on beyond the manifest, or "" for a
+    GPU with its own memory.
+
+    vLLM's ``MemorySnapshot.measure`` (``vllm/utils/mem_utils.py``, read at commit a6d5c390) takes the free memory of
+    compute capability 8.7, 11.0 and 12.1 devices (Orin, Thor, Spark) from ``psutil.virtual_memory().available``;
+    ``cudaMemGetInfo``, which it replaces, reports the system's free memory there too (the source's comment). Two
+    things follow. The worker refuses at start when that free memory is below ``gpu_memory_utilization`` × total
+    ("Free memory on device ... on startup is less than desired GPU memory utilization"), so the host's other
+    processes decide it. And the profile's non-torch term is the fall in that free memory since the instance was
+    created, less what torch reserved, so whatever the host allocates while vLLM loads and profiles is taken from the
+    KV budget: the set 10 and 13 GB10 logs (0.25.1, 0.13.0) keep 1.75 to 3.6 GiB more beside weights and KV cache
+    than shardwise's GPU terms. The host only takes from the budget, so a refusal shardwise predicts stands; a start
+    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs."""
+    if not unified_memory_product(device.name):
+        return ""
+    need = util * device.memory_gib
+    return (f"{device.name} shares its memory with the host: vLLM reads free memory there from the host's available "
+            f"RAM (psutil), so it starts only if the host has {need:.2f} GiB ({util:g} × {device.memory_gib:g}) free "
+            "when the engine starts, and the KV budget also loses whatever the host allocates while vLLM loads and "
+            "profiles (other processes, the engine's CPU-side memory): the KV figures are an upper estimate that "
+            "depends on the host's free RAM")
 
 
 def _kv_verdict(certain: bool, engine: str, available: float, band: float, band_above: float,

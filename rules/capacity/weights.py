@@ -120,8 +120,154 @@ def weights_bytes(model: ModelShape, precision: Precision) -> float:
         return (model.params - experts) * 2.0 + experts * bpp
     kept = embed
     if precision == model.precision:
-        kept += min(model.vision_params, model.params - embed)
+        kept += model.vision_params + ignored_params(model)
+    kept = min(kept, model.params)
     return kept * 2.0 + (model.params - kept) * bpp
+
+
+# --------------------------------------------------------------------------------------------------
+# What a quantised checkpoint keeps 16-bit: its ignore list, read the way vLLM reads it
+# --------------------------------------------------------------------------------------------------
+
+#: The keys of ``quantization_config`` that name the modules a checkpoint leaves unquantised: compressed-tensors'
+#: ``ignore`` (``CompressedTensorsConfig``), AutoAWQ's and transformers' ``modules_to_not_convert`` (``AWQConfig``,
+#: ``Fp8Config``), vLLM's FP8 ``ignored_layers`` and ModelOpt's ``exclude_modules``.
+IGNORE_KEYS = ("ignore", "modules_to_not_convert", "ignored_layers", "exclude_modules")
+#: Where a decoder layer's modules sit in a checkpoint: a text model, a multimodal wrapper (transformers 5's
+#: ``model.language_model``) and the older ``language_model.model`` wrappers.
+_LAYER_PREFIXES = ("model.layers.", "model.language_model.layers.", "language_model.model.layers.")
+#: Representative linear layers of each part of a decoder layer, as checkpoints name them.
+_PART_MODULES: dict[str, tuple[str, ...]] = {
+    "self_attn": ("self_attn.q_proj", "self_attn.o_proj", "self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa"),
+    "linear_attn": ("linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv", "linear_attn.out_proj"),
+    "mlp": ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"),
+    "router": ("mlp.gate", "router", "router.proj", "block_sparse_moe.gate", "mlp.router"),
+    "shared_expert": ("mlp.shared_expert.gate_proj", "mlp.shared_expert.down_proj", "mlp.shared_experts.gate_proj",
+                      "mlp.shared_experts.down_proj"),
+}
+#: An MTP module's linear layers (Qwen3-Next / Qwen3.5: ``mtp.fc``, ``mtp.layers.N``).
+_MTP_MODULES = ("mtp.fc", "mtp.layers.0.self_attn.q_proj", "mtp.layers.0.mlp.experts.0.gate_proj",
+                "mtp.layers.0.mlp.gate_proj", "model.mtp.layers.0.self_attn.q_proj")
+#: Methods whose plain entries match as substrings of a layer's name (vLLM's ``is_layer_skipped_awq``: ``module_name
+#: in prefix``; ModelOpt's ``is_layer_excluded``); the others' plain entries name one layer exactly
+#: (compressed-tensors' ``should_ignore_layer``, FP8's ``is_layer_skipped``).
+_SUBSTRING_METHODS = frozenset({"awq", "awq_marlin", "modelopt", "modelopt_fp4"})
+
+
+def _ignore_matcher(model: ModelShape) -> Any:
+    """A predicate on a layer's name: whether the checkpoint's ``quantization_config`` leaves it unquantised, or
+    None when it names no module. ``re:`` entries are regular expressions matched at the start of the name
+    (compressed-tensors), entries with ``*`` are shell patterns (ModelOpt, gpt-oss's ``modules_to_not_convert``),
+    plain entries exact names or, for AWQ and ModelOpt, substrings."""
+    import fnmatch
+    import re
+
+    qcfg = model.hf_config.get("quantization_config")
+    if not isinstance(qcfg, dict):
+        return None
+    entries: list[str] = []
+    nested = qcfg.get("quantization")
+    for where in (qcfg, nested if isinstance(nested, dict) else {}):
+        for key in IGNORE_KEYS:
+            v = where.get(key)
+            if isinstance(v, list):
+                entries += [e for e in v if isinstance(e, str) and e]
+    if not entries:
+        return None
+    substring = str(qcfg.get("quant_method", "")).lower() in _SUBSTRING_METHODS
+    regexes, globs, plain = [], [], set()
+    for e in entries:
+        if e.startswith("re:"):
+            try:
+                regexes.append(re.compile(e[3:]))
+            except re.error:
+                continue
+        elif "*" in e or "?" in e:
+            globs.append(e)
+        else:
+            plain.add(e)
+
+    def ignored(name: str) -> bool:
+        return (name in plain or any(r.match(name) for r in regexes) or any(fnmatch.fnmatchcase(name, g) for g in globs)
+                or (substring and any(e in name for e in plain)))
+
+    return ignored
+
+
+def _layer_ignored(ignored: Any, layer: int, part: str) -> bool:
+    return any(ignored(f"{p}{layer}.{m}") for p in _LAYER_PREFIXES for m in _PART_MODULES[part])
+
+
+def ignored_params(model: ModelShape) -> int:
+    """Parameters of the decoder layers a quantised checkpoint leaves 16-bit by its ignore list (:data:`IGNORE_KEYS`),
+    beyond the embeddings, the LM head and the vision or audio tower (counted apart): the attention projections, Gated
+    DeltaNet's linear attention, the dense MLP (Gemma 4's beside its experts, DeepSeek's first layers), the shared
+    experts and the MoE routers (``mlp.gate``, Gemma 4's ``router``), each over the layers whose modules the list
+    names. A router the list does not name is counted at the checkpoint's precision, as before: whether vLLM builds
+    it unquantised differs by model and release, and the logs do not tell 17 MB apart. vLLM builds an ignored layer with
+    ``UnquantizedLinearMethod`` (``should_ignore_layer``, ``is_layer_skipped``), so it loads at the model's dtype.
+    Kimi-K2-Thinking keeps attention, shared experts and dense MLP 16-bit (``re:.*self_attn.*``); RedHatAI's Qwen3.6
+    NVFP4 its linear attention (``re:.*linear_attn.*``, llm-compressor's recipe); cyankiwi's Gemma 4 AWQ its dense MLP.
+    The routed experts are never counted here."""
+    ignored = _ignore_matcher(model)
+    if ignored is None:
+        return 0
+    from ..catalog.hfconfig import _attention, _full_attention_layers, _int, _linear_attention  # quantised only
+
+    extra = model.extra.get("config")
+    cfg: dict[str, Any] = {**(extra if isinstance(extra, dict) else {}), **model.hf_config}
+    cfg.setdefault("model_type", model.extra.get("model_type", ""))
+    if model.mla is not None:  # the catalog keeps the latent sizes on the shape
+        cfg.setdefault("kv_lora_rank", model.mla.kv_lora_rank)
+        cfg.setdefault("qk_rope_head_dim", model.mla.qk_rope_head_dim)
+    model_type = str(cfg.get("model_type") or "")
+    h, n = model.hidden_size, model.num_hidden_layers
+    full = _full_attention_layers(cfg, n)
+    types = cfg.get("layer_types")
+    if full < n and isinstance(types, list) and len(types) == n:
+        full_layers = [i for i, t in enumerate(types) if t == "full_attention"]
+    else:  # every full_attention_interval-th layer (Qwen3-Next, Qwen3.5), or all of them
+        interval = max(1, n // full) if full and full < n else 1
+        full_layers = [i for i in range(n) if full == n or (i + 1) % interval == 0]
+    linear_layers = [i for i in range(n) if i not in set(full_layers)]
+    parts: dict[str, tuple[list[int], int]] = {
+        "self_attn": (full_layers, _attention(cfg, h, model.num_attention_heads, model.num_key_value_heads,
+                                              model.head_dim, model_type)),
+        "linear_attn": (linear_layers if full < n else [], _linear_attention(cfg, h) if full < n else 0),
+    }
+    moe_count = moe_layers(model)
+    if model.moe is None or cfg.get("enable_moe_block"):  # a dense MLP in every layer (Gemma 4 beside its experts)
+        dense = list(range(n))
+    else:
+        dense = list(range(n - moe_count))  # DeepSeek's and Kimi's first layers
+    parts["mlp"] = (dense, 3 * h * model.intermediate_size)
+    if model.moe is not None:
+        moe = model.moe
+        shared = _int(cfg, "shared_expert_intermediate_size") or moe.shared_experts * moe.moe_intermediate_size
+        parts["shared_expert"] = (list(range(n - moe_count, n)), 3 * h * shared)
+        parts["router"] = (list(range(n - moe_count, n)), model.moe.num_experts * h)
+    total = 0
+    for part, (layers, per_layer) in parts.items():
+        if per_layer and layers:
+            total += per_layer * sum(1 for i in layers if _layer_ignored(ignored, i, part))
+    return total
+
+
+def attention_unquantised(model: ModelShape) -> bool:
+    """Whether a quantised checkpoint's ignore list keeps the attention projections 16-bit (``re:.*self_attn.*``,
+    Kimi-K2-Thinking): the MLA down projections every TP rank holds whole (:func:`replicated_params`) are then 16-bit
+    too."""
+    ignored = _ignore_matcher(model)
+    return ignored is not None and _layer_ignored(ignored, model.num_hidden_layers - 1, "self_attn")
+
+
+def mtp_unquantised(model: ModelShape) -> bool:
+    """Whether a quantised checkpoint's ignore list names its MTP module (``mtp.*``): vLLM then builds the draft's
+    layers unquantised (``Qwen3_5MultiTokenPredictor`` passes the target's ``quant_config``, whose
+    ``should_ignore_layer`` decides). llm-compressor's Qwen3.5 / 3.6 recipes do not load the MTP layers, so a
+    checkpoint that ships them ships the base model's 16-bit weights and must list them."""
+    ignored = _ignore_matcher(model)
+    return ignored is not None and any(ignored(m) for m in _MTP_MODULES)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -61,18 +61,58 @@ QWEN3_30B_A3B_AWQ = dataclasses.replace(
 
 #: Quantised re-uploads of catalog models logged on a DGX Spark (set 10): the catalog's shape, its linear layers
 #: stored as the log's config line says (quantization=compressed-tensors for all three).
-#: cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4: Gemma 4 26B-A4B (catalog), 4-bit AWQ weights.
+#: cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4: Gemma 4 26B-A4B (catalog), 4-bit AWQ weights. Its quantization_config (the
+#: checkpoint's config.json was not reachable here; what public copies of it at revision 18a3c72 say): compressed-tensors
+#: ``pack-quantized``, int4, ``group_size`` 32, symmetric (a pinned-contract note of a V100 benchmark repository), and
+#: an ignore list naming the dense MLP beside the experts, the router and ``lm_head`` (a meta-device load test of the
+#: checkpoint: "only the dense mlp, the router and lm_head are in the checkpoint's ignore list"; its text-only loader
+#: does not build the vision tower, whose 16 bits the checkpoint's 17.2 GB on the Hub imply: 17.14 GB with the tower
+#: 16-bit, 16.35 GB with it 4-bit). The entries are spelt as regular expressions over those modules, not verbatim.
+_GEMMA4_AWQ_QUANT = {
+    "quant_method": "compressed-tensors", "format": "pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": True}}},
+    "ignore": ["lm_head", "re:.*router.*", "re:.*mlp\\.(gate|up|down)_proj$", "re:.*vision_tower.*",
+               "re:.*embed_vision.*"],
+}
+_GEMMA4 = find_model("google/gemma-4-26B-A4B-it")
 GEMMA4_26B_A4B_AWQ = dataclasses.replace(
-    find_model("google/gemma-4-26B-A4B-it"), id="cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4", precision="int4",
-    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
-#: RedHatAI/gemma-4-26B-A4B-it-NVFP4: Gemma 4 26B-A4B (catalog), NVFP4 weights.
+    _GEMMA4, id="cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4", precision="int4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it",
+    hf_config={**_GEMMA4.hf_config, "quantization_config": _GEMMA4_AWQ_QUANT})
+#: RedHatAI/gemma-4-26B-A4B-it-NVFP4: Gemma 4 26B-A4B (catalog), NVFP4 weights. Its quantization_config (the checkpoint's
+#: config.json was not reachable here) as llm-compressor's recipe for this model writes it
+#: (vllm-project/llm-compressor ``examples/quantization_w4a4_fp4/gemma4_example.py`` at 0babc01e: scheme NVFP4, ignore
+#: ``lm_head``, the embeddings, the routers and the vision tower; the dense MLP beside the experts is quantised).
+_GEMMA4_NVFP4_QUANT = {
+    "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}}},
+    "ignore": ["lm_head", "re:.*embed.*", "re:.*router", "re:.*vision_tower.*"],
+}
 GEMMA4_26B_A4B_NVFP4 = dataclasses.replace(
-    find_model("google/gemma-4-26B-A4B-it"), id="RedHatAI/gemma-4-26B-A4B-it-NVFP4", precision="nvfp4",
-    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it")
-#: RedHatAI/Qwen3.6-35B-A3B-NVFP4: Qwen3.6-35B-A3B (catalog), NVFP4 weights.
+    _GEMMA4, id="RedHatAI/gemma-4-26B-A4B-it-NVFP4", precision="nvfp4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it",
+    hf_config={**_GEMMA4.hf_config, "quantization_config": _GEMMA4_NVFP4_QUANT})
+#: RedHatAI/Qwen3.6-35B-A3B-NVFP4: Qwen3.6-35B-A3B (catalog), NVFP4 weights. Its quantization_config (the checkpoint's
+#: config.json was not reachable here) as llm-compressor's own recipe for this model writes it
+#: (vllm-project/llm-compressor ``examples/quantization_w4a4_fp4/qwen3_6_example.py`` at 009e5b91: scheme NVFP4, group
+#: 16, ignore ``lm_head``, the vision tower, the routers ``mlp.gate``, ``embed_tokens``, ``shared_expert_gate`` and
+#: Gated DeltaNet's ``linear_attn``), plus the MTP module: the recipe does not load the MTP layers ("No need to ignore
+#: mtp layers as they are not loaded"), so a checkpoint vLLM runs with ``--speculative-config mtp`` (this log) ships the
+#: base model's 16-bit MTP weights, which vLLM loads unquantised only when the ignore list names them.
+_QWEN36_NVFP4_QUANT = {
+    "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}}},
+    "ignore": ["re:.*lm_head", "re:visual.*", "re:model.visual.*", "re:.*mlp.gate$", "re:.*embed_tokens$",
+               "re:.*shared_expert_gate$", "re:.*linear_attn.*", "re:.*mtp.*"],
+}
+_QWEN36 = find_model("Qwen/Qwen3.6-35B-A3B")
 QWEN36_35B_A3B_NVFP4 = dataclasses.replace(
-    find_model("Qwen/Qwen3.6-35B-A3B"), id="RedHatAI/Qwen3.6-35B-A3B-NVFP4", precision="nvfp4",
-    quantization="compressed-tensors", base_model="Qwen/Qwen3.6-35B-A3B")
+    _QWEN36, id="RedHatAI/Qwen3.6-35B-A3B-NVFP4", precision="nvfp4",
+    quantization="compressed-tensors", base_model="Qwen/Qwen3.6-35B-A3B",
+    hf_config={**_QWEN36.hf_config, "quantization_config": _QWEN36_NVFP4_QUANT})
 
 #: RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic (set 12): Gemma 4 26B-A4B (catalog), its linear layers stored as FP8; the
 #: log's config line gives quantization=compressed-tensors (CompressedTensorsW8A8Fp8, dynamic per-token activations).

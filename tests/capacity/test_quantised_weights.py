@@ -1,0 +1,110 @@
+"""What a quantised checkpoint keeps 16-bit: its ``quantization_config`` ignore list, read the way vLLM reads it
+(issue 28: the GB10 rows of set 10 whose weights came out 2.3 and 2.5 GiB low)."""
+
+import dataclasses
+
+import pytest
+from shardwise.rules.capacity import draft, sizing
+from shardwise.rules.capacity.weights import ignored_params, mtp_unquantised, weights_bytes
+from shardwise.rules.catalog import find_model
+from startup_logs import GEMMA4_26B_A4B_AWQ, GIB, QWEN36_35B_A3B_NVFP4, load, score
+
+LLAMA8 = find_model("meta-llama/Llama-3.1-8B-Instruct")
+#: One Llama-3.1-8B layer's attention: q and o 4,096 x 4,096, k and v 4,096 x 1,024, no biases.
+LLAMA8_ATTENTION = 2 * 4096 * 4096 + 2 * 4096 * 1024
+
+
+def _with(model, **quantization_config):
+    return dataclasses.replace(model, hf_config={**model.hf_config, "quantization_config": quantization_config})
+
+
+def test_gemma4_awq_keeps_its_dense_mlp_and_router_16_bit():
+    # cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4: the dense MLP beside the experts (30 x 3 x 2,816 x 2,112) and the
+    # router (30 x 128 x 2,816) are ignored; embeddings (262,144 x 2,816, tied) and the vision tower (550 M) as before
+    assert ignored_params(GEMMA4_26B_A4B_AWQ) == 30 * 3 * 2816 * 2112 + 30 * 128 * 2816 == 546_078_720
+    kept = 262_144 * 2_816 + 550_000_000 + 546_078_720
+    assert weights_bytes(GEMMA4_26B_A4B_AWQ, "int4") == pytest.approx(
+        kept * 2 + (25_783_141_760 - kept) * (0.5 + 2 / 32))  # compressed-tensors int4, group 32: a bf16 scale each
+    assert round(weights_bytes(GEMMA4_26B_A4B_AWQ, "int4") / GIB, 2) == 15.96
+
+
+def test_qwen36_nvfp4_keeps_linear_attention_routers_and_mtp_16_bit():
+    # RedHatAI/Qwen3.6-35B-A3B-NVFP4 (llm-compressor's recipe): 30 Gated DeltaNet layers of 33,718,464 parameters
+    # (in_proj_qkv + in_proj_z 2,048 x 12,288, in_proj_b/a 2,048 x 64, conv 8,192 x 4, dt and A 64, norm 128,
+    # out_proj 4,096 x 2,048) and 40 routers of 256 x 2,048; the 10 gated-attention layers and the experts are NVFP4
+    per_linear = 2048 * 12288 + 2048 * 64 + 8192 * 4 + 64 + 128 + 4096 * 2048
+    assert per_linear == 33_718_464
+    assert ignored_params(QWEN36_35B_A3B_NVFP4) == 30 * per_linear + 40 * 256 * 2048 == 1_032_525_440
+    assert mtp_unquantised(QWEN36_35B_A3B_NVFP4)
+    # the MTP layer (one decoder layer and its 2h -> h fc) is loaded 16-bit: 1.58 GiB, not 0.46 at NVFP4's bytes
+    nvfp4 = draft.draft(QWEN36_35B_A3B_NVFP4, "mtp", "nvfp4", 1, 1)
+    plain = draft.draft(dataclasses.replace(QWEN36_35B_A3B_NVFP4, hf_config={
+        k: v for k, v in QWEN36_35B_A3B_NVFP4.hf_config.items() if k != "quantization_config"}), "mtp", "nvfp4", 1, 1)
+    layer = draft.decoder_layer_bytes(find_model("Qwen/Qwen3.6-35B-A3B"), "bf16", 1, 1)
+    assert nvfp4.weight_bytes == layer + 2 * 2048 * 2048 * 2
+    assert (round(nvfp4.weight_bytes / GIB, 2), round(plain.weight_bytes / GIB, 2)) == (1.58, 0.46)
+
+
+def test_the_gb10_rows_weights_are_what_vllm_loaded():
+    # set 10 at 0.25.1: "Model loading took 16.63 GiB" and "23.45 GiB" (14.38 and 20.93 before the ignore lists)
+    rows = {lg.model.id: score(lg) for lg in load() if lg.gpu == "GB10" and lg.release == "0.25.1"}
+    awq, qwen = rows["cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4"], rows["RedHatAI/Qwen3.6-35B-A3B-NVFP4"]
+    assert round(awq.sized.weights_gib_per_gpu, 2) == 16.09 and awq.weights_within
+    assert round(qwen.sized.weights_gib_per_gpu, 2) == 23.44 and qwen.weights_within
+
+
+def test_plain_entries_are_exact_names_except_for_awq():
+    # vLLM: compressed-tensors' should_ignore_layer and FP8's is_layer_skipped match a plain entry to the whole name;
+    # AWQ's is_layer_skipped_awq takes it as a substring (``module_name in prefix``)
+    int4 = dataclasses.replace(LLAMA8, precision="int4")
+    assert ignored_params(_with(int4, quant_method="awq", modules_to_not_convert=["self_attn"])) == 32 * LLAMA8_ATTENTION
+    assert ignored_params(_with(int4, quant_method="compressed-tensors", ignore=["self_attn"])) == 0
+    assert ignored_params(_with(int4, quant_method="compressed-tensors",
+                                ignore=["model.layers.0.self_attn.q_proj", "lm_head"])) == LLAMA8_ATTENTION
+    assert ignored_params(_with(int4, quant_method="compressed-tensors", ignore=["re:.*self_attn.*"])) == (
+        32 * LLAMA8_ATTENTION)
+    # ModelOpt's shell patterns
+    assert ignored_params(_with(int4, quant_method="modelopt", exclude_modules=["model.layers.1*.mlp*"])) == (
+        11 * 3 * 4096 * 14336)  # layers 1 and 10-19
+    # no list, or one naming only lm_head: nothing beyond the embeddings
+    assert ignored_params(int4) == 0
+    assert ignored_params(_with(int4, quant_method="compressed-tensors", ignore=["lm_head"])) == 0
+
+
+def test_kimi_k2_thinking_keeps_attention_shared_experts_and_dense_mlp_16_bit():
+    # moonshotai/Kimi-K2-Thinking's config.json: ignore lm_head, re:.*self_attn.*, re:.*shared_experts.*,
+    # re:.*mlp\.(gate|up|gate_up|down)_proj.* (the routed experts alone are int4, group 32). MLA attention a layer:
+    # q_a 7,168 x 1,536 (+ its norm), q_b 1,536 x 64 x 192, kv_a 7,168 x 576 (+ norm 512), kv_b 512 x 64 x 256,
+    # o 64 x 128 x 7,168; one shared expert of 3 x 7,168 x 2,048 in each of 60 MoE layers; one dense MLP of 18,432
+    kimi = find_model("moonshotai/Kimi-K2-Thinking")
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    assert ignored_params(kimi) == 61 * attention + 60 * 3 * 7168 * 2048 + 3 * 7168 * 18432 == 9_207_343_104
+    # 593.97 GB (580.7 GB when everything but the embeddings was counted int4)
+    assert round(weights_bytes(kimi, "int4") / 1e9, 2) == 593.97
+
+
+def test_load_time_quantisation_keeps_nothing_beyond_the_embeddings():
+    # --quantization fp8 on a 16-bit checkpoint quantises every linear layer: no ignore list applies
+    qwen = find_model("Qwen/Qwen3.6-35B-A3B")
+    embed = 2 * 248_320 * 2_048
+    assert sizing.weights_bytes(qwen, "fp8") == embed * 2 + (qwen.params - embed) * 1.0
+
+
+def test_an_mla_checkpoint_that_keeps_attention_16_bit_replicates_its_down_projections_16_bit():
+    # at TP8 every rank holds q_a_proj and kv_a_proj_with_mqa whole (ReplicatedLinear, deepseek_v2.py); with Kimi's
+    # re:.*self_attn.* they are BF16, so a GPU holds them at 2 bytes, not at int4's 0.5625
+    kimi = find_model("moonshotai/Kimi-K2-Thinking")
+    listed = kimi.hf_config["quantization_config"]
+    no_attention = _with(kimi, **{**listed, "ignore": [e for e in listed["ignore"] if "self_attn" not in e]})
+    h100 = sizing.Device("H100", 79.19, "nvidia", "hopper", 8)
+
+    def per_gpu(model):
+        return sizing.size_deployment(model, h100, sizing.EngineSettings(tp=8), "0.19.1").weights_gib_per_gpu * GIB
+
+    attention = 7168 * 1536 + 1536 + 1536 * 64 * 192 + 7168 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 7168
+    whole = 61 * 7168 * (1536 + 512 + 64)  # q_a and kv_a (+ rope) of every layer
+    assert sizing.replicated_params(kimi)[0] == whole
+    b = 0.5 + 2 / 32
+    assert per_gpu(kimi) - per_gpu(no_attention) == pytest.approx(
+        (61 * attention - whole) * (2 - b) / 8 + whole * (2 - b), rel=1e-9)
+    assert round(per_gpu(kimi) / GIB, 2) == 70.95  # against 71.27 usable at 0.9 of an H100: inside SW101's band

@@ -372,6 +372,21 @@ def test_the_layout_search_skips_tps_vllm_refuses():
     assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]
 
 
+def test_expert_parallelism_keeps_the_tps_it_makes_loadable():
+    """With the experts spread (--enable-expert-parallel) each rank holds whole experts, so a TP that splits an
+    expert's 128 x 128 FP8 blocks loads (vLLM's Qwen3 FP8 SageMaker guide: TP4 without it fails with "output_size of
+    gate's and up's weight = 192 is not divisible by weight quantization block_n = 128"; "Ensure expert parallel is
+    enabled"). The smaller layouts SW104 and SW202 weigh keep the current layout's expert parallelism, and so must
+    the TPs they may use: TP8 with EP of Qwen3-30B-A3B-FP8 splits into TP4 with EP, which SW104 named nowhere."""
+    assert smaller(QWEN3_30B_FP8, Parallel(8, expert_parallel=True)) == [
+        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(4, 1, 1, True)]
+    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2)]
+    node = Node(8, 8)
+    assert layouts_for(QWEN3_30B_FP8, 4, node, expert_parallel=True) == [Parallel(4, 1), Parallel(1, 1, 4, True)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1, expert_parallel=True) == [Parallel(4, 1)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1) == []
+
+
 # --- data parallelism: one KV cache per engine (issue 28) -------------------------------------------
 
 

@@ -222,6 +222,9 @@ class LoadRefusal:
     #: assumed (the precision came from the name, or a configuration that does not state it).
     sure: bool = True
     experts: bool = False  # the experts' width: expert parallelism (whole experts per rank) avoids it
+    #: A quantisation block or group a rank would split: the constraint of vLLM's CUDA and ROCm weight loaders
+    #: (``Fp8MoEMethod``, ``validate_fp8_block_shape``, Marlin, AWQ/GPTQ), not of the model's shape (heads)
+    tiles: bool = False
 
 
 def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
@@ -258,6 +261,13 @@ def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
         # Model Optimizer's FP8 recipe, one scale per tensor (vLLM's ModelOptFp8Config, quant_algo "FP8").
         name = model.id.lower()
         unblocked = "fp8-dynamic" in name or name.startswith("nvidia/")
+        if assumed and name.startswith("qwen/"):
+            # Qwen's own FP8 releases state their format on every model card: "The quantization method is
+            # fine-grained fp8 quantization with block size of 128" (Qwen3, Qwen3-VL, Qwen3.5, Qwen3.6 -FP8 repos),
+            # so a name of theirs the catalog does not hold is as sure as its configuration would be (vLLM's Qwen3
+            # FP8 SageMaker guide quotes the refusal: "output_size of gate's and up's weight = 192 is not divisible
+            # by weight quantization block_n = 128" at TP4)
+            return "block", 128, 128, True
         return ("block", 128, 128, False) if assumed and not unblocked else None
     return None
 
@@ -320,7 +330,7 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
             out.append(LoadRefusal(
                 f"at tensor_parallel_size {tp} each rank holds {per:,} {layer} of {model.id}, not a "
                 f"multiple of {name} {size}" + (f" ({what}); " if sure else "; ") + tail, sure,
-                experts="expert" in layer))
+                experts="expert" in layer, tiles=True))
             break  # vLLM stops at the first layer it cannot build
     return tuple(out)
 

@@ -352,6 +352,15 @@ def test_a_block_size_read_from_the_name_only_is_not_sure():
         "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
         "acme/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128; vLLM refuses to load the weights "
         "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
+    # Qwen's own FP8 releases the catalog does not hold: every one of their model cards states "fine-grained fp8
+    # quantization with block size of 128", and vLLM's Qwen3 FP8 SageMaker guide quotes the refusal at TP4
+    own = find_model("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", None)
+    assert own.extra.get("quantization_config_assumed") is True
+    assert _messages(own, 4) == [(True, True, (
+        "at tensor_parallel_size 4 each rank holds 192 columns of each expert's gate/up projection of "
+        "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to "
+        "load the weights"))]
+    assert _messages(own, 4, expert_parallel=True) == _messages(own, 2) == []
     # Red Hat's FP8-dynamic copies scale per channel
     assert _messages(find_model("RedHatAI/gpt-oss-120b-FP8-dynamic", None), 8) == []
     # NVIDIA's own FP8 releases (Model Optimizer, one scale per tensor): Nemotron 3 Super FP8 at TP4 keeps 672 expert

@@ -479,7 +479,7 @@ def make_plan(req: PlanRequest) -> Plan:
     chosen = None
     for counts in (inside, across):
         for gpus in counts:
-            for p in layouts_for(model, gpus, node.node, pp=req.pp):
+            for p in layouts_for(model, gpus, node.node, pp=req.pp, expert_parallel=req.enable_expert_parallel):
                 if req.dp > 1 or req.enable_expert_parallel:  # the data parallelism asked, on every layout
                     if p.dp > 1:
                         continue

@@ -205,11 +205,12 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def tp_allowed(model: ModelShape, tp: int) -> bool:
+def tp_allowed(model: ModelShape, tp: int, *, expert_parallel: bool = False) -> bool:
     """Whether vLLM builds and loads the model's weights at tensor-parallel size ``tp``: the attention heads
     divide, the KV heads divide or are replicated evenly, and the checkpoint's quantisation blocks or groups
-    stay whole on every rank (:func:`weight_load_refusals`, sure or not)."""
-    return tp >= 1 and not weight_load_refusals(model, tp)
+    stay whole on every rank (:func:`weight_load_refusals`, sure or not); with ``expert_parallel`` the experts stay
+    whole on their ranks, so their width is not split."""
+    return tp >= 1 and not weight_load_refusals(model, tp, expert_parallel=expert_parallel)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,9 @@ class LoadRefusal:
     #: assumed (the precision came from the name, or a configuration that does not state it).
     sure: bool = True
     experts: bool = False  # the experts' width: expert parallelism (whole experts per rank) avoids it
+    #: A quantisation block or group a rank would split: the constraint of vLLM's CUDA and ROCm weight loaders
+    #: (``Fp8MoEMethod``, ``validate_fp8_block_shape``, Marlin, AWQ/GPTQ), not of the model's shape (heads)
+    tiles: bool = False
 
 
 def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
@@ -257,6 +261,13 @@ def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
         # Model Optimizer's FP8 recipe, one scale per tensor (vLLM's ModelOptFp8Config, quant_algo "FP8").
         name = model.id.lower()
         unblocked = "fp8-dynamic" in name or name.startswith("nvidia/")
+        if assumed and name.startswith("qwen/"):
+            # Qwen's own FP8 releases state their format on every model card: "The quantization method is
+            # fine-grained fp8 quantization with block size of 128" (Qwen3, Qwen3-VL, Qwen3.5, Qwen3.6 -FP8 repos),
+            # so a name of theirs the catalog does not hold is as sure as its configuration would be (vLLM's Qwen3
+            # FP8 SageMaker guide quotes the refusal: "output_size of gate's and up's weight = 192 is not divisible
+            # by weight quantization block_n = 128" at TP4)
+            return "block", 128, 128, True
         return ("block", 128, 128, False) if assumed and not unblocked else None
     return None
 
@@ -319,7 +330,7 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
             out.append(LoadRefusal(
                 f"at tensor_parallel_size {tp} each rank holds {per:,} {layer} of {model.id}, not a "
                 f"multiple of {name} {size}" + (f" ({what}); " if sure else "; ") + tail, sure,
-                experts="expert" in layer))
+                experts="expert" in layer, tiles=True))
             break  # vLLM stops at the first layer it cannot build
     return tuple(out)
 
@@ -378,11 +389,14 @@ class Alternative:
 
 def smaller(model: ModelShape, current: Parallel, *, max_tp: int | None = None) -> list[Parallel]:
     """Layouts whose replicas split one engine of ``current`` evenly: TP and PP each a divisor, fewer GPUs,
-    a TP vLLM accepts (and at most ``max_tp``); fewest GPUs first, then the larger TP."""
+    a TP vLLM accepts with ``current``'s expert parallelism (the candidates keep it: a block-wise FP8 MoE whose
+    experts cannot be split four ways loads at TP4 with the experts spread) and at most ``max_tp``; fewest GPUs
+    first, then the larger TP."""
     out = []
     for tp in _divisors(current.tp):
         for pp in _divisors(current.pp):
-            if tp * pp < current.gpus and tp_allowed(model, tp) and (max_tp is None or tp <= max_tp):
+            if (tp * pp < current.gpus and tp_allowed(model, tp, expert_parallel=current.expert_parallel)
+                    and (max_tp is None or tp <= max_tp)):
                 out.append(Parallel(tp, pp, current.dp, current.expert_parallel))
     return sorted(out, key=lambda p: (p.gpus, -p.tp))
 
@@ -564,26 +578,29 @@ class Node:
         return max(1, self.nvlink_domain if self.nvlink_domain > self.gpus else min(self.gpus, self.nvlink_domain))
 
 
-def _largest_tp(model: ModelShape, limit: int) -> int:
+def _largest_tp(model: ModelShape, limit: int, expert_parallel: bool = False) -> int:
     tp = 1
-    while tp * 2 <= limit and tp_allowed(model, tp * 2):
+    while tp * 2 <= limit and tp_allowed(model, tp * 2, expert_parallel=expert_parallel):
         tp *= 2
     return tp
 
 
-def layouts_for(model: ModelShape, gpus: int, node: Node, *, pp: int | None = None) -> list[Parallel]:
+def layouts_for(model: ModelShape, gpus: int, node: Node, *, pp: int | None = None,
+                expert_parallel: bool = False) -> list[Parallel]:
     """The layouts ``plan`` considers on ``gpus`` GPUs per engine, preferred first.
 
     Tensor parallelism inside the NVLink domain, pipeline parallelism beyond it (across the PCIe
     links of a node, or across nodes), as vLLM's parallelism guide advises; with ``pp`` fixed, the
     TP that makes up the rest. For a mixture-of-experts model, the same GPUs as data-parallel
-    engines with the experts spread over them is a second layout."""
+    engines with the experts spread over them is a second layout. ``expert_parallel``: the layouts will run with
+    the experts spread (``--enable-expert-parallel`` asked), so a TP that splits an expert's quantisation blocks is
+    not refused for it."""
     out: list[Parallel] = []
     if pp is not None:
-        if gpus % pp == 0 and tp_allowed(model, gpus // pp):
+        if gpus % pp == 0 and tp_allowed(model, gpus // pp, expert_parallel=expert_parallel):
             out.append(Parallel(gpus // pp, pp))
         return out
-    tp = _largest_tp(model, min(gpus, node.tp_limit))
+    tp = _largest_tp(model, min(gpus, node.tp_limit), expert_parallel)
     if gpus % tp == 0 and gpus // tp <= model.num_hidden_layers and not pp_refusal(model, gpus // tp):
         out.append(Parallel(tp, gpus // tp))
     if model.moe is not None and 1 < gpus <= node.gpus:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import require_model, tp_pp
-from ..capacity.layout import weight_load_refusals
+from ..capacity.layout import CALIBRATED_VENDORS, weight_load_refusals
+from ..catalog.accelerators import group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 
@@ -26,8 +27,10 @@ class HeadsNotDivisibleByTp(GroupRule):
             "and MLP width to be a multiple of 128 (vLLM: \"The output_size of gate's and up's weight = 320 is "
             "not divisible by weight quantization block_n = 128\" for Qwen3-Coder-480B-A35B-FP8 at TP8), and "
             "AWQ/GPTQ checkpoints a whole number of groups in each row-parallel layer's input. The finding "
-            "blocks when the checkpoint's quantization_config states the block or group size; when the size is "
-            "assumed (a precision read from the model's name) it is advisory. Pipeline stages need at least "
+            "blocks when the checkpoint's quantization_config (or, for Qwen's own FP8 releases, their model card) "
+            "states the block or group size; when the size is assumed (a precision read from the model's name), or "
+            "the accelerators are not NVIDIA's or AMD's (vLLM's TPU and Gaudi plugins load quantised weights their "
+            "own way), it is advisory. Pipeline stages need at least "
             "one layer each."
         ),
         bad_example="vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8   # 28 heads",
@@ -48,7 +51,16 @@ class HeadsNotDivisibleByTp(GroupRule):
         refusals = weight_load_refusals(model, tp)
         if any(r.experts for r in refusals) and known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
             refusals = weight_load_refusals(model, tp, expert_parallel=True)
+        vendor = group_vendor(g)
+        # quantisation blocks and groups are what vLLM's CUDA and ROCm loaders need whole per rank; another vendor's
+        # plugin (TPU's tpu-inference, Gaudi's) loads quantised weights its own way: said, never blocking there
+        gpu_loaders = vendor is None or vendor in CALIBRATED_VENDORS
         for r in refusals:
+            if r.tiles and not gpu_loaders:
+                yield hit(g, f"{r.message} on vLLM's CUDA and ROCm builds; on {vendor} accelerators vLLM's plugin "
+                             "loads quantised weights its own way, so this is not known to refuse there",
+                          level="advisory")
+                continue
             yield hit(g, r.message, level=None if r.sure else "advisory")
         if pp > model.num_hidden_layers:
             yield hit(g, f"pipeline_parallel_size {pp} exceeds the {model.num_hidden_layers} layers "

@@ -43,6 +43,10 @@ DATA_7 = Path(__file__).with_name("data") / "plan_cases_7.json"
 # the GLM-4.5 README, vLLM's Expert Parallel Deployment doc, the Mistral-Small-3.2 and gpt-oss-20b model cards and
 # vLLM issue 6689
 DATA_8 = Path(__file__).with_name("data") / "plan_cases_8.json"
+# the ninth set (issue 28, plancases9), from vLLM recipes none of them cites (ERNIE 4.5, Llama 3.1 on ROCm, MiniMax-M2.5,
+# the Qwen3 SageMaker guides, Llama 3.3 70B and Qwen3-235B on MI355, Llama 4 Scout on Hopper) and llm-d's
+# inference-scheduling guide
+DATA_9 = Path(__file__).with_name("data") / "plan_cases_9.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -65,7 +69,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

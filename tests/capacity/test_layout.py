@@ -352,6 +352,15 @@ def test_a_block_size_read_from_the_name_only_is_not_sure():
         "at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
         "acme/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128; vLLM refuses to load the weights "
         "if the checkpoint stores 128x128 FP8 blocks (its quantization_config would say)"))]
+    # Qwen's own FP8 releases the catalog does not hold: every one of their model cards states "fine-grained fp8
+    # quantization with block size of 128", and vLLM's Qwen3 FP8 SageMaker guide quotes the refusal at TP4
+    own = find_model("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", None)
+    assert own.extra.get("quantization_config_assumed") is True
+    assert _messages(own, 4) == [(True, True, (
+        "at tensor_parallel_size 4 each rank holds 192 columns of each expert's gate/up projection of "
+        "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM refuses to "
+        "load the weights"))]
+    assert _messages(own, 4, expert_parallel=True) == _messages(own, 2) == []
     # Red Hat's FP8-dynamic copies scale per channel
     assert _messages(find_model("RedHatAI/gpt-oss-120b-FP8-dynamic", None), 8) == []
     # NVIDIA's own FP8 releases (Model Optimizer, one scale per tensor): Nemotron 3 Super FP8 at TP4 keeps 672 expert
@@ -370,6 +379,21 @@ def test_the_layout_search_skips_tps_vllm_refuses():
     node = Node(8, 8)
     assert layouts_for(QWEN3_235B_FP8, 8, node) == [Parallel(4, 2), Parallel(1, 1, 8, True)]
     assert layouts_for(QWEN3_30B_FP8, 4, node) == [Parallel(2, 2), Parallel(1, 1, 4, True)]
+
+
+def test_expert_parallelism_keeps_the_tps_it_makes_loadable():
+    """With the experts spread (--enable-expert-parallel) each rank holds whole experts, so a TP that splits an
+    expert's 128 x 128 FP8 blocks loads (vLLM's Qwen3 FP8 SageMaker guide: TP4 without it fails with "output_size of
+    gate's and up's weight = 192 is not divisible by weight quantization block_n = 128"; "Ensure expert parallel is
+    enabled"). The smaller layouts SW104 and SW202 weigh keep the current layout's expert parallelism, and so must
+    the TPs they may use: TP8 with EP of Qwen3-30B-A3B-FP8 splits into TP4 with EP, which SW104 named nowhere."""
+    assert smaller(QWEN3_30B_FP8, Parallel(8, expert_parallel=True)) == [
+        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(4, 1, 1, True)]
+    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2)]
+    node = Node(8, 8)
+    assert layouts_for(QWEN3_30B_FP8, 4, node, expert_parallel=True) == [Parallel(4, 1), Parallel(1, 1, 4, True)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1, expert_parallel=True) == [Parallel(4, 1)]
+    assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1) == []
 
 
 # --- data parallelism: one KV cache per engine (issue 28) -------------------------------------------

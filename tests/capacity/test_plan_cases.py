@@ -147,6 +147,23 @@ def test_the_eighth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in eighth} >= {"L4", "L40S", "A100-80GB", "H20", "H100", "H200", "MI300X"}
 
 
+def test_the_ninth_set_asks_what_the_others_do_not():
+    """plan_cases_9.json: 15+ cases from sources no earlier set cites (vLLM's recipes for ERNIE 4.5, Llama 3.1 on ROCm,
+    MiniMax-M2.5, the two Qwen3 SageMaker guides, Llama 3.3 70B and Qwen3-235B on MI355 and Llama 4 Scout on Hopper;
+    llm-d's inference-scheduling guide), none of them an earlier request, committed before plan was scored on them:
+    one-GPU fits, a two-node replica, oversized asked layouts, a layout vLLM refuses to load, and MI355X."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8)
+    ninth = plan_cases.load(plan_cases.DATA_9)
+    assert len(ninth) >= 15
+    assert _repeats(earlier, ninth) == ([], [])
+    assert len([c for c in ninth if c.expect.get("layout") == "TP1"]) >= 4
+    assert [c.id for c in ninth if c.expect.get("starts") is False] == ["sagemaker-qwen3-30b-fp8-l4-tp4-no-ep"]
+    assert len([c for c in ninth if c.expect.get("mandatory") == ["SW104"]]) >= 4
+    assert [c.id for c in ninth if c.expect.get("nodes_per_replica") == 2] == ["ernie45-300b-bf16-h100-two-nodes"]
+    assert {c.request.get("gpu") for c in ninth} >= {"A100-80GB", "H100", "H200", "MI300X", "MI355X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

@@ -165,3 +165,48 @@ def test_capacity_fail_fixtures_block_and_advisory_ones_do_not(code):
               for kind in ("fail", "advisory")}
     assert levels["fail"] and set(levels["fail"]) == {"mandatory"}
     assert levels["advisory"] and set(levels["advisory"]) == {"advisory"}
+
+
+_QWEN_FP8_TP8 = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: qwen
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: qwen}
+  template:
+    metadata:
+      labels: {app: qwen}
+    spec:
+      nodeSelector:
+        %s
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.2
+        args: ["--model", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "--tensor-parallel-size", "8"]
+        resources:
+          limits:
+            %s: 8
+"""
+
+
+def test_sw203_blocks_split_fp8_blocks_only_where_vllms_gpu_loaders_load_them(tmp_path):
+    """Qwen's own FP8 release at TP8 splits each expert's 128 x 128 blocks (192 columns a rank): vLLM's CUDA and ROCm
+    loaders refuse it (Qwen's model cards state the block size, so it blocks on H100); on a TPU slice vLLM's
+    tpu-inference plugin loads quantised weights its own way (vllm-project/tpu-inference's GKE example serves this
+    checkpoint at TP8), so it is said, never blocking."""
+    found = {}
+    for name, selector, resource in (
+            ("h100", "nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu"),
+            ("tpu", "cloud.google.com/gke-tpu-accelerator: tpu7x", "google.com/tpu")):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(_QWEN_FP8_TP8 % (selector, resource))
+        found[name] = [(f.level, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)]))
+                       if f.code == "SW203" and not f.suppressed]
+    split = ("at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
+             "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM "
+             "refuses to load the weights")
+    assert found["h100"] == [("mandatory", split)]
+    assert found["tpu"] == [("advisory", split + " on vLLM's CUDA and ROCm builds; on google accelerators vLLM's "
+                             "plugin loads quantised weights its own way, so this is not known to refuse there")]

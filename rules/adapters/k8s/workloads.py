@@ -53,7 +53,7 @@ from .fields import (
     typed_map,
 )
 from .parse import Lines
-from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts
+from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts, template_name
 
 #: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
 #: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
@@ -285,11 +285,14 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
 
 
 def is_template(obj: Any, depth: int = 0) -> bool:
-    """Whether a document is evidently a template a tool fills before it is applied (envsubst, Helm): a container
-    in it requests a resource quantity written as a placeholder (``nvidia.com/gpu: ${GPU_PER_WORKER}``), which
-    Kubernetes refuses as written. A document valid as written is read as the object that runs."""
+    """Whether a document is evidently a template a tool fills before it is applied (envsubst, Helm): its own name
+    or namespace holds a placeholder (``name: ${JOB_NAME}``), or a container in it requests a resource quantity
+    written as a placeholder (``nvidia.com/gpu: ${GPU_PER_WORKER}``); Kubernetes refuses either as written. A
+    document valid as written is read as the object that runs."""
     if depth > 64:
         return False
+    if depth == 0 and template_name(obj):
+        return True
     if isinstance(obj, Mapping):
         for key in ("containers", "initContainers"):
             containers = obj.get(key)

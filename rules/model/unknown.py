@@ -53,6 +53,11 @@ def is_placeholder(value: object) -> bool:
     return isinstance(value, str) and _PLACEHOLDER.fullmatch(value.strip()) is not None
 
 
+def holds_placeholder(value: object) -> bool:
+    """Whether ``value`` has a template placeholder (:data:`_PLACEHOLDER`) anywhere in it (``vllm-${SUFFIX}``)."""
+    return isinstance(value, str) and _PLACEHOLDER.search(value) is not None
+
+
 def is_unknown(value: object) -> bool:
     return value is UNKNOWN
 

@@ -1079,3 +1079,26 @@ def test_envsubst_placeholder_in_args_is_a_crash_only_in_a_document_valid_as_wri
     inv = load_kubernetes_text(_lws("real", "8") + "---\n" + _lws("template", '"${GPU_PER_WORKER}"'), "t.yaml")
     assert [(i.subject, i.crash) for i in inv.launch_issues] == [("LeaderWorkerSet serving/real", True)]
     assert [g.engine.tensor_parallel_size for g in inv.groups] == [UNKNOWN, UNKNOWN]
+
+
+@pytest.mark.parametrize(("meta", "template"), [
+    ({"name": "${JOB_NAME}"}, True),  # ai-dynamo/modelexpress' CI Jobs, filled by envsubst
+    ({"name": "vllm-${SUFFIX}"}, True),  # a placeholder inside the name is refused as written too
+    ({"name": "vllm", "namespace": "$NAMESPACE"}, True),
+    ({"name": "{{ .Release.Name }}-vllm"}, True),  # an unrendered Helm name
+    ({"name": "vllm-qwen3-32b"}, False),  # a name valid as written
+    ({"name": "vllm", "namespace": "serving"}, False),
+    ({}, False),
+])
+def test_a_placeholder_name_marks_a_template(meta: dict[str, str], template: bool) -> None:
+    """corpus10: the API server admits only DNS-1123 names, so a document whose own name or namespace holds an
+    envsubst or Helm placeholder is a template a tool fills before it is applied (SW003 then reads ${VAR} in its
+    args as the template's value, not as a reference Kubernetes leaves unexpanded)."""
+    from shardwise.rules.adapters.k8s.pods import template_name
+    from shardwise.rules.adapters.k8s.workloads import is_template
+
+    doc = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+           "spec": {"template": {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                                          "resources": {"limits": {"nvidia.com/gpu": 2}}}]}}}}
+    assert template_name(doc) is template
+    assert is_template(doc) is template

@@ -26,7 +26,7 @@ from ...model import (
     Volume,
 )
 from ...model.errors import InputError
-from ...model.unknown import is_placeholder
+from ...model.unknown import holds_placeholder, is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
     expand_k8s,
@@ -91,6 +91,15 @@ def template_counts(resources: Any) -> bool:
         return False
     return any(is_placeholder(v) for part in ("limits", "requests")
                if isinstance(resources.get(part), Mapping) for v in resources[part].values())
+
+
+def template_name(obj: Any) -> bool:
+    """Whether an object's own ``metadata.name`` or ``metadata.namespace`` holds a template placeholder
+    (``name: ${JOB_NAME}``, ``vllm-{{ .Release.Name }}``): the API server admits only DNS-1123 names (lower-case
+    letters, digits, ``-`` and ``.``), so it refuses such an object as written and the document is a template a
+    tool (envsubst, Helm) fills before it is applied."""
+    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    return isinstance(meta, Mapping) and any(holds_placeholder(meta.get(k)) for k in ("name", "namespace"))
 
 
 def _probe(kind: str, raw: Any) -> Probe | None:

@@ -143,7 +143,8 @@ def crd_group(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, 
         pod.accelerator_resource = pod.accelerator_resource or implied.resource
         pod.locations["resources"] = where
     group = make_group(kind, obj, loc, pod, replicas, file, name=name)
-    group.pods_per_group = pods_per_group
+    if pods_per_group != 1 or group.pods_per_group == 1:  # a resource's own count; else --nnodes' (make_group)
+        group.pods_per_group = pods_per_group
     if implied.pool is not None:
         group.pool = implied.pool
     group.cpu_backend = implied.cpu

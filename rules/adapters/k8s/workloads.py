@@ -53,7 +53,7 @@ from .fields import (
     typed_map,
 )
 from .parse import Lines
-from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts
+from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts, template_name
 
 #: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
 #: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
@@ -126,6 +126,26 @@ def _rate(key: str, value: str, file: str | None, line: int | None) -> float:
 
 
 
+#: Kinds whose pods share one template and tell ranks apart by their ordinal (a StatefulSet's pod-N, an indexed
+#: Job's completion index): ``replicas`` pods of vLLM's native multi-node launch are ``replicas ÷ nnodes`` engines.
+_ORDINAL_KINDS = ("StatefulSet", "Job")
+
+
+def _native_multinode(g: ServingGroup, kind: str) -> None:
+    """vLLM's own multi-node launch (``--nnodes N --node-rank R --master-addr``, vLLM >= 0.11.1): one engine runs on
+    N pods, rank 0 serving the API and the others ``--headless``, each holding ``world ÷ N`` of its GPUs (the
+    multiprocessing executor starts that many local workers per node). So a group written with ``--nnodes N`` spans
+    N pods, as a LeaderWorkerSet of size N does; a StatefulSet's (or indexed Job's) ``replicas`` pods are that many
+    ÷ N engines. An unknown or absent ``--nnodes`` leaves one pod per engine."""
+    n = g.engine.nnodes
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 1:
+        return
+    g.pods_per_group = n
+    r = g.replicas
+    if kind in _ORDINAL_KINDS and isinstance(r, int) and not isinstance(r, bool) and r >= n and r % n == 0:
+        g.replicas = r // n
+
+
 def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
                file: str | None, name: str | None = None) -> ServingGroup:
     """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name)."""
@@ -157,6 +177,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         host=pod.host,
     )
     g.locations.update(pod.locations)
+    _native_multinode(g, kind)
     _object_locations(g, obj, file)
     if loc.line is not None:
         for key, line in ann_lines.items():
@@ -285,11 +306,14 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
 
 
 def is_template(obj: Any, depth: int = 0) -> bool:
-    """Whether a document is evidently a template a tool fills before it is applied (envsubst, Helm): a container
-    in it requests a resource quantity written as a placeholder (``nvidia.com/gpu: ${GPU_PER_WORKER}``), which
-    Kubernetes refuses as written. A document valid as written is read as the object that runs."""
+    """Whether a document is evidently a template a tool fills before it is applied (envsubst, Helm): its own name
+    or namespace holds a placeholder (``name: ${JOB_NAME}``), or a container in it requests a resource quantity
+    written as a placeholder (``nvidia.com/gpu: ${GPU_PER_WORKER}``); Kubernetes refuses either as written. A
+    document valid as written is read as the object that runs."""
     if depth > 64:
         return False
+    if depth == 0 and template_name(obj):
+        return True
     if isinstance(obj, Mapping):
         for key in ("containers", "initContainers"):
             containers = obj.get(key)

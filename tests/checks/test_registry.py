@@ -99,6 +99,7 @@ EXTRA_FIXTURES = {
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
               "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is

@@ -146,6 +146,27 @@ def _native_multinode(g: ServingGroup, kind: str) -> None:
         g.replicas = r // n
 
 
+#: ``ray start --head`` and ``ray start ... --address`` in one script: the head on one pod, the others joining it.
+_RAY_HEAD = re.compile(r"\bray\s+start\b[^\n;&|]*--head\b")
+_RAY_JOIN = re.compile(r"\bray\s+start\b[^\n;&|]*--address\b")
+
+
+def _ray_over_ordinals(g: ServingGroup, kind: str, pod: Pod) -> None:
+    """A StatefulSet (or indexed Job) whose one pod template starts Ray's head on one pod and joins the others to
+    it, the role chosen in its script (by the pod's ordinal), is one Ray cluster over its ``replicas`` pods; vLLM's
+    Ray executor places the engine's workers on any node of that cluster, so one engine spans them all, as a
+    LeaderWorkerSet's group does. Without both halves in the script (a head alone, or workers joining an address
+    outside the workload) the pods per engine stay unknown to shardwise and one pod is assumed."""
+    r = g.replicas
+    if (kind not in _ORDINAL_KINDS or g.pods_per_group != 1 or pod.vllm is None
+            or isinstance(r, bool) or not isinstance(r, int) or r < 2):
+        return
+    text = "\n".join(str(w) for w in (*pod.vllm.command, *pod.vllm.args))
+    if _RAY_HEAD.search(text) and _RAY_JOIN.search(text):
+        g.pods_per_group = r
+        g.replicas = 1
+
+
 def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
                file: str | None, name: str | None = None) -> ServingGroup:
     """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name)."""
@@ -178,6 +199,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     )
     g.locations.update(pod.locations)
     _native_multinode(g, kind)
+    _ray_over_ordinals(g, kind, pod)
     _object_locations(g, obj, file)
     if loc.line is not None:
         for key, line in ann_lines.items():

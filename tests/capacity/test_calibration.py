@@ -116,6 +116,25 @@ profile can differ (a middle stage's 24 layers bound the cache; before, 671,168 
 11.2 % over its token count: the quoted 55.70 and 26.84 GiB are a middle stage's (586,328 tokens at 49,152 bytes a
 token), so an end stage (23 layers) held fewer blocks, about 6.6 GiB kept beside its 54.51 GiB of weights where
 shardwise charges 1.55 (the same box's TP4 run logs 1.70 GiB of non-torch memory against 0.22 charged); not explained.
+
+Set 15 (``data/startup_logs_15.json``, logs15: repositories no earlier set used) holds eleven runs: MiniMax-M2.7 FP8 at
+TP4 on four A100-SXM4-80GB (a 0.22.1rc1.dev16 nightly wheel, scored as 0.22.1; tokens only) and Qwen3.6-27B in BF16 on
+one (0.20.1) from genn888/MASS_delivery's setup guides; granite-4.0-micro with on-the-fly FP8 through the offline LLM
+class on one L40S (0.11.0) from IBM/CodeEngine's serverless-fleet tutorial; and eight Seed-OSS-36B-Instruct launches
+of xuchu0726/ai-inference-service on RunPod A100-SXM4-80GB pods (TP2 at 0.11.2: max_num_batched_tokens 4,096, 8,192
+and 32,768 at 65,536 tokens, a 131,072-token eager profile with one sequence, an FP32 baseline at 0.98; TP4 at 0.23.0:
+131,072 and 524,288 tokens at 0.95, the last with an FP8 KV cache). Left out: the Qwen3-Next-80B-A3B TP2 run on two
+H200s (0.10.2) and a Llama-4-Scout TP8 run on H200s (0.12.0, a chat export quoting only 'Model loading took 27.8072
+GiB'): stored, but the index names neither file's repository; the same MASS guide's H100 run at 262,144 tokens
+(quoted only as '~345k tokens'); its Qwen2.5-Coder-32B and MiniMax-M3 guides (no figures; a model the catalog lacks);
+xuchu0726's W8A8, bitsandbytes, INC and AWQ launches (local re-quantised checkpoints whose quantisation configs were
+not read); a two-engine docker compose sharing one L40S (0.16.1rc1 dev build, re-uploads the catalog lacks); a
+MiniMax-M3 evaluation on a patched 0.23.1rc1.dev550 build; cssnoeasy/a100-vllm-benchmark-blog (A100 PCIe TP2, no
+figures quoted) and systalyze/vllm-benchmarks (a fork image, no start-up figures); the LLaVA-1.6 H100 log and the DGX
+Spark Mistral GPTQ learning path, left out by set 14 already. Open miss of the set: the MiniMax-M2.7 TP4 run, within
+the band but 5.6 % under its token count (below). The three TP4 0.23.0 rows are within the band and 2.6 - 3.3 % under
+their token counts: vLLM kept 2.53, 2.57 and 2.92 GiB (FP8 cache) beside the 17.12 GiB of weights and the cache,
+shardwise keeps 4.50 (its weights 0.16 under).
 """
 
 from __future__ import annotations
@@ -325,3 +344,19 @@ def test_qwen3_vl_30b_a3b_loads_more_weights_than_its_shape_at_tp2_and_tp4():
     "at TP2 on 0.12.0 is 0.31 under: 0.23 GiB replicated on each GPU that the shape does not have)"))
 def test_the_0_11_0_tp4_rtx_3090_qwen3_vl_run_is_within_5_percent_of_its_token_count():
     assert score(RTX3090_QWEN3VL_0110).tokens_within_5pct
+
+
+#: genn888/MASS_delivery doc/minimax_m27_hpc_vllm_setup.md: a 0.22.1rc1.dev16 wheel, MiniMax-M2.7 FP8 at TP4 on four
+#: A100-SXM4-80GB, 131,072 tokens, --compilation-config '{"cudagraph_mode":"PIECEWISE"}'
+A100_MINIMAX_M27 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/genn888/MASS_delivery/")
+                        and lg.model.id == "MiniMaxAI/MiniMax-M2.7")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 230,896 tokens against 244,576 (-5.6 %): 13.65 GiB of cache modelled where the logged count implies "
+    "14.46; the run logs neither the weights nor the budget, so the 0.81 GiB cannot be split. Candidates, not "
+    "measured: its --compilation-config cudagraph_mode=PIECEWISE, which EngineSettings has no field for (shardwise "
+    "charges 1.01 GiB of FULL_AND_PIECEWISE graphs inside the 0.22 budget), the FP8 checkpoint's Marlin weights on "
+    "Ampere (53.58 GiB a GPU modelled) and the 2.22 GiB of TP4 non-torch memory charged on NVLink A100s"))
+def test_the_0_22_1_tp4_a100_minimax_m2_7_run_is_within_5_percent_of_its_token_count():
+    assert score(A100_MINIMAX_M27).tokens_within_5pct

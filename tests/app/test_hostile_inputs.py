@@ -527,3 +527,95 @@ def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
         f"base/kustomization.yaml: error: bases entry '../../{outside.name}' is {outside}, outside {repo}: the "
         "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
         "that holds both)"]
+
+
+# -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8
+
+
+def chain(root: Path, top: str, name: str, depth: int) -> None:
+    """``top/name/name/…`` ``depth`` levels below ``top``, with a vLLM Deployment at the bottom, made one relative
+    step at a time (an absolute path that long is refused by the system)."""
+    here = os.getcwd()
+    os.chdir(root)
+    os.makedirs(top, exist_ok=True)
+    os.chdir(top)
+    try:
+        for _ in range(depth):
+            os.mkdir(name)
+            os.chdir(name)
+        Path("bottom.yaml").write_text(vllm_deployment("bottom"), encoding="utf-8")
+    finally:
+        os.chdir(here)
+
+
+def unchain(root: Path, top: str, name: str, depth: int) -> None:
+    """Remove what :func:`chain` made, from the bottom up, without recursion."""
+    here = os.getcwd()
+    os.chdir(root / top)
+    try:
+        for _ in range(depth):
+            os.chdir(name)
+        os.unlink("bottom.yaml")
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir(name)
+    finally:
+        os.chdir(here)
+
+
+def test_a_directory_a_thousand_levels_deep_is_searched(repo, capsys):
+    """Python 3.11's os.walk recursed once per level: 1,000 levels ended the run with a RecursionError."""
+    chain(repo, "deep", "d", 999)
+    try:
+        rc, errors, summary = lint(capsys, "deep")
+    finally:
+        unchain(repo, "deep", "d", 999)  # shutil.rmtree (pytest's clean-up) recurses once per level too
+    assert (rc, errors) == (0, [])
+    assert summary.startswith(f"shardwise: 1 file read, {LINTED_ONE}")
+
+
+def test_a_path_longer_than_the_system_takes_is_an_error_and_the_rest_is_linted(repo, capsys):
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    chain(repo, "deploy", "x" * 200, 25)  # 25 × 201 characters: past Linux's PATH_MAX of 4,096
+    try:
+        rc, errors, summary = lint(capsys, "deploy")
+    finally:
+        unchain(repo, "deploy", "x" * 200, 25)
+    assert rc == 2
+    assert len(errors) == 1 and errors[0].startswith("deploy/" + "x" * 200 + "/")
+    assert errors[0].endswith(": error: cannot read directory: File name too long")
+    assert LINTED_ONE in summary
+
+
+def test_a_socket_is_named_as_one(repo, capsys):
+    """Opening a Unix socket fails with ENXIO, "No such device or address": the error says what the file is."""
+    import socket
+
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind("deploy/s.yaml")
+        rc, errors, summary = lint(capsys, "deploy")
+    assert rc == 2
+    assert errors == ["deploy/s.yaml: error: cannot read: it is a socket, not a regular file; shardwise reads only "
+                      "regular files"]
+    assert LINTED_ONE in summary
+
+
+def test_a_loop_of_links_and_a_link_to_nothing_say_so_in_a_folder_and_named(repo, capsys):
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.symlink("b.yaml", repo / "deploy" / "a.yaml")
+    os.symlink("a.yaml", repo / "deploy" / "b.yaml")
+    os.symlink("gone.yaml", repo / "deploy" / "dangling.yaml")
+    os.symlink(".", repo / "deploy" / "self")  # a link to a directory is not followed
+    expected = [
+        "deploy/a.yaml: error: cannot read: a loop of symbolic links (each names another, and none a file)",
+        "deploy/b.yaml: error: cannot read: a loop of symbolic links (each names another, and none a file)",
+        "deploy/dangling.yaml: error: cannot read: a symbolic link to gone.yaml, which does not exist",
+    ]
+    rc, errors, summary = lint(capsys, "deploy")
+    assert (rc, errors) == (2, expected)
+    assert summary.startswith(f"shardwise: 4 files read, {LINTED_ONE}")
+    # named: "no such file or directory" before, for both
+    rc, errors, summary = lint(capsys, "deploy/a.yaml", "deploy/dangling.yaml", "deploy/good.yaml")
+    assert (rc, errors) == (2, [expected[0], expected[2]])
+    assert LINTED_ONE in summary

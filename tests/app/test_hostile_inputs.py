@@ -619,3 +619,32 @@ def test_a_loop_of_links_and_a_link_to_nothing_say_so_in_a_folder_and_named(repo
     rc, errors, summary = lint(capsys, "deploy/a.yaml", "deploy/dangling.yaml", "deploy/good.yaml")
     assert (rc, errors) == (2, [expected[0], expected[2]])
     assert LINTED_ONE in summary
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, fmt):
+    """SARIF raised UnicodeEncodeError on such a name, and every format failed in a file (``=FILE``): the name's
+    bytes that are not UTF-8 are written as ``\\xff`` (JSON: the escape ``\\udcff``, which ``os.fsencode`` turns
+    back into the byte; a SARIF URI: ``%FF``)."""
+    name = os.fsdecode(b"deploy/\xff\xfe bad.yaml")
+    put(repo, name, "a: [broken\n")
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    with deadline(30):
+        rc = main(["lint", "deploy", "--format", f"{fmt}=report"])
+    capsys.readouterr()
+    assert rc == 2
+    text = (repo / "report").read_bytes().decode("utf-8")  # UTF-8, strictly
+    error = "cannot parse YAML: did not find expected ',' or ']'"
+    if fmt == "json":
+        assert [(e["file"], e["message"]) for e in json.loads(text)["input_errors"]] == [(name, error)]
+        assert '"file": "deploy/\\udcff\\udcfe bad.yaml"' in text
+    elif fmt == "sarif":
+        [note] = json.loads(text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy/%FF%FE%20bad.yaml"
+    elif fmt == "text":
+        assert f"deploy/\\xff\\xfe bad.yaml:2: error: {error}" in text.splitlines()
+    elif fmt == "github":
+        assert (f"::error file=deploy/\\xff\\xfe bad.yaml,line=2,title=shardwise input error::{error}"
+                in text.splitlines())
+    else:
+        assert f"- `deploy/\\xff\\xfe bad.yaml:2` — {error}" in text.splitlines()

@@ -648,3 +648,17 @@ def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, f
                 in text.splitlines())
     else:
         assert f"- `deploy/\\xff\\xfe bad.yaml:2` — {error}" in text.splitlines()
+
+
+def test_a_line_of_unclosed_brackets_in_the_ignore_file_is_read_in_linear_time(repo, capsys):
+    """Each ``[`` without a ``]`` scanned to the end of its line: 20,000 of them took minutes."""
+    put(repo, ".shardwiseignore", "[" * 20_000 + "\n")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    start = time.process_time()
+    rc, errors, summary = lint(capsys, ".", seconds=20)
+    assert (rc, errors) == (0, [])
+    assert LINTED_ONE in summary
+    assert time.process_time() - start < 5
+    closed = globs._Class(False, frozenset("ab"), ())
+    assert globs.tokens("x[ab]y[[") == ["x", closed, "y", "[", "["]  # the brackets as before
+    assert globs.tokens("[[ab]") == [globs._Class(False, frozenset("[ab"), ())]

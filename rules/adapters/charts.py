@@ -85,6 +85,7 @@ class Renderer:
         release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
         cmd = [helm, "template", release, directory]
         for v in self.values:
+            _check_values_file(v, os.path.join(directory, "Chart.yaml"))
             cmd += ["--values", v]
         for s in self.set_values:
             cmd += ["--set", s]
@@ -166,6 +167,19 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                     raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
                                      "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
                                      f"kustomize build {directory} | shardwise lint -", where)
+
+
+def _check_values_file(path: str, where: str) -> None:
+    """Refuse a ``--values`` file helm could not read in bounded time and memory: helm reads it whole, so a FIFO
+    held the run until the timeout and ``/dev/zero`` grew helm past 3 GB until it crashed. A regular file of at
+    most :data:`~..model.files.MAX_FILE_BYTES` passes (read once here; a URL is helm's to fetch, and ``-`` is
+    helm's standard input)."""
+    if "://" in path or path.strip() == "-":
+        return
+    try:
+        read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"the chart is not rendered: --values {path}: {e.message}", where) from None
 
 
 def _run(cmd: list[str], where: str, what: str) -> str:

@@ -132,6 +132,27 @@ def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     ]
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_values_file_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
+    """helm reads a --values file whole: a FIFO held the run for the 120 s timeout, /dev/zero grew helm past
+    3 GB until it crashed with a Go stack in the message."""
+    monkeypatch.chdir(ROOT)
+    called = tmp_path / "called"
+    (tmp_path / "helm").write_text(f"#!/bin/sh\ntouch {called}\nexit 1\n")
+    (tmp_path / "helm").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path)}[kind]
+    if kind == "fifo":
+        os.mkfifo(values)
+    what = {"fifo": "a FIFO (named pipe)", "device": "a character device", "directory": "a directory"}[kind]
+    rc, doc, _ = lint_json(capsys, CHART, "--values", values)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": f"the chart is not rendered: --values {values}: cannot read: it is {what}, not a regular file; "
+                   "shardwise reads only regular files"}])
+    assert not called.exists()
+
+
 @pytest.mark.tools
 def test_a_helm_error_is_an_input_error_of_the_chart(tools_on_path, capsys):
     require_tool("helm")

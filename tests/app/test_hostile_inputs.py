@@ -662,3 +662,33 @@ def test_a_line_of_unclosed_brackets_in_the_ignore_file_is_read_in_linear_time(r
     closed = globs._Class(False, frozenset("ab"), ())
     assert globs.tokens("x[ab]y[[") == ["x", closed, "y", "[", "["]  # the brackets as before
     assert globs.tokens("[[ab]") == [globs._Class(False, frozenset("[ab"), ())]
+
+
+def test_files_that_vanish_or_grow_after_the_walk_are_errors_of_their_own(repo, capsys, monkeypatch):
+    """Between the walk and the read a file is removed, another grows past the limit, a third becomes a FIFO:
+    each is an input error with its path, and the rest is linted."""
+    from shardwise.rules import adapters
+
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    for name in ("gone", "grown", "swapped"):
+        put(repo, f"deploy/{name}.yaml", vllm_deployment(name))
+    real = adapters.select_inputs
+
+    def then_change(*args, **kwargs):  # noqa: ANN002, ANN003 - the wrapped function's own arguments
+        selection = real(*args, **kwargs)
+        os.unlink("deploy/gone.yaml")
+        with open("deploy/grown.yaml", "ab") as fh:  # sparse: costs no disk
+            fh.truncate(MAX_FILE_BYTES + 1)
+        os.unlink("deploy/swapped.yaml")
+        os.mkfifo("deploy/swapped.yaml")
+        return selection
+
+    monkeypatch.setattr(adapters, "select_inputs", then_change)
+    rc, errors, summary = lint(capsys, "deploy")
+    assert (rc, errors) == (2, [
+        "deploy/gone.yaml: error: cannot read: No such file or directory",
+        "deploy/grown.yaml: error: not read: the file is larger than 32 MiB, the most shardwise reads from one file",
+        "deploy/swapped.yaml: error: cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads "
+        "only regular files",
+    ])
+    assert LINTED_ONE in summary

@@ -380,7 +380,9 @@ def _template_line(text: str, lines: tuple[int | None, ...], base: int) -> int |
 
 def _wide_encoding(head: bytes) -> str | None:
     """The UTF-16 or UTF-32 encoding the first four bytes of a file show, as YAML 1.2.2 detects them (5.2,
-    "Character Encodings": a byte order mark, or the zero bytes around the first ASCII character), or None."""
+    "Character Encodings": a byte order mark, or the zero bytes around the first ASCII character), or None. Without
+    a mark, UTF-16 needs its zero bytes around the first two characters: one stray NUL at the start of a UTF-8 file
+    stays the control character it is."""
     if head.startswith((b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")):
         return f"UTF-32{'BE' if head[0] == 0 else 'LE'} (it starts with a UTF-32 byte order mark)"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -389,10 +391,10 @@ def _wide_encoding(head: bytes) -> str | None:
         return "UTF-32BE (zero bytes before its first character)"
     if len(head) == 4 and head[0] and head[1:] == b"\x00\x00\x00":
         return "UTF-32LE (zero bytes after its first character)"
-    if len(head) >= 2 and head[0] == 0 and head[1]:
-        return "UTF-16BE (a zero byte before its first character)"
-    if len(head) >= 2 and head[0] and head[1] == 0:
-        return "UTF-16LE (a zero byte after its first character)"
+    if len(head) == 4 and head[0] == head[2] == 0 and head[1] and head[3]:
+        return "UTF-16BE (a zero byte before each of its first characters)"
+    if len(head) == 4 and head[1] == head[3] == 0 and head[0] and head[2]:
+        return "UTF-16LE (a zero byte after each of its first characters)"
     return None
 
 

@@ -209,10 +209,10 @@ def test_a_control_character_is_named_with_its_line_and_column(char, what):
                                    "it as UTF-8 (iconv -f UTF-32 -t UTF-8)"),
     ("a: 1\n".encode("utf-32-be"), 1, "not UTF-8 text: it is UTF-32BE (zero bytes before its first character); save "
                                       "it as UTF-8 (iconv -f UTF-32 -t UTF-8)"),
-    ("a: 1\n".encode("utf-16-be"), 1, "not UTF-8 text: it is UTF-16BE (a zero byte before its first character); save "
-                                      "it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
-    ("a: 1\n".encode("utf-16-le"), 1, "not UTF-8 text: it is UTF-16LE (a zero byte after its first character); save "
-                                      "it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
+    ("a: 1\n".encode("utf-16-be"), 1, "not UTF-8 text: it is UTF-16BE (a zero byte before each of its first "
+                                      "characters); save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
+    ("a: 1\n".encode("utf-16-le"), 1, "not UTF-8 text: it is UTF-16LE (a zero byte after each of its first "
+                                      "characters); save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
 ])
 def test_bytes_that_are_not_utf8_name_their_line(tmp_path, data, line, message):
     (tmp_path / "e.yaml").write_bytes(data)

@@ -19,8 +19,9 @@ input error worded as a Python exception, more than 10 s of CPU, or 30 s of wall
 tests/support/pulumi_preview.py, sets one property path of one resource to the unknown sentinel and
 runs the pack's analyses (``crossguard.stack_analysis``/``resource_analysis``, as rules/__main__.py
 does); then five concrete values at that path (dangerous ones, or the original subtree with one leaf
-changed). A concrete value that makes a security rule (SW301-SW312, those not safe to skip on an
-unknown) report while the unknown does not is a failure: the rule read the unknown as safe. Values
+changed). A concrete value that makes a security rule (SW301-SW312) report while the unknown does not (not
+even an advisory "cannot decide" from a rule safe to skip on an unknown) is a failure: the rule read the
+unknown as safe; linted (``FUZZ_MODE=lint``), the rules not safe to skip on an unknown and only what blocks. Values
 the pack cannot read (an input error blocks on its own) and paths already unknown are skipped.
 
 One JSON line of totals per run on stdout; each failure (the first three of a class) in the log,
@@ -278,6 +279,10 @@ def run_lint(seed, n, logpath):
 
 SEC = {r.meta.code for r in ALL_RULES if r.meta.code.startswith("SW3") and 301 <= int(r.meta.code[2:]) <= 312
        and not getattr(r.meta, "safe_to_skip_unknown", False)}
+#: The pack is held to every security rule: one safe to skip on an unknown (SW307, SW311, SW312) still says it
+#: cannot decide (an advisory note, which counts here), so a concrete value that makes it report while the
+#: unknown makes it say nothing is an unknown read as safe too. Linted (FUZZ_MODE=lint), only blocking counts.
+SEC_PACK = {r.meta.code for r in ALL_RULES if r.meta.code.startswith("SW3") and 301 <= int(r.meta.code[2:]) <= 312}
 
 MODE = os.environ.get("FUZZ_MODE", "pack")
 _TMP = None
@@ -304,7 +309,7 @@ def pack(doc):
     for analysis in [crossguard.stack_analysis(resources, context),
                      *(crossguard.resource_analysis(r, context) for r in resources)]:
         for rule in ALL_RULES:
-            if rule.meta.code in SEC and rule.meta.scope == analysis.scope:
+            if rule.meta.code in SEC_PACK and rule.meta.scope == analysis.scope:
                 out.update(r.message[:5] for r in analysis.check(rule, None, context))
         internal += [r.message for r in analysis.internal if "internal error" in r.message]
         unreadable = unreadable or any("cannot read" in r.message for r in analysis.internal)
@@ -313,7 +318,10 @@ def pack(doc):
 PALETTE = ["LoadBalancer", "NodePort", "1", "true", "optional", "all", 2, 8265, 6379, 0, "0.0.0.0/0", ["0.0.0.0/0"],
            {"name": "VLLM_SERVER_DEV_MODE", "value": "1"}, {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
            ["Egress"], {"matchLabels": {"app": "x"}}, "legacy", True, "enabled", 65535, "-1", "ray start --head",
-           ["vllm", "serve", "m", "--enable-auto-tool-choice"], "vllm/vllm-openai:latest", {"privileged": True}]
+           ["vllm", "serve", "m", "--enable-auto-tool-choice"], "vllm/vllm-openai:latest", {"privileged": True},
+           {"name": "PYTHONHTTPSVERIFY", "value": "0"}, {"name": "VLLM_ALLOW_RUNTIME_LORA_UPDATING", "value": "True"}]
+#: env entries a security rule reads (SW308-SW312), added to a container under the changed path
+ENVS = [v for v in PALETTE if isinstance(v, dict) and set(v) == {"name", "value"}]
 
 def paths(node, pre, out):
     out.append(pre)
@@ -350,7 +358,7 @@ def candidates(orig, r, n):
                 if r.random() < .3:  # or add an env var to a container under it
                     envs = [q for q in paths(c, (), []) if q and q[-1] == "env"]
                     if envs and isinstance(get(c, envs[0]), list):
-                        get(c, envs[0]).append(copy.deepcopy(r.choice(PALETTE[12:14])))
+                        get(c, envs[0]).append(copy.deepcopy(r.choice(ENVS)))
             out.append(c)
         else:
             out.append(copy.deepcopy(r.choice(PALETTE)))

@@ -29,13 +29,14 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Inventory, Location
 from ..model.errors import InputError
-from ..model.files import inside, read_file_bytes
+from ..model.files import MAX_FILE_BYTES, inside, read_file_bytes, size_text
 from .load import load_text
 from .renderkind import KUSTOMIZATION_FILES, render_kind
 from .yamlsrc import decode_text, load_all
@@ -85,6 +86,7 @@ class Renderer:
         release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
         cmd = [helm, "template", release, directory]
         for v in self.values:
+            _check_values_file(v, os.path.join(directory, "Chart.yaml"))
             cmd += ["--values", v]
         for s in self.set_values:
             cmd += ["--set", s]
@@ -168,18 +170,75 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                                      f"kustomize build {directory} | shardwise lint -", where)
 
 
-def _run(cmd: list[str], where: str, what: str) -> str:
+def _check_values_file(path: str, where: str) -> None:
+    """Refuse a ``--values`` file helm could not read in bounded time and memory: helm reads it whole, so a FIFO
+    held the run until the timeout and ``/dev/zero`` grew helm past 3 GB until it crashed. A regular file of at
+    most :data:`~..model.files.MAX_FILE_BYTES` passes (read once here; a URL is helm's to fetch, and ``-`` is
+    helm's standard input)."""
+    if "://" in path or path.strip() == "-":
+        return
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where) from None
+        read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"the chart is not rendered: --values {path}: {e.message}", where) from None
+
+
+def _run(cmd: list[str], where: str, what: str) -> str:
+    """The standard output of ``cmd`` (helm or kustomize), or :class:`InputError`: it could not start, failed, ran
+    past :data:`_TIMEOUT_S`, or wrote more than :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads
+    from one file). The output is read as it comes and the tool is stopped at the limit: a chart that renders
+    without end (``range until 100000000``) held all of it in memory before."""
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise InputError(f"cannot run {what}: {e.strerror or e}", where) from None
+    stderr: list[bytes] = []
+
+    def drain() -> None:  # the last 64 KiB of stderr, the rest read and dropped (a full pipe would stall the tool)
+        assert proc.stderr is not None
+        while chunk := proc.stderr.read(1 << 16):
+            stderr[:] = [b"".join([*stderr, chunk])[-(1 << 16):]]
+
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        proc.kill()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    timer = threading.Timer(_TIMEOUT_S, expire)
+    timer.start()
+    chunks: list[bytes] = []
+    size, over = 0, False
+    out = proc.stdout
+    assert out is not None
+    try:
+        while chunk := os.read(out.fileno(), 1 << 20):
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                over = True
+                proc.kill()
+                break
+            chunks.append(chunk)
+    finally:
+        timer.cancel()
+        proc.wait()
+        reader.join(5)
+        out.close()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    if over:
+        raise InputError(f"{what} wrote more than {size_text(MAX_FILE_BYTES)}, the most shardwise reads from one "
+                         "file: stopped", where)
+    if expired.is_set():
+        raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where)
     if proc.returncode != 0:
-        lines = [ln.strip() for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        text = b"".join(stderr).decode("utf-8", "replace")
+        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
         raise InputError(f"{what} failed: {detail}", where)
-    return proc.stdout
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 # ------------------------------------------------------------------------------------ source mapping

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..model.errors import InputError
@@ -254,6 +254,34 @@ def read_ignore_file(cwd: str = ".") -> list[str]:
 # ------------------------------------------------------------------------------------------ walking
 
 
+def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top, onerror=onerror)`` top-down, without following links to directories, on a stack instead of
+    recursion: Python 3.11's ``os.walk`` recurses once per level, so a directory about 1,000 levels deep ended
+    the run with a :class:`RecursionError`. The caller may prune ``dirs`` in place, as with ``os.walk``; the
+    order is the same (depth first, ``dirs`` in the order the caller leaves them)."""
+    stack = [top]
+    while stack:
+        root = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        links: set[str] = set()
+        try:
+            with os.scandir(root) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+                    if is_dir and entry.is_symlink():
+                        links.add(entry.name)
+        except OSError as e:
+            onerror(e)
+            continue
+        yield root, dirs, files
+        stack.extend(os.path.join(root, d) for d in reversed(dirs) if d not in links)
+
+
 @dataclass
 class Selection:
     """The outcome of expanding the paths of a run."""
@@ -307,7 +335,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 sel.order.setdefault(where, len(sel.order))
                 sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", where))
 
-            for root, dirs, files in os.walk(p, onerror=unreadable):
+            for root, dirs, files in walk(p, unreadable):
                 keep = []
                 for d in sorted(dirs):
                     if d in SKIP_DIRS or d.startswith("."):
@@ -343,6 +371,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 sel.renders.append(target)
             else:
                 consider(p)
+        elif os.path.islink(p):  # a link to nothing, or a loop of links: reading it says which
+            consider(p)
         else:
             sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))

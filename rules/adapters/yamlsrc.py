@@ -378,12 +378,34 @@ def _template_line(text: str, lines: tuple[int | None, ...], base: int) -> int |
     return None
 
 
+def _wide_encoding(head: bytes) -> str | None:
+    """The UTF-16 or UTF-32 encoding the first four bytes of a file show, as YAML 1.2.2 detects them (5.2,
+    "Character Encodings": a byte order mark, or the zero bytes around the first ASCII character), or None. Without
+    a mark, UTF-16 needs its zero bytes around the first two characters: one stray NUL at the start of a UTF-8 file
+    stays the control character it is."""
+    if head.startswith((b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")):
+        return f"UTF-32{'BE' if head[0] == 0 else 'LE'} (it starts with a UTF-32 byte order mark)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return f"UTF-16{'LE' if head[0] == 0xFF else 'BE'} (it starts with a UTF-16 byte order mark)"
+    if len(head) == 4 and head[:3] == b"\x00\x00\x00" and head[3]:
+        return "UTF-32BE (zero bytes before its first character)"
+    if len(head) == 4 and head[0] and head[1:] == b"\x00\x00\x00":
+        return "UTF-32LE (zero bytes after its first character)"
+    if len(head) == 4 and head[0] == head[2] == 0 and head[1] and head[3]:
+        return "UTF-16BE (a zero byte before each of its first characters)"
+    if len(head) == 4 and head[1] == head[3] == 0 and head[0] and head[2]:
+        return "UTF-16LE (a zero byte after each of its first characters)"
+    return None
+
+
 def decode_text(data: bytes, name: str) -> str:
     """Bytes of a file as text: UTF-8 (a leading byte order mark dropped), line breaks as ``\\n``; an
     :class:`InputError` naming the line of the first byte that is not UTF-8."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError("not UTF-8 text: it starts with a UTF-16 byte order mark; save it as UTF-8 "
-                         "(iconv -f UTF-16 -t UTF-8)", name, 1)
+    if data[:1] in (b"\xff", b"\xfe", b"\x00") or data[1:2] == b"\x00":
+        encoding = _wide_encoding(data[:4])
+        if encoding is not None:
+            raise InputError(f"not UTF-8 text: it is {encoding}; save it as UTF-8 (iconv -f {encoding[:6]} -t "
+                             "UTF-8)", name, 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -308,12 +308,14 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
 
 def render_diff(result: DiffResult, fmt: str) -> str:
     """The diff as ``markdown`` (a pull-request comment) or ``json``."""
+    from ..report.formats import utf8_text
+
     if fmt == "json":
         import json
 
-        return json.dumps(result.as_object(), indent=2, ensure_ascii=False) + "\n"
+        return utf8_text(json.dumps(result.as_object(), indent=2, ensure_ascii=False) + "\n", fmt)
     if fmt == "markdown":
         from ..report.diff_markdown import render
 
-        return render(result)
+        return utf8_text(render(result), fmt)
     raise ValueError(f"diff writes markdown or json, not {fmt!r}")

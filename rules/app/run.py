@@ -131,8 +131,10 @@ def render(report: Report, fmt: str, color: bool = False) -> str:
     a run imports neither the formats it was not asked for nor jinja2 without Markdown)."""
     if fmt not in REPORT_MODULES:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(REPORT_MODULES)}")
+    from ..report.formats import utf8_text  # loaded with report's face already (the formats and destinations)
+
     module = importlib.import_module(f"shardwise.rules.report.{REPORT_MODULES[fmt]}")
-    return module.render(report, color=color)
+    return utf8_text(module.render(report, color=color), fmt)
 
 
 def _renderer(options: LintOptions) -> Renderer | None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import Inventory, ServingGroup, known
 from ..vllm.imageref import parse_image
+from ._unseen import unseen_hits
 
 
 class ImageUnpinned(GroupRule):
@@ -34,6 +35,13 @@ class ImageUnpinned(GroupRule):
         scope="resource",
         safe_to_skip_unknown=True,
     )
+
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose containers are not known yet at preview: what this rule reads is not either
+            yield from unseen_hits(inv, "whether its images are pinned to a release")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         for c in g.containers:

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, object_subject
-from ..model import UNKNOWN, ConfigMap, Container, Inventory, ServingGroup
+from ..model import UNKNOWN, UNKNOWN_TOKEN, ConfigMap, Container, Inventory, ServingGroup, UnknownEnv
 from ._env import env_location
+from ._unseen import unseen_hits
 
 #: Tokens whose shape is theirs alone: Hugging Face user access tokens (``hf_`` and 34 letters or digits,
 #: https://huggingface.co/docs/hub/security-tokens), AWS access key ids (``AKIA``/``ASIA`` and 16 upper-case
@@ -246,6 +247,13 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         applies_to_plans=False,
     )
 
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose containers are not known yet at preview: what this rule reads is not either
+            yield from unseen_hits(inv, "whether its containers write a credential into the manifest")
+
     def objects(self, inv: Inventory) -> Iterable[ServingGroup | ConfigMap]:
         return [*self.groups(inv), *inv.config_maps]
 
@@ -259,6 +267,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 yield from self._flags(obj, c)
 
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
+        if isinstance(c.env, UnknownEnv):  # an env list or entry not known yet at preview: any name, any value
+            yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in its env: "
+                      f"{_NOT_KNOWN}", c.location, tuple(g.suppressions), undecided=True)
         for name, value in c.env.items():
             found = judged(name, value)
             if found is None and name not in c.env_written and substituted_credential(name, value):
@@ -278,6 +289,11 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             )
 
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
+        if any(w is UNKNOWN or (isinstance(w, str) and UNKNOWN_TOKEN in w) for w in (*c.command, *c.args)):
+            # a word not known yet at preview may be --api-key=<literal>
+            yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` passes --api-key or --hf-token "
+                      f"a literal value: a word of its command line is {_NOT_KNOWN}", c.location,
+                      tuple(g.suppressions), undecided=True)
         words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
         for flag, value in secret_flags(words):
             import shlex  # only a container that passes a secret flag (start-up time)
@@ -303,6 +319,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         if cm.kind == "Secret" and cm.location.urn:
             return  # a Secret a Pulumi program declares: its values come from the program (config secrets)
         subject = object_subject(cm.kind, cm.name, cm.namespace)
+        if isinstance(cm.data, UnknownEnv):  # its data not known yet at preview: any key, any value
+            yield Hit(subject, f"cannot decide: whether {cm.kind} `{cm.namespace}/{cm.name}` holds a credential: its "
+                      f"data is {_NOT_KNOWN}", cm.location, tuple(cm.suppressions), undecided=True)
         for key, value in cm.data.items():
             found = judge(key, value)
             if found is None:
@@ -317,6 +336,10 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
+
+
+_NOT_KNOWN = ("not known (a computed value at preview; lint the `pulumi up` state, or write the value as a "
+              "literal)")
 
 
 def _own_containers(g: ServingGroup) -> list[Container]:

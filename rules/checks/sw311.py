@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta
 from ..model import Inventory, ServingGroup
 from ._env import switch_hits
+from ._unseen import unseen_hits
 
 #: Variables that switch verification off, and the values that do: Python's PEP 493 switch, and the CA
 #: bundles `requests` (and so huggingface_hub) reads, set empty.
@@ -50,6 +51,13 @@ class TlsVerificationDisabled(GroupRule):
         safe_to_skip_unknown=True,
         applies_to_plans=False,
     )
+
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose containers are not known yet at preview: what this rule reads is not either
+            yield from unseen_hits(inv, "whether its containers switch TLS certificate verification off")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         def judge(name: str, value: str, via: str) -> str | None:

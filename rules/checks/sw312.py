@@ -8,6 +8,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._env import env_location
 from ._net import groups_behind
+from ._unseen import unseen_hits
 
 LORA = "VLLM_ALLOW_RUNTIME_LORA_UPDATING"
 
@@ -45,6 +46,13 @@ class RuntimeLoraWithoutAuth(GroupRule):
         safe_to_skip_unknown=True,
         applies_to_plans=False,
     )
+
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        if config.share is None or config.share[0] == 0:  # once, not in every share of a split run
+            # a workload whose containers are not known yet at preview: what this rule reads is not either
+            yield from unseen_hits(inv, "whether its containers allow runtime LoRA loading without an API key")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

@@ -16,6 +16,7 @@ there, unless the user names it on the command line.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -38,6 +39,23 @@ def _what(mode: int) -> str:
     return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
+def _why_not_opened(path: str, e: OSError) -> str:
+    """Why ``open`` failed, in the input's terms: a socket refuses to be opened (``ENXIO``, "No such device or
+    address"), a link names a file that does not exist or a loop of links (``ENOENT``/``ELOOP`` on the link)."""
+    try:
+        if e.errno == errno.ENXIO:
+            mode = os.stat(path).st_mode
+            if not stat.S_ISREG(mode):
+                return f"it is {_what(mode)}, not a regular file; shardwise reads only regular files"
+        if e.errno == errno.ELOOP:
+            return "a loop of symbolic links (each names another, and none a file)"
+        if e.errno == errno.ENOENT and os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    except OSError:
+        pass
+    return str(e.strerror or e)
+
+
 def size_text(limit: int) -> str:
     """``32 MiB`` for a whole number of MiB, else the bytes."""
     return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit:,} bytes"
@@ -52,7 +70,7 @@ def read_file_bytes(path: str, name: str | None = None, limit: int = MAX_FILE_BY
     try:
         fd = os.open(path, flags)
     except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}", name) from None
+        raise InputError(f"cannot read: {_why_not_opened(path, e)}", name) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

@@ -5,8 +5,38 @@
 from __future__ import annotations
 
 import os
+import re
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
+
+#: A lone surrogate: how Python holds a byte of a file name that is not UTF-8 (``surrogateescape``: ``\xff``
+#: becomes U+DCFF), or a JSON input's lone ``\ud800``. No UTF-8 text can hold one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def _byte_escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def utf8_text(text: str, fmt: str) -> str:
+    """``text``, a rendered report, as text UTF-8 can hold: a file name that is not UTF-8 (``b"\\xff.yaml"``)
+    made every report that named it unwritable (SARIF raised, JSON and text failed in a file or under a strict
+    locale). In JSON and SARIF each lone surrogate becomes the JSON escape ``\\udcff`` (a JSON reader gets the
+    same string back, and ``os.fsencode`` the bytes); in the other formats the byte ``\\xff`` it stands for."""
+    if text.isascii():  # most reports; else encoding is the cheapest test (a quarter of a regular expression's)
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return text
+    return _SURROGATE.sub(_json_escape if fmt in ("json", "sarif") else _byte_escape, text)
 
 
 def parse_format(spec: str) -> tuple[str, str | None]:

@@ -40,7 +40,7 @@ def artifact_uri(path: str, root: str | None = None) -> str:
     root = os.path.abspath(root or os.getcwd())
     p = os.path.abspath(path) if os.path.isabs(path) else os.path.normpath(os.path.join(root, path))
     rel = os.path.relpath(p, root) if os.path.splitdrive(p)[0] == os.path.splitdrive(root)[0] else p
-    return quote(Path(rel).as_posix(), safe="/-._~")
+    return quote(os.fsencode(Path(rel).as_posix()), safe="/-._~")  # a name's bytes that are not UTF-8: %FF
 
 
 def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:

@@ -132,6 +132,65 @@ def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     ]
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_values_file_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
+    """helm reads a --values file whole: a FIFO held the run for the 120 s timeout, /dev/zero grew helm past
+    3 GB until it crashed with a Go stack in the message."""
+    monkeypatch.chdir(ROOT)
+    called = tmp_path / "called"
+    (tmp_path / "helm").write_text(f"#!/bin/sh\ntouch {called}\nexit 1\n")
+    (tmp_path / "helm").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path)}[kind]
+    if kind == "fifo":
+        os.mkfifo(values)
+    what = {"fifo": "a FIFO (named pipe)", "device": "a character device", "directory": "a directory"}[kind]
+    rc, doc, _ = lint_json(capsys, CHART, "--values", values)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": f"the chart is not rendered: --values {values}: cannot read: it is {what}, not a regular file; "
+                   "shardwise reads only regular files"}])
+    assert not called.exists()
+
+
+def _fake_helm(tmp_path, monkeypatch, script: str) -> None:
+    """A ``helm`` on PATH that runs ``script`` (sh), and nothing else on PATH but what it needs."""
+    (tmp_path / "helm").write_text(f"#!/bin/sh\n{script}\n")
+    (tmp_path / "helm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+
+
+def test_a_chart_that_renders_without_end_is_stopped_at_the_limit(capsys, monkeypatch, tmp_path):
+    """The whole output was held in memory until helm ended (a `range until 100000000` in a template)."""
+    monkeypatch.chdir(ROOT)
+    _fake_helm(tmp_path, monkeypatch, "exec yes 'key: value'")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": "helm template wrote more than 32 MiB, the most shardwise reads from one file: stopped"}])
+
+
+def test_a_chart_that_does_not_finish_is_stopped_at_the_timeout(capsys, monkeypatch, tmp_path):
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(charts, "_TIMEOUT_S", 1)
+    _fake_helm(tmp_path, monkeypatch, "echo 'kind: ConfigMap'; exec sleep 60")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None, "message": "helm template did not finish in 1 s"}])
+
+
+def test_a_tool_that_fails_is_reported_with_the_last_lines_of_its_errors(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    _fake_helm(tmp_path, monkeypatch, "yes 'noise' | head -n 40000 >&2; echo 'Error: one' >&2; "
+                                      "echo 'Error: two' >&2; exit 3")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": "helm template failed: noise; Error: one; Error: two"}])
+
+
 @pytest.mark.tools
 def test_a_helm_error_is_an_input_error_of_the_chart(tools_on_path, capsys):
     require_tool("helm")

@@ -408,16 +408,14 @@ def test_config_exclude_must_be_patterns(work, capsys):
 def test_an_unreadable_directory_is_named_with_the_os_error(work, capsys, monkeypatch):
     put(work, "deploy/a.yaml", vllm_deployment("a"))
     (work / "deploy" / "private").mkdir()
-    real_walk = os.walk
+    real_scandir = os.scandir
 
-    def walk(top, onerror=None):  # as os.walk reports a directory it may not list (root may list any)
-        for root, dirs, files in real_walk(top, onerror=onerror):
-            if root.endswith("private"):
-                onerror(PermissionError(13, "Permission denied", root))
-                continue
-            yield root, dirs, files
+    def scandir(path):  # as listing a directory it may not read fails (root may list any)
+        if str(path).endswith("private"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
 
-    monkeypatch.setattr("shardwise.rules.adapters.select.os.walk", walk)
+    monkeypatch.setattr("shardwise.rules.adapters.select.os.scandir", scandir)
     rc, out, _ = lint(capsys, "deploy")
     assert rc == 2
     assert out.splitlines()[0] == "deploy/private: error: cannot read directory: Permission denied"

@@ -30,7 +30,9 @@ ING_T = "kubernetes:networking.k8s.io/v1:Ingress"
 NODEPOOL_T = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS_T = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
-SECURITY = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW309", "SW310")
+SECURITY = ("SW301", "SW302", "SW303", "SW304", "SW305", "SW306", "SW308", "SW309", "SW310")
+#: The security rules safe to skip on an unknown: they still say they cannot decide (advisory), never nothing.
+NOTED = ("SW307", "SW311", "SW312")
 #: The AWS resources of stack_preview, in its order.
 AWS_TYPES = (SG_T, SUB_T, PG_T, LT_T, NG_T)
 
@@ -142,7 +144,22 @@ CASES = [
     Case(LT, ("metadataOptions", "httpTokens"), "optional", "SW304"),
     Case(LT, ("metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
     Case(LT, ("networkInterfaces", 0, "associatePublicIpAddress"), "true", "SW303"),
+    # a credential written in the env or on the command line: an env list, an entry or a word of the command line
+    # not known may be one (silent before, from the entry up to the whole pod template)
+    Case(DEP, (*C0, "env", 1), {"name": "HF_TOKEN", "value": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"}, "SW308"),
+    Case(DEP, (*C0, "args", 1), "--api-key=sk-serving-key-1234", "SW308"),
+    Case(LWS, (*LEADER_C0, "env", 1), {"name": "VLLM_API_KEY", "value": "serving-key-1234"}, "SW308"),
 ]
+#: Values that make a rule of :data:`NOTED` report (advisory): the same paths made unknown must make it say it cannot
+#: decide (silent before from the container up: a whole container, the pod spec, the template).
+NOTED_CASES = [
+    Case(DEP, (*C0, "image"), "vllm/vllm-openai:latest", "SW307"),
+    Case(LWS, (*LEADER_C0, "image"), "vllm/vllm-openai", "SW307"),
+    Case(DEP, (*C0, "env", 1), {"name": "PYTHONHTTPSVERIFY", "value": "0"}, "SW311"),
+    Case(LWS, (*LEADER_C0, "env", 1), {"name": "CURL_CA_BUNDLE", "value": ""}, "SW311"),
+    Case(LWS, (*LEADER_C0, "env", 1), {"name": "VLLM_ALLOW_RUNTIME_LORA_UPDATING", "value": "True"}, "SW312"),
+]
+NOTED_SWEEP = [(c, p) for c in NOTED_CASES for p in c.paths]
 SWEEP = [(c, p) for c in CASES for p in c.paths]
 
 
@@ -170,6 +187,19 @@ def _pack_blocking(doc: dict[str, Any]) -> set[str]:
             if rule.meta.code in SECURITY and rule.meta.scope == analysis.scope:
                 out.update(r.message[:5] for r in analysis.check(rule, None, context))
         assert analysis.internal == [], analysis.internal
+    return out
+
+
+def _pack_reported(doc: dict[str, Any], codes: tuple[str, ...]) -> set[str]:
+    """The codes of ``codes`` whose policy reports anything (a violation or an advisory note) in the pack."""
+    resources = resources_from_json(doc, "p.json")
+    context = crossguard.StackContext()
+    out: set[str] = set()
+    for analysis in [crossguard.stack_analysis(resources, context),
+                     *(crossguard.resource_analysis(r, context) for r in resources)]:
+        for rule in ALL_RULES:
+            if rule.meta.code in codes and rule.meta.scope == analysis.scope:
+                out.update(r.message[:5] for r in analysis.check(rule, None, context))
     return out
 
 
@@ -217,7 +247,16 @@ def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tm
     assert (code, errors) == (1, "")
     assert _codes(findings) == [
         ("SW306", f"SW306: cannot decide: whether its containers set {DEV_MODE}: {part} {AT_PREVIEW}"),
+        ("SW308", f"SW308: cannot decide: whether its containers write a credential into the manifest: {part} "
+                  f"{AT_PREVIEW}"),
         ("SW310", f"SW310: cannot decide: whether its containers set NVIDIA_VISIBLE_DEVICES: {part} {AT_PREVIEW}"),
+    ]
+    assert sorted((f["code"], f["message"]) for f in findings if f["code"] in NOTED) == [
+        ("SW307", f"SW307: cannot decide: whether its images are pinned to a release: {part} {AT_PREVIEW}"),
+        ("SW311", f"SW311: cannot decide: whether its containers switch TLS certificate verification off: {part} "
+                  f"{AT_PREVIEW}"),
+        ("SW312", f"SW312: cannot decide: whether its containers allow runtime LoRA loading without an API key: "
+                  f"{part} {AT_PREVIEW}"),
     ]
 
 
@@ -269,3 +308,34 @@ def test_a_null_network_interface_is_an_input_error_not_one_interface_fewer(tmp_
     for analysis in (crossguard.resource_analysis(res, context), crossguard.stack_analysis(resources, context)):
         assert [(r.policy, r.urn) for r in analysis.internal] == [(analysis.errors_policy, res.urn)]
         assert f"networkInterfaces[{at}]: expected an object, found null" in analysis.internal[0].message
+
+
+def test_the_baseline_notes_none_of_the_rules_safe_to_skip(tmp_path: Path) -> None:
+    code, errors, findings = lint_document(tmp_path, preview())
+    assert errors == ""
+    assert {f["code"] for f in findings} & set(NOTED) == set(), findings
+    assert _pack_reported(preview(), NOTED) == set()
+
+
+@pytest.mark.parametrize("case", NOTED_CASES, ids=lambda c: f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, c.path))}")
+def test_the_value_is_reported_by_a_rule_safe_to_skip(tmp_path: Path, case: Case) -> None:
+    doc = _with(case.res, case.path, case.bad)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    assert [(f["level"], f["message"].startswith(f"{case.code}: cannot decide")) for f in findings
+            if f["code"] == case.code] == [("advisory", False)]
+    assert _pack_reported(doc, NOTED) == {case.code}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "path"), NOTED_SWEEP,
+                         ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in NOTED_SWEEP])
+def test_the_unknown_is_noted_by_the_same_rule_safe_to_skip(tmp_path: Path, case: Case, path: Path_) -> None:
+    """Advisory (the rule is safe to skip on an unknown), but said: "cannot decide", at least once."""
+    doc = _with(case.res, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [f for f in findings if f["code"] == case.code]
+    assert said and {f["level"] for f in said} == {"advisory"}, findings
+    assert any(f["message"].startswith(f"{case.code}: cannot decide") for f in said) or path == case.path, said
+    assert case.code in _pack_reported(doc, NOTED)

@@ -201,8 +201,18 @@ def test_a_control_character_is_named_with_its_line_and_column(char, what):
 @pytest.mark.parametrize("data,line,message", [
     (b"a: 1\nb: \xff\n", 2, "not UTF-8 text: byte 0xFF at column 4 is not UTF-8; save the file as UTF-8"),
     (b"a: caf\xe9\n", 1, "not UTF-8 text: byte 0xE9 at column 7 is not UTF-8; save the file as UTF-8"),
-    (b"\xff\xfea\x00", 1, "not UTF-8 text: it starts with a UTF-16 byte order mark; save it as UTF-8 "
-                         "(iconv -f UTF-16 -t UTF-8)"),
+    (b"\xff\xfea\x00", 1, "not UTF-8 text: it is UTF-16LE (it starts with a UTF-16 byte order mark); save it as "
+                         "UTF-8 (iconv -f UTF-16 -t UTF-8)"),
+    # the other encodings YAML 1.2.2 detects (5.2): UTF-32 with its mark (read as UTF-16 before), and UTF-16 and
+    # UTF-32 without one (a "control character U+0000" before)
+    ("a: 1\n".encode("utf-32"), 1, "not UTF-8 text: it is UTF-32LE (it starts with a UTF-32 byte order mark); save "
+                                   "it as UTF-8 (iconv -f UTF-32 -t UTF-8)"),
+    ("a: 1\n".encode("utf-32-be"), 1, "not UTF-8 text: it is UTF-32BE (zero bytes before its first character); save "
+                                      "it as UTF-8 (iconv -f UTF-32 -t UTF-8)"),
+    ("a: 1\n".encode("utf-16-be"), 1, "not UTF-8 text: it is UTF-16BE (a zero byte before each of its first "
+                                      "characters); save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
+    ("a: 1\n".encode("utf-16-le"), 1, "not UTF-8 text: it is UTF-16LE (a zero byte after each of its first "
+                                      "characters); save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"),
 ])
 def test_bytes_that_are_not_utf8_name_their_line(tmp_path, data, line, message):
     (tmp_path / "e.yaml").write_bytes(data)

@@ -527,3 +527,168 @@ def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
         f"base/kustomization.yaml: error: bases entry '../../{outside.name}' is {outside}, outside {repo}: the "
         "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
         "that holds both)"]
+
+
+# -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8
+
+
+def chain(root: Path, top: str, name: str, depth: int) -> None:
+    """``top/name/name/…`` ``depth`` levels below ``top``, with a vLLM Deployment at the bottom, made one relative
+    step at a time (an absolute path that long is refused by the system)."""
+    here = os.getcwd()
+    os.chdir(root)
+    os.makedirs(top, exist_ok=True)
+    os.chdir(top)
+    try:
+        for _ in range(depth):
+            os.mkdir(name)
+            os.chdir(name)
+        Path("bottom.yaml").write_text(vllm_deployment("bottom"), encoding="utf-8")
+    finally:
+        os.chdir(here)
+
+
+def unchain(root: Path, top: str, name: str, depth: int) -> None:
+    """Remove what :func:`chain` made, from the bottom up, without recursion."""
+    here = os.getcwd()
+    os.chdir(root / top)
+    try:
+        for _ in range(depth):
+            os.chdir(name)
+        os.unlink("bottom.yaml")
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir(name)
+    finally:
+        os.chdir(here)
+
+
+def test_a_directory_a_thousand_levels_deep_is_searched(repo, capsys):
+    """Python 3.11's os.walk recursed once per level: 1,000 levels ended the run with a RecursionError."""
+    chain(repo, "deep", "d", 999)
+    try:
+        rc, errors, summary = lint(capsys, "deep")
+    finally:
+        unchain(repo, "deep", "d", 999)  # shutil.rmtree (pytest's clean-up) recurses once per level too
+    assert (rc, errors) == (0, [])
+    assert summary.startswith(f"shardwise: 1 file read, {LINTED_ONE}")
+
+
+def test_a_path_longer_than_the_system_takes_is_an_error_and_the_rest_is_linted(repo, capsys):
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    chain(repo, "deploy", "x" * 200, 25)  # 25 × 201 characters: past Linux's PATH_MAX of 4,096
+    try:
+        rc, errors, summary = lint(capsys, "deploy")
+    finally:
+        unchain(repo, "deploy", "x" * 200, 25)
+    assert rc == 2
+    assert len(errors) == 1 and errors[0].startswith("deploy/" + "x" * 200 + "/")
+    assert errors[0].endswith(": error: cannot read directory: File name too long")
+    assert LINTED_ONE in summary
+
+
+def test_a_socket_is_named_as_one(repo, capsys):
+    """Opening a Unix socket fails with ENXIO, "No such device or address": the error says what the file is."""
+    import socket
+
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind("deploy/s.yaml")
+        rc, errors, summary = lint(capsys, "deploy")
+    assert rc == 2
+    assert errors == ["deploy/s.yaml: error: cannot read: it is a socket, not a regular file; shardwise reads only "
+                      "regular files"]
+    assert LINTED_ONE in summary
+
+
+def test_a_loop_of_links_and_a_link_to_nothing_say_so_in_a_folder_and_named(repo, capsys):
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.symlink("b.yaml", repo / "deploy" / "a.yaml")
+    os.symlink("a.yaml", repo / "deploy" / "b.yaml")
+    os.symlink("gone.yaml", repo / "deploy" / "dangling.yaml")
+    os.symlink(".", repo / "deploy" / "self")  # a link to a directory is not followed
+    expected = [
+        "deploy/a.yaml: error: cannot read: a loop of symbolic links (each names another, and none a file)",
+        "deploy/b.yaml: error: cannot read: a loop of symbolic links (each names another, and none a file)",
+        "deploy/dangling.yaml: error: cannot read: a symbolic link to gone.yaml, which does not exist",
+    ]
+    rc, errors, summary = lint(capsys, "deploy")
+    assert (rc, errors) == (2, expected)
+    assert summary.startswith(f"shardwise: 4 files read, {LINTED_ONE}")
+    # named: "no such file or directory" before, for both
+    rc, errors, summary = lint(capsys, "deploy/a.yaml", "deploy/dangling.yaml", "deploy/good.yaml")
+    assert (rc, errors) == (2, [expected[0], expected[2]])
+    assert LINTED_ONE in summary
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, fmt):
+    """SARIF raised UnicodeEncodeError on such a name, and every format failed in a file (``=FILE``): the name's
+    bytes that are not UTF-8 are written as ``\\xff`` (JSON: the escape ``\\udcff``, which ``os.fsencode`` turns
+    back into the byte; a SARIF URI: ``%FF``)."""
+    name = os.fsdecode(b"deploy/\xff\xfe bad.yaml")
+    put(repo, name, "a: [broken\n")
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    with deadline(30):
+        rc = main(["lint", "deploy", "--format", f"{fmt}=report"])
+    capsys.readouterr()
+    assert rc == 2
+    text = (repo / "report").read_bytes().decode("utf-8")  # UTF-8, strictly
+    error = "cannot parse YAML: did not find expected ',' or ']'"
+    if fmt == "json":
+        assert [(e["file"], e["message"]) for e in json.loads(text)["input_errors"]] == [(name, error)]
+        assert '"file": "deploy/\\udcff\\udcfe bad.yaml"' in text
+    elif fmt == "sarif":
+        [note] = json.loads(text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy/%FF%FE%20bad.yaml"
+    elif fmt == "text":
+        assert f"deploy/\\xff\\xfe bad.yaml:2: error: {error}" in text.splitlines()
+    elif fmt == "github":
+        assert (f"::error file=deploy/\\xff\\xfe bad.yaml,line=2,title=shardwise input error::{error}"
+                in text.splitlines())
+    else:
+        assert f"- `deploy/\\xff\\xfe bad.yaml:2` — {error}" in text.splitlines()
+
+
+def test_a_line_of_unclosed_brackets_in_the_ignore_file_is_read_in_linear_time(repo, capsys):
+    """Each ``[`` without a ``]`` scanned to the end of its line: 20,000 of them took minutes."""
+    put(repo, ".shardwiseignore", "[" * 20_000 + "\n")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    start = time.process_time()
+    rc, errors, summary = lint(capsys, ".", seconds=20)
+    assert (rc, errors) == (0, [])
+    assert LINTED_ONE in summary
+    assert time.process_time() - start < 5
+    closed = globs._Class(False, frozenset("ab"), ())
+    assert globs.tokens("x[ab]y[[") == ["x", closed, "y", "[", "["]  # the brackets as before
+    assert globs.tokens("[[ab]") == [globs._Class(False, frozenset("[ab"), ())]
+
+
+def test_files_that_vanish_or_grow_after_the_walk_are_errors_of_their_own(repo, capsys, monkeypatch):
+    """Between the walk and the read a file is removed, another grows past the limit, a third becomes a FIFO:
+    each is an input error with its path, and the rest is linted."""
+    from shardwise.rules import adapters
+
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    for name in ("gone", "grown", "swapped"):
+        put(repo, f"deploy/{name}.yaml", vllm_deployment(name))
+    real = adapters.select_inputs
+
+    def then_change(*args, **kwargs):  # noqa: ANN002, ANN003 - the wrapped function's own arguments
+        selection = real(*args, **kwargs)
+        os.unlink("deploy/gone.yaml")
+        with open("deploy/grown.yaml", "ab") as fh:  # sparse: costs no disk
+            fh.truncate(MAX_FILE_BYTES + 1)
+        os.unlink("deploy/swapped.yaml")
+        os.mkfifo("deploy/swapped.yaml")
+        return selection
+
+    monkeypatch.setattr(adapters, "select_inputs", then_change)
+    rc, errors, summary = lint(capsys, "deploy")
+    assert (rc, errors) == (2, [
+        "deploy/gone.yaml: error: cannot read: No such file or directory",
+        "deploy/grown.yaml: error: not read: the file is larger than 32 MiB, the most shardwise reads from one file",
+        "deploy/swapped.yaml: error: cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads "
+        "only regular files",
+    ])
+    assert LINTED_ONE in summary

@@ -212,7 +212,12 @@ def ignored_params(model: ModelShape) -> int:
     ignored = _ignore_matcher(model)
     if ignored is None:
         return 0
-    from ..catalog.hfconfig import _attention, _full_attention_layers, _int, _linear_attention  # quantised only
+    from ..catalog.hfconfig import (  # quantised only
+        attention_params,
+        config_int,
+        full_attention_layers,
+        linear_attention_params,
+    )
 
     extra = model.extra.get("config")
     cfg: dict[str, Any] = {**(extra if isinstance(extra, dict) else {}), **model.hf_config}
@@ -222,7 +227,7 @@ def ignored_params(model: ModelShape) -> int:
         cfg.setdefault("qk_rope_head_dim", model.mla.qk_rope_head_dim)
     model_type = str(cfg.get("model_type") or "")
     h, n = model.hidden_size, model.num_hidden_layers
-    full = _full_attention_layers(cfg, n)
+    full = full_attention_layers(cfg, n)
     types = cfg.get("layer_types")
     if full < n and isinstance(types, list) and len(types) == n:
         full_layers = [i for i, t in enumerate(types) if t == "full_attention"]
@@ -231,9 +236,9 @@ def ignored_params(model: ModelShape) -> int:
         full_layers = [i for i in range(n) if full == n or (i + 1) % interval == 0]
     linear_layers = [i for i in range(n) if i not in set(full_layers)]
     parts: dict[str, tuple[list[int], int]] = {
-        "self_attn": (full_layers, _attention(cfg, h, model.num_attention_heads, model.num_key_value_heads,
-                                              model.head_dim, model_type)),
-        "linear_attn": (linear_layers if full < n else [], _linear_attention(cfg, h) if full < n else 0),
+        "self_attn": (full_layers, attention_params(cfg, h, model.num_attention_heads, model.num_key_value_heads,
+                                                    model.head_dim, model_type)),
+        "linear_attn": (linear_layers if full < n else [], linear_attention_params(cfg, h) if full < n else 0),
     }
     moe_count = moe_layers(model)
     if model.moe is None or cfg.get("enable_moe_block"):  # a dense MLP in every layer (Gemma 4 beside its experts)
@@ -243,7 +248,7 @@ def ignored_params(model: ModelShape) -> int:
     parts["mlp"] = (dense, 3 * h * model.intermediate_size)
     if model.moe is not None:
         moe = model.moe
-        shared = _int(cfg, "shared_expert_intermediate_size") or moe.shared_experts * moe.moe_intermediate_size
+        shared = config_int(cfg, "shared_expert_intermediate_size") or moe.shared_experts * moe.moe_intermediate_size
         parts["shared_expert"] = (list(range(n - moe_count, n)), 3 * h * shared)
         parts["router"] = (list(range(n - moe_count, n)), model.moe.num_experts * h)
     total = 0

@@ -1177,3 +1177,11 @@ def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int
     if not quantized and per and isinstance(total_size, int) and total_size > 0:
         return total_size // per, f"safetensors index: total_size / {per} bytes"
     return None, "derived"
+
+
+# The per-layer pieces of the parameter count, for the weights of a quantised checkpoint whose ignore list keeps
+# some layer kinds in 16 bits (capacity.weights): the same functions the count itself uses.
+attention_params = _attention
+full_attention_layers = _full_attention_layers
+linear_attention_params = _linear_attention
+config_int = _int

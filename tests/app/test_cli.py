@@ -407,6 +407,30 @@ def test_github_format(work, capsys):
     assert lines[1:] == []
 
 
+def test_github_annotations_name_the_file_as_the_repository_does(work, capsys, monkeypatch):
+    """GitHub puts an annotation on a pull request's file only when ``file=`` is the path in the repository:
+    ``./deploy/tp2.yaml`` (a run over ``.``, the Action's default) or an absolute path never reaches the file."""
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    expected = "::error file=deploy/tp2.yaml,line=18,title=SW104 sharded-model-that-fits::"
+    for given in (".", "./deploy/", "./deploy/tp2.yaml", str(work / "deploy"), "deploy//../deploy/tp2.yaml"):
+        rc, out, _ = run(capsys, "lint", given, "--format", "github")
+        assert (rc, out.splitlines()[0][: len(expected)]) == (1, expected), given
+    # run from a folder of the checkout ($GITHUB_WORKSPACE is the checkout on a runner): the repository's path
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(work))
+    monkeypatch.chdir(work / "deploy")
+    rc, out, _ = run(capsys, "lint", "./tp2.yaml", "--format", "github")
+    assert (rc, out.splitlines()[0][: len(expected)]) == (1, expected)
+    # a file outside the checkout keeps the path it was given, normalised
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(work / "deploy"))
+    monkeypatch.chdir(work)
+    outside = work.parent / "elsewhere.yaml"
+    outside.write_text(textwrap.dedent(TP2_8B))
+    rc, out, _ = run(capsys, "lint", str(outside), "--format", "github")
+    assert out.splitlines()[0].startswith(f"::error file={str(outside).replace(':', '%3A')},line=18,")
+
+
 def test_markdown_format_has_the_workload_row(work, capsys):
     f = write(work / "tp4.yaml", TP4_70B)
     rc, out, _ = run(capsys, "lint", f, "--format", "markdown", "--p95-context", "2048")

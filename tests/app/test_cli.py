@@ -331,6 +331,19 @@ def test_stdin(work, capsys, monkeypatch):
     assert out.splitlines()[0] == f"<stdin>:18: {SW104_TP2}"
 
 
+@pytest.mark.parametrize("given", ["", "\n", "  \n\t\n"])
+def test_empty_stdin_is_an_input_error(work, capsys, monkeypatch, given):
+    """`helm template … | shardwise lint -` where helm failed: without pipefail the step sees only shardwise's
+    status, so reading nothing fails (exit 2) instead of passing the gate."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(given))
+    rc, out, err = run(capsys, "lint", "-")
+    assert (rc, out.splitlines()[0]) == (2, "<stdin>: error: standard input is empty: nothing was linted (did the "
+                                            "command before the pipe fail? run the pipe under set -o pipefail)")
+    # a document that is only a separator or a comment was written by a tool that ran: read as before
+    monkeypatch.setattr("sys.stdin", io.StringIO("---\n# Source: chart/templates/none.yaml\n"))
+    assert run(capsys, "lint", "-")[0] == 0
+
+
 def test_unwritable_output_exits_2(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     assert run(capsys, "lint", f, "--format", "sarif", "--output", "no/such/dir/x.sarif") == (

@@ -72,13 +72,18 @@ def entries(path: Path) -> list[tuple[str, str, str, str | None]]:
     return [(e["code"], e["object"], e["field"], e["file"]) for e in doc["findings"]]
 
 
+#: What --create-baseline prints: the findings written, and the file they went to.
+ALL_WRITTEN = ALL_BASELINED.replace("16 findings in the baseline", f"16 findings written to the baseline {BASELINE}")
+
+
 def create(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_BASELINED, "")
+    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_WRITTEN, "")
 
 
 def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(repo, capsys):
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert (rc, out, err) == (0, ALL_BASELINED, "")
+    assert (rc, out, err) == (0, ALL_WRITTEN, "")
+    assert ALL_WRITTEN.endswith("16 findings written to the baseline .shardwise-baseline.json — passed\n")
     assert entries(repo / BASELINE) == ENTRIES
     text = (repo / BASELINE).read_text(encoding="utf-8")
     assert text.splitlines()[:3] == ["{", '  "shardwise_baseline": 1,', '  "findings": [']
@@ -176,7 +181,7 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
                    "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
                    "--create-baseline) — passed\n")
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert rc == 0 and out.endswith("15 findings in the baseline — passed\n")
+    assert rc == 0 and out.endswith("15 findings written to the baseline .shardwise-baseline.json — passed\n")
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 

@@ -153,7 +153,7 @@ class Report:
         if s["skipped_files"]:
             n = sum(s["skipped_files"].values())
             kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
-            line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
+            line += f"; skipped {_count(n, 'file')} that {'is not an input' if n == 1 else 'are not inputs'}: {kinds}"
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
         if "baseline" in s:

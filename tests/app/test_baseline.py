@@ -95,6 +95,15 @@ def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(r
     assert (repo / BASELINE).read_text(encoding="utf-8") == text
 
 
+def test_a_run_over_the_repository_names_the_baseline_file_it_skips(repo, capsys):
+    """The committed baseline lies beside the manifests; a run over `.` skips it under its own name."""
+    create(capsys)
+    rc, out, err = run(capsys, "lint", ".", "--baseline", BASELINE)
+    assert (rc, err) == (0, "")
+    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 "
+                   "file that is not an input: shardwise baseline×1; 16 findings in the baseline — passed\n")
+
+
 def test_without_changes_every_finding_is_in_the_baseline(repo, capsys):
     create(capsys)
     rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)

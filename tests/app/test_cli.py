@@ -324,6 +324,17 @@ def test_bad_flag_value_exits_2(work, capsys):
         "shardwise lint: error: argument --kv-reserve: must be a number from 1 to 10, got 0.5")
 
 
+def test_lint_help_ends_with_the_exit_codes(work, capsys):
+    """A CI user reads `shardwise lint --help`, not the top-level help, for what the step's status means."""
+    rc, out, _ = run(capsys, "lint", "--help")
+    out = " ".join(out.split())
+    assert rc == 0
+    assert out.endswith(
+        "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
+        "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
+        "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted).")
+
+
 def test_stdin(work, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(TP2_8B))
     rc, out, _ = run(capsys, "lint", "-")

@@ -197,8 +197,8 @@ def _command_of(argv: Sequence[str]) -> str | None:
 #: What ``shardwise lint --help`` ends with: the statuses a CI step sees (docs/cli.md, "Exit status").
 LINT_EXIT_CODES = (
     "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
-    "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was linted and the reports written; "
-    "2 wins over 1) or a usage error (nothing is linted)."
+    "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
+    "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted)."
 )
 
 

@@ -150,4 +150,6 @@ def json_kind(data: Any, name: str) -> str:
                          "`pulumi stack export` output", name, 1)
     if _k8s_like(data):
         return KUBERNETES
+    if isinstance(data, Mapping) and "shardwise_baseline" in data:
+        return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
     return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"

@@ -87,4 +87,13 @@ def load_file(path: str) -> Inventory:
         inv = Inventory(sources=[name])
         inv.errors.append(e)
         return inv
+    if path == "-" and not text.strip():
+        # `helm template … | shardwise lint -` where helm failed: a step without `set -o pipefail` (a GitHub
+        # Actions `run:` with no `shell:` is `bash -e`) sees only shardwise's status, so reading nothing
+        # must not pass the gate
+        inv = Inventory(sources=[name])
+        inv.errors.append(InputError(
+            "standard input is empty: nothing was linted (did the command before the pipe fail? "
+            "run the pipe under set -o pipefail)", name))
+        return inv
     return load_text(text, name)

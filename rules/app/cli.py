@@ -194,6 +194,14 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 
+#: What ``shardwise lint --help`` ends with: the statuses a CI step sees (docs/cli.md, "Exit status").
+LINT_EXIT_CODES = (
+    "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
+    "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
+    "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted)."
+)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or with ``command`` the parser of that command alone: a run that starts with its
     command builds only that command's parser (argparse translates three strings for each parser it makes, and adds
@@ -212,6 +220,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             help="check stack configs, Kubernetes manifests and Pulumi preview/state JSON",
             description="Check stack configs, Kubernetes manifests (plain, Helm-rendered, multi-document) and "
             "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
+            epilog=LINT_EXIT_CODES,
         )
         lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
         lint.add_argument(

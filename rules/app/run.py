@@ -96,6 +96,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         baseline = _create_baseline(report, options.create_baseline)
     if baseline is not None:
         _compare(report, baseline, options.create_baseline or options.baseline or "")
+        report.baseline_written = bool(options.create_baseline)
     return report
 
 

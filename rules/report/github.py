@@ -4,9 +4,18 @@ per finding.
 Escaping follows the runner's rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded;
 in property values ``:`` and ``,`` are too. Mandatory findings are errors, advisory ones warnings;
 suppressed findings are not annotated (they are in the other reports with their reasons).
+
+The ``file`` of an annotation is relative to the repository's checkout (``$GITHUB_WORKSPACE``, else the
+working directory), normalised and with ``/``: GitHub places an annotation on a pull request's changed
+lines only when its path is written as the repository's (``deploy/a.yaml``); ``./deploy/a.yaml``, which a
+run over ``.`` (the Action's default ``paths``) names, or an absolute path, is shown on the run but never on
+the file (crate-ci/typos#1496 found and fixed the same for its action).
 """
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from ..engine import Finding
 from ..model.errors import InputError
@@ -21,10 +30,25 @@ def escape_property(s: str) -> str:
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def annotation_path(file: str) -> str:
+    """``file`` as GitHub names it: relative to ``$GITHUB_WORKSPACE`` (else the working directory), normalised,
+    with ``/``; a file outside that folder keeps the path given, normalised."""
+    cwd = os.getcwd()
+    root = os.environ.get("GITHUB_WORKSPACE") or cwd
+    path = os.path.normpath(os.path.join(cwd, file))
+    try:
+        rel = os.path.relpath(path, os.path.abspath(root))
+    except ValueError:  # another drive (Windows)
+        rel = os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        rel = os.path.normpath(file)
+    return Path(rel).as_posix()
+
+
 def _where(file: str | None, line: int | None) -> list[str]:
     props = []
     if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
-        props.append(f"file={escape_property(file)}")
+        props.append(f"file={escape_property(annotation_path(file))}")
         if line:
             props.append(f"line={int(line)}")
     return props

@@ -30,6 +30,8 @@ class Report:
     baseline_file: str | None = None
     baselined: list[Finding] = field(default_factory=list)
     baseline_stale: int = 0
+    #: The run wrote ``baseline_file`` (``--create-baseline``): the summary says so and names it.
+    baseline_written: bool = False
 
     @property
     def fail_on(self) -> str:
@@ -151,7 +153,7 @@ class Report:
         if s["skipped_files"]:
             n = sum(s["skipped_files"].values())
             kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
-            line += f"; skipped {_count(n, 'file')} that {'is' if n == 1 else 'are'} not inputs: {kinds}"
+            line += f"; skipped {_count(n, 'file')} that {'is not an input' if n == 1 else 'are not inputs'}: {kinds}"
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
         if "baseline" in s:
@@ -161,6 +163,8 @@ class Report:
 
     def baseline_line(self) -> str:
         """``3 findings in the baseline``, and how many of its entries no finding matched."""
+        if self.baseline_written:
+            return f"{_count(len(self.baselined), 'finding')} written to the baseline {self.baseline_file}"
         text = f"{_count(len(self.baselined), 'finding')} in the baseline"
         if self.baseline_stale:
             n = self.baseline_stale

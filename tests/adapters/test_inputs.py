@@ -240,7 +240,7 @@ def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
     rc, out, _ = lint(capsys, ".github/workflows/lint.yml")
     assert (rc, out.splitlines()[-1]) == (0, (
         "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
-        "findings, 0 suppressed; skipped 1 file that is not inputs: CI configuration×1 — passed"))
+        "findings, 0 suppressed; skipped 1 file that is not an input: CI configuration×1 — passed"))
 
 
 LWS_TEMPLATE = (  # aws-samples/aws-do-eks .../nemotron/ultra/agg/lws.yaml-template: envsubst fills it before kubectl apply

@@ -72,13 +72,18 @@ def entries(path: Path) -> list[tuple[str, str, str, str | None]]:
     return [(e["code"], e["object"], e["field"], e["file"]) for e in doc["findings"]]
 
 
+#: What --create-baseline prints: the findings written, and the file they went to.
+ALL_WRITTEN = ALL_BASELINED.replace("16 findings in the baseline", f"16 findings written to the baseline {BASELINE}")
+
+
 def create(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_BASELINED, "")
+    assert run(capsys, "lint", "deploy", "--create-baseline", BASELINE) == (0, ALL_WRITTEN, "")
 
 
 def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(repo, capsys):
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert (rc, out, err) == (0, ALL_BASELINED, "")
+    assert (rc, out, err) == (0, ALL_WRITTEN, "")
+    assert ALL_WRITTEN.endswith("16 findings written to the baseline .shardwise-baseline.json — passed\n")
     assert entries(repo / BASELINE) == ENTRIES
     text = (repo / BASELINE).read_text(encoding="utf-8")
     assert text.splitlines()[:3] == ["{", '  "shardwise_baseline": 1,', '  "findings": [']
@@ -88,6 +93,15 @@ def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(r
     # the same findings write the same bytes: a file a team commits and diffs
     run(capsys, "lint", "./deploy/", "--create-baseline", BASELINE)
     assert (repo / BASELINE).read_text(encoding="utf-8") == text
+
+
+def test_a_run_over_the_repository_names_the_baseline_file_it_skips(repo, capsys):
+    """The committed baseline lies beside the manifests; a run over `.` skips it under its own name."""
+    create(capsys)
+    rc, out, err = run(capsys, "lint", ".", "--baseline", BASELINE)
+    assert (rc, err) == (0, "")
+    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 "
+                   "file that is not an input: shardwise baseline×1; 16 findings in the baseline — passed\n")
 
 
 def test_without_changes_every_finding_is_in_the_baseline(repo, capsys):
@@ -176,7 +190,7 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
                    "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
                    "--create-baseline) — passed\n")
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert rc == 0 and out.endswith("15 findings in the baseline — passed\n")
+    assert rc == 0 and out.endswith("15 findings written to the baseline .shardwise-baseline.json — passed\n")
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 

@@ -324,11 +324,35 @@ def test_bad_flag_value_exits_2(work, capsys):
         "shardwise lint: error: argument --kv-reserve: must be a number from 1 to 10, got 0.5")
 
 
+def test_lint_help_ends_with_the_exit_codes(work, capsys):
+    """A CI user reads `shardwise lint --help`, not the top-level help, for what the step's status means."""
+    rc, out, _ = run(capsys, "lint", "--help")
+    out = " ".join(out.split())
+    assert rc == 0
+    assert out.endswith(
+        "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
+        "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
+        "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted).")
+
+
 def test_stdin(work, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(TP2_8B))
     rc, out, _ = run(capsys, "lint", "-")
     assert rc == 1
     assert out.splitlines()[0] == f"<stdin>:18: {SW104_TP2}"
+
+
+@pytest.mark.parametrize("given", ["", "\n", "  \n\t\n"])
+def test_empty_stdin_is_an_input_error(work, capsys, monkeypatch, given):
+    """`helm template … | shardwise lint -` where helm failed: without pipefail the step sees only shardwise's
+    status, so reading nothing fails (exit 2) instead of passing the gate."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(given))
+    rc, out, err = run(capsys, "lint", "-")
+    assert (rc, out.splitlines()[0]) == (2, "<stdin>: error: standard input is empty: nothing was linted (did the "
+                                            "command before the pipe fail? run the pipe under set -o pipefail)")
+    # a document that is only a separator or a comment was written by a tool that ran: read as before
+    monkeypatch.setattr("sys.stdin", io.StringIO("---\n# Source: chart/templates/none.yaml\n"))
+    assert run(capsys, "lint", "-")[0] == 0
 
 
 def test_unwritable_output_exits_2(work, capsys):
@@ -405,6 +429,30 @@ def test_github_format(work, capsys):
     assert lines[0].startswith(
         "::error file=tp2.yaml,line=18,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
     assert lines[1:] == []
+
+
+def test_github_annotations_name_the_file_as_the_repository_does(work, capsys, monkeypatch):
+    """GitHub puts an annotation on a pull request's file only when ``file=`` is the path in the repository:
+    ``./deploy/tp2.yaml`` (a run over ``.``, the Action's default) or an absolute path never reaches the file."""
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    expected = "::error file=deploy/tp2.yaml,line=18,title=SW104 sharded-model-that-fits::"
+    for given in (".", "./deploy/", "./deploy/tp2.yaml", str(work / "deploy"), "deploy//../deploy/tp2.yaml"):
+        rc, out, _ = run(capsys, "lint", given, "--format", "github")
+        assert (rc, out.splitlines()[0][: len(expected)]) == (1, expected), given
+    # run from a folder of the checkout ($GITHUB_WORKSPACE is the checkout on a runner): the repository's path
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(work))
+    monkeypatch.chdir(work / "deploy")
+    rc, out, _ = run(capsys, "lint", "./tp2.yaml", "--format", "github")
+    assert (rc, out.splitlines()[0][: len(expected)]) == (1, expected)
+    # a file outside the checkout keeps the path it was given, normalised
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(work / "deploy"))
+    monkeypatch.chdir(work)
+    outside = work.parent / "elsewhere.yaml"
+    outside.write_text(textwrap.dedent(TP2_8B))
+    rc, out, _ = run(capsys, "lint", str(outside), "--format", "github")
+    assert out.splitlines()[0].startswith(f"::error file={str(outside).replace(':', '%3A')},line=18,")
 
 
 def test_markdown_format_has_the_workload_row(work, capsys):

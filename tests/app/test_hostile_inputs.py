@@ -404,7 +404,7 @@ def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt)
     commands = [ln for ln in lines if ln.startswith("::")]
     if fmt == "github":  # the runner's own escaping: one annotation per line
         assert commands == [
-            "::error file=./evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror file=x.yaml%3A%3Ainjected\x1b[2J.yaml,"
+            "::error file=evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror file=x.yaml%3A%3Ainjected\x1b[2J.yaml,"
             "line=2,title=shardwise input error::cannot parse YAML: did not find expected ',' or ']'",
             *commands[1:]]
         assert all(c.startswith(("::error ", "::warning ")) for c in commands)

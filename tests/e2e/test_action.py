@@ -204,8 +204,10 @@ def _read_outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[str, Any],
-               path: str, skip: tuple[str, ...] = (), action_path: Path = ROOT) -> list[dict[str, Any]]:
-    """Run action.yml's shell steps in ``workdir`` as a runner would; one record per step, in order."""
+               path: str, skip: tuple[str, ...] = (), action_path: Path = ROOT,
+               uses_outcomes: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Run action.yml's shell steps in ``workdir`` as a runner would; one record per step, in order.
+    ``uses_outcomes`` gives the ``outcome`` of the `uses:` steps it cannot run, by id (``{"upload": "failure"}``)."""
     meta = load_action()
     given = {k: str(v.get("default", "")) for k, v in meta["inputs"].items()}
     given["github-token"] = "test-token"
@@ -216,7 +218,8 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str], *, event: dict[
                                                    "GITHUB_ENV")}
     for f in files.values():
         f.write_text("", encoding="utf-8")
-    ctx: dict[str, Any] = {"inputs": given, "steps": {}, "runner": {"temp": str(runner_temp)},
+    steps: dict[str, Any] = {k: {"outcome": v} for k, v in (uses_outcomes or {}).items()}
+    ctx: dict[str, Any] = {"inputs": given, "steps": steps, "runner": {"temp": str(runner_temp)},
                            "github": {"action_path": str(action_path), "event": event, "repository": "acme/models"}}
     records: list[dict[str, Any]] = []
     for step in meta["runs"]["steps"]:
@@ -362,13 +365,39 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
         "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
 
 
+UPLOAD_WARNING = (
+    "::warning title=shardwise::the SARIF upload to code scanning failed (a pull request from a fork gets a read-only "
+    "token; code scanning may be off for this repository); the findings are in the annotations and the summary, and "
+    "they still decide this step (upload-sarif: false skips the upload)\n")
+
+
+def test_a_failed_sarif_upload_is_a_warning_and_the_findings_still_decide(pr_repo, tmp_path):
+    """A fork's pull request has a read-only token, so upload-sarif fails: the upload step continues on error,
+    and the last step warns and fails on the findings alone."""
+    meta = load_action()
+    (upload,) = [s for s in meta["runs"]["steps"] if s.get("uses", "").startswith("github/codeql-action/upload-sarif")]
+    assert (upload["id"], upload["continue-on-error"]) == ("upload", True)
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/"}, event={}, path=path, skip=("Install shardwise",),
+                         uses_outcomes={"upload": "failure"})
+    assert [(r["name"], r.get("rc")) for r in records][-1] == ("Fail on findings", 1)
+    assert records[-1]["stdout"] == UPLOAD_WARNING + FAIL_MESSAGE
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none"}, event={}, path=path,
+                         skip=("Install shardwise",), uses_outcomes={"upload": "failure"})
+    assert (records[-1]["rc"], records[-1]["stdout"]) == (0, UPLOAD_WARNING)
+    # an upload that succeeded (or was skipped) says nothing
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none"}, event={}, path=path,
+                         skip=("Install shardwise",), uses_outcomes={"upload": "success"})
+    assert (records[-1]["rc"], records[-1]["stdout"]) == (0, "")
+
+
 @pytest.mark.slow
 def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo, tmp_path):
     path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
     shardwise = str(Path(sys.executable).parent / "shardwise")
     made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
                           cwd=pr_repo, capture_output=True, text=True, check=False)
-    assert made.returncode == 0 and made.stdout.endswith("4 findings in the baseline — passed\n")
+    assert made.returncode == 0 and made.stdout.endswith("4 findings written to the baseline .shardwise-baseline.json — passed\n")
     records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [

@@ -43,6 +43,27 @@ def test_the_commands_and_top_level_options_are_in_cli_md():
     synopsis = CLI.split("```", 2)[1]
     assert sorted(c for c in _subcommands() if f"shardwise {c}" not in synopsis) == []
     assert "shardwise --version" in synopsis
+    # the synopsis is where a reader looks first: every option of every command is in it (diff's run options
+    # are lint's, which its line names)
+    missing = {c: [o for a in p._actions for o in a.option_strings
+                   if o.startswith("--") and o != "--help" and not re.search(rf"{re.escape(o)}(?![\w-])", synopsis)]
+               for c, p in _subcommands().items()}
+    assert {c: m for c, m in missing.items() if m} == {}
+
+
+def test_the_config_file_example_parses_and_names_every_setting(tmp_path: Path):
+    """A setting the config file accepts but cli.md does not name is one no user finds; the example is what
+    users copy, so it must parse as written."""
+    from shardwise.rules.adapters.config import _TOP_KEYS, parse_config
+    from shardwise.rules.checks.registry import ALL_RULES
+
+    m = re.search(r"^A config file looks like this.*?\n```toml\n(.*?)^```", CLI, re.M | re.S)
+    assert m, "docs/cli.md has no config file example"
+    (tmp_path / "models").mkdir()  # its model_dirs, relative to the file
+    settings = parse_config(str(tmp_path / "shardwise.toml"), m.group(1), {r.meta.code for r in ALL_RULES})
+    assert (settings.fail_on, settings.lint.production, settings.lint.suppressions[0].code) == ("mandatory", True, "SW104")
+    named = set(re.findall(r"^(\w+) =|^\[\[?(\w+)\]", m.group(1), re.M))
+    assert sorted(set(_TOP_KEYS) - {k for pair in named for k in pair if k}) == []
 
 
 def _anchors(text: str) -> set[str]:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from shardwise.rules.capacity import sizing
-from shardwise.rules.catalog import find_model, load_local_model
+from shardwise.rules.catalog import find_model, load_local_model, models
 
 GIB = 1024**3
 L4 = sizing.Device("L4", 22.05, "nvidia", "ada")
@@ -271,6 +271,24 @@ def test_qwen3_vl_largest_video_counts_its_frames_as_vllm_0_11_and_0_12_do():
     assert sizing._qwen3_video_tokens(13_000, 4096, 16, 2, 2) == 12_100  # the loop stops before 3 frames' 16,200
 
 
+#: The Qwen vision-language architectures vLLM runs with multimodal RoPE positions: their config.json's rope_scaling
+#: (text_config's from Qwen3-VL) holds an ``mrope_section``, which makes vLLM's ``get_rope`` build MRotaryEmbedding
+#: (``rotary_embedding/__init__.py``, 0.11.0) with a cos/sin cache of four times the context limit (``mrope.py``).
+QWEN_MROPE_ARCHITECTURES = frozenset({"Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+                                      "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"})
+
+
+def test_every_qwen_vision_language_model_of_the_catalog_has_the_multimodal_rope_vllm_builds():
+    # The catalog's Qwen3-VL mixtures of experts lacked the rope_scaling their dense siblings had, so their rotary
+    # cache was charged at a quarter (0.06 GiB where vLLM keeps 0.25 on every GPU)
+    found = {mid: sizing.mrope(m) for mid, m in models().items()
+             if QWEN_MROPE_ARCHITECTURES & set(m.hf_config.get("architectures", ()))}
+    assert {"Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3-VL-235B-A22B-Instruct", "Qwen/Qwen3-VL-8B-Instruct",
+            "Qwen/Qwen2.5-VL-7B-Instruct"} <= set(found)
+    assert [mid for mid, ok in found.items() if not ok] == []
+    assert sizing.rotary_cache_bytes(find_model("Qwen/Qwen3-VL-235B-A22B-Instruct"), 4) == 4 * 262_144 * 128 * 2
+
+
 def test_qwen3_vl_profiles_one_video_in_0_11_and_0_12_held_through_the_sampler():
     # vLLM 0.12.0 on 2 × H100 (Zzsf11/VideoCuttingAgent, vllm_serve.log and output/Qwen3VL_vllm-server.out): "Encoder
     # cache will be initialized with a budget of 153600 tokens, and profiled with 1 video items": 12,288 vision tokens
@@ -291,7 +309,7 @@ def test_qwen3_vl_profiles_one_video_in_0_11_and_0_12_held_through_the_sampler()
     # what vLLM logged: 37.23 GiB and 813,152 tokens at 256 sequences, 38.15 GiB and 833,344 at 64 (0.92 GiB apart:
     # the sampler's two warm-ups on top of the same held outputs, 0.95 here)
     assert [(round(got["0.12.0", n].available_kv_gib, 2), got["0.12.0", n].kv_cache_tokens) for n in (256, 64)] == [
-        (38.12, 832_800), (39.07, 853_584)]
+        (37.94, 828_704), (38.89, 849_488)]
 
 
 _QUOTED_VL = """\

@@ -172,8 +172,8 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         if not tok.startswith("--") or len(tok) < 3:
             continue
         name = tok[2:].partition("=")[0]
-        if "$" in name or "{" in name or "." in name or any(c.isspace() for c in name):
-            continue
+        if "$" in name or "{" in name or "." in name or (name and name.split() != [name]):
+            continue  # (a name split by whitespace, as str.isspace tells it, is not one word: a blank in it)
         if "_" in name and release < _UNDERSCORES_SINCE:
             continue  # 0.5.0 reads `--swap_space` as written
         name = name.replace("_", "-")

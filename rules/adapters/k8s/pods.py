@@ -100,25 +100,34 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     tcp = as_map(p.get("tcpSocket"))
     grpc = as_map(p.get("grpc"))
     port = http.get("port", tcp.get("port", grpc.get("port")))
-    handler = next((h for h in ("httpGet", "tcpSocket", "grpc", "exec") if h in p), None)
-
-    def num(key: str, default: int) -> int:
-        v = p.get(key)
-        try:
-            return int(v) if v is not None else default
-        except (TypeError, ValueError, OverflowError):  # OverflowError: .inf
-            return default
-
+    handler = None
+    for h in _HANDLERS:
+        if h in p:
+            handler = h
+            break
     return Probe(
         kind=kind,  # type: ignore[arg-type]
         path=str(http["path"]) if http.get("path") is not None else None,
         port=port,
         handler=handler,
-        initial_delay_seconds=num("initialDelaySeconds", 0),
-        period_seconds=num("periodSeconds", 10),
-        failure_threshold=num("failureThreshold", 3),
-        timeout_seconds=num("timeoutSeconds", 1),
+        initial_delay_seconds=_probe_int(p, "initialDelaySeconds", 0),
+        period_seconds=_probe_int(p, "periodSeconds", 10),
+        failure_threshold=_probe_int(p, "failureThreshold", 3),
+        timeout_seconds=_probe_int(p, "timeoutSeconds", 1),
     )
+
+
+#: A probe's handlers, in the order :func:`_probe` names the first one written.
+_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
+
+
+def _probe_int(p: Mapping[str, Any], key: str, default: int) -> int:
+    """A probe's whole-number field, else ``default`` (absent, or not a number)."""
+    v = p.get(key)
+    try:
+        return int(v) if v is not None else default
+    except (TypeError, ValueError, OverflowError):  # OverflowError: .inf
+        return default
 
 
 def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location,

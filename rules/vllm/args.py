@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -216,7 +215,7 @@ def _expand_shell(token: str, env: Mapping[str, str], unknown: Collection[str] =
 
 
 def _base(token: str) -> str:
-    return os.path.basename(token)
+    return token[token.rfind("/") + 1:]  # os.path.basename on POSIX, without its fspath and separator look-ups
 
 
 def _find_in_argv(argv: Sequence[str]) -> tuple[str, list[str]] | None:

@@ -24,6 +24,7 @@ no finding.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -142,6 +143,7 @@ _NOT_A_RELEASE = re.compile(r"rc\d|dev|nightly")
 _OTHER_PARSERS = frozenset({"vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server", "dynamo.vllm"})
 
 
+@functools.lru_cache(maxsize=4096)  # asked of every vLLM container's image
 def release_read(image: str | None) -> Version | None:
     """The vLLM release an image of vLLM's own build names, when its source was read (:data:`RELEASES_READ`);
     None for ``latest``, a digest alone, a nightly or release candidate, another family, a release not read."""
@@ -161,7 +163,8 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
     ``release`` does not define; None when every flag is one :data:`GAPS` does not rule out. ``words`` is the
     whole command line (to see which program parses the flags). A word still holding a reference (``$X``,
     ``$(X)``, ``{{ }}``) is not judged: its name is not known."""
-    if any(m in w for w in words for m in _OTHER_PARSERS):
+    line = "\0".join(words)  # one search per program over the whole line: a name holds no NUL, so none spans two words
+    if any(m in line for m in _OTHER_PARSERS):
         return None
     for tok in tokens:
         if tok == "--":
@@ -169,8 +172,8 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         if not tok.startswith("--") or len(tok) < 3:
             continue
         name = tok[2:].partition("=")[0]
-        if "$" in name or "{" in name or "." in name or any(c.isspace() for c in name):
-            continue
+        if "$" in name or "{" in name or "." in name or (name and name.split() != [name]):
+            continue  # (a name split by whitespace, as str.isspace tells it, is not one word: a blank in it)
         if "_" in name and release < _UNDERSCORES_SINCE:
             continue  # 0.5.0 reads `--swap_space` as written
         name = name.replace("_", "-")

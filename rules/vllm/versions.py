@@ -760,6 +760,7 @@ _RELEASE_TAGGED = frozenset({"vllm-openai", "vllm", "vllm-openai-rocm", "vllm-ro
 _OWN_VERSION_OWNERS = frozenset({"lmcache"})
 
 
+@functools.lru_cache(maxsize=4096)  # a lint asks it of every container's image, a few hundred distinct
 def version_from_image(image: str) -> Version | None:
     """The vLLM release an image's tag names, or None (``latest``, ``nightly``, a digest, a custom tag).
 

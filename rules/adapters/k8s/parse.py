@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -85,13 +84,13 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
 
 def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
                 file: str | None) -> Callable[[str], Location | None] | None:
-    """A finder of the first line in ``start..end`` where a word is written (None without the text)."""
+    """A finder of the first line in ``start..end`` where a word is written (None without the text). ``lines`` are
+    a text's lines as ``str.splitlines`` gives them: none holds a newline."""
     if not lines or start is None:
         return None
     lo = max(start - 1, 0)
     hi = min(end if end is not None else lo + 400, len(lines))
-    block = ""
-    offsets: list[int] = []  # where each line of the block starts in it
+    block: str | None = None
 
     def locate(token: str) -> Location | None:
         nonlocal block
@@ -99,22 +98,16 @@ def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
             return None
         if "\n" in token:  # a word of several lines is never found on one
             return None
-        if not offsets:  # the lines joined once: one search in C per word instead of a loop over lines
-            chunk = lines[lo:hi]
-            block = "\n".join(chunk)
-            at = 0
-            for text in chunk:
-                offsets.append(at)
-                at += len(text) + 1
-            if not offsets:
-                offsets.append(0)
+        if block is None:  # the lines joined once: one search in C per word instead of a loop over lines
+            block = "\n".join(lines[lo:hi])
         n = len(token)
         pos = block.find(token)
         while pos >= 0:  # a line's start or end (a newline here) bounds a word as a blank does
             before = block[pos - 1] if pos > 0 else " "
             after = block[pos + n] if pos + n < len(block) else " "
             if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
-                return Location(file, lo + bisect.bisect_right(offsets, pos))
+                # its line: the newlines before it, counted in C (no table of where each line starts)
+                return Location(file, lo + 1 + block.count("\n", 0, pos))
             pos = block.find(token, pos + 1)
         return None
 

@@ -7,7 +7,7 @@ manifest text is known), its GPU request, and the pod's volumes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...catalog.accelerators import family_known, is_extended_resource, resource_names
@@ -35,7 +35,6 @@ from ...vllm.args import (
     literal_crash,
     names_unknown,
     parse_serve_args,
-    parse_vllm_command,
 )
 from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
@@ -110,25 +109,34 @@ def _probe(kind: str, raw: Any) -> Probe | None:
     tcp = as_map(p.get("tcpSocket"))
     grpc = as_map(p.get("grpc"))
     port = http.get("port", tcp.get("port", grpc.get("port")))
-    handler = next((h for h in ("httpGet", "tcpSocket", "grpc", "exec") if h in p), None)
-
-    def num(key: str, default: int) -> int:
-        v = p.get(key)
-        try:
-            return int(v) if v is not None else default
-        except (TypeError, ValueError, OverflowError):  # OverflowError: .inf
-            return default
-
+    handler = None
+    for h in _HANDLERS:
+        if h in p:
+            handler = h
+            break
     return Probe(
         kind=kind,  # type: ignore[arg-type]
         path=str(http["path"]) if http.get("path") is not None else None,
         port=port,
         handler=handler,
-        initial_delay_seconds=num("initialDelaySeconds", 0),
-        period_seconds=num("periodSeconds", 10),
-        failure_threshold=num("failureThreshold", 3),
-        timeout_seconds=num("timeoutSeconds", 1),
+        initial_delay_seconds=_probe_int(p, "initialDelaySeconds", 0),
+        period_seconds=_probe_int(p, "periodSeconds", 10),
+        failure_threshold=_probe_int(p, "failureThreshold", 3),
+        timeout_seconds=_probe_int(p, "timeoutSeconds", 1),
     )
+
+
+#: A probe's handlers, in the order :func:`_probe` names the first one written.
+_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
+
+
+def _probe_int(p: Mapping[str, Any], key: str, default: int) -> int:
+    """A probe's whole-number field, else ``default`` (absent, or not a number)."""
+    v = p.get(key)
+    try:
+        return int(v) if v is not None else default
+    except (TypeError, ValueError, OverflowError):  # OverflowError: .inf
+        return default
 
 
 def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location,
@@ -408,14 +416,14 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             words = [*run, *args]
             crashed, words[crash.at] = words[crash.at], crash.word
             run, args = words[:len(run)], words[len(run):]
-        engine = parse_vllm_command(run, args, literal, image, flag_loc, locate, unknown_env=unknown_env)
-        if engine is not None and isinstance(engine.extra.get("config"), str):
+        # what parse_vllm_command does, with the invocation kept: the --config file and the absent flag read it too
+        invocation = find_vllm_invocation(run, args, literal, image, unknown_env)
+        engine = parse_serve_args(invocation[1], invocation[0], flag_loc, locate) if invocation is not None else None
+        if engine is not None and invocation is not None and isinstance(engine.extra.get("config"), str):
             # `--config FILE` mounted from a ConfigMap of the input: its settings, then the command line's
             config_text = mounted_config(engine.extra["config"], c, spec)
             settings = config_tokens(config_text) if config_text is not None else None
-            invocation = find_vllm_invocation(run, args, literal, image, unknown_env) if settings is not None \
-                else None
-            if settings is not None and invocation is not None:
+            if settings is not None:
                 engine = parse_serve_args([*settings, *_without_config(invocation[1])], invocation[0], flag_loc,
                                           locate)
         if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
@@ -424,7 +432,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.crash_placeholder = crash.placeholder
             pod.locations["crash"] = (locate(crashed) if locate is not None else None) or flag_loc
         elif engine is not None and pod.engine is None and pod.crash is None:
-            _absent_flag(pod, run, args, literal, image, unknown_env, locate, flag_loc)
+            _absent_flag(pod, run, args, invocation, image, locate, flag_loc)
         if engine is not None:
             container.runs_vllm = True
             if pod.engine is None:
@@ -468,14 +476,14 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     return pod
 
 
-def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], env: Mapping[str, str], image: str | None,
-                 unknown_env: Collection[str], locate: Any, flag_loc: Location) -> None:
-    """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it."""
+def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple[str, list[str]] | None,
+                 image: str | None, locate: Any, flag_loc: Location) -> None:
+    """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it.
+    ``found`` is the container's vLLM invocation (:func:`~shardwise.rules.vllm.args.find_vllm_invocation`)."""
+    if found is None:
+        return
     release = release_read(image)
     if release is None:
-        return
-    found = find_vllm_invocation(run, args, env, image, unknown_env)
-    if found is None:
         return
     absent = absent_flag([str(w) for w in (*run, *args)], found[1], release)
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint

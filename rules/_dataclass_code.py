@@ -29,9 +29,10 @@ any text. On 3.11, whose code-making functions this module knows (``_init_fn``, 
 ``_frozen_get_del_attr``, ``_hash_fn``), each is stood in for by one that looks its method up, per module, under
 the exact inputs that decide the text ``dataclasses`` would write (field names and kinds, which fields have a
 default or a factory, ``init``/``kw_only``, the class's options, ``__post_init__``, the name of ``self``): the
-entry holds the ``__create_fn__`` code that text compiles to and, for each of its parameters, where its value
-comes from (a field's type, default or factory, the class, a constant of ``dataclasses``). Calling that code
-makes the very function ``exec`` would have made (same code, globals, closure, defaults, annotations);
+entry holds the code of the method that text compiles to, where each of the values ``__create_fn__`` would
+pass it comes from (a field's type, default or factory, the class, a constant of ``dataclasses``) and which of
+them are its defaults, keyword defaults, annotations and closure. The function made from them is the one
+``exec`` would have made (same code, globals, closure, defaults, annotations, names);
 ``_process_class`` itself still runs as written (fields, checks, ``__match_args__``, hash action, slots). An
 input not found (a class changed since, another package's class) goes the usual way, and its method is
 recorded for the store; a parameter whose value cannot be named so is never stored. Each module's methods are
@@ -51,7 +52,7 @@ import builtins
 import marshal
 import os
 import sys
-from types import CodeType, FrameType, FunctionType, ModuleType
+from types import CellType, CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from shardwise.rules._regex_code import dump_atomically
@@ -94,13 +95,14 @@ _IS_TYPE_SUPPORTED = (sys.version_info[:2] in {(3, 11), (3, 12), (3, 13)} and _o
 _splits: dict[str, tuple[str | None, str] | None] = {}
 
 _codes: dict[str, CodeType] = {}
-#: module name -> {inputs of one code-making call: ((``__create_fn__`` code, ((parameter, source), ...)), ...)}
-_methods: dict[str, dict[tuple[Any, ...], tuple[tuple[CodeType, tuple[tuple[str, tuple[Any, ...]], ...]], ...]]] = {}
+#: module name -> {inputs of one code-making call: ((the method's code, ((parameter, source), ...), defaults,
+#: keyword defaults, annotations, closure), ...)}: the last four name the ``__create_fn__`` parameter of each value
+_methods: dict[str, dict[tuple[Any, ...], tuple[tuple[Any, ...], ...]]] = {}
 #: module name -> its methods as the store holds them (marshalled), until a class of the module is defined
 _packed: dict[str, bytes] = {}
 #: the Python release and the store's format: 2 since its code is compiled without this module's __future__
-#: flags (format 1 kept ``__init__`` annotations as strings), 3 since it holds each module's finished methods
-_HEADER = (sys.hexversion, 3)
+#: flags (format 1 kept ``__init__`` annotations as strings), 4 since it holds each module's finished methods
+_HEADER = (sys.hexversion, 4)
 _builtin_compile = builtins.compile
 _builtin_eval = builtins.eval
 _EVAL = "<eval>\n"  # the key of an expression's code: dataclasses' texts start with "def "
@@ -262,8 +264,9 @@ def _value(source: tuple[Any, ...], fields: Any, cls: Any) -> Any:
 
 
 def _made(key: tuple[Any, ...], globals: Any, fields: Any, cls: Any) -> list[Any] | None:
-    """The functions kept under ``key`` for the module of ``globals``, made by calling their ``__create_fn__``
-    code (no text, no compile, no exec); None when not kept."""
+    """The functions kept under ``key`` for the module of ``globals``, made from their code as ``__create_fn__``
+    makes them (the same defaults, keyword defaults, annotations and closure; no text, no compile, no exec);
+    None when not kept."""
     module = _own_module(globals)
     if module is None:
         return None
@@ -271,11 +274,48 @@ def _made(key: tuple[Any, ...], globals: Any, fields: Any, cls: Any) -> list[Any
     if entry is None:
         return None
     made = []
-    for code, sources in entry:
-        made.append(FunctionType(code, globals)(**{name: _value(src, fields, cls) for name, src in sources}))
+    for code, sources, defaults, kwdefaults, annotations, closure in entry:
+        values = {name: _value(src, fields, cls) for name, src in sources}
+        fn = FunctionType(code, globals, None, tuple([values[n] for n in defaults]) if defaults else None,
+                          tuple([CellType(values[n]) for n in closure]) if closure else None)
+        if kwdefaults:
+            fn.__kwdefaults__ = {param: values[n] for param, n in kwdefaults}
+        if annotations:
+            fn.__annotations__ = {param: values[n] for param, n in annotations}
+        made.append(fn)
     _state["hits"] += len(made)
     _state["made"] += len(made)
     return made
+
+
+class _Marker:
+    """A value of ``__create_fn__``'s parameter ``name``, to see where the function it makes keeps it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _layout(create: CodeType, globals: dict[str, Any], names: Any) -> tuple[Any, ...] | None:
+    """The function ``create`` (a ``__create_fn__``) makes, as its code and the parameter that gives each of its
+    defaults, keyword defaults, annotations and closure cells (found by calling it with a marker for each);
+    None when one of them is not a parameter's value as given."""
+    fn = FunctionType(create, globals)(**{name: _Marker(name) for name in names})
+    if not isinstance(fn, FunctionType) or fn.__dict__:
+        return None
+
+    def named(value: Any) -> str | None:
+        return value.name if type(value) is _Marker else None
+
+    defaults = tuple(named(v) for v in fn.__defaults__ or ())
+    kwdefaults = tuple((k, named(v)) for k, v in (fn.__kwdefaults__ or {}).items())
+    annotations = tuple((k, named(v)) for k, v in fn.__annotations__.items())
+    closure = tuple(named(c.cell_contents) for c in fn.__closure__ or ())
+    if (None in defaults or None in closure or any(n is None for _, n in kwdefaults)
+            or any(n is None for _, n in annotations) or len(closure) != len(fn.__code__.co_freevars)):
+        return None
+    return fn.__code__, defaults, kwdefaults, annotations, closure
 
 
 def _create_fn(name: str, args: Any, body: Any, *, globals: Any = None, locals: Any = None,
@@ -316,7 +356,10 @@ def _recorded(key: tuple[Any, ...], globals: Any, fields: Any, cls: Any, maker: 
         sources = tuple((name, _source(name, value, fields, cls)) for name, value in locals.items())
         if create is None or any(src is None for _, src in sources):
             return result
-        entry.append((create, sources))
+        layout = _layout(create, globals, locals)
+        if layout is None:
+            return result
+        entry.append((layout[0], sources, *layout[1:]))
         texts.append(last[0])
     if entry:
         _table(module)[key] = tuple(entry)

@@ -67,8 +67,10 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store = tmp_path / "dataclass-code.marshal"
     _probe(store, "save")
     header, codes, methods = marshal.loads(store.read_bytes())
-    assert header == (sys.hexversion, 3)
-    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 3), codes, methods)))
+    assert header == (sys.hexversion, 4)
+    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 4), codes, methods)))
+    assert _probe(store)["held"] == 0
+    store.write_bytes(marshal.dumps(((sys.hexversion, 3), codes, methods)))  # format 3: __create_fn__ code
     assert _probe(store)["held"] == 0
     store.write_bytes(marshal.dumps(((sys.hexversion, 2), codes)))  # format 2: texts only
     assert _probe(store)["held"] == 0
@@ -78,7 +80,7 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     out = _probe(store)
     assert out["held"] == 0 and out["stats"]["hits"] == 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"
     # one module's methods damaged: that module's classes are compiled as usual, and are the same
-    store.write_bytes(marshal.dumps(((sys.hexversion, 3), codes,
+    store.write_bytes(marshal.dumps(((sys.hexversion, 4), codes,
                                      {**methods, "shardwise.rules.model.inventory": b"\x00not marshal"})))
     out = _probe(store)
     assert out["stats"]["misses"] > 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"

@@ -58,26 +58,31 @@ from typing import Any
 from shardwise.rules._regex_code import dump_atomically
 
 
-class _InspectOnUse(ModuleType):
-    """What ``dataclasses`` binds as ``inspect`` when shardwise imports it first: the real module is imported on
-    the first use of one of its names (``dataclasses`` asks it only for ``signature``, to write the docstring
-    of a class that has none) and then stands in ``dataclasses`` for good. ``inspect`` imports ``ast``, ``dis``
-    and ``tokenize``; a lint that never asks was paying for them at every start."""
+class _OnUse(ModuleType):
+    """What ``dataclasses`` binds as one of the modules it imports but a lint never uses, when shardwise imports it
+    first: the real module is imported on the first use of one of its names and then stands in ``dataclasses``
+    for good. ``inspect`` (asked only for ``signature``, to write the docstring of a class that has none) imports
+    ``ast``, ``dis`` and ``tokenize``; ``copy`` (asked only for ``deepcopy`` by ``asdict`` and ``astuple``)
+    imports ``weakref`` and looks for Jython's ``org.python.core`` along the whole path. A lint that never asks
+    was paying for them at every start."""
 
     def __getattr__(self, name: str) -> Any:
-        import inspect
+        module = __import__(self.__name__)
+        setattr(sys.modules["dataclasses"], self.__name__, module)
+        return getattr(module, name)
 
-        sys.modules["dataclasses"].inspect = inspect  # type: ignore[attr-defined]
-        return getattr(inspect, name)
 
-
-if "dataclasses" not in sys.modules and "inspect" not in sys.modules:
-    _stand_in = sys.modules["inspect"] = _InspectOnUse("inspect")
+#: the modules dataclasses imports that a lint does not use (the others it imports are the interpreter's own)
+_DEFERRED = ("inspect", "copy")
+if "dataclasses" not in sys.modules:
+    _stand_ins = {name: _OnUse(name) for name in _DEFERRED if name not in sys.modules}
+    sys.modules.update(_stand_ins)
     try:
         import dataclasses
     finally:
-        if sys.modules.get("inspect") is _stand_in:
-            del sys.modules["inspect"]  # any later `import inspect` imports the real one
+        for _name, _stand_in in _stand_ins.items():
+            if sys.modules.get(_name) is _stand_in:
+                del sys.modules[_name]  # any later `import inspect` or `import copy` imports the real one
 else:
     import dataclasses
 

@@ -192,23 +192,33 @@ def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_sa
     assert all(v.startswith("ForwardRef(") for v in second["annotations"].values())
 
 
-def test_dataclasses_imports_inspect_only_when_it_asks_for_it():
-    # a lint never asks dataclasses for a signature: inspect (ast, dis, tokenize) is not imported; a class
-    # without a docstring still gets the one dataclasses writes from inspect.signature
+def test_dataclasses_imports_inspect_and_copy_only_when_it_asks_for_them():
+    # a lint never asks dataclasses for a signature or a deep copy: inspect (ast, dis, tokenize) and copy (weakref,
+    # Jython's org.python.core looked for along the path) are not imported; a class without a docstring still gets
+    # the one dataclasses writes from inspect.signature, and asdict still copies what it does not know
     code = textwrap.dedent("""
         import json, sys
         import shardwise.rules
         import dataclasses
-        before = sorted(m for m in ("inspect", "ast", "dis", "tokenize") if m in sys.modules)
+        before = sorted(m for m in ("inspect", "ast", "dis", "tokenize", "copy") if m in sys.modules)
         @dataclasses.dataclass(frozen=True)
         class NoDoc:
             a: int = 1
             b: "list[str]" = dataclasses.field(default_factory=list)
         real = sys.modules.get("inspect")
+        inner = {"k": [1, 2]}
+        @dataclasses.dataclass
+        class Holder:
+            \"\"\"holds a value asdict deep-copies\"\"\"
+            v: object
+        copied = dataclasses.asdict(Holder(frozenset({3})))
         print(json.dumps({"before": before, "doc": NoDoc.__doc__, "real": type(real).__name__,
-                          "same": dataclasses.inspect is real, "signature": str(real.signature(NoDoc))}))
+                          "same": dataclasses.inspect is real, "signature": str(real.signature(NoDoc)),
+                          "copy": dataclasses.copy is sys.modules.get("copy") and type(dataclasses.copy).__name__,
+                          "copied": repr(copied), "deep": dataclasses.astuple(Holder(inner))[0] is not inner}))
     """)
     proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)
     out = json.loads(proc.stdout)
     assert out == {"before": [], "doc": "NoDoc(a: int = 1, b: 'list[str]' = <factory>)", "real": "module",
-                   "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None"}
+                   "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None", "copy": "module",
+                   "copied": "{'v': frozenset({3})}", "deep": True}

@@ -52,7 +52,7 @@ import builtins
 import marshal
 import os
 import sys
-from types import CellType, CodeType, FrameType, FunctionType, ModuleType
+from types import CellType, CodeType, FrameType, FunctionType, MemberDescriptorType, ModuleType
 from typing import Any
 
 from shardwise.rules._regex_code import dump_atomically
@@ -203,6 +203,7 @@ _MAKERS_311 = ("_create_fn", "_init_fn", "_repr_fn", "_cmp_fn", "_frozen_get_del
 _REPLAY_SUPPORTED = sys.version_info[:2] == (3, 11) and all(
     isinstance(getattr(dataclasses, n, None), FunctionType) for n in _MAKERS_311)
 _originals: dict[str, Any] = {n: getattr(dataclasses, n, None) for n in _MAKERS_311}
+_original_get_field = getattr(dataclasses, "_get_field", None)
 _MISSING = getattr(dataclasses, "MISSING", None)
 #: the parameters of ``__create_fn__`` that are constants of ``dataclasses`` (``_return_type`` is None: only
 #: ``__init__`` has one)
@@ -427,6 +428,81 @@ def _hash_fn(fields: Any, globals: Any) -> Any:
     return _recorded(key, globals, fields, None, "_hash_fn", fields, globals)
 
 
+_Field: Any = getattr(dataclasses, "Field", None)
+_FIELD: Any = getattr(dataclasses, "_FIELD", None)
+_FIELD_CLASSVAR: Any = getattr(dataclasses, "_FIELD_CLASSVAR", None)
+_FIELD_INITVAR: Any = getattr(dataclasses, "_FIELD_INITVAR", None)
+_InitVar: Any = getattr(dataclasses, "InitVar", None)
+_GET_FIELD_SUPPORTED = (_REPLAY_SUPPORTED and _IS_TYPE_SUPPORTED
+                        and isinstance(getattr(dataclasses, "_get_field", None), FunctionType))
+
+
+def _get_field(cls: Any, a_name: str, a_type: Any, default_kw_only: Any) -> Any:
+    """``dataclasses._get_field`` of 3.11 (the ``Field`` of one annotation of the class), with the two questions
+    it asks of a string annotation (does it name ``ClassVar``? ``InitVar``?) answered from one split of the text
+    (kept per text, as :func:`_is_type` keeps it) and one look-up in each module, instead of a call of
+    ``_is_type`` and of a predicate for each. The same answers, the same checks, the same errors."""
+    default = getattr(cls, a_name, _MISSING)
+    if isinstance(default, _Field):
+        f = default
+    else:
+        if isinstance(default, MemberDescriptorType):
+            default = _MISSING  # a field in __slots__: no default
+        f = _Field(default, _MISSING, True, True, None, True, None, _MISSING)  # what field(default=default) makes
+    f.name = a_name
+    f.type = a_type
+    kind = _FIELD
+    typing: Any = sys.modules.get("typing")
+    if isinstance(a_type, str):
+        # neither _is_classvar nor _is_initvar holds of a str itself: only its text can name them
+        try:
+            split = _splits[a_type]
+        except KeyError:
+            match = _identifier_re.match(a_type)  # type: ignore[union-attr]
+            split = _splits[a_type] = (match.group(1), match.group(2)) if match else None
+        if split is not None:
+            module_name, name = split
+            class_ns: Any
+            initvar_ns: Any
+            modules: Any = sys.modules
+            if not module_name:
+                class_ns = initvar_ns = modules.get(cls.__module__).__dict__  # as dataclasses has it
+            else:
+                module = modules.get(cls.__module__)
+                named = module.__dict__.get(module_name) if module else None
+                class_ns = (modules.get(typing.ClassVar.__module__).__dict__  # type: ignore[union-attr]
+                            if typing and module and named is typing else None)
+                initvar_ns = modules.get(_InitVar.__module__).__dict__ if module and named is dataclasses else None
+            found: Any
+            if typing and class_ns:
+                found = class_ns.get(name)
+                if found is typing.ClassVar or (type(found) is typing._GenericAlias
+                                                and found.__origin__ is typing.ClassVar):
+                    kind = _FIELD_CLASSVAR
+            if kind is _FIELD and initvar_ns:
+                found = initvar_ns.get(name)
+                if found is _InitVar or type(found) is _InitVar:
+                    kind = _FIELD_INITVAR
+    else:
+        if typing and dataclasses._is_classvar(a_type, typing):  # type: ignore[attr-defined]
+            kind = _FIELD_CLASSVAR
+        elif dataclasses._is_initvar(a_type, dataclasses):  # type: ignore[attr-defined]
+            kind = _FIELD_INITVAR
+    f._field_type = kind
+    if kind is _FIELD_CLASSVAR or kind is _FIELD_INITVAR:
+        if f.default_factory is not _MISSING:
+            raise TypeError(f"field {f.name} cannot have a default factory")
+    if kind is _FIELD or kind is _FIELD_INITVAR:
+        if f.kw_only is _MISSING:
+            f.kw_only = default_kw_only
+    elif f.kw_only is not _MISSING:
+        raise TypeError(f"field {f.name} is a ClassVar but specifies kw_only")
+    if kind is _FIELD and f.default.__class__.__hash__ is None:
+        raise ValueError(f"mutable default {type(f.default)} for field {f.name} is not allowed: use "
+                         "default_factory")
+    return f
+
+
 _STAND_INS = {"_create_fn": _create_fn, "_init_fn": _init_fn, "_repr_fn": _repr_fn, "_cmp_fn": _cmp_fn,
               "_frozen_get_del_attr": _frozen_get_del_attr, "_hash_fn": _hash_fn}
 
@@ -477,6 +553,8 @@ def install() -> None:
     if _REPLAY_SUPPORTED and all(getattr(dataclasses, n) is _originals[n] for n in _STAND_INS):
         for name, stand_in in _STAND_INS.items():
             setattr(dataclasses, name, stand_in)  # looked up in dataclasses' globals by _process_class
+    if _GET_FIELD_SUPPORTED and getattr(dataclasses, "_get_field", None) is _original_get_field:
+        dataclasses._get_field = _get_field  # type: ignore[attr-defined]
     typing = sys.modules.get("typing")
     if typing is not None and getattr(typing, "compile", builtins.compile) is builtins.compile:
         typing.compile = _typing_compile  # type: ignore[attr-defined]  # ForwardRef's compile, from its globals

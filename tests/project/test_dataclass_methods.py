@@ -289,3 +289,62 @@ def test_classes_of_every_shape_made_from_kept_methods_behave_as_plain_ones():
     assert b["order"] == [True, True, False] and b["mixed"][0] == "TypeError" and b["pickle"] == ["ok", "True"]
     assert b["Hashed"]["hash"] == ["ok", "True"] and b["Plain"]["hash"][0] == "TypeError"
     assert b["Keywords"]["sig"] == "(*, a: 'int', b: 'int' = 1) -> None"
+
+
+def test_get_field_answers_as_dataclasses_does():
+    # the Field of each annotation (kind, kw_only, default) and the errors, against dataclasses' own _get_field,
+    # for annotations as text (with and without a module name, names that are not ClassVar/InitVar, texts the
+    # split does not match) and as objects, with every kind of default
+    import dataclasses
+    import types
+    import typing
+
+    d = _dataclass_code
+    if not d._GET_FIELD_SUPPORTED:
+        pytest.skip("dataclasses' _get_field is stood in for on 3.11 only")
+    assert dataclasses._get_field is d._get_field  # installed when shardwise.rules is imported
+    mod = types.ModuleType("shardwise_probe_get_field")
+    mod.ClassVar, mod.InitVar, mod.KW_ONLY = typing.ClassVar, dataclasses.InitVar, dataclasses.KW_ONLY
+    mod.typing, mod.t, mod.dataclasses, mod.dc, mod.os = typing, typing, dataclasses, dataclasses, sys
+    mod.CV, mod.IV = typing.ClassVar[int], dataclasses.InitVar(int)  # aliases: a ClassVar[...] and an InitVar(...)
+    sys.modules[mod.__name__] = mod
+    annotations = ["int", "ClassVar[int]", "typing.ClassVar[int]", " t . ClassVar", "ClassVar", "InitVar[int]",
+                   "dataclasses.InitVar[str]", "dc.InitVar", "InitVar", "os.ClassVar[int]", "typing.InitVar",
+                   "dataclasses.ClassVar", "Optional[ClassVar[int]]", "ClassVarX", "", "'ClassVar'", "list[int]",
+                   "CV", "IV", "IV[int]", "t.CV",
+                   int, typing.ClassVar[int], typing.ClassVar, dataclasses.InitVar[int], dataclasses.InitVar,
+                   list[int], None]
+    defaults = [lambda: "absent", lambda: 1, lambda: None, lambda: [], lambda: {}, lambda: (1,),
+                lambda: dataclasses.field(default=2), lambda: dataclasses.field(default_factory=list),
+                lambda: dataclasses.field(kw_only=True), lambda: dataclasses.field(kw_only=False, default=3),
+                lambda: dataclasses.field(repr=False, hash=False, compare=False, init=False, metadata={"a": 1}),
+                lambda: "slot"]
+
+    def outcome(get_field, annotation, make_default, kw_only):
+        default = make_default()
+        ns = {"__module__": mod.__name__}
+        if default == "slot":
+            ns["__slots__"] = ("x",)
+        elif default != "absent":
+            ns["x"] = default
+        cls = type("C", (), ns)
+        try:
+            f = get_field(cls, "x", annotation, kw_only)
+        except Exception as e:  # the errors must be the same too
+            return (type(e).__name__, str(e))
+        return (f.name, repr(f.type), repr(f.default), repr(f.default_factory), f.init, f.repr, f.hash, f.compare,
+                dict(f.metadata), repr(f.kw_only), f._field_type.name, f is default)
+
+    try:
+        seen = set()
+        for annotation in annotations:
+            for make_default in defaults:
+                for kw_only in (False, True):
+                    want = outcome(d._original_get_field, annotation, make_default, kw_only)
+                    assert outcome(d._get_field, annotation, make_default, kw_only) == want, (annotation, want)
+                    seen.add(want[-2] if len(want) > 2 else want[0])
+        assert seen == {"_FIELD", "_FIELD_CLASSVAR", "_FIELD_INITVAR", "TypeError", "ValueError"}
+        del mod.ClassVar  # a module that no longer has the name: the kept split is looked up again
+        assert outcome(d._get_field, "ClassVar[int]", lambda: 1, False)[-2] == "_FIELD"
+    finally:
+        del sys.modules[mod.__name__]

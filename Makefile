@@ -25,8 +25,8 @@ setup: $(BIN)/shardwise
 	@# the rules modules' bytecode in one file (rules/_module_code.py): a one-file lint found, statted, opened and
 	@# read about 110 .pyc files one by one through the import system's finders (about 12M instructions)
 	@$(BIN)/python -c "from shardwise.rules._module_code import main; main()"
-	@# the methods @dataclass writes for the rules' classes, compiled once (rules/_dataclass_code.py): a
-	@# one-file lint compiled about ninety classes' methods on every start
+	@# the methods @dataclass writes for the rules' classes, kept finished per module (rules/_dataclass_code.py):
+	@# a one-file lint wrote and compiled (later exec'd) about ninety classes' methods on every start
 	@$(BIN)/python -c "from shardwise.rules._dataclass_code import main; main()"
 	@# the regular expressions the rules' modules compile at import (rules/_regex_code.py): about 8 ms of
 	@# CPU of every one-file lint
@@ -35,6 +35,11 @@ setup: $(BIN)/shardwise
 	@# (catalog/accelerators.py): a one-file lint read and checked the JSON files at every start; written when
 	@# bytecode writing is on, so it is turned on here
 	@PYTHONDONTWRITEBYTECODE= $(BIN)/python -c "from shardwise.rules.catalog import accelerators, lookup; accelerators._table(); lookup._model_index(); lookup._instance_index()"
+	@# a first lint (of the example), with bytecode writing on: the patterns a lint compiles in functions (the
+	@# accelerator table's image markers, the release and name patterns; about 20) go into the regular-expression
+	@# store at its exit. Where bytecode writing is off (PYTHONDONTWRITEBYTECODE, as CI and containers set it) no
+	@# later run adds them, and every one-file lint compiled them again: 14M of its instructions
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/shardwise lint examples/llama-3.1-70b-tp4.yaml > /dev/null
 
 # dist/: the sdist, the Linux wheel with the compiled YAML reader (abi3, manylinux) and the pure-Python
 # wheel (scripts/build-dist.sh; needs cargo)

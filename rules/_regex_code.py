@@ -182,7 +182,8 @@ def stats() -> dict[str, int]:
 
 def main(path: str = STORE) -> int:
     """Import every module of shardwise's rules and write the store (``make setup``) with only the patterns
-    today's sources compile at import; those compiled in functions are added by the first runs that use them."""
+    today's sources compile at import; those compiled in functions are added by the first runs that use them
+    with bytecode writing on (``make setup`` makes one: a lint of the example)."""
     import importlib
     import pkgutil
 

@@ -10,10 +10,12 @@ import subprocess
 import sys
 import textwrap
 
+from shardwise.rules import _dataclass_code as d
+
 _PROBE = textwrap.dedent("""
     import json, sys
     from shardwise.rules import _dataclass_code as d
-    d._codes.clear()
+    d._codes.clear(); d._packed.clear(); d._methods.clear()
     held = d.load(sys.argv[1])
     from shardwise.rules.model.inventory import Location, Taint
     import dataclasses
@@ -45,10 +47,14 @@ def test_a_run_that_finds_the_store_compiles_nothing_and_the_classes_behave_the_
     store = tmp_path / "dataclass-code.marshal"
     first = _probe(store, "save")
     assert first["held"] == 0 and first["saved"] is True
-    assert first["stats"]["hits"] == 0 and first["stats"]["misses"] > 0
+    assert first["stats"]["misses"] > 0
     second = _probe(store)
-    assert second["held"] == first["stats"]["entries"]
-    assert second["stats"]["misses"] == 0 and second["stats"]["hits"] == first["stats"]["misses"]
+    assert second["held"] > 0
+    # every method written in the first run is made from the store in the second: nothing compiled
+    assert second["stats"]["misses"] == 0
+    assert second["stats"]["hits"] == first["stats"]["misses"] + first["stats"]["hits"]
+    if d._REPLAY_SUPPORTED:  # and without exec: made from the kept __create_fn__ code
+        assert second["stats"]["made"] == second["stats"]["hits"]
     for key in ("repr", "eq", "hash", "frozen", "other", "annotations"):
         assert second[key] == first[key]
     # the field types as the class has them (strings: rules/ uses __future__ annotations), not '_type_key'
@@ -60,29 +66,43 @@ def test_a_run_that_finds_the_store_compiles_nothing_and_the_classes_behave_the_
 def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store = tmp_path / "dataclass-code.marshal"
     _probe(store, "save")
-    codes = marshal.loads(store.read_bytes())[1]
-    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 2), codes)))
+    header, codes, methods = marshal.loads(store.read_bytes())
+    assert header == (sys.hexversion, 4)
+    store.write_bytes(marshal.dumps(((sys.hexversion - 1, 4), codes, methods)))
+    assert _probe(store)["held"] == 0
+    store.write_bytes(marshal.dumps(((sys.hexversion, 3), codes, methods)))  # format 3: __create_fn__ code
+    assert _probe(store)["held"] == 0
+    store.write_bytes(marshal.dumps(((sys.hexversion, 2), codes)))  # format 2: texts only
     assert _probe(store)["held"] == 0
     store.write_bytes(marshal.dumps((sys.hexversion, codes)))  # format 1: its code kept __future__ flags
     assert _probe(store)["held"] == 0
     store.write_bytes(b"\x00not marshal")
     out = _probe(store)
     assert out["held"] == 0 and out["stats"]["hits"] == 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"
+    # one module's methods damaged: that module's classes are compiled as usual, and are the same
+    store.write_bytes(marshal.dumps(((sys.hexversion, 4), codes,
+                                     {**methods, "shardwise.rules.model.inventory": b"\x00not marshal"})))
+    out = _probe(store)
+    assert out["stats"]["misses"] > 0 and out["repr"] == "Location(file='f.yaml', line=3, urn=None)"
 
 
 def test_setup_writes_only_what_todays_sources_make(tmp_path):
     store = tmp_path / "dataclass-code.marshal"
     _probe(store, "save")
-    codes = marshal.loads(store.read_bytes())[1]
+    header, codes, methods = marshal.loads(store.read_bytes())
     stale = "def __create_fn__():\n def __init__(self):\n  pass\n return __init__"  # a class since changed
     codes[stale] = compile(stale, "<string>", "exec")
-    store.write_bytes(marshal.dumps(((sys.hexversion, 2), codes)))
+    gone = "shardwise.rules.model.gone"  # a module since removed
+    methods[gone] = marshal.dumps({("__repr__", ("a",)): ()})
+    store.write_bytes(marshal.dumps((header, codes, methods)))
     proc = subprocess.run([sys.executable, "-B", "-c", "from shardwise.rules._dataclass_code import main; "
                            f"main({str(store)!r})"], capture_output=True, text=True, check=True)
-    written = marshal.loads(store.read_bytes())[1]
-    assert proc.stdout == f"dataclass code: {len(written)} method sets in {store}\n"
-    assert stale not in written
-    assert set(codes) - {stale} <= set(written)  # Location's methods and the rest are still there
+    _, written, kept = marshal.loads(store.read_bytes())
+    entries = len(written) + sum(len(marshal.loads(packed)) for packed in kept.values())
+    assert proc.stdout == f"dataclass code: {entries} method sets in {store}\n"
+    assert stale not in written and gone not in kept
+    assert set(methods) - {gone} <= set(kept)  # Location's methods and the rest are still there
+    assert all(k.startswith(d._EVAL) for k in written) == d._REPLAY_SUPPORTED  # texts only for named tuples
 
 
 def test_is_type_answers_as_dataclasses_does():
@@ -172,23 +192,33 @@ def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_sa
     assert all(v.startswith("ForwardRef(") for v in second["annotations"].values())
 
 
-def test_dataclasses_imports_inspect_only_when_it_asks_for_it():
-    # a lint never asks dataclasses for a signature: inspect (ast, dis, tokenize) is not imported; a class
-    # without a docstring still gets the one dataclasses writes from inspect.signature
+def test_dataclasses_imports_inspect_and_copy_only_when_it_asks_for_them():
+    # a lint never asks dataclasses for a signature or a deep copy: inspect (ast, dis, tokenize) and copy (weakref,
+    # Jython's org.python.core looked for along the path) are not imported; a class without a docstring still gets
+    # the one dataclasses writes from inspect.signature, and asdict still copies what it does not know
     code = textwrap.dedent("""
         import json, sys
         import shardwise.rules
         import dataclasses
-        before = sorted(m for m in ("inspect", "ast", "dis", "tokenize") if m in sys.modules)
+        before = sorted(m for m in ("inspect", "ast", "dis", "tokenize", "copy") if m in sys.modules)
         @dataclasses.dataclass(frozen=True)
         class NoDoc:
             a: int = 1
             b: "list[str]" = dataclasses.field(default_factory=list)
         real = sys.modules.get("inspect")
+        inner = {"k": [1, 2]}
+        @dataclasses.dataclass
+        class Holder:
+            \"\"\"holds a value asdict deep-copies\"\"\"
+            v: object
+        copied = dataclasses.asdict(Holder(frozenset({3})))
         print(json.dumps({"before": before, "doc": NoDoc.__doc__, "real": type(real).__name__,
-                          "same": dataclasses.inspect is real, "signature": str(real.signature(NoDoc))}))
+                          "same": dataclasses.inspect is real, "signature": str(real.signature(NoDoc)),
+                          "copy": dataclasses.copy is sys.modules.get("copy") and type(dataclasses.copy).__name__,
+                          "copied": repr(copied), "deep": dataclasses.astuple(Holder(inner))[0] is not inner}))
     """)
     proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)
     out = json.loads(proc.stdout)
     assert out == {"before": [], "doc": "NoDoc(a: int = 1, b: 'list[str]' = <factory>)", "real": "module",
-                   "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None"}
+                   "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None", "copy": "module",
+                   "copied": "{'v': frozenset({3})}", "deep": True}

@@ -377,14 +377,16 @@ def test_findings_on_serving_resources_point_at_the_field_to_change():
     ]
 
 
-def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys):
+def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys, monkeypatch):
     from shardwise.rules.app.cli import main
 
     path = os.path.join(FIX, "llminferenceservice.yaml")
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(FIX)  # annotations name files relative to the checkout (here the working directory)
     assert main(["lint", path, "--format", "github"]) == 1
     out = capsys.readouterr().out.splitlines()
     # SW104 blocks here (no load declared: fewer GPUs start the model with the KV reserve): an error at the TP line
-    assert any(line.startswith(f"::error file={path},line=13,title=SW104 ") for line in out)
+    assert any(line.startswith("::error file=llminferenceservice.yaml,line=13,title=SW104 ") for line in out)
     sarif = tmp_path / "r.sarif"
     assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
     import json

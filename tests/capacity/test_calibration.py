@@ -137,12 +137,13 @@ the band but 5.6 % under its token count (below). The three TP4 0.23.0 rows are 
 their token counts: vLLM kept 2.53, 2.57 and 2.92 GiB (FP8 cache) beside the 17.12 GiB of weights and the cache,
 shardwise keeps 4.50 (its weights 0.16 under).
 
-Set 16 (``data/startup_logs_16.json``, logs16: repositories no earlier set used) holds six H100 runs from two
+Set 16 (``data/startup_logs_16.json``, logs16: repositories no earlier set used) holds nine H100 runs from three
 repositories: aihpi/litellm-k8s (nvidia/Llama-3.3-70B-Instruct-FP8 on one H100 with an FP8 KV cache, refused at
 131,072 tokens and started at 32,000, ``latest-cu130`` pulled when 0.15.1 was the newest release; gpt-oss-120b on one
 H100 at 0.27.1) and MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks (GKE A3 Mega at 0.19.0: GLM-5.1 quantised to FP8
-while loading at TP8 x PP2 over two nodes, Meta-Llama-3-8B at TP16 over the same nodes and on one GPU). Fewer
-repositories than asked for. Left out: a DeepSeek-R1 TP8 run on eight H200s (V0, March 2025: 21.43 GiB, 18,418
+while loading at TP8 x PP2 over two nodes, Meta-Llama-3-8B at TP16 over the same nodes and on one GPU) and, committed after the first six were scored and
+before these three were, t0mdicks0n/llm-self-hosting (Kimi-K2.5 at TP8 on a GCP a3-highgpu-8g, a pip-installed 0.15.0:
+refused at 0.9, refused at 0.95 and 16,384 tokens, started at 0.95 and 8,192). Left out: a DeepSeek-R1 TP8 run on eight H200s (V0, March 2025: 21.43 GiB, 18,418
 blocks), a Qwen3-Next-80B-A3B TP2 run on two H200s (0.11.0) and the GLM-4.6 TP8 EP experiments on eight H200s (0.12.0,
 concurrency figures only): stored, but the index names no repository; the Llama-4-Scout TP8 H200 notes and the LLaVA-1.6
 H100 log, left out by sets 14 and 15; AlexGS74/glm47-nvfp4-sm120 (a patched 0.15.1 weight loader, a community NVFP4
@@ -151,7 +152,9 @@ per-layer mixture the catalog lacks); the DeepSeek-V3.2 TP8 P/D log (a P2P NCCL 
 DGX Spark logs of 0.23.1rc1 development builds; Qwen2.5-7B logs at 0.18.0 and 0.22.0 whose GPU is named nowhere;
 llm-d/llm-d-benchmark's H100 table (its repository is set 10's). Open misses of the set (``open_miss`` in the data
 file): gpt-oss-120b's weights at 0.27.1 (61.1 GiB logged, 64.32 modelled: about the second copy of the MXFP4 scales
-charged on Hopper) and GLM-5.1 at TP8 x PP2 (+12.5 % tokens, about 3.1 GiB more kept beside the cache than modelled).
+charged on Hopper), GLM-5.1 at TP8 x PP2 (+12.5 % tokens, about 3.1 GiB more kept beside the cache than modelled)
+and Kimi-K2.5's refusal at 0.95 and 16,384 tokens (started inside the band: vLLM kept about 1.99 GiB more than modelled
+in all three Kimi rows, 0.96 of it in the weights; --mm-encoder-tp-mode data is a candidate).
 The Llama-3.3-70B FP8 run is within the band and 11.8 % over its token count (below).
 """
 

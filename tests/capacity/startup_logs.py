@@ -126,12 +126,18 @@ GPT_OSS_20B_ABLITERATED = dataclasses.replace(
     find_model("openai/gpt-oss-20b"), id="huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2",
     base_model="openai/gpt-oss-20b")
 
+#: nvidia/Llama-3.3-70B-Instruct-FP8 (set 16): Llama-3.3-70B-Instruct's shape (catalog), its linear layers stored as FP8
+#: by NVIDIA's ModelOpt (hf_quant_config quant_algo FP8, lm_head excluded), which vLLM loads as ``modelopt``.
+LLAMA33_70B_FP8_MODELOPT = dataclasses.replace(
+    find_model("meta-llama/Llama-3.3-70B-Instruct"), id="nvidia/Llama-3.3-70B-Instruct-FP8", precision="fp8",
+    quantization="modelopt", base_model="meta-llama/Llama-3.3-70B-Instruct")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
     "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
     "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4, "GEMMA4_26B_A4B_FP8": GEMMA4_26B_A4B_FP8,
-    "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED,
+    "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED, "LLAMA33_70B_FP8_MODELOPT": LLAMA33_70B_FP8_MODELOPT,
 }
 
 

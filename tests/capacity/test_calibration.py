@@ -136,6 +136,26 @@ Spark Mistral GPTQ learning path, left out by set 14 already. Open miss of the s
 the band but 5.6 % under its token count (below). The three TP4 0.23.0 rows are within the band and 2.6 - 3.3 % under
 their token counts: vLLM kept 2.53, 2.57 and 2.92 GiB (FP8 cache) beside the 17.12 GiB of weights and the cache,
 shardwise keeps 4.50 (its weights 0.16 under).
+
+Set 16 (``data/startup_logs_16.json``, logs16: repositories no earlier set used) holds nine H100 runs from three
+repositories: aihpi/litellm-k8s (nvidia/Llama-3.3-70B-Instruct-FP8 on one H100 with an FP8 KV cache, refused at
+131,072 tokens and started at 32,000, ``latest-cu130`` pulled when 0.15.1 was the newest release; gpt-oss-120b on one
+H100 at 0.27.1) and MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks (GKE A3 Mega at 0.19.0: GLM-5.1 quantised to FP8
+while loading at TP8 x PP2 over two nodes, Meta-Llama-3-8B at TP16 over the same nodes and on one GPU) and, committed after the first six were scored and
+before these three were, t0mdicks0n/llm-self-hosting (Kimi-K2.5 at TP8 on a GCP a3-highgpu-8g, a pip-installed 0.15.0:
+refused at 0.9, refused at 0.95 and 16,384 tokens, started at 0.95 and 8,192). Left out: a DeepSeek-R1 TP8 run on eight H200s (V0, March 2025: 21.43 GiB, 18,418
+blocks), a Qwen3-Next-80B-A3B TP2 run on two H200s (0.11.0) and the GLM-4.6 TP8 EP experiments on eight H200s (0.12.0,
+concurrency figures only): stored, but the index names no repository; the Llama-4-Scout TP8 H200 notes and the LLaVA-1.6
+H100 log, left out by sets 14 and 15; AlexGS74/glm47-nvfp4-sm120 (a patched 0.15.1 weight loader, a community NVFP4
+checkpoint whose quantisation config was not read); a MiniMax-M2.1 FP8/INT4 mix on two GH200s (a nightly build and a
+per-layer mixture the catalog lacks); the DeepSeek-V3.2 TP8 P/D log (a P2P NCCL connector) and the MiniMax-M3 and
+DGX Spark logs of 0.23.1rc1 development builds; Qwen2.5-7B logs at 0.18.0 and 0.22.0 whose GPU is named nowhere;
+llm-d/llm-d-benchmark's H100 table (its repository is set 10's). Open misses of the set (``open_miss`` in the data
+file): gpt-oss-120b's weights at 0.27.1 (61.1 GiB logged, 64.32 modelled: about the second copy of the MXFP4 scales
+charged on Hopper), GLM-5.1 at TP8 x PP2 (+12.5 % tokens, about 3.1 GiB more kept beside the cache than modelled)
+and Kimi-K2.5's refusal at 0.95 and 16,384 tokens (started inside the band: vLLM kept about 1.99 GiB more than modelled
+in all three Kimi rows, 0.96 of it in the weights; --mm-encoder-tp-mode data is a candidate).
+The Llama-3.3-70B FP8 run is within the band and 11.8 % over its token count (below).
 """
 
 from __future__ import annotations
@@ -365,3 +385,27 @@ A100_MINIMAX_M27 = next(lg for lg in LOGS if lg.url.startswith("https://github.c
     "Ampere (53.58 GiB a GPU modelled) and the 2.22 GiB of TP4 non-torch memory charged on NVLink A100s"))
 def test_the_0_22_1_tp4_a100_minimax_m2_7_run_is_within_5_percent_of_its_token_count():
     assert score(A100_MINIMAX_M27).tokens_within_5pct
+
+
+#: aihpi/litellm-k8s docs/adding-models.md: nvidia/Llama-3.3-70B-Instruct-FP8 on one H100 at 0.95, --kv-cache-dtype fp8,
+#: max-num-batched-tokens 8,192, 32,000 tokens (``latest-cu130`` pulled when 0.15.1 was the newest release)
+H100_LLAMA33_FP8_0151 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/aihpi/litellm-k8s/")
+                             and lg.started and lg.model.id == "nvidia/Llama-3.3-70B-Instruct-FP8")
+
+
+def test_the_0_15_1_h100_llama_3_3_70b_fp8_runs_load_the_logged_weights_and_keep_the_refusal():
+    # weights to the logged 67.7 GiB; at the default 131,072 tokens the same engine is refused (20.0 GiB needed,
+    # 5.11 available), as vLLM refused it
+    refused = next(lg for lg in LOGS if lg.url == H100_LLAMA33_FP8_0151.url and not lg.started)
+    s, r = score(H100_LLAMA33_FP8_0151).sized, score(refused).sized
+    assert (round(s.weights_gib_per_gpu, 1), round(r.needed_kv_gib, 1), r.starts) == (67.7, 20.0, False)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 37,456 tokens against 33,504 (+11.8 %): 5.72 GiB of cache modelled where vLLM logged 5.11, with the "
+    "weights exact (67.7 GiB); the refused run at 131,072 tokens logs the same 5.11, so the 0.61 GiB vLLM kept beside "
+    "the cache does not depend on max_num_seqs (16 or 8). Not attributed: shardwise charges 1.69 GiB for the 8,192-token "
+    "forward pass, 0.12 of non-torch memory and a 0.15-line sampler of 0.17-0.22 GiB; candidates, not measured, are the "
+    "FP8 KV cache's attention path on Hopper and asynchronous scheduling's buffers"))
+def test_the_0_15_1_h100_llama_3_3_70b_fp8_run_is_within_5_percent_of_its_token_count():
+    assert score(H100_LLAMA33_FP8_0151).tokens_within_5pct

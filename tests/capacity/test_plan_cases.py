@@ -164,6 +164,23 @@ def test_the_ninth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in ninth} >= {"A100-80GB", "H100", "H200", "MI300X", "MI355X"}
 
 
+def test_the_tenth_set_asks_what_the_others_do_not():
+    """plan_cases_10.json: 12+ cases from sources no earlier set cites (vLLM's recipes for Hunyuan-A13B on ROCm,
+    Kimi-Linear, GLM-4.5V/4.6V, Llama 3.3 70B, MiniMax-M2, Qwen3-Next and Llama 4 Scout on AMD, Llama 3.1 405B on MI355,
+    DeepSeek-R1 FP4 on B200; two KAITO examples), none of them an earlier request, committed before plan was scored on
+    them: asked layouts twice what one engine needs, a layout whose weights exceed its GPU, expert parallelism, B200 and
+    MI355X."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9)
+    tenth = plan_cases.load(plan_cases.DATA_10)
+    assert len(tenth) >= 12
+    assert _repeats(earlier, tenth) == ([], [])
+    assert [c.id for c in tenth if c.expect.get("starts") is False] == ["rocm-llama31-405b-fp8kv-mi355x-tp1"]
+    assert len([c for c in tenth if c.expect.get("mandatory") == ["SW104"]]) >= 4
+    assert len([c for c in tenth if c.request.get("enable_expert_parallel")]) >= 4
+    assert {c.request.get("gpu") for c in tenth} >= {"A100-PCIe-80GB", "H100", "B200", "MI300X", "MI355X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

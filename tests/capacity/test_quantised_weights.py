@@ -126,3 +126,15 @@ def test_vllms_modelopt_fp4_is_nvfp4():
     assert flagged.weight_precision == plain.weight_precision == "nvfp4"
     assert flagged.weights_gib_per_gpu == plain.weights_gib_per_gpu
     assert flagged.kv_cache_tokens == plain.kv_cache_tokens
+
+
+def test_the_engine_args_model_takes_vllms_modelopt_fp4():
+    """The typed engine arguments (stack config, and the manifest ``plan --emit`` writes) take vLLM's
+    ``modelopt_fp4``: the emitted DP4 layout of nvidia/DeepSeek-R1-FP4 (plan case dsr1-fp4-b200-dp4-ep-2k) failed
+    validation with it."""
+    import pydantic
+    from shardwise.rules.model.spec import EngineArgsSpec
+
+    assert EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="modelopt_fp4").quantization == "modelopt_fp4"
+    with pytest.raises(pydantic.ValidationError):
+        EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="nvfp4")  # shardwise's precision name, not a vLLM method

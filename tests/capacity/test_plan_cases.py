@@ -241,7 +241,9 @@ ALLOWED_ADVISORIES: dict[str, str] = {
 }
 #: Findings allowed only where the request fixes the layout (--tp, --pp, --dp): plan judges the layout asked for,
 #: with every rule, and recommends nothing else; the finding is plan's judgement of it, not a contradiction.
-ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202"})
+#: SW203 (a TP that splits the checkpoint's quantisation blocks) is one of them: plan's search never takes such a TP
+#: (``tp_allowed``), so it is only ever the asked layout's (GLM-4.5V-FP8 at TP4, vLLM's GLM-V recipe).
+ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202", "SW203"})
 #: With a declared load, plan counts the sequences a layout holds beyond the estimate's error band (its replicas and
 #: bill); SW104 may still name, as advisory, smaller replicas on the same GPUs that hold the load only within the
 #: band (its message says so): the same estimate, read at its centre. One TP1 × PP8 replica of Qwen2.5-7B on a

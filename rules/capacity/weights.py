@@ -41,6 +41,9 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "fp8": "fp8",
     "fbgemm_fp8": "fp8",
     "modelopt": "fp8",
+    # vLLM's name for ModelOpt's NVFP4 checkpoints (``QuantizationMethods``: "modelopt_fp4" → ModelOptNvFp4Config,
+    # vllm/model_executor/layers/quantization/__init__.py); "nvfp4" is shardwise's name for the same precision
+    "modelopt_fp4": "nvfp4",
     "int8": "int8",
     "w8a8": "int8",
     "mxfp4": "mxfp4",

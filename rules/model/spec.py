@@ -57,7 +57,7 @@ class EngineArgsSpec(_Spec):
     )
     dtype: Literal["auto", "bfloat16", "float16", "float32"] = Field("auto", description="Activation dtype.")
     quantization: Literal["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors",
-                          "bitsandbytes", "mxfp4", "modelopt"] | None = Field(
+                          "bitsandbytes", "mxfp4", "modelopt", "modelopt_fp4"] | None = Field(
         None, description="Weight quantisation method (usually detected from the checkpoint)."
     )
     kv_cache_dtype: Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"] = Field(

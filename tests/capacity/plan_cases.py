@@ -47,6 +47,10 @@ DATA_8 = Path(__file__).with_name("data") / "plan_cases_8.json"
 # the Qwen3 SageMaker guides, Llama 3.3 70B and Qwen3-235B on MI355, Llama 4 Scout on Hopper) and llm-d's
 # inference-scheduling guide
 DATA_9 = Path(__file__).with_name("data") / "plan_cases_9.json"
+# the tenth set (issue 28, plancases10), from vLLM recipes none of them cites (Hunyuan-A13B, Kimi-Linear, GLM-4.5V/4.6V,
+# the AMD guides for Llama 3.3 70B, MiniMax-M2, Qwen3-Next and Llama 4 Scout, Llama 3.1 405B on MI355, DeepSeek-R1 FP4
+# on B200) and KAITO's Qwen2.5-Coder-7B workspace and Mistral-7B InferenceSet
+DATA_10 = Path(__file__).with_name("data") / "plan_cases_10.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -69,7 +73,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

@@ -164,6 +164,23 @@ def test_the_ninth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in ninth} >= {"A100-80GB", "H100", "H200", "MI300X", "MI355X"}
 
 
+def test_the_tenth_set_asks_what_the_others_do_not():
+    """plan_cases_10.json: 12+ cases from sources no earlier set cites (vLLM's recipes for Hunyuan-A13B on ROCm,
+    Kimi-Linear, GLM-4.5V/4.6V, Llama 3.3 70B, MiniMax-M2, Qwen3-Next and Llama 4 Scout on AMD, Llama 3.1 405B on MI355,
+    DeepSeek-R1 FP4 on B200; two KAITO examples), none of them an earlier request, committed before plan was scored on
+    them: asked layouts twice what one engine needs, a layout whose weights exceed its GPU, expert parallelism, B200 and
+    MI355X."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9)
+    tenth = plan_cases.load(plan_cases.DATA_10)
+    assert len(tenth) >= 12
+    assert _repeats(earlier, tenth) == ([], [])
+    assert [c.id for c in tenth if c.expect.get("starts") is False] == ["rocm-llama31-405b-fp8kv-mi355x-tp1"]
+    assert len([c for c in tenth if c.expect.get("mandatory") == ["SW104"]]) >= 4
+    assert len([c for c in tenth if c.request.get("enable_expert_parallel")]) >= 4
+    assert {c.request.get("gpu") for c in tenth} >= {"A100-PCIe-80GB", "H100", "B200", "MI300X", "MI355X"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])
@@ -224,7 +241,9 @@ ALLOWED_ADVISORIES: dict[str, str] = {
 }
 #: Findings allowed only where the request fixes the layout (--tp, --pp, --dp): plan judges the layout asked for,
 #: with every rule, and recommends nothing else; the finding is plan's judgement of it, not a contradiction.
-ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202"})
+#: SW203 (a TP that splits the checkpoint's quantisation blocks) is one of them: plan's search never takes such a TP
+#: (``tp_allowed``), so it is only ever the asked layout's (GLM-4.5V-FP8 at TP4, vLLM's GLM-V recipe).
+ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202", "SW203"})
 #: With a declared load, plan counts the sequences a layout holds beyond the estimate's error band (its replicas and
 #: bill); SW104 may still name, as advisory, smaller replicas on the same GPUs that hold the load only within the
 #: band (its message says so): the same estimate, read at its centre. One TP1 × PP8 replica of Qwen2.5-7B on a

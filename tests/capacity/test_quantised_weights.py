@@ -108,3 +108,33 @@ def test_an_mla_checkpoint_that_keeps_attention_16_bit_replicates_its_down_proje
     assert per_gpu(kimi) - per_gpu(no_attention) == pytest.approx(
         (61 * attention - whole) * (2 - b) / 8 + whole * (2 - b), rel=1e-9)
     assert round(per_gpu(kimi) / GIB, 2) == 70.95  # against 71.27 usable at 0.9 of an H100: inside SW101's band
+
+
+def test_vllms_modelopt_fp4_is_nvfp4():
+    """``--quantization modelopt_fp4`` is vLLM's name for ModelOpt's NVFP4 checkpoints (``QuantizationMethods``,
+    ``vllm/model_executor/layers/quantization/__init__.py``: "modelopt_fp4" → ModelOptNvFp4Config). vLLM's recipe for
+    DeepSeek-R1 on B200 passes it with nvidia/DeepSeek-R1-FP4 (plan case dsr1-fp4-b200-dp4-ep-2k); plan refused it as
+    unknown. It names the checkpoint's own precision: the plan is the one given without the flag."""
+    from shardwise.rules.app.plan import PlanRequest, make_plan
+    from shardwise.rules.capacity.weights import weight_precision
+
+    assert weight_precision(find_model("deepseek-ai/DeepSeek-R1"), quantization="modelopt_fp4") == "nvfp4"
+    asked = dict(model="nvidia/DeepSeek-R1-FP4", base_model="deepseek-ai/DeepSeek-R1", gpu="B200",
+                 vllm_version="0.11.0", tp=1, dp=4, enable_expert_parallel=True, max_model_len=2048)
+    flagged = make_plan(PlanRequest(**asked, quantization="modelopt_fp4")).shown.sizing
+    plain = make_plan(PlanRequest(**asked)).shown.sizing
+    assert flagged.weight_precision == plain.weight_precision == "nvfp4"
+    assert flagged.weights_gib_per_gpu == plain.weights_gib_per_gpu
+    assert flagged.kv_cache_tokens == plain.kv_cache_tokens
+
+
+def test_the_engine_args_model_takes_vllms_modelopt_fp4():
+    """The typed engine arguments (stack config, and the manifest ``plan --emit`` writes) take vLLM's
+    ``modelopt_fp4``: the emitted DP4 layout of nvidia/DeepSeek-R1-FP4 (plan case dsr1-fp4-b200-dp4-ep-2k) failed
+    validation with it."""
+    import pydantic
+    from shardwise.rules.model.spec import EngineArgsSpec
+
+    assert EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="modelopt_fp4").quantization == "modelopt_fp4"
+    with pytest.raises(pydantic.ValidationError):
+        EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="nvfp4")  # shardwise's precision name, not a vLLM method

@@ -625,6 +625,8 @@ def parse_serve_args(
                     last_carrier = i
 
     if positional_model is not None:  # vLLM: the positional model_tag wins over --model
+        if "model" in set_at and engine.model is not None:
+            engine.extra["model_flag"] = engine.model  # what --model said (a doubled `serve` shadows it)
         engine.model = positional_model
         loc = where(positional_model)
         if loc is not None:

@@ -81,7 +81,8 @@ EXTRA_FIXTURES = {
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does
-              "model-option.yaml"},  # `vllm serve --model X` where the release raises on it, and where it does not
+              "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
+              "serve-serve-model-flag.yaml"},  # corpus11: `serve` doubled, the model in --model (a Knative Service)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

@@ -53,6 +53,19 @@ def test_every_file_is_vendored_verbatim_with_its_provenance():
     assert len(records) >= 300 and len({r["repository"] for r in records}) >= 60
 
 
+@pytest.mark.parametrize(("text", "serves"), [
+    ("    image: quay.io/modh/vllm:rhoai-2.20-cuda\n", True),
+    ("    image: registry.example.com/ai/vllm:0.8.5\n", True),
+    ('  LLM_BASE_URL: "http://vllm:8000/v1"\n', False),
+    ("  OPENAI_API_BASE: https://vllm:8443/v1\n", False),
+    ("  LLM_BASE_URL: http://vllm-service:8000/v1\n", False),
+])
+def test_serves_reads_an_image_not_a_client_url(text, serves):
+    """`/vllm:` marks an image (`…/vllm:tag`); a client's URL to a Service named vllm (`http://vllm:8000`) runs
+    no engine (0y0h0f0/rag-platform's ConfigMap was counted silent for it)."""
+    assert bool(cw.SERVES.search(text)) is serves
+
+
 def test_no_traceback_and_no_internal_error(run):
     assert run.crashes == {}
     internal = [cw.describe(f) for r in run.files.values() for f in r.findings if f.get("internal")]

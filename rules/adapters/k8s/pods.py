@@ -528,15 +528,20 @@ def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> 
 
 
 def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location) -> None:
-    """``vllm serve serve MODEL``: vLLM reads the second ``serve`` as the model and exits. Record the crash
-    (at the ``serve`` word) and read the rest as what was meant, ``vllm serve MODEL``."""
+    """``vllm serve serve MODEL`` (or ``vllm serve serve --model MODEL``): vLLM reads the second ``serve`` as the
+    model, which wins over ``--model``, and exits. Record the crash (at the ``serve`` word) and read the rest as
+    what was meant, ``vllm serve MODEL``."""
+    flag_model = engine.extra.pop("model_flag", None)
     if engine.model != "serve":
         return
     rest = list(engine.extra.pop("positional", None) or [])
     meant = rest.pop(0) if rest else None
     if rest:
         engine.extra["positional"] = rest
-    pod.crash = (f"the command reads as `vllm serve serve{' ' + meant if meant else ''}`: the image's entrypoint "
+    written = f" {meant}" if meant else ""
+    if meant is None and flag_model is not None:
+        meant, written = str(flag_model), f" --model {flag_model}"
+    pod.crash = (f"the command reads as `vllm serve serve{written}`: the image's entrypoint "
                  "already runs `vllm serve`, so vLLM takes `serve` as the model name and exits; remove `serve` "
                  "from args")
     pod.locations["crash"] = engine.locations.get("model", flag_loc)

@@ -161,7 +161,8 @@ def _ray_over_ordinals(g: ServingGroup, kind: str, pod: Pod) -> None:
     if (kind not in _ORDINAL_KINDS or g.pods_per_group != 1 or pod.vllm is None
             or isinstance(r, bool) or not isinstance(r, int) or r < 2):
         return
-    text = "\n".join(str(w) for w in (*pod.vllm.command, *pod.vllm.args))
+    # one line per command: a shell line continued with a backslash is the same command
+    text = "\n".join(str(w) for w in (*pod.vllm.command, *pod.vllm.args)).replace("\\\n", " ")
     if _RAY_HEAD.search(text) and _RAY_JOIN.search(text):
         g.pods_per_group = r
         g.replicas = 1

@@ -186,7 +186,6 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
     return None
 
 
-
 #: ``vllm serve`` refuses the model given as ``--model`` (read in every source distribution from 0.5.3 to 0.11.2):
 #: from 0.5.5 to 0.8.2 its ``serve`` (``vllm/scripts.py``, then ``vllm/entrypoints/cli/serve.py`` from 0.7.3)
 #: raises ValueError("With `vllm serve`, you should provide the model as a positional argument instead of via the

@@ -73,6 +73,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     mxfp4_expert_bytes,
     replicated_params,
     stage_share,
+    transformers_tower_params,
     weight_precision,
     weights_bytes,
     weights_gb,
@@ -381,6 +382,14 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = quantised * (2.0 if kept else bytes_per_param(model, precision)) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
+    # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
+    # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole
+    tower = transformers_tower_params(model)
+    if tower and (tp > 1 or pp > 1):
+        counted = tower * (2.0 if (BYTES_PER_PARAM[precision] >= 2.0 or precision == model.precision)
+                           else bytes_per_param(model, precision))
+        counted = min(counted, max(body - experts, 0.0))
+        per_gpu += tower * 2.0 - counted / tp * share
     if buffers:
         per_gpu += rotary_cache_bytes(model, mrope_scale)
     if pp == 1:

@@ -359,6 +359,24 @@ def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: M
     return local * (values + scales + bias)
 
 
+#: Model types whose vision and audio towers vLLM builds with transformers' ``AutoModel.from_config`` rather than its
+#: own parallel layers (``vllm/model_executor/models/gemma4_mm.py`` and ``gemma3n_mm.py``, 0.14.1 - 0.25.1): plain
+#: ``nn.Linear`` modules that no tensor-parallel rank splits and vLLM's quantisation does not reach.
+TRANSFORMERS_TOWER_TYPES = ("gemma4", "gemma3n")
+
+
+def transformers_tower_params(model: ModelShape) -> int:
+    """Parameters of the vision and audio towers every GPU of a replica holds whole (:data:`TRANSFORMERS_TOWER_TYPES`):
+    ``Gemma4ForConditionalGeneration`` builds ``vision_tower`` (and ``audio_tower``) as ``AutoModel.from_config`` on
+    every rank, so TP does not divide them, and they stay at the model's dtype whatever the checkpoint's quantisation.
+    0 for every other model, whose towers vLLM builds from its parallel layers (``ColumnParallelLinear`` and the like)
+    and splits TP ways with the rest."""
+    model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    if not (model_type.startswith(TRANSFORMERS_TOWER_TYPES) and isinstance(model.hf_config.get("vision_config"), dict)):
+        return 0
+    return max(model.vision_params, 0)
+
+
 def replicated_params(model: ModelShape) -> tuple[int, int]:
     """(quantised, 16-bit) parameters every tensor-parallel rank of an MLA model holds whole.
 

@@ -132,12 +132,27 @@ LLAMA33_70B_FP8_MODELOPT = dataclasses.replace(
     find_model("meta-llama/Llama-3.3-70B-Instruct"), id="nvidia/Llama-3.3-70B-Instruct-FP8", precision="fp8",
     quantization="modelopt", base_model="meta-llama/Llama-3.3-70B-Instruct")
 
+#: nvidia/Gemma-4-31B-IT-NVFP4 (set 17): Gemma 4 31B-IT's shape (catalog), quantised by NVIDIA's Model Optimizer
+#: (modelopt v0.37.0) to NVFP4, which vLLM loads as ``modelopt_fp4``. Its quantization_config (the checkpoint's
+#: config.json was not reachable here) as kenrollins/gemma-forge quotes it (docs/journal/gotchas/nvfp4-vram-math.md at
+#: 2982efb: "Quantized (FP4): MLP/FFN layers only (weights AND activations, group_size=16)"; "NOT quantized (stays bf16):
+#: ALL 60 self-attention layers, the LM head, and the vision encoder"; its KV cache FP8, context-window-edge.md). The
+#: exclusions are spelt as ModelOpt's ``exclude_modules`` patterns over those modules, not verbatim.
+_GEMMA4_31B = find_model("google/gemma-4-31B-it")
+GEMMA4_31B_NVFP4_MODELOPT = dataclasses.replace(
+    _GEMMA4_31B, id="nvidia/Gemma-4-31B-IT-NVFP4", precision="nvfp4", quantization="modelopt_fp4",
+    base_model="google/gemma-4-31B-it",
+    hf_config={**_GEMMA4_31B.hf_config, "quantization_config": {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": "FP8",
+        "exclude_modules": ["lm_head", "*self_attn*", "*vision_tower*", "*embed_vision*"]}})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
     "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
     "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4, "GEMMA4_26B_A4B_FP8": GEMMA4_26B_A4B_FP8,
     "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED, "LLAMA33_70B_FP8_MODELOPT": LLAMA33_70B_FP8_MODELOPT,
+    "GEMMA4_31B_NVFP4_MODELOPT": GEMMA4_31B_NVFP4_MODELOPT,
 }
 
 

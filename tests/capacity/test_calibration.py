@@ -156,6 +156,24 @@ charged on Hopper), GLM-5.1 at TP8 x PP2 (+12.5 % tokens, about 3.1 GiB more kep
 and Kimi-K2.5's refusal at 0.95 and 16,384 tokens (started inside the band: vLLM kept about 1.99 GiB more than modelled
 in all three Kimi rows, 0.96 of it in the weights; --mm-encoder-tp-mode data is a candidate).
 The Llama-3.3-70B FP8 run is within the band and 11.8 % over its token count (below).
+
+Set 17 (``data/startup_logs_17.json``, logs17: repositories no earlier set used) holds seven rows from three
+repositories: datawhalechina/self-llm (Qwen3.5-4B on one RTX 4090 D, a pip-installed 0.23.0), kenrollins/gemma-forge
+(Gemma 4 31B-IT on a Dell XR7620's PCIe L4s at 0.19.0: bf16 at TP4 and ModelOpt NVFP4 at TP2 started; NVFP4 on one L4
+and bf16 at TP2 and PP2 refused at load) and hawkoli1987/mech-util (GLM-4.6 at TP8 with expert parallelism on 8 x
+H200, 0.12.0, the experiments set 16 left out for want of a repository: the code index names it when asked for the
+file's heading). Left out: the same tutorial's MiniCPM5-1B run (0.23.0 on the RTX 4090 D: 2.09 GiB, 11.54 GiB, 504,192
+tokens; a family the catalog lacks, no config.json read), gemma-forge's Nemotron-3-Nano NVFP4 PP2 engine (not in the
+catalog) and its Gemma 4 E2B/E4B engines (no figures); logs the index stores without a repository: a Qwen3-Next-80B-A3B
+TP2 run on two H200s (0.10.2, set 14's), Qwen3.6-35B-A3B-NVFP4 under WSL at 0.20.0 (five runs, the GPU named nowhere),
+Gemma-4-31B-it at 0.94 on a Kaggle GPU (0.23.0, the GPU named nowhere), Qwen2.5-VL-7B refused at 0.22 (0.23.0, the GPU
+named nowhere); noonghunna/club-3090's bench reports (Genesis-patched nightly builds, Qwen3.8, which the catalog lacks),
+mitchross/talos-argocd-proxmox, TUM-DSE/doctor-cluster-config and syv-ai/qwen38-27b-rtx3090 (Qwen3.8-27B: no
+config.json found to teach it from), an H200 DeepSeek-V3.2 bisect build, a GB10 dev build of Qwen3.5-35B-A3B-FP8 and
+guqiong96/Lvllm (a fork). Open misses of the set (strict xfails below, all within the band): the Gemma 4 31B bf16 TP4
+run (+8.4 % tokens, 0.34 GiB kept beside the cache not attributed), the NVFP4 TP2 run (+32 % tokens: the journal's
+approximate '~16.3 GiB' of weights against 15.44 modelled) and GLM-4.6 at TP8 on H200 (+11.1 %: about 4.9 GiB kept
+beside the cache, the TP8 NVSwitch class of the 0.10.0 H100 node and of set 16's GLM-5.1, larger here).
 """
 
 from __future__ import annotations
@@ -409,3 +427,49 @@ def test_the_0_15_1_h100_llama_3_3_70b_fp8_runs_load_the_logged_weights_and_keep
     "FP8 KV cache's attention path on Hopper and asynchronous scheduling's buffers"))
 def test_the_0_15_1_h100_llama_3_3_70b_fp8_run_is_within_5_percent_of_its_token_count():
     assert score(H100_LLAMA33_FP8_0151).tokens_within_5pct
+
+
+#: kenrollins/gemma-forge at 2982efb: Gemma 4 31B-IT on a Dell XR7620's PCIe L4s, vLLM 0.19.0 (set 17)
+GEMMA4_L4_0190 = {lg.settings.tp: lg for lg in LOGS if lg.url.startswith("https://github.com/kenrollins/gemma-forge/")
+                  and lg.started}
+#: hawkoli1987/mech-util at 73333af: GLM-4.6 at TP8 with expert parallelism on 8 x H200, vLLM 0.12.0 (set 17)
+H200_GLM46_0120 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/hawkoli1987/mech-util/"))
+
+
+def test_gemma4_31b_on_l4s_holds_its_transformers_built_vision_tower_whole_on_every_gpu():
+    # logs17: the 550M-parameter tower (AutoModel.from_config) is 1.02 GiB on each L4, not its TP share: the bf16
+    # TP4 run's cache comes to 4.46 GiB (logged 4.12; 5.23 with the tower split four ways); the load refusals stay
+    s = {tp: score(lg).sized for tp, lg in GEMMA4_L4_0190.items()}
+    assert {tp: (round(x.weights_gib_per_gpu, 2), round(x.available_kv_gib, 2)) for tp, x in s.items()} == {
+        4: (15.44, 4.46), 2: (15.44, 3.16)}
+    refused = [score(lg).sized for lg in LOGS if lg.url.startswith("https://github.com/kenrollins/gemma-forge/")
+               and not lg.started]
+    assert [x.starts for x in refused] == [False, False, False]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 19,472 tokens against 17,968 (+8.4 %): 4.46 GiB of cache modelled where vLLM logged 4.12 at TP4 on "
+    "PCIe L4s (no NVLink, custom all-reduce off beyond two PCIe GPUs), eager, 8 sequences. The 0.34 GiB kept beside "
+    "the cache is not attributed: the profile's video item runs frame by frame through the transformers tower (630 "
+    "patches a frame, gemma4_mm.py 0.19.0), too small to be it; NCCL's buffers on four PCIe GPUs are not in the log"))
+def test_the_0_19_0_tp4_l4_gemma4_31b_run_is_within_5_percent_of_its_token_count():
+    assert score(GEMMA4_L4_0190[4]).tokens_within_5pct
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 13,776 tokens against 10,432 (+32 %) for nvidia/Gemma-4-31B-IT-NVFP4 at TP2 on L4s: the journal gives "
+    "its weights as '~16.3 GiB per GPU' where shardwise loads 15.44 (MLP in NVFP4 through Marlin on Ada, attention, "
+    "embeddings and the tower 16-bit as the repository quotes the quantization_config) and its cache as '~2.39 GiB' "
+    "(FP8) where shardwise keeps 3.16; neither the checkpoint's config.json nor the log lines were readable here"))
+def test_the_0_19_0_tp2_l4_gemma4_31b_nvfp4_run_is_within_5_percent_of_its_token_count():
+    assert score(GEMMA4_L4_0190[2]).tokens_within_5pct
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss: 2,236,896 tokens against 2,013,266 (+11.1 %): 49.07 GiB of FP8 cache modelled where the logged "
+    "61.44x concurrency at 32,768 tokens implies 44.16 (23,552 bytes a token a GPU). About 4.9 GiB a GPU kept beside "
+    "the cache that shardwise does not charge at TP8 with expert parallelism on one NVSwitch H200 node (0.12.0, "
+    "eager): the class of the 0.10.0 TP8 H100 node (1.84 GiB there), larger here; NCCL's NVLS buffers for two "
+    "8-rank communicators (TP and EP) are a candidate, not measured"))
+def test_the_0_12_0_tp8_h200_glm_4_6_run_is_within_5_percent_of_its_token_count():
+    assert score(H200_GLM46_0120).tokens_within_5pct

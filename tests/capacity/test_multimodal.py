@@ -4,6 +4,7 @@ what it keeps while the language model's dummy forward pass runs, and which towe
 What each release does was read in its wheel (``rules/vllm/versions.py`` ``SOURCES``: ``mm_items``,
 ``mm_default_limit``, ``mm_expand_outputs``); the figures are shardwise's, term by term."""
 
+import dataclasses
 import json
 
 import pytest
@@ -356,3 +357,22 @@ def test_quotes_refuse_for_sure_only_where_the_args_reach_vllm_verbatim(tmp_path
     r = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-7B-Instruct"), H100, s, "0.8.4")
     assert r.refusal.startswith("--limit-mm-per-prompt \"'image=5'\" is not what vLLM 0.8.4 reads there")
     assert (r.certain, r.starts, r.verdict) == ((True, False, "refuses") if verbatim else (False, False, "may-refuse"))
+
+
+def test_gemma4s_transformers_built_vision_tower_sits_whole_on_every_gpu_of_the_replica():
+    # vLLM builds Gemma 4's vision tower with transformers' AutoModel.from_config (gemma4_mm.py, 0.19.0 - 0.25.1):
+    # plain nn.Linear layers no tensor-parallel rank splits. Against the same shape with a tower vLLM splits (a model
+    # type outside TRANSFORMERS_TOWER_TYPES), each GPU holds the other (tp - 1) / tp of the tower's 550,000,000
+    # bf16 parameters: 0.77 GiB at TP4, 0.51 at TP2; on one GPU nothing changes
+    gemma4 = find_model("google/gemma-4-31B-it")
+    assert sizing.transformers_tower_params(gemma4) == 550_000_000
+    split = dataclasses.replace(gemma4, hf_config={**gemma4.hf_config, "model_type": "parallel_tower_text"})
+    assert sizing.transformers_tower_params(split) == 0
+    assert sizing.transformers_tower_params(find_model("Qwen/Qwen2.5-VL-7B-Instruct")) == 0
+
+    def weights(model, tp):
+        return sizing.size_deployment(model, L4, sizing.EngineSettings(tp=tp, max_model_len=4096),
+                                      "0.19.0").weights_gib_per_gpu
+
+    assert {tp: round((weights(gemma4, tp) - weights(split, tp)) * GIB) for tp in (1, 2, 4)} == {
+        1: 0, 2: 550_000_000, 4: 825_000_000}

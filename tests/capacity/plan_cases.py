@@ -51,8 +51,9 @@ DATA_9 = Path(__file__).with_name("data") / "plan_cases_9.json"
 # the AMD guides for Llama 3.3 70B, MiniMax-M2, Qwen3-Next and Llama 4 Scout, Llama 3.1 405B on MI355, DeepSeek-R1 FP4
 # on B200) and KAITO's Qwen2.5-Coder-7B workspace and Mistral-7B InferenceSet
 DATA_10 = Path(__file__).with_name("data") / "plan_cases_10.json"
-# the eleventh set (issue 28, plancases11), from sources none of them cites (vLLM's Qwen3-VL, DeepSeek-V3.1 and NVIDIA
-# Llama 3.3 70B recipes, GKE's Gemma 3 27B on A100 40GB and Llama 3.3 70B on L4 samples, the vLLM blog's PTPC-FP8 post)
+# the eleventh set (issue 28, plancases11), from sources none of them cites (GKE's samples for Gemma 3 27B on A100 40GB,
+# Llama 3.3 70B on L4 and p5, Llama 3.1 8B on L4 and Llama 4 Maverick on H200; the vLLM blog's PTPC-FP8 post; vLLM's
+# recipe files for GLM-4.6 and Nemotron 3 Ultra)
 DATA_11 = Path(__file__).with_name("data") / "plan_cases_11.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance

@@ -401,8 +401,11 @@ def test_expert_parallelism_keeps_the_tps_it_makes_loadable():
     enabled"). The smaller layouts SW104 and SW202 weigh keep the current layout's expert parallelism, and so must
     the TPs they may use: TP8 with EP of Qwen3-30B-A3B-FP8 splits into TP4 with EP, which SW104 named nowhere."""
     assert smaller(QWEN3_30B_FP8, Parallel(8, expert_parallel=True)) == [
-        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(4, 1, 1, True)]
-    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2)]
+        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(1, 2, 1, True), Parallel(4, 1, 1, True),
+        Parallel(2, 2, 1, True), Parallel(1, 4, 1, True)]
+    # without it TP4 splits the 768-wide experts into 192 columns a rank, not whole 128-blocks: pipeline stages instead
+    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2), Parallel(1, 2), Parallel(2, 2),
+                                                   Parallel(1, 4)]
     node = Node(8, 8)
     assert layouts_for(QWEN3_30B_FP8, 4, node, expert_parallel=True) == [Parallel(4, 1), Parallel(1, 1, 4, True)]
     assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1, expert_parallel=True) == [Parallel(4, 1)]

@@ -328,7 +328,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="p95 prompt+output tokens of the real traffic (the length of each sequence of the load)")
         plan.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto")
         plan.add_argument("--quantization", metavar="Q",
-                          help="weight quantisation: awq, gptq, fp8, int8, mxfp4, nvfp4, ...")
+                          help="vLLM's --quantization: fp8, ptpc_fp8, awq, gptq, experts_int8, modelopt_fp4, ...; "
+                               "the methods that read the bits from the checkpoint (compressed-tensors, quark, "
+                               "auto-round, moe_wna16) need a checkpoint whose quantization_config states them")
         plan.add_argument("--kv-cache-dtype", choices=("auto", "fp8"), default="auto")
         plan.add_argument("--speculative-config", metavar="JSON",
                           help="vLLM's speculative decoding config, e.g. '{\"method\": \"mtp\", "

@@ -420,10 +420,12 @@ def make_plan(req: PlanRequest) -> Plan:
         BYTES_PER_PARAM,
         GB,
         GIB,
-        QUANTIZATION_PRECISION,
+        VLLM_QUANTIZATION_METHODS,
         Device,
         EngineSettings,
+        QuantizationUnknown,
         min_gpus,
+        quantization_precision,
         weight_precision,
     )
     from ..vllm.versions import parse_version, resolve
@@ -431,9 +433,9 @@ def make_plan(req: PlanRequest) -> Plan:
     if req.gpu is None and req.gpu_memory_gib is None and req.instance_type is None:
         raise PlanError("plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "
                         "--gpu-memory-gib GIB (memory of one GPU as CUDA reports it)")
-    if req.quantization and req.quantization.lower() not in QUANTIZATION_PRECISION:
-        raise PlanError(f"unknown --quantization '{req.quantization}'; expected one of: "
-                        f"{', '.join(sorted(QUANTIZATION_PRECISION))}")
+    if req.quantization and req.quantization.lower() not in VLLM_QUANTIZATION_METHODS:
+        raise PlanError(f"unknown --quantization '{req.quantization}'; expected one of vLLM's methods: "
+                        f"{', '.join(sorted(VLLM_QUANTIZATION_METHODS))}")
     if req.speculative_config is not None and speculative_method(req.speculative_config) is None:
         raise PlanError(f"--speculative-config '{req.speculative_config}' names no method (JSON with \"method\", "
                         "e.g. '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}')")
@@ -443,6 +445,11 @@ def make_plan(req: PlanRequest) -> Plan:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     env = check_env(req.env)
     model = load_model(req.model, req.base_model)
+    if req.quantization:
+        try:
+            quantization_precision(model, req.quantization)
+        except QuantizationUnknown as e:
+            raise PlanError(f"cannot decide: {e.text}") from None
     _check_lengths(req, model)
     gpu, node = resolve_node(req)
     if gpu is not None:

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import catalog
 from ..model.errors import CatalogError
-from .sizing import weight_precision, weights_bytes
+from .sizing import QuantizationUnknown, weight_precision, weights_bytes
 
 if TYPE_CHECKING:  # the typed spec (pydantic) is not imported where the linter reads manifests (SW402)
     from ..model.spec import ModelCacheSpec, NodePoolSpec, VllmMultiNodeSpec, VllmServiceSpec
@@ -233,8 +233,8 @@ def checkpoint_gib(spec: Workload) -> float | None:
     try:
         model = catalog.find_model(spec.engine.model, spec.base_model)
         precision = weight_precision(model, spec.engine.dtype, spec.engine.quantization)
-        return weights_bytes(model, precision) / 2**30
-    except (CatalogError, KeyError, ValueError, TypeError):
+        return weights_bytes(model, precision, spec.engine.quantization) / 2**30
+    except (CatalogError, KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
 
 

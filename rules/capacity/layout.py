@@ -388,16 +388,16 @@ class Alternative:
 
 
 def smaller(model: ModelShape, current: Parallel, *, max_tp: int | None = None) -> list[Parallel]:
-    """Layouts whose replicas split one engine of ``current`` evenly: TP and PP each a divisor, fewer GPUs,
-    a TP vLLM accepts with ``current``'s expert parallelism (the candidates keep it: a block-wise FP8 MoE whose
-    experts cannot be split four ways loads at TP4 with the experts spread) and at most ``max_tp``; fewest GPUs
-    first, then the larger TP."""
+    """Layouts whose replicas split one engine of ``current`` evenly: TP × PP a divisor of its GPUs and fewer of
+    them (any TP and PP, not only divisors of the current TP and PP: two TP1 × PP2 replicas split one TP4 engine's
+    GPUs as evenly as two TP2 do), a TP vLLM accepts with ``current``'s expert parallelism (the candidates keep it:
+    a block-wise FP8 MoE whose experts cannot be split four ways loads at TP4 with the experts spread) and at most
+    ``max_tp``; fewest GPUs first, then the larger TP."""
     out = []
-    for tp in _divisors(current.tp):
-        for pp in _divisors(current.pp):
-            if (tp * pp < current.gpus and tp_allowed(model, tp, expert_parallel=current.expert_parallel)
-                    and (max_tp is None or tp <= max_tp)):
-                out.append(Parallel(tp, pp, current.dp, current.expert_parallel))
+    for gpus in _divisors(current.gpus)[:-1]:
+        for tp in _divisors(gpus):
+            if tp_allowed(model, tp, expert_parallel=current.expert_parallel) and (max_tp is None or tp <= max_tp):
+                out.append(Parallel(tp, gpus // tp, current.dp, current.expert_parallel))
     return sorted(out, key=lambda p: (p.gpus, -p.tp))
 
 

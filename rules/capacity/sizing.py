@@ -57,7 +57,9 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     GIB,
     MXFP4_BACKENDS,
     QUANTIZATION_PRECISION,
+    VLLM_QUANTIZATION_METHODS,
     Mxfp4Backend,
+    QuantizationUnknown,
     _cfg_int,
     _checkpoint_expert_bias_params,
     _round_up,
@@ -71,6 +73,8 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     moe_layers,
     mxfp4_backend,
     mxfp4_expert_bytes,
+    quantization_precision,
+    quantization_vendor_refusal,
     replicated_params,
     stage_share,
     transformers_tower_params,
@@ -1028,6 +1032,9 @@ def _size_deployment(
              or kv_layout.kv_sharing_split(model, s.pp))
     if split and not refusal:
         refusal, certain = split, True
+    wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
+    if wrong_vendor and not refusal:
+        refusal, certain = wrong_vendor, True
     bad_arg, arg_sure = _mm_args_refusal(s, b, rv)
     unsure_arg = bool(bad_arg) and not arg_sure and not refusal  # the image's entrypoint may strip the quotes
     if bad_arg and not refusal:
@@ -1219,7 +1226,7 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
         precision = weight_precision(model, s.dtype, s.quantization)
         act = activation_dtype_bytes(model, s.dtype)
         kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
-        total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision)
+        total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision, s.quantization)
         hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes)
     return hit  # type: ignore[no-any-return]
 

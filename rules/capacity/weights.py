@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..model.shapes import ModelShape, Precision
+from ..model.unknown import Undecidable
 from ..vllm import kv_layout, nas
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "bitsandbytes": "int4",
     "fp8": "fp8",
     "fbgemm_fp8": "fp8",
+    # ROCm's per-token-activation, per-channel-weight FP8: a 16-bit checkpoint quantised at load, one byte a weight
+    # (``PTPCFp8Config``, ptpc_fp8.py, 0.9.2 to 0.14.1; the vLLM blog's 2025-02-24 post, vLLM 0.7.3+)
+    "ptpc_fp8": "fp8",
     "modelopt": "fp8",
     # vLLM's name for ModelOpt's NVFP4 checkpoints (``QuantizationMethods``: "modelopt_fp4" → ModelOptNvFp4Config,
     # vllm/model_executor/layers/quantization/__init__.py); "nvfp4" is shardwise's name for the same precision
@@ -49,6 +53,80 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "mxfp4": "mxfp4",
     "nvfp4": "nvfp4",
 }
+
+#: vLLM's ``--quantization`` methods that read the weights' bits from the checkpoint's own ``quantization_config``
+#: and quantise nothing at load time, with the checkpoint ``quant_method`` each loads (vLLM refuses another:
+#: ``ModelConfig._verify_quantization``). Their weights are the checkpoint's own precision; on a checkpoint without a
+#: matching ``quantization_config`` the bits are not known and shardwise cannot decide (:class:`QuantizationUnknown`).
+#: Read in vllm/model_executor/layers/quantization/ of 0.9.2, 0.10.1.1, 0.11.0 and 0.14.1: ``compressed_tensors``,
+#: ``quark/quark.py``, ``auto_round.py`` (``bits`` from the config) and ``moe_wna16.py`` (``MoeWNA16Config.from_config``
+#: takes a GPTQ or AWQ checkpoint's ``quant_method``, ``bits`` and ``group_size``).
+CHECKPOINT_QUANTIZATION: dict[str, frozenset[str]] = {
+    "compressed-tensors": frozenset({"compressed-tensors"}),
+    "quark": frozenset({"quark"}),
+    "auto-round": frozenset({"auto-round", "intel/auto-round"}),
+    "moe_wna16": frozenset({"gptq", "awq", "gptq_marlin", "awq_marlin"}),
+}
+
+#: vLLM's ``--quantization`` methods that quantise only the fused-MoE experts at load time, and the experts' precision:
+#: ``ExpertsInt8Config.get_quant_method`` gives every linear layer ``UnquantizedLinearMethod`` and each ``FusedMoE``
+#: ``ExpertsInt8MoEMethod`` (int8 weights, one scale a channel), so a dense model loads unchanged (experts_int8.py,
+#: 0.6.6.post1 to 0.14.1).
+EXPERTS_ONLY_QUANTIZATION: dict[str, Precision] = {"experts_int8": "int8"}
+
+#: Every ``--quantization`` name vLLM accepts in the releases read (``QUANTIZATION_METHODS`` /
+#: ``QuantizationMethods`` in vllm/model_executor/layers/quantization/__init__.py of 0.6.6.post1, 0.9.2, 0.10.1.1,
+#: 0.11.0 and 0.14.1): shardwise sizes those of :data:`QUANTIZATION_PRECISION`, :data:`CHECKPOINT_QUANTIZATION` and
+#: :data:`EXPERTS_ONLY_QUANTIZATION`, and says it cannot decide for the others (their bits depend on a format or a
+#: device shardwise does not model: GGUF, HQQ, BitBLAS, torchao, TPU/Neuron/IPEX/INC).
+VLLM_QUANTIZATION_METHODS: frozenset[str] = frozenset({
+    "aqlm", "auto-round", "awq", "awq_marlin", "bitblas", "bitsandbytes", "compressed-tensors", "cpu_awq",
+    "deepspeedfp", "experts_int8", "fbgemm_fp8", "fp8", "fp_quant", "gguf", "gptq", "gptq_bitblas", "gptq_marlin",
+    "gptq_marlin_24", "hqq", "inc", "ipex", "marlin", "modelopt", "modelopt_fp4", "moe_wna16", "mxfp4",
+    "neuron_quant", "petit_nvfp4", "ptpc_fp8", "qqq", "quark", "rtn", "torchao", "tpu_int8",
+})
+
+
+#: ``--quantization`` methods vLLM builds only on one vendor's GPUs, with the error it raises elsewhere:
+#: ``PTPCFp8Config.__init__`` checks ``current_platform.is_rocm()`` (ptpc_fp8.py, 0.9.2 to 0.14.1).
+QUANTIZATION_VENDOR: dict[str, tuple[str, str]] = {
+    "ptpc_fp8": ("amd", "ptpc_fp8 quantization is supported only on ROCm"),
+}
+
+
+def quantization_vendor_refusal(quantization: str | None, vendor: str) -> str:
+    """vLLM's error for a ``--quantization`` it builds only on another vendor's GPUs, else ""."""
+    only = QUANTIZATION_VENDOR.get((quantization or "").lower())
+    return only[1] if only is not None and vendor != only[0] else ""
+
+
+class QuantizationUnknown(Undecidable):
+    """``--quantization`` names a method whose weight bits shardwise cannot know for this checkpoint: the capacity
+    rules say they cannot decide (an :class:`~..model.Undecidable`), and ``plan`` refuses the request."""
+
+
+def quantization_precision(model: ModelShape, quantization: str) -> Precision:
+    """The precision of the linear-layer weights vLLM loads with ``--quantization quantization``, or
+    :class:`QuantizationUnknown` saying why the bits are not known (never a guess)."""
+    q = quantization.lower()
+    if q in QUANTIZATION_PRECISION:
+        return QUANTIZATION_PRECISION[q]
+    if q in EXPERTS_ONLY_QUANTIZATION:
+        return EXPERTS_ONLY_QUANTIZATION[q] if model.moe is not None else model.precision
+    prop = f"the weights' size at --quantization {quantization}"
+    if q in CHECKPOINT_QUANTIZATION:
+        cfg = model.hf_config.get("quantization_config")
+        stated = str(cfg.get("quant_method", "")).lower() if isinstance(cfg, dict) else ""
+        if stated in CHECKPOINT_QUANTIZATION[q]:
+            return model.precision  # the checkpoint's config states the bits (or its name does, ``-AWQ``, ``-w4a16``)
+        what = (f"{model.id}'s quantization_config names '{stated}'" if stated else
+                f"{model.id} is a {model.precision} checkpoint without one")
+        raise QuantizationUnknown(prop, f"the method reads the bits from the checkpoint's quantization_config, and "
+                                        f"{what}")
+    if q in VLLM_QUANTIZATION_METHODS:
+        raise QuantizationUnknown(prop, "shardwise does not size this method's weights")
+    raise QuantizationUnknown(prop, f"'{quantization}' is not a method vLLM knows")
+
 
 DTYPE_PRECISION: dict[str, Precision] = {
     "bfloat16": "bf16",
@@ -70,12 +148,11 @@ DTYPE_PRECISION: dict[str, Precision] = {
 def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str | None = None) -> Precision:
     """Precision of the linear-layer weights vLLM will load.
 
-    ``--quantization`` wins, then a quantised checkpoint's own precision, then ``--dtype``.
+    ``--quantization`` wins (:func:`quantization_precision`: :class:`QuantizationUnknown` where its bits are not
+    known), then a quantised checkpoint's own precision, then ``--dtype``.
     """
     if quantization:
-        q = quantization.lower()
-        if q in QUANTIZATION_PRECISION:
-            return QUANTIZATION_PRECISION[q]
+        return quantization_precision(model, quantization)
     if model.precision not in ("bf16", "fp16", "fp32"):
         return model.precision
     if dtype and dtype != "auto":
@@ -100,7 +177,7 @@ def bytes_per_param(model: ModelShape, precision: Precision) -> float:
     return BYTES_PER_PARAM[precision]
 
 
-def weights_bytes(model: ModelShape, precision: Precision) -> float:
+def weights_bytes(model: ModelShape, precision: Precision, quantization: str | None = None) -> float:
     """Bytes of all weights of the model at ``precision``.
 
     MXFP4 (gpt-oss): vLLM quantises only the fused-MoE experts (``Mxfp4Config.get_quant_method``
@@ -113,11 +190,18 @@ def weights_bytes(model: ModelShape, precision: Precision) -> float:
     multimodal models drop a GPTQ config for the encoder themselves (``_maybe_ignore_quant_config``,
     ``qwen2_5_vl.py``). Quantising a 16-bit checkpoint at load time (``--quantization fp8``) keeps the
     count as before: the encoder is quantised with the rest.
+
+    ``quantization`` ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises only the routed experts of a MoE
+    model: they take ``precision``'s bytes, everything else stays 16-bit.
     """
     bpp = bytes_per_param(model, precision)
     if bpp >= 2.0:
         return model.params * bpp
     embed = min(model.embedding_params, model.params)
+    if (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION and model.moe is not None:
+        # ``--quantization experts_int8``: the routed experts at ``precision``, everything else 16-bit
+        experts = min(expert_params(model), model.params - embed)
+        return (model.params - experts) * 2.0 + experts * bpp
     if precision == "mxfp4" and model.moe is not None:
         experts = min(expert_params(model), model.params - embed)
         return (model.params - experts) * 2.0 + experts * bpp

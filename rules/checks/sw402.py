@@ -13,7 +13,7 @@ from ..capacity.cache import (
     is_local_model,
     startup_estimate,
 )
-from ..capacity.sizing import weight_precision, weights_bytes
+from ..capacity.sizing import QuantizationUnknown, weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, known
 from ..vllm.imageref import parse_image
@@ -30,8 +30,8 @@ def _checkpoint_gib(g: ServingGroup) -> float | None:
         return None
     try:
         precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)
-        return weights_bytes(g.model, precision) / 2**30
-    except (KeyError, ValueError, TypeError):
+        return weights_bytes(g.model, precision, g.engine.quantization) / 2**30
+    except (KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
 
 

@@ -56,9 +56,14 @@ class EngineArgsSpec(_Spec):
         None, ge=16, le=10_000_000, description="Token budget per scheduler step."
     )
     dtype: Literal["auto", "bfloat16", "float16", "float32"] = Field("auto", description="Activation dtype.")
-    quantization: Literal["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors",
-                          "bitsandbytes", "mxfp4", "modelopt", "modelopt_fp4"] | None = Field(
-        None, description="Weight quantisation method (usually detected from the checkpoint)."
+    # every name vLLM's QUANTIZATION_METHODS holds in the releases read (capacity.weights.VLLM_QUANTIZATION_METHODS)
+    quantization: Literal[
+        "aqlm", "auto-round", "awq", "awq_marlin", "bitblas", "bitsandbytes", "compressed-tensors", "cpu_awq",
+        "deepspeedfp", "experts_int8", "fbgemm_fp8", "fp8", "fp_quant", "gguf", "gptq", "gptq_bitblas", "gptq_marlin",
+        "gptq_marlin_24", "hqq", "inc", "ipex", "marlin", "modelopt", "modelopt_fp4", "moe_wna16", "mxfp4",
+        "neuron_quant", "petit_nvfp4", "ptpc_fp8", "qqq", "quark", "rtn", "torchao", "tpu_int8",
+    ] | None = Field(
+        None, description="Weight quantisation method (usually detected from the checkpoint); any of vLLM's."
     )
     kv_cache_dtype: Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"] = Field(
         "auto", description="KV-cache element type; fp8 halves the KV per token."

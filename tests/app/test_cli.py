@@ -790,7 +790,7 @@ def test_plan_weights_override(capsys):
     ([], "shardwise: error: plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "
          "--gpu-memory-gib GIB (memory of one GPU as CUDA reports it)"),
     (["--gpu", "H100", "--quantization", "int3"], "shardwise: error: unknown --quantization 'int3'; expected one "
-                                                  "of: awq, awq_marlin, bitsandbytes"),
+                                                  "of vLLM's methods: aqlm, auto-round, awq, awq_marlin"),
 ])
 def test_plan_input_errors(capsys, argv, message):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", *argv)

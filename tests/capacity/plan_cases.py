@@ -51,6 +51,10 @@ DATA_9 = Path(__file__).with_name("data") / "plan_cases_9.json"
 # the AMD guides for Llama 3.3 70B, MiniMax-M2, Qwen3-Next and Llama 4 Scout, Llama 3.1 405B on MI355, DeepSeek-R1 FP4
 # on B200) and KAITO's Qwen2.5-Coder-7B workspace and Mistral-7B InferenceSet
 DATA_10 = Path(__file__).with_name("data") / "plan_cases_10.json"
+# the eleventh set (issue 28, plancases11), from sources none of them cites (GKE's samples for Gemma 3 27B on A100 40GB,
+# Llama 3.3 70B on L4 and p5, Llama 3.1 8B on L4 and Llama 4 Maverick on H200; the vLLM blog's PTPC-FP8 post; vLLM's
+# recipe files for GLM-4.6 and Nemotron 3 Ultra)
+DATA_11 = Path(__file__).with_name("data") / "plan_cases_11.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -73,7 +77,7 @@ class Case:
 def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
-    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10):
+    for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

@@ -40,9 +40,12 @@ def test_parallel_text_and_gpu_counts():
 
 def test_smaller_layouts_split_one_engine_evenly_fewest_gpus_first():
     assert smaller(LLAMA_70B, Parallel(4, 2)) == [
-        Parallel(1, 1), Parallel(2, 1), Parallel(1, 2), Parallel(4, 1), Parallel(2, 2)]
-    # SW202 asks only for TPs inside the NVLink domain (1: PCIe only)
-    assert smaller(LLAMA_70B, Parallel(4, 1), max_tp=1) == [Parallel(1, 1)]
+        Parallel(1, 1), Parallel(2, 1), Parallel(1, 2), Parallel(4, 1), Parallel(2, 2), Parallel(1, 4)]
+    # any TP × PP that divides the engine's GPUs, not only divisors of its TP and PP: two TP1 × PP2 replicas split
+    # one TP4 engine's GPUs as evenly as two TP2 do
+    assert smaller(LLAMA_70B, Parallel(4)) == [Parallel(1), Parallel(2), Parallel(1, 2)]
+    # SW202 asks only for TPs inside the NVLink domain (1: PCIe only), and keeps the asked PP itself
+    assert smaller(LLAMA_70B, Parallel(4, 1), max_tp=1) == [Parallel(1, 1), Parallel(1, 2)]
     assert smaller(LLAMA_70B, Parallel(1, 1)) == []
 
 
@@ -306,6 +309,16 @@ def test_block_fp8_experts_must_keep_whole_blocks_per_rank():
     assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(find_model("Qwen/Qwen3-30B-A3B", None), tp)] == []
 
 
+def test_sw104_tries_pipeline_stages_where_the_asked_layout_has_none():
+    """GLM-4.5V-FP8 at TP4 with expert parallelism on H100 (plan case glm45v-fp8-h100-tp4-ep, vLLM's GLM-V recipe):
+    TP2 is dropped for an FP8 block only assumed to split (10,944 dense-MLP columns), but TP1 × PP2 keeps every
+    block whole and serves it on two GPUs: SW104's smaller layouts searched only TP and PP divisors of TP4 × PP1,
+    so never found it, where plan's own search does."""
+    glm = find_model("zai-org/GLM-4.5V-FP8")
+    asked = Parallel(4, expert_parallel=True)
+    assert smaller(glm, asked) == [Parallel(1, expert_parallel=True), Parallel(1, 2, expert_parallel=True)]
+
+
 def test_kv_heads_divide_or_replicate_evenly():
     qwen7b = find_model("Qwen/Qwen2.5-7B-Instruct", None)  # 28 heads, 4 KV heads
     assert _messages(qwen7b, 7) == [(True, False, (
@@ -388,8 +401,11 @@ def test_expert_parallelism_keeps_the_tps_it_makes_loadable():
     enabled"). The smaller layouts SW104 and SW202 weigh keep the current layout's expert parallelism, and so must
     the TPs they may use: TP8 with EP of Qwen3-30B-A3B-FP8 splits into TP4 with EP, which SW104 named nowhere."""
     assert smaller(QWEN3_30B_FP8, Parallel(8, expert_parallel=True)) == [
-        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(4, 1, 1, True)]
-    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2)]
+        Parallel(1, 1, 1, True), Parallel(2, 1, 1, True), Parallel(1, 2, 1, True), Parallel(4, 1, 1, True),
+        Parallel(2, 2, 1, True), Parallel(1, 4, 1, True)]
+    # without it TP4 splits the 768-wide experts into 192 columns a rank, not whole 128-blocks: pipeline stages instead
+    assert smaller(QWEN3_30B_FP8, Parallel(8)) == [Parallel(1), Parallel(2), Parallel(1, 2), Parallel(2, 2),
+                                                   Parallel(1, 4)]
     node = Node(8, 8)
     assert layouts_for(QWEN3_30B_FP8, 4, node, expert_parallel=True) == [Parallel(4, 1), Parallel(1, 1, 4, True)]
     assert layouts_for(QWEN3_30B_FP8, 4, node, pp=1, expert_parallel=True) == [Parallel(4, 1)]

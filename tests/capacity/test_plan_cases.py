@@ -181,6 +181,28 @@ def test_the_tenth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in tenth} >= {"A100-PCIe-80GB", "H100", "B200", "MI300X", "MI355X"}
 
 
+def test_the_eleventh_set_asks_what_the_others_do_not():
+    """plan_cases_11.json: 10 cases from sources no earlier set cites, nor the documents they come from (GKE's samples
+    for Gemma 3 27B on A100 40GB, Llama 3.3 70B on L4 and on a p5, Llama 3.1 8B on L4, Llama 4 Maverick on H200; the
+    vLLM blog's PTPC-FP8 post; vLLM's recipe files for GLM-4.6 and Nemotron 3 Ultra), none of them an earlier request,
+    committed before plan was scored on them: vLLM's ptpc_fp8 on MI300X, asked layouts twice what one engine needs,
+    MTP, NVFP4 on B200 and PCIe-only L4."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10)
+    eleventh = plan_cases.load(plan_cases.DATA_11)
+    assert len(eleventh) == 10
+    assert _repeats(earlier, eleventh) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in eleventh if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in eleventh if c.expect.get("starts") is False] == []
+    assert [c.id for c in eleventh if c.request.get("quantization") == "ptpc_fp8"] == [
+        "ptpc-llama31-70b-mi300x-tp1", "ptpc-llama31-8b-mi300x-tp2-eval"]
+    assert len([c for c in eleventh if c.expect.get("mandatory") == ["SW104"]]) == 4
+    assert [c.id for c in eleventh if c.request.get("speculative_config")] == ["recipe-glm46-fp8-h200-tp4-mtp"]
+    assert {c.request.get("gpu") for c in eleventh} == {"A100-40GB", "L4", "MI300X", "H200", "H100", "B200"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

@@ -138,3 +138,103 @@ def test_the_engine_args_model_takes_vllms_modelopt_fp4():
     assert EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="modelopt_fp4").quantization == "modelopt_fp4"
     with pytest.raises(pydantic.ValidationError):
         EngineArgsSpec(model="nvidia/DeepSeek-R1-FP4", quantization="nvfp4")  # shardwise's precision name, not a vLLM method
+
+
+# --------------------------------------------------------------------------------------------------
+# vLLM's other --quantization names (issue 28, plancases11)
+# --------------------------------------------------------------------------------------------------
+
+
+def test_every_vllm_quantization_name_is_read():
+    """The names vLLM's ``QUANTIZATION_METHODS`` held in the releases read (0.6.6.post1, 0.9.2, 0.10.1.1, 0.11.0,
+    0.14.1): the engine-args model takes each, and ``plan`` sizes or says it cannot decide, never "unknown"."""
+    import typing
+
+    from shardwise.rules.capacity.weights import VLLM_QUANTIZATION_METHODS
+    from shardwise.rules.model.spec import EngineArgsSpec
+
+    literal = typing.get_args(EngineArgsSpec.model_fields["quantization"].annotation)[0]
+    assert set(typing.get_args(literal)) == VLLM_QUANTIZATION_METHODS
+    assert {"ptpc_fp8", "quark", "compressed-tensors", "experts_int8", "moe_wna16", "auto-round",
+            "fbgemm_fp8"} <= VLLM_QUANTIZATION_METHODS
+    assert EngineArgsSpec(model="meta-llama/Llama-3.1-70B-Instruct", quantization="ptpc_fp8").quantization == "ptpc_fp8"
+
+
+@pytest.mark.parametrize(("model", "quantization", "precision"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", "ptpc_fp8", "fp8"),  # a 16-bit checkpoint quantised at load, ROCm
+    ("meta-llama/Llama-3.1-8B-Instruct", "fbgemm_fp8", "fp8"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "experts_int8", "int8"),  # the experts only (weights_bytes)
+    ("meta-llama/Llama-3.1-8B-Instruct", "experts_int8", "bf16"),  # no experts: every linear layer unquantised
+    ("zai-org/GLM-4.5-Air-FP8", "compressed-tensors", "fp8"),  # the checkpoint's own config states the bits
+    ("Qwen/Qwen3-30B-A3B-GPTQ-Int4", "moe_wna16", "int4"),  # MoeWNA16Config takes a GPTQ checkpoint's bits
+])
+def test_quantization_precision_per_method(model, quantization, precision):
+    from shardwise.rules.capacity.weights import quantization_precision, weight_precision
+
+    m = find_model(model)
+    assert quantization_precision(m, quantization) == precision
+    assert weight_precision(m, quantization=quantization) == precision
+
+
+@pytest.mark.parametrize(("model", "quantization", "text"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", "compressed-tensors",
+     "the weights' size at --quantization compressed-tensors is not known (the method reads the bits from the "
+     "checkpoint's quantization_config, and meta-llama/Llama-3.1-8B-Instruct is a bf16 checkpoint without one)"),
+    ("Qwen/Qwen3-30B-A3B-GPTQ-Int4", "quark",
+     "the weights' size at --quantization quark is not known (the method reads the bits from the checkpoint's "
+     "quantization_config, and Qwen/Qwen3-30B-A3B-GPTQ-Int4's quantization_config names 'gptq')"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "gguf",
+     "the weights' size at --quantization gguf is not known (shardwise does not size this method's weights)"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "int3",
+     "the weights' size at --quantization int3 is not known ('int3' is not a method vLLM knows)"),
+])
+def test_quantization_whose_bits_are_not_known_cannot_be_decided(model, quantization, text):
+    """A method that reads its bits from a checkpoint that states none is undecided (an Undecidable: the capacity
+    rules say they cannot decide), never sized as the 16-bit checkpoint."""
+    from shardwise.rules.capacity.weights import QuantizationUnknown, weight_precision
+    from shardwise.rules.model import Undecidable
+
+    with pytest.raises(QuantizationUnknown) as e:
+        weight_precision(find_model(model), quantization=quantization)
+    assert isinstance(e.value, Undecidable)
+    assert e.value.text == text
+
+
+def test_experts_int8_quantises_only_the_experts():
+    """``ExpertsInt8Config``: FusedMoE layers get int8 experts, every linear layer stays 16-bit. Mixtral-8x7B has
+    32 layers × 8 experts × 3 × 4,096 × 14,336 = 45,097,156,608 expert weights of 46,702,792,704."""
+    mixtral = find_model("mistralai/Mixtral-8x7B-Instruct-v0.1")
+    assert weights_bytes(mixtral, "int8", "experts_int8") == (46_702_792_704 - 45_097_156_608) * 2 + 45_097_156_608
+    assert weights_bytes(mixtral, "int8", "experts_int8") == 48_308_428_800
+    assert weights_bytes(mixtral, "int8") < 48_308_428_800  # all of it int8: what experts_int8 is not
+
+
+def test_plan_takes_vllms_quantization_names():
+    """``plan --quantization`` refused ptpc_fp8, quark, compressed-tensors, experts_int8, moe_wna16 and auto-round as
+    unknown: it sizes those whose bits it knows and says it cannot decide for the others."""
+    from shardwise.rules.app.plan import PlanError, PlanRequest, make_plan
+
+    llama = dict(model="meta-llama/Llama-3.1-8B-Instruct", gpu="MI300X", vllm_version="0.7.3", tp=1)
+    ptpc = make_plan(PlanRequest(**llama, quantization="ptpc_fp8")).shown.sizing
+    fp8 = make_plan(PlanRequest(**llama, quantization="fp8")).shown.sizing
+    assert (ptpc.weight_precision, ptpc.weights_gib_per_gpu) == ("fp8", fp8.weights_gib_per_gpu)
+    with pytest.raises(PlanError) as e:
+        make_plan(PlanRequest(**llama, quantization="auto-round"))
+    assert str(e.value) == (
+        "cannot decide: the weights' size at --quantization auto-round is not known (the method reads the bits from "
+        "the checkpoint's quantization_config, and meta-llama/Llama-3.1-8B-Instruct is a bf16 checkpoint without one)")
+
+
+def test_ptpc_fp8_is_refused_off_rocm():
+    """``PTPCFp8Config`` raises "ptpc_fp8 quantization is supported only on ROCm." on any other platform
+    (ptpc_fp8.py, 0.9.2 to 0.14.1): the vLLM blog's PTPC-FP8 setup on an MI300X starts, the same flags on an H100
+    do not, and that is certain (a configuration vLLM rejects, not an estimate)."""
+    from shardwise.rules.app.plan import PlanRequest, make_plan
+
+    asked = dict(model="meta-llama/Llama-3.1-70B-Instruct", vllm_version="0.7.3", tp=1, quantization="ptpc_fp8")
+    assert make_plan(PlanRequest(**asked, gpu="MI300X")).shown.starts is True
+    h100 = make_plan(PlanRequest(**asked, gpu="H100")).shown
+    assert h100.starts is False
+    assert [(f.code, f.level) for f in h100.findings if f.code == "SW102"] == [("SW102", "mandatory")]
+    assert "ptpc_fp8 quantization is supported only on ROCm; vLLM will refuse to start" in next(
+        f.message for f in h100.findings if f.code == "SW102")

@@ -173,6 +173,9 @@ class EngineSettings:
     #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
+    #: --speculative-config's ``num_speculative_tokens`` (None: not given; an MTP method then drafts as many tokens as
+    #: the model has MTP layers, :func:`speculative_token_count`)
+    speculative_tokens: int | None = None
     #: --async-scheduling / --no-async-scheduling (None: the release's default, :func:`async_scheduling`)
     async_scheduling: bool | None = None
     use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
@@ -1008,7 +1011,7 @@ def _size_deployment(
     engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
-    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
+    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
@@ -1438,10 +1441,28 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
 def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str,
                    lay: kv_layout.Layout) -> kv_layout.Layout:
     """The layout vLLM allocates: with ``--enable-prefix-caching`` (V1, from 0.17) state layers keep their states in a
-    Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`)."""
+    Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`); with a speculative
+    method they hold a block more a request for each draft token in the releases that have those modes
+    (:func:`kv_layout.with_speculative_blocks`; 0.17.0, 0.19.0 and 0.25.1 read, 0.14.1 holds one)."""
     if s.enable_prefix_caching and engine == "v1" and b.mamba_cache_modes:
-        return kv_layout.with_mamba_cache_mode(lay, model)
+        lay = kv_layout.with_mamba_cache_mode(lay, model)
+    if engine == "v1" and b.mamba_cache_modes:
+        lay = kv_layout.with_speculative_blocks(lay, speculative_token_count(model, s))
     return lay
+
+
+def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:
+    """The tokens the speculative method drafts a step (vLLM's ``num_speculative_tokens``): as given, else for an MTP
+    method the model's MTP layers (``n_predict``, ``config/speculative.py`` 0.25.1: "Default to max value defined in
+    draft model config"; one where the config names none); 0 without a method, or for another method that does not
+    give it (vLLM refuses that: "num_speculative_tokens must be provided")."""
+    if s.speculative_method is None:
+        return 0
+    if s.speculative_tokens:
+        return s.speculative_tokens
+    if s.speculative_method in MTP_METHODS:
+        return mtp_layers(model) or 1
+    return 0
 
 
 def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
@@ -1757,7 +1778,7 @@ def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Beha
     """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
     (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
     budget and the same group as the target's full-attention layers)."""
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache)
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s))
     if not dr.kv_layers or stage != s.pp - 1:
         return lay
     types = list(lay.types)

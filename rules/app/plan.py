@@ -36,7 +36,7 @@ from ..capacity.sizing import ReplicaSizing, band_text
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
-from ..vllm.support import speculative_method
+from ..vllm.support import speculative_method, speculative_tokens
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -467,7 +467,8 @@ def make_plan(req: PlanRequest) -> Plan:
         gpu_memory_utilization=req.gpu_memory_utilization, max_model_len=req.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        speculative_method=speculative_method(req.speculative_config), **env_settings(env),
+        speculative_method=speculative_method(req.speculative_config),
+        speculative_tokens=speculative_tokens(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)

@@ -36,7 +36,7 @@ from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
-from ..vllm.support import speculative_method
+from ..vllm.support import cudagraph_mode, speculative_method, speculative_tokens
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
@@ -256,6 +256,8 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(e.extra.get("speculative_config")),
+        speculative_tokens=speculative_tokens(e.extra.get("speculative_config")),
+        cudagraph_mode=cudagraph_mode(e.extra.get("compilation_config")),
         async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         pooling=pooling_runner(e.extra),
         **_flashinfer(g),

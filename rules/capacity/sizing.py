@@ -178,6 +178,12 @@ class EngineSettings:
     #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
+    #: --speculative-config's ``num_speculative_tokens`` (None: not given; an MTP method then drafts as many tokens as
+    #: the model has MTP layers, :func:`speculative_token_count`)
+    speculative_tokens: int | None = None
+    #: --compilation-config's ``cudagraph_mode`` (None: the release's default; :func:`cudagraph_captures` reads
+    #: ``PIECEWISE``, no full decode graphs, and ``NONE``, no graphs)
+    cudagraph_mode: str | None = None
     #: --async-scheduling / --no-async-scheduling (None: the release's default, :func:`async_scheduling`)
     async_scheduling: bool | None = None
     use_v1: bool | None = None  # VLLM_USE_V1=1/0 (None: unset): 0 selects the V0 engine where it still exists
@@ -1021,7 +1027,7 @@ def _size_deployment(
     engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
-    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache)
+    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
@@ -1379,14 +1385,19 @@ class _Graphs(NamedTuple):
     tokens: int = 0  # ... and their batch sizes added up
 
 
-def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int) -> tuple[tuple[int, ...],
-                                                                                         tuple[int, ...]]:
-    """The batch sizes V1 captures CUDA graphs for with its defaults: (piecewise sizes, full decode sizes).
+def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int, mode: str | None = None
+                       ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The batch sizes V1 captures CUDA graphs for: (piecewise sizes, full decode sizes).
 
     The sizes are ``1, 2, 4`` and multiples of 8 up to the largest (0.8-0.11), from 0.12 multiples of 16 from 256
     on; the largest is 512 (0.8-0.9) or ``min(2 × max_num_seqs, 512)``, 1,024 for gpt-oss (992 in 0.11), never
     above ``max_num_batched_tokens``. From 0.11 (``FULL_AND_PIECEWISE``) the sizes up to ``max_num_seqs`` are
-    captured a second time as full decode graphs (``gpu_model_runner.py`` ``capture_model``)."""
+    captured a second time as full decode graphs (``gpu_model_runner.py`` ``capture_model``). ``mode``, a
+    ``--compilation-config`` ``cudagraph_mode``: ``PIECEWISE`` captures no full graphs and ``NONE`` none at all (the
+    dispatcher's capture descriptors, which ``profile_cudagraph_memory`` and ``capture_model`` both walk:
+    ``v1/worker/gpu_model_runner.py`` 0.25.1); the other modes are taken as the default."""
+    if mode == "NONE":
+        return (), ()
     largest = 512 if b.cudagraph_sizes == "step8-512" else min(2 * seqs, 512)
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
     gpt_oss = bool(b.gpt_oss_capture) and model_type == "gpt_oss" and largest < b.gpt_oss_capture
@@ -1398,7 +1409,7 @@ def cudagraph_captures(model: ModelShape, b: Behaviour, seqs: int, batched: int)
     else:
         candidates = [1, 2, 4, *range(8, largest + 1, 8)]
     sizes = tuple(x for x in candidates if x <= largest)
-    full = tuple(x for x in sizes if x <= seqs) if b.full_cudagraphs else ()
+    full = tuple(x for x in sizes if x <= seqs) if b.full_cudagraphs and mode != "PIECEWISE" else ()
     return sizes, full
 
 
@@ -1437,7 +1448,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
             return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))
         return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
-    count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched)
+    count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched, s.cudagraph_mode)
     # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
     # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
     moe = model.moe is not None and moe_layers(model) > 0
@@ -1454,10 +1465,28 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
 def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str,
                    lay: kv_layout.Layout) -> kv_layout.Layout:
     """The layout vLLM allocates: with ``--enable-prefix-caching`` (V1, from 0.17) state layers keep their states in a
-    Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`)."""
+    Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`); with a speculative
+    method they hold a block more a request for each draft token in the releases that have those modes
+    (:func:`kv_layout.with_speculative_blocks`; 0.17.0, 0.19.0 and 0.25.1 read, 0.14.1 holds one)."""
     if s.enable_prefix_caching and engine == "v1" and b.mamba_cache_modes:
-        return kv_layout.with_mamba_cache_mode(lay, model)
+        lay = kv_layout.with_mamba_cache_mode(lay, model)
+    if engine == "v1" and b.mamba_cache_modes:
+        lay = kv_layout.with_speculative_blocks(lay, speculative_token_count(model, s))
     return lay
+
+
+def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:
+    """The tokens the speculative method drafts a step (vLLM's ``num_speculative_tokens``): as given, else for an MTP
+    method the model's MTP layers (``n_predict``, ``config/speculative.py`` 0.25.1: "Default to max value defined in
+    draft model config"; one where the config names none); 0 without a method, or for another method that does not
+    give it (vLLM refuses that: "num_speculative_tokens must be provided")."""
+    if s.speculative_method is None:
+        return 0
+    if s.speculative_tokens:
+        return s.speculative_tokens
+    if s.speculative_method in MTP_METHODS:
+        return mtp_layers(model) or 1
+    return 0
 
 
 def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
@@ -1525,11 +1554,11 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
     estimated."""
     key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
-           s.tp, s.pp, s.dp, s.expert_parallel, e)
+           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, e)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
-        sizes, full = cudagraph_captures(model, b, seqs, batched)
+        sizes, full = cudagraph_captures(model, b, seqs, batched, s.cudagraph_mode)
         if not sizes:
             hit = memo[key] = 0.0
             return 0.0
@@ -1542,14 +1571,15 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     return hit  # type: ignore[no-any-return]
 
 
-def _captured(model: ModelShape, b: Behaviour, seqs: int, batched: int) -> tuple[int, int, int]:
+def _captured(model: ModelShape, b: Behaviour, seqs: int, batched: int, mode: str | None = None
+              ) -> tuple[int, int, int]:
     """(graphs, the piecewise graphs' batch sizes added up, the full graphs' added up) of
     :func:`cudagraph_captures`, by what it reads."""
-    key = ("captured", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched)
+    key = ("captured", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, mode)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
-        sizes, full = cudagraph_captures(model, b, seqs, batched)
+        sizes, full = cudagraph_captures(model, b, seqs, batched, mode)
         hit = memo[key] = (len(sizes) + len(full), sum(sizes), sum(full))
     return hit  # type: ignore[no-any-return]
 
@@ -1773,7 +1803,7 @@ def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Beha
     """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
     (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
     budget and the same group as the target's full-attention layers)."""
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache)
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s))
     if not dr.kv_layers or stage != s.pp - 1:
         return lay
     types = list(lay.types)

@@ -75,6 +75,9 @@ class LayerType:
     #: state layers: blocks a request holds: one, two (Mamba cache mode ``align``) or one per block of tokens
     #: (``all``); vLLM's modes under ``--enable-prefix-caching`` (:func:`with_mamba_cache_mode`)
     state_blocks: Literal["one", "align", "all"] = "one"
+    #: state layers: blocks a request holds beyond ``state_blocks`` for the draft tokens of a speculative method
+    #: (vLLM's ``MambaSpec.num_speculative_blocks``, :func:`with_speculative_blocks`)
+    spec_blocks: int = 0
     #: tokens of this type's own block before pages are unified, where it is not the engine's block size: from
     #: 0.25 a sliding-window layer takes the attention backend's smallest kernel block (16), not ``--block-size``
     #: (:func:`effective_types`); 0: the engine's block size
@@ -276,8 +279,9 @@ def _stage_slice(n: int, pp: int, stage: int) -> range:
     return range(start, start + sizes[stage])
 
 
-def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
-    """Per layer and request on one GPU: a Gated DeltaNet's conv and recurrent state, or a Mamba2 mixer's
+def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int = 0) -> int:
+    """Per layer and request on one GPU: a Gated DeltaNet's conv and recurrent state (its conv state
+    ``linear_conv_kernel_dim - 1 + spec_tokens`` columns wide: :func:`gdn_conv_columns`), or a Mamba2 mixer's
     (:func:`mamba2_state_bytes`)."""
     cfg = model.hf_config
     if _kda_layers(cfg) is not None:
@@ -292,12 +296,24 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int) -> int:
     vd = _int(cfg, "linear_value_head_dim") or kd
     kernel = _int(cfg, "linear_conv_kernel_dim") or 4
     if kh and kd:
-        conv = (2 * kh * kd + vh * vd) // tp * (kernel - 1)
+        conv = (2 * kh * kd + vh * vd) // tp * gdn_conv_columns(kernel, spec_tokens)
         ssm = (vh // max(1, min(tp, vh))) * kd * vd if vh >= tp else kd * vd
         return conv * dtype_bytes + ssm * _ssm_dtype_bytes(model, dtype_bytes)
     d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
     inner = 2 * model.hidden_size
     return (inner // tp) * (d_state + 3) * dtype_bytes
+
+
+def gdn_conv_columns(kernel: int, spec_tokens: int) -> int:
+    """Columns of a Gated DeltaNet layer's conv state: ``conv_kernel_size - 1 + num_spec``, where ``num_spec`` is
+    ``--speculative-config``'s ``num_speculative_tokens`` (0 without a draft), so a request's state holds the
+    draft tokens' inputs too (``MambaStateShapeCalculator.gated_delta_net_state_shape``,
+    ``model_executor/layers/mamba/mamba_utils.py``, called with ``speculative_config.num_speculative_tokens`` by
+    ``get_mamba_state_shape_from_config`` in ``models/qwen3_next.py`` (0.11.0, 0.14.1, 0.25.1) and
+    ``models/qwen3_5.py`` (0.25.1)). A wider state makes the page the attention block is aligned to larger: a
+    0.25.1 log of Qwen3.6-35B-A3B with MTP and 3 draft tokens aligns its attention block at 1,072 tokens, 1,056
+    without them."""
+    return kernel - 1 + max(spec_tokens, 0)
 
 
 def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
@@ -410,28 +426,32 @@ def mla_block_size(model: ModelShape, arch: str, name: str, vendor: str, version
     return requested or 16
 
 
-#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache); a Layout is immutable.
-_LAYOUTS: dict[tuple[int, int, int, int, int, bool], tuple[ModelShape, Layout]] = {}
+#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens); a Layout is
+#: immutable.
+_LAYOUTS: dict[tuple[int, int, int, int, int, bool, int], tuple[ModelShape, Layout]] = {}
 
 
-def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True) -> Layout:
+def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True,
+           spec_tokens: int = 0) -> Layout:
     """The KV layout of pipeline stage ``stage`` of the model on one GPU.
 
     Without ``mla_cache`` (vLLM before 0.7) an MLA model caches every attention head at the head
-    size padded to 256, as ordinary attention.
+    size padded to 256, as ordinary attention. ``spec_tokens``: the draft tokens a speculative method proposes a
+    step, which widen a Gated DeltaNet layer's state (:func:`gdn_conv_columns`).
     """
-    key = (id(model), tp, pp, kv_bytes, stage, mla_cache)
+    key = (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens)
     hit = _LAYOUTS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache)
+    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache, spec_tokens)
     if len(_LAYOUTS) >= 4096:
         _LAYOUTS.clear()
     _LAYOUTS[key] = (model, lay)
     return lay
 
 
-def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool) -> Layout:
+def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool,
+            spec_tokens: int = 0) -> Layout:
     reason = unmodelled_reason(model)
     if reason:
         n = len(_stage_slice(model.num_hidden_layers, pp, stage))
@@ -472,7 +492,7 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         if not c:
             continue
         if kind == "state":
-            types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2)))
+            types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2, spec_tokens)))
         elif kind == "full" and "sliding" in counts:
             types.append(LayerType("full", c, _global_bytes(model, tp, kv_bytes) or per))
         else:
@@ -639,6 +659,21 @@ def with_mamba_cache_mode(lay: Layout, model: ModelShape) -> Layout:
     return dataclasses.replace(lay, types=types)
 
 
+def with_speculative_blocks(lay: Layout, spec_tokens: int) -> Layout:
+    """The layout with each state layer holding ``spec_tokens`` more blocks a request: vLLM gives a Mamba or Gated
+    DeltaNet layer's spec ``num_speculative_blocks`` = ``num_speculative_tokens`` (``MambaBase.get_kv_cache_spec``,
+    ``model_executor/layers/mamba/abstract.py``), and ``MambaSpec.max_memory_usage_bytes``
+    (``v1/kv_cache_interface.py``) charges a request ``1 + num_speculative_blocks`` pages (``2 +`` in the ``align``
+    cache mode) in the 0.17.0, 0.19.0 and 0.25.1 sources, so "Maximum concurrency" and the tokens from it (0.20+)
+    count them; in 0.14.1 it charges one page whatever the draft. Mode ``all`` (a page per block of tokens) is left
+    as it is."""
+    if spec_tokens <= 0 or not any(t.kind == "state" for t in lay.types):
+        return lay
+    types = tuple(dataclasses.replace(t, spec_blocks=spec_tokens) if t.kind == "state" and t.state_blocks != "all"
+                  else t for t in lay.types)
+    return dataclasses.replace(lay, types=types)
+
+
 def type_block(t: LayerType, block: int, page: int) -> int:
     """Tokens one page of type ``t`` holds (``unify_kv_cache_spec_page_size``): its own block size (the engine's,
     or :attr:`LayerType.block`) where its page is the largest; a page that divides the largest one evenly has its
@@ -654,7 +689,9 @@ def type_block(t: LayerType, block: int, page: int) -> int:
 
 def _blocks_per_request(t: LayerType, length: int, block: int, batched: int) -> int:
     if t.kind == "state":
-        return cdiv(length, block) if t.state_blocks == "all" else 2 if t.state_blocks == "align" else 1
+        if t.state_blocks == "all":
+            return cdiv(length, block)
+        return (2 if t.state_blocks == "align" else 1) + t.spec_blocks
     if t.kind == "sliding" and t.span:
         return cdiv(min(t.span - 1 + batched, length), block) + 1
     if t.kind == "chunked" and t.span:
@@ -825,7 +862,7 @@ def _linear_of(lay: Layout, b: Behaviour, engine: str, block: int) -> tuple[int,
         if t.kind == "state" and t.state_blocks == "all":
             per_block += t.layers * page
         elif t.kind == "state":
-            constant += t.layers * page * (2 if t.state_blocks == "align" else 1)
+            constant += t.layers * page * ((2 if t.state_blocks == "align" else 1) + t.spec_blocks)
         elif not hybrid or not (t.kind in ("sliding", "chunked") and t.span):
             per_block += t.layers * page
         else:

@@ -109,6 +109,35 @@ def speculative_method(config: Any) -> str | None:
     return None
 
 
+def speculative_tokens(config: Any) -> int | None:
+    """The ``num_speculative_tokens`` of a ``--speculative-config`` value (JSON text or a dict), or None when it
+    gives none (vLLM then takes an MTP head's ``n_predict``, ``config/speculative.py``) or cannot be read."""
+    if isinstance(config, str):
+        import json  # only a JSON text to read (start-up time)
+
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return None
+    n = config.get("num_speculative_tokens") if isinstance(config, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
+def cudagraph_mode(config: Any) -> str | None:
+    """The ``cudagraph_mode`` of a ``--compilation-config`` value (JSON text or a dict), upper-cased (``NONE``,
+    ``PIECEWISE``, ``FULL``, ``FULL_DECODE_ONLY``, ``FULL_AND_PIECEWISE``), or None when it names none (``-O3``, an
+    optimisation level) or cannot be read."""
+    if isinstance(config, str):
+        import json  # only a JSON text to read (start-up time)
+
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return None
+    mode = config.get("cudagraph_mode") if isinstance(config, dict) else None
+    return mode.strip().upper() if isinstance(mode, str) and mode.strip() else None
+
+
 def mtp_draft(model: ModelShape) -> str | None:
     """The architecture vLLM builds ``model``'s MTP head as (``hf_config_override``), None when not known."""
     archs = architectures(model)

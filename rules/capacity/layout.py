@@ -43,10 +43,11 @@ from .sizing import (
     EngineSettings,
     ReplicaSizing,
     Verdict,
+    WeightsAlone,
     moe_layers,
     size_deployment,
     weight_precision,
-    weights_refuse,
+    weights_alone,
 )
 
 LoadVerdict = Literal["holds", "may-not-hold", "does-not-hold"]
@@ -161,8 +162,24 @@ class Sizer:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
         told without sizing it (:func:`.sizing.weights_refuse`; False where only the sizing can tell): its
         :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
-        return weights_refuse(self.model, self.device, self._settings(parallel, quantization, None), self.version,
-                              weights_gib=self.weights_gib)
+        alone = self.alone(parallel, quantization=quantization)
+        return alone is not None and alone.refuses
+
+    def alone(self, parallel: Parallel, *, quantization: str | None = None) -> WeightsAlone | None:
+        """What :meth:`size` would find of ``parallel``'s weights, told without sizing it
+        (:func:`.sizing.weights_alone`; None where only the sizing can tell)."""
+        return weights_alone(self.model, self.device, self._settings(parallel, quantization, None), self.version,
+                             weights_gib=self.weights_gib)
+
+    def passes_over(self, parallel: Parallel, kv_reserve: float | None, *, quantization: str | None = None) -> bool:
+        """Whether a search may pass over ``parallel`` without sizing it: its weights alone surely refuse
+        (:meth:`refuses`), or, for a search that asks whether it serves the model (``kv_reserve`` given,
+        :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`)."""
+        alone = self.alone(parallel, quantization=quantization)
+        if alone is None:
+            return False
+        return alone.refuses or (kv_reserve is not None and self.settings.kv_cache_memory_bytes is None
+                                 and no_room(alone, kv_reserve))
 
     def fit(self, parallel: Parallel, seqs: int | None, *, quantization: str | None = None,
             max_num_seqs: int | None = None) -> Fit:
@@ -351,6 +368,17 @@ def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
             or s.kv_cache_gib_per_gpu - s.error_band_gib >= MIN_KV_SHARE * (kv_reserve - 1) * s.weights_gib_per_gpu)
 
 
+def no_room(alone: WeightsAlone, kv_reserve: float) -> bool:
+    """Whether a sizing whose weights are ``alone`` (one pipeline stage, no ``--kv-cache-memory-bytes``) surely
+    has no room for a KV cache (:func:`has_room` False), told before the sizing: the weights × the reserve do not
+    fit, and even all the memory the weights leave (the KV cache is at most that, the error band at least 0.6 GiB)
+    is below :data:`MIN_KV_SHARE` of the reserve. A quarter of the smaller layouts a 2,000-file lint sizes to ask
+    whether they serve the model are of this kind (weights that fit, but only just)."""
+    w, usable = alone.weights_gib, alone.usable_gib
+    return (kv_reserve > 1 and not w * kv_reserve <= usable
+            and usable - w < MIN_KV_SHARE * (kv_reserve - 1) * w)
+
+
 def sure_holds(s: ReplicaSizing) -> int:
     """Sequences of the expected context one engine's KV cache holds with the error band taken off (what
     :func:`judge` calls holding)."""
@@ -413,8 +441,8 @@ def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: 
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     maybe = None
     for cand in candidates:
-        if sz.refuses(cand, quantization=quantization):
-            continue  # does not start: sizing it would tell no more
+        if sz.passes_over(cand, kv_reserve if seqs is None else None, quantization=quantization):
+            continue  # does not start (or, with no load, surely does not serve): sizing it would tell no more
         k = current.gpus // cand.gpus
         share = None if seqs is None else math.ceil(seqs / k)
         fit = sz.fit(cand, share, quantization=quantization)
@@ -473,8 +501,8 @@ def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel]
     is not one ``plan`` would recommend: the sharding is what gives the model its KV cache."""
     first = None
     for cand in candidates:
-        if sz.refuses(cand):
-            continue  # does not start, so does not serve the model
+        if sz.passes_over(cand, kv_reserve):
+            continue  # does not start, or has no room for a KV cache: does not serve the model
         fit = sz.fit(cand, None)
         if not serves(fit, kv_reserve):
             continue
@@ -523,8 +551,8 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     precision = weight_precision(sz.model, sz.settings.dtype, quantization or sz.settings.quantization)
     first = None
     for cand in candidates:
-        if sz.refuses(cand, quantization=quantization):
-            continue  # does not start, so does not serve the model
+        if sz.passes_over(cand, kv_reserve, quantization=quantization):
+            continue  # does not start, or has no room for a KV cache: does not serve the model
         k = current.gpus // cand.gpus
         fit = sz.fit(cand, None, quantization=quantization)
         if not serves(fit, kv_reserve):

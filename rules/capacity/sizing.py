@@ -990,18 +990,45 @@ def weights_refuse(
     With one pipeline stage the weights are those of that stage, as :func:`_size_deployment` takes them (the same
     steps: the checkpoint, the stage's weights, the draft's, the budget); with several, which stage is the worst
     depends on the whole profile, and the answer is False (the sizing decides)."""
+    alone = weights_alone(model, device, settings, version, weights_gib=weights_gib, estimates=estimates)
+    return alone is not None and alone.refuses
+
+
+class WeightsAlone(NamedTuple):
+    """What a sizing of one pipeline stage says of the weights, told without the sizing (:func:`weights_alone`)."""
+
+    weights_gib: float  # its ``weights_gib_per_gpu``, the same float
+    usable_gib: float  # its ``usable_gib_per_gpu``
+    refuses: bool  # its ``weights_fit_band == "refuses"``
+
+
+def weights_alone(
+    model: ModelShape,
+    device: Device,
+    settings: EngineSettings,
+    version: ResolvedVersion,
+    *,
+    weights_gib: float | None = None,
+    estimates: Estimates = DEFAULT_ESTIMATES,
+) -> WeightsAlone | None:
+    """The weights of one GPU against the memory vLLM may use, as ``size_deployment`` with the same arguments
+    finds them (the same steps: the checkpoint, the stage's weights, the draft's, the budget), without the rest
+    of the sizing; None where only the sizing can tell (several pipeline stages: which is the worst depends on the
+    whole profile; a release not resolved). With one stage and no ``--kv-cache-memory-bytes`` the KV cache the
+    sizing finds is at most ``usable_gib - weights_gib``: everything else the profile takes from the budget (the
+    activation peak, non-torch memory, CUDA graphs) is at least 0. The layout search (:mod:`.layout`) reads both
+    bounds before it sizes a smaller layout."""
     s, e = settings, estimates
     if s.pp != 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
-        return False
+        return None
     b = version.behaviour
     ck = _checkpoint(model, s, weights_gib, [])
     _, usable = _requested_memory(device, s, b)
-    triton_kernels = b.wheel_triton_kernels
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
-                       triton_kernels=triton_kernels, mrope_scale=b.mrope_cache_scale)
+                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
-    return _weights_fit(w / GIB, usable, exact, e).verdict == "refuses"
+    return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses")
 
 
 def _size_deployment(

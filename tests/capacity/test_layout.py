@@ -18,6 +18,7 @@ from shardwise.rules.capacity.layout import (
     judge,
     layouts_for,
     plural,
+    serves,
     smaller,
     tp_allowed,
     weight_load_refusals,
@@ -87,6 +88,42 @@ def test_refuses_tells_without_sizing_what_the_sizing_says_of_weights_that_do_no
             assert judge(s, p, None).starts == "refuses"
     for p in (Parallel(1, 2), Parallel(2, 2)):
         assert (sz.refuses(p), sz.size(p).weights_fit_band) == (False, "refuses")
+
+
+def test_passes_over_only_layouts_whose_sizing_would_not_serve_the_model():
+    """A search that asks whether a smaller layout serves the model (no declared load: SW104's reserve, SW106's and
+    SW202's replicas) passes over a layout whose weights alone leave no room for a KV cache, before sizing it
+    (issue 30). Llama-3.1-70B at max_model_len 8192, 0.9 of the GPU: besides the layouts whose weights refuse, TP4 on
+    40 GB A100s (32.89 GiB of weights in 35.45 usable: 2.56 GiB left, a tenth of the weights is 3.29), FP8 at TP2
+    there (33.86), 4-bit AWQ at TP2 on 24 GB L4s and A10Gs (18.55 of 19.79 and 19.85) and at TP1 on an L40S (37.07
+    of 39.88). Every layout passed over is one whose sizing does not serve the model; weights_alone gives the
+    sizing's own weights and usable memory, float for float."""
+    passed, refused = [], []
+    for gpu in ("A100-40GB", "L4", "A10G", "L40S"):
+        g = find_gpu(gpu)
+        sz = Sizer(LLAMA_70B, Device.of(g, g.memory_gib), EngineSettings(gpu_memory_utilization=0.9,
+                                                                          max_model_len=8192), resolve("0.11.0"))
+        for q in (None, "fp8", "awq"):
+            for p in (Parallel(1), Parallel(2), Parallel(4), Parallel(8)):
+                alone = sz.alone(p, quantization=q)
+                s = sz.size(p, quantization=q)
+                assert alone is not None
+                assert (alone.weights_gib, alone.usable_gib, alone.refuses) == (
+                    s.weights_gib_per_gpu, s.usable_gib_per_gpu, s.weights_fit_band == "refuses")
+                if sz.passes_over(p, 1.4, quantization=q):
+                    assert not serves(judge(s, p, None), 1.4)
+                    (refused if alone.refuses else passed).append((gpu, q, p.text()))
+    assert passed == [("A100-40GB", None, "TP4×PP1"), ("A100-40GB", "fp8", "TP2×PP1"), ("L4", "awq", "TP2×PP1"),
+                      ("A10G", "awq", "TP2×PP1"), ("L40S", "awq", "TP1×PP1")]
+    assert len(refused) == 19  # A100-40GB 4, L4 6, A10G 6, L40S 3
+    # with a declared load (no kv_reserve) only the weights that refuse are passed over; with the KV cache's size
+    # given (--kv-cache-memory-bytes, no budget) the room is not bounded by the weights, nor with several stages
+    a100 = Device.of(find_gpu("A100-40GB"), find_gpu("A100-40GB").memory_gib)
+    sz = Sizer(LLAMA_70B, a100, EngineSettings(gpu_memory_utilization=0.9, max_model_len=8192), resolve("0.11.0"))
+    assert (sz.passes_over(Parallel(4), None), sz.passes_over(Parallel(4), 1.4)) == (False, True)
+    given = replace(sz, settings=replace(sz.settings, kv_cache_memory_bytes=8 * 1024**3))
+    assert given.passes_over(Parallel(4), 1.4) is False
+    assert (sz.alone(Parallel(2, 2)), sz.passes_over(Parallel(2, 2), 1.4)) == (None, False)
 
 
 def test_plan_takes_the_node_from_the_instance_type(capsys):

@@ -1222,3 +1222,48 @@ def test_every_pipeline_stage_is_profiled_and_a_middle_stage_can_bound_the_cache
     # 24 layers × 4 KV heads × 128 × 2 (K, V) × 2 bytes a token, in 16-token blocks: the middle stage's
     assert s.kv_bytes_per_token_per_gpu == 49152
     assert s.kv_cache_tokens == 617_904  # the first stage alone would give 671,168
+
+
+def test_the_sizing_memo_answers_what_a_fresh_sizing_does():
+    """size_deployment keeps its answers for the run (``_SIZED``, issue 30: a 2,000-file lint asks for 5,624 sizings
+    of 4,600 distinct arguments, 4,006 once the layout search passes over layouts without room). A hit must be the answer a fresh sizing gives those arguments: the same object on
+    the second call, equal to :func:`sizing._size_deployment` of the same arguments; arguments that differ in one
+    thing a sizing reads (each setting the generated corpus varies, the device, the release, the expected context,
+    the weights given, the model) are sized afresh, each equal to its own fresh sizing; and an entry of another key
+    under the same hash is a miss, never an answer."""
+    from shardwise.rules.catalog import find_gpu
+
+    sizing._SIZED.clear()
+    h100 = sizing.Device.of(find_gpu("H100"), find_gpu("H100").memory_gib)
+    a10g = sizing.Device.of(find_gpu("A10G"), find_gpu("A10G").memory_gib)
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
+    base = sizing.EngineSettings(tp=4, max_model_len=8192)
+    cases: list[tuple[ModelShape, sizing.Device, sizing.EngineSettings, str, int | None, float | None]] = [
+        (LLAMA70, h100, base, "0.11.0", None, None)]
+    for change in ({"tp": 8}, {"tp": 2, "pp": 2}, {"gpu_memory_utilization": 0.95}, {"max_model_len": 32768},
+                   {"max_num_seqs": 64}, {"quantization": "fp8"}, {"kv_cache_dtype": "fp8"},
+                   {"enable_prefix_caching": True}):
+        cases.append((LLAMA70, h100, dataclasses.replace(base, **change), "0.11.0", None, None))
+    cases += [(LLAMA70, h100, base, "0.9.2", None, None), (LLAMA70, h100, base, "0.10.2", None, None),
+              (LLAMA70, h100, base, "0.11.0", 2048, None), (LLAMA70, h100, base, "0.11.0", None, 120.0),
+              (qwen, h100, base, "0.11.0", None, None), (qwen, a10g, dataclasses.replace(base, tp=1), "0.11.0", None,
+                                                         None)]
+    answers = []
+    for model, dev, s, release, ctx, weights in cases:
+        first = sizing.size_deployment(model, dev, s, release, expected_context=ctx, weights_gib=weights)
+        again = sizing.size_deployment(model, dev, s, release, expected_context=ctx, weights_gib=weights)
+        fresh = sizing._size_deployment(model, dev, s, release, expected_context=ctx, weights_gib=weights,
+                                        estimates=sizing.DEFAULT_ESTIMATES)
+        assert again is first
+        assert first == fresh and first is not fresh
+        answers.append(first)
+    # every case is its own sizing (each change is read), but for --enable-prefix-caching (case 8), which before
+    # 0.17 (Behaviour.mamba_cache_modes) changes nothing: a key of its own, the same answer
+    assert answers[8] == answers[0] and answers[8] is not answers[0]
+    assert len({repr(a) for a in answers}) == len(cases) - 1
+    # an entry of another key under the same hash is not taken for this one's answer
+    key = (id(qwen), h100, base, "0.11.0", None, None, sizing._DEFAULT_KEY)
+    sizing._SIZED[hash(key)] = ((id(LLAMA70), *key[1:]), LLAMA70, answers[0])
+    assert sizing.size_deployment(qwen, h100, base, "0.11.0") == answers[-2]
+    assert sizing.size_deployment(qwen, h100, base, "0.11.0").model_id == "Qwen/Qwen2.5-7B-Instruct"
+    sizing._SIZED.clear()

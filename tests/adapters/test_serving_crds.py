@@ -617,6 +617,7 @@ def test_a_knative_service_is_a_workload_not_a_core_service():
     assert got == [
         ("SW202", 27, "advisory", "Knative Service llm/llama3"),
         ("SW305", 5, "advisory", "Namespace llm"),
+        ("SW306", 8, "mandatory", "Knative Service llm/llama3"),  # no cluster-local label: its route is public
         ("SW306", 45, "mandatory", "Service llm/llama3-public"),
     ]
 

@@ -16,7 +16,9 @@ What Knative gives the pod, read as if written:
 - a Service's route: Knative publishes every Service on the cluster's ingress gateway, at an external address,
   unless the Service carries the label ``networking.knative.dev/visibility: cluster-local``
   (knative.dev/networking pkg/apis/networking/register.go ``VisibilityLabelKey``; "Configuring private
-  Services" in Knative's documentation); SW306 reads it as ``ServingGroup.published``.
+  Services" in Knative's documentation); SW306 reads it as ``ServingGroup.published``. A Cloud Run service (the
+  same kind, with ``run.googleapis.com/`` keys) has no Knative ingress: Cloud Run serves it behind its IAM invoker
+  check, which no manifest shows.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
-from ...model.unknown import is_placeholder
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from .fields import as_list, as_map, line_of, read_annotations, str_map, typed_map
 from .groups import KNATIVE_GROUP as GROUP
 from .parse import Lines
@@ -115,6 +117,16 @@ def with_default_names(pod_spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return with_containers(pod_spec, named)
 
 
+#: Key prefixes only a Cloud Run service carries (its annotations, its location label, its GPU node selector).
+_CLOUD_RUN = ("run.googleapis.com/", "cloud.googleapis.com/")
+
+
+def cloud_run(*maps: Any) -> bool:
+    """Whether the object is a Cloud Run service (``gcloud run services replace`` takes a Knative Service): a key of
+    its labels, annotations or node selector is Cloud Run's."""
+    return any(isinstance(k, str) and k.startswith(_CLOUD_RUN) for m in maps for k in as_map(m))
+
+
 def published(name: str, namespace: str, meta: Mapping[str, Any]) -> Any:
     """What publishes a Knative Service outside the cluster (for SW306), None when its visibility label keeps
     it cluster-local, UNKNOWN when the labels or the label's value are not known yet."""
@@ -155,7 +167,11 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         labels[f"{GROUP}/configuration"] = name
     if kind == "Service":
         labels[f"{GROUP}/service"] = name
-    route = published(name, namespace, meta) if kind == "Service" else None  # a Configuration has no route
+    # a Configuration has no route; a Cloud Run service is served on its run.app URL behind Cloud Run's IAM invoker
+    # check (public only with allUsers, which no manifest shows), not on a Knative ingress
+    route = (published(name, namespace, meta) if kind == "Service" and not cloud_run(
+        meta.get("labels"), meta.get("annotations"), tmeta.get("annotations"), pod_spec.get("nodeSelector"))
+        else None)
     kind = f"Knative {kind}"
     ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec)
     if ports is not None:

@@ -21,8 +21,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         enforcement="mandatory",
         severity="high",
         summary=(
-            "A LoadBalancer or NodePort Service exposes vLLM pods directly, or a vLLM container sets "
-            "VLLM_SERVER_DEV_MODE."
+            "A LoadBalancer or NodePort Service, or a Knative Service's public route, exposes vLLM pods directly, "
+            "or a vLLM container sets VLLM_SERVER_DEV_MODE."
         ),
         why=(
             "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
@@ -30,7 +30,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
             "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
-            "allow) or a LoadBalancer its annotation makes internal is advisory. VLLM_SERVER_DEV_MODE is read "
+            "allow) or a LoadBalancer its annotation makes internal is advisory. A Knative Service is published "
+            "on the cluster's ingress gateway, at an external address, unless it carries the label "
+            "networking.knative.dev/visibility: cluster-local; without it, it blocks like a public LoadBalancer "
+            "(a label not known yet blocks until it is known; a Cloud Run service, the same kind, is served behind "
+            "Cloud Run's IAM invoker check, not a Knative ingress). VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
             "template not known yet) blocks until it is known."
@@ -59,6 +63,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         ),
         references=(
             "https://docs.vllm.ai/en/latest/usage/security.html",
+            "https://knative.dev/docs/serving/services/private-services/",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
             "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
         ),
@@ -75,7 +80,18 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         yield from unseen_hits(inv, f"whether its containers set {DEV_MODE}")
 
     def check_object(self, obj: Service | ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        return self._service(inv, obj) if isinstance(obj, Service) else self._dev_mode(inv, obj)
+        if isinstance(obj, Service):
+            return self._service(inv, obj)
+        return [*self._published(obj), *self._dev_mode(inv, obj)]
+
+    def _published(self, g: ServingGroup) -> Iterator[Hit]:
+        """The group's own controller publishes it outside the cluster (a Knative Service's route)."""
+        if g.published is None:
+            return
+        if g.published is UNKNOWN:
+            raise Undecidable(f"the `networking.knative.dev/visibility` label of {group_subject(g)}")
+        yield Hit(group_subject(g), f"{group_subject(g)} {g.published}, with no gateway that authenticates clients",
+                  g.at("published"), tuple(g.suppressions))
 
     def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
         kind = known(svc.type, f"type of Service `{svc.name}`")

@@ -375,6 +375,11 @@ class ServingGroup:
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
     template: bool = False
+    #: The controller that runs the group also publishes it outside the cluster: a Knative Service without the
+    #: ``networking.knative.dev/visibility: cluster-local`` label gets a route on the cluster's ingress gateway,
+    #: which Knative publishes on an external address by default. None: nothing publishes it; a str: how, as SW306
+    #: says it; UNKNOWN: the label is not known yet (a preview's computed labels).
+    published: Any = None
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".

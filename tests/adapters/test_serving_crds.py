@@ -172,6 +172,73 @@ def test_inference_service_on_a_named_runtime_outside_its_file_is_built_by_an_un
         "advisory", True)
 
 
+_RUNTIME_FILE = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-runtime
+  namespace: {namespace}
+  annotations:
+    openshift.io/display-name: vLLM ServingRuntime for KServe
+  labels:
+    opendatahub.io/dashboard: "true"
+spec:
+  multiModel: false
+  supportedModelFormats:
+    - autoSelect: true
+      name: vLLM
+  containers:
+    - name: kserve-container
+      image: quay.io/modh/vllm:rhoai-2.20-cuda
+      command: [python, -m, vllm.entrypoints.openai.api_server]
+      args: ["--port=8080", "--model=/mnt/models", "--served-model-name={{{{.Name}}}}"]
+      ports:
+        - containerPort: 8080
+          protocol: TCP
+"""
+_ISVC_FILE = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: granite
+  namespace: llm
+  annotations:
+    serving.kserve.io/deploymentMode: RawDeployment
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: vLLM
+      runtime: vllm-runtime
+      storageUri: hf://ibm-granite/granite-3.1-8b-instruct
+      args: ["--max-model-len=8192"]
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+"""
+
+
+@pytest.mark.parametrize(("namespace", "joined"), [("llm", True), ("other", False)])
+def test_a_kserve_runtime_in_another_file_is_read_through_its_service_once(tmp_path, namespace, joined):
+    """corpus12: a repository keeps the ServingRuntime and its InferenceService in two files (belonghim/
+    vllm-optimizer's openshift/base/vllm-runtime.yaml and vllm-inferenceservice.yaml, the RHOAI dashboard's
+    export). The service is read on the runtime (its image, its command, the service's args appended), and the
+    runtime is not linted alone as a template beside it: one workload, not two. A ServingRuntime of another
+    namespace is not the one the service names (KServe looks in the service's namespace, then for a
+    ClusterServingRuntime): the service stays built by an operator shardwise does not see, the runtime a template."""
+    (tmp_path / "vllm-runtime.yaml").write_text(_RUNTIME_FILE.format(namespace=namespace), encoding="utf-8")
+    (tmp_path / "vllm-inferenceservice.yaml").write_text(_ISVC_FILE, encoding="utf-8")
+    inv = load_inputs([str(tmp_path / "vllm-inferenceservice.yaml"), str(tmp_path / "vllm-runtime.yaml")])
+    got = [(g.kind, g.name, g.template, g.unknown_operator, g.main_container.image, g.engine.model,
+            g.engine.max_model_len, os.path.basename(g.location.file or "")) for g in inv.groups]
+    service = ("InferenceService", "granite", False, not joined, "quay.io/modh/vllm:rhoai-2.20-cuda" if joined else None,
+               "ibm-granite/granite-3.1-8b-instruct", 8192, "vllm-inferenceservice.yaml")
+    runtime = ("ServingRuntime", "vllm-runtime", True, True, "quay.io/modh/vllm:rhoai-2.20-cuda", "/mnt/models", None,
+               "vllm-runtime.yaml")
+    assert got == ([service] if joined else [service, runtime])
+    if joined:
+        [g] = inv.groups
+        assert (g.engine.port, g.engine.extra.get("served_model_name")) == (8080, ["{{.Name}}"])
+
+
 # --- KubeAI ---------------------------------------------------------------------------------------------
 
 
@@ -617,6 +684,7 @@ def test_a_knative_service_is_a_workload_not_a_core_service():
     assert got == [
         ("SW202", 27, "advisory", "Knative Service llm/llama3"),
         ("SW305", 5, "advisory", "Namespace llm"),
+        ("SW306", 8, "mandatory", "Knative Service llm/llama3"),  # no cluster-local label: its route is public
         ("SW306", 45, "mandatory", "Service llm/llama3-public"),
     ]
 

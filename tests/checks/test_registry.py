@@ -118,6 +118,7 @@ EXTRA_FIXTURES = {
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
+              "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "fail-configmap.yaml"},
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml"},

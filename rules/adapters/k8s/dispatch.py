@@ -104,7 +104,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     **{(RBG_GROUP, kind): _with_kind_lines(Later("rbg", "add_role_based_group")) for kind in RBG_KINDS},
     ("serving.kserve.io", "InferenceService"):
         lambda kind, obj, loc, inv, ctx: _add_inference_service(obj, loc, inv, ctx.lines, ctx.runtimes),
-    **{("serving.kserve.io", kind): _none for kind in RUNTIME_KINDS},
+    **{("serving.kserve.io", kind): _with_kind_lines(Later("kserve", "add_runtime")) for kind in RUNTIME_KINDS},
     ("serving.kserve.io", "LLMInferenceService"): _with_lines(Later("kserve", "add_llm_inference_service")),
     ("serving.kserve.io", "LLMInferenceServiceConfig"): _none,
     **{(OME_GROUP, kind): _ome for kind in OME_KINDS},

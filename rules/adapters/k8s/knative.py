@@ -12,7 +12,13 @@ What Knative gives the pod, read as if written:
   configuration/resources/revision.go): ``serving.knative.dev/service`` and ``…/configuration``, over the
   template's own (the revision's name and uid are made at run time and nobody selects on them in a manifest);
 - a TCP readiness probe on the serving container when it has none (pkg/apis/serving/v1/revision_defaults.go:
-  the container with a port, or the only one), which Knative's queue-proxy runs.
+  the container with a port, or the only one), which Knative's queue-proxy runs;
+- a Service's route: Knative publishes every Service on the cluster's ingress gateway, at an external address,
+  unless the Service carries the label ``networking.knative.dev/visibility: cluster-local``
+  (knative.dev/networking pkg/apis/networking/register.go ``VisibilityLabelKey``; "Configuring private
+  Services" in Knative's documentation); SW306 reads it as ``ServingGroup.published``. A Cloud Run service (the
+  same kind, with ``run.googleapis.com/`` keys) has no Knative ingress: Cloud Run serves it behind its IAM invoker
+  check, which no manifest shows.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import Inventory, Location
+from ...model import UNKNOWN, Inventory, Location
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from .fields import as_list, as_map, line_of, read_annotations, str_map, typed_map
 from .groups import KNATIVE_GROUP as GROUP
 from .parse import Lines
@@ -30,6 +37,9 @@ from .serving import placed, replaced, with_containers
 from .workloads import add_more_groups, make_group, note_launch, pod_ports
 
 _SCALE = "autoscaling.knative.dev/"
+#: The label that keeps a Knative Service's route inside the cluster, and its value.
+VISIBILITY = "networking.knative.dev/visibility"
+CLUSTER_LOCAL = "cluster-local"
 #: Knative's default port for the serving container when it names none (the PORT it sets).
 _DEFAULT_PORT = 8080
 
@@ -107,6 +117,31 @@ def with_default_names(pod_spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return with_containers(pod_spec, named)
 
 
+#: Key prefixes only a Cloud Run service carries (its annotations, its location label, its GPU node selector).
+_CLOUD_RUN = ("run.googleapis.com/", "cloud.googleapis.com/")
+
+
+def cloud_run(*maps: Any) -> bool:
+    """Whether the object is a Cloud Run service (``gcloud run services replace`` takes a Knative Service): a key of
+    its labels, annotations or node selector is Cloud Run's."""
+    return any(isinstance(k, str) and k.startswith(_CLOUD_RUN) for m in maps for k in as_map(m))
+
+
+def published(name: str, namespace: str, meta: Mapping[str, Any]) -> Any:
+    """What publishes a Knative Service outside the cluster (for SW306), None when its visibility label keeps
+    it cluster-local, UNKNOWN when the labels or the label's value are not known yet."""
+    labels = meta.get("labels")
+    if labels is UNKNOWN:
+        return UNKNOWN
+    value = as_map(labels).get(VISIBILITY)
+    if value is UNKNOWN or is_placeholder(value):
+        return UNKNOWN
+    if isinstance(value, str) and value.strip() == CLUSTER_LOCAL:
+        return None
+    return (f"has no `{VISIBILITY}: {CLUSTER_LOCAL}` label, so Knative publishes its route "
+            f"(http://{name}.{namespace}.<the cluster's domain>) on the ingress gateway's external address")
+
+
 def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     """The serving group of a Knative Service, Configuration or Revision whose container runs vLLM (its kind
     shown as ``Knative Service``: a core Service is another thing)."""
@@ -132,6 +167,11 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         labels[f"{GROUP}/configuration"] = name
     if kind == "Service":
         labels[f"{GROUP}/service"] = name
+    # a Configuration has no route; a Cloud Run service is served on its run.app URL behind Cloud Run's IAM invoker
+    # check (public only with allUsers, which no manifest shows), not on a Knative ingress
+    route = (published(name, namespace, meta) if kind == "Service" and not cloud_run(
+        meta.get("labels"), meta.get("annotations"), tmeta.get("annotations"), pod_spec.get("nodeSelector"))
+        else None)
     kind = f"Knative {kind}"
     ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec)
     if ports is not None:
@@ -144,6 +184,9 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     replicas, by = _scale(ann, ann_lines, loc)
     group = make_group(kind, obj, loc, pod, replicas, file)
     group.pod_labels = labels
+    group.published = route
+    if route is not None and isinstance(meta, dict):
+        group.locations["published"] = Location(file, line_of(meta, "labels") or loc.line)
     if by is not None and ann_lines.get(by) is not None:
         group.locations["replicas"] = Location(file, ann_lines[by])
     elif isinstance(tmeta, dict) and line_of(tmeta, "annotations"):

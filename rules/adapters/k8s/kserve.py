@@ -9,7 +9,10 @@
   (``tensorParallelSize``, ``pipelineParallelSize``) is a multi-node group, one pod per pipeline stage.
   Replicas: ``minReplicas`` (KServe's default 1).
 - ``ServingRuntime`` / ``ClusterServingRuntime`` alone deploy nothing: they are recognised, and used by
-  the InferenceServices of the same file.
+  the InferenceServices of the input that name them (``runtime``) or auto-select them. A runtime in another file
+  than its InferenceService (a repository keeps ``servingruntime.yaml`` beside ``inferenceservice.yaml``) is
+  joined once every input is read (:func:`link_runtimes`, run in ``resolve_pools``): the service is read on it,
+  and the runtime is no longer linted alone as a template (it was one workload counted twice).
 - ``LLMInferenceService`` (``serving.kserve.io/v1alpha1``): ``model.uri``, ``replicas``,
   ``parallelism`` (``tensor``, ``pipeline``, ``data``, ``dataLocal``, ``expert``), the ``template`` pod
   spec (its ``main`` container runs ``vllm serve`` unless it says otherwise) and ``worker`` for
@@ -24,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, Inventory, Location
+from ...model import UNKNOWN, CrossRef, Inventory, Location
+from ...model.errors import InputError
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines, make_locate
@@ -41,6 +45,7 @@ from .serving import (
     placed,
     replaced,
     synthetic_container,
+    unplaced,
     with_containers,
 )
 
@@ -50,8 +55,15 @@ _HF_SERVER_FLAGS = ("--model_name", "--model-name", "--model_dir", "--model-dir"
                     "--grpc_port")
 
 
-def add_runtime(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> None:
-    """A serving runtime deploys nothing by itself; the InferenceServices of its file use it."""
+#: CrossRef kinds: an InferenceService whose named runtime is not in its input yet, and a KServe runtime.
+SERVICE_REF = "kserve InferenceService"
+RUNTIME_REF = "kserve runtime"
+
+
+def add_runtime(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> None:
+    """A serving runtime deploys nothing by itself; the InferenceServices that name it use it. It is kept for
+    :func:`link_runtimes` (what is read of it alone, as a template, is dropped when a service joins it)."""
+    inv.cross_refs.append(CrossRef(RUNTIME_REF, obj, loc, lines))
 
 
 def _runtime_for(model: Mapping[str, Any], runtimes: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -145,7 +157,51 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     if model and model.get("runtime") and pod_spec is not predictor and _runtime_for(model, runtimes) is None:
         for g in inv.groups[mark:]:  # the runtime it names (not in its file) builds the container: image, command,
             g.unknown_operator = True  # env, resources; what it adds (a CPU build, GPUs) is not known
+        inv.cross_refs.append(CrossRef(SERVICE_REF, obj, loc, lines))  # joined if another input holds the runtime
     return True
+
+
+def link_runtimes(inv: Inventory) -> None:
+    """Read each InferenceService whose named runtime is in another input on that runtime, once every input is
+    read: its groups read without the runtime, and the runtime's read alone as a template, give way to the
+    service read on it (the runtime's lines are another file's: its fields point at the service)."""
+    services = [r for r in inv.cross_refs if r.kind == SERVICE_REF and not r.done]
+    if not services:
+        return
+    runtimes = [r for r in inv.cross_refs if r.kind == RUNTIME_REF]
+    for svc in services:
+        model = as_map(as_map(as_map(svc.obj.get("spec")).get("predictor")).get("model"))
+        namespace = str(as_map(svc.obj.get("metadata")).get("namespace") or "default")
+        rt = _named_runtime(runtimes, str(model.get("runtime")), namespace)
+        if rt is None:
+            continue
+        svc.done = True
+        joined = Inventory()
+        try:
+            add_inference_service(svc.obj, svc.location, joined, svc.lines, [unplaced(rt.obj)])
+        except InputError as e:
+            inv.errors.append(e)
+            continue
+        gone = {id(x) for x in (*svc.groups, *rt.groups, *svc.issues, *rt.issues)}
+        inv.groups[:] = [g for g in inv.groups if id(g) not in gone]
+        inv.launch_issues[:] = [i for i in inv.launch_issues if id(i) not in gone]
+        rt.groups, rt.issues = [], []
+        inv.groups.extend(joined.groups)
+        inv.launch_issues.extend(joined.launch_issues)
+
+
+def _named_runtime(runtimes: list[CrossRef], name: str, namespace: str) -> CrossRef | None:
+    """The runtime an InferenceService names: a ServingRuntime of its namespace, else a ClusterServingRuntime
+    (KServe's GetServingRuntime)."""
+    for kind in ("ServingRuntime", "ClusterServingRuntime"):
+        for r in runtimes:
+            meta = as_map(r.obj.get("metadata"))
+            if r.obj.get("kind") != kind or meta.get("name") != name:
+                continue
+            if kind == "ServingRuntime" and str(meta.get("namespace") or "default") != namespace:
+                continue
+            return r
+    return None
 
 
 #: The InferenceService annotation that picks how KServe deploys the predictor (pkg/constants).

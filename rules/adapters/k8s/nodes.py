@@ -205,6 +205,9 @@ def resolve_pools(inv: Inventory) -> None:
     None.
     """
     link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
+    if inv.cross_refs:  # KServe InferenceServices read on the runtime another input holds (imported when needed)
+        from .kserve import link_runtimes
+        link_runtimes(inv)
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

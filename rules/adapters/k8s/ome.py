@@ -34,7 +34,7 @@ from ...model.errors import InputError
 from ...model.vocab import ANN_BASE_MODEL
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, suppressions_from
-from .serving import MODEL_MOUNTS, Implied, crd_group, model_from_uri
+from .serving import MODEL_MOUNTS, Implied, crd_group, model_from_uri, unplaced
 
 GROUP = "ome.io"
 SERVICE = "InferenceService"
@@ -174,15 +174,6 @@ def _copy(d: Mapping[str, Any]) -> LineDict:
     return out
 
 
-def _unplaced(value: Any) -> Any:
-    """``value`` without the lines it was written on: they are lines of another file than the pod is read in."""
-    if isinstance(value, Mapping):
-        return LineDict({k: _unplaced(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return [_unplaced(v) for v in value]
-    return value
-
-
 def merge(base: Any, over: Any, key: str = "") -> Any:
     """``over`` merged onto ``base`` as a strategic merge patch of pod fields: mappings key by key, the lists of
     :data:`_MERGE_KEYS` item by item (an item of ``over`` merged onto the item of ``base`` it names, new items
@@ -274,7 +265,7 @@ def _deploy(inv: Inventory, svc: CrossRef, runtime: CrossRef, model: CrossRef | 
         own = as_map(spec.get(key))
         base = components.get(key) or LineDict()
         if base or own:
-            parts.append((key, merge(base, own if here else _unplaced(own)) if own else base, own))
+            parts.append((key, merge(base, own if here else unplaced(own)) if own else base, own))
     name = str(as_map(svc.obj.get("metadata")).get("name") or "unnamed")
     for key, component, own in parts:
         _add_component(inv, svc, runtime, model, key, component, own, name if len(parts) == 1 else f"{name}/{key}",

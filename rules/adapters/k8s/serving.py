@@ -167,6 +167,16 @@ def first_container(spec: Mapping[str, Any], *names: str) -> Mapping[str, Any]:
     return containers[0] if containers else {}
 
 
+def unplaced(value: Any) -> Any:
+    """``value`` without the lines it was written on: they are lines of another file than the pod is read in (a
+    runtime joined to the service that names it from another input)."""
+    if isinstance(value, Mapping):
+        return LineDict({k: unplaced(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [unplaced(v) for v in value]
+    return value
+
+
 def replaced(d: Any, **fields: Any) -> LineDict:
     """A copy of mapping ``d`` (keeping its lines) with ``fields`` set: what an operator adds to a pod spec
     or a container before the pod is created."""

@@ -19,8 +19,9 @@ class Estimates:
       chunked prefill, as the 0.6-0.7 logs show). Per (row × vocabulary entry): the bf16 logits (2) and their
       float32 copy (4) stay alive through the sampler; FlashInfer adds about 10 (0.59 GiB measured for
       Qwen2.5-0.5B × 256 rows, kvcached#448: 16); PyTorch's sort (0.11.1-0.16) adds the sorted values (4), the
-      int64 indices (8) and the sort's own key/value/index buffers (about 20): 39 from 128 rows, as the 0.14-0.16 logs
-      show (``sort_bytes``: 51 below 128 rows, 31 on one); the
+      int64 indices (8) and the sort's own key/value/index buffers (20): 38.2 from 128 rows (``sort_bytes``: 51.1 from
+      2 to 127 rows, 38.3 on one), the peaks measured with PyTorch 2.11 on an H200
+      (benchmarks/gpu/torch_terms-h200-torch2.11.json); the
       Triton top-k/top-p kernel (0.17-0.20) works in place and adds the probabilities and the
       exponential noise (4 + 4) and a per-SM buffer: 15.5, between the 15 and 16 of the 0.17-0.19 logs.
     * multimodal encoder: the largest dummy image batch through the vision tower, ``patches ×
@@ -78,14 +79,18 @@ class Estimates:
     hidden: float = 3.0
     moe_chunk_tokens: int = 32768
     sampler_bytes: tuple[tuple[str, float], ...] = (
-        ("logits", 2.0), ("flashinfer", 16.0), ("sort", 39.0), ("triton", 15.5))
+        ("logits", 2.0), ("flashinfer", 16.0), ("sort", 38.2), ("triton", 15.5))
     #: PyTorch's sort takes one of three paths by the number of rows (``launch_stable_sort_kernel``,
     #: aten/src/ATen/native/cuda/SortStable.cu): from 128 rows CUB's segmented radix sort (``sort`` above: an int64
     #: index per logit and CUB's alternate key and value buffers, 8 + 4 + 8); from 2 to 127 rows a full radix sort of
     #: every row at once, then a sort by segment (two int2 buffers, a float32 key copy and CUB's alternate key and
-    #: int2 buffers: 8 + 8 + 4 + 4 + 8, 12 more); one row sorts alone (CUB's alternate buffers only, 8 fewer)
-    sort_few_rows_extra: float = 12.0
-    sort_one_row_less: float = 8.0
+    #: int2 buffers: 8 + 8 + 4 + 4 + 8, 12 more); one row sorts alone (an int64 initial index per logit and CUB's
+    #: alternates, 20 as from 128 rows). Each figure is the largest peak measured over four vocabularies (128,256 -
+    #: 262,144) with PyTorch 2.11 on an H200, V1's and V0's sampler and the bare sort alike, rounded up to 0.1 B:
+    #: 38.00 - 38.18 from 128 rows, 50.20 - 51.06 from 2 to 127, 38.23 - 38.28 on one
+    #: (benchmarks/gpu/torch_terms-h200-torch2.11.json)
+    sort_few_rows_bytes: float = 51.1
+    sort_one_row_bytes: float = 38.3
     vit_hidden: float = 12.0
     nontorch_gib: tuple[tuple[str, float, float], ...] = (
         # scope: (one GPU, extra when the replica spans several GPUs)
@@ -141,11 +146,10 @@ class Estimates:
         return dict(self.sampler_bytes)[kind]
 
     def sort_bytes(self, rows: int) -> float:
-        """Bytes per logit of PyTorch's sort over ``rows`` rows of the vocabulary (see ``sort_few_rows_extra``)."""
-        sort = self.sampler("sort")
+        """Bytes per logit of PyTorch's sort over ``rows`` rows of the vocabulary (see ``sort_few_rows_bytes``)."""
         if rows <= 1:
-            return sort - self.sort_one_row_less
-        return sort + self.sort_few_rows_extra if rows < 128 else sort
+            return self.sort_one_row_bytes
+        return self.sort_few_rows_bytes if rows < 128 else self.sampler("sort")
 
     def nontorch(self, scope: str) -> tuple[float, float]:
         for s, one, extra in self.nontorch_gib:

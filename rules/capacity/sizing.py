@@ -1672,7 +1672,7 @@ def _sampler_per_elem(kind: str, rows: int, e: Estimates) -> float:
     """Bytes per logit of the top-k/top-p sampler ``kind`` over ``rows`` rows."""
     if kind == "triton" and rows < 8:
         kind = "sort"  # below 8 rows vLLM sorts with PyTorch instead
-    # PyTorch's sort costs more below 128 rows and less on one (Estimates.sort_few_rows_extra)
+    # PyTorch's sort costs more from 2 to 127 rows (Estimates.sort_few_rows_bytes)
     return e.sort_bytes(rows) if kind == "sort" else e.sampler(kind)
 
 

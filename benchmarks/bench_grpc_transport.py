@@ -134,10 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         serve(args.serve)
         return 0
     env = dict(e.split("=", 1) for e in args.env)
+    print(f"grpcio {grpc.__version__}, {args.calls} calls of {args.size} bytes, {args.runs} runs each, "
+          f"server environment {env or 'as this one'}, server options beside pulumi-policy's: "
+          f"{', '.join(args.option) or 'none'}; load {os.getloadavg()[0]:.1f}")
     if args.option:
         env["SHARDWISE_GRPC_OPTIONS"] = ",".join(args.option)
-    print(f"grpcio {grpc.__version__}, {args.calls} calls of {args.size} bytes, {args.runs} runs each, "
-          f"server environment {env or 'as this one'}; load {os.getloadavg()[0]:.1f}")
     for variant in args.variant or VARIANTS:
         t0 = time.perf_counter()
         runs = [measure(variant, args.calls, args.size, env) for _ in range(args.runs)]

@@ -12,7 +12,8 @@ sequential calls of ``--size`` bytes from this process (after 50 untimed ones), 
 for each variant: served calls through the SDK's server (``generic``), the same with one worker (``one-worker``),
 with registered method handlers (``registered``), the asyncio server (``aio``), and a refused ``Remediate``
 (``refused``). ``--env NAME=VALUE`` sets a variable in the server's environment before it starts (grpcio reads
-``GRPC_EXPERIMENTS`` when ``grpc`` is imported, so set in the process later it changes nothing).
+``GRPC_EXPERIMENTS`` when ``grpc`` is imported, so set in the process later it changes nothing); ``--option
+NAME=VALUE`` adds a channel argument to the server's, beside pulumi-policy's (``grpc.http2.bdp_probe=0``).
 """
 
 from __future__ import annotations
@@ -38,15 +39,22 @@ def _empty(request: bytes, context: Any) -> bytes:
     return b""
 
 
+def _server_options() -> list[tuple[str, Any]]:
+    """pulumi-policy's options, plus those of ``--option`` (passed on in ``SHARDWISE_GRPC_OPTIONS``)."""
+    extra = [o.split("=", 1) for o in os.environ.get("SHARDWISE_GRPC_OPTIONS", "").split(",") if o]
+    return [*_OPTIONS, *((k, int(v) if v.lstrip("-").isdigit() else v) for k, v in extra)]
+
+
 def serve(variant: str) -> None:
     """Serve ``Analyze`` the variant's way and print the port."""
+    options = _server_options()
     handlers = {"Analyze": grpc.unary_unary_rpc_method_handler(_empty)}
     if variant == "aio":
         async def empty(request: bytes, context: Any) -> bytes:
             return b""
 
         async def run() -> None:
-            server = grpc.aio.server(options=_OPTIONS)
+            server = grpc.aio.server(options=options)
             server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
                 SERVICE, {"Analyze": grpc.unary_unary_rpc_method_handler(empty)}),))
             port = server.add_insecure_port("127.0.0.1:0")
@@ -56,7 +64,7 @@ def serve(variant: str) -> None:
 
         asyncio.run(run())
         return
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1 if variant == "one-worker" else 4), options=_OPTIONS)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1 if variant == "one-worker" else 4), options=options)
     if variant == "registered":
         server.add_registered_method_handlers(SERVICE, handlers)
     else:
@@ -119,13 +127,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=2000, help="bytes of each request (a resource's properties)")
     ap.add_argument("--variant", action="append", choices=VARIANTS, help="only these (default: all)")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="in the server's environment")
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help="a channel argument of the server, beside pulumi-policy's (an integer where it reads as one)")
     args = ap.parse_args(argv)
     if args.serve:
         serve(args.serve)
         return 0
     env = dict(e.split("=", 1) for e in args.env)
     print(f"grpcio {grpc.__version__}, {args.calls} calls of {args.size} bytes, {args.runs} runs each, "
-          f"server environment {env or 'as this one'}; load {os.getloadavg()[0]:.1f}")
+          f"server environment {env or 'as this one'}, server options beside pulumi-policy's: "
+          f"{', '.join(args.option) or 'none'}; load {os.getloadavg()[0]:.1f}")
+    if args.option:
+        env["SHARDWISE_GRPC_OPTIONS"] = ",".join(args.option)
     for variant in args.variant or VARIANTS:
         t0 = time.perf_counter()
         runs = [measure(variant, args.calls, args.size, env) for _ in range(args.runs)]

@@ -29,7 +29,6 @@ from ...model.vocab import (
 )
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
-from .ome import link_services
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
 
@@ -204,7 +203,10 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
-    link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
+    if inv.cross_refs:  # only OME's reader keeps cross references: a run without OME objects never imports it
+        from .ome import link_services
+
+        link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

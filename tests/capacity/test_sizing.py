@@ -1222,3 +1222,24 @@ def test_every_pipeline_stage_is_profiled_and_a_middle_stage_can_bound_the_cache
     # 24 layers × 4 KV heads × 128 × 2 (K, V) × 2 bytes a token, in 16-token blocks: the middle stage's
     assert s.kv_bytes_per_token_per_gpu == 49152
     assert s.kv_cache_tokens == 617_904  # the first stage alone would give 671,168
+
+
+def test_what_is_made_per_group_goes_with_the_group():
+    from shardwise.rules.capacity import group as capacity_group
+
+    class Group:  # any object a weak reference can name; sizing passes ServingGroups
+        pass
+
+    g, calls = Group(), []
+
+    def make(x: Group) -> int:
+        calls.append(x)
+        return 7
+
+    assert capacity_group.per_group(g, "answer", make) == 7
+    assert capacity_group.per_group(g, "answer", make) == 7
+    assert calls == [g]
+    key = id(g)
+    assert set(capacity_group._MADE[key]) == {capacity_group._REF, "answer"}
+    del g, calls[:]  # the last references: the weak reference's callback drops the entry
+    assert key not in capacity_group._MADE

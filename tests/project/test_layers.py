@@ -62,8 +62,8 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 #: (checks/index.py), the ``config.json`` reader of a model the catalog holds (and :mod:`glob`, which only the
 #: Hugging Face cache's search uses), :mod:`shlex` (only args with quotes, backslashes or comments, or a secret flag),
 #: :mod:`json` (the accelerator table is read from its cache), argparse with gettext and locale (``lint PATH``
-#: without options is read without them), and what argparse's help formatter imported (shutil, with bz2, lzma and
-#: zlib).
+#: without options is read without them), what argparse's help formatter imported (shutil, with bz2, lzma and
+#: zlib), and :mod:`weakref` (capacity.group takes ``ref`` from the built-in ``_weakref``).
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
                                                     "ray", "rbg", "kserve", "generic", "unread", "ome", "serving")),
@@ -72,7 +72,7 @@ NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
     "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
     "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
-    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml",
+    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml", "weakref",
 )
 
 

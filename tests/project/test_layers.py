@@ -63,7 +63,8 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 #: Hugging Face cache's search uses), :mod:`shlex` (only args with quotes, backslashes or comments, or a secret flag),
 #: :mod:`json` (the accelerator table is read from its cache), argparse with gettext and locale (``lint PATH``
 #: without options is read without them), what argparse's help formatter imported (shutil, with bz2, lzma and
-#: zlib), and :mod:`weakref` (capacity.group takes ``ref`` from the built-in ``_weakref``).
+#: zlib), :mod:`weakref` (capacity.group takes ``ref`` from the built-in ``_weakref``) and :mod:`unicodedata` (only
+#: a Service type Kubernetes refuses, for the hint).
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
                                                     "ray", "rbg", "kserve", "generic", "unread", "ome", "serving")),
@@ -72,7 +73,7 @@ NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
     "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
     "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
-    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml", "weakref",
+    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml", "weakref", "unicodedata",
 )
 
 

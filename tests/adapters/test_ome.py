@@ -197,3 +197,13 @@ def test_a_service_field_of_the_wrong_type_is_an_input_error_at_its_line():
     text = text_of("llama-8b-on-l4.yaml").replace("    minReplicas: 2\n", "    minReplicas: two\n")
     inv = load_text(text, "bad.yaml")
     assert [(e.line, e.message) for e in inv.errors] == [(82, "spec.engine.minReplicas: expected an integer, got 'two'")]
+
+
+def test_resolve_pools_tells_kserve_cross_references_from_omes_by_their_kind():
+    """resolve_pools imports OME's joiner only for OME references and KServe's only for KServe's, telling them
+    apart by the ``kserve `` prefix of KServe's reference kinds: no OME kind may carry it."""
+    from shardwise.rules.adapters.k8s import groups, kserve
+
+    assert kserve.SERVICE_REF.startswith("kserve ") and kserve.RUNTIME_REF.startswith("kserve ")
+    ome_kinds = {groups.OME_SERVICE, *groups.OME_RUNTIME_KINDS, *groups.OME_MODEL_KINDS}
+    assert ome_kinds and not any(k.startswith("kserve ") for k in ome_kinds)

@@ -1269,3 +1269,24 @@ def test_the_sizing_memo_answers_what_a_fresh_sizing_does():
     assert sizing.size_deployment(qwen, h100, base, "0.11.0") == answers[-2]
     assert sizing.size_deployment(qwen, h100, base, "0.11.0").model_id == "Qwen/Qwen2.5-7B-Instruct"
     sizing._SIZED.clear()
+
+
+def test_what_is_made_per_group_goes_with_the_group():
+    from shardwise.rules.capacity import group as capacity_group
+
+    class Group:  # any object a weak reference can name; sizing passes ServingGroups
+        pass
+
+    g, calls = Group(), []
+
+    def make(x: Group) -> int:
+        calls.append(x)
+        return 7
+
+    assert capacity_group.per_group(g, "answer", make) == 7
+    assert capacity_group.per_group(g, "answer", make) == 7
+    assert calls == [g]
+    key = id(g)
+    assert set(capacity_group._MADE[key]) == {capacity_group._REF, "answer"}
+    del g, calls[:]  # the last references: the weak reference's callback drops the entry
+    assert key not in capacity_group._MADE

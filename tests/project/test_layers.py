@@ -56,22 +56,24 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 
 
 #: What a one-file lint of a Deployment (with a Service and a ScaledObject) leaves unimported (start-up time): the
-#: readers of the other kinds of objects (KServe's too, and the generic pod finder with the search of unread
-#: objects), the glob matcher without exclude patterns, the rules of objects the file does not hold and the registry
+#: readers of the other kinds of objects (KServe's and OME's too, with what the operators' readers share, and the
+#: generic pod finder with the search of unread objects), the glob matcher without exclude patterns, the rules of
+#: objects the file does not hold and the registry
 #: (checks/index.py), the ``config.json`` reader of a model the catalog holds (and :mod:`glob`, which only the
 #: Hugging Face cache's search uses), :mod:`shlex` (only args with quotes, backslashes or comments, or a secret flag),
 #: :mod:`json` (the accelerator table is read from its cache), argparse with gettext and locale (``lint PATH``
-#: without options is read without them), and what argparse's help formatter imported (shutil, with bz2, lzma and
-#: zlib).
+#: without options is read without them), what argparse's help formatter imported (shutil, with bz2, lzma and
+#: zlib), :mod:`weakref` (capacity.group takes ``ref`` from the built-in ``_weakref``) and :mod:`unicodedata` (only
+#: a Service type Kubernetes refuses, for the hint).
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
-                                                    "ray", "rbg", "kserve", "generic", "unread")),
+                                                    "ray", "rbg", "kserve", "generic", "unread", "ome", "serving")),
     "shardwise.rules.catalog.hfconfig", "glob", "shlex", "json", "argparse", "gettext", "locale",
     "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
     "shardwise.rules.checks.registry", *(f"shardwise.rules.checks.{m}" for m in ("sw002", "sw003", "sw005", "sw406")),
     "shardwise.rules.engine.split", "shardwise.rules.engine.forked", "shardwise.rules.app.output",
-    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml",
+    "shutil", "bz2", "lzma", "base64", "tempfile", "pickle", "yaml", "weakref", "unicodedata",
 )
 
 
@@ -316,6 +318,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
     "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.kserve",  # only inputs with objects to join (cross_refs)
+    "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.ome",  # only inputs that hold OME objects
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input

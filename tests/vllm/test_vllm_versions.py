@@ -6,6 +6,8 @@ The numbers are vLLM's; when a future release changes one, a new row goes into R
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from shardwise.rules.vllm import versions as vv
 from shardwise.rules.vllm.versions import CURRENT_RELEASE, batch_defaults, behaviour, parse_version, resolve
@@ -295,3 +297,31 @@ def test_which_releases_read_vllm_memory_profiler_estimate_cudagraphs(release, r
     b = behaviour(release)
     assert (b.cudagraph_profiler_env, b.cudagraphs_in_budget) == (reads, default)
     assert "0.18.0" in vv.SOURCES["cudagraph_profiler_env"]
+
+
+def test_each_release_row_is_the_object_its_init_makes():
+    """The rows are copies of the row before with the changes set (start-up time): each must be what
+    ``Behaviour.__init__`` makes from its attributes, with nothing more and in the fields' order."""
+    names = [f.name for f in dataclasses.fields(vv.Behaviour)]
+    assert len(names) == 59
+    for row in vv.RANGES:
+        made = vv.Behaviour(**vars(row))
+        assert made == row and hash(made) == hash(row)
+        assert list(vars(row)) == names and vars(made) == vars(row)
+
+
+def test_a_release_row_is_what_dataclasses_replace_makes():
+    prev = vv.RANGES[-2]
+    changes = {"sampler": "sort", "gpu_memory_utilization": 0.8, "v2_model_types": ("llama",)}
+    row = vv._row(prev, "9.9.0", **changes)
+    expected = dataclasses.replace(prev, since="9.9.0", **changes)
+    assert row == expected and list(vars(row).items()) == list(vars(expected).items())
+    assert (row.since, row.sampler, row.gpu_memory_utilization, row.engine) == ("9.9.0", "sort", 0.8, prev.engine)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.sampler = "triton"  # type: ignore[misc]
+    with pytest.raises(TypeError) as ours:
+        vv._row(prev, "9.9.0", sampler="sort", no_such_field=1)
+    with pytest.raises(TypeError) as theirs:
+        dataclasses.replace(prev, since="9.9.0", sampler="sort", no_such_field=1)  # type: ignore[call-arg]
+    assert str(ours.value) == str(theirs.value) == (
+        "Behaviour.__init__() got an unexpected keyword argument 'no_such_field'")

@@ -21,12 +21,9 @@ from ...model.vocab import HELM_HOOK
 from ..yamlsrc import LineDict
 from .claims import add_device_claim
 from .fields import api_group, as_list, as_map
-from .groups import KNATIVE_GROUP, KNATIVE_KINDS, RBG_GROUP, RBG_KINDS, RUNTIME_KINDS
+from .groups import KNATIVE_GROUP, KNATIVE_KINDS, OME_GROUP, OME_KINDS, RBG_GROUP, RBG_KINDS, RUNTIME_KINDS
 from .network import add_http_route, add_ingress, add_network_policy, add_service
 from .nodes import add_ec2_node_class, add_karpenter_pool, add_node
-from .ome import GROUP as OME_GROUP
-from .ome import KINDS as OME_KINDS
-from .ome import add_ome_object
 from .parse import Lines
 from .workloads import WORKLOAD_GROUPS, add_workload
 
@@ -49,7 +46,7 @@ Extractor = Callable[[str, Mapping[str, Any], Location, Inventory, Context], Any
 class Later:
     """The function ``name`` of the extractor module ``module`` (of this package), imported when the first object
     of its family is read: a run over plain manifests never loads the readers of Knative, Ray, KServe, the serving
-    operators, Kthena, the policy engines, ConfigMaps and Secrets, autoscalers, nor the generic pod finder
+    operators, Kthena, OME, the policy engines, ConfigMaps and Secrets, autoscalers, nor the generic pod finder
     (start-up time)."""
 
     __slots__ = ("fn", "module", "name")
@@ -78,6 +75,7 @@ _add_inference_service = Later("kserve", "add_inference_service")
 #: the reader of a pod spec anywhere in an object (:mod:`.generic`): for kinds no adapter claims and for serving
 #: resources whose shape their adapter does not know, neither of which a plain Deployment or StatefulSet is
 add_generic = Later("generic", "add_generic")
+_add_ome_object = Later("ome", "add_ome_object")
 
 
 def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> Any:
@@ -85,7 +83,7 @@ def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: 
 
 
 def _ome(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
-    add_ome_object(kind, obj, loc, inv, ctx.lines.get(loc.file) if ctx.lines is not None and loc.file else None)
+    _add_ome_object(kind, obj, loc, inv, ctx.lines.get(loc.file) if ctx.lines is not None and loc.file else None)
 
 
 def _with_kind_lines(add: Callable[[str, Mapping[str, Any], Location, Inventory, Lines | None], Any]) -> Extractor:

@@ -13,3 +13,9 @@ RBG_KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")
 #: KServe's serving runtimes (:mod:`.kserve`), which its InferenceServices name.
 KSERVE_GROUP = "serving.kserve.io"
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+#: OME (:mod:`.ome`): its InferenceService, the runtimes it names and their base models.
+OME_GROUP = "ome.io"
+OME_SERVICE = "InferenceService"
+OME_RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+OME_MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
+OME_KINDS = (OME_SERVICE, *OME_RUNTIME_KINDS, *OME_MODEL_KINDS)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +31,8 @@ def _service_type(spec: Mapping[str, Any], loc: Location) -> Any:
         return "ClusterIP" if value is None else UNKNOWN
     if value in SERVICE_TYPES:
         return value
+    import unicodedata  # only for a type Kubernetes refuses (its .so is 0.5M instructions of every start)
+
     close = next((t for t in SERVICE_TYPES
                   if isinstance(value, str) and unicodedata.normalize("NFKC", value).strip().lower() == t.lower()),
                  None)

@@ -29,7 +29,6 @@ from ...model.vocab import (
 )
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
-from .ome import link_services
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
 
@@ -204,10 +203,16 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
-    link_services(inv)  # OME services read as what their runtimes deploy, whichever inputs hold them
-    if inv.cross_refs:  # KServe InferenceServices read on the runtime another input holds (imported when needed)
-        from .kserve import link_runtimes
-        link_runtimes(inv)
+    if inv.cross_refs:  # only the OME and KServe readers keep cross references: a run without them imports neither
+        kserve = [r.kind.startswith("kserve ") for r in inv.cross_refs]  # kserve.SERVICE_REF, RUNTIME_REF
+        if not all(kserve):  # OME's (its kinds' names): OME services read as what their runtimes deploy
+            from .ome import link_services
+
+            link_services(inv)
+        if any(kserve):  # KServe InferenceServices read on the runtime another input holds
+            from .kserve import link_runtimes
+
+            link_runtimes(inv)
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

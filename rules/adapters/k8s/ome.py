@@ -34,13 +34,11 @@ from ...model.errors import InputError
 from ...model.vocab import ANN_BASE_MODEL
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, suppressions_from
+from .groups import OME_MODEL_KINDS as MODEL_KINDS
+from .groups import OME_RUNTIME_KINDS as RUNTIME_KINDS
+from .groups import OME_SERVICE as SERVICE
 from .serving import MODEL_MOUNTS, Implied, crd_group, model_from_uri, unplaced
 
-GROUP = "ome.io"
-SERVICE = "InferenceService"
-RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
-MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
-KINDS = (SERVICE, *RUNTIME_KINDS, *MODEL_KINDS)
 #: The engine container of a runtime of the older shape, and the name OME gives a runner that has none.
 MAIN = "ome-container"
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.errors import InputError
@@ -183,6 +184,8 @@ def _words(segment: str) -> list[str]:
 def _applies(segment: str) -> tuple[bool, list[str]]:
     """Whether one command of a pipe (``segment``) is ``kubectl|oc … apply|create …``, and the files it names with
     ``-f`` / ``--filename`` (``-`` for standard input). Words, not a pattern: linear in the command's length."""
+    if "apply" not in segment and "create" not in segment:
+        return False, []
     words = _words(segment)
     tool = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in ("kubectl", "oc")), None)
     if tool is None or not any(w in ("apply", "create") for w in words[tool + 1:]):
@@ -237,11 +240,11 @@ def _pipeline(command: str, at: int) -> str:
     return command[start:]
 
 
-def _fed_to_kubectl(doc: HereDoc, after: str, applied: set[str], filled: set[str]) -> tuple[bool, bool]:
+def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str], set[str]]]) -> tuple[bool, bool]:
     """Whether ``doc`` reaches ``kubectl apply/create`` (in its own pipe, or written to a file the script applies),
-    and whether envsubst fills its placeholders on the way (``filled``: the files the script applies through
-    envsubst). ``after``: the line after its closing delimiter (a
-    command ending in ``|`` goes on there)."""
+    and whether envsubst fills its placeholders on the way. ``after``: the line after its closing delimiter (a
+    command ending in ``|`` goes on there); ``files``: the files the script applies, and those it applies through
+    envsubst (:func:`_applied_files`, looked up only for a here-document written to a file)."""
     pipe = _pipeline(doc.command, doc.at)
     if pipe.rstrip().endswith("|"):
         pipe = pipe + " " + _SEPARATORS.split(after)[0]
@@ -251,7 +254,10 @@ def _fed_to_kubectl(doc: HereDoc, after: str, applied: set[str], filled: set[str
         return True, envsubst
     for m in _WRITES.finditer(pipe):
         target = (m.group(1) or m.group(2) or "").strip("\"'")
-        if target and target != "/dev/null" and target in applied:
+        if not target or target == "/dev/null":
+            continue
+        applied, filled = files()
+        if target in applied:
             return True, envsubst or target in filled
     return False, False
 
@@ -279,14 +285,20 @@ class ScriptManifests:
 def manifest_text(text: str, file: str) -> ScriptManifests:
     """The manifests a script applies through here-documents (module docstring)."""
     lines = text.split("\n")
-    applied, filled = _applied_files(text)
+    known: list[tuple[set[str], set[str]]] = []
+
+    def files() -> tuple[set[str], set[str]]:
+        if not known:
+            known.append(_applied_files(text))
+        return known[0]
+
     out = [""] * len(lines)
     errors: list[InputError] = []
     read = 0
     stray: tuple[int, str] | None = None
     for doc in heredocs(text):
         after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""
-        fed, envsubst = _fed_to_kubectl(doc, after, applied, filled)
+        fed, envsubst = _fed_to_kubectl(doc, after, files)
         if not fed:
             if stray is None and doc.end is not None:
                 body = "\n".join(lines[doc.start - 1:doc.end - 1])

@@ -186,3 +186,14 @@ def test_hostile_scripts_end_quickly_with_an_error_or_nothing():
         assert inv.groups == []
         assert [e.line for e in inv.errors] == ([1] if "EOF" in text else [])
     assert time.perf_counter() - start < 20
+
+
+def test_a_pipe_that_goes_on_after_the_closing_delimiter():
+    text = script("cat <<EOF |", "kind: A", "EOF", "kubectl apply -f -", "cat <<EOF |", "kind: B", "EOF", "grep x")
+    lines = body_lines(manifest_text(text, "a.sh").text)
+    assert lines == {1: "---", 2: "kind: A"}
+
+
+def test_a_script_on_standard_input_is_known_by_its_shebang():
+    inv = load_text(script("#!/bin/bash", "kubectl apply -f - <<'EOF'", POD, "EOF"), "<stdin>")
+    assert [(g.location.file, g.location.line) for g in inv.groups] == [("<stdin>", 3)]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 
-from ..model import Inventory
+from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from . import kinds
+from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, is_script, manifest_text
 from .yamlsrc import DuplicateKey, load_documents, read_text
 
 
@@ -38,6 +39,8 @@ def load_text(text: str, file: str) -> Inventory:
 
 
 def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
+    if is_script(file, text):
+        return _load_script(text, file, inv)
     stripped = text.lstrip()
     if not stripped:  # read, and nothing in it
         inv.sources.append(file)
@@ -76,6 +79,38 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
     from .k8s import inventory_from_documents
 
     return inventory_from_documents(docs, text, file)
+
+
+def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
+    """A shell script: the manifests its here-documents feed to ``kubectl apply/create`` (:mod:`.shell`), read at
+    the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM), or,
+    where one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, recorded
+    for SW005 with why nothing was read."""
+    found = manifest_text(text, file)
+    if found.text is None:
+        inv.errors.extend(found.errors)
+        if found.errors:
+            inv.sources.append(file)
+        elif found.stray is not None:
+            line, what = found.stray
+            inv.sources.append(file)
+            inv.launch_issues.append(LaunchIssue(
+                f"shell script {os.path.basename(file)}", "", (
+                    f"its here-document at line {line} reads as a vLLM manifest (`{what}`) but shardwise saw it "
+                    "fed to no `kubectl apply|create`: it reads a script's manifests from here-documents piped to "
+                    "`kubectl apply|create -f -` (directly, through cat or envsubst) or written to a file the "
+                    "script applies by the same name (`cat > F <<EOF` then `kubectl apply -f F`); lint the "
+                    "manifest the script applies (render it and lint the output)"),
+                Location(file, line), mentioned=True))
+        else:
+            inv.skipped_files.append((file, NO_MANIFEST_VLLM if found.mention is not None else NO_MANIFEST))
+        return inv
+    docs = load_documents(found.text, file)
+    from .k8s import inventory_from_documents
+
+    read = inventory_from_documents(docs, found.text, file)
+    read.errors[:0] = found.errors
+    return read
 
 
 def load_file(path: str) -> Inventory:

@@ -1,6 +1,7 @@
 """Which files a lint run reads: directories searched, paths excluded, files that are not inputs.
 
-- Directories are searched recursively for ``*.yaml``, ``*.yml`` and ``*.json`` in sorted order;
+- Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json`` and shell scripts (``*.sh``,
+  ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) in sorted order;
   hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
   and ``.terraform`` are not searched.
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .renderkind import to_render
+from .shell import is_shell_name, shebang_file
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"
@@ -77,6 +79,14 @@ MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, wi
 #: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, ``pod.yaml.j2`` / ``lws.yaml.jinja2`` for
 #: Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of passing it over.
 TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.j2|\.jinja2?)$", re.IGNORECASE)
+
+
+def _script(root: str, name: str) -> bool:
+    """Whether a file met while searching is a shell script whose here-documents may hold manifests
+    (:mod:`.shell`): ``*.sh``, ``*.bash``, or a file without a suffix whose first line is a sh/bash shebang."""
+    if is_shell_name(name):
+        return True
+    return "." not in name and shebang_file(os.path.join(root, name))
 
 
 def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
@@ -354,7 +364,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                         else:
                             sel.skipped.append((path, MANIFEST_TEMPLATE))
                         continue
-                    if f.endswith(INPUT_SUFFIXES):
+                    if f.endswith(INPUT_SUFFIXES) or _script(root, f):
                         path = os.path.join(root, f)
                         if os.path.islink(path) and not inside(path, p):
                             sel.order.setdefault(path, len(sel.order))

@@ -89,7 +89,8 @@ EXTRA_FIXTURES = {
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
               "gemma4-chunked-mm.yaml"},  # issue 28: a prefix-LM model's item above the token budget (0.20+)
     "SW101": {"cloud-run-knative.yaml"},  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
-    "SW104": {"canonical.yaml"},  # the canonical case blocks without a declared load; a thin reserve; a latency target
+    "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
+              "heredoc.sh"},  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml"},  # a TP group spread over the 1-GPU pods of a multi-node group
@@ -114,7 +115,8 @@ EXTRA_FIXTURES = {
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
-              "engine-type.yaml"},  # an engine named as a mapping: AI Runway's engine: {type: vllm}
+              "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
+              "heredoc-unapplied.sh"},  # a script's vLLM manifest here-document that no kubectl is seen to apply
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

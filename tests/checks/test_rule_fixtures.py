@@ -37,7 +37,7 @@ from shardwise.rules.model.errors import InputError
 
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 SUFFIX = ".expected"
-INPUTS = sorted(p for p in FIXTURES.glob("SW*/*") if p.suffix in (".yaml", ".json"))
+INPUTS = sorted(p for p in FIXTURES.glob("SW*/*") if p.suffix in (".yaml", ".json", ".sh"))  # .sh: here-documents
 #: The switch that rewrites the ``.expected`` files from what the rules find now.
 UPDATE = os.environ.get("SHARDWISE_UPDATE_EXPECTED", "") not in ("", "0")
 HEADER = "# {code} {name}: line, level, subject, message, suppression reason (tests/test_rule_fixtures.py)"

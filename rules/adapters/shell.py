@@ -1,0 +1,326 @@
+"""Kubernetes manifests written inside shell scripts as here-documents.
+
+A deploy script often carries its manifests inline: ``kubectl apply -f - <<EOF … EOF`` (also ``<<'EOF'``,
+``<<-EOF``, ``cat <<EOF | kubectl apply -f -``, ``envsubst <<EOF | kubectl create -f -``), or writes one to a
+file that it applies later (``cat > vllm.yaml <<'EOF'`` … ``kubectl apply -f vllm.yaml``). Only such
+here-documents are read, as manifests at the script's own line numbers: every other line of the script is a
+blank line of the YAML text :func:`manifest_text` returns, and the line of each command that opens one is a
+``---``, so a finding points at the script's line. Here-documents fed to anything else (``python - <<EOF``, a
+usage text, a config file no ``kubectl`` applies) are not manifests and are left alone.
+
+What the shell does to the text before kubectl sees it:
+
+- an unquoted delimiter (``<<EOF``): the shell expands ``${VAR}`` and ``$VAR``, which are left as written, the
+  template placeholders the Kubernetes adapter reads as unknowns (:func:`..model.unknown.is_placeholder`); a
+  command substitution (``$(…)``, ``$((…))``, a backquoted one) becomes the placeholder ``${COMMAND_OUTPUT}``, an
+  unknown too, never Kubernetes' own ``$(VAR)`` reference; ``\\$``, ``\\``` and ``\\\\`` lose their backslash;
+- a quoted delimiter (``<<'EOF'``, ``<<"EOF"``, ``<<\\EOF``): the text is literal, unless ``envsubst`` is in the
+  pipe (it fills ``${VAR}`` and ``$VAR``: they stay placeholders, as written);
+- ``<<-``: leading tabs are removed from each line and from the closing delimiter.
+
+A here-document fed to kubectl whose closing delimiter never comes is an input error at the line that opens it.
+The scan is one pass over the lines, linear in the script's length; the script is at most the size any input is
+(:data:`..model.files.MAX_FILE_BYTES`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..model.errors import InputError
+
+#: Names a user expects to be shell scripts; a file without a suffix is one when its first line is a sh/bash shebang.
+SHELL_SUFFIXES = (".sh", ".bash")
+_SHEBANG = re.compile(r"#![ \t]*(?:/usr)?(?:/local)?/bin/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|k|z)?sh(?=\s|$)")
+#: The placeholder a command substitution of an unquoted here-document becomes: its output is not known here.
+COMMAND_OUTPUT = "${COMMAND_OUTPUT}"
+NO_MANIFEST = ("shell script with no manifest here-document (shardwise reads only here-documents fed to "
+               "kubectl apply/create)")
+NO_MANIFEST_VLLM = ("shell script that mentions vLLM but feeds no here-document to kubectl apply/create (a manifest "
+                    "it applies from a file is read as that file; a server it starts outside Kubernetes is not linted)")
+
+#: ``<<`` (not ``<<<``, a here-string) and its delimiter word: quoted, backslashed or plain; a plain one starts
+#: with a letter or ``_`` (so ``$((1 << 2))`` is not one).
+_OPERATOR = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*"
+                       r"(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\([A-Za-z0-9_.-]+)|([A-Za-z_][A-Za-z0-9_.-]*))")
+#: Where a command writes: ``> FILE``, ``>> FILE`` (not ``2>`` or ``&>``), ``tee [-a] FILE``.
+_WRITES = re.compile(r"(?<![<>&0-9])>{1,2}[ \t]*[\"']?([^\s\"';&|<>]+)"
+                     r"|\btee[ \t]+(?:-a[ \t]+)?[\"']?([^\s\"';&|<>-][^\s\"';&|<>]*)")
+#: What says a script runs a vLLM server (as the wide corpus's triage reads a file).
+_SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-openai|--tensor-parallel-size", re.I)
+_API_VERSION = re.compile(r"^[ \t]*apiVersion:", re.M)
+_KIND = re.compile(r"^[ \t]*kind:", re.M)
+#: What the shell changes in an unquoted here-document's line: an escaped ``$``, backquote or backslash (group 1), or
+#: a command substitution on one line (``$((…))``, ``$(…)``, a backquoted one).
+_EXPANDED = re.compile(r"\\([$`\\])|\$\(\([^()\n]*\)\)|\$\([^()\n]*\)|`[^`\n]*`")
+_MENTION = re.compile(r"vllm", re.I)
+_SEPARATORS = re.compile(r";|&&|\|\|")
+
+
+def is_shell_name(path: str) -> bool:
+    return path.endswith(SHELL_SUFFIXES)
+
+
+def has_shell_shebang(text: str) -> bool:
+    """Whether ``text`` (a file's first bytes, decoded) starts with a sh/bash shebang."""
+    return _SHEBANG.match(text) is not None
+
+
+def shebang_file(path: str) -> bool:
+    """Whether ``path``, a regular file without a suffix, starts with a sh/bash shebang: its first 128 bytes
+    are read, without blocking (a FIFO or a device is never opened for reading)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        head = os.read(fd, 128)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return has_shell_shebang(head.decode("utf-8", "replace"))
+
+
+def is_script(path: str, text: str) -> bool:
+    """Whether a file read as an input is a shell script: its name says so, or (not a YAML or JSON name) its
+    shebang does."""
+    if is_shell_name(path):
+        return True
+    return not path.endswith((".yaml", ".yml", ".json")) and has_shell_shebang(text)
+
+
+@dataclass(frozen=True)
+class HereDoc:
+    """One here-document of a script: the line of the command that opens it, its body's lines (1-based,
+    ``end`` the closing delimiter's line, None when it never comes) and how the shell reads it."""
+
+    line: int
+    command: str  # the command that opens it, its continued lines joined
+    at: int  # where its operator is in ``command``
+    delimiter: str
+    quoted: bool
+    strip_tabs: bool
+    start: int
+    end: int | None
+
+
+def _logical(lines: list[str], i: int) -> tuple[str, int]:
+    """The command starting at line index ``i``, with its backslash-continued lines joined, and the index of its
+    last line."""
+    parts = [lines[i]]
+    while parts[-1].endswith("\\") and not parts[-1].endswith("\\\\") and i + 1 < len(lines):
+        parts[-1] = parts[-1][:-1]
+        i += 1
+        parts.append(lines[i])
+    return " ".join(parts), i
+
+
+def _operators(command: str) -> list[re.Match[str]]:
+    """The here-document operators of a command line, outside quotes and comments."""
+    found: list[re.Match[str]] = []
+    quote = ""
+    i = 0
+    n = len(command)
+    while i < n:
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or command[i - 1] in " \t;|&("):
+            break
+        elif c == "<":
+            m = _OPERATOR.match(command, i)
+            if m is not None and (i == 0 or command[i - 1] != "<"):
+                found.append(m)
+                i = m.end()
+                continue
+        i += 1
+    return found
+
+
+def heredocs(text: str) -> list[HereDoc]:
+    """Every here-document of a script, in order."""
+    lines = text.split("\n")
+    docs: list[HereDoc] = []
+    i = 0
+    while i < len(lines):
+        command, last = _logical(lines, i)
+        ops = _operators(command)
+        i = last + 1
+        for m in ops:
+            delimiter = next(g for g in (m.group(2), m.group(3), m.group(4), m.group(5)) if g is not None)
+            strip = m.group(1) == "-"
+            start = i
+            end = None
+            while i < len(lines):
+                body = lines[i].lstrip("\t") if strip else lines[i]
+                if body == delimiter:
+                    end = i
+                    break
+                i += 1
+            docs.append(HereDoc(last + 1, command, m.start(), delimiter, m.group(5) is None, strip, start + 1,
+                                None if end is None else end + 1))
+            i = len(lines) if end is None else end + 1
+    return docs
+
+
+def _words(segment: str) -> list[str]:
+    return [w.strip("\"'") for w in segment.split()]
+
+
+def _applies(segment: str) -> tuple[bool, list[str]]:
+    """Whether one command of a pipe (``segment``) is ``kubectl|oc … apply|create …``, and the files it names with
+    ``-f`` / ``--filename`` (``-`` for standard input). Words, not a pattern: linear in the command's length."""
+    if "apply" not in segment and "create" not in segment:
+        return False, []
+    words = _words(segment)
+    tool = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in ("kubectl", "oc")), None)
+    if tool is None or not any(w in ("apply", "create") for w in words[tool + 1:]):
+        return False, []
+    files: list[str] = []
+    rest = words[tool + 1:]
+    for k, w in enumerate(rest):
+        if w in ("-f", "--filename") and k + 1 < len(rest):
+            files.append(rest[k + 1])
+        elif w.startswith("--filename="):
+            files.append(w.split("=", 1)[1])
+        elif w.startswith("-f") and len(w) > 2 and not w.startswith("--"):
+            files.append(w[2:].lstrip("="))
+    return True, files
+
+
+def _applied_files(text: str) -> tuple[set[str], set[str]]:
+    """The files a script applies with ``kubectl apply|create -f FILE``, and those it applies through envsubst
+    (``envsubst < FILE | kubectl apply -f -``)."""
+    applied: set[str] = set()
+    filled: set[str] = set()
+    for line in text.split("\n"):
+        if "kubectl" not in line and "oc " not in line:
+            continue
+        for pipe in _SEPARATORS.split(line):
+            segments = pipe.split("|")
+            stdin = False
+            for segment in segments:
+                yes, files = _applies(segment)
+                if yes:
+                    applied.update(f for f in files if f != "-")
+                    stdin = stdin or "-" in files
+            if stdin:
+                for segment in segments:
+                    words = _words(segment)
+                    if "envsubst" in words:
+                        for k, w in enumerate(words):
+                            if w == "<" and k + 1 < len(words):
+                                filled.add(words[k + 1])
+                            elif w.startswith("<") and len(w) > 1 and not w.startswith("<<"):
+                                filled.add(w[1:].strip("\"'"))
+    return applied | filled, filled
+
+
+def _pipeline(command: str, at: int) -> str:
+    """The pipeline of ``command`` (split at ``;``, ``&&``, ``||``) that holds the character at ``at``."""
+    start = 0
+    for m in _SEPARATORS.finditer(command):
+        if m.start() > at:
+            return command[start:m.start()]
+        start = m.end()
+    return command[start:]
+
+
+def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str], set[str]]]) -> tuple[bool, bool]:
+    """Whether ``doc`` reaches ``kubectl apply/create`` (in its own pipe, or written to a file the script applies),
+    and whether envsubst fills its placeholders on the way. ``after``: the line after its closing delimiter (a
+    command ending in ``|`` goes on there); ``files``: the files the script applies, and those it applies through
+    envsubst (:func:`_applied_files`, looked up only for a here-document written to a file)."""
+    pipe = _pipeline(doc.command, doc.at)
+    if pipe.rstrip().endswith("|"):
+        pipe = pipe + " " + _SEPARATORS.split(after)[0]
+    segments = pipe.split("|")
+    envsubst = any("envsubst" in _words(segment) for segment in segments)
+    if any("-" in _applies(segment)[1] for segment in segments):
+        return True, envsubst
+    for m in _WRITES.finditer(pipe):
+        target = (m.group(1) or m.group(2) or "").strip("\"'")
+        if not target or target == "/dev/null":
+            continue
+        applied, filled = files()
+        if target in applied:
+            return True, envsubst or target in filled
+    return False, False
+
+
+def _unquoted(line: str) -> str:
+    """A line of an unquoted here-document as kubectl gets it, as far as this reader can know: command
+    substitutions are unknowns, escapes lose their backslash; ``${VAR}`` / ``$VAR`` stay (placeholders)."""
+    return _EXPANDED.sub(lambda m: m.group(1) or COMMAND_OUTPUT, line)
+
+
+@dataclass
+class ScriptManifests:
+    """What a script holds for the linter: its manifests as YAML text at the script's line numbers (None when
+    no here-document reaches kubectl), the input errors, and where it mentions vLLM."""
+
+    text: str | None
+    errors: list[InputError]
+    documents: int
+    mention: tuple[int, str] | None  # (line, word) of the first line that names vLLM
+    #: (line, what) of the first here-document that reads as a vLLM manifest (``apiVersion``, ``kind`` and a vLLM
+    #: server) but that the script feeds to no ``kubectl apply/create`` this reader can see
+    stray: tuple[int, str] | None = None
+
+
+def manifest_text(text: str, file: str) -> ScriptManifests:
+    """The manifests a script applies through here-documents (module docstring)."""
+    lines = text.split("\n")
+    known: list[tuple[set[str], set[str]]] = []
+
+    def files() -> tuple[set[str], set[str]]:
+        if not known:
+            known.append(_applied_files(text))
+        return known[0]
+
+    out = [""] * len(lines)
+    errors: list[InputError] = []
+    read = 0
+    stray: tuple[int, str] | None = None
+    for doc in heredocs(text):
+        after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""
+        fed, envsubst = _fed_to_kubectl(doc, after, files)
+        if not fed:
+            if stray is None and doc.end is not None:
+                body = "\n".join(lines[doc.start - 1:doc.end - 1])
+                serves = _SERVES.search(body)
+                if serves is not None and _API_VERSION.search(body) and _KIND.search(body):
+                    stray = (doc.line, serves.group(0))
+            continue
+        if doc.end is None:
+            errors.append(InputError(
+                f"here-document fed to kubectl is never closed: no line `{doc.delimiter}` ends it (the shell "
+                "would apply the rest of the script as a manifest)", file, doc.line))
+            continue
+        read += 1
+        out[doc.line - 1] = "---"
+        literal = doc.quoted and not envsubst
+        for k in range(doc.start, doc.end):
+            line = lines[k - 1].lstrip("\t") if doc.strip_tabs else lines[k - 1]
+            out[k - 1] = line if literal else _unquoted(line)
+    mention = None
+    for n, line in enumerate(lines, 1):
+        m = _MENTION.search(line)
+        if m is not None:
+            mention = (n, m.group(0))
+            break
+    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray)

@@ -1,0 +1,199 @@
+"""Manifests written in shell scripts as here-documents (:mod:`shardwise.rules.adapters.shell`): which scripts a
+run reads, which here-documents are manifests, what the shell does to their text, the script's own line numbers,
+and what a script that yields none says. The scripts are written in the shapes public deploy scripts have
+(``kubectl apply -f - <<EOF``, ``cat <<EOF | kubectl apply -f -``, ``envsubst <<'EOF' | kubectl create -f -``,
+``cat > FILE <<'EOF'`` then ``kubectl apply -f FILE``, ``<<-EOF`` inside an ``if``, usage texts, ``python -``)."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from shardwise.rules.adapters import read_inputs
+from shardwise.rules.adapters.load import load_text
+from shardwise.rules.adapters.select import select_inputs
+from shardwise.rules.adapters.shell import (
+    COMMAND_OUTPUT,
+    NO_MANIFEST,
+    NO_MANIFEST_VLLM,
+    heredocs,
+    is_script,
+    manifest_text,
+)
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: serving}
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.11.0
+      args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def script(*parts: str) -> str:
+    return "\n".join(textwrap.dedent(p).rstrip("\n") for p in parts) + "\n"
+
+
+def body_lines(text: str | None) -> dict[int, str]:
+    """The non-blank lines of a manifest text, by line number."""
+    assert text is not None
+    return {n: line for n, line in enumerate(text.split("\n"), 1) if line}
+
+
+@pytest.mark.parametrize("opener", [
+    "kubectl apply -f - <<EOF",
+    "kubectl apply -f - << 'EOF'",
+    'kubectl -n serving apply -f- <<"EOF"',
+    "kubectl apply --filename=- <<\\EOF",
+    "cat <<EOF | kubectl apply -f -",
+    "envsubst <<'EOF' | kubectl create -f -",
+    "cat <<EOF | envsubst | kubectl apply -f - && echo applied",
+    "oc apply -f - <<EOF",
+])
+def test_a_here_document_fed_to_kubectl_is_read_at_the_scripts_lines(opener):
+    text = script("#!/bin/bash", "set -e", opener, POD, "EOF", "echo done")
+    found = manifest_text(text, "deploy.sh")
+    assert found.errors == [] and found.documents == 1
+    lines = body_lines(found.text)
+    assert lines[3] == "---"
+    assert lines[4] == "apiVersion: v1" and lines[5] == "kind: Pod"
+    assert max(lines) == 12  # the last body line; `EOF` (13) and `echo done` (14) are not YAML
+    assert len(found.text.split("\n")) == len(text.split("\n"))
+
+
+@pytest.mark.parametrize("opener", [
+    "cat <<EOF",  # to the terminal
+    "python3 - <<'EOF'",
+    "cat > values.yaml <<EOF",  # a file no kubectl applies (helm reads it)
+    "kubectl delete -f - <<EOF",
+    "ssh host <<EOF",
+])
+def test_a_here_document_fed_to_anything_else_is_not_a_manifest(opener):
+    text = script("#!/bin/bash", opener, POD, "EOF", "helm install x chart -f values.yaml")
+    found = manifest_text(text, "deploy.sh")
+    assert (found.text, found.documents, found.errors) == (None, 0, [])
+
+
+def test_a_file_written_from_a_here_document_and_applied_by_name_is_read():
+    text = script("#!/bin/bash", 'cat > "$WORK/vllm.yaml" << \'EOF\'', POD, "EOF",
+                  "cat <<EOF >>secret.yaml", "apiVersion: v1", "kind: Secret", "metadata: {name: s}",
+                  "data: {token: $(echo -n \"$HF_TOKEN\" | base64)}", "EOF",
+                  "kubectl apply -f secret.yaml", 'kubectl apply -f "$WORK/vllm.yaml" -n "$NAMESPACE"')
+    found = manifest_text(text, "install.sh")
+    assert found.documents == 2
+    lines = body_lines(found.text)
+    assert lines[2] == "---" and lines[3] == "apiVersion: v1" and lines[13] == "---"
+    # an unquoted here-document: the shell runs the command substitution, its output an unknown
+    assert lines[17] == "data: {token: " + COMMAND_OUTPUT + "}"
+
+
+def test_a_file_applied_through_envsubst_keeps_its_placeholders_even_when_quoted():
+    text = script("cat > lws.yaml <<'EOF'", "metadata: {name: '$(keep)', ns: ${NS}}", "EOF",
+                  "envsubst < lws.yaml | kubectl apply -f -")
+    lines = body_lines(manifest_text(text, "a.sh").text)
+    assert lines[2] == "metadata: {name: '" + COMMAND_OUTPUT + "', ns: ${NS}}"
+
+
+def test_an_unquoted_here_document_is_what_the_shell_makes_of_it_and_a_quoted_one_is_literal():
+    raw = r"args: ['--model ${MODEL}', '$HOME', '\$(TP)', '$(date)', '`hostname`', '$((2*4))']"
+    unquoted = body_lines(manifest_text(script("kubectl apply -f - <<EOF", raw, "EOF"), "a.sh").text)
+    quoted = body_lines(manifest_text(script("kubectl apply -f - <<'EOF'", raw, "EOF"), "a.sh").text)
+    c = COMMAND_OUTPUT
+    assert unquoted[2] == f"args: ['--model ${{MODEL}}', '$HOME', '$(TP)', '{c}', '{c}', '{c}']"
+    assert quoted[2] == raw
+
+
+def test_dash_strips_leading_tabs_of_the_body_and_of_the_delimiter_only():
+    text = "if true; then\n\tkubectl apply -f - <<-EOF\n\tapiVersion: v1\n\tkind: Pod\n\tmetadata:\n\t  name: p\n\tEOF\nfi\n"
+    lines = body_lines(manifest_text(text, "a.sh").text)
+    assert lines == {2: "---", 3: "apiVersion: v1", 4: "kind: Pod", 5: "metadata:", 6: "  name: p"}
+    # without the dash a tab-indented delimiter closes nothing: the here-document runs to the end
+    found = manifest_text(text.replace("<<-EOF", "<<EOF"), "a.sh")
+    assert found.text is None
+    assert [(e.line, e.message) for e in found.errors] == [(2, (
+        "here-document fed to kubectl is never closed: no line `EOF` ends it (the shell would apply the rest of "
+        "the script as a manifest)"))]
+
+
+def test_what_is_not_a_here_document_operator():
+    text = script("echo $((1 << 2))", "read -r x <<< \"$LINE\"", "echo '<<EOF' # <<EOF", "echo done")
+    assert heredocs(text) == []
+
+
+def test_several_here_documents_and_a_continued_command():
+    text = script("cat <<A | kubectl apply -f - \\", "  --server-side", "kind: A", "A",
+                  "kubectl create -f - <<B; cat <<C", "kind: B", "B", "kind: C", "C")
+    docs = heredocs(text)
+    assert [(d.line, d.delimiter, d.start, d.end) for d in docs] == [(2, "A", 3, 4), (5, "B", 6, 7), (5, "C", 8, 9)]
+    lines = body_lines(manifest_text(text, "a.sh").text)
+    assert lines == {2: "---", 3: "kind: A", 5: "---", 6: "kind: B"}
+
+
+def test_scripts_are_known_by_name_or_shebang():
+    assert is_script("deploy.sh", "") and is_script("x.bash", "")
+    assert is_script("deploy", "#!/usr/bin/env bash\n") and is_script("run", "#!/bin/sh -e\n")
+    assert not is_script("run", "#!/usr/bin/env python3\n")
+    assert not is_script("pod.yaml", "#!/bin/bash\n")  # a YAML comment: the name says what it is
+
+
+def test_a_searched_folder_reads_scripts_by_suffix_or_shebang(tmp_path: Path):
+    (tmp_path / "deploy.sh").write_text("kubectl apply -f - <<EOF\n" + POD + "EOF\n")
+    (tmp_path / "up").write_text("#!/usr/bin/env bash\necho hi\n")
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nprint(1)\n")
+    (tmp_path / "notes.txt").write_text("kubectl apply -f - <<EOF\n")
+    os.mkfifo(tmp_path / "fifo")  # never opened: a FIFO is no script
+    sel = select_inputs([str(tmp_path)])
+    assert [os.path.basename(f) for f in sel.files] == ["deploy.sh", "up"]
+
+
+def test_a_script_read_whole(tmp_path: Path):
+    (tmp_path / "deploy.sh").write_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", POD, "EOF"))
+    (tmp_path / "serve.sh").write_text("#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct\n")
+    (tmp_path / "clean.sh").write_text("#!/bin/bash\nrm -rf build\n")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert [(os.path.basename(w.location.file), w.location.line) for w in inv.groups] == [("deploy.sh", 3)]
+    assert sorted((os.path.basename(f), why) for f, why in inv.skipped_files) == [
+        ("clean.sh", NO_MANIFEST), ("serve.sh", NO_MANIFEST_VLLM)]
+    assert inv.errors == []
+
+
+def test_a_vllm_manifest_in_a_here_document_no_kubectl_applies_says_why():
+    text = script("#!/bin/bash", 'cat > "$OUT" <<EOF', "apiVersion: apps/v1", "kind: Deployment",
+                  "spec: {template: {spec: {containers: [{name: v, image: vllm/vllm-openai:v0.11.0}]}}}", "EOF",
+                  'kubectl apply -f "$(dirname "$OUT")"')
+    inv = load_text(text, "gen.sh")
+    assert inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert (issue.subject, issue.location.line, issue.mentioned) == ("shell script gen.sh", 2, True)
+    assert issue.reason.startswith("its here-document at line 2 reads as a vLLM manifest (`vllm/vllm-openai`) but "
+                                   "shardwise saw it fed to no `kubectl apply|create`")
+
+
+def test_hostile_scripts_end_quickly_with_an_error_or_nothing():
+    many = "kubectl apply -f - <<EOF\n" * 200_000  # each opens the next: one unterminated here-document
+    long_line = "kubectl apply " * 200_000 + "-f - <<EOF\n"
+    arithmetic = "echo $((" * 100_000 + "\n"
+    start = time.perf_counter()
+    for text in (many, long_line, arithmetic):
+        inv = load_text(text, "x.sh")
+        assert inv.groups == []
+        assert [e.line for e in inv.errors] == ([1] if "EOF" in text else [])
+    assert time.perf_counter() - start < 20
+
+
+def test_a_pipe_that_goes_on_after_the_closing_delimiter():
+    text = script("cat <<EOF |", "kind: A", "EOF", "kubectl apply -f -", "cat <<EOF |", "kind: B", "EOF", "grep x")
+    lines = body_lines(manifest_text(text, "a.sh").text)
+    assert lines == {1: "---", 2: "kind: A"}
+
+
+def test_a_script_on_standard_input_is_known_by_its_shebang():
+    inv = load_text(script("#!/bin/bash", "kubectl apply -f - <<'EOF'", POD, "EOF"), "<stdin>")
+    assert [(g.location.file, g.location.line) for g in inv.groups] == [("<stdin>", 3)]

@@ -51,9 +51,12 @@ class Estimates:
       83 sizes of 35,335 tokens (9.9 B). Full decode graphs (0.11+) keep ``cudagraph_full_token_bytes``: the 0.11.0
       logs of vllm#27508 (gpt-oss-120b on one H100, 660 MiB of graph pools and about 5.4 GiB outside PyTorch when
       the warm-up ran out of memory) and llm-d#787 (Qwen3-32B at TP2 and 0.95, out of memory at the warm-up after
-      67 + 67 graphs) need about 9 B per token over both kinds. From 0.13 vLLM warms the model up with a dummy
-      forward of ``max_num_batched_tokens`` tokens before it captures, and the graphs reuse the blocks that run left
-      in PyTorch's cache: what the capture adds is small (``cudagraph_token_bytes_warm``, ``_warm_moe``). vLLM's
+      67 + 67 graphs) need about 9 B per token over both kinds; a mixture-of-experts model's full graphs
+      (``cudagraph_full_token_bytes_moe``, 10.5 B) hold what vllm#27508 charged to the allocator's slack before the
+      slack was measured (0.22 GiB over its 33,303 full-graph tokens of 2,880: 1.5 B more per token). From 0.13 vLLM
+      warms the model up with a dummy forward of ``max_num_batched_tokens`` tokens before it captures, and the graphs
+      reuse the blocks that run left in PyTorch's cache: what the capture adds is small
+      (``cudagraph_token_bytes_warm``, ``_warm_moe``). vLLM's
       own "CUDAGraph memory" on one H100 (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md,
       the 0.12-0.16 line): gpt-oss-20b 0.39 GiB and gpt-oss-120b 1.03 GiB for 83 + 83 graphs of 35,335 tokens each
       (1.0 and 2.7 B), Qwen3-0.6B 0.10 GiB, Llama-3.1-8B -0.45, Qwen3-32B -0.88 (TP2 -0.33), Llama-3.3-70B-FP8 at
@@ -63,8 +66,13 @@ class Estimates:
       (``cuda_context_gib``, where the release does not count it) and, from 0.11 where a rank holds one (several
       GPUs, or a data-parallel rank: ``sizing.device_communicators``), NCCL's communicators (``nccl_init_gib``,
       once); so do the CUDA graphs captured after sizing, the allocator's slack
-      (``allocator_slack_gib``: 186 and 331 MiB reserved but unallocated in the out-of-memory reports of
-      vllm#15105 and vllm#27508) and what V1's sampler warm-up needs beyond the profile run's peak, which the
+      (``allocator_slack_gib``: 27 MiB, the largest peak reserved less peak allocated of PyTorch's caching allocator
+      over the sampler's sequence from an empty cache, 2 – 27 MiB on an H200 with torch 2.11,
+      benchmarks/gpu/torch_terms-h200-torch2.11.json; the 186 and 331 MiB "reserved but unallocated" of the
+      out-of-memory reports of vllm#15105 and vllm#27508 are the state after an allocation failed, every pool's free
+      blocks counted, the graphs' private pools too, not what a warm-up that succeeds needs;
+      ``allocator_slack_error_gib`` keeps 0.1 GiB for other GPUs and releases) and what V1's sampler warm-up needs
+      beyond the profile run's peak, which the
       budget reserved and ``memory_profiling`` gave back before the KV cache was allocated; on Model Runner V2
       its ``warmup_kernels`` (every sampling feature, after a greedy profile) and, before 0.27, its penalty
       buffers (``sizing.v2_runner_terms``).
@@ -115,11 +123,12 @@ class Estimates:
     cudagraph_token_bytes: float = 5.0  # × hidden size × activation bytes, per token of a piecewise graph
     cudagraph_token_bytes_moe: float = 10.0  # the same for a mixture-of-experts model
     cudagraph_full_token_bytes: float = 9.0  # the same for a full decode graph (0.11+, FULL_AND_PIECEWISE)
+    cudagraph_full_token_bytes_moe: float = 10.5  # the same for a mixture-of-experts model's full decode graph
     #: from 0.13 (a warm-up forward before the capture), per token of every graph: dense models, MoE models
     cudagraph_token_bytes_warm: float = 1.0
     cudagraph_token_bytes_warm_moe: float = 3.0
     cudagraph_error: float = 0.3  # relative, for the graphs captured after sizing
-    allocator_slack_gib: float = 0.25
+    allocator_slack_gib: float = 0.026  # 27 MiB, measured (benchmarks/gpu/torch_terms-h200-torch2.11.json)
     allocator_slack_error_gib: float = 0.1
     #: the weights' error band, asymmetric (docs/capacity-model.md, "The weights' band"; estimate − logged over the
     #: start-up logs' "Model loading took"): vLLM may load up to ``weights_error`` + ``weights_error_gib`` MORE than

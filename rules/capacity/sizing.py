@@ -1484,7 +1484,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         piecewise = full_bytes = e.cudagraph_token_bytes_warm_moe if moe else e.cudagraph_token_bytes_warm
     else:
         piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
-        full_bytes = e.cudagraph_full_token_bytes
+        full_bytes = e.cudagraph_full_token_bytes_moe if moe else e.cudagraph_full_token_bytes
     gib = (piecewise_tokens * piecewise + full_tokens * full_bytes) * model.hidden_size * act / GIB
     return _Graphs(False, gib, count, piecewise_tokens + full_tokens)
 

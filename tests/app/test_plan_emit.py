@@ -251,9 +251,10 @@ def test_env_goes_into_every_emitted_form_and_lint_sizes_it_as_plan_did(capsys, 
         plan.shown.sizing.sampler_gib_per_gpu, plan.shown.sizing.available_kv_gib)
     path = tmp_path / "plan.yaml"
     path.write_text(text)
-    # the sort's larger warm-up widens the margin's band: plan and lint both say "may fail" (advisory), no more
-    assert [(f.code, f.level) for f in plan.shown.findings] == [("SW101", "advisory")]
-    assert lint(capsys, path) == (0, [("SW101", "advisory")])
+    # the sort's larger warm-up still fits the margin once the allocator's slack is the measured 27 MiB (it was
+    # 0.25 GiB, and both said "may fail"): plan and lint agree, no finding
+    assert [(f.code, f.level) for f in plan.shown.findings] == []
+    assert lint(capsys, path) == (0, [])
     assert emitted(capsys, "vllm-args", *L8_L4, *NO_FLASHINFER).splitlines()[1] == (
         "VLLM_USE_FLASHINFER_SAMPLER=0 vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 "
         "--host 0.0.0.0")

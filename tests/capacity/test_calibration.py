@@ -174,6 +174,22 @@ guqiong96/Lvllm (a fork). Open misses of the set (strict xfails below, all withi
 run (+8.4 % tokens, 0.34 GiB kept beside the cache not attributed), the NVFP4 TP2 run (+32 % tokens: the journal's
 approximate '~16.3 GiB' of weights against 15.44 modelled) and GLM-4.6 at TP8 on H200 (+11.1 %: about 4.9 GiB kept
 beside the cache, the TP8 NVSwitch class of the 0.10.0 H100 node and of set 16's GLM-5.1, larger here).
+
+Set 18 (``data/startup_logs_18.json``, logs18: vLLM's own GitHub issues) holds four rows from three threads: vllm#33155
+(gpt-oss-120b on one H100 at 0.97: 0.11.2 started at 87,040 tokens and 100 sequences, 0.14.1 ran out of memory at
+5,120 tokens and one sequence), vllm#40691 (Qwen3.5-27B, 0.19.0, an H20, 290,864 tokens) and vllm#26612
+(Qwen3-VL-30B-A3B on an A800 at 0.11.0, refused at 13.69 GiB). All four are open misses (blind: verdicts 2/4, KV 0/1,
+tokens 0/1, weights 1/1): the two gpt-oss-120b rows are the margin class another branch (margin28) is changing, the other
+two are ambiguous in the source (``open_miss`` says how the thread's own figures show it). Left out: ragflow#9856
+(Qwen3-30B-A3B-Thinking-2507-FP8 at TP2, 0.10.1.1: 26.13 GiB, 570,848 tokens; the GPU is named nowhere, a 48 GB Ampere
+card by the Marlin FP8 warning), xorbitsai/inference#4926 (Qwen3-VL-8B refused at 6.94 GiB: no GPU, xinference's own
+arguments), vllm#28228 (Kimi-Linear-48B-A3B AWQ on 2 x RTX 3090: a re-quantised checkpoint whose quantisation config
+was not read), kubernetes-sigs/gateway-api-inference-extension#550 (Llama-2-7b-hf on an H100 at 0.8.1 with four LoRA
+slots: LoRA has no setting here), vllm PR #29335 and PR #20707 (development builds; the GPU not named), vllm#17469 (an A10,
+not in the catalog), vllm#31529 (no figures), LMCache#1435 and kvcached#210 (connectors), noonghunna/club-3090's bench
+issues (Genesis-patched builds), and myoceane.fr's Gemma-4-26B-A4B run on an A100 (the catalog has the family now; the
+page is set 1's and was not reused here). blog.huikang.dev's gpt-oss-120b log (0.11.2, a Kaggle GPU) quotes no figures in
+the stored copy.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     _MOE_LAYER_KEYS,
     BYTES_PER_PARAM,
     DTYPE_PRECISION,
+    EXPERTS_ONLY_QUANTIZATION,
     GB,
     GIB,
     MXFP4_BACKENDS,
@@ -356,24 +357,29 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
     ep = s.expert_parallel
-    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale)
+    key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
+           s.quantization)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
-                                             backend, mrope_scale)
+                                             backend, mrope_scale, s.quantization)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
-                      mrope_scale: int = 1) -> float:
+                      mrope_scale: int = 1, quantization: str | None = None) -> float:
+    """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
+    the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit."""
+    experts_only = (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
     embed_total = embed_one * (1 if model.tie_word_embeddings else 2)
     embed_total = min(embed_total, total_bytes)
     body = total_bytes - embed_total
-    experts = expert_params(model) * bytes_per_param(model, precision) if model.params else 0.0
+    bpp = bytes_per_param(model, precision, quantization)
+    experts = expert_params(model) * bpp if model.params else 0.0
     experts = min(experts, body)
     # The routed experts are spread over the TP × DP ranks of the replica with or without expert parallelism
     # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
@@ -388,8 +394,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
         quantised, plain = replicated_params(model) if tp > 1 else (0, 0)
-        kept = precision == model.precision and quantised and attention_unquantised(model)
-        whole = quantised * (2.0 if kept else bytes_per_param(model, precision)) + plain * 2.0
+        kept = experts_only or (precision == model.precision and quantised and attention_unquantised(model))
+        whole = quantised * (2.0 if kept else bpp) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
@@ -397,7 +403,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     tower = transformers_tower_params(model)
     if tower and (tp > 1 or pp > 1):
         counted = tower * (2.0 if (BYTES_PER_PARAM[precision] >= 2.0 or precision == model.precision)
-                           else bytes_per_param(model, precision))
+                           else bpp)
         counted = min(counted, max(body - experts, 0.0))
         per_gpu += tower * 2.0 - counted / tp * share
     if buffers:

@@ -34,11 +34,10 @@ BYTES_PER_PARAM: dict[str, float] = {
 }
 
 QUANTIZATION_PRECISION: dict[str, Precision] = {
+    # AWQ is 4-bit only: ``AWQConfig.__init__`` refuses any other ``w_bit``/``bits`` (awq.py, 0.6.6.post1 to 0.14.1),
+    # and AWQ-Marlin takes only 4-bit checkpoints (awq_marlin.py ``TYPE_MAP``)
     "awq": "int4",
     "awq_marlin": "int4",
-    "gptq": "int4",
-    "gptq_marlin": "int4",
-    "bitsandbytes": "int4",
     "fp8": "fp8",
     "fbgemm_fp8": "fp8",
     # ROCm's per-token-activation, per-channel-weight FP8: a 16-bit checkpoint quantised at load, one byte a weight
@@ -66,6 +65,21 @@ CHECKPOINT_QUANTIZATION: dict[str, frozenset[str]] = {
     "quark": frozenset({"quark"}),
     "auto-round": frozenset({"auto-round", "intel/auto-round"}),
     "moe_wna16": frozenset({"gptq", "awq", "gptq_marlin", "awq_marlin"}),
+    # GPTQ admits 2, 3, 4 and 8 bits (``GPTQConfig.__init__``), GPTQ-Marlin 4 and 8 (``GPTQMarlinConfig.TYPE_MAP``):
+    # ``from_config`` reads ``bits`` (and ``group_size``, ``desc_act``) from the checkpoint's quantization_config
+    "gptq": frozenset({"gptq", "gptq_marlin"}),
+    "gptq_marlin": frozenset({"gptq", "gptq_marlin"}),
+}
+
+#: ``--quantization`` methods that quantise a 16-bit checkpoint at load time when it carries no
+#: ``quantization_config``, at the width vLLM defaults to, and read the checkpoint's when it carries one of theirs:
+#: ``BitsAndBytesConfig.from_config`` takes ``load_in_8bit`` (default False) and ``load_in_4bit`` (default True), so
+#: in-flight bitsandbytes is 4-bit (bitsandbytes.py, 0.9.2 to 0.14.1), with its absmax double-quantised
+#: (``BitsAndBytesModelLoader`` calls ``quantize_4bit(..., compress_statistics=True)``, bitsandbytes_loader.py): the
+#: ``quantization_config`` that sizes it, as :func:`..catalog.hfconfig.weight_bytes_per_param` reads one.
+LOAD_TIME_DEFAULT_QUANTIZATION: dict[str, tuple[Precision, frozenset[str], dict[str, object]]] = {
+    "bitsandbytes": ("int4", frozenset({"bitsandbytes"}),
+                     {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True}),
 }
 
 #: vLLM's ``--quantization`` methods that quantise only the fused-MoE experts at load time, and the experts' precision:
@@ -114,11 +128,20 @@ def quantization_precision(model: ModelShape, quantization: str) -> Precision:
     if q in EXPERTS_ONLY_QUANTIZATION:
         return EXPERTS_ONLY_QUANTIZATION[q] if model.moe is not None else model.precision
     prop = f"the weights' size at --quantization {quantization}"
+    cfg = model.hf_config.get("quantization_config")
+    stated = str(cfg.get("quant_method", "")).lower() if isinstance(cfg, dict) else ""
+    if q in LOAD_TIME_DEFAULT_QUANTIZATION:
+        default, read, _ = LOAD_TIME_DEFAULT_QUANTIZATION[q]
+        if stated in read:
+            return checkpoint_precision(model)  # the checkpoint's own (``load_in_8bit``)
+        if not stated:
+            return default  # a 16-bit checkpoint quantised in flight at vLLM's default width
+        raise QuantizationUnknown(prop, f"the method reads the bits from the checkpoint's quantization_config, and "
+                                        f"{model.id}'s quantization_config names '{stated}'")
     if q in CHECKPOINT_QUANTIZATION:
-        cfg = model.hf_config.get("quantization_config")
-        stated = str(cfg.get("quant_method", "")).lower() if isinstance(cfg, dict) else ""
         if stated in CHECKPOINT_QUANTIZATION[q]:
-            return model.precision  # the checkpoint's config states the bits (or its name does, ``-AWQ``, ``-w4a16``)
+            # the checkpoint's config states the bits (or its name does, ``-AWQ``, ``-GPTQ-Int8``, ``-w4a16``)
+            return checkpoint_precision(model)
         what = (f"{model.id}'s quantization_config names '{stated}'" if stated else
                 f"{model.id} is a {model.precision} checkpoint without one")
         raise QuantizationUnknown(prop, f"the method reads the bits from the checkpoint's quantization_config, and "
@@ -126,6 +149,17 @@ def quantization_precision(model: ModelShape, quantization: str) -> Precision:
     if q in VLLM_QUANTIZATION_METHODS:
         raise QuantizationUnknown(prop, "shardwise does not size this method's weights")
     raise QuantizationUnknown(prop, f"'{quantization}' is not a method vLLM knows")
+
+
+def checkpoint_precision(model: ModelShape) -> Precision:
+    """The precision a quantised checkpoint stores its weights at, or :class:`QuantizationUnknown` where the catalog
+    has no ``quantization_config`` of it and its name gives a method of several widths without one (a bare ``-GPTQ``:
+    GPTQ checkpoints are 2, 3, 4 or 8 bits, and re-uploaders publish several on one name's branches)."""
+    if model.extra.get("quantization_bits_unstated"):
+        raise QuantizationUnknown(
+            "the weights' size", f"{model.id} is a {model.quantization} checkpoint whose bits neither its name nor the "
+                                 f"catalog states, and the method admits several widths")
+    return model.precision
 
 
 DTYPE_PRECISION: dict[str, Precision] = {
@@ -154,7 +188,7 @@ def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str |
     if quantization:
         return quantization_precision(model, quantization)
     if model.precision not in ("bf16", "fp16", "fp32"):
-        return model.precision
+        return checkpoint_precision(model)
     if dtype and dtype != "auto":
         return DTYPE_PRECISION.get(dtype.lower(), model.precision)
     return model.precision
@@ -166,14 +200,20 @@ def activation_dtype_bytes(model: ModelShape, dtype: str = "auto") -> int:
     return 4 if model.torch_dtype == "float32" else 2
 
 
-def bytes_per_param(model: ModelShape, precision: Precision) -> float:
+def bytes_per_param(model: ModelShape, precision: Precision, quantization: str | None = None) -> float:
     """Bytes per weight of the linear layers at ``precision``: the checkpoint's own group size and bits
-    when it is stored quantised at that precision (``quantization_config``), else :data:`BYTES_PER_PARAM`."""
+    when it is stored quantised at that precision (``quantization_config``), a method's own layout when it quantises
+    a 16-bit checkpoint at load time (:data:`LOAD_TIME_DEFAULT_QUANTIZATION`), else :data:`BYTES_PER_PARAM`."""
     qcfg = model.hf_config.get("quantization_config")
     if precision == model.precision and isinstance(qcfg, dict) and BYTES_PER_PARAM[precision] < 2.0:
         from ..catalog.hfconfig import weight_bytes_per_param  # a checkpoint stored quantised: rare, and big
 
         return weight_bytes_per_param(precision, qcfg)
+    in_flight = LOAD_TIME_DEFAULT_QUANTIZATION.get((quantization or "").lower())
+    if in_flight is not None and precision == in_flight[0] and not isinstance(qcfg, dict):
+        from ..catalog.hfconfig import weight_bytes_per_param
+
+        return weight_bytes_per_param(precision, in_flight[2])
     return BYTES_PER_PARAM[precision]
 
 
@@ -194,7 +234,7 @@ def weights_bytes(model: ModelShape, precision: Precision, quantization: str | N
     ``quantization`` ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises only the routed experts of a MoE
     model: they take ``precision``'s bytes, everything else stays 16-bit.
     """
-    bpp = bytes_per_param(model, precision)
+    bpp = bytes_per_param(model, precision, quantization)
     if bpp >= 2.0:
         return model.params * bpp
     embed = min(model.embedding_params, model.params)

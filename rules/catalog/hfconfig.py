@@ -954,7 +954,10 @@ def quant_from_config(q: Any) -> tuple[Precision, str] | None:
         return None
     method = str(q.get("quant_method", "")).lower()
     if method in ("awq", "gptq", "awq_marlin", "gptq_marlin"):
-        bits = q.get("bits", q.get("w_bit", 4))
+        bits = q.get("bits", q.get("w_bit"))
+        if bits not in (2, 3, 4, 8):
+            return None  # vLLM's ``from_config`` requires the bits, and GPTQ takes only these
+        # 2 and 3 bits take the "int4" precision's place; :func:`weight_bytes_per_param` sizes them from ``bits``
         return ("int8" if bits == 8 else "int4"), method.replace("_marlin", "")
     if method in ("fp8", "fbgemm_fp8"):
         return "fp8", method
@@ -990,13 +993,16 @@ _ELEMENT_BYTES: dict[str, float] = {
 def weight_bytes_per_param(precision: Precision, quantization_config: Any = None) -> float:
     """Bytes a checkpoint stores per quantised weight, scales and zero points included.
 
-    GPTQ/AWQ with ``bits`` b and ``group_size`` g (default 128): b/8 + (2 + b/8) / g (an fp16
-    scale and a b-bit zero point per group of g weights along the input: Int4 0.5195, Int8
-    1.0234); compressed-tensors integer weights: b/8 + 2/g for group strategies, + 2/in_features
-    (taken as 0) per channel; FP8: 1 (one scale per tensor, channel or 128x128 block is
-    negligible); MXFP4: 0.5 + 1/32 (an e8m0 scale per 32); NVFP4: 0.5 + 1/16 (an fp8 scale per 16);
-    bitsandbytes 4-bit: 0.5 + 4/64 (an fp32 absmax per 64, 8-bit double-quantised: 1/64 + tiny);
-    unquantised precisions: their element size.
+    GPTQ/AWQ with ``bits`` b (2, 3, 4 or 8: ``GPTQConfig``; AWQ 4) and ``group_size`` g (default 128):
+    b/8 + (2 + b/8) / g, what vLLM allocates per weight (``GPTQLinearMethod.create_weights``: ``qweight`` int32
+    packing 32/b values, ``scales`` fp16 and ``qzeros`` int32 packing 32/b zero points per group per output column;
+    AWQ likewise): Int4 0.5195, Int8 1.0234, Int3 0.3936, Int2 0.2676; g = -1 (one group per column) b/8. The
+    ``g_idx`` int32 per input row (kept only with ``desc_act``) is 4 / out_features bytes a weight (0.2 % of a 4-bit
+    weight at 4,096 columns) and left out; compressed-tensors integer weights: b/8 + 2/g for group strategies
+    (+ b/8 / g with a zero point, ``symmetric: false``), + 2/in_features (taken as 0) per channel; FP8: 1 (one scale
+    per tensor, channel or 128x128 block is negligible); MXFP4: 0.5 + 1/32 (an e8m0 scale per 32); NVFP4:
+    0.5 + 1/16 (an fp8 scale per 16); bitsandbytes 4-bit: 0.5 + 4/64 (an fp32 absmax per 64, 8-bit
+    double-quantised: 1/64 + tiny); unquantised precisions: their element size.
     """
     base = _ELEMENT_BYTES[precision]
     q = quantization_config if isinstance(quantization_config, dict) else {}
@@ -1006,9 +1012,13 @@ def weight_bytes_per_param(precision: Precision, quantization_config: Any = None
     if precision == "nvfp4":
         return base + 1 / 16
     if method in ("gptq", "awq", "gptq_marlin", "awq_marlin") or (not method and precision in ("int4", "int8")):
+        bits = q.get("bits", q.get("w_bit"))
+        element = bits / 8 if isinstance(bits, int) and bits in (2, 3, 4, 8) else base
         group = q.get("group_size", q.get("q_group_size", 128))
+        if group == -1:  # one group per output column: (2 + b/8) / in_features, under 0.1 % at any real width
+            return element
         group = group if isinstance(group, int) and group > 0 else 128
-        return base + (2 + base) / group
+        return element + (2 + element) / group
     if method == "bitsandbytes" and precision == "int4":
         double = q.get("bnb_4bit_use_double_quant", True)
         return base + (1 / 64 + 4 / (64 * 256) if double else 4 / 64)
@@ -1018,7 +1028,10 @@ def weight_bytes_per_param(precision: Precision, quantization_config: Any = None
             if isinstance(weights, dict) and weights.get("strategy") == "group":
                 size = weights.get("group_size")
                 size = size if isinstance(size, int) and size > 0 else 128
-                return base + 2 / size
+                # an asymmetric scheme adds a zero point per group, packed at the weights' width
+                # (``CompressedTensorsWNA16.create_weights``: ``weight_zero_point`` when not symmetric)
+                zero = base if weights.get("symmetric") is False else 0.0
+                return base + (2 + zero) / size
         return base
     return base
 
@@ -1108,6 +1121,10 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
     precision: Precision = quant[0] if quant else DTYPE_PRECISION.get(dtype, "bf16")
     if isinstance(quant_cfg, dict) and quant_cfg.get("quant_method"):
         extra["quant_method"] = quant_cfg.get("quant_method")
+        if quant is None and str(quant_cfg["quant_method"]).lower() in ("awq", "gptq", "awq_marlin", "gptq_marlin"):
+            # a GPTQ/AWQ config without bits vLLM takes: quantised, at a width the config does not state
+            precision = "int4"
+            extra["quantization_bits_unstated"] = True
 
     vision = derive_vision_params(raw)
     if vision is None:
@@ -1143,7 +1160,8 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         torch_dtype=dtype,
         tie_word_embeddings=bool(cfg.get("tie_word_embeddings")),
         precision=precision,
-        quantization=quant[1] if quant else None,
+        quantization=quant[1] if quant else (str(extra["quant_method"]).lower().replace("_marlin", "")
+                                             if extra.get("quantization_bits_unstated") else None),
         moe=moe,
         mla=mla,
         source=source,

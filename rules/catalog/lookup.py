@@ -417,7 +417,7 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     (r"[-_.]gptq[-_.]int8", "int8", "gptq"),
     (r"[-_.]gptq[-_.]4bit", "int4", "gptq"),
     (r"[-_.]gptq[-_.]8bit", "int8", "gptq"),
-    (r"[-_.]gptq", "int4", "gptq"),
+    (r"[-_.]gptq", "int4", "gptq"),  # no width: sized only with a quantization_config (:data:`_WIDTH_UNSTATED`)
     (r"[-_.]fp8[-_.]dynamic", "fp8", "fp8"),
     (r"[-_.]fp8[-_.]block", "fp8", "fp8"),
     # AMD's Quark checkpoints (amd/Llama-3.1-70B-Instruct-FP8-KV): FP8 per-tensor weights and activations, with FP8
@@ -434,6 +434,11 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     (r"[-_.]bf16", "bf16", None),  # an unquantised re-upload (unsloth/gpt-oss-20b-BF16)
     (r"[-_.]fp16", "fp16", None),
 )
+#: Suffixes that name a method of several widths and not the width: GPTQ is 2, 3, 4 or 8 bits (vLLM's
+#: ``GPTQConfig``), and TheBloke's ``-GPTQ`` repositories hold 4- and 8-bit branches under one name. A model resolved
+#: by one of these is marked ``quantization_bits_unstated``: its weights cannot be decided
+#: (``capacity.weights.checkpoint_precision``), never sized at the int4 the table's row carries.
+_WIDTH_UNSTATED = frozenset({r"[-_.]gptq"})
 #: Decorations re-uploaders add after the precision that state nothing about it.
 _DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf)$", re.IGNORECASE)
 
@@ -467,6 +472,22 @@ def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str | None
                 changed = True
                 break
     return name, found
+
+
+def states_no_width(model_id: str) -> bool:
+    """Whether the quantisation suffix of ``model_id`` that :func:`_split_quant_suffix` takes names a method of
+    several widths without the width (``...-GPTQ``; ``...-GPTQ-Int8`` states it)."""
+    name = model_id.strip().rsplit("/", 1)[-1]
+    while True:
+        decoration = _DECORATIONS.search(name)
+        if decoration and decoration.start() > 0:
+            name = name[: decoration.start()]
+            continue
+        for (pattern, _, _), text in zip(_quant_patterns(), (p for p, _, _ in _QUANT_SUFFIXES), strict=True):
+            m = pattern.search(name)
+            if m and m.start() > 0:
+                return text in _WIDTH_UNSTATED
+        return False
 
 
 def resolve_precision_from_name(model_id: str) -> tuple[Precision, str | None] | None:
@@ -513,6 +534,8 @@ def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | N
         if assumed is not None:
             hf_config["quantization_config"] = assumed
             extra["quantization_config_assumed"] = True
+            if states_no_width(model_id):
+                extra["quantization_bits_unstated"] = True
         else:
             hf_config.pop("quantization_config", None)
     return dataclasses.replace(

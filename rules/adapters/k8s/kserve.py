@@ -7,7 +7,9 @@
   for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise) and the vLLM runtime for
   ``vLLM``. The model is ``--model_id`` or the ``storageUri`` (``hf://org/name``); ``workerSpec``
   (``tensorParallelSize``, ``pipelineParallelSize``) is a multi-node group, one pod per pipeline stage.
-  Replicas: ``minReplicas`` (KServe's default 1).
+  Replicas: ``minReplicas`` (KServe's default 1). How KServe publishes the service on the cluster's ingress (by the
+  ``serving.kserve.io/deploymentMode`` annotation and the visibility labels) is read for SW306 as
+  ``ServingGroup.published`` (:func:`published`).
 - ``ServingRuntime`` / ``ClusterServingRuntime`` alone deploy nothing: they are recognised, and used by
   the InferenceServices of the input that name them (``runtime``) or auto-select them. A runtime in another file
   than its InferenceService (a repository keeps ``servingruntime.yaml`` beside ``inferenceservice.yaml``) is

@@ -283,7 +283,9 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
     said = (f"in {mode} mode" if mode in (*_KNATIVE_MODES, *_STANDARD_MODES) else
             "in Standard mode (the only mode that reads its visibility label)" if standard else
             "in Serverless mode (no `serving.kserve.io/deploymentMode` annotation: the default KServe's "
-            "inferenceservice-config ships)")
+            "inferenceservice-config ships)" if not mode else
+            f"in Serverless mode (`{_DEPLOYMENT_MODE}: {mode}` is none of KServe's modes, which takes the default "
+            "its inferenceservice-config ships)")
     if standard:
         value = str(kserve).strip() if kserve is not None else ""
         if value == _CLUSTER_LOCAL:

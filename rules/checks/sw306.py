@@ -21,7 +21,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         enforcement="mandatory",
         severity="high",
         summary=(
-            "A LoadBalancer or NodePort Service, or a Knative Service's public route, exposes vLLM pods directly, "
+            "A LoadBalancer or NodePort Service, or the public route of a Knative Service or a KServe "
+            "InferenceService, exposes vLLM pods directly, "
             "or a vLLM container sets VLLM_SERVER_DEV_MODE."
         ),
         why=(
@@ -34,7 +35,14 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "on the cluster's ingress gateway, at an external address, unless it carries the label "
             "networking.knative.dev/visibility: cluster-local; without it, it blocks like a public LoadBalancer "
             "(a label not known yet blocks until it is known; a Cloud Run service, the same kind, is served behind "
-            "Cloud Run's IAM invoker check, not a Knative ingress). VLLM_SERVER_DEV_MODE is read "
+            "Cloud Run's IAM invoker check, not a Knative ingress). A KServe InferenceService is published the "
+            "same way in Serverless (Knative) mode, the mode KServe's inferenceservice-config ships as the default "
+            "(v0.10 to v0.19) and the one taken when no serving.kserve.io/deploymentMode annotation names another: "
+            "without networking.knative.dev/visibility: cluster-local it blocks. In RawDeployment (Standard) mode "
+            "KServe creates an Ingress or HTTPRoute unless networking.kserve.io/visibility: cluster-local is set, but "
+            "only where the cluster's ingress config turns ingress creation on (OpenShift AI ships it off): "
+            "advisory. A networking.kserve.io/visibility label with no annotation says Standard mode (only it reads "
+            "the label). VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
             "template not known yet) blocks until it is known."
@@ -64,6 +72,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         references=(
             "https://docs.vllm.ai/en/latest/usage/security.html",
             "https://knative.dev/docs/serving/services/private-services/",
+            "https://github.com/kserve/kserve/blob/v0.19.0/pkg/controller/v1beta1/inferenceservice/reconcilers/"
+            "ingress/kube_ingress_reconciler.go",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
             "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
         ),
@@ -89,9 +99,15 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         if g.published is None:
             return
         if g.published is UNKNOWN:
-            raise Undecidable(f"the `networking.knative.dev/visibility` label of {group_subject(g)}")
-        yield Hit(group_subject(g), f"{group_subject(g)} {g.published}, with no gateway that authenticates clients",
-                  g.at("published"), tuple(g.suppressions))
+            what = ("the `networking.knative.dev/visibility` label" if g.kind.startswith("Knative") else
+                    "the visibility label or the `serving.kserve.io/deploymentMode` annotation")
+            raise Undecidable(f"{what} of {group_subject(g)}")
+        message = f"{group_subject(g)} {g.published}, with no gateway that authenticates clients"
+        if g.published_advisory:
+            yield Hit(group_subject(g), f"{message} (advisory: {g.published_advisory})", g.at("published"),
+                      tuple(g.suppressions), level="advisory")
+            return
+        yield Hit(group_subject(g), message, g.at("published"), tuple(g.suppressions))
 
     def _service(self, inv: Inventory, svc: Service) -> Iterator[Hit]:
         kind = known(svc.type, f"type of Service `{svc.name}`")

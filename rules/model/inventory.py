@@ -380,6 +380,10 @@ class ServingGroup:
     #: which Knative publishes on an external address by default. None: nothing publishes it; a str: how, as SW306
     #: says it; UNKNOWN: the label is not known yet (a preview's computed labels).
     published: Any = None
+    #: Why the publication in ``published`` is advisory only, "" when it blocks: what decides whether the address
+    #: is reachable from outside is cluster configuration the inputs do not show (KServe's Standard mode: the
+    #: ingress config of its inferenceservice-config, which a distribution such as OpenShift AI sets off).
+    published_advisory: str = ""
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".

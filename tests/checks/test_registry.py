@@ -122,6 +122,8 @@ EXTRA_FIXTURES = {
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
+              "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
+              "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim
               "fail-configmap.yaml"},
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml"},

@@ -7,7 +7,9 @@
   for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise) and the vLLM runtime for
   ``vLLM``. The model is ``--model_id`` or the ``storageUri`` (``hf://org/name``); ``workerSpec``
   (``tensorParallelSize``, ``pipelineParallelSize``) is a multi-node group, one pod per pipeline stage.
-  Replicas: ``minReplicas`` (KServe's default 1).
+  Replicas: ``minReplicas`` (KServe's default 1). How KServe publishes the service on the cluster's ingress (by the
+  ``serving.kserve.io/deploymentMode`` annotation and the visibility labels) is read for SW306 as
+  ``ServingGroup.published`` (:func:`published`).
 - ``ServingRuntime`` / ``ClusterServingRuntime`` alone deploy nothing: they are recognised, and used by
   the InferenceServices of the input that name them (``runtime``) or auto-select them. A runtime in another file
   than its InferenceService (a repository keeps ``servingruntime.yaml`` beside ``inferenceservice.yaml``) is
@@ -29,6 +31,7 @@ from typing import Any
 
 from ...model import UNKNOWN, CrossRef, Inventory, Location
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines, make_locate
@@ -154,6 +157,13 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                       replicas=replicas, implied=implied, others=[worker] if worker else [], pods_per_group=pods)
     if group is not None:
         group.pod_labels = predictor_labels(obj, predictor)
+    meta = as_map(obj.get("metadata"))
+    route, advisory = published(meta)
+    for g in inv.groups[mark:]:
+        g.published, g.published_advisory = route, advisory
+        if route is not None and isinstance(meta, dict):
+            key = next((k for k in ("labels", "annotations") if k in meta), None)  # the label, else the mode
+            g.locations["published"] = Location(file, (line_of(meta, key) if key else None) or loc.line)
     if model and model.get("runtime") and pod_spec is not predictor and _runtime_for(model, runtimes) is None:
         for g in inv.groups[mark:]:  # the runtime it names (not in its file) builds the container: image, command,
             g.unknown_operator = True  # env, resources; what it adds (a CPU build, GPUs) is not known
@@ -206,6 +216,93 @@ def _named_runtime(runtimes: list[CrossRef], name: str, namespace: str) -> Cross
 
 #: The InferenceService annotation that picks how KServe deploys the predictor (pkg/constants).
 _DEPLOYMENT_MODE = "serving.kserve.io/deploymentMode"
+
+
+#: The labels that keep an InferenceService off the cluster's ingress (KServe's pkg/constants): Knative's, read in
+#: Serverless (Knative) mode (reconcilers/ingress/ingress_reconciler.go; the InferenceService's labels are the
+#: predictor Knative Service's), and KServe's own, read in RawDeployment (Standard) mode
+#: (kube_ingress_reconciler.go, httproute_reconciler.go); both take ``cluster-local``.
+KNATIVE_VISIBILITY = "networking.knative.dev/visibility"
+KSERVE_VISIBILITY = "networking.kserve.io/visibility"
+_CLUSTER_LOCAL = "cluster-local"
+_KNATIVE_MODES = ("Serverless", "Knative")
+_STANDARD_MODES = ("RawDeployment", "Standard")
+
+
+#: Open Data Hub / OpenShift AI's token authentication of an InferenceService's route: the annotation in Serverless
+#: mode (an Authorino check on the Istio gateway), the label in RawDeployment mode (an auth proxy in front of the
+#: predictor); what the dashboard's "Require token authentication" writes (opendatahub-io docs, "Protecting
+#: Inference Services under authorization", ODH 2.9 on).
+_AUTH = (("annotations", "security.opendatahub.io/enable-auth"),
+         ("labels", "security.openshift.io/enable-authentication"))
+
+
+def authenticated(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> bool:
+    """Whether the InferenceService asks its platform to authenticate the clients of its route."""
+    maps = {"labels": labels, "annotations": annotations}
+    return any(str(maps[where].get(key, "")).strip().lower() == "true" for where, key in _AUTH)
+
+
+def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
+    """How KServe publishes an InferenceService on the cluster's ingress (for SW306): (None, "") when nothing
+    does, (UNKNOWN, "") when the labels or the mode are not known yet, else (how, as SW306 says it; why it is only
+    advisory, "" when it blocks).
+
+    The mode is the ``serving.kserve.io/deploymentMode`` annotation; without it, the cluster's default, the
+    ``deploy.defaultDeploymentMode`` of the inferenceservice-config ConfigMap, which KServe ships as ``Serverless``
+    in every release from v0.10 to v0.19 (config/configmap/inferenceservice.yaml; the Helm charts' ``Serverless``,
+    ``Knative`` from v0.16). A ``networking.kserve.io/visibility`` label with no Knative one says the author's
+    cluster runs Standard mode: only that mode reads it.
+
+    - Serverless / Knative: the predictor's Knative Service gets a route on the ingress gateway and KServe an Istio
+      VirtualService on the external domain, unless the InferenceService carries
+      ``networking.knative.dev/visibility: cluster-local``: this blocks, as a Knative Service does.
+    - RawDeployment / Standard: KServe creates an Ingress (or a Gateway API HTTPRoute) on the ingress domain unless
+      the service carries ``networking.kserve.io/visibility: cluster-local``, but only where the ingress config
+      leaves ``disableIngressCreation`` off and the domain is not ``svc.cluster.local``: OpenShift AI ships it off
+      and publishes only the services labelled ``networking.kserve.io/visibility: exposed``. Advisory.
+    - ModelMesh: the model mesh's own Service, not the InferenceService, serves it.
+
+    A service that asks Open Data Hub / OpenShift AI for token authentication (:data:`_AUTH`) is published behind a
+    gateway that authenticates clients: nothing to report.
+    """
+    name, namespace = str(meta.get("name") or "unnamed"), str(meta.get("namespace") or "default")
+    labels = meta.get("labels")
+    annotations = meta.get("annotations")
+    if labels is UNKNOWN or annotations is UNKNOWN:
+        return UNKNOWN, ""
+    labels, annotations = as_map(labels), as_map(annotations)
+    mode = annotations.get(_DEPLOYMENT_MODE)
+    knative, kserve = labels.get(KNATIVE_VISIBILITY), labels.get(KSERVE_VISIBILITY)
+    if any(v is UNKNOWN or is_placeholder(v) for v in (mode, knative, kserve)):
+        return UNKNOWN, ""
+    mode = mode.strip() if isinstance(mode, str) else ""
+    if mode == "ModelMesh" or authenticated(labels, annotations):
+        return None, ""
+    standard = mode in _STANDARD_MODES or (mode not in _KNATIVE_MODES and kserve is not None and knative is None)
+    said = (f"in {mode} mode" if mode in (*_KNATIVE_MODES, *_STANDARD_MODES) else
+            "in Standard mode (the only mode that reads its visibility label)" if standard else
+            "in Serverless mode (no `serving.kserve.io/deploymentMode` annotation: the default KServe's "
+            "inferenceservice-config ships)" if not mode else
+            f"in Serverless mode (`{_DEPLOYMENT_MODE}: {mode}` is none of KServe's modes, which takes the default "
+            "its inferenceservice-config ships)")
+    if standard:
+        value = str(kserve).strip() if kserve is not None else ""
+        if value == _CLUSTER_LOCAL:
+            return None, ""
+        how = ("is labelled `networking.kserve.io/visibility: exposed`" if value == "exposed" else
+               f"has no `{KSERVE_VISIBILITY}: {_CLUSTER_LOCAL}` label")
+        return (f"{how}, so KServe {said} creates an Ingress (or an HTTPRoute) for it on the cluster's ingress "
+                "domain",
+                "whether KServe creates it and where it is reachable is the ingress config of the cluster's "
+                "inferenceservice-config (disableIngressCreation, ingressDomain, the ingress class), which the "
+                "inputs do not show; OpenShift AI ships ingress creation off")
+    value = str(knative).strip() if knative is not None else ""
+    if value == _CLUSTER_LOCAL:
+        return None, ""
+    return (f"has no `{KNATIVE_VISIBILITY}: {_CLUSTER_LOCAL}` label, so KServe {said} publishes it "
+            f"(http://{name}.{namespace}.<the cluster's domain>, a Knative route and an Istio VirtualService) on the "
+            "ingress gateway's external address"), ""
 
 
 def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> dict[str, str]:

@@ -31,18 +31,19 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
             "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
-            "allow) or a LoadBalancer its annotation makes internal is advisory. A Knative Service is published "
-            "on the cluster's ingress gateway, at an external address, unless it carries the label "
-            "networking.knative.dev/visibility: cluster-local; without it, it blocks like a public LoadBalancer "
-            "(a label not known yet blocks until it is known; a Cloud Run service, the same kind, is served behind "
-            "Cloud Run's IAM invoker check, not a Knative ingress). A KServe InferenceService is published the "
-            "same way in Serverless (Knative) mode, the mode KServe's inferenceservice-config ships as the default "
-            "(v0.10 to v0.19) and the one taken when no serving.kserve.io/deploymentMode annotation names another: "
-            "without networking.knative.dev/visibility: cluster-local it blocks. In RawDeployment (Standard) mode "
-            "KServe creates an Ingress or HTTPRoute unless networking.kserve.io/visibility: cluster-local is set, but "
-            "only where the cluster's ingress config turns ingress creation on (OpenShift AI ships it off): "
-            "advisory. A networking.kserve.io/visibility label with no annotation says Standard mode (only it reads "
-            "the label). VLLM_SERVER_DEV_MODE is read "
+            "allow) or a LoadBalancer its annotation makes internal is advisory. A Knative Service without the label "
+            "networking.knative.dev/visibility: cluster-local gets a route on the cluster's ingress gateway; whether "
+            "that route is reachable from outside is the cluster's config-domain (since Knative 1.8 the default, "
+            "svc.cluster.local, is not exposed through the ingress) and the gateway's Service, which manifests "
+            "rarely show: advisory (a label not known yet is said the same way; a Cloud Run service, the same kind, is "
+            "served behind Cloud Run's IAM invoker check, not a Knative ingress). A KServe InferenceService is "
+            "routed the same way in Serverless (Knative) mode, the mode KServe's inferenceservice-config ships as the "
+            "default (v0.10 to v0.19) and the one taken when no serving.kserve.io/deploymentMode annotation names "
+            "another, unless it carries networking.knative.dev/visibility: cluster-local: advisory, for the same "
+            "reason. In RawDeployment (Standard) mode KServe creates an Ingress or HTTPRoute unless "
+            "networking.kserve.io/visibility: cluster-local is set, but only where the cluster's ingress config turns "
+            "ingress creation on (OpenShift AI ships it off): advisory. A networking.kserve.io/visibility label with "
+            "no annotation says Standard mode (only it reads the label). VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
             "template not known yet) blocks until it is known."
@@ -72,6 +73,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         references=(
             "https://docs.vllm.ai/en/latest/usage/security.html",
             "https://knative.dev/docs/serving/services/private-services/",
+            "https://github.com/knative/serving/pull/13259",
             "https://github.com/kserve/kserve/blob/v0.19.0/pkg/controller/v1beta1/inferenceservice/reconcilers/"
             "ingress/kube_ingress_reconciler.go",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
@@ -101,7 +103,12 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         if g.published is UNKNOWN:
             what = ("the `networking.knative.dev/visibility` label" if g.kind.startswith("Knative") else
                     "the visibility label or the `serving.kserve.io/deploymentMode` annotation")
-            raise Undecidable(f"{what} of {group_subject(g)}")
+            # every answer a known label gives is advisory (the cluster's domain and gateway decide the rest), so an
+            # unknown one is too: said at the label's line, never a silent pass
+            yield Hit(group_subject(g), f"cannot decide whether {group_subject(g)} is published outside the cluster: "
+                      f"{what} is not known yet (advisory: a route's reach is the cluster's ingress configuration)",
+                      g.at("published"), tuple(g.suppressions), level="advisory")
+            return
         message = f"{group_subject(g)} {g.published}, with no gateway that authenticates clients"
         if g.published_advisory:
             yield Hit(group_subject(g), f"{message} (advisory: {g.published_advisory})", g.at("published"),

@@ -142,6 +142,15 @@ def published(name: str, namespace: str, meta: Mapping[str, Any]) -> Any:
             f"(http://{name}.{namespace}.<the cluster's domain>) on the ingress gateway's external address")
 
 
+#: Why a Knative route is only advisory for SW306: since Knative Serving 1.8 (knative/serving#13259) the domain a
+#: cluster gets without a config-domain entry is svc.cluster.local, and routes under it are not exposed through the
+#: ingress; whether the route is reachable from outside is the cluster's config-domain and its ingress gateway's
+#: Service, which the inputs do not show.
+KNATIVE_DOMAIN_ADVISORY = ("whether the route is reachable from outside the cluster is the cluster's Knative "
+                           "config-domain (since Knative 1.8 the default, svc.cluster.local, is not exposed through "
+                           "the ingress) and its ingress gateway's Service, which the inputs do not show")
+
+
 def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     """The serving group of a Knative Service, Configuration or Revision whose container runs vLLM (its kind
     shown as ``Knative Service``: a core Service is another thing)."""
@@ -185,6 +194,8 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     group = make_group(kind, obj, loc, pod, replicas, file)
     group.pod_labels = labels
     group.published = route
+    if route is not None and route is not UNKNOWN:
+        group.published_advisory = KNATIVE_DOMAIN_ADVISORY
     if route is not None and isinstance(meta, dict):
         group.locations["published"] = Location(file, line_of(meta, "labels") or loc.line)
     if by is not None and ann_lines.get(by) is not None:

@@ -256,7 +256,8 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
 
     - Serverless / Knative: the predictor's Knative Service gets a route on the ingress gateway and KServe an Istio
       VirtualService on the external domain, unless the InferenceService carries
-      ``networking.knative.dev/visibility: cluster-local``: this blocks, as a Knative Service does.
+      ``networking.knative.dev/visibility: cluster-local``. Advisory, as for a Knative Service: whether the route
+      is reachable from outside is the gateway's Service and the cluster's domain, which the inputs do not show.
     - RawDeployment / Standard: KServe creates an Ingress (or a Gateway API HTTPRoute) on the ingress domain unless
       the service carries ``networking.kserve.io/visibility: cluster-local``, but only where the ingress config
       leaves ``disableIngressCreation`` off and the domain is not ``svc.cluster.local``: OpenShift AI ships it off
@@ -302,7 +303,9 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
         return None, ""
     return (f"has no `{KNATIVE_VISIBILITY}: {_CLUSTER_LOCAL}` label, so KServe {said} publishes it "
             f"(http://{name}.{namespace}.<the cluster's domain>, a Knative route and an Istio VirtualService) on the "
-            "ingress gateway's external address"), ""
+            "ingress gateway's external address"), ("whether it is reachable from outside the cluster is the "
+            "ingress gateway's Service and the domain of the cluster's inferenceservice-config and Knative "
+            "config-domain, which the inputs do not show")
 
 
 def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> dict[str, str]:

@@ -367,3 +367,29 @@ def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
         2, "", "shardwise: error: --engine-arg block-size is given twice ('32' and '16')\n")
     rc, out, err = run(capsys, "plan", *L8_L4_11, "--engine-arg", "block-size=many")
     assert (rc, out) == (2, "") and err.startswith("shardwise: error: --engine-arg: ")
+
+
+@pytest.mark.parametrize("own", [
+    ("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'),
+    ("--dtype", "float16"),
+    ("--kv-cache-dtype", "fp8"),
+    ("--max-num-batched-tokens", "4096"),
+    ("--max-num-seqs", "64"),
+    ("--gpu-memory-utilization", "0.85"),
+])
+def test_plans_own_engine_options_are_sized_by_lint_as_the_plan_was(capsys, tmp_path, own):
+    """The engine options plan had before --engine-arg: the emitted manifest, linted, is sized as plan --json says."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import sizing
+    from shardwise.rules.engine import LintConfig
+
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, *own, "--json")
+    planned = json.loads(out)
+    text = emitted(capsys, "manifest", *L8_L4_11, *own)
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    assert (rc, round(linted.sampler_gib_per_gpu, 3), round(linted.available_kv_gib, 3), linted.kv_cache_tokens,
+            round(linted.cudagraph_gib_per_gpu, 3)) == (
+        0, planned["sampler_gib_per_gpu"], planned["available_kv_gib"], planned["kv_cache_tokens"],
+        planned["cudagraph_gib_per_gpu"])

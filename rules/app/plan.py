@@ -13,6 +13,7 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -905,6 +906,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         out.pop(key, None)
     if plan.request.env:
         out["env"] = dict(plan.request.env)
+    if plan.request.engine_args:
+        out["engine_args"] = engine_words(plan.request.engine_args)  # the vllm serve words they stand for
     out["starts"] = shown.starts
     if shown.refused:
         out["verdict"] = "refuses"
@@ -1078,6 +1081,8 @@ def plan_text(plan: Plan) -> str:
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
+        *([("engine args", shlex.join(engine_words(req.engine_args)) + " (--engine-arg)")] if req.engine_args
+          else []),
         ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "
                     f"{s.weights_gib_per_gpu:.2f} GiB per GPU"),
         ("usable per GPU", f"{s.usable_gib_per_gpu:.2f} GiB ({s.gpu_memory_utilization:g} × {plan.memory_gib:.2f})"),

@@ -393,3 +393,15 @@ def test_plans_own_engine_options_are_sized_by_lint_as_the_plan_was(capsys, tmp_
             round(linted.cudagraph_gib_per_gpu, 3)) == (
         0, planned["sampler_gib_per_gpu"], planned["available_kv_gib"], planned["kv_cache_tokens"],
         planned["cudagraph_gib_per_gpu"])
+
+
+def test_engine_arg_is_said_in_the_plan_text_and_json(capsys):
+    flags = ("--engine-arg", "enforce_eager", "--engine-arg", 'compilation-config={"cudagraph_mode": "PIECEWISE"}')
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, *flags, "--json")
+    assert (rc, json.loads(out)["engine_args"]) == (
+        0, ["--enforce-eager", "--compilation-config", '{"cudagraph_mode": "PIECEWISE"}'])
+    _, text, _ = run(capsys, "plan", *L8_L4_11, *flags)
+    assert ("  engine args                 --enforce-eager --compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}' "
+            "(--engine-arg)") in text.splitlines()
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, "--json")
+    assert (rc, "engine_args" in json.loads(out)) == (0, False)

@@ -343,10 +343,12 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
     (container,) = objects(text)[0]["spec"]["template"]["spec"]["containers"]
     assert line.split(" ", 3)[3] == " ".join(
         a if " " not in a else f"'{a}'" for a in container["args"][1:])  # after `vllm serve MODEL`
-    stack = yaml.safe_load(emitted(capsys, "stack-config", *argv, *flags))
-    (service,) = stack["config"]["shardwise:environment"]["services"]
+    fragment = emitted(capsys, "stack-config", *argv, *flags)
+    (service,) = yaml.safe_load(fragment)["config"]["shardwise:environment"]["services"]
     assert set(parse_serve_args(service["engine"].get("extra_args", []), form="api").extra) <= {
         "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner"}
+    # the stack config, merged into a stack, is accepted and linted with the plan's findings too
+    assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):

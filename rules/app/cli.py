@@ -85,6 +85,17 @@ def _env_pair(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
+def _engine_pair(text: str) -> tuple[str, str]:
+    """An argparse type: ``FLAG=VALUE``, or ``FLAG`` alone for a switch set true (plan checks the flag:
+    :func:`.plan.engine_words`)."""
+    import argparse  # the parser that calls this imported it
+
+    flag, eq, value = text.partition("=")
+    if not flag.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not FLAG=VALUE")
+    return flag.strip(), value if eq else "true"
+
+
 def _version() -> str:
     from shardwise import __version__
 
@@ -341,6 +352,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, "
                           "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); "
                           "repeatable; --emit writes it into the pod's env")
+        plan.add_argument("--engine-arg", action="append", type=_engine_pair, default=[], metavar="FLAG=VALUE",
+                          help="a further vLLM engine flag the capacity model reads, as vLLM spells it: block-size, "
+                          "enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
+                          "compilation-config (JSON: its cudagraph_mode), async-scheduling, limit-mm-per-prompt, "
+                          "mm-processor-kwargs (JSON), runner; a switch takes true or false, or stands alone for "
+                          "true; repeatable; --emit writes it on the command line")
         plan.add_argument("--weights-gib", type=_ranged(float, 0, 100_000, lo_open=True), metavar="W",
                           help="weights of the whole model in GiB, instead of params × bytes per param")
         plan.add_argument("--kv-reserve", type=_ranged(float, 1.0, 10.0), default=1.4, metavar="X",
@@ -781,6 +798,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
         speculative_config=args.speculative_config, kv_reserve=args.kv_reserve, concurrency=args.concurrency,
         output_tokens_per_second=args.output_tokens_per_second, env=tuple(args.env),
+        engine_args=tuple(args.engine_arg),
     )
     if len(gpus) > 1 or len(instance_types) > 1:
         if args.emit:

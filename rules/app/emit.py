@@ -28,7 +28,7 @@ import shlex
 from typing import Any
 
 from ..capacity.layout import plural
-from .plan import Candidate, Plan, PlanError, engine_text
+from .plan import Candidate, Plan, PlanError, engine_text, engine_words
 
 EMITS = ("manifest", "stack-config", "vllm-args")
 INSTANCE_LABEL = "node.kubernetes.io/instance-type"
@@ -90,13 +90,15 @@ def specs(plan: Plan) -> tuple[Any, Any]:
                         f"{engine_text(p)} spreads {p.dp} data-parallel engines over {nodes_per_replica} nodes "
                         "(vLLM's --data-parallel-size-local launch), which it does not write yet")
     version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
+    typed, passed = _engine_arg_specs(req.engine_args)
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,
         pipeline_parallel_size=p.pp, data_parallel_size=p.dp, enable_expert_parallel=p.expert_parallel,
         gpu_memory_utilization=s.gpu_memory_utilization, max_model_len=s.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra_args=("--speculative-config", req.speculative_config) if req.speculative_config else (),
+        extra_args=(*(("--speculative-config", req.speculative_config) if req.speculative_config else ()), *passed),
+        **typed,
     )
     pool = NodePoolSpec(name=re.sub(r"[^a-z0-9]+", "-", inst.name.lower()).strip("-"), instance_type=inst.name,
                         min_size=nodes, desired_size=nodes, max_size=nodes + nodes_per_replica,
@@ -117,6 +119,33 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
         return pool, VllmMultiNodeSpec(**common, groups=replicas, exclusive_topology=clique)
     return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
+
+
+def _engine_arg_specs(pairs: tuple[tuple[str, str], ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``plan --engine-arg`` flags for the engine spec: those it has a field for (``block_size``, ``enforce_eager``,
+    ...), and the ``vllm serve`` words of the rest (``extra_args``: ``--compilation-config``, ``--runner``, ...)."""
+    from ..model import Location
+    from ..model.spec import EngineArgsSpec
+    from ..vllm.args import parse_serve_args
+
+    words = engine_words(pairs)
+    typed: dict[str, Any] = {}
+    passed: list[str] = []
+    i = 0
+    while i < len(words):  # one flag, and its value unless it is a switch
+        n = 1 if i + 1 == len(words) or words[i + 1].startswith("--") else 2
+        flag = words[i : i + n]
+        given = parse_serve_args(flag, form="api", location=Location())
+        (key,) = given.locations
+        if key in EngineArgsSpec.model_fields:
+            typed[key] = given.extra[key] if key in given.extra else getattr(given, key)
+        else:
+            passed.extend(flag)
+        i += n
+    if typed.get("block_size", 16) not in (8, 16, 32, 64, 128):
+        raise PlanError(f"--emit writes --block-size as one of 8, 16, 32, 64, 128 (the spec's), not "
+                        f"{typed['block_size']}")
+    return typed, tuple(passed)
 
 
 def manifest_objects(plan: Plan) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ with that GPU; only a GPU the instance catalog lacks, without ``--gpus-per-node`
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -78,11 +79,16 @@ class PlanRequest:
     #: the engine's environment the capacity model reads (``--env NAME=VALUE``: :data:`..capacity.group.SIZING_ENV`),
     #: as (name, value) pairs; ``--emit`` writes it into the pod's env
     env: tuple[tuple[str, str], ...] = ()
+    #: further vLLM engine flags the capacity model reads (``--engine-arg FLAG=VALUE``: :data:`ENGINE_ARG_FLAGS`), as
+    #: (flag, value) pairs, the flag as vLLM spells it without its dashes; ``--emit`` writes them on the command line
+    engine_args: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # a mapping or a list of pairs (a JSON request) is taken as the pairs it holds
-        pairs = self.env.items() if isinstance(self.env, Mapping) else self.env
-        object.__setattr__(self, "env", tuple((str(k), str(v)) for k, v in pairs))
+        for name in ("env", "engine_args"):
+            value = getattr(self, name)
+            pairs = value.items() if isinstance(value, Mapping) else value
+            object.__setattr__(self, name, tuple((str(k), str(v)) for k, v in pairs))
 
     @property
     def searching(self) -> bool:
@@ -444,6 +450,7 @@ def make_plan(req: PlanRequest) -> Plan:
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     env = check_env(req.env)
+    engine_words(req.engine_args)  # refused before anything is loaded
     model = load_model(req.model, req.base_model)
     if req.quantization:
         try:
@@ -473,6 +480,14 @@ def make_plan(req: PlanRequest) -> Plan:
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
     ctx = _Context(req, model, rules_model, gpu, mem, node, sizer)
+    if req.engine_args:
+        # the flags as lint reads them: the group a manifest of the plan would be, its engine settings as the capacity
+        # model takes them from it (so plan sizes what lint of the emitted manifest sizes)
+        from ..capacity.group import engine_settings
+
+        linted = engine_settings(_group(ctx, Parallel(1, 1, 1, False), req.max_model_len, 1))
+        settings = replace(settings, **{f: getattr(linted, f) for f in ENGINE_ARG_SETTINGS})
+        ctx = replace(ctx, sizer=replace(sizer, settings=settings))
     need = min_gpus(model, gpu_gb, precision, req.kv_reserve, 0.90, weights_gib=req.weights_gib)
 
     if not req.searching:
@@ -512,6 +527,77 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
             raise PlanError(f"--env {name}={value}: a switch, 0 or 1")
         out[name] = value
     return out
+
+
+#: ``--engine-arg`` flags: the engine arguments the capacity model reads (:func:`..capacity.group.engine_settings`) that
+#: plan has no option of its own for, each with its kind: ``switch`` (true/false, or the flag alone for true), ``int``
+#: (vLLM's human-readable counts too: 8G), ``json`` (an object, as vLLM takes it) or ``word``
+ENGINE_ARG_FLAGS: dict[str, str] = {
+    "block-size": "int",
+    "enforce-eager": "switch",
+    "enable-chunked-prefill": "switch",
+    "enable-prefix-caching": "switch",
+    "kv-cache-memory-bytes": "int",
+    "compilation-config": "json",
+    "async-scheduling": "switch",
+    "limit-mm-per-prompt": "json",
+    "mm-processor-kwargs": "json",
+    "runner": "word",
+}
+
+#: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
+ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
+                       "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
+                       "mm_limits", "mm_args", "mm_args_verbatim")
+
+#: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
+_OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",
+                "gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "dtype",
+                "quantization", "kv-cache-dtype", "speculative-config")
+
+
+def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """``--engine-arg`` pairs as the ``vllm serve`` words they stand for (``--block-size 32``, ``--enforce-eager``,
+    ``--no-enable-prefix-caching``), each flag once; a flag the capacity model does not read, or one plan has an
+    option for, is refused."""
+    import json
+
+    from ..vllm.args import parse_serve_args
+
+    words: list[str] = []
+    seen: dict[str, str] = {}
+    for raw, value in pairs:
+        flag = raw.strip().lstrip("-").replace("_", "-")
+        if flag in _OWN_OPTIONS:
+            raise PlanError(f"--engine-arg {raw}: give plan's own --{flag}")
+        kind = ENGINE_ARG_FLAGS.get(flag)
+        if kind is None:
+            raise PlanError(f"--engine-arg {raw}: the capacity model does not read --{flag}; it reads "
+                            f"{', '.join(ENGINE_ARG_FLAGS)} (and plan's own options)")
+        if flag in seen and seen[flag] != value:
+            raise PlanError(f"--engine-arg {flag} is given twice ({seen[flag]!r} and {value!r})")
+        seen[flag] = value
+        if kind == "switch":
+            v = value.strip().lower()
+            if v not in ("true", "false"):
+                raise PlanError(f"--engine-arg {flag}={value}: a switch, true or false")
+            words.append(f"--{flag}" if v == "true" else f"--no-{flag}")
+            continue
+        if kind == "json":
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = None
+            if not isinstance(parsed, dict):
+                raise PlanError(f"--engine-arg {flag}={value}: a JSON object, as vLLM takes it")
+        elif not value.strip():
+            raise PlanError(f"--engine-arg {flag} has no value")
+        words.extend([f"--{flag}", value])
+    try:
+        parse_serve_args(words, form="api")  # vLLM's values (a block size, a count) as lint reads them
+    except InputError as e:
+        raise PlanError(f"--engine-arg: {e.message}") from None
+    return words
 
 
 def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
@@ -578,15 +664,22 @@ def ranked(plan: Plan) -> list[Candidate]:
 
 def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int) -> ServingGroup:
     """The serving group a manifest of layout ``p`` on the plan's node would be."""
-    from ..model import EngineArgs
+    from ..model import EngineArgs, Location
+    from ..vllm.args import parse_serve_args
 
     req = ctx.req
+    # the --engine-arg flags parsed as lint parses them from a command line: the fields they set, and the rest
+    given = parse_serve_args(engine_words(req.engine_args), form="api", location=Location())
+    fields = {k: getattr(given, k) for k in given.locations if k in ENGINE_ARG_FIELDS}
+    extra = {k: given.extra[k] for k in given.locations if k not in ENGINE_ARG_FIELDS and k in given.extra}
+    if req.speculative_config:
+        extra["speculative_config"] = req.speculative_config
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
         max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
-        extra={"speculative_config": req.speculative_config} if req.speculative_config else {},
+        extra=extra, **fields,
     )
     per_node = ctx.node.node.gpus
     pods = -(-p.world // per_node) if p.world > per_node else 1
@@ -598,6 +691,10 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
         target_concurrency=req.concurrency, output_tokens_per_second=req.output_tokens_per_second,
         vllm_version=req.vllm_version, engine_env=dict(req.env),
     )
+
+
+#: EngineArgs fields an ``--engine-arg`` flag may set (the others land in its ``extra``)
+ENGINE_ARG_FIELDS = frozenset({"block_size", "enforce_eager", "enable_chunked_prefill", "kv_cache_memory_bytes"})
 
 
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.
@@ -809,6 +906,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         out.pop(key, None)
     if plan.request.env:
         out["env"] = dict(plan.request.env)
+    if plan.request.engine_args:
+        out["engine_args"] = engine_words(plan.request.engine_args)  # the vllm serve words they stand for
     out["starts"] = shown.starts
     if shown.refused:
         out["verdict"] = "refuses"
@@ -982,6 +1081,8 @@ def plan_text(plan: Plan) -> str:
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
+        *([("engine args", shlex.join(engine_words(req.engine_args)) + " (--engine-arg)")] if req.engine_args
+          else []),
         ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "
                     f"{s.weights_gib_per_gpu:.2f} GiB per GPU"),
         ("usable per GPU", f"{s.usable_gib_per_gpu:.2f} GiB ({s.gpu_memory_utilization:g} × {plan.memory_gib:.2f})"),

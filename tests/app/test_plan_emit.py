@@ -274,3 +274,136 @@ def test_env_takes_only_what_the_capacity_model_reads(capsys):
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER is given twice ('0' and '1')\n")
     rc, _, err = run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER")
     assert rc == 2 and err.endswith("argument --env: 'VLLM_USE_FLASHINFER_SAMPLER' is not NAME=VALUE\n")
+
+
+# ------------------------------------------------------------------------------------------------ --engine-arg
+
+L8_L4_11 = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "1", "--max-model-len", "8192",
+            "--vllm-version", "0.11.0")
+VL7 = ("--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--gpu", "L40S", "--tp", "1", "--max-model-len", "16384",
+       "--vllm-version", "0.11.0")
+
+#: each flag the capacity model reads that plan takes through --engine-arg, the layout it is planned with, and what the
+#: engine settings lint reads from the emitted manifest must then hold (so a flag --emit drops fails here)
+ENGINE_ARG_CASES = [
+    (L8_L4_11, ("block-size=32",), {"block_size": 32}),
+    (L8_L4_11, ("enforce-eager",), {"enforce_eager": True}),
+    (L8_L4_11, ("enable-chunked-prefill=false",), {"enable_chunked_prefill": False}),
+    (L8_L4_11, ("enable-prefix-caching=false",), {"enable_prefix_caching": False}),
+    (L8_L4_11, ("kv-cache-memory-bytes=2G",), {"kv_cache_memory_bytes": 2 * 2**30}),  # vLLM: G is 2**30, g 10**9
+    (L8_L4_11, ('compilation-config={"cudagraph_mode": "PIECEWISE"}',), {"cudagraph_mode": "PIECEWISE"}),
+    (L8_L4_11[:-1] + ("0.13.0",), ('compilation-config={"cudagraph_mode": "NONE"}',), {"cudagraph_mode": "NONE"}),
+    (L8_L4_11, ("async-scheduling=true",), {"async_scheduling": True}),
+    (VL7, ('limit-mm-per-prompt={"image": 2, "video": 0}',), {"mm_limits": (("image", 2), ("video", 0))}),
+    (VL7, ('mm-processor-kwargs={"max_pixels": 1003520}',), {"mm_max_pixels": 1003520}),
+    (L8_L4_11, ("runner=pooling",), {"pooling": True}),
+    (L8_L4_11, ("block-size=32", "enforce-eager=true", "kv-cache-memory-bytes=3000000000"),
+     {"block_size": 32, "enforce_eager": True, "kv_cache_memory_bytes": 3 * 10**9}),
+]
+
+
+def _request(argv: tuple[str, ...], pairs: tuple[str, ...]):
+    from shardwise.rules.app.plan import PlanRequest
+
+    opts = dict(zip(argv[::2], argv[1::2], strict=True))
+    return PlanRequest(model=opts["--model"], gpu=opts["--gpu"], tp=int(opts["--tp"]),
+                       max_model_len=int(opts["--max-model-len"]), vllm_version=opts["--vllm-version"],
+                       engine_args=tuple((p.partition("=")[0], p.partition("=")[2] or "true") for p in pairs))
+
+
+@pytest.mark.parametrize("argv,pairs,settings", ENGINE_ARG_CASES,
+                         ids=[f"{c[0][1].split('/')[1]}-{c[0][-1]}-{'+'.join(c[1])}" for c in ENGINE_ARG_CASES])
+def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path, argv, pairs, settings):
+    """The manifest ``plan --emit manifest`` writes, read back by lint, has the flag's engine settings and is sized
+    exactly as the plan was: the sampler, the KV cache's GiB and tokens, the CUDA graphs, the margin's verdict; and
+    lint finds what the plan found. The vllm-args line and the stack config carry the same words."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.plan import make_plan
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+    from shardwise.rules.vllm.args import parse_serve_args
+
+    flags = [a for p in pairs for a in ("--engine-arg", p)]
+    text = emitted(capsys, "manifest", *argv, *flags)
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    read = engine_settings(group)
+    assert {k: getattr(read, k) for k in settings} == settings
+    plan = make_plan(_request(argv, pairs))
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    fields = ("sampler_gib_per_gpu", "available_kv_gib", "kv_cache_gib_per_gpu", "kv_cache_tokens",
+              "cudagraph_gib_per_gpu", "cudagraphs_in_budget", "margin_verdict", "block_size")
+    assert {f: getattr(linted, f) for f in fields} == {f: getattr(plan.shown.sizing, f) for f in fields}
+    path = tmp_path / "plan.yaml"
+    path.write_text(text, encoding="utf-8")
+    rc, found = lint(capsys, path)
+    assert (rc, found) == (0, [(f.code, f.level) for f in plan.shown.findings])
+    # the command line and the stack config's engine say the same flags, parsed as lint parses them
+    line = emitted(capsys, "vllm-args", *argv, *flags).splitlines()[1]
+    (container,) = objects(text)[0]["spec"]["template"]["spec"]["containers"]
+    assert line.split(" ", 3)[3] == " ".join(
+        a if " " not in a else f"'{a}'" for a in container["args"][1:])  # after `vllm serve MODEL`
+    fragment = emitted(capsys, "stack-config", *argv, *flags)
+    (service,) = yaml.safe_load(fragment)["config"]["shardwise:environment"]["services"]
+    assert set(parse_serve_args(service["engine"].get("extra_args", []), form="api").extra) <= {
+        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner"}
+    # the stack config, merged into a stack, is accepted and linted with the plan's findings too
+    assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
+
+
+def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
+    reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
+             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner (and plan's own "
+             "options)")
+    for flag in ("cpu-offload-gb", "swap-space"):
+        assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
+            2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "
+            f"{reads}\n")
+    assert run(capsys, "plan", *L8_L4_11, "--engine-arg", "kv_cache_dtype=fp8") == (
+        2, "", "shardwise: error: --engine-arg kv_cache_dtype: give plan's own --kv-cache-dtype\n")
+    assert run(capsys, "plan", *L8_L4_11, "--engine-arg", "enforce-eager=yes") == (
+        2, "", "shardwise: error: --engine-arg enforce-eager=yes: a switch, true or false\n")
+    assert run(capsys, "plan", *L8_L4_11, "--engine-arg", "compilation-config=-O3") == (
+        2, "", "shardwise: error: --engine-arg compilation-config=-O3: a JSON object, as vLLM takes it\n")
+    assert run(capsys, "plan", *L8_L4_11, "--engine-arg", "block-size=32", "--engine-arg", "block-size=16") == (
+        2, "", "shardwise: error: --engine-arg block-size is given twice ('32' and '16')\n")
+    rc, out, err = run(capsys, "plan", *L8_L4_11, "--engine-arg", "block-size=many")
+    assert (rc, out) == (2, "") and err.startswith("shardwise: error: --engine-arg: ")
+
+
+@pytest.mark.parametrize("own", [
+    ("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'),
+    ("--dtype", "float16"),
+    ("--kv-cache-dtype", "fp8"),
+    ("--max-num-batched-tokens", "4096"),
+    ("--max-num-seqs", "64"),
+    ("--gpu-memory-utilization", "0.85"),
+])
+def test_plans_own_engine_options_are_sized_by_lint_as_the_plan_was(capsys, tmp_path, own):
+    """The engine options plan had before --engine-arg: the emitted manifest, linted, is sized as plan --json says."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import sizing
+    from shardwise.rules.engine import LintConfig
+
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, *own, "--json")
+    planned = json.loads(out)
+    text = emitted(capsys, "manifest", *L8_L4_11, *own)
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    assert (rc, round(linted.sampler_gib_per_gpu, 3), round(linted.available_kv_gib, 3), linted.kv_cache_tokens,
+            round(linted.cudagraph_gib_per_gpu, 3)) == (
+        0, planned["sampler_gib_per_gpu"], planned["available_kv_gib"], planned["kv_cache_tokens"],
+        planned["cudagraph_gib_per_gpu"])
+
+
+def test_engine_arg_is_said_in_the_plan_text_and_json(capsys):
+    flags = ("--engine-arg", "enforce_eager", "--engine-arg", 'compilation-config={"cudagraph_mode": "PIECEWISE"}')
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, *flags, "--json")
+    assert (rc, json.loads(out)["engine_args"]) == (
+        0, ["--enforce-eager", "--compilation-config", '{"cudagraph_mode": "PIECEWISE"}'])
+    _, text, _ = run(capsys, "plan", *L8_L4_11, *flags)
+    assert ("  engine args                 --enforce-eager --compilation-config '{\"cudagraph_mode\": \"PIECEWISE\"}' "
+            "(--engine-arg)") in text.splitlines()
+    rc, out, _ = run(capsys, "plan", *L8_L4_11, "--json")
+    assert (rc, "engine_args" in json.loads(out)) == (0, False)

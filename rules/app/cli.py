@@ -675,7 +675,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     else:
         w_name = max(len(m.name) for m in metas)
         for m in metas:
-            print(f"{m.code}  {m.name:<{w_name}}  {m.enforcement:<9}  {m.summary}")
+            level = f"{m.enforcement}*" if m.mandatory_when else m.enforcement
+            print(f"{m.code}  {m.name:<{w_name}}  {level:<10}  {m.summary}")
+        if any(m.mandatory_when for m in metas):
+            print("* advisory, but mandatory (blocking, exit 1) in the case the rule names: "
+                  "shardwise explain CODE says when")
     return 0
 
 

@@ -694,6 +694,9 @@ def _find_meta(code: str) -> Any:
     import difflib
 
     close = [m.code for m in metas if key.upper().startswith("SW") and m.code.startswith(key.upper())][:5]
+    if not close and not key.upper().startswith("SW"):
+        # a word of the rule's name (`explain shm`, `explain probe`): the rules whose name holds it
+        close = [f"{m.code} ({m.name})" for m in metas if key.lower() in m.name][:5]
     if not close:
         names = [m.code for m in metas] + [m.name for m in metas]
         close = difflib.get_close_matches(key.upper() if key.upper().startswith("SW") else key.lower(),

@@ -528,6 +528,14 @@ def test_explain_unknown_code(capsys):
     assert run(capsys, "explain", "shardd-model-that-fits") == (
         2, "", "shardwise: error: unknown rule 'shardd-model-that-fits'; did you mean sharded-model-that-fits, "
         "sharding-avoidable-by-quantization?\n")
+    # a word of a rule's name names the rules whose name holds it; a word no name holds, the list
+    assert run(capsys, "explain", "shm") == (
+        2, "", "shardwise: error: unknown rule 'shm'; did you mean SW401 (parallel-without-shm)?\n")
+    assert run(capsys, "explain", "Probe") == (
+        2, "", "shardwise: error: unknown rule 'Probe'; did you mean SW402 (liveness-without-startup-probe), "
+        "SW407 (vllm-service-without-readiness-probe)?\n")
+    assert run(capsys, "explain", "xyz") == (
+        2, "", "shardwise: error: unknown rule 'xyz'; `shardwise rules` lists them\n")
 
 
 # ------------------------------------------------------------------------------------------------ plan

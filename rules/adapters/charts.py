@@ -159,9 +159,13 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                 local = os.path.normpath(os.path.join(d, entry))
                 if os.path.lexists(local):
                     if not inside(local, root):
+                        how = "run it from a directory that holds both"
+                        if root == directory:  # named from elsewhere: the folder that holds both, and the line
+                            top = os.path.commonpath([os.path.realpath(local), os.path.realpath(directory)])
+                            how += f": cd {top} && shardwise lint {os.path.relpath(os.path.realpath(directory), top)}"
                         raise InputError(f"{key} entry {entry!r} is {os.path.realpath(local)}, outside {root}: the "
                                          "kustomization is not built (shardwise builds nothing from outside the "
-                                         "repository; run it from a directory that holds both)", where)
+                                         f"repository; {how})", where)
                     if os.path.isdir(local):
                         todo.append(local)
                 elif _REMOTE.match(entry.strip()) and not remote:

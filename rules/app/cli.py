@@ -692,7 +692,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     else:
         w_name = max(len(m.name) for m in metas)
         for m in metas:
-            print(f"{m.code}  {m.name:<{w_name}}  {m.enforcement:<9}  {m.summary}")
+            level = f"{m.enforcement}*" if m.mandatory_when else m.enforcement
+            print(f"{m.code}  {m.name:<{w_name}}  {level:<10}  {m.summary}")
+        if any(m.mandatory_when for m in metas):
+            print("* advisory, but mandatory (blocking, exit 1) in the case the rule names: "
+                  "shardwise explain CODE says when")
     return 0
 
 
@@ -707,6 +711,9 @@ def _find_meta(code: str) -> Any:
     import difflib
 
     close = [m.code for m in metas if key.upper().startswith("SW") and m.code.startswith(key.upper())][:5]
+    if not close and not key.upper().startswith("SW"):
+        # a word of the rule's name (`explain shm`, `explain probe`): the rules whose name holds it
+        close = [f"{m.code} ({m.name})" for m in metas if key.lower() in m.name][:5]
     if not close:
         names = [m.code for m in metas] + [m.name for m in metas]
         close = difflib.get_close_matches(key.upper() if key.upper().startswith("SW") else key.lower(),

@@ -78,7 +78,7 @@ class ParallelWithoutShm(GroupRule):
         mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
         if not mounted:
             yield hit(g, f"container `{c.name}` runs {layout} but mounts nothing at {SHM} (the container "
-                         "runtime's default is 64 MiB)")
+                         "runtime's default is 64 MiB); mount an emptyDir with medium: Memory there")
             return
         name = mounted[0]
         volume = next((v for v in g.volumes if v.name == name), None)

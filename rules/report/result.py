@@ -154,6 +154,9 @@ class Report:
             n = sum(s["skipped_files"].values())
             kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
             line += f"; skipped {_count(n, 'file')} that {'is not an input' if n == 1 else 'are not inputs'}: {kinds}"
+            if any(k in _UNRENDERED_KINDS for k in s["skipped_files"]):
+                line += (" (charts and kustomizations found by searching a folder are not rendered: name their"
+                         " folder, or pipe helm template or kustomize build to shardwise lint -)")
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
         if "baseline" in s:
@@ -171,6 +174,12 @@ class Report:
             text += (f" ({_count(n, 'baseline entry', 'baseline entries')} no longer {'matches' if n == 1 else 'match'}"
                      " a finding: refresh it with --create-baseline)")
         return text
+
+
+#: Skipped files of a chart or a kustomization found by searching a folder (or `.` itself, never rendered):
+#: naming the chart's or the overlay's folder renders it (docs/cli.md, "Helm charts and Kustomize").
+_UNRENDERED_KINDS = frozenset({"Helm chart template (not rendered)", "Helm chart file (not rendered)",
+                               "Kustomize file"})
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:

@@ -285,7 +285,8 @@ def test_what_an_unknown_operator_may_add_is_advisory():
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]
     assert (f.level, f.location.line, f.message) == ("advisory", 11, (
         "container `leader` runs tensor_parallel_size 8 but mounts nothing at "
-        "/dev/shm (the container runtime's default is 64 MiB) (advisory: the operator of this LlmServer builds the pod and may add it; lint the pod it renders to "
+        "/dev/shm (the container runtime's default is 64 MiB); mount an emptyDir with medium: Memory there "
+        "(advisory: the operator of this LlmServer builds the pod and may add it; lint the pod it renders to "
         "make this finding blocking)"))
     inv.groups[0].unknown_operator = False
     [f] = [f for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW401"]

@@ -568,7 +568,8 @@ def test_kuberay_mounts_the_object_store_shm_unless_told_otherwise(tmp_path):
     path.write_text(plasma, encoding="utf-8")
     found = [(f.location.line, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW401"]
     assert found == [(66, "container `ray-head` runs a multi-node group of 2 "
-                          "pods (TP8×PP2) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB)")]
+                          "pods (TP8×PP2) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
+                          "mount an emptyDir with medium: Memory there")]
 
 
 def test_dynamo_workers_get_the_operators_shm_and_startup_probe(tmp_path):

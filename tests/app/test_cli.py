@@ -481,10 +481,17 @@ def test_rules_lists_every_rule(capsys):
     rc, out, _ = run(capsys, "rules")
     assert rc == 0
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines] == [r.meta.code for r in ALL_RULES]
-    sw104 = next(line for line in lines if line.startswith("SW104"))
-    assert sw104.split(None, 3) == ["SW104", "sharded-model-that-fits", "advisory",
-                                    ALL_RULES[[r.meta.code for r in ALL_RULES].index("SW104")].meta.summary]
+    assert [line.split()[0] for line in lines[:-1]] == [r.meta.code for r in ALL_RULES]
+    summaries = {r.meta.code: r.meta.summary for r in ALL_RULES}
+    # SW104 is advisory but blocks in the case its mandatory_when names: the star says so, and the last
+    # line says what the star means; SW001 is mandatory outright and SW307 advisory outright.
+    assert [next(line for line in lines if line.startswith(code)).split(None, 3) for code in ("SW001", "SW104", "SW307")] == [
+        ["SW001", "suppression-without-reason", "mandatory", summaries["SW001"]],
+        ["SW104", "sharded-model-that-fits", "advisory*", summaries["SW104"]],
+        ["SW307", "image-unpinned", "advisory", summaries["SW307"]],
+    ]
+    assert lines[-1] == ("* advisory, but mandatory (blocking, exit 1) in the case the rule names: "
+                         "shardwise explain CODE says when")
 
 
 def test_rules_json_and_markdown(capsys):
@@ -521,6 +528,14 @@ def test_explain_unknown_code(capsys):
     assert run(capsys, "explain", "shardd-model-that-fits") == (
         2, "", "shardwise: error: unknown rule 'shardd-model-that-fits'; did you mean sharded-model-that-fits, "
         "sharding-avoidable-by-quantization?\n")
+    # a word of a rule's name names the rules whose name holds it; a word no name holds, the list
+    assert run(capsys, "explain", "shm") == (
+        2, "", "shardwise: error: unknown rule 'shm'; did you mean SW401 (parallel-without-shm)?\n")
+    assert run(capsys, "explain", "Probe") == (
+        2, "", "shardwise: error: unknown rule 'Probe'; did you mean SW402 (liveness-without-startup-probe), "
+        "SW407 (vllm-service-without-readiness-probe)?\n")
+    assert run(capsys, "explain", "xyz") == (
+        2, "", "shardwise: error: unknown rule 'xyz'; `shardwise rules` lists them\n")
 
 
 # ------------------------------------------------------------------------------------------------ plan

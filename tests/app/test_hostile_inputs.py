@@ -529,6 +529,21 @@ def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
         "that holds both)"]
 
 
+def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, capsys, kustomize):
+    """A new user's `shardwise lint /abs/kustomize/overlays/prod` from elsewhere: its base is outside the folder
+    named, so nothing is built, and the error gives the line that builds it."""
+    top = repo.parent / f"{repo.name}-k"
+    put(top, "base/kustomization.yaml", "resources: [deploy.yaml]\n")
+    put(top, "base/deploy.yaml", vllm_deployment("shared"))
+    put(top, "overlays/prod/kustomization.yaml", "resources:\n  - ../../base\n")
+    rc, errors, _ = lint(capsys, str(top / "overlays" / "prod"))
+    assert rc == 2 and not kustomize.exists()
+    assert errors == [
+        f"{top}/overlays/prod/kustomization.yaml: error: resources entry '../../base' is {top}/base, outside "
+        f"{top}/overlays/prod: the kustomization is not built (shardwise builds nothing from outside the repository; "
+        f"run it from a directory that holds both: cd {top} && shardwise lint overlays/prod)"]
+
+
 # -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8
 
 

@@ -129,7 +129,8 @@ def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
          "extended resource of an accelerator family the vendor table has no record of: add one to "
          "rules/catalog/data/accelerators.json)"),
         ("SW401", "mandatory", "qwen-mig", 34, "container `vllm` runs "
-         "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB)"),
+         "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
+         "mount an emptyDir with medium: Memory there"),
         ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
          "starts 2 workers; vLLM cannot start with fewer GPUs than workers"),
     ]

@@ -123,7 +123,7 @@ def test_the_hooks_lint_the_tree_without_filenames():
     assert sorted(hooks) == ["shardwise-lint", "shardwise-lint-system"]
     for h in hooks.values():
         assert (h["entry"], h["args"], h["pass_filenames"], h["types_or"], h["require_serial"]) == (
-            "shardwise lint", ["."], False, ["yaml", "json"], True)
+            "shardwise lint", ["."], False, ["yaml", "json", "shell"], True)
     assert (hooks["shardwise-lint"]["language"], hooks["shardwise-lint-system"]["language"]) == ("python", "system")
 
 

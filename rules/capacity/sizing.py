@@ -75,6 +75,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     mxfp4_expert_bytes,
     quantization_precision,
     quantization_vendor_refusal,
+    mla_dequantised_bytes,
     replicated_params,
     stage_share,
     transformers_tower_params,
@@ -409,6 +410,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu += tower * 2.0 - counted / tp * share
     if buffers:
         per_gpu += rotary_cache_bytes(model, mrope_scale)
+        per_gpu += mla_dequantised_bytes(model, precision, tp) * share
     if pp == 1:
         per_gpu += embed_total / tp
     else:

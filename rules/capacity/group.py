@@ -318,7 +318,7 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     (``'{"max_pixels": 1003520}'``, ``'{"image": 1, "video": 0}'``, from 0.11 also ``{"image": {"count": 1}}``), vLLM's
     dotted form (``--mm-processor-kwargs.max_pixels 1003520``, ``--limit-mm-per-prompt.video 0``) and, for the limits,
     the older ``image=1,video=0``. A value that is not one of these (an unresolved ``$(VAR)``) is left to the
-    defaults."""
+    defaults. ``--mm-encoder-tp-mode data`` keeps the encoder's weights whole on every tensor-parallel rank."""
     out: dict[str, Any] = {}
     kwargs = dict(_json_object(extra.get("mm_processor_kwargs")) or {})
     for key, value in extra.items():
@@ -347,6 +347,9 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
                     if isinstance(value := extra.get(key), str) and not is_unknown(value) and not is_unresolved(value))
     if written:
         out["mm_args"] = written  # as vLLM receives them: its parser may refuse them (sizing._mm_args_refusal)
+    mode = extra.get("mm_encoder_tp_mode")  # --mm-encoder-tp-mode: "weights" (the default) or "data"
+    if isinstance(mode, str) and mode.strip().lower() == "data":
+        out["mm_encoder_tp_mode"] = "data"
     return out
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_layout, mm_args, nas
-from ..vllm.support import MTP_METHODS, draft_pp_refusal, pp_refusal
+from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
 from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
@@ -71,6 +71,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     expert_params,
     kv_bytes_per_token_per_gpu,
     kv_dtype_bytes,
+    mla_dequantised_bytes,
     moe_layers,
     mxfp4_backend,
     mxfp4_expert_bytes,
@@ -200,6 +201,9 @@ class EngineSettings:
     #: the image's entrypoint is vLLM's). Where not (another image's entrypoint, which may run its args through a
     #: shell), a refusal caused only by shell quotes around a value is not certain (:func:`_mm_args_refusal`).
     mm_args_verbatim: bool = True
+    #: ``--mm-encoder-tp-mode`` (None: vLLM's default, ``weights``): ``data`` keeps the multimodal encoder's weights
+    #: whole on every tensor-parallel rank where the release and the model support it (:func:`.support.encoder_tp_data`)
+    mm_encoder_tp_mode: str | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -357,21 +361,24 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
     ep = s.expert_parallel
+    # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
+    whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization)
+           s.quantization, whole)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
-                                             backend, mrope_scale, s.quantization)
+                                             backend, mrope_scale, s.quantization, whole)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
-                      mrope_scale: int = 1, quantization: str | None = None) -> float:
+                      mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False) -> float:
     """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
-    the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit."""
+    the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
+    ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank."""
     experts_only = (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
@@ -399,8 +406,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = min(whole, max(body - experts, 0.0))
         per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
-    # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole
-    tower = transformers_tower_params(model)
+    # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole. So does any
+    # vision encoder under ``--mm-encoder-tp-mode data`` at TP > 1 (its linears built with ``disable_tp``; the
+    # model's class builds it on every pipeline stage)
+    tower = transformers_tower_params(model) or (max(model.vision_params, 0) if encoder_whole and tp > 1 else 0)
     if tower and (tp > 1 or pp > 1):
         counted = tower * (2.0 if (BYTES_PER_PARAM[precision] >= 2.0 or precision == model.precision)
                            else bpp)
@@ -408,6 +417,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu += tower * 2.0 - counted / tp * share
     if buffers:
         per_gpu += rotary_cache_bytes(model, mrope_scale)
+        per_gpu += mla_dequantised_bytes(model, precision, tp) * share
     if pp == 1:
         per_gpu += embed_total / tp
     else:
@@ -1000,6 +1010,18 @@ def weights_refuse(
     return alone is not None and alone.refuses
 
 
+def _encoder_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> EngineSettings:
+    """The settings with ``--mm-encoder-tp-mode`` as vLLM ``rv`` keeps it for ``model``: ``data`` stays only where the
+    release and the model's class support it (:func:`.support.encoder_tp_data`); vLLM falls back to ``weights``
+    (and says so) for any other model, so does the sizing."""
+    if s.mm_encoder_tp_mode != "data" or encoder_tp_data(model, "data", rv.version):
+        return s
+    if model.vision_params > 0:
+        notes.append(f"--mm-encoder-tp-mode data: vLLM {rv.version} falls back to weights for this model (its class "
+                     "does not support data mode), so the encoder is split TP ways")
+    return replace(s, mm_encoder_tp_mode=None)
+
+
 class WeightsAlone(NamedTuple):
     """What a sizing of one pipeline stage says of the weights, told without the sizing (:func:`weights_alone`)."""
 
@@ -1028,6 +1050,7 @@ def weights_alone(
     if s.pp != 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
     b = version.behaviour
+    s = _encoder_mode(model, s, version, [])
     ck = _checkpoint(model, s, weights_gib, [])
     _, usable = _requested_memory(device, s, b)
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
@@ -1055,6 +1078,7 @@ def _size_deployment(
     rv = version if isinstance(version, ResolvedVersion) else resolve(version, missing="no release given")
     b = rv.behaviour
     notes: list[str] = []
+    s = _encoder_mode(model, s, rv, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)

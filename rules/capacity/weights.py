@@ -542,6 +542,28 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     return per_layer * layers, router
 
 
+def mla_dequantised_bytes(model: ModelShape, precision: Precision, tp: int) -> int:
+    """Bytes of the 16-bit copy of a quantised ``kv_b_proj`` that every MLA layer keeps on one GPU.
+
+    After loading, MLA's ``process_weights_after_loading`` (``v1/attention/backends/mla/common.py`` in 0.9.2 and
+    0.11.0, ``model_executor/layers/attention/mla_attention.py`` in 0.15.0, 0.19.0 and 0.25.1) takes ``kv_b_proj``
+    through ``get_and_maybe_dequant_weights`` and keeps ``W_UK_T`` and ``W_UV`` as views of the result. An
+    unquantised layer returns its own weight (no new memory); a quantised one (FP8 by its scales, anything else by
+    an identity matmul) returns a new tensor in the model's dtype, which the views keep alive beside the quantised
+    weight the prefill still uses: ``kv_lora_rank × (heads ÷ TP) × (qk_nope_head_dim + v_head_dim)`` 16-bit values a
+    layer. 0 for an unquantised attention (a 16-bit checkpoint, or an ignore list that keeps ``self_attn``), a model
+    whose config gives no head sizes, and Kimi Linear (MLA between KDA layers: not counted)."""
+    if model.mla is None or BYTES_PER_PARAM[precision] >= 2.0 or attention_unquantised(model):
+        return 0
+    if "linear_attn_config" in model.hf_config:
+        return 0
+    nope, v = _cfg_int(model, "qk_nope_head_dim"), _cfg_int(model, "v_head_dim")
+    if not nope or not v:
+        return 0
+    heads = model.num_attention_heads // tp
+    return model.num_hidden_layers * model.mla.kv_lora_rank * heads * (nope + v) * 2
+
+
 def stage_share(model: ModelShape, pp: int, stage: int) -> float:
     """The part of the decoder layers' weights that pipeline stage ``stage`` holds: its share of the layers
     (``get_pp_indices``), or, for Llama-Nemotron, whose layers differ in size (:mod:`..vllm.nas`), its layers'

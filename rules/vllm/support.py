@@ -166,3 +166,44 @@ def draft_pp_refusal(model: ModelShape, pp: int, method: str | None, version: Ve
             f"{draft} ({where}) without SupportsPP and checks against the target's pipeline_parallel_size {pp}, so "
             "it refuses at start-up (vLLM: Pipeline parallelism is not supported for this model. Supported models "
             "implement the `SupportsPP` interface.); drop the speculative config or use tensor parallelism")
+
+
+#: ``--mm-encoder-tp-mode data``: the multimodal encoder's weights whole on every tensor-parallel rank (its linears
+#: built with ``disable_tp``), each rank encoding a share of the batch's items, where ``weights`` (the default) splits
+#: them TP ways with the language model. ``ModelConfig.__post_init__`` (``vllm/config/model.py``) keeps ``data`` only
+#: for a class with ``supports_encoder_tp_data = True`` (inherited by its subclasses) and otherwise warns "This model
+#: does not support `--mm-encoder-tp-mode data`. Falling back to `--mm-encoder-tp-mode weights`." Architecture (the
+#: registry's name for the class) → the first of the wheels read that holds it: 0.11.0, 0.14.1, 0.15.0, 0.19.0 and
+#: 0.25.1 (0.10.1.1 has no such flag). Tarsier2 (0.11.0 – 0.19.0) is left out: 0.25.1 no longer lists it.
+ENCODER_TP_DATA: dict[str, str] = {
+    **dict.fromkeys((
+        "DotsOCRForCausalLM", "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration", "H2OVLChatModel",
+        "InternVLChatModel", "JinaVLForRanking", "KimiVLForConditionalGeneration", "Llama4ForConditionalGeneration",
+        "MiniCPMO", "MiniCPMV", "NVLM_D", "Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+        "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration", "Step3VLForConditionalGeneration",
+    ), "0.11.0"),
+    **dict.fromkeys(("HunYuanVLForConditionalGeneration", "IsaacForConditionalGeneration",
+                     "OpenCUAForConditionalGeneration"), "0.14.1"),
+    **dict.fromkeys(("Eagle2_5_VLForConditionalGeneration", "KimiK25ForConditionalGeneration",
+                     "StepVLForConditionalGeneration"), "0.15.0"),
+    **dict.fromkeys(("ColQwen3", "ColQwen3_5", "GlmOcrForConditionalGeneration", "InternS1ProForConditionalGeneration",
+                     "OpsColQwen3Model", "Qwen3VLNemotronEmbedModel", "Qwen3_5ForConditionalGeneration",
+                     "Qwen3_5MoeForConditionalGeneration"), "0.19.0"),
+    **dict.fromkeys(("Cosmos3ForConditionalGeneration", "Exaone4_5_ForConditionalGeneration",
+                     "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+                     "QianfanOCRForConditionalGeneration", "Step3p7ForConditionalGeneration"), "0.25.1"),
+}
+
+
+def encoder_tp_data(model: ModelShape, mode: str | None, version: Version) -> bool:
+    """Whether vLLM ``version`` keeps ``--mm-encoder-tp-mode`` ``mode`` as ``data`` for ``model`` (its encoder whole on
+    every tensor-parallel rank): the mode is ``data`` and the model's architecture supports it in that release
+    (:data:`ENCODER_TP_DATA`); vLLM falls back to ``weights`` for any other."""
+    if mode != "data":
+        return False
+    for arch in architectures(model):
+        since = ENCODER_TP_DATA.get(arch)
+        first = parse_version(since) if since else None
+        if first is not None and version.parts >= first.parts:
+            return True
+    return False

@@ -1001,14 +1001,14 @@ def test_plan_blames_the_models_limit_for_an_impossible_length(capsys):
 
 
 def test_plan_says_the_weights_do_not_fit_before_the_kv_cache(capsys):
-    """DeepSeek-R1 in FP8 on one H100: 626.69 GiB of weights, more than the whole GPU; the weights are the checkpoint's
-    bytes, so the plan says so (and SW101 blocks), not only that no memory is left for the KV cache."""
+    """DeepSeek-R1 in FP8 on one H100: 628.59 GiB of weights (with the 16-bit kv_b_proj copy MLA keeps, 1.91), more than
+    the whole GPU; the weights are the checkpoint's bytes, so the plan says so (and SW101 blocks), not only that no memory is left for the KV cache."""
     rc, out, _ = run(capsys, "plan", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H100", "--tp", "1",
                      "--vllm-version", "0.11.0")
     assert rc == 1
-    assert ("  starts                      no: weights 626.69 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
+    assert ("  starts                      no: weights 628.59 GiB per GPU > 71.27 GiB usable (0.9 × 79.19), more than "
             "the GPU's whole 79.19 GiB") in out.splitlines()
-    assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 626.7 GiB (±12.8) of weights per GPU" in out
+    assert "  SW101 [mandatory] deepseek-ai/DeepSeek-R1 in fp8 needs 628.6 GiB (±12.9) of weights per GPU" in out
 
 
 def test_plan_searches_the_lowered_length_where_the_profile_batch_follows_max_model_len(capsys):

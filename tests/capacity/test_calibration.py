@@ -152,9 +152,11 @@ per-layer mixture the catalog lacks); the DeepSeek-V3.2 TP8 P/D log (a P2P NCCL 
 DGX Spark logs of 0.23.1rc1 development builds; Qwen2.5-7B logs at 0.18.0 and 0.22.0 whose GPU is named nowhere;
 llm-d/llm-d-benchmark's H100 table (its repository is set 10's). Open misses of the set (``open_miss`` in the data
 file): gpt-oss-120b's weights at 0.27.1 (61.1 GiB logged, 64.32 modelled: about the second copy of the MXFP4 scales
-charged on Hopper), GLM-5.1 at TP8 x PP2 (+12.5 % tokens, about 3.1 GiB more kept beside the cache than modelled)
-and Kimi-K2.5's refusal at 0.95 and 16,384 tokens (started inside the band: vLLM kept about 1.99 GiB more than modelled
-in all three Kimi rows, 0.96 of it in the weights; --mm-encoder-tp-mode data is a candidate).
+charged on Hopper) and Kimi-K2.5's refusal at 0.95 and 16,384 tokens (started inside the band: vLLM kept about 1.22
+GiB more than modelled in all three Kimi rows, 0.19 of it in the weights, once --mm-encoder-tp-mode data keeps the
+vision tower whole on every rank). GLM-5.1 at TP8 x PP2 (+11.9 % tokens: 960,384 against 858,048) is inside its band
+since verdicts28 counts the 16-bit copy MLA keeps of its FP8 ``kv_b_proj`` (0.13 GiB a GPU); about 3 GiB beside the
+cache on the tightest stage is still not attributed (no budget or weights line is logged).
 The Llama-3.3-70B FP8 run is within the band and 11.8 % over its token count (below).
 
 Set 17 (``data/startup_logs_17.json``, logs17: repositories no earlier set used) holds seven rows from three

@@ -454,14 +454,16 @@ def test_expert_parallelism_keeps_the_tps_it_makes_loadable():
 
 def test_judge_splits_a_replicas_load_over_its_data_parallel_engines():
     """vLLM's DeepSeek-R1 recipe (DP8 + expert parallel, TP1, one 8 x H200 node): each engine has its own KV cache
-    (25.18 GiB ± 5.03 at 0.11.0; its first 3 layers are dense, so 58 MoE layers' experts spread over the 8 ranks) and takes 1/8 of the requests. 192 sequences of 8,192 tokens are 24 per engine,
+    (23.27 GiB ± 5.03 at 0.11.0; its first 3 layers are dense, so 58 MoE layers' experts spread over the 8 ranks; at
+    TP1 each rank keeps the 16-bit copy of all 128 heads' FP8 kv_b_proj, 1.91 GiB, weights.mla_dequantised_bytes)
+    and takes 1/8 of the requests. 192 sequences of 8,192 tokens are 24 per engine,
     12.87 GiB: it holds; 512 are 64 per engine, 34.3 GiB: it does not. The whole replica's 192 against one engine's
     cache (102.9 GiB) was the false blocking SW103."""
     sz = Sizer(DEEPSEEK_R1, Device.of(find_gpu("H200"), find_gpu("H200").memory_gib), EngineSettings(),
                resolve("0.11.0"), 8192)
     p = Parallel(1, 1, 8, True)
     s = sz.size(p)
-    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2)) == (25.18, 5.03)
+    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2)) == (23.27, 5.03)
     fit = judge(s, p, 192)
     assert (fit.seqs, round(fit.need_gib, 2), fit.load) == (24, 12.87, "holds")
     fit = judge(s, p, 512)
@@ -509,12 +511,13 @@ def test_gb200_nvl72_tensor_parallelism_spans_trays_inside_the_nvlink_domain():
 
 def test_sw104_counts_every_data_parallel_engine_on_both_sides():
     """TP2 × DP8 of DeepSeek-R1 on 16 H200s against 2 replicas of TP1 × DP8 on the same GPUs: each side counts its
-    8 engines (TP1: 46 an engine, 2 × 8 × 46 = 736), not one engine's 92."""
+    8 engines (TP1: 43 an engine, 2 × 8 × 43 = 688, with the 16-bit kv_b_proj copy each TP1 rank keeps), not one
+    engine's 92."""
     plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", tp=2, dp=8, enable_expert_parallel=True,
                                  vllm_version="0.11.0", p95_context=8192, concurrency=192))
     (sw104,) = [f for f in plan.candidates[0].findings if f.code == "SW104"]
     assert sw104.level == "mandatory"
     assert sw104.message == (
         "deepseek-ai/DeepSeek-R1 is sharded over 16 GPUs per replica (TP2×PP1×DP8 EP) on H200-141GB, but 2 replicas × "
-        "TP1×PP1×DP8 EP on the same 16 GPUs hold 736 sequences of 8,192 tokens (p95 context) together, at least the "
+        "TP1×PP1×DP8 EP on the same 16 GPUs hold 688 sequences of 8,192 tokens (p95 context) together, at least the "
         "192 one replica must hold (192 by --concurrency) (vLLM 0.11.0)")

@@ -376,3 +376,64 @@ def test_gemma4s_transformers_built_vision_tower_sits_whole_on_every_gpu_of_the_
 
     assert {tp: round((weights(gemma4, tp) - weights(split, tp)) * GIB) for tp in (1, 2, 4)} == {
         1: 0, 2: 550_000_000, 4: 825_000_000}
+
+
+def test_encoder_tp_mode_data_keeps_the_vision_tower_whole_on_every_rank():
+    # --mm-encoder-tp-mode data: vLLM 0.15.0's KimiK25ForConditionalGeneration (supports_encoder_tp_data = True) builds
+    # MoonViT's linears with disable_tp and keeps the projector replicated, so each of the 8 ranks holds the whole
+    # 471,143,920-parameter encoder in bf16 where the default splits it 8 ways: 7/8 x 2 bytes a parameter more, the
+    # 0.77 GiB of the 0.96 by which the t0mdicks0n/llm-self-hosting log (72.02 GiB a GPU) exceeded the split figure
+    kimi = find_model("moonshotai/Kimi-K2.5")
+    assert kimi.vision_params == 471_143_920
+
+    def weights(release: str, **kw: object) -> float:
+        s = _size("moonshotai/Kimi-K2.5", H100, release, tp=8, gpu_memory_utilization=0.95, max_model_len=8192,
+                  max_num_seqs=64, **kw)
+        return s.weights_gib_per_gpu * GIB
+
+    split = weights("0.15.0")
+    assert weights("0.15.0", mm_encoder_tp_mode="data") - split == pytest.approx(471_143_920 * 2 * 7 / 8, abs=1)
+    assert weights("0.15.0", mm_encoder_tp_mode="weights") == split
+    # 0.14.1 has no supports_encoder_tp_data on the class (it has no kimi_k25.py): vLLM falls back to weights
+    before = _size("moonshotai/Kimi-K2.5", H100, "0.14.1", tp=8, gpu_memory_utilization=0.95, max_model_len=8192,
+                   max_num_seqs=64, mm_encoder_tp_mode="data")
+    assert before.weights_gib_per_gpu * GIB == weights("0.14.1")
+    assert ("--mm-encoder-tp-mode data: vLLM 0.14.1 falls back to weights for this model (its class does not "
+            "support data mode), so the encoder is split TP ways") in before.notes
+
+
+def test_encoder_tp_mode_data_changes_nothing_at_tp1_or_for_a_class_without_it():
+    # one rank holds the whole tower anyway; Gemma 3's class (gemma3_mm.py) has no supports_encoder_tp_data
+    for model_id, tp in (("Qwen/Qwen2.5-VL-72B-Instruct", 1), ("google/gemma-3-27b-it", 2)):
+        plain = _size(model_id, H100, "0.19.0", tp=tp, max_model_len=8192)
+        data = _size(model_id, H100, "0.19.0", tp=tp, max_model_len=8192, mm_encoder_tp_mode="data")
+        assert data.weights_gib_per_gpu == plain.weights_gib_per_gpu
+        assert data.available_kv_gib == plain.available_kv_gib
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("data", "data"), ("weights", None)])
+def test_a_manifest_sets_the_encoder_tp_mode(tmp_path, mode, expected):
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+
+    path = tmp_path / "kimi.yaml"
+    path.write_text(f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: kimi}}
+spec:
+  selector: {{matchLabels: {{app: kimi}}}}
+  template:
+    metadata: {{labels: {{app: kimi}}}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.15.0
+          args: ["vllm", "serve", "moonshotai/Kimi-K2.5", "-tp", "8", "--mm-encoder-tp-mode", "{mode}",
+                 "--trust-remote-code", "--gpu-memory-utilization", "0.95", "--max-model-len", "8192"]
+          resources:
+            limits: {{nvidia.com/gpu: 8}}
+""")
+    [g] = load_inputs([str(path)]).groups
+    s = engine_settings(g)
+    assert (s.tp, s.mm_encoder_tp_mode) == (8, expected)

@@ -105,8 +105,10 @@ def test_an_mla_checkpoint_that_keeps_attention_16_bit_replicates_its_down_proje
     whole = 61 * 7168 * (1536 + 512 + 64)  # q_a and kv_a (+ rope) of every layer
     assert sizing.replicated_params(kimi)[0] == whole
     b = 0.5 + 2 / 32
+    # quantised, kv_b_proj also leaves a 16-bit copy on every GPU (61 x 512 x 64/8 heads x (128 + 128) x 2 bytes)
+    copy = 61 * 512 * 8 * 256 * 2
     assert per_gpu(kimi) - per_gpu(no_attention) == pytest.approx(
-        (61 * attention - whole) * (2 - b) / 8 + whole * (2 - b), rel=1e-9)
+        (61 * attention - whole) * (2 - b) / 8 + whole * (2 - b) - copy, rel=1e-9)
     assert round(per_gpu(kimi) / GIB, 2) == 70.95  # against 71.27 usable at 0.9 of an H100: inside SW101's band
 
 
@@ -238,3 +240,31 @@ def test_ptpc_fp8_is_refused_off_rocm():
     assert [(f.code, f.level) for f in h100.findings if f.code == "SW102"] == [("SW102", "mandatory")]
     assert "ptpc_fp8 quantization is supported only on ROCm; vLLM will refuse to start" in next(
         f.message for f in h100.findings if f.code == "SW102")
+
+
+def test_a_quantised_mla_kv_b_proj_keeps_a_16_bit_copy_on_every_gpu():
+    # MLA's process_weights_after_loading keeps W_UK_T and W_UV as views of get_and_maybe_dequant_weights(kv_b_proj):
+    # a new 16-bit tensor when kv_b_proj is quantised, the layer's own weight when it is not (vLLM 0.9.2 - 0.25.1)
+    from shardwise.rules.capacity.weights import mla_dequantised_bytes
+
+    r1, glm, k2, k25 = (find_model(m) for m in ("deepseek-ai/DeepSeek-R1", "zai-org/GLM-5.1",
+                                                 "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5"))
+    # DeepSeek-R1 (FP8 blocks): 61 layers x kv_lora_rank 512 x 128/8 heads x (128 nope + 128 v) x 2 bytes
+    assert mla_dequantised_bytes(r1, "fp8", 8) == 61 * 512 * 16 * 256 * 2 == 255_852_544
+    assert mla_dequantised_bytes(k2, "fp8", 8) == 61 * 512 * 8 * 256 * 2
+    # GLM-5.1 quantised online (--quantization fp8): 78 layers, 64/8 heads of 192 nope + 256 v; bf16 as published: none
+    assert mla_dequantised_bytes(glm, "fp8", 8) == 78 * 512 * 8 * 448 * 2 == 286_261_248
+    assert mla_dequantised_bytes(glm, "bf16", 8) == 0
+    # Kimi-K2.5's ignore list keeps self_attn 16-bit: kv_b_proj is unquantised, W_UK_T / W_UV are views of it
+    assert mla_dequantised_bytes(k25, "int4", 8) == 0
+
+
+def test_the_sizing_adds_the_mla_copy_to_each_pipeline_stage_share():
+    # GLM-5.1 --quantization fp8 at TP8 x PP2 (set 16's MG-Cafe row): each stage holds 39 of the 78 layers' copies
+    glm = find_model("zai-org/GLM-5.1")
+    config = {k: v for k, v in glm.extra["config"].items() if k != "v_head_dim"}
+    without = dataclasses.replace(glm, extra={**glm.extra, "config": config})  # no head sizes: no copy counted
+    device = sizing.Device("H100", 79.19, "nvidia", "hopper", 8)
+    settings = sizing.EngineSettings(tp=8, pp=2, quantization="fp8", max_model_len=8192)
+    got = [sizing.size_deployment(m, device, settings, "0.19.0").weights_gib_per_gpu * GIB for m in (glm, without)]
+    assert got[0] - got[1] == pytest.approx(39 * 512 * 8 * 448 * 2, abs=1)

@@ -417,7 +417,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         per_gpu += tower * 2.0 - counted / tp * share
     if buffers:
         per_gpu += rotary_cache_bytes(model, mrope_scale)
-        per_gpu += mla_dequantised_bytes(model, precision, tp) * share
+        if not experts_only:  # experts_int8 leaves kv_b_proj unquantised: no 16-bit copy
+            per_gpu += mla_dequantised_bytes(model, precision, tp) * share
     if pp == 1:
         per_gpu += embed_total / tp
     else:

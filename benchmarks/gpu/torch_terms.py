@@ -47,6 +47,15 @@ ROWS = (1, 2, 8, 32, 64, 100, 127, 128, 129, 192, 256, 384, 512, 768, 1024)
 GIB = 1024**3
 
 
+def _mask_below_top_k(torch: Any, ordered: Any, top_k: Any) -> None:
+    """Both engines' top-k on ascending sorted logits: everything below each row's k-th largest goes to -inf (the
+    comparison's bool mask, 1 B a logit, lives until the fill)."""
+    cut = ordered.size(1) - top_k.to(torch.long)
+    cut = ordered.gather(1, cut.unsqueeze(dim=1))
+    below = ordered < cut
+    ordered.masked_fill_(below, -float("inf"))
+
+
 def _v1_sampler(torch: Any, logits_bf16: Any) -> Any:
     """V1's dummy sampler run on the PyTorch-native path (no FlashInfer, no logprobs, no penalties)."""
     rows, vocab = logits_bf16.shape
@@ -60,11 +69,7 @@ def _v1_sampler(torch: Any, logits_bf16: Any) -> Any:
     logits = logits.div_(temp.unsqueeze(dim=1))
     # top-k and top-p over the sorted logits, then back to the vocabulary's order
     ordered, order = logits.sort(dim=-1, descending=False)
-    cut = ordered.size(1) - top_k.to(torch.long)
-    cut = ordered.gather(1, cut.unsqueeze(dim=1))
-    below = ordered < cut
-    ordered.masked_fill_(below, -float("inf"))
-    del below
+    _mask_below_top_k(torch, ordered, top_k)
     cumulative = ordered.softmax(dim=-1)
     cumulative = torch.cumsum(cumulative, dim=-1, out=cumulative)
     outside = cumulative <= 1 - top_p.unsqueeze(dim=1)
@@ -88,11 +93,7 @@ def _v0_sampler(torch: Any, logits_bf16: Any) -> Any:
     top_k = torch.full((rows,), vocab - 1, device=dev, dtype=torch.int)
     logits = logits_bf16.to(torch.float)
     ordered, order = logits.sort(dim=-1, descending=False)
-    cut = ordered.size(1) - top_k.to(torch.long)
-    cut = ordered.gather(1, cut.unsqueeze(dim=1))
-    below = ordered < cut
-    ordered.masked_fill_(below, -float("inf"))
-    del below
+    _mask_below_top_k(torch, ordered, top_k)
     probs_sorted = ordered.softmax(dim=-1)
     cumulative = probs_sorted.cumsum(dim=-1)
     outside = cumulative <= 1 - top_p.unsqueeze(dim=1)

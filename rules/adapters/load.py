@@ -13,7 +13,7 @@ import os
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from . import kinds
-from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, is_script, manifest_text
+from .shellname import is_script
 from .yamlsrc import DuplicateKey, load_documents, read_text
 
 
@@ -86,6 +86,8 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM), or,
     where one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, recorded
     for SW005 with why nothing was read."""
+    from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, manifest_text
+
     found = manifest_text(text, file)
     if found.text is None:
         inv.errors.extend(found.errors)

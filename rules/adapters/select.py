@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .renderkind import to_render
-from .shell import is_shell_name, shebang_file
+from .shellname import is_shell_name, shebang_file
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"

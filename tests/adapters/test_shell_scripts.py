@@ -20,9 +20,9 @@ from shardwise.rules.adapters.shell import (
     NO_MANIFEST,
     NO_MANIFEST_VLLM,
     heredocs,
-    is_script,
     manifest_text,
 )
+from shardwise.rules.adapters.shellname import is_script
 
 POD = """\
 apiVersion: v1

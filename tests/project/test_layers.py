@@ -322,6 +322,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
+    "rules/adapters/load.py: shardwise.rules.adapters.shell",  # only a shell script (adapters.shellname tells)
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",
     "rules/adapters/select.py: shardwise.rules.adapters.globs",  # only where there are exclude patterns

@@ -638,3 +638,12 @@ def test_helm_values_that_switch_the_workload_kind_are_values_not_a_manifest(wor
                                     {"file": "./apps/vllm/values-prod.yaml", "reason": "Helm values"}]
     assert rc == 2 and [(e["file"], e["message"]) for e in doc["input_errors"]] == [
         ("./broken/values.yaml", "object has no apiVersion")]
+
+
+def test_the_summarys_render_hint_names_the_skip_reasons_the_readers_give():
+    """The summary's hint (charts and kustomizations are not rendered when found by searching) keys on the skip
+    reasons select.py and kinds.py write: a reason renamed there must be renamed in the report too."""
+    from shardwise.rules.adapters import select
+    from shardwise.rules.report import result
+
+    assert result._UNRENDERED_KINDS == {select.CHART_TEMPLATE, select.CHART_FILE, select._NAMED["kustomization.yaml"]}

@@ -160,7 +160,7 @@ class Sizer:
 
     def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
-        told without sizing it (:func:`.sizing.weights_refuse`; False where only the sizing can tell): its
+        told without sizing it (:func:`.sizing.weights_alone`; False where only the sizing can tell): its
         :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
         alone = self.alone(parallel, quantization=quantization)
         return alone is not None and alone.refuses

@@ -990,27 +990,6 @@ def size_deployment(
     return sized
 
 
-def weights_refuse(
-    model: ModelShape,
-    device: Device,
-    settings: EngineSettings,
-    version: ResolvedVersion,
-    *,
-    weights_gib: float | None = None,
-    estimates: Estimates = DEFAULT_ESTIMATES,
-) -> bool:
-    """Whether the weights of one GPU surely refuse (``size_deployment(...).weights_fit_band == "refuses"``, so the
-    layout does not start), told without the sizing: True only where it is so. The layout search asks it before it
-    sizes a smaller layout (:mod:`.layout`): a quarter of a lint's sizings are of layouts whose weights alone do
-    not fit (a 70B model on one GPU), and the answer is all that is read of them.
-
-    With one pipeline stage the weights are those of that stage, as :func:`_size_deployment` takes them (the same
-    steps: the checkpoint, the stage's weights, the draft's, the budget); with several, which stage is the worst
-    depends on the whole profile, and the answer is False (the sizing decides)."""
-    alone = weights_alone(model, device, settings, version, weights_gib=weights_gib, estimates=estimates)
-    return alone is not None and alone.refuses
-
-
 def _encoder_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> EngineSettings:
     """The settings with ``--mm-encoder-tp-mode`` as vLLM ``rv`` keeps it for ``model``: ``data`` stays only where the
     release and the model's class support it (:func:`.support.encoder_tp_data`); vLLM falls back to ``weights``

@@ -543,12 +543,13 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "limit-mm-per-prompt": "json",
     "mm-processor-kwargs": "json",
     "runner": "word",
+    "mm-encoder-tp-mode": "word",
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
-                       "mm_limits", "mm_args", "mm_args_verbatim")
+                       "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",

@@ -283,6 +283,9 @@ L8_L4_11 = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp"
 VL7 = ("--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--gpu", "L40S", "--tp", "1", "--max-model-len", "16384",
        "--vllm-version", "0.11.0")
 
+VL72_TP4 = ("--model", "Qwen/Qwen2.5-VL-72B-Instruct", "--gpu", "H100", "--tp", "4", "--max-model-len", "16384",
+            "--vllm-version", "0.11.0")
+
 #: each flag the capacity model reads that plan takes through --engine-arg, the layout it is planned with, and what the
 #: engine settings lint reads from the emitted manifest must then hold (so a flag --emit drops fails here)
 ENGINE_ARG_CASES = [
@@ -297,6 +300,7 @@ ENGINE_ARG_CASES = [
     (VL7, ('limit-mm-per-prompt={"image": 2, "video": 0}',), {"mm_limits": (("image", 2), ("video", 0))}),
     (VL7, ('mm-processor-kwargs={"max_pixels": 1003520}',), {"mm_max_pixels": 1003520}),
     (L8_L4_11, ("runner=pooling",), {"pooling": True}),
+    (VL72_TP4, ("mm-encoder-tp-mode=data",), {"mm_encoder_tp_mode": "data"}),
     (L8_L4_11, ("block-size=32", "enforce-eager=true", "kv-cache-memory-bytes=3000000000"),
      {"block_size": 32, "enforce_eager": True, "kv_cache_memory_bytes": 3 * 10**9}),
 ]
@@ -346,15 +350,16 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
     fragment = emitted(capsys, "stack-config", *argv, *flags)
     (service,) = yaml.safe_load(fragment)["config"]["shardwise:environment"]["services"]
     assert set(parse_serve_args(service["engine"].get("extra_args", []), form="api").extra) <= {
-        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner"}
+        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner",
+        "mm_encoder_tp_mode"}
     # the stack config, merged into a stack, is accepted and linted with the plan's findings too
     assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
     reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
-             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner (and plan's own "
-             "options)")
+             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, "
+             "mm-encoder-tp-mode (and plan's own options)")
     for flag in ("cpu-offload-gb", "swap-space"):
         assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
             2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "

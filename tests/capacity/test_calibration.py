@@ -202,7 +202,7 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import GIB, load, score
+from startup_logs import GIB, load, score, scoreboard
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
@@ -543,3 +543,5 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 12
+    assert ("token counts outside 5 %, by where the error is: budget 9, layout 0, stage 1, unsplit 12"
+            in scoreboard(LOGS).splitlines())

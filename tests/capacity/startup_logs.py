@@ -226,6 +226,25 @@ class Score:
     #: within the weights' band: at most ``weights_error_gib`` below what vLLM loaded, at most
     #: ``weights_error_below_gib`` above it (sizing.weights_band)
     weights_within: bool | None
+    #: the token count shardwise's cache layout gives for the budget vLLM logged (its tokens per GiB times the logged
+    #: GiB), where the log gives both a budget and a token count: a token miss whose count from the logged budget is
+    #: right is a budget error (weights, activation, non-torch memory, graphs), one whose count is wrong a layout error
+    #: (bytes a token, block size, groups, what a request holds)
+    tokens_from_logged_kv: int | None = None
+
+    @property
+    def miss_class(self) -> str:
+        """Of a token count outside 5 %: "budget" where the logged budget gives the logged count within 0.5 % (the
+        layout is right), "layout" where it does not on one pipeline stage, "stage" where it does not at PP > 1 (a
+        log quotes one stage's budget; the count is the binding stage's), "unsplit" where the log gives no budget;
+        "" otherwise."""
+        if self.tokens_within_5pct is not False:
+            return ""
+        if self.tokens_from_logged_kv is None or self.log.tokens is None:
+            return "unsplit"
+        if abs(self.tokens_from_logged_kv - self.log.tokens) <= 0.005 * self.log.tokens:
+            return "budget"
+        return "stage" if self.log.settings.pp > 1 else "layout"
 
 
 def score(log: Log) -> Score:
@@ -239,11 +258,14 @@ def score(log: Log) -> Score:
     weights = None if log.weights_gib is None else (
         -s.weights_error_gib <= s.weights_gib_per_gpu - log.weights_gib <= s.weights_error_below_gib)
     tokens_5 = tokens_band = None
+    from_logged = None
     if log.tokens is not None:
         tokens_5 = abs(s.kv_cache_tokens - log.tokens) <= 0.05 * log.tokens
         per_token = s.needed_kv_gib * GIB / s.max_model_len
         tokens_band = abs(s.kv_cache_tokens - log.tokens) <= tolerance * GIB / per_token
-    return Score(log, s, right, kv, tokens_5, tokens_band, weights)
+        if log.kv_gib is not None and s.available_kv_gib > 0 and s.kv_cache_tokens > 0:
+            from_logged = round(s.kv_cache_tokens * log.kv_gib / s.available_kv_gib)
+    return Score(log, s, right, kv, tokens_5, tokens_band, weights, from_logged)
 
 
 def _ratio(values: Iterable[bool | None]) -> str:
@@ -270,6 +292,11 @@ def scoreboard(logs: list[Log]) -> str:
     out.append(f"{'GPU':<15} {'logs':>4}  {'verdict':>7}  {'KV':>7}  {'tokens 5%':>9}  {'weights':>7}")
     for gpu in sorted({sc.log.gpu for sc in scores}):
         out.append(row(f"{gpu:<15}", [sc for sc in scores if sc.log.gpu == gpu]))
+    classes = [sc.miss_class for sc in scores if sc.miss_class]
+    if classes:
+        out.append("")
+        out.append("token counts outside 5 %, by where the error is: " + ", ".join(
+            f"{name} {classes.count(name)}" for name in ("budget", "layout", "stage", "unsplit")))
     misses = [sc for sc in scores if not sc.verdict_right or sc.kv_within is False or sc.tokens_within_5pct is False
               or sc.weights_within is False]
     if misses:
@@ -284,7 +311,9 @@ def scoreboard(logs: list[Log]) -> str:
         if sc.kv_within is False:
             what.append(f"KV {s.available_kv_gib:.2f} GiB, logged {lg.kv_gib}")
         if sc.tokens_within_5pct is False:
-            what.append(f"tokens {s.kv_cache_tokens:,}, logged {lg.tokens:,}")
+            split = ("" if sc.tokens_from_logged_kv is None else
+                     f", {sc.tokens_from_logged_kv:,} from the logged budget")
+            what.append(f"tokens {s.kv_cache_tokens:,}, logged {lg.tokens:,} ({sc.miss_class}{split})")
         if sc.weights_within is False:
             what.append(f"weights {s.weights_gib_per_gpu:.2f} GiB, logged {lg.weights_gib}")
         out.append(f"  {lg.release} {lg.model.id} {lg.gpu} TP{lg.settings.tp}: {'; '.join(what)}  {lg.url}")

@@ -198,8 +198,8 @@ threads: vllm#21348 (Qwen3-235B-A22B-FP8 at TP4 on H100 with the LMCache connect
 LMCache#1739 (Qwen3-14B on an A100-40GB, vLLM 0.10.2, 6.51 GiB and 42,656 tokens), vllm#32105 (GLM-4.7-FP8 at PP8 on
 A100-80GB, a 0.15.0 nightly, refused at 28.57 GiB) and vllm-project/recipes#12 (Qwen3-Coder-480B-A35B-FP8 at DP8 with
 expert parallelism on the 141 GB H20, 0.10.1.dev101, refused at 48.66 and 55.65 GiB). Blind: verdicts 4/5, KV 4/5,
-tokens 0/2. The GLM-4.7 refusal and the two token misses are open misses (``open_miss``, and a strict xfail for the
-0.10.2 row's 5 %, inside the KV band). Left out: vllm#39734
+tokens 0/2. The GLM-4.7 refusal is a class now modelled (0.14.0-0.16.x check one request against every pipeline
+stage's layers, ``Behaviour.pp_check_whole_model``); the two token misses stay open (``open_miss``). Left out: vllm#39734
 and the robotmunki.com annotated log (Gemma 4 31B, a development build / no release named), vllm#46462 (Qwen3.6-35B-A3B-FP8
 with DFlash: no figures in the stored excerpt), vllm#43308 and vllm#39133 (re-quantised Gemma 4 checkpoints, approximate
 figures), vllm#34076 (two different GPUs in one pipeline), vllm#51041 and vllm#44376 (DeepSeek-V4, not in the catalog),
@@ -515,6 +515,30 @@ def test_the_0_19_0_tp2_l4_gemma4_31b_nvfp4_run_is_within_5_percent_of_its_token
     "8-rank communicators (TP and EP) are a candidate, not measured"))
 def test_the_0_12_0_tp8_h200_glm_4_6_run_is_within_5_percent_of_its_token_count():
     assert score(H200_GLM46_0120).tokens_within_5pct
+
+
+#: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
+A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
+
+
+def test_pp_releases_0_14_to_0_16_check_one_request_against_every_stage_of_the_model():
+    # get_kv_cache_configs merges the KV cache specs of all eight stages into global groups and checks one
+    # 202,752-token request of all 92 layers (71.16 GiB, the figure vLLM's error gives) against the smallest stage's
+    # budget; 0.13.0 and 0.17.0 check each stage's own 11-12 layers (9.28 GiB), which fit
+    def at(release: str) -> tuple[bool, float]:
+        s = score(dataclasses.replace(A100_GLM47_PP8, release=release)).sized
+        return s.starts, round(s.needed_kv_gib, 2)
+
+    assert [at(r) for r in ("0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0")] == [
+        (True, 9.28), (False, 71.16), (False, 71.16), (False, 71.16), (True, 9.28)]
+    s = score(A100_GLM47_PP8).sized
+    assert (round(s.available_kv_gib, 2), A100_GLM47_PP8.kv_gib) == (29.94, 28.57)
+    # --max-model-len auto fits the whole model's cache into one stage's budget there too (vLLM's estimate at its
+    # 28.57 GiB: 81,392 tokens)
+    auto = dataclasses.replace(A100_GLM47_PP8, settings=dataclasses.replace(A100_GLM47_PP8.settings,
+                                                                            max_model_len="auto"))
+    assert [score(dataclasses.replace(auto, release=r)).sized.max_model_len for r in ("0.15.0", "0.17.0")] == [
+        85312, 202752]
 
 
 #: LMCache#1739 (set 19): vLLM 0.10.2, Qwen3-14B on one A100-40GB, 32,768 tokens, defaults otherwise (the install not said)

@@ -1119,13 +1119,16 @@ def _size_deployment(
     band, band_above = below + draft_err, above + draft_err
 
     # the KV cache and vLLM's checks of it
-    kv = _kv_cache(model, s, lay, b, engine, available, band, length, kv_batch.batched, block, notes)
+    check = _check_layout(model, s, ck, b, engine, lay, dr)
+    check_avail = min(available, worst.avail) if check is not lay and not given else available
+    kv = _kv_cache(model, s, lay, b, engine, available, band, length, kv_batch.batched, block, notes, check,
+                   check_avail)
     mml = kv.max_model_len
     if not refusal:
-        refusal = _kv_refusal(engine, available, kv)
+        refusal = _kv_refusal(engine, check_avail, kv)
     weights = _weights_fit(worst.weights, usable, exact, e)
     starts = not refusal
-    verdict = _kv_verdict(certain or weights.verdict == "refuses", engine, available, band, band_above, kv)
+    verdict = _kv_verdict(certain or weights.verdict == "refuses", engine, check_avail, band, band_above, kv)
 
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
@@ -1893,25 +1896,44 @@ class _KvCache(NamedTuple):
     fit_sure: int  # ... with the error band taken off the budget
 
 
+def _check_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, engine: str,
+                  lay: kv_layout.Layout, dr: Draft) -> kv_layout.Layout:
+    """The layout vLLM's one-request check (and ``--max-model-len auto``'s fit) reads: the cached stage's own
+    (``lay``), but in 0.14.0-0.16.x at PP > 1 every stage's layers (``Behaviour.pp_check_whole_model``:
+    ``get_kv_cache_configs`` merges the KV cache specs of all workers into global groups and checks them against
+    the smallest worker's budget, ``v1/core/kv_cache_utils.py``; vllm#32105)."""
+    if engine != "v1" or s.pp == 1 or not b.pp_check_whole_model:
+        return lay
+    whole = replace(s, pp=1)
+    return _cached_layout(model, whole, b, engine, _stage_layout(model, whole, ck, b, 0, dr))
+
+
 def _kv_cache(model: ModelShape, s: EngineSettings, lay: kv_layout.Layout, b: Behaviour, engine: str,
               available: float, band: float, length: _Length, batched: int, block: int,
-              notes: list[str]) -> _KvCache:
+              notes: list[str], check: kv_layout.Layout | None = None,
+              check_available: float | None = None) -> _KvCache:
     """The KV cache configuration: with ``--max-model-len auto`` vLLM lowers max_model_len to what the
     cache holds; it splits the budget into blocks by the layout's groups (what it logs as "GPU KV cache
-    size" and "Maximum concurrency") and checks one max_model_len request against it."""
+    size" and "Maximum concurrency") and checks one max_model_len request against it. ``check`` is the layout
+    that check reads (:func:`_check_layout`; the cache's own by default) against ``check_available`` GiB."""
     avail_bytes = available * GIB
+    check = lay if check is None else check
+    check_bytes = avail_bytes if check_available is None else check_available * GIB
     model_limit, mml = length.model_limit, length.max_model_len
     if length.auto and b.max_model_len_auto:
-        fit = kv_layout.longest_fitting(lay, b, engine, avail_bytes, batched, model_limit, block)
+        fit = kv_layout.longest_fitting(check, b, engine, check_bytes, batched, model_limit, block)
         if fit:
             mml = min(fit, model_limit)
             if mml < model_limit:
                 notes.append(f"--max-model-len auto: vLLM lowers max_model_len to about {mml:,} tokens")
     plan = kv_layout.plan_kv_cache(lay, b, engine, avail_bytes, mml, batched, block)
-    needed = kv_layout.bytes_needed(lay, b, engine, mml, batched, block)
-    fit_len = kv_layout.longest_fitting(lay, b, engine, avail_bytes, batched, max(model_limit, mml), block)
-    fit_sure = kv_layout.longest_fitting(lay, b, engine, avail_bytes - band * GIB, batched,
+    needed = kv_layout.bytes_needed(check, b, engine, mml, batched, block)
+    fit_len = kv_layout.longest_fitting(check, b, engine, check_bytes, batched, max(model_limit, mml), block)
+    fit_sure = kv_layout.longest_fitting(check, b, engine, check_bytes - band * GIB, batched,
                                          max(model_limit, mml), block)
+    if check is not lay:
+        notes.append(f"vLLM checks one request of {mml:,} tokens against the KV cache of all {model.num_hidden_layers} "
+                     f"layers at PP {s.pp} ({needed / GIB:.2f} GiB), not one stage's (0.14-0.16, vllm#32105)")
     if plan.note:
         notes.append(plan.note)
     if lay.note:

@@ -91,6 +91,10 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   or ``blocks // groups × block size`` with several groups) or ``concurrency`` (max concurrency ×
   ``max_model_len``).
 * ``max_model_len_auto``: ``--max-model-len auto`` / ``-1`` (fit the KV cache) exists.
+* ``pp_check_whole_model``: with pipeline parallelism, V1's check that one ``max_model_len`` request fits (and the
+  ``auto`` fit) counts every stage's layers against the smallest worker's budget (0.14.0-0.16.x: the KV cache specs
+  of all workers merged into global groups), so a model whose one stage's cache fits is refused when the whole
+  model's does not; before 0.14 and from 0.17 each worker checks its own layers.
 * ``mm_items`` / ``mm_default_limit`` / ``mm_expand_outputs``: V1's profile of a multimodal encoder. It runs the
   modality whose largest item has the most tokens, as many items of it as the encoder budget ``B = max(
   max_num_batched_tokens, tokens per item)`` and the decoder allow: ``ceil`` (0.8-0.9) ``min(ceil(B ÷ tokens),
@@ -311,6 +315,10 @@ class Behaviour:
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.29); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
+    #: V1's one-request check (and ``--max-model-len auto``'s fit) reads every pipeline stage's layers against the
+    #: smallest worker's budget (0.14.0-0.16.x, ``get_kv_cache_configs``' merged global groups); before and after,
+    #: each worker's own layers against its own budget
+    pp_check_whole_model: bool = False
 
     @property
     def version(self) -> Version:
@@ -344,7 +352,7 @@ _COPIED_FIELDS: frozenset[str] | None = (
 def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
     """The release ``since`` as what changed from the row before it: the object ``dataclasses.replace(prev,
     since=since, **changed)`` makes (equal, the same attributes in the same order), made by copying ``prev``'s
-    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 59 by keyword, about 200K
+    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 60 by keyword, about 200K
     instructions a row: 5.8M of a one-file lint's start-up for the 29 rows. A name that is not a field is refused
     as ``replace`` refuses it."""
     if _COPIED_FIELDS is None:
@@ -385,9 +393,9 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
-_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True)
+_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
-              qwen3_vit_pos="in-place")
+              qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True)
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
@@ -593,6 +601,13 @@ SOURCES: dict[str, str] = {
                       "available. Falling back to the PyTorch-native "
                       "implementation'; the official vllm/vllm-openai image installs it in every V1 release "
                       "(docker/Dockerfile)",
+    "pp_check_whole_model": "v1/core/kv_cache_utils.py get_kv_cache_configs: check_enough_kv_cache_memory on each "
+                            "worker's own KV cache specs and budget in 0.11.0, 0.11.2, 0.12.0 and 0.13.0; "
+                            "_check_enough_kv_cache_memory(min(available_memory), _max_memory_usage_bytes_from_groups("
+                            "global_kv_cache_groups)) over the specs merged from every worker (every pipeline stage's "
+                            "layers) in 0.14.0, 0.14.1 and 0.16.0 (0.15.x not read), as _auto_fit_max_model_len; "
+                            "per worker again (projected_groups_per_worker) in 0.17.0 (vllm#32105: 'PP cannot share "
+                            "kvcache across different GPUs')",
     "max_model_len_auto": "engine/arg_utils.py parses '-1'/'auto' and v1/core/kv_cache_utils.py "
                           "_auto_fit_max_model_len from 0.14.1 (absent in 0.13.0)",
     "mm_items": "v1/worker/gpu_model_runner.py profile_run: cdiv(encoder_budget, max_tokens_per_mm_item) items, at "

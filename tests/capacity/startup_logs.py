@@ -146,13 +146,34 @@ GEMMA4_31B_NVFP4_MODELOPT = dataclasses.replace(
         "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": "FP8",
         "exclude_modules": ["lm_head", "*self_attn*", "*vision_tower*", "*embed_vision*"]}})
 
+#: zai-org/GLM-4.7-FP8 (set 19): GLM-4.7's shape (catalog; its note: the same 92 layers, 160 experts and 202,752 tokens
+#: in GLM-4.7-FP8's config.json), its linear layers stored as FP8. The checkpoint's quantization_config was not read here;
+#: it is taken as the catalog's zai-org/GLM-4.5-FP8 (compressed-tensors FP8, one scale per output channel), the format
+#: of zai-org's earlier FP8 release of the same architecture.
+_GLM47 = find_model("zai-org/GLM-4.7")
+GLM47_FP8 = dataclasses.replace(
+    _GLM47, id="zai-org/GLM-4.7-FP8", precision="fp8", quantization="compressed-tensors",
+    base_model="zai-org/GLM-4.7",
+    hf_config={**_GLM47.hf_config,
+               "quantization_config": find_model("zai-org/GLM-4.5-FP8").hf_config["quantization_config"]})
+#: Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8 (set 19): Qwen3-Coder-480B-A35B-Instruct's shape (catalog), its linear layers
+#: stored as FP8 in 128 x 128 blocks, Qwen's FP8 format (the catalog's Qwen/Qwen3-235B-A22B-FP8 quantization_config:
+#: quant_method fp8, e4m3, dynamic activations, weight_block_size [128, 128]).
+_QWEN3_CODER_480B = find_model("Qwen/Qwen3-Coder-480B-A35B-Instruct")
+QWEN3_CODER_480B_FP8 = dataclasses.replace(
+    _QWEN3_CODER_480B, id="Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", precision="fp8", quantization="fp8",
+    base_model="Qwen/Qwen3-Coder-480B-A35B-Instruct",
+    hf_config={**_QWEN3_CODER_480B.hf_config,
+               "quantization_config": find_model("Qwen/Qwen3-235B-A22B-FP8").hf_config["quantization_config"]})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
     "GEMMA4_26B_A4B_AWQ": GEMMA4_26B_A4B_AWQ, "GEMMA4_26B_A4B_NVFP4": GEMMA4_26B_A4B_NVFP4,
     "QWEN36_35B_A3B_NVFP4": QWEN36_35B_A3B_NVFP4, "GEMMA4_26B_A4B_FP8": GEMMA4_26B_A4B_FP8,
     "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED, "LLAMA33_70B_FP8_MODELOPT": LLAMA33_70B_FP8_MODELOPT,
-    "GEMMA4_31B_NVFP4_MODELOPT": GEMMA4_31B_NVFP4_MODELOPT,
+    "GEMMA4_31B_NVFP4_MODELOPT": GEMMA4_31B_NVFP4_MODELOPT, "GLM47_FP8": GLM47_FP8,
+    "QWEN3_CODER_480B_FP8": QWEN3_CODER_480B_FP8,
 }
 
 

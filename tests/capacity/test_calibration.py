@@ -192,6 +192,21 @@ not in the catalog), vllm#31529 (no figures), LMCache#1435 and kvcached#210 (con
 issues (Genesis-patched builds), and myoceane.fr's Gemma-4-26B-A4B run on an A100 (the catalog has the family now; the
 page is set 1's and was not reused here). blog.huikang.dev's gpt-oss-120b log (0.11.2, a Kaggle GPU) quotes no figures in
 the stored copy.
+
+Set 19 (``data/startup_logs_19.json``, logs19: issues of vLLM and of projects that run it) holds five rows from four
+threads: vllm#21348 (Qwen3-235B-A22B-FP8 at TP4 on H100 with the LMCache connector, 8.11 GiB and 178,880 tokens),
+LMCache#1739 (Qwen3-14B on an A100-40GB, vLLM 0.10.2, 6.51 GiB and 42,656 tokens), vllm#32105 (GLM-4.7-FP8 at PP8 on
+A100-80GB, a 0.15.0 nightly, refused at 28.57 GiB) and vllm-project/recipes#12 (Qwen3-Coder-480B-A35B-FP8 at DP8 with
+expert parallelism on the 141 GB H20, 0.10.1.dev101, refused at 48.66 and 55.65 GiB). Blind: verdicts 4/5, KV 4/5,
+tokens 0/2. The GLM-4.7 refusal is a class now modelled (0.14.0-0.16.x check one request against every pipeline
+stage's layers, ``Behaviour.pp_check_whole_model``); the two token misses stay open (``open_miss``). Left out: vllm#39734
+and the robotmunki.com annotated log (Gemma 4 31B, a development build / no release named), vllm#46462 (Qwen3.6-35B-A3B-FP8
+with DFlash: no figures in the stored excerpt), vllm#43308 and vllm#39133 (re-quantised Gemma 4 checkpoints, approximate
+figures), vllm#34076 (two different GPUs in one pipeline), vllm#51041 and vllm#44376 (DeepSeek-V4, not in the catalog),
+vllm#17431 and vllm#18124 (0.8 V1 refusals at 0.3-0.4 of a shared GPU: other processes' memory is not in the thread),
+eugr/spark-vllm-docker#396 (a re-quantised MiniMax-M2.7 AWQ on a development build), gpustack/runner#251 (model and GPU
+not in the stored excerpt), LMCache PR #2522 (dummy weights, GPU not named), the jishuzhan.net Qwen3-0.6B-FP8 sweep (GPU
+not named), and the club-3090 / Lvllm / vllm-backport threads (patched builds and forks).
 """
 
 from __future__ import annotations
@@ -514,15 +529,17 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 79
+    assert len(split) == 81
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
-    assert off == [PP4_RTX_PRO_6000]
+    # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
+    # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
+    assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348"))]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
 
 
 def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     # tokens30's finding, held: every token miss whose log quotes a budget is a budget error (the count from the
-    # logged budget within 0.5 %), none a layout error; the rest quote no budget (docs/capacity-model.md, 'Token
+    # logged budget within 0.5 %) but set 19's vllm#21348 (a layout miss of 1.1 %, above); the rest quote no budget (docs/capacity-model.md, 'Token
     # counts outside 5 %, by class')
     misses = [score(lg) for lg in LOGS if score(lg).tokens_within_5pct is False]
     split = sorted((sc.miss_class, sc.log.release, sc.log.model.id, sc.log.gpu, sc.log.settings.tp,
@@ -531,6 +548,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     assert split == [
         ("budget", "0.10.0", "Qwen/Qwen3-235B-A22B-FP8", "H100", 8, 1, 1684416, 1590703, 1590736),
         ("budget", "0.10.0", "cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit", "RTX 3090", 1, 1, 18112, 20963, 20960),
+        ("budget", "0.10.2", "Qwen/Qwen3-14B", "A100-40GB", 1, 1, 47264, 42652, 42656),
         ("budget", "0.11.0", "DeepSeek-R1-Distill-Qwen-32B-FP8", "L40S", 1, 1, 26032, 24725, 24736),
         ("budget", "0.13.0", "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", "GB10", 1, 1, 312304, 282670,
          282624),
@@ -539,9 +557,57 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.22.0", "Qwen/Qwen2.5-7B-Instruct", "A10G", 1, 1, 99376, 89128, 89088),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
+        ("layout", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 299936, 180927, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 12
-    assert ("token counts outside 5 %, by where the error is: budget 9, layout 0, stage 1, unsplit 12"
+    assert ("token counts outside 5 %, by where the error is: budget 10, layout 1, stage 1, unsplit 12"
             in scoreboard(LOGS).splitlines())
+#: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
+A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
+
+
+def test_pp_releases_0_14_to_0_16_check_one_request_against_every_stage_of_the_model():
+    # get_kv_cache_configs merges the KV cache specs of all eight stages into global groups and checks one
+    # 202,752-token request of all 92 layers (71.16 GiB, the figure vLLM's error gives) against the smallest stage's
+    # budget; 0.13.0 and 0.17.0 check each stage's own 11-12 layers (9.28 GiB), which fit
+    def at(release: str) -> tuple[bool, float]:
+        s = score(dataclasses.replace(A100_GLM47_PP8, release=release)).sized
+        return s.starts, round(s.needed_kv_gib, 2)
+
+    assert [at(r) for r in ("0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0")] == [
+        (True, 9.28), (False, 71.16), (False, 71.16), (False, 71.16), (True, 9.28)]
+    s = score(A100_GLM47_PP8).sized
+    assert (round(s.available_kv_gib, 2), A100_GLM47_PP8.kv_gib) == (29.94, 28.57)
+    # --max-model-len auto fits the whole model's cache into one stage's budget there too (vLLM's estimate at its
+    # 28.57 GiB: 81,392 tokens)
+    auto = dataclasses.replace(A100_GLM47_PP8, settings=dataclasses.replace(A100_GLM47_PP8.settings,
+                                                                            max_model_len="auto"))
+    assert [score(dataclasses.replace(auto, release=r)).sized.max_model_len for r in ("0.15.0", "0.17.0")] == [
+        85312, 202752]
+
+
+#: LMCache#1739 (set 19): vLLM 0.10.2, Qwen3-14B on one A100-40GB, 32,768 tokens, defaults otherwise (the install not said)
+A100_QWEN3_14B_0102 = next(lg for lg in LOGS if lg.url == "https://github.com/LMCache/LMCache/issues/1739")
+
+
+def test_the_0_10_2_a100_qwen3_14b_run_reads_as_a_pip_install():
+    # as the official image runs 0.10.2 (FlashInfer's sampler over 256 x 151,936 logits) the cache is 7.21 GiB and
+    # 47,264 tokens, inside the KV tolerance of the logged 6.51 GiB; as a pip install (0.10.2's wheel brings no
+    # FlashInfer: PyTorch's sort, 0.8 GiB more) 6.41 GiB and 42,000 tokens, 1.5 % under the logged 42,656
+    def sized(pip: bool) -> tuple[float, int]:
+        s = score(dataclasses.replace(A100_QWEN3_14B_0102, settings=dataclasses.replace(
+            A100_QWEN3_14B_0102.settings, pip_install=pip))).sized
+        return round(s.available_kv_gib, 2), s.kv_cache_tokens
+
+    assert (sized(False), sized(True)) == ((7.21, 47264), (6.41, 42000))
+    assert score(A100_QWEN3_14B_0102).kv_within
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (the install is not in the source): 47,264 tokens against 42,656 (+10.8 %) with vLLM 0.10.2 as the "
+    "official image runs it; LMCache 0.3.6 is installed beside vLLM with pip, and as a pip install the row gives "
+    "42,000 (-1.5 %), but the thread does not say how vLLM was installed and the row was not changed after scoring"))
+def test_the_0_10_2_a100_qwen3_14b_run_is_within_5_percent_of_its_token_count():
+    assert score(A100_QWEN3_14B_0102).tokens_within_5pct

@@ -303,7 +303,7 @@ def test_each_release_row_is_the_object_its_init_makes():
     """The rows are copies of the row before with the changes set (start-up time): each must be what
     ``Behaviour.__init__`` makes from its attributes, with nothing more and in the fields' order."""
     names = [f.name for f in dataclasses.fields(vv.Behaviour)]
-    assert len(names) == 59
+    assert len(names) == 60
     for row in vv.RANGES:
         made = vv.Behaviour(**vars(row))
         assert made == row and hash(made) == hash(row)
@@ -325,3 +325,12 @@ def test_a_release_row_is_what_dataclasses_replace_makes():
         dataclasses.replace(prev, since="9.9.0", sampler="sort", no_such_field=1)  # type: ignore[call-arg]
     assert str(ours.value) == str(theirs.value) == (
         "Behaviour.__init__() got an unexpected keyword argument 'no_such_field'")
+
+
+@pytest.mark.parametrize(("release", "whole_model"), [
+    ("0.13.0", False), ("0.14.0", True), ("0.14.1", True), ("0.16.0", True), ("0.17.0", False), ("0.19.0", False)])
+def test_which_releases_check_one_request_against_every_pipeline_stage(release, whole_model):
+    # v1/core/kv_cache_utils.py get_kv_cache_configs: per worker in 0.13.0, the specs of all workers merged into
+    # global groups against min(available_memory) in 0.14.0, 0.14.1 and 0.16.0, per worker again in 0.17.0
+    assert behaviour(release).pp_check_whole_model is whole_model
+    assert "0.16.0" in vv.SOURCES["pp_check_whole_model"]

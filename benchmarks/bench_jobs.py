@@ -11,6 +11,12 @@ Generates ``--n`` manifests (``gen_manifests.py``), then runs ``shardwise lint D
 and what ``pickle`` writes and reads between the processes, and at each process's end its user and system time
 and minor page faults (``getrusage``). It prints one line per process and the totals of each run. The figures are
 CPU: on a loaded machine wall time says little (benchmarks/README.md).
+
+``--trip`` measures instead what the reading's inventory weighs on its trip between two processes, and what a trip
+of only the cross-file facts would weigh (every list but the serving groups: what workers that ran the per-workload
+rules themselves would still send for the joins): the files read in this process, then the pickled bytes of each of
+the inventory's lists and of the groups' largest fields, and the least CPU of ``--repeat`` pickles and unpickles of
+the whole inventory and of it without its groups.
 """
 
 from __future__ import annotations
@@ -103,6 +109,48 @@ def _probe(argv: list[str]) -> int:
     return 0
 
 
+def _trip(folder: str, repeat: int) -> None:
+    """``--trip``: the inventory of ``folder`` pickled whole, list by list, and without its serving groups (the
+    cyclic collector paused, as ``shardwise lint`` pauses it)."""
+    import dataclasses
+    import gc
+
+    gc.disable()
+
+    from shardwise.rules.adapters import load_file
+    from shardwise.rules.model import Inventory
+
+    inv = Inventory()
+    for name in sorted(os.listdir(folder)):
+        inv.extend(load_file(os.path.join(folder, name)))
+    facts = dataclasses.replace(inv, groups=[])
+
+    def least(fn: Callable[[], object]) -> float:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            fn()
+            best = min(best, time.process_time() - start)
+        return best
+
+    for label, what in (("whole inventory", inv), ("without the serving groups", facts)):
+        data = pickle.dumps(what, protocol=pickle.HIGHEST_PROTOCOL)
+        dump = least(lambda: pickle.dumps(what, protocol=pickle.HIGHEST_PROTOCOL))  # noqa: B023 - called here
+        load = least(lambda: pickle.loads(data))  # noqa: B023 - called here
+        print(f"{label}: {len(data):,} bytes, pickle {dump:.3f} s, unpickle {load:.3f} s (least of {repeat})")
+    print("bytes pickled, list by list:")
+    for f in dataclasses.fields(inv):
+        value = getattr(inv, f.name)
+        if isinstance(value, list) and value:
+            print(f"  {f.name:20s} {len(value):6d} {len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)):>11,}")
+    if inv.groups:
+        sizes = {f.name: len(pickle.dumps([getattr(g, f.name) for g in inv.groups], protocol=pickle.HIGHEST_PROTOCOL))
+                 for f in dataclasses.fields(inv.groups[0])}
+        print("the serving groups' largest fields (each pickled alone: what they share is counted in each):")
+        for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[:8]:
+            print(f"  {name:20s} {size:>11,}")
+
+
 def _run(folder: str, jobs: int) -> list[dict[str, Any]]:
     cmd = [sys.executable, os.path.abspath(__file__), "--probe", "lint", folder, "--format", "json",
            "--output", os.devnull, "--jobs", str(jobs)]
@@ -121,11 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=2000, help="manifest files to generate (default 2000)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs", type=int, default=3, help="--jobs 1 / --jobs 2 runs, alternating (default 3)")
+    ap.add_argument("--trip", action="store_true",
+                    help="measure the inventory's pickled size and pickling CPU instead, whole and without its groups")
+    ap.add_argument("--repeat", type=int, default=5, help="with --trip: pickles and unpickles timed (default 5)")
     args = ap.parse_args(argv)
     import gen_manifests
 
     with tempfile.TemporaryDirectory() as tmp:
         gen_manifests.generate(tmp, n=args.n, seed=args.seed)
+        if args.trip:
+            _trip(tmp, args.repeat)
+            return 0
         for pair in range(args.pairs):
             for jobs in (1, 2):
                 procs = _run(tmp, jobs)

@@ -499,6 +499,10 @@ class Ingress:
     ports: list[Any] = field(default_factory=list)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: an Ingress's class: ``spec.ingressClassName``, else the ``kubernetes.io/ingress.class`` annotation (None: the
+    #: cluster's default class); an HTTPRoute's parent Gateways, ``namespace/name``
+    class_name: Any = None
+    parents: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -113,10 +113,12 @@ def add_ingress(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     for rule in as_list(spec.get("rules")):
         for path in as_list(as_map(as_map(rule).get("http")).get("paths")):
             _backend(as_map(path).get("backend"), services, ports)
+    class_name = spec.get("ingressClassName", ann.get("kubernetes.io/ingress.class"))
     inv.ingresses.append(Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
         kind="Ingress", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+        class_name=class_name if class_name is UNKNOWN or class_name is None else str(class_name),
     ))
 
 
@@ -132,10 +134,13 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
                 services.append(str(ref["name"]))
                 if ref.get("port") is not None:
                     ports.append(ref["port"])
+    namespace = str(meta.get("namespace") or "default")
+    parents = [f"{as_map(p).get('namespace') or namespace}/{as_map(p).get('name')}"
+               for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
     inv.ingresses.append(Ingress(
-        name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
+        name=str(meta.get("name") or "unnamed"), namespace=namespace,
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
-        suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+        suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
     ))
 
 

@@ -125,7 +125,10 @@ EXTRA_FIXTURES = {
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim
               "fail-configmap.yaml",
-              "ingress.yaml"},  # corpus13: an Ingress or HTTPRoute onto a vLLM that checks no API key
+              "ingress.yaml",  # corpus13: an Ingress or HTTPRoute onto a vLLM that checks no API key
+              "kserve-config.yaml",  # corpus13: KServe's inferenceservice-config in the inputs: default mode, Ingress
+              "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
+              "kserve-config-disagree.yaml"},  # two that disagree: KServe's shipped default, as without one
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml"},
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not

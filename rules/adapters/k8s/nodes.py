@@ -213,6 +213,10 @@ def resolve_pools(inv: Inventory) -> None:
             from .kserve import link_runtimes
 
             link_runtimes(inv)
+    if any(m.name == "inferenceservice-config" for m in inv.config_maps):  # KServe's cluster config is in the inputs
+        from .kserve import apply_cluster_config
+
+        apply_cluster_config(inv)
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

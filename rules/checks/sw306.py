@@ -48,7 +48,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "HTTPRoute is a router, not an authenticating gateway: one that routes to a vLLM server with no "
             "--api-key and no VLLM_API_KEY (in env, or an envFrom ConfigMap of the inputs) lets whoever reaches it "
             "call every route. It blocks when the Ingress itself says it faces the internet (the AWS Load Balancer "
-            "Controller's alb.ingress.kubernetes.io/scheme: internet-facing) and nothing on it authenticates or "
+            "Controller's alb.ingress.kubernetes.io/scheme: internet-facing, or scheme internet-facing in the "
+            "IngressClassParams its IngressClass of the inputs names, which the controller takes over the "
+            "annotation) and nothing on it authenticates or "
             "narrows the clients (an ALB auth-type cognito or oidc, ingress-nginx auth-url, auth-type or client "
             "certificates; inbound-cidrs, security groups, a WAF ACL, a source-range allow list make it "
             "advisory). Any other Ingress (an internal ALB, the ALB's default scheme internal, another controller "
@@ -250,6 +252,8 @@ _INGRESS_NARROW = ("alb.ingress.kubernetes.io/inbound-cidrs", "alb.ingress.kuber
                    "nginx.ingress.kubernetes.io/whitelist-source-range",
                    "nginx.ingress.kubernetes.io/allowlist-source-range")
 ALB_SCHEME = "alb.ingress.kubernetes.io/scheme"
+#: The IngressClass controllers that make ALBs: the AWS Load Balancer Controller's and EKS Auto Mode's.
+_ALB_CONTROLLERS = ("ingress.k8s.aws/alb", "eks.amazonaws.com/alb")
 
 
 def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
@@ -270,19 +274,23 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
                 "and the Service its controller makes, which the inputs do not show")
     cls = known(ing.class_name, f"the ingress class of Ingress `{ing.name}`")
     scheme = ann.get(ALB_SCHEME)
-    alb = cls == "alb" or scheme is not None
+    alb = cls == "alb" or scheme is not None or ing.class_controller in _ALB_CONTROLLERS
     if not alb:
         said = f"the `{cls}` ingress controller" if cls else "the cluster's default ingress controller"
         return (f"through {said}", "whether that controller is reachable from outside the cluster is its own "
                 "Service, which the inputs do not show")
-    scheme = str(known(scheme, f"annotation `{ALB_SCHEME}` of Ingress `{ing.name}`") or "").strip()
+    if ing.class_scheme is not None:  # the class's IngressClassParams: the controller takes it over the annotation
+        scheme, said = ing.class_scheme[0], f"{ing.class_scheme[1]} of its IngressClass: scheme {ing.class_scheme[0]}"
+    else:
+        scheme = str(known(scheme, f"annotation `{ALB_SCHEME}` of Ingress `{ing.name}`") or "").strip()
+        said = f"`{ALB_SCHEME}: {scheme}`"
     if scheme != "internet-facing":
         if scheme == "internal":
-            return (f"on an internal ALB (`{ALB_SCHEME}: internal`)", "an internal ALB is reachable from the VPC "
+            return (f"on an internal ALB ({said})", "an internal ALB is reachable from the VPC "
                     "and the networks joined to it, not from the internet")
         return ("on an ALB", f"without `{ALB_SCHEME}` the controller makes it internal unless the IngressClass's "
                 "IngressClassParams set a scheme, which the inputs do not show")
-    how = f"on an internet-facing ALB (`{ALB_SCHEME}: internet-facing`)"
+    how = f"on an internet-facing ALB ({said})"
     narrow = [k for k in _INGRESS_NARROW if k in ann
               and not (k.endswith("inbound-cidrs") and _world(ann[k]))]
     if narrow:

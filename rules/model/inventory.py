@@ -503,6 +503,11 @@ class Ingress:
     #: cluster's default class); an HTTPRoute's parent Gateways, ``namespace/name``
     class_name: Any = None
     parents: list[str] = field(default_factory=list)
+    #: what the Ingress's IngressClass of the inputs says (adapters.k8s.network.link_ingress_classes): its
+    #: controller, and the ``spec.scheme`` of the IngressClassParams it names with the params' name (the AWS Load
+    #: Balancer Controller's and EKS Auto Mode's; it overrides the Ingress's scheme annotation)
+    class_controller: str | None = None
+    class_scheme: tuple[str, str] | None = None
 
 
 @dataclass

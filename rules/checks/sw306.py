@@ -22,8 +22,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         severity="high",
         summary=(
             "A LoadBalancer or NodePort Service, or the public route of a Knative Service or a KServe "
-            "InferenceService, exposes vLLM pods directly, an Ingress or HTTPRoute routes to a vLLM server that "
-            "checks no API key, or a vLLM container sets VLLM_SERVER_DEV_MODE."
+            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute or OpenShift Route routes to a vLLM "
+            "server that checks no API key, or a vLLM container sets VLLM_SERVER_DEV_MODE."
         ),
         why=(
             "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
@@ -44,8 +44,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "networking.kserve.io/visibility: cluster-local is set, but only where the cluster's ingress config turns "
             "ingress creation on (OpenShift AI ships it off): advisory. A networking.kserve.io/visibility label with "
             "no annotation says Standard mode (only it reads the label); an inferenceservice-config ConfigMap in the "
-            "inputs gives the default mode and whether Standard mode creates an Ingress at all. An Ingress or an "
-            "HTTPRoute is a router, not an authenticating gateway: one that routes to a vLLM server with no "
+            "inputs gives the default mode and whether Standard mode creates an Ingress at all. An Ingress, an "
+            "HTTPRoute or an OpenShift Route (onto a Service of the inputs, or onto the <name>-predictor Service "
+            "KServe makes for an InferenceService) is a router, not an authenticating gateway: one that routes to a "
+            "vLLM server with no "
             "--api-key and no VLLM_API_KEY (in env, or an envFrom ConfigMap of the inputs) lets whoever reaches it "
             "call every route. It blocks when the Ingress itself says it faces the internet (the AWS Load Balancer "
             "Controller's alb.ingress.kubernetes.io/scheme: internet-facing, or scheme internet-facing in the "
@@ -54,7 +56,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "narrows the clients (an ALB auth-type cognito or oidc, ingress-nginx auth-url, auth-type or client "
             "certificates; inbound-cidrs, security groups, a WAF ACL, a source-range allow list make it "
             "advisory). Any other Ingress (an internal ALB, the ALB's default scheme internal, another controller "
-            "whose own Service decides its reach) and every HTTPRoute (its Gateway's class and Service decide) "
+            "whose own Service decides its reach), every HTTPRoute (its Gateway's class and Service decide) and every "
+            "Route (the router's IngressController decides) "
             "are advisory: a cluster setting the manifest does not show is not sure. So is a server whose "
             "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY. VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
@@ -268,6 +271,9 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
         value = known(value, f"annotation `{key}` of {ing.kind} `{ing.name}`")
         if values is None or str(value).strip().lower() in values:
             return None
+    if ing.kind == "Route":
+        return ("through the OpenShift router", "whether the router is reachable from outside the cluster is its "
+                "IngressController, which the inputs do not show")
     if ing.kind != "Ingress":
         parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
         return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "

@@ -489,11 +489,11 @@ class Service:
 
 @dataclass
 class Ingress:
-    """A Kubernetes Ingress or Gateway API HTTPRoute."""
+    """A Kubernetes Ingress, a Gateway API HTTPRoute or an OpenShift Route."""
 
     name: str
     namespace: str = "default"
-    kind: str = "Ingress"  # Ingress | HTTPRoute
+    kind: str = "Ingress"  # Ingress | HTTPRoute | Route
     annotations: dict[str, str] = field(default_factory=dict)
     services: list[str] = field(default_factory=list)
     ports: list[Any] = field(default_factory=list)

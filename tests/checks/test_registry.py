@@ -127,6 +127,7 @@ EXTRA_FIXTURES = {
               "fail-configmap.yaml",
               "ingress.yaml",  # corpus13: an Ingress or HTTPRoute onto a vLLM that checks no API key
               "ingress-class.yaml",  # its reach from its IngressClass's IngressClassParams (EKS Auto Mode)
+              "route.yaml",  # an OpenShift Route onto the predictor Service KServe makes for an InferenceService
               "kserve-config.yaml",  # corpus13: KServe's inferenceservice-config in the inputs: default mode, Ingress
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
               "kserve-config-disagree.yaml"},  # two that disagree: KServe's shipped default, as without one

@@ -182,6 +182,21 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     ))
 
 
+def add_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """An OpenShift Route: the router publishes its host onto the Service in ``spec.to`` (and the alternate
+    backends), at ``spec.port.targetPort``."""
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    ann, lines = read_annotations(meta)
+    services = [str(as_map(b).get("name")) for b in (spec.get("to"), *as_list(spec.get("alternateBackends")))
+                if as_map(b).get("name") and as_map(b).get("kind", "Service") == "Service"]
+    port = as_map(spec.get("port")).get("targetPort")
+    inv.ingresses.append(Ingress(
+        name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
+        kind="Route", annotations=ann, services=services, ports=[port] if port is not None else [], location=loc,
+        suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+    ))
+
+
 def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     # a field of the wrong type is an input error: Kubernetes rejects the policy, so it isolates nothing (and
     # `spec: 7` must never read as an empty podSelector, which selects every pod)

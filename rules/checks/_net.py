@@ -248,13 +248,23 @@ def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
     return [s for s in inv.services if selects(s, g)]
 
 
+#: The suffix of the Service KServe makes for an InferenceService's predictor (``<name>-predictor``, a Kubernetes
+#: Service in RawDeployment mode, the Knative Service's in Serverless mode; pkg/constants.PredictorServiceName).
+PREDICTOR_SERVICE = "-predictor"
+
+
 def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGroup]]:
-    """The (Service, serving group) pairs an Ingress routes to."""
+    """The (Service, serving group) pairs an Ingress routes to: the Services of the inputs, and the Service KServe
+    makes for an InferenceService's predictor (which no input holds), standing in for it."""
     out: list[tuple[Service, ServingGroup]] = []
     for name in ing.services:
-        for s in inv.services:
-            if s.name == name and s.namespace == ing.namespace:
-                out.extend((s, g) for g in inv.groups if selects(s, g))
+        found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
+        for s in found:
+            out.extend((s, g) for g in inv.groups if selects(s, g))
+        if not found and name.endswith(PREDICTOR_SERVICE):
+            isvc = name[:-len(PREDICTOR_SERVICE)]
+            out.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
+                       if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace)
     return out
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
-from ..model import UNKNOWN, Inventory, Service, ServingGroup, Undecidable, known
-from ._env import env_value
-from ._net import EXTERNAL_SERVICE_TYPES, selects
+from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
+from ._env import env_value, vllm_containers
+from ._net import EXTERNAL_SERVICE_TYPES, WORLD, groups_behind, selects
 from ._unseen import unseen_hits
 from ._words import listed
 
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 
 
-class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
+class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
     meta = RuleMeta(
         code="SW306",
         name="vllm-exposed-without-gateway",
@@ -22,8 +22,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         severity="high",
         summary=(
             "A LoadBalancer or NodePort Service, or the public route of a Knative Service or a KServe "
-            "InferenceService, exposes vLLM pods directly, "
-            "or a vLLM container sets VLLM_SERVER_DEV_MODE."
+            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute or OpenShift Route routes to a vLLM "
+            "server that checks no API key, or a vLLM container sets VLLM_SERVER_DEV_MODE."
         ),
         why=(
             "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
@@ -43,7 +43,23 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "reason. In RawDeployment (Standard) mode KServe creates an Ingress or HTTPRoute unless "
             "networking.kserve.io/visibility: cluster-local is set, but only where the cluster's ingress config turns "
             "ingress creation on (OpenShift AI ships it off): advisory. A networking.kserve.io/visibility label with "
-            "no annotation says Standard mode (only it reads the label). VLLM_SERVER_DEV_MODE is read "
+            "no annotation says Standard mode (only it reads the label); an inferenceservice-config ConfigMap in the "
+            "inputs gives the default mode and whether Standard mode creates an Ingress at all. An Ingress, an "
+            "HTTPRoute or an OpenShift Route (onto a Service of the inputs, or onto the <name>-predictor Service "
+            "KServe makes for an InferenceService) is a router, not an authenticating gateway: one that routes to a "
+            "vLLM server with no "
+            "--api-key and no VLLM_API_KEY (in env, or an envFrom ConfigMap of the inputs) lets whoever reaches it "
+            "call every route. It blocks when the Ingress itself says it faces the internet (the AWS Load Balancer "
+            "Controller's alb.ingress.kubernetes.io/scheme: internet-facing, or scheme internet-facing in the "
+            "IngressClassParams its IngressClass of the inputs names, which the controller takes over the "
+            "annotation) and nothing on it authenticates or "
+            "narrows the clients (an ALB auth-type cognito or oidc, ingress-nginx auth-url, auth-type or client "
+            "certificates; inbound-cidrs, security groups, a WAF ACL, a source-range allow list make it "
+            "advisory). Any other Ingress (an internal ALB, the ALB's default scheme internal, another controller "
+            "whose own Service decides its reach), every HTTPRoute (its Gateway's class and Service decide) and every "
+            "Route (the router's IngressController decides) "
+            "are advisory: a cluster setting the manifest does not show is not sure. So is a server whose "
+            "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY. VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
             "template not known yet) blocks until it is known."
@@ -68,7 +84,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         ),
         remediation=(
             "Give vLLM a ClusterIP Service and publish it only through a gateway or ingress that "
-            "authenticates clients. Remove VLLM_SERVER_DEV_MODE from production containers."
+            "authenticates clients, or set VLLM_API_KEY from a Secret on a server an Ingress routes to. Remove "
+            "VLLM_SERVER_DEV_MODE from production containers."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/usage/security.html",
@@ -78,23 +95,55 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             "ingress/kube_ingress_reconciler.go",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
             "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/",
+            "https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/",
         ),
         scope="stack",
         safe_to_skip_unknown=False,
     )
 
-    def objects(self, inv: Inventory) -> Iterable[Service | ServingGroup]:
-        return [*inv.services, *self.groups(inv)]
+    def objects(self, inv: Inventory) -> Iterable[Service | Ingress | ServingGroup]:
+        return [*inv.services, *inv.ingresses, *self.groups(inv)]
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         yield from super().check(inv, config)
         # a workload whose pods are not known yet may run vLLM with dev mode on: fail closed
         yield from unseen_hits(inv, f"whether its containers set {DEV_MODE}")
 
-    def check_object(self, obj: Service | ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+    def check_object(self, obj: Service | Ingress | ServingGroup, inv: Inventory,
+                     config: LintConfig) -> Iterable[Hit]:
         if isinstance(obj, Service):
             return self._service(inv, obj)
+        if isinstance(obj, Ingress):
+            return self._routed(inv, obj)
         return [*self._published(obj), *self._dev_mode(inv, obj)]
+
+    def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
+        """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
+        open_: list[tuple[Service, ServingGroup, str]] = []  # (Service, group, why it is only advisory: "" sure)
+        for svc, g in groups_behind(inv, ing):
+            if g.kind == "plan" or any(g is x for _, x, _ in open_):
+                continue
+            key = api_key(inv, g)
+            if key is not True:
+                open_.append((svc, g, key or ""))
+        if not open_:
+            return
+        reach = ingress_reach(ing)
+        if reach is None:
+            return  # the Ingress authenticates its clients
+        how, advisory = reach
+        kind = "Ingress" if ing.kind == "Ingress" else ing.kind
+        for level_reason in sorted({why for _, _, why in open_}):
+            batch = [(svc, g) for svc, g, why in open_ if why == level_reason]
+            behind = listed(f"{group_subject(g)} (Service `{svc.name}`)" for svc, g in batch)
+            message = (f"{kind} `{ing.namespace}/{ing.name}` routes to {behind} {how}, and vLLM checks no API key "
+                       "there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route")
+            why = "; ".join(w for w in (advisory, level_reason) if w)
+            if why:
+                yield hit(ing, f"{message} (advisory: {why})", level="advisory")
+            else:
+                yield hit(ing, message)
 
     def _published(self, g: ServingGroup) -> Iterator[Hit]:
         """The group's own controller publishes it outside the cluster (a Knative Service's route)."""
@@ -165,6 +214,99 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
                 where,
                 tuple(g.suppressions),
             )
+
+
+def api_key(inv: Inventory, g: ServingGroup) -> bool | str | None:
+    """Whether the group's vLLM server checks an API key: True when --api-key or VLLM_API_KEY (env, or an envFrom
+    ConfigMap of the inputs) sets one, None when nothing does, else why one may be set that the inputs do not
+    show (an envFrom Secret, or a ConfigMap not in the inputs). vLLM turns the check on for a non-empty key
+    (``args.api_key or envs.VLLM_API_KEY``, vllm/entrypoints/openai/api_server.py)."""
+    if g.engine.extra.get("api_key") not in (None, ""):
+        return True
+    unseen: list[str] = []
+    for c in vllm_containers(g):
+        try:
+            found = env_value(inv, g, c, "VLLM_API_KEY", read_env_from=True)
+        except Undecidable:
+            return True  # a key from a source not known yet: SW306's unknown-source findings speak of it
+        if found is not None and (found[0] is UNKNOWN or str(found[0]).strip()):
+            return True  # a secretKeyRef, or a value the inputs set
+        names = {m.name for m in inv.config_maps if m.kind == "ConfigMap" and m.namespace == g.namespace}
+        unseen += [f"envFrom {src.kind} `{src.name}`" for src in c.env_from
+                   if src.kind == "secret" or src.name not in names]
+    if unseen:
+        return f"{listed(sorted(set(unseen)))} is not in the inputs and could set VLLM_API_KEY"
+    return None
+
+
+#: Annotations on an Ingress that make its controller authenticate the clients: the AWS Load Balancer Controller's
+#: ALB authentication (auth-type cognito or oidc), ingress-nginx's external authentication, basic or digest
+#: authentication and client certificates.
+_INGRESS_AUTH = (
+    ("alb.ingress.kubernetes.io/auth-type", ("cognito", "oidc")),
+    ("nginx.ingress.kubernetes.io/auth-url", None),
+    ("nginx.ingress.kubernetes.io/auth-type", ("basic", "digest")),
+    ("nginx.ingress.kubernetes.io/auth-tls-verify-client", ("on",)),
+)
+#: Annotations that narrow who reaches an Ingress without authenticating: inbound CIDRs, the load balancer's own
+#: security groups, a WAF ACL, ingress-nginx's source-range allow list.
+_INGRESS_NARROW = ("alb.ingress.kubernetes.io/inbound-cidrs", "alb.ingress.kubernetes.io/security-groups",
+                   "alb.ingress.kubernetes.io/wafv2-acl-arn", "alb.ingress.kubernetes.io/waf-acl-id",
+                   "nginx.ingress.kubernetes.io/whitelist-source-range",
+                   "nginx.ingress.kubernetes.io/allowlist-source-range")
+ALB_SCHEME = "alb.ingress.kubernetes.io/scheme"
+#: The IngressClass controllers that make ALBs: the AWS Load Balancer Controller's and EKS Auto Mode's.
+_ALB_CONTROLLERS = ("ingress.k8s.aws/alb", "eks.amazonaws.com/alb")
+
+
+def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
+    """How an Ingress or HTTPRoute publishes its backends (as SW306 says it) and why that is only advisory ("" when
+    the Ingress itself says it faces the internet); None when its annotations make the controller authenticate
+    the clients."""
+    ann = ing.annotations
+    for key, values in _INGRESS_AUTH:
+        value = ann.get(key)
+        if value is None:
+            continue
+        value = known(value, f"annotation `{key}` of {ing.kind} `{ing.name}`")
+        if values is None or str(value).strip().lower() in values:
+            return None
+    if ing.kind == "Route":
+        return ("through the OpenShift router", "whether the router is reachable from outside the cluster is its "
+                "IngressController, which the inputs do not show")
+    if ing.kind != "Ingress":
+        parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
+        return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "
+                "and the Service its controller makes, which the inputs do not show")
+    cls = known(ing.class_name, f"the ingress class of Ingress `{ing.name}`")
+    scheme = ann.get(ALB_SCHEME)
+    alb = cls == "alb" or scheme is not None or ing.class_controller in _ALB_CONTROLLERS
+    if not alb:
+        said = f"the `{cls}` ingress controller" if cls else "the cluster's default ingress controller"
+        return (f"through {said}", "whether that controller is reachable from outside the cluster is its own "
+                "Service, which the inputs do not show")
+    if ing.class_scheme is not None:  # the class's IngressClassParams: the controller takes it over the annotation
+        scheme, said = ing.class_scheme[0], f"{ing.class_scheme[1]} of its IngressClass: scheme {ing.class_scheme[0]}"
+    else:
+        scheme = str(known(scheme, f"annotation `{ALB_SCHEME}` of Ingress `{ing.name}`") or "").strip()
+        said = f"`{ALB_SCHEME}: {scheme}`"
+    if scheme != "internet-facing":
+        if scheme == "internal":
+            return (f"on an internal ALB ({said})", "an internal ALB is reachable from the VPC "
+                    "and the networks joined to it, not from the internet")
+        return ("on an ALB", f"without `{ALB_SCHEME}` the controller makes it internal unless the IngressClass's "
+                "IngressClassParams set a scheme, which the inputs do not show")
+    how = f"on an internet-facing ALB ({said})"
+    narrow = [k for k in _INGRESS_NARROW if k in ann
+              and not (k.endswith("inbound-cidrs") and _world(ann[k]))]
+    if narrow:
+        return how, f"`{narrow[0]}` may narrow who reaches it to clients the inputs do not show"
+    return how, ""
+
+
+def _world(value: object) -> bool:
+    """Whether an inbound-cidrs value admits the whole internet."""
+    return isinstance(value, str) and any(c.strip() in WORLD for c in value.split(","))
 
 
 #: Annotations that make a cloud load balancer internal (a private address in the VPC): AWS Load Balancer

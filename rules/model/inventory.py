@@ -489,16 +489,25 @@ class Service:
 
 @dataclass
 class Ingress:
-    """A Kubernetes Ingress or Gateway API HTTPRoute."""
+    """A Kubernetes Ingress, a Gateway API HTTPRoute or an OpenShift Route."""
 
     name: str
     namespace: str = "default"
-    kind: str = "Ingress"  # Ingress | HTTPRoute
+    kind: str = "Ingress"  # Ingress | HTTPRoute | Route
     annotations: dict[str, str] = field(default_factory=dict)
     services: list[str] = field(default_factory=list)
     ports: list[Any] = field(default_factory=list)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: an Ingress's class: ``spec.ingressClassName``, else the ``kubernetes.io/ingress.class`` annotation (None: the
+    #: cluster's default class); an HTTPRoute's parent Gateways, ``namespace/name``
+    class_name: Any = None
+    parents: list[str] = field(default_factory=list)
+    #: what the Ingress's IngressClass of the inputs says (adapters.k8s.network.link_ingress_classes): its
+    #: controller, and the ``spec.scheme`` of the IngressClassParams it names with the params' name (the AWS Load
+    #: Balancer Controller's and EKS Auto Mode's; it overrides the Ingress's scheme annotation)
+    class_controller: str | None = None
+    class_scheme: tuple[str, str] | None = None
 
 
 @dataclass

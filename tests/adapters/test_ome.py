@@ -201,9 +201,30 @@ def test_a_service_field_of_the_wrong_type_is_an_input_error_at_its_line():
 
 def test_resolve_pools_tells_kserve_cross_references_from_omes_by_their_kind():
     """resolve_pools imports OME's joiner only for OME references and KServe's only for KServe's, telling them
-    apart by the ``kserve `` prefix of KServe's reference kinds: no OME kind may carry it."""
-    from shardwise.rules.adapters.k8s import groups, kserve
+    apart by the ``kserve `` prefix of KServe's reference kinds, and joins Ingresses to their classes by the
+    ``ingress class`` prefix of the network reader's: no OME kind may carry either."""
+    from shardwise.rules.adapters.k8s import groups, kserve, network
 
     assert kserve.SERVICE_REF.startswith("kserve ") and kserve.RUNTIME_REF.startswith("kserve ")
+    assert network.INGRESS_CLASS_REF.startswith("ingress class")
+    assert network.INGRESS_PARAMS_REF.startswith("ingress class")
     ome_kinds = {groups.OME_SERVICE, *groups.OME_RUNTIME_KINDS, *groups.OME_MODEL_KINDS}
-    assert ome_kinds and not any(k.startswith("kserve ") for k in ome_kinds)
+    assert ome_kinds and not any(k.startswith(("kserve ", "ingress class")) for k in ome_kinds)
+
+
+def test_an_ingress_class_alone_loads_no_ome_joiner():
+    """Inputs whose only cross references are an IngressClass and its params: OME's joiner is not imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom shardwise.rules.adapters.k8s.inventory import inventory_from_documents\n"
+            "from shardwise.rules.adapters.k8s.nodes import resolve_pools\n"
+            "from shardwise.rules.adapters.yamlsrc import load_documents\n"
+            "text = 'apiVersion: networking.k8s.io/v1\\nkind: IngressClass\\nmetadata: {name: alb}\\n"
+            "spec: {controller: eks.amazonaws.com/alb}\\n'\n"
+            "inv = inventory_from_documents(load_documents(text, 'c.yaml'), text, 'c.yaml')\n"
+            "assert [r.kind for r in inv.cross_refs] == ['ingress class'], inv.cross_refs\n"
+            "resolve_pools(inv)\n"
+            "print('shardwise.rules.adapters.k8s.ome' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

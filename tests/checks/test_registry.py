@@ -124,7 +124,13 @@ EXTRA_FIXTURES = {
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim
-              "fail-configmap.yaml"},
+              "fail-configmap.yaml",
+              "ingress.yaml",  # corpus13: an Ingress or HTTPRoute onto a vLLM that checks no API key
+              "ingress-class.yaml",  # its reach from its IngressClass's IngressClassParams (EKS Auto Mode)
+              "route.yaml",  # an OpenShift Route onto the predictor Service KServe makes for an InferenceService
+              "kserve-config.yaml",  # corpus13: KServe's inferenceservice-config in the inputs: default mode, Ingress
+              "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
+              "kserve-config-disagree.yaml"},  # two that disagree: KServe's shipped default, as without one
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml"},
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not

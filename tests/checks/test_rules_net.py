@@ -435,9 +435,15 @@ def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
         encoding="utf-8")
     inv = load_inputs([str(tmp_path)], jobs=1)
     found = run_rules([rule_by_code("SW306"), rule_by_code("SW406")], inv)
-    [sw306] = [f for f in found if f.code == "SW306"]
-    assert sw306.message == (
+    service, ingress = sorted((f for f in found if f.code == "SW306"), key=lambda f: f.subject, reverse=True)
+    assert service.message == (
         "Service `serving/llama` of type LoadBalancer exposes Deployment serving/llama directly on port 80, "
         "with no gateway that authenticates clients")
+    assert (ingress.subject, ingress.level) == ("Ingress serving/llama", "advisory")
+    assert ingress.message == (
+        "Ingress `serving/llama` routes to Deployment serving/llama (Service `llama`) on an ALB, and vLLM checks no "
+        "API key there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route (advisory: without "
+        "`alb.ingress.kubernetes.io/scheme` the controller makes it internal unless the IngressClass's "
+        "IngressClassParams set a scheme, which the inputs do not show)")
     [sw406] = [f for f in found if f.code == "SW406"]
     assert sw406.message == "balances Deployment serving/llama with round_robin, which ignores each replica's load"

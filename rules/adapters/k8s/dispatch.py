@@ -22,7 +22,7 @@ from ..yamlsrc import LineDict
 from .claims import add_device_claim
 from .fields import api_group, as_list, as_map
 from .groups import KNATIVE_GROUP, KNATIVE_KINDS, OME_GROUP, OME_KINDS, RBG_GROUP, RBG_KINDS, RUNTIME_KINDS
-from .network import add_http_route, add_ingress, add_network_policy, add_service
+from .network import add_http_route, add_ingress, add_ingress_class, add_network_policy, add_route, add_service
 from .nodes import add_ec2_node_class, add_karpenter_pool, add_node
 from .parse import Lines
 from .workloads import WORKLOAD_GROUPS, add_workload
@@ -119,7 +119,11 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("", "Service"): _plain(add_service),
     ("networking.k8s.io", "Ingress"): _plain(add_ingress),
     ("extensions", "Ingress"): _plain(add_ingress),
+    ("networking.k8s.io", "IngressClass"): _plain(add_ingress_class),
+    ("elbv2.k8s.aws", "IngressClassParams"): _plain(add_ingress_class),
+    ("eks.amazonaws.com", "IngressClassParams"): _plain(add_ingress_class),
     ("gateway.networking.k8s.io", "HTTPRoute"): _plain(add_http_route),
+    ("route.openshift.io", "Route"): _plain(add_route),
     ("", "NetworkPolicy"): _plain(add_network_policy),
     ("networking.k8s.io", "NetworkPolicy"): _plain(add_network_policy),
     ("extensions", "NetworkPolicy"): _plain(add_network_policy),

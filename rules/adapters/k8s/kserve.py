@@ -243,7 +243,56 @@ def authenticated(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> 
     return any(str(maps[where].get(key, "")).strip().lower() == "true" for where, key in _AUTH)
 
 
-def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
+#: The ConfigMap KServe's controller reads its cluster-wide settings from (pkg/constants:
+#: InferenceServiceConfigMapName),
+#: in the controller's namespace: ``deploy.defaultDeploymentMode`` and ``ingress.disableIngressCreation``, JSON.
+CONFIG_NAME = "inferenceservice-config"
+
+
+def cluster_config(inv: Inventory) -> tuple[str, bool, str] | None:
+    """(default deployment mode, whether Standard mode creates no Ingress, which ConfigMap says so) from the
+    inferenceservice-config ConfigMaps of the inputs; None when there is none, one cannot be read as KServe reads
+    it (JSON), or they disagree (a base and the patches of its overlays: which one the cluster runs is not in
+    the inputs)."""
+    import json  # only when the inputs hold KServe's ConfigMap
+
+    seen: set[tuple[str, bool]] = set()
+    where = ""
+    for m in inv.config_maps:
+        if m.kind != "ConfigMap" or m.name != CONFIG_NAME:
+            continue
+        try:
+            deploy = json.loads(m.data.get("deploy") or "{}")
+            ingress = json.loads(m.data.get("ingress") or "{}")
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(deploy, dict) or not isinstance(ingress, dict):
+            return None
+        mode, off = deploy.get("defaultDeploymentMode", "Serverless"), ingress.get("disableIngressCreation", False)
+        if not isinstance(mode, str) or not isinstance(off, bool):
+            return None
+        seen.add((mode.strip(), off))
+        where = where or f"`{m.namespace}/{m.name}`"
+    if len(seen) != 1:
+        return None
+    [(mode, off)] = seen
+    return mode, off, where
+
+
+def apply_cluster_config(inv: Inventory) -> None:
+    """Judge the InferenceServices by the inferenceservice-config ConfigMap of the inputs (the default mode of those
+    that name none, and whether Standard mode creates an Ingress), once every input is read."""
+    config = cluster_config(inv)
+    if config is None:
+        return
+    for g in inv.groups:
+        if g.kind != "InferenceService" or g.published is UNKNOWN:
+            continue
+        meta = {"name": g.name, "namespace": g.namespace, "labels": g.pod_labels, "annotations": g.annotations}
+        g.published, g.published_advisory = published(meta, config)
+
+
+def published(meta: Mapping[str, Any], config: tuple[str, bool, str] | None = None) -> tuple[Any, str]:
     """How KServe publishes an InferenceService on the cluster's ingress (for SW306): (None, "") when nothing
     does, (UNKNOWN, "") when the labels or the mode are not known yet, else (how, as SW306 says it; why it is only
     advisory, "" when it blocks).
@@ -265,7 +314,9 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
     - ModelMesh: the model mesh's own Service, not the InferenceService, serves it.
 
     A service that asks Open Data Hub / OpenShift AI for token authentication (:data:`_AUTH`) is published behind a
-    gateway that authenticates clients: nothing to report.
+    gateway that authenticates clients: nothing to report. ``config``, the inferenceservice-config of the inputs
+    (:func:`cluster_config`), gives the default mode in place of KServe's shipped one, and with
+    ``disableIngressCreation`` true Standard mode creates no Ingress.
     """
     name, namespace = str(meta.get("name") or "unnamed"), str(meta.get("namespace") or "default")
     labels = meta.get("labels")
@@ -278,10 +329,15 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
     if any(v is UNKNOWN or is_placeholder(v) for v in (mode, knative, kserve)):
         return UNKNOWN, ""
     mode = mode.strip() if isinstance(mode, str) else ""
+    default = ""
+    if config is not None and mode not in (*_KNATIVE_MODES, *_STANDARD_MODES, "ModelMesh"):
+        why = (f"no `{_DEPLOYMENT_MODE}` annotation" if not mode else
+               f"`{_DEPLOYMENT_MODE}: {mode}` is none of its modes")
+        mode, default = config[0], f" ({why}: the default of the {CONFIG_NAME} ConfigMap {config[2]} of the inputs)"
     if mode == "ModelMesh" or authenticated(labels, annotations):
         return None, ""
     standard = mode in _STANDARD_MODES or (mode not in _KNATIVE_MODES and kserve is not None and knative is None)
-    said = (f"in {mode} mode" if mode in (*_KNATIVE_MODES, *_STANDARD_MODES) else
+    said = (f"in {mode} mode{default}" if mode in (*_KNATIVE_MODES, *_STANDARD_MODES) else
             "in Standard mode (the only mode that reads its visibility label)" if standard else
             "in Serverless mode (no `serving.kserve.io/deploymentMode` annotation: the default KServe's "
             "inferenceservice-config ships)" if not mode else
@@ -289,10 +345,14 @@ def published(meta: Mapping[str, Any]) -> tuple[Any, str]:
             "its inferenceservice-config ships)")
     if standard:
         value = str(kserve).strip() if kserve is not None else ""
-        if value == _CLUSTER_LOCAL:
-            return None, ""
+        if value == _CLUSTER_LOCAL or (config is not None and config[1]):
+            return None, ""  # cluster-local, or the cluster's config turns Standard mode's Ingress creation off
         how = ("is labelled `networking.kserve.io/visibility: exposed`" if value == "exposed" else
                f"has no `{KSERVE_VISIBILITY}: {_CLUSTER_LOCAL}` label")
+        if config is not None:  # the inputs' ConfigMap leaves Ingress creation on
+            return (f"{how}, so KServe {said} creates an Ingress (or an HTTPRoute) for it on the cluster's ingress "
+                    "domain", f"where it is reachable is the ingress controller of the class {config[2]} names, "
+                    "which the inputs do not show")
         return (f"{how}, so KServe {said} creates an Ingress (or an HTTPRoute) for it on the cluster's ingress "
                 "domain",
                 "whether KServe creates it and where it is reachable is the ingress config of the cluster's "

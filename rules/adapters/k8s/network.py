@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, Ingress, Inventory, Location, NetworkPolicy, Service
+from ...model import UNKNOWN, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service
 from ...model.errors import InputError
 from .fields import (
     as_list,
@@ -113,11 +113,51 @@ def add_ingress(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     for rule in as_list(spec.get("rules")):
         for path in as_list(as_map(as_map(rule).get("http")).get("paths")):
             _backend(as_map(path).get("backend"), services, ports)
+    class_name = spec.get("ingressClassName", ann.get("kubernetes.io/ingress.class"))
     inv.ingresses.append(Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
         kind="Ingress", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+        class_name=class_name if class_name is UNKNOWN or class_name is None else str(class_name),
     ))
+
+
+#: Cross-reference kinds of an IngressClass and of the ALB's IngressClassParams (AWS Load Balancer Controller's
+#: elbv2.k8s.aws, EKS Auto Mode's eks.amazonaws.com), joined to the Ingresses once every input is read.
+INGRESS_CLASS_REF = "ingress class"
+INGRESS_PARAMS_REF = "ingress class params"
+#: The IngressClass annotation that makes a class the cluster's default (networking.k8s.io/v1 IngressClass).
+_DEFAULT_CLASS = "ingressclass.kubernetes.io/is-default-class"
+
+
+def add_ingress_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    kind = INGRESS_CLASS_REF if obj.get("kind") == "IngressClass" else INGRESS_PARAMS_REF
+    inv.cross_refs.append(CrossRef(kind, obj, loc))
+
+
+def link_ingress_classes(inv: Inventory) -> None:
+    """Give each Ingress what its IngressClass of the inputs says: the controller, and the scheme of the
+    IngressClassParams the class names (an Ingress with no class takes the class marked the default)."""
+    classes = [r.obj for r in inv.cross_refs if r.kind == INGRESS_CLASS_REF]
+    params = {str(as_map(r.obj.get("metadata")).get("name")): r.obj for r in inv.cross_refs
+              if r.kind == INGRESS_PARAMS_REF}
+    default = [c for c in classes
+               if str(as_map(as_map(c.get("metadata")).get("annotations")).get(_DEFAULT_CLASS)).lower() == "true"]
+    for ing in inv.ingresses:
+        if ing.kind != "Ingress" or ing.class_name is UNKNOWN:
+            continue
+        named = [c for c in classes if as_map(c.get("metadata")).get("name") == ing.class_name]
+        found = named if ing.class_name is not None else default
+        if len(found) != 1:
+            continue
+        spec = as_map(found[0].get("spec"))
+        controller = spec.get("controller")
+        ing.class_controller = controller if isinstance(controller, str) else None
+        ref = as_map(spec.get("parameters"))
+        p = params.get(str(ref.get("name"))) if ref.get("kind") == "IngressClassParams" else None
+        scheme = as_map(as_map(p).get("spec")).get("scheme") if p is not None else None
+        if isinstance(scheme, str):
+            ing.class_scheme = (scheme.strip(), f"IngressClassParams `{ref.get('name')}`")
 
 
 def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -132,9 +172,27 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
                 services.append(str(ref["name"]))
                 if ref.get("port") is not None:
                     ports.append(ref["port"])
+    namespace = str(meta.get("namespace") or "default")
+    parents = [f"{as_map(p).get('namespace') or namespace}/{as_map(p).get('name')}"
+               for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
+    inv.ingresses.append(Ingress(
+        name=str(meta.get("name") or "unnamed"), namespace=namespace,
+        kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
+        suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
+    ))
+
+
+def add_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """An OpenShift Route: the router publishes its host onto the Service in ``spec.to`` (and the alternate
+    backends), at ``spec.port.targetPort``."""
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    ann, lines = read_annotations(meta)
+    services = [str(as_map(b).get("name")) for b in (spec.get("to"), *as_list(spec.get("alternateBackends")))
+                if as_map(b).get("name") and as_map(b).get("kind", "Service") == "Service"]
+    port = as_map(spec.get("port")).get("targetPort")
     inv.ingresses.append(Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
-        kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
+        kind="Route", annotations=ann, services=services, ports=[port] if port is not None else [], location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
     ))
 

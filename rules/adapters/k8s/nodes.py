@@ -29,6 +29,7 @@ from ...model.vocab import (
 )
 from .claims import resolve_claims
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
+from .network import link_ingress_classes
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
 
@@ -203,9 +204,13 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
-    if inv.cross_refs:  # only the OME and KServe readers keep cross references: a run without them imports neither
+    if inv.cross_refs:  # only the OME, KServe and ingress-class readers keep cross references
         kserve = [r.kind.startswith("kserve ") for r in inv.cross_refs]  # kserve.SERVICE_REF, RUNTIME_REF
-        if not all(kserve):  # OME's (its kinds' names): OME services read as what their runtimes deploy
+        ingress = [r.kind.startswith("ingress class") for r in inv.cross_refs]  # network.INGRESS_CLASS_REF, ..PARAMS
+        if any(ingress):
+            link_ingress_classes(inv)
+        # OME's (its kinds' names): OME services read as what their runtimes deploy
+        if not all(k or i for k, i in zip(kserve, ingress, strict=True)):
             from .ome import link_services
 
             link_services(inv)
@@ -213,6 +218,10 @@ def resolve_pools(inv: Inventory) -> None:
             from .kserve import link_runtimes
 
             link_runtimes(inv)
+    if any(m.name == "inferenceservice-config" for m in inv.config_maps):  # KServe's cluster config is in the inputs
+        from .kserve import apply_cluster_config
+
+        apply_cluster_config(inv)
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
     for g in inv.groups:

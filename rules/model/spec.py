@@ -68,7 +68,10 @@ class EngineArgsSpec(_Spec):
     kv_cache_dtype: Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"] = Field(
         "auto", description="KV-cache element type; fp8 halves the KV per token."
     )
-    block_size: Literal[8, 16, 32, 64, 128] = Field(16, description="Tokens per KV-cache block.")
+    block_size: Literal[8, 16, 32, 64, 128] | None = Field(
+        None, description="Tokens per KV-cache block (None: vLLM's choice, 16 or what the attention backend or a "
+        "hybrid model's state layers need); written whenever set, 16 included.",
+    )
     enforce_eager: bool = Field(False, description="Disable CUDA graphs.")
     enable_prefix_caching: bool | None = Field(None, description="Reuse KV blocks of shared prefixes.")
     enable_chunked_prefill: bool | None = Field(

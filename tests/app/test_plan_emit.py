@@ -300,6 +300,8 @@ ENGINE_ARG_CASES = [
     (VL7, ('limit-mm-per-prompt={"image": 2, "video": 0}',), {"mm_limits": (("image", 2), ("video", 0))}),
     (VL7, ('mm-processor-kwargs={"max_pixels": 1003520}',), {"mm_max_pixels": 1003520}),
     (L8_L4_11, ("runner=pooling",), {"pooling": True}),
+    # a value equal to the spec's old default is still what plan was told and sized with: the manifest says it
+    (L8_L4_11, ("block-size=16",), {"block_size": 16}),
     (VL72_TP4, ("mm-encoder-tp-mode=data",), {"mm_encoder_tp_mode": "data"}),
     (L8_L4_11, ("block-size=32", "enforce-eager=true", "kv-cache-memory-bytes=3000000000"),
      {"block_size": 32, "enforce_eager": True, "kv_cache_memory_bytes": 3 * 10**9}),

@@ -543,6 +543,10 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "limit-mm-per-prompt": "json",
     "mm-processor-kwargs": "json",
     "runner": "word",
+    # the pooling runner's other spellings lint reads (capacity.group.pooling_runner): --task before --runner
+    # (removed in 0.13.0), --convert beside it (0.10.1+); plan takes every flag lint sizes a layout with
+    "task": "word",
+    "convert": "word",
     "mm-encoder-tp-mode": "word",
 }
 

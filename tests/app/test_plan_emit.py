@@ -300,6 +300,9 @@ ENGINE_ARG_CASES = [
     (VL7, ('limit-mm-per-prompt={"image": 2, "video": 0}',), {"mm_limits": (("image", 2), ("video", 0))}),
     (VL7, ('mm-processor-kwargs={"max_pixels": 1003520}',), {"mm_max_pixels": 1003520}),
     (L8_L4_11, ("runner=pooling",), {"pooling": True}),
+    # vLLM's other spellings of the pooling runner, which lint reads: --convert (0.10.1+) and --task (before 0.13.0)
+    (L8_L4_11, ("convert=embed",), {"pooling": True}),
+    (L8_L4_11, ("task=embed",), {"pooling": True}),
     # a value equal to the spec's old default is still what plan was told and sized with: the manifest says it
     (L8_L4_11, ("block-size=16",), {"block_size": 16}),
     (VL72_TP4, ("mm-encoder-tp-mode=data",), {"mm_encoder_tp_mode": "data"}),
@@ -352,16 +355,16 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
     fragment = emitted(capsys, "stack-config", *argv, *flags)
     (service,) = yaml.safe_load(fragment)["config"]["shardwise:environment"]["services"]
     assert set(parse_serve_args(service["engine"].get("extra_args", []), form="api").extra) <= {
-        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner",
-        "mm_encoder_tp_mode"}
+        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner", "task",
+        "convert", "mm_encoder_tp_mode"}
     # the stack config, merged into a stack, is accepted and linted with the plan's findings too
     assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
     reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
-             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, "
-             "mm-encoder-tp-mode (and plan's own options)")
+             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
+             "convert, mm-encoder-tp-mode (and plan's own options)")
     for flag in ("cpu-offload-gb", "swap-space"):
         assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
             2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "
@@ -376,6 +379,66 @@ def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
         2, "", "shardwise: error: --engine-arg block-size is given twice ('32' and '16')\n")
     rc, out, err = run(capsys, "plan", *L8_L4_11, "--engine-arg", "block-size=many")
     assert (rc, out) == (2, "") and err.startswith("shardwise: error: --engine-arg: ")
+
+
+#: What a workload's engine holds that is not an engine flag plan could be given: the model (plan's --model), the
+#: containers of the flags (``extra``, ``locations``) and how the engine is launched (not what it is sized with)
+NOT_A_SIZING_FLAG = frozenset({"model", "extra", "locations", "distributed_executor_backend", "nnodes", "port"})
+
+
+@pytest.mark.parametrize("argv", [
+    L8_L4_11, VL7, VL72_TP4,
+    ("--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H200", "--tp", "8", "--max-model-len", "32768",
+     "--vllm-version", "0.11.0"),
+    ("--model", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--tp", "1", "--max-model-len", "32768",
+     "--vllm-version", "0.17.0"),
+], ids=["llama", "vl7", "vl72-tp4", "mla", "hybrid"])
+def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
+    """Issue 28, "plan and lint agree on every layout": every engine setting the capacity model reads from a workload
+    (lint's sizing of the manifest plan emits, every field and flag it looks at recorded) is one plan takes, as an
+    option of its own or through --engine-arg; a flag lint reads that plan refuses (``--task`` and ``--convert``,
+    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.plan import PlanError, engine_words
+    from shardwise.rules.capacity.group import sizing
+    from shardwise.rules.engine import LintConfig
+    from shardwise.rules.model.inventory import EngineArgs
+
+    read: set[str] = set()
+
+    class Extra(dict):  # the flags without a field of their own, each one looked at recorded
+        def get(self, key, default=None):
+            read.add(key)
+            return super().get(key, default)
+
+        def __getitem__(self, key):
+            read.add(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            read.add(key)
+            return super().__contains__(key)
+
+    class Recorded(EngineArgs):
+        def __getattribute__(self, name):
+            if name in EngineArgs.__dataclass_fields__:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    e = group.engine
+    group.engine = Recorded(**{**{k: getattr(e, k) for k in EngineArgs.__dataclass_fields__}, "extra": Extra(e.extra)})
+    assert sizing(group, LintConfig()) is not None
+    flags = sorted(k.replace("_", "-") for k in read - NOT_A_SIZING_FLAG)
+    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert"} <= set(flags)
+    refused = []
+    for flag in flags:
+        try:
+            engine_words([(flag, "1")])
+        except PlanError as err:
+            if "does not read" in str(err):
+                refused.append(flag)
+    assert refused == []
 
 
 @pytest.mark.parametrize("own", [

@@ -441,6 +441,50 @@ def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
     assert refused == []
 
 
+#: a value of each --engine-arg flag, as vLLM takes it
+ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunked-prefill": "false",
+                     "enable-prefix-caching": "false", "kv-cache-memory-bytes": "2G",
+                     "compilation-config": '{"level": 3}', "async-scheduling": "true",
+                     "limit-mm-per-prompt": '{"image": 1}', "mm-processor-kwargs": '{"max_pixels": 1003520}',
+                     "runner": "pooling", "task": "embed", "convert": "embed", "mm-encoder-tp-mode": "data"}
+
+
+@pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])
+def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(capsys, tmp_path, release):
+    """Every --engine-arg flag at releases around its gaps: plan refuses it (saying why) exactly where lint of the
+    manifest plan would emit says vLLM exits on it (SW003); elsewhere the emitted manifest lints without SW003.
+    (``--task embed`` on 0.14.1 was planned "starts yes" while lint of the same manifest blocked it.)"""
+    from shardwise.rules.app.plan import ENGINE_ARG_FLAGS, PlanError, make_plan
+    from shardwise.rules.vllm.flags import flag_gap
+    from shardwise.rules.vllm.versions import parse_version
+
+    assert set(ENGINE_ARG_VALUES) == set(ENGINE_ARG_FLAGS)
+    at = parse_version(release)
+    assert at is not None
+    argv = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "1", "--max-model-len", "8192",
+            "--vllm-version", release)
+    refused = []
+    for flag, value in ENGINE_ARG_VALUES.items():
+        what = flag_gap(flag, at)
+        try:
+            make_plan(_request(argv, (f"{flag}={value}",)))
+        except PlanError as e:
+            assert what is not None and str(e) == (
+                f"--engine-arg {flag}: vLLM {release} has no --{flag}: it {what}; vLLM exits at start-up on a flag "
+                "it does not define (lint: SW003)"), (flag, str(e))
+            refused.append(flag)
+            continue
+        assert what is None, flag
+        path = tmp_path / f"{flag}.yaml"
+        path.write_text(emitted(capsys, "manifest", *argv, "--engine-arg", f"{flag}={value}"), encoding="utf-8")
+        assert "SW003" not in {code for code, _ in lint(capsys, path)[1]}, flag
+    assert refused == {"0.9.2": ["kv-cache-memory-bytes", "async-scheduling", "runner", "convert", "mm-encoder-tp-mode"],
+                       "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode"],
+                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode"],
+                       "0.11.0": [],
+                       "0.14.1": ["task"]}[release]
+
+
 @pytest.mark.parametrize("own", [
     ("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'),
     ("--dtype", "float16"),

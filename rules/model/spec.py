@@ -45,8 +45,9 @@ class EngineArgsSpec(_Spec):
     pipeline_parallel_size: int = Field(1, ge=1, le=64, description="Pipeline stages (nodes).")
     data_parallel_size: int = Field(1, ge=1, le=256, description="Data-parallel ranks (MoE expert parallel).")
     enable_expert_parallel: bool = Field(False, description="Place MoE experts on different ranks.")
-    gpu_memory_utilization: float = Field(
-        0.9, gt=0.0, le=1.0, description="Fraction of each GPU's memory vLLM may use."
+    gpu_memory_utilization: float | None = Field(
+        None, gt=0.0, le=1.0, description="Fraction of each GPU's memory vLLM may use (None: the release's default, "
+        "0.9, 0.92 from vLLM 0.20); written whenever set, 0.9 included.",
     )
     max_model_len: int | None = Field(
         None, ge=16, le=10_000_000, description="Longest prompt+output in tokens."

@@ -511,6 +511,29 @@ def test_plans_own_engine_options_are_sized_by_lint_as_the_plan_was(capsys, tmp_
         planned["cudagraph_gib_per_gpu"])
 
 
+@pytest.mark.parametrize("asked", [("--gpu-memory-utilization", "0.9"), ()], ids=["asked-0.9", "default"])
+def test_the_utilization_plan_sized_with_is_the_one_lint_reads_from_the_emitted_manifest(capsys, asked):
+    """vLLM 0.20 made 0.92 the default: a plan asked for 0.9 there wrote no --gpu-memory-utilization (0.9 was the
+    spec's default, left off), so lint of the emitted manifest sized the release's 0.92 budget. Asked, 0.9 is written;
+    not asked, the release's 0.92 is written and read."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+
+    argv = (*L8_L4_11[:-1], "0.20.0", *asked)
+    rc, out, _ = run(capsys, "plan", *argv, "--json")
+    planned = json.loads(out)
+    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    assert (rc, engine_settings(group).gpu_memory_utilization, linted.gpu_memory_utilization,
+            round(linted.available_kv_gib, 3), linted.kv_cache_tokens) == (
+        0, 0.9 if asked else 0.92, 0.9 if asked else 0.92, planned["available_kv_gib"], planned["kv_cache_tokens"])
+    assert emitted(capsys, "vllm-args", *argv).splitlines()[1] == (
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization "
+        f"{'0.9' if asked else '0.92'} --max-model-len 8192 --host 0.0.0.0")
+
+
 def test_engine_arg_is_said_in_the_plan_text_and_json(capsys):
     flags = ("--engine-arg", "enforce_eager", "--engine-arg", 'compilation-config={"cudagraph_mode": "PIECEWISE"}')
     rc, out, _ = run(capsys, "plan", *L8_L4_11, *flags, "--json")

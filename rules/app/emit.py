@@ -94,7 +94,8 @@ def specs(plan: Plan) -> tuple[Any, Any]:
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,
         pipeline_parallel_size=p.pp, data_parallel_size=p.dp, enable_expert_parallel=p.expert_parallel,
-        gpu_memory_utilization=s.gpu_memory_utilization, max_model_len=s.max_model_len,
+        gpu_memory_utilization=_utilization(req.gpu_memory_utilization, s.gpu_memory_utilization),
+        max_model_len=s.max_model_len,
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
         extra_args=(*(("--speculative-config", req.speculative_config) if req.speculative_config else ()), *passed),
@@ -119,6 +120,15 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
         return pool, VllmMultiNodeSpec(**common, groups=replicas, exclusive_topology=clique)
     return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
+
+
+def _utilization(asked: float | None, sized: float) -> float | None:
+    """The --gpu-memory-utilization the emitted engine writes: the one plan was asked for, always (0.9 too: from vLLM
+    0.20 the release's default is 0.92, so leaving 0.9 off would size another budget); without one, the release's
+    default plan sized with, said where it is not vLLM's long-standing 0.9."""
+    if asked is not None:
+        return asked
+    return None if sized == 0.9 else sized
 
 
 def _engine_arg_specs(pairs: tuple[tuple[str, str], ...]) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -478,6 +478,7 @@ def make_plan(req: PlanRequest) -> Plan:
         speculative_tokens=speculative_tokens(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
+    _refuse_absent_flags(engine_words(req.engine_args), str(version.version))
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
     ctx = _Context(req, model, rules_model, gpu, mem, node, sizer)
     if req.engine_args:
@@ -543,6 +544,10 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "limit-mm-per-prompt": "json",
     "mm-processor-kwargs": "json",
     "runner": "word",
+    # the pooling runner's other spellings lint reads (capacity.group.pooling_runner): --task before --runner
+    # (removed in 0.13.0), --convert beside it (0.10.1+); plan takes every flag lint sizes a layout with
+    "task": "word",
+    "convert": "word",
     "mm-encoder-tp-mode": "word",
 }
 
@@ -599,6 +604,23 @@ def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
     except InputError as e:
         raise PlanError(f"--engine-arg: {e.message}") from None
     return words
+
+
+def _refuse_absent_flags(words: list[str], release: str) -> None:
+    """An --engine-arg flag the release does not define (``--runner`` and ``--convert`` before 0.10.1, ``--task``
+    from 0.13.0): vLLM exits on it at start-up, and lint says so of the manifest plan would emit (SW003, on the image
+    ``vllm/vllm-openai:v<release>`` it writes), so plan refuses it for the same reason instead of planning a layout
+    that does not start. A release whose source was not read is not judged, as lint does not judge it."""
+    from ..vllm.flags import flag_gap, release_read
+
+    read = release_read(f"vllm/vllm-openai:v{release}")
+    if read is None:
+        return
+    for word in words:
+        what = flag_gap(word[2:], read) if word.startswith("--") else None
+        if what is not None:
+            raise PlanError(f"--engine-arg {word[2:]}: vLLM {release} has no {word}: it {what}; vLLM exits at "
+                            "start-up on a flag it does not define (lint: SW003)")
 
 
 def _check_lengths(req: PlanRequest, model: ModelShape) -> None:

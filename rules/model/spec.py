@@ -45,8 +45,9 @@ class EngineArgsSpec(_Spec):
     pipeline_parallel_size: int = Field(1, ge=1, le=64, description="Pipeline stages (nodes).")
     data_parallel_size: int = Field(1, ge=1, le=256, description="Data-parallel ranks (MoE expert parallel).")
     enable_expert_parallel: bool = Field(False, description="Place MoE experts on different ranks.")
-    gpu_memory_utilization: float = Field(
-        0.9, gt=0.0, le=1.0, description="Fraction of each GPU's memory vLLM may use."
+    gpu_memory_utilization: float | None = Field(
+        None, gt=0.0, le=1.0, description="Fraction of each GPU's memory vLLM may use (None: the release's default, "
+        "0.9, 0.92 from vLLM 0.20); written whenever set, 0.9 included.",
     )
     max_model_len: int | None = Field(
         None, ge=16, le=10_000_000, description="Longest prompt+output in tokens."
@@ -68,7 +69,10 @@ class EngineArgsSpec(_Spec):
     kv_cache_dtype: Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"] = Field(
         "auto", description="KV-cache element type; fp8 halves the KV per token."
     )
-    block_size: Literal[8, 16, 32, 64, 128] = Field(16, description="Tokens per KV-cache block.")
+    block_size: Literal[8, 16, 32, 64, 128] | None = Field(
+        None, description="Tokens per KV-cache block (None: vLLM's choice, 16 or what the attention backend or a "
+        "hybrid model's state layers need); written whenever set, 16 included.",
+    )
     enforce_eager: bool = Field(False, description="Disable CUDA graphs.")
     enable_prefix_caching: bool | None = Field(None, description="Reuse KV blocks of shared prefixes.")
     enable_chunked_prefill: bool | None = Field(

@@ -127,6 +127,11 @@ GAPS: tuple[FlagGap, ...] = (
     FlagGap("kv-transfer-config", _OLDEST, "0.6.5", _added("0.6.5")),
     FlagGap("speculative-config", _OLDEST, "0.8.2", _added("0.8.2")),
     FlagGap("runner", _OLDEST, "0.10.1", _added("0.10.1")),
+    # --convert came with --runner: no string "--convert..." in 0.10.0's source, arg_utils.py's model_group
+    # registers it in 0.10.1
+    FlagGap("convert", _OLDEST, "0.10.1", _added("0.10.1")),
+    # no mm_encoder_tp_mode anywhere in 0.10.1.1's source; MultiModalConfig's field and its flag in 0.10.2
+    FlagGap("mm-encoder-tp-mode", _OLDEST, "0.10.2", _added("0.10.2")),
     FlagGap("kv-cache-memory-bytes", _OLDEST, "0.10.2", _added("0.10.2")),
 )
 
@@ -177,12 +182,21 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         if "_" in name and release < _UNDERSCORES_SINCE:
             continue  # 0.5.0 reads `--swap_space` as written
         name = name.replace("_", "-")
-        for gap in _BY_FLAG.get(name, ()):
-            if gap.holds(release):
-                return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
-                             f"{gap.what}; vLLM's argument parser defines no option that is or begins with "
-                             f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
-                             f"crash-loops")
+        what = flag_gap(name, release)
+        if what is not None:
+            return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
+                         f"{what}; vLLM's argument parser defines no option that is or begins with "
+                         f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
+                         f"crash-loops")
+    return None
+
+
+def flag_gap(name: str, release: Version) -> str | None:
+    """Why ``release`` defines no ``--name`` (the :data:`GAPS` entry that holds: "was removed in 0.13.0: ...",
+    "was added in 0.10.1"), or None when none rules it out."""
+    for gap in _BY_FLAG.get(name, ()):
+        if gap.holds(release):
+            return gap.what
     return None
 
 

@@ -300,6 +300,11 @@ ENGINE_ARG_CASES = [
     (VL7, ('limit-mm-per-prompt={"image": 2, "video": 0}',), {"mm_limits": (("image", 2), ("video", 0))}),
     (VL7, ('mm-processor-kwargs={"max_pixels": 1003520}',), {"mm_max_pixels": 1003520}),
     (L8_L4_11, ("runner=pooling",), {"pooling": True}),
+    # vLLM's other spellings of the pooling runner, which lint reads: --convert (0.10.1+) and --task (before 0.13.0)
+    (L8_L4_11, ("convert=embed",), {"pooling": True}),
+    (L8_L4_11, ("task=embed",), {"pooling": True}),
+    # a value equal to the spec's old default is still what plan was told and sized with: the manifest says it
+    (L8_L4_11, ("block-size=16",), {"block_size": 16}),
     (VL72_TP4, ("mm-encoder-tp-mode=data",), {"mm_encoder_tp_mode": "data"}),
     (L8_L4_11, ("block-size=32", "enforce-eager=true", "kv-cache-memory-bytes=3000000000"),
      {"block_size": 32, "enforce_eager": True, "kv_cache_memory_bytes": 3 * 10**9}),
@@ -350,16 +355,16 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
     fragment = emitted(capsys, "stack-config", *argv, *flags)
     (service,) = yaml.safe_load(fragment)["config"]["shardwise:environment"]["services"]
     assert set(parse_serve_args(service["engine"].get("extra_args", []), form="api").extra) <= {
-        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner",
-        "mm_encoder_tp_mode"}
+        "compilation_config", "async_scheduling", "limit_mm_per_prompt", "mm_processor_kwargs", "runner", "task",
+        "convert", "mm_encoder_tp_mode"}
     # the stack config, merged into a stack, is accepted and linted with the plan's findings too
     assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
     reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
-             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, "
-             "mm-encoder-tp-mode (and plan's own options)")
+             "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
+             "convert, mm-encoder-tp-mode (and plan's own options)")
     for flag in ("cpu-offload-gb", "swap-space"):
         assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
             2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "
@@ -374,6 +379,110 @@ def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
         2, "", "shardwise: error: --engine-arg block-size is given twice ('32' and '16')\n")
     rc, out, err = run(capsys, "plan", *L8_L4_11, "--engine-arg", "block-size=many")
     assert (rc, out) == (2, "") and err.startswith("shardwise: error: --engine-arg: ")
+
+
+#: What a workload's engine holds that is not an engine flag plan could be given: the model (plan's --model), the
+#: containers of the flags (``extra``, ``locations``) and how the engine is launched (not what it is sized with)
+NOT_A_SIZING_FLAG = frozenset({"model", "extra", "locations", "distributed_executor_backend", "nnodes", "port"})
+
+
+@pytest.mark.parametrize("argv", [
+    L8_L4_11, VL7, VL72_TP4,
+    ("--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H200", "--tp", "8", "--max-model-len", "32768",
+     "--vllm-version", "0.11.0"),
+    ("--model", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--tp", "1", "--max-model-len", "32768",
+     "--vllm-version", "0.17.0"),
+], ids=["llama", "vl7", "vl72-tp4", "mla", "hybrid"])
+def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
+    """Issue 28, "plan and lint agree on every layout": every engine setting the capacity model reads from a workload
+    (lint's sizing of the manifest plan emits, every field and flag it looks at recorded) is one plan takes, as an
+    option of its own or through --engine-arg; a flag lint reads that plan refuses (``--task`` and ``--convert``,
+    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.plan import PlanError, engine_words
+    from shardwise.rules.capacity.group import sizing
+    from shardwise.rules.engine import LintConfig
+    from shardwise.rules.model.inventory import EngineArgs
+
+    read: set[str] = set()
+
+    class Extra(dict):  # the flags without a field of their own, each one looked at recorded
+        def get(self, key, default=None):
+            read.add(key)
+            return super().get(key, default)
+
+        def __getitem__(self, key):
+            read.add(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            read.add(key)
+            return super().__contains__(key)
+
+    class Recorded(EngineArgs):
+        def __getattribute__(self, name):
+            if name in EngineArgs.__dataclass_fields__:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    e = group.engine
+    group.engine = Recorded(**{**{k: getattr(e, k) for k in EngineArgs.__dataclass_fields__}, "extra": Extra(e.extra)})
+    assert sizing(group, LintConfig()) is not None
+    flags = sorted(k.replace("_", "-") for k in read - NOT_A_SIZING_FLAG)
+    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert"} <= set(flags)
+    refused = []
+    for flag in flags:
+        try:
+            engine_words([(flag, "1")])
+        except PlanError as err:
+            if "does not read" in str(err):
+                refused.append(flag)
+    assert refused == []
+
+
+#: a value of each --engine-arg flag, as vLLM takes it
+ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunked-prefill": "false",
+                     "enable-prefix-caching": "false", "kv-cache-memory-bytes": "2G",
+                     "compilation-config": '{"level": 3}', "async-scheduling": "true",
+                     "limit-mm-per-prompt": '{"image": 1}', "mm-processor-kwargs": '{"max_pixels": 1003520}',
+                     "runner": "pooling", "task": "embed", "convert": "embed", "mm-encoder-tp-mode": "data"}
+
+
+@pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])
+def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(capsys, tmp_path, release):
+    """Every --engine-arg flag at releases around its gaps: plan refuses it (saying why) exactly where lint of the
+    manifest plan would emit says vLLM exits on it (SW003); elsewhere the emitted manifest lints without SW003.
+    (``--task embed`` on 0.14.1 was planned "starts yes" while lint of the same manifest blocked it.)"""
+    from shardwise.rules.app.plan import ENGINE_ARG_FLAGS, PlanError, make_plan
+    from shardwise.rules.vllm.flags import flag_gap
+    from shardwise.rules.vllm.versions import parse_version
+
+    assert set(ENGINE_ARG_VALUES) == set(ENGINE_ARG_FLAGS)
+    at = parse_version(release)
+    assert at is not None
+    argv = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "1", "--max-model-len", "8192",
+            "--vllm-version", release)
+    refused = []
+    for flag, value in ENGINE_ARG_VALUES.items():
+        what = flag_gap(flag, at)
+        try:
+            make_plan(_request(argv, (f"{flag}={value}",)))
+        except PlanError as e:
+            assert what is not None and str(e) == (
+                f"--engine-arg {flag}: vLLM {release} has no --{flag}: it {what}; vLLM exits at start-up on a flag "
+                "it does not define (lint: SW003)"), (flag, str(e))
+            refused.append(flag)
+            continue
+        assert what is None, flag
+        path = tmp_path / f"{flag}.yaml"
+        path.write_text(emitted(capsys, "manifest", *argv, "--engine-arg", f"{flag}={value}"), encoding="utf-8")
+        assert "SW003" not in {code for code, _ in lint(capsys, path)[1]}, flag
+    assert refused == {"0.9.2": ["kv-cache-memory-bytes", "async-scheduling", "runner", "convert", "mm-encoder-tp-mode"],
+                       "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode"],
+                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode"],
+                       "0.11.0": [],
+                       "0.14.1": ["task"]}[release]
 
 
 @pytest.mark.parametrize("own", [
@@ -400,6 +509,29 @@ def test_plans_own_engine_options_are_sized_by_lint_as_the_plan_was(capsys, tmp_
             round(linted.cudagraph_gib_per_gpu, 3)) == (
         0, planned["sampler_gib_per_gpu"], planned["available_kv_gib"], planned["kv_cache_tokens"],
         planned["cudagraph_gib_per_gpu"])
+
+
+@pytest.mark.parametrize("asked", [("--gpu-memory-utilization", "0.9"), ()], ids=["asked-0.9", "default"])
+def test_the_utilization_plan_sized_with_is_the_one_lint_reads_from_the_emitted_manifest(capsys, asked):
+    """vLLM 0.20 made 0.92 the default: a plan asked for 0.9 there wrote no --gpu-memory-utilization (0.9 was the
+    spec's default, left off), so lint of the emitted manifest sized the release's 0.92 budget. Asked, 0.9 is written;
+    not asked, the release's 0.92 is written and read."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+
+    argv = (*L8_L4_11[:-1], "0.20.0", *asked)
+    rc, out, _ = run(capsys, "plan", *argv, "--json")
+    planned = json.loads(out)
+    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    assert (rc, engine_settings(group).gpu_memory_utilization, linted.gpu_memory_utilization,
+            round(linted.available_kv_gib, 3), linted.kv_cache_tokens) == (
+        0, 0.9 if asked else 0.92, 0.9 if asked else 0.92, planned["available_kv_gib"], planned["kv_cache_tokens"])
+    assert emitted(capsys, "vllm-args", *argv).splitlines()[1] == (
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization "
+        f"{'0.9' if asked else '0.92'} --max-model-len 8192 --host 0.0.0.0")
 
 
 def test_engine_arg_is_said_in_the_plan_text_and_json(capsys):

@@ -203,6 +203,30 @@ def test_the_eleventh_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in eleventh} == {"A100-40GB", "L4", "MI300X", "H200", "H100", "B200"}
 
 
+def test_the_twelfth_set_asks_what_the_others_do_not():
+    """plan_cases_12.json: 14 cases from vLLM's recipe files no earlier set cites (Qwen2.5-VL-72B and Qwen3-VL-235B on
+    A100 80GB and MI300X, ERNIE 4.5 21B with MTP and 300B over two nodes, Kimi-K2, DeepSeek-V3.1 and MiniMax-M2.1 on
+    MI300X, GLM-5.2 FP8 on H200 and MI300X, Gemma 4 E2B and Qwen3.5-0.8B on one L4, Kimi-Linear on H200), none of
+    them an earlier request nor from a document an earlier set cites, committed before plan was scored on them:
+    engine flags (--mm-encoder-tp-mode, --limit-mm-per-prompt, --async-scheduling), asked layouts twice what one
+    engine needs, MTP and FP8 KV on MI300X, a tensor-parallel group over two nodes."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11)
+    twelfth = plan_cases.load(plan_cases.DATA_12)
+    assert len(twelfth) == 14
+    assert _repeats(earlier, twelfth) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in twelfth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in twelfth if c.expect.get("mandatory") == ["SW104"]] == [
+        "recipe-qwen25-vl-72b-mi300x-tp4", "recipe-kimi-linear-h200-tp4-1m", "recipe-qwen3-vl-235b-mi300x-tp8-ep-32k"]
+    assert [c.id for c in twelfth if c.request.get("engine_args")] == [
+        "recipe-qwen25-vl-72b-a100-tp4", "recipe-qwen25-vl-72b-mi300x-tp4", "recipe-qwen3-vl-235b-bf16-a100-tp8",
+        "recipe-qwen3-vl-235b-mi300x-tp8-ep-32k"]
+    assert len([c for c in twelfth if c.request.get("gpu") == "MI300X"]) == 6
+    assert {c.request.get("gpu") for c in twelfth} == {"A100-80GB", "MI300X", "H100", "H200", "L4"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

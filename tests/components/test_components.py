@@ -213,9 +213,10 @@ def test_dev_karpenter_pool_and_node_local_cache():
     dep = run.one("kubernetes:apps/v1:Deployment", "dev-llama-8b-deployment").inputs
     c = container(dep)
     assert c["command"] == ["vllm", "serve"]
+    # the stack's gpu_memory_utilization 0.9 is written as set (a release from 0.20 would otherwise take 0.92)
     assert c["args"] == ["meta-llama/Llama-3.1-8B-Instruct", "--served-model-name", "llama-3.1-8b-instruct",
-                         "--max-model-len", "16384", "--max-num-seqs", "32", "--enable-prefix-caching",
-                         "--host", "0.0.0.0"]
+                         "--gpu-memory-utilization", "0.9", "--max-model-len", "16384", "--max-num-seqs", "32",
+                         "--enable-prefix-caching", "--host", "0.0.0.0"]
     assert c["resources"] == {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 1}}
     spec = pod(dep)
     assert spec["nodeSelector"] == {"shardwise.dev/pool": "l40s"}

@@ -231,6 +231,26 @@ def selects(service: Service, g: ServingGroup) -> bool:
     return True
 
 
+def fronting_containers(svc: Service, g: ServingGroup) -> list[str]:
+    """The containers of ``g`` other than vLLM's that receive all of ``svc``'s traffic (an authenticating proxy
+    sidecar such as oauth2-proxy in front of vLLM), as ``name (port)``; empty when a target port reaches a vLLM
+    container, is declared by no container of the pod, or is not known yet (the traffic may reach vLLM)."""
+    fronts: list[str] = []
+    if any(c.port_names.get("*") is UNKNOWN for c in g.containers):
+        return []  # a container's ports are not all known yet: one of them may be the target
+    for target in svc.target_ports:
+        if target is UNKNOWN or isinstance(target, bool) or target is None:
+            return []
+        number = target if isinstance(target, int) else int(target) if str(target).strip().isdigit() else None
+        owners = [c for c in g.containers
+                  if (number in c.ports if number is not None else str(target).strip() in c.port_names)]
+        if not owners or any(c.runs_vllm for c in owners):
+            return []
+        port = number if number is not None else owners[0].port_names[str(target).strip()]
+        fronts.append(f"`{owners[0].name}` (port {port})")
+    return sorted(set(fronts))
+
+
 def services_in(inv: Inventory, namespace: object) -> list[Service]:
     """The Services of ``inv`` whose namespace is ``namespace``, in input order (an index built once per
     inventory and rebuilt when Services were added: a rule asking this per workload stays linear)."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value, vllm_containers
-from ._net import EXTERNAL_SERVICE_TYPES, WORLD, groups_behind, selects
+from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selects
 from ._unseen import unseen_hits
 from ._words import listed
 
@@ -59,7 +59,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "whose own Service decides its reach), every HTTPRoute (its Gateway's class and Service decide) and every "
             "Route (the router's IngressController decides) "
             "are advisory: a cluster setting the manifest does not show is not sure. So is a server whose "
-            "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY. VLLM_SERVER_DEV_MODE is read "
+            "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY, and a Service whose every "
+            "targetPort is a port another container of the pod declares (an oauth2-proxy or kube-rbac-proxy sidecar "
+            "in front of vLLM: whether it authenticates is its own configuration); a targetPort on vLLM's own port "
+            "blocks whatever sidecars the pod has. VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
             "template not known yet) blocks until it is known."
@@ -126,7 +129,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                 continue
             key = api_key(inv, g)
             if key is not True:
-                open_.append((svc, g, key or ""))
+                open_.append((svc, g, _fronted(svc, g) or key or ""))
         if not open_:
             return
         reach = ingress_reach(ing)
@@ -173,11 +176,18 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         if not groups:
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
+        at = svc.type_location or svc.location
+        fronts = [fronting_containers(svc, g) for g in groups]
+        if all(fronts):  # every port reaches another container of the pod first: a proxy sidecar, say
+            yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
+                           f"{listed(group_subject(g) for g in groups)} on port {ports} through container "
+                           f"{listed(sorted({f for fs in fronts for f in fs}))}, not vLLM itself (advisory: whether "
+                           "that container authenticates clients is not in the inputs)", at, level="advisory")
+            return
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
                    f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
                    "authenticates clients")
         internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
-        at = svc.type_location or svc.location
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
             yield hit(svc, f"{message} (advisory: who reaches a NodePort depends on the nodes' firewall, which the "
                            "inputs do not show)",
@@ -214,6 +224,16 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                 where,
                 tuple(g.suppressions),
             )
+
+
+def _fronted(svc: Service, g: ServingGroup) -> str:
+    """Why a Service's traffic may be authenticated before vLLM: it reaches another container of the pod (a proxy
+    sidecar), whose checks the rule cannot read. Empty when some of it reaches vLLM itself."""
+    fronts = fronting_containers(svc, g)
+    if not fronts:
+        return ""
+    return (f"Service `{svc.name}` sends the traffic to container {listed(fronts)}, not to vLLM itself; whether that "
+            "container authenticates clients is not in the inputs")
 
 
 def api_key(inv: Inventory, g: ServingGroup) -> bool | str | None:

@@ -130,7 +130,8 @@ EXTRA_FIXTURES = {
               "route.yaml",  # an OpenShift Route onto the predictor Service KServe makes for an InferenceService
               "kserve-config.yaml",  # corpus13: KServe's inferenceservice-config in the inputs: default mode, Ingress
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
-              "kserve-config-disagree.yaml"},  # two that disagree: KServe's shipped default, as without one
+              "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
+              "proxy-sidecar.yaml"},  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml"},
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not

@@ -63,9 +63,10 @@ class Estimates:
       TP2 -0.42.
     * outside the budget: what is allocated before vLLM's first snapshot is not charged to the KV
       budget and has to fit the ``1 − gpu_memory_utilization`` margin: the CUDA context
-      (``cuda_context_gib``, where the release does not count it) and, from 0.11 where a rank holds one (several
-      GPUs, or a data-parallel rank: ``sizing.device_communicators``), NCCL's communicators (``nccl_init_gib``,
-      once); so do the CUDA graphs captured after sizing, the allocator's slack
+      (``cuda_context_gib``, by GPU where a log reads it: ``cuda_context_by_gpu``; where the release does not count
+      it) and, from 0.11 where a rank holds one (several GPUs, or a data-parallel rank:
+      ``sizing.device_communicators``), NCCL's communicators (``nccl_init_gib``, once); so do the CUDA graphs
+      captured after sizing, the allocator's slack
       (``allocator_slack_gib``: 27 MiB, the largest peak reserved less peak allocated of PyTorch's caching allocator
       over the sampler's sequence from an empty cache, 2 – 27 MiB on an H200 with torch 2.11,
       benchmarks/gpu/torch_terms-h200-torch2.11.json; the 186 and 331 MiB "reserved but unallocated" of the
@@ -109,6 +110,15 @@ class Estimates:
     rocm_extra_gib: float = 1.0
     tp_buffers_gib: float = 2.0
     cuda_context_gib: float = 0.5
+    #: The CUDA context by GPU where a public log reads it smaller than ``cuda_context_gib`` (H100/H200-class: 527 MiB
+    #: measured on an H200, benchmarks/gpu/torch_terms-h200-torch2.11.json; "Free memory on device (78.57/79.18 GiB)" in
+    #: two 0.10.2 H100 logs). What vLLM's first snapshot finds used on one GPU before anything is loaded (total − free):
+    #: an L4, 0.19 GiB ("Free memory on device (21.84/22.03 GiB) on startup", vllm/vllm-openai:v0.29.0-cu129, one L4,
+    #: Qwen3.5-4B, a RunPod lab's findings); an A10, 0.23 GiB ("(21.83/22.06 GiB)", a Modal A10 serving Gemma 4 12B);
+    #: the A10G (the same GA102 die, 80 SMs to the A10's 72) is charged 0.24: the context's local-memory reservation
+    #: grows with the SMs (1,536 threads × 1 KiB of stack an SM on GA102 and AD102/AD104: 12 MiB more). Other parts keep
+    #: ``cuda_context_gib`` (docs/capacity-model.md, "The margin outside the budget")
+    cuda_context_by_gpu: tuple[tuple[str, float], ...] = (("L4", 0.19), ("A10G", 0.24))
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
     cudagraph_gib: float = 0.4
@@ -153,6 +163,10 @@ class Estimates:
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]
+
+    def cuda_context(self, gpu: str) -> float:
+        """GiB the CUDA context holds on ``gpu`` (a catalog name) before vLLM's first snapshot."""
+        return dict(self.cuda_context_by_gpu).get(gpu, self.cuda_context_gib)
 
     def sort_bytes(self, rows: int) -> float:
         """Bytes per logit of PyTorch's sort over ``rows`` rows of the vocabulary (see ``sort_few_rows_bytes``)."""

@@ -804,7 +804,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     margin = total * (1.0 - util)
     if engine != "v1":
         return Margin(margin, 0.0, 0.0, "starts", False, "")
-    before = _before_snapshot(b, device_communicators(s, moe=False), e)
+    before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
     checks: list[_Check] = []
     if b.startup_free_check:
         checks.append(_first_snapshot_check(before, total, util))
@@ -849,15 +849,16 @@ class _Allocated(NamedTuple):
     nccl: float  # GiB of it NCCL's communicators hold
 
 
-def _before_snapshot(b: Behaviour, groups: tuple[str, ...], e: Estimates) -> _Allocated:
-    """The CUDA context (where the release does not count it in the budget: 0.8 does) and, where vLLM sets
-    the distributed environment up before the snapshot (0.11+), NCCL's communicators where a rank holds any
+def _before_snapshot(b: Behaviour, groups: tuple[str, ...], e: Estimates, gpu: str = "") -> _Allocated:
+    """The CUDA context on ``gpu`` (``Estimates.cuda_context``; where the release does not count it in the budget:
+    0.8 does) and, where vLLM sets the distributed environment up before the snapshot (0.11+), NCCL's communicators
+    where a rank holds any
     (``groups``, :func:`device_communicators`: a data-parallel rank of a one-GPU engine holds the ``dp`` one; the
     ``ep`` group is more than one rank only where TP or DP is, so it never decides). ``nccl_init_gib`` is charged once,
     whatever the number of communicators: what a further one adds is its ring buffers, 12 MiB a channel over NVLink
     or PCIe peer-to-peer and none on the GPU over shared memory (NCCL 2.27.3; docs/capacity-model.md, "NCCL's
     communicators, from source")."""
-    context = 0.0 if b.nontorch == "absolute" else e.cuda_context_gib  # 0.8 counts the context in the budget
+    context = 0.0 if b.nontorch == "absolute" else e.cuda_context(gpu)  # 0.8 counts the context in the budget
     nccl = e.nccl_init_gib if (groups and b.nontorch == "after-distributed") else 0.0
     band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
     return _Allocated(context + nccl, band, nccl)

@@ -40,7 +40,8 @@ class _Usage(Exception):
 def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable[[str], Any]:
     """An argparse type: a number of ``kind`` in [lo, hi] (or (lo, hi] with ``lo_open``)."""
     noun = "an integer" if kind is int else "a number"
-    bounds = f"{'greater than' if lo_open else 'from'} {lo:g} {'up to' if lo_open else 'to'} {hi:g}"
+    low, high = (f"{lo:,}", f"{hi:,}") if kind is int else (f"{lo:g}", f"{hi:g}")
+    bounds = f"{'greater than' if lo_open else 'from'} {low} {'up to' if lo_open else 'to'} {high}"
 
     def parse(text: str) -> Any:
         import argparse  # the parser that calls this imported it
@@ -69,10 +70,20 @@ def _format(spec: str) -> tuple[str, str | None]:
 
 
 def _max_model_len(text: str) -> Any:
-    """An argparse type: a token count from 16 up to 10,000,000, or ``auto`` (``-1``)."""
+    """An argparse type: a token count from 16 up to 10,000,000, written as vLLM reads ``--max-model-len``
+    (``32768``, ``32k`` = 32,000, ``32K`` = 32,768), or ``auto`` (``-1``)."""
+    import argparse  # the parser that calls this imported it
+
+    from ..vllm.args import human_int
+
     if text.strip().lower() in ("auto", "-1"):
         return "auto"
-    return _ranged(int, 16, 10_000_000)(text)
+    try:
+        value = human_int(text.strip())
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"must be an integer from 16 to 10,000,000 (as vLLM reads it: 32768, 32k "
+                                         f"= 32,000, 32K = 32,768) or auto, got {text!r}") from None
+    return _ranged(int, 16, 10_000_000)(str(value))
 
 
 def _env_pair(text: str) -> tuple[str, str]:

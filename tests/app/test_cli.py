@@ -833,14 +833,26 @@ def test_plan_unknown_model(capsys):
                                         "got 1.5"),
     ("--gpu-memory-utilization", "nan", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "
                                         "got nan"),
-    ("--max-model-len", "0", "argument --max-model-len: must be an integer from 16 to 1e+07, got 0"),
+    ("--max-model-len", "0", "argument --max-model-len: must be an integer from 16 to 10,000,000, got 0"),
+    ("--max-model-len", "20M", "argument --max-model-len: must be an integer from 16 to 10,000,000, got 20971520"),
+    ("--max-model-len", "1.5M", "argument --max-model-len: must be an integer from 16 to 10,000,000 (as vLLM reads "
+                                "it: 32768, 32k = 32,000, 32K = 32,768) or auto, got '1.5M'"),
     ("--gpu-memory-gib", "-80", "argument --gpu-memory-gib: must be a number greater than 0 up to 4096, got -80"),
-    ("--max-num-seqs", "many", "argument --max-num-seqs: must be an integer from 1 to 65536, got 'many'"),
+    ("--max-num-seqs", "many", "argument --max-num-seqs: must be an integer from 1 to 65,536, got 'many'"),
 ])
 def test_plan_absurd_numbers(capsys, flag, value, message):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", flag, value)
     assert (rc, out) == (2, "")
     assert err.splitlines()[-1] == f"shardwise plan: error: {message}"
+
+
+@pytest.mark.parametrize(("value", "tokens"), [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("32768", 32768)])
+def test_plan_reads_max_model_len_as_vllm_does(capsys, value, tokens):
+    """vLLM reads --max-model-len with human_readable_int (32k, 32K) and so does lint: plan takes what both take."""
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                       "--max-model-len", value, "--format", "json")
+    assert (rc, err) == (0, "")
+    assert json.loads(out)["max_model_len"] == tokens
 
 
 # ------------------------------------------------------------------------------------------------ docs

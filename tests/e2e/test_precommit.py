@@ -50,11 +50,11 @@ FINDINGS = [
     '.11.0 from the image tag) (Deployment serving/llama70b)',
     './deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
-    't) together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
+    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
     '.11.0 from the image tag) (Deployment serving/llama8b)',
     './deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
     " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
-    '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica '
+    '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '
     'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'
     'ving/llama8b)',
     "shardwise: 2 files read, 2 workloads, 2 mandatory, 1 advisory findings, 0 suppressed — failed: 2 blocking "

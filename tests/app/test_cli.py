@@ -716,13 +716,16 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     assert rc == 0
     lines = out.splitlines()
     i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
+    # 'replicas': those the load needs; 'with headroom': all of them, the headroom replica included (the column was
+    # '+ headroom', read as a count of headroom replicas: TP1's 4 looked like 4 spare replicas)
     # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge; per million output
     # tokens from the decode estimate of each replica at its share of the load (TP1: 163 tokens/s at 4 sequences,
     # 27.52 / (4 × 163.3 × 3,600) × 10^6)
     assert lines[i + 1:i + 5] == [
-        "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
-        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
-        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
+        "  layout  GPUs/replica  seqs/replica  replicas  with headroom  GPUs  nodes     instance  $/hour  $/M output "
+        "tokens",
+        "     TP1             1             5         4              4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
+        "     TP2             2            19         1              2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
         "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
         "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
         "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens (est.) from the decode estimate of each replica "

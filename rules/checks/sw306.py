@@ -126,7 +126,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
                    f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
-                   "authenticates clients")
+                   "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
+                   "Ingress that does")
         internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
         at = svc.type_location or svc.location
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
@@ -161,7 +162,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | ServingGroup]):
             yield Hit(
                 group_subject(g),
                 f"container `{c.name}` sets {DEV_MODE}={value}{source}, which serves unauthenticated development "
-                "endpoints (/sleep, /reset_prefix_cache, /collective_rpc)",
+                f"endpoints (/sleep, /reset_prefix_cache, /collective_rpc); remove {DEV_MODE} from the container",
                 where,
                 tuple(g.suppressions),
             )

@@ -438,6 +438,7 @@ def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
     [sw306] = [f for f in found if f.code == "SW306"]
     assert sw306.message == (
         "Service `serving/llama` of type LoadBalancer exposes Deployment serving/llama directly on port 80, "
-        "with no gateway that authenticates clients")
+        "with no gateway that authenticates clients; make it `type: ClusterIP` and publish vLLM only through a "
+        "gateway or Ingress that does")
     [sw406] = [f for f in found if f.code == "SW406"]
     assert sw406.message == "balances Deployment serving/llama with round_robin, which ignores each replica's load"

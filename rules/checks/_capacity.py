@@ -148,7 +148,8 @@ def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
     if res.sure:
         return (f"{alt} fit the same GPUs: each starts at max_model_len {s.max_model_len:,} with "
                 f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
-                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)"), True
+                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run them instead, or "
+                f"declare the load ({source}) to have it judged against the load"), True
     if res.kept:
         why = (f"each starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
                "estimates follow CUDA and ROCm, not this device's vLLM plugin")

@@ -23,7 +23,7 @@ from ..model import Inventory
 from ..model.errors import InputError
 from .k8s import resolve_pools
 from .load import load_file, load_text
-from .select import Excludes, select_inputs
+from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -137,7 +137,9 @@ def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Exc
     """A kustomization that did not build (no kustomize on PATH, a resource it cannot resolve, a remote
     base): its error stays, and its files are read one by one as plain manifests, so that the
     workloads in them are still linted rather than left unread behind the error. Patches and
-    generators are not applied to what is read that way; the error's message says so."""
+    generators are not applied to what is read that way; the error's message says so. Its own kustomization file
+    is skipped as not built (:data:`.select.KUSTOMIZE_NOT_BUILT`), so the summary gives no hint to name the folder
+    that was named."""
     sel = select_inputs([directory], excludes, render=False)
     inv = _load_chunk(sel.files)
     inv.errors = [*failed.errors, *sel.errors, *inv.errors]
@@ -147,7 +149,9 @@ def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Exc
         files = f"{n} YAML files were" if n != 1 else "1 YAML file was"
         inv.errors[0] = InputError(f"{first.message}; its {files} read one by one instead (patches, overlays and "
                                    "generators not applied)", first.file, first.line)
-    inv.skipped_files.extend(sel.skipped)
+    own = os.path.normpath(directory)
+    inv.skipped_files.extend((f, KUSTOMIZE_NOT_BUILT if why == "Kustomize file" and os.path.dirname(
+        os.path.normpath(f)) == own else why) for f, why in sel.skipped)
     inv.excluded.extend(sel.excluded)
     return inv
 

@@ -81,11 +81,27 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
     return inventory_from_documents(docs, text, file)
 
 
+def _unapplied(file: str, stray: tuple[int, str], read: int) -> LaunchIssue:
+    """SW005's record of a script's here-document that reads as a vLLM manifest but reaches no kubectl this reader
+    sees (``read``: how many of the script's other here-documents were read, which the reason says)."""
+    line, what = stray
+    others = ("" if not read else " (the other here-document, which it applies, was read and linted)" if read == 1
+              else f" (the {read} other here-documents, which it applies, were read and linted)")
+    return LaunchIssue(
+        f"shell script {os.path.basename(file)}", "", (
+            f"its here-document at line {line} reads as a vLLM manifest (`{what}`) but shardwise saw it "
+            f"fed to no `kubectl apply|create`{others}: it reads a script's manifests from here-documents piped to "
+            "`kubectl apply|create -f -` (directly, through cat or envsubst) or written to a file the "
+            "script applies by the same name (`cat > F <<EOF` then `kubectl apply -f F`); lint the "
+            "manifest the script applies (render it and lint the output)"),
+        Location(file, line), mentioned=True)
+
+
 def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     """A shell script: the manifests its here-documents feed to ``kubectl apply/create`` (:mod:`.shell`), read at
-    the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM), or,
-    where one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, recorded
-    for SW005 with why nothing was read."""
+    the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM). Where
+    one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, that is
+    recorded for SW005 with why it was not read, whether or not other here-documents of the script were read."""
     from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, manifest_text
 
     found = manifest_text(text, file)
@@ -94,16 +110,8 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
         if found.errors:
             inv.sources.append(file)
         elif found.stray is not None:
-            line, what = found.stray
             inv.sources.append(file)
-            inv.launch_issues.append(LaunchIssue(
-                f"shell script {os.path.basename(file)}", "", (
-                    f"its here-document at line {line} reads as a vLLM manifest (`{what}`) but shardwise saw it "
-                    "fed to no `kubectl apply|create`: it reads a script's manifests from here-documents piped to "
-                    "`kubectl apply|create -f -` (directly, through cat or envsubst) or written to a file the "
-                    "script applies by the same name (`cat > F <<EOF` then `kubectl apply -f F`); lint the "
-                    "manifest the script applies (render it and lint the output)"),
-                Location(file, line), mentioned=True))
+            inv.launch_issues.append(_unapplied(file, found.stray, 0))
         else:
             inv.skipped_files.append((file, NO_MANIFEST_VLLM if found.mention is not None else NO_MANIFEST))
         return inv
@@ -112,6 +120,8 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
 
     read = inventory_from_documents(docs, found.text, file)
     read.errors[:0] = found.errors
+    if found.stray is not None:
+        read.launch_issues.append(_unapplied(file, found.stray, found.documents))
     return read
 
 

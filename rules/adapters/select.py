@@ -41,6 +41,10 @@ INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 IGNORE_FILE = ".shardwiseignore"
 SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__"})  # and every hidden directory
 
+#: The skip reason of the kustomization file of a directory named on the command line whose build failed: the
+#: input error says why, so the summary's hint to name the folder (given for one found by searching) is not given.
+KUSTOMIZE_NOT_BUILT = "Kustomize file (not built: the input error says why)"
+
 #: What a file is, by its name alone, when that name is never a Kubernetes manifest, a Pulumi
 #: preview/state file or a shardwise stack.
 _NAMED = {

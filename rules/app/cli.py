@@ -3,8 +3,8 @@
 Exit codes: 0 clean, 1 blocking findings (or ``docs --check`` found stale pages, or ``plan`` found
 no layout without a mandatory finding), 2 usage or input error. ``lint`` never stops at an input
 error: it reads and lints everything else, writes every report asked for with the input errors in
-it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message``
-when no text report is on the terminal), then exits 2. A usage error (a bad flag, a config file
+it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message`` and the
+blocking findings when no text report is on the terminal), then exits 2. A usage error (a bad flag, a config file
 that cannot be read) stops before linting. Never a traceback.
 
 Imports are lazy: this module loads nothing beyond what the interpreter has at import time (:mod:`argparse`,
@@ -40,7 +40,8 @@ class _Usage(Exception):
 def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable[[str], Any]:
     """An argparse type: a number of ``kind`` in [lo, hi] (or (lo, hi] with ``lo_open``)."""
     noun = "an integer" if kind is int else "a number"
-    bounds = f"{'greater than' if lo_open else 'from'} {lo:g} {'up to' if lo_open else 'to'} {hi:g}"
+    low, high = (f"{lo:,}", f"{hi:,}") if kind is int else (f"{lo:g}", f"{hi:g}")
+    bounds = f"{'greater than' if lo_open else 'from'} {low} {'up to' if lo_open else 'to'} {high}"
 
     def parse(text: str) -> Any:
         import argparse  # the parser that calls this imported it
@@ -69,10 +70,20 @@ def _format(spec: str) -> tuple[str, str | None]:
 
 
 def _max_model_len(text: str) -> Any:
-    """An argparse type: a token count from 16 up to 10,000,000, or ``auto`` (``-1``)."""
+    """An argparse type: a token count from 16 up to 10,000,000, written as vLLM reads ``--max-model-len``
+    (``32768``, ``32k`` = 32,000, ``32K`` = 32,768), or ``auto`` (``-1``)."""
+    import argparse  # the parser that calls this imported it
+
+    from ..vllm.args import human_int
+
     if text.strip().lower() in ("auto", "-1"):
         return "auto"
-    return _ranged(int, 16, 10_000_000)(text)
+    try:
+        value = human_int(text.strip())
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"must be an integer from 16 to 10,000,000 (as vLLM reads it: 32768, 32k "
+                                         f"= 32,000, 32K = 32,768) or auto, got {text!r}") from None
+    return _ranged(int, 16, 10_000_000)(str(value))
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -608,7 +619,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations
-    from ..report.text import visible
+    from ..report.text import finding_line, visible
     from .run import lint_report, render
 
     try:
@@ -634,9 +645,11 @@ def _lint(args: argparse.Namespace) -> int:
         _err(message)
     if failed:
         return 2
-    if not text_on_stdout:  # no report on the terminal: the input errors and the verdict go to stderr
+    if not text_on_stdout:  # no text report on the terminal: the input errors, what blocks and the verdict go to stderr
         for error in report.errors:
             _err(visible(str(error)))  # a newline in a file name starts no line of its own
+        for finding in report.blocking:  # a CI log shows why the run failed without opening the report files
+            print(finding_line(finding), file=sys.stderr)
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 

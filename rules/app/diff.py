@@ -56,11 +56,27 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
     try:
         commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
     except GitError:
-        raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref})") from None
+        hint = ""
+        if "/" not in ref and not ref.startswith("-"):
+            # a CI checkout (actions/checkout with fetch-depth: 0) has the base branch only as a remote-tracking ref
+            remote = _remote_refs(ref, cwd)
+            if remote:
+                hint = (f"; this checkout has it as {' and '.join(remote)} only (a CI checkout has no local branch "
+                        f"but its own): shardwise diff {remote[0]}")
+        raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref}){hint}") from None
     data = _git(["archive", "--format=tar", commit], cwd, binary=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
     return commit
+
+
+def _remote_refs(branch: str, cwd: str | None) -> list[str]:
+    """The remote-tracking refs named ``REMOTE/branch`` (``origin/main``), shortest remote first."""
+    try:
+        out = _git(["for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{branch}"], cwd)
+    except GitError:
+        return []
+    return sorted((r for r in out.splitlines() if r.endswith(f"/{branch}")), key=lambda r: (r != f"origin/{branch}", r))
 
 
 # ------------------------------------------------------------------------------------------ compare

@@ -202,11 +202,14 @@ def header(plan: Plan) -> str:
 
 
 def dump_documents(docs: list[dict[str, Any]]) -> str:
-    """YAML documents, keys in the order given, multi-line strings as literal blocks."""
+    """YAML documents, keys in the order given, multi-line strings as literal blocks, every object written out
+    where it is used: no anchors and aliases (``&id001`` / ``*id001``) for objects the documents share, which a
+    reader of the manifest would have to resolve by hand."""
     import yaml
 
     class _Dumper(yaml.SafeDumper):
-        pass
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
 
     def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
         style = "|" if "\n" in text else None

@@ -1027,8 +1027,8 @@ def _candidates_table(plan: Plan) -> list[str]:
 
 
 def _load_table(plan: Plan, top: int = 4) -> list[str]:
-    """The layouts that hold the declared load, side by side: replicas (and headroom), GPUs, nodes, instance and
-    cost."""
+    """The layouts that hold the declared load, side by side: the replicas the load needs, all of them with the
+    headroom replica (``with headroom``), GPUs, nodes, instance and cost."""
     req = plan.request
     best = ranked(plan)[:top]
     context = plan.shown.sizing.expected_context
@@ -1036,7 +1036,7 @@ def _load_table(plan: Plan, top: int = 4) -> list[str]:
             f"({'--p95-context' if req.p95_context else 'max_model_len; no --p95-context'}):")
     if not best:
         return [head, "  no layout holds a sequence of that context"]
-    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "+ headroom", "GPUs", "nodes", "instance",
+    header = ("layout", "GPUs/replica", "seqs/replica", "replicas", "with headroom", "GPUs", "nodes", "instance",
               "$/hour", "$/M output tokens")
     body = [(engine_text(c.parallel), str(c.parallel.world), f"{c.load.per_replica:,}", f"{c.load.replicas_needed:,}",
              f"{c.load.replicas:,}", f"{c.load.gpus:,}", f"{c.load.nodes:,}", c.load.instance_type or "–",

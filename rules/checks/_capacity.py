@@ -121,7 +121,7 @@ def not_starting(s: ReplicaSizing, current: Parallel) -> str:
 def replicas_text(r: Replication, current: Parallel, how: str, context: str,
                   source: str = f"annotation {ANN_TARGET_CONCURRENCY}", down: str = "") -> tuple[str, bool]:
     """What the replicas of a smaller layout hold together against the declared load, and whether that is sure:
-    ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together, at least the 64 one
+    ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together: enough for the 64 a
     replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
     beside what the current layout holds (or ``down``: why it does not start), never sure."""
     alt = r.alt
@@ -131,11 +131,11 @@ def replicas_text(r: Replication, current: Parallel, how: str, context: str,
         return (f"{them} would hold {r.together:,} sequences of {context} together where {where}; declare the load "
                 f"({source}) to have it judged"), False
     about = "" if alt.fit.sure else "about "
-    text = (f"{them} hold {about}{r.together:,} sequences of {context} together, at least the {r.need:,} one "
+    text = (f"{them} hold {about}{r.together:,} sequences of {context} together: enough for the {r.need:,} a "
             f"replica must hold ({how})")
     if alt.fit.sure:
         return text, True
-    return f"{text}, within the estimate's error band", False
+    return f"{text} (within the estimate's error band)", False
 
 
 def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
@@ -148,7 +148,8 @@ def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
     if res.sure:
         return (f"{alt} fit the same GPUs: each starts at max_model_len {s.max_model_len:,} with "
                 f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
-                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use)"), True
+                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run them instead, or "
+                f"declare the load ({source}) to have it judged against the load"), True
     if res.kept:
         why = (f"each starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
                "estimates follow CUDA and ROCm, not this device's vLLM plugin")

@@ -72,20 +72,21 @@ class ShardingAvoidableByQuantization(GroupRule):
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
         about = "" if alt.sure or seqs is None else "about "
-        text = (f"{model.id} is sharded over {current.world} GPUs in {s.weight_precision}, but "
-                f"{'an' if label[0] in 'AEFHILMNORSX' else 'a'} {label} variant ({a.weights_gb_total:.1f} GB of "
-                f"weights) runs on one {gpu_name(g)}: {alt.replicas} such replicas on the same {current.world} GPUs "
-                f"hold {about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
+        article = "an" if label[0] in "AEFHILMNORSX" else "a"
+        text = (f"{model.id} takes {current.world} GPUs a replica ({current.text()}, {s.weight_precision}); "
+                f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {gpu_name(g)}, so "
+                f"those {current.world} GPUs could run {plural(alt.replicas, 'one-GPU replica')} holding "
+                f"{about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
         if seqs is not None:
-            text += (f", at least the {seqs:,} one replica must hold ({how}"
-                     + (f"), where {down}" if down else f"; {current.text()} holds {r.current_holds:,})"))
+            text += f": enough for the {seqs:,} a replica must hold ({how})"
+            text += f", where {down}" if down else f"; the {current.text()} replica holds {r.current_holds:,}"
             if not alt.sure:
-                text += ", within the estimate's error band"
+                text += " (within the estimate's error band)"
         elif down:
             text += f" (no load is declared), where {down}"
         elif r.suggest:
-            text += f", at least the {r.current_holds:,} {current.text()} holds (no load is declared)"
+            text += f": at least the {r.current_holds:,} {current.text()} holds (no load is declared)"
         else:
-            text = (f"{text} where {current.text()} holds {r.current_holds:,}; declare the load ({load_source(g)}) "
+            text = (f"{text}, where {current.text()} holds {r.current_holds:,}; declare the load ({load_source(g)}) "
                     "to have it judged")
         yield hit(g, f"{text} ({s.vllm_version_note})")

@@ -186,7 +186,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             return
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
                    f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
-                   "authenticates clients")
+                   "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
+                   "Ingress that does")
         internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
             yield hit(svc, f"{message} (advisory: who reaches a NodePort depends on the nodes' firewall, which the "
@@ -220,7 +221,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             yield Hit(
                 group_subject(g),
                 f"container `{c.name}` sets {DEV_MODE}={value}{source}, which serves unauthenticated development "
-                "endpoints (/sleep, /reset_prefix_cache, /collective_rpc)",
+                f"endpoints (/sleep, /reset_prefix_cache, /collective_rpc); remove {DEV_MODE} from the container",
                 where,
                 tuple(g.suppressions),
             )

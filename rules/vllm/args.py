@@ -138,6 +138,20 @@ _HUMAN = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 _HUMAN_MULT = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
                "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
+def human_int(text: str) -> int:
+    """An integer as vLLM's ``human_readable_int`` reads one (vllm/engine/arg_utils.py, v0.14.1): ``8192``,
+    ``32k`` = 32,000, ``25.6k`` = 25,600, ``32K`` = 32,768; a decimal with a binary (upper-case) suffix, ``1.5M``,
+    is refused there ("Decimals are not allowed with binary suffixes") and here. ValueError or OverflowError when
+    it is none."""
+    m = _HUMAN.match(text)
+    if m is None:
+        return int(text)
+    number, suffix = m.groups()
+    if suffix.isupper():
+        return int(number) * _HUMAN_MULT[suffix]  # ValueError for a decimal, as vLLM
+    return int(float(number) * _HUMAN_MULT[suffix])
+
+
 #: vLLM hands its integer settings to PyTorch and CUDA as 64-bit integers; anything larger is no setting
 #: (and would overflow the float arithmetic of the capacity model).
 _INT64 = 2**63
@@ -485,9 +499,8 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
     if kind in ("hint", "hint_auto"):
         if kind == "hint_auto" and (v.lower() == "auto" or v == "-1"):  # vLLM: fit the KV cache
             return "auto"
-        m = _HUMAN.match(v)
         try:
-            n = int(float(m.group(1)) * _HUMAN_MULT[m.group(2)]) if m else int(v)
+            n = human_int(v)
         except (ValueError, OverflowError):  # OverflowError: 1e400k is an infinite float
             raise _err(flag, value, "an integer (e.g. 8192 or 32k)", location) from None
         if n < 1:

@@ -85,10 +85,10 @@ def test_runtime_service_and_model_in_different_files_are_joined():
             if k in ("model", "tensor_parallel_size")} == {
         "model": ("model.yaml", 13), "tensor_parallel_size": ("runtime.yaml", 45)}
     assert findings(inv) == [
-        ("SW106", "advisory", "runtime.yaml", 45, False, "meta-llama/Llama-3.3-70B-Instruct is sharded over 4 "
-         "GPUs in bf16, but a 4-bit AWQ/GPTQ variant (39.8 GB of weights) runs on one H100-SXM-80GB: 4 such replicas "
-         "on the same 4 GPUs hold 48 sequences of 8,192 tokens (p95 context) together where TP4×PP1 holds 57; declare "
-         "the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
+        ("SW106", "advisory", "runtime.yaml", 45, False, "meta-llama/Llama-3.3-70B-Instruct takes 4 GPUs a "
+         "replica (TP4×PP1, bf16); a 4-bit AWQ/GPTQ variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 "
+         "GPUs could run 4 one-GPU replicas holding 48 sequences of 8,192 tokens (p95 context) together, where TP4×PP1 "
+         "holds 57; declare the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
         # the service's 2 GPUs do not hold the runtime's TP4; OME may add GPUs from an accelerator class: advisory
         ("SW204", "advisory", "service.yaml", 19, False, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts "
          "4 workers; vLLM cannot start with fewer GPUs than workers (advisory: the operator of this InferenceService "

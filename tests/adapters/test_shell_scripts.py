@@ -176,6 +176,31 @@ def test_a_vllm_manifest_in_a_here_document_no_kubectl_applies_says_why():
                                    "shardwise saw it fed to no `kubectl apply|create`")
 
 
+def test_an_unapplied_vllm_here_document_beside_applied_ones_is_said_too():
+    """Applied here-documents are read; the vLLM one no kubectl is seen to apply gets the same SW005 record as
+    when it is the script's only one, saying the others were read."""
+    unapplied = ('cat > "$OUT" <<EOF', "apiVersion: apps/v1", "kind: Deployment",
+                 "spec: {template: {spec: {containers: [{name: v, image: vllm/vllm-openai:v0.11.0}]}}}", "EOF")
+    one = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", POD, "EOF", *unapplied,
+                           'kubectl apply -f "$(dirname "$OUT")"'), "mixed.sh")
+    assert [(g.location.file, g.location.line) for g in one.groups] == [("mixed.sh", 3)]
+    [issue] = one.launch_issues
+    assert (issue.subject, issue.location.line, issue.mentioned) == ("shell script mixed.sh", 13, True)
+    assert issue.reason.startswith(
+        "its here-document at line 13 reads as a vLLM manifest (`vllm/vllm-openai`) but shardwise saw it fed to no "
+        "`kubectl apply|create` (the other here-document, which it applies, was read and linted): it reads ")
+    two = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", POD, "EOF", "kubectl create -f - <<'EOF'",
+                           "apiVersion: v1", "kind: Namespace", "metadata: {name: serving}", "EOF", *unapplied),
+                    "two.sh")
+    [issue] = two.launch_issues
+    assert issue.location.line == 18
+    assert "`kubectl apply|create` (the 2 other here-documents, which it applies, were read and linted): " in (
+        issue.reason)
+    quiet = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", POD, "EOF", "cat > notes.txt <<EOF",
+                             "vllm serve is started by the Pod above", "EOF"), "quiet.sh")
+    assert quiet.launch_issues == [] and len(quiet.groups) == 1
+
+
 def test_hostile_scripts_end_quickly_with_an_error_or_nothing():
     many = "kubectl apply -f - <<EOF\n" * 200_000  # each opens the next: one unterminated here-document
     long_line = "kubectl apply " * 200_000 + "-f - <<EOF\n"

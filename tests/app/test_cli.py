@@ -83,7 +83,7 @@ TP2_32B_DEFAULT_BATCH = deployment(
 SW104_TP2 = (
     "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
     "H100-SXM-80GB, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len) "
-    "together, at least the 64 one replica must hold (128 by annotation "
+    "together: enough for the 64 a replica must hold (128 by annotation "
     "shardwise.dev/target-concurrency over 2 replicas) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b-tp2)"
 )
 
@@ -394,7 +394,11 @@ def test_sarif_output_file(work, capsys):
     f = write(work / "tp2.yaml", TP2_8B)
     rc, out, err = run(capsys, "lint", f, "--format", "sarif", "--output", "out.sarif")
     assert (rc, out) == (1, "")
-    assert err.startswith("shardwise: 1 file read, 1 workload, 1 mandatory")
+    # no report on the terminal: stderr has what blocks, as the text report writes it, then the verdict
+    text_rc, text, _ = run(capsys, "lint", f)
+    assert text_rc == 1 and err == text
+    assert err.splitlines()[0].startswith("tp2.yaml:18: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded")
+    assert err.splitlines()[1].startswith("shardwise: 1 file read, 1 workload, 1 mandatory")
     doc = json.loads((work / "out.sarif").read_text())
     jsonschema.validate(doc, SCHEMA)
     run0 = doc["runs"][0]
@@ -418,7 +422,8 @@ def test_json_format(work, capsys):
         "Deployment serving/llama8b-tp2", 4, "H100-SXM-80GB",
         round((8_030_261_248 * 2 / 2 + 131072 * 128 * 2) / GIB, 2))  # + the rotary cache every GPU keeps
     assert doc["summary"]["findings"] == {"mandatory": 1, "advisory": 0}
-    assert err.startswith("shardwise: 1 file read")
+    assert [line[:40] for line in err.splitlines()] == [
+        "tp2.yaml:18: SW104 [mandatory] meta-llam", "shardwise: 1 file read, 1 workload, 1 ma"]
 
 
 def test_github_format(work, capsys):
@@ -711,13 +716,16 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     assert rc == 0
     lines = out.splitlines()
     i = lines.index("for 16 sequences of 16,384 tokens at once (max_model_len; no --p95-context):")
+    # 'replicas': those the load needs; 'with headroom': all of them, the headroom replica included (the column was
+    # '+ headroom', read as a count of headroom replicas: TP1's 4 looked like 4 spare replicas)
     # priced as billed: TP2's replicas on one whole p5.48xlarge, TP1's each on a 1-GPU p5.4xlarge; per million output
     # tokens from the decode estimate of each replica at its share of the load (TP1: 163 tokens/s at 4 sequences,
     # 27.52 / (4 × 163.3 × 3,600) × 10^6)
     assert lines[i + 1:i + 5] == [
-        "  layout  GPUs/replica  seqs/replica  replicas  + headroom  GPUs  nodes     instance  $/hour  $/M output tokens",
-        "     TP1             1             5         4           4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
-        "     TP2             2            19         1           2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
+        "  layout  GPUs/replica  seqs/replica  replicas  with headroom  GPUs  nodes     instance  $/hour  $/M output "
+        "tokens",
+        "     TP1             1             5         4              4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
+        "     TP2             2            19         1              2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
         "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
         "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
         "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens (est.) from the decode estimate of each replica "
@@ -828,14 +836,26 @@ def test_plan_unknown_model(capsys):
                                         "got 1.5"),
     ("--gpu-memory-utilization", "nan", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "
                                         "got nan"),
-    ("--max-model-len", "0", "argument --max-model-len: must be an integer from 16 to 1e+07, got 0"),
+    ("--max-model-len", "0", "argument --max-model-len: must be an integer from 16 to 10,000,000, got 0"),
+    ("--max-model-len", "20M", "argument --max-model-len: must be an integer from 16 to 10,000,000, got 20971520"),
+    ("--max-model-len", "1.5M", "argument --max-model-len: must be an integer from 16 to 10,000,000 (as vLLM reads "
+                                "it: 32768, 32k = 32,000, 32K = 32,768) or auto, got '1.5M'"),
     ("--gpu-memory-gib", "-80", "argument --gpu-memory-gib: must be a number greater than 0 up to 4096, got -80"),
-    ("--max-num-seqs", "many", "argument --max-num-seqs: must be an integer from 1 to 65536, got 'many'"),
+    ("--max-num-seqs", "many", "argument --max-num-seqs: must be an integer from 1 to 65,536, got 'many'"),
 ])
 def test_plan_absurd_numbers(capsys, flag, value, message):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", flag, value)
     assert (rc, out) == (2, "")
     assert err.splitlines()[-1] == f"shardwise plan: error: {message}"
+
+
+@pytest.mark.parametrize(("value", "tokens"), [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("32768", 32768)])
+def test_plan_reads_max_model_len_as_vllm_does(capsys, value, tokens):
+    """vLLM reads --max-model-len with human_readable_int (32k, 32K) and so does lint: plan takes what both take."""
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                       "--max-model-len", value, "--format", "json")
+    assert (rc, err) == (0, "")
+    assert json.loads(out)["max_model_len"] == tokens
 
 
 # ------------------------------------------------------------------------------------------------ docs

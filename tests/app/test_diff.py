@@ -123,6 +123,13 @@ def test_unknown_ref_and_not_a_repository(repo, capsys, tmp_path, monkeypatch):
     assert run(capsys, "diff", "no-such-branch") == (2, "", (
         "shardwise: error: 'no-such-branch' is not a commit of this repository (git rev-parse --verify "
         "no-such-branch)\n"))
+    # a CI checkout (actions/checkout, fetch-depth: 0) has the base branch only as origin/BRANCH: said, with the line
+    git(repo, "update-ref", "refs/remotes/origin/trunk", "HEAD")
+    git(repo, "update-ref", "refs/remotes/fork/trunk", "HEAD")
+    assert run(capsys, "diff", "trunk") == (2, "", (
+        "shardwise: error: 'trunk' is not a commit of this repository (git rev-parse --verify trunk); this checkout "
+        "has it as origin/trunk and fork/trunk only (a CI checkout has no local branch but its own): shardwise diff "
+        "origin/trunk\n"))
     outside = tmp_path / "plain"
     outside.mkdir()
     monkeypatch.chdir(outside)

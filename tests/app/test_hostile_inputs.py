@@ -529,19 +529,32 @@ def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
         "that holds both)"]
 
 
-def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, capsys, kustomize):
+def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, capsys, kustomize, monkeypatch):
     """A new user's `shardwise lint /abs/kustomize/overlays/prod` from elsewhere: its base is outside the folder
     named, so nothing is built, and the error gives the line that builds it."""
     top = repo.parent / f"{repo.name}-k"
     put(top, "base/kustomization.yaml", "resources: [deploy.yaml]\n")
     put(top, "base/deploy.yaml", vllm_deployment("shared"))
     put(top, "overlays/prod/kustomization.yaml", "resources:\n  - ../../base\n")
-    rc, errors, _ = lint(capsys, str(top / "overlays" / "prod"))
+    rc, errors, summary = lint(capsys, str(top / "overlays" / "prod"))
     assert rc == 2 and not kustomize.exists()
     assert errors == [
         f"{top}/overlays/prod/kustomization.yaml: error: resources entry '../../base' is {top}/base, outside "
         f"{top}/overlays/prod: the kustomization is not built (shardwise builds nothing from outside the repository; "
         f"run it from a directory that holds both: cd {top} && shardwise lint overlays/prod)"]
+    # the folder was named: no hint to name it (given for kustomizations found by searching), the error says why
+    assert summary == (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; skipped 1 file that is not an input: Kustomize file (not built: the input error "
+        "says why)×1 — failed: 1 input error")
+    put(top, "overlays/dev/kustomization.yaml", "resources:\n  - ../../base\n")
+    monkeypatch.chdir(top)
+    rc, errors, summary = lint(capsys, "overlays")  # found by searching: skipped, with the hint
+    assert (rc, errors) == (0, []) and summary == (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "findings, 0 suppressed; skipped 2 files that are not inputs: Kustomize file×2 (charts and kustomizations found by searching a "
+        "folder are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -) "
+        "— passed")
 
 
 # -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8

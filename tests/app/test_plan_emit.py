@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 
 import pytest
 import yaml
@@ -67,6 +68,39 @@ def test_a_deployment_with_probes_shm_node_selection_gpus_and_the_load(capsys):
         k: {"path": "/health", "port": "http"} for k in ("startupProbe", "readinessProbe", "livenessProbe")}
     assert {"name": "dshm", "mountPath": "/dev/shm"} in c["volumeMounts"]
     assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}} in pod["volumes"]
+
+
+def test_objects_the_documents_share_are_written_out_not_aliased(capsys):
+    """The intra-group policy selects the same labels it admits: written out each time, never as ``&id001`` and
+    ``*id001`` (PyYAML's default for an object met twice), which a reader would have to resolve by hand."""
+    text = emitted(capsys, "manifest", *L70)
+    start = text.index("  name: llama-3-1-70b-instruct-intra-group\n")
+    assert text[start:text.index("---", start)] == (
+        "  name: llama-3-1-70b-instruct-intra-group\n"
+        "  namespace: serving\n"
+        "  labels:\n"
+        "    app.kubernetes.io/managed-by: shardwise\n"
+        "spec:\n"
+        "  podSelector:\n"
+        "    matchLabels:\n"
+        "      shardwise.dev/serving-group: llama-3-1-70b-instruct\n"
+        "  policyTypes:\n"
+        "  - Ingress\n"
+        "  - Egress\n"
+        "  ingress:\n"
+        "  - from:\n"
+        "    - podSelector:\n"
+        "        matchLabels:\n"
+        "          shardwise.dev/serving-group: llama-3-1-70b-instruct\n"
+        "  egress:\n"
+        "  - to:\n"
+        "    - podSelector:\n"
+        "        matchLabels:\n"
+        "          shardwise.dev/serving-group: llama-3-1-70b-instruct\n")
+    for argv in (L70, L405):
+        for what in ("manifest", "stack-config"):
+            out = emitted(capsys, what, *argv)
+            assert not re.search(r"(?m)(?:^|[\s:-])[&*]id\d+", out), (what, argv)
 
 
 def test_a_leaderworkerset_for_a_replica_over_two_nodes(capsys):

@@ -438,7 +438,8 @@ def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
     service, ingress = sorted((f for f in found if f.code == "SW306"), key=lambda f: f.subject, reverse=True)
     assert service.message == (
         "Service `serving/llama` of type LoadBalancer exposes Deployment serving/llama directly on port 80, "
-        "with no gateway that authenticates clients")
+        "with no gateway that authenticates clients; make it `type: ClusterIP` and publish vLLM only through a "
+        "gateway or Ingress that does")
     assert (ingress.subject, ingress.level) == ("Ingress serving/llama", "advisory")
     assert ingress.message == (
         "Ingress `serving/llama` routes to Deployment serving/llama (Service `llama`) on an ALB, and vLLM checks no "

@@ -43,18 +43,18 @@ spec:
 """
 
 FINDINGS = [
-    './deploy/serving.yaml:21: SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct is sharded over 4 GPUs in bf16,'
-    ' but a 4-bit AWQ/GPTQ variant (39.8 GB of weights) runs on one H100-SXM-80GB: 4 such replicas on the same 4 G'
-    'PUs hold 48 sequences of 8,192 tokens (p95 context) together, at least the 32 one replica must hold (128 by a'
-    'nnotation shardwise.dev/target-concurrency over 4 replicas; TP4×PP1 holds 59) (vLLM 0.11.0 from the image ta'
-    'g) (Deployment serving/llama70b)',
+    './deploy/serving.yaml:21: SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, '
+    'bf16); a 4-bit AWQ/GPTQ variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 on'
+    'e-GPU replicas holding 48 sequences of 8,192 tokens (p95 context) together: enough for the 32 a replica must h'
+    'old (128 by annotation shardwise.dev/target-concurrency over 4 replicas); the TP4×PP1 replica holds 59 (vLLM 0'
+    '.11.0 from the image tag) (Deployment serving/llama70b)',
     './deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
-    't) together, at least the 16 one replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
+    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
     '.11.0 from the image tag) (Deployment serving/llama8b)',
     './deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
     " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
-    '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together, at least the 16 one replica '
+    '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '
     'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'
     'ving/llama8b)',
     "shardwise: 2 files read, 2 workloads, 2 mandatory, 1 advisory findings, 0 suppressed — failed: 2 blocking "

@@ -243,6 +243,15 @@ def test_human_readable_lengths():
     assert (e.max_model_len, e.max_num_batched_tokens) == (32000, 2048)
 
 
+def test_a_decimal_with_a_binary_suffix_is_refused_as_vllm_refuses_it():
+    """vLLM's human_readable_int (vllm/engine/arg_utils.py, v0.14.1): 25.6k is 25,600, 2K is 2,048, but 1.5M is
+    "Decimals are not allowed with binary suffixes"."""
+    assert parse(["vllm", "serve", "m/x", "--max-model-len", "25.6k"]).max_model_len == 25600
+    with pytest.raises(InputError) as err:
+        parse(["vllm", "serve", "m/x", "--max-model-len", "1.5M"], location=LOC)
+    assert str(err.value) == "deploy.yaml:12: --max-model-len: '1.5M' is not an integer (e.g. 8192 or 32k)"
+
+
 def test_max_model_len_auto():
     e = parse(["vllm", "serve", "m/x", "--max-model-len", "auto"])
     assert (e.max_model_len, e.extra) == ("auto", {})

@@ -87,7 +87,8 @@ EXTRA_FIXTURES = {
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
-              "gemma4-chunked-mm.yaml"},  # issue 28: a prefix-LM model's item above the token budget (0.20+)
+              "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
+              "kubeai-profile.yaml"},  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml"},  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target

@@ -192,7 +192,10 @@ CASES: list[Case] = [
     Case(LT, ("metadataOptions",), {"httpTokens": "optional"}, "SW304"),
     Case(LT, ("metadataOptions", "httpTokens"), "optional", "SW304"),
     Case(LT, ("metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
-    Case(LT, ("networkInterfaces",), [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": []}], "SW302"),
+    # an EFA interface on the stack's group once it lacks the self egress (one that names no group gets EKS's cluster
+    # security group, whose rules may be added elsewhere: advisory)
+    Case(LT, ("networkInterfaces",), [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": [U]}], "SW302",
+         _both(_ctx(LT, ("networkInterfaces", 0, "interfaceType"), "interface"), _ctx(SG, ("egress",), []))),
     Case(LT, ("networkInterfaces", 0, "interfaceType"), "efa", "SW302",
          _both(_ctx(LT, ("networkInterfaces", 0, "interfaceType"), "interface"), _ctx(SG, ("egress",), []))),
     Case(LT, ("networkInterfaces", 0, "securityGroups"), ["sg-0other"], "SW302", undeps=True),

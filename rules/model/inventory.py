@@ -491,6 +491,9 @@ class Service:
     suppressions: list[Suppression] = field(default_factory=list)
     port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort
     type_location: Location | None = field(default=None, compare=False)  # where spec.type is written
+    #: spec.loadBalancerClass: the controller that provisions a LoadBalancer (``service.k8s.aws/nlb``: the AWS Load
+    #: Balancer Controller); None when not set, UNKNOWN when not known yet.
+    load_balancer_class: Any = None
 
 
 @dataclass

@@ -324,6 +324,9 @@ K8S_CASES: list[Case] = [
     # the Service
     Case(SVC, ("spec",), "LoadBalancer-ish", None, why="an unknown spec is an unknown type", noted="SW306"),
     Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
+    # the AWS Load Balancer Controller's class makes the NLB internal (advisory); another class may be public
+    Case(SVC, ("spec", "loadBalancerClass"), "example.com/lb", "SW306", _both(
+        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"))),
     Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW306", LB_OTHER),
     Case(SVC, ("spec", "selector", "app"), "llama-8b", "SW306", LB_OTHER),
     Case(SVC, ("spec", "ports"), [{"port": 6379, "targetPort": 6379}], "SW301", LB_OTHER),

@@ -123,6 +123,7 @@ EXTRA_FIXTURES = {
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
+              "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim

@@ -102,6 +102,7 @@ def require_model(g: ServingGroup) -> ModelShape:
 
 def gpu_of(g: ServingGroup) -> GpuInfo | None:
     """The catalog GPU the group lands on: ``plan``'s, else its node pool's."""
+    g.device_reads += 1
     if g.gpu_override is not None:
         return g.gpu_override
     if g.pool is not None:
@@ -118,6 +119,7 @@ def gpu_name(g: ServingGroup) -> str:
 
 def gpu_memory_gib(g: ServingGroup) -> float | None:
     """Memory per GPU as CUDA reports it, from the plan override, the pool, or its GPU."""
+    g.device_reads += 1
     if g.gpu_memory_gib_override:
         return g.gpu_memory_gib_override
     if group_vendor(g) == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
@@ -483,6 +485,7 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     Made once per group and run setting (several rules read it); raises Undecidable for unknown inputs.
     """
     key = f"sizing:{config.p95_context_tokens}"
+    g.device_reads += 1  # made once, read by each rule: every read is one (a GPU read from a name is advisory)
     return per_group(g, key, lambda g: _sizing(g, config))
 
 

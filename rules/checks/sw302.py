@@ -42,7 +42,11 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
             "EFA's OS-bypass (SRD) traffic is only delivered between interfaces whose security group allows "
             "all inbound and all outbound traffic from and to that same security group. With a CIDR rule, a "
             "port range or a missing egress rule, libfabric cannot reach its peers: NCCL falls back to TCP "
-            "sockets or hangs at start-up, and multi-node groups run many times slower."
+            "sockets or hangs at start-up, and multi-node groups run many times slower. EFA addresses are not IP "
+            "addresses, so an egress rule to 0.0.0.0/0 does not cover them. A pool whose launch template names no "
+            "security group gets the EKS cluster security group, created with all traffic in from itself and all "
+            "traffic out to 0.0.0.0/0: that finding is advisory, because rules added to that group elsewhere are "
+            "not in the inputs."
         ),
         bad_example=(
             "resources:\n"
@@ -73,6 +77,7 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
         references=(
             "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html",
             "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+            "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
         ),
         scope="stack",
         safe_to_skip_unknown=False,
@@ -97,9 +102,13 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
                       f"`{missing[0]}`, which is not in the inputs", pool.location, tuple(pool.suppressions),
                       undecided=True)
             return
-        if not sgs:
-            yield hit(pool, f"node pool `{pool.name}` has EFA interfaces but no security group in the "
-                      "inputs; EFA needs a security group that allows all traffic to and from itself")
+        if not sgs:  # EKS gives the nodes its cluster security group, whose rules are not in the inputs
+            yield hit(pool, f"node pool `{pool.name}` has EFA interfaces but its launch template names no security "
+                      "group, so EKS gives the nodes the cluster security group; EKS creates that group with all "
+                      "traffic in from itself and all traffic out to 0.0.0.0/0, and EFA needs an all-traffic "
+                      "egress rule to the group itself (advisory: rules added to the cluster security group "
+                      "elsewhere are not in the inputs; name a security group with both self-referencing rules in "
+                      "the launch template)", level="advisory")
             return
         lacking = []
         for sg in sgs:

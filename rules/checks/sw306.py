@@ -31,7 +31,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
             "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
-            "allow) or a LoadBalancer its annotation makes internal is advisory. A Knative Service without the label "
+            "allow) or a LoadBalancer its annotation makes internal is advisory, and so is one handed to the AWS Load "
+            "Balancer Controller (loadBalancerClass service.k8s.aws/nlb, or aws-load-balancer-type external) with no "
+            "scheme annotation: that controller makes it internal by default. A Knative Service without the label "
             "networking.knative.dev/visibility: cluster-local gets a route on the cluster's ingress gateway; whether "
             "that route is reachable from outside is the cluster's config-domain (since Knative 1.8 the default, "
             "svc.cluster.local, is not exposed through the ingress) and the gateway's Service, which manifests "
@@ -94,6 +96,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "https://docs.vllm.ai/en/latest/usage/security.html",
             "https://knative.dev/docs/serving/services/private-services/",
             "https://github.com/knative/serving/pull/13259",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/nlb/",
             "https://github.com/kserve/kserve/blob/v0.19.0/pkg/controller/v1beta1/inferenceservice/reconcilers/"
             "ingress/kube_ingress_reconciler.go",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
@@ -188,14 +191,13 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                    f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
                    "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
                    "Ingress that does")
-        internal = internal_annotation(svc.annotations) if kind == "LoadBalancer" else None
+        internal = internal_scheme(svc) if kind == "LoadBalancer" else None
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
             yield hit(svc, f"{message} (advisory: who reaches a NodePort depends on the nodes' firewall, which the "
                            "inputs do not show)",
                       at, level="advisory")
         elif internal is not None:  # reachable inside the network only
-            yield hit(svc, f"{message} (advisory: {internal} keeps the load balancer off the internet)", at,
-                      level="advisory")
+            yield hit(svc, f"{message} (advisory: {internal})", at, level="advisory")
         else:
             yield hit(svc, message, at)
 
@@ -340,6 +342,32 @@ _INTERNAL_LB = (
     ("service.beta.kubernetes.io/azure-load-balancer-internal", ("true",)),
     ("service.beta.kubernetes.io/oci-load-balancer-internal", ("true",)),
 )
+
+
+#: What hands a LoadBalancer Service to the AWS Load Balancer Controller, which provisions an internal NLB unless the
+#: Service asks for another scheme (since v2.2.0: its docs' guide/service/nlb, "Secure by default").
+LBC_CLASS = "service.k8s.aws/nlb"
+_LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
+_LB_SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"
+
+
+def internal_scheme(svc: Service) -> str | None:
+    """Why a LoadBalancer Service gets an internal load balancer, or None: an annotation that makes it internal, or
+    the AWS Load Balancer Controller's own default where the Service names that controller and no scheme."""
+    found = internal_annotation(svc.annotations)
+    if found is not None:
+        return f"{found} keeps the load balancer off the internet"
+    if _LB_SCHEME in svc.annotations:
+        return None
+    lb_type = svc.annotations.get(_LB_TYPE)
+    if svc.load_balancer_class == LBC_CLASS:
+        how = f"`loadBalancerClass: {LBC_CLASS}`"
+    elif isinstance(lb_type, str) and lb_type.strip().lower() == "external" and svc.load_balancer_class is None:
+        how = f"`{_LB_TYPE}: external`"
+    else:
+        return None
+    return (f"{how} hands it to the AWS Load Balancer Controller, which makes the load balancer internal unless "
+            f"`{_LB_SCHEME}` says internet-facing")
 
 
 def internal_annotation(annotations: dict[str, str]) -> str | None:

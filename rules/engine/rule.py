@@ -140,11 +140,13 @@ class GroupRule(Rule):
                 continue
             if g.template and not on_templates:
                 continue  # the services that run on the template set what this rule reads
-            reads = g.model_reads
+            reads, device_reads = g.model_reads, g.device_reads
             try:
                 hits = list(check_group(g, inv, config))
                 if g.model_assumed and g.model_reads > reads:
                     hits = [self._on_assumed_model(h, g, config) for h in hits]
+                if g.pool is not None and g.pool.gpu_assumed and g.device_reads > device_reads:
+                    hits = [self._on_assumed_gpu(h, g, config) for h in hits]
                 if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                     hits = [self._on_unknown_operator(h, g, config) for h in hits]
             except ModelNotKnown:
@@ -174,6 +176,14 @@ class GroupRule(Rule):
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
             "renders to make this finding blocking)"))
+
+    def _on_assumed_gpu(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit that read the GPU of a pool whose GPU is read from a name only (``NodePool.gpu_assumed``)
+        is advisory: the nodes may carry another GPU. A level set in the configuration wins."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        assert g.pool is not None
+        return evolve(h, level="advisory", message=f"{h.message} (advisory: {g.pool.gpu_assumed})")
 
     def _on_assumed_model(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit that rests on a model matched only by the name of its path is advisory: the

@@ -142,6 +142,9 @@ class NodePool:
     #: (Ascend); None: unknown.
     accelerator: str | None = None
     fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
+    #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
+    #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
+    gpu_assumed: str = ""
     suppressions: list[Suppression] = field(default_factory=list)
 
 
@@ -337,6 +340,9 @@ class ServingGroup:
     #: How many times a rule asked for the model's shape (``capacity.group.require_model``): the engine
     #: tells from it which findings rest on an assumed model.
     model_reads: int = field(default=0, compare=False, repr=False)
+    #: How many times a rule asked for the GPU the group lands on (``capacity.group.gpu_of``, ``gpu_memory_gib``,
+    #: ``sizing``): the engine tells from it which findings rest on a GPU read from a name (``NodePool.gpu_assumed``).
+    device_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
@@ -485,6 +491,9 @@ class Service:
     suppressions: list[Suppression] = field(default_factory=list)
     port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort
     type_location: Location | None = field(default=None, compare=False)  # where spec.type is written
+    #: spec.loadBalancerClass: the controller that provisions a LoadBalancer (``service.k8s.aws/nlb``: the AWS Load
+    #: Balancer Controller); None when not set, UNKNOWN when not known yet.
+    load_balancer_class: Any = None
 
 
 @dataclass

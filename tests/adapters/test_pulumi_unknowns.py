@@ -192,7 +192,10 @@ CASES: list[Case] = [
     Case(LT, ("metadataOptions",), {"httpTokens": "optional"}, "SW304"),
     Case(LT, ("metadataOptions", "httpTokens"), "optional", "SW304"),
     Case(LT, ("metadataOptions", "httpPutResponseHopLimit"), 2, "SW304"),
-    Case(LT, ("networkInterfaces",), [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": []}], "SW302"),
+    # an EFA interface on the stack's group once it lacks the self egress (one that names no group gets EKS's cluster
+    # security group, whose rules may be added elsewhere: advisory)
+    Case(LT, ("networkInterfaces",), [{"deviceIndex": 0, "interfaceType": "efa", "securityGroups": [U]}], "SW302",
+         _both(_ctx(LT, ("networkInterfaces", 0, "interfaceType"), "interface"), _ctx(SG, ("egress",), []))),
     Case(LT, ("networkInterfaces", 0, "interfaceType"), "efa", "SW302",
          _both(_ctx(LT, ("networkInterfaces", 0, "interfaceType"), "interface"), _ctx(SG, ("egress",), []))),
     Case(LT, ("networkInterfaces", 0, "securityGroups"), ["sg-0other"], "SW302", undeps=True),
@@ -321,6 +324,9 @@ K8S_CASES: list[Case] = [
     # the Service
     Case(SVC, ("spec",), "LoadBalancer-ish", None, why="an unknown spec is an unknown type", noted="SW306"),
     Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
+    # the AWS Load Balancer Controller's class makes the NLB internal (advisory); another class may be public
+    Case(SVC, ("spec", "loadBalancerClass"), "example.com/lb", "SW306", _both(
+        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"))),
     Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW306", LB_OTHER),
     Case(SVC, ("spec", "selector", "app"), "llama-8b", "SW306", LB_OTHER),
     Case(SVC, ("spec", "ports"), [{"port": 6379, "targetPort": 6379}], "SW301", LB_OTHER),

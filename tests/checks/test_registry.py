@@ -87,7 +87,8 @@ EXTRA_FIXTURES = {
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
-              "gemma4-chunked-mm.yaml"},  # issue 28: a prefix-LM model's item above the token budget (0.20+)
+              "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
+              "kubeai-profile.yaml"},  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml"},  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
@@ -110,6 +111,7 @@ EXTRA_FIXTURES = {
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},
+    "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml"},
     "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
@@ -122,6 +124,7 @@ EXTRA_FIXTURES = {
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
+              "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim

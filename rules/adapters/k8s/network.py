@@ -77,6 +77,7 @@ def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
         targets.append(target)
         if isinstance(p.get("name"), str):
             names[p["name"]] = target
+    lb_class = spec.get("loadBalancerClass")
     inv.services.append(Service(
         name=str(meta.get("name") or "unnamed"),
         namespace=str(meta.get("namespace") or "default"),
@@ -89,6 +90,7 @@ def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
         port_names=names,
         type_location=Location(loc.file, line_of(spec, "type")) if "type" in spec and line_of(spec, "type") else None,
+        load_balancer_class=lb_class if lb_class is UNKNOWN or lb_class is None else str(lb_class),
     ))
 
 

@@ -61,6 +61,15 @@ _PROFILE_PREFIXES = (("nvidia-gpu-", "nvidia"), ("amd-gpu-", "amd"), ("google-tp
                      ("intel-gaudi-", "intel"), ("aws-neuron-", "aws"))
 
 
+#: The profiles whose GPU KubeAI's chart binds with a node selector on the GPU in the values it ships for EKS
+#: (charts/kubeai/values-eks.yaml: karpenter.k8s.aws/instance-gpu-name, and -memory for the A100s) or GKE
+#: (values-gke.yaml: cloud.google.com/gke-accelerator, gke-tpu-accelerator and topology). Its base values.yaml gives
+#: every profile limits and tolerations but no node selector, so another name (nvidia-gpu-t4, nvidia-gpu-gh200, a
+#: team's nvidia-gpu-a10g) says its GPU by its name only: the blocking findings that read that GPU are advisory.
+_BOUND_PROFILES = frozenset({"nvidia-gpu-l4", "nvidia-gpu-l40s", "nvidia-gpu-h100", "nvidia-gpu-a100-80gb",
+                             "nvidia-gpu-a100-40gb", "google-tpu-v5e-1x1", "google-tpu-v5e-2x2", "google-tpu-v5e-2x4"})
+
+
 def _profile_pool(profile: str, where: Location) -> NodePool | None:
     """The pool a KubeAI resource profile names: ``nvidia-gpu-h100`` -> H100, ``amd-gpu-mi300x`` -> MI300X."""
     found = next(((p, v) for p, v in _PROFILE_PREFIXES if profile.startswith(p)), None)
@@ -80,6 +89,10 @@ def _profile_pool(profile: str, where: Location) -> NodePool | None:
         pool.gpu_memory_gib = UNKNOWN  # a profile named for a GPU the catalog does not know
     else:
         pool.gpu_memory_gib = pool.gpu.memory_gib
+        if profile not in _BOUND_PROFILES:  # a GPU read from the profile's name alone
+            pool.gpu_assumed = (f"the GPU is read from the name of resource profile `{profile}`, to which KubeAI's "
+                                "shipped values bind no node selector, so which GPU the pod gets is set in the "
+                                "cluster's KubeAI resourceProfiles, which are not in the inputs")
     return pool  # gpus_per_node unset: the profile says what a pod gets (on one node), not what a node has
 
 

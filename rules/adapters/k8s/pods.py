@@ -40,7 +40,18 @@ from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_tokens, mounted_config
-from .fields import as_list, as_map, line_of, port_names, str_map, typed_items, typed_list, typed_map
+from .fields import (
+    as_list,
+    as_map,
+    line_of,
+    port_names,
+    quantity_problem,
+    str_map,
+    typed_items,
+    typed_list,
+    typed_map,
+    whole_quantity,
+)
 from .parse import make_locate, yaml_type
 
 
@@ -67,11 +78,11 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
             value = section[name]
             if value is UNKNOWN or is_placeholder(value):
                 return UNKNOWN
-            try:
-                n = int(str(value).strip())
-            except ValueError:
-                raise InputError(f"resources.{part}.{name}: expected a whole number, got {value!r}", file,
-                                 line_of(section, name) or line) from None
+            n = whole_quantity(value)
+            if n is None:
+                shown = str(value).lower() if isinstance(value, bool) else repr(value)  # YAML's true, not True
+                raise InputError(f"resources.{part}.{name}: expected a whole number, got {shown} "
+                                 f"({quantity_problem(value)})", file, line_of(section, name) or line)
             return n
     return None
 

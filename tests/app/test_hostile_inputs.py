@@ -312,6 +312,24 @@ def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
                            "shardwise reads integers of at most 4,300 digits")
 
 
+@pytest.mark.parametrize("name,make,why", [
+    ("shardwise.toml", lambda p: p.mkdir(), "it is a directory, not a regular file; shardwise reads only regular files"),
+    ("shardwise.toml", lambda p: os.mkfifo(p), "it is a FIFO (named pipe), not a regular file; shardwise reads only "
+                                               "regular files"),
+    (".shardwise.yaml", lambda p: p.symlink_to("gone.yaml"), "a symbolic link to gone.yaml, which does not exist"),
+])
+def test_a_config_name_held_by_no_regular_file_is_an_error_not_no_config(repo, capsys, name, make, why):
+    """Before hostile5 a directory, a FIFO or a dangling link holding a config file's name was passed over as
+    if there were no config file: the team's settings (a suppression, fail_on, an exclude) silently dropped."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    make(repo / name)
+    with deadline(30):
+        rc = main(["lint", "good.yaml"])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (2, "")
+    assert err.strip() == f"shardwise: error: {name}: cannot read config file: {why}"
+
+
 @pytest.mark.slow
 def test_the_cli_process_ends_on_a_hostile_tree(repo):
     """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""

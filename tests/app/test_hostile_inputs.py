@@ -330,6 +330,26 @@ def test_a_config_name_held_by_no_regular_file_is_an_error_not_no_config(repo, c
     assert err.strip() == f"shardwise: error: {name}: cannot read config file: {why}"
 
 
+@pytest.mark.parametrize("argv", [
+    ["-f", "values.yaml", "good.yaml"],  # a file named, no chart
+    ["--set", "image=x", "."],           # the current directory is a chart: walked as files, never rendered
+    ["--values", "values.yaml", "sub"],  # a folder without a Chart.yaml
+])
+def test_helm_values_that_no_chart_would_read_are_a_usage_error(repo, capsys, argv):
+    """Before hostile5 ``--values``/``--set`` with no chart directory among the paths were dropped and the run
+    passed: a values file that does not parse (as here) or a value meant to change the verdict, read by nothing."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "sub/good.yaml", vllm_deployment("good"))
+    put(repo, "Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    put(repo, "values.yaml", "image: [\n")
+    with deadline(30):
+        rc = main(["lint", *argv])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (2, "")
+    assert err.strip() == ("shardwise: error: --values/--set: no PATH is a Helm chart directory (one with a Chart.yaml, "
+                           "other than the current directory), so no chart would read them; name the chart's directory")
+
+
 @pytest.mark.slow
 def test_the_cli_process_ends_on_a_hostile_tree(repo):
     """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""

@@ -143,6 +143,9 @@ def quantity(value: Any) -> Fraction | None:
 def whole_quantity(value: Any) -> int | None:
     """A quantity that is a whole number of at least 0 (what Kubernetes admits for an extended resource such as
     ``nvidia.com/gpu``), else None."""
+    if type(value) is int or (type(value) is str and value.isascii() and value.isdigit()):  # 1, "8": most counts
+        n = int(value)
+        return n if 0 <= n <= _MAX_QUANTITY else None
     q = quantity(value)
     return int(q) if q is not None and q.denominator == 1 and 0 <= q <= _MAX_QUANTITY else None
 

@@ -350,6 +350,36 @@ def test_helm_values_that_no_chart_would_read_are_a_usage_error(repo, capsys, ar
                            "other than the current directory), so no chart would read them; name the chart's directory")
 
 
+def test_a_file_and_a_folder_the_user_may_not_read_are_errors_and_the_rest_is_linted(repo, capsys, monkeypatch):
+    """Permissions bind no root user (the sweep's ``fs-unreadable-*`` cases are skipped under root), so the
+    system's refusal (EACCES) is stood in for at ``os.open`` and ``os.scandir``, where the run meets it."""
+    import errno
+
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "secret.yaml", vllm_deployment("secret"))
+    put(repo, "private/x.yaml", vllm_deployment("x"))
+    real_open, real_scandir = os.open, os.scandir
+
+    def refusing_open(path, *args, **kwargs):
+        if str(path).endswith("secret.yaml"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    def refusing_scandir(path="."):
+        if str(path).endswith("private"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    rc, errors, summary = lint(capsys, ".")
+    assert rc == 2
+    assert errors == ["./secret.yaml: error: cannot read: Permission denied",
+                      "./private: error: cannot read directory: Permission denied"]
+    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: "
+                       "2 input errors")
+
+
 @pytest.mark.slow
 def test_the_cli_process_ends_on_a_hostile_tree(repo):
     """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""

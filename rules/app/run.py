@@ -69,7 +69,7 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     if options.values or options.set_values:
         from ..adapters.renderkind import render_kind, to_render
 
-        if not any((d := to_render(p)) is not None and render_kind(d) == "helm" for p in paths):
+        if not any((chart := to_render(p)) is not None and render_kind(chart) == "helm" for p in paths):
             raise ShardwiseError("--values/--set: no PATH is a Helm chart directory (one with a Chart.yaml, other than "
                                  "the current directory), so no chart would read them; name the chart's directory")
     resolve.configure(model_dirs=[*settings.model_dirs, *(os.path.abspath(d) for d in options.model_dirs)])

@@ -624,9 +624,9 @@ def parse_serve_args(
                 choices = _CHOICES.get(name)
                 if choices is not None and isinstance(value, str) and not is_unresolved(value) \
                         and value.strip().lower() not in choices:
-                    at = loc or Location()
+                    said = loc or Location()
                     raise InputError(f"{spelled}: {value!r} is none of the values vLLM takes ({', '.join(choices)}); "
-                                     "vLLM exits at start-up", at.file, at.line)
+                                     "vLLM exits at start-up", said.file, said.line)
             _set(engine, key, value)
             set_at[key] = i
             if loc is not None:

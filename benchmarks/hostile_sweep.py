@@ -94,7 +94,30 @@ def deep_write(d: str, parts: list[str], data: str) -> None:
         os.chdir(here)
 
 
-def with_good(extra: Callable[[str], None], argv: list[str] | None = None) -> Callable[[str], list[str]]:
+def mkdirs(path: str) -> str:
+    os.makedirs(path)
+    return path
+
+
+def symlink(target: str, path: str) -> str:
+    os.symlink(target, path)
+    return path
+
+
+def fifo(path: str) -> str:
+    os.mkfifo(path)
+    return path
+
+
+def writer(rel: str, data: str | bytes) -> Callable[[str], object]:
+    return lambda d: write(d, rel, data)
+
+
+def argv_of(argv: list[str]) -> Callable[[str], list[str]]:
+    return lambda d: argv
+
+
+def with_good(extra: Callable[[str], object], argv: list[str] | None = None) -> Callable[[str], list[str]]:
     def build(d: str) -> list[str]:
         write(d, "good.yaml", good("good"))
         extra(d)
@@ -184,7 +207,7 @@ def cases() -> list[Case]:
         os.symlink("bad.yaml", os.path.join(d, "loop2.yaml"))
     out.append(Case("fs-symlink-loop", with_good(symloop), (2,)))
     out.append(Case("fs-symlink-dangling", with_good(lambda d: os.symlink("nowhere.yaml", os.path.join(d, "bad.yaml"))), (2,)))
-    out.append(Case("fs-symlink-dir-loop", with_good(lambda d: (os.makedirs(os.path.join(d, "sub")), os.symlink("..", os.path.join(d, "sub", "bad")))), (0, 2), named=None))
+    out.append(Case("fs-symlink-dir-loop", with_good(lambda d: (mkdirs(os.path.join(d, "sub")), symlink("..", os.path.join(d, "sub", "bad")))), (0, 2), named=None))
     out.append(Case("fs-fifo", with_good(lambda d: os.mkfifo(os.path.join(d, "bad.yaml"))), (2,)))
 
     def sock(d: str) -> None:
@@ -206,7 +229,7 @@ def cases() -> list[Case]:
         os.chmod(os.path.join(d, "bad"), 0)
     out.append(Case("fs-unreadable-dir", with_good(unreadable_dir), (2,), root_only_skip=True))
     out.append(Case("fs-dir-named-yaml", with_good(lambda d: write(d, "bad.yaml/inner.yaml", good("inner"))), (0,), named=None))
-    out.append(Case("fs-dir-named-yaml-named", lambda d: (write(d, "good.yaml", good("good")), os.makedirs(os.path.join(d, "bad.yaml")), ["lint", "--format", "json", "good.yaml", "bad.yaml"])[2], (0, 2), named=None))
+    out.append(Case("fs-dir-named-yaml-named", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "bad.yaml")), ["lint", "--format", "json", "good.yaml", "bad.yaml"])[2], (0, 2), named=None))
     out.append(Case("fs-missing-named", lambda d: (write(d, "good.yaml", good("good")), ["lint", "--format", "json", "good.yaml", "bad.yaml"])[1], (2,)))
     out.append(Case("fs-long-path", with_good(lambda d: deep_write(d, ["d" * 200] * 25, g)), (0, 2), named=None))
     out.append(Case("fs-long-name", with_good(lambda d: None), (2,), named="x" * 300) if False else
@@ -222,7 +245,7 @@ def cases() -> list[Case]:
         ("exclude: {a: 1}\n", ".shardwise.yaml"), ("kv_reserve: !!python/name:os.system\n", ".shardwise.yaml"),
     ]):
         ok = text == "exclude = \"a\"\n"  # one pattern as a string is taken as a list of one (config.py)
-        out.append(Case(f"config-{i:02d}-{rel}-{text.split('=')[0].split(':')[0].strip()[:20]}", with_good(lambda d, t=text, r=rel: write(d, r, t)),
+        out.append(Case(f"config-{i:02d}-{rel}-{text.split('=')[0].split(':')[0].strip()[:20]}", with_good(writer(rel, text)),
                         (0,) if ok else (2,), named=None if ok else rel))
     out.append(Case("config-is-a-directory", with_good(lambda d: os.makedirs(os.path.join(d, "shardwise.toml"))), (2,), named="shardwise.toml"))
     out.append(Case("config-is-a-fifo", with_good(lambda d: os.mkfifo(os.path.join(d, "shardwise.toml"))), (2,), named="shardwise.toml"))
@@ -247,13 +270,13 @@ def cases() -> list[Case]:
                              "speculative-config={", "speculative-config=[1]", "hf-overrides={\"num_hidden_layers\": \"x\"}", "kv-cache-dtype=fp9",
                              "max-num-seqs=1.5", "=1", "--=1", "mm-encoder-tp-mode=x", "block-size=-16", "swap-space=abc", "max-model-len=",
                              "enable-prefix-caching=maybe", "\udcff=1", "max-model-len=8k", "max-model-len=1e3"]):
-        out.append(Case(f"plan-engine-arg-{i:02d}", lambda d, a=arg: base + ["--engine-arg", a], (0, 2), named=None))
+        out.append(Case(f"plan-engine-arg-{i:02d}", argv_of([*base, "--engine-arg", arg]), (0, 2), named=None))
     for i, extra in enumerate([["--env", "=x"], ["--env", "VLLM_USE_V1"], ["--env", "VLLM_ATTENTION_BACKEND=\x01"], ["--speculative-config", "{\"num_speculative_tokens\": -1}"],
                                ["--speculative-config", "null"], ["--max-model-len", "1e400"], ["--max-model-len", "-1k"], ["--gpu", ""], ["--gpu", "H100,,"],
                                ["--instance-type", "../../etc/passwd"], ["--quantization", "\x01"], ["--vllm-version", "x.y.z"], ["--vllm-version", "99999999999999999999.0.0"],
                                ["--tp", "1e3"], ["--gpu-memory-gib", "nan"], ["--base-model", "/dev/zero"]]):
-        out.append(Case(f"plan-opt-{i:02d}", lambda d, e=extra: base + e, (0, 2), named=None))
-    out.append(Case("plan-model-fifo", lambda d: (os.mkfifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
+        out.append(Case(f"plan-opt-{i:02d}", argv_of(base + extra), (0, 2), named=None))
+    out.append(Case("plan-model-fifo", lambda d: (fifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     return out

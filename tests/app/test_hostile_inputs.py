@@ -704,6 +704,27 @@ def test_a_loop_of_links_and_a_link_to_nothing_say_so_in_a_folder_and_named(repo
     assert LINTED_ONE in summary
 
 
+def test_a_link_to_a_folder_is_not_followed_and_says_so(repo, capsys, tmp_path_factory):
+    """Before hostile5 a searched folder's link to a folder was passed over without a word: manifests kept in a
+    folder outside the tree (``deploy/shared -> ../../platform/manifests``) were never linted and the run passed."""
+    elsewhere = tmp_path_factory.mktemp("platform")
+    put(elsewhere, "m.yaml", vllm_deployment("elsewhere"))
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.symlink(elsewhere, repo / "deploy" / "shared")
+    os.symlink(".", repo / "deploy" / "self")
+    with deadline(30):
+        rc = main(["lint", "deploy", "--format", "json"])
+    out, _ = capsys.readouterr()
+    doc = json.loads(out)
+    assert rc == 0
+    assert doc["skipped_files"] == [
+        {"file": "deploy/self/", "reason": "link to a folder (not followed: name the folder to lint it)"},
+        {"file": "deploy/shared/", "reason": "link to a folder (not followed: name the folder to lint it)"}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/good"]
+    rc, _, summary = lint(capsys, "deploy/shared")  # named, it is linted
+    assert (rc, summary.startswith(f"shardwise: 1 file read, {LINTED_ONE}")) == (0, True)
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
 def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, fmt):
     """SARIF raised UnicodeEncodeError on such a name, and every format failed in a file (``=FILE``): the name's

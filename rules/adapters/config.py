@@ -110,8 +110,10 @@ class _Where:
 
 
 def discover(cwd: str = ".") -> str | None:
-    """The config file in ``cwd``, or None. Both names present is an error."""
-    found = [n for n in CONFIG_NAMES if os.path.isfile(os.path.join(cwd, n))]
+    """The config file in ``cwd``, or None. Both names present is an error. Whatever holds a config file's name is
+    the config file: a directory, a FIFO or a link to nothing named ``shardwise.toml`` is an input error when read
+    (:func:`load_config`), never passed over as if there were no config file (its settings silently dropped)."""
+    found = [n for n in CONFIG_NAMES if os.path.lexists(os.path.join(cwd, n))]
     if len(found) > 1:
         raise InputError(
             f"both {found[0]} and {found[1]} exist in {os.path.abspath(cwd)}; keep one or pass --config"

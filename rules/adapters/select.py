@@ -75,6 +75,8 @@ _NAMED_PATTERNS = (
 _CI_DIRS = {".github": "CI configuration", ".circleci": "CI configuration", ".gitlab": "CI configuration",
             ".vscode": "tool configuration", ".devcontainer": "dev container configuration"}
 CHART_TEMPLATE = "Helm chart template (not rendered)"
+#: A searched folder's link to a folder is not followed (a loop, or a tree outside what was asked), and says so.
+LINKED_DIR = "link to a folder (not followed: name the folder to lint it)"
 CHART_FILE = "Helm chart file (not rendered)"
 HELM_VALUES = "Helm values"
 MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
@@ -268,11 +270,12 @@ def read_ignore_file(cwd: str = ".") -> list[str]:
 # ------------------------------------------------------------------------------------------ walking
 
 
-def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str], set[str]]]:
     """``os.walk(top, onerror=onerror)`` top-down, without following links to directories, on a stack instead of
     recursion: Python 3.11's ``os.walk`` recurses once per level, so a directory about 1,000 levels deep ended
     the run with a :class:`RecursionError`. The caller may prune ``dirs`` in place, as with ``os.walk``; the
-    order is the same (depth first, ``dirs`` in the order the caller leaves them)."""
+    order is the same (depth first, ``dirs`` in the order the caller leaves them). The fourth item names the
+    entries of ``dirs`` that are symbolic links to directories (never descended: the caller says so)."""
     stack = [top]
     while stack:
         root = stack.pop()
@@ -292,7 +295,7 @@ def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, li
         except OSError as e:
             onerror(e)
             continue
-        yield root, dirs, files
+        yield root, dirs, files, links
         stack.extend(os.path.join(root, d) for d in reversed(dirs) if d not in links)
 
 
@@ -349,13 +352,17 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 sel.order.setdefault(where, len(sel.order))
                 sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", where))
 
-            for root, dirs, files in walk(p, unreadable):
+            for root, dirs, files, links in walk(p, unreadable):
                 keep = []
                 for d in sorted(dirs):
                     if d in SKIP_DIRS or d.startswith("."):
                         continue
                     if excludes.excluded(os.path.join(root, d), True):
                         sel.excluded.append(os.path.join(root, d) + "/")
+                    elif d in links:  # not searched: said, so the files behind it are not passed over unseen
+                        path = os.path.join(root, d) + "/"
+                        sel.order.setdefault(path, len(sel.order))
+                        sel.skipped.append((path, LINKED_DIR))
                     else:
                         keep.append(d)
                 dirs[:] = keep

@@ -333,12 +333,18 @@ def layout_text(p: Parallel, node: Node) -> str:
 
 
 def load_model(spec: str, base_model: str | None) -> ModelShape:
-    from ..catalog import find_model, load_local_model
+    from ..catalog import CatalogError, find_model, load_local_model
 
     if os.path.exists(spec):
         return load_local_model(spec)
     if spec.startswith(("/", "./", "../", "~")) or spec.endswith(".json"):
         raise InputError("no such file or directory", spec)
+    if base_model is not None:  # checked even where the catalog knows --model itself (then unused): never dropped
+        try:
+            find_model(base_model)
+        except CatalogError:
+            raise PlanError(f"--base-model {base_model!r} is not a model of the catalog: give the catalog id of the "
+                            f"model {spec!r} is a copy of, or leave --base-model out") from None
     return find_model(spec, base_model)
 
 

@@ -66,6 +66,12 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     for d in options.model_dirs:
         if not os.path.isdir(d):
             raise ShardwiseError(f"--model-dir {d}: not a directory")
+    if options.values or options.set_values:
+        from ..adapters.renderkind import render_kind, to_render
+
+        if not any((chart := to_render(p)) is not None and render_kind(chart) == "helm" for p in paths):
+            raise ShardwiseError("--values/--set: no PATH is a Helm chart directory (one with a Chart.yaml, other than "
+                                 "the current directory), so no chart would read them; name the chart's directory")
     resolve.configure(model_dirs=[*settings.model_dirs, *(os.path.abspath(d) for d in options.model_dirs)])
     excludes = Excludes()  # a pattern or an ignore file that cannot be read is an input error; the rest is read
     try:

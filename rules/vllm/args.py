@@ -95,6 +95,20 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "config": ("config", "str"),
 }
 
+#: Flags the capacity model reads whose values vLLM's argparse restricts to a list (``choices``), each with every
+#: value some release takes (vLLM 0.6.6.post1 to 0.25.1: the ``choices`` of engine/arg_utils.py in 0.6.6, then the
+#: ``Literal`` types ModelDType, CacheDType, RunnerOption/RunnerType and MMEncoderTPMode of vllm/config). A value no
+#: release takes makes vLLM exit at start-up; read as the default it would size a server that never starts, so it is
+#: an input error. Compared without case: what vLLM refuses only for its case is read as meant.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "dtype": ("auto", "half", "float16", "bfloat16", "float", "float32"),
+    "kv-cache-dtype": ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+                       "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
+                       "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4"),
+    "runner": ("auto", "generate", "pooling", "draft"),
+    "mm-encoder-tp-mode": ("weights", "data"),
+}
+
 _SHORT: dict[str, str] = {
     "tp": "tensor-parallel-size",
     "pp": "pipeline-parallel-size",
@@ -620,6 +634,12 @@ def parse_serve_args(
                     value = raw  # extras and the model keep an unresolved reference as written
                 else:
                     value = _convert(kind, spelled, raw, loc)
+                choices = _CHOICES.get(name)
+                if choices is not None and isinstance(value, str) and not is_unresolved(value) \
+                        and value.strip().lower() not in choices:
+                    said = loc or Location()
+                    raise InputError(f"{spelled}: {value!r} is none of the values vLLM takes ({', '.join(choices)}); "
+                                     "vLLM exits at start-up", said.file, said.line)
             _set(engine, key, value)
             set_at[key] = i
             if loc is not None:

@@ -113,7 +113,7 @@ def test_an_object_that_is_an_input_error_does_not_hide_its_neighbours(work, cap
     assert rc == 2
     assert doc["input_errors"] == [
         {"file": "two.yaml", "line": 27, "message": "resources.limits.nvidia.com/gpu: expected a whole number, "
-                                                    "got 'two'"}]  # the line of the second container
+                                                    "got 'two' (not a Kubernetes quantity)"}]  # the line of the second container
     assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/good"]
 
 

@@ -312,6 +312,74 @@ def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
                            "shardwise reads integers of at most 4,300 digits")
 
 
+@pytest.mark.parametrize("name,make,why", [
+    ("shardwise.toml", lambda p: p.mkdir(), "it is a directory, not a regular file; shardwise reads only regular files"),
+    ("shardwise.toml", lambda p: os.mkfifo(p), "it is a FIFO (named pipe), not a regular file; shardwise reads only "
+                                               "regular files"),
+    (".shardwise.yaml", lambda p: p.symlink_to("gone.yaml"), "a symbolic link to gone.yaml, which does not exist"),
+])
+def test_a_config_name_held_by_no_regular_file_is_an_error_not_no_config(repo, capsys, name, make, why):
+    """Before hostile5 a directory, a FIFO or a dangling link holding a config file's name was passed over as
+    if there were no config file: the team's settings (a suppression, fail_on, an exclude) silently dropped."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    make(repo / name)
+    with deadline(30):
+        rc = main(["lint", "good.yaml"])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (2, "")
+    assert err.strip() == f"shardwise: error: {name}: cannot read config file: {why}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["-f", "values.yaml", "good.yaml"],  # a file named, no chart
+    ["--set", "image=x", "."],           # the current directory is a chart: walked as files, never rendered
+    ["--values", "values.yaml", "sub"],  # a folder without a Chart.yaml
+])
+def test_helm_values_that_no_chart_would_read_are_a_usage_error(repo, capsys, argv):
+    """Before hostile5 ``--values``/``--set`` with no chart directory among the paths were dropped and the run
+    passed: a values file that does not parse (as here) or a value meant to change the verdict, read by nothing."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "sub/good.yaml", vllm_deployment("good"))
+    put(repo, "Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    put(repo, "values.yaml", "image: [\n")
+    with deadline(30):
+        rc = main(["lint", *argv])
+    out, err = capsys.readouterr()
+    assert (rc, out) == (2, "")
+    assert err.strip() == ("shardwise: error: --values/--set: no PATH is a Helm chart directory (one with a Chart.yaml, "
+                           "other than the current directory), so no chart would read them; name the chart's directory")
+
+
+def test_a_file_and_a_folder_the_user_may_not_read_are_errors_and_the_rest_is_linted(repo, capsys, monkeypatch):
+    """Permissions bind no root user (the sweep's ``fs-unreadable-*`` cases are skipped under root), so the
+    system's refusal (EACCES) is stood in for at ``os.open`` and ``os.scandir``, where the run meets it."""
+    import errno
+
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "secret.yaml", vllm_deployment("secret"))
+    put(repo, "private/x.yaml", vllm_deployment("x"))
+    real_open, real_scandir = os.open, os.scandir
+
+    def refusing_open(path, *args, **kwargs):
+        if str(path).endswith("secret.yaml"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    def refusing_scandir(path="."):
+        if str(path).endswith("private"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    rc, errors, summary = lint(capsys, ".")
+    assert rc == 2
+    assert errors == ["./secret.yaml: error: cannot read: Permission denied",
+                      "./private: error: cannot read directory: Permission denied"]
+    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: "
+                       "2 input errors")
+
+
 @pytest.mark.slow
 def test_the_cli_process_ends_on_a_hostile_tree(repo):
     """The whole tree at once, as its own process: it ends, exits 2, and lints the good file."""
@@ -647,6 +715,27 @@ def test_a_loop_of_links_and_a_link_to_nothing_say_so_in_a_folder_and_named(repo
     rc, errors, summary = lint(capsys, "deploy/a.yaml", "deploy/dangling.yaml", "deploy/good.yaml")
     assert (rc, errors) == (2, [expected[0], expected[2]])
     assert LINTED_ONE in summary
+
+
+def test_a_link_to_a_folder_is_not_followed_and_says_so(repo, capsys, tmp_path_factory):
+    """Before hostile5 a searched folder's link to a folder was passed over without a word: manifests kept in a
+    folder outside the tree (``deploy/shared -> ../../platform/manifests``) were never linted and the run passed."""
+    elsewhere = tmp_path_factory.mktemp("platform")
+    put(elsewhere, "m.yaml", vllm_deployment("elsewhere"))
+    put(repo, "deploy/good.yaml", vllm_deployment("good"))
+    os.symlink(elsewhere, repo / "deploy" / "shared")
+    os.symlink(".", repo / "deploy" / "self")
+    with deadline(30):
+        rc = main(["lint", "deploy", "--format", "json"])
+    out, _ = capsys.readouterr()
+    doc = json.loads(out)
+    assert rc == 0
+    assert doc["skipped_files"] == [
+        {"file": "deploy/self/", "reason": "link to a folder (not followed: name the folder to lint it)"},
+        {"file": "deploy/shared/", "reason": "link to a folder (not followed: name the folder to lint it)"}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/good"]
+    rc, _, summary = lint(capsys, "deploy/shared")  # named, it is linted
+    assert (rc, summary.startswith(f"shardwise: 1 file read, {LINTED_ONE}")) == (0, True)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])

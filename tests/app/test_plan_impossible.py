@@ -72,3 +72,20 @@ def test_a_p95_context_within_max_model_len_has_no_note(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
                      "--vllm-version", "0.11.0", "--p95-context", "8192")
     assert rc == 0 and "expected context" not in out
+
+
+@pytest.mark.parametrize("model", ["meta-llama/Llama-3.1-8B-Instruct", "acme/Llama-3.1-8B-custom"])
+def test_a_base_model_the_catalog_lacks_is_an_error_even_when_the_model_is_known(capsys, model):
+    """Before hostile5 ``--base-model /dev/zero`` beside a catalog model was dropped without a word (the model's own
+    shape used) and the plan printed as if it had been read."""
+    rc, out, err = run(capsys, "plan", "--model", model, "--gpu", "L40S", "--base-model", "/dev/zero")
+    assert (rc, out) == (2, "")
+    assert err.strip() == (f"shardwise: error: --base-model '/dev/zero' is not a model of the catalog: give the "
+                           f"catalog id of the model {model!r} is a copy of, or leave --base-model out")
+
+
+def test_a_catalog_base_model_beside_a_catalog_model_plans_as_the_model_alone(capsys):
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S",
+                     "--base-model", "meta-llama/Llama-3.1-8B-Instruct")
+    rc_alone, out_alone, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S")
+    assert (rc, out) == (rc_alone, out_alone)

@@ -481,3 +481,44 @@ def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unk
 
     found = literal_crash(command, args, env, "vllm/vllm-openai:v0.11.0", unknown)
     assert ((found.at, found.word, found.pending) if found else None) == crash
+
+
+# --- values vLLM's argparse restricts to choices (hostile5) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("flag,value,choices", [
+    ("--dtype", "bogus", "auto, half, float16, bfloat16, float, float32"),
+    ("--dtype", "bf16", "auto, half, float16, bfloat16, float, float32"),  # the catalog's word, not vLLM's
+    ("--kv-cache-dtype", "fp9", "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, "
+     "turboquant_k8v4, turboquant_4bit_nc, turboquant_k3v4_nc, turboquant_3bit_nc, int4_per_token_head, "
+     "int8_per_token_head, fp8_per_token_head, nvfp4"),
+    ("--runner", "bogus", "auto, generate, pooling, draft"),
+    ("--mm-encoder-tp-mode", "x", "weights, data"),
+])
+def test_a_value_no_vllm_release_takes_is_an_input_error_not_the_default(flag, value, choices):
+    """Before, ``--dtype bogus`` was sized as the checkpoint's dtype and ``--mm-encoder-tp-mode x`` as weights: a
+    server that exits at start-up read as one that serves."""
+    with pytest.raises(InputError) as err:
+        parse(["vllm", "serve", "org/m", flag, value], location=LOC)
+    assert str(err.value) == (f"deploy.yaml:12: {flag}: {value!r} is none of the values vLLM takes ({choices}); "
+                              "vLLM exits at start-up")
+
+
+@pytest.mark.parametrize("words,field,value", [
+    (["--dtype", "BFloat16"], "dtype", "BFloat16"),
+    (["--dtype=half"], "dtype", "half"),
+    (["--kv-cache-dtype", "fp8_e4m3"], "kv_cache_dtype", "fp8_e4m3"),
+    (["--dtype", "$(DTYPE)"], "dtype", UNKNOWN),  # not known yet: undecided, never refused
+])
+def test_a_value_some_release_takes_is_read(words, field, value):
+    e = parse(["vllm", "serve", "org/m", *words], location=LOC)
+    assert getattr(e, field) == value
+
+
+@pytest.mark.parametrize("words,key,value", [
+    (["--runner", "pooling"], "runner", "pooling"),
+    (["--mm-encoder-tp-mode", "data"], "mm_encoder_tp_mode", "data"),
+])
+def test_a_choice_flag_kept_in_extra_is_read(words, key, value):
+    e = parse(["vllm", "serve", "org/m", *words], location=LOC)
+    assert e.extra[key] == value

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -103,6 +104,62 @@ def port_names(ports: Any, first_wins: bool = False) -> dict[str, Any]:
 def str_map(value: Any) -> dict[str, str]:
     return {str(k): "" if v is None else str(v) for k, v in as_map(value).items()}
 
+
+
+#: A Kubernetes resource quantity (k8s.io/apimachinery/pkg/api/resource, quantity.go): a signed decimal number
+#: and a suffix, binary (Ki..Ei), decimal (n, u, m, k, M, G, T, P, E) or an exponent (e3, E-2).
+_QUANTITY = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?")
+_SUFFIX = {"Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+           "Pi": Fraction(2**50), "Ei": Fraction(2**60), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6),
+           "m": Fraction(1, 1000), "": Fraction(1), "k": Fraction(10**3), "M": Fraction(10**6),
+           "G": Fraction(10**9), "T": Fraction(10**12), "P": Fraction(10**15), "E": Fraction(10**18)}
+
+
+#: No quantity holds more than this (quantity.go: "no quantity may represent a number greater than 2^63-1").
+_MAX_QUANTITY = 2**63 - 1
+
+
+def quantity(value: Any) -> Fraction | None:
+    """The value of a Kubernetes resource quantity as the API server parses it (``"2"``, ``2``, ``1.0``, ``"1e3"``,
+    ``"2000m"``, ``"1k"``: a YAML number or a string), None when it is not one (``true``, ``"one"``, ``"2 GPUs"``,
+    a list). Exponents beyond what the API server takes (its limit is far below ``e1000``) are not quantities."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = value.strip() if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)
+    m = _QUANTITY.fullmatch(text)
+    if not m:
+        return None
+    number, suffix = m.group(1), m.group(2) or ""
+    if suffix[:1] in ("e", "E"):
+        exponent = int(suffix[1:])
+        if abs(exponent) > 1000:
+            return None
+        scale = Fraction(10) ** exponent
+    else:
+        scale = _SUFFIX[suffix]
+    return Fraction(number) * scale
+
+
+def whole_quantity(value: Any) -> int | None:
+    """A quantity that is a whole number of at least 0 (what Kubernetes admits for an extended resource such as
+    ``nvidia.com/gpu``), else None."""
+    if type(value) is int or (type(value) is str and value.isascii() and value.isdigit()):  # 1, "8": most counts
+        n = int(value)
+        return n if 0 <= n <= _MAX_QUANTITY else None
+    q = quantity(value)
+    return int(q) if q is not None and q.denominator == 1 and 0 <= q <= _MAX_QUANTITY else None
+
+
+def quantity_problem(value: Any) -> str:
+    """Why ``value`` is no count of an extended resource, in the words of Kubernetes' validation."""
+    q = quantity(value)
+    if q is None:
+        return "not a Kubernetes quantity"
+    if q < 0:
+        return "Kubernetes refuses a negative quantity"
+    if q > _MAX_QUANTITY:
+        return "more than the 2^63-1 a Kubernetes quantity holds"
+    return "Kubernetes takes only whole numbers of an extended resource"
 
 
 def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str, minimum: int = 0) -> Any:

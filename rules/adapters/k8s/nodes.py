@@ -28,7 +28,17 @@ from ...model.vocab import (
     LABEL_NVLINK,
 )
 from .claims import resolve_claims
-from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from, typed_map
+from .fields import (
+    as_list,
+    as_map,
+    int_field,
+    line_of,
+    read_annotations,
+    str_map,
+    suppressions_from,
+    typed_map,
+    whole_quantity,
+)
 from .network import link_ingress_classes
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
@@ -67,10 +77,8 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     count, vendor = None, None
     for resource in resource_names():  # the first accelerator the node advertises
         if resource in capacity:
-            try:
-                count, vendor = int(str(capacity[resource])), vendor_of(resource)
-            except ValueError:
-                count = None
+            count = whole_quantity(capacity[resource])  # a count Kubernetes would not hold reads as none
+            vendor = vendor_of(resource) if count is not None else None
             break
     pool = pool_from_labels(str(meta.get("name") or "unnamed"), str_map(meta.get("labels")), loc,
                             read_taints(spec.get("taints")), kind="node", gpus_per_node=count)

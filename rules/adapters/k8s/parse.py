@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...model import Location
+from ...model import UNKNOWN, Location
 from ...model.errors import InputError
 from ..yamlsrc import LineDict, load_documents
 
@@ -79,6 +79,13 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
                 raise InputError("List item is not a Kubernetes object (a mapping)", file, obj.line_of("items"))
             _collect(item, file, out)
         return
+    meta = obj.get("metadata")
+    if isinstance(meta, LineDict):  # the object's name and namespace name it in every finding: strings, or refused
+        for key in ("name", "namespace"):
+            value = meta.get(key)
+            if value is not None and not isinstance(value, str) and value is not UNKNOWN:
+                raise InputError(f"metadata.{key}: expected a string, found {yaml_type(value)}; Kubernetes refuses "
+                                 "the object as written", file, meta.line_of(key) or obj.line)
     out.append((obj, Location(file, obj.line)))
 
 

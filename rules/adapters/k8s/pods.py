@@ -40,7 +40,18 @@ from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_tokens, mounted_config
-from .fields import as_list, as_map, line_of, port_names, str_map, typed_items, typed_list, typed_map
+from .fields import (
+    as_list,
+    as_map,
+    line_of,
+    port_names,
+    quantity_problem,
+    str_map,
+    typed_items,
+    typed_list,
+    typed_map,
+    whole_quantity,
+)
 from .parse import make_locate, yaml_type
 
 
@@ -67,11 +78,11 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
             value = section[name]
             if value is UNKNOWN or is_placeholder(value):
                 return UNKNOWN
-            try:
-                n = int(str(value).strip())
-            except ValueError:
-                raise InputError(f"resources.{part}.{name}: expected a whole number, got {value!r}", file,
-                                 line_of(section, name) or line) from None
+            n = whole_quantity(value)
+            if n is None:
+                shown = str(value).lower() if isinstance(value, bool) else repr(value)  # YAML's true, not True
+                raise InputError(f"resources.{part}.{name}: expected a whole number, got {shown} "
+                                 f"({quantity_problem(value)})", file, line_of(section, name) or line)
             return n
     return None
 
@@ -153,10 +164,13 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
     # Kubernetes resolves envFrom first, then each env value over envFrom, the entries before it and the
     # Service variables (kubelet makeEnvironmentVariables)
     unknown: set[str] = {"*"} if c.get("envFrom") else set()
-    for item in typed_items(c, "env", f"{what}.env", where):
-        name = item.get("name")
+    for i, item in enumerate(typed_items(c, "env", f"{what}.env", where)):
+        at = item.line if isinstance(item, LineDict) else where.line
+        name = string_field(item.get("name"), f"{what}.env[{i}].name", where.file, line_of(item, "name") or at)
         if not isinstance(name, str):
             continue
+        if "value" in item:
+            string_field(item["value"], f"{what}.env[{i}].value ({name})", where.file, line_of(item, "value") or at)
         if isinstance(item, LineDict):
             lines[name] = Location(where.file, item.line)
         if "value" in item and item["value"] is UNKNOWN:
@@ -246,21 +260,31 @@ def read_host_access(spec: Mapping[str, Any], what: str, where: Location) -> Hos
     return host
 
 
-def _token(value: Any) -> str:
-    return UNKNOWN_TOKEN if value is UNKNOWN else str(value)
+def string_field(value: Any, what: str, file: str | None, line: int | None) -> Any:
+    """``value`` of a field Kubernetes types as a string (a container's ``name``, ``image``, an ``args`` word, an
+    ``env`` name or value): the string, None when null (the API server reads null there as the empty string),
+    UNKNOWN when not known yet; a number, a boolean, a list or a mapping is an :class:`InputError` at ``line``:
+    the API server refuses the object (``cannot unmarshal number into Go struct field Container.args of type
+    string``), so it is never read as the text the value would have had quoted."""
+    if value is None or value is UNKNOWN or isinstance(value, str):
+        return value
+    if isinstance(value, dict | list):
+        raise InputError(f"{what}: expected a string, found {yaml_type(value)}", file, line)
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    raise InputError(f"{what}: expected a string, found {yaml_type(value)} ({shown}); Kubernetes refuses the object "
+                     f"as written: quote it (\"{shown}\")", file, line)
 
 
 def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, line: int | None) -> list[str]:
-    """A container's ``command`` or ``args``: words; a number or boolean reads as its text, a list or
-    mapping (a nested list, or an alias to one) is an :class:`InputError`."""
+    """A container's ``command`` or ``args``: words (null reads as the empty word, as the API server reads it);
+    any other value that is no string is an :class:`InputError` (:func:`string_field`)."""
     if c.get(key) is UNKNOWN:  # the whole list is not known yet: a word that may carry any flag, not none
         return [UNKNOWN_TOKEN]
     words = []
+    at = line_of(c, key) or line
     for i, t in enumerate(typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
-        if isinstance(t, dict | list):
-            raise InputError(f"container {container!r}: {key}[{i}]: expected a string, found {yaml_type(t)}",
-                             file, line_of(c, key) or line)
-        words.append(_token(t))
+        word = string_field(t, f"container {container!r}: {key}[{i}]", file, at)
+        words.append(UNKNOWN_TOKEN if word is UNKNOWN else word or "")
     return words
 
 
@@ -349,11 +373,12 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
     refs = claim_refs(spec)
     for idx, c in enumerate(raw_containers):
-        name = str(c.get("name") or f"container-{idx}")
         cline = c.line if isinstance(c, LineDict) else where.line
         cloc = Location(file, cline)
         what = f"{path}.containers[{idx}]"
-        raw_image = c.get("image")
+        name = str(string_field(c.get("name"), f"{what}.name", file, line_of(c, "name") or cline)
+                   or f"container-{idx}")
+        raw_image = string_field(c.get("image"), f"{what}.image", file, line_of(c, "image") or cline)
         image = str(raw_image) if raw_image is not None and raw_image is not UNKNOWN else None
         looks_vllm = bool(image and is_vllm_image(image))
         pod.image_vllm = pod.image_vllm or looks_vllm
@@ -365,6 +390,15 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
         ports = typed_items(c, "ports", f"{what}.ports", cloc)
+        for i, port in enumerate(ports):
+            number = port.get("containerPort")
+            if number is None or number is UNKNOWN or is_placeholder(number) or (
+                    isinstance(number, int) and not isinstance(number, bool)):
+                continue  # a template's ${PORT} is filled before the object is applied
+            shown = str(number).lower() if isinstance(number, bool) else repr(number)
+            raise InputError(f"{what}.ports[{i}].containerPort: expected an integer, found {yaml_type(number)} "
+                             f"({shown}); Kubernetes refuses the object as written", file,
+                             line_of(port, "containerPort") or cline)
         container = Container(
             name=name,
             image=UNKNOWN if raw_image is UNKNOWN else image,

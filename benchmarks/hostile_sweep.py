@@ -1,0 +1,408 @@
+"""A sweep of hostile and odd inputs, one case per class (hostile5): ``shardwise lint`` and ``shardwise plan`` run
+as the user runs them (a process of their own, under a deadline) on a repository built for each case.
+
+    .venv/bin/python benchmarks/hostile_sweep.py [--only SUBSTRING] [--show]
+
+Every case puts its hostile input beside a good vLLM Deployment (``good.yaml``) and lints the folder (or names
+the input, or runs ``plan``). A case fails when the run hangs (120 s of wall time) or takes more than 10 s of CPU, prints a traceback, exits with a status
+other than the one the case expects, or passes silently: the hostile input must be named, by its file name, in
+the report's input errors or skipped files (with what is wrong), and the good Deployment must still be linted.
+Cases whose input is valid (a UTF-8 BOM, CRLF, merge keys, a JSON manifest) must be linted as their plain form
+is: the same findings. One line per case; the totals last; exit status 1 when a case failed.
+"""
+# ruff: noqa: E501
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = os.path.join(ROOT, ".venv", "bin", "shardwise")
+DEADLINE_S = 120.0  # wall time: a blocking read (a FIFO) hangs without using the CPU; the machine may be shared
+CPU_S = 10.0  # the CPU time one run may take
+
+GOOD = textwrap.dedent("""\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: NAME
+      namespace: serving
+      labels: {app: vllm}
+    spec:
+      replicas: 2
+      template:
+        spec:
+          nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.11.0
+              args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --max-num-seqs, "16"]
+              resources: {limits: {nvidia.com/gpu: 1}}
+    """)
+
+
+def good(name: str = "bad") -> str:
+    return GOOD.replace("NAME", name)
+
+
+def field_set(line_from: str, line_to: str, name: str = "bad") -> str:
+    """The good Deployment with one line replaced (a field of another type)."""
+    text = good(name)
+    assert line_from in text, line_from
+    return text.replace(line_from, line_to)
+
+
+@dataclass
+class Case:
+    name: str
+    build: Callable[[str], list[str]]  # makes the files under the folder given; the argv after ``shardwise``
+    rc: tuple[int, ...]                # the exit statuses allowed
+    named: str | None = "bad"          # a word the report must say about the hostile input (its file name); None: valid input
+    same_as_plain: bool = False        # a valid input: its findings must equal those of good.yaml read as bad.yaml
+    env: dict[str, str] = field(default_factory=dict)
+    root_only_skip: bool = False       # the case needs a user that permissions bind (root reads a 000 file)
+
+
+def write(d: str, rel: str, data: str | bytes) -> str:
+    p = os.path.join(d, rel)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+def deep_write(d: str, parts: list[str], data: str) -> None:
+    """``data`` in ``d/parts[0]/.../bad.yaml``, a path longer than PATH_MAX: made one folder at a time."""
+    here = os.getcwd()
+    try:
+        os.chdir(d)
+        for part in parts:
+            os.mkdir(part)
+            os.chdir(part)
+        write(".", "bad.yaml", data)
+    finally:
+        os.chdir(here)
+
+
+def mkdirs(path: str) -> str:
+    os.makedirs(path)
+    return path
+
+
+def symlink(target: str, path: str) -> str:
+    os.symlink(target, path)
+    return path
+
+
+def fifo(path: str) -> str:
+    os.mkfifo(path)
+    return path
+
+
+def writer(rel: str, data: str | bytes) -> Callable[[str], object]:
+    return lambda d: write(d, rel, data)
+
+
+def argv_of(argv: list[str]) -> Callable[[str], list[str]]:
+    return lambda d: argv
+
+
+def with_good(extra: Callable[[str], object], argv: list[str] | None = None) -> Callable[[str], list[str]]:
+    def build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        extra(d)
+        return argv or ["lint", "--format", "json", "."]
+    return build
+
+
+def file_case(name: str, data: str | bytes, rel: str = "bad.yaml", rc: tuple[int, ...] = (2,),
+              same_as_plain: bool = False, named: str | None = "", **kw: object) -> Case:
+    if named == "":
+        named = None if same_as_plain else os.path.basename(rel)
+    return Case(name, with_good(lambda d: write(d, rel, data)), rc, named=named,
+                same_as_plain=same_as_plain, **kw)  # type: ignore[arg-type]
+
+
+def cases() -> list[Case]:
+    g = good()
+    out: list[Case] = []
+    # ---------------------------------------------------------------- YAML structure
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    out.append(file_case("yaml-alias-bomb", laughs))
+    out.append(file_case("yaml-alias-bomb-in-manifest", g.replace("  replicas: 2\n", "  replicas: 2\n  x: *y\n").replace(
+        "kind: Deployment\n", "kind: Deployment\nbomb: " + laughs.replace("\n", "\n  ").replace("a0:", "&y a0:", 0) + "\n") ))
+    out.append(file_case("yaml-deep-flow-nesting", "a: " + "[" * 100_000 + "]" * 100_000 + "\n"))
+    out.append(file_case("yaml-deep-block-nesting", "".join(" " * i + "a:\n" for i in range(5000)) + " " * 5000 + "b\n"))
+    out.append(file_case("yaml-huge-scalar", "kind: ConfigMap\napiVersion: v1\nmetadata: {name: big}\ndata:\n  x: " + "y" * 20_000_000 + "\n", rc=(0, 2), named=None))
+    out.append(file_case("yaml-huge-number", g.replace("replicas: 2", "replicas: " + "9" * 5000)))
+    # ---------------------------------------------------------------- bytes
+    out.append(file_case("bytes-binary", bytes(range(256)) * 64))
+    out.append(file_case("bytes-nul-in-manifest", g.replace("namespace: serving", "namespace: serv\0ing")))
+    out.append(file_case("bytes-invalid-utf8", g.encode().replace(b"serving", b"serv\xc3\x28ing")))
+    out.append(file_case("bytes-utf8-bom", b"\xef\xbb\xbf" + g.encode(), rc=(0,), same_as_plain=True))
+    # UTF-16 with a BOM: an input error that says what the file is and how to convert it (kubectl reads UTF-8)
+    out.append(file_case("bytes-utf16le-bom", b"\xff\xfe" + g.encode("utf-16-le")))
+    out.append(file_case("bytes-utf16be-bom", b"\xfe\xff" + g.encode("utf-16-be")))
+    out.append(file_case("bytes-utf16-no-bom", g.encode("utf-16-le")))
+    out.append(file_case("bytes-crlf", g.replace("\n", "\r\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("bytes-mixed-line-ends", "".join(ln + ("\r\n" if i % 3 == 0 else "\n") for i, ln in enumerate(g.splitlines())), rc=(0,), same_as_plain=True))
+    out.append(file_case("bytes-lone-cr", g.replace("\n", "\r"), rc=(0, 2), same_as_plain=True))
+    out.append(file_case("bytes-empty", b"", rc=(0,), named=None))
+    # ---------------------------------------------------------------- YAML features
+    out.append(file_case("yaml-duplicate-key", g.replace("  replicas: 2\n", "  replicas: 2\n  replicas: 3\n")))
+    merged = g.replace("kind: Deployment\n", "kind: Deployment\n").replace(
+        "      containers:\n        - name: vllm\n",
+        "      containers:\n        - <<: {name: vllm}\n")
+    out.append(file_case("yaml-merge-key", merged, rc=(0,), same_as_plain=True))
+    out.append(file_case("yaml-python-tag", g.replace("namespace: serving", "namespace: !!python/object/apply:os.system [\"touch PWNED\"]")))
+    out.append(file_case("yaml-custom-tag", g.replace("namespace: serving", "namespace: !Ref Namespace")))
+    out.append(file_case("yaml-multidoc-junk", g + "---\nkind: [unclosed\n---\n" + good("bad2")))
+    out.append(file_case("yaml-multidoc-scalar-doc", g + "---\njust a sentence\n---\n42\n", rc=(0, 2), named="bad"))
+    out.append(file_case("json-manifest", json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad", "namespace": "serving", "labels": {"app": "vllm"}}, "spec": {"replicas": 2, "template": {"spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"}, "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--max-num-seqs", "16"], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}, indent=2), rel="bad.json", rc=(0,), same_as_plain=True))
+    out.append(file_case("json-truncated", '{"apiVersion": "apps/v1", "kind": "Deployment", "spec": {', rel="bad.json"))
+    out.append(file_case("helm-unrendered", g.replace("image: vllm/vllm-openai:v0.11.0", "image: {{ .Values.image }}").replace("replicas: 2", "replicas: {{ .Values.replicas }}"), rel="templates/bad.yaml", rc=(0, 2)))
+    # a placeholder vLLM would receive as written: SW003 blocks it (a finding naming the file, not an input error)
+    out.append(file_case("helm-unrendered-quoted", g.replace("\"8192\"", "\"{{ .Values.maxModelLen }}\""), rc=(1,)))
+    # ---------------------------------------------------------------- numbers where strings go (and back)
+    out.append(file_case("type-image-float", field_set("image: vllm/vllm-openai:v0.11.0", "image: 1.0")))
+    # left as is: the integer fields read a digit string as its number (fields.int_field); Kubernetes refuses it
+    out.append(file_case("type-replicas-string", field_set("replicas: 2", "replicas: \"2\""), rc=(0,), named=None))
+    out.append(file_case("type-name-int", field_set("- name: vllm", "- name: 7")))
+    out.append(file_case("type-arg-int", field_set("\"8192\"", "8192")))
+    out.append(file_case("type-gpu-float", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1.5}")))
+    out.append(file_case("type-gpu-string-1e3", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: \"1e3\"}"), rc=(0, 1, 2), named=None))
+    out.append(file_case("type-gpu-string-1", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: \"1\"}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("type-gpu-bool", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: true}")))
+    out.append(file_case("type-gpu-negative", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: -1}")))
+    out.append(file_case("type-gpu-garbage", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: lots}")))
+    out.append(file_case("type-memory-int", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, memory: 64000000000}"), rc=(0,), named=None))
+    out.append(file_case("type-memory-float", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, memory: 1.5e10}"), rc=(0,), named=None))
+    # left as is: no rule reads a container's memory, so its quantity is not checked (a schema validator's job)
+    out.append(file_case("type-memory-garbage", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, memory: 64 gigs}"),
+                         rc=(0,), named=None))
+    out.append(file_case("type-cpu-1e3", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, cpu: \"1e3\"}"), rc=(0,), named=None))
+    out.append(file_case("type-port-string", field_set("      containers:\n", "      containers:\n        - {name: side, image: busybox, ports: [{containerPort: \"8000\"}]}\n")))
+    out.append(file_case("type-env-value-int", field_set("resources: {limits", "env: [{name: VLLM_PORT, value: 8000}]\n          resources: {limits")))
+    out.append(file_case("engine-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --dtype, bogus]")))
+    out.append(file_case("engine-kv-cache-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --kv-cache-dtype, fp9]")))
+    out.append(file_case("engine-dtype-case", field_set("\"16\"]", "\"16\", --dtype, BFloat16]"), rc=(0,), named=None))
+    out.append(file_case("type-limits-list", field_set("resources: {limits: {nvidia.com/gpu: 1}}", "resources: {limits: [1]}")))
+    out.append(file_case("type-containers-null", field_set("      containers:\n", "      containers: null\n      x:\n")))
+    out.append(file_case("type-metadata-name-list", field_set("  name: bad", "  name: [bad]")))
+    # ---------------------------------------------------------------- the file system
+
+    def symloop(d: str) -> None:
+        os.symlink("loop2.yaml", os.path.join(d, "bad.yaml"))
+        os.symlink("bad.yaml", os.path.join(d, "loop2.yaml"))
+    out.append(Case("fs-symlink-loop", with_good(symloop), (2,)))
+    out.append(Case("fs-symlink-dangling", with_good(lambda d: os.symlink("nowhere.yaml", os.path.join(d, "bad.yaml"))), (2,)))
+    out.append(Case("fs-symlink-dir-loop", with_good(lambda d: (mkdirs(os.path.join(d, "sub")), symlink("..", os.path.join(d, "sub", "bad")))), (0,), named="sub/bad/"))
+    out.append(Case("fs-fifo", with_good(lambda d: os.mkfifo(os.path.join(d, "bad.yaml"))), (2,)))
+
+    def sock(d: str) -> None:
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(os.path.join(d, "bad.yaml"))
+        SOCKETS.append(s)
+    out.append(Case("fs-socket", with_good(sock), (2,)))
+    out.append(Case("fs-device-link", with_good(lambda d: os.symlink("/dev/zero", os.path.join(d, "bad.yaml"))), (2,)))
+    out.append(Case("fs-device-named", lambda d: (write(d, "good.yaml", good("good")), ["lint", "--format", "json", "good.yaml", "/dev/zero"])[1], (2,), named="/dev/zero"))
+    out.append(Case("fs-dev-stdin-named", lambda d: (write(d, "good.yaml", good("good")), ["lint", "--format", "json", "good.yaml", "/dev/stdin"])[1], (0, 2), named=None))
+
+    def unreadable(d: str) -> None:
+        p = write(d, "bad.yaml", g)
+        os.chmod(p, 0)
+    out.append(Case("fs-unreadable-file", with_good(unreadable), (2,), root_only_skip=True))
+
+    def unreadable_dir(d: str) -> None:
+        write(d, "bad/x.yaml", g)
+        os.chmod(os.path.join(d, "bad"), 0)
+    out.append(Case("fs-unreadable-dir", with_good(unreadable_dir), (2,), root_only_skip=True))
+    out.append(Case("fs-dir-named-yaml", with_good(lambda d: write(d, "bad.yaml/inner.yaml", good("inner"))), (0,), named=None))
+    out.append(Case("fs-dir-named-yaml-named", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "bad.yaml")), ["lint", "--format", "json", "good.yaml", "bad.yaml"])[2], (0, 2), named=None))
+    out.append(Case("fs-missing-named", lambda d: (write(d, "good.yaml", good("good")), ["lint", "--format", "json", "good.yaml", "bad.yaml"])[1], (2,)))
+    out.append(Case("fs-long-path", with_good(lambda d: deep_write(d, ["d" * 200] * 25, g)), (0, 2), named=None))
+    out.append(Case("fs-long-name", with_good(lambda d: None), (2,), named="x" * 300) if False else
+               Case("fs-long-name-named", lambda d: (write(d, "good.yaml", good("good")), ["lint", "--format", "json", "good.yaml", "b" * 300 + ".yaml"])[1], (2,), named="bbbb"))
+    # ---------------------------------------------------------------- the config file
+    for i, (text, rel) in enumerate([
+        ("fail_on = 5\n", "shardwise.toml"), ("kv_reserve = \"x\"\n", "shardwise.toml"), ("exclude = \"a\"\n", "shardwise.toml"),
+        ("suppress = 5\n", "shardwise.toml"), ("[[suppress]]\ncode = 1\n", "shardwise.toml"), ("kv_reserve = nan\n", "shardwise.toml"),
+        ("kv_reserve = inf\n", "shardwise.toml"), ("p95_context_tokens = 1e400\n", "shardwise.toml"), ("model_dirs = [1]\n", "shardwise.toml"),
+        ("enforcement = []\n", "shardwise.toml"), ("[enforcement]\nSW104 = 1\n", "shardwise.toml"), ("default_deny_namespaces = [[]]\n", "shardwise.toml"),
+        ("\xff\xfe\x00garbage", "shardwise.toml"), ("fail_on: [1]\n", ".shardwise.yaml"), ("- a\n- b\n", ".shardwise.yaml"),
+        ("usable_fraction: 2\n", ".shardwise.yaml"), ("production: yes please\n", ".shardwise.yaml"), ("unknown: 0\n", ".shardwise.yaml"),
+        ("exclude: {a: 1}\n", ".shardwise.yaml"), ("kv_reserve: !!python/name:os.system\n", ".shardwise.yaml"),
+    ]):
+        ok = text == "exclude = \"a\"\n"  # one pattern as a string is taken as a list of one (config.py)
+        out.append(Case(f"config-{i:02d}-{rel}-{text.split('=')[0].split(':')[0].strip()[:20]}", with_good(writer(rel, text)),
+                        (0,) if ok else (2,), named=None if ok else rel))
+    out.append(Case("config-is-a-directory", with_good(lambda d: os.makedirs(os.path.join(d, "shardwise.toml"))), (2,), named="shardwise.toml"))
+    out.append(Case("config-is-a-fifo", with_good(lambda d: os.mkfifo(os.path.join(d, "shardwise.toml"))), (2,), named="shardwise.toml"))
+    out.append(Case("config-both", with_good(lambda d: (write(d, "shardwise.toml", "fail_on = \"advisory\"\n"), write(d, ".shardwise.yaml", "fail_on: mandatory\n"))), (2,), named="shardwise.toml"))
+    out.append(Case("ignore-file-binary", with_good(lambda d: write(d, ".shardwiseignore", b"\xff\xfe\x00\x00*[")), (0, 2), named=None))
+    out.append(Case("values-file-garbage", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad-values.yaml", "a: [\n"), ["lint", "--format", "json", "-f", "bad-values.yaml", "good.yaml"])[2], (2,), named="--values"))
+    out.append(Case("baseline-garbage", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad-baseline.json", "[1, 2"), ["lint", "--format", "json", "--baseline", "bad-baseline.json", "good.yaml"])[2], (2,), named="bad-baseline.json"))
+    out.append(Case("baseline-wrong-shape", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad-baseline.json", '{"findings": 5}'), ["lint", "--format", "json", "--baseline", "bad-baseline.json", "good.yaml"])[2], (2,), named="bad-baseline.json"))
+    out.append(Case("model-dir-is-a-file", lambda d: (write(d, "good.yaml", good("good")), write(d, "badmodels", "x"), ["lint", "--format", "json", "--model-dir", "badmodels", "good.yaml"])[2], (0, 2), named=None))
+    out.append(Case("model-config-garbage", lambda d: (write(d, "good.yaml", good("good").replace("meta-llama/Llama-3.1-8B-Instruct", "acme/bad-model")), write(d, "models/acme/bad-model/config.json", "{\"hidden_size\": \"big\", \"num_hidden_layers\": -3}"), ["lint", "--format", "json", "--model-dir", "models", "good.yaml"])[2], (0, 1, 2), named="bad-model"))
+    # ---------------------------------------------------------------- the environment
+    for i, (k, v) in enumerate([("COLUMNS", "-5"), ("COLUMNS", "abc"), ("COLUMNS", "9" * 30), ("NO_COLOR", ""), ("HF_HOME", "/dev/null"),
+                                ("HF_HUB_CACHE", "/dev/zero"), ("XDG_CACHE_HOME", ""), ("PULUMI_CONFIG", "["), ("PULUMI_CONFIG", '{"shardwise:environment": 5}'),
+                                ("PULUMI_CONFIG", '"str"'), ("GITHUB_WORKSPACE", "/nonexistent\0x"[:12]), ("SHARDWISE_DOCS_URL", "javascript:alert(1)"),
+                                ("SHARDWISE_PURE_YAML", "1"), ("SHARDWISE_DEBUG", "1"), ("HOME", "/nonexistent")]):
+        out.append(Case(f"env-{i:02d}-{k}", with_good(lambda d: None), (0,), named=None, env={k: v}))
+    out.append(Case("env-pure-yaml-bad-file", with_good(lambda d: write(d, "bad.yaml", "a: [\n")), (2,), env={"SHARDWISE_PURE_YAML": "1"}))
+    # ---------------------------------------------------------------- plan
+    base = ["plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"]
+    for i, arg in enumerate(["===", "foo", "--tensor-parallel-size=abc", "max-model-len=1e400", "max-model-len=-1", "max-model-len=nan",
+                             "gpu-memory-utilization=inf", "gpu-memory-utilization=2", "tensor-parallel-size=0", "tensor-parallel-size=" + "9" * 5000,
+                             "speculative-config={", "speculative-config=[1]", "hf-overrides={\"num_hidden_layers\": \"x\"}", "kv-cache-dtype=fp9",
+                             "max-num-seqs=1.5", "=1", "--=1", "mm-encoder-tp-mode=x", "block-size=-16", "swap-space=abc", "max-model-len=",
+                             "enable-prefix-caching=maybe", "\udcff=1", "max-model-len=8k", "max-model-len=1e3"]):
+        out.append(Case(f"plan-engine-arg-{i:02d}", argv_of([*base, "--engine-arg", arg]), (0, 2), named=None))
+    for i, extra in enumerate([["--env", "=x"], ["--env", "VLLM_USE_V1"], ["--env", "VLLM_ATTENTION_BACKEND=\x01"], ["--speculative-config", "{\"num_speculative_tokens\": -1}"],
+                               ["--speculative-config", "null"], ["--max-model-len", "1e400"], ["--max-model-len", "-1k"], ["--gpu", ""], ["--gpu", "H100,,"],
+                               ["--instance-type", "../../etc/passwd"], ["--quantization", "\x01"], ["--vllm-version", "x.y.z"], ["--vllm-version", "99999999999999999999.0.0"],
+                               ["--tp", "1e3"], ["--gpu-memory-gib", "nan"], ["--base-model", "/dev/zero"]]):
+        out.append(Case(f"plan-opt-{i:02d}", argv_of(base + extra), (0, 2), named=None))
+    out.append(Case("plan-model-fifo", lambda d: (fifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
+    out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
+    out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
+    return out
+
+
+SOCKETS: list[socket.socket] = []
+
+
+@dataclass
+class Result:
+    case: str
+    verdict: str  # ok / FAIL: ...
+    rc: int | None
+    seconds: float
+    said: str
+
+
+def findings_of(report: dict) -> list[tuple]:
+    return sorted((f.get("code"), f.get("level"), f.get("message")) for f in report.get("findings", []))
+
+
+def plain_findings(d: str) -> list[tuple] | None:
+    """The findings of good.yaml beside the good Deployment named bad: what a valid variant must give."""
+    with tempfile.TemporaryDirectory() as p:
+        write(p, "good.yaml", good("good"))
+        write(p, "bad.yaml", good())
+        r = subprocess.run([EXE, "lint", "--format", "json", "."], cwd=p, capture_output=True, timeout=DEADLINE_S)
+        return findings_of(json.loads(r.stdout))
+
+
+def judge(case: Case, plain: list[tuple]) -> Result:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as d:
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "SHARDWISE_DEBUG", "SHARDWISE_PURE_YAML")}
+        env["HF_HOME"] = os.path.join(d, ".hf")
+        env.update(case.env)
+        argv = case.build(d)
+        t0 = time.monotonic()
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            r = subprocess.run([EXE, *argv], cwd=d, env=env, capture_output=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return Result(case.name, f"FAIL: hung (over {DEADLINE_S:.0f} s)", None, DEADLINE_S, "")
+        finally:
+            for s in SOCKETS:
+                s.close()
+            SOCKETS.clear()
+            if case.root_only_skip:
+                for dp, dns, _ in os.walk(d):
+                    for n in dns:
+                        os.chmod(os.path.join(dp, n), 0o755)
+        dt = time.monotonic() - t0
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+        out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+        said_lines: list[str] = []
+        report = None
+        if argv[0] == "lint":
+            try:
+                report = json.loads(out)
+            except ValueError:
+                report = None
+        if report is not None:
+            said_lines += [f"{e.get('file')}:{e.get('line')}: {e.get('message')}" for e in report.get("input_errors", [])]
+            said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
+        said_lines += [ln for ln in err.splitlines() if ln.strip()]
+        if argv[0] != "lint":
+            said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower()][:3]
+        said = " | ".join(said_lines)[:600].replace(os.path.realpath(d), "<tmp>").replace(d, "<tmp>")
+        if report is not None and r.returncode == 1:  # a blocking finding names its file
+            said += " | " + " | ".join(f"{f.get('file')}:{f.get('line')}: {f.get('message')}"[:200]
+                                       for f in report.get("findings", []) if f.get("level") == "mandatory")
+        if cpu > CPU_S:
+            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {CPU_S:.0f} s)", r.returncode, dt, said)
+        if "Traceback (most recent call last)" in out + err:
+            return Result(case.name, "FAIL: traceback", r.returncode, dt, said)
+        if r.returncode not in case.rc:
+            return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said)
+        if argv[0] == "lint" and r.returncode != 2 and report is None:
+            return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300])
+        if case.named and r.returncode != 0 and case.named not in said:
+            return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said)
+        if case.named and r.returncode == 0 and case.named not in said:
+            return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said)
+        if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-")):
+            subjects = [w.get("name") or w.get("subject") for w in report.get("workloads", [])]
+            if not any("good" in str(s) for s in subjects):
+                return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said)
+        if case.same_as_plain and report is not None and findings_of(report) != plain:
+            return Result(case.name, "FAIL: a valid variant read differently from its plain form", r.returncode, dt,
+                          said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400])
+        return Result(case.name, "ok", r.returncode, dt, said)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="", help="run the cases whose name holds this")
+    ap.add_argument("--show", action="store_true", help="print what each run said, not only the failures'")
+    ap.add_argument("--write", metavar="FILE", help="write each case's exit status and what it said to FILE (JSON)")
+    ap.add_argument("--check", metavar="FILE", help="fail a case whose exit status or words differ from FILE's")
+    args = ap.parse_args()
+    expected = json.load(open(args.check, encoding="utf-8")) if args.check else None
+    plain = plain_findings(ROOT)
+    results = []
+    for case in cases():
+        if args.only not in case.name:
+            continue
+        if case.root_only_skip and os.geteuid() == 0:
+            results.append(Result(case.name, "skipped (root reads a file whatever its mode)", None, 0.0, ""))
+        else:
+            results.append(judge(case, plain or []))
+        res = results[-1]
+        if expected is not None and not res.verdict.startswith(("FAIL", "skipped")):
+            want = expected.get(case.name)
+            if want != {"rc": res.rc, "said": res.said}:
+                res.verdict = f"FAIL: differs from {args.check}: {want}"
+        print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
+    if args.write:
+        with open(args.write, "w", encoding="utf-8") as f:
+            json.dump({r.case: {"rc": r.rc, "said": r.said} for r in results if not r.verdict.startswith("skipped")},
+                      f, indent=1, ensure_ascii=True)
+            f.write("\n")
+    failed = [r for r in results if r.verdict.startswith("FAIL")]
+    print(json.dumps({"cases": len(results), "failed": len(failed), "skipped": sum(r.verdict.startswith("skipped") for r in results),
+                      "failures": [r.case for r in failed]}))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""A scalar of the wrong type in a container field the adapter reads is an input error at its line (hostile5).
+
+Kubernetes types a container's ``name``, ``image``, each ``args``/``command`` word and each ``env`` name and
+value as strings, and ``ports[].containerPort`` as an integer: the API server refuses ``image: 1.0``,
+``args: [--max-model-len, 8192]`` or ``containerPort: "8000"`` (``cannot unmarshal number into Go struct field
+Container.args of type string``), and reads null as the empty string. Before, such a value was read as the
+text it would have had quoted (a workload Kubernetes never admits, linted and passed), an env entry whose
+name was no string was dropped, and a containerPort of another type read as no port.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from shardwise.rules.adapters.k8s import load_kubernetes_text
+from shardwise.rules.model.errors import InputError
+
+
+def pod(container: str) -> str:
+    """A Pod whose one container has the YAML mapping ``container`` (lines 6 on)."""
+    return textwrap.dedent("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers:
+        """) + textwrap.indent(textwrap.dedent(container), "    ")
+
+
+BASE = """\
+    - name: vllm
+      image: vllm/vllm-openai:v0.11.0
+      args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+C = "spec.containers[0]"
+QUOTE = "Kubernetes refuses the object as written: quote it"
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("image: vllm/vllm-openai:v0.11.0", "image: 1.0",
+     f"t.yaml:7: {C}.image: expected a string, found a number (1.0); {QUOTE} (\"1.0\")"),
+    ("- name: vllm", "- name: 7", f"t.yaml:6: {C}.name: expected a string, found a number (7); {QUOTE} (\"7\")"),
+    ('"8192"', "8192",
+     f"t.yaml:8: container 'vllm': args[3]: expected a string, found a number (8192); {QUOTE} (\"8192\")"),
+    ('"8192"]', '"8192", --enable-prefix-caching, true]',
+     f"t.yaml:8: container 'vllm': args[5]: expected a string, found a boolean (true); {QUOTE} (\"true\")"),
+    ('"8192"]', '"8192", [--x]]', "t.yaml:8: container 'vllm': args[4]: expected a string, found a list"),
+    ("resources:", "env: [{name: VLLM_PORT, value: 8000}]\n      resources:",
+     f"t.yaml:9: {C}.env[0].value (VLLM_PORT): expected a string, found a number (8000); {QUOTE} (\"8000\")"),
+    ("resources:", "env: [{name: 5, value: x}]\n      resources:",
+     f"t.yaml:9: {C}.env[0].name: expected a string, found a number (5); {QUOTE} (\"5\")"),
+    ("resources:", "ports:\n        - containerPort: \"8000\"\n      resources:",
+     f"t.yaml:10: {C}.ports[0].containerPort: expected an integer, found a string ('8000'); Kubernetes refuses the "
+     "object as written"),
+    ("resources:", "ports: [{containerPort: true}]\n      resources:",
+     f"t.yaml:9: {C}.ports[0].containerPort: expected an integer, found a boolean (true); Kubernetes refuses the "
+     "object as written"),
+])
+def test_a_scalar_kubernetes_refuses_is_an_input_error_at_its_line(old, new, message):
+    assert old in BASE
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(pod(BASE.replace(old, new, 1)), "t.yaml")
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("old,new,args,ports", [
+    ("resources:", "ports: [{containerPort: 8000}]\n      resources:", None, [8000]),
+    ("resources:", "ports: [{containerPort: \"${PORT}\"}]\n      resources:", None, []),  # a template's, filled later
+    ('"8192"]', '"8192", null]', ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", ""], []),
+])
+def test_what_kubernetes_admits_is_read_as_it_reads_it(old, new, args, ports):
+    [group] = load_kubernetes_text(pod(BASE.replace(old, new, 1)), "t.yaml").groups
+    [container] = group.containers
+    assert container.ports == ports
+    assert container.args == (args or ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"])
+
+
+@pytest.mark.parametrize("meta,message", [
+    ("{name: [p]}", "t.yaml:3: metadata.name: expected a string, found a list; Kubernetes refuses the object as written"),
+    ("{name: p, namespace: 2024}",
+     "t.yaml:3: metadata.namespace: expected a string, found a number; Kubernetes refuses the object as written"),
+    ("\n  name: p\n  namespace: {a: 1}",
+     "t.yaml:5: metadata.namespace: expected a string, found a mapping; Kubernetes refuses the object as written"),
+])
+def test_an_object_name_or_namespace_that_is_no_string_is_an_input_error(meta, message):
+    text = pod(BASE).replace("metadata: {name: p}", f"metadata: {meta}")
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text, "t.yaml")
+    assert str(err.value) == message

@@ -20,7 +20,8 @@ it as), which a change that keeps every diagnostic must not change; ``--answers`
 ``--pause MS`` waits MS milliseconds after each ``Analyze``, as the engine spaces its calls in a preview (it works
 on each resource between them: about 100 ms a resource in a 1,121-resource preview on two loaded cores), and prints
 the pack's CPU while it waits (its threads going back to sleep) and a resource's cost in all: calls sent back to
-back leave the pack's threads awake and cost about half as much a resource as the same calls spaced.
+back leave the pack's threads awake and cost about half as much a resource as the same calls spaced. ``--env
+NAME=VALUE`` (repeatable) starts the pack with that in its environment too, as a launcher could set it.
 ``--pack DIR`` serves the pack from ``DIR`` (a folder with another commit's ``rules/__main__.py``, the library
 imported as installed) in place of ``rules``, so that two entry points can be replayed in turn.
 
@@ -162,12 +163,12 @@ runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
 
 
 def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path | None = None,
-           pause: float = 0.0) -> str:
+           pause: float = 0.0, env: dict[str, str] | None = None) -> str:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    env = lines[0]["env"]
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
     launcher = None
-    extra = dict(env)
+    extra = dict(lines[0]["env"])
+    extra.update(env or {})
     stats = ROOT / "bench-out" / "replay_pack.prof"
     if profile:
         stats.parent.mkdir(exist_ok=True)
@@ -334,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--pack", metavar="DIR", help="serve the pack from DIR's __main__.py, not rules/")
     ap.add_argument("--in-process", action="store_true", help="call the pack's handlers in this process (no gRPC)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="start the pack with this in its environment as well (GRPC_EXPERIMENTS=...)")
     ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
                     help="wait MS milliseconds after each Analyze, as the engine spaces its calls in a preview")
     a = ap.parse_args(argv)
@@ -348,11 +351,14 @@ def main(argv: list[str] | None = None) -> int:
     pack_dir = Path(a.pack).resolve() if a.pack else None
     os.chdir(ROOT)
     if a.in_process:
-        if a.pack or a.profile or a.answers or a.pause:
-            ap.error("--in-process takes no --pack, --profile, --answers or --pause")
+        if a.pack or a.profile or a.answers or a.pause or a.env:
+            ap.error("--in-process takes no --pack, --profile, --answers, --pause or --env")
         replay_in_process(Path(a.requests))
         return 0
-    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000)
+    if any("=" not in e for e in a.env):
+        ap.error("--env takes NAME=VALUE")
+    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000,
+           dict(e.split("=", 1) for e in a.env))
     return 0
 
 

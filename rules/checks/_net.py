@@ -264,6 +264,59 @@ def services_in(inv: Inventory, namespace: object) -> list[Service]:
     return index[1].get(namespace, [])
 
 
+def selectable(inv: Inventory, service: Service) -> list[ServingGroup]:
+    """The serving groups of ``inv`` for which :func:`selects` of ``service`` may be true or may raise, in input
+    order: every other group gives false without raising. ``[g for g in selectable(inv, s) if selects(s, g)]``
+    is ``[g for g in inv.groups if selects(s, g)]``, and raises the same :class:`Undecidable` where that does
+    (the first group in input order that raises is among these). See :func:`_by_first_label`."""
+    return _by_first_label(inv, "groups", inv.groups, service.selector, lambda g: g.pod_labels)
+
+
+def selectable_pods(inv: Inventory, service: Service) -> list[Any]:
+    """The entries of ``inv.pod_ports`` whose labels may match the selector of ``service``, in input order: every
+    other entry's labels are known and miss the selector's first label or give it another string."""
+    return _by_first_label(inv, "pod_ports", inv.pod_ports, service.selector, lambda p: p.labels)
+
+
+def _by_first_label(inv: Inventory, what: str, items: list[Any], selector: Any, labels_of: Any) -> list[Any]:
+    """``items`` less those whose labels are known and whose value of the label the selector names first is
+    missing or another string (their labels cannot match a selector, which needs every label it names); items
+    with unknown labels, or a value of that label that is not a string, are kept, and all of them where the
+    selector is unknown or not a mapping with a string first value; none for an empty selector (it selects
+    nothing). An index by label, built once per inventory, ``what`` and label name and rebuilt when items were
+    added: a rule asking this for every Service of a stack stays linear (it compared every workload with every
+    Service: 138 Services behind one Ingress, 19,044 comparisons of the groups and as many of the pods)."""
+    if selector is UNKNOWN or not isinstance(selector, dict):
+        return items
+    if not selector:
+        return []
+    key, value = next(iter(selector.items()))
+    if not isinstance(value, str):
+        return items
+    name = f"{what}_by_label"
+    index = inv.index.get(name)
+    if index is None or index[0] != len(items):
+        index = (len(items), {})
+        inv.index[name] = index
+    by_key: dict[Any, tuple[dict[str, list[int]], list[int]]] = index[1]
+    found = by_key.get(key)
+    if found is None:
+        by_value: dict[str, list[int]] = {}
+        others: list[int] = []  # unknown labels, or a value of the label that is not a string: always kept
+        for i, item in enumerate(items):
+            labels = labels_of(item)
+            label = labels.get(key) if isinstance(labels, dict) else UNKNOWN
+            if isinstance(label, str):
+                by_value.setdefault(label, []).append(i)
+            elif label is not None:
+                others.append(i)
+        found = by_key[key] = (by_value, others)
+    by_value, others = found
+    picked = by_value.get(value, [])
+    positions = sorted([*picked, *others]) if others else picked
+    return [items[i] for i in positions]
+
+
 def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
     return [s for s in inv.services if selects(s, g)]
 
@@ -280,7 +333,7 @@ def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGr
     for name in ing.services:
         found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
         for s in found:
-            out.extend((s, g) for g in inv.groups if selects(s, g))
+            out.extend((s, g) for g in selectable(inv, s) if selects(s, g))
         if not found and name.endswith(PREDICTOR_SERVICE):
             isvc = name[:-len(PREDICTOR_SERVICE)]
             out.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups

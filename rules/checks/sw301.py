@@ -17,6 +17,8 @@ from ._net import (
     pool_security_groups,
     rule_sources,
     runtime_ports_covered,
+    selectable,
+    selectable_pods,
     selects,
     world_families,
 )
@@ -269,13 +271,13 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
         elif number is not None:
             found.add(number)
 
-    for pods in inv.pod_ports:
+    for pods in selectable_pods(inv, svc):
         if pods.namespace != svc.namespace or pods.labels is UNKNOWN or not selector:
             continue
         if all(pods.labels.get(k) == v for k, v in selector.items()):
             matched = True
             look_up(pods.named)
-    for g in inv.groups:
+    for g in selectable(inv, svc):
         if selects(svc, g):
             matched = True
             for c in g.containers:

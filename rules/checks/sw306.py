@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
 from ._env import env_value, vllm_containers
-from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selects
+from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selectable, selects
 from ._unseen import unseen_hits
 from ._words import listed
 
@@ -175,7 +175,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         kind = known(svc.type, f"type of Service `{svc.name}`")
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
-        groups = [g for g in inv.groups if g.kind != "plan" and selects(svc, g)]
+        groups = [g for g in selectable(inv, svc) if g.kind != "plan" and selects(svc, g)]
         if not groups:
             return
         ports = ", ".join(str(p) for p in svc.ports) or "its ports"

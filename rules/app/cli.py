@@ -3,8 +3,8 @@
 Exit codes: 0 clean, 1 blocking findings (or ``docs --check`` found stale pages, or ``plan`` found
 no layout without a mandatory finding), 2 usage or input error. ``lint`` never stops at an input
 error: it reads and lints everything else, writes every report asked for with the input errors in
-it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message`` and the
-blocking findings when no text report is on the terminal), then exits 2. A usage error (a bad flag, a config file
+it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message`` when no text
+report is on the terminal, and the blocking findings too when every report goes to a file), then exits 2. A usage error (a bad flag, a config file
 that cannot be read) stops before linting. Never a traceback.
 
 Imports are lazy: this module loads nothing beyond what the interpreter has at import time (:mod:`argparse`,
@@ -628,10 +628,10 @@ def _lint(args: argparse.Namespace) -> int:
         raise _Usage(str(e)) from None
     report = lint_report(args.paths, _lint_options(args))
     failed: list[str] = []
-    text_on_stdout = False
+    text_on_stdout = stdout_used = False
     for fmt, path in outputs:
         if path is None:
-            text_on_stdout = fmt == "text"
+            text_on_stdout, stdout_used = fmt == "text", True
             sys.stdout.write(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)))
             sys.stdout.flush()
             continue
@@ -645,11 +645,12 @@ def _lint(args: argparse.Namespace) -> int:
         _err(message)
     if failed:
         return 2
-    if not text_on_stdout:  # no text report on the terminal: the input errors, what blocks and the verdict go to stderr
+    if not text_on_stdout:  # no text report on the terminal: the input errors (and what blocks) and the verdict go to stderr
         for error in report.errors:
             _err(visible(str(error)))  # a newline in a file name starts no line of its own
-        for finding in report.blocking:  # a CI log shows why the run failed without opening the report files
-            print(finding_line(finding), file=sys.stderr)
+        if not stdout_used:  # every report in a file: a CI log shows why the run failed without opening them
+            for finding in report.blocking:
+                print(finding_line(finding), file=sys.stderr)
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 

@@ -318,11 +318,14 @@ def assert_promise(path: str) -> None:
     assert code in (0, 1, 2)
     assert "Traceback" not in err and "internal error" not in err
     lines = err.splitlines()
-    if report:  # written whatever the outcome; stderr: the input errors, then the summary line
+    if report:  # written whatever the outcome; stderr: the input errors, the blocking findings, the summary line
         doc = json.loads(report)
         assert lines and lines[-1].startswith("shardwise: ") and " — " in lines[-1], err
-        errors = [line for line in lines[:-1]]
+        errors = [line for line in lines[:-1] if line.startswith("shardwise: error: ")]
         assert len(errors) == len(doc["input_errors"]), err
+        assert lines[:len(errors)] == errors, err  # the input errors first
+        blocking = [f for f in doc["findings"] if f["level"] == "mandatory" and not f["suppressed"]]
+        assert len(lines) - 1 - len(errors) == len(blocking), err  # then one line per blocking finding
         assert (code == 2) == bool(doc["input_errors"]), (code, doc["input_errors"])
         for e in doc["input_errors"]:
             assert e["file"] == path, e

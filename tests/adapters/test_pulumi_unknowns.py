@@ -326,7 +326,14 @@ K8S_CASES: list[Case] = [
     Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
     # the AWS Load Balancer Controller's class makes the NLB internal (advisory); another class may be public
     Case(SVC, ("spec", "loadBalancerClass"), "example.com/lb", "SW306", _both(
-        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"))),
+        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"),
+        _ctx(SVC, ("metadata", "annotations"), {}))),
+    # the scheme decides whether an NLB of the AWS Load Balancer Controller is public: unknown, it blocks
+    Case(SVC, ("metadata", "annotations", "service.beta.kubernetes.io/aws-load-balancer-scheme"), "internet-facing",
+         "SW306", _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"),
+                        _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"),
+                        _ctx(SVC, ("metadata", "annotations"), {"service.beta.kubernetes.io/aws-load-balancer-scheme":
+                                                                "internal"}))),
     Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW306", LB_OTHER),
     Case(SVC, ("spec", "selector", "app"), "llama-8b", "SW306", LB_OTHER),
     Case(SVC, ("spec", "ports"), [{"port": 6379, "targetPort": 6379}], "SW301", LB_OTHER),

@@ -125,6 +125,7 @@ EXTRA_FIXTURES = {
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
+              "cloud-default.yaml",  # sure32: no class, no scheme: sure only where the inputs name GKE, AKS, ...
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim

@@ -121,6 +121,13 @@ def _append(i: int, path: Path_, value: Any) -> Edit:
     return edit
 
 
+def _no_template(i: int) -> Edit:
+    def edit(steps: list[dict[str, Any]]) -> None:
+        inputs(steps, i).pop("launchTemplate", None)
+        steps[i]["newState"].get("propertyDependencies", {}).pop("launchTemplate", None)
+    return edit
+
+
 def _undeps(i: int, prop: str) -> Edit:
     return lambda steps: steps[i]["newState"].get("propertyDependencies", {}).pop(prop, None)
 
@@ -219,6 +226,9 @@ CASES: list[Case] = [
     *(Case(NG, ("taints", 0, key), why=ADVISORY_PLACEMENT, noted="SW206") for key in ("key", "effect")),
     Case(NG, ("taints", 0, "value"), why="the workload tolerates the key with any value (operator Exists)"),
     Case(NG, ("capacityType",), why="no rule reads the capacity type"),
+    # with no launch template the AMI family decides SW304: Amazon Linux 2 allows IMDSv1 (blocks), AL2023 does not
+    Case(NG, ("amiType",), "AL2_x86_64_GPU", "SW304", _both(_no_template(NG), _ctx(NG, ("amiType",),
+                                                                                   "AL2023_x86_64_NVIDIA"))),
     Case(NG, ("nodeGroupName",), why=NAME_ONLY),
     Case(NG, ("tags",), why="tags only suppress findings"),
 ]

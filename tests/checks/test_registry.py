@@ -113,7 +113,8 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml"},
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
-              "karpenter-nodeclass-elsewhere.yaml"},
+              "karpenter-nodeclass-elsewhere.yaml",
+              "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)

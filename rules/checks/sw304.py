@@ -6,28 +6,13 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject, subject_of
 from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
-from ._net import find_launch_template
+from ._net import ami_family, find_launch_template
 from ._words import listed
 
 #: The hop limit that keeps the metadata service's answers from reaching pod network namespaces.
 MAX_HOP_LIMIT = 1
 #: The pools whose launch settings the inputs carry (those known only from node labels or a stack file do not).
 LAUNCHED_KINDS = ("eks-nodegroup", "karpenter", "stack")
-
-
-def ami_family(ami: object) -> str | None:
-    """The OS family of an EKS managed node group's amiType: "AL2", "AL2023", "Bottlerocket", or None (not set, or
-    another: Windows, CUSTOM)."""
-    if not isinstance(ami, str):
-        return None
-    word = ami.strip().upper()
-    if word.startswith("AL2023_"):
-        return "AL2023"
-    if word.startswith("AL2_"):
-        return "AL2"
-    if word.startswith("BOTTLEROCKET_"):
-        return "Bottlerocket"
-    return None
 
 
 def launched_pools(inv: Inventory) -> list[NodePool]:

@@ -139,7 +139,8 @@ EXTRA_FIXTURES = {
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
               "proxy-sidecar.yaml"},  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
-    "SW310": {"pass-envfrom-elsewhere.yaml"},
+    "SW310": {"pass-envfrom-elsewhere.yaml",
+              "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not

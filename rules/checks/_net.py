@@ -352,3 +352,18 @@ def targets(inv: Inventory, a: Autoscaler) -> list:
     """The serving groups an autoscaler scales (by target name and namespace)."""
     return [g for g in inv.groups if g.kind != "plan" and g.name == a.target_name
             and g.namespace == a.namespace]
+
+
+def ami_family(ami: object) -> str | None:
+    """The OS family of an EKS managed node group's amiType: "AL2", "AL2023", "Bottlerocket", or None (not set, or
+    another: Windows, CUSTOM)."""
+    if not isinstance(ami, str):
+        return None
+    word = ami.strip().upper()
+    if word.startswith("AL2023_"):
+        return "AL2023"
+    if word.startswith("AL2_"):
+        return "AL2"
+    if word.startswith("BOTTLEROCKET_"):
+        return "Bottlerocket"
+    return None

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject, subject_of
 from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
-from ._net import find_launch_template
+from ._net import ami_family, find_launch_template
 from ._words import listed
 
 #: The hop limit that keeps the metadata service's answers from reaching pod network namespaces.
@@ -40,7 +40,12 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             "response hop limit above 1, a pod (or an SSRF in any HTTP-fetching code it runs, model "
             "downloaders included) can take the node role's credentials: pulling from every ECR "
             "repository, describing the VPC, and whatever else the node role allows. Pods that need AWS "
-            "access should get their own role through EKS Pod Identity or IRSA."
+            "access should get their own role through EKS Pod Identity or IRSA. A managed node group with no "
+            "launch template gets the one EKS makes, whose settings follow the AMI family its amiType names: with "
+            "Amazon Linux 2 IMDSv1 is allowed and the hop limit is 2 (blocks); Amazon Linux 2023 AMIs require IMDSv2 "
+            "(their imds-support is v2.0) and the hop limit EKS gives them is not in the inputs, Bottlerocket's "
+            "defaults neither, and with no amiType EKS picks the AMI by the cluster's Kubernetes version (Amazon Linux "
+            "2023 from 1.30): advisory, saying so."
         ),
         bad_example=(
             "resources:\n"
@@ -73,6 +78,8 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-options.html",
             "https://docs.aws.amazon.com/eks/latest/best-practices/identity-and-access-management.html",
             "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html",
+            "https://docs.aws.amazon.com/linux/al2023/ug/imdsv2.html",
+            "https://docs.aws.amazon.com/eks/latest/userguide/al2023.html",
         ),
         scope="stack",
         safe_to_skip_unknown=False,
@@ -100,16 +107,42 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
                                         "(a computed value or an unresolved reference)")
         elif ref is None:
             if pool.kind == "eks-nodegroup":  # Karpenter's EC2NodeClass defaults are required / hop limit 1
-                yield hit(
-                    pool,
-                    f"node pool `{pool.name}` has no launch template, so its instance metadata "
-                    "settings are EKS's defaults (with AL2 AMIs: IMDSv1 allowed, hop limit 2)",
-                )
+                yield from self._eks_defaults(pool)
         elif find_launch_template(inv, ref) is None and pool.kind == "karpenter":
             yield from self._node_class_elsewhere(inv, pool, ref)
         elif find_launch_template(inv, ref) is None:
             yield self._undecided(pool, f"node pool `{pool.name}` uses launch template `{ref}`, which "
                                         "is not in the inputs")
+
+    def _eks_defaults(self, pool: NodePool) -> Iterator[Hit]:
+        """A managed node group with no launch template of its own: EKS makes one, and what its instances allow
+        is the AMI family's (see :func:`ami_family`)."""
+        ami = pool.ami_type
+        if ami is UNKNOWN:
+            yield self._undecided(pool, f"the AMI type of node pool `{pool.name}` is not known (a computed value or "
+                                        "an unresolved reference), and with no launch template it decides the "
+                                        "instance metadata settings")
+            return
+        said = f"`{pool.name}`"
+        family = ami_family(ami)
+        if family == "AL2":
+            yield hit(pool, f"node pool {said} has no launch template and AMI type {ami}, so its instance metadata "
+                            "settings are EKS's defaults for Amazon Linux 2 (IMDSv1 allowed, hop limit 2): pods "
+                            "can take the node's IAM credentials")
+            return
+        if family == "AL2023":
+            what = (f"AMI type {ami} (Amazon Linux 2023) requires IMDSv2, and the hop limit EKS's own launch template "
+                    "gives it is not in the inputs (above 1, pods can take the node's IAM credentials with IMDSv2)")
+        elif family == "Bottlerocket":
+            what = f"AMI type {ami} (Bottlerocket): its metadata defaults are not in the inputs"
+        elif ami is None:
+            what = ("no AMI type, so EKS picks it by the cluster's Kubernetes version (Amazon Linux 2023 from 1.30, "
+                    "which requires IMDSv2; Amazon Linux 2 before, which allows IMDSv1 with hop limit 2)")
+        else:
+            what = f"AMI type {ami}: its metadata defaults are not in the inputs"
+        yield hit(pool, f"node pool {said} has no launch template, so its instance metadata settings are EKS's "
+                        f"defaults: {what} (advisory: give it a launch template with httpTokens required and hop "
+                        "limit 1 to make it sure)", level="advisory")
 
     def _node_class_elsewhere(self, inv: Inventory, pool: NodePool, ref: str) -> Iterator[Hit]:
         """A Karpenter NodePool's EC2NodeClass that is not in the inputs: one advisory note per class, on its

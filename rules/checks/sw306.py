@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
+from ..model.vocab import AWS_LB_SCHEME
 from ._env import env_value, vllm_containers
 from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selectable, selects
 from ._unseen import unseen_hits
@@ -31,9 +32,14 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "such as /sleep, /reset_prefix_cache and /collective_rpc answer anyone. A Service of type "
             "LoadBalancer or NodePort bypasses the gateway that authenticates, rate-limits and routes by "
             "load. A public LoadBalancer blocks; a NodePort (reachable as far as the nodes' security groups "
-            "allow) or a LoadBalancer its annotation makes internal is advisory, and so is one handed to the AWS Load "
-            "Balancer Controller (loadBalancerClass service.k8s.aws/nlb, or aws-load-balancer-type external) with no "
-            "scheme annotation: that controller makes it internal by default. A Knative Service without the label "
+            "allow) or a LoadBalancer its annotation makes internal is advisory, and so is one handed to the AWS "
+            "Load Balancer Controller (loadBalancerClass service.k8s.aws/nlb, or aws-load-balancer-type external) "
+            "or to EKS Auto Mode (eks.amazonaws.com/nlb) with no scheme annotation: both make it internal by "
+            "default. A LoadBalancer that names no class and no scheme is advisory too unless the inputs name a "
+            "cloud other than AWS (GKE, AKS, OCI, DigitalOcean annotations or node labels): on EKS the AWS Load "
+            "Balancer Controller v2.5+ (its Service webhook, on by default) sets service.k8s.aws/nlb at creation "
+            "and Auto Mode makes eks.amazonaws.com/nlb the default class, so the same manifest gets an internal NLB "
+            "there and a public one elsewhere. A Knative Service without the label "
             "networking.knative.dev/visibility: cluster-local gets a route on the cluster's ingress gateway; whether "
             "that route is reachable from outside is the cluster's config-domain (since Knative 1.8 the default, "
             "svc.cluster.local, is not exposed through the ingress) and the gateway's Service, which manifests "
@@ -72,7 +78,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         bad_example=(
             "apiVersion: v1\n"
             "kind: Service\n"
-            "metadata: {name: llama, namespace: serving}\n"
+            "metadata:\n"
+            "  name: llama\n"
+            "  namespace: serving\n"
+            "  annotations: {service.beta.kubernetes.io/aws-load-balancer-scheme: internet-facing}\n"
             "spec:\n"
             "  type: LoadBalancer\n"
             "  selector: {app: llama}\n"
@@ -97,6 +106,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "https://knative.dev/docs/serving/services/private-services/",
             "https://github.com/knative/serving/pull/13259",
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/nlb/",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/deploy/installation/",
+            "https://docs.aws.amazon.com/eks/latest/userguide/auto-configure-nlb.html",
             "https://github.com/kserve/kserve/blob/v0.19.0/pkg/controller/v1beta1/inferenceservice/reconcilers/"
             "ingress/kube_ingress_reconciler.go",
             "https://docs.vllm.ai/en/latest/configuration/env_vars.html",
@@ -191,7 +202,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                    f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
                    "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
                    "Ingress that does")
-        internal = internal_scheme(svc) if kind == "LoadBalancer" else None
+        internal = (internal_scheme(svc) or controller_decides(svc, groups)) if kind == "LoadBalancer" else None
         if kind == "NodePort":  # reachable where the nodes' security groups or firewall let clients in
             yield hit(svc, f"{message} (advisory: who reaches a NodePort depends on the nodes' firewall, which the "
                            "inputs do not show)",
@@ -347,27 +358,74 @@ _INTERNAL_LB = (
 #: What hands a LoadBalancer Service to the AWS Load Balancer Controller, which provisions an internal NLB unless the
 #: Service asks for another scheme (since v2.2.0: its docs' guide/service/nlb, "Secure by default").
 LBC_CLASS = "service.k8s.aws/nlb"
+#: EKS Auto Mode's load balancer class: the cluster's default class there, and an NLB is internet-facing only when the
+#: Service's scheme annotation says so (EKS user guide, "Use Service Annotations to configure Network Load Balancers").
+AUTO_MODE_CLASS = "eks.amazonaws.com/nlb"
+_AWS_CLASSES = {LBC_CLASS: "the AWS Load Balancer Controller", AUTO_MODE_CLASS: "EKS Auto Mode"}
+#: Label and annotation prefixes that say the cluster is not on AWS, whose clouds give a LoadBalancer Service with no
+#: internal annotation an external address: GKE, AKS, OCI, DigitalOcean.
+_OTHER_CLOUDS = (
+    ("cloud.google.com/", "GKE"), ("networking.gke.io/", "GKE"), ("service.beta.kubernetes.io/azure-", "AKS"),
+    ("kubernetes.azure.com/", "AKS"), ("oci.oraclecloud.com/", "OCI"), ("service.beta.kubernetes.io/oci-", "OCI"),
+    ("service.beta.kubernetes.io/do-loadbalancer-", "DigitalOcean"), ("doks.digitalocean.com/", "DigitalOcean"),
+)
 _LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
-_LB_SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"
+_LB_SCHEME = AWS_LB_SCHEME
 
 
 def internal_scheme(svc: Service) -> str | None:
     """Why a LoadBalancer Service gets an internal load balancer, or None: an annotation that makes it internal, or
     the AWS Load Balancer Controller's own default where the Service names that controller and no scheme."""
+    for key in (*(k for k, _ in _INTERNAL_LB), _LB_TYPE):
+        known(svc.annotations.get(key), f"annotation `{key}` of Service `{svc.name}`")
     found = internal_annotation(svc.annotations)
     if found is not None:
         return f"{found} keeps the load balancer off the internet"
     if _LB_SCHEME in svc.annotations:
         return None
     lb_type = svc.annotations.get(_LB_TYPE)
-    if svc.load_balancer_class == LBC_CLASS:
-        how = f"`loadBalancerClass: {LBC_CLASS}`"
-    elif isinstance(lb_type, str) and lb_type.strip().lower() == "external" and svc.load_balancer_class is None:
-        how = f"`{_LB_TYPE}: external`"
+    cls = svc.load_balancer_class
+    if isinstance(cls, str) and cls in _AWS_CLASSES:
+        how, who = f"`loadBalancerClass: {cls}`", _AWS_CLASSES[cls]
+    elif isinstance(lb_type, str) and lb_type.strip().lower() == "external" and cls is None:
+        how, who = f"`{_LB_TYPE}: external`", _AWS_CLASSES[LBC_CLASS]
     else:
         return None
-    return (f"{how} hands it to the AWS Load Balancer Controller, which makes the load balancer internal unless "
-            f"`{_LB_SCHEME}` says internet-facing")
+    return f"{how} hands it to {who}, which makes the load balancer internal unless `{_LB_SCHEME}` says internet-facing"
+
+
+def cloud_shown(svc: Service, groups: Iterable[ServingGroup]) -> str | None:
+    """The cloud other than AWS that the Service's annotations or its pods' node selectors and pool labels name, or
+    None when they name none."""
+    keys = [*svc.annotations]
+    for g in groups:
+        if isinstance(g.node_selector, dict):
+            keys.extend(g.node_selector)
+        if g.pool is not None:
+            keys.extend(g.pool.labels)
+    for key in keys:
+        for prefix, cloud in _OTHER_CLOUDS:
+            if isinstance(key, str) and key.startswith(prefix):
+                return cloud
+    return None
+
+
+def controller_decides(svc: Service, groups: Iterable[ServingGroup]) -> str | None:
+    """Why a LoadBalancer Service that names no class and no scheme is not sure to be public, or None when it is.
+
+    On EKS the AWS Load Balancer Controller (v2.5 and later, its Helm value enableServiceMutatorWebhook on by default)
+    sets ``loadBalancerClass: service.k8s.aws/nlb`` on every LoadBalancer Service created without a class
+    (webhooks/core/service_mutator.go), and EKS Auto Mode makes ``eks.amazonaws.com/nlb`` the default class: either
+    way the NLB is internal unless the scheme annotation says internet-facing. Without them (the in-tree provider) it
+    is public. Which one the cluster runs is not in a manifest; a cloud other than AWS named in the inputs is."""
+    if svc.load_balancer_class is not None or _LB_SCHEME in svc.annotations:
+        return None
+    if cloud_shown(svc, groups) is not None:
+        return None
+    return ("on EKS with the AWS Load Balancer Controller v2.5+ (its Service webhook, on by default, sets "
+            f"`loadBalancerClass: {LBC_CLASS}` at creation) or EKS Auto Mode the load balancer is internal, elsewhere "
+            f"public; which one runs is the cluster's, not the manifest's: write `{_LB_SCHEME}` or a "
+            "`loadBalancerClass` to make it sure")
 
 
 def internal_annotation(annotations: dict[str, str]) -> str | None:

@@ -9,6 +9,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
+from ._net import ami_family
 from ._unseen import unseen_hits
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
@@ -35,7 +36,10 @@ class GpuVisibilitySetByHand(GroupRule):
             "NVIDIA container toolkit's default settings a NVIDIA_VISIBLE_DEVICES written in the pod spec wins "
             "(the CUDA base images even set it to all): the container sees GPUs that the scheduler gave to "
             "other pods, or every GPU of a node it requested none on, and two servers then fill the same "
-            "memory. CUDA_VISIBLE_DEVICES cannot escape the allocation, but inside the container GPUs are "
+            "memory. That default (accept-nvidia-visible-devices-envvar-when-unprivileged true) is what the toolkit "
+            "and the GPU Operator ship; Bottlerocket's NVIDIA variants ship it false, so on a node group whose "
+            "amiType is Bottlerocket the override is advisory. CUDA_VISIBLE_DEVICES cannot escape the allocation, "
+            "but inside the container GPUs are "
             "numbered from 0, so a list written for the node (4,5,6,7) or shorter than the layout hides the "
             "GPUs vLLM was given: the runtime stops at the first index that does not exist, and with fewer "
             "devices than tensor_parallel_size × pipeline_parallel_size vLLM cannot start. A list of exactly the "
@@ -62,6 +66,7 @@ class GpuVisibilitySetByHand(GroupRule):
         references=(
             "https://github.com/NVIDIA/k8s-device-plugin#deployment-via-helm",
             "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
+            "https://bottlerocket.dev/en/os/1.54.x/api/settings/nvidia-container-runtime/",
             "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars",
         ),
         scope="resource",
@@ -106,6 +111,15 @@ class GpuVisibilitySetByHand(GroupRule):
                     continue
                 if value is not UNKNOWN and _whole_node(g, c, str(value)):
                     continue  # the pod holds every GPU of its node: 0..n-1 are exactly the GPUs it was given
+                if g.pool is not None and ami_family(g.pool.ami_type) == "Bottlerocket":
+                    yield Hit(subject, f"container `{c.name}` sets {NVIDIA} to {shown}{via}, which overrides the "
+                                       "GPUs the device plugin allocated wherever the NVIDIA runtime honours it "
+                                       f"(advisory: node pool `{g.pool.name}` runs Bottlerocket "
+                                       f"({g.pool.ami_type}), whose NVIDIA runtime ignores it in unprivileged "
+                                       "containers by default: settings.nvidia-container-runtime."
+                                       "visible-devices-envvar-when-unprivileged false)", where,
+                              tuple(g.suppressions), level="advisory")
+                    continue
                 yield Hit(subject, f"container `{c.name}` sets {NVIDIA} to {shown}{via}, which overrides the GPUs "
                                    "the device plugin allocated (it can reach other pods' GPUs)", where,
                           tuple(g.suppressions), level="mandatory")

@@ -138,6 +138,9 @@ class NodePool:
     public_ip: Any = None
     placement_group: str | None = None
     capacity_type: str | None = None
+    #: An EKS managed node group's amiType (``AL2_x86_64_GPU``, ``AL2023_x86_64_NVIDIA``,
+    #: ``BOTTLEROCKET_x86_64_NVIDIA``, ...): str, UNKNOWN, or None when the inputs do not say
+    ami_type: Any = None
     #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
     #: (Ascend); None: unknown.
     accelerator: str | None = None

@@ -53,6 +53,9 @@ LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 
 # Helm: an object created at a release's hook (``test``, ``pre-install``…) rather than as part of it.
 HELM_HOOK = "helm.sh/hook"
+#: The AWS Load Balancer Controller's (and EKS Auto Mode's) scheme of a LoadBalancer Service: internal or
+#: internet-facing (kubernetes-sigs.github.io/aws-load-balancer-controller, guide/service/annotations).
+AWS_LB_SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"
 
 #: Which extended resources request accelerators, who makes them and how many devices each holds is the
 #: vendor table, :mod:`.catalog.accelerators` (``catalog/data/accelerators.json``).

@@ -124,11 +124,13 @@ def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     values = tmp_path / "prod.yaml"
     values.write_text("tensorParallelSize: 1\nresources: {limits: {nvidia.com/gpu: 1}}\n")
     rc, doc, _ = lint_json(capsys, CHART, "--values", str(values), "--set", "serviceType=LoadBalancer")
-    assert rc == 1
+    assert rc == 0
     assert findings(doc) == [
         ("SW305", "advisory", DEPLOYMENT, 1),
         ("SW407", "advisory", DEPLOYMENT, 20),
-        ("SW306", "mandatory", f"{CHART}/templates/service.yaml", 6),  # type: LoadBalancer from --set
+        # type: LoadBalancer from --set; advisory: on the chart's EKS nodes (p5.48xlarge) with no scheme annotation,
+        # the AWS Load Balancer Controller or Auto Mode would make it internal, the in-tree provider public
+        ("SW306", "advisory", f"{CHART}/templates/service.yaml", 6),
     ]
 
 

@@ -1045,7 +1045,7 @@ def test_a_public_service_for_one_statefulset_pod_is_sw306():
         ---
         apiVersion: v1
         kind: Service
-        metadata: {name: qwen-0-public, namespace: llm}
+        metadata: {name: qwen-0-public, namespace: llm, annotations: {service.beta.kubernetes.io/aws-load-balancer-scheme: internet-facing}}
         spec:
           type: LoadBalancer
           selector: {statefulset.kubernetes.io/pod-name: qwen-0}

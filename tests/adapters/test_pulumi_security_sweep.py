@@ -68,7 +68,9 @@ def preview() -> dict[str, Any]:
             "template": _pod({"app": "llama"}, _container(
                 ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"],
                 resources={"limits": {"nvidia.com/gpu": 1}}))}}),
-        step(SVC_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {
+        # on this EKS stack a LoadBalancer is public only when its scheme says so (a ClusterIP ignores it)
+        step(SVC_T, "llama", {"metadata": {"name": "llama", **meta, "annotations": {
+            "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}}, "spec": {
             "type": "ClusterIP", "selector": {"app": "llama"},
             "ports": [{"name": "http", "port": 8000, "targetPort": "http"}]}}),
         step(ING_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {

@@ -121,6 +121,13 @@ def _append(i: int, path: Path_, value: Any) -> Edit:
     return edit
 
 
+def _no_template(i: int) -> Edit:
+    def edit(steps: list[dict[str, Any]]) -> None:
+        inputs(steps, i).pop("launchTemplate", None)
+        steps[i]["newState"].get("propertyDependencies", {}).pop("launchTemplate", None)
+    return edit
+
+
 def _undeps(i: int, prop: str) -> Edit:
     return lambda steps: steps[i]["newState"].get("propertyDependencies", {}).pop(prop, None)
 
@@ -219,6 +226,9 @@ CASES: list[Case] = [
     *(Case(NG, ("taints", 0, key), why=ADVISORY_PLACEMENT, noted="SW206") for key in ("key", "effect")),
     Case(NG, ("taints", 0, "value"), why="the workload tolerates the key with any value (operator Exists)"),
     Case(NG, ("capacityType",), why="no rule reads the capacity type"),
+    # with no launch template the AMI family decides SW304: Amazon Linux 2 allows IMDSv1 (blocks), AL2023 does not
+    Case(NG, ("amiType",), "AL2_x86_64_GPU", "SW304", _both(_no_template(NG), _ctx(NG, ("amiType",),
+                                                                                   "AL2023_x86_64_NVIDIA"))),
     Case(NG, ("nodeGroupName",), why=NAME_ONLY),
     Case(NG, ("tags",), why="tags only suppress findings"),
 ]
@@ -326,7 +336,14 @@ K8S_CASES: list[Case] = [
     Case(SVC, ("spec", "type"), "LoadBalancer", "SW306"),
     # the AWS Load Balancer Controller's class makes the NLB internal (advisory); another class may be public
     Case(SVC, ("spec", "loadBalancerClass"), "example.com/lb", "SW306", _both(
-        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"))),
+        _ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"),
+        _ctx(SVC, ("metadata", "annotations"), {}))),
+    # the scheme decides whether an NLB of the AWS Load Balancer Controller is public: unknown, it blocks
+    Case(SVC, ("metadata", "annotations", "service.beta.kubernetes.io/aws-load-balancer-scheme"), "internet-facing",
+         "SW306", _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"),
+                        _ctx(SVC, ("spec", "loadBalancerClass"), "service.k8s.aws/nlb"),
+                        _ctx(SVC, ("metadata", "annotations"), {"service.beta.kubernetes.io/aws-load-balancer-scheme":
+                                                                "internal"}))),
     Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW306", LB_OTHER),
     Case(SVC, ("spec", "selector", "app"), "llama-8b", "SW306", LB_OTHER),
     Case(SVC, ("spec", "ports"), [{"port": 6379, "targetPort": 6379}], "SW301", LB_OTHER),

@@ -689,7 +689,7 @@ def test_a_knative_service_is_a_workload_not_a_core_service():
         ("SW305", 5, "advisory", "Namespace llm"),
         # no cluster-local label: a route on the ingress gateway, whose reach the cluster's domain and gateway decide
         ("SW306", 8, "advisory", "Knative Service llm/llama3"),
-        ("SW306", 45, "mandatory", "Service llm/llama3-public"),
+        ("SW306", 47, "mandatory", "Service llm/llama3-public"),
     ]
 
 
@@ -786,7 +786,10 @@ spec:
 ---
 apiVersion: v1
 kind: Service
-metadata: {{name: qwen-public, namespace: llm}}
+metadata:
+  name: qwen-public
+  namespace: llm
+  annotations: {{service.beta.kubernetes.io/aws-load-balancer-scheme: internet-facing}}
 spec:
   type: LoadBalancer
   selector: {selector}

@@ -382,7 +382,12 @@ def _public_subnet(resources: list[Resource]) -> list[Resource]:
 
 
 def _load_balancer(resources: list[Resource]) -> list[Resource]:
-    find(resources, "prod-llama-70b-service").props["spec"]["type"] = "LoadBalancer"
+    # an internet-facing one: on this EKS stack a LoadBalancer without a scheme is internal where the AWS Load
+    # Balancer Controller or Auto Mode provisions it (advisory), public only with the in-tree provider
+    props = find(resources, "prod-llama-70b-service").props
+    props["spec"]["type"] = "LoadBalancer"
+    props.setdefault("metadata", {}).setdefault("annotations", {})[
+        "service.beta.kubernetes.io/aws-load-balancer-scheme"] = "internet-facing"
     return resources
 
 

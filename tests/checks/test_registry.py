@@ -113,7 +113,8 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml"},
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
-              "karpenter-nodeclass-elsewhere.yaml"},
+              "karpenter-nodeclass-elsewhere.yaml",
+              "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
@@ -125,6 +126,7 @@ EXTRA_FIXTURES = {
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
+              "cloud-default.yaml",  # sure32: no class, no scheme: sure only where the inputs name GKE, AKS, ...
               "knative.yaml",  # corpus12: a Knative Service's route is public unless the Service is cluster-local
               "kserve.yaml",  # an InferenceService by deployment mode and visibility label (Serverless blocks)
               "kserve-vendored.yaml",  # kserve/website's and Kelvinskell's InferenceServices, verbatim
@@ -137,7 +139,8 @@ EXTRA_FIXTURES = {
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
               "proxy-sidecar.yaml"},  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
-    "SW310": {"pass-envfrom-elsewhere.yaml"},
+    "SW310": {"pass-envfrom-elsewhere.yaml",
+              "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not

@@ -424,7 +424,8 @@ def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "deployment.yaml").write_text(_DEPLOYMENT.format(replicas=2), encoding="utf-8")
     (tmp_path / "base" / "service.yaml").write_text(
-        "apiVersion: v1\nkind: Service\nmetadata: {name: llama, namespace: serving}\n"
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: llama\n  namespace: serving\n"
+        "  annotations: {service.beta.kubernetes.io/aws-load-balancer-scheme: internet-facing}\n"
         "spec:\n  type: LoadBalancer\n  selector: {app: llama}\n  ports: [{port: 80, targetPort: 8000}]\n",
         encoding="utf-8")
     (tmp_path / "base" / "ingress.yaml").write_text(

@@ -109,8 +109,12 @@ def stack_preview() -> dict[str, Any]:
         step(CM_T, "vllm-env", {"apiVersion": "v1", "kind": "ConfigMap",
                                 "metadata": {"name": "vllm-env", "namespace": "serving"},
                                 "data": {"HF_HUB_OFFLINE": "1"}}),
+        # the scheme annotation says what a LoadBalancer made of it would be (an EKS cluster's AWS Load Balancer
+        # Controller or Auto Mode make one internal without it): a ClusterIP ignores it
         step(SVC_T, "llama-8b-svc", {
-            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "llama-8b", "namespace": "serving"},
+            "apiVersion": "v1", "kind": "Service", "metadata": {
+                "name": "llama-8b", "namespace": "serving",
+                "annotations": {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}},
             "spec": {"type": "ClusterIP", "selector": labels,
                      "ports": [{"name": "http", "port": 8000, "targetPort": "http"}]},
         }),

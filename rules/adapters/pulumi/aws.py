@@ -411,6 +411,7 @@ def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
     if isinstance(cap, str):
         labels.setdefault("eks.amazonaws.com/capacityType", cap)
     taints = _taints(props)
+    ami_type = text(props.get("amiType"), "amiType")
     subnets = index.resolve_list(res, "subnetIds", texts(props.get("subnetIds"), "subnetIds", nulls=False), (SUBNET,))
     lt_ref: Any = None
     extras = LaunchExtras()
@@ -454,6 +455,7 @@ def node_group(res: PulumiResource, props: Mapping[str, Any], index: Index,
                 pool.gpus_per_node = UNKNOWN
                 pool.gpu_memory_gib = UNKNOWN
         pool.capacity_type = _capacity(cap)
+        pool.ami_type = ami_type
         pool.subnets = subnets
         pool.launch_template = lt_ref
         pool.public_ip = extras.public_ip

@@ -38,6 +38,7 @@ from ...model import (
     Suppression,
     UnknownEnv,
 )
+from ...model.vocab import AWS_LB_SCHEME
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
 
@@ -207,6 +208,13 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif kind == "Service" and path[:2] == ("spec", "selector"):
             for s in inv.services:
                 s.selector = UNKNOWN
+        elif kind == "Service" and path == ("spec", "loadBalancerClass"):
+            for s in inv.services:  # which controller provisions the load balancer, and so its scheme
+                s.load_balancer_class = UNKNOWN
+        elif kind == "Service" and path[:2] == ("metadata", "annotations"):
+            for s in inv.services:  # one annotation, or the whole map: an internal or scheme annotation may be there
+                keys = [path[2]] if len(path) == 3 and isinstance(path[2], str) else [AWS_LB_SCHEME]
+                s.annotations = {**s.annotations, **dict.fromkeys(keys, UNKNOWN)}
         elif kind == "Service" and len(path) == 4 and path[:2] == ("spec", "ports") and path[3] == "port":
             entry = _at(props, path[:3])
             for s in inv.services:  # the reader left the port out (and took no targetPort from it)

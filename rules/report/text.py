@@ -29,6 +29,17 @@ def visible(text: str) -> str:
     return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
 
 
+def visible_lines(text: str) -> str:
+    """``text`` of several lines (a plan, an error) as a terminal or a CI log may be given it: each line through
+    :func:`visible`, and each byte of a command-line argument that is not UTF-8 (Python's lone surrogate
+    ``\udcff``) written as the byte, ``\xff``, as the text report writes a file name's."""
+    from .formats import utf8_text
+
+    if text.isascii() and not _CONTROL.search(text.replace("\n", "")):
+        return text
+    return utf8_text("\n".join(visible(line) for line in text.split("\n")), "text")
+
+
 _RESET = "\033[0m"
 _STYLE = {"mandatory": "\033[1;31m", "advisory": "\033[33m", "suppressed": "\033[2m", "where": "\033[1m"}
 

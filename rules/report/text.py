@@ -12,6 +12,7 @@ import re
 
 from ..engine import Finding
 from ..model.errors import InputError
+from .formats import utf8_text
 from .result import Report
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -33,8 +34,6 @@ def visible_lines(text: str) -> str:
     """``text`` of several lines (a plan, an error) as a terminal or a CI log may be given it: each line through
     :func:`visible`, and each byte of a command-line argument that is not UTF-8 (Python's lone surrogate
     ``\udcff``) written as the byte, ``\xff``, as the text report writes a file name's."""
-    from .formats import utf8_text
-
     if text.isascii() and not _CONTROL.search(text.replace("\n", "")):
         return text
     return utf8_text("\n".join(visible(line) for line in text.split("\n")), "text")

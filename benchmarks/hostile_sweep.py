@@ -276,6 +276,20 @@ def cases() -> list[Case]:
                                ["--instance-type", "../../etc/passwd"], ["--quantization", "\x01"], ["--vllm-version", "x.y.z"], ["--vllm-version", "99999999999999999999.0.0"],
                                ["--tp", "1e3"], ["--gpu-memory-gib", "nan"], ["--base-model", "/dev/zero"]]):
         out.append(Case(f"plan-opt-{i:02d}", argv_of(base + extra), (0, 2), named=None))
+    # hostile6: a release newer than the capacity model knows says what it is sized as; absurd numbers are errors;
+    # what the user typed is echoed escaped (a control character as \\x1b, a byte that is not UTF-8 as \\xff); a
+    # --base-model beside a --model the catalog knows itself is said to be unused
+    newer = "newer than the newest release the capacity model knows: sized as 0.33.0"
+    out.append(Case("plan-version-newer", argv_of([*base, "--vllm-version", "0.99.0"]), (0,), named=newer))
+    out.append(Case("plan-version-part-of-4-digits", argv_of([*base, "--vllm-version", "0.1234.0"]), (2,), named="'0.1234.0' is not a vLLM release number"))
+    out.append(Case("lint-image-tag-newer", lambda d: (write(d, "bad.yaml", good().replace("v0.11.0", "v0.99.0").replace("Llama-3.1-8B-Instruct", "Llama-3.1-70B-Instruct")), ["lint", "--format", "json", "bad.yaml"])[1], (1,), named="vLLM 0.99.0 from the image tag, " + newer))
+    out.append(Case("lint-image-tag-part-of-4-digits", lambda d: (write(d, "bad.yaml", good().replace("v0.11.0", "v0.1234.0").replace("Llama-3.1-8B-Instruct", "Llama-3.1-70B-Instruct")), ["lint", "--format", "json", "bad.yaml"])[1], (1,), named="assumed: tag v0.1234.0 names no vLLM release"))
+    out.append(Case("plan-model-control-char", argv_of(["plan", "--model", "acme/x\x1b[31m", "--base-model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"]), (2,), named="'acme/x\\x1b[31m' is no model id"))
+    out.append(Case("plan-model-not-utf8", argv_of(["plan", "--model", "acme/x\udcffy", "--base-model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"]), (2,), named="'acme/x\\xffy' is no model id"))
+    out.append(Case("plan-option-newline", argv_of([*base, "--quantization", "a\n::error::x"]), (2,), named="'a\\n::error::x'"))
+    out.append(Case("plan-engine-arg-twice-not-utf8", argv_of([*base, "--engine-arg", "block-size=16", "--engine-arg", "block-size=\udcff"]), (2,), named="('16' and '\\xff')"))
+    out.append(Case("plan-base-model-unused", argv_of([*base, "--base-model", "Qwen/Qwen2.5-7B-Instruct"]), (2,), named="--base-model 'Qwen/Qwen2.5-7B-Instruct' is unused"))
+    out.append(Case("plan-base-model-itself", argv_of([*base, "--base-model", "meta-llama/Llama-3.1-8B-Instruct"]), (0,), named=None))
     out.append(Case("plan-model-fifo", lambda d: (fifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
@@ -305,6 +319,11 @@ def plain_findings(d: str) -> list[tuple] | None:
         write(p, "bad.yaml", good())
         r = subprocess.run([EXE, "lint", "--format", "json", "."], cwd=p, capture_output=True, timeout=DEADLINE_S)
         return findings_of(json.loads(r.stdout))
+
+
+def _ends(text: str) -> str:
+    """A long finding's head and its tail (the release it was sized for is the last words)."""
+    return text if len(text) <= 260 else f"{text[:120]} … {text[-130:]}"
 
 
 def judge(case: Case, plain: list[tuple]) -> Result:
@@ -343,10 +362,10 @@ def judge(case: Case, plain: list[tuple]) -> Result:
             said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
         said_lines += [ln for ln in err.splitlines() if ln.strip()]
         if argv[0] != "lint":
-            said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower()][:3]
+            said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower() or "; vLLM " in ln][:3]
         said = " | ".join(said_lines)[:600].replace(os.path.realpath(d), "<tmp>").replace(d, "<tmp>")
         if report is not None and r.returncode == 1:  # a blocking finding names its file
-            said += " | " + " | ".join(f"{f.get('file')}:{f.get('line')}: {f.get('message')}"[:200]
+            said += " | " + " | ".join(_ends(f"{f.get('file')}:{f.get('line')}: {f.get('message')}")
                                        for f in report.get("findings", []) if f.get("level") == "mandatory")
         if cpu > CPU_S:
             return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {CPU_S:.0f} s)", r.returncode, dt, said)

@@ -416,7 +416,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _err(message: str) -> None:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    """One error line on stderr; what the user typed or a file named (a control character, a byte that is not
+    UTF-8) is written as an escape, as the reports write it: it starts no line of its own."""
+    from ..report.formats import utf8_text
+    from ..report.text import visible
+
+    print(f"{PROG}: error: {utf8_text(visible(message), 'text')}", file=sys.stderr)
 
 
 #: What ``lint``'s parser gives every option when the command line sets none (:func:`_plain_lint`); the lists are
@@ -805,6 +810,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
+    from ..report.formats import utf8_text
+    from ..report.text import visible, visible_lines
     from .compare import comparison_json, comparison_text, hardware_list, make_comparison
     from .plan import PlanRequest, make_plan, plan_json, plan_text
 
@@ -827,9 +834,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
                          "cheapest)")
         cmp = make_comparison(req, gpus, instance_types)
         if as_json:
-            print(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False))
+            print(utf8_text(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False), "json"))
         else:
-            sys.stdout.write(comparison_text(cmp))
+            sys.stdout.write(visible_lines(comparison_text(cmp)))
         return 0 if cmp.ok else 1
     plan = make_plan(replace(req, gpu=gpus[0] if gpus else None,
                              instance_type=instance_types[0] if instance_types else None))
@@ -840,16 +847,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if not plan.ok:
             codes = ", ".join(dict.fromkeys(f.code for f in plan.shown.findings if f.blocking))
             why = failure or f"{plan.shown.parallel.text()} has mandatory findings ({codes})"
-            print(f"{PROG}: nothing to emit: {why}", file=sys.stderr)
+            print(f"{PROG}: nothing to emit: {utf8_text(visible(why), 'text')}", file=sys.stderr)
             return 1
         sys.stdout.write(emit(plan, args.emit))
         return 0
     if as_json:
-        print(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
+        print(utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json"))
     else:
-        sys.stdout.write(plan_text(plan))
+        sys.stdout.write(visible_lines(plan_text(plan)))
     if failure:
-        print(f"{PROG}: {failure}", file=sys.stderr)
+        print(f"{PROG}: {utf8_text(visible(failure), 'text')}", file=sys.stderr)
     return 0 if plan.ok else 1
 
 

@@ -32,7 +32,7 @@ def hardware_list(text: str | None) -> list[str]:
         return []
     names = [n.strip() for n in text.split(",")]
     if any(not n for n in names):
-        raise PlanError(f"an empty name in the list {text!r}: give names separated by commas, e.g. H100,H200,L40S")
+        raise PlanError(f"an empty name in the list '{text}': give names separated by commas, e.g. H100,H200,L40S")
     return list(dict.fromkeys(names))
 
 

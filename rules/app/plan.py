@@ -333,18 +333,28 @@ def layout_text(p: Parallel, node: Node) -> str:
 
 
 def load_model(spec: str, base_model: str | None) -> ModelShape:
-    from ..catalog import CatalogError, find_model, load_local_model
+    from ..catalog import CatalogError, find_model, find_model_exact, load_local_model
 
     if os.path.exists(spec):
         return load_local_model(spec)
     if spec.startswith(("/", "./", "../", "~")) or spec.endswith(".json"):
         raise InputError("no such file or directory", spec)
-    if base_model is not None:  # checked even where the catalog knows --model itself (then unused): never dropped
+    for option, name in (("--model", spec), ("--base-model", base_model or "")):
+        odd = next((c for c in name if c < " " or "\x7f" <= c <= "\x9f" or "\ud800" <= c <= "\udfff"), None)
+        if odd is not None:  # a Hugging Face id is letters, digits, '-', '_', '.' and one '/'; emit would write it
+            raise PlanError(f"{option} '{name}' is no model id: it holds "
+                            + ("a byte that is not UTF-8" if odd >= "\ud800" else "a control character"))
+    if base_model is not None:  # checked even where the catalog knows --model itself: never dropped
         try:
-            find_model(base_model)
+            base = find_model(base_model)
         except CatalogError:
             raise PlanError(f"--base-model {base_model!r} is not a model of the catalog: give the catalog id of the "
                             f"model {spec!r} is a copy of, or leave --base-model out") from None
+        own = find_model_exact(spec)
+        if own is not None and own.id == spec.strip() and base.id not in (own.id, own.base_model):
+            # find_model sizes a catalog id as its own entry: the base model would be read by nothing
+            raise PlanError(f"--base-model {base_model!r} is unused: the catalog knows {spec!r} itself and sizes "
+                            "its own entry; leave --base-model out")
     return find_model(spec, base_model)
 
 
@@ -529,7 +539,7 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
             raise PlanError(f"--env {name}: the capacity model does not read {name}; it reads "
                             f"{', '.join(SIZING_ENV)}")
         if name in out and out[name] != value:
-            raise PlanError(f"--env {name} is given twice ({out[name]!r} and {value!r})")
+            raise PlanError(f"--env {name} is given twice ('{out[name]}' and '{value}')")
         if name != "VLLM_ALLOW_LONG_MAX_MODEL_LEN" and value.strip().lower() not in SWITCH_VALUES:
             raise PlanError(f"--env {name}={value}: a switch, 0 or 1")
         out[name] = value
@@ -587,7 +597,7 @@ def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
             raise PlanError(f"--engine-arg {raw}: the capacity model does not read --{flag}; it reads "
                             f"{', '.join(ENGINE_ARG_FLAGS)} (and plan's own options)")
         if flag in seen and seen[flag] != value:
-            raise PlanError(f"--engine-arg {flag} is given twice ({seen[flag]!r} and {value!r})")
+            raise PlanError(f"--engine-arg {flag} is given twice ('{seen[flag]}' and '{value}')")
         seen[flag] = value
         if kind == "switch":
             v = value.strip().lower()

@@ -12,6 +12,7 @@ import re
 
 from ..engine import Finding
 from ..model.errors import InputError
+from .formats import utf8_text
 from .result import Report
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -27,6 +28,15 @@ def visible(text: str) -> str:
     """``text`` with every control character but the tab (line breaks, ESC, DEL, C1, the Unicode line and
     paragraph separators) written as an escape: ``\\n``, ``\\r``, ``\\x1b``, ``\\u2028``."""
     return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def visible_lines(text: str) -> str:
+    """``text`` of several lines (a plan, an error) as a terminal or a CI log may be given it: each line through
+    :func:`visible`, and each byte of a command-line argument that is not UTF-8 (Python's lone surrogate
+    ``\udcff``) written as the byte, ``\xff``, as the text report writes a file name's."""
+    if text.isascii() and not _CONTROL.search(text.replace("\n", "")):
+        return text
+    return utf8_text("\n".join(visible(line) for line in text.split("\n")), "text")
 
 
 _RESET = "\033[0m"

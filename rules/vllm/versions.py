@@ -192,7 +192,10 @@ def _dotted(parts: tuple[int, ...]) -> str:
     return ".".join(str(p) for p in parts)
 
 
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.+\-]?(?:post|rc|dev|a|b)\d*.*)?$", re.I)
+#: At most three digits a part: vLLM's numbers are 0.x.y (the highest part yet 33); ``99999999999999999999.0.0`` or
+#: ``0.1234.0`` is a typing slip, not a release to size for.
+_VERSION = re.compile(
+    r"^v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:\.(\d{1,3}))?(?:[.+\-]?(?:post|rc|dev|a|b)\d*.*)?$", re.I)
 
 
 @functools.lru_cache(maxsize=512)
@@ -205,6 +208,9 @@ def parse_version(text: str) -> Version | None:
     while len(nums) < 3:
         nums = (*nums, 0)
     return Version(nums)
+
+
+_CURRENT = Version(tuple(int(p) for p in CURRENT_RELEASE.split(".")))
 
 
 @dataclass(frozen=True)
@@ -740,12 +746,16 @@ class ResolvedVersion:
     @property
     def note(self) -> str:
         """Words for a finding: ``"vLLM 0.11.0 from the image tag"``, ``"vLLM 0.33.0, assumed: tag latest
-        names no vLLM release"``."""
+        names no vLLM release"``; a release newer than :data:`CURRENT_RELEASE` says it is sized as that one
+        (``"vLLM 0.99.0 from the image tag, newer than the newest release the capacity model knows: sized as
+        0.33.0"``): :func:`behaviour` gives it the newest row, whose behaviour it may not have."""
         if self.source == "assumed":
             return f"vLLM {self.version}, assumed: {self.detail}"
-        if self.source == "image-tag":
-            return f"vLLM {self.version} from the image tag"
-        return f"vLLM {self.version}"
+        where = " from the image tag" if self.source == "image-tag" else ""
+        if self.version > _CURRENT:
+            return (f"vLLM {self.version}{where}, newer than the newest release the capacity model knows: sized as "
+                    f"{CURRENT_RELEASE}")
+        return f"vLLM {self.version}{where}"
 
 
 _TAG_VERSION = re.compile(r"(?:^|[^0-9.])v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?=$|[^0-9])")
@@ -774,8 +784,7 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
         if v is None:
             raise ValueError(f"--vllm-version {version!r} is not a vLLM release number (e.g. 0.11.0)")
         return ResolvedVersion(v, "given")
-    current = parse_version(CURRENT_RELEASE)
-    assert current is not None
+    current = _CURRENT
     if not image:
         return ResolvedVersion(current, "assumed", missing)
     found = version_from_image(image)

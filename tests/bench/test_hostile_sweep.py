@@ -38,9 +38,19 @@ def test_the_record_holds_every_class_the_task_names():
                    "yaml-merge-key", "yaml-python-tag", "yaml-custom-tag", "yaml-multidoc-junk", "json-manifest",
                    "helm-unrendered", "fs-symlink-loop", "fs-symlink-dangling", "fs-socket", "fs-fifo",
                    "fs-device-", "fs-dir-named-yaml", "fs-long-path", "type-image-float", "type-replicas-string",
-                   "type-gpu-", "type-memory-", "plan-engine-arg-", "env-", "config-"):
+                   "type-gpu-", "type-memory-", "plan-engine-arg-", "env-", "config-", "plan-version-newer",
+                   "lint-image-tag-newer", "plan-model-control-char", "plan-model-not-utf8", "plan-option-newline",
+                   "plan-base-model-unused"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
+    # hostile6: a release newer than the table says what it is sized as; what was typed is echoed escaped
+    assert record["plan-version-newer"]["rc"] == 0
+    assert ("; vLLM 0.99.0, newer than the newest release the capacity model knows: sized as 0.33.0 (V1 engine)"
+            in record["plan-version-newer"]["said"])
+    assert record["plan-opt-12"] == {"rc": 2, "said": (
+        "shardwise: error: --vllm-version '99999999999999999999.0.0' is not a vLLM release number (e.g. 0.11.0)")}
+    assert record["plan-model-not-utf8"] == {"rc": 2, "said": (
+        "shardwise: error: --model 'acme/x\\xffy' is no model id: it holds a byte that is not UTF-8")}
     assert record["config-is-a-directory"] == {"rc": 2, "said": (
         "shardwise: error: shardwise.toml: cannot read config file: it is a directory, not a regular file; "
         "shardwise reads only regular files")}

@@ -102,7 +102,7 @@ def lint(capsys: pytest.CaptureFixture[str], *argv: str, seconds: float = 30) ->
     return rc, errors, summary
 
 
-LINTED_ONE = "1 workload, 0 mandatory, 1 advisory finding"  # the good Deployment beside the hostile input
+LINTED_ONE = "1 workload, 0 mandatory findings, 1 advisory finding"  # the good Deployment beside the hostile input
 
 
 # ------------------------------------------------------------------ only regular files inside what was asked
@@ -376,7 +376,7 @@ def test_a_file_and_a_folder_the_user_may_not_read_are_errors_and_the_rest_is_li
     assert rc == 2
     assert errors == ["./secret.yaml: error: cannot read: Permission denied",
                       "./private: error: cannot read directory: Permission denied"]
-    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: "
+    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — failed: "
                        "2 input errors")
 
 
@@ -612,14 +612,14 @@ def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, caps
         f"run it from a directory that holds both: cd {top} && shardwise lint overlays/prod)"]
     # the folder was named: no hint to name it (given for kustomizations found by searching), the error says why
     assert summary == (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 1 file that is not an input: Kustomize file (not built: the input error "
         "says why)×1 — failed: 1 input error")
     put(top, "overlays/dev/kustomization.yaml", "resources:\n  - ../../base\n")
     monkeypatch.chdir(top)
     rc, errors, summary = lint(capsys, "overlays")  # found by searching: skipped, with the hint
     assert (rc, errors) == (0, []) and summary == (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 2 files that are not inputs: Kustomize file×2 (charts and kustomizations found by searching a "
         "folder are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -) "
         "— passed")

@@ -57,7 +57,7 @@ FINDINGS = [
     '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '
     'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'
     'ving/llama8b)',
-    "shardwise: 2 files read, 2 workloads, 2 mandatory, 1 advisory findings, 0 suppressed — failed: 2 blocking "
+    "shardwise: 2 files read, 2 workloads, 2 mandatory findings, 1 advisory finding, 0 suppressed — failed: 2 blocking "
     "findings at or above mandatory",
 ]
 

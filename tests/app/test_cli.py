@@ -707,6 +707,22 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
                          "output_tokens_per_second": 1500.0}
 
 
+def test_plan_text_says_which_figure_of_what_a_replica_holds_is_which(capsys):
+    """README's plan: the table and the recommendation give what a TP4 replica holds beyond the error band (53);
+    SW106 in the same output compares central estimates (57 against the variant's 48), and says so with the 53."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--concurrency", "64", "--vllm-version", "0.11.0")
+    assert rc == 0
+    assert "(2 for the load, each holding 53, no headroom replica" in out
+    [sw106] = [line for line in out.splitlines() if "SW106" in line]
+    assert sw106 == (
+        "  SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, bf16); a 4-bit AWQ/GPTQ "
+        "variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 one-GPU replicas holding "
+        "48 sequences of 8,192 tokens (max_model_len) together: enough for the 32 a replica must hold (64 by "
+        "--concurrency over 2 replicas); the TP4×PP1 replica holds 57 (both central estimates; 53 beyond its error "
+        "band) (vLLM 0.11.0)")
+
+
 def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas, 80 % full (no
     headroom replica: 4 GPUs); one TP2 replica holds 19, 84 % full, so 1 + 1 (4 GPUs): the narrower engine is

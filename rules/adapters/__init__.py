@@ -23,7 +23,7 @@ from ..model import Inventory
 from ..model.errors import InputError
 from .k8s import resolve_pools
 from .load import load_file, load_text
-from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs
+from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs, unrendered_folders
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -129,8 +129,31 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
+    if not inv.sources:
+        unread = _unrendered_error(inv.skipped_files)
+        if unread is not None:
+            inv.errors.append(unread)
     resolve_pools(inv)
     return inv
+
+
+def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
+    """Nothing was read, and charts or kustomizations found by searching were skipped unrendered: the run
+    would pass having linted nothing of them (a silent pass), so it is an input error naming their folders and
+    the command that lints them. None when no such folder was skipped (a repository with no vLLM passes)."""
+    folders = unrendered_folders(skipped)
+    if not folders:
+        return None
+    named = ", ".join(f"{d} ({what})" for d, what in folders)
+    by_name = [d for d, _ in folders if d != "."]
+    how = []
+    if by_name:
+        how.append("shardwise lint " + " ".join(by_name))
+    for d, what in folders:
+        if d == ".":
+            how.append(f"{'helm template .' if what == 'Helm chart' else 'kustomize build .'} | shardwise lint -")
+    return InputError("no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+                      f"while searching a folder (or as .): {named}; to lint them: {' and '.join(how)}")
 
 
 def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Excludes | None) -> Inventory:

@@ -148,6 +148,30 @@ def _skipped_by_place(path: str, directory: str, charts: dict[str, bool]) -> str
         d = parent
 
 
+def unrendered_folders(skipped: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The folders of the charts (``Helm chart``) and kustomizations (``kustomization``) whose files are in
+    ``skipped`` unrendered (found by searching, or ``.``), in order, each once: a chart's is the folder of its
+    ``Chart.yaml`` above ``templates/`` or ``files/`` (the outermost, for a subchart: rendering it renders both)."""
+    out: dict[str, str] = {}
+    for path, why in skipped:
+        if why == "Kustomize file":
+            out.setdefault(os.path.normpath(os.path.dirname(path) or "."), "kustomization")
+        elif why in (CHART_TEMPLATE, CHART_FILE):
+            chart = None
+            d = os.path.dirname(os.path.normpath(path))
+            while d and d != os.path.dirname(d):
+                if os.path.isfile(os.path.join(d, "Chart.yaml")):
+                    chart = d
+                d = os.path.dirname(d)
+            if chart is None and os.path.isfile("Chart.yaml") and not os.path.isabs(path):
+                chart = "."
+            if chart is not None:
+                out.setdefault(os.path.normpath(chart), "Helm chart")
+    charts = [d for d, what in out.items() if what == "Helm chart"]
+    return [(d, what) for d, what in out.items() if what != "Helm chart"
+            or not any(c != d and (c == "." or d.startswith(c.rstrip("/") + "/")) for c in charts)]
+
+
 # --------------------------------------------------------------------------------------- excludes
 
 

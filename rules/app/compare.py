@@ -204,7 +204,7 @@ def comparison_text(cmp: Comparison) -> str:
             lines.append(f"  {r.asked}: {'no layout: ' if r.plan.chosen is None else 'no price: '}{r.no_price}")
         elif r.billed_as:
             billed.setdefault(r.billed_as, []).append(r.asked)
-    lines += [f"  billed as whole instances at the on-demand price, on {how}: {', '.join(names)}"
+    lines += [f"  $/hour of {', '.join(names)}: whole instances at the on-demand price, on {how}"
               for how, names in billed.items()]
     if any(r.tokens_estimated for r in cmp.rows):
         lines.append("  tokens/s (est.): the decode estimate of one replica from the GPU's memory bandwidth, compute "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, sizing
-from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication
+from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication, sure_holds
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import context_text, declared_seqs, load_source, not_starting
@@ -72,6 +72,11 @@ class ShardingAvoidableByQuantization(GroupRule):
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
         about = "" if alt.sure or seqs is None else "about "
+        # both figures (the variant's replicas together, the sharded replica) are central estimates; plan's table
+        # gives what a replica holds beyond the error band, so where that differs the finding says which is which
+        sure = sure_holds(s) * current.dp
+        which = (f" (both central estimates; {sure:,} beyond its error band)"
+                 if not down and sure != r.current_holds else "")
         article = "an" if label[0] in "AEFHILMNORSX" else "a"
         text = (f"{model.id} takes {current.world} GPUs a replica ({current.text()}, {s.weight_precision}); "
                 f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {gpu_name(g)}, so "
@@ -80,13 +85,16 @@ class ShardingAvoidableByQuantization(GroupRule):
         if seqs is not None:
             text += f": enough for the {seqs:,} a replica must hold ({how})"
             text += f", where {down}" if down else f"; the {current.text()} replica holds {r.current_holds:,}"
+            notes = [which[2:-1]] if which else []
             if not alt.sure:
-                text += " (within the estimate's error band)"
+                notes.append("within the estimate's error band")
+            if notes:
+                text += f" ({'; '.join(notes)})"
         elif down:
             text += f" (no load is declared), where {down}"
         elif r.suggest:
-            text += f": at least the {r.current_holds:,} {current.text()} holds (no load is declared)"
+            text += f": at least the {r.current_holds:,} {current.text()} holds{which} (no load is declared)"
         else:
-            text = (f"{text}, where {current.text()} holds {r.current_holds:,}; declare the load ({load_source(g)}) "
-                    "to have it judged")
+            text = (f"{text}, where {current.text()} holds {r.current_holds:,}{which}; declare the load "
+                    f"({load_source(g)}) to have it judged")
         yield hit(g, f"{text} ({s.vllm_version_note})")

@@ -141,8 +141,8 @@ class Report:
         parts = [
             _count(s["files"], "file") + " read",
             workloads,
-            f"{s['findings']['mandatory']} mandatory, {s['findings']['advisory']} advisory "
-            f"finding{'' if s['findings']['mandatory'] + s['findings']['advisory'] == 1 else 's'}",
+            _count(s["findings"]["mandatory"], "mandatory finding"),
+            _count(s["findings"]["advisory"], "advisory finding"),
             f"{s['suppressed']} suppressed",
         ]
         line = "shardwise: " + ", ".join(parts)

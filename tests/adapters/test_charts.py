@@ -217,7 +217,12 @@ def test_without_helm_the_error_says_how_to_install_it(capsys, monkeypatch, tmp_
 def test_a_chart_met_while_searching_is_not_rendered(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     rc, doc, _ = lint_json(capsys, "tests/fixtures/charts")
-    assert (rc, doc["workloads"], doc["skipped_files"]) == (0, [], [
+    # nothing else read: no silent pass over the skipped chart, an input error that names it and how to lint it
+    assert doc["input_errors"] == [{
+        "file": None, "line": None,
+        "message": "no file was read: the only inputs met are charts or kustomizations, not rendered when met while "
+                   f"searching a folder (or as .): {CHART} (Helm chart); to lint them: shardwise lint {CHART}"}]
+    assert (rc, doc["workloads"], doc["skipped_files"]) == (2, [], [
         {"file": f"{CHART}/Chart.yaml", "reason": "Helm chart metadata"},
         {"file": f"{CHART}/values.yaml", "reason": "Helm values"},
         {"file": f"{CHART}/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},

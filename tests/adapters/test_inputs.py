@@ -197,7 +197,7 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
     rc, out, err = lint(capsys, ".", "--format", "json")
     doc = json.loads(out)
     assert (rc, err.splitlines()[0]) == (0, (
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed; skipped 18 files that "
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed; skipped 18 files that "
         "are not inputs: CI configuration×2, Docker Compose file×2, Helm chart metadata×2, Kustomize file×2, "
         "Pulumi stack configuration of another project×2, Helm chart file (not rendered)×1, "
         "Helm chart template (not rendered)×1, Helm values×1, "
@@ -232,7 +232,7 @@ def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys)
     put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
     put(work, "values.yaml", "replicaCount: 1\n")
     assert lint(capsys, ".") == (0, (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 2 files that are not inputs: Helm chart metadata×1, Helm values×1 — "
         "passed\n"), "")
 
@@ -241,7 +241,7 @@ def test_a_ci_file_named_on_the_command_line_is_skipped_too(work, capsys):
     put(work, ".github/workflows/lint.yml", "on: [pull_request]\njobs: {lint: {runs-on: ubuntu-latest}}\n")
     rc, out, _ = lint(capsys, ".github/workflows/lint.yml")
     assert (rc, out.splitlines()[-1]) == (0, (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 1 file that is not an input: CI configuration×1 — passed"))
 
 
@@ -392,7 +392,7 @@ def test_exclude_flag_ignore_file_and_config_key_together(work, capsys):
 def test_an_excluded_file_named_on_the_command_line_is_not_read(work, capsys):
     put(work, "broken.yaml", "a: [\n")
     assert lint(capsys, "broken.yaml", "--exclude", "broken.yaml") == (0, (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; excluded 1 path — passed\n"), "")
 
 
@@ -462,7 +462,7 @@ def test_several_reports_from_one_run(work, capsys):
     assert err.splitlines() == [
         "shardwise: error: deploy/bad.yaml:2: cannot parse YAML: duplicate key 'a' (first written on line 1): a "
         "mapping's keys must be unique, keep one",
-        "shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: 1 input error",
+        "shardwise: 2 files read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — failed: 1 input error",
     ]
     sarif = json.loads((work / "out" / "shardwise.sarif").read_text())
     jsonschema.validate(sarif, SCHEMA)
@@ -524,7 +524,7 @@ def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch
     assert lines[0] == (
         "tests/fixtures/inputs/helm-rendered-broken-secret.yaml:13: error: cannot parse YAML: a template placeholder "
         "{{ … }} is not YAML; render the template first (helm template …)")
-    assert lines[-1].startswith("shardwise: 1 file read, 1 workload, 0 mandatory, ")
+    assert lines[-1].startswith("shardwise: 1 file read, 1 workload, 0 mandatory findings, ")
     assert lines[-1].endswith(" — failed: 1 input error")
 
 

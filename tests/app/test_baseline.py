@@ -46,7 +46,7 @@ ENTRIES = [
     ("SW401", "Deployment serving/llama-70b", "container vllm", "deploy/security.yaml"),
     ("SW401", "LeaderWorkerSet serving/llama-405b", "container vllm", "deploy/security.yaml"),
 ]
-ALL_BASELINED = ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
+ALL_BASELINED = ("shardwise: 2 files read, 3 workloads, 0 mandatory findings, 0 advisory findings, 0 suppressed; "
                  "16 findings in the baseline — passed\n")
 
 
@@ -100,7 +100,7 @@ def test_a_run_over_the_repository_names_the_baseline_file_it_skips(repo, capsys
     create(capsys)
     rc, out, err = run(capsys, "lint", ".", "--baseline", BASELINE)
     assert (rc, err) == (0, "")
-    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 "
+    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory findings, 0 advisory findings, 0 suppressed; skipped 1 "
                    "file that is not an input: shardwise baseline×1; 16 findings in the baseline — passed\n")
 
 
@@ -157,7 +157,7 @@ def test_a_new_bad_object_is_the_only_finding_and_fails_the_run(repo, capsys):
         "deploy/staging/security.yaml:23: SW309 LeaderWorkerSet serving/llama-405b)",
     ]
     assert out.splitlines()[-1] == (
-        "shardwise: 4 files read, 5 workloads, 5 mandatory, 5 advisory findings, 0 suppressed; "
+        "shardwise: 4 files read, 5 workloads, 5 mandatory findings, 5 advisory findings, 0 suppressed; "
         "16 findings in the baseline — failed: 5 blocking findings at or above mandatory")
 
 
@@ -175,7 +175,7 @@ def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
         "deploy/security.yaml:45: SW309 [mandatory] container `vllm` adds SYS_ADMIN, "
         "SYS_PTRACE, which control the node")
     assert out.splitlines()[1] == (
-        "shardwise: 2 files read, 3 workloads, 1 mandatory, 0 advisory finding, 0 suppressed; 15 findings in the "
+        "shardwise: 2 files read, 3 workloads, 1 mandatory finding, 0 advisory findings, 0 suppressed; 15 findings in the "
         "baseline (1 baseline entry no longer matches a finding: refresh it with --create-baseline) — failed: "
         "1 blocking finding at or above mandatory")
 
@@ -186,7 +186,7 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
     path.write_text(path.read_text(encoding="utf-8").replace("      hostIPC: true\n", ""), encoding="utf-8")
     rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
     assert (rc, err) == (0, "")  # stale entries are said, never a failure
-    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory, 0 advisory findings, 0 suppressed; "
+    assert out == ("shardwise: 2 files read, 3 workloads, 0 mandatory findings, 0 advisory findings, 0 suppressed; "
                    "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
                    "--create-baseline) — passed\n")
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)

@@ -127,7 +127,7 @@ def test_lint_blocking_finding_exits_1(work, capsys):
     assert out.splitlines()[0] == f"tp2.yaml:18: {SW104_TP2}"
     assert codes(out) == [("SW104", "mandatory")]  # no SW106: one GPU holds it at the precision served
     assert out.splitlines()[-1] == (
-        "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 blocking "
+        "shardwise: 1 file read, 1 workload, 1 mandatory finding, 0 advisory findings, 0 suppressed — failed: 1 blocking "
         "finding at or above mandatory"
     )
     assert err == ""
@@ -138,7 +138,7 @@ def test_lint_clean_exits_0(work, capsys):
     rc, out, err = run(capsys, "lint", f)
     assert (rc, codes(out)) == (0, [])
     assert out == (
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed — passed\n"
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 suppressed — passed\n"
     )
 
 
@@ -179,7 +179,7 @@ def test_config_enforcement_and_suppression(work, capsys):
     assert rc == 0
     assert out.splitlines() == [
         f"tp2.yaml:18: {SW104_TP2} (suppressed: benchmarked: TP2 TPOT p95 18 ms vs 31 ms at TP1)",
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 1 suppressed — passed",
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 1 suppressed — passed",
     ]
 
 
@@ -233,7 +233,7 @@ def test_yaml_error_exits_2_with_file_and_line(work, capsys):
     assert (rc, err) == (2, "")  # the text report on stdout carries the error
     assert out == (
         "bad.yaml:3: error: cannot parse YAML: did not find expected ',' or ']'\n"
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
 
@@ -245,7 +245,7 @@ def test_yaml_error_goes_to_stderr_when_the_report_does_not(work, capsys):
         {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected ',' or ']'"}])
     assert err == (
         "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
 
@@ -258,7 +258,7 @@ def test_missing_file_exits_2_after_linting_the_others(work, capsys):
     assert lines[0] == "nope.yaml: error: no such file or directory"
     assert lines[1] == f"tp2.yaml:18: {SW104_TP2}"
     assert lines[-1] == (
-        "shardwise: 1 file read, 1 workload, 1 mandatory, 0 advisory finding, 0 suppressed — failed: 1 input "
+        "shardwise: 1 file read, 1 workload, 1 mandatory finding, 0 advisory findings, 0 suppressed — failed: 1 input "
         "error, 1 blocking finding at or above mandatory"
     )
 
@@ -278,7 +278,7 @@ def test_no_vllm_workload_is_a_note_not_an_error(work, capsys):
         metadata: {name: c}
         """)
     assert run(capsys, "lint", f) == (0, (
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 1 object of unknown kinds: ServiceAccount×1 — passed\n"
     ), "")
 
@@ -287,10 +287,10 @@ def test_empty_file_and_empty_directory_count_exactly(work, capsys):
     f = write(work / "empty.yaml", "")
     (work / "nothing").mkdir()
     assert run(capsys, "lint", f) == (0, (
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — passed\n"), "")
     assert run(capsys, "lint", "nothing") == (0, (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — passed\n"), "")
 
 
@@ -302,7 +302,7 @@ def test_unknown_model_is_one_advisory_finding_naming_the_line(work, capsys):
     assert out == (
         "unk.yaml:17: SW004 [advisory] shardwise does not know the model: 'acme/secret-model-13b' is not in the "
         "catalog; SW101, SW102, SW104, SW106, SW203 could not run on it (Deployment serving/mystery)\n"
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — passed\n"
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — passed\n"
     )
 
 
@@ -382,7 +382,7 @@ def test_skipped_kinds_in_summary(work, capsys):
     rc, out, _ = run(capsys, "lint", f)
     assert rc == 0
     assert out.splitlines()[-1] == (
-        "shardwise: 1 file read, 1 workload, 0 mandatory, 0 advisory findings, 0 suppressed; skipped 1 object of "
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 suppressed; skipped 1 object of "
         "unknown kinds: ServiceAccount×1 — passed"
     )
 
@@ -708,6 +708,22 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
                          "output_tokens_per_second": 1500.0}
 
 
+def test_plan_text_says_which_figure_of_what_a_replica_holds_is_which(capsys):
+    """README's plan: the table and the recommendation give what a TP4 replica holds beyond the error band (53);
+    SW106 in the same output compares central estimates (57 against the variant's 48), and says so with the 53."""
+    rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
+                     "--max-model-len", "8192", "--concurrency", "64", "--vllm-version", "0.11.0")
+    assert rc == 0
+    assert "(2 for the load, each holding 53, no headroom replica" in out
+    [sw106] = [line for line in out.splitlines() if "SW106" in line]
+    assert sw106 == (
+        "  SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, bf16); a 4-bit AWQ/GPTQ "
+        "variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 one-GPU replicas holding "
+        "48 sequences of 8,192 tokens (max_model_len) together: enough for the 32 a replica must hold (64 by "
+        "--concurrency over 2 replicas); the TP4×PP1 replica holds 57 (both central estimates; 53 beyond its error "
+        "band) (vLLM 0.11.0)")
+
+
 def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas, 80 % full (no
     headroom replica: 4 GPUs); one TP2 replica holds 19, 84 % full, so 1 + 1 (4 GPUs): the narrower engine is
@@ -924,7 +940,7 @@ def test_console_script_input_error_has_no_traceback(tmp_path):
     assert "Traceback" not in p.stderr
     assert p.stderr.splitlines() == [
         "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected node content",
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error",
     ]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,7 +103,7 @@ def lint(capsys: pytest.CaptureFixture[str], *argv: str, seconds: float = 30) ->
     return rc, errors, summary
 
 
-LINTED_ONE = "1 workload, 0 mandatory, 1 advisory finding"  # the good Deployment beside the hostile input
+LINTED_ONE = "1 workload, 0 mandatory findings, 1 advisory finding"  # the good Deployment beside the hostile input
 
 
 # ------------------------------------------------------------------ only regular files inside what was asked
@@ -376,7 +377,7 @@ def test_a_file_and_a_folder_the_user_may_not_read_are_errors_and_the_rest_is_li
     assert rc == 2
     assert errors == ["./secret.yaml: error: cannot read: Permission denied",
                       "./private: error: cannot read directory: Permission denied"]
-    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory, 1 advisory finding, 0 suppressed — failed: "
+    assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — failed: "
                        "2 input errors")
 
 
@@ -612,17 +613,61 @@ def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, caps
         f"run it from a directory that holds both: cd {top} && shardwise lint overlays/prod)"]
     # the folder was named: no hint to name it (given for kustomizations found by searching), the error says why
     assert summary == (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 1 file that is not an input: Kustomize file (not built: the input error "
         "says why)×1 — failed: 1 input error")
     put(top, "overlays/dev/kustomization.yaml", "resources:\n  - ../../base\n")
     monkeypatch.chdir(top)
-    rc, errors, summary = lint(capsys, "overlays")  # found by searching: skipped, with the hint
-    assert (rc, errors) == (0, []) and summary == (
-        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 0 advisory "
+    rc, errors, summary = lint(capsys, "overlays")  # found by searching: skipped, and nothing else read: exit 2
+    assert (rc, errors) == (2, [
+        "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+        "while searching a folder (or as .): overlays/dev (kustomization), overlays/prod (kustomization); to lint "
+        "them: shardwise lint overlays/dev overlays/prod"])
+    assert summary == (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 2 files that are not inputs: Kustomize file×2 (charts and kustomizations found by searching a "
         "folder are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -) "
-        "— passed")
+        "— failed: 1 input error")
+
+
+CHART = "apiVersion: v2\nname: NAME\nversion: 0.1.0\n"
+TEMPLATE = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n"
+
+
+def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, capsys, monkeypatch):
+    """A repository whose only inputs are charts (a subchart inside one) and a kustomization met while searching:
+    nothing is read, so the run is an input error naming the folders and the command that lints them, not a pass
+    over nothing; in the chart's own folder (`.` is never rendered) the command pipes helm template. A chart beside
+    a file that is read, and a repository with no vLLM and no chart, pass as before."""
+    put(repo, "charts/vllm/Chart.yaml", CHART.replace("NAME", "vllm"))
+    put(repo, "charts/vllm/values.yaml", "image: vllm/vllm-openai\n")
+    put(repo, "charts/vllm/templates/deploy.yaml", TEMPLATE)
+    put(repo, "charts/vllm/charts/redis/Chart.yaml", CHART.replace("NAME", "redis"))
+    put(repo, "charts/vllm/charts/redis/templates/sts.yaml", TEMPLATE)
+    put(repo, "charts/gw/Chart.yaml", CHART.replace("NAME", "gw"))
+    put(repo, "charts/gw/files/route.yaml", "kind: HTTPRoute\n")
+    put(repo, "deploy/overlays/prod/kustomization.yaml", "resources:\n  - github.com/example/base?ref=v1\n")
+    rc, errors, summary = lint(capsys, ".")
+    assert (rc, errors) == (2, [
+        "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+        "while searching a folder (or as .): charts/gw (Helm chart), charts/vllm (Helm chart), deploy/overlays/prod "
+        "(kustomization); to lint them: shardwise lint charts/gw charts/vllm deploy/overlays/prod"])
+    assert summary.endswith("— failed: 1 input error")
+    monkeypatch.chdir(repo / "charts" / "vllm")
+    rc, errors, _ = lint(capsys, ".")
+    monkeypatch.chdir(repo)
+    assert (rc, errors) == (2, [
+        "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+        "while searching a folder (or as .): . (Helm chart); to lint them: helm template . | shardwise lint -"])
+    put(repo, "deploy/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: serving\n")
+    rc, errors, summary = lint(capsys, ".")  # a file read: the charts are skipped with the summary's hint, as before
+    assert (rc, errors) == (0, []) and summary.startswith("shardwise: 1 file read, 0 workloads")
+    for sub in ("charts", "deploy/overlays"):
+        shutil.rmtree(repo / sub)
+    rc, errors, summary = lint(capsys, ".")  # no vLLM and no chart at all: passes
+    assert (rc, errors) == (0, []) and summary == (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
+        "findings, 0 suppressed — passed")
 
 
 # -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8

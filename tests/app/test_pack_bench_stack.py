@@ -6,6 +6,7 @@ description) that the pack of commit f08213b (pulumi-policy's servicer reading e
 each policy) reported for ``benchmarks/bench_pack.py``'s stack, in three requests: the engine's order
 (``Analyze`` of each resource, then ``AnalyzeStack``), ``AnalyzeStack`` again in the same process, and
 ``AnalyzeStack`` alone in a fresh process (no inputs seen: the security groups' computed rules fail closed).
+SW106's message has since said which of its figures are central estimates (newuser5); nothing else moved.
 The stack is the prod stack's resources in URN order, copied until there are 1,000: its last copy is cut
 short, so a node group there names subnets that are not in the stack (SW303, undecided and blocking).
 """

@@ -34,7 +34,7 @@ meta-llama/Llama-3.1-70B-Instruct for 64 sequences of 8,192 tokens at once (max_
       H200     H200-141GB        TP2             2            42         2     4  1 × p5en.48xlarge  $63.30        911 (est.)  $9.65 (est.)
       L40S           L40S  TP1 × PP8             8            62         2    16   2 × g6e.48xlarge  $60.26        128 (est.)  $65.23 (est.)
       A100      A100-40GB        TP8             8            53         2    16   2 × p4d.24xlarge  $43.92      1,147 (est.)  $5.32 (est.)
-  billed as whole instances at the on-demand price, on the smallest priced instance type with the GPU that holds one replica: H100, H200, L40S, A100
+  $/hour of H100, H200, L40S, A100: whole instances at the on-demand price, on the smallest priced instance type with the GPU that holds one replica
   tokens/s (est.): the decode estimate of one replica from the GPU's memory bandwidth, compute and links (docs/capacity-model.md), not a measurement; --output-tokens-per-second R for one
 cheapest for the declared load: A100 — 2 replicas of TP8 on 2 × p4d.24xlarge (the smallest priced instance type with the GPU that holds one replica), $43.92/hour on demand, $5.32 (est.) per million output tokens
 """
@@ -48,8 +48,8 @@ def test_instance_types_are_billed_as_named_and_json_says_the_same(capsys):
     rc, out, _ = run(capsys, *argv)
     assert rc == 0
     assert out.splitlines()[-3:] == [
-        "  billed as whole instances at the on-demand price, on the named instance type: p5.48xlarge, p4de.24xlarge, "
-        "g6e.12xlarge",
+        "  $/hour of p5.48xlarge, p4de.24xlarge, g6e.12xlarge: whole instances at the on-demand price, on the named "
+        "instance type",
         "  tokens/s (est.): the decode estimate of one replica from the GPU's memory bandwidth, compute and links "
         "(docs/capacity-model.md), not a measurement; --output-tokens-per-second R for one",
         "cheapest for the declared load: p4de.24xlarge — 2 replicas of TP4 on 1 × p4de.24xlarge (the named instance "
@@ -97,8 +97,8 @@ def test_no_price_says_why_and_no_load_compares_one_replica(capsys):
     assert lines[6:] == [
         "  MI300X: no price: the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)",
         "  GB200: no price: p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog",
-        "  billed as whole instances at the on-demand price, on the smallest priced instance type with the GPU that "
-        "holds one replica: H100, A100-80GB",
+        "  $/hour of H100, A100-80GB: whole instances at the on-demand price, on the smallest priced instance type "
+        "with the GPU that holds one replica",
         "  tokens/s (est.): the decode estimate of one replica from the GPU's memory bandwidth, compute and links "
         "(docs/capacity-model.md), not a measurement; --output-tokens-per-second R for one",
         "cheapest for one replica (no load declared: --concurrency C prices the replicas a load needs): A100-80GB — "

@@ -356,7 +356,7 @@ def test_the_stacks_lint_clean(monkeypatch, capsys):
         ([f"stacks/Pulumi.prod.yaml:{line('- name: llama-70b')}:", "SW106", "[advisory]"], True),
         ([f"stacks/Pulumi.prod.yaml:{line('- name: llama-405b')}:", "SW404", "[advisory]"], True),
     ]
-    assert lines[-1] == ("shardwise: 3 files read, 4 workloads, 0 mandatory, 0 advisory findings, 2 suppressed; "
+    assert lines[-1] == ("shardwise: 3 files read, 4 workloads, 0 mandatory findings, 0 advisory findings, 2 suppressed; "
                          "skipped 5 objects of unknown kinds: PodMonitor×4, PersistentVolumeClaim×1 — passed")
 
 

@@ -100,7 +100,7 @@ def test_summary_and_exit_code(report):
     }
     assert report.exit_code == 1
     assert report.summary_line() == (
-        "shardwise: 2 files read, 2 workloads, 1 mandatory, 2 advisory findings, 1 suppressed; "
+        "shardwise: 2 files read, 2 workloads, 1 mandatory finding, 2 advisory findings, 1 suppressed; "
         "skipped 3 objects of unknown kinds: ConfigMap×2, Secret×1 — failed: 1 blocking finding at or "
         "above mandatory"
     )
@@ -117,7 +117,7 @@ def test_only_suppressed_and_advisory_passes():
     r = Report([F_ADVISORY, F_SUPPRESSED], inv)
     assert r.exit_code == 0
     assert r.summary_line() == (
-        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory, 1 advisory "
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 1 advisory "
         "finding, 1 suppressed — passed"
     )
 
@@ -388,7 +388,7 @@ def test_input_errors_fail_the_run_with_exit_2(broken):
     assert (s["passed"], s["input_errors"], s["blocking"], s["excluded"]) == (False, 3, 1, 2)
     assert s["skipped_files"] == {"Helm values": 2, "Helm chart metadata": 1, "Kustomize file": 1}
     assert broken.summary_line() == (
-        "shardwise: 2 files read, 2 workloads, 1 mandatory, 2 advisory findings, 1 suppressed; skipped 3 objects of "
+        "shardwise: 2 files read, 2 workloads, 1 mandatory finding, 2 advisory findings, 1 suppressed; skipped 3 objects of "
         "unknown kinds: ConfigMap×2, Secret×1; skipped 4 files that are not inputs: Helm values×2, Helm chart "
         "metadata×1, Kustomize file×1 (charts and kustomizations found by searching a folder are not rendered: "
         "name their folder, or pipe helm template or kustomize build to shardwise lint -); excluded 2 paths — failed: 3 input errors, 1 blocking finding at or above "

@@ -107,7 +107,8 @@ EXTRA_FIXTURES = {
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
-              "native-multinode.yaml"},  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
+              "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
+              "configmap-flags.yaml"},  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},

@@ -73,6 +73,20 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
     return None
 
 
+def config_map_key(name: str, key: str) -> str | None:
+    """The value of ``key`` in ConfigMap ``name`` of the input being read, for an env variable set by
+    ``valueFrom.configMapKeyRef``: kubelet resolves it before it expands ``$(VAR)`` in the command, the
+    args and later env values. None when no ConfigMap of that name is in the input, when more than one is
+    (ambiguous, as for :func:`mounted_config`), or when it has no such string key: the variable stays
+    unknown."""
+    maps = _CONFIG_MAPS.get()
+    datas = (maps or {}).get(name, [])
+    if len(datas) != 1:
+        return None
+    value = datas[0].get(key)
+    return value if isinstance(value, str) else None
+
+
 def config_tokens(text: str) -> list[str] | None:
     """The flags vLLM reads from a ``--config`` YAML file (its FlexibleArgumentParser: ``key: value`` is
     ``--key value``, ``true`` a switch and ``false`` left out, a list its items, a mapping its JSON); None when

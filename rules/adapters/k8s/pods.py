@@ -39,7 +39,7 @@ from ...vllm.args import (
 from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
-from .configfile import config_tokens, mounted_config
+from .configfile import config_map_key, config_tokens, mounted_config
 from .fields import (
     as_list,
     as_map,
@@ -192,10 +192,15 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
         elif "valueFrom" in item:
             env[name] = UNKNOWN
             literal.pop(name, None)
-            unknown.add(name)
             ref = as_map(as_map(item.get("valueFrom")).get("configMapKeyRef"))
+            known = None
             if isinstance(ref.get("name"), str) and isinstance(ref.get("key"), str):
                 refs[name] = (ref["name"], ref["key"])
+                known = config_map_key(ref["name"], ref["key"])
+            if known is None:
+                unknown.add(name)
+            else:  # a ConfigMap of the input: $(NAME) in the args and later env values is its value, as kubelet does
+                literal[name] = known
         else:
             env[name] = ""
             literal[name] = ""

@@ -1,0 +1,113 @@
+"""Engine flags written as ``$(VAR)`` where ``VAR`` comes from ``valueFrom.configMapKeyRef`` of a ConfigMap in the
+same input (adapters/k8s/pods.py ``_env``, adapters/k8s/configfile.py ``config_map_key``).
+
+kubelet resolves each env entry, a ConfigMap key included, before it expands ``$(VAR)`` in the command and
+args (Kubernetes' "Define dependent environment variables"; kubelet makeEnvironmentVariables). The shape is
+ovh/public-cloud-examples' gpu-cluster-for-vllm-deployment-and-observability/vllm/vllm-deployment-2nodes.yaml
+(wide corpus batch 14): every engine flag is ``$(NAME)``, each from a key of ConfigMap ``vllm-config`` written
+above the Deployment in the same file. It was read as an unknown model, TP and gpu_memory_utilization. A
+ConfigMap that is not in the input, a key it lacks, or a name that two ConfigMaps of the input share leaves the
+value unknown, as before.
+"""
+
+from __future__ import annotations
+
+from shardwise.rules.adapters.k8s import load_kubernetes_text
+from shardwise.rules.model import UNKNOWN
+
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: vllm-config
+  namespace: NS
+data:
+  model_name: "Qwen/Qwen3-VL-8B-Instruct"
+  tensor_parallel_size: "2"
+  gpu_memory_utilization: "0.90"
+  max_model_len: "8192"
+"""
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: qwen3-vl
+  namespace: vllm
+spec:
+  selector:
+    matchLabels: {app: qwen3-vl}
+  template:
+    metadata:
+      labels: {app: qwen3-vl}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        command: [python3, -m, vllm.entrypoints.openai.api_server]
+        args:
+          - --model
+          - $(MODEL_NAME)
+          - --tensor-parallel-size
+          - $(TENSOR_PARALLEL_SIZE)
+          - --gpu-memory-utilization
+          - $(GPU_MEMORY_UTILIZATION)
+          - --max-model-len
+          - $(MAX_MODEL_LEN)
+        env:
+        - name: MODEL_NAME
+          valueFrom:
+            configMapKeyRef: {name: vllm-config, key: model_name}
+        - name: TENSOR_PARALLEL_SIZE
+          valueFrom:
+            configMapKeyRef: {name: vllm-config, key: tensor_parallel_size}
+        - name: GPU_MEMORY_UTILIZATION
+          valueFrom:
+            configMapKeyRef: {name: vllm-config, key: KEY}
+        - name: MAX_MODEL_LEN
+          valueFrom:
+            configMapKeyRef: {name: vllm-config, key: max_model_len}
+        - name: HUGGING_FACE_HUB_TOKEN
+          valueFrom:
+            secretKeyRef: {name: huggingface-secret, key: token}
+        resources:
+          limits:
+            nvidia.com/gpu: 2
+"""
+
+
+def _engine(text: str):
+    [g] = load_kubernetes_text(text, "vllm.yaml").groups
+    return g.engine
+
+
+def _deployment(key: str = "gpu_memory_utilization") -> str:
+    return DEPLOYMENT.replace("KEY", key)
+
+
+def test_flags_from_a_configmap_of_the_input_are_read():
+    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + _deployment())
+    assert (e.model, e.tensor_parallel_size, e.gpu_memory_utilization, e.max_model_len) == (
+        "Qwen/Qwen3-VL-8B-Instruct", 2, 0.9, 8192)
+
+
+def test_the_configmap_may_follow_the_workload():
+    e = _engine(_deployment() + "---\n" + CONFIG_MAP.replace("NS", "vllm"))
+    assert (e.model, e.tensor_parallel_size, e.max_model_len) == ("Qwen/Qwen3-VL-8B-Instruct", 2, 8192)
+
+
+def test_a_configmap_not_in_the_input_leaves_the_flags_unknown():
+    e = _engine(_deployment())
+    assert e.model is UNKNOWN and e.tensor_parallel_size is UNKNOWN and e.max_model_len is UNKNOWN
+
+
+def test_a_key_the_configmap_lacks_leaves_that_flag_unknown():
+    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + _deployment(key="gmu"))
+    assert e.gpu_memory_utilization is UNKNOWN
+    assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-VL-8B-Instruct", 2)
+
+
+def test_two_configmaps_of_that_name_leave_the_flags_unknown():
+    other = CONFIG_MAP.replace("NS", "staging").replace('"2"', '"4"')
+    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + other + "---\n" + _deployment())
+    assert e.tensor_parallel_size is UNKNOWN and e.model is UNKNOWN

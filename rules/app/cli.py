@@ -4,8 +4,8 @@ Exit codes: 0 clean, 1 blocking findings (or ``docs --check`` found stale pages,
 no layout without a mandatory finding), 2 usage or input error. ``lint`` never stops at an input
 error: it reads and lints everything else, writes every report asked for with the input errors in
 it (``file:line: error: message`` in text; stderr gets ``shardwise: error: file:line: message`` when no text
-report is on the terminal, and the blocking findings too when every report goes to a file), then exits 2. A usage error (a bad flag, a config file
-that cannot be read) stops before linting. Never a traceback.
+report is on the terminal, and the blocking findings too when every report goes to a file), then exits 2. A
+usage error (a bad flag, a config file that cannot be read) stops before linting. Never a traceback.
 
 Imports are lazy: this module loads nothing beyond what the interpreter has at import time (:mod:`argparse`,
 with :mod:`gettext` and :mod:`locale`, only when a command line needs parsing: not ``shardwise lint PATH...``
@@ -650,7 +650,7 @@ def _lint(args: argparse.Namespace) -> int:
         _err(message)
     if failed:
         return 2
-    if not text_on_stdout:  # no text report on the terminal: the input errors (and what blocks) and the verdict go to stderr
+    if not text_on_stdout:  # no text report on the terminal: the input errors, what blocks, the verdict to stderr
         for error in report.errors:
             _err(visible(str(error)))  # a newline in a file name starts no line of its own
         if not stdout_used:  # every report in a file: a CI log shows why the run failed without opening them

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from typing import Any
+
+from torch_terms import probe  # the same one-process probe runner (this folder is on the path when run)
 
 #: vLLM's default capture sizes when max_num_seqs is 256 (max_cudagraph_capture_size 512): 1, 2, 4, then steps of 8
 #: below 256 and of 16 from 256 (``config/vllm.py`` ``_set_cudagraph_sizes``, 0.11 - 0.22): 51 sizes
@@ -145,18 +145,6 @@ print(json.dumps(out))
 """
 
 
-def _probe(code: str, timeout: int) -> dict[str, Any]:
-    try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                              env=dict(os.environ))
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout} s"}
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        return {"error": said[-1][:400] if said else f"exit {done.returncode}"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", default="graph_terms.json")
@@ -172,9 +160,9 @@ def main(argv: list[str] | None = None) -> int:
                               "cuda": torch.version.cuda, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                               "shape": "Qwen2.5-7B (28 layers, hidden 3584, MLP 18944, 28/4 heads of 128), bf16"}
     print(f"graph_terms: {result['gpu']}, torch {result['torch']}", flush=True)
-    result["graphs"] = _probe(_GRAPH_PROBE.replace("SIZES", repr(json.dumps(CAPTURE_SIZES))), args.timeout)
+    result["graphs"] = probe(_GRAPH_PROBE.replace("SIZES", repr(json.dumps(CAPTURE_SIZES))), timeout=args.timeout)
     print(json.dumps(result["graphs"], indent=1), flush=True)
-    result["compile"] = _probe(_COMPILE_PROBE, args.timeout)
+    result["compile"] = probe(_COMPILE_PROBE, timeout=args.timeout)
     print(json.dumps(result["compile"], indent=1), flush=True)
     result["seconds"] = round(time.time() - t0, 1)
     with open(args.out, "w") as fh:

@@ -207,7 +207,7 @@ dist.destroy_process_group()
 """
 
 
-def _probe(code: str, env: dict[str, str] | None = None, timeout: int = 120) -> dict[str, Any]:
+def probe(code: str, env: dict[str, str] | None = None, timeout: int = 120) -> dict[str, Any]:
     try:
         done = subprocess.run(
             [sys.executable, "-c", code],
@@ -248,12 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch_terms: {result['gpu']}, torch {result['torch']}, CUDA {result['cuda']}", flush=True)
     print("context and kernels outside torch's allocator:", flush=True)
     result["outside_torch"] = {
-        "lazy": _probe(_CONTEXT_PROBE),
-        "eager_module_loading": _probe(_CONTEXT_PROBE, {"CUDA_MODULE_LOADING": "EAGER"}),
+        "lazy": probe(_CONTEXT_PROBE),
+        "eager_module_loading": probe(_CONTEXT_PROBE, {"CUDA_MODULE_LOADING": "EAGER"}),
     }
     print(json.dumps(result["outside_torch"], indent=1), flush=True)
     print("NCCL, one rank:", flush=True)
-    result["nccl_one_rank"] = _probe(_NCCL_PROBE, timeout=90)
+    result["nccl_one_rank"] = probe(_NCCL_PROBE, timeout=90)
     print(json.dumps(result["nccl_one_rank"]), flush=True)
     vocabs = dict(list(VOCABS.items())[:2]) if args.quick else VOCABS
     rows = (1, 64, 128, 256, 1024) if args.quick else ROWS

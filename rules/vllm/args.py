@@ -96,15 +96,19 @@ _FLAGS: dict[str, tuple[str, str]] = {
 }
 
 #: Flags the capacity model reads whose values vLLM's argparse restricts to a list (``choices``), each with every
-#: value some release takes (vLLM 0.6.6.post1 to 0.25.1: the ``choices`` of engine/arg_utils.py in 0.6.6, then the
-#: ``Literal`` types ModelDType, CacheDType, RunnerOption/RunnerType and MMEncoderTPMode of vllm/config). A value no
+#: value some release takes (vLLM 0.6.6.post1 to 0.34.0: the ``choices`` of engine/arg_utils.py in 0.6.6, then the
+#: ``Literal`` types ModelDType, CacheDType, RunnerOption/RunnerType and MMEncoderTPMode of vllm/config; 0.33.0 and
+#: 0.34.0 add six KV cache dtypes and let a platform plugin register more, checked when the attention backend is
+#: chosen, so a plugin's own dtype is refused here until it is listed). A value no
 #: release takes makes vLLM exit at start-up; read as the default it would size a server that never starts, so it is
 #: an input error. Compared without case: what vLLM refuses only for its case is read as meant.
 _CHOICES: dict[str, tuple[str, ...]] = {
     "dtype": ("auto", "half", "float16", "bfloat16", "float", "float32"),
     "kv-cache-dtype": ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
                        "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
-                       "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4"),
+                       "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4",
+                       "nvfp4_ds_mla", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit",
+                       "nvfp4_4over6"),
     "runner": ("auto", "generate", "pooling", "draft"),
     "mm-encoder-tp-mode": ("weights", "data"),
 }

@@ -491,7 +491,8 @@ def test_a_word_vllm_exits_on_is_a_crash_and_the_setting_it_was_meant_for_is_unk
     ("--dtype", "bf16", "auto, half, float16, bfloat16, float, float32"),  # the catalog's word, not vLLM's
     ("--kv-cache-dtype", "fp9", "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, "
      "turboquant_k8v4, turboquant_4bit_nc, turboquant_k3v4_nc, turboquant_3bit_nc, int4_per_token_head, "
-     "int8_per_token_head, fp8_per_token_head, nvfp4"),
+     "int8_per_token_head, fp8_per_token_head, nvfp4, nvfp4_ds_mla, octave_k3v4, octave_k3v3, octave_k3v3_compact, "
+     "ultraquant_4bit, nvfp4_4over6"),
     ("--runner", "bogus", "auto, generate, pooling, draft"),
     ("--mm-encoder-tp-mode", "x", "weights, data"),
 ])
@@ -508,6 +509,7 @@ def test_a_value_no_vllm_release_takes_is_an_input_error_not_the_default(flag, v
     (["--dtype", "BFloat16"], "dtype", "BFloat16"),
     (["--dtype=half"], "dtype", "half"),
     (["--kv-cache-dtype", "fp8_e4m3"], "kv_cache_dtype", "fp8_e4m3"),
+    (["--kv-cache-dtype", "octave_k3v4"], "kv_cache_dtype", "octave_k3v4"),  # CacheDType of 0.33.0 and 0.34.0
     (["--dtype", "$(DTYPE)"], "dtype", UNKNOWN),  # not known yet: undecided, never refused
 ])
 def test_a_value_some_release_takes_is_read(words, field, value):

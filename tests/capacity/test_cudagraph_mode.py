@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from manifest_settings import engine_settings_for
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
@@ -64,29 +65,8 @@ def test_the_mode_is_read_from_the_compilation_config(config, expected):
 
 
 def test_a_manifest_flag_reaches_the_engine_settings(tmp_path):
-    from shardwise.rules.adapters import load_inputs
-    from shardwise.rules.capacity.group import engine_settings
-
     def settings(flags: str):
-        path = tmp_path / "deploy.yaml"
-        path.write_text(f"""\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: qwen}}
-spec:
-  selector: {{matchLabels: {{app: qwen}}}}
-  template:
-    metadata: {{labels: {{app: qwen}}}}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.22.0
-          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"{flags}]
-          resources:
-            limits: {{nvidia.com/gpu: 1}}
-""")
-        [g] = load_inputs([str(path)]).groups
-        return engine_settings(g)
+        return engine_settings_for(tmp_path, 'v0.22.0', '"--model", "Qwen/Qwen2.5-7B-Instruct"', flags)
 
     assert settings(', "--compilation-config", "{\\"cudagraph_mode\\":\\"PIECEWISE\\"}"').cudagraph_mode == "PIECEWISE"
     assert settings(', "-O3"').cudagraph_mode is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from manifest_settings import engine_settings_for
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import find_model
 from shardwise.rules.vllm import kv_layout
@@ -68,29 +69,8 @@ def test_releases_before_the_cache_modes_and_the_default_keep_one_block():
 
 
 def test_a_manifest_flag_reaches_the_engine_settings(tmp_path):
-    from shardwise.rules.adapters import load_inputs
-    from shardwise.rules.capacity.group import engine_settings
-
     def settings(flags: str):
-        path = tmp_path / "deploy.yaml"
-        path.write_text(f"""\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: qwen}}
-spec:
-  selector: {{matchLabels: {{app: qwen}}}}
-  template:
-    metadata: {{labels: {{app: qwen}}}}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.27.1
-          args: ["--model", "Qwen/Qwen3.6-27B-FP8", "--max-model-len", "4096"{flags}]
-          resources:
-            limits: {{nvidia.com/gpu: 1}}
-""")
-        [g] = load_inputs([str(path)]).groups
-        return engine_settings(g)
+        return engine_settings_for(tmp_path, 'v0.27.1', '"--model", "Qwen/Qwen3.6-27B-FP8", "--max-model-len", "4096"', flags)
 
     assert settings(', "--enable-prefix-caching"').enable_prefix_caching is True
     assert settings(', "--no-enable-prefix-caching"').enable_prefix_caching is False

@@ -25,6 +25,7 @@ from shardwise.rules.vllm.versions import resolve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "capacity"))
 import startup_logs  # noqa: E402
+from manifest_settings import engine_settings_for
 
 GIB = 1024**3
 GB10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1)
@@ -123,29 +124,8 @@ def test_num_speculative_tokens_is_read_from_the_speculative_config(config, expe
 
 
 def test_a_manifest_flag_reaches_the_engine_settings(tmp_path):
-    from shardwise.rules.adapters import load_inputs
-    from shardwise.rules.capacity.group import engine_settings
-
     def settings(flags: str):
-        path = tmp_path / "deploy.yaml"
-        path.write_text(f"""\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: qwen}}
-spec:
-  selector: {{matchLabels: {{app: qwen}}}}
-  template:
-    metadata: {{labels: {{app: qwen}}}}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.25.1
-          args: ["--model", "Qwen/Qwen3.6-35B-A3B", "--max-model-len", "8192"{flags}]
-          resources:
-            limits: {{nvidia.com/gpu: 1}}
-""")
-        [g] = load_inputs([str(path)]).groups
-        return engine_settings(g)
+        return engine_settings_for(tmp_path, 'v0.25.1', '"--model", "Qwen/Qwen3.6-35B-A3B", "--max-model-len", "8192"', flags)
 
     spec = settings(', "--speculative-config", "{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": 3}"')
     assert (spec.speculative_method, spec.speculative_tokens) == ("mtp", 3)

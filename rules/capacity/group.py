@@ -36,7 +36,7 @@ from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
-from ..vllm.support import cudagraph_mode, speculative_method, speculative_tokens
+from ..vllm.support import cudagraph_mode, json_object, speculative_method, speculative_tokens
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
@@ -288,20 +288,6 @@ def _prefix_caching(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _json_object(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, dict):
-        return value
-    if not isinstance(value, str):
-        return None
-    import json  # only an engine argument given as JSON text (start-up time)
-
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
-
-
 def _count(value: Any) -> int | None:
     if isinstance(value, dict):  # 0.11+: {"count": N, ...} with media options
         value = value.get("count")
@@ -322,7 +308,7 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     the older ``image=1,video=0``. A value that is not one of these (an unresolved ``$(VAR)``) is left to the
     defaults. ``--mm-encoder-tp-mode data`` keeps the encoder's weights whole on every tensor-parallel rank."""
     out: dict[str, Any] = {}
-    kwargs = dict(_json_object(extra.get("mm_processor_kwargs")) or {})
+    kwargs = dict(json_object(extra.get("mm_processor_kwargs")) or {})
     for key, value in extra.items():
         if key.startswith("mm_processor_kwargs."):
             kwargs[key.split(".", 1)[1]] = value
@@ -333,7 +319,7 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     if pixels is not None and pixels > 0:
         out["mm_max_pixels"] = pixels
     raw = extra.get("limit_mm_per_prompt")
-    limits: dict[str, Any] = dict(_json_object(raw) or {})
+    limits: dict[str, Any] = dict(json_object(raw) or {})
     if not limits and isinstance(raw, str) and "=" in raw:
         for part in raw.split(","):
             name, _, value = part.partition("=")

@@ -94,32 +94,33 @@ MTP_METHODS = frozenset({
 })
 
 
+def json_object(value: Any) -> dict[str, Any] | None:
+    """An engine argument that takes a JSON object (``--speculative-config``, ``--compilation-config``,
+    ``--mm-processor-kwargs``...) as a dict: the dict given, or the JSON text's object; None when it is neither."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        return None
+    import json  # only an engine argument given as JSON text (start-up time)
+
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
 def speculative_method(config: Any) -> str | None:
     """The ``method`` of a ``--speculative-config`` value (JSON text or a dict), or None when it names none or
     cannot be read."""
-    if isinstance(config, str):
-        import json  # only a JSON text to read (start-up time)
-
-        try:
-            config = json.loads(config)
-        except ValueError:
-            return None
-    if isinstance(config, dict) and isinstance(config.get("method"), str):
-        return str(config["method"])
-    return None
+    method = (json_object(config) or {}).get("method")
+    return method if isinstance(method, str) else None
 
 
 def speculative_tokens(config: Any) -> int | None:
     """The ``num_speculative_tokens`` of a ``--speculative-config`` value (JSON text or a dict), or None when it
     gives none (vLLM then takes an MTP head's ``n_predict``, ``config/speculative.py``) or cannot be read."""
-    if isinstance(config, str):
-        import json  # only a JSON text to read (start-up time)
-
-        try:
-            config = json.loads(config)
-        except ValueError:
-            return None
-    n = config.get("num_speculative_tokens") if isinstance(config, dict) else None
+    n = (json_object(config) or {}).get("num_speculative_tokens")
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
 
 
@@ -127,14 +128,7 @@ def cudagraph_mode(config: Any) -> str | None:
     """The ``cudagraph_mode`` of a ``--compilation-config`` value (JSON text or a dict), upper-cased (``NONE``,
     ``PIECEWISE``, ``FULL``, ``FULL_DECODE_ONLY``, ``FULL_AND_PIECEWISE``), or None when it names none (``-O3``, an
     optimisation level) or cannot be read."""
-    if isinstance(config, str):
-        import json  # only a JSON text to read (start-up time)
-
-        try:
-            config = json.loads(config)
-        except ValueError:
-            return None
-    mode = config.get("cudagraph_mode") if isinstance(config, dict) else None
+    mode = (json_object(config) or {}).get("cudagraph_mode")
     return mode.strip().upper() if isinstance(mode, str) and mode.strip() else None
 
 

@@ -233,7 +233,8 @@ def test_the_thirteenth_set_asks_what_the_others_do_not():
     B300 with EAGLE3 and INT4 on MI300X and MI355X, GLM-4.5 FP8 on H200, MiniMax-M2.5 on MI300X) and SkyPilot's tasks
     (Llama 4 Maverick FP8 over two 8 x H100 nodes with Ray, Qwen2.5-72B on A100 80GB and 40GB, Qwen2.5-7B on one L4 and
     one A10G at 1,024 tokens), none of them an earlier request nor from a document an earlier set cites, committed
-    before plan was scored on them."""
+    before plan was scored on them. Blind: 13 of 14 right (sky-qwen25-7b-a10g-p95-1k got TP1 × PP2: V0's lowered
+    length was the longest that starts, not the longest with room; fixed in plan._fitted)."""
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
                               plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
                               plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12)

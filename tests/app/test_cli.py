@@ -866,6 +866,31 @@ def test_plan_absurd_numbers(capsys, flag, value, message):
     assert err.splitlines()[-1] == f"shardwise plan: error: {message}"
 
 
+@pytest.mark.parametrize(("argv", "last"), [
+    (["lint", ".", "--fail-on", "warning"],
+     "shardwise lint: error: argument --fail-on: invalid choice 'warning'; expected one of advisory, mandatory"),
+    (["lnt", "."], "shardwise: error: argument COMMAND: invalid choice 'lnt'; expected one of lint, diff, plan, rules, "
+                   "explain, policy-pack-dir, docs"),
+    (["plan", "--model", "m", "--dtype", "it's"],
+     "shardwise plan: error: argument --dtype: invalid choice 'it's'; expected one of auto, bfloat16, float16, float32"),
+    (["plan", "--model", "m", "--kv-cache-dtype", "a\x1bb\nc"],
+     "shardwise plan: error: argument --kv-cache-dtype: invalid choice 'a\\x1bb\\nc'; expected one of auto, fp8"),
+    (["lint", ".", "--jobs", "x\udcff"],
+     "shardwise lint: error: argument --jobs/-j: must be an integer from 1 to 256, got 'x\\xff'"),
+    (["rules", "--format", "\udcff"],
+     "shardwise rules: error: argument --format: invalid choice '\\xff'; expected one of text, json, markdown"),
+    (["lint", "--fail-on"], "shardwise lint: error: argument --fail-on: expected one argument"),
+])
+def test_usage_errors_quote_what_was_typed_plainly(capsys, argv, last):
+    """argparse's own errors (a choice, a command) quoted the value with Python's repr (``invalid choice: 'x'
+    (choose from 'advisory', 'mandatory')``, ``"it's"``, ``'\\udcff'``) and wrote a control character raw; they now
+    read as shardwise's own: the value in plain quotes, the choices as a list, escapes as the reports write them."""
+    rc, out, err = run(capsys, *argv)
+    assert (rc, out) == (2, "")
+    assert err.startswith("usage: shardwise")
+    assert err.splitlines()[-1] == last
+
+
 @pytest.mark.parametrize(("value", "tokens"), [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("32768", 32768)])
 def test_plan_reads_max_model_len_as_vllm_does(capsys, value, tokens):
     """vLLM reads --max-model-len with human_readable_int (32k, 32K) and so does lint: plan takes what both take."""

@@ -148,3 +148,22 @@ def test_a_manifest_serving_an_lfm2_model_is_decided(tmp_path, model_id):
     mine = [f for f in lint(tmp_path, deployment(model_id, 1)) if f.subject == "Deployment llm/server"]
     assert not [f for f in mine if f.code == "SW004" or f.undecided], model_id
     assert not [f for f in mine if f.code.startswith("SW1") and f.level == "mandatory"], model_id
+
+
+def test_qwen38_27b_is_qwen36_27b_as_vllms_recipe_describes_it():
+    m = find_model("Qwen/Qwen3.8-27B")
+    base = find_model("Qwen/Qwen3.6-27B")
+    assert m.extra["inherits"] == "Qwen/Qwen3.6-27B"
+    assert (m.params, m.vision_params, m.num_hidden_layers, m.num_attention_heads, m.max_position_embeddings) == (
+        base.params, base.vision_params, 64, 24, 262_144)
+    # the recipe's 51.7 GiB of BF16 weights: the decoder, the vision tower and the 1-layer MTP head (424,699,392)
+    assert round((m.params + 424_699_392) * 2 / 2**30, 1) == 51.7
+    # 16 full-attention layers of 4 KV heads x 256 cache keys and values; the 48 Gated DeltaNet layers a state
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 16 * 4 * 256 * 2 * 2 == 65_536
+    assert kv_layout.unmodelled_reason(m) == ""
+
+
+@pytest.mark.parametrize("model_id", ["Qwen/Qwen3.8-27B"])
+def test_a_manifest_serving_qwen38_27b_on_two_gpus_is_decided(tmp_path, model_id):
+    mine = [f for f in lint(tmp_path, deployment(model_id, 2)) if f.subject == "Deployment llm/server"]
+    assert not [f for f in mine if f.code == "SW004" or f.undecided], [f.code for f in mine]

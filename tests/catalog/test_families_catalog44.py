@@ -167,3 +167,14 @@ def test_qwen38_27b_is_qwen36_27b_as_vllms_recipe_describes_it():
 def test_a_manifest_serving_qwen38_27b_on_two_gpus_is_decided(tmp_path, model_id):
     mine = [f for f in lint(tmp_path, deployment(model_id, 2)) if f.subject == "Deployment llm/server"]
     assert not [f for f in mine if f.code == "SW004" or f.undecided], [f.code for f in mine]
+
+
+def test_a_taught_lfm2_config_splits_its_layers_by_pipeline_stage():
+    taught = shape_from_config(LFM2_12B, model_id="lfm2", source="config.json")
+    # PP2 gives layers 0-7 (attention at 2 and 5) and 8-15 (attention at 8, 10, 12, 14) to the two stages
+    first, second = (kv_layout.layout(taught, 1, 2, 2, stage=s).types for s in (0, 1))
+    assert [(t.kind, t.layers) for t in first] == [("full", 2), ("state", 6)]
+    assert [(t.kind, t.layers) for t in second] == [("full", 4), ("state", 4)]
+    # the conv state (8,192 bytes) fits a 16-token attention page of one layer (16 x 2,048): the block stays 16
+    sized = sizing.size_replica(taught, 22.03, vllm_version="0.34.0", max_model_len=32_768)
+    assert (sized.block_size, sized.hybrid_kv) == (16, True)

@@ -630,7 +630,8 @@ def _cfg_int(model: ModelShape, key: str) -> int | None:
 
 
 def moe_layers(model: ModelShape) -> int:
-    """Layers whose MLP is a mixture of experts (DeepSeek's first dense layers, Llama 4's interleaving)."""
+    """Layers whose MLP is a mixture of experts (DeepSeek's first dense layers, LFM2-MoE's ``num_dense_layers``,
+    Llama 4's interleaving)."""
     if model.moe is None:
         return 0
     n = model.num_hidden_layers
@@ -644,7 +645,8 @@ def moe_layers(model: ModelShape) -> int:
         pattern = layer_pattern(model.hf_config)
     if pattern:  # Nemotron-H: the MoE blocks its pattern spells "E"
         return pattern.count("E")
-    dense = _cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index") or 0  # ERNIE 4.5
+    dense = (_cfg_int(model, "first_k_dense_replace") or _cfg_int(model, "moe_layer_start_index")  # ERNIE 4.5
+             or _cfg_int(model, "num_dense_layers") or 0)  # LFM2-MoE
     step = _cfg_int(model, "interleave_moe_layer_step") or _cfg_int(model, "decoder_sparse_step") or 1
     only = _cfg(model, "mlp_only_layers")
     count = len(range(dense, n)) if step <= 1 else len([i for i in range(n) if (i + 1) % step == 0])
@@ -673,7 +675,8 @@ def expert_params(model: ModelShape) -> int:
 
 
 _MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
-                   "moe_layer_start_index", "expert_layer_period", "hybrid_override_pattern", "layers_block_type")
+                   "moe_layer_start_index", "expert_layer_period", "hybrid_override_pattern", "layers_block_type",
+                   "num_dense_layers")
 
 
 def _nemotron_h(model: ModelShape) -> bool:

@@ -151,6 +151,11 @@ HF_CONFIG_KEYS = frozenset({
     "linear_attn_config",
     # Llama-Nemotron (DeciLM, NAS): each layer's attention (or none) and MLP width
     "block_configs",
+    # LFM2 / LFM2.5 (Liquid AI): the short-convolution layers' state per request (kv_layout.short_conv_state_bytes),
+    # the first layers' dense MLP of the MoE variant
+    "conv_L_cache", "conv_dim", "num_dense_layers",
+    # and the keys its dense MLP width is computed from (the shape's intermediate_size is the width vLLM builds)
+    "block_ff_dim", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier", "block_multiple_of",
 })
 
 
@@ -209,7 +214,51 @@ def text_config(config: dict[str, Any]) -> dict[str, Any]:
         merged["tie_word_embeddings"] = model_type.startswith("gemma")
     if model_type in _HUNYUAN:
         merged = _hunyuan(merged)
+    if model_type in _LFM2:
+        merged = _lfm2_config(merged)
     return merged
+
+
+#: Liquid AI's LFM2 / LFM2.5 (``Lfm2ForCausalLM``) and LFM2-MoE (``Lfm2MoeForCausalLM``): short-convolution layers
+#: between grouped-query attention layers.
+_LFM2 = frozenset({"lfm2", "lfm2_moe"})
+
+
+def _lfm2_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """An LFM2 config.json read the way transformers' ``Lfm2Config`` / ``Lfm2MoeConfig`` and vLLM's ``lfm2.py`` /
+    ``lfm2_moe.py`` (0.34.0) read it.
+
+    ``layer_types`` from ``full_attn_idxs`` where the config lists only those (the first LFM2 checkpoints):
+    ``full_attention`` at the listed indices, ``conv`` elsewhere. vLLM ties the LM head to the embeddings whatever
+    the config says (``lm_head.tie_weights``). The dense model's MLP width is ``block_ff_dim`` (else
+    ``intermediate_size``) and, with ``block_auto_adjust_ff_dim`` (default true), vLLM's ``Lfm2MLP`` makes it
+    ``int(2 w / 3)``, times ``block_ffn_dim_multiplier`` (default 1.0, ``int``), rounded up to ``block_multiple_of``
+    (default 256): LFM2-1.2B's 12288 serves as 8192; the MoE model's dense MLP takes ``intermediate_size`` as it is.
+    The width the config gives is kept as ``block_ff_dim`` (transformers reads that key first), so a config rebuilt
+    from the shape's ``hf_config`` and its served ``intermediate_size`` is adjusted once, not twice.
+    """
+    out = dict(cfg)
+    layers = _int(out, "num_hidden_layers")
+    idxs = out.get("full_attn_idxs")
+    if not isinstance(out.get("layer_types"), list) and layers:
+        attn = set(idxs) if isinstance(idxs, list) else set(range(layers))
+        out["layer_types"] = ["full_attention" if i in attn else "conv" for i in range(layers)]
+    out["tie_word_embeddings"] = True
+    out.setdefault("conv_L_cache", 3)
+    out.setdefault("max_position_embeddings", 128_000)
+    if out.get("model_type") == "lfm2":
+        width = _int(out, "block_ff_dim", "intermediate_size")
+        if width:
+            out["block_ff_dim"] = width
+            if out.get("block_auto_adjust_ff_dim", True):
+                width = int(2 * width / 3)
+                multiplier = out.get("block_ffn_dim_multiplier", 1.0)
+                if isinstance(multiplier, (int, float)) and not isinstance(multiplier, bool):
+                    width = int(multiplier * width)
+                multiple = _int(out, "block_multiple_of") or 256
+                width = multiple * ((width + multiple - 1) // multiple)
+            out["intermediate_size"] = width
+    return out
 
 
 #: Hunyuan-A13B's config.json: ``model_type`` "hunyuan" in the release repository, "hunyuan_v1_moe" in transformers.
@@ -680,7 +729,41 @@ def _nemotron_nas(cfg: dict[str, Any], req: dict[str, int]) -> int:
     return req["vocab_size"] * h * (1 if cfg.get("tie_word_embeddings") else 2) + layers + h
 
 
+def _lfm2(cfg: dict[str, Any], req: dict[str, int]) -> int:
+    """LFM2 / LFM2.5 and LFM2-MoE as vLLM's ``lfm2.py`` and ``lfm2_moe.py`` (0.34.0) hold them.
+
+    Tied embeddings and a final RMSNorm of h; per layer two RMSNorms of h and, as ``layer_types`` says, either
+    attention (q, k, v, out without biases, q and k RMSNorms of one head) or a short convolution (``ShortConv``:
+    ``in_proj`` h x 3 ``conv_dim``, a depthwise conv of ``conv_L_cache`` taps per channel and ``out_proj``
+    ``conv_dim`` x h, biases only with ``conv_bias``); then a SwiGLU MLP 3 h x ``intermediate_size`` (the dense
+    model's width as :func:`_lfm2_config` adjusts it), or in LFM2-MoE from layer ``num_dense_layers`` on, a router
+    h x E, its ``e_score_correction_bias`` (E, with ``use_expert_bias``) and E SwiGLU experts of
+    ``moe_intermediate_size``."""
+    h, layers, vocab = req["hidden_size"], req["num_hidden_layers"], req["vocab_size"]
+    heads, kv = req["num_attention_heads"], kv_heads_of(cfg, req["num_attention_heads"])
+    head_dim = _int(cfg, "head_dim") or h // heads
+    attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h + 2 * head_dim
+    dim = _int(cfg, "conv_dim") or h
+    bias = bool(cfg.get("conv_bias"))
+    conv = h * 3 * dim + dim * (_int(cfg, "conv_L_cache") or 3) + dim * h + ((3 * dim + dim + h) if bias else 0)
+    dense = 3 * h * (_int(cfg, "intermediate_size") or 0)
+    dense_layers = layers
+    moe_layer = 0
+    if cfg.get("model_type") == "lfm2_moe":
+        experts = _int(cfg, "num_experts") or 0
+        dense_layers = min(_int(cfg, "num_dense_layers") or 0, layers)
+        moe_layer = h * experts + experts * 3 * h * (_int(cfg, "moe_intermediate_size") or 0)
+        moe_layer += experts if cfg.get("use_expert_bias", True) else 0
+    types = cfg.get("layer_types")
+    if not isinstance(types, list) or len(types) != layers:
+        raise KeyError("layer_types")
+    mixers = sum(attention if t == "full_attention" else conv for t in types)
+    return vocab * h + mixers + dense_layers * dense + (layers - dense_layers) * moe_layer + layers * 2 * h + h
+
+
 def _derive(cfg: dict[str, Any]) -> int:
+    if cfg.get("model_type") in _LFM2:
+        return _lfm2(cfg, required(cfg))
     if nas_blocks(cfg) is not None:
         return _nemotron_nas(cfg, required(cfg))
     if cfg.get("model_type") == "kimi_linear":

@@ -13,7 +13,8 @@ vLLM's model implementations read them:
   ``linear_attention``, ``full_attention_interval``; Mamba2 layers of Nemotron-H's
   ``hybrid_override_pattern`` ``M`` and Granite 4.0-H's ``layer_types`` ``mamba``; Jamba's Mamba1 layers, all but
   every ``attn_layer_period``-th from ``attn_layer_offset``; Kimi Linear's KDA layers,
-  ``linear_attn_config.kda_layers``, between MLA layers): a constant state per request
+  ``linear_attn_config.kda_layers``, between MLA layers; LFM2's short convolutions, ``layer_types`` entries
+  ``conv``): a constant state per request
   (``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``);
 * layers with no attention at all (Nemotron-H's MLP ``-`` and MoE ``E`` blocks, Llama-Nemotron's
   ``block_configs`` entries whose ``attention.no_op`` is true, :mod:`.nas`) and layers that read another
@@ -114,7 +115,8 @@ def _int(cfg: dict[str, object], key: str) -> int | None:
 
 
 _SLIDING = frozenset({"sliding_attention", "sliding", "local", "local_attention"})
-_STATE = frozenset({"linear_attention", "mamba", "linear", "mamba2", "gated_deltanet", "deltanet"})
+#: "conv": LFM2's short-convolution layers (their conv state, :func:`short_conv_state_bytes`)
+_STATE = frozenset({"linear_attention", "mamba", "linear", "mamba2", "gated_deltanet", "deltanet", "conv"})
 _CHUNKED = frozenset({"chunked_attention", "chunked_local_attention"})
 _FULL = frozenset({"full_attention", "full", "global", "global_attention", "attention"})
 _NO_CACHE = frozenset({"mlp", "moe"})  # Nemotron-H's layers_block_type entries without a mixer that caches
@@ -286,6 +288,8 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int 
     cfg = model.hf_config
     if _kda_layers(cfg) is not None:
         return kda_state_bytes(model, tp, dtype_bytes)
+    if "conv_L_cache" in cfg:
+        return short_conv_state_bytes(model, tp, dtype_bytes)
     if str(cfg.get("model_type") or model.extra.get("model_type") or "") == "jamba":
         return mamba1_state_bytes(model, tp, dtype_bytes)
     if _is_mamba(cfg):
@@ -340,6 +344,19 @@ def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
     ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
     return conv + ssm
+
+
+def short_conv_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+    """One LFM2 short-convolution layer's state per request on one GPU, as vLLM sizes it
+    (``MambaStateShapeCalculator.short_conv_state_shape`` in ``model_executor/layers/mamba/mamba_utils.py``, called by
+    ``get_mamba_state_shape_from_config`` in ``models/lfm2.py`` with ``conv_dim`` and in ``models/lfm2_moe.py`` with
+    ``hidden_size``, 0.34.0): a conv state of ``(conv_L_cache - 1) × width / TP`` values in the model dtype
+    (``short_conv_state_dtype``: ``mamba_cache_dtype`` "auto"), nothing else; neither model passes the draft tokens
+    (``num_spec`` stays 0). LFM2-1.2B: 2 × 2048 × 2 = 8,192 bytes a layer."""
+    cfg = model.hf_config
+    moe = str(cfg.get("model_type") or model.extra.get("model_type") or "") == "lfm2_moe"
+    width = model.hidden_size if moe else (_int(cfg, "conv_dim") or model.hidden_size)
+    return ((_int(cfg, "conv_L_cache") or 3) - 1) * (width // tp) * dtype_bytes
 
 
 def mamba1_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:

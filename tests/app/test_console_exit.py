@@ -53,3 +53,16 @@ def test_console_main_leaves_a_live_thread_to_the_interpreter(tmp_path):
              ".start()\n")
     p = _run(["lint", str(PASS)], "console_main", str(tmp_path), extra)
     assert (p.returncode, p.stdout.splitlines()[-1]) == (1, "thread done")
+
+
+def test_console_main_keeps_the_report_to_the_end_and_main_does_not(tmp_path):
+    """The console script keeps the lint's report alive until the process ends (it ends by ``os._exit``, so freeing
+    the inventory object by object is work for nothing: about 0.03 s of CPU after 2,000 files); an in-process
+    :func:`main` keeps nothing."""
+    extra = ("import atexit\nimport shardwise.rules.app.cli as cli\n"
+             "atexit.register(lambda: print([type(x).__name__ for x in cli._KEPT or ()], flush=True))\n")
+    args = ["lint", str(FAIL), "--format", "json", "--output", str(tmp_path / "out.json")]
+    p = _run(args, "console_main", str(tmp_path), extra)
+    assert (p.returncode, p.stdout) == (1, "['Report']\n")
+    p = _run(args, "main", str(tmp_path), extra)
+    assert (p.returncode, p.stdout) == (1, "[]\n")

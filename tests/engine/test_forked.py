@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,64 @@ def test_pieces_arrive_in_order_and_what_they_share_stays_shared():
     child = got[1]
     assert child[0]["where"] is child[2]["where"]  # one object on the way back, as it was one object there
     assert [p["names"][0] for p in child] == ["w1-0", "w1-1", "w1-2"]
+
+
+@needs_fork
+def test_the_childs_pieces_are_loaded_while_this_share_is_still_working(tmp_path, monkeypatch):
+    """The parent loads each piece a child has sent between the pieces of its own share, not all of them once its
+    share is done (then the other process would wait for that unpickling): here the child has finished before the
+    parent's share does, and its three pieces and its end record are loaded by the time the parent waits for it."""
+    marker = tmp_path / "child done"
+    seen: list[tuple[int, bool]] = []
+    finish = forked._Stream.finish
+
+    def noting(self):
+        seen.append((len(self.pieces), self.done))
+        return finish(self)
+
+    monkeypatch.setattr(forked._Stream, "finish", noting)
+
+    def share(i: int):
+        if i == 1:
+            yield from ({"piece": k} for k in range(3))
+            marker.write_text("done")  # after the last piece was written
+            return
+        yield "first"
+        for _ in range(500):
+            if marker.exists():
+                break
+            time.sleep(0.01)
+        time.sleep(0.1)  # the end record, written after the marker
+        yield "second"
+
+    got = map_pieces(share, 2)
+    assert got == [["first", "second"], [{"piece": 0}, {"piece": 1}, {"piece": 2}]]
+    assert seen == [(3, True)]
+
+
+def _explode_in(pid: int) -> str:
+    if os.getpid() == pid:
+        raise ValueError("cannot be loaded here")
+    return "loaded"
+
+
+class _LoadsOnlyElsewhere:
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def __reduce__(self):
+        return (_explode_in, (self.pid,))
+
+
+@needs_fork
+def test_a_piece_that_cannot_be_loaded_here_makes_the_share_computed_again_here():
+    parent = os.getpid()
+
+    def share(i: int):
+        yield "plain"
+        yield _LoadsOnlyElsewhere(parent) if os.getpid() != parent else f"share {i} here"
+
+    assert map_pieces(share, 2) == [["plain", "share 0 here"], ["plain", "share 1 here"]]
 
 
 def test_a_location_goes_to_another_process_as_its_three_values():

@@ -412,6 +412,15 @@ def main() -> int:
             if want != {"rc": res.rc, "said": res.said}:
                 res.verdict = f"FAIL: differs from {args.check}: {want}"
         print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
+    import hostile_pack  # the policy pack's cases (hostile7): one pack process, driven over gRPC
+    for name, verdict, rc, seconds, said in hostile_pack.run(args.only):
+        res = Result(name, verdict, rc, seconds, said)
+        if expected is not None and not res.verdict.startswith("FAIL"):
+            want = expected.get(name)
+            if want != {"rc": res.rc, "said": res.said}:
+                res.verdict = f"FAIL: differs from {args.check}: {want}"
+        results.append(res)
+        print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             json.dump({r.case: {"rc": r.rc, "said": r.said} for r in results if not r.verdict.startswith("skipped")},

@@ -523,7 +523,20 @@ def _plain_lint(argv: Sequence[str]) -> Any:
     return SimpleNamespace(command="lint", paths=paths, **fields, func=cmd_lint)
 
 
+def _writable_stdout() -> None:
+    """Standard output in an encoding that cannot hold every character of a report (``PYTHONIOENCODING=ascii``, a
+    Latin-1 locale): what it cannot encode is written as a backslash escape (``\\u2212``), as Python writes standard
+    error, where the first ``−`` or ``×`` of a finding ended the run in an internal error (exit 2)."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and str(getattr(out, "encoding", "")).lower() not in ("utf-8", "utf8"):
+        try:
+            out.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _writable_stdout()
     args_list = sys.argv[1:] if argv is None else list(argv)
     args = _plain_lint(args_list)
     if args is None:

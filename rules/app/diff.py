@@ -47,7 +47,10 @@ def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> A
         raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}")
+        # git reads these from the environment: a stale one (a CI step's, a hook's) points it elsewhere
+        steer = [f"{k}={os.environ[k]}" for k in ("GIT_DIR", "GIT_WORK_TREE") if k in os.environ]
+        said = f" (the environment sets {' and '.join(steer)})" if steer else ""
+        raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}{said}")
     return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
 
 

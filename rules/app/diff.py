@@ -54,6 +54,14 @@ def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> A
     return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
 
 
+def _shallow(cwd: str | None) -> bool:
+    """Whether the repository is a shallow clone (``git rev-parse --is-shallow-repository``)."""
+    try:
+        return bool(_git(["rev-parse", "--is-shallow-repository"], cwd) == "true")
+    except GitError:
+        return False
+
+
 def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
     """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id."""
     try:
@@ -66,6 +74,10 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
             if remote:
                 hint = (f"; this checkout has it as {' and '.join(remote)} only (a CI checkout has no local branch "
                         f"but its own): shardwise diff {remote[0]}")
+        if not hint and _shallow(cwd):
+            # actions/checkout fetches one commit by default: the base is not missing, its history was not fetched
+            hint = ("; this is a shallow clone, which holds only the history it fetched: fetch the base "
+                    "(git fetch --unshallow, or actions/checkout with fetch-depth: 0)")
         raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref}){hint}") from None
     data = _git(["archive", "--format=tar", commit], cwd, binary=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:

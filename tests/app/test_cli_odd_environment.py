@@ -68,3 +68,23 @@ def test_git_steered_by_the_environment_says_so(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == (
         "shardwise: error: shardwise diff runs inside a git repository: git rev-parse --show-prefix: fatal: not a "
         f"git repository: '{tmp_path}/nowhere' (the environment sets GIT_DIR={tmp_path}/nowhere)\n")
+
+
+def test_a_base_a_shallow_clone_lacks_says_to_fetch_it(tmp_path, monkeypatch, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for i in range(2):
+        (src / "x.yaml").write_text(f"a: {i}\n", encoding="utf-8")
+        subprocess.run([*git, "init", "-q"] if i == 0 else ["true"], cwd=src, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=src, check=True)
+        subprocess.run([*git, "commit", "-q", "-m", str(i)], cwd=src, check=True)
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{src}", "clone"], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path / "clone")
+    assert main(["diff", "HEAD~1"]) == 2
+    assert capsys.readouterr().err == (
+        "shardwise: error: 'HEAD~1' is not a commit of this repository (git rev-parse --verify HEAD~1); this is a "
+        "shallow clone, which holds only the history it fetched: fetch the base (git fetch --unshallow, or "
+        "actions/checkout with fetch-depth: 0)\n")
+    monkeypatch.chdir(src)  # the full clone: the same ref is a commit
+    assert main(["diff", "HEAD~1", "--format", "json"]) == 0

@@ -117,9 +117,9 @@ def cases() -> list[PackCase]:
         out.append(PackCase(f"pack-unknown-{tag}-container-securityContext", at(DEP, (*C0, "securityContext"), u), at(DEP, (*C0, "securityContext"), PRIV)))
         out.append(PackCase(f"pack-unknown-{tag}-service-spec", at(SVC, ("spec",), u), at(SVC, ("spec", "type"), "LoadBalancer")))
         # SW305 is advisory (mandatory for multi-node groups): a concrete value blocks nothing here, the unknown is said
-        # left as is (hostile7): the unknown policy is read as one that does not isolate every pod, so SW305 reports the
-        # namespace at its own level, in words that say the policy "selects only some pods" rather than "not known"
-        out.append(PackCase(f"pack-unknown-{tag}-networkpolicy-spec", at(NP, ("spec",), u), named="SW305: namespace `serving`"))
+        # SW305 is advisory (mandatory for multi-node groups): a concrete value blocks nothing here; the unknown is said
+        # (hostile7: it was read as a policy that "selects only some pods or allows ingress")
+        out.append(PackCase(f"pack-unknown-{tag}-networkpolicy-spec", at(NP, ("spec",), u), named="SW305: cannot decide: spec of NetworkPolicy `default-deny`"))
         out.append(PackCase(f"pack-unknown-{tag}-launchtemplate-metadataOptions", at(LT, ("metadataOptions",), u), at(LT, ("metadataOptions",), {"httpTokens": "optional"})))
     for tag, u in (("bool", U_BOOL), ("secret", secret(U)), ("ciphertext", cipher())):
         out.append(PackCase(f"pack-unknown-{tag}-privileged", at(DEP, (*C0, "securityContext", "privileged"), u), at(DEP, (*C0, "securityContext", "privileged"), True)))
@@ -131,7 +131,7 @@ def cases() -> list[PackCase]:
         out.append(PackCase(f"pack-unknown-{tag}-env", at(DEP, (*C0, "env"), u), at(DEP, (*C0, "env"), [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}])))
         out.append(PackCase(f"pack-unknown-{tag}-args", at(DEP, (*C0, "args"), u), at(DEP, (*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--api-key", "sk-live-0123456789abcdef"])))
         out.append(PackCase(f"pack-unknown-{tag}-command", at(DEP, (*C0, "command"), u), at(DEP, (*C0, "command"), ["vllm", "serve", "--api-key", "sk-live-0123456789abcdef"])))
-        out.append(PackCase(f"pack-unknown-{tag}-networkpolicy-policyTypes", at(NP, ("spec", "policyTypes"), u), named="SW305: namespace `serving`"))
+        out.append(PackCase(f"pack-unknown-{tag}-networkpolicy-policyTypes", at(NP, ("spec", "policyTypes"), u), named="SW305: cannot decide: spec.policyTypes of NetworkPolicy"))
         out.append(PackCase(f"pack-unknown-{tag}-sg-ingress", at(SG, ("ingress",), u), at(SG, ("ingress",), [{"protocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrBlocks": ["0.0.0.0/0"]}])))
     out.append(PackCase("pack-unknown-secret-env-value", at(DEP, (*C0, "env", 0, "value"), secret(U)), at(DEP, (*C0, "env", 0, "value"), "1")))
     out.append(PackCase("pack-unknown-object-env-entry", at(DEP, (*C0, "env", 0), U_OBJ), at(DEP, (*C0, "env", 0), {"name": "VLLM_SERVER_DEV_MODE", "value": "1"})))

@@ -370,7 +370,7 @@ def cli_cases() -> list[Case]:
     out.append(Case("fs-name-newline", with_good(lambda d: write(d, "bad\nname.yaml", "a: [\n")), (2,), named="bad\\nname.yaml"))
     out.append(Case("fs-name-newline-blocking", with_good(lambda d: write(d, "bad\nname.yaml", BLOCKING)), (1,), named="SW101"))
     out.append(Case("fs-name-newline-github", lambda d: (write(d, "bad\nname.yaml", BLOCKING), ["lint", "--format", "github", "."])[1], (1,), named="bad%0Aname.yaml", stdout_said=True))
-    out.append(Case("fs-unreadable-file-blocking-beside", with_good(lambda d: (os.chmod(write(d, "bad.yaml", g_()), 0), write(d, "other.yaml", BLOCKING))), (2,), root_only_skip=True))
+    out.append(Case("fs-unreadable-file-blocking-beside", with_good(lambda d: (unreadable_file(d, "bad.yaml", g_()), write(d, "other.yaml", BLOCKING))), (2,), root_only_skip=True))
     out.append(Case("fs-50mb-file", with_good(lambda d: write(d, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(f"  k{i:08d}: {'v' * 40}\n" for i in range(900_000)))), (0, 2), named=None, named_if_refused="bad.yaml"))
     out.append(Case("fs-one-10mb-line", with_good(lambda d: write(d, "bad.json", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one-line"}, "data": {"x": "y" * 10_000_000}}))), (0,), named=None))
     out.append(Case("fs-one-10mb-line-yaml-flow", with_good(lambda d: write(d, "bad.yaml", "{apiVersion: v1, kind: ConfigMap, metadata: {name: flow}, data: {" + ", ".join(f"k{i}: v" for i in range(1_000_000)) + "}}\n")), (0, 2), named=None, named_if_refused="bad.yaml"))
@@ -391,7 +391,7 @@ def cli_cases() -> list[Case]:
     out.append(Case("config-opt-yaml-bomb", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.yaml.cfg", "x: 1\n"), write(d, "bad.yaml", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))), [*cfg, "bad.yaml", "good.yaml"])[3], (2,), named="bad.yaml"))
     out.append(Case("config-opt-huge", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.toml", "# " + "x" * 20_000_000 + "\nfail_on = \"mandatory\"\n"), [*cfg, "bad.toml", "good.yaml"])[2], (0,), named=None))
     out.append(Case("config-opt-dangling-link", lambda d: (write(d, "good.yaml", good("good")), symlink("nowhere.toml", os.path.join(d, "bad.toml")), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml"))
-    out.append(Case("config-opt-unreadable", lambda d: (write(d, "good.yaml", good("good")), os.chmod(write(d, "bad.toml", "fail_on = \"mandatory\"\n"), 0), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml", root_only_skip=True))
+    out.append(Case("config-opt-unreadable", lambda d: (write(d, "good.yaml", good("good")), unreadable_file(d, "bad.toml", "fail_on = \"mandatory\"\n"), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml", root_only_skip=True))
     out.append(Case("config-opt-empty-name", lambda d: (write(d, "good.yaml", good("good")), [*cfg, "", "good.yaml"])[1], (2,), named="--config"))
     # ---------------------------------------------------------------- environment variables set to garbage
     for i, (k, v) in enumerate([("PYTHONIOENCODING", "ascii"), ("LC_ALL", "C"), ("COLUMNS", "0"), ("SHARDWISE_DOCS_URL", "https://x/\n::error::y"),
@@ -400,6 +400,12 @@ def cli_cases() -> list[Case]:
         out.append(Case(f"env7-{i:02d}-{k}", lambda d: (write(d, "bad.yaml", BLOCKING), ["lint", "--format", "text", "bad.yaml"])[1], (1,), named="SW101", env={k: v}, stdout_said=True))
     out.append(Case("env7-hf-hub-cache-fifo", lambda d: (fifo(os.path.join(d, "hub")), ["plan", "--model", "acme/not-in-catalog", "--gpu", "L40S"])[1], (2,), named="acme/not-in-catalog", env={"HF_HUB_CACHE": "hub"}))
     return out
+
+
+def unreadable_file(d: str, rel: str, data: str) -> str:
+    p = write(d, rel, data)
+    os.chmod(p, 0)
+    return p
 
 
 def g_() -> str:

@@ -71,6 +71,10 @@ class Case:
     same_as_plain: bool = False        # a valid input: its findings must equal those of good.yaml read as bad.yaml
     env: dict[str, str] = field(default_factory=dict)
     root_only_skip: bool = False       # the case needs a user that permissions bind (root reads a 000 file)
+    named_if_refused: str | None = None  # words the run must say when it exits 2 (it may also accept the input)
+    cpu_s: float = 0.0                 # the CPU time this run may take, where not CPU_S (20,000 files)
+    cwd_sub: str = ""                  # the run's folder under the case's (a repository built in a subfolder)
+    stdout_said: bool = False          # a text report: its lines that name a rule or an error count as said
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -293,6 +297,143 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-fifo", lambda d: (fifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
+    out += cli_cases() + plan_option_cases()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- hostile7: the CLI
+
+
+def git(d: str, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main",
+                    "-c", "protocol.file.allow=always", *args], cwd=d, check=True, capture_output=True)
+
+
+def repo(d: str, files: dict[str, str], sub: str = "") -> str:
+    """A git repository in ``d/sub`` with ``files`` committed (one commit)."""
+    r = os.path.join(d, sub) if sub else d
+    os.makedirs(r, exist_ok=True)
+    git(r, "init", "-q")
+    for rel, text in files.items():
+        write(r, rel, text)
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "base")
+    return r
+
+
+BLOCKING = good().replace("Llama-3.1-8B-Instruct", "Llama-3.1-70B-Instruct")  # 70B on one L40S: SW101 blocks
+
+
+def cli_cases() -> list[Case]:
+    out: list[Case] = []
+    # ---------------------------------------------------------------- diff against what git cannot give
+    out.append(Case("diff-ref-missing", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "no-such-ref"])[1], (2,), named="no-such-ref"))
+    out.append(Case("diff-object-missing", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "0123456789abcdef0123456789abcdef01234567"])[1], (2,), named="0123456789abcdef"))
+    out.append(Case("diff-ref-not-a-commit", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "HEAD:good.yaml"])[1], (2,), named="HEAD:good.yaml"))
+    out.append(Case("diff-ref-option-like", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "--", "--output=x"])[1], (2,), named="--output=x"))
+    out.append(Case("diff-ref-newline", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "HEAD\nx"])[1], (2,), named="HEAD\\nx"))
+
+    def shallow(d: str) -> list[str]:
+        src = repo(d, {"good.yaml": good("good")}, "src")
+        write(src, "bad.yaml", BLOCKING)
+        git(src, "add", "-A")
+        git(src, "commit", "-q", "-m", "two")
+        git(d, "clone", "-q", "--depth", "1", "file://" + src, "clone")
+        return ["diff", "--format", "json", "HEAD~1"]
+    out.append(Case("diff-shallow-clone", shallow, (2,), named="HEAD~1", cwd_sub="clone"))
+
+    def deleted(d: str) -> list[str]:
+        repo(d, {"good.yaml": good("good"), "bad.yaml": BLOCKING})
+        os.remove(os.path.join(d, "bad.yaml"))
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("diff-file-deleted", deleted, (0,), named="SW101", stdout_said=True))
+
+    def renamed(d: str) -> list[str]:
+        repo(d, {"good.yaml": good("good"), "bad.yaml": BLOCKING})
+        git(d, "mv", "bad.yaml", "moved.yaml")
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("diff-file-renamed", renamed, (0,), named=None))
+
+    def submodule(d: str) -> list[str]:
+        repo(d, {"bad.yaml": BLOCKING}, "subsrc")
+        repo(d, {"good.yaml": good("good")}, "top")
+        git(os.path.join(d, "top"), "submodule", "add", "-q", "../subsrc", "sub")
+        git(os.path.join(d, "top"), "commit", "-q", "-m", "sub")
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("diff-submodule", submodule, (0, 2), named=None, cwd_sub="top"))
+    out.append(Case("lint-submodule", lambda d: (submodule(d), ["lint", "--format", "json", "."])[1], (1,), named="SW101", cwd_sub="top"))
+    out.append(Case("diff-not-a-repo", lambda d: (write(d, "good.yaml", good("good")), ["diff", "--format", "json", "HEAD"])[1], (2,), named="git"))
+    out.append(Case("diff-GIT_DIR-garbage", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "HEAD"])[1], (2,), named="GIT_DIR=/nonexistent", env={"GIT_DIR": "/nonexistent"}))
+    # ---------------------------------------------------------------- odd file names, sizes and counts
+    out.append(Case("fs-name-not-utf8", with_good(lambda d: write(d, os.fsdecode(b"bad\xff.yaml"), good())), (0,), named=None, same_as_plain=True))
+    out.append(Case("fs-name-not-utf8-refused", with_good(lambda d: write(d, os.fsdecode(b"bad\xff.yaml"), "a: [\n")), (2,), named="bad\\xff.yaml"))
+    out.append(Case("fs-name-newline", with_good(lambda d: write(d, "bad\nname.yaml", "a: [\n")), (2,), named="bad\\nname.yaml"))
+    out.append(Case("fs-name-newline-blocking", with_good(lambda d: write(d, "bad\nname.yaml", BLOCKING)), (1,), named="SW101"))
+    out.append(Case("fs-name-newline-github", lambda d: (write(d, "bad\nname.yaml", BLOCKING), ["lint", "--format", "github", "."])[1], (1,), named="bad%0Aname.yaml", stdout_said=True))
+    out.append(Case("fs-unreadable-file-blocking-beside", with_good(lambda d: (unreadable_file(d, "bad.yaml", g_()), write(d, "other.yaml", BLOCKING))), (2,), root_only_skip=True))
+    out.append(Case("fs-50mb-file", with_good(lambda d: write(d, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(f"  k{i:08d}: {'v' * 40}\n" for i in range(900_000)))), (0, 2), named=None, named_if_refused="bad.yaml"))
+    out.append(Case("fs-one-10mb-line", with_good(lambda d: write(d, "bad.json", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one-line"}, "data": {"x": "y" * 10_000_000}}))), (0,), named=None))
+    out.append(Case("fs-one-10mb-line-yaml-flow", with_good(lambda d: write(d, "bad.yaml", "{apiVersion: v1, kind: ConfigMap, metadata: {name: flow}, data: {" + ", ".join(f"k{i}: v" for i in range(1_000_000)) + "}}\n")), (0, 2), named=None, named_if_refused="bad.yaml"))
+
+    def many(d: str) -> None:
+        for i in range(20_000):
+            write(d, f"svc/{i // 1000:02d}/s{i:05d}.yaml", f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}, namespace: web}}\nspec:\n  selector: {{app: s{i}}}\n  ports: [{{port: 80}}]\n")
+    out.append(Case("fs-20000-small-files", with_good(many), (0,), named=None, cpu_s=300.0))
+    # ---------------------------------------------------------------- --config pointing at odd files
+    cfg = ["lint", "--format", "json", "--config"]
+    out.append(Case("config-opt-missing", lambda d: (write(d, "good.yaml", good("good")), [*cfg, "bad.toml", "good.yaml"])[1], (2,), named="bad.toml"))
+    out.append(Case("config-opt-dev-zero", lambda d: (write(d, "good.yaml", good("good")), [*cfg, "/dev/zero", "good.yaml"])[1], (2,), named="/dev/zero"))
+    out.append(Case("config-opt-dev-null", lambda d: (write(d, "good.yaml", good("good")), [*cfg, "/dev/null", "good.yaml"])[1], (0, 2), named=None, named_if_refused="/dev/null"))
+    out.append(Case("config-opt-fifo", lambda d: (write(d, "good.yaml", good("good")), fifo(os.path.join(d, "bad.toml")), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml"))
+    out.append(Case("config-opt-directory", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "bad.toml")), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml"))
+    out.append(Case("config-opt-binary", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.toml", bytes(range(256))), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml"))
+    out.append(Case("config-opt-json-suffix", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.json", '{"fail_on": "advisory"}'), [*cfg, "bad.json", "good.yaml"])[2], (0, 2), named=None, named_if_refused="bad.json"))
+    out.append(Case("config-opt-yaml-bomb", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.yaml.cfg", "x: 1\n"), write(d, "bad.yaml", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))), [*cfg, "bad.yaml", "good.yaml"])[3], (2,), named="bad.yaml"))
+    out.append(Case("config-opt-huge", lambda d: (write(d, "good.yaml", good("good")), write(d, "bad.toml", "# " + "x" * 20_000_000 + "\nfail_on = \"mandatory\"\n"), [*cfg, "bad.toml", "good.yaml"])[2], (0,), named=None))
+    out.append(Case("config-opt-dangling-link", lambda d: (write(d, "good.yaml", good("good")), symlink("nowhere.toml", os.path.join(d, "bad.toml")), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml"))
+    out.append(Case("config-opt-unreadable", lambda d: (write(d, "good.yaml", good("good")), unreadable_file(d, "bad.toml", "fail_on = \"mandatory\"\n"), [*cfg, "bad.toml", "good.yaml"])[2], (2,), named="bad.toml", root_only_skip=True))
+    out.append(Case("config-opt-empty-name", lambda d: (write(d, "good.yaml", good("good")), [*cfg, "", "good.yaml"])[1], (2,), named="--config"))
+    # ---------------------------------------------------------------- environment variables set to garbage
+    for i, (k, v) in enumerate([("PYTHONIOENCODING", "ascii"), ("LC_ALL", "C"), ("COLUMNS", "0"), ("SHARDWISE_DOCS_URL", "https://x/\n::error::y"),
+                                ("PULUMI_CONFIG", json.dumps({"shardwise:environment": "x" * 100_000})), ("GITHUB_WORKSPACE", "/dev/null"),
+                                ("SHARDWISE_DEBUG", "\x01"), ("TMPDIR", "/nonexistent")]):
+        out.append(Case(f"env7-{i:02d}-{k}", lambda d: (write(d, "bad.yaml", BLOCKING), ["lint", "--format", "text", "bad.yaml"])[1], (1,), named="SW101", env={k: v}, stdout_said=True))
+    out.append(Case("env7-hf-hub-cache-fifo", lambda d: (fifo(os.path.join(d, "hub")), ["plan", "--model", "acme/not-in-catalog", "--gpu", "L40S"])[1], (2,), named="acme/not-in-catalog", env={"HF_HUB_CACHE": "hub"}))
+    return out
+
+
+def unreadable_file(d: str, rel: str, data: str) -> str:
+    p = write(d, rel, data)
+    os.chmod(p, 0)
+    return p
+
+
+def g_() -> str:
+    return good()
+
+
+# ---------------------------------------------------------------------------------------------- hostile7: plan options
+
+PLAN_NUMERIC = ["--gpu-memory-gib", "--gpus-per-node", "--tp", "--pp", "--gpu-memory-utilization", "--max-model-len",
+                "--max-num-seqs", "--concurrency", "--output-tokens-per-second", "--max-num-batched-tokens", "--dp",
+                "--p95-context", "--weights-gib", "--kv-reserve"]
+
+
+def plan_option_cases() -> list[Case]:
+    """Every numeric plan option with empty, huge, negative, NaN/inf and unit-suffixed values: each is an error
+    naming the option (exit 2), or a value read as written (exit 0); never a traceback, never a silent reading of
+    NaN or infinity as a number."""
+    base = ["plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"]
+    out: list[Case] = []
+    for opt in PLAN_NUMERIC:
+        for tag, val in (("empty", ""), ("huge", "9" * 400), ("negative", "-1"), ("nan", "nan"), ("inf", "inf"), ("minus-inf", "-inf")):
+            if (opt, tag) == ("--max-model-len", "negative"):  # -1: vLLM's "fit the KV cache" (vllm/versions.py max_model_len_auto)
+                out.append(Case(f"plan7{opt}-{tag}", argv_of([*base, f"{opt}={val}"]), (0,), named=None))
+                continue
+            out.append(Case(f"plan7{opt}-{tag}", argv_of([*base, f"{opt}={val}"]), (2,), named=opt))
+        for tag, val in (("zero", "0"), ("unit-k", "8k"), ("unit-gib", "80GiB"), ("exp", "1e3"), ("spaces", " 4 ")):
+            # a value read as written may force a layout that lint blocks: plan exits 1 then
+            out.append(Case(f"plan7{opt}-{tag}", argv_of([*base, f"{opt}={val}"]), (0, 1, 2), named=None, named_if_refused=opt))
     return out
 
 
@@ -332,12 +473,14 @@ def judge(case: Case, plain: list[tuple]) -> Result:
         env["HF_HOME"] = os.path.join(d, ".hf")
         env.update(case.env)
         argv = case.build(d)
+        cwd = os.path.join(d, case.cwd_sub) if case.cwd_sub else d
+        deadline = DEADLINE_S * (5 if case.cpu_s else 1)
         t0 = time.monotonic()
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
-            r = subprocess.run([EXE, *argv], cwd=d, env=env, capture_output=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL)
+            r = subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            return Result(case.name, f"FAIL: hung (over {DEADLINE_S:.0f} s)", None, DEADLINE_S, "")
+            return Result(case.name, f"FAIL: hung (over {deadline:.0f} s)", None, deadline, "")
         finally:
             for s in SOCKETS:
                 s.close()
@@ -360,20 +503,26 @@ def judge(case: Case, plain: list[tuple]) -> Result:
         if report is not None:
             said_lines += [f"{e.get('file')}:{e.get('line')}: {e.get('message')}" for e in report.get("input_errors", [])]
             said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
-        said_lines += [ln for ln in err.splitlines() if ln.strip()]
+        # argparse's usage block names every option: only its error line is what the run said
+        usage = err.startswith("usage:")
+        said_lines += [ln for ln in err.splitlines() if ln.strip() and not (usage and (ln.startswith(("usage:", " "))))]
         if argv[0] != "lint":
             said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower() or "; vLLM " in ln][:3]
+        if case.stdout_said:
+            said_lines += [_ends(ln) for ln in out.splitlines() if "SW" in ln or "error" in ln.lower()][:3]
         said = " | ".join(said_lines)[:600].replace(os.path.realpath(d), "<tmp>").replace(d, "<tmp>")
         if report is not None and r.returncode == 1:  # a blocking finding names its file
             said += " | " + " | ".join(_ends(f"{f.get('file')}:{f.get('line')}: {f.get('message')}")
                                        for f in report.get("findings", []) if f.get("level") == "mandatory")
-        if cpu > CPU_S:
-            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {CPU_S:.0f} s)", r.returncode, dt, said)
+        if cpu > (case.cpu_s or CPU_S):
+            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {case.cpu_s or CPU_S:.0f} s)", r.returncode, dt, said)
         if "Traceback (most recent call last)" in out + err:
             return Result(case.name, "FAIL: traceback", r.returncode, dt, said)
         if r.returncode not in case.rc:
             return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said)
-        if argv[0] == "lint" and r.returncode != 2 and report is None:
+        if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
+            return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said)
+        if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:
             return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300])
         if case.named and r.returncode != 0 and case.named not in said:
             return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said)
@@ -411,6 +560,15 @@ def main() -> int:
             want = expected.get(case.name)
             if want != {"rc": res.rc, "said": res.said}:
                 res.verdict = f"FAIL: differs from {args.check}: {want}"
+        print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
+    import hostile_pack  # the policy pack's cases (hostile7): one pack process, driven over gRPC
+    for name, verdict, rc, seconds, said in hostile_pack.run(args.only):
+        res = Result(name, verdict, rc, seconds, said)
+        if expected is not None and not res.verdict.startswith("FAIL"):
+            want = expected.get(name)
+            if want != {"rc": res.rc, "said": res.said}:
+                res.verdict = f"FAIL: differs from {args.check}: {want}"
+        results.append(res)
         print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:

@@ -58,6 +58,16 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
     return parse
 
 
+def _path(text: str) -> str:
+    """An argparse type: a file or folder name, never empty (an empty --config or --create-baseline was read as the
+    option not given, or failed with an error that names no file)."""
+    if not text:
+        import argparse  # the parser that calls this imported it
+
+        raise argparse.ArgumentTypeError("an empty path names no file or folder")
+    return text
+
+
 def _format(spec: str) -> tuple[str, str | None]:
     import argparse  # the parser that calls this imported it
 
@@ -125,7 +135,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="lowest level that fails the run (default: mandatory, or fail_on in the config file)",
     )
     p.add_argument(
-        "--config", metavar="FILE",
+        "--config", type=_path, metavar="FILE",
         help="config file (default: shardwise.toml or .shardwise.yaml in the current directory)",
     )
     p.add_argument(
@@ -140,12 +150,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="processes reading the files and running the rules when there are many "
                         "(default: the CPUs available)")
     p.add_argument(
-        "--model-dir", action="append", default=[], metavar="DIR",
+        "--model-dir", action="append", default=[], type=_path, metavar="DIR",
         help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "
         "model_dirs in the config file)",
     )
     p.add_argument(
-        "--values", "-f", action="append", default=[], metavar="FILE",
+        "--values", "-f", action="append", default=[], type=_path, metavar="FILE",
         help="a Helm values file for the chart directories given as PATH (repeatable, as helm template takes them)",
     )
     p.add_argument(
@@ -269,24 +279,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "`pulumi preview --json` / `pulumi stack export` files. Directories are searched.",
             epilog=LINT_EXIT_CODES,
         )
-        lint.add_argument("paths", nargs="+", metavar="PATH", help="files or directories ('-' for stdin)")
+        lint.add_argument("paths", nargs="+", type=_path, metavar="PATH", help="files or directories ('-' for stdin)")
         lint.add_argument(
             "--format", action="append", type=_format, metavar="FMT[=FILE]", dest="formats",
             help=f"a report: {', '.join(FORMATS)} (default text), to FILE or stdout; repeat it for several reports "
             "from one run: --format sarif=shardwise.sarif --format github",
         )
-        lint.add_argument("--output", "-o", metavar="FILE",
+        lint.add_argument("--output", "-o", type=_path, metavar="FILE",
                           help="write the report (the one --format without =FILE) to FILE instead of stdout")
         _add_run_options(lint)
         lint.add_argument("--no-color", action="store_true", help="never colour the text output")
         known = lint.add_mutually_exclusive_group()
         known.add_argument(
-            "--baseline", metavar="FILE",
+            "--baseline", type=_path, metavar="FILE",
             help="report only the findings FILE does not hold (a file --create-baseline wrote); only those fail the "
             "run, and the summary counts the others and the entries that no longer match",
         )
         known.add_argument(
-            "--create-baseline", metavar="FILE",
+            "--create-baseline", type=_path, metavar="FILE",
             help="write the findings of this run to FILE (rule, object, field and file of each; no line numbers), "
             "for --baseline FILE in later runs; rewriting it drops the findings that are gone",
         )
@@ -308,14 +318,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "2 when the ref cannot be read or an input of the working tree cannot be read.",
         )
         diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
-        diff.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+        diff.add_argument("paths", nargs="*", default=["."], type=_path, metavar="PATH",
                           help="files or directories, relative to the current directory (default: .)")
         diff.add_argument(
             "--format", action="append", type=_diff_format, metavar="FMT[=FILE]", dest="formats",
             help="markdown (default) or json, to FILE or stdout; repeatable: --format markdown=diff.md --format "
             "json=diff.json",
         )
-        diff.add_argument("--output", "-o", metavar="FILE",
+        diff.add_argument("--output", "-o", type=_path, metavar="FILE",
                           help="write the report (the one --format without =FILE) to FILE instead of stdout")
         _add_run_options(diff)
         diff.set_defaults(func=cmd_diff)
@@ -489,7 +499,7 @@ def _plain_lint(argv: Sequence[str]) -> Any:
         word = argv[i]
         i += 1
         if word[:1] != "-" or word == "-":
-            if ended:
+            if ended or not word:  # an empty path: argparse's error
                 return None
             paths.append(word)
             continue
@@ -538,7 +548,20 @@ def _plain_lint(argv: Sequence[str]) -> Any:
     return SimpleNamespace(command="lint", paths=paths, **fields, func=cmd_lint)
 
 
+def _writable_stdout() -> None:
+    """Standard output in an encoding that cannot hold every character of a report (``PYTHONIOENCODING=ascii``, a
+    Latin-1 locale): what it cannot encode is written as a backslash escape (``\\u2212``), as Python writes standard
+    error, where the first ``−`` or ``×`` of a finding ended the run in an internal error (exit 2)."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and str(getattr(out, "encoding", "")).lower() not in ("utf-8", "utf8"):
+        try:
+            out.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _writable_stdout()
     args_list = sys.argv[1:] if argv is None else list(argv)
     args = _plain_lint(args_list)
     if args is None:

@@ -47,8 +47,19 @@ def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> A
         raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}")
+        # git reads these from the environment: a stale one (a CI step's, a hook's) points it elsewhere
+        steer = [f"{k}={os.environ[k]}" for k in ("GIT_DIR", "GIT_WORK_TREE") if k in os.environ]
+        said = f" (the environment sets {' and '.join(steer)})" if steer else ""
+        raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}{said}")
     return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
+
+
+def _shallow(cwd: str | None) -> bool:
+    """Whether the repository is a shallow clone (``git rev-parse --is-shallow-repository``)."""
+    try:
+        return bool(_git(["rev-parse", "--is-shallow-repository"], cwd) == "true")
+    except GitError:
+        return False
 
 
 def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
@@ -63,6 +74,10 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
             if remote:
                 hint = (f"; this checkout has it as {' and '.join(remote)} only (a CI checkout has no local branch "
                         f"but its own): shardwise diff {remote[0]}")
+        if not hint and _shallow(cwd):
+            # actions/checkout fetches one commit by default: the base is not missing, its history was not fetched
+            hint = ("; this is a shallow clone, which holds only the history it fetched: fetch the base "
+                    "(git fetch --unshallow, or actions/checkout with fetch-depth: 0)")
         raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref}){hint}") from None
     data = _git(["archive", "--format=tar", commit], cwd, binary=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:

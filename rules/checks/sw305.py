@@ -114,6 +114,13 @@ class NamespaceWithoutDefaultDeny(Rule):
             first = needy[0]
             subject = f"Namespace {ns}"
             suppressions = tuple(s for g in groups for s in g.suppressions)
+            unknown = next((p for p in policies if p.unknown_part), None)
+            if unknown is not None:  # what the policy selects and allows is not known (a preview's computed spec)
+                u = Undecidable(f"{unknown.unknown_part} of {policy_text(unknown)} `{unknown.name}`")
+                where = unknown.location if unknown.location.file else first.location
+                yield Hit(subject, f"cannot decide: {u.text}", where, suppressions, undecided=True,
+                          level=self._level(groups))
+                continue
             if unknown_deny:
                 u = Undecidable(f"the namespace of default-deny {policy_text(unknown_deny[0])} "
                                 f"`{unknown_deny[0].name}`")

@@ -545,6 +545,9 @@ class NetworkPolicy:
     denies_all_ingress: bool | None = None  # None: judge from selector, types and rules (Kubernetes kind)
     namespaces: tuple[str, ...] | None = None  # cluster-scoped kinds: the namespaces covered, "*" for all
     open_ingress: bool = False  # an ingress rule admits every source (no `from`, all namespaces, 0.0.0.0/0)
+    #: what of the policy is not known yet (a preview's computed ``spec``), e.g. "spec.policyTypes"; the policy is
+    #: then read as one that isolates no pod, and SW305 says it cannot decide rather than what the policy selects
+    unknown_part: str | None = None
 
     def isolates(self, namespace: str, labels: dict[str, str]) -> bool:
         """Whether the policy puts pods with these labels in ``namespace`` into default deny for ingress

@@ -673,6 +673,10 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW306", "mandatory", f"SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` {UNDECIDED}")]),
     ((DEP, ("metadata", "namespace")), None, [
         ("SW305", "advisory", f"SW305: cannot decide: the namespace {UNDECIDED}")]),
+    # hostile7: a policy not known yet was said to "select only some pods or allow ingress"
+    *(((NP, path), None, [
+        ("SW305", "advisory", f"SW305: cannot decide: {'.'.join(path)} of NetworkPolicy `default-deny` {UNDECIDED}")])
+      for path in (("spec",), ("spec", "policyTypes"), ("spec", "podSelector"))),
     *(((DEP, (*C0, *where)), None, [  # not "requests no GPUs"
         ("SW204", "advisory", f"SW204: cannot decide: the GPU request (nvidia.com/gpu limit) {UNDECIDED}; this holds "
                               "back SW204, SW208, which are checked once the value is known: write it literally in "

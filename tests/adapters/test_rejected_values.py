@@ -117,8 +117,51 @@ def lint(tmp_path: Path, text: str) -> tuple[int, list[str], list[tuple[str, str
              - - name: vllm
                  image: vllm/vllm-openai:v0.11.0
      """, "shardwise: error: m.yaml:9: spec.template.spec.containers[0]: expected a mapping, found a list"),
+    # hostile7: the pod spec, a CronJob's job template and an LWS's worker template written as null were read as no
+    # workload (the object vanished from the run); the API server rejects each
+    ("""
+     apiVersion: apps/v1
+     kind: Deployment
+     metadata: {name: llama, namespace: serving}
+     spec:
+       selector: {matchLabels: {app: llama}}
+       template:
+         metadata: {labels: {app: llama}}
+         spec: null
+     """, "shardwise: error: m.yaml:8: spec.template.spec: written as null, but Kubernetes requires a value (the object "
+          "is rejected)"),
+    ("""
+     apiVersion: batch/v1
+     kind: CronJob
+     metadata: {name: llama, namespace: serving}
+     spec:
+       schedule: "0 * * * *"
+       jobTemplate:
+         spec: null
+     """, "shardwise: error: m.yaml:7: spec.jobTemplate.spec: written as null, but Kubernetes requires a value (the "
+          "object is rejected)"),
+    ("""
+     apiVersion: leaderworkerset.x-k8s.io/v1
+     kind: LeaderWorkerSet
+     metadata: {name: llama, namespace: serving}
+     spec:
+       leaderWorkerTemplate:
+         size: 2
+         workerTemplate:
+           spec: null
+     """, "shardwise: error: m.yaml:8: spec.leaderWorkerTemplate.workerTemplate.spec: written as null, but Kubernetes "
+          "requires a value (the object is rejected)"),
+    ("""
+     apiVersion: leaderworkerset.x-k8s.io/v1
+     kind: LeaderWorkerSet
+     metadata: {name: llama, namespace: serving}
+     spec:
+       leaderWorkerTemplate: null
+     """, "shardwise: error: m.yaml:5: spec.leaderWorkerTemplate: written as null, but Kubernetes requires a value (the "
+          "object is rejected)"),
 ], ids=["np-spec-number", "np-selector-list", "np-policy-type", "target-port-bool", "port-out-of-range",
-        "workload-spec-null", "containers-null", "container-nested"])
+        "workload-spec-null", "containers-null", "container-nested", "pod-spec-null", "cronjob-job-spec-null",
+        "lws-worker-spec-null", "lws-template-null"])
 def test_a_value_kubernetes_rejects_is_an_input_error_and_the_rest_is_linted(tmp_path, text, error):
     code, errors, findings = lint(tmp_path, text)
     assert (code, errors, findings) == (2, [error], [KEPT])

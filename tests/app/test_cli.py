@@ -1143,7 +1143,7 @@ def test_plan_lowers_max_model_len_for_room_where_the_profile_batch_follows_it(c
 @pytest.mark.parametrize("argv", [
     ["lint", "deploy.yaml"],
     ["lint", "-"],
-    ["lint", "a.yaml", "manifests/", "-", "name with spaces.yaml", "", "lint", "x=y", "@file"],
+    ["lint", "a.yaml", "manifests/", "-", "name with spaces.yaml", "lint", "x=y", "@file"],
     ["lint", "--format", "json", "a.yaml"],
     ["lint", "a.yaml", "-o", "out"],
     ["lint", "a.yaml", "--no-color"],
@@ -1178,6 +1178,8 @@ def test_a_plain_lint_line_reads_as_the_parser_reads_it(argv):
     ["lint", "a", "-o", "-"], ["lint", "a", "--output", ""], ["lint", "a", "--output="],
     ["lint", "a", "--jobs", "0"], ["lint", "a", "--jobs", "257"], ["lint", "a", "--jobs", "two"],
     ["lint", "a", "-j", "-1"], ["lint", "a", "--fail-on", "info"], ["lint", "a", "--fail-on"],
+    # an empty path: argparse's usage error (hostile7)
+    ["lint", "a.yaml", ""], ["lint", ""],
 ])
 def test_any_other_line_goes_to_the_parser(argv):
     from shardwise.rules.app.cli import _plain_lint

@@ -59,3 +59,26 @@ def test_the_record_holds_every_class_the_task_names():
     assert record["config-is-a-directory"] == {"rc": 2, "said": (
         "shardwise: error: shardwise.toml: cannot read config file: it is a directory, not a regular file; "
         "shardwise reads only regular files")}
+    # hostile7: the policy pack's inputs over gRPC, the CLI's git, file names, sizes, counts, --config and
+    # environment, and every numeric plan option
+    for prefix in ("pack-unknown-string-", "pack-unknown-object-", "pack-unknown-secret-", "pack-unknown-bool-",
+                   "pack-unknown-array-", "pack-unknown-number-", "pack-unknown-ciphertext-", "pack-secret-known-",
+                   "pack-type-", "pack-null-", "pack-empty-", "pack-nan-", "pack-inf-", "pack-huge-",
+                   "pack-duplicate-urn-", "diff-ref-missing", "diff-object-missing", "diff-shallow-clone",
+                   "diff-file-deleted", "diff-file-renamed", "diff-submodule", "fs-name-not-utf8", "fs-name-newline",
+                   "fs-50mb-file", "fs-one-10mb-line", "fs-20000-small-files", "config-opt-", "env7-", "plan7--"):
+        assert any(case.startswith(prefix) for case in record), prefix
+    assert record["pack-unknown-secret-privileged"] == {"rc": 1, "said": (
+        "m SW309: cannot decide: securityContext.privileged of container `vllm` is not known (a computed value or an "
+        "unresolved reference)")}
+    assert record["pack-null-pod-spec"] == {"rc": 1, "said": (
+        "m shardwise: cannot read kubernetes:apps/v1:Deployment `llama-8b`: spec.template.spec: written as null, but "
+        "Kubernetes requires a value (the object is rejected); no rule checked it")}
+    assert record["config-opt-empty-name"] == {"rc": 2, "said": (
+        "shardwise lint: error: argument --config: an empty path names no file or folder")}
+    assert record["env7-00-PYTHONIOENCODING"]["rc"] == 1
+    assert record["diff-shallow-clone"]["said"].endswith(
+        "this is a shallow clone, which holds only the history it fetched: fetch the base (git fetch --unshallow, "
+        "or actions/checkout with fetch-depth: 0)")
+    assert record["plan7--kv-reserve-nan"] == {"rc": 2, "said": (
+        "shardwise plan: error: argument --kv-reserve: must be a number from 1 to 10, got nan")}

@@ -375,7 +375,11 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
     if strict and kind == "Pod":
         return None
     if strict and kind == "CronJob":
-        job = typed_map(typed_map(spec, "jobTemplate", "spec.jobTemplate", loc), "spec", "spec.jobTemplate.spec", loc)
+        _written_null(spec, "jobTemplate", "spec.jobTemplate", loc)
+        job_template = typed_map(spec, "jobTemplate", "spec.jobTemplate", loc)
+        _written_null(job_template, "spec", "spec.jobTemplate.spec", loc)
+        job = typed_map(job_template, "spec", "spec.jobTemplate.spec", loc)
+        _written_null(job, "template", "spec.jobTemplate.spec.template", loc)
         template, path = typed_map(job, "template", "spec.jobTemplate.spec.template", loc), "spec.jobTemplate.spec"
     elif strict:
         template, path = typed_map(spec, "template", "spec.template", loc), "spec"
@@ -386,6 +390,7 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
     if strict:
         typed_map(template, "metadata", f"{path}.template.metadata", loc)
         typed_map(template, "spec", f"{path}.template.spec", loc)
+        _written_null(template, "spec", f"{path}.template.spec", loc)
     elif not isinstance(template.get("spec"), dict):
         return None
     return template.get("metadata"), template.get("spec"), f"{path}.template.spec"
@@ -515,9 +520,12 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     base = "spec.leaderWorkerTemplate"
     leader_raw = typed_map(lwt, "leaderTemplate", f"{base}.leaderTemplate", loc)
     worker_raw = typed_map(lwt, "workerTemplate", f"{base}.workerTemplate", loc)
+    _written_null(spec, "leaderWorkerTemplate", "spec.leaderWorkerTemplate", loc)
+    _written_null(lwt, "workerTemplate", f"{base}.workerTemplate", loc)
     for raw, name in ((leader_raw, "leaderTemplate"), (worker_raw, "workerTemplate")):
         typed_map(raw, "metadata", f"{base}.{name}.metadata", loc)
         typed_map(raw, "spec", f"{base}.{name}.spec", loc)
+        _written_null(raw, "spec", f"{base}.{name}.spec", loc)
     obj_meta = as_map(obj.get("metadata"))
     namespace = str(obj_meta.get("namespace") or "default")
     for raw in (leader_raw, worker_raw):

@@ -205,6 +205,7 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif kind == "NetworkPolicy" and path[:1] == ("spec",):
             for np in inv.network_policies:  # never mistaken for a policy that selects every pod
                 np.pod_selector = {**np.pod_selector, UNKNOWN_NAMESPACE: UNKNOWN_NAMESPACE}
+                np.unknown_part = np.unknown_part or _dotted(path)
         elif kind == "Service" and path[:2] == ("spec", "selector"):
             for s in inv.services:
                 s.selector = UNKNOWN

@@ -1,0 +1,90 @@
+"""The CLI on odd command lines and environments (hostile7's sweep): an empty path given to an option or as a PATH is
+a usage error naming it; standard output in an encoding that cannot hold a report's characters is written with
+escapes, not ended by an internal error; git steered elsewhere by GIT_DIR says so."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.app.cli import main
+
+EXE = str(ROOT / ".venv" / "bin" / "shardwise")
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big, namespace: serving}
+spec:
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, meta-llama/Llama-3.1-70B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["lint", ""], "PATH"),
+    (["lint", "--config", "", "x.yaml"], "--config"),
+    (["lint", "--baseline", "", "x.yaml"], "--baseline"),
+    (["lint", "--create-baseline", "", "x.yaml"], "--create-baseline"),  # was: no baseline written, exit 0
+    (["lint", "--output", "", "x.yaml"], "--output/-o"),
+    (["lint", "--model-dir", "", "x.yaml"], "--model-dir"),
+    (["lint", "--values", "", "x.yaml"], "--values/-f"),
+    (["lint", "x.yaml", ""], "PATH"),
+    (["diff", "HEAD", ""], "PATH"),
+    (["diff", "HEAD", "--config", ""], "--config"),
+])
+def test_an_empty_path_is_a_usage_error_naming_its_option(argv, option, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.yaml").write_text("", encoding="utf-8")
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"shardwise {argv[0]}: error: argument {option}: an empty path names no file or folder"
+    assert not (tmp_path / "baseline.json").exists()
+
+
+def test_an_ascii_standard_output_gets_escapes_not_an_internal_error(tmp_path):
+    (tmp_path / "big.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([EXE, "lint", "big.yaml"], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert (r.returncode, r.stderr) == (1, b"")
+    assert r.stdout.decode("ascii").splitlines()[-1] == (
+        "shardwise: 1 file read, 1 workload, 1 mandatory finding, 1 advisory finding, 0 suppressed \\u2014 failed: "
+        "1 blocking finding at or above mandatory")
+    assert "(\\u22120.7/+2.9) of weights per GPU at TP1\\xd7PP1" in r.stdout.decode("ascii")
+
+
+def test_git_steered_by_the_environment_says_so(tmp_path, monkeypatch, capsys):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "nowhere"))
+    assert main(["diff", "HEAD"]) == 2
+    assert capsys.readouterr().err == (
+        "shardwise: error: shardwise diff runs inside a git repository: git rev-parse --show-prefix: fatal: not a "
+        f"git repository: '{tmp_path}/nowhere' (the environment sets GIT_DIR={tmp_path}/nowhere)\n")
+
+
+def test_a_base_a_shallow_clone_lacks_says_to_fetch_it(tmp_path, monkeypatch, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for i in range(2):
+        (src / "x.yaml").write_text(f"a: {i}\n", encoding="utf-8")
+        subprocess.run([*git, "init", "-q"] if i == 0 else ["true"], cwd=src, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=src, check=True)
+        subprocess.run([*git, "commit", "-q", "-m", str(i)], cwd=src, check=True)
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{src}", "clone"], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path / "clone")
+    assert main(["diff", "HEAD~1"]) == 2
+    assert capsys.readouterr().err == (
+        "shardwise: error: 'HEAD~1' is not a commit of this repository (git rev-parse --verify HEAD~1); this is a "
+        "shallow clone, which holds only the history it fetched: fetch the base (git fetch --unshallow, or "
+        "actions/checkout with fetch-depth: 0)\n")
+    monkeypatch.chdir(src)  # the full clone: the same ref is a commit
+    assert main(["diff", "HEAD~1", "--format", "json"]) == 0

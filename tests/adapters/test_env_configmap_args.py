@@ -107,7 +107,27 @@ def test_a_key_the_configmap_lacks_leaves_that_flag_unknown():
     assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-VL-8B-Instruct", 2)
 
 
-def test_two_configmaps_of_that_name_leave_the_flags_unknown():
-    other = CONFIG_MAP.replace("NS", "staging").replace('"2"', '"4"')
-    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + other + "---\n" + _deployment())
+def test_two_configmaps_of_that_name_in_the_pods_namespace_leave_the_flags_unknown():
+    twin = CONFIG_MAP.replace("NS", "vllm").replace('"2"', '"4"')
+    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + twin + "---\n" + _deployment())
     assert e.tensor_parallel_size is UNKNOWN and e.model is UNKNOWN
+
+
+def test_a_configmap_of_that_name_in_another_namespace_is_not_the_pods():
+    """kubelet looks configMapKeyRef.name up in the pod's namespace: staging's vllm-config (TP 4) is not read for a
+    pod in vllm, whether vllm's own is in the input (then it is read alone) or not (then the flags stay unknown)."""
+    staging = CONFIG_MAP.replace("NS", "staging").replace('"2"', '"4"')
+    e = _engine(CONFIG_MAP.replace("NS", "vllm") + "---\n" + staging + "---\n" + _deployment())
+    assert (e.model, e.tensor_parallel_size) == ("Qwen/Qwen3-VL-8B-Instruct", 2)
+    e = _engine(staging + "---\n" + _deployment())
+    assert e.tensor_parallel_size is UNKNOWN and e.model is UNKNOWN
+
+
+def test_an_unset_namespace_is_default_on_either_side():
+    unset = CONFIG_MAP.replace("  namespace: NS\n", "")
+    e = _engine(unset + "---\n" + _deployment().replace("  namespace: vllm\n", ""))
+    assert e.tensor_parallel_size == 2
+    e = _engine(unset + "---\n" + _deployment())  # the ConfigMap in default, the pod in vllm
+    assert e.tensor_parallel_size is UNKNOWN
+    e = _engine(CONFIG_MAP.replace("NS", "default") + "---\n" + _deployment().replace("  namespace: vllm\n", ""))
+    assert e.tensor_parallel_size == 2

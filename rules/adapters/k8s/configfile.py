@@ -113,6 +113,29 @@ def config_map_key(name: str, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def env_from_values(env_from: Any) -> dict[str, str] | None:
+    """The variables a container's ``envFrom`` sets, when every source is a ConfigMap of the pod's namespace in
+    the input being read: kubelet sets each of its ``data`` keys (after ``prefix``), a later source over an
+    earlier, before ``env`` and before it expands ``$(VAR)`` (makeEnvironmentVariables). None when a source is a
+    Secret, a ConfigMap not in the input or named twice there (ambiguous), or holds a value not known: then any
+    variable may come from it and stays unknown."""
+    if not isinstance(env_from, list):
+        return None
+    values: dict[str, str] = {}
+    for item in env_from:
+        ref = item.get("configMapRef") if isinstance(item, Mapping) else None
+        name = ref.get("name") if isinstance(ref, Mapping) else None
+        prefix = item.get("prefix", "") if isinstance(item, Mapping) else None
+        datas = _datas(name) if isinstance(name, str) else []
+        if len(datas) != 1 or not isinstance(prefix, str) or "secretRef" in item:
+            return None
+        for key, value in datas[0].items():
+            if not isinstance(value, str):
+                return None
+            values[f"{prefix}{key}"] = value
+    return values
+
+
 def config_tokens(text: str) -> list[str] | None:
     """The flags vLLM reads from a ``--config`` YAML file (its FlexibleArgumentParser: ``key: value`` is
     ``--key value``, ``true`` a switch and ``false`` left out, a list its items, a mapping its JSON); None when

@@ -176,8 +176,8 @@ def cases() -> list[Case]:
     out.append(file_case("helm-unrendered-quoted", g.replace("\"8192\"", "\"{{ .Values.maxModelLen }}\""), rc=(1,)))
     # ---------------------------------------------------------------- numbers where strings go (and back)
     out.append(file_case("type-image-float", field_set("image: vllm/vllm-openai:v0.11.0", "image: 1.0")))
-    # left as is: the integer fields read a digit string as its number (fields.int_field); Kubernetes refuses it
-    out.append(file_case("type-replicas-string", field_set("replicas: 2", "replicas: \"2\""), rc=(0,), named=None))
+    # the integer fields (fields.int_field) refuse a digit string, as the API server does (newuser6)
+    out.append(file_case("type-replicas-string", field_set("replicas: 2", "replicas: \"2\"")))
     out.append(file_case("type-name-int", field_set("- name: vllm", "- name: 7")))
     out.append(file_case("type-arg-int", field_set("\"8192\"", "8192")))
     out.append(file_case("type-gpu-float", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1.5}")))

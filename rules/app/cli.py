@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:
     import argparse
@@ -49,7 +49,7 @@ def _ranged(kind: type, lo: float, hi: float, lo_open: bool = False) -> Callable
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {noun} {bounds}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be {noun} {bounds}, got '{text}'") from None
         if value != value or (value <= lo if lo_open else value < lo) or value > hi:  # NaN, bounds
             raise argparse.ArgumentTypeError(f"must be {noun} {bounds}, got {text}")
         return value
@@ -82,7 +82,7 @@ def _max_model_len(text: str) -> Any:
         value = human_int(text.strip())
     except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"must be an integer from 16 to 10,000,000 (as vLLM reads it: 32768, 32k "
-                                         f"= 32,000, 32K = 32,768) or auto, got {text!r}") from None
+                                         f"= 32,000, 32K = 32,768) or auto, got '{text}'") from None
     return _ranged(int, 16, 10_000_000)(str(value))
 
 
@@ -164,7 +164,7 @@ def _diff_format(spec: str) -> tuple[str, str | None]:
 
     fmt, path = _format(spec)
     if fmt not in ("markdown", "json"):
-        raise argparse.ArgumentTypeError(f"diff writes markdown or json, not {fmt!r}")
+        raise argparse.ArgumentTypeError(f"diff writes markdown or json, not '{fmt}'")
     return fmt, path
 
 
@@ -201,11 +201,36 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
     class _Parser(argparse.ArgumentParser):
         """An :class:`argparse.ArgumentParser` whose formatter is :class:`_HelpFormatter` (the subcommands' too: they
-        are made of the parser's own class)."""
+        are made of the parser's own class), and whose usage errors read as shardwise's own: a value quoted plainly
+        (``invalid choice 'x'; expected one of advisory, mandatory``), never with Python's repr (``"it's"``,
+        ``'\\udcff'``), and the line written as :func:`_err` writes one (a control character or a byte that is not
+        UTF-8 as the reports' escape)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("formatter_class", _HelpFormatter)
             super().__init__(*args, **kwargs)
+
+        def _check_value(self, action: argparse.Action, value: Any) -> None:
+            if action.choices is not None and value not in action.choices:
+                raise argparse.ArgumentError(
+                    action, f"invalid choice '{value}'; expected one of {', '.join(map(str, action.choices))}")
+
+        def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+            try:
+                return super()._get_value(action, arg_string)
+            except argparse.ArgumentError as e:
+                if isinstance(e.__context__, argparse.ArgumentTypeError):  # the type's own words
+                    raise
+                kind = getattr(action.type, "__name__", "")
+                raise argparse.ArgumentError(action, f"invalid {kind + ' ' if kind else ''}value '{arg_string}'") \
+                    from None
+
+        def error(self, message: str) -> NoReturn:
+            from ..report.formats import utf8_text
+            from ..report.text import visible
+
+            self.print_usage(sys.stderr)
+            self.exit(2, f"{self.prog}: error: {utf8_text(visible(message), 'text')}\n")
 
     return _Parser
 

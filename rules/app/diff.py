@@ -262,10 +262,21 @@ class DiffResult:
         }
 
     def summary_line(self) -> str:
+        """The line on stderr: what the change does to GPUs, nodes and cost, and the findings it adds and fixes. The
+        diff always exits 0 (a report, not a gate): the added findings at or above ``--fail-on`` (or the config file's
+        ``fail_on``) are counted, as those ``shardwise lint`` fails on, so the line says whether the change would
+        pass the gate (newuser6: ``--fail-on`` was taken and read by nothing)."""
+        from ..capacity.layout import plural
+
         t = self.as_object()
         c = t["totals"]["change"]
+        added, _ = self.finding_changes()
+        blocking = sum(1 for f in added if self.head.is_blocking(f))
+        gate = (f" ({blocking} at or above {self.head.fail_on}: shardwise lint fails on "
+                f"{'it' if blocking == 1 else 'them'})" if blocking else
+                f" (none at or above {self.head.fail_on})" if added else "")
         return (f"shardwise diff {self.base_ref}..{self.head_ref}: {c['gpus_total']:+d} GPUs, {c['nodes']:+d} nodes, "
-                f"{_money_delta(c['hourly_usd'])}/hour, {len(t['findings']['added'])} findings added, "
+                f"{_money_delta(c['hourly_usd'])}/hour, {plural(len(added), 'finding')} added{gate}, "
                 f"{len(t['findings']['fixed'])} fixed")
 
 

@@ -770,7 +770,9 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
 def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
-    max_model_len that fits beyond the error band, if that still holds the p95 context."""
+    max_model_len that fits beyond the error band, if that still holds the p95 context. Without a declared load,
+    where the profile's batch follows max_model_len (V0), the longest max_model_len that leaves room for a KV cache
+    (:func:`~shardwise.rules.capacity.layout.serves`, what :func:`_pick` asks) when the p95 context leaves it."""
     from ..capacity.group import MIN_SUGGESTED_MAX_MODEL_LEN, round_max_model_len
 
     c = _evaluate(ctx, p)
@@ -781,35 +783,48 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     # or p95 context is judged on the sequences of it the shorter context holds
     crowded = not has_room(s, req.kv_reserve)
     declared = req.concurrency is not None or req.p95_context is not None
-    if c.fits or req.max_model_len is not None or (not declared and crowded):
-        return c
-    length = round_max_model_len(s.max_model_len_fit_sure)
-    # the p95 context, as a length people write
-    floor = round_max_model_len(max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) + 1023)
-    if floor >= s.max_model_len or length >= s.max_model_len:
-        return c  # no shorter context to try, or the context is not what keeps the layout out
-    if floor <= length:
-        low = _evaluate(ctx, p, length)
-        if low.fits:
-            return low
     # Where the profile run's batch follows max_model_len (V0 without chunked prefill, which it turns on only above
     # 32,768 tokens: max_num_batched_tokens = max(max_model_len, 2048) unless given), a shorter context shortens that
     # batch and its activation, so the length sized at the model's context is not what fits at itself:
     # DeepSeek-R1-Distill-Llama-8B on one A10G with vLLM 0.7.0 fits 29,328 tokens beside a 2,048-token profile, but at
     # 28,672 the profile takes 2.5 GiB more (and Mistral-7B's 32,768 tokens, profiled whole, leave less than the p95
-    # context). The longest length that fits lies between the p95 context and the first try: bisected on multiples of
-    # 1,024 (a handful of sizings). V1 profiles a fixed token budget: the first try decides, as before.
-    if s.engine != "v0" or req.max_num_batched_tokens is not None:
+    # context). And the room for a KV cache follows it too: Qwen2.5-7B on one A10G with vLLM 0.6.1 keeps 2.83 GiB of
+    # KV beside a 20,480-token profile (1.19 GiB beyond the error band, short of a quarter-reserve of 1.42: no room)
+    # and 3.09 GiB beside an 18,432-token one (1.54 GiB, room for a p95 context of 1,024), so without a declared load
+    # the lowering looks for room, not only for a start, before plan shards the model (issue 28: the doctrine lowers
+    # --max-model-len on one GPU first).
+    v0_batch = s.engine == "v0" and req.max_num_batched_tokens is None
+    room = req.concurrency is None and declared and v0_batch  # a shorter context may give the room _pick asks
+    if (c.fits and (c.roomy or not room)) or req.max_model_len is not None or (not declared and crowded):
         return c
+    length = round_max_model_len(s.max_model_len_fit_sure)
+    # the p95 context, as a length people write
+    floor = round_max_model_len(max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) + 1023)
+    if floor >= s.max_model_len or (length >= s.max_model_len and not room):
+        return c  # no shorter context to try, or the context is not what keeps the layout out
+    low = _evaluate(ctx, p, length) if floor <= length < s.max_model_len else None
+    if low is not None and low.fits and (low.roomy or not room):
+        return low
+    if not v0_batch:
+        return c
+    # The longest length that fits (or, without a load, that leaves room) lies between the p95 context and the first
+    # try: bisected on multiples of 1,024 (a handful of sizings). V1 profiles a fixed token budget: the first try
+    # decides, as before.
     best = _evaluate(ctx, p, floor)
     if not best.fits:
-        return c
-    lo = floor // 1024  # fits
-    hi = (length if length >= floor else s.max_model_len) // 1024  # does not fit
+        return low if low is not None and low.fits else c
+    if room and not best.roomy:  # no shorter context gives room either: the longest that fits, as before
+        if c.fits:
+            return c
+        if low is not None and low.fits:
+            return low
+    good = (lambda t: t.roomy) if room and best.roomy else (lambda t: t.fits)
+    lo = floor // 1024  # good
+    hi = (length if low is not None else s.max_model_len) // 1024  # not good
     while hi - lo > 1:
         mid = (lo + hi) // 2
         trial = _evaluate(ctx, p, mid * 1024)
-        if trial.fits:
+        if good(trial):
             lo, best = mid, trial
         else:
             hi = mid

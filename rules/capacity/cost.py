@@ -27,6 +27,7 @@ from typing import Any
 from ..catalog import CatalogError, find_instance, instances_for_gpu
 from ..model import ServingGroup, is_unknown
 from ..model import int_or_none as _int
+from .layout import plural
 
 HOURS_PER_MONTH = 730
 
@@ -93,7 +94,7 @@ def _instance(g: ServingGroup, per_pod: int | None) -> tuple[Any, bool, str | No
     exact = [i for i in fitting if per_node is not None and i.gpus == per_node]
     chosen = (exact or fitting)[0] if exact or fitting else None
     if chosen is None:
-        return None, False, f"the catalog has no priced instance type with {per_pod or 1} {gpu.name} GPUs"
+        return None, False, f"the catalog has no priced instance type with {plural(per_pod or 1, gpu.name + ' GPU')}"
     return chosen, True, None
 
 
@@ -126,7 +127,8 @@ def workload_cost(g: ServingGroup) -> WorkloadCost:
                             note=f"unknown: {missing}", **base)
     if per_pod > per_node:
         return WorkloadCost(nodes=None, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,
-                            note=f"a pod asks for {per_pod} GPUs but a {inst.name} node has {per_node}", **base)
+                            note=f"a pod asks for {plural(per_pod, 'GPU')} but a {inst.name} node has {per_node}",
+                            **base)
     if pods > INT32_MAX:  # Kubernetes' replica counts are int32: no cluster runs more, and no float holds the cost
         return WorkloadCost(nodes=None, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,
                             note=f"a pod count of {len(str(pods))} digits is more than Kubernetes accepts "

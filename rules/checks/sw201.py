@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import tp_pp
+from ..capacity.layout import plural
 from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
@@ -117,7 +118,7 @@ class TensorParallelLargerThanNode(GroupRule):
             yield from _one_pod(g, tp, per_node)
             return
         nodes = -(-tp // per_node)
-        head = (f"pool `{g.pool.name}` has {per_node} GPUs per node but tensor_parallel_size is {tp}; "
+        head = (f"pool `{g.pool.name}` has {plural(per_node, 'GPU')} per node but tensor_parallel_size is {tp}; "
                 f"the TP group would span {nodes} nodes without a shared NVLink domain")
         fabric, sure, unused = _fabric(g)
         if fabric:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import layout
+from ..capacity.layout import plural
 from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
@@ -88,8 +89,8 @@ class GpuRequestNotTp(GroupRule):
                 raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "
                                   "the container the node's GPUs without a request")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
-                         f"{lay.text()} needs {need} GPUs per pod; the device plugin gives a container only the GPUs "
-                         "it requests", location=g.at("resources"))
+                         f"{lay.text()} needs {plural(need, 'GPU')} per pod; the device plugin gives a container "
+                         "only the GPUs it requests", location=g.at("resources"))
             return
         pods = lay.pods if per_pod is None else 1
         need = lay.world if per_pod is None else per_pod
@@ -100,8 +101,8 @@ class GpuRequestNotTp(GroupRule):
             return
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts {per_pod} "
-                         f"workers{in_pods}; vLLM cannot start with fewer GPUs than workers",
+            yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts "
+                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer GPUs than workers",
                       location=g.at("resources"))
         else:
             yield hit(g, f"{lay.pods} pods × {req.text()} = {most} GPUs per group, but "

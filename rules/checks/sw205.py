@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import PODS_PER_GROUP, layout, require_model
+from ..capacity.layout import plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
@@ -93,17 +94,17 @@ class MultiNodeWithoutFastFabric(GroupRule):
             return
         if lay.tp > per_node:
             yield hit(g, f"{start}, and its tensor-parallel group (TP{lay.tp}) crosses the node boundary "
-                         f"({per_node} GPUs per node): every layer's all-reduce would run {tcp}", where,
+                         f"({plural(per_node, 'GPU')} per node): every layer's all-reduce would run {tcp}", where,
                       level="mandatory" if sure else None)
             return
         if lay.tp * lay.pp > per_node:
-            yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of {per_node} "
-                         f"GPUs, PP{lay.pp} across), so activations between stages go {tcp}: it works, "
-                         "with more latency per step", where)
+            yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of "
+                         f"{plural(per_node, 'GPU')}, PP{lay.pp} across), so activations between stages go "
+                         f"{tcp}: it works, with more latency per step", where)
             return
         if lay.dp > 1:
             model = require_model(g)
             if model.moe is not None:
                 yield hit(g, f"{start}, and the expert layers of {model.id} span the {lay.text()} data-parallel "
-                             f"group across nodes ({per_node} GPUs per node): every MoE layer's all-to-all "
+                             f"group across nodes ({plural(per_node, 'GPU')} per node): every MoE layer's all-to-all "
                              f"would run {tcp}", where, level="mandatory" if sure else None)

@@ -18,6 +18,15 @@ from ._words import listed
 _PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
 
 _CANNOT_SIZE = "so the capacity rules cannot size this workload"
+#: What decides it, for a workload whose selector names no pool: a selector, or the nodes of a cluster of one GPU type
+#: (such a cluster needs no selector; shardwise sees its GPU only in a manifest of its nodes)
+_SELECT = ("; select the GPU pool with a nodeSelector (nvidia.com/gpu.product, node.kubernetes.io/instance-type or "
+           "shardwise.dev/pool), or, on a cluster of one GPU type, lint a manifest of its nodes with the rest (a Node "
+           "whose labels, or a Karpenter NodePool whose requirements, name the GPU)")
+#: What decides it for a pool or selector that names a GPU the catalog lacks, or a pool that names none
+_LABEL_UNKNOWN = "; label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count"
+_LABEL_POOL = ("; label the pool's nodes with the GPU (nvidia.com/gpu.product, node.kubernetes.io/instance-type, or "
+               "shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count)")
 
 
 def fits_every_gpu(g: ServingGroup) -> bool:
@@ -73,7 +82,11 @@ class WorkloadWithoutGpuPool(GroupRule):
         remediation=(
             "Select the GPU pool with a nodeSelector or required node affinity on its labels (shardwise.dev/pool, "
             "node.kubernetes.io/instance-type, nvidia.com/gpu.product) and tolerate its GPU taint. For a GPU the "
-            "catalog does not know, label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count."
+            "catalog does not know, label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count. A "
+            "cluster of one GPU type needs no selector: lint a manifest of its nodes with the workloads (a Node whose "
+            "labels, or a Karpenter NodePool whose requirements, name the GPU: nvidia.com/gpu.product, "
+            "node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-family), and a workload without a selector "
+            "is sized on it."
         ),
         references=(
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/",
@@ -106,10 +119,11 @@ class WorkloadWithoutGpuPool(GroupRule):
             what = (f"pool `{g.pool.name}` names GPU `{observed[1]}` ({observed[0]}), which is not in shardwise's "
                     "catalog" if observed
                     else f"pool `{g.pool.name}` does not say which GPU its nodes have")
+            fix = _LABEL_UNKNOWN if observed else _LABEL_POOL
         else:
             selector = known(g.node_selector, "the nodeSelector")
             if not selector and not g.affinity:
-                what = "the vLLM workload has no nodeSelector or node affinity"
+                what, fix = "the vLLM workload has no nodeSelector or node affinity", _SELECT
             else:
                 observed = _unknown_product(dict(selector))
                 wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
@@ -122,7 +136,10 @@ class WorkloadWithoutGpuPool(GroupRule):
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
+                fix = (_LABEL_UNKNOWN if observed else _SELECT if not inv.pools else
+                       "; make the selector match one of those pools, or lint the manifest of the pool it names with "
+                       "the rest")
         if fits_every_gpu(g):
             return
-        yield Hit(group_subject(g), f"{what}, {_CANNOT_SIZE}", g.at("nodeSelector", "affinity", "podSpec"),
+        yield Hit(group_subject(g), f"{what}, {_CANNOT_SIZE}{fix}", g.at("nodeSelector", "affinity", "podSpec"),
                   tuple(g.suppressions), undecided=True)  # the capacity verdict is undecided

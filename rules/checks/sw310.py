@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..capacity.group import layout
+from ..capacity.layout import plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
 from ..vllm.args import script_assignments
@@ -153,7 +154,7 @@ class GpuVisibilitySetByHand(GroupRule):
             return
         detail = ""
         if gpus is not None and len(listed) < gpus:
-            detail = f"; it lists {len(listed)} of the {gpus} GPUs the container requests"
+            detail = f"; it lists {len(listed)} of the {plural(gpus, 'GPU')} the container requests"
         elif gpus is not None and any(d.isdigit() and int(d) >= gpus for d in listed):
             detail = f"; the container's {gpus} GPUs are numbered 0-{gpus - 1} inside it"
         yield Hit(subject, f"container `{c.name}` sets {name}={value!r}{via}{detail}, where the device plugin "

@@ -45,7 +45,7 @@ def parse_format(spec: str) -> tuple[str, str | None]:
     fmt, sep, path = spec.partition("=")
     fmt = fmt.strip()
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}, optionally =FILE")
+        raise ValueError(f"unknown format '{fmt}'; expected one of {', '.join(FORMATS)}, optionally =FILE")
     if sep and not path:
         raise ValueError(f"{spec!r} names no file; write {fmt}=FILE, or {fmt} for standard output")
     return fmt, (None if not sep or path == "-" else path)

@@ -69,10 +69,18 @@ class Report:
         """What a reader needs to know when the run found nothing to size."""
         if self.inventory.groups:
             return None
-        unread = sum(1 for i in self.inventory.launch_issues if i.mentioned)
+        issues = self.inventory.launch_issues
+        unread = sum(1 for i in issues if i.mentioned)
+        # a vLLM image whose command is no launch shardwise reads (SW002): a vLLM server, not "no vLLM" (newuser6)
+        unparsed = sum(1 for i in issues if not i.mentioned and not i.crash)
+        why = []
+        if unparsed:
+            why.append(f"{unparsed} {'containers run' if unparsed != 1 else 'container runs'} a vLLM image with a "
+                       "command shardwise cannot read: see SW002")
         if unread:
-            return (f"no vLLM workload could be read, though {unread} "
-                    f"{'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
+            why.append(f"{unread} {'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
+        if why:
+            return f"no vLLM workload could be read, though {'; '.join(why)}"
         return "no vLLM workload found in the inputs"
 
     def ordered(self) -> list[Finding]:

@@ -414,12 +414,22 @@ def _repository(image: str) -> str:
 _VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:v?\d+(?:\.\d+)*)?(?:[/_.-]|$)")
 
 
+#: Path segments that name an organisation whose registry holds vLLM's tools beside (or instead of) the server: the
+#: GitHub organisation ``vllm-project`` publishes ``ghcr.io/vllm-project/guidellm`` (a benchmark client) and
+#: ``ghcr.io/vllm-project/semantic-router/extproc`` (a router); the segment alone makes no image a vLLM server.
+_ORGANISATIONS = frozenset({"vllm-project"})
+
+
 @functools.lru_cache(maxsize=1024)
 def is_vllm_image(image: str | None) -> bool:
     """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
     ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ``neuron-sdk2.20-vllm0.5.0-neuron``, ...
-    (``vllm`` as a word of the repository path, a version may follow; the registry host does not count)."""
-    return bool(image) and _VLLM_WORD.search(_repository(str(image))) is not None
+    (``vllm`` as a word of the repository path, a version may follow; the registry host does not count, and
+    neither does an organisation of :data:`_ORGANISATIONS`: ``ghcr.io/vllm-project/guidellm`` is a client)."""
+    if not image:
+        return False
+    path = "/".join(part for part in _repository(str(image)).split("/") if part not in _ORGANISATIONS)
+    return _VLLM_WORD.search(path) is not None
 
 
 #: Flags that only vLLM's server takes (TGI, SGLang and llama.cpp spell theirs otherwise). Args that

@@ -52,8 +52,8 @@ QUOTE = "Kubernetes refuses the object as written: quote it"
     ("resources:", "env: [{name: 5, value: x}]\n      resources:",
      f"t.yaml:9: {C}.env[0].name: expected a string, found a number (5); {QUOTE} (\"5\")"),
     ("resources:", "ports:\n        - containerPort: \"8000\"\n      resources:",
-     f"t.yaml:10: {C}.ports[0].containerPort: expected an integer, found a string ('8000'); Kubernetes refuses the "
-     "object as written"),
+     f"t.yaml:10: {C}.ports[0].containerPort: expected an integer, found a string (\"8000\"); Kubernetes refuses the "
+     "object as written: write the number without quotes (8000)"),
     ("resources:", "ports: [{containerPort: true}]\n      resources:",
      f"t.yaml:9: {C}.ports[0].containerPort: expected an integer, found a boolean (true); Kubernetes refuses the "
      "object as written"),
@@ -89,3 +89,82 @@ def test_an_object_name_or_namespace_that_is_no_string_is_an_input_error(meta, m
     with pytest.raises(InputError) as err:
         load_kubernetes_text(text, "t.yaml")
     assert str(err.value) == message
+
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: serving}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, meta-llama/Llama-3.1-8B-Instruct]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: l, namespace: serving}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.11.0
+            args: [--model, meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "8", --pipeline-parallel-size, "2"]
+            resources: {limits: {nvidia.com/gpu: 8}}
+"""
+HPA = """\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h, namespace: serving}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+  minReplicas: 1
+  maxReplicas: 4
+"""
+NUMBER = "Kubernetes refuses the object as written: write the number without quotes"
+
+
+@pytest.mark.parametrize("text,old,new,message", [
+    (DEPLOYMENT, "replicas: 2", 'replicas: "2"',
+     f't.yaml:5: spec.replicas: expected an integer, found a string ("2"); {NUMBER} (2)'),
+    (DEPLOYMENT, "replicas: 2", "replicas: ' 3'",
+     f't.yaml:5: spec.replicas: expected an integer, found a string (" 3"); {NUMBER} (3)'),
+    (DEPLOYMENT, "replicas: 2", "replicas: two", "t.yaml:5: spec.replicas: expected an integer, got 'two'"),
+    (DEPLOYMENT, "replicas: 2", "replicas: true", "t.yaml:5: spec.replicas: expected an integer, got True"),
+    (LWS, "size: 2", 'size: "2"',
+     f't.yaml:7: spec.leaderWorkerTemplate.size: expected an integer, found a string ("2"); {NUMBER} (2)'),
+    (LWS, "replicas: 1", "replicas: '1'",
+     f't.yaml:5: spec.replicas: expected an integer, found a string ("1"); {NUMBER} (1)'),
+    (DEPLOYMENT + "---\n" + HPA, "minReplicas: 1", 'minReplicas: "1"',
+     f't.yaml:21: spec.minReplicas: expected an integer, found a string ("1"); {NUMBER} (1)'),
+])
+def test_an_integer_field_written_as_a_string_is_an_input_error(text, old, new, message):
+    """``replicas: "2"`` (a Helm value piped through ``quote``) is refused by the API server (``cannot unmarshal
+    string into Go struct field DeploymentSpec.spec.replicas of type int32``); it was read as 2 and linted (newuser6).
+    """
+    assert old in text
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text.replace(old, new, 1), "t.yaml")
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("replicas,expected", [("2", 2), ("'${REPLICAS}'", None), ("null", 1)])
+def test_an_integer_field_kubernetes_admits_is_read(replicas, expected):
+    [group] = load_kubernetes_text(DEPLOYMENT.replace("replicas: 2", f"replicas: {replicas}", 1), "t.yaml").groups
+    if expected is None:
+        from shardwise.rules.model import UNKNOWN
+
+        assert group.replicas is UNKNOWN
+    else:
+        assert group.replicas == expected

@@ -322,6 +322,18 @@ def test_ray_service_llm_configs_and_ray_cluster_running_vllm():
     assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
 
 
+def test_ray_serve_config_reads_a_replica_count_written_as_text(tmp_path):
+    """Ray Serve's config is no Kubernetes object: Ray reads it with pydantic, which takes ``min_replicas: "3"`` as 3;
+    the integer fields of Kubernetes objects refuse such a string (fields.int_field, newuser6), this one does not."""
+    with open(os.path.join(FIX, "ray.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert "min_replicas: 2\n" in text
+    path = tmp_path / "ray.yaml"
+    path.write_text(text.replace("min_replicas: 2\n", "min_replicas: \"3\"\n", 1), encoding="utf-8")
+    inv = load_inputs([str(path)])
+    assert [(g.name, g.replicas) for g in inv.groups] == [("qwen-serve/qwen-14b", 3), ("llama-405b-ray", 1)]
+
+
 def test_ray_service_llm_config_from_a_file_in_the_image_is_a_launch_issue():
     inv = load_kubernetes_text(
         "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: s, namespace: ray}\nspec:\n"

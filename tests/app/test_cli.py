@@ -866,6 +866,31 @@ def test_plan_absurd_numbers(capsys, flag, value, message):
     assert err.splitlines()[-1] == f"shardwise plan: error: {message}"
 
 
+@pytest.mark.parametrize(("argv", "last"), [
+    (["lint", ".", "--fail-on", "warning"],
+     "shardwise lint: error: argument --fail-on: invalid choice 'warning'; expected one of advisory, mandatory"),
+    (["lnt", "."], "shardwise: error: argument COMMAND: invalid choice 'lnt'; expected one of lint, diff, plan, rules, "
+                   "explain, policy-pack-dir, docs"),
+    (["plan", "--model", "m", "--dtype", "it's"],
+     "shardwise plan: error: argument --dtype: invalid choice 'it's'; expected one of auto, bfloat16, float16, float32"),
+    (["plan", "--model", "m", "--kv-cache-dtype", "a\x1bb\nc"],
+     "shardwise plan: error: argument --kv-cache-dtype: invalid choice 'a\\x1bb\\nc'; expected one of auto, fp8"),
+    (["lint", ".", "--jobs", "x\udcff"],
+     "shardwise lint: error: argument --jobs/-j: must be an integer from 1 to 256, got 'x\\xff'"),
+    (["rules", "--format", "\udcff"],
+     "shardwise rules: error: argument --format: invalid choice '\\xff'; expected one of text, json, markdown"),
+    (["lint", "--fail-on"], "shardwise lint: error: argument --fail-on: expected one argument"),
+])
+def test_usage_errors_quote_what_was_typed_plainly(capsys, argv, last):
+    """argparse's own errors (a choice, a command) quoted the value with Python's repr (``invalid choice: 'x'
+    (choose from 'advisory', 'mandatory')``, ``"it's"``, ``'\\udcff'``) and wrote a control character raw; they now
+    read as shardwise's own: the value in plain quotes, the choices as a list, escapes as the reports write them."""
+    rc, out, err = run(capsys, *argv)
+    assert (rc, out) == (2, "")
+    assert err.startswith("usage: shardwise")
+    assert err.splitlines()[-1] == last
+
+
 @pytest.mark.parametrize(("value", "tokens"), [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("32768", 32768)])
 def test_plan_reads_max_model_len_as_vllm_does(capsys, value, tokens):
     """vLLM reads --max-model-len with human_readable_int (32k, 32K) and so does lint: plan takes what both take."""
@@ -1086,6 +1111,30 @@ def test_plan_lowers_max_model_len_on_one_gpu_before_sharding_for_a_declared_p95
     rec = d["recommended"]
     assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
             rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 26624, True, 1)
+
+
+def test_plan_lowers_max_model_len_for_room_where_the_profile_batch_follows_it(capsys):
+    """Plan case sky-qwen25-7b-a10g-p95-1k (SkyPilot's Qwen2.5-7B task on one A10G at 1,024 tokens, vLLM 0.6.1.post2):
+    in V0 the profile run's batch is max_model_len, so the longest length that starts (20,480: 2.83 GiB of KV, 1.19 GiB
+    beyond the error band against a quarter-reserve of 1.42) leaves no room for a KV cache while a shorter one does; plan recommended TP1 × PP2. Without
+    a declared load the lowering now looks for the longest length with room (capacity.layout.serves): 18,432 tokens,
+    28 sequences of the p95 context beyond the band, on one GPU."""
+    rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A10G", "--p95-context", "1024",
+                     "--vllm-version", "0.6.1.post2", "--json")
+    d = json.loads(out)
+    rec = d["recommended"]
+    assert (rc, rec["tensor_parallel_size"], rec["pipeline_parallel_size"], rec["max_model_len"],
+            rec["max_model_len_lowered"], rec["sequences_per_replica"]) == (0, 1, 1, 18432, True, 28)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["max_model_len"], c["sequences_per_replica"],
+             c["roomy"], c["mandatory"]) for c in d["candidates"]] == [
+        (1, 1, 18432, 28, True, []), (1, 2, 32768, 200, True, []), (1, 4, 32768, 628, False, ["SW104"]),
+        (1, 8, 32768, 1400, False, ["SW104"])]
+    # with a declared load the layouts are ranked on what they hold of it, as before: the longest length that starts
+    rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A10G", "--p95-context", "1024",
+                     "--concurrency", "20", "--vllm-version", "0.6.1.post2", "--json")
+    d = json.loads(out)
+    assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["max_model_len"])
+            for c in d["candidates"]][:1] == [(1, 1, 20480)]
 
 
 # --- `lint PATH...` without options: read without argparse ----------------------------------------------------

@@ -32,10 +32,26 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.mark.parametrize(("enforcement", "gate"), [
+    ('SW202 = "advisory"', "2 findings added (1 at or above mandatory: shardwise lint fails on it)"),
+    ('SW104 = "advisory"\nSW202 = "advisory"', "2 findings added (none at or above mandatory)"),
+])
+def test_the_summary_line_counts_the_added_findings_lint_fails_on(repo, capsys, tmp_path, enforcement, gate):
+    """diff always exits 0 (a report); its line on stderr says how many added findings are at or above the run's
+    fail_on, the ones lint fails on (newuser6: --fail-on was taken by diff and read by nothing)."""
+    config = tmp_path / "levels.toml"
+    config.write_text(f"[enforcement]\n{enforcement}\n", encoding="utf-8")
+    rc, _, err = run(capsys, "diff", "main", "deploy/", "--config", str(config))
+    assert (rc, err) == (0, f"shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, {gate}, 1 fixed\n")
+    rc, _, err = run(capsys, "diff", "main", "deploy/", "--config", str(config), "--fail-on", "advisory")
+    assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added "
+                            "(2 at or above advisory: shardwise lint fails on them), 1 fixed\n")
+
+
 def test_markdown_is_the_documented_sample(repo, capsys):
     rc, out, err = run(capsys, "diff", "main", "deploy/")
-    assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added, "
-                            "1 fixed\n")
+    assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added "
+                            "(2 at or above mandatory: shardwise lint fails on them), 1 fixed\n")
     if os.environ.get("SHARDWISE_UPDATE_README"):
         path = SAMPLE_PAGE
         text = path.read_text(encoding="utf-8")

@@ -43,6 +43,11 @@ def test_the_record_holds_every_class_the_task_names():
                    "plan-base-model-unused"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
+    # newuser6: an integer field written as a string is refused as the API server refuses it
+    assert record["type-replicas-string"]["rc"] == 2
+    assert record["type-replicas-string"]["said"].startswith(
+        './bad.yaml:8: spec.replicas: expected an integer, found a string ("2"); Kubernetes refuses the object as '
+        "written: write the number without quotes (2) | ")
     # hostile6: a release newer than the table says what it is sized as; what was typed is echoed escaped
     assert record["plan-version-newer"]["rc"] == 0
     assert ("; vLLM 0.99.0, newer than the newest release the capacity model knows: sized as 0.33.0 (V1 engine)"

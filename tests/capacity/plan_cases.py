@@ -58,6 +58,9 @@ DATA_11 = Path(__file__).with_name("data") / "plan_cases_11.json"
 # the twelfth set (issue 28, plancases12), from vLLM's recipe files none of them cites (Qwen2.5-VL-72B, Qwen3-VL-235B,
 # ERNIE 4.5, Kimi-K2 and DeepSeek-V3.1 on MI300X, MiniMax-M2.1, GLM-5.2, Gemma 4 E2B, Qwen3.5-0.8B, Kimi-Linear)
 DATA_12 = Path(__file__).with_name("data") / "plan_cases_12.json"
+# the thirteenth set (issue 28, plancases13), from vLLM's recipe files none of them cites (DeepSeek-V3.2-Exp, DeepSeek-V3
+# FP4, Kimi-K2.6, GLM-4.5, MiniMax-M2.5) and SkyPilot's tasks (Maverick FP8 over two nodes with Ray, Qwen2.5 72B and 7B)
+DATA_13 = Path(__file__).with_name("data") / "plan_cases_13.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -81,7 +84,7 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12):
+                                   DATA_12, DATA_13):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

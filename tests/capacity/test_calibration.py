@@ -207,6 +207,26 @@ vllm#17431 and vllm#18124 (0.8 V1 refusals at 0.3-0.4 of a shared GPU: other pro
 eugr/spark-vllm-docker#396 (a re-quantised MiniMax-M2.7 AWQ on a development build), gpustack/runner#251 (model and GPU
 not in the stored excerpt), LMCache PR #2522 (dummy weights, GPU not named), the jishuzhan.net Qwen3-0.6B-FP8 sweep (GPU
 not named), and the club-3090 / Lvllm / vllm-backport threads (patched builds and forks).
+
+Set 20 (``data/startup_logs_20.json``, logs20: repositories that commit vLLM's start-up log, favouring 0.22 - 0.30)
+holds six rows from three repositories: justuswilhelm/pufferfish (gemma-4-E4B-it on a passed-through RTX 3090 Ti,
+the 0.22.1 official image), vireshkoli/LLM-Inference-Optimization (Llama-3.1-8B-Instruct in BF16 and RedHatAI's GPTQ
+w4a16 on an A40, v0.26.0 pinned by digest, each with 0.26's "Actual usage" breakdown) and
+Freshair129/Private-Runtime-Platform (a Qwen3-4B-Instruct-2507-shaped Typhoon 2.5 on an RTX 5060 Ti under Docker on
+Windows: 0.29.0's official image at 0.70, and 0.30.0 installed by Xinference at 0.70 and 0.9). Blind: verdicts 6/6,
+KV 4/6, tokens 3/6, weights 6/6; every token miss is a budget error. The two RTX 5060 Ti misses (1.23 GiB kept beside
+the cache, both starts compiling cold) are strict open misses against the warm 0.30.0 run on the same card, which
+shardwise reproduces: the pair names a cold ``torch.compile`` as the class, which stays unmodelled (``open_miss``;
+``test_the_rtx_5060_ti_rows_differ_by_the_compile_cache_not_by_the_release``). The gemma-4-E4B row is inside its
+band and 7.1 % over its token count (``test_the_0_22_1_gemma4_e4b_run_is_within_5_percent_of_its_token_count``).
+Left out: the other figures of those repositories' files (0.31.0's EAGLE-3 runs on an RTX 5070 Ti, whose flags are in
+a compose file not read; a Nemotron Nano 9B v2 run on an RTX 5090 at 0.30.0 with no KV line); a Korean llm-d lab's
+Qwen3-0.6B on an RTX 3050 at 0.26.0 (2.14 GiB, 20,032 tokens; its repository could not be identified), a Korean WSL2
+lab's Qwen2.5-0.5B at 0.27.1 on an RTX 4090 and a Qwen2.5-0.5B offline run at 0.26.0 on a 15.55 GiB GPU (repositories
+or GPUs not identified); GLM-5.2 at TP4 with expert parallelism (0.26.0, a quantised checkpoint whose config was not
+read), Qwen3.8 and DeepSeek-V4-Flash logs (not in the catalog), an LFM2.5-1.2B online-INT4 run (not in the catalog), a
+Qwen 9B run on an RTX 5090 beside a resident reranker (another process on the GPU), and club-3090 / Genesis threads
+(patched builds).
 """
 
 from __future__ import annotations
@@ -529,7 +549,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 81
+    assert len(split) == 87
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
@@ -555,14 +575,17 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", "H100", 1, 1, 37456, 33479, 33504),
         ("budget", "0.19.0", "google/gemma-4-31B-it", "L4", 4, 1, 19472, 17996, 17968),
         ("budget", "0.22.0", "Qwen/Qwen2.5-7B-Instruct", "A10G", 1, 1, 99376, 89128, 89088),
+        ("budget", "0.22.1", "google/gemma-4-E4B-it", "RTX 3090 Ti", 1, 1, 240263, 224332, 224353),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
+        ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 19504, 10558, 10576),
+        ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 42656, 33711, 33728),
         ("layout", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 299936, 180927, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 12
-    assert ("token counts outside 5 %, by where the error is: budget 10, layout 1, stage 1, unsplit 12"
+    assert ("token counts outside 5 %, by where the error is: budget 13, layout 1, stage 1, unsplit 12"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -611,3 +634,41 @@ def test_the_0_10_2_a100_qwen3_14b_run_reads_as_a_pip_install():
     "42,000 (-1.5 %), but the thread does not say how vLLM was installed and the row was not changed after scoring"))
 def test_the_0_10_2_a100_qwen3_14b_run_is_within_5_percent_of_its_token_count():
     assert score(A100_QWEN3_14B_0102).tokens_within_5pct
+
+
+#: Set 20: the Qwen3-4B-shaped checkpoint on the same RTX 5060 Ti (Docker on Windows): 0.29.0 at 0.70 (official image,
+#: compiled cold), 0.30.0 at 0.70 (Xinference, compile cache warm) and 0.30.0 at 0.9 (the same, compiled cold)
+RTX_5060_TI = [lg for lg in LOGS if lg.gpu == "RTX 5060 Ti"]
+
+
+def test_the_rtx_5060_ti_rows_differ_by_the_compile_cache_not_by_the_release():
+    # shardwise's budget for the three starts, against what vLLM kept: the warm 0.30.0 start is reproduced within
+    # 0.03 GiB; the two cold starts, one per release, kept 1.23 GiB more (0.30.0's breakdown lines: 0.53 GiB of peak
+    # activation and 0.25 of non-torch memory warm, 1.09 and 0.95 cold). A cold torch.compile is not modelled.
+    rows = [(lg.release, lg.settings.gpu_memory_utilization, round(score(lg).sized.available_kv_gib, 2), lg.kv_gib,
+             score(lg).sized.kv_cache_tokens, lg.tokens) for lg in RTX_5060_TI]
+    assert rows == [("0.29.0", 0.7, 2.68, 1.45, 19504, 10576), ("0.30.0", 0.7, 2.68, 2.71, 19504, 19744),
+                    ("0.30.0", 0.9, 5.86, 4.63, 42656, 33728)]
+    assert [score(lg).kv_within for lg in RTX_5060_TI] == [False, True, False]
+    assert [round(kv - logged, 2) for _, _, kv, logged, _, _ in rows] == [1.23, -0.03, 1.23]
+
+
+#: justuswilhelm/pufferfish (set 20): gemma-4-E4B-it on an RTX 3090 Ti, 0.22.1 official image, 32,768 tokens, 0.9
+GEMMA4_E4B_3090TI = next(lg for lg in LOGS if lg.gpu == "RTX 3090 Ti")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (budget): 240,263 tokens against 224,353 (+7.1 %), 4.39 GiB of cache against 4.1 logged, inside the "
+    "band. 0.22 GiB of it is the weights: vLLM loaded 15.18 GiB (15.16 at 0.19.2 in set 10) of a checkpoint it logs as "
+    "14.89 GiB, shardwise 14.96 (the card's 8.0B and one 131,072 x 256 rotary cache); with the logged weights the count "
+    "is +1.7 %. What vLLM holds beyond the checkpoint's bytes is not attributed (candidates, not read: the rotary "
+    "caches of Gemma 4's two attention types, 256 and 512 wide)"))
+def test_the_0_22_1_gemma4_e4b_run_is_within_5_percent_of_its_token_count():
+    assert score(GEMMA4_E4B_3090TI).tokens_within_5pct
+
+
+def test_the_0_22_1_gemma4_e4b_run_is_inside_its_band():
+    sc = score(GEMMA4_E4B_3090TI)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (
+        14.96, 4.39, 240263)
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_band, sc.miss_class) == (True, True, True, "budget")

@@ -227,6 +227,31 @@ def test_the_twelfth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in twelfth} == {"A100-80GB", "MI300X", "H100", "H200", "L4"}
 
 
+def test_the_thirteenth_set_asks_what_the_others_do_not():
+    """plan_cases_13.json: 14 cases from vLLM's recipe files no earlier set cites (DeepSeek-V3.2-Exp with DP8 + expert
+    parallel on H200 and bf16 KV on MI300X, DeepSeek-V3 FP4 on four B200 as DP4 + EP and TP4 + EP, Kimi-K2.6 NVFP4 on
+    B300 with EAGLE3 and INT4 on MI300X and MI355X, GLM-4.5 FP8 on H200, MiniMax-M2.5 on MI300X) and SkyPilot's tasks
+    (Llama 4 Maverick FP8 over two 8 x H100 nodes with Ray, Qwen2.5-72B on A100 80GB and 40GB, Qwen2.5-7B on one L4 and
+    one A10G at 1,024 tokens), none of them an earlier request nor from a document an earlier set cites, committed
+    before plan was scored on them. Blind: 13 of 14 right (sky-qwen25-7b-a10g-p95-1k got TP1 × PP2: V0's lowered
+    length was the longest that starts, not the longest with room; fixed in plan._fitted)."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12)
+    thirteenth = plan_cases.load(plan_cases.DATA_13)
+    assert len(thirteenth) == 14
+    assert _repeats(earlier, thirteenth) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in thirteenth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in thirteenth if c.expect.get("mandatory") == ["SW104"]] == [
+        "recipe-kimi-k26-mi355x-tp8", "recipe-glm45-fp8-h200-tp8", "sky-maverick-fp8-h100-tp8-pp2-32k"]
+    assert [c.id for c in thirteenth if c.request.get("dp", 1) > 1] == [
+        "recipe-dsv32exp-h200-dp8-ep", "recipe-dsv3-fp4-b200-dp4-ep"]
+    assert [c.id for c in thirteenth if c.request.get("pp", 1) > 1] == ["sky-maverick-fp8-h100-tp8-pp2-32k"]
+    assert {c.request.get("gpu") for c in thirteenth} == {
+        "H200", "MI300X", "B200", "B300", "MI355X", "H100", "A100-80GB", "A100-40GB", "L4", "A10G"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.capacity.sizing import size_replica
@@ -27,5 +28,38 @@ def test_sw206_counts_one_max_model_len_sequence() -> None:
     assert found == [
         ("SW206", "advisory", True, "Deployment default/phi4-mini-default", 13,
          "the vLLM workload has no nodeSelector or node affinity, so the capacity rules cannot size this "
-         "workload"),
+         "workload; select the GPU pool with a nodeSelector (nvidia.com/gpu.product, node.kubernetes.io/instance-type "
+         "or shardwise.dev/pool), or, on a cluster of one GPU type, lint a manifest of its nodes with the rest (a Node "
+         "whose labels, or a Karpenter NodePool whose requirements, name the GPU)"),
     ]  # phi4-mini-4k (--max-model-len 4096) starts on any GPU
+
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+  labels: {nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "1"}
+"""
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}
+"""
+
+
+@pytest.mark.parametrize("nodes,gpu", [(NODE, "L4"), (NODEPOOL, "L40S")])
+def test_what_sw206_asks_for_decides_a_workload_without_a_selector(tmp_path, nodes, gpu) -> None:
+    """SW206 asks a cluster of one GPU type for a manifest of its nodes (newuser6: the finding said only that it could
+    not size the workload): with that manifest beside it, the workload without a selector is sized on that GPU."""
+    (tmp_path / "nodes.yaml").write_text(nodes, encoding="utf-8")
+    inv = load_inputs([FIXTURE, str(tmp_path / "nodes.yaml")])
+    findings = run_rules(ALL_RULES, inv)
+    assert [f.subject for f in findings if f.code == "SW206"] == []
+    group = next(g for g in inv.groups if g.name == "phi4-mini-default")
+    assert group.pool is not None and group.pool.gpu is not None and group.pool.gpu.name == gpu

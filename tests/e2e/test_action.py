@@ -294,7 +294,8 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
     assert (tmp_path / "github_path").read_text(encoding="utf-8") == f"{venv_bin}\n"
 
     report = tmp_path / "runner-temp" / "shardwise-report.md"
-    assert lint["outputs"] == {"exit-code": "1", "sarif-file": "shardwise.sarif", "report-file": str(report)}
+    assert lint["outputs"] == {"exit-code": "1", "fail-level": "mandatory", "sarif-file": "shardwise.sarif",
+                               "report-file": str(report)}
     annotations = [line for line in lint["stdout"].splitlines() if line.startswith("::")]
     assert [a.split("::")[1].split(",title=")[1] for a in annotations] == [
         "SW305 namespace-without-default-deny", "SW106 sharding-avoidable-by-quantization",
@@ -362,7 +363,45 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 2)]
     assert records[2]["stdout"] == (
-        "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory or none\n")
+        "::error title=shardwise::fail-level is 'blocking'; it must be mandatory, advisory, none or empty (the config "
+        "file's fail_on, else mandatory)\n")
+
+
+ADVISORY_ONLY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama8b, namespace: serving}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: llama8b}}
+  template:
+    metadata: {labels: {app: llama8b}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize(("inputs", "rc", "said"), [
+    ({}, 1, "::error title=shardwise::findings at or above advisory (exit 1); see the annotations and the summary\n"),
+    ({"fail-level": "mandatory"}, 0, ""),  # the input, when given, wins over the config file as --fail-on does
+])
+def test_the_config_files_fail_on_decides_unless_the_input_says_otherwise(pr_repo, tmp_path, inputs, rc, said):
+    """The Action's fail-level defaulted to mandatory and passed --fail-on mandatory, which overrides the config
+    file: a team's `fail_on = "advisory"` failed `shardwise lint` locally and passed in CI (newuser6). Empty now
+    passes no flag, so the config file decides, and the last step names the level the run failed at."""
+    (pr_repo / "adv").mkdir()
+    (pr_repo / "adv" / "serving.yaml").write_text(ADVISORY_ONLY, encoding="utf-8")
+    (pr_repo / "shardwise.toml").write_text('fail_on = "advisory"\n', encoding="utf-8")
+    path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
+    records = run_action(pr_repo, tmp_path, {"paths": "adv/", **inputs}, event={}, path=path,
+                         skip=("Install shardwise",))
+    assert records[2]["outputs"]["fail-level"] == inputs.get("fail-level", "advisory")
+    assert (records[-1]["name"], records[-1]["rc"], records[-1]["stdout"]) == ("Fail on findings", rc, said)
 
 
 UPLOAD_WARNING = (

@@ -122,6 +122,28 @@ def test_only_suppressed_and_advisory_passes():
     )
 
 
+@pytest.mark.parametrize(("issues", "note"), [
+    ([("unparsed", 1)], "no vLLM workload could be read, though 1 container runs a vLLM image with a command "
+                        "shardwise cannot read: see SW002"),
+    ([("unparsed", 4), ("mentioned", 1)],
+     "no vLLM workload could be read, though 4 containers run a vLLM image with a command shardwise cannot read: see "
+     "SW002; 1 object mentions vLLM: see SW005"),
+    ([("mentioned", 2)], "no vLLM workload could be read, though 2 objects mention vLLM: see SW005"),
+    ([("crash", 1)], "no vLLM workload found in the inputs"),
+])
+def test_the_note_of_a_run_without_workloads_names_the_vllm_it_saw(issues, note):
+    """A repository whose RayServices and LeaderWorkerSets run vLLM images through scripts (awslabs/ai-on-eks) got
+    four SW002 findings and the summary "no vLLM workload found in the inputs" (newuser6)."""
+    from shardwise.rules.model.inventory import LaunchIssue
+
+    inv = Inventory(sources=["a.yaml"])
+    for kind, n in issues:
+        for i in range(n):
+            inv.launch_issues.append(LaunchIssue(subject=f"Deployment s/{kind}{i}", container="vllm", reason="r",
+                                                 crash=kind == "crash", mentioned=kind == "mentioned"))
+    assert Report([], inv).note == note
+
+
 def test_ordered_blocking_then_advisory_then_suppressed(report):
     assert report.ordered() == [F_BLOCK, F_ADVISORY, F_URN, F_SUPPRESSED]
 

@@ -126,6 +126,7 @@ def test_args_only_on_other_image_is_not_a_server():
     "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer-2.6.0:latest",
     "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:latest",
     "public.ecr.aws/data-on-eks/neuron-sdk2.20-vllm0.5.0-neuron:v8",  # a version written onto the word
+    "ghcr.io/vllm-project/vllm:v0.11.0",  # the organisation does not count, the repository does
 ])
 def test_args_only_on_derived_vllm_images(image):
     e = parse([], ["--model", "org/m", "--tensor-parallel-size", "2"], image=image)
@@ -136,6 +137,9 @@ def test_args_only_on_derived_vllm_images(image):
     "vllm.example.com/team/server:1",  # "vllm" only in the registry host
     "ghcr.io/example/vllmish-server:2",  # not a word of its own
     "ghcr.io/huggingface/text-generation-inference:3.0",
+    # vLLM's GitHub organisation publishes its tools too (newuser6: guidellm's Job was "a vLLM image" to SW002)
+    "ghcr.io/vllm-project/guidellm:v0.5.0",
+    "ghcr.io/vllm-project/semantic-router/extproc:latest",
 ])
 def test_args_only_on_images_that_are_not_vllm(image):
     assert parse([], ["--model", "org/m", "--num-shard", "2"], image=image) is None

@@ -162,25 +162,36 @@ def quantity_problem(value: Any) -> str:
     return "Kubernetes takes only whole numbers of an extended resource"
 
 
-def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str, minimum: int = 0) -> Any:
+def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what: str, minimum: int = 0,
+              text_ok: bool = False) -> Any:
+    """An integer field of a Kubernetes object (``spec.replicas``, a CRD's ``size`` or ``minReplicas``): the number,
+    ``default`` when absent or null, UNKNOWN when not known yet (a template's placeholder).
+
+    Kubernetes types these fields as integers (int32 in the Go structs, ``type: integer`` in a CRD's schema): the
+    API server refuses ``replicas: "2"`` (``cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
+    of type int32``), so a string of digits is an :class:`InputError` at its line, never read as its number, as a
+    boolean is. ``text_ok`` is for fields that no API server types (Ray Serve's config, read by pydantic, which
+    takes ``"2"`` as 2)."""
     value = d.get(key)
     if value is None:
         return default
     if value is UNKNOWN or is_placeholder(value):  # a template's ${REPLICAS} / {{ .Values.size }}: not known yet
         return UNKNOWN
+    line = line_of(d, key) or loc.line
     if isinstance(value, bool):
-        raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, line_of(d, key) or loc.line)
+        raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, line)
     if isinstance(value, int):
         number = value
     else:
         try:
             number = int(str(value).strip())
         except ValueError:
-            raise InputError(f"{what}: expected an integer, got {value!r}", loc.file,
-                             line_of(d, key) or loc.line) from None
+            raise InputError(f"{what}: expected an integer, got {value!r}", loc.file, line) from None
+        if not text_ok:
+            raise InputError(f"{what}: expected an integer, found {yaml_type(value)} (\"{value}\"); Kubernetes refuses "
+                             f"the object as written: write the number without quotes ({number})", loc.file, line)
     if number < minimum:
-        raise InputError(f"{what}: expected an integer of at least {minimum}, got {value!r}", loc.file,
-                         line_of(d, key) or loc.line)
+        raise InputError(f"{what}: expected an integer of at least {minimum}, got {value!r}", loc.file, line)
     return number
 
 

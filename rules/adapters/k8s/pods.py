@@ -402,9 +402,12 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             if number is None or number is UNKNOWN or is_placeholder(number) or (
                     isinstance(number, int) and not isinstance(number, bool)):
                 continue  # a template's ${PORT} is filled before the object is applied
-            shown = str(number).lower() if isinstance(number, bool) else repr(number)
+            shown = str(number).lower() if isinstance(number, bool) else f'"{number}"' if isinstance(number, str) \
+                else str(number)
+            fix = f": write the number without quotes ({number.strip()})" if isinstance(number, str) and \
+                number.strip().isascii() and number.strip().isdigit() else ""
             raise InputError(f"{what}.ports[{i}].containerPort: expected an integer, found {yaml_type(number)} "
-                             f"({shown}); Kubernetes refuses the object as written", file,
+                             f"({shown}); Kubernetes refuses the object as written{fix}", file,
                              line_of(port, "containerPort") or cline)
         container = Container(
             name=name,

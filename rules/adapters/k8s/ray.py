@@ -310,9 +310,11 @@ def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, 
     deployment = as_map(cfg.get("deployment_config"))
     autoscaling = as_map(deployment.get("autoscaling_config"))
     if "num_replicas" in deployment:
-        replicas = int_field(deployment, "num_replicas", 1, where, "deployment_config.num_replicas")
+        replicas = int_field(deployment, "num_replicas", 1, where, "deployment_config.num_replicas",
+                             text_ok=True)
     else:
-        replicas = int_field(autoscaling, "min_replicas", 1, where, "autoscaling_config.min_replicas")
+        replicas = int_field(autoscaling, "min_replicas", 1, where, "autoscaling_config.min_replicas",
+                             text_ok=True)
     implied.pool = _accelerator_pool(cfg.get("accelerator_type"), key_location(cfg, "accelerator_type", file, where))
     # vLLM runs in the Ray worker pods: their container (mounts, probes, image) without Ray's own command
     worker = first_container(placement)

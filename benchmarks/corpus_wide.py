@@ -36,8 +36,11 @@ PROVENANCE = os.path.join(CORPUS, "PROVENANCE.json")
 #: licences whose terms let the files be redistributed here (with the licence text, under LICENSES/)
 LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "MPL-2.0", "CC"}
 #: what a file that runs a vLLM server says somewhere (its image, its command, its engine arguments); `/vllm:` is an
-#: image's last path segment (`quay.io/modh/vllm:tag`), never a URL's host (`http://vllm:8000/v1`, a client's setting)
-SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-tpu|vllm-openai|(?<!/)/vllm:"
+#: image's last path segment (`quay.io/modh/vllm:tag`), never a URL's host (`http://vllm:8000/v1`, a client's setting);
+#: `vllm-openai` counts in an image's path (`quay.io/rh-aiservices-bu/vllm-openai-ubi9`) or after `image:` /
+#: `repository:`, never as a Service, label or ConfigMap name (`app.kubernetes.io/name: vllm-openai`) or a URL's host
+SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-tpu|(?<!/)/[\w.-]*vllm-openai"
+                    r"|(?:image|repository):\s*[\"']?[\w.-]*vllm-openai|(?<!/)/vllm:"
                     r"|--tensor-parallel-size|--max-model-len|engineArgs|engine_kwargs|llm_configs", re.I)
 VERDICTS = ("true", "false", "debatable")
 

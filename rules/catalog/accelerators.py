@@ -255,17 +255,19 @@ class DeviceAnnotation:
     ``device_annotations``."""
 
     annotation: str
-    counts: str  # "count": the value's leading integer is the device count; "fraction": a share of devices
+    counts: str  # "count": the value's leading integer is the device count; "fraction": a share of devices;
+    # "profile": the value names an object (a HardwareProfile) whose count is not in the annotation
     by: str  # who reads it, for a message
     source: str
     count_annotation: str = ""  # for a fraction: the annotation that gives how many devices it spans (else one)
+    kinds: tuple[str, ...] = ()  # the workload kinds the component acts on; empty: any pod
 
 
 @functools.cache
 def device_annotations() -> tuple[DeviceAnnotation, ...]:
     """The pod annotations that ask for accelerators at admission, in the table's order."""
     return tuple(DeviceAnnotation(str(r["annotation"]), str(r["counts"]), str(r["by"]), str(r["source"]),
-                                  str(r.get("count_annotation", "")))
+                                  str(r.get("count_annotation", "")), tuple(str(k) for k in r.get("kinds", ())))
                  for r in _read_data().get("device_annotations", ()))
 
 

@@ -119,12 +119,14 @@ def annotated_devices(g: ServingGroup) -> AnnotatedDevices | None:
     ann = g.annotations if isinstance(g.annotations, dict) else {}
     for rec in device_annotations():
         value = ann.get(rec.annotation)
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or not value.strip() or (rec.kinds and g.kind not in rec.kinds):
             continue
         count: int | None
         if rec.counts == "count":
             m = _LEADING_INT.match(value)
             count = int(m.group(1)) if m else None
+        elif rec.counts == "profile":  # the count is the named object's, which the annotation does not hold
+            count = None
         else:  # a share of one device, or of the devices its count annotation names
             n = ann.get(rec.count_annotation) if rec.count_annotation else None
             m = _LEADING_INT.match(n) if isinstance(n, str) else None

@@ -37,8 +37,9 @@ class GpuRequestNotTp(GroupRule):
             "uses is SW208. A container that sees GPUs without a request (runtimeClassName nvidia, "
             "NVIDIA_VISIBLE_DEVICES) shares them outside the scheduler's count: whether it sees enough depends on "
             "the node, so that is advisory. A pod that asks for its devices by an annotation an admission webhook or "
-            "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction) gets "
-            "them at admission: enough by the annotation's count is no finding, fewer or no count is undecided."
+            "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction, an "
+            "OpenShift AI hardware profile named on an InferenceService) gets them at admission: enough by the "
+            "annotation's count is no finding, fewer or no count is undecided."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",

@@ -82,3 +82,16 @@ def test_the_command_line_wins_over_the_config_file_and_a_mounted_folder_works()
 def test_a_config_file_not_in_the_input_leaves_the_settings_unknown():
     e = _engine(_deployment(extra="", mount="/etc/vllm/config.yaml", sub="              subPath: config.yaml\n"))
     assert e.model is UNKNOWN and e.max_model_len is UNKNOWN and e.extra["config"] == "/etc/vllm/config.yaml"
+
+
+def test_a_configmap_of_that_name_in_another_namespace_is_not_the_pods():
+    """kubelet mounts ``configMap.name`` from the pod's namespace: a vllm-config of namespace prod in the inputs
+    is not the file of a pod in namespace dev (its settings stay unknown); the pod of prod reads it."""
+    prod = CONFIG_MAP.replace("  name: vllm-config\n", "  name: vllm-config\n  namespace: prod\n")
+    sub = "              subPath: config.yaml\n"
+    dev = _deployment(extra="", mount="/etc/vllm/config.yaml", sub=sub).replace(
+        "  name: llm-backend\n", "  name: llm-backend\n  namespace: dev\n", 1)
+    e = _engine(prod + "---\n" + dev)
+    assert e.model is UNKNOWN and e.max_model_len is UNKNOWN
+    e = _engine(prod + "---\n" + dev.replace("namespace: dev", "namespace: prod"))
+    assert (e.model, e.max_model_len) == ("unsloth/Qwen3-8B-unsloth-bnb-4bit", 20480)

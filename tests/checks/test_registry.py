@@ -108,7 +108,10 @@ EXTRA_FIXTURES = {
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
-              "configmap-flags.yaml"},  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
+              "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
+              "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
+              "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
+              "configmap-envfrom.yaml"},  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},

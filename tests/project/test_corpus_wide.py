@@ -59,10 +59,18 @@ def test_every_file_is_vendored_verbatim_with_its_provenance():
     ('  LLM_BASE_URL: "http://vllm:8000/v1"\n', False),
     ("  OPENAI_API_BASE: https://vllm:8443/v1\n", False),
     ("  LLM_BASE_URL: http://vllm-service:8000/v1\n", False),
+    ("          image: \"quay.io/rh-aiservices-bu/vllm-openai-ubi9:0.4.2\"\n", True),
+    ("  repository: ghcr.io/neuralmagic/nm-vllm-openai\n", True),
+    ("    image: vllm-openai:local\n", True),
+    ("    app.kubernetes.io/name: vllm-openai\n", False),
+    ('  VLLM_BASE_URL: "http://vllm-openai:8000/v1"\n', False),
+    ("  name: vllm-openai-config\n", False),
 ])
 def test_serves_reads_an_image_not_a_client_url(text, serves):
     """`/vllm:` marks an image (`…/vllm:tag`); a client's URL to a Service named vllm (`http://vllm:8000`) runs
-    no engine (0y0h0f0/rag-platform's ConfigMap was counted silent for it)."""
+    no engine (0y0h0f0/rag-platform's ConfigMap was counted silent for it). So with `vllm-openai`: an image's
+    path or an image/repository value, not a label, a ConfigMap name or a URL's host (corpus batch 15:
+    QuentinHamonic/llm-ops-sandbox's ConfigMaps were counted silent)."""
     assert bool(cw.SERVES.search(text)) is serves
 
 

@@ -7,6 +7,10 @@ Deployment mounts the file from a ConfigMap (``volumes: [{name: c, configMap: {n
 ``volumeMounts: [{name: c, mountPath: /etc/vllm/config.yaml, subPath: config.yaml}]``); its settings are then
 known. A file that is not mounted from a ConfigMap of the input, or a ConfigMap whose name is ambiguous,
 stays unread: the settings stay unknown (vllm/args.py ``_undecide_config_file``).
+
+A pod reads only ConfigMaps of its own namespace (kubelet looks ``configMap.name`` and ``configMapKeyRef.name`` up
+in the pod's namespace): a ConfigMap of that name in another namespace of the inputs is not the pod's. A namespace
+left unset is ``default``, on either side, as everywhere in this project.
 """
 
 from __future__ import annotations
@@ -20,24 +24,47 @@ from ...model.errors import InputError
 from ..yamlsrc import DuplicateKey, load_documents
 from .fields import as_map
 
-#: ConfigMap name -> the ``data`` of each ConfigMap of that name in the input being read.
-_CONFIG_MAPS: ContextVar[dict[str, list[Mapping[str, Any]]] | None] = ContextVar("vllm_config_maps", default=None)
+#: (namespace, ConfigMap name) -> the ``data`` of each ConfigMap of that namespace and name in the input being read.
+_CONFIG_MAPS: ContextVar[dict[tuple[str, str], list[Mapping[str, Any]]] | None] = ContextVar("vllm_config_maps",
+                                                                                            default=None)
+#: The namespace of the object whose pods are being read (its ``metadata.namespace``, ``default`` when unset).
+_NAMESPACE: ContextVar[str] = ContextVar("vllm_config_namespace", default="default")
+
+
+def namespace_of(obj: Mapping[str, Any]) -> str:
+    """An object's namespace as the API server sets it when the manifest names none: ``default``."""
+    return str(as_map(obj.get("metadata")).get("namespace") or "default")
 
 
 @contextmanager
 def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[None]:
     """Make the input's ConfigMaps known to :func:`mounted_config` while the input is read."""
-    found: dict[str, list[Mapping[str, Any]]] = {}
+    found: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for obj, _ in objs:
         if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
             name = as_map(obj.get("metadata")).get("name")
             if isinstance(name, str):
-                found.setdefault(name, []).append(as_map(obj.get("data")))
+                found.setdefault((namespace_of(obj), name), []).append(as_map(obj.get("data")))
     token = _CONFIG_MAPS.set(found)
     try:
         yield
     finally:
         _CONFIG_MAPS.reset(token)
+
+
+@contextmanager
+def pods_of(obj: Mapping[str, Any]) -> Iterator[None]:
+    """While ``obj`` is read, its pods look ConfigMaps up in its namespace only."""
+    token = _NAMESPACE.set(namespace_of(obj))
+    try:
+        yield
+    finally:
+        _NAMESPACE.reset(token)
+
+
+def _datas(name: str) -> list[Mapping[str, Any]]:
+    """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read."""
+    return (_CONFIG_MAPS.get() or {}).get((_NAMESPACE.get(), name), [])
 
 
 def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
@@ -65,26 +92,48 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
             continue
         items = [i for i in source.get("items") or [] if isinstance(i, Mapping)]
         key = next((str(i.get("key")) for i in items if i.get("path") == rel), None) if items else rel
-        datas = maps.get(name, [])
+        datas = _datas(name)
         if key is None or len(datas) != 1:
-            return None  # not projected there, not in the input, or ambiguous: unread
+            return None  # not projected there, not in the pod's namespace of the input, or ambiguous: unread
         text = datas[0].get(key)
         return text if isinstance(text, str) else None
     return None
 
 
 def config_map_key(name: str, key: str) -> str | None:
-    """The value of ``key`` in ConfigMap ``name`` of the input being read, for an env variable set by
-    ``valueFrom.configMapKeyRef``: kubelet resolves it before it expands ``$(VAR)`` in the command, the
-    args and later env values. None when no ConfigMap of that name is in the input, when more than one is
-    (ambiguous, as for :func:`mounted_config`), or when it has no such string key: the variable stays
-    unknown."""
-    maps = _CONFIG_MAPS.get()
-    datas = (maps or {}).get(name, [])
+    """The value of ``key`` in ConfigMap ``name`` of the pod's namespace in the input being read, for an env
+    variable set by ``valueFrom.configMapKeyRef``: kubelet resolves it before it expands ``$(VAR)`` in the
+    command, the args and later env values. None when no ConfigMap of that name is in the pod's namespace of the
+    input, when more than one is (ambiguous, as for :func:`mounted_config`), or when it has no such string key:
+    the variable stays unknown."""
+    datas = _datas(name)
     if len(datas) != 1:
         return None
     value = datas[0].get(key)
     return value if isinstance(value, str) else None
+
+
+def env_from_values(env_from: Any) -> dict[str, str] | None:
+    """The variables a container's ``envFrom`` sets, when every source is a ConfigMap of the pod's namespace in
+    the input being read: kubelet sets each of its ``data`` keys (after ``prefix``), a later source over an
+    earlier, before ``env`` and before it expands ``$(VAR)`` (makeEnvironmentVariables). None when a source is a
+    Secret, a ConfigMap not in the input or named twice there (ambiguous), or holds a value not known: then any
+    variable may come from it and stays unknown."""
+    if not isinstance(env_from, list):
+        return None
+    values: dict[str, str] = {}
+    for item in env_from:
+        ref = item.get("configMapRef") if isinstance(item, Mapping) else None
+        name = ref.get("name") if isinstance(ref, Mapping) else None
+        prefix = item.get("prefix", "") if isinstance(item, Mapping) else None
+        datas = _datas(name) if isinstance(name, str) else []
+        if len(datas) != 1 or not isinstance(prefix, str) or "secretRef" in item:
+            return None
+        for key, value in datas[0].items():
+            if not isinstance(value, str):
+                return None
+            values[f"{prefix}{key}"] = value
+    return values
 
 
 def config_tokens(text: str) -> list[str] | None:

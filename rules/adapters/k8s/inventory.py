@@ -9,7 +9,7 @@ from typing import Any
 from ...model import Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import load_documents, read_text
-from .configfile import config_maps_of
+from .configfile import config_maps_of, pods_of
 from .dispatch import Context, Later, add_object, helm_hook, holds_data, not_workload
 from .groups import RUNTIME_KINDS
 from .nodes import resolve_pools
@@ -55,10 +55,12 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
             ctx.lines = {file: Upto(lines[file], end)} if end is not None else lines
         marks = [len(x) for x in lists]
         if errors is None:
-            add_object(obj, loc, inv, ctx)
+            with pods_of(obj):  # its pods read ConfigMaps of its namespace only (configfile.py)
+                add_object(obj, loc, inv, ctx)
         else:
             try:
-                add_object(obj, loc, inv, ctx)
+                with pods_of(obj):
+                    add_object(obj, loc, inv, ctx)
             except InputError as e:
                 errors.append(e)
                 for x, mark in zip(lists, marks, strict=True):  # nothing of the object stays

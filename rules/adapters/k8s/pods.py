@@ -39,7 +39,7 @@ from ...vllm.args import (
 from ...vllm.flags import absent_flag, model_option_raises, release_read
 from ..yamlsrc import LineDict
 from .claims import claim_refs
-from .configfile import config_map_key, config_tokens, mounted_config
+from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
 from .fields import (
     as_list,
     as_map,
@@ -151,19 +151,20 @@ def _probe_int(p: Mapping[str, Any], key: str, default: int) -> int:
 
 
 def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Location,
-         refs: dict[str, tuple[str, str]] | None = None,
+         refs: dict[str, tuple[str, str]] | None = None, from_values: Mapping[str, str] | None = None,
          ) -> tuple[dict[str, Any], dict[str, str], dict[str, Location], dict[str, str]]:
     """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable, what
     was written for each value that referenced other variables with ``$(VAR)``); ``refs`` collects the
-    ``valueFrom.configMapKeyRef`` of each variable."""
+    ``valueFrom.configMapKeyRef`` of each variable; ``from_values`` are the variables the container's envFrom
+    sets when every source is a ConfigMap of the input (configfile.env_from_values), else None."""
     refs = {} if refs is None else refs
     written: dict[str, str] = {}
     env: dict[str, Any] = {}
-    literal: dict[str, str] = dict(injected)
+    literal: dict[str, str] = {**injected, **(from_values or {})}
     lines: dict[str, Location] = {}
     # Kubernetes resolves envFrom first, then each env value over envFrom, the entries before it and the
     # Service variables (kubelet makeEnvironmentVariables)
-    unknown: set[str] = {"*"} if c.get("envFrom") else set()
+    unknown: set[str] = {"*"} if c.get("envFrom") and from_values is None else set()
     for i, item in enumerate(typed_items(c, "env", f"{what}.env", where)):
         at = item.line if isinstance(item, LineDict) else where.line
         name = string_field(item.get("name"), f"{what}.env[{i}].name", where.file, line_of(item, "name") or at)
@@ -390,7 +391,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         command = _tokens(c, "command", name, file, cline)
         args = _tokens(c, "args", name, file, cline)
         env_refs: dict[str, tuple[str, str]] = {}
-        env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs)
+        from_values = env_from_values(c.get("envFrom")) if c.get("envFrom") else None
+        env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs, from_values)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         gpus, accelerator = _accelerators(resources, file, cline)
@@ -452,7 +454,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
         flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
-        unknown_env = {k for k, v in env.items() if v is UNKNOWN} | ({"*"} if env_from else set())
+        unknown_env = {k for k, v in env.items() if v is UNKNOWN} | (
+            {"*"} if env_from and from_values is None else set())  # envFrom of ConfigMaps of the input is known
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]

@@ -504,16 +504,18 @@ def test_unknown_format_names_the_choices(work, capsys):
 
 
 def test_the_workflow_lints_once():
-    """The workflow runs the action (action.yml) once; the action's one lint writes all three reports."""
+    """The workflow runs the action (action.yml) once; the action's one lint writes every report (SARIF, the
+    step summary, the JSON verdict its last step reads, the annotations)."""
     workflow = (ROOT / ".github" / "workflows" / "shardwise.yml").read_text(encoding="utf-8")
     steps = [line.strip() for line in workflow.splitlines() if not line.lstrip().startswith("#")]
     assert [line for line in steps if "shardwise lint" in line or "uses: ./" in line] == [
         "uses: ./"]
     action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
-    [i] = [i for i, line in enumerate(action) if line.strip().startswith("shardwise lint")]
+    runs = action.index("runs:")  # the inputs' descriptions above it name the command in prose
+    [i] = [i for i, line in enumerate(action) if i > runs and line.strip().startswith("shardwise lint")]
     assert [line.strip() for line in action[i:i + 2]] == [
         'shardwise lint $INPUT_PATHS "${args[@]}" --format "sarif=$INPUT_SARIF_FILE" --format "markdown=$report" \\',
-        "--format github || rc=$?"]
+        '--format "json=$verdict" --format github || rc=$?']
 
 
 def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch):

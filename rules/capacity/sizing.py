@@ -21,6 +21,16 @@ What vLLM does not charge to the budget has to fit the rest, ``total × (1 − g
 the budget), and after sizing the CUDA graphs (before 0.20) and the sampler warm-up (V1 runs out of
 memory). An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
 
+From 0.34 vLLM sizes an **extensible KV cache** (on by default on CUDA and ROCm: :func:`extensible_kv_cache`)
+after the warm-up and the CUDA graph capture, from the memory then in use (``v1/worker/extensible_kv_cache.py``
+``measure_kv_cache_bytes``)::
+
+    available KV memory = min(total × utilization − in use, free at start − in use − margin) − peak
+    in use = weights + non-torch memory + CUDA graphs (+ Model Runner V2's kept buffers)
+    peak   = the profile's activation peak + the CUDA graph estimate;  margin = max(1 GiB (3 on ROCm), 0.75 × peak)
+
+with an unset utilization 1.0; nothing is allocated after it is sized, so nothing has to fit outside it.
+
 Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
 spread over TP × DP ranks instead of split by TP.
@@ -104,7 +114,12 @@ if TYPE_CHECKING:
 
 #: vLLM's default before 0.20.0 (0.92 from then: ``Behaviour.gpu_memory_utilization``).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
-DEFAULT_BLOCK_SIZE = 16
+DEFAULT_BLOCK_SIZE = 16  # before 0.34 (``Behaviour.default_block_size``)
+#: vLLM 0.34's extensible KV cache keeps ``max(floor, fraction × peak)`` free beside the peak itself
+#: (``v1/worker/extensible_kv_cache.py`` ``KV_CACHE_MARGIN_FLOOR_BYTES``: 1 GiB, 3 GiB on ROCm;
+#: ``KV_CACHE_MARGIN_FRACTION`` 0.75)
+EXTENSIBLE_MARGIN_FLOOR_GIB = {"nvidia": 1.0, "amd": 3.0}
+EXTENSIBLE_MARGIN_FRACTION = 0.75
 #: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
 DEFAULT_MAX_NUM_SEQS = 256
 
@@ -204,6 +219,9 @@ class EngineSettings:
     #: ``--mm-encoder-tp-mode`` (None: vLLM's default, ``weights``): ``data`` keeps the multimodal encoder's weights
     #: whole on every tensor-parallel rank where the release and the model support it (:func:`.support.encoder_tp_data`)
     mm_encoder_tp_mode: str | None = None
+    #: ``--enable-extensible-kv-cache`` / ``--no-enable-extensible-kv-cache`` (0.34+; None: vLLM's default, on for
+    #: CUDA and ROCm); ``--num-gpu-blocks-override`` turns it off too (:func:`extensible_kv_cache`)
+    extensible_kv_cache: bool | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -782,8 +800,10 @@ class Margin(NamedTuple):
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates, reserved: float = 0.0, v2: V2Terms | None = None) -> Margin:
-    """The two start-up failures that happen outside the KV budget (V1).
+            e: Estimates, reserved: float = 0.0, v2: V2Terms | None = None, measured: bool = False) -> Margin:
+    """The two start-up failures that happen outside the KV budget (V1); none for an extensible KV cache
+    (``measured``, :func:`extensible_kv_cache`): vLLM skips the first snapshot's check and sizes the cache after the
+    CUDA graphs and the warm-ups have run, keeping their peak free.
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
       ``utilization × total``: what was allocated before it (the CUDA context where the release does
@@ -802,7 +822,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     """
     total = device.memory_gib
     margin = total * (1.0 - util)
-    if engine != "v1":
+    if engine != "v1" or measured:
         return Margin(margin, 0.0, 0.0, "starts", False, "")
     before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
     checks: list[_Check] = []
@@ -1033,7 +1053,7 @@ def weights_alone(
     b = version.behaviour
     s = _encoder_mode(model, s, version, [])
     ck = _checkpoint(model, s, weights_gib, [])
-    _, usable = _requested_memory(device, s, b)
+    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, _engine(version, device, [], s), device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
@@ -1086,7 +1106,8 @@ def _size_deployment(
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
-    util, usable = _requested_memory(device, s, b)
+    ext = extensible_kv_cache(b, engine, device, s)
+    util, usable = _requested_memory(device, s, b, ext)
     nontorch = _nontorch_gib(b, engine, device, s, e)
     v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
@@ -1105,8 +1126,12 @@ def _size_deployment(
         encoder = _NO_ENCODER
         notes.append(f"vLLM {rv.version} runs {model.id} on Model Runner V2, whose profile runs no multimodal "
                      "encoder: the first image's encoder activations are not in the budget")
+    measured = None
+    if ext:
+        before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
+        measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -1134,7 +1159,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e, worst.last_peak, v2_terms)
+                      sampler.per_elem, True, e, worst.last_peak, v2_terms, measured=ext)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -1402,19 +1427,39 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
 
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
                 first: kv_layout.Layout) -> int:
-    """The cache configuration's block size: ``--block-size``, else 16; V1 picks MLA models' block size by
-    attention backend (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
+    """The cache configuration's block size: ``--block-size``, else the release's default (16; 64 from 0.34,
+    ``Behaviour.default_block_size``); V1 picks MLA models' block size by attention backend
+    (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
     if first.mla and engine == "v1":
         return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
                                         rv.version.parts, s.block_size)
-    return s.block_size or DEFAULT_BLOCK_SIZE
+    return s.block_size or rv.behaviour.default_block_size
 
 
-def _requested_memory(device: Device, s: EngineSettings, b: Behaviour) -> tuple[float, float]:
+def _requested_memory(device: Device, s: EngineSettings, b: Behaviour, measured: bool = False) -> tuple[float, float]:
     """(gpu_memory_utilization, GiB): the worker requests ``total × gpu_memory_utilization`` for the weights,
-    the activation peak, non-torch memory and the KV cache (the release's default utilization when unset)."""
-    util = b.gpu_memory_utilization if s.gpu_memory_utilization is None else s.gpu_memory_utilization
+    the activation peak, non-torch memory and the KV cache (the release's default utilization when unset: 1.0 for
+    an extensible KV cache, ``measured``: ``config/cache.py`` ``resolved_gpu_memory_utilization``, 0.34.0)."""
+    default = 1.0 if measured else b.gpu_memory_utilization
+    util = default if s.gpu_memory_utilization is None else s.gpu_memory_utilization
     return util, device.memory_gib * util
+
+
+def extensible_kv_cache(b: Behaviour, engine: str, device: Device, s: EngineSettings) -> bool:
+    """Whether vLLM sizes this engine's KV cache as an extensible one, from the memory in use after the warm-up and
+    the CUDA graph capture (``Behaviour.extensible_kv_cache``, 0.34+): on CUDA and ROCm unless
+    ``--kv-cache-memory-bytes`` or ``--num-gpu-blocks-override`` sizes the cache or
+    ``--no-enable-extensible-kv-cache`` turns it off (``config/vllm.py`` ``_resolve_extensible_kv_cache``, 0.34.0;
+    a KV connector that cannot export driver-mapped memory turns it off too, not modelled)."""
+    return (b.extensible_kv_cache and engine == "v1" and device.vendor in ("nvidia", "amd")
+            and s.kv_cache_memory_bytes is None and s.extensible_kv_cache is not False)
+
+
+class _Measured(NamedTuple):
+    """What an extensible KV cache's sizing reads beside the budget (:func:`extensible_kv_cache`), in GiB."""
+
+    free: float  # free at the first snapshot: the total less the CUDA context (and NCCL's communicators)
+    floor: float  # the margin's floor (EXTENSIBLE_MARGIN_FLOOR_GIB)
 
 
 class _Graphs(NamedTuple):
@@ -1766,7 +1811,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
-             dr: Draft = NO_DRAFT, kept: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             dr: Draft = NO_DRAFT, kept: float = 0.0,
+             measured: _Measured | None = None) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -1781,6 +1827,11 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
     the weights, and on the last stage ``kept`` bytes the runner keeps allocated where the release counts them
     (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`).
+
+    An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
+    (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
+    the memory free at the first snapshot less the margin, and the peak (the profile's, plus the CUDA graph
+    estimate where it is taken: ``peak_activation_memory``) is kept free beside them.
     """
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
@@ -1801,8 +1852,14 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         peak = max(enc, samp + held)
         if last:
             last_peak = peak / GIB
-        avail = (usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
-                 - (kept / GIB if last else 0.0))
+        if measured is None:
+            avail = (usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
+                     - (kept / GIB if last else 0.0))
+        else:
+            in_use = w / GIB + nontorch + graphs.gib + (kept / GIB if last else 0.0)
+            transient = peak / GIB + (graphs.gib if graphs.in_budget else 0.0)
+            margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
+            avail = min(usable - in_use, measured.free - in_use - margin) - transient
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
                        avail))
     # every row carries the last stage's peak, known once the last stage is profiled

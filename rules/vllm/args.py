@@ -135,6 +135,7 @@ _SHORT: dict[str, str] = {
 # Boolean vLLM flags that take no value (so the next token is not consumed as one).
 _BOOL_FLAGS = frozenset({
     "enable-expert-parallel", "enforce-eager", "trust-remote-code", "enable-prefix-caching",
+    "enable-extensible-kv-cache",
     "enable-chunked-prefill", "disable-log-requests", "enable-log-requests", "disable-log-stats",
     "enable-lora", "disable-custom-all-reduce", "enable-auto-tool-choice", "headless",
     "disable-frontend-multiprocessing", "enable-sleep-mode", "disable-sliding-window",

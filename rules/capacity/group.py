@@ -289,6 +289,19 @@ def _prefix_caching(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def extensible_kv_cache_of(g: ServingGroup) -> bool:
+    """Whether vLLM sizes the group's KV cache as an extensible one (0.34+ on NVIDIA and AMD GPUs, unless the
+    manifest sizes the cache or turns it off: :func:`.sizing.extensible_kv_cache`); then an unset
+    ``--gpu-memory-utilization`` is 1.0 and vLLM measures what it keeps free."""
+    b = vllm_version(g).behaviour
+    if not b.extensible_kv_cache or group_vendor(g) not in ("nvidia", "amd"):
+        return False
+    e = g.engine
+    if not is_unknown(e.kv_cache_memory_bytes) and e.kv_cache_memory_bytes is not None:
+        return False
+    return _extensible(e.extra) is not False
+
+
 def _extensible(extra: Mapping[str, Any]) -> bool | None:
     """``--enable-extensible-kv-cache`` / ``--no-enable-extensible-kv-cache`` as written (0.34+), and False where
     ``--num-gpu-blocks-override`` sizes the cache (vLLM then turns it off: ``config/vllm.py``

@@ -51,9 +51,16 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_layout, mm_args, nas
+from ..vllm import kv_dtypes, kv_layout, mm_args, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
+from ..vllm.versions import (
+    RANGES,
+    Behaviour,
+    ResolvedVersion,
+    batch_defaults,
+    cudagraph_estimate_in_budget,
+    resolve,
+)
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -1085,7 +1092,8 @@ def _size_deployment(
     engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
-    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s))
+    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s),
+                             ck.kv_dtype)
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
@@ -1099,6 +1107,9 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
+    no_backend = kv_dtype_refusal(model, s, device, ck, rv) if engine == "v1" else ""
+    if no_backend and not refusal:
+        refusal, certain = no_backend, True
     bad_arg, arg_sure = _mm_args_refusal(s, b, rv)
     unsure_arg = bool(bad_arg) and not arg_sure and not refusal  # the image's entrypoint may strip the quotes
     if bad_arg and not refusal:
@@ -1208,7 +1219,8 @@ def _size_deployment(
         "kv_cache_gib_per_gpu": max(available, 0.0),
         "error_band_gib": band,
         "error_band_above_gib": band_above,
-        "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+        "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache,
+                                                                     ck.kv_dtype),
                                           kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
         "block_size": kv.plan.block_size,
         "kv_cache_tokens": kv.plan.tokens,
@@ -1283,6 +1295,7 @@ class _Checkpoint(NamedTuple):
     act_bytes: int  # bytes per activation element
     kv_bytes: int  # bytes per KV cache element
     total_bytes: float  # the whole model's weights
+    kv_dtype: str = ""  # a packed KV cache dtype (kv_dtypes.PACKED), sized by its slots; "" for an element size
 
 
 def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None, notes: list[str]) -> _Checkpoint:
@@ -1299,8 +1312,37 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
         act = activation_dtype_bytes(model, s.dtype)
         kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
         total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision, s.quantization)
-        hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes)
+        hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes, kv_dtypes.packed(s.kv_cache_dtype))
     return hit  # type: ignore[no-any-return]
+
+
+def first_release_taking(kv_dtype: str) -> str:
+    """The first release whose row lists the packed KV cache dtype (``Behaviour.packed_kv_dtypes``)."""
+    for r in RANGES:
+        if kv_dtype in r.packed_kv_dtypes:
+            return r.since
+    return "no release read"
+
+
+def kv_dtype_refusal(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint,
+                     rv: ResolvedVersion) -> str:
+    """vLLM's refusal of a packed ``--kv-cache-dtype`` no attention backend takes on this GPU and model
+    (:func:`shardwise.rules.vllm.kv_dtypes.refusal`: FlashInfer's NVFP4 by compute capability, ROCm's UltraQuant
+    and Octave, FlashMLA's sparse ``nvfp4_ds_mla``), or ""."""
+    if not ck.kv_dtype:
+        return ""
+    gated = ("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact")
+    if ck.kv_dtype in gated and ck.kv_dtype not in rv.behaviour.packed_kv_dtypes:
+        return (f"vLLM {rv.version} does not take --kv-cache-dtype {ck.kv_dtype} (config/cache.py CacheDType; from "
+                f"{first_release_taking(ck.kv_dtype)}): vLLM's argument parser exits")
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    # the model's dtype: --dtype, else config.json's (vLLM's ``auto``; a float32 checkpoint runs in bf16 on CUDA)
+    given = s.dtype.lower()
+    stated = str(model.hf_config.get("torch_dtype") or model.hf_config.get("dtype") or "").lower()
+    bf16 = given in ("bfloat16", "bf16") or (given == "auto" and stated not in ("float16", "fp16", "half"))
+    return kv_dtypes.refusal(ck.kv_dtype, device.vendor, device.architecture, device.name, head=model.head_dim,
+                             rope=kv_layout.rotary_dim(model, model.head_dim), mla=model.mla is not None,
+                             sparse_mla=kv_layout.indexer_bytes(model) > 0, bf16=bf16, sinks=model_type == "gpt_oss")
 
 
 class _Length(NamedTuple):
@@ -1901,7 +1943,8 @@ def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Beha
     """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
     (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
     budget and the same group as the target's full-attention layers)."""
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s))
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s),
+                           ck.kv_dtype)
     if not dr.kv_layers or stage != s.pp - 1:
         return lay
     types = list(lay.types)

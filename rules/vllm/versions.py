@@ -340,6 +340,11 @@ class Behaviour:
     #: the first snapshot's free-memory check is skipped, and a margin of ``max(1 GiB (3 on ROCm), 0.75 × the
     #: transient peak)`` plus the transient peak itself is kept free (module docstring)
     extensible_kv_cache: bool = False
+    #: The packed ``--kv-cache-dtype`` values whose first release has been read that the release takes
+    #: (``config/cache.py`` ``CacheDType``): ``nvfp4_ds_mla`` from 0.30, ``ultraquant_4bit`` from 0.32, the three
+    #: ``octave_*`` from 0.33; argparse refuses them before. ``nvfp4`` (between 0.19.0 and 0.25.1) and
+    #: ``nvfp4_4over6`` (between 0.25.1 and 0.29.0) are not gated: their first release is not read
+    packed_kv_dtypes: tuple[str, ...] = ()
     #: V1's one-request check (and ``--max-model-len auto``'s fit) reads every pipeline stage's layers against the
     #: smallest worker's budget (0.14.0-0.16.x, ``get_kv_cache_configs``' merged global groups); before and after,
     #: each worker's own layers against its own budget
@@ -377,7 +382,7 @@ _COPIED_FIELDS: frozenset[str] | None = (
 def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
     """The release ``since`` as what changed from the row before it: the object ``dataclasses.replace(prev,
     since=since, **changed)`` makes (equal, the same attributes in the same order), made by copying ``prev``'s
-    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 62 by keyword, about 200K
+    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 63 by keyword, about 200K
     instructions a row: 5.8M of a one-file lint's start-up for the 29 rows. A name that is not a field is refused
     as ``replace`` refuses it."""
     if _COPIED_FIELDS is None:
@@ -438,14 +443,18 @@ _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
-_R0340 = _row(_R0290, "0.34.0", default_block_size=64, extensible_kv_cache=True)
+_R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
+_R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
+_R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
+                                                  "octave_k3v3_compact"))
+_R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110, _R0111, _R0120,
     _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280,
-    _R0290, _R0340,
+    _R0290, _R0300, _R0320, _R0330, _R0340,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -591,6 +600,9 @@ SOURCES: dict[str, str] = {
                            "transient peak)) - the transient peak, the peak being determine_available_memory's "
                            "peak_activation_memory (the profile's torch peak + the CUDA graph estimate) or the "
                            "warm-up's, whichever is larger (read in 0.34.0)",
+    "packed_kv_dtypes": "config/cache.py CacheDType: nvfp4 and nvfp4_4over6 in 0.29.0 (nvfp4 alone in 0.25.1, neither "
+                        "in 0.19.0); + nvfp4_ds_mla in 0.30.0 and 0.31.0; + ultraquant_4bit in 0.32.0; + octave_k3v4, "
+                        "octave_k3v3 and octave_k3v3_compact in 0.33.0 and 0.34.0",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "sliding_kernel_block": "model_executor/layers/attention/attention.py Attention.get_kv_cache_spec: 'SW chooses its "

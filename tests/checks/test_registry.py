@@ -84,6 +84,7 @@ EXTRA_FIXTURES = {
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
               "serve-serve-model-flag.yaml"},  # corpus11: `serve` doubled, the model in --model (a Knative Service)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses

@@ -1183,7 +1183,7 @@ def _size_deployment(
         starts = False
     if unsure_arg and verdict == "starts":
         verdict = "may-refuse"
-    host = unified_memory_note(device, util)
+    host = unified_memory_note(device, util, ext)
     if host:  # the host can only take from the budget: a predicted refusal stands, a start is the host's to keep
         notes.append(host)
 
@@ -2106,7 +2106,7 @@ def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates) -> _W
     return _Weights(above, below, weights < usable, verdict)
 
 
-def unified_memory_note(device: Device, util: float) -> str:
+def unified_memory_note(device: Device, util: float, measured: bool = False) -> str:
     """What the start-up of a device whose memory is the host's (GB10 of a DGX Spark, Jetson:
     :func:`~shardwise.rules.catalog.accelerators.unified_memory_product`) depends on beyond the manifest, or "" for a
     GPU with its own memory.
@@ -2120,9 +2120,19 @@ def unified_memory_note(device: Device, util: float) -> str:
     created, less what torch reserved, so whatever the host allocates while vLLM loads and profiles is taken from the
     KV budget: the set 10 and 13 GB10 logs (0.25.1, 0.13.0) keep 1.75 to 3.6 GiB more beside weights and KV cache
     than shardwise's GPU terms. The host only takes from the budget, so a refusal shardwise predicts stands; a start
-    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs."""
+    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs.
+
+    An extensible KV cache (``measured``, 0.34+) skips the start-up check and is sized from the free memory measured
+    after the warm-up, keeping only its own peak free: what the host allocates afterwards is not provided for (vLLM's
+    own advice is to set ``gpu_memory_utilization`` on a unified-memory device: ``config/cache.py``; the free memory
+    from ``psutil`` on an integrated GPU: ``utils/mem_utils.py`` ``device_memory_info``, 0.34.0)."""
     if not unified_memory_product(device.name):
         return ""
+    if measured:
+        return (f"{device.name} shares its memory with the host: vLLM's extensible KV cache (0.34+) is sized from "
+                "the host's available RAM after the warm-up (psutil) and keeps only its own peak free, so "
+                "what the host allocates later is not provided for; vLLM advises setting --gpu-memory-utilization on a "
+                "unified-memory device. The KV figures are an upper estimate that depends on the host's free RAM")
     need = util * device.memory_gib
     return (f"{device.name} shares its memory with the host: vLLM reads free memory there from the host's available "
             f"RAM (psutil), so it starts only if the host has {need:.2f} GiB ({util:g} × {device.memory_gib:g}) free "

@@ -13,7 +13,8 @@ that), or one opaque per-token record for an MLA latent. Read in the 0.33.0 and 
   TRT-LLM's kernels. No other backend lists them: not on ROCm.
 * ``ultraquant_4bit`` (ROCm, ``v1/attention/backends/ultraquant_attn.py``, ``v1/attention/ops/ultraquant/format.py``
   ``slot_size``): K and V each ``head // 2`` bytes of fp4 codes and one UE8M0 scale byte per 32 dimensions: 136 bytes
-  a KV head of 128. Only the ROCm platform lists the backend (``platforms/rocm.py``), for bf16 models only
+  a KV head of 128; a dense model keeps its first and last two layers in bf16 (boundary layers, one group with the
+  rest: their pages add up). Only the ROCm platform lists the backend (``platforms/rocm.py``), for bf16 models only
   (``supported_dtypes``), without attention sinks (``supports_sink``), head sizes that are multiples of 32 (a head
   above 256 runs Triton's kernel instead of CK's, still the same format).
 * ``octave_k3v4``, ``octave_k3v3``, ``octave_k3v3_compact`` (ROCm, ``v1/attention/backends/rocm_octave_attn.py``,
@@ -36,6 +37,10 @@ PACKED: frozenset[str] = frozenset({
     "nvfp4", "nvfp4_4over6", "ultraquant_4bit", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "nvfp4_ds_mla",
 })
 
+#: The packed dtypes whose dense models keep their first and last two layers at the model's dtype
+#: (``engine/arg_utils.py``: ``turboquant_*`` and ``ultraquant_4bit`` add ``TurboQuantConfig.get_boundary_skip_layers``
+#: to ``kv_cache_dtype_skip_layers``, 0.32.0 - 0.34.0; :func:`.kv_layout.layout`)
+BOUNDARY_SKIP: frozenset[str] = frozenset({"ultraquant_4bit"})
 #: ``nvfp4_ds_mla``'s record per token and layer (``mla_attention.py``: ``{"nvfp4_ds_mla": 352}``)
 NVFP4_DS_MLA_BYTES = 352
 _OCTAVE = {"octave_k3v4": (4, False), "octave_k3v3": (3, False), "octave_k3v3_compact": (3, True)}

@@ -514,6 +514,8 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         return Layout((LayerType("full", len(kinds), 2 * heads * 256 * kv_bytes),), note="MLA cached as full heads")
     heads = max(1, math.ceil(model.num_key_value_heads / tp))
     per = head_pair_bytes(model, heads, model.head_dim, kv_bytes, kv_dtype)
+    if kv_dtype in kv_dtypes.BOUNDARY_SKIP and set(kinds) == {"full"}:
+        return _with_boundary_layers(model, pp, stage, heads, per)
     counts: dict[str, int] = {}
     for k in kinds:
         counts[k] = counts.get(k, 0) + 1
@@ -530,6 +532,26 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
             span = window if kind == "sliding" else chunk if kind == "chunked" else None
             types.append(LayerType(kind, c, per, span))  # type: ignore[arg-type]
     return Layout(tuple(types))
+
+
+def _with_boundary_layers(model: ModelShape, pp: int, stage: int, heads: int, per: int) -> Layout:
+    """A dense model's stage in ``ultraquant_4bit``: vLLM keeps the first and last two layers at the model's dtype
+    (``TurboQuantConfig.get_boundary_skip_layers``: ``min(2, layers // 2)`` each end, none for a hybrid;
+    ``engine/arg_utils.py`` adds them to ``kv_cache_dtype_skip_layers``, 0.32.0 - 0.34.0) and every layer of the
+    stage is full attention of one block size, so one group holds them and its page is their pages added up
+    (``UniformTypeKVCacheSpecs``). shardwise's layout has one page a layer: the stage's bytes a token over its layers,
+    rounded up (within a byte a layer of vLLM's sum)."""
+    total = model.num_hidden_layers
+    n = min(2, total // 2)
+    skip = set(range(n)) | set(range(total - n, total))
+    layers = _stage_slice(total, pp, stage)
+    kept = sum(1 for i in layers if i in skip)
+    native = 2 * heads * model.head_dim * 2  # the UltraQuant backend runs bf16 models only
+    stage_bytes = (len(layers) - kept) * per + kept * native
+    mean = -(-stage_bytes // len(layers)) if layers else per
+    note = (f"ultraquant_4bit keeps {kept} boundary layer{'s' if kept != 1 else ''} of this stage at bf16"
+            if kept else "")
+    return Layout((LayerType("full", len(layers), mean),), note=note)
 
 
 def token_bytes(lay: Layout) -> int:

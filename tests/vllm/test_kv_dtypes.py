@@ -108,3 +108,17 @@ def test_where_no_attention_backend_takes_a_packed_dtype(model, gpu, kv, refusal
 def test_a_release_before_the_dtype_refuses_it(kv, release, refusal):
     # CacheDType read in 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0 and 0.34.0
     assert _size("google/gemma-2-9b-it", "MI300X", kv, release).refusal == refusal
+
+
+def test_ultraquant_keeps_a_dense_models_first_and_last_two_layers_in_bf16():
+    # engine/arg_utils.py (0.32.0-0.34.0): ultraquant_4bit adds TurboQuantConfig.get_boundary_skip_layers (layers 0,
+    # 1, 30, 31 of Llama-3.1-8B's 32) to kv_cache_dtype_skip_layers; all full attention of one block size, one group
+    # whose pages add up: 28 x 8 x 136 + 4 x 8 x 512 = 46,848 bytes a token (34,816 without the boundary layers)
+    g = _size("meta-llama/Llama-3.1-8B-Instruct", "MI355X", "ultraquant_4bit")
+    assert (g.starts, g.kv_bytes_per_token_per_gpu) == (True, 28 * 8 * 136 + 4 * 8 * 512)
+    # at PP2 each stage holds two of them: 14 x 1,088 + 2 x 4,096 per token on either stage
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    pp2 = sizing.size_deployment(llama, sizing.Device.of(find_gpu("MI355X")),
+                                 sizing.EngineSettings(max_model_len=8192, kv_cache_dtype="ultraquant_4bit", pp=2),
+                                 "0.34.0")
+    assert pp2.kv_bytes_per_token_per_gpu == 14 * 1088 + 2 * 4096

@@ -1475,6 +1475,9 @@ def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engin
     if first.mla and engine == "v1":
         return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
                                         rv.version.parts, s.block_size)
+    if not s.block_size and kv_dtypes.packed(s.kv_cache_dtype) in kv_dtypes.OWN_BLOCK:
+        # the backend pins its block whatever the default (ultraquant_attn.py get_preferred_block_size: 64)
+        return kv_dtypes.OWN_BLOCK[kv_dtypes.packed(s.kv_cache_dtype)]
     return s.block_size or rv.behaviour.default_block_size
 
 

@@ -41,6 +41,9 @@ PACKED: frozenset[str] = frozenset({
 #: (``engine/arg_utils.py``: ``turboquant_*`` and ``ultraquant_4bit`` add ``TurboQuantConfig.get_boundary_skip_layers``
 #: to ``kv_cache_dtype_skip_layers``, 0.32.0 - 0.34.0; :func:`.kv_layout.layout`)
 BOUNDARY_SKIP: frozenset[str] = frozenset({"ultraquant_4bit"})
+#: The block size a packed dtype's backend picks whatever the default (``get_preferred_block_size``: UltraQuant's
+#: FlyDSL decode needs 64-token blocks, ``ultraquant_attn.py`` 0.33.0 and 0.34.0)
+OWN_BLOCK: dict[str, int] = {"ultraquant_4bit": 64}
 #: ``nvfp4_ds_mla``'s record per token and layer (``mla_attention.py``: ``{"nvfp4_ds_mla": 352}``)
 NVFP4_DS_MLA_BYTES = 352
 _OCTAVE = {"octave_k3v4": (4, False), "octave_k3v3": (3, False), "octave_k3v3_compact": (3, True)}

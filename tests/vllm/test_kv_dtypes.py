@@ -122,3 +122,10 @@ def test_ultraquant_keeps_a_dense_models_first_and_last_two_layers_in_bf16():
                                  sizing.EngineSettings(max_model_len=8192, kv_cache_dtype="ultraquant_4bit", pp=2),
                                  "0.34.0")
     assert pp2.kv_bytes_per_token_per_gpu == 14 * 1088 + 2 * 4096
+
+
+def test_ultraquant_pins_64_token_blocks_where_the_default_is_16():
+    # ultraquant_attn.py get_preferred_block_size returns 64 (0.33.0 and 0.34.0); 0.33.0's default block is 16
+    got = [(_size("meta-llama/Llama-3.1-8B-Instruct", "MI355X", kv, "0.33.0").block_size)
+           for kv in ("auto", "ultraquant_4bit")]
+    assert got == [16, 64]

@@ -36,7 +36,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         bad_example="--gpu-memory-utilization 0.99",
         good_example="--gpu-memory-utilization 0.90",
         remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
-                     "release's default (0.9; 0.92 from vLLM 0.20). Where other servers share the GPU, declare "
+                     "release's default (0.9; 0.92 from vLLM 0.20; 1.0 with 0.34's extensible KV cache). Where "
+                     "other servers share the GPU, declare "
                      "it (a time-slicing resource or node label) or suppress the rule with the reason."),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/engine_args.html",

@@ -174,7 +174,7 @@ class EngineSettings:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
-    gpu_memory_utilization: float | None = None  # None: the release's default (0.9; 0.92 from 0.20)
+    gpu_memory_utilization: float | None = None  # None: the release's default (0.9; 0.92 from 0.20; 1.0 extensible)
     max_model_len: int | str | None = None  # "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None

@@ -35,7 +35,8 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
   (pip installs before 0.11.1) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 38.2 B per logit from 128 rows; Triton from 0.17); ``sampler`` is the official image's.
-* ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
+* ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0 (1.0 from 0.34.0 where the
+  KV cache is extensible: ``extensible_kv_cache``).
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
   chunked prefill on for every generative model); off, the default ``max_num_batched_tokens`` becomes
   ``max(max_model_len, default)``.

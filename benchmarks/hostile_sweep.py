@@ -283,7 +283,7 @@ def cases() -> list[Case]:
     # hostile6: a release newer than the capacity model knows says what it is sized as; absurd numbers are errors;
     # what the user typed is echoed escaped (a control character as \\x1b, a byte that is not UTF-8 as \\xff); a
     # --base-model beside a --model the catalog knows itself is said to be unused
-    newer = "newer than the newest release the capacity model knows: sized as 0.33.0"
+    newer = "newer than the newest release the capacity model knows: sized as 0.34.0"
     out.append(Case("plan-version-newer", argv_of([*base, "--vllm-version", "0.99.0"]), (0,), named=newer))
     out.append(Case("plan-version-part-of-4-digits", argv_of([*base, "--vllm-version", "0.1234.0"]), (2,), named="'0.1234.0' is not a vLLM release number"))
     out.append(Case("lint-image-tag-newer", lambda d: (write(d, "bad.yaml", good().replace("v0.11.0", "v0.99.0").replace("Llama-3.1-8B-Instruct", "Llama-3.1-70B-Instruct")), ["lint", "--format", "json", "bad.yaml"])[1], (1,), named="vLLM 0.99.0 from the image tag, " + newer))

@@ -360,7 +360,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="pipeline_parallel_size (default: searched; 1 with --tp)")
         plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=None,
                           metavar="U", help="fraction of GPU memory vLLM may use (default: the release's, "
-                                            "0.9; 0.92 from vLLM 0.20)")
+                                            "0.9; 0.92 from vLLM 0.20; 1.0 with 0.34's extensible KV cache)")
         plan.add_argument("--vllm-version", metavar="X.Y.Z",
                           help="the vLLM release to size for (default: the current release, said in the output)")
         plan.add_argument("--max-model-len", type=_max_model_len, metavar="L",

@@ -125,10 +125,11 @@ def specs(plan: Plan) -> tuple[Any, Any]:
 def _utilization(asked: float | None, sized: float) -> float | None:
     """The --gpu-memory-utilization the emitted engine writes: the one plan was asked for, always (0.9 too: from vLLM
     0.20 the release's default is 0.92, so leaving 0.9 off would size another budget); without one, the release's
-    default plan sized with, said where it is not vLLM's long-standing 0.9."""
+    default plan sized with, said where it is not vLLM's long-standing 0.9 (nor 1.0, the extensible KV cache's
+    default from 0.34: written out, it would hold where vLLM falls back to estimate-based sizing)."""
     if asked is not None:
         return asked
-    return None if sized == 0.9 else sized
+    return None if sized in (0.9, 1.0) else sized
 
 
 def _engine_arg_specs(pairs: tuple[tuple[str, str], ...]) -> tuple[dict[str, Any], tuple[str, ...]]:

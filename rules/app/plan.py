@@ -565,12 +565,15 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "task": "word",
     "convert": "word",
     "mm-encoder-tp-mode": "word",
+    # 0.34's extensible KV cache: turned off by the switch, or by a block count given (capacity.group._extensible)
+    "enable-extensible-kv-cache": "switch",
+    "num-gpu-blocks-override": "int",
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
-                       "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode")
+                       "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",
@@ -627,13 +630,13 @@ def _refuse_absent_flags(words: list[str], release: str) -> None:
     from 0.13.0): vLLM exits on it at start-up, and lint says so of the manifest plan would emit (SW003, on the image
     ``vllm/vllm-openai:v<release>`` it writes), so plan refuses it for the same reason instead of planning a layout
     that does not start. A release whose source was not read is not judged, as lint does not judge it."""
-    from ..vllm.flags import flag_gap, release_read
+    from ..vllm.flags import release_read, word_gap
 
     read = release_read(f"vllm/vllm-openai:v{release}")
     if read is None:
         return
     for word in words:
-        what = flag_gap(word[2:], read) if word.startswith("--") else None
+        what = word_gap(word[2:], read) if word.startswith("--") else None
         if what is not None:
             raise PlanError(f"--engine-arg {word[2:]}: vLLM {release} has no {word}: it {what}; vLLM exits at "
                             "start-up on a flag it does not define (lint: SW003)")

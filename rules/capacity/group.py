@@ -263,6 +263,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         speculative_tokens=speculative_tokens(e.extra.get("speculative_config")),
         cudagraph_mode=cudagraph_mode(e.extra.get("compilation_config")),
         async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
+        extensible_kv_cache=_extensible(e.extra),
         pooling=pooling_runner(e.extra),
         **_flashinfer(g),
         **_multimodal(g),
@@ -286,6 +287,28 @@ def _prefix_caching(value: Any) -> bool | None:
     vLLM's default, which lays out the KV cache the same (it only changes models with state layers, where it is off
     by default)."""
     return value if isinstance(value, bool) else None
+
+
+def extensible_kv_cache_of(g: ServingGroup) -> bool:
+    """Whether vLLM sizes the group's KV cache as an extensible one (0.34+ on NVIDIA and AMD GPUs, unless the
+    manifest sizes the cache or turns it off: :func:`.sizing.extensible_kv_cache`); then an unset
+    ``--gpu-memory-utilization`` is 1.0 and vLLM measures what it keeps free."""
+    b = vllm_version(g).behaviour
+    if not b.extensible_kv_cache or group_vendor(g) not in ("nvidia", "amd"):
+        return False
+    e = g.engine
+    if not is_unknown(e.kv_cache_memory_bytes) and e.kv_cache_memory_bytes is not None:
+        return False
+    return _extensible(e.extra) is not False
+
+
+def _extensible(extra: Mapping[str, Any]) -> bool | None:
+    """``--enable-extensible-kv-cache`` / ``--no-enable-extensible-kv-cache`` as written (0.34+), and False where
+    ``--num-gpu-blocks-override`` sizes the cache (vLLM then turns it off: ``config/vllm.py``
+    ``_resolve_extensible_kv_cache``, 0.34.0); None: vLLM's default."""
+    if extra.get("num_gpu_blocks_override") not in (None, False):
+        return False
+    return _prefix_caching(extra.get("enable_extensible_kv_cache"))
 
 
 def _count(value: Any) -> int | None:

@@ -21,6 +21,16 @@ What vLLM does not charge to the budget has to fit the rest, ``total × (1 − g
 the budget), and after sizing the CUDA graphs (before 0.20) and the sampler warm-up (V1 runs out of
 memory). An unset ``gpu_memory_utilization`` is the release's default (0.9; 0.92 from 0.20).
 
+From 0.34 vLLM sizes an **extensible KV cache** (on by default on CUDA and ROCm: :func:`extensible_kv_cache`)
+after the warm-up and the CUDA graph capture, from the memory then in use (``v1/worker/extensible_kv_cache.py``
+``measure_kv_cache_bytes``)::
+
+    available KV memory = min(total × utilization − in use, free at start − in use − margin) − peak
+    in use = weights + non-torch memory + CUDA graphs (+ Model Runner V2's kept buffers)
+    peak   = the profile's activation peak + the CUDA graph estimate;  margin = max(1 GiB (3 on ROCm), 0.75 × peak)
+
+with an unset utilization 1.0; nothing is allocated after it is sized, so nothing has to fit outside it.
+
 Weights per GPU = embeddings ÷ TP (16-bit even in quantised checkpoints) + other parameters × bytes
 per parameter ÷ TP, per pipeline stage; with ``--enable-expert-parallel`` the routed experts are
 spread over TP × DP ranks instead of split by TP.
@@ -41,9 +51,16 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_layout, mm_args, nas
+from ..vllm import kv_dtypes, kv_layout, mm_args, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
-from ..vllm.versions import Behaviour, ResolvedVersion, batch_defaults, cudagraph_estimate_in_budget, resolve
+from ..vllm.versions import (
+    RANGES,
+    Behaviour,
+    ResolvedVersion,
+    batch_defaults,
+    cudagraph_estimate_in_budget,
+    resolve,
+)
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
 from .estimates import (  # noqa: F401  (capacity/sizing keeps its public names)
     DEFAULT_ESTIMATES,
@@ -104,7 +121,12 @@ if TYPE_CHECKING:
 
 #: vLLM's default before 0.20.0 (0.92 from then: ``Behaviour.gpu_memory_utilization``).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
-DEFAULT_BLOCK_SIZE = 16
+DEFAULT_BLOCK_SIZE = 16  # before 0.34 (``Behaviour.default_block_size``)
+#: vLLM 0.34's extensible KV cache keeps ``max(floor, fraction × peak)`` free beside the peak itself
+#: (``v1/worker/extensible_kv_cache.py`` ``KV_CACHE_MARGIN_FLOOR_BYTES``: 1 GiB, 3 GiB on ROCm;
+#: ``KV_CACHE_MARGIN_FRACTION`` 0.75)
+EXTENSIBLE_MARGIN_FLOOR_GIB = {"nvidia": 1.0, "amd": 3.0}
+EXTENSIBLE_MARGIN_FRACTION = 0.75
 #: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
 DEFAULT_MAX_NUM_SEQS = 256
 
@@ -152,7 +174,7 @@ class EngineSettings:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
-    gpu_memory_utilization: float | None = None  # None: the release's default (0.9; 0.92 from 0.20)
+    gpu_memory_utilization: float | None = None  # None: the release's default (0.9; 0.92 from 0.20; 1.0 extensible)
     max_model_len: int | str | None = None  # "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
@@ -204,6 +226,9 @@ class EngineSettings:
     #: ``--mm-encoder-tp-mode`` (None: vLLM's default, ``weights``): ``data`` keeps the multimodal encoder's weights
     #: whole on every tensor-parallel rank where the release and the model support it (:func:`.support.encoder_tp_data`)
     mm_encoder_tp_mode: str | None = None
+    #: ``--enable-extensible-kv-cache`` / ``--no-enable-extensible-kv-cache`` (0.34+; None: vLLM's default, on for
+    #: CUDA and ROCm); ``--num-gpu-blocks-override`` turns it off too (:func:`extensible_kv_cache`)
+    extensible_kv_cache: bool | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -782,8 +807,10 @@ class Margin(NamedTuple):
 
 def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: float, cg_in_budget: bool,
             cudagraph: float, rows: int, vocab: int, per_elem: float, last_stage: bool,
-            e: Estimates, reserved: float = 0.0, v2: V2Terms | None = None) -> Margin:
-    """The two start-up failures that happen outside the KV budget (V1).
+            e: Estimates, reserved: float = 0.0, v2: V2Terms | None = None, measured: bool = False) -> Margin:
+    """The two start-up failures that happen outside the KV budget (V1); none for an extensible KV cache
+    (``measured``, :func:`extensible_kv_cache`): vLLM skips the first snapshot's check and sizes the cache after the
+    CUDA graphs and the warm-ups have run, keeping their peak free.
 
     * Before anything is profiled vLLM takes a snapshot and refuses when its free memory is below
       ``utilization × total``: what was allocated before it (the CUDA context where the release does
@@ -802,7 +829,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     """
     total = device.memory_gib
     margin = total * (1.0 - util)
-    if engine != "v1":
+    if engine != "v1" or measured:
         return Margin(margin, 0.0, 0.0, "starts", False, "")
     before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
     checks: list[_Check] = []
@@ -1033,7 +1060,7 @@ def weights_alone(
     b = version.behaviour
     s = _encoder_mode(model, s, version, [])
     ck = _checkpoint(model, s, weights_gib, [])
-    _, usable = _requested_memory(device, s, b)
+    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, _engine(version, device, [], s), device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
@@ -1065,7 +1092,8 @@ def _size_deployment(
     engine = _engine(rv, device, notes, s)
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
-    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s))
+    first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s),
+                             ck.kv_dtype)
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
@@ -1079,6 +1107,9 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
+    no_backend = kv_dtype_refusal(model, s, device, ck, rv) if engine == "v1" else ""
+    if no_backend and not refusal:
+        refusal, certain = no_backend, True
     bad_arg, arg_sure = _mm_args_refusal(s, b, rv)
     unsure_arg = bool(bad_arg) and not arg_sure and not refusal  # the image's entrypoint may strip the quotes
     if bad_arg and not refusal:
@@ -1086,7 +1117,8 @@ def _size_deployment(
     block = _block_size(model, s, rv, engine, device, first)
 
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
-    util, usable = _requested_memory(device, s, b)
+    ext = extensible_kv_cache(b, engine, device, s)
+    util, usable = _requested_memory(device, s, b, ext)
     nontorch = _nontorch_gib(b, engine, device, s, e)
     v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
@@ -1105,8 +1137,12 @@ def _size_deployment(
         encoder = _NO_ENCODER
         notes.append(f"vLLM {rv.version} runs {model.id} on Model Runner V2, whose profile runs no multimodal "
                      "encoder: the first image's encoder activations are not in the budget")
+    measured = None
+    if ext:
+        before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
+        measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -1134,7 +1170,7 @@ def _size_deployment(
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
-                      sampler.per_elem, True, e, worst.last_peak, v2_terms)
+                      sampler.per_elem, True, e, worst.last_peak, v2_terms, measured=ext)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
     # band of the four terms together (about 0.85 GiB) is as large as an L4's whole margin, which would make
     # every layout on it "may refuse" although Llama-3.1-8B at PP2 starts there; SW101 reports the banded
@@ -1147,7 +1183,7 @@ def _size_deployment(
         starts = False
     if unsure_arg and verdict == "starts":
         verdict = "may-refuse"
-    host = unified_memory_note(device, util)
+    host = unified_memory_note(device, util, ext)
     if host:  # the host can only take from the budget: a predicted refusal stands, a start is the host's to keep
         notes.append(host)
 
@@ -1183,7 +1219,8 @@ def _size_deployment(
         "kv_cache_gib_per_gpu": max(available, 0.0),
         "error_band_gib": band,
         "error_band_above_gib": band_above,
-        "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache),
+        "kv_bytes_per_token_per_gpu": max(kv_bytes_per_token_per_gpu(model, s.tp, s.pp, ck.kv_bytes, b.mla_cache,
+                                                                     ck.kv_dtype),
                                           kv_layout.token_bytes(_stage_layout(model, s, ck, b, s.pp - 1, dr))),
         "block_size": kv.plan.block_size,
         "kv_cache_tokens": kv.plan.tokens,
@@ -1258,6 +1295,7 @@ class _Checkpoint(NamedTuple):
     act_bytes: int  # bytes per activation element
     kv_bytes: int  # bytes per KV cache element
     total_bytes: float  # the whole model's weights
+    kv_dtype: str = ""  # a packed KV cache dtype (kv_dtypes.PACKED), sized by its slots; "" for an element size
 
 
 def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None, notes: list[str]) -> _Checkpoint:
@@ -1274,8 +1312,37 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
         act = activation_dtype_bytes(model, s.dtype)
         kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
         total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision, s.quantization)
-        hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes)
+        hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes, kv_dtypes.packed(s.kv_cache_dtype))
     return hit  # type: ignore[no-any-return]
+
+
+def first_release_taking(kv_dtype: str) -> str:
+    """The first release whose row lists the packed KV cache dtype (``Behaviour.packed_kv_dtypes``)."""
+    for r in RANGES:
+        if kv_dtype in r.packed_kv_dtypes:
+            return r.since
+    return "no release read"
+
+
+def kv_dtype_refusal(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint,
+                     rv: ResolvedVersion) -> str:
+    """vLLM's refusal of a packed ``--kv-cache-dtype`` no attention backend takes on this GPU and model
+    (:func:`shardwise.rules.vllm.kv_dtypes.refusal`: FlashInfer's NVFP4 by compute capability, ROCm's UltraQuant
+    and Octave, FlashMLA's sparse ``nvfp4_ds_mla``), or ""."""
+    if not ck.kv_dtype:
+        return ""
+    gated = ("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact")
+    if ck.kv_dtype in gated and ck.kv_dtype not in rv.behaviour.packed_kv_dtypes:
+        return (f"vLLM {rv.version} does not take --kv-cache-dtype {ck.kv_dtype} (config/cache.py CacheDType; from "
+                f"{first_release_taking(ck.kv_dtype)}): vLLM's argument parser exits")
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    # the model's dtype: --dtype, else config.json's (vLLM's ``auto``; a float32 checkpoint runs in bf16 on CUDA)
+    given = s.dtype.lower()
+    stated = str(model.hf_config.get("torch_dtype") or model.hf_config.get("dtype") or "").lower()
+    bf16 = given in ("bfloat16", "bf16") or (given == "auto" and stated not in ("float16", "fp16", "half"))
+    return kv_dtypes.refusal(ck.kv_dtype, device.vendor, device.architecture, device.name, head=model.head_dim,
+                             rope=kv_layout.rotary_dim(model, model.head_dim), mla=model.mla is not None,
+                             sparse_mla=kv_layout.indexer_bytes(model) > 0, bf16=bf16, sinks=model_type == "gpt_oss")
 
 
 class _Length(NamedTuple):
@@ -1402,19 +1469,42 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
 
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
                 first: kv_layout.Layout) -> int:
-    """The cache configuration's block size: ``--block-size``, else 16; V1 picks MLA models' block size by
-    attention backend (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
+    """The cache configuration's block size: ``--block-size``, else the release's default (16; 64 from 0.34,
+    ``Behaviour.default_block_size``); V1 picks MLA models' block size by attention backend
+    (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
     if first.mla and engine == "v1":
         return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
                                         rv.version.parts, s.block_size)
-    return s.block_size or DEFAULT_BLOCK_SIZE
+    if not s.block_size and kv_dtypes.packed(s.kv_cache_dtype) in kv_dtypes.OWN_BLOCK:
+        # the backend pins its block whatever the default (ultraquant_attn.py get_preferred_block_size: 64)
+        return kv_dtypes.OWN_BLOCK[kv_dtypes.packed(s.kv_cache_dtype)]
+    return s.block_size or rv.behaviour.default_block_size
 
 
-def _requested_memory(device: Device, s: EngineSettings, b: Behaviour) -> tuple[float, float]:
+def _requested_memory(device: Device, s: EngineSettings, b: Behaviour, measured: bool = False) -> tuple[float, float]:
     """(gpu_memory_utilization, GiB): the worker requests ``total × gpu_memory_utilization`` for the weights,
-    the activation peak, non-torch memory and the KV cache (the release's default utilization when unset)."""
-    util = b.gpu_memory_utilization if s.gpu_memory_utilization is None else s.gpu_memory_utilization
+    the activation peak, non-torch memory and the KV cache (the release's default utilization when unset: 1.0 for
+    an extensible KV cache, ``measured``: ``config/cache.py`` ``resolved_gpu_memory_utilization``, 0.34.0)."""
+    default = 1.0 if measured else b.gpu_memory_utilization
+    util = default if s.gpu_memory_utilization is None else s.gpu_memory_utilization
     return util, device.memory_gib * util
+
+
+def extensible_kv_cache(b: Behaviour, engine: str, device: Device, s: EngineSettings) -> bool:
+    """Whether vLLM sizes this engine's KV cache as an extensible one, from the memory in use after the warm-up and
+    the CUDA graph capture (``Behaviour.extensible_kv_cache``, 0.34+): on CUDA and ROCm unless
+    ``--kv-cache-memory-bytes`` or ``--num-gpu-blocks-override`` sizes the cache or
+    ``--no-enable-extensible-kv-cache`` turns it off (``config/vllm.py`` ``_resolve_extensible_kv_cache``, 0.34.0;
+    a KV connector that cannot export driver-mapped memory turns it off too, not modelled)."""
+    return (b.extensible_kv_cache and engine == "v1" and device.vendor in ("nvidia", "amd")
+            and s.kv_cache_memory_bytes is None and s.extensible_kv_cache is not False)
+
+
+class _Measured(NamedTuple):
+    """What an extensible KV cache's sizing reads beside the budget (:func:`extensible_kv_cache`), in GiB."""
+
+    free: float  # free at the first snapshot: the total less the CUDA context (and NCCL's communicators)
+    floor: float  # the margin's floor (EXTENSIBLE_MARGIN_FLOOR_GIB)
 
 
 class _Graphs(NamedTuple):
@@ -1766,7 +1856,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
-             dr: Draft = NO_DRAFT, kept: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             dr: Draft = NO_DRAFT, kept: float = 0.0,
+             measured: _Measured | None = None) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -1781,6 +1872,11 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
     the weights, and on the last stage ``kept`` bytes the runner keeps allocated where the release counts them
     (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`).
+
+    An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
+    (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
+    the memory free at the first snapshot less the margin, and the peak (the profile's, plus the CUDA graph
+    estimate where it is taken: ``peak_activation_memory``) is kept free beside them.
     """
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
@@ -1801,8 +1897,14 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         peak = max(enc, samp + held)
         if last:
             last_peak = peak / GIB
-        avail = (usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
-                 - (kept / GIB if last else 0.0))
+        if measured is None:
+            avail = (usable - w / GIB - peak / GIB - nontorch - (graphs.gib if graphs.in_budget else 0.0)
+                     - (kept / GIB if last else 0.0))
+        else:
+            in_use = w / GIB + nontorch + graphs.gib + (kept / GIB if last else 0.0)
+            transient = peak / GIB + (graphs.gib if graphs.in_budget else 0.0)
+            margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
+            avail = min(usable - in_use, measured.free - in_use - margin) - transient
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
                        avail))
     # every row carries the last stage's peak, known once the last stage is profiled
@@ -1844,7 +1946,8 @@ def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Beha
     """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
     (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
     budget and the same group as the target's full-attention layers)."""
-    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s))
+    lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s),
+                           ck.kv_dtype)
     if not dr.kv_layers or stage != s.pp - 1:
         return lay
     types = list(lay.types)
@@ -2006,7 +2109,7 @@ def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates) -> _W
     return _Weights(above, below, weights < usable, verdict)
 
 
-def unified_memory_note(device: Device, util: float) -> str:
+def unified_memory_note(device: Device, util: float, measured: bool = False) -> str:
     """What the start-up of a device whose memory is the host's (GB10 of a DGX Spark, Jetson:
     :func:`~shardwise.rules.catalog.accelerators.unified_memory_product`) depends on beyond the manifest, or "" for a
     GPU with its own memory.
@@ -2020,9 +2123,19 @@ def unified_memory_note(device: Device, util: float) -> str:
     created, less what torch reserved, so whatever the host allocates while vLLM loads and profiles is taken from the
     KV budget: the set 10 and 13 GB10 logs (0.25.1, 0.13.0) keep 1.75 to 3.6 GiB more beside weights and KV cache
     than shardwise's GPU terms. The host only takes from the budget, so a refusal shardwise predicts stands; a start
-    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs."""
+    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs.
+
+    An extensible KV cache (``measured``, 0.34+) skips the start-up check and is sized from the free memory measured
+    after the warm-up, keeping only its own peak free: what the host allocates afterwards is not provided for (vLLM's
+    own advice is to set ``gpu_memory_utilization`` on a unified-memory device: ``config/cache.py``; the free memory
+    from ``psutil`` on an integrated GPU: ``utils/mem_utils.py`` ``device_memory_info``, 0.34.0)."""
     if not unified_memory_product(device.name):
         return ""
+    if measured:
+        return (f"{device.name} shares its memory with the host: vLLM's extensible KV cache (0.34+) is sized from "
+                "the host's available RAM after the warm-up (psutil) and keeps only its own peak free, so "
+                "what the host allocates later is not provided for; vLLM advises setting --gpu-memory-utilization on a "
+                "unified-memory device. The KV figures are an upper estimate that depends on the host's free RAM")
     need = util * device.memory_gib
     return (f"{device.name} shares its memory with the host: vLLM reads free memory there from the host's available "
             f"RAM (psutil), so it starts only if the host has {need:.2f} GiB ({util:g} × {device.memory_gib:g}) free "

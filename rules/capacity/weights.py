@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.shapes import ModelShape, Precision
 from ..model.unknown import Undecidable
-from ..vllm import kv_layout, nas
+from ..vllm import kv_dtypes, kv_layout, nas
 
 if TYPE_CHECKING:
     from .sizing import Device
@@ -595,17 +595,19 @@ def weights_gb(model: ModelShape, precision: Precision) -> float:
 
 
 def kv_bytes_per_token_per_gpu(model: ModelShape, tp: int = 1, pp: int = 1, kv_bytes: int = 2,
-                               mla_cache: bool = True) -> int:
+                               mla_cache: bool = True, kv_dtype: str = "") -> int:
     """KV-cache bytes one token occupies on one GPU of a TP × PP replica, as vLLM lays the cache out
     (:func:`kv_layout.replica_token_bytes`): the attention layers of the stage that caches the most, not the
     state layers of a hybrid nor the KV-shared ones; a sliding-window layer's token counts in full (the window
     bounds how many tokens it keeps, not what one costs)."""
-    return kv_layout.replica_token_bytes(model, tp, pp, kv_bytes, mla_cache)
+    return kv_layout.replica_token_bytes(model, tp, pp, kv_bytes, mla_cache, kv_dtype)
 
 
 def kv_dtype_bytes(model: ModelShape, kv_cache_dtype: str = "auto", dtype: str = "auto") -> int:
-    """fp8 KV caches store one byte per element; ``auto`` follows the activation dtype."""
-    if kv_cache_dtype and kv_cache_dtype.lower().startswith("fp8"):
+    """fp8 KV caches store one byte per element; ``auto`` follows the activation dtype. The packed dtypes
+    (:data:`shardwise.rules.vllm.kv_dtypes.PACKED`) are stored as bytes (uint8) and sized by their slots
+    (:func:`shardwise.rules.vllm.kv_layout.head_pair_bytes`): 1 here."""
+    if kv_cache_dtype and (kv_cache_dtype.lower().startswith("fp8") or kv_dtypes.packed(kv_cache_dtype)):
         return 1
     return activation_dtype_bytes(model, dtype)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import engine_env, env_settings, vllm_version
+from ..capacity.group import engine_env, env_settings, extensible_kv_cache_of, vllm_version
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ..vllm.versions import cudagraph_estimate_in_budget
@@ -25,7 +25,10 @@ class MemoryUtilizationOutOfRange(GroupRule):
             "the rest must hold what it does not charge: the CUDA context, NCCL buffers, the sampler warm-up "
             "and, before vLLM 0.20, the CUDA graphs. Above 0.95 that is too little and the server fails at "
             "start-up or under load. Below 0.5 half of an expensive GPU sits idle while the KV cache, the "
-            "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20. The fraction is of the "
+            "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20. From vLLM 0.34 the "
+            "extensible KV cache (CUDA and ROCm, by default) is sized after the warm-up and the CUDA graph capture "
+            "and keeps what it measured free itself: its default is 1.0 and a high value is not reported. The "
+            "fraction is of the "
             "whole GPU's memory, so where the GPU is shared (time-slicing or MPS shares, GPUs seen through "
             "runtimeClassName nvidia without a request, a shared resource claim, the unified memory of a GB10 "
             "or Jetson that the system uses too) a small fraction is the point, and is not reported."
@@ -33,7 +36,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         bad_example="--gpu-memory-utilization 0.99",
         good_example="--gpu-memory-utilization 0.90",
         remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
-                     "release's default (0.9; 0.92 from vLLM 0.20). Where other servers share the GPU, declare "
+                     "release's default (0.9; 0.92 from vLLM 0.20; 1.0 with 0.34's extensible KV cache). Where "
+                     "other servers share the GPU, declare "
                      "it (a time-slicing resource or node label) or suppress the rule with the reason."),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/engine_args.html",
@@ -53,8 +57,13 @@ class MemoryUtilizationOutOfRange(GroupRule):
             return
         rv = vllm_version(g)
         b = rv.behaviour
-        default = f"vLLM {rv.version}'s default is {b.gpu_memory_utilization:g}"
+        measured = extensible_kv_cache_of(g)
+        default = f"vLLM {rv.version}'s default is {1.0 if measured else b.gpu_memory_utilization:g}"
         sharing = gpu_sharing(g)
+        if u > HIGH and measured and not (sharing is not None and sharing.shared):
+            # 0.34's extensible KV cache measures what it keeps free after the warm-up and the capture: a high
+            # fraction leaves no headroom short (v1/worker/extensible_kv_cache.py measure_kv_cache_bytes)
+            return
         if u > HIGH:
             # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 leaves the graphs outside the budget on 0.20+ too
             in_budget = cudagraph_estimate_in_budget(b, env_settings(engine_env(g)).get("cudagraph_profiling"))

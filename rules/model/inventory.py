@@ -307,7 +307,7 @@ class EngineArgs:
     pipeline_parallel_size: Any = 1
     data_parallel_size: Any = 1
     enable_expert_parallel: bool = False
-    gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20)
+    gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20; 1.0 extensible, 0.34)
     max_model_len: Any = None  # None: the model's context limit; "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: Any = None  # None: vLLM's default (256)
     max_num_batched_tokens: Any = None

@@ -47,7 +47,7 @@ class EngineArgsSpec(_Spec):
     enable_expert_parallel: bool = Field(False, description="Place MoE experts on different ranks.")
     gpu_memory_utilization: float | None = Field(
         None, gt=0.0, le=1.0, description="Fraction of each GPU's memory vLLM may use (None: the release's default, "
-        "0.9, 0.92 from vLLM 0.20); written whenever set, 0.9 included.",
+        "0.9, 0.92 from vLLM 0.20, 1.0 with 0.34's extensible KV cache); written whenever set, 0.9 included.",
     )
     max_model_len: int | None = Field(
         None, ge=16, le=10_000_000, description="Longest prompt+output in tokens."

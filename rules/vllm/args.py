@@ -97,9 +97,11 @@ _FLAGS: dict[str, tuple[str, str]] = {
 
 #: Flags the capacity model reads whose values vLLM's argparse restricts to a list (``choices``), each with every
 #: value some release takes (vLLM 0.6.6.post1 to 0.34.0: the ``choices`` of engine/arg_utils.py in 0.6.6, then the
-#: ``Literal`` types ModelDType, CacheDType, RunnerOption/RunnerType and MMEncoderTPMode of vllm/config; 0.33.0 and
-#: 0.34.0 add six KV cache dtypes and let a platform plugin register more, checked when the attention backend is
-#: chosen, so a plugin's own dtype is refused here until it is listed). A value no
+#: ``Literal`` types ModelDType, CacheDType, RunnerOption/RunnerType and MMEncoderTPMode of vllm/config; CacheDType
+#: gains nvfp4_4over6 by 0.29.0, nvfp4_ds_mla in 0.30.0, ultraquant_4bit in 0.32.0 and the three octave_* in 0.33.0,
+#: sized by ``kv_dtypes`` with the releases that take them (``Behaviour.packed_kv_dtypes``), and 0.33.0 and 0.34.0
+#: let a platform plugin register more, checked when the attention backend is chosen, so a plugin's own dtype is
+#: refused here until it is listed). A value no
 #: release takes makes vLLM exit at start-up; read as the default it would size a server that never starts, so it is
 #: an input error. Compared without case: what vLLM refuses only for its case is read as meant.
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -135,6 +137,7 @@ _SHORT: dict[str, str] = {
 # Boolean vLLM flags that take no value (so the next token is not consumed as one).
 _BOOL_FLAGS = frozenset({
     "enable-expert-parallel", "enforce-eager", "trust-remote-code", "enable-prefix-caching",
+    "enable-extensible-kv-cache",
     "enable-chunked-prefill", "disable-log-requests", "enable-log-requests", "disable-log-stats",
     "enable-lora", "disable-custom-all-reduce", "enable-auto-tool-choice", "headless",
     "disable-frontend-multiprocessing", "enable-sleep-mode", "disable-sliding-window",

@@ -133,6 +133,8 @@ GAPS: tuple[FlagGap, ...] = (
     # no mm_encoder_tp_mode anywhere in 0.10.1.1's source; MultiModalConfig's field and its flag in 0.10.2
     FlagGap("mm-encoder-tp-mode", _OLDEST, "0.10.2", _added("0.10.2")),
     FlagGap("kv-cache-memory-bytes", _OLDEST, "0.10.2", _added("0.10.2")),
+    # engine/arg_utils.py and config/cache.py: absent in 0.33.0, added in 0.34.0 (the extensible KV cache)
+    FlagGap("enable-extensible-kv-cache", _OLDEST, "0.34.0", _added("0.34.0", "the extensible KV cache")),
 )
 
 _BY_FLAG: dict[str, tuple[FlagGap, ...]] = {}
@@ -182,13 +184,22 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         if "_" in name and release < _UNDERSCORES_SINCE:
             continue  # 0.5.0 reads `--swap_space` as written
         name = name.replace("_", "-")
-        what = flag_gap(name, release)
+        what = word_gap(name, release)
         if what is not None:
             return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
                          f"{what}; vLLM's argument parser defines no option that is or begins with "
                          f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
                          f"crash-loops")
     return None
+
+
+def word_gap(name: str, release: Version) -> str | None:
+    """:func:`flag_gap` of a flag as written: a switch's ``no-`` spelling (argparse's ``BooleanOptionalAction``:
+    ``--no-async-scheduling``, ``--no-enable-extensible-kv-cache``) is absent wherever the switch is."""
+    what = flag_gap(name, release)
+    if what is None and name.startswith("no-"):
+        what = flag_gap(name[3:], release)
+    return what
 
 
 def flag_gap(name: str, release: Version) -> str | None:

@@ -49,10 +49,10 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..model.shapes import ModelShape
-from . import nas
+from . import kv_dtypes, nas
 from .versions import Behaviour
 
 LayerKind = Literal["full", "sliding", "chunked", "state"]
@@ -443,39 +443,67 @@ def mla_block_size(model: ModelShape, arch: str, name: str, vendor: str, version
     return requested or 16
 
 
-#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens); a Layout is
-#: immutable.
-_LAYOUTS: dict[tuple[int, int, int, int, int, bool, int], tuple[ModelShape, Layout]] = {}
+#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype); a
+#: Layout is immutable.
+_LAYOUTS: dict[tuple[int, int, int, int, int, bool, int, str], tuple[ModelShape, Layout]] = {}
 
 
 def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True,
-           spec_tokens: int = 0) -> Layout:
+           spec_tokens: int = 0, kv_dtype: str = "") -> Layout:
     """The KV layout of pipeline stage ``stage`` of the model on one GPU.
 
     Without ``mla_cache`` (vLLM before 0.7) an MLA model caches every attention head at the head
     size padded to 256, as ordinary attention. ``spec_tokens``: the draft tokens a speculative method proposes a
-    step, which widen a Gated DeltaNet layer's state (:func:`gdn_conv_columns`).
+    step, which widen a Gated DeltaNet layer's state (:func:`gdn_conv_columns`). ``kv_dtype``: a packed KV cache
+    dtype (:data:`.kv_dtypes.PACKED`, vLLM 0.33+), whose slots replace ``kv_bytes`` × the head size
+    (:func:`head_pair_bytes`); "" for an element size.
     """
-    key = (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens)
+    key = (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype)
     hit = _LAYOUTS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache, spec_tokens)
+    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype)
     if len(_LAYOUTS) >= 4096:
         _LAYOUTS.clear()
     _LAYOUTS[key] = (model, lay)
     return lay
 
 
+def rotary_dim(model: ModelShape, head: int) -> int:
+    """The rotary dimensions of a head: ``partial_rotary_factor`` (or ``rope_parameters``') × the head size, as
+    vLLM's Octave format reads them (``v1/attention/ops/rocm_octave.py`` ``rope_dim_from_hf_config``, 0.33.0); the
+    whole head where config.json (or the catalog entry's ``extra.config``) names no factor."""
+    cfg = model.hf_config
+    factor: Any = cfg.get("partial_rotary_factor")
+    extra = model.extra.get("config")
+    if factor is None and isinstance(extra, dict):
+        factor = extra.get("partial_rotary_factor")
+    if factor is None:
+        params = cfg.get("rope_parameters")
+        factor = params.get("partial_rotary_factor", 1.0) if isinstance(params, dict) else 1.0
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        return head
+    return int(head * factor)
+
+
+def head_pair_bytes(model: ModelShape, heads: int, head: int, kv_bytes: int, kv_dtype: str = "") -> int:
+    """K and V of ``heads`` KV heads of size ``head`` for one token: ``2 × heads × head × kv_bytes``, or in a packed
+    dtype ``heads`` slots of :func:`.kv_dtypes.head_slot_bytes`."""
+    if kv_dtype and kv_dtype in kv_dtypes.PACKED and kv_dtype != "nvfp4_ds_mla":
+        return heads * kv_dtypes.head_slot_bytes(kv_dtype, head, rotary_dim(model, head))
+    return 2 * heads * head * kv_bytes
+
+
 def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool,
-            spec_tokens: int = 0) -> Layout:
+            spec_tokens: int = 0, kv_dtype: str = "") -> Layout:
     reason = unmodelled_reason(model)
     if reason:
         n = len(_stage_slice(model.num_hidden_layers, pp, stage))
         if model.mla is not None:
             per = (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
         else:
-            per = 2 * max(1, math.ceil(model.num_key_value_heads / tp)) * model.head_dim * kv_bytes
+            per = head_pair_bytes(model, max(1, math.ceil(model.num_key_value_heads / tp)), model.head_dim, kv_bytes,
+                                  kv_dtype)
         return Layout((LayerType("full", n, per),), mla=model.mla is not None, modelled=False,
                       note=f"KV layout not modelled: {reason}; the KV figures take every layer as full attention")
     kinds, window, chunk = _layer_kinds(model)
@@ -486,7 +514,10 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         if index:
             # DeepSeek-V3.2: fp8 KV caches use the fp8_ds_mla layout; every layer also caches its indexer keys
             # (UniformTypeKVCacheSpecs: one group, the layers' page sizes add up)
-            per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
+            if kv_dtype == "nvfp4_ds_mla":
+                per = kv_dtypes.NVFP4_DS_MLA_BYTES + index
+            else:
+                per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
             return Layout((LayerType("full", len(kinds), per),), mla=True,
                           note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
         states = kinds.count("state")
@@ -499,7 +530,9 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         heads = max(1, math.ceil(model.num_attention_heads / tp))
         return Layout((LayerType("full", len(kinds), 2 * heads * 256 * kv_bytes),), note="MLA cached as full heads")
     heads = max(1, math.ceil(model.num_key_value_heads / tp))
-    per = 2 * heads * model.head_dim * kv_bytes
+    per = head_pair_bytes(model, heads, model.head_dim, kv_bytes, kv_dtype)
+    if kv_dtype in kv_dtypes.BOUNDARY_SKIP and set(kinds) == {"full"}:
+        return _with_boundary_layers(model, pp, stage, heads, per)
     counts: dict[str, int] = {}
     for k in kinds:
         counts[k] = counts.get(k, 0) + 1
@@ -511,11 +544,31 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         if kind == "state":
             types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2, spec_tokens)))
         elif kind == "full" and "sliding" in counts:
-            types.append(LayerType("full", c, _global_bytes(model, tp, kv_bytes) or per))
+            types.append(LayerType("full", c, _global_bytes(model, tp, kv_bytes, kv_dtype) or per))
         else:
             span = window if kind == "sliding" else chunk if kind == "chunked" else None
             types.append(LayerType(kind, c, per, span))  # type: ignore[arg-type]
     return Layout(tuple(types))
+
+
+def _with_boundary_layers(model: ModelShape, pp: int, stage: int, heads: int, per: int) -> Layout:
+    """A dense model's stage in ``ultraquant_4bit``: vLLM keeps the first and last two layers at the model's dtype
+    (``TurboQuantConfig.get_boundary_skip_layers``: ``min(2, layers // 2)`` each end, none for a hybrid;
+    ``engine/arg_utils.py`` adds them to ``kv_cache_dtype_skip_layers``, 0.32.0 - 0.34.0) and every layer of the
+    stage is full attention of one block size, so one group holds them and its page is their pages added up
+    (``UniformTypeKVCacheSpecs``). shardwise's layout has one page a layer: the stage's bytes a token over its layers,
+    rounded up (within a byte a layer of vLLM's sum)."""
+    total = model.num_hidden_layers
+    n = min(2, total // 2)
+    skip = set(range(n)) | set(range(total - n, total))
+    layers = _stage_slice(total, pp, stage)
+    kept = sum(1 for i in layers if i in skip)
+    native = 2 * heads * model.head_dim * 2  # the UltraQuant backend runs bf16 models only
+    stage_bytes = (len(layers) - kept) * per + kept * native
+    mean = -(-stage_bytes // len(layers)) if layers else per
+    note = (f"ultraquant_4bit keeps {kept} boundary layer{'s' if kept != 1 else ''} of this stage at bf16"
+            if kept else "")
+    return Layout((LayerType("full", len(layers), mean),), note=note)
 
 
 def token_bytes(lay: Layout) -> int:
@@ -539,19 +592,21 @@ def decode_read_bytes(lay: Layout, context: int) -> int:
     return total
 
 
-#: replica_token_bytes()'s answers: (model, bytes) by (id(model), tp, pp, kv_bytes, mla_cache), as :data:`_LAYOUTS`
-#: (every sizing writes it into its result).
-_REPLICA_TOKEN_BYTES: dict[tuple[int, int, int, int, bool], tuple[ModelShape, int]] = {}
+#: replica_token_bytes()'s answers: (model, bytes) by (id(model), tp, pp, kv_bytes, mla_cache, kv_dtype), as
+#: :data:`_LAYOUTS` (every sizing writes it into its result).
+_REPLICA_TOKEN_BYTES: dict[tuple[int, int, int, int, bool, str], tuple[ModelShape, int]] = {}
 
 
-def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_cache: bool = True) -> int:
+def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_cache: bool = True,
+                        kv_dtype: str = "") -> int:
     """:func:`token_bytes` of the pipeline stage that caches the most per token (every stage's GPUs hold their
     own layers' cache)."""
-    key = (id(model), tp, pp, kv_bytes, mla_cache)
+    key = (id(model), tp, pp, kv_bytes, mla_cache, kv_dtype)
     hit = _REPLICA_TOKEN_BYTES.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    n = max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache)) for stage in range(max(pp, 1)))
+    n = max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache, kv_dtype=kv_dtype))
+            for stage in range(max(pp, 1)))
     if len(_REPLICA_TOKEN_BYTES) >= 4096:
         _REPLICA_TOKEN_BYTES.clear()
     _REPLICA_TOKEN_BYTES[key] = (model, n)
@@ -628,7 +683,7 @@ def kv_sharing_split(model: ModelShape, pp: int) -> str:
     return ""
 
 
-def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
+def _global_bytes(model: ModelShape, tp: int, kv_bytes: int, kv_dtype: str = "") -> int:
     """Gemma 4's full-attention layers per token on one GPU: ``global_head_dim`` (the sliding head size when
     absent) over ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set, else over the KV heads
     (``Gemma4DecoderLayer``); K and V are both cached. 0 when the config names neither key."""
@@ -638,7 +693,7 @@ def _global_bytes(model: ModelShape, tp: int, kv_bytes: int) -> int:
     if not dim and not kv:
         return 0
     heads = max(1, math.ceil((kv or model.num_key_value_heads) / tp))
-    return 2 * heads * (dim or model.head_dim) * kv_bytes
+    return head_pair_bytes(model, heads, dim or model.head_dim, kv_bytes, kv_dtype)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``flashinfer_sampler_default`` / ``native_sampler`` / ``pip_flashinfer``: where FlashInfer is not installed
   (pip installs before 0.11.1) or ``VLLM_USE_FLASHINFER_SAMPLER`` turns it off, V1 samples with the PyTorch-native
   top-k/top-p (the sort, 38.2 B per logit from 128 rows; Triton from 0.17); ``sampler`` is the official image's.
-* ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0.
+* ``gpu_memory_utilization``: the default (``config/cache.py``): 0.9, 0.92 from 0.20.0 (1.0 from 0.34.0 where the
+  KV cache is extensible: ``extensible_kv_cache``).
 * ``chunked_prefill_optional``: V1 honours ``--no-enable-chunked-prefill`` (0.12+; before, V1 turns
   chunked prefill on for every generative model); off, the default ``max_num_batched_tokens`` becomes
   ``max(max_model_len, default)``.
@@ -119,6 +120,16 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   would move (mixtures of experts only) move away from their logs, so 0.29+ keeps 0.25's ``dense`` rule (an open
   finding, docs/capacity-model.md, "Model Runner V2"). From 0.29 V2 measures its CUDA graphs into the budget
   (``v2_cudagraphs_in_budget``); the sizing keeps the flat graph term for them (V2's measurement is not modelled).
+* ``default_block_size``: the KV cache block size where ``--block-size`` is not given (``CacheConfig.
+  DEFAULT_BLOCK_SIZE``, 16; 64 from 0.34), which the attention backend keeps where it supports it (MLA backends pick
+  their own).
+* ``extensible_kv_cache``: from 0.34 vLLM reserves the KV cache's address range and commits its pages after the
+  warm-up and the CUDA graph capture, sizing it from the memory then in use (on by default on CUDA and ROCm; off with
+  ``--kv-cache-memory-bytes``, ``--num-gpu-blocks-override`` or ``--no-enable-extensible-kv-cache``). An unset
+  ``--gpu-memory-utilization`` is then 1.0 and the first snapshot's free-memory check is skipped; the cache gets
+  ``min(requested − memory in use, free + committed − margin) − peak``, where the peak is the profile's torch peak
+  plus the CUDA graph estimate and the margin is ``max(1 GiB (3 on ROCm), 0.75 × peak)``. Nothing is allocated
+  after it is sized, so nothing has to fit outside the budget.
 * ``mrope_cache_scale``: how many times the model's position limit the multimodal rotary embedding's cos/sin cache
   holds (``MRotaryEmbedding``, models whose ``rope_scaling`` has an ``mrope_section``: Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
   the Qwen Omni thinkers): 1 up to 0.7.1, 4 from 0.7.2 ("we enlarge max_position_embeddings to 4 times", for
@@ -173,7 +184,7 @@ V2Runner = Literal["none", "listed", "dense"]
 
 #: The release assumed for ``latest``, digests and tags that name no release (the newest on PyPI
 #: when this table was last checked, whose source it was read from).
-CURRENT_RELEASE = "0.33.0"
+CURRENT_RELEASE = "0.34.0"
 
 
 @dataclass(frozen=True, order=True)
@@ -321,6 +332,20 @@ class Behaviour:
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.29); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
+    #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
+    #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
+    default_block_size: int = 16
+    #: The extensible KV cache (0.34+, on by default on CUDA and ROCm unless ``--kv-cache-memory-bytes`` or
+    #: ``--num-gpu-blocks-override`` is given or ``--no-enable-extensible-kv-cache``): the cache is sized after the
+    #: warm-up and the CUDA graph capture from the memory then in use, an unset ``--gpu-memory-utilization`` is 1.0,
+    #: the first snapshot's free-memory check is skipped, and a margin of ``max(1 GiB (3 on ROCm), 0.75 × the
+    #: transient peak)`` plus the transient peak itself is kept free (module docstring)
+    extensible_kv_cache: bool = False
+    #: The packed ``--kv-cache-dtype`` values whose first release has been read that the release takes
+    #: (``config/cache.py`` ``CacheDType``): ``nvfp4_ds_mla`` from 0.30, ``ultraquant_4bit`` from 0.32, the three
+    #: ``octave_*`` from 0.33; argparse refuses them before. ``nvfp4`` (between 0.19.0 and 0.25.1) and
+    #: ``nvfp4_4over6`` (between 0.25.1 and 0.29.0) are not gated: their first release is not read
+    packed_kv_dtypes: tuple[str, ...] = ()
     #: V1's one-request check (and ``--max-model-len auto``'s fit) reads every pipeline stage's layers against the
     #: smallest worker's budget (0.14.0-0.16.x, ``get_kv_cache_configs``' merged global groups); before and after,
     #: each worker's own layers against its own budget
@@ -358,7 +383,7 @@ _COPIED_FIELDS: frozenset[str] | None = (
 def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
     """The release ``since`` as what changed from the row before it: the object ``dataclasses.replace(prev,
     since=since, **changed)`` makes (equal, the same attributes in the same order), made by copying ``prev``'s
-    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 60 by keyword, about 200K
+    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 63 by keyword, about 200K
     instructions a row: 5.8M of a one-file lint's start-up for the 29 rows. A name that is not a field is refused
     as ``replace`` refuses it."""
     if _COPIED_FIELDS is None:
@@ -419,13 +444,18 @@ _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
 _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
+_R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
+_R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
+_R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
+                                                  "octave_k3v3_compact"))
+_R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110, _R0111, _R0120,
     _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280,
-    _R0290,
+    _R0290, _R0300, _R0320, _R0330, _R0340,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -556,6 +586,24 @@ SOURCES: dict[str, str] = {
                                "cudagraph_utils.profile_cudagraph_memory (a minimal KV cache, every PIECEWISE graph "
                                "captured into a throw-away pool, the largest FULL ones extrapolated), which "
                                "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
+    "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
+                          "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
+                          "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "
+                          "FLASH_ATTN and TRITON_ATTN take multiples of 16, 0.34.0)",
+    "extensible_kv_cache": "config/cache.py enable_extensible_kv_cache (new in 0.34.0, absent in 0.33.0) and "
+                           "resolved_gpu_memory_utilization (1.0 where it is on and gpu_memory_utilization is unset, "
+                           "else 0.92); config/vllm.py _resolve_extensible_kv_cache: on by default on CUDA and ROCm, "
+                           "off with kv_cache_memory_bytes, num_gpu_blocks_override or elastic EP; "
+                           "v1/worker/utils.py request_memory skips the free-memory check where it is on; "
+                           "v1/worker/gpu_worker.py compile_or_warm_up_model: warm-up, capture, sampler warm-up, then "
+                           "v1/worker/extensible_kv_cache.py measure_kv_cache_bytes: min(requested - non-KV memory in "
+                           "use, free + committed - max(KV_CACHE_MARGIN_FLOOR_BYTES 1 GiB (3 on ROCm), 0.75 x the "
+                           "transient peak)) - the transient peak, the peak being determine_available_memory's "
+                           "peak_activation_memory (the profile's torch peak + the CUDA graph estimate) or the "
+                           "warm-up's, whichever is larger (read in 0.34.0)",
+    "packed_kv_dtypes": "config/cache.py CacheDType: nvfp4 and nvfp4_4over6 in 0.29.0 (nvfp4 alone in 0.25.1, neither "
+                        "in 0.19.0); + nvfp4_ds_mla in 0.30.0 and 0.31.0; + ultraquant_4bit in 0.32.0; + octave_k3v4, "
+                        "octave_k3v3 and octave_k3v3_compact in 0.33.0 and 0.34.0",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "sliding_kernel_block": "model_executor/layers/attention/attention.py Attention.get_kv_cache_spec: 'SW chooses its "

@@ -619,7 +619,7 @@ def test_plan_says_which_vllm_release_it_sized_for(capsys):
 def test_plan_without_tp_recommends_tp1_for_8b(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
-    text = ("recommended: TP1; one replica holds 53 sequences of 8,192 tokens; TP1 × 8 replicas per 8-GPU node; as "
+    text = ("recommended: TP1; one replica holds 57 sequences of 8,192 tokens; TP1 × 8 replicas per 8-GPU node; as "
             "many replicas as the load needs (--concurrency C sizes them)")
     assert rc == 0
     assert text in out.splitlines()
@@ -630,13 +630,13 @@ def test_plan_without_tp_recommends_tp1_for_8b(capsys):
         "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
         "enable_expert_parallel": False, "replicas_per_node": 8, "nodes_per_replica": 1, "gpus_per_node": 8,
         "max_num_seqs": 32, "max_num_seqs_default": False, "max_model_len": 8192, "max_model_len_lowered": False,
-        "sequences_per_replica": 53, "load": None, "text": text,
+        "sequences_per_replica": 57, "load": None, "text": text,
     }
     assert (d["tensor_parallel_size"], d["findings"]) == (1, [])
     # --max-num-seqs is a setting, not a load; without one the doctrine's reserve judges: one H100 starts the 8B
     # with the KV reserve, so every wider layout shards a model that fits (SW104)
     assert [(c["tensor_parallel_size"], c["sequences_per_replica"], c["mandatory"]) for c in d["candidates"]] == [
-        (1, 53, []), (2, 118, ["SW104"]), (4, 252, ["SW104"]), (8, 521, ["SW104"])]
+        (1, 57, []), (2, 126, ["SW104"]), (4, 268, ["SW104"]), (8, 552, ["SW104"])]  # 0.34.0: the extensible cache
 
 
 def test_plan_keeps_vllms_batch_cap_and_recommends_one_gpu_for_8b(capsys):
@@ -774,7 +774,7 @@ def test_plan_70b_recommends_tp4_two_replicas(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--max-num-seqs", "32")
     assert rc == 0
-    assert ("recommended: TP4; one replica holds 53 sequences of 8,192 tokens; TP4 × 2 replicas per 8-GPU node; as "
+    assert ("recommended: TP4; one replica holds 60 sequences of 8,192 tokens; TP4 × 2 replicas per 8-GPU node; as "
             "many replicas as the load needs (--concurrency C sizes them)") in out.splitlines()
     table = out.splitlines()[:5]
     assert table[0].split()[:4] == ["TP", "PP", "DP", "GPUs"]
@@ -796,8 +796,9 @@ def test_plan_custom_gpu_memory(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-gib", "44.5",
                      "--tp", "1", "--max-model-len", "8192", "--max-num-seqs", "16", "--json")
     d = json.loads(out)
-    # no --vllm-version: the current release, whose default utilization is 0.92 (0.9 before vLLM 0.20)
-    assert (rc, d["gpu"], d["gpu_memory_gib"], d["usable_gib_per_gpu"]) == (0, "custom", 44.5, round(44.5 * 0.92, 3))
+    # no --vllm-version: the current release, whose default utilization is 1.0 with the extensible KV cache (0.34+;
+    # 0.92 from vLLM 0.20, 0.9 before)
+    assert (rc, d["gpu"], d["gpu_memory_gib"], d["usable_gib_per_gpu"]) == (0, "custom", 44.5, 44.5)
     assert d["gpus_needed"]["per_gpu_gb"] == round(44.5 * GIB / 1e9 * 0.9, 1)
 
 

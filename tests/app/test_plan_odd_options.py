@@ -11,7 +11,7 @@ from shardwise.rules.report.text import visible_lines
 from shardwise.rules.vllm.versions import CURRENT_RELEASE, parse_version, resolve
 
 BASE = ("plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S")
-NEWER = "newer than the newest release the capacity model knows: sized as 0.33.0"
+NEWER = "newer than the newest release the capacity model knows: sized as 0.34.0"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -21,16 +21,17 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_the_newest_known_release_is_the_one_the_notes_name():
-    assert CURRENT_RELEASE == "0.33.0"  # the words below name it; a new row of the table moves both
+    assert CURRENT_RELEASE == "0.34.0"  # the words below name it; a new row of the table moves both
 
 
 def test_a_release_newer_than_the_table_says_it_is_sized_as_the_newest():
     assert resolve("0.99.0").note == f"vLLM 0.99.0, {NEWER}"
     assert resolve(None, "vllm/vllm-openai:v0.99.0").note == f"vLLM 0.99.0 from the image tag, {NEWER}"
-    assert resolve("0.33.1").note == f"vLLM 0.33.1, {NEWER}"
-    assert resolve("0.33.0").note == "vLLM 0.33.0"  # the newest known itself: no note
+    assert resolve("0.34.1").note == f"vLLM 0.34.1, {NEWER}"
+    assert resolve("0.34.0").note == "vLLM 0.34.0"  # the newest known itself: no note
+    assert resolve("0.33.1").note == "vLLM 0.33.1"  # older than the newest known: sized as its own row
     assert resolve(None, "vllm/vllm-openai:v0.11.0").note == "vLLM 0.11.0 from the image tag"
-    assert resolve("0.99.0").behaviour == resolve("0.33.0").behaviour
+    assert resolve("0.99.0").behaviour == resolve("0.34.0").behaviour
 
 
 @pytest.mark.parametrize("text", ["99999999999999999999.0.0", "0.1234.0", "0.11.1000", "1000.0", "0.11.0.1234"])

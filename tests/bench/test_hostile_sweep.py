@@ -50,7 +50,7 @@ def test_the_record_holds_every_class_the_task_names():
         "written: write the number without quotes (2) | ")
     # hostile6: a release newer than the table says what it is sized as; what was typed is echoed escaped
     assert record["plan-version-newer"]["rc"] == 0
-    assert ("; vLLM 0.99.0, newer than the newest release the capacity model knows: sized as 0.33.0 (V1 engine)"
+    assert ("; vLLM 0.99.0, newer than the newest release the capacity model knows: sized as 0.34.0 (V1 engine)"
             in record["plan-version-newer"]["said"])
     assert record["plan-opt-12"] == {"rc": 2, "said": (
         "shardwise: error: --vllm-version '99999999999999999999.0.0' is not a vLLM release number (e.g. 0.11.0)")}

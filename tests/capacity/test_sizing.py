@@ -1311,3 +1311,64 @@ def test_what_is_made_per_group_goes_with_the_group():
     assert set(capacity_group._MADE[key]) == {capacity_group._REF, "answer"}
     del g, calls[:]  # the last references: the weak reference's callback drops the entry
     assert key not in capacity_group._MADE
+
+
+def test_0_34_sizes_an_extensible_kv_cache_from_what_is_in_use_after_the_warm_up():
+    # v1/worker/extensible_kv_cache.py measure_kv_cache_bytes (0.34.0): min(requested - in use, free at start + 0
+    # committed - max(1 GiB, 0.75 x peak)) - peak; config/cache.py resolved_gpu_memory_utilization: 1.0 when unset.
+    # Llama-3.1-8B on one H100 (Model Runner V2: its penalty buffers, 1,024 x 128,256 x 4 + the mask, are in use too)
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
+    s = sizing.EngineSettings(max_model_len=8192)
+    old, new = (sizing.size_deployment(llama, h100, s, v) for v in ("0.33.0", "0.34.0"))
+    assert (old.gpu_memory_utilization, old.block_size, round(old.available_kv_gib, 4), old.kv_cache_tokens) == (
+        0.92, 16, 55.9954, 458704)
+    assert (new.gpu_memory_utilization, new.block_size, round(new.available_kv_gib, 4), new.kv_cache_tokens) == (
+        1.0, 64, 60.4304, 495040)
+    # by hand: 79.1875 - 0.5 (CUDA context) - 14.9888 (weights) - 0.12 (non-torch) - 0.4 (graphs) - 0.4893 (penalty
+    # buffers) - max(1, 0.75 x 1.2438) - 1.2438 (peak 0.8438 + the 0.4 graph estimate): the device bound decides
+    kept = 1024 * (128256 * 4 + 4008 * 4) / 2**30
+    by_hand = H100_GIB - 0.5 - new.weights_gib_per_gpu - 0.12 - 0.4 - kept - 1.0 - (new.activation_gib_per_gpu + 0.4)
+    assert new.available_kv_gib == pytest.approx(by_hand, abs=1e-9)
+    # an explicit 0.9 is the cap instead: the graphs are in use and in the peak (0.4 less than 0.33.0 at 0.9)
+    at = [sizing.size_deployment(llama, h100, dataclasses.replace(s, gpu_memory_utilization=0.9), v).available_kv_gib
+          for v in ("0.33.0", "0.34.0")]
+    assert [round(x, 4) for x in at] == [54.4117, 54.0117]
+
+
+def test_0_34_extensible_kv_cache_leaves_nothing_to_fit_outside_the_budget():
+    # 0.33.0 at 0.99 on an L4: the graphs and the sampler warm-up after sizing may not fit 1 % of 22 GiB (refused on
+    # the central estimate); 0.34.0 measures them before it sizes the cache and skips the first snapshot's check
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 8)
+    s = sizing.EngineSettings(max_model_len=8192, gpu_memory_utilization=0.99)
+    old, new = (sizing.size_deployment(llama, l4, s, v) for v in ("0.33.0", "0.34.0"))
+    assert (old.starts, old.margin_verdict) == (False, "may-refuse")
+    assert (new.starts, new.margin_verdict, new.margin_need_gib, round(new.available_kv_gib, 4)) == (
+        True, "starts", 0.0, 4.6141)
+
+
+@pytest.mark.parametrize(("settings", "util", "kv"), [
+    ({}, 1.0, 169.3792),  # ROCm: the margin's floor is 3 GiB (KV_CACHE_MARGIN_FLOOR_BYTES)
+    ({"extensible_kv_cache": False}, 0.92, 157.9208),  # --no-enable-extensible-kv-cache: 0.33.0's sizing
+    ({"kv_cache_memory_bytes": 10 * 2**30}, 0.92, 10.0),  # --kv-cache-memory-bytes turns it off
+])
+def test_0_34_extensible_kv_cache_on_rocm_and_where_it_is_off(settings, util, kv):
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    mi300x = sizing.Device("MI300X", 191.98, "amd", "cdna3", 8)
+    g = sizing.size_deployment(llama, mi300x, sizing.EngineSettings(max_model_len=8192, **settings), "0.34.0")
+    assert (g.gpu_memory_utilization, round(g.available_kv_gib, 4)) == (util, kv)
+
+
+def test_a_manifest_turns_the_extensible_kv_cache_off(tmp_path):
+    # config/vllm.py _resolve_extensible_kv_cache (0.34.0): --no-enable-extensible-kv-cache, or a cache sized by
+    # --num-gpu-blocks-override, keeps the estimate-based sizing; the flag given on is vLLM's default
+    from manifest_settings import engine_settings_for
+
+    def settings(flags: str):
+        return engine_settings_for(tmp_path, "v0.34.0", '"--model", "meta-llama/Llama-3.1-8B-Instruct"', flags)
+
+    assert settings(', "--no-enable-extensible-kv-cache"').extensible_kv_cache is False
+    assert settings(', "--num-gpu-blocks-override", "2000"').extensible_kv_cache is False
+    assert settings(', "--enable-extensible-kv-cache"').extensible_kv_cache is True
+    assert settings("").extensible_kv_cache is None

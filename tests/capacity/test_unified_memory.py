@@ -36,3 +36,16 @@ def test_the_host_only_takes_from_the_budget_so_a_predicted_refusal_stands():
     assert (s.verdict, s.starts, round(s.available_kv_gib, 2), round(s.needed_kv_gib, 2)) == (
         "refuses", False, 9.01, 16.0)
     assert len(_host_notes(s)) == 1
+
+
+def test_the_extensible_kv_cache_on_a_gb10_provides_for_no_later_host_allocation():
+    # 0.34.0: request_memory skips the start-up check for the extensible cache, which measure_kv_cache_blocks sizes from
+    # device_memory_info (psutil's available RAM on an integrated GPU) after the warm-up
+    gb10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1)
+    s = sizing.size_deployment(LLAMA8, gb10, sizing.EngineSettings(max_model_len=8192), "0.34.0")
+    assert s.gpu_memory_utilization == 1.0
+    assert _host_notes(s) == [
+        "GB10 shares its memory with the host: vLLM's extensible KV cache (0.34+) is sized from the host's available "
+        "RAM after the warm-up (psutil) and keeps only its own peak free, so what the host allocates later is not "
+        "provided for; vLLM advises setting --gpu-memory-utilization on a unified-memory device. The KV figures are "
+        "an upper estimate that depends on the host's free RAM"]

@@ -75,10 +75,11 @@ def test_the_capped_nvlink_parts_send_less_per_direction():
 
 def test_plan_sizes_deepseek_r1_on_eight_h20(capsys):
     # at TP8 the FP8 checkpoint's 79.52 GiB of weights per GPU (with MLA's 16-bit kv_b_proj copy) leave too little
-    # of 0.92 x 95.12 GiB for one request of the full 163,840 tokens: exit 1 with SW102
+    # of 95.12 GiB (the current release, 0.34, sizes an extensible KV cache: utilization 1.0) for one request of the
+    # full 163,840 tokens: exit 1 with SW102
     assert main(["plan", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "H20", "--tp", "8"]) == 1
     out, _ = capsys.readouterr()
     assert "on H20 (95.1 GiB), TP8 × PP1 = 8 GPUs per engine" in out
     assert "79.52 GiB per GPU" in out
-    assert "87.51 GiB (0.92 × 95.12)" in out
+    assert "95.12 GiB (1 × 95.12)" in out
     assert "SW102 [mandatory]" in out

@@ -121,3 +121,28 @@ def test_vllm_serve_refuses_the_model_given_as_an_option(tokens: list[str], rele
     assert (why is not None) == raises
     if why is not None:
         assert why.startswith(f"`vllm serve` in vLLM {release} (the release the image names) refuses `--model`")
+
+
+def test_the_extensible_kv_cache_flag_first_appears_in_0_34():
+    # engine/arg_utils.py: --enable-extensible-kv-cache is absent in 0.33.0 and added in 0.34.0
+    from shardwise.rules.vllm.flags import flag_gap
+    from shardwise.rules.vllm.versions import parse_version
+
+    assert flag_gap("enable-extensible-kv-cache", parse_version("0.33.0")) == (
+        "first appears in 0.34.0 (the extensible KV cache): use an image of vLLM 0.34.0 or later, or remove it")
+    assert flag_gap("enable-extensible-kv-cache", parse_version("0.34.0")) is None
+
+
+def test_a_switch_spelled_with_no_is_absent_where_the_switch_is():
+    # argparse's BooleanOptionalAction defines --no-X beside --X: a release without --X has neither
+    from shardwise.rules.vllm.flags import absent_flag, word_gap
+    from shardwise.rules.vllm.versions import parse_version
+
+    old, new = parse_version("0.33.0"), parse_version("0.34.0")
+    assert word_gap("no-enable-extensible-kv-cache", old) == (
+        "first appears in 0.34.0 (the extensible KV cache): use an image of vLLM 0.34.0 or later, or remove it")
+    assert word_gap("no-enable-extensible-kv-cache", new) is None
+    assert word_gap("no-async-scheduling", parse_version("0.9.2")) == (
+        "first appears in 0.10.0: use an image of vLLM 0.10.0 or later, or remove it")
+    got = absent_flag(["vllm", "serve", "m", "--no-enable-extensible-kv-cache"], ["--no-enable-extensible-kv-cache"], old)
+    assert got is not None and got[0] == "--no-enable-extensible-kv-cache"

@@ -54,6 +54,7 @@ ACCOUNTING = [
     # envs.py 0.22.1: VLLM_USE_FLASHINFER_SAMPLER defaults to True
     ("0.22.1", "v1", "after-distributed", "flashinfer", True),
     ("0.33.0", "v1", "after-distributed", "flashinfer", True),
+    ("0.34.0", "v1", "after-distributed", "flashinfer", True),
 ]
 
 
@@ -83,6 +84,11 @@ BATCH_DEFAULTS = [
     ("0.28.0", 178.4, "NVIDIA B200", 16384, 1024),
     ("0.28.0", 191.98, "AMD Instinct MI300X", 16384, 1024),
     ("0.33.0", 139.8, "NVIDIA H200", 8192, 1024),
+    # arg_utils.py get_batch_defaults is the same in 0.34.0 as in 0.33.0
+    ("0.34.0", 178.4, "NVIDIA B200", 16384, 1024),
+    ("0.34.0", 139.8, "NVIDIA H200", 8192, 1024),
+    ("0.34.0", 79.2, "NVIDIA A100-SXM4-80GB", 2048, 256),
+    ("0.34.0", 22.05, "NVIDIA L4", 2048, 256),
     # a GB10's NVML reports no memory ("Not Supported"): get_batch_defaults takes 0 GiB, whatever torch reports
     # (sostrowsk/dgx-spark-local-llm at 0.25.1: "Raising max_num_batched_tokens from 2048", compile range 2048)
     ("0.25.1", 121.63, "NVIDIA GB10", 2048, 256),
@@ -303,7 +309,7 @@ def test_each_release_row_is_the_object_its_init_makes():
     """The rows are copies of the row before with the changes set (start-up time): each must be what
     ``Behaviour.__init__`` makes from its attributes, with nothing more and in the fields' order."""
     names = [f.name for f in dataclasses.fields(vv.Behaviour)]
-    assert len(names) == 60
+    assert len(names) == 63
     for row in vv.RANGES:
         made = vv.Behaviour(**vars(row))
         assert made == row and hash(made) == hash(row)
@@ -334,3 +340,11 @@ def test_which_releases_check_one_request_against_every_pipeline_stage(release, 
     # global groups against min(available_memory) in 0.14.0, 0.14.1 and 0.16.0, per worker again in 0.17.0
     assert behaviour(release).pp_check_whole_model is whole_model
     assert "0.16.0" in vv.SOURCES["pp_check_whole_model"]
+
+
+def test_0_34_starts_blocks_at_64_tokens_and_sizes_an_extensible_kv_cache():
+    # config/cache.py: DEFAULT_BLOCK_SIZE 16 in 0.33.0, 64 in 0.34.0; enable_extensible_kv_cache new in 0.34.0
+    rows = [(behaviour(v).default_block_size, behaviour(v).extensible_kv_cache, behaviour(v).gpu_memory_utilization)
+            for v in ("0.33.0", "0.34.0", "0.99.0")]
+    assert rows == [(16, False, 0.92), (64, True, 0.92), (64, True, 0.92)]
+    assert CURRENT_RELEASE == "0.34.0"

@@ -176,15 +176,15 @@ class PackWatch:
         return sum(self.cli_cpu.values())
 
 
-def timed_preview(project: Project, *, pack: bool,
-                  config: dict[str, str]) -> tuple[float, float, str, float, float, float]:
+def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
+                  env: dict[str, str] | None = None) -> tuple[float, float, str, float, float, float]:
     """Wall seconds of the command, CPU seconds of everything it ran (CLI, host, program, plugins), output,
     the CPU seconds of the pack's own process (0 without the pack) and of the CLI's own process, and of the
-    pack's main thread (its start-up; 0 without the pack)."""
+    pack's main thread (its start-up; 0 without the pack). ``env`` is added to the CLI's environment."""
     cpu0 = _children_cpu()
     with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi)) as watch:
         t0 = time.perf_counter()
-        proc = project.operation("preview", pack=pack, config=config)
+        proc = project.operation("preview", pack=pack, config=config, env=env)
         seconds = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if proc.returncode != 0:
@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compile-each-start", action="store_true",
                     help="keep the environment's PYTHONDONTWRITEBYTECODE: every Python process compiles the "
                          "checkout's modules at each start (the default caches bytecode in OUT/pycache)")
+    ap.add_argument("--grpc-defaults-too", action="store_true",
+                    help="in each run, a third preview with the pack started with grpcio's default settings "
+                         "(GRPC_EXPERIMENTS set empty, which the launcher keeps), to compare with its own")
     args = ap.parse_args(argv)
     if not args.compile_each_start:
         # what an installed package or a checkout without PYTHONDONTWRITEBYTECODE does: the program and the pack
@@ -240,8 +243,14 @@ def main(argv: list[str] | None = None) -> int:
         pack_cpu: list[float] = []
         pack_start_cpu: list[float] = []
         cli_cpu: dict[str, list[float]] = {"without": [], "with": []}
+        defaults_cpu: list[tuple[float, float, float]] = []  # --grpc-defaults-too: preview, pack, pack's start
         for i in range(args.runs):
             w0, c0, _, _, e0, _ = timed_preview(project, pack=False, config=config)
+            if args.grpc_defaults_too:
+                _, cd, _, pd, _, sd = timed_preview(project, pack=True, config=config, env={"GRPC_EXPERIMENTS": ""})
+                defaults_cpu.append((cd, pd, sd))
+                print(f"  run {i + 1}: with the pack on grpcio's defaults {cd:.2f} s CPU, the pack's own process "
+                      f"{pd:.2f} s (its start {sd:.2f} s, serving {pd - sd:.2f} s)")
             w1, c1, _, p1, e1, s1 = timed_preview(project, pack=True, config=config)
             runs["without"].append((w0, c0))
             runs["with"].append((w1, c1))
@@ -273,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{own / ca * 100:.1f}% of the preview's CPU without the pack (goal <= {GOAL_OVERHEAD * 100:g}%: "
           f"{'met' if own / ca <= GOAL_OVERHEAD else 'NOT met'}); bytecode "
           f"{'compiled at each start' if args.compile_each_start else 'cached'}")
+    if defaults_cpu:
+        pd_s = statistics.median(p for _, p, _ in defaults_cpu)
+        print(f"  the pack's own process on grpcio's defaults (GRPC_EXPERIMENTS empty): median {pd_s:.2f} s "
+              f"({pd_s / ca * 100:.1f}%), with the launcher's settings {pack_s:.2f} s ({pack_s / ca * 100:.1f}%)")
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "bench_engine.json").write_text(json.dumps({
@@ -283,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         "overhead_pct": overhead * 100, "goal_pct": GOAL_OVERHEAD * 100,
         "cli_process_cpu_s": cli_cpu, "pack_and_cli_extra_cpu_s": own, "pack_and_cli_extra_cpu_pct": own / ca * 100,
         "bytecode_cached": not args.compile_each_start,
+        "grpc_defaults_preview_pack_start_cpu_s": defaults_cpu,
     }, indent=2), encoding="utf-8")
     return 0
 

@@ -98,8 +98,10 @@ class PackWatch:
     the pack, where the engine's share of the pack's cost shows (it marshals each resource for Remediate and
     Analyze and reads the answers)."""
 
-    def __init__(self, marker: str | None, cli: Path | None = None) -> None:
+    def __init__(self, marker: str | None, cli: Path | None = None, launcher: Path | None = None) -> None:
         self.marker = marker.encode() if marker is not None else None
+        #: the pack's launcher (a shell script that execs the pack): a process seen running it is looked at again
+        self.launcher = str(launcher).encode() if launcher is not None else None
         self.cli = str(cli).encode() + b"\0" if cli is not None else None
         self.cpu: dict[int, float] = {}
         #: the CPU time of the pack's main thread (its start: imports, the policies, the server's start; then it
@@ -144,8 +146,10 @@ class PackWatch:
                             self.first_seen = time.perf_counter() - self.t0
                         elif self._is_cli(cmd) and mine:
                             cli = pid
-                        elif mine or self._is_cli(cmd):
-                            continue  # a child forked but not yet started (this process's or the CLI's): again
+                        elif mine or self._is_cli(cmd) or (self.launcher is not None and self.launcher in cmd):
+                            # a child forked but not yet started (this process's or the CLI's), or the pack's
+                            # launcher before it execs the pack in the same process: looked at again
+                            continue
                         seen.add(pid)
                     if pid not in (pack, cli):
                         continue
@@ -182,7 +186,7 @@ def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
     the CPU seconds of the pack's own process (0 without the pack) and of the CLI's own process, and of the
     pack's main thread (its start-up; 0 without the pack). ``env`` is added to the CLI's environment."""
     cpu0 = _children_cpu()
-    with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi)) as watch:
+    with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi), launcher=project.pack) as watch:
         t0 = time.perf_counter()
         proc = project.operation("preview", pack=pack, config=config, env=env)
         seconds = time.perf_counter() - t0

@@ -2,7 +2,7 @@
 
 Run from the repository root, after ``scripts/build-pulumi.sh``::
 
-    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3]
+    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too]
 
 What it does:
 
@@ -17,7 +17,9 @@ What it does:
 3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
    the pack and with it (``--policy-pack DIR/pack``, ``engine_support.pack_dir``), timing the whole
    command (host, program, engine, providers, and with the pack its start and every Analyze and
-   the AnalyzeStack call);
+   the AnalyzeStack call); the launcher sets grpcio's settings as ``shardwise policy-pack-dir``'s does
+   (``crossguard.pack_grpc_environment``), and ``--grpc-defaults-too`` adds to each run a preview with the
+   pack on grpcio's defaults (``GRPC_EXPERIMENTS`` set empty, which the launcher keeps);
 4. prints every run and the medians of wall time and of CPU time (all the processes involved:
    the CLI, the host, the plugins, the pack and the program; steadier than wall time on a shared
    machine), the CPU time of the pack's own process and of the CLI's own process (:class:`PackWatch`),

@@ -2,7 +2,7 @@
 
 Run from the repository root, after ``scripts/build-pulumi.sh``::
 
-    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3]
+    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too]
 
 What it does:
 
@@ -17,7 +17,9 @@ What it does:
 3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
    the pack and with it (``--policy-pack DIR/pack``, ``engine_support.pack_dir``), timing the whole
    command (host, program, engine, providers, and with the pack its start and every Analyze and
-   the AnalyzeStack call);
+   the AnalyzeStack call); the launcher sets grpcio's settings as ``shardwise policy-pack-dir``'s does
+   (``crossguard.pack_grpc_environment``), and ``--grpc-defaults-too`` adds to each run a preview with the
+   pack on grpcio's defaults (``GRPC_EXPERIMENTS`` set empty, which the launcher keeps);
 4. prints every run and the medians of wall time and of CPU time (all the processes involved:
    the CLI, the host, the plugins, the pack and the program; steadier than wall time on a shared
    machine), the CPU time of the pack's own process and of the CLI's own process (:class:`PackWatch`),
@@ -98,8 +100,10 @@ class PackWatch:
     the pack, where the engine's share of the pack's cost shows (it marshals each resource for Remediate and
     Analyze and reads the answers)."""
 
-    def __init__(self, marker: str | None, cli: Path | None = None) -> None:
+    def __init__(self, marker: str | None, cli: Path | None = None, launcher: Path | None = None) -> None:
         self.marker = marker.encode() if marker is not None else None
+        #: the pack's launcher (a shell script that execs the pack): a process seen running it is looked at again
+        self.launcher = str(launcher).encode() if launcher is not None else None
         self.cli = str(cli).encode() + b"\0" if cli is not None else None
         self.cpu: dict[int, float] = {}
         #: the CPU time of the pack's main thread (its start: imports, the policies, the server's start; then it
@@ -144,8 +148,10 @@ class PackWatch:
                             self.first_seen = time.perf_counter() - self.t0
                         elif self._is_cli(cmd) and mine:
                             cli = pid
-                        elif mine or self._is_cli(cmd):
-                            continue  # a child forked but not yet started (this process's or the CLI's): again
+                        elif mine or self._is_cli(cmd) or (self.launcher is not None and self.launcher in cmd):
+                            # a child forked but not yet started (this process's or the CLI's), or the pack's
+                            # launcher before it execs the pack in the same process: looked at again
+                            continue
                         seen.add(pid)
                     if pid not in (pack, cli):
                         continue
@@ -176,15 +182,15 @@ class PackWatch:
         return sum(self.cli_cpu.values())
 
 
-def timed_preview(project: Project, *, pack: bool,
-                  config: dict[str, str]) -> tuple[float, float, str, float, float, float]:
+def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
+                  env: dict[str, str] | None = None) -> tuple[float, float, str, float, float, float]:
     """Wall seconds of the command, CPU seconds of everything it ran (CLI, host, program, plugins), output,
     the CPU seconds of the pack's own process (0 without the pack) and of the CLI's own process, and of the
-    pack's main thread (its start-up; 0 without the pack)."""
+    pack's main thread (its start-up; 0 without the pack). ``env`` is added to the CLI's environment."""
     cpu0 = _children_cpu()
-    with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi)) as watch:
+    with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi), launcher=project.pack) as watch:
         t0 = time.perf_counter()
-        proc = project.operation("preview", pack=pack, config=config)
+        proc = project.operation("preview", pack=pack, config=config, env=env)
         seconds = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if proc.returncode != 0:
@@ -200,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compile-each-start", action="store_true",
                     help="keep the environment's PYTHONDONTWRITEBYTECODE: every Python process compiles the "
                          "checkout's modules at each start (the default caches bytecode in OUT/pycache)")
+    ap.add_argument("--grpc-defaults-too", action="store_true",
+                    help="in each run, a third preview with the pack started with grpcio's default settings "
+                         "(GRPC_EXPERIMENTS set empty, which the launcher keeps), to compare with its own")
     args = ap.parse_args(argv)
     if not args.compile_each_start:
         # what an installed package or a checkout without PYTHONDONTWRITEBYTECODE does: the program and the pack
@@ -240,8 +249,14 @@ def main(argv: list[str] | None = None) -> int:
         pack_cpu: list[float] = []
         pack_start_cpu: list[float] = []
         cli_cpu: dict[str, list[float]] = {"without": [], "with": []}
+        defaults_cpu: list[tuple[float, float, float]] = []  # --grpc-defaults-too: preview, pack, pack's start
         for i in range(args.runs):
             w0, c0, _, _, e0, _ = timed_preview(project, pack=False, config=config)
+            if args.grpc_defaults_too:
+                _, cd, _, pd, _, sd = timed_preview(project, pack=True, config=config, env={"GRPC_EXPERIMENTS": ""})
+                defaults_cpu.append((cd, pd, sd))
+                print(f"  run {i + 1}: with the pack on grpcio's defaults {cd:.2f} s CPU, the pack's own process "
+                      f"{pd:.2f} s (its start {sd:.2f} s, serving {pd - sd:.2f} s)")
             w1, c1, _, p1, e1, s1 = timed_preview(project, pack=True, config=config)
             runs["without"].append((w0, c0))
             runs["with"].append((w1, c1))
@@ -273,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{own / ca * 100:.1f}% of the preview's CPU without the pack (goal <= {GOAL_OVERHEAD * 100:g}%: "
           f"{'met' if own / ca <= GOAL_OVERHEAD else 'NOT met'}); bytecode "
           f"{'compiled at each start' if args.compile_each_start else 'cached'}")
+    if defaults_cpu:
+        pd_s = statistics.median(p for _, p, _ in defaults_cpu)
+        print(f"  the pack's own process on grpcio's defaults (GRPC_EXPERIMENTS empty): median {pd_s:.2f} s "
+              f"({pd_s / ca * 100:.1f}%), with the launcher's settings {pack_s:.2f} s ({pack_s / ca * 100:.1f}%)")
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "bench_engine.json").write_text(json.dumps({
@@ -283,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         "overhead_pct": overhead * 100, "goal_pct": GOAL_OVERHEAD * 100,
         "cli_process_cpu_s": cli_cpu, "pack_and_cli_extra_cpu_s": own, "pack_and_cli_extra_cpu_pct": own / ca * 100,
         "bytecode_cached": not args.compile_each_start,
+        "grpc_defaults_preview_pack_start_cpu_s": defaults_cpu,
     }, indent=2), encoding="utf-8")
     return 0
 

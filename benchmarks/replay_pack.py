@@ -21,7 +21,9 @@ it as), which a change that keeps every diagnostic must not change; ``--answers`
 on each resource between them: about 100 ms a resource in a 1,121-resource preview on two loaded cores), and prints
 the pack's CPU while it waits (its threads going back to sleep) and a resource's cost in all: calls sent back to
 back leave the pack's threads awake and cost about half as much a resource as the same calls spaced. ``--env
-NAME=VALUE`` (repeatable) starts the pack with that in its environment too, as a launcher could set it.
+NAME=VALUE`` (repeatable) starts the pack with that in its environment too. The pack is started with grpcio's
+settings that the pack's launchers give it (``crossguard.pack_grpc_environment``: ``GRPC_EXPERIMENTS`` where this
+environment sets none); ``--env GRPC_EXPERIMENTS=`` replays it on grpcio's defaults.
 ``--pack DIR`` serves the pack from ``DIR`` (a folder with another commit's ``rules/__main__.py``, the library
 imported as installed) in place of ``rules``, so that two entry points can be replayed in turn.
 
@@ -63,6 +65,7 @@ from google.protobuf import json_format  # noqa: E402
 from grpc_harness import PYTHON, PackProcess  # noqa: E402
 from pack_recorder import REQUESTS  # noqa: E402
 from pulumi.runtime.proto import analyzer_pb2  # noqa: E402
+from shardwise.rules.app.crossguard import installed_grpcio, pack_grpc_environment  # noqa: E402
 
 # the pack's entry point with each request handler profiled, one profile per method, written after AnalyzeStack
 _PROFILED_PACK = """
@@ -167,8 +170,13 @@ def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path |
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
     launcher = None
-    extra = dict(lines[0]["env"])
+    # grpcio's settings as the pack's launchers give them (where this environment sets none), then the recording's
+    # PULUMI_* environment, then --env
+    extra = {k: v for k, v in pack_grpc_environment(installed_grpcio()).items() if k not in os.environ}
+    extra.update(lines[0]["env"])
     extra.update(env or {})
+    grpc_settings = {k: extra.get(k, os.environ.get(k)) for k in ("GRPC_EXPERIMENTS",)}
+    print(f"the pack's grpcio settings: {', '.join(f'{k}={v!r}' for k, v in grpc_settings.items())}")
     stats = ROOT / "bench-out" / "replay_pack.prof"
     if profile:
         stats.parent.mkdir(exist_ok=True)

@@ -126,8 +126,62 @@ _LAUNCHER_SCRIPT = """\
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
 engine=$1
 shift
-exec {python} -u -m pulumi.policy "$engine" "$here" "$@"
+{environment}exec {python} -u -m pulumi.policy "$engine" "$here" "$@"
 """
+
+#: grpcio's experiments the pack's launchers turn off (``GRPC_EXPERIMENTS=-NAME,...``): the EventEngine listener and
+#: endpoints, which grpcio 1.85 uses by default. With them, each call the engine makes (a Remediate and an Analyze a
+#: resource, spaced by the engine's own work on the resource) wakes the C core's event-engine threads besides the
+#: poll thread and a worker; without them the poll thread reads the socket itself. grpcio reads ``GRPC_EXPERIMENTS``
+#: once, when ``grpc`` is imported (``import grpc`` loads its settings: a value set in the process afterwards changes
+#: nothing), and ``python -m pulumi.policy`` imports it (through ``pulumi``) before the pack's own code runs, so
+#: only what starts the interpreter can set it: the launchers (:data:`PACK_LAUNCHER`, the tests'
+#: ``engine_support.pack_dir``), not a pack the language host starts (``--policy-pack rules``). See
+#: benchmarks/README.md (bench_engine.py).
+GRPC_EXPERIMENTS_OFF = ("event_engine_listener", "event_engine_for_all_other_endpoints")
+#: The grpcio releases (major, minor) whose ``src/core/lib/experiments/experiments.yaml`` names both experiments
+#: (read in the 1.85.3 sdist). A name a release does not know is an ``Unknown experiment`` error line on the pack's
+#: stderr, which the CLI shows; the listener's experiment expires on 2026/10/30, after which a release may drop its
+#: name. Another release gets no setting until its file has been read.
+GRPC_VERIFIED_RELEASES = frozenset({(1, 85)})
+
+
+def pack_grpc_environment(grpcio_version: str | None) -> dict[str, str]:
+    """What the pack's launchers put in its environment for the grpcio release ``grpcio_version`` (``None``: not
+    installed): ``{"GRPC_EXPERIMENTS": "-event_engine_listener,-event_engine_for_all_other_endpoints"}`` for a
+    release of :data:`GRPC_VERIFIED_RELEASES`, else nothing."""
+    parts = (grpcio_version or "").split(".")
+    try:
+        release = (int(parts[0]), int(parts[1]))
+    except (IndexError, ValueError):
+        return {}
+    if release not in GRPC_VERIFIED_RELEASES:
+        return {}
+    return {"GRPC_EXPERIMENTS": ",".join(f"-{name}" for name in GRPC_EXPERIMENTS_OFF)}
+
+
+def launcher_environment(environment: Mapping[str, str]) -> str:
+    """Shell lines that export each of ``environment`` where it is not set already: a value the user gave (even an
+    empty one) is kept. Names and values are words of letters, digits, ``_``, ``,``, ``-`` and ``.`` (what needs no
+    quoting inside ``"${NAME=value}"``); anything else raises ``ValueError``."""
+    lines = ["# grpcio's settings for the pack (crossguard.pack_grpc_environment), where not set already\n"] \
+        if environment else []
+    for name, value in environment.items():
+        if not name.isidentifier() or not name.isascii() or any(not (c.isascii() and (c.isalnum() or c in "_,-."))
+                                                                 for c in value):
+            raise ValueError(f"not a launcher setting: {name}={value}")
+        lines.append(f': "${{{name}={value}}}"\nexport {name}\n')
+    return "".join(lines)
+
+
+def installed_grpcio() -> str | None:
+    """The installed grpcio's version, or ``None``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("grpcio")
+    except PackageNotFoundError:
+        return None
 
 
 def _shell_quote(text: str) -> str:
@@ -224,7 +278,9 @@ def pack_dir(out: str | None = None) -> str:
         PACK_ENTRY: _ENTRY.format(version=__version__),
         PACK_CONFIG_SCHEMA: json.dumps(config_schema_document(policy_specs_of_registry()), indent=2) + "\n",
         PACK_LAUNCHER: _LAUNCHER_SCRIPT.format(version=__version__, prefix=sys.prefix,
-                                                python=_shell_quote(sys.executable)),
+                                                python=_shell_quote(sys.executable),
+                                                environment=launcher_environment(
+                                                    pack_grpc_environment(installed_grpcio()))),
     }
     for name, text in files.items():
         path = os.path.join(out, name)

@@ -95,6 +95,14 @@ def test_the_pack_directory_is_what_crossguard_publishes(tmp_path):
     lines = launcher.read_text().splitlines()
     assert lines[0] == "#!/bin/sh"
     assert lines[-1] == f"exec '{sys.executable}' -u -m pulumi.policy \"$engine\" \"$here\" \"$@\""
+    # grpcio's settings for the installed release, where the user set none (tests/app/test_pack_launcher.py)
+    if crossguard.pack_grpc_environment(version("grpcio")):
+        assert lines[-4:-1] == [
+            "# grpcio's settings for the pack (crossguard.pack_grpc_environment), where not set already",
+            ': "${GRPC_EXPERIMENTS=-event_engine_listener,-event_engine_for_all_other_endpoints}"',
+            "export GRPC_EXPERIMENTS"]
+    else:
+        assert not any("GRPC" in line for line in lines)
 
     # the config schema accepts docs/ci.md's example and refuses a misspelt option or policy
     schema = json.loads((pack / "policy-config.schema.json").read_text())

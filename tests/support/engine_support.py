@@ -144,9 +144,12 @@ def pack_dir(where: Path, *, record: Path | None = None) -> Path:
 
     CLI 3.276 starts an executable pack path itself, with the engine's address as its one
     argument; the launcher runs ``python -u -m pulumi.policy ENGINE rules/`` with the project
-    venv's interpreter, what a language host runs for a Python pack. With ``record`` the pack is
-    started through ``tests/support/pack_recorder.py``, which writes down every request it receives.
+    venv's interpreter, what a language host runs for a Python pack, with grpcio's settings that
+    ``shardwise policy-pack-dir``'s launcher sets (``crossguard.pack_grpc_environment``). With ``record``
+    the pack is started through ``tests/support/pack_recorder.py``, which writes down every request it receives.
     """
+    from shardwise.rules.app.crossguard import installed_grpcio, launcher_environment, pack_grpc_environment
+
     folder = where / "policy-pack"
     folder.mkdir()
     shutil.copy(ROOT / "rules" / "PulumiPolicy.yaml", folder / "PulumiPolicy.yaml")
@@ -156,7 +159,8 @@ def pack_dir(where: Path, *, record: Path | None = None) -> Path:
         run = f'SHARDWISE_PACK_RECORD="{record}" exec "{PYTHON}" -u "{ROOT / "tests" / "support" / "pack_recorder.py"}" ' \
               f'"$1" "{ROOT / "rules"}"'
     launcher = folder / "pack"
-    launcher.write_text(f"#!/bin/sh\n{run}\n", encoding="utf-8")
+    environment = launcher_environment(pack_grpc_environment(installed_grpcio()))
+    launcher.write_text(f"#!/bin/sh\n{environment}{run}\n", encoding="utf-8")
     launcher.chmod(0o755)
     return launcher
 
@@ -211,13 +215,15 @@ class Project:
         return proc
 
     def operation(self, command: str, *args: str, pack: bool = True, record_pack: bool = False,
-                  config: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+                  config: Mapping[str, str] | None = None,
+                  env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """``pulumi preview`` or ``pulumi up`` of the real program through the real engine and host,
-        with the policy pack unless ``pack=False``; ``config`` adds ``--config KEY=VALUE`` settings."""
+        with the policy pack unless ``pack=False``; ``config`` adds ``--config KEY=VALUE`` settings, ``env``
+        variables to the CLI's environment (which its plugins and the pack inherit)."""
         flags = [f"--config={k}={v}" for k, v in (config or {}).items()]
         if pack:
             flags += ["--policy-pack", str(self.recording_pack if record_pack else self.pack)]
-        return self.run(command, "--stack", self.stack, *flags, *args)
+        return self.run(command, "--stack", self.stack, *flags, *args, env=env)
 
     def export(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.run("stack", "export", "--stack", self.stack, check=True).stdout)

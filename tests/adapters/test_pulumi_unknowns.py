@@ -391,7 +391,9 @@ def _doc(steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _mandatory(findings: list[dict[str, Any]]) -> set[str]:
-    return {f["code"] for f in findings if f["level"] == "mandatory" and not f["suppressed"]}
+    """The rules that block: each finding's ``codes`` (a merged "cannot decide" finding is of every rule it holds
+    back, engine.merge_undecided)."""
+    return {c for f in findings if f["level"] == "mandatory" and not f["suppressed"] for c in f["codes"]}
 
 
 def _variant(case: Case, value: Any) -> list[dict[str, Any]]:
@@ -425,13 +427,13 @@ def test_an_unknown_never_passes_where_a_value_blocks(tmp_path: Path, case: Case
 
 def _undecided_codes(findings: list[dict]) -> set[str]:
     """The codes of the undecided findings, with those one of them holds back (the report merges the
-    advisory ones about the same unknown value: engine.merge_undecided)."""
+    ones about the same unknown value at the same level: engine.merge_undecided), which its message names."""
     out = set()
     for f in findings:
         if f["undecided"]:
-            out.add(f["code"])
+            out.update(f["codes"])
             m = re.search(r"this holds back ((?:SW\d{3}, )*SW\d{3}), which", f["message"])
-            out.update(m.group(1).split(", ") if m else ())
+            assert (m.group(1).split(", ") if m else [f["code"]]) == f["codes"], f
     return out
 
 

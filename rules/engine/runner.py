@@ -104,6 +104,25 @@ DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap o
 _RECHECKED = "; the rule is re-checked when the value is known"
 
 
+def _question(message: str) -> str | None:
+    """What an undecided finding's rule would read, where its message asks it (``cannot decide: whether its
+    containers set VLLM_SERVER_DEV_MODE: its pod template (spec.template) is not known …``), else None."""
+    rest = message[len(CANNOT):]
+    if rest.startswith("whether ") and ": " in rest:
+        return rest.split(": ", 1)[0]
+    return None
+
+
+def _unknown_of(message: str) -> str:
+    """The unknown an undecided finding's message names, without the question its rule asks and without the
+    runner's "re-checked" tail: what the findings merged into one share."""
+    rest = message[len(CANNOT):]
+    question = _question(message)
+    if question is not None:
+        rest = rest[len(question) + 2:]
+    return rest.removesuffix(_RECHECKED)
+
+
 def _merged(same: list[Finding], message: str, location: Location | None = None) -> Finding:
     first = min(same, key=lambda f: f.code)
     held = tuple(sorted({f.code for f in same} - {first.code}))
@@ -145,16 +164,17 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         if (f.subject, f.message) in waits:
             held_back.setdefault(f.subject, []).append(f)
         else:
-            keyed.setdefault((f.subject, f.message[len(CANNOT):], f.level), []).append(f)
-    for (_, text, _), same in keyed.items():
+            keyed.setdefault((f.subject, _unknown_of(f.message), f.level), []).append(f)
+    for (_, reason, level), same in keyed.items():
         if len(same) == 1:
             out.append(same[0])
             continue
-        codes = ", ".join(sorted({f.code for f in same}))
-        reason = text.removesuffix(_RECHECKED)
-        until = ("which are checked once the value is known" if same[0].level == "advisory"
+        asked = {f.code: _question(f.message) for f in same}
+        codes = ", ".join(f"{c} ({asked[c]})" if asked[c] else c for c in sorted(asked))
+        until = ("which are checked once the value is known" if level == "advisory"
                  else "which block until the value is known")
-        out.append(_merged(same, f"{CANNOT}{reason}; this holds back {codes}, {until}: {DECIDE_IT}"))
+        fix = "" if "as a literal" in reason else f": {DECIDE_IT}"  # the reason may say what decides it itself
+        out.append(_merged(same, f"{CANNOT}{reason}; this holds back {codes}, {until}{fix}"))
     for subject, same in held_back.items():
         crash = crashed[subject]
         codes = ", ".join(sorted({f.code for f in same}))

@@ -96,13 +96,14 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         findings, workloads = run_rules_split(rules, inv, lint, jobs, lambda g: workload_summary(g, lint))
     else:
         findings, workloads = run_rules(rules, inv, lint), None
-    findings = merge_undecided(findings)  # one "cannot decide" per workload and unknown value
     report = Report(findings, inv, settings, Metas(), list(paths), workloads_made=workloads)
-    if options.create_baseline:
+    if options.create_baseline:  # a baseline holds each rule's own findings, written and matched before the merge
         baseline = _create_baseline(report, options.create_baseline)
     if baseline is not None:
         _compare(report, baseline, options.create_baseline or options.baseline or "")
         report.baseline_written = bool(options.create_baseline)
+        report.baselined = merge_undecided(report.baselined)
+    report.findings = merge_undecided(report.findings)  # one "cannot decide" per workload, unknown and level
     return report
 
 

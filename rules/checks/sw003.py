@@ -46,7 +46,9 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "`vllm serve` written as the command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
             "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
             "images of those releases run the OpenAI API-server module as their entrypoint, which takes `--model`, "
-            "so args alone are fine."
+            "so args alone are fine. While this blocks, the workload's capacity and topology rules do not say "
+            "they cannot decide on the value vLLM refuses (it is no unknown): the report holds them back in one "
+            "advisory finding at this finding's line, and they are checked once the command starts."
         ),
         bad_example=(
             "containers:\n"

@@ -25,6 +25,14 @@ class Finding:
     suppression_reason: str | None = None
     undecided: bool = False  # the rule could not decide because an input was unknown
     internal: bool = False  # the rule crashed: always mandatory, never suppressed
+    #: The other rules this "cannot decide" finding stands for (:func:`~.runner.merge_undecided`): their
+    #: findings about the same unknown on the same object, at the same level, merged into this one.
+    held: tuple[str, ...] = ()
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The rules this finding is of: its own code, then those it holds back (``held``)."""
+        return (self.code, *self.held)
 
     @property
     def blocking(self) -> bool:
@@ -38,6 +46,7 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
+            "codes": list(self.codes),
             "name": self.name,
             "level": self.level,
             "severity": self.severity,

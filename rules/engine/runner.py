@@ -94,34 +94,94 @@ def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None =
     return out
 
 
-def merge_undecided(findings: list[Finding]) -> list[Finding]:
-    """One "cannot decide" finding per workload and unknown value, not one per rule it holds back.
+#: The rule of a vLLM command that exits at start-up as written (a flag its release does not define, a
+#: ``$(VAR)`` the pod's env does not define): the capacity and topology rules of that workload are held
+#: back by it, not undecided (:func:`merge_undecided`).
+CRASH_CODE = "SW003"
+#: What a merged "cannot decide" finding says would decide it.
+DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
+             "output)")
+_RECHECKED = "; the rule is re-checked when the value is known"
 
-    The unsuppressed advisory undecided findings of one subject that name the same unknown
-    (``tensor_parallel_size is not known …``) become one: the lowest code's, naming the codes of all
-    and what would make them decidable, at its location (the unknown value's line where it is written).
-    Suppressed ones stay as they are (each names its reason), and so do blocking ones (a rule that fails
-    closed on the unknown is addressed, configured and suppressed by its own code). The lint report
-    shows these; each rule (CrossGuard's policies, :func:`run_rules`) still yields its own."""
-    keyed: dict[tuple[str, str], list[Finding]] = {}
-    out: list[Finding] = []
-    for f in findings:
-        if (f.undecided and f.level == "advisory" and not f.suppressed and not f.internal
-                and f.message.startswith(CANNOT)):
-            keyed.setdefault((f.subject, f.message[len(CANNOT):]), []).append(f)
+
+def _question(message: str) -> str | None:
+    """What an undecided finding's rule would read, where its message asks it (``cannot decide: whether its
+    containers set VLLM_SERVER_DEV_MODE: its pod template (spec.template) is not known …``), else None."""
+    rest = message[len(CANNOT):]
+    if rest.startswith("whether ") and ": " in rest:
+        return rest.split(": ", 1)[0]
+    return None
+
+
+def _unknown_of(message: str) -> str:
+    """The unknown an undecided finding's message names, without the question its rule asks and without the
+    runner's "re-checked" tail: what the findings merged into one share."""
+    rest = message[len(CANNOT):]
+    question = _question(message)
+    if question is not None:
+        rest = rest[len(question) + 2:]
+    return rest.removesuffix(_RECHECKED)
+
+
+def _merged(same: list[Finding], message: str, location: Location | None = None) -> Finding:
+    first = min(same, key=lambda f: f.code)
+    held = tuple(sorted({f.code for f in same} - {first.code}))
+    return evolve(first, message=message, held=held, location=location or first.location)
+
+
+def merge_undecided(findings: list[Finding]) -> list[Finding]:
+    """One "cannot decide" finding per workload, unknown value and level, not one per rule it holds back.
+
+    The unsuppressed undecided findings of one subject that name the same unknown
+    (``tensor_parallel_size is not known …``) at the same level become one: the lowest code's, naming the
+    codes of all (its ``held`` the others) and what would decide them, at its location (the unknown value's
+    line where it is written). A blocking one stays blocking and an advisory one advisory, so the exit status
+    does not move. Suppressed ones stay as they are (each names its reason), so suppressing one rule takes
+    its code out of the list and hides no other; a rule whose configured level differs joins the finding of
+    that level.
+
+    A workload whose vLLM command exits at start-up as written (a blocking :data:`CRASH_CODE` finding) has no
+    unknown its capacity and topology rules wait for: its value is the text vLLM refuses. Their undecided
+    findings, and those of any rule about the same unknowns (SW401 on ``tensor_parallel_size``), become one
+    advisory finding at that finding's line, saying they are held back by it. The exit status does not move:
+    the crash blocks.
+
+    Each rule (CrossGuard's policies, :func:`run_rules`) still yields its own, and a baseline is written
+    and matched on those (before this merge); the reports carry every code (JSON ``codes``, one SARIF
+    result per code)."""
+    crashed = {f.subject: f for f in findings
+               if f.code == CRASH_CODE and f.blocking and not f.undecided and not f.internal}
+    undecided = [f for f in findings
+                 if f.undecided and not f.suppressed and not f.internal and f.message.startswith(CANNOT)]
+    # the unknowns of a crashing workload that its capacity and topology rules wait for: any rule waiting
+    # for one of them waits for the command to start
+    waits = {(f.subject, f.message) for f in undecided if f.subject in crashed and f.code.startswith(("SW1", "SW2"))}
+    keyed: dict[tuple[str, str, str], list[Finding]] = {}
+    held_back: dict[str, list[Finding]] = {}
+    out = [f for f in findings
+           if not (f.undecided and not f.suppressed and not f.internal and f.message.startswith(CANNOT))]
+    for f in undecided:
+        if (f.subject, f.message) in waits:
+            held_back.setdefault(f.subject, []).append(f)
         else:
-            out.append(f)
-    for (_, text), same in keyed.items():
+            keyed.setdefault((f.subject, _unknown_of(f.message), f.level), []).append(f)
+    for (_, reason, level), same in keyed.items():
         if len(same) == 1:
             out.append(same[0])
             continue
-        first = min(same, key=lambda f: f.code)
+        asked = {f.code: _question(f.message) for f in same}
+        codes = ", ".join(f"{c} ({asked[c]})" if asked[c] else c for c in sorted(asked))
+        until = ("which are checked once the value is known" if level == "advisory"
+                 else "which block until the value is known")
+        fix = "" if "as a literal" in reason else f": {DECIDE_IT}"  # the reason may say what decides it itself
+        out.append(_merged(same, f"{CANNOT}{reason}; this holds back {codes}, {until}{fix}"))
+    for subject, same in held_back.items():
+        crash = crashed[subject]
         codes = ", ".join(sorted({f.code for f in same}))
-        reason = text.removesuffix("; the rule is re-checked when the value is known")
-        out.append(evolve(first, message=(
-            f"{CANNOT}{reason}; this holds back {codes}, which are checked once the value "
-            "is known: write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
-            "computed output)")))
+        verb = "is" if len(same) == 1 else "are"
+        out.append(evolve(_merged(same, (
+            f"held back by the {CRASH_CODE} error: vLLM exits at start-up as written, so {codes} {verb} checked "
+            f"once the command starts: fix the {CRASH_CODE} finding"), crash.location), level="advisory"))
     out.sort(key=_finding_order)
     return out
 

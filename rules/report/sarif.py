@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -130,23 +131,28 @@ def as_object(report: Report) -> dict[str, Any]:
     index = {r["id"]: i for i, r in enumerate(rules)}
     results: list[dict[str, Any]] = []
     with_baseline = report.baseline_file is not None
-    for f in [*report.findings, *report.baselined]:
-        if f.code not in index:
-            index[f.code] = len(rules)
-            rules.append(_fallback_descriptor(f))
-        result: dict[str, Any] = {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": LEVEL[f.level],
-            "message": {"text": f"{f.coded_message} ({f.subject})"},
-            "locations": _locations(f, report),
-            "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
-        }
-        if f.suppressed:
-            result["suppressions"] = [{"kind": "inSource", "justification": f.suppression_reason or ""}]
-        if with_baseline:
-            result["baselineState"] = "new" if len(results) < len(report.findings) else "unchanged"
-        results.append(result)
+    for n, f in enumerate([*report.findings, *report.baselined]):
+        # a merged "cannot decide" finding (engine.merge_undecided) gives one result per rule it is of, each
+        # with that rule's id: a code scanner keys its alerts on the rule, and each keeps its own
+        for code in f.codes:
+            if code not in index:
+                index[code] = len(rules)
+                rules.append(_fallback_descriptor(f if code == f.code else replace(f, code=code)))
+            result: dict[str, Any] = {
+                "ruleId": code,
+                "ruleIndex": index[code],
+                "level": LEVEL[f.level],
+                "message": {"text": f"{code}: {f.message} ({f.subject})"},
+                "locations": _locations(f, report),
+                "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
+            }
+            if f.held:
+                result["properties"]["codes"] = list(f.codes)
+            if f.suppressed:
+                result["suppressions"] = [{"kind": "inSource", "justification": f.suppression_reason or ""}]
+            if with_baseline:
+                result["baselineState"] = "new" if n < len(report.findings) else "unchanged"
+            results.append(result)
     root = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
     driver: dict[str, Any] = {"name": "shardwise", "version": __version__, "semanticVersion": __version__}
     repository = repository_url()

@@ -224,6 +224,8 @@ def load(*paths: Path) -> list[Log]:
         settings = dict(c.get("settings", {}))
         if "mm_limits" in settings:  # JSON holds the (modality, items) pairs as lists
             settings["mm_limits"] = tuple((str(m), int(n)) for m, n in settings["mm_limits"])
+        if c.get("compile") == "warm":  # the source shows it loaded the compiled graphs; else a start is cold
+            settings["compile_cache"] = "warm"
         logs.append(Log(
             url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
             settings=sizing.EngineSettings(**settings), started=bool(c["started"]),

@@ -38,4 +38,5 @@ def test_a_gpu_read_from_a_name_makes_the_refusal_advisory():
 def test_a_configured_level_wins_over_the_assumed_gpu():
     level, message = _sw102(LintConfig(enforcement={"SW102": "mandatory"}))["Model default/llama-3.2-3b-instruct-t4"]
     assert level == "mandatory"
-    assert not message.endswith(NOTE) and message.endswith("--max-model-len 53248 fits")
+    # 46,080 with a first start's cold compile peak (one copy of the 128,256 x 3,072 embedding); 53,248 before
+    assert not message.endswith(NOTE) and message.endswith("--max-model-len 46080 fits")

@@ -8,7 +8,8 @@ Reads every held-out set, ``tests/capacity/data/startup_logs*.json``, or the fil
 logged) and prints, per release line and in all, how many verdicts (started / refused) the model gets right, how
 many KV budgets are within max(0.6 GiB, 4 % of the usable memory), token counts within 5 % and weights within
 their asymmetric band (no more than 2 % + 0.3 GiB below what vLLM loaded; above it, 0.5 % + 0.05 GiB for an
-unquantised checkpoint vLLM loads whole, else 2 % + 0.3 GiB: ``sizing.weights_band``), then every row that misses.
+unquantised checkpoint vLLM loads whole, else 2 % + 0.3 GiB: ``sizing.weights_band``), then every row that misses,
+then the KV budget's residual by the start's torch.compile state (``startup_logs.compile_table``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ import startup_logs  # noqa: E402  (the test helper that reads the cases)
 
 def main(argv: list[str] | None = None) -> int:
     paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
-    print(startup_logs.scoreboard(startup_logs.load(*paths)))
+    logs = startup_logs.load(*paths)
+    print(startup_logs.scoreboard(logs))
+    print()
+    print("KV budget residual (shardwise less logged, GiB) by torch.compile state:")
+    print(startup_logs.compile_table(logs))
     return 0
 
 

@@ -109,6 +109,11 @@ class Estimates:
     )
     rocm_extra_gib: float = 1.0
     tp_buffers_gib: float = 2.0
+    #: The profile's torch peak while a cold ``torch.compile`` runs, in copies of one GPU's share of the input
+    #: embedding (:func:`.sizing.cold_compile_gib`): 1, as public logs read it (0.13.0 asks for 1.02 GiB for
+    #: Qwen2.5-Coder-7B's 1.015; 0.26.0 logs 1.01 for Llama-3.1-8B's 0.98, BF16 and GPTQ alike; 0.27.1 1.18 for
+    #: Qwen3-8B's 1.16)
+    cold_compile_embedding_copies: float = 1.0
     cuda_context_gib: float = 0.5
     #: The CUDA context by GPU where a public log reads it smaller than ``cuda_context_gib`` (H100/H200-class: 527 MiB
     #: measured on an H200, benchmarks/gpu/torch_terms-h200-torch2.11.json; "Free memory on device (78.57/79.18 GiB)" in

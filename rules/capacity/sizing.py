@@ -57,6 +57,7 @@ from ..vllm.versions import (
     RANGES,
     Behaviour,
     ResolvedVersion,
+    Version,
     batch_defaults,
     cudagraph_estimate_in_budget,
     resolve,
@@ -229,6 +230,11 @@ class EngineSettings:
     #: ``--enable-extensible-kv-cache`` / ``--no-enable-extensible-kv-cache`` (0.34+; None: vLLM's default, on for
     #: CUDA and ROCm); ``--num-gpu-blocks-override`` turns it off too (:func:`extensible_kv_cache`)
     extensible_kv_cache: bool | None = None
+    #: vLLM's torch.compile cache at start-up: "cold" (the profile run compiles the model: a fresh pod, or a compile
+    #: cache under ``VLLM_CACHE_ROOT`` / ``~/.cache/vllm`` that no earlier start on this release filled) or "warm" (the
+    #: compiled graphs are loaded from it). A Kubernetes pod starts cold: a persisted cache volume is warm only after a
+    #: first start has filled it, and that first start must fit too (:func:`cold_compile_gib`).
+    compile_cache: Literal["cold", "warm"] = "cold"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -765,6 +771,42 @@ def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
     return tuple(groups)
 
 
+#: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
+#: log of it (an RTX 5080 out of memory "in the compile's autotuning", set 10); 0.11.0's ``CompilationConfig`` does
+#: not turn on Inductor's kernel benchmarking, and 0.11.1 – 0.12 are not read.
+COLD_COMPILE_SINCE = Version((0, 13, 0))
+
+
+def cold_compile_gib(version: Version, engine: str, s: EngineSettings, e: Estimates, model: ModelShape,
+                     act_bytes: float) -> float:
+    """GiB the profile run's torch peak reaches at least while a cold ``torch.compile`` runs inside it, on every GPU
+    of the first pipeline stage, which holds the embedding (each worker compiles its own graph; the later stages'
+    compile is not charged): ``e.cold_compile_embedding_copies`` copies of one GPU's share of the input
+    embedding (``vocab_size × hidden_size × activation bytes ÷ TP``), where the V1 engine compiles (not
+    ``--enforce-eager``), its cache is cold (``EngineSettings.compile_cache``) and the release is 0.13 or later; 0
+    otherwise. The peak is the larger of this and the forward pass or sampler (:func:`_profile`): the compile runs
+    before the compiled graph does, its scratch is freed before the forward pass needs its own.
+
+    Where it is: ``determine_available_memory`` (``v1/worker/gpu_worker.py``, read in 0.19.0, 0.25.1 and 0.33.0) runs
+    ``profile_run`` inside ``memory_profiling``, after ``reset_peak_memory_stats``, and that first forward is the one
+    that compiles ("still need a profile run which compiles the model for max_num_batched_tokens"); on a cold cache
+    the Inductor compile of each piecewise graph (``compilation/backends.py``: "Compiling a graph for compile range
+    ... takes ... s") runs there, benchmarking generated kernels on the GPU with inputs of their arguments' shapes
+    (from torch 2.9 ``CompilationConfig`` turns on Inductor's ``combo_kernels`` and ``benchmark_combo_kernel``,
+    ``config/compilation.py`` in 0.14.1, 0.19.0 and 0.33.0, not in 0.11.0), so whatever it allocates through PyTorch
+    counts in the peak the budget keeps for activations. On a warm cache ("Directly load the compiled graph(s) ...
+    from the cache") nothing is compiled or benchmarked. The size is read from public logs, not from the source
+    (which kernel takes the embedding table is not read): the cold peak equals one copy of the embedding on every
+    cold row that logs it — 0.13.0's autotuning asks for 1.02 GiB and runs out of memory with Qwen2.5-Coder-7B
+    (152,064 × 3,584 × 2 B = 1.015 GiB), 0.26.0 logs 1.01 GiB of peak activation for Llama-3.1-8B and for its GPTQ
+    w4a16 checkpoint alike (128,256 × 4,096 × 2 B = 0.98; the embedding stays 16-bit), a 0.27.1 note 1.18 cold against
+    0.19 warm for Qwen3-8B (1.16), and a cold 0.27.1 Qwen2.5-0.5B run 0.31, its forward's peak above its 0.25 GiB
+    embedding."""
+    if engine != "v1" or s.enforce_eager or s.compile_cache != "cold" or version.parts < COLD_COMPILE_SINCE.parts:
+        return 0.0
+    return model.vocab_size * model.hidden_size * act_bytes / s.tp / GIB * e.cold_compile_embedding_copies
+
+
 def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
@@ -1141,8 +1183,9 @@ def _size_deployment(
     if ext:
         before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
         measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
+    compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -1856,8 +1899,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              nontorch: float, graphs: _Graphs, sampler: _Sampler, buffers: bool, e: Estimates,
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
-             dr: Draft = NO_DRAFT, kept: float = 0.0,
-             measured: _Measured | None = None) -> tuple[_Stage, tuple[_Stage, ...]]:
+             dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
+             compile_gib: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -1871,7 +1914,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     V1's dummy batch held through the forward pass), on the last the dummy sampler run; the torch peak it reaches,
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
     the weights, and on the last stage ``kept`` bytes the runner keeps allocated where the release counts them
-    (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`).
+    (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`). A cold ``torch.compile`` raises the
+    first stage's peak to at least ``compile_gib`` (:func:`cold_compile_gib`).
 
     An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
     (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
@@ -1894,7 +1938,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         # the encoder's outputs and dummy batch are freed only after the sampler run (0.11+, one stage)
         held = enc_held if (last and stage == 0 and enc_peak and encoder.through_sampler) else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
-        peak = max(enc, samp + held)
+        peak = max(enc, samp + held, compile_gib * GIB if stage == 0 else 0.0)
         if last:
             last_peak = peak / GIB
         if measured is None:

@@ -199,6 +199,11 @@ class Log:
     #: A known miss the model does not explain yet, and why: the test expects it to fail (strictly, so a fix shows),
     #: the scoreboard counts it as a miss.
     open_miss: str = ""
+    #: The compile cache's state as the source shows it ("cold": it compiled, "warm": it loaded the compiled graphs
+    #: from the cache), with ``compile_source`` quoting where; "" where the source was not read for it (``compile_state``
+    #: then derives eager or unknown).
+    compile: str = ""
+    compile_source: str = ""
 
     @property
     def line(self) -> str:
@@ -219,12 +224,15 @@ def load(*paths: Path) -> list[Log]:
         settings = dict(c.get("settings", {}))
         if "mm_limits" in settings:  # JSON holds the (modality, items) pairs as lists
             settings["mm_limits"] = tuple((str(m), int(n)) for m, n in settings["mm_limits"])
+        if c.get("compile") == "warm":  # the source shows it loaded the compiled graphs; else a start is cold
+            settings["compile_cache"] = "warm"
         logs.append(Log(
             url=c["url"], release=c["release"], model=_model(c["model"]), gpu=c["gpu"], gpu_gib=float(c["gpu_gib"]),
             settings=sizing.EngineSettings(**settings), started=bool(c["started"]),
             weights_gib=c.get("weights_gib"), kv_gib=c.get("kv_gib"), tokens=c.get("tokens"),
             arch=c.get("arch", "ampere"), vendor=c.get("vendor", "nvidia"), nvlink_domain=c.get("nvlink_domain"),
             central=c.get("central", True), logged=c.get("logged", ""), open_miss=c.get("open_miss", ""),
+            compile=c.get("compile", ""), compile_source=c.get("compile_source", ""),
         ))
     return logs
 
@@ -287,6 +295,65 @@ def score(log: Log) -> Score:
         if log.kv_gib is not None and s.available_kv_gib > 0 and s.kv_cache_tokens > 0:
             from_logged = round(s.kv_cache_tokens * log.kv_gib / s.available_kv_gib)
     return Score(log, s, right, kv, tokens_5, tokens_band, weights, from_logged)
+
+
+#: A start's torch.compile state: "cold" (it compiled: "Compiling a graph for compile range ... takes X s", "torch.compile
+#: takes X s in total" with X in seconds), "warm" ("Directly load the compiled graph(s) ... from the cache"), "eager" (no
+#: torch.compile: ``--enforce-eager``, or the V0 engine, whose compilation level defaults to 0), "unknown".
+COMPILE_STATES = ("cold", "warm", "eager", "unknown")
+
+
+def compile_state(log: Log, sized: sizing.ReplicaSizing | None = None) -> str:
+    """The row's compile state: what its source says (``Log.compile``), else eager where the engine arguments or the
+    engine rule torch.compile out, else unknown (a V1 start whose log excerpt does not say whether it compiled)."""
+    if log.compile:
+        return log.compile
+    if log.settings.enforce_eager or (sized or size(log)).engine == "v0":
+        return "eager"
+    return "unknown"
+
+
+def _median(values: list[float]) -> float:
+    vals = sorted(values)
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
+def compile_rows(logs: list[Log]) -> list[tuple[str, str, str, float]]:
+    """(compile state, release line, GPU, budget residual) of every row that logs its KV budget: the residual is
+    shardwise's available KV cache less the logged one, in GiB (positive: vLLM kept that much more beside the cache
+    than the model charges)."""
+    rows = []
+    for lg in logs:
+        if lg.kv_gib is None:
+            continue
+        s = size(lg)
+        rows.append((compile_state(lg, s), lg.line, lg.gpu, round(s.available_kv_gib - lg.kv_gib, 2)))
+    return rows
+
+
+def compile_table(logs: list[Log]) -> str:
+    """The budget residual by compile state, then by state and release line, then by state and GPU: rows, median and
+    range of the residual (GiB), and how many sit more than 0.3 GiB over (the model charges too little)."""
+    rows = compile_rows(logs)
+    out = [f"{'compile':<8} {'release':<8} {'GPU':<22} {'rows':>4} {'median':>7} {'min':>6} {'max':>6} {'> +0.3':>6}"]
+
+    def line(state: str, rel: str, gpu: str, vals: list[float]) -> str:
+        over = sum(v > 0.3 for v in vals)
+        return (f"{state:<8} {rel:<8} {gpu:<22} {len(vals):>4} {_median(vals):>+7.2f} {min(vals):>+6.2f} "
+                f"{max(vals):>+6.2f} {over:>6}")
+
+    for state in COMPILE_STATES:
+        mine = [r for r in rows if r[0] == state]
+        if not mine:
+            continue
+        out.append(line(state, "all", "all", [r[3] for r in mine]))
+        for rel in sorted({r[1] for r in mine}, key=lambda x: [int(p) if p.isdigit() else 99
+                                                              for p in x.replace("x", "").split(".")]):
+            out.append(line(state, rel, "", [r[3] for r in mine if r[1] == rel]))
+        for gpu in sorted({r[2] for r in mine}):
+            out.append(line(state, "", gpu, [r[3] for r in mine if r[2] == gpu]))
+    return "\n".join(out)
 
 
 def _ratio(values: Iterable[bool | None]) -> str:

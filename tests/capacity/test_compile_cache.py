@@ -1,0 +1,107 @@
+"""A cold ``torch.compile`` in the profile run (issue 28, tokens33): each start-up log's compile state, the budget
+residual by state, and the term :func:`sizing.cold_compile_gib` charges for a cold cache."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from shardwise.rules.capacity import sizing
+from shardwise.rules.catalog import find_model
+from shardwise.rules.vllm.versions import parse_version
+from startup_logs import compile_rows, compile_state, compile_table, load, score
+
+GIB = 1024**3
+LOGS = load()
+E = sizing.DEFAULT_ESTIMATES
+
+
+def _v(text: str) -> sizing.Version:
+    v = parse_version(text)
+    assert v is not None
+    return v
+
+
+def test_every_row_has_one_compile_state_and_the_sources_name_eight():
+    # the state a row's source shows (eight rows: 'compile' in the data file, with the quote that shows it), else eager
+    # where --enforce-eager or the V0 engine rules torch.compile out, else unknown
+    states = [compile_state(lg) for lg in LOGS]
+    assert {s: states.count(s) for s in ("cold", "warm", "eager", "unknown")} == {
+        "cold": 7, "warm": 2, "eager": 35, "unknown": 112}
+    assert all(lg.compile_source for lg in LOGS if lg.compile)
+    shown = sorted((lg.release, lg.model.id, lg.gpu, lg.compile) for lg in LOGS if lg.compile)
+    assert shown == [
+        ("0.13.0", "Qwen/Qwen2.5-Coder-7B-Instruct", "RTX 5080", "cold"),
+        ("0.22.0", "Qwen/Qwen2.5-7B-Instruct", "A10G", "cold"),
+        ("0.26.0", "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", "A40", "cold"),
+        ("0.26.0", "meta-llama/Llama-3.1-8B-Instruct", "A40", "cold"),
+        ("0.26.1", "Qwen/Qwen3-Coder-30B-A3B-Instruct", "A100-80GB", "warm"),
+        ("0.27.1", "Qwen/Qwen2.5-0.5B", "RTX 4090", "cold"),
+        ("0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", "cold"),
+        ("0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", "cold"),
+        ("0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", "warm"),
+    ]
+    # a warm row is sized with a warm cache, every other with vLLM's first start (cold)
+    assert {lg.settings.compile_cache for lg in LOGS if lg.compile == "warm"} == {"warm"}
+    assert {lg.settings.compile_cache for lg in LOGS if lg.compile != "warm"} == {"cold"}
+
+
+def test_the_cold_rows_budgets_are_reproduced_but_the_wsl2_hosts_non_torch_memory():
+    # shardwise's KV budget less the logged one, GiB, for every row whose compile state is shown: before tokens33
+    # the cold rows were +0.55 (A10G), +0.77 and +0.76 (A40), +0.09 (RTX 4090, a 0.5B whose forward pass peaks above its
+    # embedding), +1.23 twice (RTX 5060 Ti), the warm ones +0.13 and -0.03
+    budgeted = [lg for lg in LOGS if lg.kv_gib is not None]
+    shown = sorted((r[0], r[2], r[3]) for r, lg in zip(compile_rows(LOGS), budgeted, strict=True) if lg.compile)
+    assert shown == [("cold", "A10G", -0.16), ("cold", "A40", -0.01), ("cold", "A40", -0.0), ("cold", "RTX 4090", 0.09),
+                     ("cold", "RTX 5060 Ti", 0.73), ("cold", "RTX 5060 Ti", 0.73),
+                     ("warm", "A100-80GB", 0.13), ("warm", "RTX 5060 Ti", -0.03)]
+    table = compile_table(LOGS).splitlines()
+    assert table[0].split() == ["compile", "release", "GPU", "rows", "median", "min", "max", ">", "+0.3"]
+    assert table[1].split() == ["cold", "all", "all", "6", "+0.04", "-0.16", "+0.73", "2"]
+    assert "warm     all      all                       2   +0.05  -0.03  +0.13      0" in table
+
+
+def test_a_cold_compile_peaks_at_one_copy_of_the_embedding_from_0_13():
+    cold, warm = sizing.EngineSettings(), sizing.EngineSettings(compile_cache="warm")
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    # 128,256 x 4,096 x 2 B: 0.98 GiB, where the 0.26.0 A40 log reads 1.01 of peak activation
+    assert sizing.cold_compile_gib(_v("0.26.0"), "v1", cold, E, llama, 2) == pytest.approx(128256 * 4096 * 2 / GIB)
+    assert round(sizing.cold_compile_gib(_v("0.26.0"), "v1", cold, E, llama, 2), 3) == 0.979
+    # the share of one GPU at TP4
+    assert sizing.cold_compile_gib(_v("0.26.0"), "v1", dataclasses.replace(cold, tp=4), E, llama, 2) == pytest.approx(
+        128256 * 4096 * 2 / 4 / GIB)
+    # nothing warm, eager, on V0, or before 0.13
+    assert [sizing.cold_compile_gib(_v(r), eng, s, E, llama, 2) for r, eng, s in (
+        ("0.26.0", "v1", warm), ("0.26.0", "v1", sizing.EngineSettings(enforce_eager=True)),
+        ("0.9.2", "v0", cold), ("0.12.0", "v1", cold), ("0.11.0", "v1", cold))] == [0.0] * 5
+    assert sizing.cold_compile_gib(_v("0.13.0"), "v1", cold, E, llama, 2) > 0
+    # Qwen2.5-Coder-7B's 152,064 x 3,584 embedding: the 1.02 GiB 0.13.0's autotuning asked for on an RTX 5080
+    coder = find_model("Qwen/Qwen2.5-Coder-7B-Instruct")
+    assert round(sizing.cold_compile_gib(_v("0.13.0"), "v1", cold, E, coder, 2), 2) == 1.02
+
+
+def test_the_compile_peak_is_a_floor_under_the_profile_not_an_addition():
+    # the compile runs before the compiled graph does, its scratch freed first: the peak is the larger of the two.
+    # Llama-3.1-8B on an A40 at 2,048 tokens: forward and sampler 0.21 GiB, the compile's 0.98 (logged: 1.01)
+    a40 = sizing.Device("A40", 44.43, "nvidia", "ampere", 1)
+    llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
+    s = sizing.EngineSettings(max_model_len=4096, gpu_memory_utilization=0.9, max_num_seqs=256)
+    cold = sizing.size_deployment(llama, a40, s, "0.26.0")
+    warm = sizing.size_deployment(llama, a40, dataclasses.replace(s, compile_cache="warm"), "0.26.0")
+    assert (round(cold.activation_gib_per_gpu, 2), round(warm.activation_gib_per_gpu, 2)) == (0.98, 0.21)
+    assert round(warm.available_kv_gib - cold.available_kv_gib, 2) == 0.77
+    assert (round(cold.available_kv_gib, 2), cold.kv_cache_tokens) == (23.9, 195776)  # logged 23.9, 195,760
+    # a forward pass above the embedding (16,384 tokens) keeps its own peak, cold or warm
+    big = dataclasses.replace(s, max_num_batched_tokens=16384)
+    assert (sizing.size_deployment(llama, a40, big, "0.26.0").activation_gib_per_gpu
+            == sizing.size_deployment(llama, a40, dataclasses.replace(big, compile_cache="warm"),
+                                      "0.26.0").activation_gib_per_gpu)
+
+
+def test_only_the_first_pipeline_stage_holds_the_embedding_and_its_compile_peak():
+    # GLM-4.7-FP8 at PP8 on A100-80GB (vllm#32105, set 19): stage 0's peak is raised to its 1.16 GiB embedding share,
+    # the other seven stages keep their forward pass
+    row = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
+    assert row.settings.pp == 8 and compile_state(row) == "unknown"
+    warm = score(dataclasses.replace(row, settings=dataclasses.replace(row.settings, compile_cache="warm"))).sized
+    assert (round(score(row).sized.available_kv_gib, 2), round(warm.available_kv_gib, 2)) == (29.94, 29.94)

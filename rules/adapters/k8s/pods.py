@@ -73,7 +73,9 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
     ``${GPU_PER_WORKER}`` that the template's tool fills); any other value that is no whole number is an
     :class:`InputError` at its line (Kubernetes refuses the object)."""
     for part in ("limits", "requests"):
-        section = typed_map(resources, part, f"resources.{part}", Location(file, line))
+        section = resources.get(part) if isinstance(resources, dict) else None
+        if not isinstance(section, dict):  # absent, null, not known yet (empty) or of another type (InputError)
+            section = typed_map(resources, part, f"resources.{part}", Location(file, line))
         if name in section:
             value = section[name]
             if value is UNKNOWN or is_placeholder(value):
@@ -287,9 +289,13 @@ def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, li
     any other value that is no string is an :class:`InputError` (:func:`string_field`)."""
     if c.get(key) is UNKNOWN:  # the whole list is not known yet: a word that may carry any flag, not none
         return [UNKNOWN_TOKEN]
-    words = []
+    words: list[str] = []
+    written = c.get(key) if isinstance(c, dict) else None
+    if written is None:  # absent or null: no words (typed_list's answer, without its message made)
+        return words
     at = line_of(c, key) or line
-    for i, t in enumerate(typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
+    for i, t in enumerate(written if isinstance(written, list)
+                          else typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
         if type(t) is str:  # the common word: no message made for it
             words.append(t)
             continue

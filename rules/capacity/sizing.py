@@ -1968,7 +1968,8 @@ def exact_weights(model: ModelShape, precision: Precision, given: bool) -> bool:
     ROCm, none more than 0.004 GiB below the estimate (docs/capacity-model.md, "The weights' band")."""
     return (precision in ("bf16", "fp16", "fp32") and model.quantization is None and not given
             and model.extra.get("params_source") != "derived" and not model.vision_params
-            and not any(isinstance(model.hf_config.get(k), dict) for k in ("vision_config", "audio_config"))
+            and not isinstance(model.hf_config.get("vision_config"), dict)
+            and not isinstance(model.hf_config.get("audio_config"), dict)
             and not mtp_layers(model))
 
 

@@ -1163,8 +1163,12 @@ def _size_deployment(
     util, usable = _requested_memory(device, s, b, ext)
     nontorch = _nontorch_gib(b, engine, device, s, e)
     v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
-    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes,
-                          flat=any(t.kind == "state" for t in first.types), v2=v2)
+    flat = False  # a state layer among the first stage's cache types (a loop: asked once a sizing)
+    for t in first.types:
+        if t.kind == "state":
+            flat = True
+            break
+    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor, v2_act=ck.act_bytes if v2 else 0)
     v2_terms = v2_runner_terms(model, b, s, batch.seqs, batch.batched, ck.act_bytes, e, device.vendor) if v2 else None
     # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
@@ -2115,7 +2119,8 @@ def exact_weights(model: ModelShape, precision: Precision, given: bool) -> bool:
     ROCm, none more than 0.004 GiB below the estimate (docs/capacity-model.md, "The weights' band")."""
     return (precision in ("bf16", "fp16", "fp32") and model.quantization is None and not given
             and model.extra.get("params_source") != "derived" and not model.vision_params
-            and not any(isinstance(model.hf_config.get(k), dict) for k in ("vision_config", "audio_config"))
+            and not isinstance(model.hf_config.get("vision_config"), dict)
+            and not isinstance(model.hf_config.get("audio_config"), dict)
             and not mtp_layers(model))
 
 

@@ -218,8 +218,12 @@ def names_unknown(value: str, unknown: Collection[str]) -> bool:
     """Whether ``value``, an env value after :func:`expand_k8s` over the variables defined before it, still
     refers to a variable Kubernetes resolves but shardwise cannot read: one in ``unknown`` (a Secret, a
     ConfigMap, the downward API; ``"*"`` when envFrom may define any) or a Service's variable."""
-    return any(name in unknown or "*" in unknown or _SERVICE_ENV.search(name)
-               for name in _K8S_REF_LEFT.findall(value))
+    if "$(" not in value:  # no reference at all (most values): no findall, no generator
+        return False
+    for name in _K8S_REF_LEFT.findall(value):
+        if name in unknown or "*" in unknown or _SERVICE_ENV.search(name):
+            return True
+    return False
 
 
 def _expand_shell(token: str, env: Mapping[str, str], unknown: Collection[str] = ()) -> str:
@@ -887,7 +891,10 @@ def literal_crash(command: Sequence[str], args: Sequence[str], env: Mapping[str,
     A reference whose value is not known (a Secret, the downward API, an envFrom source) is an unknown, not
     a crash."""
     words = [str(w) for w in (*command, *args)]
-    if not any(not w or w[-1] == "=" or _MAY_CRASH.search(w) for w in words):
+    for w in words:  # a loop, not any() over a generator: asked of every container
+        if not w or w[-1] == "=" or _MAY_CRASH.search(w):
+            break
+    else:
         return None  # no empty word or value (--model=), no space, reference or placeholder: nothing below crashes
     if _shell_script([expand_k8s(w, env) for w in words]) is not None:
         return None

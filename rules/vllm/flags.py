@@ -171,8 +171,9 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
     whole command line (to see which program parses the flags). A word still holding a reference (``$X``,
     ``$(X)``, ``{{ }}``) is not judged: its name is not known."""
     line = "\0".join(words)  # one search per program over the whole line: a name holds no NUL, so none spans two words
-    if any(m in line for m in _OTHER_PARSERS):
-        return None
+    for m in _OTHER_PARSERS:  # a loop, not any() over a generator: asked of every vLLM container
+        if m in line:
+            return None
     for tok in tokens:
         if tok == "--":
             break

@@ -764,11 +764,17 @@ def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> Ba
     """vLLM's ``vllm serve`` default token budget and batch width for a GPU of this size and name (0 GiB where
     NVML reports none: :data:`NVML_NO_MEMORY_PRODUCTS`)."""
     name = gpu_name.lower()
-    if any(w in name for w in NVML_NO_MEMORY_PRODUCTS):
-        gpu_total_gib = 0.0
+    for w in NVML_NO_MEMORY_PRODUCTS:  # loops, not any() over a generator: asked once or more per sizing
+        if w in name:
+            gpu_total_gib = 0.0
+            break
     for tier in b.batch_tiers:
-        if gpu_total_gib >= tier.min_gib and not any(x in name for x in tier.exclude):
-            return tier
+        if gpu_total_gib >= tier.min_gib:
+            for x in tier.exclude:
+                if x in name:
+                    break
+            else:
+                return tier
     return b.batch_tiers[-1]
 
 

@@ -73,7 +73,9 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
     ``${GPU_PER_WORKER}`` that the template's tool fills); any other value that is no whole number is an
     :class:`InputError` at its line (Kubernetes refuses the object)."""
     for part in ("limits", "requests"):
-        section = typed_map(resources, part, f"resources.{part}", Location(file, line))
+        section = resources.get(part) if isinstance(resources, dict) else None
+        if not isinstance(section, dict):  # absent, null, not known yet (empty) or of another type (InputError)
+            section = typed_map(resources, part, f"resources.{part}", Location(file, line))
         if name in section:
             value = section[name]
             if value is UNKNOWN or is_placeholder(value):
@@ -167,10 +169,12 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
     unknown: set[str] = {"*"} if c.get("envFrom") and from_values is None else set()
     for i, item in enumerate(typed_items(c, "env", f"{what}.env", where)):
         at = item.line if isinstance(item, LineDict) else where.line
-        name = string_field(item.get("name"), f"{what}.env[{i}].name", where.file, line_of(item, "name") or at)
-        if not isinstance(name, str):
-            continue
-        if "value" in item:
+        name = item.get("name")
+        if type(name) is not str:  # the message and its line are made only for a value that is no string
+            name = string_field(name, f"{what}.env[{i}].name", where.file, line_of(item, "name") or at)
+            if not isinstance(name, str):
+                continue
+        if "value" in item and type(item["value"]) is not str:
             string_field(item["value"], f"{what}.env[{i}].value ({name})", where.file, line_of(item, "value") or at)
         if isinstance(item, LineDict):
             lines[name] = Location(where.file, item.line)
@@ -286,9 +290,16 @@ def _tokens(c: Mapping[str, Any], key: str, container: str, file: str | None, li
     any other value that is no string is an :class:`InputError` (:func:`string_field`)."""
     if c.get(key) is UNKNOWN:  # the whole list is not known yet: a word that may carry any flag, not none
         return [UNKNOWN_TOKEN]
-    words = []
+    words: list[str] = []
+    written = c.get(key) if isinstance(c, dict) else None
+    if written is None:  # absent or null: no words (typed_list's answer, without its message made)
+        return words
     at = line_of(c, key) or line
-    for i, t in enumerate(typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
+    for i, t in enumerate(written if isinstance(written, list)
+                          else typed_list(c, key, f"container {container!r}: {key}", Location(file, line))):
+        if type(t) is str:  # the common word: no message made for it
+            words.append(t)
+            continue
         word = string_field(t, f"container {container!r}: {key}[{i}]", file, at)
         words.append(UNKNOWN_TOKEN if word is UNKNOWN else word or "")
     return words
@@ -382,9 +393,13 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         cline = c.line if isinstance(c, LineDict) else where.line
         cloc = Location(file, cline)
         what = f"{path}.containers[{idx}]"
-        name = str(string_field(c.get("name"), f"{what}.name", file, line_of(c, "name") or cline)
-                   or f"container-{idx}")
-        raw_image = string_field(c.get("image"), f"{what}.image", file, line_of(c, "image") or cline)
+        name = c.get("name")
+        if type(name) is not str:
+            name = string_field(name, f"{what}.name", file, line_of(c, "name") or cline)
+        name = str(name or f"container-{idx}")
+        raw_image = c.get("image")
+        if type(raw_image) is not str:
+            raw_image = string_field(raw_image, f"{what}.image", file, line_of(c, "image") or cline)
         image = str(raw_image) if raw_image is not None and raw_image is not UNKNOWN else None
         looks_vllm = bool(image and is_vllm_image(image))
         pod.image_vllm = pod.image_vllm or looks_vllm

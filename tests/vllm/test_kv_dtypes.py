@@ -42,7 +42,8 @@ def test_llama_8b_caches_a_quarter_of_its_bf16_bytes_in_nvfp4():
            for kv in ("auto", "fp8", "nvfp4")]
     assert got == [131072, 65536, 36864]
     on = _size("meta-llama/Llama-3.1-8B-Instruct", "H100", "nvfp4")
-    assert (on.starts, on.kv_cache_tokens, on.block_size) == (True, 1760192, 64)
+    # 0.34's extensible cache after a first start's cold compile (its peak one 128,256 x 4,096 bf16 embedding)
+    assert (on.starts, on.kv_cache_tokens, on.block_size) == (True, 1755264, 64)
 
 
 def test_octave_on_a_head_of_256_and_its_rotary_dimensions():

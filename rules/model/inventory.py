@@ -623,6 +623,8 @@ class CrossRef:
     groups: list[ServingGroup] = field(default_factory=list)  # what was read from the object alone
     issues: list[LaunchIssue] = field(default_factory=list)
     done: bool = False  # joined: what it names was found
+    #: What it names that its own input does not hold (the ConfigMaps a pod looked up: ``adapters.k8s.configjoin``).
+    names: tuple[str, ...] = ()
 
 
 @dataclass

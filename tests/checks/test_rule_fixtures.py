@@ -9,7 +9,9 @@ tabs::
 LINE is the finding's line (``-`` when it has none); LEVEL is ``mandatory`` or ``advisory``, followed by
 `` undecided`` for a "cannot decide" finding and `` internal`` for a rule that crashed; MESSAGE is the message
 without its code; SUPPRESSION is the reason the finding is suppressed, or ``-``. A fixture that is an input error
-(``malformed.*``) has the one line ``LINE  input error  FILE  MESSAGE  -``. A tab, a newline or a backslash in a
+(``malformed.*``) has the one line ``LINE  input error  FILE  MESSAGE  -``. A fixture may be a folder of files read
+together (facts joined across files: ``SW204/configmap-other-file/``); its ``.expected`` file is beside the folder,
+and LINE there is ``FILE:LINE``, the file relative to the folder. A tab, a newline or a backslash in a
 field is written ``\\t``, ``\\n``, ``\\\\``. Above the findings, one ``#`` line names the fixture and the fields.
 
 A fixture without its ``.expected`` file fails, and so does an ``.expected`` file without its fixture. After a
@@ -37,7 +39,8 @@ from shardwise.rules.model.errors import InputError
 
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 SUFFIX = ".expected"
-INPUTS = sorted(p for p in FIXTURES.glob("SW*/*") if p.suffix in (".yaml", ".json", ".sh"))  # .sh: here-documents
+INPUTS = sorted(p for p in FIXTURES.glob("SW*/*")
+                if p.suffix in (".yaml", ".json", ".sh") or p.is_dir())  # .sh: here-documents; a folder: its files
 #: The switch that rewrites the ``.expected`` files from what the rules find now.
 UPDATE = os.environ.get("SHARDWISE_UPDATE_EXPECTED", "") not in ("", "0")
 HEADER = "# {code} {name}: line, level, subject, message, suppression reason (tests/test_rule_fixtures.py)"
@@ -52,9 +55,12 @@ def _row(*fields: object) -> str:
     return "\t".join(_field(f) for f in fields)
 
 
-def _finding(f: Finding) -> str:
+def _finding(f: Finding, folder: pathlib.Path | None = None) -> str:
     level = f.level + (" undecided" if f.undecided else "") + (" internal" if f.internal else "")
-    return _row(f.location.line, level, f.subject, f.message, f.suppression_reason)
+    line: object = f.location.line
+    if folder is not None and f.location.file is not None:
+        line = f"{pathlib.Path(f.location.file).relative_to(folder)}:{line if line is not None else '-'}"
+    return _row(line, level, f.subject, f.message, f.suppression_reason)
 
 
 def observed(fixture: pathlib.Path) -> list[str]:
@@ -69,7 +75,7 @@ def observed(fixture: pathlib.Path) -> list[str]:
     for f in run_rules(ALL_RULES, inv):
         if f.code == code:
             assert not f.message.startswith(f"{code}: "), f"the reports add the code: {f.message}"
-            lines.append(_finding(f))
+            lines.append(_finding(f, fixture if fixture.is_dir() else None))
     return lines
 
 
@@ -91,5 +97,5 @@ def test_fixture_gives_exactly_the_findings_written_beside_it(fixture: pathlib.P
 
 def test_every_expected_file_has_its_fixture() -> None:
     orphans = [p.relative_to(ROOT) for p in FIXTURES.glob(f"*/*{SUFFIX}")
-               if not p.with_name(p.name.removesuffix(SUFFIX)).is_file()]
+               if not p.with_name(p.name.removesuffix(SUFFIX)).exists()]
     assert orphans == []

@@ -317,6 +317,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
     "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload
+    "rules/adapters/k8s/configjoin.py: shardwise.rules.adapters.k8s.inventory",  # it imports configjoin (a cycle)
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.kserve",  # only inputs with objects to join (cross_refs)
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.ome",  # only inputs that hold OME objects
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for

@@ -11,6 +11,12 @@ stays unread: the settings stay unknown (vllm/args.py ``_undecide_config_file``)
 A pod reads only ConfigMaps of its own namespace (kubelet looks ``configMap.name`` and ``configMapKeyRef.name`` up
 in the pod's namespace): a ConfigMap of that name in another namespace of the inputs is not the pod's. A namespace
 left unset is ``default``, on either side, as everywhere in this project.
+
+A ConfigMap kept in another file of the inputs (a kustomization's ``configmap.yaml`` beside its
+``deployment.yaml``) is joined once every input is read: a pod that looked up a ConfigMap its own input does not
+hold records the names it missed (:func:`pods_of`), and :mod:`.configjoin` reads it again with every ConfigMap
+of the inputs known (:func:`joined_config_maps`). Two ConfigMaps of one name in one namespace stay ambiguous there
+too: the value stays unknown.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ _CONFIG_MAPS: ContextVar[dict[tuple[str, str], list[Mapping[str, Any]]] | None] 
                                                                                             default=None)
 #: The namespace of the object whose pods are being read (its ``metadata.namespace``, ``default`` when unset).
 _NAMESPACE: ContextVar[str] = ContextVar("vllm_config_namespace", default="default")
+#: The names of the ConfigMaps the object being read looked up and its input does not hold (:func:`pods_of`).
+_MISSED: ContextVar[set[str] | None] = ContextVar("vllm_config_missed", default=None)
+#: Every ConfigMap of all the inputs, while a pod that missed one is read again (:func:`joined_config_maps`).
+_JOINED: ContextVar[dict[tuple[str, str], list[Mapping[str, Any]]] | None] = ContextVar("vllm_config_joined",
+                                                                                         default=None)
 
 
 def namespace_of(obj: Mapping[str, Any]) -> str:
@@ -38,9 +49,11 @@ def namespace_of(obj: Mapping[str, Any]) -> str:
 
 @contextmanager
 def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[None]:
-    """Make the input's ConfigMaps known to :func:`mounted_config` while the input is read."""
-    found: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for obj, _ in objs:
+    """Make the input's ConfigMaps known to :func:`mounted_config` while the input is read (every input's, while
+    :func:`joined_config_maps` holds them)."""
+    joined = _JOINED.get()
+    found: dict[tuple[str, str], list[Mapping[str, Any]]] = {} if joined is None else joined
+    for obj, _ in objs if joined is None else ():
         if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
             name = as_map(obj.get("metadata")).get("name")
             if isinstance(name, str):
@@ -53,25 +66,43 @@ def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[No
 
 
 @contextmanager
-def pods_of(obj: Mapping[str, Any]) -> Iterator[None]:
-    """While ``obj`` is read, its pods look ConfigMaps up in its namespace only."""
+def pods_of(obj: Mapping[str, Any]) -> Iterator[set[str]]:
+    """While ``obj`` is read, its pods look ConfigMaps up in its namespace only; what it yields ends up holding
+    the names of the ConfigMaps they looked up and the input does not hold (to be joined from other inputs)."""
+    missed: set[str] = set()
     token = _NAMESPACE.set(namespace_of(obj))
+    token_missed = _MISSED.set(missed)
     try:
-        yield
+        yield missed
     finally:
+        _MISSED.reset(token_missed)
         _NAMESPACE.reset(token)
 
 
+@contextmanager
+def joined_config_maps(maps: dict[tuple[str, str], list[Mapping[str, Any]]]) -> Iterator[None]:
+    """While objects are read again, their pods look ConfigMaps up in ``maps`` ((namespace, name) -> the ``data``
+    of each ConfigMap of that namespace and name in all the inputs) rather than in their own input only."""
+    token = _JOINED.set(maps)
+    try:
+        yield
+    finally:
+        _JOINED.reset(token)
+
+
 def _datas(name: str) -> list[Mapping[str, Any]]:
-    """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read."""
-    return (_CONFIG_MAPS.get() or {}).get((_NAMESPACE.get(), name), [])
+    """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read; a name the input
+    does not hold is noted for the join (:func:`pods_of`)."""
+    datas = (_CONFIG_MAPS.get() or {}).get((_NAMESPACE.get(), name), [])
+    if not datas:
+        missed = _MISSED.get()
+        if missed is not None:
+            missed.add(name)
+    return datas
 
 
 def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
     """The text of the file at ``path`` in the container when it comes from a ConfigMap of the input."""
-    maps = _CONFIG_MAPS.get()
-    if not maps:
-        return None
     volumes = {v.get("name"): v for v in spec.get("volumes") or [] if isinstance(v, Mapping)}
     for m in container.get("volumeMounts") or []:
         if not isinstance(m, Mapping):

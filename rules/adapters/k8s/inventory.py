@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...model import Inventory, Location
+from ...model import CrossRef, Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import load_documents, read_text
 from .configfile import config_maps_of, pods_of
+from .configjoin import CONFIG_REF
 from .dispatch import Context, Later, add_object, helm_hook, holds_data, not_workload
 from .groups import RUNTIME_KINDS
 from .nodes import resolve_pools
@@ -22,20 +23,25 @@ _note_unread = Later("unread", "note_unread")
 
 
 def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
-                           lines: Lines | None = None, errors: list[InputError] | None = None) -> Inventory:
+                           lines: Lines | None = None, errors: list[InputError] | None = None, *,
+                           join_config_maps: bool = False) -> Inventory:
     """Turn Kubernetes objects into an inventory (pools are not resolved: see :func:`resolve_pools`).
 
     ``lines`` (file -> its text's lines) lets engine flags point at the line they are written on.
     With ``errors``, an object that is an input error adds the error there and nothing else (the other
     objects are still read); without, the error is raised.
+
+    With ``join_config_maps`` (manifest files: :func:`inventory_from_documents`), a workload that reads a ConfigMap
+    these objects do not hold is kept to be read again once every input is (:mod:`.configjoin`); the Pulumi and
+    stack readers, which finish the workloads they read themselves, do not ask for it.
     """
     objs = list(objs)
     with config_maps_of(objs):  # a vLLM --config file mounted from a ConfigMap of the input is read (configfile.py)
-        return _read_objects(objs, lines, errors)
+        return _read_objects(objs, lines, errors, join_config_maps)
 
 
 def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines | None,
-                  errors: list[InputError] | None) -> Inventory:
+                  errors: list[InputError] | None, join_config_maps: bool) -> Inventory:
     runtimes = [obj for obj, _ in objs if obj.get("kind") in RUNTIME_KINDS
                 and str(obj.get("apiVersion", "")).startswith("serving.kserve.io/")]
     ctx = Context(lines, runtimes)
@@ -55,11 +61,11 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
             ctx.lines = {file: Upto(lines[file], end)} if end is not None else lines
         marks = [len(x) for x in lists]
         if errors is None:
-            with pods_of(obj):  # its pods read ConfigMaps of its namespace only (configfile.py)
+            with pods_of(obj) as missed:  # its pods read ConfigMaps of its namespace only (configfile.py)
                 add_object(obj, loc, inv, ctx)
         else:
             try:
-                with pods_of(obj):
+                with pods_of(obj) as missed:
                     add_object(obj, loc, inv, ctx)
             except InputError as e:
                 errors.append(e)
@@ -67,6 +73,10 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
                     del x[mark:]
                 read_files.add(loc.file)  # reported: not silent
                 continue
+        if join_config_maps and missed and len(inv.cross_refs) == marks[_REFS] and (
+                len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES]):
+            # a workload whose ConfigMap is not in this input: read again once every input is (configjoin.py)
+            inv.cross_refs.append(CrossRef(CONFIG_REF, obj, loc, ctx.lines, names=tuple(sorted(missed))))
         if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
             read_files.add(loc.file)
         else:
@@ -119,7 +129,7 @@ def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, 
     line) and the others are read."""
     errors: list[InputError] = []
     objs = objects_from_documents(docs, file, errors)
-    inv = inventory_from_objects(objs, {file: text.splitlines()}, errors)
+    inv = inventory_from_objects(objs, {file: text.splitlines()}, errors, join_config_maps=True)
     inv.errors.extend(sorted(errors, key=lambda e: e.line or 0))
     inv.sources.append(file)
     resolve_pools(inv)

@@ -28,6 +28,7 @@ from ...model.vocab import (
     LABEL_NVLINK,
 )
 from .claims import resolve_claims
+from .configjoin import CONFIG_REF, link_config_maps
 from .fields import (
     as_list,
     as_map,
@@ -212,13 +213,16 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
-    if inv.cross_refs:  # only the OME, KServe and ingress-class readers keep cross references
+    if inv.cross_refs:  # only the OME, KServe, ConfigMap-reader and ingress-class readers keep cross references
         kserve = [r.kind.startswith("kserve ") for r in inv.cross_refs]  # kserve.SERVICE_REF, RUNTIME_REF
         ingress = [r.kind.startswith("ingress class") for r in inv.cross_refs]  # network.INGRESS_CLASS_REF, ..PARAMS
+        config = [r.kind == CONFIG_REF for r in inv.cross_refs]
         if any(ingress):
             link_ingress_classes(inv)
+        if any(config):  # workloads whose ConfigMap another input holds
+            link_config_maps(inv)
         # OME's (its kinds' names): OME services read as what their runtimes deploy
-        if not all(k or i for k, i in zip(kserve, ingress, strict=True)):
+        if not all(k or i or c for k, i, c in zip(kserve, ingress, config, strict=True)):
             from .ome import link_services
 
             link_services(inv)

@@ -1,0 +1,67 @@
+"""ConfigMaps of other inputs joined to the workloads that read them (DESIGN: rules resolve ``$(VAR)`` and
+ConfigMap values that are in the input, whichever of the inputs' files holds them).
+
+A kustomization keeps a vLLM Deployment's ConfigMap in a file of its own (``configmap.yaml`` beside
+``deployment.yaml``); each file is read alone (in any of the reading processes), so the Deployment's ``$(VAR)``
+flags from an ``envFrom``/``configMapKeyRef`` ConfigMap, or its mounted ``--config`` file, are not known when it is
+read. Only a workload that looked up a ConfigMap its input does not hold is kept for the join (a
+:class:`~shardwise.rules.model.CrossRef` of kind :data:`CONFIG_REF` naming those ConfigMaps); once every input is
+read, :func:`link_config_maps` reads each of them again with every ConfigMap of the inputs known, when one it
+missed is there exactly once in its namespace (an unset namespace is ``default``; two of one name in one namespace
+stay ambiguous, the value unknown), and its workloads read alone give way to those read again. The join runs on the
+whole inventory, after the processes' shares are merged in input order: ``--jobs 1`` and ``--jobs 2`` give the
+same reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import Inventory
+from ...model.errors import InputError
+from .configfile import joined_config_maps, namespace_of
+
+#: CrossRef kind: a workload that looked up ConfigMaps its own input does not hold.
+CONFIG_REF = "configmap reader"
+
+
+def link_config_maps(inv: Inventory) -> None:
+    """Read again each workload whose ConfigMap is in another input of ``inv``, on every ConfigMap of the inputs."""
+    refs = [r for r in inv.cross_refs if r.kind == CONFIG_REF and not r.done]
+    if not refs:
+        return
+    maps: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for m in inv.config_maps:
+        if m.kind == "ConfigMap":
+            maps.setdefault((m.namespace, m.name), []).append(m.data)
+    from .inventory import inventory_from_objects  # it imports this module (CONFIG_REF)
+
+    for ref in refs:
+        namespace = namespace_of(ref.obj)
+        if not any(len(maps.get((namespace, name), ())) == 1 for name in ref.names):
+            continue  # none of what it missed is in the inputs once: reading it again would read the same
+        errors: list[InputError] = []
+        with joined_config_maps(maps):
+            joined = inventory_from_objects([(ref.obj, ref.location)], ref.lines, errors)
+        if errors:  # it read without an error alone (else it would hold no workload): keep that reading
+            continue
+        ref.done = True
+        inv.groups[:] = _replaced(inv.groups, ref.groups, joined.groups)
+        inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
+        ref.groups, ref.issues = joined.groups, joined.launch_issues
+
+
+def _replaced(items: list[Any], old: list[Any], new: list[Any]) -> list[Any]:
+    """``items`` with those of ``old`` (by identity) gone and ``new`` where the first of them was (at the end when
+    none was there): the workloads keep their order in the inputs."""
+    gone = {id(x) for x in old}
+    out: list[Any] = []
+    placed = False
+    for x in items:
+        if id(x) not in gone:
+            out.append(x)
+        elif not placed:
+            out.extend(new)
+            placed = True
+    return out if placed else [*out, *new]

@@ -69,6 +69,16 @@ def test_without_the_overlay_copy_the_configmap_is_read():
     assert _runs(inv)["qwen-twice"] == ("default", 2, "Qwen/Qwen2.5-1.5B-Instruct")
 
 
+def test_a_copy_with_the_same_data_is_one_configmap(tmp_path):
+    """A kustomize base's ConfigMap and its committed rendered copy (SecureCloudOps/llm-rag-infra-platform keeps
+    ``k8s/vllm/configmap.yaml`` and ``rendered.yaml``): the same name, namespace and data twice is one value."""
+    shutil.copy(FOLDER / "deployment.yaml", tmp_path / "deployment.yaml")
+    shutil.copy(FOLDER / "configmap.yaml", tmp_path / "configmap.yaml")
+    shutil.copy(FOLDER / "configmap.yaml", tmp_path / "rendered.yaml")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert _runs(inv) == {**JOINED, "qwen-twice": ("default", 2, "Qwen/Qwen2.5-1.5B-Instruct")}
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="reading in forked processes needs fork")
 def test_two_reading_processes_join_as_one_does(tmp_path):
     """The ConfigMaps are in the last file and the Deployments in the first ones: with ``--jobs 2`` they are read

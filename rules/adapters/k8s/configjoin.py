@@ -8,7 +8,7 @@ read. Only a workload that looked up a ConfigMap its input does not hold is kept
 :class:`~shardwise.rules.model.CrossRef` of kind :data:`CONFIG_REF` naming those ConfigMaps); once every input is
 read, :func:`link_config_maps` reads each of them again with every ConfigMap of the inputs known, when one it
 missed is there exactly once in its namespace (an unset namespace is ``default``; two of one name in one namespace
-stay ambiguous, the value unknown), and its workloads read alone give way to those read again. The join runs on the
+with different data stay ambiguous, the value unknown; copies with the same data are one), and its workloads read alone give way to those read again. The join runs on the
 whole inventory, after the processes' shares are merged in input order: ``--jobs 1`` and ``--jobs 2`` give the
 same reports.
 """
@@ -34,7 +34,9 @@ def link_config_maps(inv: Inventory) -> None:
     maps: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for m in inv.config_maps:
         if m.kind == "ConfigMap":
-            maps.setdefault((m.namespace, m.name), []).append(m.data)
+            held = maps.setdefault((m.namespace, m.name), [])
+            if m.data not in held:  # a base and its committed rendered copy hold the same data: one value, not two
+                held.append(m.data)
     from .inventory import inventory_from_objects  # it imports this module (CONFIG_REF)
 
     for ref in refs:

@@ -49,7 +49,9 @@ NAMESPACE = ("d.yaml:1: SW305 [advisory] namespace `serving` (Deployment serving
              "policy (no network policy at all); every pod in the cluster can reach vLLM without the gateway "
              "(Namespace serving)")
 UNKNOWN = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
-LITERALLY = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+#: what decides a `$(TP)` from a ConfigMap that is not in the inputs (engine.what_decides)
+LITERALLY = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value literally (a "
+             "Secret's value is never read)")
 BLOCKING = f"{UNKNOWN}; this holds back SW101, SW102, SW104, SW201, SW202, SW203, SW204, which block until the " \
            f"value is known: {LITERALLY}"
 ADVISORY = f"{UNKNOWN}; this holds back SW106, SW208, SW401, which are checked once the value is known: {LITERALLY}"
@@ -98,7 +100,7 @@ def test_suppressing_one_rule_takes_it_out_of_the_list_and_hides_no_other(tmp_pa
     rc, out = lint(tmp_path, monkeypatch, capsys, config)
     assert (rc, out.splitlines()) == (1, [
         NAMESPACE,
-        f"d.yaml:19: SW101 [mandatory] {UNKNOWN} {SUBJECT} (suppressed: sized by hand)",
+        f"d.yaml:19: SW101 [mandatory] {UNKNOWN}: {LITERALLY} {SUBJECT} (suppressed: sized by hand)",
         f"d.yaml:19: SW102 [mandatory] {BLOCKING.replace('SW101, ', '')} {SUBJECT}",
         f"d.yaml:19: SW106 [advisory] {ADVISORY} {SUBJECT}",
         "shardwise: 1 file read, 1 workload, 1 mandatory finding, 2 advisory findings, 1 suppressed — failed: "

@@ -184,10 +184,12 @@ def _says_what_decides(message: str) -> bool:
 
 def decided_by(message: str, location: Location) -> str:
     """A "cannot decide" ``message`` about a value the inputs write (:data:`_UNREAD`) ending with what would
-    decide it (:func:`what_decides` at ``location``), unless it says so itself; any other message as it is."""
+    decide it (:func:`what_decides` at ``location``), unless it says so itself; any other message as it is. A
+    variable set from a Secret or the downward API (:data:`FROM_VALUE_SOURCE`; one from a ConfigMap not in the
+    inputs says so itself) is known to neither a file nor a Pulumi state: :data:`DECIDE_IT` wherever it is."""
     if not message.startswith(CANNOT) or _says_what_decides(message) or not any(r in message for r in _UNREAD):
         return message
-    return f"{message}: {what_decides(location)}"
+    return f"{message}: {DECIDE_IT if f'({FROM_VALUE_SOURCE}' in message else what_decides(location)}"
 
 
 def _bare(message: str) -> str:

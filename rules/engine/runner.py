@@ -161,10 +161,11 @@ def what_decides(location: Location) -> str:
     read once, then cached)."""
     if location.urn:
         return DECIDED_AT_UP
-    lines = _lines(location.file) if location.file and location.line else ()
-    if not lines or not 0 < (location.line or 0) <= len(lines):
+    at = location.line or 0
+    lines = _lines(location.file) if location.file and at > 0 else ()
+    if not 0 < at <= len(lines):
         return DECIDE_IT
-    text = lines[location.line - 1]  # type: ignore[operator]
+    text = lines[at - 1]
     if "{{" in text:
         return DECIDED_BY_RENDERING
     if "$(" in text:

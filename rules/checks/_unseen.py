@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from ..engine import Hit
+from ..engine import DECIDED_AT_UP, Hit
 from ..model import Inventory, LaunchIssue
 
 
@@ -25,5 +25,5 @@ def unseen_hits(inv: Inventory, what: str, level: Literal["advisory", "mandatory
     ("whether it sets VLLM_SERVER_DEV_MODE") cannot be decided while its unknown part is not known."""
     for issue in unseen(inv) if only is None else only:
         yield Hit(issue.subject, f"cannot decide: {what}: {issue.unknown_part} is not known (a computed value at "
-                  "preview; lint the `pulumi up` state, or write the value as a literal)", issue.location,
+                  f"preview; {DECIDED_AT_UP})", issue.location,
                   tuple(issue.suppressions), undecided=True, level=level)

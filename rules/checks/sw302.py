@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, subject_of
-from ..model import UNKNOWN, Inventory, NodePool, SecurityGroup, Undecidable
+from ..model import UNKNOWN, UNRESOLVED, Inventory, NodePool, SecurityGroup, Undecidable
 from ._net import is_all_traffic, is_self_source, pool_security_groups
 
 #: Pools whose ``efa`` says EFA interfaces are attached (a launch template or a stack entry).
@@ -91,7 +91,7 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
             return  # from node labels, `efa` says the instance type supports EFA, not that it is attached
         if pool.efa is UNKNOWN:
             yield Hit(subject_of(pool), f"cannot decide: whether node pool `{pool.name}` has EFA "
-                      "interfaces is not known (a computed value or an unresolved reference)", pool.location,
+                      f"interfaces is not known ({UNRESOLVED})", pool.location,
                       tuple(pool.suppressions), undecided=True)
             return
         if not pool.efa:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject, subject_of
-from ..model import UNKNOWN, Inventory, LaunchTemplate, NodePool, known
+from ..model import UNKNOWN, UNRESOLVED, Inventory, LaunchTemplate, NodePool, known
 from ._net import ami_family, find_launch_template
 from ._words import listed
 
@@ -104,7 +104,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         if ref is UNKNOWN:
             what = "EC2NodeClass" if pool.kind == "karpenter" else "launch template"
             yield self._undecided(pool, f"the {what} of node pool `{pool.name}` is not known "
-                                        "(a computed value or an unresolved reference)")
+                                        f"({UNRESOLVED})")
         elif ref is None:
             if pool.kind == "eks-nodegroup":  # Karpenter's EC2NodeClass defaults are required / hop limit 1
                 yield from self._eks_defaults(pool)
@@ -119,8 +119,8 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         is the AMI family's (see :func:`ami_family`)."""
         ami = pool.ami_type
         if ami is UNKNOWN:
-            yield self._undecided(pool, f"the AMI type of node pool `{pool.name}` is not known (a computed value or "
-                                        "an unresolved reference), and with no launch template it decides the "
+            yield self._undecided(pool, f"the AMI type of node pool `{pool.name}` is not known ({UNRESOLVED}), "
+                                        "and with no launch template it decides the "
                                         "instance metadata settings")
             return
         said = f"`{pool.name}`"
@@ -172,7 +172,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
         what = "EC2NodeClass" if lt.kind == "EC2NodeClass" else "launch template"
         if unknown:
             yield Hit(subject, f"cannot decide: {' and '.join(unknown)} of {what} "
-                      f"`{lt.name}` is not known (a computed value or an unresolved reference)", lt.location,
+                      f"`{lt.name}` is not known ({UNRESOLVED})", lt.location,
                       suppressions, undecided=True)
             return
         problems = []

@@ -6,8 +6,18 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, object_subject
-from ..model import UNKNOWN, UNKNOWN_TOKEN, ConfigMap, Container, Inventory, ServingGroup, UnknownEnv
+from ..engine import DECIDED_AT_UP, Hit, LintConfig, ObjectRule, RuleMeta, group_subject, object_subject
+from ..model import (
+    UNKNOWN,
+    UNKNOWN_TOKEN,
+    UNRESOLVED,
+    ConfigMap,
+    Container,
+    Inventory,
+    Location,
+    ServingGroup,
+    UnknownEnv,
+)
 from ._env import env_location
 from ._unseen import unseen_hits
 
@@ -269,7 +279,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
     def _env(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         if isinstance(c.env, UnknownEnv):  # an env list or entry not known yet at preview: any name, any value
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in its env: "
-                      f"{_NOT_KNOWN}", c.location, tuple(g.suppressions), undecided=True)
+                      f"{_not_known(c.location)}", c.location, tuple(g.suppressions), undecided=True)
         for name, value in c.env.items():
             found = judged(name, value)
             if found is None and name not in c.env_written and substituted_credential(name, value):
@@ -292,7 +302,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         if any(w is UNKNOWN or (isinstance(w, str) and UNKNOWN_TOKEN in w) for w in (*c.command, *c.args)):
             # a word not known yet at preview may be --api-key=<literal>
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` passes --api-key or --hf-token "
-                      f"a literal value: a word of its command line is {_NOT_KNOWN}", c.location,
+                      f"a literal value: a word of its command line is {_not_known(c.location)}", c.location,
                       tuple(g.suppressions), undecided=True)
         words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
         for flag, value in secret_flags(words):
@@ -321,7 +331,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         subject = object_subject(cm.kind, cm.name, cm.namespace)
         if isinstance(cm.data, UnknownEnv):  # its data not known yet at preview: any key, any value
             yield Hit(subject, f"cannot decide: whether {cm.kind} `{cm.namespace}/{cm.name}` holds a credential: its "
-                      f"data is {_NOT_KNOWN}", cm.location, tuple(cm.suppressions), undecided=True)
+                      f"data is {_not_known(cm.location)}", cm.location, tuple(cm.suppressions), undecided=True)
         for key, value in cm.data.items():
             found = judge(key, value)
             if found is None:
@@ -338,8 +348,10 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             )
 
 
-_NOT_KNOWN = ("not known (a computed value at preview; lint the `pulumi up` state, or write the value as a "
-              "literal)")
+def _not_known(location: Location) -> str:
+    """Why a value at ``location`` is not known: a computed value at preview for a Pulumi resource, else a value
+    of the files the reader cannot resolve (the runner says what decides it: ``engine.what_decides``)."""
+    return f"not known (a computed value at preview; {DECIDED_AT_UP})" if location.urn else f"not known ({UNRESOLVED})"
 
 
 def _own_containers(g: ServingGroup) -> list[Container]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta
-from ..model import Inventory, ServingGroup
+from ..model import FROM_VALUE_SOURCE, Inventory, ServingGroup
 from ._env import switch_hits
 from ._unseen import unseen_hits
 
@@ -66,5 +66,5 @@ class TlsVerificationDisabled(GroupRule):
             what = f"sets {name} empty" if not value.strip() else f"sets {name}={value.strip()}"
             return f"{what}{via}, which switches TLS certificate verification off for the model downloads"
 
-        yield from switch_hits(inv, g, _OFF, judge, "it comes from a Secret, a ConfigMap or the downward "
-                               "API; an empty value switches TLS verification off")
+        yield from switch_hits(inv, g, _OFF, judge,
+                               f"{FROM_VALUE_SOURCE}; an empty value switches TLS verification off")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
+from ..model import FROM_VALUE_SOURCE, UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._env import env_location
 from ._net import groups_behind
 from ._unseen import unseen_hits
@@ -60,8 +60,9 @@ class RuntimeLoraWithoutAuth(GroupRule):
             return
         value = c.env.get(LORA)
         if value is UNKNOWN:
-            u = Undecidable(f"{LORA} of container `{c.name}`", "it comes from a Secret, a ConfigMap or the downward "
-                            "API; whether runtime LoRA loading is on decides whether the API needs a key")
+            u = Undecidable(f"{LORA} of container `{c.name}`",
+                            f"{FROM_VALUE_SOURCE}; whether runtime LoRA loading is on decides whether the API needs "
+                            "a key")
             yield Hit(group_subject(g), f"cannot decide: {u.text}", env_location(g, c, LORA),
                       tuple(g.suppressions), undecided=True)
             return

@@ -34,9 +34,10 @@ from .rule import (
     object_subject,
     subject_of,
 )
-from .runner import SPLIT_MIN_GROUPS, merge_undecided, run_rule, run_rules
+from .runner import DECIDED_AT_UP, SPLIT_MIN_GROUPS, decided_by, merge_undecided, run_rule, run_rules, what_decides
 
 __all__ = [
+    "DECIDED_AT_UP",
     "DOCS_URL_ENV",
     "LEVEL_ORDER",
     "OPERATOR_ADDS",
@@ -53,6 +54,7 @@ __all__ = [
     "RuleMeta",
     "Severity",
     "SuppressionEntry",
+    "decided_by",
     "group_subject",
     "hit",
     "internal_error",
@@ -62,4 +64,5 @@ __all__ = [
     "run_rule",
     "run_rules",
     "subject_of",
+    "what_decides",
 ]

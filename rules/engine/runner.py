@@ -6,11 +6,14 @@ only when a run is large enough to be shared, so a small run never loads :mod:`p
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Literal
 
 from ..model import Inventory, Location, Undecidable
 from ..model.records import evolve
+from ..model.unknown import FROM_VALUE_SOURCE, UNRESOLVED, holds_placeholder
 from .findings import Finding, Hit, LintConfig
 from .meta import RuleMeta
 from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
@@ -55,7 +58,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
     except Undecidable as u:
         yield Finding(
             meta.code, meta.name, _undecided_level(meta, config, level), meta.severity,
-            f"{CANNOT}{u.text}; the rule is re-checked when the value is known",
+            decided_by(f"{CANNOT}{u.text}; the rule is re-checked when the value is known", Location()),
             Location(), "(inventory)", undecided=True,
         )
         return
@@ -74,7 +77,8 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
             lvl = h.level
         if h.undecided:
             lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
-        f = Finding(meta.code, meta.name, lvl, meta.severity, h.message, h.location, h.subject,
+        message = decided_by(h.message, h.location) if h.undecided else h.message
+        f = Finding(meta.code, meta.name, lvl, meta.severity, message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
 
@@ -98,9 +102,105 @@ def run_rules(rules: Iterable[Rule], inv: Inventory, config: LintConfig | None =
 #: ``$(VAR)`` the pod's env does not define): the capacity and topology rules of that workload are held
 #: back by it, not undecided (:func:`merge_undecided`).
 CRASH_CODE = "SW003"
-#: What a merged "cannot decide" finding says would decide it.
+#: What decides a value that is not known, by where it comes from: one wording per kind, which every
+#: "cannot decide" finding ends with (:func:`decided_by`), single or merged (:func:`merge_undecided`).
+#: A Pulumi preview's computed output (its location has a URN): known once ``pulumi up`` has run.
+DECIDED_AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+#: A Helm/Go template (``{{ .Values.tp }}`` on the value's line, or anywhere in its file): the chart fills it.
+DECIDED_BY_RENDERING = ("render the chart first (`helm template`) and lint what it writes, or write the value as a "
+                        "literal")
+#: A ``${VAR}`` or ``$VAR`` on the value's line of a file with no Go template: envsubst fills it in a template, the
+#: container's shell from its env in a command (shardwise reads an env value written literally or from a ConfigMap of
+#: the inputs).
+DECIDED_BY_VARIABLE = ("run `envsubst` first if it is a template's placeholder; if the container's shell expands it, "
+                       "add the ConfigMap its variable is read from to the inputs, or set the variable or the value "
+                       "literally")
+#: A Kubernetes ``$(VAR)`` on the value's line whose variable comes from a ConfigMap that is not in the inputs,
+#: from a Secret (the reader never reads a Secret's value), or from nowhere in the file (a kustomize base).
+DECIDED_BY_CONFIGMAP = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value "
+                        "literally (a Secret's value is never read)")
+#: Any other unknown (a computed value, an unresolved reference the line does not show).
 DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
              "output)")
+_DECIDERS = (DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE, DECIDED_BY_CONFIGMAP, DECIDE_IT)
+#: Why a value the inputs write is not known, as a "cannot decide" message gives it: the findings that get what
+#: decides it. Other reasons name what the inputs or the catalog lack (a ResourceClaimTemplate, KubeAI's
+#: configuration, a vendor table entry) and what to do about it themselves.
+_UNREAD = (f"({UNRESOLVED}", f"({FROM_VALUE_SOURCE}", "whose name or prefix is not known)",
+           "whose name or namespace is not known)")
+
+
+@lru_cache(maxsize=32)
+def _read_lines(path: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    """The lines of file ``path`` as it is at ``stamp`` (its modification time and size)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return tuple(f.read().splitlines())
+    except OSError:
+        return ()
+
+
+def _lines(file: str) -> tuple[str, ...]:
+    """The lines of ``file`` as it is now (none for standard input, a file gone or not a file); a file is read
+    once while it does not change."""
+    try:
+        st = os.stat(file)
+    except (OSError, ValueError):
+        return ()
+    if not os.path.isfile(file):
+        return ()
+    return _read_lines(os.path.abspath(file), (st.st_mtime_ns, st.st_size))
+
+
+def what_decides(location: Location) -> str:
+    """What would decide an unknown value written at ``location``: :data:`DECIDED_AT_UP` for a Pulumi resource,
+    else by what its line holds: a Go template (:data:`DECIDED_BY_RENDERING`), a Kubernetes ``$(VAR)``
+    (:data:`DECIDED_BY_CONFIGMAP`), a ``${VAR}`` (:data:`DECIDED_BY_RENDERING` in a file with a Go template, else
+    :data:`DECIDED_BY_VARIABLE`); any other line: :data:`DECIDED_BY_RENDERING` in such a file, else
+    :data:`DECIDE_IT`, as for no line. Read only when a "cannot decide" finding is made (the file's lines are
+    read once, then cached)."""
+    if location.urn:
+        return DECIDED_AT_UP
+    at = location.line or 0
+    lines = _lines(location.file) if location.file and at > 0 else ()
+    if not 0 < at <= len(lines):
+        return DECIDE_IT
+    text = lines[at - 1]
+    if "{{" in text:
+        return DECIDED_BY_RENDERING
+    if "$(" in text:
+        return DECIDED_BY_CONFIGMAP
+    if any("{{" in line for line in lines):
+        return DECIDED_BY_RENDERING
+    return DECIDED_BY_VARIABLE if holds_placeholder(text) else DECIDE_IT
+
+
+def _says_what_decides(message: str) -> bool:
+    """Whether an undecided message says itself what would decide it (the security rules' preview findings:
+    ``… lint the `pulumi up` state, or write the value as a literal)``; a ConfigMap not in the inputs: ``…; lint
+    it together with the workload``)."""
+    return ("as a literal" in message or "lint it together with the workload" in message
+            or any(message.endswith(f": {d}") for d in _DECIDERS))
+
+
+def decided_by(message: str, location: Location) -> str:
+    """A "cannot decide" ``message`` about a value the inputs write (:data:`_UNREAD`) ending with what would
+    decide it (:func:`what_decides` at ``location``), unless it says so itself; any other message as it is. A
+    variable set from a Secret or the downward API (:data:`FROM_VALUE_SOURCE`; one from a ConfigMap not in the
+    inputs says so itself) is known to neither a file nor a Pulumi state: :data:`DECIDE_IT` wherever it is."""
+    if not message.startswith(CANNOT) or _says_what_decides(message) or not any(r in message for r in _UNREAD):
+        return message
+    return f"{message}: {DECIDE_IT if f'({FROM_VALUE_SOURCE}' in message else what_decides(location)}"
+
+
+def _bare(message: str) -> str:
+    """``message`` without the :func:`decided_by` tail it was given."""
+    for d in _DECIDERS:
+        if message.endswith(f": {d}"):
+            return message[:-len(d) - 2]
+    return message
+
+
 _RECHECKED = "; the rule is re-checked when the value is known"
 
 
@@ -116,7 +216,7 @@ def _question(message: str) -> str | None:
 def _unknown_of(message: str) -> str:
     """The unknown an undecided finding's message names, without the question its rule asks and without the
     runner's "re-checked" tail: what the findings merged into one share."""
-    rest = message[len(CANNOT):]
+    rest = _bare(message)[len(CANNOT):]
     question = _question(message)
     if question is not None:
         rest = rest[len(question) + 2:]
@@ -155,13 +255,14 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
                  if f.undecided and not f.suppressed and not f.internal and f.message.startswith(CANNOT)]
     # the unknowns of a crashing workload that its capacity and topology rules wait for: any rule waiting
     # for one of them waits for the command to start
-    waits = {(f.subject, f.message) for f in undecided if f.subject in crashed and f.code.startswith(("SW1", "SW2"))}
+    waits = {(f.subject, _bare(f.message)) for f in undecided
+             if f.subject in crashed and f.code.startswith(("SW1", "SW2"))}
     keyed: dict[tuple[str, str, str], list[Finding]] = {}
     held_back: dict[str, list[Finding]] = {}
     out = [f for f in findings
            if not (f.undecided and not f.suppressed and not f.internal and f.message.startswith(CANNOT))]
     for f in undecided:
-        if (f.subject, f.message) in waits:
+        if (f.subject, _bare(f.message)) in waits:
             held_back.setdefault(f.subject, []).append(f)
         else:
             keyed.setdefault((f.subject, _unknown_of(f.message), f.level), []).append(f)
@@ -173,8 +274,8 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         codes = ", ".join(f"{c} ({asked[c]})" if asked[c] else c for c in sorted(asked))
         until = ("which are checked once the value is known" if level == "advisory"
                  else "which block until the value is known")
-        fix = "" if "as a literal" in reason else f": {DECIDE_IT}"  # the reason may say what decides it itself
-        out.append(_merged(same, f"{CANNOT}{reason}; this holds back {codes}, {until}{fix}"))
+        first = min(same, key=lambda f: f.code)  # the merged finding is at its location
+        out.append(_merged(same, decided_by(f"{CANNOT}{reason}; this holds back {codes}, {until}", first.location)))
     for subject, same in held_back.items():
         crash = crashed[subject]
         codes = ", ".join(sorted({f.code for f in same}))

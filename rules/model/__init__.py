@@ -46,10 +46,12 @@ from .inventory import (
     Volume,
 )
 from .unknown import (
+    FROM_VALUE_SOURCE,
     UNKNOWN,
     UNKNOWN_AT,
     UNKNOWN_NAMESPACE,
     UNKNOWN_TOKEN,
+    UNRESOLVED,
     ModelNotKnown,
     Undecidable,
     int_or_none,
@@ -58,10 +60,12 @@ from .unknown import (
 )
 
 __all__ = [
+    "FROM_VALUE_SOURCE",
     "UNKNOWN",
     "UNKNOWN_AT",
     "UNKNOWN_NAMESPACE",
     "UNKNOWN_TOKEN",
+    "UNRESOLVED",
     "Autoscaler",
     "ConfigMap",
     "Container",

@@ -72,10 +72,18 @@ def int_or_none(value: object) -> int | None:
         return None
 
 
+#: Why a value the inputs write is not known (the default reason of :class:`Undecidable`): a computed output, a
+#: template placeholder, a ``$(VAR)`` or ``valueFrom`` the reader cannot resolve. What decides it depends on which
+#: (``engine.what_decides``).
+UNRESOLVED = "a computed value or an unresolved reference"
+#: Why a variable set with ``valueFrom`` is not known where no ConfigMap of the inputs gives it.
+FROM_VALUE_SOURCE = "it comes from a Secret, a ConfigMap or the downward API"
+
+
 class Undecidable(Exception):
     """A rule needed a property whose value is unknown; ``reason`` says why it is unknown."""
 
-    def __init__(self, prop: str, reason: str = "a computed value or an unresolved reference") -> None:
+    def __init__(self, prop: str, reason: str = UNRESOLVED) -> None:
         self.prop = prop
         self.reason = reason
         super().__init__(prop)

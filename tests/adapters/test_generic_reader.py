@@ -225,8 +225,10 @@ spec:
           resources: {limits: {nvidia.com/gpu: "4"}}
 """
 
-_HELD = ("which are checked once the value is known: write it literally in the inputs (not a reference to a "
-         "ConfigMap or Secret, nor a computed output)")
+#: what decides a value its container's shell expands from a variable of a ConfigMap not in the inputs
+_SHELL = ("run `envsubst` first if it is a template's placeholder; if the container's shell expands it, add the "
+          "ConfigMap its variable is read from to the inputs, or set the variable or the value literally")
+_HELD = f"which are checked once the value is known: {_SHELL}"
 
 
 def test_flags_from_a_config_map_give_one_undecided_finding_per_unknown_at_its_line(tmp_path, monkeypatch):
@@ -241,9 +243,9 @@ def test_flags_from_a_config_map_give_one_undecided_finding_per_unknown_at_its_l
          "unresolved reference); this holds back SW101, SW102, SW104, SW106, SW201, SW202, SW203, SW204, "
          f"SW208, SW401, {_HELD}"),
         ("SW105", 13, "advisory", "cannot decide: gpu_memory_utilization is not known (a computed value or an "
-         "unresolved reference)"),
+         f"unresolved reference): {_SHELL}"),
         ("SW207", 13, "advisory", "cannot decide: enable_expert_parallel is not known (a computed value or an "
-         "unresolved reference)"),
+         f"unresolved reference): {_SHELL}"),
     ]
 
 
@@ -265,8 +267,10 @@ def test_args_not_known_at_all_are_never_read_as_vllm_defaults():
     assert (g.engine.model, show(g.engine.tensor_parallel_size), show(g.engine.max_model_len)) == (
         "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", "UNKNOWN")
     sw208 = [(f.message, f.undecided) for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW208"]
+    # at a location with no URN and no line (an object as a program gives it): the wording for any computed value
     assert sw208 == [("cannot decide: tensor_parallel_size is not known (a computed value or an unresolved "
-                      "reference)", True)]
+                      "reference): write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
+                      "computed output)", True)]
 
 
 def test_a_ray_job_whose_script_starts_vllm_is_not_silent():

@@ -136,12 +136,18 @@ def test_every_vllm_container_of_a_pod_is_a_serving_group(tmp_path):
 
 # --- item 16: words that can carry flags -------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [
-    '["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 $EXTRA_ARGS"]',
-    '["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 ${EXTRA_ARGS:-}"]',
-    '["exec vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 \\"$@\\""]',
+#: What decides them (engine.what_decides): a variable the container's shell expands, or any other word
+_SHELL = ("run `envsubst` first if it is a template's placeholder; if the container's shell expands it, add the "
+          "ConfigMap its variable is read from to the inputs, or set the variable or the value literally")
+_LITERALLY = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+
+
+@pytest.mark.parametrize(("args", "decides"), [
+    ('["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 $EXTRA_ARGS"]', _SHELL),
+    ('["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 ${EXTRA_ARGS:-}"]', _SHELL),
+    ('["exec vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 \\"$@\\""]', _LITERALLY),
 ])
-def test_an_unresolvable_word_makes_the_flags_it_could_carry_unknown(tmp_path, args):
+def test_an_unresolvable_word_makes_the_flags_it_could_carry_unknown(tmp_path, args, decides):
     path, inv = lint(tmp_path, DEPLOYMENT.replace(
         '["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 $EXTRA_ARGS"]', args))
     [g] = inv.groups
@@ -151,7 +157,8 @@ def test_an_unresolvable_word_makes_the_flags_it_could_carry_unknown(tmp_path, a
     assert e.model == "meta-llama/Llama-3.1-70B-Instruct" and e.max_model_len is UNKNOWN  # set before the word
     found = {f.code: (f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv)
              if f.code in ("SW101", "SW204", "SW208")}
-    unknown_tp = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    unknown_tp = ("cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference): "
+                  f"{decides}")
     # undecided capacity and topology findings are advisory by default: reported, never a silent pass
     assert found == {code: ("advisory", True, unknown_tp) for code in ("SW101", "SW204", "SW208")}
     # unknown = "fail" in the configuration keeps the mandatory rules' level

@@ -103,7 +103,8 @@ def test_an_entry_and_workers_with_different_gpu_counts_are_undecided():
                             "instance-type=p5.48xlarge", True)]
     sw204 = [(f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv, LintConfig()) if f.code == "SW204"]
     assert sw204 == [("advisory", True, "cannot decide: the GPU request (nvidia.com/gpu limit) is not known "
-                      "(a computed value or an unresolved reference)")]
+                      "(a computed value or an unresolved reference): write it literally in the inputs (not a "
+                      "reference to a ConfigMap or Secret, nor a computed output)")]
 
 
 def test_a_role_without_vllm_is_no_group_and_workers_need_a_template():

@@ -64,10 +64,17 @@ def lint(*paths: str) -> list[tuple[str, str, str]]:
             if f.code == "SW003" or (f.code == "SW204" and f.undecided)]
 
 
-UNDECIDED = ("SW204", "advisory", "cannot decide: tensor_parallel_size is not known (a computed value or an "
-                                  "unresolved reference)")
+UNKNOWN_TP = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+#: What decides it where the file's line shows the `$(VAR)` (engine.what_decides): an overlay or a pod that sets it
+DEFINE_IT = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value literally (a "
+             "Secret's value is never read)")
+UNDECIDED = ("SW204", "advisory", f"{UNKNOWN_TP}: {DEFINE_IT}")
 #: The deployment is broken, and what TP was meant to be stays unknown (no rule builds on a guess).
 BLOCKED = [("SW003", "mandatory", CRASH), UNDECIDED]
+#: From standard input, or as kustomize writes it, no line of a file shows the value: the wording for any value
+AS_READ = [("SW003", "mandatory", CRASH), ("SW204", "advisory", f"{UNKNOWN_TP}: write it literally in the inputs "
+                                                                "(not a reference to a ConfigMap or Secret, nor a "
+                                                                "computed output)")]
 
 
 def undecided(found: list[tuple[str, str, str]]) -> bool:
@@ -90,7 +97,7 @@ def test_from_stdin_it_blocks(monkeypatch):
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEPLOYMENT.encode())))
-    assert lint("-") == BLOCKED
+    assert lint("-") == AS_READ
 
 
 def test_a_file_of_a_kustomization_read_plainly_is_undecided(tmp_path, monkeypatch):
@@ -148,4 +155,4 @@ def test_the_kustomize_build_is_what_runs(tmp_path, monkeypatch):
     write(tmp_path / "unset" / "kustomization.yaml", "resources: [../base]\nnamespace: serving\n")
     monkeypatch.chdir(tmp_path)  # the repository: kustomize builds nothing from outside it
     assert lint("set") == []
-    assert lint("unset") == BLOCKED
+    assert lint("unset") == AS_READ

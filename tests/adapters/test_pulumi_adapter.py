@@ -424,7 +424,7 @@ def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding()
     [f] = run_rules([rule_by_code("SW206")], inv)
     assert (f.level, f.undecided, f.message) == (  # advisory for a single-node workload
         "advisory", True, "cannot decide: the nodeSelector is not known "
-        "(a computed value or an unresolved reference)")
+        "(a computed value or an unresolved reference): lint the `pulumi up` state, or write the value as a literal")
 
 
 def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
@@ -438,7 +438,8 @@ def test_a_model_unknown_at_preview_makes_the_capacity_rules_undecided():
     assert (g.engine.model, g.model, g.model_error) == (UNKNOWN, None, None)
     [f] = run_rules([rule_by_code("SW104")], inv)
     assert (f.level, f.undecided, f.message) == (
-        "advisory", True, "cannot decide: the model is not known (a computed value or an unresolved reference)")
+        "advisory", True, "cannot decide: the model is not known (a computed value or an unresolved reference): "
+        "lint the `pulumi up` state, or write the value as a literal")
 
 
 def test_a_capacity_block_node_group_takes_its_instance_type_from_the_launch_template():

@@ -27,7 +27,10 @@ from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN
 
-UNDECIDED = "is not known (a computed value or an unresolved reference)"
+NOT_KNOWN = "is not known (a computed value or an unresolved reference)"
+#: What decides a preview's unknown output (engine.what_decides: the resource has a URN)
+AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+UNDECIDED = f"{NOT_KNOWN}: {AT_UP}"
 
 
 def preview() -> dict[str, Any]:
@@ -202,15 +205,14 @@ def test_efa_self_rule_of_unknown_type(self_rules, messages):
 
 
 def test_unknown_instance_types_with_a_gpu_workload_cannot_be_decided(tmp_path):
-    memory = f"GPU memory of node pool `h100` {UNDECIDED}"
+    memory = f"GPU memory of node pool `h100` {NOT_KNOWN}"
     # undecided capacity findings are advisory by default: reported, the run does not block; the report gives
     # one finding for the one unknown, naming the rules it holds back
     # (no SW103: no load is declared; no SW104/SW106: a TP1 replica is not sharded; no SW201: it fits any node, whatever its GPU count;
     # every capacity verdict is undecided and advisory, nothing blocks on what is not known)
     assert lint(tmp_path, lambda d: inputs(d, NG).update(instanceTypes=U)) == (0, "", [
         ("SW101", "advisory", AT[DEP], f"SW101: cannot decide: {memory}; this holds back SW101, SW102, SW206, "
-         "which are checked once the value is known: write it literally in the inputs (not a reference to a "
-         "ConfigMap or Secret, nor a computed output)"),
+         f"which are checked once the value is known: {AT_UP}"),
         ])
 
 

@@ -650,7 +650,10 @@ def test_no_pack_rpc_fails_on_an_unknown_or_a_wrong_type() -> None:
 
 # --- what an unknown inside a Kubernetes object reads as, exactly -------------------------------
 
-UNDECIDED = "is not known (a computed value or an unresolved reference)"
+NOT_KNOWN = "is not known (a computed value or an unresolved reference)"
+#: What decides a preview's unknown output (engine.what_decides: the resource has a URN)
+AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+UNDECIDED = f"{NOT_KNOWN}: {AT_UP}"
 AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
 NOT_CHECKED = ("is not known until the preview's unknown values are (a computed value); lint the `pulumi up` "
                "state, or pass the value as a literal")
@@ -681,9 +684,8 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW305", "advisory", f"SW305: cannot decide: {'.'.join(path)} of NetworkPolicy `default-deny` {UNDECIDED}")])
       for path in (("spec",), ("spec", "policyTypes"), ("spec", "podSelector"))),
     *(((DEP, (*C0, *where)), None, [  # not "requests no GPUs"
-        ("SW204", "advisory", f"SW204: cannot decide: the GPU request (nvidia.com/gpu limit) {UNDECIDED}; this holds "
-                              "back SW204, SW208, which are checked once the value is known: write it literally in "
-                              "the inputs (not a reference to a ConfigMap or Secret, nor a computed output)")])
+        ("SW204", "advisory", f"SW204: cannot decide: the GPU request (nvidia.com/gpu limit) {NOT_KNOWN}; this holds "
+                              f"back SW204, SW208, which are checked once the value is known: {AT_UP}")])
       for where in (("resources",), ("resources", "limits"))),
     ((DEP, (*C0, "image")), None, [
         ("SW307", "advisory", f"SW307: cannot decide: image of container `vllm` {UNDECIDED}")]),

@@ -275,7 +275,8 @@ def test_kubeai_unknown_gpu_profile_makes_capacity_rules_undecided():
                   if f.subject == "Model kubeai/qwen-7b-a16" and f.undecided})
     assert got == [
         (code, "cannot decide: GPU memory of node pool `resourceProfile nvidia-gpu-a16` is not known "
-               "(a computed value or an unresolved reference)")
+               "(a computed value or an unresolved reference): write it literally in the inputs (not a reference "
+               "to a ConfigMap or Secret, nor a computed output)")
         for code in ("SW101", "SW102", "SW206")  # one GPU: no sharding for SW104/SW106; no load for SW103
     ]
 

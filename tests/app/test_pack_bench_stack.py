@@ -6,7 +6,9 @@ description) that the pack of commit f08213b (pulumi-policy's servicer reading e
 each policy) reported for ``benchmarks/bench_pack.py``'s stack, in three requests: the engine's order
 (``Analyze`` of each resource, then ``AnalyzeStack``), ``AnalyzeStack`` again in the same process, and
 ``AnalyzeStack`` alone in a fresh process (no inputs seen: the security groups' computed rules fail closed).
-SW106's message has since said which of its figures are central estimates (newuser5); nothing else moved.
+SW106's message has since said which of its figures are central estimates (newuser5), and each "cannot decide"
+message ends with what decides it (decide46: ``: lint the `pulumi up` state, or write the value as a literal``
+appended to the 36 that lacked it); nothing else moved.
 The stack is the prod stack's resources in URN order, copied until there are 1,000: its last copy is cut
 short, so a node group there names subnets that are not in the stack (SW303, undecided and blocking).
 """
@@ -90,7 +92,8 @@ def test_the_expected_diagnostics_are_these():
     [sw303] = [d for d in EXPECTED["run"] if d["code"] == "SW303"]
     assert sw303["urn"].endswith("::prod-cluster-system-c11")
     assert sw303["message"] == ("SW303: cannot decide: a subnet of node pool `prod-cluster-system-c11` is not known "
-                                "(a computed value or an unresolved reference)")
+                                "(a computed value or an unresolved reference): lint the `pulumi up` state, or write "
+                                "the value as a literal")
 
 
 def test_the_sdk_proxies_read_back_to_the_dict_they_wrap(stack):

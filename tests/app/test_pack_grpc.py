@@ -649,7 +649,9 @@ def test_a_crash_while_reading_the_resources_is_an_internal_error_report(monkeyp
         "TypeError: an unknown value has no truth value; use known() first; no rule checked it")]
 
 
-UNDECIDED = "is not known (a computed value or an unresolved reference)"
+#: a preview's unknown output, and what decides it (engine.what_decides: the pack's resources have URNs)
+UNDECIDED = ("is not known (a computed value or an unresolved reference): lint the `pulumi up` state, or write the "
+             "value as a literal")
 
 
 @pytest.mark.slow

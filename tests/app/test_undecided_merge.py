@@ -49,7 +49,9 @@ NAMESPACE = ("d.yaml:1: SW305 [advisory] namespace `serving` (Deployment serving
              "policy (no network policy at all); every pod in the cluster can reach vLLM without the gateway "
              "(Namespace serving)")
 UNKNOWN = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
-LITERALLY = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+#: what decides a `$(TP)` from a ConfigMap that is not in the inputs (engine.what_decides)
+LITERALLY = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value literally (a "
+             "Secret's value is never read)")
 BLOCKING = f"{UNKNOWN}; this holds back SW101, SW102, SW104, SW201, SW202, SW203, SW204, which block until the " \
            f"value is known: {LITERALLY}"
 ADVISORY = f"{UNKNOWN}; this holds back SW106, SW208, SW401, which are checked once the value is known: {LITERALLY}"
@@ -98,7 +100,7 @@ def test_suppressing_one_rule_takes_it_out_of_the_list_and_hides_no_other(tmp_pa
     rc, out = lint(tmp_path, monkeypatch, capsys, config)
     assert (rc, out.splitlines()) == (1, [
         NAMESPACE,
-        f"d.yaml:19: SW101 [mandatory] {UNKNOWN} {SUBJECT} (suppressed: sized by hand)",
+        f"d.yaml:19: SW101 [mandatory] {UNKNOWN}: {LITERALLY} {SUBJECT} (suppressed: sized by hand)",
         f"d.yaml:19: SW102 [mandatory] {BLOCKING.replace('SW101, ', '')} {SUBJECT}",
         f"d.yaml:19: SW106 [advisory] {ADVISORY} {SUBJECT}",
         "shardwise: 1 file read, 1 workload, 1 mandatory finding, 2 advisory findings, 1 suppressed — failed: "
@@ -219,3 +221,75 @@ def test_an_undefined_variable_in_a_kustomize_base_stays_an_unknown(tmp_path, mo
         "shardwise: 1 file read, 1 workload, 1 mandatory finding, 2 advisory findings, 0 suppressed — failed: "
         "1 blocking finding at or above mandatory",
     ])
+
+
+# --- what decides it, by the kind of unknown (decide46): one wording per kind, single or merged ------------------
+
+SHELL_WORDING = ("run `envsubst` first if it is a template's placeholder; if the container's shell expands it, add "
+                 "the ConfigMap its variable is read from to the inputs, or set the variable or the value literally")
+HELM_WORDING = "render the chart first (`helm template`) and lint what it writes, or write the value as a literal"
+ANY_WORDING = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('        args: ["--tensor-parallel-size", "$(TP)"]', LITERALLY),  # Kubernetes' own reference
+    ("          --tensor-parallel-size ${TP} \\", SHELL_WORDING),  # a shell script, or an envsubst template
+    ("          --tensor-parallel-size $TP \\", SHELL_WORDING),
+    ('        args: ["--tensor-parallel-size", "{{ .Values.tp }}"]', HELM_WORDING),
+    ("        args: [--tensor-parallel-size]", ANY_WORDING),  # nothing on the line shows where it comes from
+])
+def test_what_decides_a_value_is_read_from_its_line(tmp_path, line, expected):
+    from shardwise.rules.engine import what_decides
+    from shardwise.rules.model import Location
+
+    path = tmp_path / "d.yaml"
+    path.write_text(f"kind: Deployment\n{line}\n", encoding="utf-8")
+    assert what_decides(Location(str(path), 2)) == expected
+    assert what_decides(Location(str(path), 2, "urn:pulumi:dev::app::kubernetes:apps/v1:Deployment::llm")) == (
+        "lint the `pulumi up` state, or write the value as a literal")  # a preview's output, whatever the line
+
+
+def test_a_file_with_a_go_template_is_rendered_first_whatever_the_line(tmp_path):
+    from shardwise.rules.engine import what_decides
+    from shardwise.rules.model import Location
+
+    path = tmp_path / "deployment.yaml"
+    path.write_text("replicas: {{ .Values.replicas }}\nargs:\n- --tensor-parallel-size ${TP}\n", encoding="utf-8")
+    assert [what_decides(Location(str(path), n)) for n in (2, 3)] == [HELM_WORDING, HELM_WORDING]
+    # no file to read (standard input), no line, a line past the end
+    assert [what_decides(loc) for loc in (Location("-", 3), Location(str(path)), Location(str(path), 9))] == [
+        ANY_WORDING, ANY_WORDING, ANY_WORDING]
+
+
+def test_a_changed_file_is_read_again(tmp_path):
+    from shardwise.rules.engine import what_decides
+    from shardwise.rules.model import Location
+
+    path = tmp_path / "d.yaml"
+    path.write_text('args: ["$(TP)"]\n', encoding="utf-8")
+    assert what_decides(Location(str(path), 1)) == LITERALLY
+    path.write_text("args: [${TP}, x]\n", encoding="utf-8")  # same name, another text (and size)
+    assert what_decides(Location(str(path), 1)) == SHELL_WORDING
+
+
+def test_a_single_finding_says_what_decides_it_and_a_reason_that_says_it_itself_is_kept(tmp_path):
+    from shardwise.rules.engine import decided_by
+    from shardwise.rules.model import Location
+
+    path = tmp_path / "d.yaml"
+    path.write_text('args: ["$(TP)"]\n', encoding="utf-8")
+    at = Location(str(path), 1)
+    unknown = "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    assert decided_by(unknown, at) == f"{unknown}: {LITERALLY}"
+    assert decided_by(f"{unknown}: {LITERALLY}", at) == f"{unknown}: {LITERALLY}"  # said once
+    secret = ("cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known (it comes from a "
+              "Secret, a ConfigMap or the downward API; whether runtime LoRA loading is on decides whether the API "
+              "needs a key)")
+    assert decided_by(secret, at) == f"{secret}: {ANY_WORDING}"  # a Secret's value: no file or state holds it
+    said = ("cannot decide: the device count of container `app` is not known (they come from the resource claim "
+            "`x` (dynamic resource allocation), and ResourceClaimTemplate `x` is not in the inputs; lint it "
+            "together with the workload)")
+    catalog = ("cannot decide: what huawei.com/ascend-1980 holds is not known (an extended resource of an "
+               "accelerator family the vendor table has no record of: add one to rules/catalog/data/accelerators.json)")
+    assert [decided_by(m, at) for m in (said, catalog, "held back by the SW003 error")] == [
+        said, catalog, "held back by the SW003 error"]

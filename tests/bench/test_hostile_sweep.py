@@ -70,7 +70,7 @@ def test_the_record_holds_every_class_the_task_names():
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["pack-unknown-secret-privileged"] == {"rc": 1, "said": (
         "m SW309: cannot decide: securityContext.privileged of container `vllm` is not known (a computed value or an "
-        "unresolved reference)")}
+        "unresolved reference): lint the `pulumi up` state, or write the value as a literal")}
     assert record["pack-null-pod-spec"] == {"rc": 1, "said": (
         "m shardwise: cannot read kubernetes:apps/v1:Deployment `llama-8b`: spec.template.spec: written as null, but "
         "Kubernetes requires a value (the object is rejected); no rule checked it")}

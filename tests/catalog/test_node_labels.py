@@ -111,7 +111,8 @@ def test_undecided_message_names_the_pool():
     inv = load_inputs([FAMILIES])
     msgs = {f.message for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment accel/pinned"}
     assert "cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (a computed value " \
-           "or an unresolved reference)" in msgs
+           "or an unresolved reference): write it literally in the inputs (not a reference to a ConfigMap or " \
+           "Secret, nor a computed output)" in msgs
 
 
 

@@ -59,8 +59,10 @@ def test_unknown_tp_makes_every_rule_that_needs_it_say_so():
         ("SW204", "mandatory"), ("SW208", "advisory"),
     }
     msg = next(f.message for f in run_rules(ALL_RULES, inv) if f.code == "SW104")
-    assert msg == (
-        "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference)"
+    assert msg == (  # what decides it: the `$(TP)` on its line, from a ConfigMap that is not in the inputs
+        "cannot decide: tensor_parallel_size is not known (a computed value or an unresolved reference): add the "
+        "ConfigMap its variable is read from to the inputs, or set the variable or the value literally (a Secret's "
+        "value is never read)"
     )
 
 
@@ -96,8 +98,9 @@ def test_unknown_dtype_or_quantization_is_undecided_not_a_crash():
         setattr(inv.groups[0].engine, field, UNKNOWN)
         found = {f.code: f for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment serving/llama8b-tp2"}
         assert not any(f.internal for f in found.values()), field
-        assert found["SW101"].message == (
-            f"cannot decide: {field} is not known (a computed value or an unresolved reference)"
+        assert found["SW101"].message == (  # set here, not in the file: no line of it shows the value
+            f"cannot decide: {field} is not known (a computed value or an unresolved reference): write it "
+            "literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
         )
         assert (found["SW101"].level, found["SW101"].undecided) == ("advisory", True)
 

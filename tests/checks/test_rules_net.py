@@ -297,7 +297,8 @@ def test_an_object_rule_decides_and_contains_a_crash_per_object():
          "internal error in rule gpu-nodes-in-public-subnet: KeyError: 'boom'"),
         ("NodePool unknown", 2, "mandatory", False, True, True,
          "cannot decide: the subnet list of node pool `unknown` is not known (a computed value or an "
-         "unresolved reference)"),
+         "unresolved reference): write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
+         "computed output)"),
         ("NodePool fine", 3, "mandatory", False, False, False, "checked fine"),
     ]
 

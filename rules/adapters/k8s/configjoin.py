@@ -8,9 +8,9 @@ read. Only a workload that looked up a ConfigMap its input does not hold is kept
 :class:`~shardwise.rules.model.CrossRef` of kind :data:`CONFIG_REF` naming those ConfigMaps); once every input is
 read, :func:`link_config_maps` reads each of them again with every ConfigMap of the inputs known, when one it
 missed is there exactly once in its namespace (an unset namespace is ``default``; two of one name in one namespace
-with different data stay ambiguous, the value unknown; copies with the same data are one), and its workloads read alone give way to those read again. The join runs on the
-whole inventory, after the processes' shares are merged in input order: ``--jobs 1`` and ``--jobs 2`` give the
-same reports.
+with different data stay ambiguous, the value unknown; copies with the same data are one), and its workloads
+read alone give way to those read again. The join runs on the whole inventory, after the processes' shares are
+merged in input order: ``--jobs 1`` and ``--jobs 2`` give the same reports.
 """
 
 from __future__ import annotations

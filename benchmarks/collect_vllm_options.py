@@ -1,6 +1,6 @@
 """Collect, per vLLM release, every option string its ``vllm serve`` parser can define, from the release's sdist.
 
-Writes ``rules/catalog/data/vllm_options.json`` (read lazily by :mod:`shardwise.rules.vllm.options`): the union of
+Writes ``rules/catalog/data/vllm_options.txt`` (read lazily by :mod:`shardwise.rules.vllm.options`): the union of
 the option names of every release read, and per release a bitmask of which of them it has. Over-counted on purpose,
 the way :mod:`shardwise.rules.vllm.flags` describes, so that a flag judged absent is surely absent:
 
@@ -18,14 +18,12 @@ distributions from PyPI: https://pypi.org/simple/vllm/).
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import sys
 import tarfile
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "rules" / "catalog" / "data" / "vllm_options.json"
+OUT = Path(__file__).resolve().parent.parent / "rules" / "catalog" / "data" / "vllm_options.txt"
 _LITERAL = re.compile(r"""(?<![\w])[rbfu]?['"]--([A-Za-z0-9][A-Za-z0-9_-]*)""")
 _FIELD = re.compile(r"^[ \t]+([A-Za-z][A-Za-z0-9_]*)[ \t]*:(?!=)", re.M)
 _FIELD_DIRS = ("config", "engine", "entrypoints", "v1/engine", "platforms", "utils")
@@ -64,11 +62,12 @@ def options(sdist: Path) -> set[str]:
 
 
 def _bits(union: list[str], names: set[str]) -> str:
+    """Bit i of byte i // 8 set where the release has union[i], in hex."""
     buf = bytearray((len(union) + 7) // 8)
     for i, n in enumerate(union):
         if n in names:
             buf[i // 8] |= 1 << (i % 8)
-    return base64.b64encode(bytes(buf)).decode()
+    return bytes(buf).hex()
 
 
 def main(paths: list[str]) -> None:
@@ -80,13 +79,11 @@ def main(paths: list[str]) -> None:
         per[m.group(1)] = options(Path(p))
         print(f"{m.group(1)}: {len(per[m.group(1)])} names", file=sys.stderr)
     union = sorted(set().union(*per.values()))
-    data = {
-        "source": "vLLM source distributions from PyPI, collected by benchmarks/collect_vllm_options.py",
-        "union": "\n".join(union),
-        # per release, a bit per name of the union (bit i of byte i // 8: the release has union[i]), base64
-        "has": {v: _bits(union, per[v]) for v in sorted(per, key=lambda s: tuple(map(int, s.split("."))))},
-    }
-    OUT.write_text(json.dumps(data, separators=(",", ":"), sort_keys=False) + "\n")
+    order = sorted(per, key=lambda v: tuple(map(int, v.split("."))))
+    lines = ["# vLLM option names per release, from the sdists on PyPI (benchmarks/collect_vllm_options.py).",
+             "# '@RELEASE HEX': bit i of byte i // 8 set where the release has name i; then the names, one a line.",
+             *(f"@{v} {_bits(union, per[v])}" for v in order), *union]
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{OUT}: {len(union)} names, {OUT.stat().st_size} bytes", file=sys.stderr)
 
 

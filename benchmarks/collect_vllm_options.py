@@ -50,7 +50,7 @@ def options(sdist: Path) -> set[str]:
             names.update(m.group(1) for m in _LITERAL.finditer(text))
             if _field_file("/".join(parts[2:])):
                 names.update(m.group(1) for m in _FIELD.finditer(text))
-    out = {n.replace("_", "-").lower().rstrip("-") for n in names}
+    out = {n.replace("_", "-").rstrip("-") for n in names}  # argparse is case-sensitive
     out.discard("")
     out.add("help")  # argparse's own -h/--help (add_help), in no string literal
     for n in list(out):

@@ -17,7 +17,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         summary=(
             "The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`, a flag and its "
             "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
-            "vLLM release does not define, `vllm serve --model X` where that release refuses it)."
+            "vLLM release does not define (a removed or newer flag, a typo), `vllm serve --model X` where that release "
+            "refuses it)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -43,7 +44,10 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "copied from another release's docs crash-loops a pinned image. That is judged only where the image names "
             "a release whose source was read (a `vllm/vllm-openai` or AWS DLC tag; not `latest`, a nightly, a digest "
             "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix). "
-            "`vllm serve` written as the command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
+            "A flag no release defines (a typo such as `--gpu-memory-utilisation` or `--max-model-length`, a made-up "
+            "one) is judged against every option string of the image's release, read from its source (32 releases "
+            "from 0.6.6 to 0.34.0, those images pin most), naming the closest option; a release not read is not judged "
+            "here. `vllm serve` written as the command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
             "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
             "images of those releases run the OpenAI API-server module as their entrypoint, which takes `--model`, "
             "so args alone are fine. While this blocks, the workload's capacity and topology rules do not say "

@@ -18,6 +18,10 @@ every string literal shaped like a long option, the fields of a dataclass whose 
 (``FrontendArgs``), their ``--no-`` forms and their ``--enable-``/``--disable-`` twins. A flag counts as absent at
 a release only where no string of that set is or begins with it; so the table errs only towards silence.
 
+Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of the releases most
+images pin (:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up
+one) that no option of such a release is or begins with is judged absent there too, naming the closest option.
+
 A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
 no finding.
 """
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 
 from .imageref import parse_image
 from .images import image_info
+from .options import closest_option, undefined_option
 from .versions import Version, parse_version, version_from_image
 
 #: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
@@ -167,8 +172,9 @@ def release_read(image: str | None) -> Version | None:
 
 def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[str, str] | None:
     """(the word as vLLM receives it, why vLLM exits) for the first flag in ``tokens`` (vLLM's own arguments) that
-    ``release`` does not define; None when every flag is one :data:`GAPS` does not rule out. ``words`` is the
-    whole command line (to see which program parses the flags). A word still holding a reference (``$X``,
+    ``release`` does not define; None when neither :data:`GAPS` nor the release's option set
+    (:mod:`shardwise.rules.vllm.options`) rules any out. ``words`` is the whole command line (to see which program
+    parses the flags). A word still holding a reference (``$X``,
     ``$(X)``, ``{{ }}``) is not judged: its name is not known."""
     line = "\0".join(words)  # one search per program over the whole line: a name holds no NUL, so none spans two words
     for m in _OTHER_PARSERS:  # a loop, not any() over a generator: asked of every vLLM container
@@ -191,6 +197,12 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
                          f"{what}; vLLM's argument parser defines no option that is or begins with "
                          f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
                          f"crash-loops")
+        if undefined_option(name, release):
+            close = closest_option(name, release)
+            return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): no option "
+                         f"of that release is or begins with it (every option string of its source was read), so "
+                         f"vLLM's argument parser exits at start-up (\"unrecognized arguments\") and the pod "
+                         f"crash-loops" + (f"; did you mean `--{close}`?" if close else ""))
     return None
 
 

@@ -81,6 +81,7 @@ EXTRA_FIXTURES = {
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does
+              "undefined-flags.yaml",  # flags47: a flag no option of the release is or begins with (vllm.options)
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
               "serve-serve-model-flag.yaml"},  # corpus11: `serve` doubled, the model in --model (a Knative Service)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely

@@ -192,6 +192,7 @@ def test_make_dist_builds_the_sdist_and_two_wheels(dist):
             } <= pure_files
     assert [n for n in pure_files if n.startswith("shardwise/rules/report/templates/") and n.endswith(".j2")]
     assert [n for n in pure_files if n.startswith("shardwise/rules/catalog/data/") and n.endswith(".json")]
+    assert "shardwise/rules/catalog/data/vllm_options.txt" in pure_files  # SW003's option sets (package-data *.txt)
     assert "shardwise/rules/PulumiPolicy.yaml" not in pure_files  # the checkout's pack, bound to ../.venv
 
 

@@ -146,3 +146,58 @@ def test_a_switch_spelled_with_no_is_absent_where_the_switch_is():
         "first appears in 0.10.0: use an image of vLLM 0.10.0 or later, or remove it")
     got = absent_flag(["vllm", "serve", "m", "--no-enable-extensible-kv-cache"], ["--no-enable-extensible-kv-cache"], old)
     assert got is not None and got[0] == "--no-enable-extensible-kv-cache"
+
+
+# flags47: every option string of the releases images pin most, as data (rules/vllm/options.py)
+
+
+def test_the_option_data_holds_exactly_the_releases_collected():
+    from shardwise.rules.vllm.flags import RELEASES_READ
+    from shardwise.rules.vllm.options import OPTION_RELEASES, release_options
+
+    assert OPTION_RELEASES <= RELEASES_READ
+    sizes = {r: len(release_options(r) or ()) for r in ("0.6.6", "0.11.0", "0.34.0")}
+    assert sizes == {"0.6.6": 1477, "0.11.0": 2534, "0.34.0": 4745}
+    assert release_options("0.10.0") is None  # a release read for GAPS, its option set not collected
+
+
+def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
+    from shardwise.rules.vllm.options import closest_option, undefined_option
+
+    v11 = parse_version("0.11.0")
+    assert v11 is not None
+    assert undefined_option("bogus-flag-xyz", v11)
+    assert undefined_option("gpu-memory-utilisation", v11)
+    assert closest_option("gpu-memory-utilisation", v11) == "gpu-memory-utilization"
+    assert closest_option("max-model-length", v11) == "max-model-len"
+    assert closest_option("bogus-flag-xyz", v11) is None
+    assert not undefined_option("gpu-memory-utilization", v11)
+    assert not undefined_option("gpu-mem", v11)  # a unique prefix: argparse's allow_abbrev
+    assert not undefined_option("max", v11)  # an ambiguous prefix exits too, but is not judged here: silence
+    assert not undefined_option("no-enable-prefix-caching", v11)  # BooleanOptionalAction's --no- form
+    assert not undefined_option("help", v11)  # argparse's own
+    assert not undefined_option("bogus-flag-xyz", parse_version("0.10.0"))  # not collected: not judged
+
+
+def test_the_option_data_and_the_gaps_disagree_only_towards_silence():
+    """GAPS and the collected data are two readings of the same sources. Where GAPS rules a flag out and the data
+    does not, the data over-counts (an error message still names the removed flag: `--task`, `--device`): silence.
+    Where the data rules a flag out and GAPS does not, it is one GAPS does not record: `--enable-reasoning` came in
+    0.7.1 with `--reasoning-parser` (no "enable_reasoning" or "enable-reasoning" anywhere in 0.6.6.post1's sdist)."""
+    from collections import Counter
+
+    from shardwise.rules.vllm.options import OPTION_RELEASES, undefined_option
+
+    data_only, gaps_only = [], Counter()
+    for flag in sorted({g.flag for g in GAPS}):
+        for release in OPTION_RELEASES:
+            v = parse_version(release)
+            assert v is not None
+            data, table = undefined_option(flag, v), any(g.holds(v) for g in GAPS if g.flag == flag)
+            if data and not table:
+                data_only.append((flag, release))
+            if table and not data:
+                gaps_only[flag] += 1
+    assert data_only == [("enable-reasoning", "0.6.6")]
+    assert gaps_only == {"device": 20, "guided-decoding-backend": 16, "num-speculative-tokens": 31, "runner": 3,
+                         "speculative-config": 1, "task": 22}

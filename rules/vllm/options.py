@@ -1,0 +1,76 @@
+"""Every option string ``vllm serve`` can define, per vLLM release read, as data: a flag none of them is or begins
+with makes vLLM's argument parser exit ("unrecognized arguments").
+
+``catalog/data/vllm_options.txt`` is written by ``benchmarks/collect_vllm_options.py`` from each release's source
+distribution on PyPI, over-counted on purpose the way :mod:`shardwise.rules.vllm.flags` describes (every string
+literal shaped like a long option in any file of the ``vllm`` package; the class-level fields of ``config``,
+``engine``, ``entrypoints``, ``v1/engine``, ``platforms`` and ``utils`` as flags; every name's ``--no-`` form and
+its ``--enable-``/``--disable-`` twin), so a flag counts as undefined only where it surely is. The file is read
+lazily: only when a flag of an image of a release in :data:`OPTION_RELEASES` is judged.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import os
+
+from .versions import Version
+
+_DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "catalog", "data", "vllm_options.txt")
+
+#: The releases whose option sets the data holds (a ``.postN`` image reads as its release).
+OPTION_RELEASES: frozenset[str] = frozenset((
+    "0.6.6", "0.8.5", "0.9.2", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0",
+    "0.14.0", "0.14.1", "0.16.0", "0.17.0", "0.17.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.22.0",
+    "0.22.1", "0.25.1", "0.27.0", "0.27.1", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
+))
+
+
+@functools.cache
+def _load() -> tuple[tuple[str, ...], dict[str, str]]:
+    """The union of every release's names and, per release, its bitmask (hex); plain text, read without json or
+    base64 (a one-file lint's cold start)."""
+    with open(_DATA, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    has = {}
+    names = []
+    for line in lines:
+        if line.startswith("@"):
+            release, _, bits = line[1:].partition(" ")
+            has[release] = bits
+        elif line and not line.startswith("#"):
+            names.append(line)
+    return tuple(names), has
+
+
+@functools.lru_cache(maxsize=32)
+def release_options(release: str) -> tuple[str, ...] | None:
+    """The sorted option names (dashed, without ``--``) of ``release``; None for a release whose source was not
+    collected."""
+    if release not in OPTION_RELEASES:
+        return None
+    union, has = _load()
+    bits = bytes.fromhex(has[release])
+    return tuple(n for i, n in enumerate(union) if bits[i // 8] >> (i % 8) & 1)
+
+
+def undefined_option(name: str, release: Version) -> bool:
+    """Whether ``--name`` (dashed, without ``--``) is no option of ``release``: none is or begins with it (argparse's
+    unique-prefix rule, erring here towards silence: an ambiguous prefix passes). False for a release whose source
+    was not collected."""
+    names = release_options(str(release))
+    if names is None:
+        return False
+    i = bisect.bisect_left(names, name)
+    return not (i < len(names) and names[i].startswith(name))
+
+
+def closest_option(name: str, release: Version) -> str | None:
+    """The option of ``release`` closest to ``name`` (difflib, ratio 0.8 or more; ``--no-`` forms left out), if
+    any: ``gpu-memory-utilization`` for ``gpu-memory-utilisation``."""
+    import difflib
+
+    names = release_options(str(release)) or ()
+    close = difflib.get_close_matches(name, [n for n in names if not n.startswith("no-")], n=1, cutoff=0.8)
+    return close[0] if close else None

@@ -201,3 +201,13 @@ def test_the_option_data_and_the_gaps_disagree_only_towards_silence():
     assert data_only == [("enable-reasoning", "0.6.6")]
     assert gaps_only == {"device": 20, "guided-decoding-backend": 16, "num-speculative-tokens": 31, "runner": 3,
                          "speculative-config": 1, "task": 22}
+
+
+def test_the_option_data_is_sorted_and_names_exactly_the_releases_judged():
+    """``undefined_option`` finds a prefix by bisection (the names must be sorted), and a release is judged only
+    where the data holds it: the file's release lines and ``OPTION_RELEASES`` are one list."""
+    from shardwise.rules.vllm import options
+
+    names, has = options._load()
+    assert list(names) == sorted(set(names))
+    assert set(has) == set(options.OPTION_RELEASES)

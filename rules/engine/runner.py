@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Literal
 
 from ..model import Inventory, Location, Undecidable
+from ..model.files import MAX_FILE_BYTES
 from ..model.records import evolve
 from ..model.unknown import FROM_VALUE_SOURCE, UNRESOLVED, holds_placeholder
 from .findings import Finding, Hit, LintConfig
@@ -135,9 +136,12 @@ def _read_lines(path: str, stamp: tuple[int, int]) -> tuple[str, ...]:
     """The lines of file ``path`` as it is at ``stamp`` (its modification time and size)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return tuple(f.read().splitlines())
+            text = f.read(MAX_FILE_BYTES + 1)
     except OSError:
         return ()
+    # the lines as the YAML reader numbers them (only "\r\n", "\r" and "\n" end one): str.splitlines also splits
+    # at a form feed or U+2028 in a comment, which would shift every later line by one
+    return tuple(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
 
 
 def _lines(file: str) -> tuple[str, ...]:

@@ -249,6 +249,17 @@ def test_what_decides_a_value_is_read_from_its_line(tmp_path, line, expected):
         "lint the `pulumi up` state, or write the value as a literal")  # a preview's output, whatever the line
 
 
+def test_the_line_is_counted_as_the_yaml_reader_counts_it(tmp_path):
+    """A form feed or U+2028 in a comment ends no line for the YAML reader; the hint reads the finding's own line."""
+    from shardwise.rules.engine import what_decides
+    from shardwise.rules.model import Location
+
+    path = tmp_path / "d.yaml"
+    path.write_text('# a\x0cb \u2028 c\r\nkind: Deployment\r\n        args: ["--tensor-parallel-size", "$(TP)"]\n',
+                    encoding="utf-8")
+    assert what_decides(Location(str(path), 3)) == LITERALLY
+
+
 def test_a_file_with_a_go_template_is_rendered_first_whatever_the_line(tmp_path):
     from shardwise.rules.engine import what_decides
     from shardwise.rules.model import Location

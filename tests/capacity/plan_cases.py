@@ -61,6 +61,10 @@ DATA_12 = Path(__file__).with_name("data") / "plan_cases_12.json"
 # the thirteenth set (issue 28, plancases13), from vLLM's recipe files none of them cites (DeepSeek-V3.2-Exp, DeepSeek-V3
 # FP4, Kimi-K2.6, GLM-4.5, MiniMax-M2.5) and SkyPilot's tasks (Maverick FP8 over two nodes with Ray, Qwen2.5 72B and 7B)
 DATA_13 = Path(__file__).with_name("data") / "plan_cases_13.json"
+# the fourteenth set (issue 28, plancases14), from vLLM's recipe files none of them cites (Qwen3-Coder-480B, MiniMax-M2.7,
+# Phi-4-mini, Qwen3-1.7B, the DeepSeek-V3.2-Exp guide, Kimi-K2.7-Code), NVIDIA Dynamo's DeepSeek-R1 FP4 recipe on GB200,
+# LeaderWorkerSet's vLLM example and KubeAI's Tulu 3 8B and DeepSeek-R1 MI300X manifests
+DATA_14 = Path(__file__).with_name("data") / "plan_cases_14.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -84,7 +88,7 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12, DATA_13):
+                                   DATA_12, DATA_13, DATA_14):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

@@ -252,6 +252,38 @@ def test_the_thirteenth_set_asks_what_the_others_do_not():
         "H200", "MI300X", "B200", "B300", "MI355X", "H100", "A100-80GB", "A100-40GB", "L4", "A10G"}
 
 
+def test_the_fourteenth_set_asks_what_the_others_do_not():
+    """plan_cases_14.json: 19 cases from documents no earlier set cites: vLLM's recipe files (Qwen3-Coder-480B FP8 with
+    DP8 + expert parallel on H200 and bf16 TP8 + EP on MI325X and H200; MiniMax-M2.7 DP8 + EP on H200, TP2 on MI325X,
+    NVFP4 on two RTX PRO 6000 priced at the recipe's benchmark load and unpriced on MI325X, and a --max-model-len above
+    its limit; Phi-4-mini on one T4 with a load and one A10G without; Qwen3-1.7B with a p95 above its limit;
+    DeepSeek-V3.2-Exp's guide on B200; Kimi-K2.7-Code on eight H200 and on four), NVIDIA Dynamo's DeepSeek-R1 FP4
+    recipe on GB200 (DP8 + EP over two trays, DP4 + EP on one), LeaderWorkerSet's vLLM example (TP8 x PP2 over two
+    nodes) and KubeAI's manifests (Tulu 3 8B on L4, DeepSeek-R1 on MI300X), none of them an earlier request, committed
+    before plan was scored on them."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13)
+    fourteenth = plan_cases.load(plan_cases.DATA_14)
+    assert len(fourteenth) == 19
+    assert _repeats(earlier, fourteenth) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in fourteenth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in fourteenth if "error" in c.expect] == [
+        "recipe-minimax-m27-h200-len-above-limit", "recipe-qwen3-17b-l4-p95-above-limit"]
+    assert [c.id for c in fourteenth if c.request.get("dp", 1) > 1] == [
+        "recipe-qwen3coder480b-fp8-h200-dp8-ep-131k", "recipe-minimax-m27-h200-dp8-ep", "dynamo-dsr1-fp4-gb200-decode-dp8-ep",
+        "dynamo-dsr1-fp4-gb200-prefill-dp4-ep"]
+    assert [c.id for c in fourteenth if c.request.get("pp", 1) > 1] == ["lws-llama31-405b-tp8-pp2-a100-80"]
+    assert [c.id for c in fourteenth if "usd_per_node" in c.expect] == [
+        "recipe-minimax-m27-nvfp4-rtxpro6000-tp2-load", "recipe-phi4-mini-t4-p95-4k-load"]
+    assert [c.id for c in fourteenth if "no_price" in c.expect] == ["recipe-minimax-m27-mi325x-tp2-load"]
+    assert [c.id for c in fourteenth if c.expect.get("mandatory") == ["SW101"]] == ["recipe-kimi-k27-code-h200-tp4"]
+    assert {c.request.get("gpu") or c.request.get("instance_type") for c in fourteenth} == {
+        "H200", "MI325X", "RTX-PRO-6000-Blackwell", "p6e-gb200.36xlarge", "p4de.24xlarge", "L4", "MI300X", "T4", "A10G",
+        "B200"}
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss)] if c.open_miss else [])
     for c in CASES])

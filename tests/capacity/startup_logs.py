@@ -485,6 +485,28 @@ def miss_cause(log: Log) -> str:
     return MISS_ROWS.get(row_key(log), "")
 
 
+def cause_table(logs: list[Log]) -> str:
+    """The token misses by cause (:data:`MISS_CAUSES`): rows, the token error's range (shardwise less logged, % of the
+    logged count) and the budget residual's range (shardwise's KV budget less the one the logged count implies at
+    shardwise's bytes a token, GiB), so a term's effect on each class shows as a before/after of this table."""
+    by: dict[str, list[tuple[float, float]]] = {}
+    for lg in logs:
+        name = miss_cause(lg)
+        if not name:
+            continue
+        s = size(lg)
+        assert lg.tokens is not None  # a classed row logs its token count
+        implied = lg.tokens * s.available_kv_gib / s.kv_cache_tokens if s.kv_cache_tokens else 0.0
+        by.setdefault(name, []).append((100 * (s.kv_cache_tokens / lg.tokens - 1), s.available_kv_gib - implied))
+    out = [f"{'cause':<24} {'rows':>4} {'tokens % min':>12} {'max':>7} {'GiB min':>8} {'max':>7}"]
+    for name in MISS_CAUSES:
+        vals = by.get(name, [])
+        if vals:
+            out.append(f"{name:<24} {len(vals):>4} {min(v[0] for v in vals):>+12.1f} {max(v[0] for v in vals):>+7.1f} "
+                       f"{min(v[1] for v in vals):>+8.2f} {max(v[1] for v in vals):>+7.2f}")
+    return "\n".join(out)
+
+
 def _ratio(values: Iterable[bool | None]) -> str:
     vals = [v for v in values if v is not None]
     return f"{sum(vals)}/{len(vals)}" if vals else "-"

@@ -237,7 +237,7 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import GIB, MISS_CAUSES, MISS_ROWS, load, miss_cause, row_key, score, scoreboard
+from startup_logs import GIB, MISS_CAUSES, MISS_ROWS, cause_table, load, miss_cause, row_key, score, scoreboard
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
@@ -705,3 +705,22 @@ def test_the_token_count_is_within_5_percent_of_the_logged_one(log):
     # every classed miss is a strict xfail naming its class and what would decide it: a term that brings a row in
     # makes it pass, and the table above has to move it
     assert score(log).tokens_within_5pct
+
+
+def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual():
+    # the bench's table by cause (benchmarks/bench_startup_logs.py): a term's before/after shows per class here
+    assert cause_table(LOGS).splitlines() == [
+        "cause                    rows tokens % min     max  GiB min     max",
+        "wsl2-cold-compile           2        +15.7   +50.1    +0.73   +0.73",
+        "wsl2-profile-transient      2         -8.1   +20.4    -1.01   +1.12",
+        "v2-moe-0.29                 5         -6.7   +31.0    -0.85   +0.74",
+        "pcie-tp4                    1         +8.4    +8.4    +0.34   +0.34",
+        "large-tp-communicators      4         +5.6   +11.9    +2.10   +9.04",
+        "pip-sort                    1        -13.6   -13.6    -0.26   -0.26",
+        "install-unknown             2        +10.8   +67.7    +0.70   +5.43",
+        "weights-format              2         +5.2   +19.5    +0.32   +0.47",
+        "unified-memory              1        +10.5   +10.5    +1.36   +1.36",
+        "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
+        "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
+        "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
+    ]

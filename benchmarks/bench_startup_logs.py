@@ -9,7 +9,8 @@ logged) and prints, per release line and in all, how many verdicts (started / re
 many KV budgets are within max(0.6 GiB, 4 % of the usable memory), token counts within 5 % and weights within
 their asymmetric band (no more than 2 % + 0.3 GiB below what vLLM loaded; above it, 0.5 % + 0.05 GiB for an
 unquantised checkpoint vLLM loads whole, else 2 % + 0.3 GiB: ``sizing.weights_band``), then every row that misses,
-then the KV budget's residual by the start's torch.compile state (``startup_logs.compile_table``).
+then the KV budget's residual by the start's torch.compile state (``startup_logs.compile_table``), then the token
+misses by cause with their token error and budget residual (``startup_logs.cause_table``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("KV budget residual (shardwise less logged, GiB) by torch.compile state:")
     print(startup_logs.compile_table(logs))
+    print()
+    print("Token counts outside 5 %, by cause (startup_logs.MISS_CAUSES):")
+    print(startup_logs.cause_table(logs))
     return 0
 
 

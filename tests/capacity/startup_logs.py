@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from shardwise.rules.capacity import sizing
-from shardwise.rules.catalog import find_model
+from shardwise.rules.catalog import CatalogError, find_gpu, find_model
 from shardwise.rules.model.shapes import ModelShape
 
 GIB = 1024**3
@@ -237,8 +237,22 @@ def load(*paths: Path) -> list[Log]:
     return logs
 
 
+def nvlink_domain(log: Log) -> int | None:
+    """The row's NVLink domain: what its source says (``Log.nvlink_domain``), else the catalog's for its GPU, as
+    ``lint`` and ``plan`` take it for a manifest (``catalog/lookup.py``: a PCIe-only card is alone, an HGX board joins
+    8), else unknown (None, which ``sizing.tp_buffers_counted`` charges as NVLink-joined). Without the catalog's
+    domain a row that leaves the field out got the 0.19+ NVLink communication buffers on a PCIe pair of GeForce cards
+    (set 21: two RTX 4090s at TP2 on 0.28.0, 1.77 GiB below the logged budget)."""
+    if log.nvlink_domain is not None:
+        return log.nvlink_domain
+    try:
+        return find_gpu(log.gpu).nvlink_domain_size
+    except CatalogError:
+        return None
+
+
 def size(log: Log) -> sizing.ReplicaSizing:
-    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, log.nvlink_domain)  # type: ignore[arg-type]
+    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, nvlink_domain(log))  # type: ignore[arg-type]
     return sizing.size_deployment(log.model, device, log.settings, log.release)
 
 

@@ -227,6 +227,29 @@ or GPUs not identified); GLM-5.2 at TP4 with expert parallelism (0.26.0, a quant
 read), Qwen3.8 and DeepSeek-V4-Flash logs (not in the catalog), an LFM2.5-1.2B online-INT4 run (not in the catalog), a
 Qwen 9B run on an RTX 5090 beside a resident reranker (another process on the GPU), and club-3090 / Genesis threads
 (patched builds).
+
+Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds two rows from two
+sources: vllm PR #54479 (the stock 0.28.0 "unpatched warm" reference cell of a cold/warm compile study: Qwen3-32B-AWQ
+at TP2 on two RTX 4090s, 0.85, mbt 5120 / mns 72: 10.38 GiB, 5,315 blocks) and mitchross/talos-argocd-proxmox PR #1995
+(Qwen3.8-27B-FP8 at TP2 on two RTX 3090s in a Kubernetes Deployment, 0.27.1, 131,072 tokens, fp8 KV: 4.99 GiB,
+302,921 tokens). Blind: verdicts 2/2, KV 0/2, tokens 0/2 (no weights logged); both budget errors (the layout gives
+85,023 and 303,325 tokens from the logged budgets as scored blind; 85,025 and 302,749 after). The harness gave a row without ``nvlink_domain`` an unknown domain,
+which ``sizing.tp_buffers_counted`` charges as NVLink-joined: 2.0 GiB of communication buffers on two GeForce cards that
+have no NVLink. It now takes the catalog's domain for the GPU, as ``lint`` and ``plan`` do (``startup_logs.nvlink_domain``;
+no earlier row changes: every earlier row without the field is an H100 or A800 whose catalog domain is 8). The RTX 4090
+row is then +0.23 GiB and +2.2 % tokens; the RTX 3090 row +1.04 GiB and +20.7 %, a strict open miss (``open_miss``).
+Searched for and left out: vllm#54383 itself (the boots' figures are not in the stored excerpt) and PR #54479's patched
+cells (a development build); vllm#35854 (Qwen3.5-35B-A3B on four 22 GB RTX 2080 Tis, a 0.16.1rc1 development build, the
+error not in the excerpt); vllm#41695 (Qwen3-Coder-30B-A3B-FP8 on an RTX 5090, refused, the release not given);
+vllm#54122 and the MiaAI-Lab / Qwen3.8-Flash-Next threads (a custom ``qwen38-flash-next`` image, models the catalog
+lacks); vllm#51454 and vllm#51041 (DeepSeek-V4, not in the catalog); vllm#49878 (Gemma 4 at 0.25.1 / 0.26 with
+``--kv-cache-memory-bytes``, the checkpoint and GPU not in the excerpt); discuss.vllm.ai thread 2674 (Gemma-4-31B-IT-NVFP4
+out of memory on two RTX 5070 Tis at 0.21.0: where it ran out, and whether a display held memory, is not in the excerpt);
+mitchross PRs #2010, #2017, #2273 (an AutoRound W4A16 checkpoint with an INT8 LM head, MTP, no figures quoted for the FP8
+switch) and shrinedogg/biggs.dog PR #481 (no figures in the excerpt); club-3090's bench issues and PRs, including the
+2 x RTX 5090 and 2 x RTX 3090 Qwen3.8-27B-FP8 ones (Genesis-patched composes); the 1Cat-vLLM fork's PR #518; a 0.23.0
+Qwen2.5-VL-7B refusal at 0.22 and several 0.2x logs whose repository the code index does not name; llm-d's 2 x L40S
+KV-offload reports (the start-up logs are compressed, ``.zst``); and the llm-d-benchmark H100 profiling notes (set 1's).
 """
 
 from __future__ import annotations
@@ -237,7 +260,7 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import GIB, load, score, scoreboard
+from startup_logs import GIB, load, nvlink_domain, score, scoreboard
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
@@ -549,7 +572,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 87
+    assert len(split) == 89
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
@@ -575,6 +598,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", "H100", 1, 1, 35696, 33485, 33504),
         ("budget", "0.19.0", "google/gemma-4-31B-it", "L4", 4, 1, 19472, 17996, 17968),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
+        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 365545, 302749, 302921),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
@@ -584,7 +608,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 10
-    assert ("token counts outside 5 %, by where the error is: budget 12, layout 1, stage 1, unsplit 10"
+    assert ("token counts outside 5 %, by where the error is: budget 13, layout 1, stage 1, unsplit 10"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -670,3 +694,38 @@ def test_the_0_22_1_gemma4_e4b_run_is_within_5_percent_of_its_token_count():
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
             round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (14.96, 1.25, 4.16, 227853)
     assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True)
+
+
+#: Set 21: PCIe pairs of GeForce cards at TP2, whose rows do not give ``nvlink_domain``
+RTX_4090_PAIR = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/pull/54479")
+RTX_3090_PAIR = next(lg for lg in LOGS if lg.url == "https://github.com/mitchross/talos-argocd-proxmox/pull/1995")
+
+
+def test_a_row_without_a_domain_takes_the_catalogs_and_a_geforce_pair_gets_no_nvlink_buffers():
+    # the catalog's domain where the row gives none (RTX 4090 and RTX 3090 are PCIe cards: 1; H100 an HGX board: 8),
+    # the row's own where it gives one, unknown where the catalog lacks the GPU
+    assert [nvlink_domain(lg) for lg in (RTX_4090_PAIR, RTX_3090_PAIR)] == [1, 1]
+    assert {nvlink_domain(lg) for lg in LOGS if lg.nvlink_domain is None and lg.gpu == "H100"} == {8}
+    assert nvlink_domain(dataclasses.replace(RTX_4090_PAIR, nvlink_domain=2)) == 2
+    assert nvlink_domain(dataclasses.replace(RTX_4090_PAIR, gpu="RTX 5060 Ti")) is None
+    # the 0.28.0 pair: 0.22 GiB of non-torch memory, not the 2.22 an NVLink pair of 0.19+ counts; within tolerance
+    sc = score(RTX_4090_PAIR)
+    assert (round(sc.sized.non_torch_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv) == (0.22, 10.61, 86896, 85025)
+    assert (sc.kv_within, sc.tokens_within_5pct) == (True, True)
+    # sized as an NVLink pair (the harness before set 21) it was 1.77 GiB low
+    nvl = sizing.size_deployment(RTX_4090_PAIR.model, sizing.Device("RTX 4090", 23.99, "nvidia", "ada", None),
+                                 RTX_4090_PAIR.settings, "0.28.0")
+    assert (round(nvl.non_torch_gib_per_gpu, 2), round(nvl.available_kv_gib - RTX_4090_PAIR.kv_gib, 2)) == (2.22, -1.77)
+
+
+@pytest.mark.xfail(strict=True, reason=RTX_3090_PAIR.open_miss)
+def test_the_0_27_1_qwen3_8_fp8_pair_is_within_tolerance():
+    assert score(RTX_3090_PAIR).kv_within
+
+
+def test_the_0_27_1_qwen3_8_fp8_pair_is_a_budget_miss():
+    sc = score(RTX_3090_PAIR)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
+            round(sc.sized.encoder_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.18, 1.17, 6.03, 365545, 302749, "budget")

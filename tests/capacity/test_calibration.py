@@ -238,6 +238,11 @@ which ``sizing.tp_buffers_counted`` charges as NVLink-joined: 2.0 GiB of communi
 have no NVLink. It now takes the catalog's domain for the GPU, as ``lint`` and ``plan`` do (``startup_logs.nvlink_domain``;
 no earlier row changes: every earlier row without the field is an H100 or A800 whose catalog domain is 8). The RTX 4090
 row is then +0.23 GiB and +2.2 % tokens; the RTX 3090 row +1.04 GiB and +20.7 %, a strict open miss (``open_miss``).
+Two more rows were added after that and scored blind on their own: akamaslabs/vllm-benchmark study 30's K-fp8 and
+M-mtp2 probes (Gemma-4-26B-A4B FP8 on one L40S at 0.29.0, fp8 KV; and a separate assistant drafter with two speculative
+tokens), which set 12 left out as kernel or MTP probes: verdicts 2/2, KV 2/2, tokens 1/2, weights 2/2. The drafter row is
+12.1 % over its token count inside the band, a budget miss: a drafter checkpoint (``--spec-model``) has no setting, so its
+weights and CUDA graphs are not charged (a strict 5 % open miss).
 Searched for and left out: vllm#54383 itself (the boots' figures are not in the stored excerpt) and PR #54479's patched
 cells (a development build); vllm#35854 (Qwen3.5-35B-A3B on four 22 GB RTX 2080 Tis, a 0.16.1rc1 development build, the
 error not in the excerpt); vllm#41695 (Qwen3-Coder-30B-A3B-FP8 on an RTX 5090, refused, the release not given);
@@ -572,7 +577,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 89
+    assert len(split) == 91
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
@@ -602,13 +607,14 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63947, 57085, 57065),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
         ("layout", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 299936, 180927, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 10
-    assert ("token counts outside 5 %, by where the error is: budget 13, layout 1, stage 1, unsplit 10"
+    assert ("token counts outside 5 %, by where the error is: budget 14, layout 1, stage 1, unsplit 10"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -729,3 +735,35 @@ def test_the_0_27_1_qwen3_8_fp8_pair_is_a_budget_miss():
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
             round(sc.sized.encoder_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
             sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.18, 1.17, 6.03, 365545, 302749, "budget")
+
+
+#: Set 21: akamaslabs study 30's probes on one L40S at 0.29.0 that set 12 left out: fp8 KV (K-fp8) and a separate
+#: assistant drafter with two speculative tokens (M-mtp2; --spec-model=google/gemma-4-26B-A4B-it-assistant)
+L40S_K_FP8, L40S_M_MTP2 = (next(lg for lg in LOGS if lg.url.endswith(f"/probe/results/{name}.log"))
+                           for name in ("K-fp8", "M-mtp2"))
+
+
+def test_the_0_29_0_gemma4_fp8_kv_probe_is_reproduced():
+    sc = score(L40S_K_FP8)
+    assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (13.46, 127897)
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True)
+
+
+def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_band():
+    # the drafter is a separate checkpoint (``speculative_config.model``), not MTP layers of the target: the settings
+    # have no field for it, so neither its weights (vLLM loaded 25.5 GiB against 24.72 without it) nor its CUDA graphs
+    # (0.93 GiB of graph estimate against 0.50: 0.92 - 0.8990 and 0.92 - 0.9087 of 44.42 GiB) are charged. The layout is
+    # right (the logged 12.02 GiB give 57,085 tokens against 57,065): the 1.44 GiB are the budget's
+    sc = score(L40S_M_MTP2)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv, sc.miss_class) == (25.34, 13.46, 63947, 57085, "budget")
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, True)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (budget): 63,947 tokens against 57,065 (+12.1 %), 13.46 GiB of cache against 12.02, inside the band. "
+    "A separate speculative drafter (--spec-model, here google/gemma-4-26B-A4B-it-assistant) has no setting: its weights "
+    "(0.78 GiB in the log) and its CUDA graphs (about 0.43 GiB more estimate) are not charged; its size is not in the "
+    "catalog"))
+def test_the_0_29_0_gemma4_assistant_drafter_probe_is_within_5_percent_of_its_token_count():
+    assert score(L40S_M_MTP2).tokens_within_5pct

@@ -228,8 +228,8 @@ read), Qwen3.8 and DeepSeek-V4-Flash logs (not in the catalog), an LFM2.5-1.2B o
 Qwen 9B run on an RTX 5090 beside a resident reranker (another process on the GPU), and club-3090 / Genesis threads
 (patched builds).
 
-Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds two rows from two
-sources: vllm PR #54479 (the stock 0.28.0 "unpatched warm" reference cell of a cold/warm compile study: Qwen3-32B-AWQ
+Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds six rows, first two
+from two sources: vllm PR #54479 (the stock 0.28.0 "unpatched warm" reference cell of a cold/warm compile study: Qwen3-32B-AWQ
 at TP2 on two RTX 4090s, 0.85, mbt 5120 / mns 72: 10.38 GiB, 5,315 blocks) and mitchross/talos-argocd-proxmox PR #1995
 (Qwen3.8-27B-FP8 at TP2 on two RTX 3090s in a Kubernetes Deployment, 0.27.1, 131,072 tokens, fp8 KV: 4.99 GiB,
 302,921 tokens). Blind: verdicts 2/2, KV 0/2, tokens 0/2 (no weights logged); both budget errors (the layout gives
@@ -243,6 +243,12 @@ M-mtp2 probes (Gemma-4-26B-A4B FP8 on one L40S at 0.29.0, fp8 KV; and a separate
 tokens), which set 12 left out as kernel or MTP probes: verdicts 2/2, KV 2/2, tokens 1/2, weights 2/2. The drafter row is
 12.1 % over its token count inside the band, a budget miss: a drafter checkpoint (``--spec-model``) has no setting, so its
 weights and CUDA graphs are not charged (a strict 5 % open miss).
+A third batch, committed before it was scored: akamaslabs/vllm-benchmark study 28's A-auto and K-fi-fp8 kernel probes
+(Qwen3-8B-FP8 on one 1g.16gb MIG slice of an RTX PRO 4500 Blackwell, 15.66 GiB, 0.29.0, 0.9, 4,096 tokens, compiling
+cold; KV auto, and fp8 KV with FlashInfer): verdicts 2/2, KV 0/2, tokens 0/2, weights 2/2. Both are budget misses
+(+1.23 and +1.49 GiB) whose layout, weights and cold-compile peak are right: the log's 10.16 GiB of weights and
+non-torch memory hold 1.28 GiB of non-torch memory against the 0.12 charged, not attributed (strict open misses). Its
+K-fa-fp8 probe did not start (FLASH_ATTN refuses fp8 KV on sm_120: a backend check, not memory) and is not a row.
 Searched for and left out: vllm#54383 itself (the boots' figures are not in the stored excerpt) and PR #54479's patched
 cells (a development build); vllm#35854 (Qwen3.5-35B-A3B on four 22 GB RTX 2080 Tis, a 0.16.1rc1 development build, the
 error not in the excerpt); vllm#41695 (Qwen3-Coder-30B-A3B-FP8 on an RTX 5090, refused, the release not given);
@@ -577,7 +583,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 91
+    assert len(split) == 93
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
@@ -606,6 +612,8 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 365545, 302749, 302921),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
+        ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 25248, 16307, 16288),
+        ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63947, 57085, 57065),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
@@ -614,7 +622,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 10
-    assert ("token counts outside 5 %, by where the error is: budget 14, layout 1, stage 1, unsplit 10"
+    assert ("token counts outside 5 %, by where the error is: budget 16, layout 1, stage 1, unsplit 10"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -767,3 +775,34 @@ def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_b
     "catalog"))
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_within_5_percent_of_its_token_count():
     assert score(L40S_M_MTP2).tokens_within_5pct
+
+
+#: Set 21: akamaslabs study 28's kernel probes, Qwen3-8B-FP8 on one 1g.16gb MIG slice (15.66 GiB) of an RTX PRO 4500
+#: Blackwell at 0.29.0, both compiling cold: KV auto with FLASH_ATTN (A-auto) and fp8 KV with FlashInfer (K-fi-fp8)
+MIG_A_AUTO, MIG_K_FI_FP8 = (next(lg for lg in LOGS if lg.url.endswith(f"/kernel-probe/results/{name}.log"))
+                            for name in ("A-auto", "K-fi-fp8"))
+
+
+def test_the_0_29_0_mig_slice_probes_are_budget_misses_of_the_non_torch_memory():
+    # the weights and the layout are right (8.80 GiB against 8.88; the logged 2.24 and 1.98 GiB give 16,307 and 28,828
+    # tokens against 16,288 and 28,784), and the cold compile's peak is too: one copy of Qwen3-8B's 151,936 x 4,096
+    # embedding, 1.16 GiB, where the log's peak activation less its CUDA-graph estimate is 1.69 - 0.55 = 1.95 - 0.81 =
+    # 1.14. What the budget misses is the non-torch memory: "10.16 GiB for consumed memory (weights + non-torch)" less
+    # 8.88 of weights is 1.28 GiB, against the 0.12 charged
+    for lg, tokens, logged in ((MIG_A_AUTO, 25248, 16307), (MIG_K_FI_FP8, 50496, 28828)):
+        sc = score(lg)
+        assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
+                sc.sized.non_torch_gib_per_gpu, round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+                sc.tokens_from_logged_kv, sc.miss_class) == (8.8, 1.16, 0.12, 3.47, tokens, logged, "budget")
+        assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, False, False)
+    assert round(10.16 - MIG_A_AUTO.weights_gib, 2) == 1.28
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (budget): 3.47 GiB of cache against 2.24 and 1.98 logged (+1.23, +1.49). The start holds 1.28 GiB of "
+    "non-torch memory against the 0.12 charged; not attributed: both compile cold (set 20's cold RTX 5060 Ti rows, the "
+    "other sm_120 card of the sets, under WSL2, hold 0.70 GiB more than their warm start; set 20's cold A40 rows on Linux "
+    "0.08), and the candidates are the cold compile on sm_120, the MIG slice and vLLM's DeepGEMM block-scaled FP8 kernel; "
+    "FlashInfer's larger CUDA-graph estimate (0.81 against 0.55 GiB) is the rest of K-fi-fp8's. To be measured on a GPU"))
+def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
+    assert all(score(lg).kv_within for lg in (MIG_A_AUTO, MIG_K_FI_FP8))

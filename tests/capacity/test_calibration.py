@@ -228,7 +228,7 @@ read), Qwen3.8 and DeepSeek-V4-Flash logs (not in the catalog), an LFM2.5-1.2B o
 Qwen 9B run on an RTX 5090 beside a resident reranker (another process on the GPU), and club-3090 / Genesis threads
 (patched builds).
 
-Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds six rows, first two
+Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds seven rows, first two
 from two sources: vllm PR #54479 (the stock 0.28.0 "unpatched warm" reference cell of a cold/warm compile study: Qwen3-32B-AWQ
 at TP2 on two RTX 4090s, 0.85, mbt 5120 / mns 72: 10.38 GiB, 5,315 blocks) and mitchross/talos-argocd-proxmox PR #1995
 (Qwen3.8-27B-FP8 at TP2 on two RTX 3090s in a Kubernetes Deployment, 0.27.1, 131,072 tokens, fp8 KV: 4.99 GiB,
@@ -249,6 +249,8 @@ cold; KV auto, and fp8 KV with FlashInfer): verdicts 2/2, KV 0/2, tokens 0/2, we
 (+1.23 and +1.49 GiB) whose layout, weights and cold-compile peak are right: the log's 10.16 GiB of weights and
 non-torch memory hold 1.28 GiB of non-torch memory against the 0.12 charged, not attributed (strict open misses). Its
 K-fa-fp8 probe did not start (FLASH_ATTN refuses fp8 KV on sm_120: a backend check, not memory) and is not a row.
+Last, one row committed before it was scored: study 31's smoke start (the study 30 deployment at 16,384 tokens, text
+only, compiling cold): verdict, KV, tokens and weights right (13.46 GiB and 170,727 tokens against 13.47 and 170,836).
 Searched for and left out: vllm#54383 itself (the boots' figures are not in the stored excerpt) and PR #54479's patched
 cells (a development build); vllm#35854 (Qwen3.5-35B-A3B on four 22 GB RTX 2080 Tis, a 0.16.1rc1 development build, the
 error not in the excerpt); vllm#41695 (Qwen3-Coder-30B-A3B-FP8 on an RTX 5090, refused, the release not given);
@@ -583,7 +585,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 93
+    assert len(split) == 94
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4), a layout miss not explained
@@ -806,3 +808,15 @@ def test_the_0_29_0_mig_slice_probes_are_budget_misses_of_the_non_torch_memory()
     "FlashInfer's larger CUDA-graph estimate (0.81 against 0.55 GiB) is the rest of K-fi-fp8's. To be measured on a GPU"))
 def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
     assert all(score(lg).kv_within for lg in (MIG_A_AUTO, MIG_K_FI_FP8))
+
+
+#: Set 21: akamaslabs study 31's smoke start, the study 30 Gemma-4-26B-A4B FP8 deployment on one L40S at 0.29.0 with
+#: 16,384 tokens, text only (--language-model-only), compiling cold
+L40S_GEMMA4_16K = next(lg for lg in LOGS if "/studies/31-l40s-gemma4-26b-tps-thinking/" in lg.url)
+
+
+def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_reproduced():
+    sc = score(L40S_GEMMA4_16K)
+    assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens, sc.tokens_from_logged_kv) == (
+        13.46, 170727, 170791)
+    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, True)

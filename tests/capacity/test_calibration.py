@@ -804,7 +804,8 @@ def test_the_0_29_0_mig_slice_probes_are_budget_misses_of_the_non_torch_memory()
     "open miss (budget): 3.47 GiB of cache against 2.24 and 1.98 logged (+1.23, +1.49). The start holds 1.28 GiB of "
     "non-torch memory against the 0.12 charged; not attributed: both compile cold (set 20's cold RTX 5060 Ti rows, the "
     "other sm_120 card of the sets, under WSL2, hold 0.70 GiB more than their warm start; set 20's cold A40 rows on Linux "
-    "0.08), and the candidates are the cold compile on sm_120, the MIG slice and vLLM's DeepGEMM block-scaled FP8 kernel; "
+    "0.08), and the candidates are the cold compile on sm_120 and the MIG slice (not the DeepGEMM kernel: the study's "
+    "L-cutlass probe, CUTLASS block-scaled FP8 on the same slice, logs 10.11 GiB of weights and non-torch memory); "
     "FlashInfer's larger CUDA-graph estimate (0.81 against 0.55 GiB) is the rest of K-fi-fp8's. To be measured on a GPU"))
 def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
     assert all(score(lg).kv_within for lg in (MIG_A_AUTO, MIG_K_FI_FP8))

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from shardwise.rules.capacity import sizing
-from shardwise.rules.catalog import find_model
+from shardwise.rules.catalog import CatalogError, find_gpu, find_model
 from shardwise.rules.model.shapes import ModelShape
 
 GIB = 1024**3
@@ -237,8 +237,22 @@ def load(*paths: Path) -> list[Log]:
     return logs
 
 
+def nvlink_domain(log: Log) -> int | None:
+    """The row's NVLink domain: what its source says (``Log.nvlink_domain``), else the catalog's for its GPU, as
+    ``lint`` and ``plan`` take it for a manifest (``catalog/lookup.py``: a PCIe-only card is alone, an HGX board joins
+    8), else unknown (None, which ``sizing.tp_buffers_counted`` charges as NVLink-joined). Without the catalog's
+    domain a row that leaves the field out got the 0.19+ NVLink communication buffers on a PCIe pair of GeForce cards
+    (set 21: two RTX 4090s at TP2 on 0.28.0, 1.77 GiB below the logged budget)."""
+    if log.nvlink_domain is not None:
+        return log.nvlink_domain
+    try:
+        return find_gpu(log.gpu).nvlink_domain_size
+    except CatalogError:
+        return None
+
+
 def size(log: Log) -> sizing.ReplicaSizing:
-    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, log.nvlink_domain)  # type: ignore[arg-type]
+    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, nvlink_domain(log))  # type: ignore[arg-type]
     return sizing.size_deployment(log.model, device, log.settings, log.release)
 
 
@@ -413,6 +427,19 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "source-ambiguous": (
         "the thread names two models and an H20 that is either the 96 or the 141 GB part",
         "the model and GPU of the logged run"),
+    "hybrid-fp8-unread": (
+        "a hybrid (Gated DeltaNet + attention) FP8 checkpoint with a vision tower at TP2 on PCIe GeForce cards keeps "
+        "1.04 GiB less cache than modelled; the log gives no memory breakdown, and the checkpoint's unquantised share "
+        "is assumed, not read",
+        "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown"),
+    "spec-drafter": (
+        "a separate drafter model (the speculative config's `model`) has no setting: its weights (0.78 GiB) and its "
+        "CUDA graphs are not charged",
+        "a drafter term read from vLLM 0.29's speculative-decoding source, checked against a log with and without it"),
+    "sm120-cold-nontorch": (
+        "a cold start on an sm_120 card on Linux (a 1g.16gb MIG slice of an RTX PRO 4500 Blackwell) logs 1.28 GiB of "
+        "non-torch memory against the 0.12 charged; weights, layout and the cold-compile peak are right",
+        "a cold and a warm start of one model measured on an sm_120 card"),
 }
 
 #: The rows of each class: (URL, release, model, TP, PP, DP, the logged token count) -> class. ``test_every_token_count_outside_5_percent_has_one_cause`` holds it to the scoreboard's misses.
@@ -471,6 +498,14 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", 1, 1, 1, 33_504): "profile-peak-0.15",
     ("https://github.com/vllm-project/vllm/issues/40691", "0.19.0", "Qwen/Qwen3.5-27B", 1, 1, 1, 290_864):
         "source-ambiguous",
+    ("https://github.com/mitchross/talos-argocd-proxmox/pull/1995", "0.27.1", "Qwen/Qwen3.8-27B-FP8", 2, 1, 1,
+     302_921): "hybrid-fp8-unread",
+    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/M-mtp2.log",
+     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 57_065): "spec-drafter",
+    (_AKAMAS + "852352464bac17e242e6e33d133e3c22f75a3f24/studies/28-g7-4500-mig-min-cost-fixed-load/kernel-probe/"
+     "results/A-auto.log", "0.29.0", "Qwen/Qwen3-8B-FP8", 1, 1, 1, 16_288): "sm120-cold-nontorch",
+    (_AKAMAS + "852352464bac17e242e6e33d133e3c22f75a3f24/studies/28-g7-4500-mig-min-cost-fixed-load/kernel-probe/"
+     "results/K-fi-fp8.log", "0.29.0", "Qwen/Qwen3-8B-FP8", 1, 1, 1, 28_784): "sm120-cold-nontorch",
 }
 
 

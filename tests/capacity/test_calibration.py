@@ -227,6 +227,42 @@ or GPUs not identified); GLM-5.2 at TP4 with expert parallelism (0.26.0, a quant
 read), Qwen3.8 and DeepSeek-V4-Flash logs (not in the catalog), an LFM2.5-1.2B online-INT4 run (not in the catalog), a
 Qwen 9B run on an RTX 5090 beside a resident reranker (another process on the GPU), and club-3090 / Genesis threads
 (patched builds).
+
+Set 21 (``data/startup_logs_21.json``, logs21: recent releases on PCIe multi-GPU replicas) holds seven rows, first two
+from two sources: vllm PR #54479 (the stock 0.28.0 "unpatched warm" reference cell of a cold/warm compile study: Qwen3-32B-AWQ
+at TP2 on two RTX 4090s, 0.85, mbt 5120 / mns 72: 10.38 GiB, 5,315 blocks) and mitchross/talos-argocd-proxmox PR #1995
+(Qwen3.8-27B-FP8 at TP2 on two RTX 3090s in a Kubernetes Deployment, 0.27.1, 131,072 tokens, fp8 KV: 4.99 GiB,
+302,921 tokens). Blind: verdicts 2/2, KV 0/2, tokens 0/2 (no weights logged); both budget errors (the layout gives
+85,023 and 303,325 tokens from the logged budgets as scored blind; 85,025 and 302,749 after). The harness gave a row without ``nvlink_domain`` an unknown domain,
+which ``sizing.tp_buffers_counted`` charges as NVLink-joined: 2.0 GiB of communication buffers on two GeForce cards that
+have no NVLink. It now takes the catalog's domain for the GPU, as ``lint`` and ``plan`` do (``startup_logs.nvlink_domain``;
+no earlier row changes: every earlier row without the field is an H100 or A800 whose catalog domain is 8). The RTX 4090
+row is then +0.23 GiB and +2.2 % tokens; the RTX 3090 row +1.04 GiB and +20.7 %, a strict open miss (``open_miss``).
+Two more rows were added after that and scored blind on their own: akamaslabs/vllm-benchmark study 30's K-fp8 and
+M-mtp2 probes (Gemma-4-26B-A4B FP8 on one L40S at 0.29.0, fp8 KV; and a separate assistant drafter with two speculative
+tokens), which set 12 left out as kernel or MTP probes: verdicts 2/2, KV 2/2, tokens 1/2, weights 2/2. The drafter row is
+12.1 % over its token count inside the band, a budget miss: a drafter checkpoint (``--spec-model``) has no setting, so its
+weights and CUDA graphs are not charged (a strict 5 % open miss).
+A third batch, committed before it was scored: akamaslabs/vllm-benchmark study 28's A-auto and K-fi-fp8 kernel probes
+(Qwen3-8B-FP8 on one 1g.16gb MIG slice of an RTX PRO 4500 Blackwell, 15.66 GiB, 0.29.0, 0.9, 4,096 tokens, compiling
+cold; KV auto, and fp8 KV with FlashInfer): verdicts 2/2, KV 0/2, tokens 0/2, weights 2/2. Both are budget misses
+(+1.23 and +1.49 GiB) whose layout, weights and cold-compile peak are right: the log's 10.16 GiB of weights and
+non-torch memory hold 1.28 GiB of non-torch memory against the 0.12 charged, not attributed (strict open misses). Its
+K-fa-fp8 probe did not start (FLASH_ATTN refuses fp8 KV on sm_120: a backend check, not memory) and is not a row.
+Last, one row committed before it was scored: study 31's smoke start (the study 30 deployment at 16,384 tokens, text
+only, compiling cold): verdict, KV, tokens and weights right (13.46 GiB and 170,727 tokens against 13.47 and 170,836).
+Searched for and left out: vllm#54383 itself (the boots' figures are not in the stored excerpt) and PR #54479's patched
+cells (a development build); vllm#35854 (Qwen3.5-35B-A3B on four 22 GB RTX 2080 Tis, a 0.16.1rc1 development build, the
+error not in the excerpt); vllm#41695 (Qwen3-Coder-30B-A3B-FP8 on an RTX 5090, refused, the release not given);
+vllm#54122 and the MiaAI-Lab / Qwen3.8-Flash-Next threads (a custom ``qwen38-flash-next`` image, models the catalog
+lacks); vllm#51454 and vllm#51041 (DeepSeek-V4, not in the catalog); vllm#49878 (Gemma 4 at 0.25.1 / 0.26 with
+``--kv-cache-memory-bytes``, the checkpoint and GPU not in the excerpt); discuss.vllm.ai thread 2674 (Gemma-4-31B-IT-NVFP4
+out of memory on two RTX 5070 Tis at 0.21.0: where it ran out, and whether a display held memory, is not in the excerpt);
+mitchross PRs #2010, #2017, #2273 (an AutoRound W4A16 checkpoint with an INT8 LM head, MTP, no figures quoted for the FP8
+switch) and shrinedogg/biggs.dog PR #481 (no figures in the excerpt); club-3090's bench issues and PRs, including the
+2 x RTX 5090 and 2 x RTX 3090 Qwen3.8-27B-FP8 ones (Genesis-patched composes); the 1Cat-vLLM fork's PR #518; a 0.23.0
+Qwen2.5-VL-7B refusal at 0.22 and several 0.2x logs whose repository the code index does not name; llm-d's 2 x L40S
+KV-offload reports (the start-up logs are compressed, ``.zst``); and the llm-d-benchmark H100 profiling notes (set 1's).
 """
 
 from __future__ import annotations
@@ -237,7 +273,8 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import GIB, MISS_CAUSES, MISS_ROWS, cause_table, load, miss_cause, row_key, score, scoreboard
+from startup_logs import (GIB, MISS_CAUSES, MISS_ROWS, cause_table, load, miss_cause, nvlink_domain, row_key, score,
+                          scoreboard)
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
@@ -549,7 +586,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 87
+    assert len(split) == 94
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4): at TP4 each of the four workers logs
@@ -578,16 +615,20 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", "H100", 1, 1, 35696, 33485, 33504),
         ("budget", "0.19.0", "google/gemma-4-31B-it", "L4", 4, 1, 19472, 17996, 17968),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
+        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 365545, 302749, 302921),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
+        ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 25248, 16307, 16288),
+        ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63947, 57085, 57065),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 299936, 180927, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 10
-    assert ("token counts outside 5 %, by where the error is: budget 12, layout 0, stage 1, rank 1, unsplit 10"
+    assert ("token counts outside 5 %, by where the error is: budget 16, layout 0, stage 1, rank 1, unsplit 10"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -676,7 +717,7 @@ def test_the_0_22_1_gemma4_e4b_run_is_within_5_percent_of_its_token_count():
 
 
 def test_every_token_count_outside_5_percent_has_one_cause():
-    # tokens34: each of the 24 rows outside 5 % sorted into one class of startup_logs.MISS_CAUSES with the evidence its
+    # tokens34: each of the rows outside 5 % (24, and set 21's four) sorted into one class of startup_logs.MISS_CAUSES with the evidence its
     # own lines and vLLM's source give (docs/capacity-model.md, 'Token counts outside 5 %, by class'); a row that comes
     # within 5 %, or a new miss, fails here until the table says so
     misses = {row_key(lg) for lg in LOGS if score(lg).tokens_within_5pct is False}
@@ -685,10 +726,12 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     counts = {name: list(MISS_ROWS.values()).count(name) for name in MISS_CAUSES}
     assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 5, "pcie-tp4": 1,
                       "large-tp-communicators": 4, "pip-sort": 1, "install-unknown": 2, "weights-format": 2,
-                      "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1}
+                      "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
+                      "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 5, "
             "pcie-tp4 1, large-tp-communicators 4, pip-sort 1, install-unknown 2, weights-format 2, unified-memory 1, "
-            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1") in scoreboard(LOGS).splitlines()
+            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 1, spec-drafter 1, "
+            "sm120-cold-nontorch 2") in scoreboard(LOGS).splitlines()
 
 
 MISSES = [lg for lg in LOGS if miss_cause(lg)]
@@ -723,4 +766,118 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
+        "hybrid-fp8-unread           1        +20.7   +20.7    +1.03   +1.03",
+        "spec-drafter                1        +12.1   +12.1    +1.45   +1.45",
+        "sm120-cold-nontorch         2        +55.0   +75.4    +1.23   +1.49",
     ]
+
+
+#: Set 21: PCIe pairs of GeForce cards at TP2, whose rows do not give ``nvlink_domain``
+RTX_4090_PAIR = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/pull/54479")
+RTX_3090_PAIR = next(lg for lg in LOGS if lg.url == "https://github.com/mitchross/talos-argocd-proxmox/pull/1995")
+
+
+def test_a_row_without_a_domain_takes_the_catalogs_and_a_geforce_pair_gets_no_nvlink_buffers():
+    # the catalog's domain where the row gives none (RTX 4090 and RTX 3090 are PCIe cards: 1; H100 an HGX board: 8),
+    # the row's own where it gives one, unknown where the catalog lacks the GPU
+    assert [nvlink_domain(lg) for lg in (RTX_4090_PAIR, RTX_3090_PAIR)] == [1, 1]
+    assert {nvlink_domain(lg) for lg in LOGS if lg.nvlink_domain is None and lg.gpu == "H100"} == {8}
+    assert nvlink_domain(dataclasses.replace(RTX_4090_PAIR, nvlink_domain=2)) == 2
+    assert nvlink_domain(dataclasses.replace(RTX_4090_PAIR, gpu="RTX 5060 Ti")) is None
+    # the 0.28.0 pair: 0.22 GiB of non-torch memory, not the 2.22 an NVLink pair of 0.19+ counts; within tolerance
+    sc = score(RTX_4090_PAIR)
+    assert (round(sc.sized.non_torch_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv) == (0.22, 10.61, 86896, 85025)
+    assert (sc.kv_within, sc.tokens_within_5pct) == (True, True)
+    # sized as an NVLink pair (the harness before set 21) it was 1.77 GiB low
+    nvl = sizing.size_deployment(RTX_4090_PAIR.model, sizing.Device("RTX 4090", 23.99, "nvidia", "ada", None),
+                                 RTX_4090_PAIR.settings, "0.28.0")
+    assert (round(nvl.non_torch_gib_per_gpu, 2), round(nvl.available_kv_gib - RTX_4090_PAIR.kv_gib, 2)) == (2.22, -1.77)
+
+
+@pytest.mark.xfail(strict=True, reason=RTX_3090_PAIR.open_miss)
+def test_the_0_27_1_qwen3_8_fp8_pair_is_within_tolerance():
+    assert score(RTX_3090_PAIR).kv_within
+
+
+def test_the_0_27_1_qwen3_8_fp8_pair_is_a_budget_miss():
+    sc = score(RTX_3090_PAIR)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
+            round(sc.sized.encoder_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.18, 1.17, 6.03, 365545, 302749, "budget")
+
+
+#: Set 21: akamaslabs study 30's probes on one L40S at 0.29.0 that set 12 left out: fp8 KV (K-fp8) and a separate
+#: assistant drafter with two speculative tokens (M-mtp2; --spec-model=google/gemma-4-26B-A4B-it-assistant)
+L40S_K_FP8, L40S_M_MTP2 = (next(lg for lg in LOGS if lg.url.endswith(f"/probe/results/{name}.log"))
+                           for name in ("K-fp8", "M-mtp2"))
+
+
+def test_the_0_29_0_gemma4_fp8_kv_probe_is_reproduced():
+    sc = score(L40S_K_FP8)
+    assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (13.46, 127897)
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True)
+
+
+def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_band():
+    # the drafter is a separate checkpoint (``speculative_config.model``), not MTP layers of the target: the settings
+    # have no field for it, so neither its weights (vLLM loaded 25.5 GiB against 24.72 without it) nor its CUDA graphs
+    # (0.93 GiB of graph estimate against 0.50: 0.92 - 0.8990 and 0.92 - 0.9087 of 44.42 GiB) are charged. The layout is
+    # right (the logged 12.02 GiB give 57,085 tokens against 57,065): the 1.44 GiB are the budget's
+    sc = score(L40S_M_MTP2)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv, sc.miss_class) == (25.34, 13.46, 63947, 57085, "budget")
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, True)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (budget): 63,947 tokens against 57,065 (+12.1 %), 13.46 GiB of cache against 12.02, inside the band. "
+    "A separate speculative drafter (--spec-model, here google/gemma-4-26B-A4B-it-assistant) has no setting: its weights "
+    "(0.78 GiB in the log) and its CUDA graphs (about 0.43 GiB more estimate) are not charged; its size is not in the "
+    "catalog"))
+def test_the_0_29_0_gemma4_assistant_drafter_probe_is_within_5_percent_of_its_token_count():
+    assert score(L40S_M_MTP2).tokens_within_5pct
+
+
+#: Set 21: akamaslabs study 28's kernel probes, Qwen3-8B-FP8 on one 1g.16gb MIG slice (15.66 GiB) of an RTX PRO 4500
+#: Blackwell at 0.29.0, both compiling cold: KV auto with FLASH_ATTN (A-auto) and fp8 KV with FlashInfer (K-fi-fp8)
+MIG_A_AUTO, MIG_K_FI_FP8 = (next(lg for lg in LOGS if lg.url.endswith(f"/kernel-probe/results/{name}.log"))
+                            for name in ("A-auto", "K-fi-fp8"))
+
+
+def test_the_0_29_0_mig_slice_probes_are_budget_misses_of_the_non_torch_memory():
+    # the weights and the layout are right (8.80 GiB against 8.88; the logged 2.24 and 1.98 GiB give 16,307 and 28,828
+    # tokens against 16,288 and 28,784), and the cold compile's peak is too: one copy of Qwen3-8B's 151,936 x 4,096
+    # embedding, 1.16 GiB, where the log's peak activation less its CUDA-graph estimate is 1.69 - 0.55 = 1.95 - 0.81 =
+    # 1.14. What the budget misses is the non-torch memory: "10.16 GiB for consumed memory (weights + non-torch)" less
+    # 8.88 of weights is 1.28 GiB, against the 0.12 charged
+    for lg, tokens, logged in ((MIG_A_AUTO, 25248, 16307), (MIG_K_FI_FP8, 50496, 28828)):
+        sc = score(lg)
+        assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
+                sc.sized.non_torch_gib_per_gpu, round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+                sc.tokens_from_logged_kv, sc.miss_class) == (8.8, 1.16, 0.12, 3.47, tokens, logged, "budget")
+        assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, False, False)
+    assert round(10.16 - MIG_A_AUTO.weights_gib, 2) == 1.28
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open miss (budget): 3.47 GiB of cache against 2.24 and 1.98 logged (+1.23, +1.49). The start holds 1.28 GiB of "
+    "non-torch memory against the 0.12 charged; not attributed: both compile cold (set 20's cold RTX 5060 Ti rows, the "
+    "other sm_120 card of the sets, under WSL2, hold 0.70 GiB more than their warm start; set 20's cold A40 rows on Linux "
+    "0.08), and the candidates are the cold compile on sm_120 and the MIG slice (not the DeepGEMM kernel: the study's "
+    "L-cutlass probe, CUTLASS block-scaled FP8 on the same slice, logs 10.11 GiB of weights and non-torch memory); "
+    "FlashInfer's larger CUDA-graph estimate (0.81 against 0.55 GiB) is the rest of K-fi-fp8's. To be measured on a GPU"))
+def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
+    assert all(score(lg).kv_within for lg in (MIG_A_AUTO, MIG_K_FI_FP8))
+
+
+#: Set 21: akamaslabs study 31's smoke start, the study 30 Gemma-4-26B-A4B FP8 deployment on one L40S at 0.29.0 with
+#: 16,384 tokens, text only (--language-model-only), compiling cold
+L40S_GEMMA4_16K = next(lg for lg in LOGS if "/studies/31-l40s-gemma4-26b-tps-thinking/" in lg.url)
+
+
+def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_reproduced():
+    sc = score(L40S_GEMMA4_16K)
+    assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens, sc.tokens_from_logged_kv) == (
+        13.46, 170727, 170791)
+    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, True)

@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_grpc_transport.py [--calls 2000] [--runs 3] [--env GRPC_EXPERIMENTS=...]
+    .venv/bin/python benchmarks/bench_grpc_transport.py [--calls 2000] [--runs 3] [--pause MS] \\
+        [--env GRPC_EXPERIMENTS=...]
 
 The policy pack answers each resource's ``Remediate`` (refused, ``UNIMPLEMENTED``) and ``Analyze`` through
 pulumi-policy's server: ``grpc.server(ThreadPoolExecutor(max_workers=4))`` with generic handlers. This starts such a
@@ -10,8 +11,14 @@ server in its own process with an ``Analyze`` handler that returns an empty answ
 sequential calls of ``--size`` bytes from this process (after 50 untimed ones), and prints the server's CPU time
 (``/proc``, user+sys) and voluntary context switches (all its threads) per call, minimum and median over ``--runs``,
 for each variant: served calls through the SDK's server (``generic``), the same with one worker (``one-worker``),
-with registered method handlers (``registered``), the asyncio server (``aio``), and a refused ``Remediate``
-(``refused``). ``--env NAME=VALUE`` sets a variable in the server's environment before it starts (grpcio reads
+with registered method handlers (``registered``), the asyncio server (``aio``), a refused ``Remediate``
+(``refused``), the same refused by the asyncio server (``aio-refused``), and ``h2-floor``: no grpcio server but one
+thread reading and answering the HTTP/2 frames by hand, without decoding a header (:func:`serve_h2_floor`), the
+floor under any transport of the pack's own. The server's CPU a call is printed by thread name too (the
+interpreter's threads, grpcio's poll thread and workers among them, carry its executable's name, ``python`` or
+``python3``; ``event_engine``: the C core's). ``--pause MS`` waits MS milliseconds after each call, as the engine
+spaces its calls in a preview (the server's threads go back to sleep between calls, which costs more than calls
+sent back to back). ``--env NAME=VALUE`` sets a variable in the server's environment before it starts (grpcio reads
 ``GRPC_EXPERIMENTS`` when ``grpc`` is imported, so set in the process later it changes nothing); ``--option
 NAME=VALUE`` adds a channel argument to the server's, beside pulumi-policy's (``grpc.http2.bdp_probe=0``).
 """
@@ -31,7 +38,7 @@ from typing import Any
 import grpc
 
 SERVICE = "pulumirpc.Analyzer"
-VARIANTS = ("generic", "one-worker", "registered", "aio", "refused")
+VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor")
 _OPTIONS = [("grpc.max_receive_message_length", 1 << 30)]  # pulumi-policy's
 
 
@@ -45,11 +52,73 @@ def _server_options() -> list[tuple[str, Any]]:
     return [*_OPTIONS, *((k, int(v) if v.lstrip("-").isdigit() else v) for k, v in extra)]
 
 
+#: HTTP/2 frame types (RFC 9113 section 6) that the floor's server reads or writes
+_DATA, _HEADERS, _SETTINGS, _PING, _WINDOW_UPDATE = 0, 1, 4, 6, 8
+_END_STREAM, _END_HEADERS, _ACK = 0x1, 0x4, 0x1
+#: a gRPC answer's header block and trailers, HPACK (RFC 7541) without a dynamic table: ``:status 200`` (static
+#: index 8), ``content-type: application/grpc`` (a literal of static name 31, not indexed), ``grpc-status: 0``
+_ANSWER_HEADERS = b"\x88\x0f\x10\x10application/grpc"
+_ANSWER_TRAILERS = b"\x00\x0bgrpc-status\x010"
+
+
+def _frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return len(payload).to_bytes(3, "big") + bytes((kind, flags)) + stream.to_bytes(4, "big") + payload
+
+
+def serve_h2_floor() -> None:
+    """The floor under any transport of the pack's own: one thread, one blocking socket, HTTP/2 frames read and
+    written by hand, every request answered with an empty message and ``grpc-status: 0``, without decoding a header
+    (so without HPACK's decoder or a method lookup, which a real server needs). Not a server: a measure of what
+    reading and answering a call costs in Python at least."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    print(listener.getsockname()[1], flush=True)
+    conn, _ = listener.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buffer = b""
+
+    def read(n: int) -> bytes:
+        nonlocal buffer
+        while len(buffer) < n:
+            chunk = conn.recv(65536)
+            if not chunk:
+                raise SystemExit(0)
+            buffer += chunk
+        out, buffer = buffer[:n], buffer[n:]
+        return out
+
+    read(24)  # the client's preface
+    conn.sendall(_frame(_SETTINGS, 0, 0))
+    while True:
+        head = read(9)
+        length, kind, flags = int.from_bytes(head[:3], "big"), head[3], head[4]
+        stream = int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
+        payload = read(length)
+        if kind == _SETTINGS and not flags & _ACK:
+            conn.sendall(_frame(_SETTINGS, _ACK, 0))
+        elif kind == _PING and not flags & _ACK:
+            conn.sendall(_frame(_PING, _ACK, 0, payload))
+        elif kind == _DATA:
+            out = _frame(_WINDOW_UPDATE, 0, 0, length.to_bytes(4, "big")) if length else b""
+            if flags & _END_STREAM:
+                out += (_frame(_HEADERS, _END_HEADERS, stream, _ANSWER_HEADERS)
+                        + _frame(_DATA, 0, stream, b"\x00\x00\x00\x00\x00")
+                        + _frame(_HEADERS, _END_HEADERS | _END_STREAM, stream, _ANSWER_TRAILERS))
+            if out:
+                conn.sendall(out)
+
+
 def serve(variant: str) -> None:
     """Serve ``Analyze`` the variant's way and print the port."""
+    if variant == "h2-floor":
+        serve_h2_floor()
+        return
     options = _server_options()
     handlers = {"Analyze": grpc.unary_unary_rpc_method_handler(_empty)}
-    if variant == "aio":
+    if variant in ("aio", "aio-refused"):
         async def empty(request: bytes, context: Any) -> bytes:
             return b""
 
@@ -80,6 +149,19 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds (user+sys) of the process's live threads, summed by thread name (the interpreter's threads,
+    grpcio's poll thread and workers among them, carry its executable's name; ``event_engine``: the C core's)."""
+    out: dict[str, float] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+            stat = fh.read()
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 def _switches(pid: int) -> int:
     total = 0
     for tid in os.listdir(f"/proc/{pid}/task"):
@@ -88,15 +170,18 @@ def _switches(pid: int) -> int:
     return total
 
 
-def measure(variant: str, calls: int, size: int, env: dict[str, str]) -> tuple[float, float]:
-    """Server CPU (ms) and voluntary context switches per call, for one server process."""
+def measure(variant: str, calls: int, size: int, env: dict[str, str],
+            pause: float = 0.0) -> tuple[float, float, dict[str, float]]:
+    """Server CPU (ms) and voluntary context switches per call, for one server process, and its CPU (ms) a call by
+    thread name; ``pause`` seconds between calls (the server's CPU while it waits counts)."""
     proc = subprocess.Popen([sys.executable, __file__, "--serve", variant], stdout=subprocess.PIPE,
                             env={**os.environ, **env})
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            method = "Remediate" if variant == "refused" else "Analyze"
+            refused = variant in ("refused", "aio-refused")
+            method = "Remediate" if refused else "Analyze"
             call = channel.unary_unary(f"/{SERVICE}/{method}")
             body = b"x" * size
 
@@ -104,19 +189,22 @@ def measure(variant: str, calls: int, size: int, env: dict[str, str]) -> tuple[f
                 try:
                     call(body)
                 except grpc.RpcError:
-                    if variant != "refused":
+                    if not refused:
                         raise
 
             for _ in range(50):
                 once()
-            cpu0, sw0 = _cpu(proc.pid), _switches(proc.pid)
+            cpu0, sw0, threads0 = _cpu(proc.pid), _switches(proc.pid), _thread_cpu(proc.pid)
             for _ in range(calls):
                 once()
-            cpu1, sw1 = _cpu(proc.pid), _switches(proc.pid)
+                if pause:
+                    time.sleep(pause)
+            cpu1, sw1, threads1 = _cpu(proc.pid), _switches(proc.pid), _thread_cpu(proc.pid)
     finally:
         proc.kill()
         proc.wait()
-    return (cpu1 - cpu0) / calls * 1000, (sw1 - sw0) / calls
+    by_thread = {k: (v - threads0.get(k, 0.0)) / calls * 1000 for k, v in threads1.items()}
+    return (cpu1 - cpu0) / calls * 1000, (sw1 - sw0) / calls, by_thread
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=2000, help="bytes of each request (a resource's properties)")
     ap.add_argument("--variant", action="append", choices=VARIANTS, help="only these (default: all)")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="in the server's environment")
+    ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
+                    help="wait MS milliseconds after each call, as the engine spaces them in a preview")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a channel argument of the server, beside pulumi-policy's (an integer where it reads as one)")
     args = ap.parse_args(argv)
@@ -136,16 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(e.split("=", 1) for e in args.env)
     print(f"grpcio {grpc.__version__}, {args.calls} calls of {args.size} bytes, {args.runs} runs each, "
           f"server environment {env or 'as this one'}, server options beside pulumi-policy's: "
-          f"{', '.join(args.option) or 'none'}; load {os.getloadavg()[0]:.1f}")
+          f"{', '.join(args.option) or 'none'}; {args.pause:g} ms between calls; load {os.getloadavg()[0]:.1f}")
     if args.option:
         env["SHARDWISE_GRPC_OPTIONS"] = ",".join(args.option)
     for variant in args.variant or VARIANTS:
         t0 = time.perf_counter()
-        runs = [measure(variant, args.calls, args.size, env) for _ in range(args.runs)]
-        cpu = [c for c, _ in runs]
-        switches = [s for _, s in runs]
+        runs = [measure(variant, args.calls, args.size, env, args.pause / 1000) for _ in range(args.runs)]
+        cpu = [c for c, _, _ in runs]
+        switches = [s for _, s, _ in runs]
+        names = sorted({k for _, _, t in runs for k in t})
+        threads = ", ".join(f"{k} {statistics.median(t.get(k, 0.0) for _, _, t in runs):.3f}" for k in names)
         print(f"  {variant:10s} server CPU a call: min {min(cpu):.3f} ms, median {statistics.median(cpu):.3f} ms; "
-              f"voluntary context switches a call: median {statistics.median(switches):.1f} "
+              f"voluntary context switches a call: median {statistics.median(switches):.1f}; "
+              f"CPU a call by thread, medians: {threads} ms "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 

@@ -112,6 +112,7 @@ EXTRA_FIXTURES = {
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
+              "arks-application.yaml",  # corpus16: an Arks ArksApplication's TP against its instance GPUs × size
               "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input

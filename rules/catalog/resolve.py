@@ -221,8 +221,8 @@ def _revision_dir(name: str) -> bool:
     return name == "main" or (len(name) == 40 and all(c in "0123456789abcdef" for c in name))
 
 
-#: An OCI tag that is a version or a moving label (``0.0.5``, ``v1.2-rc1``, ``latest``): it names no model, the image does
-#: (``oci://quay.io/ckavili/phi2-modelcar:0.0.5``, rh-ai-kickstart/dynamic-model-router; corpus16).
+#: An OCI tag that is a version or a moving label (``0.0.5``, ``v1.2-rc1``, ``latest``): it names no model, the image
+#: does (``oci://quay.io/ckavili/phi2-modelcar:0.0.5``, rh-ai-kickstart/dynamic-model-router; corpus16).
 _VERSION_TAG = re.compile(r"(?i)^(?:v?\d+(?:[._-]\d+)*(?:[._-]?(?:rc|post|dev|alpha|beta)\d*)?|latest|stable|main)$")
 
 

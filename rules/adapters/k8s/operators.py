@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import catalog
-from ...catalog.resolve import resolve_model
 from ...catalog.accelerators import vendor_resources
+from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
 from ..yamlsrc import LineDict

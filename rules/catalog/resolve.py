@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -220,10 +221,16 @@ def _revision_dir(name: str) -> bool:
     return name == "main" or (len(name) == 40 and all(c in "0123456789abcdef" for c in name))
 
 
+#: An OCI tag that is a version or a moving label (``0.0.5``, ``v1.2-rc1``, ``latest``): it names no model, the image
+#: does (``oci://quay.io/ckavili/phi2-modelcar:0.0.5``, rh-ai-kickstart/dynamic-model-router; corpus16).
+_VERSION_TAG = re.compile(r"(?i)^(?:v?\d+(?:[._-]\d+)*(?:[._-]?(?:rc|post|dev|alpha|beta)\d*)?|latest|stable|main)$")
+
+
 def _guessed_names(model: str) -> list[str]:
     """The names a path may give its model, most specific first: its last component (``/models/Llama-3.1-8B``);
     for an OCI image (KServe's modelcars), the tag that names the model (``oci://quay.io/…/modelcar-catalog:
-    llama-3.2-1b-instruct``) and then the image's name; for a revision folder (``/models/microsoft/phi-2/main``, a
+    llama-3.2-1b-instruct``) and then the image's name (only the image's when the tag is a version); for a
+    revision folder (``/models/microsoft/phi-2/main``, a
     40-hex commit as the Hugging Face cache's snapshots), the ``org/name`` above it."""
     parts = [p for p in model.rstrip("/").split("/") if p]
     tail = parts[-1] if parts else ""
@@ -232,7 +239,7 @@ def _guessed_names(model: str) -> list[str]:
     names = [tail]
     if model.lower().startswith("oci://") and ":" in tail:
         image, _, tag = tail.rpartition(":")
-        names = [tag, image]
+        names = [image] if _VERSION_TAG.match(tag) else [tag, image]
     elif _revision_dir(tail) and len(parts) >= 2:
         names = ([parts[-3] + "/" + parts[-2]] if len(parts) >= 3 else []) + [parts[-2]]
     return [n for n in names if n]

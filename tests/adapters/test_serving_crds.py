@@ -18,7 +18,7 @@ from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import run_rules
-from shardwise.rules.model import UNKNOWN, Inventory
+from shardwise.rules.model import UNKNOWN, Inventory, Location
 from shardwise.rules.model.errors import InputError
 
 FIX = os.path.join(FIXTURES, "k8s", "serving")
@@ -299,6 +299,57 @@ def test_kubeai_custom_profile_gives_an_unknown_accelerator_count_never_none():
                       "Helm values' resourceProfiles), which is not in the inputs)")]
 
 
+def test_arks_applications_as_the_operator_runs_them():
+    """corpus16: scitix/arks' ArksApplication was not read (SW005 said so, and its sample's TP2 on one 1-GPU pod went
+    unjudged). The operator's LeaderWorkerSet: spec.size pods per group, each with instanceSpec's resources and
+    placement; the leader runs the API server with the model from /models, --tensor-parallel-size from
+    spec.tensorParallelSize and each runtimeCommonArgs string split as bash splits it; the runtime image defaults
+    to the operator's v0.8.2 and replicas to 0 (Go's zero: the operator scales the set to none)."""
+    inv = load("arks.yaml")
+    assert groups(inv) == [
+        ("ArksApplication", "llm", "qwen-tp2-two-nodes", 16, "Qwen/Qwen2.5-7B-Instruct", 2, 1, 1, 32768, 1,
+         "nvidia.com/gpu", 2, 2, ("gpu.product=NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB")),
+        ("ArksApplication", "default", "qwen-defaults", 46, "Qwen/Qwen2.5-0.5B-Instruct", 1, 1, 1, None, 1,
+         "nvidia.com/gpu", 0, 1, None),
+        # (qwen-sglang, qwen-dynamo: other runtimes, recognised, no group)
+    ]
+    assert lines(inv) == [
+        ({"port": 22, "model": 9, "served_model_name": 22, "max_model_len": 28, "gpu_memory_utilization": 29,
+          "tensor_parallel_size": 24},
+         {"resources": 35, "volumeMounts": 42, "nodeSelector": 33, "volumes": 38, "replicas": 22}),
+        ({"port": 51, "model": 64, "served_model_name": 51}, {"resources": 55}),
+    ]
+    assert [(g.main_container.image, g.main_container.command, g.main_container.args[-2:],
+             g.main_container.volume_mounts) for g in inv.groups] == [
+        ("vllm/vllm-openai:v0.10.1", ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+         ["32768", "--gpu-memory-utilization=0.9"], {"dshm": "/dev/shm"}),
+        ("vllm/vllm-openai:v0.8.2", ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+         ["--served-model-name", "qwen"], {}),
+    ]
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
+def test_arks_application_serves_the_model_of_its_arks_model_in_its_namespace(tmp_path):
+    """The ArksModel of the application's spec.model.name in its namespace, in any input, names the model (at
+    its spec.model line); one of another namespace does not."""
+    inv = load_inputs([os.path.join(FIX, "arks.yaml")])
+    assert [(g.name, g.engine.model, g.engine.locations["model"].line, g.model is not None) for g in inv.groups] == [
+        ("qwen-tp2-two-nodes", "Qwen/Qwen2.5-7B-Instruct", 9, True),
+        ("qwen-defaults", "Qwen/Qwen2.5-0.5B-Instruct", 64, True),
+    ]
+    app = tmp_path / "app.yaml"
+    app.write_text("apiVersion: arks.ai/v1\nkind: ArksApplication\nmetadata: {name: a, namespace: team}\nspec:\n"
+                   "  replicas: 1\n  model: {name: qwen-7b}\n  instanceSpec:\n"
+                   "    resources: {limits: {nvidia.com/gpu: '1'}}\n", encoding="utf-8")
+    model = tmp_path / "model.yaml"
+    model.write_text("apiVersion: arks.ai/v1\nkind: ArksModel\nmetadata: {name: qwen-7b, namespace: team}\n"
+                     "spec:\n  model: Qwen/Qwen2.5-7B-Instruct\n", encoding="utf-8")
+    [g] = load_inputs([str(app), str(model)]).groups
+    assert (g.engine.model, g.engine.locations["model"]) == ("Qwen/Qwen2.5-7B-Instruct", Location(str(model), 5))
+    [g] = load_inputs([str(app)]).groups
+    assert g.engine.model == "/models/models/team/qwen-7b"
+
+
 # --- KubeRay and Ray Serve LLM --------------------------------------------------------------------------
 
 
@@ -438,7 +489,7 @@ def test_aibrix_and_llm_d():
 
 def test_every_serving_fixture_lints_without_input_errors():
     inv = load_inputs([FIX])
-    assert len(inv.groups) == 21
+    assert len(inv.groups) == 23  # arks.yaml (corpus16): 2 vLLM applications of 4
     assert not [g.name for g in inv.groups if g.model is None]
 
 

@@ -306,6 +306,10 @@ def test_a_path_whose_name_matches_nothing_is_unknown(tmp_path: Path):
     ("oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.2-8b-instruct", "granite-3.2-8b-instruct"),
     ("/tmp/models/mistral-7b-v0-2", "mistral-7b-v0-2"),  # no base Mistral-7B-v0.2 in the catalog
     ("/models/acme/support-bot/main", "acme/support-bot"),
+    # corpus16: a modelcar tagged with a version is said by its image, never by the version (was '0.0.5')
+    ("oci://quay.io/ckavili/phi2-modelcar:0.0.5", "phi2-modelcar"),
+    ("oci://registry.example.com/acme/support-bot:v2.1-rc1", "support-bot"),
+    ("oci://registry.example.com/acme/support-bot:latest", "support-bot"),
 ])
 def test_a_path_whose_names_match_nothing_says_the_name_it_tried(tmp_path: Path, model: str, name: str):
     deploy = tmp_path / "bot.yaml"

@@ -94,7 +94,8 @@ EXTRA_FIXTURES = {
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml"},  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
-              "heredoc.sh"},  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
+              "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
+              "arks-application.yaml"},  # corpus16: an Arks application sized on the model of its ArksModel
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml"},  # a TP group spread over the 1-GPU pods of a multi-node group
@@ -112,6 +113,7 @@ EXTRA_FIXTURES = {
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
+              "arks-application.yaml",  # corpus16: an Arks ArksApplication's TP against its instance GPUs × size
               "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input

@@ -114,6 +114,8 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("nvidia.com", "DynamoGraphDeployment"): _with_lines(Later("operators", "add_dynamo_graph")),
     ("llm-d.ai", "ModelService"): _with_lines(Later("operators", "add_model_service")),
     ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
+    ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
+    ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(Later("kthena", "add_model_booster")),
     ("workload.serving.volcano.sh", "ModelServing"): _with_lines(Later("kthena", "add_model_serving")),
     ("", "Service"): _plain(add_service),
@@ -199,6 +201,7 @@ _FALLBACK = _pairs({
     "nvidia.com": ("DynamoGraphDeployment",),
     "llm-d.ai": ("ModelService",),
     "kaito.sh": ("Workspace",),
+    "arks.ai": ("ArksApplication",),
     "workload.serving.volcano.sh": ("ModelBooster", "ModelServing"),
     RBG_GROUP: RBG_KINDS,
 })

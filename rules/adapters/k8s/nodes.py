@@ -213,16 +213,21 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
-    if inv.cross_refs:  # only the OME, KServe, ConfigMap-reader and ingress-class readers keep cross references
+    if inv.cross_refs:  # only the OME, KServe, Arks, ConfigMap-reader and ingress-class readers keep cross references
         kserve = [r.kind.startswith("kserve ") for r in inv.cross_refs]  # kserve.SERVICE_REF, RUNTIME_REF
         ingress = [r.kind.startswith("ingress class") for r in inv.cross_refs]  # network.INGRESS_CLASS_REF, ..PARAMS
         config = [r.kind == CONFIG_REF for r in inv.cross_refs]
+        arks = [r.kind.startswith("arks ") for r in inv.cross_refs]  # operators.ARKS_APP_REF, ARKS_MODEL_REF
         if any(ingress):
             link_ingress_classes(inv)
         if any(config):  # workloads whose ConfigMap another input holds
             link_config_maps(inv)
+        if any(arks):  # ArksApplications served from the ArksModel another object holds
+            from .operators import link_arks_models
+
+            link_arks_models(inv)
         # OME's (its kinds' names): OME services read as what their runtimes deploy
-        if not all(k or i or c for k, i, c in zip(kserve, ingress, config, strict=True)):
+        if not all(k or i or c or a for k, i, c, a in zip(kserve, ingress, config, arks, strict=True)):
             from .ome import link_services
 
             link_services(inv)

@@ -17,16 +17,29 @@
   ``vllm`` container's args are ``vllm serve`` args), ``replicas`` and ``parallelism``
   (``tensor``, ``data``); the model is ``modelArtifacts.uri``; ``acceleratorTypes`` (``labelKey``,
   ``labelValues``) is a node-affinity requirement.
+- Arks ``ArksApplication`` (``arks.ai/v1``) with ``runtime: vllm`` (the default): the operator runs a
+  LeaderWorkerSet of ``spec.replicas`` groups of ``spec.size`` pods (at least 1) in ``spec.runtimeImage``
+  (else its default, ``vllm/vllm-openai:v0.8.2`` at scitix/arks e1732a9); the leader runs ``python3 -m
+  vllm.entrypoints.openai.api_server --port 8080 --model /models/models/<namespace>/<ArksModel>
+  --served-model-name … --tensor-parallel-size <spec.tensorParallelSize>`` and then each of
+  ``spec.runtimeCommonArgs`` through ``bash -c``; the workers join its Ray cluster. Each pod gets
+  ``spec.instanceSpec``'s resources, env, probes, volumes and placement; the operator adds no /dev/shm
+  (internal/controller/arksapplication_controller.go: generateLws, generateLeaderCommand). The model is the
+  ``spec.model`` of the ``ArksModel`` of that name and namespace when an input holds it
+  (:func:`link_arks_models`), else the path as the operator passes it.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ... import catalog
 from ...catalog.accelerators import vendor_resources
-from ...model import UNKNOWN, Inventory, LaunchIssue, Location, NodePool
+from ...catalog.resolve import resolve_model
+from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
@@ -357,3 +370,104 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
         "the object; lint the pod it renders (kubectl get pod -o yaml) to check the layout"), where,
         mentioned=True, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line)))
     return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Arks
+# ---------------------------------------------------------------------------------------------
+
+#: The vLLM image the Arks operator runs when the application names none (getApplicationRuntimeImage at scitix/arks
+#: e1732a9; an install may override it with ARKS_RUNTIME_DEFAULT_VLLM_IMAGE, which is not in the inputs).
+ARKS_DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.8.2"
+#: The instanceSpec fields the operator copies into the vLLM container, and into the pod spec.
+_ARKS_CONTAINER_KEYS = ("resources", "env", "volumeMounts", "livenessProbe", "readinessProbe", "startupProbe",
+                        "securityContext", "lifecycle")
+_ARKS_POD_KEYS = ("nodeSelector", "affinity", "tolerations", "schedulerName", "serviceAccountName", "volumes",
+                  "initContainers")
+
+
+def _arks_args(spec: Mapping[str, Any], meta: Mapping[str, Any]) -> list[str]:
+    """The leader's vLLM arguments as the operator writes them into ``bash -c``: its own, then each of
+    ``runtimeCommonArgs`` split as the shell splits it (``"--max-model-len 32768"`` is two words)."""
+    model = as_map(spec.get("model")).get("name")
+    namespace = meta.get("namespace") or "default"
+    args = ["--port", "8080"]
+    if isinstance(model, str) and model:
+        args += ["--model", f"/models/models/{namespace}/{model}"]
+    served = spec.get("servedModelName") or model
+    if isinstance(served, str) and served:
+        args += ["--served-model-name", served]
+    for extra in as_list(spec.get("runtimeCommonArgs")):
+        if isinstance(extra, str):
+            try:
+                args += shlex.split(extra)
+            except ValueError:
+                args.append(extra)
+    return args
+
+
+def add_arks_application(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
+    spec = as_map(obj.get("spec"))
+    if str(spec.get("runtime") or "vllm").lower() != "vllm":
+        return True  # SGLang, Dynamo: recognised, not a vLLM server
+    meta = as_map(obj.get("metadata"))
+    file = loc.file
+    instance = as_map(spec.get("instanceSpec"))
+    implied = Implied()
+    parallelism(implied, spec, ("tensorParallelSize",), "spec", loc, file)
+    container = synthetic_container("main", spec, file, image=spec.get("runtimeImage") or ARKS_DEFAULT_VLLM_IMAGE,
+                                    command=list(API_SERVER), args=_arks_args(spec, meta))
+    container = replaced(container, **{k: instance[k] for k in _ARKS_CONTAINER_KEYS if k in instance})
+    if isinstance(instance, LineDict) and isinstance(container, LineDict):
+        container.key_lines.update({k: instance.key_lines[k] for k in _ARKS_CONTAINER_KEYS
+                                    if k in instance and k in instance.key_lines})
+    pod_spec = LineDict({k: instance[k] for k in _ARKS_POD_KEYS if k in instance})
+    if isinstance(instance, LineDict):
+        pod_spec.line = instance.line
+        pod_spec.key_lines = {k: instance.key_lines[k] for k in _ARKS_POD_KEYS if k in instance.key_lines}
+    pod_spec = with_containers(pod_spec, [container])
+    replicas = int_field(spec, "replicas", 0, loc, "spec.replicas")
+    size = int_field(spec, "size", 1, loc, "spec.size")
+    size = size if size is UNKNOWN or size >= 1 else 1
+    pod_meta = {"labels": as_map(instance.get("labels")), "annotations": as_map(instance.get("annotations"))}
+    group = crd_group(inv, "ArksApplication", obj, loc, lines, pod_meta=pod_meta, pod_spec=pod_spec,
+                      replicas=replicas, implied=implied, pods_per_group=size)
+    if group is not None:
+        inv.cross_refs.append(CrossRef(ARKS_APP_REF, obj, loc, lines, groups=[group]))
+    return True
+
+
+#: CrossRef kinds: an ArksApplication read, and an ArksModel (what it loads), joined once every input is read.
+ARKS_APP_REF = "arks application"
+ARKS_MODEL_REF = "arks model"
+
+
+def add_arks_model(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """An ``ArksModel`` downloads ``spec.model`` (a Hugging Face id) to a volume; the applications that name it
+    serve it from /models. Kept for :func:`link_arks_models`."""
+    inv.cross_refs.append(CrossRef(ARKS_MODEL_REF, obj, loc))
+
+
+def link_arks_models(inv: Inventory) -> None:
+    """Give each ArksApplication's engine the model its ArksModel (same name and namespace) downloads, at that
+    model's ``spec.model`` line: the path the operator passes (/models/models/<namespace>/<name>) names nothing
+    shardwise can size."""
+    def key(obj: Mapping[str, Any], name: Any) -> tuple[str, str]:
+        return (str(as_map(obj.get("metadata")).get("namespace") or "default"), str(name))
+
+    models = {key(r.obj, as_map(r.obj.get("metadata")).get("name")): r for r in inv.cross_refs
+              if r.kind == ARKS_MODEL_REF}
+    for ref in inv.cross_refs:
+        if ref.kind != ARKS_APP_REF or ref.done:
+            continue
+        named = models.get(key(ref.obj, as_map(as_map(ref.obj.get("spec")).get("model")).get("name")))
+        model_spec = as_map(named.obj.get("spec")) if named is not None else {}
+        model = model_spec.get("model")
+        if named is None or not isinstance(model, str) or not model.strip():
+            continue
+        where = key_location(model_spec, "model", named.location.file, named.location)
+        for g in ref.groups:
+            g.engine.model, g.engine.locations["model"] = model.strip(), where
+            g.model, g.model_unknown = None, None  # read again as the model it names (as make_group does)
+            resolve_model(g, os.path.dirname(g.location.file) if g.location.file else None)
+        ref.done = True

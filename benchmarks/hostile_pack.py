@@ -92,6 +92,7 @@ class PackCase:
     quiet: bool = False         # a valid variant: the unedited stack's diagnostics
     refused: str | None = None  # the SDK cannot read the request: it fails (the engine stops), with these words
     extra: Callable[[Steps], Steps] | None = None  # makes the steps list itself (added or duplicated resources)
+    measure: bool = False       # print the wall time and the pack's peak memory (hostile8's 20,000 resources)
 
 
 def _copy_step(src: int, name: str, type_: str | None = None, same_urn: bool = False) -> Callable[[Steps], Steps]:
@@ -197,10 +198,52 @@ def cases() -> list[PackCase]:
     out.append(PackCase("pack-type-unknown-aws-type", lambda s: None, extra=_add("aws:ec2/instance:Instance", "gpu-box", {"instanceType": "p5.48xlarge", "associatePublicIpAddress": True, "metadataOptions": {"httpTokens": "optional"}})))
     out.append(PackCase("pack-duplicate-urn-second-bad", at(DEP, (*C0, "securityContext"), None), extra=_dup_bad(second=True), named="SW309"))
     out.append(PackCase("pack-duplicate-urn-first-bad", at(DEP, (*C0, "securityContext"), None), extra=_dup_bad(second=False), named="SW309"))
+    out += h8_cases()
     for c in out:
         if "-ciphertext-" in c.name:  # the SDK refuses a secret without its value before any policy runs
             c.bad, c.named, c.refused = None, None, CIPHER
     return out
+
+
+def h8_cases() -> list[PackCase]:
+    """hostile8: a number that is not finite names its resource and property; a property map of 100,000 keys;
+    type tokens of odd casing and unknown providers; a stack of 20,000 resources (its time and the pack's memory
+    printed, not asserted)."""
+    out: list[PackCase] = []
+    nan, inf = float("nan"), float("inf")
+    out.append(PackCase("pack-h8-nan-replicas", at(DEP, ("spec", "replicas"), nan), named="kubernetes:apps/v1:Deployment `llama-8b`: spec.replicas"))
+    out.append(PackCase("pack-h8-inf-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), inf), named="`llama-8b`: spec.template.spec.containers[0].resources.limits.nvidia.com/gpu"))
+    out.append(PackCase("pack-h8-minus-inf-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), -inf)), named="`llama-8b-svc`: spec.ports[0].port"))
+    out.append(PackCase("pack-h8-nan-hop-limit", at(LT, ("metadataOptions", "httpPutResponseHopLimit"), nan), named="`gpu-lt`: metadataOptions.httpPutResponseHopLimit"))
+    out.append(PackCase("pack-h8-nan-in-secret", at(DEP, ("spec", "replicas"), secret(nan)), named="`llama-8b`: spec.replicas"))
+    out.append(PackCase("pack-h8-nan-beside-privileged", both(at(SVC, ("spec", "ports", 0, "port"), nan), at(DEP, (*C0, "securityContext"), PRIV)), named="SW309"))
+    out.append(PackCase("pack-h8-huge-replicas", at(DEP, ("spec", "replicas"), 1e300), named="spec.replicas"))
+    out.append(PackCase("pack-h8-huge-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 2.0 ** 63), named="nvidia.com/gpu"))
+    out.append(PackCase("pack-h8-100k-annotations", at(DEP, ("metadata", "annotations"), {f"k{i}": "v" for i in range(100_000)}), quiet=True))
+    out.append(PackCase("pack-h8-100k-labels-privileged", both(at(DEP, ("spec", "template", "metadata", "labels"), {f"k{i}": "v" for i in range(100_000)}), at(DEP, (*C0, "securityContext"), PRIV)), named="SW309"))
+    for tag, type_ in (("lower-kind", "kubernetes:apps/v1:deployment"), ("upper-provider", "Kubernetes:apps/v1:Deployment"),
+                       ("upper-group", "kubernetes:Apps/V1:Deployment"), ("unknown-provider", "acme:apps/v1:Deployment"),
+                       ("no-module", "kubernetes:Deployment"), ("empty", "")):
+        out.append(PackCase(f"pack-h8-type-{tag}-privileged", at(DEP, (*C0, "securityContext"), PRIV), extra=_retype_only(DEP, type_), named="SW309"))
+    out.append(PackCase("pack-h8-stack-20000", lambda s: None, extra=_many(20_000), measure=True))
+    return out
+
+
+def _retype_only(res: int, type_: str) -> Callable[[Steps], Steps]:
+    def make(steps: Steps) -> Steps:
+        s = steps[res]
+        s["newState"]["type"] = type_
+        s["urn"] = s["newState"]["urn"] = pp.urn(type_, s["urn"].rsplit("::", 1)[-1])
+        return steps
+    return make
+
+
+def _many(n: int) -> Callable[[Steps], Steps]:
+    def make(steps: Steps) -> Steps:
+        more = [pp.step("kubernetes:core/v1:ConfigMap", f"cm-{i}", {"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": f"cm-{i}", "namespace": "serving"}, "data": {"k": "v"}}) for i in range(n)]
+        return [*steps, *more]
+    return make
 
 
 def _retype(res: int, type_: str, api: str) -> Callable[[Steps], Steps]:
@@ -310,6 +353,9 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
         hostile = case.extra(hostile)
     got = send(pack, hostile)
     dt = time.monotonic() - t0
+    if case.measure:
+        print(f"{case.name}: {len(hostile)} resources analysed in {dt:.1f} s of wall time; the pack's peak memory "
+              f"{_peak_mib(pack.proc.pid)}", file=sys.stderr, flush=True)
     new = [d for d in got.diags if d not in base.diags]
     said = " | ".join(f"{lv[0]} {_short(m)}" for lv, m in new) if got.error is None else got.error
     rc = None if got.error else int(any(lv == "mandatory" for lv, _ in got.diags))
@@ -337,6 +383,17 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
             if missed:
                 return f"FAIL: read as safe ({', '.join(sorted(missed))} blocks the value)", rc, said, dt
     return "ok", rc, said, dt
+
+
+def _peak_mib(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return f"{int(line.split()[1]) / 1024:.0f} MiB (VmHWM)"
+    except OSError:
+        pass
+    return "not known"
 
 
 def run(only: str) -> list[tuple[str, str, int | None, float, str]]:

@@ -117,3 +117,28 @@ def test_an_int32_field_past_its_largest_value_is_an_input_error(tmp_path, capsy
         "spec.replicas: expected an integer of at most 2,147,483,647 (Kubernetes types it as int32), got 2147483648"))]
     p.write_text(DEPLOYMENT.replace("replicas: 2", "replicas: 2147483647"))
     assert main(["lint", "--format", "json", str(p)]) == 1
+
+
+def test_stdin_is_read_to_its_end_as_kubectl_reads_it(tmp_path):
+    """A pipe that has not closed keeps the run waiting (docs/cli.md): what comes before its end is linted."""
+    import subprocess
+    import time
+
+    from repo_paths import ROOT
+
+    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "shardwise"), "lint", "--format", "json", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(DEPLOYMENT.encode())
+        proc.stdin.flush()
+        time.sleep(1.5)
+        assert proc.poll() is None  # still reading
+        proc.stdin.close()
+        proc.stdin = None  # closed here: communicate() must not flush it
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert [f["code"] for f in json.loads(out)["findings"] if f["level"] == "mandatory"] == ["SW101"]

@@ -52,7 +52,7 @@ Edit = Callable[[Steps], object]
 
 #: what the SDK says of a secret without its value (the engine sends the plaintext; a ciphertext only is not its shape)
 CIPHER = "Invalid secret encountered when unmarshaling resource property"
-NOT_FINITE = "Fail to serialize"
+NOT_FINITE = "a number that is not finite"  # hostile8: named (was the SDK's "Fail to serialize")
 
 
 def secret(value: Any) -> dict[str, Any]:
@@ -181,7 +181,8 @@ def cases() -> list[PackCase]:
     out.append(PackCase("pack-empty-spec", at(DEP, ("spec",), {})))
     out.append(PackCase("pack-empty-policyTypes", at(NP, ("spec", "policyTypes"), [])))
     # ------------------------------------------------ numbers the JSON of a file cannot hold
-    # the SDK's reading (MessageToDict) refuses a number that is not finite: the request fails (the preview stops)
+    # the SDK's reading (MessageToDict) refuses a number that is not finite: the request fails (the preview stops),
+    # since hostile8 in words naming the resource and the property
     out.append(PackCase("pack-nan-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), float("nan"))), refused=NOT_FINITE))
     out.append(PackCase("pack-inf-replicas", at(DEP, ("spec", "replicas"), float("inf")), refused=NOT_FINITE))
     out.append(PackCase("pack-nan-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), float("nan")), refused=NOT_FINITE))
@@ -211,12 +212,14 @@ def h8_cases() -> list[PackCase]:
     printed, not asserted)."""
     out: list[PackCase] = []
     nan, inf = float("nan"), float("inf")
-    out.append(PackCase("pack-h8-nan-replicas", at(DEP, ("spec", "replicas"), nan), named="kubernetes:apps/v1:Deployment `llama-8b`: spec.replicas"))
-    out.append(PackCase("pack-h8-inf-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), inf), named="`llama-8b`: spec.template.spec.containers[0].resources.limits.nvidia.com/gpu"))
-    out.append(PackCase("pack-h8-minus-inf-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), -inf)), named="`llama-8b-svc`: spec.ports[0].port"))
-    out.append(PackCase("pack-h8-nan-hop-limit", at(LT, ("metadataOptions", "httpPutResponseHopLimit"), nan), named="`gpu-lt`: metadataOptions.httpPutResponseHopLimit"))
-    out.append(PackCase("pack-h8-nan-in-secret", at(DEP, ("spec", "replicas"), secret(nan)), named="`llama-8b`: spec.replicas"))
-    out.append(PackCase("pack-h8-nan-beside-privileged", both(at(SVC, ("spec", "ports", 0, "port"), nan), at(DEP, (*C0, "securityContext"), PRIV)), named="SW309"))
+    # the request still fails (the preview stops: fail closed), now naming the resource and the property (blind: these
+    # were written as diagnostics; the refusal kept, as hostile7 recorded it, with the words the brief asks for)
+    out.append(PackCase("pack-h8-nan-replicas", at(DEP, ("spec", "replicas"), nan), refused="cannot read kubernetes:apps/v1:Deployment `llama-8b`: spec.replicas is NaN"))
+    out.append(PackCase("pack-h8-inf-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), inf), refused="`llama-8b`: spec.template.spec.containers[0].resources.limits.nvidia.com/gpu is Infinity"))
+    out.append(PackCase("pack-h8-minus-inf-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), -inf)), refused="`llama-8b-svc`: spec.ports[0].port is -Infinity"))
+    out.append(PackCase("pack-h8-nan-hop-limit", at(LT, ("metadataOptions", "httpPutResponseHopLimit"), nan), refused="`gpu-lt`: metadataOptions.httpPutResponseHopLimit is NaN"))
+    out.append(PackCase("pack-h8-nan-in-secret", at(DEP, ("spec", "replicas"), secret(nan)), refused="`llama-8b`: spec.replicas is NaN"))
+    out.append(PackCase("pack-h8-nan-beside-privileged", both(at(SVC, ("spec", "ports", 0, "port"), nan), at(DEP, (*C0, "securityContext"), PRIV)), refused="`llama-8b-svc`: spec.ports[0].port is NaN"))
     out.append(PackCase("pack-h8-huge-replicas", at(DEP, ("spec", "replicas"), 1e300), named="spec.replicas"))
     out.append(PackCase("pack-h8-huge-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 2.0 ** 63), named="nvidia.com/gpu"))
     out.append(PackCase("pack-h8-100k-annotations", at(DEP, ("metadata", "annotations"), {f"k{i}": "v" for i in range(100_000)}), quiet=True))
@@ -224,7 +227,11 @@ def h8_cases() -> list[PackCase]:
     for tag, type_ in (("lower-kind", "kubernetes:apps/v1:deployment"), ("upper-provider", "Kubernetes:apps/v1:Deployment"),
                        ("upper-group", "kubernetes:Apps/V1:Deployment"), ("unknown-provider", "acme:apps/v1:Deployment"),
                        ("no-module", "kubernetes:Deployment"), ("empty", "")):
-        out.append(PackCase(f"pack-h8-type-{tag}-privileged", at(DEP, (*C0, "securityContext"), PRIV), extra=_retype_only(DEP, type_), named="SW309"))
+        # a Kubernetes type token with other casing is read as the kind it names; a type of no provider the pack reads
+        # (another package's, a component's: its children carry what is deployed) is not read, as any such type
+        # (blind: expected SW309 for all six, wrongly for the four the engine cannot send as a Kubernetes resource)
+        read = tag in ("lower-kind", "upper-group")
+        out.append(PackCase(f"pack-h8-type-{tag}-privileged", at(DEP, (*C0, "securityContext"), PRIV), extra=_retype_only(DEP, type_), named="SW309" if read else None))
     out.append(PackCase("pack-h8-stack-20000", lambda s: None, extra=_many(20_000), measure=True))
     return out
 

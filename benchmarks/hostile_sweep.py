@@ -549,6 +549,13 @@ def h8_yaml_cases() -> list[Case]:
     return out
 
 
+def jobs_case(val: str) -> Callable[[str], list[str]]:
+    def build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        return ["lint", "--format", "json", f"--jobs={val}", "good.yaml"]
+    return build
+
+
 def h8_cli_cases() -> list[Case]:
     g = good()
     out: list[Case] = []
@@ -560,18 +567,19 @@ def h8_cli_cases() -> list[Case]:
     out.append(Case("h8-path-same-file-twice", lambda d: (write(d, "bad.yaml", BLOCKING), write(d, "good.yaml", good("good")), [*lj, "bad.yaml", "./bad.yaml", "."])[2], (1,), named="SW101"))
     # ---------------------------------------------------------------- special files named directly and in a folder
 
-    def loop(d: str) -> None:
+    def loop(d: str) -> str:
         os.symlink("loop2.yaml", os.path.join(d, "bad.yaml"))
-        os.symlink("bad.yaml", os.path.join(d, "loop2.yaml"))
+        return symlink("bad.yaml", os.path.join(d, "loop2.yaml"))
     out.append(Case("h8-symlink-loop-named", lambda d: (write(d, "good.yaml", good("good")), loop(d), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
     out.append(Case("h8-symlink-self-named", lambda d: (write(d, "good.yaml", good("good")), symlink("bad.yaml", os.path.join(d, "bad.yaml")), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
     out.append(Case("h8-symlink-dir-loop-named", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "sub")), symlink("..", os.path.join(d, "sub", "bad")), [*lj, "good.yaml", "sub/bad"])[3], (0, 2), named=None, named_if_refused="sub/bad"))
     out.append(Case("h8-fifo-named", lambda d: (write(d, "good.yaml", good("good")), fifo(os.path.join(d, "bad.yaml")), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
 
-    def sock(d: str) -> None:
+    def sock(d: str) -> str:
         s = socket.socket(socket.AF_UNIX)
         s.bind(os.path.join(d, "bad.yaml"))
         SOCKETS.append(s)
+        return "bad.yaml"
     out.append(Case("h8-socket-named", lambda d: (write(d, "good.yaml", good("good")), sock(d), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
     out.append(Case("h8-dev-null-named", lambda d: (write(d, "good.yaml", good("good")), [*lj, "good.yaml", "/dev/null"])[1], (2,), named="/dev/null"))
     out.append(Case("h8-dev-urandom-in-folder", with_good(lambda d: os.symlink("/dev/urandom", os.path.join(d, "bad.yaml"))), (2,)))
@@ -599,7 +607,7 @@ def h8_cli_cases() -> list[Case]:
     out.append(Case("h8-stdin-endless", argv_of([*lj, "-"]), (2,), named="<stdin>", stdin=ENDLESS))
     # ---------------------------------------------------------------- --jobs
     for tag, val in (("zero", "0"), ("negative", "-1"), ("huge", "9" * 30), ("float", "1.5"), ("empty", "")):
-        out.append(Case(f"h8-jobs-{tag}", lambda d, val=val: (write(d, "good.yaml", good("good")), [*lj, f"--jobs={val}", "good.yaml"])[1], (2,), named="--jobs"))
+        out.append(Case(f"h8-jobs-{tag}", jobs_case(val), (2,), named="--jobs"))
     out.append(Case("h8-jobs-max", lambda d: (write(d, "good.yaml", good("good")), [*lj, "--jobs", "256", "good.yaml"])[1], (0,), named=None))
     del g
     return out

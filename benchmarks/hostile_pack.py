@@ -52,7 +52,7 @@ Edit = Callable[[Steps], object]
 
 #: what the SDK says of a secret without its value (the engine sends the plaintext; a ciphertext only is not its shape)
 CIPHER = "Invalid secret encountered when unmarshaling resource property"
-NOT_FINITE = "Fail to serialize"
+NOT_FINITE = "a number that is not finite"  # hostile8: named (was the SDK's "Fail to serialize")
 
 
 def secret(value: Any) -> dict[str, Any]:
@@ -92,6 +92,7 @@ class PackCase:
     quiet: bool = False         # a valid variant: the unedited stack's diagnostics
     refused: str | None = None  # the SDK cannot read the request: it fails (the engine stops), with these words
     extra: Callable[[Steps], Steps] | None = None  # makes the steps list itself (added or duplicated resources)
+    measure: bool = False       # print the wall time and the pack's peak memory (hostile8's 20,000 resources)
 
 
 def _copy_step(src: int, name: str, type_: str | None = None, same_urn: bool = False) -> Callable[[Steps], Steps]:
@@ -180,7 +181,8 @@ def cases() -> list[PackCase]:
     out.append(PackCase("pack-empty-spec", at(DEP, ("spec",), {})))
     out.append(PackCase("pack-empty-policyTypes", at(NP, ("spec", "policyTypes"), [])))
     # ------------------------------------------------ numbers the JSON of a file cannot hold
-    # the SDK's reading (MessageToDict) refuses a number that is not finite: the request fails (the preview stops)
+    # the SDK's reading (MessageToDict) refuses a number that is not finite: the request fails (the preview stops),
+    # since hostile8 in words naming the resource and the property
     out.append(PackCase("pack-nan-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), float("nan"))), refused=NOT_FINITE))
     out.append(PackCase("pack-inf-replicas", at(DEP, ("spec", "replicas"), float("inf")), refused=NOT_FINITE))
     out.append(PackCase("pack-nan-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), float("nan")), refused=NOT_FINITE))
@@ -197,10 +199,58 @@ def cases() -> list[PackCase]:
     out.append(PackCase("pack-type-unknown-aws-type", lambda s: None, extra=_add("aws:ec2/instance:Instance", "gpu-box", {"instanceType": "p5.48xlarge", "associatePublicIpAddress": True, "metadataOptions": {"httpTokens": "optional"}})))
     out.append(PackCase("pack-duplicate-urn-second-bad", at(DEP, (*C0, "securityContext"), None), extra=_dup_bad(second=True), named="SW309"))
     out.append(PackCase("pack-duplicate-urn-first-bad", at(DEP, (*C0, "securityContext"), None), extra=_dup_bad(second=False), named="SW309"))
+    out += h8_cases()
     for c in out:
         if "-ciphertext-" in c.name:  # the SDK refuses a secret without its value before any policy runs
             c.bad, c.named, c.refused = None, None, CIPHER
     return out
+
+
+def h8_cases() -> list[PackCase]:
+    """hostile8: a number that is not finite names its resource and property; a property map of 100,000 keys;
+    type tokens of odd casing and unknown providers; a stack of 20,000 resources (its time and the pack's memory
+    printed, not asserted)."""
+    out: list[PackCase] = []
+    nan, inf = float("nan"), float("inf")
+    # the request still fails (the preview stops: fail closed), now naming the resource and the property (blind: these
+    # were written as diagnostics; the refusal kept, as hostile7 recorded it, with the words the brief asks for)
+    out.append(PackCase("pack-h8-nan-replicas", at(DEP, ("spec", "replicas"), nan), refused="cannot read kubernetes:apps/v1:Deployment `llama-8b`: spec.replicas is NaN"))
+    out.append(PackCase("pack-h8-inf-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), inf), refused="`llama-8b`: spec.template.spec.containers[0].resources.limits.nvidia.com/gpu is Infinity"))
+    out.append(PackCase("pack-h8-minus-inf-service-port", both(LB, at(SVC, ("spec", "ports", 0, "port"), -inf)), refused="`llama-8b-svc`: spec.ports[0].port is -Infinity"))
+    out.append(PackCase("pack-h8-nan-hop-limit", at(LT, ("metadataOptions", "httpPutResponseHopLimit"), nan), refused="`gpu-lt`: metadataOptions.httpPutResponseHopLimit is NaN"))
+    out.append(PackCase("pack-h8-nan-in-secret", at(DEP, ("spec", "replicas"), secret(nan)), refused="`llama-8b`: spec.replicas is NaN"))
+    out.append(PackCase("pack-h8-nan-beside-privileged", both(at(SVC, ("spec", "ports", 0, "port"), nan), at(DEP, (*C0, "securityContext"), PRIV)), refused="`llama-8b-svc`: spec.ports[0].port is NaN"))
+    out.append(PackCase("pack-h8-huge-replicas", at(DEP, ("spec", "replicas"), 1e300), named="spec.replicas"))
+    out.append(PackCase("pack-h8-huge-gpu-limit", at(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 2.0 ** 63), named="nvidia.com/gpu"))
+    out.append(PackCase("pack-h8-100k-annotations", at(DEP, ("metadata", "annotations"), {f"k{i}": "v" for i in range(100_000)}), quiet=True))
+    out.append(PackCase("pack-h8-100k-labels-privileged", both(at(DEP, ("spec", "template", "metadata", "labels"), {f"k{i}": "v" for i in range(100_000)}), at(DEP, (*C0, "securityContext"), PRIV)), named="SW309"))
+    for tag, type_ in (("lower-kind", "kubernetes:apps/v1:deployment"), ("upper-provider", "Kubernetes:apps/v1:Deployment"),
+                       ("upper-group", "kubernetes:Apps/V1:Deployment"), ("unknown-provider", "acme:apps/v1:Deployment"),
+                       ("no-module", "kubernetes:Deployment"), ("empty", "")):
+        # a Kubernetes type token with other casing is read as the kind it names; a type of no provider the pack reads
+        # (another package's, a component's: its children carry what is deployed) is not read, as any such type
+        # (blind: expected SW309 for all six, wrongly for the four the engine cannot send as a Kubernetes resource)
+        read = tag in ("lower-kind", "upper-group")
+        out.append(PackCase(f"pack-h8-type-{tag}-privileged", at(DEP, (*C0, "securityContext"), PRIV), extra=_retype_only(DEP, type_), named="SW309" if read else None))
+    out.append(PackCase("pack-h8-stack-20000", lambda s: None, extra=_many(20_000), measure=True))
+    return out
+
+
+def _retype_only(res: int, type_: str) -> Callable[[Steps], Steps]:
+    def make(steps: Steps) -> Steps:
+        s = steps[res]
+        s["newState"]["type"] = type_
+        s["urn"] = s["newState"]["urn"] = pp.urn(type_, s["urn"].rsplit("::", 1)[-1])
+        return steps
+    return make
+
+
+def _many(n: int) -> Callable[[Steps], Steps]:
+    def make(steps: Steps) -> Steps:
+        more = [pp.step("kubernetes:core/v1:ConfigMap", f"cm-{i}", {"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": f"cm-{i}", "namespace": "serving"}, "data": {"k": "v"}}) for i in range(n)]
+        return [*steps, *more]
+    return make
 
 
 def _retype(res: int, type_: str, api: str) -> Callable[[Steps], Steps]:
@@ -310,6 +360,9 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
         hostile = case.extra(hostile)
     got = send(pack, hostile)
     dt = time.monotonic() - t0
+    if case.measure:
+        print(f"{case.name}: {len(hostile)} resources analysed in {dt:.1f} s of wall time; the pack's peak memory "
+              f"{_peak_mib(pack.proc.pid)}", file=sys.stderr, flush=True)
     new = [d for d in got.diags if d not in base.diags]
     said = " | ".join(f"{lv[0]} {_short(m)}" for lv, m in new) if got.error is None else got.error
     rc = None if got.error else int(any(lv == "mandatory" for lv, _ in got.diags))
@@ -337,6 +390,17 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
             if missed:
                 return f"FAIL: read as safe ({', '.join(sorted(missed))} blocks the value)", rc, said, dt
     return "ok", rc, said, dt
+
+
+def _peak_mib(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return f"{int(line.split()[1]) / 1024:.0f} MiB (VmHWM)"
+    except OSError:
+        pass
+    return "not known"
 
 
 def run(only: str) -> list[tuple[str, str, int | None, float, str]]:

@@ -14,6 +14,7 @@ is: the same findings. One line per case; the totals last; exit status 1 when a 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -75,6 +76,7 @@ class Case:
     cpu_s: float = 0.0                 # the CPU time this run may take, where not CPU_S (20,000 files)
     cwd_sub: str = ""                  # the run's folder under the case's (a repository built in a subfolder)
     stdout_said: bool = False          # a text report: its lines that name a rule or an error count as said
+    stdin: bytes | None = None         # what the run reads on stdin (ENDLESS: a pipe that never ends); None: /dev/null
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -297,7 +299,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-fifo", lambda d: (fifo(os.path.join(d, "bad.json")), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
-    out += cli_cases() + plan_option_cases()
+    out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
     return out
 
 
@@ -437,6 +439,183 @@ def plan_option_cases() -> list[Case]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------- hostile8
+# YAML and JSON the reader meets in the wild and in attacks, read as kubectl reads them (sigs.k8s.io/yaml: the
+# goyaml.v2 fork, YAML 1.1 ints and octals (0777), no base-60 numbers (1:30 is a string), a timestamp-like scalar
+# kept a string, non-string keys made strings), then as the API server checks them (resource.Quantity: an extended
+# resource takes whole numbers only: 1.0, "1e0" and 1k are whole, 500m is not); the CLI's paths, special files,
+# stdin and --jobs.
+
+def lws_g(body: str) -> str:
+    return "apiVersion: v1\nkind: List\nitems:\n" + body
+
+
+def h8_yaml_cases() -> list[Case]:
+    g = good()
+    out: list[Case] = []
+    # ---------------------------------------------------------------- anchors and merge keys: legitimate DRY
+    out.append(file_case("h8-merge-into-container", g.replace(
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n",
+        "        - <<: &vllm {name: vllm, image: vllm/vllm-openai:v0.11.0}\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-merge-override", g.replace(
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n",
+        "        - <<: {name: base, image: vllm/vllm-openai:v0.1.0}\n          name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-merge-list-of-maps", g.replace(
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n",
+        "        - <<: [{name: vllm}, {image: vllm/vllm-openai:v0.11.0}, {name: ignored, image: ignored}]\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-anchor-resources", g.replace(
+        "resources: {limits: {nvidia.com/gpu: 1}}", "resources: {limits: &gpu {nvidia.com/gpu: 1}, requests: *gpu}"), rc=(0,), same_as_plain=True))
+    # (blind, the case was wrong: its alias came before the anchor; now the anchor first, as a file must)
+    out.append(file_case("h8-anchor-env-shared", g.replace(
+        "          resources: {limits",
+        "          env: *env\n          resources: {limits").replace(
+        "      containers:\n", "      initContainers: [{name: fetch, image: busybox, env: &env [{name: HF_HOME, value: /cache}]}]\n      containers:\n"), rc=(0,), same_as_plain=True))
+    two = good().replace("spec:\n  replicas: 2\n", "spec: &spec\n  replicas: 2\n")
+    list_doc = lws_g("  - " + two.replace("\n", "\n    ").rstrip() + "\n  - {apiVersion: apps/v1, kind: Deployment, metadata: {name: bad-copy, namespace: serving}, spec: *spec}\n")
+    out.append(file_case("h8-anchor-whole-spec-in-list", list_doc, rc=(0,), named=None))
+    # ---------------------------------------------------------------- anchors in attacks
+    bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    out.append(file_case("h8-alias-bomb-in-manifest", g.replace("kind: Deployment\n", "kind: Deployment\nx-bomb:\n" + "".join("  " + ln + "\n" for ln in bomb.splitlines()))))
+    merge_bomb = "m0: &m0 {k0: v, k1: v, k2: v, k3: v, k4: v, k5: v, k6: v, k7: v, k8: v, k9: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: [{', '.join([f'*m{i - 1}'] * 10)}]}}\n" for i in range(1, 9))
+    out.append(file_case("h8-merge-key-bomb", merge_bomb))
+    out.append(file_case("h8-alias-quadratic", "big: &big [" + ", ".join(["x"] * 20_000) + "]\nrefs: [" + ", ".join(["*big"] * 20_000) + "]\n"))
+    out.append(file_case("h8-recursive-alias", "a: &a [*a]\n"))
+    out.append(file_case("h8-recursive-alias-in-manifest", g.replace("  labels: {app: vllm}\n", "  labels: &l {app: vllm, self: *l}\n")))
+    out.append(file_case("h8-alias-undefined", g.replace("namespace: serving", "namespace: *nowhere")))
+    # ---------------------------------------------------------------- tags
+    out.append(file_case("h8-tag-binary-image", field_set("image: vllm/vllm-openai:v0.11.0", "image: !!binary dmxsbS92bGxtLW9wZW5haTp2MC4xMS4w")))
+    out.append(file_case("h8-tag-str-gpu", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: !!str 1}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-tag-python-object-new", g.replace("namespace: serving", "namespace: !!python/object/new:os.system [echo PWNED]")))
+    out.append(file_case("h8-tag-python-name", g.replace("namespace: serving", "namespace: !!python/name:os.system")))
+    # a set is a mapping whose values are null: kubectl sends {app: null, vllm: null}, which the API server decodes as
+    # empty label values (a JSON null into a Go string): accepted (blind: expected an input error, wrongly)
+    out.append(file_case("h8-tag-set", g.replace("labels: {app: vllm}", "labels: !!set {app, vllm}"), rc=(0,), named=None))
+    out.append(file_case("h8-tag-getatt-cfn", field_set("image: vllm/vllm-openai:v0.11.0", "image: !GetAtt Repo.Uri")))
+    # ---------------------------------------------------------------- duplicate keys
+    out.append(file_case("h8-duplicate-key-flow", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, nvidia.com/gpu: 8}")))
+    out.append(file_case("h8-duplicate-key-json", json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"}}).replace('"kind": "Deployment"', '"kind": "Deployment", "kind": "Service"'), rel="bad.json"))
+    out.append(file_case("h8-duplicate-merge-then-key", g.replace("        - name: vllm\n", "        - <<: {name: base}\n          name: vllm\n"), rc=(0,), same_as_plain=True))
+    # ---------------------------------------------------------------- streams and bytes
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: script, namespace: serving}\ndata:\n  run.sh: |\n    echo start\n    ---\n    echo ---\n  doc.yaml: |\n    a: 1\n    ---\n    b: 2\n---\n"
+    out.append(file_case("h8-dashes-in-block-scalar", cm + g, rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-bom-second-document", g + "---\n\ufeff" + good("bad2"), rc=(0,), named=None))
+    out.append(file_case("h8-utf32le-bom", b"\xff\xfe\x00\x00" + g.encode("utf-32-le")))
+    out.append(file_case("h8-crlf-block-scalar", cm.replace("\n", "\r\n") + g.replace("\n", "\r\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-tab-indent", g.replace("  replicas: 2\n", "\treplicas: 2\n")))
+    out.append(file_case("h8-tab-after-colon", g.replace("  replicas: 2\n", "  replicas:\t2\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-deep-json", "[" * 100_000 + "]" * 100_000, rel="bad.json"))
+    out.append(file_case("h8-deep-json-object", '{"a": ' * 50_000 + "1" + "}" * 50_000, rel="bad.json"))
+    out.append(file_case("h8-json-nan", json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad", "namespace": "serving"}, "spec": {"replicas": 2}}).replace('"replicas": 2', '"replicas": NaN'), rel="bad.json"))
+    out.append(file_case("h8-json-infinity", json.dumps({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "bad"}, "spec": {"ports": [{"port": 80}]}}).replace('"port": 80', '"port": Infinity'), rel="bad.json"))
+    out.append(file_case("h8-100k-env", field_set("resources: {limits", "env:\n" + "".join(f"            - {{name: E{i}, value: v}}\n" for i in range(100_000)) + "          resources: {limits"), rc=(0,), named=None))
+    # YAML that is no Kubernetes object is skipped and said (a repository holds CI files): blind expected exit 2, wrongly
+    out.append(file_case("h8-100k-item-top-list", "".join(f"- {i}\n" for i in range(100_000)), rc=(0,), named="bad.yaml"))
+    out.append(file_case("h8-100k-list-kind", lws_g("".join(f"  - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}, data: {{k: v}}}}\n" for i in range(100_000))), rc=(0,), named=None))
+    # ---------------------------------------------------------------- keys that are not strings
+    out.append(file_case("h8-key-int-label", g.replace("labels: {app: vllm}", "labels: {app: vllm, 1: a}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-key-bool-on-label", g.replace("labels: {app: vllm}", "labels: {app: vllm, on: a}"), rc=(0,), same_as_plain=True))
+    # `on` and `yes` are both the key true to YAML 1.1 (and to kubectl's goyaml.v2): a key written twice
+    out.append(file_case("h8-key-bool-on-yes-label", g.replace("labels: {app: vllm}", "labels: {app: vllm, on: a, yes: b}")))
+    out.append(file_case("h8-key-null-label", g.replace("labels: {app: vllm}", "labels: {app: vllm, ~: a}"), rc=(0, 2), named=None, named_if_refused="bad.yaml"))
+    out.append(file_case("h8-key-complex", g.replace("labels: {app: vllm}", "labels: {app: vllm, [a, b]: c}")))
+    # left as is: a resource name no rule reads is not checked (the API server refuses `7`; a schema validator's job)
+    out.append(file_case("h8-key-int-limits", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, 7: 1}"), rc=(0,), named=None))
+    # ---------------------------------------------------------------- numbers as kubectl and the API server read them
+    out.append(file_case("h8-gpu-float-whole", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1.0}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-string-1e0", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: \"1e0\"}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-plain-1e0", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1e0}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-string-1.0", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: \"1.0\"}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-1k", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1k}"), rc=(0, 1, 2), named=None))
+    out.append(file_case("h8-gpu-500m", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 500m}")))
+    out.append(file_case("h8-gpu-1000m", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1000m}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-octal", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 01}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-gpu-sexagesimal", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 0:01}")))
+    # left as is: kubectl sends a YAML 2.0 as 2 (goyaml.v2's float, json.Marshal'd), the API server refuses a JSON
+    # file's 2.0 (an int32 from a float); the reader does not tell the two apart and refuses both (an input error)
+    out.append(file_case("h8-replicas-float-whole", field_set("replicas: 2", "replicas: 2.0")))
+    out.append(file_case("h8-replicas-float-half", field_set("replicas: 2", "replicas: 2.5")))
+    out.append(file_case("h8-replicas-octal", field_set("replicas: 2", "replicas: 02"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-replicas-sexagesimal", field_set("replicas: 2", "replicas: 0:02")))
+    out.append(file_case("h8-port-sexagesimal", field_set("      containers:\n", "      containers:\n        - {name: side, image: busybox, ports: [{containerPort: 2:13}]}\n")))
+    out.append(file_case("h8-env-value-time", field_set("resources: {limits", "env: [{name: START, value: 12:30}]\n          resources: {limits"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-env-value-date", field_set("resources: {limits", "env: [{name: SINCE, value: 2024-01-01}]\n          resources: {limits"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-label-date", g.replace("labels: {app: vllm}", "labels: {app: vllm, built: 2024-01-01}"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h8-env-value-octal", field_set("resources: {limits", "env: [{name: UMASK, value: 0777}]\n          resources: {limits")))
+    # `yes` is the boolean true to kubectl's goyaml.v2 too: the API server refuses it in a string field (blind: wrongly 0)
+    out.append(file_case("h8-env-value-yes", field_set("resources: {limits", "env: [{name: FLAG, value: yes}]\n          resources: {limits")))
+    out.append(file_case("h8-arg-time", field_set("\"16\"]", "\"16\", --served-model-name, 12:30]"), rc=(0,), same_as_plain=True))
+    return out
+
+
+def jobs_case(val: str) -> Callable[[str], list[str]]:
+    def build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        return ["lint", "--format", "json", f"--jobs={val}", "good.yaml"]
+    return build
+
+
+def h8_cli_cases() -> list[Case]:
+    g = good()
+    out: list[Case] = []
+    lj = ["lint", "--format", "json"]
+    # ---------------------------------------------------------------- paths
+    out.append(Case("h8-path-dotdot", lambda d: (write(d, "a/bad.yaml", BLOCKING), mkdirs(os.path.join(d, "b")), [*lj, "../a/bad.yaml"])[2], (1,), named="SW101", cwd_sub="b"))
+    out.append(Case("h8-path-dotdot-inside", lambda d: (write(d, "a/bad.yaml", BLOCKING), mkdirs(os.path.join(d, "b")), [*lj, "b/../a/bad.yaml"])[2], (1,), named="SW101"))
+    out.append(Case("h8-path-dotdot-missing", lambda d: (write(d, "good.yaml", good("good")), [*lj, "good.yaml", "nowhere/../bad.yaml"])[1], (2,), named="bad.yaml"))
+    out.append(Case("h8-path-same-file-twice", lambda d: (write(d, "bad.yaml", BLOCKING), write(d, "good.yaml", good("good")), [*lj, "bad.yaml", "./bad.yaml", "."])[2], (1,), named="SW101"))
+    # ---------------------------------------------------------------- special files named directly and in a folder
+
+    def loop(d: str) -> str:
+        os.symlink("loop2.yaml", os.path.join(d, "bad.yaml"))
+        return symlink("bad.yaml", os.path.join(d, "loop2.yaml"))
+    out.append(Case("h8-symlink-loop-named", lambda d: (write(d, "good.yaml", good("good")), loop(d), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
+    out.append(Case("h8-symlink-self-named", lambda d: (write(d, "good.yaml", good("good")), symlink("bad.yaml", os.path.join(d, "bad.yaml")), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
+    out.append(Case("h8-symlink-dir-loop-named", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "sub")), symlink("..", os.path.join(d, "sub", "bad")), [*lj, "good.yaml", "sub/bad"])[3], (0, 2), named=None, named_if_refused="sub/bad"))
+    out.append(Case("h8-fifo-named", lambda d: (write(d, "good.yaml", good("good")), fifo(os.path.join(d, "bad.yaml")), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
+
+    def sock(d: str) -> str:
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(os.path.join(d, "bad.yaml"))
+        SOCKETS.append(s)
+        return "bad.yaml"
+    out.append(Case("h8-socket-named", lambda d: (write(d, "good.yaml", good("good")), sock(d), [*lj, "good.yaml", "bad.yaml"])[2], (2,), named="bad.yaml"))
+    out.append(Case("h8-dev-null-named", lambda d: (write(d, "good.yaml", good("good")), [*lj, "good.yaml", "/dev/null"])[1], (2,), named="/dev/null"))
+    out.append(Case("h8-dev-urandom-in-folder", with_good(lambda d: os.symlink("/dev/urandom", os.path.join(d, "bad.yaml"))), (2,)))
+    out.append(Case("h8-dev-tty-named", lambda d: (write(d, "good.yaml", good("good")), [*lj, "good.yaml", "/dev/tty"])[1], (2,), named="/dev/tty"))
+    # a regular file that is no Kubernetes YAML is skipped and said (blind: expected exit 2, wrongly)
+    out.append(Case("h8-proc-file-named", lambda d: (write(d, "good.yaml", good("good")), [*lj, "good.yaml", "/proc/self/status"])[1], (0,), named="/proc/self/status"))
+    out.append(Case("h8-fifo-in-subfolder", with_good(lambda d: (mkdirs(os.path.join(d, "sub")), fifo(os.path.join(d, "sub", "bad.yaml")))), (2,)))
+
+    def many_flat(d: str) -> None:
+        for i in range(50_000):
+            write(d, f"flat/s{i:05d}.yaml", f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}, namespace: web}}\nspec:\n  selector: {{app: s{i}}}\n  ports: [{{port: 80}}]\n")
+    out.append(Case("h8-folder-of-50000", with_good(many_flat), (0,), named=None, cpu_s=600.0))
+
+    def many_other(d: str) -> None:
+        os.makedirs(os.path.join(d, "notes"))
+        for i in range(50_000):
+            open(os.path.join(d, "notes", f"n{i:05d}.txt"), "wb").close()
+    out.append(Case("h8-folder-of-50000-not-manifests", with_good(many_other), (0,), named=None, cpu_s=60.0))
+    # ---------------------------------------------------------------- stdin
+    out.append(Case("h8-stdin-empty", argv_of([*lj, "-"]), (2,), named="<stdin>", stdin=b""))
+    out.append(Case("h8-stdin-whitespace", argv_of([*lj, "-"]), (2,), named="<stdin>", stdin=b"\n\n   \n"))
+    out.append(Case("h8-stdin-binary", argv_of([*lj, "-"]), (2,), named="<stdin>", stdin=bytes(range(256)) * 64))
+    out.append(Case("h8-stdin-blocking", argv_of(["lint", "--format", "json", "-"]), (1,), named="SW101", stdin=BLOCKING.encode()))
+    out.append(Case("h8-stdin-twice", argv_of([*lj, "-", "-"]), (1, 2), named="SW101", stdin=BLOCKING.encode()))
+    out.append(Case("h8-stdin-endless", argv_of([*lj, "-"]), (2,), named="<stdin>", stdin=ENDLESS))
+    # ---------------------------------------------------------------- --jobs
+    for tag, val in (("zero", "0"), ("negative", "-1"), ("huge", "9" * 30), ("float", "1.5"), ("empty", "")):
+        out.append(Case(f"h8-jobs-{tag}", jobs_case(val), (2,), named="--jobs"))
+    out.append(Case("h8-jobs-max", lambda d: (write(d, "good.yaml", good("good")), [*lj, "--jobs", "256", "good.yaml"])[1], (0,), named=None))
+    del g
+    return out
+
+
+ENDLESS = b"\0endless"  # the sweep feeds ``yes``-like output to the run's stdin until it exits
+
+
 SOCKETS: list[socket.socket] = []
 
 
@@ -467,6 +646,39 @@ def _ends(text: str) -> str:
     return text if len(text) <= 260 else f"{text[:120]} … {text[-130:]}"
 
 
+def run_exe(argv: list[str], cwd: str, env: dict[str, str], deadline: float, stdin: bytes | None) -> subprocess.CompletedProcess[bytes]:
+    """``shardwise ARGV`` with ``stdin`` on its standard input (hostile8): /dev/null, bytes, or ENDLESS (a writer
+    that never stops, as ``yes | shardwise lint -``)."""
+    if stdin is None:
+        return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL)
+    if stdin != ENDLESS:
+        return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, input=stdin)
+    import threading
+    proc = subprocess.Popen([EXE, *argv], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pipe, proc.stdin = proc.stdin, None  # communicate() would close it: the writer keeps it open
+    assert pipe is not None
+
+    def feed() -> None:
+        chunk = b"y\n" * 32768
+        try:
+            while proc.poll() is None:
+                pipe.write(chunk)
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        out, err = proc.communicate(timeout=deadline)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def judge(case: Case, plain: list[tuple]) -> Result:
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as d:
         env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "SHARDWISE_DEBUG", "SHARDWISE_PURE_YAML")}
@@ -478,7 +690,7 @@ def judge(case: Case, plain: list[tuple]) -> Result:
         t0 = time.monotonic()
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
-            r = subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL)
+            r = run_exe(argv, cwd, env, deadline, case.stdin)
         except subprocess.TimeoutExpired:
             return Result(case.name, f"FAIL: hung (over {deadline:.0f} s)", None, deadline, "")
         finally:

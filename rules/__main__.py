@@ -116,6 +116,56 @@ class _NotPlain(Exception):
     """Properties :func:`plain_properties` leaves to the SDK's own reading."""
 
 
+class NotFinite(ValueError):
+    """A number that is not finite (NaN, ±infinity) in a resource's properties (hostile8): the SDK's reading
+    (``MessageToDict``) refuses it in words that name no resource nor property; the request still fails (the
+    preview stops: no provider takes such a number, and JSON cannot hold it), with the property named here and
+    the resource by the caller."""
+
+
+def not_finite(struct: Any) -> str | None:
+    """The first property of ``struct`` (a ``google.protobuf.Struct``) holding a number that is not finite, as
+    ``spec.replicas is NaN`` (a secret's value under the secret's own path), or ``None``."""
+    stack: list[tuple[str, Any]] = [("", struct)]
+    while stack:
+        path, node = stack.pop()
+        if hasattr(node, "fields"):  # a Struct
+            fields = node.fields
+            secret = _SIG_KEY in fields
+            for k in reversed(list(fields)):
+                if secret and k == _SIG_KEY:
+                    continue
+                sub = path if secret and k == "value" else (f"{path}.{k}" if path else k)
+                stack.append((sub, fields[k]))
+            continue
+        kind = node.WhichOneof("kind")
+        if kind == "struct_value":
+            stack.append((path, node.struct_value))
+        elif kind == "list_value":
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node.list_value.values))))
+        elif kind == "number_value" and node.number_value - node.number_value != 0:
+            n = node.number_value
+            word = "NaN" if n != n else ("Infinity" if n > 0 else "-Infinity")
+            return f"{path or 'the properties'} is {word}"
+    return None
+
+
+def _refused(read: Any, message: Any) -> Any:
+    """``read(message)``, or :class:`NotFinite` naming the property where the SDK's reading refuses a number."""
+    try:
+        return read(message)
+    except ValueError:
+        found = not_finite(message)
+        if found is None:
+            raise
+        raise NotFinite(f"{found}: a number that is not finite, which JSON cannot hold and no Kubernetes or AWS "
+                        "field takes; the request is refused (fix the program's value)") from None
+
+
+def _named(res_type: str, name: str, e: NotFinite) -> ValueError:
+    return ValueError(f"shardwise: cannot read {res_type} `{name}`: {e}")
+
+
 class _Plain(dict):  # type: ignore[type-arg]
     """Properties read by :func:`plain_properties`: what the SDK's ``deserialize_properties`` makes of them is
     an equal dict, so the pack's wiring hands on this one."""
@@ -457,7 +507,13 @@ class _StackRequest:
 
     def read(self) -> None:
         if self._props is None:
-            self._props = [self._read(r.properties) for r in self._resources]
+            props = []
+            for r in self._resources:
+                try:
+                    props.append(self._read(r.properties))
+                except NotFinite as e:
+                    raise _named(r.type, r.name, e) from None
+            self._props = props
 
     def analysis(self, pack: _Pack) -> crossguard.Analysis:
         if self._analysis is None:
@@ -532,7 +588,7 @@ class _Wiring:
         try:
             return plain_properties(message)
         except _NotPlain:
-            return self._deserialize(self._to_dict(message))
+            return self._deserialize(_refused(self._to_dict, message))
 
     def to_dict(self, message: Any, *args: Any, **kwargs: Any) -> Any:
         """``json_format.MessageToDict``; a ``Struct`` without signatures read by :func:`plain_properties`."""
@@ -540,7 +596,7 @@ class _Wiring:
             try:
                 return plain_properties(message)
             except _NotPlain:
-                pass
+                return _refused(self._to_dict, message)
         return self._to_dict(message, *args, **kwargs)
 
     def deserialize(self, props: Any, *args: Any, **kwargs: Any) -> Any:
@@ -602,6 +658,8 @@ class _Wiring:
                     if policies is not None:
                         return dispatch.analyze(self, policies, request)
                 return analyze(self, request, context)
+            except NotFinite as e:
+                raise _named(request.type, request.name, e) from None
             finally:
                 wiring._local.memo = None
 

@@ -347,7 +347,16 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
     charts: dict[str, bool] = {}
     places: dict[str, str | None] = {}
 
+    # the same file met twice (``lint f.yaml ./f.yaml .``, ``- -``) is read once, under the name met first: its
+    # findings reported once (hostile8); only where more than one path is named (one folder's walk meets each once)
+    met: set[str] | None = set() if len(paths) > 1 else None
+
     def consider(path: str) -> None:
+        if met is not None:
+            real = os.path.realpath(path)
+            if real in met:
+                return
+            met.add(real)
         sel.order.setdefault(path, len(sel.order))
         if excludes.excluded(path, False):
             sel.excluded.append(path)
@@ -360,8 +369,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
 
     for p in paths:
         if p == "-":
-            sel.order.setdefault("<stdin>", len(sel.order))
-            sel.files.append(p)
+            if "<stdin>" not in sel.order:
+                sel.order["<stdin>"] = len(sel.order)
+                sel.files.append(p)
         elif os.path.isdir(p):
             if excludes.excluded(p, True):
                 sel.excluded.append(p.rstrip("/") + "/")

@@ -9,6 +9,7 @@ and error messages are the same whichever reader built them.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -46,7 +47,41 @@ from .yamlsrc import (
     _template_line,
 )
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+#: YAML 1.1's ints and floats as kubectl reads them (sigs.k8s.io/yaml, its goyaml.v2 fork): binary, octal (``0777``),
+#: decimal and hex ints, floats, ``.inf`` and ``.nan``, but no base-60 numbers (``1:30`` is text, "purposefully not
+#: supported" in goyaml's README), and no timestamps (goyaml.v2 decodes an unquoted ``2024-01-31`` into an
+#: ``interface{}`` as the string, "for backward compatibility"): PyYAML's resolvers without those forms (hostile8).
+_KUBE_INT = re.compile(r"""^(?:[-+]?0b[0-1_]+
+    |[-+]?0[0-7_]+
+    |[-+]?(?:0|[1-9][0-9_]*)
+    |[-+]?0x[0-9a-fA-F_]+)$""", re.X)
+_KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""", re.X)
+
+
+def _kube_resolvers(base: Any) -> dict[str, list[tuple[str, Any]]]:
+    """``base``'s implicit resolvers with YAML 1.1's base-60 numbers and timestamps left out (text, as kubectl
+    reads them)."""
+    swap = {_INT_TAG: _KUBE_INT, "tag:yaml.org,2002:float": _KUBE_FLOAT}
+    return {first: [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag != _TIMESTAMP_TAG]
+            for first, pairs in base.yaml_implicit_resolvers.items()}
+
+
+class _KubeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's where built), resolving plain scalars as kubectl does
+    (:func:`_kube_resolvers`)."""
+
+
+class _KubeScalars(yaml.SafeLoader):
+    """The pure-Python safe loader with the same resolvers: its scalar constructors type a plain scalar."""
+
+
+_KubeLoader.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
+_KubeScalars.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
+_Base: Any = _KubeLoader
 
 
 def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedYAMLError:
@@ -124,7 +159,7 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
                 raise _duplicate_key(key, first, key_node.start_mark.line + 1)
             loader.dups.append((key, first if isinstance(key, str) else None, line))
         seen[key] = line
-    loader.flatten_mapping(node)
+    _flatten(node)
     d = LineDict()
     d.line = node.start_mark.line + 1 + base
     for key_node, value_node in node.value:
@@ -138,9 +173,48 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode) -> LineDict:
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def _flatten(node: yaml.MappingNode) -> None:
+    """``node``'s ``<<`` merge keys replaced by the pairs they merge, in place, as the merge key's specification and
+    kubectl's reader (goyaml.v2) merge them: a key written in the mapping wins over a merged one, and of a list of
+    mappings (``<<: [*a, *b]``) the earlier wins (PyYAML 6.0.4's ``flatten_mapping`` lets the later win). A merged
+    key is kept once, the first time met, so merges of merges grow with the keys, not with the aliases
+    (hostile8)."""
+    merged: list[tuple[Any, Any]] = []
+    seen: set[Any] = set()
+    own: list[tuple[Any, Any]] = []
+    for key_node, value_node in node.value:
+        if key_node.tag != _MERGE_TAG:
+            if key_node.tag == "tag:yaml.org,2002:value":
+                key_node.tag = _STR_TAG
+            own.append((key_node, value_node))
+            continue
+        if isinstance(value_node, yaml.MappingNode):
+            sources = [value_node]
+        elif isinstance(value_node, yaml.SequenceNode):
+            sources = value_node.value
+        else:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, "expected a mapping or list of mappings for "
+                f"merging, but found {value_node.id}", value_node.start_mark)
+        for sub in sources:
+            if not isinstance(sub, yaml.MappingNode):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark,
+                    f"expected a mapping for merging, but found {sub.id}", sub.start_mark)
+            _flatten(sub)
+            for pair in sub.value:
+                k = pair[0]
+                ident = (k.tag, k.value) if isinstance(k, yaml.ScalarNode) else id(k)
+                if ident not in seen:
+                    seen.add(ident)
+                    merged.append(pair)
+    if merged or len(own) != len(node.value):
+        node.value = merged + own
+
+
 #: The tag of each plain scalar seen (a plain scalar's tag depends on its text only), bounded.
 _resolved: dict[str, str] = {}
-_scalar_ctor = yaml.SafeLoader("")  # only its scalar constructors are called: they keep no state
+_scalar_ctor = _KubeScalars("")  # only its resolvers and scalar constructors are called: they keep no state
 
 
 def _plain_tag(value: str) -> str:

@@ -398,6 +398,11 @@ def _wide_encoding(head: bytes) -> str | None:
     return None
 
 
+#: A byte order mark that opens a document after a ``---`` line: kubectl splits a stream at those lines and reads each
+#: part as a stream of its own, where a leading mark is allowed (hostile8).
+_LATER_BOM = re.compile("^(---[ \t]*(?:#[^\n]*)?\n)\ufeff", re.M)
+
+
 def decode_text(data: bytes, name: str) -> str:
     """Bytes of a file as text: UTF-8 (a leading byte order mark dropped), line breaks as ``\\n``; an
     :class:`InputError` naming the line of the first byte that is not UTF-8."""
@@ -415,6 +420,8 @@ def decode_text(data: bytes, name: str) -> str:
                          "file as UTF-8", name, line) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\ufeff" in text:  # files joined (cat a.yaml b.yaml): kubectl reads each document as a stream of its own
+        text = _LATER_BOM.sub(r"\1", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text

@@ -760,19 +760,20 @@ def test_probe_timing_of_infinity_reads_as_unset(tmp_path):
 
 
 def test_impossible_date_is_a_yaml_error(tmp_path):
-    # was: "internal error: ValueError: month must be in 1..12" (an unquoted 2024-13-45 is a timestamp)
-    text = "apiVersion: v1\nkind: Service\nmetadata: {name: s, creationTimestamp: 2024-13-45}\n"
+    # was: "internal error: ValueError: month must be in 1..12"; an unquoted 2024-13-45 is text since hostile8 (as
+    # kubectl reads it), a tagged one is still a timestamp
+    text = "apiVersion: v1\nkind: Service\nmetadata: {name: s, creationTimestamp: !!timestamp 2024-13-45}\n"
     assert error_of(tmp_path, "s.yaml", text) == (
-        "shardwise: error: s.yaml:3: cannot parse YAML: '2024-13-45' is not a date or a timestamp "
-        "(2024-01-31, 2024-01-31T12:00:00Z); quote it to keep it as text\n"
+        "shardwise: error: s.yaml:3: cannot parse YAML: '2024-13-45' tagged !!timestamp is not a date or a timestamp "
+        "(2024-01-31, 2024-01-31T12:00:00Z)\n"
     )
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
     ("a: !!int abc\n", "'abc' tagged !!int is not an integer"),
-    ("a: &x 2024-02-30\nb: *x\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
-                                  "quote it to keep it as text"),
+    ("a: &x !!timestamp 2024-02-30\nb: *x\n", "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
+                                               "(2024-01-31, 2024-01-31T12:00:00Z)"),
     ("type: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # a tag that does not fit its value
     ("type: &t !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
 ])

@@ -47,8 +47,8 @@ def test_event_path_matches_the_constructor_on_plain_yaml():
     assert _same(fast, _slow(PLAIN))
     doc = fast[0]
     assert (doc.line, doc.key_lines["spec"], doc["spec"].line, doc["metadata"]["labels"].line) == (2, 7, 8, 6)
-    assert doc["metadata"]["labels"] == {"a": "1", "b": True, "c": None, "d": 0.5, "e": 16,
-                                         "f": __import__("datetime").date(2026, 11, 29)}
+    # an unquoted date is text, as kubectl's goyaml.v2 keeps it (hostile8)
+    assert doc["metadata"]["labels"] == {"a": "1", "b": True, "c": None, "d": 0.5, "e": 16, "f": "2026-11-29"}
     assert fast[1:] == [None, {"just": "a scalar doc"}, "plain string"]
 
 
@@ -174,8 +174,6 @@ def test_a_merge_key_may_be_overridden_but_not_written_twice():
     ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
     ("a: !!timestamp 2024-02-30\n", "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
                                     "(2024-01-31, 2024-01-31T12:00:00Z)"),
-    ("a: 2024-02-30\n", "'2024-02-30' is not a date or a timestamp (2024-01-31, 2024-01-31T12:00:00Z); "
-                        "quote it to keep it as text"),
     ("a: &x !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # the constructor path
     ("a: !!bool\n  - x\n", "expected a scalar node, but found sequence"),
 ])

@@ -896,3 +896,39 @@ def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
     assert sum(len(names) for _, names in answers) >= 1 + 22  # the violation is among them, and the crashes
     assert answers[2][1] == ["shardwise-resource-internal-error"] * 22  # 20 rules not disabled, the notes, its own
     assert "shardwise-resource-internal-error" not in answers[3][1]
+
+
+@pytest.mark.parametrize(("props", "said"), [
+    ({"spec": {"replicas": float("nan")}}, "spec.replicas is NaN"),
+    ({"spec": {"ports": [{"port": 80}, {"port": float("-inf")}]}}, "spec.ports[1].port is -Infinity"),
+    ({"metadata": {"name": "x"}, "spec": {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": {"n": float("inf")}}},
+     "spec.n is Infinity"),
+    ({"a": float("nan"), "b": float("inf")}, "a is NaN"),  # the first met
+    ({"spec": {"replicas": 2}}, None),
+])
+def test_a_number_that_is_not_finite_is_named_by_its_property(props, said):
+    """hostile8: the SDK's words ("Fail to serialize NaN for Value.number_value") named no property; the pack's
+    refusal names it (a secret's value under the secret's own path)."""
+    from shardwise.rules import __main__ as wiring
+
+    assert wiring.not_finite(_struct(props)) == said
+
+
+def test_a_number_that_is_not_finite_fails_the_request_naming_the_resource():
+    """hostile8: Analyze and AnalyzeStack of a resource holding NaN still fail (the preview stops: fail closed),
+    in words that name the resource and the property; before, the SDK's words named neither."""
+    import grpc
+
+    dep = Resource("kubernetes:apps/v1:Deployment", "llama", "urn:pulumi:dev::p::kubernetes:apps/v1:Deployment::llama",
+                   {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "llama"},
+                    "spec": {"replicas": float("nan")}})
+    want = ("shardwise: cannot read kubernetes:apps/v1:Deployment `llama`: spec.replicas is NaN: a number that is not "
+            "finite, which JSON cannot hold and no Kubernetes or AWS field takes; the request is refused (fix the "
+            "program's value)")
+    with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+        pack.handshake()
+        for call in (lambda: pack.analyze(dep), lambda: pack.analyze_stack([dep])):
+            with pytest.raises(grpc.RpcError) as e:
+                call()
+            assert e.value.details() == f"Exception calling application: {want}"
+        assert pack.proc.poll() is None

@@ -82,3 +82,25 @@ def test_the_record_holds_every_class_the_task_names():
         "or actions/checkout with fetch-depth: 0)")
     assert record["plan7--kv-reserve-nan"] == {"rc": 2, "said": (
         "shardwise plan: error: argument --kv-reserve: must be a number from 1 to 10, got nan")}
+    # hostile8: YAML as kubectl reads it, special files named directly, stdin, --jobs, the pack's odd numbers and types
+    for prefix in ("h8-merge-", "h8-anchor-", "h8-alias-", "h8-recursive-alias", "h8-tag-", "h8-duplicate-",
+                   "h8-dashes-in-block-scalar", "h8-bom-second-document", "h8-utf32le-bom", "h8-tab-", "h8-deep-json",
+                   "h8-json-nan", "h8-100k-", "h8-key-", "h8-gpu-", "h8-replicas-", "h8-env-value-", "h8-path-",
+                   "h8-symlink-", "h8-fifo-", "h8-socket-named", "h8-dev-", "h8-folder-of-50000", "h8-stdin-",
+                   "h8-jobs-", "pack-h8-nan-", "pack-h8-inf-", "pack-h8-100k-", "pack-h8-type-", "pack-h8-stack-20000"):
+        assert any(case.startswith(prefix) for case in record), prefix
+    # a time or a date is text to kubectl (goyaml.v2): was an input error "found a number (750)"
+    assert record["h8-env-value-time"]["rc"] == 0 and record["h8-arg-time"]["rc"] == 0
+    assert record["h8-port-sexagesimal"]["said"].startswith(
+        './bad.yaml:13: spec.template.spec.containers[0].ports[0].containerPort: expected an integer, found a string '
+        '("2:13"); Kubernetes refuses the object as written | ')
+    assert record["h8-bom-second-document"]["said"].startswith("shardwise: 2 files read, 3 workloads, ")
+    assert record["h8-path-same-file-twice"]["said"].startswith("shardwise: 2 files read, 2 workloads, 1 mandatory finding")
+    assert record["h8-stdin-endless"]["said"].startswith(
+        "<stdin>:None: not read: the input is larger than 32 MiB, the most shardwise reads from one file | ")
+    assert record["h8-jobs-zero"] == {"rc": 2, "said": (
+        "shardwise lint: error: argument --jobs/-j: must be an integer from 1 to 256, got 0")}
+    assert record["pack-h8-nan-replicas"] == {"rc": None, "said": (
+        "RPC failed: UNKNOWN: Exception calling application: shardwise: cannot read kubernetes:apps/v1:Deployment "
+        "`llama-8b`: spec.replicas is NaN: a number that is not finite, which JSON cannot hold and no Kubernetes or "
+        "AWS field")}

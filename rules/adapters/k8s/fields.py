@@ -192,7 +192,19 @@ def int_field(d: Mapping[str, Any], key: str, default: Any, loc: Location, what:
                              f"the object as written: write the number without quotes ({number})", loc.file, line)
     if number < minimum:
         raise InputError(f"{what}: expected an integer of at least {minimum}, got {value!r}", loc.file, line)
+    if number > INT32_MAX and not text_ok:  # hostile8: int32 in the Go structs (Ray reads its own config)
+        raise InputError(f"{what}: expected an integer of at most {INT32_MAX:,} (Kubernetes types it as int32), got "
+                         f"{_short_number(value)}", loc.file, line)
     return number
+
+
+#: The largest value of a Kubernetes int32 field (``spec.replicas``, a port).
+INT32_MAX = 2**31 - 1
+
+
+def _short_number(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}…({len(text):,} characters)"
 
 
 def read_annotations(*metas: Any) -> tuple[dict[str, str], dict[str, int | None]]:

@@ -1,0 +1,144 @@
+"""hostile8: YAML read as kubectl reads it (sigs.k8s.io/yaml's goyaml.v2 fork), and the same input named twice.
+
+- a plain ``1:30`` or ``2024-01-31`` is text (goyaml.v2 has no base-60 numbers and keeps a timestamp-like scalar a
+  string); before, PyYAML's YAML 1.1 resolvers made them 90 and a date, and an env value ``12:30`` or an ``args``
+  word ``12:30`` was an input error ("found a number (750)") on a manifest the API server takes;
+- ``<<: [*a, *b]``: the earlier mapping wins (the merge key's specification, goyaml.v2); PyYAML 6.0.4 let the later;
+- a byte order mark that opens a later document (files joined with cat) is dropped, as kubectl splits the stream;
+- a file named twice (``f.yaml ./f.yaml .``, ``- -``) is read once: its findings are reported once;
+- an int32 field past 2,147,483,647 is an input error (it was read as the number).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+from shardwise.rules.adapters import yamlsrc
+from shardwise.rules.adapters.select import select_inputs
+from shardwise.rules.app.cli import main
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bad, namespace: serving}
+spec:
+  replicas: 2
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, meta-llama/Llama-3.1-70B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def docs(text: str) -> list[object]:
+    return [d for _, d in yamlsrc.load_documents(text, "f.yaml")]
+
+
+@pytest.mark.parametrize(("scalar", "value"), [
+    ("1:30", "1:30"), ("12:30:00", "12:30:00"), ("-1:30", "-1:30"), ("1:30.5", "1:30.5"),
+    ("2024-01-31", "2024-01-31"), ("2024-13-45", "2024-13-45"), ("2024-01-31T12:00:00Z", "2024-01-31T12:00:00Z"),
+    ("0777", 511), ("010", 8), ("0x1f", 31), ("1_000", 1000), ("1.5", 1.5), ("yes", True), ("1e3", "1e3"),
+])
+def test_plain_scalars_as_kubectl_reads_them(scalar, value):
+    got = docs(f"a: {scalar}\nb: [{scalar}]\n")[0]
+    assert got == {"a": value, "b": [value]}
+    assert type(got["a"]) is type(value)
+
+
+def test_a_time_in_an_env_value_or_an_arg_is_text(tmp_path, capsys):
+    p = tmp_path / "d.yaml"
+    p.write_text(DEPLOYMENT.replace('"8192"]', '"8192", --served-model-name, 12:30]\n'
+                                    "          env: [{name: START, value: 12:30}, {name: SINCE, value: 2024-01-01}]"))
+    code = main(["lint", "--format", "json", str(p)])
+    report = json.loads(capsys.readouterr().out)
+    assert report["input_errors"] == []
+    assert code == 1  # SW101: the 70B model on one L40S, read as it was before the words were added
+
+
+def test_a_base_60_port_is_a_string_the_api_server_refuses(tmp_path, capsys):
+    p = tmp_path / "d.yaml"
+    p.write_text(DEPLOYMENT.replace("          resources:", "          ports: [{containerPort: 2:13}]\n          resources:"))
+    assert main(["lint", "--format", "json", str(p)]) == 2
+    errors = json.loads(capsys.readouterr().out)["input_errors"]
+    assert [(e["line"], e["message"]) for e in errors] == [(13, (
+        'spec.template.spec.containers[0].ports[0].containerPort: expected an integer, found a string ("2:13"); '
+        "Kubernetes refuses the object as written"))]
+
+
+def test_a_list_of_merged_mappings_the_earlier_wins():
+    got = docs("a: {<<: [{name: vllm, x: 1}, {image: v}, {name: ignored, image: ignored, y: 2}]}\n"
+               "b: &b {k: 1, j: 1}\nc: {<<: *b, k: 2}\n")[0]
+    assert got == {"a": {"name": "vllm", "x": 1, "image": "v", "y": 2}, "b": {"k": 1, "j": 1}, "c": {"k": 2, "j": 1}}
+
+
+def test_a_merge_of_merges_grows_with_the_keys_not_the_aliases():
+    text = "m0: &m0 {k0: v, k1: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: 1}}\n" for i in range(1, 12))
+    got = docs(text)[0]
+    assert got["m11"] == {"k0": "v", "k1": "v", **{f"n{i}": 1 for i in range(1, 12)}}
+
+
+def test_a_byte_order_mark_opening_a_later_document_is_dropped():
+    text = yamlsrc.decode_text(b"a: 1\n---\n\xef\xbb\xbfb: 2\n--- # two\n\xef\xbb\xbfc: '\xef\xbb\xbf'\n", "f.yaml")
+    assert text == "a: 1\n---\nb: 2\n--- # two\nc: '\ufeff'\n"
+    assert docs(text) == [{"a": 1}, {"b": 2}, {"c": "\ufeff"}]
+
+
+def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
+    (tmp_path / "bad.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert select_inputs(["bad.yaml", "./bad.yaml", ".", "sub/../bad.yaml"]).files == ["bad.yaml"]
+    assert select_inputs(["-", "bad.yaml", "-"]).files == ["-", "bad.yaml"]
+    assert select_inputs(["."]).files == ["./bad.yaml"]
+
+
+def test_stdin_named_twice_is_read_once(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEPLOYMENT.encode())))
+    assert main(["lint", "--format", "json", "-", "-"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["input_errors"] == []
+    assert [(f["file"], f["code"]) for f in report["findings"] if f["level"] == "mandatory"] == [("<stdin>", "SW101")]
+
+
+def test_an_int32_field_past_its_largest_value_is_an_input_error(tmp_path, capsys):
+    p = tmp_path / "d.yaml"
+    p.write_text(DEPLOYMENT.replace("replicas: 2", "replicas: 2147483648"))
+    assert main(["lint", "--format", "json", str(p)]) == 2
+    errors = json.loads(capsys.readouterr().out)["input_errors"]
+    assert [(e["line"], e["message"]) for e in errors] == [(5, (
+        "spec.replicas: expected an integer of at most 2,147,483,647 (Kubernetes types it as int32), got 2147483648"))]
+    p.write_text(DEPLOYMENT.replace("replicas: 2", "replicas: 2147483647"))
+    assert main(["lint", "--format", "json", str(p)]) == 1
+
+
+def test_stdin_is_read_to_its_end_as_kubectl_reads_it(tmp_path):
+    """A pipe that has not closed keeps the run waiting (docs/cli.md): what comes before its end is linted."""
+    import subprocess
+    import time
+
+    from repo_paths import ROOT
+
+    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "shardwise"), "lint", "--format", "json", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(DEPLOYMENT.encode())
+        proc.stdin.flush()
+        time.sleep(1.5)
+        assert proc.poll() is None  # still reading
+        proc.stdin.close()
+        proc.stdin = None  # closed here: communicate() must not flush it
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert [f["code"] for f in json.loads(out)["findings"] if f["level"] == "mandatory"] == ["SW101"]

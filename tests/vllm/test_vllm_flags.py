@@ -155,10 +155,11 @@ def test_the_option_data_holds_exactly_the_releases_collected():
     from shardwise.rules.vllm.flags import RELEASES_READ
     from shardwise.rules.vllm.options import OPTION_RELEASES, release_options
 
-    assert OPTION_RELEASES <= RELEASES_READ
-    sizes = {r: len(release_options(r) or ()) for r in ("0.6.6", "0.11.0", "0.34.0")}
-    assert sizes == {"0.6.6": 1477, "0.11.0": 2534, "0.34.0": 4745}
-    assert release_options("0.10.0") is None  # a release read for GAPS, its option set not collected
+    assert OPTION_RELEASES == RELEASES_READ  # flags48: every release read is collected
+    sizes = {r: len(release_options(r) or ()) for r in ("0.5.0", "0.6.6", "0.10.0", "0.11.0", "0.18.0", "0.34.0")}
+    assert sizes == {"0.5.0": 758, "0.6.6": 1477, "0.10.0": 2276, "0.11.0": 2534, "0.18.0": 3156, "0.34.0": 4745}
+    assert release_options("0.15.0") is None  # no source distribution on PyPI: not collected
+    assert release_options("0.35.0") is None  # newer than the data
 
 
 def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
@@ -176,31 +177,41 @@ def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
     assert not undefined_option("max", v11)  # an ambiguous prefix exits too, but is not judged here: silence
     assert not undefined_option("no-enable-prefix-caching", v11)  # BooleanOptionalAction's --no- form
     assert not undefined_option("help", v11)  # argparse's own
-    assert not undefined_option("bogus-flag-xyz", parse_version("0.10.0"))  # not collected: not judged
+    assert undefined_option("bogus-flag-xyz", parse_version("0.10.0"))  # collected by flags48
+    assert not undefined_option("bogus-flag-xyz", parse_version("0.15.0"))  # not collected (no sdist): not judged
+    assert not undefined_option("bogus-flag-xyz", parse_version("0.35.0"))  # newer than the data: not judged
 
 
 def test_the_option_data_and_the_gaps_disagree_only_towards_silence():
     """GAPS and the collected data are two readings of the same sources. Where GAPS rules a flag out and the data
     does not, the data over-counts (an error message still names the removed flag: `--task`, `--device`): silence.
-    Where the data rules a flag out and GAPS does not, it is one GAPS does not record: `--enable-reasoning` came in
-    0.7.1 with `--reasoning-parser` (no "enable_reasoning" or "enable-reasoning" anywhere in 0.6.6.post1's sdist)."""
+    Where the data rules a flag out and GAPS does not, it is a flag's arrival GAPS does not record (GAPS holds its
+    removal): `--enable-reasoning` came in 0.7.1 with `--reasoning-parser` (no "enable_reasoning" or
+    "enable-reasoning" anywhere in 0.6.6.post1's sdist); `--num-scheduler-steps` in 0.5.5, `--disable-async-output-proc`
+    in 0.6.0, `--task` and `--override-pooler-config` in 0.6.4 (no such string in the sdist before)."""
     from collections import Counter
 
     from shardwise.rules.vllm.options import OPTION_RELEASES, undefined_option
 
-    data_only, gaps_only = [], Counter()
+    data_only: dict[str, list[str]] = {}
+    gaps_only: Counter[str] = Counter()
     for flag in sorted({g.flag for g in GAPS}):
-        for release in OPTION_RELEASES:
+        for release in sorted(OPTION_RELEASES, key=lambda r: tuple(map(int, r.split(".")))):
             v = parse_version(release)
             assert v is not None
             data, table = undefined_option(flag, v), any(g.holds(v) for g in GAPS if g.flag == flag)
             if data and not table:
-                data_only.append((flag, release))
+                data_only.setdefault(flag, []).append(release)
             if table and not data:
                 gaps_only[flag] += 1
-    assert data_only == [("enable-reasoning", "0.6.6")]
-    assert gaps_only == {"device": 20, "guided-decoding-backend": 16, "num-speculative-tokens": 31, "runner": 3,
-                         "speculative-config": 1, "task": 22}
+    up_to = lambda last: [r for r in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.6.1",  # noqa: E731
+                                      "0.6.2", "0.6.3", "0.6.4", "0.6.5", "0.6.6", "0.7.0")[:last]]
+    assert data_only == {"disable-async-output-proc": up_to(6), "disable-frontend-multiprocessing": up_to(4),
+                         "enable-prompt-adapter": up_to(2), "enable-reasoning": up_to(14),
+                         "multi-step-stream-outputs": up_to(8), "num-scheduler-steps": up_to(5),
+                         "override-pooler-config": up_to(10), "task": up_to(10)}
+    assert gaps_only == {"num-speculative-tokens": 45, "task": 30, "device": 25, "guided-decoding-backend": 22,
+                         "speculative-config": 19, "runner": 17, "data-parallel-size": 3, "convert": 1}
 
 
 def test_the_option_data_is_sorted_and_names_exactly_the_releases_judged():

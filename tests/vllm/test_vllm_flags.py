@@ -301,7 +301,6 @@ def test_a_value_is_refused_by_release_only_before_the_release_that_takes_it():
 
 def test_a_refused_value_names_the_word_that_holds_it():
     import pytest
-
     from shardwise.rules.vllm.args import RefusedValue, parse_serve_args
 
     with pytest.raises(RefusedValue) as e:

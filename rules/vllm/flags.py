@@ -18,9 +18,10 @@ every string literal shaped like a long option, the fields of a dataclass whose 
 (``FrontendArgs``), their ``--no-`` forms and their ``--enable-``/``--disable-`` twins. A flag counts as absent at
 a release only where no string of that set is or begins with it; so the table errs only towards silence.
 
-Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of the releases most
-images pin (:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up
-one) that no option of such a release is or begins with is judged absent there too, naming the closest option.
+Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of every release read
+(:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up one) that
+no option of such a release is or begins with is judged absent there too, naming the closest option.
+:func:`release_value_refused` judges the values a release's parser refuses and a later one takes.
 
 A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
 no finding.

@@ -200,8 +200,10 @@ def cases() -> list[Case]:
     out.append(file_case("type-cpu-1e3", field_set("nvidia.com/gpu: 1}", "nvidia.com/gpu: 1, cpu: \"1e3\"}"), rc=(0,), named=None))
     out.append(file_case("type-port-string", field_set("      containers:\n", "      containers:\n        - {name: side, image: busybox, ports: [{containerPort: \"8000\"}]}\n")))
     out.append(file_case("type-env-value-int", field_set("resources: {limits", "env: [{name: VLLM_PORT, value: 8000}]\n          resources: {limits")))
-    out.append(file_case("engine-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --dtype, bogus]")))
-    out.append(file_case("engine-kv-cache-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --kv-cache-dtype, fp9]")))
+    # flags48: a value vLLM refuses is the workload's crash (SW003, exit 1), no longer an input error that hides it
+    out.append(file_case("engine-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --dtype, bogus]"), rc=(1,)))
+    out.append(file_case("engine-kv-cache-dtype-no-release-takes", field_set("\"16\"]", "\"16\", --kv-cache-dtype, fp9]"),
+                         rc=(1,)))
     out.append(file_case("engine-dtype-case", field_set("\"16\"]", "\"16\", --dtype, BFloat16]"), rc=(0,), named=None))
     out.append(file_case("type-limits-list", field_set("resources: {limits: {nvidia.com/gpu: 1}}", "resources: {limits: [1]}")))
     out.append(file_case("type-containers-null", field_set("      containers:\n", "      containers: null\n      x:\n")))

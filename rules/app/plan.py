@@ -494,7 +494,7 @@ def make_plan(req: PlanRequest) -> Plan:
         speculative_tokens=speculative_tokens(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
-    _refuse_absent_flags(engine_words(req.engine_args), str(version.version))
+    _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
     ctx = _Context(req, model, rules_model, gpu, mem, node, sizer)
     if req.engine_args:
@@ -625,21 +625,42 @@ def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
     return words
 
 
-def _refuse_absent_flags(words: list[str], release: str) -> None:
-    """An --engine-arg flag the release does not define (``--runner`` and ``--convert`` before 0.10.1, ``--task``
-    from 0.13.0): vLLM exits on it at start-up, and lint says so of the manifest plan would emit (SW003, on the image
-    ``vllm/vllm-openai:v<release>`` it writes), so plan refuses it for the same reason instead of planning a layout
-    that does not start. A release whose source was not read is not judged, as lint does not judge it."""
-    from ..vllm.flags import release_read, word_gap
+def _own_words(req: PlanRequest) -> list[str]:
+    """The flags of plan's own options that a manifest of the plan writes whatever the layout, as vLLM receives them
+    (those given; the parallel sizes and expert parallelism depend on the layout)."""
+    words: list[str] = []
+    for flag, value in (("gpu-memory-utilization", req.gpu_memory_utilization), ("max-model-len", req.max_model_len),
+                        ("max-num-seqs", req.max_num_seqs), ("max-num-batched-tokens", req.max_num_batched_tokens),
+                        ("dtype", None if req.dtype == "auto" else req.dtype), ("quantization", req.quantization),
+                        ("kv-cache-dtype", None if req.kv_cache_dtype == "auto" else req.kv_cache_dtype),
+                        ("speculative-config", req.speculative_config)):
+        if value is not None:
+            words.extend([f"--{flag}", str(value)])
+    return words
+
+
+def _refuse_absent_flags(own: list[str], words: list[str], release: str) -> None:
+    """A flag the release does not define, among plan's own options as written (``own``: ``--speculative-config``
+    before 0.8.2) and the --engine-arg flags (``words``: ``--runner`` and ``--convert`` before 0.10.1, ``--task``
+    from 0.13.0, ``--compilation-config`` before 0.6.5): vLLM exits on it at start-up, and lint says so of the
+    manifest plan would emit (SW003, on the image ``vllm/vllm-openai:v<release>`` it writes), so plan refuses it for
+    the same reason instead of planning a layout that does not start. Judged by lint's own function
+    (:func:`..vllm.flags.absent_flag`: the gaps table, then the release's collected option set) with the same
+    message; a release whose source was not read is not judged, as lint does not judge it."""
+    from ..vllm.flags import absent_flag, release_read
 
     read = release_read(f"vllm/vllm-openai:v{release}")
     if read is None:
         return
-    for word in words:
-        what = word_gap(word[2:], read) if word.startswith("--") else None
-        if what is not None:
-            raise PlanError(f"--engine-arg {word[2:]}: vLLM {release} has no {word}: it {what}; vLLM exits at "
-                            "start-up on a flag it does not define (lint: SW003)")
+    tokens = [*own, *words]
+    absent = absent_flag(["vllm", "serve", *tokens], tokens, read)
+    if absent is None:
+        return
+    word, why = absent
+    name = word[2:].partition("=")[0]
+    flag = name[3:] if name.startswith("no-") and name[3:] in ENGINE_ARG_FLAGS else name
+    given = f"--engine-arg {flag}" if flag in ENGINE_ARG_FLAGS else f"--{flag}"
+    raise PlanError(f"{given}: {why} (lint: SW003)")
 
 
 def _check_lengths(req: PlanRequest, model: ModelShape) -> None:

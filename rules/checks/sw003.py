@@ -18,7 +18,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "The vLLM command line as written makes vLLM exit at start-up (`vllm serve serve MODEL`, a flag and its "
             "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
             "vLLM release does not define (a removed or newer flag, a typo), `vllm serve --model X` where that release "
-            "refuses it)."
+            "refuses it, a value vLLM refuses: `--gpu-memory-utilization 1.5`, `--dtype bfloat17`, a "
+            "`--kv-cache-dtype` or a `--max-model-len 32k` the image's release does not take)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -45,9 +46,15 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "a release whose source was read (a `vllm/vllm-openai` or AWS DLC tag; not `latest`, a nightly, a digest "
             "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix). "
             "A flag no release defines (a typo such as `--gpu-memory-utilisation` or `--max-model-length`, a made-up "
-            "one) is judged against every option string of the image's release, read from its source (32 releases "
-            "from 0.6.6 to 0.34.0, those images pin most), naming the closest option; a release not read is not judged "
-            "here. `vllm serve` written as the command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
+            "one) is judged against every option string of the image's release, read from its source (the 65 releases "
+            "with a source distribution from 0.5.0 to 0.34.0; 0.15.x has none), naming the closest option; a tag "
+            "naming no release read is not judged here. A value vLLM refuses as written ends the same way: "
+            "argparse's type conversion or `choices` (`--tensor-parallel-size auto`, `--dtype bfloat17`), a fraction "
+            "outside (0, 1] for `--gpu-memory-utilization`, a parallel size below 1; and, by the image's release, "
+            "`--max-model-len 32k` before 0.8.4 and `--max-num-batched-tokens 8k` before 0.9.1 (read with int() "
+            "there) and a `--kv-cache-dtype` before the release that added it (`nvfp4` before 0.20.0). The setting "
+            "is then read as unknown and the rest of the workload is still linted. `vllm serve` written as the "
+            "command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
             "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
             "images of those releases run the OpenAI API-server module as their entrypoint, which takes `--model`, "
             "so args alone are fine. While this blocks, the workload's capacity and topology rules do not say "
@@ -71,7 +78,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "command as `command: [vllm, serve]` with the model first in args. Write a flag and its value as two "
             "list items, or as one `--flag=VALUE`, never as one item with a space in it. Write only the flags the "
             "image's vLLM release defines (`vllm serve --help` in that image): drop a removed flag or use its "
-            "replacement, or pin a release that has a newer flag."
+            "replacement, or pin a release that has a newer flag. Give a value the release takes (`vllm serve --help` "
+            "lists a flag's choices)."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/docker.html",

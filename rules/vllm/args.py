@@ -512,9 +512,36 @@ def find_vllm_invocation(
 # ---------------------------------------------------------------------------------------------
 
 
-def _err(flag: str, value: str, what: str, location: Location | None) -> InputError:
+class RefusedValue(InputError):
+    """A value, as written, that vLLM's argument parser or its config validation refuses at start-up (a number that
+    is no number, a fraction above 1, a count below 1, a word outside a flag's ``choices``): vLLM exits and the pod
+    crash-loops. ``at``: the index, in the tokens parsed, of the word holding it; ``inline``: whether that word is
+    ``--flag=value``. A caller that knows the workload reads the setting as unknown in its place and reports the
+    crash (SW003) on the workload; others report it as the input error it is."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, at: int = -1,
+                 inline: bool = False) -> None:
+        super().__init__(message, file, line)
+        self.at = at
+        self.inline = inline
+
+    def __reduce__(self):  # type: ignore[override]
+        return (type(self), (self.message, self.file, self.line, self.at, self.inline))
+
+    @property
+    def crash(self) -> str:
+        """Why the pod crash-loops, as SW003 says it."""
+        if self.message.endswith("vLLM exits at start-up"):
+            return f"{self.message} and the pod crash-loops"
+        return f"{self.message}: vLLM refuses it at start-up (it exits) and the pod crash-loops"
+
+
+def _err(flag: str, value: str, what: str, location: Location | None, refused: bool = True) -> InputError:
+    """``refused``: vLLM surely exits on the value at start-up (argparse's type conversion or ``choices``, a config
+    field's bounds), a :class:`RefusedValue`; else an input error (a value shardwise cannot size: an infinite number,
+    an integer beyond 64 bits, a count below 1 that vLLM may read as "unset")."""
     loc = location or Location()
-    return InputError(f"{flag}: {value!r} is not {what}", loc.file, loc.line)
+    return (RefusedValue if refused else InputError)(f"{flag}: {value!r} is not {what}", loc.file, loc.line)
 
 
 def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any:
@@ -526,10 +553,10 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
             n = int(v)
         except ValueError:
             raise _err(flag, value, "an integer", location) from None
-        if kind == "posint" and n < 1:
+        if kind == "posint" and n < 1:  # ParallelConfig's sizes are Field(ge=1) (0.25.1); block_size a choice
             raise _err(flag, value, "a positive integer", location)
         if not -_INT64 <= n < _INT64:
-            raise _err(flag, value, "a 64-bit integer", location)
+            raise _err(flag, value, "a 64-bit integer", location, refused=False)
         return n
     if kind in ("hint", "hint_auto"):
         if kind == "hint_auto" and (v.lower() == "auto" or v == "-1"):  # vLLM: fit the KV cache
@@ -539,18 +566,20 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
         except (ValueError, OverflowError):  # OverflowError: 1e400k is an infinite float
             raise _err(flag, value, "an integer (e.g. 8192 or 32k)", location) from None
         if n < 1:
-            raise _err(flag, value, "a positive integer", location)
+            raise _err(flag, value, "a positive integer", location, refused=False)
         if n >= _INT64:
-            raise _err(flag, value, "a 64-bit integer", location)
+            raise _err(flag, value, "a 64-bit integer", location, refused=False)
         return n
     if kind in ("float", "fraction"):
         try:
             x = float(v)
         except ValueError:
             raise _err(flag, value, "a number", location) from None
-        if not math.isfinite(x):
-            raise _err(flag, value, "a finite number", location)
-        if kind == "fraction" and not 0 < x <= 1:  # vLLM refuses to start outside (0, 1]
+        if not math.isfinite(x):  # float() reads inf and nan: argparse takes them
+            raise _err(flag, value, "a finite number", location, refused=False)
+        # vLLM refuses to start outside (0, 1]: CacheConfig "GPU memory utilization must be less than 1.0" (0.11.0),
+        # no memory for the KV cache at 0 or below
+        if kind == "fraction" and not 0 < x <= 1:
             raise _err(flag, value, "a fraction greater than 0 and at most 1", location)
         return x
     if kind == "bool":
@@ -563,6 +592,14 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
     if kind == "secret":
         return "<redacted>"
     return value
+
+
+def _refusing(kind: str, flag: str, value: str, location: Location | None, at: int, inline: bool) -> Any:
+    """:func:`_convert`, its error a :class:`RefusedValue` of the word at ``at``."""
+    try:
+        return _convert(kind, flag, value, location)
+    except RefusedValue as e:
+        raise RefusedValue(e.message, e.file, e.line, at, inline) from None
 
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(EngineArgs)) - {"extra", "locations"}
@@ -624,7 +661,7 @@ def parse_serve_args(
             loc = where(spelled)
             if kind == "bool":
                 if eq:
-                    value: Any = _convert("bool", spelled, inline, loc)
+                    value: Any = _refusing(kind, spelled, inline, loc, i - 1, True)
                 elif i < n and tokens[i].strip().lower() in _TRUE | _FALSE:
                     value = _convert("bool", spelled, tokens[i], loc)
                     i += 1
@@ -654,13 +691,14 @@ def parse_serve_args(
                 elif kind == "raw" or (is_unresolved(raw) and (key == "model" or key not in _FIELDS)):
                     value = raw  # extras and the model keep an unresolved reference as written
                 else:
-                    value = _convert(kind, spelled, raw, loc)
+                    value = _refusing(kind, spelled, raw, loc, i - 1, bool(eq))
                 choices = _CHOICES.get(name)
                 if choices is not None and isinstance(value, str) and not is_unresolved(value) \
                         and value.strip().lower() not in choices:
                     said = loc or Location()
-                    raise InputError(f"{spelled}: {value!r} is none of the values vLLM takes ({', '.join(choices)}); "
-                                     "vLLM exits at start-up", said.file, said.line)
+                    raise RefusedValue(f"{spelled}: {value!r} is none of the values vLLM takes "
+                                       f"({', '.join(choices)}); vLLM exits at start-up", said.file, said.line,
+                                       i - 1, bool(eq))
             _set(engine, key, value)
             set_at[key] = i
             if loc is not None:

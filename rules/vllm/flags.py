@@ -18,9 +18,10 @@ every string literal shaped like a long option, the fields of a dataclass whose 
 (``FrontendArgs``), their ``--no-`` forms and their ``--enable-``/``--disable-`` twins. A flag counts as absent at
 a release only where no string of that set is or begins with it; so the table errs only towards silence.
 
-Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of the releases most
-images pin (:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up
-one) that no option of such a release is or begins with is judged absent there too, naming the closest option.
+Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of every release read
+(:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up one) that
+no option of such a release is or begins with is judged absent there too, naming the closest option.
+:func:`release_value_refused` judges the values a release's parser refuses and a later one takes.
 
 A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
 no finding.
@@ -262,3 +263,83 @@ def model_option_raises(tokens: list[str], release: Version) -> str | None:
             "`vllm serve`, you should provide the model as a positional argument ... instead of via the `--model` "
             "option\" before anything loads (0.5.5-0.11.0; from 0.11.1 it only warns), so the pod crash-loops; "
             "write the model first, `vllm serve MODEL ...`")
+
+
+#: The first release whose parser reads a flag's value with ``human_readable_int`` (``32k``, ``1M``), read in each
+#: release's ``engine/arg_utils.py``: ``--max-model-len`` from 0.8.4 (``type=human_readable_int``; 0.8.3 has
+#: ``type=int``), ``--max-num-batched-tokens`` from 0.9.1 (``if name in {"max_model_len", "max_num_batched_tokens"}``;
+#: 0.9.0 names ``max_model_len`` alone), ``--kv-cache-memory-bytes`` from its first release (0.10.2). Before it
+#: argparse's ``int`` refuses such a value ("argument --max-model-len: invalid int value: '32k'") and vLLM exits.
+HUMAN_INT_SINCE: dict[str, Version] = {"max-model-len": Version((0, 8, 4)),
+                                       "max-num-batched-tokens": Version((0, 9, 1))}
+_SUFFIXED = re.compile(r"^\d+(?:\.\d+)?[kKmMgGtT]$")
+
+
+#: The first release whose ``--kv-cache-dtype`` choices take each value, read in each release's source (the
+#: ``choices`` of ``engine/arg_utils.py`` to 0.8.4, then the ``CacheDType`` Literal of vllm/config, which argparse
+#: gets as ``choices``); no value was dropped from 0.5.0 to 0.34.0. From 0.33.0 a platform plugin may register more
+#: (checked when the attention backend is chosen), so only releases up to :data:`KV_DTYPE_CHOICES_UNTIL` are judged.
+KV_DTYPE_SINCE: dict[str, str] = {
+    "auto": "0.5.0", "fp8": "0.5.0", "fp8_e4m3": "0.5.0", "fp8_e5m2": "0.5.0", "fp8_inc": "0.10.0",
+    "bfloat16": "0.11.0", "fp8_ds_mla": "0.11.1", "float16": "0.18.0", "turboquant_k8v4": "0.20.0",
+    "turboquant_4bit_nc": "0.20.0", "turboquant_k3v4_nc": "0.20.0", "turboquant_3bit_nc": "0.20.0",
+    "int8_per_token_head": "0.20.0", "fp8_per_token_head": "0.20.0", "nvfp4": "0.20.0",
+    "int4_per_token_head": "0.25.0", "nvfp4_4over6": "0.28.0", "nvfp4_ds_mla": "0.30.0", "ultraquant_4bit": "0.32.0",
+    "octave_k3v4": "0.33.0", "octave_k3v3": "0.33.0", "octave_k3v3_compact": "0.33.0",
+}
+KV_DTYPE_CHOICES_UNTIL = Version((0, 33, 0))
+
+
+def _release(text: str) -> Version:
+    found = parse_version(text)
+    assert found is not None, text
+    return found
+
+
+def _flag_values(tokens: list[str]) -> list[tuple[str, str, str]]:
+    """(name, value, the word holding it) of each ``--flag VALUE`` / ``--flag=VALUE`` in ``tokens`` up to ``--``,
+    the name dashed."""
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok == "--":
+            break
+        if not tok.startswith("--"):
+            continue
+        spelled, eq, inline = tok.partition("=")
+        if eq:
+            out.append((spelled[2:].replace("_", "-"), inline, tok))
+        elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            out.append((spelled[2:].replace("_", "-"), tokens[i + 1], tokens[i + 1]))
+    return out
+
+
+def release_value_refused(words: list[str], tokens: list[str], release: Version) -> tuple[str, str] | None:
+    """(the word holding the value, why vLLM exits) for the first value in ``tokens`` (vLLM's own arguments) that
+    ``release``'s argument parser refuses while a later release takes it: ``--max-model-len 32k`` where the release
+    reads it with int() (:data:`HUMAN_INT_SINCE`), a ``--kv-cache-dtype`` that came later (:data:`KV_DTYPE_SINCE`).
+    None when there is none, or when ``words`` (the whole command line) runs another program's parser. A value no
+    release takes is :mod:`shardwise.rules.vllm.args`'s to refuse; one holding a reference is not judged."""
+    line = "\0".join(words)
+    for m in _OTHER_PARSERS:
+        if m in line:
+            return None
+    for name, value, word in _flag_values(tokens):
+        v = value.strip()
+        if "$" in v or "{" in v:
+            continue
+        since = HUMAN_INT_SINCE.get(name)
+        if since is not None and release < since and _SUFFIXED.match(v):
+            return word, (
+                f"`--{name} {v}` is not a value vLLM {release} (the release the image names) takes: its "
+                f"argument parser reads --{name} with int() (engine/arg_utils.py; the k/M forms came in {since} "
+                f"with human_readable_int), so it exits at start-up (\"invalid int value: '{v}'\") and "
+                f"the pod crash-loops; write the number in full, or use an image of vLLM {since} or later")
+        if name == "kv-cache-dtype" and release < KV_DTYPE_CHOICES_UNTIL:
+            came = KV_DTYPE_SINCE.get(v.lower())
+            if came is not None and release < _release(came):
+                taken = ", ".join(k for k, r in KV_DTYPE_SINCE.items() if _release(r) <= release)
+                return word, (
+                    f"`--kv-cache-dtype {v}` is not a value vLLM {release} (the release the image names) takes: "
+                    f"its argument parser's choices there are {taken} ({v} came in {came}), so it exits at start-up "
+                    f"(\"invalid choice\") and the pod crash-loops; use an image of vLLM {came} or later")
+    return None

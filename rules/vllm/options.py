@@ -19,11 +19,19 @@ from .versions import Version
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "catalog", "data", "vllm_options.txt")
 
-#: The releases whose option sets the data holds (a ``.postN`` image reads as its release).
+#: The releases whose option sets the data holds: every release whose source was read for
+#: :data:`~shardwise.rules.vllm.flags.RELEASES_READ` (each source distribution vLLM publishes on PyPI from 0.5.0 to
+#: 0.34.0; 0.15.0 and 0.15.1 have none). An image is judged only at the release its tag names exactly (a ``.postN``
+#: tag of :data:`~shardwise.rules.vllm.flags.POSTS_READ` reads as its release); a tag between or beyond them (0.15.x,
+#: a release candidate, a nightly, ``latest``, a release newer than 0.34.0) is mapped to none and not judged, since a
+#: flag may come or go in any release.
 OPTION_RELEASES: frozenset[str] = frozenset((
-    "0.6.6", "0.8.5", "0.9.2", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0",
-    "0.14.0", "0.14.1", "0.16.0", "0.17.0", "0.17.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.22.0",
-    "0.22.1", "0.25.1", "0.27.0", "0.27.1", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
+    "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.6.1", "0.6.2", "0.6.3", "0.6.4", "0.6.5",
+    "0.6.6", "0.7.0", "0.7.1", "0.7.2", "0.7.3", "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.9.0",
+    "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
+    "0.13.0", "0.14.0", "0.14.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
+    "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0",
+    "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
 ))
 
 

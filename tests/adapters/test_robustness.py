@@ -669,15 +669,32 @@ def error_of(tmp_path: Path, name: str, text: str) -> str:
     return "".join(line + "\n" for line in err.splitlines() if line.startswith("shardwise: error: "))
 
 
+def crash_of(tmp_path: Path, name: str, text: str) -> list[tuple[int, str]]:
+    """(line, message) of the SW003 findings of a run that exits 1 on them (flags48: a value vLLM refuses at start-up
+    is the workload's crash, no longer an input error that hid the workload)."""
+    code, err, findings = lint_text(tmp_path, name, text)
+    assert code == 1, err
+    return [(f["line"], f["message"]) for f in findings if f["code"] == "SW003"]
+
+
+def refused(flag: str, value: str, what: str) -> list[tuple[int, str]]:
+    return [(12, f"SW003: container 'vllm': {flag}: {value!r} is not {what}: vLLM refuses it at start-up (it exits) and "
+                 "the pod crash-loops")]
+
+
 # --- engine flags (vllm_args) ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["-1", "auto"])
 def test_max_num_batched_tokens_takes_no_auto(tmp_path, value):
     # was: "auto" stored as the token budget; the sizing multiplied a string (internal error, exit 2)
-    err = error_of(tmp_path, "d.yaml", deployment(f"[{LLAMA_8B}, --max-num-batched-tokens, '{value}']"))
-    what = "a positive integer" if value == "-1" else "an integer (e.g. 8192 or 32k)"
-    assert err == f"shardwise: error: d.yaml:12: --max-num-batched-tokens: '{value}' is not {what}\n"
+    text = deployment(f"[{LLAMA_8B}, --max-num-batched-tokens, '{value}']")
+    if value == "-1":  # a count below 1 vLLM may read as unset: an input error
+        err = error_of(tmp_path, "d.yaml", text)
+        assert err == "shardwise: error: d.yaml:12: --max-num-batched-tokens: '-1' is not a positive integer\n"
+    else:  # human_readable_int("auto"): int() raises, argparse exits
+        assert crash_of(tmp_path, "d.yaml", text) == refused("--max-num-batched-tokens", "auto",
+                                                             "an integer (e.g. 8192 or 32k)")
 
 
 def test_max_model_len_auto_is_still_accepted(tmp_path):
@@ -688,8 +705,8 @@ def test_max_model_len_auto_is_still_accepted(tmp_path):
 def test_human_readable_int_too_large_for_a_float(tmp_path):
     # was: OverflowError (int(inf)) -> "internal error"
     huge = "9" * 400 + "k"
-    err = error_of(tmp_path, "d.yaml", deployment(f"[{LLAMA_8B}, --max-model-len, '{huge}']"))
-    assert err == f"shardwise: error: d.yaml:12: --max-model-len: '{huge}' is not an integer (e.g. 8192 or 32k)\n"
+    got = crash_of(tmp_path, "d.yaml", deployment(f"[{LLAMA_8B}, --max-model-len, '{huge}']"))
+    assert got == refused("--max-model-len", huge, "an integer (e.g. 8192 or 32k)")
 
 
 @pytest.mark.parametrize(("value", "what"), [
@@ -702,8 +719,12 @@ def test_human_readable_int_too_large_for_a_float(tmp_path):
 def test_gpu_memory_utilization_outside_0_1(tmp_path, value, what):
     # was: inf -> "internal error: ValueError: cannot convert float NaN to integer"; nan, -1, 0 and 7 ->
     # findings computed from a fraction vLLM refuses to start with
-    err = error_of(tmp_path, "d.yaml", deployment(f"[{LLAMA_8B}, --gpu-memory-utilization, '{value}']"))
-    assert err == f"shardwise: error: d.yaml:12: --gpu-memory-utilization: '{value}' is not {what}\n"
+    text = deployment(f"[{LLAMA_8B}, --gpu-memory-utilization, '{value}']")
+    if value in ("inf", "nan"):  # float() reads them: not surely refused by argparse, an input error
+        err = error_of(tmp_path, "d.yaml", text)
+        assert err == f"shardwise: error: d.yaml:12: --gpu-memory-utilization: '{value}' is not {what}\n"
+    else:  # vLLM refuses a fraction outside (0, 1] at start-up: the workload's crash (flags48)
+        assert crash_of(tmp_path, "d.yaml", text) == refused("--gpu-memory-utilization", value, what)
 
 
 def test_float_flag_must_be_finite(tmp_path):

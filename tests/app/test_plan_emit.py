@@ -487,11 +487,11 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
 
 @pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])
 def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(capsys, tmp_path, release):
-    """Every --engine-arg flag at releases around its gaps: plan refuses it (saying why) exactly where lint of the
-    manifest plan would emit says vLLM exits on it (SW003); elsewhere the emitted manifest lints without SW003.
-    (``--task embed`` on 0.14.1 was planned "starts yes" while lint of the same manifest blocked it.)"""
+    """Every --engine-arg flag at releases around its gaps: plan refuses it (saying why, in lint's words) exactly
+    where lint of the manifest plan would emit says vLLM exits on it (SW003); elsewhere the emitted manifest lints
+    without SW003. (``--task embed`` on 0.14.1 was planned "starts yes" while lint of the same manifest blocked it.)"""
     from shardwise.rules.app.plan import ENGINE_ARG_FLAGS, PlanError, make_plan
-    from shardwise.rules.vllm.flags import flag_gap
+    from shardwise.rules.vllm.flags import absent_flag, release_read
     from shardwise.rules.vllm.versions import parse_version
 
     assert set(ENGINE_ARG_VALUES) == set(ENGINE_ARG_FLAGS)
@@ -500,17 +500,16 @@ def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(c
     argv = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "1", "--max-model-len", "8192",
             "--vllm-version", release)
     refused = []
+    assert release_read(f"vllm/vllm-openai:v{release}") == at
     for flag, value in ENGINE_ARG_VALUES.items():
-        what = flag_gap(flag, at)
+        absent = absent_flag(["vllm", "serve", f"--{flag}"], [f"--{flag}"], at)
         try:
             make_plan(_request(argv, (f"{flag}={value}",)))
         except PlanError as e:
-            assert what is not None and str(e) == (
-                f"--engine-arg {flag}: vLLM {release} has no --{flag}: it {what}; vLLM exits at start-up on a flag "
-                "it does not define (lint: SW003)"), (flag, str(e))
+            assert absent is not None and str(e) == f"--engine-arg {flag}: {absent[1]} (lint: SW003)", (flag, str(e))
             refused.append(flag)
             continue
-        assert what is None, flag
+        assert absent is None, flag
         path = tmp_path / f"{flag}.yaml"
         path.write_text(emitted(capsys, "manifest", *argv, "--engine-arg", f"{flag}={value}"), encoding="utf-8")
         assert "SW003" not in {code for code, _ in lint(capsys, path)[1]}, flag
@@ -521,6 +520,39 @@ def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(c
                        "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext],
                        "0.11.0": [ext],
                        "0.14.1": ["task", ext]}[release]
+
+
+def test_plan_refuses_a_flag_the_release_lacks_in_lints_words():
+    """plan and lint judge a flag by one function (``absent_flag``): the message is lint's SW003 reason, after what
+    plan was given. Plan's own options count as written (``--speculative-config`` came in 0.8.2)."""
+    from shardwise.rules.app.plan import PlanError, PlanRequest, make_plan
+
+    base = {"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "L4", "tp": 1, "max_model_len": 8192}
+    cases = [
+        ({"vllm_version": "0.6.4", "engine_args": (("compilation-config", '{"level": 3}'),)},
+         "--engine-arg compilation-config: `--compilation-config` is not a flag of vLLM 0.6.4 (the release the image "
+         "names): no option of that release is or begins with it (every option string of its source was read), so "
+         "vLLM's argument parser exits at start-up (\"unrecognized arguments\") and the pod crash-loops (lint: SW003)"),
+        ({"vllm_version": "0.10.0", "engine_args": (("runner", "pooling"),)},
+         "--engine-arg runner: `--runner` is not a flag of vLLM 0.10.0 (the release the image names): it first "
+         "appears in 0.10.1: use an image of vLLM 0.10.1 or later, or remove it; vLLM's argument parser defines no "
+         "option that is or begins with `--runner` there, so it exits at start-up (\"unrecognized arguments\") and "
+         "the pod crash-loops (lint: SW003)"),
+        ({"vllm_version": "0.8.1",
+          "speculative_config": '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'},
+         "--speculative-config: `--speculative-config` is not a flag of vLLM 0.8.1 (the release the image names): it "
+         "first appears in 0.8.2: use an image of vLLM 0.8.2 or later, or remove it; vLLM's argument parser defines "
+         "no option that is or begins with `--speculative-config` there, so it exits at start-up (\"unrecognized "
+         "arguments\") and the pod crash-loops (lint: SW003)"),
+    ]
+    for extra, message in cases:
+        with pytest.raises(PlanError) as e:
+            make_plan(PlanRequest(**base, **extra))  # type: ignore[arg-type]
+        assert str(e.value) == message
+    # not refused: the flag is there, or the release was not read (0.15.0 has no source distribution)
+    make_plan(PlanRequest(**base, vllm_version="0.6.5", engine_args=(("compilation-config", '{"level": 3}'),)))  # type: ignore[arg-type]
+    make_plan(PlanRequest(**base, vllm_version="0.8.2",  # type: ignore[arg-type]
+                          speculative_config='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'))
 
 
 @pytest.mark.parametrize("own", [

@@ -83,7 +83,8 @@ EXTRA_FIXTURES = {
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does
               "undefined-flags.yaml",  # flags47: a flag no option of the release is or begins with (vllm.options)
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
-              "serve-serve-model-flag.yaml"},  # corpus11: `serve` doubled, the model in --model (a Knative Service)
+              "serve-serve-model-flag.yaml",  # corpus11: `serve` doubled, the model in --model (a Knative Service)
+              "refused-values.yaml"},  # flags48: a value vLLM refuses at start-up (by release where it depends)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release

@@ -155,10 +155,11 @@ def test_the_option_data_holds_exactly_the_releases_collected():
     from shardwise.rules.vllm.flags import RELEASES_READ
     from shardwise.rules.vllm.options import OPTION_RELEASES, release_options
 
-    assert OPTION_RELEASES <= RELEASES_READ
-    sizes = {r: len(release_options(r) or ()) for r in ("0.6.6", "0.11.0", "0.34.0")}
-    assert sizes == {"0.6.6": 1477, "0.11.0": 2534, "0.34.0": 4745}
-    assert release_options("0.10.0") is None  # a release read for GAPS, its option set not collected
+    assert OPTION_RELEASES == RELEASES_READ  # flags48: every release read is collected
+    sizes = {r: len(release_options(r) or ()) for r in ("0.5.0", "0.6.6", "0.10.0", "0.11.0", "0.18.0", "0.34.0")}
+    assert sizes == {"0.5.0": 758, "0.6.6": 1477, "0.10.0": 2276, "0.11.0": 2534, "0.18.0": 3156, "0.34.0": 4745}
+    assert release_options("0.15.0") is None  # no source distribution on PyPI: not collected
+    assert release_options("0.35.0") is None  # newer than the data
 
 
 def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
@@ -176,31 +177,41 @@ def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
     assert not undefined_option("max", v11)  # an ambiguous prefix exits too, but is not judged here: silence
     assert not undefined_option("no-enable-prefix-caching", v11)  # BooleanOptionalAction's --no- form
     assert not undefined_option("help", v11)  # argparse's own
-    assert not undefined_option("bogus-flag-xyz", parse_version("0.10.0"))  # not collected: not judged
+    assert undefined_option("bogus-flag-xyz", parse_version("0.10.0"))  # collected by flags48
+    assert not undefined_option("bogus-flag-xyz", parse_version("0.15.0"))  # not collected (no sdist): not judged
+    assert not undefined_option("bogus-flag-xyz", parse_version("0.35.0"))  # newer than the data: not judged
 
 
 def test_the_option_data_and_the_gaps_disagree_only_towards_silence():
     """GAPS and the collected data are two readings of the same sources. Where GAPS rules a flag out and the data
     does not, the data over-counts (an error message still names the removed flag: `--task`, `--device`): silence.
-    Where the data rules a flag out and GAPS does not, it is one GAPS does not record: `--enable-reasoning` came in
-    0.7.1 with `--reasoning-parser` (no "enable_reasoning" or "enable-reasoning" anywhere in 0.6.6.post1's sdist)."""
+    Where the data rules a flag out and GAPS does not, it is a flag's arrival GAPS does not record (GAPS holds its
+    removal): `--enable-reasoning` came in 0.7.1 with `--reasoning-parser` (no "enable_reasoning" or
+    "enable-reasoning" anywhere in 0.6.6.post1's sdist); `--num-scheduler-steps` in 0.5.5, `--disable-async-output-proc`
+    in 0.6.0, `--task` and `--override-pooler-config` in 0.6.4 (no such string in the sdist before)."""
     from collections import Counter
 
     from shardwise.rules.vllm.options import OPTION_RELEASES, undefined_option
 
-    data_only, gaps_only = [], Counter()
+    data_only: dict[str, list[str]] = {}
+    gaps_only: Counter[str] = Counter()
     for flag in sorted({g.flag for g in GAPS}):
-        for release in OPTION_RELEASES:
+        for release in sorted(OPTION_RELEASES, key=lambda r: tuple(map(int, r.split(".")))):
             v = parse_version(release)
             assert v is not None
             data, table = undefined_option(flag, v), any(g.holds(v) for g in GAPS if g.flag == flag)
             if data and not table:
-                data_only.append((flag, release))
+                data_only.setdefault(flag, []).append(release)
             if table and not data:
                 gaps_only[flag] += 1
-    assert data_only == [("enable-reasoning", "0.6.6")]
-    assert gaps_only == {"device": 20, "guided-decoding-backend": 16, "num-speculative-tokens": 31, "runner": 3,
-                         "speculative-config": 1, "task": 22}
+    up_to = lambda last: [r for r in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.6.1",  # noqa: E731
+                                      "0.6.2", "0.6.3", "0.6.4", "0.6.5", "0.6.6", "0.7.0")[:last]]
+    assert data_only == {"disable-async-output-proc": up_to(6), "disable-frontend-multiprocessing": up_to(4),
+                         "enable-prompt-adapter": up_to(2), "enable-reasoning": up_to(14),
+                         "multi-step-stream-outputs": up_to(8), "num-scheduler-steps": up_to(5),
+                         "override-pooler-config": up_to(10), "task": up_to(10)}
+    assert gaps_only == {"num-speculative-tokens": 45, "task": 30, "device": 25, "guided-decoding-backend": 22,
+                         "speculative-config": 19, "runner": 17, "data-parallel-size": 3, "convert": 1}
 
 
 def test_the_option_data_is_sorted_and_names_exactly_the_releases_judged():
@@ -211,3 +222,99 @@ def test_the_option_data_is_sorted_and_names_exactly_the_releases_judged():
     names, has = options._load()
     assert list(names) == sorted(set(names))
     assert set(has) == set(options.OPTION_RELEASES)
+
+
+# flags48: values a release refuses
+
+
+#: start-up log settings keys and the flags that set them
+_LOGGED_FLAGS = {"max_model_len": "--max-model-len", "gpu_memory_utilization": "--gpu-memory-utilization",
+                 "tp": "--tensor-parallel-size", "pp": "--pipeline-parallel-size", "dp": "--data-parallel-size",
+                 "max_num_seqs": "--max-num-seqs", "max_num_batched_tokens": "--max-num-batched-tokens",
+                 "dtype": "--dtype", "kv_cache_dtype": "--kv-cache-dtype", "block_size": "--block-size",
+                 "quantization": "--quantization", "mm_encoder_tp_mode": "--mm-encoder-tp-mode"}
+
+
+def test_no_logged_start_up_is_refused():
+    """Every public start-up log started: its settings, written as the flags that set them, at its release, are
+    refused neither by lint's value reading (``RefusedValue``) nor by the release's own (``release_value_refused``)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from shardwise.rules.vllm.args import parse_serve_args
+    from shardwise.rules.vllm.flags import release_value_refused
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "capacity"))
+    from startup_logs import SETS
+
+    judged = 0
+    for path in SETS:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for case in data if isinstance(data, list) else data["cases"]:
+            words = ["vllm", "serve", case["model"]]
+            for key, flag in _LOGGED_FLAGS.items():
+                value = (case.get("settings") or {}).get(key)
+                if value is not None and not isinstance(value, (dict, list, bool)):
+                    words += [flag, str(value)]
+            parse_serve_args(words[2:])  # raises on a refused value
+            release = release_read(f"vllm/vllm-openai:v{case['release']}")
+            if release is not None:
+                judged += 1
+                assert release_value_refused(words, words[2:], release) is None, (case["release"], words)
+    assert judged == 136
+
+
+def test_a_value_is_refused_by_release_only_before_the_release_that_takes_it():
+    from shardwise.rules.vllm.flags import release_value_refused
+
+    def judged(release: str, *tokens: str) -> tuple[str, str] | None:
+        at = parse_version(release)
+        assert at is not None
+        return release_value_refused(["vllm", "serve", "m", *tokens], list(tokens), at)
+
+    got = judged("0.8.3", "--max-model-len", "32k")
+    assert got == ("32k", "`--max-model-len 32k` is not a value vLLM 0.8.3 (the release the image names) takes: its "
+                          "argument parser reads --max-model-len with int() (engine/arg_utils.py; the k/M forms came "
+                          "in 0.8.4 with human_readable_int), so it exits at start-up (\"invalid int value: '32k'\") "
+                          "and the pod crash-loops; write the number in full, or use an image of vLLM 0.8.4 or later")
+    assert judged("0.8.4", "--max-model-len", "32k") is None
+    assert judged("0.8.3", "--max-model-len", "32768") is None
+    assert judged("0.9.0", "--max_num_batched_tokens=8K") is not None  # `_` for `-`, the inline shape
+    assert judged("0.9.1", "--max-num-batched-tokens", "8K") is None
+    assert judged("0.8.3", "--max-model-len", "$(LEN)") is None  # a reference: not judged
+    assert judged("0.8.3", "--", "--max-model-len", "32k") is None  # after `--`: not vLLM's
+    got = judged("0.10.2", "--kv-cache-dtype", "bfloat16")
+    assert got is not None and got[1] == (
+        "`--kv-cache-dtype bfloat16` is not a value vLLM 0.10.2 (the release the image names) takes: its argument "
+        "parser's choices there are auto, fp8, fp8_e4m3, fp8_e5m2, fp8_inc (bfloat16 came in 0.11.0), so it exits "
+        "at start-up (\"invalid choice\") and the pod crash-loops; use an image of vLLM 0.11.0 or later")
+    assert judged("0.11.0", "--kv-cache-dtype", "bfloat16") is None
+    assert judged("0.32.0", "--kv-cache-dtype", "octave_k3v4") is not None  # came in 0.33.0
+    assert judged("0.33.0", "--kv-cache-dtype", "octave_k3v4") is None
+    assert judged("0.10.2", "--kv-cache-dtype", "fp9") is None  # no release takes it: args.py refuses it
+    at = parse_version("0.8.3")
+    assert at is not None  # another program's parser: not judged
+    assert release_value_refused(["python", "-m", "dynamo.vllm", "--max-model-len", "32k"],
+                                 ["--max-model-len", "32k"], at) is None
+
+
+def test_a_refused_value_names_the_word_that_holds_it():
+    import pytest
+    from shardwise.rules.vllm.args import RefusedValue, parse_serve_args
+
+    with pytest.raises(RefusedValue) as e:
+        parse_serve_args(["m", "--max-num-seqs", "8", "--gpu-memory-utilization", "1.5"])
+    assert (e.value.at, e.value.inline, e.value.crash) == (
+        4, False, "--gpu-memory-utilization: '1.5' is not a fraction greater than 0 and at most 1: vLLM refuses it "
+                  "at start-up (it exits) and the pod crash-loops")
+    with pytest.raises(RefusedValue) as e:
+        parse_serve_args(["m", "--dtype=bfloat17"])
+    assert (e.value.at, e.value.inline) == (1, True)
+    with pytest.raises(RefusedValue) as e:
+        parse_serve_args(["m", "--enforce-eager=yes-please"])
+    assert (e.value.at, e.value.inline) == (1, True)
+    with pytest.raises(Exception) as e:  # shardwise cannot size it, vLLM may take it: an input error, not a crash
+        parse_serve_args(["m", "--gpu-memory-utilization", "nan"])
+    assert not isinstance(e.value, RefusedValue) and str(e.value) == (
+        "--gpu-memory-utilization: 'nan' is not a finite number")

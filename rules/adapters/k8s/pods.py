@@ -29,6 +29,7 @@ from ...model.errors import InputError
 from ...model.unknown import holds_placeholder, is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
+    RefusedValue,
     expand_k8s,
     find_vllm_invocation,
     is_vllm_image,
@@ -36,7 +37,7 @@ from ...vllm.args import (
     names_unknown,
     parse_serve_args,
 )
-from ...vllm.flags import absent_flag, model_option_raises, release_read
+from ...vllm.flags import absent_flag, model_option_raises, release_read, release_value_refused
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
@@ -478,7 +479,11 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             run, args = words[:len(run)], words[len(run):]
         # what parse_vllm_command does, with the invocation kept: the --config file and the absent flag read it too
         invocation = find_vllm_invocation(run, args, literal, image, unknown_env)
-        engine = parse_serve_args(invocation[1], invocation[0], flag_loc, locate) if invocation is not None else None
+        refused: RefusedValue | None = None
+        engine = None
+        if invocation is not None:
+            engine, tokens, refused = _parse_refusing(invocation[1], invocation[0], flag_loc, locate)
+            invocation = (invocation[0], tokens)
         if engine is not None and invocation is not None and isinstance(engine.extra.get("config"), str):
             # `--config FILE` mounted from a ConfigMap of the input: its settings, then the command line's
             config_text = mounted_config(engine.extra["config"], c, spec)
@@ -486,7 +491,11 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             if settings is not None:
                 engine = parse_serve_args([*settings, *_without_config(invocation[1])], invocation[0], flag_loc,
                                           locate)
-        if engine is not None and crash is not None and pod.engine is None and pod.crash is None:
+        if engine is not None and crash is None and refused is not None and pod.engine is None \
+                and pod.crash is None:
+            pod.crash = refused.crash
+            pod.locations["crash"] = Location(refused.file, refused.line) if refused.line else flag_loc
+        elif engine is not None and crash is not None and pod.engine is None and pod.crash is None:
             pod.crash = crash.why
             pod.crash_pending = crash.pending
             pod.crash_placeholder = crash.placeholder
@@ -536,6 +545,25 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     return pod
 
 
+def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate: Any
+                    ) -> tuple[EngineArgs, list[str], RefusedValue | None]:
+    """vLLM's arguments parsed, each value vLLM refuses at start-up (:class:`~shardwise.rules.vllm.args.RefusedValue`)
+    read as unknown in its place: (the settings, the arguments so read, the first refusal or None). The workload is
+    still one (its other settings and its findings stand); the refusal is its crash (SW003)."""
+    words = list(tokens)
+    first: RefusedValue | None = None
+    for _ in range(len(words) + 1):  # each round reads one more word as unknown
+        try:
+            return parse_serve_args(words, form, flag_loc, locate), words, first
+        except RefusedValue as e:
+            if not 0 <= e.at < len(words) or UNKNOWN_TOKEN in words[e.at]:
+                raise
+            first = first or e
+            spelled = words[e.at].partition("=")[0]
+            words[e.at] = f"{spelled}={UNKNOWN_TOKEN}" if e.inline else UNKNOWN_TOKEN
+    raise AssertionError("unreachable: every round reads one more word as unknown")
+
+
 def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple[str, list[str]] | None,
                  image: str | None, locate: Any, flag_loc: Location) -> None:
     """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it.
@@ -549,6 +577,8 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint
         why = model_option_raises(found[1], release)
         absent = ("--model", why) if why is not None else None
+    if absent is None:
+        absent = release_value_refused([str(w) for w in (*run, *args)], found[1], release)
     if absent is not None:
         word, why = absent
         pod.crash = why

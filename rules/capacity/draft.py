@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 from ..catalog.drafters import find_drafter
 from ..catalog.lookup import find_model_exact
+from ..catalog.resolve import drafter_config_shape
 from ..model.shapes import ModelShape, Precision
 from ..vllm.support import MTP_METHODS, mtp_draft
 from .weights import BYTES_PER_PARAM, bytes_per_param, expert_params, mtp_unquantised
@@ -87,7 +88,8 @@ def decoder_layer_bytes(model: ModelShape, precision: Precision, tp: int, ep_ran
 
 
 def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) -> Draft | None:
-    """What a drafter checkpoint the catalog knows puts on one GPU of the last stage, or None where it knows it not.
+    """What a drafter checkpoint the catalog knows (the drafter table, the model catalog, else its ``config.json`` in
+    the run's model directories or Hugging Face cache) puts on one GPU of the last stage, or None where none does.
     Its weights are 16-bit (EAGLE heads and assistants are published in bf16; a draft model at its catalog
     precision) split by TP; its attention layers with a KV cache of their own join the target's full-attention
     group where their KV shape is the target's (an EAGLE head's is), else they are left out with a note."""
@@ -97,14 +99,16 @@ def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) ->
         return Draft(method, known.kv_layers, wb, 0.0,
                      f"the speculative method {method} loads the drafter {known.model_id} ({wb / 2**30:.2f} GiB per "
                      f"GPU{'; its layers read the target KV cache, none of their own' if not known.kv_layers else ''})")
-    shape = find_model_exact(drafter)
+    catalog = find_model_exact(drafter)
+    shape = catalog or drafter_config_shape(drafter)  # else its config.json where this run can read one
     if shape is None:
         return None
     wb = shape.params * max(BYTES_PER_PARAM[shape.precision], 1.0) / tp
     same = (shape.num_key_value_heads, shape.head_dim) == (model.num_key_value_heads, model.head_dim)
     layers = shape.num_hidden_layers if same else 0
     return Draft(method, layers, wb, 0.0,
-                 f"the speculative method {method} loads the draft model {shape.id} ({wb / 2**30:.2f} GiB per GPU)"
+                 f"the speculative method {method} loads the drafter {shape.id} ({wb / 2**30:.2f} GiB per GPU"
+                 f"{'' if catalog else ', from its config.json'})"
                  + (f" and caches its {layers} attention layers per token" if same else
                     "; its KV cache, of another shape than the target's, is not charged"))
 

@@ -236,3 +236,36 @@ def test_the_flags_before_speculative_config_are_read(tmp_path):
     s = engine_settings(g)
     assert (s.speculative_method, s.speculative_model, s.speculative_tokens) == (
         "draft_model", "meta-llama/Llama-3.1-8B-Instruct", 5)
+
+
+def test_a_drafter_the_catalog_lacks_is_read_from_its_config_json(tmp_path):
+    """An EAGLE-3 head in the run's model directories (``--model-dir``): its config.json gives its weights and its one
+    layer of the target's KV shape. The config below is Llama-3.1-8B's shape with one layer, a tied 128,256 × 4,096
+    embedding (vLLM shares the target's with it: 'Sharing target model embedding weights'), as derive_params reads
+    it: embedding 525,336,576, the layer's attention 4,096 × (4,096 + 2 × 1,024 + 4,096) = 41,943,040 and MLP
+    3 × 4,096 × 14,336 = 176,160,768, and two 4,096 norms."""
+    import json
+
+    from shardwise.rules.catalog.resolve import configure, sources
+
+    head = tmp_path / "acme" / "llama-eagle3-head"
+    head.mkdir(parents=True)
+    (head / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_size": 4096,
+        "intermediate_size": 14336, "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "head_dim": 128, "vocab_size": 128256, "tie_word_embeddings": True, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-5, "torch_dtype": "bfloat16"}))
+    before = sources()
+    configure(model_dirs=[str(tmp_path)])
+    try:
+        plain = _sized("meta-llama/Llama-3.1-8B-Instruct", "H100", "0.11.0")
+        spec = _sized("meta-llama/Llama-3.1-8B-Instruct", "H100", "0.11.0", speculative_method="eagle3",
+                      speculative_tokens=3, speculative_model="acme/llama-eagle3-head")
+    finally:
+        configure(before.model_dirs, before.hf_cache, before.repo_root)
+    [note] = [n for n in spec.notes if "acme/llama-eagle3-head" in n]
+    assert "from its config.json" in note and not note.startswith("cannot decide")
+    added = (spec.weights_gib_per_gpu - plain.weights_gib_per_gpu) * GIB
+    assert added == pytest.approx(2 * (525_336_576 + 41_943_040 + 176_160_768 + 2 * 4_096 + 4_096), abs=1.0)
+    assert spec.kv_bytes_per_token_per_gpu == plain.kv_bytes_per_token_per_gpu * 33 // 32  # 32 + 1 layers
+    assert spec.error_band_gib == plain.error_band_gib

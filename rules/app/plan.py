@@ -37,7 +37,7 @@ from ..capacity.sizing import ReplicaSizing, band_text
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
-from ..vllm.support import speculative_method, speculative_model, speculative_tokens
+from ..vllm.support import speculative_draft_tp, speculative_method, speculative_model, speculative_tokens
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -492,7 +492,8 @@ def make_plan(req: PlanRequest) -> Plan:
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
         speculative_method=speculative_method(req.speculative_config),
         speculative_tokens=speculative_tokens(req.speculative_config),
-        speculative_model=speculative_model(req.speculative_config), **env_settings(env),
+        speculative_model=speculative_model(req.speculative_config),
+        speculative_draft_tp=speculative_draft_tp(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     _refuse_absent_flags(engine_words(req.engine_args), str(version.version))
@@ -578,7 +579,7 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
-                       "speculative_method", "speculative_model", "speculative_tokens")
+                       "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",

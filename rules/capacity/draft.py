@@ -87,7 +87,7 @@ def decoder_layer_bytes(model: ModelShape, precision: Precision, tp: int, ep_ran
     return other * bpp / tp + per_moe * bpp / ep_ranks
 
 
-def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) -> Draft | None:
+def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) -> Draft | None:  # tp: the draft's
     """What a drafter checkpoint the catalog knows (the drafter table, the model catalog, else its ``config.json`` in
     the run's model directories or Hugging Face cache) puts on one GPU of the last stage, or None where none does.
     Its weights are 16-bit (EAGLE heads and assistants are published in bf16; a draft model at its catalog
@@ -114,16 +114,16 @@ def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) ->
 
 
 def draft(model: ModelShape, method: str | None, precision: Precision, tp: int, ep_ranks: int,
-          drafter: str | None = None) -> Draft:
-    """What ``--speculative-config``'s ``method`` (and ``model``, the drafter checkpoint) loads on one GPU of the last
-    stage (:class:`Draft`)."""
+          drafter: str | None = None, draft_tp: int | None = None) -> Draft:
+    """What ``--speculative-config``'s ``method`` (and ``model``, the drafter checkpoint, split over ``draft_tp`` GPUs,
+    else the target's ``tp``) loads on one GPU of the last stage (:class:`Draft`)."""
     if not method or method in CPU_METHODS:
         return NO_DRAFT
     h, vocab = model.hidden_size, model.vocab_size
     head = vocab * h * max(BYTES_PER_PARAM[precision], 2.0) / tp  # ParallelLMHead: 16-bit in quantised checkpoints
     own_checkpoint = drafter is not None and drafter.strip().lower() != model.id.lower()
     if own_checkpoint and drafter is not None:
-        found = drafter_checkpoint(model, method, drafter, tp)
+        found = drafter_checkpoint(model, method, drafter, min(draft_tp or tp, tp))
         if found is not None:
             return found
         if method in MTP_METHODS and mtp_layers(model):

@@ -40,6 +40,7 @@ from ..vllm.support import (
     cudagraph_mode,
     json_object,
     legacy_speculative_config,
+    speculative_draft_tp,
     speculative_method,
     speculative_model,
     speculative_tokens,
@@ -271,6 +272,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         speculative_method=speculative_method(spec),
         speculative_tokens=speculative_tokens(spec),
         speculative_model=speculative_model(spec),
+        speculative_draft_tp=speculative_draft_tp(spec),
         cudagraph_mode=cudagraph_mode(e.extra.get("compilation_config")),
         async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         extensible_kv_cache=_extensible(e.extra),

@@ -209,6 +209,9 @@ class EngineSettings:
     #: --speculative-config's ``model``: the drafter checkpoint (an EAGLE head, a draft model, a Gemma 4 assistant);
     #: None where it names none (an MTP head of the target, a CPU proposer)
     speculative_model: str | None = None
+    #: --speculative-config's ``draft_tensor_parallel_size`` (None: the target's TP): 1 puts the whole drafter on every
+    #: GPU that runs it
+    speculative_draft_tp: int | None = None
     #: --compilation-config's ``cudagraph_mode`` (None: the release's default; :func:`cudagraph_captures` reads
     #: ``PIECEWISE``, no full decode graphs, and ``NONE``, no graphs)
     cudagraph_mode: str | None = None
@@ -1109,7 +1112,7 @@ def weights_alone(
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
-               s.speculative_model).weight_bytes
+               s.speculative_model, s.speculative_draft_tp).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
     return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses")
 
@@ -1178,7 +1181,7 @@ def _size_deployment(
     # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
     kept = v2_terms.persistent if (v2_terms is not None and b.v2_persistent_in_budget) else 0.0
     dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
-               s.speculative_model)
+               s.speculative_model, s.speculative_draft_tp)
     if dr.note:
         notes.append(dr.note)
     triton_kernels = b.wheel_triton_kernels  # the wheel's, the official image's and a pip install's alike

@@ -137,11 +137,19 @@ def speculative_model(config: Any) -> str | None:
     return model if isinstance(model, str) and model and model not in ("ngram", "[ngram]") else None
 
 
+def speculative_draft_tp(config: Any) -> int | None:
+    """The ``draft_tensor_parallel_size`` of a ``--speculative-config`` value, or None where it gives none (the draft
+    then takes the target's TP; ``SpeculativeConfig._verify_and_get_draft_tp``, ``vllm/config/speculative.py`` at
+    0.29.0, which takes only 1 or the target's TP)."""
+    n = (json_object(config) or {}).get("draft_tensor_parallel_size")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
 def legacy_speculative_config(extra: Mapping[str, Any]) -> dict[str, Any] | None:
     """The speculative config of the flags releases before ``--speculative-config`` took (``--speculative-model`` and
     ``--num-speculative-tokens``, removed in 0.8.3: ``vllm/flags.py``), as the JSON config would give it; None where
     no ``--speculative-model`` is given. (``--speculative-draft-tensor-parallel-size`` is not read: the draft is sized
-    at the target's TP, as it is for ``draft_tensor_parallel_size``.)"""
+    at the target's TP.)"""
     model = extra.get("speculative_model")
     if not isinstance(model, str) or not model:
         return None

@@ -269,3 +269,16 @@ def test_a_drafter_the_catalog_lacks_is_read_from_its_config_json(tmp_path):
     assert added == pytest.approx(2 * (525_336_576 + 41_943_040 + 176_160_768 + 2 * 4_096 + 4_096), abs=1.0)
     assert spec.kv_bytes_per_token_per_gpu == plain.kv_bytes_per_token_per_gpu * 33 // 32  # 32 + 1 layers
     assert spec.error_band_gib == plain.error_band_gib
+
+
+def test_a_draft_tp_of_one_puts_the_whole_drafter_on_each_gpu():
+    """``"draft_tensor_parallel_size": 1`` (vLLM takes 1 or the target's TP): Llama-3.1-8B as the draft model of
+    Llama-3.1-70B at TP4 weighs 8,030,261,248 × 2 bytes on each GPU instead of a quarter of it."""
+    from shardwise.rules.vllm.support import speculative_draft_tp
+
+    config = '{"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 5, "draft_tensor_parallel_size": 1}'
+    assert speculative_draft_tp(config) == 1
+    plain = _sized("meta-llama/Llama-3.1-70B-Instruct", "H100", "0.11.0", tp=4)
+    spec = _sized("meta-llama/Llama-3.1-70B-Instruct", "H100", "0.11.0", tp=4, speculative_method="draft_model",
+                  speculative_model="meta-llama/Llama-3.1-8B-Instruct", speculative_tokens=5, speculative_draft_tp=1)
+    assert (spec.weights_gib_per_gpu - plain.weights_gib_per_gpu) * GIB == pytest.approx(8_030_261_248 * 2, abs=1.0)

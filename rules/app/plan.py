@@ -37,7 +37,7 @@ from ..capacity.sizing import ReplicaSizing, band_text
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
-from ..vllm.support import speculative_method, speculative_tokens
+from ..vllm.support import speculative_draft_tp, speculative_method, speculative_model, speculative_tokens
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -491,7 +491,9 @@ def make_plan(req: PlanRequest) -> Plan:
         max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
         speculative_method=speculative_method(req.speculative_config),
-        speculative_tokens=speculative_tokens(req.speculative_config), **env_settings(env),
+        speculative_tokens=speculative_tokens(req.speculative_config),
+        speculative_model=speculative_model(req.speculative_config),
+        speculative_draft_tp=speculative_draft_tp(req.speculative_config), **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
@@ -568,12 +570,16 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     # 0.34's extensible KV cache: turned off by the switch, or by a block count given (capacity.group._extensible)
     "enable-extensible-kv-cache": "switch",
     "num-gpu-blocks-override": "int",
+    # the speculative draft's flags before --speculative-config (removed in 0.8.3; capacity.group reads them)
+    "speculative-model": "word",
+    "num-speculative-tokens": "int",
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
-                       "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache")
+                       "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
+                       "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",

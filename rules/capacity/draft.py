@@ -16,10 +16,15 @@ spec-decode worker splits its blocks between scorer and proposer by their bytes 
   (``vllm/model_executor/models/deepseek_mtp.py``). The MTP layers are full-attention layers of the target's kind
   (MLA for DeepSeek), each with its own KV cache.
 * **ngram / suffix**: the proposer runs on the CPU; nothing on the GPU.
-* **EAGLE, EAGLE-3, a draft model, Medusa, MLP speculator**: the draft is another checkpoint, which the catalog
-  does not hold. Its weights and its KV layers are not known: nothing is charged to the central estimate, and the
-  size of an EAGLE head of the target's shape (one decoder layer, the fc and an untied LM head) widens the error
-  band instead, so that a blocking finding still has to clear it.
+* **A drafter checkpoint** (the config's ``model``: an EAGLE/EAGLE-3 head, a ``draft_model``, a Gemma 4 assistant
+  drafting with ``method`` ``mtp``): vLLM loads it with the target (``GPUModelRunner.load_model`` at 0.29.0 calls
+  the proposer's ``load_model``), so its weights are charged where the catalog knows it (the drafter table,
+  ``catalog/drafters.py``, else the model catalog for a draft model that is a model of its own), at 16 bits split
+  by TP (the draft's TP is the target's unless ``draft_tensor_parallel_size`` says otherwise), and its own
+  attention layers, where they have the target's KV shape, join the target's KV cache. A drafter the catalog does
+  not know is not guessed: "cannot decide" names it; nothing is charged to the central estimate and the error band
+  holds an EAGLE head of the target's shape (one decoder layer, the fc and an untied LM head) for EAGLE methods, the
+  target's own weights for a draft model, so that a blocking finding still has to clear it.
 
 Every figure is per GPU of the last pipeline stage (the drafter runs where the target's last hidden states are).
 """
@@ -28,6 +33,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..catalog.drafters import find_drafter
+from ..catalog.lookup import find_model_exact
+from ..catalog.resolve import drafter_config_shape
 from ..model.shapes import ModelShape, Precision
 from ..vllm.support import MTP_METHODS, mtp_draft
 from .weights import BYTES_PER_PARAM, bytes_per_param, expert_params, mtp_unquantised
@@ -79,12 +87,49 @@ def decoder_layer_bytes(model: ModelShape, precision: Precision, tp: int, ep_ran
     return other * bpp / tp + per_moe * bpp / ep_ranks
 
 
-def draft(model: ModelShape, method: str | None, precision: Precision, tp: int, ep_ranks: int) -> Draft:
-    """What ``--speculative-config``'s ``method`` loads on one GPU of the last stage (:class:`Draft`)."""
+def drafter_checkpoint(model: ModelShape, method: str, drafter: str, tp: int) -> Draft | None:  # tp: the draft's
+    """What a drafter checkpoint the catalog knows (the drafter table, the model catalog, else its ``config.json`` in
+    the run's model directories or Hugging Face cache) puts on one GPU of the last stage, or None where none does.
+    Its weights are 16-bit (EAGLE heads and assistants are published in bf16; a draft model at its catalog
+    precision) split by TP; its attention layers with a KV cache of their own join the target's full-attention
+    group where their KV shape is the target's (an EAGLE head's is), else they are left out with a note."""
+    known = find_drafter(drafter)
+    if known is not None:
+        wb = known.params * 2.0 / tp
+        return Draft(method, known.kv_layers, wb, 0.0,
+                     f"the speculative method {method} loads the drafter {known.model_id} ({wb / 2**30:.2f} GiB per "
+                     f"GPU{'; its layers read the target KV cache, none of their own' if not known.kv_layers else ''})")
+    catalog = find_model_exact(drafter)
+    shape = catalog or drafter_config_shape(drafter)  # else its config.json where this run can read one
+    if shape is None:
+        return None
+    wb = shape.params * max(BYTES_PER_PARAM[shape.precision], 1.0) / tp
+    same = (shape.num_key_value_heads, shape.head_dim) == (model.num_key_value_heads, model.head_dim)
+    layers = shape.num_hidden_layers if same else 0
+    return Draft(method, layers, wb, 0.0,
+                 f"the speculative method {method} loads the drafter {shape.id} ({wb / 2**30:.2f} GiB per GPU"
+                 f"{'' if catalog else ', from its config.json'})"
+                 + (f" and caches its {layers} attention layers per token" if same else
+                    "; its KV cache, of another shape than the target's, is not charged"))
+
+
+def draft(model: ModelShape, method: str | None, precision: Precision, tp: int, ep_ranks: int,
+          drafter: str | None = None, draft_tp: int | None = None) -> Draft:
+    """What ``--speculative-config``'s ``method`` (and ``model``, the drafter checkpoint, split over ``draft_tp`` GPUs,
+    else the target's ``tp``) loads on one GPU of the last stage (:class:`Draft`)."""
     if not method or method in CPU_METHODS:
         return NO_DRAFT
     h, vocab = model.hidden_size, model.vocab_size
     head = vocab * h * max(BYTES_PER_PARAM[precision], 2.0) / tp  # ParallelLMHead: 16-bit in quantised checkpoints
+    own_checkpoint = drafter is not None and drafter.strip().lower() != model.id.lower()
+    if own_checkpoint and drafter is not None:
+        found = drafter_checkpoint(model, method, drafter, min(draft_tp or tp, tp))
+        if found is not None:
+            return found
+        if method in MTP_METHODS and mtp_layers(model):
+            pass  # the target's own MTP layers, named by a copy of its checkpoint: sized below
+        else:
+            return _unknown_drafter(model, method, drafter, tp)
     if method in MTP_METHODS:
         n = mtp_layers(model)
         if n is None:
@@ -103,12 +148,22 @@ def draft(model: ModelShape, method: str | None, precision: Precision, tp: int, 
                      f"the speculative method {method} loads {model.id}'s {n} MTP layer{'s' if n != 1 else ''} "
                      f"({n * per_layer / 2**30:.2f} GiB per GPU{', with its own LM head' if own_head else ''}) and "
                      f"caches {n} more attention layer{'s' if n != 1 else ''} per token")
-    # EAGLE / EAGLE-3 / draft model / Medusa / MLP speculator: another checkpoint, not in the catalog
+    return _unknown_drafter(model, method, drafter, tp)
+
+
+def _unknown_drafter(model: ModelShape, method: str, drafter: str | None, tp: int) -> Draft:
+    """A drafter checkpoint the catalog does not know: nothing in the central estimate, a bound in the error band
+    (an EAGLE head of the target's shape; for a draft model, the target's own weights), and "cannot decide"."""
+    h, vocab = model.hidden_size, model.vocab_size
     dense = (model.params - (model.vision_params or 0) - vocab * h * (1 if model.tie_word_embeddings else 2)
              - expert_params(model))
     layer = max(dense, 0) / max(model.num_hidden_layers, 1) * 2.0 / tp
     bound = layer + 3 * h * h * 2 + vocab * h * 2.0 / tp
+    what = "an EAGLE head of the target's shape"
+    if method == "draft_model":  # a whole model, smaller than the target it drafts for
+        bound, what = model.params * 2.0 / tp, "the target's own weights in 16 bits"
+    name = f"the drafter {drafter}" if drafter else "a draft checkpoint"
     return Draft(method, 0, 0.0, bound,
-                 f"the speculative method {method} loads a draft checkpoint shardwise does not know: its weights "
-                 f"and KV cache are not charged; the error band holds {bound / 2**30:.2f} GiB per GPU for them "
-                 "(an EAGLE head of the target's shape)")
+                 f"cannot decide: the speculative method {method} loads {name}, which shardwise does not know: its "
+                 f"weights and KV cache are not charged; the error band holds {bound / 2**30:.2f} GiB per GPU for "
+                 f"them ({what}); name a drafter the catalog holds")

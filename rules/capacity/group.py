@@ -36,7 +36,15 @@ from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
-from ..vllm.support import cudagraph_mode, json_object, speculative_method, speculative_tokens
+from ..vllm.support import (
+    cudagraph_mode,
+    json_object,
+    legacy_speculative_config,
+    speculative_draft_tp,
+    speculative_method,
+    speculative_model,
+    speculative_tokens,
+)
 from ..vllm.versions import ResolvedVersion, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
@@ -243,6 +251,8 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
     mml = known(e.max_model_len, "max_model_len")
     chunked = known(e.enable_chunked_prefill, "enable_chunked_prefill")
     block = known(e.block_size, "block_size")
+    # --speculative-config, else the flags of the releases before it (--speculative-model, ...)
+    spec = e.extra.get("speculative_config") or legacy_speculative_config(e.extra)
     return EngineSettings(
         tp=tp, pp=pp,
         dp=int(known(e.data_parallel_size, "data_parallel_size")),
@@ -259,8 +269,10 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
-        speculative_method=speculative_method(e.extra.get("speculative_config")),
-        speculative_tokens=speculative_tokens(e.extra.get("speculative_config")),
+        speculative_method=speculative_method(spec),
+        speculative_tokens=speculative_tokens(spec),
+        speculative_model=speculative_model(spec),
+        speculative_draft_tp=speculative_draft_tp(spec),
         cudagraph_mode=cudagraph_mode(e.extra.get("compilation_config")),
         async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         extensible_kv_cache=_extensible(e.extra),

@@ -206,6 +206,12 @@ class EngineSettings:
     #: --speculative-config's ``num_speculative_tokens`` (None: not given; an MTP method then drafts as many tokens as
     #: the model has MTP layers, :func:`speculative_token_count`)
     speculative_tokens: int | None = None
+    #: --speculative-config's ``model``: the drafter checkpoint (an EAGLE head, a draft model, a Gemma 4 assistant);
+    #: None where it names none (an MTP head of the target, a CPU proposer)
+    speculative_model: str | None = None
+    #: --speculative-config's ``draft_tensor_parallel_size`` (None: the target's TP): 1 puts the whole drafter on every
+    #: GPU that runs it
+    speculative_draft_tp: int | None = None
     #: --compilation-config's ``cudagraph_mode`` (None: the release's default; :func:`cudagraph_captures` reads
     #: ``PIECEWISE``, no full decode graphs, and ``NONE``, no graphs)
     cudagraph_mode: str | None = None
@@ -1105,7 +1111,8 @@ def weights_alone(
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, _engine(version, device, [], s), device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
-    w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1)).weight_bytes
+    w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
+               s.speculative_model, s.speculative_draft_tp).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
     return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses")
 
@@ -1173,7 +1180,8 @@ def _size_deployment(
     v2_terms = v2_runner_terms(model, b, s, batch.seqs, batch.batched, ck.act_bytes, e, device.vendor) if v2 else None
     # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
     kept = v2_terms.persistent if (v2_terms is not None and b.v2_persistent_in_budget) else 0.0
-    dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1))
+    dr = draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
+               s.speculative_model, s.speculative_draft_tp)
     if dr.note:
         notes.append(dr.note)
     triton_kernels = b.wheel_triton_kernels  # the wheel's, the official image's and a pip install's alike

@@ -38,6 +38,7 @@ from typing import Any
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..model.errors import CatalogError, InputError
 from ..model.files import inside
+from ..model.shapes import ModelShape
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
 from .lookup import find_model, find_model_exact
@@ -89,6 +90,27 @@ def hf_cache_dir(environ: dict[str, str] | None = None) -> str:
 
 def _looks_like_path(model: str) -> bool:
     return model.startswith(("/", "./", "../", "~")) or model.endswith(".json") or _is_remote(model)
+
+
+def drafter_config_shape(model_id: str) -> ModelShape | None:
+    """The shape of a speculative drafter checkpoint (``--speculative-config``'s ``model``) from its ``config.json``
+    where this run can read one: a local directory the id names, the configured ``model_dirs``, the Hugging Face
+    cache (offline), as :func:`resolve_model` looks a served model up; None where none is found or it cannot be
+    read (the drafter is then not known: ``capacity/draft.py`` says it cannot decide)."""
+    if not isinstance(model_id, str) or not model_id:
+        return None
+    src = sources()
+    path = (model_id if os.path.isfile(os.path.join(model_id, "config.json")) else None) \
+        or find_in_model_dirs(model_id, src.model_dirs) or find_in_hf_cache(model_id, src.hf_cache)
+    if path is None:
+        return None
+    from .hfconfig import load_local_model  # a config.json to read: the reader is imported then (start-up time)
+
+    try:
+        shape = load_local_model(path)
+    except CatalogError:
+        return None
+    return dataclasses.replace(shape, id=model_id)
 
 
 def _is_remote(model: str) -> bool:

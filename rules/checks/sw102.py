@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, sizing
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ._capacity import fits_instead, layout_text
@@ -73,8 +74,14 @@ class KvCapacityBelowMaxModelLen(GroupRule):
                 f"{need}; about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left after "
                 f"{s.weights_gib_per_gpu:.1f} GiB of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
             )
+        # a drafter checkpoint the catalog does not know (capacity/draft.py): its weights and KV cache are only in
+        # the band, so a finding inside the band cannot be decided; one beyond it blocks whatever the drafter weighs
+        drafter = next((n for n in s.notes if n.startswith(CANNOT) and "speculative method" in n), "")
         if s.kv_verdict == "refuses":
             yield hit(g, f"{where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
+        elif drafter:
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {drafter.removeprefix(CANNOT)}; {measured}{fix}",
+                      g.at("speculative_config", "speculative_model"), tuple(g.suppressions), undecided=True)
         else:
             yield hit(g, f"{where}: {measured}; within the estimate's error, so vLLM may refuse to "
                          f"start{fix}")

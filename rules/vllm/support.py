@@ -23,6 +23,7 @@ for the target's architecture; :data:`MTP_DRAFTS` lists those classes and the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..model.shapes import ModelShape
@@ -112,9 +113,53 @@ def json_object(value: Any) -> dict[str, Any] | None:
 
 def speculative_method(config: Any) -> str | None:
     """The ``method`` of a ``--speculative-config`` value (JSON text or a dict), or None when it names none or
-    cannot be read."""
-    method = (json_object(config) or {}).get("method")
-    return method if isinstance(method, str) else None
+    cannot be read. Without a ``method`` vLLM infers one from the ``model`` (``SpeculativeConfig.__post_init__``,
+    ``vllm/config/speculative.py`` at 0.29.0 and 0.34.0): ``ngram`` for the model ``ngram``/``[ngram]``, else
+    ``draft_model``, which it then names ``eagle`` where the drafter's name holds "eagle-" and ``eagle3`` where it
+    holds "eagle3"; a config with neither a method nor a model is None."""
+    cfg = json_object(config) or {}
+    method = cfg.get("method")
+    if isinstance(method, str):
+        return method
+    model = cfg.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    if model in ("ngram", "[ngram]"):
+        return "ngram"
+    low = model.lower()
+    return "eagle" if "eagle-" in low else "eagle3" if "eagle3" in low else "draft_model"
+
+
+def speculative_model(config: Any) -> str | None:
+    """The drafter checkpoint a ``--speculative-config`` names (its ``model``), or None where it names none (an MTP
+    head of the target, a CPU proposer) or cannot be read."""
+    model = (json_object(config) or {}).get("model")
+    return model if isinstance(model, str) and model and model not in ("ngram", "[ngram]") else None
+
+
+def speculative_draft_tp(config: Any) -> int | None:
+    """The ``draft_tensor_parallel_size`` of a ``--speculative-config`` value, or None where it gives none (the draft
+    then takes the target's TP; ``SpeculativeConfig._verify_and_get_draft_tp``, ``vllm/config/speculative.py`` at
+    0.29.0, which takes only 1 or the target's TP)."""
+    n = (json_object(config) or {}).get("draft_tensor_parallel_size")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
+def legacy_speculative_config(extra: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The speculative config of the flags releases before ``--speculative-config`` took (``--speculative-model`` and
+    ``--num-speculative-tokens``, removed in 0.8.3: ``vllm/flags.py``), as the JSON config would give it; None where
+    no ``--speculative-model`` is given. (``--speculative-draft-tensor-parallel-size`` is not read: the draft is sized
+    at the target's TP.)"""
+    model = extra.get("speculative_model")
+    if not isinstance(model, str) or not model:
+        return None
+    cfg: dict[str, Any] = {"model": model}
+    n = extra.get("num_speculative_tokens")
+    if isinstance(n, str) and n.isdigit():
+        n = int(n)
+    if isinstance(n, int) and not isinstance(n, bool):
+        cfg["num_speculative_tokens"] = n
+    return cfg
 
 
 def speculative_tokens(config: Any) -> int | None:

@@ -273,8 +273,18 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import (GIB, MISS_CAUSES, MISS_ROWS, cause_table, load, miss_cause, nvlink_domain, row_key, score,
-                          scoreboard)
+from startup_logs import (
+    GIB,
+    MISS_CAUSES,
+    MISS_ROWS,
+    cause_table,
+    load,
+    miss_cause,
+    nvlink_domain,
+    row_key,
+    score,
+    scoreboard,
+)
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",
@@ -621,7 +631,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 25248, 16307, 16288),
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63947, 57085, 57065),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 60236, 57086, 57065),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 299936, 180927, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
@@ -767,7 +777,7 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
         "hybrid-fp8-unread           1        +20.7   +20.7    +1.03   +1.03",
-        "spec-drafter                1        +12.1   +12.1    +1.45   +1.45",
+        "spec-drafter                1         +5.6    +5.6    +0.67   +0.67",
         "sm120-cold-nontorch         2        +55.0   +75.4    +1.23   +1.49",
     ]
 
@@ -820,21 +830,23 @@ def test_the_0_29_0_gemma4_fp8_kv_probe_is_reproduced():
 
 
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_band():
-    # the drafter is a separate checkpoint (``speculative_config.model``), not MTP layers of the target: the settings
-    # have no field for it, so neither its weights (vLLM loaded 25.5 GiB against 24.72 without it) nor its CUDA graphs
-    # (0.93 GiB of graph estimate against 0.50: 0.92 - 0.8990 and 0.92 - 0.9087 of 44.42 GiB) are charged. The layout is
-    # right (the logged 12.02 GiB give 57,085 tokens against 57,065): the 1.44 GiB are the budget's
+    # the drafter is a separate checkpoint (``speculative_config.model``), not MTP layers of the target: its weights are
+    # charged from its config.json (419,692,544 parameters in bf16, 0.78 GiB: vLLM loaded 25.5 GiB against 24.72
+    # without it; shardwise's 26.12 against 25.34), its KV-shared layers add no bytes a token. Its CUDA graphs are not
+    # charged (0.93 GiB of graph estimate against 0.50: 0.92 - 0.8990 and 0.92 - 0.9087 of 44.42 GiB), and 0.24 GiB
+    # more is not attributed. The layout is right (the logged 12.02 GiB give 57,086 tokens against 57,065): the
+    # 0.66 GiB left are the budget's. Blind (before spec45): 25.34, 13.46, 63,947 tokens (+12.1 %)
     sc = score(L40S_M_MTP2)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv, sc.miss_class) == (25.34, 13.46, 63947, 57085, "budget")
+            sc.tokens_from_logged_kv, sc.miss_class) == (26.12, 12.68, 60236, 57086, "budget")
     assert (sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, True)
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "open miss (budget): 63,947 tokens against 57,065 (+12.1 %), 13.46 GiB of cache against 12.02, inside the band. "
-    "A separate speculative drafter (--spec-model, here google/gemma-4-26B-A4B-it-assistant) has no setting: its weights "
-    "(0.78 GiB in the log) and its CUDA graphs (about 0.43 GiB more estimate) are not charged; its size is not in the "
-    "catalog"))
+    "open miss (budget): 60,236 tokens against 57,065 (+5.6 %), 12.68 GiB of cache against 12.02, inside the band. "
+    "The drafter's weights are charged (google/gemma-4-26B-A4B-it-assistant, 0.78 GiB; +12.1 % before); its CUDA "
+    "graphs, which 0.29's Model Runner V2 measures into the budget (about 0.43 GiB more estimate than without it), "
+    "are not, and 0.24 GiB is not attributed: one log pair cannot tell a graph term from a fit"))
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_within_5_percent_of_its_token_count():
     assert score(L40S_M_MTP2).tokens_within_5pct
 

@@ -91,9 +91,11 @@ EXTRA_FIXTURES = {
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
-              "kubeai-profile.yaml"},  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
+              "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
+              "speculative-drafter.yaml"},  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
-              "gptq-bits.yaml"},  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
+              "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
+              "speculative-drafter.yaml"},  # spec45: --speculative-model's draft model in the weights
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml"},  # corpus16: an Arks application sized on the model of its ArksModel

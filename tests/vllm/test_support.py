@@ -32,7 +32,9 @@ def test_mtp_draft_architecture(model_id, draft):
 def test_speculative_method_is_read_from_the_json_or_a_dict():
     assert speculative_method('{"method": "mtp", "num_speculative_tokens": 1}') == "mtp"
     assert speculative_method({"method": "ngram"}) == "ngram"
-    assert speculative_method('{"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}') is None
+    # no method: vLLM infers one from the drafter's name (SpeculativeConfig.__post_init__, 0.29.0), as shardwise does
+    assert speculative_method('{"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}') == "eagle"
+    assert speculative_method('{"num_speculative_tokens": 3}') is None
     assert speculative_method("{not json") is None
     assert speculative_method(None) is None
 

@@ -469,8 +469,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "README.md", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 4, 1, 1, 401_776): "v2-moe-0.29",
     (_GEMMA_FORGE + "journey/12-bf16-tp4-full-precision.md", "0.19.0", "google/gemma-4-31B-it", 4, 1, 1, 17_968):
         "pcie-tp4",
-    ("https://github.com/DaisukeTakai/eval_dataset/blob/05770858c3d3cce4cb23d622cbf2b9b460aa4606/vllm_judge.log",
-     "0.10.0", "Qwen/Qwen3-235B-A22B-FP8", 8, 1, 1, 1_590_736): "large-tp-communicators",
     ("https://github.com/AUGMXNT/MI300-testing/blob/032bd4da1080662667b9d5f77bacd6a579128c5f/"
      "inference-vllm-vs-vllm-rocm.ipynb", "0.6.4.dev5", "meta-llama/Llama-3.1-8B-Instruct", 8, 1, 1, 10_510_272):
         "large-tp-communicators",

@@ -394,11 +394,14 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "memory'), cold and warm"),
     "pcie-tp4": (
         "TP4 over PCIe with custom all-reduce off: the L4 run keeps 0.34 GiB more than modelled, the L40S runs 0.39 "
-        "more and 0.02 less, RTX 3090 runs 0.12 - 0.29 less: no one term",
+        "more and 0.02 less, RTX 3090 runs 0.12 - 0.29 less: no one term; not NCCL's (two 12 MiB channels of ring and "
+        "of tree a communicator over P2P, none on the GPU over shared memory: at most 0.1 GiB, nccl46)",
         "NCCL_DEBUG=INFO lines (channels, buffer sizes) of a PCIe TP4 start, or its non-torch breakdown"),
     "large-tp-communicators": (
-        "TP8 (and TP8 x PP2) on NVLink or XGMI nodes: vLLM keeps 2 - 5 GiB a GPU more than modelled, the same for a "
-        "dense and an MoE model on one 0.10.0 node (NCCL's ring and tree channels; RCCL with NCCL_MIN_NCHANNELS=112)",
+        "TP8 (and TP8 x PP2) on NVLink or XGMI nodes after 0.10 or on ROCm: vLLM keeps 2.9 - 9 GiB a GPU more than "
+        "modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.12.0 and 0.19.0 rows (lazy connect: torch's tp "
+        "ring and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
+        "(nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged)",
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (
         "PyTorch's sort (a pip install without FlashInfer): vLLM kept 1.33 GiB beside the weights and the cache, less "

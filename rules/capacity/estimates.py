@@ -126,6 +126,25 @@ class Estimates:
     cuda_context_by_gpu: tuple[tuple[str, float], ...] = (("L4", 0.19), ("A10G", 0.24))
     nccl_init_gib: float = 0.25
     nccl_init_error_gib: float = 0.25
+    #: NCCL's device buffers where it connects every channel when a communicator is created (vLLM 0.9 - 0.10 set
+    #: ``NCCL_CUMEM_ENABLE=0``, so NCCL 2.26.2's ``runtimeConn`` is 0: ``initTransportsRank``, ``src/init.cc``), on
+    #: NVSwitch Hopper (:func:`.sizing.nccl_buffers_at_init_gib`): the channels of one communicator
+    #: (``comm->nChannels``: 24 on 8 x H200, vllm#9699's "nvlsPerRankSize 301989888" = 24 x 2 x 6 MiB with NCCL
+    #: 2.20.5; Hopper's 18 NVLinks to the NVSwitch set it, nccl#1429), by GPU where a log gives fewer (H800, 8
+    #: NVLinks: "16 coll channels, 0 nvls channels", nccl#892) ...
+    nccl_nvswitch_channels: int = 24
+    nccl_channels_by_gpu: tuple[tuple[str, int], ...] = (("H800", 16),)
+    #: ... one P2P ring channel of a rank (a send connection of ``sizeof(ncclSendMem)`` and a receive connection of
+    #: the LL, LL128 and SIMPLE buffers, each rounded up to ``CUDA_IPC_MIN``: 2 + 10 MiB, or 6 + 6 with P2P read;
+    #: ``transport/p2p.cc`` 2.26.2), which a tree channel adds again beyond two ranks (its chain's reverse
+    #: direction) ...
+    nccl_p2p_channel_mib: float = 12.0
+    #: ... and NVLink SHARP's buffer beyond two GPUs with multicast support (``transport/nvls.cc`` 2.22 - 2.28:
+    #: ``NVLS_NCHANNELS_SM90`` 16 channels x 2 x ``NVLS_CHUNKSIZE`` 128 KiB x ``NCCL_STEPS`` 8 per GPU of the
+    #: communicator, and a 2 MiB credit granule)
+    nccl_nvls_channels: int = 16
+    nccl_nvls_buffer_mib: float = 1.0
+    nccl_nvls_credit_mib: float = 2.0
     cudagraph_gib: float = 0.4
     #: Model Runner V2's CUDA graphs, captured after sizing (its ``profile_cudagraph_memory`` returns 0): the two V2
     #: logs that give the capture log 0.06 GiB (0.22.0, an 8B Qwen3 at ``--max-num-seqs 2``) and 0.00 (0.27.1,
@@ -168,6 +187,13 @@ class Estimates:
 
     def sampler(self, kind: str) -> float:
         return dict(self.sampler_bytes)[kind]
+
+    def nccl_channels(self, gpu: str) -> int:
+        """NCCL's channels a communicator of NVSwitch-joined ``gpu`` s (a catalog name) holds."""
+        for name, channels in self.nccl_channels_by_gpu:
+            if gpu.upper().startswith(name):
+                return channels
+        return self.nccl_nvswitch_channels
 
     def cuda_context(self, gpu: str) -> float:
         """GiB the CUDA context holds on ``gpu`` (a catalog name) before vLLM's first snapshot."""

@@ -777,6 +777,59 @@ def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
     return tuple(groups)
 
 
+def nccl_communicator_sizes(s: EngineSettings) -> tuple[int, ...]:
+    """The ranks of every NCCL communicator one GPU of an engine holds by the end of vLLM 0.9 - 0.10's memory
+    profile, in order: the pynccl communicator of each group :func:`device_communicators` lists (the ``ep`` group
+    for every model: 0.9.2 and 0.10.1.1 build it whatever the model), and PyTorch's own communicator of the
+    tensor-parallel group, which ``torch.distributed`` creates at its first collective: the logits'
+    ``all_gather_into_tensor`` (``LogitsProcessor._gather_logits`` with ``use_all_gather`` under V1;
+    ``CudaCommunicator`` does not override ``all_gather``, ``base_device_communicator.py``, 0.10.1.1) in the profile
+    run."""
+    width = {"tp": s.tp, "pp": s.pp, "dp": s.dp, "ep": s.tp * s.dp}
+    sizes = [width[g] for g in device_communicators(s, moe=True)]
+    if s.tp > 1:
+        sizes.append(s.tp)
+    return tuple(sizes)
+
+
+def nccl_communicator_mib(ranks: int, channels: int, e: Estimates) -> float:
+    """MiB of device buffers one rank of a ``ranks``-GPU NCCL communicator on NVSwitch Hopper holds once every
+    channel is connected (NCCL 2.22 - 2.28 without runtime connect, ``initTransportsRank``: rings, trees, NVLS):
+    ``channels`` ring channels of ``e.nccl_p2p_channel_mib`` (a send and a receive P2P connection); beyond two ranks
+    as many tree channels again (the chain's reverse direction: a rank in its middle receives from and sends to
+    both neighbours, the ring already holds one direction; at two ranks the tree reuses the ring's connections) and
+    NVLink SHARP's buffer, ``nccl_nvls_channels × 2 × nccl_nvls_buffer_mib`` per rank of the communicator, with its
+    credit granule (``ncclNvlsInit``: ``gpuCount <= 2`` has none; ``ncclNvlsBufferSetup``, ``transport/nvls.cc``)."""
+    if ranks < 2:
+        return 0.0
+    ring = channels * e.nccl_p2p_channel_mib
+    if ranks == 2:
+        return ring
+    nvls = e.nccl_nvls_channels * 2 * e.nccl_nvls_buffer_mib * ranks + e.nccl_nvls_credit_mib
+    return 2 * ring + nvls
+
+
+def nccl_buffers_at_init_gib(device: Device, s: EngineSettings, e: Estimates) -> float:
+    """GiB of NCCL device buffers that vLLM 0.9 - 0.10 counts in its non-torch increase on NVSwitch Hopper GPUs
+    (H100 SXM, H200, H800; docs/capacity-model.md, "NCCL's communicators, from source"). Those releases set
+    ``NCCL_CUMEM_ENABLE=0`` unless it is set (``vllm/env_override.py``, 0.9.2 and 0.10.1.1; their PyTorch 2.7.0 /
+    2.7.1 bring NCCL 2.26.2), so NCCL connects every ring and tree channel and sets the NVLS buffer up when a
+    communicator is created, used or not, and every communicator is created after the worker's first snapshot
+    (``init_device``): all of it is in the increase. Summed over :func:`nccl_communicator_sizes` by
+    :func:`nccl_communicator_mib`; a group wider than the NVLink domain (8 where unknown) spans nodes, whose
+    network buffers are not on NVLink and not charged. 0 elsewhere: PCIe GPUs hold at most two 12 MiB channels a
+    communicator over P2P and none over shared memory (their buffers are in host memory), NVLink pairs have no
+    NVSwitch, and other architectures' channel counts are not read."""
+    if device.vendor != "nvidia" or device.architecture != "hopper":
+        return 0.0
+    domain = 8 if device.nvlink_domain is None else device.nvlink_domain
+    if domain <= 2:
+        return 0.0
+    channels = e.nccl_channels(device.name)
+    mib = sum(nccl_communicator_mib(n, channels, e) for n in nccl_communicator_sizes(s) if n <= domain)
+    return mib / 1024
+
+
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
 #: log of it (an RTX 5080 out of memory "in the compile's autotuning", set 10); 0.11.0's ``CompilationConfig`` does
 #: not turn on Inductor's kernel benchmarking, and 0.11.1 – 0.12 are not read.
@@ -836,6 +889,8 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
         gib += e.rocm_extra_gib
     if engine == "v1" and b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp):
         gib += e.tp_buffers_gib
+    if engine == "v1" and scope == "increase":  # a data-parallel rank of one GPU holds communicators too
+        gib += nccl_buffers_at_init_gib(device, s, e)
     return gib
 
 

@@ -394,11 +394,14 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "memory'), cold and warm"),
     "pcie-tp4": (
         "TP4 over PCIe with custom all-reduce off: the L4 run keeps 0.34 GiB more than modelled, the L40S runs 0.39 "
-        "more and 0.02 less, RTX 3090 runs 0.12 - 0.29 less: no one term",
+        "more and 0.02 less, RTX 3090 runs 0.12 - 0.29 less: no one term; not NCCL's (two 12 MiB channels of ring and "
+        "of tree a communicator over P2P, none on the GPU over shared memory: at most 0.1 GiB, nccl46)",
         "NCCL_DEBUG=INFO lines (channels, buffer sizes) of a PCIe TP4 start, or its non-torch breakdown"),
     "large-tp-communicators": (
-        "TP8 (and TP8 x PP2) on NVLink or XGMI nodes: vLLM keeps 2 - 5 GiB a GPU more than modelled, the same for a "
-        "dense and an MoE model on one 0.10.0 node (NCCL's ring and tree channels; RCCL with NCCL_MIN_NCHANNELS=112)",
+        "TP8 (and TP8 x PP2) on NVLink or XGMI nodes after 0.10 or on ROCm: vLLM keeps 2.9 - 9 GiB a GPU more than "
+        "modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.12.0 and 0.19.0 rows (lazy connect: torch's tp "
+        "ring and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
+        "(nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged)",
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (
         "PyTorch's sort (a pip install without FlashInfer): vLLM kept 1.33 GiB beside the weights and the cache, less "
@@ -472,8 +475,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "README.md", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 4, 1, 1, 401_776): "v2-moe-0.29",
     (_GEMMA_FORGE + "journey/12-bf16-tp4-full-precision.md", "0.19.0", "google/gemma-4-31B-it", 4, 1, 1, 17_968):
         "pcie-tp4",
-    ("https://github.com/DaisukeTakai/eval_dataset/blob/05770858c3d3cce4cb23d622cbf2b9b460aa4606/vllm_judge.log",
-     "0.10.0", "Qwen/Qwen3-235B-A22B-FP8", 8, 1, 1, 1_590_736): "large-tp-communicators",
     ("https://github.com/AUGMXNT/MI300-testing/blob/032bd4da1080662667b9d5f77bacd6a579128c5f/"
      "inference-vllm-vs-vllm-rocm.ipynb", "0.6.4.dev5", "meta-llama/Llama-3.1-8B-Instruct", 8, 1, 1, 10_510_272):
         "large-tp-communicators",

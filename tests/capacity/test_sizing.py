@@ -595,14 +595,16 @@ def test_communication_buffers_count_at_tp2_from_0_19():
 def test_one_gpu_v1_measures_the_same_non_torch_memory_before_and_after_0_11():
     # 0.9 - 0.10 snapshot before the distributed set-up, 0.11 after it; a one-GPU group builds no communicator, so
     # V1 charges one GPU the same 0.12 GiB either side (V0, 0.7.3 here, keeps its own 0.25); on two GPUs 0.10's snapshot still
-    # sees NCCL's communicators set up (0.25 + 0.15) where 0.11's does not (0.12 + 0.10)
+    # sees NCCL's communicators set up (0.25 + 0.15, and on NVSwitch H100s the ring channels of the tp, ep and torch
+    # tp communicators, every channel connected at init: 3 x 24 x 12 MiB = 0.84 GiB, nccl46) where 0.11's does not
+    # (0.12 + 0.10)
     def nontorch(release: str, tp: int = 1, **kw) -> float:
         return round(_h100("meta-llama/Llama-3.1-8B-Instruct", release, tp=tp, max_model_len=8192,
                            **kw).non_torch_gib_per_gpu, 6)
 
     assert [nontorch("0.9.2"), nontorch("0.10.1.1"), nontorch("0.11.0"), nontorch("0.7.3")] == [
         0.12, 0.12, 0.12, 0.25]
-    assert [nontorch("0.10.1.1", tp=2), nontorch("0.11.0", tp=2)] == [0.4, 0.22]
+    assert [nontorch("0.10.1.1", tp=2), nontorch("0.11.0", tp=2)] == [0.4 + 864 / 1024, 0.22]
 
 
 def test_cuda_graph_captures_by_release_and_model():
@@ -1229,6 +1231,34 @@ def test_a_data_parallel_rank_holds_nccl_communicators_before_the_first_snapshot
     # V1 0.9 – 0.10 takes its snapshot before the distributed set-up: the context and the slack, nothing of NCCL's
     old = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.10.1.1", dp=2, **kw)
     assert (old.margin_verdict, round(old.margin_need_gib, 2)) == ("starts", 0.53)
+
+
+def test_nccl_connects_every_channel_at_init_in_0_9_to_0_10_and_its_buffers_are_counted_on_nvswitch_hopper():
+    # nccl46: one rank of a communicator on NVSwitch Hopper (NCCL 2.26.2, every channel connected at init): 24 ring
+    # channels of 12 MiB (2 MiB send + 10 MiB receive, transport/p2p.cc), as many tree channels beyond two ranks, and
+    # the NVLS buffer beyond two GPUs (16 channels x 2 x 1 MiB per GPU of the communicator, and a 2 MiB granule)
+    e = sizing.DEFAULT_ESTIMATES
+    assert [sizing.nccl_communicator_mib(n, 24, e) for n in (1, 2, 4, 8)] == [0.0, 288.0, 706.0, 834.0]
+    assert sizing.nccl_communicator_mib(8, 16, e) == 642.0  # H800: 16 channels (nccl#892)
+    # which communicators one GPU holds by the end of the profile: the pynccl ones (ep for every model in 0.9 - 0.10)
+    # and torch's own for the tensor-parallel group, created by the logits' all-gather
+    sizes = [sizing.nccl_communicator_sizes(sizing.EngineSettings(**kw)) for kw in (
+        {}, {"tp": 2}, {"tp": 8}, {"dp": 8}, {"tp": 4, "pp": 2}, {"tp": 2, "dp": 2})]
+    assert sizes == [(), (2, 2, 2), (8, 8, 8), (8, 8), (4, 2, 4, 4), (2, 2, 4, 2)]
+    tp8 = sizing.EngineSettings(tp=8)
+    hopper = [sizing.Device(name, 79.19, "nvidia", "hopper", domain)
+              for name, domain in (("H100", None), ("H100", 8), ("H800", 8), ("H100-NVL", 2), ("H100-PCIe", 1))]
+    assert [sizing.nccl_buffers_at_init_gib(d, tp8, e) for d in hopper] == [
+        2502 / 1024, 2502 / 1024, 1926 / 1024, 0.0, 0.0]
+    # a DP8 rank of one H20 holds the dp and ep communicators; other architectures and PCIe cards: not charged
+    assert sizing.nccl_buffers_at_init_gib(sizing.Device("H20", 95.0, "nvidia", "hopper", 8),
+                                           sizing.EngineSettings(dp=8), e) == 1668 / 1024
+    assert [sizing.nccl_buffers_at_init_gib(sizing.Device(n, 79.0, "nvidia", a, d), tp8, e)
+            for n, a, d in (("A100-80GB", "ampere", 8), ("L40S", "ada", 1), ("B200", "blackwell", 8))] == [0.0] * 3
+    # in the budget where 0.9 - 0.10 count it (a snapshot before the distributed set-up), not from 0.11 (after it)
+    kw = {"tp": 8, "max_model_len": 8192}
+    old, new = (_h100("Qwen/Qwen3-32B", release, **kw) for release in ("0.10.1.1", "0.11.0"))
+    assert (round(old.non_torch_gib_per_gpu, 2), round(new.non_torch_gib_per_gpu, 2)) == (2.84, 0.22)
 
 
 def test_every_pipeline_stage_is_profiled_and_a_middle_stage_can_bound_the_cache():

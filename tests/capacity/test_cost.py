@@ -115,9 +115,10 @@ def test_stack_service_throughput_reaches_the_cost(tmp_path):
     assert round(c.usd_per_million_output_tokens, 4) == round(1.861 / (1200 * 3600) * 1e6, 4) == 0.4308
 
 
-def test_a_replica_count_beyond_int32_is_priced_as_nothing_not_an_internal_error(tmp_path, capsys):
+def test_a_replica_count_beyond_int32_is_an_input_error_not_an_internal_error(tmp_path, capsys):
     # a fuzzed LeaderWorkerSet with replicas of 401 digits: the cost's node count was a float division
-    # (OverflowError); Kubernetes' replicas are int32, so such a count is said and not priced
+    # (OverflowError); Kubernetes' replicas are int32, and since hostile8 such a count is an input error at its line
+    # (the API server refuses it), so the workload is neither sized nor priced, and the rest of the file is
     from repo_paths import FIXTURES
     from shardwise.rules.app.cli import main
 
@@ -125,9 +126,9 @@ def test_a_replica_count_beyond_int32_is_priced_as_nothing_not_an_internal_error
         "replicas: 1\n", "replicas: 1" + "0" * 400 + "\n", 1)
     path = tmp_path / "big.yaml"
     path.write_text(text, encoding="utf-8")
-    assert main(["lint", str(path), "--format", "json"]) == 1
+    assert main(["lint", str(path), "--format", "json"]) == 2
     out, err = capsys.readouterr()
     assert "internal error" not in err
-    [lws] = [w for w in json.loads(out)["workloads"] if w["name"] == "llama-405b"]
-    assert (lws["cost"]["nodes"], lws["cost"]["hourly_usd"], lws["cost"]["note"]) == (
-        None, None, "a pod count of 401 digits is more than Kubernetes accepts (2,147,483,647)")
+    assert (f"shardwise: error: {path}:10: spec.replicas: expected an integer of at most 2,147,483,647 (Kubernetes "
+            "types it as int32), got 10000000000000000000…(401 characters)") in err.splitlines()
+    assert sorted(w["name"] for w in json.loads(out)["workloads"]) == ["llama-70b", "vllm-prefill"]

@@ -461,6 +461,33 @@ def test_github_annotations_name_the_file_as_the_repository_does(work, capsys, m
     assert out.splitlines()[0].startswith(f"::error file={str(outside).replace(':', '%3A')},line=18,")
 
 
+def test_text_and_json_name_a_searched_file_as_given_without_dot_slash(work, capsys):
+    """`shardwise lint .` (the Action's and pre-commit's default) names `deploy/tp2.yaml`, as ruff, yamllint and
+    kube-linter do, in every report: never `./deploy/tp2.yaml`, which the text report printed before."""
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    for given in (["."], ["./"], ["./deploy"], ["./deploy/"], [".//deploy"]):
+        rc, out, _ = run(capsys, "lint", *given)
+        lines = out.splitlines()
+        assert (rc, lines[0].split(": SW")[0]) == (1, "deploy/tp2.yaml:18"), given
+        assert lines[-1] == ("shardwise: 1 file read, 1 workload, 1 mandatory finding, 0 advisory findings, "
+                             "0 suppressed — failed: 1 blocking finding at or above mandatory"), given
+        rc, out, _ = run(capsys, "lint", *given, "--format", "json")
+        assert sorted({f["file"] for f in json.loads(out)["findings"]}) == ["deploy/tp2.yaml"], given
+
+
+def test_a_file_named_twice_is_read_once(work, capsys):
+    """Overlapping paths (`lint . deploy/`, `lint deploy/tp2.yaml ./deploy/tp2.yaml`) read each file once: the
+    same findings once, the file counted once, as with one path."""
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    rc, once, _ = run(capsys, "lint", "deploy/")
+    for given in ([".", "deploy"], ["deploy/", "./deploy/tp2.yaml"], ["deploy/tp2.yaml", "deploy//tp2.yaml", "."]):
+        rc, out, _ = run(capsys, "lint", *given)
+        assert (rc, out) == (1, once), given
+    assert once.splitlines()[-1].startswith("shardwise: 1 file read, 1 workload, 1 mandatory finding, ")
+
+
 def test_markdown_format_has_the_workload_row(work, capsys):
     f = write(work / "tp4.yaml", TP4_70B)
     rc, out, _ = run(capsys, "lint", f, "--format", "markdown", "--p95-context", "2048")

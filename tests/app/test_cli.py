@@ -476,6 +476,27 @@ def test_text_and_json_name_a_searched_file_as_given_without_dot_slash(work, cap
         assert sorted({f["file"] for f in json.loads(out)["findings"]}) == ["deploy/tp2.yaml"], given
 
 
+def test_a_workload_declares_the_vllm_release_its_image_tag_does_not_name(work, capsys):
+    """newuser7: an image built in-house (`…/ml/vllm-serving:build-4512`) names no vLLM release, so the capacity
+    rules assumed the current one and nothing in a manifest could say otherwise; the annotation
+    shardwise.dev/vllm-version names it, and a value that is no release is an input error at its line."""
+    custom = "123456789012.dkr.ecr.us-east-1.amazonaws.com/ml/vllm-serving:build-4512"
+    f = write(work / "tp2.yaml", TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom))
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0].split(": ", 1)[1].rsplit(" (vLLM ", 1)[1]) == (
+        1, f"{CURRENT_RELEASE}, assumed: tag build-4512 names no vLLM release) (Deployment serving/llama8b-tp2)")
+    declared = TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom).replace(
+        '{shardwise.dev/target-concurrency: "128"}',
+        '{shardwise.dev/target-concurrency: "128", shardwise.dev/vllm-version: "v0.11.0"}')
+    f = write(work / "tp2.yaml", declared)
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0]) == (1, "tp2.yaml:18: " + SW104_TP2.replace(" from the image tag", ""))
+    f = write(work / "tp2.yaml", declared.replace('"v0.11.0"', '"eleven"'))
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0]) == (
+        2, "tp2.yaml:6: error: shardwise.dev/vllm-version: expected a vLLM release number (e.g. 0.11.0), got 'eleven'")
+
+
 def test_a_file_named_twice_is_read_once(work, capsys):
     """Overlapping paths (`lint . deploy/`, `lint deploy/tp2.yaml ./deploy/tp2.yaml`) read each file once: the
     same findings once, the file counted once, as with one path."""

@@ -320,7 +320,25 @@ def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, li
             onerror(e)
             continue
         yield root, dirs, files, links
-        stack.extend(os.path.join(root, d) for d in reversed(dirs) if d not in links)
+        stack.extend(child(root, d) for d in reversed(dirs) if d not in links)
+
+
+def child(root: str, name: str) -> str:
+    """``name`` inside the searched folder ``root``, as a report names it: ``deploy/a.yaml`` under ``.``, never
+    ``./deploy/a.yaml`` (the path other linters print, and the one GitHub and SARIF name a repository's file by)."""
+    return name if root == "." else os.path.join(root, name)
+
+
+def tidy(path: str) -> str:
+    """A path named on the command line as the reports name it: without leading ``./`` (``./deploy/`` is
+    ``deploy/``, ``./`` is ``.``) and without repeated ``/``. Nothing else is rewritten (``a/../b`` stays: through
+    a symbolic link it is not ``b``)."""
+    if path == "-" or not path:
+        return path
+    path = re.sub(r"/{2,}", "/", path)
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/") or "."
+    return "." if path == "./" else path
 
 
 @dataclass
@@ -367,7 +385,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         else:
             sel.files.append(path)
 
-    for p in paths:
+    renders: set[str] = set()
+    for p in map(tidy, paths):
         if p == "-":
             if "<stdin>" not in sel.order:
                 sel.order["<stdin>"] = len(sel.order)
@@ -378,7 +397,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 continue
             if render and to_render(p) is not None:  # a chart or kustomization named: rendered, not searched
                 sel.order.setdefault(p, len(sel.order))
-                sel.renders.append(p)
+                if p.rstrip("/") not in renders:
+                    renders.add(p.rstrip("/"))
+                    sel.renders.append(p)
                 continue
 
             def unreadable(e: OSError, top: str = p) -> None:
@@ -391,10 +412,10 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 for d in sorted(dirs):
                     if d in SKIP_DIRS or d.startswith("."):
                         continue
-                    if excludes.excluded(os.path.join(root, d), True):
-                        sel.excluded.append(os.path.join(root, d) + "/")
+                    if excludes.excluded(child(root, d), True):
+                        sel.excluded.append(child(root, d) + "/")
                     elif d in links:  # not searched: said, so the files behind it are not passed over unseen
-                        path = os.path.join(root, d) + "/"
+                        path = child(root, d) + "/"
                         sel.order.setdefault(path, len(sel.order))
                         sel.skipped.append((path, LINKED_DIR))
                     else:
@@ -402,7 +423,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 dirs[:] = keep
                 for f in sorted(files):
                     if TEMPLATE_SUFFIX.search(f):
-                        path = os.path.join(root, f)
+                        path = child(root, f)
                         sel.order.setdefault(path, len(sel.order))
                         if excludes.excluded(path, False):
                             sel.excluded.append(path)
@@ -410,7 +431,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                             sel.skipped.append((path, MANIFEST_TEMPLATE))
                         continue
                     if f.endswith(INPUT_SUFFIXES) or _script(root, f):
-                        path = os.path.join(root, f)
+                        path = child(root, f)
                         if os.path.islink(path) and not inside(path, p):
                             sel.order.setdefault(path, len(sel.order))
                             sel.errors.append(InputError(
@@ -423,7 +444,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
             target = to_render(p)
             if target is not None:  # Chart.yaml or kustomization.yaml named: its directory is rendered
                 sel.order.setdefault(p, len(sel.order))
-                sel.renders.append(target)
+                if target.rstrip("/") not in renders:
+                    renders.add(target.rstrip("/"))
+                    sel.renders.append(target)
             else:
                 consider(p)
         elif os.path.islink(p):  # a link to nothing, or a loop of links: reading it says which

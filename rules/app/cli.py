@@ -328,6 +328,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         diff.add_argument("--output", "-o", type=_path, metavar="FILE",
                           help="write the report (the one --format without =FILE) to FILE instead of stdout")
         _add_run_options(diff)
+        diff.add_argument(
+            "--baseline", type=_path, metavar="FILE",
+            help="a baseline lint --create-baseline wrote: the added findings it holds are marked (in the baseline) "
+            "and not counted as those lint --baseline FILE fails on",
+        )
         diff.set_defaults(func=cmd_diff)
 
     if command in (None, "plan"):

@@ -23,7 +23,7 @@ import tarfile
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine import Finding
@@ -185,9 +185,10 @@ def _finding_dict(f: Finding) -> dict[str, Any]:
 
 def finding_changes(base: Report, head: Report) -> tuple[list[Finding], list[Finding]]:
     """Findings the change adds (in head, not in base) and fixes (in base, not in head), by code and
-    subject, counting repeats; suppressed findings are left out."""
+    subject, counting repeats; suppressed findings are left out. A baseline (``--baseline``) changes neither list:
+    the findings it holds count as the others do (:meth:`DiffResult.in_baseline` says which)."""
     def active(r: Report) -> list[Finding]:
-        return [f for f in r.ordered() if not f.suppressed]
+        return [f for f in [*r.ordered(), *r.baselined] if not f.suppressed]
 
     before = Counter((f.code, f.subject) for f in active(base))
     after = Counter((f.code, f.subject) for f in active(head))
@@ -257,10 +258,17 @@ class DiffResult:
         """The findings the change adds and fixes (:func:`finding_changes`)."""
         return finding_changes(self.base, self.head)
 
+    def in_baseline(self, f: Finding) -> bool:
+        """Whether the head's baseline (``--baseline``) holds ``f``: then ``shardwise lint --baseline`` does not
+        fail on it, and the diff marks it."""
+        return any(f is b for b in self.head.baselined)
+
     def as_object(self) -> dict[str, Any]:
         from shardwise import __version__
 
-        added, fixed = (list(map(_finding_dict, found)) for found in self.finding_changes())
+        found_added, found_fixed = self.finding_changes()
+        added = [{**_finding_dict(f), "in_baseline": self.in_baseline(f)} for f in found_added]
+        fixed = list(map(_finding_dict, found_fixed))
         tb, th = totals(self.base), totals(self.head)
         return {
             "version": __version__,
@@ -286,10 +294,18 @@ class DiffResult:
         t = self.as_object()
         c = t["totals"]["change"]
         added, _ = self.finding_changes()
-        blocking = sum(1 for f in added if self.head.is_blocking(f))
+        blocking = sum(1 for f in added if self.head.is_blocking(f) and not self.in_baseline(f))
+        held = sum(1 for f in added if self.in_baseline(f))
         gate = (f" ({blocking} at or above {self.head.fail_on}: shardwise lint fails on "
                 f"{'it' if blocking == 1 else 'them'})" if blocking else
                 f" (none at or above {self.head.fail_on})" if added else "")
+        if self.head.baseline_file:
+            them = "it" if blocking == 1 else "them"
+            gate = (f" ({blocking} at or above {self.head.fail_on} and not in the baseline "
+                    f"{self.head.baseline_file}: shardwise lint --baseline fails on {them}; "
+                    f"{held} in the baseline)" if blocking else
+                    f" (none at or above {self.head.fail_on} outside the baseline {self.head.baseline_file}; {held} in "
+                    "it)" if added else "")
         return (f"shardwise diff {self.base_ref}..{self.head_ref}: {c['gpus_total']:+d} GPUs, {c['nodes']:+d} nodes, "
                 f"{_money_delta(c['hourly_usd'])}/hour, {plural(len(added), 'finding')} added{gate}, "
                 f"{len(t['findings']['fixed'])} fixed")
@@ -339,8 +355,8 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
         where = os.path.join(tmp, prefix)
         os.makedirs(where, exist_ok=True)
         os.chdir(where)
-        try:
-            base = lint_report(paths, options)
+        try:  # the base without the baseline: it marks the head's findings, never what the change adds or fixes
+            base = lint_report(paths, replace(options, baseline=None))
         finally:
             os.chdir(here)
     _drop_missing(base, paths)

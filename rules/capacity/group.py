@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..model.vocab import ANN_VLLM_VERSION
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
@@ -190,7 +191,14 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
     c = g.main_container
     if c is not None and is_unknown(c.image):
         return resolve(None, None, missing="the image is not known yet")
-    return resolve(None, c.image if c is not None else None)
+    found = resolve(None, c.image if c is not None else None)
+    if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
+        return ResolvedVersion(found.version, "assumed", f"{found.detail} (declare it: annotation {ANN_VLLM_VERSION})")
+    return found
+
+
+#: Workloads a stack or a component declares: their release is the stack's ``vllm_version``, not an annotation.
+_STACK_KINDS = frozenset({"VllmService", "VllmMultiNode"})
 
 
 def tp_pp(g: ServingGroup) -> tuple[int, int]:

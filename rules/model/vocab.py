@@ -23,6 +23,9 @@ ANN_OUTPUT_TPS = "shardwise.dev/output-tokens-per-second"
 #: A per-output-token latency target in milliseconds: tensor parallelism may be there to meet it (SW104).
 ANN_TPOT_TARGET = "shardwise.dev/tpot-target-ms"
 ANN_BASE_MODEL = "shardwise.dev/base-model"
+#: The vLLM release a workload's image holds, where its tag names none (``registry/ml/vllm:build-4512``, ``latest``,
+#: a digest): the capacity rules size for it instead of assuming the current release.
+ANN_VLLM_VERSION = "shardwise.dev/vllm-version"
 ANN_PRODUCTION = "shardwise.dev/production"
 ANN_IGNORE = "shardwise.dev/ignore"
 # NVIDIA GPU Feature Discovery

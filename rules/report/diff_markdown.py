@@ -124,7 +124,8 @@ def render(result: Any) -> str:
     if not added and not fixed:
         out.append("No finding added or fixed.")
     if added:
-        out += [f"#### Added ({len(added)})", "", *map(_finding_line, added), ""]
+        out += [f"#### Added ({len(added)})", "",
+                *(_finding_line(f) + (" — in the baseline" if result.in_baseline(f) else "") for f in added), ""]
     if fixed:
         out += [f"#### Fixed ({len(fixed)})", "", *map(_finding_line, fixed), ""]
     chart = memory_chart(result.head.workloads, "Per-GPU memory of one replica, head (GiB)")

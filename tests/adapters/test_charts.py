@@ -252,6 +252,24 @@ def test_kustomization_built_and_linted(tools_on_path, capsys):
             "Deployment serving/llama70b", 3, 2, 110.08)
 
 
+@pytest.mark.tools
+def test_a_kustomization_named_beside_a_chart_with_values_is_built_as_it_is(tools_on_path, capsys, tmp_path):
+    """A platform repository lints its chart with the environment's values and its overlays in one run (the
+    hard gate's one job): --values and --set go to the chart, the overlay builds as without them (newuser7: it was
+    an input error, '--values and --set are Helm chart values; a Kustomize directory takes none')."""
+    require_tool("helm")
+    require_tool("kustomize")
+    overlay = "tests/fixtures/kustomize/overlays/prod"
+    values = tmp_path / "prod.yaml"
+    values.write_text("tensorParallelSize: 1\nresources: {limits: {nvidia.com/gpu: 1}}\n")
+    rc, alone, _ = lint_json(capsys, overlay)
+    rc, chart, _ = lint_json(capsys, CHART, "--values", str(values))
+    rc, both, _ = lint_json(capsys, CHART, overlay, "--values", str(values))
+    assert (rc, both["input_errors"]) == (1, [])
+    assert findings(both) == findings(chart) + findings(alone)
+    assert [w["subject"] for w in both["workloads"]] == ["Deployment default/llm-llm", "Deployment serving/llama70b"]
+
+
 BROKEN_KUSTOMIZATION = "tests/fixtures/kustomize-broken"
 
 

@@ -206,24 +206,24 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
         "kustomizations found by searching a folder are not rendered: name their folder, or pipe helm template or "
         "kustomize build to shardwise lint -) — passed"))
     assert doc["skipped_files"] == [
-        {"file": "./.gitlab-ci.yml", "reason": "CI configuration"},
-        {"file": "./Pulumi.prod.yaml", "reason": "Pulumi stack configuration of another project"},
-        {"file": "./Pulumi.yaml", "reason": "Pulumi project file"},
-        {"file": "./PulumiPolicy.yaml", "reason": "Pulumi policy pack project"},
-        {"file": "./docker-compose.yml", "reason": "Docker Compose file"},
-        {"file": "./kustomization.yaml", "reason": "Kustomize file"},
-        {"file": "./package.json", "reason": "Node.js project file"},
-        {"file": "./charts/llm/Chart.yaml", "reason": "Helm chart metadata"},
-        {"file": "./charts/llm/values.yaml", "reason": "Helm values"},
-        {"file": "./charts/llm/files/runtime.yaml", "reason": "Helm chart file (not rendered)"},
-        {"file": "./charts/llm/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},
-        {"file": "./ci/compose.dev.yaml", "reason": "Docker Compose file"},
-        {"file": "./ci/pipeline.yml", "reason": "CI configuration"},
-        {"file": "./meta/app-config.yaml", "reason": "YAML that is not a Kubernetes object"},
-        {"file": "./meta/chart-copy.yaml", "reason": "Helm chart metadata"},
-        {"file": "./meta/kustomize-base.yaml", "reason": "Kustomize file"},
-        {"file": "./meta/other-stack.yaml", "reason": "Pulumi stack configuration of another project"},
-        {"file": "./meta/report.json", "reason": "JSON that is not a Kubernetes object nor a Pulumi preview or "
+        {"file": ".gitlab-ci.yml", "reason": "CI configuration"},
+        {"file": "Pulumi.prod.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "Pulumi.yaml", "reason": "Pulumi project file"},
+        {"file": "PulumiPolicy.yaml", "reason": "Pulumi policy pack project"},
+        {"file": "docker-compose.yml", "reason": "Docker Compose file"},
+        {"file": "kustomization.yaml", "reason": "Kustomize file"},
+        {"file": "package.json", "reason": "Node.js project file"},
+        {"file": "charts/llm/Chart.yaml", "reason": "Helm chart metadata"},
+        {"file": "charts/llm/values.yaml", "reason": "Helm values"},
+        {"file": "charts/llm/files/runtime.yaml", "reason": "Helm chart file (not rendered)"},
+        {"file": "charts/llm/templates/deployment.yaml", "reason": "Helm chart template (not rendered)"},
+        {"file": "ci/compose.dev.yaml", "reason": "Docker Compose file"},
+        {"file": "ci/pipeline.yml", "reason": "CI configuration"},
+        {"file": "meta/app-config.yaml", "reason": "YAML that is not a Kubernetes object"},
+        {"file": "meta/chart-copy.yaml", "reason": "Helm chart metadata"},
+        {"file": "meta/kustomize-base.yaml", "reason": "Kustomize file"},
+        {"file": "meta/other-stack.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "meta/report.json", "reason": "JSON that is not a Kubernetes object nor a Pulumi preview or "
                                                  "state file"},
     ]
 
@@ -271,10 +271,10 @@ def test_manifest_templates_met_while_searching_are_skipped_with_the_reason(work
     why = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, and lint "
            "the output)")
     assert (rc, doc["input_errors"], doc["skipped_files"], [w["name"] for w in doc["workloads"]]) == (0, [], [
-        {"file": "./agg/deployment.yml.tpl", "reason": why},
-        {"file": "./agg/lws.yaml-template", "reason": why},
-        {"file": "./ansible/pod.yaml.j2", "reason": why},
-        {"file": "./e2e/lws.yaml.jinja2", "reason": why}], ["llama8b"])
+        {"file": "agg/deployment.yml.tpl", "reason": why},
+        {"file": "agg/lws.yaml-template", "reason": why},
+        {"file": "ansible/pod.yaml.j2", "reason": why},
+        {"file": "e2e/lws.yaml.jinja2", "reason": why}], ["llama8b"])
     rc, out, _ = lint(capsys, "agg/lws.yaml-template", "--format", "json")  # named on the command line: read
     assert (rc, json.loads(out)["skipped_files"]) == (2, [])
 
@@ -385,7 +385,7 @@ def test_exclude_flag_ignore_file_and_config_key_together(work, capsys):
     doc = json.loads(out)
     assert rc == 0
     assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/a", "Deployment serving/b"]
-    assert doc["excluded"] == ["./legacy/", "./vendor/", "./deploy/e.yaml"]  # as the walk meets them
+    assert doc["excluded"] == ["legacy/", "vendor/", "deploy/e.yaml"]  # as the walk meets them
     assert doc["summary"]["excluded"] == 3
 
 
@@ -432,7 +432,7 @@ def test_an_unreadable_directory_for_real(work, capsys):
         rc, out, _ = lint(capsys, ".")
     finally:
         (work / "locked").chmod(0o755)
-    assert (rc, out.splitlines()[0]) == (2, "./locked: error: cannot read directory: Permission denied")
+    assert (rc, out.splitlines()[0]) == (2, "locked: error: cannot read directory: Permission denied")
 
 
 def test_selection_counts(work):
@@ -636,10 +636,10 @@ def test_helm_values_that_switch_the_workload_kind_are_values_not_a_manifest(wor
     put(work, "broken/values.yaml", "kind: Deployment\nmetadata: {name: vllm}\nspec: {replicas: 1}\n")
     rc, out, err = lint(capsys, ".", "--format", "json")
     doc = json.loads(out)
-    assert doc["skipped_files"] == [{"file": "./apps/vllm/chart-values.yaml", "reason": "Helm values"},
-                                    {"file": "./apps/vllm/values-prod.yaml", "reason": "Helm values"}]
+    assert doc["skipped_files"] == [{"file": "apps/vllm/chart-values.yaml", "reason": "Helm values"},
+                                    {"file": "apps/vllm/values-prod.yaml", "reason": "Helm values"}]
     assert rc == 2 and [(e["file"], e["message"]) for e in doc["input_errors"]] == [
-        ("./broken/values.yaml", "object has no apiVersion")]
+        ("broken/values.yaml", "object has no apiVersion")]
 
 
 def test_the_summarys_render_hint_names_the_skip_reasons_the_readers_give():

@@ -461,6 +461,55 @@ def test_github_annotations_name_the_file_as_the_repository_does(work, capsys, m
     assert out.splitlines()[0].startswith(f"::error file={str(outside).replace(':', '%3A')},line=18,")
 
 
+def test_text_and_json_name_a_searched_file_as_given_without_dot_slash(work, capsys):
+    """`shardwise lint .` (the Action's and pre-commit's default) names `deploy/tp2.yaml`, as ruff, yamllint and
+    kube-linter do, in every report: never `./deploy/tp2.yaml`, which the text report printed before."""
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    for given in (["."], ["./"], ["./deploy"], ["./deploy/"], [".//deploy"]):
+        rc, out, _ = run(capsys, "lint", *given)
+        lines = out.splitlines()
+        assert (rc, lines[0].split(": SW")[0]) == (1, "deploy/tp2.yaml:18"), given
+        assert lines[-1] == ("shardwise: 1 file read, 1 workload, 1 mandatory finding, 0 advisory findings, "
+                             "0 suppressed — failed: 1 blocking finding at or above mandatory"), given
+        rc, out, _ = run(capsys, "lint", *given, "--format", "json")
+        assert sorted({f["file"] for f in json.loads(out)["findings"]}) == ["deploy/tp2.yaml"], given
+
+
+def test_a_workload_declares_the_vllm_release_its_image_tag_does_not_name(work, capsys):
+    """newuser7: an image built in-house (`…/ml/vllm-serving:build-4512`) names no vLLM release, so the capacity
+    rules assumed the current one and nothing in a manifest could say otherwise; the annotation
+    shardwise.dev/vllm-version names it, and a value that is no release is an input error at its line."""
+    custom = "123456789012.dkr.ecr.us-east-1.amazonaws.com/ml/vllm-serving:build-4512"
+    f = write(work / "tp2.yaml", TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom))
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0].split(": ", 1)[1].rsplit(" (vLLM ", 1)[1]) == (
+        1, f"{CURRENT_RELEASE}, assumed: tag build-4512 names no vLLM release (declare it: annotation "
+           "shardwise.dev/vllm-version)) (Deployment serving/llama8b-tp2)")
+    declared = TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom).replace(
+        '{shardwise.dev/target-concurrency: "128"}',
+        '{shardwise.dev/target-concurrency: "128", shardwise.dev/vllm-version: "v0.11.0"}')
+    f = write(work / "tp2.yaml", declared)
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0]) == (1, "tp2.yaml:18: " + SW104_TP2.replace(" from the image tag", ""))
+    f = write(work / "tp2.yaml", declared.replace('"v0.11.0"', '"eleven"'))
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, out.splitlines()[0]) == (
+        2, "tp2.yaml:6: error: shardwise.dev/vllm-version: expected a vLLM release number (e.g. 0.11.0), got 'eleven'")
+
+
+def test_a_file_named_twice_is_read_once(work, capsys):
+    """Overlapping paths (`lint . deploy/`, `lint deploy/tp2.yaml ./deploy/tp2.yaml`) read each file once: the
+    same findings once, the file counted once, as with one path."""
+    (work / "deploy").mkdir()
+    write(work / "deploy" / "tp2.yaml", TP2_8B)
+    rc, once, _ = run(capsys, "lint", "deploy/")
+    for given in ([".", "deploy"], ["deploy/", "./deploy/tp2.yaml"], ["deploy/tp2.yaml", "deploy//tp2.yaml", "."]):
+        rc, out, _ = run(capsys, "lint", *given)
+        assert (rc, out) == (1, once), given
+    assert once.splitlines()[-1].startswith("shardwise: 1 file read, 1 workload, 1 mandatory finding, ")
+
+
 def test_markdown_format_has_the_workload_row(work, capsys):
     f = write(work / "tp4.yaml", TP4_70B)
     rc, out, _ = run(capsys, "lint", f, "--format", "markdown", "--p95-context", "2048")

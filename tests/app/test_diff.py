@@ -160,3 +160,43 @@ def test_diff_formats_are_markdown_and_json(repo, capsys):
     rc, _, err = run(capsys, "diff", "main", "--format", "sarif")
     assert rc == 2
     assert err.splitlines()[-1] == "shardwise diff: error: argument --format: diff writes markdown or json, not 'sarif'"
+
+
+def test_a_baseline_marks_the_added_findings_it_holds_and_the_gate_counts_the_others(repo, capsys, tmp_path):
+    """`diff --baseline FILE` (newuser7: diff had no --baseline, so a repository adopting shardwise with a baseline
+    read a verdict from diff that its `lint --baseline` gate did not give): what the change adds and fixes is the
+    same as without it; the added findings the baseline holds are marked and listed after the others, and the line
+    on stderr counts only the others as those `lint --baseline` fails on."""
+    baseline = tmp_path / "baseline.json"
+    rc, _, _ = run(capsys, "lint", "deploy/", "--create-baseline", str(baseline))
+    assert rc == 0
+    lines = baseline.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if '"code": "SW202"' not in line]
+    assert len(kept) == len(lines) - 1
+    baseline.write_text("".join(kept), encoding="utf-8")
+    rc, out, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline), "--format", "json")
+    assert (rc, err) == (0, (
+        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (1 at or above "
+        f"mandatory and not in the baseline {baseline}: shardwise lint --baseline fails on it; 1 in the baseline), "
+        "1 fixed\n"))
+    d = json.loads(out)
+    # the findings the baseline does not hold first
+    assert [(f["code"], f["in_baseline"]) for f in d["findings"]["added"]] == [("SW202", False), ("SW104", True)]
+    assert [f["code"] for f in d["findings"]["fixed"]] == ["SW401"]
+    rc, out, _ = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline))
+    added = [line for line in out.splitlines() if line.startswith("- **SW")][:2]
+    assert [(line[:9], line.endswith(" — in the baseline")) for line in added] == [
+        ("- **SW202", False), ("- **SW104", True)]
+    # the gate agrees: lint --baseline fails on the one finding the baseline does not hold
+    rc, out, _ = run(capsys, "lint", "deploy/", "--baseline", str(baseline))
+    assert (rc, [line.split(": ")[1].split(" ")[0] for line in out.splitlines() if ": SW" in line]) == (1, ["SW202"])
+    # every added finding in the baseline: none counted
+    rc, _, _ = run(capsys, "lint", "deploy/", "--create-baseline", str(baseline))
+    rc, _, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline))
+    assert (rc, err) == (0, (
+        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (none at or above "
+        f"mandatory outside the baseline {baseline}; 2 in it), 1 fixed\n"))
+    # a baseline that cannot be read fails the diff, as it fails lint
+    rc, _, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(tmp_path / "missing.json"))
+    assert (rc, err.splitlines()[-1]) == (2, f"shardwise: error: {tmp_path / 'missing.json'}: --baseline: cannot read: "
+                                             "No such file or directory")

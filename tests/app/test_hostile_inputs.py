@@ -172,7 +172,7 @@ def test_a_file_over_the_size_limit_is_an_error_and_is_not_read(repo, capsys):
         fh.truncate(MAX_FILE_BYTES + 1)
     rc, errors, summary = lint(capsys, ".")
     assert rc == 2
-    assert errors == ["./huge.yaml: error: not read: the file is larger than 32 MiB, the most shardwise reads from "
+    assert errors == ["huge.yaml: error: not read: the file is larger than 32 MiB, the most shardwise reads from "
                       "one file"]
     assert LINTED_ONE in summary
     small = repo / "ten.json"
@@ -294,9 +294,9 @@ def test_a_number_of_more_than_4300_digits_is_an_input_error_at_its_line(repo, c
     rc, errors, summary = lint(capsys, ".")
     assert rc == 2
     assert errors == [
-        "./preview.json:3: error: cannot parse JSON: a number of 5,000 digits; shardwise reads integers of at most "
+        "preview.json:3: error: cannot parse JSON: a number of 5,000 digits; shardwise reads integers of at most "
         "4,300 digits",
-        "./values.yml:2: error: cannot parse YAML: '" + "9" * 60 + "…' is an integer of 4,301 digits; shardwise reads "
+        "values.yml:2: error: cannot parse YAML: '" + "9" * 60 + "…' is an integer of 4,301 digits; shardwise reads "
         "integers of at most 4,300 digits; quote it to keep it as text",
     ]
     assert LINTED_ONE in summary
@@ -375,8 +375,8 @@ def test_a_file_and_a_folder_the_user_may_not_read_are_errors_and_the_rest_is_li
     monkeypatch.setattr(os, "scandir", refusing_scandir)
     rc, errors, summary = lint(capsys, ".")
     assert rc == 2
-    assert errors == ["./secret.yaml: error: cannot read: Permission denied",
-                      "./private: error: cannot read directory: Permission denied"]
+    assert errors == ["secret.yaml: error: cannot read: Permission denied",
+                      "private: error: cannot read directory: Permission denied"]
     assert summary == ("shardwise: 2 files read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — failed: "
                        "2 input errors")
 
@@ -431,7 +431,7 @@ def test_an_alias_bomb_is_an_input_error_naming_the_limit(repo, capsys, monkeypa
     assert (repo / "bomb.yaml").stat().st_size < 1_500_000
     rc, errors, summary = lint(capsys, ".", seconds=60)
     assert rc == 2
-    assert errors == ["./bomb.yaml:1: error: cannot parse YAML: its aliases expand to more than 33,554,432 characters "
+    assert errors == ["bomb.yaml:1: error: cannot parse YAML: its aliases expand to more than 33,554,432 characters "
                       "of text (the most shardwise reads from one file, 32 MiB)"]
     assert LINTED_ONE in summary
 
@@ -479,13 +479,13 @@ def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt)
         assert all(c.startswith(("::error ", "::warning ")) for c in commands)
         return
     assert commands == [] and "\x1b[2J" not in out + err
-    shown = "./evil\\n::stop-commands::pwned\\n::error file=x.yaml::injected\\x1b[2J.yaml"
+    shown = "evil\\n::stop-commands::pwned\\n::error file=x.yaml::injected\\x1b[2J.yaml"
     if fmt == "text":
         assert f"{shown}:2: error: cannot parse YAML: did not find expected ',' or ']'" in lines
     elif fmt == "markdown":
         assert f"- `{shown}:2` — cannot parse YAML: did not find expected ',' or ']'" in lines
     elif fmt == "json":  # JSON escapes control characters itself: the name comes back exactly
-        assert [e["file"] for e in json.loads(out)["input_errors"]] == [f"./{INJECTED}"]
+        assert [e["file"] for e in json.loads(out)["input_errors"]] == [INJECTED]
     else:  # SARIF: a URI, percent-encoded
         assert json.loads(out)["runs"][0]["tool"]["driver"]["name"] == "shardwise"
         assert '"uri": "evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror' in out

@@ -46,7 +46,7 @@ def test_the_record_holds_every_class_the_task_names():
     # newuser6: an integer field written as a string is refused as the API server refuses it
     assert record["type-replicas-string"]["rc"] == 2
     assert record["type-replicas-string"]["said"].startswith(
-        './bad.yaml:8: spec.replicas: expected an integer, found a string ("2"); Kubernetes refuses the object as '
+        'bad.yaml:8: spec.replicas: expected an integer, found a string ("2"); Kubernetes refuses the object as '
         "written: write the number without quotes (2) | ")
     # hostile6: a release newer than the table says what it is sized as; what was typed is echoed escaped
     assert record["plan-version-newer"]["rc"] == 0

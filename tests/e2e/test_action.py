@@ -449,6 +449,13 @@ def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo,
         ("SW305", "unchanged"), ("SW106", "unchanged"), ("SW104", "unchanged"), ("SW202", "unchanged")]
     report = (tmp_path / "runner-temp" / "shardwise-report.md").read_text(encoding="utf-8")
     assert "· 4 findings in the baseline\n" in report
+    # with base-ref, the diff step is given the same baseline and fail-level: its line counts what the gate fails on
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json",
+                                             "base-ref": "main", "fail-level": "mandatory"},
+                         event={}, path=path, skip=("Install shardwise",))
+    assert (records[4]["name"], records[4]["rc"], records[4]["stderr"]) == ("Capacity and cost diff", 0, (
+        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (none at or above "
+        "mandatory outside the baseline .shardwise-baseline.json; 2 in it), 1 fixed\n"))
 
     (pr_repo / ".shardwise-baseline.json").write_text('{"shardwise_baseline": 2, "findings": []}', encoding="utf-8")
     records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},

@@ -43,16 +43,16 @@ spec:
 """
 
 FINDINGS = [
-    './deploy/serving.yaml:21: SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, '
+    'deploy/serving.yaml:21: SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, '
     'bf16); a 4-bit AWQ/GPTQ variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 on'
     'e-GPU replicas holding 48 sequences of 8,192 tokens (p95 context) together: enough for the 32 a replica must h'
     'old (128 by annotation shardwise.dev/target-concurrency over 4 replicas); the TP4×PP1 replica holds 59 (both '
     'central estimates; 55 beyond its error band) (vLLM 0.11.0 from the image tag) (Deployment serving/llama70b)',
-    './deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
+    'deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
     't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
     '.11.0 from the image tag) (Deployment serving/llama8b)',
-    './deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
+    'deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
     " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
     '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '
     'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'

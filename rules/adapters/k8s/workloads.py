@@ -35,11 +35,13 @@ from ...model.vocab import (
     ANN_PRODUCTION,
     ANN_TARGET_CONCURRENCY,
     ANN_TPOT_TARGET,
+    ANN_VLLM_VERSION,
     LWS_EXCLUSIVE,
     LWS_GROUP_INDEX,
     LWS_NAME,
     LWS_WORKER_INDEX,
 )
+from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
 from .fields import (
     as_list,
@@ -108,6 +110,15 @@ def _milliseconds(key: str, value: str, file: str | None, line: int | None) -> f
     if not 0 < ms < 3_600_000:  # nan fails both
         raise InputError(f"{key}: expected a positive number of milliseconds, got {value!r}", file, line)
     return ms
+
+
+def _release(value: str, file: str | None, line: int | None) -> str:
+    """A vLLM release number (``0.10.2``, ``v0.11.0``): the image's release where its tag names none."""
+    text = value.strip().removeprefix("v")
+    if parse_version(text) is None:
+        raise InputError(f"{ANN_VLLM_VERSION}: expected a vLLM release number (e.g. 0.11.0), got {value!r}", file,
+                         line)
+    return text
 
 
 def _p95(value: str, file: str | None, line: int | None) -> int:
@@ -219,6 +230,8 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
                                          ann_lines.get(ANN_TPOT_TARGET) or loc.line)
     if ANN_PRODUCTION in ann:
         g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
+    if ANN_VLLM_VERSION in ann:
+        g.vllm_version = _release(ann[ANN_VLLM_VERSION], file, ann_lines.get(ANN_VLLM_VERSION) or loc.line)
     g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)
     if engine.model is None:
         where = pod.vllm.location if pod.vllm.location.line else loc

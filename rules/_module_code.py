@@ -43,6 +43,14 @@ _LENGTH = 8  # the first bytes of the file: the length of the marshalled index t
 _index: dict[str, tuple[str, bool, int, int, int, int]] = {}
 _state: dict[str, Any] = {"fd": None, "base": 0, "installed": False, "hits": 0, "stale": 0, "rewrite": False}
 
+#: the modules compiled by mypyc (scripts/build-mypyc.sh, scripts/mypyc_build.py), as its manifest
+#: ``rules/_mc_sources.marshal`` lists them -> whether their extensions are used: True while every compiled
+#: module's source has the size and modification time recorded when it was compiled, else False for all (the
+#: modules of a group call each other in C: one edited source retires the group), and then the sources are
+#: imported, from the store or as usual; filled by :func:`install`
+_compiled: dict[str, bool] = {}
+COMPILED_MANIFEST = os.path.join(_HERE, "_mc_sources.marshal")
+
 
 class _StoredLoader(SourceFileLoader):
     """The path finder's loader for a source file, whose code comes from the store when the source is the one
@@ -70,6 +78,20 @@ class _StoredFinder:
 
     @staticmethod
     def find_spec(fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        compiled = _compiled.get(fullname)
+        if compiled:
+            return None  # its extension, current: the path finder imports it before the source
+        spec = _StoredFinder.stored_spec(fullname)
+        if spec is None and compiled is not None:
+            # a compiled module retired (a source edited since the build): its source, as if no extension were
+            # there (the path finder would import the extension first)
+            origin = os.path.join(_HERE, *fullname.split(".")[2:]) + ".py"
+            spec = ModuleSpec(fullname, SourceFileLoader(fullname, origin), origin=origin)
+            spec.has_location = True
+        return spec
+
+    @staticmethod
+    def stored_spec(fullname: str) -> ModuleSpec | None:
         entry = _index.get(fullname)
         if entry is None:
             return None
@@ -110,10 +132,13 @@ def install(path: str = STORE) -> bool:
         return _state["fd"] is not None
     _state["installed"] = True
     atexit.register(_rewrite_if_stale, path)
+    _read_compiled(COMPILED_MANIFEST)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         _state["rewrite"] = True
+        if _compiled:
+            sys.meta_path.insert(0, _StoredFinder)  # type: ignore[arg-type]  # retired extensions kept out
         return False
     try:
         read = _read_index(fd)
@@ -122,11 +147,36 @@ def install(path: str = STORE) -> bool:
     if read is None:
         os.close(fd)
         _state["rewrite"] = True
+        if _compiled:
+            sys.meta_path.insert(0, _StoredFinder)  # type: ignore[arg-type]  # retired extensions kept out
         return False
     _index.update(read[0])
     _state["fd"], _state["base"] = fd, read[1]
     sys.meta_path.insert(0, _StoredFinder)  # type: ignore[arg-type]
     return True
+
+
+def _read_compiled(path: str) -> None:
+    """Fill :data:`_compiled` from the mypyc build's manifest at ``path``, if there is one: each compiled module,
+    True for all when every source is as recorded and the manifest was written by this Python release, else
+    False for all (and with ``SHARDWISE_MYPYC=0`` in the environment: the sources, to compare)."""
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return
+    entries = data[2] if isinstance(data, tuple) and len(data) == 3 and isinstance(data[2], dict) else {}
+    current = bool(entries) and data[:2] == (1, sys.hexversion) and os.environ.get("SHARDWISE_MYPYC") != "0"
+    for module, (size, mtime) in entries.items():
+        if current:
+            try:
+                st = os.stat(os.path.join(_HERE, *module.split(".")[2:]) + ".py")
+            except OSError:
+                current = False
+            else:
+                current = (st.st_size & 0xFFFFFFFF) == size and (int(st.st_mtime) & 0xFFFFFFFF) == mtime
+    for module in entries:
+        _compiled[module] = current
 
 
 def _rewrite_if_stale(path: str) -> None:

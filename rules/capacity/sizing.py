@@ -43,6 +43,7 @@ experts, KV bytes per token).
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -50,6 +51,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog.accelerators import unified_memory_product, vendor_of
+from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_dtypes, kv_layout, mm_args, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
@@ -167,6 +169,7 @@ class Device:
                    domain)
 
 
+@python_class
 @dataclass(frozen=True)
 class EngineSettings:
     """The vLLM engine arguments the capacity model reads; None means vLLM's default."""
@@ -250,6 +253,7 @@ class EngineSettings:
 Verdict = Literal["starts", "may-refuse", "refuses"]
 
 
+@python_class
 @dataclass(frozen=True)
 class ReplicaSizing:
     """One vLLM engine (TP × PP GPUs of one type) of one model: what vLLM will do at start-up."""
@@ -945,16 +949,17 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     if not checks:
         return Margin(margin, before.gib, before.band, "starts", False, "")
     # one or two checks: the first that fails, else the first closest to failing (its band added)
-    chosen = checks[0]
-    for c in checks[1:]:
-        if c[0] - margin + c[1] > chosen[0] - margin + chosen[1]:
-            chosen = c
+    # (by position, not identity: compiled by mypyc, a tuple read from the list is a new object each time)
+    at = 0
+    for i in range(1, len(checks)):
+        if checks[i][0] - margin + checks[i][1] > checks[at][0] - margin + checks[at][1]:
+            at = i
     fails = False
-    for c in checks:
+    for i, c in enumerate(checks):
         if c[0] > margin:
-            chosen, fails = c, True
+            at, fails = i, True
             break
-    need, band, text = chosen
+    need, band, text = checks[at]
     verdict: Verdict = "starts"  # refuses when one check fails beyond its band, starts when each fits beyond it
     for n, bd, _ in checks:
         if n - bd > margin:
@@ -963,7 +968,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
         if n + bd > margin:
             verdict = "may-refuse"
     return Margin(margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
-                  after_sizing=after is not None and chosen is checks[-1])
+                  after_sizing=after is not None and at == len(checks) - 1)
 
 
 #: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words). The words are made
@@ -2374,11 +2379,18 @@ _SEED_NAMES = frozenset({
 })
 
 
-def __getattr__(name: str) -> Any:
+def _seed_attribute(name: str) -> Any:
     """The names of :data:`_SEED_NAMES`, from :mod:`.seeds` on first use (PEP 562); any other name is missing."""
     if name in _SEED_NAMES:
-        from . import seeds
-
+        # by name: inside a function the compiled module's ``from . import seeds`` gave None
+        seeds = importlib.import_module("shardwise.rules.capacity.seeds")
         value = globals()[name] = getattr(seeds, name)
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    def __getattr__(name: str) -> Any: ...
+# set as the module's __getattr__ once its body has run, not defined as one: the module compiled by mypyc
+# (scripts/build-mypyc.sh) calls a module-level __getattr__ while it is set up, before its globals exist
+globals()["__getattr__"] = _seed_attribute

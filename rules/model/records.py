@@ -10,6 +10,14 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+C = TypeVar("C", bound=type)
+
+
+def python_class(cls: C) -> C:
+    """``cls`` as it is. As a class decorator it keeps a class of a module compiled by mypyc (scripts/build-mypyc.sh)
+    a Python class: mypyc makes a native class (its fields in C slots, no ``__dict__``) only of a class whose
+    decorators are all ones it knows, and :func:`evolve` and the sizing make these records from a dict."""
+    return cls
 
 
 def evolve(obj: T, **changes: Any) -> T:

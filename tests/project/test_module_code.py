@@ -85,3 +85,82 @@ def test_a_store_from_another_release_or_a_damaged_one_is_ignored(tmp_path):
     store.write_bytes(b"\x00not marshal")
     out = _probe(store, "use", "shardwise.rules.checks.sw101")
     assert out["held"] is False and out["stats"]["hits"] == 0
+
+
+def _manifest(path, entries, fmt=1, version=None):
+    import marshal
+
+    path.write_bytes(marshal.dumps((fmt, sys.hexversion if version is None else version, entries)))
+    return str(path)
+
+
+def _recorded(*modules):
+    """{module: (size, mtime)} of the sources as they are, as scripts/mypyc_build.py records them."""
+    import os
+
+    from shardwise.rules import _module_code as m
+
+    out = {}
+    for name in modules:
+        st = os.stat(os.path.join(os.path.dirname(m.__file__), *name.split(".")[2:]) + ".py")
+        out[name] = (st.st_size & 0xFFFFFFFF, int(st.st_mtime) & 0xFFFFFFFF)
+    return out
+
+
+_COMPILED = ("shardwise.rules.capacity.layout", "shardwise.rules.vllm.kv_layout")
+
+
+def test_modules_compiled_by_mypyc_are_left_to_their_extension_only_while_every_source_is_as_built(tmp_path,
+                                                                                                   monkeypatch):
+    """scripts/build-mypyc.sh's manifest: while each compiled module's source has the size and modification time
+    recorded at the build, the finder answers None for them (the path finder imports the extension beside the
+    source first); one source changed retires every module of the build (they call each other in C), and each is
+    then imported from its source, as is every module with ``SHARDWISE_MYPYC=0``, a manifest of another Python
+    release or a damaged one."""
+    from shardwise.rules import _module_code as m
+
+    monkeypatch.delenv("SHARDWISE_MYPYC", raising=False)
+    recorded = _recorded(*_COMPILED)
+
+    def answers(manifest):
+        monkeypatch.setattr(m, "_compiled", {})
+        m._read_compiled(manifest)
+        specs = {name: m._StoredFinder.find_spec(name) for name in _COMPILED}
+        return dict(m._compiled), specs
+
+    compiled, specs = answers(_manifest(tmp_path / "current", recorded))
+    assert compiled == dict.fromkeys(_COMPILED, True)
+    assert specs == dict.fromkeys(_COMPILED, None)
+
+    changed = dict(recorded)
+    size, mtime = changed[_COMPILED[1]]
+    changed[_COMPILED[1]] = (size, mtime + 1)  # kv_layout.py edited since the build
+    for manifest, env in ((_manifest(tmp_path / "changed", changed), None),
+                          (_manifest(tmp_path / "other-python", recorded, version=sys.hexversion + 1), None),
+                          (_manifest(tmp_path / "off", recorded), "0")):
+        if env is not None:
+            monkeypatch.setenv("SHARDWISE_MYPYC", env)
+        compiled, specs = answers(manifest)
+        assert compiled == dict.fromkeys(_COMPILED, False), manifest
+        for name, spec in specs.items():
+            assert spec is not None and spec.origin.endswith(name.split(".")[-1] + ".py"), (manifest, spec)
+            assert type(spec.loader).__name__ in ("_StoredLoader", "SourceFileLoader")
+    monkeypatch.delenv("SHARDWISE_MYPYC")
+
+    (tmp_path / "damaged").write_bytes(b"\x00garbage")
+    compiled, specs = answers(str(tmp_path / "damaged"))
+    assert compiled == {}
+    assert answers(str(tmp_path / "missing"))[0] == {}
+
+
+def test_a_retired_compiled_module_not_in_the_store_is_imported_from_its_source(tmp_path, monkeypatch):
+    """Retired and without a store entry (the store missing, or its entry stale): the spec of the ``.py``, not None,
+    which would let the path finder import the stale extension."""
+    from shardwise.rules import _module_code as m
+
+    monkeypatch.setattr(m, "_compiled", {_COMPILED[0]: False})
+    monkeypatch.setattr(m, "_index", {})
+    spec = m._StoredFinder.find_spec(_COMPILED[0])
+    assert spec is not None and type(spec.loader).__name__ == "SourceFileLoader"
+    assert spec.origin.endswith("/capacity/layout.py") and spec.has_location
+    assert m._StoredFinder.find_spec("shardwise.rules.capacity.sizing") is None  # neither compiled nor stored

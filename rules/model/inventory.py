@@ -652,6 +652,9 @@ class Inventory:
     pod_ports: list[PodPorts] = field(default_factory=list)
     device_claims: list[DeviceClaim] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
+    #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
+    #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
+    config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -70,8 +70,8 @@ def ambiguous_decider(namespace: str, name: str, places: list[Location]) -> str:
     shown = [f"{p.file or '<stdin>'}:{p.line}" if p.line else (p.file or "<stdin>") for p in places]
     files = " and ".join(shown) if len(shown) == 2 else f"{', '.join(shown[:-1])} and {shown[-1]}"
     times = "twice" if len(places) == 2 else f"{len(places)} times"
-    return (f"{AMBIGUOUS_CONFIGMAP} {namespace}/{name} {times} with different data ({files}); the one the cluster holds "
-            "decides: lint that one with the workload and leave the other out, or set the variable or the value "
+    return (f"{AMBIGUOUS_CONFIGMAP} {namespace}/{name} {times} with different data ({files}); the one the cluster "
+            "holds decides: lint that one with the workload and leave the other out, or set the variable or the value "
             "literally")
 
 

@@ -132,7 +132,9 @@ EXTRA_FIXTURES = {
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
-              "heredoc-mixed.sh"},  # the same beside here-documents the script does apply (read and linted)
+              "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
+              "bench-client.yaml"},  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
+    "SW002": {"bench.yaml"},  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

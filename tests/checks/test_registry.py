@@ -118,7 +118,8 @@ EXTRA_FIXTURES = {
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
-              "configmap-twice.yaml"},  # leftovers47: one ConfigMap twice: same data is one, different data undecided
+              "configmap-twice.yaml",
+              "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},

@@ -398,6 +398,9 @@ class ServingGroup:
     #: Read by the generic reader: an operator shardwise does not know builds the pod from this object and
     #: may add resources, /dev/shm or probes (the rules about those are advisory on it: engine.OPERATOR_ADDS).
     unknown_operator: bool = False
+    #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
+    #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
+    hardware_profile: str | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).

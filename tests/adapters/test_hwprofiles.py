@@ -25,12 +25,22 @@ def test_the_named_profile_gives_its_default_count_node_selector_and_tolerations
         "granite-profile-elsewhere": (None, None),  # a100-x8 is in no input
         "granite-dashboard-profile": (None, None),  # dashboard.opendatahub.io: the kind the webhook does not read
         "llama-llmisvc-tp4": (2, "nvidia.com/gpu"),  # no namespace annotation: the service's own namespace
+        "granite-cpu-profile": (None, None),  # cpu-small names no accelerator: the webhook adds none
+    }
+    assert {name: g.hardware_profile for name, g in groups.items()} == {
+        "granite-one-gpu": "redhat-ods-applications/nvidia-gpu",
+        "qwen-tp2-one-gpu": "redhat-ods-applications/nvidia-gpu",
+        "qwen-tp2-two-gpus": "kserve-workshop/l40s-x2",
+        "granite-profile-elsewhere": None,
+        "granite-dashboard-profile": None,
+        "llama-llmisvc-tp4": "kserve-workshop/l40s-x2",
+        "granite-cpu-profile": "redhat-ods-applications/cpu-small",
     }
     g = groups["granite-one-gpu"]
     assert g.node_selector == {"nvidia.com/gpu.product": "NVIDIA-L40S"}
     assert g.tolerations == [Toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")]
     assert groups["qwen-tp2-two-gpus"].node_selector == {}  # l40s-x2 sets no node scheduling
-    assert groups["qwen-tp2-one-gpu"].at("resources").line == 37  # the profile's defaultCount
+    assert groups["qwen-tp2-one-gpu"].at("resources").line == 39  # the profile's defaultCount
 
 
 def test_the_profile_in_another_file_is_applied_alike(tmp_path):

@@ -78,6 +78,7 @@ def apply_hardware_profiles(inv: Inventory) -> None:
         if not found or len(found) > 1:
             continue
         profile = found[0]
+        g.hardware_profile = f"{profile.namespace}/{profile.name}"
         c = g.main_container
         if g.gpus_per_pod is None:  # the webhook requests an identifier the container does not
             for resource, count in profile.counts.items():

@@ -49,7 +49,7 @@ def link_config_maps(inv: Inventory) -> None:
             # none of what it missed is in the inputs once: reading it again would read the same
             twice = [name for name in ref.names if len(maps.get((namespace, name), ())) > 1]
             if twice:
-                decider = ambiguous_decider(namespace, twice[0], where[(namespace, twice[0])])
+                decider = ambiguous_decider(namespace, twice[0], where[(namespace, twice[0])], ref.location.file)
                 for g in ref.groups:
                     inv.config_deciders[group_subject(g)] = decider
             continue
@@ -64,11 +64,17 @@ def link_config_maps(inv: Inventory) -> None:
         ref.groups, ref.issues = joined.groups, joined.launch_issues
 
 
-def ambiguous_decider(namespace: str, name: str, places: list[Location]) -> str:
+def ambiguous_decider(namespace: str, name: str, places: list[Location], own: str | None = None) -> str:
     """What decides a value read from ConfigMap ``namespace/name`` that the inputs hold at ``places`` (two or more)
-    with different data: not a ConfigMap to add (both are inputs), but which of them the cluster holds."""
-    shown = [f"{p.file or '<stdin>'}:{p.line}" if p.line else (p.file or "<stdin>") for p in places]
-    files = " and ".join(shown) if len(shown) == 2 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    with different data: not a ConfigMap to add (both are inputs), but which of them the cluster holds. Each is
+    named by file and line; when all are in the workload's own file ``own``, by line of that file."""
+    if all(p.file == own and p.line for p in places):
+        shown, tail = [str(p.line) for p in places], " of the workload's file"
+        head = "lines "
+    else:
+        shown = [f"{p.file or '<stdin>'}:{p.line}" if p.line else (p.file or "<stdin>") for p in places]
+        head, tail = "", ""
+    files = head + (" and ".join(shown) if len(shown) == 2 else f"{', '.join(shown[:-1])} and {shown[-1]}") + tail
     times = "twice" if len(places) == 2 else f"{len(places)} times"
     return (f"{AMBIGUOUS_CONFIGMAP} {namespace}/{name} {times} with different data ({files}); the one the cluster "
             "holds decides: lint that one with the workload and leave the other out, or set the variable or the value "

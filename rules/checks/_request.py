@@ -121,6 +121,8 @@ def annotated_devices(g: ServingGroup) -> AnnotatedDevices | None:
         value = ann.get(rec.annotation)
         if not isinstance(value, str) or not value.strip() or (rec.kinds and g.kind not in rec.kinds):
             continue
+        if rec.counts == "profile" and g.hardware_profile is not None:
+            continue  # the profile is in the inputs: what it gives is the group's request already
         count: int | None
         if rec.counts == "count":
             m = _LEADING_INT.match(value)

@@ -88,9 +88,11 @@ class GpuRequestNotTp(GroupRule):
             if c is not None and c.runtime_class is UNKNOWN:
                 raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "
                                   "the container the node's GPUs without a request")
+            profile = (f"; its hardware profile {g.hardware_profile} (in the inputs) names no accelerator to add"
+                       if g.hardware_profile is not None else "")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {plural(need, 'GPU')} per pod; the device plugin gives a container "
-                         "only the GPUs it requests", location=g.at("resources"))
+                         f"only the GPUs it requests{profile}", location=g.at("resources"))
             return
         pods = lay.pods if per_pod is None else 1
         need = lay.world if per_pod is None else per_pod

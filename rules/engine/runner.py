@@ -78,7 +78,7 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
             lvl = h.level
         if h.undecided:
             lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
-        message = decided_by(h.message, h.location) if h.undecided else h.message
+        message = decided_by(h.message, h.location, inv.config_deciders.get(h.subject)) if h.undecided else h.message
         f = Finding(meta.code, meta.name, lvl, meta.severity, message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
@@ -120,6 +120,9 @@ DECIDED_BY_VARIABLE = ("run `envsubst` first if it is a template's placeholder; 
 #: from a Secret (the reader never reads a Secret's value), or from nowhere in the file (a kustomize base).
 DECIDED_BY_CONFIGMAP = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value "
                         "literally (a Secret's value is never read)")
+#: A ``$(VAR)`` whose ConfigMap the inputs hold twice in one namespace with different data (each file named, by
+#: ``adapters.k8s.configjoin.ambiguous_decider``): both are inputs, and the one the cluster holds decides.
+AMBIGUOUS_CONFIGMAP = "the inputs hold ConfigMap"
 #: Any other unknown (a computed value, an unresolved reference the line does not show).
 DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
              "output)")
@@ -184,16 +187,18 @@ def _says_what_decides(message: str) -> bool:
     ``… lint the `pulumi up` state, or write the value as a literal)``; a ConfigMap not in the inputs: ``…; lint
     it together with the workload``)."""
     return ("as a literal" in message or "lint it together with the workload" in message
-            or any(message.endswith(f": {d}") for d in _DECIDERS))
+            or any(message.endswith(f": {d}") for d in _DECIDERS) or f": {AMBIGUOUS_CONFIGMAP} " in message)
 
 
-def decided_by(message: str, location: Location) -> str:
+def decided_by(message: str, location: Location, decider: str | None = None) -> str:
     """A "cannot decide" ``message`` about a value the inputs write (:data:`_UNREAD`) ending with what would
     decide it (:func:`what_decides` at ``location``), unless it says so itself; any other message as it is. A
     variable set from a Secret or the downward API (:data:`FROM_VALUE_SOURCE`; one from a ConfigMap not in the
     inputs says so itself) is known to neither a file nor a Pulumi state: :data:`DECIDE_IT` wherever it is."""
     if not message.startswith(CANNOT) or _says_what_decides(message) or not any(r in message for r in _UNREAD):
         return message
+    if decider is not None and what_decides(location) in (DECIDED_BY_CONFIGMAP, DECIDE_IT):
+        return f"{message}: {decider}"  # the workload's ConfigMap is in the inputs twice (Inventory.config_deciders)
     return f"{message}: {DECIDE_IT if f'({FROM_VALUE_SOURCE}' in message else what_decides(location)}"
 
 
@@ -202,7 +207,14 @@ def _bare(message: str) -> str:
     for d in _DECIDERS:
         if message.endswith(f": {d}"):
             return message[:-len(d) - 2]
-    return message
+    at = message.find(f": {AMBIGUOUS_CONFIGMAP} ")
+    return message[:at] if at >= 0 else message
+
+
+def _decider(message: str) -> str | None:
+    """The :data:`AMBIGUOUS_CONFIGMAP` tail :func:`decided_by` gave ``message``, else None."""
+    at = message.find(f": {AMBIGUOUS_CONFIGMAP} ")
+    return message[at + 2:] if at >= 0 else None
 
 
 _RECHECKED = "; the rule is re-checked when the value is known"
@@ -279,7 +291,8 @@ def merge_undecided(findings: list[Finding]) -> list[Finding]:
         until = ("which are checked once the value is known" if level == "advisory"
                  else "which block until the value is known")
         first = min(same, key=lambda f: f.code)  # the merged finding is at its location
-        out.append(_merged(same, decided_by(f"{CANNOT}{reason}; this holds back {codes}, {until}", first.location)))
+        out.append(_merged(same, decided_by(f"{CANNOT}{reason}; this holds back {codes}, {until}", first.location,
+                                            _decider(first.message))))
     for subject, same in held_back.items():
         crash = crashed[subject]
         codes = ", ".join(sorted({f.code for f in same}))

@@ -275,6 +275,24 @@ class ConfigMap:
 
 
 @dataclass
+class HardwareProfile:
+    """An Open Data Hub / OpenShift AI HardwareProfile of the inputs (``infrastructure.opendatahub.io``, v1alpha1 or
+    v1): what its admission webhook gives a workload that names it in ``opendatahub.io/hardware-profile-name``
+    (``adapters.k8s.hwprofiles``)."""
+
+    name: str
+    namespace: str = "default"
+    #: each identifier's ``defaultCount`` (the count the webhook requests), by resource (``nvidia.com/gpu``); UNKNOWN
+    #: where it is not a whole number
+    counts: dict[str, Any] = field(default_factory=dict)
+    count_locations: dict[str, Location] = field(default_factory=dict)  # the line of each defaultCount
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[Toleration] = field(default_factory=list)
+    queue: str | None = None  # scheduling.kueue.localQueueName: then the webhook sets no node scheduling
+    location: Location = Location()
+
+
+@dataclass
 class DeviceClaim:
     """A ResourceClaim or ResourceClaimTemplate of the inputs (dynamic resource allocation): the devices its
     requests ask for, and the DeviceClass they name (the first request's, when they name one class)."""
@@ -380,6 +398,9 @@ class ServingGroup:
     #: Read by the generic reader: an operator shardwise does not know builds the pod from this object and
     #: may add resources, /dev/shm or probes (the rules about those are advisory on it: engine.OPERATOR_ADDS).
     unknown_operator: bool = False
+    #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
+    #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
+    hardware_profile: str | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
@@ -651,7 +672,11 @@ class Inventory:
     config_maps: list[ConfigMap] = field(default_factory=list)
     pod_ports: list[PodPorts] = field(default_factory=list)
     device_claims: list[DeviceClaim] = field(default_factory=list)
+    hardware_profiles: list[HardwareProfile] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
+    #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
+    #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
+    config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -659,7 +684,8 @@ class Inventory:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
             "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
-            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "cross_refs",
+            "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
+            "cross_refs",
         ):
             getattr(self, name).extend(getattr(other, name))
         self.skipped.update(other.skipped)

@@ -471,6 +471,53 @@ def is_client_argv(tokens: Sequence[str]) -> bool:
     return False
 
 
+#: vLLM's benchmark subcommands (``vllm bench NAME``, vllm/entrypoints/cli/benchmark/*.py at v0.34.0) by what runs in
+#: the container. ``serve`` (vllm/benchmarks/serve.py) only sends HTTP requests (aiohttp) to a server named by
+#: ``--base-url`` or ``--host``/``--port``: a client, no engine and no GPU.
+BENCH_CLIENTS = frozenset({"serve"})
+#: ``throughput``, ``latency``, ``startup``, ``forward`` and ``mm-processor`` build an engine in the container
+#: (``EngineArgs.from_cli_args`` then ``LLM``; throughput's ``--backend`` hf and mii load the model too): the model
+#: is on the container's GPUs, with engine flags, but no server is started. ``sweep`` starts the servers its
+#: ``--serve-cmd`` string names.
+BENCH_ENGINES = frozenset({"throughput", "latency", "startup", "forward", "mm-processor"})
+#: The scripts of vLLM's benchmarks/ folder the CLI replaced (before 0.10 they ran as written; from then they print
+#: the ``vllm bench`` command and exit): by the subcommand that replaced each.
+_BENCH_SCRIPTS = {"benchmark_serving.py": "serve", "benchmark_serving_structured_output.py": "serve",
+                  "benchmark_throughput.py": "throughput", "benchmark_latency.py": "latency"}
+
+
+def _bench_in_words(words: Sequence[str]) -> str | None:
+    n = len(words)
+    for i, tok in enumerate(words):
+        base = _base(tok)
+        if base == "vllm" and i + 1 < n and words[i + 1] == "bench":
+            return words[i + 2] if i + 2 < n else ""
+        if base in _BENCH_SCRIPTS:
+            return _BENCH_SCRIPTS[base]
+        if _PYTHON.match(base):
+            j = i + 1
+            while j < n and words[j].startswith("-") and words[j] != "-m":
+                j += 1
+            if j + 2 < n and words[j] == "-m" and words[j + 1] in _CLI_MODULES and words[j + 2] == "bench":
+                return words[j + 3] if j + 3 < n else ""
+    return None
+
+
+def bench_subcommand(command: Sequence[str], args: Sequence[str]) -> str | None:
+    """The vLLM benchmark a container runs (``vllm bench serve``, ``python -m vllm.entrypoints.cli.main bench
+    throughput``, ``python3 benchmarks/benchmark_serving.py``; directly or in a ``sh -c`` script): its subcommand
+    (``""`` when none is written), else None. See :data:`BENCH_CLIENTS` and :data:`BENCH_ENGINES`."""
+    argv = [str(t) for t in (*command, *args)]
+    script = _shell_script(argv)
+    if script is None:
+        return _bench_in_words(argv)
+    for words in _split_script(script):
+        found = _bench_in_words(words)
+        if found is not None:
+            return found
+    return None
+
+
 def _client_image(image: str | None) -> bool:
     return bool(image) and _CLIENT_WORDS.search(_repository(str(image))) is not None
 

@@ -120,7 +120,9 @@ EXTRA_FIXTURES = {
               "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
-              "configmap-other-file"},  # xfile46: the ConfigMaps in other files of the folder, joined
+              "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
+              "configmap-twice.yaml",
+              "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
     "SW301": {"ray-dashboard.yaml"},
@@ -134,7 +136,9 @@ EXTRA_FIXTURES = {
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
-              "heredoc-mixed.sh"},  # the same beside here-documents the script does apply (read and linted)
+              "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
+              "bench-client.yaml"},  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
+    "SW002": {"bench.yaml"},  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

@@ -55,12 +55,14 @@ def _row(*fields: object) -> str:
     return "\t".join(_field(f) for f in fields)
 
 
-def _finding(f: Finding, folder: pathlib.Path | None = None) -> str:
+def _finding(f: Finding, folder: pathlib.Path | None = None, base: pathlib.Path | None = None) -> str:
     level = f.level + (" undecided" if f.undecided else "") + (" internal" if f.internal else "")
     line: object = f.location.line
     if folder is not None and f.location.file is not None:
         line = f"{pathlib.Path(f.location.file).relative_to(folder)}:{line if line is not None else '-'}"
-    return _row(line, level, f.subject, f.message, f.suppression_reason)
+    # a file a message names, as the run was given it (absolute here): relative to the fixture's folder
+    message = f.message.replace(f"{base}/", "") if base is not None else f.message
+    return _row(line, level, f.subject, message, f.suppression_reason)
 
 
 def observed(fixture: pathlib.Path) -> list[str]:
@@ -75,7 +77,8 @@ def observed(fixture: pathlib.Path) -> list[str]:
     for f in run_rules(ALL_RULES, inv):
         if f.code == code:
             assert not f.message.startswith(f"{code}: "), f"the reports add the code: {f.message}"
-            lines.append(_finding(f, fixture if fixture.is_dir() else None))
+            lines.append(_finding(f, fixture if fixture.is_dir() else None,
+                                  fixture if fixture.is_dir() else fixture.parent))
     return lines
 
 

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from shardwise.rules.model import UNKNOWN, UNKNOWN_TOKEN, EngineArgs, Location
 from shardwise.rules.model.errors import InputError
-from shardwise.rules.vllm.args import expand_k8s, find_vllm_invocation, parse_vllm_command, script_words
+from shardwise.rules.vllm.args import (
+    bench_subcommand,
+    expand_k8s,
+    find_vllm_invocation,
+    parse_vllm_command,
+    script_words,
+)
 
 LOC = Location("deploy.yaml", 12)
 
@@ -528,3 +534,22 @@ def test_a_value_some_release_takes_is_read(words, field, value):
 def test_a_choice_flag_kept_in_extra_is_read(words, key, value):
     e = parse(["vllm", "serve", "org/m", *words], location=LOC)
     assert e.extra[key] == value
+
+
+# vLLM's benchmarks (leftovers47): which subcommand a container runs, read as vLLM's CLI reads it
+# (vllm/entrypoints/cli/benchmark/*.py at v0.34.0); `serve` is the client, the others build an engine or servers.
+@pytest.mark.parametrize(("command", "args", "expected"), [
+    (["vllm", "bench", "serve"], ["--base-url", "http://vllm:8000"], "serve"),
+    (["vllm"], ["bench", "throughput", "--model", "m"], "throughput"),
+    (["python3", "-u", "-m", "vllm.entrypoints.cli.main", "bench", "latency"], [], "latency"),
+    (["python", "-m", "vllm", "bench", "mm-processor"], [], "mm-processor"),
+    (["bash", "-c"], ["set -e; for C in 1 2; do vllm bench serve --max-concurrency $C; done"], "serve"),
+    (["/bin/sh", "-c", "python3 /workspace/benchmarks/benchmark_serving.py --backend vllm"], [], "serve"),
+    (["python3", "benchmarks/benchmark_throughput.py", "--model", "m"], [], "throughput"),
+    (["vllm", "bench"], [], ""),
+    (["vllm", "serve", "m"], [], None),  # the server
+    (["python3", "-m", "vllm.entrypoints.cli.main", "serve", "m"], [], None),
+    (["bash", "-c", "python3 /opt/bench/run_load.py --url http://vllm:8000"], [], None),  # a script of its own
+])
+def test_bench_subcommand_reads_vllms_benchmark_cli(command, args, expected):
+    assert bench_subcommand(command, args) == expected

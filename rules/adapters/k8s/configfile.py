@@ -57,7 +57,10 @@ def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[No
         if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
             name = as_map(obj.get("metadata")).get("name")
             if isinstance(name, str):
-                found.setdefault((namespace_of(obj), name), []).append(as_map(obj.get("data")))
+                held = found.setdefault((namespace_of(obj), name), [])
+                data = as_map(obj.get("data"))
+                if data not in held:  # two copies with the same data are one value, as in the join (configjoin.py)
+                    held.append(data)
     token = _CONFIG_MAPS.set(found)
     try:
         yield
@@ -92,9 +95,10 @@ def joined_config_maps(maps: dict[tuple[str, str], list[Mapping[str, Any]]]) -> 
 
 def _datas(name: str) -> list[Mapping[str, Any]]:
     """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read; a name the input
-    does not hold is noted for the join (:func:`pods_of`)."""
+    does not hold is noted for the join (:func:`pods_of`), and so is one it holds twice with different data (the
+    join names both files in what decides the values read from it)."""
     datas = (_CONFIG_MAPS.get() or {}).get((_NAMESPACE.get(), name), [])
-    if not datas:
+    if len(datas) != 1:  # none, or two with different data
         missed = _MISSED.get()
         if missed is not None:
             missed.add(name)

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import Inventory
+from ...engine.rule import group_subject
+from ...engine.runner import AMBIGUOUS_CONFIGMAP
+from ...model import Inventory, Location
 from ...model.errors import InputError
 from .configfile import joined_config_maps, namespace_of
 
@@ -32,17 +34,25 @@ def link_config_maps(inv: Inventory) -> None:
     if not refs:
         return
     maps: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    where: dict[tuple[str, str], list[Location]] = {}
     for m in inv.config_maps:
         if m.kind == "ConfigMap":
             held = maps.setdefault((m.namespace, m.name), [])
             if m.data not in held:  # a base and its committed rendered copy hold the same data: one value, not two
                 held.append(m.data)
+                where.setdefault((m.namespace, m.name), []).append(m.location)
     from .inventory import inventory_from_objects  # it imports this module (CONFIG_REF)
 
     for ref in refs:
         namespace = namespace_of(ref.obj)
         if not any(len(maps.get((namespace, name), ())) == 1 for name in ref.names):
-            continue  # none of what it missed is in the inputs once: reading it again would read the same
+            # none of what it missed is in the inputs once: reading it again would read the same
+            twice = [name for name in ref.names if len(maps.get((namespace, name), ())) > 1]
+            if twice:
+                decider = ambiguous_decider(namespace, twice[0], where[(namespace, twice[0])], ref.location.file)
+                for g in ref.groups:
+                    inv.config_deciders[group_subject(g)] = decider
+            continue
         errors: list[InputError] = []
         with joined_config_maps(maps):
             joined = inventory_from_objects([(ref.obj, ref.location)], ref.lines, errors)
@@ -52,6 +62,23 @@ def link_config_maps(inv: Inventory) -> None:
         inv.groups[:] = _replaced(inv.groups, ref.groups, joined.groups)
         inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
         ref.groups, ref.issues = joined.groups, joined.launch_issues
+
+
+def ambiguous_decider(namespace: str, name: str, places: list[Location], own: str | None = None) -> str:
+    """What decides a value read from ConfigMap ``namespace/name`` that the inputs hold at ``places`` (two or more)
+    with different data: not a ConfigMap to add (both are inputs), but which of them the cluster holds. Each is
+    named by file and line; when all are in the workload's own file ``own``, by line of that file."""
+    if all(p.file == own and p.line for p in places):
+        shown, tail = [str(p.line) for p in places], " of the workload's file"
+        head = "lines "
+    else:
+        shown = [f"{p.file or '<stdin>'}:{p.line}" if p.line else (p.file or "<stdin>") for p in places]
+        head, tail = "", ""
+    files = head + (" and ".join(shown) if len(shown) == 2 else f"{', '.join(shown[:-1])} and {shown[-1]}") + tail
+    times = "twice" if len(places) == 2 else f"{len(places)} times"
+    return (f"{AMBIGUOUS_CONFIGMAP} {namespace}/{name} {times} with different data ({files}); the one the cluster "
+            "holds decides: lint that one with the workload and leave the other out, or set the variable or the value "
+            "literally")
 
 
 def _replaced(items: list[Any], old: list[Any], new: list[Any]) -> list[Any]:

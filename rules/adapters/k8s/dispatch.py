@@ -138,6 +138,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("policy.networking.k8s.io", "AdminNetworkPolicy"): _plain(Later("policies", "add_admin_policy")),
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"):
         _plain(Later("policies", "add_baseline_admin_policy")),
+    ("infrastructure.opendatahub.io", "HardwareProfile"): _plain(Later("hwprofiles", "add_hardware_profile")),
     ("", "ConfigMap"): _plain(Later("configmaps", "add_config_map")),
     ("", "Secret"): _plain(Later("configmaps", "add_secret")),
     ("autoscaling", "HorizontalPodAutoscaler"): _plain(Later("autoscaling", "add_hpa")),

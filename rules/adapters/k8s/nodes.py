@@ -235,6 +235,10 @@ def resolve_pools(inv: Inventory) -> None:
             from .kserve import link_runtimes
 
             link_runtimes(inv)
+    if inv.hardware_profiles:  # what an Open Data Hub hardware profile of the inputs gives the services naming it
+        from .hwprofiles import apply_hardware_profiles
+
+        apply_hardware_profiles(inv)
     if any(m.name == "inferenceservice-config" for m in inv.config_maps):  # KServe's cluster config is in the inputs
         from .kserve import apply_cluster_config
 

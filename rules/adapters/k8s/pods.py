@@ -29,7 +29,10 @@ from ...model.errors import InputError
 from ...model.unknown import holds_placeholder, is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
+    BENCH_CLIENTS,
+    BENCH_ENGINES,
     RefusedValue,
+    bench_subcommand,
     expand_k8s,
     find_vllm_invocation,
     is_vllm_image,
@@ -310,8 +313,8 @@ class Pod:
     """What one pod template contributes to a serving group."""
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
-                 "volumes", "image_vllm", "unread", "crash", "crash_pending", "crash_placeholder", "locations", "host",
-                 "more")
+                 "volumes", "image_vllm", "unread", "unread_why", "crash", "crash_pending", "crash_placeholder",
+                 "locations", "host", "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -325,6 +328,7 @@ class Pod:
         self.volumes: list[Volume] = []
         self.image_vllm = False
         self.unread: Container | None = None  # the first container that looks like vLLM but did not parse
+        self.unread_why: str | None = None  # what its command runs instead of a server, when that is known
         self.crash: str | None = None  # why vLLM would exit at start-up with the command as written
         #: the variable whose absence makes it so (an undefined $(VAR)): whether it is sure depends on what
         #: builds the pod (note_launch), else None
@@ -517,8 +521,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 _container_locations(other.locations, c, file)
                 _doubled_serve(other, engine, locate, flag_loc)
                 pod.more.append(other)
-        elif looks_vllm and pod.unread is None:
+        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS:
+            # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
             pod.unread = container
+            pod.unread_why = _bench_why(bench)
             pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
                                        or container.location)
     if isinstance(spec, LineDict) and spec.line is not None:  # where a selector or affinity would go
@@ -562,6 +568,19 @@ def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate
             spelled = words[e.at].partition("=")[0]
             words[e.at] = f"{spelled}={UNKNOWN_TOKEN}" if e.inline else UNKNOWN_TOKEN
     raise AssertionError("unreachable: every round reads one more word as unknown")
+
+
+def _bench_why(bench: str | None) -> str | None:
+    """What the command of a container that runs vLLM's benchmark ``bench`` (not the client) does instead of
+    starting a server, as the SW002 finding says it; None for any other command."""
+    if bench in BENCH_ENGINES:
+        return (f"runs vLLM's offline benchmark `vllm bench {bench}`, which loads the model on the container's GPUs "
+                "with engine flags but starts no server; shardwise reads only a server's launch, so its layout is not "
+                "checked")
+    if bench == "sweep":
+        return ("runs `vllm bench sweep`, which starts the servers its --serve-cmd string names; shardwise does not "
+                "read a server's launch from that string")
+    return None
 
 
 def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple[str, list[str]] | None,

@@ -7,9 +7,10 @@ from typing import Any
 
 from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
+from ...vllm.args import BENCH_CLIENTS, bench_subcommand
 from .dispatch import holds_data, is_template
-from .fields import as_map, read_annotations, suppressions_from
-from .generic import annotation_mentions, find_pods, vllm_mentions
+from .fields import as_list, as_map, read_annotations, suppressions_from
+from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -51,8 +52,12 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     elif is_template(obj):
         why = ("it is a template its services merge, and none in the inputs uses it: lint it together with "
                "the services that run on it")
-    elif find_pods(obj):
-        why = ("none of its pod specs starts a vLLM server shardwise can read: the server is started "
+    elif pods := find_pods(obj):
+        client = _bench_client(pods)
+        why = (f"its container {client!r} runs vLLM's benchmark client (`vllm bench serve`), which sends requests to "
+               "a server it names and loads no model: there is no server or GPU layout here to check"
+               if client is not None else
+               "none of its pod specs starts a vLLM server shardwise can read: the server is started "
                "elsewhere (a script, a job's entrypoint, the operator's own command)")
     else:
         why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
@@ -65,6 +70,17 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
                                          mentioned=True, suppressions=suppressions))
     return True
+
+
+def _bench_client(pods: list[FoundPod]) -> str | None:
+    """The name of the first container of ``pods`` that runs vLLM's benchmark client (:data:`BENCH_CLIENTS`)."""
+    for pod in pods:
+        for c in as_list(pod.spec.get("containers")):
+            c = as_map(c)
+            command, args = as_list(c.get("command")), as_list(c.get("args"))
+            if bench_subcommand([str(w) for w in command], [str(w) for w in args]) in BENCH_CLIENTS:
+                return str(c.get("name") or "")
+    return None
 
 
 def object_suppressions(obj: Mapping[str, Any], loc: Location) -> list[Suppression]:

@@ -337,7 +337,8 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
         c = pod.unread
         launch_issue(inv, subject, c, (
             f"container {c.name!r} runs the vLLM image {c.image} but its command "
-            f"({_shown_command([*c.command, *c.args])}) does not start a vLLM server shardwise can read"),
+            f"({_shown_command([*c.command, *c.args])}) "
+            f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
 
 

@@ -88,7 +88,7 @@ def test_runtime_service_and_model_in_different_files_are_joined():
         ("SW106", "advisory", "runtime.yaml", 45, False, "meta-llama/Llama-3.3-70B-Instruct takes 4 GPUs a "
          "replica (TP4×PP1, bf16); a 4-bit AWQ/GPTQ variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 "
          "GPUs could run 4 one-GPU replicas holding 48 sequences of 8,192 tokens (p95 context) together, where TP4×PP1 "
-         "holds 57 (both central estimates; 52 beyond its error band); declare the load (annotation "
+         "holds 54 (both central estimates; 49 beyond its error band); declare the load (annotation "
          "shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
         # the service's 2 GPUs do not hold the runtime's TP4; OME may add GPUs from an accelerator class: advisory
         ("SW204", "advisory", "service.yaml", 19, False, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts "

@@ -97,7 +97,7 @@ def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert select_inputs(["bad.yaml", "./bad.yaml", ".", "sub/../bad.yaml"]).files == ["bad.yaml"]
     assert select_inputs(["-", "bad.yaml", "-"]).files == ["-", "bad.yaml"]
-    assert select_inputs(["."]).files == ["./bad.yaml"]
+    assert select_inputs(["."]).files == ["bad.yaml"]
 
 
 def test_stdin_named_twice_is_read_once(monkeypatch, capsys):

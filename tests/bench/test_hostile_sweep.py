@@ -92,7 +92,7 @@ def test_the_record_holds_every_class_the_task_names():
     # a time or a date is text to kubectl (goyaml.v2): was an input error "found a number (750)"
     assert record["h8-env-value-time"]["rc"] == 0 and record["h8-arg-time"]["rc"] == 0
     assert record["h8-port-sexagesimal"]["said"].startswith(
-        './bad.yaml:13: spec.template.spec.containers[0].ports[0].containerPort: expected an integer, found a string '
+        'bad.yaml:13: spec.template.spec.containers[0].ports[0].containerPort: expected an integer, found a string '
         '("2:13"); Kubernetes refuses the object as written | ')
     assert record["h8-bom-second-document"]["said"].startswith("shardwise: 2 files read, 3 workloads, ")
     assert record["h8-path-same-file-twice"]["said"].startswith("shardwise: 2 files read, 2 workloads, 1 mandatory finding")

@@ -32,6 +32,9 @@ from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, Rule, RuleMeta
 from shardwise.rules.model import Inventory
 
+# every test here runs on each of the pack's transports (its own, then grpcio's: tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("pack_transport")
+
 STACKS = ("dev", "staging", "prod")
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 

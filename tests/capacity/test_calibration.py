@@ -273,8 +273,18 @@ import pytest
 from shardwise.rules.capacity import sizing
 from shardwise.rules.capacity.estimates import DEFAULT_ESTIMATES
 from shardwise.rules.catalog import find_model
-from startup_logs import (GIB, MISS_CAUSES, MISS_ROWS, cause_table, load, miss_cause, nvlink_domain, row_key, score,
-                          scoreboard)
+from startup_logs import (
+    GIB,
+    MISS_CAUSES,
+    MISS_ROWS,
+    cause_table,
+    load,
+    miss_cause,
+    nvlink_domain,
+    row_key,
+    score,
+    scoreboard,
+)
 
 LOGS = load()
 CASES = [pytest.param(lg, id=f"{i}-{lg.url.rsplit('/', 1)[-1]}",

@@ -661,6 +661,8 @@ class Server:
                 return
             except (_ProtocolError, ConnectionError, OSError) as exc:
                 _LOGGER.debug("closing a connection: %s", exc)
+            except Exception:  # noqa: BLE001 - a frame this server misreads closes its connection, not the server
+                _LOGGER.exception("closing a connection after an error reading it")
         self._selector.unregister(connection.sock)
         connection.sock.close()
 

@@ -323,3 +323,36 @@ def test_grpc_message_is_percent_encoded_as_grpc_writes_it():
     assert grpc_h2.encode_message("a b%c\né") == b"a b%25c%0A%C3%A9"
     assert grpc_h2.status_number(grpc.StatusCode.UNIMPLEMENTED) == 12
     assert grpc_h2.status_number(13) == 13
+
+
+def test_the_header_decoder_reads_what_an_hpack_encoder_writes():
+    """Huffman-coded strings, the dynamic table filled, evicted (a 256-byte table) and resized, blocks sent again
+    once the table has changed: each block decodes to what was encoded (``hpack``'s encoder, as a client's)."""
+    import hpack
+
+    encoder, decoder = hpack.Encoder(), grpc_h2.HeaderDecoder()
+    calls = [[(":method", "POST"), (":scheme", "http"), (":path", f"/pulumirpc.Analyzer/{m}"),
+              (":authority", "127.0.0.1:40123"), ("content-type", "application/grpc"), ("te", "trailers"),
+              ("user-agent", "grpc-go/1.72.0"), ("x-id", str(i))]
+             for i, m in enumerate(["Remediate", "Analyze"] * 6 + ["AnalyzeStack"])]
+    for i, headers in enumerate(calls):
+        if i == 7:
+            encoder.header_table_size = 256  # a size update in the next block, and evictions
+        block = encoder.encode(headers)
+        assert [(n.decode(), v.decode()) for n, v in decoder.decode(block)] == headers
+        assert [(n.decode(), v.decode()) for n, v in decoder.decode(encoder.encode(headers))] == headers
+    with pytest.raises(grpc_h2.HpackError):
+        grpc_h2.HeaderDecoder().decode(b"\xff\x00")  # index 127 + 0: past both tables
+
+
+def test_a_client_breaking_the_protocol_gets_a_goaway_and_the_server_goes_on(own):
+    _, port = own
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    # the server's SETTINGS and WINDOW_UPDATE, then a GOAWAY (type 7) of PROTOCOL_ERROR (1), last stream 0
+    assert data.endswith(b"\x00\x00\x08\x07\x00\x00\x00\x00\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x01")
+    with _channel(port) as channel:
+        assert _call(channel, "echo", b"still here") == b"still here"

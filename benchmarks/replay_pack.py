@@ -286,6 +286,7 @@ def replay_in_process(path: Path) -> str:
     """:func:`replay` without the pack's process and its gRPC server (see the module doc)."""
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     os.environ.update(lines[0]["env"])
+    os.environ["SHARDWISE_PACK_TRANSPORT"] = "grpcio"  # the stand-in takes grpcio's place; the pack's own would serve
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
     server = _StandInServer()
     make_server = grpc.server

@@ -2,7 +2,7 @@
 
 Run from the repository root, after ``scripts/build-pulumi.sh``::
 
-    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too]
+    .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too] [--grpcio-too]
 
 What it does:
 
@@ -19,7 +19,9 @@ What it does:
    command (host, program, engine, providers, and with the pack its start and every Analyze and
    the AnalyzeStack call); the launcher sets grpcio's settings as ``shardwise policy-pack-dir``'s does
    (``crossguard.pack_grpc_environment``), and ``--grpc-defaults-too`` adds to each run a preview with the
-   pack on grpcio's defaults (``GRPC_EXPERIMENTS`` set empty, which the launcher keeps);
+   pack on grpcio's defaults (``GRPC_EXPERIMENTS`` set empty, which the launcher keeps), and ``--grpcio-too``
+   one with the pack served through pulumi-policy's grpcio server (``SHARDWISE_PACK_TRANSPORT=grpcio``) instead
+   of its own transport (``rules/app/grpc_h2.py``);
 4. prints every run and the medians of wall time and of CPU time (all the processes involved:
    the CLI, the host, the plugins, the pack and the program; steadier than wall time on a shared
    machine), the CPU time of the pack's own process and of the CLI's own process (:class:`PackWatch`),
@@ -209,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grpc-defaults-too", action="store_true",
                     help="in each run, a third preview with the pack started with grpcio's default settings "
                          "(GRPC_EXPERIMENTS set empty, which the launcher keeps), to compare with its own")
+    ap.add_argument("--grpcio-too", action="store_true",
+                    help="in each run, a preview with the pack served through pulumi-policy's grpcio server "
+                         "(SHARDWISE_PACK_TRANSPORT=grpcio), to compare with its own transport")
     args = ap.parse_args(argv)
     if not args.compile_each_start:
         # what an installed package or a checkout without PYTHONDONTWRITEBYTECODE does: the program and the pack
@@ -250,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         pack_start_cpu: list[float] = []
         cli_cpu: dict[str, list[float]] = {"without": [], "with": []}
         defaults_cpu: list[tuple[float, float, float]] = []  # --grpc-defaults-too: preview, pack, pack's start
+        grpcio_cpu: list[tuple[float, float, float]] = []  # --grpcio-too: the same
         for i in range(args.runs):
             w0, c0, _, _, e0, _ = timed_preview(project, pack=False, config=config)
             if args.grpc_defaults_too:
@@ -257,6 +263,12 @@ def main(argv: list[str] | None = None) -> int:
                 defaults_cpu.append((cd, pd, sd))
                 print(f"  run {i + 1}: with the pack on grpcio's defaults {cd:.2f} s CPU, the pack's own process "
                       f"{pd:.2f} s (its start {sd:.2f} s, serving {pd - sd:.2f} s)")
+            if args.grpcio_too:
+                _, cg, _, pg, _, sg = timed_preview(project, pack=True, config=config,
+                                                    env={"SHARDWISE_PACK_TRANSPORT": "grpcio"})
+                grpcio_cpu.append((cg, pg, sg))
+                print(f"  run {i + 1}: with the pack served through grpcio {cg:.2f} s CPU, the pack's own process "
+                      f"{pg:.2f} s (its start {sg:.2f} s, serving {pg - sg:.2f} s)")
             w1, c1, _, p1, e1, s1 = timed_preview(project, pack=True, config=config)
             runs["without"].append((w0, c0))
             runs["with"].append((w1, c1))
@@ -292,6 +304,10 @@ def main(argv: list[str] | None = None) -> int:
         pd_s = statistics.median(p for _, p, _ in defaults_cpu)
         print(f"  the pack's own process on grpcio's defaults (GRPC_EXPERIMENTS empty): median {pd_s:.2f} s "
               f"({pd_s / ca * 100:.1f}%), with the launcher's settings {pack_s:.2f} s ({pack_s / ca * 100:.1f}%)")
+    if grpcio_cpu:
+        pg_s = statistics.median(p for _, p, _ in grpcio_cpu)
+        print(f"  the pack's own process served through grpcio (SHARDWISE_PACK_TRANSPORT=grpcio): median {pg_s:.2f} s "
+              f"({pg_s / ca * 100:.1f}%), through its own transport {pack_s:.2f} s ({pack_s / ca * 100:.1f}%)")
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "bench_engine.json").write_text(json.dumps({
@@ -303,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "cli_process_cpu_s": cli_cpu, "pack_and_cli_extra_cpu_s": own, "pack_and_cli_extra_cpu_pct": own / ca * 100,
         "bytecode_cached": not args.compile_each_start,
         "grpc_defaults_preview_pack_start_cpu_s": defaults_cpu,
+        "grpcio_transport_preview_pack_start_cpu_s": grpcio_cpu,
     }, indent=2), encoding="utf-8")
     return 0
 

@@ -14,7 +14,9 @@ for each variant: served calls through the SDK's server (``generic``), the same 
 with registered method handlers (``registered``), the asyncio server (``aio``), a refused ``Remediate``
 (``refused``), the same refused by the asyncio server (``aio-refused``), and ``h2-floor``: no grpcio server but one
 thread reading and answering the HTTP/2 frames by hand, without decoding a header (:func:`serve_h2_floor`), the
-floor under any transport of the pack's own. The server's CPU a call is printed by thread name too (the
+floor under any transport of the pack's own; ``own`` and ``own-refused``: the pack's own transport
+(``shardwise.rules.app.grpc_h2``: HTTP/2 by hand on one thread), a served call and a refused one. The server's
+CPU a call is printed by thread name too (the
 interpreter's threads, grpcio's poll thread and workers among them, carry its executable's name, ``python`` or
 ``python3``; ``event_engine``: the C core's). ``--pause MS`` waits MS milliseconds after each call, as the engine
 spaces its calls in a preview (the server's threads go back to sleep between calls, which costs more than calls
@@ -38,7 +40,7 @@ from typing import Any
 import grpc
 
 SERVICE = "pulumirpc.Analyzer"
-VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor")
+VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor", "own", "own-refused")
 _OPTIONS = [("grpc.max_receive_message_length", 1 << 30)]  # pulumi-policy's
 
 
@@ -118,6 +120,16 @@ def serve(variant: str) -> None:
         return
     options = _server_options()
     handlers = {"Analyze": grpc.unary_unary_rpc_method_handler(_empty)}
+    if variant in ("own", "own-refused"):
+        from shardwise.rules.app import grpc_h2
+
+        own = grpc_h2.Server(options)
+        own.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        port = own.add_insecure_port("127.0.0.1:0")
+        own.start()
+        print(port, flush=True)
+        own.wait_for_termination()
+        return
     if variant in ("aio", "aio-refused"):
         async def empty(request: bytes, context: Any) -> bytes:
             return b""
@@ -180,7 +192,7 @@ def measure(variant: str, calls: int, size: int, env: dict[str, str],
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            refused = variant in ("refused", "aio-refused")
+            refused = variant in ("refused", "aio-refused", "own-refused")
             method = "Remediate" if refused else "Analyze"
             call = channel.unary_unary(f"/{SERVICE}/{method}")
             body = b"x" * size

@@ -23,7 +23,9 @@ the pack's CPU while it waits (its threads going back to sleep) and a resource's
 back leave the pack's threads awake and cost about half as much a resource as the same calls spaced. ``--env
 NAME=VALUE`` (repeatable) starts the pack with that in its environment too. The pack is started with grpcio's
 settings that the pack's launchers give it (``crossguard.pack_grpc_environment``: ``GRPC_EXPERIMENTS`` where this
-environment sets none); ``--env GRPC_EXPERIMENTS=`` replays it on grpcio's defaults.
+environment sets none); ``--env GRPC_EXPERIMENTS=`` replays it on grpcio's defaults. It prints the transport
+that serves (the pack's own by default; ``--env SHARDWISE_PACK_TRANSPORT=grpcio`` replays pulumi-policy's grpcio
+server).
 ``--pack DIR`` serves the pack from ``DIR`` (a folder with another commit's ``rules/__main__.py``, the library
 imported as installed) in place of ``rules``, so that two entry points can be replayed in turn.
 
@@ -192,6 +194,8 @@ def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path |
     answers: list[tuple[str, bytes]] = []
     between = 0.0  # the pack's CPU while it waits between resources (``--pause``): threads going back to sleep
     with PackProcess(config_in_env=False, extra_env=extra, launcher=launcher) as pack:
+        print(f"the pack's transport: {pack.transport} (SHARDWISE_PACK_TRANSPORT="
+              f"{extra.get('SHARDWISE_PACK_TRANSPORT', os.environ.get('SHARDWISE_PACK_TRANSPORT'))!r})")
         start_cpu = pack.cpu_seconds()
         t0 = time.perf_counter()
         for method, request in requests:
@@ -282,6 +286,7 @@ def replay_in_process(path: Path) -> str:
     """:func:`replay` without the pack's process and its gRPC server (see the module doc)."""
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     os.environ.update(lines[0]["env"])
+    os.environ["SHARDWISE_PACK_TRANSPORT"] = "grpcio"  # the stand-in takes grpcio's place; the pack's own would serve
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
     server = _StandInServer()
     make_server = grpc.server

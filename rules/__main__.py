@@ -827,6 +827,59 @@ class _Reporter:
         self._report(message, urn)
 
 
+#: The environment switch of the pack's transport: ``grpcio`` serves through pulumi-policy's grpcio server;
+#: ``h2`` (or unset) through :mod:`shardwise.rules.app.grpc_h2`, where ``h2`` is importable.
+TRANSPORT_ENV = "SHARDWISE_PACK_TRANSPORT"
+
+
+def transport(environ: Mapping[str, str] = os.environ) -> str:
+    """The transport the pack serves through: ``"h2"`` (its own, the default where ``h2`` is importable) or
+    ``"grpcio"`` (pulumi-policy's server; forced by ``SHARDWISE_PACK_TRANSPORT=grpcio``)."""
+    wanted = environ.get(TRANSPORT_ENV, "").strip().lower()
+    if wanted == "grpcio":
+        return "grpcio"
+    if wanted not in ("", "h2"):
+        print(f"shardwise: {TRANSPORT_ENV}={wanted!r} is neither 'h2' nor 'grpcio'; serving through grpcio",
+              file=sys.stderr)
+        return "grpcio"
+    try:
+        from shardwise.rules.app import grpc_h2  # noqa: F401
+    except ImportError:
+        return "grpcio"
+    return "h2"
+
+
+class _GrpcWithOwnServer:
+    """The ``grpc`` module as pulumi-policy's ``PolicyPack`` sees it: ``grpc.server(...)`` is the pack's own
+    server (:class:`grpc_h2.Server`), everything else is grpcio's."""
+
+    def __init__(self, grpc_module: Any, server: Any) -> None:
+        self._grpc = grpc_module
+        self._server = server
+
+    def server(self, thread_pool: Any = None, handlers: Any = None, interceptors: Any = None,  # noqa: ARG002
+               options: Any = None, **_: Any) -> Any:
+        if thread_pool is not None and hasattr(thread_pool, "shutdown"):
+            thread_pool.shutdown(wait=False)  # no thread of it ever started
+        server = self._server(options)
+        if handlers:
+            server.add_generic_rpc_handlers(handlers)
+        return server
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._grpc, name)
+
+
+def _serve_with_own_transport(sdk: Any) -> None:
+    """Make ``PolicyPack`` serve through the pack's own transport (:func:`transport`), where the SDK makes its
+    server with ``grpc.server`` (1.21); the servicer, its handlers and the port printed are the SDK's."""
+    if transport() != "h2" or getattr(sdk, "grpc", None) is None or not hasattr(sdk.grpc, "server"):
+        return
+    from shardwise.rules.app import grpc_h2
+
+    sdk.grpc = _GrpcWithOwnServer(sdk.grpc, grpc_h2.Server)
+
+
 def main() -> None:
     pack = _Pack()
     _ = pack.context  # read the stack config before serving, not during the first request
@@ -836,6 +889,7 @@ def main() -> None:
     if all(hasattr(sdk, name) for name in ("json_format", "deserialize_properties", "unknown_checking_proxy")):
         _Wiring(sdk, pack).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
     _remediate_when_asked(sdk, pack)
+    _serve_with_own_transport(sdk)
     _unbuffered_stdout()
     policies, initial_config = pack.policies(), pack.initial_config()
     # Everything made so far (the modules, the SDK, the registry and the policies) lives as long as the

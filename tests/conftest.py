@@ -27,6 +27,15 @@ from cluster_support import require_cluster  # noqa: E402
 from engine_support import HOW, require_engine  # noqa: E402
 from tools_support import HOW as TOOLS_HOW  # noqa: E402
 
+
+@pytest.fixture(params=("h2", "grpcio"))
+def pack_transport(request, monkeypatch):
+    """Each transport of the policy pack (``SHARDWISE_PACK_TRANSPORT``: its own, then grpcio's) in turn, for the
+    pack processes a test starts (``grpc_harness.PackProcess`` checks the one that serves)."""
+    monkeypatch.setenv("SHARDWISE_PACK_TRANSPORT", request.param)
+    return request.param
+
+
 _engine_tests: set[str] = set()
 _skipped: set[str] = set()
 _tool_tests: set[str] = set()

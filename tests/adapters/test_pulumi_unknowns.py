@@ -625,6 +625,7 @@ def test_the_pack_reads_every_unknown_without_an_internal_error(case: Case) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("pack_transport")
 def test_no_pack_rpc_fails_on_an_unknown_or_a_wrong_type() -> None:
     from grpc_harness import PackProcess, Resource
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_pack import big_stack  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("pack_transport")]  # each of the pack's transports
 
 EXPECTED = json.loads((FIXTURES / "pack" / "bench-stack-1000.json").read_text(encoding="utf-8"))
 

@@ -32,6 +32,9 @@ from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, Rule, RuleMeta
 from shardwise.rules.model import Inventory
 
+# every test here runs on each of the pack's transports (its own, then grpcio's: tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("pack_transport")
+
 STACKS = ("dev", "staging", "prod")
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
@@ -280,6 +283,29 @@ def advisory(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str]]:
 def find(resources: list[Resource], name: str) -> Resource:
     [r] = [r for r in resources if r.name == name]
     return r
+
+
+@pytest.mark.slow
+def test_methods_the_servicer_does_not_implement_and_unknown_ones_are_refused_alike(pack_transport):
+    """pulumi-policy's servicer leaves ``Handshake`` and ``Cancel`` to the generated base class (``UNIMPLEMENTED``,
+    "Method not implemented!"); a method of no service is "Method not found!": the same codes and details on
+    either transport, and the connection goes on serving."""
+    import grpc
+    from google.protobuf import empty_pb2
+    from pulumi.runtime.proto import analyzer_pb2
+
+    with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+        assert pack.transport == pack_transport
+        refusals = []
+        for call in (lambda: pack.stub.Cancel(empty_pb2.Empty()),
+                     lambda: pack.stub.Handshake(analyzer_pb2.AnalyzerHandshakeRequest(engine_address="x")),
+                     lambda: pack.channel.unary_unary("/pulumirpc.Analyzer/NoSuchMethod")(b"")):
+            with pytest.raises(grpc.RpcError) as e:
+                call()
+            refusals.append((e.value.code(), e.value.details()))
+        assert refusals == [(grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!")] * 2 + [
+            (grpc.StatusCode.UNIMPLEMENTED, "Method not found!")]
+        assert pack.plugin_info().version
 
 
 @pytest.mark.slow

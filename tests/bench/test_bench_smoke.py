@@ -51,7 +51,8 @@ def test_bench_pack_prints_its_figures():
 
 def test_bench_grpc_transport_prints_its_figures():
     out = _run(["benchmarks/bench_grpc_transport.py", "--calls", "100", "--runs", "1", "--variant", "generic",
-                "--variant", "refused", "--variant", "aio-refused", "--variant", "h2-floor",
+                "--variant", "refused", "--variant", "aio-refused", "--variant", "h2-floor", "--variant", "own",
+                "--variant", "own-refused",
                 "--option", "grpc.http2.bdp_probe=0",
                 "--pause", "1"])
     assert re.search(r"^grpcio [0-9.]+, 100 calls of 2000 bytes, 1 runs each, server environment as this one, server "
@@ -62,5 +63,8 @@ def test_bench_grpc_transport_prints_its_figures():
                          r"switches a call: median [0-9.]+; CPU a call by thread, medians: "
                          r"(?:[\w.-]+ [0-9.]+, )*event_engine [0-9.]+(?:, [\w.-]+ [0-9.]+)+ ms \(\d+ s\)$", out, re.M), out
     # the floor's server is one thread of the interpreter, which grpcio's core never serves from
-    assert re.search(r"^  h2-floor +server CPU a call: min [0-9.]+ ms, median [0-9.]+ ms; voluntary context switches a "
-                     r"call: median [0-9.]+; CPU a call by thread, medians: [\w.-]+ [0-9.]+ ms \(\d+ s\)$", out, re.M), out
+    # so is the pack's own transport's (served and refused calls alike)
+    for variant in ("h2-floor", "own", "own-refused"):
+        assert re.search(rf"^  {variant} +server CPU a call: min [0-9.]+ ms, median [0-9.]+ ms; voluntary context "
+                         r"switches a call: median [0-9.]+; CPU a call by thread, medians: [\w.-]+ [0-9.]+ ms \(\d+ s\)$",
+                         out, re.M), out

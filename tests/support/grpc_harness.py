@@ -178,6 +178,35 @@ def _diagnostics(resp: analyzer_pb2.AnalyzeResponse, default_urn: str) -> list[D
     return out
 
 
+#: The pack's transports (``SHARDWISE_PACK_TRANSPORT``): its own (``rules/app/grpc_h2.py``) and grpcio's
+TRANSPORTS = ("h2", "grpcio")
+
+
+def served_by(port: int, timeout: float = 10) -> str:
+    """Which transport listens on ``port``: ``"h2"`` where the server's first SETTINGS frame is the one
+    :mod:`shardwise.rules.app.grpc_h2` sends (its stream window and stream limit), else ``"grpcio"``."""
+    import socket
+
+    import h2.config
+    import h2.connection
+    import h2.events
+    from shardwise.rules.app import grpc_h2
+
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(conn.data_to_send())
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                raise RuntimeError(f"port {port} closed the connection before its SETTINGS")
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.RemoteSettingsChanged):
+                    values = {int(k): v.new_value for k, v in event.changed_settings.items()}
+                    ours = values.get(0x4) == grpc_h2.RECEIVE_WINDOW and values.get(0x3) == 100
+                    return "h2" if ours else "grpcio"
+
+
 class PackProcess:
     """The pack as a child process, plus the fake engine it was told about."""
 
@@ -208,6 +237,11 @@ class PackProcess:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.port = self._read_port(start_timeout)
+        self.transport = served_by(self.port)  # read before any other connection
+        wanted = env.get("SHARDWISE_PACK_TRANSPORT")
+        if wanted in TRANSPORTS and self.transport != wanted:
+            self.close()
+            raise RuntimeError(f"SHARDWISE_PACK_TRANSPORT={wanted} but the pack serves through {self.transport}")
         self.start_seconds = time.perf_counter() - self.started
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}", options=[
             ("grpc.max_receive_message_length", 400 * 1024 * 1024),

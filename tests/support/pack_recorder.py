@@ -1,7 +1,8 @@
 """Run the policy pack and write down every request the engine sends it (engine tests only).
 
 ``python tests/support/pack_recorder.py ENGINE_ADDRESS PACK_DIR`` does what ``python -m pulumi.policy
-ENGINE_ADDRESS PACK_DIR`` does, after wrapping the gRPC server the SDK makes so that every call of the
+ENGINE_ADDRESS PACK_DIR`` does, after wrapping the gRPC server the SDK makes (grpcio's, or the pack's own
+transport's, ``grpc_h2.Server``) so that every call of the
 analyzer protocol is appended to the file named by ``SHARDWISE_PACK_RECORD``, one JSON object a line:
 ``{"method": ..., "request": <the request as protobuf JSON>, "env": {...}}`` (the ``PULUMI_*`` variables the
 pack was started with, on the first line only). The recording wraps the handlers the pack registers,
@@ -81,6 +82,14 @@ def main(argv: list[str]) -> None:
     engine, pack = argv[0], argv[1]
     make_server = grpc.server
     grpc.server = lambda *a, **k: _RecordingServer(make_server(*a, **k))  # type: ignore[assignment]
+    try:  # the pack's own transport (the default where it imports) gets the same handlers the same way
+        from shardwise.rules.app import grpc_h2
+    except ImportError:
+        pass
+    else:
+        add = grpc_h2.Server.add_generic_rpc_handlers
+        grpc_h2.Server.add_generic_rpc_handlers = (  # type: ignore[method-assign]
+            lambda self, handlers: add(self, tuple(_Recording(h) for h in handlers)))
     _write({"method": "start", "request": {"engine": engine, "pack": pack},
             "env": {k: v for k, v in os.environ.items() if k.startswith("PULUMI_") and "PASSPHRASE" not in k}})
     sys.argv = ["pulumi.policy", engine, pack]

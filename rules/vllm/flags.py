@@ -35,19 +35,13 @@ from dataclasses import dataclass
 
 from .imageref import parse_image
 from .images import image_info
-from .options import closest_option, undefined_option
+from .options import OPTION_RELEASES, closest_option, undefined_option
 from .versions import Version, parse_version, version_from_image
 
 #: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
-#: to 0.34.0 (0.15.0 and 0.15.1 have none, so they are not here).
-RELEASES_READ: frozenset[str] = frozenset((
-    "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.6.1", "0.6.2", "0.6.3", "0.6.4", "0.6.5",
-    "0.6.6", "0.7.0", "0.7.1", "0.7.2", "0.7.3", "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.9.0",
-    "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
-    "0.13.0", "0.14.0", "0.14.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
-    "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0",
-    "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
-))
+#: to 0.34.0 (0.15.0 and 0.15.1 have none, so they are not here) — the same releases whose option names were
+#: collected, so one list (:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`).
+RELEASES_READ: frozenset[str] = OPTION_RELEASES
 #: The post releases read, each with the same gaps as its release (a ``.postN`` tag reads as its release):
 #: a post release not here (0.6.1.post1) is not judged.
 POSTS_READ: tuple[str, ...] = ("0.5.0.post1", "0.5.3.post1", "0.6.1.post2", "0.6.3.post1", "0.6.4.post1",

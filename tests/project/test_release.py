@@ -86,8 +86,9 @@ def test_the_pack_directory_is_what_crossguard_publishes(tmp_path):
         "version": __version__,
         "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": "venv"}},
     }
+    # hpack: the pack's own gRPC transport (a pack installed without it serves through grpcio)
     assert (pack / "requirements.txt").read_text().splitlines()[1:] == [
-        f"shardwise=={__version__}", f"pulumi-policy=={version('pulumi-policy')}"]
+        f"shardwise=={__version__}", f"pulumi-policy=={version('pulumi-policy')}", f"hpack=={version('hpack')}"]
     assert (pack / "__main__.py").read_text().splitlines()[2:] == [
         "from shardwise.rules.__main__ import main", "", "main()"]
     launcher = (pack / "shardwise-pack")

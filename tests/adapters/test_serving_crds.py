@@ -316,7 +316,7 @@ def test_arks_applications_as_the_operator_runs_them():
     assert lines(inv) == [
         ({"port": 22, "model": 9, "served_model_name": 22, "max_model_len": 28, "gpu_memory_utilization": 29,
           "tensor_parallel_size": 24},
-         {"resources": 35, "volumeMounts": 42, "nodeSelector": 33, "volumes": 38, "replicas": 22}),
+         {"resources": 35, "volumeMounts": 42, "image": 26, "nodeSelector": 33, "volumes": 38, "replicas": 22}),
         ({"port": 51, "model": 64, "served_model_name": 51}, {"resources": 55}),
     ]
     assert [(g.main_container.image, g.main_container.command, g.main_container.args[-2:],
@@ -348,6 +348,19 @@ def test_arks_application_serves_the_model_of_its_arks_model_in_its_namespace(tm
     assert (g.engine.model, g.engine.locations["model"]) == ("Qwen/Qwen2.5-7B-Instruct", Location(str(model), 5))
     [g] = load_inputs([str(app)]).groups
     assert g.engine.model == "/models/models/team/qwen-7b"
+
+
+def test_a_wrong_typed_arks_runtime_image_is_an_input_error_at_its_line(tmp_path):
+    """The fuzz of explicit tags (test_robustness.test_fuzz_explicit_tags) met `runtimeImage: !!binary ...`: the
+    input error pointed at the spec's first line, not the runtimeImage line, since the synthetic container kept the
+    lines of an `image` key only."""
+    app = tmp_path / "app.yaml"
+    app.write_text("apiVersion: arks.ai/v1\nkind: ArksApplication\nmetadata: {name: a, namespace: team}\nspec:\n"
+                   "  replicas: 1\n  runtimeImage: !!binary dkxMTQ==\n  model: {name: qwen-7b}\n  instanceSpec:\n"
+                   "    resources: {limits: {nvidia.com/gpu: '1'}}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_inputs([str(app)])
+    assert str(err.value).startswith(f"{app}:6: spec.containers[0].image: expected a string, found a bytes (b'vLLM')")
 
 
 # --- KubeRay and Ray Serve LLM --------------------------------------------------------------------------

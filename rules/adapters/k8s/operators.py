@@ -417,6 +417,8 @@ def add_arks_application(obj: Mapping[str, Any], loc: Location, inv: Inventory, 
     parallelism(implied, spec, ("tensorParallelSize",), "spec", loc, file)
     container = synthetic_container("main", spec, file, image=spec.get("runtimeImage") or ARKS_DEFAULT_VLLM_IMAGE,
                                     command=list(API_SERVER), args=_arks_args(spec, meta))
+    if isinstance(spec, LineDict) and "runtimeImage" in spec.key_lines:
+        container.key_lines["image"] = spec.key_lines["runtimeImage"]  # a wrong-typed image is an error at its line
     container = replaced(container, **{k: instance[k] for k in _ARKS_CONTAINER_KEYS if k in instance})
     if isinstance(instance, LineDict) and isinstance(container, LineDict):
         container.key_lines.update({k: instance.key_lines[k] for k in _ARKS_CONTAINER_KEYS

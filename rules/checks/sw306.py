@@ -168,6 +168,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             return
         if g.published is UNKNOWN:
             what = ("the `networking.knative.dev/visibility` label" if g.kind.startswith("Knative") else
+                    "its `spec.router` or the `security.opendatahub.io/enable-auth` annotation"
+                    if g.kind == "LLMInferenceService" else
                     "the visibility label or the `serving.kserve.io/deploymentMode` annotation")
             # every answer a known label gives is advisory (the cluster's domain and gateway decide the rest), so an
             # unknown one is too: said at the label's line, never a silent pass

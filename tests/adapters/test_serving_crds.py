@@ -137,7 +137,7 @@ def test_llm_inference_service_decode_prefill_and_multi_node():
     ]
     assert lines(inv) == [
         ({"max_model_len": 23, "gpu_memory_utilization": 23, "model": 9, "tensor_parallel_size": 13},
-         {"resources": 24, "nodeSelector": 19, "replicas": 11}),
+         {"resources": 24, "nodeSelector": 19, "replicas": 11, "published": 15}),  # its `router.route`
         ({"model": 9, "tensor_parallel_size": 29}, {"resources": 35, "nodeSelector": 31, "replicas": 27}),
         ({"model": 45, "data_parallel_size": 48, "data_parallel_size_local": 49, "enable_expert_parallel": 50},
          {"resources": 56, "vpc.amazonaws.com/efa": 57, "nodeSelector": 52, "replicas": 46}),
@@ -154,6 +154,29 @@ def test_llm_inference_service_without_template_takes_gpus_from_base_configs():
     [g] = inv.groups
     assert (g.engine.model, show(g.gpus_per_pod), g.at("resources").line, g.vllm_container) == (
         "Qwen/Qwen2.5-7B-Instruct", "UNKNOWN", 6, "main")
+
+
+def test_llm_inference_service_router_not_known_yet_is_undecided_not_private():
+    # a preview's computed `spec.router` (or its `route`): whether KServe publishes the service is not known, and
+    # SW306 says so at the router's line, advisory, as for an InferenceService's unknown label
+    from shardwise.rules.adapters.k8s.kserve import router_published
+
+    for router in (UNKNOWN, {"route": UNKNOWN}):
+        obj = {"metadata": {"name": "q", "namespace": "llm"}, "spec": {"router": router}}
+        assert router_published(obj) == (UNKNOWN, "", None)
+    assert router_published({"metadata": {"name": "q"}, "spec": {"router": {"scheduler": {}}}}) == (None, "", None)
+    inv = load_kubernetes_text(
+        "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata: {name: q, namespace: llm}\n"
+        "spec:\n  model: {uri: 'hf://Qwen/Qwen3-0.6B'}\n  router:\n    route: {}\n  template:\n    containers:\n"
+        "      - name: main\n        resources: {limits: {nvidia.com/gpu: '1'}}\n", "l.yaml")
+    [g] = inv.groups
+    assert (g.published_advisory != "", g.at("published").line) == (True, 7)  # its `route`
+    g.published = UNKNOWN
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW306"]
+    assert (f.level, f.location.line, f.message) == (
+        "advisory", 7, "cannot decide whether LLMInferenceService llm/q is published outside the cluster: its "
+        "`spec.router` or the `security.opendatahub.io/enable-auth` annotation is not known yet (advisory: a route's "
+        "reach is the cluster's ingress configuration)")
 
 
 def test_inference_service_on_a_named_runtime_outside_its_file_is_built_by_an_unknown_operator():

@@ -154,7 +154,8 @@ EXTRA_FIXTURES = {
               "kserve-config.yaml",  # corpus13: KServe's inferenceservice-config in the inputs: default mode, Ingress
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
-              "proxy-sidecar.yaml"},  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
+              "proxy-sidecar.yaml",  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
+              "llmisvc-router.yaml"},  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged

@@ -22,6 +22,8 @@
   merges the template over its own base config (strategic merge: containers by name, a probe field by
   field), which gives the ``main`` container a memory-backed ``/dev/shm`` and startup, liveness and
   readiness probes on ``/health``; those are read as if written (:func:`with_controller_defaults`).
+  Its ``spec.router.route`` makes KServe publish it through a Gateway API HTTPRoute (:func:`router_published`),
+  read for SW306 as ``ServingGroup.published``.
 """
 
 from __future__ import annotations
@@ -476,10 +478,77 @@ def with_controller_defaults(template: Mapping[str, Any]) -> LineDict:
     return out
 
 
+#: The Gateway KServe's managed HTTPRoute of an LLMInferenceService names when ``spec.router.gateway.refs`` names
+#: none: ``ingress.kserveIngressGateway`` of the inferenceservice-config ConfigMap, ``kserve/kserve-ingress-gateway``
+#: as KServe ships it (config/configmap/inferenceservice.yaml; config/llmisvcconfig/config-llm-router-route.yaml
+#: puts it in the route's parentRefs), kserve at aaac4e2.
+LLMISVC_DEFAULT_GATEWAY = "kserve/kserve-ingress-gateway"
+
+#: Why an LLMInferenceService's route on a Gateway is only advisory for SW306: the Gateway's reach (as for an
+#: HTTPRoute of the inputs) and the policies attached to it, which Open Data Hub's models-as-a-service gateway uses
+#: to authenticate clients.
+GATEWAY_ADVISORY = ("whether the Gateway is reachable from outside the cluster is its GatewayClass and the Service "
+                    "its controller makes, and whether a policy attached to it authenticates clients (a Kuadrant "
+                    "AuthPolicy, an Envoy Gateway SecurityPolicy), which the inputs do not show")
+
+
+def router_published(obj: Mapping[str, Any]) -> tuple[Any, str, int | None]:
+    """How KServe publishes an LLMInferenceService through the Gateway API (for SW306): (how, as SW306 says it, or
+    None when nothing does, or UNKNOWN when ``spec.router`` or the auth annotation is not known yet; why it is only
+    advisory; the line the finding points at: ``spec.router`` or its ``route``).
+
+    kserve at aaac4e2, pkg/controller/v1alpha2/llmisvc/router.go ``reconcileHTTPRoutes``: without
+    ``spec.router.route`` the controller deletes its HTTPRoute and publishes nothing. With ``route.http.refs`` the
+    HTTPRoutes it names (the user's, read as any HTTPRoute of the inputs) publish it; otherwise
+    ``expectedHTTPRoute`` builds ``NAME-kserve-route`` from the router-route preset (config_merge.go adds
+    config-llm-router-route for a ``route`` without refs), whose parentRefs are ``spec.router.gateway.refs`` when
+    given, else an inline ``route.http.spec.parentRefs``, else the cluster's default Gateway
+    (:data:`LLMISVC_DEFAULT_GATEWAY`). Whether that Gateway faces the internet is its GatewayClass and the Service
+    its controller makes, never in a service's own file: advisory, as an HTTPRoute is. Open Data Hub's
+    ``security.opendatahub.io/enable-auth: "true"`` puts an auth policy in front: nothing to report.
+    """
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    router = spec.get("router")
+    if router is UNKNOWN or is_placeholder(router):
+        return UNKNOWN, "", line_of(spec, "router")
+    router = as_map(router)
+    at = line_of(router, "route") or line_of(spec, "router")
+    route = router.get("route")
+    if route is UNKNOWN or is_placeholder(route):
+        return UNKNOWN, "", at
+    if route is None or not isinstance(route, Mapping):
+        return None, "", None
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    if labels is UNKNOWN or annotations is UNKNOWN:
+        return UNKNOWN, "", at
+    if authenticated(as_map(labels), as_map(annotations)):
+        return None, "", None
+    name, namespace = str(meta.get("name") or "unnamed"), str(meta.get("namespace") or "default")
+    http = as_map(route.get("http"))
+    refs = [str(as_map(r).get("name")) for r in as_list(http.get("refs")) if as_map(r).get("name")]
+    if refs:
+        said = ", ".join(f"`{namespace}/{r}`" for r in refs)
+        return (f"is published through HTTPRoute {said} (spec.router.route.http.refs)", GATEWAY_ADVISORY, at)
+
+    def parents(items: Any) -> list[str]:
+        return [f"`{as_map(p).get('namespace') or namespace}/{as_map(p).get('name')}`" for p in as_list(items)
+                if as_map(p).get("name")]
+
+    gateways = parents(as_map(router.get("gateway")).get("refs"))
+    where = "spec.router.gateway.refs"
+    if not gateways:
+        gateways, where = parents(as_map(http.get("spec")).get("parentRefs")), "spec.router.route.http.spec.parentRefs"
+    if not gateways:
+        gateways, where = [f"`{LLMISVC_DEFAULT_GATEWAY}`"], "the cluster's default, as KServe ships it"
+    return (f"is published by KServe's HTTPRoute `{namespace}/{name}-kserve-route` on Gateway "
+            f"{', '.join(gateways)} ({where})", GATEWAY_ADVISORY, at)
+
+
 def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                               lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     file = loc.file
+    mark = len(inv.groups)
     model = as_map(spec.get("model"))
     uri = model_from_uri(model.get("uri"))
     # `uri: ''` written in a kustomize base whose overlays set it: a value that does not exist yet, not a refusal
@@ -525,4 +594,9 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
             group.model, group.model_assumed, group.model_error = None, None, None
             group.model_unknown = ("spec.model.uri is empty, a value this file leaves to be set (a kustomize base "
                                    "whose overlays patch it): lint the rendered overlay, or name the model here")
+    route, advisory, at = router_published(obj)
+    if route is not None:
+        for g in inv.groups[mark:mark + 1]:  # the route's backend is the main (decode) workload; prefill is behind it
+            g.published, g.published_advisory = route, advisory
+            g.locations["published"] = Location(file, at or loc.line)
     return True

@@ -332,6 +332,24 @@ def layout_text(p: Parallel, node: Node) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+def _quantization_refused(req: PlanRequest) -> str | None:
+    """Why vLLM exits on ``--quantization`` for the checkpoint ``--model`` names
+    (:func:`~shardwise.rules.vllm.flags.checkpoint_quantization_refused`): judged only for a catalog id served as
+    published (no --base-model, no engine argument that loads other files or config)."""
+    from ..catalog.lookup import find_model_exact
+    from ..vllm.flags import checkpoint_quantization_refused
+
+    changed = ("revision", "hf-overrides", "hf_overrides", "quantization-config", "quantization_config",
+               "load-format", "load_format")
+    if req.quantization is None or req.base_model is not None \
+            or any(name.lstrip("-") in changed for name, _ in req.engine_args):
+        return None
+    shape = find_model_exact(req.model)
+    if shape is None:
+        return None
+    return checkpoint_quantization_refused(req.quantization, shape.id, shape.quantization, shape.precision)
+
+
 def load_model(spec: str, base_model: str | None) -> ModelShape:
     from ..catalog import CatalogError, find_model, find_model_exact, load_local_model
 
@@ -473,6 +491,9 @@ def make_plan(req: PlanRequest) -> Plan:
             quantization_precision(model, req.quantization)
         except QuantizationUnknown as e:
             raise PlanError(f"cannot decide: {e.text}") from None
+        refused = _quantization_refused(req)
+        if refused is not None:
+            raise PlanError(f"vLLM refuses it: {refused}")
     _check_lengths(req, model)
     gpu, node = resolve_node(req)
     if gpu is not None:

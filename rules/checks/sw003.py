@@ -19,7 +19,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
             "vLLM release does not define (a removed or newer flag, a typo), `vllm serve --model X` where that release "
             "refuses it, a value vLLM refuses: `--gpu-memory-utilization 1.5`, `--dtype bfloat17`, a "
-            "`--kv-cache-dtype` or a `--max-model-len 32k` the image's release does not take)."
+            "`--kv-cache-dtype` or a `--max-model-len 32k` the image's release does not take, `--quantization awq` or "
+            "`gptq` on a catalog checkpoint that is not in that format)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -57,9 +58,16 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
             "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
             "images of those releases run the OpenAI API-server module as their entrypoint, which takes `--model`, "
-            "so args alone are fine. While this blocks, the workload's capacity and topology rules do not say "
-            "they cannot decide on the value vLLM refuses (it is no unknown): the report holds them back in one "
-            "advisory finding at this finding's line, and they are checked once the command starts."
+            "so args alone are fine. `--quantization awq`, `awq_marlin`, `gptq` or `gptq_marlin` reads a checkpoint "
+            "already in that format: on a catalog checkpoint with 16-bit weights and no quantization_config vLLM "
+            "raises \"Cannot find the config file for awq\" while loading (get_quant_config), and on one whose "
+            "quantization_config says fp8 or compressed-tensors ModelConfig._verify_quantization raises \"Quantization "
+            "method specified in the model config (fp8) does not match ...\", since no override method claims it "
+            "(read at 0.6.6.post1 to 0.34.0). `--quantization fp8` or `bitsandbytes` on a 16-bit checkpoint "
+            "quantises at load and starts; a checkpoint known only by its name, a path, a base-model annotation, or "
+            "another `--revision` is not judged. While this blocks, the workload's capacity and topology rules do "
+            "not say they cannot decide on the value vLLM refuses (it is no unknown): the report holds them back in "
+            "one advisory finding at this finding's line, and they are checked once the command starts."
         ),
         bad_example=(
             "containers:\n"

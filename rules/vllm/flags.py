@@ -21,7 +21,8 @@ a release only where no string of that set is or begins with it; so the table er
 Beyond the table, :mod:`shardwise.rules.vllm.options` holds, as data, every option string of every release read
 (:data:`~shardwise.rules.vllm.options.OPTION_RELEASES`), collected the same way: a flag (a typo, a made-up one) that
 no option of such a release is or begins with is judged absent there too, naming the closest option.
-:func:`release_value_refused` judges the values a release's parser refuses and a later one takes.
+:func:`release_value_refused` judges the values a release's parser refuses and a later one takes;
+:func:`checkpoint_quantization_refused` a ``--quantization`` the checkpoint's own format refuses at every release read.
 
 A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
 no finding.
@@ -337,3 +338,45 @@ def release_value_refused(words: list[str], tokens: list[str], release: Version)
                     f"its argument parser's choices there are {taken} ({v} came in {came}), so it exits at start-up "
                     f"(\"invalid choice\") and the pod crash-loops; use an image of vLLM {came} or later")
     return None
+
+
+#: The ``--quantization`` methods that only read a checkpoint already in their format (its ``quantization_config``
+#: or its quant_config.json / quantize_config.json): no release quantises to them at load.
+CHECKPOINT_FORMAT_METHODS = frozenset(("awq", "awq_marlin", "gptq", "gptq_marlin"))
+#: The checkpoint ``quant_method`` values no override method claims for those four at any release read:
+#: ``_verify_quantization`` then compares them and raises.
+_NOT_CLAIMED = frozenset(("fp8", "compressed-tensors"))
+#: The releases whose ``_verify_quantization``, override methods and ``get_quant_config`` were read for it.
+QUANT_CHECK_READ = "0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, 0.19.0, 0.25.1, 0.33.0 and 0.34.0"
+
+
+def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint_method: str | None,
+                                    precision: str) -> str | None:
+    """Why vLLM exits when ``--quantization quantization`` serves the checkpoint ``model_id`` whose own
+    ``quantization_config`` names ``checkpoint_method`` (None: it has none, its weights stored at ``precision``),
+    or None when it starts or it is not judged. Only :data:`CHECKPOINT_FORMAT_METHODS` are judged, on a
+    checkpoint without a quantization_config (16- or 32-bit weights) or one in a format of :data:`_NOT_CLAIMED`:
+    the override methods (``awq_marlin``/``auto_awq`` for quant_method awq, ``gptq_marlin``/``auto_gptq`` for
+    gptq, ``moe_wna16`` when named, ``ipex``/``cpu_wna16`` for awq/gptq checkpoints, ``inc`` for auto-round,
+    ``modelopt`` for modelopt ones) claim none of them. The caller knows the checkpoint exactly (a catalog id)."""
+    q = quantization.strip()
+    if q not in CHECKPOINT_FORMAT_METHODS:
+        return None
+    if checkpoint_method is None:
+        if precision not in ("bf16", "fp16", "fp32"):
+            return None
+        fmt = "an AWQ" if q.startswith("awq") else "a GPTQ"
+        return (f"`--quantization {q}` loads {fmt} checkpoint, and "
+                f"{model_id} has {precision} weights and no quantization_config: vLLM raises \"Cannot find the "
+                f"config file for {q}\" while loading it (get_quant_config, model_executor/model_loader/"
+                f"weight_utils.py, every release read: {QUANT_CHECK_READ}) and the pod crash-loops; drop "
+                f"--quantization, use one that quantises at load (fp8, bitsandbytes), or serve {fmt} "
+                "checkpoint of the model")
+    method = checkpoint_method.strip().lower()
+    if method not in _NOT_CLAIMED:
+        return None
+    return (f"`--quantization {q}` does not match {model_id}'s own quantization_config (quant_method {method}), "
+            f"and no override method takes it: vLLM raises \"Quantization method specified in the model config "
+            f"({method}) does not match the quantization method specified in the `quantization` argument ({q}).\" "
+            f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod crash-loops; "
+            f"drop --quantization (vLLM reads the checkpoint's own method) or write --quantization {method}")

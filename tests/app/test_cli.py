@@ -881,6 +881,11 @@ def test_plan_weights_override(capsys):
          "--gpu-memory-gib GIB (memory of one GPU as CUDA reports it)"),
     (["--gpu", "H100", "--quantization", "int3"], "shardwise: error: unknown --quantization 'int3'; expected one "
                                                   "of vLLM's methods: aqlm, auto-round, awq, awq_marlin"),
+    # quant49: vLLM raises "Cannot find the config file for awq" on a checkpoint without quantization_config
+    (["--gpu", "L4", "--quantization", "awq"], "shardwise: error: vLLM refuses it: `--quantization awq` loads an AWQ "
+                                               "checkpoint, and meta-llama/Llama-3.1-8B-Instruct has bf16 weights and "
+                                               "no quantization_config: vLLM raises \"Cannot find the config file for "
+                                               "awq\" while loading it"),
 ])
 def test_plan_input_errors(capsys, argv, message):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", *argv)

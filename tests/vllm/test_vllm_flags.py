@@ -318,3 +318,59 @@ def test_a_refused_value_names_the_word_that_holds_it():
         parse_serve_args(["m", "--gpu-memory-utilization", "nan"])
     assert not isinstance(e.value, RefusedValue) and str(e.value) == (
         "--gpu-memory-utilization: 'nan' is not a finite number")
+
+
+def test_no_logged_start_up_is_refused_for_its_quantization():
+    """quant49: every public start-up log with `--quantization` started; where its model is a catalog id, the
+    checkpoint's own quantisation refuses none of them (four, all `--quantization fp8` on a BF16 checkpoint: online)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from shardwise.rules.catalog.lookup import find_model_exact
+    from shardwise.rules.vllm.flags import checkpoint_quantization_refused
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "capacity"))
+    from startup_logs import SETS
+
+    judged = []
+    for path in SETS:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for case in data if isinstance(data, list) else data["cases"]:
+            q = (case.get("settings") or {}).get("quantization")
+            shape = find_model_exact(case["model"]) if q is not None else None
+            if shape is not None:
+                judged.append((case["model"], q))
+                assert checkpoint_quantization_refused(q, case["model"], shape.quantization, shape.precision) is None
+    assert sorted(judged) == [("Qwen/Qwen3-30B-A3B-Instruct-2507", "fp8"), ("ibm-granite/granite-4.0-micro", "fp8"),
+                              ("mistralai/Mistral-7B-Instruct-v0.3", "fp8"), ("zai-org/GLM-5.1", "fp8")]
+
+
+def test_checkpoint_quantization_refused_by_pair():
+    """quant49: which (checkpoint format, --quantization) pairs vLLM refuses at every release read, and which it
+    starts or shardwise does not judge (_verify_quantization, the override methods, get_quant_config)."""
+    from shardwise.rules.vllm.flags import checkpoint_quantization_refused as refused
+
+    assert refused("gptq", "m/x", None, "fp16") == (
+        "`--quantization gptq` loads a GPTQ checkpoint, and m/x has fp16 weights and no quantization_config: vLLM "
+        "raises \"Cannot find the config file for gptq\" while loading it (get_quant_config, model_executor/"
+        "model_loader/weight_utils.py, every release read: 0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, 0.19.0, 0.25.1, "
+        "0.33.0 and 0.34.0) and the pod crash-loops; drop --quantization, use one that quantises at load (fp8, "
+        "bitsandbytes), or serve a GPTQ checkpoint of the model")
+    assert refused("awq", "m/y", "compressed-tensors", "int4") == (
+        "`--quantization awq` does not match m/y's own quantization_config (quant_method compressed-tensors), and "
+        "no override method takes it: vLLM raises \"Quantization method specified in the model config "
+        "(compressed-tensors) does not match the quantization method specified in the `quantization` argument "
+        "(awq).\" (ModelConfig._verify_quantization, every release read: 0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, "
+        "0.19.0, 0.25.1, 0.33.0 and 0.34.0) and the pod crash-loops; drop --quantization (vLLM reads the "
+        "checkpoint's own method) or write --quantization compressed-tensors")
+    # starts: online quantisation of a 16-bit checkpoint, the checkpoint's own method, the marlin overrides
+    assert refused("fp8", "m/x", None, "bf16") is None
+    assert refused("bitsandbytes", "m/x", None, "bf16") is None
+    assert refused("fp8", "m/x", "fp8", "fp8") is None
+    assert refused("awq", "m/x", "awq", "int4") is None  # not judged: awq_marlin / auto_awq take it
+    # not judged: an mxfp4 checkpoint (gpt_oss_mxfp4 overrides from 0.2x), an auto-round one (inc claims it),
+    # a checkpoint whose weights are not 16/32-bit yet whose method is unstated
+    assert refused("gptq", "m/x", "mxfp4", "mxfp4") is None
+    assert refused("gptq", "m/x", "auto-round", "int4") is None
+    assert refused("awq", "m/x", None, "int4") is None

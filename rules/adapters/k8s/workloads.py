@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...catalog.lookup import find_model_exact
 from ...catalog.resolve import resolve_model
 from ...model import (
     UNKNOWN,
@@ -30,6 +31,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import (
+    ANN_BASE_MODEL,
     ANN_OUTPUT_TPS,
     ANN_P95,
     ANN_PRODUCTION,
@@ -41,6 +43,7 @@ from ...model.vocab import (
     LWS_NAME,
     LWS_WORKER_INDEX,
 )
+from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
 from .fields import (
@@ -332,6 +335,9 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
                      group.at("crash"), group.suppressions, crash=True)
+    elif group is not None and pod.vllm is not None and (why := _quantization_refused(group)) is not None:
+        launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {why}",
+                     group.at("quantization"), group.suppressions, crash=True)
     elif group is None and pod.unread is not None:
         ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
         c = pod.unread
@@ -340,6 +346,27 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
             f"({_shown_command([*c.command, *c.args])}) "
             f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
             pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+
+
+#: Engine settings under which the checkpoint loaded may not be the catalog entry's files as published (another
+#: branch, overridden config keys, a quantisation config of its own, a loader that reads no checkpoint).
+_CHECKPOINT_CHANGED = ("revision", "hf_overrides", "quantization_config", "load_format")
+
+
+def _quantization_refused(group: ServingGroup) -> str | None:
+    """Why vLLM exits on the group's ``--quantization`` for its checkpoint
+    (:func:`~shardwise.rules.vllm.flags.checkpoint_quantization_refused`), judged only where the checkpoint is
+    known exactly: the model is a catalog id (not a re-upload known by its name, a path, a base-model annotation)
+    served as published."""
+    q, model = group.engine.quantization, group.engine.model
+    if not isinstance(q, str) or not isinstance(model, str) or group.annotations.get(ANN_BASE_MODEL):
+        return None
+    if any(k in group.engine.extra for k in _CHECKPOINT_CHANGED):
+        return None
+    shape = find_model_exact(model)
+    if shape is None:
+        return None
+    return checkpoint_quantization_refused(q, model, shape.quantization, shape.precision)
 
 
 def is_template(obj: Any, depth: int = 0) -> bool:

@@ -953,3 +953,36 @@ def test_rbg_leader_worker_roles_span_their_size_in_pods():
     ]
     assert [g.pod_labels["role"] for g in inv.groups] == ["leader", "leader"]
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+
+
+# --- a model reference of the wrong type (the explicit-tag sweep, test_robustness) ------------------------
+
+_BYTES = "!!binary dkxMTQ=="  # b'vLLM'
+
+
+@pytest.mark.parametrize(("text", "line", "field"), [
+    ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n  predictor:\n"
+     "    model:\n      modelFormat: {name: vLLM}\n      storageUri: BYTES\n", 8, "spec.predictor.model.storageUri"),
+    ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n  predictor:\n"
+     "    storageUri: BYTES\n    containers:\n      - name: kserve-container\n        image: vllm/vllm-openai:v0.10.1\n",
+     6, "spec.predictor.storageUri"),
+    ("apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata: {name: q}\nspec:\n  model:\n"
+     "    uri: BYTES\n", 6, "spec.model.uri"),
+    ("apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n  engine: VLLM\n  url: BYTES\n"
+     "  resourceProfile: nvidia-gpu-l4:1\n", 6, "spec.url"),
+    ("apiVersion: arks.ai/v1\nkind: ArksApplication\nmetadata: {name: a}\nspec:\n  replicas: 1\n  model:\n"
+     "    name: BYTES\n  instanceSpec:\n    resources: {limits: {nvidia.com/gpu: '1'}}\n", 7, "spec.model.name"),
+    ("apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nmetadata: {name: m}\nspec:\n  modelArtifacts:\n"
+     "    uri: BYTES\n  decode:\n    containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.10.1\n", 6,
+     "spec.modelArtifacts.uri"),
+    ("apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelBooster\nmetadata: {name: k}\nspec:\n"
+     "  backend:\n    name: main\n    type: vLLM\n    modelURI: BYTES\n    workers:\n      - type: server\n"
+     "        image: vllm/vllm-openai:v0.10.1\n", 8, "spec.backend.modelURI"),
+])
+def test_a_wrong_typed_model_reference_is_an_input_error_at_its_line(text, line, field):
+    """The API server refuses a non-string model reference: an input error at the field's own line, not a
+    container that "names no model" at the consumer's line (what the sweep of explicit tags found)."""
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text.replace("BYTES", _BYTES), "m.yaml")
+    assert err.value.line == line
+    assert str(err.value).startswith(f"m.yaml:{line}: {field}: expected a string, found a bytes (b'vLLM'); ")

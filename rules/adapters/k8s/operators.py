@@ -52,6 +52,7 @@ from .serving import (
     gpu_count,
     key_location,
     memory_shm,
+    model_field,
     model_from_uri,
     mounts_shm,
     parallelism,
@@ -144,7 +145,7 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
         return True  # OLlama, FasterWhisper, Infinity: recognised, not vLLM
     file = loc.file
     implied = Implied(entrypoint=(None, API_SERVER))
-    url = model_from_uri(spec.get("url"))
+    url = model_from_uri(model_field(spec, "url", "spec.url", file, loc))
     if url is not None:
         implied.model = (url, key_location(spec, "url", file, loc))
     profile = spec.get("resourceProfile")
@@ -318,7 +319,7 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     file = loc.file
     name = as_map(obj.get("metadata")).get("name") or "unnamed"
     artifacts = as_map(spec.get("modelArtifacts"))
-    uri = model_from_uri(artifacts.get("uri"))
+    uri = model_from_uri(model_field(artifacts, "uri", "spec.modelArtifacts.uri", file, loc))
     for role in ("decode", "prefill"):
         part = as_map(spec.get(role))
         if not part:
@@ -415,6 +416,7 @@ def add_arks_application(obj: Mapping[str, Any], loc: Location, inv: Inventory, 
     instance = as_map(spec.get("instanceSpec"))
     implied = Implied()
     parallelism(implied, spec, ("tensorParallelSize",), "spec", loc, file)
+    model_field(spec.get("model"), "name", "spec.model.name", file, loc)  # a wrong type: refused at its line
     container = synthetic_container("main", spec, file, image=spec.get("runtimeImage") or ARKS_DEFAULT_VLLM_IMAGE,
                                     command=list(API_SERVER), args=_arks_args(spec, meta))
     if isinstance(spec, LineDict) and "runtimeImage" in spec.key_lines:

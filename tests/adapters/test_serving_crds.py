@@ -986,3 +986,13 @@ def test_a_wrong_typed_model_reference_is_an_input_error_at_its_line(text, line,
         load_kubernetes_text(text.replace("BYTES", _BYTES), "m.yaml")
     assert err.value.line == line
     assert str(err.value).startswith(f"m.yaml:{line}: {field}: expected a string, found a bytes (b'vLLM'); ")
+
+
+def test_a_wrong_typed_kubeai_env_value_is_an_error_at_its_line():
+    """KubeAI's `env` is a mapping: each value, made an env entry of the container, keeps its own line."""
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n  engine: VLLM\n"
+                             "  url: hf://Qwen/Qwen2.5-7B-Instruct\n  resourceProfile: nvidia-gpu-l4:1\n  env:\n"
+                             "    A: ok\n    VLLM_CPU_KVCACHE_SPACE: !!float 4\n", "m.yaml")
+    assert (err.value.line, str(err.value).split(";")[0]) == (
+        10, "m.yaml:10: spec.containers[0].env[1].value (VLLM_CPU_KVCACHE_SPACE): expected a string, found a number (4.0)")

@@ -139,6 +139,19 @@ _KUBEAI_VLLM_PROBES: dict[str, dict[str, Any]] = {
 }
 
 
+def _env_list(env: Any) -> list[LineDict]:
+    """A ``{NAME: value}`` env mapping (KubeAI's ``spec.env``) as the container's env list, each entry at its
+    name's line, so that a value of the wrong type is an error where it was written."""
+    out: list[LineDict] = []
+    for k, v in as_map(env).items():
+        entry = LineDict({"name": str(k), "value": v})
+        entry.line = env.key_lines.get(k) if isinstance(env, LineDict) else None
+        if entry.line is not None:
+            entry.key_lines = {"name": entry.line, "value": entry.line}
+        out.append(entry)
+    return out
+
+
 def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     if str(spec.get("engine") or "").upper() != "VLLM":
@@ -163,7 +176,7 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
             implied.pool = _custom_profile_pool(name, where)
             implied.gpus = (UNKNOWN, where)
             implied.resource = vendor_resources()[implied.pool.accelerator or "nvidia"]
-    env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]
+    env = _env_list(spec.get("env"))
     container = synthetic_container("server", spec, file, image=spec.get("image"), args=spec.get("args") or [],
                                     env=env or None)
     volume, mount = memory_shm("dshm", container)  # what KubeAI's model controller gives every vLLM pod

@@ -79,9 +79,10 @@ def test_kserve_inference_services():
         ({"model": 20, "max_model_len": 21, "tensor_parallel_size": 22},
          {"resources": 26, "env": 23, "nodeSelector": 11, "tolerations": 13, "published": 2}),
         ({"model": 39, "max_model_len": 40}, {"resources": 41, "published": 30}),
-        # the runtime's own args are in another object: they point at the InferenceService's args
-        ({"port": 81, "model": 80, "served_model_name": 81, "max_model_len": 81, "gpu_memory_utilization": 81},
-         {"resources": 82, "published": 69}),
+        # the runtime's own args and image (the ServingRuntime of the same file) at the runtime's lines, the
+        # InferenceService's at its own
+        ({"port": 67, "model": 80, "served_model_name": 67, "max_model_len": 81, "gpu_memory_utilization": 81},
+         {"resources": 82, "image": 65, "published": 69}),
         ({"model": 98, "tensor_parallel_size": 99, "port": 101}, {"resources": 103, "image": 96, "nodeSelector": 92,
                                                                  "published": 85}),
         ({"model": 115, "max_model_len": 116, "tensor_parallel_size": 120, "pipeline_parallel_size": 121},
@@ -986,6 +987,17 @@ def test_a_wrong_typed_model_reference_is_an_input_error_at_its_line(text, line,
         load_kubernetes_text(text.replace("BYTES", _BYTES), "m.yaml")
     assert err.value.line == line
     assert str(err.value).startswith(f"m.yaml:{line}: {field}: expected a string, found a bytes (b'vLLM'); ")
+
+
+def test_a_wrong_typed_runtime_field_is_an_error_at_the_runtimes_line():
+    """A ServingRuntime's container merged into an InferenceService's pod keeps its fields' lines: a wrong-typed
+    image is an error at the runtime's image line, not at the service's."""
+    text = _RUNTIME_FILE.format(namespace="llm").replace("image: quay", f"image: {_BYTES} #quay") + "---\n" + \
+        _ISVC_FILE
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text, "r.yaml")
+    assert (err.value.line, str(err.value).split(";")[0]) == (
+        17, "r.yaml:17: spec.containers[0].image: expected a string, found a bytes (b'vLLM')")
 
 
 def test_a_wrong_typed_kubeai_env_value_is_an_error_at_its_line():

@@ -430,8 +430,11 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
         if key in base or key in model:
             container[key] = model.get(key, base.get(key))
-    if isinstance(model, LineDict) and "args" in model.key_lines:
-        container.key_lines["args"] = model.key_lines["args"]
+    for key in container:  # each field at the line of what wrote it: the model's, else the runtime's container
+        own = key in model and (bool(model.get(key)) or key not in ("image", "resources", "args", "env"))
+        source = model if own else base
+        if isinstance(source, LineDict) and key in source.key_lines:
+            container.key_lines[key] = source.key_lines[key]
     if isinstance(predictor, LineDict) and "model" in predictor.key_lines:
         container.line = predictor.key_lines["model"]  # the predictor's model is its container
     return with_containers(predictor, [container])

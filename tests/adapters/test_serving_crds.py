@@ -1008,3 +1008,17 @@ def test_a_wrong_typed_kubeai_env_value_is_an_error_at_its_line():
                              "    A: ok\n    VLLM_CPU_KVCACHE_SPACE: !!float 4\n", "m.yaml")
     assert (err.value.line, str(err.value).split(";")[0]) == (
         10, "m.yaml:10: spec.containers[0].env[1].value (VLLM_CPU_KVCACHE_SPACE): expected a string, found a number (4.0)")
+
+
+def test_a_wrong_typed_ome_base_model_storage_uri_is_an_input_error_at_its_line():
+    """OME's base model names the weights in spec.storage.storageUri: a non-string there is refused at its line,
+    not read as a base model with no storage (an SW004 "not in the inputs" beside the service)."""
+    with open(os.path.join(FIXTURES, "k8s", "ome", "llama-8b-on-l4.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.splitlines()[18].strip().startswith("storageUri: hf://")
+    lines = text.splitlines(keepends=True)
+    lines[18] = "    storageUri: !!binary dkxMTQ==\n"
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("".join(lines), "ome.yaml")
+    assert str(err.value).startswith(
+        "ome.yaml:19: spec.storage.storageUri: expected a string, found a bytes (b'vLLM'); ")

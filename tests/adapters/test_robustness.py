@@ -497,6 +497,35 @@ def test_fuzz_explicit_tags(data: st.DataObject) -> None:
         assert any(e["line"] == line for e in doc["input_errors"]) or tag in ("!!str", "!!null", "!"), (line, err)
 
 
+@pytest.mark.slow  # ~10,000 lints (about a minute): in make test, not in the edit loop (make test-fast)
+def test_explicit_tags_on_every_key_of_every_fixture(tmp_path: Path) -> None:
+    """test_fuzz_explicit_tags's property, swept without chance: every clean YAML fixture, every key whose scalar
+    is written on its own line, tagged !!binary and !!float (a value of the wrong type, of two kinds). An input
+    error must be at the tagged line. The fuzz samples the fixtures, so a fixture added elsewhere changes its
+    draws; this sweep makes a fixture that shows a new class fail where it is added, not at a later merge.
+    (It found: model references read as absent, a KServe runtime's fields at the service's lines, KubeAI's env.)"""
+    target = str(tmp_path / "input.yaml")
+    runs, wrong = 0, []
+    for path, text in sorted(_texts(".yaml").items()):
+        for line, key in _key_lines(text):
+            for tag in ("!!binary", "!!float"):
+                lines = text.splitlines(keepends=True)
+                lines[line - 1] = re.sub(rf"^(\s*{re.escape(key)}:\s+)", rf"\g<1>{tag} ", lines[line - 1], count=1)
+                with open(target, "wb") as fh:
+                    fh.write("".join(lines).encode())
+                if os.path.exists(target + ".out.json"):
+                    os.remove(target + ".out.json")  # the last run's report is not this one's
+                code, report, err = _lint(target)
+                runs += 1
+                assert code in (0, 1, 2) and "Traceback" not in err, (path, line, tag, err)
+                errors = json.loads(report)["input_errors"] if code == 2 and report else []
+                if errors and not any(e["line"] == line for e in errors):
+                    wrong.append((path.relative_to(ROOT).as_posix(), line, key, tag,
+                                  [(e["line"], e["message"][:80]) for e in errors[:2]]))
+    assert runs > 5000  # the sweep reads the fixtures (about 9,900 runs in December 2026)
+    assert wrong == []
+
+
 @pytest.mark.slow  # fuzzes a hundred inputs: in make test, not in the edit loop (make test-fast)
 @_SOURCE
 @given(data=st.data())

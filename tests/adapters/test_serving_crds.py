@@ -79,9 +79,10 @@ def test_kserve_inference_services():
         ({"model": 20, "max_model_len": 21, "tensor_parallel_size": 22},
          {"resources": 26, "env": 23, "nodeSelector": 11, "tolerations": 13, "published": 2}),
         ({"model": 39, "max_model_len": 40}, {"resources": 41, "published": 30}),
-        # the runtime's own args are in another object: they point at the InferenceService's args
-        ({"port": 81, "model": 80, "served_model_name": 81, "max_model_len": 81, "gpu_memory_utilization": 81},
-         {"resources": 82, "published": 69}),
+        # the runtime's own args and image (the ServingRuntime of the same file) at the runtime's lines, the
+        # InferenceService's at its own
+        ({"port": 67, "model": 80, "served_model_name": 67, "max_model_len": 81, "gpu_memory_utilization": 81},
+         {"resources": 82, "image": 65, "published": 69}),
         ({"model": 98, "tensor_parallel_size": 99, "port": 101}, {"resources": 103, "image": 96, "nodeSelector": 92,
                                                                  "published": 85}),
         ({"model": 115, "max_model_len": 116, "tensor_parallel_size": 120, "pipeline_parallel_size": 121},
@@ -953,3 +954,71 @@ def test_rbg_leader_worker_roles_span_their_size_in_pods():
     ]
     assert [g.pod_labels["role"] for g in inv.groups] == ["leader", "leader"]
     assert (inv.launch_issues, dict(inv.skipped)) == ([], {})
+
+
+# --- a model reference of the wrong type (the explicit-tag sweep, test_robustness) ------------------------
+
+_BYTES = "!!binary dkxMTQ=="  # b'vLLM'
+
+
+@pytest.mark.parametrize(("text", "line", "field"), [
+    ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n  predictor:\n"
+     "    model:\n      modelFormat: {name: vLLM}\n      storageUri: BYTES\n", 8, "spec.predictor.model.storageUri"),
+    ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n  predictor:\n"
+     "    storageUri: BYTES\n    containers:\n      - name: kserve-container\n        image: vllm/vllm-openai:v0.10.1\n",
+     6, "spec.predictor.storageUri"),
+    ("apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata: {name: q}\nspec:\n  model:\n"
+     "    uri: BYTES\n", 6, "spec.model.uri"),
+    ("apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n  engine: VLLM\n  url: BYTES\n"
+     "  resourceProfile: nvidia-gpu-l4:1\n", 6, "spec.url"),
+    ("apiVersion: arks.ai/v1\nkind: ArksApplication\nmetadata: {name: a}\nspec:\n  replicas: 1\n  model:\n"
+     "    name: BYTES\n  instanceSpec:\n    resources: {limits: {nvidia.com/gpu: '1'}}\n", 7, "spec.model.name"),
+    ("apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nmetadata: {name: m}\nspec:\n  modelArtifacts:\n"
+     "    uri: BYTES\n  decode:\n    containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.10.1\n", 6,
+     "spec.modelArtifacts.uri"),
+    ("apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelBooster\nmetadata: {name: k}\nspec:\n"
+     "  backend:\n    name: main\n    type: vLLM\n    modelURI: BYTES\n    workers:\n      - type: server\n"
+     "        image: vllm/vllm-openai:v0.10.1\n", 8, "spec.backend.modelURI"),
+])
+def test_a_wrong_typed_model_reference_is_an_input_error_at_its_line(text, line, field):
+    """The API server refuses a non-string model reference: an input error at the field's own line, not a
+    container that "names no model" at the consumer's line (what the sweep of explicit tags found)."""
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text.replace("BYTES", _BYTES), "m.yaml")
+    assert err.value.line == line
+    assert str(err.value).startswith(f"m.yaml:{line}: {field}: expected a string, found a bytes (b'vLLM'); ")
+
+
+def test_a_wrong_typed_runtime_field_is_an_error_at_the_runtimes_line():
+    """A ServingRuntime's container merged into an InferenceService's pod keeps its fields' lines: a wrong-typed
+    image is an error at the runtime's image line, not at the service's."""
+    text = _RUNTIME_FILE.format(namespace="llm").replace("image: quay", f"image: {_BYTES} #quay") + "---\n" + \
+        _ISVC_FILE
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(text, "r.yaml")
+    assert (err.value.line, str(err.value).split(";")[0]) == (
+        17, "r.yaml:17: spec.containers[0].image: expected a string, found a bytes (b'vLLM')")
+
+
+def test_a_wrong_typed_kubeai_env_value_is_an_error_at_its_line():
+    """KubeAI's `env` is a mapping: each value, made an env entry of the container, keeps its own line."""
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("apiVersion: kubeai.org/v1\nkind: Model\nmetadata: {name: m}\nspec:\n  engine: VLLM\n"
+                             "  url: hf://Qwen/Qwen2.5-7B-Instruct\n  resourceProfile: nvidia-gpu-l4:1\n  env:\n"
+                             "    A: ok\n    VLLM_CPU_KVCACHE_SPACE: !!float 4\n", "m.yaml")
+    assert (err.value.line, str(err.value).split(";")[0]) == (
+        10, "m.yaml:10: spec.containers[0].env[1].value (VLLM_CPU_KVCACHE_SPACE): expected a string, found a number (4.0)")
+
+
+def test_a_wrong_typed_ome_base_model_storage_uri_is_an_input_error_at_its_line():
+    """OME's base model names the weights in spec.storage.storageUri: a non-string there is refused at its line,
+    not read as a base model with no storage (an SW004 "not in the inputs" beside the service)."""
+    with open(os.path.join(FIXTURES, "k8s", "ome", "llama-8b-on-l4.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.splitlines()[18].strip().startswith("storageUri: hf://")
+    lines = text.splitlines(keepends=True)
+    lines[18] = "    storageUri: !!binary dkxMTQ==\n"
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text("".join(lines), "ome.yaml")
+    assert str(err.value).startswith(
+        "ome.yaml:19: spec.storage.storageUri: expected a string, found a bytes (b'vLLM'); ")

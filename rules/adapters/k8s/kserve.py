@@ -44,6 +44,7 @@ from .serving import (
     crd_group,
     first_container,
     key_location,
+    model_field,
     model_from_uri,
     mounts_shm,
     parallelism,
@@ -131,7 +132,8 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     replicas = int_field(predictor, "minReplicas", 1, loc, "spec.predictor.minReplicas")
     implied = Implied()
     model = as_map(predictor.get("model"))
-    storage = model.get("storageUri") or predictor.get("storageUri")
+    storage = (model_field(model, "storageUri", "spec.predictor.model.storageUri", file, loc)
+               or model_field(predictor, "storageUri", "spec.predictor.storageUri", file, loc))
     uri_model = model_from_uri(storage)
     if uri_model is not None:
         holder = model if model.get("storageUri") else predictor
@@ -428,8 +430,11 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
         if key in base or key in model:
             container[key] = model.get(key, base.get(key))
-    if isinstance(model, LineDict) and "args" in model.key_lines:
-        container.key_lines["args"] = model.key_lines["args"]
+    for key in container:  # each field at the line of what wrote it: the model's, else the runtime's container
+        own = key in model and (bool(model.get(key)) or key not in ("image", "resources", "args", "env"))
+        source = model if own else base
+        if isinstance(source, LineDict) and key in source.key_lines:
+            container.key_lines[key] = source.key_lines[key]
     if isinstance(predictor, LineDict) and "model" in predictor.key_lines:
         container.line = predictor.key_lines["model"]  # the predictor's model is its container
     return with_containers(predictor, [container])
@@ -550,7 +555,7 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
     file = loc.file
     mark = len(inv.groups)
     model = as_map(spec.get("model"))
-    uri = model_from_uri(model.get("uri"))
+    uri = model_from_uri(model_field(model, "uri", "spec.model.uri", file, loc))
     # `uri: ''` written in a kustomize base whose overlays set it: a value that does not exist yet, not a refusal
     empty = uri is None and "uri" in model and model.get("uri") in ("", None)
     for part, workload, name in (("spec", spec, None), ("spec.prefill", as_map(spec.get("prefill")), "prefill")):

@@ -31,6 +31,7 @@ from .serving import (
     crd_group,
     key_location,
     memory_shm,
+    model_field,
     model_from_uri,
     synthetic_container,
     with_containers,
@@ -137,13 +138,14 @@ def add_model_booster(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     file = loc.file
     name = as_map(obj.get("metadata")).get("name") or "unnamed"
     backends = [spec["backend"]] if isinstance(spec.get("backend"), dict) else as_list(spec.get("backends"))
+    field_at = "spec.backend" if isinstance(spec.get("backend"), dict) else "spec.backends[]"
     for backend in backends:
         backend = as_map(backend)
         kind = str(backend.get("type") or "").lower()
         if kind not in ("vllm", "vllmdisaggregated"):
             continue
         where = Location(file, backend.line) if isinstance(backend, LineDict) else loc
-        uri = model_from_uri(backend.get("modelURI"))
+        uri = model_from_uri(model_field(backend, "modelURI", f"{field_at}.modelURI", file, where))
         copies = int_field(backend, "minReplicas", 1, where, "spec.backends[].minReplicas")
         for worker in as_list(backend.get("workers")):
             worker = as_map(worker)

@@ -37,7 +37,7 @@ from .fields import as_list, as_map, int_field, line_of, read_annotations, suppr
 from .groups import OME_MODEL_KINDS as MODEL_KINDS
 from .groups import OME_RUNTIME_KINDS as RUNTIME_KINDS
 from .groups import OME_SERVICE as SERVICE
-from .serving import MODEL_MOUNTS, Implied, crd_group, model_from_uri, unplaced
+from .serving import MODEL_MOUNTS, Implied, crd_group, model_field, model_from_uri, unplaced
 
 #: The engine container of a runtime of the older shape, and the name OME gives a runner that has none.
 MAIN = "ome-container"
@@ -312,7 +312,8 @@ def _storage_uri(model: CrossRef | None) -> str:
     """The base model's ``spec.storage.storageUri`` (``hf://org/name``, ``oci://…``, ``pvc://…``), or ""."""
     if model is None:
         return ""
-    uri = as_map(as_map(model.obj.get("spec")).get("storage")).get("storageUri")
+    storage = as_map(as_map(model.obj.get("spec")).get("storage"))
+    uri = model_field(storage, "storageUri", "spec.storage.storageUri", model.location.file, model.location)
     return uri.strip() if isinstance(uri, str) else ""
 
 

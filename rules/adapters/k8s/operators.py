@@ -52,6 +52,7 @@ from .serving import (
     gpu_count,
     key_location,
     memory_shm,
+    model_field,
     model_from_uri,
     mounts_shm,
     parallelism,
@@ -138,13 +139,26 @@ _KUBEAI_VLLM_PROBES: dict[str, dict[str, Any]] = {
 }
 
 
+def _env_list(env: Any) -> list[LineDict]:
+    """A ``{NAME: value}`` env mapping (KubeAI's ``spec.env``) as the container's env list, each entry at its
+    name's line, so that a value of the wrong type is an error where it was written."""
+    out: list[LineDict] = []
+    for k, v in as_map(env).items():
+        entry = LineDict({"name": str(k), "value": v})
+        entry.line = env.key_lines.get(k) if isinstance(env, LineDict) else None
+        if entry.line is not None:
+            entry.key_lines = {"name": entry.line, "value": entry.line}
+        out.append(entry)
+    return out
+
+
 def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     if str(spec.get("engine") or "").upper() != "VLLM":
         return True  # OLlama, FasterWhisper, Infinity: recognised, not vLLM
     file = loc.file
     implied = Implied(entrypoint=(None, API_SERVER))
-    url = model_from_uri(spec.get("url"))
+    url = model_from_uri(model_field(spec, "url", "spec.url", file, loc))
     if url is not None:
         implied.model = (url, key_location(spec, "url", file, loc))
     profile = spec.get("resourceProfile")
@@ -162,7 +176,7 @@ def add_kubeai_model(obj: Mapping[str, Any], loc: Location, inv: Inventory, line
             implied.pool = _custom_profile_pool(name, where)
             implied.gpus = (UNKNOWN, where)
             implied.resource = vendor_resources()[implied.pool.accelerator or "nvidia"]
-    env = [{"name": str(k), "value": v} for k, v in as_map(spec.get("env")).items()]
+    env = _env_list(spec.get("env"))
     container = synthetic_container("server", spec, file, image=spec.get("image"), args=spec.get("args") or [],
                                     env=env or None)
     volume, mount = memory_shm("dshm", container)  # what KubeAI's model controller gives every vLLM pod
@@ -318,7 +332,7 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     file = loc.file
     name = as_map(obj.get("metadata")).get("name") or "unnamed"
     artifacts = as_map(spec.get("modelArtifacts"))
-    uri = model_from_uri(artifacts.get("uri"))
+    uri = model_from_uri(model_field(artifacts, "uri", "spec.modelArtifacts.uri", file, loc))
     for role in ("decode", "prefill"):
         part = as_map(spec.get(role))
         if not part:
@@ -415,6 +429,7 @@ def add_arks_application(obj: Mapping[str, Any], loc: Location, inv: Inventory, 
     instance = as_map(spec.get("instanceSpec"))
     implied = Implied()
     parallelism(implied, spec, ("tensorParallelSize",), "spec", loc, file)
+    model_field(spec.get("model"), "name", "spec.model.name", file, loc)  # a wrong type: refused at its line
     container = synthetic_container("main", spec, file, image=spec.get("runtimeImage") or ARKS_DEFAULT_VLLM_IMAGE,
                                     command=list(API_SERVER), args=_arks_args(spec, meta))
     if isinstance(spec, LineDict) and "runtimeImage" in spec.key_lines:

@@ -23,7 +23,7 @@ from ...vllm.args import parse_serve_args
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field
 from .parse import Lines
-from .pods import read_pod
+from .pods import read_pod, string_field
 from .workloads import fill_placement, make_group, note_launch
 
 #: Where serving operators mount the downloaded model; a launch naming it serves the resource's model.
@@ -76,6 +76,15 @@ def parallelism(implied: Implied, d: Mapping[str, Any], keys: Sequence[str], pat
         if values[key] is not None:
             implied.flags.append((PARALLELISM_FLAGS[key], values[key], key_location(d, key, file, loc)))
     return values
+
+
+def model_field(d: Any, key: str, what: str, file: str | None, default: Location) -> Any:
+    """The model reference ``d[key]`` of a custom resource (KServe ``storageUri``, an LLMInferenceService's
+    ``model.uri``, KubeAI's ``url``, an ArksApplication's ``model.name``, ...): the string, None when absent or
+    null, UNKNOWN when not known yet; any other value is an :class:`InputError` at the field's own line (the
+    API server refuses a non-string there), never read as a resource that names no model."""
+    value = d.get(key) if isinstance(d, Mapping) else None
+    return string_field(value, what, file, key_location(d, key, file, default).line)
 
 
 def key_location(d: Any, key: str, file: str | None, default: Location) -> Location:

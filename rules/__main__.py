@@ -828,12 +828,12 @@ class _Reporter:
 
 
 #: The environment switch of the pack's transport: ``grpcio`` serves through pulumi-policy's grpcio server;
-#: ``h2`` (or unset) through :mod:`shardwise.rules.app.grpc_h2`, where ``h2`` is importable.
+#: ``h2`` (or unset) through :mod:`shardwise.rules.app.grpc_h2`, where ``hpack`` (its one dependency) is importable.
 TRANSPORT_ENV = "SHARDWISE_PACK_TRANSPORT"
 
 
 def transport(environ: Mapping[str, str] = os.environ) -> str:
-    """The transport the pack serves through: ``"h2"`` (its own, the default where ``h2`` is importable) or
+    """The transport the pack serves through: ``"h2"`` (its own, the default where ``hpack`` is importable) or
     ``"grpcio"`` (pulumi-policy's server; forced by ``SHARDWISE_PACK_TRANSPORT=grpcio``)."""
     wanted = environ.get(TRANSPORT_ENV, "").strip().lower()
     if wanted == "grpcio":

@@ -193,7 +193,8 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
         return resolve(None, None, missing="the image is not known yet")
     found = resolve(None, c.image if c is not None else None)
     if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
-        return ResolvedVersion(found.version, "assumed", f"{found.detail} (declare it: annotation {ANN_VLLM_VERSION})")
+        return ResolvedVersion(found.version, "assumed",
+                               f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")
     return found
 
 

@@ -484,8 +484,8 @@ def test_a_workload_declares_the_vllm_release_its_image_tag_does_not_name(work, 
     f = write(work / "tp2.yaml", TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom))
     rc, out, _ = run(capsys, "lint", f)
     assert (rc, out.splitlines()[0].split(": ", 1)[1].rsplit(" (vLLM ", 1)[1]) == (
-        1, f"{CURRENT_RELEASE}, assumed: tag build-4512 names no vLLM release (declare it: annotation "
-           "shardwise.dev/vllm-version)) (Deployment serving/llama8b-tp2)")
+        1, f"{CURRENT_RELEASE}, assumed: tag build-4512 names no vLLM release; declare it with the annotation "
+           "shardwise.dev/vllm-version) (Deployment serving/llama8b-tp2)")
     declared = TP2_8B.replace("vllm/vllm-openai:v0.11.0", custom).replace(
         '{shardwise.dev/target-concurrency: "128"}',
         '{shardwise.dev/target-concurrency: "128", shardwise.dev/vllm-version: "v0.11.0"}')

@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 42 + 59 + 235
+    assert len(records) == 42 + 59 + 236
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -1309,3 +1309,19 @@ def test_an_entry_that_restates_its_context_gets_it_from_vllms_derivation():
     assert wrong == {}
     assert [derived_max_model_len(by_id[i]) for i in ("moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Thinking",
                                                       "moonshotai/Kimi-K2.5")] == [131072, 262144, 262144]
+
+
+def test_minimax_m27_and_its_nvfp4_checkpoint_keep_their_own_config_lengths() -> None:
+    """MiniMaxAI/MiniMax-M2.7's own config.json has max_position_embeddings 204,800 and NVIDIA's NVFP4 checkpoint's
+    196,608 (both as ai-dynamo/aiconfigurator caches them at 69386f5): the quantised checkpoint is its own entry, not
+    the original's shape under another name, and its ignore list keeps lm_head, every layer's self-attention and router
+    gate 16-bit (2,779,695,104 parameters), so its weights are 125.17 GiB."""
+    from shardwise.rules.capacity.weights import checkpoint_precision, ignored_params, weights_bytes
+
+    original, nvfp4 = find_model("MiniMaxAI/MiniMax-M2.7"), find_model("nvidia/MiniMax-M2.7-NVFP4")
+    assert (original.max_position_embeddings, original.precision) == (204_800, "fp8")
+    assert (nvfp4.max_position_embeddings, nvfp4.precision, nvfp4.quantization, nvfp4.base_model) == (
+        196_608, "nvfp4", "modelopt", "MiniMaxAI/MiniMax-M2.7")
+    assert "aiconfigurator/blob/69386f5f55d9e461a87bf6275d973191a5a19fc6" in original.source
+    assert ignored_params(nvfp4) == 2_779_695_104
+    assert round(weights_bytes(nvfp4, checkpoint_precision(nvfp4)) / 2**30, 2) == 125.17

@@ -65,6 +65,11 @@ DATA_13 = Path(__file__).with_name("data") / "plan_cases_13.json"
 # Phi-4-mini, Qwen3-1.7B, the DeepSeek-V3.2-Exp guide, Kimi-K2.7-Code), NVIDIA Dynamo's DeepSeek-R1 FP4 recipe on GB200,
 # LeaderWorkerSet's vLLM example and KubeAI's Tulu 3 8B and DeepSeek-R1 MI300X manifests
 DATA_14 = Path(__file__).with_name("data") / "plan_cases_14.json"
+# the fifteenth set (issue 28, plancases15), from vLLM's recipe files none of them cites (Qwen3.8-27B on RTX 5090 and
+# GB300, LFM2.5-1.2B-Instruct, Hunyuan-A13B's yaml at its benchmark load), KAITO's workspaces (DeepSeek-V3-0324 over six
+# 2-GPU VMs, Llama 3.1 8B as DP4, Phi-4, DeepSeek-R1-Distill-Qwen-14B), GKE's NeMo-RL Gemma 3 27B sample and NVIDIA
+# Dynamo's 16-GPU GB200 DeepSeek-R1 FP4 recipe
+DATA_15 = Path(__file__).with_name("data") / "plan_cases_15.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -88,7 +93,7 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12, DATA_13, DATA_14):
+                                   DATA_12, DATA_13, DATA_14, DATA_15):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

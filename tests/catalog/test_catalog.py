@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 42 + 59 + 235
+    assert len(records) == 42 + 59 + 238
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -1309,3 +1309,37 @@ def test_an_entry_that_restates_its_context_gets_it_from_vllms_derivation():
     assert wrong == {}
     assert [derived_max_model_len(by_id[i]) for i in ("moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Thinking",
                                                       "moonshotai/Kimi-K2.5")] == [131072, 262144, 262144]
+
+
+def test_minimax_m27_and_its_nvfp4_checkpoint_keep_their_own_config_lengths() -> None:
+    """MiniMaxAI/MiniMax-M2.7's own config.json has max_position_embeddings 204,800 and NVIDIA's NVFP4 checkpoint's
+    196,608 (both as ai-dynamo/aiconfigurator caches them at 69386f5): the quantised checkpoint is its own entry, not
+    the original's shape under another name, and its ignore list keeps lm_head, every layer's self-attention and router
+    gate 16-bit (2,779,695,104 parameters), so its weights are 125.17 GiB."""
+    from shardwise.rules.capacity.weights import checkpoint_precision, ignored_params, weights_bytes
+
+    original, nvfp4 = find_model("MiniMaxAI/MiniMax-M2.7"), find_model("nvidia/MiniMax-M2.7-NVFP4")
+    assert (original.max_position_embeddings, original.precision) == (204_800, "fp8")
+    assert (nvfp4.max_position_embeddings, nvfp4.precision, nvfp4.quantization, nvfp4.base_model) == (
+        196_608, "nvfp4", "modelopt", "MiniMaxAI/MiniMax-M2.7")
+    assert "aiconfigurator/blob/69386f5f55d9e461a87bf6275d973191a5a19fc6" in original.source
+    assert ignored_params(nvfp4) == 2_779_695_104
+    assert round(weights_bytes(nvfp4, checkpoint_precision(nvfp4)) / 2**30, 2) == 125.17
+
+
+@pytest.mark.parametrize(("model_id", "base", "ignored", "weights_gib"), [
+    ("nvidia/Kimi-K2.6-NVFP4", "moonshotai/Kimi-K2.6", 9_207_343_104, 554.05),
+    ("nvidia/Qwen3.5-397B-A17B-NVFP4", "Qwen/Qwen3.5-397B-A17B", 7_638_485_760, 221.43),
+])
+def test_nvidias_nvfp4_checkpoints_are_sized_with_their_own_ignore_lists(model_id, base, ignored, weights_gib) -> None:
+    """NVIDIA's ModelOpt NVFP4 checkpoints leave more than the embeddings 16-bit (their config.json's ignore lists, as
+    ai-dynamo/aiconfigurator caches them at 095f58a: Kimi-K2.6's self-attention, first layer, shared experts and vision
+    tower; Qwen3.5-397B's linear and full attention, shared experts, vision tower and MTP layer): as catalog entries
+    they are sized with those lists, not as the base model wholly 4-bit (541.73 and 211.21 GiB before)."""
+    from shardwise.rules.capacity.weights import checkpoint_precision, ignored_params, weights_bytes
+
+    shape = find_model(model_id)
+    assert (shape.precision, shape.quantization, shape.base_model) == ("nvfp4", "modelopt", base)
+    assert "aiconfigurator/blob/095f58a51c4ca8e61b66ec108d86f223f8d559ce" in shape.source
+    assert ignored_params(shape) == ignored
+    assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == weights_gib

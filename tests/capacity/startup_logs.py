@@ -166,6 +166,44 @@ QWEN3_CODER_480B_FP8 = dataclasses.replace(
     hf_config={**_QWEN3_CODER_480B.hf_config,
                "quantization_config": find_model("Qwen/Qwen3-235B-A22B-FP8").hf_config["quantization_config"]})
 
+#: Google's quantisation-aware-trained Gemma 4 exports in compressed-tensors W4A16 (set 22), which vLLM loads with
+#: ``CompressedTensorsWNA16`` (MarlinLinearKernel): int4 symmetric, group 32 (xbill9/gemma4-dev
+#: ``gpu-vllm-t4-2b/benchmarks/runs/2026-09-18-qat-vs-bf16-t4/REPORT.md`` at 5f0fa566: "int4 symmetric, group 32,
+#: MarlinLinearKernel"; its ``QUANTIZATION.md``: group size 32 measured on the shards). Only the transformer body is
+#: 4-bit: the E2B export's safetensors header (xbill9/sagemaker-gemma ``docs/articles/evidence/qat-safetensors-header.txt``
+#: as its QAT article tabulates it) stores the per-layer embedding, the vocabulary embedding and the audio and vision
+#: towers in BF16, and the 31B export keeps ``embed_tokens`` and the norms in BF16 (gemma4-dev ``QUANTIZATION.md``,
+#: bit-identical to the unquantised release). The checkpoints' config.json were not read; the ignore list is spelt as
+#: regular expressions over those modules, not verbatim. The E4B and 31B exports are taken to share the E2B's format.
+_GEMMA4_QAT_W4A16_QUANT = {
+    "quant_method": "compressed-tensors", "format": "pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": True}}},
+    "ignore": ["lm_head", "re:.*embed.*", "re:.*vision_tower.*", "re:.*audio_tower.*"],
+}
+
+
+def _gemma4_qat(base: str, repo: str) -> ModelShape:
+    shape = find_model(base)
+    return dataclasses.replace(
+        shape, id=repo, precision="int4", quantization="compressed-tensors", base_model=base,
+        hf_config={**shape.hf_config, "quantization_config": _GEMMA4_QAT_W4A16_QUANT})
+
+
+GEMMA4_E2B_QAT = _gemma4_qat("google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct")
+GEMMA4_E4B_QAT = _gemma4_qat("google/gemma-4-E4B-it", "google/gemma-4-E4B-it-qat-w4a16-ct")
+GEMMA4_31B_QAT = _gemma4_qat("google/gemma-4-31B-it", "google/gemma-4-31B-it-qat-w4a16-ct")
+#: xbill9/gemma-4-26B-A4B-it-qat-q4_0-w4a16-ct (set 22): a local repack of Google's 26B-A4B ``-qat-q4_0-unquantized``
+#: release (whose values already sit on a 4-bit grid in groups of 32, gemma4-dev ``QUANTIZATION.md``) into the same
+#: compressed-tensors W4A16 format; the log names ``compressed-tensors``. Its ignore list is not published; taken as the
+#: Google exports' (embeddings and vision tower in BF16) plus the routers, which vLLM's fused-MoE path reads unquantised.
+_GEMMA4_26B_REPACK = find_model("google/gemma-4-26B-A4B-it")
+GEMMA4_26B_A4B_W4A16_REPACK = dataclasses.replace(
+    _GEMMA4_26B_REPACK, id="xbill9/gemma-4-26B-A4B-it-qat-q4_0-w4a16-ct", precision="int4",
+    quantization="compressed-tensors", base_model="google/gemma-4-26B-A4B-it",
+    hf_config={**_GEMMA4_26B_REPACK.hf_config, "quantization_config": {
+        **_GEMMA4_QAT_W4A16_QUANT, "ignore": [*_GEMMA4_QAT_W4A16_QUANT["ignore"], "re:.*router.*"]}})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -174,6 +212,8 @@ SHAPES: dict[str, ModelShape] = {
     "GPT_OSS_20B_ABLITERATED": GPT_OSS_20B_ABLITERATED, "LLAMA33_70B_FP8_MODELOPT": LLAMA33_70B_FP8_MODELOPT,
     "GEMMA4_31B_NVFP4_MODELOPT": GEMMA4_31B_NVFP4_MODELOPT, "GLM47_FP8": GLM47_FP8,
     "QWEN3_CODER_480B_FP8": QWEN3_CODER_480B_FP8,
+    "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
+    "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK,
 }
 
 

@@ -183,15 +183,20 @@ _GEMMA4_QAT_W4A16_QUANT = {
 }
 
 
-def _gemma4_qat(base: str, repo: str) -> ModelShape:
+def _gemma4_qat(base: str, repo: str, tied: bool = True) -> ModelShape:
     shape = find_model(base)
     return dataclasses.replace(
-        shape, id=repo, precision="int4", quantization="compressed-tensors", base_model=base,
+        shape, id=repo, precision="int4", quantization="compressed-tensors", base_model=base, tie_word_embeddings=tied,
         hf_config={**shape.hf_config, "quantization_config": _GEMMA4_QAT_W4A16_QUANT})
 
 
-GEMMA4_E2B_QAT = _gemma4_qat("google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct")
-GEMMA4_E4B_QAT = _gemma4_qat("google/gemma-4-E4B-it", "google/gemma-4-E4B-it-qat-w4a16-ct")
+#: The E-series exports carry an LM head of their own (untied), read from the E2B export's header (added after set
+#: 22 was scored): its "Vocabulary embedding" is 1.611 GB BF16, 2 x 262,144 x 1,536 x 2 bytes, two tables where the
+#: tied release has one (xbill9/sagemaker-gemma's QAT article); the logged weights agree (E2B 8.01 - 8.02 GiB, E4B
+#: 11.04, each about one 16-bit head, 0.75 and 1.25 GiB, above the tied count). The 31B export is tied: its 19.78 GiB
+#: logged leaves no room for a second 2.62 GiB table (gemma4-dev QUANTIZATION.md: embed_tokens alone, bit-identical).
+GEMMA4_E2B_QAT = _gemma4_qat("google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct", tied=False)
+GEMMA4_E4B_QAT = _gemma4_qat("google/gemma-4-E4B-it", "google/gemma-4-E4B-it-qat-w4a16-ct", tied=False)
 GEMMA4_31B_QAT = _gemma4_qat("google/gemma-4-31B-it", "google/gemma-4-31B-it-qat-w4a16-ct")
 #: xbill9/gemma-4-26B-A4B-it-qat-q4_0-w4a16-ct (set 22): a local repack of Google's 26B-A4B ``-qat-q4_0-unquantized``
 #: release (whose values already sit on a 4-bit grid in groups of 32, gemma4-dev ``QUANTIZATION.md``) into the same

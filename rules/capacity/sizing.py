@@ -1158,8 +1158,9 @@ def checkpoint_kv_dtype(model: ModelShape) -> str | None:
 
 
 def _checkpoint_kv_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> EngineSettings:
-    """The settings with ``--kv-cache-dtype auto`` resolved as vLLM ``rv`` resolves it (``Behaviour.
-    kv_dtype_from_checkpoint``, 0.14.0+): a ModelOpt checkpoint's own FP8 KV cache format (:func:`checkpoint_kv_dtype`)."""
+    """The settings with ``--kv-cache-dtype auto`` resolved as vLLM ``rv`` resolves it
+    (``Behaviour.kv_dtype_from_checkpoint``, 0.14.0+): a ModelOpt checkpoint's own FP8 KV cache format
+    (:func:`checkpoint_kv_dtype`)."""
     if s.kv_cache_dtype not in ("", "auto") or not rv.behaviour.kv_dtype_from_checkpoint:
         return s
     resolved = checkpoint_kv_dtype(model)

@@ -209,6 +209,18 @@ GEMMA4_26B_A4B_W4A16_REPACK = dataclasses.replace(
     hf_config={**_GEMMA4_26B_REPACK.hf_config, "quantization_config": {
         **_GEMMA4_QAT_W4A16_QUANT, "ignore": [*_GEMMA4_QAT_W4A16_QUANT["ignore"], "re:.*router.*"]}})
 
+#: cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4 (set 22, second batch): Qwen3.8-27B (catalog, as its AWQ-INT4 sibling) in 4-bit
+#: with "the unquantised part kept in bf16" (SuperSumanov/aira-dojo-noise-robust ``LOCAL_VLLM_SERVER.md``: 26.9 GB
+#: against the AWQ-INT4 export's 21 GB). Its config.json was not read: the ignore list is assumed, spelt as the
+#: Qwen3.6 NVFP4 recipe's for a dense model (the Gated DeltaNet ``linear_attn`` blocks, the vision tower and the LM
+#: head 16-bit; a dense model has no routers), and the format as the catalog's AWQ-INT4 sibling (AWQ, 4 bits, group 128).
+_QWEN38_AWQ = find_model("cyankiwi/Qwen3.8-27B-AWQ-INT4")
+QWEN38_27B_AWQ_BF16_INT4 = dataclasses.replace(
+    _QWEN38_AWQ, id="cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4",
+    hf_config={**_QWEN38_AWQ.hf_config, "quantization_config": {
+        **_QWEN38_AWQ.hf_config["quantization_config"],  # type: ignore[dict-item]
+        "modules_to_not_convert": ["lm_head", "linear_attn", "visual"]}})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -218,7 +230,7 @@ SHAPES: dict[str, ModelShape] = {
     "GEMMA4_31B_NVFP4_MODELOPT": GEMMA4_31B_NVFP4_MODELOPT, "GLM47_FP8": GLM47_FP8,
     "QWEN3_CODER_480B_FP8": QWEN3_CODER_480B_FP8,
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
-    "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK,
+    "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
 }
 
 

@@ -521,6 +521,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the warm QAT E2B start on a T4 is within 1 %",
         "the checkpoints' safetensors index (the catalog's 5.1 B and 8.0 B are the cards' rounded totals) and what "
         "vLLM's gemma4_mm allocates beyond them"),
+    "qwen38-awq-3090": (
+        "cyankiwi's Qwen3.8-27B AWQ checkpoints at 0.29.0 on RTX 3090s (TP2 over PCIe and one card, fp8_e5m2 KV, text "
+        "only): the weights differ from the shapes (AWQ-INT4 0.87 GiB over the estimate, the AWQ-BF16-INT4 ignore list "
+        "assumed), and the hybrid layout gives 1.8 - 4.4 % more tokens than the logged budgets hold, where set 21's "
+        "Qwen3.8-27B-FP8 pair with prefix caching declared is exact; the TP2 budgets are 0.97 GiB under with a cold "
+        "compile charged",
+        "the checkpoints' config.json and the starts' 'Setting attention block size' / mamba page lines and compile lines"),
     "text-only-warm-restart": (
         "a marginal 31B QAT start on an L4 at 0.97 whose count is the container's warm second start after a cold one "
         "refused (-0.29 GiB), with every modality limit 0 (0.15+ builds no vision tower, still charged: 0.42 GiB)",
@@ -537,6 +544,7 @@ _KUBESIMPLIFY = "https://github.com/kubesimplify/website/blob/"
 _GEMMA_FORGE = "https://github.com/kenrollins/gemma-forge/blob/2982efbd0117a0da9eccd9161bee8ff5801baa4a/docs/journal/"
 _XBILL_DEV = "https://github.com/xbill9/gemma4-dev/blob/"
 _XBILL_SM = "https://github.com/xbill9/sagemaker-gemma/blob/"
+_AIRA = "https://github.com/SuperSumanov/aira-dojo-noise-robust/blob/"
 MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
      "vllm-startup-success.log", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 1, 1, 10_576): "wsl2-cold-compile",
@@ -603,6 +611,12 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "0.29.0", "google/gemma-4-E2B-it-qat-w4a16-ct", 1, 1, 1, 519_681): "gemma4-e-weights",
     (_XBILL_SM + "216f88e343679aec8e17ddbc4ed8e6a518116794/docs/runs/2026-09-28-l4-26b-31b/NOTES.md", "0.30.0",
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
+    (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
+     "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 560_445): "qwen38-awq-3090",
+    (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
+     "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 541_764): "qwen38-awq-3090",
+    (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
+     "cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 1, 1, 120_422): "qwen38-awq-3090",
 }
 
 

@@ -1138,6 +1138,39 @@ def _encoder_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, not
     return replace(s, mm_encoder_tp_mode=None)
 
 
+def checkpoint_kv_dtype(model: ModelShape) -> str | None:
+    """The KV cache dtype a ModelOpt checkpoint names for ``--kv-cache-dtype auto`` (vLLM's
+    ``get_kv_cache_quant_algo_string``, ``utils/torch_utils.py`` v0.30.0): its quantization_config's
+    ``kv_cache_scheme`` or ``kv_cache_quant_algo``, at the top level or under ``quantization``; FP8 (the string, or a
+    static 8-bit float scheme) is ``fp8_e4m3``. None for any other checkpoint, and for a format this model does not
+    size from the checkpoint (0.30's NVFP4 KV scheme)."""
+    qc = model.hf_config.get("quantization_config")
+    if not isinstance(qc, dict) or not str(qc.get("quant_method", "")).startswith("modelopt"):
+        return None
+    inner = qc.get("quantization", qc)
+    inner = inner if isinstance(inner, dict) else qc
+    algo = (inner.get("kv_cache_scheme") or qc.get("kv_cache_scheme") or inner.get("kv_cache_quant_algo")
+            or qc.get("kv_cache_quant_algo"))
+    if isinstance(algo, dict):
+        fp8 = algo.get("dynamic") is False and algo.get("num_bits") == 8 and algo.get("type") == "float"
+        algo = "fp8" if fp8 else None
+    return "fp8_e4m3" if isinstance(algo, str) and algo.lower() == "fp8" else None
+
+
+def _checkpoint_kv_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> EngineSettings:
+    """The settings with ``--kv-cache-dtype auto`` resolved as vLLM ``rv`` resolves it
+    (``Behaviour.kv_dtype_from_checkpoint``, 0.14.0+): a ModelOpt checkpoint's own FP8 KV cache format
+    (:func:`checkpoint_kv_dtype`)."""
+    if s.kv_cache_dtype not in ("", "auto") or not rv.behaviour.kv_dtype_from_checkpoint:
+        return s
+    resolved = checkpoint_kv_dtype(model)
+    if resolved is None:
+        return s
+    notes.append(f"--kv-cache-dtype auto: vLLM {rv.version} takes the checkpoint's own KV cache format "
+                 f"({resolved}: its quantization config's kv_cache_quant_algo), one byte an element")
+    return replace(s, kv_cache_dtype=resolved)
+
+
 class WeightsAlone(NamedTuple):
     """What a sizing of one pipeline stage says of the weights, told without the sizing (:func:`weights_alone`)."""
 
@@ -1196,6 +1229,7 @@ def _size_deployment(
     b = rv.behaviour
     notes: list[str] = []
     s = _encoder_mode(model, s, rv, notes)
+    s = _checkpoint_kv_mode(model, s, rv, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)

@@ -237,7 +237,7 @@ def weights_bytes(model: ModelShape, precision: Precision, quantization: str | N
     bpp = bytes_per_param(model, precision, quantization)
     if bpp >= 2.0:
         return model.params * bpp
-    embed = min(model.embedding_params, model.params)
+    embed = min(model.embedding_params + per_layer_embedding_params(model), model.params)
     if (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION and model.moe is not None:
         # ``--quantization experts_int8``: the routed experts at ``precision``, everything else 16-bit
         experts = min(expert_params(model), model.params - embed)
@@ -250,6 +250,21 @@ def weights_bytes(model: ModelShape, precision: Precision, quantization: str | N
         kept += model.vision_params + ignored_params(model)
     kept = min(kept, model.params)
     return kept * 2.0 + (model.params - kept) * bpp
+
+
+def per_layer_embedding_params(model: ModelShape) -> int:
+    """Parameters of the per-layer embedding table of Gemma 3n and the Gemma 4 E-series (``hidden_size_per_layer_input``
+    d > 0): ``vocab_size_per_layer_input`` rows (the vocabulary when absent) of d values for every decoder layer. vLLM
+    builds it as a ``VocabParallelEmbedding`` (``embed_tokens_per_layer``, ``vllm/model_executor/models/gemma4.py`` at
+    v0.30.0), a row lookup: a quantised checkpoint whose scheme targets ``Linear`` leaves it 16-bit
+    (``CompressedTensorsConfig.get_quant_method`` returns no method for an embedding its scheme does not name), like the
+    input embeddings. Google's QAT W4A16 export of gemma-4-E2B stores it in BF16, 4.70 GB of the file (set 22,
+    xbill9/sagemaker-gemma's safetensors header). 0 for every other model."""
+    d = _cfg_int(model, "hidden_size_per_layer_input") or 0
+    if d <= 0:
+        return 0
+    vocab = _cfg_int(model, "vocab_size_per_layer_input") or model.vocab_size
+    return d * model.num_hidden_layers * vocab
 
 
 # --------------------------------------------------------------------------------------------------

@@ -350,6 +350,11 @@ class Behaviour:
     #: smallest worker's budget (0.14.0-0.16.x, ``get_kv_cache_configs``' merged global groups); before and after,
     #: each worker's own layers against its own budget
     pp_check_whole_model: bool = False
+    #: ``--kv-cache-dtype auto`` takes a ModelOpt checkpoint's own KV cache format (0.14.0+,
+    #: ``resolve_kv_cache_dtype_string`` in ``utils/torch_utils.py``, called by ``EngineArgs.create_engine_config``;
+    #: read at 0.14.0, 0.14.1, 0.19.0, 0.29.0 and 0.30.0, absent from 0.13.0's ``engine/arg_utils.py``): its
+    #: ``kv_cache_quant_algo`` (or ``kv_cache_scheme``) FP8 caches one byte an element
+    kv_dtype_from_checkpoint: bool = False
 
     @property
     def version(self) -> Version:
@@ -383,7 +388,7 @@ _COPIED_FIELDS: frozenset[str] | None = (
 def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
     """The release ``since`` as what changed from the row before it: the object ``dataclasses.replace(prev,
     since=since, **changed)`` makes (equal, the same attributes in the same order), made by copying ``prev``'s
-    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 63 by keyword, about 200K
+    attributes. ``replace`` reads every field and calls the frozen ``__init__`` with all 64 by keyword, about 200K
     instructions a row: 5.8M of a one-file lint's start-up for the 29 rows. A name that is not a field is refused
     as ``replace`` refuses it."""
     if _COPIED_FIELDS is None:
@@ -424,7 +429,8 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
-_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True)
+_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
+              kv_dtype_from_checkpoint=True)
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True)

@@ -263,6 +263,30 @@ switch) and shrinedogg/biggs.dog PR #481 (no figures in the excerpt); club-3090'
 2 x RTX 5090 and 2 x RTX 3090 Qwen3.8-27B-FP8 ones (Genesis-patched composes); the 1Cat-vLLM fork's PR #518; a 0.23.0
 Qwen2.5-VL-7B refusal at 0.22 and several 0.2x logs whose repository the code index does not name; llm-d's 2 x L40S
 KV-offload reports (the start-up logs are compressed, ``.zst``); and the llm-d-benchmark H100 profiling notes (set 1's).
+
+Set 22 (``data/startup_logs_22.json``, logs22: found by exact-string search of committed logs and reports, not issue
+threads) holds thirteen rows from two repositories of one author: xbill9/gemma4-dev (Gemma 4 E2B on one Tesla T4: the
+0.28.0 image on AWS g4dn, 0.29.0 from PyPI on GCE in bf16 and Google's QAT W4A16 export) and xbill9/sagemaker-gemma (the
+AWS SageMaker vLLM 0.30.0 container on one L4 and one L40S: E2B and E4B in bf16 and QAT, a 26B-A4B W4A16 repack, 31B QAT
+and NVIDIA's 31B NVFP4 on Marlin; a 31B QAT refusal at 0.9 on the L4, torch out of memory at load, and a marginal 31B QAT
+start at 0.97, text only). Blind: verdicts 13/13, KV 0/1, tokens 3/12, weights 8/12. Classes found and fixed from
+vLLM's source: the per-layer embedding table of the E-series stays 16-bit in a quantised checkpoint (``weights.
+per_layer_embedding_params``; E2B QAT 3.88 -> 7.02 GiB), and from 0.14.0 ``--kv-cache-dtype auto`` takes a ModelOpt
+checkpoint's FP8 KV format (``sizing.checkpoint_kv_dtype``; the NVFP4 row 10,724 -> 21,453 tokens against 21,870); the
+QAT E2B / E4B shapes carry an untied LM head, read from the export's header after scoring. After: verdicts 13/13, KV
+1/1, tokens 6/12, weights 9/12; no earlier row changes. Open: ``gemma4-cold-peak``, ``compile-state-unread``,
+``gemma4-e-weights``, ``text-only-warm-restart`` (startup_logs.MISS_CAUSES) and the NVFP4-on-Marlin weights. A second
+batch, committed before it was scored: SuperSumanov/aira-dojo-noise-robust's Qwen3.8-27B in 4 bits on RTX 3090s at 0.29.0
+(cyankiwi's AWQ-BF16-INT4 at TP2 over PCIe at 262,144 and 131,072 tokens, its AWQ-INT4 on one card, eager; fp8_e5m2 KV,
+text only): blind verdicts 3/3, KV 0/3, tokens 0/3, weights 2/3, all three in ``qwen38-awq-3090`` (the first layout
+misses of the sets: the hybrid layout 1.8 - 4.4 % over the logged budgets). Searched for
+and left out: the same author's MI300X runs (``vllm/vllm-openai-rocm:nightly`` and 0.31.1rc1 development builds), its
+Gemma 4 12B runs (the catalog lacks the 12B), its g5g (Graviton + T4G) runs (a 0.27.2rc1 source build); a French
+Ollama-to-vLLM migration report with a Qwen2.5-7B-Instruct-AWQ refusal at 0.35 and starts at 0.45 / 0.60 on an L4 at
+0.28.0 beside a resident Ollama (its repository is not named by the index); a 0.31.0 Qwen2.5-7B-AWQ smoke log on an
+H200 (synapse_bench tests: repository and memory utilisation not identified); the dual-Qwen3.5 compose on one L40S
+(two engines on one GPU, a 0.16.1rc1 development build); and the issue threads the search returned, all cited or left
+out by earlier sets (vllm#21348, #27508, #26612, #28228, ragflow#9856, vllm PR #29335, syv-ai/qwen38-27b-rtx3090).
 """
 
 from __future__ import annotations
@@ -595,13 +619,19 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 94
+    assert len(split) == 98
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
     # vllm#21348 (set 19, 0.9.2 inferred from the issue's date, an LMCache connector): 1.1 % fewer tokens than its
     # 8.11 GiB give at 48,128 bytes a token (94 layers, one KV head a GPU at TP4): at TP4 each of the four workers logs
     # its own budget and, in 0.9.2, its own token count before the engine keeps the fewest blocks of all
     # (unify_kv_cache_configs), so the thread's two lines need not be one worker's (2,047 tokens are 0.09 GiB)
-    assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348"))]
+    # set 22: cyankiwi's Qwen3.8-27B AWQ checkpoints on RTX 3090s at 0.29.0 with fp8_e5m2 pages, text only: the
+    # hybrid layout gives 1.8 % (TP2, 262,144 tokens), 3.3 % (TP2, 131,072) and 4.4 % (one GPU, 114,688) more tokens
+    # than the logged budget holds, the first layout misses of the sets (class qwen38-awq-3090; set 21's
+    # Qwen3.8-27B-FP8 pair, prefix caching declared, is exact)
+    qwen38 = [lg for lg in LOGS if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")]
+    assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), *qwen38]
+    assert [score(lg).tokens_from_logged_kv for lg in qwen38] == [570795, 559399, 125770]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
 
 
@@ -630,13 +660,17 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 60236, 57086, 57065),
+        ("budget", "0.29.0", "google/gemma-4-E2B-it-qat-w4a16-ct", "T4", 1, 1, 550385, 519904, 519681),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
+        ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 154903, 125770, 120422),
+        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 498676, 559399, 541764),
+        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 508957, 570795, 560445),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 253792, 180926, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
-    assert sum(sc.miss_class == "unsplit" for sc in misses) == 10
-    assert ("token counts outside 5 %, by where the error is: budget 15, layout 0, stage 1, rank 1, unsplit 10"
+    assert sum(sc.miss_class == "unsplit" for sc in misses) == 15
+    assert ("token counts outside 5 %, by where the error is: budget 16, layout 1, stage 1, rank 3, unsplit 15"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -735,11 +769,14 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 5, "pcie-tp4": 1,
                       "large-tp-communicators": 3, "pip-sort": 1, "install-unknown": 2, "weights-format": 2,
                       "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
-                      "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2}
+                      "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2, "gemma4-cold-peak": 3,
+                      "compile-state-unread": 1, "gemma4-e-weights": 1, "qwen38-awq-3090": 3,
+                      "text-only-warm-restart": 1}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 5, "
             "pcie-tp4 1, large-tp-communicators 3, pip-sort 1, install-unknown 2, weights-format 2, unified-memory 1, "
             "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 1, spec-drafter 1, "
-            "sm120-cold-nontorch 2") in scoreboard(LOGS).splitlines()
+            "sm120-cold-nontorch 2, gemma4-cold-peak 3, compile-state-unread 1, gemma4-e-weights 1, "
+            "qwen38-awq-3090 3, text-only-warm-restart 1") in scoreboard(LOGS).splitlines()
 
 
 MISSES = [lg for lg in LOGS if miss_cause(lg)]
@@ -777,6 +814,11 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "hybrid-fp8-unread           1        +20.7   +20.7    +1.03   +1.03",
         "spec-drafter                1         +5.6    +5.6    +0.67   +0.67",
         "sm120-cold-nontorch         2        +55.0   +75.4    +1.23   +1.49",
+        "gemma4-cold-peak            3        -20.7    -5.2    -0.95   -0.27",
+        "compile-state-unread        1        -19.4   -19.4    -0.55   -0.55",
+        "gemma4-e-weights            1         +5.9    +5.9    +0.28   +0.28",
+        "qwen38-awq-3090             3         -9.2   +28.6    -0.80   +1.11",
+        "text-only-warm-restart      1       -100.0  -100.0    -0.97   -0.97",
     ]
 
 

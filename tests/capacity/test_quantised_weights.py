@@ -268,3 +268,45 @@ def test_the_sizing_adds_the_mla_copy_to_each_pipeline_stage_share():
     settings = sizing.EngineSettings(tp=8, pp=2, quantization="fp8", max_model_len=8192)
     got = [sizing.size_deployment(m, device, settings, "0.19.0").weights_gib_per_gpu * GIB for m in (glm, without)]
     assert got[0] - got[1] == pytest.approx(39 * 512 * 8 * 448 * 2, abs=1)
+
+
+def test_gemma4_e_series_per_layer_embeddings_stay_16_bit_in_a_quantised_checkpoint():
+    # gemma-4-E2B: 35 layers x 256 x 262,144 rows of per-layer embeddings (a VocabParallelEmbedding in vLLM's
+    # gemma4.py), kept 16-bit beside the 262,144 x 1,536 tied input embeddings and the 452,550,144 tower parameters
+    from shardwise.rules.capacity.weights import per_layer_embedding_params
+    from startup_logs import GEMMA4_E2B_QAT, GEMMA4_E4B_QAT
+    assert per_layer_embedding_params(GEMMA4_E2B_QAT) == 35 * 256 * 262_144 == 2_348_810_240
+    assert per_layer_embedding_params(GEMMA4_E4B_QAT) == 42 * 256 * 262_144
+    assert per_layer_embedding_params(LLAMA8) == 0
+    # the QAT export's LM head is its own (untied): two 262,144 x 1,536 tables
+    kept = 2 * 262_144 * 1_536 + 2_348_810_240 + 452_550_144
+    assert weights_bytes(GEMMA4_E2B_QAT, "int4") == pytest.approx(kept * 2 + (5_100_000_000 - kept) * (0.5 + 2 / 32))
+    assert round(weights_bytes(GEMMA4_E2B_QAT, "int4") / GIB, 2) == 7.50  # 7.56 a GPU with the rotary cache
+    # a 16-bit E2B is its parameters at 2 bytes, as before
+    assert weights_bytes(find_model("google/gemma-4-E2B-it"), "bf16") == 5_100_000_000 * 2
+
+
+def test_auto_kv_cache_dtype_takes_a_modelopt_checkpoints_fp8_from_0_14():
+    # nvidia/Gemma-4-31B-IT-NVFP4 names kv_cache_quant_algo FP8: from 0.14.0 `--kv-cache-dtype auto` resolves to
+    # fp8_e4m3 (resolve_kv_cache_dtype_string), halving a token's bytes; 0.13 kept the model's dtype
+    from startup_logs import GEMMA4_31B_NVFP4_MODELOPT
+    device = sizing.Device("L40S", 44.42, "nvidia", "ada", 1)
+    settings = sizing.EngineSettings(gpu_memory_utilization=0.9, max_model_len=8192)
+    assert sizing.checkpoint_kv_dtype(GEMMA4_31B_NVFP4_MODELOPT) == "fp8_e4m3"
+    assert sizing.checkpoint_kv_dtype(GEMMA4_26B_A4B_AWQ) is None  # compressed-tensors: not read for it
+    new = sizing.size_deployment(GEMMA4_31B_NVFP4_MODELOPT, device, settings, "0.30.0")
+    old = sizing.size_deployment(GEMMA4_31B_NVFP4_MODELOPT, device, settings, "0.13.0")
+    assert new.kv_cache_dtype_bytes == 1 and old.kv_cache_dtype_bytes == 2
+    assert any("kv_cache_quant_algo" in n for n in new.notes)
+    # an explicit --kv-cache-dtype is kept
+    explicit = sizing.size_deployment(GEMMA4_31B_NVFP4_MODELOPT, device,
+                                      dataclasses.replace(settings, kv_cache_dtype="bfloat16"), "0.30.0")
+    assert explicit.kv_cache_dtype_bytes == 2
+
+
+def test_set22_nvfp4_gemma4_31b_on_an_l40s_caches_fp8_by_its_checkpoint():
+    # xbill9/sagemaker-gemma: vLLM 0.30.0, 0.9, 8,192 tokens, KV auto: 21,870 tokens logged; 10,724 at 2 bytes
+    row = next(r for r in load() if r.model.id == "nvidia/Gemma-4-31B-IT-NVFP4" and r.gpu == "L40S")
+    assert row.tokens == 21870
+    assert score(row).sized.kv_cache_tokens == 21453
+    assert score(row).tokens_within_5pct

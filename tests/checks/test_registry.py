@@ -95,6 +95,7 @@ EXTRA_FIXTURES = {
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml"},  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
+    "SW206": {"sharded-fits-every-gpu.yaml"},  # corpus17: a sharded group that starts anywhere still needs its GPU
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml"},  # spec45: --speculative-model's draft model in the weights

@@ -243,6 +243,9 @@ def _revision_dir(name: str) -> bool:
     return name == "main" or (len(name) == 40 and all(c in "0123456789abcdef" for c in name))
 
 
+#: A modelcar image's name that says its packaging around the model's: ``modelcar-<model>`` or ``<model>-modelcar``
+#: (a remainder without a digit, as ``modelcar-catalog``, names no model).
+_MODELCAR_AFFIX = re.compile(r"(?i)^(?:modelcar[-_](.+)|(.+?)[-_]modelcar)$")
 #: An OCI tag that is a version or a moving label (``0.0.5``, ``v1.2-rc1``, ``latest``): it names no model, the image
 #: does (``oci://quay.io/ckavili/phi2-modelcar:0.0.5``, rh-ai-kickstart/dynamic-model-router; corpus16).
 _VERSION_TAG = re.compile(r"(?i)^(?:v?\d+(?:[._-]\d+)*(?:[._-]?(?:rc|post|dev|alpha|beta)\d*)?|latest|stable|main)$")
@@ -262,6 +265,10 @@ def _guessed_names(model: str) -> list[str]:
     if model.lower().startswith("oci://") and ":" in tail:
         image, _, tag = tail.rpartition(":")
         names = [image] if _VERSION_TAG.match(tag) else [tag, image]
+        # the packaging named beside the model: Red Hat's `registry.redhat.io/rhelai1/modelcar-granite-3-1-8b-
+        # instruct-quantized-w8a8:1.5`, `phi2-modelcar:0.0.5` (corpus17); tried after the name as written
+        names += [bare for n in names if (m := _MODELCAR_AFFIX.match(n))
+                  and re.search(r"\d", bare := m.group(1) or m.group(2))]
     elif _revision_dir(tail) and len(parts) >= 2:
         names = ([parts[-3] + "/" + parts[-2]] if len(parts) >= 3 else []) + [parts[-2]]
     return [n for n in names if n]

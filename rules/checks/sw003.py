@@ -20,7 +20,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "vLLM release does not define (a removed or newer flag, a typo), `vllm serve --model X` where that release "
             "refuses it, a value vLLM refuses: `--gpu-memory-utilization 1.5`, `--dtype bfloat17`, a "
             "`--kv-cache-dtype` or a `--max-model-len 32k` the image's release does not take, `--quantization awq` or "
-            "`gptq` on a catalog checkpoint that is not in that format)."
+            "`gptq` on a catalog checkpoint that is not in that format, vLLM's flags written as the container's "
+            "`command`, which the container runtime looks for as an executable)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -67,7 +68,15 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "quantises at load and starts; a checkpoint known only by its name, a path, a base-model annotation, or "
             "another `--revision` is not judged. While this blocks, the workload's capacity and topology rules do "
             "not say they cannot decide on the value vLLM refuses (it is no unknown): the report holds them back in "
-            "one advisory finding at this finding's line, and they are checked once the command starts."
+            "one advisory finding at this finding's line, and they are checked once the command starts. A container "
+            "whose `command` starts with a flag (`command: [--model, mistralai/Mistral-7B-Instruct-v0.1, --port, "
+            "\"8000\"]`) never reaches vLLM at all: Kubernetes runs `command` in place of the image's ENTRYPOINT, "
+            "without a shell, and hands `args` to it (the Container API: \"Entrypoint array. Not executed within a "
+            "shell. The container image's ENTRYPOINT is used if this is not provided\"), so the runtime looks for an "
+            "executable named `--model`, finds none and the container fails to start, restart after restart. That is "
+            "judged where the pod runs as written (a Deployment, StatefulSet, Job, Pod or LeaderWorkerSet applied as "
+            "it is, not a kustomization's base or a patch, nor an operator's template); elsewhere SW002 says the "
+            "command starts no server shardwise can read."
         ),
         bad_example=(
             "containers:\n"
@@ -87,12 +96,13 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "list items, or as one `--flag=VALUE`, never as one item with a space in it. Write only the flags the "
             "image's vLLM release defines (`vllm serve --help` in that image): drop a removed flag or use its "
             "replacement, or pin a release that has a newer flag. Give a value the release takes (`vllm serve --help` "
-            "lists a flag's choices)."
+            "lists a flag's choices). Write vLLM's flags under `args`, not `command`, to keep the image's entrypoint."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/docker.html",
             "https://docs.vllm.ai/en/latest/cli/serve.html",
             "https://docs.python.org/3/library/argparse.html#allow-abbrev",
+            "https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/",
         ),
         scope="resource",
     )

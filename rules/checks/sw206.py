@@ -34,9 +34,12 @@ def fits_every_gpu(g: ServingGroup) -> bool:
     and the KV cache of one max_model_len sequence fit, with the estimate's error band (Phi-4-mini's 7 GiB of
     weights fit a T4, but at its default 131,072 tokens one sequence needs 16 GiB of KV cache beside them).
 
-    False when that cannot be shown (the model or a setting is not known).
+    False when that cannot be shown (the model or a setting is not known), and for a sharded group: whether one
+    GPU would hold its model (SW104) depends on the GPU (Llama-3.1-8B at TP2 starts on a T4 and fits one H100).
     """
     try:
+        if g.gpus_per_replica != 1:
+            return False
         model = require_model(g)
         smallest = min(catalog.gpus().values(), key=lambda gpu: gpu.memory_gib)
         s = size_deployment(model, Device.of(smallest), engine_settings(g), vllm_version(g))
@@ -71,8 +74,9 @@ class WorkloadWithoutGpuPool(GroupRule):
             "Without a selector the scheduler may put the pod on any node that has free GPUs — a PCIe "
             "card when the layout assumed NVSwitch, a 24 GB GPU when the sizing assumed 80 GB — and no "
             "check can tell what memory or interconnect the replica will get. A model that starts on the "
-            "smallest GPU in the catalog (its weights and the KV cache of one max_model_len sequence) is not "
-            "reported: it starts on any of them. Not knowing the GPU is a cannot-decide, not a defect: a uniform "
+            "smallest GPU in the catalog (its weights and the KV cache of one max_model_len sequence) on one GPU is "
+            "not reported: it starts on any of them. A sharded one is, though it starts everywhere: whether one GPU "
+            "would hold it (SW104) depends on the GPU. Not knowing the GPU is a cannot-decide, not a defect: a uniform "
             "GPU cluster needs no selector, and pods that request a whole node's GPUs land only on nodes that "
             "have them, so the finding is advisory (it blocks with unknown = \"fail\"). A multi-node group needs "
             "the selector most: its fabric and NVLink layout decide whether it works at all."

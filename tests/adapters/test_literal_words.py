@@ -156,3 +156,46 @@ def test_the_kustomize_build_is_what_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the repository: kustomize builds nothing from outside it
     assert lint("set") == []
     assert lint("unset") == AS_READ
+
+
+FLAGS_AS_COMMAND = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm-deployment
+spec:
+  selector:
+    matchLabels: {app: vllm}
+  template:
+    metadata:
+      labels: {app: vllm}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:latest
+        command: [
+          "--model", "mistralai/Mistral-7B-Instruct-v0.1",
+          "--host", "0.0.0.0",
+          "--port", "8000"
+        ]
+        resources:
+          limits: {nvidia.com/gpu: 1}
+"""
+
+
+def launch_codes(*paths: str) -> list[tuple[str, str]]:
+    inv = read_inputs(list(paths), jobs=1)
+    assert inv.errors == []
+    return [(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code in ("SW002", "SW003")]
+
+
+def test_engine_flags_as_the_command_block_only_where_the_pod_runs_as_written(tmp_path):
+    """corpus17 (AI-Cloud-Tech-Inc/Autonomous-Agentic-Spiritual-AI k8s/vllm-deployment.yaml): `command` replaces the
+    image's entrypoint, so the runtime execs `--model` and the container never starts (SW003). A base of a
+    kustomization or a file named as a patch may have its command replaced before it runs: SW002 says it is not
+    read, and nothing blocks."""
+    assert launch_codes(write(tmp_path / "k8s" / "vllm-deployment.yaml", FLAGS_AS_COMMAND)) == [("SW003", "mandatory")]
+    base = tmp_path / "base"
+    write(base / "kustomization.yaml", KUSTOMIZATION)
+    assert launch_codes(write(base / "deployment.yaml", FLAGS_AS_COMMAND)) == [("SW002", "advisory")]
+    assert launch_codes(write(tmp_path / "vllm.patch.yaml", FLAGS_AS_COMMAND)) == [("SW002", "advisory")]

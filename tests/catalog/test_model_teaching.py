@@ -278,6 +278,14 @@ def test_the_linter_start_up_does_not_import_huggingface_hub():
      "meta-llama/Llama-3.1-8B-Instruct"),
     # a version written with a dash for its dot (aws-samples/gen-ai-on-eks's vllm-deployment.yaml)
     ("/local-storage/models/mistral-7b-v0-3", "mistralai/Mistral-7B-v0.3"),
+    # corpus17: a modelcar image named for its packaging around the model (Red Hat's rhelai1 ModelCars,
+    # redhat-ai-americas/rhoai-demo-setup's InferenceServices; phi2-modelcar, rh-ai-kickstart/dynamic-model-router)
+    ("oci://registry.redhat.io/rhelai1/modelcar-llama-3-1-8b-instruct-quantized-w4a16:1.5",
+     "meta-llama/Llama-3.1-8B-Instruct"),
+    ("oci://registry.redhat.io/rhelai1/modelcar-granite-3-1-8b-instruct-quantized-w8a8:1.5",
+     "ibm-granite/granite-3.1-8b-instruct"),
+    ("oci://registry.redhat.io/rhelai1/modelcar-qwen3-8b-fp8-dynamic:1.5", "Qwen/Qwen3-8B"),
+    ("oci://quay.io/ckavili/phi2-modelcar:0.0.5", "microsoft/phi-2"),
 ])
 def test_a_path_matched_by_name_says_which_entry_it_assumed(tmp_path: Path, model: str, assumed: str):
     deploy = tmp_path / "bot.yaml"
@@ -306,8 +314,9 @@ def test_a_path_whose_name_matches_nothing_is_unknown(tmp_path: Path):
     ("oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.2-8b-instruct", "granite-3.2-8b-instruct"),
     ("/tmp/models/mistral-7b-v0-2", "mistral-7b-v0-2"),  # no base Mistral-7B-v0.2 in the catalog
     ("/models/acme/support-bot/main", "acme/support-bot"),
-    # corpus16: a modelcar tagged with a version is said by its image, never by the version (was '0.0.5')
-    ("oci://quay.io/ckavili/phi2-modelcar:0.0.5", "phi2-modelcar"),
+    # corpus16: a modelcar tagged with a version is said by its image, never by the version (was '0.0.5'); corpus17:
+    # by the image's name as written when the name without `modelcar-` matches nothing either
+    ("oci://registry.redhat.io/rhelai1/modelcar-granite-7b-starter:1.4.0", "modelcar-granite-7b-starter"),
     ("oci://registry.example.com/acme/support-bot:v2.1-rc1", "support-bot"),
     ("oci://registry.example.com/acme/support-bot:latest", "support-bot"),
 ])

@@ -85,7 +85,8 @@ EXTRA_FIXTURES = {
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
               "serve-serve-model-flag.yaml",  # corpus11: `serve` doubled, the model in --model (a Knative Service)
               "refused-values.yaml",  # flags48: a value vLLM refuses at start-up (by release where it depends)
-              "quantization-mismatch.yaml"},  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
+              "quantization-mismatch.yaml",  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
+              "flags-as-command.yaml"},  # corpus17: engine flags as the container's command (no such executable)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
@@ -94,6 +95,7 @@ EXTRA_FIXTURES = {
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml"},  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
+    "SW206": {"sharded-fits-every-gpu.yaml"},  # corpus17: a sharded group that starts anywhere still needs its GPU
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml"},  # spec45: --speculative-model's draft model in the weights

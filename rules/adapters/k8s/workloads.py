@@ -341,11 +341,32 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     elif group is None and pod.unread is not None:
         ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
         c = pod.unread
-        launch_issue(inv, subject, c, (
-            f"container {c.name!r} runs the vLLM image {c.image} but its command "
-            f"({_shown_command([*c.command, *c.args])}) "
-            f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
-            pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line))
+        where, suppressions = pod.locations.get("unread", loc), suppressions_from(ann, ann_lines, loc.file, loc.line)
+        flag = _flag_as_entrypoint(c)
+        if flag is not None and runs_as_read(kind, obj, loc.file):
+            launch_issue(inv, subject, c, (
+                f"container {c.name!r}: its command starts with the flag `{flag}` "
+                f"({_shown_command([*c.command, *c.args])}): Kubernetes runs a container's command in place of the "
+                f"image's entrypoint, so the container runtime looks for an executable named "
+                f"`{flag}`, finds none and the container never starts; write vLLM's flags under `args`"),
+                where, suppressions, crash=True)
+        else:
+            launch_issue(inv, subject, c, (
+                f"container {c.name!r} runs the vLLM image {c.image} but its command "
+                f"({_shown_command([*c.command, *c.args])}) "
+                f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
+                where, suppressions)
+
+
+def _flag_as_entrypoint(container: Container) -> str | None:
+    """The first word of ``container``'s own ``command`` when it is a flag (``--model``), else None. Kubernetes
+    runs ``command`` in place of the image's ENTRYPOINT, without a shell (the Container API: "Entrypoint array. Not
+    executed within a shell. The container image's ENTRYPOINT is used if this is not provided"), so the runtime
+    looks for an executable of that name and the container never starts. Engine flags belong in ``args``, which
+    Kubernetes hands to the image's entrypoint (``vllm serve`` in vllm/vllm-openai). A ``$(VAR)`` first word is
+    not a flag as written."""
+    first = container.command[0] if container.command else None
+    return first if isinstance(first, str) and first.startswith("-") else None
 
 
 #: Engine settings under which the checkpoint loaded may not be the catalog entry's files as published (another

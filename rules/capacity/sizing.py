@@ -1266,7 +1266,7 @@ def _size_deployment(
     lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, cache_stage.stage, dr))
     available = _kv_budget(cache_stage, s, given, notes)
     exact = exact_weights(model, ck.precision, weights_gib is not None)
-    below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e)
+    below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e, sampler.measured)
     draft_err = 0.0 if given else dr.unknown_bytes / GIB
     band, band_above = below + draft_err, above + draft_err
 
@@ -1836,6 +1836,7 @@ class _Sampler(NamedTuple):
     rows: int
     per_elem: float
     bytes: float
+    measured: bool = False  # PyTorch's sort on CUDA: its bytes a logit are measured (``Estimates.sort_error``)
 
 
 def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
@@ -1884,7 +1885,8 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     else:
         kind = sampler_kind(b, s, vendor)
     per_elem = _sampler_per_elem(kind, rows, e)
-    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
+    sorts = kind == "sort" or (kind == "triton" and rows < 8)
+    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem, sorts and vendor == "nvidia")
 
 
 def _sampler_per_elem(kind: str, rows: int, e: Estimates) -> float:
@@ -1946,6 +1948,7 @@ class _Stage(NamedTuple):
     encoder: float
     avail: float  # what determine_available_memory leaves for the KV cache
     last_peak: float = 0.0  # the last stage's profiled torch peak: the room the sampler warm-up reuses
+    forward: float = 0.0  # the forward pass's (or the encoder's) share of the peak, the sampler's aside
 
 
 def _distinct_stages(model: ModelShape, pp: int) -> tuple[int, ...]:
@@ -1997,7 +2000,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    fields: list[tuple[int, float, float, float, float, float]] = []
+    fields: list[tuple[int, float, float, float, float, float, float]] = []
     last_peak = 0.0
     fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
     for stage in _distinct_stages(model, s.pp):
@@ -2022,9 +2025,9 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
             margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
             avail = min(usable - in_use, measured.free - in_use - margin) - transient
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
-                       avail))
+                       avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB))
     # every row carries the last stage's peak, known once the last stage is profiled
-    rows = tuple(_Stage(*f, last_peak) for f in fields)
+    rows = tuple(_Stage(*f[:6], last_peak, f[6]) for f in fields)
     worst = rows[0]
     for row in rows[1:]:
         if row.avail < worst.avail:
@@ -2087,12 +2090,24 @@ def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) 
 
 
 def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, engine: str, usable: float,
-                graphs: _Graphs, given: bool, exact: bool, e: Estimates) -> tuple[float, float]:
+                graphs: _Graphs, given: bool, exact: bool, e: Estimates,
+                sort_peak: bool = False) -> tuple[float, float]:
     """GiB the KV budget may be off by, below and above the estimate: the sum of the errors of the terms vLLM
     measures and shardwise estimates (:class:`Estimates`), at least 0.6 GiB and 4 % of the budget; none when the
     KV cache's size is given. The weights' error is asymmetric (:func:`weights_band`): weights heavier than the
-    estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``)."""
+    estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``).
+
+    The profile's peak carries the activations' error (35 % + 0.15 GiB) unless PyTorch's sort on CUDA decides it
+    (``sort_peak``, the dummy sampler run at or above the forward pass): the sort's bytes a logit are measured, not
+    fitted (38.0 - 38.2 on an H200 with torch 2.11, ``benchmarks/gpu/torch_terms-h200-torch2.11.json``; the twelve
+    one-GPU sort-only logs of 1,024 rows, 0.10.1.1 - 0.14.1, imply 37.9 - 38.7 against the 38.2 charged), so it
+    carries ``Estimates.sort_error`` of itself, or the forward pass's own error where the forward pass with it would
+    pass the sort, + 0.15 GiB."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
+    if sort_peak and worst.sampler > 0 and worst.sampler >= worst.forward:
+        # PyTorch's sort decides the peak: its bytes a logit are measured, not fitted; the forward pass keeps its error
+        act_err = (max(worst.sampler * e.sort_error, worst.forward * (1 + e.activation_error) - worst.act, 0.0)
+                   + e.activation_floor_gib)
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
     counted = b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp)
     if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):

@@ -834,6 +834,29 @@ def nccl_buffers_at_init_gib(device: Device, s: EngineSettings, e: Estimates) ->
     return mib / 1024
 
 
+def torch_tp_communicator_gib(device: Device, s: EngineSettings, e: Estimates) -> float:
+    """GiB of NCCL ring buffers PyTorch's own communicator of the tensor-parallel group holds on NVSwitch Hopper GPUs
+    (H100 SXM, H200, H800) from vLLM 0.11, where the worker's first snapshot follows the distributed set-up: the
+    group's ``device_group`` (``torch.distributed.new_group``, ``distributed/parallel_state.py``) gets its NCCL
+    communicator at its first collective, the logits' ``all_gather_into_tensor`` in the profile's dummy sampler run
+    (``LogitsProcessor._gather_logits`` with ``use_all_gather``, true on CUDA; ``CudaCommunicator`` does not override
+    ``DeviceCommunicatorBase.all_gather``: read in 0.11.0, 0.14.1, 0.15.0 and 0.19.0), so inside the non-torch
+    increase. With NCCL's lazy connect (vLLM no longer sets ``NCCL_CUMEM_ENABLE=0`` from 0.11) the all-gather
+    connects only its ring: ``nccl_channels`` × ``nccl_p2p_channel_mib`` a rank, 288 MiB on H100 and H200 (nccl46's
+    reading of NCCL 2.26.2). A group wider than the NVLink domain (8 where unknown) spans nodes and is not charged;
+    NVLink pairs, PCIe GPUs and other architectures as :func:`nccl_buffers_at_init_gib`. Charged in 0.11 - 0.18
+    (:func:`_nontorch_gib`): from 0.19 the calibrated ``tp_buffers_gib`` is charged where custom all-reduce runs on
+    NVLink, and by 0.29 ``CudaCommunicator`` has its own ``all_gather`` (through pynccl). pynccl's communicator is
+    created and warmed up before the snapshot; its NVLS buffer (connected lazily at the profile's first large
+    all-reduce, 0.25 GiB at TP8) is not charged: which algorithm NCCL picks for it is not read."""
+    if s.tp < 2 or device.vendor != "nvidia" or device.architecture != "hopper":
+        return 0.0
+    domain = 8 if device.nvlink_domain is None else device.nvlink_domain
+    if domain <= 2 or s.tp > domain:
+        return 0.0
+    return e.nccl_channels(device.name) * e.nccl_p2p_channel_mib / 1024
+
+
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
 #: log of it (an RTX 5080 out of memory "in the compile's autotuning", set 10); 0.11.0's ``CompilationConfig`` does
 #: not turn on Inductor's kernel benchmarking, and 0.11.1 – 0.12 are not read.
@@ -895,6 +918,8 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
         gib += e.tp_buffers_gib
     if engine == "v1" and scope == "increase":  # a data-parallel rank of one GPU holds communicators too
         gib += nccl_buffers_at_init_gib(device, s, e)
+    if engine == "v1" and scope == "after-distributed" and not b.tp_buffers_in_budget:
+        gib += torch_tp_communicator_gib(device, s, e)  # 0.11 - 0.18; from 0.19 the calibrated term is charged
     return gib
 
 

@@ -400,7 +400,7 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "large-tp-communicators": (
         "TP8 (and TP8 x PP2) on NVLink or XGMI nodes after 0.10 or on ROCm: vLLM keeps 2.9 - 9 GiB a GPU more than "
         "modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.12.0 and 0.19.0 rows (lazy connect: torch's tp "
-        "ring and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
+        "ring, charged in 0.11 - 0.18 from tokens35, and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
         "(nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged)",
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (

@@ -389,7 +389,8 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "v2-moe-0.29": (
         "0.29.0 runs every generative model on Model Runner V2 (config/vllm.py use_v2_model_runner, read in 0.29.0); "
         "shardwise keeps 0.25's rule (V1's terms) for mixtures of experts, because V2's terms (a greedy profile sampler, "
-        "the flat graph term) leave 0.7 - 1.2 GiB unexplained on these rows (tokens 90 -> 89 with them, tokens34)",
+        "the flat graph term) leave 0.7 - 1.2 GiB unexplained on these rows (tokens 90 -> 89 with them, tokens34; "
+        "94 -> 94 and KV 113 -> 112, the residuals spread -0.91 to +1.22 GiB, tokens35)",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm"),
     "pcie-tp4": (

@@ -834,6 +834,29 @@ def nccl_buffers_at_init_gib(device: Device, s: EngineSettings, e: Estimates) ->
     return mib / 1024
 
 
+def torch_tp_communicator_gib(device: Device, s: EngineSettings, e: Estimates) -> float:
+    """GiB of NCCL ring buffers PyTorch's own communicator of the tensor-parallel group holds on NVSwitch Hopper GPUs
+    (H100 SXM, H200, H800) from vLLM 0.11, where the worker's first snapshot follows the distributed set-up: the
+    group's ``device_group`` (``torch.distributed.new_group``, ``distributed/parallel_state.py``) gets its NCCL
+    communicator at its first collective, the logits' ``all_gather_into_tensor`` in the profile's dummy sampler run
+    (``LogitsProcessor._gather_logits`` with ``use_all_gather``, true on CUDA; ``CudaCommunicator`` does not override
+    ``DeviceCommunicatorBase.all_gather``: read in 0.11.0, 0.14.1, 0.15.0 and 0.19.0), so inside the non-torch
+    increase. With NCCL's lazy connect (vLLM no longer sets ``NCCL_CUMEM_ENABLE=0`` from 0.11) the all-gather
+    connects only its ring: ``nccl_channels`` × ``nccl_p2p_channel_mib`` a rank, 288 MiB on H100 and H200 (nccl46's
+    reading of NCCL 2.26.2). A group wider than the NVLink domain (8 where unknown) spans nodes and is not charged;
+    NVLink pairs, PCIe GPUs and other architectures as :func:`nccl_buffers_at_init_gib`. Charged in 0.11 - 0.18
+    (:func:`_nontorch_gib`): from 0.19 the calibrated ``tp_buffers_gib`` is charged where custom all-reduce runs on
+    NVLink, and by 0.29 ``CudaCommunicator`` has its own ``all_gather`` (through pynccl). pynccl's communicator is
+    created and warmed up before the snapshot; its NVLS buffer (connected lazily at the profile's first large
+    all-reduce, 0.25 GiB at TP8) is not charged: which algorithm NCCL picks for it is not read."""
+    if s.tp < 2 or device.vendor != "nvidia" or device.architecture != "hopper":
+        return 0.0
+    domain = 8 if device.nvlink_domain is None else device.nvlink_domain
+    if domain <= 2 or s.tp > domain:
+        return 0.0
+    return e.nccl_channels(device.name) * e.nccl_p2p_channel_mib / 1024
+
+
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
 #: log of it (an RTX 5080 out of memory "in the compile's autotuning", set 10); 0.11.0's ``CompilationConfig`` does
 #: not turn on Inductor's kernel benchmarking, and 0.11.1 – 0.12 are not read.
@@ -895,6 +918,8 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
         gib += e.tp_buffers_gib
     if engine == "v1" and scope == "increase":  # a data-parallel rank of one GPU holds communicators too
         gib += nccl_buffers_at_init_gib(device, s, e)
+    if engine == "v1" and scope == "after-distributed" and not b.tp_buffers_in_budget:
+        gib += torch_tp_communicator_gib(device, s, e)  # 0.11 - 0.18; from 0.19 the calibrated term is charged
     return gib
 
 
@@ -1300,7 +1325,7 @@ def _size_deployment(
     lay = _cached_layout(model, s, b, engine, _stage_layout(model, s, ck, b, cache_stage.stage, dr))
     available = _kv_budget(cache_stage, s, given, notes)
     exact = exact_weights(model, ck.precision, weights_gib is not None)
-    below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e)
+    below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e, sampler.measured)
     draft_err = 0.0 if given else dr.unknown_bytes / GIB
     band, band_above = below + draft_err, above + draft_err
 
@@ -1870,6 +1895,7 @@ class _Sampler(NamedTuple):
     rows: int
     per_elem: float
     bytes: float
+    measured: bool = False  # PyTorch's sort on CUDA: its bytes a logit are measured (``Estimates.sort_error``)
 
 
 def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
@@ -1918,7 +1944,8 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     else:
         kind = sampler_kind(b, s, vendor)
     per_elem = _sampler_per_elem(kind, rows, e)
-    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem)
+    sorts = kind == "sort" or (kind == "triton" and rows < 8)
+    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem, sorts and vendor == "nvidia")
 
 
 def _sampler_per_elem(kind: str, rows: int, e: Estimates) -> float:
@@ -1980,6 +2007,7 @@ class _Stage(NamedTuple):
     encoder: float
     avail: float  # what determine_available_memory leaves for the KV cache
     last_peak: float = 0.0  # the last stage's profiled torch peak: the room the sampler warm-up reuses
+    forward: float = 0.0  # the forward pass's (or the encoder's) share of the peak, the sampler's aside
 
 
 def _distinct_stages(model: ModelShape, pp: int) -> tuple[int, ...]:
@@ -2031,7 +2059,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    fields: list[tuple[int, float, float, float, float, float]] = []
+    fields: list[tuple[int, float, float, float, float, float, float]] = []
     last_peak = 0.0
     fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
     for stage in _distinct_stages(model, s.pp):
@@ -2056,9 +2084,9 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
             margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
             avail = min(usable - in_use, measured.free - in_use - margin) - transient
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
-                       avail))
+                       avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB))
     # every row carries the last stage's peak, known once the last stage is profiled
-    rows = tuple(_Stage(*f, last_peak) for f in fields)
+    rows = tuple(_Stage(*f[:6], last_peak, f[6]) for f in fields)
     worst = rows[0]
     for row in rows[1:]:
         if row.avail < worst.avail:
@@ -2121,12 +2149,24 @@ def _kv_budget(worst: _Stage, s: EngineSettings, given: bool, notes: list[str]) 
 
 
 def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, engine: str, usable: float,
-                graphs: _Graphs, given: bool, exact: bool, e: Estimates) -> tuple[float, float]:
+                graphs: _Graphs, given: bool, exact: bool, e: Estimates,
+                sort_peak: bool = False) -> tuple[float, float]:
     """GiB the KV budget may be off by, below and above the estimate: the sum of the errors of the terms vLLM
     measures and shardwise estimates (:class:`Estimates`), at least 0.6 GiB and 4 % of the budget; none when the
     KV cache's size is given. The weights' error is asymmetric (:func:`weights_band`): weights heavier than the
-    estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``)."""
+    estimate leave less (``weights_error``), lighter ones more (``weights_error_below`` when they are ``exact``).
+
+    The profile's peak carries the activations' error (35 % + 0.15 GiB) unless PyTorch's sort on CUDA decides it
+    (``sort_peak``, the dummy sampler run at or above the forward pass): the sort's bytes a logit are measured, not
+    fitted (38.0 - 38.2 on an H200 with torch 2.11, ``benchmarks/gpu/torch_terms-h200-torch2.11.json``; the twelve
+    one-GPU sort-only logs of 1,024 rows, 0.10.1.1 - 0.14.1, imply 37.9 - 38.7 against the 38.2 charged), so it
+    carries ``Estimates.sort_error`` of itself, or the forward pass's own error where the forward pass with it would
+    pass the sort, + 0.15 GiB."""
     act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
+    if sort_peak and worst.sampler > 0 and worst.sampler >= worst.forward:
+        # PyTorch's sort decides the peak: its bytes a logit are measured, not fitted; the forward pass keeps its error
+        act_err = (max(worst.sampler * e.sort_error, worst.forward * (1 + e.activation_error) - worst.act, 0.0)
+                   + e.activation_floor_gib)
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
     counted = b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp)
     if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):

@@ -126,10 +126,10 @@ def test_sizing_summary():
     assert list(s) == ["llama-70b", "llama-405b"]
     assert {k: s["llama-70b"][k] for k in ("gpus", "weights_gib_per_gpu", "kv_cache_tokens", "max_concurrency",
                                            "concurrency_at_expected_context", "starts")} == {
-        "gpus": 4, "weights_gib_per_gpu": 32.885, "kv_cache_tokens": 491024, "max_concurrency": 14.985,
+        "gpus": 4, "weights_gib_per_gpu": 32.885, "kv_cache_tokens": 487328, "max_concurrency": 14.872,
         "concurrency_at_expected_context": 79, "starts": True}
     assert {k: s["llama-405b"][k] for k in ("gpus", "weights_gib_per_gpu", "kv_cache_tokens", "max_concurrency")} == {
-        "gpus": 16, "weights_gib_per_gpu": 47.279, "kv_cache_tokens": 808944, "max_concurrency": 24.687}
+        "gpus": 16, "weights_gib_per_gpu": 47.279, "kv_cache_tokens": 799568, "max_concurrency": 24.401}
     dev, _ = load_stack_spec(stack("dev"))
     assert sizing_summary(dev)["llama-8b"]["kv_cache_tokens"] == 201184
     staging, _ = load_stack_spec(stack("staging"))

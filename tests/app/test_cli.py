@@ -613,7 +613,9 @@ def test_plan_70b_tp4_numbers_from_first_principles(capsys):
     forward = 8192 * (3 * INTER / tp + 3 * HIDDEN) * 2
     sampler = 1024 * VOCAB * 16 + 8192 * HIDDEN * 2
     activation = max(forward, sampler) / GIB
-    non_torch = 0.12 + 0.10  # measured after NCCL is set up (0.11+): cuBLAS workspaces and the like
+    # measured after NCCL is set up (0.11+): cuBLAS workspaces and the like, and the NCCL rings of PyTorch's own TP
+    # communicator, created by the profile's logits all-gather (24 channels of 12 MiB on NVSwitch Hopper)
+    non_torch = 0.12 + 0.10 + 24 * 12 / 1024
     usable = mem * 0.9
     kv = usable - weights - activation - non_torch  # CUDA graphs come from the margin before 0.20
     tokens = math.floor(kv * GIB / (16 * kv_per_token)) * 16
@@ -717,14 +719,14 @@ def test_plan_70b_on_h100_is_tp4_the_fewest_gpus_that_load_it_with_room(capsys):
     assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["sequences_per_replica"],
              c["roomy"], c["mandatory"]) for c in d["candidates"]] == [
         (1, 1, "refuses", 0, False, ["SW101"]), (2, 1, "refuses", 0, False, ["SW102"]),
-        (4, 1, "starts", 106, True, []), (8, 1, "starts", 317, False, ["SW104"])]  # TP4 holds it with the reserve
+        (4, 1, "starts", 105, True, []), (8, 1, "starts", 316, False, ["SW104"])]  # TP4 holds it with the reserve
     assert d["recommended"]["text"] == (
-        "recommended: TP4; one replica holds 3 sequences of 131,072 tokens (max_model_len), 106 of 4,096 (the p95 "
+        "recommended: TP4; one replica holds 3 sequences of 131,072 tokens (max_model_len), 105 of 4,096 (the p95 "
         "context); TP4 × 2 replicas per 8-GPU node; as many replicas as the load needs (--concurrency C sizes them)")
 
 
 def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
-    """64 sequences of 8,192 tokens: TP4 holds 53 beyond the error band, so 2 replicas hold the load, 60 % full: no
+    """64 sequences of 8,192 tokens: TP4 holds 52 beyond the error band, so 2 replicas hold the load, 62 % full: no
     headroom replica (one is added above 80 %): 8 GPUs on one p5.48xlarge (the smallest instance type with 4 H100s),
     priced as the whole instance it is billed as (55.04 USD/hour). TP8 would hold it with
     one replica, but 2 TP4 replicas on its 8 GPUs hold their share: SW104 blocks it, and plan does not recommend it."""
@@ -735,12 +737,12 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
     assert rc == 0
     assert [(c["tensor_parallel_size"], c["pipeline_parallel_size"], c["verdict"], c["sequences_per_replica"],
              c["mandatory"]) for c in d["candidates"]] == [
-        (1, 1, "refuses", 0, ["SW101"]), (2, 1, "may-refuse", 0, []), (4, 1, "starts", 53, []),
-        (8, 1, "starts", 158, ["SW104"]), (8, 2, "starts", 370, ["SW104"]), (8, 4, "starts", 791, ["SW104"])]
+        (1, 1, "refuses", 0, ["SW101"]), (2, 1, "may-refuse", 0, []), (4, 1, "starts", 52, []),
+        (8, 1, "starts", 158, ["SW104"]), (8, 2, "starts", 368, ["SW104"]), (8, 4, "starts", 788, ["SW104"])]
     price = find_instance("p5.48xlarge").price_per_hour_usd
     hourly = round(price, 2)
     assert hourly == 55.04
-    row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 53,
+    row = {"layout": "TP4", "gpus_per_replica": 4, "concurrency": 64, "context": 8192, "sequences_per_replica": 52,
            "replicas_needed": 2, "replicas": 2, "headroom_replicas": 0, "gpus": 8, "nodes": 1,
            "instance_type": "p5.48xlarge",
            "billed_as": "the smallest priced instance type with the GPU that holds one replica", "usd_per_hour": hourly,
@@ -750,32 +752,32 @@ def test_plan_sizes_replicas_for_a_declared_concurrency(capsys):
     assert d["for_the_load"] == [row]
     assert d["recommended"]["load"] == {k: v for k, v in row.items() if k not in ("layout", "gpus_per_replica")}
     assert d["recommended"]["text"] == (
-        "recommended: 2 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 53, no headroom "
-        "replica: the load fills 60% of the 106 they hold, not above the 80% at which one is added) = 8 GPUs on 1 node "
+        "recommended: 2 replicas of TP4 for 64 sequences of 8,192 tokens (2 for the load, each holding 52, no headroom "
+        "replica: the load fills 62% of the 104 they hold, not above the 80% at which one is added) = 8 GPUs on 1 node "
         "(p5.48xlarge); TP4 × 2 replicas per 8-GPU node")
     assert d["load"] == {"concurrency": 64, "context": 8192, "context_declared": False,
                          "output_tokens_per_second": 1500.0}
 
 
 def test_plan_text_says_which_figure_of_what_a_replica_holds_is_which(capsys):
-    """README's plan: the table and the recommendation give what a TP4 replica holds beyond the error band (53);
-    SW106 in the same output compares central estimates (57 against the variant's 48), and says so with the 53."""
+    """README's plan: the table and the recommendation give what a TP4 replica holds beyond the error band (52);
+    SW106 in the same output compares central estimates (57 against the variant's 48), and says so with the 52."""
     rc, out, _ = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100",
                      "--max-model-len", "8192", "--concurrency", "64", "--vllm-version", "0.11.0")
     assert rc == 0
-    assert "(2 for the load, each holding 53, no headroom replica" in out
+    assert "(2 for the load, each holding 52, no headroom replica" in out
     [sw106] = [line for line in out.splitlines() if "SW106" in line]
     assert sw106 == (
         "  SW106 [advisory] meta-llama/Llama-3.1-70B-Instruct takes 4 GPUs a replica (TP4×PP1, bf16); a 4-bit AWQ/GPTQ "
         "variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 one-GPU replicas holding "
         "48 sequences of 8,192 tokens (max_model_len) together: enough for the 32 a replica must hold (64 by "
-        "--concurrency over 2 replicas); the TP4×PP1 replica holds 57 (both central estimates; 53 beyond its error "
+        "--concurrency over 2 replicas); the TP4×PP1 replica holds 57 (both central estimates; 52 beyond its error "
         "band) (vLLM 0.11.0)")
 
 
 def test_plan_compares_layouts_by_what_they_hold_together(capsys):
     """A 4-bit 70B at 16,384 tokens for 16 sequences: one TP1 replica holds 5, so TP1 needs 4 replicas, 80 % full (no
-    headroom replica: 4 GPUs); one TP2 replica holds 19, 84 % full, so 1 + 1 (4 GPUs): the narrower engine is
+    headroom replica: 4 GPUs); one TP2 replica holds 18, 89 % full, so 1 + 1 (4 GPUs): the narrower engine is
     recommended, and the table shows both side by side."""
     rc, out, _ = run(capsys, "plan", "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "--gpu",
                      "H100", "--max-model-len", "16384", "--concurrency", "16", "--vllm-version", "0.11.0")
@@ -791,7 +793,7 @@ def test_plan_compares_layouts_by_what_they_hold_together(capsys):
         "  layout  GPUs/replica  seqs/replica  replicas  with headroom  GPUs  nodes     instance  $/hour  $/M output "
         "tokens",
         "     TP1             1             5         4              4     4      4   p5.4xlarge  $27.52  $11.70 (est.)",
-        "     TP2             2            19         1              2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
+        "     TP2             2            18         1              2     4      1  p5.48xlarge  $55.04  $17.62 (est.)",
         "  priced as whole instances at their on-demand price: p5.4xlarge $6.88/hour for 1 GPU, p5.48xlarge "
         "$55.04/hour for 8 GPUs (https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/pricing/"
         "zz_generated.pricing_aws.go, 2026-07-20); $/M output tokens (est.) from the decode estimate of each replica "

@@ -30,8 +30,8 @@ def test_four_gpus_side_by_side_for_a_load(capsys):
     assert out == """\
 meta-llama/Llama-3.1-70B-Instruct for 64 sequences of 8,192 tokens at once (max_model_len; no --p95-context); vLLM 0.11.0:
   hardware            GPU     layout  GPUs/replica  seqs/replica  replicas  GPUs          billed on  $/hour  tokens/s/replica  $/M output tokens
-      H100  H100-SXM-80GB        TP4             4            53         2     8    1 × p5.48xlarge  $55.04      1,269 (est.)  $6.02 (est.)
-      H200     H200-141GB        TP2             2            42         2     4  1 × p5en.48xlarge  $63.30        911 (est.)  $9.65 (est.)
+      H100  H100-SXM-80GB        TP4             4            52         2     8    1 × p5.48xlarge  $55.04      1,269 (est.)  $6.02 (est.)
+      H200     H200-141GB        TP2             2            41         2     4  1 × p5en.48xlarge  $63.30        911 (est.)  $9.65 (est.)
       L40S           L40S  TP1 × PP8             8            62         2    16   2 × g6e.48xlarge  $60.26        128 (est.)  $65.23 (est.)
       A100      A100-40GB        TP8             8            53         2    16   2 × p4d.24xlarge  $43.92      1,147 (est.)  $5.32 (est.)
   $/hour of H100, H200, L40S, A100: whole instances at the on-demand price, on the smallest priced instance type with the GPU that holds one replica
@@ -61,7 +61,7 @@ def test_instance_types_are_billed_as_named_and_json_says_the_same(capsys):
     # = 36.2 ms, + 4.3 ms of compute at 312 TFLOPS + 2.0 ms of all-reduce = 42.4 ms a step: 755 tokens/s (estimate)
     assert [{k: v for k, v in r.items() if k != "plan"} for r in d["compared"]] == [
         {"hardware": "p5.48xlarge", "gpu": "H100-SXM-80GB", "layout": "TP4", "gpus_per_replica": 4,
-         "sequences_per_replica": 53, "replicas": 2, "gpus": 8, "instance_type": "p5.48xlarge", "instances": 1,
+         "sequences_per_replica": 52, "replicas": 2, "gpus": 8, "instance_type": "p5.48xlarge", "instances": 1,
          "billed_as": "the named instance type", "usd_per_hour": 55.04, "usd_per_million_output_tokens": 6.02,
          "output_tokens_per_second": 1269.4, "output_tokens_per_second_estimated": True, "no_price": None},
         {"hardware": "p4de.24xlarge", "gpu": "A100-80GB", "layout": "TP4", "gpus_per_replica": 4,
@@ -93,7 +93,7 @@ def test_no_price_says_why_and_no_load_compares_one_replica(capsys):
     # leave a KV cache of 35 GiB (MI300X) beyond the error band's reach, judged on the KV left, not weights × 1.4
     assert [line.split()[2] for line in lines[2:6]] == ["TP4", "TP1", "TP1", "TP4"]
     assert [line.split()[-3:] for line in lines[2:6]] == [
-        ["(est.)", "$9.15", "(est.)"], ["255", "(est.)", "–"], ["–", "–", "–"], ["(est.)", "$7.69", "(est.)"]]
+        ["(est.)", "$9.23", "(est.)"], ["255", "(est.)", "–"], ["–", "–", "–"], ["(est.)", "$7.69", "(est.)"]]
     assert lines[6:] == [
         "  MI300X: no price: the catalog has no instance type with MI300X GPUs (none is sold on-demand on AWS)",
         "  GB200: no price: p6e-gb200.36xlarge has no public us-east-1 on-demand price in the catalog",

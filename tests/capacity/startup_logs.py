@@ -446,7 +446,8 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "v2-moe-0.29": (
         "0.29.0 runs every generative model on Model Runner V2 (config/vllm.py use_v2_model_runner, read in 0.29.0); "
         "shardwise keeps 0.25's rule (V1's terms) for mixtures of experts, because V2's terms (a greedy profile sampler, "
-        "the flat graph term) leave 0.7 - 1.2 GiB unexplained on these rows (tokens 90 -> 89 with them, tokens34)",
+        "the flat graph term) leave 0.7 - 1.2 GiB unexplained on these rows (tokens 90 -> 89 with them, tokens34; "
+        "94 -> 94 and KV 113 -> 112, the residuals spread -0.91 to +1.22 GiB, tokens35)",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm"),
     "pcie-tp4": (
@@ -457,7 +458,7 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "large-tp-communicators": (
         "TP8 (and TP8 x PP2) on NVLink or XGMI nodes after 0.10 or on ROCm: vLLM keeps 2.9 - 9 GiB a GPU more than "
         "modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.12.0 and 0.19.0 rows (lazy connect: torch's tp "
-        "ring and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
+        "ring, charged in 0.11 - 0.18 from tokens35, and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
         "(nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged)",
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (

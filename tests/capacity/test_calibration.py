@@ -420,6 +420,29 @@ def test_the_0_10_0_tp8_h100_qwen3_235b_run_is_within_5_percent_of_its_token_cou
     assert (sc.sized.kv_cache_tokens, sc.tokens_within_5pct) == (1575392, True)
 
 
+def test_the_0_11_to_0_15_nvswitch_hopper_runs_keep_pytorchs_tp_communicator_rings_beside_the_kv_cache():
+    # tokens35: from 0.11 the TP group's torch.distributed communicator is created inside the profile by the logits'
+    # all-gather and connects its 24 ring channels (0.28 GiB a GPU, sizing.torch_tp_communicator_gib). Every KV budget
+    # residual (shardwise less logged, GiB) of those releases' NVSwitch Hopper rows at TP > 1 moves towards its log by
+    # 0.28 and none away: +0.22, +0.42, +0.38, +0.43, +0.74, +0.74, +1.22 x 3 before
+    rows = [lg for lg in LOGS if lg.kv_gib is not None and lg.settings.tp > 1 and lg.arch == "hopper"
+            and lg.release.startswith(("0.11.", "0.12.", "0.13.", "0.14.", "0.15.", "0.16.", "0.17.", "0.18."))]
+    got = sorted((lg.release, lg.model.id, lg.settings.tp, round(score(lg).sized.available_kv_gib - lg.kv_gib, 2))
+                 for lg in rows)
+    assert got == [
+        ("0.11.0", "Qwen/Qwen3-32B", 2, -0.06),
+        ("0.12.0", "Qwen/Qwen3-30B-A3B", 2, 0.15),
+        ("0.12.0", "Qwen/Qwen3-VL-30B-A3B-Instruct", 2, 0.45),
+        ("0.12.0", "Qwen/Qwen3-VL-30B-A3B-Instruct", 2, 0.45),
+        ("0.14.1", "Qwen/Qwen3-32B", 2, 0.14),
+        ("0.14.1", "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", 2, 0.1),
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
+    ]
+    assert all(score(lg).verdict_right or lg.open_miss for lg in rows)
+
+
 #: abinavChandar/demo_env_l4 vllm.log: vLLM 0.11.0 (pip, no FlashInfer), Llama-3.1-8B on one L4, 128 sequences
 L4_0110 = next(lg for lg in LOGS if lg.url.startswith("https://github.com/abinavChandar/demo_env_l4/"))
 #: ljg6861/anton_new vllm_server.log: vLLM 0.10.0 (pip, no FlashInfer), a Qwen3-30B-A3B AWQ on one RTX 3090

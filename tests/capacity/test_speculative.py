@@ -37,8 +37,8 @@ def test_deepseek_v3_mtp_layer_weights_and_kv_on_tp8_h200():
     per_block = 62 * 576 * 2 * spec.block_size
     assert spec.kv_cache_tokens == int(spec.available_kv_gib * GIB) // per_block * spec.block_size
     # both keep the 16-bit copy of the target's FP8 kv_b_proj (0.24 GiB; 676,096 and 638,848 before it); the MTP
-    # layer's own copy is not counted
-    assert (plain.kv_cache_tokens, spec.kv_cache_tokens) == (672_448, 635_264)
+    # layer's own copy is not counted; PyTorch's TP communicator's rings take 0.28 GiB (672,448 and 635,264 before)
+    assert (plain.kv_cache_tokens, spec.kv_cache_tokens) == (668_160, 631_040)
     assert spec.error_band_gib == plain.error_band_gib
     assert any("1 MTP layer (1.75 GiB per GPU, with its own LM head)" in n for n in spec.notes)
 

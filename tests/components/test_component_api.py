@@ -131,7 +131,7 @@ def test_vllm_service_children_outputs_and_escape_hatches():
         "http://llama-70b.inference.svc.cluster.local:8000", "inference", "llama-70b", 4)
     assert out["startup_budget"] == {"weights_gib_per_pod": 131.42, "throughput_mib_s": 2000.0, "load_seconds": 68,
                                      "budget_seconds": 562, "floor_seconds": 562}
-    assert (out["sizing"]["kv_cache_tokens"], out["sizing"]["startup_budget_seconds"]) == (491024, 562)
+    assert (out["sizing"]["kv_cache_tokens"], out["sizing"]["startup_budget_seconds"]) == (487328, 562)
     assert out["validation"] == {"checked_when_resolved": ["image", "namespace", "pod.service_account.role_arn"],
                                  "suppressed": []}
     dep = run.one("kubernetes:apps/v1:Deployment", "llama-70b-deployment").inputs

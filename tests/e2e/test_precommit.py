@@ -47,7 +47,7 @@ FINDINGS = [
     'bf16); a 4-bit AWQ/GPTQ variant (39.8 GB of weights) fits on one H100-SXM-80GB, so those 4 GPUs could run 4 on'
     'e-GPU replicas holding 48 sequences of 8,192 tokens (p95 context) together: enough for the 32 a replica must h'
     'old (128 by annotation shardwise.dev/target-concurrency over 4 replicas); the TP4×PP1 replica holds 59 (both '
-    'central estimates; 55 beyond its error band) (vLLM 0.11.0 from the image tag) (Deployment serving/llama70b)',
+    'central estimates; 54 beyond its error band) (vLLM 0.11.0 from the image tag) (Deployment serving/llama70b)',
     'deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
     't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'

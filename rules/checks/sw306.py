@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
-from ..model.vocab import AWS_LB_SCHEME
+from ..model.vocab import AWS_LB_SCHEME, INTERNAL_LB_ANNOTATIONS
 from ._env import env_value, vllm_containers
 from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selectable, selects
 from ._unseen import unseen_hits
@@ -133,7 +133,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             return self._service(inv, obj)
         if isinstance(obj, Ingress):
             return self._routed(inv, obj)
-        return [*self._published(obj), *self._dev_mode(inv, obj)]
+        return [*self._published(inv, obj), *self._dev_mode(inv, obj)]
 
     def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
@@ -162,7 +162,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             else:
                 yield hit(ing, message)
 
-    def _published(self, g: ServingGroup) -> Iterator[Hit]:
+    def _published(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         """The group's own controller publishes it outside the cluster (a Knative Service's route)."""
         if g.published is None:
             return
@@ -178,6 +178,13 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                       g.at("published"), tuple(g.suppressions), level="advisory")
             return
         message = f"{group_subject(g)} {g.published}, with no gateway that authenticates clients"
+        key = api_key(inv, g) if g.kind == "LLMInferenceService" and not g.published_advisory else None
+        if key is True:  # a sure route onto a server that checks an API key (a Gateway of the inputs decided it)
+            return
+        if isinstance(key, str):
+            yield Hit(group_subject(g), f"{message} (advisory: {key})", g.at("published"), tuple(g.suppressions),
+                      level="advisory")
+            return
         if g.published_advisory:
             yield Hit(group_subject(g), f"{message} (advisory: {g.published_advisory})", g.at("published"),
                       tuple(g.suppressions), level="advisory")
@@ -311,6 +318,12 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
         return ("through the OpenShift router", "whether the router is reachable from outside the cluster is its "
                 "IngressController, which the inputs do not show")
     if ing.kind != "Ingress":
+        if ing.gateway_auth is not None:
+            return None  # a policy of the inputs authenticates its clients, or no Gateway of the inputs admits it
+        if ing.gateway_undecided is not None:
+            raise Undecidable(ing.gateway_undecided)
+        if ing.gateway is not None:  # what the Gateways of the inputs say (adapters.k8s.gateway)
+            return ing.gateway
         parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
         return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "
                 "and the Service its controller makes, which the inputs do not show")
@@ -345,16 +358,8 @@ def _world(value: object) -> bool:
     return isinstance(value, str) and any(c.strip() in WORLD for c in value.split(","))
 
 
-#: Annotations that make a cloud load balancer internal (a private address in the VPC): AWS Load Balancer
-#: Controller and the in-tree AWS provider, GKE, AKS, OCI. Their values, as the providers read them.
-_INTERNAL_LB = (
-    ("service.beta.kubernetes.io/aws-load-balancer-scheme", ("internal",)),
-    ("service.beta.kubernetes.io/aws-load-balancer-internal", ("true", "0.0.0.0/0")),
-    ("networking.gke.io/load-balancer-type", ("internal",)),
-    ("cloud.google.com/load-balancer-type", ("internal",)),
-    ("service.beta.kubernetes.io/azure-load-balancer-internal", ("true",)),
-    ("service.beta.kubernetes.io/oci-load-balancer-internal", ("true",)),
-)
+#: Annotations that make a cloud load balancer internal, and their values (model.vocab).
+_INTERNAL_LB = INTERNAL_LB_ANNOTATIONS
 
 
 #: What hands a LoadBalancer Service to the AWS Load Balancer Controller, which provisions an internal NLB unless the

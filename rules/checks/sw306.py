@@ -23,8 +23,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         severity="high",
         summary=(
             "A LoadBalancer or NodePort Service, or the public route of a Knative Service or a KServe "
-            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute or OpenShift Route routes to a vLLM "
-            "server that checks no API key, or a vLLM container sets VLLM_SERVER_DEV_MODE."
+            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute (judged on its Gateways of the "
+            "inputs) or OpenShift Route routes to a vLLM server that checks no API key, or a vLLM container sets "
+            "VLLM_SERVER_DEV_MODE."
         ),
         why=(
             "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
@@ -64,9 +65,22 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "narrows the clients (an ALB auth-type cognito or oidc, ingress-nginx auth-url, auth-type or client "
             "certificates; inbound-cidrs, security groups, a WAF ACL, a source-range allow list make it "
             "advisory). Any other Ingress (an internal ALB, the ALB's default scheme internal, another controller "
-            "whose own Service decides its reach), every HTTPRoute (its Gateway's class and Service decide) and every "
-            "Route (the router's IngressController decides) "
-            "are advisory: a cluster setting the manifest does not show is not sure. So is a server whose "
+            "whose own Service decides its reach) and every Route (the router's IngressController decides) are "
+            "advisory: a cluster setting the manifest does not show is not sure. An HTTPRoute, and the route KServe "
+            "makes for an LLMInferenceService, is judged on its parent Gateways of the inputs, attached as the Gateway "
+            "API does (parentRef namespace defaulting to the route's, sectionName, port, listener protocol, "
+            "allowedRoutes kinds and namespaces Same, All or Selector, hostnames): a Gateway that admits no such route "
+            "does not publish it. It blocks when a Gateway admitting it has a class whose controller is documented to "
+            "make an internet-facing load balancer (GKE's gke-l7-global-external-managed, "
+            "gke-l7-regional-external-managed, gke-l7-gxlb; the AWS Load Balancer Controller's gateway.k8s.aws/alb "
+            "with a LoadBalancerConfiguration scheme internet-facing) and no policy of the inputs authenticates its "
+            "clients (an Envoy Gateway SecurityPolicy with jwt, oidc, basicAuth, apiKeyAuth or extAuth, a Kuadrant "
+            "AuthPolicy, an Istio RequestAuthentication with an AuthorizationPolicy on the Gateway, a "
+            "ListenerRuleConfiguration authenticate-oidc or authenticate-cognito action, a GKE GCPBackendPolicy with "
+            "IAP). GKE's internal classes, the AWS Load Balancer Controller's default internal ALB, VPC Lattice, a "
+            "Gateway whose spec.infrastructure.annotations make its load balancer internal, and every other controller "
+            "(Istio, Envoy Gateway, Cilium, NGINX Gateway Fabric, Kong, Traefik, whose LoadBalancer Service takes the "
+            "cloud's default) are advisory, and so is a route whose Gateway is not in the inputs. So is a server whose "
             "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY, and a Service whose every "
             "targetPort is a port another container of the pod declares (an oauth2-proxy or kube-rbac-proxy sidecar "
             "in front of vLLM: whether it authenticates is its own configuration); a targetPort on vLLM's own port "
@@ -114,6 +128,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/",
             "https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/",
+            "https://gateway-api.sigs.k8s.io/reference/spec/",
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/gateway/loadbalancerconfig/",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/gateway/listenerruleconfig/",
         ),
         scope="stack",
         safe_to_skip_unknown=False,

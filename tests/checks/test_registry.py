@@ -162,7 +162,7 @@ EXTRA_FIXTURES = {
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
-              "gateway-preview.json",  # a preview's computed gatewayClassName cannot decide; a known class blocks
+              "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
               "llmisvc-gateway.yaml"},  # KServe's default Gateway in the inputs, on GKE's external class
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml",

@@ -195,6 +195,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                       f"{what} is not known yet (advisory: a route's reach is the cluster's ingress configuration)",
                       g.at("published"), tuple(g.suppressions), level="advisory")
             return
+        if g.published_undecided is not None and api_key(inv, g) is not True:
+            raise Undecidable(g.published_undecided)  # the Gateway's class or scheme at preview: fail closed
         message = f"{group_subject(g)} {g.published}, with no gateway that authenticates clients"
         key = api_key(inv, g) if g.kind == "LLMInferenceService" and not g.published_advisory else None
         if key is True:  # a sure route onto a server that checks an API key (a Gateway of the inputs decided it)

@@ -414,6 +414,9 @@ class ServingGroup:
     #: is reachable from outside is cluster configuration the inputs do not show (KServe's Standard mode: the
     #: ingress config of its inferenceservice-config, which a distribution such as OpenShift AI sets off).
     published_advisory: str = ""
+    #: The value not known yet that decides whether ``published`` faces the internet (a preview's computed
+    #: gatewayClassName of the Gateway an LLMInferenceService's route attaches to: adapters.k8s.gateway)
+    published_undecided: str | None = None
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".

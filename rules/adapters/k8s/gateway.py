@@ -482,8 +482,8 @@ def _llmisvc(ref: CrossRef, inputs: _Inputs, inv: Inventory) -> None:
 def _set_published(g: ServingGroup, decided: tuple[str, ...], info: Mapping[str, Any]) -> None:
     if decided[0] == "silent":
         g.published, g.published_advisory = None, ""
-    elif decided[0] == "undecided":  # said as a route whose reach is not known yet: advisory, as every llmisvc unknown
-        g.published_advisory = f"{decided[1]} is not known yet, and decides whether it faces the internet"
+    elif decided[0] == "undecided":  # SW306 cannot decide: fail closed, as for an HTTPRoute
+        g.published_undecided = decided[1]
     elif decided[0] == "reach":
         g.published = f"{info['how']}, reachable {decided[1]}"
         g.published_advisory = decided[2]

@@ -163,7 +163,8 @@ EXTRA_FIXTURES = {
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
               "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
-              "llmisvc-gateway.yaml"},  # KServe's default Gateway in the inputs, on GKE's external class
+              "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
+              "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged

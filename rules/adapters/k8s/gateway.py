@@ -425,10 +425,8 @@ def _decide(found: list[tuple[Reach, str]], unseen: bool, extra: str = "") -> tu
 def link_gateways(inv: Inventory) -> None:
     """Give each HTTPRoute, and each LLMInferenceService KServe routes, what the Gateways of the inputs say."""
     inputs = _Inputs(inv)
-    if not inputs.gateways and not inputs.policies:
-        return
     for ing in inv.ingresses:
-        if ing.kind != "HTTPRoute":
+        if ing.kind != "HTTPRoute" or not (inputs.gateways or inputs.policies):
             continue
         auth, maybe = _route_auth(inputs, ing)
         if auth:
@@ -470,13 +468,53 @@ def _llmisvc(ref: CrossRef, inputs: _Inputs, inv: Inventory) -> None:
         else:
             return
     else:
-        refs = [{"namespace": ns, "name": name} for ns, name in info["gateways"]]
+        gateways = info["gateways"] or _default_gateway(inv, info)
+        for g in ref.groups:  # the words of the default Gateway an inferenceservice-config of the inputs names
+            if isinstance(g.published, str):
+                g.published = info["how"]
+        refs = [{"namespace": ns, "name": name} for ns, name in gateways]
         found, unseen = _parents_reach(refs, info["namespace"], [], inputs)
         if unseen and not found:
             return
         decided = _decide(found, unseen)
     for g in ref.groups:
         _set_published(g, decided, info)
+
+
+#: KServe's default Gateway of an LLMInferenceService's route as shipped, and the inferenceservice-config key that
+#: changes it (``ingress.kserveIngressGateway``, ``namespace/name``; kserve.LLMISVC_DEFAULT_GATEWAY).
+_DEFAULT_GATEWAY = ("kserve", "kserve-ingress-gateway")
+_CONFIG_NAME = "inferenceservice-config"
+
+
+def _default_gateway(inv: Inventory, info: dict[str, Any]) -> list[tuple[str, str]]:
+    """The cluster's default Gateway of KServe's route: ``ingress.kserveIngressGateway`` of the
+    inferenceservice-config ConfigMaps of the inputs when they name one and agree (the words of ``info["how"]`` say
+    so), else KServe's shipped one."""
+    import json  # only for a route on the default Gateway
+
+    seen: set[str] = set()
+    where = ""
+    for m in inv.config_maps:
+        if m.kind != "ConfigMap" or m.name != _CONFIG_NAME:
+            continue
+        try:
+            value = as_map(json.loads(m.data.get("ingress") or "{}")).get("kserveIngressGateway")
+        except (TypeError, ValueError):
+            return [_DEFAULT_GATEWAY]
+        if not isinstance(value, str) or value.count("/") != 1:
+            return [_DEFAULT_GATEWAY]
+        seen.add(value.strip())
+        where = where or f"`{m.namespace}/{m.name}`"
+    if len(seen) != 1:
+        return [_DEFAULT_GATEWAY]
+    [value] = seen
+    ns, name = value.split("/")
+    if (ns, name) != _DEFAULT_GATEWAY:
+        shipped = "/".join(_DEFAULT_GATEWAY)
+        info["how"] = info["how"].replace(f"`{shipped}` (the cluster's default, as KServe ships it)",
+                                          f"`{value}` (`ingress.kserveIngressGateway` of {where})")
+    return [(ns, name)]
 
 
 def _set_published(g: ServingGroup, decided: tuple[str, ...], info: Mapping[str, Any]) -> None:

@@ -550,9 +550,9 @@ def router_published(obj: Mapping[str, Any]) -> tuple[Any, str, int | None]:
 
 
 def router_refs(obj: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
-    """(the Gateways KServe's own HTTPRoute names, as (namespace, name); the user's HTTPRoutes ``route.http.refs``
-    names) of an LLMInferenceService whose ``spec.router.route`` is set, read as :func:`router_published` reads them,
-    for the Gateways of the inputs to judge (adapters.k8s.gateway)."""
+    """(the Gateways KServe's own HTTPRoute names, as (namespace, name), empty for the cluster's default; the user's
+    HTTPRoutes ``route.http.refs`` names) of an LLMInferenceService whose ``spec.router.route`` is set, read as
+    :func:`router_published` reads them, for the Gateways of the inputs to judge (adapters.k8s.gateway)."""
     meta, router = as_map(obj.get("metadata")), as_map(as_map(obj.get("spec")).get("router"))
     namespace = str(meta.get("namespace") or "default")
     http = as_map(as_map(router.get("route")).get("http"))
@@ -565,8 +565,7 @@ def router_refs(obj: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str
                 if as_map(p).get("name")]
 
     gateways = (parents(as_map(router.get("gateway")).get("refs"))
-                or parents(as_map(http.get("spec")).get("parentRefs"))
-                or [tuple(LLMISVC_DEFAULT_GATEWAY.split("/", 1))])  # type: ignore[list-item]
+                or parents(as_map(http.get("spec")).get("parentRefs")))
     return gateways, []
 
 

@@ -153,7 +153,7 @@ def _admits(gw: Mapping[str, Any], ref: Mapping[str, Any], route_ns: str, hostna
     told from the inputs."""
     gw_ns = _meta(gw)[0]
     listeners = as_list(as_map(gw.get("spec")).get("listeners"))
-    if _unknown(as_map(gw.get("spec")).get("listeners")):
+    if not listeners:  # the API requires one: listeners not known yet (a preview's computed list)
         return None
     unsure = False
     for lst in listeners:
@@ -394,7 +394,10 @@ def _parents_reach(refs: Sequence[Mapping[str, Any]], route_ns: str, hostnames: 
         if admitted is False:
             continue
         reach = gateway_reach(gw, inputs)
-        if admitted is None and not reach.advisory and not reach.undecided:
+        if admitted is None and not reach.advisory and not reach.undecided \
+                and not as_list(as_map(gw.get("spec")).get("listeners")):
+            reach = Reach(reach.how, undecided=f"`spec.listeners` of Gateway `{_meta(gw)[0]}/{_meta(gw)[1]}`")
+        elif admitted is None and not reach.advisory and not reach.undecided:
             reach = Reach(reach.how, "whether its listeners admit the route depends on what the inputs do not show "
                           "(a namespace's labels, a value not known yet)")
         ns, name = _meta(gw)

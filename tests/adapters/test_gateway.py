@@ -108,8 +108,8 @@ def test_a_selector_listener_reads_the_namespace_labels_of_the_inputs():
     assert _route(gw + "---" + ns.replace("LABEL", "no") + "---" + ROUTE).gateway_auth == (
         "no listener of its parent Gateways of the inputs admits it")
     unseen = _route(gw + "---" + ROUTE).gateway  # the Namespace is not in the inputs: its labels are not known
-    assert unseen is not None and unseen[1] == ("whether its listeners admit the route depends on what the inputs "
-                                                "do not show (a namespace's labels, a value not known yet)")
+    assert unseen is not None and unseen[1] == ("whether its listeners admit the route depends on a namespace's "
+                                                "labels, which the inputs do not show")
 
 
 def test_a_gateway_not_in_the_inputs_leaves_the_route_as_before():

@@ -119,13 +119,13 @@ def _host_meets(listener: Any, route: list[Any]) -> bool:
     return False
 
 
-def _namespace_admitted(allowed: Mapping[str, Any], gw_ns: str, route_ns: str, inputs: _Inputs) -> bool | None:
+def _namespace_admitted(allowed: Mapping[str, Any], gw_ns: str, route_ns: str, inputs: _Inputs) -> Any:
     """Whether a listener's ``allowedRoutes.namespaces`` admits routes of ``route_ns``; None when it cannot be told
-    (a selector over labels of a Namespace not in the inputs, or a value not known yet)."""
+    (a selector over labels of a Namespace not in the inputs), UNKNOWN for a value not known yet."""
     ns = as_map(allowed.get("namespaces"))
     frm = ns.get("from", "Same")
-    if _unknown(frm):
-        return None
+    if _unknown(frm) or _unknown(ns.get("selector")):
+        return UNKNOWN
     if frm == "All":
         return True
     if frm == "Same":
@@ -148,23 +148,23 @@ def _namespace_admitted(allowed: Mapping[str, Any], gw_ns: str, route_ns: str, i
 
 
 def _admits(gw: Mapping[str, Any], ref: Mapping[str, Any], route_ns: str, hostnames: list[Any],
-            inputs: _Inputs) -> bool | None:
+            inputs: _Inputs) -> Any:
     """Whether one of the Gateway's listeners takes the HTTPRoute through this parentRef; None when it cannot be
-    told from the inputs."""
+    told from the inputs (a Namespace's labels), UNKNOWN when a value not known yet decides it."""
     gw_ns = _meta(gw)[0]
     listeners = as_list(as_map(gw.get("spec")).get("listeners"))
     if not listeners:  # the API requires one: listeners not known yet (a preview's computed list)
-        return None
-    unsure = False
-    for lst in listeners:
-        lst = as_map(lst)
+        return UNKNOWN
+    unsure: Any = False
+    for raw in listeners:
+        lst = as_map(raw)
+        proto = lst.get("protocol")
+        if _unknown(raw) or any(_unknown(lst.get(k)) for k in ("name", "port", "protocol")):
+            unsure = UNKNOWN  # a listener not known yet (a preview's computed value) may take it
+            continue
         if ref.get("sectionName") is not None and ref.get("sectionName") != lst.get("name"):
             continue
         if ref.get("port") is not None and ref.get("port") != lst.get("port"):
-            continue
-        proto = lst.get("protocol")
-        if _unknown(proto):
-            unsure = True
             continue
         if proto not in ("HTTP", "HTTPS"):
             continue
@@ -175,10 +175,13 @@ def _admits(gw: Mapping[str, Any], ref: Mapping[str, Any], route_ns: str, hostna
         if not _host_meets(lst.get("hostname"), hostnames):
             continue
         ok = _namespace_admitted(allowed, gw_ns, route_ns, inputs)
-        if ok:
+        if ok is True:
             return True
-        unsure = unsure or ok is None
-    return None if unsure else False
+        if ok is UNKNOWN:
+            unsure = UNKNOWN
+        elif ok is None and unsure is False:
+            unsure = True
+    return UNKNOWN if unsure is UNKNOWN else None if unsure else False
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -394,12 +397,11 @@ def _parents_reach(refs: Sequence[Mapping[str, Any]], route_ns: str, hostnames: 
         if admitted is False:
             continue
         reach = gateway_reach(gw, inputs)
-        if admitted is None and not reach.advisory and not reach.undecided \
-                and not as_list(as_map(gw.get("spec")).get("listeners")):
+        if admitted is UNKNOWN and not reach.advisory and not reach.undecided:
             reach = Reach(reach.how, undecided=f"`spec.listeners` of Gateway `{_meta(gw)[0]}/{_meta(gw)[1]}`")
         elif admitted is None and not reach.advisory and not reach.undecided:
-            reach = Reach(reach.how, "whether its listeners admit the route depends on what the inputs do not show "
-                          "(a namespace's labels, a value not known yet)")
+            reach = Reach(reach.how, "whether its listeners admit the route depends on a namespace's labels, which "
+                          "the inputs do not show")
         ns, name = _meta(gw)
         found.append((reach, _authenticates(inputs, ns, "Gateway", name) or ""))
     return found, unseen

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
-from ..model.vocab import AWS_LB_SCHEME
+from ..model.vocab import AWS_LB_SCHEME, INTERNAL_LB_ANNOTATIONS
 from ._env import env_value, vllm_containers
 from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selectable, selects
 from ._unseen import unseen_hits
@@ -23,8 +23,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         severity="high",
         summary=(
             "A LoadBalancer or NodePort Service, or the public route of a Knative Service or a KServe "
-            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute or OpenShift Route routes to a vLLM "
-            "server that checks no API key, or a vLLM container sets VLLM_SERVER_DEV_MODE."
+            "InferenceService, exposes vLLM pods directly, an Ingress, HTTPRoute (judged on its Gateways of the "
+            "inputs) or OpenShift Route routes to a vLLM server that checks no API key, or a vLLM container sets "
+            "VLLM_SERVER_DEV_MODE."
         ),
         why=(
             "vLLM's HTTP server is not meant to face clients on its own: --api-key guards only the /v1 "
@@ -64,9 +65,22 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "narrows the clients (an ALB auth-type cognito or oidc, ingress-nginx auth-url, auth-type or client "
             "certificates; inbound-cidrs, security groups, a WAF ACL, a source-range allow list make it "
             "advisory). Any other Ingress (an internal ALB, the ALB's default scheme internal, another controller "
-            "whose own Service decides its reach), every HTTPRoute (its Gateway's class and Service decide) and every "
-            "Route (the router's IngressController decides) "
-            "are advisory: a cluster setting the manifest does not show is not sure. So is a server whose "
+            "whose own Service decides its reach) and every Route (the router's IngressController decides) are "
+            "advisory: a cluster setting the manifest does not show is not sure. An HTTPRoute, and the route KServe "
+            "makes for an LLMInferenceService, is judged on its parent Gateways of the inputs, attached as the Gateway "
+            "API does (parentRef namespace defaulting to the route's, sectionName, port, listener protocol, "
+            "allowedRoutes kinds and namespaces Same, All or Selector, hostnames): a Gateway that admits no such route "
+            "does not publish it. It blocks when a Gateway admitting it has a class whose controller is documented to "
+            "make an internet-facing load balancer (GKE's gke-l7-global-external-managed, "
+            "gke-l7-regional-external-managed, gke-l7-gxlb; the AWS Load Balancer Controller's gateway.k8s.aws/alb "
+            "with a LoadBalancerConfiguration scheme internet-facing) and no policy of the inputs authenticates its "
+            "clients (an Envoy Gateway SecurityPolicy with jwt, oidc, basicAuth, apiKeyAuth or extAuth, a Kuadrant "
+            "AuthPolicy, an Istio RequestAuthentication with an AuthorizationPolicy on the Gateway, a "
+            "ListenerRuleConfiguration authenticate-oidc or authenticate-cognito action, a GKE GCPBackendPolicy with "
+            "IAP). GKE's internal classes, the AWS Load Balancer Controller's default internal ALB, VPC Lattice, a "
+            "Gateway whose spec.infrastructure.annotations make its load balancer internal, and every other controller "
+            "(Istio, Envoy Gateway, Cilium, NGINX Gateway Fabric, Kong, Traefik, whose LoadBalancer Service takes the "
+            "cloud's default) are advisory, and so is a route whose Gateway is not in the inputs. So is a server whose "
             "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY, and a Service whose every "
             "targetPort is a port another container of the pod declares (an oauth2-proxy or kube-rbac-proxy sidecar "
             "in front of vLLM: whether it authenticates is its own configuration); a targetPort on vLLM's own port "
@@ -114,6 +128,10 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types",
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/",
             "https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/annotations/",
+            "https://gateway-api.sigs.k8s.io/reference/spec/",
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/gatewayclass-capabilities",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/gateway/loadbalancerconfig/",
+            "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/gateway/listenerruleconfig/",
         ),
         scope="stack",
         safe_to_skip_unknown=False,
@@ -133,7 +151,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             return self._service(inv, obj)
         if isinstance(obj, Ingress):
             return self._routed(inv, obj)
-        return [*self._published(obj), *self._dev_mode(inv, obj)]
+        return [*self._published(inv, obj), *self._dev_mode(inv, obj)]
 
     def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
@@ -162,7 +180,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             else:
                 yield hit(ing, message)
 
-    def _published(self, g: ServingGroup) -> Iterator[Hit]:
+    def _published(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         """The group's own controller publishes it outside the cluster (a Knative Service's route)."""
         if g.published is None:
             return
@@ -177,7 +195,16 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                       f"{what} is not known yet (advisory: a route's reach is the cluster's ingress configuration)",
                       g.at("published"), tuple(g.suppressions), level="advisory")
             return
+        if g.published_undecided is not None and api_key(inv, g) is not True:
+            raise Undecidable(g.published_undecided)  # the Gateway's class or scheme at preview: fail closed
         message = f"{group_subject(g)} {g.published}, with no gateway that authenticates clients"
+        key = api_key(inv, g) if g.kind == "LLMInferenceService" and not g.published_advisory else None
+        if key is True:  # a sure route onto a server that checks an API key (a Gateway of the inputs decided it)
+            return
+        if isinstance(key, str):
+            yield Hit(group_subject(g), f"{message} (advisory: {key})", g.at("published"), tuple(g.suppressions),
+                      level="advisory")
+            return
         if g.published_advisory:
             yield Hit(group_subject(g), f"{message} (advisory: {g.published_advisory})", g.at("published"),
                       tuple(g.suppressions), level="advisory")
@@ -311,6 +338,12 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
         return ("through the OpenShift router", "whether the router is reachable from outside the cluster is its "
                 "IngressController, which the inputs do not show")
     if ing.kind != "Ingress":
+        if ing.gateway_auth is not None:
+            return None  # a policy of the inputs authenticates its clients, or no Gateway of the inputs admits it
+        if ing.gateway_undecided is not None:
+            raise Undecidable(ing.gateway_undecided)
+        if ing.gateway is not None:  # what the Gateways of the inputs say (adapters.k8s.gateway)
+            return ing.gateway
         parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
         return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "
                 "and the Service its controller makes, which the inputs do not show")
@@ -345,16 +378,8 @@ def _world(value: object) -> bool:
     return isinstance(value, str) and any(c.strip() in WORLD for c in value.split(","))
 
 
-#: Annotations that make a cloud load balancer internal (a private address in the VPC): AWS Load Balancer
-#: Controller and the in-tree AWS provider, GKE, AKS, OCI. Their values, as the providers read them.
-_INTERNAL_LB = (
-    ("service.beta.kubernetes.io/aws-load-balancer-scheme", ("internal",)),
-    ("service.beta.kubernetes.io/aws-load-balancer-internal", ("true", "0.0.0.0/0")),
-    ("networking.gke.io/load-balancer-type", ("internal",)),
-    ("cloud.google.com/load-balancer-type", ("internal",)),
-    ("service.beta.kubernetes.io/azure-load-balancer-internal", ("true",)),
-    ("service.beta.kubernetes.io/oci-load-balancer-internal", ("true",)),
-)
+#: Annotations that make a cloud load balancer internal, and their values (model.vocab).
+_INTERNAL_LB = INTERNAL_LB_ANNOTATIONS
 
 
 #: What hands a LoadBalancer Service to the AWS Load Balancer Controller, which provisions an internal NLB unless the

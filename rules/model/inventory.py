@@ -414,6 +414,9 @@ class ServingGroup:
     #: is reachable from outside is cluster configuration the inputs do not show (KServe's Standard mode: the
     #: ingress config of its inferenceservice-config, which a distribution such as OpenShift AI sets off).
     published_advisory: str = ""
+    #: The value not known yet that decides whether ``published`` faces the internet (a preview's computed
+    #: gatewayClassName of the Gateway an LLMInferenceService's route attaches to: adapters.k8s.gateway)
+    published_undecided: str | None = None
     #: Where each field a finding may point at was written: "resources", "nodeSelector", "affinity",
     #: "tolerations", "replicas", "size", "restartPolicy", "volumes", "volumeMounts", "env", "image",
     #: "container" (the vLLM container), "probe:startup|liveness|readiness", "annotation:<key>".
@@ -541,6 +544,18 @@ class Ingress:
     #: Balancer Controller's and EKS Auto Mode's; it overrides the Ingress's scheme annotation)
     class_controller: str | None = None
     class_scheme: tuple[str, str] | None = None
+    #: an HTTPRoute's parentRefs as written (namespace defaulted to the route's), its ``spec.hostnames`` and the
+    #: ExtensionRef filters of its rules (kind, name): what the Gateways of the inputs admit (adapters.k8s.gateway)
+    parent_refs: list[dict[str, Any]] = field(default_factory=list)
+    hostnames: list[Any] = field(default_factory=list)
+    extension_refs: list[tuple[str, str]] = field(default_factory=list)
+    #: what the Gateways of the inputs it attaches to say (adapters.k8s.gateway.link_gateways): (how it is published,
+    #: why that is only advisory, "" when sure to face the internet), None when no parent Gateway is in the inputs;
+    #: ``gateway_auth`` a policy of the inputs that authenticates its clients; ``gateway_undecided`` the value not
+    #: known yet that decides it (a preview's computed gatewayClassName)
+    gateway: tuple[str, str] | None = None
+    gateway_auth: str | None = None
+    gateway_undecided: str | None = None
 
 
 @dataclass

@@ -59,6 +59,17 @@ HELM_HOOK = "helm.sh/hook"
 #: The AWS Load Balancer Controller's (and EKS Auto Mode's) scheme of a LoadBalancer Service: internal or
 #: internet-facing (kubernetes-sigs.github.io/aws-load-balancer-controller, guide/service/annotations).
 AWS_LB_SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"
+#: Annotations that make a cloud load balancer internal (a private address in the VPC), with the values the providers
+#: read so: AWS Load Balancer Controller and the in-tree AWS provider, GKE, AKS, OCI. Read on a LoadBalancer Service
+#: and on a Gateway's ``spec.infrastructure.annotations`` (which the Gateway's controller copies to its Service).
+INTERNAL_LB_ANNOTATIONS = (
+    ("service.beta.kubernetes.io/aws-load-balancer-scheme", ("internal",)),
+    ("service.beta.kubernetes.io/aws-load-balancer-internal", ("true", "0.0.0.0/0")),
+    ("networking.gke.io/load-balancer-type", ("internal",)),
+    ("cloud.google.com/load-balancer-type", ("internal",)),
+    ("service.beta.kubernetes.io/azure-load-balancer-internal", ("true",)),
+    ("service.beta.kubernetes.io/oci-load-balancer-internal", ("true",)),
+)
 
 #: Which extended resources request accelerators, who makes them and how many devices each holds is the
 #: vendor table, :mod:`.catalog.accelerators` (``catalog/data/accelerators.json``).

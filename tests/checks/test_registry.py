@@ -158,7 +158,15 @@ EXTRA_FIXTURES = {
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
               "proxy-sidecar.yaml",  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
-              "llmisvc-router.yaml"},  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
+              "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
+              # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
+              "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not
+              "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
+              "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
+              "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
+              "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
+              "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
+              "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
     "SW310": {"pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged

@@ -78,6 +78,15 @@ add_generic = Later("generic", "add_generic")
 _add_ome_object = Later("ome", "add_ome_object")
 
 
+_add_gateway_object = Later("gateway", "add_gateway_object")
+
+
+def _gateway(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
+    """A Gateway API Gateway or GatewayClass, a policy attached to one, a Namespace: kept for SW306's reach of an
+    HTTPRoute (:mod:`.gateway`)."""
+    _add_gateway_object(kind, obj, loc, inv)
+
+
 def _ray(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> Any:
     return _add_ray_cluster_object(kind, obj, loc, inv, ctx.lines)
 
@@ -125,6 +134,12 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("elbv2.k8s.aws", "IngressClassParams"): _plain(add_ingress_class),
     ("eks.amazonaws.com", "IngressClassParams"): _plain(add_ingress_class),
     ("gateway.networking.k8s.io", "HTTPRoute"): _plain(add_http_route),
+    **{key: _gateway for key in (
+        ("gateway.networking.k8s.io", "Gateway"), ("gateway.networking.k8s.io", "GatewayClass"),
+        ("gateway.envoyproxy.io", "SecurityPolicy"), ("kuadrant.io", "AuthPolicy"),
+        ("security.istio.io", "RequestAuthentication"), ("security.istio.io", "AuthorizationPolicy"),
+        ("networking.gke.io", "GCPBackendPolicy"), ("gateway.k8s.aws", "LoadBalancerConfiguration"),
+        ("gateway.k8s.aws", "ListenerRuleConfiguration"), ("", "Namespace"))},
     ("route.openshift.io", "Route"): _plain(add_route),
     ("", "NetworkPolicy"): _plain(add_network_policy),
     ("networking.k8s.io", "NetworkPolicy"): _plain(add_network_policy),
@@ -148,7 +163,6 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),
     **{("resource.k8s.io", kind): (lambda kind, obj, loc, inv, ctx: add_device_claim(kind, obj, loc, inv))
        for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")},
-    ("", "Namespace"): _none,
     ("policy", "PodDisruptionBudget"): _none,
 }
 
@@ -167,6 +181,11 @@ NOT_WORKLOADS = _pairs({
     "gateway.networking.k8s.io": ("HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute", "Gateway",
                                   "GatewayClass", "ReferenceGrant"),
     "networking.istio.io": ("Gateway", "VirtualService", "DestinationRule", "ServiceEntry"),
+    "security.istio.io": ("RequestAuthentication", "AuthorizationPolicy"),
+    "gateway.envoyproxy.io": ("SecurityPolicy",),
+    "kuadrant.io": ("AuthPolicy",),
+    "networking.gke.io": ("GCPBackendPolicy",),
+    "gateway.k8s.aws": ("LoadBalancerConfiguration", "ListenerRuleConfiguration"),
     "cilium.io": ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"),
     "projectcalico.org": ("NetworkPolicy", "GlobalNetworkPolicy"),
     "crd.projectcalico.org": ("NetworkPolicy", "GlobalNetworkPolicy"),

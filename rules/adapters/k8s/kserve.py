@@ -549,6 +549,26 @@ def router_published(obj: Mapping[str, Any]) -> tuple[Any, str, int | None]:
             f"{', '.join(gateways)} ({where})", GATEWAY_ADVISORY, at)
 
 
+def router_refs(obj: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(the Gateways KServe's own HTTPRoute names, as (namespace, name), empty for the cluster's default; the user's
+    HTTPRoutes ``route.http.refs`` names) of an LLMInferenceService whose ``spec.router.route`` is set, read as
+    :func:`router_published` reads them, for the Gateways of the inputs to judge (adapters.k8s.gateway)."""
+    meta, router = as_map(obj.get("metadata")), as_map(as_map(obj.get("spec")).get("router"))
+    namespace = str(meta.get("namespace") or "default")
+    http = as_map(as_map(router.get("route")).get("http"))
+    routes = [str(as_map(r).get("name")) for r in as_list(http.get("refs")) if as_map(r).get("name")]
+    if routes:
+        return [], routes
+
+    def parents(items: Any) -> list[tuple[str, str]]:
+        return [(str(as_map(p).get("namespace") or namespace), str(as_map(p).get("name"))) for p in as_list(items)
+                if as_map(p).get("name")]
+
+    gateways = (parents(as_map(router.get("gateway")).get("refs"))
+                or parents(as_map(http.get("spec")).get("parentRefs")))
+    return gateways, []
+
+
 def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
                               lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
@@ -604,4 +624,12 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
         for g in inv.groups[mark:mark + 1]:  # the route's backend is the main (decode) workload; prefill is behind it
             g.published, g.published_advisory = route, advisory
             g.locations["published"] = Location(file, at or loc.line)
+            if isinstance(route, str) and advisory == GATEWAY_ADVISORY:  # the Gateways of the inputs may say more
+                from .gateway import LLMISVC_REF
+
+                gateways, routes = router_refs(obj)
+                meta = as_map(obj.get("metadata"))
+                info = {"namespace": str(meta.get("namespace") or "default"), "gateways": gateways,
+                        "routes": routes, "how": route}
+                inv.cross_refs.append(CrossRef(LLMISVC_REF, info, loc, groups=[g]))
     return True

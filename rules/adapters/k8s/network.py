@@ -167,6 +167,7 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     ann, lines = read_annotations(meta)
     services: list[str] = []
     ports: list[Any] = []
+    extensions: list[tuple[str, str]] = []
     for rule in as_list(spec.get("rules")):
         for ref in as_list(as_map(rule).get("backendRefs")):
             ref = as_map(ref)
@@ -174,13 +175,19 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
                 services.append(str(ref["name"]))
                 if ref.get("port") is not None:
                     ports.append(ref["port"])
+        for f in as_list(as_map(rule).get("filters")):  # an ALB listener rule's actions (AWS LBC), say
+            ext = as_map(as_map(f).get("extensionRef"))
+            if ext.get("name"):
+                extensions.append((str(ext.get("kind") or ""), str(ext["name"])))
     namespace = str(meta.get("namespace") or "default")
-    parents = [f"{as_map(p).get('namespace') or namespace}/{as_map(p).get('name')}"
-               for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
+    refs = [dict(as_map(p), namespace=as_map(p).get("namespace") or namespace)
+            for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
+    parents = [f"{p['namespace']}/{p['name']}" for p in refs]
     inv.ingresses.append(Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=namespace,
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
+        parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
     ))
 
 

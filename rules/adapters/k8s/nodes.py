@@ -218,6 +218,7 @@ def resolve_pools(inv: Inventory) -> None:
         ingress = [r.kind.startswith("ingress class") for r in inv.cross_refs]  # network.INGRESS_CLASS_REF, ..PARAMS
         config = [r.kind == CONFIG_REF for r in inv.cross_refs]
         arks = [r.kind.startswith("arks ") for r in inv.cross_refs]  # operators.ARKS_APP_REF, ARKS_MODEL_REF
+        gateway = [r.kind.startswith("gateway api ") for r in inv.cross_refs]  # gateway.GATEWAY_REF, ...
         if any(ingress):
             link_ingress_classes(inv)
         if any(config):  # workloads whose ConfigMap another input holds
@@ -227,7 +228,8 @@ def resolve_pools(inv: Inventory) -> None:
 
             link_arks_models(inv)
         # OME's (its kinds' names): OME services read as what their runtimes deploy
-        if not all(k or i or c or a for k, i, c, a in zip(kserve, ingress, config, arks, strict=True)):
+        if not all(k or i or c or a or gw for k, i, c, a, gw in zip(kserve, ingress, config, arks, gateway,
+                                                                     strict=True)):
             from .ome import link_services
 
             link_services(inv)
@@ -235,6 +237,10 @@ def resolve_pools(inv: Inventory) -> None:
             from .kserve import link_runtimes
 
             link_runtimes(inv)
+        if any(gateway):  # HTTPRoutes and LLMInferenceService routes on the Gateways of the inputs
+            from .gateway import link_gateways
+
+            link_gateways(inv)
     if inv.hardware_profiles:  # what an Open Data Hub hardware profile of the inputs gives the services naming it
         from .hwprofiles import apply_hardware_profiles
 

@@ -110,6 +110,10 @@ def _read_as_unknown(path: Path) -> bool:
         return True
     if path == ("spec", "type"):
         return True
+    if path in (("spec", "gatewayClassName"), ("spec", "controllerName"), ("spec", "scheme")):
+        return True  # what decides a Gateway's reach (SW306): a Gateway's class, its controller, an ALB's scheme
+    if n >= 2 and path[:2] == ("spec", "listeners"):
+        return True  # a Gateway's listeners: which routes it admits (SW306), never read as admitting none
     if n == 4 and path[:2] == ("spec", "ports") and path[3] == "targetPort":
         return True
     return n == 2 and path[0] in ("data", "stringData")

@@ -30,6 +30,7 @@ band is a quarter of that reserve).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -394,6 +395,47 @@ def serves(fit: Fit, kv_reserve: float) -> bool:
     (``shardwise.rules.app.plan``, a candidate's ``roomy``), and SW104 names a smaller layout only when it serves
     the model (:func:`reserve_alternative`): so a layout ``plan`` recommends never gets SW104 for want of a load."""
     return fit.starts == "starts" and sure_holds(fit.sizing) >= 1 and has_room(fit.sizing, kv_reserve)
+
+
+def lowered_caps(default: int, lowest: int) -> list[int]:
+    """The ``--max-num-seqs`` values below vLLM's default ``default`` that a smaller layout is tried with, largest
+    first: the powers of two under it, down to ``lowest`` (:func:`lowest_default_cap`). What follows the cap (the
+    profile's sampler over ``min(max_num_seqs, max_num_batched_tokens)`` rows of the vocabulary, the penalties'
+    per-sequence tensors, the CUDA graphs captured up to it) shrinks with it, and the KV cache grows by as much; a
+    team lowers it before it buys a second GPU."""
+    caps = []
+    cap = default // 2
+    while cap >= max(1, lowest):
+        caps.append(cap)
+        cap //= 2
+    return caps
+
+
+def lowest_default_cap(version: ResolvedVersion) -> int:
+    """The lowest ``--max-num-seqs`` plan and SW104 lower vLLM's default to: the release's own ``vllm serve``
+    default for its smallest GPUs (256 on GPUs under 70 GiB, and on A100s, from vLLM 0.8 to 0.16 at least:
+    ``engine/arg_utils.py`` ``_set_default_args`` / ``get_batch_defaults``, read at 0.11.1, 0.14.1 and 0.16.0). A
+    cap vLLM itself runs with on every smaller GPU is no stranger a setting than its default; below it, what the
+    cap saves (0.6 GiB of sampler for Qwen3's 152k vocabulary at 256 rows) is within the estimate's error band and
+    would decide a layout on it: where the default already is that cap, nothing is lowered."""
+    return version.behaviour.batch_tiers[-1].max_num_seqs
+
+
+def largest_cap(default: int, lowest: int, good: Callable[[int], bool]) -> int | None:
+    """The largest of :func:`lowered_caps` ``(default, lowest)`` for which ``good`` holds, where ``good`` is monotone
+    (true at a cap, true at every smaller one: a smaller cap only leaves more KV cache), or None where it holds at
+    none. Bisected: a handful of sizings, not one per cap."""
+    caps = lowered_caps(default, lowest)
+    if not caps or not good(caps[-1]):
+        return None
+    lo, hi = len(caps) - 1, -1  # caps[lo] is good; caps[hi] (hi > -1) is not
+    while lo - hi > 1:
+        mid = (lo + hi) // 2
+        if good(caps[mid]):
+            lo = mid
+        else:
+            hi = mid
+    return caps[lo]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -556,6 +556,53 @@ def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel]
 
 
 @dataclass(frozen=True)
+class Capped:
+    """A smaller layout that serves the model (:func:`serves`) only at a ``--max-num-seqs`` below vLLM's default,
+    which the manifest does not set: what ``plan`` recommends in its place (``shardwise.rules.app.plan``,
+    ``_fitted``)."""
+
+    reserve: Reserve  # the smaller layout judged at ``cap``
+    cap: int  # the largest power of two below the default at which it serves
+    default: int  # vLLM's default max_num_seqs for the release and GPU
+
+
+def capped_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Capped | None:
+    """Without a declared load, where no smaller layout serves the model at vLLM's default ``--max-num-seqs``
+    (:func:`reserve_alternative` None) and the manifest leaves it at the default: the first of ``candidates`` that
+    serves it at the largest lower cap (:func:`largest_cap`) that still admits the sequences of the expected context
+    its KV cache holds beyond the error band; None when none does. The judgement ``plan`` makes of a layout it tries
+    at a lower cap, so a layout ``plan`` recommends never gets this finding."""
+    if sz.settings.max_num_seqs is not None:
+        return None  # the manifest sets the cap: it is judged as set
+    for cand in candidates:
+        if sz.passes_over(cand, kv_reserve):
+            continue
+        found = _capped_fit(sz, cand, kv_reserve)
+        if found is None:
+            continue
+        fit, cap, default = found
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        return Capped(r, cap, default)
+    return None
+
+
+def _capped_fit(sz: Sizer, cand: Parallel, kv_reserve: float) -> tuple[Fit, int, int] | None:
+    """``cand`` judged at the largest lower cap at which it serves the model, that cap and vLLM's default; None where
+    it serves at none, or only below the sequences of the expected context its KV cache holds beyond the band."""
+    default = sz.size(cand).max_num_seqs
+    fits: dict[int, Fit] = {}
+
+    def good(cap: int) -> bool:
+        fits[cap] = sz.fit(cand, None, max_num_seqs=cap)
+        return serves(fits[cap], kv_reserve)
+
+    cap = largest_cap(default, lowest_default_cap(sz.version), good)
+    if cap is None or cap < max(1, sure_holds(fits[cap].sizing)):
+        return None
+    return fits[cap], cap, default
+
+
+@dataclass(frozen=True)
 class Replication:
     """Replicas of a smaller layout on the GPUs of one engine of the current one, against what that engine holds.
 

@@ -840,11 +840,11 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     """``p`` as :func:`_fitted_len` fits it at vLLM's default ``--max-num-seqs``; where that does not serve (without
     a declared load, :attr:`Candidate.roomy`, what :func:`_pick` asks; with one, :attr:`Candidate.fits`) and no
     --max-num-seqs was given, ``p`` at the largest lower cap that does (:func:`~shardwise.rules.capacity.layout.
-    largest_cap`), if that cap still admits what the layout must run at once (:func:`seqs_floor`). What follows the
-    cap (the profile's sampler over the vocabulary, the penalties' tensors, the CUDA graphs captured up to it) is then
-    what kept the layout out: Gemma-3-27B on one H100 at vLLM 0.11.1 - 0.16 samples 1,024 rows of 262,208 logits in
-    the profile (9.63 GiB) and keeps too little KV cache, where a team lowers the cap before it buys a second GPU
-    (issue 28)."""
+    largest_cap`: half the default, never below the release's small-GPU default of 256), if that cap still admits
+    what the layout must run at once (:func:`seqs_floor`). What follows the cap (the profile's sampler over the
+    vocabulary, the penalties' tensors, the CUDA graphs captured up to it) is then what kept the layout out:
+    Gemma-3-27B on one H100 at vLLM 0.11.1 - 0.16 samples 1,024 rows of 262,208 logits in the profile (9.63 GiB) and
+    keeps too little KV cache, where a team lowers the cap before it buys a second GPU (issue 28)."""
     c = _fitted_len(ctx, p)
     req = ctx.req
     declared = req.concurrency is not None
@@ -858,7 +858,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
         tried[cap] = _fitted_len(ctx, p, cap)
         return _serving(tried[cap], declared)
 
-    cap = largest_cap(c.sizing.max_num_seqs, lowest_default_cap(ctx.sizer.version), good)
+    cap = largest_cap(c.sizing.max_num_seqs, lowest_default_cap(ctx.sizer.version, c.sizing.max_num_seqs), good)
     if cap is None:
         return c
     low = tried[cap]

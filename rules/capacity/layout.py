@@ -399,10 +399,10 @@ def serves(fit: Fit, kv_reserve: float) -> bool:
 
 def lowered_caps(default: int, lowest: int) -> list[int]:
     """The ``--max-num-seqs`` values below vLLM's default ``default`` that a smaller layout is tried with, largest
-    first: the powers of two under it, down to ``lowest`` (:func:`lowest_default_cap`). What follows the cap (the
-    profile's sampler over ``min(max_num_seqs, max_num_batched_tokens)`` rows of the vocabulary, the penalties'
-    per-sequence tensors, the CUDA graphs captured up to it) shrinks with it, and the KV cache grows by as much; a
-    team lowers it before it buys a second GPU."""
+    first: the powers of two under it, down to ``lowest`` (:func:`lowest_default_cap`: one halving). What follows
+    the cap (the profile's sampler over ``min(max_num_seqs, max_num_batched_tokens)`` rows of the vocabulary, the
+    penalties' per-sequence tensors, the CUDA graphs captured up to it) shrinks with it, and the KV cache grows by as
+    much; a team lowers it before it buys a second GPU."""
     caps = []
     cap = default // 2
     while cap >= max(1, lowest):
@@ -411,14 +411,17 @@ def lowered_caps(default: int, lowest: int) -> list[int]:
     return caps
 
 
-def lowest_default_cap(version: ResolvedVersion) -> int:
-    """The lowest ``--max-num-seqs`` plan and SW104 lower vLLM's default to: the release's own ``vllm serve``
-    default for its smallest GPUs (256 on GPUs under 70 GiB, and on A100s, from vLLM 0.8 to 0.16 at least:
-    ``engine/arg_utils.py`` ``_set_default_args`` / ``get_batch_defaults``, read at 0.11.1, 0.14.1 and 0.16.0). A
-    cap vLLM itself runs with on every smaller GPU is no stranger a setting than its default; below it, what the
-    cap saves (0.6 GiB of sampler for Qwen3's 152k vocabulary at 256 rows) is within the estimate's error band and
-    would decide a layout on it: where the default already is that cap, nothing is lowered."""
-    return version.behaviour.batch_tiers[-1].max_num_seqs
+def lowest_default_cap(version: ResolvedVersion, default: int) -> int:
+    """The lowest ``--max-num-seqs`` plan and SW104 lower vLLM's default ``default`` to: half of it, and never below
+    the release's own ``vllm serve`` default for its smallest GPUs (256 on GPUs under 70 GiB, and on A100s, from vLLM
+    0.8 to 0.16 at least: ``engine/arg_utils.py`` ``_set_default_max_num_seqs_and_batched_tokens_args``, read at
+    0.11.1, 0.14.1 and 0.16.0), so that where the default already is that cap nothing is lowered. One halving halves
+    what follows the cap (Gemma 3's 262k-logit sort at 0.11.1 - 0.16: 9.63 GiB at 1,024 rows, 4.86 at 512), which is
+    what keeps a smaller layout out where it is the sampler; a cap cut further trades the batch a replica admits for
+    the room the KV reserve asks, and would decide layouts inside the estimate's error band: MiniMax-M2.5 on two H200
+    at 0.16.0 has room only at 256 rows (11.6 GiB beyond the band against the 10.7 asked), where its recipe runs
+    four; Qwen3-32B on two 40 GB A100 only at 64 (by 0.03 GiB), where its recipe runs four."""
+    return max(version.behaviour.batch_tiers[-1].max_num_seqs, default // 2)
 
 
 def largest_cap(default: int, lowest: int, good: Callable[[int], bool]) -> int | None:
@@ -596,7 +599,7 @@ def _capped_fit(sz: Sizer, cand: Parallel, kv_reserve: float) -> tuple[Fit, int,
         fits[cap] = sz.fit(cand, None, max_num_seqs=cap)
         return serves(fits[cap], kv_reserve)
 
-    cap = largest_cap(default, lowest_default_cap(sz.version), good)
+    cap = largest_cap(default, lowest_default_cap(sz.version, default), good)
     if cap is None or cap < max(1, sure_holds(fits[cap].sizing)):
         return None
     return fits[cap], cap, default

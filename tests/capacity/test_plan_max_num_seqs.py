@@ -1,8 +1,8 @@
 """``shardwise plan`` lowers vLLM's default ``--max-num-seqs`` on a smaller layout before it widens the engine
 (maxseqs53, issue 28): where what follows the cap (the profile's sampler over the vocabulary above all) is what keeps
-one GPU out, the layout is tried at the powers of two below the default, down to the release's own default for its
-smallest GPUs (256), never below the declared load's share of a replica nor the sequences its KV cache holds; plan says
-so and writes the cap, and SW104 names it as advisory on a sharded manifest that leaves the cap at the default."""
+one GPU out, the layout is tried at half the default (never below the release's own default for its smallest GPUs,
+256), never below the declared load's share of a replica nor the sequences its KV cache holds; plan says so and writes
+the cap, and SW104 names it as advisory on a sharded manifest that leaves the cap at the default."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from shardwise.rules.app.emit import emit_manifest
 from shardwise.rules.app.plan import PlanRequest, make_plan, plan_json, plan_text
-from shardwise.rules.capacity.layout import lowered_caps
+from shardwise.rules.capacity.layout import lowered_caps, lowest_default_cap
 
 GEMMA = "google/gemma-3-27b-it"
 
@@ -25,9 +25,11 @@ def _chosen(**kw):
                   s.max_model_len, c.holds)
 
 
-def test_the_caps_tried_are_powers_of_two_down_to_the_releases_small_gpu_default():
-    assert lowered_caps(1024, 256) == [512, 256]
-    assert lowered_caps(256, 256) == []  # the default is already the low one: nothing is tried
+def test_the_caps_tried_are_one_halving_never_below_the_releases_small_gpu_default():
+    from shardwise.rules.vllm.versions import resolve
+
+    v = resolve("0.11.1", None)
+    assert [lowered_caps(d, lowest_default_cap(v, d)) for d in (1024, 512, 256)] == [[512], [256], []]
     assert lowered_caps(1024, 1) == [512, 256, 128, 64, 32, 16, 8, 4, 2, 1]
 
 
@@ -77,14 +79,16 @@ def test_with_a_load_the_cap_that_fits_one_gpu_gives_one_gpu_replicas():
 
 
 def test_the_declared_concurrency_forbids_a_cap_below_a_replicas_share():
-    """At --max-model-len 65,536, one H100 does not start at 1,024 rows (nor at 512) and does at 256, where its KV
-    cache holds 693 sequences of a 16-token p95 context (a short classification prompt). Eight such sequences: TP1 at
-    256. Six hundred: one replica would hold them all but run only 256 at once, so the cap is not lowered below the
-    load's share and plan widens the engine (TP2 at the default 1,024)."""
-    req = dict(vllm_version="0.11.1", max_model_len=65536, p95_context=16)
-    _, got = _chosen(**req, concurrency=8)
-    assert got == ("TP1×PP1", 256, 1024, 14.08, 65536, 693)
-    plan, got = _chosen(**req, concurrency=600)
+    """At --max-model-len 32,768 one H100 holds no sequence beyond the band at 1,024 rows and at 512 rows holds 513
+    of a 16-token p95 context (a short classification prompt: with real contexts the lowered cap is far above what
+    one GPU holds, so only such a load reaches the floor). 512 sequences: one replica's share is 512, TP1 at 512 (and
+    the headroom replica). 513: one replica would hold them all but run only 512 at once, so the cap is not lowered
+    below the load's share and plan widens the engine (TP2 at the default 1,024)."""
+    req = dict(vllm_version="0.11.1", max_model_len=32768, p95_context=16)
+    plan, got = _chosen(**req, concurrency=512)
+    assert got == ("TP1×PP1", 512, 1024, 12.22, 32768, 513)
+    assert plan.chosen.load is not None and (plan.chosen.load.replicas_needed, plan.chosen.load.replicas) == (1, 2)
+    plan, got = _chosen(**req, concurrency=513)
     assert got[:3] == ("TP2×PP1", 1024, None)
     tp1 = plan.candidates[0]
     assert (tp1.parallel.text(), tp1.sizing.max_num_seqs, tp1.max_num_seqs_lowered, tp1.fits) == (

@@ -96,7 +96,9 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         pipeline_parallel_size=p.pp, data_parallel_size=p.dp, enable_expert_parallel=p.expert_parallel,
         gpu_memory_utilization=_utilization(req.gpu_memory_utilization, s.gpu_memory_utilization),
         max_model_len=s.max_model_len,
-        max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
+        # the cap plan lowered so the layout serves (Candidate.max_num_seqs_lowered) is written, as a lowered length is
+        max_num_seqs=s.max_num_seqs if c.max_num_seqs_lowered else req.max_num_seqs,
+        max_num_batched_tokens=req.max_num_batched_tokens, dtype=req.dtype,
         quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
         extra_args=(*(("--speculative-config", req.speculative_config) if req.speculative_config else ()), *passed),
         **typed,

@@ -27,7 +27,9 @@ from ..capacity.layout import (
     gpu_counts,
     has_room,
     judge,
+    largest_cap,
     layouts_for,
+    lowest_default_cap,
     plural,
     replicas_for,
     serves,
@@ -113,7 +115,14 @@ class Candidate:
     fits: bool  # nothing blocks, it starts beyond the error band, and it holds at least one sequence
     roomy: bool  # nothing blocks and it serves the model (capacity.layout.serves: starts, holds one, room for KV)
     max_model_len_lowered: bool = False  # max_model_len lowered to what the KV cache holds
-    load: LoadSizing | None = None  # replicas, GPUs, nodes and cost for the declared load
+    load: LoadSizing | None = None
+    #: vLLM's default --max-num-seqs where plan lowered it so that the layout serves (what follows the cap, the
+    #: profile's sampler above all, left too little KV cache at the default): :func:`_fitted`; None: not lowered
+    max_num_seqs_lowered_from: int | None = None
+
+    @property
+    def max_num_seqs_lowered(self) -> bool:
+        return self.max_num_seqs_lowered_from is not None  # replicas, GPUs, nodes and cost for the declared load
 
     @property
     def starts(self) -> bool:
@@ -151,6 +160,7 @@ class Candidate:
             "max_model_len": s.max_model_len,
             "max_model_len_lowered": self.max_model_len_lowered,
             "max_num_seqs": s.max_num_seqs,
+            "max_num_seqs_lowered": self.max_num_seqs_lowered,
             "sequences_per_replica": self.holds,
             "roomy": self.roomy,
             "load": self.load.as_dict() if self.load else None,
@@ -280,6 +290,10 @@ class Plan:
         if c.max_model_len_lowered:
             text += (f"; --max-model-len {s.max_model_len} (the model's {s.model_max_len:,} tokens do not fit one "
                      "replica's KV cache)")
+        if c.max_num_seqs_lowered:
+            text += (f"; --max-num-seqs {s.max_num_seqs} (at vLLM's default of {c.max_num_seqs_lowered_from:,} what "
+                     "follows the cap, the profile's sampler over the vocabulary above all, leaves one replica too "
+                     "little KV cache)")
         if c.start_up == "maybe":
             text += ("; start-up: MAYBE, within the estimate's error band (see SW101 below): no layout on as few GPUs "
                      "surely starts")
@@ -293,6 +307,7 @@ class Plan:
             "gpus_per_node": self.node.node.gpus,
             "max_num_seqs": s.max_num_seqs,
             "max_num_seqs_default": s.max_num_seqs_default,
+            "max_num_seqs_lowered": c.max_num_seqs_lowered,
             "max_model_len": s.max_model_len,
             "max_model_len_lowered": c.max_model_len_lowered,
             "sequences_per_replica": c.holds,
@@ -752,7 +767,8 @@ def ranked(plan: Plan) -> list[Candidate]:
     return sorted(fits, key=load_key(fits))
 
 
-def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int) -> ServingGroup:
+def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas: int,
+           max_num_seqs: int | None = None) -> ServingGroup:
     """The serving group a manifest of layout ``p`` on the plan's node would be."""
     from ..model import EngineArgs, Location
     from ..vllm.args import parse_serve_args
@@ -767,7 +783,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
-        max_model_len=max_model_len, max_num_seqs=req.max_num_seqs, max_num_batched_tokens=req.max_num_batched_tokens,
+        max_model_len=max_model_len, max_num_seqs=req.max_num_seqs if max_num_seqs is None else max_num_seqs,
+        max_num_batched_tokens=req.max_num_batched_tokens,
         dtype=req.dtype, quantization=req.quantization, kv_cache_dtype=req.kv_cache_dtype,
         extra=extra, **fields,
     )
@@ -791,7 +808,8 @@ ENGINE_ARG_FIELDS = frozenset({"block_size", "enforce_eager", "enable_chunked_pr
 REFUSALS = frozenset({"SW203"})
 
 
-def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None) -> Candidate:
+def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None,
+              max_num_seqs: int | None = None) -> Candidate:
     from ..checks.registry import ALL_RULES
     from ..engine import LintConfig, run_rules
     from ..model import Inventory
@@ -800,12 +818,12 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
     mml = req.max_model_len if max_model_len is None else max_model_len
     sizer = ctx.sizer if max_model_len is None else replace(
         ctx.sizer, settings=replace(ctx.sizer.settings, max_model_len=mml))
-    s = sizer.size(p)
+    s = sizer.size(p, max_num_seqs=max_num_seqs)
     fit = judge(s, p, None)
     holds = sure_holds(s) * p.dp if fit.starts == "starts" else 0
     load = _load_sizing(ctx, p, holds, s) if req.concurrency is not None else None
     config = LintConfig(kv_reserve=req.kv_reserve, p95_context_tokens=req.p95_context)
-    group = _group(ctx, p, mml, load.replicas_needed if load else 1)
+    group = _group(ctx, p, mml, load.replicas_needed if load else 1, max_num_seqs)
     findings = [f for f in run_rules(ALL_RULES, Inventory(groups=[group]), config) if not f.suppressed]
     blocked = any(f.blocking for f in findings)
     fits = not blocked and fit.starts == "starts" and holds >= 1
@@ -819,6 +837,55 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
 
 
 def _fitted(ctx: _Context, p: Parallel) -> Candidate:
+    """``p`` as :func:`_fitted_len` fits it at vLLM's default ``--max-num-seqs``; where that does not serve (without
+    a declared load, :attr:`Candidate.roomy`, what :func:`_pick` asks; with one, :attr:`Candidate.fits`) and no
+    --max-num-seqs was given, ``p`` at the largest lower cap that does (:func:`~shardwise.rules.capacity.layout.
+    largest_cap`: half the default, never below the release's small-GPU default of 256), if that cap still admits
+    what the layout must run at once (:func:`seqs_floor`). What follows the cap (the profile's sampler over the
+    vocabulary, the penalties' tensors, the CUDA graphs captured up to it) is then what kept the layout out:
+    Gemma-3-27B on one H100 at vLLM 0.11.1 - 0.16 samples 1,024 rows of 262,208 logits in the profile (9.63 GiB) and
+    keeps too little KV cache, where a team lowers the cap before it buys a second GPU (issue 28)."""
+    c = _fitted_len(ctx, p)
+    req = ctx.req
+    declared = req.concurrency is not None
+    if req.max_num_seqs is not None or not c.sizing.max_num_seqs_default or _serving(c, declared):
+        return c
+    if ctx.sizer.passes_over(p, None if declared else req.kv_reserve):
+        return c  # the weights alone refuse (or leave no room for a KV cache): no cap gives room
+    tried: dict[int, Candidate] = {}
+
+    def good(cap: int) -> bool:
+        tried[cap] = _fitted_len(ctx, p, cap)
+        return _serving(tried[cap], declared)
+
+    cap = largest_cap(c.sizing.max_num_seqs, lowest_default_cap(ctx.sizer.version, c.sizing.max_num_seqs), good)
+    if cap is None:
+        return c
+    low = tried[cap]
+    if cap < seqs_floor(low, req.concurrency):
+        return c
+    return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
+
+
+def _serving(c: Candidate, declared: bool) -> bool:
+    """What :func:`_pick` asks of a layout: with a declared load, it fits (starts, holds one sequence, nothing
+    blocks); without one, it serves the model (:attr:`Candidate.roomy`)."""
+    return c.fits and c.load is not None if declared else c.roomy
+
+
+def seqs_floor(c: Candidate, concurrency: int | None) -> int:
+    """The lowest ``--max-num-seqs`` (each engine's) layout ``c`` may run with: with a declared load, its share of
+    the load per replica (the concurrency over the replicas that hold it, rounded up) over its data-parallel engines;
+    without one, the sequences of the expected context (the p95 context, else max_model_len) one engine's KV cache
+    holds beyond the error band. A lower cap would queue requests the KV cache has room for."""
+    engines = max(1, c.parallel.dp)  # the cap is each data-parallel engine's
+    if concurrency is not None and c.load is not None:
+        share = -(-concurrency // max(1, c.load.replicas_needed))
+        return -(-share // engines)
+    return max(1, c.holds // engines)
+
+
+def _fitted_len(ctx: _Context, p: Parallel, seqs: int | None = None) -> Candidate:
     """``p`` sized as asked; when the model's own context does not fit (and no --max-model-len was given) a
     layout whose weights leave room for a KV cache (or any layout, with a declared load), ``p`` at the
     max_model_len that fits beyond the error band, if that still holds the p95 context. Without a declared load,
@@ -826,7 +893,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     (:func:`~shardwise.rules.capacity.layout.serves`, what :func:`_pick` asks) when the p95 context leaves it."""
     from ..capacity.group import MIN_SUGGESTED_MAX_MODEL_LEN, round_max_model_len
 
-    c = _evaluate(ctx, p)
+    c = _evaluate(ctx, p, max_num_seqs=seqs)
     s = c.sizing
     req = ctx.req
     # with neither a load nor a p95 context declared, weights that leave no room for a KV cache (neither the rule of
@@ -853,7 +920,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     floor = round_max_model_len(max(req.p95_context or 0, MIN_SUGGESTED_MAX_MODEL_LEN) + 1023)
     if floor >= s.max_model_len or (length >= s.max_model_len and not room):
         return c  # no shorter context to try, or the context is not what keeps the layout out
-    low = _evaluate(ctx, p, length) if floor <= length < s.max_model_len else None
+    low = _evaluate(ctx, p, length, seqs) if floor <= length < s.max_model_len else None
     if low is not None and low.fits and (low.roomy or not room):
         return low
     if not v0_batch:
@@ -861,7 +928,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     # The longest length that fits (or, without a load, that leaves room) lies between the p95 context and the first
     # try: bisected on multiples of 1,024 (a handful of sizings). V1 profiles a fixed token budget: the first try
     # decides, as before.
-    best = _evaluate(ctx, p, floor)
+    best = _evaluate(ctx, p, floor, seqs)
     if not best.fits:
         return low if low is not None and low.fits else c
     if room and not best.roomy:  # no shorter context gives room either: the longest that fits, as before
@@ -874,7 +941,7 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     hi = (length if low is not None else s.max_model_len) // 1024  # not good
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        trial = _evaluate(ctx, p, mid * 1024)
+        trial = _evaluate(ctx, p, mid * 1024, seqs)
         if good(trial):
             lo, best = mid, trial
         else:
@@ -1102,6 +1169,12 @@ def _candidates_table(plan: Plan) -> list[str]:
         where = ", ".join(c.parallel.text() for c in lowered)
         lines.append(f"max_model_len lowered to what the KV cache holds on {where} (the model allows "
                      f"{lowered[0].sizing.model_max_len:,} tokens)")
+    capped = [c for c in plan.candidates if c.max_num_seqs_lowered]
+    if capped:
+        where = ", ".join(f"{c.parallel.text()} ({c.sizing.max_num_seqs:,})" for c in capped)
+        lines.append(f"max_num_seqs lowered from vLLM's default of {capped[0].max_num_seqs_lowered_from:,} on "
+                     f"{where}: at the default, what follows the cap (the profile's sampler above all) leaves too "
+                     "little KV cache")
     if plan.request.concurrency is not None:
         lines += ["", *_load_table(plan)]
     rec = plan.recommended()
@@ -1209,6 +1282,8 @@ def plan_text(plan: Plan) -> str:
         rows.append(("", f"{plural(s.concurrency_at_expected_context, 'sequence')} at the p95 context of "
                          f"{s.expected_context:,} tokens"))
     seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
+    if shown.max_num_seqs_lowered:
+        seqs_how = f"--max-num-seqs, lowered from vLLM's default of {shown.max_num_seqs_lowered_from:,}"
     rows.append(("max_num_seqs", f"{s.max_num_seqs:,} ({seqs_how}): vLLM's cap on the batch, not a load; it admits a "
                                  "sequence only when its KV blocks fit"))
     held = f"{plural(shown.holds, 'sequence')} of {s.expected_context:,} tokens beyond the estimate's error band"

@@ -30,6 +30,7 @@ band is a quarter of that reserve).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -396,6 +397,50 @@ def serves(fit: Fit, kv_reserve: float) -> bool:
     return fit.starts == "starts" and sure_holds(fit.sizing) >= 1 and has_room(fit.sizing, kv_reserve)
 
 
+def lowered_caps(default: int, lowest: int) -> list[int]:
+    """The ``--max-num-seqs`` values below vLLM's default ``default`` that a smaller layout is tried with, largest
+    first: the powers of two under it, down to ``lowest`` (:func:`lowest_default_cap`: one halving). What follows
+    the cap (the profile's sampler over ``min(max_num_seqs, max_num_batched_tokens)`` rows of the vocabulary, the
+    penalties' per-sequence tensors, the CUDA graphs captured up to it) shrinks with it, and the KV cache grows by as
+    much; a team lowers it before it buys a second GPU."""
+    caps = []
+    cap = default // 2
+    while cap >= max(1, lowest):
+        caps.append(cap)
+        cap //= 2
+    return caps
+
+
+def lowest_default_cap(version: ResolvedVersion, default: int) -> int:
+    """The lowest ``--max-num-seqs`` plan and SW104 lower vLLM's default ``default`` to: half of it, and never below
+    the release's own ``vllm serve`` default for its smallest GPUs (256 on GPUs under 70 GiB, and on A100s, from vLLM
+    0.8 to 0.16 at least: ``engine/arg_utils.py`` ``_set_default_max_num_seqs_and_batched_tokens_args``, read at
+    0.11.1, 0.14.1 and 0.16.0), so that where the default already is that cap nothing is lowered. One halving halves
+    what follows the cap (Gemma 3's 262k-logit sort at 0.11.1 - 0.16: 9.63 GiB at 1,024 rows, 4.86 at 512), which is
+    what keeps a smaller layout out where it is the sampler; a cap cut further trades the batch a replica admits for
+    the room the KV reserve asks, and would decide layouts inside the estimate's error band: MiniMax-M2.5 on two H200
+    at 0.16.0 has room only at 256 rows (11.6 GiB beyond the band against the 10.7 asked), where its recipe runs
+    four; Qwen3-32B on two 40 GB A100 only at 64 (by 0.03 GiB), where its recipe runs four."""
+    return max(version.behaviour.batch_tiers[-1].max_num_seqs, default // 2)
+
+
+def largest_cap(default: int, lowest: int, good: Callable[[int], bool]) -> int | None:
+    """The largest of :func:`lowered_caps` ``(default, lowest)`` for which ``good`` holds, where ``good`` is monotone
+    (true at a cap, true at every smaller one: a smaller cap only leaves more KV cache), or None where it holds at
+    none. Bisected: a handful of sizings, not one per cap."""
+    caps = lowered_caps(default, lowest)
+    if not caps or not good(caps[-1]):
+        return None
+    lo, hi = len(caps) - 1, -1  # caps[lo] is good; caps[hi] (hi > -1) is not
+    while lo - hi > 1:
+        mid = (lo + hi) // 2
+        if good(caps[mid]):
+            lo = mid
+        else:
+            hi = mid
+    return caps[lo]
+
+
 # --------------------------------------------------------------------------------------------------
 # Fewer GPUs per engine: SW104, SW106, SW202
 # --------------------------------------------------------------------------------------------------
@@ -511,6 +556,53 @@ def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel]
             return r
         first = first or r
     return first
+
+
+@dataclass(frozen=True)
+class Capped:
+    """A smaller layout that serves the model (:func:`serves`) only at a ``--max-num-seqs`` below vLLM's default,
+    which the manifest does not set: what ``plan`` recommends in its place (``shardwise.rules.app.plan``,
+    ``_fitted``)."""
+
+    reserve: Reserve  # the smaller layout judged at ``cap``
+    cap: int  # the largest power of two below the default at which it serves
+    default: int  # vLLM's default max_num_seqs for the release and GPU
+
+
+def capped_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Capped | None:
+    """Without a declared load, where no smaller layout serves the model at vLLM's default ``--max-num-seqs``
+    (:func:`reserve_alternative` None) and the manifest leaves it at the default: the first of ``candidates`` that
+    serves it at the largest lower cap (:func:`largest_cap`) that still admits the sequences of the expected context
+    its KV cache holds beyond the error band; None when none does. The judgement ``plan`` makes of a layout it tries
+    at a lower cap, so a layout ``plan`` recommends never gets this finding."""
+    if sz.settings.max_num_seqs is not None:
+        return None  # the manifest sets the cap: it is judged as set
+    for cand in candidates:
+        if sz.passes_over(cand, kv_reserve):
+            continue
+        found = _capped_fit(sz, cand, kv_reserve)
+        if found is None:
+            continue
+        fit, cap, default = found
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        return Capped(r, cap, default)
+    return None
+
+
+def _capped_fit(sz: Sizer, cand: Parallel, kv_reserve: float) -> tuple[Fit, int, int] | None:
+    """``cand`` judged at the largest lower cap at which it serves the model, that cap and vLLM's default; None where
+    it serves at none, or only below the sequences of the expected context its KV cache holds beyond the band."""
+    default = sz.size(cand).max_num_seqs
+    fits: dict[int, Fit] = {}
+
+    def good(cap: int) -> bool:
+        fits[cap] = sz.fit(cand, None, max_num_seqs=cap)
+        return serves(fits[cap], kv_reserve)
+
+    cap = largest_cap(default, lowest_default_cap(sz.version, default), good)
+    if cap is None or cap < max(1, sure_holds(fits[cap].sizing)):
+        return None
+    return fits[cap], cap, default
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..capacity.group import (
     vllm_version,
 )
 from ..capacity.group import declared_load as _declared_load
-from ..capacity.layout import Load, Parallel, Replication, Reserve
+from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve
 from ..capacity.sizing import EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..engine import LintConfig
@@ -158,6 +158,18 @@ def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
                f"({s.kv_band_text}) of KV cache per GPU, but the KV reserve is thin ({reserve} against the "
                f"{s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
     return f"{alt} may fit the same GPUs: {why}; declare the load ({source}) to have it judged", False
+
+
+def capped_text(c: Capped, source: str) -> str:
+    """A smaller layout that serves the model only at a lower ``--max-num-seqs`` (no load declared): ``2 replicas ×
+    TP1×PP1 would serve it on the same GPUs with --max-num-seqs 512 …``."""
+    f = c.reserve.fit
+    s = f.sizing
+    return (f"{c.reserve.replicas} replicas × {f.parallel.text()} would serve it on the same GPUs with --max-num-seqs "
+            f"{c.cap:,} (vLLM's default here is {c.default:,}, and what follows it, the profile's sampler over the "
+            f"vocabulary above all, leaves too little KV cache): each starts at max_model_len {s.max_model_len:,} "
+            f"with {s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU; set the cap and run "
+            f"them, or declare the load ({source}) to have it judged")
 
 
 def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool]:

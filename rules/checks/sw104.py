@@ -5,10 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing
-from ..capacity.layout import judge, replication, reserve_alternative, smaller
+from ..capacity.layout import capped_alternative, judge, replication, reserve_alternative, smaller
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import context_text, declared_seqs, latency_escape, load_source, replicas_text, reserve_text
+from ._capacity import (
+    capped_text,
+    context_text,
+    declared_seqs,
+    latency_escape,
+    load_source,
+    replicas_text,
+    reserve_text,
+)
 
 
 class ShardedModelThatFits(GroupRule):
@@ -45,7 +53,12 @@ class ShardedModelThatFits(GroupRule):
             "band; where the reserve is thin but the KV cache left beyond the band is at least a quarter of it, it "
             "is advisory and asks for the load. A smaller layout that only may start, or has no room for a KV "
             "cache, is not named: it is the judgement `shardwise plan` makes, so a layout plan recommends without a "
-            "load never gets this finding. A per-token "
+            "load never gets this finding. Where the smaller layout serves only at a --max-num-seqs below vLLM's "
+            "default, which the manifest leaves unset (the profile's sampler warms up over the default's rows of "
+            "the vocabulary: 9.6 GiB for Gemma 3's 262k logits at 1,024), the finding names that cap and is "
+            "advisory: the layout as written is not what the smaller one would run, and the cap the team may "
+            "want for other reasons is theirs to choose; `shardwise plan` recommends the smaller layout with that "
+            "cap. A per-token "
             "latency target declared with the annotation shardwise.dev/tpot-target-ms (the stack's "
             "tpot_target_ms) makes it advisory: the sharding may be there to meet it."
         ),
@@ -86,7 +99,12 @@ class ShardedModelThatFits(GroupRule):
         if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
             res = reserve_alternative(sz, current, smaller(model, current), config.kv_reserve)
             if res is None:
-                return  # no smaller layout starts at max_model_len: the sharding is needed
+                capped = capped_alternative(sz, current, smaller(model, current), config.kv_reserve)
+                if capped is None:
+                    return  # no smaller layout starts at max_model_len: the sharding is needed
+                # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
+                yield hit(g, f"{where}, and {capped_text(capped, load_source(g))} ({s.vllm_version_note})")
+                return
             text, sure = reserve_text(res, load_source(g))
             message = f"{where}, {'but' if sure else 'and'} {text}"
         else:

@@ -2259,11 +2259,17 @@ def exact_weights(model: ModelShape, precision: Precision, given: bool) -> bool:
     derived from config.json's shapes, not ``plan --weights-gib``), with nothing vLLM may leave unloaded: no vision
     or audio tower, no MTP module (loaded only for an MTP draft). The start-up logs hold it: 27 such rows, CUDA and
     ROCm, none more than 0.004 GiB below the estimate (docs/capacity-model.md, "The weights' band")."""
-    return (precision in ("bf16", "fp16", "fp32") and model.quantization is None and not given
-            and model.extra.get("params_source") != "derived" and not model.vision_params
+    if precision not in ("bf16", "fp16", "fp32") or given:
+        return False
+    memo = _facts(model)  # what the model alone decides, asked of every sizing and layout search: once a model
+    whole = memo.get("exact_weights")
+    if whole is None:
+        whole = memo["exact_weights"] = (
+            model.quantization is None and model.extra.get("params_source") != "derived" and not model.vision_params
             and not isinstance(model.hf_config.get("vision_config"), dict)
             and not isinstance(model.hf_config.get("audio_config"), dict)
             and not mtp_layers(model))
+    return bool(whole)
 
 
 def weights_band(weights: float, exact: bool, e: Estimates = DEFAULT_ESTIMATES) -> tuple[float, float]:

@@ -299,12 +299,26 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             )
 
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
-        if any(w is UNKNOWN or (isinstance(w, str) and UNKNOWN_TOKEN in w) for w in (*c.command, *c.args)):
+        # one pass over the command line (asked of every container): its words, whether one is not known yet, and
+        # whether one may hold a secret flag (each match of secret_flags' pattern holds `--api` or `--hf`)
+        words: list[str] = []
+        unknown = flagged = False
+        for w in (*c.command, *c.args):
+            if isinstance(w, str):
+                words.append(w)
+                if UNKNOWN_TOKEN in w:
+                    unknown = True
+                if "--api" in w or "--hf" in w:
+                    flagged = True
+            elif w is UNKNOWN:
+                unknown = True
+        if unknown:
             # a word not known yet at preview may be --api-key=<literal>
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` passes --api-key or --hf-token "
                       f"a literal value: a word of its command line is {_not_known(c.location)}", c.location,
                       tuple(g.suppressions), undecided=True)
-        words = [w for w in (*c.command, *c.args) if isinstance(w, str)]
+        if not flagged:
+            return
         for flag, value in secret_flags(words):
             import shlex  # only a container that passes a secret flag (start-up time)
 

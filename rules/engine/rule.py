@@ -132,6 +132,7 @@ class GroupRule(Rule):
         plans = self.meta.applies_to_plans
         on_templates = self.meta.code in TEMPLATE_CHECKS
         check_group = self.check_group
+        fields = self.fields
         for g in groups:
             if applies is None:
                 if not plans and g.kind == "plan":  # Rule.applies_to
@@ -143,12 +144,13 @@ class GroupRule(Rule):
             reads, device_reads = g.model_reads, g.device_reads
             try:
                 hits = list(check_group(g, inv, config))
-                if g.model_assumed and g.model_reads > reads:
-                    hits = [self._on_assumed_model(h, g, config) for h in hits]
-                if g.pool is not None and g.pool.gpu_assumed and g.device_reads > device_reads:
-                    hits = [self._on_assumed_gpu(h, g, config) for h in hits]
-                if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
-                    hits = [self._on_unknown_operator(h, g, config) for h in hits]
+                if hits:  # most groups give a rule nothing: what a hit is made advisory by is asked of hits only
+                    if g.model_assumed and g.model_reads > reads:
+                        hits = [self._on_assumed_model(h, g, config) for h in hits]
+                    if g.pool is not None and g.pool.gpu_assumed and g.device_reads > device_reads:
+                        hits = [self._on_assumed_gpu(h, g, config) for h in hits]
+                    if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
+                        hits = [self._on_unknown_operator(h, g, config) for h in hits]
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
@@ -163,7 +165,7 @@ class GroupRule(Rule):
                 yield Hit(group_subject(g), internal_error(self.meta, exc), g.location, internal=True)
             else:
                 for h in hits:
-                    yield evolve(h, location=g.at(*self.fields)) if self.fields and h.location == g.location else h
+                    yield evolve(h, location=g.at(*fields)) if fields and h.location == g.location else h
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover

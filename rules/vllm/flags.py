@@ -182,23 +182,35 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         if not tok.startswith("--") or len(tok) < 3:
             continue
         name = tok[2:].partition("=")[0]
-        if "$" in name or "{" in name or "." in name or (name and name.split() != [name]):
-            continue  # (a name split by whitespace, as str.isspace tells it, is not one word: a blank in it)
-        if "_" in name and release < _UNDERSCORES_SINCE:
-            continue  # 0.5.0 reads `--swap_space` as written
-        name = name.replace("_", "-")
-        what = word_gap(name, release)
-        if what is not None:
-            return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
-                         f"{what}; vLLM's argument parser defines no option that is or begins with "
-                         f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
-                         f"crash-loops")
-        if undefined_option(name, release):
-            close = closest_option(name, release)
-            return tok, (f"`--{name}` is not a flag of vLLM {release} (the release the image names): no option "
-                         f"of that release is or begins with it (every option string of its source was read), so "
-                         f"vLLM's argument parser exits at start-up (\"unrecognized arguments\") and the pod "
-                         f"crash-loops" + (f"; did you mean `--{close}`?" if close else ""))
+        # a verdict of the name and the release alone, memoised for the names flags have (a long word is judged
+        # afresh: the memo keeps no large text alive)
+        why = _name_absent(name, release) if len(name) <= 64 else _name_absent.__wrapped__(name, release)
+        if why is not None:
+            return tok, why
+    return None
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every flag of every vLLM container: a few dozen names a run
+def _name_absent(name: str, release: Version) -> str | None:
+    """Why vLLM ``release`` exits on the flag ``--name`` as written (``name`` without ``--`` and its ``=value``), or
+    None (:func:`absent_flag`, which asks it of each flag in turn): a verdict of the name and the release alone."""
+    if "$" in name or "{" in name or "." in name or (name and name.split() != [name]):
+        return None  # (a name split by whitespace, as str.isspace tells it, is not one word: a blank in it)
+    if "_" in name and release < _UNDERSCORES_SINCE:
+        return None  # 0.5.0 reads `--swap_space` as written
+    name = name.replace("_", "-")
+    what = word_gap(name, release)
+    if what is not None:
+        return (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
+                f"{what}; vLLM's argument parser defines no option that is or begins with "
+                f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
+                f"crash-loops")
+    if undefined_option(name, release):
+        close = closest_option(name, release)
+        return (f"`--{name}` is not a flag of vLLM {release} (the release the image names): no option "
+                f"of that release is or begins with it (every option string of its source was read), so "
+                f"vLLM's argument parser exits at start-up (\"unrecognized arguments\") and the pod "
+                f"crash-loops" + (f"; did you mean `--{close}`?" if close else ""))
     return None
 
 

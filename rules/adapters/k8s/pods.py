@@ -8,6 +8,7 @@ manifest text is known), its GPU request, and the pod's volumes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ...catalog.accelerators import family_known, is_extended_resource, resource_names
@@ -118,13 +119,20 @@ def template_name(obj: Any) -> bool:
     return isinstance(meta, Mapping) and any(holds_placeholder(meta.get(k)) for k in ("name", "namespace"))
 
 
+#: An absent probe handler (what :func:`.fields.as_map` reads a field that is not a mapping as).
+_NO_HANDLER: Mapping[str, Any] = MappingProxyType({})
+
+
 def _probe(kind: str, raw: Any) -> Probe | None:
-    p = as_map(raw)
-    if not p:
+    if not isinstance(raw, dict) or not raw:  # as_map's test, written out: three probes a container
         return None
-    http = as_map(p.get("httpGet"))
-    tcp = as_map(p.get("tcpSocket"))
-    grpc = as_map(p.get("grpc"))
+    p: Mapping[str, Any] = raw
+    http = p.get("httpGet")
+    http = http if isinstance(http, dict) else _NO_HANDLER
+    tcp = p.get("tcpSocket")
+    tcp = tcp if isinstance(tcp, dict) else _NO_HANDLER
+    grpc = p.get("grpc")
+    grpc = grpc if isinstance(grpc, dict) else _NO_HANDLER
     port = http.get("port", tcp.get("port", grpc.get("port")))
     handler = None
     for h in _HANDLERS:
@@ -618,16 +626,21 @@ def _without_config(tokens: Sequence[str]) -> list[str]:
     return out
 
 
+#: The container's keys whose lines :func:`_container_locations` keeps, by the name a finding asks for.
+_CONTAINER_KEYS = (("resources", "resources"), ("startupProbe", "probe:startup"), ("livenessProbe", "probe:liveness"),
+                   ("readinessProbe", "probe:readiness"), ("volumeMounts", "volumeMounts"), ("env", "env"),
+                   ("image", "image"))
+
+
 def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> None:
     """The lines of the vLLM container's fields a finding may point at."""
-    for key, name in (("resources", "resources"), ("startupProbe", "probe:startup"),
-                      ("livenessProbe", "probe:liveness"), ("readinessProbe", "probe:readiness"),
-                      ("volumeMounts", "volumeMounts"), ("env", "env"), ("image", "image")):
-        where = _key_location(c, key, file)
-        if where is not None:
-            out[name] = where
-    if isinstance(c, LineDict) and c.line is not None:
-        out["container"] = Location(file, c.line)
+    if isinstance(c, LineDict):  # (_key_location's test, once a container)
+        lines = c.key_lines
+        for key, name in _CONTAINER_KEYS:
+            if key in lines:
+                out[name] = Location(file, lines[key])
+        if c.line is not None:
+            out["container"] = Location(file, c.line)
     resources = c.get("resources") if isinstance(c, Mapping) else None
     for part in ("limits", "requests"):  # the line of the EFA count (a rule that cannot decide on it points there)
         where = _key_location(resources.get(part), EFA_RESOURCE, file) if isinstance(resources, Mapping) else None

@@ -848,8 +848,10 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     c = _fitted_len(ctx, p)
     req = ctx.req
     declared = req.concurrency is not None
-    if req.max_num_seqs is not None or not c.sizing.max_num_seqs_default or _serving(c, declared):
+    if req.max_num_seqs is not None or not c.sizing.max_num_seqs_default:
         return c
+    if _serving(c, declared):
+        return _fewer_replicas(ctx, p, c) if declared else c
     if ctx.sizer.passes_over(p, None if declared else req.kv_reserve):
         return c  # the weights alone refuse (or leave no room for a KV cache): no cap gives room
     tried: dict[int, Candidate] = {}
@@ -865,6 +867,25 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     if cap < seqs_floor(low, req.concurrency):
         return c
     return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
+
+
+def _fewer_replicas(ctx: _Context, p: Parallel, c: Candidate) -> Candidate:
+    """``c``, a layout that holds the declared load at vLLM's default ``--max-num-seqs``, or ``p`` at the lowest cap
+    plan lowers it to (:func:`~shardwise.rules.capacity.layout.lowest_default_cap`) where that holds the same load
+    on fewer replicas: what follows the cap (the profile's sampler above all) comes back as KV cache, so each
+    replica holds more sequences. Gemma-3-27B on one H100 at vLLM 0.11.1 holds one 4,096-token sequence beyond the
+    error band at 1,024 rows (a load of 4 takes 5 replicas with headroom) and three at 512 (2 replicas). The cap
+    never falls below each replica's share of the load (:func:`seqs_floor`)."""
+    assert c.load is not None
+    default = c.sizing.max_num_seqs
+    cap = lowest_default_cap(ctx.sizer.version, default)
+    if cap >= default:
+        return c
+    low = _fitted_len(ctx, p, cap)
+    if (not _serving(low, True) or low.load is None or low.load.replicas >= c.load.replicas
+            or cap < seqs_floor(low, ctx.req.concurrency)):
+        return c
+    return replace(low, max_num_seqs_lowered_from=default)
 
 
 def _serving(c: Candidate, declared: bool) -> bool:

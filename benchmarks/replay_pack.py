@@ -39,6 +39,15 @@ Kubernetes objects' outputs are their inputs there, not what a real provider's d
 handlers the pack registered (the same generic handlers a call of the server reaches) with the recorded
 requests: the pack's own work without the transport, in this process's CPU time, steady enough for
 ``valgrind --tool=callgrind`` (instruction counts: the pack's start-up, then every request, one process).
+``--in-process --wire`` reaches the same handlers through the pack's own transport (``grpc_h2``): the pack's server
+is made as in a preview but not started, and each request is fed, as bytes, to one of its connections with a socket
+stand-in, framed as the CLI's grpc-go frames it (HPACK from ``hpack``'s encoder, which indexes every header as Go's
+does, the message in DATA frames of 16 KiB at most, and after each answer with a message grpc-go's WINDOW_UPDATE
+and bandwidth-probe PING, as a real preview's client sends them; the pack refuses ``Remediate``, trailers
+only); the answers are read back from the bytes the
+server wrote. The transport's work a call without the kernel's: its figures less ``--in-process``'s are what the
+transport adds in Python. The requests are sent from ``itertools.starmap``, so that
+``valgrind --tool=callgrind --toggle-collect=starmap_next`` counts the calls' instructions only.
 """
 
 from __future__ import annotations
@@ -63,7 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 import grpc  # noqa: E402
-from google.protobuf import json_format  # noqa: E402
+from google.protobuf import empty_pb2, json_format  # noqa: E402
 from grpc_harness import PYTHON, PackProcess  # noqa: E402
 from pack_recorder import REQUESTS  # noqa: E402
 from pulumi.runtime.proto import analyzer_pb2  # noqa: E402
@@ -329,6 +338,134 @@ def replay_in_process(path: Path) -> str:
     return digest.hexdigest()
 
 
+#: what a real preview's client (grpc-go, in the Pulumi CLI) sends after an answer's DATA when no probe is out:
+#: a connection WINDOW_UPDATE, then its bandwidth-probe PING (``bdpPing``, internal/transport/bdp_estimator.go)
+_GRPC_GO_BDP_PING = bytes([2, 4, 16, 16, 9, 14, 7, 7])
+_ANSWERS = {"Analyze": analyzer_pb2.AnalyzeResponse, "AnalyzeStack": analyzer_pb2.AnalyzeResponse,
+            "Remediate": analyzer_pb2.RemediateResponse, "GetAnalyzerInfo": analyzer_pb2.AnalyzerInfo,
+            "Handshake": analyzer_pb2.AnalyzerHandshakeResponse,
+            "ConfigureStack": analyzer_pb2.AnalyzerStackConfigureResponse, "Configure": empty_pb2.Empty}
+
+
+def _h2_frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return len(payload).to_bytes(3, "big") + bytes((kind, flags)) + stream.to_bytes(4, "big") + payload
+
+
+class _SocketStandIn:
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.sent.append(bytes(data))
+
+
+def replay_wire(path: Path) -> str:
+    """:func:`replay_in_process` through the pack's own transport, from bytes (see the module doc)."""
+    import collections
+    import itertools
+
+    import hpack
+    from shardwise.rules.app import grpc_h2
+
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    os.environ.update(lines[0]["env"])
+    os.environ.pop("SHARDWISE_PACK_TRANSPORT", None)
+    requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
+    made: list[Any] = []
+
+    def start(server: Any) -> None:
+        made.append(server)
+        raise _Started
+
+    start_server = grpc_h2.Server.start
+    grpc_h2.Server.start = start  # type: ignore[assignment,method-assign]
+    argv, sys.argv = sys.argv, ["pulumi.policy", "127.0.0.1:0", "rules"]
+    t0 = time.process_time()
+    try:
+        import runpy
+
+        runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+    except _Started:
+        pass
+    finally:
+        grpc_h2.Server.start = start_server  # type: ignore[method-assign]
+        sys.argv = argv
+    start_cpu = time.process_time() - t0
+    if not made:
+        raise SystemExit("replay_pack --wire: the pack did not make the pack's own server (is hpack installed?)")
+    sock = _SocketStandIn()
+    connection = grpc_h2._Connection(made[0], sock, "ipv4:127.0.0.1:1")  # noqa: SLF001 - the transport's own
+    encoder, decoder = hpack.Encoder(), hpack.Decoder()
+    # the client's preface and SETTINGS (a 16 MiB stream window, as large a connection window), then each call
+    wire: list[tuple[str, bytes]] = []
+    opening = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _h2_frame(4, 0, 0, (4).to_bytes(2, "big") + (1 << 24).to_bytes(
+        4, "big")) + _h2_frame(8, 0, 0, (1 << 30).to_bytes(4, "big")) + _h2_frame(4, 1, 0)
+    for i, (method, request) in enumerate(requests):
+        stream = 2 * i + 1
+        block = encoder.encode([(":method", "POST"), (":scheme", "http"), (":path", f"/pulumirpc.Analyzer/{method}"),
+                                (":authority", "127.0.0.1:0"), ("content-type", "application/grpc"),
+                                ("user-agent", "grpc-go/1.85.0"), ("te", "trailers")])
+        body = request.SerializeToString()
+        message = len(body).to_bytes(5, "big") + body
+        chunks = [message[at:at + 16384] for at in range(0, len(message), 16384)]
+        wire.append((method, (opening if i == 0 else b"") + _h2_frame(1, 4, stream, block) + b"".join(
+            _h2_frame(0, 1 if n == len(chunks) - 1 else 0, stream, c) for n, c in enumerate(chunks))))
+    probe = _h2_frame(8, 0, 0, (1).to_bytes(4, "big")) + _h2_frame(6, 0, 0, _GRPC_GO_BDP_PING)
+    cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
+    calls: Counter[str] = Counter()
+    written: list[bytes] = []
+
+    def call(method: str, data: bytes) -> None:
+        c0 = time.process_time()
+        connection.receive(data)
+        if method != "Remediate":  # an answer with a message (the pack refuses Remediate: trailers only)
+            connection.receive(probe)
+        cpu[method] += time.process_time() - c0
+        calls[method] += 1
+        written.append(b"".join(sock.sent))
+        sock.sent.clear()
+
+    collections.deque(itertools.starmap(call, wire), maxlen=0)
+    digest = hashlib.sha256()
+    for (method, _), out in zip(wire, written, strict=True):
+        message, status = _read_answer(out, decoder)
+        if status == grpc.StatusCode.UNIMPLEMENTED.value[0]:
+            answer = analyzer_pb2.RemediateResponse().SerializeToString() if method == "Remediate" else b"-"
+        elif status != 0 or message is None:
+            raise SystemExit(f"replay_pack --wire: {method} answered status {status}")
+        else:
+            answer = _ANSWERS[method].FromString(message).SerializeToString(deterministic=True)
+        digest.update(method.encode() + b"\0" + answer + b"\0")
+    print(f"the pack in this process through its own transport over {calls['Analyze']} resources ({path.name}): "
+          f"{start_cpu + sum(cpu.values()):.3f} s CPU; start-up {start_cpu:.3f} s, requests {sum(cpu.values()):.3f} s")
+    _print_methods(cpu, calls, 3)
+    print(f"  answers: sha256 {digest.hexdigest()}")
+    return digest.hexdigest()
+
+
+def _frames(data: bytes) -> Iterable[tuple[int, int, bytes]]:
+    """The HTTP/2 frames in ``data``: ``(type, flags, payload)``."""
+    at = 0
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 3], "big")
+        yield data[at + 3], data[at + 4], data[at + 9:at + 9 + length]
+        at += 9 + length
+
+
+def _read_answer(out: bytes, decoder: Any) -> tuple[bytes | None, int | None]:
+    """An answer's message (without gRPC's prefix; ``None`` without DATA) and its ``grpc-status``."""
+    message: bytes | None = None
+    status: int | None = None
+    for kind, _, payload in _frames(out):
+        if kind == 0:
+            message = (message or b"") + payload
+        elif kind == 1:
+            for name, value in decoder.decode(payload):
+                if name == "grpc-status":
+                    status = int(value)
+    return (message[5:] if message is not None else None), status
+
+
 def _print_methods(cpu: dict[str, float], calls: dict[str, int], digits: int) -> None:
     """One line per method the replay called: its CPU seconds, its calls and the CPU of a call."""
     for method in ("ConfigureStack", "Remediate", "Analyze", "AnalyzeStack"):
@@ -348,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--pack", metavar="DIR", help="serve the pack from DIR's __main__.py, not rules/")
     ap.add_argument("--in-process", action="store_true", help="call the pack's handlers in this process (no gRPC)")
+    ap.add_argument("--wire", action="store_true",
+                    help="with --in-process: through the pack's own transport, from bytes framed as grpc-go does")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="start the pack with this in its environment as well (GRPC_EXPERIMENTS=...)")
     ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
@@ -366,8 +505,13 @@ def main(argv: list[str] | None = None) -> int:
     if a.in_process:
         if a.pack or a.profile or a.answers or a.pause or a.env:
             ap.error("--in-process takes no --pack, --profile, --answers, --pause or --env")
-        replay_in_process(Path(a.requests))
+        if a.wire:
+            replay_wire(Path(a.requests))
+        else:
+            replay_in_process(Path(a.requests))
         return 0
+    if a.wire:
+        ap.error("--wire goes with --in-process")
     if any("=" not in e for e in a.env):
         ap.error("--env takes NAME=VALUE")
     replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000,

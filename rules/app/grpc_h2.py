@@ -4,8 +4,11 @@ The Pulumi CLI calls the pack twice a resource (``Remediate``, then ``Analyze``)
 grpcio's server each call wakes grpcio's poll thread and a worker of its pool: 0.35-0.88 ms of the
 interpreter's CPU a call beyond the handler (benchmarks/README.md, preview32). This server reads the
 client's frames, runs the call's handler and writes its answer on one thread, woken once a call (0.17-0.20 ms
-a call, benchmarks/README.md, preview33). The ``h2`` library did the same in 0.47-0.60 ms a call (its state
-machine and events); HPACK's Huffman code and static table are ``hpack``'s (:class:`HeaderDecoder`).
+a call, benchmarks/README.md, preview33). A call's constant parts are made once: the header block a client
+sends again read from its bytes, the trailers of a status and its details encoded once (a refused method's),
+an answer that fits the windows written as one DATA frame with its headers and trailers, in one ``sendall``.
+The ``h2`` library did the same in 0.47-0.60 ms a call (its state machine and events); HPACK's Huffman code
+and static table are ``hpack``'s (:class:`HeaderDecoder`).
 
 It is a drop-in for what pulumi-policy does with ``grpc.server(...)`` (:class:`Server`:
 ``add_generic_rpc_handlers``, ``add_registered_method_handlers``, ``add_insecure_port``, ``start``, ``stop``),
@@ -21,9 +24,11 @@ and it serves the handlers grpcio's generated code registers (``unary_unary``, `
   A request it cannot read: ``INTERNAL``, "Exception deserializing request!"; a response it cannot
   write: ``INTERNAL``, "Failed to serialize response!"; a request over ``grpc.max_receive_message_length``:
   ``RESOURCE_EXHAUSTED``.
-- HTTP/2 (RFC 9113) for one client: SETTINGS (the client's window and frame size), PING, flow control both
-  ways (a 4 MiB receive window given back in WINDOW_UPDATEs; an answer larger than the client's window waits
-  for its WINDOW_UPDATE), HEADERS with CONTINUATION, padding, several connections and interleaved streams
+- HTTP/2 (RFC 9113) for one client: SETTINGS (the client's window and frame size), PING (its ACK written after
+  the next answer's message, or within :data:`PING_ACK_HOLD`: grpc-go's client probes the bandwidth with a PING
+  when an answer's DATA arrives and no probe is out, which otherwise wakes the server once more a call), flow
+  control both ways (a 4 MiB receive window given back in WINDOW_UPDATEs; an answer larger than the client's
+  window waits for its WINDOW_UPDATE), HEADERS with CONTINUATION, padding, several connections and interleaved streams
   (their calls served in turn, as each one ends). A stream the client resets, or a connection it closes,
   mid-call: the answer is dropped; the server keeps listening, as grpcio's does, until :meth:`Server.stop`.
   A client that breaks the protocol gets a GOAWAY and its connection is closed.
@@ -38,6 +43,7 @@ import logging
 import selectors
 import socket
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,6 +57,10 @@ DEFAULT_MAX_RECEIVE = 4 * 1024 * 1024
 #: the receive window the server offers each stream and the connection (HTTP/2's default is 64 KiB - 1):
 #: a request up to this size needs no WINDOW_UPDATE before it is whole
 RECEIVE_WINDOW = 4 * 1024 * 1024
+#: how long the ACK of a client's PING may wait for the next answer's message, after which it is written: a gRPC
+#: client's bandwidth probe (grpc-go's BDP ping, sent when an answer's DATA arrives while no probe is out) then
+#: comes every other answer, not after each one with a wake-up of its own (:meth:`_Connection.release`)
+PING_ACK_HOLD = 0.5
 
 
 
@@ -94,14 +104,15 @@ class _Context:
         self.aborted = False
         self.trailing: tuple[tuple[str, str], ...] = ()
         self.active = True
-        self._callbacks: list[Any] = []
+        self._callbacks: list[Any] | None = None
+        self._code: Any = None
 
     def set_code(self, code: Any) -> None:
         self.status = status_number(code)
         self._code = code
 
     def code(self) -> Any:
-        return getattr(self, "_code", None)
+        return self._code
 
     def set_details(self, details: str) -> None:
         self.message = details.encode("utf-8") if isinstance(details, str) else details
@@ -136,6 +147,8 @@ class _Context:
         return None
 
     def add_callback(self, callback: Any) -> bool:
+        if self._callbacks is None:
+            self._callbacks = []
         self._callbacks.append(callback)
         return True
 
@@ -152,6 +165,10 @@ class _Context:
         return None
 
 
+#: what one ``recv`` asks for: CPython allocates the whole size and then shrinks it to what came, and from 128 KiB
+#: (glibc's mmap threshold) that is an mmap, an mremap and an munmap a call (1 MiB: 16 us against 2.5 us for a
+#: 1.6 KB request; preview34); a request larger than this comes in a few reads
+_RECV_SIZE = 64 * 1024
 _PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #: HTTP/2 frame types and flags (RFC 9113 section 6)
 (_DATA, _HEADERS, _PRIORITY, _RST_STREAM, _SETTINGS, _PUSH_PROMISE, _PING, _GOAWAY, _WINDOW_UPDATE,
@@ -165,7 +182,7 @@ _SETTINGS_PAYLOAD = (3).to_bytes(2, "big") + (100).to_bytes(4, "big") + (4).to_b
 
 
 def _frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
-    return len(payload).to_bytes(3, "big") + bytes((kind, flags)) + stream.to_bytes(4, "big") + payload
+    return ((len(payload) << 48) | (kind << 40) | (flags << 32) | stream).to_bytes(9, "big") + payload
 
 
 def _hpack_int(value: int, bits: int, first: int = 0) -> bytes:
@@ -209,10 +226,11 @@ class HeaderDecoder:
         self._dynamic: list[tuple[bytes, bytes]] = []  # newest first
         self._size = 0
         self._max_size = self._limit = max_size
-        self._known: dict[bytes, list[tuple[bytes, bytes]]] = {}  # blocks decoded while the table is as it is
+        #: blocks decoded while the table is as it is (each one leaves it so): decoded again from here
+        self.known: dict[bytes, list[tuple[bytes, bytes]]] = {}
 
     def decode(self, block: bytes) -> list[tuple[bytes, bytes]]:
-        known = self._known.get(block)
+        known = self.known.get(block)
         if known is not None:
             return known
         out: list[tuple[bytes, bytes]] = []
@@ -239,9 +257,9 @@ class HeaderDecoder:
                 name, value, i = self._field(block, i, 4)
                 out.append((name, value))
         if changed:
-            self._known.clear()
-        elif len(self._known) < 256:
-            self._known[block] = out
+            self.known.clear()
+        elif len(self.known) < 256:
+            self.known[block] = out
         return out
 
     def _int(self, data: bytes, i: int, bits: int) -> tuple[int, int]:
@@ -305,6 +323,20 @@ class HeaderDecoder:
             self._size -= 32 + len(name) + len(value)
 
 
+def _call_of(headers: list[tuple[bytes, bytes]]) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """A request's method (``:path``) and metadata (its headers but the pseudo-headers and gRPC's own)."""
+    method = ""
+    metadata: list[tuple[str, Any]] = []
+    for name, value in headers:
+        if name == b":path":
+            method = value.decode("utf-8", "replace")
+        elif name[:1] != b":" and name not in (b"content-type", b"te", b"grpc-timeout", b"grpc-encoding",
+                                               b"grpc-accept-encoding"):
+            metadata.append((name.decode("ascii", "replace"),
+                             value if name.endswith(b"-bin") else value.decode("utf-8", "replace")))
+    return method, tuple(metadata)
+
+
 class _Stream:
     __slots__ = ("method", "metadata", "chunks", "window", "unacked", "ended")
 
@@ -330,9 +362,11 @@ class _Connection:
         self.server = server
         self.sock = sock
         self.peer = peer
-        self.buffer = bytearray()
+        self.buffer = b""  # the start of a frame not read whole yet
         self.preface = False
         self.decoder = HeaderDecoder()
+        #: a header block the decoder knows -> the call's method and metadata (:func:`_call_of`)
+        self.calls: dict[bytes, tuple[str, tuple[tuple[str, Any], ...]]] = {}
         self.streams: dict[int, _Stream] = {}
         self.pending: dict[int, list[Any]] = {}  # stream -> [data left to send, trailers block]
         self.headers: tuple[int, int, bytearray] | None = None  # a header block waiting for its CONTINUATION
@@ -341,47 +375,66 @@ class _Connection:
         self.peer_frame = 16384  # the client's MAX_FRAME_SIZE
         self.unacked = 0
         self.last_stream = 0
+        self.held_ack: bytes | None = None  # a PING's ACK frame, written after the next answer's message
+        self.held_since = 0.0
+        self.data_out = False  # a DATA frame is among the frames not written yet
         self.out = bytearray(_frame(_SETTINGS, 0, 0, _SETTINGS_PAYLOAD)
                              + _frame(_WINDOW_UPDATE, 0, 0, (RECEIVE_WINDOW - 65535).to_bytes(4, "big")))
         self.flush()
 
     def flush(self) -> None:
-        if self.out:
-            out, self.out = bytes(self.out), bytearray()
-            self.sock.sendall(out)
+        """Write what the frames read so far answer, in one ``sendall``; a held PING ACK after an answer's message
+        (:meth:`release`)."""
+        out = self.out
+        if self.data_out:
+            self.data_out = False
+            if self.held_ack is not None:
+                out += self.held_ack
+                self.held_ack = None
+                self.server.holding.discard(self)
+        if out:
+            try:
+                self.sock.sendall(out)
+            finally:
+                out.clear()
+
+    def release(self) -> None:
+        """Write the held PING ACK now (no answer's message came within :data:`PING_ACK_HOLD` seconds)."""
+        self.server.holding.discard(self)
+        if self.held_ack is not None:
+            self.out += self.held_ack
+            self.held_ack = None
+            self.flush()
 
     def receive(self, data: bytes) -> None:
         """Read what the client sent; the answers of the calls it completes are written before it returns.
         Raises :class:`_ProtocolError` (after writing a GOAWAY) where the client broke the protocol."""
-        buffer = self.buffer
-        buffer += data
+        buffer = self.buffer + data if self.buffer else bytes(data)
         pos = 0
         try:
             if not self.preface:
                 if len(buffer) < 24:
                     return
-                if bytes(buffer[:24]) != _PREFACE:
+                if buffer[:24] != _PREFACE:
                     raise _ProtocolError(_PROTOCOL_ERROR, "not an HTTP/2 client preface")
                 self.preface = True
                 pos = 24
             end = len(buffer)
             while end - pos >= 9:
-                length = int.from_bytes(buffer[pos:pos + 3], "big")
+                head = int.from_bytes(buffer[pos:pos + 9], "big")  # length (24 bits), type, flags, stream (32)
+                length = head >> 48
                 if length > _MAX_FRAME:
                     raise _ProtocolError(_FRAME_SIZE_ERROR, f"a frame of {length} bytes")
                 if end - pos - 9 < length:
                     break
-                kind, flags = buffer[pos + 3], buffer[pos + 4]
-                stream = int.from_bytes(buffer[pos + 5:pos + 9], "big") & 0x7FFFFFFF
-                payload = bytes(buffer[pos + 9:pos + 9 + length])
-                pos += 9 + length
-                self._frame(kind, flags, stream, payload)
+                start, pos = pos + 9, pos + 9 + length
+                self._frame((head >> 40) & 0xFF, (head >> 32) & 0xFF, head & 0x7FFFFFFF, buffer[start:pos])
         except _ProtocolError as exc:
             self.out += _frame(_GOAWAY, 0, 0, self.last_stream.to_bytes(4, "big") + exc.code.to_bytes(4, "big"))
             self.flush()
             raise
         finally:
-            del buffer[:pos]
+            self.buffer = buffer[pos:]
         self.flush()
 
     def _frame(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
@@ -420,7 +473,16 @@ class _Connection:
                 self._send_pending()
         elif kind == _PING:
             if not flags & _ACK:
-                self.out += _frame(_PING, _ACK, 0, payload)
+                ack = _frame(_PING, _ACK, 0, payload)
+                if self.held_ack is not None:  # one held at a time: both written, in turn
+                    self.out += self.held_ack + ack
+                    self.held_ack = None
+                    self.server.holding.discard(self)
+                elif self.data_out:  # an answer's message is among this read's answers: the ACK after it
+                    self.out += ack
+                else:
+                    self.held_ack, self.held_since = ack, time.monotonic()
+                    self.server.holding.add(self)
         elif kind == _RST_STREAM:
             self.streams.pop(stream, None)
             self.pending.pop(stream, None)
@@ -445,25 +507,25 @@ class _Connection:
             self._send_pending()
 
     def _request(self, stream_id: int, flags: int, block: bytes) -> None:
-        try:
-            headers = self.decoder.decode(block)
-        except HpackError as exc:
-            raise _ProtocolError(_COMPRESSION_ERROR, str(exc)) from exc
+        decoder = self.decoder
+        call = self.calls.get(block)
+        if call is None or block not in decoder.known:  # (a block known to the decoder leaves its table as it is)
+            try:
+                headers = decoder.decode(block)
+            except HpackError as exc:
+                raise _ProtocolError(_COMPRESSION_ERROR, str(exc)) from exc
+            call = _call_of(headers)
+            if block in decoder.known:
+                if len(self.calls) >= 256:
+                    self.calls.clear()
+                self.calls[block] = call
         stream = self.streams.get(stream_id)
         if stream is None:  # a new call
             if stream_id <= self.last_stream or not stream_id & 1:
                 raise _ProtocolError(_PROTOCOL_ERROR, f"stream {stream_id} is not a new one")
             self.last_stream = stream_id
             stream = self.streams[stream_id] = _Stream(self.peer_window)
-            metadata: list[tuple[str, Any]] = []
-            for name, value in headers:
-                if name == b":path":
-                    stream.method = value.decode("utf-8", "replace")
-                elif name[:1] != b":" and name not in (b"content-type", b"te", b"grpc-timeout", b"grpc-encoding",
-                                                       b"grpc-accept-encoding"):
-                    metadata.append((name.decode("ascii", "replace"),
-                                     value if name.endswith(b"-bin") else value.decode("utf-8", "replace")))
-            stream.metadata = tuple(metadata)
+            stream.method, stream.metadata = call
         if flags & _END_STREAM:  # (a client's trailers end its stream too)
             self._ended(stream_id, stream)
 
@@ -499,6 +561,19 @@ class _Connection:
             self._headers(stream_id, _END_STREAM, _RESPONSE_BLOCK + trailers)
             return
         self._headers(stream_id, 0, _RESPONSE_BLOCK)
+        size = len(message) + 5
+        if size <= self.window and size <= stream.window and size <= self.peer_frame:
+            # the message in one DATA frame, as _send_pending would write it, and the trailers
+            out = self.out
+            out += ((size << 48) | (_DATA << 40) | stream_id).to_bytes(9, "big")  # the frame's header
+            out += len(message).to_bytes(5, "big")  # gRPC's prefix: not compressed, the length
+            out += message
+            self.data_out = True
+            self.window -= size
+            stream.window -= size
+            del self.streams[stream_id]
+            self._headers(stream_id, _END_STREAM, trailers)
+            return
         self.pending[stream_id] = [memoryview(len(message).to_bytes(5, "big") + message), trailers]
         self._send_pending(stream_id)
 
@@ -525,6 +600,7 @@ class _Connection:
                 if size <= 0:
                     break
                 self.out += _frame(_DATA, 0, stream_id, data[:size].tobytes())
+                self.data_out = True
                 self.window -= size
                 stream.window -= size
                 data = data[size:]
@@ -537,9 +613,20 @@ class _Connection:
 
 def _status_trailers(status: int, details: bytes | None, trailing: Iterable[tuple[str, Any]]) -> bytes:
     """The trailers' header block: ``grpc-status``, ``grpc-message`` where there are details, then the trailing
-    metadata the handler set."""
-    if status == OK and not details and not trailing:
-        return _OK_TRAILERS
+    metadata the handler set. Without trailing metadata the block is kept by status and details (a refused
+    method's, a failing handler's): each one is encoded once."""
+    if not trailing:
+        key = (status, details)
+        block = _TRAILERS.get(key)
+        if block is None:
+            block = _trailers_block(status, details, ())
+            if len(_TRAILERS) < 64:
+                _TRAILERS[key] = block
+        return block
+    return _trailers_block(status, details, trailing)
+
+
+def _trailers_block(status: int, details: bytes | None, trailing: Iterable[tuple[str, Any]]) -> bytes:
     out = _literal(b"grpc-status", str(status).encode("ascii"))
     if details:
         out += _literal(b"grpc-message", encode_message(details))
@@ -548,7 +635,8 @@ def _status_trailers(status: int, details: bytes | None, trailing: Iterable[tupl
     return out
 
 
-_OK_TRAILERS = _literal(b"grpc-status", b"0")
+#: trailers blocks without trailing metadata, by ``(status, details)`` (:func:`_status_trailers`)
+_TRAILERS: dict[tuple[int, bytes | None], bytes] = {}
 
 
 class Server:
@@ -564,6 +652,7 @@ class Server:
         self._listeners: list[socket.socket] = []
         self._selector = selectors.DefaultSelector()
         self._thread: threading.Thread | None = None
+        self.holding: set[_Connection] = set()  # the connections holding a PING ACK (_Connection.held_ack)
         self._stopped = False
         self._wake_r, self._wake_w = socket.socketpair()
 
@@ -617,8 +706,9 @@ class Server:
     def _serve(self) -> None:
         selector = self._selector
         try:
+            holding = self.holding
             while not self._stopped:
-                for key, _ in selector.select():
+                for key, _ in selector.select(PING_ACK_HOLD if holding else None):
                     data = key.data
                     if data is None:
                         self._accept(key.fileobj)
@@ -626,6 +716,13 @@ class Server:
                         continue
                     else:
                         self._read(data)
+                if holding:
+                    now = time.monotonic()
+                    for connection in [c for c in holding if now - c.held_since >= PING_ACK_HOLD]:
+                        try:
+                            connection.release()
+                        except OSError:
+                            self._close(connection)
         finally:
             for key in list(selector.get_map().values()):
                 try:
@@ -652,7 +749,7 @@ class Server:
 
     def _read(self, connection: _Connection) -> None:
         try:
-            data = connection.sock.recv(1 << 20)
+            data = connection.sock.recv(_RECV_SIZE)
         except (ConnectionError, OSError):
             data = b""
         if data:
@@ -663,6 +760,10 @@ class Server:
                 _LOGGER.debug("closing a connection: %s", exc)
             except Exception:  # noqa: BLE001 - a frame this server misreads closes its connection, not the server
                 _LOGGER.exception("closing a connection after an error reading it")
+        self._close(connection)
+
+    def _close(self, connection: _Connection) -> None:
+        self.holding.discard(connection)
         self._selector.unregister(connection.sock)
         connection.sock.close()
 

@@ -173,6 +173,7 @@ class RawClient:
         self.conn.initiate_connection()
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.answers: dict[int, dict[str, Any]] = {}
+        self.order: list[tuple[str, Any]] = []  # what was read, in turn: ("data", stream), ("ping-ack", payload)
         self.flush()
 
     def flush(self) -> None:
@@ -194,15 +195,21 @@ class RawClient:
         self.flush()
 
     def read_until_ended(self, *streams: int) -> None:
-        while not all(self.answers[s]["ended"] for s in streams):
+        self.read_until(lambda: all(self.answers[s]["ended"] for s in streams))
+
+    def read_until(self, done: Any) -> None:
+        while not done():
             data = self.sock.recv(65536)
             assert data, "the server closed the connection"
             for event in self.conn.receive_data(data):
-                if isinstance(event, h2.events.ResponseReceived):
+                if isinstance(event, h2.events.PingAckReceived):
+                    self.order.append(("ping-ack", event.ping_data))
+                elif isinstance(event, h2.events.ResponseReceived):
                     self.answers[event.stream_id]["headers"] = dict(event.headers)
                 elif isinstance(event, h2.events.TrailersReceived):
                     self.answers[event.stream_id]["trailers"] = dict(event.headers)
                 elif isinstance(event, h2.events.DataReceived):
+                    self.order.append(("data", event.stream_id))
                     self.answers[event.stream_id]["data"] += event.data
                     self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                 elif isinstance(event, h2.events.StreamEnded):
@@ -275,6 +282,50 @@ def test_an_unknown_method_and_a_bad_frame_are_trailers_only(own):
         ({**_OK, "grpc-status": "13", "grpc-message": "Exception deserializing request!"}, b"", None),
         ({**_OK, "grpc-status": "12", "grpc-message": "Compressed messages are not supported"}, b"", None),
     ]
+    client.close()
+
+
+def test_a_pings_ack_is_written_after_the_next_answers_message(own):
+    """grpc-go's client sends a bandwidth probe (a PING) when an answer's DATA arrives and none is out, so a PING
+    acknowledged at once brings one after every answer, each a wake-up of the server of its own; acknowledged after
+    the next answer's message, the probe that message would bring is not sent. Each PING is acknowledged, in turn.
+    Each step's frames go in one write, so that the order read does not hang on how soon the server reads them."""
+    _, port = own
+    client = RawClient(port)
+
+    def call(method: str, body: bytes) -> int:  # queued, not written
+        stream = client.conn.get_next_available_stream_id()
+        client.conn.send_headers(stream, [(":method", "POST"), (":scheme", "http"), (":path", f"/{SERVICE}/{method}"),
+                                          (":authority", "localhost"), ("content-type", "application/grpc"),
+                                          ("te", "trailers")])
+        client.conn.send_data(stream, _frame(body), end_stream=True)
+        client.answers[stream] = {"headers": None, "data": bytearray(), "trailers": None, "ended": False}
+        return stream
+
+    client.conn.ping(b"bdp-ping")
+    stream = call("echo", b"answer")
+    client.flush()
+    client.read_until(lambda: len(client.order) == 2 and client.answers[stream]["ended"])
+    assert client.order == [("data", stream), ("ping-ack", b"bdp-ping")]
+    assert (bytes(client.answers[stream]["data"]), client.answers[stream]["trailers"]) == (
+        _frame(b"answer"), {"grpc-status": "0"})
+    # a refused call (no message) does not take it: the ACK waits for an answer with a message
+    client.conn.ping(b"refused.")
+    unknown, echo = call("nope", b"x"), call("echo", b"y")
+    client.flush()
+    client.read_until(lambda: len(client.order) == 4 and client.answers[unknown]["ended"])
+    assert client.order[2:] == [("data", echo), ("ping-ack", b"refused.")]
+    assert client.answers[unknown]["headers"]["grpc-status"] == "12"
+    # two PINGs and no answer: both acknowledged, in turn (the second with the first); one alone, with no answer
+    # to follow, within grpc_h2.PING_ACK_HOLD
+    client.conn.ping(b"first...")
+    client.conn.ping(b"second..")
+    client.flush()
+    client.read_until(lambda: len(client.order) == 6)
+    client.conn.ping(b"alone...")
+    client.flush()
+    client.read_until(lambda: len(client.order) == 7)
+    assert client.order[4:] == [("ping-ack", b"first..."), ("ping-ack", b"second.."), ("ping-ack", b"alone...")]
     client.close()
 
 

@@ -68,3 +68,19 @@ def test_bench_grpc_transport_prints_its_figures():
         assert re.search(rf"^  {variant} +server CPU a call: min [0-9.]+ ms, median [0-9.]+ ms; voluntary context "
                          r"switches a call: median [0-9.]+; CPU a call by thread, medians: [\w.-]+ [0-9.]+ ms \(\d+ s\)$",
                          out, re.M), out
+
+
+def test_replay_pack_through_the_own_transport_answers_as_the_handlers(tmp_path):
+    """``replay_pack.py --in-process --wire`` (the pack's own transport fed bytes as grpc-go frames them) reads back
+    the answers the handlers give without it (``--in-process``): the same digest over a synthesized recording."""
+    recording = tmp_path / "requests.jsonl"
+    _run(["benchmarks/replay_pack.py", "--synthesize", str(recording), "--resources", "20"])
+    digests = []
+    for extra in ([], ["--wire"]):
+        out = _run(["benchmarks/replay_pack.py", str(recording), "--in-process", *extra])
+        assert re.search(r"^  Analyze: [0-9.]+ s CPU over 22 calls \([0-9.]+ ms a call\)$", out, re.M), out
+        found = re.search(r"^  answers: sha256 ([0-9a-f]{64})$", out, re.M)
+        assert found, out
+        digests.append(found.group(1))
+    assert "through its own transport over 22 resources" in out
+    assert digests[0] == digests[1]

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory
 from ..model.errors import InputError
+from ..model.files import inside
 from .k8s import resolve_pools
 from .load import load_file, load_text
+from .renderkind import has_gitops
 from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs, unrendered_folders
 
 if TYPE_CHECKING:
@@ -116,6 +118,13 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     finally:
         if enabled:
             gc.enable()
+    if has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned)):
+        from .charts import Renderer
+        from .gitops import render_gitops
+
+        through = render_gitops(inv, files, render or Renderer())
+        # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
+        sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
     if sel.renders:
         from .charts import Renderer, render_kind
 

@@ -29,7 +29,8 @@ findings at one template line sees why (two releases of one chart, with differen
 
 What is not rendered stays as before (SW005 where the object names vLLM), and SW005's message says exactly why:
 another repository, a Helm repository or OCI chart, another revision, a path that is not there, a field an
-ApplicationSet's generator fills in (``{{path}}``: unknown until the generator runs, not guessed), no git remote.
+ApplicationSet's generator fills in (``{{path}}``: unknown until the generator runs, not guessed). A repository is
+told to be this one only by the checkout's ``origin``: with no remote (or outside a git checkout) no source is.
 """
 
 from __future__ import annotations
@@ -87,12 +88,13 @@ def _git(args: list[str], cwd: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def checkout(cwd: str | None = None) -> Checkout | None:
-    """The checkout the current directory is in (git, no network), or None outside one."""
+def checkout(cwd: str | None = None) -> Checkout:
+    """The checkout the current directory is in (git, no network); outside one, the current directory with no
+    remote (nothing is then told to be this repository)."""
     here = cwd or os.getcwd()
     root = _git(["rev-parse", "--show-toplevel"], here)
     if root is None:
-        return None
+        return Checkout(here, None, None, None, frozenset())
     remote = _git(["config", "--get", "remote.origin.url"], here)
     branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], here)
     commit = _git(["rev-parse", "-q", "--verify", "HEAD"], here)
@@ -180,10 +182,8 @@ def _folder(co: Checkout, path: str) -> tuple[str | None, str | None]:
 
 
 def _repo_why(co: Checkout, url: str) -> str | None:
-    if co.remote is None:
-        return "this checkout has no git remote (origin) to tell whether its repoURL is this repository"
-    if normalise_url(url) != co.remote:
-        return f"its source {url} is another repository than this checkout's ({co.remote}): not fetched"
+    if co.remote is None or normalise_url(url) != co.remote:  # one message whatever the checkout's remote
+        return f"its source {url} is not this checkout's git remote (origin): not fetched"
     return None
 
 
@@ -337,7 +337,7 @@ def _objects(files: list[str]) -> list[tuple[str, int | None, Mapping[str, Any]]
     return found
 
 
-def outcomes(files: list[str], co: Checkout | None) -> list[Outcome]:
+def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
     """What each GitOps object of ``files`` renders, or why it renders nothing."""
     objs = _objects(files)
     repos = {(str(_map(o.get("metadata")).get("namespace") or "default"), str(_map(o.get("metadata")).get("name"))): o
@@ -349,14 +349,11 @@ def outcomes(files: list[str], co: Checkout | None) -> list[Outcome]:
         meta = _map(obj.get("metadata"))
         res = Outcome(kind, str(meta.get("namespace") or "default"), str(meta.get("name") or "unnamed"), f, line, [])
         if (group, kind) in ((ARGO_GROUP, "Application"), (ARGO_GROUP, "ApplicationSet")):
-            made = _argo(co, kind, obj) if co is not None else ([], None)
+            res.sources, res.why_not = _argo(co, kind, obj)
         elif (group, kind) in ((HELM_GROUP, "HelmRelease"), (KUSTOMIZE_GROUP, "Kustomization")):
-            made = _flux(co, kind, obj, repos) if co is not None else ([], None)
+            res.sources, res.why_not = _flux(co, kind, obj, repos)
         else:
             continue
-        res.sources, res.why_not = made
-        if co is None:
-            res.why_not = "the inputs are not in a git checkout, so no source can be told to be this repository"
         out.append(res)
     return out
 
@@ -417,8 +414,8 @@ def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
         if li.mentioned and li.subject == res.subject and li.location.file == res.file:
             if rendered:
                 continue  # its workload was read: what it renders is judged instead
-            if res.why_not:
-                mention = li.reason.split(" but ", 1)[0]
-                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}")
+            if res.why_not:  # why, then what was said before (who renders it, and how to lint it)
+                mention, _, before = li.reason.partition(" but ")
+                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}; {before}")
         keep.append(li)
     inv.launch_issues[:] = keep

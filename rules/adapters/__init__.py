@@ -120,9 +120,13 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             gc.enable()
     if has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned)):
         from .charts import Renderer
-        from .gitops import render_gitops
+        from .gitops import built_folders, plan, render_gitops
 
-        through = render_gitops(inv, files, render or Renderer())
+        planned = plan(files)
+        built = built_folders(planned)
+        if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one
+            inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)])
+        through = render_gitops(inv, planned, render or Renderer())
         # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
         sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
     if sel.renders:

@@ -47,6 +47,7 @@ from typing import Any
 
 from ..model import Inventory, LaunchIssue
 from ..model.errors import InputError
+from ..model.files import inside
 from .renderkind import render_kind
 from .yamlsrc import load_documents, read_text
 
@@ -358,15 +359,35 @@ def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
     return out
 
 
-def render_gitops(inv: Inventory, files: list[str], renderer: Any) -> set[str]:
-    """Render into ``inv`` each GitOps object of ``files`` whose source is this checkout (``renderer``: a
-    :class:`.charts.Renderer`); its SW005 record, if any, goes, and it is no longer counted as an unread kind. The
-    SW005 record of one that is not rendered says why. Returns the folders rendered."""
+def plan(files: list[str]) -> list[Outcome]:
+    """:func:`outcomes` of ``files`` in the current directory's checkout. A kustomize source whose folder holds
+    GitOps objects of ``files`` (a Flux Kustomization that syncs the cluster's own folder, an Argo CD root
+    Application over a kustomization of Applications) is not rendered: those objects are read one by one here."""
+    found = outcomes(files, checkout())
+    own = {os.path.dirname(os.path.abspath(r.file)) for r in found}
+    for res in found:
+        for src in list(res.sources):
+            if render_kind(src.folder) == "kustomize" and any(inside(d, src.folder) for d in own):
+                res.sources.remove(src)
+                res.why_not = (f"its path {src.folder} holds GitOps objects of the inputs (the sync of a folder of "
+                               "Applications, HelmReleases or Kustomizations): they are read one by one instead")
+    return found
+
+
+def built_folders(found: list[Outcome]) -> set[str]:
+    """The kustomize folders the plan builds: their files are judged as built (the namespace and patches the
+    kustomization applies), not also as plain manifests."""
+    return {s.folder for r in found for s in r.sources if render_kind(s.folder) == "kustomize"}
+
+
+def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[str]:
+    """Render into ``inv`` what ``found`` (:func:`plan`) renders (``renderer``: a :class:`.charts.Renderer`); the
+    SW005 record of a rendered object goes, and it is no longer counted as an unread kind; the SW005 record of one
+    that is not rendered says why. Returns the folders rendered."""
     from .charts import relabel
 
-    co = checkout()
     done: set[str] = set()
-    for res in outcomes(files, co):
+    for res in found:
         rendered = False
         for src in res.sources:
             part = _render(renderer, src, res)

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from repo_paths import ROOT
-from shardwise.rules.adapters.gitops import Checkout, normalise_url, outcomes
+from shardwise.rules.adapters.gitops import Checkout, normalise_url, outcomes, plan
 from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
@@ -77,6 +77,7 @@ def findings(doc: dict) -> list[tuple[str, str, str, int | None, str]]:
 VIA_PROD = f"{DEPLOYMENT} (via Application argocd/chat-prod)"
 VIA_STAGING = f"{DEPLOYMENT} (via Application argocd/chat-staging)"
 VIA_FLUX = f"{DEPLOYMENT} (via HelmRelease flux-system/chat-70b)"
+VIA_KUSTOMIZE = "deploy/summarize/kustomization.yaml (kustomize build) (via Kustomization flux-system/summarize)"
 
 
 @pytest.mark.tools
@@ -96,6 +97,8 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         ("SW305", "advisory", VIA_STAGING, 1, "Namespace llm-staging"),
         # Flux's inline values: 70B at TP4 on the 4 GPUs it needs (no SW104/SW204; the 4-bit advice only)
         ("SW106", "advisory", VIA_FLUX, 25, "Deployment llm-prod/llm-prod-chat-70b-vllm"),
+        # built as Flux builds it: in the kustomization's namespace, and not also read alone (in default)
+        ("SW305", "advisory", VIA_KUSTOMIZE, 1, "Namespace summarize"),
     ]
     rows = [(w["subject"], w["file"], w["replicas"], w["tensor_parallel_size"]) for w in doc["workloads"]]
     assert rows == [
@@ -105,6 +108,7 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         ("Deployment llm-staging/chat-staging-vllm", VIA_STAGING, 1, 1),
         # Flux: release targetNamespace-name, in targetNamespace
         ("Deployment llm-prod/llm-prod-chat-70b-vllm", VIA_FLUX, 1, 4),
+        ("Deployment summarize/summarize", VIA_KUSTOMIZE, 1, 1),
     ]
     messages = {f["file"]: f["message"] for f in doc["findings"] if f["code"] == "SW005"}
     assert messages == {
@@ -122,7 +126,8 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
             "generators when Argo CD runs them: the Applications it makes are unknown until then, and not guessed" + ARGO),
     }
     # the rendered Applications and HelmRelease are no unknown kinds; the chart's own files are not "not rendered"
-    assert doc["summary"]["skipped"] == {"Application": 3, "ApplicationSet": 1, "GitRepository": 1}
+    # (the root Application and Flux's own sync: folders of GitOps objects, read one by one)
+    assert doc["summary"]["skipped"] == {"Application": 3, "ApplicationSet": 1, "GitRepository": 1, "Kustomization": 1}
     assert doc["skipped_files"] == [{"file": "environments/prod/values.yaml", "reason": "Helm values"}]
     assert doc["input_errors"] == []
 
@@ -197,3 +202,19 @@ def test_a_run_without_gitops_objects_does_not_load_the_gitops_reader():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=False)
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_sync_of_a_folder_of_gitops_objects_is_not_built(repo):
+    """Flux's own Kustomization over the cluster's folder (here given a kustomization.yaml): building it would read
+    the HelmRelease and Kustomizations a second time, inside the build; they are read one by one instead."""
+    (repo / "clusters/prod/kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [sources.yaml, chat.yaml]\n")
+    files = [str(p.relative_to(repo)) for p in sorted((repo / "clusters/prod").rglob("*.yaml"))]
+    whys = {r.subject: (len(r.sources), r.why_not) for r in plan(files)}
+    assert whys == {
+        "HelmRelease flux-system/chat-70b": (1, None),
+        "Kustomization flux-system/flux-system": (0, (
+            "its path clusters/prod holds GitOps objects of the inputs (the sync of a folder of Applications, "
+            "HelmReleases or Kustomizations): they are read one by one instead")),
+        "Kustomization flux-system/summarize": (1, None),
+    }

@@ -172,7 +172,7 @@ def _folder(co: Checkout, path: str) -> tuple[str | None, str | None]:
     if not path or os.path.isabs(path):
         return None, f"its path {path!r} is not a folder of the repository"
     full = os.path.normpath(os.path.join(co.root, path))
-    if os.path.relpath(full, co.root).startswith(".."):
+    if os.path.relpath(full, co.root).startswith("..") or (os.path.exists(full) and not inside(full, co.root)):
         return None, f"its path {path!r} leads outside the repository"
     if not os.path.isdir(full):
         return None, f"its path {path!r} is not a folder of this checkout ({co.root})"
@@ -208,6 +208,8 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
     files: list[str] = []
     for f in _list(helm.get("valueFiles")):
         f = str(f)
+        if "://" in f:
+            return None, f"its value file {f} is a URL: not fetched"
         if f.startswith("$"):
             ref, _, rest = f[1:].partition("/")
             if ref not in refs:
@@ -215,6 +217,8 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
             full = os.path.join(refs[ref], rest)
         else:
             full = os.path.join(folder, f)
+        if os.path.lexists(full) and not inside(full, co.root):
+            return None, f"its value file {f} is outside the repository: not read"
         if not os.path.isfile(full):
             if helm.get("ignoreMissingValueFiles") is True:
                 continue
@@ -309,6 +313,9 @@ def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
         return [], why
     texts = [_dump(spec["values"])] if isinstance(spec.get("values"), Mapping) else []
     files = [os.path.relpath(os.path.join(co.root, str(f))) for f in _list(chart.get("valuesFiles"))]
+    outside = [f for f in files if os.path.lexists(f) and not inside(f, co.root)]
+    if outside:
+        return [], f"its values file {outside[0]} is outside the repository: not read"
     missing = [f for f in files if not os.path.isfile(f)]
     if missing:
         return [], f"its values file {missing[0]} is not in this checkout"

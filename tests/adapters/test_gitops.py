@@ -218,3 +218,21 @@ def test_a_sync_of_a_folder_of_gitops_objects_is_not_built(repo):
             "HelmReleases or Kustomizations): they are read one by one instead")),
         "Kustomization flux-system/summarize": (1, None),
     }
+
+
+def test_value_files_outside_the_repository_or_fetched_are_refused(repo, tmp_path):
+    """helm would read any file it is given (or fetch a URL): only files of the repository are passed to it."""
+    (tmp_path / "secret.yaml").write_text("token: x\n")
+    os.symlink(tmp_path / "secret.yaml", repo / "environments/prod/link.yaml")
+    co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())
+    app = repo / "apps" / "x.yaml"
+    for value_file, why in [
+        ("https://example.com/values.yaml", "its value file https://example.com/values.yaml is a URL: not fetched"),
+        ("../../../secret.yaml", "its value file ../../../secret.yaml is outside the repository: not read"),
+        ("../../environments/prod/link.yaml",
+         "its value file ../../environments/prod/link.yaml is outside the repository: not read"),
+    ]:
+        app.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x}\nspec:\n  source:\n"
+                       f"    repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: [{value_file!r}]}}\n")
+        (res,) = outcomes([str(app)], co)
+        assert (res.sources, res.why_not) == ([], why)

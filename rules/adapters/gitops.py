@@ -205,6 +205,11 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
     if folder is None:
         return None, why
     helm = _map(src.get("helm"))
+    if helm.get("fileParameters"):
+        return None, "its helm.fileParameters are not passed to helm here (--set-file): not rendered"
+    if render_kind(folder) == "kustomize" and _map(src.get("kustomize")):
+        return None, ("its kustomize options (images, name prefix, patches ...) are Argo CD's to apply, not the "
+                      "kustomization's: not rendered")
     files: list[str] = []
     for f in _list(helm.get("valueFiles")):
         f = str(f)
@@ -293,19 +298,26 @@ def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
     name, ns = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
     target = spec.get("targetNamespace")
     if kind == "Kustomization":
+        own = [k for k in ("patches", "images", "namePrefix", "nameSuffix", "targetNamespace", "components",
+                           "postBuild") if spec.get(k)]
+        if own:
+            return [], (f"its own {', '.join(own)} are Flux's to apply over the kustomization (postBuild substitutes "
+                        "variables the inputs may not hold): not rendered")
         why = _flux_repo(co, spec, repos, ns)
         if why:
             return [], why
         folder, why = _folder(co, str(spec.get("path") or "./"))
         if folder is None or render_kind(folder) != "kustomize":
             return [], why or "its path holds a Chart.yaml, not a kustomization"
-        return [Source(folder, name, str(target) if target else None, [], [], [])], None
+        return [Source(folder, name, None, [], [], [])], None
     chart = _map(_map(spec.get("chart")).get("spec"))
     if not chart and spec.get("chartRef"):
         return [], "its chart is a chartRef (an OCIRepository or HelmChart object): not fetched"
     why = _flux_repo(co, chart, repos, ns)
     if why:
         return [], why
+    if spec.get("postRenderers"):
+        return [], "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"
     if spec.get("valuesFrom"):
         return [], "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"
     folder, why = _folder(co, str(chart.get("chart") or ""))

@@ -236,3 +236,36 @@ def test_value_files_outside_the_repository_or_fetched_are_refused(repo, tmp_pat
                        f"    repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: [{value_file!r}]}}\n")
         (res,) = outcomes([str(app)], co)
         assert (res.sources, res.why_not) == ([], why)
+
+
+FLUX_KS = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: k, namespace: flux-system}\n"
+           "spec:\n  path: ./deploy/summarize\n  sourceRef: {kind: GitRepository, name: llm-platform}\n")
+FLUX_HR = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: h, namespace: flux-system}\n"
+           "spec:\n  chart: {spec: {chart: ./charts/vllm, sourceRef: {kind: GitRepository, name: llm-platform}}}\n")
+ARGO_APP = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n"
+            f"    repoURL: {ORIGIN}\n")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (ARGO_APP + "    path: charts/vllm\n    helm: {fileParameters: [{name: cfg, path: files/cfg.json}]}\n",
+     "its helm.fileParameters are not passed to helm here (--set-file): not rendered"),
+    (ARGO_APP + "    path: deploy/summarize\n    kustomize: {images: ['vllm/vllm-openai:v0.12.0']}\n",
+     "its kustomize options (images, name prefix, patches ...) are Argo CD's to apply, not the kustomization's: "
+     "not rendered"),
+    (FLUX_HR + "  postRenderers: [{kustomize: {patches: []}}]\n",
+     "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"),
+    (FLUX_HR + "  valuesFrom: [{kind: ConfigMap, name: chat-values}]\n",
+     "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"),
+    (FLUX_KS + "  postBuild: {substitute: {TP: '4'}}\n",
+     "its own postBuild are Flux's to apply over the kustomization (postBuild substitutes variables the inputs may "
+     "not hold): not rendered"),
+    (FLUX_KS, None),
+    (FLUX_HR, None),
+])
+def test_what_argo_cd_or_flux_would_add_is_not_guessed(repo, text, why):
+    co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())
+    (repo / "apps" / "x.yaml").write_text(text)
+    found = {r.subject: (len(r.sources), r.why_not) for r in outcomes(
+        ["apps/x.yaml", "clusters/prod/sources.yaml"], co)}
+    (subject,) = [s for s in found if not s.startswith("GitRepository")]
+    assert found[subject] == ((0, why) if why else (1, None))

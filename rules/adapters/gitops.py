@@ -41,7 +41,8 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +88,24 @@ def _git(args: list[str], cwd: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
+
+
+#: The checkout a snapshot of it stands for while it is linted (:func:`snapshot_of`), innermost last.
+_SNAPSHOTS: list[Checkout] = []
+
+
+@contextmanager
+def snapshot_of(root: str, commit: str | None) -> Iterator[None]:
+    """While linting a snapshot of the current directory's checkout extracted at ``root`` (``shardwise diff``'s base,
+    from ``git archive``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin, branch
+    and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so every
+    finding of a rendered object would read as new in the change."""
+    real = checkout()
+    _SNAPSHOTS.append(Checkout(root, real.remote, real.branch, commit or real.commit, real.tags))
+    try:
+        yield
+    finally:
+        _SNAPSHOTS.pop()
 
 
 def checkout(cwd: str | None = None) -> Checkout:
@@ -382,7 +401,7 @@ def plan(files: list[str]) -> list[Outcome]:
     """:func:`outcomes` of ``files`` in the current directory's checkout. A kustomize source whose folder holds
     GitOps objects of ``files`` (a Flux Kustomization that syncs the cluster's own folder, an Argo CD root
     Application over a kustomization of Applications) is not rendered: those objects are read one by one here."""
-    found = outcomes(files, checkout())
+    found = outcomes(files, _SNAPSHOTS[-1] if _SNAPSHOTS else checkout())
     own = {os.path.dirname(os.path.abspath(r.file)) for r in found}
     for res in found:
         for src in list(res.sources):

@@ -269,3 +269,20 @@ def test_what_argo_cd_or_flux_would_add_is_not_guessed(repo, text, why):
         ["apps/x.yaml", "clusters/prod/sources.yaml"], co)}
     (subject,) = [s for s in found if not s.startswith("GitRepository")]
     assert found[subject] == ((0, why) if why else (1, None))
+
+
+@pytest.mark.tools
+def test_diff_renders_the_base_as_this_checkout_at_the_base_commit(repo, capsys):
+    """``shardwise diff`` lints the base from ``git archive`` (no .git): its GitOps objects are still this checkout's,
+    so a change of an Application's values shows as what it fixes, not as every finding of the render added."""
+    require_tool("helm")
+    subprocess.run(["git", "add", "-A"], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"],
+                   check=True)
+    prod = repo / "apps/chat-prod.yaml"
+    prod.write_text(prod.read_text().replace("        tensorParallelSize: 4\n", "        tensorParallelSize: 2\n"))
+    main(["diff", "HEAD", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["findings"]["added"] == []
+    assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]["fixed"]] == [("SW204", VIA_PROD, 27)]
+    assert doc["base_input_errors"] == doc["head_input_errors"] == []

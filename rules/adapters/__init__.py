@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory
 from ..model.errors import InputError
+from ..model.files import inside
 from .k8s import resolve_pools
 from .load import load_file, load_text
+from .renderkind import has_gitops
 from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs, unrendered_folders
 
 if TYPE_CHECKING:
@@ -116,6 +118,17 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     finally:
         if enabled:
             gc.enable()
+    if has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned)):
+        from .charts import Renderer
+        from .gitops import built_folders, plan, render_gitops
+
+        planned = plan(files)
+        built = built_folders(planned)
+        if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one
+            inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)])
+        through = render_gitops(inv, planned, render or Renderer())
+        # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
+        sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
     if sel.renders:
         from .charts import Renderer, render_kind
 

@@ -76,22 +76,36 @@ class Renderer:
     # ------------------------------------------------------------------------------------------ helm
 
     def _helm(self, directory: str) -> Inventory:
+        release = os.path.basename(os.path.abspath(directory)).lower() or "release"
+        release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
+        return self.helm_release(directory, release, values=self.values, sets=[("--set", s) for s in self.set_values])
+
+    def helm_release(self, directory: str, release: str, namespace: str | None = None,
+                     values: list[str] | tuple[str, ...] = (),
+                     sets: list[tuple[str, str]] | tuple[()] = ()) -> Inventory:
+        """``helm template RELEASE DIR [--namespace NS] [--values FILE]… [FLAG K=V]…`` (FLAG ``--set`` or
+        ``--set-string``), values in the order given (helm merges each over the ones before); :class:`InputError`
+        when helm is missing or fails."""
         helm = self.which("helm")
         if helm is None:
             raise InputError(
                 "this Helm chart cannot be rendered: the helm binary is not on PATH; install it from "
                 f"{HELM_INSTALL}, or render it yourself: helm template NAME {directory} | shardwise lint -",
                 os.path.join(directory, "Chart.yaml"))
-        release = os.path.basename(os.path.abspath(directory)).lower() or "release"
-        release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
         cmd = [helm, "template", release, directory]
-        for v in self.values:
+        if namespace:
+            cmd += ["--namespace", namespace]
+        for v in values:
             _check_values_file(v, os.path.join(directory, "Chart.yaml"))
             cmd += ["--values", v]
-        for s in self.set_values:
-            cmd += ["--set", s]
+        for flag, s in sets:
+            cmd += [flag, s]
         out = _run(cmd, os.path.join(directory, "Chart.yaml"), "helm template")
         return helm_inventory(out, directory)
+
+    def kustomize_build(self, directory: str) -> Inventory:
+        """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`."""
+        return self._kustomize(directory)
 
     # ------------------------------------------------------------------------------------- kustomize
 
@@ -367,3 +381,25 @@ def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int]) -> None:
     if isinstance(obj, Inventory):
         obj.sources[:] = [new if s == old else s for s in obj.sources]
         obj.skipped_files[:] = [(new if f == old else f, why) for f, why in obj.skipped_files]
+
+
+def relabel(inv: Inventory, rename: Callable[[str], str]) -> None:
+    """Every file name in ``inv`` (its sources, skipped files, and each location and input error it holds)
+    passed through ``rename``; lines kept."""
+    for old in sorted({*inv.sources, *(f for f, _ in inv.skipped_files), *_files_in(inv)}):
+        new = rename(old)
+        if new != old:
+            _relocate(inv, old, new, lambda n: n)
+
+
+def _files_in(inv: Inventory) -> set[str]:
+    found: set[str] = set()
+    for e in inv.errors:
+        if e.file:
+            found.add(e.file)
+    for item in [*inv.groups, *inv.launch_issues, *inv.services, *inv.ingresses, *inv.network_policies,
+                 *inv.autoscalers, *inv.pools, *inv.config_maps, *inv.device_claims, *inv.hardware_profiles]:
+        loc = getattr(item, "location", None)
+        if isinstance(loc, Location) and loc.file:
+            found.add(loc.file)
+    return found

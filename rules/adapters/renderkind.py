@@ -5,10 +5,14 @@ renderer (:mod:`.charts`, which runs helm and kustomize as subprocesses)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
-__all__ = ["KUSTOMIZATION_FILES", "render_kind", "to_render"]
+__all__ = ["GITOPS_KINDS", "KUSTOMIZATION_FILES", "has_gitops", "render_kind", "to_render"]
+
+#: The kinds of the GitOps objects that name a chart or kustomization to render (:mod:`.gitops`).
+GITOPS_KINDS = frozenset({"Application", "ApplicationSet", "HelmRelease", "Kustomization"})
 
 
 def to_render(path: str) -> str | None:
@@ -31,3 +35,10 @@ def render_kind(directory: str) -> str | None:
     if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
         return "kustomize"
     return None
+
+
+def has_gitops(skipped: Iterable[str], mentioned_subjects: Iterable[str]) -> bool:
+    """Whether a run read a GitOps object: an unread kind it counted (``skipped``) or the subject of an SW005 record
+    (``Application argocd/x``). Nothing more is looked at when it did not: a run without one pays nothing."""
+    return any(k in GITOPS_KINDS for k in skipped) or any(
+        s.split(" ", 1)[0] in GITOPS_KINDS for s in mentioned_subjects)

@@ -349,16 +349,20 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
         prefix = _git(["rev-parse", "--show-prefix"])
     except GitError as e:
         raise GitError(f"shardwise diff runs inside a git repository: {e}") from None
+    from ..adapters.gitops import snapshot_of
+
     with tempfile.TemporaryDirectory(prefix="shardwise-diff-") as tmp:
         commit = snapshot(base_ref, tmp)
         here = os.getcwd()
         where = os.path.join(tmp, prefix)
         os.makedirs(where, exist_ok=True)
-        os.chdir(where)
-        try:  # the base without the baseline: it marks the head's findings, never what the change adds or fixes
-            base = lint_report(paths, replace(options, baseline=None))
-        finally:
-            os.chdir(here)
+        # the base's GitOps objects are this checkout's at the base commit (the snapshot has no .git)
+        with snapshot_of(tmp, commit):
+            os.chdir(where)
+            try:  # the base without the baseline: it marks the head's findings, never what the change adds or fixes
+                base = lint_report(paths, replace(options, baseline=None))
+            finally:
+                os.chdir(here)
     _drop_missing(base, paths)
     head = lint_report(paths, options)
     return compare(base, head, base_ref, commit, head_ref, paths)

@@ -314,6 +314,8 @@ def test_components_do_not_size_through_the_adapters():
 #: Elsewhere an import inside a function hides an arrow of the floor plan. Never add to it without that reason.
 LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
+    "rules/adapters/__init__.py: shardwise.rules.adapters.gitops",  # only a run that read a GitOps object
+    "rules/adapters/gitops.py: shardwise.rules.adapters.charts",  # only when a GitOps object is rendered
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
     "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload

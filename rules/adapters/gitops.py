@@ -1,0 +1,480 @@
+"""GitOps objects whose source is this checkout, rendered as Argo CD or Flux would render them.
+
+An Argo CD ``Application`` (``spec.source`` or each of ``spec.sources``), a Flux ``HelmRelease`` (its chart from a
+``GitRepository``) or a Flux ``Kustomization`` names a chart or a kustomize folder and the values to render it with.
+Where that source is the repository being linted, the workload the cluster will run is in the inputs: it is rendered
+here and linted like a chart or kustomization named on the command line (:mod:`.charts`). A source is this checkout
+when
+
+- its repository is the checkout's: Argo CD's ``repoURL``, or the ``url`` of the Flux ``GitRepository`` (of the inputs)
+  that ``sourceRef`` names, equal to ``git config --get remote.origin.url`` once both are normalised (scheme, user,
+  ``git@host:`` and ``ssh://`` spellings, a trailing ``.git`` or ``/``, letter case of the host); no network;
+- its revision is the one checked out, where that can be told: no revision, ``HEAD``, the checked-out branch, a tag
+  on the checked-out commit, or a prefix of that commit (Argo CD's ``targetRevision``; Flux's ``spec.ref`` branch,
+  tag or commit). Any other revision may hold other files: not rendered;
+- its ``path`` (Argo CD) or ``chart: ./path`` (Flux) is a folder under the repository root holding a ``Chart.yaml``
+  or a kustomization.
+
+Helm values are merged in Argo CD's order (its user guide, "Helm": "parameters > valuesObject > values > valueFiles >
+helm repository values.yaml"): ``valueFiles`` (relative to the chart; ``$ref/...`` through a ``ref`` source that is
+this checkout too), then the ``values`` text, then ``valuesObject``, then ``parameters`` (``--set``, ``--set-string``
+with ``forceString``). The release is ``helm.releaseName``, else the Application's name (Flux: ``releaseName``, else
+``[targetNamespace-]name``), the namespace ``spec.destination.namespace`` (Flux: ``targetNamespace``, else the
+object's). Flux's ``values`` are inline; ``valuesFrom`` (ConfigMaps or Secrets in the cluster) is not rendered.
+
+Each rendered object points at its template line as a chart named on the command line does, in a file named
+``TEMPLATE (via KIND NAMESPACE/NAME)``: a finding says which GitOps object it came through, and the same template
+linted directly (the chart named on the command line) shows under its plain name, so a reviewer who sees two
+findings at one template line sees why (two releases of one chart, with different values).
+
+What is not rendered stays as before (SW005 where the object names vLLM), and SW005's message says exactly why:
+another repository, a Helm repository or OCI chart, another revision, a path that is not there, a field an
+ApplicationSet's generator fills in (``{{path}}``: unknown until the generator runs, not guessed). A repository is
+told to be this one only by the checkout's ``origin``: with no remote (or outside a git checkout) no source is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Inventory, LaunchIssue
+from ..model.errors import InputError
+from ..model.files import inside
+from .renderkind import render_kind
+from .yamlsrc import load_documents, read_text
+
+#: The GitOps kinds read here, by API group.
+ARGO_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP = (
+    "argoproj.io", "helm.toolkit.fluxcd.io", "kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io")
+_MARKERS = ("argoproj.io/", "toolkit.fluxcd.io/")
+_TEMPLATED = re.compile(r"\{\{.*?\}\}")
+
+
+@dataclass
+class Checkout:
+    """The repository being linted: its root, normalised remote URL, branch, commit and tags on it."""
+
+    root: str
+    remote: str | None
+    branch: str | None
+    commit: str | None
+    tags: frozenset[str]
+
+    def revision_why(self, revision: str | None) -> str | None:
+        """None when ``revision`` is the checked-out one, else why it is not (or cannot be told)."""
+        rev = (revision or "").strip()
+        if rev in ("", "HEAD") or rev == self.branch or rev in self.tags or rev.removeprefix("refs/heads/") == \
+                self.branch or rev.removeprefix("refs/tags/") in self.tags:
+            return None
+        if self.commit and re.fullmatch(r"[0-9a-f]{7,40}", rev) and self.commit.startswith(rev):
+            return None
+        here = self.branch or (self.commit or "")[:12] or "unknown"
+        return (f"its revision {rev!r} is not the one checked out here ({here}), so the files it renders may differ "
+                "from these")
+
+
+def _git(args: list[str], cwd: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+#: The checkout a snapshot of it stands for while it is linted (:func:`snapshot_of`), innermost last.
+_SNAPSHOTS: list[Checkout] = []
+
+
+@contextmanager
+def snapshot_of(root: str, commit: str | None) -> Iterator[None]:
+    """While linting a snapshot of the current directory's checkout extracted at ``root`` (``shardwise diff``'s base,
+    from ``git archive``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin, branch
+    and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so every
+    finding of a rendered object would read as new in the change."""
+    real = checkout()
+    _SNAPSHOTS.append(Checkout(root, real.remote, real.branch, commit or real.commit, real.tags))
+    try:
+        yield
+    finally:
+        _SNAPSHOTS.pop()
+
+
+def checkout(cwd: str | None = None) -> Checkout:
+    """The checkout the current directory is in (git, no network); outside one, the current directory with no
+    remote (nothing is then told to be this repository)."""
+    here = cwd or os.getcwd()
+    root = _git(["rev-parse", "--show-toplevel"], here)
+    if root is None:
+        return Checkout(here, None, None, None, frozenset())
+    remote = _git(["config", "--get", "remote.origin.url"], here)
+    branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], here)
+    commit = _git(["rev-parse", "-q", "--verify", "HEAD"], here)
+    tags = _git(["tag", "--points-at", "HEAD"], here) if commit else None
+    return Checkout(root, normalise_url(remote) if remote else None, branch or None, commit or None,
+                    frozenset((tags or "").split()))
+
+
+def normalise_url(url: str) -> str:
+    """A git URL as ``host/owner/repo``: ``https://github.com/o/r.git``, ``git@github.com:o/r``,
+    ``ssh://git@github.com/o/r/`` all give ``github.com/o/r`` (the host in lower case)."""
+    u = url.strip()
+    m = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.*)$", u)
+    if m is None:
+        m = re.match(r"^(?:[^@/]+@)?([^/:]+):(?!//)(.*)$", u)
+    if m is None:
+        return u.rstrip("/").removesuffix(".git")
+    host, path = m.group(1).lower(), m.group(2).strip("/")
+    return f"{host}/{path.removesuffix('.git').strip('/')}"
+
+
+# -------------------------------------------------------------------------------------------- sources
+
+
+@dataclass
+class Source:
+    """One source to render: the folder (relative to the current directory) and, for a chart, how."""
+
+    folder: str
+    release: str
+    namespace: str | None
+    value_files: list[str]
+    values_texts: list[str]  # the values text, then valuesObject, as YAML/JSON texts helm reads as files
+    sets: list[tuple[str, str]]
+
+
+@dataclass
+class Outcome:
+    """What became of one GitOps object: the sources rendered, or why not."""
+
+    kind: str
+    namespace: str
+    name: str
+    file: str
+    line: int | None
+    sources: list[Source]
+    why_not: str | None = None
+
+    @property
+    def subject(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+def _map(v: Any) -> Mapping[str, Any]:
+    return v if isinstance(v, Mapping) else {}
+
+
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
+def _templated(v: Any) -> bool:
+    if isinstance(v, str):
+        return _TEMPLATED.search(v) is not None
+    if isinstance(v, Mapping):
+        return any(_templated(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_templated(x) for x in v)
+    return False
+
+
+def _folder(co: Checkout, path: str) -> tuple[str | None, str | None]:
+    """(the folder relative to the current directory, None) or (None, why it is not rendered)."""
+    if not path or os.path.isabs(path):
+        return None, f"its path {path!r} is not a folder of the repository"
+    full = os.path.normpath(os.path.join(co.root, path))
+    if os.path.relpath(full, co.root).startswith("..") or (os.path.exists(full) and not inside(full, co.root)):
+        return None, f"its path {path!r} leads outside the repository"
+    if not os.path.isdir(full):
+        return None, f"its path {path!r} is not a folder of this checkout ({co.root})"
+    if render_kind(full) is None:
+        return None, (f"its path {path!r} holds neither a Chart.yaml nor a kustomization (a plain folder of manifests "
+                      "is linted by naming it)")
+    return os.path.relpath(full), None
+
+
+def _repo_why(co: Checkout, url: str) -> str | None:
+    if co.remote is None or normalise_url(url) != co.remote:  # one message whatever the checkout's remote
+        return f"its source {url} is not this checkout's git remote (origin): not fetched"
+    return None
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, default=str)  # JSON is YAML: helm reads it as a values file
+
+
+def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], name: str,
+                 namespace: str | None) -> tuple[Source | None, str | None]:
+    url = str(src.get("repoURL") or "")
+    if src.get("chart") and not src.get("path"):
+        return None, (f"it installs the chart {src.get('chart')!r} from the Helm repository {url}, which has no "
+                      "copy in this checkout: not fetched")
+    why = _repo_why(co, url) or co.revision_why(str(src.get("targetRevision") or ""))
+    if why:
+        return None, why
+    folder, why = _folder(co, str(src.get("path") or ""))
+    if folder is None:
+        return None, why
+    helm = _map(src.get("helm"))
+    if helm.get("fileParameters"):
+        return None, "its helm.fileParameters are not passed to helm here (--set-file): not rendered"
+    if render_kind(folder) == "kustomize" and _map(src.get("kustomize")):
+        return None, ("its kustomize options (images, name prefix, patches ...) are Argo CD's to apply, not the "
+                      "kustomization's: not rendered")
+    files: list[str] = []
+    for f in _list(helm.get("valueFiles")):
+        f = str(f)
+        if "://" in f:
+            return None, f"its value file {f} is a URL: not fetched"
+        if f.startswith("$"):
+            ref, _, rest = f[1:].partition("/")
+            if ref not in refs:
+                return None, f"its value file {f} names the source ${ref}, which is not this checkout"
+            full = os.path.join(refs[ref], rest)
+        else:
+            full = os.path.join(folder, f)
+        if os.path.lexists(full) and not inside(full, co.root):
+            return None, f"its value file {f} is outside the repository: not read"
+        if not os.path.isfile(full):
+            if helm.get("ignoreMissingValueFiles") is True:
+                continue
+            return None, f"its value file {f} is not in this checkout"
+        files.append(os.path.relpath(full))
+    texts: list[str] = []
+    if isinstance(helm.get("values"), str) and helm["values"].strip():
+        texts.append(helm["values"])
+    elif isinstance(helm.get("values"), Mapping):  # older Applications wrote the values as a map
+        texts.append(_dump(helm["values"]))
+    if isinstance(helm.get("valuesObject"), Mapping):
+        texts.append(_dump(helm["valuesObject"]))
+    sets = [("--set-string" if _map(p).get("forceString") is True else "--set",
+             f"{_map(p).get('name')}={_map(p).get('value', '')}")
+            for p in _list(helm.get("parameters")) if _map(p).get("name")]
+    release = str(helm.get("releaseName") or name)
+    return Source(folder, release, namespace, files, texts, sets), None
+
+
+def _argo(co: Checkout, kind: str, obj: Mapping[str, Any]) -> tuple[list[Source], str | None]:
+    meta = _map(obj.get("metadata"))
+    spec = _map(obj.get("spec"))
+    if kind == "ApplicationSet":
+        template = _map(spec.get("template"))
+        if _templated(template.get("spec")) or _templated(_map(template.get("metadata")).get("name")):
+            fields = sorted(set(_TEMPLATED.findall(str(template))))[:3]
+            return [], (f"its template's fields ({', '.join(fields)}) are filled in by its generators when Argo CD "
+                        "runs them: the Applications it makes are unknown until then, and not guessed")
+        spec = _map(template.get("spec"))
+        meta = _map(template.get("metadata"))
+    name = str(meta.get("name") or "")
+    namespace = _map(spec.get("destination")).get("namespace")
+    sources = [_map(s) for s in _list(spec.get("sources"))] or [_map(spec.get("source"))]
+    refs: dict[str, str] = {}
+    for s in sources:
+        if s.get("ref") and _repo_why(co, str(s.get("repoURL") or "")) is None and \
+                co.revision_why(str(s.get("targetRevision") or "")) is None:
+            refs[str(s["ref"])] = os.path.relpath(co.root)
+    out: list[Source] = []
+    whys: list[str] = []
+    for s in sources:
+        if s.get("ref") and not s.get("path") and not s.get("chart"):
+            continue  # a values-only source
+        made, why = _argo_source(co, s, refs, name, str(namespace) if namespace else None)
+        if made is not None:
+            out.append(made)
+        elif why:
+            whys.append(why)
+    return out, "; ".join(whys) or (None if out else "it names no source")
+
+
+def _flux_repo(co: Checkout, spec: Mapping[str, Any], repos: Mapping[tuple[str, str], Mapping[str, Any]],
+               namespace: str) -> str | None:
+    ref = _map(spec.get("sourceRef"))
+    if ref.get("kind") != "GitRepository":
+        return (f"its source is the {ref.get('kind') or 'unnamed'} {ref.get('name') or ''}".rstrip() +
+                ", not a GitRepository of this checkout: not fetched")
+    key = (str(ref.get("namespace") or namespace), str(ref.get("name") or ""))
+    repo = repos.get(key)
+    if repo is None:
+        return f"its GitRepository {key[0]}/{key[1]} is not in the inputs, so where it points is not known"
+    rspec = _map(repo.get("spec"))
+    gitref = _map(rspec.get("ref"))
+    rev = gitref.get("commit") or gitref.get("tag") or gitref.get("branch") or gitref.get("name")
+    return _repo_why(co, str(rspec.get("url") or "")) or co.revision_why(str(rev) if rev else None)
+
+
+def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
+          repos: Mapping[tuple[str, str], Mapping[str, Any]]) -> tuple[list[Source], str | None]:
+    meta = _map(obj.get("metadata"))
+    spec = _map(obj.get("spec"))
+    name, ns = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
+    target = spec.get("targetNamespace")
+    if kind == "Kustomization":
+        own = [k for k in ("patches", "images", "namePrefix", "nameSuffix", "targetNamespace", "components",
+                           "postBuild") if spec.get(k)]
+        if own:
+            return [], (f"its own {', '.join(own)} are Flux's to apply over the kustomization (postBuild substitutes "
+                        "variables the inputs may not hold): not rendered")
+        why = _flux_repo(co, spec, repos, ns)
+        if why:
+            return [], why
+        folder, why = _folder(co, str(spec.get("path") or "./"))
+        if folder is None or render_kind(folder) != "kustomize":
+            return [], why or "its path holds a Chart.yaml, not a kustomization"
+        return [Source(folder, name, None, [], [], [])], None
+    chart = _map(_map(spec.get("chart")).get("spec"))
+    if not chart and spec.get("chartRef"):
+        return [], "its chart is a chartRef (an OCIRepository or HelmChart object): not fetched"
+    why = _flux_repo(co, chart, repos, ns)
+    if why:
+        return [], why
+    if spec.get("postRenderers"):
+        return [], "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"
+    if spec.get("valuesFrom"):
+        return [], "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"
+    folder, why = _folder(co, str(chart.get("chart") or ""))
+    if folder is None:
+        return [], why
+    texts = [_dump(spec["values"])] if isinstance(spec.get("values"), Mapping) else []
+    files = [os.path.relpath(os.path.join(co.root, str(f))) for f in _list(chart.get("valuesFiles"))]
+    outside = [f for f in files if os.path.lexists(f) and not inside(f, co.root)]
+    if outside:
+        return [], f"its values file {outside[0]} is outside the repository: not read"
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        return [], f"its values file {missing[0]} is not in this checkout"
+    release = str(spec.get("releaseName") or (f"{target}-{name}" if target else name))
+    return [Source(folder, release, str(target or ns), files, texts, [])], None
+
+
+# -------------------------------------------------------------------------------------------- reading
+
+
+def _objects(files: list[str]) -> list[tuple[str, int | None, Mapping[str, Any]]]:
+    found: list[tuple[str, int | None, Mapping[str, Any]]] = []
+    for f in files:
+        if f == "-":
+            continue
+        try:
+            text = read_text(f)
+        except InputError:
+            continue
+        if not any(m in text for m in _MARKERS):
+            continue
+        for line, doc in load_documents(text, f):
+            if isinstance(doc, Mapping):
+                group = str(doc.get("apiVersion", "")).split("/", 1)[0]
+                if group in (ARGO_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP):
+                    found.append((f, line, doc))
+    return found
+
+
+def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
+    """What each GitOps object of ``files`` renders, or why it renders nothing."""
+    objs = _objects(files)
+    repos = {(str(_map(o.get("metadata")).get("namespace") or "default"), str(_map(o.get("metadata")).get("name"))): o
+             for _, _, o in objs if o.get("kind") == "GitRepository"}
+    out: list[Outcome] = []
+    for f, line, obj in objs:
+        kind = str(obj.get("kind", ""))
+        group = str(obj.get("apiVersion", "")).split("/", 1)[0]
+        meta = _map(obj.get("metadata"))
+        res = Outcome(kind, str(meta.get("namespace") or "default"), str(meta.get("name") or "unnamed"), f, line, [])
+        if (group, kind) in ((ARGO_GROUP, "Application"), (ARGO_GROUP, "ApplicationSet")):
+            res.sources, res.why_not = _argo(co, kind, obj)
+        elif (group, kind) in ((HELM_GROUP, "HelmRelease"), (KUSTOMIZE_GROUP, "Kustomization")):
+            res.sources, res.why_not = _flux(co, kind, obj, repos)
+        else:
+            continue
+        out.append(res)
+    return out
+
+
+def plan(files: list[str]) -> list[Outcome]:
+    """:func:`outcomes` of ``files`` in the current directory's checkout. A kustomize source whose folder holds
+    GitOps objects of ``files`` (a Flux Kustomization that syncs the cluster's own folder, an Argo CD root
+    Application over a kustomization of Applications) is not rendered: those objects are read one by one here."""
+    found = outcomes(files, _SNAPSHOTS[-1] if _SNAPSHOTS else checkout())
+    own = {os.path.dirname(os.path.abspath(r.file)) for r in found}
+    for res in found:
+        for src in list(res.sources):
+            if render_kind(src.folder) == "kustomize" and any(inside(d, src.folder) for d in own):
+                res.sources.remove(src)
+                res.why_not = (f"its path {src.folder} holds GitOps objects of the inputs (the sync of a folder of "
+                               "Applications, HelmReleases or Kustomizations): they are read one by one instead")
+    return found
+
+
+def built_folders(found: list[Outcome]) -> set[str]:
+    """The kustomize folders the plan builds: their files are judged as built (the namespace and patches the
+    kustomization applies), not also as plain manifests."""
+    return {s.folder for r in found for s in r.sources if render_kind(s.folder) == "kustomize"}
+
+
+def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[str]:
+    """Render into ``inv`` what ``found`` (:func:`plan`) renders (``renderer``: a :class:`.charts.Renderer`); the
+    SW005 record of a rendered object goes, and it is no longer counted as an unread kind; the SW005 record of one
+    that is not rendered says why. Returns the folders rendered."""
+    from .charts import relabel
+
+    done: set[str] = set()
+    for res in found:
+        rendered = False
+        for src in res.sources:
+            part = _render(renderer, src, res)
+            if not part.errors:
+                relabel(part, _via(f" (via {res.subject})"))
+                rendered = True
+                done.add(src.folder)
+            inv.extend(part)
+        _settle_sw005(inv, res, rendered)
+    return done
+
+
+def _via(suffix: str) -> Callable[[str], str]:
+    return lambda f: f if f.endswith(suffix) else f + suffix
+
+
+def _render(renderer: Any, src: Source, res: Outcome) -> Inventory:
+    where = f"{res.file}"
+    try:
+        if render_kind(src.folder) == "kustomize":
+            return renderer.kustomize_build(src.folder)  # type: ignore[no-any-return]
+        with tempfile.TemporaryDirectory(prefix="shardwise-gitops-") as tmp:
+            texts = []
+            for i, text in enumerate(src.values_texts):
+                path = os.path.join(tmp, f"values-{i}.yaml")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                texts.append(path)
+            return renderer.helm_release(src.folder, src.release, src.namespace,  # type: ignore[no-any-return]
+                                         values=[*src.value_files, *texts], sets=src.sets)
+    except InputError as e:
+        inv = Inventory(sources=[where])
+        inv.errors.append(InputError(f"{res.subject}: its source {src.folder} was not rendered: {e.message}",
+                                     res.file, res.line))
+        return inv
+
+
+def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
+    if rendered and inv.skipped.get(res.kind, 0) > 0:  # read after all: not an unknown kind skipped
+        inv.skipped[res.kind] -= 1
+        if not inv.skipped[res.kind]:
+            del inv.skipped[res.kind]
+    keep: list[LaunchIssue] = []
+    for li in inv.launch_issues:
+        if li.mentioned and li.subject == res.subject and li.location.file == res.file:
+            if rendered:
+                continue  # its workload was read: what it renders is judged instead
+            if res.why_not:  # why, then what was said before (who renders it, and how to lint it)
+                mention, _, before = li.reason.partition(" but ")
+                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}; {before}")
+        keep.append(li)
+    inv.launch_issues[:] = keep

@@ -1,0 +1,288 @@
+"""GitOps objects whose source is the linted checkout are rendered as Argo CD / Flux render them
+(rules/adapters/gitops.py); the others stay SW005 records that say why they were not rendered.
+
+The repository tests/fixtures/gitops/llm-platform was written for these tests in the shape GitOps repositories
+have (an app-of-apps folder, a chart, Applications with their own values, an ApplicationSet, Flux objects); each
+test copies it into a git checkout whose origin is https://github.com/acme/llm-platform.git (no network).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.adapters.gitops import Checkout, normalise_url, outcomes, plan
+from shardwise.rules.app.cli import main
+from tools_support import find_tool, require_tool
+
+FIXTURE = os.path.join(ROOT, "tests/fixtures/gitops/llm-platform")
+ORIGIN = "https://github.com/acme/llm-platform.git"
+DEPLOYMENT = "charts/vllm/templates/deployment.yaml"
+
+
+@pytest.fixture()
+def repo(tmp_path, monkeypatch):
+    """The fixture repository as a git checkout on branch main, origin set; cwd = its root; helm on PATH."""
+    root = tmp_path / "llm-platform"
+    shutil.copytree(FIXTURE, root)
+    for args in (["init", "-q", "-b", "main"], ["remote", "add", "origin", ORIGIN]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    monkeypatch.chdir(root)
+    for name in ("helm", "kustomize"):
+        path = find_tool(name)
+        if path:
+            monkeypatch.setenv("PATH", os.path.dirname(path) + os.pathsep + os.environ["PATH"])
+    return root
+
+
+def lint_json(capsys, *argv: str) -> tuple[int, dict]:
+    rc = main(["lint", *argv, "--format", "json"])
+    out, _ = capsys.readouterr()
+    return rc, json.loads(out)
+
+
+@pytest.mark.parametrize("url", [
+    "https://github.com/acme/llm-platform.git", "https://github.com/acme/llm-platform",
+    "https://github.com/acme/llm-platform/", "git@github.com:acme/llm-platform.git",
+    "ssh://git@github.com/acme/llm-platform", "ssh://git@GitHub.com:22/acme/llm-platform.git",
+    "https://user@github.com/acme/llm-platform.git",
+])
+def test_each_spelling_of_one_repository_is_the_same(url):
+    assert normalise_url(url) == "github.com/acme/llm-platform"
+
+
+def test_other_repositories_differ():
+    assert normalise_url("https://github.com/acme/llm-platform-infra.git") == "github.com/acme/llm-platform-infra"
+    assert normalise_url("git@gitlab.com:acme/llm-platform.git") == "gitlab.com/acme/llm-platform"
+
+
+def test_the_checked_out_revision_and_no_other():
+    co = Checkout("/r", "github.com/acme/x", "main", "0123456789abcdef0123456789abcdef01234567", frozenset({"v1.4.0"}))
+    for same in ("", "HEAD", "main", "refs/heads/main", "v1.4.0", "refs/tags/v1.4.0", "0123456", co.commit):
+        assert co.revision_why(same) is None, same
+    assert co.revision_why("v2.0.0") == ("its revision 'v2.0.0' is not the one checked out here (main), so the files "
+                                         "it renders may differ from these")
+    assert co.revision_why("0123457") is not None
+
+
+def findings(doc: dict) -> list[tuple[str, str, str, int | None, str]]:
+    return [(f["code"], f["level"], f["file"], f["line"], f["subject"]) for f in doc["findings"]]
+
+
+VIA_PROD = f"{DEPLOYMENT} (via Application argocd/chat-prod)"
+VIA_STAGING = f"{DEPLOYMENT} (via Application argocd/chat-staging)"
+VIA_FLUX = f"{DEPLOYMENT} (via HelmRelease flux-system/chat-70b)"
+VIA_KUSTOMIZE = "deploy/summarize/kustomization.yaml (kustomize build) (via Kustomization flux-system/summarize)"
+
+
+@pytest.mark.tools
+def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
+    require_tool("helm")
+    rc, doc = lint_json(capsys, ".")
+    assert rc == 1
+    assert findings(doc) == [
+        ("SW005", "advisory", "apps/chat-canary.yaml", 16, "Application argocd/chat-canary"),
+        ("SW005", "advisory", "apps/embed-upstream.yaml", 18, "Application argocd/embed"),
+        ("SW005", "advisory", "appsets/chat-envs.yaml", 29, "ApplicationSet argocd/chat-envs"),
+        ("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
+        # valuesObject's TP4 over the values text's TP2 over the value file's TP8; parameters' gpus=2: an 8B
+        # model sharded over 4 GPUs (SW104) that the pod does not even request (SW204), at the template's lines
+        ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
+        ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm"),
+        ("SW305", "advisory", VIA_STAGING, 1, "Namespace llm-staging"),
+        # Flux's inline values: 70B at TP4 on the 4 GPUs it needs (no SW104/SW204; the 4-bit advice only)
+        ("SW106", "advisory", VIA_FLUX, 25, "Deployment llm-prod/llm-prod-chat-70b-vllm"),
+        # built as Flux builds it: in the kustomization's namespace, and not also read alone (in default)
+        ("SW305", "advisory", VIA_KUSTOMIZE, 1, "Namespace summarize"),
+    ]
+    rows = [(w["subject"], w["file"], w["replicas"], w["tensor_parallel_size"]) for w in doc["workloads"]]
+    assert rows == [
+        # release name helm.releaseName (chat), namespace spec.destination.namespace; replicas from the values text
+        ("Deployment llm-prod/chat-vllm", VIA_PROD, 2, 4),
+        # no releaseName: the Application's name; its $values file is missing and ignoreMissingValueFiles is set
+        ("Deployment llm-staging/chat-staging-vllm", VIA_STAGING, 1, 1),
+        # Flux: release targetNamespace-name, in targetNamespace
+        ("Deployment llm-prod/llm-prod-chat-70b-vllm", VIA_FLUX, 1, 4),
+        ("Deployment summarize/summarize", VIA_KUSTOMIZE, 1, 1),
+    ]
+    messages = {f["file"]: f["message"] for f in doc["findings"] if f["code"] == "SW005"}
+    assert messages == {
+        "apps/chat-canary.yaml": (
+            "SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai as its Helm parameter image.repository) "
+            "but it was not rendered: its revision 'v2.0.0' is not the one checked out here (main), so the files it "
+            "renders may differ from these" + ARGO),
+        "apps/embed-upstream.yaml": (
+            "SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai in its Helm values) but it was not "
+            "rendered: it installs the chart 'vllm-stack' from the Helm repository "
+            "https://vllm-project.github.io/production-stack, which has no copy in this checkout: not fetched" + ARGO),
+        "appsets/chat-envs.yaml": (
+            "SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai as its Helm parameter image.repository) "
+            "but it was not rendered: its template's fields ({{path.basename}}, {{path}}) are filled in by its "
+            "generators when Argo CD runs them: the Applications it makes are unknown until then, and not guessed" + ARGO),
+    }
+    # the rendered Applications and HelmRelease are no unknown kinds; the chart's own files are not "not rendered"
+    # (the root Application and Flux's own sync: folders of GitOps objects, read one by one)
+    assert doc["summary"]["skipped"] == {"Application": 3, "ApplicationSet": 1, "GitRepository": 1, "Kustomization": 1}
+    assert doc["skipped_files"] == [{"file": "environments/prod/values.yaml", "reason": "Helm values"}]
+    assert doc["input_errors"] == []
+
+
+@pytest.mark.tools
+def test_a_chart_named_and_rendered_through_an_application_shows_both_apart(repo, capsys):
+    """The chart's defaults fit (nothing blocks); the Application's values do not: the reviewer sees the chart's
+    own findings under its template's name and the Application's under ``(via ...)``."""
+    require_tool("helm")
+    rc, doc = lint_json(capsys, "charts/vllm", "apps/chat-prod.yaml")
+    assert rc == 1
+    assert findings(doc) == [
+        ("SW305", "advisory", DEPLOYMENT, 1, "Namespace default"),
+        ("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
+        ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
+        ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm"),
+    ]
+    rc, doc = lint_json(capsys, "charts/vllm")
+    assert (rc, findings(doc)) == (0, [("SW305", "advisory", DEPLOYMENT, 1, "Namespace default")])
+
+
+#: What SW005 said of an Argo CD object before, after why it was not rendered.
+ARGO = ("; Argo CD renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the chart "
+        "rendered with these values (helm template, with the values or parameters set here)")
+
+
+def _sw005(capsys, *paths: str) -> list[str]:
+    _, doc = lint_json(capsys, *paths)
+    return [f["message"].split(" but ", 1)[1] for f in doc["findings"] if f["code"] == "SW005"]
+
+
+@pytest.mark.parametrize("remote", ["git@github.com:acme/llm-platform-infra.git", None])
+def test_another_repository_is_not_rendered(repo, capsys, remote):
+    """Another origin, or none (then nothing is told to be this repository): one message, whatever the remote."""
+    if remote is None:
+        subprocess.run(["git", "remote", "remove", "origin"], check=True)
+    else:
+        subprocess.run(["git", "remote", "set-url", "origin", remote], check=True)
+    assert _sw005(capsys, "apps/chat-canary.yaml") == [
+        "it was not rendered: its source https://github.com/acme/llm-platform.git is not this checkout's git remote "
+        "(origin): not fetched" + ARGO]
+
+
+def test_a_flux_release_whose_git_repository_is_not_in_the_inputs(repo, capsys):
+    (repo / "clusters/prod/chat.yaml").write_text(
+        (repo / "clusters/prod/chat.yaml").read_text().replace("model: meta", "image: {repository: vllm/vllm-openai}\n"
+                                                               "    model: meta"))
+    assert _sw005(capsys, "clusters/prod/chat.yaml") == [
+        "it was not rendered: its GitRepository flux-system/llm-platform is not in the inputs, so where it points is "
+        "not known; Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+        "chart rendered with these values (helm template, with the values or parameters set here)"]
+
+
+def test_outcomes_say_why_a_path_is_not_rendered(repo):
+    co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())
+    app = repo / "apps" / "x.yaml"
+    for path, why in [
+        ("charts/missing", "its path 'charts/missing' is not a folder of this checkout"),
+        ("../elsewhere", "its path '../elsewhere' leads outside the repository"),
+        ("apps", "its path 'apps' holds neither a Chart.yaml nor a kustomization (a plain folder of manifests is "
+                 "linted by naming it)"),
+    ]:
+        app.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x}\nspec:\n  source:\n"
+                       f"    repoURL: {ORIGIN}\n    path: {path}\n")
+        (res,) = [r for r in outcomes([str(app)], co)]
+        assert (res.sources, res.why_not and res.why_not.split(f" ({repo})")[0]) == ([], why)
+
+
+def test_a_run_without_gitops_objects_does_not_load_the_gitops_reader():
+    code = ("import sys; from shardwise.rules.app.cli import main; main(['lint', 'tests/fixtures/rules/SW104/fail.yaml',"
+            " '--output', '/dev/null']); print('shardwise.rules.adapters.gitops' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_sync_of_a_folder_of_gitops_objects_is_not_built(repo):
+    """Flux's own Kustomization over the cluster's folder (here given a kustomization.yaml): building it would read
+    the HelmRelease and Kustomizations a second time, inside the build; they are read one by one instead."""
+    (repo / "clusters/prod/kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [sources.yaml, chat.yaml]\n")
+    files = [str(p.relative_to(repo)) for p in sorted((repo / "clusters/prod").rglob("*.yaml"))]
+    whys = {r.subject: (len(r.sources), r.why_not) for r in plan(files)}
+    assert whys == {
+        "HelmRelease flux-system/chat-70b": (1, None),
+        "Kustomization flux-system/flux-system": (0, (
+            "its path clusters/prod holds GitOps objects of the inputs (the sync of a folder of Applications, "
+            "HelmReleases or Kustomizations): they are read one by one instead")),
+        "Kustomization flux-system/summarize": (1, None),
+    }
+
+
+def test_value_files_outside_the_repository_or_fetched_are_refused(repo, tmp_path):
+    """helm would read any file it is given (or fetch a URL): only files of the repository are passed to it."""
+    (tmp_path / "secret.yaml").write_text("token: x\n")
+    os.symlink(tmp_path / "secret.yaml", repo / "environments/prod/link.yaml")
+    co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())
+    app = repo / "apps" / "x.yaml"
+    for value_file, why in [
+        ("https://example.com/values.yaml", "its value file https://example.com/values.yaml is a URL: not fetched"),
+        ("../../../secret.yaml", "its value file ../../../secret.yaml is outside the repository: not read"),
+        ("../../environments/prod/link.yaml",
+         "its value file ../../environments/prod/link.yaml is outside the repository: not read"),
+    ]:
+        app.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x}\nspec:\n  source:\n"
+                       f"    repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: [{value_file!r}]}}\n")
+        (res,) = outcomes([str(app)], co)
+        assert (res.sources, res.why_not) == ([], why)
+
+
+FLUX_KS = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: k, namespace: flux-system}\n"
+           "spec:\n  path: ./deploy/summarize\n  sourceRef: {kind: GitRepository, name: llm-platform}\n")
+FLUX_HR = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: h, namespace: flux-system}\n"
+           "spec:\n  chart: {spec: {chart: ./charts/vllm, sourceRef: {kind: GitRepository, name: llm-platform}}}\n")
+ARGO_APP = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n"
+            f"    repoURL: {ORIGIN}\n")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (ARGO_APP + "    path: charts/vllm\n    helm: {fileParameters: [{name: cfg, path: files/cfg.json}]}\n",
+     "its helm.fileParameters are not passed to helm here (--set-file): not rendered"),
+    (ARGO_APP + "    path: deploy/summarize\n    kustomize: {images: ['vllm/vllm-openai:v0.12.0']}\n",
+     "its kustomize options (images, name prefix, patches ...) are Argo CD's to apply, not the kustomization's: "
+     "not rendered"),
+    (FLUX_HR + "  postRenderers: [{kustomize: {patches: []}}]\n",
+     "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"),
+    (FLUX_HR + "  valuesFrom: [{kind: ConfigMap, name: chat-values}]\n",
+     "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"),
+    (FLUX_KS + "  postBuild: {substitute: {TP: '4'}}\n",
+     "its own postBuild are Flux's to apply over the kustomization (postBuild substitutes variables the inputs may "
+     "not hold): not rendered"),
+    (FLUX_KS, None),
+    (FLUX_HR, None),
+])
+def test_what_argo_cd_or_flux_would_add_is_not_guessed(repo, text, why):
+    co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())
+    (repo / "apps" / "x.yaml").write_text(text)
+    found = {r.subject: (len(r.sources), r.why_not) for r in outcomes(
+        ["apps/x.yaml", "clusters/prod/sources.yaml"], co)}
+    (subject,) = [s for s in found if not s.startswith("GitRepository")]
+    assert found[subject] == ((0, why) if why else (1, None))
+
+
+@pytest.mark.tools
+def test_diff_renders_the_base_as_this_checkout_at_the_base_commit(repo, capsys):
+    """``shardwise diff`` lints the base from ``git archive`` (no .git): its GitOps objects are still this checkout's,
+    so a change of an Application's values shows as what it fixes, not as every finding of the render added."""
+    require_tool("helm")
+    subprocess.run(["git", "add", "-A"], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"],
+                   check=True)
+    prod = repo / "apps/chat-prod.yaml"
+    prod.write_text(prod.read_text().replace("        tensorParallelSize: 4\n", "        tensorParallelSize: 2\n"))
+    main(["diff", "HEAD", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["findings"]["added"] == []
+    assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]["fixed"]] == [("SW204", VIA_PROD, 27)]
+    assert doc["base_input_errors"] == doc["head_input_errors"] == []

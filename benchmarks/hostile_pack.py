@@ -256,7 +256,7 @@ def h9_cases() -> list[PackCase]:
                              ("p95-negative", {"p95_context_tokens": -4096}, "p95_context_tokens"), ("production-string", {"production": "false"}, "production"),
                              ("unknown-is-failure-number", {"unknown_is_failure": 0}, "unknown_is_failure"), ("unknown-property", {"kv_reserv": 1.2}, "kv_reserv"),
                              ("namespaces-string", {"default_deny_namespaces": "serving"}, "default_deny_namespaces"),
-                             ("suppressions-string", {"suppressions": "SW309"}, "suppressions"), ("suppression-no-reason", {"suppressions": [{"subject": "*"}]}, "reason"),
+                             ("suppressions-string", {"suppressions": "SW309"}, "suppressions"), ("suppression-no-reason", {"suppressions": [{"subject": "*"}]}, "suppressions[0] has no reason"),
                              ("suppression-unknown-key", {"suppressions": [{"subject": "*", "reason": "x", "code": "SW309"}]}, "code"),
                              ("huge-string", {"kv_reserve": "9" * 1_000_000}, "kv_reserve")):
         policy = sw101 if tag.startswith(("kv-reserve", "usable", "p95")) else sw309

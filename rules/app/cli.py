@@ -16,8 +16,10 @@ imports what it needs (jinja2 only for Markdown, pydantic only when an adapter r
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -565,7 +567,25 @@ def _writable_stdout() -> None:
             pass
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when the process has none (``shardwise lint … >&-``: Python sets ``sys.stdout`` to None, and
+    the report's write was an internal error, with a traceback from the exit's flush): a report written there
+    fails as a write to a closed file does, so the run says so and exits 2 (hostile9)."""
+
+    def write(self, s: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed: the report cannot be written there (name a file "
+                                   "with --output or --format FMT=FILE)")
+
+
+def _standard_streams() -> None:
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:  # nowhere to say anything: the exit status still says it
+        sys.stderr = io.StringIO()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _standard_streams()
     _writable_stdout()
     args_list = sys.argv[1:] if argv is None else list(argv)
     args = _plain_lint(args_list)

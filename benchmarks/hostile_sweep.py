@@ -662,7 +662,7 @@ def chart(d: str, chart_yaml: str | bytes = "apiVersion: v2\nname: badchart\nver
 
 
 def chart_case(name: str, rc: tuple[int, ...] = (2,), named: str | None = "badchart", values_file: str | bytes | None = None,
-               **kw: object) -> Case:
+               named_if_refused: str | None = None, **kw: object) -> Case:
     """``lint good.yaml badchart`` (``--values bad-values.yaml`` when given), helm on PATH."""
     def build(d: str) -> list[str]:
         write(d, "good.yaml", good("good"))
@@ -672,7 +672,7 @@ def chart_case(name: str, rc: tuple[int, ...] = (2,), named: str | None = "badch
             write(d, "bad-values.yaml", values_file)
             argv[3:3] = ["--values", "bad-values.yaml"]
         return argv
-    return Case(name, build, rc, named=named, env=tools_env())
+    return Case(name, build, rc, named=named, env=tools_env(), named_if_refused=named_if_refused)
 
 
 KUST_BASE = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n"

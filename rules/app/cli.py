@@ -755,17 +755,23 @@ def cmd_diff(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise _Usage(str(e)) from None
     result = diff_refs(args.base, args.paths, _lint_options(args))
+    failed: list[str] = []
     for fmt, path in outputs:
         text = render_diff(result, fmt)
         if path is None:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            write_atomically(path, text)
+            try:  # as lint: every other report is still written, and each one that is not is said (hostile9)
+                write_atomically(path, text)
+            except OSError as e:
+                failed.append(f"{path}: {e.strerror or e}")
+    for message in failed:
+        _err(message)
     for error in result.head_errors:
         _err(str(error))
     print(result.summary_line(), file=sys.stderr)
-    return 2 if result.head_errors else 0
+    return 2 if result.head_errors or failed else 0
 
 
 # -------------------------------------------------------------------------------------- rules/explain

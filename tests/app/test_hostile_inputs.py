@@ -531,6 +531,27 @@ def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
     capsys.readouterr()
 
 
+def test_a_report_that_cannot_be_written_names_the_path_given_in_lint_and_diff(repo, capsys):
+    """hostile9: diff's --output into a missing folder said ``nowhere/.r.json.x1y2.tmp: No such file or directory``
+    (the temporary file); both commands name the path given, write the other reports and exit 2."""
+    from shardwise.rules.app.output import write_atomically
+
+    with pytest.raises(OSError) as e:
+        write_atomically("nowhere/r.json", "x")
+    assert (e.value.filename, e.value.strerror) == ("nowhere/r.json", "No such file or directory")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"], cwd=repo, check=True)
+    capsys.readouterr()
+    assert main(["diff", "--format", "json=nowhere/r.json", "--format", "markdown=r.md", "HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == "shardwise: error: nowhere/r.json: No such file or directory"
+    assert (repo / "r.md").is_file()
+    assert main(["lint", "good.yaml", "--format", "sarif", "--output", "nowhere/r.sarif"]) == 2
+    assert capsys.readouterr().err == "shardwise: error: nowhere/r.sarif: No such file or directory\n"
+
+
 # ------------------------------------------------------------------------- kustomize: nothing from outside
 
 

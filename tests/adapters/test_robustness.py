@@ -882,6 +882,14 @@ def test_preview_step_op_that_is_not_a_string(tmp_path):
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("dependencies", 5, "dependencies must be an array, got a number"),
     ("propertyDependencies", ["urn:pulumi:dev::gpu::x::y"], "propertyDependencies must be an object, got an array"),
+    # hostile9: an empty value of the wrong type was read as none (``x or {}``): the resource read without its
+    # properties, a Deployment no workload, silently
+    ("inputs", [], "inputs and outputs must be objects (inputs is an array)"),
+    ("outputs", [], "inputs and outputs must be objects (outputs is an array)"),
+    ("inputs", "", "inputs and outputs must be objects (inputs is a string)"),
+    ("propertyDependencies", [], "propertyDependencies must be an object, got an array"),
+    ("dependencies", {}, "dependencies must be an array, got an object"),
+    ("dependencies", 0, "dependencies must be an array, got a number"),
 ])
 def test_state_dependencies_of_the_wrong_type(tmp_path, key, value, message):
     # dependencies: 5 was "internal error: TypeError: 'int' object is not iterable"; a propertyDependencies

@@ -727,6 +727,9 @@ def _lint(args: argparse.Namespace) -> int:
             continue
         from .output import write_atomically  # tempfile: only for a report written to a file
 
+        if _is_an_input(path, report.files):
+            failed.append(f"{path}: not written: it is an input of this run, which the report would replace")
+            continue
         try:
             write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
@@ -743,6 +746,23 @@ def _lint(args: argparse.Namespace) -> int:
                 print(finding_line(finding), file=sys.stderr)
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
+
+
+def _is_an_input(path: str, files: Sequence[str]) -> bool:
+    """Whether the report file ``path`` is one of the ``files`` the run read (hostile9: ``--format json=deploy/a.yaml``
+    replaced the manifest it had just linted with the report). Only files of the same name are compared, and only
+    when ``path`` exists: no work per file read in the common case."""
+    if not os.path.isfile(path):
+        return False
+    name = os.path.basename(path)
+    for f in files:
+        if os.path.basename(f) == name:
+            try:
+                if os.path.samefile(f, path):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -552,6 +552,18 @@ def test_a_report_that_cannot_be_written_names_the_path_given_in_lint_and_diff(r
     assert capsys.readouterr().err == "shardwise: error: nowhere/r.sarif: No such file or directory\n"
 
 
+def test_a_report_onto_a_file_the_run_read_is_refused_and_the_file_kept(repo, capsys):
+    """hostile9: ``--format json=good.yaml`` replaced the manifest just linted with the report (exit 1, the file lost);
+    a file found by searching a folder counts, the other reports are written, the run exits 2."""
+    text = vllm_deployment("good")
+    put(repo, "deploy/good.yaml", text)
+    assert main(["lint", "deploy", "--format", "json=deploy/good.yaml", "--format", "sarif=r.sarif"]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "shardwise: error: deploy/good.yaml: not written: it is an input of this run, which the report would replace")
+    assert (repo / "deploy" / "good.yaml").read_text(encoding="utf-8") == text
+    assert (repo / "r.sarif").is_file()
+
+
 # ------------------------------------------------------------------------- kustomize: nothing from outside
 
 

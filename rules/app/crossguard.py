@@ -36,6 +36,7 @@ The servicer calls the policies of one request one after another, in list order,
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -435,7 +436,7 @@ def policy_config_errors(name: str, props: Mapping[str, Any], known_policies: Se
         if kind == "boolean":
             ok = isinstance(value, bool)
         elif kind in ("number", "integer"):
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
             if ok and kind == "integer":
                 ok = float(value).is_integer()
             if ok:
@@ -449,9 +450,9 @@ def policy_config_errors(name: str, props: Mapping[str, Any], known_policies: Se
             for i, e in enumerate(value if ok else ()):
                 if not isinstance(e, Mapping):
                     errors.append(f"`{name}`: suppressions[{i}] is {_json_type(e)}; expected an object with a reason")
-                elif set(e) - {"subject", "reason"}:
-                    errors.append(f"`{name}`: suppressions[{i}]: unknown key {sorted(set(e) - {'subject', 'reason'})[0]!r}; "
-                                  "an entry has a reason and an optional subject (a glob), and suppresses this policy")
+                elif other := sorted(set(e) - {"subject", "reason"}):
+                    errors.append(f"`{name}`: suppressions[{i}]: unknown key {other[0]!r}; an entry has a reason and "
+                                  "an optional subject (a glob), and suppresses this policy")
                 elif not isinstance(e.get("reason"), str) or not e["reason"].strip():
                     errors.append(f"`{name}`: suppressions[{i}] has no reason (a non-empty string): every suppression "
                                   "needs one")

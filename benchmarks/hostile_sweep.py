@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -1002,7 +1003,7 @@ def plain_findings(d: str) -> list[tuple] | None:
 
 def report_invalid(out: str | bytes) -> str:
     """What is wrong with a JSON or SARIF report (the bytes of stdout, or a file's path): not UTF-8, not JSON, a
-    lone surrogate (valid JSON text that no UTF-8 consumer can decode), a SARIF log without its version; "" when
+    lone surrogate that stands for no byte of a file name, a SARIF log without its version; "" when
     none of these."""
     if isinstance(out, str):
         try:
@@ -1018,10 +1019,10 @@ def report_invalid(out: str | bytes) -> str:
         doc = json.loads(text)
     except ValueError as e:
         return f"the report is not JSON ({str(e)[:80]})"
-    try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return "the report holds a lone surrogate (\\udXXX): not a character"
+    # a lone surrogate escape stands for a byte of a file name that is not UTF-8 (U+DC80-U+DCFF, surrogateescape:
+    # formats.utf8_text, by design, so os.fsencode gets the bytes back); any other is no character
+    if re.search("[\ud800-\udc7f\udd00-\udfff]", json.dumps(doc, ensure_ascii=False)):
+        return "the report holds a lone surrogate that stands for no byte: not a character"
     if isinstance(doc, dict) and "runs" in doc and doc.get("version") != "2.1.0":
         return "the SARIF log has no version 2.1.0"
     return ""

@@ -281,8 +281,9 @@ def configure(pack: Any, config: dict[str, dict[str, Any]] | None) -> str | None
         c = dict(c)
         level = c.pop("enforcementLevel", None)
         cfg = analyzer_pb2.PolicyConfig()
-        cfg.enforcementLevel = (LEVEL_VALUES[level] if isinstance(level, str) else level) if level is not None else (
+        raw: int = (LEVEL_VALUES[level] if isinstance(level, str) else level) if level is not None else (
             req.policyConfig[name].enforcementLevel if name in req.policyConfig else 0)
+        cfg.enforcementLevel = raw  # type: ignore[assignment]  # a raw number the engine would not send
         if c:
             cfg.properties.update(c)
         req.policyConfig[name].CopyFrom(cfg)

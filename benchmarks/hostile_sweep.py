@@ -828,8 +828,8 @@ def h9_reader_cases() -> list[Case]:
     ]):
         # an empty (null) settings file sets nothing; blind: expected refused, and read as documented: one
         # [[suppress]] entry written as a mapping is a list of one (as exclude's one string), a subject "[" is a glob
-        # of that character, and a 5 MB exclude string is one (slow: 19 s of wall time, left alone) pattern
-        ok = text == "~\n" or i in (12, 17, 21)
+        # of that character. A 5 MB exclude string (21) passed after 7.7 s of CPU over two paths: now refused
+        ok = text == "~\n" or i in (12, 17)
         key = text.split("=")[0].split(":")[0].strip().strip("[").strip("]")[:20] or "x"
         out.append(Case(f"h9-config-{i:02d}-{rel}-{key}", with_good(writer(rel, text)), (0,) if ok else (2,), named=None if ok else rel))
     # ---------------------------------------------------------------- inline suppressions

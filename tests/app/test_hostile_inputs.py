@@ -284,6 +284,20 @@ def test_excludes_keep_the_good_patterns_when_one_is_invalid():
     assert ex.excluded("a/b.json", False)
 
 
+def test_a_pattern_longer_than_any_path_is_an_input_error_not_minutes_of_matching():
+    """hostile9: a 5 MB ``exclude`` string took 7.7 s of CPU over two paths (the automaton's state grows with the
+    pattern); a pattern longer than PATH_MAX is refused, its echo cut, the other patterns kept."""
+    import time
+
+    t0 = time.process_time()
+    ex = Excludes.from_lines(["x" * 5_000_000, "*.json", "y" * 4096], source=".shardwise.yaml")
+    assert time.process_time() - t0 < 1.0
+    assert [p.text for p in ex.patterns] == ["*.json", "y" * 4096]
+    assert [str(e) for e in ex.errors] == [
+        f".shardwise.yaml: invalid exclude pattern {'x' * 60!r}…: 5,000,000 characters, longer than the 4,096 of the "
+        "longest path (PATH_MAX); it is not applied"]
+
+
 # ------------------------------------------------------------------------------- numbers Python cannot read
 
 
